@@ -55,28 +55,28 @@ func (e ErrorError) Valid() bool {
 
 // Defines values for PAMRole.
 const (
-	DelegatedResourceAdmin PAMRole = "delegated_resource_admin"
-	DelegatedSecurityAdmin PAMRole = "delegated_security_admin"
-	EndUser                PAMRole = "end_user"
-	PamAdmin               PAMRole = "pam_admin"
-	ResourceAdmin          PAMRole = "resource_admin"
-	SecurityAdmin          PAMRole = "security_admin"
+	PAMRoleDelegatedResourceAdmin PAMRole = "delegated_resource_admin"
+	PAMRoleDelegatedSecurityAdmin PAMRole = "delegated_security_admin"
+	PAMRoleEndUser                PAMRole = "end_user"
+	PAMRolePamAdmin               PAMRole = "pam_admin"
+	PAMRoleResourceAdmin          PAMRole = "resource_admin"
+	PAMRoleSecurityAdmin          PAMRole = "security_admin"
 )
 
 // Valid indicates whether the value is a known member of the PAMRole enum.
 func (e PAMRole) Valid() bool {
 	switch e {
-	case DelegatedResourceAdmin:
+	case PAMRoleDelegatedResourceAdmin:
 		return true
-	case DelegatedSecurityAdmin:
+	case PAMRoleDelegatedSecurityAdmin:
 		return true
-	case EndUser:
+	case PAMRoleEndUser:
 		return true
-	case PamAdmin:
+	case PAMRolePamAdmin:
 		return true
-	case ResourceAdmin:
+	case PAMRoleResourceAdmin:
 		return true
-	case SecurityAdmin:
+	case PAMRoleSecurityAdmin:
 		return true
 	default:
 		return false

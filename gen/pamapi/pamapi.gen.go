@@ -25,22 +25,22 @@ import (
 
 // Defines values for ErrorCauseLocationType.
 const (
-	Body   ErrorCauseLocationType = "body"
-	Header ErrorCauseLocationType = "header"
-	Path   ErrorCauseLocationType = "path"
-	Query  ErrorCauseLocationType = "query"
+	ErrorCauseLocationTypeBody   ErrorCauseLocationType = "body"
+	ErrorCauseLocationTypeHeader ErrorCauseLocationType = "header"
+	ErrorCauseLocationTypePath   ErrorCauseLocationType = "path"
+	ErrorCauseLocationTypeQuery  ErrorCauseLocationType = "query"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCauseLocationType enum.
 func (e ErrorCauseLocationType) Valid() bool {
 	switch e {
-	case Body:
+	case ErrorCauseLocationTypeBody:
 		return true
-	case Header:
+	case ErrorCauseLocationTypeHeader:
 		return true
-	case Path:
+	case ErrorCauseLocationTypePath:
 		return true
-	case Query:
+	case ErrorCauseLocationTypeQuery:
 		return true
 	default:
 		return false
@@ -109,28 +109,28 @@ func (e ErrorName) Valid() bool {
 
 // Defines values for Role.
 const (
-	DelegatedResourceAdmin Role = "delegated_resource_admin"
-	DelegatedSecurityAdmin Role = "delegated_security_admin"
-	EndUser                Role = "end_user"
-	PamAdmin               Role = "pam_admin"
-	ResourceAdmin          Role = "resource_admin"
-	SecurityAdmin          Role = "security_admin"
+	RoleDelegatedResourceAdmin Role = "delegated_resource_admin"
+	RoleDelegatedSecurityAdmin Role = "delegated_security_admin"
+	RoleEndUser                Role = "end_user"
+	RolePamAdmin               Role = "pam_admin"
+	RoleResourceAdmin          Role = "resource_admin"
+	RoleSecurityAdmin          Role = "security_admin"
 )
 
 // Valid indicates whether the value is a known member of the Role enum.
 func (e Role) Valid() bool {
 	switch e {
-	case DelegatedResourceAdmin:
+	case RoleDelegatedResourceAdmin:
 		return true
-	case DelegatedSecurityAdmin:
+	case RoleDelegatedSecurityAdmin:
 		return true
-	case EndUser:
+	case RoleEndUser:
 		return true
-	case PamAdmin:
+	case RolePamAdmin:
 		return true
-	case ResourceAdmin:
+	case RoleResourceAdmin:
 		return true
-	case SecurityAdmin:
+	case RoleSecurityAdmin:
 		return true
 	default:
 		return false

@@ -1,0 +1,157 @@
+// Package admin is the operator's API of an apistack server
+// (specs/admin/openapi.yaml): it creates the tenants, users and keys the
+// public APIs authenticate, on every API the process serves. Each API's
+// operations live in a file of their own (pam.go, ...).
+package admin
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/validation"
+	"github.com/apistack/apistack/servers/pam"
+)
+
+// Config configures the admin API.
+type Config struct {
+	// Token is the admin bearer token; it must not be empty.
+	Token string
+	// PAM is the PAM server administered.
+	PAM *pam.Server
+	// Logger receives logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ValidateResponses checks every response against the spec.
+	ValidateResponses bool
+	// OnResponseViolation is called for a response that breaks the spec.
+	OnResponseViolation func(r *http.Request, status int, err error)
+}
+
+// Server is the admin API.
+type Server struct {
+	cfg       Config
+	tokenHash [32]byte
+	logger    *slog.Logger
+}
+
+var _ adminapi.StrictServerInterface = (*Server)(nil)
+
+// New returns the admin API server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Token == "" {
+		return nil, errors.New("admin: Config.Token is empty")
+	}
+	if cfg.PAM == nil {
+		return nil, errors.New("admin: Config.PAM is nil")
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger}, nil
+}
+
+// Handler returns the admin API's HTTP handler.
+func (s *Server) Handler() (http.Handler, error) {
+	spec, err := adminapi.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("admin: load spec: %w", err)
+	}
+	e, err := apiserver.New(apiserver.Config{
+		Name:  "admin",
+		Title: "apistack admin API",
+		Validation: validation.Options{
+			Spec:                spec,
+			Authenticate:        s.authenticate,
+			ValidateResponses:   s.cfg.ValidateResponses,
+			OnResponseViolation: s.cfg.OnResponseViolation,
+		},
+		ErrorHandler: s.errorHandler,
+		MaxBodyBytes: 64 << 20, // inbound fax documents and configuration imports are large
+		Logger:       s.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	adminapi.RegisterHandlers(e, adminapi.NewStrictHandler(s, nil))
+	return e, nil
+}
+
+// authenticate checks the admin token, hashing both sides so the comparison
+// takes the same time whatever the guess.
+func (s *Server) authenticate(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	h := in.RequestValidationInput.Request.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return errors.New("an Authorization: Bearer <admin token> header is required")
+	}
+	sum := sha256.Sum256([]byte(token))
+	if subtle.ConstantTimeCompare(sum[:], s.tokenHash[:]) != 1 {
+		return errors.New("the admin token is wrong")
+	}
+	return nil
+}
+
+// apiError is an error the admin API answers with.
+type apiError struct {
+	Status  int
+	Name    adminapi.ErrorError
+	Message string
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func errBadRequest(format string, args ...any) *apiError {
+	return &apiError{http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, fmt.Sprintf(format, args...)}
+}
+
+func errNotFound(format string, args ...any) *apiError {
+	return &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
+}
+
+func errConflict(format string, args ...any) *apiError {
+	return &apiError{http.StatusConflict, adminapi.ErrorErrorConflict, fmt.Sprintf(format, args...)}
+}
+
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	ae := &apiError{http.StatusInternalServerError, adminapi.ErrorErrorInternal, "an unexpected error occurred"}
+	var vf *validation.Failure
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &vf):
+		ae = &apiError{http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, vf.Message}
+		switch vf.Kind {
+		case validation.KindUnauthenticated:
+			ae.Status, ae.Name = http.StatusUnauthorized, adminapi.ErrorErrorUnauthorized
+		case validation.KindUnsupportedMediaType:
+			ae.Status, ae.Name = http.StatusUnsupportedMediaType, adminapi.ErrorErrorUnsupportedContentType
+		case validation.KindNotFound:
+			ae.Status, ae.Name = http.StatusNotFound, adminapi.ErrorErrorNotFound
+		case validation.KindMethodNotAllowed:
+			ae.Status = http.StatusMethodNotAllowed
+		case validation.KindTooLarge:
+			ae.Status = http.StatusRequestEntityTooLarge
+		}
+	case errors.As(err, &he) && he.Code < 500:
+		ae = &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}
+	default:
+		s.logger.ErrorContext(c.Request().Context(), "admin: internal error", "path", c.Request().URL.Path, "err", err)
+	}
+	if err := c.JSON(ae.Status, adminapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message}); err != nil {
+		s.logger.WarnContext(c.Request().Context(), "admin: write error response", "err", err)
+	}
+}

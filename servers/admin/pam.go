@@ -1,0 +1,87 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/pam"
+)
+
+// CreatePAMTeam creates a PAM team.
+func (s *Server) CreatePAMTeam(ctx context.Context, req adminapi.CreatePAMTeamRequestObject) (adminapi.CreatePAMTeamResponseObject, error) {
+	t, err := s.cfg.PAM.CreateTeam(ctx, req.Body.Name)
+	if errors.Is(err, pam.ErrAlreadyExists) {
+		return nil, errConflict("team %q exists already", req.Body.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.CreatePAMTeam201JSONResponse(toAPITeam(t)), nil
+}
+
+// GetPAMTeam returns a PAM team.
+func (s *Server) GetPAMTeam(ctx context.Context, req adminapi.GetPAMTeamRequestObject) (adminapi.GetPAMTeamResponseObject, error) {
+	t, err := s.cfg.PAM.Team(ctx, req.TeamName)
+	if errors.Is(err, pam.ErrNotFound) {
+		return nil, errNotFound("team %q does not exist", req.TeamName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.GetPAMTeam200JSONResponse(toAPITeam(t)), nil
+}
+
+// UpdatePAMTeam disables or enables a PAM team.
+func (s *Server) UpdatePAMTeam(ctx context.Context, req adminapi.UpdatePAMTeamRequestObject) (adminapi.UpdatePAMTeamResponseObject, error) {
+	t, err := s.cfg.PAM.Team(ctx, req.TeamName)
+	if req.Body.Disabled != nil && err == nil {
+		t, err = s.cfg.PAM.SetTeamDisabled(ctx, req.TeamName, *req.Body.Disabled)
+	}
+	if errors.Is(err, pam.ErrNotFound) {
+		return nil, errNotFound("team %q does not exist", req.TeamName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.UpdatePAMTeam200JSONResponse(toAPITeam(t)), nil
+}
+
+// BootstrapPAMServiceUser creates a service user with one key in a group.
+func (s *Server) BootstrapPAMServiceUser(ctx context.Context, req adminapi.BootstrapPAMServiceUserRequestObject) (adminapi.BootstrapPAMServiceUserResponseObject, error) {
+	roles := make([]string, 0, len(req.Body.Roles))
+	for _, r := range req.Body.Roles {
+		roles = append(roles, string(r))
+	}
+	var ttl time.Duration
+	if req.Body.KeyExpiresInSeconds != nil {
+		ttl = time.Duration(*req.Body.KeyExpiresInSeconds) * time.Second
+	}
+	c, err := s.cfg.PAM.BootstrapServiceUser(ctx, req.TeamName, req.Body.Name, req.Body.Group, roles, ttl)
+	switch {
+	case errors.Is(err, pam.ErrNotFound):
+		return nil, errNotFound("team %q does not exist", req.TeamName)
+	case errors.Is(err, pam.ErrAlreadyExists):
+		return nil, errConflict("user %q exists already in team %q", req.Body.Name, req.TeamName)
+	case err != nil:
+		return nil, err
+	}
+	out := adminapi.BootstrapPAMServiceUser201JSONResponse{
+		TeamName: c.TeamName, UserId: uuid.MustParse(c.UserID), UserName: c.UserName, Group: c.Group,
+		KeyId: c.KeyID, KeySecret: c.KeySecret, KeyExpiresAt: c.KeyExpiresAt,
+	}
+	for _, r := range c.Roles {
+		out.Roles = append(out.Roles, adminapi.PAMRole(r))
+	}
+	if out.Roles == nil {
+		out.Roles = []adminapi.PAMRole{}
+	}
+	return out, nil
+}
+
+func toAPITeam(t pam.Team) adminapi.PAMTeam {
+	return adminapi.PAMTeam{Id: uuid.MustParse(t.ID), Name: t.Name, Disabled: t.Disabled, CreatedAt: t.CreatedAt.UTC()}
+}

@@ -1,0 +1,79 @@
+// Command apistack runs the apistack servers and drives their admin API.
+//
+//	apistack serve [--demo] [flags]   every API on its own port
+//	apistack admin <command> [args]   the admin API from the command line
+//
+// Every flag can also be set with an APISTACK_* environment variable named
+// after it (--pam-addr is APISTACK_PAM_ADDR); a flag on the command line wins.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "apistack:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+const usage = `usage:
+  apistack serve [--demo] [flags]    run every API on its own port (see apistack serve -h)
+  apistack admin <command> [args]    drive the admin API (see apistack admin -h)
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "admin":
+		return adminCommand(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}
+
+// envName is the environment variable of a flag: --pam-addr -> APISTACK_PAM_ADDR.
+func envName(flagName string) string {
+	return "APISTACK_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// flagDefaults sets every flag of fs that was not given on the command line
+// from its APISTACK_* variable.
+func flagDefaults(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] || err != nil {
+			return
+		}
+		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+			if e := f.Value.Set(v); e != nil {
+				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, e)
+			}
+		}
+	})
+	return err
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/pam"
+)
+
+// serveConfig is what `apistack serve` is told by flags and APISTACK_* variables.
+type serveConfig struct {
+	DataDir           string
+	PAMAddr           string
+	AdminAddr         string
+	AdminToken        string
+	Demo              bool
+	ValidateResponses bool
+	LogFormat         string
+	LogLevel          string
+	TokenTTL          time.Duration
+	PAMRateLimit      int
+	PAMRatePeriod     time.Duration
+	ShutdownTimeout   time.Duration
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
+	var c serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.DataDir, "data-dir", "data", "directory of the SQLite databases and demo-credentials.json")
+	fs.StringVar(&c.PAMAddr, "pam-addr", "127.0.0.1:8081", "address of the PAM API")
+	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API (keep it on loopback)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random)")
+	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
+	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&c.TokenTTL, "pam-token-ttl", time.Hour, "lifetime of PAM bearer tokens")
+	fs.IntVar(&c.PAMRateLimit, "pam-rate-limit", 10000, "PAM requests allowed per caller per --pam-rate-period")
+	fs.DurationVar(&c.PAMRatePeriod, "pam-rate-period", time.Hour, "PAM rate-limit period")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests get on SIGINT/SIGTERM")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if err := flagDefaults(fs); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	return c, nil
+}
+
+func newLogger(c serveConfig, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.LogFormat {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)
+}
+
+// listener is one API's port.
+type listener struct {
+	name    string
+	ln      net.Listener
+	handler http.Handler
+}
+
+// baseURL is the URL clients reach the listener at: a wildcard host is
+// replaced with loopback, so the printed URLs work from this machine.
+func (l listener) baseURL() string {
+	addr := l.ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger, err := newLogger(c, stderr)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(logger)
+
+	credsPath := filepath.Join(c.DataDir, "demo-credentials.json")
+	previous, err := readCredentials(credsPath)
+	if err != nil {
+		return err
+	}
+	if c.AdminToken == "" && c.Demo && previous.Admin != nil {
+		c.AdminToken = previous.Admin.Token
+	}
+	if c.AdminToken == "" {
+		c.AdminToken = "adm_" + rand.Text()
+	}
+
+	pamDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "pam.db"), pam.Migrations())
+	if err != nil {
+		return fmt.Errorf("pam database: %w", err)
+	}
+	defer pamDB.Close()
+	pamServer, err := pam.New(ctx, pam.Config{
+		DB: pamDB, TokenTTL: c.TokenTTL, RateLimit: c.PAMRateLimit, RateLimitPeriod: c.PAMRatePeriod,
+		Logger: logger, ValidateResponses: c.ValidateResponses,
+	})
+	if err != nil {
+		return err
+	}
+	adminServer, err := admin.New(admin.Config{
+		Token: c.AdminToken, PAM: pamServer, Logger: logger, ValidateResponses: c.ValidateResponses,
+	})
+	if err != nil {
+		return err
+	}
+
+	var listeners []listener
+	defer func() {
+		for _, l := range listeners {
+			_ = l.ln.Close()
+		}
+	}()
+	for _, api := range []struct {
+		name, addr string
+		handler    func() (http.Handler, error)
+	}{
+		{"pam", c.PAMAddr, pamServer.Handler},
+		{"admin", c.AdminAddr, adminServer.Handler},
+	} {
+		h, err := api.handler()
+		if err != nil {
+			return fmt.Errorf("%s: %w", api.name, err)
+		}
+		ln, err := net.Listen("tcp", api.addr)
+		if err != nil {
+			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
+		}
+		listeners = append(listeners, listener{name: api.name, ln: ln, handler: h})
+	}
+	urls := map[string]string{}
+	for _, l := range listeners {
+		urls[l.name] = l.baseURL()
+	}
+
+	if c.Demo {
+		creds, err := bootstrapDemo(ctx, demoDeps{pam: pamServer}, previous, urls, c.AdminToken)
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		if err := writeCredentials(credsPath, creds); err != nil {
+			return err
+		}
+		printDemo(stdout, credsPath, creds)
+	} else {
+		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
+	}
+
+	return runServers(ctx, logger, listeners, c.ShutdownTimeout)
+}
+
+// runServers serves every listener until ctx ends, then shuts them all down
+// gracefully, giving in-flight requests up to timeout.
+func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, timeout time.Duration) error {
+	errc := make(chan error, len(listeners))
+	servers := make([]*http.Server, 0, len(listeners))
+	for _, l := range listeners {
+		srv := &http.Server{
+			Handler:           l.handler,
+			ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+			BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		}
+		servers = append(servers, srv)
+		logger.Info("listening", "api", l.name, "url", l.baseURL())
+		go func() {
+			if err := srv.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("%s: %w", l.name, err)
+			}
+		}()
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down", "timeout", timeout)
+	case serveErr = <-errc:
+		logger.Error("server failed; shutting down", "err", serveErr)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, srv := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.Shutdown(shutdownCtx); err != nil {
+				logger.Warn("shutdown", "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+	logger.Info("stopped")
+	return serveErr
+}

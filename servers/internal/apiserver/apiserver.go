@@ -1,0 +1,163 @@
+// Package apiserver assembles one API's echo server the same way for every
+// API: structured request logs (499 when the caller went away), panic
+// recovery into the API's own 500 body, the API's extra middleware (auth
+// resolution, rate limits), spec validation, and the endpoints every port
+// serves: /healthz, /openapi.yaml and /docs/.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/swaggest/swgui/v5emb"
+
+	"github.com/apistack/apistack/servers/internal/validation"
+	"github.com/apistack/apistack/specs"
+)
+
+// StatusClientClosedRequest is logged when the caller closed the connection
+// before the response was written (nginx's 499).
+const StatusClientClosedRequest = 499
+
+// Config describes one API's server.
+type Config struct {
+	// Name is the API's name, as in specs/<name>/openapi.yaml ("pam").
+	Name string
+	// Title is shown on the docs page.
+	Title string
+	// Validation configures request (and response) validation.
+	Validation validation.Options
+	// ErrorHandler renders every error (validation failures, handler errors,
+	// panics) in the API's own error shape.
+	ErrorHandler echo.HTTPErrorHandler
+	// Before runs, in order, before validation: middleware that must see
+	// every request, valid or not (rate limits, maintenance mode).
+	Before []echo.MiddlewareFunc
+	// MaxBodyBytes caps request bodies; 0 means 1 MiB.
+	MaxBodyBytes int64
+	// Logger receives the request logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// New returns an echo instance with the common endpoints and middleware. The
+// caller registers the generated handlers on it.
+func New(cfg Config) (*echo.Echo, error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	spec, err := fs.ReadFile(specs.FS, cfg.Name+"/openapi.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: spec of %q: %w", cfg.Name, err)
+	}
+	maxBody := cfg.MaxBodyBytes
+	if maxBody == 0 {
+		maxBody = 1 << 20
+	}
+
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = cfg.ErrorHandler
+
+	vopts := cfg.Validation
+	userSkip := vopts.Skip
+	vopts.Skip = func(r *http.Request) bool {
+		return isCommonPath(r.URL.Path) || (userSkip != nil && userSkip(r))
+	}
+	validate, err := validation.New(vopts)
+	if err != nil {
+		return nil, err
+	}
+
+	e.Use(requestLogger(logger, cfg.Name))
+	e.Use(recoverer(logger))
+	e.Use(limitBody(maxBody))
+	e.Use(cfg.Before...)
+	e.Use(validate)
+	e.Use(recoverer(logger))
+
+	e.GET("/healthz", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	})
+	e.GET("/openapi.yaml", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/yaml", spec)
+	})
+	docs := v5emb.New(cfg.Title, "/openapi.yaml", "/docs/")
+	e.GET("/docs", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/docs/") })
+	e.GET("/docs/*", echo.WrapHandler(docs))
+	return e, nil
+}
+
+func isCommonPath(p string) bool {
+	return p == "/healthz" || p == "/openapi.yaml" || p == "/docs" || strings.HasPrefix(p, "/docs/")
+}
+
+// requestLogger logs one line per request. A request whose caller went away
+// before the response is logged with status 499, whatever the handler wrote.
+func requestLogger(logger *slog.Logger, api string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			req := c.Request()
+			status := c.Response().Status
+			level := slog.LevelInfo
+			if errors.Is(req.Context().Err(), context.Canceled) {
+				status = StatusClientClosedRequest
+				level = slog.LevelWarn
+			} else if status >= 500 {
+				level = slog.LevelError
+			}
+			logger.LogAttrs(req.Context(), level, "request",
+				slog.String("api", api),
+				slog.String("method", req.Method),
+				slog.String("path", req.URL.Path),
+				slog.Int("status", status),
+				slog.Duration("latency", time.Since(start)),
+				slog.String("remote", c.RealIP()),
+			)
+			return nil
+		}
+	}
+}
+
+// recoverer turns a panic into an error for the API's error handler (a 500 in
+// the API's body) and logs the stack, never sending it to the caller.
+func recoverer(logger *slog.Logger) echo.MiddlewareFunc {
+	return middleware.RecoverWithConfig(middleware.RecoverConfig{
+		DisableErrorHandler: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			logger.ErrorContext(c.Request().Context(), "panic", "err", err, "stack", string(stack))
+			return fmt.Errorf("internal error: %w", err)
+		},
+	})
+}
+
+// limitBody caps request bodies; reading past the cap fails the request.
+func limitBody(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.ContentLength > limit {
+				return &validation.Failure{Kind: validation.KindTooLarge,
+					Message: fmt.Sprintf("the request body is over the limit of %d bytes", limit)}
+			}
+			if req.Body != nil && req.Body != http.NoBody {
+				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			}
+			return next(c)
+		}
+	}
+}

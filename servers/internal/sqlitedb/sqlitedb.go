@@ -1,0 +1,65 @@
+// Package sqlitedb opens the embedded SQLite database of a service and brings
+// its schema up to date with the service's embedded goose migrations.
+//
+// Every service keeps its own database file under the data directory, so the
+// services can be migrated, backed up and later moved to PostgreSQL one at a
+// time. The SQL the services write stays portable (no SQLite-only syntax
+// beyond what PostgreSQL also accepts) for that reason.
+package sqlitedb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// Open opens (creating when needed) the SQLite database at path in WAL mode
+// and applies every migration in migrations (a directory of goose SQL files at
+// its root) that the database has not seen yet.
+//
+// Write transactions take the write lock at BEGIN (_txlock=immediate), so two
+// writers queue on busy_timeout instead of failing with SQLITE_BUSY when one of
+// them tries to upgrade a read lock.
+func Open(ctx context.Context, path string, migrations fs.FS) (*sql.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + filepath.ToSlash(path) + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("open %s: %w", path, err), db.Close())
+	}
+	if err := Migrate(ctx, db, migrations); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// Migrate applies the pending migrations of migrations to db.
+func Migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {
+	provider, err := goose.NewProvider(goose.DialectSQLite3, db, migrations)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,437 @@
+// Package validation is the echo middleware that checks every request, and
+// optionally every response, against an API's OpenAPI 3 document with
+// kin-openapi's openapi3filter.
+//
+// Requests that break the spec never reach a handler: the middleware returns a
+// *Failure, which the API's error handler renders in the API's own error shape.
+// The handler then works on exactly the value that was validated: the JSON body
+// is decoded once, strictly (duplicate keys and trailing data are refused),
+// validated, and handed on as its canonical re-encoding, so no second decoder
+// can read the bytes differently from the validator.
+//
+// Response validation buffers each response, checks its status, headers and
+// body against the operation, and reports violations to a hook: tests fail on
+// any, `apistack serve --validate-responses` logs them.
+package validation
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/labstack/echo/v4"
+)
+
+// Options configures the middleware for one API.
+type Options struct {
+	// Spec is the API's OpenAPI document (from the generated GetSwagger).
+	Spec *openapi3.T
+	// Authenticate checks one security scheme of an operation; see
+	// openapi3filter.AuthenticationFunc. It runs before parameters and body
+	// are checked. A nil Authenticate refuses every secured operation.
+	Authenticate openapi3filter.AuthenticationFunc
+	// ValidateResponses turns response validation on.
+	ValidateResponses bool
+	// OnResponseViolation is called for every response that breaks the spec.
+	// The default logs the violation at error level.
+	OnResponseViolation func(r *http.Request, status int, err error)
+	// Skip reports requests the middleware lets through unchecked (health
+	// checks, the spec itself, the docs page).
+	Skip func(r *http.Request) bool
+}
+
+// Kind classifies why a request was refused, so each API can map it onto its
+// own error names and statuses.
+type Kind int
+
+// The kinds of request failure.
+const (
+	// KindInvalid: a parameter or the body breaks the schema (400).
+	KindInvalid Kind = iota + 1
+	// KindUnauthenticated: no security requirement of the operation is met (401).
+	KindUnauthenticated
+	// KindUnsupportedMediaType: the Content-Type is not one the operation
+	// accepts, or the body cannot be decoded as that type (415).
+	KindUnsupportedMediaType
+	// KindNotFound: no operation has this path (404).
+	KindNotFound
+	// KindMethodNotAllowed: the path exists but not with this method (405).
+	KindMethodNotAllowed
+	// KindTooLarge: the body is over the server's size limit (413).
+	KindTooLarge
+)
+
+// Cause is one reason a request was refused.
+type Cause struct {
+	// In is where the problem is: "path", "query", "header", "cookie" or "body".
+	In string
+	// Name is the parameter name, or a JSON pointer into the body ("/key_id").
+	Name string
+	// Message says what is wrong there.
+	Message string
+}
+
+// Failure is the error the middleware returns for a refused request. API error
+// handlers use errors.As to render it.
+type Failure struct {
+	Kind    Kind
+	Message string
+	Causes  []Cause
+	// Err is the underlying openapi3filter error (or errors).
+	Err error
+	// AuthErr is the error the Authenticate function returned, when Kind is
+	// KindUnauthenticated; APIs that render distinct authentication errors use it.
+	AuthErr error
+}
+
+// Error implements error.
+func (f *Failure) Error() string { return f.Message }
+
+// Unwrap returns the underlying validation error.
+func (f *Failure) Unwrap() error { return f.Err }
+
+// New builds the middleware for one API.
+func New(opts Options) (echo.MiddlewareFunc, error) {
+	if opts.Spec == nil {
+		return nil, errors.New("validation: Options.Spec is nil")
+	}
+	router, err := newPathRouter(opts.Spec)
+	if err != nil {
+		return nil, err
+	}
+	onViolation := opts.OnResponseViolation
+	if onViolation == nil {
+		onViolation = func(r *http.Request, status int, err error) {
+			slog.ErrorContext(r.Context(), "response breaks the spec",
+				"method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+		}
+	}
+	authenticate := opts.Authenticate
+	if authenticate == nil {
+		authenticate = func(context.Context, *openapi3filter.AuthenticationInput) error {
+			return errors.New("no authentication configured")
+		}
+	}
+	filterOpts := &openapi3filter.Options{
+		AuthenticationFunc:                authenticate,
+		MultiError:                        true,
+		KeepValidatedValue:                true,
+		RejectWhenRequestBodyNotSpecified: true,
+	}
+	responseOpts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true}
+
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if opts.Skip != nil && opts.Skip(req) {
+				return next(c)
+			}
+			var rec *recorder
+			if opts.ValidateResponses {
+				rec = newRecorder(c.Response().Writer)
+				c.Response().Writer = rec
+			}
+			route, input, herr := validateRequest(req, router, filterOpts)
+			if herr == nil {
+				herr = next(c)
+			}
+			if herr != nil {
+				c.Error(herr)
+			}
+			if rec == nil {
+				return nil
+			}
+			c.Response().Writer = rec.under
+			if route != nil {
+				in := &openapi3filter.ResponseValidationInput{
+					RequestValidationInput: input,
+					Status:                 rec.status(),
+					Header:                 rec.Header(),
+					Options:                responseOpts,
+				}
+				in.SetBodyBytes(rec.body.Bytes())
+				if err := openapi3filter.ValidateResponse(req.Context(), in); err != nil {
+					onViolation(req, rec.status(), err)
+				}
+			}
+			return rec.flush()
+		}
+	}, nil
+}
+
+// validateRequest finds the operation of req and validates req against it.
+// On success it leaves the canonical encoding of the validated JSON body in
+// req.Body.
+func validateRequest(req *http.Request, router routers.Router, opts *openapi3filter.Options) (*routers.Route, *openapi3filter.RequestValidationInput, error) {
+	route, pathParams, err := router.FindRoute(req)
+	if err != nil {
+		return nil, nil, routeFailure(req, err)
+	}
+	input := &openapi3filter.RequestValidationInput{
+		Request:    req,
+		PathParams: pathParams,
+		Route:      route,
+		Options:    opts,
+	}
+	if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
+		return route, input, classify(err)
+	}
+	if err := canonicalizeBody(req); err != nil {
+		return route, input, &Failure{Kind: KindInvalid, Message: "the request body cannot be re-encoded", Err: err}
+	}
+	return route, input, nil
+}
+
+func routeFailure(req *http.Request, err error) error {
+	var rerr *routers.RouteError
+	if errors.As(err, &rerr) && errors.Is(rerr, routers.ErrMethodNotAllowed) {
+		return &Failure{Kind: KindMethodNotAllowed, Message: fmt.Sprintf("%s is not allowed on %s", req.Method, req.URL.Path), Err: err}
+	}
+	return &Failure{Kind: KindNotFound, Message: fmt.Sprintf("no operation at %s %s", req.Method, req.URL.Path), Err: err}
+}
+
+// canonicalizeBody replaces a validated JSON body with the encoding of the
+// value the validator checked.
+func canonicalizeBody(req *http.Request) error {
+	vb, ok := req.Body.(interface{ ValidatedValue() any })
+	if !ok || !isJSON(req.Header.Get("Content-Type")) {
+		return nil
+	}
+	data, err := json.Marshal(vb.ValidatedValue())
+	if err != nil {
+		return err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	req.ContentLength = int64(len(data))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return nil
+}
+
+func isJSON(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(strings.ToLower(mt))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// classify turns openapi3filter's errors into one Failure.
+func classify(err error) *Failure {
+	var errs []error
+	var me openapi3.MultiError
+	if errors.As(err, &me) {
+		errs = flatten(me)
+	} else {
+		errs = []error{err}
+	}
+	f := &Failure{Kind: KindInvalid, Err: err}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return &Failure{Kind: KindTooLarge, Err: err,
+			Message: fmt.Sprintf("the request body is over the limit of %d bytes", tooLarge.Limit)}
+	}
+	for _, e := range errs {
+		var serr *openapi3filter.SecurityRequirementsError
+		if errors.As(e, &serr) {
+			f.Kind = KindUnauthenticated
+			f.Message = "authentication required"
+			if len(serr.Errors) > 0 {
+				f.AuthErr = serr.Errors[0]
+				f.Message = serr.Errors[0].Error()
+			}
+			f.Causes = []Cause{{In: "header", Name: "Authorization", Message: f.Message}}
+			return f
+		}
+	}
+	for _, e := range errs {
+		var rerr *openapi3filter.RequestError
+		if !errors.As(e, &rerr) {
+			f.Causes = append(f.Causes, Cause{In: "body", Name: "", Message: e.Error()})
+			continue
+		}
+		switch {
+		case rerr.RequestBody != nil && strings.HasPrefix(rerr.Reason, "header Content-Type has unexpected value"):
+			return &Failure{Kind: KindUnsupportedMediaType, Err: err,
+				Message: fmt.Sprintf("Content-Type %q is not accepted here", rerr.Input.Request.Header.Get("Content-Type")),
+				Causes:  []Cause{{In: "header", Name: "Content-Type", Message: "unsupported content type"}}}
+		case rerr.RequestBody != nil && (rerr.Reason == "failed to decode request body" || strings.HasPrefix(rerr.Reason, "unsupported content type")):
+			return &Failure{Kind: KindUnsupportedMediaType, Err: err,
+				Message: "the request body cannot be decoded: " + rootMessage(rerr.Err),
+				Causes:  []Cause{{In: "body", Name: "", Message: rootMessage(rerr.Err)}}}
+		}
+		f.Causes = append(f.Causes, causesOf(rerr)...)
+	}
+	f.Message = summarize(f.Causes)
+	return f
+}
+
+func flatten(me openapi3.MultiError) []error {
+	var out []error
+	for _, e := range me {
+		var inner openapi3.MultiError
+		if errors.As(e, &inner) && len(inner) > 0 {
+			out = append(out, flatten(inner)...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// causesOf explains one RequestError, one cause per schema violation.
+func causesOf(rerr *openapi3filter.RequestError) []Cause {
+	in, name := "body", ""
+	if rerr.Parameter != nil {
+		in, name = rerr.Parameter.In, rerr.Parameter.Name
+	}
+	var schemaErrs []*openapi3.SchemaError
+	collectSchemaErrors(rerr.Err, &schemaErrs)
+	if len(schemaErrs) == 0 {
+		msg := rerr.Reason
+		if rerr.Err != nil {
+			msg = rootMessage(rerr.Err)
+		}
+		if msg == "" {
+			msg = rerr.Error()
+		}
+		if in == "body" && errors.Is(rerr.Err, openapi3filter.ErrInvalidRequired) {
+			msg = "a request body is required"
+		}
+		return []Cause{{In: in, Name: name, Message: msg}}
+	}
+	causes := make([]Cause, 0, len(schemaErrs))
+	for _, se := range schemaErrs {
+		loc := name
+		if in == "body" {
+			loc = "/" + strings.Join(se.JSONPointer(), "/")
+		}
+		causes = append(causes, Cause{In: in, Name: loc, Message: se.Reason})
+	}
+	return causes
+}
+
+func collectSchemaErrors(err error, out *[]*openapi3.SchemaError) {
+	if err == nil {
+		return
+	}
+	var me openapi3.MultiError
+	if errors.As(err, &me) {
+		for _, e := range me {
+			collectSchemaErrors(e, out)
+		}
+		return
+	}
+	var se *openapi3.SchemaError
+	if errors.As(err, &se) {
+		*out = append(*out, se)
+	}
+}
+
+// rootMessage is the innermost message of err, without kin-openapi's wrapping.
+func rootMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
+
+func summarize(causes []Cause) string {
+	if len(causes) == 0 {
+		return "the request is invalid"
+	}
+	parts := make([]string, 0, len(causes))
+	for _, c := range causes {
+		where := c.In
+		if c.Name != "" {
+			where += " " + c.Name
+		}
+		parts = append(parts, where+": "+c.Message)
+	}
+	return "invalid request: " + strings.Join(parts, "; ")
+}
+
+// newPathRouter routes on paths alone: a servers entry with a host would make
+// the router refuse requests addressed to any other host (127.0.0.1 vs
+// localhost, a port chosen at run time), so the document's servers are
+// replaced with their path parts.
+func newPathRouter(spec *openapi3.T) (routers.Router, error) {
+	doc := *spec
+	seen := map[string]bool{}
+	var servers openapi3.Servers
+	for _, s := range spec.Servers {
+		path := "/"
+		if u, err := url.Parse(s.URL); err == nil && u.Path != "" {
+			path = u.Path
+		}
+		if !seen[path] {
+			seen[path] = true
+			servers = append(servers, &openapi3.Server{URL: path})
+		}
+	}
+	if len(servers) == 0 {
+		servers = openapi3.Servers{{URL: "/"}}
+	}
+	doc.Servers = servers
+	router, err := gorillamux.NewRouter(&doc)
+	if err != nil {
+		return nil, fmt.Errorf("validation: build router: %w", err)
+	}
+	return router, nil
+}
+
+// recorder buffers a response so it can be validated before it is sent. It
+// shares the header map of the writer beneath, so headers set by middleware
+// before the handler ran are validated too.
+type recorder struct {
+	under http.ResponseWriter
+	code  int
+	body  bytes.Buffer
+}
+
+func newRecorder(w http.ResponseWriter) *recorder {
+	return &recorder{under: w}
+}
+
+func (r *recorder) Header() http.Header { return r.under.Header() }
+
+func (r *recorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return r.body.Write(p)
+}
+
+func (r *recorder) status() int {
+	if r.code == 0 {
+		return http.StatusOK
+	}
+	return r.code
+}
+
+// flush sends the buffered response.
+func (r *recorder) flush() error {
+	r.under.WriteHeader(r.status())
+	_, err := r.under.Write(r.body.Bytes())
+	return err
+}

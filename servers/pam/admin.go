@@ -1,0 +1,85 @@
+package pam
+
+import (
+	"context"
+	"crypto/hmac"
+	"time"
+)
+
+// The operator's side of the PAM service, used by the admin API and by
+// `apistack serve --demo`. These calls bypass tokens and roles: the admin API
+// guards them with its own token.
+
+// ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
+var (
+	ErrNotFound      = errNotFound
+	ErrAlreadyExists = errAlreadyExists
+)
+
+// Team is a PAM tenant.
+type Team struct {
+	ID        string
+	Name      string
+	Disabled  bool
+	CreatedAt time.Time
+}
+
+// ServiceUserCredentials is a bootstrapped service user with its one key.
+// KeySecret is only ever known here; the store keeps its hash.
+type ServiceUserCredentials struct {
+	TeamName     string
+	UserID       string
+	UserName     string
+	Group        string
+	Roles        []string
+	KeyID        string
+	KeySecret    string
+	KeyExpiresAt *time.Time
+}
+
+// CreateTeam creates a team; ErrAlreadyExists when the name is taken.
+func (s *Server) CreateTeam(ctx context.Context, name string) (Team, error) {
+	t, err := s.store.createTeam(ctx, name, s.clock.Now())
+	return Team(t), err
+}
+
+// Team returns the named team; ErrNotFound when there is none.
+func (s *Server) Team(ctx context.Context, name string) (Team, error) {
+	t, err := s.store.teamByName(ctx, name)
+	return Team(t), err
+}
+
+// SetTeamDisabled disables (or enables again) a team. A disabled team's calls
+// answer 403 disabled_team.
+func (s *Server) SetTeamDisabled(ctx context.Context, name string, disabled bool) (Team, error) {
+	t, err := s.store.setTeamDisabled(ctx, name, disabled)
+	return Team(t), err
+}
+
+// BootstrapServiceUser creates a service user in group (created, or its roles
+// replaced) and issues one key, valid for keyTTL (0: no expiry).
+func (s *Server) BootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration) (ServiceUserCredentials, error) {
+	c, err := s.store.bootstrapServiceUser(ctx, teamName, userName, groupName, roles, keyTTL, s.clock.Now())
+	return ServiceUserCredentials(c), err
+}
+
+// IssueKey issues a new key for an existing service user.
+func (s *Server) IssueKey(ctx context.Context, teamName, userName string, keyTTL time.Duration) (keyID, secret string, expires *time.Time, err error) {
+	return s.store.createKey(ctx, teamName, userName, keyTTL, s.clock.Now())
+}
+
+// KeyWorks reports whether keyID/secret would issue a token on teamName now.
+func (s *Server) KeyWorks(ctx context.Context, teamName, keyID, secret string) bool {
+	t, err := s.store.teamByName(ctx, teamName)
+	if err != nil || t.Disabled {
+		return false
+	}
+	k, err := s.store.keyByID(ctx, keyID)
+	if err != nil || k.TeamID != t.ID || k.Deleted || k.UserStatus != "active" {
+		return false
+	}
+	if k.ExpiresAt != nil && !s.clock.Now().Before(*k.ExpiresAt) {
+		return false
+	}
+	return hmac.Equal(hashSecret(secret), k.SecretHash)
+}

@@ -1,0 +1,208 @@
+package pam
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/servers/internal/ratelimit"
+)
+
+// principal is the caller a valid bearer token stands for.
+type principal struct {
+	UserID       string
+	UserName     string
+	UserKind     string
+	TeamID       string
+	TeamName     string
+	TeamDisabled bool
+	KeyID        string
+}
+
+// authState is what the auth middleware learned about a request's token; the
+// spec's security check (authenticate) and the handlers read it from the
+// request context, so the token is looked up once per request.
+type authState struct {
+	principal *principal
+	err       *apiError
+}
+
+type authStateKey struct{}
+
+func authFrom(ctx context.Context) *authState {
+	st, _ := ctx.Value(authStateKey{}).(*authState)
+	if st == nil {
+		return &authState{err: errAuthentication("an Authorization: Bearer token is required")}
+	}
+	return st
+}
+
+// resolveAuth looks up the bearer token, if any, and records the outcome. It
+// refuses nothing itself: whether an operation needs a token is the spec's
+// business (authenticate, below).
+func (s *Server) resolveAuth(r *http.Request) *authState {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return &authState{err: errAuthentication("an Authorization: Bearer token is required")}
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" || strings.ContainsAny(strings.TrimSpace(token), " \t") {
+		return &authState{err: errAuthentication("the Authorization header must be \"Bearer <token>\"")}
+	}
+	rec, err := s.store.tokenByHash(r.Context(), hashSecret(strings.TrimSpace(token)))
+	switch {
+	case errors.Is(err, errNotFound):
+		return &authState{err: errAuthentication("the bearer token is not valid; obtain a new one")}
+	case err != nil:
+		return &authState{err: &apiError{Status: http.StatusInternalServerError, Name: "unknown_error", Message: "an unexpected error occurred; retry later"}}
+	case !s.clock.Now().Before(rec.ExpiresAt):
+		return &authState{err: errAuthentication("the bearer token expired at %s; obtain a new one", rec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"))}
+	case rec.KeyDeleted:
+		return &authState{err: errAuthentication("the key that issued this token was deleted")}
+	case rec.UserStatus != "active":
+		return &authState{err: errAuthentication("the user of this token is %s", rec.UserStatus)}
+	}
+	return &authState{principal: &principal{
+		UserID: rec.UserID, UserName: rec.UserName, UserKind: rec.UserKind,
+		TeamID: rec.TeamID, TeamName: rec.TeamName, TeamDisabled: rec.TeamDisabled, KeyID: rec.KeyID,
+	}}
+}
+
+// authenticate is the spec's check of the bearerAuth scheme: it passes when
+// the request's token resolved to a principal.
+func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+	if in.SecuritySchemeName != "bearerAuth" {
+		return fmt.Errorf("unknown security scheme %q", in.SecuritySchemeName)
+	}
+	st := authFrom(ctx)
+	if st.principal == nil {
+		return st.err
+	}
+	return nil
+}
+
+// authAndRateLimit resolves the caller, spends one request of its bucket and
+// puts the four X-RateLimit-* headers on the response, so every answer,
+// errors and 429 included, carries them. Success responses repeat them in
+// their typed headers (rateHeaders), since the generated responses set every
+// declared header.
+func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		st := s.resolveAuth(req)
+		key := "team:" + teamFromPath(req.URL.Path)
+		if st.principal != nil {
+			key = "user:" + st.principal.UserID
+		}
+		d := s.limiter.Take(key)
+		rh := toRateHeaders(d)
+		ctx := context.WithValue(withRequestURL(req), authStateKey{}, st)
+		c.SetRequest(req.WithContext(context.WithValue(ctx, rateHeadersKey{}, rh)))
+		h := c.Response().Header()
+		h.Set("X-RateLimit-Limit", strconv.FormatInt(rh.XRateLimitLimit, 10))
+		h.Set("X-RateLimit-Remaining", strconv.FormatInt(rh.XRateLimitRemaining, 10))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(rh.XRateLimitReset, 10))
+		h.Set("X-RateLimit-Retry-At", strconv.FormatInt(rh.XRateLimitRetryAt, 10))
+		if !d.Allowed {
+			return newError(http.StatusTooManyRequests, "too_many_requests",
+				"the rate limit of %d requests per %s is used up; retry at %s plus a random delay",
+				d.Limit, s.cfg.RateLimitPeriod, d.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
+		}
+		return next(c)
+	}
+}
+
+// rateHeaders has the fields of every generated response-headers type of the
+// API, so it converts to each of them.
+type rateHeaders struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
+type rateHeadersKey struct{}
+
+func toRateHeaders(d ratelimit.Decision) rateHeaders {
+	return rateHeaders{
+		XRateLimitLimit:     int64(d.Limit),
+		XRateLimitRemaining: int64(d.Remaining),
+		XRateLimitReset:     ratelimit.UnixCeil(d.Reset),
+		XRateLimitRetryAt:   ratelimit.UnixCeil(d.RetryAt),
+	}
+}
+
+// rateHeadersFrom returns the rate-limit headers of the request in ctx.
+func rateHeadersFrom(ctx context.Context) rateHeaders {
+	rh, _ := ctx.Value(rateHeadersKey{}).(rateHeaders)
+	return rh
+}
+
+// teamFromPath returns the {team_name} of /v1/teams/{team_name}/...
+func teamFromPath(p string) string {
+	rest, ok := strings.CutPrefix(p, "/v1/teams/")
+	if !ok {
+		return ""
+	}
+	team, _, _ := strings.Cut(rest, "/")
+	return team
+}
+
+// permission is what an operation needs of the caller's roles.
+type permission int
+
+const (
+	// readDirectory: see groups, users, service users and roles.
+	readDirectory permission = iota + 1
+	// manageDirectory: change groups, members, service users and keys.
+	manageDirectory
+)
+
+// rolesGranting lists, per permission, the roles that grant it. The seed's
+// role table gives pam_admin the administration of roles, groups and users; the
+// other administrators need to see the directory to do their work; end_user
+// only views what policies grant it, so it sees no directory.
+var rolesGranting = map[permission][]string{
+	readDirectory: {
+		"pam_admin", "resource_admin", "delegated_resource_admin",
+		"security_admin", "delegated_security_admin",
+	},
+	manageDirectory: {"pam_admin"},
+}
+
+// authorize checks that the caller may perform an operation needing perm on
+// teamName, and returns the caller.
+func (s *Server) authorize(ctx context.Context, teamName string, perm permission) (*principal, error) {
+	st := authFrom(ctx)
+	if st.principal == nil {
+		return nil, st.err
+	}
+	p := st.principal
+	if subtle.ConstantTimeCompare([]byte(p.TeamName), []byte(teamName)) != 1 {
+		return nil, errForbidden("this token has no access to team %q", teamName)
+	}
+	if p.TeamDisabled {
+		return nil, newError(http.StatusForbidden, "disabled_team", "team %q is disabled", teamName)
+	}
+	roles, err := s.store.rolesOf(ctx, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if p.UserKind == "human" {
+		roles = append(roles, "end_user")
+	}
+	for _, r := range rolesGranting[perm] {
+		if slices.Contains(roles, r) {
+			return p, nil
+		}
+	}
+	return nil, errForbidden("this operation needs one of the roles %s", strings.Join(rolesGranting[perm], ", "))
+}

@@ -1,0 +1,327 @@
+// Package pam is the PAM API server: it implements the strict server
+// interface generated from specs/pam/openapi.yaml on a SQLite store, with
+// bearer tokens issued from service-user keys, roles from group membership,
+// keyset pagination linked by RFC 8288 headers and a rate limit per caller.
+package pam
+
+import (
+	"context"
+	"crypto/hmac"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/pagetoken"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/validation"
+)
+
+// Config configures the PAM server.
+type Config struct {
+	// DB is the PAM database, migrated with Migrations.
+	DB *sql.DB
+	// TokenTTL is the lifetime of a bearer token; 0 means one hour.
+	TokenTTL time.Duration
+	// RateLimit requests are allowed per RateLimitPeriod per caller; 0 means
+	// 10,000 per hour.
+	RateLimit       int
+	RateLimitPeriod time.Duration
+	// Clock tells the time; nil means the system clock.
+	Clock clock.Clock
+	// Logger receives logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ValidateResponses checks every response against the spec.
+	ValidateResponses bool
+	// OnResponseViolation is called for a response that breaks the spec
+	// (tests fail on it); nil logs it.
+	OnResponseViolation func(r *http.Request, status int, err error)
+}
+
+// Server is the PAM API.
+type Server struct {
+	cfg     Config
+	store   *store
+	clock   clock.Clock
+	limiter *ratelimit.Limiter
+	cursors *pagetoken.Codec
+	logger  *slog.Logger
+}
+
+var _ pamapi.StrictServerInterface = (*Server)(nil)
+
+// New returns a PAM server on cfg.DB.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("pam: Config.DB is nil")
+	}
+	if cfg.TokenTTL == 0 {
+		cfg.TokenTTL = time.Hour
+	}
+	if cfg.RateLimit == 0 {
+		cfg.RateLimit = 10000
+	}
+	if cfg.RateLimitPeriod == 0 {
+		cfg.RateLimitPeriod = time.Hour
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	st := &store{db: cfg.DB}
+	key, err := st.secretKey(ctx, "cursor_key")
+	if err != nil {
+		return nil, err
+	}
+	cursors, err := pagetoken.New(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		cfg:     cfg,
+		store:   st,
+		clock:   cfg.Clock,
+		limiter: ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
+		cursors: cursors,
+		logger:  cfg.Logger,
+	}, nil
+}
+
+// Handler returns the HTTP handler of the API: the generated routes behind
+// validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
+func (s *Server) Handler() (http.Handler, error) {
+	spec, err := pamapi.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("pam: load spec: %w", err)
+	}
+	e, err := apiserver.New(apiserver.Config{
+		Name:  "pam",
+		Title: "apistack PAM API",
+		Validation: validation.Options{
+			Spec:                spec,
+			Authenticate:        authenticate,
+			ValidateResponses:   s.cfg.ValidateResponses,
+			OnResponseViolation: s.cfg.OnResponseViolation,
+		},
+		ErrorHandler: errorHandler(s.logger),
+		Before:       []echo.MiddlewareFunc{s.authAndRateLimit},
+		MaxBodyBytes: 64 << 10,
+		Logger:       s.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	pamapi.RegisterHandlers(e, pamapi.NewStrictHandler(s, nil))
+	return e, nil
+}
+
+// IssueServiceToken exchanges a service-user key for a bearer token.
+func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceTokenRequestObject) (pamapi.IssueServiceTokenResponseObject, error) {
+	t, err := s.store.teamByName(ctx, req.TeamName)
+	if errors.Is(err, errNotFound) {
+		return nil, errNoSuch("team %q does not exist", req.TeamName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.Disabled {
+		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", t.Name)
+	}
+	k, err := s.store.keyByID(ctx, req.Body.KeyId)
+	if err != nil && !errors.Is(err, errNotFound) {
+		return nil, err
+	}
+	// Compare even when the key is unknown, so both answers take the same time.
+	secretOK := hmac.Equal(hashSecret(req.Body.KeySecret), k.SecretHash) && k.ID != ""
+	now := s.clock.Now()
+	switch {
+	case !secretOK || k.TeamID != t.ID:
+		return nil, errAuthentication("unknown key_id or wrong key_secret")
+	case k.Deleted:
+		return nil, errAuthentication("the key was deleted")
+	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+		return nil, errAuthentication("the key expired at %s", k.ExpiresAt.UTC().Format(time.RFC3339))
+	case k.UserStatus != "active":
+		return nil, errAuthentication("the service user is %s", k.UserStatus)
+	}
+	token := "pat_" + randomSecret()
+	expires := now.Add(s.cfg.TokenTTL)
+	if k.ExpiresAt != nil && k.ExpiresAt.Before(expires) {
+		expires = *k.ExpiresAt // a token never outlives its key
+	}
+	if err := s.store.insertToken(ctx, hashSecret(token), k, now, expires); err != nil {
+		return nil, err
+	}
+	return pamapi.IssueServiceToken200JSONResponse{
+		Body:    pamapi.ServiceToken{BearerToken: token, ExpiresAt: expires.UTC(), TeamName: t.Name},
+		Headers: pamapi.IssueServiceToken200ResponseHeaders(rateHeadersFrom(ctx)),
+	}, nil
+}
+
+// cursor is the position an offset token carries.
+type cursor struct {
+	keyset
+	Backwards bool `json:"b,omitempty"`
+}
+
+// ListGroups lists the team's groups, one keyset page at a time.
+func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObject) (pamapi.ListGroupsResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	count := 100
+	if req.Params.Count != nil {
+		count = *req.Params.Count
+	}
+	f := groupFilter{}
+	if req.Params.IncludeDeleted != nil {
+		f.IncludeDeleted = *req.Params.IncludeDeleted
+	}
+	if req.Params.Contains != nil {
+		f.Contains = *req.Params.Contains
+	}
+	scope := fmt.Sprintf("groups|%s|%t|%s", p.TeamID, f.IncludeDeleted, f.Contains)
+	var pos *cursor
+	if req.Params.Offset != nil {
+		pos = &cursor{}
+		if err := s.cursors.Decode(scope, *req.Params.Offset, pos); err != nil {
+			return nil, errInvalid(pamapi.ErrorCauseLocationTypeQuery, "offset", "offset was not issued by this server for this list; follow the Link header")
+		}
+	}
+
+	var groups []group
+	var hasNext, hasPrev bool
+	switch {
+	case pos == nil:
+		groups, hasNext, err = s.store.listGroups(ctx, p.TeamID, f, nil, false, count)
+	case pos.Backwards:
+		groups, hasPrev, err = s.store.listGroups(ctx, p.TeamID, f, &pos.keyset, true, count)
+		hasNext = true
+	default:
+		groups, hasNext, err = s.store.listGroups(ctx, p.TeamID, f, &pos.keyset, false, count)
+		hasPrev = true
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	var links []string
+	if hasNext && len(groups) > 0 {
+		last := groups[len(groups)-1]
+		l, err := s.pageLink(ctx, scope, cursor{keyset: keyset{Name: last.Name, ID: last.ID}}, count, f, "next")
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, l)
+	}
+	if hasPrev {
+		before := pos.keyset
+		if len(groups) > 0 {
+			before = keyset{Name: groups[0].Name, ID: groups[0].ID}
+		}
+		l, err := s.pageLink(ctx, scope, cursor{keyset: before, Backwards: true}, count, f, "prev")
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, l)
+	}
+
+	list := make([]pamapi.Group, 0, len(groups))
+	for _, g := range groups {
+		list = append(list, toAPIGroup(g))
+	}
+	rh := rateHeadersFrom(ctx)
+	resp := pamapi.ListGroups200JSONResponse{
+		Body: pamapi.GroupList{List: list},
+		Headers: pamapi.ListGroups200ResponseHeaders{
+			XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
+			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
+		},
+	}
+	if len(links) > 0 {
+		h := strings.Join(links, ", ")
+		resp.Headers.Link = &h
+	}
+	return resp, nil
+}
+
+// pageLink builds the absolute URL of another page of the same list, with
+// count and the filters carried into it.
+func (s *Server) pageLink(ctx context.Context, scope string, c cursor, count int, f groupFilter, rel string) (string, error) {
+	token, err := s.cursors.Encode(scope, c)
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{}
+	q.Set("count", strconv.Itoa(count))
+	q.Set("offset", token)
+	if f.IncludeDeleted {
+		q.Set("include_deleted", "true")
+	}
+	if f.Contains != "" {
+		q.Set("contains", f.Contains)
+	}
+	u := requestURL(ctx)
+	u.RawQuery = q.Encode()
+	// Query values are percent-encoded, so the URI holds no ">" to escape.
+	return "<" + u.String() + `>; rel="` + rel + `"`, nil
+}
+
+func toAPIGroup(g group) pamapi.Group {
+	roles := make([]pamapi.Role, 0, len(g.Roles))
+	for _, r := range g.Roles {
+		roles = append(roles, pamapi.Role(r))
+	}
+	var deleted *time.Time
+	if g.DeletedAt != nil {
+		d := g.DeletedAt.UTC()
+		deleted = &d
+	}
+	return pamapi.Group{Id: mustUUID(g.ID), Name: g.Name, Roles: roles, DeletedAt: deleted}
+}
+
+func mustUUID(id string) uuid.UUID {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		panic(fmt.Sprintf("pam: stored id %q is not a UUID: %v", id, err))
+	}
+	return u
+}
+
+type requestURLKey struct{}
+
+// withRequestURL records the URL the caller used (scheme, host and path), so
+// pagination links point where the caller can follow them.
+func withRequestURL(r *http.Request) context.Context {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "http" || p == "https" {
+		scheme = p
+	}
+	u := &url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path}
+	return context.WithValue(r.Context(), requestURLKey{}, u)
+}
+
+func requestURL(ctx context.Context) *url.URL {
+	if u, ok := ctx.Value(requestURLKey{}).(*url.URL); ok {
+		c := *u
+		return &c
+	}
+	return &url.URL{Path: "/"}
+}
