@@ -144,7 +144,11 @@ func (g *generator) comment(indent, name, text, fallback string) {
 	if text == "" {
 		text = fallback
 	}
-	if !strings.HasPrefix(text, name+" ") {
+	switch {
+	case strings.HasPrefix(text, name+" "):
+	case strings.HasPrefix(text, "is "):
+		text = name + " " + text
+	default:
 		text = name + ": " + text
 	}
 	line := indent + "//"
