@@ -138,7 +138,11 @@ func TestVerify_AnswersEveryFailureWithItsCode(t *testing.T) {
 				r.Header[k] = vs
 			}
 		}), testBody, "AccessDenied", 403},
-		{"payload hash not hex", func() sigv4.Request { r := good(); r.Header.Set("X-Cloud-Content-Sha256", "UNSIGNED-PAYLOAD"); return r }(), testBody, "InvalidArgument", 400},
+		{"payload hash not hex", func() sigv4.Request {
+			r := good()
+			r.Header.Set("X-Cloud-Content-Sha256", "UNSIGNED-PAYLOAD")
+			return r
+		}(), testBody, "InvalidArgument", 400},
 		{"body is not the signed body", good(), []byte(`<LifecycleConfiguration>`), "XCloudContentSHA256Mismatch", 400},
 	}
 	for _, tt := range tests {
