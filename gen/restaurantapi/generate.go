@@ -1,0 +1,6 @@
+// Package restaurantapi holds the code generated from specs/restaurant/openapi.yaml:
+// models, a typed client, the strict echo server interface and the embedded
+// spec. Nothing in it is edited by hand; run `make generate` after a spec edit.
+package restaurantapi
+
+//go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config config.yaml ../../specs/restaurant/openapi.yaml
