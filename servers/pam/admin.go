@@ -83,3 +83,29 @@ func (s *Server) KeyWorks(ctx context.Context, teamName, keyID, secret string) b
 	}
 	return hmac.Equal(hashSecret(secret), k.SecretHash)
 }
+
+// CreateGroup creates a group with roles in a team (operator call; the API's
+// own CreateGroup checks the caller's roles).
+func (s *Server) CreateGroup(ctx context.Context, teamName, name string, roles []string) error {
+	t, err := s.store.teamByName(ctx, teamName)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.createGroup(ctx, t.ID, name, roles, s.clock.Now())
+	return err
+}
+
+// TokenCount returns how many bearer tokens were ever issued (operators and
+// tests watch it to see that refused requests issue none).
+func (s *Server) TokenCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM tokens`).Scan(&n)
+	return n, err
+}
+
+// RevokeTokens ends every bearer token of a team at once (an operator's
+// emergency stop); callers must exchange their keys again.
+func (s *Server) RevokeTokens(ctx context.Context, teamName string) error {
+	_, err := s.store.db.ExecContext(ctx, `DELETE FROM tokens WHERE team_id = (SELECT id FROM teams WHERE name = ?)`, teamName)
+	return err
+}

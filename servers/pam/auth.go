@@ -1,10 +1,12 @@
 package pam
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -115,6 +117,28 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			return newError(http.StatusTooManyRequests, "too_many_requests",
 				"the rate limit of %d requests per %s is used up; retry at %s plus a random delay",
 				d.Limit, s.cfg.RateLimitPeriod, d.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
+		}
+		return next(c)
+	}
+}
+
+// requireJSONObject answers 415 unsupported_content_type for a JSON body
+// that is not a JSON object, as the service's error table says; other
+// malformed bodies are left to validation.
+func requireJSONObject(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.Body == nil || req.Body == http.NoBody || !strings.HasPrefix(strings.ToLower(req.Header.Get("Content-Type")), "application/json") {
+			return next(c)
+		}
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		trimmed := bytes.TrimLeft(body, " \t\r\n")
+		if len(trimmed) > 0 && trimmed[0] != '{' {
+			return newError(http.StatusUnsupportedMediaType, "unsupported_content_type", "the request body must be a JSON object")
 		}
 		return next(c)
 	}

@@ -117,7 +117,7 @@ func (s *Server) Handler() (http.Handler, error) {
 			OnResponseViolation: s.cfg.OnResponseViolation,
 		},
 		ErrorHandler: errorHandler(s.logger),
-		Before:       []echo.MiddlewareFunc{s.authAndRateLimit},
+		Before:       []echo.MiddlewareFunc{s.authAndRateLimit, requireJSONObject},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
 	})

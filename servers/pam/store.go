@@ -408,3 +408,22 @@ func (s *store) createKey(ctx context.Context, teamName, userName string, keyTTL
 	}
 	return keyID, secret, expires, nil
 }
+
+// createGroup creates a live group; errAlreadyExists when a live group has the name.
+func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
+	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)
+		 ON CONFLICT (team_id, name) WHERE deleted_at IS NULL DO NOTHING`,
+		g.ID, teamID, name, joinRoles(roles), now.UTC())
+	if err != nil {
+		return group{}, fmt.Errorf("create group: %w", err)
+	}
+	var id string
+	if err := s.db.QueryRowContext(ctx, `SELECT id FROM team_groups WHERE id = ?`, g.ID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
+		return group{}, errAlreadyExists
+	} else if err != nil {
+		return group{}, fmt.Errorf("create group: %w", err)
+	}
+	return g, nil
+}

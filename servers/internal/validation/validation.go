@@ -226,12 +226,9 @@ func isJSON(contentType string) bool {
 
 // classify turns openapi3filter's errors into one Failure.
 func classify(err error) *Failure {
-	var errs []error
-	var me openapi3.MultiError
-	if errors.As(err, &me) {
+	errs := []error{err}
+	if me, ok := err.(openapi3.MultiError); ok {
 		errs = flatten(me)
-	} else {
-		errs = []error{err}
 	}
 	f := &Failure{Kind: KindInvalid, Err: err}
 	var tooLarge *http.MaxBytesError
@@ -277,8 +274,9 @@ func classify(err error) *Failure {
 func flatten(me openapi3.MultiError) []error {
 	var out []error
 	for _, e := range me {
-		var inner openapi3.MultiError
-		if errors.As(e, &inner) && len(inner) > 0 {
+		// Only a MultiError at this level is a list of failures; one found by
+		// unwrapping belongs to the RequestError around it.
+		if inner, ok := e.(openapi3.MultiError); ok {
 			out = append(out, flatten(inner)...)
 			continue
 		}

@@ -1,0 +1,254 @@
+// Package contract checks HTTP traffic against an API's OpenAPI document from
+// the client's side of the wire: Transport is an http.RoundTripper that
+// validates every request before it is sent and every response before the
+// caller sees it, and fails the call with a *Violation when either breaks the
+// spec.
+//
+// Put it under a generated or ergonomic client in contract tests, so a server
+// bug cannot hide behind a bug in the server's own validation middleware:
+//
+//	rt, _ := contract.ForAPI(contract.PAM, http.DefaultTransport)
+//	client, _ := pamapi.NewClientWithResponses(url, pamapi.WithHTTPClient(&http.Client{Transport: rt}))
+package contract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/pamapi"
+)
+
+// API names an apistack API whose spec is embedded in this package.
+type API string
+
+// The APIs whose specs are embedded.
+const (
+	PAM   API = "pam"
+	Admin API = "admin"
+)
+
+// specs maps each API to the generated loader of its embedded spec.
+var specs = map[API]func() (*openapi3.T, error){
+	PAM:   pamapi.GetSwagger,
+	Admin: adminapi.GetSwagger,
+}
+
+// Violation is the error of a request or response that breaks the spec.
+type Violation struct {
+	// Side is "request" or "response".
+	Side   string
+	Method string
+	URL    string
+	// Status is the response status (0 for a request violation).
+	Status int
+	// Err is the validator's explanation.
+	Err error
+}
+
+// Error implements error.
+func (v *Violation) Error() string {
+	if v.Side == "request" {
+		return fmt.Sprintf("contract: request %s %s breaks the spec: %v", v.Method, v.URL, v.Err)
+	}
+	return fmt.Sprintf("contract: response %d to %s %s breaks the spec: %v", v.Status, v.Method, v.URL, v.Err)
+}
+
+// Unwrap returns the validator's error.
+func (v *Violation) Unwrap() error { return v.Err }
+
+// Option configures a Transport.
+type Option func(*Transport)
+
+// WithoutRequestValidation lets requests through unchecked (their responses
+// are still checked): for tests that send bad input on purpose.
+func WithoutRequestValidation() Option { return func(t *Transport) { t.checkRequests = false } }
+
+// OnViolation reports violations to f instead of failing the call; the call
+// then goes on as if nothing were wrong. Tests pass a function that calls
+// t.Errorf, so every violation is listed, not only the first.
+func OnViolation(f func(*Violation)) Option { return func(t *Transport) { t.report = f } }
+
+// Transport validates requests and responses against a spec.
+type Transport struct {
+	next          http.RoundTripper
+	router        routers.Router
+	checkRequests bool
+	report        func(*Violation)
+}
+
+// ForAPI returns a Transport for one of the embedded apistack specs.
+func ForAPI(api API, next http.RoundTripper, opts ...Option) (*Transport, error) {
+	load, ok := specs[api]
+	if !ok {
+		return nil, fmt.Errorf("contract: no spec for API %q", api)
+	}
+	spec, err := load()
+	if err != nil {
+		return nil, fmt.Errorf("contract: load %s spec: %w", api, err)
+	}
+	return New(spec, next, opts...)
+}
+
+// New returns a Transport validating against spec and sending through next
+// (http.DefaultTransport when nil).
+func New(spec *openapi3.T, next http.RoundTripper, opts ...Option) (*Transport, error) {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	router, err := pathRouter(spec)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transport{next: next, router: router, checkRequests: true}
+	for _, o := range opts {
+		o(t)
+	}
+	return t, nil
+}
+
+// RoundTrip validates req, sends it, and validates the response.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	check := req.Clone(req.Context())
+	check.Body, check.GetBody = replayable(body)
+	route, params, routeErr := t.router.FindRoute(check)
+	input := &openapi3filter.RequestValidationInput{
+		Request: check, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: credentialsPresent, MultiError: true, SkipSettingDefaults: true},
+	}
+	if t.checkRequests {
+		verr := routeErr
+		if verr == nil {
+			verr = openapi3filter.ValidateRequest(req.Context(), input)
+		}
+		if verr != nil {
+			if v := t.violation(&Violation{Side: "request", Method: req.Method, URL: req.URL.String(), Err: verr}); v != nil {
+				return nil, v
+			}
+		}
+	}
+
+	send := req.Clone(req.Context())
+	send.Body, send.GetBody = replayable(body)
+	resp, err := t.next.RoundTrip(send)
+	if err != nil || routeErr != nil {
+		return resp, err
+	}
+	respBody, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("contract: read response: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(respBody))
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: input,
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
+	}
+	in.SetBodyBytes(respBody)
+	if verr := openapi3filter.ValidateResponse(req.Context(), in); verr != nil {
+		if v := t.violation(&Violation{Side: "response", Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Err: verr}); v != nil {
+			return nil, v
+		}
+	}
+	return resp, nil
+}
+
+// violation reports v and returns it as the call's error unless a reporter
+// took it.
+func (t *Transport) violation(v *Violation) error {
+	if t.report != nil {
+		t.report(v)
+		return nil
+	}
+	return v
+}
+
+// credentialsPresent is the client side's check of a security scheme: it
+// cannot know whether a credential is valid, only that one is sent.
+func credentialsPresent(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	req := in.RequestValidationInput.Request
+	scheme := in.SecurityScheme
+	switch {
+	case scheme.Type == "http" && strings.EqualFold(scheme.Scheme, "bearer"):
+		if h := req.Header.Get("Authorization"); len(h) < 8 || !strings.EqualFold(h[:7], "Bearer ") {
+			return errors.New("no Authorization: Bearer header")
+		}
+	case scheme.Type == "http":
+		if req.Header.Get("Authorization") == "" {
+			return errors.New("no Authorization header")
+		}
+	case scheme.Type == "apiKey" && scheme.In == "header":
+		if req.Header.Get(scheme.Name) == "" {
+			return fmt.Errorf("no %s header", scheme.Name)
+		}
+	case scheme.Type == "apiKey" && scheme.In == "query":
+		if !req.URL.Query().Has(scheme.Name) {
+			return fmt.Errorf("no %s query parameter", scheme.Name)
+		}
+	}
+	return nil
+}
+
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("contract: read request body: %w", err)
+	}
+	return b, nil
+}
+
+func replayable(b []byte) (io.ReadCloser, func() (io.ReadCloser, error)) {
+	if b == nil {
+		return http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
+	}
+	get := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	rc, _ := get()
+	return rc, get
+}
+
+// pathRouter routes on paths alone, like the servers' validation middleware:
+// the spec's servers entry names a host that tests and deployments change.
+func pathRouter(spec *openapi3.T) (routers.Router, error) {
+	doc := *spec
+	seen := map[string]bool{}
+	doc.Servers = nil
+	for _, s := range spec.Servers {
+		path := "/"
+		if u, err := url.Parse(s.URL); err == nil && u.Path != "" {
+			path = u.Path
+		}
+		if !seen[path] {
+			seen[path] = true
+			doc.Servers = append(doc.Servers, &openapi3.Server{URL: path})
+		}
+	}
+	if len(doc.Servers) == 0 {
+		doc.Servers = openapi3.Servers{{URL: "/"}}
+	}
+	r, err := gorillamux.NewRouter(&doc)
+	if err != nil {
+		return nil, fmt.Errorf("contract: build router: %w", err)
+	}
+	return r, nil
+}

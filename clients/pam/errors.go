@@ -1,0 +1,80 @@
+package pam
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/apistack/apistack/gen/pamapi"
+)
+
+// ErrorName is one of the PAM API's error names.
+type ErrorName = pamapi.ErrorName
+
+// The PAM API's error names (the "error" field of an error answer).
+const (
+	InvalidRequest             ErrorName = pamapi.ErrorNameInvalidRequest
+	AuthenticationError        ErrorName = pamapi.ErrorNameAuthenticationError
+	AuthorizationError         ErrorName = pamapi.ErrorNameAuthorizationError
+	ServerAuthorizationRevoked ErrorName = pamapi.ErrorNameServerAuthorizationRevoked
+	ForbiddenError             ErrorName = pamapi.ErrorNameForbiddenError
+	QuotaExceeded              ErrorName = pamapi.ErrorNameQuotaExceeded
+	DisabledTeam               ErrorName = pamapi.ErrorNameDisabledTeam
+	ResourceDoesNotExist       ErrorName = pamapi.ErrorNameResourceDoesNotExist
+	ResourceDeprecated         ErrorName = pamapi.ErrorNameResourceDeprecated
+	ResourceAlreadyExists      ErrorName = pamapi.ErrorNameResourceAlreadyExists
+	UnsupportedContentType     ErrorName = pamapi.ErrorNameUnsupportedContentType
+	TooManyRequests            ErrorName = pamapi.ErrorNameTooManyRequests
+	ClientClosedConnection     ErrorName = pamapi.ErrorNameClientClosedConnection
+	UnknownError               ErrorName = pamapi.ErrorNameUnknownError
+	ServiceOffline             ErrorName = pamapi.ErrorNameServiceOffline
+	GatewayTimeout             ErrorName = pamapi.ErrorNameGatewayTimeout
+)
+
+// Cause is one reason the server gave for an error.
+type Cause = pamapi.ErrorCause
+
+// Error is an error answer of the PAM API. Use errors.As to get it from any
+// error a method returns.
+type Error struct {
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Name is the error name, e.g. ForbiddenError.
+	Name ErrorName
+	// Message is the server's sentence.
+	Message string
+	// Causes lists what was wrong where (for invalid_request).
+	Causes []Cause
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pam: %d %s: %s", e.StatusCode, e.Name, e.Message)
+	for _, c := range e.Causes {
+		fmt.Fprintf(&b, "; %s %s: %s", c.LocationType, c.Location, c.Error)
+	}
+	return b.String()
+}
+
+// Is matches another *Error by name, so errors.Is(err, &pam.Error{Name:
+// pam.ForbiddenError}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Name == e.Name
+}
+
+// parseError turns an error answer into an *Error; a body that is not the
+// PAM error shape still yields one, named after the status.
+func parseError(resp *http.Response, body []byte) error {
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	var e pamapi.Error
+	if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
+		return &Error{StatusCode: status, Name: UnknownError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}
+	}
+	return &Error{StatusCode: status, Name: e.Error, Message: e.Message, Causes: e.ErrorCause}
+}

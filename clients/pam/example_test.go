@@ -1,0 +1,81 @@
+package pam_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/apistack/apistack/clients/pam"
+	pamserver "github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+)
+
+// startServer runs a PAM server with one team and a service-user key, as
+// `apistack serve --demo` would, and returns its URL and the key.
+func startServer() (url string, key pamserver.ServiceUserCredentials, stop func()) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "pam-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	env, closeEnv, err := pamtest.Open(dir, pamtest.Options{}, func(r *http.Request, status int, err error) {
+		log.Fatalf("response %d to %s breaks the spec: %v", status, r.URL, err)
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := env.Server.CreateTeam(ctx, "demo"); err != nil {
+		log.Fatal(err)
+	}
+	key, err = env.Server.BootstrapServiceUser(ctx, "demo", "demo-bot", "demo-admins", []string{"pam_admin"}, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"auditors", "operators"} {
+		if err := env.Server.CreateGroup(ctx, "demo", name, []string{"security_admin"}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	return env.URL, key, func() { closeEnv(); os.RemoveAll(dir) }
+}
+
+func ExampleClient_Groups() {
+	url, key, stop := startServer()
+	defer stop()
+
+	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The iterator fetches a token, then follows rel="next" to the last page.
+	for g, err := range client.Groups(context.Background(), &pam.ListGroupsOptions{PageSize: 2}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(g.Name, g.Roles)
+	}
+	// Output:
+	// auditors [security_admin]
+	// demo-admins [pam_admin]
+	// operators [security_admin]
+}
+
+func ExampleError() {
+	url, key, stop := startServer()
+	defer stop()
+
+	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: "not-the-secret"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = client.Token(context.Background())
+	var apiErr *pam.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Name)
+	}
+	// Output:
+	// 401 authentication_error
+}

@@ -1,0 +1,146 @@
+// Package pamtest starts a real PAM server for tests: a fresh SQLite
+// database, the full HTTP stack on an httptest server, response validation on
+// (any response that breaks the spec fails the test), and a record of every
+// request it received.
+package pamtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/pam"
+)
+
+// Options tunes the server under test; the zero value is the defaults.
+type Options struct {
+	RateLimit       int
+	RateLimitPeriod time.Duration
+	TokenTTL        time.Duration
+	// Clock drives the server's time; nil means the system clock.
+	Clock clock.Clock
+}
+
+// Request is one request the server received.
+type Request struct {
+	Method string
+	Path   string
+	At     time.Time
+}
+
+// Env is a running PAM server.
+type Env struct {
+	// URL is the server's base URL.
+	URL string
+	// Server is the PAM server, for operator calls (teams, service users).
+	Server *pam.Server
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Start runs a PAM server until the test ends.
+func Start(t testing.TB, opts Options) *Env {
+	t.Helper()
+	env, stop, err := Open(t.TempDir(), opts, func(r *http.Request, status int, err error) {
+		t.Errorf("PAM response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
+	})
+	require.NoError(t, err)
+	t.Cleanup(stop)
+	return env
+}
+
+// Open runs a PAM server with its database in dir until stop is called;
+// onViolation hears of every response that breaks the spec. Examples use it
+// where there is no *testing.T.
+func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+	ctx := context.Background()
+	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "pam.db"), pam.Migrations())
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := pam.New(ctx, pam.Config{
+		DB: db, TokenTTL: opts.TokenTTL, RateLimit: opts.RateLimit, RateLimitPeriod: opts.RateLimitPeriod,
+		Clock: opts.Clock, ValidateResponses: true, OnResponseViolation: onViolation,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	h, err := srv.Handler()
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	env = &Env{Server: srv}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		env.mu.Lock()
+		env.requests = append(env.requests, Request{Method: r.Method, Path: r.URL.Path, At: time.Now()})
+		env.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	env.URL = hs.URL
+	return env, func() { hs.Close(); _ = db.Close() }, nil
+}
+
+// Requests returns the requests received so far.
+func (e *Env) Requests() []Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Request(nil), e.requests...)
+}
+
+// Count returns how many requests had this method and path.
+func (e *Env) Count(method, path string) int {
+	n := 0
+	for _, r := range e.Requests() {
+		if r.Method == method && r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+// Team creates a team.
+func (e *Env) Team(t testing.TB, name string) {
+	t.Helper()
+	_, err := e.Server.CreateTeam(context.Background(), name)
+	require.NoError(t, err)
+}
+
+// ServiceUser creates a service user in a group of its own with roles and
+// returns its key.
+func (e *Env) ServiceUser(t testing.TB, team, name string, roles ...string) pam.ServiceUserCredentials {
+	t.Helper()
+	if roles == nil {
+		roles = []string{}
+	}
+	c, err := e.Server.BootstrapServiceUser(context.Background(), team, name, name+"-group", roles, 0)
+	require.NoError(t, err)
+	return c
+}
+
+// Groups creates n groups named prefix-0000 ... in team, with no roles, and
+// returns their names in the order the API lists them.
+func (e *Env) Groups(t testing.TB, team, prefix string, n int) []string {
+	t.Helper()
+	names := make([]string, 0, n)
+	for i := range n {
+		name := fmt.Sprintf("%s-%04d", prefix, i)
+		require.NoError(t, e.Server.CreateGroup(context.Background(), team, name, nil))
+		names = append(names, name)
+	}
+	return names
+}

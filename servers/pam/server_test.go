@@ -1,0 +1,350 @@
+package pam_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+)
+
+// newAPI returns the generated client over clients/contract, failing the
+// test on any request or response that breaks the spec.
+func newAPI(t *testing.T, baseURL string, opts ...contract.Option) *pamapi.ClientWithResponses {
+	t.Helper()
+	opts = append(opts, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	rt, err := contract.ForAPI(contract.PAM, http.DefaultTransport, opts...)
+	require.NoError(t, err)
+	c, err := pamapi.NewClientWithResponses(baseURL, pamapi.WithHTTPClient(&http.Client{Transport: rt}))
+	require.NoError(t, err)
+	return c
+}
+
+func bearer(token string) pamapi.RequestEditorFn {
+	return func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}
+}
+
+// issueToken exchanges a key for a token through the generated client.
+func issueToken(t *testing.T, api *pamapi.ClientWithResponses, team, keyID, secret string) string {
+	t.Helper()
+	resp, err := api.IssueServiceTokenWithResponse(context.Background(), team,
+		pamapi.IssueServiceTokenJSONRequestBody{KeyId: keyID, KeySecret: secret})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	return resp.JSON200.BearerToken
+}
+
+// decodeError reads the PAM error body and checks its shape.
+func decodeError(t *testing.T, status int, body []byte) pamapi.Error {
+	t.Helper()
+	var e pamapi.Error
+	require.NoError(t, json.Unmarshal(body, &e), string(body))
+	assert.Equal(t, status, e.Code)
+	assert.NotEmpty(t, e.Message)
+	assert.NotNil(t, e.ErrorCause)
+	return e
+}
+
+func TestIssueServiceToken_ReturnsWorkingTokenForTheTeam(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{TokenTTL: 10 * time.Minute})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	api := newAPI(t, env.URL)
+
+	before := time.Now()
+	resp, err := api.IssueServiceTokenWithResponse(context.Background(), "acme",
+		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	tok := resp.JSON200
+	assert.Equal(t, "acme", tok.TeamName)
+	assert.NotEmpty(t, tok.BearerToken)
+	assert.WithinDuration(t, before.Add(10*time.Minute), tok.ExpiresAt, 5*time.Second)
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Retry-At"} {
+		assert.NotEmpty(t, resp.HTTPResponse.Header.Get(h), h)
+	}
+
+	groups, err := api.ListGroupsWithResponse(context.Background(), "acme", nil, bearer(tok.BearerToken))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, groups.StatusCode(), string(groups.Body))
+	require.Len(t, groups.JSON200.List, 1)
+	assert.Equal(t, "bot-group", groups.JSON200.List[0].Name)
+	assert.Equal(t, []pamapi.Role{pamapi.RolePamAdmin}, groups.JSON200.List[0].Roles)
+	assert.Nil(t, groups.JSON200.List[0].DeletedAt)
+}
+
+func TestIssueServiceToken_RefusesBadKeysAndBodies(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	env.Team(t, "other")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	otherKey := env.ServiceUser(t, "other", "bot", "pam_admin")
+	// Bad input on purpose: the contract transport checks responses only.
+	api := newAPI(t, env.URL, contract.WithoutRequestValidation())
+
+	tests := []struct {
+		name        string
+		team        string
+		contentType string
+		body        string
+		status      int
+		errName     pamapi.ErrorName
+	}{
+		{"wrong secret", "acme", "application/json", `{"key_id":"` + key.KeyID + `","key_secret":"nope"}`, 401, pamapi.ErrorNameAuthenticationError},
+		{"unknown key id", "acme", "application/json", `{"key_id":"no-such-key","key_secret":"` + key.KeySecret + `"}`, 401, pamapi.ErrorNameAuthenticationError},
+		{"key of another team", "acme", "application/json", `{"key_id":"` + otherKey.KeyID + `","key_secret":"` + otherKey.KeySecret + `"}`, 401, pamapi.ErrorNameAuthenticationError},
+		{"unknown team", "nosuchteam", "application/json", `{"key_id":"` + key.KeyID + `","key_secret":"` + key.KeySecret + `"}`, 404, pamapi.ErrorNameResourceDoesNotExist},
+		{"body not JSON", "acme", "application/json", `key_id=x&key_secret=y`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"body a JSON array", "acme", "application/json", `[1,2]`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"body a JSON string", "acme", "application/json", `"key"`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"duplicate key in body", "acme", "application/json", `{"key_id":"a","key_id":"b","key_secret":"c"}`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"wrong content type", "acme", "text/plain", `{"key_id":"` + key.KeyID + `","key_secret":"` + key.KeySecret + `"}`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"form content type", "acme", "application/x-www-form-urlencoded", `key_id=x&key_secret=y`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"missing key_secret", "acme", "application/json", `{"key_id":"x"}`, 400, pamapi.ErrorNameInvalidRequest},
+		{"unknown field", "acme", "application/json", `{"key_id":"x","key_secret":"y","KEY_ID":"z"}`, 400, pamapi.ErrorNameInvalidRequest},
+		{"empty body", "acme", "application/json", ``, 400, pamapi.ErrorNameInvalidRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tokensBefore := countTokens(t, env)
+			resp, err := api.IssueServiceTokenWithBodyWithResponse(context.Background(), tt.team, tt.contentType, strings.NewReader(tt.body))
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, resp.StatusCode(), string(resp.Body))
+			e := decodeError(t, tt.status, resp.Body)
+			assert.Equal(t, tt.errName, e.Error)
+			assert.Equal(t, tokensBefore, countTokens(t, env), "a refused request must not issue a token")
+		})
+	}
+}
+
+// countTokens counts the tokens issued so far, through the server's own
+// bookkeeping of requests: every 200 of service_token is one token.
+func countTokens(t *testing.T, env *pamtest.Env) int {
+	t.Helper()
+	n, err := env.Server.TokenCount(context.Background())
+	require.NoError(t, err)
+	return n
+}
+
+func TestIssueServiceToken_DisabledTeamIsRefused(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	api := newAPI(t, env.URL)
+	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+	_, err := env.Server.SetTeamDisabled(context.Background(), "acme", true)
+	require.NoError(t, err)
+
+	resp, err := api.IssueServiceTokenWithResponse(context.Background(), "acme",
+		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode())
+	assert.Equal(t, pamapi.ErrorNameDisabledTeam, decodeError(t, 403, resp.Body).Error)
+
+	list, err := api.ListGroupsWithResponse(context.Background(), "acme", nil, bearer(tok))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusForbidden, list.StatusCode())
+	assert.Equal(t, pamapi.ErrorNameDisabledTeam, decodeError(t, 403, list.Body).Error)
+}
+
+func TestListGroups_RefusesBadTokens(t *testing.T) {
+	fake := clock.NewFake(time.Now())
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, TokenTTL: time.Hour})
+	env.Team(t, "acme")
+	env.Team(t, "other")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	api := newAPI(t, env.URL, contract.WithoutRequestValidation())
+	valid := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+	expiring := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+
+	tests := []struct {
+		name    string
+		header  string
+		team    string
+		advance time.Duration
+		status  int
+		errName pamapi.ErrorName
+	}{
+		{"missing", "", "acme", 0, 401, pamapi.ErrorNameAuthenticationError},
+		{"malformed scheme", "Basic " + valid, "acme", 0, 401, pamapi.ErrorNameAuthenticationError},
+		{"malformed no token", "Bearer ", "acme", 0, 401, pamapi.ErrorNameAuthenticationError},
+		{"malformed two words", "Bearer a b", "acme", 0, 401, pamapi.ErrorNameAuthenticationError},
+		{"unknown", "Bearer pat_doesnotexist", "acme", 0, 401, pamapi.ErrorNameAuthenticationError},
+		{"other team's path", "Bearer " + valid, "other", 0, 403, pamapi.ErrorNameForbiddenError},
+		{"unknown team's path", "Bearer " + valid, "nosuchteam", 0, 403, pamapi.ErrorNameForbiddenError},
+		{"expired", "Bearer " + expiring, "acme", 2 * time.Hour, 401, pamapi.ErrorNameAuthenticationError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake.Advance(tt.advance)
+			resp, err := api.ListGroupsWithResponse(context.Background(), tt.team, nil,
+				func(_ context.Context, r *http.Request) error {
+					if tt.header != "" {
+						r.Header.Set("Authorization", tt.header)
+					}
+					return nil
+				})
+			require.NoError(t, err)
+			require.Equal(t, tt.status, resp.StatusCode(), string(resp.Body))
+			assert.Equal(t, tt.errName, decodeError(t, tt.status, resp.Body).Error)
+			assert.NotEmpty(t, resp.HTTPResponse.Header.Get("X-RateLimit-Remaining"))
+		})
+	}
+}
+
+func TestListGroups_RefusesBadPaginationParameters(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	api := newAPI(t, env.URL, contract.WithoutRequestValidation())
+	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+
+	// A real offset, issued for another filter, must not be accepted either.
+	env.Groups(t, "acme", "g", 3)
+	one := 1
+	page, err := api.ListGroupsWithResponse(context.Background(), "acme", &pamapi.ListGroupsParams{Count: &one}, bearer(tok))
+	require.NoError(t, err)
+	next := linkParam(t, page.HTTPResponse, "next", "offset")
+
+	for _, query := range []string{
+		"count=0", "count=-1", "count=1001", "count=abc", "count=1.5",
+		"offset=never-issued", "offset=" + url.QueryEscape(next+"x"),
+		"offset=" + url.QueryEscape(next) + "&contains=g",
+		"include_deleted=maybe",
+	} {
+		t.Run(query, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, env.URL+"/v1/teams/acme/groups?"+query, nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(body))
+			e := decodeError(t, 400, body)
+			assert.Equal(t, pamapi.ErrorNameInvalidRequest, e.Error)
+			require.NotEmpty(t, e.ErrorCause)
+			assert.Equal(t, pamapi.ErrorCauseLocationTypeQuery, e.ErrorCause[0].LocationType)
+		})
+	}
+}
+
+func TestListGroups_PagesCarryCountAndPrevLinks(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	names := append([]string{"bot-group"}, env.Groups(t, "acme", "g", 24)...)
+	api := newAPI(t, env.URL)
+	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+
+	count := 7
+	var seen []string
+	var pages []*http.Response
+	resp, err := api.ListGroupsWithResponse(context.Background(), "acme", &pamapi.ListGroupsParams{Count: &count}, bearer(tok))
+	for {
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+		assert.LessOrEqual(t, len(resp.JSON200.List), count)
+		for _, g := range resp.JSON200.List {
+			seen = append(seen, g.Name)
+		}
+		pages = append(pages, resp.HTTPResponse)
+		if len(pages) == 1 {
+			assert.Empty(t, linkParam(t, resp.HTTPResponse, "prev", "count"), "the first page has no prev link")
+		} else {
+			assert.Equal(t, "7", linkParam(t, resp.HTTPResponse, "prev", "count"), "prev link carries count")
+		}
+		offset := linkParam(t, resp.HTTPResponse, "next", "offset")
+		if offset == "" {
+			break
+		}
+		assert.Equal(t, "7", linkParam(t, resp.HTTPResponse, "next", "count"), "next link carries count")
+		resp, err = api.ListGroupsWithResponse(context.Background(), "acme", &pamapi.ListGroupsParams{Count: &count, Offset: &offset}, bearer(tok))
+	}
+	assert.Equal(t, slices.Sorted(slices.Values(names)), seen)
+	assert.Len(t, pages, 4)
+
+	// Following prev from the last page walks back to the first.
+	var back []string
+	prev := linkParam(t, pages[len(pages)-1], "prev", "offset")
+	for prev != "" {
+		resp, err := api.ListGroupsWithResponse(context.Background(), "acme", &pamapi.ListGroupsParams{Count: &count, Offset: &prev}, bearer(tok))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+		var page []string
+		for _, g := range resp.JSON200.List {
+			page = append(page, g.Name)
+		}
+		back = append(page, back...)
+		prev = linkParam(t, resp.HTTPResponse, "prev", "offset")
+	}
+	assert.Equal(t, seen[:21], back)
+}
+
+func TestListGroups_FiltersByNameAndDeletion(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	env.Groups(t, "acme", "ops", 3)
+	env.Groups(t, "acme", "dev", 2)
+	api := newAPI(t, env.URL)
+	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+
+	contains := "OPS"
+	resp, err := api.ListGroupsWithResponse(context.Background(), "acme", &pamapi.ListGroupsParams{Contains: &contains}, bearer(tok))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode())
+	var names []string
+	for _, g := range resp.JSON200.List {
+		names = append(names, g.Name)
+	}
+	assert.Equal(t, []string{"ops-0000", "ops-0001", "ops-0002"}, names)
+}
+
+func TestServer_ServesHealthSpecAndDocs(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	for path, want := range map[string]string{
+		"/healthz":      `"ok"`,
+		"/openapi.yaml": "IssueServiceToken",
+		"/docs/":        "<html",
+	} {
+		resp, err := http.Get(env.URL + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.Contains(t, strings.ToLower(string(body)), strings.ToLower(want), path)
+	}
+}
+
+// linkParam returns a query parameter of the rel link of resp, or "".
+func linkParam(t *testing.T, resp *http.Response, rel, param string) string {
+	t.Helper()
+	for _, part := range strings.Split(resp.Header.Get("Link"), ",") {
+		part = strings.TrimSpace(part)
+		if !strings.HasSuffix(part, fmt.Sprintf(`rel="%s"`, rel)) {
+			continue
+		}
+		raw := part[strings.Index(part, "<")+1 : strings.Index(part, ">")]
+		u, err := url.Parse(raw)
+		require.NoError(t, err)
+		return u.Query().Get(param)
+	}
+	return ""
+}
