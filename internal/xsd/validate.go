@@ -464,12 +464,20 @@ func (m *matcher) once(p *Particle, pos int) []int {
 }
 
 // Check validates a value of the type as it appears in a document and returns it
-// whitespace-normalized (xs:string values are kept as they are; every other type's
-// whitespace is collapsed). On failure kind is ErrValue or ErrRange and msg says why.
+// whitespace-normalized (xs:string values are kept as they are, xs:boolean and
+// xs:dateTime values have their whitespace collapsed, integers must have none). On failure kind is ErrValue or ErrRange and msg says why.
 func (st *SimpleType) Check(raw string) (value string, kind ErrorKind, msg string) {
 	value = raw
-	if st.Base != String {
+	switch st.Base {
+	case Boolean, DateTime:
 		value = collapse(raw)
+	case Int, Long:
+		// XML Schema collapses whitespace here too, but libxml2 (xmllint) refuses
+		// an integer with surrounding whitespace, and the two must agree; no
+		// writer of this protocol pads numbers.
+		if strings.ContainsAny(raw, " \t\n\r") {
+			return "", ErrValue, fmt.Sprintf("%q is not an integer of %s: whitespace around a number is not accepted", raw, st.Base)
+		}
 	}
 	if !utf8.ValidString(value) {
 		return "", ErrValue, "the value is not valid UTF-8"

@@ -114,8 +114,9 @@ func TestParse_RefusesWhatIsOutsideTheSubset(t *testing.T) {
 func TestValidate_AcceptsValidDocumentsAndNormalizesValues(t *testing.T) {
 	s := mustParse(t)
 	doc, err := validate(s, `<?xml version="1.0" encoding="UTF-8"?>
-<!-- a comment --><Root xmlns="urn:test"><Name>ab</Name><A> +0042 </A><Item>red</Item><Item>blue</Item>
-<When>2024-02-29T00:00:00Z</When><Flag>1</Flag></Root>`)
+<!-- a comment --><Root xmlns="urn:test"><Name>ab</Name><A>+0042</A><Item>red</Item><Item>blue</Item>
+<When>2024-02-29T00:00:00Z</When><Flag> 1
+</Flag></Root>`)
 	require.NoError(t, err)
 	var got struct {
 		XMLName xml.Name `xml:"urn:test Root"`
@@ -163,6 +164,7 @@ func TestValidate_RejectsWithTheRightKindAndElement(t *testing.T) {
 		{"not an int", root(`<A>one</A>`), xsd.ErrValue, "A", "not an integer"},
 		{"int out of range", root(`<A>2147483648</A>`), xsd.ErrValue, "A", "out of range"},
 		{"double sign", root(`<A>+-1</A>`), xsd.ErrValue, "A", "not an integer"},
+		{"whitespace around an integer", root(`<A> 1 </A>`), xsd.ErrValue, "A", "whitespace"},
 		{"not in enumeration", root(`<A>1</A><Item>green</Item>`), xsd.ErrValue, "Item", "not one of red, blue"},
 		{"enumeration keeps string whitespace", root(`<A>1</A><Item> red</Item>`), xsd.ErrValue, "Item", "not one of"},
 		{"pattern", root(`<B><Code>A1</Code></B>`), xsd.ErrValue, "Code", "pattern"},
