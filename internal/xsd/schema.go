@@ -98,6 +98,28 @@ type ComplexType struct {
 	Content *Particle
 
 	children map[string]*Element
+	repeated map[string]bool
+	seen     map[string]bool
+}
+
+// Repeated reports whether the child element called name may occur more than
+// once (its particle, or a group around it, has maxOccurs above 1).
+func (c *ComplexType) Repeated(name string) bool {
+	return c.repeated[name]
+}
+
+func (c *ComplexType) markRepeated(p *Particle, repeated bool) {
+	repeated = repeated || p.Max == Unbounded || p.Max > 1
+	if p.Kind == ElementParticle {
+		if repeated || c.seen[p.Element.Name] {
+			c.repeated[p.Element.Name] = true
+		}
+		c.seen[p.Element.Name] = true
+		return
+	}
+	for _, child := range p.Particles {
+		c.markRepeated(child, repeated)
+	}
 }
 
 // Child returns the declaration of the child element called name, if the content
@@ -379,8 +401,12 @@ func (p *parser) complexType(n *node, ct *ComplexType) error {
 	if len(rest) != 1 || (!isXS(rest[0], "sequence") && !isXS(rest[0], "choice")) {
 		return n.errorf("the content must be one xs:sequence or xs:choice")
 	}
-	ct.Content, err = p.particle(rest[0], ct)
-	return err
+	if ct.Content, err = p.particle(rest[0], ct); err != nil {
+		return err
+	}
+	ct.repeated, ct.seen = map[string]bool{}, map[string]bool{}
+	ct.markRepeated(ct.Content, false)
+	return nil
 }
 
 func occurs(n *node) (lo, hi int, err error) {

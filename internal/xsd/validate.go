@@ -79,7 +79,56 @@ type Options struct {
 // Document is a validated document: its elements and their whitespace-normalized
 // values, without comments, processing instructions or ignorable whitespace.
 type Document struct {
+	root   *Element
 	tokens []xml.Token
+}
+
+// Value returns the content of the root element as the generic value an
+// OpenAPI schema validator checks (the shape encoding/json gives JSON): each
+// complex element a map keyed by child element name, a child that may repeat
+// always a []any, and each value typed by its built-in type (string, bool,
+// int64; xs:dateTime as its normalized text).
+func (d *Document) Value() map[string]any {
+	i := 1 // tokens[0] is the root's start
+	return d.complex(d.root.Complex, &i)
+}
+
+func (d *Document) complex(ct *ComplexType, i *int) map[string]any {
+	out := map[string]any{}
+	for *i < len(d.tokens) {
+		start, ok := d.tokens[*i].(xml.StartElement)
+		*i++
+		if !ok { // the end of this element
+			return out
+		}
+		child, _ := ct.Child(start.Name.Local)
+		var v any
+		if child.Simple != nil {
+			v = child.Simple.typed(string(d.tokens[*i].(xml.CharData)))
+			*i += 2 // the value and the end
+		} else {
+			v = d.complex(child.Complex, i)
+		}
+		if ct.Repeated(child.Name) {
+			list, _ := out[child.Name].([]any)
+			out[child.Name] = append(list, v)
+		} else {
+			out[child.Name] = v
+		}
+	}
+	return out
+}
+
+// typed converts a validated, normalized value to its Go form.
+func (st *SimpleType) typed(value string) any {
+	switch st.Base {
+	case Boolean:
+		return value == "true" || value == "1"
+	case Int, Long:
+		n, _ := strconv.ParseInt(value, 10, 64)
+		return n
+	}
+	return value
 }
 
 // Decode unmarshals the validated document into v with encoding/xml, so that v
@@ -117,15 +166,16 @@ func (s *Schema) Validate(d *xml.Decoder, opts Options) (*Document, error) {
 	if err := v.document(); err != nil {
 		return nil, err
 	}
-	return &Document{tokens: v.out}, nil
+	return &Document{root: v.rootElement, tokens: v.out}, nil
 }
 
 type validator struct {
-	s        *Schema
-	d        *xml.Decoder
-	maxDepth int
-	depth    int
-	out      []xml.Token
+	s           *Schema
+	rootElement *Element
+	d           *xml.Decoder
+	maxDepth    int
+	depth       int
+	out         []xml.Token
 }
 
 func (v *validator) fail(kind ErrorKind, element string, err error, format string, args ...any) *Error {
@@ -195,6 +245,7 @@ func (v *validator) root(start xml.StartElement) error {
 	if start.Name.Space == v.s.TargetNamespace {
 		for _, e := range v.s.Elements {
 			if e.Name == start.Name.Local {
+				v.rootElement = e
 				return v.element(e, start)
 			}
 		}

@@ -240,3 +240,19 @@ func TestBuiltin_String(t *testing.T) {
 	assert.Equal(t, "xs:dateTime", xsd.DateTime.String())
 	assert.Equal(t, "structure", xsd.ErrStructure.String())
 }
+
+func TestDocumentValue_IsTheGenericShapeOfTheDocument(t *testing.T) {
+	s := mustParse(t)
+	doc, err := validate(s, root(`<Name>ab</Name><B><Size>7</Size></B><Item>red</Item><When> 2024-01-01T00:00:00Z </When><Flag>0</Flag>`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{
+		"Name": "ab",
+		"B":    map[string]any{"Size": int64(7)},
+		"Item": []any{"red"},
+		"When": "2024-01-01T00:00:00Z",
+		"Flag": false,
+	}, doc.Value())
+	root := s.ComplexTypes[0]
+	assert.True(t, root.Repeated("Item"))
+	assert.False(t, root.Repeated("Name"))
+}

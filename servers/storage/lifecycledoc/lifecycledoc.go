@@ -192,3 +192,14 @@ func Marshal(cfg *lifecycle.LifecycleConfiguration) ([]byte, error) {
 	}
 	return append([]byte(xml.Header), out...), nil
 }
+
+// Value checks body against the schema and returns its content as the generic
+// value (maps, []any, strings, bools, int64s) that an OpenAPI schema validator
+// checks: the request-body decoder of the storage API's spec validation.
+func Value(body []byte) (map[string]any, error) {
+	doc, err := validate(body)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Value(), nil
+}

@@ -310,3 +310,18 @@ func TestMarshal_RoundTripsThroughTheValidator(t *testing.T) {
 		})
 	}
 }
+
+func TestValue_IsTheGenericShapeOfTheDocument(t *testing.T) {
+	v, err := lifecycledoc.Value(readCorpus(t, "valid", "noncurrent-version-expiration"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"Rule": []any{map[string]any{
+		"ID":     "old-versions",
+		"Filter": map[string]any{"Prefix": "docs/"},
+		"Status": "Enabled",
+		"NoncurrentVersionExpiration": map[string]any{
+			"NoncurrentDays": int64(30), "NewerNoncurrentVersions": int64(5),
+		},
+	}}}, v)
+	_, err = lifecycledoc.Value([]byte("<nope/>"))
+	requireCode(t, err, lifecycledoc.CodeMalformedXML, "")
+}
