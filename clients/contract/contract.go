@@ -28,6 +28,7 @@ import (
 
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/restaurantapi"
 )
 
 // API names an apistack API whose spec is embedded in this package.
@@ -35,14 +36,16 @@ type API string
 
 // The APIs whose specs are embedded.
 const (
-	PAM   API = "pam"
-	Admin API = "admin"
+	PAM        API = "pam"
+	Admin      API = "admin"
+	Restaurant API = "restaurant"
 )
 
 // specs maps each API to the generated loader of its embedded spec.
 var specs = map[API]func() (*openapi3.T, error){
-	PAM:   pamapi.GetSwagger,
-	Admin: adminapi.GetSwagger,
+	PAM:        pamapi.GetSpec,
+	Admin:      adminapi.GetSpec,
+	Restaurant: restaurantapi.GetSpec,
 }
 
 // Violation is the error of a request or response that breaks the spec.
