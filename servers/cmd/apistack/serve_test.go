@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs `apistack serve --demo` on free loopback ports until the
+// returned stop is called, and returns the credentials file it wrote.
+func startServe(t *testing.T, dataDir string) (creds map[string]map[string]string, stdout *syncBuffer, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	args := []string{"--demo", "--data-dir", dataDir}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	args = knownFlags(args)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, args, stdout, stderr) }()
+
+	path := filepath.Join(dataDir, "demo-credentials.json")
+	require.Eventually(t, func() bool {
+		return strings.Contains(stdout.String(), "apistack is running")
+	}, 60*time.Second, 20*time.Millisecond, "serve did not start: %s", stderr.String())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &creds))
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "the credentials file is private")
+	return creds, stdout, func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatal("serve did not shut down")
+			return nil
+		}
+	}
+}
+
+// knownFlags keeps the address flags this build of serve knows, so the test
+// runs whichever APIs are compiled in.
+func knownFlags(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if strings.HasSuffix(args[i], "-addr") && i+1 < len(args) {
+			if _, err := parseServeFlags([]string{args[i], args[i+1]}, io.Discard); err != nil {
+				i++
+				continue
+			}
+			out = append(out, args[i], args[i+1])
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// sectionKeys is DESIGN.md section 5: the keys are a contract.
+var sectionKeys = map[string][]string{
+	"pam":        {"base_url", "key_id", "key_secret", "team"},
+	"fax":        {"api_key", "base_url", "connection_id", "from", "webhook_public_key"},
+	"storage":    {"bucket", "endpoint", "key_id", "region", "secret", "versioned_bucket"},
+	"restaurant": {"base_url", "client_id", "client_secret", "restaurant_guid"},
+	"admin":      {"base_url", "token"},
+}
+
+func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, stdout, stop := startServe(t, dataDir)
+
+	require.Contains(t, creds, "pam")
+	require.Contains(t, creds, "admin")
+	for section, values := range creds {
+		want, ok := sectionKeys[section]
+		require.True(t, ok, "unexpected section %q", section)
+		var got []string
+		for k, v := range values {
+			got = append(got, k)
+			assert.NotEmpty(t, v, "%s.%s", section, k)
+		}
+		sort.Strings(got)
+		assert.Equal(t, want, got, "keys of section %q", section)
+	}
+
+	// The printed token line works: exchange the demo key for a token.
+	pam := creds["pam"]
+	assert.Contains(t, stdout.String(), pam["base_url"]+"/v1/teams/demo/service_token")
+	body, _ := json.Marshal(map[string]string{"key_id": pam["key_id"], "key_secret": pam["key_secret"]})
+	resp, err := http.Post(pam["base_url"]+"/v1/teams/demo/service_token", "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	var tok struct {
+		BearerToken string `json:"bearer_token"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&tok))
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	req, _ := http.NewRequest(http.MethodGet, pam["base_url"]+"/v1/teams/demo/groups", nil)
+	req.Header.Set("Authorization", "Bearer "+tok.BearerToken)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	groups, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(groups), `"demo-admins"`)
+
+	// The admin CLI reaches the admin API with the credentials file.
+	var out bytes.Buffer
+	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "create-team", "acme"}, &out, io.Discard))
+	assert.Contains(t, out.String(), `"name": "acme"`)
+	out.Reset()
+	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "create-service-user", "acme", "bot", "ops", "pam_admin,security_admin"}, &out, io.Discard))
+	assert.Contains(t, out.String(), `"key_secret"`)
+	err = adminCommand(context.Background(), []string{"--data-dir", dataDir, "create-team", "acme"}, io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "409")
+
+	// Every port serves health, its spec and docs.
+	for section, values := range creds {
+		base := values["base_url"]
+		if base == "" {
+			base = values["endpoint"]
+		}
+		for _, p := range []string{"/healthz", "/openapi.yaml", "/docs/"} {
+			resp, err := http.Get(base + p)
+			require.NoError(t, err, section+p)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode, section+p)
+		}
+	}
+
+	require.NoError(t, stop(), "graceful shutdown")
+	_, err = http.Get(pam["base_url"] + "/healthz")
+	assert.Error(t, err, "the port is closed after shutdown")
+
+	// A second --demo start is idempotent: the same tenants, the same working key.
+	again, _, stop2 := startServe(t, dataDir)
+	assert.Equal(t, pam["key_id"], again["pam"]["key_id"])
+	assert.Equal(t, creds["admin"]["token"], again["admin"]["token"])
+	require.NoError(t, stop2())
+}
+
+func TestServe_FlagsFallBackToEnvironment(t *testing.T) {
+	t.Setenv("APISTACK_PAM_ADDR", "127.0.0.1:9999")
+	t.Setenv("APISTACK_PAM_RATE_LIMIT", "42")
+	c, err := parseServeFlags([]string{"--pam-rate-limit", "7"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:9999", c.PAMAddr, "from APISTACK_PAM_ADDR")
+	assert.Equal(t, 7, c.PAMRateLimit, "a flag wins over its variable")
+
+	t.Setenv("APISTACK_PAM_RATE_LIMIT", "many")
+	_, err = parseServeFlags(nil, io.Discard)
+	assert.ErrorContains(t, err, "APISTACK_PAM_RATE_LIMIT")
+}
