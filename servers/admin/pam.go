@@ -37,10 +37,10 @@ func (s *Server) GetPAMTeam(ctx context.Context, req adminapi.GetPAMTeamRequestO
 
 // UpdatePAMTeam disables or enables a PAM team.
 func (s *Server) UpdatePAMTeam(ctx context.Context, req adminapi.UpdatePAMTeamRequestObject) (adminapi.UpdatePAMTeamResponseObject, error) {
-	t, err := s.cfg.PAM.Team(ctx, req.TeamName)
-	if req.Body.Disabled != nil && err == nil {
-		t, err = s.cfg.PAM.SetTeamDisabled(ctx, req.TeamName, *req.Body.Disabled)
+	if req.Body.Disabled == nil {
+		return nil, errBadRequest("the body names nothing to change; send {\"disabled\": true} or false")
 	}
+	t, err := s.cfg.PAM.SetTeamDisabled(ctx, req.TeamName, *req.Body.Disabled)
 	if errors.Is(err, pam.ErrNotFound) {
 		return nil, errNotFound("team %q does not exist", req.TeamName)
 	}
