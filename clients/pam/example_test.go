@@ -35,7 +35,7 @@ func startServer() (url string, key pamserver.ServiceUserCredentials, stop func(
 		log.Fatal(err)
 	}
 	for _, name := range []string{"auditors", "operators"} {
-		if err := env.Server.CreateGroup(ctx, "demo", name, []string{"security_admin"}); err != nil {
+		if err := env.Server.CreateTeamGroup(ctx, "demo", name, []string{"security_admin"}); err != nil {
 			log.Fatal(err)
 		}
 	}

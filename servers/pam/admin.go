@@ -84,9 +84,10 @@ func (s *Server) KeyWorks(ctx context.Context, teamName, keyID, secret string) b
 	return hmac.Equal(hashSecret(secret), k.SecretHash)
 }
 
-// CreateGroup creates a group with roles in a team (operator call; the API's
-// own CreateGroup checks the caller's roles).
-func (s *Server) CreateGroup(ctx context.Context, teamName, name string, roles []string) error {
+// CreateTeamGroup creates a group with roles in a team (operator call; the
+// API's own CreateGroup checks the caller's roles). The team's group quota
+// applies.
+func (s *Server) CreateTeamGroup(ctx context.Context, teamName, name string, roles []string) error {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil {
 		return err
@@ -108,4 +109,76 @@ func (s *Server) TokenCount(ctx context.Context) (int, error) {
 func (s *Server) RevokeTokens(ctx context.Context, teamName string) error {
 	_, err := s.store.db.ExecContext(ctx, `DELETE FROM tokens WHERE team_id = (SELECT id FROM teams WHERE name = ?)`, teamName)
 	return err
+}
+
+// User is a PAM user, human or service.
+type User struct {
+	ID        string
+	Name      string
+	Kind      string
+	Status    string
+	CreatedAt time.Time
+}
+
+// CreateHumanUser creates an active human user in a team (humans sign in
+// through the dashboard, not the API, so only the operator creates them);
+// ErrNotFound for an unknown team, ErrAlreadyExists for a taken name.
+func (s *Server) CreateHumanUser(ctx context.Context, teamName, name string) (User, error) {
+	t, err := s.store.teamByName(ctx, teamName)
+	if err != nil {
+		return User{}, err
+	}
+	u, err := s.store.createUser(ctx, t.ID, name, "human", s.clock.Now())
+	return User(u), err
+}
+
+// SetOffline puts the service in (or takes it out of) maintenance: while
+// offline, every API call answers 503 service_offline.
+func (s *Server) SetOffline(offline bool) { s.offline.Store(offline) }
+
+// Offline reports whether the service is in maintenance.
+func (s *Server) Offline() bool { return s.offline.Load() }
+
+// Quotas limit what a team may create; a nil field means no limit.
+type Quotas struct {
+	// Groups bounds the team's live groups.
+	Groups *int
+	// ServiceUsers bounds the team's service users.
+	ServiceUsers *int
+	// KeysPerServiceUser bounds the live keys of each service user.
+	KeysPerServiceUser *int
+}
+
+// SetQuotas replaces a team's quotas; a create over a quota answers 403
+// quota_exceeded. Things that exist already are kept.
+func (s *Server) SetQuotas(ctx context.Context, teamName string, q Quotas) error {
+	t, err := s.store.teamByName(ctx, teamName)
+	if err != nil {
+		return err
+	}
+	for res, limit := range map[string]*int{quotaGroups: q.Groups, quotaServiceUsers: q.ServiceUsers, quotaKeysPerServiceUser: q.KeysPerServiceUser} {
+		if err := s.store.setQuota(ctx, t.ID, res, limit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TeamQuotas returns a team's quotas.
+func (s *Server) TeamQuotas(ctx context.Context, teamName string) (Quotas, error) {
+	t, err := s.store.teamByName(ctx, teamName)
+	if err != nil {
+		return Quotas{}, err
+	}
+	m, err := s.store.quotas(ctx, t.ID)
+	if err != nil {
+		return Quotas{}, err
+	}
+	get := func(r string) *int {
+		if n, ok := m[r]; ok {
+			return &n
+		}
+		return nil
+	}
+	return Quotas{Groups: get(quotaGroups), ServiceUsers: get(quotaServiceUsers), KeysPerServiceUser: get(quotaKeysPerServiceUser)}, nil
 }

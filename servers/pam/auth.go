@@ -15,6 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
+	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 )
 
@@ -27,6 +28,8 @@ type principal struct {
 	TeamName     string
 	TeamDisabled bool
 	KeyID        string
+	// Roles are the effective roles, filled in by authorize.
+	Roles []string
 }
 
 // authState is what the auth middleware learned about a request's token; the
@@ -68,9 +71,9 @@ func (s *Server) resolveAuth(r *http.Request) *authState {
 	case !s.clock.Now().Before(rec.ExpiresAt):
 		return &authState{err: errAuthentication("the bearer token expired at %s; obtain a new one", rec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"))}
 	case rec.KeyDeleted:
-		return &authState{err: errAuthentication("the key that issued this token was deleted")}
+		return &authState{err: errAuthorization("the key that issued this token was deleted; authenticate with a live key")}
 	case rec.UserStatus != "active":
-		return &authState{err: errAuthentication("the user of this token is %s", rec.UserStatus)}
+		return &authState{err: errAuthorization("the user of this token is %s; its access has ended", rec.UserStatus)}
 	}
 	return &authState{principal: &principal{
 		UserID: rec.UserID, UserName: rec.UserName, UserKind: rec.UserKind,
@@ -184,17 +187,23 @@ func teamFromPath(p string) string {
 type permission int
 
 const (
-	// readDirectory: see groups, users, service users and roles.
-	readDirectory permission = iota + 1
+	// anyMember: any authenticated member of the team, with or without roles
+	// (who am I, which roles exist).
+	anyMember permission = iota + 1
+	// readDirectory: see groups, members, users, service users and keys.
+	readDirectory
 	// manageDirectory: change groups, members, service users and keys.
 	manageDirectory
 )
 
-// rolesGranting lists, per permission, the roles that grant it. The seed's
-// role table gives pam_admin the administration of roles, groups and users; the
-// other administrators need to see the directory to do their work; end_user
-// only views what policies grant it, so it sees no directory.
+// rolesGranting lists, per permission, the roles that grant it (nil: no role
+// needed). The seed's role table gives pam_admin the administration of roles,
+// groups and users; the other administrators need to see the directory to
+// do their work (assigning delegated admins, writing policies about users);
+// end_user only views what policies grant it, so it sees no directory. The
+// spec's description carries the same table per operation.
 var rolesGranting = map[permission][]string{
+	anyMember: nil,
 	readDirectory: {
 		"pam_admin", "resource_admin", "delegated_resource_admin",
 		"security_admin", "delegated_security_admin",
@@ -203,30 +212,52 @@ var rolesGranting = map[permission][]string{
 }
 
 // authorize checks that the caller may perform an operation needing perm on
-// teamName, and returns the caller.
+// teamName, and returns the caller with its effective roles: the union of
+// the roles of its live groups, plus end_user for a human.
 func (s *Server) authorize(ctx context.Context, teamName string, perm permission) (*principal, error) {
 	st := authFrom(ctx)
 	if st.principal == nil {
 		return nil, st.err
 	}
-	p := st.principal
+	p := *st.principal
 	if subtle.ConstantTimeCompare([]byte(p.TeamName), []byte(teamName)) != 1 {
 		return nil, errForbidden("this token has no access to team %q", teamName)
 	}
 	if p.TeamDisabled {
-		return nil, newError(http.StatusForbidden, "disabled_team", "team %q is disabled", teamName)
+		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", teamName)
 	}
 	roles, err := s.store.rolesOf(ctx, p.UserID)
 	if err != nil {
 		return nil, err
 	}
-	if p.UserKind == "human" {
+	if p.UserKind == "human" && !slices.Contains(roles, "end_user") {
 		roles = append(roles, "end_user")
+		slices.Sort(roles)
 	}
-	for _, r := range rolesGranting[perm] {
+	p.Roles = roles
+	needed, ok := rolesGranting[perm]
+	if !ok {
+		return nil, fmt.Errorf("pam: permission %d has no roles", perm)
+	}
+	if needed == nil {
+		return &p, nil
+	}
+	for _, r := range needed {
 		if slices.Contains(roles, r) {
-			return p, nil
+			return &p, nil
 		}
 	}
-	return nil, errForbidden("this operation needs one of the roles %s", strings.Join(rolesGranting[perm], ", "))
+	return nil, errForbidden("this operation needs one of the roles %s", strings.Join(needed, ", "))
+}
+
+// maintenance answers every API call with 503 service_offline while the
+// operator has the service offline. It runs after the rate limiter, so the
+// answer carries the rate-limit headers like every other.
+func (s *Server) maintenance(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.offline.Load() && strings.HasPrefix(c.Request().URL.Path, "/v1/") {
+			return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "the service is offline for maintenance; retry later")
+		}
+		return next(c)
+	}
 }

@@ -41,6 +41,10 @@ func errAuthentication(format string, args ...any) *apiError {
 	return newError(http.StatusUnauthorized, pamapi.ErrorNameAuthenticationError, format, args...)
 }
 
+func errAuthorization(format string, args ...any) *apiError {
+	return newError(http.StatusUnauthorized, pamapi.ErrorNameAuthorizationError, format, args...)
+}
+
 func errForbidden(format string, args ...any) *apiError {
 	return newError(http.StatusForbidden, pamapi.ErrorNameForbiddenError, format, args...)
 }
@@ -79,6 +83,10 @@ func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	var qe *quotaError
+	if errors.As(err, &qe) {
+		return newError(http.StatusForbidden, pamapi.ErrorNameQuotaExceeded, "the team's %s", qe.Error())
 	}
 	var vf *validation.Failure
 	if errors.As(err, &vf) {

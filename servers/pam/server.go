@@ -13,8 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,6 +56,8 @@ type Server struct {
 	limiter *ratelimit.Limiter
 	cursors *pagetoken.Codec
 	logger  *slog.Logger
+	// offline is the operator's maintenance switch (SetOffline).
+	offline atomic.Bool
 }
 
 var _ pamapi.StrictServerInterface = (*Server)(nil)
@@ -103,7 +104,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := pamapi.GetSwagger()
+	spec, err := pamapi.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("pam: load spec: %w", err)
 	}
@@ -117,7 +118,7 @@ func (s *Server) Handler() (http.Handler, error) {
 			OnResponseViolation: s.cfg.OnResponseViolation,
 		},
 		ErrorHandler: errorHandler(s.logger),
-		Before:       []echo.MiddlewareFunc{s.authAndRateLimit, requireJSONObject},
+		Before:       []echo.MiddlewareFunc{s.authAndRateLimit, s.maintenance, requireJSONObject},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
 	})
@@ -171,115 +172,46 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	}, nil
 }
 
-// cursor is the position an offset token carries.
-type cursor struct {
-	keyset
-	Backwards bool `json:"b,omitempty"`
-}
-
 // ListGroups lists the team's groups, one keyset page at a time.
 func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObject) (pamapi.ListGroupsResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
 	}
-	count := 100
-	if req.Params.Count != nil {
-		count = *req.Params.Count
-	}
 	f := groupFilter{}
-	if req.Params.IncludeDeleted != nil {
-		f.IncludeDeleted = *req.Params.IncludeDeleted
+	filters := url.Values{}
+	if req.Params.IncludeDeleted != nil && *req.Params.IncludeDeleted {
+		f.IncludeDeleted = true
+		filters.Set("include_deleted", "true")
 	}
 	if req.Params.Contains != nil {
 		f.Contains = *req.Params.Contains
+		addFilter(filters, "contains", req.Params.Contains)
 	}
-	scope := fmt.Sprintf("groups|%s|%t|%s", p.TeamID, f.IncludeDeleted, f.Contains)
-	var pos *cursor
-	if req.Params.Offset != nil {
-		pos = &cursor{}
-		if err := s.cursors.Decode(scope, *req.Params.Offset, pos); err != nil {
-			return nil, errInvalid(pamapi.ErrorCauseLocationTypeQuery, "offset", "offset was not issued by this server for this list; follow the Link header")
-		}
-	}
-
-	var groups []group
-	var hasNext, hasPrev bool
-	switch {
-	case pos == nil:
-		groups, hasNext, err = s.store.listGroups(ctx, p.TeamID, f, nil, false, count)
-	case pos.Backwards:
-		groups, hasPrev, err = s.store.listGroups(ctx, p.TeamID, f, &pos.keyset, true, count)
-		hasNext = true
-	default:
-		groups, hasNext, err = s.store.listGroups(ctx, p.TeamID, f, &pos.keyset, false, count)
-		hasPrev = true
-	}
+	groups, link, err := paginate(ctx, s, pageRequest{
+		list: "groups", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset, filters: filters,
+	}, groupKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]group, bool, error) {
+		return s.store.listGroups(ctx, p.TeamID, f, pos, backwards, limit)
+	})
 	if err != nil {
 		return nil, err
 	}
-
-	var links []string
-	if hasNext && len(groups) > 0 {
-		last := groups[len(groups)-1]
-		l, err := s.pageLink(ctx, scope, cursor{keyset: keyset{Name: last.Name, ID: last.ID}}, count, f, "next")
-		if err != nil {
-			return nil, err
-		}
-		links = append(links, l)
-	}
-	if hasPrev {
-		before := pos.keyset
-		if len(groups) > 0 {
-			before = keyset{Name: groups[0].Name, ID: groups[0].ID}
-		}
-		l, err := s.pageLink(ctx, scope, cursor{keyset: before, Backwards: true}, count, f, "prev")
-		if err != nil {
-			return nil, err
-		}
-		links = append(links, l)
-	}
-
 	list := make([]pamapi.Group, 0, len(groups))
 	for _, g := range groups {
 		list = append(list, toAPIGroup(g))
 	}
 	rh := rateHeadersFrom(ctx)
-	resp := pamapi.ListGroups200JSONResponse{
+	return pamapi.ListGroups200JSONResponse{
 		Body: pamapi.GroupList{List: list},
 		Headers: pamapi.ListGroups200ResponseHeaders{
+			Link:            link,
 			XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
 			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
 		},
-	}
-	if len(links) > 0 {
-		h := strings.Join(links, ", ")
-		resp.Headers.Link = &h
-	}
-	return resp, nil
+	}, nil
 }
 
-// pageLink builds the absolute URL of another page of the same list, with
-// count and the filters carried into it.
-func (s *Server) pageLink(ctx context.Context, scope string, c cursor, count int, f groupFilter, rel string) (string, error) {
-	token, err := s.cursors.Encode(scope, c)
-	if err != nil {
-		return "", err
-	}
-	q := url.Values{}
-	q.Set("count", strconv.Itoa(count))
-	q.Set("offset", token)
-	if f.IncludeDeleted {
-		q.Set("include_deleted", "true")
-	}
-	if f.Contains != "" {
-		q.Set("contains", f.Contains)
-	}
-	u := requestURL(ctx)
-	u.RawQuery = q.Encode()
-	// Query values are percent-encoded, so the URI holds no ">" to escape.
-	return "<" + u.String() + `>; rel="` + rel + `"`, nil
-}
+func groupKey(g group) keyset { return keyset{Name: g.Name, ID: g.ID} }
 
 func toAPIGroup(g group) pamapi.Group {
 	roles := make([]pamapi.Role, 0, len(g.Roles))

@@ -320,59 +320,86 @@ type keyset struct {
 	ID   string `json:"i"`
 }
 
-// listGroups returns up to limit groups after (or, backwards, before) pos in
+// pageQuery is a list query in (name, id) order: the generic keyset
+// pagination of every list.
+type pageQuery struct {
+	// sel is the SELECT ... FROM ... part; where and args narrow it.
+	sel   string
+	where []string
+	args  []any
+	// nameCol and idCol are the order's columns.
+	nameCol, idCol string
+}
+
+func (q *pageQuery) and(cond string, args ...any) {
+	q.where = append(q.where, cond)
+	q.args = append(q.args, args...)
+}
+
+// queryPage returns up to limit rows after (or, backwards, before) pos, in
 // (name, id) order, and whether more exist beyond them in that direction.
-func (s *store) listGroups(ctx context.Context, teamID string, f groupFilter, pos *keyset, backwards bool, limit int) ([]group, bool, error) {
-	var where strings.Builder
-	args := []any{teamID}
-	where.WriteString(`team_id = ?`)
-	if !f.IncludeDeleted {
-		where.WriteString(` AND deleted_at IS NULL`)
-	}
-	if f.Contains != "" {
-		where.WriteString(` AND LOWER(name) LIKE ? ESCAPE '\'`)
-		args = append(args, "%"+escapeLike(strings.ToLower(f.Contains))+"%")
-	}
-	order := `name ASC, id ASC`
+func queryPage[T any](ctx context.Context, db *sql.DB, q pageQuery, pos *keyset, backwards bool, limit int, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
+	order := q.nameCol + ` ASC, ` + q.idCol + ` ASC`
 	if pos != nil {
+		op := ">"
 		if backwards {
-			where.WriteString(` AND (name < ? OR (name = ? AND id < ?))`)
-		} else {
-			where.WriteString(` AND (name > ? OR (name = ? AND id > ?))`)
+			op = "<"
 		}
-		args = append(args, pos.Name, pos.Name, pos.ID)
+		q.and(`(`+q.nameCol+` `+op+` ? OR (`+q.nameCol+` = ? AND `+q.idCol+` `+op+` ?))`, pos.Name, pos.Name, pos.ID)
 	}
 	if backwards {
-		order = `name DESC, id DESC`
+		order = q.nameCol + ` DESC, ` + q.idCol + ` DESC`
 	}
-	args = append(args, limit+1)
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT id, name, roles, deleted_at FROM team_groups WHERE `+where.String()+` ORDER BY `+order+` LIMIT ?`, args...)
+	query := q.sel
+	if len(q.where) > 0 {
+		query += ` WHERE ` + strings.Join(q.where, ` AND `)
+	}
+	query += ` ORDER BY ` + order + ` LIMIT ?`
+	rows, err := db.QueryContext(ctx, query, append(q.args, limit+1)...)
 	if err != nil {
-		return nil, false, fmt.Errorf("list groups: %w", err)
+		return nil, false, fmt.Errorf("list: %w", err)
 	}
 	defer rows.Close()
-	groups := make([]group, 0, limit)
+	items := make([]T, 0, min(limit+1, 1024))
 	for rows.Next() {
-		var g group
-		var roles string
-		if err := rows.Scan(&g.ID, &g.Name, &roles, &g.DeletedAt); err != nil {
-			return nil, false, fmt.Errorf("list groups: %w", err)
+		it, err := scan(rows)
+		if err != nil {
+			return nil, false, fmt.Errorf("list: %w", err)
 		}
-		g.Roles = splitRoles(roles)
-		groups = append(groups, g)
+		items = append(items, it)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("list groups: %w", err)
+		return nil, false, fmt.Errorf("list: %w", err)
 	}
-	more := len(groups) > limit
+	more := len(items) > limit
 	if more {
-		groups = groups[:limit]
+		items = items[:limit]
 	}
 	if backwards {
-		slices.Reverse(groups)
+		slices.Reverse(items)
 	}
-	return groups, more, nil
+	return items, more, nil
+}
+
+func scanGroup(rows *sql.Rows) (group, error) {
+	var g group
+	var roles string
+	err := rows.Scan(&g.ID, &g.Name, &roles, &g.DeletedAt)
+	g.Roles = splitRoles(roles)
+	return g, err
+}
+
+// listGroups pages through a team's groups.
+func (s *store) listGroups(ctx context.Context, teamID string, f groupFilter, pos *keyset, backwards bool, limit int) ([]group, bool, error) {
+	q := pageQuery{sel: `SELECT id, name, roles, deleted_at FROM team_groups`, nameCol: "name", idCol: "id"}
+	q.and(`team_id = ?`, teamID)
+	if !f.IncludeDeleted {
+		q.and(`deleted_at IS NULL`)
+	}
+	if f.Contains != "" {
+		q.and(`LOWER(name) LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(f.Contains))+"%")
+	}
+	return queryPage(ctx, s.db, q, pos, backwards, limit, scanGroup)
 }
 
 func escapeLike(s string) string {
@@ -409,21 +436,390 @@ func (s *store) createKey(ctx context.Context, teamName, userName string, keyTTL
 	return keyID, secret, expires, nil
 }
 
-// createGroup creates a live group; errAlreadyExists when a live group has the name.
+// The resources a team quota can limit.
+const (
+	quotaGroups             = "groups"
+	quotaServiceUsers       = "service_users"
+	quotaKeysPerServiceUser = "keys_per_service_user"
+)
+
+// quotaError says a create would take a team past one of its quotas.
+type quotaError struct {
+	Resource string
+	Limit    int
+}
+
+func (e *quotaError) Error() string {
+	return fmt.Sprintf("quota of %d %s exceeded", e.Limit, strings.ReplaceAll(e.Resource, "_", " "))
+}
+
+// checkQuota fails with a *quotaError when the team's quota on resource
+// leaves no room for one more, counting with countSQL (one ? per countArgs).
+// It runs inside the create's write transaction, so two creates cannot both
+// take the last place.
+func checkQuota(ctx context.Context, tx *sql.Tx, teamID, resource, countSQL string, countArgs ...any) error {
+	var limit int
+	err := tx.QueryRowContext(ctx, `SELECT max_count FROM team_quotas WHERE team_id = ? AND resource = ?`, teamID, resource).Scan(&limit)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read quota: %w", err)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, countSQL, countArgs...).Scan(&n); err != nil {
+		return fmt.Errorf("count %s: %w", resource, err)
+	}
+	if n >= limit {
+		return &quotaError{Resource: resource, Limit: limit}
+	}
+	return nil
+}
+
+// inTx runs fn in a write transaction.
+func (s *store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// setQuota sets (limit non-nil) or removes a team's quota on resource.
+func (s *store) setQuota(ctx context.Context, teamID, resource string, limit *int) error {
+	var err error
+	if limit == nil {
+		_, err = s.db.ExecContext(ctx, `DELETE FROM team_quotas WHERE team_id = ? AND resource = ?`, teamID, resource)
+	} else {
+		_, err = s.db.ExecContext(ctx, `INSERT INTO team_quotas (team_id, resource, max_count) VALUES (?, ?, ?)
+			ON CONFLICT (team_id, resource) DO UPDATE SET max_count = excluded.max_count`, teamID, resource, *limit)
+	}
+	if err != nil {
+		return fmt.Errorf("set quota: %w", err)
+	}
+	return nil
+}
+
+// quotas returns a team's quotas by resource.
+func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT resource, max_count FROM team_quotas WHERE team_id = ?`, teamID)
+	if err != nil {
+		return nil, fmt.Errorf("read quotas: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var r string
+		var n int
+		if err := rows.Scan(&r, &n); err != nil {
+			return nil, fmt.Errorf("read quotas: %w", err)
+		}
+		out[r] = n
+	}
+	return out, rows.Err()
+}
+
+// createGroup creates a live group; errAlreadyExists when a live group has
+// the name, a *quotaError when the team's group quota is used up.
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
-	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)
-		 ON CONFLICT (team_id, name) WHERE deleted_at IS NULL DO NOTHING`,
-		g.ID, teamID, name, joinRoles(roles), now.UTC())
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL`, teamID, name).Scan(&n); err != nil {
+			return fmt.Errorf("create group: %w", err)
+		}
+		if n > 0 {
+			return errAlreadyExists
+		}
+		if err := checkQuota(ctx, tx, teamID, quotaGroups, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL`, teamID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
+			g.ID, teamID, name, joinRoles(roles), now.UTC()); err != nil {
+			return fmt.Errorf("create group: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return group{}, fmt.Errorf("create group: %w", err)
-	}
-	var id string
-	if err := s.db.QueryRowContext(ctx, `SELECT id FROM team_groups WHERE id = ?`, g.ID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
-		return group{}, errAlreadyExists
-	} else if err != nil {
-		return group{}, fmt.Errorf("create group: %w", err)
+		return group{}, err
 	}
 	return g, nil
+}
+
+// groupByName returns the team's live group of that name or, when there is
+// none, the one of that name deleted last.
+func (s *store) groupByName(ctx context.Context, teamID, name string) (group, error) {
+	var g group
+	var roles string
+	err := s.db.QueryRowContext(ctx, `
+		SELECT id, name, roles, deleted_at FROM team_groups WHERE team_id = ? AND name = ?
+		ORDER BY CASE WHEN deleted_at IS NULL THEN 0 ELSE 1 END, deleted_at DESC LIMIT 1`, teamID, name).
+		Scan(&g.ID, &g.Name, &roles, &g.DeletedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return group{}, errNotFound
+	}
+	if err != nil {
+		return group{}, fmt.Errorf("read group: %w", err)
+	}
+	g.Roles = splitRoles(roles)
+	return g, nil
+}
+
+// liveGroup returns the team's live group of that name.
+func (s *store) liveGroup(ctx context.Context, teamID, name string) (group, error) {
+	g, err := s.groupByName(ctx, teamID, name)
+	if err == nil && g.DeletedAt != nil {
+		return group{}, errNotFound
+	}
+	return g, err
+}
+
+// updateGroupRoles replaces a live group's roles.
+func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles []string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		joinRoles(roles), teamID, name)
+	if err != nil {
+		return fmt.Errorf("update group: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound
+	}
+	return nil
+}
+
+// deleteGroup soft-deletes a live group.
+func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		now.UTC(), teamID, name)
+	if err != nil {
+		return fmt.Errorf("delete group: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound
+	}
+	return nil
+}
+
+// user is a human or service user of a team.
+type user struct {
+	ID        string
+	Name      string
+	Kind      string
+	Status    string
+	CreatedAt time.Time
+}
+
+const userColumns = `u.id, u.name, u.kind, u.status, u.created_at`
+
+func scanUser(rows *sql.Rows) (user, error) {
+	var u user
+	err := rows.Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+	return u, err
+}
+
+// userFilter narrows a user listing; empty fields do not filter.
+type userFilter struct {
+	Contains string
+	Kind     string
+	Status   string
+}
+
+// listUsers pages through a team's users.
+func (s *store) listUsers(ctx context.Context, teamID string, f userFilter, pos *keyset, backwards bool, limit int) ([]user, bool, error) {
+	q := pageQuery{sel: `SELECT ` + userColumns + ` FROM users u`, nameCol: "u.name", idCol: "u.id"}
+	q.and(`u.team_id = ?`, teamID)
+	q.and(`u.status <> 'deleted'`)
+	if f.Contains != "" {
+		q.and(`LOWER(u.name) LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(f.Contains))+"%")
+	}
+	if f.Kind != "" {
+		q.and(`u.kind = ?`, f.Kind)
+	}
+	if f.Status != "" {
+		q.and(`u.status = ?`, f.Status)
+	}
+	return queryPage(ctx, s.db, q, pos, backwards, limit, scanUser)
+}
+
+// listMembers pages through the users of a group.
+func (s *store) listMembers(ctx context.Context, groupID string, pos *keyset, backwards bool, limit int) ([]user, bool, error) {
+	q := pageQuery{sel: `SELECT ` + userColumns + ` FROM group_members m JOIN users u ON u.id = m.user_id`, nameCol: "u.name", idCol: "u.id"}
+	q.and(`m.group_id = ?`, groupID)
+	q.and(`u.status <> 'deleted'`)
+	return queryPage(ctx, s.db, q, pos, backwards, limit, scanUser)
+}
+
+// userByName returns a user of the team; kind "" matches either kind.
+func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user, error) {
+	var u user
+	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u
+		WHERE u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind).
+		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return user{}, errNotFound
+	}
+	if err != nil {
+		return user{}, fmt.Errorf("read user: %w", err)
+	}
+	return u, nil
+}
+
+// userByID returns a user by id.
+func (s *store) userByID(ctx context.Context, id string) (user, error) {
+	var u user
+	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ?`, id).
+		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return user{}, errNotFound
+	}
+	if err != nil {
+		return user{}, fmt.Errorf("read user: %w", err)
+	}
+	return u, nil
+}
+
+// createUser creates an active user; service users count against the team's
+// service-user quota.
+func (s *store) createUser(ctx context.Context, teamID, name, kind string, now time.Time) (user, error) {
+	u := user{ID: uuid.NewString(), Name: name, Kind: kind, Status: "active", CreatedAt: now.UTC()}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ?`, teamID, name).Scan(&n); err != nil {
+			return fmt.Errorf("create user: %w", err)
+		}
+		if n > 0 {
+			return errAlreadyExists
+		}
+		if kind == "service" {
+			if err := checkQuota(ctx, tx, teamID, quotaServiceUsers,
+				`SELECT COUNT(*) FROM users WHERE team_id = ? AND kind = 'service' AND status <> 'deleted'`, teamID); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, ?, 'active', ?)`,
+			u.ID, teamID, name, kind, u.CreatedAt); err != nil {
+			return fmt.Errorf("create user: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return user{}, err
+	}
+	return u, nil
+}
+
+// updateServiceUser renames a service user and/or sets its status;
+// errAlreadyExists when the new name is taken.
+func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, newName, status *string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if newName != nil {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ? AND id <> ?`, teamID, *newName, userID).Scan(&n); err != nil {
+				return fmt.Errorf("update user: %w", err)
+			}
+			if n > 0 {
+				return errAlreadyExists
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE users SET name = ? WHERE id = ?`, *newName, userID); err != nil {
+				return fmt.Errorf("update user: %w", err)
+			}
+		}
+		if status != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE users SET status = ? WHERE id = ?`, *status, userID); err != nil {
+				return fmt.Errorf("update user: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// addMember puts a user in a group; errAlreadyExists when it is in already.
+func (s *store) addMember(ctx context.Context, groupID, userID string) error {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID)
+	if err != nil {
+		return fmt.Errorf("add member: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errAlreadyExists
+	}
+	return nil
+}
+
+// removeMember takes a user out of a group; errNotFound when it was not in it.
+func (s *store) removeMember(ctx context.Context, groupID, userID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
+	if err != nil {
+		return fmt.Errorf("remove member: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound
+	}
+	return nil
+}
+
+// serviceKey is a live service-user key (never its secret).
+type serviceKey struct {
+	ID        string
+	CreatedAt time.Time
+	ExpiresAt *time.Time
+}
+
+// listKeys pages through a service user's live keys, ordered by id.
+func (s *store) listKeys(ctx context.Context, userID string, pos *keyset, backwards bool, limit int) ([]serviceKey, bool, error) {
+	q := pageQuery{sel: `SELECT id, created_at, expires_at FROM service_keys`, nameCol: "id", idCol: "id"}
+	q.and(`user_id = ?`, userID)
+	q.and(`deleted_at IS NULL`)
+	return queryPage(ctx, s.db, q, pos, backwards, limit, func(rows *sql.Rows) (serviceKey, error) {
+		var k serviceKey
+		err := rows.Scan(&k.ID, &k.CreatedAt, &k.ExpiresAt)
+		return k, err
+	})
+}
+
+// addKey issues a key for a service user, within the team's keys quota, and
+// returns it with its secret (stored hashed only).
+func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time.Time, now time.Time) (serviceKey, string, error) {
+	k := serviceKey{ID: uuid.NewString(), CreatedAt: now.UTC()}
+	if expires != nil {
+		e := expires.UTC()
+		k.ExpiresAt = &e
+	}
+	secret := randomSecret()
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := checkQuota(ctx, tx, teamID, quotaKeysPerServiceUser,
+			`SELECT COUNT(*) FROM service_keys WHERE user_id = ? AND deleted_at IS NULL`, userID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+			k.ID, userID, hashSecret(secret), k.CreatedAt, k.ExpiresAt); err != nil {
+			return fmt.Errorf("create key: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return serviceKey{}, "", err
+	}
+	return k, secret, nil
+}
+
+// deleteKey deletes a live key of a service user.
+func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
+		now.UTC(), keyID, userID)
+	if err != nil {
+		return fmt.Errorf("delete key: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ package pamtest
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,6 +31,8 @@ type Options struct {
 	TokenTTL        time.Duration
 	// Clock drives the server's time; nil means the system clock.
 	Clock clock.Clock
+	// Logger receives the server's logs; nil discards them.
+	Logger *slog.Logger
 }
 
 // Request is one request the server received.
@@ -45,6 +48,10 @@ type Env struct {
 	URL string
 	// Server is the PAM server, for operator calls (teams, service users).
 	Server *pam.Server
+	// Handler is the server's HTTP handler, for tests that call it directly.
+	Handler http.Handler
+	// DB is the server's database, for tests that must corrupt it.
+	DB *sql.DB
 
 	mu       sync.Mutex
 	requests []Request
@@ -66,6 +73,10 @@ func Start(t testing.TB, opts Options) *Env {
 // where there is no *testing.T.
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
 	ctx := context.Background()
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "pam.db"), pam.Migrations())
 	if err != nil {
 		return nil, nil, err
@@ -73,7 +84,7 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	srv, err := pam.New(ctx, pam.Config{
 		DB: db, TokenTTL: opts.TokenTTL, RateLimit: opts.RateLimit, RateLimitPeriod: opts.RateLimitPeriod,
 		Clock: opts.Clock, ValidateResponses: true, OnResponseViolation: onViolation,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: logger,
 	})
 	if err != nil {
 		db.Close()
@@ -84,7 +95,7 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 		db.Close()
 		return nil, nil, err
 	}
-	env = &Env{Server: srv}
+	env = &Env{Server: srv, Handler: h, DB: db}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		env.mu.Lock()
 		env.requests = append(env.requests, Request{Method: r.Method, Path: r.URL.Path, At: time.Now()})
@@ -139,8 +150,16 @@ func (e *Env) Groups(t testing.TB, team, prefix string, n int) []string {
 	names := make([]string, 0, n)
 	for i := range n {
 		name := fmt.Sprintf("%s-%04d", prefix, i)
-		require.NoError(t, e.Server.CreateGroup(context.Background(), team, name, nil))
+		require.NoError(t, e.Server.CreateTeamGroup(context.Background(), team, name, nil))
 		names = append(names, name)
 	}
 	return names
+}
+
+// HumanUser creates a human user.
+func (e *Env) HumanUser(t testing.TB, team, name string) pam.User {
+	t.Helper()
+	u, err := e.Server.CreateHumanUser(context.Background(), team, name)
+	require.NoError(t, err)
+	return u
 }

@@ -1,0 +1,459 @@
+package pam
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/apistack/apistack/gen/pamapi"
+)
+
+// The directory operations, in the order of the spec: the caller, groups and
+// their members, users, service users and their keys, roles. Each authorizes
+// first (team, then role), so nothing of another team is ever looked up.
+
+// noContent is the 204 answer of every update, delete, add and remove.
+func noContent(ctx context.Context) pamapi.NoContentResponse {
+	return pamapi.NoContentResponse{Headers: pamapi.NoContentResponseHeaders(rateHeadersFrom(ctx))}
+}
+
+// mapStoreErr turns the store's sentinel errors into the API's answers.
+func mapStoreErr(err error, notFound, exists string) error {
+	switch {
+	case errors.Is(err, errNotFound):
+		return errNoSuch("%s", notFound)
+	case errors.Is(err, errAlreadyExists):
+		return newError(409, pamapi.ErrorNameResourceAlreadyExists, "%s", exists)
+	}
+	return err
+}
+
+// GetCurrentUser returns the caller with its effective roles.
+func (s *Server) GetCurrentUser(ctx context.Context, req pamapi.GetCurrentUserRequestObject) (pamapi.GetCurrentUserResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, anyMember)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.userByID(ctx, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	roles := make([]pamapi.Role, 0, len(p.Roles))
+	for _, r := range p.Roles {
+		roles = append(roles, pamapi.Role(r))
+	}
+	return pamapi.GetCurrentUser200JSONResponse{
+		Body: pamapi.CurrentUser{
+			Id: mustUUID(u.ID), Name: u.Name, Kind: pamapi.UserKind(u.Kind), Status: pamapi.UserStatus(u.Status),
+			CreatedAt: u.CreatedAt.UTC(), TeamName: p.TeamName, Roles: roles,
+		},
+		Headers: pamapi.GetCurrentUser200ResponseHeaders(rateHeadersFrom(ctx)),
+	}, nil
+}
+
+// CreateGroup creates a group.
+func (s *Server) CreateGroup(ctx context.Context, req pamapi.CreateGroupRequestObject) (pamapi.CreateGroupResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.store.createGroup(ctx, p.TeamID, req.Body.Name, rolesToStrings(req.Body.Roles), s.clock.Now())
+	if err != nil {
+		return nil, mapStoreErr(err, "", "a live group named "+req.Body.Name+" exists already")
+	}
+	return pamapi.CreateGroup201JSONResponse{Body: toAPIGroup(g), Headers: pamapi.CreateGroup201ResponseHeaders(rateHeadersFrom(ctx))}, nil
+}
+
+// GetGroup returns a group, live or deleted.
+func (s *Server) GetGroup(ctx context.Context, req pamapi.GetGroupRequestObject) (pamapi.GetGroupResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.store.groupByName(ctx, p.TeamID, req.GroupName)
+	if err != nil {
+		return nil, mapStoreErr(err, "no group named "+req.GroupName, "")
+	}
+	return pamapi.GetGroup200JSONResponse{Body: toAPIGroup(g), Headers: pamapi.GetGroup200ResponseHeaders(rateHeadersFrom(ctx))}, nil
+}
+
+// UpdateGroup replaces a live group's roles.
+func (s *Server) UpdateGroup(ctx context.Context, req pamapi.UpdateGroupRequestObject) (pamapi.UpdateGroupResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.updateGroupRoles(ctx, p.TeamID, req.GroupName, rolesToStrings(req.Body.Roles)); err != nil {
+		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
+	}
+	return pamapi.UpdateGroup204Response(noContent(ctx)), nil
+}
+
+// DeleteGroup soft-deletes a live group.
+func (s *Server) DeleteGroup(ctx context.Context, req pamapi.DeleteGroupRequestObject) (pamapi.DeleteGroupResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.deleteGroup(ctx, p.TeamID, req.GroupName, s.clock.Now()); err != nil {
+		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
+	}
+	return pamapi.DeleteGroup204Response(noContent(ctx)), nil
+}
+
+// ListGroupMembers lists the users of a live group.
+func (s *Server) ListGroupMembers(ctx context.Context, req pamapi.ListGroupMembersRequestObject) (pamapi.ListGroupMembersResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.store.liveGroup(ctx, p.TeamID, req.GroupName)
+	if err != nil {
+		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
+	}
+	users, link, err := paginate(ctx, s, pageRequest{
+		list: "members|" + g.ID, teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset,
+	}, userKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]user, bool, error) {
+		return s.store.listMembers(ctx, g.ID, pos, backwards, limit)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rh := rateHeadersFrom(ctx)
+	return pamapi.ListGroupMembers200JSONResponse{
+		Body: pamapi.UserList{List: toAPIUsers(users)},
+		Headers: pamapi.ListGroupMembers200ResponseHeaders{
+			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
+			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
+		},
+	}, nil
+}
+
+// AddGroupMember puts a user of the team in a live group.
+func (s *Server) AddGroupMember(ctx context.Context, req pamapi.AddGroupMemberRequestObject) (pamapi.AddGroupMemberResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.store.liveGroup(ctx, p.TeamID, req.GroupName)
+	if err != nil {
+		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.Body.UserName, "")
+	if err != nil {
+		return nil, mapStoreErr(err, "no user named "+req.Body.UserName, "")
+	}
+	if err := s.store.addMember(ctx, g.ID, u.ID); err != nil {
+		return nil, mapStoreErr(err, "", req.Body.UserName+" is a member of "+req.GroupName+" already")
+	}
+	return pamapi.AddGroupMember204Response(noContent(ctx)), nil
+}
+
+// RemoveGroupMember takes a user out of a live group.
+func (s *Server) RemoveGroupMember(ctx context.Context, req pamapi.RemoveGroupMemberRequestObject) (pamapi.RemoveGroupMemberResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.store.liveGroup(ctx, p.TeamID, req.GroupName)
+	if err != nil {
+		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "")
+	if err != nil {
+		return nil, mapStoreErr(err, "no user named "+req.UserName, "")
+	}
+	if err := s.store.removeMember(ctx, g.ID, u.ID); err != nil {
+		return nil, mapStoreErr(err, req.UserName+" is not a member of "+req.GroupName, "")
+	}
+	return pamapi.RemoveGroupMember204Response(noContent(ctx)), nil
+}
+
+// ListUsers lists the team's users, human and service.
+func (s *Server) ListUsers(ctx context.Context, req pamapi.ListUsersRequestObject) (pamapi.ListUsersResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	f := userFilter{}
+	filters := url.Values{}
+	if req.Params.Contains != nil {
+		f.Contains = *req.Params.Contains
+		addFilter(filters, "contains", req.Params.Contains)
+	}
+	if req.Params.Kind != nil {
+		f.Kind = string(*req.Params.Kind)
+		addFilter(filters, "kind", &f.Kind)
+	}
+	if req.Params.Status != nil {
+		f.Status = string(*req.Params.Status)
+		addFilter(filters, "status", &f.Status)
+	}
+	users, link, err := paginate(ctx, s, pageRequest{
+		list: "users", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset, filters: filters,
+	}, userKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]user, bool, error) {
+		return s.store.listUsers(ctx, p.TeamID, f, pos, backwards, limit)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rh := rateHeadersFrom(ctx)
+	return pamapi.ListUsers200JSONResponse{
+		Body: pamapi.UserList{List: toAPIUsers(users)},
+		Headers: pamapi.ListUsers200ResponseHeaders{
+			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
+			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
+		},
+	}, nil
+}
+
+// GetUser returns a user of the team.
+func (s *Server) GetUser(ctx context.Context, req pamapi.GetUserRequestObject) (pamapi.GetUserResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "")
+	if err != nil {
+		return nil, mapStoreErr(err, "no user named "+req.UserName, "")
+	}
+	return pamapi.GetUser200JSONResponse{Body: toAPIUser(u), Headers: pamapi.GetUser200ResponseHeaders(rateHeadersFrom(ctx))}, nil
+}
+
+// ListServiceUsers lists the team's service users.
+func (s *Server) ListServiceUsers(ctx context.Context, req pamapi.ListServiceUsersRequestObject) (pamapi.ListServiceUsersResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	f := userFilter{Kind: "service"}
+	filters := url.Values{}
+	if req.Params.Contains != nil {
+		f.Contains = *req.Params.Contains
+		addFilter(filters, "contains", req.Params.Contains)
+	}
+	if req.Params.Status != nil {
+		f.Status = string(*req.Params.Status)
+		addFilter(filters, "status", &f.Status)
+	}
+	users, link, err := paginate(ctx, s, pageRequest{
+		list: "service_users", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset, filters: filters,
+	}, userKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]user, bool, error) {
+		return s.store.listUsers(ctx, p.TeamID, f, pos, backwards, limit)
+	})
+	if err != nil {
+		return nil, err
+	}
+	list := make([]pamapi.ServiceUser, 0, len(users))
+	for _, u := range users {
+		list = append(list, toAPIServiceUser(u))
+	}
+	rh := rateHeadersFrom(ctx)
+	return pamapi.ListServiceUsers200JSONResponse{
+		Body: pamapi.ServiceUserList{List: list},
+		Headers: pamapi.ListServiceUsers200ResponseHeaders{
+			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
+			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
+		},
+	}, nil
+}
+
+// CreateServiceUser creates an active service user without keys.
+func (s *Server) CreateServiceUser(ctx context.Context, req pamapi.CreateServiceUserRequestObject) (pamapi.CreateServiceUserResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.createUser(ctx, p.TeamID, req.Body.Name, "service", s.clock.Now())
+	if err != nil {
+		return nil, mapStoreErr(err, "", "a user named "+req.Body.Name+" exists already")
+	}
+	return pamapi.CreateServiceUser201JSONResponse{Body: toAPIServiceUser(u), Headers: pamapi.CreateServiceUser201ResponseHeaders(rateHeadersFrom(ctx))}, nil
+}
+
+// GetServiceUser returns a service user.
+func (s *Server) GetServiceUser(ctx context.Context, req pamapi.GetServiceUserRequestObject) (pamapi.GetServiceUserResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
+	if err != nil {
+		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
+	}
+	return pamapi.GetServiceUser200JSONResponse{Body: toAPIServiceUser(u), Headers: pamapi.GetServiceUser200ResponseHeaders(rateHeadersFrom(ctx))}, nil
+}
+
+// UpdateServiceUser renames, disables or enables a service user.
+func (s *Server) UpdateServiceUser(ctx context.Context, req pamapi.UpdateServiceUserRequestObject) (pamapi.UpdateServiceUserResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
+	if err != nil {
+		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
+	}
+	var status *string
+	if req.Body.Status != nil {
+		st := string(*req.Body.Status)
+		status = &st
+	}
+	if err := s.store.updateServiceUser(ctx, p.TeamID, u.ID, req.Body.Name, status); err != nil {
+		name := ""
+		if req.Body.Name != nil {
+			name = *req.Body.Name
+		}
+		return nil, mapStoreErr(err, "", "a user named "+name+" exists already")
+	}
+	return pamapi.UpdateServiceUser204Response(noContent(ctx)), nil
+}
+
+// ListServiceUserKeys lists a service user's live keys, never their secrets.
+func (s *Server) ListServiceUserKeys(ctx context.Context, req pamapi.ListServiceUserKeysRequestObject) (pamapi.ListServiceUserKeysResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
+	if err != nil {
+		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
+	}
+	keys, link, err := paginate(ctx, s, pageRequest{
+		list: "keys|" + u.ID, teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset,
+	}, func(k serviceKey) keyset { return keyset{Name: k.ID, ID: k.ID} },
+		func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]serviceKey, bool, error) {
+			return s.store.listKeys(ctx, u.ID, pos, backwards, limit)
+		})
+	if err != nil {
+		return nil, err
+	}
+	list := make([]pamapi.ServiceUserKey, 0, len(keys))
+	for _, k := range keys {
+		list = append(list, pamapi.ServiceUserKey{Id: k.ID, CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utcPtr(k.ExpiresAt)})
+	}
+	rh := rateHeadersFrom(ctx)
+	return pamapi.ListServiceUserKeys200JSONResponse{
+		Body: pamapi.ServiceUserKeyList{List: list},
+		Headers: pamapi.ListServiceUserKeys200ResponseHeaders{
+			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
+			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
+		},
+	}, nil
+}
+
+// CreateServiceUserKey issues a key and shows its secret this once.
+func (s *Server) CreateServiceUserKey(ctx context.Context, req pamapi.CreateServiceUserKeyRequestObject) (pamapi.CreateServiceUserKeyResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
+	if err != nil {
+		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
+	}
+	now := s.clock.Now()
+	var expires *time.Time
+	if req.Body != nil && req.Body.ExpiresAt != nil {
+		if !req.Body.ExpiresAt.After(now) {
+			return nil, errInvalid(pamapi.ErrorCauseLocationTypeBody, "/expires_at", "expires_at must be in the future")
+		}
+		expires = req.Body.ExpiresAt
+	}
+	k, secret, err := s.store.addKey(ctx, p.TeamID, u.ID, expires, now)
+	if err != nil {
+		return nil, err
+	}
+	return pamapi.CreateServiceUserKey201JSONResponse{
+		Body:    pamapi.ServiceUserKeySecret{Id: k.ID, KeySecret: secret, CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utcPtr(k.ExpiresAt)},
+		Headers: pamapi.CreateServiceUserKey201ResponseHeaders(rateHeadersFrom(ctx)),
+	}, nil
+}
+
+// DeleteServiceUserKey deletes a key; its tokens stop working at once.
+func (s *Server) DeleteServiceUserKey(ctx context.Context, req pamapi.DeleteServiceUserKeyRequestObject) (pamapi.DeleteServiceUserKeyResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
+	if err != nil {
+		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
+	}
+	if err := s.store.deleteKey(ctx, u.ID, req.KeyId, s.clock.Now()); err != nil {
+		return nil, mapStoreErr(err, "no live key "+req.KeyId+" of "+req.UserName, "")
+	}
+	return pamapi.DeleteServiceUserKey204Response(noContent(ctx)), nil
+}
+
+// roleCatalog is every role with what it allows in this API, in name order.
+var roleCatalog = []pamapi.RoleInfo{
+	{Name: pamapi.RoleDelegatedResourceAdmin, Description: "Manages the projects of the resource groups assigned to it; reads the directory."},
+	{Name: pamapi.RoleDelegatedSecurityAdmin, Description: "Creates security policies for resources in the assigned resource groups; reads the directory."},
+	{Name: pamapi.RoleEndUser, Description: "Views and accesses resources granted by policies; implicit for every human user; sees no directory."},
+	{Name: pamapi.RolePamAdmin, Description: "Administers groups, their roles and members, service users and their keys; reads the directory."},
+	{Name: pamapi.RoleResourceAdmin, Description: "Administers project resources and resource groups; reads the directory."},
+	{Name: pamapi.RoleSecurityAdmin, Description: "Creates security policies for every resource; reads the directory."},
+}
+
+func roleKey(r pamapi.RoleInfo) keyset { return keyset{Name: string(r.Name), ID: string(r.Name)} }
+
+// ListRoles lists the roles a group can grant.
+func (s *Server) ListRoles(ctx context.Context, req pamapi.ListRolesRequestObject) (pamapi.ListRolesResponseObject, error) {
+	p, err := s.authorize(ctx, req.TeamName, anyMember)
+	if err != nil {
+		return nil, err
+	}
+	roles, link, err := paginate(ctx, s, pageRequest{
+		list: "roles", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset,
+	}, roleKey, sliceFetcher(roleCatalog, roleKey))
+	if err != nil {
+		return nil, err
+	}
+	if roles == nil {
+		roles = []pamapi.RoleInfo{}
+	}
+	rh := rateHeadersFrom(ctx)
+	return pamapi.ListRoles200JSONResponse{
+		Body: pamapi.RoleList{List: roles},
+		Headers: pamapi.ListRoles200ResponseHeaders{
+			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
+			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
+		},
+	}, nil
+}
+
+func userKey(u user) keyset { return keyset{Name: u.Name, ID: u.ID} }
+
+func toAPIUser(u user) pamapi.User {
+	return pamapi.User{Id: mustUUID(u.ID), Name: u.Name, Kind: pamapi.UserKind(u.Kind), Status: pamapi.UserStatus(u.Status), CreatedAt: u.CreatedAt.UTC()}
+}
+
+func toAPIUsers(users []user) []pamapi.User {
+	list := make([]pamapi.User, 0, len(users))
+	for _, u := range users {
+		list = append(list, toAPIUser(u))
+	}
+	return list
+}
+
+func toAPIServiceUser(u user) pamapi.ServiceUser {
+	return pamapi.ServiceUser{Id: mustUUID(u.ID), Name: u.Name, Status: pamapi.UserStatus(u.Status), CreatedAt: u.CreatedAt.UTC()}
+}
+
+func rolesToStrings(roles []pamapi.Role) []string {
+	out := make([]string, 0, len(roles))
+	for _, r := range roles {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
