@@ -83,6 +83,42 @@ func (e PAMRole) Valid() bool {
 	}
 }
 
+// Defines values for PAMUserKind.
+const (
+	PAMUserKindHuman   PAMUserKind = "human"
+	PAMUserKindService PAMUserKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the PAMUserKind enum.
+func (e PAMUserKind) Valid() bool {
+	switch e {
+	case PAMUserKindHuman:
+		return true
+	case PAMUserKindService:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PAMUserStatus.
+const (
+	PAMUserStatusActive   PAMUserStatus = "active"
+	PAMUserStatusDisabled PAMUserStatus = "disabled"
+)
+
+// Valid indicates whether the value is a known member of the PAMUserStatus enum.
+func (e PAMUserStatus) Valid() bool {
+	switch e {
+	case PAMUserStatusActive:
+		return true
+	case PAMUserStatusDisabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // BootstrapPAMServiceUserRequest defines model for BootstrapPAMServiceUserRequest.
 type BootstrapPAMServiceUserRequest struct {
 	// Group The group to put the user in; created when it does not exist.
@@ -96,6 +132,12 @@ type BootstrapPAMServiceUserRequest struct {
 
 	// Roles The roles of the group (replacing its roles when it exists).
 	Roles []PAMRole `json:"roles"`
+}
+
+// CreatePAMHumanUserRequest defines model for CreatePAMHumanUserRequest.
+type CreatePAMHumanUserRequest struct {
+	// Name The user's name, unique in the team.
+	Name string `json:"name"`
 }
 
 // CreatePAMTeamRequest defines model for CreatePAMTeamRequest.
@@ -113,6 +155,24 @@ type Error struct {
 
 // ErrorError defines model for Error.Error.
 type ErrorError string
+
+// PAMMaintenance defines model for PAMMaintenance.
+type PAMMaintenance struct {
+	// Offline True while every PAM call answers 503 `service_offline`.
+	Offline bool `json:"offline"`
+}
+
+// PAMQuotas defines model for PAMQuotas.
+type PAMQuotas struct {
+	// Groups Most live groups the team may have.
+	Groups *int `json:"groups,omitempty"`
+
+	// KeysPerServiceUser Most live keys each service user may have.
+	KeysPerServiceUser *int `json:"keys_per_service_user,omitempty"`
+
+	// ServiceUsers Most service users the team may have.
+	ServiceUsers *int `json:"service_users,omitempty"`
+}
 
 // PAMRole defines model for PAMRole.
 type PAMRole string
@@ -142,6 +202,21 @@ type PAMTeam struct {
 // PAMTeamName defines model for PAMTeamName.
 type PAMTeamName = string
 
+// PAMUser defines model for PAMUser.
+type PAMUser struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      PAMUserKind        `json:"kind"`
+	Name      string             `json:"name"`
+	Status    PAMUserStatus      `json:"status"`
+}
+
+// PAMUserKind defines model for PAMUser.Kind.
+type PAMUserKind string
+
+// PAMUserStatus defines model for PAMUser.Status.
+type PAMUserStatus string
+
 // UpdatePAMTeamRequest defines model for UpdatePAMTeamRequest.
 type UpdatePAMTeamRequest struct {
 	// Disabled True disables the team; false enables it again.
@@ -166,14 +241,23 @@ type NotFound = Error
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
 
+// SetPAMMaintenanceJSONRequestBody defines body for SetPAMMaintenance for application/json ContentType.
+type SetPAMMaintenanceJSONRequestBody = PAMMaintenance
+
 // CreatePAMTeamJSONRequestBody defines body for CreatePAMTeam for application/json ContentType.
 type CreatePAMTeamJSONRequestBody = CreatePAMTeamRequest
 
 // UpdatePAMTeamJSONRequestBody defines body for UpdatePAMTeam for application/json ContentType.
 type UpdatePAMTeamJSONRequestBody = UpdatePAMTeamRequest
 
+// SetPAMQuotasJSONRequestBody defines body for SetPAMQuotas for application/json ContentType.
+type SetPAMQuotasJSONRequestBody = PAMQuotas
+
 // BootstrapPAMServiceUserJSONRequestBody defines body for BootstrapPAMServiceUser for application/json ContentType.
 type BootstrapPAMServiceUserJSONRequestBody = BootstrapPAMServiceUserRequest
+
+// CreatePAMHumanUserJSONRequestBody defines body for CreatePAMHumanUser for application/json ContentType.
+type CreatePAMHumanUserJSONRequestBody = CreatePAMHumanUserRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -249,6 +333,33 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetPAMMaintenance Tell whether the PAM API is offline
+	//
+	// Reports the PAM maintenance switch.
+	//
+	// Corresponds with GET /pam/maintenance (the `GetPAMMaintenance` operationId).
+	GetPAMMaintenance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetPAMMaintenanceWithBody Take the PAM API offline or bring it back
+	//
+	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+	SetPAMMaintenanceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetPAMMaintenance Take the PAM API offline or bring it back
+	//
+	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+	SetPAMMaintenance(ctx context.Context, body SetPAMMaintenanceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreatePAMTeamWithBody Create a PAM team
 	//
 	// Takes any type of body and a specified content type.
@@ -286,6 +397,33 @@ type ClientInterface interface {
 	// Corresponds with PATCH /pam/teams/{team_name} (the `UpdatePAMTeam` operationId).
 	UpdatePAMTeam(ctx context.Context, teamName TeamName, body UpdatePAMTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetPAMQuotas Get a PAM team's quotas
+	//
+	// Returns the team's quotas; an absent field is no limit.
+	//
+	// Corresponds with GET /pam/teams/{team_name}/quotas (the `GetPAMQuotas` operationId).
+	GetPAMQuotas(ctx context.Context, teamName TeamName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetPAMQuotasWithBody Replace a PAM team's quotas
+	//
+	// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+	// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+	SetPAMQuotasWithBody(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetPAMQuotas Replace a PAM team's quotas
+	//
+	// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+	// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+	SetPAMQuotas(ctx context.Context, teamName TeamName, body SetPAMQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// BootstrapPAMServiceUserWithBody Create a service user with a key, in a group with the given roles
 	//
 	// Creates (or reuses) the group, creates the service user as its member and issues one
@@ -305,6 +443,85 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /pam/teams/{team_name}/service_users (the `BootstrapPAMServiceUser` operationId).
 	BootstrapPAMServiceUser(ctx context.Context, teamName TeamName, body BootstrapPAMServiceUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePAMHumanUserWithBody Create a human user in a PAM team
+	//
+	// Creates an active human user (humans sign in through the dashboard, so only the
+	// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+	// `AddGroupMember` puts them in groups.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+	CreatePAMHumanUserWithBody(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePAMHumanUser Create a human user in a PAM team
+	//
+	// Creates an active human user (humans sign in through the dashboard, so only the
+	// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+	// `AddGroupMember` puts them in groups.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+	CreatePAMHumanUser(ctx context.Context, teamName TeamName, body CreatePAMHumanUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// GetPAMMaintenance Tell whether the PAM API is offline
+//
+// Reports the PAM maintenance switch.
+//
+// Corresponds with GET /pam/maintenance (the `GetPAMMaintenance` operationId).
+func (c *Client) GetPAMMaintenance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPAMMaintenanceRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetPAMMaintenanceWithBody Take the PAM API offline or bring it back
+//
+// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+// spec and docs still answer). The switch lives in the process: it resets on restart.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+func (c *Client) SetPAMMaintenanceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetPAMMaintenanceRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetPAMMaintenance Take the PAM API offline or bring it back
+//
+// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+// spec and docs still answer). The switch lives in the process: it resets on restart.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+func (c *Client) SetPAMMaintenance(ctx context.Context, body SetPAMMaintenanceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetPAMMaintenanceRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // CreatePAMTeamWithBody Create a PAM team
@@ -394,6 +611,63 @@ func (c *Client) UpdatePAMTeam(ctx context.Context, teamName TeamName, body Upda
 	return c.Client.Do(req)
 }
 
+// GetPAMQuotas Get a PAM team's quotas
+//
+// Returns the team's quotas; an absent field is no limit.
+//
+// Corresponds with GET /pam/teams/{team_name}/quotas (the `GetPAMQuotas` operationId).
+func (c *Client) GetPAMQuotas(ctx context.Context, teamName TeamName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPAMQuotasRequest(c.Server, teamName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetPAMQuotasWithBody Replace a PAM team's quotas
+//
+// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+func (c *Client) SetPAMQuotasWithBody(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetPAMQuotasRequestWithBody(c.Server, teamName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetPAMQuotas Replace a PAM team's quotas
+//
+// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+func (c *Client) SetPAMQuotas(ctx context.Context, teamName TeamName, body SetPAMQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetPAMQuotasRequest(c.Server, teamName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // BootstrapPAMServiceUserWithBody Create a service user with a key, in a group with the given roles
 //
 // Creates (or reuses) the group, creates the service user as its member and issues one
@@ -432,6 +706,115 @@ func (c *Client) BootstrapPAMServiceUser(ctx context.Context, teamName TeamName,
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// CreatePAMHumanUserWithBody Create a human user in a PAM team
+//
+// Creates an active human user (humans sign in through the dashboard, so only the
+// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+// `AddGroupMember` puts them in groups.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+func (c *Client) CreatePAMHumanUserWithBody(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePAMHumanUserRequestWithBody(c.Server, teamName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePAMHumanUser Create a human user in a PAM team
+//
+// Creates an active human user (humans sign in through the dashboard, so only the
+// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+// `AddGroupMember` puts them in groups.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+func (c *Client) CreatePAMHumanUser(ctx context.Context, teamName TeamName, body CreatePAMHumanUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePAMHumanUserRequest(c.Server, teamName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NewGetPAMMaintenanceRequest constructs an http.Request for the GetPAMMaintenance method
+func NewGetPAMMaintenanceRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pam/maintenance")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetPAMMaintenanceRequest calls the generic SetPAMMaintenance builder with application/json body
+func NewSetPAMMaintenanceRequest(server string, body SetPAMMaintenanceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetPAMMaintenanceRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSetPAMMaintenanceRequestWithBody constructs an http.Request for the SetPAMMaintenance method, with any body, and a specified content type
+func NewSetPAMMaintenanceRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pam/maintenance")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
 }
 
 // NewCreatePAMTeamRequest calls the generic CreatePAMTeam builder with application/json body
@@ -555,6 +938,87 @@ func NewUpdatePAMTeamRequestWithBody(server string, teamName TeamName, contentTy
 	return req, nil
 }
 
+// NewGetPAMQuotasRequest constructs an http.Request for the GetPAMQuotas method
+func NewGetPAMQuotasRequest(server string, teamName TeamName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "team_name", teamName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pam/teams/%s/quotas", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetPAMQuotasRequest calls the generic SetPAMQuotas builder with application/json body
+func NewSetPAMQuotasRequest(server string, teamName TeamName, body SetPAMQuotasJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetPAMQuotasRequestWithBody(server, teamName, "application/json", bodyReader)
+}
+
+// NewSetPAMQuotasRequestWithBody constructs an http.Request for the SetPAMQuotas method, with any body, and a specified content type
+func NewSetPAMQuotasRequestWithBody(server string, teamName TeamName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "team_name", teamName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pam/teams/%s/quotas", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewBootstrapPAMServiceUserRequest calls the generic BootstrapPAMServiceUser builder with application/json body
 func NewBootstrapPAMServiceUserRequest(server string, teamName TeamName, body BootstrapPAMServiceUserJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -583,6 +1047,53 @@ func NewBootstrapPAMServiceUserRequestWithBody(server string, teamName TeamName,
 	}
 
 	operationPath := fmt.Sprintf("/pam/teams/%s/service_users", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreatePAMHumanUserRequest calls the generic CreatePAMHumanUser builder with application/json body
+func NewCreatePAMHumanUserRequest(server string, teamName TeamName, body CreatePAMHumanUserJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePAMHumanUserRequestWithBody(server, teamName, "application/json", bodyReader)
+}
+
+// NewCreatePAMHumanUserRequestWithBody constructs an http.Request for the CreatePAMHumanUser method, with any body, and a specified content type
+func NewCreatePAMHumanUserRequestWithBody(server string, teamName TeamName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "team_name", teamName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pam/teams/%s/users", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -646,6 +1157,35 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetPAMMaintenanceWithResponse Tell whether the PAM API is offline
+	//
+	// Reports the PAM maintenance switch.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pam/maintenance (the `GetPAMMaintenance` operationId).
+	GetPAMMaintenanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPAMMaintenanceResponse, error)
+
+	// SetPAMMaintenanceWithBodyWithResponse Take the PAM API offline or bring it back
+	//
+	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+	SetPAMMaintenanceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetPAMMaintenanceResponse, error)
+
+	// SetPAMMaintenanceWithResponse Take the PAM API offline or bring it back
+	//
+	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+	SetPAMMaintenanceWithResponse(ctx context.Context, body SetPAMMaintenanceJSONRequestBody, reqEditors ...RequestEditorFn) (*SetPAMMaintenanceResponse, error)
+
 	// CreatePAMTeamWithBodyWithResponse Create a PAM team
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -685,6 +1225,35 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /pam/teams/{team_name} (the `UpdatePAMTeam` operationId).
 	UpdatePAMTeamWithResponse(ctx context.Context, teamName TeamName, body UpdatePAMTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePAMTeamResponse, error)
 
+	// GetPAMQuotasWithResponse Get a PAM team's quotas
+	//
+	// Returns the team's quotas; an absent field is no limit.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pam/teams/{team_name}/quotas (the `GetPAMQuotas` operationId).
+	GetPAMQuotasWithResponse(ctx context.Context, teamName TeamName, reqEditors ...RequestEditorFn) (*GetPAMQuotasResponse, error)
+
+	// SetPAMQuotasWithBodyWithResponse Replace a PAM team's quotas
+	//
+	// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+	// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+	SetPAMQuotasWithBodyWithResponse(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetPAMQuotasResponse, error)
+
+	// SetPAMQuotasWithResponse Replace a PAM team's quotas
+	//
+	// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+	// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+	SetPAMQuotasWithResponse(ctx context.Context, teamName TeamName, body SetPAMQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*SetPAMQuotasResponse, error)
+
 	// BootstrapPAMServiceUserWithBodyWithResponse Create a service user with a key, in a group with the given roles
 	//
 	// Creates (or reuses) the group, creates the service user as its member and issues one
@@ -704,6 +1273,145 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /pam/teams/{team_name}/service_users (the `BootstrapPAMServiceUser` operationId).
 	BootstrapPAMServiceUserWithResponse(ctx context.Context, teamName TeamName, body BootstrapPAMServiceUserJSONRequestBody, reqEditors ...RequestEditorFn) (*BootstrapPAMServiceUserResponse, error)
+
+	// CreatePAMHumanUserWithBodyWithResponse Create a human user in a PAM team
+	//
+	// Creates an active human user (humans sign in through the dashboard, so only the
+	// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+	// `AddGroupMember` puts them in groups.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+	CreatePAMHumanUserWithBodyWithResponse(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePAMHumanUserResponse, error)
+
+	// CreatePAMHumanUserWithResponse Create a human user in a PAM team
+	//
+	// Creates an active human user (humans sign in through the dashboard, so only the
+	// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+	// `AddGroupMember` puts them in groups.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+	CreatePAMHumanUserWithResponse(ctx context.Context, teamName TeamName, body CreatePAMHumanUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePAMHumanUserResponse, error)
+}
+
+type GetPAMMaintenanceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PAMMaintenance
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON200() *PAMMaintenance {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPAMMaintenanceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPAMMaintenanceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPAMMaintenanceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPAMMaintenanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetPAMMaintenanceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PAMMaintenance
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON200() *PAMMaintenance {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetPAMMaintenanceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetPAMMaintenanceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetPAMMaintenanceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetPAMMaintenanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type CreatePAMTeamResponse struct {
@@ -906,6 +1614,137 @@ func (r UpdatePAMTeamResponse) ContentType() string {
 	return ""
 }
 
+type GetPAMQuotasResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PAMQuotas
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON200() *PAMQuotas {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPAMQuotasResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPAMQuotasResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPAMQuotasResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPAMQuotasResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetPAMQuotasResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PAMQuotas
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON200() *PAMQuotas {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetPAMQuotasResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetPAMQuotasResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetPAMQuotasResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetPAMQuotasResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type BootstrapPAMServiceUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -982,6 +1821,129 @@ func (r BootstrapPAMServiceUserResponse) ContentType() string {
 	return ""
 }
 
+type CreatePAMHumanUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *PAMUser
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON201() *PAMUser {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePAMHumanUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePAMHumanUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePAMHumanUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePAMHumanUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPAMMaintenanceWithResponse Tell whether the PAM API is offline
+//
+// Reports the PAM maintenance switch.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pam/maintenance (the `GetPAMMaintenance` operationId).
+func (c *ClientWithResponses) GetPAMMaintenanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPAMMaintenanceResponse, error) {
+	rsp, err := c.GetPAMMaintenance(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPAMMaintenanceResponse(rsp)
+}
+
+// SetPAMMaintenanceWithBodyWithResponse Take the PAM API offline or bring it back
+//
+// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+// spec and docs still answer). The switch lives in the process: it resets on restart.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+func (c *ClientWithResponses) SetPAMMaintenanceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetPAMMaintenanceResponse, error) {
+	rsp, err := c.SetPAMMaintenanceWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetPAMMaintenanceResponse(rsp)
+}
+
+// SetPAMMaintenanceWithResponse Take the PAM API offline or bring it back
+//
+// While `offline` is true every PAM API call answers 503 `service_offline` (health,
+// spec and docs still answer). The switch lives in the process: it resets on restart.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /pam/maintenance (the `SetPAMMaintenance` operationId).
+func (c *ClientWithResponses) SetPAMMaintenanceWithResponse(ctx context.Context, body SetPAMMaintenanceJSONRequestBody, reqEditors ...RequestEditorFn) (*SetPAMMaintenanceResponse, error) {
+	rsp, err := c.SetPAMMaintenance(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetPAMMaintenanceResponse(rsp)
+}
+
 // CreatePAMTeamWithBodyWithResponse Create a PAM team
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -1051,6 +2013,53 @@ func (c *ClientWithResponses) UpdatePAMTeamWithResponse(ctx context.Context, tea
 	return ParseUpdatePAMTeamResponse(rsp)
 }
 
+// GetPAMQuotasWithResponse Get a PAM team's quotas
+//
+// Returns the team's quotas; an absent field is no limit.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pam/teams/{team_name}/quotas (the `GetPAMQuotas` operationId).
+func (c *ClientWithResponses) GetPAMQuotasWithResponse(ctx context.Context, teamName TeamName, reqEditors ...RequestEditorFn) (*GetPAMQuotasResponse, error) {
+	rsp, err := c.GetPAMQuotas(ctx, teamName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPAMQuotasResponse(rsp)
+}
+
+// SetPAMQuotasWithBodyWithResponse Replace a PAM team's quotas
+//
+// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+func (c *ClientWithResponses) SetPAMQuotasWithBodyWithResponse(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetPAMQuotasResponse, error) {
+	rsp, err := c.SetPAMQuotasWithBody(ctx, teamName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetPAMQuotasResponse(rsp)
+}
+
+// SetPAMQuotasWithResponse Replace a PAM team's quotas
+//
+// Replaces the team's quotas; an absent field removes that limit. A PAM create that
+// would exceed a quota answers 403 `quota_exceeded`; what exists already is kept.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /pam/teams/{team_name}/quotas (the `SetPAMQuotas` operationId).
+func (c *ClientWithResponses) SetPAMQuotasWithResponse(ctx context.Context, teamName TeamName, body SetPAMQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*SetPAMQuotasResponse, error) {
+	rsp, err := c.SetPAMQuotas(ctx, teamName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetPAMQuotasResponse(rsp)
+}
+
 // BootstrapPAMServiceUserWithBodyWithResponse Create a service user with a key, in a group with the given roles
 //
 // Creates (or reuses) the group, creates the service user as its member and issues one
@@ -1081,6 +2090,127 @@ func (c *ClientWithResponses) BootstrapPAMServiceUserWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseBootstrapPAMServiceUserResponse(rsp)
+}
+
+// CreatePAMHumanUserWithBodyWithResponse Create a human user in a PAM team
+//
+// Creates an active human user (humans sign in through the dashboard, so only the
+// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+// `AddGroupMember` puts them in groups.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+func (c *ClientWithResponses) CreatePAMHumanUserWithBodyWithResponse(ctx context.Context, teamName TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePAMHumanUserResponse, error) {
+	rsp, err := c.CreatePAMHumanUserWithBody(ctx, teamName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePAMHumanUserResponse(rsp)
+}
+
+// CreatePAMHumanUserWithResponse Create a human user in a PAM team
+//
+// Creates an active human user (humans sign in through the dashboard, so only the
+// operator creates them). Humans hold the `end_user` role implicitly; the PAM API's
+// `AddGroupMember` puts them in groups.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
+func (c *ClientWithResponses) CreatePAMHumanUserWithResponse(ctx context.Context, teamName TeamName, body CreatePAMHumanUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePAMHumanUserResponse, error) {
+	rsp, err := c.CreatePAMHumanUser(ctx, teamName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePAMHumanUserResponse(rsp)
+}
+
+// ParseGetPAMMaintenanceResponse parses an HTTP response from a GetPAMMaintenanceWithResponse call
+func ParseGetPAMMaintenanceResponse(rsp *http.Response) (*GetPAMMaintenanceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPAMMaintenanceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PAMMaintenance
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetPAMMaintenanceResponse parses an HTTP response from a SetPAMMaintenanceWithResponse call
+func ParseSetPAMMaintenanceResponse(rsp *http.Response) (*SetPAMMaintenanceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetPAMMaintenanceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PAMMaintenance
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseCreatePAMTeamResponse parses an HTTP response from a CreatePAMTeamWithResponse call
@@ -1238,6 +2368,107 @@ func ParseUpdatePAMTeamResponse(rsp *http.Response) (*UpdatePAMTeamResponse, err
 	return response, nil
 }
 
+// ParseGetPAMQuotasResponse parses an HTTP response from a GetPAMQuotasWithResponse call
+func ParseGetPAMQuotasResponse(rsp *http.Response) (*GetPAMQuotasResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPAMQuotasResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PAMQuotas
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetPAMQuotasResponse parses an HTTP response from a SetPAMQuotasWithResponse call
+func ParseSetPAMQuotasResponse(rsp *http.Response) (*SetPAMQuotasResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetPAMQuotasResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PAMQuotas
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseBootstrapPAMServiceUserResponse parses an HTTP response from a BootstrapPAMServiceUserWithResponse call
 func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServiceUserResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -1299,8 +2530,75 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 	return response, nil
 }
 
+// ParseCreatePAMHumanUserResponse parses an HTTP response from a CreatePAMHumanUserWithResponse call
+func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePAMHumanUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest PAMUser
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// GetPAMMaintenance Tell whether the PAM API is offline
+	// (GET /pam/maintenance)
+	GetPAMMaintenance(ctx echo.Context) error
+	// SetPAMMaintenance Take the PAM API offline or bring it back
+	// (PUT /pam/maintenance)
+	SetPAMMaintenance(ctx echo.Context) error
 	// CreatePAMTeam Create a PAM team
 	// (POST /pam/teams)
 	CreatePAMTeam(ctx echo.Context) error
@@ -1310,14 +2608,41 @@ type ServerInterface interface {
 	// UpdatePAMTeam Disable or enable a PAM team
 	// (PATCH /pam/teams/{team_name})
 	UpdatePAMTeam(ctx echo.Context, teamName TeamName) error
+	// GetPAMQuotas Get a PAM team's quotas
+	// (GET /pam/teams/{team_name}/quotas)
+	GetPAMQuotas(ctx echo.Context, teamName TeamName) error
+	// SetPAMQuotas Replace a PAM team's quotas
+	// (PUT /pam/teams/{team_name}/quotas)
+	SetPAMQuotas(ctx echo.Context, teamName TeamName) error
 	// BootstrapPAMServiceUser Create a service user with a key, in a group with the given roles
 	// (POST /pam/teams/{team_name}/service_users)
 	BootstrapPAMServiceUser(ctx echo.Context, teamName TeamName) error
+	// CreatePAMHumanUser Create a human user in a PAM team
+	// (POST /pam/teams/{team_name}/users)
+	CreatePAMHumanUser(ctx echo.Context, teamName TeamName) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// GetPAMMaintenance converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPAMMaintenance(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPAMMaintenance(ctx)
+	return err
+}
+
+// SetPAMMaintenance converts echo context to params.
+func (w *ServerInterfaceWrapper) SetPAMMaintenance(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetPAMMaintenance(ctx)
+	return err
 }
 
 // CreatePAMTeam converts echo context to params.
@@ -1361,6 +2686,38 @@ func (w *ServerInterfaceWrapper) UpdatePAMTeam(ctx echo.Context) error {
 	return err
 }
 
+// GetPAMQuotas converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPAMQuotas(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "team_name" -------------
+	var teamName TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPAMQuotas(ctx, teamName)
+	return err
+}
+
+// SetPAMQuotas converts echo context to params.
+func (w *ServerInterfaceWrapper) SetPAMQuotas(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "team_name" -------------
+	var teamName TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetPAMQuotas(ctx, teamName)
+	return err
+}
+
 // BootstrapPAMServiceUser converts echo context to params.
 func (w *ServerInterfaceWrapper) BootstrapPAMServiceUser(ctx echo.Context) error {
 	var err error
@@ -1374,6 +2731,22 @@ func (w *ServerInterfaceWrapper) BootstrapPAMServiceUser(ctx echo.Context) error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BootstrapPAMServiceUser(ctx, teamName)
+	return err
+}
+
+// CreatePAMHumanUser converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePAMHumanUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "team_name" -------------
+	var teamName TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePAMHumanUser(ctx, teamName)
 	return err
 }
 
@@ -1428,6 +2801,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/pam/teams/:team_name", wrapper.GetPAMTeam, options.OperationMiddlewares["GetPAMTeam"]...)
 	router.PATCH(options.BaseURL+"/pam/teams/:team_name", wrapper.UpdatePAMTeam, options.OperationMiddlewares["UpdatePAMTeam"]...)
 	router.POST(options.BaseURL+"/pam/teams/:team_name/service_users", wrapper.BootstrapPAMServiceUser, options.OperationMiddlewares["BootstrapPAMServiceUser"]...)
+	router.POST(options.BaseURL+"/pam/teams/:team_name/users", wrapper.CreatePAMHumanUser, options.OperationMiddlewares["CreatePAMHumanUser"]...)
+	router.GET(options.BaseURL+"/pam/teams/:team_name/quotas", wrapper.GetPAMQuotas, options.OperationMiddlewares["GetPAMQuotas"]...)
+	router.PUT(options.BaseURL+"/pam/teams/:team_name/quotas", wrapper.SetPAMQuotas, options.OperationMiddlewares["SetPAMQuotas"]...)
+	router.GET(options.BaseURL+"/pam/maintenance", wrapper.GetPAMMaintenance, options.OperationMiddlewares["GetPAMMaintenance"]...)
+	router.PUT(options.BaseURL+"/pam/maintenance", wrapper.SetPAMMaintenance, options.OperationMiddlewares["SetPAMMaintenance"]...)
 
 }
 
@@ -1440,6 +2818,119 @@ type InternalJSONResponse Error
 type NotFoundJSONResponse Error
 
 type UnauthorizedJSONResponse Error
+
+type GetPAMMaintenanceRequestObject struct {
+}
+
+type GetPAMMaintenanceResponseObject interface {
+	VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error
+}
+
+type GetPAMMaintenance200JSONResponse PAMMaintenance
+
+func (response GetPAMMaintenance200JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMMaintenance401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPAMMaintenance401JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMMaintenance500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetPAMMaintenance500JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMMaintenanceRequestObject struct {
+	Body *SetPAMMaintenanceJSONRequestBody
+}
+
+type SetPAMMaintenanceResponseObject interface {
+	VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error
+}
+
+type SetPAMMaintenance200JSONResponse PAMMaintenance
+
+func (response SetPAMMaintenance200JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMMaintenance400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetPAMMaintenance400JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMMaintenance401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetPAMMaintenance401JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMMaintenance500JSONResponse struct{ InternalJSONResponse }
+
+func (response SetPAMMaintenance500JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type CreatePAMTeamRequestObject struct {
 	Body *CreatePAMTeamJSONRequestBody
@@ -1662,6 +3153,149 @@ func (response UpdatePAMTeam500JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	return err
 }
 
+type GetPAMQuotasRequestObject struct {
+	TeamName TeamName `json:"team_name"`
+}
+
+type GetPAMQuotasResponseObject interface {
+	VisitGetPAMQuotasResponse(w http.ResponseWriter) error
+}
+
+type GetPAMQuotas200JSONResponse PAMQuotas
+
+func (response GetPAMQuotas200JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPAMQuotas401JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPAMQuotas404JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetPAMQuotas500JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMQuotasRequestObject struct {
+	TeamName TeamName `json:"team_name"`
+	Body     *SetPAMQuotasJSONRequestBody
+}
+
+type SetPAMQuotasResponseObject interface {
+	VisitSetPAMQuotasResponse(w http.ResponseWriter) error
+}
+
+type SetPAMQuotas200JSONResponse PAMQuotas
+
+func (response SetPAMQuotas200JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMQuotas400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetPAMQuotas400JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMQuotas401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetPAMQuotas401JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMQuotas404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetPAMQuotas404JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMQuotas500JSONResponse struct{ InternalJSONResponse }
+
+func (response SetPAMQuotas500JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BootstrapPAMServiceUserRequestObject struct {
 	TeamName TeamName `json:"team_name"`
 	Body     *BootstrapPAMServiceUserJSONRequestBody
@@ -1755,8 +3389,107 @@ func (response BootstrapPAMServiceUser500JSONResponse) VisitBootstrapPAMServiceU
 	return err
 }
 
+type CreatePAMHumanUserRequestObject struct {
+	TeamName TeamName `json:"team_name"`
+	Body     *CreatePAMHumanUserJSONRequestBody
+}
+
+type CreatePAMHumanUserResponseObject interface {
+	VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error
+}
+
+type CreatePAMHumanUser201JSONResponse PAMUser
+
+func (response CreatePAMHumanUser201JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMHumanUser400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePAMHumanUser400JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMHumanUser401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePAMHumanUser401JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMHumanUser404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePAMHumanUser404JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMHumanUser409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreatePAMHumanUser409JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMHumanUser500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreatePAMHumanUser500JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// GetPAMMaintenance Tell whether the PAM API is offline
+	// (GET /pam/maintenance)
+	GetPAMMaintenance(ctx context.Context, request GetPAMMaintenanceRequestObject) (GetPAMMaintenanceResponseObject, error)
+	// SetPAMMaintenance Take the PAM API offline or bring it back
+	// (PUT /pam/maintenance)
+	SetPAMMaintenance(ctx context.Context, request SetPAMMaintenanceRequestObject) (SetPAMMaintenanceResponseObject, error)
 	// CreatePAMTeam Create a PAM team
 	// (POST /pam/teams)
 	CreatePAMTeam(ctx context.Context, request CreatePAMTeamRequestObject) (CreatePAMTeamResponseObject, error)
@@ -1766,9 +3499,18 @@ type StrictServerInterface interface {
 	// UpdatePAMTeam Disable or enable a PAM team
 	// (PATCH /pam/teams/{team_name})
 	UpdatePAMTeam(ctx context.Context, request UpdatePAMTeamRequestObject) (UpdatePAMTeamResponseObject, error)
+	// GetPAMQuotas Get a PAM team's quotas
+	// (GET /pam/teams/{team_name}/quotas)
+	GetPAMQuotas(ctx context.Context, request GetPAMQuotasRequestObject) (GetPAMQuotasResponseObject, error)
+	// SetPAMQuotas Replace a PAM team's quotas
+	// (PUT /pam/teams/{team_name}/quotas)
+	SetPAMQuotas(ctx context.Context, request SetPAMQuotasRequestObject) (SetPAMQuotasResponseObject, error)
 	// BootstrapPAMServiceUser Create a service user with a key, in a group with the given roles
 	// (POST /pam/teams/{team_name}/service_users)
 	BootstrapPAMServiceUser(ctx context.Context, request BootstrapPAMServiceUserRequestObject) (BootstrapPAMServiceUserResponseObject, error)
+	// CreatePAMHumanUser Create a human user in a PAM team
+	// (POST /pam/teams/{team_name}/users)
+	CreatePAMHumanUser(ctx context.Context, request CreatePAMHumanUserRequestObject) (CreatePAMHumanUserResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -1781,6 +3523,75 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// GetPAMMaintenance operation middleware
+func (sh *strictHandler) GetPAMMaintenance(ctx echo.Context) error {
+	var request GetPAMMaintenanceRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPAMMaintenance(ctx.Request().Context(), request.(GetPAMMaintenanceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPAMMaintenance")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPAMMaintenanceResponseObject); ok {
+		return validResponse.VisitGetPAMMaintenanceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetPAMMaintenance operation middleware
+func (sh *strictHandler) SetPAMMaintenance(ctx echo.Context) error {
+	var request SetPAMMaintenanceRequestObject
+
+	var body SetPAMMaintenanceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetPAMMaintenance(ctx.Request().Context(), request.(SetPAMMaintenanceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetPAMMaintenance")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetPAMMaintenanceResponseObject); ok {
+		return validResponse.VisitSetPAMMaintenanceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // CreatePAMTeam operation middleware
@@ -1902,6 +3713,79 @@ func (sh *strictHandler) UpdatePAMTeam(ctx echo.Context, teamName TeamName) erro
 	return nil
 }
 
+// GetPAMQuotas operation middleware
+func (sh *strictHandler) GetPAMQuotas(ctx echo.Context, teamName TeamName) error {
+	var request GetPAMQuotasRequestObject
+
+	request.TeamName = teamName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPAMQuotas(ctx.Request().Context(), request.(GetPAMQuotasRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPAMQuotas")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPAMQuotasResponseObject); ok {
+		return validResponse.VisitGetPAMQuotasResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetPAMQuotas operation middleware
+func (sh *strictHandler) SetPAMQuotas(ctx echo.Context, teamName TeamName) error {
+	var request SetPAMQuotasRequestObject
+
+	request.TeamName = teamName
+
+	var body SetPAMQuotasJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetPAMQuotas(ctx.Request().Context(), request.(SetPAMQuotasRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetPAMQuotas")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetPAMQuotasResponseObject); ok {
+		return validResponse.VisitSetPAMQuotasResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // BootstrapPAMServiceUser operation middleware
 func (sh *strictHandler) BootstrapPAMServiceUser(ctx echo.Context, teamName TeamName) error {
 	var request BootstrapPAMServiceUserRequestObject
@@ -1950,44 +3834,103 @@ func (sh *strictHandler) BootstrapPAMServiceUser(ctx echo.Context, teamName Team
 	return nil
 }
 
+// CreatePAMHumanUser operation middleware
+func (sh *strictHandler) CreatePAMHumanUser(ctx echo.Context, teamName TeamName) error {
+	var request CreatePAMHumanUserRequestObject
+
+	request.TeamName = teamName
+
+	var body CreatePAMHumanUserJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePAMHumanUser(ctx.Request().Context(), request.(CreatePAMHumanUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePAMHumanUser")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePAMHumanUserResponseObject); ok {
+		return validResponse.VisitCreatePAMHumanUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFltc9u4Ef4rO+jNNOnQlJy3XuRPSi69ei5xNRfnU+RKK3Il4kwCDADa1nn03zsLkBRl0Y7z5usnUwQB",
-	"LHafffbB+lokuii1IuWsGF2LEg0W5Mj4X6eExQkWxM8p2cTI0kmtxEicZgST8TtwhAUoLCgWkZA8UqLL",
-	"RCSUnyZ4fOafI2HoUyUNpWLkTEWRsElGBfLaPxlaipH422BrzCCM2sFk/K41Y7PZ8DK21MqSt/AVpr/T",
-	"p4qs41+JVo6Uf8SyzGWCbO7gD8s2X99zwzfGaBO22j+zCZvBwhCeW3AZQZgH2gCCqXKKxSYSr7Va5jJ5",
-	"MKusrkxCQFfSOguYG8J07S05Vo6MwvzHWzJWUCm6KilxlIIlc0EGiL/2hpxo9y9dqfTHG3KiwVZJ1rrF",
-	"b/9BYeUybeSf9AAmvJPWSrViVFwarVaAaSEVOH1OKhb8fb2EB7HWzjqD5WT87j2ZC5nQB0umA2xMU8kr",
-	"Yz4xuiTjJMN/ibmlSJSdV9diZXRV9iesHwKnoaych25lyYBUR5AYQg7aZUYKpINUkwWlXQAU53aBV29J",
-	"rVwmRk+eP49EIVXz+zASbl1ytltnpFqxt89pPaOrUhqyM6lmlhKtUrtv1lu5JCcLAr30Fp3T+ggupct0",
-	"5diQ+l3XIF7UWySVLKpCjF4MWwOkcrQiwxaoW3nLBhf70//devaKoFLyU0XAMcrI09qNU794dvPQJTpO",
-	"LTES//2IB38OD16e1X9n8cHZP34SPX4xOifbb5YfavwQQvXIUJljwkCSztZfNDEKuf7YE6+jwt6DSH/X",
-	"ObEVBV4dhykvWhvRGFyLSARH1MNM1IFzG+r+KGo2DzhrTnTWrqMXf1DiPAd6UNX8/XVgboJ4/wLRY2uf",
-	"bSFxueDt7Jfo9BbQ/Pv0dALWoatsLPrwRs2KpBiUH4VUF5jLdFaXDO/aDgVFQmk3W3pGjJiNQr3gr2xV",
-	"lto4Smc1Sc38dpHfznP5WQ+0CrIWV978G2M3nOIP2Ri8ndfnpgYznWOVWMw8mfmKHgi2fZFSTitmktne",
-	"kKWkMtKte77dGyKVzjg7e8+5S5KvDaWknMTc7oez5cI7+Qk9KpfaFPwkUnR0wJzEIaryHBfsgCBZeteR",
-	"6a1bWEoMuX1Evc/0pQKtEjoCrfK1T+8MbQbSgnXaUBrfSR9fmvE7Sc6/W132JdkVCY5KfeDWYVUl0z5j",
-	"/bfNHndDsisTmy26C9ykm9bxO27eC+stkOYD9eR+qIF3wWHviKm0DI8uABZa54SKR+/pp28lOb9q7abW",
-	"oKh7njv80Mj7717pPpTpt7J/17s3GNlUBPWwbSv2EfhlgFR4Lx3gCqXqpFIbnc2eSzZbjnrPXg82eEo6",
-	"ZdnWXxc6ug4ezceT4/en49e/zca/vDs+mZ3+57c3J3Nfon0gvQWEhszWosy5MihIqZa6UaYYrg71LQpL",
-	"aR0m55wTJq8n2dFgsJIuqxZxootB8037IHqvCuxfdJqFz3hyzHIDFTRTatE+Ys8F+DTOVaicjbxksoAq",
-	"ZVHGY+gl2lSV1SKXCS/pZyjgSse8nKCjGI4d5NI6Uha08mTH/MdFLoIFl0BWpbnW5YKtWKwhpSVWuYum",
-	"ijer0W5hPq4LqBfrI3jlnQnTajh8mnRC4V/QHB6x9f1RgQs0knFyNFUIBlWqizqO0sKKFPuJUn/Y0nDl",
-	"3cpjaaFSltzjGOat78L2cRzPeVw6O1WJLgpU6UEuFcESE4qnaqom6DILaGqVRykfmA3lgLiM1mEp9pcZ",
-	"wXxQYjHgZSOYD5Z41T5zncAVhd9TNR8Ysg4rg8r5dzF4lcPxspdkYH499bV/KiKYhvIfHmsFMBWbeTzl",
-	"+pvLhJSlDgLHJSYZHTyJh3sYvLy8jNEPx9qsBvVcO3h7/PrNyfs3fg5nm3R5F8u1v8aTYxGJCzI2YPQw",
-	"HobvdUkKSylG4mk8jJ8Kz0KZz0nvEU74UPJ1IJaAbKnVcSpGu+Kzbj6Qda90uv5ut79egbvZpWevoG80",
-	"LZ4MD7+bDc0Jb+kMhIvMJhLPhsPblmptG3S6KX7K4een7Fyr/aSXn5/Udkc2kXh+H8PaJoZn6aoo0Kzb",
-	"IAO2rSimVVzZWqeKM/58i5bBdaszNl4eUg9wfiXXRc1O2IZ/Qdi+KgbPPj+pbcd8Ywx+JXdXAKKdluLH",
-	"/k22nwy2KufMZ3yS7dfdcVP609B/DPxmgS7IrL0pCea5byPAs+FTmDefz/jzOZfj3ZjvaJUfRBa9euhe",
-	"ZPGgqAO0UHlT0wfmjQfE7C8BD6BNrRW/ikIGdSPJX1X3uudfCvW6iu1G5XUtwh5pA4YqS/bxtj0U7Wi0",
-	"bleLg8giq6Biwb9UCtLailh90VSxzjindQyndXct3J+8bFHgMmmhcaG/nR61G5CBc6LSAobbql6CdEEz",
-	"7GbULS3NH5Rbn2mgPnxJvqVBcUve7YaOg+WsD9D/dQL+NZV+x1ee4ZFdFTFysW6b+tc+TeQFKWhaBjfS",
-	"unPf89navel9POOcDIgPubwbtVwnmMMNKcvXGXg0L/CcwFRq/nhHKo8Gg8Mn/2R1Gx+Ofh7+/NKnfW3T",
-	"3s2SuSbaOWzn2lX3iJmxxpPjePvfNj7Z5mzzvwAAAP//",
+	"7Fptc9s28v8qO/h3ps5/GErOQ6+V35ya5lpP65yvceZeRD4JIlciKhJgANCy6tF3v1mApEiLkuU4dns3",
+	"90oUSQCL3d/+9gG8YZHKciVRWsMGNyznmmdoUbt/F8izdzxDuo7RRFrkVijJBuwiQTgfnoFFnoHkGYYs",
+	"YIKe5NwmLGDSDWP0fOyuA6bxUyE0xmxgdYEBM1GCGae5v9I4YwP2f72NMD3/1PTOh2e1GOv1mqYxuZIG",
+	"nYTf8/hX/FSgsfQvUtKidJc8z1MRcRK395shmW8OXPCt1kr7pbb3rP1iMNXIFwZsguDHgdLAQRcphmwd",
+	"sDdKzlIRPZlURhU6QsBrYawBnmrk8cpJciotasnTx5dkKKGQeJ1jZDEGg/oKNSC97QR5p+zfVCHjxxfk",
+	"nQJTREmtFrf8B8kLmygtfscnEOFMGCPknFCx1ErOgceZkGDVAmXI6P1yCgdipayxmufnw7P3qK9EhB8M",
+	"6gaweRwLmpmn51rlqK0g+M94ajBgeePWDZtrVeTdDusegVWQF9ZBtzCoQcgTiDRyMtoyQQnCQqzQgFTW",
+	"A4p8O+PXv6Cc24QNXrx+HbBMyOr/ccDsKidvN1YLOSdtL3A1xutcaDRjIccGIyVjsy3WL2KGVmQIauYk",
+	"WuDqBJbCJqqwJEh5rykQTeokElJkRcYG3/RrAYS0OEdNEsidvGW8it3uvzaOvQIopPhUIJCNEnS0dmvX",
+	"37y6vemcW3ItNmD/+sif/95//t1l+TsOn1/+/1esQy9apWi6xXKPKj14Ux1pzFMeEZCENeUblY28rz9z",
+	"xGsxMwcQ6a8qRZIi49enfsg3tYxca75iAfOKKB8TUXvOraj7IyvZ3OOs2tFlPY+a/oaRdRzoQHU+PPup",
+	"yLj8fETvtuT9LHj84tv7mPCv3Tbs0sbe3VP0etjGDw+PB8rmaYvCfWu9SMU7FP3TxcU5GMttYULW5W1Y",
+	"zYiSXPIjE/KKpyIelwHTAatBwAGTyo5nLh4ExMU+WtJbpshzpS3G45Kix265wC3nItllh2NlaAyfO/H3",
+	"G8xtshJ4M65LTefDszNOq0ouI7yn8dRslgrZpU9dICwTkSLgFeqVy6MinqbApVmiNvC6/xImJUuNy3km",
+	"Db1PlUqRy62tVUvu2Ms/CmV9wLlvOOlgrDNlLKTiqqQqUzsdZHwFCb9qc3QnRS9wZcY56nG1V/LnfUvR",
+	"AEAeJS0Ov8eKzYV2bao59Wdsa92tfEe9Df/IeTZ2OYFLjH2eUt+IMcU5BeTx1iODUaGFXXW8u/UIZexV",
+	"2uUw7VzjjcYYpRU8Ndu8UKcUe8M8d/Q2UzqjKxZzi88ptJOvF2nKp6QAn/l3ziPinUsYjDTabXu9T9RS",
+	"gpIRnoCS6cpFyYSbBIQBY5XGONwbhe8bOFuxkv7X5c19aDpgZJVyw7XCikLEXcK6d6s19nNbs9qqlmhO",
+	"cDtq14pvqXnLrDv4hDbUEUR8KrkPDltbjIUheDQBUHNcwA7U00OjpZu1VFMtUNDczx49VFXyF08Yz4dn",
+	"H0pWfLieD9TkQvgqreKqhPI3VrNnJ53sAGjAfNbQnI5HVly1tHx5V5bVtI2Trp73TgN9yOOH5mFNeHbE",
+	"8vLxJlacgJsGUPr7wgKfcyF3hPBbIq83JP+eYItlyM6EvKDysTtDa9SXcDQZnp++vxi++Xk8/OHs9N34",
+	"4u8/v303caWC8wQnAXKNeiNRYm3uK1khZ6qqkLlvYZTdHJ4LY3m0IFLRaTnIDHq9ubBJMQ0jlfWqd+oL",
+	"1tmyIP1yqyh9H56fUtnDJVRDyubBgDTnzVspV3JpTVDGZi5jnxLYhLtScSTzYpqKiKZ0IyRQzkmBLeIW",
+	"QzilRMJYlAaUdNGCAgilmwFMKRml6jhVKp+SFNMVxDjjRWqDkaTFSkgamAzLVNY1DQbwvVMmjIp+/2XU",
+	"MIW7gRM4Ium7rQJXXAvCyclIctBcxior7SgMzFGSnjB2m801pRmbMl0YKKRB+yyESa07v3wYhhN6LqwZ",
+	"yUhlGZfxc8oOYcYjDEdyJM+5TQxwXaZwGNOGSVAyiE1w5acifekBTHo5z3o0bQCT3oxf19cUaPkc/f+R",
+	"nPQ0GssLzaV190Jw9YYp81uY3IxcFj5iAYx8Iu4vy1x8xNaTcESEk4oIpcEGAoc5jxJ8/iLsb2FwuVyG",
+	"3D0OlZ73yrGm98vpm7fv3r91Y8jbhE2bWC71NTw/ZQG7Qm08Ro/Dvn9f5Sh5LtiAvQz74UvmaDxxPuk0",
+	"krUrhHlXnvIrEsQ8hinbb4wBsxQ2Ssg1vUsIJU9jNmA/or1Vf9xqfb7o979YH+vWSjvajJWo64C96h/v",
+	"mrMWstdqua0D9tpLvH9Q3a90RFhkGdcrWh/TlHBvE9S1HgmowkBV9wTM8rkps2t2uQ5YXnRY45+u9ppU",
+	"hRXNQGlpoxqjee+uyOAoQZ7aJBhJk2PkPDRWEWWeoh77LISN6lwVY6oWRa5VhMY4ltNo0DpScs6jrXeA",
+	"NiTed0LCRbTvVbx6VDS0m/frPwkWQapliccDoNU4LPhDIMwX2IJuCSRQGqbaN/lg6sNrG8jrwHMNJRe+",
+	"PlM+iWnjo9VyeiRsdLa1DkLI8ZdEiNvhDmj41t8TguJV/7u7B9UnQg9EkTcA8Pr4bT9aejd1UbhuxKeu",
+	"WFOj5vEc+0CzfZYNXt09qD6CeqANfkS7zwBB6xj1Y/cim1d6m5L00mUXUbIdtIZVmRH7dlQVmW61EJfC",
+	"JvCKolX1+phen2znF6266JHIorP2evpwchfqgBsonKjxE/PGE2L2B48HCja+Lv0sCul9qpvIOzJdW2i5",
+	"KYW/NuBHnLj6bmpQWpgJTGNKu6SCVGTC7sp+y47146KjXGQHPrz0/5G8VOv+CxNU0V3hpDzCgwyvMVNX",
+	"WFbt3v4w9BTmYxs9GMmlKtIY8DpCqn79bDXtOYpzt8b+DYwnJ7CkGdvfQBDMFpjvyacbIHuUVLqJryel",
+	"vUOATQk01SMzVX0n8V9JfiU8D3KO3dy3dXr0EC8qM/i2Yd6Uza4jpUFjYdA823wOELR6Ya0TMO4aPZBh",
+	"NqV/ktjVFEgFJY4k1RoLXPlKdIEr8I1+1x6iUlQYqDTojlFO6gVQwwIxN8D9sYqageh0pR2fsDySV93x",
+	"wczTlyM7TtJ21a4t05GxrHEG+lP73x9T5bR05bJbTqoKCLm8/EzG3XZuIq5QQnW2dahbP747UwR0hx7g",
+	"jlL8Zo7ctQEj5tL7oVbF3G8k5iaZKq7jAIzyR5uuvV11zZtMkD0L4Sc/VaLS2I2fVEe/E6cNEBmBW9jK",
+	"t8sOxNdmJCfDOP6R1HjmyGMCeeE7lRkJ5Q/3uzx+++uex+44bH1G9PR+7ra5w6slLp1h/+fF217cgL3z",
+	"292FR+P0yzlh89zr4yW5mo9L3kXbVkhVxFO41djPlbZwNMn4AkEXcvKsdXAw6PWOX/wl7If98Hjwbf/b",
+	"75w3lzJtnbMRdQS3PhCpD6HKL/dK1wo330DTztaX638HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

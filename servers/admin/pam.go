@@ -85,3 +85,63 @@ func (s *Server) BootstrapPAMServiceUser(ctx context.Context, req adminapi.Boots
 func toAPITeam(t pam.Team) adminapi.PAMTeam {
 	return adminapi.PAMTeam{Id: uuid.MustParse(t.ID), Name: t.Name, Disabled: t.Disabled, CreatedAt: t.CreatedAt.UTC()}
 }
+
+// CreatePAMHumanUser creates a human user in a PAM team.
+func (s *Server) CreatePAMHumanUser(ctx context.Context, req adminapi.CreatePAMHumanUserRequestObject) (adminapi.CreatePAMHumanUserResponseObject, error) {
+	u, err := s.cfg.PAM.CreateHumanUser(ctx, req.TeamName, req.Body.Name)
+	switch {
+	case errors.Is(err, pam.ErrNotFound):
+		return nil, errNotFound("team %q does not exist", req.TeamName)
+	case errors.Is(err, pam.ErrAlreadyExists):
+		return nil, errConflict("user %q exists already in team %q", req.Body.Name, req.TeamName)
+	case err != nil:
+		return nil, err
+	}
+	return adminapi.CreatePAMHumanUser201JSONResponse{
+		Id: uuid.MustParse(u.ID), Name: u.Name, Kind: adminapi.PAMUserKind(u.Kind),
+		Status: adminapi.PAMUserStatus(u.Status), CreatedAt: u.CreatedAt.UTC(),
+	}, nil
+}
+
+// GetPAMQuotas returns a PAM team's quotas.
+func (s *Server) GetPAMQuotas(ctx context.Context, req adminapi.GetPAMQuotasRequestObject) (adminapi.GetPAMQuotasResponseObject, error) {
+	q, err := s.cfg.PAM.TeamQuotas(ctx, req.TeamName)
+	if errors.Is(err, pam.ErrNotFound) {
+		return nil, errNotFound("team %q does not exist", req.TeamName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.GetPAMQuotas200JSONResponse(toAPIQuotas(q)), nil
+}
+
+// SetPAMQuotas replaces a PAM team's quotas.
+func (s *Server) SetPAMQuotas(ctx context.Context, req adminapi.SetPAMQuotasRequestObject) (adminapi.SetPAMQuotasResponseObject, error) {
+	q := pam.Quotas{Groups: req.Body.Groups, ServiceUsers: req.Body.ServiceUsers, KeysPerServiceUser: req.Body.KeysPerServiceUser}
+	err := s.cfg.PAM.SetQuotas(ctx, req.TeamName, q)
+	if err == nil {
+		q, err = s.cfg.PAM.TeamQuotas(ctx, req.TeamName)
+	}
+	if errors.Is(err, pam.ErrNotFound) {
+		return nil, errNotFound("team %q does not exist", req.TeamName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.SetPAMQuotas200JSONResponse(toAPIQuotas(q)), nil
+}
+
+// GetPAMMaintenance reports the PAM maintenance switch.
+func (s *Server) GetPAMMaintenance(_ context.Context, _ adminapi.GetPAMMaintenanceRequestObject) (adminapi.GetPAMMaintenanceResponseObject, error) {
+	return adminapi.GetPAMMaintenance200JSONResponse{Offline: s.cfg.PAM.Offline()}, nil
+}
+
+// SetPAMMaintenance takes the PAM API offline or brings it back.
+func (s *Server) SetPAMMaintenance(_ context.Context, req adminapi.SetPAMMaintenanceRequestObject) (adminapi.SetPAMMaintenanceResponseObject, error) {
+	s.cfg.PAM.SetOffline(req.Body.Offline)
+	return adminapi.SetPAMMaintenance200JSONResponse{Offline: s.cfg.PAM.Offline()}, nil
+}
+
+func toAPIQuotas(q pam.Quotas) adminapi.PAMQuotas {
+	return adminapi.PAMQuotas{Groups: q.Groups, ServiceUsers: q.ServiceUsers, KeysPerServiceUser: q.KeysPerServiceUser}
+}
