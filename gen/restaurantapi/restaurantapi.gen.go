@@ -91,7 +91,6 @@ func (e DiningOptionBehavior) Valid() bool {
 const (
 	DiscountItemPickingPriorityFIRST          DiscountItemPickingPriority = "FIRST"
 	DiscountItemPickingPriorityLEASTEXPENSIVE DiscountItemPickingPriority = "LEAST_EXPENSIVE"
-	DiscountItemPickingPriorityLessThannil    DiscountItemPickingPriority = "<nil>"
 	DiscountItemPickingPriorityMOSTEXPENSIVE  DiscountItemPickingPriority = "MOST_EXPENSIVE"
 )
 
@@ -101,8 +100,6 @@ func (e DiscountItemPickingPriority) Valid() bool {
 	case DiscountItemPickingPriorityFIRST:
 		return true
 	case DiscountItemPickingPriorityLEASTEXPENSIVE:
-		return true
-	case DiscountItemPickingPriorityLessThannil:
 		return true
 	case DiscountItemPickingPriorityMOSTEXPENSIVE:
 		return true
@@ -281,7 +278,6 @@ func (e ServiceChargeAmountType) Valid() bool {
 
 // Defines values for ServiceChargeServiceChargeCalculation.
 const (
-	ServiceChargeServiceChargeCalculationLessThannil  ServiceChargeServiceChargeCalculation = "<nil>"
 	ServiceChargeServiceChargeCalculationPOSTDISCOUNT ServiceChargeServiceChargeCalculation = "POST_DISCOUNT"
 	ServiceChargeServiceChargeCalculationPREDISCOUNT  ServiceChargeServiceChargeCalculation = "PRE_DISCOUNT"
 )
@@ -289,8 +285,6 @@ const (
 // Valid indicates whether the value is a known member of the ServiceChargeServiceChargeCalculation enum.
 func (e ServiceChargeServiceChargeCalculation) Valid() bool {
 	switch e {
-	case ServiceChargeServiceChargeCalculationLessThannil:
-		return true
 	case ServiceChargeServiceChargeCalculationPOSTDISCOUNT:
 		return true
 	case ServiceChargeServiceChargeCalculationPREDISCOUNT:
@@ -302,11 +296,10 @@ func (e ServiceChargeServiceChargeCalculation) Valid() bool {
 
 // Defines values for TaxRateRoundingType.
 const (
-	TaxRateRoundingTypeALWAYSDOWN  TaxRateRoundingType = "ALWAYS_DOWN"
-	TaxRateRoundingTypeALWAYSUP    TaxRateRoundingType = "ALWAYS_UP"
-	TaxRateRoundingTypeHALFEVEN    TaxRateRoundingType = "HALF_EVEN"
-	TaxRateRoundingTypeHALFUP      TaxRateRoundingType = "HALF_UP"
-	TaxRateRoundingTypeLessThannil TaxRateRoundingType = "<nil>"
+	TaxRateRoundingTypeALWAYSDOWN TaxRateRoundingType = "ALWAYS_DOWN"
+	TaxRateRoundingTypeALWAYSUP   TaxRateRoundingType = "ALWAYS_UP"
+	TaxRateRoundingTypeHALFEVEN   TaxRateRoundingType = "HALF_EVEN"
+	TaxRateRoundingTypeHALFUP     TaxRateRoundingType = "HALF_UP"
 )
 
 // Valid indicates whether the value is a known member of the TaxRateRoundingType enum.
@@ -319,8 +312,6 @@ func (e TaxRateRoundingType) Valid() bool {
 	case TaxRateRoundingTypeHALFEVEN:
 		return true
 	case TaxRateRoundingTypeHALFUP:
-		return true
-	case TaxRateRoundingTypeLessThannil:
 		return true
 	default:
 		return false
@@ -1069,14 +1060,14 @@ type TaxRateType string
 // TaxTableRow defines model for TaxTableRow.
 type TaxTableRow struct {
 	// End Currency.
-	End     float32 `json:"end"`
+	End     float64 `json:"end"`
 	Pattern bool    `json:"pattern"`
 
 	// Start Currency.
-	Start float32 `json:"start"`
+	Start float64 `json:"start"`
 
 	// Tax Currency.
-	Tax float32 `json:"tax"`
+	Tax float64 `json:"tax"`
 }
 
 // Timestamp An instant as `yyyy-MM-dd'T'HH:mm:ss.SSSZ` (`2015-12-01T00:00:00.000+0000`); RFC 3339
@@ -1100,7 +1091,7 @@ type TipWithholding struct {
 	Guid Guid `json:"guid"`
 
 	// Percentage Percent of credit card tips withheld; ignored when `enabled` is false.
-	Percentage float32 `json:"percentage"`
+	Percentage float64 `json:"percentage"`
 }
 
 // UnitOfMeasure The unit an item is sold by (`NONE` when it is sold by the piece).
@@ -25226,140 +25217,140 @@ func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3/U+O4tue/ovK+qoZ5BgLd8/ZO+odXaUh3ZwcSloSZOzP0YsVWEj0c2SPJQG4v//uWvtiWHSUk7Zjl",
-	"Ub51q4ZO9OXo6HPO5+jbyXfHj+ZxRBDhzGl/d2YIBojKPy9DyCcRnR/00SM/uIRTdDCK7hAR3wWI+RTH",
-	"HEfEaTujGQJeDKdIfu+BaAL4DAGCHjkQH38EcMwQ4SAi8osQMvXFoeM6zJ+hORSN8kWMnLbDOMVk6jw9",
-	"uc4V4nRx0JlwRJd7HSI/IgEDPAIPEHMwRpOIorxniv5OEOOiD/Enpihw2pwmyOxzjgmeJ3Onfeym/WPC",
-	"0RRR50lIEEMK54hrlXQJx3zx5bp3ZlcCkt+/Y0AUER1j8U0M+cxxHQLnovlpgoO1Iv0bRROn7fyPo3xm",
-	"jtS37OiLqCzkOoeMX0QBnmDRRFmWAQkXIBr/F/I5Az5FkKMARBTMdQ0AhUoBn2EGMGEcEu4ClvgzANkN",
-	"8U5axz8fHJ8ctI5HrVZb/v+w1Wr9e6vVanmHNyQd2N8Joot8ZKEp06YjGuE5YhzOYzksgTI1nJgiX4id",
-	"6mdZ2ccHY8hQIIEESDIfI+qCRHwSieE/YD6LEm4C83CF4KJEQeA5fNSoaMn/uetxouQe4n9tJPtAz0uM",
-	"qJTdBccCw+9bLbAXoAlMQg6OW639ddLKvqwSv99Q2jWmfA/DBKVG7K1yAx5QviItGFN0j6OEaYuPYvh3",
-	"gtwbQtA9omCc4JCD8QLMIAlWQyibq/LgzhGZ8pmYkJMPcnzZB67VbzAOEwoJ7z5yRAkMV1msMNR0BDSr",
-	"BR5mEUPAj8gETxMKRQWAGaAIBtm0qOHnsmeKyns/SLs/6J1VtfknUZ/FEWFI+qJPMLhSHk78y48IR0T+",
-	"CeM4xL6U+ei/WCQnebOeupRG2u8VNdUBmR90s2mnUmnjKFgA6UbuYYiDQ+fJdT5HdIyDQOGrXslGxXkL",
-	"IsQAiThAj5hxIeMDVB9MxfcoEJYm3V7nsgf8ECPCpcg9oiZKdVS/QglICHqMkS9kYogKG0GitJSmH/HP",
-	"UUKC+gXpR8rvK+YCmCjt5Cp9x4pmIOUbRdEFJAuNP/bS0/yOAQo5AiGeYy7AJ71+EgvTNAKYUvRg61iX",
-	"PjKLyu6vCUz4LKL4X+hlZkFaDxgjSAUxCxfoSvjSiEw1UAWTB2KiYMjkNFwTlsRxRDkKLlCA4Ug6wpeY",
-	"i9TqhWX9r+Ggfyjdrq4qWu6E0p44uoSLOSI8FQ2G4WDitP96pm/tNq/QBFFEfOQ8ud+dmEYxohwr/6e8",
-	"ri1qzN3sX6rUt4wjVEzkPH17cp1OwmdCm0o7hi+FQYDFRzC8NHqcwJAhtySEmpheUGapk388Q1KurjpE",
-	"PkW8VP3k5/94tnrCEO34PmIsVS0igvH/ci7PO6PPg6uL24vO6ddev3t7et7r9keGFlboKhtMSbilzpb1",
-	"uaxNxVRCrqLGGIc8Yaa8w+vT0+5waJHPdXgapaxDS7FrFT6Ux8bToEJ1//wIsvioKD5UWrAHTwMZ83wE",
-	"DJEAYA4gA15HuxHZaBt8UgZ+k7Ra732jMfkBkhHqkhLQY4wpYj2yZg00Q8ppAMbhggHNxUYk2FqOBIXB",
-	"RjGytBpDHx0wJEhf8pMoxj4CTzFBW4RBdlGlDGVAqjE/j7+8slvQs6mBVGbbBH6iCN5t52jWORjoc3xv",
-	"uphxFIUIEtHVWHQlY4Z7GH5VdFNy6UkYgocZImCOmaAnWYUBSJH0mpxC/w4tzRFJwhCOQ5SGiMtzVuj6",
-	"ApOX7DvQQcBylxeYJByx5yGHyCSiPrpQhcTqz67hFe5drMhxYK8ihyVB0PHvSPQQomCK5poIS/FXsUCu",
-	"Gj8KQxWUSf15ss0LqUXZMvME7UkuMAygLIRZwSarjaTcFHB6iIa2rVqzdWUBpg0w61Rl58pTyGZnFD6o",
-	"SKq6bcVUQII+59mNJkoqSxtYIW5EUgofwccryC1ObnCPKMUBUs4zXXjLuBITAAHDPFELP70xAiAIMMFk",
-	"CqJYRcJL0UDarRW41CrGJaK+XIS4jlg8Qu60nSBKhBlmQ1ObG8t8nXWnG7c5xTMp8iBOxdpdADZGM3iP",
-	"I8vO3Kjza/d2cD0CkATgrHve+6179QcgCAUAAs9PGI/miHrpdmBEA0Q/5gVhyCJZmt0QL0Ahvkd00SOT",
-	"SO89pbxyJoKbXt9xsw4d10lbsYYTfkLHDAfbuRy7sWajN1q1g/EMMz9KdDj+A5ZT1G3aGgMitF9ku57w",
-	"ETGpb7W1J5aU2EfAn0E6Rcq/+TD0k1Aw+jJ015EdnKfiF0X5HFHwuffP7hkIUqEOJVn7YcLwfeqtUjpZ",
-	"hvcG5JNC33Um+BEFo4jD0L6Tw8VXypa1NEgEYWguFrCMu2CSins7Gow650WhKwon+rnE/h0m00uKI4r5",
-	"YlnK32fYn2mRIJF/HIToHoWZKCDG/h0DE0zVvnWK9M+9q6EA93m3Mxzddv952e0Pe791Hde5GBQ/EJJ+",
-	"Wylwbgkr6ZVEpJtOoG0IiM8QLagZ+NF8jAlicssVRKIAs5NjrJxdtslbRtNl9+q02x/9MJ6MbdstJ5Ah",
-	"Qfsi7l/E1nFDXhy0XFgL8og+gtOv3dNfXdAbdS+kCX4afBkAOBcr91wb6BHOYyGBI4tbo+fySk6pw3Ed",
-	"iVvHdQaX3f5t/rH8Z/qd6DUtqiD+fMhdjjy4ir6NecrMv6yjElTsNlAwW7t7zHbcSlwKidyUWY9BBuco",
-	"PegBc7gQXO0LnhFujoK9fJvILeyy7dvx6UeBZfI7+nRB7th7c8QYnKJf0cJzxWprHCIAfRoxBu4RZTgi",
-	"JvjNyFd0LMcmXcBG+y9niEMc5thwIKVwodwhCoO+tuJlb5jt14KIpju2kAMZ5LgqthVKRCKajYiMZZ/1",
-	"GXrkK6zjARGutquUq4VCXUyFSaua+hUtNlKDKKeRi5jebimK0JMbYxOsw7kUElhFGGrq3zEQRlNmFSjf",
-	"lljW5dfR6BKoAraZLZmUbkmDKddaYdDm/JnjcnPcZ4CxRXUmOJZMpwCNbWZ1va/IB5J3sFI2PbPLypxD",
-	"f4YJOqAIBtJ2hAsC0UQwot4Az3mv1/+tc947u73q/u/rrmTA9JPLzpfu7Wjwa7dvfHgu2PFicNb73JMe",
-	"8aI3HPb6X26vusNR5/qq0xdUOepe9Tvnt/JAJm9/RYHr/q/9we99o4DjOkbp/mB0+0X8JfvrXI++dvuj",
-	"3mln1Bv0pdS9q67ZUSqx/K/g7dL3p1fdM9FC53zouI5o/fPgui/H0h19HZzJDjvn54Pfu0q84fXl5eBq",
-	"1D27veie9Tq3oz8uu1JEqbDb0WBwe965+iI/64y6t+e9i95Id6kH2r26GlxZw+XlVcBOFn8oPZOz2HGH",
-	"AJyaMgUxRZI/wHgBMGcCK2L9pbfm+QLsednfbRx4+0WijSPWPj55/+F55/ZkpSZ58mahg1if9KnTwz0I",
-	"rq97Z6W+P8Cf0eQEHh+8948nBx8mP//HwS/wPTw4HrfQyeS9/yH4WS31uVCG03b+z1+tg1/gwaRz8Pnb",
-	"9388HZj//LDNP49Pnv7N5uJ6c23mxdlIaGjlWH2VAotagiWkDw0szrPkJkR7NrdwgUiy2wXolEZJvMJn",
-	"zxFJ3onoLNYhtip8qOOU59nX0v8SB0vdbM7oagIs7awMxuXKWMB2QEJM0HMdDErFn1wnIZgPJhcIsoQ+",
-	"W/+6UPjJde4xw2Mc6tXMuqq/5SVXxJjlsRRad9PJzJRaFt0ePApQfRE1d4usXU0sJjNEMVe7L18yuC4H",
-	"nrrgdXm2LCVTgXYH47m2zK0bWo3b0oB3J2t1i4ghRdtsxljE+uZa7375YcQEPUkofwSCcnQkXHJDy9G2",
-	"iECT8bQGhb0eByBhluk/RbI58BJw7Paz0kOssKJnPM9qv9LjaF7VrZQjB6EDufEjD/dheiGPgj29IQSi",
-	"iagfyP1moneaZXicl5Xa2rdsP8Mwovrv7c51XrG/++/pY8LEKjO7s39e3vjpD/oiYv/S+zy6Pe1cnVmj",
-	"89dj2Rnw1AjV+LPNpNdk00avOzftgnl+lOsVNXS1+56ZPlu23Dl8HKaba6vOc+cIEgZIBPQu5/ant3NM",
-	"ir2sP6l9xvJ2anQrQkbdUVl0t6Qw+3z34Vzd3drhvSHX6UdDGKIrBNk252lF6KwrqaSWAxgs+6HVO6H6",
-	"Ap8PCRjrIzV1Exqr3b3UtfzRVTsLVpdyCRdRwl9kcJcU6bviOzpSHkOGLin2bRu4QZDe/ES5ncaisD7m",
-	"Zz4MVe3i+f6zR7KuE2AWh3BxYd06ztfRMUUHWddiOT2LHgigKIQc36Ml4QT+zGm7vOp+7v3TcZ3h9Wfx",
-	"x7dtznTykHdT5TpSIZ+hz23nuxdJyLE+/thQo8InFRQ6CSPIbfrMK1pW9jRBYL629/FC962E9z6qyQQw",
-	"CBjwMpB4tgMAuxcyBHINlBV1VMRBpnK7ZzKwvyUVrV20sjN1iWHVexCCFDfJ+TDuPEAulih4vuJGy1bH",
-	"4rkQq4aOfVRp0Bv7l+yGSY29FHZGS7uc0iHbjxPlefUizh5ZaOdNRWtUuqrsOQ7w0rWIV9xgzJYoFk8w",
-	"1RuXGz0lMmdRP04yZLdxYP7AYaiuGewGwMR6miUWTTBMLzTkegkT4s/EKirAhCD6/MbkmqvAV+gekQSd",
-	"oiqQKQ6mMIjvGztru1WZjdlHIIISdgo5mkbqzLRG0OtJ71AEdzvxy1emyvOyZZhp12ax1RX6VGM8lddn",
-	"dru5uOo6zfXwzLikkt7csUchz95nUJ2Ub+KmVwWKNwiswYR+ODAO0Qg+brE3kN63s6yrfYo5ovjZlwcF",
-	"3Z+mlYRbo5AnesW6zY1RdZth5d074wXbQX6pZYb8OzUf6a2UtTNS6e6JOV59Sct6y7afbimm17r4TJC3",
-	"vrsqT9z1vY1S7Hh71hueDq7llF8OhiPj35veGOLwUX2/8XXWHILGJZJ0Mgw4GBObd7OMwDWK2sCGTw3w",
-	"lT21umG4rO4z9Y2INCMSLuzh0Rw+ngqsdFaY9e8Q36MAwHEkwvwZZnpn2Lae/wFDn2OytvuOvqek3sTq",
-	"ex8WqIugEHIQIsi4FHPD5c8cE62mxRlmHBJb3F7YwCDoB4fK4R2KkpVjDABMeDSHHPswDBdySaVqqOUw",
-	"2yDkL2nTzcGxNNH2oedS2gKnUWpBr5gzMzNL+f3HLminiyejrc2Y17iwXV1L/tJF8M2ZzHKJ3Lblba66",
-	"tiAl+23w/OWGJ2rIpXN/0O/+oMXQKCEBJlP7KkR2lpAQMWZ0p9nOJJCvnfPPt9eXjqv+6v4m77B0zn/v",
-	"/DFUn+u/zwa/97dilMwgNo0tZIWr6ME2Fc9fnxx1Pp135faX3F9P7/psfE8yn2w9gdkmd0HTxtBcKwRX",
-	"Ij8bnmU5abmKcppQgXyTmfLJz66W2HDJOKR8ywY5fNyqxvLFOMolqgKlIeP6i9VZZpkhrLeEVNoKuUJe",
-	"LBaLg4uLgyB4N3r39Wt7Pm8zdjgcDv/0wN76bBb7H8HV51Pw/v37X26Iteyf3r7kRt9HsXpAHulnCNlS",
-	"fF0Py3d8sgs7376f5H+M0j/aS3/s3dwcqr+P3V+e9v9z78//+9e/H3zLyv1n+te+9d7PCMe/Yz6bRaEA",
-	"6I6ucBEB1BXvsNbd8jZCbp+iAHPgQxoAjmN1fXyGwuAjwFMS0ewNlu6suDO7Ot5ej8JU8oKYdntcOp1c",
-	"3sRJCObpXX65qxuF8rLanidcjKcGoN6op1/J8AsjH+2bLlZ7pPNPYk32p+M6v35xXOeLdWn2W+HobtWG",
-	"c/qiP91q3vMuB8PbQf/8D88FSAQtD6KsPIieyWwNBYE65+dqrSCrpD7TKk6Egxc4MpCBiZ9QzBdD8V36",
-	"CAlSRDsJn61IS2Q8JPXUObp3Hk0x8UCaTSNLQiRhrN6qZsOccR6rR/CYTKL0cT30eR6DOTAW0Z9/57jq",
-	"Mp2sxNpHR1PMZ8n40I/mR2mZ7A9nRY4DGBzIUL2Ye0QKnidAaMvTROaqQ0V1e8I1ThjlKwQ+Q5jekOK5",
-	"JHNBrF7kyzLZGoAhzjGZMld+jDkD8WzBRCQtvkpisKdf3DEX+JDNbkggnwMyN3tqBCmCzAXyRjzbPwQy",
-	"WRJOF6kPApcUzSOxGJrQaC5BWholvSGQ+jO1YBKrWpk7hiKeUIKCwxtyQ86Qj+Ule5WogsXIBxT5EQ0Y",
-	"eMjAn8pkaBgwuGDgxhErZWkRN05bNPgT+OmnS8hn7PCnn0BX2EVZqhjlGWASEiAKvCNV5Oj+xPuoUloJ",
-	"TBWK3hAAhMmNwBEsvCw/uj8ufyJre4fgU8Rn6aVXdWr8QDHnwocQfUIUC1FF23v5xXZwfXWebuqPRa1Z",
-	"xPg+GCMfJkwqZAHYTG0TAD+azyMCxpChQyAwR6IDBkOJPRYRV7Qdy3NA/YlEhDpcUccH2SgZmERhGD2k",
-	"ggmWSzdT1MMXKah3RIxDU+a5wDuKjZNG/Ul2MiD+HWKmEOodfZ8mOHjy9g/VXBWf6YtJ6xAjm4u84g8w",
-	"UY+RBJC9NK+Bpxo0cxt4SsBifoM2WJFCwduXLVDkI3yP9AUd+HeCCnk7ZJPylXrxwbyrc3x42Wt2DzD1",
-	"ft+VhzOzKKGCIfS5jDAhAUfR3ipEambbPs+A0mW+kc+WFYlZljQHCicgZpYaFcBIP7QQ1KrQvj4DUpYx",
-	"ao+X07l8ue6d7QP1wEg9SAFd6M9EqxRNEgZDMINM3al4IIVHOG0A5TN3TKZZ+976m/+eBPmHVmvfFZVh",
-	"KISWp+UI7HnrHwV4blbRyDskXVwQIQn4PP/Qnrf8gEA28F4hSXQo3aDSeClXkcKm/bWBbuUQdLLBRxQk",
-	"5I4I/ahUEJAw4aHBh9axnJ4VzxM8UdMrvFDwXPkcQ+JUSfmhdQy8wquFFEOXcIpJZovnmHGmewatNK9Z",
-	"morOzG/mqsxsQ/wv5IHjw8P3rda+xFQRSquyjvmQyo25zAZdwPCUoAD4CWURTU/UsySEQuGiaRHLr8hG",
-	"KBGtq4tiII4YVu7ceKmcR1eif8Froln5ZjPNteeCB/nWU/GXP4NkigRTRgCCBxje6SwdfkQp8rkoHCog",
-	"BJDDtHxbNCumQQVyMUVS6olOvPUwi0KkWpMJmxRHAvQIfS5Pe3300aieZgEMEhG3iaZlI6I6jGMEqTA7",
-	"APXDOZ21kYCMjgUIZMIfEEZkarIy6Gi8YQbGYhksG49KKdVcpevUrUvHbCYM9MAEhxzRj/K67J3cp4TK",
-	"JMQyAQXSZicRnapUhpixREQSEQWQSLJJG09B38pBnb8W8tQk5zn6JNrEcD2wt31GQWXGBpAZx2EIHiJ6",
-	"p83DHONPP8kdSUXU8gHJ+sUp2EvXpuYKVKk3Ul3fIRSzIiJt+R5FtC5hkSZ+hDxP/KjmSjQ7x2GIFSel",
-	"DJE9oJQMcSknPg9DT1rpUzuVz1DVlZIdt9xWqyU/Pf4ZzHV+ENHLQD7DxHrO5li9rNU+AzPw4eQX4Jmv",
-	"lTxF5p6RpcsDe5o707hAPjszgjj5mCyFg5zl7+ppngv8KEAiXJYckv3xK1q4IHva5oLsVZ6IeNWjPFe1",
-	"yp68j8BTf8oIIpReD0F/lubByx9gqs2CEPtI50PSq4ZODP0ZOjg5bC2tGx4eHg6h/PowotMjXZcdnfdO",
-	"u/1hV9Z5ch2OeWiuP0xCKgYMncue4zr6earTdk4OdRNRjAiMsdN23h+2Dt+rzYqZXFltGLXKnaqIWfaS",
-	"uo/akQk/kscV75iZx0xfkDfjJ+FQVNozI3ITS4Ni5GbSW27pxgM6nS0iC5Z6gdN25Novf3L5KQoWO8uY",
-	"Zk8o9lTcgdC3/QupHE9ardqE0Hm4rEkdC1oXcPigBLG1nwl8ZCSelFWOn69SyKYnKh3/vEklS3a7J9f5",
-	"eRMhi/kczc0Dp/3XN9dhyXwO6UIhQiZ8KcFUblFOmdP+yynC3pFbEfkC8AhaUt2p92nIYhVXkjZljKt4",
-	"Zin56DsGsiazxToXjbo6M416dC6DkUPwWS7BbsiakCkhHId6G0rFPlbTwIx3rGMppkFesbWTFzmypl9d",
-	"tdFj1Mvz0m5YWKbB3bDsJuUKWZWfvlU0043ONKyJEtWxck/Vlxl9S9ell4x5YMBpBXrAXhqP75cSZa7L",
-	"9L0ua+bKelLAF3MmrffPV8pT0ooaJ788X6Oc47SC58l9jYxQ7dNjOBz9OdvM1egNko08zhbOBowXcln+",
-	"EXxofcg2sosJdl0Rnxt7djrfrt7mszmZL8jqY17MxRgZ3Cvb9/ZmbU+maiv7snS8vQW1PjxfI8ti/P/T",
-	"5L4gbiK/gvGN0/SSFcldtvNShP4pF7ph8fpYPE89Wo26DWw0dP066NqYEsNLhHAc0TUuoiopm0Coi4hz",
-	"0L419jXM0U65WYGGZ+vh2W2sxs+Sy1ZkVtEQyM6l66bWU0Pshlvr41Yj93A1cjXh0bDr62BXc04MR4H+",
-	"TnCs8lGvdhZVObaAh7pI1kDvW2NZ0zDtNJuXaHi2Hp7d2n4CIx94RbotZEN/AcI9K4jeUG59lFtIGl+N",
-	"dIsgaWj3ddBucVYMxyHtFpPper9RlXlLoKiLewswfmvsW7RRO/+aZRoGroeBf8SUdHb7qvSrm3kJ5k0l",
-	"bli3TtbVPxRSlXHTXwhpyPaVkG1uPdkpE8X+Wt9QnWJTFNTHrhqub49ZUztcxarq+4ZR62LUze1lniaA",
-	"rkimhYdUddPpRS50w6f18WmeHLwaoRrYaCj1dVCqMSWGk5CPIte4iKqcagKhLlbNQfvWaNUwRzuvZgUa",
-	"Yq2HWLe1ml7qZSvyav4mOX2M/EIk29Mp5huOrZNjZRbKHVCsBSYN374ivrXMz+ZuZCfca0NInUSs86u+",
-	"PR5WJruahsX3DQvXyMI/akvln9aowMzlvCAvQcilX31oeLlOXjZ/7KIiPRex0rDyK2Hl4rRs7UAqc3IJ",
-	"FnVSsQnmt8jIBWNdTcxGsYafa+LnH7CqHaySX4iBG9qtm3Z3sBRuGPYVrXs39AC7WODWS6FvkjfXkWXD",
-	"kPWtYJ+3ikLSv2r8WExR+AJM2S/I3jBmfYxZ+D29asxZQknDoa+DQ0vTsslT+4LrqEqsZVjURbEFJL81",
-	"qi2aqZ1yzTIN9dZDvT9gTIVUu9V4uJAX+AVo+LIgekPD9dFw4Zdfq9FwESQNC78OFi7OytZ+oyoJl0BR",
-	"FwcXYPzWOLhoo3YONss0HFwPB/+AKZV+8LcqDZu/Jf1Sx7eXS2No+LhGPi7/RHRFTl5GTEPMr4SYl6fm",
-	"2a21JX9SmZ4t+KiNo8vQfnM8vWS7K7i6VK7h65r4upqF7ZCsX5amG4Z+IYbeITk3tPwKaXk7d7FLLn4R",
-	"Fn7LBLwB9za0Wz/tbmJB2c+/VeXb7JfqXoRuc7Ebtq2TbVM9VybbHB4N174Wrs3nZIM3/4arqM61Bhrq",
-	"o9oMu2+PaXOzXEW0aYmGZ+vi2W2th/AdrGrTXwN+AYZV8jb0Wiu9CiVX51Y5VQ2vvhpeTU3n+cSwaeEd",
-	"UKoCQY10KrH6BrlU2eBKIhVfNyxaG4tubis54Ifqh+Yrsqnxw536l+tfgFivlgfRUGx9FLuk7opka8FM",
-	"w7uvg3ctU7NJXthlr1KVi20YqYuWl/H91gjaYsF2ql4q2JB2PaT9w4Z2j0iCTtEOFsK6LeCjF1oPXxWF",
-	"byi7Tso2VF2Zrgs4aaj6tVB1YVq29x7VKbqIi/ro2cTy26PmgqWuomWjUEPJdVHy1gbFYIjYKeRoGlFc",
-	"dSktGwN+1lr9hDwsid8wcn2MbOp6UZGRy0hpKPl1UHJ5Xp69OlLyH1UZeQkXdVFyEcxvjZJLpmqn5EKh",
-	"hpLroeTtDUqtpTsUwapsrFoCUDT1AlRsCt7wcI08nCu6KgubCGko+JVQsDkpG4XwhuFV5t8CImojXwPB",
-	"b456TetcQbx5kYZ2a6LdHzSi0xmkU7Qj4vVVYy9GvanwDfnWTr5K1TuiX42ThoBfFwH7mTk9d62z6Dx2",
-	"xcEpLGpmYQ3lN8rDqaGuZWJVqOHierl4c3uSTFmRhFUb9XPvSMnacG59nCtVXJFrFRwain0dFMtTo3k2",
-	"Llclq1Kqnv26mFQB9K0xqDY7O3PKLxvGrIcxtzGPxyvIq3PlI6CimZegSy1wQ5h1EqZUcmXK1KhoWPO1",
-	"sKaekI1CaGVn1ZkzBUF95KnA+vboUxvhKgKVXzcUWheFbmErOP4d89ksCgPx9XOmIte0M0hlXz5FAebA",
-	"hzQAHMesfDX6QTfMDLvhM3RDjDIzKGwIsMSfAYY4x2S6ylaKku7GZGo1gqLAK2yh6HFwnGkNk2mmkcZQ",
-	"dmco0kLset4kpep9hIOd5DQXDb1cRvPfDLGb8LO+8DPXc8UI1IRHE4S+jiDUnJMtfUXVWLQAh7rCUQO8",
-	"by0iNe3STsR5iYZu64lLNzAfUR35CcV8IVE3RpAi2kn4zGn/9U0ghCF6n2KyOIlh5MMQwBgzDv07oAqC",
-	"PW8O7xCgCfH2HddJaOi0nRnncfvo6Pjkfx62DluHx+1/tP7xQQJQC1Vuu3PZA36IEeEgjKaYCDdM4Fx6",
-	"84TPEOEalhLzxboX6kc25c9vp+nh8t/idpd/ELuYiBGSYOkmpdG9ukm53OsZZn6UEC7bMzPTlY9YRfvZ",
-	"isFoOF0xLDfdCeWUc5mRXkwdEMTG3PRHYtw0U71ouhjmlAIvs7sUBbahEBGkRfLfzLVnLVh6D1m8zqVG",
-	"OQ4LQ8y2Fpf7TLP/yIo+ZDMQUPiAqFk9z9OwXP8TRfBO6cWoEcKxMJJvT/8vAAD//w==",
+	"7H17U+O4tu9XUfmeqoY5BgLdc+4e+o9TaUh35w4kXBJm9szQFyu2kujgyB5JBrL78t1v6WFbdpRXO+Zy",
+	"KO/aVUMneiwt/db6Lb1Wvjt+NIsjgghnzul3Z4pggKj88yqEfBzR2UEPPfGDKzhBB8PoHhHxXYCYT3HM",
+	"cUScU2c4RcCL4QTJ7z0QjQGfIkDQEwfi448AjhgiHEREfhFCpr44dFyH+VM0g6JRPo+Rc+owTjGZOM/P",
+	"rnONOJ0ftMcc0cVeB8iPSMAAj8AjxByM0DiiKO+Zor8TxLjoQ/yJKQqcU04TZPY5wwTPkplzeuym/WPC",
+	"0QRR51lIEEMKZ4hrlXQIx3z+5aZ7blcCkt+/Y0AUER1j8U0M+dRxHQJnovlJgoOVIv0bRWPn1PkfR/nM",
+	"HKlv2dEXUVnIdQEZv4wCPMaiibIsfRLOQTT6L+RzBnyKIEcBiCiY6RoACpUCPsUMYMI4JNwFLPGnALJb",
+	"4p20jn8+OD45aB0PW61T+f/DVqv1761Wq+Ud3pJ0YH8niM7zkYWmTJuOaIhniHE4i+WwBMrUcGKKfCF2",
+	"qp9FZR8fjCBDgQQSIMlshKgLEvFJJIb/iPk0SrgJzMMlgosSBYFn8EmjoiX/567GiZJ7gP+1kex9PS8x",
+	"olJ2FxwLDL9vtcBegMYwCTk4brX2V0kr+7JK/H5DaVeY8gMME5QasbfMDXhA+Yq0YEzRA44Spi0+iuHf",
+	"CXJvCUEPiIJRgkMORnMwhSRYDqFsrsqDu0BkwqdiQk4+yPFlH7hWv8E4TCgkvPPEESUwXGaxwlDTEdCs",
+	"FnicRgwBPyJjPEkoFBUAZoAiGGTTooafy54pKu/9IO3+oHte1eafRX0WR4Qh6Ys+weBaeTjxLz8iHBH5",
+	"J4zjEPtS5qP/YpGc5M166lAaab9X1FQbZH7QzaadSqWNomAOpBt5gCEODp1n1/kc0REOAoWveiUbFuct",
+	"iBADJOIAPWHGhYyPUH0wEd+jQFiadHvtqy7wQ4wIlyJ3iZoo1VH9CiUgIegpRr6QiSEqbASJ0lKaXsQ/",
+	"RwkJ6hekFym/r5gLYKK0k6v0HSuagZRvGEWXkMw1/thLT/M7BijkCIR4hrkAn/T6SSxM0whgStGDrWNd",
+	"+sgsKru/ITDh04jif6GXmQVpPWCEIBXELFygK+FLIzLRQBVMHoiJgiGT03BDWBLHEeUouEQBhkPpCF9i",
+	"LlKrF5b1vwb93qF0u7qqaLkdSnvi6ArOZ4jwVDQYhv2xc/rXmr6127xGY0QR8ZHz7H53YhrFiHKs/J/y",
+	"uraoMXezf6lS3zKOUDGR8/zt2XXaCZ8KbSrtGL4UBgEWH8HwyuhxDEOG3JIQamK6QZmlTv6xhqRcXXWA",
+	"fIp4qfrJz/+xtnrCEG37PmIsVS0igvH/cq4u2sPP/evLu8v22ddur3N3dtHt9IaGFpboKhtMSbiFzhb1",
+	"uahNxVRCrqLGGIc8Yaa8g5uzs85gYJHPdXgapaxCS7FrFT6Ux8bToEJ1v34EWXxUFB8qLdiDp76MeT4C",
+	"hkgAMAeQAa+t3Yhs9BR8UgZ+m7Ra732jMfkBkhHqghLQU4wpYl2yYg00RcppAMbhnAHNxUYk2FqMBIXB",
+	"RjGytBpDHx0wJEhf8pMoxj4CTzHBqQiD7KJKGcqAVGNej7+8slvQs6mBVGbbBH6iCN5v52hWORjoc/xg",
+	"uphRFIUIEtHVSHQlY4YHGH5VdFNy6UkYgscpImCGmaAnWYUBSJH0mpxC/x4tzBFJwhCOQpSGiItzVuj6",
+	"EpOX7DvQQcBil5eYJByx9ZBDZBxRH12qQmL1Z9fwEvcuVuQ4sFeRw5IgaPv3JHoMUTBBM02EpfirWCBX",
+	"jR+FoQrKpP482eal1KJsmXmC9iQXGAZQFsKsYJPVRlJuCjg9REPbVq3ZurIA0waYVaqyc+UZZNNzCh9V",
+	"JFXdtmIqIEHXeXajiZLK0gaWiBuRlMKH8OkacouT6z8gSnGAlPNMF94yrsQEQMAwT9TCT2+MAAgCTDCZ",
+	"gChWkfBCNJB2awUutYpxhagvFyGuIxaPkDunThAlwgyzoanNjUW+zrrTjduc4rkUuR+nYu0uABuhKXzA",
+	"kWVnbtj+tXPXvxkCSAJw3rno/ta5/gMQhAIAgecnjEczRL10OzCiAaIf84IwZJEszW6JF6AQPyA675Jx",
+	"pPeeUl45F8FNt+e4WYeO66StWMMJP6EjhoPtXI7dWLPRG63awXiOmR8lOhz/Acsp6jZtjQER2s+zXU/4",
+	"hJjUt9raE0tK7CPgTyGdIOXffBj6SSgYfRG6q8gOzlLxi6J8jij43P1n5xwEqVCHkqz9MGH4IfVWKZ0s",
+	"wnsD8kmh7zpj/ISCYcRhaN/J4eIrZctaGiSCMDQTC1jGXTBOxb0b9ofti6LQFYUT/Vxh/x6TyRXFEcV8",
+	"vijl71PsT7VIkMg/DkL0gMJMFBBj/56BMaZq3zpF+ufu9UCA+6LTHgzvOv+86vQG3d86jutc9gsffFsq",
+	"a24ES5mVRKSTzp1NesSniBY0DPxoNsIEMbnbCiJRgNl5MVZ+LtvfLQPpqnN91ukNfxhKxo7tlnPHkGB8",
+	"EfLPY+u4IS8OWq6pBW9EH8HZ187Zry7oDjuX0vo+9b/0AZyJRXuuDfQEZ7GQwJHFrYFzeRGn1OG4joSs",
+	"4zr9q07vLv9Y/jP9TvSaFlXoXh9tl4MOrgJvY54yyy/rqAQVO/wLFmv3jNlmW4lGIZH7MasxyOAMpWc8",
+	"YAbngqZ9QTHCw1Gwl+8QuYUNtn07Pv0osEx+Wx8syM16b4YYgxP0K5p7rlhojUIEoE8jxsADogxHxAS/",
+	"GfSKjuXYpPVvtPVyjjjEYY4NB1IK58oTojDoaStedITZVi2IaLpZCzmQ8Y2rwlqhRCQC2YjIMHatz9Aj",
+	"X2Idj4hwtVOlvCwU6mIqQlrW1K9ovpEaRDmNXMT0TktRhK7cExtjHcmlkMAquFBT/46BMJowq0D5jsSi",
+	"Lr8Oh1dAFbDNbMmkdEsaTLnWCoM2588cl5vjPgOMLaAzwbFgOgVobDOrq31FPpC8g6Wy6ZldVOYM+lNM",
+	"0AFFMJC2I1wQiMaCDPXed0553d5v7Yvu+d1153/fdCT5pZ9ctb907ob9Xzs948MLQYyX/fPu5670iJfd",
+	"waDb+3J33RkM2zfX7Z5gyWHnute+uJNnMXn7Swrc9H7t9X/vGQUc1zFK9/rDuy/iL9lf+2b4tdMbds/a",
+	"w26/J6XuXnfMjlKJ5X8FZZe+P7vunIsW2hcDx3VE65/7Nz05ls7wa/9cdti+uOj/3lHiDW6urvrXw875",
+	"3WXnvNu+G/5x1ZEiSoXdDfv9u4v29Rf5WXvYubvoXnaHuks90M71df/aGikvLgB2su5D6XGcxY7bBODU",
+	"lCmIKZL8AUZzgDkTWBFLL70rz+dgz8v+PsWBt18k2jhip8cn7z+sd27PVmqSh24WOoj1IZ86ONyD4Oam",
+	"e17q+wP8GY1P4PHBe/94fPBh/PN/HPwC38OD41ELnYzf+x+Cn9UqnwtlOKfO//mrdfALPBi3Dz5/+/6P",
+	"5wPznx+2+efxyfO/2Vxcd6bNvDgbCQ2tHKtvUWBRS7CE9KGBxXmW3IRoz+YWLhFJdrv2nNAoiZf47Bki",
+	"yTsRncU6ulaFD3Wcsp59Lf0vcLDUzeaMribA0s7SYFwuigVs+yTEBK3roF8q/uw6CcG8P75EkCV0bf2b",
+	"QuFn13nADI9wqBcyq6r+lpdcEmOWx1Jo3U0nM1NqWXR78ChA9UXU3C2ydjWxmEwRxVxtvHzJ4LoYeOqC",
+	"N+XZspRMBdodjGfaMrduaDluSwPenazVLSKGFG2zD2MR65trvfblhxET9CSh/BEIytGRcMkNLUbbIgJN",
+	"RpMaFPZ6HICEWab/FMnmwEvAsdvPUg+xxIrWeJ7lfqXL0ayqWylHDkIHcs9HnuvD9C4eBXt6LwhEY1E/",
+	"kFvNRG8yy/A4Lyu1tW/ZeYZhRPXf2x3pvGJ/99/Tx4SJVWZ2b/+8vPHT6/dExP6l+3l4d9a+PrdG56/H",
+	"sjPgqRGq8WebSa/Jpo1ed27aBfP8KNcrauhq4z0zfbZouTP4NEg315Yd5c4QJAyQCOhdzu0PbmeYFHtZ",
+	"fUi7xvJ2anRLQkbdUVl0t6Qw+3z34Exd29rhlSHX6UUDGKJrBNk2R2lF6KwqqaSWA+gv+qHlO6H67p4P",
+	"CRjp0zR1CRqr3b3UtfzRUTsLVpdyBedRwl9kcFcU6WviOzpNHkGGrij2bRu4QZBe+kS5ncaisD7hZz4M",
+	"Ve3i0f7a01jXCTCLQzi/tG4d5+vomKKDrGuxnJ5GjwRQFEKOH9CCcAJ/5rRdXXc+d//puM7g5rP449s2",
+	"Zzp5yLupch2pkM/Q57aj3csk5Fgff2yoUeGTCgodhxHkNn3mFS0re5ogMFvZ+2iu+1bCex/VZAIYBAx4",
+	"GUg82wGA3QsZArkGyoo6KuIgU7ndMxnY35KKVi5a2bm6v7DsKQhBipvkfBjXHSAXSxQ8W3KZZasT8VyI",
+	"ZUPHPqo06I39S3a5pMZeCjujpV1O6ZDtx4nyqHoeZ+8rtPOmojUqXVX2Egd46VrEK24wZksUiyeY6I3L",
+	"jV4RmbOo3yUZsts4MH/bMFA3DHYDYGI9zRKLJhimdxlyvYQJ8adiFRVgQhBdvzG54hbwNXpAJEFnqApk",
+	"ioMpDOL7xs7ablVmY/YRiKCEnUGOJpE6M60R9HrS2xTB3U784m2p8rxsGWbatVlsdYk+1RjP5M2Z3W4u",
+	"LrtJczM4N+6npJd27FHI2vsMqpPyJdz0qkDxBoE1mNBvBkYhGsKnLfYG0qt2lnW1TzFHFK99dFDQ/Vla",
+	"Sbg1CnmiV6zbXBZVtxmWXrszHq8d5Jdapsi/V/OR3kpZOSOV7p6Y49X3s6wXbHvplmJ6o4tPBXnra6vy",
+	"xF3f2yjFjnfn3cFZ/0ZO+VV/MMz/vcllIQ6f1PcbX2LN0WfcH0nnwUCCMad5N4vgW6GjDcz3zMBd2Umr",
+	"e4WLmj5X34ggMyLh3B4ZzeDTmYBJe4lF/w7xAwoAHEUiwp9ipjeFbUv5H7DxGSYru2/rK0rqJay+8mFB",
+	"uYgHIQchgoxLMTdc+cww0Wqan2PGIbGF7IW9C4J+cKgc3qMoWTrGAMCERzPIsQ/DcC5XU6qGWgmzDaL9",
+	"kjbdHBwLE20fei6lLWYaphb0iukyM7OU2n/sWna6bjLa2ox0jWva1bXkL1z/3pzELFfHbbvd5oJrCz6y",
+	"3wHP32t4ooZcNff6vc4PWgyNEhJgMrEvQGRnCQkRY0Z3muhM7vjavvh8d3PluOqvzm/y+kr74vf2HwP1",
+	"uf77vP97b1MyyWxh04hCVriOHm2zsP7S5LD96aIjN73krnp6w2fj25H5POu5y7a2C0o2huZa0bcU9Nnw",
+	"LItIywWUs4QK0M83dNPZFRMbSBmHlFfugsOnim0sXqKjXMIwUHo1rspYvWuWQMJ6o0hlt5Cr6fl8Pj+4",
+	"vDwIgnfDd1+/ns5mp4wdDgaDPz2wtzrpxf5HcP35DLx///6XW2It+6e3L8nU91Gs3plH+rVCtmxf1cPi",
+	"faDscs+37yf5H8P0j9OFP/Zubw/V38fuL8/7/7n35//9698PvmXl/jP9a996R2iI498xn06jUMB6R9e9",
+	"iID3kudaq26EG+G5T1GAOfAhDQDHsbpqPkVh8BHgCYlo9lRLd7ZuF3d5tL4al+lYCoLb7XrhbHNxCygh",
+	"mKePAOSecBTKq257nnBVnhqSetyefiUjOIx8tG96ae3ZLj6JFd2fjuv8+sVxnS/Whd1vhYO/ZdvVaSqA",
+	"dKN6z7vqD+76vYs/PBcgEfc8irLyGHsq0zwUBGpfXKiVhqyS+l6rOBEOXuDAQcY2fkIxnw/Ed+nrJUgR",
+	"bSd8uiSfkfEC1VOn8N5FNMHEA2kajix7kQS2euSaDXPKeaxez2MyjtJX+dDneRjnwFgEkP6946qreLIS",
+	"Oz06mmA+TUaHfjQ7SstkfzhLkiPA4EBG+8WkJVLwPHPCqTyLZK46klR3L1zjfFK+YeBThOktKZ5qMhfE",
+	"6im/LJMtIxjiHJMJc+XHmDMQT+dMBOPiqyQGe/qpHnOBD9n0lgTyHSFzszdKkCLIXCDv07P9QyCzLOF0",
+	"ifsocEnRLBLrqTGNZhKkpVHSWwKpP1VrLrEmlklnKOIJJSg4vCW35Bz5WF7RVxkuWIx8QJEf0YCBxwz8",
+	"qUyGhgGDcwZuHbHOlhZx65yKBn8CP/10BfmUHf70E+gIuyhLFaM8dUxCAkSBd6SKHD2ceB9VLiyBqULR",
+	"WwKAMLkhOIKFJ+lHD8flT2Rt7xB8ivg0vTKrzpwfKeZc+BCiz5diIapoey+/Fg9uri/SI4GRqDWNGN8H",
+	"I+TDhEmFzAGbqk0G4EezWUTACDJ0CATmSHTAYCixxyLiirZjeYqoP5GIUEcz6vAhGyUD4ygMo8dUMMF7",
+	"6VaMejYjBfWOiHHkyjwXeEexcU6pP8nOFcS/Q8wUQr2j75MEB8/e/qGaq+L7fjFpbWKkgZEPBAAm6imT",
+	"ALKXJkTwVINmUgRPCVhMjHAKluRe8PZlCxT5CD8gfb0H/p2gQsIP2aR83l58ae/q5CBe9gzeA0w9/Hfl",
+	"0c40SqhgCH2qI0xIwFG0twyRmtm2T1CgdJkfA7BFRWKWZduBwgmImaVGBTDUzzQEtSq0r06dlKWa2uPl",
+	"PDBfbrrn+0A9T1LPWUAH+lPRKkXjhMEQTCFTNzIeSeEJzymA8n08JpOsfW/1uwFPgvxDq7XvisowFELL",
+	"s3YE9rzVTwo8N6toJCySLi6IkAR8nrhoz1t8fiAbeK+QJDqUblBpvJTkSGHT/lZBt3II2tngIwoSck+E",
+	"flQOCUiY8NDgQ+tYTs+Sxw2eqOkV3jd4rnzMIXGqpPzQOgZe4c1DiqErOMEks8ULzDjTPYNWmhAtzWFn",
+	"JkZzVUq3Af4X8sDx4eH7VmtfYqoIpWXpynxI5d5eZoMuYHhCUAD8hLKIpufxWfZCoXDRtIjul6QxlIjW",
+	"1UUxEEcMK3duPHHOoyvRv+A10ax87Jkm6XPBo3wkqvjLn0IyQYIpIwDBIwzvdXoPP6IU+VwUDhUQAshh",
+	"Wv5UNCumQQVyMUVS6rHO2PU4jUKkWpOZnhRHAvQEfS7Pin300aiepg8MEhG3iaZlI6I6jGMEqTA7APWz",
+	"O53ukYCMjgUIZKYgEEZkYrIyaGu8YQZGYjktG49KudhcpevUrUvHbGYa9MAYhxzRj/Ky7b3c6oTKJMTC",
+	"AQXSZscRnagciJixREQSEQWQSLJJG09B38pBnb818tQk58n9JNrEcD2wt30qQmXGBpAZx2EIHiN6r83D",
+	"HONPP8lNTUXU8vnJ6uUq2EtXq+aaVKk3Ul3fIxSzIiJtiSJFtC5hkWaMhDzPGKnmSjQ7w2GIFSelDJE9",
+	"v5QMcSUnPg9DT1rpQz2VCFHVlZIdt9xWqyU/Pf4ZzHRiEdFLXz7ixHrOZli9y9U+AzPw4eQX4JlvnTxF",
+	"5p6R3ssDe5o707hAPlozgjj5FC2Fg5zl7+phnwv8KEAiXJYckv3xK5q7IHsY54LsTZ+IeNWTPle1yp69",
+	"j8BTf8oIIpReD0F/mibQy59vqu2DEPtIJ1LSq4Z2DP0pOjg5bC2sGx4fHw+h/PowopMjXZcdXXTPOr1B",
+	"R9Z5dh2OeWiuP0xCKgYM7auu4zr6catz6pwc6iaiGBEYY+fUeX/YOnyvti+mcmW1YdQqd7wiZtmB6jxp",
+	"Ryb8SB5XvGNmAjR9vd6Mn4RDUfnSjMhNLA2KkZtJb7mlG8/vdJqJLFjqBs6pI9d++YPNT1Ew31mqNXsm",
+	"sufiDoR+K1DIAXnSatUmhE7gZc0GWdC6gMMHJYit/UzgIyNjpaxyvL5KIQ2fqHT88yaVLGnxnl3n502E",
+	"LCaCNDcPnNO/vrkOS2YzSOcKETJTTAmmctNywpzTv5wi7B25FZEvAI+gJUeeet2GLFZxLWlTxriKZxay",
+	"lr5jIGsyW6xz0airU9qoJ+syGDkEn+US7JasCJkSwnGot6FU7GM1Dcx42zqWYv7kJVs7eZEja97WZRs9",
+	"Rr08oe2GhWX+3A3LblKukI75+VtFM93obMSaYVGdTHdVfZkKuHTZesGY+waclqAH7KXx+H4pw+aqFOGr",
+	"0m0urScFfDFn0nq/vlKey1bUOPllfY1yctQKnif3NTJCtU+P4XD052wzV6M3SDbyOFs4GzCay2X5R/Ch",
+	"9SHbyC5m5nVFfG7s2elEvXqbz+ZkviCrj3kxF2Okfq9s39ubtT0Lq63sy9Lx9hbU+rC+Rpb++P+nyX1B",
+	"3ER+BeMbpXkpK5K7bOelCP1TLnTD4vWxeJ6ztBp1G9ho6Pp10LUxJYaXCOEooitcRFVSNoFQFxHnoH1r",
+	"7GuYo51yswINz9bDs9tYjZ9lpa3IrKIhkJ1L102tZ4bYDbfWx61G0uJq5GrCo2HX18Gu5pwYjgL9neBY",
+	"JbJe7iyqcmwBD3WRrIHet8aypmHaaTYv0fBsPTy7tf0ERiLxinRbSKP+AoR7XhC9odz6KLeQbb4a6RZB",
+	"0tDu66Dd4qwYjkPaLSaT1X6jKvOWQFEX9xZg/NbYt2ijdv41yzQMXA8D/4gp6dz4VelXN/MSzJtK3LBu",
+	"nayrf2GkKuOmPy3SkO0rIdvcerJTJor9lb6hOsWmKKiPXTVc3x6zpna4jFXV9w2j1sWom9vLLE0fXZFM",
+	"Cw+p6qbTy1zohk/r49M8tXg1QjWw0VDq66BUY0oMJyEfRa5wEVU51QRCXayag/at0aphjnZezQo0xFoP",
+	"sW5rNd3Uy1bk1fxNcvoY+YVItqsT1DccWyfHyhyWO6BYC0wavn1FfGuZn83dyE6414aQOolYZ2d9ezys",
+	"THY5DYvvGxaukYV/1JbKP8xRgZnLeUFegpBLvxnR8HKdvGz+VEZFei5ipWHlV8LKxWnZ2oFU5uQSLOqk",
+	"YhPMb5GRC8a6nJiNYg0/18TPP2BVO1glvxADN7RbN+3uYCncMOwrWvdu6AF2scCtl0LfJG+uIsuGIetb",
+	"wa63ikLSv2r8WExR+AJM2SvI3jBmfYxZ+DW+asxZQknDoa+DQ0vTsslT+4LrqEqsZVjURbEFJL81qi2a",
+	"qZ1yzTIN9dZDvT9gTIVUu9V4uJAX+AVo+KogekPD9dFw4Xdjq9FwESQNC78OFi7OytZ+oyoJl0BRFwcX",
+	"YPzWOLhoo3YONss0HFwPB/+AKZV+LrgqDZu/RP1Sx7dXC2No+LhGPi7/wHRFTl5ETEPMr4SYF6dm7dba",
+	"gj+pTM8WfNTG0WVovzmeXrDdJVxdKtfwdU18Xc3CdkjWL0vTDUO/EEPvkJwbWn6FtLydu9glF78IC79l",
+	"At6AexvarZ92N7Gg7OffqvJt9kt1L0K3udgN29bJtqmeK5NtDo+Ga18L1+ZzssGbf8NVVOdaAw31UW2G",
+	"3bfHtLlZLiPatETDs3Xx7LbWQ/gOVrXprwG/AMMqeRt6rZVehZKrc6ucqoZXXw2vpqazPjFsWngHlKpA",
+	"UCOdSqy+QS5VNriUSMXXDYvWxqKb20oO+IH6ofmKbGr8cKf+5foXINbrxUE0FFsfxS6ouyLZWjDT8O7r",
+	"4F3L1GySF3bRq1TlYhtG6qLlRXy/NYK2WLCdqhcKNqRdD2n/sKE9IJKgM7SDhbBuC/johdbD10XhG8qu",
+	"k7INVVem6wJOGqp+LVRdmJbtvUd1ii7ioj56NrH89qi5YKnLaNko1FByXZS8tUExGCJ2BjmaRBRXXUrL",
+	"xoCftVY/IQ9K4jeMXB8jm7qeV2TkMlIaSn4dlFyel7VXR0r+oyojL+CiLkougvmtUXLJVO2UXCjUUHI9",
+	"lLy9Qam1dJsiWJWNVUsAiqZegIpNwRserpGHc0VXZWETIQ0FvxIKNidloxDeMLzK/FtARG3kayD4zVGv",
+	"aZ1LiDcv0tBuTbT7g0Z0NoV0gnZEvL5q7MWoNxW+Id/ayVepekf0q3HSEPDrImA/M6d11zqLzmNXHJzC",
+	"omYW1lB+ozycGupKJlaFGi6ul4s3tyfJlBVJWLVRP/cOlawN59bHuVLFFblWwaGh2NdBsTw1mrVxuSpZ",
+	"lVL17NfFpAqgb41BtdnZmVN+2TBmPYy5jXk8XUNenSufABXNvARdaoEbwqyTMKWSK1OmRkXDmq+FNfWE",
+	"bBRCKzurzpwpCOojTwXWt0ef2giXEaj8uqHQuih0C1vB8e+YT6dRGIiv15mKXNNOIZV9+RQFmAMf0gBw",
+	"HLPy1ehH3TAz7IZP0S0xykyhsCHAEn8KGOIck8kyWylKuhuTqdUIigIvsYWix8FxpjVMJplGGkPZnaFI",
+	"C7HreZOUqg8RDnaS01w09HIZzX8zxG7Cz/rCz1zPFSNQEx5NEPo6glBzTrb0FVVj0QIc6gpHDfC+tYjU",
+	"tEs7EeclGrqtJy7dwHxEdeQnFPO5RN0IQYpoO+FT5/SvbwIhDNGHFJPFSQwjH4YAxphx6N8DVRDseTN4",
+	"jwBNiLfvuE5CQ+fUmXIenx4dHZ/8z8PWYevw+PQfrX98kADUQpXbbl91gR9iRDgIowkmwg0TOJPePOFT",
+	"RLiGpcR8se6l+pFN+fPbaXq4/Le43cUfxC4mYoQkWLhJaXSvblIu9nqOmR8lhMv2zMx05SNW0X62YjAa",
+	"TlcMi023QznlXGakF1MHBLExN/2RGDfNVC+aLoY5pcDL7C5FgW0oRARpkfw3c+1ZCxbeQxavc6lRjsLC",
+	"ELOtxcU+0+w/sqIP2RQEFD4ialbP8zQs1v9EEbxXejFqhHAkjOTb8/8LAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,0 +1,318 @@
+// Package restaurant is the restaurant configuration API server: it
+// implements the strict server interface generated from
+// specs/restaurant/openapi.yaml on a SQLite store holding every restaurant's
+// configuration, with API-client login, restaurant grants, signed keyset page
+// tokens that stay correct while the data changes, and rate limits per
+// restaurant. Configuration enters through Import (the admin API) and the
+// demo generator (Demo).
+package restaurant
+
+import (
+	"context"
+	"crypto/hmac"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/pagetoken"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/validation"
+)
+
+// Page sizes of the list operations.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 300
+)
+
+// Config configures the restaurant server.
+type Config struct {
+	// DB is the restaurant database, migrated with Migrations.
+	DB *sql.DB
+	// TokenTTL is the lifetime of a bearer token; 0 means one hour.
+	TokenTTL time.Duration
+	// RatePerSecond requests are allowed per second per restaurant; 0 means 20.
+	RatePerSecond int
+	// RatePerWindow requests are allowed per RateWindow per restaurant; 0
+	// means 10,000 per 15 minutes.
+	RatePerWindow int
+	RateWindow    time.Duration
+	// Clock tells the time; nil means the system clock.
+	Clock clock.Clock
+	// Logger receives logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ValidateResponses checks every response against the spec.
+	ValidateResponses bool
+	// OnResponseViolation is called for a response that breaks the spec
+	// (tests fail on it); nil logs it.
+	OnResponseViolation func(r *http.Request, status int, err error)
+}
+
+// Server is the restaurant configuration API.
+type Server struct {
+	cfg      Config
+	store    *store
+	clock    clock.Clock
+	limiters []namedLimiter
+	cursors  *pagetoken.Codec
+	logger   *slog.Logger
+	// dummyHash is compared against when a login names an unknown client, so
+	// a wrong client ID and a wrong secret take the same time.
+	dummyHash []byte
+}
+
+var _ restaurantapi.StrictServerInterface = (*Server)(nil)
+
+// New returns a restaurant server on cfg.DB.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("restaurant: Config.DB is nil")
+	}
+	if cfg.TokenTTL == 0 {
+		cfg.TokenTTL = time.Hour
+	}
+	if cfg.RatePerSecond == 0 {
+		cfg.RatePerSecond = 20
+	}
+	if cfg.RatePerWindow == 0 {
+		cfg.RatePerWindow = 10000
+	}
+	if cfg.RateWindow == 0 {
+		cfg.RateWindow = 15 * time.Minute
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if _, err := loadSchemas(); err != nil {
+		return nil, fmt.Errorf("restaurant: %w", err)
+	}
+	st := &store{db: cfg.DB}
+	key, err := st.secretKey(ctx, "cursor_key")
+	if err != nil {
+		return nil, err
+	}
+	cursors, err := pagetoken.New(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		cfg:   cfg,
+		store: st,
+		clock: cfg.Clock,
+		limiters: []namedLimiter{
+			{ratelimit.New(cfg.RatePerSecond, time.Second, cfg.Clock), time.Second},
+			{ratelimit.New(cfg.RatePerWindow, cfg.RateWindow, cfg.Clock), cfg.RateWindow},
+		},
+		cursors:   cursors,
+		logger:    cfg.Logger,
+		dummyHash: hashSecret(randomSecret()),
+	}, nil
+}
+
+// Handler returns the HTTP handler of the API: the generated routes behind
+// token resolution, validation, the restaurant gate and rate limits, plus
+// /healthz, /openapi.yaml and /docs/.
+func (s *Server) Handler() (http.Handler, error) {
+	spec, err := restaurantapi.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("restaurant: load spec: %w", err)
+	}
+	e, err := apiserver.New(apiserver.Config{
+		Name:  "restaurant",
+		Title: "apistack restaurant configuration API",
+		Validation: validation.Options{
+			Spec:                spec,
+			Authenticate:        authenticate,
+			ValidateResponses:   s.cfg.ValidateResponses,
+			OnResponseViolation: s.cfg.OnResponseViolation,
+		},
+		ErrorHandler: errorHandler(s.logger),
+		Before:       []echo.MiddlewareFunc{s.resolve},
+		MaxBodyBytes: 16 << 10,
+		Logger:       s.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	restaurantapi.RegisterHandlers(e, restaurantapi.NewStrictHandler(s, []restaurantapi.StrictMiddlewareFunc{s.gate}))
+	return e, nil
+}
+
+// Login exchanges an API client's credentials for a bearer token.
+func (s *Server) Login(ctx context.Context, req restaurantapi.LoginRequestObject) (restaurantapi.LoginResponseObject, error) {
+	c, err := s.store.client(ctx, req.Body.ClientId)
+	if err != nil && !errors.Is(err, errNotFound) {
+		return nil, err
+	}
+	want := c.SecretHash
+	if want == nil {
+		want = s.dummyHash
+	}
+	if !hmac.Equal(hashSecret(req.Body.ClientSecret), want) || c.ID == "" {
+		return nil, newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDCREDENTIALS, "unknown clientId or wrong clientSecret")
+	}
+	token := "rst_" + randomSecret()
+	expires := s.clock.Now().Add(s.cfg.TokenTTL)
+	if err := s.store.insertToken(ctx, hashSecret(token), c.ID, expires); err != nil {
+		return nil, err
+	}
+	return restaurantapi.Login200JSONResponse{
+		Status: restaurantapi.AuthenticationResponseStatusSUCCESS,
+		Token: restaurantapi.AuthenticationToken{
+			TokenType:   restaurantapi.AuthenticationTokenTokenTypeBearer,
+			AccessToken: token,
+			ExpiresIn:   int(s.cfg.TokenTTL / time.Second),
+			Scope:       "config:read",
+		},
+	}, nil
+}
+
+// listQuery has the fields of every generated List...Params type, so each
+// converts to it.
+type listQuery struct {
+	PageToken                    *string
+	PageSize                     *int
+	Page                         *int
+	LastModified                 *string
+	PlatformRestaurantExternalID string
+}
+
+// position is what a page token carries: the insertion sequence of the last
+// entity of the page before.
+type position struct {
+	Seq int64 `json:"s"`
+}
+
+// list answers one page of a list operation, decoded into the resource's
+// generated type, with the token of the next page (nil on the last page).
+func list[T any](ctx context.Context, s *Server, kindPath string, q listQuery) ([]T, *string, error) {
+	rows, next, err := s.page(ctx, kindPath, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		if err := json.Unmarshal(r.Doc, &out[i]); err != nil {
+			return nil, nil, fmt.Errorf("decode stored %s: %w", kindPath, err)
+		}
+	}
+	return out, next, nil
+}
+
+func (s *Server) page(ctx context.Context, kindPath string, q listQuery) ([]entityRow, *string, error) {
+	restaurantGUID := restaurantFrom(ctx)
+	pq := pageQuery{Restaurant: restaurantGUID, Kind: kindPath, Limit: DefaultPageSize}
+	if q.PageSize != nil {
+		pq.Limit = *q.PageSize
+	}
+	scope := restaurantGUID + "|" + kindPath + "|"
+	if q.LastModified != nil {
+		t, err := ParseTimestamp(*q.LastModified)
+		if err != nil {
+			return nil, nil, errParam(restaurantapi.ErrorKeyINVALIDLASTMODIFIED, "lastModified",
+				"lastModified must be an instant such as 2015-12-01T00:00:00.000+0000: %v", err)
+		}
+		ms := t.UnixMilli()
+		pq.ModifiedAfterMs = &ms
+		scope += fmt.Sprint(ms)
+	}
+	switch {
+	case q.PageToken != nil:
+		var pos position
+		if err := s.cursors.Decode(scope, *q.PageToken, &pos); err != nil {
+			return nil, nil, errParam(restaurantapi.ErrorKeyINVALIDPAGETOKEN, "pageToken",
+				"pageToken was not issued by this server for this list, restaurant and lastModified; use the Platform-Next-Page-Token header of the previous page")
+		}
+		pq.AfterSeq = pos.Seq
+	case q.Page != nil:
+		pq.Offset = (*q.Page - 1) * pq.Limit
+	}
+	rows, more, err := s.store.page(ctx, pq)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !more || len(rows) == 0 {
+		return rows, nil, nil
+	}
+	token, err := s.cursors.Encode(scope, position{Seq: rows[len(rows)-1].Seq})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, &token, nil
+}
+
+// get answers a single-object operation.
+func get[T any](ctx context.Context, s *Server, kindPath, guid string) (T, error) {
+	var out T
+	doc, err := s.store.entity(ctx, restaurantFrom(ctx), kindPath, guid)
+	if errors.Is(err, errNotFound) {
+		return out, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND,
+			"no %s %s in this restaurant's configuration", kindByPath[kindPath].EntityType, strings.ToLower(guid))
+	}
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal(doc, &out); err != nil {
+		return out, fmt.Errorf("decode stored %s: %w", kindPath, err)
+	}
+	return out, nil
+}
+
+// GetTipWithholding returns the restaurant's tip withholding setting.
+func (s *Server) GetTipWithholding(ctx context.Context, _ restaurantapi.GetTipWithholdingRequestObject) (restaurantapi.GetTipWithholdingResponseObject, error) {
+	doc, err := s.store.singleton(ctx, restaurantFrom(ctx), "tipWithholding")
+	if errors.Is(err, errNotFound) {
+		return nil, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND, "this restaurant has no tip withholding setting")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out restaurantapi.GetTipWithholding200JSONResponse
+	if err := json.Unmarshal(doc, &out); err != nil {
+		return nil, fmt.Errorf("decode stored tip withholding: %w", err)
+	}
+	return out, nil
+}
+
+// timestampLayouts are the forms lastModified is accepted in: the service's
+// own (2015-12-01T00:00:00.000+0000) and RFC 3339.
+var timestampLayouts = []string{
+	"2006-01-02T15:04:05.999999999-0700",
+	"2006-01-02T15:04:05.999999999Z0700",
+	time.RFC3339Nano,
+}
+
+// ParseTimestamp parses an instant in the API's format
+// (2015-12-01T00:00:00.000+0000) or RFC 3339.
+func ParseTimestamp(s string) (time.Time, error) {
+	var firstErr error
+	for _, layout := range timestampLayouts {
+		t, err := time.Parse(layout, s)
+		if err == nil {
+			return t, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return time.Time{}, fmt.Errorf("parse timestamp %q: %w", s, firstErr)
+}
+
+// FormatTimestamp formats t as the API writes instants
+// (2015-12-01T00:00:00.000+0000).
+func FormatTimestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000-0700")
+}

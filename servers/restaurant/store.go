@@ -1,0 +1,418 @@
+package restaurant
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the restaurant schema migrations (goose SQL files).
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+// Store errors, mapped onto API errors by the handlers and the admin calls.
+var (
+	errNotFound      = errors.New("not found")
+	errAlreadyExists = errors.New("already exists")
+)
+
+// store is every SQL statement of the restaurant service.
+type store struct {
+	db *sql.DB
+}
+
+// hashSecret is how client secrets and tokens are stored: both are 256-bit
+// random values, so a plain SHA-256 is enough (no password stretching needed).
+func hashSecret(secret string) []byte {
+	sum := sha256.Sum256([]byte(secret))
+	return sum[:]
+}
+
+func randomSecret() string {
+	return rand.Text() + rand.Text()
+}
+
+// secretKey returns the named server secret, creating it at first use, so it
+// survives restarts (page tokens stay valid).
+func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
+	var key []byte
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&key)
+	if err == nil {
+		return key, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read setting %s: %w", name, err)
+	}
+	key = make([]byte, 32)
+	_, _ = rand.Read(key)
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, key); err != nil {
+		return nil, fmt.Errorf("store setting %s: %w", name, err)
+	}
+	return s.secretKey(ctx, name)
+}
+
+type restaurantRecord struct {
+	GUID      string
+	Name      string
+	CreatedAt time.Time
+}
+
+func (s *store) createRestaurant(ctx context.Context, guid, name string, now time.Time) (restaurantRecord, error) {
+	res, err := s.db.ExecContext(ctx,
+		`INSERT INTO restaurants (guid, name, created_at_ms) VALUES (?, ?, ?) ON CONFLICT (guid) DO NOTHING`,
+		guid, name, now.UnixMilli())
+	if err != nil {
+		return restaurantRecord{}, fmt.Errorf("create restaurant: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return restaurantRecord{}, errAlreadyExists
+	}
+	return restaurantRecord{GUID: guid, Name: name, CreatedAt: time.UnixMilli(now.UnixMilli()).UTC()}, nil
+}
+
+func (s *store) restaurant(ctx context.Context, guid string) (restaurantRecord, error) {
+	var r restaurantRecord
+	var ms int64
+	err := s.db.QueryRowContext(ctx, `SELECT guid, name, created_at_ms FROM restaurants WHERE guid = ?`, guid).
+		Scan(&r.GUID, &r.Name, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return restaurantRecord{}, errNotFound
+	}
+	if err != nil {
+		return restaurantRecord{}, fmt.Errorf("read restaurant: %w", err)
+	}
+	r.CreatedAt = time.UnixMilli(ms).UTC()
+	return r, nil
+}
+
+type clientRecord struct {
+	ID          string
+	Name        string
+	SecretHash  []byte
+	Restaurants []string
+}
+
+// createClient stores an API client granted restaurants, in one transaction;
+// errNotFound when one of the restaurants does not exist.
+func (s *store) createClient(ctx context.Context, id, name string, secretHash []byte, restaurants []string, now time.Time) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO api_clients (id, name, secret_hash, created_at_ms) VALUES (?, ?, ?, ?)`,
+		id, name, secretHash, now.UnixMilli()); err != nil {
+		return fmt.Errorf("create client: %w", err)
+	}
+	for _, r := range restaurants {
+		var exists int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM restaurants WHERE guid = ?`, r).Scan(&exists)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("restaurant %s: %w", r, errNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("read restaurant: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO client_grants (client_id, restaurant_guid) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, r); err != nil {
+			return fmt.Errorf("grant restaurant: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
+	var c clientRecord
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, secret_hash FROM api_clients WHERE id = ?`, id).
+		Scan(&c.ID, &c.Name, &c.SecretHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return clientRecord{}, errNotFound
+	}
+	if err != nil {
+		return clientRecord{}, fmt.Errorf("read client: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT restaurant_guid FROM client_grants WHERE client_id = ? ORDER BY restaurant_guid`, id)
+	if err != nil {
+		return clientRecord{}, fmt.Errorf("read grants: %w", err)
+	}
+	defer rows.Close()
+	c.Restaurants = []string{}
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return clientRecord{}, fmt.Errorf("read grants: %w", err)
+		}
+		c.Restaurants = append(c.Restaurants, r)
+	}
+	return c, rows.Err()
+}
+
+func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, expires time.Time) error {
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO tokens (hash, client_id, expires_at_ms) VALUES (?, ?, ?)`, hash, clientID, expires.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("store token: %w", err)
+	}
+	return nil
+}
+
+// tokenByHash returns the client of a token and when the token expires.
+func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID string, expires time.Time, err error) {
+	var ms int64
+	err = s.db.QueryRowContext(ctx, `SELECT client_id, expires_at_ms FROM tokens WHERE hash = ?`, hash).Scan(&clientID, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", time.Time{}, errNotFound
+	}
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("read token: %w", err)
+	}
+	return clientID, time.UnixMilli(ms), nil
+}
+
+// access reports whether the restaurant exists and whether the client was
+// granted it.
+func (s *store) access(ctx context.Context, clientID, restaurantGUID string) (exists, granted bool, err error) {
+	var g sql.NullString
+	err = s.db.QueryRowContext(ctx, `
+		SELECT g.client_id FROM restaurants r
+		LEFT JOIN client_grants g ON g.restaurant_guid = r.guid AND g.client_id = ?
+		WHERE r.guid = ?`, clientID, restaurantGUID).Scan(&g)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("read grant: %w", err)
+	}
+	return true, g.Valid, nil
+}
+
+// entityRow is one stored entity document with its position in its list.
+type entityRow struct {
+	Seq int64
+	Doc []byte
+}
+
+// pageQuery selects one page of a list.
+type pageQuery struct {
+	Restaurant string
+	Kind       string
+	// AfterSeq is the keyset position: only rows inserted after it.
+	AfterSeq int64
+	// ModifiedAfterMs, when set, keeps rows created or modified after it.
+	ModifiedAfterMs *int64
+	// Offset skips rows (the deprecated page parameter).
+	Offset int
+	Limit  int
+}
+
+// page returns up to q.Limit live entities in insertion order and whether
+// more follow.
+func (s *store) page(ctx context.Context, q pageQuery) ([]entityRow, bool, error) {
+	var b strings.Builder
+	args := []any{q.Restaurant, q.Kind, q.AfterSeq}
+	b.WriteString(`SELECT seq, doc FROM entities
+		WHERE restaurant_guid = ? AND kind = ? AND seq > ? AND archived = FALSE AND removed = FALSE`)
+	if q.ModifiedAfterMs != nil {
+		b.WriteString(` AND modified_ms > ?`)
+		args = append(args, *q.ModifiedAfterMs)
+	}
+	b.WriteString(` ORDER BY seq LIMIT ? OFFSET ?`)
+	args = append(args, q.Limit+1, q.Offset)
+	rows, err := s.db.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("list %s: %w", q.Kind, err)
+	}
+	defer rows.Close()
+	out := make([]entityRow, 0, q.Limit+1)
+	for rows.Next() {
+		var r entityRow
+		if err := rows.Scan(&r.Seq, &r.Doc); err != nil {
+			return nil, false, fmt.Errorf("list %s: %w", q.Kind, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("list %s: %w", q.Kind, err)
+	}
+	more := len(out) > q.Limit
+	if more {
+		out = out[:q.Limit]
+	}
+	return out, more, nil
+}
+
+// entity returns the document of one live entity.
+func (s *store) entity(ctx context.Context, restaurantGUID, kind, guid string) ([]byte, error) {
+	var doc []byte
+	err := s.db.QueryRowContext(ctx, `
+		SELECT doc FROM entities
+		WHERE restaurant_guid = ? AND kind = ? AND guid = ? AND archived = FALSE AND removed = FALSE`,
+		restaurantGUID, kind, strings.ToLower(guid)).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", kind, err)
+	}
+	return doc, nil
+}
+
+// singleton returns the live entity of a kind a restaurant has one of (tip
+// withholding): the one created last.
+func (s *store) singleton(ctx context.Context, restaurantGUID, kind string) ([]byte, error) {
+	var doc []byte
+	err := s.db.QueryRowContext(ctx, `
+		SELECT doc FROM entities
+		WHERE restaurant_guid = ? AND kind = ? AND archived = FALSE AND removed = FALSE
+		ORDER BY seq DESC LIMIT 1`, restaurantGUID, kind).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", kind, err)
+	}
+	return doc, nil
+}
+
+// storedEntity is one entity of an import, ready to be written.
+type storedEntity struct {
+	Kind       string
+	GUID       string
+	ExternalID *string
+	Doc        []byte
+}
+
+// entityKey names an entity within a restaurant.
+type entityKey struct {
+	Kind string
+	GUID string
+}
+
+// importEntities writes every entity in one transaction with one prepared
+// statement, after checking that every reference the document does not
+// satisfy itself names a live entity already stored. An entity already stored
+// is replaced (and made live again); its modified time only moves when its
+// document changed. Nothing is written when a reference is missing.
+func (s *store) importEntities(ctx context.Context, restaurantGUID string, entities []storedEntity, external map[entityKey][]string, now time.Time) ([]string, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+
+	var exists int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM restaurants WHERE guid = ?`, restaurantGUID).Scan(&exists)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("restaurant %s: %w", restaurantGUID, errNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read restaurant: %w", err)
+	}
+
+	var problems []string
+	if len(external) > 0 {
+		check, err := tx.PrepareContext(ctx, `
+			SELECT 1 FROM entities
+			WHERE restaurant_guid = ? AND kind = ? AND guid = ? AND archived = FALSE AND removed = FALSE`)
+		if err != nil {
+			return nil, fmt.Errorf("prepare reference check: %w", err)
+		}
+		defer check.Close()
+		for key, where := range external {
+			err := check.QueryRowContext(ctx, restaurantGUID, key.Kind, key.GUID).Scan(&exists)
+			if errors.Is(err, sql.ErrNoRows) {
+				for _, w := range where {
+					problems = append(problems, fmt.Sprintf("%s: %s %s is neither in the document nor stored", w, key.Kind, key.GUID))
+				}
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("check reference: %w", err)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return problems, nil
+	}
+
+	ins, err := tx.PrepareContext(ctx, `
+		INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_ms, modified_ms, archived, removed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, FALSE)
+		ON CONFLICT (restaurant_guid, kind, guid) DO UPDATE SET
+			external_id = excluded.external_id, doc = excluded.doc, modified_ms = excluded.modified_ms,
+			archived = FALSE, removed = FALSE
+		WHERE entities.doc <> excluded.doc OR entities.archived OR entities.removed`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare insert: %w", err)
+	}
+	defer ins.Close()
+	ms := now.UnixMilli()
+	for _, e := range entities {
+		if _, err := ins.ExecContext(ctx, restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, ms, ms); err != nil {
+			return nil, fmt.Errorf("write %s %s: %w", e.Kind, e.GUID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return nil, nil
+}
+
+// setHidden archives or removes one entity; errNotFound when it is not stored.
+func (s *store) setHidden(ctx context.Context, restaurantGUID, kind, guid string, removed bool, now time.Time) error {
+	column := "archived"
+	if removed {
+		column = "removed"
+	}
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE entities SET `+column+` = TRUE, modified_ms = ? WHERE restaurant_guid = ? AND kind = ? AND guid = ?`,
+		now.UnixMilli(), restaurantGUID, kind, strings.ToLower(guid))
+	if err != nil {
+		return fmt.Errorf("hide %s: %w", kind, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound
+	}
+	return nil
+}
+
+// counts returns the number of live entities per kind of a restaurant.
+func (s *store) counts(ctx context.Context, restaurantGUID string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT kind, COUNT(*) FROM entities
+		WHERE restaurant_guid = ? AND archived = FALSE AND removed = FALSE
+		GROUP BY kind`, restaurantGUID)
+	if err != nil {
+		return nil, fmt.Errorf("count entities: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, fmt.Errorf("count entities: %w", err)
+		}
+		out[k] = n
+	}
+	return out, rows.Err()
+}
