@@ -27,6 +27,8 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/faxwebhooks"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/restaurantapi"
 )
@@ -39,13 +41,18 @@ const (
 	PAM        API = "pam"
 	Admin      API = "admin"
 	Restaurant API = "restaurant"
+	Fax        API = "fax"
+	// FaxWebhooks is the receiving endpoint of the fax webhooks (specs/fax/webhooks.yaml).
+	FaxWebhooks API = "faxwebhooks"
 )
 
 // specs maps each API to the generated loader of its embedded spec.
 var specs = map[API]func() (*openapi3.T, error){
-	PAM:        pamapi.GetSpec,
-	Admin:      adminapi.GetSpec,
-	Restaurant: restaurantapi.GetSpec,
+	PAM:         pamapi.GetSpec,
+	Admin:       adminapi.GetSpec,
+	Restaurant:  restaurantapi.GetSpec,
+	Fax:         faxapi.GetSpec,
+	FaxWebhooks: faxwebhooks.GetSpec,
 }
 
 // Violation is the error of a request or response that breaks the spec.

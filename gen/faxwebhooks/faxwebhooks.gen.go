@@ -1773,7 +1773,7 @@ var swaggerSpec = []string{
 	"nVH6HHIdR6/Ozr7aintkmVbdX9DPrHC7gZlfyGUT6t0BcqnSWy5douRMuhVaLAoXtyjvsk0BPa3nwfrz",
 	"v896QRWDy2ELreR8cwIpr7ENd3CZm0K4KlAzyZFsff03evq2223wRZGLSKHu2WDp0jm3YQIEo4TqEVOX",
 	"JdOrTZAKpAFDoLJs7kJU1MbYz2QEMbLB4EVHvFdIdOoIOEKf21y+csWBt7ZJhrhk3Bar453s0KwwwSUr",
-	"qwKpyGlMcoQwcmc72Lpt0btmOdQnDaGlXc/68/o/AQAA//8=",
+	"qwJdkRO54xzM2zbiXbMCao2GaNIuYf15/Z8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

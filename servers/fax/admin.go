@@ -1,0 +1,232 @@
+package fax
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/apistack/apistack/gen/faxapi"
+)
+
+// The operator's side of the fax service, used by the admin API and by
+// `apistack serve --demo`. These calls bypass API keys: the admin API guards
+// them with its own token.
+
+// Errors returned (wrapped) by the admin calls.
+var (
+	ErrNotFound      = errNotFound
+	ErrAlreadyExists = errAlreadyExists
+	// ErrInvalid is returned for input the operator must fix (a bad number,
+	// a document that is not a PDF).
+	ErrInvalid = errors.New("invalid")
+)
+
+// The outcomes an injected inbound fax can have.
+const (
+	InboundReceived          = "received"
+	InboundPartial           = "partial"
+	InboundSenderCallDropped = "sender_call_dropped"
+)
+
+// Account is a tenant of the fax API.
+type Account struct {
+	ID        string
+	Name      string
+	CreatedAt time.Time
+}
+
+// CreateAccount creates an account; ErrAlreadyExists when the name is taken.
+func (s *Server) CreateAccount(ctx context.Context, name string) (Account, error) {
+	a := account{ID: uuid.NewString(), Name: name, CreatedAt: s.clock.Now().UTC()}
+	if err := s.store.createAccount(ctx, a); err != nil {
+		return Account{}, err
+	}
+	return Account(a), nil
+}
+
+// AccountByName returns the named account; ErrNotFound when there is none.
+func (s *Server) AccountByName(ctx context.Context, name string) (Account, error) {
+	a, err := s.store.accountByName(ctx, name)
+	return Account(a), err
+}
+
+// IssueAPIKey creates an API key for the account and returns it; only its
+// hash is stored.
+func (s *Server) IssueAPIKey(ctx context.Context, accountID string) (keyID, key string, err error) {
+	if _, err := s.store.accountByID(ctx, accountID); err != nil {
+		return "", "", err
+	}
+	key = newAPIKey()
+	keyID = uuid.NewString()
+	if err := s.store.insertAPIKey(ctx, keyID, accountID, hashKey(key), s.clock.Now()); err != nil {
+		return "", "", err
+	}
+	return keyID, key, nil
+}
+
+// APIKeyWorks reports whether key authenticates as accountID.
+func (s *Server) APIKeyWorks(ctx context.Context, accountID, key string) bool {
+	acct, _, err := s.store.keyByHash(ctx, hashKey(key))
+	return err == nil && acct == accountID
+}
+
+// CreateOutboundVoiceProfile creates an outbound voice profile, which a fax
+// application needs to send.
+func (s *Server) CreateOutboundVoiceProfile(ctx context.Context, accountID, name string) (string, error) {
+	if _, err := s.store.accountByID(ctx, accountID); err != nil {
+		return "", err
+	}
+	id := uuid.NewString()
+	return id, s.store.insertVoiceProfile(ctx, id, accountID, name, s.clock.Now())
+}
+
+// Application is a fax application, as the operator sees it.
+type Application struct {
+	ID                     string
+	AccountID              string
+	Name                   string
+	WebhookURL             string
+	WebhookFailoverURL     string
+	OutboundVoiceProfileID string
+}
+
+// CreateApplication creates a fax application for the account (as the
+// public API's CreateFaxApplication does, without an API key).
+func (s *Server) CreateApplication(ctx context.Context, a Application) (Application, error) {
+	now := s.clock.Now().UTC()
+	row := application{ID: uuid.NewString(), AccountID: a.AccountID, Name: a.Name, WebhookURL: a.WebhookURL,
+		WebhookFailoverURL: a.WebhookFailoverURL, CreatedAt: now, UpdatedAt: now}
+	if a.OutboundVoiceProfileID != "" {
+		ok, err := s.store.voiceProfileExists(ctx, a.AccountID, a.OutboundVoiceProfileID)
+		if err != nil {
+			return Application{}, err
+		}
+		if !ok {
+			return Application{}, fmt.Errorf("%w: outbound voice profile %q is not the account's", ErrInvalid, a.OutboundVoiceProfileID)
+		}
+		p := a.OutboundVoiceProfileID
+		row.VoiceProfileID = &p
+	}
+	if err := s.store.insertApplication(ctx, row); err != nil {
+		return Application{}, err
+	}
+	a.ID = row.ID
+	return a, nil
+}
+
+// ApplicationOf returns the account's application id; ErrNotFound when it
+// is missing.
+func (s *Server) ApplicationOf(ctx context.Context, accountID, id string) (Application, error) {
+	a, err := s.store.application(ctx, accountID, id)
+	if err != nil {
+		return Application{}, err
+	}
+	out := Application{ID: a.ID, AccountID: a.AccountID, Name: a.Name, WebhookURL: a.WebhookURL, WebhookFailoverURL: a.WebhookFailoverURL}
+	if a.VoiceProfileID != nil {
+		out.OutboundVoiceProfileID = *a.VoiceProfileID
+	}
+	return out, nil
+}
+
+// AssignNumber gives phoneNumber (E.164) to the account and enables it on
+// applicationID ("" for none). ErrAlreadyExists when another account has it.
+func (s *Server) AssignNumber(ctx context.Context, accountID, phoneNumber, applicationID string) error {
+	n, ok := e164(phoneNumber)
+	if !ok {
+		return fmt.Errorf("%w: %q is not a valid E.164 phone number", ErrInvalid, phoneNumber)
+	}
+	if _, err := s.store.accountByID(ctx, accountID); err != nil {
+		return err
+	}
+	row := number{PhoneNumber: n, AccountID: accountID}
+	if applicationID != "" {
+		if _, err := s.store.application(ctx, accountID, applicationID); err != nil {
+			return err
+		}
+		row.ApplicationID = &applicationID
+	}
+	return s.store.upsertNumber(ctx, row)
+}
+
+// InboundFax is a fax injected as if a sender had called one of the
+// account's numbers.
+type InboundFax struct {
+	From string
+	// To must be a number enabled on a fax application.
+	To string
+	// Document is the PDF received.
+	Document []byte
+	// Outcome is InboundReceived, InboundPartial or InboundSenderCallDropped.
+	Outcome string
+	// CallDurationSecs is the length of the call; 0 derives one from the
+	// page count.
+	CallDurationSecs int
+}
+
+// InjectInbound starts an inbound fax: it is created receiving (emitting
+// fax.receiving.started) and walks media.processing -> received, or fails
+// with sender_call_dropped. It returns the fax id.
+func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, error) {
+	from, ok := e164(in.From)
+	if !ok {
+		return "", fmt.Errorf("%w: from %q is not a valid E.164 phone number", ErrInvalid, in.From)
+	}
+	to, ok := e164(in.To)
+	if !ok {
+		return "", fmt.Errorf("%w: to %q is not a valid E.164 phone number", ErrInvalid, in.To)
+	}
+	switch in.Outcome {
+	case InboundReceived, InboundPartial, InboundSenderCallDropped:
+	default:
+		return "", fmt.Errorf("%w: outcome %q is not one of received, partial, sender_call_dropped", ErrInvalid, in.Outcome)
+	}
+	pages, err := CountPages(in.Document)
+	if err != nil {
+		return "", fmt.Errorf("%w: document: %w", ErrInvalid, err)
+	}
+	n, err := s.store.number(ctx, to)
+	if errors.Is(err, errNotFound) || (err == nil && n.ApplicationID == nil) {
+		return "", fmt.Errorf("%w: %s is not a number enabled on a fax application", ErrNotFound, to)
+	}
+	if err != nil {
+		return "", err
+	}
+	app, err := s.store.application(ctx, n.AccountID, *n.ApplicationID)
+	if err != nil {
+		return "", err
+	}
+	now := s.clock.Now().UTC()
+	duration := in.CallDurationSecs
+	if duration == 0 {
+		duration = callDuration(pages, 1)
+	}
+	f := faxRow{
+		ID: uuid.NewString(), AccountID: n.AccountID, ConnectionID: app.ID, Direction: "inbound",
+		From: from, To: to, Quality: string(faxapi.FaxQualityNormal), Status: string(faxapi.FaxStatusReceiving),
+		WebhookURL: app.WebhookURL, WebhookFailoverURL: app.WebhookFailoverURL,
+		Outcome: in.Outcome, CallDurationSecs: &duration, NextStepAt: &now, CreatedAt: now, UpdatedAt: now,
+	}
+	var doc []byte
+	if in.Outcome != InboundSenderCallDropped {
+		id := uuid.NewString()
+		f.MediaID, f.PageCount, doc = &id, &pages, in.Document
+	}
+	ev, err := s.newEvent(f, eventReceivingStarted, now)
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.insertFax(ctx, f, doc, []outboxEvent{ev}); err != nil {
+		return "", err
+	}
+	s.wake()
+	return f.ID, nil
+}
+
+// WebhookStats counts the outbox's events: waiting to be delivered,
+// delivered, and abandoned after every retry.
+func (s *Server) WebhookStats(ctx context.Context) (pending, delivered, abandoned int, err error) {
+	return s.store.eventStats(ctx)
+}

@@ -1,0 +1,297 @@
+package fax
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"database/sql"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/faxwebhooks"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
+)
+
+func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+
+	id := h.send("+14155550123")
+	evs := r.waitFor(id, "fax.delivered")
+
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, r.typesOf(id))
+	for _, e := range evs {
+		assert.Equal(t, 1, e.Attempt, e.Type)
+		assert.Equal(t, r.url, e.DeliveredTo)
+	}
+	d, ok := evs[3].Value.(faxwebhooks.FaxDeliveredEvent)
+	require.True(t, ok)
+	assert.Equal(t, 3, d.Payload.PageCount)
+	assert.Equal(t, faxwebhooks.FaxStatusDelivered, d.Payload.Status)
+	assert.Equal(t, h.acct, d.Payload.UserId)
+	assert.Equal(t, h.from, d.Payload.From)
+
+	got, err := h.api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode())
+	assert.Equal(t, faxapi.FaxStatusDelivered, got.JSON200.Data.Status)
+	assert.Equal(t, 3, *got.JSON200.Data.PageCount)
+}
+
+func TestSend_EachTestNumberProducesItsOutcome(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+
+	for _, tn := range OutcomeNumbers() {
+		t.Run(tn.To+" "+tn.Outcome, func(t *testing.T) {
+			id := h.send(tn.To)
+			switch tn.FailsWhile {
+			case "originating":
+				evs := r.waitFor(id, "fax.failed")
+				assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.failed"}, r.typesOf(id))
+				f := evs[len(evs)-1].Value.(faxwebhooks.FaxFailedEvent)
+				assert.Equal(t, tn.Outcome, string(f.Payload.FailureReason))
+			case "sending":
+				evs := r.waitFor(id, "fax.failed")
+				assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.failed"}, r.typesOf(id))
+				f := evs[len(evs)-1].Value.(faxwebhooks.FaxFailedEvent)
+				assert.Equal(t, tn.Outcome, string(f.Payload.FailureReason))
+			default:
+				r.waitFor(id, "fax.delivered")
+				assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, r.typesOf(id))
+			}
+		})
+	}
+}
+
+func TestSend_SlowNumberSpendsTenStepsSending(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.StepInterval = 10 * time.Millisecond; c.Clock = nil })
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+
+	slow, normal := h.send("+13125550820"), h.send("+13125550800")
+	evs := r.waitFor(slow, "fax.delivered")
+	nevs := r.waitFor(normal, "fax.delivered")
+	slowSending := evs[3].OccurredAt.Sub(evs[2].OccurredAt)
+	normalSending := nevs[3].OccurredAt.Sub(nevs[2].OccurredAt)
+	assert.GreaterOrEqual(t, slowSending, 10*h.cfg.StepInterval)
+	assert.Greater(t, slowSending, normalSending)
+	slowDone := evs[3].Value.(faxwebhooks.FaxDeliveredEvent)
+	normalDone := nevs[3].Value.(faxwebhooks.FaxDeliveredEvent)
+	assert.Greater(t, slowDone.Payload.CallDurationSecs, normalDone.Payload.CallDurationSecs)
+}
+
+func TestSend_DocumentProblemsFailWithTheirReason(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	tests := []struct {
+		name, path string
+		want       faxwebhooks.FaxFailureReason
+	}{
+		{"not a PDF", "/not-a-pdf.txt", faxwebhooks.FaxFailureReasonFileFormatInvalid},
+		{"over 350 pages", "/too-many-pages.pdf", faxwebhooks.FaxFailureReasonPageCountLimitExceeded},
+		{"download fails", "/missing.pdf", faxwebhooks.FaxFailureReasonFileDownloadFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := h.sendDoc("+14155550123", h.docs.URL+tt.path, false)
+			evs := r.waitFor(id, "fax.failed")
+			assert.Equal(t, []string{"fax.queued", "fax.failed"}, r.typesOf(id))
+			assert.Equal(t, tt.want, evs[1].Value.(faxwebhooks.FaxFailedEvent).Payload.FailureReason)
+		})
+	}
+}
+
+func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
+	// Steps a minute apart: the fax waits in queued until it is cancelled.
+	h := newHarness(t, func(c *Config) { c.StepInterval = time.Minute })
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	ctx := context.Background()
+
+	id := h.send("+13125550800")
+	r.waitFor(id, "fax.queued")
+	// Let the first step (queued -> media.processed) happen, then cancel.
+	r.waitFor(id, "fax.media.processed")
+	resp, err := h.api.CancelFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	assert.Equal(t, faxapi.FaxStatusFailed, resp.JSON200.Data.Status)
+	assert.Equal(t, faxapi.FaxFailureReasonUserCancelled, *resp.JSON200.Data.FailureReason)
+
+	evs := r.waitFor(id, "fax.failed")
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.failed"}, r.typesOf(id))
+	assert.Equal(t, faxwebhooks.FaxFailureReasonUserCancelled, evs[2].Value.(faxwebhooks.FaxFailedEvent).Payload.FailureReason)
+
+	again, err := h.api.CancelFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, again.StatusCode())
+	assert.Equal(t, faxapi.ErrorCodeInvalidState, again.JSON422.Errors[0].Code)
+}
+
+func TestDelete_EmitsFaxDeletedAndHidesTheFax(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	ctx := context.Background()
+
+	id := h.send("+14155550123")
+	r.waitFor(id, "fax.delivered")
+	del, err := h.api.DeleteFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, del.StatusCode(), string(del.Body))
+	r.waitFor(id, "fax.deleted")
+
+	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, got.StatusCode())
+	list, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{})
+	require.NoError(t, err)
+	assert.Empty(t, list.JSON200.Data)
+}
+
+func TestDelete_OfAFaxInProgressIsRefused(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.StepInterval = time.Hour })
+	id := h.send("+14155550123")
+	del, err := h.api.DeleteFaxWithResponse(context.Background(), uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, del.StatusCode())
+	assert.Equal(t, faxapi.ErrorCodeInvalidState, del.JSON422.Errors[0].Code)
+}
+
+func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	ctx := context.Background()
+	doc := makePDF(2)
+
+	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: doc, Outcome: InboundPartial, CallDurationSecs: 42})
+	require.NoError(t, err)
+	evs := r.waitFor(id, "fax.received")
+	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, r.typesOf(id))
+	rec := evs[2].Value.(faxwebhooks.FaxReceivedEvent).Payload
+	assert.Equal(t, 2, rec.PageCount)
+	assert.True(t, rec.PartialContent)
+	assert.Equal(t, 42, rec.CallDurationSecs)
+	assert.Equal(t, faxwebhooks.FaxDirectionInbound, rec.Direction)
+
+	resp, err := http.Get(rec.MediaUrl)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "application/pdf", resp.Header.Get("Content-Type"))
+}
+
+func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	id, err := h.srv.InjectInbound(context.Background(), InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundSenderCallDropped})
+	require.NoError(t, err)
+	evs := r.waitFor(id, "fax.failed")
+	assert.Equal(t, []string{"fax.receiving.started", "fax.failed"}, r.typesOf(id))
+	assert.Equal(t, faxwebhooks.FaxFailureReasonSenderCallDropped, evs[1].Value.(faxwebhooks.FaxFailedEvent).Payload.FailureReason)
+}
+
+func TestDelivery_ReceiverFailingThenSucceedingCountsAttempts(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	var failures atomic.Int32
+	r.setBehaviour(func(e faxclient.Event) error {
+		if e.Type == "fax.queued" && failures.Add(1) <= 2 {
+			return errors.New("receiver hiccup")
+		}
+		return nil
+	})
+	id := h.send("+14155550123")
+	evs := r.waitFor(id, "fax.delivered")
+	require.Equal(t, "fax.queued", evs[0].Type)
+	assert.Equal(t, 3, evs[0].Attempt, "two 500s, then the third attempt")
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, r.typesOf(id),
+		"later events wait for the retried one")
+}
+
+func TestDelivery_ReceiverDownGoesToTheFailoverURL(t *testing.T) {
+	h := newHarness(t)
+	failover := newReceiver(t, h)
+	h.useReceivers("http://127.0.0.1:9/", failover.url) // port 9 (discard) refuses connections
+
+	id := h.send("+14155550123")
+	evs := failover.waitFor(id, "fax.delivered")
+	assert.Equal(t, 4, evs[0].Attempt, "three attempts on the webhook URL, then the failover")
+	assert.Equal(t, failover.url, evs[0].DeliveredTo)
+}
+
+func TestDelivery_SlowReceiverTimesOutAndIsRetried(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.WebhookTimeout = 100 * time.Millisecond })
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	var slowOnce atomic.Bool
+	r.setBehaviour(func(e faxclient.Event) error {
+		if e.Type == "fax.queued" && slowOnce.CompareAndSwap(false, true) {
+			time.Sleep(300 * time.Millisecond)
+		}
+		return nil
+	})
+	id := h.send("+14155550123")
+	evs := r.waitFor(id, "fax.delivered")
+	// The slow first attempt may still be recorded by the receiver after the
+	// sender gave up on it: at least once means a duplicate is allowed.
+	var queued []int
+	for _, e := range evs {
+		if e.Type == "fax.queued" {
+			queued = append(queued, e.Attempt)
+		}
+	}
+	assert.Contains(t, queued, 2, "the timed-out attempt was retried")
+}
+
+func TestDelivery_EventsPendingAtAKillAreDeliveredAfterRestart(t *testing.T) {
+	// Retries go on long enough that nothing is abandoned before the kill.
+	h := newHarness(t, func(c *Config) { c.WebhookAttempts = 1000; c.WebhookBackoff = 20 * time.Millisecond })
+	r := newReceiver(t, h)
+	h.useReceivers("http://127.0.0.1:9/", "")
+	// Nothing can be delivered now: the events pile up in the outbox.
+	id := h.send("+14155550123")
+	require.Eventually(t, func() bool {
+		got, err := h.api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
+		return err == nil && got.JSON200 != nil && got.JSON200.Data.Status == faxapi.FaxStatusDelivered
+	}, 10*time.Second, 10*time.Millisecond)
+	h.stop()
+
+	// Point the events at the receiver, as an operator fixing the URL and
+	// the process restarting would.
+	db := reopen(t, h.dbPath)
+	_, err := db.Exec(`UPDATE outbox SET webhook_url = ?`, r.url)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	h.start()
+	r.waitFor(id, "fax.delivered")
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, r.typesOf(id))
+	require.Eventually(t, func() bool {
+		pending, _, _, err := h.srv.WebhookStats(context.Background())
+		return err == nil && pending == 0
+	}, 5*time.Second, 10*time.Millisecond)
+}
+
+// reopen opens the database of a stopped harness.
+func reopen(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sqlitedb.Open(context.Background(), path, Migrations())
+	require.NoError(t, err)
+	return db
+}

@@ -1,0 +1,101 @@
+package fax
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/apistack/apistack/gen/faxwebhooks"
+)
+
+// The webhook event types.
+const (
+	eventQueued                 = "fax.queued"
+	eventMediaProcessed         = "fax.media.processed"
+	eventSendingStarted         = "fax.sending.started"
+	eventDelivered              = "fax.delivered"
+	eventFailed                 = "fax.failed"
+	eventReceivingStarted       = "fax.receiving.started"
+	eventMediaProcessingStarted = "fax.media.processing.started"
+	eventReceived               = "fax.received"
+	eventDeleted                = "fax.deleted"
+)
+
+// newEvent builds the outbox entry of event typ about f (as f is after the
+// change the event reports). Its data is the envelope's "data" member, built
+// from the generated webhook types so it matches webhooks.yaml.
+func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, error) {
+	id := uuid.New()
+	at := now.UTC().Truncate(time.Microsecond)
+	base := faxwebhooks.FaxEventPayloadBase{
+		FaxId: uuid.MustParse(f.ID), ConnectionId: f.ConnectionID, Direction: faxwebhooks.FaxDirection(f.Direction),
+		From: f.From, To: f.To, Status: faxwebhooks.FaxStatus(f.Status), UserId: f.AccountID,
+	}
+	pages := 0
+	if f.PageCount != nil {
+		pages = *f.PageCount
+	}
+	duration := 0
+	if f.CallDurationSecs != nil {
+		duration = *f.CallDurationSecs
+	}
+	var d faxwebhooks.FaxEventData
+	var err error
+	switch typ {
+	case eventQueued:
+		err = d.FromFaxQueuedEvent(faxwebhooks.FaxQueuedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxQueuedEventRecordTypeEvent, Payload: base})
+	case eventMediaProcessed:
+		err = d.FromFaxMediaProcessedEvent(faxwebhooks.FaxMediaProcessedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxMediaProcessedEventRecordTypeEvent,
+			Payload: faxwebhooks.FaxMediaProcessedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
+				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
+	case eventSendingStarted:
+		err = d.FromFaxSendingStartedEvent(faxwebhooks.FaxSendingStartedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxSendingStartedEventRecordTypeEvent,
+			Payload: faxwebhooks.FaxSendingStartedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
+				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
+	case eventDelivered:
+		err = d.FromFaxDeliveredEvent(faxwebhooks.FaxDeliveredEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxDeliveredEventRecordTypeEvent,
+			Payload: faxwebhooks.FaxDeliveredPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
+				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages, CallDurationSecs: duration}})
+	case eventFailed:
+		reason := ""
+		if f.FailureReason != nil {
+			reason = *f.FailureReason
+		}
+		err = d.FromFaxFailedEvent(faxwebhooks.FaxFailedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxFailedEventRecordTypeEvent,
+			Payload: faxwebhooks.FaxFailedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
+				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, FailureReason: faxwebhooks.FaxFailureReason(reason)}})
+	case eventReceivingStarted:
+		err = d.FromFaxReceivingStartedEvent(faxwebhooks.FaxReceivingStartedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxReceivingStartedEventRecordTypeEvent, Payload: base})
+	case eventMediaProcessingStarted:
+		err = d.FromFaxMediaProcessingStartedEvent(faxwebhooks.FaxMediaProcessingStartedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxMediaProcessingStartedEventRecordTypeEvent,
+			Payload: faxwebhooks.FaxMediaProcessingStartedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
+				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
+	case eventReceived:
+		partial := f.PartialContent != nil && *f.PartialContent
+		link := ""
+		if f.MediaID != nil {
+			link = s.mediaLink(*f.MediaID, now)
+		}
+		err = d.FromFaxReceivedEvent(faxwebhooks.FaxReceivedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxReceivedEventRecordTypeEvent,
+			Payload: faxwebhooks.FaxReceivedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
+				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages, CallDurationSecs: duration,
+				MediaUrl: link, PartialContent: partial}})
+	case eventDeleted:
+		err = d.FromFaxDeletedEvent(faxwebhooks.FaxDeletedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxDeletedEventRecordTypeEvent, Payload: base})
+	default:
+		return outboxEvent{}, fmt.Errorf("fax: unknown event type %q", typ)
+	}
+	if err != nil {
+		return outboxEvent{}, fmt.Errorf("fax: build %s event: %w", typ, err)
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return outboxEvent{}, fmt.Errorf("fax: encode %s event: %w", typ, err)
+	}
+	return outboxEvent{
+		EventID: id.String(), FaxID: f.ID, Type: typ, Data: data,
+		WebhookURL: f.WebhookURL, FailoverURL: f.WebhookFailoverURL, CreatedAt: now,
+	}, nil
+}

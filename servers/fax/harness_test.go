@@ -1,0 +1,287 @@
+package fax
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
+)
+
+// makePDF returns a minimal valid PDF of pages empty pages.
+func makePDF(pages int) []byte {
+	var b bytes.Buffer
+	var offsets []int
+	b.WriteString("%PDF-1.4\n")
+	obj := func(s string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), s)
+	}
+	var kids bytes.Buffer
+	for i := range pages {
+		fmt.Fprintf(&kids, "%d 0 R ", 3+i)
+	}
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", kids.String(), pages))
+	for range pages {
+		obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> >>")
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
+
+// documents serves the fax documents the tests send: /3-pages.pdf, a PDF
+// over the page limit, a text file and a 404.
+func documents(t testing.TB) *httptest.Server {
+	t.Helper()
+	three, big := makePDF(3), makePDF(MaxPages+1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /3-pages.pdf", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(three)
+	})
+	mux.HandleFunc("GET /too-many-pages.pdf", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(big)
+	})
+	mux.HandleFunc("GET /not-a-pdf.txt", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("hello, this is not a PDF"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// receiver is a webhook endpoint built on clients/fax's handler: it records
+// every verified event, and answers as behave says (nil: accept).
+type receiver struct {
+	t   testing.TB
+	url string
+
+	mu     sync.Mutex
+	events []faxclient.Event
+	behave func(e faxclient.Event) error
+	notify chan struct{}
+}
+
+func newReceiver(t testing.TB, h *harness) *receiver {
+	t.Helper()
+	r := &receiver{t: t, notify: make(chan struct{}, 1)}
+	handler, err := faxclient.NewWebhookHandler(h.srv.WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+		r.mu.Lock()
+		behave := r.behave
+		r.mu.Unlock()
+		if behave != nil {
+			if err := behave(e); err != nil {
+				return err
+			}
+		}
+		r.mu.Lock()
+		r.events = append(r.events, e)
+		r.mu.Unlock()
+		select {
+		case r.notify <- struct{}{}:
+		default:
+		}
+		return nil
+	}, faxclient.WithClock(h.clock.Now))
+	require.NoError(t, err)
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	r.url = srv.URL + "/"
+	return r
+}
+
+func (r *receiver) setBehaviour(f func(e faxclient.Event) error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.behave = f
+}
+
+// eventsOf returns the events received about fax id, in arrival order.
+func (r *receiver) eventsOf(faxID string) []faxclient.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []faxclient.Event
+	for _, e := range r.events {
+		if e.FaxID == faxID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// typesOf returns the types of the events about fax id, in arrival order.
+func (r *receiver) typesOf(faxID string) []string {
+	var out []string
+	for _, e := range r.eventsOf(faxID) {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+// waitFor waits until the events about faxID end with last (or times out).
+func (r *receiver) waitFor(faxID, last string) []faxclient.Event {
+	r.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		evs := r.eventsOf(faxID)
+		if len(evs) > 0 && evs[len(evs)-1].Type == last {
+			return evs
+		}
+		select {
+		case <-r.notify:
+		case <-time.After(20 * time.Millisecond):
+		case <-deadline:
+			r.t.Fatalf("timed out waiting for %s of fax %s; got %v", last, faxID, r.typesOf(faxID))
+			return nil
+		}
+	}
+}
+
+// harness is a fax server on a fresh database, served over real HTTP, with an
+// account, an application sending from h.from and a generated client.
+type harness struct {
+	t      testing.TB
+	srv    *Server
+	cfg    Config
+	dbPath string
+	url    string
+	clock  *clock.Fake
+	docs   *httptest.Server
+	api    *faxapi.ClientWithResponses
+	key    string
+	acct   string
+	app    string
+	from   string
+	stop   func()
+}
+
+type harnessOption func(*Config)
+
+func newHarness(t testing.TB, opts ...harnessOption) *harness {
+	t.Helper()
+	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "fax.db"), clock: clock.NewFake(time.Now().UTC()), from: "+13125550100"}
+	h.cfg = Config{
+		StepInterval: 0, WebhookTimeout: 2 * time.Second, WebhookAttempts: 3,
+		WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
+		Clock: h.clock, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),
+		OnResponseViolation: func(r *http.Request, status int, err error) {
+			t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL.Path, err)
+		},
+	}
+	hooks, err := contract.ForAPI(contract.FaxWebhooks, nil, contract.OnViolation(func(v *contract.Violation) {
+		t.Errorf("webhook delivery breaks webhooks.yaml: %v", v)
+	}))
+	require.NoError(t, err)
+	h.cfg.WebhookClient = &http.Client{Transport: hooks}
+	for _, o := range opts {
+		o(&h.cfg)
+	}
+	h.start()
+	h.docs = documents(t)
+
+	ctx := context.Background()
+	a, err := h.srv.CreateAccount(ctx, "acme")
+	require.NoError(t, err)
+	h.acct = a.ID
+	_, h.key, err = h.srv.IssueAPIKey(ctx, a.ID)
+	require.NoError(t, err)
+	profile, err := h.srv.CreateOutboundVoiceProfile(ctx, a.ID, "default")
+	require.NoError(t, err)
+	app, err := h.srv.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: profile})
+	require.NoError(t, err)
+	h.app = app.ID
+	require.NoError(t, h.srv.AssignNumber(ctx, a.ID, h.from, app.ID))
+
+	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) {
+		t.Errorf("fax API breaks its spec: %v", v)
+	}))
+	require.NoError(t, err)
+	h.api, err = faxapi.NewClientWithResponses(h.url, faxapi.WithHTTPClient(&http.Client{Transport: rt}),
+		faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			if req.Header.Get("Authorization") == "" {
+				req.Header.Set("Authorization", "Bearer "+h.key)
+			}
+			return nil
+		}))
+	require.NoError(t, err)
+	return h
+}
+
+// start opens the database and serves the API and the worker; stop undoes it.
+func (h *harness) start() {
+	t := h.t
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	db, err := sqlitedb.Open(ctx, h.dbPath, Migrations())
+	require.NoError(t, err)
+	cfg := h.cfg
+	cfg.DB = db
+	h.srv, err = New(ctx, cfg)
+	require.NoError(t, err)
+	handler, err := h.srv.Handler()
+	require.NoError(t, err)
+	api := httptest.NewServer(handler)
+	h.url = api.URL
+	h.srv.SetBaseURL(api.URL)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = h.srv.Run(ctx) }()
+	stopped := false
+	h.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		<-done
+		api.Close()
+		_ = db.Close()
+	}
+	t.Cleanup(func() { h.stop() })
+}
+
+// useReceivers points the application's webhooks at primary and failover
+// ("" for none).
+func (h *harness) useReceivers(primary, failover string) {
+	h.t.Helper()
+	body := faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &primary, WebhookFailoverUrl: &failover}
+	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, body)
+	require.NoError(h.t, err)
+	require.Equal(h.t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+}
+
+// send sends a fax of the 3-page document to to and returns its id.
+func (h *harness) send(to string) string {
+	h.t.Helper()
+	return h.sendDoc(to, h.docs.URL+"/3-pages.pdf", false)
+}
+
+func (h *harness) sendDoc(to, mediaURL string, store bool) string {
+	h.t.Helper()
+	resp, err := h.api.SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
+		ConnectionId: h.app, To: to, From: h.from, MediaUrl: mediaURL, StoreMedia: &store,
+	})
+	require.NoError(h.t, err)
+	require.Equal(h.t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	require.Equal(h.t, faxapi.FaxStatusQueued, resp.JSON202.Data.Status)
+	return resp.JSON202.Data.Id.String()
+}

@@ -1,0 +1,656 @@
+// Package fax is the fax API server: it implements the strict server
+// interface generated from specs/fax/openapi.yaml on a SQLite store, simulates
+// the transmission of every fax deterministically (a worker that downloads the
+// document, checks it is a PDF, counts its pages and walks the state machine),
+// and delivers the resulting webhooks at least once from a transactional
+// outbox, signed with Ed25519.
+package fax
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/nyaruka/phonenumbers"
+
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/validation"
+)
+
+// Config configures the fax server.
+type Config struct {
+	// DB is the fax database, migrated with Migrations.
+	DB *sql.DB
+	// BaseURL is where the fax API is reached (signed media links point to
+	// it); SetBaseURL changes it once the listener's address is known.
+	BaseURL string
+	// StepInterval spaces the simulator's steps; 0 runs them back to back.
+	StepInterval time.Duration
+	// MediaTimeout bounds the download of a fax document; 0 means 10s.
+	MediaTimeout time.Duration
+	// MediaClient downloads fax documents; nil means a plain http.Client.
+	MediaClient *http.Client
+	// WebhookTimeout bounds one delivery attempt; 0 means 10s.
+	WebhookTimeout time.Duration
+	// WebhookAttempts is how many times an event is tried on each URL (the
+	// webhook URL, then the failover URL); 0 means 5.
+	WebhookAttempts int
+	// WebhookBackoff is the first retry delay, doubled (with jitter) per
+	// attempt up to WebhookMaxBackoff; 0 means 1s and 1 minute.
+	WebhookBackoff    time.Duration
+	WebhookMaxBackoff time.Duration
+	// WebhookConcurrency is how many faxes' events are delivered at once; 0
+	// means 32. Events of one fax are always delivered one after another.
+	WebhookConcurrency int
+	// WebhookClient sends the webhooks; nil means an http.Client whose
+	// transport keeps WebhookConcurrency connections per host.
+	WebhookClient *http.Client
+	// Clock tells the time; nil means the system clock.
+	Clock clock.Clock
+	// Logger receives logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ValidateResponses checks every response against the spec.
+	ValidateResponses bool
+	// OnResponseViolation is called for a response that breaks the spec
+	// (tests fail on it); nil logs it.
+	OnResponseViolation func(r *http.Request, status int, err error)
+}
+
+// Server is the fax API, its transmission simulator and its webhook sender.
+type Server struct {
+	cfg        Config
+	store      *store
+	clock      clock.Clock
+	logger     *slog.Logger
+	signingKey ed25519.PrivateKey
+	linkKey    []byte
+	baseURL    atomic.Pointer[string]
+
+	// wakeSim and wakeOutbox nudge the worker loops after a commit.
+	wakeSim    chan struct{}
+	wakeOutbox chan struct{}
+	running    sync.Mutex
+}
+
+var _ faxapi.StrictServerInterface = (*Server)(nil)
+
+// New returns a fax server on cfg.DB. Run starts its simulator and webhook
+// delivery.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("fax: Config.DB is nil")
+	}
+	if cfg.MediaTimeout == 0 {
+		cfg.MediaTimeout = 10 * time.Second
+	}
+	if cfg.MediaClient == nil {
+		cfg.MediaClient = &http.Client{}
+	}
+	if cfg.WebhookTimeout == 0 {
+		cfg.WebhookTimeout = 10 * time.Second
+	}
+	if cfg.WebhookAttempts == 0 {
+		cfg.WebhookAttempts = 5
+	}
+	if cfg.WebhookBackoff == 0 {
+		cfg.WebhookBackoff = time.Second
+	}
+	if cfg.WebhookMaxBackoff == 0 {
+		cfg.WebhookMaxBackoff = time.Minute
+	}
+	if cfg.WebhookConcurrency == 0 {
+		cfg.WebhookConcurrency = 32
+	}
+	if cfg.WebhookClient == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = cfg.WebhookConcurrency
+		cfg.WebhookClient = &http.Client{Transport: t}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	st := &store{db: cfg.DB}
+	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
+	if err != nil {
+		return nil, err
+	}
+	linkKey, err := st.secret(ctx, "media_link_key", 32)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:        cfg,
+		store:      st,
+		clock:      cfg.Clock,
+		logger:     cfg.Logger,
+		signingKey: ed25519.NewKeyFromSeed(seed),
+		linkKey:    linkKey,
+		wakeSim:    make(chan struct{}, 1),
+		wakeOutbox: make(chan struct{}, 1),
+	}
+	s.SetBaseURL(cfg.BaseURL)
+	return s, nil
+}
+
+// SetBaseURL sets the URL the fax API is reached at, for signed media links.
+func (s *Server) SetBaseURL(u string) {
+	u = strings.TrimSuffix(u, "/")
+	s.baseURL.Store(&u)
+}
+
+// WebhookPublicKey is the Ed25519 public key webhook receivers verify with.
+func (s *Server) WebhookPublicKey() ed25519.PublicKey {
+	return s.signingKey.Public().(ed25519.PublicKey)
+}
+
+// Handler returns the HTTP handler of the API: the generated routes behind
+// authentication and validation, plus /healthz, /openapi.yaml and /docs/.
+func (s *Server) Handler() (http.Handler, error) {
+	spec, err := faxapi.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("fax: load spec: %w", err)
+	}
+	e, err := apiserver.New(apiserver.Config{
+		Name:  "fax",
+		Title: "apistack fax API",
+		Validation: validation.Options{
+			Spec:                spec,
+			Authenticate:        authenticate,
+			ValidateResponses:   s.cfg.ValidateResponses,
+			OnResponseViolation: s.cfg.OnResponseViolation,
+		},
+		ErrorHandler: errorHandler(s.logger),
+		Before:       []echo.MiddlewareFunc{s.resolveAuth},
+		MaxBodyBytes: 64 << 10,
+		Logger:       s.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// After validation: a form body reaches the handler as the JSON encoding
+	// of exactly the value the validator checked.
+	e.Use(validatedFormAsJSON)
+	faxapi.RegisterHandlers(e, faxapi.NewStrictHandler(s, nil))
+	return e, nil
+}
+
+// validatedFormAsJSON replaces a validated form-encoded body with the JSON of
+// its validated value, so the generated handler decodes the value that was
+// validated instead of parsing the form a second time.
+func validatedFormAsJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		ct, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
+		if strings.TrimSpace(strings.ToLower(ct)) != "application/x-www-form-urlencoded" {
+			return next(c)
+		}
+		vb, ok := req.Body.(interface{ ValidatedValue() any })
+		if !ok {
+			return &validation.Failure{Kind: validation.KindUnsupportedMediaType, Message: "the form body was not validated"}
+		}
+		data, err := json.Marshal(vb.ValidatedValue())
+		if err != nil {
+			return fmt.Errorf("re-encode the validated form: %w", err)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(data))
+		req.ContentLength = int64(len(data))
+		req.Header.Set("Content-Type", "application/json")
+		return next(c)
+	}
+}
+
+// SendFax queues an outbound fax after checking what the schema cannot: the
+// numbers, the application, its voice profile and the sending number.
+func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (faxapi.SendFaxResponseObject, error) {
+	acct, err := accountFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	body := req.JSONBody
+	if body == nil {
+		return nil, &validation.Failure{Kind: validation.KindUnsupportedMediaType, Message: "the request body is missing"}
+	}
+	var problems []apiErrorItem
+	to, toOK := e164(body.To)
+	if !toOK {
+		problems = append(problems, invalidField("/to", "to must be a valid phone number in E.164 form (+13125550100)"))
+	}
+	from, fromOK := e164(body.From)
+	if !fromOK {
+		problems = append(problems, invalidField("/from", "from must be a valid phone number in E.164 form (+13125550100)"))
+	}
+	if !httpURL(body.MediaUrl) {
+		problems = append(problems, invalidField("/media_url", "media_url must be an absolute http or https URL"))
+	}
+	app, err := s.store.application(ctx, acct, body.ConnectionId)
+	switch {
+	case errors.Is(err, errNotFound):
+		problems = append(problems, invalidField("/connection_id", "connection_id is not a fax application of this account"))
+	case err != nil:
+		return nil, err
+	case app.VoiceProfileID == nil:
+		problems = append(problems, invalidField("/connection_id", "the fax application has no outbound voice profile; set outbound_voice_profile_id to send"))
+	}
+	if fromOK && err == nil {
+		n, nerr := s.store.number(ctx, from)
+		if nerr != nil && !errors.Is(nerr, errNotFound) {
+			return nil, nerr
+		}
+		if errors.Is(nerr, errNotFound) || n.AccountID != acct || n.ApplicationID == nil || *n.ApplicationID != app.ID {
+			problems = append(problems, invalidField("/from", "from is not a number enabled on the fax application"))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+	}
+
+	now := s.clock.Now().UTC()
+	f := faxRow{
+		ID: uuid.NewString(), AccountID: acct, ConnectionID: app.ID, Direction: "outbound",
+		From: from, To: to, MediaURL: body.MediaUrl, Quality: string(faxapi.FaxQualityNormal), Status: string(faxapi.FaxStatusQueued),
+		WebhookURL: app.WebhookURL, WebhookFailoverURL: app.WebhookFailoverURL,
+		Outcome: outcomeFor(to).name, NextStepAt: &now, CreatedAt: now, UpdatedAt: now,
+	}
+	if body.Quality != nil {
+		f.Quality = string(*body.Quality)
+	}
+	if body.StoreMedia != nil {
+		f.StoreMedia = *body.StoreMedia
+	}
+	if body.WebhookUrl != nil {
+		f.WebhookURL = *body.WebhookUrl
+	}
+	if body.WebhookFailoverUrl != nil {
+		f.WebhookFailoverURL = *body.WebhookFailoverUrl
+	}
+	ev, err := s.newEvent(f, eventQueued, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.insertFax(ctx, f, nil, []outboxEvent{ev}); err != nil {
+		return nil, err
+	}
+	s.wake()
+	return faxapi.SendFax202JSONResponse{Data: s.toAPIFax(f)}, nil
+}
+
+// ListFaxes lists the account's faxes, newest first, one numbered page at a
+// time. It changes nothing and emits nothing.
+func (s *Server) ListFaxes(ctx context.Context, req faxapi.ListFaxesRequestObject) (faxapi.ListFaxesResponseObject, error) {
+	acct, err := accountFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := req.Params
+	number, size := page(p.PageNumber, p.PageSize)
+	f := faxFilter{CreatedGTE: p.FilterCreatedAtGte, CreatedLTE: p.FilterCreatedAtLte}
+	if p.FilterDirection != nil {
+		f.Direction = string(*p.FilterDirection)
+	}
+	if p.FilterFrom != nil {
+		f.From = *p.FilterFrom
+	}
+	if p.FilterTo != nil {
+		f.To = *p.FilterTo
+	}
+	rows, total, err := s.store.listFaxes(ctx, acct, f, (number-1)*size, size)
+	if err != nil {
+		return nil, err
+	}
+	out := faxapi.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
+	for _, r := range rows {
+		out.Data = append(out.Data, s.toAPIFax(r))
+	}
+	return out, nil
+}
+
+// GetFax returns one fax, with fresh signed media links.
+func (s *Server) GetFax(ctx context.Context, req faxapi.GetFaxRequestObject) (faxapi.GetFaxResponseObject, error) {
+	f, err := s.faxOf(ctx, req.Id.String())
+	if err != nil {
+		return nil, err
+	}
+	return faxapi.GetFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+}
+
+// DeleteFax deletes a fax in a final state and emits fax.deleted.
+func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObject) (faxapi.DeleteFaxResponseObject, error) {
+	f, err := s.faxOf(ctx, req.Id.String())
+	if err != nil {
+		return nil, err
+	}
+	if !isFinal(f.Status) {
+		return nil, errInvalidState("the fax is %s; only a delivered, failed or received fax can be deleted (cancel it first)", f.Status)
+	}
+	now := s.clock.Now().UTC()
+	from := f.Status
+	f.DeletedAt, f.UpdatedAt, f.NextStepAt = &now, now, nil
+	ev, err := s.newEvent(f, eventDeleted, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.updateFax(ctx, f, from, nil, []outboxEvent{ev}); err != nil {
+		if errors.Is(err, errStale) {
+			return nil, errNoSuchFax()
+		}
+		return nil, err
+	}
+	s.wake()
+	return faxapi.DeleteFax204Response{}, nil
+}
+
+// CancelFax fails an outbound fax that is still in progress with
+// user_cancelled.
+func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObject) (faxapi.CancelFaxResponseObject, error) {
+	f, err := s.faxOf(ctx, req.Id.String())
+	if err != nil {
+		return nil, err
+	}
+	if f.Direction != "outbound" || !cancellable[f.Status] {
+		return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
+	}
+	from := f.Status
+	now := s.clock.Now().UTC()
+	reason := string(faxapi.FaxFailureReasonUserCancelled)
+	f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now
+	ev, err := s.newEvent(f, eventFailed, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.updateFax(ctx, f, from, nil, []outboxEvent{ev}); err != nil {
+		if errors.Is(err, errStale) {
+			return nil, errInvalidState("the fax moved on while it was being cancelled; get it and try again")
+		}
+		return nil, err
+	}
+	s.wake()
+	return faxapi.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+}
+
+// cancellable are the states an outbound fax can be cancelled in.
+var cancellable = map[string]bool{
+	string(faxapi.FaxStatusQueued): true, string(faxapi.FaxStatusMediaProcessed): true,
+	string(faxapi.FaxStatusOriginated): true, string(faxapi.FaxStatusSending): true,
+}
+
+// RefreshFax answers the fax with freshly signed media links.
+func (s *Server) RefreshFax(ctx context.Context, req faxapi.RefreshFaxRequestObject) (faxapi.RefreshFaxResponseObject, error) {
+	f, err := s.faxOf(ctx, req.Id.String())
+	if err != nil {
+		return nil, err
+	}
+	if f.MediaID == nil {
+		return nil, errInvalidState("the fax has no stored or received document to link to")
+	}
+	return faxapi.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+}
+
+// GetMedia serves a document through a signed link.
+func (s *Server) GetMedia(ctx context.Context, req faxapi.GetMediaRequestObject) (faxapi.GetMediaResponseObject, error) {
+	id := req.MediaId.String()
+	if err := s.checkMediaLink(id, req.Params.Expires, req.Params.Signature); err != nil {
+		return nil, err
+	}
+	doc, err := s.store.media(ctx, id)
+	if errors.Is(err, errNotFound) {
+		return nil, errNotFoundf("the document does not exist any more")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return faxapi.GetMedia200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
+}
+
+// ListFaxApplications lists the account's fax applications.
+func (s *Server) ListFaxApplications(ctx context.Context, req faxapi.ListFaxApplicationsRequestObject) (faxapi.ListFaxApplicationsResponseObject, error) {
+	acct, err := accountFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	number, size := page(req.Params.PageNumber, req.Params.PageSize)
+	apps, total, err := s.store.listApplications(ctx, acct, (number-1)*size, size)
+	if err != nil {
+		return nil, err
+	}
+	out := faxapi.ListFaxApplications200JSONResponse{Data: make([]faxapi.FaxApplication, 0, len(apps)), Meta: pageMeta(number, size, total)}
+	for _, a := range apps {
+		out.Data = append(out.Data, toAPIApplication(a))
+	}
+	return out, nil
+}
+
+// CreateFaxApplication creates a fax application.
+func (s *Server) CreateFaxApplication(ctx context.Context, req faxapi.CreateFaxApplicationRequestObject) (faxapi.CreateFaxApplicationResponseObject, error) {
+	acct, err := accountFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	now := s.clock.Now().UTC()
+	a := application{ID: uuid.NewString(), AccountID: acct, Name: b.ApplicationName, WebhookURL: b.WebhookUrl, CreatedAt: now, UpdatedAt: now}
+	if b.WebhookFailoverUrl != nil {
+		a.WebhookFailoverURL = *b.WebhookFailoverUrl
+	}
+	if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
+		return nil, err
+	}
+	if err := s.store.insertApplication(ctx, a); err != nil {
+		return nil, err
+	}
+	return faxapi.CreateFaxApplication201JSONResponse{Data: toAPIApplication(a)}, nil
+}
+
+// GetFaxApplication returns one fax application.
+func (s *Server) GetFaxApplication(ctx context.Context, req faxapi.GetFaxApplicationRequestObject) (faxapi.GetFaxApplicationResponseObject, error) {
+	a, err := s.applicationOf(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return faxapi.GetFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
+}
+
+// UpdateFaxApplication changes the fields present in the body.
+func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxApplicationRequestObject) (faxapi.UpdateFaxApplicationResponseObject, error) {
+	a, err := s.applicationOf(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	if b.ApplicationName != nil {
+		a.Name = *b.ApplicationName
+	}
+	if b.WebhookUrl != nil {
+		a.WebhookURL = *b.WebhookUrl
+	}
+	if b.WebhookFailoverUrl != nil {
+		a.WebhookFailoverURL = *b.WebhookFailoverUrl
+	}
+	if b.OutboundVoiceProfileId != nil {
+		if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
+			return nil, err
+		}
+	}
+	a.UpdatedAt = s.clock.Now().UTC()
+	if err := s.store.updateApplication(ctx, a); err != nil {
+		return nil, err
+	}
+	return faxapi.UpdateFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
+}
+
+// DeleteFaxApplication deletes a fax application; its numbers are no longer
+// enabled on any application.
+func (s *Server) DeleteFaxApplication(ctx context.Context, req faxapi.DeleteFaxApplicationRequestObject) (faxapi.DeleteFaxApplicationResponseObject, error) {
+	acct, err := accountFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.deleteApplication(ctx, acct, req.Id)
+	if errors.Is(err, errNotFound) {
+		return nil, errNotFoundf("fax application %q does not exist", req.Id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return faxapi.DeleteFaxApplication204Response{}, nil
+}
+
+// setVoiceProfile sets a's outbound voice profile to id ("" or nil: none),
+// which must be a profile of a's account.
+func (s *Server) setVoiceProfile(ctx context.Context, a *application, id *string) error {
+	if id == nil || *id == "" {
+		a.VoiceProfileID = nil
+		return nil
+	}
+	ok, err := s.store.voiceProfileExists(ctx, a.AccountID, *id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &apiError{Status: http.StatusUnprocessableEntity, Items: []apiErrorItem{
+			invalidField("/outbound_voice_profile_id", "outbound_voice_profile_id is not an outbound voice profile of this account"),
+		}}
+	}
+	p := *id
+	a.VoiceProfileID = &p
+	return nil
+}
+
+func (s *Server) faxOf(ctx context.Context, id string) (faxRow, error) {
+	acct, err := accountFrom(ctx)
+	if err != nil {
+		return faxRow{}, err
+	}
+	f, err := s.store.fax(ctx, acct, id)
+	if errors.Is(err, errNotFound) {
+		return faxRow{}, errNoSuchFax()
+	}
+	return f, err
+}
+
+func (s *Server) applicationOf(ctx context.Context, id string) (application, error) {
+	acct, err := accountFrom(ctx)
+	if err != nil {
+		return application{}, err
+	}
+	a, err := s.store.application(ctx, acct, id)
+	if errors.Is(err, errNotFound) {
+		return application{}, errNotFoundf("fax application %q does not exist", id)
+	}
+	return a, err
+}
+
+func errNoSuchFax() *apiError { return errNotFoundf("no such fax") }
+
+// e164 parses a phone number written in E.164 form and reports whether it is
+// a valid number written exactly so.
+func e164(s string) (string, bool) {
+	if !strings.HasPrefix(s, "+") {
+		return "", false
+	}
+	n, err := phonenumbers.Parse(s, "")
+	if err != nil || !phonenumbers.IsValidNumber(n) {
+		return "", false
+	}
+	out := phonenumbers.Format(n, phonenumbers.E164)
+	return out, out == s
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func isFinal(status string) bool {
+	switch faxapi.FaxStatus(status) {
+	case faxapi.FaxStatusDelivered, faxapi.FaxStatusFailed, faxapi.FaxStatusReceived:
+		return true
+	}
+	return false
+}
+
+func page(number *faxapi.PageNumber, size *faxapi.PageSize) (int, int) {
+	n, sz := 1, 20
+	if number != nil {
+		n = *number
+	}
+	if size != nil {
+		sz = *size
+	}
+	return n, sz
+}
+
+func pageMeta(number, size, total int) faxapi.PageMeta {
+	return faxapi.PageMeta{PageNumber: number, PageSize: size, TotalResults: total, TotalPages: (total + size - 1) / size}
+}
+
+// toAPIFax renders a fax; its media links are signed now, valid 10 minutes.
+func (s *Server) toAPIFax(f faxRow) faxapi.Fax {
+	out := faxapi.Fax{
+		Id: uuid.MustParse(f.ID), RecordType: faxapi.FaxRecordTypeFax, ConnectionId: f.ConnectionID,
+		Direction: faxapi.FaxDirection(f.Direction), From: f.From, To: f.To,
+		Quality: faxapi.FaxQuality(f.Quality), Status: faxapi.FaxStatus(f.Status), StoreMedia: f.StoreMedia,
+		PageCount: f.PageCount, PartialContent: f.PartialContent, CallDurationSecs: f.CallDurationSecs,
+		CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC(),
+		WebhookUrl: f.WebhookURL, WebhookFailoverUrl: f.WebhookFailoverURL,
+	}
+	if f.FailureReason != nil {
+		r := faxapi.FaxFailureReason(*f.FailureReason)
+		out.FailureReason = &r
+	}
+	if f.MediaURL != "" {
+		u := f.MediaURL
+		out.MediaUrl = &u
+	}
+	if f.MediaID != nil {
+		link := s.mediaLink(*f.MediaID, s.clock.Now())
+		if f.Direction == "inbound" {
+			out.MediaUrl = &link
+		} else {
+			out.StoredMediaUrl = &link
+		}
+	}
+	return out
+}
+
+func toAPIApplication(a application) faxapi.FaxApplication {
+	return faxapi.FaxApplication{
+		Id: a.ID, RecordType: faxapi.FaxApplicationRecordTypeFaxApplication, ApplicationName: a.Name,
+		WebhookUrl: a.WebhookURL, WebhookFailoverUrl: a.WebhookFailoverURL, OutboundVoiceProfileId: a.VoiceProfileID,
+		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+	}
+}
+
+// wake nudges the simulator and the webhook sender after a commit.
+func (s *Server) wake() {
+	select {
+	case s.wakeSim <- struct{}{}:
+	default:
+	}
+	s.wakeDelivery()
+}
+
+func (s *Server) wakeDelivery() {
+	select {
+	case s.wakeOutbox <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,266 @@
+package fax
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	"github.com/apistack/apistack/gen/faxapi"
+)
+
+// Limits of the documents the simulator accepts.
+const (
+	// MaxMediaBytes caps a fax document's download.
+	MaxMediaBytes = 50 << 20
+	// MaxPages is the largest page count a fax may have.
+	MaxPages = 350
+	// simConcurrency is how many faxes take a step at once (a step may
+	// download a document).
+	simConcurrency = 8
+)
+
+func init() {
+	// pdfcpu would otherwise create a configuration directory in the user's
+	// home; the defaults are all the page count needs.
+	api.DisableConfigDir()
+}
+
+// Run runs the transmission simulator and the webhook sender until ctx ends.
+// Work left over from a previous process (due steps, undelivered events) is
+// picked up at once.
+func (s *Server) Run(ctx context.Context) error {
+	if !s.running.TryLock() {
+		return errors.New("fax: Run is already running")
+	}
+	defer s.running.Unlock()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.runSimulator(ctx) }()
+	go func() { defer wg.Done(); s.runDelivery(ctx) }()
+	wg.Wait()
+	return nil
+}
+
+// runSimulator takes every due step, then sleeps until the next one is due,
+// a commit wakes it, or a second passes.
+func (s *Server) runSimulator(ctx context.Context) {
+	var mu sync.Mutex
+	inFlight := map[string]bool{}
+	sem := make(chan struct{}, simConcurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		due, err := s.store.dueFaxes(ctx, s.clock.Now(), 256)
+		if err != nil && ctx.Err() == nil {
+			s.logger.ErrorContext(ctx, "fax simulator: read due faxes", "err", err)
+		}
+		for _, f := range due {
+			mu.Lock()
+			busy := inFlight[f.ID]
+			inFlight[f.ID] = true
+			mu.Unlock()
+			if busy {
+				continue
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.step(ctx, f); err != nil && ctx.Err() == nil {
+					s.logger.ErrorContext(ctx, "fax simulator: step", "fax_id", f.ID, "status", f.Status, "err", err)
+				}
+				mu.Lock()
+				delete(inFlight, f.ID)
+				mu.Unlock()
+				<-sem
+				select {
+				case s.wakeSim <- struct{}{}:
+				default:
+				}
+			}()
+		}
+		wait := time.Second
+		if next, err := s.store.nextDue(ctx); err == nil && next != nil {
+			if d := next.Sub(s.clock.Now()); d < wait {
+				wait = max(d, time.Millisecond)
+			}
+		}
+		if len(due) == 256 {
+			wait = 0
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-s.wakeSim:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// step moves f one state on and commits the change with its event. A change
+// that lost a race (the fax was cancelled or deleted meanwhile) is dropped.
+func (s *Server) step(ctx context.Context, f faxRow) error {
+	from := f.Status
+	var doc []byte
+	var events []string
+	o := outcomeNamed(f.Outcome)
+	next := func() {
+		t := s.clock.Now().UTC().Add(s.cfg.StepInterval)
+		f.NextStepAt = &t
+	}
+	fail := func(reason faxapi.FaxFailureReason) {
+		r := string(reason)
+		f.Status, f.FailureReason, f.NextStepAt = string(faxapi.FaxStatusFailed), &r, nil
+		events = append(events, eventFailed)
+	}
+	switch faxapi.FaxStatus(f.Status) {
+	case faxapi.FaxStatusQueued:
+		data, pages, reason := s.fetchDocument(ctx, f.MediaURL)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if reason != "" {
+			fail(reason)
+			break
+		}
+		f.Status, f.PageCount = string(faxapi.FaxStatusMediaProcessed), &pages
+		if f.StoreMedia {
+			id := uuid.NewString()
+			f.MediaID, doc = &id, data
+		}
+		events = append(events, eventMediaProcessed)
+		next()
+	case faxapi.FaxStatusMediaProcessed:
+		f.Status = string(faxapi.FaxStatusOriginated)
+		next()
+	case faxapi.FaxStatusOriginated:
+		if o.failOriginating != "" {
+			fail(o.failOriginating)
+			break
+		}
+		f.Status, f.StepsLeft = string(faxapi.FaxStatusSending), o.sendingSteps
+		events = append(events, eventSendingStarted)
+		next()
+	case faxapi.FaxStatusSending:
+		if f.StepsLeft > 1 {
+			f.StepsLeft--
+			next()
+			break
+		}
+		f.StepsLeft = 0
+		if o.failSending != "" {
+			fail(o.failSending)
+			break
+		}
+		pages := 0
+		if f.PageCount != nil {
+			pages = *f.PageCount
+		}
+		d := callDuration(pages, o.sendingSteps)
+		f.Status, f.CallDurationSecs, f.NextStepAt = string(faxapi.FaxStatusDelivered), &d, nil
+		events = append(events, eventDelivered)
+	case faxapi.FaxStatusReceiving:
+		if f.Outcome == InboundSenderCallDropped {
+			fail(faxapi.FaxFailureReasonSenderCallDropped)
+			break
+		}
+		f.Status = string(faxapi.FaxStatusMediaProcessing)
+		events = append(events, eventMediaProcessingStarted)
+		next()
+	case faxapi.FaxStatusMediaProcessing:
+		partial := f.Outcome == InboundPartial
+		f.Status, f.PartialContent, f.NextStepAt = string(faxapi.FaxStatusReceived), &partial, nil
+		events = append(events, eventReceived)
+	default:
+		f.NextStepAt = nil // a final state has no step; never look at it again
+	}
+	now := s.clock.Now().UTC()
+	f.UpdatedAt = now
+	out := make([]outboxEvent, 0, len(events))
+	for _, typ := range events {
+		ev, err := s.newEvent(f, typ, now)
+		if err != nil {
+			return err
+		}
+		out = append(out, ev)
+	}
+	err := s.store.updateFax(ctx, f, from, doc, out)
+	if errors.Is(err, errStale) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(out) > 0 {
+		s.wakeDelivery()
+	}
+	return nil
+}
+
+// callDuration is the simulated length of a call transmitting pages pages.
+func callDuration(pages, sendingSteps int) int {
+	return 15 + 20*pages + 30*(sendingSteps-1)
+}
+
+// fetchDocument downloads the document at url and counts its pages. A
+// problem is returned as the failure_reason it causes.
+func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, faxapi.FaxFailureReason) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.MediaTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
+	}
+	req.Header.Set("Accept", "application/pdf")
+	resp, err := s.cfg.MediaClient.Do(req)
+	if err != nil {
+		s.logger.InfoContext(ctx, "fax simulator: download failed", "err", err)
+		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxMediaBytes+1))
+	if err != nil || len(data) > MaxMediaBytes {
+		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
+	}
+	pages, err := CountPages(data)
+	if err != nil {
+		return nil, 0, faxapi.FaxFailureReasonFileFormatInvalid
+	}
+	if pages > MaxPages {
+		return nil, 0, faxapi.FaxFailureReasonPageCountLimitExceeded
+	}
+	return data, pages, ""
+}
+
+// CountPages checks that doc is a PDF and returns its page count.
+func CountPages(doc []byte) (int, error) {
+	if !bytes.HasPrefix(doc, []byte("%PDF-")) {
+		return 0, errors.New("not a PDF: no %PDF- header")
+	}
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	n, err := api.PageCount(bytes.NewReader(doc), conf)
+	if err != nil {
+		return 0, fmt.Errorf("not a valid PDF: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,636 @@
+package fax
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the fax schema migrations (goose SQL files).
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+// Store errors, mapped onto API errors by the handlers.
+var (
+	errNotFound      = errors.New("not found")
+	errAlreadyExists = errors.New("already exists")
+	// errStale: the fax is no longer in the state the change was computed
+	// from (a cancel or delete won the race); the change was not made.
+	errStale = errors.New("fax changed concurrently")
+)
+
+// store is every SQL statement of the fax service.
+type store struct {
+	db *sql.DB
+}
+
+// micros is how instants are stored: Unix microseconds, UTC.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func (s *store) secret(ctx context.Context, name string, size int) ([]byte, error) {
+	var key []byte
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&key)
+	if err == nil {
+		return key, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read setting %s: %w", name, err)
+	}
+	key = make([]byte, size)
+	_, _ = rand.Read(key)
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, key); err != nil {
+		return nil, fmt.Errorf("store setting %s: %w", name, err)
+	}
+	return s.secret(ctx, name, size)
+}
+
+// account is a tenant of the fax API.
+type account struct {
+	ID        string
+	Name      string
+	CreatedAt time.Time
+}
+
+func (s *store) createAccount(ctx context.Context, a account) error {
+	res, err := s.db.ExecContext(ctx,
+		`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		a.ID, a.Name, micros(a.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("create account: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errAlreadyExists
+	}
+	return nil
+}
+
+func (s *store) accountByName(ctx context.Context, name string) (account, error) {
+	return s.scanAccount(s.db.QueryRowContext(ctx, `SELECT id, name, created_at FROM accounts WHERE name = ?`, name))
+}
+
+func (s *store) accountByID(ctx context.Context, id string) (account, error) {
+	return s.scanAccount(s.db.QueryRowContext(ctx, `SELECT id, name, created_at FROM accounts WHERE id = ?`, id))
+}
+
+func (s *store) scanAccount(row *sql.Row) (account, error) {
+	var a account
+	var created int64
+	err := row.Scan(&a.ID, &a.Name, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return account{}, errNotFound
+	}
+	if err != nil {
+		return account{}, fmt.Errorf("read account: %w", err)
+	}
+	a.CreatedAt = fromMicros(created)
+	return a, nil
+}
+
+func (s *store) insertAPIKey(ctx context.Context, id, accountID string, hash []byte, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, key_hash, created_at) VALUES (?, ?, ?, ?)`,
+		id, accountID, hash, micros(now))
+	if err != nil {
+		return fmt.Errorf("insert api key: %w", err)
+	}
+	return nil
+}
+
+// keyByHash returns the account and stored hash of the key whose hash is hash.
+func (s *store) keyByHash(ctx context.Context, hash []byte) (accountID string, stored []byte, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT account_id, key_hash FROM api_keys WHERE key_hash = ?`, hash).Scan(&accountID, &stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, errNotFound
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("read api key: %w", err)
+	}
+	return accountID, stored, nil
+}
+
+func (s *store) insertVoiceProfile(ctx context.Context, id, accountID, name string, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO outbound_voice_profiles (id, account_id, name, created_at) VALUES (?, ?, ?, ?)`,
+		id, accountID, name, micros(now))
+	if err != nil {
+		return fmt.Errorf("insert outbound voice profile: %w", err)
+	}
+	return nil
+}
+
+func (s *store) voiceProfileExists(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbound_voice_profiles WHERE id = ? AND account_id = ?`, id, accountID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read outbound voice profile: %w", err)
+	}
+	return n > 0, nil
+}
+
+// application is a fax application; its id is the connection_id of sends.
+type application struct {
+	ID                 string
+	AccountID          string
+	Name               string
+	WebhookURL         string
+	WebhookFailoverURL string
+	VoiceProfileID     *string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+const applicationColumns = `id, account_id, application_name, webhook_url, webhook_failover_url, outbound_voice_profile_id, created_at, updated_at`
+
+func scanApplication(sc interface{ Scan(...any) error }) (application, error) {
+	var a application
+	var profile sql.NullString
+	var created, updated int64
+	if err := sc.Scan(&a.ID, &a.AccountID, &a.Name, &a.WebhookURL, &a.WebhookFailoverURL, &profile, &created, &updated); err != nil {
+		return application{}, err
+	}
+	if profile.Valid {
+		a.VoiceProfileID = &profile.String
+	}
+	a.CreatedAt, a.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return a, nil
+}
+
+func (s *store) insertApplication(ctx context.Context, a application) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO fax_applications (`+applicationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.AccountID, a.Name, a.WebhookURL, a.WebhookFailoverURL, a.VoiceProfileID, micros(a.CreatedAt), micros(a.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("insert fax application: %w", err)
+	}
+	return nil
+}
+
+func (s *store) updateApplication(ctx context.Context, a application) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE fax_applications SET application_name = ?, webhook_url = ?, webhook_failover_url = ?,
+		outbound_voice_profile_id = ?, updated_at = ? WHERE id = ? AND account_id = ?`,
+		a.Name, a.WebhookURL, a.WebhookFailoverURL, a.VoiceProfileID, micros(a.UpdatedAt), a.ID, a.AccountID)
+	if err != nil {
+		return fmt.Errorf("update fax application: %w", err)
+	}
+	return nil
+}
+
+// application returns the account's application id; errNotFound when it is
+// missing or another account's.
+func (s *store) application(ctx context.Context, accountID, id string) (application, error) {
+	a, err := scanApplication(s.db.QueryRowContext(ctx, `SELECT `+applicationColumns+` FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return application{}, errNotFound
+	}
+	if err != nil {
+		return application{}, fmt.Errorf("read fax application: %w", err)
+	}
+	return a, nil
+}
+
+func (s *store) listApplications(ctx context.Context, accountID string, offset, limit int) ([]application, int, error) {
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM fax_applications WHERE account_id = ?`, accountID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count fax applications: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+applicationColumns+` FROM fax_applications WHERE account_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, accountID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list fax applications: %w", err)
+	}
+	defer rows.Close()
+	var out []application
+	for rows.Next() {
+		a, err := scanApplication(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list fax applications: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, total, rows.Err()
+}
+
+func (s *store) deleteApplication(ctx context.Context, accountID, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("delete fax application: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID)
+	if err != nil {
+		return fmt.Errorf("delete fax application: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNotFound
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE numbers SET application_id = NULL WHERE application_id = ?`, id); err != nil {
+		return fmt.Errorf("disable numbers of fax application: %w", err)
+	}
+	return tx.Commit()
+}
+
+// number is a phone number of an account, enabled on an application or not.
+type number struct {
+	PhoneNumber   string
+	AccountID     string
+	ApplicationID *string
+}
+
+// upsertNumber gives phoneNumber to accountID, enabled on applicationID (nil:
+// none). A number of another account is errAlreadyExists.
+func (s *store) upsertNumber(ctx context.Context, n number) error {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO numbers (phone_number, account_id, application_id) VALUES (?, ?, ?)
+		ON CONFLICT (phone_number) DO UPDATE SET application_id = excluded.application_id WHERE numbers.account_id = excluded.account_id`,
+		n.PhoneNumber, n.AccountID, n.ApplicationID)
+	if err != nil {
+		return fmt.Errorf("upsert number: %w", err)
+	}
+	if c, _ := res.RowsAffected(); c == 0 {
+		return errAlreadyExists
+	}
+	return nil
+}
+
+func (s *store) number(ctx context.Context, phoneNumber string) (number, error) {
+	var n number
+	var app sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT phone_number, account_id, application_id FROM numbers WHERE phone_number = ?`, phoneNumber).
+		Scan(&n.PhoneNumber, &n.AccountID, &app)
+	if errors.Is(err, sql.ErrNoRows) {
+		return number{}, errNotFound
+	}
+	if err != nil {
+		return number{}, fmt.Errorf("read number: %w", err)
+	}
+	if app.Valid {
+		n.ApplicationID = &app.String
+	}
+	return n, nil
+}
+
+// faxRow is a fax with the simulator's state.
+type faxRow struct {
+	ID                 string
+	AccountID          string
+	ConnectionID       string
+	Direction          string
+	From               string
+	To                 string
+	MediaURL           string
+	Quality            string
+	Status             string
+	StoreMedia         bool
+	MediaID            *string
+	PageCount          *int
+	FailureReason      *string
+	PartialContent     *bool
+	CallDurationSecs   *int
+	WebhookURL         string
+	WebhookFailoverURL string
+	Outcome            string
+	StepsLeft          int
+	NextStepAt         *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	DeletedAt          *time.Time
+}
+
+const faxColumns = `id, account_id, connection_id, direction, from_number, to_number, media_url, quality, status,
+	store_media, media_id, page_count, failure_reason, partial_content, call_duration_secs, webhook_url,
+	webhook_failover_url, outcome, steps_left, next_step_at, created_at, updated_at, deleted_at`
+
+func scanFax(sc interface{ Scan(...any) error }) (faxRow, error) {
+	var f faxRow
+	var mediaID, failure sql.NullString
+	var pages, duration, next, deleted sql.NullInt64
+	var partial sql.NullBool
+	var created, updated int64
+	err := sc.Scan(&f.ID, &f.AccountID, &f.ConnectionID, &f.Direction, &f.From, &f.To, &f.MediaURL, &f.Quality, &f.Status,
+		&f.StoreMedia, &mediaID, &pages, &failure, &partial, &duration, &f.WebhookURL,
+		&f.WebhookFailoverURL, &f.Outcome, &f.StepsLeft, &next, &created, &updated, &deleted)
+	if err != nil {
+		return faxRow{}, err
+	}
+	if mediaID.Valid {
+		f.MediaID = &mediaID.String
+	}
+	if pages.Valid {
+		p := int(pages.Int64)
+		f.PageCount = &p
+	}
+	if failure.Valid {
+		f.FailureReason = &failure.String
+	}
+	if partial.Valid {
+		f.PartialContent = &partial.Bool
+	}
+	if duration.Valid {
+		d := int(duration.Int64)
+		f.CallDurationSecs = &d
+	}
+	if next.Valid {
+		t := fromMicros(next.Int64)
+		f.NextStepAt = &t
+	}
+	if deleted.Valid {
+		t := fromMicros(deleted.Int64)
+		f.DeletedAt = &t
+	}
+	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return f, nil
+}
+
+func nullMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return micros(*t)
+}
+
+// outboxEvent is one webhook event to deliver.
+type outboxEvent struct {
+	Seq         int64
+	EventID     string
+	FaxID       string
+	Type        string
+	Data        []byte
+	WebhookURL  string
+	FailoverURL string
+	Attempts    int
+	CreatedAt   time.Time
+}
+
+func insertEvents(ctx context.Context, tx *sql.Tx, events []outboxEvent) ([]int64, error) {
+	seqs := make([]int64, 0, len(events))
+	for _, e := range events {
+		res, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, e.EventID, e.FaxID, e.Type, e.Data, e.WebhookURL, e.FailoverURL, micros(e.CreatedAt))
+		if err != nil {
+			return nil, fmt.Errorf("queue event %s: %w", e.Type, err)
+		}
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return nil, fmt.Errorf("queue event %s: %w", e.Type, err)
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, nil
+}
+
+// insertFax creates f, its document when doc is not nil, and queues its
+// events, in one transaction.
+func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []outboxEvent) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("insert fax: %w", err)
+	}
+	defer tx.Rollback()
+	if doc != nil && f.MediaID != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
+			*f.MediaID, f.AccountID, doc, micros(f.CreatedAt)); err != nil {
+			return fmt.Errorf("insert media: %w", err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO faxes (`+faxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, f.AccountID, f.ConnectionID, f.Direction, f.From, f.To, f.MediaURL, f.Quality, f.Status,
+		f.StoreMedia, f.MediaID, f.PageCount, f.FailureReason, f.PartialContent, f.CallDurationSecs, f.WebhookURL,
+		f.WebhookFailoverURL, f.Outcome, f.StepsLeft, nullMicros(f.NextStepAt), micros(f.CreatedAt), micros(f.UpdatedAt), nullMicros(f.DeletedAt))
+	if err != nil {
+		return fmt.Errorf("insert fax: %w", err)
+	}
+	if _, err := insertEvents(ctx, tx, events); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// updateFax writes f's mutable columns when the stored fax is still in
+// fromStatus and not deleted (errStale otherwise), stores doc when it is not
+// nil, and queues events, in one transaction: an event is never committed
+// without its state change, nor a state change without its event.
+func (s *store) updateFax(ctx context.Context, f faxRow, fromStatus string, doc []byte, events []outboxEvent) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("update fax: %w", err)
+	}
+	defer tx.Rollback()
+	if doc != nil && f.MediaID != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
+			*f.MediaID, f.AccountID, doc, micros(f.UpdatedAt)); err != nil {
+			return fmt.Errorf("insert media: %w", err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE faxes SET status = ?, media_url = ?, media_id = ?, page_count = ?, failure_reason = ?,
+		partial_content = ?, call_duration_secs = ?, outcome = ?, steps_left = ?, next_step_at = ?, updated_at = ?, deleted_at = ?
+		WHERE id = ? AND status = ? AND deleted_at IS NULL`,
+		f.Status, f.MediaURL, f.MediaID, f.PageCount, f.FailureReason,
+		f.PartialContent, f.CallDurationSecs, f.Outcome, f.StepsLeft, nullMicros(f.NextStepAt), micros(f.UpdatedAt), nullMicros(f.DeletedAt),
+		f.ID, fromStatus)
+	if err != nil {
+		return fmt.Errorf("update fax: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errStale
+	}
+	if _, err := insertEvents(ctx, tx, events); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// fax returns a fax of the account that is not deleted.
+func (s *store) fax(ctx context.Context, accountID, id string) (faxRow, error) {
+	f, err := scanFax(s.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return faxRow{}, errNotFound
+	}
+	if err != nil {
+		return faxRow{}, fmt.Errorf("read fax: %w", err)
+	}
+	return f, nil
+}
+
+// faxFilter narrows a list of faxes.
+type faxFilter struct {
+	CreatedGTE, CreatedLTE *time.Time
+	Direction, From, To    string
+}
+
+func (s *store) listFaxes(ctx context.Context, accountID string, f faxFilter, offset, limit int) ([]faxRow, int, error) {
+	where := []string{"account_id = ?", "deleted_at IS NULL"}
+	args := []any{accountID}
+	if f.CreatedGTE != nil {
+		where, args = append(where, "created_at >= ?"), append(args, micros(*f.CreatedGTE))
+	}
+	if f.CreatedLTE != nil {
+		where, args = append(where, "created_at <= ?"), append(args, micros(*f.CreatedLTE))
+	}
+	if f.Direction != "" {
+		where, args = append(where, "direction = ?"), append(args, f.Direction)
+	}
+	if f.From != "" {
+		where, args = append(where, "from_number = ?"), append(args, f.From)
+	}
+	if f.To != "" {
+		where, args = append(where, "to_number = ?"), append(args, f.To)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM faxes WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count faxes: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE `+cond+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+		append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list faxes: %w", err)
+	}
+	defer rows.Close()
+	var out []faxRow
+	for rows.Next() {
+		fx, err := scanFax(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list faxes: %w", err)
+		}
+		out = append(out, fx)
+	}
+	return out, total, rows.Err()
+}
+
+// dueFaxes returns up to limit faxes whose next simulator step is due at now.
+func (s *store) dueFaxes(ctx context.Context, now time.Time, limit int) ([]faxRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+faxColumns+` FROM faxes
+		WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL ORDER BY next_step_at LIMIT ?`, micros(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due faxes: %w", err)
+	}
+	defer rows.Close()
+	var out []faxRow
+	for rows.Next() {
+		f, err := scanFax(rows)
+		if err != nil {
+			return nil, fmt.Errorf("due faxes: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// nextDue returns when the earliest pending simulator step is due.
+func (s *store) nextDue(ctx context.Context) (*time.Time, error) {
+	var next sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT MIN(next_step_at) FROM faxes WHERE next_step_at IS NOT NULL AND deleted_at IS NULL`).Scan(&next)
+	if err != nil {
+		return nil, fmt.Errorf("next due fax: %w", err)
+	}
+	if !next.Valid {
+		return nil, nil
+	}
+	t := fromMicros(next.Int64)
+	return &t, nil
+}
+
+func (s *store) media(ctx context.Context, id string) ([]byte, error) {
+	var content []byte
+	err := s.db.QueryRowContext(ctx, `SELECT content FROM media WHERE id = ?`, id).Scan(&content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read media: %w", err)
+	}
+	return content, nil
+}
+
+// pendingEvents returns up to limit undelivered, unabandoned events after seq
+// afterSeq, in seq order.
+func (s *store) pendingEvents(ctx context.Context, afterSeq int64, limit int) ([]outboxEvent, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at
+		FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pending events: %w", err)
+	}
+	defer rows.Close()
+	var out []outboxEvent
+	for rows.Next() {
+		var e outboxEvent
+		var created int64
+		if err := rows.Scan(&e.Seq, &e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created); err != nil {
+			return nil, fmt.Errorf("pending events: %w", err)
+		}
+		e.CreatedAt = fromMicros(created)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// deliveryOutcome is what became of one event.
+type deliveryOutcome struct {
+	Seq         int64
+	Attempts    int
+	DeliveredTo string // empty: abandoned
+	At          time.Time
+}
+
+// recordOutcomes marks events delivered or abandoned, in one transaction.
+func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record deliveries: %w", err)
+	}
+	defer tx.Rollback()
+	delivered, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, delivered_at = ?, delivered_to = ? WHERE seq = ?`)
+	if err != nil {
+		return fmt.Errorf("record deliveries: %w", err)
+	}
+	defer delivered.Close()
+	abandoned, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, abandoned_at = ? WHERE seq = ?`)
+	if err != nil {
+		return fmt.Errorf("record deliveries: %w", err)
+	}
+	defer abandoned.Close()
+	for _, o := range outcomes {
+		if o.DeliveredTo != "" {
+			_, err = delivered.ExecContext(ctx, o.Attempts, micros(o.At), o.DeliveredTo, o.Seq)
+		} else {
+			_, err = abandoned.ExecContext(ctx, o.Attempts, micros(o.At), o.Seq)
+		}
+		if err != nil {
+			return fmt.Errorf("record delivery of event %d: %w", o.Seq, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// recordAttempts stores how many attempts an undelivered event has had, so
+// meta.attempt keeps counting across a restart.
+func (s *store) recordAttempts(ctx context.Context, seq int64, attempts int) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE outbox SET attempts = ? WHERE seq = ?`, attempts, seq); err != nil {
+		return fmt.Errorf("record attempts of event %d: %w", seq, err)
+	}
+	return nil
+}
+
+// eventStats counts the outbox's events by fate (for operators and tests).
+func (s *store) eventStats(ctx context.Context) (pending, delivered, abandoned int, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT
+		COALESCE(SUM(CASE WHEN delivered_at IS NULL AND abandoned_at IS NULL THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN delivered_at IS NOT NULL THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN abandoned_at IS NOT NULL THEN 1 ELSE 0 END), 0) FROM outbox`).Scan(&pending, &delivered, &abandoned)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("event stats: %w", err)
+	}
+	return pending, delivered, abandoned, nil
+}
