@@ -2,17 +2,27 @@ package pam
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 
-	"github.com/apistack/apistack/clients/internal/linkheader"
 	"github.com/apistack/apistack/gen/pamapi"
 )
 
 // Group is a PAM group.
 type Group = pamapi.Group
+
+// Role is a role a group grants its members.
+type Role = pamapi.Role
+
+// The roles of the PAM API.
+const (
+	PAMAdmin               Role = pamapi.RolePamAdmin
+	ResourceAdmin          Role = pamapi.RoleResourceAdmin
+	DelegatedResourceAdmin Role = pamapi.RoleDelegatedResourceAdmin
+	SecurityAdmin          Role = pamapi.RoleSecurityAdmin
+	DelegatedSecurityAdmin Role = pamapi.RoleDelegatedSecurityAdmin
+	EndUser                Role = pamapi.RoleEndUser
+)
 
 // ListGroupsOptions narrows a group listing. The zero value lists every live
 // group in pages of the server's default size.
@@ -32,72 +42,99 @@ func (c *Client) Groups(ctx context.Context, opts *ListGroupsOptions) iter.Seq2[
 	if opts == nil {
 		opts = &ListGroupsOptions{}
 	}
-	params := &pamapi.ListGroupsParams{}
-	if opts.PageSize > 0 {
-		params.Count = &opts.PageSize
-	}
+	params := &pamapi.ListGroupsParams{Count: pageSize(opts.PageSize)}
 	if opts.IncludeDeleted {
 		params.IncludeDeleted = &opts.IncludeDeleted
 	}
 	if opts.Contains != "" {
 		params.Contains = &opts.Contains
 	}
-	return func(yield func(Group, error) bool) {
-		resp, err := c.api.ListGroupsWithResponse(ctx, c.team, params)
-		for {
-			if err != nil {
-				yield(Group{}, fmt.Errorf("pam: list groups: %w", err))
-				return
-			}
-			if resp.JSON200 == nil {
-				yield(Group{}, fmt.Errorf("pam: list groups: %w", parseError(resp.HTTPResponse, resp.Body)))
-				return
-			}
-			for _, g := range resp.JSON200.List {
-				if !yield(g, nil) {
-					return
-				}
-			}
-			next, ok, lerr := nextLink(resp.HTTPResponse)
-			if lerr != nil {
-				yield(Group{}, fmt.Errorf("pam: list groups: %w", lerr))
-				return
-			}
-			if !ok {
-				return
-			}
-			resp, err = c.followGroups(ctx, next)
-		}
-	}
+	return listAll[Group](ctx, c, "list groups", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ClientInterface.ListGroups(ctx, c.team, params)
+	})
 }
 
-// followGroups fetches the page at a rel="next" URL as the server gave it.
-func (c *Client) followGroups(ctx context.Context, next *url.URL) (*pamapi.ListGroupsResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, next.String(), nil)
+// GetGroup returns a group by name; a deleted group has DeletedAt set.
+func (c *Client) GetGroup(ctx context.Context, name string) (*Group, error) {
+	resp, err := c.api.GetGroupWithResponse(ctx, c.team, name)
 	if err != nil {
-		return nil, err
+		return nil, failed("get group", err)
 	}
-	rsp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
+	if resp.JSON200 == nil {
+		return nil, answerError("get group", resp.HTTPResponse, resp.Body)
 	}
-	return pamapi.ParseListGroupsResponse(rsp)
+	return resp.JSON200, nil
 }
 
-// nextLink returns the rel="next" URL of a page, resolved against the URL
-// of the request that fetched it.
-func nextLink(resp *http.Response) (*url.URL, bool, error) {
-	links, err := linkheader.Parse(resp.Header.Values("Link")...)
+// CreateGroup creates a group granting roles to its members.
+func (c *Client) CreateGroup(ctx context.Context, name string, roles ...Role) (*Group, error) {
+	if roles == nil {
+		roles = []Role{}
+	}
+	resp, err := c.api.CreateGroupWithResponse(ctx, c.team, pamapi.CreateGroupJSONRequestBody{Name: name, Roles: roles})
 	if err != nil {
-		return nil, false, fmt.Errorf("malformed Link header: %w", err)
+		return nil, failed("create group", err)
 	}
-	next, ok := linkheader.Find(links, "next")
-	if !ok {
-		return nil, false, nil
+	if resp.JSON201 == nil {
+		return nil, answerError("create group", resp.HTTPResponse, resp.Body)
 	}
-	u, err := url.Parse(next.URI)
+	return resp.JSON201, nil
+}
+
+// UpdateGroupRoles replaces the roles a live group grants.
+func (c *Client) UpdateGroupRoles(ctx context.Context, name string, roles ...Role) error {
+	if roles == nil {
+		roles = []Role{}
+	}
+	resp, err := c.api.UpdateGroupWithResponse(ctx, c.team, name, pamapi.UpdateGroupJSONRequestBody{Roles: roles})
 	if err != nil {
-		return nil, false, fmt.Errorf("malformed next link %q: %w", next.URI, err)
+		return failed("update group", err)
 	}
-	return resp.Request.URL.ResolveReference(u), true, nil
+	return noContent("update group", resp.HTTPResponse, resp.Body)
+}
+
+// DeleteGroup soft-deletes a live group; its members lose its roles at once.
+func (c *Client) DeleteGroup(ctx context.Context, name string) error {
+	resp, err := c.api.DeleteGroupWithResponse(ctx, c.team, name)
+	if err != nil {
+		return failed("delete group", err)
+	}
+	return noContent("delete group", resp.HTTPResponse, resp.Body)
+}
+
+// GroupMembers iterates over the users of a live group.
+func (c *Client) GroupMembers(ctx context.Context, group string, opts *ListOptions) iter.Seq2[User, error] {
+	params := &pamapi.ListGroupMembersParams{Count: opts.count()}
+	return listAll[User](ctx, c, "list group members", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ClientInterface.ListGroupMembers(ctx, c.team, group, params)
+	})
+}
+
+// AddGroupMember puts a user (human or service) in a live group.
+func (c *Client) AddGroupMember(ctx context.Context, group, user string) error {
+	resp, err := c.api.AddGroupMemberWithResponse(ctx, c.team, group, pamapi.AddGroupMemberJSONRequestBody{UserName: user})
+	if err != nil {
+		return failed("add group member", err)
+	}
+	return noContent("add group member", resp.HTTPResponse, resp.Body)
+}
+
+// RemoveGroupMember takes a user out of a live group.
+func (c *Client) RemoveGroupMember(ctx context.Context, group, user string) error {
+	resp, err := c.api.RemoveGroupMemberWithResponse(ctx, c.team, group, user)
+	if err != nil {
+		return failed("remove group member", err)
+	}
+	return noContent("remove group member", resp.HTTPResponse, resp.Body)
+}
+
+// RoleInfo is a role with what it allows.
+type RoleInfo = pamapi.RoleInfo
+
+// Roles iterates over the roles a group can grant.
+func (c *Client) Roles(ctx context.Context, opts *ListOptions) iter.Seq2[RoleInfo, error] {
+	params := &pamapi.ListRolesParams{Count: opts.count()}
+	return listAll[RoleInfo](ctx, c, "list roles", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ClientInterface.ListRoles(ctx, c.team, params)
+	})
 }
