@@ -174,7 +174,7 @@ func fromValidation(vf *validation.Failure) *apiError {
 		switch c.In {
 		case "body":
 			it.Pointer = c.Name
-			if m := missingProperty.FindStringSubmatch(c.Message); m != nil {
+			if m := missingProperty.FindStringSubmatch(c.Message); m != nil && !strings.HasSuffix(c.Name, "/"+m[1]) {
 				it.Pointer = strings.TrimSuffix(c.Name, "/") + "/" + m[1]
 			}
 			if it.Pointer == "" {

@@ -207,7 +207,29 @@ func validatedFormAsJSON(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			return &validation.Failure{Kind: validation.KindUnsupportedMediaType, Message: "the form body was not validated"}
 		}
-		data, err := json.Marshal(vb.ValidatedValue())
+		// The form decoder reads only the schema's fields: refuse the others
+		// (and repeated ones) here, as additionalProperties: false says.
+		raw, err := io.ReadAll(req.Body)
+		if err != nil {
+			return fmt.Errorf("read the validated form: %w", err)
+		}
+		form, err := url.ParseQuery(string(raw))
+		if err != nil {
+			return &validation.Failure{Kind: validation.KindUnsupportedMediaType, Message: "the form body cannot be decoded: " + err.Error()}
+		}
+		value, _ := vb.ValidatedValue().(map[string]any)
+		var causes []validation.Cause
+		for k, vs := range form {
+			if _, known := value[k]; !known {
+				causes = append(causes, validation.Cause{In: "body", Name: "/" + k, Message: fmt.Sprintf("property %q is unsupported", k)})
+			} else if len(vs) > 1 {
+				causes = append(causes, validation.Cause{In: "body", Name: "/" + k, Message: fmt.Sprintf("property %q is given %d times", k, len(vs))})
+			}
+		}
+		if len(causes) > 0 {
+			return &validation.Failure{Kind: validation.KindInvalid, Message: "invalid form fields", Causes: causes}
+		}
+		data, err := json.Marshal(value)
 		if err != nil {
 			return fmt.Errorf("re-encode the validated form: %w", err)
 		}

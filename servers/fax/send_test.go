@@ -1,0 +1,251 @@
+package fax
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/faxapi"
+)
+
+// postForm sends a form-encoded request as the service description shows.
+func (h *harness) postForm(form url.Values, key string) (int, faxapi.Errors, faxapi.FaxResponse) {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.url+"/v2/faxes", strings.NewReader(form.Encode()))
+	require.NoError(h.t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(h.t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(h.t, err)
+	var errs faxapi.Errors
+	var fax faxapi.FaxResponse
+	if resp.StatusCode == http.StatusAccepted {
+		require.NoError(h.t, json.Unmarshal(body, &fax), string(body))
+	} else {
+		require.NoError(h.t, json.Unmarshal(body, &errs), string(body))
+	}
+	return resp.StatusCode, errs, fax
+}
+
+func (h *harness) validForm() url.Values {
+	return url.Values{
+		"media_url": {h.docs.URL + "/3-pages.pdf"}, "connection_id": {h.app},
+		"to": {"+14155550123"}, "from": {h.from},
+	}
+}
+
+func TestSendFax_FormEncodedAsTheSeedShowsIsQueued(t *testing.T) {
+	h := newHarness(t)
+	form := h.validForm()
+	form.Set("quality", "high")
+	form.Set("store_media", "true")
+	status, _, fax := h.postForm(form, h.key)
+	require.Equal(t, http.StatusAccepted, status)
+	assert.Equal(t, faxapi.FaxStatusQueued, fax.Data.Status)
+	assert.Equal(t, faxapi.FaxQualityHigh, fax.Data.Quality)
+	assert.True(t, fax.Data.StoreMedia)
+	assert.Equal(t, faxapi.FaxRecordTypeFax, fax.Data.RecordType)
+	assert.Equal(t, "+14155550123", fax.Data.To)
+}
+
+func TestSendFax_InvalidRequestsAnswer422NamingTheFieldAndQueueNothing(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	// Objects of another account and an application without a profile.
+	other, err := h.srv.CreateAccount(ctx, "other")
+	require.NoError(t, err)
+	otherProfile, err := h.srv.CreateOutboundVoiceProfile(ctx, other.ID, "p")
+	require.NoError(t, err)
+	otherApp, err := h.srv.CreateApplication(ctx, Application{AccountID: other.ID, Name: "theirs", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: otherProfile})
+	require.NoError(t, err)
+	noProfile, err := h.srv.CreateApplication(ctx, Application{AccountID: h.acct, Name: "receive only", WebhookURL: "http://127.0.0.1:9/"})
+	require.NoError(t, err)
+	require.NoError(t, h.srv.AssignNumber(ctx, h.acct, "+13125550199", noProfile.ID))
+	require.NoError(t, h.srv.AssignNumber(ctx, h.acct, "+13125550198", ""))
+
+	tests := []struct {
+		name    string
+		change  func(url.Values)
+		pointer string
+	}{
+		{"to not E.164", func(f url.Values) { f.Set("to", "4155550123") }, "/to"},
+		{"to not a valid number", func(f url.Values) { f.Set("to", "+1000") }, "/to"},
+		{"to with spaces", func(f url.Values) { f.Set("to", "+1 415 555 0123") }, "/to"},
+		{"from not E.164", func(f url.Values) { f.Set("from", "0044 20 7946 0958") }, "/from"},
+		{"from not enabled on the application", func(f url.Values) { f.Set("from", "+13125550198") }, "/from"},
+		{"from enabled on another application", func(f url.Values) { f.Set("from", "+13125550199") }, "/from"},
+		{"unknown connection_id", func(f url.Values) { f.Set("connection_id", uuid.NewString()) }, "/connection_id"},
+		{"connection_id of another account", func(f url.Values) { f.Set("connection_id", otherApp.ID) }, "/connection_id"},
+		{"application without an outbound voice profile", func(f url.Values) {
+			f.Set("connection_id", noProfile.ID)
+			f.Set("from", "+13125550199")
+		}, "/connection_id"},
+		{"media_url ftp", func(f url.Values) { f.Set("media_url", "ftp://example.com/doc.pdf") }, "/media_url"},
+		{"media_url relative", func(f url.Values) { f.Set("media_url", "/doc.pdf") }, "/media_url"},
+		{"media_url missing", func(f url.Values) { f.Del("media_url") }, "/media_url"},
+		{"unknown quality", func(f url.Values) { f.Set("quality", "fuzzy") }, "/quality"},
+		{"unknown field", func(f url.Values) { f.Set("priority", "high") }, "/priority"},
+		{"field given twice", func(f url.Values) { f.Add("to", "+14155550124") }, "/to"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			form := h.validForm()
+			tt.change(form)
+			status, errs, _ := h.postForm(form, h.key)
+			require.Equal(t, http.StatusUnprocessableEntity, status)
+			var pointers []string
+			for _, e := range errs.Errors {
+				assert.Equal(t, faxapi.ErrorCodeInvalidParameter, e.Code)
+				assert.NotEmpty(t, e.Title)
+				require.NotNil(t, e.Source, e.Detail)
+				require.NotNil(t, e.Source.Pointer, e.Detail)
+				pointers = append(pointers, *e.Source.Pointer)
+			}
+			assert.Contains(t, pointers, tt.pointer)
+		})
+	}
+	list, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{})
+	require.NoError(t, err)
+	assert.Zero(t, list.JSON200.Meta.TotalResults, "nothing was queued")
+}
+
+func TestSendFax_BadOrMissingAPIKeyAnswers401(t *testing.T) {
+	h := newHarness(t)
+	for name, key := range map[string]string{"missing": "", "unknown": "KEYnot-a-real-key", "malformed": "a b"} {
+		t.Run(name, func(t *testing.T) {
+			status, errs, _ := h.postForm(h.validForm(), key)
+			require.Equal(t, http.StatusUnauthorized, status)
+			assert.Equal(t, faxapi.ErrorCodeAuthenticationFailed, errs.Errors[0].Code)
+		})
+	}
+}
+
+func TestListFaxes_PagesAndFilters(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.StepInterval = time.Hour })
+	ctx := context.Background()
+	for range 3 {
+		h.send("+14155550123")
+	}
+	last := h.send("+13125550800")
+	_, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundReceived})
+	require.NoError(t, err)
+
+	size := 2
+	p1, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{PageSize: &size})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, p1.StatusCode())
+	assert.Equal(t, faxapi.PageMeta{PageNumber: 1, PageSize: 2, TotalPages: 3, TotalResults: 5}, p1.JSON200.Meta)
+
+	to := "+13125550800"
+	byTo, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{FilterTo: &to})
+	require.NoError(t, err)
+	require.Len(t, byTo.JSON200.Data, 1)
+	assert.Equal(t, last, byTo.JSON200.Data[0].Id.String())
+
+	in := faxapi.FaxDirectionInbound
+	inbound, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{FilterDirection: &in})
+	require.NoError(t, err)
+	require.Len(t, inbound.JSON200.Data, 1)
+	assert.Equal(t, faxapi.FaxDirectionInbound, inbound.JSON200.Data[0].Direction)
+
+	future := h.clock.Now().Add(time.Hour)
+	none, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{FilterCreatedAtGte: &future})
+	require.NoError(t, err)
+	assert.Empty(t, none.JSON200.Data)
+}
+
+func TestMediaLink_ExpiresAfterTenMinutesAndIsTamperEvident(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	ctx := context.Background()
+
+	id := h.sendDoc("+14155550123", h.docs.URL+"/3-pages.pdf", true)
+	r.waitFor(id, "fax.delivered")
+	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.NotNil(t, got.JSON200.Data.StoredMediaUrl)
+	link := *got.JSON200.Data.StoredMediaUrl
+
+	get := func(u string) int {
+		resp, err := http.Get(u)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == http.StatusOK {
+			n, err := CountPages(body)
+			require.NoError(t, err)
+			assert.Equal(t, 3, n)
+		}
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusOK, get(link))
+
+	u, err := url.Parse(link)
+	require.NoError(t, err)
+	q := u.Query()
+	q.Set("expires", q.Get("expires")+"0")
+	u.RawQuery = q.Encode()
+	assert.Equal(t, http.StatusForbidden, get(u.String()), "a later expiry breaks the signature")
+
+	h.clock.Advance(9*time.Minute + 59*time.Second)
+	assert.Equal(t, http.StatusOK, get(link))
+	h.clock.Advance(time.Second)
+	assert.Equal(t, http.StatusForbidden, get(link), "expired after 10 minutes")
+
+	fresh, err := h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, fresh.StatusCode())
+	assert.Equal(t, http.StatusOK, get(*fresh.JSON200.Data.StoredMediaUrl), "refresh issues a fresh link")
+}
+
+func TestFaxApplications_CreateGetUpdateListDelete(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	created, err := h.api.CreateFaxApplicationWithResponse(ctx, faxapi.CreateFaxApplicationJSONRequestBody{
+		ApplicationName: "second", WebhookUrl: "https://example.com/hooks",
+	})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	app := created.JSON201.Data
+	assert.Nil(t, app.OutboundVoiceProfileId)
+	assert.Equal(t, "", app.WebhookFailoverUrl)
+
+	name := "renamed"
+	upd, err := h.api.UpdateFaxApplicationWithResponse(ctx, app.Id, faxapi.UpdateFaxApplicationJSONRequestBody{ApplicationName: &name})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, upd.StatusCode())
+	assert.Equal(t, "renamed", upd.JSON200.Data.ApplicationName)
+	assert.Equal(t, "https://example.com/hooks", upd.JSON200.Data.WebhookUrl, "absent fields keep their value")
+
+	bogus := uuid.NewString()
+	bad, err := h.api.UpdateFaxApplicationWithResponse(ctx, app.Id, faxapi.UpdateFaxApplicationJSONRequestBody{OutboundVoiceProfileId: &bogus})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, bad.StatusCode())
+	assert.Equal(t, "/outbound_voice_profile_id", *bad.JSON422.Errors[0].Source.Pointer)
+
+	list, err := h.api.ListFaxApplicationsWithResponse(ctx, &faxapi.ListFaxApplicationsParams{})
+	require.NoError(t, err)
+	assert.Equal(t, 2, list.JSON200.Meta.TotalResults)
+
+	del, err := h.api.DeleteFaxApplicationWithResponse(ctx, app.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, del.StatusCode())
+	gone, err := h.api.GetFaxApplicationWithResponse(ctx, app.Id)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, gone.StatusCode())
+}
