@@ -182,3 +182,21 @@ func (s *Server) TeamQuotas(ctx context.Context, teamName string) (Quotas, error
 	}
 	return Quotas{Groups: get(quotaGroups), ServiceUsers: get(quotaServiceUsers), KeysPerServiceUser: get(quotaKeysPerServiceUser)}, nil
 }
+
+// AddMember puts a user of a team in one of its live groups (operator call;
+// the API's AddGroupMember checks the caller's roles).
+func (s *Server) AddMember(ctx context.Context, teamName, groupName, userName string) error {
+	t, err := s.store.teamByName(ctx, teamName)
+	if err != nil {
+		return err
+	}
+	g, err := s.store.liveGroup(ctx, t.ID, groupName)
+	if err != nil {
+		return err
+	}
+	u, err := s.store.userByName(ctx, t.ID, userName, "")
+	if err != nil {
+		return err
+	}
+	return s.store.addMember(ctx, g.ID, u.ID)
+}
