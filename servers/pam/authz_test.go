@@ -177,7 +177,9 @@ func snapshot(t *testing.T, api *pamapi.ClientWithResponses, team, sfx, tok stri
 			return api.ClientInterface.ListGroups(ctx, team, &pamapi.ListGroupsParams{IncludeDeleted: &yes}, bearer(tok))
 		},
 		func() (*http.Response, error) { return api.ClientInterface.ListUsers(ctx, team, nil, bearer(tok)) },
-		func() (*http.Response, error) { return api.ClientInterface.ListServiceUsers(ctx, team, nil, bearer(tok)) },
+		func() (*http.Response, error) {
+			return api.ClientInterface.ListServiceUsers(ctx, team, nil, bearer(tok))
+		},
 		func() (*http.Response, error) {
 			return api.ClientInterface.ListServiceUserKeys(ctx, team, "svc-"+sfx, nil, bearer(tok))
 		},
