@@ -1,0 +1,85 @@
+package restaurant
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apistack/apistack/gen/restaurantapi"
+)
+
+// ErrorKey is the machine-readable name of an API error (its messageKey).
+type ErrorKey = restaurantapi.ErrorKey
+
+// The error keys a caller most often tells apart.
+const (
+	InvalidRequest              ErrorKey = restaurantapi.ErrorKeyINVALIDREQUEST
+	InvalidPageToken            ErrorKey = restaurantapi.ErrorKeyINVALIDPAGETOKEN
+	InvalidLastModified         ErrorKey = restaurantapi.ErrorKeyINVALIDLASTMODIFIED
+	MissingRestaurantExternalID ErrorKey = restaurantapi.ErrorKeyMISSINGRESTAURANTEXTERNALID
+	InvalidRestaurantExternalID ErrorKey = restaurantapi.ErrorKeyINVALIDRESTAURANTEXTERNALID
+	UnknownRestaurant           ErrorKey = restaurantapi.ErrorKeyUNKNOWNRESTAURANT
+	RestaurantNotGranted        ErrorKey = restaurantapi.ErrorKeyRESTAURANTNOTGRANTED
+	InvalidToken                ErrorKey = restaurantapi.ErrorKeyINVALIDTOKEN
+	TokenExpired                ErrorKey = restaurantapi.ErrorKeyTOKENEXPIRED
+	InvalidCredentials          ErrorKey = restaurantapi.ErrorKeyINVALIDCREDENTIALS
+	NotFound                    ErrorKey = restaurantapi.ErrorKeyNOTFOUND
+	RateLimited                 ErrorKey = restaurantapi.ErrorKeyRATELIMITED
+	InternalError               ErrorKey = restaurantapi.ErrorKeyINTERNALERROR
+)
+
+// Error is an error answer of the API. Use errors.As to read it, or
+// errors.Is with &Error{Key: NotFound} to test its key.
+type Error struct {
+	StatusCode int
+	Key        ErrorKey
+	Code       int
+	Message    string
+	// FieldName is the parameter or header at fault, if any.
+	FieldName string
+	RequestID string
+	CanRetry  bool
+	// RetryAfter is how long the server asked to wait (429 answers that
+	// outlasted the retries).
+	RetryAfter time.Duration
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s: %s", e.StatusCode, e.Key, e.Message)
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " (request %s)", e.RequestID)
+	}
+	return b.String()
+}
+
+// Is reports whether target is an *Error with the same Key.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Key == e.Key
+}
+
+func parseError(resp *http.Response, body []byte) error {
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	var e restaurantapi.Error
+	if err := json.Unmarshal(body, &e); err != nil || e.MessageKey == "" {
+		return &Error{StatusCode: status, Key: InternalError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}
+	}
+	out := &Error{StatusCode: status, Key: e.MessageKey, Code: e.Code, Message: e.Message, RequestID: e.RequestId, CanRetry: e.CanRetry}
+	if e.FieldName != nil {
+		out.FieldName = *e.FieldName
+	}
+	if resp != nil {
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+			out.RetryAfter = time.Duration(secs) * time.Second
+		}
+	}
+	return out
+}

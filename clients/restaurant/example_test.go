@@ -1,0 +1,100 @@
+package restaurant_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/apistack/apistack/clients/restaurant"
+	"github.com/apistack/apistack/servers/restaurant/restauranttest"
+)
+
+// demoServer starts a server with a 400-item demo configuration.
+func demoServer() (*restauranttest.Env, func()) {
+	dir, err := os.MkdirTemp("", "restaurant-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	env, stop, err := restauranttest.Open(dir, restauranttest.Options{}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := env.ImportDemoErr(400); err != nil {
+		log.Fatal(err)
+	}
+	return env, func() { stop(); os.RemoveAll(dir) }
+}
+
+func ExampleList() {
+	env, stop := demoServer()
+	defer stop()
+	c, err := restaurant.New(restaurant.Config{
+		BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	n := 0
+	for item, err := range restaurant.List(context.Background(), c, restaurant.MenuItems, nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if n == 0 {
+			fmt.Println("first:", item.Name)
+		}
+		n++
+	}
+	fmt.Println("menu items:", n)
+	// Output:
+	// first: Rare
+	// menu items: 400
+}
+
+func ExampleGet() {
+	env, stop := demoServer()
+	defer stop()
+	c, err := restaurant.New(restaurant.Config{
+		BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	for table, err := range restaurant.List(ctx, c, restaurant.Tables, nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		area, err := restaurant.Get(ctx, c, restaurant.ServiceAreas, table.ServiceArea.Guid)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("table %s is in %s\n", table.Name, area.Name)
+		break
+	}
+	// Output:
+	// table T1 is in Main Dining
+}
+
+func ExampleClient_Changes() {
+	env, stop := demoServer()
+	defer stop()
+	c, err := restaurant.New(restaurant.Config{
+		BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	since := time.Now().Add(time.Hour) // nothing was modified after this instant
+	n := 0
+	for _, err := range c.Changes(context.Background(), since) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		n++
+	}
+	fmt.Println("changes:", n)
+	// Output:
+	// changes: 0
+}
