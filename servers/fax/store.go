@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
 //go:embed migrations/*.sql
@@ -633,4 +635,14 @@ func (s *store) eventStats(ctx context.Context) (pending, delivered, abandoned i
 		return 0, 0, 0, fmt.Errorf("event stats: %w", err)
 	}
 	return pending, delivered, abandoned, nil
+}
+
+// OpenDB opens (creating when needed) the fax database at path and brings
+// its schema up to date.
+func OpenDB(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sqlitedb.Open(ctx, path, Migrations())
+	if err != nil {
+		return nil, fmt.Errorf("fax database: %w", err)
+	}
+	return db, nil
 }

@@ -1,0 +1,292 @@
+package fax
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/apistack/apistack/clients/internal/retry"
+	"github.com/apistack/apistack/gen/faxapi"
+)
+
+// Fax is a fax record.
+type Fax = faxapi.Fax
+
+// Quality is a fax's fidelity setting.
+type Quality = faxapi.FaxQuality
+
+// Status is a fax's state.
+type Status = faxapi.FaxStatus
+
+// Direction is outbound or inbound.
+type Direction = faxapi.FaxDirection
+
+// Config says where the fax API is and which API key to use.
+type Config struct {
+	// BaseURL is the API's root, e.g. http://127.0.0.1:8082.
+	BaseURL string
+	// APIKey is the account's API key (version 2).
+	APIKey string
+	// Transport sends the requests (http.DefaultTransport when nil). Tests
+	// put clients/contract's validating transport here.
+	Transport http.RoundTripper
+	// MaxRetries bounds retries of one idempotent call (default 8). Send is
+	// never retried: a retry after a lost answer would send the fax twice.
+	MaxRetries int
+	// Timeout bounds one HTTP exchange (default 30s).
+	Timeout time.Duration
+}
+
+// Client calls the fax API for one account. It is safe for concurrent use.
+type Client struct {
+	api  *faxapi.ClientWithResponses
+	once *faxapi.ClientWithResponses
+}
+
+// New returns a Client. It does not contact the server.
+func New(cfg Config) (*Client, error) {
+	if cfg.BaseURL == "" || cfg.APIKey == "" {
+		return nil, errors.New("fax: Config needs BaseURL and APIKey")
+	}
+	next := cfg.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	auth := faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+cfg.APIKey)
+		return nil
+	})
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	retrying := &http.Client{Transport: retry.Transport(next, retry.Policy{MaxRetries: cfg.MaxRetries}), Timeout: cfg.Timeout}
+	api, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(retrying), auth)
+	if err != nil {
+		return nil, fmt.Errorf("fax: %w", err)
+	}
+	once, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(&http.Client{Transport: next, Timeout: cfg.Timeout}), auth)
+	if err != nil {
+		return nil, fmt.Errorf("fax: %w", err)
+	}
+	return &Client{api: api, once: once}, nil
+}
+
+// API returns the generated client the methods are built on (authenticated
+// and retrying), for operations this package does not wrap.
+func (c *Client) API() *faxapi.ClientWithResponses { return c.api }
+
+// SendParams are the fields of a send.
+type SendParams struct {
+	// ConnectionID is the fax application id.
+	ConnectionID string
+	// To and From are E.164 numbers; From must be enabled on the application.
+	To, From string
+	// MediaURL is the public http(s) URL of the PDF.
+	MediaURL string
+	// Quality defaults to normal.
+	Quality Quality
+	// StoreMedia keeps a copy, linked as StoredMediaUrl.
+	StoreMedia bool
+	// WebhookURL and WebhookFailoverURL override the application's.
+	WebhookURL, WebhookFailoverURL string
+}
+
+// Send queues a fax, form-encoded as the service describes it, and returns
+// the queued record. Progress arrives by webhook (NewWebhookHandler).
+func (c *Client) Send(ctx context.Context, p SendParams) (Fax, error) {
+	body := faxapi.SendFaxFormdataRequestBody{ConnectionId: p.ConnectionID, To: p.To, From: p.From, MediaUrl: p.MediaURL}
+	if p.Quality != "" {
+		q := p.Quality
+		body.Quality = &q
+	}
+	if p.StoreMedia {
+		body.StoreMedia = &p.StoreMedia
+	}
+	if p.WebhookURL != "" {
+		body.WebhookUrl = &p.WebhookURL
+	}
+	if p.WebhookFailoverURL != "" {
+		body.WebhookFailoverUrl = &p.WebhookFailoverURL
+	}
+	resp, err := c.once.SendFaxWithFormdataBodyWithResponse(ctx, body)
+	if err != nil {
+		return Fax{}, fmt.Errorf("fax: send: %w", err)
+	}
+	if resp.JSON202 == nil {
+		return Fax{}, fmt.Errorf("fax: send: %w", parseError(resp.HTTPResponse, resp.Body))
+	}
+	return resp.JSON202.Data, nil
+}
+
+// Get returns a fax; its media links are fresh.
+func (c *Client) Get(ctx context.Context, id string) (Fax, error) {
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return Fax{}, fmt.Errorf("fax: get: id %q is not a UUID", id)
+	}
+	resp, err := c.api.GetFaxWithResponse(ctx, uid)
+	if err != nil {
+		return Fax{}, fmt.Errorf("fax: get: %w", err)
+	}
+	if resp.JSON200 == nil {
+		return Fax{}, fmt.Errorf("fax: get: %w", parseError(resp.HTTPResponse, resp.Body))
+	}
+	return resp.JSON200.Data, nil
+}
+
+// ListOptions filters and sizes a list of faxes.
+type ListOptions struct {
+	// PageSize is the number of faxes fetched per request (default 20).
+	PageSize int
+	// CreatedFrom and CreatedTo bound created_at (inclusive).
+	CreatedFrom, CreatedTo *time.Time
+	// Direction, From and To keep only the faxes matching them.
+	Direction Direction
+	From, To  string
+}
+
+// List iterates over the account's faxes, newest first, fetching page after
+// page. It stops at the first error, which it yields.
+func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Fax, error] {
+	return func(yield func(Fax, error) bool) {
+		params := faxapi.ListFaxesParams{FilterCreatedAtGte: opts.CreatedFrom, FilterCreatedAtLte: opts.CreatedTo}
+		if opts.PageSize > 0 {
+			params.PageSize = &opts.PageSize
+		}
+		if opts.Direction != "" {
+			params.FilterDirection = &opts.Direction
+		}
+		if opts.From != "" {
+			params.FilterFrom = &opts.From
+		}
+		if opts.To != "" {
+			params.FilterTo = &opts.To
+		}
+		for page := 1; ; page++ {
+			params.PageNumber = &page
+			resp, err := c.api.ListFaxesWithResponse(ctx, &params)
+			if err == nil && resp.JSON200 == nil {
+				err = parseError(resp.HTTPResponse, resp.Body)
+			}
+			if err != nil {
+				yield(Fax{}, fmt.Errorf("fax: list: %w", err))
+				return
+			}
+			for _, f := range resp.JSON200.Data {
+				if !yield(f, nil) {
+					return
+				}
+			}
+			if page >= resp.JSON200.Meta.TotalPages || len(resp.JSON200.Data) == 0 {
+				return
+			}
+		}
+	}
+}
+
+// Delete deletes a fax in a final state; the service emits fax.deleted.
+func (c *Client) Delete(ctx context.Context, id string) error {
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return fmt.Errorf("fax: delete: id %q is not a UUID", id)
+	}
+	resp, err := c.api.DeleteFaxWithResponse(ctx, uid)
+	if err != nil {
+		return fmt.Errorf("fax: delete: %w", err)
+	}
+	if resp.StatusCode() != http.StatusNoContent {
+		return fmt.Errorf("fax: delete: %w", parseError(resp.HTTPResponse, resp.Body))
+	}
+	return nil
+}
+
+// Cancel cancels an outbound fax still in progress; it fails with
+// user_cancelled.
+func (c *Client) Cancel(ctx context.Context, id string) (Fax, error) {
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return Fax{}, fmt.Errorf("fax: cancel: id %q is not a UUID", id)
+	}
+	resp, err := c.api.CancelFaxWithResponse(ctx, uid)
+	if err != nil {
+		return Fax{}, fmt.Errorf("fax: cancel: %w", err)
+	}
+	if resp.JSON200 == nil {
+		return Fax{}, fmt.Errorf("fax: cancel: %w", parseError(resp.HTTPResponse, resp.Body))
+	}
+	return resp.JSON200.Data, nil
+}
+
+// Refresh returns the fax with freshly signed media links (valid 10 minutes).
+func (c *Client) Refresh(ctx context.Context, id string) (Fax, error) {
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return Fax{}, fmt.Errorf("fax: refresh: id %q is not a UUID", id)
+	}
+	resp, err := c.api.RefreshFaxWithResponse(ctx, uid)
+	if err != nil {
+		return Fax{}, fmt.Errorf("fax: refresh: %w", err)
+	}
+	if resp.JSON200 == nil {
+		return Fax{}, fmt.Errorf("fax: refresh: %w", parseError(resp.HTTPResponse, resp.Body))
+	}
+	return resp.JSON200.Data, nil
+}
+
+// ErrorItem is one entry of an error answer.
+type ErrorItem = faxapi.Error
+
+// Error is an error answer of the fax API. Use errors.As to get it from any
+// error a method returns.
+type Error struct {
+	// StatusCode is the HTTP status (401, 404, 422, ...).
+	StatusCode int
+	// Items are the answer's errors; for a 422 each names its field in
+	// Source.Pointer.
+	Items []ErrorItem
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", e.StatusCode)
+	for _, it := range e.Items {
+		fmt.Fprintf(&b, "; %s: %s", it.Code, it.Detail)
+		if it.Source != nil && it.Source.Pointer != nil {
+			fmt.Fprintf(&b, " (%s)", *it.Source.Pointer)
+		}
+	}
+	return b.String()
+}
+
+// Pointers returns the source.pointer of every item (the bad body fields).
+func (e *Error) Pointers() []string {
+	var out []string
+	for _, it := range e.Items {
+		if it.Source != nil && it.Source.Pointer != nil {
+			out = append(out, *it.Source.Pointer)
+		}
+	}
+	return out
+}
+
+func parseError(resp *http.Response, body []byte) error {
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	var e faxapi.Errors
+	if err := json.Unmarshal(body, &e); err != nil || len(e.Errors) == 0 {
+		return &Error{StatusCode: status, Items: []ErrorItem{{Code: faxapi.ErrorCodeInternalError, Title: "Unexpected answer",
+			Detail: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}}}
+	}
+	return &Error{StatusCode: status, Items: e.Errors}
+}

@@ -1,0 +1,123 @@
+package fax_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/clients/fax"
+)
+
+// lateHandler lets a test server exist before its handler does.
+type lateHandler struct {
+	mu sync.Mutex
+	h  http.Handler
+}
+
+func (l *lateHandler) set(h http.Handler) { l.mu.Lock(); l.h = h; l.mu.Unlock() }
+
+func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.mu.Lock()
+	h := l.h
+	l.mu.Unlock()
+	if h == nil {
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
+	late := &lateHandler{}
+	hooks := httptest.NewServer(late)
+	t.Cleanup(hooks.Close)
+	svc, err := startService(hooks.URL + "/")
+	require.NoError(t, err)
+	t.Cleanup(svc.stop)
+
+	var mu sync.Mutex
+	types := map[string][]string{}
+	h, err := fax.NewWebhookHandler(svc.Server.WebhookPublicKey(), func(_ context.Context, e fax.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		types[e.FaxID] = append(types[e.FaxID], e.Type)
+		return nil
+	})
+	require.NoError(t, err)
+	late.set(h)
+	typesOf := func(id string) []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), types[id]...)
+	}
+
+	rt, err := contract.ForAPI(contract.Fax, nil, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey, Transport: rt})
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	sent, err := c.Send(ctx, fax.SendParams{ConnectionID: svc.ConnectionID, To: "+14155550123", From: svc.From, MediaURL: svc.DocURL, StoreMedia: true})
+	require.NoError(t, err)
+	assert.Equal(t, fax.Status("queued"), sent.Status)
+	id := sent.Id.String()
+	require.Eventually(t, func() bool {
+		return len(typesOf(id)) == 5 && typesOf(id)[4] == "fax.deleted" || len(typesOf(id)) == 4
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, typesOf(id))
+
+	got, err := c.Get(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, fax.Status("delivered"), got.Status)
+	refreshed, err := c.Refresh(ctx, id)
+	require.NoError(t, err)
+	require.NotNil(t, refreshed.StoredMediaUrl)
+
+	var listed []string
+	for f, err := range c.List(ctx, fax.ListOptions{PageSize: 1}) {
+		require.NoError(t, err)
+		listed = append(listed, f.Id.String())
+	}
+	assert.Equal(t, []string{id}, listed)
+
+	_, err = c.Cancel(ctx, id)
+	var apiErr *fax.Error
+	require.True(t, errors.As(err, &apiErr), "%v", err)
+	assert.Equal(t, http.StatusUnprocessableEntity, apiErr.StatusCode)
+
+	require.NoError(t, c.Delete(ctx, id))
+	require.Eventually(t, func() bool { e := typesOf(id); return len(e) == 5 && e[4] == "fax.deleted" }, 10*time.Second, 10*time.Millisecond)
+	_, err = c.Get(ctx, id)
+	require.True(t, errors.As(err, &apiErr))
+	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
+}
+
+func TestClient_SendRefusedNamesTheBadFields(t *testing.T) {
+	svc, err := startService("http://127.0.0.1:9/")
+	require.NoError(t, err)
+	t.Cleanup(svc.stop)
+	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey, Transport: rt})
+	require.NoError(t, err)
+
+	_, err = c.Send(context.Background(), fax.SendParams{ConnectionID: svc.ConnectionID, To: "12345", From: svc.From, MediaURL: "ftp://x/doc.pdf"})
+	var apiErr *fax.Error
+	require.True(t, errors.As(err, &apiErr), "%v", err)
+	assert.Equal(t, http.StatusUnprocessableEntity, apiErr.StatusCode)
+	assert.ElementsMatch(t, []string{"/media_url"}, apiErr.Pointers(), "the schema refuses media_url before the handler checks numbers")
+
+	bad, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: "KEYwrong", Transport: rt})
+	require.NoError(t, err)
+	_, err = bad.Get(context.Background(), "0e5a3c8f-1f0a-4f57-9c1d-8a3b2c4d5e6f")
+	require.True(t, errors.As(err, &apiErr))
+	assert.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
+}

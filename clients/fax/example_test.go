@@ -1,0 +1,119 @@
+package fax_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/apistack/apistack/clients/fax"
+)
+
+// Example sends a fax and follows it through its webhooks.
+func Example() {
+	late := &lateHandler{}
+	hooks := httptest.NewServer(late)
+	defer hooks.Close()
+	svc, err := startService(hooks.URL + "/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer svc.stop()
+
+	done := make(chan struct{})
+	handler, err := fax.NewWebhookHandler(svc.Server.WebhookPublicKey(), func(_ context.Context, e fax.Event) error {
+		fmt.Println(e.Type)
+		if e.Type == "fax.delivered" {
+			close(done)
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	late.set(handler)
+
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sent, err := c.Send(context.Background(), fax.SendParams{
+		ConnectionID: svc.ConnectionID, From: svc.From, To: "+14155550123", MediaURL: svc.DocURL,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("sent:", sent.Status)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		fmt.Println("timed out")
+	}
+	// Output:
+	// sent: queued
+	// fax.queued
+	// fax.media.processed
+	// fax.sending.started
+	// fax.delivered
+}
+
+// ExampleClient_List walks every fax of the account, page after page.
+func ExampleClient_List() {
+	svc, err := startService("http://127.0.0.1:9/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer svc.stop()
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	for _, to := range []string{"+14155550101", "+14155550102", "+14155550103"} {
+		if _, err := c.Send(ctx, fax.SendParams{ConnectionID: svc.ConnectionID, From: svc.From, To: to, MediaURL: svc.DocURL}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	n := 0
+	for f, err := range c.List(ctx, fax.ListOptions{PageSize: 2, Direction: "outbound"}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+		_ = f
+	}
+	fmt.Println(n, "faxes")
+	// Output: 3 faxes
+}
+
+// ExampleNewWebhookHandler mounts the verifying handler on a mux.
+func ExampleNewWebhookHandler() {
+	// The key comes from the admin API (GET /fax/webhook_public_key) or
+	// demo-credentials.json's fax.webhook_public_key.
+	key, err := fax.ParseWebhookPublicKey("11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h, err := fax.NewWebhookHandler(key, func(_ context.Context, e fax.Event) error {
+		fmt.Println(e.Type, e.FaxID)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /webhooks/fax", h)
+	fmt.Println("mounted")
+	// Output: mounted
+}
