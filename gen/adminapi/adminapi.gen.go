@@ -119,6 +119,90 @@ func (e PAMUserStatus) Valid() bool {
 	}
 }
 
+// Defines values for RestaurantResource.
+const (
+	RestaurantResourceAlternatePaymentTypes RestaurantResource = "alternatePaymentTypes"
+	RestaurantResourceBreakTypes            RestaurantResource = "breakTypes"
+	RestaurantResourceCashDrawers           RestaurantResource = "cashDrawers"
+	RestaurantResourceDiningOptions         RestaurantResource = "diningOptions"
+	RestaurantResourceDiscounts             RestaurantResource = "discounts"
+	RestaurantResourceMenuGroups            RestaurantResource = "menuGroups"
+	RestaurantResourceMenuItems             RestaurantResource = "menuItems"
+	RestaurantResourceMenuOptionGroups      RestaurantResource = "menuOptionGroups"
+	RestaurantResourceMenus                 RestaurantResource = "menus"
+	RestaurantResourceNoSaleReasons         RestaurantResource = "noSaleReasons"
+	RestaurantResourcePayoutReasons         RestaurantResource = "payoutReasons"
+	RestaurantResourcePreModifierGroups     RestaurantResource = "preModifierGroups"
+	RestaurantResourcePreModifiers          RestaurantResource = "preModifiers"
+	RestaurantResourcePriceGroups           RestaurantResource = "priceGroups"
+	RestaurantResourcePrinters              RestaurantResource = "printers"
+	RestaurantResourceRestaurantServices    RestaurantResource = "restaurantServices"
+	RestaurantResourceRevenueCenters        RestaurantResource = "revenueCenters"
+	RestaurantResourceSalesCategories       RestaurantResource = "salesCategories"
+	RestaurantResourceServiceAreas          RestaurantResource = "serviceAreas"
+	RestaurantResourceServiceCharges        RestaurantResource = "serviceCharges"
+	RestaurantResourceTables                RestaurantResource = "tables"
+	RestaurantResourceTaxRates              RestaurantResource = "taxRates"
+	RestaurantResourceTipWithholding        RestaurantResource = "tipWithholding"
+	RestaurantResourceVoidReasons           RestaurantResource = "voidReasons"
+)
+
+// Valid indicates whether the value is a known member of the RestaurantResource enum.
+func (e RestaurantResource) Valid() bool {
+	switch e {
+	case RestaurantResourceAlternatePaymentTypes:
+		return true
+	case RestaurantResourceBreakTypes:
+		return true
+	case RestaurantResourceCashDrawers:
+		return true
+	case RestaurantResourceDiningOptions:
+		return true
+	case RestaurantResourceDiscounts:
+		return true
+	case RestaurantResourceMenuGroups:
+		return true
+	case RestaurantResourceMenuItems:
+		return true
+	case RestaurantResourceMenuOptionGroups:
+		return true
+	case RestaurantResourceMenus:
+		return true
+	case RestaurantResourceNoSaleReasons:
+		return true
+	case RestaurantResourcePayoutReasons:
+		return true
+	case RestaurantResourcePreModifierGroups:
+		return true
+	case RestaurantResourcePreModifiers:
+		return true
+	case RestaurantResourcePriceGroups:
+		return true
+	case RestaurantResourcePrinters:
+		return true
+	case RestaurantResourceRestaurantServices:
+		return true
+	case RestaurantResourceRevenueCenters:
+		return true
+	case RestaurantResourceSalesCategories:
+		return true
+	case RestaurantResourceServiceAreas:
+		return true
+	case RestaurantResourceServiceCharges:
+		return true
+	case RestaurantResourceTables:
+		return true
+	case RestaurantResourceTaxRates:
+		return true
+	case RestaurantResourceTipWithholding:
+		return true
+	case RestaurantResourceVoidReasons:
+		return true
+	default:
+		return false
+	}
+}
+
 // BootstrapPAMServiceUserRequest defines model for BootstrapPAMServiceUserRequest.
 type BootstrapPAMServiceUserRequest struct {
 	// Group The group to put the user in; created when it does not exist.
@@ -217,11 +301,72 @@ type PAMUserKind string
 // PAMUserStatus defines model for PAMUser.Status.
 type PAMUserStatus string
 
+// RestaurantClientCredentials defines model for RestaurantClientCredentials.
+type RestaurantClientCredentials struct {
+	ClientId string `json:"clientId"`
+
+	// ClientSecret Shown once; only its hash is stored.
+	ClientSecret string           `json:"clientSecret"`
+	Name         string           `json:"name"`
+	Restaurants  []RestaurantGUID `json:"restaurants"`
+}
+
+// RestaurantConfiguration One key per resource, each an array of entities (`tipWithholding` one object).
+type RestaurantConfiguration map[string]interface{}
+
+// RestaurantCreateClientRequest defines model for RestaurantCreateClientRequest.
+type RestaurantCreateClientRequest struct {
+	Name        string           `json:"name"`
+	Restaurants []RestaurantGUID `json:"restaurants"`
+}
+
+// RestaurantCreateRequest defines model for RestaurantCreateRequest.
+type RestaurantCreateRequest struct {
+	Guid *RestaurantGUID `json:"guid,omitempty"`
+	Name string          `json:"name"`
+}
+
+// RestaurantDemoRequest defines model for RestaurantDemoRequest.
+type RestaurantDemoRequest struct {
+	// MenuItems Menu items to generate, modifiers included.
+	MenuItems int `json:"menuItems"`
+
+	// Seed The same seed gives the same configuration (default 1).
+	Seed *int64 `json:"seed,omitempty"`
+}
+
+// RestaurantGUID defines model for RestaurantGUID.
+type RestaurantGUID = string
+
+// RestaurantImportResult defines model for RestaurantImportResult.
+type RestaurantImportResult struct {
+	// Counts Entities of the document per resource.
+	Counts map[string]int `json:"counts"`
+
+	// Total Entities in the document.
+	Total int `json:"total"`
+}
+
+// RestaurantRestaurant defines model for RestaurantRestaurant.
+type RestaurantRestaurant struct {
+	// Counts Live entities per resource.
+	Counts    map[string]int `json:"counts"`
+	CreatedAt time.Time      `json:"createdAt"`
+	Guid      RestaurantGUID `json:"guid"`
+	Name      string         `json:"name"`
+}
+
 // UpdatePAMTeamRequest defines model for UpdatePAMTeamRequest.
 type UpdatePAMTeamRequest struct {
 	// Disabled True disables the team; false enables it again.
 	Disabled *bool `json:"disabled,omitempty"`
 }
+
+// RestaurantEntityGUID defines model for RestaurantEntityGUID.
+type RestaurantEntityGUID = RestaurantGUID
+
+// RestaurantResource defines model for RestaurantResource.
+type RestaurantResource string
 
 // TeamName defines model for TeamName.
 type TeamName = PAMTeamName
@@ -258,6 +403,18 @@ type BootstrapPAMServiceUserJSONRequestBody = BootstrapPAMServiceUserRequest
 
 // CreatePAMHumanUserJSONRequestBody defines body for CreatePAMHumanUser for application/json ContentType.
 type CreatePAMHumanUserJSONRequestBody = CreatePAMHumanUserRequest
+
+// CreateRestaurantClientJSONRequestBody defines body for CreateRestaurantClient for application/json ContentType.
+type CreateRestaurantClientJSONRequestBody = RestaurantCreateClientRequest
+
+// CreateRestaurantJSONRequestBody defines body for CreateRestaurant for application/json ContentType.
+type CreateRestaurantJSONRequestBody = RestaurantCreateRequest
+
+// ImportRestaurantConfigurationJSONRequestBody defines body for ImportRestaurantConfiguration for application/json ContentType.
+type ImportRestaurantConfigurationJSONRequestBody = RestaurantConfiguration
+
+// GenerateRestaurantDemoJSONRequestBody defines body for GenerateRestaurantDemo for application/json ContentType.
+type GenerateRestaurantDemoJSONRequestBody = RestaurantDemoRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -465,6 +622,117 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
 	CreatePAMHumanUser(ctx context.Context, teamName TeamName, body CreatePAMHumanUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRestaurantClientWithBody Create an API client of the restaurant API
+	//
+	// Creates an API client granted the given restaurants. The secret is in this response
+	// only; the server keeps a hash of it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+	CreateRestaurantClientWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRestaurantClient Create an API client of the restaurant API
+	//
+	// Creates an API client granted the given restaurants. The secret is in this response
+	// only; the server keeps a hash of it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+	CreateRestaurantClient(ctx context.Context, body CreateRestaurantClientJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRestaurantWithBody Create a restaurant
+	//
+	// Creates a restaurant of the configuration API, with the given GUID or a new one.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+	CreateRestaurantWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRestaurant Create a restaurant
+	//
+	// Creates a restaurant of the configuration API, with the given GUID or a new one.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+	CreateRestaurant(ctx context.Context, body CreateRestaurantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRestaurant Get a restaurant with its entity counts
+	//
+	// Returns the restaurant and the number of live entities of each resource.
+	//
+	// Corresponds with GET /restaurant/restaurants/{restaurant_guid} (the `GetRestaurant` operationId).
+	GetRestaurant(ctx context.Context, restaurantGuid RestaurantGUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportRestaurantConfigurationWithBody Import a restaurant's configuration
+	//
+	// Writes a configuration document: one key per resource of the restaurant API
+	// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+	// entities shaped as the restaurant API returns them. Every entity is checked against
+	// the restaurant API's schema and every reference must name an entity of the document
+	// or one already stored. A document with any problem is rejected whole (400, the
+	// problems in the message) and changes nothing. Entities with a stored GUID are
+	// replaced; the others stay.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+	ImportRestaurantConfigurationWithBody(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportRestaurantConfiguration Import a restaurant's configuration
+	//
+	// Writes a configuration document: one key per resource of the restaurant API
+	// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+	// entities shaped as the restaurant API returns them. Every entity is checked against
+	// the restaurant API's schema and every reference must name an entity of the document
+	// or one already stored. A document with any problem is rejected whole (400, the
+	// problems in the message) and changes nothing. Entities with a stored GUID are
+	// replaced; the others stay.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+	ImportRestaurantConfiguration(ctx context.Context, restaurantGuid RestaurantGUID, body ImportRestaurantConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GenerateRestaurantDemoWithBody Import a generated demo configuration
+	//
+	// Generates a realistic, internally consistent configuration (menus, groups, items,
+	// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+	// included, and imports it. The same seed gives the same configuration.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+	GenerateRestaurantDemoWithBody(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GenerateRestaurantDemo Import a generated demo configuration
+	//
+	// Generates a realistic, internally consistent configuration (menus, groups, items,
+	// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+	// included, and imports it. The same seed gives the same configuration.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+	GenerateRestaurantDemo(ctx context.Context, restaurantGuid RestaurantGUID, body GenerateRestaurantDemoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveRestaurantEntity Remove an entity from a restaurant's configuration
+	//
+	// The entity is no longer returned by the restaurant API; an import of it brings it back.
+	//
+	// Corresponds with DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid} (the `RemoveRestaurantEntity` operationId).
+	RemoveRestaurantEntity(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
+	//
+	// The entity is no longer returned by the restaurant API; an import of it brings it back.
+	//
+	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
+	ArchiveRestaurantEntity(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetPAMMaintenance Tell whether the PAM API is offline
@@ -740,6 +1008,227 @@ func (c *Client) CreatePAMHumanUserWithBody(ctx context.Context, teamName TeamNa
 // Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
 func (c *Client) CreatePAMHumanUser(ctx context.Context, teamName TeamName, body CreatePAMHumanUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePAMHumanUserRequest(c.Server, teamName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRestaurantClientWithBody Create an API client of the restaurant API
+//
+// Creates an API client granted the given restaurants. The secret is in this response
+// only; the server keeps a hash of it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+func (c *Client) CreateRestaurantClientWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRestaurantClientRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRestaurantClient Create an API client of the restaurant API
+//
+// Creates an API client granted the given restaurants. The secret is in this response
+// only; the server keeps a hash of it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+func (c *Client) CreateRestaurantClient(ctx context.Context, body CreateRestaurantClientJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRestaurantClientRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRestaurantWithBody Create a restaurant
+//
+// Creates a restaurant of the configuration API, with the given GUID or a new one.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+func (c *Client) CreateRestaurantWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRestaurantRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRestaurant Create a restaurant
+//
+// Creates a restaurant of the configuration API, with the given GUID or a new one.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+func (c *Client) CreateRestaurant(ctx context.Context, body CreateRestaurantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRestaurantRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRestaurant Get a restaurant with its entity counts
+//
+// Returns the restaurant and the number of live entities of each resource.
+//
+// Corresponds with GET /restaurant/restaurants/{restaurant_guid} (the `GetRestaurant` operationId).
+func (c *Client) GetRestaurant(ctx context.Context, restaurantGuid RestaurantGUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRestaurantRequest(c.Server, restaurantGuid)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportRestaurantConfigurationWithBody Import a restaurant's configuration
+//
+// Writes a configuration document: one key per resource of the restaurant API
+// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+// entities shaped as the restaurant API returns them. Every entity is checked against
+// the restaurant API's schema and every reference must name an entity of the document
+// or one already stored. A document with any problem is rejected whole (400, the
+// problems in the message) and changes nothing. Entities with a stored GUID are
+// replaced; the others stay.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+func (c *Client) ImportRestaurantConfigurationWithBody(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportRestaurantConfigurationRequestWithBody(c.Server, restaurantGuid, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportRestaurantConfiguration Import a restaurant's configuration
+//
+// Writes a configuration document: one key per resource of the restaurant API
+// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+// entities shaped as the restaurant API returns them. Every entity is checked against
+// the restaurant API's schema and every reference must name an entity of the document
+// or one already stored. A document with any problem is rejected whole (400, the
+// problems in the message) and changes nothing. Entities with a stored GUID are
+// replaced; the others stay.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+func (c *Client) ImportRestaurantConfiguration(ctx context.Context, restaurantGuid RestaurantGUID, body ImportRestaurantConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportRestaurantConfigurationRequest(c.Server, restaurantGuid, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GenerateRestaurantDemoWithBody Import a generated demo configuration
+//
+// Generates a realistic, internally consistent configuration (menus, groups, items,
+// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+// included, and imports it. The same seed gives the same configuration.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+func (c *Client) GenerateRestaurantDemoWithBody(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGenerateRestaurantDemoRequestWithBody(c.Server, restaurantGuid, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GenerateRestaurantDemo Import a generated demo configuration
+//
+// Generates a realistic, internally consistent configuration (menus, groups, items,
+// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+// included, and imports it. The same seed gives the same configuration.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+func (c *Client) GenerateRestaurantDemo(ctx context.Context, restaurantGuid RestaurantGUID, body GenerateRestaurantDemoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGenerateRestaurantDemoRequest(c.Server, restaurantGuid, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveRestaurantEntity Remove an entity from a restaurant's configuration
+//
+// The entity is no longer returned by the restaurant API; an import of it brings it back.
+//
+// Corresponds with DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid} (the `RemoveRestaurantEntity` operationId).
+func (c *Client) RemoveRestaurantEntity(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveRestaurantEntityRequest(c.Server, restaurantGuid, resource, entityGuid)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
+//
+// The entity is no longer returned by the restaurant API; an import of it brings it back.
+//
+// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
+func (c *Client) ArchiveRestaurantEntity(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveRestaurantEntityRequest(c.Server, restaurantGuid, resource, entityGuid)
 	if err != nil {
 		return nil, err
 	}
@@ -1113,6 +1602,310 @@ func NewCreatePAMHumanUserRequestWithBody(server string, teamName TeamName, cont
 	return req, nil
 }
 
+// NewCreateRestaurantClientRequest calls the generic CreateRestaurantClient builder with application/json body
+func NewCreateRestaurantClientRequest(server string, body CreateRestaurantClientJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRestaurantClientRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateRestaurantClientRequestWithBody constructs an http.Request for the CreateRestaurantClient method, with any body, and a specified content type
+func NewCreateRestaurantClientRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/restaurant/clients")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateRestaurantRequest calls the generic CreateRestaurant builder with application/json body
+func NewCreateRestaurantRequest(server string, body CreateRestaurantJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRestaurantRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateRestaurantRequestWithBody constructs an http.Request for the CreateRestaurant method, with any body, and a specified content type
+func NewCreateRestaurantRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/restaurant/restaurants")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetRestaurantRequest constructs an http.Request for the GetRestaurant method
+func NewGetRestaurantRequest(server string, restaurantGuid RestaurantGUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "restaurant_guid", restaurantGuid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/restaurant/restaurants/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewImportRestaurantConfigurationRequest calls the generic ImportRestaurantConfiguration builder with application/json body
+func NewImportRestaurantConfigurationRequest(server string, restaurantGuid RestaurantGUID, body ImportRestaurantConfigurationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewImportRestaurantConfigurationRequestWithBody(server, restaurantGuid, "application/json", bodyReader)
+}
+
+// NewImportRestaurantConfigurationRequestWithBody constructs an http.Request for the ImportRestaurantConfiguration method, with any body, and a specified content type
+func NewImportRestaurantConfigurationRequestWithBody(server string, restaurantGuid RestaurantGUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "restaurant_guid", restaurantGuid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/restaurant/restaurants/%s/configuration", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGenerateRestaurantDemoRequest calls the generic GenerateRestaurantDemo builder with application/json body
+func NewGenerateRestaurantDemoRequest(server string, restaurantGuid RestaurantGUID, body GenerateRestaurantDemoJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGenerateRestaurantDemoRequestWithBody(server, restaurantGuid, "application/json", bodyReader)
+}
+
+// NewGenerateRestaurantDemoRequestWithBody constructs an http.Request for the GenerateRestaurantDemo method, with any body, and a specified content type
+func NewGenerateRestaurantDemoRequestWithBody(server string, restaurantGuid RestaurantGUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "restaurant_guid", restaurantGuid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/restaurant/restaurants/%s/demo", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRemoveRestaurantEntityRequest constructs an http.Request for the RemoveRestaurantEntity method
+func NewRemoveRestaurantEntityRequest(server string, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "restaurant_guid", restaurantGuid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "entity_guid", entityGuid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/restaurant/restaurants/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewArchiveRestaurantEntityRequest constructs an http.Request for the ArchiveRestaurantEntity method
+func NewArchiveRestaurantEntityRequest(server string, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "restaurant_guid", restaurantGuid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "entity_guid", entityGuid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/restaurant/restaurants/%s/%s/%s/archive", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1295,6 +2088,123 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /pam/teams/{team_name}/users (the `CreatePAMHumanUser` operationId).
 	CreatePAMHumanUserWithResponse(ctx context.Context, teamName TeamName, body CreatePAMHumanUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePAMHumanUserResponse, error)
+
+	// CreateRestaurantClientWithBodyWithResponse Create an API client of the restaurant API
+	//
+	// Creates an API client granted the given restaurants. The secret is in this response
+	// only; the server keeps a hash of it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+	CreateRestaurantClientWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRestaurantClientResponse, error)
+
+	// CreateRestaurantClientWithResponse Create an API client of the restaurant API
+	//
+	// Creates an API client granted the given restaurants. The secret is in this response
+	// only; the server keeps a hash of it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+	CreateRestaurantClientWithResponse(ctx context.Context, body CreateRestaurantClientJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRestaurantClientResponse, error)
+
+	// CreateRestaurantWithBodyWithResponse Create a restaurant
+	//
+	// Creates a restaurant of the configuration API, with the given GUID or a new one.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+	CreateRestaurantWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRestaurantResponse, error)
+
+	// CreateRestaurantWithResponse Create a restaurant
+	//
+	// Creates a restaurant of the configuration API, with the given GUID or a new one.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+	CreateRestaurantWithResponse(ctx context.Context, body CreateRestaurantJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRestaurantResponse, error)
+
+	// GetRestaurantWithResponse Get a restaurant with its entity counts
+	//
+	// Returns the restaurant and the number of live entities of each resource.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /restaurant/restaurants/{restaurant_guid} (the `GetRestaurant` operationId).
+	GetRestaurantWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, reqEditors ...RequestEditorFn) (*GetRestaurantResponse, error)
+
+	// ImportRestaurantConfigurationWithBodyWithResponse Import a restaurant's configuration
+	//
+	// Writes a configuration document: one key per resource of the restaurant API
+	// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+	// entities shaped as the restaurant API returns them. Every entity is checked against
+	// the restaurant API's schema and every reference must name an entity of the document
+	// or one already stored. A document with any problem is rejected whole (400, the
+	// problems in the message) and changes nothing. Entities with a stored GUID are
+	// replaced; the others stay.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+	ImportRestaurantConfigurationWithBodyWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportRestaurantConfigurationResponse, error)
+
+	// ImportRestaurantConfigurationWithResponse Import a restaurant's configuration
+	//
+	// Writes a configuration document: one key per resource of the restaurant API
+	// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+	// entities shaped as the restaurant API returns them. Every entity is checked against
+	// the restaurant API's schema and every reference must name an entity of the document
+	// or one already stored. A document with any problem is rejected whole (400, the
+	// problems in the message) and changes nothing. Entities with a stored GUID are
+	// replaced; the others stay.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+	ImportRestaurantConfigurationWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, body ImportRestaurantConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportRestaurantConfigurationResponse, error)
+
+	// GenerateRestaurantDemoWithBodyWithResponse Import a generated demo configuration
+	//
+	// Generates a realistic, internally consistent configuration (menus, groups, items,
+	// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+	// included, and imports it. The same seed gives the same configuration.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+	GenerateRestaurantDemoWithBodyWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GenerateRestaurantDemoResponse, error)
+
+	// GenerateRestaurantDemoWithResponse Import a generated demo configuration
+	//
+	// Generates a realistic, internally consistent configuration (menus, groups, items,
+	// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+	// included, and imports it. The same seed gives the same configuration.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+	GenerateRestaurantDemoWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, body GenerateRestaurantDemoJSONRequestBody, reqEditors ...RequestEditorFn) (*GenerateRestaurantDemoResponse, error)
+
+	// RemoveRestaurantEntityWithResponse Remove an entity from a restaurant's configuration
+	//
+	// The entity is no longer returned by the restaurant API; an import of it brings it back.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid} (the `RemoveRestaurantEntity` operationId).
+	RemoveRestaurantEntityWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*RemoveRestaurantEntityResponse, error)
+
+	// ArchiveRestaurantEntityWithResponse Archive an entity of a restaurant's configuration
+	//
+	// The entity is no longer returned by the restaurant API; an import of it brings it back.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
+	ArchiveRestaurantEntityWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*ArchiveRestaurantEntityResponse, error)
 }
 
 type GetPAMMaintenanceResponse struct {
@@ -1897,6 +2807,454 @@ func (r CreatePAMHumanUserResponse) ContentType() string {
 	return ""
 }
 
+type CreateRestaurantClientResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RestaurantClientCredentials
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON201() *RestaurantClientCredentials {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRestaurantClientResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRestaurantClientResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRestaurantClientResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRestaurantClientResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateRestaurantResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RestaurantRestaurant
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRestaurantResponse) GetJSON201() *RestaurantRestaurant {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateRestaurantResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateRestaurantResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateRestaurantResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateRestaurantResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRestaurantResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRestaurantResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRestaurantResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRestaurantResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetRestaurantResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RestaurantRestaurant
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRestaurantResponse) GetJSON200() *RestaurantRestaurant {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRestaurantResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRestaurantResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRestaurantResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRestaurantResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRestaurantResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRestaurantResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRestaurantResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ImportRestaurantConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RestaurantImportResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON200() *RestaurantImportResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ImportRestaurantConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ImportRestaurantConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ImportRestaurantConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ImportRestaurantConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GenerateRestaurantDemoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RestaurantImportResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON200() *RestaurantImportResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GenerateRestaurantDemoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GenerateRestaurantDemoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GenerateRestaurantDemoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GenerateRestaurantDemoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveRestaurantEntityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveRestaurantEntityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveRestaurantEntityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveRestaurantEntityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveRestaurantEntityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ArchiveRestaurantEntityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ArchiveRestaurantEntityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ArchiveRestaurantEntityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ArchiveRestaurantEntityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ArchiveRestaurantEntityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPAMMaintenanceWithResponse Tell whether the PAM API is offline
 //
 // Reports the PAM maintenance switch.
@@ -2124,6 +3482,189 @@ func (c *ClientWithResponses) CreatePAMHumanUserWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseCreatePAMHumanUserResponse(rsp)
+}
+
+// CreateRestaurantClientWithBodyWithResponse Create an API client of the restaurant API
+//
+// Creates an API client granted the given restaurants. The secret is in this response
+// only; the server keeps a hash of it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+func (c *ClientWithResponses) CreateRestaurantClientWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRestaurantClientResponse, error) {
+	rsp, err := c.CreateRestaurantClientWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRestaurantClientResponse(rsp)
+}
+
+// CreateRestaurantClientWithResponse Create an API client of the restaurant API
+//
+// Creates an API client granted the given restaurants. The secret is in this response
+// only; the server keeps a hash of it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /restaurant/clients (the `CreateRestaurantClient` operationId).
+func (c *ClientWithResponses) CreateRestaurantClientWithResponse(ctx context.Context, body CreateRestaurantClientJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRestaurantClientResponse, error) {
+	rsp, err := c.CreateRestaurantClient(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRestaurantClientResponse(rsp)
+}
+
+// CreateRestaurantWithBodyWithResponse Create a restaurant
+//
+// Creates a restaurant of the configuration API, with the given GUID or a new one.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+func (c *ClientWithResponses) CreateRestaurantWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRestaurantResponse, error) {
+	rsp, err := c.CreateRestaurantWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRestaurantResponse(rsp)
+}
+
+// CreateRestaurantWithResponse Create a restaurant
+//
+// Creates a restaurant of the configuration API, with the given GUID or a new one.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /restaurant/restaurants (the `CreateRestaurant` operationId).
+func (c *ClientWithResponses) CreateRestaurantWithResponse(ctx context.Context, body CreateRestaurantJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRestaurantResponse, error) {
+	rsp, err := c.CreateRestaurant(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRestaurantResponse(rsp)
+}
+
+// GetRestaurantWithResponse Get a restaurant with its entity counts
+//
+// Returns the restaurant and the number of live entities of each resource.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /restaurant/restaurants/{restaurant_guid} (the `GetRestaurant` operationId).
+func (c *ClientWithResponses) GetRestaurantWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, reqEditors ...RequestEditorFn) (*GetRestaurantResponse, error) {
+	rsp, err := c.GetRestaurant(ctx, restaurantGuid, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRestaurantResponse(rsp)
+}
+
+// ImportRestaurantConfigurationWithBodyWithResponse Import a restaurant's configuration
+//
+// Writes a configuration document: one key per resource of the restaurant API
+// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+// entities shaped as the restaurant API returns them. Every entity is checked against
+// the restaurant API's schema and every reference must name an entity of the document
+// or one already stored. A document with any problem is rejected whole (400, the
+// problems in the message) and changes nothing. Entities with a stored GUID are
+// replaced; the others stay.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+func (c *ClientWithResponses) ImportRestaurantConfigurationWithBodyWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportRestaurantConfigurationResponse, error) {
+	rsp, err := c.ImportRestaurantConfigurationWithBody(ctx, restaurantGuid, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportRestaurantConfigurationResponse(rsp)
+}
+
+// ImportRestaurantConfigurationWithResponse Import a restaurant's configuration
+//
+// Writes a configuration document: one key per resource of the restaurant API
+// (`menus`, `menuItems`, ...; `tipWithholding` holds one object), each an array of
+// entities shaped as the restaurant API returns them. Every entity is checked against
+// the restaurant API's schema and every reference must name an entity of the document
+// or one already stored. A document with any problem is rejected whole (400, the
+// problems in the message) and changes nothing. Entities with a stored GUID are
+// replaced; the others stay.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /restaurant/restaurants/{restaurant_guid}/configuration (the `ImportRestaurantConfiguration` operationId).
+func (c *ClientWithResponses) ImportRestaurantConfigurationWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, body ImportRestaurantConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportRestaurantConfigurationResponse, error) {
+	rsp, err := c.ImportRestaurantConfiguration(ctx, restaurantGuid, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportRestaurantConfigurationResponse(rsp)
+}
+
+// GenerateRestaurantDemoWithBodyWithResponse Import a generated demo configuration
+//
+// Generates a realistic, internally consistent configuration (menus, groups, items,
+// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+// included, and imports it. The same seed gives the same configuration.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+func (c *ClientWithResponses) GenerateRestaurantDemoWithBodyWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GenerateRestaurantDemoResponse, error) {
+	rsp, err := c.GenerateRestaurantDemoWithBody(ctx, restaurantGuid, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGenerateRestaurantDemoResponse(rsp)
+}
+
+// GenerateRestaurantDemoWithResponse Import a generated demo configuration
+//
+// Generates a realistic, internally consistent configuration (menus, groups, items,
+// modifier groups, taxes, tables, ...) with the given number of menu items, modifiers
+// included, and imports it. The same seed gives the same configuration.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/demo (the `GenerateRestaurantDemo` operationId).
+func (c *ClientWithResponses) GenerateRestaurantDemoWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, body GenerateRestaurantDemoJSONRequestBody, reqEditors ...RequestEditorFn) (*GenerateRestaurantDemoResponse, error) {
+	rsp, err := c.GenerateRestaurantDemo(ctx, restaurantGuid, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGenerateRestaurantDemoResponse(rsp)
+}
+
+// RemoveRestaurantEntityWithResponse Remove an entity from a restaurant's configuration
+//
+// The entity is no longer returned by the restaurant API; an import of it brings it back.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid} (the `RemoveRestaurantEntity` operationId).
+func (c *ClientWithResponses) RemoveRestaurantEntityWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*RemoveRestaurantEntityResponse, error) {
+	rsp, err := c.RemoveRestaurantEntity(ctx, restaurantGuid, resource, entityGuid, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveRestaurantEntityResponse(rsp)
+}
+
+// ArchiveRestaurantEntityWithResponse Archive an entity of a restaurant's configuration
+//
+// The entity is no longer returned by the restaurant API; an import of it brings it back.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
+func (c *ClientWithResponses) ArchiveRestaurantEntityWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*ArchiveRestaurantEntityResponse, error) {
+	rsp, err := c.ArchiveRestaurantEntity(ctx, restaurantGuid, resource, entityGuid, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseArchiveRestaurantEntityResponse(rsp)
 }
 
 // ParseGetPAMMaintenanceResponse parses an HTTP response from a GetPAMMaintenanceWithResponse call
@@ -2591,6 +4132,355 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 	return response, nil
 }
 
+// ParseCreateRestaurantClientResponse parses an HTTP response from a CreateRestaurantClientWithResponse call
+func ParseCreateRestaurantClientResponse(rsp *http.Response) (*CreateRestaurantClientResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRestaurantClientResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RestaurantClientCredentials
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateRestaurantResponse parses an HTTP response from a CreateRestaurantWithResponse call
+func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRestaurantResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RestaurantRestaurant
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetRestaurantResponse parses an HTTP response from a GetRestaurantWithResponse call
+func ParseGetRestaurantResponse(rsp *http.Response) (*GetRestaurantResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRestaurantResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RestaurantRestaurant
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseImportRestaurantConfigurationResponse parses an HTTP response from a ImportRestaurantConfigurationWithResponse call
+func ParseImportRestaurantConfigurationResponse(rsp *http.Response) (*ImportRestaurantConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ImportRestaurantConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RestaurantImportResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGenerateRestaurantDemoResponse parses an HTTP response from a GenerateRestaurantDemoWithResponse call
+func ParseGenerateRestaurantDemoResponse(rsp *http.Response) (*GenerateRestaurantDemoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GenerateRestaurantDemoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RestaurantImportResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRemoveRestaurantEntityResponse parses an HTTP response from a RemoveRestaurantEntityWithResponse call
+func ParseRemoveRestaurantEntityResponse(rsp *http.Response) (*RemoveRestaurantEntityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveRestaurantEntityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseArchiveRestaurantEntityResponse parses an HTTP response from a ArchiveRestaurantEntityWithResponse call
+func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestaurantEntityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ArchiveRestaurantEntityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetPAMMaintenance Tell whether the PAM API is offline
@@ -2620,6 +4510,27 @@ type ServerInterface interface {
 	// CreatePAMHumanUser Create a human user in a PAM team
 	// (POST /pam/teams/{team_name}/users)
 	CreatePAMHumanUser(ctx echo.Context, teamName TeamName) error
+	// CreateRestaurantClient Create an API client of the restaurant API
+	// (POST /restaurant/clients)
+	CreateRestaurantClient(ctx echo.Context) error
+	// CreateRestaurant Create a restaurant
+	// (POST /restaurant/restaurants)
+	CreateRestaurant(ctx echo.Context) error
+	// GetRestaurant Get a restaurant with its entity counts
+	// (GET /restaurant/restaurants/{restaurant_guid})
+	GetRestaurant(ctx echo.Context, restaurantGuid RestaurantGUID) error
+	// ImportRestaurantConfiguration Import a restaurant's configuration
+	// (PUT /restaurant/restaurants/{restaurant_guid}/configuration)
+	ImportRestaurantConfiguration(ctx echo.Context, restaurantGuid RestaurantGUID) error
+	// GenerateRestaurantDemo Import a generated demo configuration
+	// (POST /restaurant/restaurants/{restaurant_guid}/demo)
+	GenerateRestaurantDemo(ctx echo.Context, restaurantGuid RestaurantGUID) error
+	// RemoveRestaurantEntity Remove an entity from a restaurant's configuration
+	// (DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid})
+	RemoveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error
+	// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
+	// (POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive)
+	ArchiveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2750,6 +4661,136 @@ func (w *ServerInterfaceWrapper) CreatePAMHumanUser(ctx echo.Context) error {
 	return err
 }
 
+// CreateRestaurantClient converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRestaurantClient(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRestaurantClient(ctx)
+	return err
+}
+
+// CreateRestaurant converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRestaurant(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRestaurant(ctx)
+	return err
+}
+
+// GetRestaurant converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRestaurant(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "restaurant_guid" -------------
+	var restaurantGuid RestaurantGUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRestaurant(ctx, restaurantGuid)
+	return err
+}
+
+// ImportRestaurantConfiguration converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportRestaurantConfiguration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "restaurant_guid" -------------
+	var restaurantGuid RestaurantGUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportRestaurantConfiguration(ctx, restaurantGuid)
+	return err
+}
+
+// GenerateRestaurantDemo converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateRestaurantDemo(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "restaurant_guid" -------------
+	var restaurantGuid RestaurantGUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateRestaurantDemo(ctx, restaurantGuid)
+	return err
+}
+
+// RemoveRestaurantEntity converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveRestaurantEntity(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "restaurant_guid" -------------
+	var restaurantGuid RestaurantGUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource RestaurantResource
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// ------------- Path parameter "entity_guid" -------------
+	var entityGuid RestaurantEntityGUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "entity_guid", ctx.Param("entity_guid"), &entityGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity_guid: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveRestaurantEntity(ctx, restaurantGuid, resource, entityGuid)
+	return err
+}
+
+// ArchiveRestaurantEntity converts echo context to params.
+func (w *ServerInterfaceWrapper) ArchiveRestaurantEntity(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "restaurant_guid" -------------
+	var restaurantGuid RestaurantGUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource RestaurantResource
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// ------------- Path parameter "entity_guid" -------------
+	var entityGuid RestaurantEntityGUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "entity_guid", ctx.Param("entity_guid"), &entityGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity_guid: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ArchiveRestaurantEntity(ctx, restaurantGuid, resource, entityGuid)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2806,6 +4847,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/pam/teams/:team_name/quotas", wrapper.SetPAMQuotas, options.OperationMiddlewares["SetPAMQuotas"]...)
 	router.GET(options.BaseURL+"/pam/maintenance", wrapper.GetPAMMaintenance, options.OperationMiddlewares["GetPAMMaintenance"]...)
 	router.PUT(options.BaseURL+"/pam/maintenance", wrapper.SetPAMMaintenance, options.OperationMiddlewares["SetPAMMaintenance"]...)
+	router.POST(options.BaseURL+"/restaurant/restaurants", wrapper.CreateRestaurant, options.OperationMiddlewares["CreateRestaurant"]...)
+	router.GET(options.BaseURL+"/restaurant/restaurants/:restaurant_guid", wrapper.GetRestaurant, options.OperationMiddlewares["GetRestaurant"]...)
+	router.PUT(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/configuration", wrapper.ImportRestaurantConfiguration, options.OperationMiddlewares["ImportRestaurantConfiguration"]...)
+	router.POST(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/demo", wrapper.GenerateRestaurantDemo, options.OperationMiddlewares["GenerateRestaurantDemo"]...)
+	router.DELETE(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/:resource/:entity_guid", wrapper.RemoveRestaurantEntity, options.OperationMiddlewares["RemoveRestaurantEntity"]...)
+	router.POST(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/:resource/:entity_guid/archive", wrapper.ArchiveRestaurantEntity, options.OperationMiddlewares["ArchiveRestaurantEntity"]...)
+	router.POST(options.BaseURL+"/restaurant/clients", wrapper.CreateRestaurantClient, options.OperationMiddlewares["CreateRestaurantClient"]...)
 
 }
 
@@ -3482,6 +5530,504 @@ func (response CreatePAMHumanUser500JSONResponse) VisitCreatePAMHumanUserRespons
 	return err
 }
 
+type CreateRestaurantClientRequestObject struct {
+	Body *CreateRestaurantClientJSONRequestBody
+}
+
+type CreateRestaurantClientResponseObject interface {
+	VisitCreateRestaurantClientResponse(w http.ResponseWriter) error
+}
+
+type CreateRestaurantClient201JSONResponse RestaurantClientCredentials
+
+func (response CreateRestaurantClient201JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRestaurantClient400JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRestaurantClient401JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRestaurantClient404JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateRestaurantClient500JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantRequestObject struct {
+	Body *CreateRestaurantJSONRequestBody
+}
+
+type CreateRestaurantResponseObject interface {
+	VisitCreateRestaurantResponse(w http.ResponseWriter) error
+}
+
+type CreateRestaurant201JSONResponse RestaurantRestaurant
+
+func (response CreateRestaurant201JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurant400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRestaurant400JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurant401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRestaurant401JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurant409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateRestaurant409JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurant500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateRestaurant500JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurantRequestObject struct {
+	RestaurantGuid RestaurantGUID `json:"restaurant_guid"`
+}
+
+type GetRestaurantResponseObject interface {
+	VisitGetRestaurantResponse(w http.ResponseWriter) error
+}
+
+type GetRestaurant200JSONResponse RestaurantRestaurant
+
+func (response GetRestaurant200JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRestaurant401JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRestaurant404JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetRestaurant500JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportRestaurantConfigurationRequestObject struct {
+	RestaurantGuid RestaurantGUID `json:"restaurant_guid"`
+	Body           *ImportRestaurantConfigurationJSONRequestBody
+}
+
+type ImportRestaurantConfigurationResponseObject interface {
+	VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error
+}
+
+type ImportRestaurantConfiguration200JSONResponse RestaurantImportResult
+
+func (response ImportRestaurantConfiguration200JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportRestaurantConfiguration400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ImportRestaurantConfiguration400JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportRestaurantConfiguration401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ImportRestaurantConfiguration401JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportRestaurantConfiguration404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ImportRestaurantConfiguration404JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportRestaurantConfiguration500JSONResponse struct{ InternalJSONResponse }
+
+func (response ImportRestaurantConfiguration500JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateRestaurantDemoRequestObject struct {
+	RestaurantGuid RestaurantGUID `json:"restaurant_guid"`
+	Body           *GenerateRestaurantDemoJSONRequestBody
+}
+
+type GenerateRestaurantDemoResponseObject interface {
+	VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error
+}
+
+type GenerateRestaurantDemo200JSONResponse RestaurantImportResult
+
+func (response GenerateRestaurantDemo200JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateRestaurantDemo400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateRestaurantDemo400JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateRestaurantDemo401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateRestaurantDemo401JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateRestaurantDemo404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateRestaurantDemo404JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateRestaurantDemo500JSONResponse struct{ InternalJSONResponse }
+
+func (response GenerateRestaurantDemo500JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRestaurantEntityRequestObject struct {
+	RestaurantGuid RestaurantGUID       `json:"restaurant_guid"`
+	Resource       RestaurantResource   `json:"resource"`
+	EntityGuid     RestaurantEntityGUID `json:"entity_guid"`
+}
+
+type RemoveRestaurantEntityResponseObject interface {
+	VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error
+}
+
+type RemoveRestaurantEntity204Response struct {
+}
+
+func (response RemoveRestaurantEntity204Response) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RemoveRestaurantEntity401JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRestaurantEntity404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RemoveRestaurantEntity404JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRestaurantEntity500JSONResponse struct{ InternalJSONResponse }
+
+func (response RemoveRestaurantEntity500JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRestaurantEntityRequestObject struct {
+	RestaurantGuid RestaurantGUID       `json:"restaurant_guid"`
+	Resource       RestaurantResource   `json:"resource"`
+	EntityGuid     RestaurantEntityGUID `json:"entity_guid"`
+}
+
+type ArchiveRestaurantEntityResponseObject interface {
+	VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error
+}
+
+type ArchiveRestaurantEntity204Response struct {
+}
+
+func (response ArchiveRestaurantEntity204Response) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ArchiveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ArchiveRestaurantEntity401JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRestaurantEntity404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ArchiveRestaurantEntity404JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRestaurantEntity500JSONResponse struct{ InternalJSONResponse }
+
+func (response ArchiveRestaurantEntity500JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetPAMMaintenance Tell whether the PAM API is offline
@@ -3511,6 +6057,27 @@ type StrictServerInterface interface {
 	// CreatePAMHumanUser Create a human user in a PAM team
 	// (POST /pam/teams/{team_name}/users)
 	CreatePAMHumanUser(ctx context.Context, request CreatePAMHumanUserRequestObject) (CreatePAMHumanUserResponseObject, error)
+	// CreateRestaurantClient Create an API client of the restaurant API
+	// (POST /restaurant/clients)
+	CreateRestaurantClient(ctx context.Context, request CreateRestaurantClientRequestObject) (CreateRestaurantClientResponseObject, error)
+	// CreateRestaurant Create a restaurant
+	// (POST /restaurant/restaurants)
+	CreateRestaurant(ctx context.Context, request CreateRestaurantRequestObject) (CreateRestaurantResponseObject, error)
+	// GetRestaurant Get a restaurant with its entity counts
+	// (GET /restaurant/restaurants/{restaurant_guid})
+	GetRestaurant(ctx context.Context, request GetRestaurantRequestObject) (GetRestaurantResponseObject, error)
+	// ImportRestaurantConfiguration Import a restaurant's configuration
+	// (PUT /restaurant/restaurants/{restaurant_guid}/configuration)
+	ImportRestaurantConfiguration(ctx context.Context, request ImportRestaurantConfigurationRequestObject) (ImportRestaurantConfigurationResponseObject, error)
+	// GenerateRestaurantDemo Import a generated demo configuration
+	// (POST /restaurant/restaurants/{restaurant_guid}/demo)
+	GenerateRestaurantDemo(ctx context.Context, request GenerateRestaurantDemoRequestObject) (GenerateRestaurantDemoResponseObject, error)
+	// RemoveRestaurantEntity Remove an entity from a restaurant's configuration
+	// (DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid})
+	RemoveRestaurantEntity(ctx context.Context, request RemoveRestaurantEntityRequestObject) (RemoveRestaurantEntityResponseObject, error)
+	// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
+	// (POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive)
+	ArchiveRestaurantEntity(ctx context.Context, request ArchiveRestaurantEntityRequestObject) (ArchiveRestaurantEntityResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3882,55 +6449,345 @@ func (sh *strictHandler) CreatePAMHumanUser(ctx echo.Context, teamName TeamName)
 	return nil
 }
 
+// CreateRestaurantClient operation middleware
+func (sh *strictHandler) CreateRestaurantClient(ctx echo.Context) error {
+	var request CreateRestaurantClientRequestObject
+
+	var body CreateRestaurantClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRestaurantClient(ctx.Request().Context(), request.(CreateRestaurantClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRestaurantClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRestaurantClientResponseObject); ok {
+		return validResponse.VisitCreateRestaurantClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRestaurant operation middleware
+func (sh *strictHandler) CreateRestaurant(ctx echo.Context) error {
+	var request CreateRestaurantRequestObject
+
+	var body CreateRestaurantJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRestaurant(ctx.Request().Context(), request.(CreateRestaurantRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRestaurant")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRestaurantResponseObject); ok {
+		return validResponse.VisitCreateRestaurantResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRestaurant operation middleware
+func (sh *strictHandler) GetRestaurant(ctx echo.Context, restaurantGuid RestaurantGUID) error {
+	var request GetRestaurantRequestObject
+
+	request.RestaurantGuid = restaurantGuid
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRestaurant(ctx.Request().Context(), request.(GetRestaurantRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRestaurant")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRestaurantResponseObject); ok {
+		return validResponse.VisitGetRestaurantResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportRestaurantConfiguration operation middleware
+func (sh *strictHandler) ImportRestaurantConfiguration(ctx echo.Context, restaurantGuid RestaurantGUID) error {
+	var request ImportRestaurantConfigurationRequestObject
+
+	request.RestaurantGuid = restaurantGuid
+
+	var body ImportRestaurantConfigurationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportRestaurantConfiguration(ctx.Request().Context(), request.(ImportRestaurantConfigurationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportRestaurantConfiguration")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportRestaurantConfigurationResponseObject); ok {
+		return validResponse.VisitImportRestaurantConfigurationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateRestaurantDemo operation middleware
+func (sh *strictHandler) GenerateRestaurantDemo(ctx echo.Context, restaurantGuid RestaurantGUID) error {
+	var request GenerateRestaurantDemoRequestObject
+
+	request.RestaurantGuid = restaurantGuid
+
+	var body GenerateRestaurantDemoJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateRestaurantDemo(ctx.Request().Context(), request.(GenerateRestaurantDemoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateRestaurantDemo")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateRestaurantDemoResponseObject); ok {
+		return validResponse.VisitGenerateRestaurantDemoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RemoveRestaurantEntity operation middleware
+func (sh *strictHandler) RemoveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error {
+	var request RemoveRestaurantEntityRequestObject
+
+	request.RestaurantGuid = restaurantGuid
+	request.Resource = resource
+	request.EntityGuid = entityGuid
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveRestaurantEntity(ctx.Request().Context(), request.(RemoveRestaurantEntityRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveRestaurantEntity")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RemoveRestaurantEntityResponseObject); ok {
+		return validResponse.VisitRemoveRestaurantEntityResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ArchiveRestaurantEntity operation middleware
+func (sh *strictHandler) ArchiveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error {
+	var request ArchiveRestaurantEntityRequestObject
+
+	request.RestaurantGuid = restaurantGuid
+	request.Resource = resource
+	request.EntityGuid = entityGuid
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ArchiveRestaurantEntity(ctx.Request().Context(), request.(ArchiveRestaurantEntityRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ArchiveRestaurantEntity")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ArchiveRestaurantEntityResponseObject); ok {
+		return validResponse.VisitArchiveRestaurantEntityResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fptc9s28v8qO/h3ps5/GErOQ6+V35ya5lpP65yvceZeRD4JIlciKhJgANCy6tF3v1mApEiLkuU4dns3",
-	"90oUSQCL3d/+9gG8YZHKciVRWsMGNyznmmdoUbt/F8izdzxDuo7RRFrkVijJBuwiQTgfnoFFnoHkGYYs",
-	"YIKe5NwmLGDSDWP0fOyuA6bxUyE0xmxgdYEBM1GCGae5v9I4YwP2f72NMD3/1PTOh2e1GOv1mqYxuZIG",
-	"nYTf8/hX/FSgsfQvUtKidJc8z1MRcRK395shmW8OXPCt1kr7pbb3rP1iMNXIFwZsguDHgdLAQRcphmwd",
-	"sDdKzlIRPZlURhU6QsBrYawBnmrk8cpJciotasnTx5dkKKGQeJ1jZDEGg/oKNSC97QR5p+zfVCHjxxfk",
-	"nQJTREmtFrf8B8kLmygtfscnEOFMGCPknFCx1ErOgceZkGDVAmXI6P1yCgdipayxmufnw7P3qK9EhB8M",
-	"6gaweRwLmpmn51rlqK0g+M94ajBgeePWDZtrVeTdDusegVWQF9ZBtzCoQcgTiDRyMtoyQQnCQqzQgFTW",
-	"A4p8O+PXv6Cc24QNXrx+HbBMyOr/ccDsKidvN1YLOSdtL3A1xutcaDRjIccGIyVjsy3WL2KGVmQIauYk",
-	"WuDqBJbCJqqwJEh5rykQTeokElJkRcYG3/RrAYS0OEdNEsidvGW8it3uvzaOvQIopPhUIJCNEnS0dmvX",
-	"37y6vemcW3ItNmD/+sif/95//t1l+TsOn1/+/1esQy9apWi6xXKPKj14Ux1pzFMeEZCENeUblY28rz9z",
-	"xGsxMwcQ6a8qRZIi49enfsg3tYxca75iAfOKKB8TUXvOraj7IyvZ3OOs2tFlPY+a/oaRdRzoQHU+PPup",
-	"yLj8fETvtuT9LHj84tv7mPCv3Tbs0sbe3VP0etjGDw+PB8rmaYvCfWu9SMU7FP3TxcU5GMttYULW5W1Y",
-	"zYiSXPIjE/KKpyIelwHTAatBwAGTyo5nLh4ExMU+WtJbpshzpS3G45Kix265wC3nItllh2NlaAyfO/H3",
-	"G8xtshJ4M65LTefDszNOq0ouI7yn8dRslgrZpU9dICwTkSLgFeqVy6MinqbApVmiNvC6/xImJUuNy3km",
-	"Db1PlUqRy62tVUvu2Ms/CmV9wLlvOOlgrDNlLKTiqqQqUzsdZHwFCb9qc3QnRS9wZcY56nG1V/LnfUvR",
-	"AEAeJS0Ov8eKzYV2bao59Wdsa92tfEe9Df/IeTZ2OYFLjH2eUt+IMcU5BeTx1iODUaGFXXW8u/UIZexV",
-	"2uUw7VzjjcYYpRU8Ndu8UKcUe8M8d/Q2UzqjKxZzi88ptJOvF2nKp6QAn/l3ziPinUsYjDTabXu9T9RS",
-	"gpIRnoCS6cpFyYSbBIQBY5XGONwbhe8bOFuxkv7X5c19aDpgZJVyw7XCikLEXcK6d6s19nNbs9qqlmhO",
-	"cDtq14pvqXnLrDv4hDbUEUR8KrkPDltbjIUheDQBUHNcwA7U00OjpZu1VFMtUNDczx49VFXyF08Yz4dn",
-	"H0pWfLieD9TkQvgqreKqhPI3VrNnJ53sAGjAfNbQnI5HVly1tHx5V5bVtI2Trp73TgN9yOOH5mFNeHbE",
-	"8vLxJlacgJsGUPr7wgKfcyF3hPBbIq83JP+eYItlyM6EvKDysTtDa9SXcDQZnp++vxi++Xk8/OHs9N34",
-	"4u8/v303caWC8wQnAXKNeiNRYm3uK1khZ6qqkLlvYZTdHJ4LY3m0IFLRaTnIDHq9ubBJMQ0jlfWqd+oL",
-	"1tmyIP1yqyh9H56fUtnDJVRDyubBgDTnzVspV3JpTVDGZi5jnxLYhLtScSTzYpqKiKZ0IyRQzkmBLeIW",
-	"QzilRMJYlAaUdNGCAgilmwFMKRml6jhVKp+SFNMVxDjjRWqDkaTFSkgamAzLVNY1DQbwvVMmjIp+/2XU",
-	"MIW7gRM4Ium7rQJXXAvCyclIctBcxior7SgMzFGSnjB2m801pRmbMl0YKKRB+yyESa07v3wYhhN6LqwZ",
-	"yUhlGZfxc8oOYcYjDEdyJM+5TQxwXaZwGNOGSVAyiE1w5acifekBTHo5z3o0bQCT3oxf19cUaPkc/f+R",
-	"nPQ0GssLzaV190Jw9YYp81uY3IxcFj5iAYx8Iu4vy1x8xNaTcESEk4oIpcEGAoc5jxJ8/iLsb2FwuVyG",
-	"3D0OlZ73yrGm98vpm7fv3r91Y8jbhE2bWC71NTw/ZQG7Qm08Ro/Dvn9f5Sh5LtiAvQz74UvmaDxxPuk0",
-	"krUrhHlXnvIrEsQ8hinbb4wBsxQ2Ssg1vUsIJU9jNmA/or1Vf9xqfb7o979YH+vWSjvajJWo64C96h/v",
-	"mrMWstdqua0D9tpLvH9Q3a90RFhkGdcrWh/TlHBvE9S1HgmowkBV9wTM8rkps2t2uQ5YXnRY45+u9ppU",
-	"hRXNQGlpoxqjee+uyOAoQZ7aJBhJk2PkPDRWEWWeoh77LISN6lwVY6oWRa5VhMY4ltNo0DpScs6jrXeA",
-	"NiTed0LCRbTvVbx6VDS0m/frPwkWQapliccDoNU4LPhDIMwX2IJuCSRQGqbaN/lg6sNrG8jrwHMNJRe+",
-	"PlM+iWnjo9VyeiRsdLa1DkLI8ZdEiNvhDmj41t8TguJV/7u7B9UnQg9EkTcA8Pr4bT9aejd1UbhuxKeu",
-	"WFOj5vEc+0CzfZYNXt09qD6CeqANfkS7zwBB6xj1Y/cim1d6m5L00mUXUbIdtIZVmRH7dlQVmW61EJfC",
-	"JvCKolX1+phen2znF6266JHIorP2evpwchfqgBsonKjxE/PGE2L2B48HCja+Lv0sCul9qpvIOzJdW2i5",
-	"KYW/NuBHnLj6bmpQWpgJTGNKu6SCVGTC7sp+y47146KjXGQHPrz0/5G8VOv+CxNU0V3hpDzCgwyvMVNX",
-	"WFbt3v4w9BTmYxs9GMmlKtIY8DpCqn79bDXtOYpzt8b+DYwnJ7CkGdvfQBDMFpjvyacbIHuUVLqJryel",
-	"vUOATQk01SMzVX0n8V9JfiU8D3KO3dy3dXr0EC8qM/i2Yd6Uza4jpUFjYdA823wOELR6Ya0TMO4aPZBh",
-	"NqV/ktjVFEgFJY4k1RoLXPlKdIEr8I1+1x6iUlQYqDTojlFO6gVQwwIxN8D9sYqageh0pR2fsDySV93x",
-	"wczTlyM7TtJ21a4t05GxrHEG+lP73x9T5bR05bJbTqoKCLm8/EzG3XZuIq5QQnW2dahbP747UwR0hx7g",
-	"jlL8Zo7ctQEj5tL7oVbF3G8k5iaZKq7jAIzyR5uuvV11zZtMkD0L4Sc/VaLS2I2fVEe/E6cNEBmBW9jK",
-	"t8sOxNdmJCfDOP6R1HjmyGMCeeE7lRkJ5Q/3uzx+++uex+44bH1G9PR+7ra5w6slLp1h/+fF217cgL3z",
-	"292FR+P0yzlh89zr4yW5mo9L3kXbVkhVxFO41djPlbZwNMn4AkEXcvKsdXAw6PWOX/wl7If98Hjwbf/b",
-	"75w3lzJtnbMRdQS3PhCpD6HKL/dK1wo330DTztaX638HAAD//w==",
+	"7Fxbc+O2kv4rKO6pGnuLpuSJk03kl1U8cyauE0+8Hk/lYeSVYLIlIiYBBgAt67j037caAG8SKVu25WSy",
+	"eRKvQKMvX1/Q1L0XijQTHLhW3uDey6ikKWiQ5uwClKa5pFy/55rpxYfPp+/wegQqlCzTTHBv4F3GQMDc",
+	"f6MIPhJ4vsfwTkZ17Pkepyl4A88+M57lLPJ8T8LvOZMQeQMtc/A9FcaQUhz9HxKm3sD7j15FWs/eVb2K",
+	"IkPLcul7K5dayZPlM5tJrJ7bIZkXoEQuQ+gk1dwlYkp0yVmfUEWQyIgwbq5XpJLh+ekbRXAlqntddspN",
+	"CwKep97gi0cTDZJTDed0kQLXl4sMlOd71xLoTXESUhW/k3SOmuJ7EeOMz34x67DnKhQ56pTvpcDzD1Lk",
+	"WXFyqiEtju0rjdv4y8UnmsAFUGXHy+hC5Lp2LuFMRGzK7PS103KoTLIQ6mdc24crxn0CectCsBdvgedw",
+	"AsVTiiagTqiGmZDMPKLs00MJtHZ6ElM5M/c1vU7cwd0F1ebwVrCoolqz7Fem41gkEeMz78r39CJD8Sgt",
+	"8QKqySXQ9KMRWptynA/PiAaaGlXokDXeH5vjp2rv+fCsJGOJRElQmeAKDCj8SKML+D0HpfEsFFwDN4c0",
+	"yxIWUiS395tCmu8fOeF7KYW0U7UZhJmMGPVTRvfte0RIQonMEwi8pe+dCD5NWPhqVDkzhTumtCI0kUCj",
+	"haHklBsDSnZPyZCTnMNdBqGGiKBKgiSATxtCPgr9T5HzaPeEfBRE5WFcssVM/5nTXMdCsn/DK5BwxpRi",
+	"fIZaMZeCzwiNUsRKcQM8MLblhjBKLIRWWtLsfHjmYOCzAllTbBpFDEemybkUGUiNKDCY0kQBwkl16d6b",
+	"Icq0G6y5RbQgWa6N6uYKJGH8mIQSKAptHgMnTJNIgCJcaKtQaNspvfsZ+EzH3uDtt9/6Xsp4cX64Bh2+",
+	"dwOLMdxlTIIaMz5WEAoeqXWyfmZT0CwtHcwNLI7JnOlY5BoJcdfqBOGghiLGWYpO4rt+SQDi6gwkUsA7",
+	"ccuBpVn9G+vIfJJz9nsOhT9D2FpZ9XdHq4vOqEbT8gbe/36hB//uH/xw5X7HwcHVf/7Da+GLFAmoDl+L",
+	"two+WFHtScgSGqIiMa3cE4WMrK3vG+A1TuxhIL0QCSAVKb2zfm/wXUkjlZIuPN+zjHC3Eagt5hbQ/cVz",
+	"aG71rFhR5T7E9W8QaoOBRqnOh2c/5SnlT9fobkluJ8HDt99vI8L/bpdhGzc2rh691/MW/nj3+EjaLGxh",
+	"hN2YLxRRB6N/urw8J0pTnZugbt3aoBixiNsYv6UJi8bOYRrFqgEwRlV6PDX+wEcstt4Sn1J5lgmpIRo7",
+	"iB6b6XwznfFkVy2GlYJSdGbI3ywws8iC4Oq9NjadD8/OKM7KKbcR8hbCE9NpwngbP2UOZB6zBAjcglyY",
+	"OCqkSUIoVxjCkm/735CJQ6mxG2dS4/u1EAlQvra0YsqOtfxPLrR1ONu6kxbEOhNKk4TdOqhSpdGRlC5I",
+	"TG+bGN0K0TewUOMM5LhYK9rzpqnwBQI0jBsYvsWM9Ym6FlUf+gnLWrYz30BvzT4ymo5NTGCTABOnlBci",
+	"SGCGDnm8dktBmEvMXNefXbsFPLIsbTOYZqxxIiHC5I4mah0XypBio5unBt6mQqZ45EVUwwG6drT1PEkw",
+	"ISki/9ZxWNQ5hYJQgl6X16dYzDkRPIRjIniyMF4ypiomTBGlhYQo2OiFt3WcDV+J52V6sw1M+x5KxS24",
+	"ZFhuc/w1Ys2zxRybsa2ebRVT1AdY9dol4xtsXhNrB57gglqciA0lN6nD2hIjplA96gpQYpzvPZJPz/WW",
+	"ZlTHppIgv76eDXwosuQXDxjPh2efHSo+n8+P5OQNs1lagVUxxm9VlaEVTjoU1Pds1NAo6YSa3Ta4fPVQ",
+	"lFWXjaGuHPdBAVWlrpOEAdcbkS40j5y2I5G9+emFsaiTcVVp6PFQtVrqW0Ws1VioWO7K4kpe12l4gLmC",
+	"T9ksl9SyoyvGsPjf5Nwv3OZ4GcgyZfetm6ecGMoxLTK1RwaK7E2atasJERyIJWq/xuNWMo2yWE14XlC+",
+	"ZUL8MtKsErfDfr//gHS3l6FhzhPLDrkFl+3W8yRmPjbLqaZ7B6l42rKqEvF6sAg8J0aORAsyAw6SavBJ",
+	"WtSCCeNhkkfW7lN6Z0PGt/2+Ed1Dgar1hi3VC5oCwdtkxm7BlSDxWli3QLIXwZTmiSaHxiRKzGdcf3f0",
+	"cAhbZ3DFg81cLnY86m6uf/ADPZgOD/55df/98qB+erTN6eHbZat3rCY/TTFpvACVJ7ots82d4bXL/r5F",
+	"BE3Wvy/QxxVoIhHmKXDdQK1W8NFC2+prx4CuYFEM2JZfr4Z5ZkS/WNVmqVRHu2DLz5iWlcj8IC+crx5u",
+	"EbM8D1g2Q4fbVnNAWRG3kbWfs+i5hZ16vNtSHHC3q+TzmJhhCHB7nWlCZ5TxjprACsnLKmv8hAwDJ/GU",
+	"8UtxA7wdZ2oFa7I3GZ6ffrocnvxrPHx3dvpxfPnLv95/nBhkMTIwFACVICuKYq0zWxpnfCqKkju1eyJu",
+	"e4hmTGka3mCWIhP3khr0ejOm4/w6CEXaK54pD7zWPRDkL9VCvlFkeH6KZorBg3vF7UYMkHNWzAVzOfpF",
+	"3yX7lEe2xqBjamrPI57l1wkLcUjzBic0xx/NQqohIKeaJExp4IoIbkI+jAIRinxyLXIeoW9IhMiukYrr",
+	"BXGw7I84TuaUUZHJ0NXGDHoPyI+GmWSU9/vfhDVRmAswIXtIfbtUyC2VDPXkeMQpkZRHInVyZKr0U5FZ",
+	"rN2JrOr+TJGcK9D7AZmUvLPTB0EwwftMqxEPRZpSHh0kjAOZ0hCCER/xc6pjRah0NSGIcMFIKApEx7Cw",
+	"QyG/5IBMehlNezisTya9Kb0rjzFapjOw5yM+6VUhjLkWEFPAVK5gRib3I1PWG3k+GdnKnj10xb2Rt5wE",
+	"I8xgEhYCV1DTwGFGwxgO3gb9NR2cz+cBNbcDIWc9967q/Xx68v7jp/fmHbQ2ppO6Ljt+Dc9PPd+7Bams",
+	"jh4Gffu8yIDTjHkD75ugH3xjNpR1bGzScCRtlhxnbcnGBaCKWR0+H56R2jtEzZkOYzRNaxJMcExovA+g",
+	"VwqaK3upb/v9F9sYW5mpY9+yIHXpe0f9w64xSyJ7jT28pe99ayne/FK5AWqAME9TKhc4PyQJ6r2OQZZ8",
+	"REVl6ONtIdX3NJ0pV67zrpa+l+Ut0vjVFHMnRaUWR8A8p1bexXEfLvGSvRhoomN/xFUGobHQSISYPrLy",
+	"3f2AVKwzZdEyhMikCEEpg3ISFGgDSsZ4pLYG0FSJT60qYTzajyJa7FQbmt0Ayz+JLhIu5k4fH6Fate6D",
+	"P0SF6Q00VNcpEhGSXEu7a0iurXttKvLSt1iDwYUtgwgbxDT1o7GHtSPdaN0ne5SGHL6khpgVdqiG3Ut8",
+	"RaU46v/w8Etli8kztcgKgNCyn2eztvTuyyrzsuaf2nxNqTW7M+xHiu1JMjh6+KWyp+WZMvgAepMA/EYr",
+	"5Jf2SapHelWN+8pEF2G87rSGRZoR2f2twjOt7EnOmY7JEXqr4vExPj5Zjy8aedGOwKI193p9d/KQ1hGq",
+	"SG5IjV4ZN15RZ99ZfUBnY/PSJ0FI7/dyV7oj0tW55FUq/EYR+8axye+uFXBNpgySCMMuLkjCUqa7ol+3",
+	"Bb5b7XCTdOiHpf6rxKWS9y8MUHl7hpPQEB4leAmpsKVQqp38ydBCmPVteGPE5yJPIgJ3IWD2a0crYc9A",
+	"nLk0tk9ANDkmcxyx2VSJanYD2YZ4uqZkOwml6/r1qrD3GMXGABrzkakoGi//kuDn1PNRxtGNfWvtKM+x",
+	"IhfBNwVz4opde0ISCbkCtV/1F/qNWlijpYaaQg9JIb3GM47oqnLAhBJGHHONG1jYTPQGFsR2DpjyEKai",
+	"TJGCg2Yv9LicACS5AcgUoXZvVEwJazWljp7YHVnVAx24r5+OdLTmdOWuDdGhsLQyAvpT298fk+U0eGWi",
+	"W4qs8lFzqeu7NZeNmbBb4KRolnmsWe/enNEDmi4KYnoz7GL2zLEiis24tUMp8pldSERVfC2ojHyihO1P",
+	"MOXtompeR4J0PyA/2aFikUTm/UnRSzYx3CAsReVmurBtV4F4o0Z8Mowi86nLmQGPCclyW6lMkSjbLdhm",
+	"8evtwruuOKz1Jb++nZtldlg1h7kR7N9WvG7FNbU3drsx8ahtH9g2l0bJq9PCTNHWPE9m+DJEdUyouipc",
+	"QbbTBY74E31g0Y/RbGDakVVs7pF5ZcvY1LTVYS1OUoX3s+L46waghSU01NT1JjS/xqyZRHVj3TJWGpQe",
+	"sI76HG7WZv/J8PzUX/WjHz6fvrPfySG0CQ7Bgyr/Ssr+h6t5bcXd3/i5J/4flKJlXQG21N7e/cqH08tH",
+	"FZdqCo0Ygpd4brIfMbVfH0CtBch0J9ZbXdaqTQ0d3i4QXG1nudphWv8sFfw6ylc1yRpAQvdgP2Qn5Xfh",
+	"z9axXrjaANu+VSyZxc8mWhbNXwPTyrraDNuO6yO+NzGfqE98Mil79CY+CYLgmKz1yOKBqnfKrrfYjnip",
+	"4iqmGUSEqpaJiazMJg3Ie7Nh4BjKFAljCG/w3RllXOkRb/2DAPfVNJqa3XGQMAUJPASS5kqbb/qQNjfu",
+	"StfdiAtp1lIU5VyDNRlWjXk2t+MLkklxnWD2gSHZb/br5HmMWczeUb/vuz4f+1C5l+5aR/YNhWFM+cx+",
+	"gBozPgtI2bznEkg7vXVwVMKI2w83IbJRn9AxSEWUpou2OK/sXWztpX4R9NipC22Q+8plyY4O0BYE+zWm",
+	"msypInPJtDafYf9FY0PLiQbyvVFNxHkRyIsgFd2x4gfXaWajRZowpVnok+IrzgTRlyvTPKdXm5cNrvmu",
+	"WODbLmt/xIvW6vKGpndgfq4T/A2CYH816KyceFo2bNeatEe86NL2be6Q2s4qpl1a96h26zarLtbfbEP/",
+	"85tzvVn+b2P+8xhz1bmJdrcDc74v4o1l777290hLa9oJaNj0d0vF9qvgMxO6YIhQdYA2/b/ZwrOWZqsf",
+	"tl1JFf1K6wH1hdniW/0LqPWN3KO2IB9fjYKvZWMJqa1FPlMp0idB+XOBxt/ijfJfpLZ6q/Y/XsurF1HV",
+	"HpVhzG5h++L7H7z6roL/a9nX0PLtSQbm3v1aLMyR20wunhQr1T6sMCpW/6TiyxUK1ZZ7rQI2mZaIkCZk",
+	"pWfcCGxvktIbIDLnk/1GT/qg1zt8+19BP+gHh4Pv+9//YPTGkbamOEAxzmn+mUH5fYNLp9yuTVD9X1dG",
+	"U6PFqxBaGqNfqzfaAVcyWappe74atP2zHRr+/wUAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -21,6 +21,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/restaurant"
 )
 
 // Config configures the admin API.
@@ -29,6 +30,9 @@ type Config struct {
 	Token string
 	// PAM is the PAM server administered.
 	PAM *pam.Server
+	// Restaurant is the restaurant configuration server administered; nil
+	// answers its operations with not_found.
+	Restaurant *restaurant.Server
 	// Logger receives logs; nil means slog.Default().
 	Logger *slog.Logger
 	// ValidateResponses checks every response against the spec.

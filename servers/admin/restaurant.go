@@ -1,0 +1,164 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/restaurant"
+)
+
+// restaurantServer returns the restaurant server, or an error when this
+// process does not serve the restaurant API.
+func (s *Server) restaurantServer() (*restaurant.Server, error) {
+	if s.cfg.Restaurant == nil {
+		return nil, errNotFound("the restaurant API is not served by this process")
+	}
+	return s.cfg.Restaurant, nil
+}
+
+// CreateRestaurant creates a restaurant.
+func (s *Server) CreateRestaurant(ctx context.Context, req adminapi.CreateRestaurantRequestObject) (adminapi.CreateRestaurantResponseObject, error) {
+	rs, err := s.restaurantServer()
+	if err != nil {
+		return nil, err
+	}
+	guid := ""
+	if req.Body.Guid != nil {
+		guid = *req.Body.Guid
+	}
+	r, err := rs.CreateRestaurant(ctx, guid, req.Body.Name)
+	if errors.Is(err, restaurant.ErrAlreadyExists) {
+		return nil, errConflict("restaurant %s exists already", guid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.CreateRestaurant201JSONResponse(toAPIRestaurant(r, map[string]int{})), nil
+}
+
+// GetRestaurant returns a restaurant with its entity counts.
+func (s *Server) GetRestaurant(ctx context.Context, req adminapi.GetRestaurantRequestObject) (adminapi.GetRestaurantResponseObject, error) {
+	rs, err := s.restaurantServer()
+	if err != nil {
+		return nil, err
+	}
+	r, err := rs.Restaurant(ctx, req.RestaurantGuid)
+	if errors.Is(err, restaurant.ErrNotFound) {
+		return nil, errNotFound("restaurant %s does not exist", req.RestaurantGuid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	counts, err := rs.Counts(ctx, r.GUID)
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.GetRestaurant200JSONResponse(toAPIRestaurant(r, counts)), nil
+}
+
+// ImportRestaurantConfiguration imports a configuration document.
+func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminapi.ImportRestaurantConfigurationRequestObject) (adminapi.ImportRestaurantConfigurationResponseObject, error) {
+	rs, err := s.restaurantServer()
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("encode configuration: %w", err)
+	}
+	res, err := importInto(ctx, rs, req.RestaurantGuid, data)
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.ImportRestaurantConfiguration200JSONResponse(res), nil
+}
+
+// GenerateRestaurantDemo imports a generated demo configuration.
+func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminapi.GenerateRestaurantDemoRequestObject) (adminapi.GenerateRestaurantDemoResponseObject, error) {
+	rs, err := s.restaurantServer()
+	if err != nil {
+		return nil, err
+	}
+	seed := uint64(1)
+	if req.Body.Seed != nil {
+		seed = uint64(*req.Body.Seed)
+	}
+	data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: req.Body.MenuItems, Seed: seed}))
+	if err != nil {
+		return nil, fmt.Errorf("encode demo configuration: %w", err)
+	}
+	res, err := importInto(ctx, rs, req.RestaurantGuid, data)
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.GenerateRestaurantDemo200JSONResponse(res), nil
+}
+
+func importInto(ctx context.Context, rs *restaurant.Server, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
+	res, err := rs.Import(ctx, guid, data)
+	var ie *restaurant.ImportError
+	switch {
+	case errors.As(err, &ie):
+		return adminapi.RestaurantImportResult{}, errBadRequest("%s", ie.Error())
+	case errors.Is(err, restaurant.ErrNotFound):
+		return adminapi.RestaurantImportResult{}, errNotFound("restaurant %s does not exist", guid)
+	case err != nil:
+		return adminapi.RestaurantImportResult{}, err
+	}
+	return adminapi.RestaurantImportResult{Total: res.Total, Counts: res.Counts}, nil
+}
+
+// ArchiveRestaurantEntity archives one entity.
+func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminapi.ArchiveRestaurantEntityRequestObject) (adminapi.ArchiveRestaurantEntityResponseObject, error) {
+	rs, err := s.restaurantServer()
+	if err != nil {
+		return nil, err
+	}
+	if err := hideErr(rs.Archive(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
+		return nil, err
+	}
+	return adminapi.ArchiveRestaurantEntity204Response{}, nil
+}
+
+// RemoveRestaurantEntity removes one entity.
+func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminapi.RemoveRestaurantEntityRequestObject) (adminapi.RemoveRestaurantEntityResponseObject, error) {
+	rs, err := s.restaurantServer()
+	if err != nil {
+		return nil, err
+	}
+	if err := hideErr(rs.Remove(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
+		return nil, err
+	}
+	return adminapi.RemoveRestaurantEntity204Response{}, nil
+}
+
+func hideErr(err error, resource adminapi.RestaurantResource, guid string) error {
+	if errors.Is(err, restaurant.ErrNotFound) {
+		return errNotFound("no %s %s in this restaurant", resource, guid)
+	}
+	return err
+}
+
+// CreateRestaurantClient creates an API client granted restaurants.
+func (s *Server) CreateRestaurantClient(ctx context.Context, req adminapi.CreateRestaurantClientRequestObject) (adminapi.CreateRestaurantClientResponseObject, error) {
+	rs, err := s.restaurantServer()
+	if err != nil {
+		return nil, err
+	}
+	c, err := rs.CreateClient(ctx, req.Body.Name, req.Body.Restaurants)
+	if errors.Is(err, restaurant.ErrNotFound) {
+		return nil, &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, "a granted restaurant does not exist: " + err.Error()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.CreateRestaurantClient201JSONResponse{ClientId: c.ClientID, ClientSecret: c.ClientSecret, Name: c.Name, Restaurants: c.Restaurants}, nil
+}
+
+func toAPIRestaurant(r restaurant.Restaurant, counts map[string]int) adminapi.RestaurantRestaurant {
+	return adminapi.RestaurantRestaurant{Guid: r.GUID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), Counts: counts}
+}
