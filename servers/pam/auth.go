@@ -67,11 +67,15 @@ func (s *Server) resolveAuth(r *http.Request) *authState {
 	case errors.Is(err, errNotFound):
 		return &authState{err: errAuthentication("the bearer token is not valid; obtain a new one")}
 	case err != nil:
-		return &authState{err: &apiError{Status: http.StatusInternalServerError, Name: "unknown_error", Message: "an unexpected error occurred; retry later"}}
+		// A caller gone away becomes client_closed_connection; anything else
+		// unknown_error, its detail logged by the error handler.
+		return &authState{err: toAPIError(err)}
 	case !s.clock.Now().Before(rec.ExpiresAt):
 		return &authState{err: errAuthentication("the bearer token expired at %s; obtain a new one", rec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"))}
 	case rec.KeyDeleted:
 		return &authState{err: errAuthorization("the key that issued this token was deleted; authenticate with a live key")}
+	case rec.Revoked:
+		return &authState{err: errAuthorization("this token was revoked when its user was disabled; obtain a new one")}
 	case rec.UserStatus != "active":
 		return &authState{err: errAuthorization("the user of this token is %s; its access has ended", rec.UserStatus)}
 	}

@@ -300,7 +300,7 @@ func (s *Server) UpdateServiceUser(ctx context.Context, req pamapi.UpdateService
 		st := string(*req.Body.Status)
 		status = &st
 	}
-	if err := s.store.updateServiceUser(ctx, p.TeamID, u.ID, req.Body.Name, status); err != nil {
+	if err := s.store.updateServiceUser(ctx, p.TeamID, u.ID, req.Body.Name, status, s.clock.Now()); err != nil {
 		name := ""
 		if req.Body.Name != nil {
 			name = *req.Body.Name

@@ -75,6 +75,7 @@ type tokenRecord struct {
 	TeamDisabled bool
 	KeyID        string
 	KeyDeleted   bool
+	Revoked      bool
 	ExpiresAt    time.Time
 }
 
@@ -268,15 +269,15 @@ func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, 
 
 func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, error) {
 	var t tokenRecord
-	var keyDeletedAt *time.Time
+	var keyDeletedAt, revokedAt *time.Time
 	err := s.db.QueryRowContext(ctx, `
-		SELECT u.id, u.name, u.kind, u.status, tm.id, tm.name, tm.disabled, k.id, k.deleted_at, t.expires_at
+		SELECT u.id, u.name, u.kind, u.status, tm.id, tm.name, tm.disabled, k.id, k.deleted_at, t.revoked_at, t.expires_at
 		FROM tokens t
 		JOIN service_keys k ON k.id = t.key_id
 		JOIN users u ON u.id = t.user_id
 		JOIN teams tm ON tm.id = t.team_id
 		WHERE t.hash = ?`, hash).
-		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, &keyDeletedAt, &t.ExpiresAt)
+		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, &keyDeletedAt, &revokedAt, &t.ExpiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tokenRecord{}, errNotFound
 	}
@@ -284,6 +285,7 @@ func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, erro
 		return tokenRecord{}, fmt.Errorf("read token: %w", err)
 	}
 	t.KeyDeleted = keyDeletedAt != nil
+	t.Revoked = revokedAt != nil
 	return t, nil
 }
 
@@ -718,7 +720,7 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 
 // updateServiceUser renames a service user and/or sets its status;
 // errAlreadyExists when the new name is taken.
-func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, newName, status *string) error {
+func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, newName, status *string, now time.Time) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		if newName != nil {
 			var n int
@@ -735,6 +737,11 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 		if status != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE users SET status = ? WHERE id = ?`, *status, userID); err != nil {
 				return fmt.Errorf("update user: %w", err)
+			}
+			if *status == "disabled" {
+				if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, now.UTC(), userID); err != nil {
+					return fmt.Errorf("revoke tokens: %w", err)
+				}
 			}
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -35,11 +36,36 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Request is one request the server received.
+// Request is one request the server received, with its answer.
 type Request struct {
 	Method string
 	Path   string
-	At     time.Time
+	// At is when the request arrived.
+	At time.Time
+	// Status is the answer's status.
+	Status int
+	// RetryAt is the answer's X-RateLimit-Retry-At (Unix seconds), 0 when absent.
+	RetryAt int64
+}
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // Env is a running PAM server.
@@ -97,10 +123,14 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	}
 	env = &Env{Server: srv, Handler: h, DB: db}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := Request{Method: r.Method, Path: r.URL.Path, At: time.Now()}
+		sw := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r)
+		rec.Status = sw.status
+		rec.RetryAt, _ = strconv.ParseInt(w.Header().Get("X-RateLimit-Retry-At"), 10, 64)
 		env.mu.Lock()
-		env.requests = append(env.requests, Request{Method: r.Method, Path: r.URL.Path, At: time.Now()})
+		env.requests = append(env.requests, rec)
 		env.mu.Unlock()
-		h.ServeHTTP(w, r)
 	}))
 	env.URL = hs.URL
 	return env, func() { hs.Close(); _ = db.Close() }, nil

@@ -1,0 +1,224 @@
+package pam_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+)
+
+func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	ctx := context.Background()
+	for _, team := range []string{"acme", "frozen", "broken"} {
+		env.Team(t, team)
+	}
+	root := env.ServiceUser(t, "acme", "root", "pam_admin")
+	viewer := env.ServiceUser(t, "acme", "viewer", "end_user")
+	frozen := env.ServiceUser(t, "frozen", "root", "pam_admin")
+	broken := env.ServiceUser(t, "broken", "root", "pam_admin")
+	doomed := env.ServiceUser(t, "acme", "doomed", "pam_admin")
+	// Bad input on purpose: the contract transport checks the answers only.
+	api := newAPI(t, env.URL, contract.WithoutRequestValidation())
+	rootTok := issueToken(t, api, "acme", root.KeyID, root.KeySecret)
+	viewerTok := issueToken(t, api, "acme", viewer.KeyID, viewer.KeySecret)
+	frozenTok := issueToken(t, api, "frozen", frozen.KeyID, frozen.KeySecret)
+	brokenTok := issueToken(t, api, "broken", broken.KeyID, broken.KeySecret)
+	doomedTok := issueToken(t, api, "acme", doomed.KeyID, doomed.KeySecret)
+
+	tests := []struct {
+		name    string
+		status  int
+		errName pamapi.ErrorName
+		call    func(t *testing.T) (*http.Response, error)
+	}{
+		{"invalid_request: a body breaking the schema", 400, pamapi.ErrorNameInvalidRequest, func(t *testing.T) (*http.Response, error) {
+			return api.CreateGroupWithBody(ctx, "acme", "application/json", strings.NewReader(`{"name":"no spaces allowed","roles":["root"]}`), bearer(rootTok))
+		}},
+		{"invalid_request: a key expiring in the past", 400, pamapi.ErrorNameInvalidRequest, func(t *testing.T) (*http.Response, error) {
+			past := time.Now().Add(-time.Hour)
+			return api.CreateServiceUserKey(ctx, "acme", "root", pamapi.CreateServiceUserKeyJSONRequestBody{ExpiresAt: &past}, bearer(rootTok))
+		}},
+		{"authentication_error: no token", 401, pamapi.ErrorNameAuthenticationError, func(t *testing.T) (*http.Response, error) {
+			return api.ListUsers(ctx, "acme", nil)
+		}},
+		{"authorization_error: the token's key was deleted", 401, pamapi.ErrorNameAuthorizationError, func(t *testing.T) (*http.Response, error) {
+			resp, err := api.DeleteServiceUserKeyWithResponse(ctx, "acme", "doomed", doomed.KeyID, bearer(rootTok))
+			require.NoError(t, err)
+			require.Equal(t, http.StatusNoContent, resp.StatusCode(), string(resp.Body))
+			return api.ListUsers(ctx, "acme", nil, bearer(doomedTok))
+		}},
+		{"forbidden_error: a role that does not allow it", 403, pamapi.ErrorNameForbiddenError, func(t *testing.T) (*http.Response, error) {
+			return api.ListUsers(ctx, "acme", nil, bearer(viewerTok))
+		}},
+		{"quota_exceeded: one group more than the quota", 403, pamapi.ErrorNameQuotaExceeded, func(t *testing.T) (*http.Response, error) {
+			live := 3 // the root, viewer and doomed groups
+			require.NoError(t, env.Server.SetQuotas(ctx, "acme", pam.Quotas{Groups: &live}))
+			t.Cleanup(func() { require.NoError(t, env.Server.SetQuotas(ctx, "acme", pam.Quotas{})) })
+			return api.CreateGroup(ctx, "acme", pamapi.CreateGroupJSONRequestBody{Name: "one-too-many", Roles: []pamapi.Role{}}, bearer(rootTok))
+		}},
+		{"disabled_team: the operator disabled the team", 403, pamapi.ErrorNameDisabledTeam, func(t *testing.T) (*http.Response, error) {
+			_, err := env.Server.SetTeamDisabled(ctx, "frozen", true)
+			require.NoError(t, err)
+			return api.ListGroups(ctx, "frozen", nil, bearer(frozenTok))
+		}},
+		{"resource_does_not_exist: an unknown group", 404, pamapi.ErrorNameResourceDoesNotExist, func(t *testing.T) (*http.Response, error) {
+			return api.GetGroup(ctx, "acme", "no-such-group", bearer(rootTok))
+		}},
+		{"resource_already_exists: a taken group name", 409, pamapi.ErrorNameResourceAlreadyExists, func(t *testing.T) (*http.Response, error) {
+			return api.CreateGroup(ctx, "acme", pamapi.CreateGroupJSONRequestBody{Name: "root-group", Roles: []pamapi.Role{}}, bearer(rootTok))
+		}},
+		{"resource_already_exists: a taken service user name", 409, pamapi.ErrorNameResourceAlreadyExists, func(t *testing.T) (*http.Response, error) {
+			return api.CreateServiceUser(ctx, "acme", pamapi.CreateServiceUserJSONRequestBody{Name: "viewer"}, bearer(rootTok))
+		}},
+		{"unsupported_content_type: a form body", 415, pamapi.ErrorNameUnsupportedContentType, func(t *testing.T) (*http.Response, error) {
+			return api.CreateGroupWithBody(ctx, "acme", "application/x-www-form-urlencoded", strings.NewReader(`name=x`), bearer(rootTok))
+		}},
+		{"unknown_error: a panic on a corrupt row", 500, pamapi.ErrorNameUnknownError, func(t *testing.T) (*http.Response, error) {
+			_, err := env.DB.ExecContext(ctx, `INSERT INTO team_groups (id, team_id, name, roles, created_at)
+				VALUES ('not-a-uuid', (SELECT id FROM teams WHERE name = 'broken'), 'corrupt', '', CURRENT_TIMESTAMP)`)
+			require.NoError(t, err)
+			return api.ListGroups(ctx, "broken", nil, bearer(brokenTok))
+		}},
+		{"service_offline: maintenance mode", 503, pamapi.ErrorNameServiceOffline, func(t *testing.T) (*http.Response, error) {
+			env.Server.SetOffline(true)
+			t.Cleanup(func() { env.Server.SetOffline(false) })
+			return api.ListGroups(ctx, "acme", nil, bearer(rootTok))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body, err := do(tt.call(t))
+			require.NoError(t, err)
+			require.Equal(t, tt.status, code, string(body))
+			e := decodeError(t, tt.status, body)
+			assert.Equal(t, tt.errName, e.Error)
+			assert.NotContains(t, string(body), "goroutine", "no stack trace reaches the caller")
+			assert.NotContains(t, string(body), ".go:", "no source position reaches the caller")
+		})
+	}
+}
+
+func TestRateLimit_ABurstPastTheLimitGets429WithExactHeaders(t *testing.T) {
+	start := time.Unix(1_000_000_000, 0)
+	fake := clock.NewFake(start)
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, RateLimit: 3, RateLimitPeriod: 3 * time.Second})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot")
+	api := newAPI(t, env.URL)
+	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret) // the team's bucket, not the bot's
+
+	type headers struct{ limit, remaining, reset, retryAt string }
+	read := func(r *http.Response) headers {
+		return headers{r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"),
+			r.Header.Get("X-RateLimit-Reset"), r.Header.Get("X-RateLimit-Retry-At")}
+	}
+	want := []struct {
+		status int
+		h      headers
+	}{
+		{200, headers{"3", "2", "1000000001", "1000000000"}},
+		{200, headers{"3", "1", "1000000002", "1000000000"}},
+		{200, headers{"3", "0", "1000000003", "1000000001"}},
+		{429, headers{"3", "0", "1000000003", "1000000001"}},
+		{429, headers{"3", "0", "1000000003", "1000000001"}},
+	}
+	for i, w := range want {
+		resp, err := api.GetCurrentUserWithResponse(context.Background(), "acme", bearer(tok))
+		require.NoError(t, err)
+		require.Equal(t, w.status, resp.StatusCode(), "request %d: %s", i, resp.Body)
+		assert.Equal(t, w.h, read(resp.HTTPResponse), "request %d", i)
+		if w.status == 429 {
+			assert.Equal(t, pamapi.ErrorNameTooManyRequests, decodeError(t, 429, resp.Body).Error)
+		}
+	}
+	fake.Advance(time.Second) // Retry-At: one request is allowed again
+	resp, err := api.GetCurrentUserWithResponse(context.Background(), "acme", bearer(tok))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode())
+	assert.Equal(t, headers{"3", "0", "1000000004", "1000000002"}, read(resp.HTTPResponse))
+}
+
+func TestRateLimit_EachPrincipalHasItsOwnBucket(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{Clock: clock.NewFake(time.Now()), RateLimit: 1, RateLimitPeriod: time.Hour})
+	env.Team(t, "acme")
+	one := env.ServiceUser(t, "acme", "one")
+	two := env.ServiceUser(t, "acme", "two")
+	api := newAPI(t, env.URL)
+	tokOne := issueToken(t, api, "acme", one.KeyID, one.KeySecret)
+	resp, err := api.IssueServiceTokenWithResponse(context.Background(), "acme",
+		pamapi.IssueServiceTokenJSONRequestBody{KeyId: two.KeyID, KeySecret: two.KeySecret})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode(), "service_token is limited per team")
+
+	for _, want := range []int{200, 429} {
+		r, err := api.GetCurrentUserWithResponse(context.Background(), "acme", bearer(tokOne))
+		require.NoError(t, err)
+		assert.Equal(t, want, r.StatusCode())
+	}
+}
+
+// records is a slog.Handler keeping every record.
+type records struct {
+	mu   sync.Mutex
+	list []slog.Record
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, rec.Clone())
+	return nil
+}
+func (r *records) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *records) WithGroup(string) slog.Handler      { return r }
+
+// statuses returns the status attribute of every "request" record.
+func (r *records) statuses() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int64
+	for _, rec := range r.list {
+		if rec.Message != "request" {
+			continue
+		}
+		rec.Attrs(func(a slog.Attr) bool {
+			if a.Key == "status" {
+				out = append(out, a.Value.Int64())
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func TestClientClosedConnection_IsLoggedWith499(t *testing.T) {
+	logs := &records{}
+	env := pamtest.Start(t, pamtest.Options{Logger: slog.New(logs)})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	tok := issueToken(t, newAPI(t, env.URL), "acme", key.KeyID, key.KeySecret)
+
+	// The caller is gone before the server reads the database.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/v1/teams/acme/groups", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	env.Handler.ServeHTTP(httptest.NewRecorder(), req)
+
+	assert.Contains(t, logs.statuses(), int64(499))
+}
