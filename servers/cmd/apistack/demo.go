@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/pam"
 )
 
@@ -16,6 +17,7 @@ import (
 // scripts and tests read them (DESIGN.md section 5).
 type demoCredentials struct {
 	PAM   *pamCredentials   `json:"pam,omitempty"`
+	Fax   *faxCredentials   `json:"fax,omitempty"`
 	Admin *adminCredentials `json:"admin,omitempty"`
 }
 
@@ -41,6 +43,7 @@ const (
 // demoDeps are the servers the demo bootstrap fills.
 type demoDeps struct {
 	pam *pam.Server
+	fax *fax.Server
 }
 
 // bootstrapDemo creates the demo tenants when they are missing and returns the
@@ -54,6 +57,14 @@ func bootstrapDemo(ctx context.Context, d demoDeps, previous demoCredentials, ur
 	}
 	pc.BaseURL = urls["pam"]
 	creds.PAM = pc
+	if d.fax != nil {
+		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax)
+		if err != nil {
+			return creds, fmt.Errorf("fax: %w", err)
+		}
+		fc.BaseURL = urls["fax"]
+		creds.Fax = fc
+	}
 	return creds, nil
 }
 
@@ -140,6 +151,7 @@ func printDemo(w io.Writer, path string, c demoCredentials) {
 		fmt.Fprintf(w, "  groups:  curl -s %s/v1/teams/%s/groups -H \"Authorization: Bearer $(%s | sed -E 's/.*\"bearer_token\":\"([^\"]+)\".*/\\1/')\"\n",
 			p.BaseURL, p.Team, tokenCurl)
 	}
+	printFaxDemo(w, c.Fax)
 	if a := c.Admin; a != nil {
 		fmt.Fprintf(w, "admin      %s  (docs: %s/docs/)\n", a.BaseURL, a.BaseURL)
 		fmt.Fprintf(w, "  teams:   curl -s %s/pam/teams/demo -H 'Authorization: Bearer %s'\n", a.BaseURL, a.Token)
