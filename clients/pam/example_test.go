@@ -79,3 +79,76 @@ func ExampleError() {
 	// Output:
 	// 401 authentication_error
 }
+
+func ExampleClient_CreateServiceUserKey() {
+	url, key, stop := startServer()
+	defer stop()
+	ctx := context.Background()
+
+	admin, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := admin.CreateServiceUser(ctx, "deployer"); err != nil {
+		log.Fatal(err)
+	}
+	// Rotation: issue the new key first, switch to it, then delete the old one.
+	oldKey, err := admin.CreateServiceUserKey(ctx, "deployer", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	newKey, err := admin.CreateServiceUserKey(ctx, "deployer", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	deployer, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: newKey.Id, KeySecret: newKey.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := admin.DeleteServiceUserKey(ctx, "deployer", oldKey.Id); err != nil {
+		log.Fatal(err)
+	}
+	me, err := deployer.CurrentUser(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	n := 0
+	for _, err := range admin.ServiceUserKeys(ctx, "deployer", nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		n++
+	}
+	fmt.Println(me.Name, me.Kind, "keys:", n)
+	// Output:
+	// deployer service keys: 1
+}
+
+func ExampleClient_AddGroupMember() {
+	url, key, stop := startServer()
+	defer stop()
+	ctx := context.Background()
+
+	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.CreateServiceUser(ctx, "auditor-bot"); err != nil {
+		log.Fatal(err)
+	}
+	if err := client.AddGroupMember(ctx, "auditors", "auditor-bot"); err != nil {
+		log.Fatal(err)
+	}
+	for u, err := range client.GroupMembers(ctx, "auditors", nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(u.Name, u.Kind, u.Status)
+	}
+	// A second add is refused with a typed error.
+	err = client.AddGroupMember(ctx, "auditors", "auditor-bot")
+	fmt.Println(errors.Is(err, &pam.Error{Name: pam.ResourceAlreadyExists}))
+	// Output:
+	// auditor-bot service active
+	// true
+}

@@ -1,0 +1,155 @@
+package pam
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/pam/pamtest"
+)
+
+// collect drains an iterator, failing the test on an error.
+func collect[T any](t *testing.T, seq func(yield func(T, error) bool)) []T {
+	t.Helper()
+	var out []T
+	for it, err := range seq {
+		require.NoError(t, err)
+		out = append(out, it)
+	}
+	return out
+}
+
+func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	env.HumanUser(t, "acme", "alice")
+	c := newTestClient(t, env, "acme", "pam_admin")
+	ctx := context.Background()
+
+	me, err := c.CurrentUser(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "bot", me.Name)
+	assert.Equal(t, []Role{PAMAdmin}, me.Roles)
+
+	g, err := c.CreateGroup(ctx, "ops", SecurityAdmin)
+	require.NoError(t, err)
+	assert.Equal(t, []Role{SecurityAdmin}, g.Roles)
+	require.NoError(t, c.UpdateGroupRoles(ctx, "ops", ResourceAdmin, EndUser))
+	g, err = c.GetGroup(ctx, "ops")
+	require.NoError(t, err)
+	assert.Equal(t, []Role{EndUser, ResourceAdmin}, g.Roles)
+
+	require.NoError(t, c.AddGroupMember(ctx, "ops", "alice"))
+	members := collect(t, c.GroupMembers(ctx, "ops", nil))
+	require.Len(t, members, 1)
+	assert.Equal(t, Human, members[0].Kind)
+	require.NoError(t, c.RemoveGroupMember(ctx, "ops", "alice"))
+	assert.Empty(t, collect(t, c.GroupMembers(ctx, "ops", &ListOptions{PageSize: 1})))
+
+	svc, err := c.CreateServiceUser(ctx, "deployer")
+	require.NoError(t, err)
+	assert.Equal(t, Active, svc.Status)
+	key, err := c.CreateServiceUserKey(ctx, "deployer", &CreateServiceUserKeyOptions{ExpiresAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	require.NotNil(t, key.ExpiresAt)
+	keys := collect(t, c.ServiceUserKeys(ctx, "deployer", nil))
+	require.Len(t, keys, 1)
+	assert.Equal(t, key.Id, keys[0].Id)
+
+	// The new key works as a client of its own.
+	deployer, err := New(Config{BaseURL: env.URL, Team: "acme", KeyID: key.Id, KeySecret: key.KeySecret, Transport: contractTransport(t)})
+	require.NoError(t, err)
+	who, err := deployer.CurrentUser(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "deployer", who.Name)
+
+	require.NoError(t, c.UpdateServiceUser(ctx, "deployer", UpdateServiceUserOptions{Name: "releaser", Status: Disabled}))
+	got, err := c.GetServiceUser(ctx, "releaser")
+	require.NoError(t, err)
+	assert.Equal(t, Disabled, got.Status)
+	_, err = deployer.CurrentUser(ctx)
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr, "a disabled user's client fails with a typed error")
+	assert.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
+
+	require.NoError(t, c.DeleteServiceUserKey(ctx, "releaser", key.Id))
+	assert.Empty(t, collect(t, c.ServiceUserKeys(ctx, "releaser", nil)))
+
+	users := collect(t, c.Users(ctx, &ListUsersOptions{Kind: Human}))
+	require.Len(t, users, 1)
+	assert.Equal(t, "alice", users[0].Name)
+	u, err := c.GetUser(ctx, "alice")
+	require.NoError(t, err)
+	assert.Equal(t, Human, u.Kind)
+	disabled := collect(t, c.ServiceUsers(ctx, &ListServiceUsersOptions{Status: Disabled}))
+	require.Len(t, disabled, 1)
+	assert.Equal(t, "releaser", disabled[0].Name)
+
+	require.NoError(t, c.DeleteGroup(ctx, "ops"))
+	deleted := collect(t, c.Groups(ctx, &ListGroupsOptions{IncludeDeleted: true, Contains: "ops"}))
+	require.Len(t, deleted, 1)
+	assert.NotNil(t, deleted[0].DeletedAt)
+
+	roles := collect(t, c.Roles(ctx, &ListOptions{PageSize: 4}))
+	assert.Len(t, roles, 6)
+}
+
+func TestClient_MethodsReturnTypedErrors(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	c := newTestClient(t, env, "acme", "pam_admin")
+	ctx := context.Background()
+	_, err := c.CreateGroup(ctx, "bot-group")
+	require.Error(t, err)
+
+	tests := []struct {
+		name   string
+		err    error
+		status int
+		want   ErrorName
+	}{
+		{"create a taken name", err, http.StatusConflict, ResourceAlreadyExists},
+		{"get a missing group", func() error { _, err := c.GetGroup(ctx, "nope"); return err }(), http.StatusNotFound, ResourceDoesNotExist},
+		{"delete a missing key", c.DeleteServiceUserKey(ctx, "bot", "nope"), http.StatusNotFound, ResourceDoesNotExist},
+		{"list another user's keys", collectErr(c.ServiceUserKeys(ctx, "nobody", nil)), http.StatusNotFound, ResourceDoesNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var apiErr *Error
+			require.True(t, errors.As(tt.err, &apiErr), "%v", tt.err)
+			assert.Equal(t, tt.status, apiErr.StatusCode)
+			assert.Equal(t, tt.want, apiErr.Name)
+			assert.NotEmpty(t, apiErr.Message)
+		})
+	}
+}
+
+func collectErr[T any](seq func(yield func(T, error) bool)) error {
+	for _, err := range seq {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestClient_RetriesWhileTheServiceIsOffline(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	c := newTestClient(t, env, "acme")
+	_, err := c.Token(context.Background())
+	require.NoError(t, err)
+
+	env.Server.SetOffline(true)
+	back := time.AfterFunc(300*time.Millisecond, func() { env.Server.SetOffline(false) })
+	defer back.Stop()
+	me, err := c.CurrentUser(context.Background())
+	require.NoError(t, err, "503 service_offline is retried until the service is back")
+	assert.Equal(t, "bot", me.Name)
+	assert.GreaterOrEqual(t, env.Count(http.MethodGet, "/v1/teams/acme/current_user"), 2)
+}
