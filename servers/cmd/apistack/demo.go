@@ -9,16 +9,16 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/restaurant"
 )
 
 // demoCredentials is data/demo-credentials.json. Its keys are a contract:
 // scripts and tests read them (DESIGN.md section 5).
 type demoCredentials struct {
-	PAM   *pamCredentials   `json:"pam,omitempty"`
-	Fax   *faxCredentials   `json:"fax,omitempty"`
-	Admin *adminCredentials `json:"admin,omitempty"`
+	PAM        *pamCredentials        `json:"pam,omitempty"`
+	Restaurant *restaurantCredentials `json:"restaurant,omitempty"`
+	Admin      *adminCredentials      `json:"admin,omitempty"`
 }
 
 type pamCredentials struct {
@@ -42,8 +42,8 @@ const (
 
 // demoDeps are the servers the demo bootstrap fills.
 type demoDeps struct {
-	pam *pam.Server
-	fax *fax.Server
+	pam        *pam.Server
+	restaurant *restaurant.Server
 }
 
 // bootstrapDemo creates the demo tenants when they are missing and returns the
@@ -57,13 +57,13 @@ func bootstrapDemo(ctx context.Context, d demoDeps, previous demoCredentials, ur
 	}
 	pc.BaseURL = urls["pam"]
 	creds.PAM = pc
-	if d.fax != nil {
-		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax)
+	if d.restaurant != nil {
+		rc, err := bootstrapRestaurantDemo(ctx, d.restaurant, previous.Restaurant)
 		if err != nil {
-			return creds, fmt.Errorf("fax: %w", err)
+			return creds, fmt.Errorf("restaurant: %w", err)
 		}
-		fc.BaseURL = urls["fax"]
-		creds.Fax = fc
+		rc.BaseURL = urls["restaurant"]
+		creds.Restaurant = rc
 	}
 	return creds, nil
 }
@@ -151,7 +151,7 @@ func printDemo(w io.Writer, path string, c demoCredentials) {
 		fmt.Fprintf(w, "  groups:  curl -s %s/v1/teams/%s/groups -H \"Authorization: Bearer $(%s | sed -E 's/.*\"bearer_token\":\"([^\"]+)\".*/\\1/')\"\n",
 			p.BaseURL, p.Team, tokenCurl)
 	}
-	printFaxDemo(w, c.Fax)
+	printRestaurantDemo(w, c.Restaurant)
 	if a := c.Admin; a != nil {
 		fmt.Fprintf(w, "admin      %s  (docs: %s/docs/)\n", a.BaseURL, a.BaseURL)
 		fmt.Fprintf(w, "  teams:   curl -s %s/pam/teams/demo -H 'Authorization: Bearer %s'\n", a.BaseURL, a.Token)
