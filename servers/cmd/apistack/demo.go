@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
 )
@@ -18,6 +19,7 @@ import (
 type demoCredentials struct {
 	PAM        *pamCredentials        `json:"pam,omitempty"`
 	Restaurant *restaurantCredentials `json:"restaurant,omitempty"`
+	Fax        *faxCredentials        `json:"fax,omitempty"`
 	Admin      *adminCredentials      `json:"admin,omitempty"`
 }
 
@@ -44,6 +46,7 @@ const (
 type demoDeps struct {
 	pam        *pam.Server
 	restaurant *restaurant.Server
+	fax        *fax.Server
 }
 
 // bootstrapDemo creates the demo tenants when they are missing and returns the
@@ -64,6 +67,14 @@ func bootstrapDemo(ctx context.Context, d demoDeps, previous demoCredentials, ur
 		}
 		rc.BaseURL = urls["restaurant"]
 		creds.Restaurant = rc
+	}
+	if d.fax != nil {
+		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax)
+		if err != nil {
+			return creds, fmt.Errorf("fax: %w", err)
+		}
+		fc.BaseURL = urls["fax"]
+		creds.Fax = fc
 	}
 	return creds, nil
 }
@@ -151,6 +162,7 @@ func printDemo(w io.Writer, path string, c demoCredentials) {
 		fmt.Fprintf(w, "  groups:  curl -s %s/v1/teams/%s/groups -H \"Authorization: Bearer $(%s | sed -E 's/.*\"bearer_token\":\"([^\"]+)\".*/\\1/')\"\n",
 			p.BaseURL, p.Team, tokenCurl)
 	}
+	printFaxDemo(w, c.Fax)
 	printRestaurantDemo(w, c.Restaurant)
 	if a := c.Admin; a != nil {
 		fmt.Fprintf(w, "admin      %s  (docs: %s/docs/)\n", a.BaseURL, a.BaseURL)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -25,6 +26,8 @@ type serveConfig struct {
 	DataDir           string
 	PAMAddr           string
 	RestaurantAddr    string
+	FaxAddr           string
+	FaxStepInterval   time.Duration
 	AdminAddr         string
 	AdminToken        string
 	Demo              bool
@@ -44,6 +47,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory of the SQLite databases and demo-credentials.json")
 	fs.StringVar(&c.PAMAddr, "pam-addr", "127.0.0.1:8081", "address of the PAM API")
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
+	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
+	fs.DurationVar(&c.FaxStepInterval, "fax-step-interval", time.Second, "time between the fax simulator's steps")
 	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API (keep it on loopback)")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
@@ -138,6 +143,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	faxDB, err := fax.OpenDB(ctx, filepath.Join(c.DataDir, "fax.db"))
+	if err != nil {
+		return err
+	}
+	defer faxDB.Close()
+	faxServer, err := fax.New(ctx, fax.Config{
+		DB: faxDB, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses,
+	})
+	if err != nil {
+		return err
+	}
 	restaurantDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "restaurant.db"), restaurant.Migrations())
 	if err != nil {
 		return fmt.Errorf("restaurant database: %w", err)
@@ -168,6 +184,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}{
 		{"pam", c.PAMAddr, pamServer.Handler},
 		{"restaurant", c.RestaurantAddr, restaurantServer.Handler},
+		{"fax", c.FaxAddr, faxServer.Handler},
 		{"admin", c.AdminAddr, adminServer.Handler},
 	} {
 		h, err := api.handler()
@@ -184,9 +201,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, l := range listeners {
 		urls[l.name] = l.baseURL()
 	}
+	faxServer.SetBaseURL(urls["fax"])
+	// The fax simulator and webhook sender run with the servers and stop
+	// with them; undelivered events wait in the outbox for the next start.
+	faxCtx, stopFax := context.WithCancel(ctx)
+	faxDone := make(chan struct{})
+	go func() { defer close(faxDone); _ = faxServer.Run(faxCtx) }()
+	defer func() { stopFax(); <-faxDone }()
 
 	if c.Demo {
-		creds, err := bootstrapDemo(ctx, demoDeps{pam: pamServer, restaurant: restaurantServer}, previous, urls, c.AdminToken)
+		creds, err := bootstrapDemo(ctx, demoDeps{pam: pamServer, restaurant: restaurantServer, fax: faxServer}, previous, urls, c.AdminToken)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
