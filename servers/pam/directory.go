@@ -3,6 +3,7 @@ package pam
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -24,7 +25,7 @@ func mapStoreErr(err error, notFound, exists string) error {
 	case errors.Is(err, errNotFound):
 		return errNoSuch("%s", notFound)
 	case errors.Is(err, errAlreadyExists):
-		return newError(409, pamapi.ErrorNameResourceAlreadyExists, "%s", exists)
+		return newError(http.StatusConflict, pamapi.ErrorNameResourceAlreadyExists, "%s", exists)
 	}
 	return err
 }
