@@ -1,0 +1,274 @@
+package storage_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/storage"
+	"github.com/apistack/apistack/servers/storage/storagetest"
+)
+
+// rawRequest is a request signed by hand with the pure functions, so that each
+// part of the signature can be got wrong on purpose.
+type rawRequest struct {
+	method    string
+	target    string // path and query, as sent
+	host      string // the Host header; "" for the server's address
+	body      []byte
+	keyID     string
+	secret    string
+	region    string
+	service   string
+	at        time.Time
+	signed    []string // the headers to sign; nil for every one present
+	claimHash string   // X-Cloud-Content-Sha256; "" for the body's hash
+	after     func(h http.Header)
+	unsigned  bool
+}
+
+func (r rawRequest) send(t *testing.T, env *storagetest.Env) (int, storageapi.Error, http.Header) {
+	t.Helper()
+	if r.method == "" {
+		r.method = http.MethodPut
+	}
+	if r.target == "" {
+		r.target = "/" + storagetest.Bucket + "?lifecycle"
+	}
+	if r.keyID == "" {
+		r.keyID = env.Key.KeyID
+	}
+	if r.secret == "" {
+		r.secret = env.Key.Secret
+	}
+	if r.region == "" {
+		r.region = storage.DefaultRegion
+	}
+	if r.service == "" {
+		r.service = storage.Service
+	}
+	req, err := http.NewRequest(r.method, env.URL+r.target, bytes.NewReader(r.body))
+	require.NoError(t, err)
+	if r.host != "" {
+		req.Host = r.host
+	}
+	if len(r.body) == 0 {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	hash := sigv4.HashHex(r.body)
+	if r.claimHash == "" {
+		r.claimHash = hash
+	}
+	req.Header.Set("Content-Type", "application/xml")
+	req.Header.Set("X-Cloud-Date", r.at.UTC().Format(sigv4.TimeFormat))
+	req.Header.Set("X-Cloud-Content-Sha256", r.claimHash)
+	if !r.unsigned {
+		signed := r.signed
+		if signed == nil {
+			signed = sigv4.HeadersToSign(req.Header)
+		}
+		host := req.Host
+		if host == "" {
+			host = req.URL.Host
+		}
+		cr := sigv4.CanonicalRequest(req.Method, sigv4.CanonicalURI(req.URL.Path, false), sigv4.CanonicalQuery(req.URL.Query()),
+			sigv4.CanonicalHeaders(req.Header, host, signed), strings.Join(signed, ";"), r.claimHash)
+		scope := sigv4.Cloud4.Scope(r.at, r.region, r.service)
+		sig := sigv4.Signature(sigv4.Cloud4.SigningKey(r.secret, r.at, r.region, r.service), sigv4.Cloud4.StringToSign(r.at, scope, cr))
+		req.Header.Set("Authorization", sigv4.Cloud4.AuthorizationHeader(r.keyID, scope, signed, sig))
+	}
+	if r.after != nil {
+		r.after(req.Header)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var e storageapi.Error
+	if resp.StatusCode >= 300 {
+		e = errorOf(t, body)
+		assert.Equal(t, "application/xml", resp.Header.Get("Content-Type"))
+		assert.Equal(t, resp.Header.Get("X-Cloud-Request-Id"), e.RequestId)
+	}
+	return resp.StatusCode, e, resp.Header
+}
+
+func requireNothingStored(t *testing.T, env *storagetest.Env) {
+	t.Helper()
+	n, err := env.Server.LifecycleCount(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing is stored after a refused request")
+}
+
+func TestSignature_EveryFailureHasItsCode(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	valid := corpusFile(t, "valid", "expire-days-filter-prefix")
+	base := rawRequest{body: valid, at: start}
+
+	ok := base
+	status, e, _ := ok.send(t, env)
+	require.Equal(t, http.StatusOK, status, "the unmodified request is accepted: %s", e.Message)
+	require.NoError(t, env.Server.DeleteBucket(context.Background(), storagetest.Bucket))
+	_, err := env.Server.CreateBucket(context.Background(), storagetest.Bucket, storage.Unversioned)
+	require.NoError(t, err)
+	requireNothingStored(t, env)
+
+	with := func(change func(*rawRequest)) rawRequest {
+		r := base
+		change(&r)
+		return r
+	}
+	tests := []struct {
+		name   string
+		req    rawRequest
+		status int
+		code   storageapi.ErrorCode
+	}{
+		{"no Authorization", with(func(r *rawRequest) { r.unsigned = true }), 403, storageapi.ErrorCodeAccessDenied},
+		{"unknown key", with(func(r *rawRequest) { r.keyID = "CKNOSUCHKEY000000000" }), 403, storageapi.ErrorCodeInvalidAccessKeyId},
+		{"wrong secret", with(func(r *rawRequest) { r.secret = "not-the-secret" }), 403, storageapi.ErrorCodeSignatureDoesNotMatch},
+		{"wrong region", with(func(r *rawRequest) { r.region = "us-east-1" }), 400, storageapi.ErrorCodeAuthorizationHeaderMalformed},
+		{"wrong service", with(func(r *rawRequest) { r.service = "sqs" }), 400, storageapi.ErrorCodeAuthorizationHeaderMalformed},
+		{"scope date is not X-Cloud-Date's", with(func(r *rawRequest) {
+			r.after = func(h http.Header) {
+				h.Set("Authorization", strings.Replace(h.Get("Authorization"), "/20260314/", "/20260313/", 1))
+			}
+		}), 400, storageapi.ErrorCodeAuthorizationHeaderMalformed},
+		{"16 minutes of skew", with(func(r *rawRequest) { r.at = start.Add(-16 * time.Minute) }), 403, storageapi.ErrorCodeRequestTimeTooSkewed},
+		{"host not signed", with(func(r *rawRequest) {
+			r.signed = []string{"content-type", "x-cloud-content-sha256", "x-cloud-date"}
+		}), 403, storageapi.ErrorCodeAccessDenied},
+		{"x-cloud-date not signed", with(func(r *rawRequest) {
+			r.signed = []string{"content-type", "host", "x-cloud-content-sha256"}
+		}), 403, storageapi.ErrorCodeAccessDenied},
+		{"x-cloud-content-sha256 not signed", with(func(r *rawRequest) {
+			r.signed = []string{"content-type", "host", "x-cloud-date"}
+		}), 403, storageapi.ErrorCodeAccessDenied},
+		{"body hash mismatch", with(func(r *rawRequest) {
+			r.claimHash = sigv4.HashHex([]byte("another body"))
+		}), 400, storageapi.ErrorCodeXCloudContentSHA256Mismatch},
+		{"duplicate Authorization", with(func(r *rawRequest) {
+			r.after = func(h http.Header) { h.Add("Authorization", h.Get("Authorization")) }
+		}), 400, storageapi.ErrorCodeAuthorizationHeaderMalformed},
+		{"malformed Authorization", with(func(r *rawRequest) {
+			r.after = func(h http.Header) {
+				h.Set("Authorization", strings.Replace(h.Get("Authorization"), ", Signature=", ", Signature=, Signature=", 1))
+			}
+		}), 400, storageapi.ErrorCodeAuthorizationHeaderMalformed},
+		{"other algorithm", with(func(r *rawRequest) {
+			r.after = func(h http.Header) {
+				h.Set("Authorization", strings.Replace(h.Get("Authorization"), "CLOUD4-", "AWS4-", 1))
+			}
+		}), 400, storageapi.ErrorCodeAuthorizationHeaderMalformed},
+		{"tampered header after signing", with(func(r *rawRequest) {
+			r.after = func(h http.Header) { h.Set("Content-Type", "application/xml; charset=utf-8") }
+		}), 403, storageapi.ErrorCodeSignatureDoesNotMatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, e, _ := tt.req.send(t, env)
+			assert.Equal(t, tt.status, status, e.Message)
+			assert.Equal(t, tt.code, e.Code, e.Message)
+			assert.NotContains(t, e.Message, env.Key.Secret)
+			requireNothingStored(t, env)
+		})
+	}
+}
+
+func TestSignature_FifteenMinutesOfSkewAreAccepted(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	for _, at := range []time.Time{start.Add(-15 * time.Minute), start.Add(15 * time.Minute)} {
+		r := rawRequest{method: http.MethodDelete, at: at}
+		status, e, _ := r.send(t, env)
+		assert.Equal(t, http.StatusNoContent, status, e.Message)
+	}
+}
+
+func TestAddressing_VirtualHostStyle(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	host := storagetest.Bucket + "." + storage.DefaultRegion + "." + storage.DefaultDomain
+	put := rawRequest{target: "/?lifecycle", host: host, body: corpusFile(t, "valid", "legacy-prefix"), at: start}
+	status, e, _ := put.send(t, env)
+	require.Equal(t, http.StatusOK, status, e.Message)
+
+	// The description's sample form, the bucket in the host and in the path.
+	get := rawRequest{method: http.MethodGet, target: "/" + storagetest.Bucket + "?lifecycle", host: host + ":8083", at: start}
+	status, e, _ = get.send(t, env)
+	require.Equal(t, http.StatusOK, status, e.Message)
+
+	other := rawRequest{method: http.MethodGet, target: "/?lifecycle", host: "nosuchbucket." + storage.DefaultRegion + "." + storage.DefaultDomain, at: start}
+	status, e, _ = other.send(t, env)
+	assert.Equal(t, http.StatusNotFound, status)
+	assert.Equal(t, storageapi.ErrorCodeNoSuchBucket, e.Code)
+}
+
+func TestPutLifecycle_HostileXMLIsMalformedAndNothingIsStored(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	open := `<LifecycleConfiguration xmlns="http://cloud.apistack.dev/doc/2006-03-01/">`
+	tests := map[string][]byte{
+		"doctype with entity expansion": []byte(`<?xml version="1.0"?><!DOCTYPE LifecycleConfiguration [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>` +
+			open + `<Rule><ID>&c;</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`),
+		"10,000-deep nesting": []byte(open + strings.Repeat("<Rule>", 10000) + strings.Repeat("</Rule>", 10000) + `</LifecycleConfiguration>`),
+		"invalid UTF-8":       []byte(open + "<Rule><ID>\xff\xfe</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>"),
+		"empty body":          nil,
+		"trailing garbage":    append(corpusFile(t, "valid", "legacy-prefix"), "<x/>"...),
+		"wrong namespace":     corpusFile(t, "invalid", "wrong-namespace"),
+		"unknown element":     corpusFile(t, "invalid", "unknown-element"),
+	}
+	for name, body := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := rawRequest{body: body, at: start}
+			status, e, _ := r.send(t, env)
+			assert.Equal(t, http.StatusBadRequest, status, e.Message)
+			assert.Equal(t, storageapi.ErrorCodeMalformedXML, e.Code, e.Message)
+			requireNothingStored(t, env)
+		})
+	}
+}
+
+func TestPutLifecycle_TenMegabyteBodyIsRefusedBeforeItIsRead(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	body := bytes.Repeat([]byte("<!-- padding -->"), 10<<20/16)
+	began := time.Now()
+	r := rawRequest{body: body, at: start}
+	status, e, _ := r.send(t, env)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, storageapi.ErrorCodeMalformedXML, e.Code)
+	assert.Contains(t, e.Message, "1048576")
+	assert.Less(t, time.Since(began), 5*time.Second)
+	requireNothingStored(t, env)
+}
+
+func TestRouting_OnlyTheLifecycleSubresourceExists(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	r := rawRequest{method: http.MethodGet, target: "/" + storagetest.Bucket + "/some/key", at: start}
+	status, e, _ := r.send(t, env)
+	assert.Equal(t, http.StatusNotImplemented, status)
+	assert.Equal(t, storageapi.ErrorCodeNotImplemented, e.Code)
+
+	r = rawRequest{method: http.MethodGet, target: "/" + storagetest.Bucket, at: start}
+	status, e, _ = r.send(t, env)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, storageapi.ErrorCodeInvalidArgument, e.Code)
+	assert.Contains(t, e.Message, "lifecycle")
+}
+
+var _ = url.Values{}

@@ -1,0 +1,124 @@
+package storage_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	clientstorage "github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/storage"
+	"github.com/apistack/apistack/servers/storage/storagetest"
+)
+
+var start = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// generated returns the generated client over the signer, as clients/storage
+// builds it, with the server's fake clock as the signing time.
+func generated(t *testing.T, env *storagetest.Env, now func() time.Time) *storageapi.ClientWithResponses {
+	t.Helper()
+	signer := &clientstorage.Signer{
+		Credentials: sigv4.Credentials{AccessKeyID: env.Key.KeyID, SecretAccessKey: env.Key.Secret},
+		Region:      storage.DefaultRegion,
+		Service:     storage.Service,
+		Now:         now,
+	}
+	c, err := storageapi.NewClientWithResponses(env.URL, storageapi.WithHTTPClient(&http.Client{Transport: signer}))
+	require.NoError(t, err)
+	return c
+}
+
+func corpusFile(t *testing.T, kind, name string) []byte {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("../../testdata/lifecycle", kind, name+".xml"))
+	require.NoError(t, err)
+	return body
+}
+
+func xmlBody(b []byte) (string, io.Reader) { return "application/xml", bytes.NewReader(b) }
+
+func errorOf(t *testing.T, body []byte) storageapi.Error {
+	t.Helper()
+	var e storageapi.Error
+	require.NoError(t, xml.Unmarshal(body, &e), "%s", body)
+	return e
+}
+
+func TestLifecycle_PutGetDeleteThroughTheGeneratedClient(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	c := generated(t, env, fake.Now)
+	ctx := context.Background()
+
+	ct, body := xmlBody(corpusFile(t, "valid", "expire-days-filter-prefix"))
+	put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.Bucket, &storageapi.PutLifecycleParams{}, ct, body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+	assert.Regexp(t, `^[0-9A-F]{16}$`, put.HTTPResponse.Header.Get("X-Cloud-Request-Id"))
+
+	got, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
+	require.NotNil(t, got.XML200)
+	require.Len(t, got.XML200.Rules, 1)
+	assert.Equal(t, "expire-logs", *got.XML200.Rules[0].ID)
+	assert.Equal(t, int32(30), *got.XML200.Rules[0].Expiration.Days)
+
+	del, err := c.DeleteLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.DeleteLifecycleParams{})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, del.StatusCode())
+
+	got, err = c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNotFound, got.StatusCode())
+	assert.Equal(t, storageapi.ErrorCodeNoSuchLifecycleConfiguration, got.XML404.Code)
+}
+
+func TestLifecycle_VersionedBucketTakesNoncurrentVersionExpiration(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	c := generated(t, env, fake.Now)
+	ctx := context.Background()
+
+	ct, body := xmlBody(corpusFile(t, "valid", "noncurrent-version-expiration"))
+	put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.VersionedBucket, &storageapi.PutLifecycleParams{}, ct, body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+
+	for _, tc := range []struct {
+		bucket, file string
+		status       int
+		code         storageapi.ErrorCode
+	}{
+		{storagetest.Bucket, "noncurrent-version-expiration", 400, storageapi.ErrorCodeInvalidArgument},
+		{storagetest.VersionedBucket, "expire-days-filter-prefix", 400, storageapi.ErrorCodeInvalidArgument},
+		{storagetest.Bucket, "duplicate-ids-schema-valid", 400, storageapi.ErrorCodeInvalidArgument},
+		{storagetest.Bucket, "transitions", 501, storageapi.ErrorCodeNotImplemented},
+		{storagetest.Bucket, "filter-tag", 501, storageapi.ErrorCodeNotImplemented},
+		{"no-such-bucket", "expire-days-filter-prefix", 404, storageapi.ErrorCodeNoSuchBucket},
+	} {
+		t.Run(tc.bucket+"/"+tc.file, func(t *testing.T) {
+			ct, body := xmlBody(corpusFile(t, "valid", tc.file))
+			resp, err := c.PutLifecycleWithBodyWithResponse(ctx, tc.bucket, &storageapi.PutLifecycleParams{}, ct, body)
+			require.NoError(t, err)
+			require.Equal(t, tc.status, resp.StatusCode(), "%s", resp.Body)
+			e := errorOf(t, resp.Body)
+			assert.Equal(t, tc.code, e.Code)
+			assert.Equal(t, resp.HTTPResponse.Header.Get("X-Cloud-Request-Id"), e.RequestId)
+		})
+	}
+	n, err := env.Server.LifecycleCount(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "only the valid configuration is stored")
+}

@@ -1,0 +1,239 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the storage schema migrations (goose SQL files).
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+// Store errors, returned wrapped by the operator calls and mapped onto API
+// errors by the handlers.
+var (
+	// ErrNotFound: no bucket, key or configuration of that name.
+	ErrNotFound = errors.New("not found")
+	// ErrAlreadyExists: the name is taken.
+	ErrAlreadyExists = errors.New("already exists")
+	// ErrConflict: the change is not allowed from the current state.
+	ErrConflict = errors.New("conflict")
+)
+
+// store is every SQL statement of the storage service.
+type store struct {
+	db *sql.DB
+}
+
+func (s *store) createBucket(ctx context.Context, name string, v Versioning, now time.Time) (Bucket, error) {
+	res, err := s.db.ExecContext(ctx,
+		`INSERT INTO buckets (name, versioning, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		name, string(v), now.UTC())
+	if err != nil {
+		return Bucket{}, fmt.Errorf("create bucket: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Bucket{}, fmt.Errorf("create bucket: %w", err)
+	} else if n == 0 {
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrAlreadyExists)
+	}
+	return Bucket{Name: name, Versioning: v, CreatedAt: now.UTC()}, nil
+}
+
+func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
+	var b Bucket
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT name, versioning, created_at FROM buckets WHERE name = ?`, name).
+		Scan(&b.Name, &v, &b.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, err)
+	}
+	b.Versioning = Versioning(v)
+	return b, nil
+}
+
+func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, versioning, created_at FROM buckets ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list buckets: %w", err)
+	}
+	defer rows.Close()
+	var out []Bucket
+	for rows.Next() {
+		var b Bucket
+		var v string
+		if err := rows.Scan(&b.Name, &v, &b.CreatedAt); err != nil {
+			return nil, fmt.Errorf("list buckets: %w", err)
+		}
+		b.Versioning = Versioning(v)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list buckets: %w", err)
+	}
+	return out, nil
+}
+
+func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (Bucket, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Bucket{}, fmt.Errorf("set versioning: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	var b Bucket
+	var current string
+	err = tx.QueryRowContext(ctx, `SELECT name, versioning, created_at FROM buckets WHERE name = ?`, name).
+		Scan(&b.Name, &current, &b.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return Bucket{}, fmt.Errorf("set versioning: %w", err)
+	}
+	if v == Unversioned && Versioning(current) != Unversioned {
+		return Bucket{}, fmt.Errorf("bucket %q: versioning, once enabled, can only be suspended: %w", name, ErrConflict)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE buckets SET versioning = ? WHERE name = ?`, string(v), name); err != nil {
+		return Bucket{}, fmt.Errorf("set versioning: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Bucket{}, fmt.Errorf("set versioning: %w", err)
+	}
+	b.Versioning = v
+	return b, nil
+}
+
+func (s *store) deleteBucket(ctx context.Context, name string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM buckets WHERE name = ?`, name)
+	if err != nil {
+		return fmt.Errorf("delete bucket: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete bucket: %w", err)
+	} else if n == 0 {
+		return fmt.Errorf("bucket %q: %w", name, ErrNotFound)
+	}
+	return nil
+}
+
+// newKeyID returns a key id in the protocol's style: 20 uppercase letters and digits.
+func newKeyID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	b := make([]byte, 20)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return "CK" + string(b[2:])
+}
+
+func (s *store) createKey(ctx context.Context, description string, now time.Time) (AccessKey, error) {
+	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Description: description, CreatedAt: now.UTC()}
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO access_keys (key_id, secret, description, created_at) VALUES (?, ?, ?, ?)`,
+		k.KeyID, k.Secret, k.Description, k.CreatedAt)
+	if err != nil {
+		return AccessKey{}, fmt.Errorf("create key: %w", err)
+	}
+	return k, nil
+}
+
+func (s *store) keySecret(ctx context.Context, keyID string) (string, bool, error) {
+	var secret string
+	err := s.db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, keyID).Scan(&secret)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("look up key: %w", err)
+	}
+	return secret, true, nil
+}
+
+func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT key_id, description, created_at FROM access_keys ORDER BY created_at, key_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list keys: %w", err)
+	}
+	defer rows.Close()
+	var out []AccessKey
+	for rows.Next() {
+		var k AccessKey
+		if err := rows.Scan(&k.KeyID, &k.Description, &k.CreatedAt); err != nil {
+			return nil, fmt.Errorf("list keys: %w", err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list keys: %w", err)
+	}
+	return out, nil
+}
+
+func (s *store) deleteKey(ctx context.Context, keyID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM access_keys WHERE key_id = ?`, keyID)
+	if err != nil {
+		return fmt.Errorf("delete key: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete key: %w", err)
+	} else if n == 0 {
+		return fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+	}
+	return nil
+}
+
+func (s *store) putLifecycle(ctx context.Context, bucket string, document []byte, now time.Time) error {
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES (?, ?, ?)
+		 ON CONFLICT (bucket) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at`,
+		bucket, string(document), now.UTC())
+	if err != nil {
+		return fmt.Errorf("store lifecycle configuration: %w", err)
+	}
+	return nil
+}
+
+func (s *store) lifecycle(ctx context.Context, bucket string) ([]byte, error) {
+	var doc string
+	err := s.db.QueryRowContext(ctx, `SELECT document FROM lifecycle_configurations WHERE bucket = ?`, bucket).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("lifecycle configuration of %q: %w", bucket, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lifecycle configuration: %w", err)
+	}
+	return []byte(doc), nil
+}
+
+func (s *store) deleteLifecycle(ctx context.Context, bucket string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM lifecycle_configurations WHERE bucket = ?`, bucket); err != nil {
+		return fmt.Errorf("delete lifecycle configuration: %w", err)
+	}
+	return nil
+}
+
+func (s *store) lifecycleCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM lifecycle_configurations`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count lifecycle configurations: %w", err)
+	}
+	return n, nil
+}
