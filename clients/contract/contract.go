@@ -31,6 +31,7 @@ import (
 	"github.com/apistack/apistack/gen/faxwebhooks"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/storageapi"
 )
 
 // API names an apistack API whose spec is embedded in this package.
@@ -42,6 +43,9 @@ const (
 	Admin      API = "admin"
 	Restaurant API = "restaurant"
 	Fax        API = "fax"
+	// Storage is the storage API; its XML bodies are decoded by the decoder
+	// the storage server registers, so import servers/storage where it is checked.
+	Storage API = "storage"
 	// FaxWebhooks is the receiving endpoint of the fax webhooks (specs/fax/webhooks.yaml).
 	FaxWebhooks API = "faxwebhooks"
 )
@@ -53,6 +57,7 @@ var specs = map[API]func() (*openapi3.T, error){
 	Restaurant:  restaurantapi.GetSpec,
 	Fax:         faxapi.GetSpec,
 	FaxWebhooks: faxwebhooks.GetSpec,
+	Storage:     storageapi.GetSpec,
 }
 
 // Violation is the error of a request or response that breaks the spec.
