@@ -108,4 +108,3 @@ func TestNew_RequiresTheAddressAndTheKey(t *testing.T) {
 	_, err := storage.New(storage.Config{Endpoint: "http://127.0.0.1:8083"})
 	assert.Error(t, err)
 }
-
