@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"path"
@@ -47,6 +48,42 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorUnauthorized:
 		return true
 	case ErrorErrorUnsupportedContentType:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FaxInboundOutcome.
+const (
+	FaxInboundOutcomeFailed   FaxInboundOutcome = "failed"
+	FaxInboundOutcomePartial  FaxInboundOutcome = "partial"
+	FaxInboundOutcomeReceived FaxInboundOutcome = "received"
+)
+
+// Valid indicates whether the value is a known member of the FaxInboundOutcome enum.
+func (e FaxInboundOutcome) Valid() bool {
+	switch e {
+	case FaxInboundOutcomeFailed:
+		return true
+	case FaxInboundOutcomePartial:
+		return true
+	case FaxInboundOutcomeReceived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FaxWebhookPublicKeyAlgorithm.
+const (
+	FaxWebhookPublicKeyAlgorithmEd25519 FaxWebhookPublicKeyAlgorithm = "ed25519"
+)
+
+// Valid indicates whether the value is a known member of the FaxWebhookPublicKeyAlgorithm enum.
+func (e FaxWebhookPublicKeyAlgorithm) Valid() bool {
+	switch e {
+	case FaxWebhookPublicKeyAlgorithmEd25519:
 		return true
 	default:
 		return false
@@ -240,6 +277,174 @@ type Error struct {
 // ErrorError defines model for Error.Error.
 type ErrorError string
 
+// FaxAPIKey defines model for FaxAPIKey.
+type FaxAPIKey struct {
+	// Id Names the key to the admin API (revoke, rotate); it does not authenticate.
+	Id openapi_types.UUID `json:"id"`
+
+	// Key The fax API's bearer key (`Authorization` header). Shown once; only its hash is stored.
+	Key string `json:"key"`
+
+	// Replaced The key revoked by this rotation, when one was.
+	Replaced *openapi_types.UUID `json:"replaced,omitempty"`
+}
+
+// FaxAccount defines model for FaxAccount.
+type FaxAccount struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      FaxAccountName     `json:"name"`
+}
+
+// FaxAccountCredentials defines model for FaxAccountCredentials.
+type FaxAccountCredentials struct {
+	Account FaxAccount `json:"account"`
+	ApiKey  FaxAPIKey  `json:"api_key"`
+}
+
+// FaxAccountName defines model for FaxAccountName.
+type FaxAccountName = string
+
+// FaxApplication defines model for FaxApplication.
+type FaxApplication struct {
+	// Id The `connection_id` of sends.
+	Id                     openapi_types.UUID  `json:"id"`
+	Name                   string              `json:"name"`
+	OutboundVoiceProfileId *openapi_types.UUID `json:"outbound_voice_profile_id"`
+
+	// WebhookFailoverUrl Empty when there is none.
+	WebhookFailoverUrl string `json:"webhook_failover_url"`
+	WebhookUrl         string `json:"webhook_url"`
+}
+
+// FaxCreateAPIKeyRequest defines model for FaxCreateAPIKeyRequest.
+type FaxCreateAPIKeyRequest struct {
+	// Replaces A key of the account to revoke in the same transaction (rotation).
+	Replaces *openapi_types.UUID `json:"replaces,omitempty"`
+}
+
+// FaxCreateAccountRequest defines model for FaxCreateAccountRequest.
+type FaxCreateAccountRequest struct {
+	Name FaxAccountName `json:"name"`
+}
+
+// FaxCreateApplicationRequest defines model for FaxCreateApplicationRequest.
+type FaxCreateApplicationRequest struct {
+	Name string `json:"name"`
+
+	// OutboundVoiceProfileId A profile of the account; without one the application cannot send.
+	OutboundVoiceProfileId *openapi_types.UUID `json:"outbound_voice_profile_id,omitempty"`
+	WebhookFailoverUrl     *string             `json:"webhook_failover_url,omitempty"`
+	WebhookUrl             string              `json:"webhook_url"`
+}
+
+// FaxCreateOutboundVoiceProfileRequest defines model for FaxCreateOutboundVoiceProfileRequest.
+type FaxCreateOutboundVoiceProfileRequest struct {
+	Name string `json:"name"`
+}
+
+// FaxInbound defines model for FaxInbound.
+type FaxInbound struct {
+	// FaxId The fax's id in the fax API (and in its events' `fax_id`).
+	FaxId openapi_types.UUID `json:"fax_id"`
+
+	// From A phone number in E.164 form.
+	From FaxPhoneNumber `json:"from"`
+
+	// Outcome received: the fax is received whole. partial: received with `partial_content` true.
+	// failed: the sender's call drops (`failed`, `sender_call_dropped`).
+	Outcome FaxInboundOutcome `json:"outcome"`
+
+	// PageCount Pages of the document.
+	PageCount int `json:"page_count"`
+
+	// To A phone number in E.164 form.
+	To FaxPhoneNumber `json:"to"`
+}
+
+// FaxInboundForm defines model for FaxInboundForm.
+type FaxInboundForm struct {
+	CallDurationSecs *int `json:"call_duration_secs,omitempty"`
+
+	// Document The PDF received.
+	Document openapi_types.File `json:"document"`
+
+	// From A phone number in E.164 form.
+	From FaxPhoneNumber `json:"from"`
+
+	// Outcome received: the fax is received whole. partial: received with `partial_content` true.
+	// failed: the sender's call drops (`failed`, `sender_call_dropped`).
+	Outcome FaxInboundOutcome `json:"outcome"`
+
+	// To A phone number in E.164 form.
+	To FaxPhoneNumber `json:"to"`
+}
+
+// FaxInboundOutcome received: the fax is received whole. partial: received with `partial_content` true.
+// failed: the sender's call drops (`failed`, `sender_call_dropped`).
+type FaxInboundOutcome string
+
+// FaxInboundRequest defines model for FaxInboundRequest.
+type FaxInboundRequest struct {
+	// CallDurationSecs The length of the call; without it one is derived from the page count.
+	CallDurationSecs *int `json:"call_duration_secs,omitempty"`
+
+	// Document The PDF received, base64.
+	Document []byte `json:"document"`
+
+	// From A phone number in E.164 form.
+	From FaxPhoneNumber `json:"from"`
+
+	// Outcome received: the fax is received whole. partial: received with `partial_content` true.
+	// failed: the sender's call drops (`failed`, `sender_call_dropped`).
+	Outcome FaxInboundOutcome `json:"outcome"`
+
+	// To A phone number in E.164 form.
+	To FaxPhoneNumber `json:"to"`
+}
+
+// FaxNumber defines model for FaxNumber.
+type FaxNumber struct {
+	AccountName   FaxAccountName      `json:"account_name"`
+	ApplicationId *openapi_types.UUID `json:"application_id"`
+
+	// PhoneNumber A phone number in E.164 form.
+	PhoneNumber FaxPhoneNumber `json:"phone_number"`
+}
+
+// FaxOutboundVoiceProfile defines model for FaxOutboundVoiceProfile.
+type FaxOutboundVoiceProfile struct {
+	Id   openapi_types.UUID `json:"id"`
+	Name string             `json:"name"`
+}
+
+// FaxPhoneNumber A phone number in E.164 form.
+type FaxPhoneNumber = string
+
+// FaxSetNumberRequest defines model for FaxSetNumberRequest.
+type FaxSetNumberRequest struct {
+	// ApplicationId The application of the account to enable the number on; null or absent for none.
+	ApplicationId *openapi_types.UUID `json:"application_id,omitempty"`
+}
+
+// FaxWebhookPublicKey defines model for FaxWebhookPublicKey.
+type FaxWebhookPublicKey struct {
+	Algorithm FaxWebhookPublicKeyAlgorithm `json:"algorithm"`
+
+	// PublicKey The 32-byte Ed25519 public key, base64 (standard alphabet, padded).
+	PublicKey []byte `json:"public_key"`
+}
+
+// FaxWebhookPublicKeyAlgorithm defines model for FaxWebhookPublicKey.Algorithm.
+type FaxWebhookPublicKeyAlgorithm string
+
+// FaxWebhookStats defines model for FaxWebhookStats.
+type FaxWebhookStats struct {
+	Abandoned int `json:"abandoned"`
+	Delivered int `json:"delivered"`
+	Pending   int `json:"pending"`
+}
+
 // PAMMaintenance defines model for PAMMaintenance.
 type PAMMaintenance struct {
 	// Offline True while every PAM call answers 503 `service_offline`.
@@ -362,6 +567,9 @@ type UpdatePAMTeamRequest struct {
 	Disabled *bool `json:"disabled,omitempty"`
 }
 
+// FaxKeyID defines model for FaxKeyID.
+type FaxKeyID = openapi_types.UUID
+
 // RestaurantEntityGUID defines model for RestaurantEntityGUID.
 type RestaurantEntityGUID = RestaurantGUID
 
@@ -385,6 +593,30 @@ type NotFound = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// UnsupportedMediaType defines model for UnsupportedMediaType.
+type UnsupportedMediaType = Error
+
+// CreateFaxAccountJSONRequestBody defines body for CreateFaxAccount for application/json ContentType.
+type CreateFaxAccountJSONRequestBody = FaxCreateAccountRequest
+
+// CreateFaxAPIKeyJSONRequestBody defines body for CreateFaxAPIKey for application/json ContentType.
+type CreateFaxAPIKeyJSONRequestBody = FaxCreateAPIKeyRequest
+
+// CreateFaxApplicationJSONRequestBody defines body for CreateFaxApplication for application/json ContentType.
+type CreateFaxApplicationJSONRequestBody = FaxCreateApplicationRequest
+
+// SetFaxNumberJSONRequestBody defines body for SetFaxNumber for application/json ContentType.
+type SetFaxNumberJSONRequestBody = FaxSetNumberRequest
+
+// CreateFaxOutboundVoiceProfileJSONRequestBody defines body for CreateFaxOutboundVoiceProfile for application/json ContentType.
+type CreateFaxOutboundVoiceProfileJSONRequestBody = FaxCreateOutboundVoiceProfileRequest
+
+// InjectFaxInboundJSONRequestBody defines body for InjectFaxInbound for application/json ContentType.
+type InjectFaxInboundJSONRequestBody = FaxInboundRequest
+
+// InjectFaxInboundMultipartRequestBody defines body for InjectFaxInbound for multipart/form-data ContentType.
+type InjectFaxInboundMultipartRequestBody = FaxInboundForm
 
 // SetPAMMaintenanceJSONRequestBody defines body for SetPAMMaintenance for application/json ContentType.
 type SetPAMMaintenanceJSONRequestBody = PAMMaintenance
@@ -489,6 +721,172 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// CreateFaxAccountWithBody Create a fax account with its first API key
+	//
+	// Creates a tenant of the fax API and issues its first API key. The key is in this
+	// response only; the server keeps a hash of it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+	CreateFaxAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaxAccount Create a fax account with its first API key
+	//
+	// Creates a tenant of the fax API and issues its first API key. The key is in this
+	// response only; the server keeps a hash of it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+	CreateFaxAccount(ctx context.Context, body CreateFaxAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFaxAccount Get a fax account
+	//
+	// Returns the account; its keys are never shown again.
+	//
+	// Corresponds with GET /fax/accounts/{account_name} (the `GetFaxAccount` operationId).
+	GetFaxAccount(ctx context.Context, accountName FaxAccountName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaxAPIKeyWithBody Issue or rotate a fax API key
+	//
+	// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+	// same transaction (a rotation): either both happen or neither, and requests bearing the
+	// old key answer 401 from then on. The key is in this response only; the server keeps a
+	// hash of it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+	CreateFaxAPIKeyWithBody(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaxAPIKey Issue or rotate a fax API key
+	//
+	// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+	// same transaction (a rotation): either both happen or neither, and requests bearing the
+	// old key answer 401 from then on. The key is in this response only; the server keeps a
+	// hash of it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+	CreateFaxAPIKey(ctx context.Context, accountName FaxAccountName, body CreateFaxAPIKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeFaxAPIKey Revoke a fax API key
+	//
+	// Requests bearing the key answer 401 from then on.
+	//
+	// Corresponds with DELETE /fax/accounts/{account_name}/api_keys/{key_id} (the `RevokeFaxAPIKey` operationId).
+	RevokeFaxAPIKey(ctx context.Context, accountName FaxAccountName, keyId FaxKeyID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaxApplicationWithBody Create a fax application for an account
+	//
+	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+	// the account's API key. Its id is the `connection_id` of sends.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+	CreateFaxApplicationWithBody(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaxApplication Create a fax application for an account
+	//
+	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+	// the account's API key. Its id is the `connection_id` of sends.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+	CreateFaxApplication(ctx context.Context, accountName FaxAccountName, body CreateFaxApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetFaxNumberWithBody Give a phone number to an account, enabled on an application
+	//
+	// Gives the number to the account and enables it on `application_id` (null or absent:
+	// on none). A number enabled on an application can send from it and receive inbound
+	// faxes. Calling it again moves the number to another application of the account; a
+	// number of another account answers 409.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+	SetFaxNumberWithBody(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetFaxNumber Give a phone number to an account, enabled on an application
+	//
+	// Gives the number to the account and enables it on `application_id` (null or absent:
+	// on none). A number enabled on an application can send from it and receive inbound
+	// faxes. Calling it again moves the number to another application of the account; a
+	// number of another account answers 409.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+	SetFaxNumber(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, body SetFaxNumberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaxOutboundVoiceProfileWithBody Create an outbound voice profile
+	//
+	// A fax application needs an outbound voice profile to send faxes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+	CreateFaxOutboundVoiceProfileWithBody(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaxOutboundVoiceProfile Create an outbound voice profile
+	//
+	// A fax application needs an outbound voice profile to send faxes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+	CreateFaxOutboundVoiceProfile(ctx context.Context, accountName FaxAccountName, body CreateFaxOutboundVoiceProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InjectFaxInboundWithBody Inject an inbound fax
+	//
+	// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+	// The fax is created `receiving` (event `fax.receiving.started`) and walks
+	// `media.processing` -> `received` (`outcome` received or partial, the latter with
+	// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+	// its events go to the application's webhook URL. The document is a PDF, as base64 in
+	// JSON or as the `document` part of a multipart form; a document that is not a PDF
+	// answers 400.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+	InjectFaxInboundWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InjectFaxInbound Inject an inbound fax
+	//
+	// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+	// The fax is created `receiving` (event `fax.receiving.started`) and walks
+	// `media.processing` -> `received` (`outcome` received or partial, the latter with
+	// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+	// its events go to the application's webhook URL. The document is a PDF, as base64 in
+	// JSON or as the `document` part of a multipart form; a document that is not a PDF
+	// answers 400.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+	InjectFaxInbound(ctx context.Context, body InjectFaxInboundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFaxWebhookPublicKey Get the key fax webhooks are signed with
+	//
+	// The Ed25519 public key receivers verify `Webhook-Signature-Ed25519` with (over
+	// `Webhook-Timestamp + "|" + raw body`); clients/fax's `ParseWebhookPublicKey` reads it.
+	//
+	// Corresponds with GET /fax/webhook_public_key (the `GetFaxWebhookPublicKey` operationId).
+	GetFaxWebhookPublicKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFaxWebhookStats Count the fax webhook outbox's events by fate
+	//
+	// Events waiting to be delivered (including those between retries), delivered, and
+	// abandoned after every retry on the webhook and failover URLs.
+	//
+	// Corresponds with GET /fax/webhook_stats (the `GetFaxWebhookStats` operationId).
+	GetFaxWebhookStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPAMMaintenance Tell whether the PAM API is offline
 	//
@@ -733,6 +1131,332 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
 	ArchiveRestaurantEntity(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// CreateFaxAccountWithBody Create a fax account with its first API key
+//
+// Creates a tenant of the fax API and issues its first API key. The key is in this
+// response only; the server keeps a hash of it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+func (c *Client) CreateFaxAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxAccountRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaxAccount Create a fax account with its first API key
+//
+// Creates a tenant of the fax API and issues its first API key. The key is in this
+// response only; the server keeps a hash of it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+func (c *Client) CreateFaxAccount(ctx context.Context, body CreateFaxAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxAccountRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFaxAccount Get a fax account
+//
+// Returns the account; its keys are never shown again.
+//
+// Corresponds with GET /fax/accounts/{account_name} (the `GetFaxAccount` operationId).
+func (c *Client) GetFaxAccount(ctx context.Context, accountName FaxAccountName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFaxAccountRequest(c.Server, accountName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaxAPIKeyWithBody Issue or rotate a fax API key
+//
+// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+// same transaction (a rotation): either both happen or neither, and requests bearing the
+// old key answer 401 from then on. The key is in this response only; the server keeps a
+// hash of it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+func (c *Client) CreateFaxAPIKeyWithBody(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxAPIKeyRequestWithBody(c.Server, accountName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaxAPIKey Issue or rotate a fax API key
+//
+// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+// same transaction (a rotation): either both happen or neither, and requests bearing the
+// old key answer 401 from then on. The key is in this response only; the server keeps a
+// hash of it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+func (c *Client) CreateFaxAPIKey(ctx context.Context, accountName FaxAccountName, body CreateFaxAPIKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxAPIKeyRequest(c.Server, accountName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeFaxAPIKey Revoke a fax API key
+//
+// Requests bearing the key answer 401 from then on.
+//
+// Corresponds with DELETE /fax/accounts/{account_name}/api_keys/{key_id} (the `RevokeFaxAPIKey` operationId).
+func (c *Client) RevokeFaxAPIKey(ctx context.Context, accountName FaxAccountName, keyId FaxKeyID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeFaxAPIKeyRequest(c.Server, accountName, keyId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaxApplicationWithBody Create a fax application for an account
+//
+// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+// the account's API key. Its id is the `connection_id` of sends.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+func (c *Client) CreateFaxApplicationWithBody(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxApplicationRequestWithBody(c.Server, accountName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaxApplication Create a fax application for an account
+//
+// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+// the account's API key. Its id is the `connection_id` of sends.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+func (c *Client) CreateFaxApplication(ctx context.Context, accountName FaxAccountName, body CreateFaxApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxApplicationRequest(c.Server, accountName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetFaxNumberWithBody Give a phone number to an account, enabled on an application
+//
+// Gives the number to the account and enables it on `application_id` (null or absent:
+// on none). A number enabled on an application can send from it and receive inbound
+// faxes. Calling it again moves the number to another application of the account; a
+// number of another account answers 409.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+func (c *Client) SetFaxNumberWithBody(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetFaxNumberRequestWithBody(c.Server, accountName, phoneNumber, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetFaxNumber Give a phone number to an account, enabled on an application
+//
+// Gives the number to the account and enables it on `application_id` (null or absent:
+// on none). A number enabled on an application can send from it and receive inbound
+// faxes. Calling it again moves the number to another application of the account; a
+// number of another account answers 409.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+func (c *Client) SetFaxNumber(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, body SetFaxNumberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetFaxNumberRequest(c.Server, accountName, phoneNumber, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaxOutboundVoiceProfileWithBody Create an outbound voice profile
+//
+// A fax application needs an outbound voice profile to send faxes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+func (c *Client) CreateFaxOutboundVoiceProfileWithBody(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxOutboundVoiceProfileRequestWithBody(c.Server, accountName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaxOutboundVoiceProfile Create an outbound voice profile
+//
+// A fax application needs an outbound voice profile to send faxes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+func (c *Client) CreateFaxOutboundVoiceProfile(ctx context.Context, accountName FaxAccountName, body CreateFaxOutboundVoiceProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaxOutboundVoiceProfileRequest(c.Server, accountName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InjectFaxInboundWithBody Inject an inbound fax
+//
+// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+// The fax is created `receiving` (event `fax.receiving.started`) and walks
+// `media.processing` -> `received` (`outcome` received or partial, the latter with
+// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+// its events go to the application's webhook URL. The document is a PDF, as base64 in
+// JSON or as the `document` part of a multipart form; a document that is not a PDF
+// answers 400.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+func (c *Client) InjectFaxInboundWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInjectFaxInboundRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InjectFaxInbound Inject an inbound fax
+//
+// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+// The fax is created `receiving` (event `fax.receiving.started`) and walks
+// `media.processing` -> `received` (`outcome` received or partial, the latter with
+// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+// its events go to the application's webhook URL. The document is a PDF, as base64 in
+// JSON or as the `document` part of a multipart form; a document that is not a PDF
+// answers 400.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+func (c *Client) InjectFaxInbound(ctx context.Context, body InjectFaxInboundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInjectFaxInboundRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFaxWebhookPublicKey Get the key fax webhooks are signed with
+//
+// The Ed25519 public key receivers verify `Webhook-Signature-Ed25519` with (over
+// `Webhook-Timestamp + "|" + raw body`); clients/fax's `ParseWebhookPublicKey` reads it.
+//
+// Corresponds with GET /fax/webhook_public_key (the `GetFaxWebhookPublicKey` operationId).
+func (c *Client) GetFaxWebhookPublicKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFaxWebhookPublicKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFaxWebhookStats Count the fax webhook outbox's events by fate
+//
+// Events waiting to be delivered (including those between retries), delivered, and
+// abandoned after every retry on the webhook and failover URLs.
+//
+// Corresponds with GET /fax/webhook_stats (the `GetFaxWebhookStats` operationId).
+func (c *Client) GetFaxWebhookStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFaxWebhookStatsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GetPAMMaintenance Tell whether the PAM API is offline
@@ -1237,6 +1961,410 @@ func (c *Client) ArchiveRestaurantEntity(ctx context.Context, restaurantGuid Res
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewCreateFaxAccountRequest calls the generic CreateFaxAccount builder with application/json body
+func NewCreateFaxAccountRequest(server string, body CreateFaxAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateFaxAccountRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateFaxAccountRequestWithBody constructs an http.Request for the CreateFaxAccount method, with any body, and a specified content type
+func NewCreateFaxAccountRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/accounts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetFaxAccountRequest constructs an http.Request for the GetFaxAccount method
+func NewGetFaxAccountRequest(server string, accountName FaxAccountName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account_name", accountName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateFaxAPIKeyRequest calls the generic CreateFaxAPIKey builder with application/json body
+func NewCreateFaxAPIKeyRequest(server string, accountName FaxAccountName, body CreateFaxAPIKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateFaxAPIKeyRequestWithBody(server, accountName, "application/json", bodyReader)
+}
+
+// NewCreateFaxAPIKeyRequestWithBody constructs an http.Request for the CreateFaxAPIKey method, with any body, and a specified content type
+func NewCreateFaxAPIKeyRequestWithBody(server string, accountName FaxAccountName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account_name", accountName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/accounts/%s/api_keys", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRevokeFaxAPIKeyRequest constructs an http.Request for the RevokeFaxAPIKey method
+func NewRevokeFaxAPIKeyRequest(server string, accountName FaxAccountName, keyId FaxKeyID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account_name", accountName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key_id", keyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/accounts/%s/api_keys/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateFaxApplicationRequest calls the generic CreateFaxApplication builder with application/json body
+func NewCreateFaxApplicationRequest(server string, accountName FaxAccountName, body CreateFaxApplicationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateFaxApplicationRequestWithBody(server, accountName, "application/json", bodyReader)
+}
+
+// NewCreateFaxApplicationRequestWithBody constructs an http.Request for the CreateFaxApplication method, with any body, and a specified content type
+func NewCreateFaxApplicationRequestWithBody(server string, accountName FaxAccountName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account_name", accountName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/accounts/%s/applications", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSetFaxNumberRequest calls the generic SetFaxNumber builder with application/json body
+func NewSetFaxNumberRequest(server string, accountName FaxAccountName, phoneNumber FaxPhoneNumber, body SetFaxNumberJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetFaxNumberRequestWithBody(server, accountName, phoneNumber, "application/json", bodyReader)
+}
+
+// NewSetFaxNumberRequestWithBody constructs an http.Request for the SetFaxNumber method, with any body, and a specified content type
+func NewSetFaxNumberRequestWithBody(server string, accountName FaxAccountName, phoneNumber FaxPhoneNumber, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account_name", accountName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "phone_number", phoneNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/accounts/%s/numbers/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateFaxOutboundVoiceProfileRequest calls the generic CreateFaxOutboundVoiceProfile builder with application/json body
+func NewCreateFaxOutboundVoiceProfileRequest(server string, accountName FaxAccountName, body CreateFaxOutboundVoiceProfileJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateFaxOutboundVoiceProfileRequestWithBody(server, accountName, "application/json", bodyReader)
+}
+
+// NewCreateFaxOutboundVoiceProfileRequestWithBody constructs an http.Request for the CreateFaxOutboundVoiceProfile method, with any body, and a specified content type
+func NewCreateFaxOutboundVoiceProfileRequestWithBody(server string, accountName FaxAccountName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account_name", accountName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/accounts/%s/outbound_voice_profiles", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInjectFaxInboundRequest calls the generic InjectFaxInbound builder with application/json body
+func NewInjectFaxInboundRequest(server string, body InjectFaxInboundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInjectFaxInboundRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewInjectFaxInboundRequestWithBody constructs an http.Request for the InjectFaxInbound method, with any body, and a specified content type
+func NewInjectFaxInboundRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/inbound_faxes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetFaxWebhookPublicKeyRequest constructs an http.Request for the GetFaxWebhookPublicKey method
+func NewGetFaxWebhookPublicKeyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/webhook_public_key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetFaxWebhookStatsRequest constructs an http.Request for the GetFaxWebhookStats method
+func NewGetFaxWebhookStatsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/fax/webhook_stats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewGetPAMMaintenanceRequest constructs an http.Request for the GetPAMMaintenance method
@@ -1950,6 +3078,180 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// CreateFaxAccountWithBodyWithResponse Create a fax account with its first API key
+	//
+	// Creates a tenant of the fax API and issues its first API key. The key is in this
+	// response only; the server keeps a hash of it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+	CreateFaxAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxAccountResponse, error)
+
+	// CreateFaxAccountWithResponse Create a fax account with its first API key
+	//
+	// Creates a tenant of the fax API and issues its first API key. The key is in this
+	// response only; the server keeps a hash of it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+	CreateFaxAccountWithResponse(ctx context.Context, body CreateFaxAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxAccountResponse, error)
+
+	// GetFaxAccountWithResponse Get a fax account
+	//
+	// Returns the account; its keys are never shown again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /fax/accounts/{account_name} (the `GetFaxAccount` operationId).
+	GetFaxAccountWithResponse(ctx context.Context, accountName FaxAccountName, reqEditors ...RequestEditorFn) (*GetFaxAccountResponse, error)
+
+	// CreateFaxAPIKeyWithBodyWithResponse Issue or rotate a fax API key
+	//
+	// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+	// same transaction (a rotation): either both happen or neither, and requests bearing the
+	// old key answer 401 from then on. The key is in this response only; the server keeps a
+	// hash of it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+	CreateFaxAPIKeyWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxAPIKeyResponse, error)
+
+	// CreateFaxAPIKeyWithResponse Issue or rotate a fax API key
+	//
+	// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+	// same transaction (a rotation): either both happen or neither, and requests bearing the
+	// old key answer 401 from then on. The key is in this response only; the server keeps a
+	// hash of it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+	CreateFaxAPIKeyWithResponse(ctx context.Context, accountName FaxAccountName, body CreateFaxAPIKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxAPIKeyResponse, error)
+
+	// RevokeFaxAPIKeyWithResponse Revoke a fax API key
+	//
+	// Requests bearing the key answer 401 from then on.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /fax/accounts/{account_name}/api_keys/{key_id} (the `RevokeFaxAPIKey` operationId).
+	RevokeFaxAPIKeyWithResponse(ctx context.Context, accountName FaxAccountName, keyId FaxKeyID, reqEditors ...RequestEditorFn) (*RevokeFaxAPIKeyResponse, error)
+
+	// CreateFaxApplicationWithBodyWithResponse Create a fax application for an account
+	//
+	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+	// the account's API key. Its id is the `connection_id` of sends.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+	CreateFaxApplicationWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxApplicationResponse, error)
+
+	// CreateFaxApplicationWithResponse Create a fax application for an account
+	//
+	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+	// the account's API key. Its id is the `connection_id` of sends.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+	CreateFaxApplicationWithResponse(ctx context.Context, accountName FaxAccountName, body CreateFaxApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxApplicationResponse, error)
+
+	// SetFaxNumberWithBodyWithResponse Give a phone number to an account, enabled on an application
+	//
+	// Gives the number to the account and enables it on `application_id` (null or absent:
+	// on none). A number enabled on an application can send from it and receive inbound
+	// faxes. Calling it again moves the number to another application of the account; a
+	// number of another account answers 409.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+	SetFaxNumberWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetFaxNumberResponse, error)
+
+	// SetFaxNumberWithResponse Give a phone number to an account, enabled on an application
+	//
+	// Gives the number to the account and enables it on `application_id` (null or absent:
+	// on none). A number enabled on an application can send from it and receive inbound
+	// faxes. Calling it again moves the number to another application of the account; a
+	// number of another account answers 409.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+	SetFaxNumberWithResponse(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, body SetFaxNumberJSONRequestBody, reqEditors ...RequestEditorFn) (*SetFaxNumberResponse, error)
+
+	// CreateFaxOutboundVoiceProfileWithBodyWithResponse Create an outbound voice profile
+	//
+	// A fax application needs an outbound voice profile to send faxes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+	CreateFaxOutboundVoiceProfileWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxOutboundVoiceProfileResponse, error)
+
+	// CreateFaxOutboundVoiceProfileWithResponse Create an outbound voice profile
+	//
+	// A fax application needs an outbound voice profile to send faxes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+	CreateFaxOutboundVoiceProfileWithResponse(ctx context.Context, accountName FaxAccountName, body CreateFaxOutboundVoiceProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxOutboundVoiceProfileResponse, error)
+
+	// InjectFaxInboundWithBodyWithResponse Inject an inbound fax
+	//
+	// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+	// The fax is created `receiving` (event `fax.receiving.started`) and walks
+	// `media.processing` -> `received` (`outcome` received or partial, the latter with
+	// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+	// its events go to the application's webhook URL. The document is a PDF, as base64 in
+	// JSON or as the `document` part of a multipart form; a document that is not a PDF
+	// answers 400.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+	InjectFaxInboundWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InjectFaxInboundResponse, error)
+
+	// InjectFaxInboundWithResponse Inject an inbound fax
+	//
+	// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+	// The fax is created `receiving` (event `fax.receiving.started`) and walks
+	// `media.processing` -> `received` (`outcome` received or partial, the latter with
+	// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+	// its events go to the application's webhook URL. The document is a PDF, as base64 in
+	// JSON or as the `document` part of a multipart form; a document that is not a PDF
+	// answers 400.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+	InjectFaxInboundWithResponse(ctx context.Context, body InjectFaxInboundJSONRequestBody, reqEditors ...RequestEditorFn) (*InjectFaxInboundResponse, error)
+
+	// GetFaxWebhookPublicKeyWithResponse Get the key fax webhooks are signed with
+	//
+	// The Ed25519 public key receivers verify `Webhook-Signature-Ed25519` with (over
+	// `Webhook-Timestamp + "|" + raw body`); clients/fax's `ParseWebhookPublicKey` reads it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /fax/webhook_public_key (the `GetFaxWebhookPublicKey` operationId).
+	GetFaxWebhookPublicKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaxWebhookPublicKeyResponse, error)
+
+	// GetFaxWebhookStatsWithResponse Count the fax webhook outbox's events by fate
+	//
+	// Events waiting to be delivered (including those between retries), delivered, and
+	// abandoned after every retry on the webhook and failover URLs.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /fax/webhook_stats (the `GetFaxWebhookStats` operationId).
+	GetFaxWebhookStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaxWebhookStatsResponse, error)
+
 	// GetPAMMaintenanceWithResponse Tell whether the PAM API is offline
 	//
 	// Reports the PAM maintenance switch.
@@ -2205,6 +3507,661 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
 	ArchiveRestaurantEntityWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*ArchiveRestaurantEntityResponse, error)
+}
+
+type CreateFaxAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *FaxAccountCredentials
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON201() *FaxAccountCredentials {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateFaxAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateFaxAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateFaxAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateFaxAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetFaxAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaxAccount
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFaxAccountResponse) GetJSON200() *FaxAccount {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetFaxAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetFaxAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetFaxAccountResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFaxAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFaxAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFaxAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFaxAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateFaxAPIKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *FaxAPIKey
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON201() *FaxAPIKey {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateFaxAPIKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateFaxAPIKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateFaxAPIKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateFaxAPIKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RevokeFaxAPIKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeFaxAPIKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeFaxAPIKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeFaxAPIKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeFaxAPIKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateFaxApplicationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *FaxApplication
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON201() *FaxApplication {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateFaxApplicationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateFaxApplicationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateFaxApplicationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateFaxApplicationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetFaxNumberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaxNumber
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetFaxNumberResponse) GetJSON200() *FaxNumber {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetFaxNumberResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetFaxNumberResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetFaxNumberResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SetFaxNumberResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SetFaxNumberResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetFaxNumberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetFaxNumberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetFaxNumberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetFaxNumberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateFaxOutboundVoiceProfileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *FaxOutboundVoiceProfile
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON201() *FaxOutboundVoiceProfile {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateFaxOutboundVoiceProfileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateFaxOutboundVoiceProfileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateFaxOutboundVoiceProfileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateFaxOutboundVoiceProfileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InjectFaxInboundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *FaxInbound
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON201() *FaxInbound {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r InjectFaxInboundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InjectFaxInboundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InjectFaxInboundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InjectFaxInboundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetFaxWebhookPublicKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaxWebhookPublicKey
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON200() *FaxWebhookPublicKey {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFaxWebhookPublicKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFaxWebhookPublicKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFaxWebhookPublicKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFaxWebhookPublicKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetFaxWebhookStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaxWebhookStats
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON200() *FaxWebhookStats {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFaxWebhookStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFaxWebhookStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFaxWebhookStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFaxWebhookStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GetPAMMaintenanceResponse struct {
@@ -3255,6 +5212,276 @@ func (r ArchiveRestaurantEntityResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxAccountWithBodyWithResponse Create a fax account with its first API key
+//
+// Creates a tenant of the fax API and issues its first API key. The key is in this
+// response only; the server keeps a hash of it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+func (c *ClientWithResponses) CreateFaxAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxAccountResponse, error) {
+	rsp, err := c.CreateFaxAccountWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxAccountResponse(rsp)
+}
+
+// CreateFaxAccountWithResponse Create a fax account with its first API key
+//
+// Creates a tenant of the fax API and issues its first API key. The key is in this
+// response only; the server keeps a hash of it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts (the `CreateFaxAccount` operationId).
+func (c *ClientWithResponses) CreateFaxAccountWithResponse(ctx context.Context, body CreateFaxAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxAccountResponse, error) {
+	rsp, err := c.CreateFaxAccount(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxAccountResponse(rsp)
+}
+
+// GetFaxAccountWithResponse Get a fax account
+//
+// Returns the account; its keys are never shown again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /fax/accounts/{account_name} (the `GetFaxAccount` operationId).
+func (c *ClientWithResponses) GetFaxAccountWithResponse(ctx context.Context, accountName FaxAccountName, reqEditors ...RequestEditorFn) (*GetFaxAccountResponse, error) {
+	rsp, err := c.GetFaxAccount(ctx, accountName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFaxAccountResponse(rsp)
+}
+
+// CreateFaxAPIKeyWithBodyWithResponse Issue or rotate a fax API key
+//
+// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+// same transaction (a rotation): either both happen or neither, and requests bearing the
+// old key answer 401 from then on. The key is in this response only; the server keeps a
+// hash of it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+func (c *ClientWithResponses) CreateFaxAPIKeyWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxAPIKeyResponse, error) {
+	rsp, err := c.CreateFaxAPIKeyWithBody(ctx, accountName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxAPIKeyResponse(rsp)
+}
+
+// CreateFaxAPIKeyWithResponse Issue or rotate a fax API key
+//
+// Issues a new API key for the account. With `replaces`, the named key is revoked in the
+// same transaction (a rotation): either both happen or neither, and requests bearing the
+// old key answer 401 from then on. The key is in this response only; the server keeps a
+// hash of it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts/{account_name}/api_keys (the `CreateFaxAPIKey` operationId).
+func (c *ClientWithResponses) CreateFaxAPIKeyWithResponse(ctx context.Context, accountName FaxAccountName, body CreateFaxAPIKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxAPIKeyResponse, error) {
+	rsp, err := c.CreateFaxAPIKey(ctx, accountName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxAPIKeyResponse(rsp)
+}
+
+// RevokeFaxAPIKeyWithResponse Revoke a fax API key
+//
+// Requests bearing the key answer 401 from then on.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /fax/accounts/{account_name}/api_keys/{key_id} (the `RevokeFaxAPIKey` operationId).
+func (c *ClientWithResponses) RevokeFaxAPIKeyWithResponse(ctx context.Context, accountName FaxAccountName, keyId FaxKeyID, reqEditors ...RequestEditorFn) (*RevokeFaxAPIKeyResponse, error) {
+	rsp, err := c.RevokeFaxAPIKey(ctx, accountName, keyId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeFaxAPIKeyResponse(rsp)
+}
+
+// CreateFaxApplicationWithBodyWithResponse Create a fax application for an account
+//
+// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+// the account's API key. Its id is the `connection_id` of sends.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+func (c *ClientWithResponses) CreateFaxApplicationWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxApplicationResponse, error) {
+	rsp, err := c.CreateFaxApplicationWithBody(ctx, accountName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxApplicationResponse(rsp)
+}
+
+// CreateFaxApplicationWithResponse Create a fax application for an account
+//
+// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
+// the account's API key. Its id is the `connection_id` of sends.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts/{account_name}/applications (the `CreateFaxApplication` operationId).
+func (c *ClientWithResponses) CreateFaxApplicationWithResponse(ctx context.Context, accountName FaxAccountName, body CreateFaxApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxApplicationResponse, error) {
+	rsp, err := c.CreateFaxApplication(ctx, accountName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxApplicationResponse(rsp)
+}
+
+// SetFaxNumberWithBodyWithResponse Give a phone number to an account, enabled on an application
+//
+// Gives the number to the account and enables it on `application_id` (null or absent:
+// on none). A number enabled on an application can send from it and receive inbound
+// faxes. Calling it again moves the number to another application of the account; a
+// number of another account answers 409.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+func (c *ClientWithResponses) SetFaxNumberWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetFaxNumberResponse, error) {
+	rsp, err := c.SetFaxNumberWithBody(ctx, accountName, phoneNumber, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetFaxNumberResponse(rsp)
+}
+
+// SetFaxNumberWithResponse Give a phone number to an account, enabled on an application
+//
+// Gives the number to the account and enables it on `application_id` (null or absent:
+// on none). A number enabled on an application can send from it and receive inbound
+// faxes. Calling it again moves the number to another application of the account; a
+// number of another account answers 409.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /fax/accounts/{account_name}/numbers/{phone_number} (the `SetFaxNumber` operationId).
+func (c *ClientWithResponses) SetFaxNumberWithResponse(ctx context.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber, body SetFaxNumberJSONRequestBody, reqEditors ...RequestEditorFn) (*SetFaxNumberResponse, error) {
+	rsp, err := c.SetFaxNumber(ctx, accountName, phoneNumber, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetFaxNumberResponse(rsp)
+}
+
+// CreateFaxOutboundVoiceProfileWithBodyWithResponse Create an outbound voice profile
+//
+// A fax application needs an outbound voice profile to send faxes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+func (c *ClientWithResponses) CreateFaxOutboundVoiceProfileWithBodyWithResponse(ctx context.Context, accountName FaxAccountName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaxOutboundVoiceProfileResponse, error) {
+	rsp, err := c.CreateFaxOutboundVoiceProfileWithBody(ctx, accountName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxOutboundVoiceProfileResponse(rsp)
+}
+
+// CreateFaxOutboundVoiceProfileWithResponse Create an outbound voice profile
+//
+// A fax application needs an outbound voice profile to send faxes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/accounts/{account_name}/outbound_voice_profiles (the `CreateFaxOutboundVoiceProfile` operationId).
+func (c *ClientWithResponses) CreateFaxOutboundVoiceProfileWithResponse(ctx context.Context, accountName FaxAccountName, body CreateFaxOutboundVoiceProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaxOutboundVoiceProfileResponse, error) {
+	rsp, err := c.CreateFaxOutboundVoiceProfile(ctx, accountName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaxOutboundVoiceProfileResponse(rsp)
+}
+
+// InjectFaxInboundWithBodyWithResponse Inject an inbound fax
+//
+// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+// The fax is created `receiving` (event `fax.receiving.started`) and walks
+// `media.processing` -> `received` (`outcome` received or partial, the latter with
+// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+// its events go to the application's webhook URL. The document is a PDF, as base64 in
+// JSON or as the `document` part of a multipart form; a document that is not a PDF
+// answers 400.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+func (c *ClientWithResponses) InjectFaxInboundWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InjectFaxInboundResponse, error) {
+	rsp, err := c.InjectFaxInboundWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInjectFaxInboundResponse(rsp)
+}
+
+// InjectFaxInboundWithResponse Inject an inbound fax
+//
+// Simulates a sender calling `to`, which must be a number enabled on a fax application.
+// The fax is created `receiving` (event `fax.receiving.started`) and walks
+// `media.processing` -> `received` (`outcome` received or partial, the latter with
+// `partial_content`), or ends `failed` with `sender_call_dropped` (`outcome` failed);
+// its events go to the application's webhook URL. The document is a PDF, as base64 in
+// JSON or as the `document` part of a multipart form; a document that is not a PDF
+// answers 400.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /fax/inbound_faxes (the `InjectFaxInbound` operationId).
+func (c *ClientWithResponses) InjectFaxInboundWithResponse(ctx context.Context, body InjectFaxInboundJSONRequestBody, reqEditors ...RequestEditorFn) (*InjectFaxInboundResponse, error) {
+	rsp, err := c.InjectFaxInbound(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInjectFaxInboundResponse(rsp)
+}
+
+// GetFaxWebhookPublicKeyWithResponse Get the key fax webhooks are signed with
+//
+// The Ed25519 public key receivers verify `Webhook-Signature-Ed25519` with (over
+// `Webhook-Timestamp + "|" + raw body`); clients/fax's `ParseWebhookPublicKey` reads it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /fax/webhook_public_key (the `GetFaxWebhookPublicKey` operationId).
+func (c *ClientWithResponses) GetFaxWebhookPublicKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaxWebhookPublicKeyResponse, error) {
+	rsp, err := c.GetFaxWebhookPublicKey(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFaxWebhookPublicKeyResponse(rsp)
+}
+
+// GetFaxWebhookStatsWithResponse Count the fax webhook outbox's events by fate
+//
+// Events waiting to be delivered (including those between retries), delivered, and
+// abandoned after every retry on the webhook and failover URLs.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /fax/webhook_stats (the `GetFaxWebhookStats` operationId).
+func (c *ClientWithResponses) GetFaxWebhookStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaxWebhookStatsResponse, error) {
+	rsp, err := c.GetFaxWebhookStats(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFaxWebhookStatsResponse(rsp)
+}
+
 // GetPAMMaintenanceWithResponse Tell whether the PAM API is offline
 //
 // Reports the PAM maintenance switch.
@@ -3665,6 +5892,514 @@ func (c *ClientWithResponses) ArchiveRestaurantEntityWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseArchiveRestaurantEntityResponse(rsp)
+}
+
+// ParseCreateFaxAccountResponse parses an HTTP response from a CreateFaxAccountWithResponse call
+func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateFaxAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest FaxAccountCredentials
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetFaxAccountResponse parses an HTTP response from a GetFaxAccountWithResponse call
+func ParseGetFaxAccountResponse(rsp *http.Response) (*GetFaxAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFaxAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaxAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateFaxAPIKeyResponse parses an HTTP response from a CreateFaxAPIKeyWithResponse call
+func ParseCreateFaxAPIKeyResponse(rsp *http.Response) (*CreateFaxAPIKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateFaxAPIKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest FaxAPIKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRevokeFaxAPIKeyResponse parses an HTTP response from a RevokeFaxAPIKeyWithResponse call
+func ParseRevokeFaxAPIKeyResponse(rsp *http.Response) (*RevokeFaxAPIKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeFaxAPIKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateFaxApplicationResponse parses an HTTP response from a CreateFaxApplicationWithResponse call
+func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateFaxApplicationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest FaxApplication
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetFaxNumberResponse parses an HTTP response from a SetFaxNumberWithResponse call
+func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetFaxNumberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaxNumber
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateFaxOutboundVoiceProfileResponse parses an HTTP response from a CreateFaxOutboundVoiceProfileWithResponse call
+func ParseCreateFaxOutboundVoiceProfileResponse(rsp *http.Response) (*CreateFaxOutboundVoiceProfileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateFaxOutboundVoiceProfileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest FaxOutboundVoiceProfile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInjectFaxInboundResponse parses an HTTP response from a InjectFaxInboundWithResponse call
+func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InjectFaxInboundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest FaxInbound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetFaxWebhookPublicKeyResponse parses an HTTP response from a GetFaxWebhookPublicKeyWithResponse call
+func ParseGetFaxWebhookPublicKeyResponse(rsp *http.Response) (*GetFaxWebhookPublicKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFaxWebhookPublicKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaxWebhookPublicKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetFaxWebhookStatsResponse parses an HTTP response from a GetFaxWebhookStatsWithResponse call
+func ParseGetFaxWebhookStatsResponse(rsp *http.Response) (*GetFaxWebhookStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFaxWebhookStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaxWebhookStats
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseGetPAMMaintenanceResponse parses an HTTP response from a GetPAMMaintenanceWithResponse call
@@ -4483,6 +7218,36 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// CreateFaxAccount Create a fax account with its first API key
+	// (POST /fax/accounts)
+	CreateFaxAccount(ctx echo.Context) error
+	// GetFaxAccount Get a fax account
+	// (GET /fax/accounts/{account_name})
+	GetFaxAccount(ctx echo.Context, accountName FaxAccountName) error
+	// CreateFaxAPIKey Issue or rotate a fax API key
+	// (POST /fax/accounts/{account_name}/api_keys)
+	CreateFaxAPIKey(ctx echo.Context, accountName FaxAccountName) error
+	// RevokeFaxAPIKey Revoke a fax API key
+	// (DELETE /fax/accounts/{account_name}/api_keys/{key_id})
+	RevokeFaxAPIKey(ctx echo.Context, accountName FaxAccountName, keyId FaxKeyID) error
+	// CreateFaxApplication Create a fax application for an account
+	// (POST /fax/accounts/{account_name}/applications)
+	CreateFaxApplication(ctx echo.Context, accountName FaxAccountName) error
+	// SetFaxNumber Give a phone number to an account, enabled on an application
+	// (PUT /fax/accounts/{account_name}/numbers/{phone_number})
+	SetFaxNumber(ctx echo.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber) error
+	// CreateFaxOutboundVoiceProfile Create an outbound voice profile
+	// (POST /fax/accounts/{account_name}/outbound_voice_profiles)
+	CreateFaxOutboundVoiceProfile(ctx echo.Context, accountName FaxAccountName) error
+	// InjectFaxInbound Inject an inbound fax
+	// (POST /fax/inbound_faxes)
+	InjectFaxInbound(ctx echo.Context) error
+	// GetFaxWebhookPublicKey Get the key fax webhooks are signed with
+	// (GET /fax/webhook_public_key)
+	GetFaxWebhookPublicKey(ctx echo.Context) error
+	// GetFaxWebhookStats Count the fax webhook outbox's events by fate
+	// (GET /fax/webhook_stats)
+	GetFaxWebhookStats(ctx echo.Context) error
 	// GetPAMMaintenance Tell whether the PAM API is offline
 	// (GET /pam/maintenance)
 	GetPAMMaintenance(ctx echo.Context) error
@@ -4536,6 +7301,154 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// CreateFaxAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFaxAccount(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFaxAccount(ctx)
+	return err
+}
+
+// GetFaxAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFaxAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account_name" -------------
+	var accountName FaxAccountName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFaxAccount(ctx, accountName)
+	return err
+}
+
+// CreateFaxAPIKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFaxAPIKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account_name" -------------
+	var accountName FaxAccountName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFaxAPIKey(ctx, accountName)
+	return err
+}
+
+// RevokeFaxAPIKey converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeFaxAPIKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account_name" -------------
+	var accountName FaxAccountName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
+	}
+
+	// ------------- Path parameter "key_id" -------------
+	var keyId FaxKeyID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeFaxAPIKey(ctx, accountName, keyId)
+	return err
+}
+
+// CreateFaxApplication converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFaxApplication(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account_name" -------------
+	var accountName FaxAccountName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFaxApplication(ctx, accountName)
+	return err
+}
+
+// SetFaxNumber converts echo context to params.
+func (w *ServerInterfaceWrapper) SetFaxNumber(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account_name" -------------
+	var accountName FaxAccountName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
+	}
+
+	// ------------- Path parameter "phone_number" -------------
+	var phoneNumber FaxPhoneNumber
+
+	err = runtime.BindStyledParameterWithOptions("simple", "phone_number", ctx.Param("phone_number"), &phoneNumber, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter phone_number: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetFaxNumber(ctx, accountName, phoneNumber)
+	return err
+}
+
+// CreateFaxOutboundVoiceProfile converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFaxOutboundVoiceProfile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account_name" -------------
+	var accountName FaxAccountName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFaxOutboundVoiceProfile(ctx, accountName)
+	return err
+}
+
+// InjectFaxInbound converts echo context to params.
+func (w *ServerInterfaceWrapper) InjectFaxInbound(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InjectFaxInbound(ctx)
+	return err
+}
+
+// GetFaxWebhookPublicKey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFaxWebhookPublicKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFaxWebhookPublicKey(ctx)
+	return err
+}
+
+// GetFaxWebhookStats converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFaxWebhookStats(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFaxWebhookStats(ctx)
+	return err
 }
 
 // GetPAMMaintenance converts echo context to params.
@@ -4847,6 +7760,16 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/pam/teams/:team_name/quotas", wrapper.SetPAMQuotas, options.OperationMiddlewares["SetPAMQuotas"]...)
 	router.GET(options.BaseURL+"/pam/maintenance", wrapper.GetPAMMaintenance, options.OperationMiddlewares["GetPAMMaintenance"]...)
 	router.PUT(options.BaseURL+"/pam/maintenance", wrapper.SetPAMMaintenance, options.OperationMiddlewares["SetPAMMaintenance"]...)
+	router.POST(options.BaseURL+"/fax/accounts", wrapper.CreateFaxAccount, options.OperationMiddlewares["CreateFaxAccount"]...)
+	router.GET(options.BaseURL+"/fax/accounts/:account_name", wrapper.GetFaxAccount, options.OperationMiddlewares["GetFaxAccount"]...)
+	router.POST(options.BaseURL+"/fax/accounts/:account_name/api_keys", wrapper.CreateFaxAPIKey, options.OperationMiddlewares["CreateFaxAPIKey"]...)
+	router.DELETE(options.BaseURL+"/fax/accounts/:account_name/api_keys/:key_id", wrapper.RevokeFaxAPIKey, options.OperationMiddlewares["RevokeFaxAPIKey"]...)
+	router.POST(options.BaseURL+"/fax/accounts/:account_name/outbound_voice_profiles", wrapper.CreateFaxOutboundVoiceProfile, options.OperationMiddlewares["CreateFaxOutboundVoiceProfile"]...)
+	router.POST(options.BaseURL+"/fax/accounts/:account_name/applications", wrapper.CreateFaxApplication, options.OperationMiddlewares["CreateFaxApplication"]...)
+	router.PUT(options.BaseURL+"/fax/accounts/:account_name/numbers/:phone_number", wrapper.SetFaxNumber, options.OperationMiddlewares["SetFaxNumber"]...)
+	router.POST(options.BaseURL+"/fax/inbound_faxes", wrapper.InjectFaxInbound, options.OperationMiddlewares["InjectFaxInbound"]...)
+	router.GET(options.BaseURL+"/fax/webhook_public_key", wrapper.GetFaxWebhookPublicKey, options.OperationMiddlewares["GetFaxWebhookPublicKey"]...)
+	router.GET(options.BaseURL+"/fax/webhook_stats", wrapper.GetFaxWebhookStats, options.OperationMiddlewares["GetFaxWebhookStats"]...)
 	router.POST(options.BaseURL+"/restaurant/restaurants", wrapper.CreateRestaurant, options.OperationMiddlewares["CreateRestaurant"]...)
 	router.GET(options.BaseURL+"/restaurant/restaurants/:restaurant_guid", wrapper.GetRestaurant, options.OperationMiddlewares["GetRestaurant"]...)
 	router.PUT(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/configuration", wrapper.ImportRestaurantConfiguration, options.OperationMiddlewares["ImportRestaurantConfiguration"]...)
@@ -4866,6 +7789,733 @@ type InternalJSONResponse Error
 type NotFoundJSONResponse Error
 
 type UnauthorizedJSONResponse Error
+
+type UnsupportedMediaTypeJSONResponse Error
+
+type CreateFaxAccountRequestObject struct {
+	Body *CreateFaxAccountJSONRequestBody
+}
+
+type CreateFaxAccountResponseObject interface {
+	VisitCreateFaxAccountResponse(w http.ResponseWriter) error
+}
+
+type CreateFaxAccount201JSONResponse FaxAccountCredentials
+
+func (response CreateFaxAccount201JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFaxAccount400JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateFaxAccount401JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateFaxAccount409JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAccount500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateFaxAccount500JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccountRequestObject struct {
+	AccountName FaxAccountName `json:"account_name"`
+}
+
+type GetFaxAccountResponseObject interface {
+	VisitGetFaxAccountResponse(w http.ResponseWriter) error
+}
+
+type GetFaxAccount200JSONResponse FaxAccount
+
+func (response GetFaxAccount200JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFaxAccount401JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFaxAccount404JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetFaxAccount500JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAPIKeyRequestObject struct {
+	AccountName FaxAccountName `json:"account_name"`
+	Body        *CreateFaxAPIKeyJSONRequestBody
+}
+
+type CreateFaxAPIKeyResponseObject interface {
+	VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error
+}
+
+type CreateFaxAPIKey201JSONResponse FaxAPIKey
+
+func (response CreateFaxAPIKey201JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAPIKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFaxAPIKey400JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAPIKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateFaxAPIKey401JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAPIKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFaxAPIKey404JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAPIKey500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateFaxAPIKey500JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeFaxAPIKeyRequestObject struct {
+	AccountName FaxAccountName `json:"account_name"`
+	KeyId       FaxKeyID       `json:"key_id"`
+}
+
+type RevokeFaxAPIKeyResponseObject interface {
+	VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error
+}
+
+type RevokeFaxAPIKey204Response struct {
+}
+
+func (response RevokeFaxAPIKey204Response) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeFaxAPIKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeFaxAPIKey401JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeFaxAPIKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeFaxAPIKey404JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeFaxAPIKey500JSONResponse struct{ InternalJSONResponse }
+
+func (response RevokeFaxAPIKey500JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplicationRequestObject struct {
+	AccountName FaxAccountName `json:"account_name"`
+	Body        *CreateFaxApplicationJSONRequestBody
+}
+
+type CreateFaxApplicationResponseObject interface {
+	VisitCreateFaxApplicationResponse(w http.ResponseWriter) error
+}
+
+type CreateFaxApplication201JSONResponse FaxApplication
+
+func (response CreateFaxApplication201JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFaxApplication400JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateFaxApplication401JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFaxApplication404JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetFaxNumberRequestObject struct {
+	AccountName FaxAccountName `json:"account_name"`
+	PhoneNumber FaxPhoneNumber `json:"phone_number"`
+	Body        *SetFaxNumberJSONRequestBody
+}
+
+type SetFaxNumberResponseObject interface {
+	VisitSetFaxNumberResponse(w http.ResponseWriter) error
+}
+
+type SetFaxNumber200JSONResponse FaxNumber
+
+func (response SetFaxNumber200JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetFaxNumber400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetFaxNumber400JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetFaxNumber401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetFaxNumber401JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetFaxNumber404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetFaxNumber404JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetFaxNumber409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetFaxNumber409JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetFaxNumber500JSONResponse struct{ InternalJSONResponse }
+
+func (response SetFaxNumber500JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfileRequestObject struct {
+	AccountName FaxAccountName `json:"account_name"`
+	Body        *CreateFaxOutboundVoiceProfileJSONRequestBody
+}
+
+type CreateFaxOutboundVoiceProfileResponseObject interface {
+	VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error
+}
+
+type CreateFaxOutboundVoiceProfile201JSONResponse FaxOutboundVoiceProfile
+
+func (response CreateFaxOutboundVoiceProfile201JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile400JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile401JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile404JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile500JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInboundRequestObject struct {
+	JSONBody      *InjectFaxInboundJSONRequestBody
+	MultipartBody *multipart.Reader
+}
+
+type InjectFaxInboundResponseObject interface {
+	VisitInjectFaxInboundResponse(w http.ResponseWriter) error
+}
+
+type InjectFaxInbound201JSONResponse FaxInbound
+
+func (response InjectFaxInbound201JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInbound400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InjectFaxInbound400JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInbound401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InjectFaxInbound401JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInbound404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InjectFaxInbound404JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInbound415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response InjectFaxInbound415JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInbound500JSONResponse struct{ InternalJSONResponse }
+
+func (response InjectFaxInbound500JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookPublicKeyRequestObject struct {
+}
+
+type GetFaxWebhookPublicKeyResponseObject interface {
+	VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error
+}
+
+type GetFaxWebhookPublicKey200JSONResponse FaxWebhookPublicKey
+
+func (response GetFaxWebhookPublicKey200JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookPublicKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFaxWebhookPublicKey401JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookPublicKey500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetFaxWebhookPublicKey500JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookStatsRequestObject struct {
+}
+
+type GetFaxWebhookStatsResponseObject interface {
+	VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error
+}
+
+type GetFaxWebhookStats200JSONResponse FaxWebhookStats
+
+func (response GetFaxWebhookStats200JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookStats401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFaxWebhookStats401JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookStats500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetFaxWebhookStats500JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type GetPAMMaintenanceRequestObject struct {
 }
@@ -6030,6 +9680,36 @@ func (response ArchiveRestaurantEntity500JSONResponse) VisitArchiveRestaurantEnt
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// CreateFaxAccount Create a fax account with its first API key
+	// (POST /fax/accounts)
+	CreateFaxAccount(ctx context.Context, request CreateFaxAccountRequestObject) (CreateFaxAccountResponseObject, error)
+	// GetFaxAccount Get a fax account
+	// (GET /fax/accounts/{account_name})
+	GetFaxAccount(ctx context.Context, request GetFaxAccountRequestObject) (GetFaxAccountResponseObject, error)
+	// CreateFaxAPIKey Issue or rotate a fax API key
+	// (POST /fax/accounts/{account_name}/api_keys)
+	CreateFaxAPIKey(ctx context.Context, request CreateFaxAPIKeyRequestObject) (CreateFaxAPIKeyResponseObject, error)
+	// RevokeFaxAPIKey Revoke a fax API key
+	// (DELETE /fax/accounts/{account_name}/api_keys/{key_id})
+	RevokeFaxAPIKey(ctx context.Context, request RevokeFaxAPIKeyRequestObject) (RevokeFaxAPIKeyResponseObject, error)
+	// CreateFaxApplication Create a fax application for an account
+	// (POST /fax/accounts/{account_name}/applications)
+	CreateFaxApplication(ctx context.Context, request CreateFaxApplicationRequestObject) (CreateFaxApplicationResponseObject, error)
+	// SetFaxNumber Give a phone number to an account, enabled on an application
+	// (PUT /fax/accounts/{account_name}/numbers/{phone_number})
+	SetFaxNumber(ctx context.Context, request SetFaxNumberRequestObject) (SetFaxNumberResponseObject, error)
+	// CreateFaxOutboundVoiceProfile Create an outbound voice profile
+	// (POST /fax/accounts/{account_name}/outbound_voice_profiles)
+	CreateFaxOutboundVoiceProfile(ctx context.Context, request CreateFaxOutboundVoiceProfileRequestObject) (CreateFaxOutboundVoiceProfileResponseObject, error)
+	// InjectFaxInbound Inject an inbound fax
+	// (POST /fax/inbound_faxes)
+	InjectFaxInbound(ctx context.Context, request InjectFaxInboundRequestObject) (InjectFaxInboundResponseObject, error)
+	// GetFaxWebhookPublicKey Get the key fax webhooks are signed with
+	// (GET /fax/webhook_public_key)
+	GetFaxWebhookPublicKey(ctx context.Context, request GetFaxWebhookPublicKeyRequestObject) (GetFaxWebhookPublicKeyResponseObject, error)
+	// GetFaxWebhookStats Count the fax webhook outbox's events by fate
+	// (GET /fax/webhook_stats)
+	GetFaxWebhookStats(ctx context.Context, request GetFaxWebhookStatsRequestObject) (GetFaxWebhookStatsResponseObject, error)
 	// GetPAMMaintenance Tell whether the PAM API is offline
 	// (GET /pam/maintenance)
 	GetPAMMaintenance(ctx context.Context, request GetPAMMaintenanceRequestObject) (GetPAMMaintenanceResponseObject, error)
@@ -6090,6 +9770,398 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// CreateFaxAccount operation middleware
+func (sh *strictHandler) CreateFaxAccount(ctx echo.Context) error {
+	var request CreateFaxAccountRequestObject
+
+	var body CreateFaxAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFaxAccount(ctx.Request().Context(), request.(CreateFaxAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFaxAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFaxAccountResponseObject); ok {
+		return validResponse.VisitCreateFaxAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFaxAccount operation middleware
+func (sh *strictHandler) GetFaxAccount(ctx echo.Context, accountName FaxAccountName) error {
+	var request GetFaxAccountRequestObject
+
+	request.AccountName = accountName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFaxAccount(ctx.Request().Context(), request.(GetFaxAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFaxAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFaxAccountResponseObject); ok {
+		return validResponse.VisitGetFaxAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateFaxAPIKey operation middleware
+func (sh *strictHandler) CreateFaxAPIKey(ctx echo.Context, accountName FaxAccountName) error {
+	var request CreateFaxAPIKeyRequestObject
+
+	request.AccountName = accountName
+
+	var body CreateFaxAPIKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFaxAPIKey(ctx.Request().Context(), request.(CreateFaxAPIKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFaxAPIKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFaxAPIKeyResponseObject); ok {
+		return validResponse.VisitCreateFaxAPIKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeFaxAPIKey operation middleware
+func (sh *strictHandler) RevokeFaxAPIKey(ctx echo.Context, accountName FaxAccountName, keyId FaxKeyID) error {
+	var request RevokeFaxAPIKeyRequestObject
+
+	request.AccountName = accountName
+	request.KeyId = keyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeFaxAPIKey(ctx.Request().Context(), request.(RevokeFaxAPIKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeFaxAPIKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeFaxAPIKeyResponseObject); ok {
+		return validResponse.VisitRevokeFaxAPIKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateFaxApplication operation middleware
+func (sh *strictHandler) CreateFaxApplication(ctx echo.Context, accountName FaxAccountName) error {
+	var request CreateFaxApplicationRequestObject
+
+	request.AccountName = accountName
+
+	var body CreateFaxApplicationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFaxApplication(ctx.Request().Context(), request.(CreateFaxApplicationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFaxApplication")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFaxApplicationResponseObject); ok {
+		return validResponse.VisitCreateFaxApplicationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetFaxNumber operation middleware
+func (sh *strictHandler) SetFaxNumber(ctx echo.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber) error {
+	var request SetFaxNumberRequestObject
+
+	request.AccountName = accountName
+	request.PhoneNumber = phoneNumber
+
+	var body SetFaxNumberJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetFaxNumber(ctx.Request().Context(), request.(SetFaxNumberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetFaxNumber")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetFaxNumberResponseObject); ok {
+		return validResponse.VisitSetFaxNumberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateFaxOutboundVoiceProfile operation middleware
+func (sh *strictHandler) CreateFaxOutboundVoiceProfile(ctx echo.Context, accountName FaxAccountName) error {
+	var request CreateFaxOutboundVoiceProfileRequestObject
+
+	request.AccountName = accountName
+
+	var body CreateFaxOutboundVoiceProfileJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFaxOutboundVoiceProfile(ctx.Request().Context(), request.(CreateFaxOutboundVoiceProfileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFaxOutboundVoiceProfile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFaxOutboundVoiceProfileResponseObject); ok {
+		return validResponse.VisitCreateFaxOutboundVoiceProfileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InjectFaxInbound operation middleware
+func (sh *strictHandler) InjectFaxInbound(ctx echo.Context) error {
+	var request InjectFaxInboundRequestObject
+
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body InjectFaxInboundJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "multipart/form-data") {
+		if reader, err := ctx.Request().MultipartReader(); err != nil {
+			return err
+		} else {
+			request.MultipartBody = reader
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InjectFaxInbound(ctx.Request().Context(), request.(InjectFaxInboundRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InjectFaxInbound")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InjectFaxInboundResponseObject); ok {
+		return validResponse.VisitInjectFaxInboundResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFaxWebhookPublicKey operation middleware
+func (sh *strictHandler) GetFaxWebhookPublicKey(ctx echo.Context) error {
+	var request GetFaxWebhookPublicKeyRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFaxWebhookPublicKey(ctx.Request().Context(), request.(GetFaxWebhookPublicKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFaxWebhookPublicKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFaxWebhookPublicKeyResponseObject); ok {
+		return validResponse.VisitGetFaxWebhookPublicKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFaxWebhookStats operation middleware
+func (sh *strictHandler) GetFaxWebhookStats(ctx echo.Context) error {
+	var request GetFaxWebhookStatsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFaxWebhookStats(ctx.Request().Context(), request.(GetFaxWebhookStatsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFaxWebhookStats")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFaxWebhookStatsResponseObject); ok {
+		return validResponse.VisitGetFaxWebhookStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GetPAMMaintenance operation middleware
@@ -6721,73 +10793,117 @@ func (sh *strictHandler) ArchiveRestaurantEntity(ctx echo.Context, restaurantGui
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fxbc+O2kv4rKO6pGnuLpuSJk03kl1U8cyauE0+8Hk/lYeSVYLIlIiYBBgAt67j037caAG8SKVu25WSy",
-	"eRKvQKMvX1/Q1L0XijQTHLhW3uDey6ikKWiQ5uwClKa5pFy/55rpxYfPp+/wegQqlCzTTHBv4F3GQMDc",
-	"f6MIPhJ4vsfwTkZ17Pkepyl4A88+M57lLPJ8T8LvOZMQeQMtc/A9FcaQUhz9HxKm3sD7j15FWs/eVb2K",
-	"IkPLcul7K5dayZPlM5tJrJ7bIZkXoEQuQ+gk1dwlYkp0yVmfUEWQyIgwbq5XpJLh+ekbRXAlqntddspN",
-	"CwKep97gi0cTDZJTDed0kQLXl4sMlOd71xLoTXESUhW/k3SOmuJ7EeOMz34x67DnKhQ56pTvpcDzD1Lk",
-	"WXFyqiEtju0rjdv4y8UnmsAFUGXHy+hC5Lp2LuFMRGzK7PS103KoTLIQ6mdc24crxn0CectCsBdvgedw",
-	"AsVTiiagTqiGmZDMPKLs00MJtHZ6ElM5M/c1vU7cwd0F1ebwVrCoolqz7Fem41gkEeMz78r39CJD8Sgt",
-	"8QKqySXQ9KMRWptynA/PiAaaGlXokDXeH5vjp2rv+fCsJGOJRElQmeAKDCj8SKML+D0HpfEsFFwDN4c0",
-	"yxIWUiS395tCmu8fOeF7KYW0U7UZhJmMGPVTRvfte0RIQonMEwi8pe+dCD5NWPhqVDkzhTumtCI0kUCj",
-	"haHklBsDSnZPyZCTnMNdBqGGiKBKgiSATxtCPgr9T5HzaPeEfBRE5WFcssVM/5nTXMdCsn/DK5BwxpRi",
-	"fIZaMZeCzwiNUsRKcQM8MLblhjBKLIRWWtLsfHjmYOCzAllTbBpFDEemybkUGUiNKDCY0kQBwkl16d6b",
-	"Icq0G6y5RbQgWa6N6uYKJGH8mIQSKAptHgMnTJNIgCJcaKtQaNspvfsZ+EzH3uDtt9/6Xsp4cX64Bh2+",
-	"dwOLMdxlTIIaMz5WEAoeqXWyfmZT0CwtHcwNLI7JnOlY5BoJcdfqBOGghiLGWYpO4rt+SQDi6gwkUsA7",
-	"ccuBpVn9G+vIfJJz9nsOhT9D2FpZ9XdHq4vOqEbT8gbe/36hB//uH/xw5X7HwcHVf/7Da+GLFAmoDl+L",
-	"two+WFHtScgSGqIiMa3cE4WMrK3vG+A1TuxhIL0QCSAVKb2zfm/wXUkjlZIuPN+zjHC3Eagt5hbQ/cVz",
-	"aG71rFhR5T7E9W8QaoOBRqnOh2c/5SnlT9fobkluJ8HDt99vI8L/bpdhGzc2rh691/MW/nj3+EjaLGxh",
-	"hN2YLxRRB6N/urw8J0pTnZugbt3aoBixiNsYv6UJi8bOYRrFqgEwRlV6PDX+wEcstt4Sn1J5lgmpIRo7",
-	"iB6b6XwznfFkVy2GlYJSdGbI3ywws8iC4Oq9NjadD8/OKM7KKbcR8hbCE9NpwngbP2UOZB6zBAjcglyY",
-	"OCqkSUIoVxjCkm/735CJQ6mxG2dS4/u1EAlQvra0YsqOtfxPLrR1ONu6kxbEOhNKk4TdOqhSpdGRlC5I",
-	"TG+bGN0K0TewUOMM5LhYK9rzpqnwBQI0jBsYvsWM9Ym6FlUf+gnLWrYz30BvzT4ymo5NTGCTABOnlBci",
-	"SGCGDnm8dktBmEvMXNefXbsFPLIsbTOYZqxxIiHC5I4mah0XypBio5unBt6mQqZ45EVUwwG6drT1PEkw",
-	"ISki/9ZxWNQ5hYJQgl6X16dYzDkRPIRjIniyMF4ypiomTBGlhYQo2OiFt3WcDV+J52V6sw1M+x5KxS24",
-	"ZFhuc/w1Ys2zxRybsa2ebRVT1AdY9dol4xtsXhNrB57gglqciA0lN6nD2hIjplA96gpQYpzvPZJPz/WW",
-	"ZlTHppIgv76eDXwosuQXDxjPh2efHSo+n8+P5OQNs1lagVUxxm9VlaEVTjoU1Pds1NAo6YSa3Ta4fPVQ",
-	"lFWXjaGuHPdBAVWlrpOEAdcbkS40j5y2I5G9+emFsaiTcVVp6PFQtVrqW0Ws1VioWO7K4kpe12l4gLmC",
-	"T9ksl9SyoyvGsPjf5Nwv3OZ4GcgyZfetm6ecGMoxLTK1RwaK7E2atasJERyIJWq/xuNWMo2yWE14XlC+",
-	"ZUL8MtKsErfDfr//gHS3l6FhzhPLDrkFl+3W8yRmPjbLqaZ7B6l42rKqEvF6sAg8J0aORAsyAw6SavBJ",
-	"WtSCCeNhkkfW7lN6Z0PGt/2+Ed1Dgar1hi3VC5oCwdtkxm7BlSDxWli3QLIXwZTmiSaHxiRKzGdcf3f0",
-	"cAhbZ3DFg81cLnY86m6uf/ADPZgOD/55df/98qB+erTN6eHbZat3rCY/TTFpvACVJ7ots82d4bXL/r5F",
-	"BE3Wvy/QxxVoIhHmKXDdQK1W8NFC2+prx4CuYFEM2JZfr4Z5ZkS/WNVmqVRHu2DLz5iWlcj8IC+crx5u",
-	"EbM8D1g2Q4fbVnNAWRG3kbWfs+i5hZ16vNtSHHC3q+TzmJhhCHB7nWlCZ5TxjprACsnLKmv8hAwDJ/GU",
-	"8UtxA7wdZ2oFa7I3GZ6ffrocnvxrPHx3dvpxfPnLv95/nBhkMTIwFACVICuKYq0zWxpnfCqKkju1eyJu",
-	"e4hmTGka3mCWIhP3khr0ejOm4/w6CEXaK54pD7zWPRDkL9VCvlFkeH6KZorBg3vF7UYMkHNWzAVzOfpF",
-	"3yX7lEe2xqBjamrPI57l1wkLcUjzBic0xx/NQqohIKeaJExp4IoIbkI+jAIRinxyLXIeoW9IhMiukYrr",
-	"BXGw7I84TuaUUZHJ0NXGDHoPyI+GmWSU9/vfhDVRmAswIXtIfbtUyC2VDPXkeMQpkZRHInVyZKr0U5FZ",
-	"rN2JrOr+TJGcK9D7AZmUvLPTB0EwwftMqxEPRZpSHh0kjAOZ0hCCER/xc6pjRah0NSGIcMFIKApEx7Cw",
-	"QyG/5IBMehlNezisTya9Kb0rjzFapjOw5yM+6VUhjLkWEFPAVK5gRib3I1PWG3k+GdnKnj10xb2Rt5wE",
-	"I8xgEhYCV1DTwGFGwxgO3gb9NR2cz+cBNbcDIWc9967q/Xx68v7jp/fmHbQ2ppO6Ljt+Dc9PPd+7Bams",
-	"jh4Gffu8yIDTjHkD75ugH3xjNpR1bGzScCRtlhxnbcnGBaCKWR0+H56R2jtEzZkOYzRNaxJMcExovA+g",
-	"VwqaK3upb/v9F9sYW5mpY9+yIHXpe0f9w64xSyJ7jT28pe99ayne/FK5AWqAME9TKhc4PyQJ6r2OQZZ8",
-	"REVl6ONtIdX3NJ0pV67zrpa+l+Ut0vjVFHMnRaUWR8A8p1bexXEfLvGSvRhoomN/xFUGobHQSISYPrLy",
-	"3f2AVKwzZdEyhMikCEEpg3ISFGgDSsZ4pLYG0FSJT60qYTzajyJa7FQbmt0Ayz+JLhIu5k4fH6Fate6D",
-	"P0SF6Q00VNcpEhGSXEu7a0iurXttKvLSt1iDwYUtgwgbxDT1o7GHtSPdaN0ne5SGHL6khpgVdqiG3Ut8",
-	"RaU46v/w8Etli8kztcgKgNCyn2eztvTuyyrzsuaf2nxNqTW7M+xHiu1JMjh6+KWyp+WZMvgAepMA/EYr",
-	"5Jf2SapHelWN+8pEF2G87rSGRZoR2f2twjOt7EnOmY7JEXqr4vExPj5Zjy8aedGOwKI193p9d/KQ1hGq",
-	"SG5IjV4ZN15RZ99ZfUBnY/PSJ0FI7/dyV7oj0tW55FUq/EYR+8axye+uFXBNpgySCMMuLkjCUqa7ol+3",
-	"Bb5b7XCTdOiHpf6rxKWS9y8MUHl7hpPQEB4leAmpsKVQqp38ydBCmPVteGPE5yJPIgJ3IWD2a0crYc9A",
-	"nLk0tk9ANDkmcxyx2VSJanYD2YZ4uqZkOwml6/r1qrD3GMXGABrzkakoGi//kuDn1PNRxtGNfWvtKM+x",
-	"IhfBNwVz4opde0ISCbkCtV/1F/qNWlijpYaaQg9JIb3GM47oqnLAhBJGHHONG1jYTPQGFsR2DpjyEKai",
-	"TJGCg2Yv9LicACS5AcgUoXZvVEwJazWljp7YHVnVAx24r5+OdLTmdOWuDdGhsLQyAvpT298fk+U0eGWi",
-	"W4qs8lFzqeu7NZeNmbBb4KRolnmsWe/enNEDmi4KYnoz7GL2zLEiis24tUMp8pldSERVfC2ojHyihO1P",
-	"MOXtompeR4J0PyA/2aFikUTm/UnRSzYx3CAsReVmurBtV4F4o0Z8Mowi86nLmQGPCclyW6lMkSjbLdhm",
-	"8evtwruuOKz1Jb++nZtldlg1h7kR7N9WvG7FNbU3drsx8ahtH9g2l0bJq9PCTNHWPE9m+DJEdUyouipc",
-	"QbbTBY74E31g0Y/RbGDakVVs7pF5ZcvY1LTVYS1OUoX3s+L46waghSU01NT1JjS/xqyZRHVj3TJWGpQe",
-	"sI76HG7WZv/J8PzUX/WjHz6fvrPfySG0CQ7Bgyr/Ssr+h6t5bcXd3/i5J/4flKJlXQG21N7e/cqH08tH",
-	"FZdqCo0Ygpd4brIfMbVfH0CtBch0J9ZbXdaqTQ0d3i4QXG1nudphWv8sFfw6ylc1yRpAQvdgP2Qn5Xfh",
-	"z9axXrjaANu+VSyZxc8mWhbNXwPTyrraDNuO6yO+NzGfqE98Mil79CY+CYLgmKz1yOKBqnfKrrfYjnip",
-	"4iqmGUSEqpaJiazMJg3Ie7Nh4BjKFAljCG/w3RllXOkRb/2DAPfVNJqa3XGQMAUJPASS5kqbb/qQNjfu",
-	"StfdiAtp1lIU5VyDNRlWjXk2t+MLkklxnWD2gSHZb/br5HmMWczeUb/vuz4f+1C5l+5aR/YNhWFM+cx+",
-	"gBozPgtI2bznEkg7vXVwVMKI2w83IbJRn9AxSEWUpou2OK/sXWztpX4R9NipC22Q+8plyY4O0BYE+zWm",
-	"msypInPJtDafYf9FY0PLiQbyvVFNxHkRyIsgFd2x4gfXaWajRZowpVnok+IrzgTRlyvTPKdXm5cNrvmu",
-	"WODbLmt/xIvW6vKGpndgfq4T/A2CYH816KyceFo2bNeatEe86NL2be6Q2s4qpl1a96h26zarLtbfbEP/",
-	"85tzvVn+b2P+8xhz1bmJdrcDc74v4o1l777290hLa9oJaNj0d0vF9qvgMxO6YIhQdYA2/b/ZwrOWZqsf",
-	"tl1JFf1K6wH1hdniW/0LqPWN3KO2IB9fjYKvZWMJqa1FPlMp0idB+XOBxt/ijfJfpLZ6q/Y/XsurF1HV",
-	"HpVhzG5h++L7H7z6roL/a9nX0PLtSQbm3v1aLMyR20wunhQr1T6sMCpW/6TiyxUK1ZZ7rQI2mZaIkCZk",
-	"pWfcCGxvktIbIDLnk/1GT/qg1zt8+19BP+gHh4Pv+9//YPTGkbamOEAxzmn+mUH5fYNLp9yuTVD9X1dG",
-	"U6PFqxBaGqNfqzfaAVcyWappe74atP2zHRr+/wUAAP//",
+	"7H1bd9u2lvBfwdJ31or9lZbk1Om09sOMmqQ5njaJJ3GnD1VGhMgtETUJsABoWcfj/z4LGwAvEinJduS0",
+	"PefJFi/ABrDvN972IpHlggPXqnd628uppBlokPjrB3oziiJRcP2OZmCuxKAiyXLNBO+d9i4TIDN6Q6h9",
+	"6JkinGbQ7wU9Zm7nVCe9oMfx3Z57aII/g56E3wsmIe6dallA0FNRAhk1c/xNwqx32vt/gwq0gb2rBisQ",
+	"3d0FBsgfYXn+qh280cU5uYLlM0VY3AHYFSwnLN4I0kzIjOreaa8o8Em9zM2bSkvG5x6Ki0RweFdkU5Dt",
+	"sOTmAcLxCcI4ed0//uaEmLHJQfjV8dfHz1+8eDE8Hg7Dww5QcYSJHeExe1gH1UD/AZSmhaRcv+aa6eWb",
+	"n7v2E/D+M0XMIx1Q2mcm82LLrm4CsoIIYWkC2Q2eLJ/ZDGL13B7B/ABKFDKCTlDxLhEzosudDQi1VBQb",
+	"DNGNJRlkfqaIWYnqXpedctOCgBdZ7/TXHk01SE41XNBlBlxfLnNQvaA3lUCv/I+IquSVpAvDEoJezDjj",
+	"8/e4DvtbITWa/zPgxRspitz/ONeQ+f/tK43b5i8XH2kKH4AqO15Ol6LQtd8S3oqYzZidvvazHCqXLIL6",
+	"L67tw9XGfQR5zSKwF6+BF/AS/FOKpqBeUg1zIRk+ouzTIwm09vNlQuUc72s6Td0/Nx+oxn+vBYsrqDXL",
+	"f2E6SUQaG/7wqY1hXALNurnqxegt0UCzTQzV3H8cN70YvS3BuDNASVC54AqQ+39P4w/wewFKm1+R4Bo4",
+	"/kvzPGURNeAOflMG5tsdJ3wtpZB2qjaCwMkIop9C3LfvESEJJbJIod+7C3ovBZ+lLHoyqByZwg1TWhGa",
+	"SqDxEiE550hA6f4hGXFScLjJIdIQE4OSIAmYpxGQd0L/IAoe7x+Qd4KoIkrKbcHpf+a00ImQ7B/wBCC8",
+	"ZUoxPjdYsZCCzwmNM8MrxRVwB44q8lxIDfFbiBm9ROJ7UhQWsZGRbkJiqJ8wRbjQxKgABrVFDhLnJ5pe",
+	"geojU3CTIPUJoZWWNL8YvXX862cFskaRNI6ZGYCmF9KMpg37Op3RVIHhg9Wl297csMd2ToO3iBYkLzQC",
+	"VijUTs5IJIEabFskwAnTJBZgl4CUYJhSRm9+Aj7XSe/0+YsXQS9j3P8+XuN5ASpacJMzCWrC+ERBJHis",
+	"1sH6ic1As6yUjFewPCMLphNRaAOIu1YHyAyKEDHOMiPdvhmWABiBMDeKjuecbdvguDyu3umxASk4+70A",
+	"L4gNv11Z9Tcnq4vOqTY8oXfa+59f6dE/hkfffXJ/J/2jT///b72WfZEiBdWhJJhbfh/sUR1IyFMaGQpg",
+	"Wrkn/BlZJmXVR5S+2yXAB5GCgSKjN1Zgn35TwkilpMte0LMb4W4bCWOFhZc5v/acGLJ45ldUyT0x/Q0i",
+	"jcwbkepi9PbvRUb5wzG6+yTvd4LHz7+9zxH+R/sZtu3GxtUbsfu4he8u13eEzTI2YwM25otE3LHRf7+8",
+	"vCBKU12gNrpObeBH9Aon49c0ZfHEsUlErJrkMOqgnsxQkAWGW1sxb54qGfrE8dQJThfgdCiCP7UQVgZK",
+	"0TmCv/nAcJEe4Oq9tm0yFujF+Y+wXN8qFq9vlDkDVXIsLfBfK7CMaXog4VpcQUCk0FTD4VmD0Zq9MWZB",
+	"RDVyty1mKHLYbivdWg9ToBIkQnMQjtzmoyAKSQI0BnnYJx8TseBE8AjOiODpEjlNQlVipJjSQkLcb+Vk",
+	"yJogbgfCzGnXG5PpkuiEKbtuJnhgWZiRjguqdljsygniI2b5XWdmvQYt+G2l3ITqhqEfUw1HRgi1LdMe",
+	"9NbT2IVUWxwaa8tyzLUG6eZFvpQQG7ShqVpfL602Yje4zNg0ZxOHW9tesrSxug4/azXU5iV4y+izy1oz",
+	"RaX77UbDBnfDSHAOkbkyYXFoRLICHqudyNIjwtoNUeipYXeTa8EimORSzFgKk3b84kWaGtPT23hroy1g",
+	"mghxNZlRloprkJNCpuureZ3lemmpTScgnWLKoZWg/ZBupB1o0CFr/cUOyDYtvwM7rPy0OPYw8ek4VIu6",
+	"NUL+5FQth6+GYVuO5VUIRTMgWlKuKCIDOfAc7HA3prVhWXbO/akFW3hNp2ZQQVhRzuOgvKfhsJFMVk/R",
+	"3V05ycqA8AZYzQQkEeVG3hqK3omguyitelGyFftoePJtg2MlWufq308Hgx3I7vMM266y16faePjv3SH8",
+	"tzmDC7vJT4gF90DWcz71zpDmxDN6M+li8DN6g0ECT+hOYyIHlOM1owHBtaGnZyS0A4WHOyHLTIrsvj55",
+	"xPlI7ETTbrnv3Qt3Bh/mMCnFfHOtF3ReWZSxiIoMuG7X37V4QCihfkhuv90W4IDVwhpgbj7JH4TM7olj",
+	"EU3TSVxYF8tEQaQcxln3wLffnAyHNXfBcdv6/e50uGhf/UAkRMCuock0poxTufxjYMLjj7B2cuV+VDBt",
+	"Prf3FeTN/fP7dlqSmjEF3EWySEQKfZJTaXTY09oNphMSuuveEgyJUYf6Y26YsR/ScHJ0Axg8ILEUuSIH",
+	"oX0iDEho708slkiR52CoecyNEeiMVT8rIirOaA4ZR2g1NqtlP4wrtmPsOt6lyCI9BZu3Gs4xI96YIjFI",
+	"3DJzfvigITaCxOY8IHshhIBMqYJvTpoEsdTwT00OVVC41RabPER5C+o+7IdaDI148uN2ZiU0vRLtX4G1",
+	"Y5/aVIwuE+2hRlenzdIB08ao/mhDTL/fayhm4/FXvx4bC9WYqbfHwfHJXZeB+hG0nfBhjGQdL9Zptq78",
+	"rps8wA3W4FW3MsHPiMEmDMVNFXBt1ljajfdEvA4z6Beril4U05RFrR42ms6FZDrJ6l5FiJ+/eHH8XStT",
+	"znGsSadf7OvnR4Y7kdd2DGKfN5ag52TkQGnKYypjQtM8oVPQAclpHEN8uAOXW/WDlAtowPZp44Z81FS3",
+	"eXKmlMeCW29bC9OGlF2D7LqdA8fgdMvNVcp2T9aHDGqztwF/MXr7lpoBOeU2AeIeCCxms5TxNq+zLIAs",
+	"EmPdwTXIJYbJUcJTrhYgFXkx/NoId4zlTNw4YU27nQqRAuVra/RTdqzlvwqhbVjuvkG3FiH+VihNzEba",
+	"gI4qQxMko0uS0OtmJKs1kHUFSzXJQU78WgvVxp+qqcwLBGiUNCJd95ixPlHXoupDP2BZd+2bjwGqGr3n",
+	"NJugB93meGAYurwQQwpzdJOu3VIQFZLpZcuza7eAx3ZL25hKMyK70dtaBl43BkM3+J63inCXvdY1hYJI",
+	"Qovi9mAPv49V3je82Igomt9l9sp9gllBz5zKZEcVAJ/dTQ+oJ9P4KeoDrMY2gyptsLbNa8fawU/Mgj5P",
+	"KCJmyqBHHQFKHvdZAxWbYop1x28J0NaARX3Efbj6L0Zvf1ZtavceQz5XzPqdPK9KiozyKomslZ10Rgds",
+	"bLWRsRdpdt3Y5U/BPZzyCF057tYDqjIZX6YMtsSVInzkvJ0T2ZsfPzMv6ty4KvNvd1a1msm5yrFWI8Z+",
+	"uSuLK/e6DsOWzRV8xubO8O/WMSz/b+7ce26jqjnIMiMrsGKecoKQG/UeU0sZKHIQNlMTQ3QXWKAOa3vc",
+	"CiYii8WEJ/X+f57TrNJbjofD4ZbTvf8Z4uY8MDmrsMzlfuvZqxO9mu4VZOJhy6oygNeVReAFwXM01uYc",
+	"OEiqISCZT/UljEdpEVu6L31Vz4fDYcNZ1aGoduUfYOzO3CZzdu2yMvBaVKdAchDDjBapJsdNA49x/c3J",
+	"dhW2vsHVHmzeZZ/QXhdzw6Pv6NFsdPTDp9tv747qP0/u8/P4ebufoZr8PMuF1B9AFWlbfoRN7+48+3bT",
+	"sxFw9txnJejQ4FqtzEcLTdsi2H5AF6rZFMVYVfNwxMCvavOpVP/tY1t+MmZZyZm37oWT1aN76CyPYyyb",
+	"WYermmimpoz05q39OY8fm/5W13dbnAPudmV8nhEcxrm0FGGa0DllvMMnsALyXWU1fjQb5hwvxki8FFfA",
+	"O5xrVT4yOQhHF+cfL0cvf5yMXr09fze5fP/j63c2cohngBBgTlYFUaJ1blOMGZ8Jn7pMbcq7L6fKmdI0",
+	"ujJWikzdS+p0MJgznRTTfiSygX+m/KfXmrVsU5GFfKYw4ilmqDy4V1yy+anZOXvMfnO5kYuBM/Ypj62P",
+	"QScUM3TH3PnSRhfn+AZvprORc01SpjRwRYQNrxot0LCigKAX2MiGVIh8aqCYLoljy8GYm8kcMirSTGI7",
+	"Jd/bBLdxMRx+HdWOAi9ASA4M9O2nQq6pZAZPzsacEkl5LDJ3jkyVcirGxdpCkyo7milScAX6sE/Ccu/s",
+	"9P1+PzT3mVZjHoksozw+ShkHMqMR9Md8zC+oThSh0vmEfIKcrV/TCSztUGa/5CkJBznNBmbYgISDGb0p",
+	"/zfaMp2D/T3m4aBSYfBan2Cap3IOMxLejjH5cdwLyNjmP9p/XQrkuHcX2rBYyiLgCmoYOMpplMDR8/5w",
+	"DQcXi0Wf4u2+kPOBe1cNfjp/+frdx9f4jqE2ptM6LleJkb2gdw1SWRw97g/t8yIHTnPWO+193R/2v7YO",
+	"9gRpEnfBubCtdSJUi6nx0mEwdfjrZZKP9mOwX6kCOYUiMyaV9jWEfeKTGJkTPUyNuS+ZQcvlzAUfsTzj",
+	"CiA3M6ElI2aEabuTZea/MZYcRLV0O8tnQenvRbz8bGULXVlGd03GjrndK3VAz4fHnxOMliTFjmoKH5HA",
+	"Q9EKz8Cgwclw2DVPCfigVr2Erxxvf6VRxoIvfbf9pbIa6S7ovdgFsLJoCKVLkWVULks8ILReUGsD3muI",
+	"iKVnc+UyLHqfzEAN/B/c1sNvd2hktBneH0AXkqtmnpTbacuNOBhMVmigl3KzicBvQK9gbwN3hnvAnS0I",
+	"03/EiZ9sf6kstnrkib8B3TzutXMNGvXYv7bPUz2yFiP+tAUxBi4Zd630+wFTBR0c99xyU0o4LDwCY+yw",
+	"hnR98gtmdvjkzDCwsUcsg3UM1yeOW51/zNcTMWmZTH54SoDpBCSZCp2QhOY5cCIk4fZyQLwGAUrblHjG",
+	"53ZckdopnYA8GR6XORScCN4mBMhWGTDmuwoBmz69bxnQSKD9AiLAJ4m3UrFBlKdn9U9I+EgSBh1t0Ydj",
+	"Ag9k7iUND25tROLO0mAKGto4/jrOb0T3NVT9gHTYRNUGppy0zYq0+yfhyxbaLafyWNYc7PKG7WuxCxsv",
+	"iXGfrLxSnlFo1VJIqKpr0c8UCS/ef7wkg+vnBu5JHb4Qy5sCn7I25jU54AxQ1LXPtc3GtSN3ll9sZKa1",
+	"Qo99c9T1zPgvwFZr6+3SkKpH/rr8talK19DUqB2Ud6pb28jM5kKpwW091+3u8QS3Ey9o5N4ZEi1aKPRN",
+	"6dd2eVu+4LBmSdU8YYKTsJktFpKDZprX6ZgLjnleh30y8sPaMWIzALqKGpUUSJlWijDtNC3MDiXMJmSO",
+	"+YzegOqTlzRNbR2zNS5IJtbhp1ygKtedsnZmFCyfqDarXigXbXODTobftbGLj2i/vKv31NkDm1jL6duJ",
+	"PXxW46lM3GzXuvDuH5spPKlBbmiJ0GaCJ6KjR6ygmwzuzVraK5z2KcxHa9yRA8TKLMQDQxCYsqBKC0fZ",
+	"SLzdYrc1i3fP8ndTcdLTC+LWHeigO7e7f31p3IVXnbTipMUE8a3bpfuRZUXq9FJb1oEpoUauhFqEAVkk",
+	"LEpIVihNpoaiW2TYKi30x/yyKkzxjVBCK8cwb+IAa8GwEqxfXu4rTaWGODxEsbeg6ZUa8zCDmNF+LkUE",
+	"2LkmJEc2GOFHBCN3Q1dEEFb1LkL6IhjrEEkxPIyq85iv1cEcBuYFoxUTX+niKmbaql3qE9qnD8/GvKpy",
+	"I3NRag/VxjxTxBUMkp8//GSdIWU8l5kjuHj1A/Ywc9nTjI/5f358/w41CqfL+xdCXB2KbJIVqWb4cyZk",
+	"dkZoNSxGlFz3HBx/zCuRPmwT6ef8N4h0rRJwb9xnpeLH4G65koFZyVFMNX3IkFjz9vSsy+9YB7dyNImU",
+	"4ZD9D64yHL/YZZaWhlGPdfIgDhq2V9uzTl7nq3Cb9QqtTntzDOvlCp5pSEWuQbLZkoSueuDoI5tzqgsJ",
+	"R+41xxYOxDXIMS+fu2QZKE2znHxFxr3/HffIV0TSBTazCg/PiM1zUwNbKRteUKlgtWTDMC8aqw43pw0V",
+	"rJV57FftXZuuA7Url+MD8PKxcQDvhjN05XDBBmAUm3NX+bgVeZSvE2nFm9eWrS8o0+j4E0YalhUd5MCm",
+	"XFmfoFBApqAXAJxI0JKBOgyqh9F/PuZlCQihMyOXbE2GeX5ppKpZkxcWFPHfFssbyaG2ooctenkS1LBT",
+	"daCF1de/DGa8tAVZThPxe4lqlCFBJ6inBm10ux6V02yQNQtxOiKBhv1Z+Xwxektq7xC1YDpKWgN/K2U+",
+	"ezytlZk6DsuD+iUO6xLSlCwSQN+D38fRxblRXXx5UXVEOc2sF7nNjfMLljiFvn4JnaCyqBc9mXG3Fz6R",
+	"gwRoqpNgzFUOEVJhLCJFlGblu4dWi7Nbh8VCZWKdU1kx90eCAo2pOphSInWHL6UFJT6/5tWGDU/nS7kP",
+	"LhIuFk+qIT0KhekVNFDXIZJR3qfSeeqmNumsicie12igWcNWa/MR+AKY/eBGa4+9J1ak/Qo7UMP2IfzL",
+	"Z7L4JsabsWVwW9Ze1TNV2mRNiTX7I+wdj+3PkVvSeQD3jV5WlV+fMOcuStocij4311Z9esm0UqmLpseJ",
+	"kVb+8Yl5PFzXLxrZwntiFq0ZyU8vTrZhHaGKFAhq/Nd1FL6y+GCdWPjfQ1jI4PeyVntrzpt565ki9o0z",
+	"9OG73gYM0tj6nEjKMqa7tF9XGL5f7HCTdOCHhf5PyZfKvf/MDKpot3Awt2yXg5fgA5FUu/MnI8vCrGwz",
+	"N8Z8IYo0JnATgTGB7Wi1aOPXJMRLE/sExOEZWZgRm53kDZpdQb5Bn64h2V5U6Tp+PSnb2wWxjQJt7JGZ",
+	"8N3m/5LMz6HnTsTRzfvWmjQ8hoo25gAdCEkkFArUYdWbPGhUiDQaTVCbUJ8Bxl5qafaCw5ivZdjbevp7",
+	"5VhuybPv6Ke/J6ra0r3/6c2RjoYVXbZr4+i+WPr9Hzk9oLRyGnuF2i21/YMYJ9T17MfLSCbsGjjxLSR2",
+	"Jev9kzNmNWh2DQQ7FtjFHOD/Cn3Qlg6lKOZ2ITFVyVRQGQdECVu1b9OnXS1ZnRNkh33ydztUItLYBgF9",
+	"h5UQd4OwzCA30562nQfimRrzcBTH+H2ft8g8QpIX1lOZGaBsD53uPMD6pwb27XFY+6bB09M5LnNDYrXZ",
+	"8n9R8ToV19Ae6Xaj4VErqnNBsR0qzmzDf/s8mZuXIa7zhKrXgHPIdorAMX9UrdlqW489UcXmzhFPTBmb",
+	"Wpl0BX7sSXnpZ4/jnyFNp4amLs+y+Qm6GklUN9YpY6Vtx7aU8tocvrVpoyvD6OI8WJWjb34+f2U/DmZY",
+	"m+tFuBnlnwjZvzia11bc/WEz98Q/gSta1hHgntg7uF35WuRuBZU1hDY8pN5Mc2Z78kGtMQb27Kk3gFjz",
+	"NjVw+H6K4GqTh097NOsfhYJ/DvdV7WTLAl379U5Sfgzz0Tg2iFbbQrWHiiWz/LPJLX3y3Ck2eFptEdXO",
+	"18f8IMTvcoYBCcvONWFA+v3+GVnrHGX+UfX+UeuNp8a8RHGV0BxinwLYnJjIimyyPnmNAQO3oUyRKIHo",
+	"yrw7p4wrVzG09lVU96lIrHBweSgzkMAjsKmfxpIysLlxV3rRjLmQuBbvlHNtx8ioykO0th1fklyKaWqs",
+	"D6OS/WY/yYg9y8nByXAYuO4X9qEylu4aKtjM0CihfG4/8pQwPu+TsqWNMyDt9FbAUQlj7r+sZLU+LHBQ",
+	"RGm6bM1/9B19WjuMfRbusVcR2gD3id2SHX2RWjjYLwnVZEEVWUimNfyFC6rsTjQ4n/26ZQOrHs/yYshE",
+	"t674xvVfsdoiTZnSLAqI/wJcargvV9hSRq+29EK+FjhnQWB7jwVj7huOlTc0vQH8M03N336/f7iqdFZC",
+	"PCvbmNVal425711mq8xZZjOrmHZm3U5NyNrT4+z6m83Z/vjkXG8h9y9i/uMQc9XPyNDdHsj51usbd4Pb",
+	"2jfhNxaoV9+Y9+FXweeouhgVoeqL1JT/GMKzlGa9HzZdSfl8pbYy9kxcw+p373esZjev/nmq2Q20Nc0H",
+	"CzMfwsofy2iCe7xRfjr/Xm/ZQ3Rs7bOg6oDKKGHXcH/n+xdefZfD/6noa2T37UEE5t79s1CYA7dpXDxI",
+	"V6q1G0QUqzca/PWTOVTr7rUI2Ny0VEQ0JSud1PDADsKMXgGRBQ8PG53aTgeD4+f/1h/2h/3j02+H336H",
+	"eONAW0McoEbPabb4L7v+OXPKRW36vjPkKTrNDRavnLArgw18vwcVOL3KKGdVvQzYKXzmu2Jzjl9+bzRt",
+	"wwZ634NisVWnVO3j6iqodePDzQvLDA29EMR+f9g3JXSSUIpCY2TaNacotzIgotBmHuuPx5zqKUS0UOBb",
+	"C2ERHHfvlGCckvDN68sxx3INRbM8hX4ez8KAUAPGEX6c6eLVD/Ueg9oWWGF8zRYoRpSTKX7bSpdffEJb",
+	"06rAoG1vQ6zNsmGBWCx4KmxBTtnXRcLhGW5r2KgeMdt+gxC5K8botDVFZFqwFNsFNGuAEsrjFGTftvsI",
+	"beURc0qtr1FSvvyIpOwKxtxY0OXAFoHAfQQjpUqT4+HQVzYwTjLIhFye4f6F5KDeWtOrkYdjnmJCjU4g",
+	"C4hIY1DadkxzBYrmUFcqPJuFjCQXzExIdRk5cfg7ozct+FuxNYfCbl+scd/0xFBN2/0tNSqpsYG7T3f/",
+	"FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

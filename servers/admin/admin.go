@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
@@ -33,6 +34,9 @@ type Config struct {
 	// Restaurant is the restaurant configuration server administered; nil
 	// answers its operations with not_found.
 	Restaurant *restaurant.Server
+	// Fax is the fax server administered; nil answers its operations with
+	// not_found.
+	Fax *fax.Server
 	// Logger receives logs; nil means slog.Default().
 	Logger *slog.Logger
 	// ValidateResponses checks every response against the spec.

@@ -230,3 +230,39 @@ func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, erro
 func (s *Server) WebhookStats(ctx context.Context) (pending, delivered, abandoned int, err error) {
 	return s.store.eventStats(ctx)
 }
+
+// RotateAPIKey issues a new API key for the account and, in the same
+// transaction, revokes the account's key replacedKeyID ("" revokes none):
+// either both happen or neither. ErrNotFound when the account or the key to
+// replace does not exist.
+func (s *Server) RotateAPIKey(ctx context.Context, accountID, replacedKeyID string) (keyID, key string, err error) {
+	if _, err := s.store.accountByID(ctx, accountID); err != nil {
+		return "", "", err
+	}
+	key = newAPIKey()
+	keyID = uuid.NewString()
+	if err := s.store.rotateAPIKey(ctx, accountID, keyID, hashKey(key), replacedKeyID, s.clock.Now()); err != nil {
+		return "", "", err
+	}
+	return keyID, key, nil
+}
+
+// RevokeAPIKey deletes the account's key keyID: requests bearing it answer
+// 401 from then on. ErrNotFound when the account has no such key.
+func (s *Server) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
+	return s.store.deleteAPIKey(ctx, accountID, keyID)
+}
+
+// SetApplicationWebhookURL points the account's application id at
+// webhookURL; events committed from then on go there.
+func (s *Server) SetApplicationWebhookURL(ctx context.Context, accountID, id, webhookURL string) error {
+	if !httpURL(webhookURL) {
+		return fmt.Errorf("%w: webhook URL %q is not an http(s) URL", ErrInvalid, webhookURL)
+	}
+	a, err := s.store.application(ctx, accountID, id)
+	if err != nil {
+		return err
+	}
+	a.WebhookURL, a.UpdatedAt = webhookURL, s.clock.Now().UTC()
+	return s.store.updateApplication(ctx, a)
+}

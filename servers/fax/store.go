@@ -125,6 +125,45 @@ func (s *store) keyByHash(ctx context.Context, hash []byte) (accountID string, s
 	return accountID, stored, nil
 }
 
+// rotateAPIKey inserts a key and deletes the account's key replaced ("":
+// none) in one transaction.
+func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []byte, replaced string, now time.Time) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("rotate api key: %w", err)
+	}
+	defer tx.Rollback()
+	if replaced != "" {
+		res, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, replaced, accountID)
+		if err != nil {
+			return fmt.Errorf("revoke api key: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("api key %s: %w", replaced, errNotFound)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, key_hash, created_at) VALUES (?, ?, ?, ?)`,
+		id, accountID, hash, micros(now)); err != nil {
+		return fmt.Errorf("insert api key: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("rotate api key: %w", err)
+	}
+	return nil
+}
+
+// deleteAPIKey deletes the account's key id.
+func (s *store) deleteAPIKey(ctx context.Context, accountID, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, id, accountID)
+	if err != nil {
+		return fmt.Errorf("revoke api key: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("api key %s: %w", id, errNotFound)
+	}
+	return nil
+}
+
 func (s *store) insertVoiceProfile(ctx context.Context, id, accountID, name string, now time.Time) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO outbound_voice_profiles (id, account_id, name, created_at) VALUES (?, ?, ?, ?)`,
 		id, accountID, name, micros(now))

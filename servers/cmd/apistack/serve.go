@@ -166,7 +166,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	adminServer, err := admin.New(admin.Config{
-		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Logger: logger, ValidateResponses: c.ValidateResponses,
+		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Logger: logger, ValidateResponses: c.ValidateResponses,
 	})
 	if err != nil {
 		return err
