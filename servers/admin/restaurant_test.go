@@ -1,0 +1,138 @@
+package admin_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	restaurantclient "github.com/apistack/apistack/clients/restaurant"
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+	"github.com/apistack/apistack/servers/restaurant/restauranttest"
+)
+
+// restaurantAdmin is the admin API over a restaurant server.
+type restaurantAdmin struct {
+	api           *adminapi.ClientWithResponses
+	restaurantURL string
+}
+
+func startRestaurantAdmin(t *testing.T) *restaurantAdmin {
+	t.Helper()
+	rest := restauranttest.Start(t, restauranttest.Options{})
+	pam := pamtest.Start(t, pamtest.Options{})
+	srv, err := admin.New(admin.Config{
+		Token: adminToken, PAM: pam.Server, Restaurant: rest.Server, ValidateResponses: true,
+		OnResponseViolation: func(r *http.Request, status int, err error) {
+			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
+		},
+	})
+	require.NoError(t, err)
+	h, err := srv.Handler()
+	require.NoError(t, err)
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	api, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithHTTPClient(&http.Client{Transport: rt}),
+		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+adminToken)
+			return nil
+		}))
+	require.NoError(t, err)
+	return &restaurantAdmin{api: api, restaurantURL: rest.URL}
+}
+
+// menuItemNames lists the menu items a client sees.
+func menuItemNames(t *testing.T, c *restaurantclient.Client) map[string]bool {
+	t.Helper()
+	seen := map[string]bool{}
+	for item, err := range restaurantclient.List(context.Background(), c, restaurantclient.MenuItems, nil) {
+		require.NoError(t, err)
+		seen[item.Guid] = true
+	}
+	return seen
+}
+
+func TestRestaurantAdmin_CreateGrantImportArchiveRemove(t *testing.T) {
+	env := startRestaurantAdmin(t)
+	ctx := context.Background()
+	guid := uuid.NewString()
+
+	created, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Harbour Grill"})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	again, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Harbour Grill"})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusConflict, again.StatusCode(), "a GUID is created once")
+
+	unknown, err := env.api.CreateRestaurantClientWithResponse(ctx, adminapi.RestaurantCreateClientRequest{Name: "pos", Restaurants: []string{uuid.NewString()}})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, unknown.StatusCode(), "a client cannot be granted a restaurant that does not exist")
+
+	client, err := env.api.CreateRestaurantClientWithResponse(ctx, adminapi.RestaurantCreateClientRequest{Name: "pos", Restaurants: []string{guid}})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, client.StatusCode(), string(client.Body))
+	require.NotEmpty(t, client.JSON201.ClientSecret)
+
+	demo, err := env.api.GenerateRestaurantDemoWithResponse(ctx, guid, adminapi.RestaurantDemoRequest{MenuItems: 40})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, demo.StatusCode(), string(demo.Body))
+	assert.Equal(t, 40, demo.JSON200.Counts["menuItems"])
+
+	before, err := env.api.GetRestaurantWithResponse(ctx, guid)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, before.StatusCode(), string(before.Body))
+
+	// A document referring to an entity that exists nowhere is refused whole.
+	bad := `{"menuItems":[{"guid":"` + uuid.NewString() + `","entityType":"MenuItem","name":"Ghost soup","optionGroups":[{"guid":"` + uuid.NewString() + `","entityType":"MenuOptionGroup"}]}]}`
+	rejected, err := env.api.ImportRestaurantConfigurationWithBodyWithResponse(ctx, guid, "application/json", strings.NewReader(bad))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, rejected.StatusCode(), string(rejected.Body))
+	after, err := env.api.GetRestaurantWithResponse(ctx, guid)
+	require.NoError(t, err)
+	assert.Equal(t, string(before.Body), string(after.Body), "a refused import changes nothing")
+
+	rc, err := restaurantclient.New(restaurantclient.Config{
+		BaseURL: env.restaurantURL, ClientID: client.JSON201.ClientId, ClientSecret: client.JSON201.ClientSecret, Restaurant: guid,
+	})
+	require.NoError(t, err)
+	items := menuItemNames(t, rc)
+	require.Len(t, items, 40)
+
+	var archived, removed string
+	for g := range items {
+		if archived == "" {
+			archived = g
+		} else if removed == "" {
+			removed = g
+		}
+	}
+	resp, err := env.api.ArchiveRestaurantEntityWithResponse(ctx, guid, adminapi.RestaurantResourceMenuItems, archived)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode(), string(resp.Body))
+	rm, err := env.api.RemoveRestaurantEntityWithResponse(ctx, guid, adminapi.RestaurantResourceMenuItems, removed)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, rm.StatusCode(), string(rm.Body))
+
+	items = menuItemNames(t, rc)
+	assert.Len(t, items, 38)
+	assert.NotContains(t, items, archived, "archived entities are never returned")
+	assert.NotContains(t, items, removed, "removed entities are never returned")
+	_, err = restaurantclient.Get(ctx, rc, restaurantclient.MenuItems, archived)
+	var apiErr *restaurantclient.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
+
+	missing, err := env.api.ArchiveRestaurantEntityWithResponse(ctx, guid, adminapi.RestaurantResourceMenuItems, uuid.NewString())
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, missing.StatusCode())
+}
