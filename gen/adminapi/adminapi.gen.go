@@ -24,6 +24,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for CreateStorageBucketRequestVersioning.
+const (
+	CreateStorageBucketRequestVersioningEnabled     CreateStorageBucketRequestVersioning = "Enabled"
+	CreateStorageBucketRequestVersioningUnversioned CreateStorageBucketRequestVersioning = "Unversioned"
+)
+
+// Valid indicates whether the value is a known member of the CreateStorageBucketRequestVersioning enum.
+func (e CreateStorageBucketRequestVersioning) Valid() bool {
+	switch e {
+	case CreateStorageBucketRequestVersioningEnabled:
+		return true
+	case CreateStorageBucketRequestVersioningUnversioned:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorError.
 const (
 	ErrorErrorConflict               ErrorError = "conflict"
@@ -156,6 +174,45 @@ func (e PAMUserStatus) Valid() bool {
 	}
 }
 
+// Defines values for SetStorageBucketVersioningRequestStatus.
+const (
+	SetStorageBucketVersioningRequestStatusEnabled   SetStorageBucketVersioningRequestStatus = "Enabled"
+	SetStorageBucketVersioningRequestStatusSuspended SetStorageBucketVersioningRequestStatus = "Suspended"
+)
+
+// Valid indicates whether the value is a known member of the SetStorageBucketVersioningRequestStatus enum.
+func (e SetStorageBucketVersioningRequestStatus) Valid() bool {
+	switch e {
+	case SetStorageBucketVersioningRequestStatusEnabled:
+		return true
+	case SetStorageBucketVersioningRequestStatusSuspended:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StorageVersioning.
+const (
+	StorageVersioningEnabled     StorageVersioning = "Enabled"
+	StorageVersioningSuspended   StorageVersioning = "Suspended"
+	StorageVersioningUnversioned StorageVersioning = "Unversioned"
+)
+
+// Valid indicates whether the value is a known member of the StorageVersioning enum.
+func (e StorageVersioning) Valid() bool {
+	switch e {
+	case StorageVersioningEnabled:
+		return true
+	case StorageVersioningSuspended:
+		return true
+	case StorageVersioningUnversioned:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RestaurantResource.
 const (
 	RestaurantResourceAlternatePaymentTypes RestaurantResource = "alternatePaymentTypes"
@@ -264,6 +321,24 @@ type CreatePAMHumanUserRequest struct {
 // CreatePAMTeamRequest defines model for CreatePAMTeamRequest.
 type CreatePAMTeamRequest struct {
 	Name PAMTeamName `json:"name"`
+}
+
+// CreateStorageBucketRequest defines model for CreateStorageBucketRequest.
+type CreateStorageBucketRequest struct {
+	// Name A bucket name (3 to 63 lowercase letters, digits, dots and hyphens).
+	Name StorageBucketName `json:"name"`
+
+	// Versioning Whether the bucket starts versioned.
+	Versioning *CreateStorageBucketRequestVersioning `json:"versioning,omitempty"`
+}
+
+// CreateStorageBucketRequestVersioning Whether the bucket starts versioned.
+type CreateStorageBucketRequestVersioning string
+
+// CreateStorageKeyRequest defines model for CreateStorageKeyRequest.
+type CreateStorageKeyRequest struct {
+	// Description What the key is for.
+	Description *string `json:"description,omitempty"`
 }
 
 // Error defines model for Error.
@@ -561,6 +636,58 @@ type RestaurantRestaurant struct {
 	Name      string         `json:"name"`
 }
 
+// SetStorageBucketVersioningRequest defines model for SetStorageBucketVersioningRequest.
+type SetStorageBucketVersioningRequest struct {
+	Status SetStorageBucketVersioningRequestStatus `json:"status"`
+}
+
+// SetStorageBucketVersioningRequestStatus defines model for SetStorageBucketVersioningRequest.Status.
+type SetStorageBucketVersioningRequestStatus string
+
+// StorageBucket defines model for StorageBucket.
+type StorageBucket struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Name A bucket name (3 to 63 lowercase letters, digits, dots and hyphens).
+	Name StorageBucketName `json:"name"`
+
+	// Versioning A bucket's versioning; `Enabled` and `Suspended` buckets are versioned.
+	Versioning StorageVersioning `json:"versioning"`
+}
+
+// StorageBucketList defines model for StorageBucketList.
+type StorageBucketList struct {
+	Buckets []StorageBucket `json:"buckets"`
+}
+
+// StorageBucketName A bucket name (3 to 63 lowercase letters, digits, dots and hyphens).
+type StorageBucketName = string
+
+// StorageKey defines model for StorageKey.
+type StorageKey struct {
+	CreatedAt   time.Time `json:"created_at"`
+	Description string    `json:"description"`
+	KeyId       string    `json:"key_id"`
+}
+
+// StorageKeyCredentials defines model for StorageKeyCredentials.
+type StorageKeyCredentials struct {
+	CreatedAt   time.Time `json:"created_at"`
+	Description string    `json:"description"`
+	KeyId       string    `json:"key_id"`
+
+	// Secret Shown once.
+	Secret string `json:"secret"`
+}
+
+// StorageKeyList defines model for StorageKeyList.
+type StorageKeyList struct {
+	Keys []StorageKey `json:"keys"`
+}
+
+// StorageVersioning A bucket's versioning; `Enabled` and `Suspended` buckets are versioned.
+type StorageVersioning string
+
 // UpdatePAMTeamRequest defines model for UpdatePAMTeamRequest.
 type UpdatePAMTeamRequest struct {
 	// Disabled True disables the team; false enables it again.
@@ -647,6 +774,15 @@ type ImportRestaurantConfigurationJSONRequestBody = RestaurantConfiguration
 
 // GenerateRestaurantDemoJSONRequestBody defines body for GenerateRestaurantDemo for application/json ContentType.
 type GenerateRestaurantDemoJSONRequestBody = RestaurantDemoRequest
+
+// CreateStorageBucketJSONRequestBody defines body for CreateStorageBucket for application/json ContentType.
+type CreateStorageBucketJSONRequestBody = CreateStorageBucketRequest
+
+// SetStorageBucketVersioningJSONRequestBody defines body for SetStorageBucketVersioning for application/json ContentType.
+type SetStorageBucketVersioningJSONRequestBody = SetStorageBucketVersioningRequest
+
+// CreateStorageKeyJSONRequestBody defines body for CreateStorageKey for application/json ContentType.
+type CreateStorageKeyJSONRequestBody = CreateStorageKeyRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1131,6 +1267,102 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
 	ArchiveRestaurantEntity(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListStorageBuckets List the storage buckets
+	//
+	// Every bucket with its versioning, by name. The storage operations answer 404
+	// `not_found` when this server runs no storage API.
+	//
+	// Corresponds with GET /storage/buckets (the `ListStorageBuckets` operationId).
+	ListStorageBuckets(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStorageBucketWithBody Create a storage bucket
+	//
+	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+	CreateStorageBucketWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStorageBucket Create a storage bucket
+	//
+	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+	CreateStorageBucket(ctx context.Context, body CreateStorageBucketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteStorageBucket Delete a storage bucket and its lifecycle configuration
+	//
+	// Requests for the bucket answer `NoSuchBucket` from then on.
+	//
+	// Corresponds with DELETE /storage/buckets/{bucket} (the `DeleteStorageBucket` operationId).
+	DeleteStorageBucket(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStorageBucket Get a storage bucket
+	//
+	// The bucket's versioning decides which lifecycle rules it takes.
+	//
+	// Corresponds with GET /storage/buckets/{bucket} (the `GetStorageBucket` operationId).
+	GetStorageBucket(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetStorageBucketVersioningWithBody Enable or suspend a bucket's versioning
+	//
+	// As in object storage, versioning once enabled can be suspended but never turned off
+	// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+	// lifecycle rules, an unversioned one `Expiration`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+	SetStorageBucketVersioningWithBody(ctx context.Context, bucket StorageBucketName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetStorageBucketVersioning Enable or suspend a bucket's versioning
+	//
+	// As in object storage, versioning once enabled can be suspended but never turned off
+	// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+	// lifecycle rules, an unversioned one `Expiration`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+	SetStorageBucketVersioning(ctx context.Context, bucket StorageBucketName, body SetStorageBucketVersioningJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListStorageKeys List the storage access keys (without secrets)
+	//
+	// Every key, oldest first; secrets are shown only when a key is created.
+	//
+	// Corresponds with GET /storage/keys (the `ListStorageKeys` operationId).
+	ListStorageKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStorageKeyWithBody Issue a storage access key
+	//
+	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+	// server keeps the secret itself (not a hash), as object-storage services do.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+	CreateStorageKeyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStorageKey Issue a storage access key
+	//
+	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+	// server keeps the secret itself (not a hash), as object-storage services do.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+	CreateStorageKey(ctx context.Context, body CreateStorageKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteStorageKey Delete a storage access key
+	//
+	// Requests signed with the key fail with `InvalidAccessKeyId` from then on.
+	//
+	// Corresponds with DELETE /storage/keys/{key_id} (the `DeleteStorageKey` operationId).
+	DeleteStorageKey(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CreateFaxAccountWithBody Create a fax account with its first API key
@@ -1953,6 +2185,212 @@ func (c *Client) RemoveRestaurantEntity(ctx context.Context, restaurantGuid Rest
 // Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
 func (c *Client) ArchiveRestaurantEntity(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewArchiveRestaurantEntityRequest(c.Server, restaurantGuid, resource, entityGuid)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListStorageBuckets List the storage buckets
+//
+// Every bucket with its versioning, by name. The storage operations answer 404
+// `not_found` when this server runs no storage API.
+//
+// Corresponds with GET /storage/buckets (the `ListStorageBuckets` operationId).
+func (c *Client) ListStorageBuckets(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListStorageBucketsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStorageBucketWithBody Create a storage bucket
+//
+// A bucket is created without versioning unless `versioning` is `Enabled`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+func (c *Client) CreateStorageBucketWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStorageBucketRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStorageBucket Create a storage bucket
+//
+// A bucket is created without versioning unless `versioning` is `Enabled`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+func (c *Client) CreateStorageBucket(ctx context.Context, body CreateStorageBucketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStorageBucketRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteStorageBucket Delete a storage bucket and its lifecycle configuration
+//
+// Requests for the bucket answer `NoSuchBucket` from then on.
+//
+// Corresponds with DELETE /storage/buckets/{bucket} (the `DeleteStorageBucket` operationId).
+func (c *Client) DeleteStorageBucket(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteStorageBucketRequest(c.Server, bucket)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStorageBucket Get a storage bucket
+//
+// The bucket's versioning decides which lifecycle rules it takes.
+//
+// Corresponds with GET /storage/buckets/{bucket} (the `GetStorageBucket` operationId).
+func (c *Client) GetStorageBucket(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStorageBucketRequest(c.Server, bucket)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetStorageBucketVersioningWithBody Enable or suspend a bucket's versioning
+//
+// As in object storage, versioning once enabled can be suspended but never turned off
+// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+// lifecycle rules, an unversioned one `Expiration`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+func (c *Client) SetStorageBucketVersioningWithBody(ctx context.Context, bucket StorageBucketName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetStorageBucketVersioningRequestWithBody(c.Server, bucket, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetStorageBucketVersioning Enable or suspend a bucket's versioning
+//
+// As in object storage, versioning once enabled can be suspended but never turned off
+// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+// lifecycle rules, an unversioned one `Expiration`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+func (c *Client) SetStorageBucketVersioning(ctx context.Context, bucket StorageBucketName, body SetStorageBucketVersioningJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetStorageBucketVersioningRequest(c.Server, bucket, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListStorageKeys List the storage access keys (without secrets)
+//
+// Every key, oldest first; secrets are shown only when a key is created.
+//
+// Corresponds with GET /storage/keys (the `ListStorageKeys` operationId).
+func (c *Client) ListStorageKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListStorageKeysRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStorageKeyWithBody Issue a storage access key
+//
+// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+// server keeps the secret itself (not a hash), as object-storage services do.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+func (c *Client) CreateStorageKeyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStorageKeyRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStorageKey Issue a storage access key
+//
+// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+// server keeps the secret itself (not a hash), as object-storage services do.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+func (c *Client) CreateStorageKey(ctx context.Context, body CreateStorageKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStorageKeyRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteStorageKey Delete a storage access key
+//
+// Requests signed with the key fail with `InvalidAccessKeyId` from then on.
+//
+// Corresponds with DELETE /storage/keys/{key_id} (the `DeleteStorageKey` operationId).
+func (c *Client) DeleteStorageKey(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteStorageKeyRequest(c.Server, keyId)
 	if err != nil {
 		return nil, err
 	}
@@ -3034,6 +3472,289 @@ func NewArchiveRestaurantEntityRequest(server string, restaurantGuid RestaurantG
 	return req, nil
 }
 
+// NewListStorageBucketsRequest constructs an http.Request for the ListStorageBuckets method
+func NewListStorageBucketsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/buckets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateStorageBucketRequest calls the generic CreateStorageBucket builder with application/json body
+func NewCreateStorageBucketRequest(server string, body CreateStorageBucketJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateStorageBucketRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateStorageBucketRequestWithBody constructs an http.Request for the CreateStorageBucket method, with any body, and a specified content type
+func NewCreateStorageBucketRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/buckets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteStorageBucketRequest constructs an http.Request for the DeleteStorageBucket method
+func NewDeleteStorageBucketRequest(server string, bucket StorageBucketName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "bucket", bucket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/buckets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetStorageBucketRequest constructs an http.Request for the GetStorageBucket method
+func NewGetStorageBucketRequest(server string, bucket StorageBucketName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "bucket", bucket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/buckets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetStorageBucketVersioningRequest calls the generic SetStorageBucketVersioning builder with application/json body
+func NewSetStorageBucketVersioningRequest(server string, bucket StorageBucketName, body SetStorageBucketVersioningJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetStorageBucketVersioningRequestWithBody(server, bucket, "application/json", bodyReader)
+}
+
+// NewSetStorageBucketVersioningRequestWithBody constructs an http.Request for the SetStorageBucketVersioning method, with any body, and a specified content type
+func NewSetStorageBucketVersioningRequestWithBody(server string, bucket StorageBucketName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "bucket", bucket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/buckets/%s/versioning", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListStorageKeysRequest constructs an http.Request for the ListStorageKeys method
+func NewListStorageKeysRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateStorageKeyRequest calls the generic CreateStorageKey builder with application/json body
+func NewCreateStorageKeyRequest(server string, body CreateStorageKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateStorageKeyRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateStorageKeyRequestWithBody constructs an http.Request for the CreateStorageKey method, with any body, and a specified content type
+func NewCreateStorageKeyRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteStorageKeyRequest constructs an http.Request for the DeleteStorageKey method
+func NewDeleteStorageKeyRequest(server string, keyId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key_id", keyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/storage/keys/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -3507,6 +4228,112 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive (the `ArchiveRestaurantEntity` operationId).
 	ArchiveRestaurantEntityWithResponse(ctx context.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID, reqEditors ...RequestEditorFn) (*ArchiveRestaurantEntityResponse, error)
+
+	// ListStorageBucketsWithResponse List the storage buckets
+	//
+	// Every bucket with its versioning, by name. The storage operations answer 404
+	// `not_found` when this server runs no storage API.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /storage/buckets (the `ListStorageBuckets` operationId).
+	ListStorageBucketsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListStorageBucketsResponse, error)
+
+	// CreateStorageBucketWithBodyWithResponse Create a storage bucket
+	//
+	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+	CreateStorageBucketWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStorageBucketResponse, error)
+
+	// CreateStorageBucketWithResponse Create a storage bucket
+	//
+	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+	CreateStorageBucketWithResponse(ctx context.Context, body CreateStorageBucketJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStorageBucketResponse, error)
+
+	// DeleteStorageBucketWithResponse Delete a storage bucket and its lifecycle configuration
+	//
+	// Requests for the bucket answer `NoSuchBucket` from then on.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /storage/buckets/{bucket} (the `DeleteStorageBucket` operationId).
+	DeleteStorageBucketWithResponse(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*DeleteStorageBucketResponse, error)
+
+	// GetStorageBucketWithResponse Get a storage bucket
+	//
+	// The bucket's versioning decides which lifecycle rules it takes.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /storage/buckets/{bucket} (the `GetStorageBucket` operationId).
+	GetStorageBucketWithResponse(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*GetStorageBucketResponse, error)
+
+	// SetStorageBucketVersioningWithBodyWithResponse Enable or suspend a bucket's versioning
+	//
+	// As in object storage, versioning once enabled can be suspended but never turned off
+	// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+	// lifecycle rules, an unversioned one `Expiration`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+	SetStorageBucketVersioningWithBodyWithResponse(ctx context.Context, bucket StorageBucketName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetStorageBucketVersioningResponse, error)
+
+	// SetStorageBucketVersioningWithResponse Enable or suspend a bucket's versioning
+	//
+	// As in object storage, versioning once enabled can be suspended but never turned off
+	// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+	// lifecycle rules, an unversioned one `Expiration`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+	SetStorageBucketVersioningWithResponse(ctx context.Context, bucket StorageBucketName, body SetStorageBucketVersioningJSONRequestBody, reqEditors ...RequestEditorFn) (*SetStorageBucketVersioningResponse, error)
+
+	// ListStorageKeysWithResponse List the storage access keys (without secrets)
+	//
+	// Every key, oldest first; secrets are shown only when a key is created.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /storage/keys (the `ListStorageKeys` operationId).
+	ListStorageKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListStorageKeysResponse, error)
+
+	// CreateStorageKeyWithBodyWithResponse Issue a storage access key
+	//
+	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+	// server keeps the secret itself (not a hash), as object-storage services do.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+	CreateStorageKeyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStorageKeyResponse, error)
+
+	// CreateStorageKeyWithResponse Issue a storage access key
+	//
+	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+	// server keeps the secret itself (not a hash), as object-storage services do.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+	CreateStorageKeyWithResponse(ctx context.Context, body CreateStorageKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStorageKeyResponse, error)
+
+	// DeleteStorageKeyWithResponse Delete a storage access key
+	//
+	// Requests signed with the key fail with `InvalidAccessKeyId` from then on.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /storage/keys/{key_id} (the `DeleteStorageKey` operationId).
+	DeleteStorageKeyWithResponse(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*DeleteStorageKeyResponse, error)
 }
 
 type CreateFaxAccountResponse struct {
@@ -5212,6 +6039,516 @@ func (r ArchiveRestaurantEntityResponse) ContentType() string {
 	return ""
 }
 
+type ListStorageBucketsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StorageBucketList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON200() *StorageBucketList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListStorageBucketsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListStorageBucketsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListStorageBucketsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListStorageBucketsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateStorageBucketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *StorageBucket
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON201() *StorageBucket {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateStorageBucketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateStorageBucketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateStorageBucketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateStorageBucketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteStorageBucketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteStorageBucketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteStorageBucketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteStorageBucketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteStorageBucketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetStorageBucketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StorageBucket
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStorageBucketResponse) GetJSON200() *StorageBucket {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetStorageBucketResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetStorageBucketResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetStorageBucketResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStorageBucketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStorageBucketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStorageBucketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStorageBucketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetStorageBucketVersioningResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StorageBucket
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON200() *StorageBucket {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetStorageBucketVersioningResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetStorageBucketVersioningResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetStorageBucketVersioningResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetStorageBucketVersioningResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListStorageKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StorageKeyList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListStorageKeysResponse) GetJSON200() *StorageKeyList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListStorageKeysResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListStorageKeysResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListStorageKeysResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListStorageKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListStorageKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListStorageKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListStorageKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateStorageKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *StorageKeyCredentials
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON201() *StorageKeyCredentials {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateStorageKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateStorageKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateStorageKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateStorageKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteStorageKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteStorageKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteStorageKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteStorageKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteStorageKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateFaxAccountWithBodyWithResponse Create a fax account with its first API key
 //
 // Creates a tenant of the fax API and issues its first API key. The key is in this
@@ -5892,6 +7229,178 @@ func (c *ClientWithResponses) ArchiveRestaurantEntityWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseArchiveRestaurantEntityResponse(rsp)
+}
+
+// ListStorageBucketsWithResponse List the storage buckets
+//
+// Every bucket with its versioning, by name. The storage operations answer 404
+// `not_found` when this server runs no storage API.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /storage/buckets (the `ListStorageBuckets` operationId).
+func (c *ClientWithResponses) ListStorageBucketsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListStorageBucketsResponse, error) {
+	rsp, err := c.ListStorageBuckets(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListStorageBucketsResponse(rsp)
+}
+
+// CreateStorageBucketWithBodyWithResponse Create a storage bucket
+//
+// A bucket is created without versioning unless `versioning` is `Enabled`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+func (c *ClientWithResponses) CreateStorageBucketWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStorageBucketResponse, error) {
+	rsp, err := c.CreateStorageBucketWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStorageBucketResponse(rsp)
+}
+
+// CreateStorageBucketWithResponse Create a storage bucket
+//
+// A bucket is created without versioning unless `versioning` is `Enabled`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /storage/buckets (the `CreateStorageBucket` operationId).
+func (c *ClientWithResponses) CreateStorageBucketWithResponse(ctx context.Context, body CreateStorageBucketJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStorageBucketResponse, error) {
+	rsp, err := c.CreateStorageBucket(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStorageBucketResponse(rsp)
+}
+
+// DeleteStorageBucketWithResponse Delete a storage bucket and its lifecycle configuration
+//
+// Requests for the bucket answer `NoSuchBucket` from then on.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /storage/buckets/{bucket} (the `DeleteStorageBucket` operationId).
+func (c *ClientWithResponses) DeleteStorageBucketWithResponse(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*DeleteStorageBucketResponse, error) {
+	rsp, err := c.DeleteStorageBucket(ctx, bucket, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteStorageBucketResponse(rsp)
+}
+
+// GetStorageBucketWithResponse Get a storage bucket
+//
+// The bucket's versioning decides which lifecycle rules it takes.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /storage/buckets/{bucket} (the `GetStorageBucket` operationId).
+func (c *ClientWithResponses) GetStorageBucketWithResponse(ctx context.Context, bucket StorageBucketName, reqEditors ...RequestEditorFn) (*GetStorageBucketResponse, error) {
+	rsp, err := c.GetStorageBucket(ctx, bucket, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStorageBucketResponse(rsp)
+}
+
+// SetStorageBucketVersioningWithBodyWithResponse Enable or suspend a bucket's versioning
+//
+// As in object storage, versioning once enabled can be suspended but never turned off
+// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+// lifecycle rules, an unversioned one `Expiration`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+func (c *ClientWithResponses) SetStorageBucketVersioningWithBodyWithResponse(ctx context.Context, bucket StorageBucketName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetStorageBucketVersioningResponse, error) {
+	rsp, err := c.SetStorageBucketVersioningWithBody(ctx, bucket, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetStorageBucketVersioningResponse(rsp)
+}
+
+// SetStorageBucketVersioningWithResponse Enable or suspend a bucket's versioning
+//
+// As in object storage, versioning once enabled can be suspended but never turned off
+// again. A versioned bucket (`Enabled` or `Suspended`) takes `NoncurrentVersionExpiration`
+// lifecycle rules, an unversioned one `Expiration`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /storage/buckets/{bucket}/versioning (the `SetStorageBucketVersioning` operationId).
+func (c *ClientWithResponses) SetStorageBucketVersioningWithResponse(ctx context.Context, bucket StorageBucketName, body SetStorageBucketVersioningJSONRequestBody, reqEditors ...RequestEditorFn) (*SetStorageBucketVersioningResponse, error) {
+	rsp, err := c.SetStorageBucketVersioning(ctx, bucket, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetStorageBucketVersioningResponse(rsp)
+}
+
+// ListStorageKeysWithResponse List the storage access keys (without secrets)
+//
+// Every key, oldest first; secrets are shown only when a key is created.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /storage/keys (the `ListStorageKeys` operationId).
+func (c *ClientWithResponses) ListStorageKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListStorageKeysResponse, error) {
+	rsp, err := c.ListStorageKeys(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListStorageKeysResponse(rsp)
+}
+
+// CreateStorageKeyWithBodyWithResponse Issue a storage access key
+//
+// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+// server keeps the secret itself (not a hash), as object-storage services do.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+func (c *ClientWithResponses) CreateStorageKeyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStorageKeyResponse, error) {
+	rsp, err := c.CreateStorageKeyWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStorageKeyResponse(rsp)
+}
+
+// CreateStorageKeyWithResponse Issue a storage access key
+//
+// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
+// server keeps the secret itself (not a hash), as object-storage services do.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /storage/keys (the `CreateStorageKey` operationId).
+func (c *ClientWithResponses) CreateStorageKeyWithResponse(ctx context.Context, body CreateStorageKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStorageKeyResponse, error) {
+	rsp, err := c.CreateStorageKey(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStorageKeyResponse(rsp)
+}
+
+// DeleteStorageKeyWithResponse Delete a storage access key
+//
+// Requests signed with the key fail with `InvalidAccessKeyId` from then on.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /storage/keys/{key_id} (the `DeleteStorageKey` operationId).
+func (c *ClientWithResponses) DeleteStorageKeyWithResponse(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*DeleteStorageKeyResponse, error) {
+	rsp, err := c.DeleteStorageKey(ctx, keyId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteStorageKeyResponse(rsp)
 }
 
 // ParseCreateFaxAccountResponse parses an HTTP response from a CreateFaxAccountWithResponse call
@@ -7216,6 +8725,402 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 	return response, nil
 }
 
+// ParseListStorageBucketsResponse parses an HTTP response from a ListStorageBucketsWithResponse call
+func ParseListStorageBucketsResponse(rsp *http.Response) (*ListStorageBucketsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListStorageBucketsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StorageBucketList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateStorageBucketResponse parses an HTTP response from a CreateStorageBucketWithResponse call
+func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateStorageBucketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest StorageBucket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteStorageBucketResponse parses an HTTP response from a DeleteStorageBucketWithResponse call
+func ParseDeleteStorageBucketResponse(rsp *http.Response) (*DeleteStorageBucketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteStorageBucketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetStorageBucketResponse parses an HTTP response from a GetStorageBucketWithResponse call
+func ParseGetStorageBucketResponse(rsp *http.Response) (*GetStorageBucketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStorageBucketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StorageBucket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetStorageBucketVersioningResponse parses an HTTP response from a SetStorageBucketVersioningWithResponse call
+func ParseSetStorageBucketVersioningResponse(rsp *http.Response) (*SetStorageBucketVersioningResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetStorageBucketVersioningResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StorageBucket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListStorageKeysResponse parses an HTTP response from a ListStorageKeysWithResponse call
+func ParseListStorageKeysResponse(rsp *http.Response) (*ListStorageKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListStorageKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StorageKeyList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateStorageKeyResponse parses an HTTP response from a CreateStorageKeyWithResponse call
+func ParseCreateStorageKeyResponse(rsp *http.Response) (*CreateStorageKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateStorageKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest StorageKeyCredentials
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteStorageKeyResponse parses an HTTP response from a DeleteStorageKeyWithResponse call
+func ParseDeleteStorageKeyResponse(rsp *http.Response) (*DeleteStorageKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteStorageKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// CreateFaxAccount Create a fax account with its first API key
@@ -7296,6 +9201,30 @@ type ServerInterface interface {
 	// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
 	// (POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive)
 	ArchiveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error
+	// ListStorageBuckets List the storage buckets
+	// (GET /storage/buckets)
+	ListStorageBuckets(ctx echo.Context) error
+	// CreateStorageBucket Create a storage bucket
+	// (POST /storage/buckets)
+	CreateStorageBucket(ctx echo.Context) error
+	// DeleteStorageBucket Delete a storage bucket and its lifecycle configuration
+	// (DELETE /storage/buckets/{bucket})
+	DeleteStorageBucket(ctx echo.Context, bucket StorageBucketName) error
+	// GetStorageBucket Get a storage bucket
+	// (GET /storage/buckets/{bucket})
+	GetStorageBucket(ctx echo.Context, bucket StorageBucketName) error
+	// SetStorageBucketVersioning Enable or suspend a bucket's versioning
+	// (PUT /storage/buckets/{bucket}/versioning)
+	SetStorageBucketVersioning(ctx echo.Context, bucket StorageBucketName) error
+	// ListStorageKeys List the storage access keys (without secrets)
+	// (GET /storage/keys)
+	ListStorageKeys(ctx echo.Context) error
+	// CreateStorageKey Issue a storage access key
+	// (POST /storage/keys)
+	CreateStorageKey(ctx echo.Context) error
+	// DeleteStorageKey Delete a storage access key
+	// (DELETE /storage/keys/{key_id})
+	DeleteStorageKey(ctx echo.Context, keyId string) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -7704,6 +9633,106 @@ func (w *ServerInterfaceWrapper) ArchiveRestaurantEntity(ctx echo.Context) error
 	return err
 }
 
+// ListStorageBuckets converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStorageBuckets(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStorageBuckets(ctx)
+	return err
+}
+
+// CreateStorageBucket converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateStorageBucket(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateStorageBucket(ctx)
+	return err
+}
+
+// DeleteStorageBucket converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteStorageBucket(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bucket" -------------
+	var bucket StorageBucketName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteStorageBucket(ctx, bucket)
+	return err
+}
+
+// GetStorageBucket converts echo context to params.
+func (w *ServerInterfaceWrapper) GetStorageBucket(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bucket" -------------
+	var bucket StorageBucketName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetStorageBucket(ctx, bucket)
+	return err
+}
+
+// SetStorageBucketVersioning converts echo context to params.
+func (w *ServerInterfaceWrapper) SetStorageBucketVersioning(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bucket" -------------
+	var bucket StorageBucketName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetStorageBucketVersioning(ctx, bucket)
+	return err
+}
+
+// ListStorageKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStorageKeys(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStorageKeys(ctx)
+	return err
+}
+
+// CreateStorageKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateStorageKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateStorageKey(ctx)
+	return err
+}
+
+// DeleteStorageKey converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteStorageKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_id" -------------
+	var keyId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteStorageKey(ctx, keyId)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -7777,6 +9806,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/:resource/:entity_guid", wrapper.RemoveRestaurantEntity, options.OperationMiddlewares["RemoveRestaurantEntity"]...)
 	router.POST(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/:resource/:entity_guid/archive", wrapper.ArchiveRestaurantEntity, options.OperationMiddlewares["ArchiveRestaurantEntity"]...)
 	router.POST(options.BaseURL+"/restaurant/clients", wrapper.CreateRestaurantClient, options.OperationMiddlewares["CreateRestaurantClient"]...)
+	router.GET(options.BaseURL+"/storage/buckets", wrapper.ListStorageBuckets, options.OperationMiddlewares["ListStorageBuckets"]...)
+	router.POST(options.BaseURL+"/storage/buckets", wrapper.CreateStorageBucket, options.OperationMiddlewares["CreateStorageBucket"]...)
+	router.DELETE(options.BaseURL+"/storage/buckets/:bucket", wrapper.DeleteStorageBucket, options.OperationMiddlewares["DeleteStorageBucket"]...)
+	router.GET(options.BaseURL+"/storage/buckets/:bucket", wrapper.GetStorageBucket, options.OperationMiddlewares["GetStorageBucket"]...)
+	router.PUT(options.BaseURL+"/storage/buckets/:bucket/versioning", wrapper.SetStorageBucketVersioning, options.OperationMiddlewares["SetStorageBucketVersioning"]...)
+	router.GET(options.BaseURL+"/storage/keys", wrapper.ListStorageKeys, options.OperationMiddlewares["ListStorageKeys"]...)
+	router.POST(options.BaseURL+"/storage/keys", wrapper.CreateStorageKey, options.OperationMiddlewares["CreateStorageKey"]...)
+	router.DELETE(options.BaseURL+"/storage/keys/:key_id", wrapper.DeleteStorageKey, options.OperationMiddlewares["DeleteStorageKey"]...)
 
 }
 
@@ -9678,6 +11715,561 @@ func (response ArchiveRestaurantEntity500JSONResponse) VisitArchiveRestaurantEnt
 	return err
 }
 
+type ListStorageBucketsRequestObject struct {
+}
+
+type ListStorageBucketsResponseObject interface {
+	VisitListStorageBucketsResponse(w http.ResponseWriter) error
+}
+
+type ListStorageBuckets200JSONResponse StorageBucketList
+
+func (response ListStorageBuckets200JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageBuckets401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStorageBuckets401JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageBuckets404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStorageBuckets404JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageBuckets500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListStorageBuckets500JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageBucketRequestObject struct {
+	Body *CreateStorageBucketJSONRequestBody
+}
+
+type CreateStorageBucketResponseObject interface {
+	VisitCreateStorageBucketResponse(w http.ResponseWriter) error
+}
+
+type CreateStorageBucket201JSONResponse StorageBucket
+
+func (response CreateStorageBucket201JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateStorageBucket400JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateStorageBucket401JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageBucket404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateStorageBucket404JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageBucket409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateStorageBucket409JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageBucket500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateStorageBucket500JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageBucketRequestObject struct {
+	Bucket StorageBucketName `json:"bucket"`
+}
+
+type DeleteStorageBucketResponseObject interface {
+	VisitDeleteStorageBucketResponse(w http.ResponseWriter) error
+}
+
+type DeleteStorageBucket204Response struct {
+}
+
+func (response DeleteStorageBucket204Response) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteStorageBucket401JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageBucket404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteStorageBucket404JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageBucket500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteStorageBucket500JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucketRequestObject struct {
+	Bucket StorageBucketName `json:"bucket"`
+}
+
+type GetStorageBucketResponseObject interface {
+	VisitGetStorageBucketResponse(w http.ResponseWriter) error
+}
+
+type GetStorageBucket200JSONResponse StorageBucket
+
+func (response GetStorageBucket200JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetStorageBucket401JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetStorageBucket404JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetStorageBucket500JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioningRequestObject struct {
+	Bucket StorageBucketName `json:"bucket"`
+	Body   *SetStorageBucketVersioningJSONRequestBody
+}
+
+type SetStorageBucketVersioningResponseObject interface {
+	VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error
+}
+
+type SetStorageBucketVersioning200JSONResponse StorageBucket
+
+func (response SetStorageBucketVersioning200JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetStorageBucketVersioning400JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetStorageBucketVersioning401JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetStorageBucketVersioning404JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning500JSONResponse struct{ InternalJSONResponse }
+
+func (response SetStorageBucketVersioning500JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageKeysRequestObject struct {
+}
+
+type ListStorageKeysResponseObject interface {
+	VisitListStorageKeysResponse(w http.ResponseWriter) error
+}
+
+type ListStorageKeys200JSONResponse StorageKeyList
+
+func (response ListStorageKeys200JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageKeys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStorageKeys401JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageKeys404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStorageKeys404JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageKeys500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListStorageKeys500JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKeyRequestObject struct {
+	Body *CreateStorageKeyJSONRequestBody
+}
+
+type CreateStorageKeyResponseObject interface {
+	VisitCreateStorageKeyResponse(w http.ResponseWriter) error
+}
+
+type CreateStorageKey201JSONResponse StorageKeyCredentials
+
+func (response CreateStorageKey201JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateStorageKey400JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateStorageKey401JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateStorageKey404JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateStorageKey500JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageKeyRequestObject struct {
+	KeyId string `json:"key_id"`
+}
+
+type DeleteStorageKeyResponseObject interface {
+	VisitDeleteStorageKeyResponse(w http.ResponseWriter) error
+}
+
+type DeleteStorageKey204Response struct {
+}
+
+func (response DeleteStorageKey204Response) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteStorageKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteStorageKey401JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteStorageKey404JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageKey500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteStorageKey500JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CreateFaxAccount Create a fax account with its first API key
@@ -9758,6 +12350,30 @@ type StrictServerInterface interface {
 	// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
 	// (POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive)
 	ArchiveRestaurantEntity(ctx context.Context, request ArchiveRestaurantEntityRequestObject) (ArchiveRestaurantEntityResponseObject, error)
+	// ListStorageBuckets List the storage buckets
+	// (GET /storage/buckets)
+	ListStorageBuckets(ctx context.Context, request ListStorageBucketsRequestObject) (ListStorageBucketsResponseObject, error)
+	// CreateStorageBucket Create a storage bucket
+	// (POST /storage/buckets)
+	CreateStorageBucket(ctx context.Context, request CreateStorageBucketRequestObject) (CreateStorageBucketResponseObject, error)
+	// DeleteStorageBucket Delete a storage bucket and its lifecycle configuration
+	// (DELETE /storage/buckets/{bucket})
+	DeleteStorageBucket(ctx context.Context, request DeleteStorageBucketRequestObject) (DeleteStorageBucketResponseObject, error)
+	// GetStorageBucket Get a storage bucket
+	// (GET /storage/buckets/{bucket})
+	GetStorageBucket(ctx context.Context, request GetStorageBucketRequestObject) (GetStorageBucketResponseObject, error)
+	// SetStorageBucketVersioning Enable or suspend a bucket's versioning
+	// (PUT /storage/buckets/{bucket}/versioning)
+	SetStorageBucketVersioning(ctx context.Context, request SetStorageBucketVersioningRequestObject) (SetStorageBucketVersioningResponseObject, error)
+	// ListStorageKeys List the storage access keys (without secrets)
+	// (GET /storage/keys)
+	ListStorageKeys(ctx context.Context, request ListStorageKeysRequestObject) (ListStorageKeysResponseObject, error)
+	// CreateStorageKey Issue a storage access key
+	// (POST /storage/keys)
+	CreateStorageKey(ctx context.Context, request CreateStorageKeyRequestObject) (CreateStorageKeyResponseObject, error)
+	// DeleteStorageKey Delete a storage access key
+	// (DELETE /storage/keys/{key_id})
+	DeleteStorageKey(ctx context.Context, request DeleteStorageKeyRequestObject) (DeleteStorageKeyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -10788,122 +13404,400 @@ func (sh *strictHandler) ArchiveRestaurantEntity(ctx echo.Context, restaurantGui
 	return nil
 }
 
+// ListStorageBuckets operation middleware
+func (sh *strictHandler) ListStorageBuckets(ctx echo.Context) error {
+	var request ListStorageBucketsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStorageBuckets(ctx.Request().Context(), request.(ListStorageBucketsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStorageBuckets")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStorageBucketsResponseObject); ok {
+		return validResponse.VisitListStorageBucketsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateStorageBucket operation middleware
+func (sh *strictHandler) CreateStorageBucket(ctx echo.Context) error {
+	var request CreateStorageBucketRequestObject
+
+	var body CreateStorageBucketJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateStorageBucket(ctx.Request().Context(), request.(CreateStorageBucketRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateStorageBucket")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateStorageBucketResponseObject); ok {
+		return validResponse.VisitCreateStorageBucketResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteStorageBucket operation middleware
+func (sh *strictHandler) DeleteStorageBucket(ctx echo.Context, bucket StorageBucketName) error {
+	var request DeleteStorageBucketRequestObject
+
+	request.Bucket = bucket
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteStorageBucket(ctx.Request().Context(), request.(DeleteStorageBucketRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteStorageBucket")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteStorageBucketResponseObject); ok {
+		return validResponse.VisitDeleteStorageBucketResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetStorageBucket operation middleware
+func (sh *strictHandler) GetStorageBucket(ctx echo.Context, bucket StorageBucketName) error {
+	var request GetStorageBucketRequestObject
+
+	request.Bucket = bucket
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetStorageBucket(ctx.Request().Context(), request.(GetStorageBucketRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetStorageBucket")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStorageBucketResponseObject); ok {
+		return validResponse.VisitGetStorageBucketResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetStorageBucketVersioning operation middleware
+func (sh *strictHandler) SetStorageBucketVersioning(ctx echo.Context, bucket StorageBucketName) error {
+	var request SetStorageBucketVersioningRequestObject
+
+	request.Bucket = bucket
+
+	var body SetStorageBucketVersioningJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetStorageBucketVersioning(ctx.Request().Context(), request.(SetStorageBucketVersioningRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetStorageBucketVersioning")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetStorageBucketVersioningResponseObject); ok {
+		return validResponse.VisitSetStorageBucketVersioningResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListStorageKeys operation middleware
+func (sh *strictHandler) ListStorageKeys(ctx echo.Context) error {
+	var request ListStorageKeysRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStorageKeys(ctx.Request().Context(), request.(ListStorageKeysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStorageKeys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStorageKeysResponseObject); ok {
+		return validResponse.VisitListStorageKeysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateStorageKey operation middleware
+func (sh *strictHandler) CreateStorageKey(ctx echo.Context) error {
+	var request CreateStorageKeyRequestObject
+
+	var body CreateStorageKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateStorageKey(ctx.Request().Context(), request.(CreateStorageKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateStorageKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateStorageKeyResponseObject); ok {
+		return validResponse.VisitCreateStorageKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteStorageKey operation middleware
+func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error {
+	var request DeleteStorageKeyRequestObject
+
+	request.KeyId = keyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteStorageKey(ctx.Request().Context(), request.(DeleteStorageKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteStorageKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteStorageKeyResponseObject); ok {
+		return validResponse.VisitDeleteStorageKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1bd9u2lvBfwdJ31or9lZbk1Om09sOMmqQ5njaJJ3GnD1VGhMgtETUJsABoWcfj/z4LGwAvEinJduS0",
-	"PefJFi/ABrDvN972IpHlggPXqnd628uppBlokPjrB3oziiJRcP2OZmCuxKAiyXLNBO+d9i4TIDN6Q6h9",
-	"6JkinGbQ7wU9Zm7nVCe9oMfx3Z57aII/g56E3wsmIe6dallA0FNRAhk1c/xNwqx32vt/gwq0gb2rBisQ",
-	"3d0FBsgfYXn+qh280cU5uYLlM0VY3AHYFSwnLN4I0kzIjOreaa8o8Em9zM2bSkvG5x6Ki0RweFdkU5Dt",
-	"sOTmAcLxCcI4ed0//uaEmLHJQfjV8dfHz1+8eDE8Hg7Dww5QcYSJHeExe1gH1UD/AZSmhaRcv+aa6eWb",
-	"n7v2E/D+M0XMIx1Q2mcm82LLrm4CsoIIYWkC2Q2eLJ/ZDGL13B7B/ABKFDKCTlDxLhEzosudDQi1VBQb",
-	"DNGNJRlkfqaIWYnqXpedctOCgBdZ7/TXHk01SE41XNBlBlxfLnNQvaA3lUCv/I+IquSVpAvDEoJezDjj",
-	"8/e4DvtbITWa/zPgxRspitz/ONeQ+f/tK43b5i8XH2kKH4AqO15Ol6LQtd8S3oqYzZidvvazHCqXLIL6",
-	"L67tw9XGfQR5zSKwF6+BF/AS/FOKpqBeUg1zIRk+ouzTIwm09vNlQuUc72s6Td0/Nx+oxn+vBYsrqDXL",
-	"f2E6SUQaG/7wqY1hXALNurnqxegt0UCzTQzV3H8cN70YvS3BuDNASVC54AqQ+39P4w/wewFKm1+R4Bo4",
-	"/kvzPGURNeAOflMG5tsdJ3wtpZB2qjaCwMkIop9C3LfvESEJJbJIod+7C3ovBZ+lLHoyqByZwg1TWhGa",
-	"SqDxEiE550hA6f4hGXFScLjJIdIQE4OSIAmYpxGQd0L/IAoe7x+Qd4KoIkrKbcHpf+a00ImQ7B/wBCC8",
-	"ZUoxPjdYsZCCzwmNM8MrxRVwB44q8lxIDfFbiBm9ROJ7UhQWsZGRbkJiqJ8wRbjQxKgABrVFDhLnJ5pe",
-	"geojU3CTIPUJoZWWNL8YvXX862cFskaRNI6ZGYCmF9KMpg37Op3RVIHhg9Wl297csMd2ToO3iBYkLzQC",
-	"VijUTs5IJIEabFskwAnTJBZgl4CUYJhSRm9+Aj7XSe/0+YsXQS9j3P8+XuN5ASpacJMzCWrC+ERBJHis",
-	"1sH6ic1As6yUjFewPCMLphNRaAOIu1YHyAyKEDHOMiPdvhmWABiBMDeKjuecbdvguDyu3umxASk4+70A",
-	"L4gNv11Z9Tcnq4vOqTY8oXfa+59f6dE/hkfffXJ/J/2jT///b72WfZEiBdWhJJhbfh/sUR1IyFMaGQpg",
-	"Wrkn/BlZJmXVR5S+2yXAB5GCgSKjN1Zgn35TwkilpMte0LMb4W4bCWOFhZc5v/acGLJ45ldUyT0x/Q0i",
-	"jcwbkepi9PbvRUb5wzG6+yTvd4LHz7+9zxH+R/sZtu3GxtUbsfu4he8u13eEzTI2YwM25otE3LHRf7+8",
-	"vCBKU12gNrpObeBH9Aon49c0ZfHEsUlErJrkMOqgnsxQkAWGW1sxb54qGfrE8dQJThfgdCiCP7UQVgZK",
-	"0TmCv/nAcJEe4Oq9tm0yFujF+Y+wXN8qFq9vlDkDVXIsLfBfK7CMaXog4VpcQUCk0FTD4VmD0Zq9MWZB",
-	"RDVyty1mKHLYbivdWg9ToBIkQnMQjtzmoyAKSQI0BnnYJx8TseBE8AjOiODpEjlNQlVipJjSQkLcb+Vk",
-	"yJogbgfCzGnXG5PpkuiEKbtuJnhgWZiRjguqdljsygniI2b5XWdmvQYt+G2l3ITqhqEfUw1HRgi1LdMe",
-	"9NbT2IVUWxwaa8tyzLUG6eZFvpQQG7ShqVpfL602Yje4zNg0ZxOHW9tesrSxug4/azXU5iV4y+izy1oz",
-	"RaX77UbDBnfDSHAOkbkyYXFoRLICHqudyNIjwtoNUeipYXeTa8EimORSzFgKk3b84kWaGtPT23hroy1g",
-	"mghxNZlRloprkJNCpuureZ3lemmpTScgnWLKoZWg/ZBupB1o0CFr/cUOyDYtvwM7rPy0OPYw8ek4VIu6",
-	"NUL+5FQth6+GYVuO5VUIRTMgWlKuKCIDOfAc7HA3prVhWXbO/akFW3hNp2ZQQVhRzuOgvKfhsJFMVk/R",
-	"3V05ycqA8AZYzQQkEeVG3hqK3omguyitelGyFftoePJtg2MlWufq308Hgx3I7vMM266y16faePjv3SH8",
-	"tzmDC7vJT4gF90DWcz71zpDmxDN6M+li8DN6g0ECT+hOYyIHlOM1owHBtaGnZyS0A4WHOyHLTIrsvj55",
-	"xPlI7ETTbrnv3Qt3Bh/mMCnFfHOtF3ReWZSxiIoMuG7X37V4QCihfkhuv90W4IDVwhpgbj7JH4TM7olj",
-	"EU3TSVxYF8tEQaQcxln3wLffnAyHNXfBcdv6/e50uGhf/UAkRMCuock0poxTufxjYMLjj7B2cuV+VDBt",
-	"Prf3FeTN/fP7dlqSmjEF3EWySEQKfZJTaXTY09oNphMSuuveEgyJUYf6Y26YsR/ScHJ0Axg8ILEUuSIH",
-	"oX0iDEho708slkiR52CoecyNEeiMVT8rIirOaA4ZR2g1NqtlP4wrtmPsOt6lyCI9BZu3Gs4xI96YIjFI",
-	"3DJzfvigITaCxOY8IHshhIBMqYJvTpoEsdTwT00OVVC41RabPER5C+o+7IdaDI148uN2ZiU0vRLtX4G1",
-	"Y5/aVIwuE+2hRlenzdIB08ao/mhDTL/fayhm4/FXvx4bC9WYqbfHwfHJXZeB+hG0nfBhjGQdL9Zptq78",
-	"rps8wA3W4FW3MsHPiMEmDMVNFXBt1ljajfdEvA4z6Beril4U05RFrR42ms6FZDrJ6l5FiJ+/eHH8XStT",
-	"znGsSadf7OvnR4Y7kdd2DGKfN5ag52TkQGnKYypjQtM8oVPQAclpHEN8uAOXW/WDlAtowPZp44Z81FS3",
-	"eXKmlMeCW29bC9OGlF2D7LqdA8fgdMvNVcp2T9aHDGqztwF/MXr7lpoBOeU2AeIeCCxms5TxNq+zLIAs",
-	"EmPdwTXIJYbJUcJTrhYgFXkx/NoId4zlTNw4YU27nQqRAuVra/RTdqzlvwqhbVjuvkG3FiH+VihNzEba",
-	"gI4qQxMko0uS0OtmJKs1kHUFSzXJQU78WgvVxp+qqcwLBGiUNCJd95ixPlHXoupDP2BZd+2bjwGqGr3n",
-	"NJugB93meGAYurwQQwpzdJOu3VIQFZLpZcuza7eAx3ZL25hKMyK70dtaBl43BkM3+J63inCXvdY1hYJI",
-	"Qovi9mAPv49V3je82Igomt9l9sp9gllBz5zKZEcVAJ/dTQ+oJ9P4KeoDrMY2gyptsLbNa8fawU/Mgj5P",
-	"KCJmyqBHHQFKHvdZAxWbYop1x28J0NaARX3Efbj6L0Zvf1ZtavceQz5XzPqdPK9KiozyKomslZ10Rgds",
-	"bLWRsRdpdt3Y5U/BPZzyCF057tYDqjIZX6YMtsSVInzkvJ0T2ZsfPzMv6ty4KvNvd1a1msm5yrFWI8Z+",
-	"uSuLK/e6DsOWzRV8xubO8O/WMSz/b+7ce26jqjnIMiMrsGKecoKQG/UeU0sZKHIQNlMTQ3QXWKAOa3vc",
-	"CiYii8WEJ/X+f57TrNJbjofD4ZbTvf8Z4uY8MDmrsMzlfuvZqxO9mu4VZOJhy6oygNeVReAFwXM01uYc",
-	"OEiqISCZT/UljEdpEVu6L31Vz4fDYcNZ1aGoduUfYOzO3CZzdu2yMvBaVKdAchDDjBapJsdNA49x/c3J",
-	"dhW2vsHVHmzeZZ/QXhdzw6Pv6NFsdPTDp9tv747qP0/u8/P4ebufoZr8PMuF1B9AFWlbfoRN7+48+3bT",
-	"sxFw9txnJejQ4FqtzEcLTdsi2H5AF6rZFMVYVfNwxMCvavOpVP/tY1t+MmZZyZm37oWT1aN76CyPYyyb",
-	"WYermmimpoz05q39OY8fm/5W13dbnAPudmV8nhEcxrm0FGGa0DllvMMnsALyXWU1fjQb5hwvxki8FFfA",
-	"O5xrVT4yOQhHF+cfL0cvf5yMXr09fze5fP/j63c2cohngBBgTlYFUaJ1blOMGZ8Jn7pMbcq7L6fKmdI0",
-	"ujJWikzdS+p0MJgznRTTfiSygX+m/KfXmrVsU5GFfKYw4ilmqDy4V1yy+anZOXvMfnO5kYuBM/Ypj62P",
-	"QScUM3TH3PnSRhfn+AZvprORc01SpjRwRYQNrxot0LCigKAX2MiGVIh8aqCYLoljy8GYm8kcMirSTGI7",
-	"Jd/bBLdxMRx+HdWOAi9ASA4M9O2nQq6pZAZPzsacEkl5LDJ3jkyVcirGxdpCkyo7milScAX6sE/Ccu/s",
-	"9P1+PzT3mVZjHoksozw+ShkHMqMR9Md8zC+oThSh0vmEfIKcrV/TCSztUGa/5CkJBznNBmbYgISDGb0p",
-	"/zfaMp2D/T3m4aBSYfBan2Cap3IOMxLejjH5cdwLyNjmP9p/XQrkuHcX2rBYyiLgCmoYOMpplMDR8/5w",
-	"DQcXi0Wf4u2+kPOBe1cNfjp/+frdx9f4jqE2ptM6LleJkb2gdw1SWRw97g/t8yIHTnPWO+193R/2v7YO",
-	"9gRpEnfBubCtdSJUi6nx0mEwdfjrZZKP9mOwX6kCOYUiMyaV9jWEfeKTGJkTPUyNuS+ZQcvlzAUfsTzj",
-	"CiA3M6ElI2aEabuTZea/MZYcRLV0O8tnQenvRbz8bGULXVlGd03GjrndK3VAz4fHnxOMliTFjmoKH5HA",
-	"Q9EKz8Cgwclw2DVPCfigVr2Erxxvf6VRxoIvfbf9pbIa6S7ovdgFsLJoCKVLkWVULks8ILReUGsD3muI",
-	"iKVnc+UyLHqfzEAN/B/c1sNvd2hktBneH0AXkqtmnpTbacuNOBhMVmigl3KzicBvQK9gbwN3hnvAnS0I",
-	"03/EiZ9sf6kstnrkib8B3TzutXMNGvXYv7bPUz2yFiP+tAUxBi4Zd630+wFTBR0c99xyU0o4LDwCY+yw",
-	"hnR98gtmdvjkzDCwsUcsg3UM1yeOW51/zNcTMWmZTH54SoDpBCSZCp2QhOY5cCIk4fZyQLwGAUrblHjG",
-	"53ZckdopnYA8GR6XORScCN4mBMhWGTDmuwoBmz69bxnQSKD9AiLAJ4m3UrFBlKdn9U9I+EgSBh1t0Ydj",
-	"Ag9k7iUND25tROLO0mAKGto4/jrOb0T3NVT9gHTYRNUGppy0zYq0+yfhyxbaLafyWNYc7PKG7WuxCxsv",
-	"iXGfrLxSnlFo1VJIqKpr0c8UCS/ef7wkg+vnBu5JHb4Qy5sCn7I25jU54AxQ1LXPtc3GtSN3ll9sZKa1",
-	"Qo99c9T1zPgvwFZr6+3SkKpH/rr8talK19DUqB2Ud6pb28jM5kKpwW091+3u8QS3Ey9o5N4ZEi1aKPRN",
-	"6dd2eVu+4LBmSdU8YYKTsJktFpKDZprX6ZgLjnleh30y8sPaMWIzALqKGpUUSJlWijDtNC3MDiXMJmSO",
-	"+YzegOqTlzRNbR2zNS5IJtbhp1ygKtedsnZmFCyfqDarXigXbXODTobftbGLj2i/vKv31NkDm1jL6duJ",
-	"PXxW46lM3GzXuvDuH5spPKlBbmiJ0GaCJ6KjR6ygmwzuzVraK5z2KcxHa9yRA8TKLMQDQxCYsqBKC0fZ",
-	"SLzdYrc1i3fP8ndTcdLTC+LWHeigO7e7f31p3IVXnbTipMUE8a3bpfuRZUXq9FJb1oEpoUauhFqEAVkk",
-	"LEpIVihNpoaiW2TYKi30x/yyKkzxjVBCK8cwb+IAa8GwEqxfXu4rTaWGODxEsbeg6ZUa8zCDmNF+LkUE",
-	"2LkmJEc2GOFHBCN3Q1dEEFb1LkL6IhjrEEkxPIyq85iv1cEcBuYFoxUTX+niKmbaql3qE9qnD8/GvKpy",
-	"I3NRag/VxjxTxBUMkp8//GSdIWU8l5kjuHj1A/Ywc9nTjI/5f358/w41CqfL+xdCXB2KbJIVqWb4cyZk",
-	"dkZoNSxGlFz3HBx/zCuRPmwT6ef8N4h0rRJwb9xnpeLH4G65koFZyVFMNX3IkFjz9vSsy+9YB7dyNImU",
-	"4ZD9D64yHL/YZZaWhlGPdfIgDhq2V9uzTl7nq3Cb9QqtTntzDOvlCp5pSEWuQbLZkoSueuDoI5tzqgsJ",
-	"R+41xxYOxDXIMS+fu2QZKE2znHxFxr3/HffIV0TSBTazCg/PiM1zUwNbKRteUKlgtWTDMC8aqw43pw0V",
-	"rJV57FftXZuuA7Url+MD8PKxcQDvhjN05XDBBmAUm3NX+bgVeZSvE2nFm9eWrS8o0+j4E0YalhUd5MCm",
-	"XFmfoFBApqAXAJxI0JKBOgyqh9F/PuZlCQihMyOXbE2GeX5ppKpZkxcWFPHfFssbyaG2ooctenkS1LBT",
-	"daCF1de/DGa8tAVZThPxe4lqlCFBJ6inBm10ux6V02yQNQtxOiKBhv1Z+Xwxektq7xC1YDpKWgN/K2U+",
-	"ezytlZk6DsuD+iUO6xLSlCwSQN+D38fRxblRXXx5UXVEOc2sF7nNjfMLljiFvn4JnaCyqBc9mXG3Fz6R",
-	"gwRoqpNgzFUOEVJhLCJFlGblu4dWi7Nbh8VCZWKdU1kx90eCAo2pOphSInWHL6UFJT6/5tWGDU/nS7kP",
-	"LhIuFk+qIT0KhekVNFDXIZJR3qfSeeqmNumsicie12igWcNWa/MR+AKY/eBGa4+9J1ak/Qo7UMP2IfzL",
-	"Z7L4JsabsWVwW9Ze1TNV2mRNiTX7I+wdj+3PkVvSeQD3jV5WlV+fMOcuStocij4311Z9esm0UqmLpseJ",
-	"kVb+8Yl5PFzXLxrZwntiFq0ZyU8vTrZhHaGKFAhq/Nd1FL6y+GCdWPjfQ1jI4PeyVntrzpt565ki9o0z",
-	"9OG73gYM0tj6nEjKMqa7tF9XGL5f7HCTdOCHhf5PyZfKvf/MDKpot3Awt2yXg5fgA5FUu/MnI8vCrGwz",
-	"N8Z8IYo0JnATgTGB7Wi1aOPXJMRLE/sExOEZWZgRm53kDZpdQb5Bn64h2V5U6Tp+PSnb2wWxjQJt7JGZ",
-	"8N3m/5LMz6HnTsTRzfvWmjQ8hoo25gAdCEkkFArUYdWbPGhUiDQaTVCbUJ8Bxl5qafaCw5ivZdjbevp7",
-	"5VhuybPv6Ke/J6ra0r3/6c2RjoYVXbZr4+i+WPr9Hzk9oLRyGnuF2i21/YMYJ9T17MfLSCbsGjjxLSR2",
-	"Jev9kzNmNWh2DQQ7FtjFHOD/Cn3Qlg6lKOZ2ITFVyVRQGQdECVu1b9OnXS1ZnRNkh33ydztUItLYBgF9",
-	"h5UQd4OwzCA30562nQfimRrzcBTH+H2ft8g8QpIX1lOZGaBsD53uPMD6pwb27XFY+6bB09M5LnNDYrXZ",
-	"8n9R8ToV19Ae6Xaj4VErqnNBsR0qzmzDf/s8mZuXIa7zhKrXgHPIdorAMX9UrdlqW489UcXmzhFPTBmb",
-	"Wpl0BX7sSXnpZ4/jnyFNp4amLs+y+Qm6GklUN9YpY6Vtx7aU8tocvrVpoyvD6OI8WJWjb34+f2U/DmZY",
-	"m+tFuBnlnwjZvzia11bc/WEz98Q/gSta1hHgntg7uF35WuRuBZU1hDY8pN5Mc2Z78kGtMQb27Kk3gFjz",
-	"NjVw+H6K4GqTh097NOsfhYJ/DvdV7WTLAl379U5Sfgzz0Tg2iFbbQrWHiiWz/LPJLX3y3Ck2eFptEdXO",
-	"18f8IMTvcoYBCcvONWFA+v3+GVnrHGX+UfX+UeuNp8a8RHGV0BxinwLYnJjIimyyPnmNAQO3oUyRKIHo",
-	"yrw7p4wrVzG09lVU96lIrHBweSgzkMAjsKmfxpIysLlxV3rRjLmQuBbvlHNtx8ioykO0th1fklyKaWqs",
-	"D6OS/WY/yYg9y8nByXAYuO4X9qEylu4aKtjM0CihfG4/8pQwPu+TsqWNMyDt9FbAUQlj7r+sZLU+LHBQ",
-	"RGm6bM1/9B19WjuMfRbusVcR2gD3id2SHX2RWjjYLwnVZEEVWUimNfyFC6rsTjQ4n/26ZQOrHs/yYshE",
-	"t674xvVfsdoiTZnSLAqI/wJcargvV9hSRq+29EK+FjhnQWB7jwVj7huOlTc0vQH8M03N336/f7iqdFZC",
-	"PCvbmNVal425711mq8xZZjOrmHZm3U5NyNrT4+z6m83Z/vjkXG8h9y9i/uMQc9XPyNDdHsj51usbd4Pb",
-	"2jfhNxaoV9+Y9+FXweeouhgVoeqL1JT/GMKzlGa9HzZdSfl8pbYy9kxcw+p373esZjev/nmq2Q20Nc0H",
-	"CzMfwsofy2iCe7xRfjr/Xm/ZQ3Rs7bOg6oDKKGHXcH/n+xdefZfD/6noa2T37UEE5t79s1CYA7dpXDxI",
-	"V6q1G0QUqzca/PWTOVTr7rUI2Ny0VEQ0JSud1PDADsKMXgGRBQ8PG53aTgeD4+f/1h/2h/3j02+H336H",
-	"eONAW0McoEbPabb4L7v+OXPKRW36vjPkKTrNDRavnLArgw18vwcVOL3KKGdVvQzYKXzmu2Jzjl9+bzRt",
-	"wwZ634NisVWnVO3j6iqodePDzQvLDA29EMR+f9g3JXSSUIpCY2TaNacotzIgotBmHuuPx5zqKUS0UOBb",
-	"C2ERHHfvlGCckvDN68sxx3INRbM8hX4ez8KAUAPGEX6c6eLVD/Ueg9oWWGF8zRYoRpSTKX7bSpdffEJb",
-	"06rAoG1vQ6zNsmGBWCx4KmxBTtnXRcLhGW5r2KgeMdt+gxC5K8botDVFZFqwFNsFNGuAEsrjFGTftvsI",
-	"beURc0qtr1FSvvyIpOwKxtxY0OXAFoHAfQQjpUqT4+HQVzYwTjLIhFye4f6F5KDeWtOrkYdjnmJCjU4g",
-	"C4hIY1DadkxzBYrmUFcqPJuFjCQXzExIdRk5cfg7ozct+FuxNYfCbl+scd/0xFBN2/0tNSqpsYG7T3f/",
-	"FwAA//8=",
+	"7H3bd9s28+C/gqP9nRN7S0ty4mRb+2FXze3zpkm8cdI+VFkRIkcSahJgAdC2Pq//9z0YALxIpC625TTt",
+	"92SLJIDBYG4YzAxuOpFIM8GBa9U5vulkVNIUNEj89YZeD6JI5Fx/oCmYJzGoSLJMM8E7x53PMyATek2o",
+	"/eiJIpym0O0EHWZeZ1TPOkGHY9uO+2iEP4OOhD9zJiHuHGuZQ9BR0QxSasb4LwmTznHnv/VK0Hr2reot",
+	"QHR7Gxgg38H89FUzeIOzU3IB8yeKsLgFsAuYj1i8EqSJkCnVneNOnuOXep6ZlkpLxqceirOZ4PAhT8cg",
+	"m2HJzAeE4xeEcfK6e/jiiJi+yV74w+Gzw6fPnz/vH/b74X4LqNjDyPZwHxxWQTXQfwKlaS4p16+5Znr+",
+	"9ksbPgHfP1HEfNICpf1mNM3XYHUVkCVECEsdyHbwZPHNahDL73YI5idQIpcRtIKKb4mYEF1gNiDUclFs",
+	"KETXpmSI+YkiZiaqfV52yFUTAp6nnePfOzTRIDnVcEbnKXD9eZ6B6gSdsQR64X9EVM1eSXplRELQiRln",
+	"fPoR52F/K+RG838KPH8rRZ75H6caUv+/bVJ7bf5ycU4T+ARU2f4yOhe5rvyW8F7EbMLs8JWfRVeZZBFU",
+	"f3FtPy4Rdw7ykkVgH14Cz+El+K8UTUC9pBqmQjL8RNmvBxJo5efLGZVTfK/pOHH/XH+iGv+9FCwuodYs",
+	"+43p2UwksZEPX5sExrkWkk7h5zy6gBXidYzvV0tW+82daXgZEgPfZ6BpO1hng/dEA01XgWXe30/anw3e",
+	"F2DcGqAkqExwBaidfqbxJ/gzB6XNr0hwDRz/pVmWsIgacHt/KAPzzYYDvpZSSDtUE8PiYATZQyFv2nZE",
+	"SEKJzBPodm6DzkvBJwmLHg0qJ0bgmimtCE0k0HiOkJxyZPBk95AMOMk5XGcQaYiJYRmQBMzXCMgHod+I",
+	"nMe7B+SDICqPZgVacPgvnOZ6JiT7NzwCCO+ZUoxPDVVcScGnhMapkeXiArgDR+VZJqSG+D3EjH5G4fCo",
+	"JCxio8PdgMRIJ8IU4UITY6IY0hYZSByfaHoBqotCwQ2C3CeEVlrS7Gzw3snXLwpkhSNpHDPTAU3OpOlN",
+	"G/F6PKGJAiOny0c3nakR382SBl8RLUiWawQsV2g9nZBIAjXUdjUDTpgmsQA7BeQEI5RSev0L8KmedY6f",
+	"Pn8edFLG/e/DJZkcoCEI1xmToEaMjxREgsdqGaxf2AQ0SwvNfQHzE3LF9Ezk2gDinlUBMp0iRIyz1Gjf",
+	"F/0CAKOwpsYQ85KzCQ1OC+HsnTYISM7Znzl4Q8HI24VZvzhanHRGtZEJnePO//2dHvy7f/DTV/d31D34",
+	"+t//q9OAFykSUC1GjHnl8WCXak9CltDIcADTyn3h18gKKWveonWwXgN8EgkYKFJ6bQ2K4xcFjFRKOu8E",
+	"HYsI99poGKssvM75vePUkKUzP6NSL4vxHxBpFN5IVGeD9//KU8rvTtHtK7ndCh4+/XGbJfxfzWvYhI2V",
+	"szdq934T31yvbwVbzVjZHYQNNlHQuQSpmDAGsF3ZCc0Tsyn8wt0bMBuJ+or/NgM9A4nLa+00ojSVWpGi",
+	"jVlxb5LXu3rNjakZNxuQ2yPtHczvhrHalG6WZkhLkceU2c8uyd4XTRNYAtaqruObhdEjEbew0r8+fz4z",
+	"6NQ57oeW5Sn4Hj1+Gb+kCYtHThGi6KjYBmZDokcTNFUCo4+tIWe+KlT2yGnNEQ4X4HBoZH1tEJ0pKEWn",
+	"CP7qFcRJeoDLdk1r+oZeD85O38F8GVUsXkaUoV5VLJAW+K81SQZnp0ZcX4oLCIgUmmrYP6mpUoMbszGN",
+	"qEb9tcYRgjq03U9k969joBIkQrMXDhzy0dQIyQxoDHK/S85n4ooTwSM4IYInc9QlM6pmhsSUFtLyzbKu",
+	"QuUDcTMQZkw735iM50TPmLLzZoIHVkkZ++eKqg0mu7CC+ImZftuaWb9VA31bO2ZEdc3VFFMNB8bMaJqm",
+	"Xei1q7GJqGtwqS1Ny6nPCqSrJ/lSQmzIhiZqeb60RMRmcJm+acZGjrbWNbK8sTgPP2rZ1eop+L3vg1tT",
+	"ZojSut+Mhw3thpHgHCLzZMTi0BhdCnisNmJLTwhLL0Sux0bcjS4Fi2CUSTFhCYya6YvnSWI0kt/FL/V2",
+	"BeOZEBejCWWJuAQ5ymWyPJvXaabnltuMbnRbDw6NDO27dD1twIOOWKsNWyBbNf0W6rAK1dLY3ZSpk1AN",
+	"BvUA5ZMzph29GoFtJZY3EhVNgWhJuaJIDGTPS7D9zYTWimnZMXdnVq2RNa1mTAlhyTn3g3LLreFKNllc",
+	"Rfd2YSXLLaLfYlc2+SSi3Ohbw9EbMXQbp5UNJVuwwvpHP9Yk1kzrTP3P415vA7Z7mG6bN2XVoVYu/ke3",
+	"CL+aNTizSH5EKtiCWE/52Lu76gNP6PWoTcBP6DUeU3lGdxYT2aMcnxkLCC4NPz0hoe0o3N+IWCZSpNue",
+	"CiHNR2IjnnbT/ega3Bp6mMKoUPP1uZ7RaekziEWUp8B1s/2uxR0Os6qL5PDtUIAdlhOrgbl6Jd8ImW5J",
+	"YxFNklGcWyfaSEGkHMVZB9CPL476/YpD6LBp/h47LU74V2+IhAjYJdSFxphxKud/DUq4/xJWVq7ARwnT",
+	"6nX7WEJex5/H23HBamYr4B6Sq5lIoEsyKo0Ne1x5wfSMhO653wmGxJhD3SE3wth3aSQ5OnoMHZBYikyR",
+	"vdB+EQYktO9HlkqkyDIw3DzkFWeAHxUJFUc0i4w9NG42y2nfTSo2U+wy3SUoIj0Hm1Y196dRb0yRGCSi",
+	"zKwffmiYjSCzOf/AThghIGOq4MVRnSHmGv7R7FCGJTTuxUZ3Md6C6inFXXcMtYiG+2FmIThiId5kAdYW",
+	"PDWZGG1btLtuulr3LC0wrYwrGayIKul2aobZcPjD74dmh2q2qTeHweHRbdsG9Ry0HfBugmSZLpZ5tmr8",
+	"Lm95AD2f+NTNTPATYqgJD1vHCrg2cyz2jVsSXss26Ddrip7l44RFjR42mkyFZHqWVr2KED99/vzwp0ah",
+	"nGFfo1a/2LOnB0Y6kde2D2K/NztBL8nIntKUx1TGhCbZjI5BBySjcQzx/gZSbtEPUkygBtvXlQg511Q3",
+	"eXLGlMfoqy6pvCq0IWGXINteZ8Bj50tffLnI2e7LapdBZfQm4M8G799T0yGn3IbgbEHAYjJJGG/yOssc",
+	"yNXM7O7gEuQcAyFQw1OurkAq8rz/zCh3PK0buX7CinU7FiIBypfm6Idsmcv/yYW2B6/bHqs2KPH3Qmli",
+	"EGmP7FRx+ERSOiczelk/q2w8qryAuRplIEd+rrlqkk/lUKYBARrNameZW4xYHahtUtWu7zCt22bk4xFk",
+	"hd8zmo7Qg26jjDDQoHgQQwJTdJMuvVIQ5ZLpecO3S6+AxxalTUKlfua+0ttaHK2vPO5e4Xteq8Jd/GTb",
+	"EAoiCQ2G2509/P40etsD5NqZsfldxCdtc1wZdMyqjDY0AfDbzeyAariUH6LaweLpdVAGrlbQvLSsLfLE",
+	"TOhhjiJipuwpZTnDQsY96EHFqlPjquO3AGjtgUW1x124+s8G77+oJrN7h0c+F8z6nbysmuUp5WUYY6M4",
+	"aT0dsGertZjRSLPLGpa/Bls45RG6ot+1C1TG0r5MGKw5V4rwk9NmSWRfnj+wLGpFXBl7urmoWowlXpRY",
+	"iyfGfroLkytwXYVhDXIFn7Cp2/i32xhW/tcx95HbU9UMZBFzF1g1TzlByI15j8HNDBTZC+vBsSG6CyxQ",
+	"+xUcN4KJxGIp4VG9/w+zmmUA02G/31+zutuvISLnjuF3uRUu281np070crhXkIq7TauMQV82FoHnBNfR",
+	"7DanwEFSDQFJfbA5YTxK8tjyfeGretrv92vOqhZDtS3+AM/uzGsyZZcuKgOfRVUOJHsutogc1jd4jOsX",
+	"R+tN2CqCSxysxrJPqaiquf7BT/RgMjh48/Xmx9uD6s+jbX4ePm32M5SDn6aZkPoTKIynWo7/yR3jNa99",
+	"89azduDspc/CoUNNajUKHy00bTrB9h26o5pVpxiLZh72GPhZrV6V8r9doOUXsy0rJPNaXDhdPdjCZrmf",
+	"YFktOlzeTj00ZaBXo/YcdC2079cipO9uImbZQPIxe0HnPFcZ8HgTE8l10whxFdyHsSQfKAByg+YletsU",
+	"XKXLtdZgDaZfmGpAhw2x3FxL17G7zuTyva8FrjlxZuAjQM3cyd4zo3pePCOJuAIZUQUkASN8VUBiNmXa",
+	"/BVaEcpjMptnM+A2cLq6TXlWU7fPVm1TzC7FP2qUx2WU6ANtDOtRo5v7DRawXmxzqx1uSizvYL560/CY",
+	"E0MP0JoNSHetB7fAR7HlvyNimlnoAuZb8w8G3K1hHux3BUC/LkRXN3HOkyJsmvHpCQmdsA2RR8JC4Ibu",
+	"c0WohG0CrVcL7aDzJYvvGx9fdZc0+Jbd69J3eUKwG3ciogjThE4p4y0u5QXs3pZOx3OzZM5vH6eMfxYX",
+	"wFvOZsqEJbIXDs5Ozz8PXr4bDV69P/0w+vzx3esPNvAEqQAhwJDeEqKZ1pnNQWJ8InxuE7U5cT4fPGNK",
+	"0+iiE3QwyAgbqeNeb8r0LB93I5H2/DfFP53GtCabqyTkE4UBM2KCe0/XxGWjHRvMWdbwyOVmWxU4X7Gh",
+	"IHRRaxfPPuTuKGZwdooteD0ampxqkjClgSsibHSO4WFjyQYEDxGNfE+EyMYGivGcOKs+GHIzmOMNReox",
+	"0MfkZxsfPcz7/WdRZSnwAYRkz0DfvCrkkkpm6ORkyCmRlMcidevIVLHNiXGyNlO2TJ9iiuRcgd7vkrDA",
+	"nR2+2+2G5j3TasgjkaaUxwcJ40AmNILukA/5GdUzy27opfTx1TYBX89gbrsy+JLHJOxlNO2ZbgMS9ib0",
+	"uvhfWWFgfw952Ct3wPisSzBLQLnzFhLeDDF2ftgJyNCGz9t/XQT9sHMb2qiKhEXAFVQocJDRaAYHT7v9",
+	"JRq8urrqUnzdFXLac21V75fTl68/nL/GNobbmE6qtFzG1ZemTee4c9jt2+9FBpxmrHPcedbtd5/Z89kZ",
+	"8iRiwZ2AWj0lVIOieOkomDr69VsaHyyGsWJK5SgpFJkwqbQvgtAln8s0Ddy5MDXkPqcWHV8nLnYF8zcv",
+	"ADIzEjrCxIQwbTFZpAaexgVElWhtK/ZB6Z9FPH+wvMa2INXbup7B5K+FROGn/cOHBKMhxr0l3dIfaOOi",
+	"aIVrYMjgqN9vG6cAvFdJb8Ymh+ub1PJcsdFP6xsV6cq3Qef5JoAVWcWoXfI0pXJe0AGh1YogNl5qiRAx",
+	"d36qXIBe56vpqEb/vZtq9MYt+qiazKZPoHPJVT3M1mHaSiMOhpIVmleF3qwT8FvQC9Rbo53+DmhnDcF0",
+	"77HiR+sbFdnY91zxt6Dry720rkGtoMzvzeOUnyyFGH1dQxg9l8uxVLvmDkMFLRL31EpTSjhceQLG0JMK",
+	"0XXJbxgY6GP7w8CGrmAdDydwfd6RdRkN+XIcPy1ykfaPCTDMGxwLPSMzmmXAiZCE28cB8RYEKG0zqhif",
+	"2n5FYod0CvKof1iE4JkdRpMSIGt1wJBvqgRs9s2udUAt/+IbqACfY9TIxYZQHl/UPyLjI0sYcrQ5g04I",
+	"3FG4Fzzcu7E721vLgwloaJL4yzS/ktyXSPUT8mGdVGuUctQ0KvLudyKXLbRrVuW+ojnYpIUtzLWJGC+Y",
+	"cZeivDSeUWlVIhCpqlrRTxQJzz6efya9y6cG7lEVvhCzYwMf8TzkFT3gNqBoa59qm8xhe27N3lspTCt5",
+	"gruWqMuJVd9ArFbm22YhlZ/8feVr3ZSukKkxOyhvNbfWsZkNpVW9m2qo9O39GW4jWVAL3TYsmjdw6Nvi",
+	"WNSF/fp89cpOquIJE5yE9WDjkOzVo4SPh1xwDBPe75KB79b2EZsO0FVUS8RDzrRahGlnaWFyAWE2nn/I",
+	"J/QaVJe8pEliC53YzQVJxTL8lAs05dojnk+MgeXjnCdlg2LSNrT0qP9Tk7g4x/3Lh2pRwB2IiaWQ8I3E",
+	"w4Nunoq4/2arC9/+tYXCo27IDS8RWs8PQHL0hBW0s8HWoqU5QXaXynywJB05QKzMRDwwBIEp8nG1cJyN",
+	"zNuudhuTQHasf1fltj6+Im7EQAvfOez+/bVxG1218orTFiOkt3aX7jlL88TZpTYrEDMKjF4JtQgDcjVj",
+	"0YykudJkbDi6QYct8kJ3yD+XeY2+Ulpo9RiG3e1hKjEmEneLx12sTQRxuI9q74omF2rIwxRiRruZFBFg",
+	"abuQHNjDCN8jGL0buhy0sEyXFNLnUFqHSIKn02g6D/lSGuV+YBoYq5j4REmXcNmULFkd0H69fzLkZZI0",
+	"mYrCeigR80QRl29Ovnz6xTpDinAgZpbg7NUbLMLqkm8YH/L/ff7xA1oUzpb3DUKcHapskuaJZvhzImR6",
+	"QmjZLZ4oufJ62P+Qlyq936TST/kfEOlKIvnOpM9Cwqih3WImPTOTg5hqepcuMWX68UWXx1iLtHI8iZzh",
+	"iP0vbjIcPt9klIaKkvd18iANGrFXwVmrrPNFHOrpbo1Oe7MMy9luXmhIPOJnkzkJXfLZwTmbcqpzCQeu",
+	"mRMLe+IS5JAX331mKShN04z8QIad/zfskB+IpFdY7TLcPyE2TFr1bKGF8IxKBYsZf0Z40Vi1uDntUcFS",
+	"luBuzd6l4VpIu3Q53oEu73sO4N1whq8cLdgDGMWm3CXOryUe5dMMG+nmtRXrV5RpdPwJow2LhECyZyN2",
+	"rU9QKCBj0FcAnEjQkoHaD8qP0X8+5EUGIaETo5dsSp/5fm60qpmTVxYU6d/WWjGaQ60lD5sz+SikYYdq",
+	"IQtrr38bynhp83mdJeJxiWaUYUGnqMeGbHSzHZXRtJfW8zhbTgKN+LP6+WzwnlTaEHXFdDRrPPhbyBLd",
+	"4WotjNSyWB7Ub7FYnyFJyFWlXqXB4+Ds1JguPju1XKKMptaL3OTG+Q0zZEOf/opOUJlXc2ZNv+vzZsne",
+	"DGiiZ8GQqwwi5MJYRIoozYq2+9aKs6jDXNMiLtuZrBj7I0GBxlAdDCmRusWX0kASD295NVHD4/lStqFF",
+	"wsXVo1pI9yJhegE10nWEZIz3sXSeurENOqsTspc1Gmha26s1+Qh8/uRuaKOxCO8jG9J+hi2kYQsV/+0j",
+	"WfwtB6uppXdTpO5WI1WadE1BNbtj7A2X7fuILWldgG1PL8vE4a8YcxfNmhyKPjbXFg3wmmmh0ANuPY6M",
+	"tvKfj8zn4bJ9UYsW3pGwaIxIfnx1so7qCFUkR1Djv6+j8JWlB+vEwv/uIkJ6fxalPtbGvJlWTxSxLU7Q",
+	"h+9K4zBIYutzIglLmW6zfl1dkd1ShxukhT4s9N+lXCpw/8ACKm/e4WBs2SYLL8EfRFLt1p8MrAizus28",
+	"GPIrkScxgesIzBbY9lY5bXxGQnw0sl9AHJ6QK9Nj/aoZQ2YXkK2wpytEthNTukpfjyr2NiFsY0Cb/chE",
+	"+Oto/pbCz5HnRszRLvuWavzch4tWxgDtCUkk5ArUfnl5SVDLEKnVKaI2oD4FPHuphNkLDkO+FGFvc7O2",
+	"irFcE2ffcuHOjrhqzfU+j78daal31LZ3rS3dNwu//yuHBxS7nBqu0Lqltvwc44S6S33wMbIJuwROfAWi",
+	"Tdl69+yMUQ2aXQLBgjd2Mnv4v0IftOVDKfKpnUhM1WwsqIwDooQt+mLDp10uWVUSpPtd8i/b1UwksT0E",
+	"9AW6QsQGYakhbqY9bzsPxBM15OEgjvGCwvcoPEKS5dZTmRqgbAm29jjA6l1Eu/Y4LF169Ph8jtNcEVht",
+	"UP4fLl7m4grZI9+u3HhUkurcodgGGWf2vhj7PZmaxhBXZUJZqsY5ZFtV4JDfK9dssSrUjrhideGhR+aM",
+	"VZWw2g5+7Ep57WeX458QplMhUxdnWb9Dt8IS5Ytlzlio+rQupLwyhq+MXSvqMzg7DRb16Nsvp6/s7aFG",
+	"tLlStqtJ/pGI/ZuTeWXG7Tefui/+Aa5oWSWALam3d7Nw3fVmCZUVgjYypFqLeWJLukKlrhKWfKvWD1ry",
+	"NtVoeDtDcLFG0NcdbuvvRYLfh/uqsrJFgq69fpwUt3nfm8Z60WJVweajYsms/KxLSx88d4z1ARcrDDbL",
+	"9SHfC/Fi8TAgYVH4LAxIt9s9IUuFB80/qlp+cLlu4ZAXJK5mNIPYhwDWByayZJu0S17jgYFDKFMkmkF0",
+	"YdpOKePKZQwtXevu7pLGDAcXhzIBCTwCG/qJRYMo9/0ulDIbciFxLt4p56pWkkEZh2j3dnxOMinGidl9",
+	"GJPsD3tnM155QfaO+v3AVb+wHxVn6a6ggo0MjWaUT+0dgTPGp11SVERzG0g7vFVwVMKQ+4v5rNWHCQ6K",
+	"KE3njfGPviBcY4HKB5EeO1WhNXAf2S3ZUlavQYLhzZ1XVJErybSGv3FClcVETfLZ669rVHV/kRdDKtpt",
+	"xbeu/oq1FmnClGZRQPwFoomRvlxhSRm9WBES5VrgnAWBLV0ZDLmvV1m80PQa8M84MX+73e7+otFZKvG0",
+	"qIJZqXw55L70pc0yZ6mNrGLabes2qmHZHB5n51+v7fnXZ+dqBdL/MPNfh5nLekaG73bAzjfe3rjt3Vi1",
+	"W5rPbQnqhkVK1c8FSQSfouliTISyLlJd/+MRnuU06/2w4UrKxys1pbGn4rLCSqiAN81mN02/n2x2A23F",
+	"8sHEzLuI8vsKmmCLFp8c5WzXyi6iE2sPQqo9KqMZu4Ttne/fePZtDv/H4q+BxdudGMy1/V44zIFb31zc",
+	"1VbyBdwqlVjbovnl3BdELXahZXXHwCyk2fM4q8N2S4pFUmXFj6MhD4t720N/sTBT3rcsc46U4vsYnJ02",
+	"mSe/MFUvDrzTsJjlYrYNSr2KpBIh3wdVmTlZ49ChfVwg1ROPe2NFc0uSr6OQShajv2qwpBWS8wSUImH5",
+	"CGPOi/qgbW7VevnfXR6u1Ub6Rs7VhWLHzS4ti+//nLA1nJPX6LiRjBsEYO/G/rNZVSNfV8xRvS9y+UGc",
+	"59HMLly4pr7RKxxjmbLXKa1y8bFWKB5GfB9hlzjhpQUqDr4SNoFoHiXQqsSqcqg1ZbGhAjGJIWIxKJeh",
+	"XQ4kc1egRNOLplIDbxfK0D+aotmI678PJ/YG7Litwd9Q9P7rKpbu1Qvi33+wltDPATphrZfazzuo0qHg",
+	"ERT1ACLKyRiI8pWsyTjXrg6mM5HFZDLkthomGZT1sT3j7JV1tYWsltXet/Rs5BGPcimB+wsUXl9nzNJ3",
+	"OOQLfBAYwzIv622jmzqstGgJHG25qGFHanr9zRCP7PrZgm//EdH1liYNRTrKJrRJJq/Vy75c6IpdCUa/",
+	"iSQGpW3h2hMXPeFSml2x/mRu9xrUl9N0Fmp31dbinRl+92Tjy/u3biqW5vi9bitoFBnbHyv+7vm9gVuu",
+	"/a02G6uDlnDBjbw8Z9Nfj2yRAoaOBwN+rsHGGWKhAoVBhbbMazW+SVdG0AqSCdmzRUFmVM32seyIlfIH",
+	"fnYuOFORWLQHRFVuYXiEPcy3q7zafKdHezmEf0zsky3ISht4YiNxuF3l1UpFh0rZB+Yy48JTfkkTFg8Q",
+	"hHcwP4232rFsWpK1UsX4e96rrFmpJQu2sWa464EwVD3MvMko1ttwNx0UV8bUeTWo8F3lVqHDpz+uu8Xv",
+	"a/VmEQSseqfI71+NKWslXxPYiYhoQhYuTUDf7F6Y0gtjN/Jwv3Ypw3Gvd/j0f3T73X738PjH/o8/obXs",
+	"ELaEFqCpEcG1y6CLCz5c5IQL0O6WWMpoig7rBePbVbwLfGlXFbgjVBVUS+OAHcIXuTBcgqZ57X4GvCvj",
+	"Z1C4a9QzUFWPZlC5eAORFxbJWPpKkJxX7x9xh15SoOYR3NWhLVAZEJFrM45zhWYQkTFENFfgq4hjvSvu",
+	"2hRgHJPw7evPQ46VWRRNswS6WTwJA0INGAeZIduzV2+q14loW0sJtZ6tReY3IT7uxChl1If2tNvsMjxa",
+	"nIaMxRVPhK29UwgMCfsn9nKfWqEYg/ZrhMg9GXJfPoiMc5ZgZdB6uZ8Z5XECsmsr+4Zef1ud7MsRFQqc",
+	"JOwChpzysi6RIyCvxhOqNDns930RE8ZJCqmQ8xPEX0j2qrfoeL7bN7sj5aL/F+wvW4vMLOpCMbd6zTKS",
+	"CWYGpLoIknb0O6HXDfRbnmA4EnZ4sXE89aArqmlzaFWFSyoe/+XBnOMcQ4iYrG5RfQhh1VxzQ1X98uU4",
+	"Xgjefr39/wEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -23,6 +23,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/storage"
 )
 
 // Config configures the admin API.
@@ -34,6 +35,9 @@ type Config struct {
 	// Restaurant is the restaurant configuration server administered; nil
 	// answers its operations with not_found.
 	Restaurant *restaurant.Server
+	// Storage is the storage server administered; nil answers its operations
+	// with not_found.
+	Storage *storage.Server
 	// Fax is the fax server administered; nil answers its operations with
 	// not_found.
 	Fax *fax.Server

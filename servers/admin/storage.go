@@ -1,0 +1,159 @@
+package admin
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/storage"
+)
+
+// The storage API's operations: buckets, their versioning and access keys.
+
+func (s *Server) storage() (*storage.Server, error) {
+	if s.cfg.Storage == nil {
+		return nil, errNotFound("this server runs no storage API")
+	}
+	return s.cfg.Storage, nil
+}
+
+// ListStorageBuckets lists the buckets.
+func (s *Server) ListStorageBuckets(ctx context.Context, _ adminapi.ListStorageBucketsRequestObject) (adminapi.ListStorageBucketsResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	buckets, err := st.Buckets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := adminapi.ListStorageBuckets200JSONResponse{Buckets: make([]adminapi.StorageBucket, 0, len(buckets))}
+	for _, b := range buckets {
+		out.Buckets = append(out.Buckets, toAPIBucket(b))
+	}
+	return out, nil
+}
+
+// CreateStorageBucket creates a bucket, versioned or not.
+func (s *Server) CreateStorageBucket(ctx context.Context, req adminapi.CreateStorageBucketRequestObject) (adminapi.CreateStorageBucketResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	v := storage.Unversioned
+	if req.Body.Versioning != nil {
+		v = storage.Versioning(*req.Body.Versioning)
+	}
+	b, err := st.CreateBucket(ctx, req.Body.Name, v)
+	if errors.Is(err, storage.ErrAlreadyExists) {
+		return nil, errConflict("bucket %q exists already", req.Body.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.CreateStorageBucket201JSONResponse(toAPIBucket(b)), nil
+}
+
+// GetStorageBucket returns a bucket.
+func (s *Server) GetStorageBucket(ctx context.Context, req adminapi.GetStorageBucketRequestObject) (adminapi.GetStorageBucketResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	b, err := st.Bucket(ctx, req.Bucket)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, errNotFound("bucket %q does not exist", req.Bucket)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.GetStorageBucket200JSONResponse(toAPIBucket(b)), nil
+}
+
+// DeleteStorageBucket deletes a bucket and its lifecycle configuration.
+func (s *Server) DeleteStorageBucket(ctx context.Context, req adminapi.DeleteStorageBucketRequestObject) (adminapi.DeleteStorageBucketResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	err = st.DeleteBucket(ctx, req.Bucket)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, errNotFound("bucket %q does not exist", req.Bucket)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.DeleteStorageBucket204Response{}, nil
+}
+
+// SetStorageBucketVersioning enables or suspends a bucket's versioning.
+func (s *Server) SetStorageBucketVersioning(ctx context.Context, req adminapi.SetStorageBucketVersioningRequestObject) (adminapi.SetStorageBucketVersioningResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	b, err := st.SetVersioning(ctx, req.Bucket, storage.Versioning(req.Body.Status))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, errNotFound("bucket %q does not exist", req.Bucket)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.SetStorageBucketVersioning200JSONResponse(toAPIBucket(b)), nil
+}
+
+// ListStorageKeys lists the access keys without their secrets.
+func (s *Server) ListStorageKeys(ctx context.Context, _ adminapi.ListStorageKeysRequestObject) (adminapi.ListStorageKeysResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := st.Keys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := adminapi.ListStorageKeys200JSONResponse{Keys: make([]adminapi.StorageKey, 0, len(keys))}
+	for _, k := range keys {
+		out.Keys = append(out.Keys, adminapi.StorageKey{KeyId: k.KeyID, Description: k.Description, CreatedAt: k.CreatedAt.UTC()})
+	}
+	return out, nil
+}
+
+// CreateStorageKey issues an access key; its secret is in this answer only.
+func (s *Server) CreateStorageKey(ctx context.Context, req adminapi.CreateStorageKeyRequestObject) (adminapi.CreateStorageKeyResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	var description string
+	if req.Body != nil && req.Body.Description != nil {
+		description = *req.Body.Description
+	}
+	k, err := st.CreateKey(ctx, description)
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.CreateStorageKey201JSONResponse{
+		KeyId: k.KeyID, Secret: k.Secret, Description: k.Description, CreatedAt: k.CreatedAt.UTC(),
+	}, nil
+}
+
+// DeleteStorageKey deletes an access key.
+func (s *Server) DeleteStorageKey(ctx context.Context, req adminapi.DeleteStorageKeyRequestObject) (adminapi.DeleteStorageKeyResponseObject, error) {
+	st, err := s.storage()
+	if err != nil {
+		return nil, err
+	}
+	err = st.DeleteKey(ctx, req.KeyId)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, errNotFound("key %q does not exist", req.KeyId)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adminapi.DeleteStorageKey204Response{}, nil
+}
+
+func toAPIBucket(b storage.Bucket) adminapi.StorageBucket {
+	return adminapi.StorageBucket{Name: b.Name, Versioning: adminapi.StorageVersioning(b.Versioning), CreatedAt: b.CreatedAt.UTC()}
+}

@@ -1,0 +1,155 @@
+package admin_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	clientstorage "github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+	"github.com/apistack/apistack/servers/storage"
+	"github.com/apistack/apistack/servers/storage/storagetest"
+)
+
+// startStorage runs a storage server and the admin API over it, and returns
+// the storage environment and an authenticated admin client validated against
+// its spec.
+func startStorage(t *testing.T) (*storagetest.Env, *adminapi.ClientWithResponses) {
+	t.Helper()
+	env := storagetest.Start(t, storagetest.Options{})
+	srv, err := admin.New(admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Server, Storage: env.Server,
+		ValidateResponses: true,
+		OnResponseViolation: func(r *http.Request, status int, err error) {
+			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
+		}})
+	require.NoError(t, err)
+	h, err := srv.Handler()
+	require.NoError(t, err)
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	c, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithHTTPClient(&http.Client{Transport: rt}),
+		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+adminToken)
+			return nil
+		}))
+	require.NoError(t, err)
+	return env, c
+}
+
+func TestStorageBuckets_CreateListVersionDelete(t *testing.T) {
+	env, c := startStorage(t)
+	ctx := context.Background()
+	versioned := adminapi.CreateStorageBucketRequestVersioningEnabled
+
+	created, err := c.CreateStorageBucketWithResponse(ctx, adminapi.CreateStorageBucketJSONRequestBody{Name: "logs"})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), "%s", created.Body)
+	assert.Equal(t, adminapi.StorageVersioningUnversioned, created.JSON201.Versioning)
+
+	again, err := c.CreateStorageBucketWithResponse(ctx, adminapi.CreateStorageBucketJSONRequestBody{Name: "logs", Versioning: &versioned})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusConflict, again.StatusCode())
+
+	list, err := c.ListStorageBucketsWithResponse(ctx)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, list.StatusCode())
+	var names []string
+	for _, b := range list.JSON200.Buckets {
+		names = append(names, b.Name)
+	}
+	assert.Equal(t, []string{storagetest.VersionedBucket, "logs", storagetest.Bucket}, names)
+
+	set, err := c.SetStorageBucketVersioningWithResponse(ctx, "logs", adminapi.SetStorageBucketVersioningJSONRequestBody{Status: adminapi.SetStorageBucketVersioningRequestStatusEnabled})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, set.StatusCode(), "%s", set.Body)
+	assert.Equal(t, adminapi.StorageVersioningEnabled, set.JSON200.Versioning)
+	set, err = c.SetStorageBucketVersioningWithResponse(ctx, "logs", adminapi.SetStorageBucketVersioningJSONRequestBody{Status: adminapi.SetStorageBucketVersioningRequestStatusSuspended})
+	require.NoError(t, err)
+	assert.Equal(t, adminapi.StorageVersioningSuspended, set.JSON200.Versioning)
+	b, err := env.Server.Bucket(ctx, "logs")
+	require.NoError(t, err)
+	assert.True(t, b.Versioning.Versioned(), "a suspended bucket keeps its noncurrent versions")
+
+	got, err := c.GetStorageBucketWithResponse(ctx, "logs")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, got.StatusCode())
+
+	del, err := c.DeleteStorageBucketWithResponse(ctx, "logs")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, del.StatusCode())
+	for _, status := range []func() (int, error){
+		func() (int, error) { r, err := c.GetStorageBucketWithResponse(ctx, "logs"); return r.StatusCode(), err },
+		func() (int, error) {
+			r, err := c.DeleteStorageBucketWithResponse(ctx, "logs")
+			return r.StatusCode(), err
+		},
+		func() (int, error) {
+			r, err := c.SetStorageBucketVersioningWithResponse(ctx, "logs", adminapi.SetStorageBucketVersioningJSONRequestBody{Status: adminapi.SetStorageBucketVersioningRequestStatusEnabled})
+			return r.StatusCode(), err
+		},
+	} {
+		code, err := status()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusNotFound, code)
+	}
+}
+
+func TestStorageKeys_IssuedKeysSignUntilDeleted(t *testing.T) {
+	env, c := startStorage(t)
+	ctx := context.Background()
+	description := "backup job"
+	created, err := c.CreateStorageKeyWithResponse(ctx, adminapi.CreateStorageKeyJSONRequestBody{Description: &description})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), "%s", created.Body)
+	key := created.JSON201
+	assert.NotEmpty(t, key.Secret)
+
+	list, err := c.ListStorageKeysWithResponse(ctx)
+	require.NoError(t, err)
+	require.Len(t, list.JSON200.Keys, 2)
+	assert.Equal(t, key.KeyId, list.JSON200.Keys[1].KeyId)
+	assert.Equal(t, "backup job", list.JSON200.Keys[1].Description)
+	assert.NotContains(t, string(list.Body), key.Secret, "secrets are shown once")
+
+	client, err := clientstorage.New(clientstorage.Config{Endpoint: env.URL, Region: storage.DefaultRegion, KeyID: key.KeyId, Secret: key.Secret})
+	require.NoError(t, err)
+	require.NoError(t, client.DeleteLifecycle(ctx, storagetest.Bucket))
+
+	del, err := c.DeleteStorageKeyWithResponse(ctx, key.KeyId)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, del.StatusCode())
+	err = client.DeleteLifecycle(ctx, storagetest.Bucket)
+	var er *clientstorage.ErrorResponse
+	require.ErrorAs(t, err, &er)
+	assert.Equal(t, "InvalidAccessKeyId", er.Code)
+
+	del, err = c.DeleteStorageKeyWithResponse(ctx, key.KeyId)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, del.StatusCode())
+}
+
+func TestStorageOperations_WithoutAStorageServerAreNotFound(t *testing.T) {
+	srv, err := admin.New(admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Server})
+	require.NoError(t, err)
+	h, err := srv.Handler()
+	require.NoError(t, err)
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	c, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+adminToken)
+		return nil
+	}))
+	require.NoError(t, err)
+	resp, err := c.ListStorageBucketsWithResponse(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode())
+}
