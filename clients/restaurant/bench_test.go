@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -21,19 +25,15 @@ import (
 // BenchmarkIterateMenuItems imports a demo menu of 10,000 and 100,000 items
 // and iterates every menu item, once through List and once with a bare
 // http.Client + encoding/json loop over the same pages, reporting items per
-// second and the peak live heap while iterating. The server runs in the same
-// process (rate limits raised, response validation off), so the peak heap
-// is that of client and server together: an upper bound of the client's.
+// second and the peak live heap while iterating.
+//
+// The server runs in a child process (this test binary, started again as a
+// server), so the heap measured here is the client's alone.
 func BenchmarkIterateMenuItems(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		env, stop, err := restauranttest.Open(b.TempDir(), restauranttest.Options{
-			RatePerSecond: 1 << 20, RatePerWindow: 1 << 30, SkipResponseValidation: true,
-		}, nil)
-		require.NoError(b, err)
-		start := time.Now()
-		env.ImportDemo(b, n)
-		b.Logf("imported %d menu items (demo configuration) in %s", n, time.Since(start))
-		c, err := New(Config{BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant})
+		srv := startBenchServer(b, n)
+		b.Logf("imported %d menu items (demo configuration) in %.2fs", n, srv.ImportSeconds)
+		c, err := New(Config{BaseURL: srv.URL, ClientID: srv.ClientID, ClientSecret: srv.ClientSecret, Restaurant: srv.Restaurant})
 		require.NoError(b, err)
 		ctx := context.Background()
 
@@ -60,15 +60,91 @@ func BenchmarkIterateMenuItems(b *testing.B) {
 			require.NoError(b, err)
 			peak := watchHeap()
 			for b.Loop() {
-				if count := bareLoop(b, env.URL, env.Restaurant, token); count != n {
+				if count := bareLoop(b, srv.URL, srv.Restaurant, token); count != n {
 					b.Fatalf("iterated %d items, want %d", count, n)
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
 			b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 		})
-		stop()
+		srv.stop()
 	}
+}
+
+// benchServerEnv, set to a number of menu items, makes the test binary a
+// restaurant server for the benchmark instead of running tests.
+const benchServerEnv = "APISTACK_RESTAURANT_BENCH_SERVER_ITEMS"
+
+// benchServer is what the child server reports on its standard output.
+type benchServer struct {
+	URL, ClientID, ClientSecret, Restaurant string
+	ImportSeconds                           float64
+	stop                                    func()
+}
+
+func TestMain(m *testing.M) {
+	if items := os.Getenv(benchServerEnv); items != "" {
+		if err := serveForBenchmark(items); err != nil {
+			fmt.Fprintln(os.Stderr, "bench server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// serveForBenchmark imports the demo menu, prints where the server is, and
+// serves until its standard input is closed.
+func serveForBenchmark(items string) error {
+	n, err := strconv.Atoi(items)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "restaurant-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	env, stop, err := restauranttest.Open(dir, restauranttest.Options{
+		RatePerSecond: 1 << 20, RatePerWindow: 1 << 30, SkipResponseValidation: true,
+	}, nil)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	start := time.Now()
+	if _, err := env.ImportDemoErr(n); err != nil {
+		return err
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(benchServer{
+		URL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant,
+		ImportSeconds: time.Since(start).Seconds(),
+	}); err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, os.Stdin)
+	return err
+}
+
+// startBenchServer starts the child server with n menu items.
+func startBenchServer(b *testing.B, n int) benchServer {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", benchServerEnv, n))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	require.NoError(b, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(b, err)
+	require.NoError(b, cmd.Start())
+	var srv benchServer
+	require.NoError(b, json.NewDecoder(stdout).Decode(&srv))
+	srv.stop = func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}
+	b.Cleanup(srv.stop)
+	return srv
 }
 
 // bareLoop is the baseline: plain GETs of the same pages decoded with
