@@ -69,7 +69,7 @@ func bootstrapDemo(ctx context.Context, d demoDeps, previous demoCredentials, ur
 		creds.Restaurant = rc
 	}
 	if d.fax != nil {
-		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax)
+		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax, urls["admin"]+faxInboxPath)
 		if err != nil {
 			return creds, fmt.Errorf("fax: %w", err)
 		}
@@ -162,7 +162,7 @@ func printDemo(w io.Writer, path string, c demoCredentials) {
 		fmt.Fprintf(w, "  groups:  curl -s %s/v1/teams/%s/groups -H \"Authorization: Bearer $(%s | sed -E 's/.*\"bearer_token\":\"([^\"]+)\".*/\\1/')\"\n",
 			p.BaseURL, p.Team, tokenCurl)
 	}
-	printFaxDemo(w, c.Fax)
+	printFaxDemo(w, c.Fax, c.Admin)
 	printRestaurantDemo(w, c.Restaurant)
 	if a := c.Admin; a != nil {
 		fmt.Fprintf(w, "admin      %s  (docs: %s/docs/)\n", a.BaseURL, a.BaseURL)

@@ -185,7 +185,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"pam", c.PAMAddr, pamServer.Handler},
 		{"restaurant", c.RestaurantAddr, restaurantServer.Handler},
 		{"fax", c.FaxAddr, faxServer.Handler},
-		{"admin", c.AdminAddr, adminServer.Handler},
+		{"admin", c.AdminAddr, func() (http.Handler, error) {
+			h, err := adminServer.Handler()
+			if err != nil {
+				return nil, err
+			}
+			return withFaxDemoRoutes(h, faxServer, c.AdminToken, logger)
+		}},
 	} {
 		h, err := api.handler()
 		if err != nil {

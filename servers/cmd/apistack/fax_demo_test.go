@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/fax"
+)
+
+// inboxList reads the admin port's webhook inbox with token.
+func inboxList(t *testing.T, adminURL, token string) (int, []inboxEvent) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, adminURL+faxInboxPath, nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body struct {
+		Events []inboxEvent `json:"events"`
+	}
+	if resp.StatusCode == http.StatusOK {
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	}
+	return resp.StatusCode, body.Events
+}
+
+func TestServeDemo_SendsThePrintedFaxOfflineAndItsEventsReachTheInbox(t *testing.T) {
+	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
+	creds, stdout, stop := startServe(t, t.TempDir())
+	defer func() { require.NoError(t, stop()) }()
+	fc, ac := creds["fax"], creds["admin"]
+
+	// The printed send line names the admin port's sample PDF, not the internet.
+	m := regexp.MustCompile(`'media_url=(\S+)'`).FindStringSubmatch(stdout.String())
+	require.NotNil(t, m, stdout.String())
+	mediaURL := m[1]
+	assert.Equal(t, ac["base_url"]+faxSamplePath, mediaURL)
+	assert.Contains(t, stdout.String(), ac["base_url"]+faxInboxPath)
+	resp, err := http.Get(mediaURL)
+	require.NoError(t, err)
+	doc, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	pages, err := fax.CountPages(doc)
+	require.NoError(t, err, "the sample is a PDF")
+	assert.Equal(t, faxSamplePages, pages)
+
+	// Send as the printed curl line does: a form with the demo key.
+	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
+	req, err := http.NewRequest(http.MethodPost, fc["base_url"]+"/v2/faxes", strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var sent struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&sent))
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	var types []string
+	require.Eventually(t, func() bool {
+		_, events := inboxList(t, ac["base_url"], ac["token"])
+		types = types[:0]
+		for _, e := range events {
+			if e.FaxID == sent.Data.ID {
+				types = append(types, e.EventType)
+			}
+		}
+		return len(types) > 0 && types[len(types)-1] == "fax.delivered"
+	}, 20*time.Second, 20*time.Millisecond, "events of the fax: %v", types)
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, types)
+
+	code, _ := inboxList(t, ac["base_url"], "wrong")
+	assert.Equal(t, http.StatusUnauthorized, code, "the inbox lists events to the admin only")
+}
+
+func TestFaxInbox_RefusesUnsignedDeliveries(t *testing.T) {
+	creds, _, stop := startServe(t, t.TempDir())
+	defer func() { require.NoError(t, stop()) }()
+	body := []byte(`{"data":{"event_type":"fax.delivered"},"meta":{"attempt":1,"delivered_to":"x"}}`)
+	for name, header := range map[string]map[string]string{
+		"no signature":     {},
+		"forged signature": {"Webhook-Timestamp": "1700000000", "Webhook-Signature-Ed25519": "AAAA"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, creds["admin"]["base_url"]+faxInboxPath, bytes.NewReader(body))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		})
+	}
+	_, events := inboxList(t, creds["admin"]["base_url"], creds["admin"]["token"])
+	assert.Empty(t, events)
+}
+
+func TestFaxInbox_KeepsTheLastEvents(t *testing.T) {
+	in := &faxInbox{}
+	for i := range faxInboxEvents + 5 {
+		in.add(inboxEvent{Attempt: i})
+	}
+	got := in.list()
+	require.Len(t, got, faxInboxEvents)
+	assert.Equal(t, 5, got[0].Attempt, "the oldest are dropped")
+	assert.Equal(t, faxInboxEvents+4, got[len(got)-1].Attempt)
+}
+
+func TestBootstrapFaxDemo_MovesOnlyDemoWebhookURLsToTheInbox(t *testing.T) {
+	tests := []struct {
+		name, was, want string
+	}{
+		{"the old port-9 URL", oldDemoFaxWebhookURL, "http://127.0.0.1:8089/fax/webhook_inbox"},
+		{"an inbox on an earlier admin port", "http://127.0.0.1:9999/fax/webhook_inbox", "http://127.0.0.1:8089/fax/webhook_inbox"},
+		{"a URL the user set", "https://hooks.example.com/fax", "https://hooks.example.com/fax"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := fax.OpenDB(ctx, t.TempDir()+"/fax.db")
+			require.NoError(t, err)
+			defer db.Close()
+			s, err := fax.New(ctx, fax.Config{DB: db})
+			require.NoError(t, err)
+			first, err := bootstrapFaxDemo(ctx, s, nil, "http://127.0.0.1:8089"+faxInboxPath)
+			require.NoError(t, err)
+			acct, err := s.AccountByName(ctx, demoFaxAccount)
+			require.NoError(t, err)
+			require.NoError(t, s.SetApplicationWebhookURL(ctx, acct.ID, first.ConnectionID, tt.was))
+
+			again, err := bootstrapFaxDemo(ctx, s, first, "http://127.0.0.1:8089"+faxInboxPath)
+			require.NoError(t, err)
+			require.Equal(t, first.ConnectionID, again.ConnectionID)
+			app, err := s.ApplicationOf(ctx, acct.ID, again.ConnectionID)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, app.WebhookURL)
+		})
+	}
+}

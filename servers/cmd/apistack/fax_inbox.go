@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/servers/fax"
+)
+
+// The demo routes of the admin port (specs/admin/openapi.yaml, tag fax): a
+// sample document to fax and a webhook inbox, so the demo works offline.
+const (
+	faxSamplePath  = "/fax/sample.pdf"
+	faxInboxPath   = "/fax/webhook_inbox"
+	faxInboxEvents = 100
+	faxSamplePages = 2
+)
+
+// inboxEvent is one verified delivery, as GET /fax/webhook_inbox lists it.
+type inboxEvent struct {
+	ID         string          `json:"id"`
+	EventType  string          `json:"event_type"`
+	FaxID      string          `json:"fax_id"`
+	Attempt    int             `json:"attempt"`
+	ReceivedAt time.Time       `json:"received_at"`
+	Body       json.RawMessage `json:"body"`
+}
+
+// faxInbox keeps the last faxInboxEvents verified deliveries in memory.
+type faxInbox struct {
+	mu     sync.Mutex
+	events []inboxEvent
+}
+
+func (in *faxInbox) add(e inboxEvent) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.events = append(in.events, e)
+	if over := len(in.events) - faxInboxEvents; over > 0 {
+		in.events = append([]inboxEvent(nil), in.events[over:]...)
+	}
+}
+
+func (in *faxInbox) list() []inboxEvent {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]inboxEvent{}, in.events...)
+}
+
+// withFaxDemoRoutes serves the sample PDF and the webhook inbox beside the
+// admin API. The inbox is a receiver like any other, built on clients/fax's
+// webhook handler: this binary is where the two sides meet, so the
+// servers/fax and servers/admin packages stay free of client imports.
+func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken string, logger *slog.Logger) (http.Handler, error) {
+	pdf, err := fax.SamplePDF(faxSamplePages)
+	if err != nil {
+		return nil, err
+	}
+	inbox := &faxInbox{}
+	receive, err := faxclient.NewWebhookHandler(fs.WebhookPublicKey(), func(ctx context.Context, e faxclient.Event) error {
+		inbox.add(inboxEvent{ID: e.ID, EventType: e.Type, FaxID: e.FaxID, Attempt: e.Attempt, ReceivedAt: time.Now().UTC(), Body: e.Raw})
+		logger.InfoContext(ctx, "fax webhook received", "event_type", e.Type, "fax_id", e.FaxID, "attempt", e.Attempt)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fax webhook inbox: %w", err)
+	}
+	tokenHash := sha256.Sum256([]byte(adminToken))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+faxSamplePath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(pdf)
+	})
+	mux.Handle("POST "+faxInboxPath, receive)
+	mux.HandleFunc("GET "+faxInboxPath, func(w http.ResponseWriter, r *http.Request) {
+		// The events carry signed media links: the list needs the admin token.
+		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(token))
+		w.Header().Set("Content-Type", "application/json")
+		if subtle.ConstantTimeCompare(sum[:], tokenHash[:]) != 1 {
+			w.WriteHeader(http.StatusUnauthorized)
+			_ = json.NewEncoder(w).Encode(map[string]any{"code": http.StatusUnauthorized, "error": "unauthorized", "message": "an Authorization: Bearer <admin token> header is required"})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"events": inbox.list()})
+	})
+	mux.Handle("/", adminHandler)
+	return mux, nil
+}
