@@ -23,6 +23,13 @@ commands:
   disable-team NAME | enable-team NAME      disable or enable a PAM team
   create-service-user [--key-expires D] TEAM USER GROUP [ROLE,ROLE...]
                                             create a PAM service user with one key in GROUP
+  fax-create-account NAME                   create a fax account with its first API key
+  fax-create-key ACCOUNT [REPLACED_KEY_ID]  issue a fax API key (rotate: revoke REPLACED_KEY_ID with it)
+  fax-revoke-key ACCOUNT KEY_ID             revoke a fax API key
+  fax-set-number ACCOUNT NUMBER [APP_ID]    give NUMBER (E.164) to ACCOUNT, enabled on APP_ID
+  fax-inject [--outcome O] FROM TO FILE.pdf inject an inbound fax (O: received, partial, failed)
+  fax-webhook-key                           print the fax webhook public key (base64 Ed25519)
+  fax-webhook-stats                         count fax webhook events by fate
 
 The URL and token default to APISTACK_ADMIN_URL and APISTACK_ADMIN_TOKEN, then to
 the admin section of <data-dir>/demo-credentials.json.
@@ -135,6 +142,10 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		status, body = r.StatusCode(), r.Body
+	case "fax-create-account", "fax-create-key", "fax-revoke-key", "fax-set-number", "fax-inject", "fax-webhook-key", "fax-webhook-stats":
+		if status, body, err = faxAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
+			return err
+		}
 	default:
 		fs.Usage()
 		return fmt.Errorf("unknown admin command %q", cmd)

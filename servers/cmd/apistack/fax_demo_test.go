@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -156,4 +157,59 @@ func TestBootstrapFaxDemo_MovesOnlyDemoWebhookURLsToTheInbox(t *testing.T) {
 			assert.Equal(t, tt.want, app.WebhookURL)
 		})
 	}
+}
+
+func TestAdminCommand_FaxCommandsInjectAnInboundFaxThatReachesTheInbox(t *testing.T) {
+	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	admin := func(args ...string) map[string]any {
+		t.Helper()
+		var out bytes.Buffer
+		require.NoError(t, adminCommand(context.Background(), append([]string{"--data-dir", dataDir}, args...), &out, io.Discard))
+		var v map[string]any
+		if out.Len() > 0 {
+			require.NoError(t, json.Unmarshal(out.Bytes(), &v), out.String())
+		}
+		return v
+	}
+
+	key := admin("fax-webhook-key")
+	assert.Equal(t, creds["fax"]["webhook_public_key"], key["public_key"])
+
+	acct := admin("fax-create-account", "acme")
+	first := acct["api_key"].(map[string]any)
+	assert.NotEmpty(t, first["key"])
+	rotated := admin("fax-create-key", "acme", first["id"].(string))
+	assert.Equal(t, first["id"], rotated["replaced"])
+	assert.Empty(t, admin("fax-revoke-key", "acme", rotated["id"].(string)))
+	err := adminCommand(context.Background(), []string{"--data-dir", dataDir, "fax-revoke-key", "acme", rotated["id"].(string)}, io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "404", "a key is revoked once")
+
+	num := admin("fax-set-number", "demo", "+13125550190", creds["fax"]["connection_id"])
+	assert.Equal(t, creds["fax"]["connection_id"], num["application_id"])
+	pdf, err := fax.SamplePDF(3)
+	require.NoError(t, err)
+	file := t.TempDir() + "/in.pdf"
+	require.NoError(t, os.WriteFile(file, pdf, 0o600))
+	in := admin("fax-inject", "--outcome", "partial", "+14155550123", "+13125550190", file)
+	assert.Equal(t, float64(3), in["page_count"])
+	assert.Equal(t, "partial", in["outcome"])
+
+	var types []string
+	require.Eventually(t, func() bool {
+		_, events := inboxList(t, creds["admin"]["base_url"], creds["admin"]["token"])
+		types = types[:0]
+		for _, e := range events {
+			if e.FaxID == in["fax_id"] {
+				types = append(types, e.EventType)
+			}
+		}
+		return len(types) == 3
+	}, 20*time.Second, 20*time.Millisecond, "events of the inbound fax: %v", types)
+	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types)
+	require.Eventually(t, func() bool {
+		return admin("fax-webhook-stats")["delivered"].(float64) >= 3
+	}, 10*time.Second, 20*time.Millisecond)
 }
