@@ -12,6 +12,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/storage"
 )
 
 // demoCredentials is data/demo-credentials.json. Its keys are a contract:
@@ -20,6 +21,7 @@ type demoCredentials struct {
 	PAM        *pamCredentials        `json:"pam,omitempty"`
 	Restaurant *restaurantCredentials `json:"restaurant,omitempty"`
 	Fax        *faxCredentials        `json:"fax,omitempty"`
+	Storage    *storageCredentials    `json:"storage,omitempty"`
 	Admin      *adminCredentials      `json:"admin,omitempty"`
 }
 
@@ -47,6 +49,7 @@ type demoDeps struct {
 	pam        *pam.Server
 	restaurant *restaurant.Server
 	fax        *fax.Server
+	storage    *storage.Server
 }
 
 // bootstrapDemo creates the demo tenants when they are missing and returns the
@@ -75,6 +78,14 @@ func bootstrapDemo(ctx context.Context, d demoDeps, previous demoCredentials, ur
 		}
 		fc.BaseURL = urls["fax"]
 		creds.Fax = fc
+	}
+	if d.storage != nil {
+		sc, err := bootstrapStorageDemo(ctx, d.storage, previous.Storage)
+		if err != nil {
+			return creds, fmt.Errorf("storage: %w", err)
+		}
+		sc.Endpoint = urls["storage"]
+		creds.Storage = sc
 	}
 	return creds, nil
 }
@@ -164,6 +175,7 @@ func printDemo(w io.Writer, path string, c demoCredentials) {
 	}
 	printFaxDemo(w, c.Fax, c.Admin)
 	printRestaurantDemo(w, c.Restaurant)
+	printStorageDemo(w, c.Storage)
 	if a := c.Admin; a != nil {
 		fmt.Fprintf(w, "admin      %s  (docs: %s/docs/)\n", a.BaseURL, a.BaseURL)
 		fmt.Fprintf(w, "  teams:   curl -s %s/pam/teams/demo -H 'Authorization: Bearer %s'\n", a.BaseURL, a.Token)

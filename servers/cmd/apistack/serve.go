@@ -19,6 +19,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/storage"
 )
 
 // serveConfig is what `apistack serve` is told by flags and APISTACK_* variables.
@@ -28,6 +29,9 @@ type serveConfig struct {
 	RestaurantAddr    string
 	FaxAddr           string
 	FaxStepInterval   time.Duration
+	StorageAddr       string
+	StorageRegion     string
+	StorageDomain     string
 	AdminAddr         string
 	AdminToken        string
 	Demo              bool
@@ -49,6 +53,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
 	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
 	fs.DurationVar(&c.FaxStepInterval, "fax-step-interval", time.Second, "time between the fax simulator's steps")
+	fs.StringVar(&c.StorageAddr, "storage-addr", "127.0.0.1:8083", "address of the storage API")
+	fs.StringVar(&c.StorageRegion, "storage-region", storage.DefaultRegion, "region storage requests are signed for")
+	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
 	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API (keep it on loopback)")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
@@ -165,8 +172,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	storageDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "storage.db"), storage.Migrations())
+	if err != nil {
+		return fmt.Errorf("storage database: %w", err)
+	}
+	defer storageDB.Close()
+	storageServer, err := storage.New(storage.Config{
+		DB: storageDB, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses,
+	})
+	if err != nil {
+		return err
+	}
 	adminServer, err := admin.New(admin.Config{
-		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Logger: logger, ValidateResponses: c.ValidateResponses,
+		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Storage: storageServer, Logger: logger, ValidateResponses: c.ValidateResponses,
 	})
 	if err != nil {
 		return err
@@ -185,6 +203,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"pam", c.PAMAddr, pamServer.Handler},
 		{"restaurant", c.RestaurantAddr, restaurantServer.Handler},
 		{"fax", c.FaxAddr, faxServer.Handler},
+		{"storage", c.StorageAddr, storageServer.Handler},
 		{"admin", c.AdminAddr, func() (http.Handler, error) {
 			h, err := adminServer.Handler()
 			if err != nil {
@@ -216,7 +235,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer func() { stopFax(); <-faxDone }()
 
 	if c.Demo {
-		creds, err := bootstrapDemo(ctx, demoDeps{pam: pamServer, restaurant: restaurantServer, fax: faxServer}, previous, urls, c.AdminToken)
+		creds, err := bootstrapDemo(ctx, demoDeps{pam: pamServer, restaurant: restaurantServer, fax: faxServer, storage: storageServer}, previous, urls, c.AdminToken)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
