@@ -30,6 +30,14 @@ commands:
   fax-inject [--outcome O] FROM TO FILE.pdf inject an inbound fax (O: received, partial, failed)
   fax-webhook-key                           print the fax webhook public key (base64 Ed25519)
   fax-webhook-stats                         count fax webhook events by fate
+  storage-create-bucket [--versioned] NAME  create a storage bucket
+  storage-list-buckets                      list the storage buckets
+  storage-set-versioning BUCKET Enabled|Suspended
+                                            enable or suspend a bucket's versioning
+  storage-delete-bucket NAME                delete a bucket and its lifecycle configuration
+  storage-create-key [DESCRIPTION]          issue a storage access key (the secret is shown once)
+  storage-list-keys                         list the storage access keys
+  storage-delete-key KEY_ID                 delete a storage access key
 
 The URL and token default to APISTACK_ADMIN_URL and APISTACK_ADMIN_TOKEN, then to
 the admin section of <data-dir>/demo-credentials.json.
@@ -144,6 +152,11 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		status, body = r.StatusCode(), r.Body
 	case "fax-create-account", "fax-create-key", "fax-revoke-key", "fax-set-number", "fax-inject", "fax-webhook-key", "fax-webhook-stats":
 		if status, body, err = faxAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
+			return err
+		}
+	case "storage-create-bucket", "storage-list-buckets", "storage-set-versioning", "storage-delete-bucket",
+		"storage-create-key", "storage-list-keys", "storage-delete-key":
+		if status, body, err = storageAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
 			return err
 		}
 	default:

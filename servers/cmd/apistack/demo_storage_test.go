@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,4 +42,36 @@ func TestServeDemo_StorageCredentialsSignAndSurviveARestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got.Rules, 1)
 	assert.Equal(t, "logs", *got.Rules[0].ID)
+}
+
+func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	run := func(args ...string) map[string]any {
+		t.Helper()
+		var out bytes.Buffer
+		require.NoError(t, adminCommand(context.Background(), append([]string{"--data-dir", dataDir}, args...), &out, io.Discard))
+		var v map[string]any
+		if out.Len() > 0 {
+			require.NoError(t, json.Unmarshal(out.Bytes(), &v), out.String())
+		}
+		return v
+	}
+	assert.Equal(t, "Enabled", run("storage-create-bucket", "--versioned", "backups")["versioning"])
+	assert.Equal(t, "Suspended", run("storage-set-versioning", "backups", "Suspended")["versioning"])
+	assert.Len(t, run("storage-list-buckets")["buckets"], 3)
+	key := run("storage-create-key", "backup job")
+	assert.Len(t, run("storage-list-keys")["keys"], 2)
+
+	c := storageClient(t, map[string]string{"endpoint": creds["storage"]["endpoint"], "region": creds["storage"]["region"],
+		"key_id": key["key_id"].(string), "secret": key["secret"].(string)})
+	require.NoError(t, c.PutLifecycle(context.Background(), "backups", storage.Configuration(storage.ExpireNoncurrentAfterDays("old", "", 7, 0))))
+
+	run("storage-delete-bucket", "backups")
+	run("storage-delete-key", key["key_id"].(string))
+	err := adminCommand(context.Background(), []string{"--data-dir", dataDir, "storage-delete-key", key["key_id"].(string)}, io.Discard, io.Discard)
+	assert.Error(t, err, "the key is gone")
+	err = adminCommand(context.Background(), []string{"--data-dir", dataDir, "storage-set-versioning", "demo-bucket", "Off"}, io.Discard, io.Discard)
+	assert.Error(t, err)
 }
