@@ -163,7 +163,7 @@ func (s *Server) GetLifecycle(ctx context.Context, req storageapi.GetLifecycleRe
 	doc, err := s.store.lifecycle(ctx, b.Name)
 	if errors.Is(err, ErrNotFound) {
 		return nil, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchLifecycleConfiguration, "/"+b.Name,
-			"the bucket %q has no lifecycle configuration", b.Name)
+			"the bucket '%s' has no lifecycle configuration", b.Name)
 	}
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageapi.DeleteLifec
 func (s *Server) bucket(ctx context.Context, name string) (Bucket, error) {
 	b, err := s.store.bucket(ctx, name)
 	if errors.Is(err, ErrNotFound) {
-		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name, "the bucket %q does not exist", name)
+		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name, "the bucket '%s' does not exist", name)
 	}
 	return b, err
 }

@@ -218,11 +218,11 @@ func (v Verifier) Verify(ctx context.Context, req Request, bodyHash string, now 
 	}
 	switch {
 	case auth.Region != v.Region:
-		return Verified{}, verifyError(CodeAuthorizationHeaderMalformed, http.StatusBadRequest, "the region %q is wrong; expecting %q", auth.Region, v.Region)
+		return Verified{}, verifyError(CodeAuthorizationHeaderMalformed, http.StatusBadRequest, "the region '%s' is wrong; expecting '%s'", auth.Region, v.Region)
 	case auth.Service != v.Service:
-		return Verified{}, verifyError(CodeAuthorizationHeaderMalformed, http.StatusBadRequest, "the service %q is wrong; expecting %q", auth.Service, v.Service)
+		return Verified{}, verifyError(CodeAuthorizationHeaderMalformed, http.StatusBadRequest, "the service '%s' is wrong; expecting '%s'", auth.Service, v.Service)
 	case auth.Terminator != s.Terminator:
-		return Verified{}, verifyError(CodeAuthorizationHeaderMalformed, http.StatusBadRequest, "the scope must end with %q", s.Terminator)
+		return Verified{}, verifyError(CodeAuthorizationHeaderMalformed, http.StatusBadRequest, "the scope must end with '%s'", s.Terminator)
 	}
 	for _, required := range []string{"host", strings.ToLower(s.DateHeader()), strings.ToLower(s.ContentSHA256Header())} {
 		if !slices.Contains(auth.SignedHeaders, required) {
