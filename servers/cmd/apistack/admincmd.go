@@ -23,6 +23,10 @@ commands:
   disable-team NAME | enable-team NAME      disable or enable a PAM team
   create-service-user [--key-expires D] TEAM USER GROUP [ROLE,ROLE...]
                                             create a PAM service user with one key in GROUP
+  create-user TEAM NAME                     create a PAM human user (end_user implicitly)
+  quotas [--groups N] [--service-users N] [--keys-per-service-user N] TEAM
+                                            show a PAM team's quotas, or set them
+  maintenance [on|off]                      show or switch PAM maintenance mode (503 service_offline)
   fax-create-account NAME                   create a fax account with its first API key
   fax-create-key ACCOUNT [REPLACED_KEY_ID]  issue a fax API key (rotate: revoke REPLACED_KEY_ID with it)
   fax-revoke-key ACCOUNT KEY_ID             revoke a fax API key
@@ -38,6 +42,13 @@ commands:
   storage-create-key [DESCRIPTION]          issue a storage access key (the secret is shown once)
   storage-list-keys                         list the storage access keys
   storage-delete-key KEY_ID                 delete a storage access key
+  restaurant-create NAME [GUID]             create a restaurant
+  restaurant-get GUID                       show a restaurant and its entity counts
+  restaurant-create-client NAME GUID[,GUID] create an API client granted those restaurants
+  restaurant-import GUID FILE.json          import a configuration document (all or nothing)
+  restaurant-demo GUID MENU_ITEMS           import a generated demo configuration
+  restaurant-archive GUID RESOURCE ENTITY   archive an entity (e.g. RESOURCE menuItems)
+  restaurant-remove GUID RESOURCE ENTITY    remove an entity
 
 The URL and token default to APISTACK_ADMIN_URL and APISTACK_ADMIN_TOKEN, then to
 the admin section of <data-dir>/demo-credentials.json.
@@ -157,6 +168,15 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case "storage-create-bucket", "storage-list-buckets", "storage-set-versioning", "storage-delete-bucket",
 		"storage-create-key", "storage-list-keys", "storage-delete-key":
 		if status, body, err = storageAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
+			return err
+		}
+	case "create-user", "quotas", "maintenance":
+		if status, body, err = pamAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
+			return err
+		}
+	case "restaurant-create", "restaurant-get", "restaurant-create-client", "restaurant-import",
+		"restaurant-demo", "restaurant-archive", "restaurant-remove":
+		if status, body, err = restaurantAdminCommand(ctx, client, cmd, cmdArgs); err != nil {
 			return err
 		}
 	default:

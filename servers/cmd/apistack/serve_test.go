@@ -187,3 +187,58 @@ func TestServe_FlagsFallBackToEnvironment(t *testing.T) {
 	_, err = parseServeFlags(nil, io.Discard)
 	assert.ErrorContains(t, err, "APISTACK_PAM_RATE_LIMIT")
 }
+
+func TestAdminCLI_PAMAndRestaurantCommands(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := adminCommand(context.Background(), append([]string{"--data-dir", dataDir}, args...), &out, io.Discard)
+		return out.String(), err
+	}
+
+	out, err := run("create-user", "demo", "alice")
+	require.NoError(t, err)
+	assert.Contains(t, out, `"alice"`)
+
+	out, err = run("quotas", "--groups", "5", "demo")
+	require.NoError(t, err)
+	assert.Contains(t, out, `"groups": 5`)
+	out, err = run("quotas", "demo")
+	require.NoError(t, err)
+	assert.Contains(t, out, `"groups": 5`)
+
+	// Maintenance mode answers every PAM call with 503 service_offline.
+	_, err = run("maintenance", "on")
+	require.NoError(t, err)
+	resp, err := http.Post(creds["pam"]["base_url"]+"/v1/teams/demo/service_token", "application/json", strings.NewReader(`{"key_id":"x","key_secret":"y"}`))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Contains(t, string(body), "service_offline")
+	out, err = run("maintenance")
+	require.NoError(t, err)
+	assert.Contains(t, out, `"offline": true`)
+	_, err = run("maintenance", "off")
+	require.NoError(t, err)
+
+	if _, ok := creds["restaurant"]; !ok {
+		return
+	}
+	guid := "0f8d4b0e-1c7a-4c55-9f1e-6b2f3a9d8e71"
+	_, err = run("restaurant-create", "Corner Cafe", guid)
+	require.NoError(t, err)
+	out, err = run("restaurant-create-client", "kiosk", guid)
+	require.NoError(t, err)
+	assert.Contains(t, out, `"clientSecret"`)
+	out, err = run("restaurant-demo", guid, "25")
+	require.NoError(t, err)
+	assert.Contains(t, out, `"menuItems": 25`)
+	out, err = run("restaurant-get", guid)
+	require.NoError(t, err)
+	assert.Contains(t, out, "Corner Cafe")
+	_, err = run("restaurant-archive", guid, "menuItems", "11111111-2222-4333-8444-555555555555")
+	assert.ErrorContains(t, err, "404", "archiving an entity that does not exist")
+}
