@@ -41,6 +41,9 @@ const (
 type Config struct {
 	// DB is the storage database, migrated with Migrations.
 	DB *sql.DB
+	// MasterKey (MasterKeySize bytes, kept outside the database; see
+	// LoadOrCreateMasterKey) seals the access-key secrets stored in DB.
+	MasterKey []byte
 	// Region is the region requests must be signed for; "" means DefaultRegion.
 	Region string
 	// Domain is the domain of virtual-host-style addresses; "" means DefaultDomain.
@@ -84,7 +87,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, clock: cfg.Clock, logger: cfg.Logger}
+	box, err := newSecretBox(cfg.MasterKey)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: &store{db: cfg.DB, box: box}, clock: cfg.Clock, logger: cfg.Logger}
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,
 		Region:  cfg.Region,

@@ -37,6 +37,8 @@ var (
 // store is every SQL statement of the storage service.
 type store struct {
 	db *sql.DB
+	// box seals access-key secrets at rest.
+	box *secretBox
 }
 
 func (s *store) createBucket(ctx context.Context, name string, v Versioning, now time.Time) (Bucket, error) {
@@ -148,7 +150,7 @@ func (s *store) createKey(ctx context.Context, description string, now time.Time
 	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Description: description, CreatedAt: now.UTC()}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO access_keys (key_id, secret, description, created_at) VALUES (?, ?, ?, ?)`,
-		k.KeyID, k.Secret, k.Description, k.CreatedAt)
+		k.KeyID, s.box.seal(k.KeyID, k.Secret), k.Description, k.CreatedAt)
 	if err != nil {
 		return AccessKey{}, fmt.Errorf("create key: %w", err)
 	}
@@ -156,13 +158,17 @@ func (s *store) createKey(ctx context.Context, description string, now time.Time
 }
 
 func (s *store) keySecret(ctx context.Context, keyID string) (string, bool, error) {
-	var secret string
-	err := s.db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, keyID).Scan(&secret)
+	var sealed string
+	err := s.db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, keyID).Scan(&sealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("look up key: %w", err)
+	}
+	secret, err := s.box.open(keyID, sealed)
+	if err != nil {
+		return "", false, fmt.Errorf("look up key %s: %w", keyID, err)
 	}
 	return secret, true, nil
 }

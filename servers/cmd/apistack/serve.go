@@ -177,8 +177,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("storage database: %w", err)
 	}
 	defer storageDB.Close()
+	storageKey, err := storage.LoadOrCreateMasterKey(filepath.Join(c.DataDir, "storage-master.key"))
+	if err != nil {
+		return err
+	}
 	storageServer, err := storage.New(storage.Config{
-		DB: storageDB, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses,
+		DB: storageDB, MasterKey: storageKey, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses,
 	})
 	if err != nil {
 		return err

@@ -65,8 +65,12 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	if err != nil {
 		return nil, nil, err
 	}
+	masterKey, err := storage.LoadOrCreateMasterKey(filepath.Join(dir, "storage-master.key"))
+	if err != nil {
+		return nil, nil, errors.Join(err, db.Close())
+	}
 	srv, err := storage.New(storage.Config{
-		DB: db, Clock: opts.Clock, ValidateResponses: true, OnResponseViolation: onViolation,
+		DB: db, MasterKey: masterKey, Clock: opts.Clock, ValidateResponses: true, OnResponseViolation: onViolation,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
