@@ -22,12 +22,11 @@ func Example() {
 	}
 	defer svc.stop()
 
-	done := make(chan struct{})
+	// Events arrive on the webhook server's goroutines, possibly before Send
+	// returns: hand them over on a channel and print them here, in order.
+	events := make(chan string, 16)
 	handler, err := fax.NewWebhookHandler(svc.Server.WebhookPublicKey(), func(_ context.Context, e fax.Event) error {
-		fmt.Println(e.Type)
-		if e.Type == "fax.delivered" {
-			close(done)
-		}
+		events <- e.Type
 		return nil
 	})
 	if err != nil {
@@ -49,10 +48,17 @@ func Example() {
 		return
 	}
 	fmt.Println("sent:", sent.Status)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		fmt.Println("timed out")
+	for {
+		select {
+		case e := <-events:
+			fmt.Println(e)
+			if e != "fax.delivered" {
+				continue
+			}
+		case <-time.After(10 * time.Second):
+			fmt.Println("timed out")
+		}
+		break
 	}
 	// Output:
 	// sent: queued
