@@ -19,11 +19,7 @@ var migrationFiles embed.FS
 
 // Migrations returns the fax schema migrations (goose SQL files).
 func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the directory is embedded at build time
-	}
-	return sub
+	return sqlitedb.Dir(migrationFiles, "migrations")
 }
 
 // Store errors, mapped onto API errors by the handlers.

@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"io/fs"
 	"strings"
 	"time"
@@ -18,11 +19,7 @@ var migrationFiles embed.FS
 
 // Migrations returns the restaurant schema migrations (goose SQL files).
 func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the directory is embedded at build time
-	}
-	return sub
+	return sqlitedb.Dir(migrationFiles, "migrations")
 }
 
 // Store errors, mapped onto API errors by the handlers and the admin calls.

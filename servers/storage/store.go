@@ -7,6 +7,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"io/fs"
 	"time"
 )
@@ -16,11 +17,7 @@ var migrationFiles embed.FS
 
 // Migrations returns the storage schema migrations (goose SQL files).
 func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the directory is embedded at build time
-	}
-	return sub
+	return sqlitedb.Dir(migrationFiles, "migrations")
 }
 
 // Store errors, returned wrapped by the operator calls and mapped onto API
