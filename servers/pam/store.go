@@ -13,8 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/google/uuid"
+
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
 //go:embed migrations/*.sql

@@ -8,10 +8,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
 //go:embed migrations/*.sql

@@ -7,9 +7,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"io/fs"
 	"time"
+
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
 //go:embed migrations/*.sql
