@@ -9,8 +9,8 @@ package sqlitedb
 
 import (
 	"context"
-	"embed"
 	"database/sql"
+	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
