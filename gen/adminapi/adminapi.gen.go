@@ -1034,7 +1034,7 @@ type ClientInterface interface {
 	// SetPAMMaintenanceWithBody Take the PAM API offline or bring it back
 	//
 	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
-	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1044,7 +1044,7 @@ type ClientInterface interface {
 	// SetPAMMaintenance Take the PAM API offline or bring it back
 	//
 	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
-	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1711,7 +1711,7 @@ func (c *Client) GetPAMMaintenance(ctx context.Context, reqEditors ...RequestEdi
 // SetPAMMaintenanceWithBody Take the PAM API offline or bring it back
 //
 // While `offline` is true every PAM API call answers 503 `service_offline` (health,
-// spec and docs still answer). The switch lives in the process: it resets on restart.
+// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1731,7 +1731,7 @@ func (c *Client) SetPAMMaintenanceWithBody(ctx context.Context, contentType stri
 // SetPAMMaintenance Take the PAM API offline or bring it back
 //
 // While `offline` is true every PAM API call answers 503 `service_offline` (health,
-// spec and docs still answer). The switch lives in the process: it resets on restart.
+// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3985,7 +3985,7 @@ type ClientWithResponsesInterface interface {
 	// SetPAMMaintenanceWithBodyWithResponse Take the PAM API offline or bring it back
 	//
 	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
-	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3995,7 +3995,7 @@ type ClientWithResponsesInterface interface {
 	// SetPAMMaintenanceWithResponse Take the PAM API offline or bring it back
 	//
 	// While `offline` is true every PAM API call answers 503 `service_offline` (health,
-	// spec and docs still answer). The switch lives in the process: it resets on restart.
+	// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6837,7 +6837,7 @@ func (c *ClientWithResponses) GetPAMMaintenanceWithResponse(ctx context.Context,
 // SetPAMMaintenanceWithBodyWithResponse Take the PAM API offline or bring it back
 //
 // While `offline` is true every PAM API call answers 503 `service_offline` (health,
-// spec and docs still answer). The switch lives in the process: it resets on restart.
+// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6853,7 +6853,7 @@ func (c *ClientWithResponses) SetPAMMaintenanceWithBodyWithResponse(ctx context.
 // SetPAMMaintenanceWithResponse Take the PAM API offline or bring it back
 //
 // While `offline` is true every PAM API call answers 503 `service_offline` (health,
-// spec and docs still answer). The switch lives in the process: it resets on restart.
+// spec and docs still answer). The switch is stored in the PAM database: it holds across restarts.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13671,133 +13671,133 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
 	"7H3bd9s28+C/gqP9nRN7S0ty4mRb+2FXze3zpkm8cdI+VFkRIkcSahJgAdC2Pq//9z0YALxIpC625TTt",
-	"92SLJIDBYG4YzAxuOpFIM8GBa9U5vulkVNIUNEj89YZeD6JI5Fx/oCmYJzGoSLJMM8E7x53PMyATek2o",
-	"/eiJIpym0O0EHWZeZ1TPOkGHY9uO+2iEP4OOhD9zJiHuHGuZQ9BR0QxSasb4LwmTznHnv/VK0Hr2reot",
-	"QHR7Gxgg38H89FUzeIOzU3IB8yeKsLgFsAuYj1i8EqSJkCnVneNOnuOXep6ZlkpLxqceirOZ4PAhT8cg",
-	"m2HJzAeE4xeEcfK6e/jiiJi+yV74w+Gzw6fPnz/vH/b74X4LqNjDyPZwHxxWQTXQfwKlaS4p16+5Znr+",
-	"9ksbPgHfP1HEfNICpf1mNM3XYHUVkCVECEsdyHbwZPHNahDL73YI5idQIpcRtIKKb4mYEF1gNiDUclFs",
-	"KETXpmSI+YkiZiaqfV52yFUTAp6nnePfOzTRIDnVcEbnKXD9eZ6B6gSdsQR64X9EVM1eSXplRELQiRln",
-	"fPoR52F/K+RG838KPH8rRZ75H6caUv+/bVJ7bf5ycU4T+ARU2f4yOhe5rvyW8F7EbMLs8JWfRVeZZBFU",
-	"f3FtPy4Rdw7ykkVgH14Cz+El+K8UTUC9pBqmQjL8RNmvBxJo5efLGZVTfK/pOHH/XH+iGv+9FCwuodYs",
-	"+43p2UwksZEPX5sExrkWkk7h5zy6gBXidYzvV0tW+82daXgZEgPfZ6BpO1hng/dEA01XgWXe30/anw3e",
-	"F2DcGqAkqExwBaidfqbxJ/gzB6XNr0hwDRz/pVmWsIgacHt/KAPzzYYDvpZSSDtUE8PiYATZQyFv2nZE",
-	"SEKJzBPodm6DzkvBJwmLHg0qJ0bgmimtCE0k0HiOkJxyZPBk95AMOMk5XGcQaYiJYRmQBMzXCMgHod+I",
-	"nMe7B+SDICqPZgVacPgvnOZ6JiT7NzwCCO+ZUoxPDVVcScGnhMapkeXiArgDR+VZJqSG+D3EjH5G4fCo",
-	"JCxio8PdgMRIJ8IU4UITY6IY0hYZSByfaHoBqotCwQ2C3CeEVlrS7Gzw3snXLwpkhSNpHDPTAU3OpOlN",
-	"G/F6PKGJAiOny0c3nakR382SBl8RLUiWawQsV2g9nZBIAjXUdjUDTpgmsQA7BeQEI5RSev0L8KmedY6f",
-	"Pn8edFLG/e/DJZkcoCEI1xmToEaMjxREgsdqGaxf2AQ0SwvNfQHzE3LF9Ezk2gDinlUBMp0iRIyz1Gjf",
-	"F/0CAKOwpsYQ85KzCQ1OC+HsnTYISM7Znzl4Q8HI24VZvzhanHRGtZEJnePO//2dHvy7f/DTV/d31D34",
-	"+t//q9OAFykSUC1GjHnl8WCXak9CltDIcADTyn3h18gKKWveonWwXgN8EgkYKFJ6bQ2K4xcFjFRKOu8E",
-	"HYsI99poGKssvM75vePUkKUzP6NSL4vxHxBpFN5IVGeD9//KU8rvTtHtK7ndCh4+/XGbJfxfzWvYhI2V",
-	"szdq934T31yvbwVbzVjZHYQNNlHQuQSpmDAGsF3ZCc0Tsyn8wt0bMBuJ+or/NgM9A4nLa+00ojSVWpGi",
-	"jVlxb5LXu3rNjakZNxuQ2yPtHczvhrHalG6WZkhLkceU2c8uyd4XTRNYAtaqruObhdEjEbew0r8+fz4z",
-	"6NQ57oeW5Sn4Hj1+Gb+kCYtHThGi6KjYBmZDokcTNFUCo4+tIWe+KlT2yGnNEQ4X4HBoZH1tEJ0pKEWn",
-	"CP7qFcRJeoDLdk1r+oZeD85O38F8GVUsXkaUoV5VLJAW+K81SQZnp0ZcX4oLCIgUmmrYP6mpUoMbszGN",
-	"qEb9tcYRgjq03U9k969joBIkQrMXDhzy0dQIyQxoDHK/S85n4ooTwSM4IYInc9QlM6pmhsSUFtLyzbKu",
-	"QuUDcTMQZkw735iM50TPmLLzZoIHVkkZ++eKqg0mu7CC+ImZftuaWb9VA31bO2ZEdc3VFFMNB8bMaJqm",
-	"Xei1q7GJqGtwqS1Ny6nPCqSrJ/lSQmzIhiZqeb60RMRmcJm+acZGjrbWNbK8sTgPP2rZ1eop+L3vg1tT",
-	"ZojSut+Mhw3thpHgHCLzZMTi0BhdCnisNmJLTwhLL0Sux0bcjS4Fi2CUSTFhCYya6YvnSWI0kt/FL/V2",
-	"BeOZEBejCWWJuAQ5ymWyPJvXaabnltuMbnRbDw6NDO27dD1twIOOWKsNWyBbNf0W6rAK1dLY3ZSpk1AN",
-	"BvUA5ZMzph29GoFtJZY3EhVNgWhJuaJIDGTPS7D9zYTWimnZMXdnVq2RNa1mTAlhyTn3g3LLreFKNllc",
-	"Rfd2YSXLLaLfYlc2+SSi3Ohbw9EbMXQbp5UNJVuwwvpHP9Yk1kzrTP3P415vA7Z7mG6bN2XVoVYu/ke3",
-	"CL+aNTizSH5EKtiCWE/52Lu76gNP6PWoTcBP6DUeU3lGdxYT2aMcnxkLCC4NPz0hoe0o3N+IWCZSpNue",
-	"CiHNR2IjnnbT/ega3Bp6mMKoUPP1uZ7RaekziEWUp8B1s/2uxR0Os6qL5PDtUIAdlhOrgbl6Jd8ImW5J",
-	"YxFNklGcWyfaSEGkHMVZB9CPL476/YpD6LBp/h47LU74V2+IhAjYJdSFxphxKud/DUq4/xJWVq7ARwnT",
-	"6nX7WEJex5/H23HBamYr4B6Sq5lIoEsyKo0Ne1x5wfSMhO653wmGxJhD3SE3wth3aSQ5OnoMHZBYikyR",
-	"vdB+EQYktO9HlkqkyDIw3DzkFWeAHxUJFUc0i4w9NG42y2nfTSo2U+wy3SUoIj0Hm1Y196dRb0yRGCSi",
-	"zKwffmiYjSCzOf/AThghIGOq4MVRnSHmGv7R7FCGJTTuxUZ3Md6C6inFXXcMtYiG+2FmIThiId5kAdYW",
-	"PDWZGG1btLtuulr3LC0wrYwrGayIKul2aobZcPjD74dmh2q2qTeHweHRbdsG9Ry0HfBugmSZLpZ5tmr8",
-	"Lm95AD2f+NTNTPATYqgJD1vHCrg2cyz2jVsSXss26Ddrip7l44RFjR42mkyFZHqWVr2KED99/vzwp0ah",
-	"nGFfo1a/2LOnB0Y6kde2D2K/NztBL8nIntKUx1TGhCbZjI5BBySjcQzx/gZSbtEPUkygBtvXlQg511Q3",
-	"eXLGlMfoqy6pvCq0IWGXINteZ8Bj50tffLnI2e7LapdBZfQm4M8G799T0yGn3IbgbEHAYjJJGG/yOssc",
-	"yNXM7O7gEuQcAyFQw1OurkAq8rz/zCh3PK0buX7CinU7FiIBypfm6Idsmcv/yYW2B6/bHqs2KPH3Qmli",
-	"EGmP7FRx+ERSOiczelk/q2w8qryAuRplIEd+rrlqkk/lUKYBARrNameZW4xYHahtUtWu7zCt22bk4xFk",
-	"hd8zmo7Qg26jjDDQoHgQQwJTdJMuvVIQ5ZLpecO3S6+AxxalTUKlfua+0ttaHK2vPO5e4Xteq8Jd/GTb",
-	"EAoiCQ2G2509/P40etsD5NqZsfldxCdtc1wZdMyqjDY0AfDbzeyAariUH6LaweLpdVAGrlbQvLSsLfLE",
-	"TOhhjiJipuwpZTnDQsY96EHFqlPjquO3AGjtgUW1x124+s8G77+oJrN7h0c+F8z6nbysmuUp5WUYY6M4",
-	"aT0dsGertZjRSLPLGpa/Bls45RG6ot+1C1TG0r5MGKw5V4rwk9NmSWRfnj+wLGpFXBl7urmoWowlXpRY",
-	"iyfGfroLkytwXYVhDXIFn7Cp2/i32xhW/tcx95HbU9UMZBFzF1g1TzlByI15j8HNDBTZC+vBsSG6CyxQ",
-	"+xUcN4KJxGIp4VG9/w+zmmUA02G/31+zutuvISLnjuF3uRUu281np070crhXkIq7TauMQV82FoHnBNfR",
-	"7DanwEFSDQFJfbA5YTxK8tjyfeGretrv92vOqhZDtS3+AM/uzGsyZZcuKgOfRVUOJHsutogc1jd4jOsX",
-	"R+tN2CqCSxysxrJPqaiquf7BT/RgMjh48/Xmx9uD6s+jbX4ePm32M5SDn6aZkPoTKIynWo7/yR3jNa99",
-	"89azduDspc/CoUNNajUKHy00bTrB9h26o5pVpxiLZh72GPhZrV6V8r9doOUXsy0rJPNaXDhdPdjCZrmf",
-	"YFktOlzeTj00ZaBXo/YcdC2079cipO9uImbZQPIxe0HnPFcZ8HgTE8l10whxFdyHsSQfKAByg+YletsU",
-	"XKXLtdZgDaZfmGpAhw2x3FxL17G7zuTyva8FrjlxZuAjQM3cyd4zo3pePCOJuAIZUQUkASN8VUBiNmXa",
-	"/BVaEcpjMptnM+A2cLq6TXlWU7fPVm1TzC7FP2qUx2WU6ANtDOtRo5v7DRawXmxzqx1uSizvYL560/CY",
-	"E0MP0JoNSHetB7fAR7HlvyNimlnoAuZb8w8G3K1hHux3BUC/LkRXN3HOkyJsmvHpCQmdsA2RR8JC4Ibu",
-	"c0WohG0CrVcL7aDzJYvvGx9fdZc0+Jbd69J3eUKwG3ciogjThE4p4y0u5QXs3pZOx3OzZM5vH6eMfxYX",
-	"wFvOZsqEJbIXDs5Ozz8PXr4bDV69P/0w+vzx3esPNvAEqQAhwJDeEqKZ1pnNQWJ8InxuE7U5cT4fPGNK",
-	"0+iiE3QwyAgbqeNeb8r0LB93I5H2/DfFP53GtCabqyTkE4UBM2KCe0/XxGWjHRvMWdbwyOVmWxU4X7Gh",
-	"IHRRaxfPPuTuKGZwdooteD0ampxqkjClgSsibHSO4WFjyQYEDxGNfE+EyMYGivGcOKs+GHIzmOMNReox",
-	"0MfkZxsfPcz7/WdRZSnwAYRkz0DfvCrkkkpm6ORkyCmRlMcidevIVLHNiXGyNlO2TJ9iiuRcgd7vkrDA",
-	"nR2+2+2G5j3TasgjkaaUxwcJ40AmNILukA/5GdUzy27opfTx1TYBX89gbrsy+JLHJOxlNO2ZbgMS9ib0",
-	"uvhfWWFgfw952Ct3wPisSzBLQLnzFhLeDDF2ftgJyNCGz9t/XQT9sHMb2qiKhEXAFVQocJDRaAYHT7v9",
-	"JRq8urrqUnzdFXLac21V75fTl68/nL/GNobbmE6qtFzG1ZemTee4c9jt2+9FBpxmrHPcedbtd5/Z89kZ",
-	"8iRiwZ2AWj0lVIOieOkomDr69VsaHyyGsWJK5SgpFJkwqbQvgtAln8s0Ddy5MDXkPqcWHV8nLnYF8zcv",
-	"ADIzEjrCxIQwbTFZpAaexgVElWhtK/ZB6Z9FPH+wvMa2INXbup7B5K+FROGn/cOHBKMhxr0l3dIfaOOi",
-	"aIVrYMjgqN9vG6cAvFdJb8Ymh+ub1PJcsdFP6xsV6cq3Qef5JoAVWcWoXfI0pXJe0AGh1YogNl5qiRAx",
-	"d36qXIBe56vpqEb/vZtq9MYt+qiazKZPoHPJVT3M1mHaSiMOhpIVmleF3qwT8FvQC9Rbo53+DmhnDcF0",
-	"77HiR+sbFdnY91zxt6Dry720rkGtoMzvzeOUnyyFGH1dQxg9l8uxVLvmDkMFLRL31EpTSjhceQLG0JMK",
-	"0XXJbxgY6GP7w8CGrmAdDydwfd6RdRkN+XIcPy1ykfaPCTDMGxwLPSMzmmXAiZCE28cB8RYEKG0zqhif",
-	"2n5FYod0CvKof1iE4JkdRpMSIGt1wJBvqgRs9s2udUAt/+IbqACfY9TIxYZQHl/UPyLjI0sYcrQ5g04I",
-	"3FG4Fzzcu7E721vLgwloaJL4yzS/ktyXSPUT8mGdVGuUctQ0KvLudyKXLbRrVuW+ojnYpIUtzLWJGC+Y",
-	"cZeivDSeUWlVIhCpqlrRTxQJzz6efya9y6cG7lEVvhCzYwMf8TzkFT3gNqBoa59qm8xhe27N3lspTCt5",
-	"gruWqMuJVd9ArFbm22YhlZ/8feVr3ZSukKkxOyhvNbfWsZkNpVW9m2qo9O39GW4jWVAL3TYsmjdw6Nvi",
-	"WNSF/fp89cpOquIJE5yE9WDjkOzVo4SPh1xwDBPe75KB79b2EZsO0FVUS8RDzrRahGlnaWFyAWE2nn/I",
-	"J/QaVJe8pEliC53YzQVJxTL8lAs05dojnk+MgeXjnCdlg2LSNrT0qP9Tk7g4x/3Lh2pRwB2IiaWQ8I3E",
-	"w4Nunoq4/2arC9/+tYXCo27IDS8RWs8PQHL0hBW0s8HWoqU5QXaXynywJB05QKzMRDwwBIEp8nG1cJyN",
-	"zNuudhuTQHasf1fltj6+Im7EQAvfOez+/bVxG1218orTFiOkt3aX7jlL88TZpTYrEDMKjF4JtQgDcjVj",
-	"0YykudJkbDi6QYct8kJ3yD+XeY2+Ulpo9RiG3e1hKjEmEneLx12sTQRxuI9q74omF2rIwxRiRruZFBFg",
-	"abuQHNjDCN8jGL0buhy0sEyXFNLnUFqHSIKn02g6D/lSGuV+YBoYq5j4REmXcNmULFkd0H69fzLkZZI0",
-	"mYrCeigR80QRl29Ovnz6xTpDinAgZpbg7NUbLMLqkm8YH/L/ff7xA1oUzpb3DUKcHapskuaJZvhzImR6",
-	"QmjZLZ4oufJ62P+Qlyq936TST/kfEOlKIvnOpM9Cwqih3WImPTOTg5hqepcuMWX68UWXx1iLtHI8iZzh",
-	"iP0vbjIcPt9klIaKkvd18iANGrFXwVmrrPNFHOrpbo1Oe7MMy9luXmhIPOJnkzkJXfLZwTmbcqpzCQeu",
-	"mRMLe+IS5JAX331mKShN04z8QIad/zfskB+IpFdY7TLcPyE2TFr1bKGF8IxKBYsZf0Z40Vi1uDntUcFS",
-	"luBuzd6l4VpIu3Q53oEu73sO4N1whq8cLdgDGMWm3CXOryUe5dMMG+nmtRXrV5RpdPwJow2LhECyZyN2",
-	"rU9QKCBj0FcAnEjQkoHaD8qP0X8+5EUGIaETo5dsSp/5fm60qpmTVxYU6d/WWjGaQ60lD5sz+SikYYdq",
-	"IQtrr38bynhp83mdJeJxiWaUYUGnqMeGbHSzHZXRtJfW8zhbTgKN+LP6+WzwnlTaEHXFdDRrPPhbyBLd",
-	"4WotjNSyWB7Ub7FYnyFJyFWlXqXB4+Ds1JguPju1XKKMptaL3OTG+Q0zZEOf/opOUJlXc2ZNv+vzZsne",
-	"DGiiZ8GQqwwi5MJYRIoozYq2+9aKs6jDXNMiLtuZrBj7I0GBxlAdDCmRusWX0kASD295NVHD4/lStqFF",
-	"wsXVo1pI9yJhegE10nWEZIz3sXSeurENOqsTspc1Gmha26s1+Qh8/uRuaKOxCO8jG9J+hi2kYQsV/+0j",
-	"WfwtB6uppXdTpO5WI1WadE1BNbtj7A2X7fuILWldgG1PL8vE4a8YcxfNmhyKPjbXFg3wmmmh0ANuPY6M",
-	"tvKfj8zn4bJ9UYsW3pGwaIxIfnx1so7qCFUkR1Djv6+j8JWlB+vEwv/uIkJ6fxalPtbGvJlWTxSxLU7Q",
-	"h+9K4zBIYutzIglLmW6zfl1dkd1ShxukhT4s9N+lXCpw/8ACKm/e4WBs2SYLL8EfRFLt1p8MrAizus28",
-	"GPIrkScxgesIzBbY9lY5bXxGQnw0sl9AHJ6QK9Nj/aoZQ2YXkK2wpytEthNTukpfjyr2NiFsY0Cb/chE",
-	"+Oto/pbCz5HnRszRLvuWavzch4tWxgDtCUkk5ArUfnl5SVDLEKnVKaI2oD4FPHuphNkLDkO+FGFvc7O2",
-	"irFcE2ffcuHOjrhqzfU+j78daal31LZ3rS3dNwu//yuHBxS7nBqu0Lqltvwc44S6S33wMbIJuwROfAWi",
-	"Tdl69+yMUQ2aXQLBgjd2Mnv4v0IftOVDKfKpnUhM1WwsqIwDooQt+mLDp10uWVUSpPtd8i/b1UwksT0E",
-	"9AW6QsQGYakhbqY9bzsPxBM15OEgjvGCwvcoPEKS5dZTmRqgbAm29jjA6l1Eu/Y4LF169Ph8jtNcEVht",
-	"UP4fLl7m4grZI9+u3HhUkurcodgGGWf2vhj7PZmaxhBXZUJZqsY5ZFtV4JDfK9dssSrUjrhideGhR+aM",
-	"VZWw2g5+7Ep57WeX458QplMhUxdnWb9Dt8IS5Ytlzlio+rQupLwyhq+MXSvqMzg7DRb16Nsvp6/s7aFG",
-	"tLlStqtJ/pGI/ZuTeWXG7Tefui/+Aa5oWSWALam3d7Nw3fVmCZUVgjYypFqLeWJLukKlrhKWfKvWD1ry",
-	"NtVoeDtDcLFG0NcdbuvvRYLfh/uqsrJFgq69fpwUt3nfm8Z60WJVweajYsms/KxLSx88d4z1ARcrDDbL",
-	"9SHfC/Fi8TAgYVH4LAxIt9s9IUuFB80/qlp+cLlu4ZAXJK5mNIPYhwDWByayZJu0S17jgYFDKFMkmkF0",
-	"YdpOKePKZQwtXevu7pLGDAcXhzIBCTwCG/qJRYMo9/0ulDIbciFxLt4p56pWkkEZh2j3dnxOMinGidl9",
-	"GJPsD3tnM155QfaO+v3AVb+wHxVn6a6ggo0MjWaUT+0dgTPGp11SVERzG0g7vFVwVMKQ+4v5rNWHCQ6K",
-	"KE3njfGPviBcY4HKB5EeO1WhNXAf2S3ZUlavQYLhzZ1XVJErybSGv3FClcVETfLZ669rVHV/kRdDKtpt",
-	"xbeu/oq1FmnClGZRQPwFoomRvlxhSRm9WBES5VrgnAWBLV0ZDLmvV1m80PQa8M84MX+73e7+otFZKvG0",
-	"qIJZqXw55L70pc0yZ6mNrGLabes2qmHZHB5n51+v7fnXZ+dqBdL/MPNfh5nLekaG73bAzjfe3rjt3Vi1",
-	"W5rPbQnqhkVK1c8FSQSfouliTISyLlJd/+MRnuU06/2w4UrKxys1pbGn4rLCSqiAN81mN02/n2x2A23F",
-	"8sHEzLuI8vsKmmCLFp8c5WzXyi6iE2sPQqo9KqMZu4Ttne/fePZtDv/H4q+BxdudGMy1/V44zIFb31zc",
-	"1VbyBdwqlVjbovnl3BdELXahZXXHwCyk2fM4q8N2S4pFUmXFj6MhD4t720N/sTBT3rcsc46U4vsYnJ02",
-	"mSe/MFUvDrzTsJjlYrYNSr2KpBIh3wdVmTlZ49ChfVwg1ROPe2NFc0uSr6OQShajv2qwpBWS8wSUImH5",
-	"CGPOi/qgbW7VevnfXR6u1Ub6Rs7VhWLHzS4ti+//nLA1nJPX6LiRjBsEYO/G/rNZVSNfV8xRvS9y+UGc",
-	"59HMLly4pr7RKxxjmbLXKa1y8bFWKB5GfB9hlzjhpQUqDr4SNoFoHiXQqsSqcqg1ZbGhAjGJIWIxKJeh",
-	"XQ4kc1egRNOLplIDbxfK0D+aotmI678PJ/YG7Litwd9Q9P7rKpbu1Qvi33+wltDPATphrZfazzuo0qHg",
-	"ERT1ACLKyRiI8pWsyTjXrg6mM5HFZDLkthomGZT1sT3j7JV1tYWsltXet/Rs5BGPcimB+wsUXl9nzNJ3",
-	"OOQLfBAYwzIv622jmzqstGgJHG25qGFHanr9zRCP7PrZgm//EdH1liYNRTrKJrRJJq/Vy75c6IpdCUa/",
-	"iSQGpW3h2hMXPeFSml2x/mRu9xrUl9N0Fmp31dbinRl+92Tjy/u3biqW5vi9bitoFBnbHyv+7vm9gVuu",
-	"/a02G6uDlnDBjbw8Z9Nfj2yRAoaOBwN+rsHGGWKhAoVBhbbMazW+SVdG0AqSCdmzRUFmVM32seyIlfIH",
-	"fnYuOFORWLQHRFVuYXiEPcy3q7zafKdHezmEf0zsky3ISht4YiNxuF3l1UpFh0rZB+Yy48JTfkkTFg8Q",
-	"hHcwP4232rFsWpK1UsX4e96rrFmpJQu2sWa464EwVD3MvMko1ttwNx0UV8bUeTWo8F3lVqHDpz+uu8Xv",
-	"a/VmEQSseqfI71+NKWslXxPYiYhoQhYuTUDf7F6Y0gtjN/Jwv3Ypw3Gvd/j0f3T73X738PjH/o8/obXs",
-	"ELaEFqCpEcG1y6CLCz5c5IQL0O6WWMpoig7rBePbVbwLfGlXFbgjVBVUS+OAHcIXuTBcgqZ57X4GvCvj",
-	"Z1C4a9QzUFWPZlC5eAORFxbJWPpKkJxX7x9xh15SoOYR3NWhLVAZEJFrM45zhWYQkTFENFfgq4hjvSvu",
-	"2hRgHJPw7evPQ46VWRRNswS6WTwJA0INGAeZIduzV2+q14loW0sJtZ6tReY3IT7uxChl1If2tNvsMjxa",
-	"nIaMxRVPhK29UwgMCfsn9nKfWqEYg/ZrhMg9GXJfPoiMc5ZgZdB6uZ8Z5XECsmsr+4Zef1ud7MsRFQqc",
-	"JOwChpzysi6RIyCvxhOqNDns930RE8ZJCqmQ8xPEX0j2qrfoeL7bN7sj5aL/F+wvW4vMLOpCMbd6zTKS",
-	"CWYGpLoIknb0O6HXDfRbnmA4EnZ4sXE89aArqmlzaFWFSyoe/+XBnOMcQ4iYrG5RfQhh1VxzQ1X98uU4",
-	"Xgjefr39/wEAAP//",
+	"92RLIoHBYO6YGdx0IpFmggPXqnN808mopClokPjpDb0eRJHIuf5AUzDfxKAiyTLNBO8cdz7PgEzoNaH2",
+	"oSeKcJpCtxN0mPk5o3rWCToc3+24h0b4MehI+DNnEuLOsZY5BB0VzSClZo7/kjDpHHf+W68ErWd/Vb0F",
+	"iG5vAwPkO5ifvmoGb3B2Si5g/kQRFrcAdgHzEYtXgjQRMqW6c9zJc3xSzzPzptKS8amH4mwmOHzI0zHI",
+	"Zlgy8wDh+ARhnLzuHr44ImZsshf+cPjs8Onz58/7h/1+uN8CKo4wsiPcB4dVUA30n0BpmkvK9WuumZ6/",
+	"/dKGT8DfnyhiHmmB0j4zmuZrsLoKyBIihKUOZDt4snhmNYjlczsE8xMokcsIWkHFX4mYEF1gNiDUclFs",
+	"KETXlmSI+YkiZiWqfV12ylULAp6nnePfOzTRIDnVcEbnKXD9eZ6B6gSdsQR64T9EVM1eSXplRELQiRln",
+	"fPoR12E/K+RG838KPH8rRZ75D6caUv+/faX2s/nLxTlN4BNQZcfL6FzkuvJZwnsRswmz01c+FkNlkkVQ",
+	"/cS1fbhE3DnISxaB/fISeA4vwT+laALqJdUwFZLhI8o+PZBAKx9fzqic4u+ajhP3z/UnqvHfS8HiEmrN",
+	"st+Yns1EEhv58LVJYJxrIekUfs6jC1ghXsf4+2rJap+5Mw0vQ2Lg+ww0bQfrbPCeaKDpKrDM7/eT9meD",
+	"9wUYtwYoCSoTXAFqp59p/An+zEFp8ykSXAPHf2mWJSyiBtzeH8rAfLPhhK+lFNJO1cSwOBlB9lDIm/Y9",
+	"IiShROYJdDu3Qeel4JOERY8GlRMjcM2UVoQmEmg8R0hOOTJ4sntIBpzkHK4ziDTExLAMSALmaQTkg9Bv",
+	"RM7j3QPyQRCVR7MCLTj9F05zPROS/RseAYT3TCnGp4YqrqTgU0Lj1MhycQHcgaPyLBNSQ/weYkY/o3B4",
+	"VBIWsdHhbkJipBNhinChiTFRDGmLDCTOTzS9ANVFoeAmQe4TQistaXY2eO/k6xcFssKRNI6ZGYAmZ9KM",
+	"po14PZ7QRIGR0+VXN52pEd/NkgZ/IlqQLNcIWK7QejohkQRqqO1qBpwwTWIBdgnICUYopfT6F+BTPesc",
+	"P33+POikjPvPh0syOUBDEK4zJkGNGB8piASP1TJYv7AJaJYWmvsC5ifkiumZyLUBxH1XBcgMihAxzlKj",
+	"fV/0CwCMwpoaQ8xLziY0OC2Eq3faICA5Z3/m4A0FI28XVv3iaHHRGdVGJnSOO//3d3rw7/7BT1/d31H3",
+	"4Ot//69OA16kSEC1GDHmJ48Hu1V7ErKERoYDmFbuCb9HVkhZ8xatg/Ua4JNIwECR0mtrUBy/KGCkUtJ5",
+	"J+hYRLifjYaxysLrnN87Tg1ZOvMrKvWyGP8BkUbhjUR1Nnj/rzyl/O4U3b6T2+3g4dMft9nC/9W8h03Y",
+	"WLl6o3bvt/DN9fpWsNWMld1B2GATBZ1LkIoJYwDbnZ3QPDFO4RfufgHjSNR3/LcZ6BlI3F5rpxGlqdSK",
+	"FO+YHfcmeX2o19yYmnGzAbk90t7B/G4Yqy3pZmmFtBR5TBl/dkn2vmhawBKwVnUd3yzMHom4hZX+9fnz",
+	"mUGnztEfWpan4Ef0+GX8kiYsHjlFiKKjYhsYh0SPJmiqBEYfW0POPFWo7JHTmiOcLsDp0Mj62iA6U1CK",
+	"ThH81TuIi/QAl+817ekbej04O30H82VUsXgZUYZ6VbFBWuC/1iQZnJ0acX0pLiAgUmiqYf+kpkoNboxj",
+	"GlGN+mtNIAR1aHucyPqvY6ASJEKzFw4c8tHUCMkMaAxyv0vOZ+KKE8EjOCGCJ3PUJTOqZobElBbS8s2y",
+	"rkLlA3EzEGZOu96YjOdEz5iy62aCB1ZJGfvniqoNFruwg/iIWX7bntm4VQN9WztmRHUt1BRTDQfGzGha",
+	"pt3otbuxiahrCKktLcupzwqkqxf5UkJsyIYmanm9tETEZnCZsWnGRo621r1keWNxHX7WcqjVS/C+74Nb",
+	"U2aK0rrfjIcN7YaR4Bwi882IxaExuhTwWG3Elp4Qln4QuR4bcTe6FCyCUSbFhCUwaqYvnieJ0Ujei18a",
+	"7QrGMyEuRhPKEnEJcpTLZHk1r9NMzy23Gd3oXA8OjQzth3QjbcCDjlirL7ZAtmr5LdRhFaqlsbspUyeh",
+	"GgzqAconZ0w7ejUC20osbyQqmgLRknJFkRjInpdg+5sJrRXLsnPuzqxaI2tazZgSwpJz7gfllq7hSjZZ",
+	"3EX368JOli6id7ErTj6JKDf61nD0Rgzdxmnli5ItWGH9ox9rEmumdab+53GvtwHbPcywzU5ZdaqVm//R",
+	"bcKvZg/OLJIfkQq2INZTPvbhrvrEE3o9ahPwE3qNx1Se0Z3FRPYox++MBQSXhp+ekNAOFO5vRCwTKdJt",
+	"T4WQ5iOxEU+75X50L9waepjCqFDz9bWe0WkZM4hFlKfAdbP9rsUdDrOqm+Tw7VCAA5YLq4G5eiffCJlu",
+	"SWMRTZJRnNsg2khBpBzF2QDQjy+O+v1KQOiwaf0eOy1B+FdviIQI2CXUhcaYcSrnfw1KuP8WVnauwEcJ",
+	"0+p9+1hCXsefx9txwWrGFXBfkquZSKBLMiqNDXtc+YHpGQnd994TDIkxh7pDboSxH9JIcgz0GDogsRSZ",
+	"InuhfSIMSGh/H1kqkSLLwHDzkFeCAX5WJFSc0WwyjtDobJbLvptUbKbYZbpLUER6DjZv1cKfRr0xRWKQ",
+	"iDKzf/igYTaCzObiAzthhICMqYIXR3WGmGv4R7NDmZbQ6IuN7mK8BdVTirt6DLWMhvthZiE5YiHfZAHW",
+	"Fjw1mRhtLtpdna5Wn6UFppV5JYMVWSXdTs0wGw5/+P3QeKjGTb05DA6Pbtsc1HPQdsK7CZJluljm2arx",
+	"u+zyAEY+8Vu3MsFPiKEmPGwdK+DarLHwG7ckvBY36Ddrip7l44RFjRE2mkyFZHqWVqOKED99/vzwp0ah",
+	"nOFYo9a42LOnB0Y6kdd2DGKfN56gl2RkT2nKYypjQpNsRsegA5LROIZ4fwMptxgHKRZQg+3rSoSca6qb",
+	"IjljymOMVZdUXhXakLBLkG0/Z8BjF0tf/HGRs92T1SGDyuxNwJ8N3r+nZkBOuU3B2YKAxWSSMN4UdZY5",
+	"kKuZ8e7gEuQcEyFQw1OurkAq8rz/zCh3PK0buXHCinU7FiIBypfW6KdsWcv/yYW2B6/bHqs2KPH3Qmli",
+	"EGmP7FRx+ERSOiczelk/q2w8qryAuRplIEd+rblqkk/lVOYFAjSa1c4yt5ixOlHboqpD32FZt83IxyPI",
+	"Cr9nNB1hBN1mGWGiQfFFDAlMMUy69JOCKJdMzxueXfoJeGxR2iRU6mfuK6OtxdH6yuPuFbHntSrc5U+2",
+	"TaEgktBguN05wu9Po7c9QK6dGZvPRX7SNseVQcfsymhDEwCf3cwOqKZL+SmqAyyeXgdl4moFzUvb2iJP",
+	"zIIe5igiZsqeUpYrLGTcgx5UrDo1rgZ+C4DWHlhUR9xFqP9s8P6LajK7d3jkc8Fs3MnLqlmeUl6mMTaK",
+	"k9bTAXu2WssZjTS7rGH5a7BFUB6hK8Zdu0FlLu3LhMGac6UIHzltlkT2x/MHlkWtiCtzTzcXVYu5xIsS",
+	"a/HE2C93YXEFrqswrEGu4BM2dY5/u41h5X8dcx+5PVXNQBY5d4FV85QThNyY95jczECRvbCeHBtiuMAC",
+	"tV/BcSOYSCyWEh41+v8wu1kmMB32+/01u7v9HiJy7ph+l1vhst16dhpEL6d7Bam427LKHPRlYxF4TnAf",
+	"jbc5BQ6SaghI6pPNCeNRkseW74tY1dN+v18LVrUYqm35B3h2Z34mU3bpsjLwu6jKgWTP5RaRw7qDx7h+",
+	"cbTehK0iuMTBaiz7koqqmusf/EQPJoODN19vfrw9qH482ubj4dPmOEM5+WmaCak/gcJ8quX8n9wxXvPe",
+	"N7uetQNnL30WDh1qUqtR+GihadMJth/QHdWsOsVYNPNwxMCvavWulP/tAi2/GLeskMxrceF09WALm+V+",
+	"gmW16HB1O/XUlIFejdpz0LXUvl+LlL67iZhlA8nn7AWd81xlwONNTCQ3TCPEVXAfxpJ8oATIDV4v0dum",
+	"4CpDrrUGazD9wlQDOmyK5eZauo7ddSaXH30tcM2FMwOfAWrWTvaeGdXz4hlJxBXIiCogCRjhqwISsynT",
+	"5q/QilAek9k8mwG3idNVN+VZTd0+W+WmGC/Ff9Uoj8ss0QdyDOtZo5vHDRawXri51QE3JZZ3MF/tNDzm",
+	"wjACtMYB6a6N4Bb4KFz+OyKmmYUuYL41/2DC3RrmwXFXAPTrQnZ1E+c8KdKmGZ+ekNAJ2xB5JCwEbuge",
+	"V4RK2CbRerXQDjpfsvi++fHVcElDbNn9XMYuTwgO405EFGGa0CllvCWkvIDd2zLoeG62zMXt45Txz+IC",
+	"eMvZTFmwRPbCwdnp+efBy3ejwav3px9Gnz++e/3BJp4gFSAEmNJbQjTTOrM1SIxPhK9torYmzteDZ0xp",
+	"Gl10gg4mGeFL6rjXmzI9y8fdSKQ9/0zxT6exrMnWKgn5RGHCjJig7+lecdVoxwZzljU8crlxqwIXKzYU",
+	"hCFq7fLZh9wdxQzOTvENXs+GJqeaJExp4IoIm51jeNhYsgHBQ0Qj3xMhsrGBYjwnzqoPhtxM5nhDkXoO",
+	"9DH52eZHD/N+/1lU2Qr8AkKyZ6Bv3hVySSUzdHIy5JRIymORun1kqnBzYlysrZQty6eYIjlXoPe7JCxw",
+	"Z6fvdruh+Z1pNeSRSFPK44OEcSATGkF3yIf8jOqZZTeMUvr8aluAr2cwt0MZfMljEvYymvbMsAEJexN6",
+	"XfyvrDCwn4c87JUeMH7XJVgloNx5Cwlvhpg7P+wEZGjT5+2/LoN+2LkNbVZFwiLgCioUOMhoNIODp93+",
+	"Eg1eXV11Kf7cFXLac++q3i+nL19/OH+N7xhuYzqp0nKZV1+aNp3jzmG3b58XGXCasc5x51m3331mz2dn",
+	"yJOIBXcCavWUUA2K4qWjYOro17s0PlkMc8WUylFSKDJhUmnfBKFLPpdlGui5MDXkvqYWA18nLncF6zcv",
+	"ADIzEwbCxIQwbTFZlAaexgVElWxtK/ZB6Z9FPH+wusa2JNXbup7B4q+FQuGn/cOHBKMhx72l3NIfaOOm",
+	"aIV7YMjgqN9vm6cAvFcpb8ZXDte/UqtzxZd+Wv9SUa58G3SebwJYUVWM2iVPUyrnBR0QWu0IYvOllggR",
+	"a+enyiXodb6agWr037upZm/cYoyqyWz6BDqXXNXTbB2mrTTiYChZoXlV6M06Ab8FvUC9Ndrp74B21hBM",
+	"9x47frT+paIa+547/hZ0fbuX9jWoNZT5vXme8pGlFKOvawij52o5lnrX3GGqoEXinlppSgmHK0/AmHpS",
+	"Ibou+Q0TA31ufxjY1BXs4+EErq87siGjIV/O46dFLdL+MQGGdYNjoWdkRrMMOBGScPt1QLwFAUrbiirG",
+	"p3ZckdgpnYI86h8WKXjGw2hSAmStDhjyTZWArb7ZtQ6o1V98AxXga4waudgQyuOL+kdkfGQJQ462ZtAJ",
+	"gTsK94KHezfWs721PJiAhiaJv0zzK8l9iVQ/IR/WSbVGKUdNsyLvfidy2UK7ZlfuK5qDTd6wjbk2EeMF",
+	"M+5SlJfGMyqtSgYiVVUr+oki4dnH88+kd/nUwD2qwhdidWzgM56HvKIHnAOKtvaptsUcduTW6r2VwrRS",
+	"J7hribpcWPUNxGplvW0WUvnI31e+1k3pCpkas4PyVnNrHZvZVFrVu6mmSt/en+E2kgW11G3DonkDh74t",
+	"jkVd2q+vV694UpVImOAkrCcbh2SvniV8POSCY5rwfpcM/LB2jNgMgKGiWiEecqbVIkw7SwuLCwiz+fxD",
+	"PqHXoLrkJU0S2+jEOhckFcvwUy7QlGvPeD4xBpbPc56ULxSLtqmlR/2fmsTFOfovH6pNAXcgJpZSwjcS",
+	"Dw/qPBV5/81WF/761xYKj+qQG14itF4fgOToCStoZ4OtRUtzgewulflgSTpygFiZhXhgCAJT1ONq4Tgb",
+	"mbdd7TYWgexY/66qbX18RdyIgRa+c9j9+2vjNrpq5RWnLUZIb+0h3XOW5omzS21VIFYUGL0SahEG5GrG",
+	"ohlJc6XJ2HB0gw5b5IXukH8u6xp9p7TQ6jFMu9vDUmIsJO4WX3exNxHE4T6qvSuaXKghD1OIGe1mUkSA",
+	"re1CcmAPI/yIYPRu6GrQwrJcUkhfQ2kDIgmeTqPpPORLZZT7gXnBWMXEF0q6gsumYsnqhPbp/ZMhL4uk",
+	"yVQU1kOJmCeKuHpz8uXTLzYYUqQDMbMFZ6/eYBNWV3zD+JD/7/OPH9CicLa8fyHE1aHKJmmeaIYfJ0Km",
+	"J4SWw+KJkmuvh+MPeanS+00q/ZT/AZGuFJLvTPosFIwa2i1W0jMrOYippncZEkumH190eYy1SCvHk8gZ",
+	"jtj/4ibD4fNNZmnoKHnfIA/SoBF7FZy1yjrfxKFe7tYYtDfbsFzt5oWGxCN+NpmT0BWfHZyzKac6l3Dg",
+	"XnNiYU9cghzy4rnPLAWlaZqRH8iw8/+GHfIDkfQKu12G+yfEpkmrnm20EJ5RqWCx4s8ILxqrljCnPSpY",
+	"qhLcrdm7NF0LaZchxzvQ5X3PAXwYzvCVowV7AKPYlLvC+bXEo3yZYSPdvLZi/YoyjYE/YbRhURBI9mzG",
+	"ro0JCgVkDPoKgBMJWjJQ+0H5MMbPh7yoICR0YvSSLekzz8+NVjVr8sqCIv3bXitGc6i15GFrJh+FNOxU",
+	"LWRh7fVvQxkvbT2vs0Q8LtGMMizoFPXYkI1utqMymvbSeh1ny0mgEX9WP58N3pPKO0RdMR3NGg/+FqpE",
+	"d7hbCzO1bJYH9Vts1mdIEnJV6Vdp8Dg4OzWmi69OLbcoo6mNIjeFcX7DCtnQl79iEFTm1ZpZM+76ulmy",
+	"NwOa6Fkw5CqDCLkwFpEiSrPi3X1rxVnUlQU7PjfbzGZsGGPPYRLQTCTGTYykUMp215datQRWGujj4c2w",
+	"JtJ4vMDKNoRJuLh6VHPpXvRML6BGx46qjCU/li5sN7YZaHWq9oJHA01rjltTwMAXU+6GNho78j6yVe1X",
+	"2EIatmvx3z6txV95sJpaejdFHW81baVJ8RRUszvG3nDbvo9Ek9YN2PYos6wi/ooJeNGsKbroE3VtBwGv",
+	"pha6PqAfcmRUl398ZB4Pl42NWurwjoRFY3ry46uTdVRHqCI5ghr/faOGryw92IgW/ncXEdL7s+j7sTYB",
+	"zrz1RBH7xgkG9F2fHAZJbANQJGEp022msGsyslvqcJO00IeF/ruUSwXuH1hA5c3uDiaabbLxEvypJNVu",
+	"/8nAijCr28wPQ34l8iQmcB2B8YftaJWjx2ckxK9G9gmIwxNyZUas3ztjyOwCMt1uT1eIbCemdJW+HlXs",
+	"bULYxoA2jslE+Ltp/pbCz5HnRszRLvuWGv7ch4tWJgTtCUkk5ArUfnmTSVArF6k1LaI2uz4FPIip5NwL",
+	"DkO+lG5vC7W2Srhck3TfcvvOjrhqzV0/j++OtDQ/avNda1v3zXLx/8q5AoWXU8MVWrfU9qJjnFB3ww9+",
+	"jWzCLoET345oU7bePTtjioNml0Cw+41dzB7+rzAgbflQinxqFxJTNRsLKuOAKGE7wNhcaldYVpUE6X6X",
+	"/MsONRNJbE8EfbeuELFBWGqIm2nP2y4C8UQNeTiIY7yt8D0Kj5BkuQ1bpgYo24+tPSmwejHRriMOSzcg",
+	"PT6f4zJXZFkblP+Hi5e5uEL2yLcrHY9KhZ07Idug/MxeHmOfJ1PzMsRVmVD2rXHR2VYVOOT3KjxbbBG1",
+	"I65Y3YXokTljVVustlMgu1Ne+9nt+Cfk7FTI1CVd1i/UrbBE+cMyZyy0gFqXX16Zw7fJrnX4GZydBot6",
+	"9O2X01f2KlEj2lxf29Uk/0jE/s3JvLLi9mtQ3RP/gFC0rBLAltTbu1m4+3qz6soKQRsZUm3MPLH9XaHS",
+	"ZAn7v1WbCS1Fm2o0vJ0huNgw6OsO3fp7keD3Eb6q7GxRrWvvIifF1d73prFetNhisPncWDIrP+vS0mfS",
+	"HWOzwMV2g81yfcj3QrxlPAxIWHRBCwPS7XZPyFIXQnsoXOlFuNzEcMgLElczmkHs8wHrExNZsk3aJa/x",
+	"wMAhlCkSzSC6MO9OKePKlQ8t3fHuLpbGcgeXlDIBCTwCmweKHYQo9+Mu9DUbciFxLT4o51pYkkGZlGh9",
+	"Oz4nmRTjxHgfxiT7w17gjPdfkL2jfj9wrTDsQ0XDM9ddwaaJRjPKp/bCwBnj0y4p2qM5B9IdyKOCoxKG",
+	"3N/SZ60+rHZQRGk6b0yG9N3hGrtVPoj02KkKrYH7yGHJlh57DRIMr/G8oopcSaY1/I2rqywmapLP3oVd",
+	"o6r7i7wYUtFuK751zVistUgTpjSLAuJvE02M9OUK+8voxfaQKNcCFywIbB/LYMh988riB02vAf+ME/O3",
+	"2+3uLxqdpRJPi5aYlTaYQ+77YNqSc5baNCumnVu3UUPL5lw5u/56o8+/PjtX25H+h5n/OsxcNjcyfLcD",
+	"dr7x9sZt78aq3dJ8bqtWNyxSqn4uSCL4FE0XYyKUTZLq+h+P8Cyn2eiHTVdSPl+pqaY9FZcVVkIFvGlp",
+	"u3n1+yltN9BWLB+s0ryLKL+voAm2eOOTo5zt3rKb6MTag5Bqj8poxi5h++D7N159W8D/sfhrYPF2JwZz",
+	"734vHObArTsXd7WVfDe3SlvWttR+OffdUQsvtGz1GJiNND6PszrssKTYJFW2/zga8rC4xD30twwz5WPL",
+	"MudIKX6Mwdlpk3nyC1P1TsE7TYtZ7mzboNSrSCoR8n1QlVmTNQ4d2scFUj3xuF+saG6p+HUUUilp9PcO",
+	"lrRCcp6AUiQsv8IE9KJZaFtYtd4LeJeHa7WZvlFwdaHzcXNIy+L7PydsDefkNTpuJOMGAdi7sf9s1uLI",
+	"NxlzVO87Xn4Q53k0sxsXrml29ArnWKbsdUqr3HxsHIqHEd9H2iUueGmDioOvhE0gmkcJtCqxqhxqrV9s",
+	"aEdMYohYDMqVa5cTydx1K9H0oqnvwNuFnvSPpmg24vrvI4i9ATtua/A3dMD/uoqle/Xu+PefrCX1c4BB",
+	"WBul9usOqnQoeARFc4CIcjIGonxbazLOtWuK6UxkMZkMuW2NSQZls2zPOHtlk20hqz229y09G3nEo1xK",
+	"4P42hdfXGbP0HQ75Ah8ExrDMy+bbGKYOK2+0JI623NqwIzW9/pqIRw79bMG3/4jsekuThiIdZRPaJJPX",
+	"6mXfO3SFV4LZbyKJQWnbxfbEZU+4+mbXuT+ZW1+D+t6azkLtrnIt3pnpd082vtd/q1OxtMbv1a2gUWRs",
+	"f2z/u+d9A7dd+1s5G6uTlnDDjbw8Z9Nfj2zHAoaBBwN+rsHmGWLXAoVJhbbnazW/SVdm0AqSCdmzHUJm",
+	"VM32sQeJlfIHfnUuOVORWLQnRFWuZHgEH+bbtWFtvuCjvTfCPyb3yXZnpQ08sZE43K4Na6W9Q6UHBHOV",
+	"ceEpv6QJiwcIwjuYn8ZbeSyb9mettDT+nn2VNTu1ZME2NhB3IxCGqoeZXzKKzTfctQfF/TF1Xg0qfFe5",
+	"Yujw6Y/rrvT7Wr1mBAGrXjDy+1djylrJ1wR2IiKakIUbFDA2uxem9MLYjTzcr93QcNzrHT79H91+t989",
+	"PP6x/+NPaC07hC2hBWhqRHDtZujitg+XOeEStLslljKaYsB6wfh27e8C3+dVBe4IVQXVPjlgp/AdLwyX",
+	"oGleu6wBL874GRR6jXoGqhrRDCq3cCDywqIYS18JkvPqZSTu0EsK1DyCu6a0BSoDInJt5nGh0AwiMoaI",
+	"5gp8S3FsfsXdOwUYxyR8+/rzkGObFkXTLIFuFk/CgFADxkFmyPbs1Zvq3SLaNlZCrWcbk3knxOedGKWM",
+	"+tCedhsvw6PFachYXPFE2EY8hcCQsH9ib/qpdY0xaL9GiNw3Q+57CZFxzhJsE1rv/TOjPE5Adm2b39Dr",
+	"b6uTfW+iQoGThF3AkFNeNilyBOTVeEKVJof9vu9owjhJIRVyfoL4C8le9Uodz3f7xjtSLvt/wf6yjcnM",
+	"pi50dqs3MCOZYGZCqoskaUe/E3rdQL/lCYYjYYcXm8dTT7qimjanVlW4pBLxX57MBc4xhYjJqovqUwir",
+	"5pqbqhqXL+fxQvD26+3/DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

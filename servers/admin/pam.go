@@ -137,8 +137,10 @@ func (s *Server) GetPAMMaintenance(_ context.Context, _ adminapi.GetPAMMaintenan
 }
 
 // SetPAMMaintenance takes the PAM API offline or brings it back.
-func (s *Server) SetPAMMaintenance(_ context.Context, req adminapi.SetPAMMaintenanceRequestObject) (adminapi.SetPAMMaintenanceResponseObject, error) {
-	s.cfg.PAM.SetOffline(req.Body.Offline)
+func (s *Server) SetPAMMaintenance(ctx context.Context, req adminapi.SetPAMMaintenanceRequestObject) (adminapi.SetPAMMaintenanceResponseObject, error) {
+	if err := s.cfg.PAM.SetOffline(ctx, req.Body.Offline); err != nil {
+		return nil, err
+	}
 	return adminapi.SetPAMMaintenance200JSONResponse{Offline: s.cfg.PAM.Offline()}, nil
 }
 

@@ -133,8 +133,15 @@ func (s *Server) CreateHumanUser(ctx context.Context, teamName, name string) (Us
 }
 
 // SetOffline puts the service in (or takes it out of) maintenance: while
-// offline, every API call answers 503 service_offline.
-func (s *Server) SetOffline(offline bool) { s.offline.Store(offline) }
+// offline, every API call answers 503 service_offline. The switch is stored,
+// so a restarted server stays in maintenance until told otherwise.
+func (s *Server) SetOffline(ctx context.Context, offline bool) error {
+	if err := s.store.setOffline(ctx, offline); err != nil {
+		return err
+	}
+	s.offline.Store(offline)
+	return nil
+}
 
 // Offline reports whether the service is in maintenance.
 func (s *Server) Offline() bool { return s.offline.Load() }

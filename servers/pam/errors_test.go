@@ -94,8 +94,8 @@ func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
 			return api.ListGroups(ctx, "broken", nil, bearer(brokenTok))
 		}},
 		{"service_offline: maintenance mode", 503, pamapi.ErrorNameServiceOffline, func(t *testing.T) (*http.Response, error) {
-			env.Server.SetOffline(true)
-			t.Cleanup(func() { env.Server.SetOffline(false) })
+			require.NoError(t, env.Server.SetOffline(context.Background(), true))
+			t.Cleanup(func() { _ = env.Server.SetOffline(context.Background(), false) })
 			return api.ListGroups(ctx, "acme", nil, bearer(rootTok))
 		}},
 	}

@@ -96,14 +96,20 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{
+	srv := &Server{
 		cfg:     cfg,
 		store:   st,
 		clock:   cfg.Clock,
 		limiter: ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
 		cursors: cursors,
 		logger:  cfg.Logger,
-	}, nil
+	}
+	offline, err := st.offline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	srv.offline.Store(offline)
+	return srv, nil
 }
 
 // Handler returns the HTTP handler of the API: the generated routes behind

@@ -828,3 +828,30 @@ func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Ti
 	}
 	return nil
 }
+
+// offline reads the stored maintenance switch.
+func (s *store) offline(ctx context.Context) (bool, error) {
+	var v []byte
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = 'maintenance'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read maintenance switch: %w", err)
+	}
+	return string(v) == "on", nil
+}
+
+// setOffline stores the maintenance switch.
+func (s *store) setOffline(ctx context.Context, offline bool) error {
+	v := "off"
+	if offline {
+		v = "on"
+	}
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO settings (name, value) VALUES ('maintenance', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte(v))
+	if err != nil {
+		return fmt.Errorf("store maintenance switch: %w", err)
+	}
+	return nil
+}
