@@ -9,8 +9,8 @@
 //
 // The subset: one xs:schema with a targetNamespace and elementFormDefault="qualified";
 // top-level xs:element declarations naming a type; named xs:complexType made of
-// xs:sequence, xs:choice and xs:element with minOccurs and maxOccurs (no attributes,
-// no mixed content); named xs:simpleType restricting xs:string, xs:boolean, xs:int,
+// xs:sequence, xs:choice and xs:element with minOccurs and maxOccurs, or an xs:all
+// of elements (no attributes, no mixed content); named xs:simpleType restricting xs:string, xs:boolean, xs:int,
 // xs:long or xs:dateTime with the enumeration, minLength, maxLength, minInclusive,
 // maxInclusive and pattern facets; xs:annotation/xs:documentation anywhere it is
 // allowed. Anything else is a parse error, so a schema edit beyond the subset fails
@@ -94,7 +94,7 @@ type ComplexType struct {
 	Name string
 	// Doc is the text of the type's xs:documentation.
 	Doc string
-	// Content is the content model: a sequence or a choice.
+	// Content is the content model: a sequence, a choice or an all group.
 	Content *Particle
 
 	children map[string]*Element
@@ -138,11 +138,15 @@ const (
 	ElementParticle ParticleKind = iota + 1
 	SequenceParticle
 	ChoiceParticle
+	// AllParticle is an xs:all group: its elements in any order, each at most
+	// once (XML Schema 1.0). It is always the whole content model of its type,
+	// its Min is 0 or 1, its Max 1, and each of its elements has Min 0 or 1 and Max 1.
+	AllParticle
 )
 
 // Particle is one term of a content model with its occurrence bounds.
 type Particle struct {
-	// Kind says whether this is an element, a sequence or a choice.
+	// Kind says whether this is an element, a sequence, a choice or an all group.
 	Kind ParticleKind
 	// Min is minOccurs.
 	Min int
@@ -150,7 +154,7 @@ type Particle struct {
 	Max int
 	// Element is the declaration of an ElementParticle.
 	Element *Element
-	// Particles are the terms of a sequence or a choice.
+	// Particles are the terms of a sequence, a choice or an all group.
 	Particles []*Particle
 }
 
@@ -398,10 +402,15 @@ func (p *parser) complexType(n *node, ct *ComplexType) error {
 		return err
 	}
 	ct.Doc = doc
-	if len(rest) != 1 || (!isXS(rest[0], "sequence") && !isXS(rest[0], "choice")) {
-		return n.errorf("the content must be one xs:sequence or xs:choice")
+	if len(rest) != 1 || (!isXS(rest[0], "sequence") && !isXS(rest[0], "choice") && !isXS(rest[0], "all")) {
+		return n.errorf("the content must be one xs:sequence, xs:choice or xs:all")
 	}
-	if ct.Content, err = p.particle(rest[0], ct); err != nil {
+	if isXS(rest[0], "all") {
+		ct.Content, err = p.all(rest[0], ct)
+	} else {
+		ct.Content, err = p.particle(rest[0], ct)
+	}
+	if err != nil {
 		return err
 	}
 	ct.repeated, ct.seen = map[string]bool{}, map[string]bool{}
@@ -476,6 +485,47 @@ func (p *parser) particle(n *node, owner *ComplexType) (*Particle, error) {
 	default:
 		return nil, n.errorf("outside the supported subset")
 	}
+}
+
+// all reads an xs:all group, which XML Schema 1.0 allows only as the whole
+// content model of a type: minOccurs 0 or 1, maxOccurs 1, and only element
+// children, each with minOccurs 0 or 1, maxOccurs 1 and a name of its own.
+func (p *parser) all(n *node, owner *ComplexType) (*Particle, error) {
+	if err := onlyAttrs(n, "minOccurs", "maxOccurs"); err != nil {
+		return nil, err
+	}
+	lo, hi, err := occurs(n)
+	if err != nil {
+		return nil, err
+	}
+	if lo > 1 || hi != 1 {
+		return nil, n.errorf("xs:all takes minOccurs 0 or 1 and maxOccurs 1")
+	}
+	_, rest, err := documentation(n)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) == 0 {
+		return nil, n.errorf("an empty all is outside the supported subset")
+	}
+	part := &Particle{Kind: AllParticle, Min: lo, Max: hi}
+	for _, c := range rest {
+		if !isXS(c, "element") {
+			return nil, c.errorf("only xs:element is allowed in xs:all")
+		}
+		if _, dup := owner.children[c.attrs["name"]]; dup {
+			return nil, c.errorf("element %s is declared twice in the xs:all of %s", c.attrs["name"], owner.Name)
+		}
+		child, err := p.particle(c, owner)
+		if err != nil {
+			return nil, err
+		}
+		if child.Min > 1 || child.Max != 1 {
+			return nil, c.errorf("an element of xs:all takes minOccurs 0 or 1 and maxOccurs 1")
+		}
+		part.Particles = append(part.Particles, child)
+	}
+	return part, nil
 }
 
 func (p *parser) element(n *node, topLevel bool) (*Element, error) {

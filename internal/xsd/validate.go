@@ -403,6 +403,9 @@ func (v *validator) namespaceNote(n xml.Name) string {
 // matchContent checks the sequence of child names against e's content model and
 // describes the first mismatch, or returns "".
 func matchContent(e *Element, names []string) string {
+	if e.Complex.Content.Kind == AllParticle {
+		return matchAll(e, names)
+	}
 	m := &matcher{names: names}
 	ends := m.particle(e.Complex.Content, 0)
 	if slices.Contains(ends, len(names)) {
@@ -416,6 +419,34 @@ func matchContent(e *Element, names []string) string {
 		return fmt.Sprintf("element %s: child element %s is not expected here; expected %s", e.Name, names[m.furthest], expected)
 	}
 	return fmt.Sprintf("element %s is incomplete: expected %s", e.Name, expected)
+}
+
+// matchAll checks the child names of an element whose content model is an
+// xs:all group: any order, each child at most once, every required child present
+// (unless the group is optional and there are no children at all). Unknown
+// children were refused before, as they arrived.
+func matchAll(e *Element, names []string) string {
+	all := e.Complex.Content
+	if len(names) == 0 && all.Min == 0 {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			return fmt.Sprintf("element %s: child element %s occurs more than once; each child of %s is allowed at most once", e.Name, name, e.Name)
+		}
+		seen[name] = true
+	}
+	var missing []string
+	for _, p := range all.Particles {
+		if p.Min > 0 && !seen[p.Element.Name] {
+			missing = append(missing, p.Element.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("element %s is incomplete: expected %s", e.Name, strings.Join(missing, ", "))
+	}
+	return ""
 }
 
 // matcher matches a list of child names against a content model, trying every

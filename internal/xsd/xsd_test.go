@@ -91,7 +91,12 @@ func TestParse_RefusesWhatIsOutsideTheSubset(t *testing.T) {
 	}
 	tests := map[string]string{
 		"attribute":            schema(`<xs:complexType name="R"><xs:sequence><xs:element name="A" type="xs:string"/></xs:sequence><xs:attribute name="x" type="xs:string"/></xs:complexType>`),
-		"xs:all":               schema(`<xs:complexType name="R"><xs:all><xs:element name="A" type="xs:string"/></xs:all></xs:complexType>`),
+		"xs:all in a sequence": schema(`<xs:complexType name="R"><xs:sequence><xs:all><xs:element name="A" type="xs:string"/></xs:all></xs:sequence></xs:complexType>`),
+		"repeated xs:all":      schema(`<xs:complexType name="R"><xs:all maxOccurs="2"><xs:element name="A" type="xs:string"/></xs:all></xs:complexType>`),
+		"repeated in xs:all":   schema(`<xs:complexType name="R"><xs:all><xs:element name="A" type="xs:string" maxOccurs="unbounded"/></xs:all></xs:complexType>`),
+		"choice in xs:all":     schema(`<xs:complexType name="R"><xs:all><xs:choice><xs:element name="A" type="xs:string"/></xs:choice></xs:all></xs:complexType>`),
+		"twice in xs:all":      schema(`<xs:complexType name="R"><xs:all><xs:element name="A" type="xs:string"/><xs:element name="A" type="xs:string"/></xs:all></xs:complexType>`),
+		"empty xs:all":         schema(`<xs:complexType name="R"><xs:all/></xs:complexType>`),
 		"anonymous type":       schema(`<xs:complexType name="R"><xs:sequence><xs:element name="A"><xs:simpleType><xs:restriction base="xs:string"/></xs:simpleType></xs:element></xs:sequence></xs:complexType>`),
 		"unknown builtin":      schema(`<xs:complexType name="R"><xs:sequence><xs:element name="A" type="xs:decimal"/></xs:sequence></xs:complexType>`),
 		"unknown type":         schema(`<xs:complexType name="R"><xs:sequence><xs:element name="A" type="t:Nope"/></xs:sequence></xs:complexType>`),
@@ -255,4 +260,79 @@ func TestDocumentValue_IsTheGenericShapeOfTheDocument(t *testing.T) {
 	root := s.ComplexTypes[0]
 	assert.True(t, root.Repeated("Item"))
 	assert.False(t, root.Repeated("Name"))
+}
+
+// allSchema has an xs:all content model: Root's children in any order.
+const allSchema = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="urn:test"
+           targetNamespace="urn:test" elementFormDefault="qualified">
+  <xs:element name="Root" type="t:Root"/>
+  <xs:complexType name="Root">
+    <xs:all>
+      <xs:element name="Name" type="xs:string" minOccurs="0"/>
+      <xs:element name="Size" type="xs:int"/>
+      <xs:element name="Child" type="t:Child" minOccurs="0"/>
+    </xs:all>
+  </xs:complexType>
+  <xs:complexType name="Child">
+    <xs:all minOccurs="0">
+      <xs:element name="A" type="xs:int"/>
+      <xs:element name="B" type="xs:int"/>
+    </xs:all>
+  </xs:complexType>
+</xs:schema>`
+
+func TestParse_ReadsXsAll(t *testing.T) {
+	s, err := xsd.Parse([]byte(allSchema))
+	require.NoError(t, err)
+	content := s.ComplexTypes[0].Content
+	assert.Equal(t, xsd.AllParticle, content.Kind)
+	assert.Equal(t, 1, content.Min)
+	require.Len(t, content.Particles, 3)
+	assert.Equal(t, 0, content.Particles[0].Min)
+	assert.Equal(t, 1, content.Particles[1].Min)
+	assert.Equal(t, 0, s.ComplexTypes[1].Content.Min)
+	assert.False(t, s.ComplexTypes[0].Repeated("Size"))
+}
+
+func TestValidate_XsAllTakesChildrenInAnyOrder(t *testing.T) {
+	s, err := xsd.Parse([]byte(allSchema))
+	require.NoError(t, err)
+	valid := map[string]string{
+		"declared order":       root(`<Name>n</Name><Size>1</Size><Child><A>1</A><B>2</B></Child>`),
+		"reversed":             root(`<Child><B>2</B><A>1</A></Child><Size>1</Size><Name>n</Name>`),
+		"required only":        root(`<Size>1</Size>`),
+		"optional group empty": root(`<Child/><Size>1</Size>`),
+	}
+	for name, doc := range valid {
+		t.Run(name, func(t *testing.T) {
+			d, err := validate(s, doc)
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), d.Value()["Size"])
+		})
+	}
+}
+
+func TestValidate_XsAllRefusesDuplicatesAndMissingChildren(t *testing.T) {
+	s, err := xsd.Parse([]byte(allSchema))
+	require.NoError(t, err)
+	tests := []struct {
+		name, doc, element, message string
+	}{
+		{"duplicate", root(`<Size>1</Size><Name>a</Name><Size>2</Size>`), "Root", "Size occurs more than once"},
+		{"duplicate optional", root(`<Name>a</Name><Size>1</Size><Name>b</Name>`), "Root", "Name occurs more than once"},
+		{"missing required", root(`<Name>a</Name>`), "Root", "Root is incomplete: expected Size"},
+		{"empty", root(``), "Root", "Root is incomplete: expected Size"},
+		{"optional group partly there", root(`<Size>1</Size><Child><B>2</B></Child>`), "Child", "Child is incomplete: expected A"},
+		{"unknown child", root(`<Size>1</Size><Other/>`), "Other", "Other is not allowed in Root"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := validate(s, tt.doc)
+			var xe *xsd.Error
+			require.ErrorAs(t, err, &xe)
+			assert.Equal(t, xsd.ErrStructure, xe.Kind, xe.Error())
+			assert.Equal(t, tt.element, xe.Element, xe.Error())
+			assert.Contains(t, xe.Message, tt.message)
+		})
+	}
 }

@@ -7,9 +7,12 @@
 // It does only what specs/storage/lifecycle.xsd needs:
 //
 //   - a named complex type becomes a struct whose fields follow the content model in
-//     order, so encoding/xml writes the children in the order the schema requires;
+//     order, so encoding/xml writes the children in the order the schema declares
+//     them (encoding/xml reads children in any order, so an xs:all needs nothing
+//     more: its fields are in declaration order and it is written that way);
 //   - an element that may repeat becomes a slice (its field name in the plural), one
-//     that may be absent (minOccurs="0" or inside a choice) a pointer with omitempty,
+//     that may be absent (minOccurs="0", inside a choice or inside an optional xs:all)
+//     a pointer with omitempty,
 //     a required one a value;
 //   - the type of a top-level element gets an XMLName carrying the target namespace;
 //     child elements are unqualified in the tags and inherit the default namespace
@@ -186,7 +189,7 @@ func fields(p *xsd.Particle, repeated, optional bool, out []field) []field {
 		for _, c := range p.Particles {
 			out = fields(c, repeated, true, out)
 		}
-	case xsd.SequenceParticle:
+	case xsd.SequenceParticle, xsd.AllParticle:
 		for _, c := range p.Particles {
 			out = fields(c, repeated, optional, out)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,4 +62,31 @@ func TestGenerate_MapsTheContentModelToFields(t *testing.T) {
 func TestGenerate_RefusesSchemasOutsideTheSubset(t *testing.T) {
 	_, err := Generate([]byte(`<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"/>`), "x.xsd", "p")
 	assert.Error(t, err)
+}
+
+func TestGenerate_MapsXsAllToFieldsInDeclaredOrder(t *testing.T) {
+	const all = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="urn:test"
+  targetNamespace="urn:test" elementFormDefault="qualified">
+  <xs:element name="Root" type="t:Root"/>
+  <xs:complexType name="Root">
+    <xs:all>
+      <xs:element name="Zeta" type="xs:string" minOccurs="0"/>
+      <xs:element name="Alpha" type="xs:int"/>
+      <xs:element name="Child" type="t:Child" minOccurs="0"/>
+    </xs:all>
+  </xs:complexType>
+  <xs:complexType name="Child">
+    <xs:all minOccurs="0"><xs:element name="On" type="xs:boolean"/></xs:all>
+  </xs:complexType>
+</xs:schema>`
+	code, err := Generate([]byte(all), "all.xsd", "testpkg")
+	require.NoError(t, err)
+	src := string(code)
+	zeta := strings.Index(src, "Zeta *string `xml:\"Zeta,omitempty\"`")
+	alpha := strings.Index(src, "Alpha int32 `xml:\"Alpha\"`")
+	child := strings.Index(src, "Child *Child `xml:\"Child,omitempty\"`")
+	require.True(t, zeta >= 0 && alpha >= 0 && child >= 0, "%s", src)
+	assert.Less(t, zeta, alpha, "fields keep the declared order, which is the order they are written in")
+	assert.Less(t, alpha, child)
+	assert.Contains(t, src, "On *bool `xml:\"On,omitempty\"`", "an element of an optional xs:all may be absent")
 }
