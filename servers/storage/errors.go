@@ -161,9 +161,10 @@ func init() {
 
 // xmlBodyDecoder is the openapi3filter.BodyDecoder of application/xml: a
 // LifecycleConfiguration is read by lifecycledoc (strictly, against the XSD)
-// into the generic value the OpenAPI schema is checked on; an object-storage
-// <Error> document into a map of its fields.
-func xmlBodyDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+// into the generic value the OpenAPI schema is checked on, shaped by that
+// schema's arrays (asArrays); an object-storage <Error> document into a map of
+// its fields.
+func xmlBodyDecoder(body io.Reader, _ http.Header, schema *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
 	data, err := lifecycledoc.ReadBody(body)
 	if err != nil {
 		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
@@ -179,7 +180,35 @@ func xmlBodyDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ open
 	if err != nil {
 		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
 	}
-	return v, nil
+	return asArrays(v, schema), nil
+}
+
+// asArrays makes v an []any wherever the OpenAPI schema declares an array
+// (an unwrapped XML list, xml.wrapped false) and v holds a single element. In
+// XML one element and a list of one look the same: the XSD may allow an element
+// once (Rule/Transition, at most once in the Rule's xs:all) where the OpenAPI
+// schema, describing the protocol, allows a list.
+func asArrays(v any, ref *openapi3.SchemaRef) any {
+	if ref == nil || ref.Value == nil {
+		return v
+	}
+	s := ref.Value
+	if s.Type.Is(openapi3.TypeArray) {
+		list, ok := v.([]any)
+		if !ok {
+			list = []any{v}
+		}
+		for i, item := range list {
+			list[i] = asArrays(item, s.Items)
+		}
+		return list
+	}
+	if m, ok := v.(map[string]any); ok {
+		for k, child := range m {
+			m[k] = asArrays(child, s.Properties[k])
+		}
+	}
+	return v
 }
 
 // isErrorDocument reports whether data's root element is <Error> without a namespace.

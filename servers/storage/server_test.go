@@ -104,7 +104,7 @@ func TestLifecycle_VersionedBucketTakesNoncurrentVersionExpiration(t *testing.T)
 		{storagetest.Bucket, "noncurrent-version-expiration", 400, storageapi.ErrorCodeInvalidArgument},
 		{storagetest.VersionedBucket, "expire-days-filter-prefix", 400, storageapi.ErrorCodeInvalidArgument},
 		{storagetest.Bucket, "duplicate-ids-schema-valid", 400, storageapi.ErrorCodeInvalidArgument},
-		{storagetest.Bucket, "transitions", 501, storageapi.ErrorCodeNotImplemented},
+		{storagetest.Bucket, "transition", 501, storageapi.ErrorCodeNotImplemented},
 		{storagetest.Bucket, "filter-tag", 501, storageapi.ErrorCodeNotImplemented},
 		{"no-such-bucket", "expire-days-filter-prefix", 404, storageapi.ErrorCodeNoSuchBucket},
 	} {
@@ -121,4 +121,50 @@ func TestLifecycle_VersionedBucketTakesNoncurrentVersionExpiration(t *testing.T)
 	n, err := env.Server.LifecycleCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "only the valid configuration is stored")
+}
+
+func TestLifecycle_ChildrenInAnyOrder(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	c := generated(t, env, fake.Now)
+	ctx := context.Background()
+
+	// The AWS SDKs write a rule's Expiration before its ID.
+	ct, body := xmlBody(corpusFile(t, "valid", "order-aws-sdk"))
+	put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.Bucket, &storageapi.PutLifecycleParams{}, ct, body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+
+	got, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
+	require.NotNil(t, got.XML200)
+	require.Len(t, got.XML200.Rules, 2)
+	rule := got.XML200.Rules[0]
+	assert.Equal(t, "aws-order", *rule.ID)
+	assert.Equal(t, "logs/", *rule.Filter.Prefix)
+	assert.Equal(t, int32(30), *rule.Expiration.Days)
+	assert.Equal(t, int32(7), rule.AbortIncompleteMultipartUpload.DaysAfterInitiation)
+	assert.Equal(t, "tmp/", *got.XML200.Rules[1].Prefix)
+	doc := string(got.Body)
+	assert.Contains(t, doc, "<Rule><ID>aws-order</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>30</Days></Expiration>",
+		"GET returns the rule in the schema's order")
+
+	// A duplicate Status is MalformedXML, and the stored configuration stays.
+	for _, file := range []string{"duplicate-status", "duplicate-expiration"} {
+		t.Run(file, func(t *testing.T) {
+			ct, body := xmlBody(corpusFile(t, "invalid", file))
+			resp, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.VersionedBucket, &storageapi.PutLifecycleParams{}, ct, body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode(), "%s", resp.Body)
+			assert.Equal(t, storageapi.ErrorCodeMalformedXML, errorOf(t, resp.Body).Code)
+			assert.Contains(t, errorOf(t, resp.Body).Message, "occurs more than once")
+		})
+	}
+	n, err := env.Server.LifecycleCount(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "only the valid configuration is stored")
+	again, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
+	require.NoError(t, err)
+	assert.Equal(t, string(got.Body), string(again.Body), "the stored configuration is unchanged")
 }

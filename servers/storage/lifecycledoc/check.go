@@ -32,9 +32,11 @@ func invalid(element, format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidArgument, Status: http.StatusBadRequest, Element: element, Message: fmt.Sprintf(format, args...)}
 }
 
-// Check applies the second layer to a configuration: what the service supports,
-// then the rules the schema cannot express, for a bucket with or without
-// versioning. It also re-checks what the schema guarantees for a decoded
+// Check applies the second layer to a configuration, for a bucket with or
+// without versioning: first the structure the schema's xs:all groups cannot
+// express (MalformedXML: a Prefix or a Filter but not both, a Transition's Date
+// or Days but not both), then what the service supports (NotImplemented), then
+// the rules on values (InvalidArgument). It also re-checks what the schema guarantees for a decoded
 // document (counts, choices, bounds), so that a configuration built in Go is held
 // to the same rules before it is sent or stored.
 func Check(cfg *lifecycle.LifecycleConfiguration, versioned bool) error {
@@ -48,6 +50,9 @@ func Check(cfg *lifecycle.LifecycleConfiguration, versioned bool) error {
 	for i := range cfg.Rules {
 		r := &cfg.Rules[i]
 		name := ruleName(i, r)
+		if err := checkStructure(name, r); err != nil {
+			return err
+		}
 		if err := checkSupported(name, r); err != nil {
 			return err
 		}
@@ -73,9 +78,9 @@ func ruleName(i int, r *lifecycle.LifecycleRule) string {
 
 func checkSupported(name string, r *lifecycle.LifecycleRule) error {
 	switch {
-	case len(r.Transitions) > 0:
+	case r.Transition != nil:
 		return notImplemented(name, "Transition")
-	case len(r.NoncurrentVersionTransitions) > 0:
+	case r.NoncurrentVersionTransition != nil:
 		return notImplemented(name, "NoncurrentVersionTransition")
 	}
 	if f := r.Filter; f != nil {
@@ -96,10 +101,11 @@ func checkSupported(name string, r *lifecycle.LifecycleRule) error {
 	return nil
 }
 
-func checkRule(name string, r *lifecycle.LifecycleRule, versioned bool) error {
-	if r.ID != nil && utf8.RuneCountInString(*r.ID) > MaxIDLength {
-		return invalid("ID", "%s: the ID is %d characters long; the maximum is %d", name, utf8.RuneCountInString(*r.ID), MaxIDLength)
-	}
+// checkStructure checks what the schema says for a Go-built rule (Status) and
+// what its xs:all groups cannot say: a rule's children come in any order, each at
+// most once, and the schema leaves "Prefix or Filter" and a Transition's "Date or
+// Days" to this layer. Failures are MalformedXML, as a schema failure would be.
+func checkStructure(name string, r *lifecycle.LifecycleRule) error {
 	switch r.Status {
 	case lifecycle.ExpirationStatusEnabled, lifecycle.ExpirationStatusDisabled:
 	default:
@@ -110,6 +116,16 @@ func checkRule(name string, r *lifecycle.LifecycleRule, versioned bool) error {
 		return malformed("Filter", nil, "%s: a rule has either a Prefix or a Filter, not both", name)
 	case r.Prefix == nil && r.Filter == nil:
 		return malformed("Filter", nil, "%s: a rule needs a Filter (or the legacy Prefix)", name)
+	}
+	if t := r.Transition; t != nil && t.Date != nil && t.Days != nil {
+		return malformed("Transition", nil, "%s: a Transition has either a Date or Days, not both", name)
+	}
+	return nil
+}
+
+func checkRule(name string, r *lifecycle.LifecycleRule, versioned bool) error {
+	if r.ID != nil && utf8.RuneCountInString(*r.ID) > MaxIDLength {
+		return invalid("ID", "%s: the ID is %d characters long; the maximum is %d", name, utf8.RuneCountInString(*r.ID), MaxIDLength)
 	}
 	prefix := r.Prefix
 	if r.Filter != nil {

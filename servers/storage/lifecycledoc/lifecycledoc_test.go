@@ -65,6 +65,48 @@ func TestDecode_SeesExactlyTheValidatedValues(t *testing.T) {
 	assert.Equal(t, "q&a/☺/<", *cfg.Rules[0].Filter.Prefix)
 }
 
+func TestDecode_ChildOrderDoesNotMatter(t *testing.T) {
+	want := lifecycle.LifecycleRule{
+		Filter:                         &lifecycle.LifecycleRuleFilter{Prefix: ptr("logs/")},
+		Status:                         lifecycle.ExpirationStatusEnabled,
+		Expiration:                     &lifecycle.LifecycleExpiration{Days: ptr(int32(30))},
+		AbortIncompleteMultipartUpload: &lifecycle.AbortIncompleteMultipartUpload{DaysAfterInitiation: 7},
+	}
+	for _, file := range []string{"order-seed", "order-aws-sdk", "order-alphabetical"} {
+		t.Run(file, func(t *testing.T) {
+			cfg, err := lifecycledoc.Decode(readCorpus(t, "valid", file))
+			require.NoError(t, err)
+			got := cfg.Rules[0]
+			require.NotNil(t, got.ID)
+			got.ID = nil
+			assert.Equal(t, want, got)
+		})
+	}
+	cfg, err := lifecycledoc.Decode(readCorpus(t, "valid", "order-reversed-every-element"))
+	require.NoError(t, err)
+	r := cfg.Rules[0]
+	assert.Equal(t, &lifecycle.Tag{Key: "k", Value: "v"}, r.Filter.Tag)
+	assert.Equal(t, &lifecycle.NoncurrentVersionTransition{NoncurrentDays: 30, StorageClass: lifecycle.StorageClassGlacier, NewerNoncurrentVersions: ptr(int32(1))}, r.NoncurrentVersionTransition)
+	assert.Equal(t, &lifecycle.NoncurrentVersionExpiration{NoncurrentDays: 60, NewerNoncurrentVersions: ptr(int32(2))}, r.NoncurrentVersionExpiration)
+	assert.Equal(t, lifecycle.StorageClassStandardIa, r.Transition.StorageClass)
+	assert.Equal(t, "reversed-every-element", *r.ID)
+}
+
+func TestMarshal_WritesTheSchemaOrder(t *testing.T) {
+	cfg, err := lifecycledoc.Decode(readCorpus(t, "valid", "order-reversed-every-element"))
+	require.NoError(t, err)
+	out, err := lifecycledoc.Marshal(cfg)
+	require.NoError(t, err)
+	doc := string(out)
+	order := []string{"<ID>", "<Filter>", "<Status>", "<Transition>", "<Expiration>", "<NoncurrentVersionTransition>",
+		"<NoncurrentVersionExpiration>", "<AbortIncompleteMultipartUpload>"}
+	for i := 1; i < len(order); i++ {
+		assert.Less(t, strings.Index(doc, order[i-1]), strings.Index(doc, order[i]), "%s before %s in %s", order[i-1], order[i], doc)
+	}
+	assert.Contains(t, doc, "<Tag><Key>k</Key><Value>v</Value></Tag>")
+	assert.Contains(t, doc, "<Transition><Date>2027-01-01T00:00:00Z</Date><StorageClass>STANDARD_IA</StorageClass></Transition>")
+}
+
 func TestDecode_AcceptsAByteOrderMark(t *testing.T) {
 	body := append([]byte("\xef\xbb\xbf"), readCorpus(t, "valid", "legacy-prefix")...)
 	_, err := lifecycledoc.Decode(body)
@@ -102,6 +144,9 @@ func TestDecode_NamesTheElementAtFault(t *testing.T) {
 		"unknown-element":           "Priority",
 		"unknown-element-in-filter": "Suffix",
 		"missing-status":            "Rule",
+		"missing-status-aws-order":  "Rule",
+		"duplicate-status":          "Rule",
+		"noncurrent-days-twice":     "NoncurrentVersionExpiration",
 		"status-lowercase":          "Status",
 		"days-not-a-number":         "Days",
 		"child-in-other-namespace":  "Prefix",
@@ -209,7 +254,18 @@ func TestCheck_SupportedElementsAndRules(t *testing.T) {
 		{"id-255-characters", false, "", ""},
 		{"prefixed-namespace", false, "", ""},
 		{"no-xml-declaration", false, "", ""},
-		{"transitions", false, lifecycledoc.CodeNotImplemented, "Transition"},
+		{"filter-before-id", false, "", ""},
+		{"expiration-before-status", false, "", ""},
+		{"order-seed", false, "", ""},
+		{"order-aws-sdk", false, "", ""},
+		{"order-aws-sdk-versioned", true, "", ""},
+		{"order-alphabetical", false, "", ""},
+		{"order-alphabetical-every-element", true, lifecycledoc.CodeNotImplemented, "Transition"},
+		{"order-reversed-every-element", true, lifecycledoc.CodeNotImplemented, "Transition"},
+		{"prefix-and-filter-schema-valid", false, lifecycledoc.CodeMalformedXML, "Filter"},
+		{"neither-prefix-nor-filter-schema-valid", false, lifecycledoc.CodeMalformedXML, "Filter"},
+		{"transition-days-and-date-schema-valid", false, lifecycledoc.CodeMalformedXML, "Transition"},
+		{"transition", false, lifecycledoc.CodeNotImplemented, "Transition"},
 		{"transition-date-and-noncurrent-transition", true, lifecycledoc.CodeNotImplemented, "Transition"},
 		{"filter-tag", false, lifecycledoc.CodeNotImplemented, "Tag"},
 		{"filter-and", false, lifecycledoc.CodeNotImplemented, "And"},
@@ -275,6 +331,9 @@ func TestCheck_HoldsBuiltConfigurationsToTheSameRules(t *testing.T) {
 		{"zero days", with(func(r *lifecycle.LifecycleRule) { r.Expiration.Days = ptr(int32(0)) }), lifecycledoc.CodeInvalidArgument, "Days"},
 		{"days and date", with(func(r *lifecycle.LifecycleRule) { r.Expiration.Date = &midday }), lifecycledoc.CodeMalformedXML, "Expiration"},
 		{"date at midday", with(func(r *lifecycle.LifecycleRule) { r.Expiration = &lifecycle.LifecycleExpiration{Date: &midday} }), lifecycledoc.CodeInvalidArgument, "Date"},
+		{"transition with days and date", with(func(r *lifecycle.LifecycleRule) {
+			r.Transition = &lifecycle.Transition{Days: ptr(int32(1)), Date: &midday, StorageClass: lifecycle.StorageClassGlacier}
+		}), lifecycledoc.CodeMalformedXML, "Transition"},
 		{"abort after zero days", with(func(r *lifecycle.LifecycleRule) {
 			r.AbortIncompleteMultipartUpload = &lifecycle.AbortIncompleteMultipartUpload{}
 		}), lifecycledoc.CodeInvalidArgument, "DaysAfterInitiation"},
