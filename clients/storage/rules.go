@@ -68,7 +68,8 @@ func AbortIncompleteUploadsAfterDays(id, prefix string, days int32) lifecycle.Li
 }
 
 // MarshalConfiguration writes cfg as the request body of PutLifecycle: the XML
-// declaration and the document, children in the order the schema requires.
+// declaration and the document, children in the order the schema declares them
+// (the server accepts any order).
 func MarshalConfiguration(cfg *lifecycle.LifecycleConfiguration) ([]byte, error) {
 	out, err := xml.Marshal(cfg)
 	if err != nil {

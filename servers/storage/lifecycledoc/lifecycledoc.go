@@ -14,6 +14,26 @@
 //     element, an element in another namespace or none, an attribute, text where
 //     elements belong, and anything after the root element.
 //
+// Order of children: the schema makes every complex type whose children do not
+// repeat an xs:all, so a Rule, Transition, NoncurrentVersionTransition,
+// NoncurrentVersionExpiration, AbortIncompleteMultipartUpload and Tag take their
+// children in any order (the AWS SDKs write a rule's Expiration before its ID;
+// others write members alphabetically), each at most once: a duplicate child (a
+// second Status, Expiration or ID) or a missing Status is MalformedXML here. A
+// Filter and an Expiration hold one child (an xs:choice), so their order cannot
+// vary. What XML Schema 1.0 cannot say with xs:all is decided so:
+//
+//   - Transition and NoncurrentVersionTransition occur at most once in a rule
+//     (the protocol allows several): two of either are MalformedXML, which is as
+//     good as NotImplemented for elements this service does not support;
+//   - And stays a sequence in the protocol's order (Prefix, Tag*,
+//     ObjectSizeGreaterThan, ObjectSizeLessThan), since its Tag repeats: an And
+//     in another order is MalformedXML rather than NotImplemented;
+//   - "a Prefix or a Filter, exactly one" and a Transition's "a Date or Days, not
+//     both" move to layer two, still as MalformedXML.
+//
+// Marshal writes the schema's declared order whatever order was read.
+//
 // Only UTF-8 is read, with or without a byte order mark; a document declaring
 // another encoding is MalformedXML (xmllint would transcode it).
 //
@@ -24,6 +44,9 @@
 // Layer two is what this service supports and the rules the schema cannot say
 // (Check):
 //
+//   - MalformedXML first, for the structure the schema's xs:all groups leave out:
+//     a rule with both a Prefix and a Filter or with neither, a Transition with
+//     both a Date and Days;
 //   - supported: ID, Status, Prefix, Filter with a Prefix (or empty), Expiration
 //     with Days or Date, NoncurrentVersionExpiration (NoncurrentDays,
 //     NewerNoncurrentVersions) and AbortIncompleteMultipartUpload;
