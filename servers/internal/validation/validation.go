@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -157,13 +158,27 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 				return nil
 			}
 			c.Response().Writer = rec.under
+			status := rec.status()
+			// Send first, check after: a violation is reported, it never changes
+			// the answer, so the caller need not wait for the check. An exact
+			// Content-Length lets the caller read the whole answer while the
+			// check runs; the check still finishes before this request does, so
+			// a test hears of every violation before it ends.
+			if req.Method != http.MethodHead && status >= 200 && status != http.StatusNoContent &&
+				status != http.StatusNotModified && rec.Header().Get("Content-Length") == "" {
+				rec.Header().Set("Content-Length", strconv.Itoa(rec.body.Len()))
+			}
+			sendErr := rec.flush()
+			if sendErr == nil {
+				_ = http.NewResponseController(rec.under).Flush()
+			}
 			// An answer to a caller that went away is never read (the log
 			// records it as 499): there is nothing to validate.
 			if route != nil && req.Context().Err() == nil {
 				fastJSON := isJSON(rec.Header().Get("Content-Type"))
 				in := &openapi3filter.ResponseValidationInput{
 					RequestValidationInput: input,
-					Status:                 rec.status(),
+					Status:                 status,
 					Header:                 rec.Header(),
 					Options:                responseOpts,
 				}
@@ -173,13 +188,13 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 				in.SetBodyBytes(rec.body.Bytes())
 				err := openapi3filter.ValidateResponse(req.Context(), in)
 				if err == nil && fastJSON {
-					err = validateJSONResponseBody(route, rec.status(), rec.Header().Get("Content-Type"), rec.body.Bytes())
+					err = validateJSONResponseBody(route, status, rec.Header().Get("Content-Type"), rec.body.Bytes())
 				}
 				if err != nil {
-					onViolation(req, rec.status(), err)
+					onViolation(req, status, err)
 				}
 			}
-			return rec.flush()
+			return sendErr
 		}
 	}, nil
 }
