@@ -9,9 +9,11 @@
 // validated, and handed on as its canonical re-encoding, so no second decoder
 // can read the bytes differently from the validator.
 //
-// Response validation buffers each response, checks its status, headers and
-// body against the operation, and reports violations to a hook: tests fail on
-// any, `apistack serve --validate-responses` logs them.
+// Response validation buffers each response, sends it, then checks its
+// status, headers and body against the operation before the request ends, and
+// reports violations to a hook: tests fail on any, `apistack serve
+// --validate-responses` logs them. A violation never changes the answer, so
+// the caller does not wait for the check.
 package validation
 
 import (
