@@ -163,12 +163,7 @@ func (s *Server) SetQuotas(ctx context.Context, teamName string, q Quotas) error
 	if err != nil {
 		return err
 	}
-	for res, limit := range map[string]*int{quotaGroups: q.Groups, quotaServiceUsers: q.ServiceUsers, quotaKeysPerServiceUser: q.KeysPerServiceUser} {
-		if err := s.store.setQuota(ctx, t.ID, res, limit); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.store.setQuotas(ctx, t.ID, map[string]*int{quotaGroups: q.Groups, quotaServiceUsers: q.ServiceUsers, quotaKeysPerServiceUser: q.KeysPerServiceUser})
 }
 
 // TeamQuotas returns a team's quotas.

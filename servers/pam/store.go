@@ -492,19 +492,24 @@ func (s *store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// setQuota sets (limit non-nil) or removes a team's quota on resource.
-func (s *store) setQuota(ctx context.Context, teamID, resource string, limit *int) error {
-	var err error
-	if limit == nil {
-		_, err = s.db.ExecContext(ctx, `DELETE FROM team_quotas WHERE team_id = ? AND resource = ?`, teamID, resource)
-	} else {
-		_, err = s.db.ExecContext(ctx, `INSERT INTO team_quotas (team_id, resource, max_count) VALUES (?, ?, ?)
-			ON CONFLICT (team_id, resource) DO UPDATE SET max_count = excluded.max_count`, teamID, resource, *limit)
-	}
-	if err != nil {
-		return fmt.Errorf("set quota: %w", err)
-	}
-	return nil
+// setQuotas sets (limit non-nil) or removes each of a team's quotas by
+// resource, in one transaction: a refused value changes none of them.
+func (s *store) setQuotas(ctx context.Context, teamID string, limits map[string]*int) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for resource, limit := range limits {
+			var err error
+			if limit == nil {
+				_, err = tx.ExecContext(ctx, `DELETE FROM team_quotas WHERE team_id = ? AND resource = ?`, teamID, resource)
+			} else {
+				_, err = tx.ExecContext(ctx, `INSERT INTO team_quotas (team_id, resource, max_count) VALUES (?, ?, ?)
+					ON CONFLICT (team_id, resource) DO UPDATE SET max_count = excluded.max_count`, teamID, resource, *limit)
+			}
+			if err != nil {
+				return fmt.Errorf("set quota: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // quotas returns a team's quotas by resource.
