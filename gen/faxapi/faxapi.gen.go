@@ -1930,6 +1930,8 @@ type DeleteFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -1942,6 +1944,11 @@ func (r DeleteFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1987,6 +1994,8 @@ type GetFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -2004,6 +2013,11 @@ func (r GetFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2984,6 +2998,13 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3030,6 +3051,13 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -4062,6 +4090,20 @@ func (response DeleteFaxApplication404JSONResponse) VisitDeleteFaxApplicationRes
 	return err
 }
 
+type DeleteFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteFaxApplication422JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFaxApplication500JSONResponse struct{ InternalJSONResponse }
 
 func (response DeleteFaxApplication500JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
@@ -4122,6 +4164,20 @@ func (response GetFaxApplication404JSONResponse) VisitGetFaxApplicationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response GetFaxApplication422JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5264,94 +5320,94 @@ func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HwLcxu3tfBfwWw7E8lZUSRlpQ4933RUP1K1jqNaznS+K6pccPeQRLUENgBWFGPrv985B9gXdylRjq26",
-	"mZuZjMVd4OAA5/3AfghitcyUBGlNMPoQZFzzJVjQ9Os1vzl9iX8kYGItMiuUDEbB+wWwGb9hIukFYSDw",
-	"UcbtIggDyZcQjAKRBGGg4ZdcaEiCkdU5hIGJF7DkCG2m9JLbYBTkOY206wxnGauFnAe3t2FwxufwNl9O",
-	"QXevnvE5hGym1ZINShx+yUGvKyRwzIUkIJdBffkEZjxPbTAahMGS34hlvgxGgz79FwZLIf2TEjEhLcxB",
-	"l5idi1+hjdephaVhGWjC7k6sjPgVtuA07NeQGh7fh9AtnrPJlDTgKKb0VCQJSPwRK2lBWvyTZ1kqYo6o",
-	"Hv7bKHpdrf5HDbNgFPzhsGKGQ/fWHL7SWmnjlmpu+IRd81QkDAkNxjK7ABbzNAXNhGFSWcZzu1Ba/AoJ",
-	"mynN9pRmXDK4yZAvGP5KLeCfS0gEZ6mQV/u94DYMTqUFLXn6GLuQLJdwk0FsIWEG9DVoBjicMHmr7GuV",
-	"y+QRMHmrmMnjBdNgVK5jYELWzvQbw3gcq1xawuu9Um+4nsMj4IUCV9B4qpI1UtcqxVJcn5D5WVaUfiSE",
-	"Ts5O2RUQLkthjJDzkC15iqrFsVYur6RaSY9fplUMxvBp+hgndiqdZFTa9DmLHFEjhorAMODxgk15wmYC",
-	"UkK4HOxRNnmWKW0h+RGF4z1J/qMcLdL4G8NeuJUOcOVSoOMYMusO2PqhLOYS302BJRCrBJIeaUq/GOLy",
-	"QgO38JrfnFQov3McRRtJEoGPeHqmVQbaClRmM54aCIOs9qix54nTqB9QXb4BObcLVJjHpDCL34OWcQkD",
-	"ldspSvTkWokYJplWM5HCRCRtlX4iWTGa0WjmRzM1o/17iWR7Me0wYXahVT5fuJfJUkhk1P3nDJaZXTOl",
-	"x5JPDUhL+lAqCb2xDML6Fr572oHzCqYLpa4mMy5SdQ16kuu0je4rvwjbXKO5wrD/9FmIFht1bDAK/vXH",
-	"j/+6WPz18sK+d/9nZ5cX5vzyz6PDw4t/jcfm8M9/uPw2uAMtj81dLPdPN/Tnd28CZ7QK5+CiTdMm4Mty",
-	"YTX9N8QWFyYGJn+lwR3IfR1UZMai4LMljxdCwoEGntADHI+HAxLt60WAWgykLZDB0wZ0UGalVQ0Dqexk",
-	"RhYBDTzJ+aQU3dozY7kF7waBsROr1IQ0ZhAGeSXcEzJ9E9phGCzBLlQywTV4mqoVuFWcMZyQVaqdR0WI",
-	"BCwXHRzxzwW3bIW8sNJKzp1FEaZQ570uojo9tZMKOXdDb8PACpt2H/1CactMvlxyvS7Epjj3tuNX5wui",
-	"ZgG63ONWdjgv8W4yRUWcTlcSdTD5aE4H20VdEXccT6aIHm1gfzv/6S3zb5lVTj/yxOlIp+X3okOrov3u",
-	"rXfvyrQ3BOVzgS7nTpRCeEshT92ESi1yrfm6dfJ+ha6jfs1vOuSOp+kkybUTGwMxPS0d137bcQ3RkEmI",
-	"aYJTva2T9jp1wm0jaEi4hQMrSE+0BUFoB/S+U3nNb16WY2/DAGU91zDRwM1Os1+7Ce/ceISg1bJzH257",
-	"9wQ9KPuoCDoV+0/eCI2IqX5+94b+TVScL0m2uWEzsPEC/Wytlj12Kml8yJSM0XmLQVxDMmKcGTGXkIwl",
-	"+toFlxbv2dnL16F36gd9thQyt2CchWrLAZ/DhKzf/bTOuLaCp5Oa87LpMDkjq2S6fs4wXmSrBUgURVso",
-	"DYw4caepaiiuqVIpcKLALzlPhV3vQLx/+JHE97HSiVPAKFzeFMz4TaemRbWemx2WOHcDaYrS4PR8jT9q",
-	"eNOAwhJ0MsA5UY3VieYmsVhl6zbN2B4dX1RbulPthIFVnTybZ8mDZe8hTgqhZxegvWspobeDg3G3vfBZ",
-	"h4qcm0qmrh68vNIBVJxT0rdJtYYuahxOE8UtZ7BFj9ac4bZK7XJ0P4uG7PJz35NNrh0VypwBmZhOqjzA",
-	"g34LkKBbrAjccybzNC2Jz2qbJNEvNBEti0NdvObyRy00tkvupAa4U4p/J+x9j+e8Bee7CLid0+9n4jfC",
-	"hXNNRk645Tv7KhtScbvpp5CHfG94e8bn8COO2zxCwsXDuH8/73xibfueHrKVLlS24PCy7sQUbF3QjAIC",
-	"91cXZ7c8kxqI3ICeTHOzdoyEkqYnUk24NCuKXcqHCcSpkFB/lEuMSGJiB5dVrb8VEo+AWzFNYZKAsUJy",
-	"r2drvya51MDjBYl1GBjQ18h/ueTXXKT+aQnTeZVaZZkLwvjNBL0Xngo597FQFW5BvJwUmdAJqvZJAWdj",
-	"s8UgWl8mHeugKCRqJVPFk1oMiI+dppj4RYO6FzRJxVLYCdzEpPJQeAwBlzGkCGILtT6P1PwnROUflbtV",
-	"cJjE80ENsxDzRRAG16DXE/93nlrNJ6mYL2z5K+H6atvB/Gbxe5DMnZd+3TbX+5ccckhCl6vu+YQiPlBa",
-	"zJHB8W9kKcpFJpAix+Ezx0KlUz4aSyGFFW6CY02XvqwDpieFY17CIFe8OGyHUOAjhwojVPAlSp7N8VhR",
-	"FD1SgQt4fHrBI1MKihu8iU4lR928XLJSRwQ+h0JnVGauER/MYWJ8VaX92irL0wkOMncN0GDy1HYO2WCE",
-	"OkL11ZtLbcLt4pyzhZJbK1UnLMPXzK3EhGSveoPvnjLUIpR2uuHLDB2c4NvB0WB4fHzcH/T7QSM3Nx5/",
-	"ezE4+P7yon/w/eWHQTh4evvHLlfiHGRCQvMpWdVWLN5d76u7a672t5G3vCfzWkTIbeieRf1Jhe6cQgYS",
-	"bQKGhWUEWMNhA4Gj4cOC6rN8moqYLazN9sw+RdU+0jx7+brwWO9LnX5a3vSTAtWNMLKsGHqKNjf3d4CM",
-	"cYoOi10V6YKQwkhIGDc+QKyFnlF3ZO2ixDbdara9SbtdaLObQ/3TNWgtEjCbEcM3hhUzmQdFRJxRbULg",
-	"25svQ74Nt313fB8TzVYytRkJU9jrQ+BKSLpU3M8UA3xa8WYpZP3p4D9bznGxmYaluvbk8aN7n7kE8xUX",
-	"Xlrkrb3fOPzPxIUG4lwLuz5HhBzZp8A16JMcl+mouRW13b1r0AZVy3Df9Xo0qmq9ooGCdBVBrNZHre7q",
-	"m0LOVFE45TGxrG/F4JkwlsdX6I3iOdIkMzo8nAu7yKe9WC0PizHlH0FHG0Sm1Vzz5ZJqSmikTs5OR2Q+",
-	"GCdjQshzljmLQ/lbhb9r3kHIZipN1YoJa8aSIIIxZT3RE9yEjMuk8AtxLTCs1L2mbjB5y1yO5Vi+hFjg",
-	"kRqne0wGMXM5BcNWlK+g3KILzFhto8zwtWHjQCrLzEKt5DgYIcAn7MmTk0bZrPfkCXt1TQWVDFxJgHlN",
-	"ZFh04hsF6PmI/YXoxsZ5v38Un5ydTv7+6v/TD4jYStgF43IsWSdH3Fly7bGTu/sCEBxCdrGvYU/7gx77",
-	"O6wN47pMri64WaChlAmj8BafCcliJY3l0jIrltBzZ+CKNdXeKT4toUcfxr6oMg5G7OLDmIpb4yBkY1ff",
-	"cn+6Epf725Xh6JQZ+zAu6k7uZVmiGge3t5e3EW63VmeyC27ZVAO/cmrO6QKqDDOdV+VrZFEEXxGqPI7h",
-	"0J2/b1vo+eWpfQE9NfLH6kWt54w3amkIt1lOuwN4MQQ3IplTTogkl8oucKarszcJ9jREF0bMmLAsEQk1",
-	"KMCNMNaTBF1iJEh09tP5e3Z4PTwkeYmY5Vde/yNbHICkrgW3HVOdTUsGcPm9qN52cXOwWq0OCEquUw8o",
-	"2i/aIwxfQgGWG/a385/eOgEuNjHsu5NAyIWH68QR+SzCgDUKmctJs8gFfFGPndrGWSJEekdNGgskj0v/",
-	"WxUReTWLUAVFZRuHLxi4cKRQQFHDR6gN3vT93Qkh5M3WpLCV1l1whLKljSJs4eVwQdAN35/bOtCQdlT5",
-	"rOV0WffmPRe811waUgVKPnmCQ41Y5qmLvhNkuqWQwqD2StN1j733tAfNiiSQqS9GTDDoHxiIlUxIBajc",
-	"huy4z378C4t5th+yeAExiR63yJzCeDvgFEkurUE1T32Cho5MshVPr0zBBuVpURNBRXl24HSjx6cK+Wtv",
-	"qtC/9tDHV+UTXCgqswGRO1CXESj0rvtdlURJxxQnwvw7+teULBx15c6ikPGqVunOpCA3HorTBB3ptcjL",
-	"CkLGgWrGloosFJfs6Ljvzs/P35qIi8juMfayFaoYFn07YEeDITs+Pmb9Z2/fRqT8nzyxYGwx6MmT4kDi",
-	"hTJAHUGxWgKGUVd0kJxlfE2by7S6FgkJBIGIuU7McwbOGpImc4JXZARMlScaOTQ/omvwsViEfaRnBwcH",
-	"9L8bUCYLnvX77GMFgbXfD9hHnzoKWZn9ZXurBfUweU4Rcr7fMXdYm9vOFu8I5KgLiM8u7wjiaReIdjZ6",
-	"R2jHXdC2Za93hPldDeaWbPeOkP5Ug9SRHd8RyrOuPdaz3AUcrxa6YHxfg9GReb8fwqBfg3B/ln4HgIMt",
-	"DFkAvB/EsCkvJlWrdD0qs08pNxYlVzJjITNMSGOBUzEUHfWPhb/7gnL6zpj4Ni3mli5suKh0dthW1mFT",
-	"SztfqdTRz0soZBgqDcuiZkUhYntwjWonmvGbnle2+z12im6c1zcImYwIc9PqfoM3kC8hBQvN3QiKH4Tk",
-	"qZ+917AWUanZoyIljA6gsEVwXfdnKPiZgzWkzVNh/F+wRBtIuCeEAnk2Ndz90qLh7JD59XuZCW3sfmWy",
-	"O0OWInIi1c5TQ3k91xtJuIwYpz/InVlwOa+8qJAZhcs7TP1Df2o/lh3r5PS3E2lsr7DiYaMP4/9ZnUO0",
-	"T0eAR1T3Y9TM2ZOyIYc8L4xHqv4PgwYi+uGV82hp8uEHB0Mkt1FH/w47oYmOJty1C/nGezL8ucEYZ4Ye",
-	"Om7WdeeHNUf7qId0nmkwC/S1DDqa9Mvv352ITySgwUSUHSGmjpmiggq9NV+m0Yi9SobHx4PvD9zGauUS",
-	"xi1LgRtLrUshIi0kUzoBTXcrZvwGpd9qgUKHUgE3LuUheMqmPL5Ssxkd7r+FtejWkhQRzV3nDIIsE4c1",
-	"P1EswVi+zIoNvHv9gh0dHX2P6//8/oUXwf+J2N6W8OAbgw5/lmJIvhS2WOtXJQGDI/yXLcvQ45qnObBc",
-	"8uVUzHOVm32PyBmfewOCjPWG5AUjFufjFDdaIrbnrr84ToqqeyUR2xv0esPjPp4q5YjZsL/vQqci8kCu",
-	"szyq+04OLop0WQ/BH7WCSPXTV0QiV49KRQy+TuczKycZjxdwMOz1W7mV1WrV4/S6p/T80M81h29OX7x6",
-	"e/6K5lT9pGWOpkiruJqicZmXYa/vRqsMJM9EMAqOev3ekaugLCjV5MO+ekcIPZ8DpYLKyPc0CUYBHnYz",
-	"0WkIVnUn6qI72VYNOaxdXboNdxpN14luLzdu8gz7/c/W79/Rp9F5nwfJjNZuI+AzdCPhaX+wbZ0S8cPG",
-	"TRCcNBzuMql+PeM2DI7d3u+eVd4RoiSjazD2NGxtIAgDy+fGtwcdNF5dUlOv6WCHrmsLVUf3X1Sy/mwU",
-	"uuuGxG0zl4/247bFLIMvxCxlFX7LZZGNk35Oga1I6I4QWreNnELVV/bJHDU4un9SeTuKJhzvskrHdZv/",
-	"CP86TmhnXe5m4duwU9MdfhDJrcuxo4fVdWnRlNEwGj2pWKrkHHQjlSzXbRq73LOxfN0Lwg3BcS5lh+A0",
-	"WPZpGx03MfkN3OGg3j2pvNP3G0nlsH0oqcJu2/MD2PsOrP91yPh/CXV+APtw0mzY+vv7IPYqBbf/yRei",
-	"H9JGgY5Cxm3cUTp74cOXMjdvWKaBXF9/lXSqkvXz8nqYG3IFkOFLoZ1P2hbnrgrwF7KDdxWbd7KDX4mM",
-	"MG6Yb559RHH5vdtGxx2fbhuh7vpvNqqvAB1HoY3tMW+HvJFzhtFSmgCSHsVkQs7LvECRY2hLjg8o4PHC",
-	"iLDVjyLTtd9HUTHllkqBFPFTGVi4eua2bxbMRGpBX1Sd4ZcXc7vxAYNdeugfgNwUZi7V/0nYpZ8dOyp5",
-	"CcPKCyT3YFOOa+Kx+420O7HxzRDCNCp496CEk3bHpt7YeDcylFV5GCpWfSoiXzhK3ik0hv/KeBg2gmBo",
-	"Rr7N/f7DVZN57f47qtxafyS3jcxlvajNXe7uOSu7WIQZSw3OhLDpusrJ7lH6t8qU46+ObDk+9unxnrEc",
-	"wUThWBa5Y5+X9kXMWiqc0lNNjez7ZL+Q+7LRhYuUuLdd4DdA38EfGn5O8djBCQp9n/xv8Xp2cGKq79z8",
-	"n5/Ulvlz13o2Iz7flPm6O3RvfuBkS0HoeWf5Znsi4CuN/h+fNPWcQadCviM58IUzAjtI9++aNGXCoNtQ",
-	"Psh9d19Ou71sCdshj11mztUwN7+5tjvkbab75HMUpDeq0WNJhdw7KtFUg6rZXlwQNYQtLi1tZNZp5lfB",
-	"0sXdKrex5r5+1+z+omgIaPh4uxiMkod9UfgLMLF3JcvvPiBtaK10XRTD6+7nXr1iDoZqomPZVZT3nb3l",
-	"lundfui+x9X96Ysm675ze/4qeLd2Lr4U/3tmWH/yTkd/Y2ofDTTbuXazQWJrAgiPlL6vEXOtBbgOTbWS",
-	"5UcMfb43cg0SVA2npiiba4j2qVdEqtp36cZSUgMitTQXHzpUuvz8IS1Wb7LoYLYfwP7ov0Bxb2a6aLHc",
-	"koIuTuC3fZlzc+GfpbihHli25xpiUfYosbRaiNg15bc2uiU54A92NwSFtN89Dbo+0bmJ4l9/PHlxcP7X",
-	"k+Hxd0UA6zhHuM7+GkGn3MB3T3OdbkOxJPiu6fzB8NkO+fwHqJEsmTW1SHkiUyE54bq5QKf2OHv5uvdY",
-	"0dZjaQp/0SgYXVw2XO6iadnljWutyO7iCK+3V9U0ibtqeXm7Abt5feniEgnoGsa7JDNVMU9Z2cbiO8v3",
-	"oiW/AqZzGe03WmRGh4eD4Z96/V6/Nxg96z8bkpH0GLW+CgQyKe4NhVWDX8JcQFbkqqrsG6nGtoS83uiW",
-	"YAuVuua02oVFU3asdffyN9dp5uDbS55vNLTVCVNH2dHg9vL2fwMAAP//",
+	"7DwNc9s2ln8Fw92Z2iktS3LcTZW52fHmo+vdJPXGyezcWV4RIp8krCmABUDLauL/fvMewC+RsuU0SXu9",
+	"7UwnFgk8POB9f4AfglgtMyVBWhOMPgQZ13wJFjT9eslvTp/jHwmYWIvMCiWDUfBuAWzGb5hIekEYCHyU",
+	"cbsIwkDyJQSjQCRBGGj4KRcakmBkdQ5hYOIFLDlCmym95DYYBXlOI+06w1nGaiHnwe1tGJzxObzJl1PQ",
+	"3atnfA4hm2m1ZIMSh59y0OsKCRxzIQnIZVBfPoEZz1MbjAZhsOQ3Ypkvg9GgT/+FwVJI/6RETEgLc9Al",
+	"ZufiZ2jjdWphaVgGmrC7EysjfoYtOA37NaSGx/chdIvnbDIlDTiKKT0VSQISf8RKWpAW/+RZloqYI6qH",
+	"/zaKXler/1HDLBgFfzismOHQvTWHL7RW2rilmhs+Ydc8FQlDQoOxzC6AxTxNQTNhmFSW8dwulBY/Q8Jm",
+	"SrM9pRmXDG4y5AuGv1IL+OcSEsFZKuTVfi+4DYNTaUFLnn6NXUiWS7jJILaQMAP6GjQDHE6YvFH2pcpl",
+	"8hUweaOYyeMF02BUrmNgQtbO9BvDeByrXFrC651Sr7iew1fACwWuoPFUJWukrlWKpbg+IfNeVpT+Sgid",
+	"nJ2yKyBclsIYIechW/IUVYtjrVxeSbWSHr9MqxiM4dP0a5zYqXSSUWnTpyxyRI0YKgLDgMcLNuUJmwlI",
+	"CeFysEfZ5FmmtIXkNQrHO5L8r3K0SONvDHvmVjrAlUuBjmPIrDtg64eymEt8NwWWQKwSSHqkKf1iiMsz",
+	"DdzCS35zUqH81nEUbSRJBD7i6ZlWGWgrUJnNeGogDLLao8aeJ06jfkB1+Qrk3C5QYR6Twix+D1rGJQxU",
+	"bqco0ZNrJWKYZFrNRAoTkbRV+olkxWhGo5kfzdSM9u8lku3FtMOE2YVW+XzhXiZLIZFR958yWGZ2zZQe",
+	"Sz41IC3pQ6kk9MYyCOtb+O5xB84rmC6UuprMuEjVNehJrtM2ui/8ImxzjeYKw/7jJyFabNSxwSj41x8/",
+	"/uti8dfLC/vO/Z+dXV6Y88s/jw4PL/41HpvDP//h8tvgDrQ8Nnex3D/d0PdvXwXOaBXOwUWbpk3Al+XC",
+	"avpviC0uTAxM/kqDO5D7OqjIjEXBZ0seL4SEAw08oQc4Hg8HJNrXiwC1GEhbIIOnDeigzEqrGgZS2cmM",
+	"LAIaeJLzSSm6tWfGcgveDQJjJ1apCWnMIAzySrgnZPomtMMwWIJdqGSCa/A0VStwqzhjOCGrVDuPihAJ",
+	"WC46OOKfC27ZCnlhpZWcO4siTKHOe11EdXpqJxVy7obehoEVNu0++oXSlpl8ueR6XYhNce5tx6/OF0TN",
+	"AnS5x63scF7i3WSKijidriTqYPLRnA62i7oi7jieTBE92sD+dv7jG+bfMqucfuSJ05FOy+9Fh1ZF+91b",
+	"796VaW8IyucCXc6dKIXwlkKeugmVWuRa83Xr5P0KXUf9kt90yB1P00mSayc2BmJ6Wjqu/bbjGqIhkxDT",
+	"BKd6WyftdeqE20bQkHALB1aQnmgLgtAO6H2n8pLfPC/H3oYBynquYaKBm51mv3QT3rrxCEGrZec+3Pbu",
+	"CXpQ9lERdCr2H70RGhFTvX/7iv5NVJwvSba5YTOw8QL9bK2WPXYqaXzIlIzReYtBXEMyYpwZMZeQjCX6",
+	"2gWXFu/Z2fOXoXfqB322FDK3YJyFassBn8OErN/9tM64toKnk5rzsukwOSOrZLp+yjBeZKsFSBRFWygN",
+	"jDhxp6lqKK6pUilwosBPOU+FXe9AvH/4kcT3sdKJU8AoXN4UzPhNp6ZFtZ6bHZY4dwNpitLg9HyNP2p4",
+	"04DCEnQywDlRjdWJ5iaxWGXrNs3YHh1fVFu6U+2EgVWdPJtnyYNl7yFOCqFnF6C9aymht4ODcbe98FmH",
+	"ipybSqauHry80gFUnFPSt0m1hi5qHE4TxS1nsEWP1pzhtkrtcnQ/i4bs8nPfkU2uHRXKnAGZmE6qPMCD",
+	"fgOQoFusCNxTJvM0LYnPapsk0S80ES2LQ1285vJHLTS2S+6kBrhTin8n7H2P57wF57sIuJ3T72fiV8KF",
+	"c01GTrjlO/sqG1Jxu+mnkId8b3h7xufwGsdtHiHh4mHcv5+3PrG2fU8P2UoXKltweF53Ygq2LmhGAYH7",
+	"q4uzW55JDURuQE+muVk7RkJJ0xOpJlyaFcUu5cME4lRIqD/KJUYkMbGDy6rW3wqJR8CtmKYwScBYIbnX",
+	"s7Vfk1xq4PGCxDoMDOhr5L9c8msuUv+0hOm8Sq2yzAVh/GaC3gtPhZz7WKgKtyBeTopM6ARV+6SAs7HZ",
+	"YhCtL5OOdVAUErWSqeJJLQbEx05TTPyiQd0LmqRiKewEbmJSeSg8hoDLGFIEsYVan0dqfg1R+UflbhUc",
+	"JvF8UMMsxHwRhME16PXE/52nVvNJKuYLW/5KuL7adjC/WPweJHPnpV+3zfX+KYccktDlqns+oYgPlBZz",
+	"ZHD8G1mKcpEJpMhx+MyxUOmUj8ZSSGGFm+BY06Uv64DpSeGYlzDIFS8O2yEU+MihwggVfImSZ3M8VhRF",
+	"j1TgAh6fXvDIlILiBm+iU8lRNy+XrNQRgc+h0BmVmWvEB3OYGF9Vab+2yvJ0goPMXQM0mDy1nUM2GKGO",
+	"UH315lKbcLs452yh5NZK1QnL8DVzKzEh2Yve4LvHDLUIpZ1u+DJDByf4dnA0GB4fH/cH/X7QyM2Nx99e",
+	"DA6+v7zoH3x/+WEQDh7f/rHLlTgHmZDQfEpWtRWLd9f76u6aq/1t5C3vybwWEXIbumdRf1KhO6eQgUSb",
+	"gGFhGQHWcNhA4Gj4sKD6LJ+mImYLa7M9s09RtY80z56/LDzW+1Knn5Y3/aRAdSOMLCuGnqLNzf0dIGOc",
+	"osNiV0W6IKQwEhLGjQ8Qa6Fn1B1ZuyixTbeabW/Sbhfa7OZQ/3gNWosEzGbE8I1hxUzmQRERZ1SbEPj2",
+	"5suQb8Nt3x3fr4lmK5najIQp7PUhcCUkXSruPcUAn1a8WQpZfzr4dcs5LjbTsFTXnjx+dO8zl2B+w4WX",
+	"Fnlr7zcO/zNxoYE418KuzxEhR/YpcA36JMdlOmpuRW137xq0QdUy3He9Ho2qWq9ooCBdRRCr9VGru/qm",
+	"kDNVFE55TCzrWzF4Jozl8RV6o3iONMmMDg/nwi7yaS9Wy8NiTPlH0NEGkWk113y5pJoSGqmTs9MRmQ/G",
+	"yZgQ8pxlzuJQ/lbh75p3ELKZSlO1YsKasSSIYExZT/QENyHjMin8QlwLDCt1r6kbTN4yl2M5ls8hFnik",
+	"xukek0HMXE7BsBXlKyi36AIzVtsoM3xt2DiQyjKzUCs5DkYI8BF79OikUTbrPXrEXlxTQSUDVxJgXhMZ",
+	"Fp34RgF6PmJ/Ibqxcd7vH8UnZ6eTv7/4b/oBEVsJu2BcjiXr5Ig7S649dnJ3XwCCQ8gu9jXscX/QY3+H",
+	"tWFcl8nVBTcLNJQyYRTe4jMhWayksVxaZsUSeu4MXLGm2jvFpyX06MPYF1XGwYhdfBhTcWschGzs6lvu",
+	"T1ficn+7MhydMmMfxkXdyb0sS1Tj4Pb28jbC7dbqTHbBLZtq4FdOzTldQJVhpvOqfI0siuArQpXHMRy6",
+	"8/dtCz2/PLUvoKdG/li9qPWU8UYtDeE2y2l3AC+G4EYkc8oJkeRS2QXOdHX2JsEeh+jCiBkTliUioQYF",
+	"uBHGepKgS4wEic5+PH/HDq+HhyQvEbP8yut/ZIsDkNS14LZjqrNpyQAuvxfV2y5uDlar1QFByXXqAUX7",
+	"RXuE4UsowHLD/nb+4xsnwMUmhn13Egi58HCdOCKfRRiwRiFzOWkWuYAv6rFT2zhLhEjvqEljgeRx6X+r",
+	"IiKvZhGqoKhs4/AFAxeOFAooavgItcGbvr87IYS82ZoUttK6C45QtrRRhC28HC4IuuH7c1sHGtKOKp+1",
+	"nC7r3rzngneaS0OqQMlHj3CoEcs8ddF3gky3FFIY1F5puu6xd572oFmRBDL1xYgJBv0DA7GSCakAlduQ",
+	"HffZ67+wmGf7IYsXEJPocYvMKYy3A06R5NIaVPPUJ2joyCRb8fTKFGxQnhY1EVSUZwdON3p8qpC/9qYK",
+	"/WsPfXxVPsGFojIbELkDdRmBQu+631VJlHRMcSLMv6N/TcnCUVfuLAoZr2qV7kwKcuOhOE3QkV6LvKwg",
+	"ZByoZmypyEJxyY6O++78/PytibiI7B5jz1uhimHRtwN2NBiy4+Nj1n/y5k1Eyv/RIwvGFoMePSoOJF4o",
+	"A9QRFKslYBh1RQfJWcbXtLlMq2uRkEAQiJjrxDxl4KwhaTIneEVGwFR5opFD8yO6Bh+LRdhHenZwcED/",
+	"uwFlsuBJv88+VhBY+/2AffSpo5CV2V+2t1pQD5PnFCHn+x1zh7W57WzxjkCOuoD47PKOIB53gWhno3eE",
+	"dtwFbVv2ekeY39Vgbsl27wjpTzVIHdnxHaE86dpjPctdwPFqoQvG9zUYHZn3+yEM+jUI92fpdwA42MKQ",
+	"BcD7QQyb8mJStUrXozL7lHJjUXIlMxYyw4Q0FjgVQ9FR/1j4u88op++MiW/TYm7pwoaLSmeHbWUdNrW0",
+	"85VKHf20hEKGodKwLGpWFCK2B9eodqIZv+l5ZbvfY6foxnl9g5DJiDA3re43eAP5HFKw0NyNoPhBSJ76",
+	"2XsNaxGVmj0qUsLoAApbBNd1f4aCnzlYQ9o8Fcb/BUu0gYR7QiiQZ1PD3S8tGs4OmV+/l5nQxu5XJrsz",
+	"ZCkiJ1LtPDWU13O9kYTLiHH6g9yZBZfzyosKmVG4vMPUP/Sn9rrsWCenv51IY3uFFQ8bfRj/ZXUO0T4d",
+	"AR5R3Y9RM2dPyoYc8rwwHqn6PwwaiOiHF86jpcmHHxwMkdxGHf077IQmOppw1y7kG+/J8OcGY5wZeui4",
+	"WdedH9Yc7aMe0nmmwSzQ1zLoaNIvv393Ij6RgAYTUXaEmDpmigoq9NZ8mUYj9iIZHh8Pvj9wG6uVSxi3",
+	"LAVuLLUuhYi0kEzpBDTdrZjxG5R+qwUKHUoF3LiUh+Apm/L4Ss1mdLj/FtaiW0tSRDR3nTMIskwc1vxE",
+	"sQRj+TIrNvD25TN2dHT0Pa7//t0zL4L/E7G9LeHBNwYd/izFkHwpbLHWz0oCBkf4L1uWocc1T3NgueTL",
+	"qZjnKjf7HpEzPvcGBBnrFckLRizOxylutERsz11/cZwUVfdKIrY36PWGx308VcoRs2F/34VOReSBXGd5",
+	"VPedHFwU6bIegj9qBZHqp6+IRK4elYoYfJ3OZ1ZOMh4v4GDY67dyK6vVqsfpdU/p+aGfaw5fnT578eb8",
+	"Bc2p+knLHE2RVnE1ReMyL8Ne341WGUieiWAUHPX6vSNXQVlQqsmHffWOEHo+B0oFlZHvaRKMAjzsZqLT",
+	"EKzqTtRFd7KtGnJYu7p0G+40mq4T3V5u3OQZ9vufrd+/o0+j8z4Pkhmt3UbAZ+hGwuP+YNs6JeKHjZsg",
+	"OGk43GVS/XrGbRgcu73fPau8I0RJRtdg7GnY2kAQBpbPjW8POmi8uqSmXtPBDl3XFqqO7r+oZP3ZKHTX",
+	"DYnbZi4f7cdti1kGX4hZyir8lssiGyf9lAJbkdAdIbRuGzmFqq/skzlqcHT/pPJ2FE043mWVjus2vwr/",
+	"Ok5oZ13uZuHbsFPTHX4Qya3LsaOH1XVp0ZTRMBo9qViq5Bx0I5Us120au9yzsXzdC8INwXEuZYfgNFj2",
+	"cRsdNzH5BdzhoN49qbzT96sQ2O3xoQQOuy3WD2DvO+b+b0Mz/K5p+gPYhxN0w6+4v+dir1Km+598+foh",
+	"LRvolGTcxh1lumc+VCrrAIZlGsjN9tdWpypZPy2vorkhVwAZvhTa+b9t1dFVbf5CNveuwvZONvc3IlmM",
+	"G+Ybdb+mkP3O7bDjjk+3w1APMzab4leATqrQxvaYt3neoDojbCklAUmP4j8h52UOoshntCXHBy/w9UKW",
+	"sNX7ItO130dRneWWyo6UXaCSs3C1023fR5iJ1IK+qLrQLy/mduNjCbv06z8AuSnMXFnhk7BLPzt2VF4T",
+	"hpWXVe7BphzXxGP32293YuMbL4RpVAvvQQkn7Y5NvYnybmQog/MwVKz6VES+cES+UxgO/ydjb9gIuKEZ",
+	"ZTf3+w9Xuea1u/aocmu9mNw2sqT1Ajp3ecKnrOyYEWYsNTgTwqbrKv+7R6nmKiuPvzoy8/jYp+J7xnIE",
+	"E4VjWeSpfQ7cF0xraXdKhTU1su/J/ULuy0bHL1Li3taEXwB9B39o+DnFYwcnKPQ9+b/E69nBiam+qfMf",
+	"P6kt8+euzW1GfL4p83V36N5cxMmW4tPTzlLR9qTDfzINHZmGToV8R0rhC+cRdpDu/x8Jg25D+SD33X2l",
+	"7fayJWyHPHZZQFcv3fy+2+6Qt5nuk89R/N6ofI8lFY3vqHpTvatme3FB1BC2uCC1kcWnmb8Jli7ucbmN",
+	"Nff1u2b3Z0XzQcPH28VglDzsC9BfgIm9K1l+YwJpQ2ul66LwXnc/9+rVeTBUfx3LrgYA30Vcbpne7Yfu",
+	"21/dn9losu5bt+ffBO/WzsWX/X/PDOtP3unob0ztA4VmO9duNmNsTQDhkdK3PGKutQDXDapWsvxgos/3",
+	"Rq4Zgyrv1IBlcw3RPvWlSFX7Bt5YSmp2pPbp4qOKSpefWqTF6g0dHcz2A9jX/msX92ami3bOLSno4gR+",
+	"2VdANxd+L8UN9duyPdd8i7JHiaXVQsTuAkBro1uSA/5gd0NQSPvd46Drc6CbKP719cmzg/O/ngyPvysC",
+	"WMc5wt0iqBF0yg189zjX6TYUS4Lvms4fDJ/skM9/gBrJkllTi5QnMhWSE66bC3Rqj7PnL3tfK9r6WprC",
+	"X2oKRheXDZe7aJB2eeNa27O7pMLrrVw1TeKudV7ebsBuXpW6uEQCuub0LslMVcxTVrbM+C72vWjJr4Dp",
+	"XEb7jXac0eHhYPinXr/X7w1GT/pPhmQkPUatLxCBTIo7SmHVTJgwF5AVuaoq+0aqsS0hLzc6M9hCpa4R",
+	"rnY50pTdcd33BprrNHPw7SXPN5rn6oSpo+xocHt5+78BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

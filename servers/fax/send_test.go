@@ -249,3 +249,21 @@ func TestFaxApplications_CreateGetUpdateListDelete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, gone.StatusCode())
 }
+
+func TestFaxApplications_AnIDOverTheLimitAnswersADeclared422(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	long := strings.Repeat("a", 65)
+
+	got, err := h.api.GetFaxApplicationWithResponse(ctx, long)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, got.StatusCode(), string(got.Body))
+	require.NotNil(t, got.JSON422)
+	assert.Equal(t, "id", *got.JSON422.Errors[0].Source.Parameter)
+
+	del, err := h.api.DeleteFaxApplicationWithResponse(ctx, long)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, del.StatusCode(), string(del.Body))
+	require.NotNil(t, del.JSON422)
+	assert.Equal(t, "id", *del.JSON422.Errors[0].Source.Parameter)
+}
