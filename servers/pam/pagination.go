@@ -21,6 +21,10 @@ const defaultPageSize = 100
 type cursor struct {
 	keyset
 	Backwards bool `json:"b,omitempty"`
+	// Edge means no position: the start of the list going forwards, its end
+	// going backwards. An empty page links with it, since the position it
+	// was asked for no longer has a neighbour to anchor the link on.
+	Edge bool `json:"e,omitempty"`
 }
 
 // pageRequest is one request of a list.
@@ -66,30 +70,38 @@ func paginate[T any](ctx context.Context, s *Server, pr pageRequest, keyOf func(
 	case pos == nil:
 		items, hasNext, err = fetch(ctx, nil, false, count)
 	case pos.Backwards:
-		items, hasPrev, err = fetch(ctx, &pos.keyset, true, count)
-		hasNext = true
+		items, hasPrev, err = fetch(ctx, pos.at(), true, count)
+		hasNext = !pos.Edge
 	default:
-		items, hasNext, err = fetch(ctx, &pos.keyset, false, count)
-		hasPrev = true
+		items, hasNext, err = fetch(ctx, pos.at(), false, count)
+		hasPrev = !pos.Edge
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 
 	var links []string
-	if hasNext && len(items) > 0 {
-		l, err := s.pageLink(ctx, scope, cursor{keyset: keyOf(items[len(items)-1])}, count, pr.filters, "next")
+	if hasNext {
+		// An empty page going backwards means nothing is left before its
+		// position: what follows is the list from its start.
+		after := cursor{Edge: true}
+		if len(items) > 0 {
+			after = cursor{keyset: keyOf(items[len(items)-1])}
+		}
+		l, err := s.pageLink(ctx, scope, after, count, pr.filters, "next")
 		if err != nil {
 			return nil, nil, err
 		}
 		links = append(links, l)
 	}
 	if hasPrev {
-		before := pos.keyset
+		// An empty page going forwards means nothing is left after its
+		// position, which may itself still be listed: go back from the end.
+		before := cursor{Backwards: true, Edge: true}
 		if len(items) > 0 {
-			before = keyOf(items[0])
+			before = cursor{keyset: keyOf(items[0]), Backwards: true}
 		}
-		l, err := s.pageLink(ctx, scope, cursor{keyset: before, Backwards: true}, count, pr.filters, "prev")
+		l, err := s.pageLink(ctx, scope, before, count, pr.filters, "prev")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -100,6 +112,14 @@ func paginate[T any](ctx context.Context, s *Server, pr pageRequest, keyOf func(
 	}
 	h := strings.Join(links, ", ")
 	return items, &h, nil
+}
+
+// at is the position to fetch from, nil at an edge.
+func (c *cursor) at() *keyset {
+	if c.Edge {
+		return nil
+	}
+	return &c.keyset
 }
 
 // pageLink builds the absolute URL of another page of the same list, with
@@ -137,7 +157,7 @@ func sliceFetcher[T any](items []T, keyOf func(T) keyset) pageFetcher[T] {
 			return out, false, nil
 		}
 		for _, it := range items {
-			if keyOf(it).before(*pos) {
+			if pos == nil || keyOf(it).before(*pos) {
 				out = append(out, it)
 			}
 		}
