@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -201,6 +202,12 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 			return nil
 		})
 	if err != nil {
+		// The transport's error quotes the URL, query included: keep the
+		// receiver's secrets out of the logs it ends up in.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = &url.Error{Op: ue.Op, URL: redactURL(target), Err: ue.Err}
+		}
 		return fmt.Errorf("post: %w", err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

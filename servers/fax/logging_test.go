@@ -1,0 +1,51 @@
+package fax
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestDelivery_FailuresAreLoggedWithoutTheSecretsOfTheURLs(t *testing.T) {
+	var logs syncBuffer
+	h := newHarness(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	failover := newReceiver(t, h)
+	// Port 9 (discard) refuses connections: every attempt on the webhook URL
+	// fails and is logged.
+	h.useReceivers("http://hook-user:hook-password@127.0.0.1:9/?token=primary-secret", failover.url+"?token=failover-secret")
+
+	id := h.send("+14155550123")
+	failover.waitFor(id, "fax.delivered")
+	h.stop()
+
+	out := logs.String()
+	require.True(t, strings.Contains(out, "giving up on a URL"), "the failures are logged:\n%s", out)
+	for _, secret := range []string{"primary-secret", "hook-password", "failover-secret"} {
+		assert.NotContains(t, out, secret, "a secret of a webhook URL is logged")
+	}
+}
