@@ -49,3 +49,23 @@ func TestDelivery_FailuresAreLoggedWithoutTheSecretsOfTheURLs(t *testing.T) {
 		assert.NotContains(t, out, secret, "a secret of a webhook URL is logged")
 	}
 }
+
+func TestSend_DownloadFailuresAreLoggedWithoutTheSecretsOfTheMediaURL(t *testing.T) {
+	var logs syncBuffer
+	h := newHarness(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+
+	// A presigned document URL whose server refuses connections.
+	id := h.sendDoc("+14155550123", "http://doc-user:doc-password@127.0.0.1:9/fax.pdf?X-Amz-Signature=media-secret", false)
+	r.waitFor(id, "fax.failed")
+	h.stop()
+
+	out := logs.String()
+	require.True(t, strings.Contains(out, "download failed"), "the failure is logged:\n%s", out)
+	for _, secret := range []string{"media-secret", "doc-password"} {
+		assert.NotContains(t, out, secret, "a secret of the media URL is logged")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"sync"
 	"time"
 
@@ -230,7 +231,13 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 	req.Header.Set("Accept", "application/pdf")
 	resp, err := s.cfg.MediaClient.Do(req)
 	if err != nil {
-		s.logger.InfoContext(ctx, "fax simulator: download failed", "err", err)
+		// The error quotes the URL: a presigned document URL carries its
+		// credentials in the query, which stays out of the logs.
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = &neturl.Error{Op: ue.Op, URL: redactURL(url), Err: ue.Err}
+		}
+		s.logger.InfoContext(ctx, "fax simulator: download failed", "url", redactURL(url), "err", err)
 		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
 	}
 	defer resp.Body.Close()
