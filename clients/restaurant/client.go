@@ -238,7 +238,13 @@ type Change struct {
 // returned by the API, so they do not appear. To poll, pass the instant the
 // previous Changes began (not when it ended), so nothing modified during a
 // walk is missed.
+//
+// The API's lastModified counts whole milliseconds and keeps what changed
+// strictly after one, so Changes asks from the millisecond before since's:
+// a change later in since's own millisecond is never missed, and one earlier
+// in that millisecond may be yielded too.
 func (c *Client) Changes(ctx context.Context, since time.Time) iter.Seq2[Change, error] {
+	since = since.Truncate(time.Millisecond).Add(-time.Millisecond)
 	return func(yield func(Change, error) bool) {
 		for _, r := range all {
 			for ch, err := range r.changes(ctx, c, since) {

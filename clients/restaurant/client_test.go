@@ -121,6 +121,9 @@ func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, RatePerSecond: 1000})
 	doc := env.ImportDemo(t, 60)
+	// since is a millisecond after the import: changes within since's own
+	// millisecond may be yielded (Changes never misses one).
+	clk.advance(time.Millisecond)
 	since := clk.Now()
 	clk.advance(time.Minute)
 
@@ -208,4 +211,25 @@ func mustJSON(t *testing.T, v any) []byte {
 	data, err := json.Marshal(v)
 	require.NoError(t, err)
 	return data
+}
+
+func TestChanges_IncludesAChangeInTheSameMillisecondAsSince(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, RatePerSecond: 1000})
+	doc := env.ImportDemo(t, 20)
+	clk.advance(time.Minute + 200*time.Microsecond)
+	since := clk.Now()
+	clk.advance(500 * time.Microsecond) // still the same millisecond as since
+
+	doc.Printers[0].Name = "Renamed Printer"
+	_, err := env.Server.Import(context.Background(), env.Restaurant, mustJSON(t, map[string]any{"printers": doc.Printers}))
+	require.NoError(t, err)
+
+	c := newTestClient(t, env, newTransport(t))
+	var got []string
+	for ch, err := range c.Changes(context.Background(), since) {
+		require.NoError(t, err)
+		got = append(got, ch.GUID)
+	}
+	assert.Equal(t, []string{doc.Printers[0].Guid}, got, "a change after since in the same millisecond is not missed")
 }
