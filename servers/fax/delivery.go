@@ -58,7 +58,13 @@ type delivery struct {
 // recorded in batches by one writer; an event whose outcome was not recorded
 // when the process stops is sent again after the restart (at least once).
 func (s *Server) runDelivery(ctx context.Context) {
-	client, err := faxwebhooks.NewClient("http://webhook.invalid/", faxwebhooks.WithHTTPClient(s.cfg.WebhookClient))
+	// Only a 2xx answer of the webhook URL itself acknowledges: a redirect is
+	// an answer like any other non-2xx (retried, then the failover URL), never
+	// followed, as following it would count an answer to a request that did
+	// not carry the event (a 302 turns the POST into a GET).
+	hc := *s.cfg.WebhookClient
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client, err := faxwebhooks.NewClient("http://webhook.invalid/", faxwebhooks.WithHTTPClient(&hc))
 	if err != nil {
 		s.logger.ErrorContext(ctx, "fax webhooks: client", "err", err)
 		return

@@ -59,7 +59,8 @@ type Config struct {
 	// means 32. Events of one fax are always delivered one after another.
 	WebhookConcurrency int
 	// WebhookClient sends the webhooks; nil means an http.Client whose
-	// transport keeps WebhookConcurrency connections per host.
+	// transport keeps WebhookConcurrency connections per host. Redirects are
+	// never followed, whatever its CheckRedirect.
 	WebhookClient *http.Client
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
