@@ -69,7 +69,16 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	policy := retry.Policy{MaxRetries: cfg.MaxRetries, RetryAt: retry.UnixHeader("X-RateLimit-Retry-At")}
+	// X-RateLimit-Retry-At says when the rate limit allows the next request;
+	// it says nothing of when a 503 (maintenance) ends, so only a 429 waits
+	// for it and a 503 backs off exponentially.
+	rateLimitRetryAt := retry.UnixHeader("X-RateLimit-Retry-At")
+	policy := retry.Policy{MaxRetries: cfg.MaxRetries, RetryAt: func(resp *http.Response) (time.Time, bool) {
+		if resp.StatusCode != http.StatusTooManyRequests {
+			return time.Time{}, false
+		}
+		return rateLimitRetryAt(resp)
+	}}
 
 	// Token requests retry too, but carry no bearer token.
 	tokenHTTP := &http.Client{Transport: retry.Transport(next, policy), Timeout: cfg.Timeout}

@@ -3,7 +3,11 @@ package pam
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,4 +156,34 @@ func TestClient_RetriesWhileTheServiceIsOffline(t *testing.T) {
 	require.NoError(t, err, "503 service_offline is retried until the service is back")
 	assert.Equal(t, "bot", me.Name)
 	assert.GreaterOrEqual(t, env.Count(http.MethodGet, "/v1/teams/acme/current_user"), 2)
+}
+
+func TestClient_BacksOffOn503WhateverRetryAtSays(t *testing.T) {
+	// X-RateLimit-Retry-At tells when the rate limit allows a request, not
+	// when a service that is offline comes back: on 503 the client backs off
+	// on its own schedule instead of waiting an hour.
+	var lists atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(time.Now().Add(time.Hour).Unix()))
+		if strings.HasSuffix(r.URL.Path, "/service_token") {
+			fmt.Fprintf(w, `{"bearer_token":"t","expires_at":%q,"team_name":"acme"}`, time.Now().Add(time.Hour).Format(time.RFC3339))
+			return
+		}
+		if lists.Add(1) <= 2 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"code":503,"error":"service_offline","message":"maintenance","error_cause":[]}`)
+			return
+		}
+		fmt.Fprint(w, `{"list":[]}`)
+	}))
+	defer srv.Close()
+	c, err := New(Config{BaseURL: srv.URL, Team: "acme", KeyID: "k", KeySecret: "s"})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, err := range c.Groups(ctx, nil) {
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int32(3), lists.Load(), "two 503s, then the answer")
 }
