@@ -40,7 +40,7 @@ type Account struct {
 
 // CreateAccount creates an account; ErrAlreadyExists when the name is taken.
 func (s *Server) CreateAccount(ctx context.Context, name string) (Account, error) {
-	a := account{ID: uuid.NewString(), Name: name, CreatedAt: s.clock.Now().UTC()}
+	a := account{ID: uuid.NewString(), Name: name, CreatedAt: s.now()}
 	if err := s.store.createAccount(ctx, a); err != nil {
 		return Account{}, err
 	}
@@ -96,7 +96,7 @@ type Application struct {
 // CreateApplication creates a fax application for the account (as the
 // public API's CreateFaxApplication does, without an API key).
 func (s *Server) CreateApplication(ctx context.Context, a Application) (Application, error) {
-	now := s.clock.Now().UTC()
+	now := s.now()
 	row := application{ID: uuid.NewString(), AccountID: a.AccountID, Name: a.Name, WebhookURL: a.WebhookURL,
 		WebhookFailoverURL: a.WebhookFailoverURL, CreatedAt: now, UpdatedAt: now}
 	if a.OutboundVoiceProfileID != "" {
@@ -198,7 +198,7 @@ func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, erro
 	if err != nil {
 		return "", err
 	}
-	now := s.clock.Now().UTC()
+	now := s.now()
 	duration := in.CallDurationSecs
 	if duration == 0 {
 		duration = callDuration(pages, 1)
@@ -263,6 +263,6 @@ func (s *Server) SetApplicationWebhookURL(ctx context.Context, accountID, id, we
 	if err != nil {
 		return err
 	}
-	a.WebhookURL, a.UpdatedAt = webhookURL, s.clock.Now().UTC()
+	a.WebhookURL, a.UpdatedAt = webhookURL, s.now()
 	return s.store.updateApplication(ctx, a)
 }

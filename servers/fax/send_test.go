@@ -267,3 +267,38 @@ func TestFaxApplications_AnIDOverTheLimitAnswersADeclared422(t *testing.T) {
 	require.NotNil(t, del.JSON422)
 	assert.Equal(t, "id", *del.JSON422.Errors[0].Source.Parameter)
 }
+
+func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	// A clock reading with nanoseconds, finer than what is stored.
+	h.clock.Advance(123 * time.Nanosecond)
+
+	sent, err := h.api.SendFaxWithResponse(ctx, faxapi.SendFaxJSONRequestBody{
+		ConnectionId: h.app, To: "+13125550820", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
+	})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, sent.StatusCode(), string(sent.Body))
+	got, err := h.api.GetFaxWithResponse(ctx, sent.JSON202.Data.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode())
+	assert.Equal(t, got.JSON200.Data.CreatedAt, sent.JSON202.Data.CreatedAt, "send answers the created_at a get answers")
+
+	h.clock.Advance(123 * time.Nanosecond)
+	cancelled, err := h.api.CancelFaxWithResponse(ctx, sent.JSON202.Data.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, cancelled.StatusCode(), string(cancelled.Body))
+	got, err = h.api.GetFaxWithResponse(ctx, sent.JSON202.Data.Id)
+	require.NoError(t, err)
+	assert.Equal(t, got.JSON200.Data.UpdatedAt, cancelled.JSON200.Data.UpdatedAt, "cancel answers the updated_at a get answers")
+
+	h.clock.Advance(123 * time.Nanosecond)
+	created, err := h.api.CreateFaxApplicationWithResponse(ctx, faxapi.CreateFaxApplicationJSONRequestBody{
+		ApplicationName: "third", WebhookUrl: "https://example.com/hooks",
+	})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	app, err := h.api.GetFaxApplicationWithResponse(ctx, created.JSON201.Data.Id)
+	require.NoError(t, err)
+	assert.Equal(t, app.JSON200.Data.CreatedAt, created.JSON201.Data.CreatedAt, "create answers the created_at a get answers")
+}

@@ -286,7 +286,7 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
 	}
 
-	now := s.clock.Now().UTC()
+	now := s.now()
 	f := faxRow{
 		ID: uuid.NewString(), AccountID: acct, ConnectionID: app.ID, Direction: "outbound",
 		From: from, To: to, MediaURL: body.MediaUrl, Quality: string(faxapi.FaxQualityNormal), Status: string(faxapi.FaxStatusQueued),
@@ -364,7 +364,7 @@ func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObjec
 	if !isFinal(f.Status) {
 		return nil, errInvalidState("the fax is %s; only a delivered, failed or received fax can be deleted (cancel it first)", f.Status)
 	}
-	now := s.clock.Now().UTC()
+	now := s.now()
 	from := f.Status
 	f.DeletedAt, f.UpdatedAt, f.NextStepAt = &now, now, nil
 	ev, err := s.newEvent(f, eventDeleted, now)
@@ -392,7 +392,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObjec
 		return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
 	}
 	from := f.Status
-	now := s.clock.Now().UTC()
+	now := s.now()
 	reason := string(faxapi.FaxFailureReasonUserCancelled)
 	f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now
 	ev, err := s.newEvent(f, eventFailed, now)
@@ -468,7 +468,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxapi.CreateFaxA
 		return nil, err
 	}
 	b := req.Body
-	now := s.clock.Now().UTC()
+	now := s.now()
 	a := application{ID: uuid.NewString(), AccountID: acct, Name: b.ApplicationName, WebhookURL: b.WebhookUrl, CreatedAt: now, UpdatedAt: now}
 	if b.WebhookFailoverUrl != nil {
 		a.WebhookFailoverURL = *b.WebhookFailoverUrl
@@ -512,7 +512,7 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxA
 			return nil, err
 		}
 	}
-	a.UpdatedAt = s.clock.Now().UTC()
+	a.UpdatedAt = s.now()
 	if err := s.store.updateApplication(ctx, a); err != nil {
 		return nil, err
 	}
@@ -677,3 +677,7 @@ func (s *Server) wakeDelivery() {
 	default:
 	}
 }
+
+// now is the time of a change, to the microsecond: the precision the store
+// keeps, so the record a change answers is the record a later get answers.
+func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }

@@ -122,7 +122,7 @@ func (s *Server) step(ctx context.Context, f faxRow) error {
 	var events []string
 	o := outcomeNamed(f.Outcome)
 	next := func() {
-		t := s.clock.Now().UTC().Add(s.cfg.StepInterval)
+		t := s.now().Add(s.cfg.StepInterval)
 		f.NextStepAt = &t
 	}
 	fail := func(reason faxapi.FaxFailureReason) {
@@ -191,7 +191,7 @@ func (s *Server) step(ctx context.Context, f faxRow) error {
 	default:
 		f.NextStepAt = nil // a final state has no step; never look at it again
 	}
-	now := s.clock.Now().UTC()
+	now := s.now()
 	f.UpdatedAt = now
 	out := make([]outboxEvent, 0, len(events))
 	for _, typ := range events {
