@@ -421,7 +421,7 @@ func (s *Server) RefreshFax(ctx context.Context, req faxapi.RefreshFaxRequestObj
 	if err != nil {
 		return nil, err
 	}
-	if f.MediaID == nil {
+	if !hasDocument(f) {
 		return nil, errInvalidState("the fax has no stored or received document to link to")
 	}
 	return faxapi.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
@@ -643,7 +643,7 @@ func (s *Server) toAPIFax(f faxRow) faxapi.Fax {
 		u := f.MediaURL
 		out.MediaUrl = &u
 	}
-	if f.MediaID != nil {
+	if hasDocument(f) {
 		link := s.mediaLink(*f.MediaID, s.clock.Now())
 		if f.Direction == "inbound" {
 			out.MediaUrl = &link
@@ -652,6 +652,16 @@ func (s *Server) toAPIFax(f faxRow) faxapi.Fax {
 		}
 	}
 	return out
+}
+
+// hasDocument reports whether f has a document to link to: the stored copy
+// of an outbound fax, or the PDF of an inbound fax once it is received (while
+// receiving and media.processing the PDF is still being generated).
+func hasDocument(f faxRow) bool {
+	if f.MediaID == nil {
+		return false
+	}
+	return f.Direction != string(faxapi.FaxDirectionInbound) || f.Status == string(faxapi.FaxStatusReceived)
 }
 
 func toAPIApplication(a application) faxapi.FaxApplication {
