@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxwebhooks"
 )
@@ -138,4 +139,29 @@ func TestParseWebhookPublicKey_RefusesWrongSizes(t *testing.T) {
 	assert.Error(t, err)
 	_, err = fax.ParseWebhookPublicKey("not base64!")
 	assert.Error(t, err)
+}
+
+func TestWebhookHandler_AnOversizedBodyAnswersADeclared413(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	h, err := fax.NewWebhookHandler(pub, func(context.Context, fax.Event) error { return nil })
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	rt, err := contract.ForAPI(contract.FaxWebhooks, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) {
+		t.Errorf("the webhook handler breaks webhooks.yaml: %v", v)
+	}))
+	require.NoError(t, err)
+
+	body := bytes.Repeat([]byte(" "), 1<<20+1)
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(fax.HeaderTimestamp, ts)
+	req.Header.Set(fax.HeaderSignature, sign(priv, ts, body))
+	resp, err := (&http.Client{Transport: rt}).Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 }

@@ -1362,6 +1362,8 @@ type ReceiveFaxEventResponse struct {
 	JSON400 *WebhookError
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *WebhookError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *WebhookError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *WebhookError
 }
@@ -1374,6 +1376,11 @@ func (r ReceiveFaxEventResponse) GetJSON400() *WebhookError {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ReceiveFaxEventResponse) GetJSON401() *WebhookError {
 	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReceiveFaxEventResponse) GetJSON413() *WebhookError {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1470,6 +1477,13 @@ func ParseReceiveFaxEventResponse(rsp *http.Response) (*ReceiveFaxEventResponse,
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest WebhookError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest WebhookError
@@ -1639,6 +1653,20 @@ func (response ReceiveFaxEvent401JSONResponse) VisitReceiveFaxEventResponse(w ht
 	return err
 }
 
+type ReceiveFaxEvent413JSONResponse WebhookError
+
+func (response ReceiveFaxEvent413JSONResponse) VisitReceiveFaxEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReceiveFaxEvent500JSONResponse WebhookError
 
 func (response ReceiveFaxEvent500JSONResponse) VisitReceiveFaxEventResponse(w http.ResponseWriter) error {
@@ -1725,55 +1753,56 @@ func (sh *strictHandler) ReceiveFaxEvent(ctx echo.Context, params ReceiveFaxEven
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"1Fpfc9u2sv8qO7x3prYvQ/9J0rmVn9LGOZM5aeMTu9OHKkNB4EpETQIsAFrS5Oi7n8ECpEiJtuWeTEd5",
-	"skUuFovFD7u/XfBLxFVZKYnSmmj0JTI8x5LRv+/Y8i0WaDG7ukdp3aMMDdeiskLJaBRNZmyZZF5kEoOQ",
-	"U1XLDJjMQNWWfozA5ggztoQFMxBkweZa1fOc3r25fp9EcVRpVaG2AmlqdBOmdlUh/ZJ1GY1+jzrTRZ/j",
-	"yL+OjNVCzqN1HInMSc+ULpmNRlFdiywaEFOc11pjljLbk8+YxRdWlDg0qGKrQjGa4H81zqJR9D+nG8+d",
-	"Bredbnx2HQas40gjVzrbWQ4tcmAhNOLPWmjMWjE/mJbYX0Bf+8bOjVo1/QO5dXbsGjf6ErGi+DiLRr8/",
-	"uS4CQRj4IzMYrT+3OsU96idh4oUmcQcceI96BRWbI+HDaiZNKazF7JmY8LoPGxXexoPFRd+8/w4Z8Zet",
-	"zeOsKNKs1sxhIjXI6WkppCjdos9aq4S0OEftnTvHlKvaY+ox2S3PdAbGQzPv+qBBstDIPWq3QfxPrCzg",
-	"nzUrwKo2qL25fv+dge5IOGJg0VjgOfI7A8IeOyg3e9tA322ZD5eDmG2c6uzoOzJjlu0BNxr91smu46jE",
-	"/cf87GS3HUqTBj0PAGgzoTNSONeVQjKrNG0eqyq3NHewOkH8ySDqnRBvnfI9Tll34IyJ4tFR70igO6TE",
-	"TLCk0oqjMY+O/dlJXjeCD+oQcp4Yy7TdW5mQ8xs/oKv0zxrrR1X8iwS6QzRyFPePDvoURHaH7Wf3p0Z2",
-	"wGKDMttPy42X7OlYt1lg9QsrHeo6Yc9FbYn7xaiuX1x4ekJ8aFv3GDa8hP2Tw94jupDdQ3x4g57ph78w",
-	"vA+s/TyxOfdNWN4Epp1wyKzFshogHbc5QogYKwhSoGZgc2GAMBTDTKsSzl14bpPL+VAiaiNPatXwTL9+",
-	"+uA1NzM5NmNQWrAqiZ7K5M0itmZ6LNJ2s+2OU7iS0mej1JOfnfySdRPdU1vSyq7pRKd7Eirn3cHJjWW2",
-	"NnvMfOMF13Hk/b6jqTaogzm7e8I4UYA2V0+xUHJu9tqRsMx4y5Vdx4UFkm3tmjYmPbB53XM7TJR9tnq0",
-	"nAo02RjHN7z8Jf2tNaYamVESDFsZWOSr5/DokCgPl0R77x0mg+7b9pXpc39z9/RUrfGTl9+Fd0/dg3y4",
-	"r6XjYEL5tDYr7yUX43UqVcqkWaDuPsyQF0Ji91EtWVEozixmqazLaX+AkG5FzIppgWmGxjoW6Q9c51da",
-	"S42M52xaON0G9b3g6FTfM1GEp61OXwNoVVWYeVqSGjGXrBBynqLWShMfv2eFyFLkZarRVEoaTN0ZTxs9",
-	"W4tthGh+mQ3MI9wS1EK6nU3D6QqP/dFIw6RRt9pJC1EKm+KSI2Y0gtzNmeRYPHRAH+AswzFmi972SnIX",
-	"YDLF69JlL5fGZmh5jj4OuQwH12/fuUy6MZj+Nc+JNNv8+nBDTt+phxl6hm38yiHoa1TjDwaax2jmHhDu",
-	"1BebxNlvPTZVkIexNYRiYWCKQs5hjhI1e2bb6cEC79tA88bPh4/qXVu/JXR3a89hNPuyficOO/C6kMs5",
-	"VjZgd8EcemdKE4rbSG0VTLGJ1c9BcegoHC5mvfcOE6N9275KN71fMg/DpQlm28EuxDSNLHNFL1CESmtd",
-	"xMDAMR7MoBDyDoh0wPkZlELW9nm5u+0nHS5kGh8eJmi2rTuAVnsLlF3A3XRgEzrfbS69fvsuHsTSwN7t",
-	"G1+drLaCFSlX0g6egVtdIyxylOBEfVdnk+kLZWzHhqlSBbLdGmjATV0/xP1bhG2bHoz1w522x47xQ+Sl",
-	"W+QHx4cyB3LmiMu8ls8/t98GT9n24iEf5K/NTQKQhlrJwzDa6rDvsIimZgVfnQce4d5Q3QZMY6DBf/H+",
-	"dbvFf7i46jv1MFE1bOO3xHdv2gZvH60fW1h60hnDVh8gBqXFXEhXicUQYBVD2xWPQ7czgfchTI6lkMIK",
-	"P6CNcFuK6UmTtFodY9m5lw0sOGSATmcijjYmhUaPQ0CnVU8NpdDaaY1pW0VeeNucTSdp+LT8htNcqbsr",
-	"ak3t9Pexedx372/5yndvmmsPX/fOauOP8xMYJqW7e+rkhJypcLFgGSfISH8bxyphLON3URwRe4hyaysz",
-	"Oj2dC5vX04Sr8rSRaf/xdyrb/XqUWaWEtMAolbOqKgSn7PydgcnCe8Tl5gkcuQDWPnLeV9RY1MXkGMra",
-	"WMqUOBrLzkU9XH+8uTWgJPr7H6hQg/MAGpuM5ViewMnJlbzHQlWYnJzA5MuYbr7H0Qi+jDuHfBzFMI5E",
-	"5v92jrp/0DntbmgYOY7isQQYN8d/HK2dcIntBOEayCvp3gSNo/V6cgmTMHJC+Z9WJrDIjCNAwhqnfbIx",
-	"chLTjccigUnHwomrDz69+wlevnz5A/x6+xMshM2hrhzFKAXXyiBXMjOJ94djf8zWmhxyRagKLgPOtBZo",
-	"YBLA+uJWlGgsK6sJHP0qxRKCqmOXb8i6RrLV+uIqu3j9+vyHic9UU2bw+1cQHlLFQmKgZjR+XJ+dveQ7",
-	"89FjhP+DcfTvceT+kpxmi9bYqcpWXmziV9wAI1Cq7wzc4SqGRa4MurmqeloIDjkrPLtkWSkkwYigZeBo",
-	"8o+rWzidseVpA0Q/Jr3D1eQ4gUDztfGfgjgtTvFmUQ7E/niCbZZioFQaweZMwuuGUfuLSpuj0MALxe/C",
-	"5oRr49XJCXUJLBTIjAUluVcuJCidoSakz9hyBEwG7AsDC+0SPXFLBo4ITwsykMjD0g0mysnKcOHE/Pct",
-	"AXrGMovAcybnCMKCxkppa+KWW0hc2jCZ3z3WtDPoXlTJYgVsZlF7JqLxXqjaH08Xtxi/k2pRYDbHDI6U",
-	"BjZlMlMSs+ME3sDFckk6idF0hc0lMLkCZfOW8LisAlI1wm77w+Kc21VtY180Wy2QcEoAwaXPrIIVMGX8",
-	"Ts1mtLY/nNd0ODEMuJIzMa8dq6KsGDvFHdc17qatD42a4cgFR1TSGLTHG4iSDm+aSWDiokUS4sTET0ia",
-	"cfeau5n66DyGixiSJDmOg4JubKGAYMMVNg1ktlGUONVEJgxIZWGFtr8vi3apoTAxVlWeUNJa6b2wQMTQ",
-	"AJszIWMwyunV7fGggJ1hVvuAj6AkTFzgTUQ2Iah/EMY6fjpjSzSApfAG5ULOL/1Hpe4tRXZ61/sw1Sf6",
-	"QnCU/rI8pK43FeM5vrhIznaS12KxSBi9TpSen4ax5vTD+5+ufrm5ojHrOLLCFt0k6EtQv7eumnSr8/nt",
-	"IjnzQ1SFklUiGkUvk7PkJbFBm1NWP6VEr8wAzf84lLPi0NG5bIB9sVwSJjc7BIIqYccdKJG+z6JRFOJS",
-	"+4kZFbesRIvaELvsz/3jwzEZJm3c6gRfF3ZduJ0kRIicW5FldHsWPP9gGoi6lMTqGuPwPbL/hmz5AeXc",
-	"5tHo/OL/6ZuN9vcAudleRzcjbYDb+16D3Pmk1W3aedTatnIR0n7/Khrg1Z/9cDT2R5WtGnoVyrwO+zn9",
-	"I1y+bpTvw/89c+sbSA/8pSVB7uLs1S7Y3nRO+GUnkCxEUVAYmIbTTccZjmpZoDG9MKAxnPgpzlw684zI",
-	"nVH6HHIdR6/Ozr7aintkmVbdX9DPrHC7gZlfyGUT6t0BcqnSWy5douRMuhVaLAoXtyjvsk0BPa3nwfrz",
-	"v896QRWDy2ELreR8cwIpr7ENd3CZm0K4KlAzyZFsff03evq2223wRZGLSKHu2WDp0jm3YQIEo4TqEVOX",
-	"JdOrTZAKpAFDoLJs7kJU1MbYz2QEMbLB4EVHvFdIdOoIOEKf21y+csWBt7ZJhrhk3Bar453s0KwwwSUr",
-	"qwJdkRO54xzM2zbiXbMCao2GaNIuYf15/Z8AAAD//w==",
+	"1Fpfc9u2sv8qO7x3pnYuQ/9J0rmVn5LGOZM5SeMTu9OHKiNB5EpCTQIsAFrS5Oi7n9kFSJESbcs9mY7y",
+	"ZItcLBaL3+7+FuDXKNVFqRUqZ6PB18imcywE//tOLN9ijg6zyztUjh5laFMjSye1igbReCqWSeZFxjFI",
+	"NdGVykCoDHTl+McA3BxhKpawEBaCLLi50dVszu9eX71PojgqjS7ROIk8NdKEI7cqkX+pqogGv0et6aIv",
+	"ceRfR9YZqWbROo5kRtJTbQrhokFUVTKLesR0mlbGYDYSriOfCYfPnSywb1ApVrkWPMH/GpxGg+h/Tjae",
+	"OwluO9n47CoMWMeRwVSbbGc5vMiehfCIPytpMGvE/GBeYncBXe0bOzdq9eQPTB3ZsWvc4Gsk8vzTNBr8",
+	"/ui6GARh4BthMVp/aXTKOzSPwsQLjeMWOPAOzQpKMUPGhzNC2UI6h9kTMeF1HzYqvI0Hi4uuef8dMuKv",
+	"W5uXijwfZZURhImRxZSfFlLJghZ92lgllcMZGu/cGY5SXXlMPSS75ZnWwLhv5l0f1EiWBlOP2m0Q/xNL",
+	"B/hnJXJwuklqr6/e/2ChPRKOBDi0DtI5prcWpDsmKNd7W0Oftsyny17M1k4lO7qOzIQTe8CNR78l2XUc",
+	"Fbj/mI8ku+1QnjTouQdAmwnJSEmuK6QSThvePFGWtDQKrFYSfzSJeifEW1G+R5S1B06FzB8c9Y4F2kMK",
+	"zKRISqNTtPbBsR9J8qoWvFeHVLPEOmHc3sqkml37AW2lf1ZYPajiXyzQHmIwRXn34KDPQWR32H52f65l",
+	"eyy2qLL9tFx7yY6OdVMFVr+IglDXSnuUtRXul6PafqH09Ih437buMax/CfsXh71HtCG7h3j/Bj3RD39h",
+	"eBdY+3liE/d1Wt4kpp10KJzDouwhHTdzhJAxVhCkQE/BzaUFxlAMU6MLOKP03BSXs75C1GSekdP9M/36",
+	"+YPXXM9EbMaicuB0Ej1WyetFbM30UKZtV9sdp6RaKV+NRp787NSXrF3oHtuSRnbNET3ak1CRd3snt064",
+	"yu4x87UXXMeR9/uOpsqiCebs7olImQI0tXqCuVYzu9eOhGXGW65sOy4skG1r1rQx6Z7Na8dtP1H21erB",
+	"dirQZGuJb3j5C/5bGRwZFFYrsGJlYTFfPYVHh0J5uCTae+8wGXTXtm9Mn7ubu6enKoOfvfwuvDvq7uXD",
+	"XS0tBzPKJ5VdeS9RjjcjpUdC2QWa9sMM01wqbD+qlMhznQqH2UhVxaQ7QCpakXBykuMoQ+uIRfqAa/0a",
+	"VcqgSOdikpNui+ZOpkiq74TMw9NGp+8BjC5LzDwtGVk5UyKXajZCY7RhPn4ncpmNMC1GBm2plcURxfio",
+	"1rO12FqI51dZzzySlqAXinZ2FKIrPPahMQqTRu1uZ5TLQroRLlPEjEewu1OhUszvC9B7OEt/jtmit52W",
+	"nBJMptOqoOpFZWyKLp2jz0NU4eDq7TuqpBuD+V/7lEyzza8PN+V0nXqYqaffxm+cgr5FN35vonmIZu4B",
+	"4VZ/sSmc3aPHugvyMHaWUSwtTFCqGcxQoRFPPHa6t8H7PtC88fPho3rX1u8J3e3esx/Nvq3fycMEXkq5",
+	"aYqlC9hdCELvVBtGcZOpnYYJ1rn6KSgOJwqHi1nvvcPEaNe2b3Ka3m2Z++FSJ7PtZBdymkGRUdMLnKFG",
+	"lcljEECMBzPIpboFJh1wdgqFVJV7Wu1uzpMOFzK1Dw8TNNvWHcBRewOUXcBdt2ATTr6bWnr19l3ci6We",
+	"vds3v5KscVLko1Qr1xsDN6ZCWMxRAYn6U51Npc+1dS0bJlrnKHZ7oB43tf0Qd28Rtm26N9f3n7Q9FMb3",
+	"kZd2kx8cH9ocmAsiLrNKPT1uvw+esu3FQw7kb81NApD6jpL7YbR1wr7DIuqeFXx3HngEveG+DYTBQIP/",
+	"4v3r9hH/4eKq69TDRFW/jd8T371uDni7aP3UwNKTzhi2zgFi0EbOpKJOLIYAqxiaU/E4nHYm8D6kyaGS",
+	"SjrpBzQZbksxP6mLVqNjqFr3soEFhwrQOpmIo41J4aCHENA6qucDpXC00xjTHBV54W1zNidJ/dHyG07m",
+	"Wt9e8tHUzvk+1o+77v1tvvKnN/W1h+97p5X14fwIhlnp7p6SnFRTHS4WnEgZMsrfxolSWifS2yiOmD1E",
+	"c+dKOzg5mUk3ryZJqouTWqb5x9+pbJ/Xo8pKLZUDwaVclGUuU67OP1gYL7xHqDaP4YgSWPOIvK/5YNHk",
+	"42MoKuu4UuJgqFoX9XD16frGglbo73+gRAPkAbQuGaqhegbPnl2qO8x1icmzZzD+OuSb72E0gK/DVpAP",
+	"oxiGkcz831ao+wetaKehYeQwiocKYFiH/zBak3CBzQThGsgrad8EDaP1enwB4zByzPWfVyYxzywRIOks",
+	"aR9vjBzHfOOxSGDcsnBM/cHndz/DixcvfoJfb36GhXRzqEqiGIVMjbaYapXZxPuD2J9wlWGHXDKqgssg",
+	"FcZItDAOYH1+Iwu0ThTlGI5+VXIJQdUx1Ru2rpZstD6/zM5fvTr7aewr1URY/PElhIfcsbAY6CmPH1an",
+	"py/Snfn4McL/wTD69zCivyxnxKIxdqKzlRcb+xXXwAiU6gcLt7iKYTHXFmmusprkMoW5yD27FFkhFcOI",
+	"oWXhaPyPyxs4mYrlSQ1EP2Z0i6vxcQKB5hvrPwUhLaR4sygCsQ9PcPVSLBTaILi5UPCqZtT+otLNURpI",
+	"c53ehs0J18arZ8/4lMBBjsI60Cr1yqUCbTI0jPSpWA5AqIB9aWFhqNAztxRARHiSs4FMHpY0mCmnKMKF",
+	"k/DftwToWSccQjoXaoYgHRgstXE2briFwqULk/ndE/VxBt+LapWvQEwdGs9EDN5JXfnwpLwl0lulFzlm",
+	"M8zgSBsQE6EyrTA7TuA1nC+XrJMZTVvYXoBQK9Bu3hAeqiqgdC1M2x8WR27XlYt90+yMRMYpAwSXvrJK",
+	"kcNEpLd6OuW1/UFeMyFiBKRaTeWsIlbFVTEmxS3X1e7mrQ8HNf2ZC464pbHojjcQZR3eNJvAmLJFEvLE",
+	"2E/ImnH3mrue+ugshvMYkiQ5joOCdm7hhODCFTYPFK5WlJBqJhMWlHawQtfdl0Wz1NCYWKdLTyh5rfxe",
+	"OmBiaEHMhFQxWE16TRMenLAzzCqf8BG0gjEl3kRmY4b6B2kd8dOpWKIFLKQ3aC7V7MJ/VEpvObPzu86H",
+	"qb7Q5zJF5S/LQ+l6XYp0js/Pk9Od4rVYLBLBrxNtZidhrD358P7ny1+uL3nMOo6cdHm7CPoW1O8tdZO0",
+	"Ol/fzpNTP0SXqEQpo0H0IjlNXjAbdHOu6idc6LXtofmf+mpWHE50Lmpgny+XjMnNDoHkTpi4AxfS91k0",
+	"iEJeaj4x4+ZWFOjQWGaX3bnf3J+TYdzkrVbypbRL6XacMCEit6LI+PYseP7eMhC1KYkzFcbhe2T/Ddny",
+	"A6qZm0eDs/P/5282mt895GZ7He2KtAFu53sNduejVjdl50Frm85FKvfjy6iHV3/xw9G6Nzpb1fQqtHkt",
+	"9nPyR7h83Sjfh/975tY1kB/4S0uG3Pnpy12wvW5F+EUrkSxknnMamITo5nCGo0rlaG0nDRgMET/BKZUz",
+	"z4goRvlzyHUcvTw9/WYr7pBlXnV3QR9FTruBmV/IRZ3qKYCoVHrLFRXKVChaocM8p7zFdVdsGuhJNQvW",
+	"n/191kvuGKiGLYxWs00Ecl0TG+5AlZtTuM7RCJWit/Xsxd9mK9F4Cn2qKbkwMy7uQnVPIZy4Jfp0Bh/l",
+	"G2rGqLTrO+SyzRt03OwQL+DV3wiVm7ahvqujlBoat00wXBA6airDcZBwQ2WrohBmtcmygfVgyLROzCjH",
+	"Rk2R+MJGMKXszb6cozqdUKsRgiP0xZkKLnU33tq6muNSpC5fHe+Ut3qFCS5FUeZIXVpE+SiYt23Eu3oF",
+	"fLYb0mGzhPWX9X8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
