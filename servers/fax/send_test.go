@@ -269,7 +269,8 @@ func TestFaxApplications_AnIDOverTheLimitAnswersADeclared422(t *testing.T) {
 }
 
 func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
-	h := newHarness(t)
+	// Steps an hour apart: the fax waits in progress until it is cancelled.
+	h := newHarness(t, func(c *Config) { c.StepInterval = time.Hour })
 	ctx := context.Background()
 	// A clock reading with nanoseconds, finer than what is stored.
 	h.clock.Advance(123 * time.Nanosecond)

@@ -382,31 +382,40 @@ func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObjec
 }
 
 // CancelFax fails an outbound fax that is still in progress with
-// user_cancelled.
+// user_cancelled. The simulator may move the fax on between the read and the
+// write; the cancel is then made again from the state it moved to, as long
+// as that state can still be cancelled.
 func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObject) (faxapi.CancelFaxResponseObject, error) {
-	f, err := s.faxOf(ctx, req.Id.String())
-	if err != nil {
-		return nil, err
-	}
-	if f.Direction != "outbound" || !cancellable[f.Status] {
-		return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
-	}
-	from := f.Status
-	now := s.now()
-	reason := string(faxapi.FaxFailureReasonUserCancelled)
-	f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now
-	ev, err := s.newEvent(f, eventFailed, now)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.store.updateFax(ctx, f, from, nil, []outboxEvent{ev}); err != nil {
+	const maxTries = 8
+	for try := 1; ; try++ {
+		f, err := s.faxOf(ctx, req.Id.String())
+		if err != nil {
+			return nil, err
+		}
+		if f.Direction != "outbound" || !cancellable[f.Status] {
+			return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
+		}
+		from := f.Status
+		now := s.now()
+		reason := string(faxapi.FaxFailureReasonUserCancelled)
+		f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now
+		ev, err := s.newEvent(f, eventFailed, now)
+		if err != nil {
+			return nil, err
+		}
+		err = s.store.updateFax(ctx, f, from, nil, []outboxEvent{ev})
+		if errors.Is(err, errStale) && try < maxTries {
+			continue
+		}
 		if errors.Is(err, errStale) {
 			return nil, errInvalidState("the fax moved on while it was being cancelled; get it and try again")
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		s.wake()
+		return faxapi.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 	}
-	s.wake()
-	return faxapi.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 }
 
 // cancellable are the states an outbound fax can be cancelled in.
