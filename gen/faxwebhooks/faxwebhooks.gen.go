@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -414,11 +413,27 @@ func (e FaxStatus) Valid() bool {
 	}
 }
 
+// EventTimestamp When the change the event reports was committed: ISO 8601 in UTC with exactly six
+// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+//
+// Example: 2026-11-22T10:47:34.622130Z
+type EventTimestamp = string
+
 // FaxDeletedEvent `fax.deleted`, inbound and outbound: the fax was deleted through the API.
 type FaxDeletedEvent struct {
-	EventType  FaxDeletedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID        `json:"id"`
-	OccurredAt time.Time                 `json:"occurred_at"`
+	EventType FaxDeletedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID       `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp            `json:"occurred_at"`
 	Payload    FaxDeletedPayload         `json:"payload"`
 	RecordType FaxDeletedEventRecordType `json:"record_type"`
 }
@@ -434,9 +449,17 @@ type FaxDeletedPayload = FaxEventPayloadBase
 
 // FaxDeliveredEvent `fax.delivered`, outbound: every page was transmitted.
 type FaxDeliveredEvent struct {
-	EventType  FaxDeliveredEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID          `json:"id"`
-	OccurredAt time.Time                   `json:"occurred_at"`
+	EventType FaxDeliveredEventEventType `json:"event_type"`
+	Id        openapi_types.UUID         `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp              `json:"occurred_at"`
 	Payload    FaxDeliveredPayload         `json:"payload"`
 	RecordType FaxDeliveredEventRecordType `json:"record_type"`
 }
@@ -510,9 +533,17 @@ type FaxEventPayloadBase struct {
 
 // FaxFailedEvent `fax.failed`, inbound and outbound: the transmission failed; failure_reason says why.
 type FaxFailedEvent struct {
-	EventType  FaxFailedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID       `json:"id"`
-	OccurredAt time.Time                `json:"occurred_at"`
+	EventType FaxFailedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID      `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp           `json:"occurred_at"`
 	Payload    FaxFailedPayload         `json:"payload"`
 	RecordType FaxFailedEventRecordType `json:"record_type"`
 }
@@ -547,9 +578,17 @@ type FaxFailureReason string
 
 // FaxMediaProcessedEvent `fax.media.processed`, outbound: the document was fetched and is a PDF of page_count pages.
 type FaxMediaProcessedEvent struct {
-	EventType  FaxMediaProcessedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID               `json:"id"`
-	OccurredAt time.Time                        `json:"occurred_at"`
+	EventType FaxMediaProcessedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID              `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp                   `json:"occurred_at"`
 	Payload    FaxMediaProcessedPayload         `json:"payload"`
 	RecordType FaxMediaProcessedEventRecordType `json:"record_type"`
 }
@@ -581,9 +620,17 @@ type FaxMediaProcessedPayload struct {
 
 // FaxMediaProcessingStartedEvent `fax.media.processing.started`, inbound: the fax was received and its PDF is being generated.
 type FaxMediaProcessingStartedEvent struct {
-	EventType  FaxMediaProcessingStartedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID                       `json:"id"`
-	OccurredAt time.Time                                `json:"occurred_at"`
+	EventType FaxMediaProcessingStartedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID                      `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp                           `json:"occurred_at"`
 	Payload    FaxMediaProcessingStartedPayload         `json:"payload"`
 	RecordType FaxMediaProcessingStartedEventRecordType `json:"record_type"`
 }
@@ -615,9 +662,17 @@ type FaxMediaProcessingStartedPayload struct {
 
 // FaxQueuedEvent `fax.queued`, outbound: the fax is accepted and waits for its document to be fetched.
 type FaxQueuedEvent struct {
-	EventType  FaxQueuedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID       `json:"id"`
-	OccurredAt time.Time                `json:"occurred_at"`
+	EventType FaxQueuedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID      `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp           `json:"occurred_at"`
 	Payload    FaxQueuedPayload         `json:"payload"`
 	RecordType FaxQueuedEventRecordType `json:"record_type"`
 }
@@ -633,9 +688,17 @@ type FaxQueuedPayload = FaxEventPayloadBase
 
 // FaxReceivedEvent `fax.received`, inbound: the PDF is ready at media_url, a signed link valid 10 minutes.
 type FaxReceivedEvent struct {
-	EventType  FaxReceivedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID         `json:"id"`
-	OccurredAt time.Time                  `json:"occurred_at"`
+	EventType FaxReceivedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID        `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp             `json:"occurred_at"`
 	Payload    FaxReceivedPayload         `json:"payload"`
 	RecordType FaxReceivedEventRecordType `json:"record_type"`
 }
@@ -674,9 +737,17 @@ type FaxReceivedPayload struct {
 
 // FaxReceivingStartedEvent `fax.receiving.started`, inbound: transmission to the service has begun.
 type FaxReceivingStartedEvent struct {
-	EventType  FaxReceivingStartedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID                 `json:"id"`
-	OccurredAt time.Time                          `json:"occurred_at"`
+	EventType FaxReceivingStartedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID                `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp                     `json:"occurred_at"`
 	Payload    FaxReceivingStartedPayload         `json:"payload"`
 	RecordType FaxReceivingStartedEventRecordType `json:"record_type"`
 }
@@ -692,9 +763,17 @@ type FaxReceivingStartedPayload = FaxEventPayloadBase
 
 // FaxSendingStartedEvent `fax.sending.started`, outbound: the receiver answered and the pages are being transmitted.
 type FaxSendingStartedEvent struct {
-	EventType  FaxSendingStartedEventEventType  `json:"event_type"`
-	Id         openapi_types.UUID               `json:"id"`
-	OccurredAt time.Time                        `json:"occurred_at"`
+	EventType FaxSendingStartedEventEventType `json:"event_type"`
+	Id        openapi_types.UUID              `json:"id"`
+
+	// OccurredAt When the change the event reports was committed: ISO 8601 in UTC with exactly six
+	// fractional digits (microseconds) and `Z`, as the service description shows, e.g.
+	// `2026-11-22T10:47:34.622130Z`. Declared with a pattern rather than
+	// `format: date-time` so the wire form is fixed (RFC 3339 parsers read it).
+	//
+	//
+	// Example: 2026-11-22T10:47:34.622130Z
+	OccurredAt EventTimestamp                   `json:"occurred_at"`
 	Payload    FaxSendingStartedPayload         `json:"payload"`
 	RecordType FaxSendingStartedEventRecordType `json:"record_type"`
 }
@@ -1753,56 +1832,60 @@ func (sh *strictHandler) ReceiveFaxEvent(ctx echo.Context, params ReceiveFaxEven
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"1Fpfc9u2sv8qO7x3pnYuQ/9J0rmVn5LGOZM5SeMTu9OHKiNB5EpCTQIsAFrS5Oi7n9kFSJESbcs9mY7y",
-	"ZItcLBaL3+7+FuDXKNVFqRUqZ6PB18imcywE//tOLN9ijg6zyztUjh5laFMjSye1igbReCqWSeZFxjFI",
-	"NdGVykCoDHTl+McA3BxhKpawEBaCLLi50dVszu9eX71PojgqjS7ROIk8NdKEI7cqkX+pqogGv0et6aIv",
-	"ceRfR9YZqWbROo5kRtJTbQrhokFUVTKLesR0mlbGYDYSriOfCYfPnSywb1ApVrkWPMH/GpxGg+h/Tjae",
-	"OwluO9n47CoMWMeRwVSbbGc5vMiehfCIPytpMGvE/GBeYncBXe0bOzdq9eQPTB3ZsWvc4Gsk8vzTNBr8",
-	"/ui6GARh4BthMVp/aXTKOzSPwsQLjeMWOPAOzQpKMUPGhzNC2UI6h9kTMeF1HzYqvI0Hi4uuef8dMuKv",
-	"W5uXijwfZZURhImRxZSfFlLJghZ92lgllcMZGu/cGY5SXXlMPSS75ZnWwLhv5l0f1EiWBlOP2m0Q/xNL",
-	"B/hnJXJwuklqr6/e/2ChPRKOBDi0DtI5prcWpDsmKNd7W0Oftsyny17M1k4lO7qOzIQTe8CNR78l2XUc",
-	"Fbj/mI8ku+1QnjTouQdAmwnJSEmuK6QSThvePFGWtDQKrFYSfzSJeifEW1G+R5S1B06FzB8c9Y4F2kMK",
-	"zKRISqNTtPbBsR9J8qoWvFeHVLPEOmHc3sqkml37AW2lf1ZYPajiXyzQHmIwRXn34KDPQWR32H52f65l",
-	"eyy2qLL9tFx7yY6OdVMFVr+IglDXSnuUtRXul6PafqH09Ih437buMax/CfsXh71HtCG7h3j/Bj3RD39h",
-	"eBdY+3liE/d1Wt4kpp10KJzDouwhHTdzhJAxVhCkQE/BzaUFxlAMU6MLOKP03BSXs75C1GSekdP9M/36",
-	"+YPXXM9EbMaicuB0Ej1WyetFbM30UKZtV9sdp6RaKV+NRp787NSXrF3oHtuSRnbNET3ak1CRd3snt064",
-	"yu4x87UXXMeR9/uOpsqiCebs7olImQI0tXqCuVYzu9eOhGXGW65sOy4skG1r1rQx6Z7Na8dtP1H21erB",
-	"dirQZGuJb3j5C/5bGRwZFFYrsGJlYTFfPYVHh0J5uCTae+8wGXTXtm9Mn7ubu6enKoOfvfwuvDvq7uXD",
-	"XS0tBzPKJ5VdeS9RjjcjpUdC2QWa9sMM01wqbD+qlMhznQqH2UhVxaQ7QCpakXBykuMoQ+uIRfqAa/0a",
-	"VcqgSOdikpNui+ZOpkiq74TMw9NGp+8BjC5LzDwtGVk5UyKXajZCY7RhPn4ncpmNMC1GBm2plcURxfio",
-	"1rO12FqI51dZzzySlqAXinZ2FKIrPPahMQqTRu1uZ5TLQroRLlPEjEewu1OhUszvC9B7OEt/jtmit52W",
-	"nBJMptOqoOpFZWyKLp2jz0NU4eDq7TuqpBuD+V/7lEyzza8PN+V0nXqYqaffxm+cgr5FN35vonmIZu4B",
-	"4VZ/sSmc3aPHugvyMHaWUSwtTFCqGcxQoRFPPHa6t8H7PtC88fPho3rX1u8J3e3esx/Nvq3fycMEXkq5",
-	"aYqlC9hdCELvVBtGcZOpnYYJ1rn6KSgOJwqHi1nvvcPEaNe2b3Ka3m2Z++FSJ7PtZBdymkGRUdMLnKFG",
-	"lcljEECMBzPIpboFJh1wdgqFVJV7Wu1uzpMOFzK1Dw8TNNvWHcBRewOUXcBdt2ATTr6bWnr19l3ci6We",
-	"vds3v5KscVLko1Qr1xsDN6ZCWMxRAYn6U51Npc+1dS0bJlrnKHZ7oB43tf0Qd28Rtm26N9f3n7Q9FMb3",
-	"kZd2kx8cH9ocmAsiLrNKPT1uvw+esu3FQw7kb81NApD6jpL7YbR1wr7DIuqeFXx3HngEveG+DYTBQIP/",
-	"4v3r9hH/4eKq69TDRFW/jd8T371uDni7aP3UwNKTzhi2zgFi0EbOpKJOLIYAqxiaU/E4nHYm8D6kyaGS",
-	"SjrpBzQZbksxP6mLVqNjqFr3soEFhwrQOpmIo41J4aCHENA6qucDpXC00xjTHBV54W1zNidJ/dHyG07m",
-	"Wt9e8tHUzvk+1o+77v1tvvKnN/W1h+97p5X14fwIhlnp7p6SnFRTHS4WnEgZMsrfxolSWifS2yiOmD1E",
-	"c+dKOzg5mUk3ryZJqouTWqb5x9+pbJ/Xo8pKLZUDwaVclGUuU67OP1gYL7xHqDaP4YgSWPOIvK/5YNHk",
-	"42MoKuu4UuJgqFoX9XD16frGglbo73+gRAPkAbQuGaqhegbPnl2qO8x1icmzZzD+OuSb72E0gK/DVpAP",
-	"oxiGkcz831ao+wetaKehYeQwiocKYFiH/zBak3CBzQThGsgrad8EDaP1enwB4zByzPWfVyYxzywRIOks",
-	"aR9vjBzHfOOxSGDcsnBM/cHndz/DixcvfoJfb36GhXRzqEqiGIVMjbaYapXZxPuD2J9wlWGHXDKqgssg",
-	"FcZItDAOYH1+Iwu0ThTlGI5+VXIJQdUx1Ru2rpZstD6/zM5fvTr7aewr1URY/PElhIfcsbAY6CmPH1an",
-	"py/Snfn4McL/wTD69zCivyxnxKIxdqKzlRcb+xXXwAiU6gcLt7iKYTHXFmmusprkMoW5yD27FFkhFcOI",
-	"oWXhaPyPyxs4mYrlSQ1EP2Z0i6vxcQKB5hvrPwUhLaR4sygCsQ9PcPVSLBTaILi5UPCqZtT+otLNURpI",
-	"c53ehs0J18arZ8/4lMBBjsI60Cr1yqUCbTI0jPSpWA5AqIB9aWFhqNAztxRARHiSs4FMHpY0mCmnKMKF",
-	"k/DftwToWSccQjoXaoYgHRgstXE2briFwqULk/ndE/VxBt+LapWvQEwdGs9EDN5JXfnwpLwl0lulFzlm",
-	"M8zgSBsQE6EyrTA7TuA1nC+XrJMZTVvYXoBQK9Bu3hAeqiqgdC1M2x8WR27XlYt90+yMRMYpAwSXvrJK",
-	"kcNEpLd6OuW1/UFeMyFiBKRaTeWsIlbFVTEmxS3X1e7mrQ8HNf2ZC464pbHojjcQZR3eNJvAmLJFEvLE",
-	"2E/ImnH3mrue+ugshvMYkiQ5joOCdm7hhODCFTYPFK5WlJBqJhMWlHawQtfdl0Wz1NCYWKdLTyh5rfxe",
-	"OmBiaEHMhFQxWE16TRMenLAzzCqf8BG0gjEl3kRmY4b6B2kd8dOpWKIFLKQ3aC7V7MJ/VEpvObPzu86H",
-	"qb7Q5zJF5S/LQ+l6XYp0js/Pk9Od4rVYLBLBrxNtZidhrD358P7ny1+uL3nMOo6cdHm7CPoW1O8tdZO0",
-	"Ol/fzpNTP0SXqEQpo0H0IjlNXjAbdHOu6idc6LXtofmf+mpWHE50Lmpgny+XjMnNDoHkTpi4AxfS91k0",
-	"iEJeaj4x4+ZWFOjQWGaX3bnf3J+TYdzkrVbypbRL6XacMCEit6LI+PYseP7eMhC1KYkzFcbhe2T/Ddny",
-	"A6qZm0eDs/P/5282mt895GZ7He2KtAFu53sNduejVjdl50Frm85FKvfjy6iHV3/xw9G6Nzpb1fQqtHkt",
-	"9nPyR7h83Sjfh/975tY1kB/4S0uG3Pnpy12wvW5F+EUrkSxknnMamITo5nCGo0rlaG0nDRgMET/BKZUz",
-	"z4goRvlzyHUcvTw9/WYr7pBlXnV3QR9FTruBmV/IRZ3qKYCoVHrLFRXKVChaocM8p7zFdVdsGuhJNQvW",
-	"n/191kvuGKiGLYxWs00Ecl0TG+5AlZtTuM7RCJWit/Xsxd9mK9F4Cn2qKbkwMy7uQnVPIZy4Jfp0Bh/l",
-	"G2rGqLTrO+SyzRt03OwQL+DV3wiVm7ahvqujlBoat00wXBA6airDcZBwQ2WrohBmtcmygfVgyLROzCjH",
-	"Rk2R+MJGMKXszb6cozqdUKsRgiP0xZkKLnU33tq6muNSpC5fHe+Ut3qFCS5FUeZIXVpE+SiYt23Eu3oF",
-	"fLYb0mGzhPWX9X8CAAD//w==",
+	"1Fttc9u2sv4rO7ydqZ1L07Kc5Lbyp6Rx7mRO0vjE7nSmVY4IkSsJNQmwAGhJk6P/fgYL8E2ibbkn01E+",
+	"mSaBxe7iwe6zAPQlSGReSIHC6GD0JdDJAnNGj5d3KMwNz1Eblhf2TYo6UbwwXIpgFPy6QAFmgZAsmJgj",
+	"PaLtAwoLqYyGJdOQyDznxmA6gnfXH+GHl4Mz4AJ+ufkJltwsAFcsMdkaNF+NxUyxxEpnGaR8zo2Go5wn",
+	"SmpMpEj1MTCRQvxbHALTNJ5GdccThJZmoBdyqUPAaB6NRTwcDF+enJ2dDIc3Z4PR8/8bnT+PXg6HZ+eD",
+	"3+II3mCSMYWp04VBwYxBJUAxs0AFZsHEWMQzqXJmRpAygyeG5xiDljT+kisE+xm4hhlfYQpHn97+BOfn",
+	"5z9CwZRGpUEhS4Gb42gsgjDAFcuLDINR8IBqQRh4VYJR8K/fByc/fv7yfHPiHobNw031MNp5GI8j9/hy",
+	"89t3QRiYdWEH1UZxMQ82YfCWrd5ghgZTmundCY5nbBWlrkkcAhdTWYqU5kCWhv4ZkRdmbEVz7duCWShZ",
+	"zhf07dXVu8hao2SBynAkaBFMJk6jLwGKMg9Gvwet4YLPPQrz1LZ2kxGMgrLkaZ9dMklKpTCdMLLpO4Wz",
+	"YBT8z2kD9FOP8tMtiG+s19eZZOljHRvfXfkOmzBQmEiV7phFxvYYRD3+LLnCtG7mOpOpXUO60hs9G7Fy",
+	"+gcmpjuxV401LMs+zoLR74/aRT7xHV8zjcHmcy2T36F6FC6uURy2QIJ3qNZQsDkSToxiQruo8ERsONnf",
+	"BjqcrgeLj656/x1Cwi9bk5iwLJukpWIWGxONCb3NueC5NXpQa8WFwTkq59w5ThJZOmw91HbLM62OYd/I",
+	"uz6oEM0VJg6922D+BxYG8M+SZWBkHeReXb37XkO7JxwxMKgNJAtMbjWFeRvk/dxWS8BOmQufvditnGr1",
+	"6DoyZYbtATfq/ca23YRBjvv3+WDbbjuUBvVy7gFQM6BVklvX5VwwIxVNHisKa5pdkK2g/mgwdU4It1b7",
+	"Hqus3XHGePZgr7fUoN0lx5SzqFAyQa0f7PvBtryqGt4rg4t5pA1TZm9hXMyvXYe20D9LLB8U8U9q0O6i",
+	"MEF+92CnT77Jbrf99P5Ute3RWKNI95Ny7Vp2ZGzqbLD+meUWda2wZ6O3wP1iVNsvNjw90rxvWvfo1m/C",
+	"/slh7x5tyO7RvH+CnuiHv9C9C6z9PNGs+yosN4FpJxxaTpwXPeTjZmGLAHLrGnwrkDMwC65dVRLCTMkc",
+	"zmx4rpPLWV8iqiPPxMj+kX759N5JrkayrEbb0sfIKHgsk1dGbI30UKRtZ9sdpyRSCJeNJo4E7eSXtJ3o",
+	"HpuSuu2GVvRkT2Jlvds7uDbMlHqPka9dw00YOL/vSCo1Kq/O7pywhChAnaunmEkx13vNiDcz3HJl23He",
+	"QNKttqlR6Z7Ja6/bfsLsstWD5ZWny1pbvuHaX9DfUuFEIdO26GVrDcvF+il82ifKwyfTzouHyaS7un1l",
+	"Gt2d5D09VSr85Nrvwrwj7l5e3JXScjChfVrqtfOSjfVqIuSECb1E1X6ZYpJxge1XpWBZJhNmMJ2IMp92",
+	"O3BhLWKGTzOcpKiNZZNu4bX+m5RCIUsWbJpZ2X77x4q+Yzzzb2uZrhZQsigwdfRkovlcsIyL+QSVkop4",
+	"+R3LeDrBJJ8o1IUUGid2rU8qOVvGVo1ofJH2jMOtCXIp7MxO/Crzr92SmvhBg3bVM8l4zs0EVwliSj3I",
+	"3QkTCWb3LdR7uEt/rNmiuZ0S3QaaVCZlbrOYTWczNMkCXTyymQ6u3ry1GbVRmB71UyLONs8+/NDTde5h",
+	"hqB+Hb9yKPoa1fm9Aech2rkHlFv1RpNIu1uTVVXk4Gw0oZlrmCIXc5ijQMWeuB11b8H3baG68ffho3tX",
+	"128J5e2atB/VrtzficsWxDYEJwkWxmN4ySyKZ1IRmuvIbSRMsYrdT0Gz32k4fOw6Lx4mVru6fZVd925J",
+	"3Q+bKrhtBz8f4xSy1BbFQBFrUqosBAaWCWEKGRe3QGQEzgaQc1Gap+X0er/p8KFT+fIwwbOt3QFsydeA",
+	"2QXedQs+foe8zrFXb96GvZjamfj9461tqwxn2SSRwvSuhRtVIiwXKMA2dbs/DQPIpDYtHaZSZsh2a6Qe",
+	"N7X9EHZPG7Z1ujf29+/IPbSc7yM17c0A7/jqFHzBLKGZl+Lp6/fb4i/b3jzkBf21OYsHVN/Wcz+ctnbk",
+	"d9hFVduCq+I9v7BfqL4DptDT5L94brt9JHD4+Oo69zDR1a/jt8SHr+uN4S5qP9bwdKQ0hK19gxCk4nMu",
+	"bMUWgodXCPVueuh3SSN458PmWHDBDXcd6oi3JZjeVEmsluEu7fiJ9izZZ4TWTkYYNCr5jSGLgNYWP21A",
+	"+a2gWpl6a8k13lan2XnqXzW/4nQh5e0lbWXtnAtg9Xr73tba7fZUxyWuPp6V2i3rRzBMQnfn1LbjYib9",
+	"gYRhCUFGuFM8VnBtWHIbhAGxiWBhTKFHp6dzbhblNEpkflq1qR/cWcz2Pj+KtJBcGGCU2llRZDyhbP29",
+	"hnjpPGJzdQxHdF2semW9L2kjUmXxMeSlNpQ5cTQWrQN+uPp4faNBiuo2W4EKrAdQm2gsxuIZPHt2Ke4w",
+	"kwVGz55B/GVMJ+bjYARfxq1FPg5CGAc8dX9bS929aK1229X3HAfhWACMq+U/Dja2cY71AP74yAlpnyCN",
+	"g80mvoDY94yJD5BlHLNUW0LEjbbS40bJOKSTkmUEcUvD2NYN9X29+rJe+zJedRcvch6xfJCZUpFLLglX",
+	"3mmQMKU4aog9XE/qqBzD0S+Cr6B9v4/0q1rWUk8u0+GLF2c/xi5nTZnGl8/Bv6RahpqBnFH/cTkYnCc7",
+	"49FrhP+FcfDvcWD/UjvFlrWyU5muXbPY2VxBw5Os7zXc4jqE5UJqtGMV5TTjCSxY5vgmS3MuCEgELg1H",
+	"8f9f3sDpjK1OKyi6PpNbXMfHEXjir7S7RGKlWMGNUdbTboGCqUzRkEuFdEMRXlQc2x1xmgVyBUkmk1s/",
+	"Of7Aef3sGe0jGMiQaQNSJE44FyBVioqwPmOrETDh0c81LJVN+cQ2GVhqPM1IQaIRK9uZSCjL/VGVu8NZ",
+	"X9E0zNR3RHl9OTSsWYbAlfGDudlj1YYHnahKka2BzQxdx0QoFN5xWboFaiMXS26FXGaYzjGFI6mATZlI",
+	"pcD0OIJXMFytSCZxm3ZjfQFMrEHSRU/32eYVELJqbKffG2fdLksTunLaKI6EU3+D1eVWzjKYsuRWzmZk",
+	"2x/WawrKwjkukWLG56XlV5QXQyu45brK3TT1fiunP3bBERU5Gs1xA1GS4VTTEcQ2XkQ+UsRuQJKMuwfk",
+	"1dBHZyEMQ4ii6Dj0AtrRhUKC8Yff1JGZSlBkRROd0CCkgTWa7rwsa1N9qaKNLBy1JFvpOzdAFFEDmzMu",
+	"QtDSylX18qCQnWJaupCPIAXENvRGPHVx6D3XxjLVGVuhBsy5U2jBxfzCXU+1Xym207fOFVeX6jOeoHDH",
+	"7D55vSpYssCTYTTYSV/L5TJi9DmSan7q++rT9+9+uvz5+pL6bMLAcJO106ArSt3c2vrSWucy3DAauC6y",
+	"QMEKHoyC82gQnbsLwQvK66eU6qXuIfwf+7JW6Pd6LipgD1crwmQzQ8CpNrbsgVLpuzQYBT4u1ZfTqNxl",
+	"ORpUmvhld+zX98dkiOu41Qq+NuzacBtHRImsW5GldN7mPX9vGgjapMSoEkN/c93dPlu9RzE3i2B0NvyB",
+	"bnvU//fQm2072hmpAW7npge581Gtm+LjIW3rmocL8/J50MOsP7vuqM1rma4rguULvhb/Of3DH9c2wvep",
+	"ABx36ypIL9wxJ0FuOHi+C7ZXrRV+0QokS55lFAamfnXTcoajUmSou/f2FfoVP8WZTWeOE9k1ShcpN2Hw",
+	"fDD4ahZ36DJZ3TXoA8vsbGDqDLmoQr1dQDZVOs2FTZQJE9ZCg1lm4xblXdaU0tNy7rU/+/u051Qz2By2",
+	"VFLMmxVIeY013MFmbgrhMkPFRIJO17Pzv01XS+Tt0rc5JWNq7n9r0d2PMOzW0qcz+MBf23LMpnZ5h5S2",
+	"aYKO6xkiA178jVC5aSvq6jobUn3p1iyGC4uOisrQOoiopNJlnjO1bqKsZz3oI61hcxtjgzpJfCYliFL2",
+	"Rl+KUZ1aqFUKwRG65GwTrq1vnLZVNve/wTneSW+VhZH/0Yqt0wIbj7x620q8rSyg3V4fDmsTNp83/wkA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

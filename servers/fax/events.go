@@ -23,12 +23,18 @@ const (
 	eventDeleted                = "fax.deleted"
 )
 
+// EventTimeLayout is how occurred_at is written: ISO 8601 in UTC with exactly
+// six fractional digits and Z, as the service description shows (Go's
+// RFC3339Nano would drop trailing zeros).
+const EventTimeLayout = "2006-01-02T15:04:05.000000Z"
+
 // newEvent builds the outbox entry of event typ about f (as f is after the
 // change the event reports). Its data is the envelope's "data" member, built
 // from the generated webhook types so it matches webhooks.yaml.
 func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, error) {
 	id := uuid.New()
 	at := now.UTC().Truncate(time.Microsecond)
+	occurred := at.Format(EventTimeLayout)
 	base := faxwebhooks.FaxEventPayloadBase{
 		FaxId: uuid.MustParse(f.ID), ConnectionId: f.ConnectionID, Direction: faxwebhooks.FaxDirection(f.Direction),
 		From: f.From, To: f.To, Status: faxwebhooks.FaxStatus(f.Status), UserId: f.AccountID,
@@ -45,17 +51,17 @@ func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, err
 	var err error
 	switch typ {
 	case eventQueued:
-		err = d.FromFaxQueuedEvent(faxwebhooks.FaxQueuedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxQueuedEventRecordTypeEvent, Payload: base})
+		err = d.FromFaxQueuedEvent(faxwebhooks.FaxQueuedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxQueuedEventRecordTypeEvent, Payload: base})
 	case eventMediaProcessed:
-		err = d.FromFaxMediaProcessedEvent(faxwebhooks.FaxMediaProcessedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxMediaProcessedEventRecordTypeEvent,
+		err = d.FromFaxMediaProcessedEvent(faxwebhooks.FaxMediaProcessedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxMediaProcessedEventRecordTypeEvent,
 			Payload: faxwebhooks.FaxMediaProcessedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
 				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
 	case eventSendingStarted:
-		err = d.FromFaxSendingStartedEvent(faxwebhooks.FaxSendingStartedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxSendingStartedEventRecordTypeEvent,
+		err = d.FromFaxSendingStartedEvent(faxwebhooks.FaxSendingStartedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxSendingStartedEventRecordTypeEvent,
 			Payload: faxwebhooks.FaxSendingStartedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
 				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
 	case eventDelivered:
-		err = d.FromFaxDeliveredEvent(faxwebhooks.FaxDeliveredEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxDeliveredEventRecordTypeEvent,
+		err = d.FromFaxDeliveredEvent(faxwebhooks.FaxDeliveredEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxDeliveredEventRecordTypeEvent,
 			Payload: faxwebhooks.FaxDeliveredPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
 				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages, CallDurationSecs: duration}})
 	case eventFailed:
@@ -63,13 +69,13 @@ func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, err
 		if f.FailureReason != nil {
 			reason = *f.FailureReason
 		}
-		err = d.FromFaxFailedEvent(faxwebhooks.FaxFailedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxFailedEventRecordTypeEvent,
+		err = d.FromFaxFailedEvent(faxwebhooks.FaxFailedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxFailedEventRecordTypeEvent,
 			Payload: faxwebhooks.FaxFailedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
 				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, FailureReason: faxwebhooks.FaxFailureReason(reason)}})
 	case eventReceivingStarted:
-		err = d.FromFaxReceivingStartedEvent(faxwebhooks.FaxReceivingStartedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxReceivingStartedEventRecordTypeEvent, Payload: base})
+		err = d.FromFaxReceivingStartedEvent(faxwebhooks.FaxReceivingStartedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxReceivingStartedEventRecordTypeEvent, Payload: base})
 	case eventMediaProcessingStarted:
-		err = d.FromFaxMediaProcessingStartedEvent(faxwebhooks.FaxMediaProcessingStartedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxMediaProcessingStartedEventRecordTypeEvent,
+		err = d.FromFaxMediaProcessingStartedEvent(faxwebhooks.FaxMediaProcessingStartedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxMediaProcessingStartedEventRecordTypeEvent,
 			Payload: faxwebhooks.FaxMediaProcessingStartedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
 				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
 	case eventReceived:
@@ -78,12 +84,12 @@ func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, err
 		if f.MediaID != nil {
 			link = s.mediaLink(*f.MediaID, now)
 		}
-		err = d.FromFaxReceivedEvent(faxwebhooks.FaxReceivedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxReceivedEventRecordTypeEvent,
+		err = d.FromFaxReceivedEvent(faxwebhooks.FaxReceivedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxReceivedEventRecordTypeEvent,
 			Payload: faxwebhooks.FaxReceivedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
 				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages, CallDurationSecs: duration,
 				MediaUrl: link, PartialContent: partial}})
 	case eventDeleted:
-		err = d.FromFaxDeletedEvent(faxwebhooks.FaxDeletedEvent{Id: id, OccurredAt: at, RecordType: faxwebhooks.FaxDeletedEventRecordTypeEvent, Payload: base})
+		err = d.FromFaxDeletedEvent(faxwebhooks.FaxDeletedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxDeletedEventRecordTypeEvent, Payload: base})
 	default:
 		return outboxEvent{}, fmt.Errorf("fax: unknown event type %q", typ)
 	}
