@@ -21,6 +21,7 @@ import (
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
@@ -87,7 +88,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	box, err := newSecretBox(cfg.MasterKey)
+	box, err := secretbox.New(cfg.MasterKey)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -36,7 +37,7 @@ var (
 type store struct {
 	db *sql.DB
 	// box seals access-key secrets at rest.
-	box *secretBox
+	box *secretbox.Box
 }
 
 func (s *store) createBucket(ctx context.Context, name string, v Versioning, now time.Time) (Bucket, error) {
@@ -148,7 +149,7 @@ func (s *store) createKey(ctx context.Context, description string, now time.Time
 	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Description: description, CreatedAt: now.UTC()}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO access_keys (key_id, secret, description, created_at) VALUES (?, ?, ?, ?)`,
-		k.KeyID, s.box.seal(k.KeyID, k.Secret), k.Description, k.CreatedAt)
+		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Description, k.CreatedAt)
 	if err != nil {
 		return AccessKey{}, fmt.Errorf("create key: %w", err)
 	}
@@ -164,11 +165,11 @@ func (s *store) keySecret(ctx context.Context, keyID string) (string, bool, erro
 	if err != nil {
 		return "", false, fmt.Errorf("look up key: %w", err)
 	}
-	secret, err := s.box.open(keyID, sealed)
+	secret, err := s.box.Open(keyID, sealed)
 	if err != nil {
 		return "", false, fmt.Errorf("look up key %s: %w", keyID, err)
 	}
-	return secret, true, nil
+	return string(secret), true, nil
 }
 
 func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
