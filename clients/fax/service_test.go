@@ -57,7 +57,12 @@ func startService(webhookURL string) (*service, error) {
 		cancel()
 		return nil, err
 	}
-	srv, err := faxserver.New(ctx, faxserver.Config{DB: db, Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
+	masterKey, err := faxserver.LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	srv, err := faxserver.New(ctx, faxserver.Config{DB: db, MasterKey: masterKey, Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
 		WebhookBackoff: 10 * time.Millisecond, WebhookMaxBackoff: 50 * time.Millisecond})
 	if err != nil {
 		cancel()

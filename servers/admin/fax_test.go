@@ -46,7 +46,9 @@ func startFax(t *testing.T) *faxEnv {
 	violation := func(r *http.Request, status int, err error) {
 		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	}
-	fs, err := fax.New(ctx, fax.Config{DB: db, WebhookBackoff: time.Millisecond, WebhookMaxBackoff: 10 * time.Millisecond,
+	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
+	require.NoError(t, err)
+	fs, err := fax.New(ctx, fax.Config{DB: db, MasterKey: faxKey, WebhookBackoff: time.Millisecond, WebhookMaxBackoff: 10 * time.Millisecond,
 		ValidateResponses: true, OnResponseViolation: violation})
 	require.NoError(t, err)
 	fh, err := fs.Handler()

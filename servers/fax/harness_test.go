@@ -179,8 +179,12 @@ type harnessOption func(*Config)
 
 func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
-	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "fax.db"), clock: clock.NewFake(time.Now().UTC()), from: "+13125550100"}
+	dir := t.TempDir()
+	h := &harness{t: t, dbPath: filepath.Join(dir, "fax.db"), clock: clock.NewFake(time.Now().UTC()), from: "+13125550100"}
+	masterKey, err := LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
+	require.NoError(t, err)
 	h.cfg = Config{
+		MasterKey:    masterKey,
 		StepInterval: 0, WebhookTimeout: 2 * time.Second, WebhookAttempts: 3,
 		WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
 		Clock: h.clock, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),

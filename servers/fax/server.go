@@ -30,6 +30,7 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -37,6 +38,10 @@ import (
 type Config struct {
 	// DB is the fax database, migrated with Migrations.
 	DB *sql.DB
+	// MasterKey (secretbox.KeySize bytes, kept outside the database; see
+	// LoadOrCreateMasterKey) seals the server's own secrets in DB: the
+	// webhook signing seed and the media-link key.
+	MasterKey []byte
 	// BaseURL is where the fax API is reached (signed media links point to
 	// it); SetBaseURL changes it once the listener's address is known.
 	BaseURL string
@@ -129,7 +134,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st := &store{db: cfg.DB}
+	box, err := secretbox.New(cfg.MasterKey)
+	if err != nil {
+		return nil, fmt.Errorf("fax: master key: %w", err)
+	}
+	st := &store{db: cfg.DB, box: box}
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err

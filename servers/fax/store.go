@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -34,6 +35,8 @@ var (
 // store is every SQL statement of the fax service.
 type store struct {
 	db *sql.DB
+	// box seals the server's own secrets in the settings table.
+	box *secretbox.Box
 }
 
 // micros is how instants are stored: Unix microseconds, UTC.
@@ -41,21 +44,45 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
+// secret returns the server's named secret of size bytes, creating it at
+// first use. It is kept sealed (secretbox): a copy of the database alone
+// cannot forge webhooks or media links. A secret written before sealing was
+// introduced is sealed in place the first time it is read.
 func (s *store) secret(ctx context.Context, name string, size int) ([]byte, error) {
-	var key []byte
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&key)
-	if err == nil {
+	var stored []byte
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&stored)
+	switch {
+	case err == nil && secretbox.IsSealed(string(stored)):
+		key, err := s.box.Open(name, string(stored))
+		if err != nil {
+			return nil, fmt.Errorf("read setting %s: %w", name, err)
+		}
 		return key, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	case err == nil:
+		if len(stored) != size {
+			return nil, fmt.Errorf("read setting %s: %d bytes, want %d", name, len(stored), size)
+		}
+		if _, err := s.db.ExecContext(ctx, `UPDATE settings SET value = ? WHERE name = ?`, []byte(s.box.Seal(name, stored)), name); err != nil {
+			return nil, fmt.Errorf("seal setting %s: %w", name, err)
+		}
+		return stored, nil
+	case !errors.Is(err, sql.ErrNoRows):
 		return nil, fmt.Errorf("read setting %s: %w", name, err)
 	}
-	key = make([]byte, size)
+	key := make([]byte, size)
 	_, _ = rand.Read(key)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, key); err != nil {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`,
+		name, []byte(s.box.Seal(name, key))); err != nil {
 		return nil, fmt.Errorf("store setting %s: %w", name, err)
 	}
 	return s.secret(ctx, name, size)
+}
+
+// LoadOrCreateMasterKey reads the key at path that seals the server's own
+// secrets, creating it (random, readable by its owner only) when there is
+// none yet.
+func LoadOrCreateMasterKey(path string) ([]byte, error) {
+	return secretbox.LoadOrCreateKey(path)
 }
 
 // account is a tenant of the fax API.

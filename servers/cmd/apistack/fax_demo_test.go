@@ -138,10 +138,13 @@ func TestBootstrapFaxDemo_MovesOnlyDemoWebhookURLsToTheInbox(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := fax.OpenDB(ctx, t.TempDir()+"/fax.db")
+			dir := t.TempDir()
+			db, err := fax.OpenDB(ctx, dir+"/fax.db")
 			require.NoError(t, err)
 			defer db.Close()
-			s, err := fax.New(ctx, fax.Config{DB: db})
+			key, err := fax.LoadOrCreateMasterKey(dir + "/fax-master.key")
+			require.NoError(t, err)
+			s, err := fax.New(ctx, fax.Config{DB: db, MasterKey: key})
 			require.NoError(t, err)
 			first, err := bootstrapFaxDemo(ctx, s, nil, "http://127.0.0.1:8089"+faxInboxPath)
 			require.NoError(t, err)

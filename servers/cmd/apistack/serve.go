@@ -155,8 +155,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer faxDB.Close()
+	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(c.DataDir, "fax-master.key"))
+	if err != nil {
+		return err
+	}
 	faxServer, err := fax.New(ctx, fax.Config{
-		DB: faxDB, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses,
+		DB: faxDB, MasterKey: faxKey, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses,
 	})
 	if err != nil {
 		return err
