@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -255,37 +256,11 @@ func decodeEvent(env faxwebhooks.FaxEvent) (Event, error) {
 		return Event{}, errors.New("payload needs fax_id")
 	}
 	faxID = payload.FaxID
-	switch v.(type) {
-	case faxwebhooks.FaxQueuedEvent:
-		var t faxwebhooks.FaxQueuedEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxMediaProcessedEvent:
-		var t faxwebhooks.FaxMediaProcessedEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxSendingStartedEvent:
-		var t faxwebhooks.FaxSendingStartedEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxDeliveredEvent:
-		var t faxwebhooks.FaxDeliveredEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxFailedEvent:
-		var t faxwebhooks.FaxFailedEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxReceivingStartedEvent:
-		var t faxwebhooks.FaxReceivingStartedEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxMediaProcessingStartedEvent:
-		var t faxwebhooks.FaxMediaProcessingStartedEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxReceivedEvent:
-		var t faxwebhooks.FaxReceivedEvent
-		err, v = dec.Decode(&t), t
-	case faxwebhooks.FaxDeletedEvent:
-		var t faxwebhooks.FaxDeletedEvent
-		err, v = dec.Decode(&t), t
-	default:
-		return Event{}, fmt.Errorf("event_type %q is unknown", h.EventType)
-	}
+	// The discriminator chose the event's generated type; decode the data again
+	// into a fresh value of that type, strictly, so unknown fields are refused.
+	typed := reflect.New(reflect.TypeOf(v))
+	err = dec.Decode(typed.Interface())
+	v = typed.Elem().Interface()
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", h.EventType, err)
 	}
