@@ -26,6 +26,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"github.com/apistack/apistack/clients/internal/replay"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/faxwebhooks"
@@ -135,12 +136,11 @@ func New(spec *openapi3.T, next http.RoundTripper, opts ...Option) (*Transport, 
 
 // RoundTrip validates req, sends it, and validates the response.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := readBody(req)
+	body, err := replay.ReadBody(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("contract: read request body: %w", err)
 	}
-	check := req.Clone(req.Context())
-	check.Body, check.GetBody = replayable(body)
+	check := replay.WithBody(req, body)
 	route, params, routeErr := t.router.FindRoute(check)
 	input := &openapi3filter.RequestValidationInput{
 		Request: check, PathParams: params, Route: route,
@@ -158,8 +158,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 
-	send := req.Clone(req.Context())
-	send.Body, send.GetBody = replayable(body)
+	send := replay.WithBody(req, body)
 	resp, err := t.next.RoundTrip(send)
 	if err != nil || routeErr != nil {
 		return resp, err
@@ -219,27 +218,6 @@ func credentialsPresent(_ context.Context, in *openapi3filter.AuthenticationInpu
 		}
 	}
 	return nil
-}
-
-func readBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	defer req.Body.Close()
-	b, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, fmt.Errorf("contract: read request body: %w", err)
-	}
-	return b, nil
-}
-
-func replayable(b []byte) (io.ReadCloser, func() (io.ReadCloser, error)) {
-	if b == nil {
-		return http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
-	}
-	get := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-	rc, _ := get()
-	return rc, get
 }
 
 // pathRouter routes on paths alone, like the servers' validation middleware:

@@ -1,13 +1,12 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/apistack/apistack/clients/internal/replay"
 	"github.com/apistack/apistack/clients/storage/sigv4"
 )
 
@@ -31,17 +30,11 @@ type Signer struct {
 
 // RoundTrip signs a copy of req and sends it with Next.
 func (s *Signer) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := readAll(req)
+	body, err := replay.ReadBody(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("storage: reading the request body to sign it: %w", err)
 	}
-	r := req.Clone(req.Context())
-	r.Body, r.ContentLength = http.NoBody, 0
-	r.GetBody = func() (io.ReadCloser, error) { return http.NoBody, nil }
-	if len(body) > 0 {
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
+	r := replay.WithBody(req, body)
 	header := r.Header.Clone()
 	if len(body) > 0 {
 		// net/http sends Content-Length from the request, not the header map; it
@@ -76,17 +69,4 @@ func (s *Signer) RoundTrip(req *http.Request) (*http.Response, error) {
 		next = http.DefaultTransport
 	}
 	return next.RoundTrip(r)
-}
-
-// readAll reads and closes the request body, which a RoundTripper must close.
-func readAll(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	defer req.Body.Close()
-	body, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, fmt.Errorf("storage: reading the request body to sign it: %w", err)
-	}
-	return body, nil
 }

@@ -6,7 +6,6 @@
 package bearer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/apistack/apistack/clients/internal/replay"
 )
 
 // Token is a bearer token and the instant it stops working.
@@ -127,9 +128,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	body, err := snapshot(req)
+	body, err := replay.ReadBody(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bearer: read request body: %w", err)
 	}
 	tok, err := t.Source.Token(req.Context())
 	if err != nil {
@@ -150,24 +151,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func withToken(req *http.Request, tok string, body []byte) *http.Request {
-	r := req.Clone(req.Context())
+	r := replay.WithBody(req, body)
 	r.Header.Set("Authorization", "Bearer "+tok)
-	if body != nil {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
 	return r
-}
-
-// snapshot reads the body so the request can be sent twice.
-func snapshot(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	defer req.Body.Close()
-	b, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, fmt.Errorf("bearer: read request body: %w", err)
-	}
-	return b, nil
 }
