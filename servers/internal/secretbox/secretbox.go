@@ -65,7 +65,7 @@ func (b *Box) Open(label, stored string) ([]byte, error) {
 	if !ok {
 		return nil, errors.New("secretbox: the stored secret is not sealed")
 	}
-	raw, err := base64.RawStdEncoding.DecodeString(enc)
+	raw, err := base64.RawStdEncoding.Strict().DecodeString(enc)
 	if err != nil || len(raw) < b.aead.NonceSize() {
 		return nil, errors.New("secretbox: the stored secret is damaged")
 	}
