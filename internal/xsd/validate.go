@@ -187,7 +187,7 @@ type validator struct {
 	// the namespace the document's root chose.
 	namespaces []string
 	docNS      string
-	out         []xml.Token
+	out        []xml.Token
 }
 
 func (v *validator) fail(kind ErrorKind, element string, err error, format string, args ...any) *Error {
