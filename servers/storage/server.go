@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
@@ -125,6 +127,8 @@ func (s *Server) Handler() (http.Handler, error) {
 			ValidateResponses:   s.cfg.ValidateResponses,
 			OnResponseViolation: s.cfg.OnResponseViolation,
 		},
+		// The signature is checked before the spec validation reads the body.
+		Before:       []echo.MiddlewareFunc{s.authenticateFirst},
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: lifecycledoc.MaxBodySize,
 		Logger:       s.logger,
