@@ -29,6 +29,8 @@ type requestState struct {
 	// authErr is the outcome of authenticateFirst: nil for a request whose
 	// signature and body hash are good.
 	authErr error
+	// account is the account of the key that signed, once the signature is good.
+	account string
 }
 
 type requestStateKey struct{}
@@ -135,6 +137,14 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 	if err != nil {
 		return err
 	}
+	account, err := s.store.keyAccount(ctx, verified.AccessKeyID)
+	if errors.Is(err, ErrNotFound) { // deleted since its secret was read
+		return &sigv4.Error{Code: sigv4.CodeInvalidAccessKeyID, Status: http.StatusForbidden, Message: "the access key id does not exist"}
+	}
+	if err != nil {
+		return err
+	}
+	st.account = account
 	if req.ContentLength > lifecycledoc.MaxBodySize {
 		return lifecycledoc.TooLarge()
 	}

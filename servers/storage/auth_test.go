@@ -122,7 +122,7 @@ func TestSignature_EveryFailureHasItsCode(t *testing.T) {
 	status, e, _ := ok.send(t, env)
 	require.Equal(t, http.StatusOK, status, "the unmodified request is accepted: %s", e.Message)
 	require.NoError(t, env.Server.DeleteBucket(context.Background(), storagetest.Bucket))
-	_, err := env.Server.CreateBucket(context.Background(), storagetest.Bucket, storage.Unversioned)
+	_, err := env.Server.CreateBucket(context.Background(), storagetest.Account, storagetest.Bucket, storage.Unversioned)
 	require.NoError(t, err)
 	requireNothingStored(t, env)
 
