@@ -26,9 +26,11 @@ import (
 const (
 	ErrorCodeAccessDenied                 ErrorCode = "AccessDenied"
 	ErrorCodeAuthorizationHeaderMalformed ErrorCode = "AuthorizationHeaderMalformed"
+	ErrorCodeBadDigest                    ErrorCode = "BadDigest"
 	ErrorCodeInternalError                ErrorCode = "InternalError"
 	ErrorCodeInvalidAccessKeyId           ErrorCode = "InvalidAccessKeyId"
 	ErrorCodeInvalidArgument              ErrorCode = "InvalidArgument"
+	ErrorCodeInvalidDigest                ErrorCode = "InvalidDigest"
 	ErrorCodeInvalidRequest               ErrorCode = "InvalidRequest"
 	ErrorCodeMalformedXML                 ErrorCode = "MalformedXML"
 	ErrorCodeMethodNotAllowed             ErrorCode = "MethodNotAllowed"
@@ -47,11 +49,15 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeAuthorizationHeaderMalformed:
 		return true
+	case ErrorCodeBadDigest:
+		return true
 	case ErrorCodeInternalError:
 		return true
 	case ErrorCodeInvalidAccessKeyId:
 		return true
 	case ErrorCodeInvalidArgument:
+		return true
+	case ErrorCodeInvalidDigest:
 		return true
 	case ErrorCodeInvalidRequest:
 		return true
@@ -183,6 +189,27 @@ type GetLifecycleParams struct {
 type PutLifecycleParams struct {
 	// Lifecycle Selects the lifecycle subresource; present and empty (`?lifecycle`).
 	Lifecycle Lifecycle `form:"lifecycle" json:"lifecycle"`
+
+	// ContentMD5 The base64 MD5 of the body (RFC 1864); checked when present.
+	ContentMD5 *string `json:"Content-MD5,omitempty"`
+
+	// XAmzSdkChecksumAlgorithm The checksum algorithm an S3 SDK chose; its `x-amz-checksum-*` header must be present.
+	XAmzSdkChecksumAlgorithm *string `json:"x-amz-sdk-checksum-algorithm,omitempty"`
+
+	// XAmzChecksumCrc32 The base64 big-endian CRC32 (IEEE) of the body; checked when present.
+	XAmzChecksumCrc32 *string `json:"x-amz-checksum-crc32,omitempty"`
+
+	// XAmzChecksumCrc32c The base64 big-endian CRC32C (Castagnoli) of the body; checked when present.
+	XAmzChecksumCrc32c *string `json:"x-amz-checksum-crc32c,omitempty"`
+
+	// XAmzChecksumCrc64nvme The base64 big-endian CRC-64/NVME of the body; checked when present.
+	XAmzChecksumCrc64nvme *string `json:"x-amz-checksum-crc64nvme,omitempty"`
+
+	// XAmzChecksumSha1 The base64 SHA-1 of the body; checked when present.
+	XAmzChecksumSha1 *string `json:"x-amz-checksum-sha1,omitempty"`
+
+	// XAmzChecksumSha256 The base64 SHA-256 of the body; checked when present.
+	XAmzChecksumSha256 *string `json:"x-amz-checksum-sha256,omitempty"`
 
 	// XCloudDate The request time, UTC, `yyyymmddThhmmssZ`; it must be signed.
 	XCloudDate XCloudDate `json:"X-Cloud-Date"`
@@ -564,23 +591,100 @@ func NewPutLifecycleRequestWithBody(server string, bucket Bucket, params *PutLif
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.ContentMD5 != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Date", params.XCloudDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Content-MD5", *params.ContentMD5, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Content-MD5", headerParam0)
+		}
+
+		if params.XAmzSdkChecksumAlgorithm != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "x-amz-sdk-checksum-algorithm", *params.XAmzSdkChecksumAlgorithm, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-sdk-checksum-algorithm", headerParam1)
+		}
+
+		if params.XAmzChecksumCrc32 != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-crc32", *params.XAmzChecksumCrc32, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-crc32", headerParam2)
+		}
+
+		if params.XAmzChecksumCrc32c != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-crc32c", *params.XAmzChecksumCrc32c, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-crc32c", headerParam3)
+		}
+
+		if params.XAmzChecksumCrc64nvme != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-crc64nvme", *params.XAmzChecksumCrc64nvme, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-crc64nvme", headerParam4)
+		}
+
+		if params.XAmzChecksumSha1 != nil {
+			var headerParam5 string
+
+			headerParam5, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-sha1", *params.XAmzChecksumSha1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-sha1", headerParam5)
+		}
+
+		if params.XAmzChecksumSha256 != nil {
+			var headerParam6 string
+
+			headerParam6, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-sha256", *params.XAmzChecksumSha256, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-sha256", headerParam6)
+		}
+
+		var headerParam7 string
+
+		headerParam7, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Date", params.XCloudDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
 
-		req.Header.Set("X-Cloud-Date", headerParam0)
+		req.Header.Set("X-Cloud-Date", headerParam7)
 
-		var headerParam1 string
+		var headerParam8 string
 
-		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Content-Sha256", params.XCloudContentSha256, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		headerParam8, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Content-Sha256", params.XCloudContentSha256, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
 
-		req.Header.Set("X-Cloud-Content-Sha256", headerParam1)
+		req.Header.Set("X-Cloud-Content-Sha256", headerParam8)
 
 	}
 
@@ -1544,6 +1648,111 @@ func (w *ServerInterfaceWrapper) PutLifecycle(ctx echo.Context) error {
 	}
 
 	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Content-MD5" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Content-MD5")]; found {
+		var ContentMD5 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Content-MD5, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Content-MD5", valueList[0], &ContentMD5, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Content-MD5: %s", err))
+		}
+
+		params.ContentMD5 = &ContentMD5
+	}
+	// ------------- Optional header parameter "x-amz-sdk-checksum-algorithm" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-sdk-checksum-algorithm")]; found {
+		var XAmzSdkChecksumAlgorithm string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-sdk-checksum-algorithm, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-sdk-checksum-algorithm", valueList[0], &XAmzSdkChecksumAlgorithm, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-sdk-checksum-algorithm: %s", err))
+		}
+
+		params.XAmzSdkChecksumAlgorithm = &XAmzSdkChecksumAlgorithm
+	}
+	// ------------- Optional header parameter "x-amz-checksum-crc32" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc32")]; found {
+		var XAmzChecksumCrc32 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc32, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc32", valueList[0], &XAmzChecksumCrc32, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc32: %s", err))
+		}
+
+		params.XAmzChecksumCrc32 = &XAmzChecksumCrc32
+	}
+	// ------------- Optional header parameter "x-amz-checksum-crc32c" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc32c")]; found {
+		var XAmzChecksumCrc32c string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc32c, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc32c", valueList[0], &XAmzChecksumCrc32c, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc32c: %s", err))
+		}
+
+		params.XAmzChecksumCrc32c = &XAmzChecksumCrc32c
+	}
+	// ------------- Optional header parameter "x-amz-checksum-crc64nvme" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc64nvme")]; found {
+		var XAmzChecksumCrc64nvme string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc64nvme, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc64nvme", valueList[0], &XAmzChecksumCrc64nvme, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc64nvme: %s", err))
+		}
+
+		params.XAmzChecksumCrc64nvme = &XAmzChecksumCrc64nvme
+	}
+	// ------------- Optional header parameter "x-amz-checksum-sha1" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-sha1")]; found {
+		var XAmzChecksumSha1 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-sha1, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-sha1", valueList[0], &XAmzChecksumSha1, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-sha1: %s", err))
+		}
+
+		params.XAmzChecksumSha1 = &XAmzChecksumSha1
+	}
+	// ------------- Optional header parameter "x-amz-checksum-sha256" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-sha256")]; found {
+		var XAmzChecksumSha256 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-sha256, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-sha256", valueList[0], &XAmzChecksumSha256, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-sha256: %s", err))
+		}
+
+		params.XAmzChecksumSha256 = &XAmzChecksumSha256
+	}
 	// ------------- Required header parameter "X-Cloud-Date" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Date")]; found {
 		var XCloudDate XCloudDate
@@ -2163,92 +2372,102 @@ func (sh *strictHandler) PutLifecycle(ctx echo.Context, bucket Bucket, params Pu
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fx7c9s4kv8qXbytipylXrbsiZW62tLanoxrHE8qdma3JvYNIbIlYk0CGgCMrCT67ldogJQo0a9sPFdX",
-	"d3+kIlNAE+jnrxsNfQlimc+kQGF0MPwSpMgSVPTxn0eZLJL3+EeB2pwm9lGCOlZ8ZrgUwTC4TBF4AnIC",
-	"JkVQbmAILNMSuAAmAJWS6oWGqKISdYIwsEO5wiQYGlVgGOg4xZzZF8yYMags8f/62Gsfjto/Xn/pHyz/",
-	"EoSBWcwwGAbaKC6mwXK5DIMZUyxH49f79yK+QdO8zDF990KDYDlCaw+MhIM9yOQcVcw0Qob2xTqEhE+5",
-	"sf9Lo4GJBNLFLEWhd+zCuaU3YyYNwsBSCoaBo3zvpnJ2e4ZiatJgeLAXBjkX5Z97YW3HrP251z689v93",
-	"2tcvy0dNDAiDMz7BeBFnaN/CskzOT/KZWfzKsgLLZdR5cYEZxkaTwLJyNuhirFDLQsX4GmYKNQpDe0dL",
-	"DlrR36qx0YoPfxSoFitGVEMey4te05ac0h1JYVCYi5Tt7h80S3QluhRv4eKnUXt3/2BDF2EskwW05IR0",
-	"kfZCT4yUO6+BG8gLOwhB86nAxO4Mb1k+swwNcG/ciweD3cNXk7gf9weHbDKeDOJXh4cHk/Hh7mD3B4aD",
-	"Pg4OBofjw71BzAaH+4eH/fEPr/Z3x6/290s2OYta8emfbdpi2++x7Tf5BKtg7cn1l4PBslkpHAePmcFm",
-	"xpW8MTzHED5cHoUQLRaLRZ4nyWWa5rnWv0UPcme3t3vQ2+sPLvv7vcPdg98e2i2t5wl7vP7yannpPhws",
-	"f7vD/hXqmRQanfmz0lfZv2LHXTKM2SzjMbMs6N7mmX20eu1fFE6CYfAf3ZUb7LpvdffEei/3pjobo7cs",
-	"m0iVY/LPt2cRtJhXq5QZ4BqENMDgE8t4ApWJHkkx4dNC0TpCkApSqQ3PcCe8EtGpoOEjNS1yFIZoqiJD",
-	"0maN6hOPreQmhUYdAoMxS6DyfkSM+E60RoVJpeKf6U0/0fNqvZEdG9WN7KfR7v7BW65zZuI06lyJIKyF",
-	"AS9Bz9y2iwRNfPOTupuBgzj4o1RjniQonl86ozhGrY9RcLvhlpB200wAF5ZMhsapNDOFQpIEgxtcALkJ",
-	"aVJUwOJYFsJYiQorgitRBpCdECph0Wt+xsVpEoUQXZQkjyXqc2neEjuJ354VlzzHSykvbnCOybMx+lRY",
-	"O2KZ48+zM7v2umgICo1aQMYMqs6z7O9cmh9lIZLn39q5vCji1MGKiBTFP2o26ggmpEtOVWDOTSoLA1Lg",
-	"szHi1KqzdRj4p7Bj/X3RsPJx6J6BSbmunFUi0XlCXcxmUpmQoFdigaH1aTlqzabPxJkPwr8Uk7eYcHZJ",
-	"oeP5LaHuw4e0UYoMPihEG2+NnmP7yzKqEsnRWCpzWjm+t0Vm+Iwp82GWSUbkWZJwuyCWvVNyhspwG08n",
-	"LNNb6PEfKda8aF5Sg4LIaWAKgY2J83ZvszWKX4JjttCjiUF1KrjhzBG9n9t2SuBCfQkcPjbSua4Aghz/",
-	"C2MLyG/bU9n2Dytw2nmAIWvT2jy3OuTBSRoMgyk3aTHuxDLvshnXhsU3qw9TFN0VBrZrbsZgIwG3epgw",
-	"gzYekJsgeHprVYM7XAafpcDXVfBHBX7/GnKeCD5NjUVuxOJN3DRYtt2H3dWHy9bHXv+a/vq6+7HX3rve",
-	"GZbfVR9aV1cd+vzXnb+1fvv68a/t660xOw1ILCSBNGwUZlJzwz8hiCIfW5wygYQttF22hSPMBMOAC7O3",
-	"G4Q2MeB5kQfD3f7gh8GrvYPBD5QquYf96q1cGJyisq+tItwTVHgkwClIWxup2BRdjgqJjMlqt7X2SCb4",
-	"KKdAA5dh8Na5tm2G/MPjw7mSYhpSigw21UIRkyPc4usDubdH8i808CQEpi3FaNuHRHfQdgnfXaTdt7Vs",
-	"iiWJQq0xCUEXcWrfGHVnqTRSN71jw2qJPSvurO+uyXidT/ZZROl0vcxLkWyvuyw4xDIhlqKw2vMxWIeE",
-	"QRjcB5EDC6E2AV4QBo34brWNGrgLNhPZGsa2XFhLINZe6EPH6kmZ0WxFe/tghU6qP5uRCbHdpDI5l2aU",
-	"2czZ7XIdKF436Mgd1J5ocaviy6riYHMb3YFjnHCBCYwXEOkZxrrrrXLlSTu3OomcK3wjwS4RuL4SUxSo",
-	"mMEEJkrmLvVy1gitmifeoUIGMZOGsynjQhvgxgHwurG/L1wxhRvM9UNWX7GHZi3Jh526if1er0fuq/y7",
-	"4i5Tii0qBV9uWgmRenQwu1Pc3ymIbdrhne+z3+sZs+4kSI2ZDbtdvddhOfssBZtrelsi4+5ur3fQ7u21",
-	"e/1uvYJ1cjvj36ReJ7csNtnCwmwbX2woCsFGXovXiSomvxAXj5ECPlM3qGxWWEFT69D2e32qbOXsdv2V",
-	"fRLixpNNVGPwYRhjcD1QPgx5wuDOtVsCXhPGUmbIBLHyiRqzxvDviXnqNvE0Uf4inGN4DdxoiFOeJYoA",
-	"JzCxAKkSVCEgs5HHQC61za1c5KxL5GHMex//H5hdSuZR8LWJ28sw+JFnxsnx0e7FT7H5/fF26Psg+B+F",
-	"w5I+v4rXDdQrdll43d3fb3D251LEhVIozK+oNJfi8du8b2oT5UvFhObfRHlt6jIM3imc8NuHiDgT+hkX",
-	"fvgyDC4MMwUpS4kQTgQbZxQXj7l2H5tC4uOXvr7SDSfv3/50N09G9WzmOhLJLzMbVZ+Mqn+14TWEmk+F",
-	"VulT69bppHHBP+MbhcygukyZeJwI7SQrhNVfZ6j10+d/s9pcsumj0YEdu7wv7H+D7Ncl9GxqsPJOT0F5",
-	"lUdGmClMeMwMvgYpsgU4/tnMp1KO5lC74cZF8iQXuc6cmpL8r9WzB9Xr27TIC/h7KtA5zlFtOevGosCq",
-	"FvDJjwqhD0ZCv9e7vzLQ95j6npLAA0HsqbUuUZGrFgtIuGzbr93Dgnsj3B3Tapt5PG7ciDQbJB4dce7j",
-	"43fVm/uhwTOFoD9DVNtqXCpur0lxL1zee5Qx/eA6amMfkPgG5W9XgDXBfE8F2HR+DQ7jBhc2pEz4bVgB",
-	"/35vdwBxyhSLDSq9AXDttw3Ybc05N7xG889oc43xwuBWifJg8GQJbtH39cbYDigbFWZKGhnLbL1W9eZs",
-	"dHR68t6K7nJ0fjx6f/z76SgIg1/OT3775fzE/XF6fnlydnb65uT88vfL05P3p+dvLHQ9OXn3++j90U+n",
-	"v54EYUnp99P321j2LsHXtvE9Je1j2rfUasGw6bYV/4yLjY6S/u6rWntNv0EJfHPMl3pCdPBQ9dK+rJz8",
-	"aCOyW/6uLPwznOO31DP+p5zdt/m2Z3FlyzDQGBeKm8WFXbpjZpzJIhlsu4Po6OyXD8eD9k9vR0dtVx2G",
-	"I4UJCsNZ9p9XRa+3F1vHxxP6jF33qGzUqT1UOOVS+Ed6r+te+nvZkHclLqiBx9W5tSe+6p+i2h38S1Il",
-	"lo6jXjtaIVQ1bz8pxVv3VTRcfQc+QsDgSrjTLM8j326noaXRnSSsMQHYWH7CHVeEbWwdqhXpV8cLbMat",
-	"MRLHuZjI8mCXxWatUlmuIQiDQmW+KqmH3e59Qg22DnUva31ytaIK9Yv42nZYHmvPeYLZAgqNyeY5U+nq",
-	"h1cievfhMgohenNyGVF5Ojo+OTu5PIHuF0dvudZwF/r+KyeaBsWJOlfiShxjzB1AdcfwM4xBYSxVomGe",
-	"oqq3Eq0LQrOFhquAnEMq5+IqGFqCL+Hly5E78eFi2nn5Et4xk4I2iwxDiHyV90sqtVk2r5sK71yZgmVt",
-	"O+xKwNZ0P6/zxSnxsvMlkTnjYtldIwWt1UnoCw1uqCVvKbrxryEqpegGQrvkfNuNiHZCmKc8TuvHqnPF",
-	"DWqbf1irr5YIY5xIhaBkYez24bKuvi80aOqFszOiUrnu2U4Dh9y2fLuIRR7SpDDLWIx6x5LldqssAeb6",
-	"NTXLy9FuOVUTE8TSpif1wzpNZ4uuCcFLwRK1gqCDwp+kNk77CIhY2ZZ7JqbYXTstcGdMOixzIC6mNO8G",
-	"F/rlSzrzjynFtqSULKaOxSzJuYDRu1NoRdW5TqfTiazRA4yqpdbaZugkp2oewVtu9yL03O5v0BtAvSvH",
-	"r3Dk+rW01dKTT6gWJTVqYqUH1pmOMZNiSsJmomryatUW+0KTRP2X1koTnLAiM5E1I0oJ0Upmyj+hcDpu",
-	"108vMallTc6SSn08GaJJe8FkpwMO07LYaJCCit1yXq3nhfaL11Q9GQKrGOUdwXhRNqpZsqtpRLRi1R7U",
-	"G+Gs9jNj10nSkVQqoV5Eu4c4ZWLqmG43ERJlXeKv0oeV1CtpyblfkJY5Ws5gprEDTjre+1v9mGZyzLIQ",
-	"tARmSd8jbK43ZAzzVNKymb7RXuCr4DPhShsr97pFcA1xivGN9cPlln3TTKXzKdMpLYEk3tyXG0GCccYU",
-	"6kqkYlGi97K3x1qp29uqu9aTnTCeaeAGYql937V3PULSfF8jM9Rao1dkyfJbVb4Db/nfQ98BSm6vEDSC",
-	"dDIq1+wAbeRcei6VP/1MMUus0rsQTNtJaPeb3LR8bIjr0BjWh8CyqVTcpDkxsCEyhaSTccq4AG2Ysk7F",
-	"x7GrwI2/CuCvoDFW1GOnYzlzLvWb8U5k4YaLcpHei0guG6HYSJnZlZRCMuzG6inEhTYyJy2yX8+U/MQT",
-	"VDCX6kZDIZyRJDthpUrRen9zZGm1ot1e76DX7+1e9vd7g97+b5ETwp0K1nK6udXEbtXA3aawdNeb2KXA",
-	"HRcCyG3bcO88AyNV4zqED+9P2yhimVgDEDGGZT+ipSUsXM88supAZGOC9XS3bWJlO7GbcYsuH/nWubb2",
-	"iy57w1kuxZQEVgOZkY9QTtUtrCcTquyTelViKbRhwrc82dd5/0L4A+ArWY/VxK/U0AFfrRKZQsNX+rrd",
-	"blf/3Hghod7+HHlJwdcNbwhfyUX6eWZ+10RNfZ/Ws9V91YwpjdB6LI6v6a9l71MAPDThdzLBh3G6PzCt",
-	"EivA6rw8xh1iy73t4pZNvZJNzNln2bPmeqXd4sMKWkoFBlXOBTNS+fbqhM7jaTi1VNfN5oV+4jruUFip",
-	"7tZXQrfExtcbb4ecE8K10/PyhQ/oyyYFSfCaCejvQ85FYRGl70tZw61xJuMbO7uxH/yON2x6C7uRgwH5",
-	"C3dVyQ7euj5QF5uAQtwIjzFQO6TwtbGRvb4K5nrV1uJqyz8ghx162JCUYY8U6o5G+A3CFOTmqdRY+b2y",
-	"S/aurX+9/+bCatMuqhFiL9v6Xr6E6K62ba4heWQjEsFyUSvdleFwxuK1xOah7hcPxxxutFQv9uDi+Gdw",
-	"6Yhv/XT9TBa1ziHnSkll/XsHRlvAzPqlECivdPfvrKBnDneaNT5QM8UqjluVaFg8mVCnHNdJ8NP28gkg",
-	"CurnFnJFBJgBlmUu7VDSojrXs7bOJmj5bh07yKQKccdjH5fQubW+0OEafi+bzMvAwy1whhZzfSKuScR5",
-	"mLUNSeXWJ9BBJhsJ2GpAQisMCXLWrvTsdKrk3AHee2RuKVfIerXFGtfnPhsDLsrcp8jwxVqTS84W1knj",
-	"RrdLAwR3grX0c2hdHP+snc54SeeWQMInE6RTKyKjd2qtxBt7clpmlcGO7fi1QSqzRIPDR9XJrpz4cGKX",
-	"XQvx5bJOj0Nw7Q2hP/cNwZ03Ep8ocJQHwi2bN1lAsxPC6nwJWscWvUrlurgsAl5red4hxbvneApa9ROQ",
-	"EO44ttkpCwj3N/x0YFUuDOGeY5GQuHnJpiGMHGGrvCXy5J9tqmL54PKPuzvTbLrk7lWMC1Mv2Q4t1f1e",
-	"HzbvYli9c4AWS0PpQLRiCvm4ptspluAqqw8t4Ts5W95v8eMJWOJrpy2nxy7PK6gRqdx8mb3s7u+vHda8",
-	"piZwGl41iLes594KYzs+PznjOS9v47pLc8DFrCCvPnKRhJI8ypKg1Q97g1fh/g8H7ixnJ6xf/wydE3c8",
-	"/nD5Y/tVaCFKaavUYuqyJK9QFswZ7jNZQXaOtzMmEkoFBGqb1pDnQpyVEKd/ABl+woycWBV/vXDCbWfl",
-	"8a+vIbCJcUmrJbvuRr31UqSr+yznLH3+TjmBkQoTz0Jq8qX6iM+s6IEDie7BkUw8HvUPfKd27VnZNb7x",
-	"0Ddy1552194QAfNllY0LMC4tqRWueFLdIG9sZqeCccZjFBrXCr6jGYtTbO92elsl3/l83mH0dUeqadfP",
-	"1d2z06OT84sTmrMMA8NNtl46rlzu6N1pEAZe7YNh0O/03Aw5Q8FmPBgGe51eZ8/dxkip8F/V+1zt39r3",
-	"9ikA2T2Je9UjXa8xU3rPjU3WXeVJF3GMmGibw3YCWoIbepqUBPGsdhN77Yrsbm9w3/V4/5Y7C95Czp/n",
-	"vtag17trXrX+7tr9Xpqy9/CU1Z1TmjF4eEZ1uXAZBvuPWVW9iZ5OgYo8Z2pRSWPjrv2dZwhBGBg21cHw",
-	"49pV+utlGEybftRg5IP4Vq9nVS12cdk5AeBmCAqrikCVm1R98VeidIBhrfO2GSFsX3Fcr9FeifvvSToT",
-	"rmvuGzT3qG3ve93eu6OBveE6X+1XI+4QH+Ez72b/3zAebxhvqPT771nF+m9/fGxezGpI11+TWYYPjjxb",
-	"u/3w4OC131p49Oj6b1ssr8NgVjQY+Ht0J0FgHqGIqyhawRhNGPC8ggNXwrsCCinrAdeXqF3eMWeLJvN8",
-	"V2yYJ039u0wWf4Zl1n81YtnsHrbNt84i/n/RVAf9/YcnNF6X/kY7t7P6j1rj+m22unu4+Lfdw3o3BrmH",
-	"sg/j47U1OBcbneOoq00mY5ZB/SRZQSvK2Q2CKugQeVYdg9eQ5rDb7e/+YKFhpz981Xu1R7btV/fl2/oK",
-	"Ok0/r7O8Xv53AAAA//8=",
+	"7Hxxb9u4su9XGegdoE6P7NiJk21dPBx4k2w32DZbNOmeg23yVrQ0tngikT4kVcdt/d0fOKRky5adpNvs",
+	"xcW9fxR1JHI4nBkOfzMc6ksQy3wqBQqjg8GXIEWWoKKf/zrJZJG8x/8UqM15Yh8lqGPFp4ZLEQyCqxSB",
+	"JyDHYFIE5RqGwDItgQtgAlApqZ5piCoqUScIA9uUK0yCgVEFhoGOU8yZHWDKjEFlif+/j932y2H7p5sv",
+	"vePF34IwMPMpBoNAG8XFJFgsFmEwZYrlaDy/PxbxLZpmNkf07pkGwXKE1iEYCceHkMkZqphphAztwDqE",
+	"hE+4sf9Lo4GJBNL5NEWh9yzj3NKbMpMGYWApBYPAUd45qZzdvUExMWkwOD4Mg5yL8s/DsDZj1v7cbb+8",
+	"8f932jfPy0dNAgiDN3yM8TzO0I7CskzOzvKpmf/GsgJLNuqyuMQMY6NJYVnZG3QxUqhloWJ8BVOFGoWh",
+	"uaMlB63oH1XbaCmH/xSo5ktBVE0eKotu05Sc0Z1IYVCYy5QdHB03a3SpuhTv4PLnYfvg6HjNFmEkkzm0",
+	"5JhskeZCT4yUe6+AG8gL2whB84nAxM4M71g+tQIN8HDUjfv9g5cvxnEv7vVfsvFo3I9fvHx5PB69POgf",
+	"/MCw38P+cf/l6OVhP2b9l0cvX/ZGP7w4Ohi9ODoqxeRW1FJO/2rTFNt+jm0/yUesCtYe33w57i+ajcJJ",
+	"8JQZbBZcKRvDcwzhw9VJCNF8Pp/neZJcpWmea/17dK90DroHx93DXv+qd9R9eXD8+32zJX4eMcebLy8W",
+	"V+7H8eL3LetfoZ5KodEtf1b6KvtX7KRLC2M6zXjMrAj27/LMPloO+zeF42AQ/J/9pRvcd2/1/pn1Xm6k",
+	"uhijtywbS5Vj8q+3byJoMW9WKTPANQhpgMEnlvEEqiV6IsWYTwpFfIQgFaRSG57hXngtonNBzYdqUuQo",
+	"DNFURYZkzRrVJx5bzY0LjToEBiOWQOX9iBjJnWgNC5NKxT/TSD/T84rfKISovsR+Hh4cHb/lOmcmTu1r",
+	"z8opn6AmRq5FVNrq29OjyI4W3bVZ/rkdpxjf6iJvP4/WJp9Q770Qoh/ZkpQUWLa7FrahnZ0V3TO9R2T9",
+	"2F6PEbT8QDq5XQ7GsolU3KR5BDNuUlkY4EZfi7JBKYvOtQjC2obmbdGTb7s9rckCfKf99S2QbOEnqUY8",
+	"SVA8vZ0N4xi1PkXBMYmgJaSVEhPAhSWToXGLk5lCIdkUg1ucAzk8aVJUwOJYFsJKmgkr7mtRboV7S127",
+	"YX7B+TkZyGVJ8lSivpDmLZkGKciL4orneCXl5S3OMImeStDnwnoEljn5PLmwa8NFA1Bo1BwyZlB1nmR+",
+	"F9L8JAuRPP3ULuRlEacOIEVkKP5Rs3uKYEy25EylWmVS4JMJ4tyas3V9+JeIY3W8aFB5a3TPwKRcV243",
+	"kejcmi6mU6lMSCAysRDX+q8ctWaTJ5LMB+EHxeQtJpxd0Sb49CuhvhsNKkddevhobdToKaa/KPEBkRyO",
+	"pDLnleN7W2SGT5kyH6aZZESeJQm3DLHsnZJTVIZbZDBmmd7Awf9MseZF85IaFEROA1MIbESSt3ObrlD8",
+	"EpyyuR6ODapzwQ1njuhuadsugQMtJQT62EjnpoI6cvRvjG1ocdeeyLZ/WMHszj0CWenW5rm1IQ+z0mAQ",
+	"TLhJi1Enlvk+m3JtWHy7/DFBsb9E85bnZjQ5FHCnBwkzaPcDchMEtO+saXCHMOGzFPiqgjGowM9fQ84T",
+	"wSepsRiURLyOAPuLtvtxsPxx1frY7d3QX18PPnbbhzd7g/Jd9aN1fd2h33/f+0fr968f/96+2Wiz14Ap",
+	"Q1JIw0RhKjU3/BOCKPKRRVxjSNhcW7YtsGImGARcmMODILQhDs+LPBgc9Po/9F8cHvd/oKDPPexVo3Jh",
+	"cILKDlvtcI8w4aEAZyBtbaRiE3TRNiQyplW7abUnMsEHOQVquAiDt861bQrknx7szZQUk5CCfbBBI4qY",
+	"HOGGXO/JIviY5JkGnoTAtKUYbfqQaAttF7puI+3e1uJCliQKtcYkBF3EqR0x2p+m0kjdNMbaqiXxLKWz",
+	"Orumxet8so+HSqfrdV6qZJPvMnUSy4REisJaz8dgFRIGYbAL7AcWQq0DvCAMGvHdcho1cBesh+S1eMFK",
+	"YSUUWhnQbx3LJ2VstrHb2wdLdFL92YxMlvRcUBGEQRVgkEpMKpMLaYZZJmdeAqsg8qbBfraM9MjVuEwx",
+	"LfMqNoLTHTjFMReYwGgOkZ5irPf9il162c6dTiLnJl9LsCxSjDRBgYoZTGCsZO5iJ7dSoVXz0nuUriHB",
+	"UHM2YVxoGxg5cF53BO8LlzLiBnN9n0eoxEO9FuTfzl3HXrfbJddW/l1JlynF5pXxL9ZXEJF68Ea31RS+",
+	"0wa3vka3jmff6ymzriZIjZkO9vf1YYfl7LMUbKZptETG+wfd7nG7e9ju9vbrebqzuyn/JvM6u2OxyeYW",
+	"gtu9x25TIdhd2WJ5oorJryTFUyQwwNQtKhsxVrDVOrujbo/ydzm7Wx2yR0pce7KOeAzeD3EMrm6i98Oh",
+	"MNjKuyXgLWEkZYZMkCgfaTErAv+eeKi+Jh6nyl+FcwyvgBsNccqzRBEYBSbmIFWCKgRkdlcykEtt4y63",
+	"q9Y1cj8e3iX/e3qXmnkQtG2S9iIMfuKZcXp8sHvxXWzsf7q5LX4Q/D+Fw5k+9opXF6g37DK9fHB01ODs",
+	"L6SIC6VQmN9QaS7Fw6e5q2sT5SvFhObfRHml6yIM3ikc87v7iLgl9AvOffNFGFwaZgoylhI9nAk2ymhf",
+	"POXa/WzaEh/O+iqna07ej/54N0+L6smW61Akv07trvpoxP2b3V5DqPlUaJU+tb46nTYu+Wd8rZAZVFcp",
+	"Ew9Toe1klbD86w1q/fj+32w2V2zyYHRg2y52bfvfoPtVDT2ZGSy902NQXuWREaYKEx4zg69AimwOTn42",
+	"KqqMo3mrXXPjInmUi1wVTs1I/tva2b3m9W1W5BX8PQ3oAmeoNpx1Y8JgmSf45FuF0AMjodft7s4a9Dym",
+	"3pEuuGcTe2weTFTkKmYBCZdt+rUdIti5w23pVpvMw3Hj2k6zRuLBO84uOX5Xu9kNDZ5oC/orVLVpxqXh",
+	"dpsM99LFvScZ0/fyUWt7j8bXKH+7Aawo5nsawLrza3AYtzi3W8qY34UV8O91D/oQp0yx2KDSawDXvm3A",
+	"bivOuWEYzT+jjTVGc4Mb6cvj/qM1uEHf5yJj26Asx5gqaWQss9U81us3w5Pzs/dWdVfDi9Ph+9M/zodB",
+	"GPx6cfb7rxdn7o/zi6uzN2/OX59dXP1xdX72/vzitYWuZ2fv/hi+P/n5/LezICwp/XH+fhPLblN8bRrf",
+	"U9N+T/uWPC4YNtlcxb/gfK1upnfwolZE1GswAl8C9KUeEB3fl9m0g5WdH7yI7JS/qwj/Cuf4LfmM/ypn",
+	"922+7Ulc2SIMNMaF4mZ+aVl3wowzWST9TXcQnbz59cNpv/3z2+FJ22WO4URhgsJwlv3f66LbPYyt4+MJ",
+	"/cZ996gsR6o9VDjhUvhH+nDfDfpHWXZ4LS6pTMnlwLUnvqwSo9wd/FtSJpaOql45WiFU+XDfKcU79yoa",
+	"LN+B3yGgfy3cSZeXkS8q1NDS6E4ZVoQAbCQ/oS9FaSyQqiXwl0cPbMrtYiSJczGW5aEvi81KprLkIQiD",
+	"QmU+K6kH+/u7lBpsHPhe1aoBa0kVqiXxue2wPPKe8QSzORQak/UzqNLVD65F9O7DVRRC9PrsKqL0dHR6",
+	"9ubs6gz2vzh6i5WywtBXmTnVNBhO1LkW1+IUY+4Aqjuin2IMCmOpEg2zFFW9YGpVEZrNNVwH5BxSORPX",
+	"wcASfA7Pnw/daRAXk87z5/COmRS0mWcYQuSzvF9Sqc2imW9KvHNlCpa1bbNrARvdfb/OF2fEi86XROaM",
+	"i8X+CiloLU9Jn2lwTS15S9G1fwVRqUXXENql5NuuRbQXwizlcVo/cp0pblDb+MOu+opFGOFYKgQlC2On",
+	"D1d1832mQVPFn+0Rlca1YzoNEnLT8qUkFnlIk8I0YzHqPUuW26myBJirStUsL1s7dqoCJ4ilDU/qB3ma",
+	"zh1dgYLXgiVqFUGHiD9LbZz1ERCxui3nTEKxs3ZW4M6fdFjGQFxMqN8tzvXz51QPEFOIbUkpWUyciFmS",
+	"cwHDd+fQiqpznU6nE9lFDzCsWK2V1NBJTlVYgnfczkXomZ1fv9uHesWO53Doarm0tdKzT6jmJTUq1aUH",
+	"1pmOMJNiQspmoioAa9WYfaZJo/6lXaUJjlmRmcguIwoJ0Wpmwj+hcDZu+adBTGpFk7OkMh9PhmjSXDDZ",
+	"64DDtCw2GqSgZLecVfw80555TdmTAbBKUN4RjOZlEZslu+xGRCtRHUK9SM5aPzOWT9KOpFQJVVzaOcQp",
+	"ExMndDuJkCjrEn+VPqykXmlLzjxDWuZoJYOZxg447Xjvb+1jkskRy0LQEpglvUPZXK/pGGapJLaZvtVe",
+	"4cvNZ8yVNlbv9RXBNVDVo/XD5ZR9QU1l8ynTKbFAGm+uPo4gwThjCnWlUjEv0XtZ92NXqZvbsobYkx0z",
+	"nmngBmKpfXW5dz1CUn+fIzNUdqOXZGnlt6p4B97yH0Nf50purxDUgmyyqkJ1gDZyLj2Xyp9+ppgl1ujd",
+	"FkzTSWj269K0cmzY16FxWx9AVW9KAmzYmUKyyThlXIA2TFmn4vex68C1vw7g76AxVlR/p2M5dS71m/FO",
+	"ZOGG2+UifRiRXta2YiNlZjkplWTYrbVTiAttZE5WZF9PlfzEE1Qwk+pWQyHcIkn2wsqUotUq7sjSakUH",
+	"3e5xt9c9uOoddfvdo98jp4StBtZytrlRqm/NwN0ZsXRXS/WlwD23BZDbttu98wyMTI3rED68P2+jiGVi",
+	"F4CIMSxrFS0tYeF65pFVByK7J1hPd9cmUbYTOxnHdPnIl9W1tWe6rIBnuRQTUlgNZEZ+h3KmbmE9LaFq",
+	"fVIdSyyFNkz4cig7nPcvhD8AvtLqsZb4lYo94Ks1IlNo+Eqv2+129c+1FxLqRd6R1xR8XfOG8JVcpO9n",
+	"Zts6aqoJrcqzK181ZUojtB6K42v2a8X7GAAPTfidluD9ON0fmFaBFWB1Xh7jHollV1E8ialbiom59VnW",
+	"s7k6asd8WEFLqcCgyrlgRipfep3QeTw1p3Lr+rJ5ph/JxxaDdeX3zfZK6JbE+GptdMg5IVzbPS8HvMde",
+	"1ilIgtdMQO8Ici4Kiyh9XcoKbo0zGd/a3o214ltGWPcWdiLHffIX7kKWbbxxSaKuNgGFuBUeY6B2SOFr",
+	"Y5F7nQvm6thW9tWWf0AOO/SwISm3PTKoLUXya4Rpk5ulUmPl98oK2m1T/7r7hsa6rT7kbob3DqtXNMj1",
+	"Mo3Hfetz7cp3VzbsX1bc1aZnQwD+GVcEWV7n+AZG/BgbjNAVEDvEym2R+lrYfQ9EsNzB9SXfXurbpcE1",
+	"sBHddPu6efGkGtxDh0O4PP2FgPdQzMH96TdMchO1gnHrdEiITSCDlqfygY+esekUHba2OvC0sMpXtLiA",
+	"1zKEKM64Sxj5CEMf0nZjIr9FWhFSnEjScwjLsgwsSQibfkLFx9ztnmt417+iTvlgTZE+/rT0xhne8VGG",
+	"UEpTb4g3VvHhgfVZ7ldc/jzui0850l86Zb2KbFS5rtbSGskk+KSNIuFMLO8SOUi10xIo5vqVXLBvWCnc",
+	"ImJSG0sSDa2opMLFJ+kK2ducrr+UL0qkRVGCp4Z3U4wNJm0H7ds2MlBRCJ1OZ8+VjMcxTqkCTyTAJ0Iq",
+	"TELI+K2D1NVK5BQsbVwxSKhUkAoB50SvzIpYAGw89kdF/zl9dUobpdC9rP19/hyibXc7uPbD3F+RSGYq",
+	"ajn8EhdPWbyS4bivDM7HZS6AtFTLJUR5CV8f7gobbfg6g5wrJZUFeh0YblislVcIlGBy142d2HVpqaUc",
+	"qKpqCejt3tDAPO2lnbJdJ8FPm+xTpCjo0oeQSyLADLAsc/kHJW145wpbV8XkLr55wzapQtzzQZDL7Dhe",
+	"n+lwJZAvb6KUCJTbCBpazBWMuWoxBzVWJiSV40+gi52sqbFlg4Q4DCn2rN1g3OtUWToX+e7QuaVchdjL",
+	"KdakPvNpGeCiTIIUGT5bqXbL2dyiNVwre2uIxZ1iydShRR6NbMZrOrcEEj4eIx1fExm9V7tvsDYnZ2XW",
+	"GGzbjucNUpklGlygVJV4yLHHlZbtGtYv2To/DcHVOYW+ACQEV3hAciIEWVaGtKRykc1eCMuDZmid2jBW",
+	"KlfOaUPhlXsRe2R4O86poVU/Cg1hy/ntXulyd1f+dWB5bhDCjvPRkKR5xSYhDB1ha7xlCGoRw5jk4BIR",
+	"20tUaW+iy1ejwtTPbgaW6lG3B+sXtsr93nLgF0oHoqVQyMc1XWGzBJfpvdAS3irZ8hKcb08RJr5y1nJ+",
+	"6hI+BVUklpMv0xgHR0crp7av6KYINa9ukbQsutjAs3s+UfGG57z8+IC7IwxcTAvy6kMHKSnbQ+kSaPXC",
+	"bv9FePTDsTvU3Qvrt91D58SdjD9c/dR+EdpYpVyrVGvu0iXeoGxUZ7hPaQla53g3ZSKhnIBAbbgLhhPE",
+	"aRnr9I4hw0+YkROrgLhXTrjprHwg7JOJbGxc9sqSXXWjfvUSGqv7LOcsfSKPsJSxe60XIVX7E17zKRZ6",
+	"4KJF9+BEJj4w9Q/8dY7as/JqydpDf9uj9nR/ZYQImM+vrt2SCyuEV6XQeFJ9MKPxxgudHGU8RqFx5eRn",
+	"OGVxiu2DTnfj7Gc2m3UYve5INdn3ffX+m/OTs4vLM+qzCAPDTbZ6hlS53OG78yAMvNkHg6DX6boecoqC",
+	"TXkwCA473c6hu7KV0glglfh3h4B2fW8eB9K6J3UvL0vUD5sI5nADKdMuBa2LOEZMNBgpOwGx4JqeJyVB",
+	"fFP78MTKFwEOuv1dXwPxo2w9+RJy9jSXOvvd7rZ+Ff/7K58zoC6H93dZXkynHv37e1Q3kBdhcPQQruq3",
+	"aeg4uMhzpuaVNtY+LbL1MDEIA8MmOhh8XPlyyM0iDCZN33AZ+k18o+i7OjZy+7JzAsDNABRWqcEqSVFd",
+	"kLkWpQMMayX4zQhh8x706mHNtdh9mdot4brlvkazw2y73+uK75abLA13fmsfydmiPsJn3s3+78J4+MJ4",
+	"jeZPr4rVTx19bGZm2WTf36VbhPe2fLNyDerexiuflnlw6/qnfBY3YTAtGhb4e3RHwmAeYIjLXbSCMZow",
+	"4EUFB66FdwVV5Fydw7qzKhd3zNi8aXm+K2rLc034DSvH5S7enh7VDs1a7386gd6L4/7eq+qcjvjx31jq",
+	"bCsKWcnABFu+ntRczdXEXPVdlGVujIkyAI9Tqf1VpO2psjIIvY/tXamZbfM4PHjgNLyMVxJDJ+9PDg+g",
+	"dX52dra3KvdHCrsphfXnpb6F3RNonTBt2ETIjH9vruMnYrt93N+/+O3t2Xdl16UEvxvHlz8P273vx6BO",
+	"We+78rZ25PmnuXPfDHs4fzeuphC1+VEm878CYNS/9bVoRjkN7qrm6fn/RMTR7x3d36Hx0zDfCFdsr96D",
+	"eFy9uV9HOZd/GuWsVpfSRlvWlX68sebrIH7TFpzJmGVQr4xT0IpydougCiqKm1ZlfbWAebC/3zv4wUa4",
+	"nd7gRffFIUEUz92Xb6uT7DR9FHFxs/j/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

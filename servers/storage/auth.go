@@ -93,7 +93,8 @@ func (s *Server) addressing(next echo.HandlerFunc) echo.HandlerFunc {
 // against the host and path the request was sent to. Only a request that
 // passes has its body read: refused unread when its Content-Length is over
 // the limit, capped at lifecycledoc.MaxBodySize otherwise, and held to the
-// declared hash (CheckPayload). A request that fails has its body dropped
+// declared hash (CheckPayload) and to the digests it declares, Content-MD5
+// and the S3 SDKs' checksums (checkDigests). A request that fails has its body dropped
 // unread, so nothing after reads it either. The outcome is kept in the
 // request's state for authenticate, which the spec validation calls in its
 // turn, so a request is still refused in the spec's order (no such
@@ -152,7 +153,10 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 	if err != nil {
 		return err
 	}
-	return s.verifier.CheckPayload(verified, sigv4.HashHex(body))
+	if err := s.verifier.CheckPayload(verified, sigv4.HashHex(body)); err != nil {
+		return err
+	}
+	return checkDigests(req.Header, body)
 }
 
 // readBody reads the request body, at most lifecycledoc.MaxBodySize bytes
