@@ -1,7 +1,7 @@
 package storage
 
 import (
-	"crypto/md5" //nolint:gosec // Content-MD5 is the protocol's integrity check, not a security measure
+	"crypto/md5"  //nolint:gosec // Content-MD5 is the protocol's integrity check, not a security measure
 	"crypto/sha1" //nolint:gosec // x-amz-checksum-sha1 likewise
 	"crypto/sha256"
 	"crypto/subtle"

@@ -8,13 +8,15 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/apistack/apistack/servers/storage/lifecycledoc"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-func TestAccountsMigration_GivesExistingBucketsAndKeysTheDefaultAccount(t *testing.T) {
+func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocumentsTheProtocolNamespace(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	first, err := fs.ReadFile(Migrations(), "00001_init.sql")
@@ -35,7 +37,22 @@ func TestAccountsMigration_GivesExistingBucketsAndKeysTheDefaultAccount(t *testi
 		srv.store.box.Seal("CKOLDKEY", []byte("old-secret")), now)
 	require.NoError(t, err)
 
+	// A configuration as the service stored it then: in apistack's namespace.
+	old := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<LifecycleConfiguration xmlns="http://cloud.apistack.dev/doc/2006-03-01/"><Rule><ID>logs</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>30</Days></Expiration></Rule></LifecycleConfiguration>`
+	_, err = db.ExecContext(ctx, `INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES ('old-bucket', ?, ?)`, old, now)
+	require.NoError(t, err)
+
 	require.NoError(t, sqlitedb.Migrate(ctx, db, Migrations()))
+	doc, err := srv.store.lifecycle(ctx, "old-bucket")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ID>logs</ID>`,
+		"stored configurations are answered in the protocol's namespace")
+	cfg, err := lifecycledoc.Decode(doc)
+	require.NoError(t, err)
+	require.Len(t, cfg.Rules, 1)
+	assert.Equal(t, lifecycledoc.Namespace, cfg.XMLName.Space)
+
 	b, err := srv.Bucket(ctx, "old-bucket")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultAccount, b.Account)
