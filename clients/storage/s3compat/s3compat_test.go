@@ -19,22 +19,34 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/storage/s3compat"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )
 
-// recorder keeps the headers of every request the SDK sends.
+// recorder keeps the headers of every request the SDK sends, and sends it
+// through the contract transport, so every request and answer on the wire is
+// also checked against the storage spec.
 type recorder struct {
 	mu      sync.Mutex
 	headers []http.Header
+	next    http.RoundTripper
+}
+
+func newRecorder(t *testing.T) *recorder {
+	t.Helper()
+	next, err := contract.ForAPI(contract.Storage, http.DefaultTransport,
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	return &recorder{next: next}
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
 	r.headers = append(r.headers, req.Header.Clone())
 	r.mu.Unlock()
-	return http.DefaultTransport.RoundTrip(req)
+	return r.next.RoundTrip(req)
 }
 
 func (r *recorder) last() http.Header {
@@ -74,7 +86,7 @@ func requireAPIError(t *testing.T, err error, code string) {
 
 func TestS3SDK_PutGetDeleteLifecycle(t *testing.T) {
 	env := storagetest.Start(t, storagetest.Options{})
-	rec := &recorder{}
+	rec := newRecorder(t)
 	c := sdkClient(env, env.Key, rec)
 	ctx := context.Background()
 
@@ -126,7 +138,7 @@ func TestS3SDK_PutGetDeleteLifecycle(t *testing.T) {
 
 func TestS3SDK_EveryChecksumAlgorithmIsVerified(t *testing.T) {
 	env := storagetest.Start(t, storagetest.Options{})
-	rec := &recorder{}
+	rec := newRecorder(t)
 	c := sdkClient(env, env.Key, rec)
 	ctx := context.Background()
 	for _, alg := range []types.ChecksumAlgorithm{
@@ -188,7 +200,7 @@ func contentMD5(corrupt bool) func(*middleware.Stack) error {
 
 func TestS3SDK_ContentMD5IsVerified(t *testing.T) {
 	env := storagetest.Start(t, storagetest.Options{})
-	rec := &recorder{}
+	rec := newRecorder(t)
 	c := sdkClient(env, env.Key, rec)
 	ctx := context.Background()
 	in := &s3.PutBucketLifecycleConfigurationInput{
@@ -206,7 +218,7 @@ func TestS3SDK_ContentMD5IsVerified(t *testing.T) {
 func TestS3SDK_ErrorAnswersAreTheSDKsAPIErrors(t *testing.T) {
 	env := storagetest.Start(t, storagetest.Options{})
 	ctx := context.Background()
-	rec := &recorder{}
+	rec := newRecorder(t)
 	c := sdkClient(env, env.Key, rec)
 	otherKey, err := env.Server.CreateKey(ctx, "tenant-b", "another account")
 	require.NoError(t, err)
