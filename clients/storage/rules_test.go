@@ -74,7 +74,7 @@ func TestMarshalConfiguration_WritesTheSchemaOrder(t *testing.T) {
 	body, err := storage.MarshalConfiguration(storage.Configuration(storage.ExpireAfterDays("logs", "logs/", 30)))
 	require.NoError(t, err)
 	assert.Equal(t, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+
-		`<LifecycleConfiguration xmlns="http://cloud.apistack.dev/doc/2006-03-01/"><Rule><ID>logs</ID>`+
+		`<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ID>logs</ID>`+
 		`<Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>30</Days></Expiration>`+
 		`</Rule></LifecycleConfiguration>`, string(body))
 }

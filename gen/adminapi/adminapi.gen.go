@@ -325,6 +325,14 @@ type CreatePAMTeamRequest struct {
 
 // CreateStorageBucketRequest defines model for CreateStorageBucketRequest.
 type CreateStorageBucketRequest struct {
+	// Account The account a bucket or key belongs to (lowercase letters, digits and hyphens). A key
+	// acts on its own account's buckets only. Buckets and keys made before accounts existed
+	// belong to `default`.
+	//
+	//
+	// Example: default
+	Account *StorageAccount `json:"account,omitempty"`
+
 	// Name A bucket name (3 to 63 lowercase letters, digits, dots and hyphens).
 	Name StorageBucketName `json:"name"`
 
@@ -337,6 +345,14 @@ type CreateStorageBucketRequestVersioning string
 
 // CreateStorageKeyRequest defines model for CreateStorageKeyRequest.
 type CreateStorageKeyRequest struct {
+	// Account The account a bucket or key belongs to (lowercase letters, digits and hyphens). A key
+	// acts on its own account's buckets only. Buckets and keys made before accounts existed
+	// belong to `default`.
+	//
+	//
+	// Example: default
+	Account *StorageAccount `json:"account,omitempty"`
+
 	// Description What the key is for.
 	Description *string `json:"description,omitempty"`
 }
@@ -644,9 +660,23 @@ type SetStorageBucketVersioningRequest struct {
 // SetStorageBucketVersioningRequestStatus defines model for SetStorageBucketVersioningRequest.Status.
 type SetStorageBucketVersioningRequestStatus string
 
+// StorageAccount The account a bucket or key belongs to (lowercase letters, digits and hyphens). A key
+// acts on its own account's buckets only. Buckets and keys made before accounts existed
+// belong to `default`.
+//
+// Example: default
+type StorageAccount = string
+
 // StorageBucket defines model for StorageBucket.
 type StorageBucket struct {
-	CreatedAt time.Time `json:"created_at"`
+	// Account The account a bucket or key belongs to (lowercase letters, digits and hyphens). A key
+	// acts on its own account's buckets only. Buckets and keys made before accounts existed
+	// belong to `default`.
+	//
+	//
+	// Example: default
+	Account   StorageAccount `json:"account"`
+	CreatedAt time.Time      `json:"created_at"`
 
 	// Name A bucket name (3 to 63 lowercase letters, digits, dots and hyphens).
 	Name StorageBucketName `json:"name"`
@@ -665,16 +695,30 @@ type StorageBucketName = string
 
 // StorageKey defines model for StorageKey.
 type StorageKey struct {
-	CreatedAt   time.Time `json:"created_at"`
-	Description string    `json:"description"`
-	KeyId       string    `json:"key_id"`
+	// Account The account a bucket or key belongs to (lowercase letters, digits and hyphens). A key
+	// acts on its own account's buckets only. Buckets and keys made before accounts existed
+	// belong to `default`.
+	//
+	//
+	// Example: default
+	Account     StorageAccount `json:"account"`
+	CreatedAt   time.Time      `json:"created_at"`
+	Description string         `json:"description"`
+	KeyId       string         `json:"key_id"`
 }
 
 // StorageKeyCredentials defines model for StorageKeyCredentials.
 type StorageKeyCredentials struct {
-	CreatedAt   time.Time `json:"created_at"`
-	Description string    `json:"description"`
-	KeyId       string    `json:"key_id"`
+	// Account The account a bucket or key belongs to (lowercase letters, digits and hyphens). A key
+	// acts on its own account's buckets only. Buckets and keys made before accounts existed
+	// belong to `default`.
+	//
+	//
+	// Example: default
+	Account     StorageAccount `json:"account"`
+	CreatedAt   time.Time      `json:"created_at"`
+	Description string         `json:"description"`
+	KeyId       string         `json:"key_id"`
 
 	// Secret Shown once.
 	Secret string `json:"secret"`
@@ -1278,7 +1322,9 @@ type ClientInterface interface {
 
 	// CreateStorageBucketWithBody Create a storage bucket
 	//
-	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+	// to `account` (default `default`): only that account's keys may read or change its
+	// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1287,7 +1333,9 @@ type ClientInterface interface {
 
 	// CreateStorageBucket Create a storage bucket
 	//
-	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+	// to `account` (default `default`): only that account's keys may read or change its
+	// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1340,7 +1388,8 @@ type ClientInterface interface {
 	// CreateStorageKeyWithBody Issue a storage access key
 	//
 	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-	// server keeps the secret itself (not a hash), as object-storage services do.
+	// server keeps the secret itself (not a hash), as object-storage services do. The key
+	// belongs to `account` (default `default`) and acts on that account's buckets only.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1350,7 +1399,8 @@ type ClientInterface interface {
 	// CreateStorageKey Issue a storage access key
 	//
 	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-	// server keeps the secret itself (not a hash), as object-storage services do.
+	// server keeps the secret itself (not a hash), as object-storage services do. The key
+	// belongs to `account` (default `default`) and acts on that account's buckets only.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2215,7 +2265,9 @@ func (c *Client) ListStorageBuckets(ctx context.Context, reqEditors ...RequestEd
 
 // CreateStorageBucketWithBody Create a storage bucket
 //
-// A bucket is created without versioning unless `versioning` is `Enabled`.
+// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+// to `account` (default `default`): only that account's keys may read or change its
+// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2234,7 +2286,9 @@ func (c *Client) CreateStorageBucketWithBody(ctx context.Context, contentType st
 
 // CreateStorageBucket Create a storage bucket
 //
-// A bucket is created without versioning unless `versioning` is `Enabled`.
+// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+// to `account` (default `default`): only that account's keys may read or change its
+// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2347,7 +2401,8 @@ func (c *Client) ListStorageKeys(ctx context.Context, reqEditors ...RequestEdito
 // CreateStorageKeyWithBody Issue a storage access key
 //
 // The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-// server keeps the secret itself (not a hash), as object-storage services do.
+// server keeps the secret itself (not a hash), as object-storage services do. The key
+// belongs to `account` (default `default`) and acts on that account's buckets only.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2367,7 +2422,8 @@ func (c *Client) CreateStorageKeyWithBody(ctx context.Context, contentType strin
 // CreateStorageKey Issue a storage access key
 //
 // The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-// server keeps the secret itself (not a hash), as object-storage services do.
+// server keeps the secret itself (not a hash), as object-storage services do. The key
+// belongs to `account` (default `default`) and acts on that account's buckets only.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4241,7 +4297,9 @@ type ClientWithResponsesInterface interface {
 
 	// CreateStorageBucketWithBodyWithResponse Create a storage bucket
 	//
-	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+	// to `account` (default `default`): only that account's keys may read or change its
+	// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4250,7 +4308,9 @@ type ClientWithResponsesInterface interface {
 
 	// CreateStorageBucketWithResponse Create a storage bucket
 	//
-	// A bucket is created without versioning unless `versioning` is `Enabled`.
+	// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+	// to `account` (default `default`): only that account's keys may read or change its
+	// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4309,7 +4369,8 @@ type ClientWithResponsesInterface interface {
 	// CreateStorageKeyWithBodyWithResponse Issue a storage access key
 	//
 	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-	// server keeps the secret itself (not a hash), as object-storage services do.
+	// server keeps the secret itself (not a hash), as object-storage services do. The key
+	// belongs to `account` (default `default`) and acts on that account's buckets only.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4319,7 +4380,8 @@ type ClientWithResponsesInterface interface {
 	// CreateStorageKeyWithResponse Issue a storage access key
 	//
 	// The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-	// server keeps the secret itself (not a hash), as object-storage services do.
+	// server keeps the secret itself (not a hash), as object-storage services do. The key
+	// belongs to `account` (default `default`) and acts on that account's buckets only.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7249,7 +7311,9 @@ func (c *ClientWithResponses) ListStorageBucketsWithResponse(ctx context.Context
 
 // CreateStorageBucketWithBodyWithResponse Create a storage bucket
 //
-// A bucket is created without versioning unless `versioning` is `Enabled`.
+// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+// to `account` (default `default`): only that account's keys may read or change its
+// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7264,7 +7328,9 @@ func (c *ClientWithResponses) CreateStorageBucketWithBodyWithResponse(ctx contex
 
 // CreateStorageBucketWithResponse Create a storage bucket
 //
-// A bucket is created without versioning unless `versioning` is `Enabled`.
+// A bucket is created without versioning unless `versioning` is `Enabled`. It belongs
+// to `account` (default `default`): only that account's keys may read or change its
+// lifecycle configuration; other accounts' keys are answered 403 `AccessDenied`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7359,7 +7425,8 @@ func (c *ClientWithResponses) ListStorageKeysWithResponse(ctx context.Context, r
 // CreateStorageKeyWithBodyWithResponse Issue a storage access key
 //
 // The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-// server keeps the secret itself (not a hash), as object-storage services do.
+// server keeps the secret itself (not a hash), as object-storage services do. The key
+// belongs to `account` (default `default`) and acts on that account's buckets only.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7375,7 +7442,8 @@ func (c *ClientWithResponses) CreateStorageKeyWithBodyWithResponse(ctx context.C
 // CreateStorageKeyWithResponse Issue a storage access key
 //
 // The secret is in this response only. A SigV4 verifier recomputes signatures, so the
-// server keeps the secret itself (not a hash), as object-storage services do.
+// server keeps the secret itself (not a hash), as object-storage services do. The key
+// belongs to `account` (default `default`) and acts on that account's buckets only.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13671,133 +13739,136 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
 	"7H3bd9s28+C/gqP9nRN7S0ty4mRb+2FXze3zpkm8cdI+VFkRIkcSahJgAdC2Pq//9z0YALxIpC625TTt",
-	"92RLIoHBYO6YGdx0IpFmggPXqnN808mopClokPjpDb0eRJHIuf5AUzDfxKAiyTLNBO8cdz7PgEzoNaH2",
-	"oSeKcJpCtxN0mPk5o3rWCToc3+24h0b4MehI+DNnEuLOsZY5BB0VzSClZo7/kjDpHHf+W68ErWd/Vb0F",
-	"iG5vAwPkO5ifvmoGb3B2Si5g/kQRFrcAdgHzEYtXgjQRMqW6c9zJc3xSzzPzptKS8amH4mwmOHzI0zHI",
-	"Zlgy8wDh+ARhnLzuHr44ImZsshf+cPjs8Onz58/7h/1+uN8CKo4wsiPcB4dVUA30n0BpmkvK9WuumZ6/",
-	"/dKGT8DfnyhiHmmB0j4zmuZrsLoKyBIihKUOZDt4snhmNYjlczsE8xMokcsIWkHFX4mYEF1gNiDUclFs",
-	"KETXlmSI+YkiZiWqfV12ylULAp6nnePfOzTRIDnVcEbnKXD9eZ6B6gSdsQR64T9EVM1eSXplRELQiRln",
-	"fPoR12E/K+RG838KPH8rRZ75D6caUv+/faX2s/nLxTlN4BNQZcfL6FzkuvJZwnsRswmz01c+FkNlkkVQ",
-	"/cS1fbhE3DnISxaB/fISeA4vwT+laALqJdUwFZLhI8o+PZBAKx9fzqic4u+ajhP3z/UnqvHfS8HiEmrN",
-	"st+Yns1EEhv58LVJYJxrIekUfs6jC1ghXsf4+2rJap+5Mw0vQ2Lg+ww0bQfrbPCeaKDpKrDM7/eT9meD",
-	"9wUYtwYoCSoTXAFqp59p/An+zEFp8ykSXAPHf2mWJSyiBtzeH8rAfLPhhK+lFNJO1cSwOBlB9lDIm/Y9",
-	"IiShROYJdDu3Qeel4JOERY8GlRMjcM2UVoQmEmg8R0hOOTJ4sntIBpzkHK4ziDTExLAMSALmaQTkg9Bv",
-	"RM7j3QPyQRCVR7MCLTj9F05zPROS/RseAYT3TCnGp4YqrqTgU0Lj1MhycQHcgaPyLBNSQ/weYkY/o3B4",
-	"VBIWsdHhbkJipBNhinChiTFRDGmLDCTOTzS9ANVFoeAmQe4TQistaXY2eO/k6xcFssKRNI6ZGYAmZ9KM",
-	"po14PZ7QRIGR0+VXN52pEd/NkgZ/IlqQLNcIWK7QejohkQRqqO1qBpwwTWIBdgnICUYopfT6F+BTPesc",
-	"P33+POikjPvPh0syOUBDEK4zJkGNGB8piASP1TJYv7AJaJYWmvsC5ifkiumZyLUBxH1XBcgMihAxzlKj",
-	"fV/0CwCMwpoaQ8xLziY0OC2Eq3faICA5Z3/m4A0FI28XVv3iaHHRGdVGJnSOO//3d3rw7/7BT1/d31H3",
-	"4Ot//69OA16kSEC1GDHmJ48Hu1V7ErKERoYDmFbuCb9HVkhZ8xatg/Ua4JNIwECR0mtrUBy/KGCkUtJ5",
-	"J+hYRLifjYaxysLrnN87Tg1ZOvMrKvWyGP8BkUbhjUR1Nnj/rzyl/O4U3b6T2+3g4dMft9nC/9W8h03Y",
-	"WLl6o3bvt/DN9fpWsNWMld1B2GATBZ1LkIoJYwDbnZ3QPDFO4RfufgHjSNR3/LcZ6BlI3F5rpxGlqdSK",
-	"FO+YHfcmeX2o19yYmnGzAbk90t7B/G4Yqy3pZmmFtBR5TBl/dkn2vmhawBKwVnUd3yzMHom4hZX+9fnz",
-	"mUGnztEfWpan4Ef0+GX8kiYsHjlFiKKjYhsYh0SPJmiqBEYfW0POPFWo7JHTmiOcLsDp0Mj62iA6U1CK",
-	"ThH81TuIi/QAl+817ekbej04O30H82VUsXgZUYZ6VbFBWuC/1iQZnJ0acX0pLiAgUmiqYf+kpkoNboxj",
-	"GlGN+mtNIAR1aHucyPqvY6ASJEKzFw4c8tHUCMkMaAxyv0vOZ+KKE8EjOCGCJ3PUJTOqZobElBbS8s2y",
-	"rkLlA3EzEGZOu96YjOdEz5iy62aCB1ZJGfvniqoNFruwg/iIWX7bntm4VQN9WztmRHUt1BRTDQfGzGha",
-	"pt3otbuxiahrCKktLcupzwqkqxf5UkJsyIYmanm9tETEZnCZsWnGRo621r1keWNxHX7WcqjVS/C+74Nb",
-	"U2aK0rrfjIcN7YaR4Bwi882IxaExuhTwWG3Elp4Qln4QuR4bcTe6FCyCUSbFhCUwaqYvnieJ0Ujei18a",
-	"7QrGMyEuRhPKEnEJcpTLZHk1r9NMzy23Gd3oXA8OjQzth3QjbcCDjlirL7ZAtmr5LdRhFaqlsbspUyeh",
-	"GgzqAconZ0w7ejUC20osbyQqmgLRknJFkRjInpdg+5sJrRXLsnPuzqxaI2tazZgSwpJz7gfllq7hSjZZ",
-	"3EX368JOli6id7ErTj6JKDf61nD0Rgzdxmnli5ItWGH9ox9rEmumdab+53GvtwHbPcywzU5ZdaqVm//R",
-	"bcKvZg/OLJIfkQq2INZTPvbhrvrEE3o9ahPwE3qNx1Se0Z3FRPYox++MBQSXhp+ekNAOFO5vRCwTKdJt",
-	"T4WQ5iOxEU+75X50L9waepjCqFDz9bWe0WkZM4hFlKfAdbP9rsUdDrOqm+Tw7VCAA5YLq4G5eiffCJlu",
-	"SWMRTZJRnNsg2khBpBzF2QDQjy+O+v1KQOiwaf0eOy1B+FdviIQI2CXUhcaYcSrnfw1KuP8WVnauwEcJ",
-	"0+p9+1hCXsefx9txwWrGFXBfkquZSKBLMiqNDXtc+YHpGQnd994TDIkxh7pDboSxH9JIcgz0GDogsRSZ",
-	"InuhfSIMSGh/H1kqkSLLwHDzkFeCAX5WJFSc0WwyjtDobJbLvptUbKbYZbpLUER6DjZv1cKfRr0xRWKQ",
-	"iDKzf/igYTaCzObiAzthhICMqYIXR3WGmGv4R7NDmZbQ6IuN7mK8BdVTirt6DLWMhvthZiE5YiHfZAHW",
-	"Fjw1mRhtLtpdna5Wn6UFppV5JYMVWSXdTs0wGw5/+P3QeKjGTb05DA6Pbtsc1HPQdsK7CZJluljm2arx",
-	"u+zyAEY+8Vu3MsFPiKEmPGwdK+DarLHwG7ckvBY36Ddrip7l44RFjRE2mkyFZHqWVqOKED99/vzwp0ah",
-	"nOFYo9a42LOnB0Y6kdd2DGKfN56gl2RkT2nKYypjQpNsRsegA5LROIZ4fwMptxgHKRZQg+3rSoSca6qb",
-	"IjljymOMVZdUXhXakLBLkG0/Z8BjF0tf/HGRs92T1SGDyuxNwJ8N3r+nZkBOuU3B2YKAxWSSMN4UdZY5",
-	"kKuZ8e7gEuQcEyFQw1OurkAq8rz/zCh3PK0buXHCinU7FiIBypfW6KdsWcv/yYW2B6/bHqs2KPH3Qmli",
-	"EGmP7FRx+ERSOiczelk/q2w8qryAuRplIEd+rblqkk/lVOYFAjSa1c4yt5ixOlHboqpD32FZt83IxyPI",
-	"Cr9nNB1hBN1mGWGiQfFFDAlMMUy69JOCKJdMzxueXfoJeGxR2iRU6mfuK6OtxdH6yuPuFbHntSrc5U+2",
-	"TaEgktBguN05wu9Po7c9QK6dGZvPRX7SNseVQcfsymhDEwCf3cwOqKZL+SmqAyyeXgdl4moFzUvb2iJP",
-	"zIIe5igiZsqeUpYrLGTcgx5UrDo1rgZ+C4DWHlhUR9xFqP9s8P6LajK7d3jkc8Fs3MnLqlmeUl6mMTaK",
-	"k9bTAXu2WssZjTS7rGH5a7BFUB6hK8Zdu0FlLu3LhMGac6UIHzltlkT2x/MHlkWtiCtzTzcXVYu5xIsS",
-	"a/HE2C93YXEFrqswrEGu4BM2dY5/u41h5X8dcx+5PVXNQBY5d4FV85QThNyY95jczECRvbCeHBtiuMAC",
-	"tV/BcSOYSCyWEh41+v8wu1kmMB32+/01u7v9HiJy7ph+l1vhst16dhpEL6d7Bam427LKHPRlYxF4TnAf",
-	"jbc5BQ6SaghI6pPNCeNRkseW74tY1dN+v18LVrUYqm35B3h2Z34mU3bpsjLwu6jKgWTP5RaRw7qDx7h+",
-	"cbTehK0iuMTBaiz7koqqmusf/EQPJoODN19vfrw9qH482ubj4dPmOEM5+WmaCak/gcJ8quX8n9wxXvPe",
-	"N7uetQNnL30WDh1qUqtR+GihadMJth/QHdWsOsVYNPNwxMCvavWulP/tAi2/GLeskMxrceF09WALm+V+",
-	"gmW16HB1O/XUlIFejdpz0LXUvl+LlL67iZhlA8nn7AWd81xlwONNTCQ3TCPEVXAfxpJ8oATIDV4v0dum",
-	"4CpDrrUGazD9wlQDOmyK5eZauo7ddSaXH30tcM2FMwOfAWrWTvaeGdXz4hlJxBXIiCogCRjhqwISsynT",
-	"5q/QilAek9k8mwG3idNVN+VZTd0+W+WmGC/Ff9Uoj8ss0QdyDOtZo5vHDRawXri51QE3JZZ3MF/tNDzm",
-	"wjACtMYB6a6N4Bb4KFz+OyKmmYUuYL41/2DC3RrmwXFXAPTrQnZ1E+c8KdKmGZ+ekNAJ2xB5JCwEbuge",
-	"V4RK2CbRerXQDjpfsvi++fHVcElDbNn9XMYuTwgO405EFGGa0CllvCWkvIDd2zLoeG62zMXt45Txz+IC",
-	"eMvZTFmwRPbCwdnp+efBy3ejwav3px9Gnz++e/3BJp4gFSAEmNJbQjTTOrM1SIxPhK9torYmzteDZ0xp",
-	"Gl10gg4mGeFL6rjXmzI9y8fdSKQ9/0zxT6exrMnWKgn5RGHCjJig7+lecdVoxwZzljU8crlxqwIXKzYU",
-	"hCFq7fLZh9wdxQzOTvENXs+GJqeaJExp4IoIm51jeNhYsgHBQ0Qj3xMhsrGBYjwnzqoPhtxM5nhDkXoO",
-	"9DH52eZHD/N+/1lU2Qr8AkKyZ6Bv3hVySSUzdHIy5JRIymORun1kqnBzYlysrZQty6eYIjlXoPe7JCxw",
-	"Z6fvdruh+Z1pNeSRSFPK44OEcSATGkF3yIf8jOqZZTeMUvr8aluAr2cwt0MZfMljEvYymvbMsAEJexN6",
-	"XfyvrDCwn4c87JUeMH7XJVgloNx5Cwlvhpg7P+wEZGjT5+2/LoN+2LkNbVZFwiLgCioUOMhoNIODp93+",
-	"Eg1eXV11Kf7cFXLac++q3i+nL19/OH+N7xhuYzqp0nKZV1+aNp3jzmG3b58XGXCasc5x51m3331mz2dn",
-	"yJOIBXcCavWUUA2K4qWjYOro17s0PlkMc8WUylFSKDJhUmnfBKFLPpdlGui5MDXkvqYWA18nLncF6zcv",
-	"ADIzEwbCxIQwbTFZlAaexgVElWxtK/ZB6Z9FPH+wusa2JNXbup7B4q+FQuGn/cOHBKMhx72l3NIfaOOm",
-	"aIV7YMjgqN9vm6cAvFcpb8ZXDte/UqtzxZd+Wv9SUa58G3SebwJYUVWM2iVPUyrnBR0QWu0IYvOllggR",
-	"a+enyiXodb6agWr037upZm/cYoyqyWz6BDqXXNXTbB2mrTTiYChZoXlV6M06Ab8FvUC9Ndrp74B21hBM",
-	"9x47frT+paIa+547/hZ0fbuX9jWoNZT5vXme8pGlFKOvawij52o5lnrX3GGqoEXinlppSgmHK0/AmHpS",
-	"Ibou+Q0TA31ufxjY1BXs4+EErq87siGjIV/O46dFLdL+MQGGdYNjoWdkRrMMOBGScPt1QLwFAUrbiirG",
-	"p3ZckdgpnYI86h8WKXjGw2hSAmStDhjyTZWArb7ZtQ6o1V98AxXga4waudgQyuOL+kdkfGQJQ462ZtAJ",
-	"gTsK94KHezfWs721PJiAhiaJv0zzK8l9iVQ/IR/WSbVGKUdNsyLvfidy2UK7ZlfuK5qDTd6wjbk2EeMF",
-	"M+5SlJfGMyqtSgYiVVUr+oki4dnH88+kd/nUwD2qwhdidWzgM56HvKIHnAOKtvaptsUcduTW6r2VwrRS",
-	"J7hribpcWPUNxGplvW0WUvnI31e+1k3pCpkas4PyVnNrHZvZVFrVu6mmSt/en+E2kgW11G3DonkDh74t",
-	"jkVd2q+vV694UpVImOAkrCcbh2SvniV8POSCY5rwfpcM/LB2jNgMgKGiWiEecqbVIkw7SwuLCwiz+fxD",
-	"PqHXoLrkJU0S2+jEOhckFcvwUy7QlGvPeD4xBpbPc56ULxSLtqmlR/2fmsTFOfovH6pNAXcgJpZSwjcS",
-	"Dw/qPBV5/81WF/761xYKj+qQG14itF4fgOToCStoZ4OtRUtzgewulflgSTpygFiZhXhgCAJT1ONq4Tgb",
-	"mbdd7TYWgexY/66qbX18RdyIgRa+c9j9+2vjNrpq5RWnLUZIb+0h3XOW5omzS21VIFYUGL0SahEG5GrG",
-	"ohlJc6XJ2HB0gw5b5IXukH8u6xp9p7TQ6jFMu9vDUmIsJO4WX3exNxHE4T6qvSuaXKghD1OIGe1mUkSA",
-	"re1CcmAPI/yIYPRu6GrQwrJcUkhfQ2kDIgmeTqPpPORLZZT7gXnBWMXEF0q6gsumYsnqhPbp/ZMhL4uk",
-	"yVQU1kOJmCeKuHpz8uXTLzYYUqQDMbMFZ6/eYBNWV3zD+JD/7/OPH9CicLa8fyHE1aHKJmmeaIYfJ0Km",
-	"J4SWw+KJkmuvh+MPeanS+00q/ZT/AZGuFJLvTPosFIwa2i1W0jMrOYippncZEkumH190eYy1SCvHk8gZ",
-	"jtj/4ibD4fNNZmnoKHnfIA/SoBF7FZy1yjrfxKFe7tYYtDfbsFzt5oWGxCN+NpmT0BWfHZyzKac6l3Dg",
-	"XnNiYU9cghzy4rnPLAWlaZqRH8iw8/+GHfIDkfQKu12G+yfEpkmrnm20EJ5RqWCx4s8ILxqrljCnPSpY",
-	"qhLcrdm7NF0LaZchxzvQ5X3PAXwYzvCVowV7AKPYlLvC+bXEo3yZYSPdvLZi/YoyjYE/YbRhURBI9mzG",
-	"ro0JCgVkDPoKgBMJWjJQ+0H5MMbPh7yoICR0YvSSLekzz8+NVjVr8sqCIv3bXitGc6i15GFrJh+FNOxU",
-	"LWRh7fVvQxkvbT2vs0Q8LtGMMizoFPXYkI1utqMymvbSeh1ny0mgEX9WP58N3pPKO0RdMR3NGg/+FqpE",
-	"d7hbCzO1bJYH9Vts1mdIEnJV6Vdp8Dg4OzWmi69OLbcoo6mNIjeFcX7DCtnQl79iEFTm1ZpZM+76ulmy",
-	"NwOa6Fkw5CqDCLkwFpEiSrPi3X1rxVnUlQU7PjfbzGZsGGPPYRLQTCTGTYykUMp215datQRWGujj4c2w",
-	"JtJ4vMDKNoRJuLh6VHPpXvRML6BGx46qjCU/li5sN7YZaHWq9oJHA01rjltTwMAXU+6GNho78j6yVe1X",
-	"2EIatmvx3z6txV95sJpaejdFHW81baVJ8RRUszvG3nDbvo9Ek9YN2PYos6wi/ooJeNGsKbroE3VtBwGv",
-	"pha6PqAfcmRUl398ZB4Pl42NWurwjoRFY3ry46uTdVRHqCI5ghr/faOGryw92IgW/ncXEdL7s+j7sTYB",
-	"zrz1RBH7xgkG9F2fHAZJbANQJGEp022msGsyslvqcJO00IeF/ruUSwXuH1hA5c3uDiaabbLxEvypJNVu",
-	"/8nAijCr28wPQ34l8iQmcB2B8YftaJWjx2ckxK9G9gmIwxNyZUas3ztjyOwCMt1uT1eIbCemdJW+HlXs",
-	"bULYxoA2jslE+Ltp/pbCz5HnRszRLvuWGv7ch4tWJgTtCUkk5ArUfnmTSVArF6k1LaI2uz4FPIip5NwL",
-	"DkO+lG5vC7W2Srhck3TfcvvOjrhqzV0/j++OtDQ/avNda1v3zXLx/8q5AoWXU8MVWrfU9qJjnFB3ww9+",
-	"jWzCLoET345oU7bePTtjioNml0Cw+41dzB7+rzAgbflQinxqFxJTNRsLKuOAKGE7wNhcaldYVpUE6X6X",
-	"/MsONRNJbE8EfbeuELFBWGqIm2nP2y4C8UQNeTiIY7yt8D0Kj5BkuQ1bpgYo24+tPSmwejHRriMOSzcg",
-	"PT6f4zJXZFkblP+Hi5e5uEL2yLcrHY9KhZ07Idug/MxeHmOfJ1PzMsRVmVD2rXHR2VYVOOT3KjxbbBG1",
-	"I65Y3YXokTljVVustlMgu1Ne+9nt+Cfk7FTI1CVd1i/UrbBE+cMyZyy0gFqXX16Zw7fJrnX4GZydBot6",
-	"9O2X01f2KlEj2lxf29Uk/0jE/s3JvLLi9mtQ3RP/gFC0rBLAltTbu1m4+3qz6soKQRsZUm3MPLH9XaHS",
-	"ZAn7v1WbCS1Fm2o0vJ0huNgw6OsO3fp7keD3Eb6q7GxRrWvvIifF1d73prFetNhisPncWDIrP+vS0mfS",
-	"HWOzwMV2g81yfcj3QrxlPAxIWHRBCwPS7XZPyFIXQnsoXOlFuNzEcMgLElczmkHs8wHrExNZsk3aJa/x",
-	"wMAhlCkSzSC6MO9OKePKlQ8t3fHuLpbGcgeXlDIBCTwCmweKHYQo9+Mu9DUbciFxLT4o51pYkkGZlGh9",
-	"Oz4nmRTjxHgfxiT7w17gjPdfkL2jfj9wrTDsQ0XDM9ddwaaJRjPKp/bCwBnj0y4p2qM5B9IdyKOCoxKG",
-	"3N/SZ60+rHZQRGk6b0yG9N3hGrtVPoj02KkKrYH7yGHJlh57DRIMr/G8oopcSaY1/I2rqywmapLP3oVd",
-	"o6r7i7wYUtFuK751zVistUgTpjSLAuJvE02M9OUK+8voxfaQKNcCFywIbB/LYMh988riB02vAf+ME/O3",
-	"2+3uLxqdpRJPi5aYlTaYQ+77YNqSc5baNCumnVu3UUPL5lw5u/56o8+/PjtX25H+h5n/OsxcNjcyfLcD",
-	"dr7x9sZt78aq3dJ8bqtWNyxSqn4uSCL4FE0XYyKUTZLq+h+P8Cyn2eiHTVdSPl+pqaY9FZcVVkIFvGlp",
-	"u3n1+yltN9BWLB+s0ryLKL+voAm2eOOTo5zt3rKb6MTag5Bqj8poxi5h++D7N159W8D/sfhrYPF2JwZz",
-	"734vHObArTsXd7WVfDe3SlvWttR+OffdUQsvtGz1GJiNND6PszrssKTYJFW2/zga8rC4xD30twwz5WPL",
-	"MudIKX6Mwdlpk3nyC1P1TsE7TYtZ7mzboNSrSCoR8n1QlVmTNQ4d2scFUj3xuF+saG6p+HUUUilp9PcO",
-	"lrRCcp6AUiQsv8IE9KJZaFtYtd4LeJeHa7WZvlFwdaHzcXNIy+L7PydsDefkNTpuJOMGAdi7sf9s1uLI",
-	"NxlzVO87Xn4Q53k0sxsXrml29ArnWKbsdUqr3HxsHIqHEd9H2iUueGmDioOvhE0gmkcJtCqxqhxqrV9s",
-	"aEdMYohYDMqVa5cTydx1K9H0oqnvwNuFnvSPpmg24vrvI4i9ATtua/A3dMD/uoqle/Xu+PefrCX1c4BB",
-	"WBul9usOqnQoeARFc4CIcjIGonxbazLOtWuK6UxkMZkMuW2NSQZls2zPOHtlk20hqz229y09G3nEo1xK",
-	"4P42hdfXGbP0HQ75Ah8ExrDMy+bbGKYOK2+0JI623NqwIzW9/pqIRw79bMG3/4jsekuThiIdZRPaJJPX",
-	"6mXfO3SFV4LZbyKJQWnbxfbEZU+4+mbXuT+ZW1+D+t6azkLtrnIt3pnpd082vtd/q1OxtMbv1a2gUWRs",
-	"f2z/u+d9A7dd+1s5G6uTlnDDjbw8Z9Nfj2zHAoaBBwN+rsHmGWLXAoVJhbbnazW/SVdm0AqSCdmzHUJm",
-	"VM32sQeJlfIHfnUuOVORWLQnRFWuZHgEH+bbtWFtvuCjvTfCPyb3yXZnpQ08sZE43K4Na6W9Q6UHBHOV",
-	"ceEpv6QJiwcIwjuYn8ZbeSyb9mettDT+nn2VNTu1ZME2NhB3IxCGqoeZXzKKzTfctQfF/TF1Xg0qfFe5",
-	"Yujw6Y/rrvT7Wr1mBAGrXjDy+1djylrJ1wR2IiKakIUbFDA2uxem9MLYjTzcr93QcNzrHT79H91+t989",
-	"PP6x/+NPaC07hC2hBWhqRHDtZujitg+XOeEStLslljKaYsB6wfh27e8C3+dVBe4IVQXVPjlgp/AdLwyX",
-	"oGleu6wBL874GRR6jXoGqhrRDCq3cCDywqIYS18JkvPqZSTu0EsK1DyCu6a0BSoDInJt5nGh0AwiMoaI",
-	"5gp8S3FsfsXdOwUYxyR8+/rzkGObFkXTLIFuFk/CgFADxkFmyPbs1Zvq3SLaNlZCrWcbk3knxOedGKWM",
-	"+tCedhsvw6PFachYXPFE2EY8hcCQsH9ib/qpdY0xaL9GiNw3Q+57CZFxzhJsE1rv/TOjPE5Adm2b39Dr",
-	"b6uTfW+iQoGThF3AkFNeNilyBOTVeEKVJof9vu9owjhJIRVyfoL4C8le9Uodz3f7xjtSLvt/wf6yjcnM",
-	"pi50dqs3MCOZYGZCqoskaUe/E3rdQL/lCYYjYYcXm8dTT7qimjanVlW4pBLxX57MBc4xhYjJqovqUwir",
-	"5pqbqhqXL+fxQvD26+3/DwAA//8=",
+	"92SLJIABMHfMDG46kUgzwYFr1Tm+6WRU0hQ0SPz1hl4PokjkXH+gKZgnMahIskwzwTvHnc8zIBN6Taj9",
+	"6IkinKbQ7QQdZl5nVM86QYdj2477aIQ/g46EP3MmIe4ca5lD0FHRDFJqxvgvCZPOcee/9UrQevat6i1A",
+	"dHsbGCDfwfz0VTN4g7NTcgHzJ4qwuAWwC5iPWLwSpImQKdWd406e45d6npmWSkvGpx6Ks5ng8CFPxyCb",
+	"YcnMB4TjF4Rx8rp7+OKImL7JXvjD4bPDp8+fP+8f9vvhfguo2MPI9nCfNayCaqD/BErTXFKuX3PN9Pzt",
+	"l7b1BHz/RBHzSQuU9pvRNF+zqquALCFCWOpAtoMni29Wg1h+t0MwP4ESuYygFVR8S8SE6GJlA0ItFcUG",
+	"Q3RtSgaZnyhiZqLa52WHXDUh4HnaOf69QxMNklMNZ3SeAtef5xmoTtAZS6AX/kdE1eyVpFeGJQSdmHHG",
+	"px9xHva3Qmo0/6fA87dS5Jn/caoh9f/bJrXX5i8X5zSBT0CV7S+jc5Hrym8J70XMJswOX/lZdJVJFkH1",
+	"F9f243LhzkFesgjsw0vgObwE/5WiCaiXVMNUSIafKPv1QAKt/Hw5o3KK7zUdJ+6f609U47+XgsUl1Jpl",
+	"vzE9m4kkNvzhaxPDONdC0in8nEcXsIK9jvH9as5qv7kzDi9DYuD7DDRtB+ts8J5ooOkqsMz7+3H7s8H7",
+	"AoxbA5QElQmuAKXTzzT+BH/moLT5FQmugeO/NMsSFlEDbu8PZWC+2XDA11IKaYdqIlgcjCB5KKRN244I",
+	"SSiReQLdzm3QeSn4JGHRo0Hl2AhcM6UVoYkEGs8RklOOBJ7sHpIBJzmH6wwiDTExJAOSgPkaAfkg9BuR",
+	"83j3gHwQROXRrFgWHP4Lp7meCcn+DY8AwnumFONTgxVXUvApoXFqeLm4AO7AUXmWCakhfg8xo5+ROTwq",
+	"CovYyHA3IDHciTBFuNDEqCgGtUUGEscnml6A6iJTcIMg9QmhlZY0Oxu8d/z1iwJZoUgax8x0QJMzaXrT",
+	"hr0eT2iiwPDp8tFNZ2rYdzOnwVdEC5LlGgHLFWpPJySSQA22Xc2AE6ZJLMBOASnBMKWUXv8CfKpnneOn",
+	"z58HnZRx//twiScHqAjCdcYkqBHjIwWR4LFaBusXNgHN0kJyX8D8hFwxPRO5NoC4Z1WATKcIEeMsNdL3",
+	"Rb8AwAisqVHEPOdsWgYnhXD2ThoEJOfszxy8omD47cKsXxwtTjqj2vCEznHn//5OD/7dP/jpq/s76h58",
+	"/e//1WlYFykSUC1KjHnl18Fu1Z6ELKGRoQCmlfvC75FlUla9Re1gvQT4JBIwUKT02ioUxy8KGKmUdN4J",
+	"OnYh3GsjYayw8DLn944TQxbP/IxKuSzGf0CkkXkjUp0N3v8rTym/O0a37+R2O3j49MdttvB/Ne9h02qs",
+	"nL0Ru/eb+OZyfSvYasrK3SB0huiGapEzN6vUuaUyFXQuQSomjOZsUWJC88RYk1+4ewPGAqmjym8z0DOQ",
+	"iBdWwSNKU6kVKdoYVPG6fL2r19zoqHGz5rn9ar+D+SMvdW0tbpaWhpZMliljQS9x+xdNM1+apRWWxzcL",
+	"YEcibiHef33+fGb2QedogS1zcPA9+o1h/JImLB450YvMqqKNGBNIjyaoHAVGA7Cqo/mqUBJGTk6PcLgA",
+	"h0O17msDs05BKTpF8FdvPU7SA1y2a0KGN/R6cHb6DubLS8Xi5YUyaK+KDdIC/7VK0ODs1AiIS3EBAZFC",
+	"Uw37JzXhbdbGmMIR1Sgx17heUGq3e6asxTwGKkEiNHvhwC0+KjchmQGNQe53yflMXHEieAQnRPBkjtJr",
+	"RtXMoJjSQlqCW5aOKO4gbgbCjGnnG5PxnOgZU3beTPDAikWjcV1RtcFkF3YQPzHTb9uzkvoW8NtqTiOq",
+	"a86tmGo4MIpN0zTtRq/djU14ZIMTb2laTmBXIF09yZcSYoM2NFHL892QDVWW7Dbo0IyNHG6ta2RpY3Ee",
+	"ftSyq9VT8Nb2g+tvZojSntiMhg3uhpHgHCLzZMTi0Kh5CnisNiJLjwhLL0Sux4bdjS4Fi2CUSTFhCYya",
+	"8YvnSWJEmfcbLPV2BeOZEBejCWWJuAQ5ymWyPJvXaabnltqMUHXGDodGgvZdup42oEGHrNWGLZCtmn4L",
+	"dlhJbHHsblLYcagGFX6A/Mmp7w5fDcO2HMurpYqmQLSkXFFEBrLnOdj+ZkxrxbTsmLtTNdfwmlb9p4Sw",
+	"pJz7QbmlMbqSTBZ30b1d2MnSKPVGfcWtQCLKjbw1FL0RQbdRWtlQsgUtrH/0Y41jzbTO1P887vU2ILuH",
+	"6bbZDKwOtXLzP7pN+NXswZld5EfEgi2Q9ZSPvYOtPvCEXo/aGPyEXuPBmCd0pzGRPcrxmdGA4NLQ0xMS",
+	"2o7C/Y2QZSJFuu05FOJ8JDaiaTfdj67BrcGHKYwKMV+f6xmdll6KWER5Clw36+9a3OH4rLpJbr3dEmCH",
+	"5cRqYK7eyTdCplviWESTZBTn1m03UhAph3HW5fTji6N+v+KCOmyav1+dFrf/qzdEQgTsEupMY8w4lfO/",
+	"BibcfwsrO1esRwnT6n37WEJeXz+/bscFqRlTwD0kVzORQJdkVBod9rjygukZCd1zbwmGxKhD3SE3zNh3",
+	"aTg5upYMHpBYikyRvdB+EQYktO9HFkukyDIw1DzkFS+CHxURFUc0m4w9NBqb5bTvxhWbMXYZ7xJkkZ6C",
+	"Tauaw9WIN6ZIDBKXzOwffmiIjSCxOf/ATgghIGOq4MVRnSDmGv7R5FAGQjTaYqO7KG9B9VzkrhZDLYbi",
+	"fiuzEI6xEOGyAGvLOjWpGG0m2l2NrlabpQWmlZEsgxVxLN1OTTEbDn/4/dBYqMZMvTkMDo9u2wzUc9B2",
+	"wDs6GpfwYplmq8rvsskD6DLFp25mgp8Qg014vDtWwLWZY2E3bol4LWbQb1YVPcvHCYsaPWw0mQrJ9Cyt",
+	"ehUhfvr8+eFPjUw5w75GrX6xZ08PDHcir20fxH5vLEHPycie0pTHVMaEJtmMjkEHJKNxDPH+Blxu0Q9S",
+	"TKAG29eVC3KuqW7y5Iwpj9HJXWJ5lWlDwi5Btr3OgMfOCb/4cpGy3ZfVLoPK6E3Anw3ev6emQ065DfrZ",
+	"AoHFZJIw3uR1ljmQq5mx7uAS5BxDL1DCU66uQCryvP/MCHc8Hxy5fsKKdjsWIgHKl+boh2yZy//JhbZH",
+	"vdse5DYI8fdCaWIW0h4SquK4i6R0Tmb0sn462ng4egFzNcpAjvxcc9XEn8qhTAMCNJrVTk+3GLE6UNuk",
+	"ql3fYVq3zYuPh54Ves9oOkIPuo1rwtCG4kEMCUzRTbr0SkGUS6bnDd8uvQIe2yVtYir1U/6V3tbiMH/l",
+	"AfsK3/NaEe4iNtuGUBBJaFDc7uzh9+ff2x5Z106pze8iImqbA9KgY3ZltKEKgN9upgdUA7T8ENUOFs/L",
+	"gzJUtrLMS9vawk/MhB7mKCJmyh5vljMseNyDHlSsOqeuOn4LgNYeWFR73IWr/2zw/otqUrt3eORzwazf",
+	"yfOqWZ5SXgZONrKT1tMBe7Zai1KNNLusrfLXYAunPEJX9Lt2g8ro3ZcJgzXnShF+ctrMiezL8wfmRa0L",
+	"V0a7bs6qFqOXFznW4omxn+7C5Iq1rsKwZnEFn7CpM/zbdQzL/+sr95HbU9UMZBHlF1gxTzlByI16j+HU",
+	"DBTZC+vhuCG6CyxQ+5U1bgQTkcViwqN6/x9mN8uQqcN+v79md7ffQ1ycOwb85Za5bDefnTrRy+FeQSru",
+	"Nq0y6n1ZWQSeE9xHY21OgYOkGgKS+vB2wniU5LGl+8JX9bTf79ecVS2Kalv8AZ7dmddkyi5dVAY+i6oU",
+	"SPZcUBI5rBt4jOsXR+tV2OoCl2uwepV9EkdVzPUPfqIHk8HBm683P94eVH8ebfPz8Gmzn6Ec/DTNhNSf",
+	"QGEg1nL8T+4Ir3nvm03P2oGz5z4Lhw41rtXIfLTQtOkE23fojmpWnWIsqnnYY+BntXpXyv92sSy/GLOs",
+	"4Mxr18LJ6sEWOsv9GMtq1uEyheqhKQO9emnPQddiAn8tYgHvxmKWFSQf7Bd0znOVAY83UZFcN40Q16Px",
+	"mn1pznFGfWyisOFVY0gEnyKL20vEFciIKiAJGBJXAYnZ1Og5lMdkNs9mwNV+l2AQwpDTSCsi7KGj0Y3K",
+	"pEI7hEI9qUt+dr9MJ2jhpzQGMoaJkAVcygYaQzzkFiIDUOh4XOjOPK5pmhkjswjIrIdOP9tcH2/Txmsb",
+	"f+ewpOXoyLso8w8UvLpB8xLD23SMMjKq0vla1bwG3S9MNayow5SNVab6Bq3Tf33va4FrzpsaeFoxq0D2",
+	"nhmcfPGMtJJJQGKxSCwrcfTZKhw1JqN/tApZm33Qj4mpC7G/m3t/FrarcFaU6FbtelN8ewfzhwgu/MZr",
+	"g67ANZZod60rv2FJCy/QHde2mZANY9+WijEGcw0JY78rAPp1IVK/iX6fFCH4jE9PSOjkb4iUGhYyOCzk",
+	"FpWwTdD+ajkedL5k8X2TNKoetIbjBve6dGefEOzGHZIpwjShU8p4yynDwureln7oc7Nljm7ilPHP4gJ4",
+	"i4pRZs2RvXBwdnr+efDy3Wjw6v3ph9Hnj+9ef7CxSIgFCAFGeZcQzbTObCIc4xPhE+yoTcz0RQkypjSN",
+	"LjpBB+POsJE67vWmTM/ycTcSac9/U/zTacytswlzQj5RGEMlJuiOcE1cSuSxWTlLGn5xubG0A3d8UOg0",
+	"2qU4DLk7nRucnWILXg+QJ6eaJEbT4TXdyRg3AcFzZSNlEiGysYFiPCdO2QmG3AzmaEORelj8MfnZhswP",
+	"837/WVTZCnwAIdkz0DfvCrmkkhk8ORlySiTlsUjdPjJVWL4xTtama5c5fEyRnCvQ+10SFmtnh+92u6F5",
+	"z7Qa8kikKeXxQcI4kAmNoDvkQ35G9cySGzqufci9rQKhZzC3XZn1ksck7GU07ZluAxL2JvS6+F9ZZmB/",
+	"D3nYK50i+KxLMHFEuSM4Et4MMZ1i2AnI0GZU2H9dUsWwc+uUzoRFwBVUMHCQ0WgGB0+7/SUcvLq66lJ8",
+	"3RVy2nNtVe+X05evP5y/xjaG2phOqrhcplqUClbnuHPY7dvvRQacZqxz3HnW7Xef2SP7GdIkroLXoZEr",
+	"C9UgMl46DKYOf72V6+MHMXxQqRw5hSITJpX2lTi65HOZuYPGLFND7hO7Ucc/ceFMmER8AZCZkdA3KiaE",
+	"abuSRX7qaVxAVAngt2wflP5ZxPMHS65ti1u+rcsZzEBcyFZ/2j98SDAa0h5acn4LU81sila4BwYNjvr9",
+	"tnEKwHuVHHtscri+SS3ZGhv9tL5RkTN/G3SebwJYkdqO0iVPUyrnBR4QWi1LY0PolhARCzhMlYvZ7Hw1",
+	"HdXwv3dTDei5RbdlkwL1CXQuuapHXruVttyIg8FkhYpWITfrCPwW9AL21nCnvwPcWYMw3Xvs+NH6RkVJ",
+	"gHvu+FvQ9e1e2tegVtXo9+Zxyk+Wos6+rkGMnkvvWSqgdIehghaOe2q5KSUcrjwCYzRSBem65DeMFfXp",
+	"HmFgo5mwmIxjuD4VzXoRh3w5tYMW6Wn7xwQY5qCOhZ6RGc0y4ERIwu3jgHgNApS2SXaMT22/IrFDOgF5",
+	"1D8sojKNrdEkBMhaGTDkmwoBm5C1axlQS8n5BiLAp501UrFBlMdn9Y9I+EgSBh1tGqljAndk7gUN926s",
+	"jXtraTABDU0cfxnnV6L7Eqp+Qjqso2oNU46aRkXa/U74soV2za7clzUHm7Sw1eE2YeMFMe6SlZfKMwqt",
+	"SlAqVVUt+oki4dnH88+kd/nUwD2qwhdiwnTgg+CHvCIHnAGKuvaptvk9tufWhM6VzLSSOrprjrqca/cN",
+	"2Gplvm0aUvnJ35e/1lXpCpoatYPyVnVrHZnZ6GrVu6lGz9/en+A24gW1aH5DonkDhb4tTspdJLgvYVCx",
+	"pCqeMMFJWI8/D8lePXD8eMgFx8hxPO9y3do+YtMBuopquZlImVaKMO00Lcw3IcymeAz5hF6D6pKXNEls",
+	"tR1rXJBULMNPuUBVrj0I/sQoWD70fVI2KCZto42P+j81sYtztF8+VCtT7oBNLGUJbMQeHtR4KlJBmrUu",
+	"fPvXZgqPapAbWiK0njKC6OgRK2gng61ZS3PO9C6F+WCJO3KAWJmJeGAIAlOkaGvhKBuJt13sNuYF7Vj+",
+	"rkp3fnxB3LgCLXTnVvfvL43b8KqVVpy0GCG+tbt0z1maJ04vtYmimGRi5EqoRRiQqxmLZiTNlSZjQ9EN",
+	"MmyRFrpD/rlMdfXl+kIrxzAScw+zyzG3vFs87mKdK4jDfRR7VzS5UEMephAz2s2kiADrK4bkwB5G+B7B",
+	"yN3QpSWGZQatkD6t1jpEEjwjR9V5yJcya/cD08BoxcTnzroc3Kb82eqA9uv9kyEv8+bJVBTaQ7kwTxRx",
+	"JQjIl0+/WGdIESHGzBacvXqDlYBdPhbjQ/6/zz9+QI3C6fK+QYizQ5FN0jzRDH9OhExPCC27xRMlV+MR",
+	"+x/yUqT3m0T6Kf8DIl2pLbAz7rOQQ2xwt5hJz8zkIKaa3qVLzKJ/fNblV6yFWzmaRMpwyP4XVxkOn28y",
+	"SkNZ0/s6eRAHDdurrFkrr/N1PeoZkI1Oe7MNywmQnmlIPOJnkzkJXT7iwTmbcqpzCQeumWMLe+IS5JAX",
+	"331mKShN04z8QIad/zfskB+IpFdYcjXcPyE2cl71bO2N8IxKBYtJoIZ50Vi1uDntUcFS4uhu1d6l4VpQ",
+	"u3Q53gEv73sO4N1whq4cLtgDGMWm3NVSWIs8ymeeNuLNa8vWryjTzIYVjoEUOaJkzwZxW5+gUEDGoK8A",
+	"OJGgJQO1H5Qfo/98yIukUkInRi7ZLE/z/dxIVTMnLywo4r8tv2Mkh1qLHjaN9lFQww7VghZWX/82mPHS",
+	"png7TcSvJapRhgSdoB4btNHNelRG015aT+1tOQk07M/K57PBe1JpQ9QV09Gs8eBvIXF4h7u1MFLLZnlQ",
+	"v8VmfYYkIVeV2qdmHQdnp0Z18QnL5RZlNLVe5CY3zm+YNB36jGh0gsq8mkZt+l2fSk32ZkATPQuGXGUQ",
+	"IRXGIlJEaVa03bdanF26MofLh+ub0YwOY/Q5DAKaicSYiZEUStkrHqRWLY6VBvx4eDWsCTUez7GyDWIS",
+	"Lq4eVV26Fz7TC6jhscMqo8mPpXPbjW0EWh2rPePRQNOa4dbkMPD5tbvBjcay0I+sVfsZtqCGLZ39tw9r",
+	"8fdurMaW3k2R2l0NW2kSPAXW7I6wN9y27yPQpHUDtj3KLBPLv2IAXjRr8i76QF1bVMKLqYVCIGiHHBnR",
+	"5T8fmc/DZWWjFjq8I2bRGJ78+OJkHdYRqkiOoMZ/X6/hK4sP1qOF/92FhfT+LErBrA2AM62eKGJbnKBD",
+	"35VOYpDE1gFFEpYy3aYKu7ozu8UON0gLfljov0u+VKz9AzOovNncwUCzTTZegj+VpNrtPxlYFmZlm3kx",
+	"5FciT2IC1xEYe9j2Vjl6fEZCfDSyX0AcnpAr02P98iODZheQ6XZ9uoJkO1Glq/j1qGxvE8Q2CrQxTCbC",
+	"X5D0t2R+Dj03Io523rdUA+o+VLQyIGhPSCIhV6D2y+t0glq6SK2OFbXR9SngQUwl5l5wGPKlcHubqLVV",
+	"wOWaoPuWK6B2RFVrLpx6fHOkpR5Wm+1a27pvFov/V44VKKyc2lqhdktteULGCXXXTOFjJBN2CZz4ClWb",
+	"kvXuyRlDHDS7BIIFkexk9vB/hQ5pS4dS5FM7kZiq2VhQGQdECVsUyMZSu8SyKidI97vkX7armUhieyLo",
+	"C7iFuBqEpQa5mfa07TwQT9SQh4M4xisz3yPzCEmWW7dlaoCyJfragwKrt2Pt2uOwdA3X49M5TnNFlLVZ",
+	"8v9Q8TIVV9Ae6Xal4VHJsHMnZBukn9n7hOz3ZGoaQ1zlCWUpI+edbRWBQ36vxLPFqmE7oorVhakemTJW",
+	"VUprOwWyO+Wln92Of0LMTgVNXdBl/VbnCkmUL5YpY6Eq2Lr48soYvnJ6rejT4Ow0WJSjb7+cvrL32RrW",
+	"5kodr0b5R0L2b47mlRm338XrvvgHuKJlFQG2xN7ezcIF7JtlV1YQ2vCQaq3uiS35C5W6W1gSsFpfasnb",
+	"VMPh7RTBxRpSX3do1t8LBb8P91VlZ4tsXXshPinul783jvWixaqTzefGkln+WeeWPpLuGOtHLlagbObr",
+	"Q74X4lX3YUDCojBeGJBut3tClgpT2kPhSnnK5bqWQ16guJrRDGIfD1gfmMiSbNIueY0HBm5BmSLRDKIL",
+	"03ZKGVcufajewxPlbzfHdAcXlDIBCTwCGweKdYwo9/0ulLobciFxLt4p56qakkEZlGhtOz4nmRTjxFgf",
+	"RiX7w94ijleikL2jfj9wpTDsR0UNPFddwYaJRjPKp/YOyRnj0y4pKuY5A9IdyKOAoxKG3F/caLU+zHZQ",
+	"RGk6bwyG9AUDGwuYPgj32KkIrYH7yG7JlrKLDRwMb3a9oopcSaY1/I2zq+xK1DifvZC9hlX3Z3kxpKJd",
+	"V3zrirFYbZEmTGkWBcRfMJsY7ssV1pfRixVDka8FzlkQ2NKmwZD7eqbFC02vAf+ME/O32+3uLyqdpRBP",
+	"iyqplcqoQ+5Lo9qUc5baMCumnVm3UY3T5lg5O/967de/PjlXK9T+h5j/OsRcFjcydLcDcr7x+sZt78aK",
+	"3VJ9bstWNyRSin4uSCL4FFUXoyKURZLq8h+P8CylWe+HDVdSPl6pKac9FZcVUkIBvGlqu2n6/aS2G2gr",
+	"mg9mad6Fld+X0QRbtPjkMGe7VnYTHVt7EFTtURnN2CVs73z/xrNvc/g/Fn0N7LrdicBc2++Fwhy4dePi",
+	"rrqSr+ZWKQ7bFtov575Ga2GFlqUeA7ORxuZxWoftlhSbpMryH0dDHhb3+of+4mmmvG9Z5hwxxfcxODtt",
+	"Uk9+YapePHqnYTHL9XUbhHp1kcoF+T6wyszJKodu2cfFonrkcW8sa27J+HUYUklp9FdRlrhCcp6AUiQs",
+	"H2EAelEsFCs3umrZQ64FCV0qc1jW4i8KVu8f++NAqitVPlz16zlmCxEhnQ1sKyQmbALRPEoWtOATUkvr",
+	"V0/KKmUWeyG2cTaDKAKlXgFnBtrWk496BeVdHgbWRvpGzuCFetHNLjiLH/85EWw416/RXSPZNTDs3o39",
+	"Z7OSTL4omqNSX6HzgzjPo5nduHBNcaZXOMYyZq8TsuXmY6FTPDz5PsJEccJLG1Qc1LXwkha+2Zpv2VA+",
+	"mcQQsRiUSy8vB5K5q66i6UVTnYS3C9cqPJpg3Ijqvw+n+wbkuK2B0nCDwNdVJN2r3y5w/8FaQlUH6DS2",
+	"XnU/76CKh4JHUBQziCgnYyDKl+Em41y7Ip5OpReTyZDbUp5kUBb39oSzVxYFF7JaE3zf4rPhRzzKpQTu",
+	"LwR5fZ0xi99hVXgjHQRGEc7LYuHoVg8rLVoCXVsuHtmRmF5/08kju6q2oNt/RDaAxUmDkQ6zi+tbajx5",
+	"rVz2tU5XWFEYrSeSGJS2VXdPXLSHy8d2dw4kc2sbUV8L1GnU3VWm0Dsz/O7Rxt9N0GoELc3xezWDKKr6",
+	"1hDY87aM2679rYyj1UFW7gKfATln01+PbIUFho4SA36uwcZFYpUFhUGQtkZtNR5LV0bQCpIJ2bMVTWZU",
+	"zfaxZorl8gd+di6YVJFYFMHQ/logvKhopeWFOpC/mmjB/qrdS7TOQtpdQdrFYb6tbbRwXUp7mYh/TBiY",
+	"LVRLG8htI067XUXaSqWLSjkM5pIEw1N+SRMWW+P+HcxP462MoU1L1VaqO3/PZtCanVpSjhtrqbseCEOp",
+	"xsybjGIdEncDRHGpTp1WgwrdVe58Onz647oLL79Wb1xBwKp3rfz+1WjJlqk2gZ2IiCZk4TIJdFPvhSm9",
+	"MCopD/drl1Uc93qHT/9Ht9/tdw+Pf+z/+BMq4m7BlpYFaGq4e+3e9OLiExdE4mLVu+UqZTRF3/2CXu/c",
+	"WIEveasCd5qsgmrJILBD+OIfhkpQ66/dW4F3iPwMCg1SPQNVde4GlQtJcPHCIi9NXwmS8+q9LO78TwoU",
+	"aoK7+rzFUgZE5NqM47zCGURkDBHNFfjq6lgHjLs2BRjHJHz7+vOQY8UahRfYdbN4EgaEGjAOMoO2Z6/e",
+	"VK9Z0bbGFApUW6PN2zc+BMfIexS19uDfGDB+WZzwjcUVT4StSVQwDAn7J/bSo1oBHbPs1wiRezLkvqwS",
+	"GecswYqp9TJIM8rjBGTXVjwOvWpgxb0v01ToBiRhFzDklJf1mhwCeQ0hoUqTw37fF3dhnKSQCjk/wfUL",
+	"yV71diFPd/vG8FIuEWJBtbM12symLhS5q9dyI5lgZkCqi3hxh78Tet2Av+VhjkNhty42pKkef0Y1bY4y",
+	"q1BJ5fBjeTB3hoDRVExWrV8fTVnVBN1Q1SOKchzPBG+/3v7/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

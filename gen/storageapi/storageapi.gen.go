@@ -26,9 +26,11 @@ import (
 const (
 	ErrorCodeAccessDenied                 ErrorCode = "AccessDenied"
 	ErrorCodeAuthorizationHeaderMalformed ErrorCode = "AuthorizationHeaderMalformed"
+	ErrorCodeBadDigest                    ErrorCode = "BadDigest"
 	ErrorCodeInternalError                ErrorCode = "InternalError"
 	ErrorCodeInvalidAccessKeyId           ErrorCode = "InvalidAccessKeyId"
 	ErrorCodeInvalidArgument              ErrorCode = "InvalidArgument"
+	ErrorCodeInvalidDigest                ErrorCode = "InvalidDigest"
 	ErrorCodeInvalidRequest               ErrorCode = "InvalidRequest"
 	ErrorCodeMalformedXML                 ErrorCode = "MalformedXML"
 	ErrorCodeMethodNotAllowed             ErrorCode = "MethodNotAllowed"
@@ -47,11 +49,15 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeAuthorizationHeaderMalformed:
 		return true
+	case ErrorCodeBadDigest:
+		return true
 	case ErrorCodeInternalError:
 		return true
 	case ErrorCodeInvalidAccessKeyId:
 		return true
 	case ErrorCodeInvalidArgument:
+		return true
+	case ErrorCodeInvalidDigest:
 		return true
 	case ErrorCodeInvalidRequest:
 		return true
@@ -183,6 +189,27 @@ type GetLifecycleParams struct {
 type PutLifecycleParams struct {
 	// Lifecycle Selects the lifecycle subresource; present and empty (`?lifecycle`).
 	Lifecycle Lifecycle `form:"lifecycle" json:"lifecycle"`
+
+	// ContentMD5 The base64 MD5 of the body (RFC 1864); checked when present.
+	ContentMD5 *string `json:"Content-MD5,omitempty"`
+
+	// XAmzSdkChecksumAlgorithm The checksum algorithm an S3 SDK chose; its `x-amz-checksum-*` header must be present.
+	XAmzSdkChecksumAlgorithm *string `json:"x-amz-sdk-checksum-algorithm,omitempty"`
+
+	// XAmzChecksumCrc32 The base64 big-endian CRC32 (IEEE) of the body; checked when present.
+	XAmzChecksumCrc32 *string `json:"x-amz-checksum-crc32,omitempty"`
+
+	// XAmzChecksumCrc32c The base64 big-endian CRC32C (Castagnoli) of the body; checked when present.
+	XAmzChecksumCrc32c *string `json:"x-amz-checksum-crc32c,omitempty"`
+
+	// XAmzChecksumCrc64nvme The base64 big-endian CRC-64/NVME of the body; checked when present.
+	XAmzChecksumCrc64nvme *string `json:"x-amz-checksum-crc64nvme,omitempty"`
+
+	// XAmzChecksumSha1 The base64 SHA-1 of the body; checked when present.
+	XAmzChecksumSha1 *string `json:"x-amz-checksum-sha1,omitempty"`
+
+	// XAmzChecksumSha256 The base64 SHA-256 of the body; checked when present.
+	XAmzChecksumSha256 *string `json:"x-amz-checksum-sha256,omitempty"`
 
 	// XCloudDate The request time, UTC, `yyyymmddThhmmssZ`; it must be signed.
 	XCloudDate XCloudDate `json:"X-Cloud-Date"`
@@ -564,23 +591,100 @@ func NewPutLifecycleRequestWithBody(server string, bucket Bucket, params *PutLif
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.ContentMD5 != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Date", params.XCloudDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Content-MD5", *params.ContentMD5, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Content-MD5", headerParam0)
+		}
+
+		if params.XAmzSdkChecksumAlgorithm != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "x-amz-sdk-checksum-algorithm", *params.XAmzSdkChecksumAlgorithm, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-sdk-checksum-algorithm", headerParam1)
+		}
+
+		if params.XAmzChecksumCrc32 != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-crc32", *params.XAmzChecksumCrc32, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-crc32", headerParam2)
+		}
+
+		if params.XAmzChecksumCrc32c != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-crc32c", *params.XAmzChecksumCrc32c, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-crc32c", headerParam3)
+		}
+
+		if params.XAmzChecksumCrc64nvme != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-crc64nvme", *params.XAmzChecksumCrc64nvme, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-crc64nvme", headerParam4)
+		}
+
+		if params.XAmzChecksumSha1 != nil {
+			var headerParam5 string
+
+			headerParam5, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-sha1", *params.XAmzChecksumSha1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-sha1", headerParam5)
+		}
+
+		if params.XAmzChecksumSha256 != nil {
+			var headerParam6 string
+
+			headerParam6, err = runtime.StyleParamWithOptions("simple", false, "x-amz-checksum-sha256", *params.XAmzChecksumSha256, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-amz-checksum-sha256", headerParam6)
+		}
+
+		var headerParam7 string
+
+		headerParam7, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Date", params.XCloudDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
 
-		req.Header.Set("X-Cloud-Date", headerParam0)
+		req.Header.Set("X-Cloud-Date", headerParam7)
 
-		var headerParam1 string
+		var headerParam8 string
 
-		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Content-Sha256", params.XCloudContentSha256, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		headerParam8, err = runtime.StyleParamWithOptions("simple", false, "X-Cloud-Content-Sha256", params.XCloudContentSha256, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
 
-		req.Header.Set("X-Cloud-Content-Sha256", headerParam1)
+		req.Header.Set("X-Cloud-Content-Sha256", headerParam8)
 
 	}
 
@@ -1544,6 +1648,111 @@ func (w *ServerInterfaceWrapper) PutLifecycle(ctx echo.Context) error {
 	}
 
 	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Content-MD5" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Content-MD5")]; found {
+		var ContentMD5 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Content-MD5, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Content-MD5", valueList[0], &ContentMD5, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Content-MD5: %s", err))
+		}
+
+		params.ContentMD5 = &ContentMD5
+	}
+	// ------------- Optional header parameter "x-amz-sdk-checksum-algorithm" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-sdk-checksum-algorithm")]; found {
+		var XAmzSdkChecksumAlgorithm string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-sdk-checksum-algorithm, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-sdk-checksum-algorithm", valueList[0], &XAmzSdkChecksumAlgorithm, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-sdk-checksum-algorithm: %s", err))
+		}
+
+		params.XAmzSdkChecksumAlgorithm = &XAmzSdkChecksumAlgorithm
+	}
+	// ------------- Optional header parameter "x-amz-checksum-crc32" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc32")]; found {
+		var XAmzChecksumCrc32 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc32, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc32", valueList[0], &XAmzChecksumCrc32, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc32: %s", err))
+		}
+
+		params.XAmzChecksumCrc32 = &XAmzChecksumCrc32
+	}
+	// ------------- Optional header parameter "x-amz-checksum-crc32c" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc32c")]; found {
+		var XAmzChecksumCrc32c string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc32c, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc32c", valueList[0], &XAmzChecksumCrc32c, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc32c: %s", err))
+		}
+
+		params.XAmzChecksumCrc32c = &XAmzChecksumCrc32c
+	}
+	// ------------- Optional header parameter "x-amz-checksum-crc64nvme" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc64nvme")]; found {
+		var XAmzChecksumCrc64nvme string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc64nvme, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc64nvme", valueList[0], &XAmzChecksumCrc64nvme, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc64nvme: %s", err))
+		}
+
+		params.XAmzChecksumCrc64nvme = &XAmzChecksumCrc64nvme
+	}
+	// ------------- Optional header parameter "x-amz-checksum-sha1" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-sha1")]; found {
+		var XAmzChecksumSha1 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-sha1, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-sha1", valueList[0], &XAmzChecksumSha1, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-sha1: %s", err))
+		}
+
+		params.XAmzChecksumSha1 = &XAmzChecksumSha1
+	}
+	// ------------- Optional header parameter "x-amz-checksum-sha256" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-sha256")]; found {
+		var XAmzChecksumSha256 string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-sha256, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-sha256", valueList[0], &XAmzChecksumSha256, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-sha256: %s", err))
+		}
+
+		params.XAmzChecksumSha256 = &XAmzChecksumSha256
+	}
 	// ------------- Required header parameter "X-Cloud-Date" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Date")]; found {
 		var XCloudDate XCloudDate
@@ -2163,83 +2372,102 @@ func (sh *strictHandler) PutLifecycle(ctx echo.Context, bucket Bucket, params Pu
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fz9cts4kn+VLt5WRc5Sn5adWKmrLa3tSVTjOKlYmd1K7BtCZEvEmgQ4ABhZcfTuVwBIipQoyfbGc3V1",
-	"98dUZBBoAI3++KG7MfeOz+OEM2RKOoN7J0QSoDA//3ka8TT4hH+kKNUo0E0BSl/QRFHOnIEzDhFoAHwK",
-	"KkQQtqMLJJIcKAPCAIXg4oUEr6DitRzX0V2pwMAZKJGi60g/xJjoCRKiFApN/L++dponw+YvN/fd4+Vf",
-	"HNdRiwSdgSOVoGzmLJdL10mIIDGqbL1/T/1bVPXLnJhvLyQwEiM0DkFxOD6EiM9R+EQiRKgnli4EdEaV",
-	"/pcrCYQFEC6SEJk80Aunml5CVOi4jqbkDBxLeeemYnJ3gWymQmdwfOg6MWX5n4duZcek+b3TPLnJ/m01",
-	"b17mTXUMcJ0LOkV/4UeoZyFRxOfncaIWv5EoxXwZVV5cYYS+kubAonw0yHQiUPJU+PgGEoESmTJ7R00O",
-	"Gt7fir7eig9/pCgWK0YUXR7Ki07dlqzQnXKmkKmrkPSOjutPdHV0Id7B1bths3d0vCaLMOHBAhp8amTR",
-	"7MW0KM4P3gBVEKe6E4KkM4aB3hnekTjRDHXwcNLx+/3eyeup3/W7/RMynUz7/uuTk+Pp5KTX770i2O9i",
-	"/7h/Mjk57Pukf3J0ctKdvHp91Ju8PjrK2WQ1asWnfzbNFpvZHpvZJh+hFaQ5vbk/7i/rhcJy8IworGdc",
-	"zhtFY3Th8/jUBW+xWCziOAjGYRjHUn7x9nKn1+kddw67/XH3qHPSO/6yb7dmPY/Y48396+XY/jheftmi",
-	"/wJlwplEq/4kt1X6L99y1yhGkkTUJ5oF7bs40k2raf8icOoMnP9or8xg236V7XNtvexMVTZ670k05SLG",
-	"4J/vLzxokEysQqKASmBcAYFvJKIBFCp6ytmUzlJh1uECFxByqWiEB+4180bMdB+KWRojU4amSCM00ixR",
-	"fKO+PrlpKlG6QGBCAiisnyFm+G5oDVMVckG/m5nemfZivZ7u61WV7N2wd3T8nsqYKD/0WtfMcStuIDvB",
-	"jLlN6wnq+JYNaq87DsPBX7iY0CBA9vynM/R9lPIMGcXAc6Fgrmn+FRcj03pFZ4yoVOAZR3nJ1XuzfcOf",
-	"bOljGuOY86tbnKN1XD+fLSOmpZ5EdjfPzprKdN4ABCqxgIgoFM+zv0uufuEpC55/a5f8KvVDCwI8o2BZ",
-	"U70KejDlQmuSGQBzqkKeKuAMn40RI207tXrjn8KO8nzeoLBIaNtAhVQWpiXgaO2WTJOEC+UaoBRoGKct",
-	"UIxSktkzceYzyybF4D0GlIyNoX9+Taha3IHZqLHjmQn31mZ9FguwzH2gITmccKFGTA+NUOH7NFI0IUJ9",
-	"TiJODHkSBFQviEQfBU9QKKq935REcgPr/SNEBrQgBnFODVJDTgIRCGRiOK/3lpQo3jtnZCGHU4VixKii",
-	"xBLdzW09xLGOOXfzX2vp3BTunE/+hb6Gz3fNGW9mjQWUbO1hSGlYk8ZahjIoEToDZ0ZVmE5aPo/bJKFS",
-	"Ef929WOGrL1CrHrN9YhpyOBODgKiUHsDYyYMmLzTokEtioLvnOGbwlWjgGz/EmIaMDoLlcZZhsXrKKe/",
-	"bNofvdWPceNrp3tj/vrR+9ppHt4cDPJvxY/G9XXL/P7rwd8aX358/WvzZqPPQQ1ucs2B1GwUEi6pot8Q",
-	"WBpPNKqYQkAWUi9bgweinIFDmTrsOa6G8TROY2fQ6/Zf9V8fHvdfmYuNbewWs1KmcIZCT1t4uEeI8JCB",
-	"FZCmVFyQGdobJQTcN1q7KbWnPMAHGQXTcek6761p22TIPzI0NxeczVxzoQV9MULmG0O4wdc9N+UMd7+Q",
-	"QAMXiNQUvU0b4m2hba9n20jbr5W7DwkCgVJi4IJM/VDP6LWTkCsu6+ZY01rDnhV3yrurU15rkzPMnxvd",
-	"7MzzI9lcdx4e8HlgWIpMS89XpwzgHNfZBWgdDaHW4Z3jOrXobrWNCrRz1q+dFUSsuVCC+6UJM9exasnv",
-	"HxveXjes0EnxZz0yMWxXIQ8uuRrqS322yzJQvKmRkS3UHqlxq1DJKj6gbyKyBWc4pQwDmCzAkwn6sp1p",
-	"5cqStu5k4FlT+JaDXiJQec1myFAQhQFMBY/tRclqIzQqlvjAhB0MM013MiOUSQVU2XtJVdk/pTb0QRXG",
-	"cp/WF+wxo5bGho3swG6n0zHmK/+74C4RgiwKAV+ua4kh9WBntvW4f5ITW9fDrfPp7zIh2pw4oVLJoN32",
-	"tfy3csqtAL+1A+63e53OcbNz2Ox029WI0/ldQp8kYOd3xFfRQgNt7WG0M3JB+16N2A1VDD4YPp6hcflE",
-	"3KKARgmcapN21OmaSFRM7spTds0xrrWs4xqF+4GMwrKr3A96XGfr2jWBTBYmnEdImGHlI2WmxPCfiXqq",
-	"WvG4o/zArGl4A1RJ8EMaBcJATiBsAVwEKFxAon2PgphLfbuyvrN6IvtR7y7+7xmdn8yDAGwdt5eu8wuN",
-	"lD3HBxuYbIi+4Z9tOr/PjP6RWjSZ3bD8sopmgp0HSntHRzXm/pIzPxUCmfoNhaScPXybu4bWUR4LwiR9",
-	"EuXS0KXrfBQ4pXf7iFgV+hUXWfel61wpolIjLDlGOGdkEhnPeEal/VnnFB++9PJK18x8NvvjDb1RqmdT",
-	"1yELPiTarz4aV/+mHawLFZsKjdymVrXTnsYV/Y5vBRKFYhwS9rAj1IP0Iaz+ukApHz/+yWIzJrMH4wPd",
-	"d7nL8T/h7Msn9GxisLJOj8F5hUVGSAQG1CcK3wBn0QIs//TdpxCOele7ZsZZ8CgTWWZORUj+18rZXvF6",
-	"mhRlB/wzBegS5yg2jHVtWGAVDfiW9XKhC4pDt9PZHRvoZqh6R1BgjxN7bLSLFeSKxQIaXLZp13awYKeH",
-	"2zKsspmH48Y1T7NG4sEeZxcff6rc7IYGz+SC/oyj2hTjXHA7dYJ7ZW++pxGRe9dR6bvnxNcoP10ASgfz",
-	"MwVg3fjVGIxbXGiXMqV3bgH8u51eH/yQCOIrFHIN4OqvNditZJxrppH0O+q7xmShcCNIedx/9Alu0M8i",
-	"jr7ukBcWJIIr7vOoHK16ezE8HZ1/0kc3Hl6eDT+d/T4aOq7z4fL8y4fLc/vH6HJ8fnExent+Of59PDr/",
-	"NLp8q6Hr+fnH34efTt+Nfjt33JzS76NPm1h228FXtvEzTzrzaU+J1oIis00t/hUXaxUg3d7rSjlMt0YI",
-	"smKW++qF6Hhf/FJPlg9+sBLpLf9UFv4ZxvEp8Yz/KWP3NNv2LKZs6ToS/VRQtbjSS7fMNGGw/qY58E4v",
-	"Pnw+6zffvR+eNm18GE4FBsgUJdF/XqedzqGvDR8NzG9s26a8sKbSKHBGOcua5KGNvfV/zwvortmVKbix",
-	"kW6ZEV/VO5noHfyLm1isSUi9sbRcKKLe2aAQ7+wnb7D6BpmHgP41s/msjEdZeZyEhkSbSygxAciEf8MD",
-	"G4atLfWphOlXCQaSUK2MhuOUTXme2iW+KsUq8zU4rpOKKItLykG7vetQnY207rhS11YJqmgTnqf73Tyx",
-	"PacBRgtIJQbrmabc1A+umffx89hzwXt7PvZMgNo7O784H59D+97SW5YK5NysXsoeTY3geK1rds3O0KcW",
-	"oNpEfII+CPS5CCTMQxTV0p/yQUiykHDtGOMQ8jm7dgaa4Et4+XJocz6UzVovX8JHokKQahGhC14W570P",
-	"uVTL+nWb0DsVKiVRU3e7ZrAxPBvXurdCvGzdBzwmlC3bJVLQWOVCX0iwXTV5TdH2fwNefoq2IzRzzjdt",
-	"D+/AhXlI/bCaWJ0LqlDq+4fW+mKJMMEpFwiCp0pvH8ZV8X0hQZraNT3Cy4Vrx3ZqOGS3lRWMaOTBVQhJ",
-	"RHyUB5os1VslARBbXylJnPe2y5GFBvpcX0+q6Tppsou2DCE7BU1UH4RJFb7jUlnpM0BEn22+Z8MUvWsr",
-	"BTbLJN38DkTZzIy7xYV8+dJk/X1zxdakBE9nlsUkiCmD4ccRNLwis9NqtTyt9ADDYqmVwhmTyynKR/CO",
-	"6r0wOdf763f6UK3LyVZY2CItpjWGCWrt0gBINOOCqjA2p1ijWq5Bn35IKAOpiNBcyRTx2rH9rx34K0j0",
-	"hSkTkj5PrEw82WB72l5aNfXkoabJ122J4jzSK9HM0pMpcosSCPipVDw2gqE/J4J/owEKmHNxKyFlfkjY",
-	"DIMDN6vvk6uMsXbpnqbV8HqdznGn2+mNu0edfufoi2ezaF59pWkmxjVVsxMeLGz5tqZbrprlDA+sDBu5",
-	"0/bK2jgigSqg0oXPn0ZNZD4PtCVlPrp5SZWmxTTeiDLX0AJPC7U2qHdNw8pmoDdjF503ZdU/TZktOi9G",
-	"JTFnM3NgFS/pZSpmzYTGJUSgXKmcSbf7nElFWFa1oafLJNUYUIAfMCU00pL4w+Sk4YcWIpVK+GE+N5vN",
-	"4j/bn3Go1lt62UnBD6jWIcIP6HcOM0Kg5tsGSlO6xhmuaVZChERoPBSIVORXs/cxCATqAIhRwf1AI8v4",
-	"FMgQsEj4+Xhg2LKzPlWzqZOziVj9zMtuuAqND5iZEtpc6bgAhSKmjCguDPcIBCahaLqrkLA1tXkhH7mO",
-	"LQLLxXZ5Ne7ZsPHN2uwQU+Oi9fA4n3CPvKxT4AYfEAbdI4gpS7VLzFLrJcfrR9y/1aNrC1q3zLBuLfRG",
-	"jvvGXti3EbrzRr1y9dgYpOyW8TkDYvZkrPKP2krc6iqILbcpucpG1mAMtguZRcx9kRGoLZW8a4RNad88",
-	"5BILu5cX+m3b+o/dpdKrTVuvZiBHXpn08iV42ypPqYTggbUUxsIX+foCh+1P13sHWUWaLbOYYMTnEFMh",
-	"uJC2nMK49DTCF6XcbUwWWnVxLYlLZH6zzz2aPtfEPiSJoXF19qsEg8yMd9NtlEFAp1M0wVhDRh5UauRy",
-	"kJAhcbvOF9L2bWVrg5BHgQTrNYuEBZ9mRkYvu2L482WNzlywWTs3S2e4YMPompA1J3meo8GFdXMHLqzC",
-	"ptDQl2Wto6Y4gahKLd+Bq+nsiLpCoxrYc2FLNPIgx8W789gtWN2CXdgR7XMNN8dk5sLQEtZ+Lscj9DvC",
-	"1PDBPm7aXnChUaItGJ6kqhqJGGiqR50urBcZa5hmYQ7mZcYt8FZMMZJfV3atCa7AqqsJb+VsXrid9Tdw",
-	"A99YaRmd2aLW1OTX883nQcje0VEpBvnGVDea7kXlY0Pr84ZxO8hQ6wWNaf4ozL7dAMqS1Oj60NoXjeuh",
-	"C+/p36HRdTv91+7Rq2Mbojxwq6+QjARROxV8Hv/SfO1qx5XZD1s7FaAfkVygtItXFO2SGeqZ8C4hLDAA",
-	"kaHUYNfcsBCT3PF1jyHCbxhJt2yVs8NxC5+6sjAWFS1UaG4NU2UIGVYKrgF+Vj1utdfYv+prGHuN1GQ1",
-	"AY0UFRcYZCw01WvSGEcLHEyDhQ624ZQHGUrJGrISxEpbXg651phVKFZa26UZPCDSQMf1ym4LViv3MRoU",
-	"DxlrqzRNHCSiPjKJpTjGMCF+iM1eq7MRyZjP5y1iPre4mLWzsbJ9MTo9v7w6N2OWrqOoisoRkcLkDj+O",
-	"HNfJxN4ZON1Wx47gCTKSUGfgHLY6rUNbZhyaeFZxjbUhLa3fm8Eto/fmuFfFf9XQydyUkisIifaYDEGm",
-	"vo8Y6Hs4bzlmCbbrKMgJ4kXlQWDppVav09/1SjObZWsch/H58zxE6Hc628YV62+XnpmZIYf7h6yePpkR",
-	"/f0jilczS9c5esiqqtWhJriZxjERi+I01p58bg2NOa6jyEw6g6+lF503S9eZ1b2tHWZOfKOEqQiCWL9s",
-	"jQBQNQCBxT2xQKxFwec1yw2gWykoq0cIm293yqGHa7b7AZBV4arkvkW1Q2w7P+tZypbKzJp3KpXHy1uO",
-	"z+CzzMz+v2I8XDHemvDVv6cV5SfoX+sXs+rSzuq/l+7enhelst69nUtPfh/cu/rEennjOklao+Cf0AY4",
-	"QT1AEFdetIAx0mDAywIOXLPMFBiXUna4U0Ijmd875mRRp54f0zX1NEP/zoPFn6GZ1cfLy3rzsKm+VRbR",
-	"/4uq2u8e7R9Q+w7wiXquR3UftMbyM42qebj6t81DOclozEOeXvx6oxXO+kZrOKpiE3GfRFBNkAhoeDG5",
-	"RRCpyY0kRXangjQH7Xa390pDw1Z38Lrz+tDodra6+6ely1p1/5eH5c3yvwMAAP//",
+	"7Hz/b9u4su+/MtA7QJ0e2bETJ9u6eDjwJtlusG22aNI9B9vkrRhpbPFEIn1Iqo7b+n9/4JCSJVvOl26z",
+	"Fxf3/lDUkcjhcGY4/MxwqC9BLPOZFCiMDkZfghRZgop+/usok0XyHv9ToDaniX2UoI4VnxkuRTAKLlIE",
+	"noCcgEkRlGsYAsu0BC6ACUClpHqmIaqoRL0gDGxTrjAJRkYVGAY6TjFndoAZMwaVJf7/Pva7L8fdn66+",
+	"DA6XfwvCwCxmGIwCbRQX02C5XIbBjCmWo/H8/ljEN2ja2bymd880CJYjdPbBSDjch0zOUcVMI2RoB9Yh",
+	"JHzKjf1fGg1MJJAuZikKvWMZ55bejJk0CANLKRgFjvKdk8rZ7RsUU5MGo8P9MMi5KP/cDxszZt3P/e7L",
+	"K/9/r3v1vHzUJoAweMMnGC/iDO0oLMvk/CSfmcVvLCuwZKMpi3PMMDaaFJaVvUEX1wq1LFSMr2CmUKMw",
+	"NHe05KAT/aNqG63k8J8C1WIliKrJQ2XRb5uSM7ojKQwKc56yvYPDdo2uVJfiLZz/PO7uHRyu2SJcy2QB",
+	"HTkhW6S50BMj5c4r4AbywjZC0HwqMLEzw1uWz6xAA9y/7sfD4d7LF5N4EA+GL9nkejKMX7x8eTi5frk3",
+	"3PuB4XCAw8Phy+uX+8OYDV8evHw5uP7hxcHe9YuDg1JMbkWt5PSvLk2x6+fY9ZN8xKpg3cnVl8Phst0o",
+	"nASPmcF2wZWyMTzHED5cHIUQLRaLRZ4nyUWa5rnWv0f3Smevv3fY3x8MLwYH/Zd7h7/fN1vi5xFzvPry",
+	"Ynnhfhwuf9+y/hXqmRQa3fJnpa+yf8VOurQwZrOMx8yKYPc2z+yj1bB/UzgJRsH/2V25wV33Vu+eWO/l",
+	"RmqKMXrLsolUOSb/evsmgg7zZpUyA1yDkAYYfGIZT6BaokdSTPi0UMRHCFJBKrXhGe6ElyI6FdR8rKZF",
+	"jsIQTVVkSNasUX3isdXcpNCoQ2BwzRKovB8RI7kTrXFhUqn4ZxrpZ3pe8RuFEDWX2M/jvYPDt1znzMSp",
+	"fe1ZOeZT1MTIpYhKW317fBDZ0aLbLss/d+MU4xtd5N3n0drkE+q9E0L0I1uRkgLLdpfCNrSzs6J7pneI",
+	"rB/b6zGCjh9IJzerwVg2lYqbNI9gzk0qCwPc6EtRNihl0bsUQdjY0LwtevJdt6e1WYDvtLu+BZIt/CTV",
+	"NU8SFE9vZ+M4Rq2PUXBMIugIaaXEBHBhyWRo3OJkplBINsXgBhdADk+aFBWwOJaFsJJmwor7UpRb4c5K",
+	"126YX3BxSgZyXpI8lqjPpHlLpkEK8qK44DleSHl+g3NMoqcS9KmwHoFlTj5PLuzGcNEIFBq1gIwZVL0n",
+	"md+ZND/JQiRPP7UzeV7EqQNIERmKf9TuniKYkC05U6lWmRT4ZII4teZsXR/+JeKojxeNKm+N7hmYlOvK",
+	"7SYSnVvTxWwmlQkJRCYW4lr/laPWbPpEkvkg/KCYvMWEswvaBJ9+JTR3o1HlqEsPH62NGj3F9JclPiCS",
+	"42upzGnl+N4WmeEzpsyHWSYZkWdJwi1DLHun5AyV4RYZTFimN3DwP1NseNG8pAYFkdPAFAK7Jsnbuc1q",
+	"FL8Ex2yhxxOD6lRww5kjere0bZfAgZYSAn1spXNVQR15/W+MbWhx253Krn9YwezePQKpdevy3NqQh1lp",
+	"MAqm3KTFdS+W+S6bcW1YfLP6MUWxu0Lzlud2NDkWcKtHCTNo9wNyEwS0b61pcIcw4bMU+KqCMajAz19D",
+	"zhPBp6mxGJREvI4Ah8uu+7G3+nHR+dgfXNFfX/c+9rv7Vzuj8l31o3N52aPff9/5R+f3rx//3r3aaLPT",
+	"gilDUkjLRGEmNTf8E4Io8muLuCaQsIW2bFtgxUwwCrgw+3tBaEMcnhd5MNobDH8Yvtg/HP5AQZ97OKhG",
+	"5cLgFJUdttrhHmHCYwHOQLraSMWm6KJtSGRMq3bTao9kgg9yCtRwGQZvnWvbFMg/PdibKymmIQX7YING",
+	"FDE5wg253pNF8DHJMw08CYFpSzHa9CHRFtoudN1G2r1txIUsSRRqjUkIuohTO2K0O0ulkbptjLVVS+JZ",
+	"Sac+u7bF63yyj4dKp+t1Xqpkk+8ydRLLhESKwlrPx6AOCYMwuAvsBxZCrQO8IAxa8d1qGg1wF6yH5I14",
+	"wUqhFgrVBvRbx+pJGZtt7Pb2wQqdVH+2I5MVPRdUBGFQBRikEpPK5EyacZbJuZdAHURetdjPlpEeuRpX",
+	"KaZVXsVGcLoHxzjhAhO4XkCkZxjrXb9iV162d6uTyLnJ1xIsixQjTVGgYgYTmCiZu9jJrVToNLz0DqVr",
+	"SDDUnE0ZF9oGRg6cNx3B+8KljLjBXN/nESrxUK8l+bdT13HQ7/fJtZV/V9JlSrFFZfzL9RVEpB680W01",
+	"he+0wa2v0a3j2fd6xqyrCVJjZqPdXb3fYzn7LAWbaxotkfHuXr9/2O3vd/uD3Wae7uR2xr/JvE5uWWyy",
+	"hYXgdu+x21QIdle2WJ6oYvIrSfEYCQwwdYPKRowVbLXO7qA/oPxdzm7rQw5IiWtP1hGPwfshjsH6Jno/",
+	"HAqDrbxbAt4SrqXMkAkS5SMtpibw74mHmmvicar8VTjH8Aq40RCnPEsUgVFgYgFSJahCQGZ3JQO51Dbu",
+	"crtqUyP34+G75H9P71IzD4K2bdJehsFPPDNOjw92L76Ljf2PN7fFD4L/p3A408decX2BesMu08t7Bwct",
+	"zv5MirhQCoX5DZXmUjx8mnd1baN8oZjQ/Jso17ouw+Cdwgm/vY+IW0K/4MI3X4bBuWGmIGMp0cOJYNcZ",
+	"7YvHXLufbVviw1mvc7rm5P3oj3fztKiebLmORfLrzO6qj0bcv9ntNYSGT4VO6VObq9Np45x/xtcKmUF1",
+	"kTLxMBXaTlYJq7/eoNaP7//NZnPBpg9GB7bt8q5t/xt0X9fQk5nByjs9BuVVHhlhpjDhMTP4CqTIFuDk",
+	"Z6Oiyjjat9o1Ny6SR7nIunAaRvLf1s7uNa9vsyKv4O9pQGc4R7XhrFsTBqs8wSffKoQBGAmDfv/urMHA",
+	"Y+o70gX3bGKPzYOJilzFLCDhsk2/docI7tzhtnRrTObhuHFtp1kj8eAd5y45fle7uRsaPNEW9FeoatOM",
+	"S8PttxnuuYt7jzKm7+Wj0fYeja9R/nYDqCnmexrAuvNrcRg3uLBbyoTfhhXwH/T3hhCnTLHYoNJrANe+",
+	"bcFuNefcMozmn9HGGtcLgxvpy8PhozW4Qd/nImPboCzHmClpZCyzeh7r9Zvx0enJe6u6i/HZ8fj98R+n",
+	"4yAMfj07+f3XsxP3x+nZxcmbN6evT84u/rg4PXl/evbaQteTk3d/jN8f/Xz620kQlpT+OH2/iWW3Kb4x",
+	"je+pab+nfUseFwybbq7iX3CxVjcz2HvRKCIatBiBLwH60gyIDu/LbNrBys4PXkR2yt9VhH+Fc/yWfMZ/",
+	"lbP7Nt/2JK5sGQYa40Jxszi3rDthxpkskuGmO4iO3vz64XjY/fnt+KjrMsdwpDBBYTjL/u9l0e/vx9bx",
+	"8YR+4657VJYjNR4qnHIp/CO9v+sG/aMsO7wU51Sm5HLg2hNfVYlR7g7+LSkTS0dVrxytEKp8uO+U4q17",
+	"FY1W78DvEDC8FO6ky8vIFxVq6Gh0pww1IQC7lp/Ql6K0Fkg1Evirowc243YxksS5mMjy0JfFppapLHkI",
+	"wqBQmc9K6tHu7l1KDTYOfC8a1YCNpArVkvjcdlgeec95gtkCCo3J+hlU6epHlyJ69+EiCiF6fXIRUXo6",
+	"Oj55c3JxArtfHL1lraww9FVmTjUthhP1LsWlOMaYO4DqjuhnGIPCWKpEwzxF1SyYqitCs4WGy4CcQyrn",
+	"4jIYWYLP4fnzsTsN4mLae/4c3jGTgjaLDEOIfJb3Syq1WbbzTYl3rkzBsq5tdilgo7vv1/vijHjZ+5LI",
+	"nHGx3K2Rgs7qlPSZBtfUkrcUXftXEJVadA2hW0q+61pEOyHMUx6nzSPXueIGtY0/7KqvWIRrnEiFoGRh",
+	"7PThomm+zzRoqvizPaLSuO6YTouE3LR8KYlFHtKkMMtYjHrHkuV2qiwB5qpSNcvL1o6dqsAJYmnDk+ZB",
+	"nqZzR1eg4LVgiVpF0CHiz1IbZ30ERKxuyzmTUOysnRW48ycdljEQF1Pqd4ML/fw51QPEFGJbUkoWUydi",
+	"luRcwPjdKXSi6lyn1+tFdtEDjCtWGyU1dJJTFZbgLbdzEXpu5zfsD6FZseM5HLtaLm2t9OQTqkVJjUp1",
+	"6YF1pteYSTElZTNRFYB1Gsw+06RR/9Ku0gQnrMhMZJcRhYRoNTPln1A4G7f80yAmtaLJWVKZjydDNGku",
+	"mOz0wGFaFhsNUlCyW84rfp5pz7ym7MkIWCUo7wiuF2URmyW76kZEK1HtQ7NIzlo/M5ZP0o6kVAlVXNo5",
+	"xCkTUyd0O4mQKOsSf5U+rKReaUvOPUNa5mglg5nGHjjteO9v7WOayWuWhaAlMEv6DmVzvaZjmKeS2Gb6",
+	"RnuFrzafCVfaWL03VwTXQFWP1g+XU/YFNZXNp0ynxAJpvL36OIIE44wp1JVKxaJE72Xdj12lbm6rGmJP",
+	"dsJ4poEbiKX21eXe9QhJ/X2OzFDZjV6RpZXfqeIdeMt/DH2dK7m9QlALssmqCtUB2si59Fwqf/qZYpZY",
+	"o3dbME0nodmvS9PKsWVfh9ZtfQRVvSkJsGVnCskm45RxAdowZZ2K38cuA9f+MoC/g8ZYUf2djuXMudRv",
+	"xjuRhRtul4v0fkR6WduKjZSZ5aRUkmE31k4hLrSROVmRfT1T8hNPUMFcqhsNhXCLJNkJK1OK6lXckaXV",
+	"ifb6/cP+oL93MTjoD/sHv0dOCVsNrONsc6NU35qBuzNi6dZL9aXAHbcFkNu2273zDIxMjesQPrw/7aKI",
+	"ZWIXgIgxLGsVLS1h4XrmkVUPIrsnWE932yVRdhM7Gcd0+ciX1XW1Z7qsgGe5FFNSWANkRn6HcqZuYT0t",
+	"oWp9Uh1LLIU2TPhyKDuc9y+EPwC+0uqxlviVij3gqzUiU2j4Sq+73W71z7UXEppF3pHXFHxd84bwlVyk",
+	"72fm2zpqqgmtyrMrXzVjSiN0HorjG/ZrxfsYAA9t+J2W4P043R+YVoEVYHVeHuMOieWuongSU78UE3Pr",
+	"s6xnc3XUjvmwgpZSgUGVc8GMVL70OqHzeGpO5dbNZfNMP5KPLQbryu/b7ZXQLYnx1drokHNCuLZ7Xg54",
+	"j72sU5AEr5mAwQHkXBQWUfq6lBpujTMZ39jerbXiW0ZY9xZ2IodD8hfuQpZtvHFJoqk2AYW4ER5joHZI",
+	"4WtrkXuTC+bq2Gr7asc/IIcdetiQlNseGdSWIvk1wrTJzVOpsfJ7ZQXttql/vfuGxrqtPuRuhvcO9Ssa",
+	"5HqZxsOh9bl25bsrG/YvK+5q07MhAP+MNUGW1zm+gRE/xgYjdAXEDlG7LdJcC3ffAxEsd3B9xbeX+nZp",
+	"cA3smm66fd28eFIN7qHDPpwf/0LAeywW4P70Gya5iUbBuHU6JMQ2kEHLU/nAR8/ZbIYOW1sdeFpY5Ss6",
+	"XMBrGUIUZ9wljHyEofdpuzGR3yKtCClOJOk5hGVZBpYkhE0/oeIT7nbPNbzrX1GnfLSmSB9/WnqTDG/5",
+	"dYZQSlNviDdW8f6e9VnuV1z+PByKTznSXzplg4psVLmuzsoayST4tIsi4Uys7hI5SHWnJVDM9Su5YN+w",
+	"UrhFxKQ2liQaOlFJhYtP0hWydzldfylflEiLogRPDW9nGBtMug7ad21koKIQer3ejisZj2OcUQWeSIBP",
+	"hVSYhJDxGwepq5XIKVjauGKQUKkgFQIuiF6ZFbEA2Hjsj4r+c/rqlTZKoXtZ+/v8OUTb7nZw7Ye5vyKR",
+	"zFQ0cvglLp6xuJbhuK8MzsdlLoC0VMslRHkJXx/uChtt+DqHnCsllQV6PRhvWKyVVwiUYHLXjZ3YdWmp",
+	"pRyoqmoF6O3e0MI87aW9sl0vwU+b7FOkKOjSh5ArIsAMsCxz+QclbXjnClvrYnIX37xhm1Qh7vggyGV2",
+	"HK/PdFgL5MubKCUC5TaChg5zBWOuWsxBjdqEpHL8CXSxkzU1tmqQEIchxZ6NG4w7vSpL5yLfO3RuKVch",
+	"9mqKDanPfVoGuCiTIEWGz2rVbjlbWLSGa2VvLbG4UyyZOnTIo5HNeE3nlkDCJxOk42sio3ca9w3W5uSs",
+	"zBqDbdvzvEEqs0SDC5SqEg858bjSst3A+iVbp8chuDqn0BeAhOAKD0hOhCDLypCOVC6y2QlhddAMnWMb",
+	"xkrlyjltKFy7F7FDhnfHOTV0mkehIWw5v90pXe7dlX89WJ0bhHDH+WhI0rxg0xDGjrA13jIEtYhhQnJw",
+	"iYjtJaq0N9Hlq+vCNM9uRpbqQX8A6xe2yv3ecuAXSg+ilVDIx7VdYbMEV+m90BLeKtnyEpxvTxEmvnLW",
+	"cnrsEj4FVSSWky/TGHsHB7VT21d0U4SaV7dIOhZdbODZHZ+oeMNzXn58wN0RBi5mBXn1sYOUlO2hdAl0",
+	"BmF/+CI8+OHQHeruhM3b7qFz4k7GHy5+6r4IbaxSrlWqNXfpEm9QNqoz3Ke0BK1zvJ0xkVBOQKA23AXD",
+	"CeKsjHUGh5DhJ8zIiVVA3CsnrHuheoRUOcRq36TkgrvkWrpAWRjNE4eorAN75mzZ+g2XimQT43NfdQ/s",
+	"F74FcrSBNzyec7U+DUhIzNid2iuA7goQ2vMJGnrgYk334EgmPqz1D/xlkMaz8mLK2kN/V6TxdLc2QgTM",
+	"Z2fX7tiFFT6sEnA8qT630Xpfhs6dMh6j0Fg7NxrPWJxid6/X3zg5ms/nPUave1JNd31fvfvm9Ojk7PyE",
+	"+izDwHCT1U+gKoc9fncahIFfNMEoGPT6roecoWAzHoyC/V6/t+8ufKV0flgdG7gjROsdNg8TyWuQuldX",
+	"LZpHVQSSuIGUaZfA1kUcIyYajJS9gFhwTU+TkiC+aXy2ovY9gb3+8K5vifhRtp6bCTl/miuhw35/W7+K",
+	"/93axxCoy/79XVbX2qnH8P4e1f3lZRgcPISr5l0cOkwu8pypRaWNtQ+TbD2KDMLAsKkORh9r3x25WobB",
+	"tO0LMGMPATZKxqtDJ7erOycA3IxAYZVYrFIc1fWaS1G6z7BRwN+OLzZvUdePei7F3Vex3RJuWu5rNHeY",
+	"bf97XRDecg+m5cZw4xM7W9RH6M672f9dGA9fGK/R/OlVUf9Q0sd2ZlZNdv1NvGV4b8s3tUtU9zaufZjm",
+	"wa2bHwJaXoXBrGhZ4O/RHSiDeYAhrnbRCgRpQpBnFRy4FN4VVHF3dYrrTrpc1DJni7bl+a5oLM814bes",
+	"HJf5eHt80Dhy67z/6QgGLw6HO6+qUz7ix3+hqbetpKSWvwm2fHupvRasjbnqqyqrzBoTZfgep1L7i0zb",
+	"E21lCHsf23cldrbNY3/vgdPwMq6llY7eH+3vQef05ORkpy73Rwq7LQH256W+hd0j6BwxbdhUyIx/b67j",
+	"J2K7ezjcPfvt7cl3ZdclFL8bx+c/j7uD78egTtngu/K2dmD6p7lzXxx7OH9XriIRtflRJou/AmA0vxS2",
+	"bEc5Le6q4en5/0TEMRwc3N+h9cMy3whXbK/Bg3is3/tvopzzP41y6rWptNGWVakfr6z5OojftgVnMmYZ",
+	"NOvqFHSinN0gqIJK6mZVUWAjYB7t7g72frARbm8wetF/sU8QxXP35duqLHttn1RcXi3/fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -74,6 +74,14 @@ func (e *Error) Unwrap() error { return e.Err }
 type Options struct {
 	// MaxDepth is the deepest element nesting accepted (the root is depth 1); 0 means 64.
 	MaxDepth int
+	// Namespaces are other namespaces a document may be written in instead of the
+	// schema's target namespace ("" is no namespace). The root element's
+	// namespace decides the document's, and every element must be in that one
+	// namespace: the document is then validated, and its Document holds it, as
+	// if it were written in the target namespace. It is what validating against
+	// copies of the schema that differ only in their targetNamespace (one per
+	// accepted namespace, none for "") would accept, chosen by the root.
+	Namespaces []string
 }
 
 // Document is a validated document: its elements and their whitespace-normalized
@@ -159,7 +167,7 @@ func (t *tokenList) Token() (xml.Token, error) {
 // declaration. d should be a fresh decoder with its default settings (Strict, no
 // Entity map, no CharsetReader); the caller bounds the input's size.
 func (s *Schema) Validate(d *xml.Decoder, opts Options) (*Document, error) {
-	v := &validator{s: s, d: d, maxDepth: opts.MaxDepth}
+	v := &validator{s: s, d: d, maxDepth: opts.MaxDepth, namespaces: opts.Namespaces, docNS: s.TargetNamespace}
 	if v.maxDepth <= 0 {
 		v.maxDepth = 64
 	}
@@ -175,7 +183,11 @@ type validator struct {
 	d           *xml.Decoder
 	maxDepth    int
 	depth       int
-	out         []xml.Token
+	// namespaces are the accepted namespaces besides the target one; docNS is
+	// the namespace the document's root chose.
+	namespaces []string
+	docNS      string
+	out        []xml.Token
 }
 
 func (v *validator) fail(kind ErrorKind, element string, err error, format string, args ...any) *Error {
@@ -242,7 +254,8 @@ func (v *validator) document() error {
 }
 
 func (v *validator) root(start xml.StartElement) error {
-	if start.Name.Space == v.s.TargetNamespace {
+	if start.Name.Space == v.s.TargetNamespace || slices.Contains(v.namespaces, start.Name.Space) {
+		v.docNS = start.Name.Space
 		for _, e := range v.s.Elements {
 			if e.Name == start.Name.Local {
 				v.rootElement = e
@@ -255,8 +268,10 @@ func (v *validator) root(start xml.StartElement) error {
 
 func (v *validator) rootNames() string {
 	var names []string
-	for _, e := range v.s.Elements {
-		names = append(names, fmt.Sprintf("{%s}%s", v.s.TargetNamespace, e.Name))
+	for _, ns := range append([]string{v.s.TargetNamespace}, v.namespaces...) {
+		for _, e := range v.s.Elements {
+			names = append(names, qname(xml.Name{Space: ns, Local: e.Name}))
+		}
 	}
 	return strings.Join(names, ", ")
 }
@@ -374,7 +389,7 @@ func (v *validator) complexContent(e *Element) error {
 			}
 		case xml.StartElement:
 			child, ok := e.Complex.Child(t.Name.Local)
-			if !ok || t.Name.Space != v.s.TargetNamespace {
+			if !ok || t.Name.Space != v.docNS {
 				return v.fail(ErrStructure, t.Name.Local, nil, "element %s is not allowed in %s%s", t.Name.Local, e.Name, v.namespaceNote(t.Name))
 			}
 			names = append(names, child.Name)
@@ -391,13 +406,17 @@ func (v *validator) complexContent(e *Element) error {
 }
 
 func (v *validator) namespaceNote(n xml.Name) string {
-	if n.Space == v.s.TargetNamespace {
+	want := v.docNS
+	if want == "" {
+		want = "no namespace, as the root element"
+	}
+	switch {
+	case n.Space == v.docNS:
 		return ""
+	case n.Space == "":
+		return " (it has no namespace; expected " + want + ")"
 	}
-	if n.Space == "" {
-		return " (it has no namespace; expected " + v.s.TargetNamespace + ")"
-	}
-	return " (its namespace is " + n.Space + "; expected " + v.s.TargetNamespace + ")"
+	return " (its namespace is " + n.Space + "; expected " + want + ")"
 }
 
 // matchContent checks the sequence of child names against e's content model and

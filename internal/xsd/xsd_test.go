@@ -336,3 +336,43 @@ func TestValidate_XsAllRefusesDuplicatesAndMissingChildren(t *testing.T) {
 		})
 	}
 }
+
+func TestValidate_NamespacesAreReadAsTheTargetNamespace(t *testing.T) {
+	s := mustParse(t)
+	opts := xsd.Options{Namespaces: []string{"urn:alias", ""}}
+	check := func(doc string) (*xsd.Document, error) {
+		return s.Validate(xml.NewDecoder(strings.NewReader(doc)), opts)
+	}
+	for name, doc := range map[string]string{
+		"target":       `<Root xmlns="urn:test"><A>1</A></Root>`,
+		"alias":        `<Root xmlns="urn:alias"><A>1</A></Root>`,
+		"alias prefix": `<a:Root xmlns:a="urn:alias"><a:A>1</a:A></a:Root>`,
+		"none":         `<Root><A>1</A></Root>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			d, err := check(doc)
+			require.NoError(t, err)
+			var v struct {
+				XMLName xml.Name `xml:"urn:test Root"`
+				A       int      `xml:"urn:test A"`
+			}
+			require.NoError(t, d.Decode(&v), "the document holds the target namespace")
+			assert.Equal(t, 1, v.A)
+		})
+	}
+	for name, doc := range map[string]string{
+		"alias root, target child":       `<Root xmlns="urn:alias"><A xmlns="urn:test">1</A></Root>`,
+		"no namespace root, alias child": `<Root><A xmlns="urn:alias">1</A></Root>`,
+		"target root, unqualified child": `<t:Root xmlns:t="urn:test"><A>1</A></t:Root>`,
+		"another namespace":              `<Root xmlns="urn:other"><A>1</A></Root>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := check(doc)
+			var xe *xsd.Error
+			require.ErrorAs(t, err, &xe)
+			assert.Equal(t, xsd.ErrStructure, xe.Kind)
+		})
+	}
+	_, err := validate(s, `<Root><A>1</A></Root>`)
+	assert.Error(t, err, "without Options.Namespaces only the target namespace is read")
+}

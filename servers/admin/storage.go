@@ -44,7 +44,11 @@ func (s *Server) CreateStorageBucket(ctx context.Context, req adminapi.CreateSto
 	if req.Body.Versioning != nil {
 		v = storage.Versioning(*req.Body.Versioning)
 	}
-	b, err := st.CreateBucket(ctx, req.Body.Name, v)
+	var account string
+	if req.Body.Account != nil {
+		account = *req.Body.Account
+	}
+	b, err := st.CreateBucket(ctx, account, req.Body.Name, v)
 	if errors.Is(err, storage.ErrAlreadyExists) {
 		return nil, errConflict("bucket %q exists already", req.Body.Name)
 	}
@@ -114,7 +118,7 @@ func (s *Server) ListStorageKeys(ctx context.Context, _ adminapi.ListStorageKeys
 	}
 	out := adminapi.ListStorageKeys200JSONResponse{Keys: make([]adminapi.StorageKey, 0, len(keys))}
 	for _, k := range keys {
-		out.Keys = append(out.Keys, adminapi.StorageKey{KeyId: k.KeyID, Description: k.Description, CreatedAt: k.CreatedAt.UTC()})
+		out.Keys = append(out.Keys, adminapi.StorageKey{KeyId: k.KeyID, Account: k.Account, Description: k.Description, CreatedAt: k.CreatedAt.UTC()})
 	}
 	return out, nil
 }
@@ -125,16 +129,19 @@ func (s *Server) CreateStorageKey(ctx context.Context, req adminapi.CreateStorag
 	if err != nil {
 		return nil, err
 	}
-	var description string
+	var account, description string
 	if req.Body != nil && req.Body.Description != nil {
 		description = *req.Body.Description
 	}
-	k, err := st.CreateKey(ctx, description)
+	if req.Body != nil && req.Body.Account != nil {
+		account = *req.Body.Account
+	}
+	k, err := st.CreateKey(ctx, account, description)
 	if err != nil {
 		return nil, err
 	}
 	return adminapi.CreateStorageKey201JSONResponse{
-		KeyId: k.KeyID, Secret: k.Secret, Description: k.Description, CreatedAt: k.CreatedAt.UTC(),
+		KeyId: k.KeyID, Account: k.Account, Secret: k.Secret, Description: k.Description, CreatedAt: k.CreatedAt.UTC(),
 	}, nil
 }
 
@@ -155,5 +162,5 @@ func (s *Server) DeleteStorageKey(ctx context.Context, req adminapi.DeleteStorag
 }
 
 func toAPIBucket(b storage.Bucket) adminapi.StorageBucket {
-	return adminapi.StorageBucket{Name: b.Name, Versioning: adminapi.StorageVersioning(b.Versioning), CreatedAt: b.CreatedAt.UTC()}
+	return adminapi.StorageBucket{Name: b.Name, Account: b.Account, Versioning: adminapi.StorageVersioning(b.Versioning), CreatedAt: b.CreatedAt.UTC()}
 }

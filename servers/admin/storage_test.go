@@ -153,3 +153,30 @@ func TestStorageOperations_WithoutAStorageServerAreNotFound(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode())
 }
+
+func TestStorageAccounts_BucketsAndKeysCarryTheirAccount(t *testing.T) {
+	env, c := startStorage(t)
+	ctx := context.Background()
+	tenant := "tenant-b"
+
+	bucket, err := c.CreateStorageBucketWithResponse(ctx, adminapi.CreateStorageBucketJSONRequestBody{Name: "b-logs", Account: &tenant})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, bucket.StatusCode(), "%s", bucket.Body)
+	assert.Equal(t, tenant, bucket.JSON201.Account)
+	plain, err := c.CreateStorageBucketWithResponse(ctx, adminapi.CreateStorageBucketJSONRequestBody{Name: "a-logs"})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, plain.StatusCode(), "%s", plain.Body)
+	assert.Equal(t, storage.DefaultAccount, plain.JSON201.Account, "no account named is the default one")
+
+	key, err := c.CreateStorageKeyWithResponse(ctx, adminapi.CreateStorageKeyJSONRequestBody{Account: &tenant})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, key.StatusCode(), "%s", key.Body)
+	assert.Equal(t, tenant, key.JSON201.Account)
+	keys, err := c.ListStorageKeysWithResponse(ctx)
+	require.NoError(t, err)
+	accounts := map[string]string{}
+	for _, k := range keys.JSON200.Keys {
+		accounts[k.KeyId] = k.Account
+	}
+	assert.Equal(t, map[string]string{env.Key.KeyID: storage.DefaultAccount, key.JSON201.KeyId: tenant}, accounts)
+}

@@ -28,9 +28,15 @@ const (
 // versions: its lifecycle rules use NoncurrentVersionExpiration, not Expiration.
 func (v Versioning) Versioned() bool { return v != Unversioned }
 
+// DefaultAccount is the account of buckets and keys made without naming one,
+// and of every bucket and key made before accounts existed.
+const DefaultAccount = "default"
+
 // Bucket is a bucket.
 type Bucket struct {
-	Name       string
+	Name string
+	// Account owns the bucket: only its keys act on the bucket.
+	Account    string
 	Versioning Versioning
 	CreatedAt  time.Time
 }
@@ -38,15 +44,22 @@ type Bucket struct {
 // AccessKey is a key that signs requests. Secret is set only when the key is
 // created.
 type AccessKey struct {
-	KeyID       string
-	Secret      string
+	KeyID  string
+	Secret string
+	// Account is the account the key acts for.
+	Account     string
 	Description string
 	CreatedAt   time.Time
 }
 
-// CreateBucket creates a bucket; ErrAlreadyExists when the name is taken.
-func (s *Server) CreateBucket(ctx context.Context, name string, v Versioning) (Bucket, error) {
-	return s.store.createBucket(ctx, name, v, s.clock.Now())
+// CreateBucket creates a bucket owned by account ("" means DefaultAccount);
+// ErrAlreadyExists when the name is taken (bucket names are global, whatever
+// their account, as in object storage).
+func (s *Server) CreateBucket(ctx context.Context, account, name string, v Versioning) (Bucket, error) {
+	if account == "" {
+		account = DefaultAccount
+	}
+	return s.store.createBucket(ctx, account, name, v, s.clock.Now())
 }
 
 // Bucket returns the named bucket; ErrNotFound when there is none.
@@ -70,9 +83,13 @@ func (s *Server) DeleteBucket(ctx context.Context, name string) error {
 	return s.store.deleteBucket(ctx, name)
 }
 
-// CreateKey issues an access key; the returned Secret is never shown again.
-func (s *Server) CreateKey(ctx context.Context, description string) (AccessKey, error) {
-	return s.store.createKey(ctx, description, s.clock.Now())
+// CreateKey issues an access key of account ("" means DefaultAccount); the
+// returned Secret is never shown again.
+func (s *Server) CreateKey(ctx context.Context, account, description string) (AccessKey, error) {
+	if account == "" {
+		account = DefaultAccount
+	}
+	return s.store.createKey(ctx, account, description, s.clock.Now())
 }
 
 // Keys lists the access keys, without their secrets.
@@ -85,10 +102,14 @@ func (s *Server) DeleteKey(ctx context.Context, keyID string) error {
 	return s.store.deleteKey(ctx, keyID)
 }
 
-// KeyWorks reports whether keyID exists with this secret.
-func (s *Server) KeyWorks(ctx context.Context, keyID, secret string) bool {
+// KeyWorks reports whether keyID exists with this secret and acts for account.
+func (s *Server) KeyWorks(ctx context.Context, account, keyID, secret string) bool {
 	stored, found, err := s.store.keySecret(ctx, keyID)
-	return err == nil && found && hmac.Equal([]byte(stored), []byte(secret))
+	if err != nil || !found || !hmac.Equal([]byte(stored), []byte(secret)) {
+		return false
+	}
+	keyAccount, err := s.store.keyAccount(ctx, keyID)
+	return err == nil && keyAccount == account
 }
 
 // LifecycleCount returns how many buckets have a lifecycle configuration

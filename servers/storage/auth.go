@@ -26,6 +26,11 @@ type requestState struct {
 	id   string
 	host string
 	path string
+	// authErr is the outcome of authenticateFirst: nil for a request whose
+	// signature and body hash are good.
+	authErr error
+	// account is the account of the key that signed, once the signature is good.
+	account string
 }
 
 type requestStateKey struct{}
@@ -79,44 +84,106 @@ func (s *Server) addressing(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// authenticate is the spec's security check of the cloud4 scheme: it verifies
-// the request's CLOUD4-HMAC-SHA256 signature against the host and path the
-// request was sent to, with the body's SHA-256. Its errors are *sigv4.Error
-// (each with its object-storage code), or MalformedXML for a body over the
-// size limit.
+// authenticateFirst proves who sent a request before a byte of its body is
+// read, and before the spec validation runs: kin-openapi reads the whole body
+// into memory before it calls a security scheme's AuthenticationFunc, so the
+// check cannot wait for it. It verifies the Authorization header, key, scope,
+// date and skew, and the signature over the canonical request, which ends
+// with the hash X-Cloud-Content-Sha256 declares (sigv4.Verifier.VerifySignature),
+// against the host and path the request was sent to. Only a request that
+// passes has its body read: refused unread when its Content-Length is over
+// the limit, capped at lifecycledoc.MaxBodySize otherwise, and held to the
+// declared hash (CheckPayload) and to the digests it declares, Content-MD5
+// and the S3 SDKs' checksums (checkDigests). A request that fails has its body dropped
+// unread, so nothing after reads it either. The outcome is kept in the
+// request's state for authenticate, which the spec validation calls in its
+// turn, so a request is still refused in the spec's order (no such
+// operation before a failed signature).
+func (s *Server) authenticateFirst(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		st := stateFrom(req.Context())
+		if st == nil {
+			return errors.New("storage: the request has no state: addressing did not run")
+		}
+		st.authErr = s.verify(req.Context(), req, st)
+		if st.authErr != nil {
+			req.Body, req.ContentLength = http.NoBody, 0
+		}
+		return next(c)
+	}
+}
+
+// authenticate is the spec's security check of the cloud4 scheme: the outcome
+// of authenticateFirst. Its errors are *sigv4.Error (each with its
+// object-storage code), or MalformedXML for a body over the size limit.
 func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
-	req := in.RequestValidationInput.Request
+	st := stateFrom(in.RequestValidationInput.Request.Context())
+	if st == nil {
+		return errors.New("storage: the request was not authenticated")
+	}
+	return st.authErr
+}
+
+// verify authenticates req, then reads its body and checks its hash (see
+// authenticateFirst).
+func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState) error {
+	verified, err := s.verifier.VerifySignature(ctx, sigv4.Request{
+		Method: req.Method,
+		Host:   st.host,
+		Path:   st.path,
+		Query:  req.URL.Query(),
+		Header: req.Header,
+	}, s.now())
+	if err != nil {
+		return err
+	}
+	account, err := s.store.keyAccount(ctx, verified.AccessKeyID)
+	if errors.Is(err, ErrNotFound) { // deleted since its secret was read
+		return &sigv4.Error{Code: sigv4.CodeInvalidAccessKeyID, Status: http.StatusForbidden, Message: "the access key id does not exist"}
+	}
+	if err != nil {
+		return err
+	}
+	st.account = account
+	if req.ContentLength > lifecycledoc.MaxBodySize {
+		return lifecycledoc.TooLarge()
+	}
 	body, err := readBody(req)
 	if err != nil {
 		return err
 	}
-	host, path := req.Host, req.URL.Path
-	if st := stateFrom(req.Context()); st != nil {
-		host, path = st.host, st.path
+	if err := s.verifier.CheckPayload(verified, sigv4.HashHex(body)); err != nil {
+		return err
 	}
-	_, err = s.verifier.Verify(ctx, sigv4.Request{
-		Method: req.Method,
-		Host:   host,
-		Path:   path,
-		Query:  req.URL.Query(),
-		Header: req.Header,
-	}, sigv4.HashHex(body), s.now())
-	return err
+	return checkDigests(req.Header, body)
 }
 
-// readBody reads the request body (capped by the server's body limit) and puts
-// it back for the validation and the handler that read it next.
+// readBody reads the request body, at most lifecycledoc.MaxBodySize bytes
+// (whatever limit the server's stack sets), and puts it back for the
+// validation and the handler that read it next.
 func readBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
-	body, err := io.ReadAll(req.Body)
+	// A declared length sizes the buffer once (bytes.Buffer reads in steps of
+	// bytes.MinRead), rather than io.ReadAll's doubling.
+	size := int64(bytes.MinRead)
+	if req.ContentLength > 0 {
+		size += req.ContentLength
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(io.LimitReader(req.Body, lifecycledoc.MaxBodySize+1))
+	body := buf.Bytes()
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return nil, lifecycledoc.TooLarge()
 		}
 		return nil, fmt.Errorf("storage: reading the body: %w", err)
+	}
+	if len(body) > lifecycledoc.MaxBodySize {
+		return nil, lifecycledoc.TooLarge()
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	return body, nil

@@ -36,6 +36,7 @@ type rawRequest struct {
 	claimHash string   // X-Cloud-Content-Sha256; "" for the body's hash
 	after     func(h http.Header)
 	unsigned  bool
+	headers   map[string][]string // more headers, set before signing (and signed)
 }
 
 func (r rawRequest) send(t *testing.T, env *storagetest.Env) (int, storageapi.Error, http.Header) {
@@ -73,6 +74,9 @@ func (r rawRequest) send(t *testing.T, env *storagetest.Env) (int, storageapi.Er
 	req.Header.Set("Content-Type", "application/xml")
 	req.Header.Set("X-Cloud-Date", r.at.UTC().Format(sigv4.TimeFormat))
 	req.Header.Set("X-Cloud-Content-Sha256", r.claimHash)
+	for k, vs := range r.headers {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
 	if !r.unsigned {
 		signed := r.signed
 		if signed == nil {
@@ -122,7 +126,7 @@ func TestSignature_EveryFailureHasItsCode(t *testing.T) {
 	status, e, _ := ok.send(t, env)
 	require.Equal(t, http.StatusOK, status, "the unmodified request is accepted: %s", e.Message)
 	require.NoError(t, env.Server.DeleteBucket(context.Background(), storagetest.Bucket))
-	_, err := env.Server.CreateBucket(context.Background(), storagetest.Bucket, storage.Unversioned)
+	_, err := env.Server.CreateBucket(context.Background(), storagetest.Account, storagetest.Bucket, storage.Unversioned)
 	require.NoError(t, err)
 	requireNothingStored(t, env)
 

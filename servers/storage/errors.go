@@ -120,6 +120,10 @@ func notImplemented() *apiError {
 func fromValidation(vf *validation.Failure) *apiError {
 	switch vf.Kind {
 	case validation.KindUnauthenticated:
+		var ae *apiError
+		if errors.As(vf.AuthErr, &ae) {
+			return ae // the body's digests, checked as the body is read
+		}
 		if e := fromDomain(vf.AuthErr); e != nil {
 			return e
 		}

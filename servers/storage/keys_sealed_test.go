@@ -23,15 +23,15 @@ func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	srv, err := New(Config{DB: db, MasterKey: key})
 	require.NoError(t, err)
 
-	k, err := srv.CreateKey(ctx, "ci")
+	k, err := srv.CreateKey(ctx, "", "ci")
 	require.NoError(t, err)
 	var stored string
 	require.NoError(t, db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, k.KeyID).Scan(&stored))
 	assert.False(t, strings.Contains(stored, k.Secret), "the database holds no plain secret")
-	assert.True(t, srv.KeyWorks(ctx, k.KeyID, k.Secret))
+	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 
 	// The same database under another master key cannot verify the key.
 	srv2, err := New(Config{DB: db, MasterKey: make([]byte, MasterKeySize)})
 	require.NoError(t, err)
-	assert.False(t, srv2.KeyWorks(ctx, k.KeyID, k.Secret))
+	assert.False(t, srv2.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 }

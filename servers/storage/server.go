@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
@@ -125,6 +127,8 @@ func (s *Server) Handler() (http.Handler, error) {
 			ValidateResponses:   s.cfg.ValidateResponses,
 			OnResponseViolation: s.cfg.OnResponseViolation,
 		},
+		// The signature is checked before the spec validation reads the body.
+		Before:       []echo.MiddlewareFunc{s.authenticateFirst},
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: lifecycledoc.MaxBodySize,
 		Logger:       s.logger,
@@ -195,12 +199,24 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageapi.DeleteLifec
 	return storageapi.DeleteLifecycle204Response{Headers: storageapi.DeleteLifecycle204ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
 }
 
+// bucket returns the named bucket if the request's key may act on it: a key
+// acts on its own account's buckets only, and another account's bucket is
+// AccessDenied, as object storage answers it (a bucket that does not exist is
+// NoSuchBucket whoever asks, bucket names being global).
 func (s *Server) bucket(ctx context.Context, name string) (Bucket, error) {
 	b, err := s.store.bucket(ctx, name)
 	if errors.Is(err, ErrNotFound) {
 		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name, "the bucket '%s' does not exist", name)
 	}
-	return b, err
+	if err != nil {
+		return Bucket{}, err
+	}
+	st := stateFrom(ctx)
+	if st == nil || st.account == "" || st.account != b.Account {
+		return Bucket{}, newError(http.StatusForbidden, storageapi.ErrorCodeAccessDenied, "/"+name,
+			"access denied: the bucket '%s' belongs to another account than the key's", name)
+	}
+	return b, nil
 }
 
 // now is the server's clock, for the verifier.

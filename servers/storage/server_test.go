@@ -168,3 +168,39 @@ func TestLifecycle_ChildrenInAnyOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(got.Body), string(again.Body), "the stored configuration is unchanged")
 }
+
+func TestLifecycle_EveryAcceptedNamespaceIsAnsweredInTheProtocolNamespace(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	c := generated(t, env, fake.Now)
+	ctx := context.Background()
+
+	for _, file := range []string{"namespace-s3", "namespace-s3-prefixed", "namespace-apistack", "no-namespace"} {
+		t.Run(file, func(t *testing.T) {
+			ct, body := xmlBody(corpusFile(t, "valid", file))
+			put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.Bucket, &storageapi.PutLifecycleParams{}, ct, body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+
+			got, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
+			assert.Contains(t, string(got.Body), `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule>`)
+			require.NotNil(t, got.XML200)
+			require.Len(t, got.XML200.Rules, 1)
+		})
+	}
+
+	for _, file := range []string{"wrong-namespace", "namespace-s3-root-apistack-child", "no-namespace-root-s3-child", "namespace-s3-root-unqualified-child"} {
+		t.Run(file, func(t *testing.T) {
+			ct, body := xmlBody(corpusFile(t, "invalid", file))
+			resp, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.VersionedBucket, &storageapi.PutLifecycleParams{}, ct, body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode(), "%s", resp.Body)
+			assert.Equal(t, storageapi.ErrorCodeMalformedXML, errorOf(t, resp.Body).Code)
+		})
+	}
+	n, err := env.Server.LifecycleCount(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "no document in a namespace not accepted is stored")
+}

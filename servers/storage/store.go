@@ -40,10 +40,10 @@ type store struct {
 	box *secretbox.Box
 }
 
-func (s *store) createBucket(ctx context.Context, name string, v Versioning, now time.Time) (Bucket, error) {
+func (s *store) createBucket(ctx context.Context, account, name string, v Versioning, now time.Time) (Bucket, error) {
 	res, err := s.db.ExecContext(ctx,
-		`INSERT INTO buckets (name, versioning, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		name, string(v), now.UTC())
+		`INSERT INTO buckets (name, account, versioning, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		name, account, string(v), now.UTC())
 	if err != nil {
 		return Bucket{}, fmt.Errorf("create bucket: %w", err)
 	}
@@ -52,14 +52,14 @@ func (s *store) createBucket(ctx context.Context, name string, v Versioning, now
 	} else if n == 0 {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrAlreadyExists)
 	}
-	return Bucket{Name: name, Versioning: v, CreatedAt: now.UTC()}, nil
+	return Bucket{Name: name, Account: account, Versioning: v, CreatedAt: now.UTC()}, nil
 }
 
 func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 	var b Bucket
 	var v string
-	err := s.db.QueryRowContext(ctx, `SELECT name, versioning, created_at FROM buckets WHERE name = ?`, name).
-		Scan(&b.Name, &v, &b.CreatedAt)
+	err := s.db.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
+		Scan(&b.Name, &b.Account, &v, &b.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
 	}
@@ -71,7 +71,7 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 }
 
 func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, versioning, created_at FROM buckets ORDER BY name`)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, account, versioning, created_at FROM buckets ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list buckets: %w", err)
 	}
@@ -80,7 +80,7 @@ func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
 	for rows.Next() {
 		var b Bucket
 		var v string
-		if err := rows.Scan(&b.Name, &v, &b.CreatedAt); err != nil {
+		if err := rows.Scan(&b.Name, &b.Account, &v, &b.CreatedAt); err != nil {
 			return nil, fmt.Errorf("list buckets: %w", err)
 		}
 		b.Versioning = Versioning(v)
@@ -100,8 +100,8 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	var b Bucket
 	var current string
-	err = tx.QueryRowContext(ctx, `SELECT name, versioning, created_at FROM buckets WHERE name = ?`, name).
-		Scan(&b.Name, &current, &b.CreatedAt)
+	err = tx.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
+		Scan(&b.Name, &b.Account, &current, &b.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
 	}
@@ -145,11 +145,11 @@ func newKeyID() string {
 	return "CK" + string(b[2:])
 }
 
-func (s *store) createKey(ctx context.Context, description string, now time.Time) (AccessKey, error) {
-	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Description: description, CreatedAt: now.UTC()}
+func (s *store) createKey(ctx context.Context, account, description string, now time.Time) (AccessKey, error) {
+	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: now.UTC()}
 	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO access_keys (key_id, secret, description, created_at) VALUES (?, ?, ?, ?)`,
-		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Description, k.CreatedAt)
+		`INSERT INTO access_keys (key_id, secret, account, description, created_at) VALUES (?, ?, ?, ?, ?)`,
+		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Account, k.Description, k.CreatedAt)
 	if err != nil {
 		return AccessKey{}, fmt.Errorf("create key: %w", err)
 	}
@@ -172,8 +172,21 @@ func (s *store) keySecret(ctx context.Context, keyID string) (string, bool, erro
 	return string(secret), true, nil
 }
 
+// keyAccount returns the account of an access key.
+func (s *store) keyAccount(ctx context.Context, keyID string) (string, error) {
+	var account string
+	err := s.db.QueryRowContext(ctx, `SELECT account FROM access_keys WHERE key_id = ?`, keyID).Scan(&account)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up the account of key %s: %w", keyID, err)
+	}
+	return account, nil
+}
+
 func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT key_id, description, created_at FROM access_keys ORDER BY created_at, key_id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT key_id, account, description, created_at FROM access_keys ORDER BY created_at, key_id`)
 	if err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
 	}
@@ -181,7 +194,7 @@ func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
 	var out []AccessKey
 	for rows.Next() {
 		var k AccessKey
-		if err := rows.Scan(&k.KeyID, &k.Description, &k.CreatedAt); err != nil {
+		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, &k.CreatedAt); err != nil {
 			return nil, fmt.Errorf("list keys: %w", err)
 		}
 		out = append(out, k)

@@ -187,11 +187,42 @@ type Verified struct {
 	AccessKeyID string
 	// Time is the request time.
 	Time time.Time
+	// PayloadHash is the signed content-SHA-256 header: the hex SHA-256 the
+	// body must have (CheckPayload).
+	PayloadHash string
 }
 
-// Verify checks req's signature at time now. bodyHash is the hex SHA-256 of the
-// body actually received; req.PayloadHash is ignored (the signed value is the
-// content-SHA-256 header's). The checks, in order, each with its code: exactly one
+// Verify checks req's signature at time now, then the body's hash: it is
+// VerifySignature followed by CheckPayload. bodyHash is the hex SHA-256 of the
+// body actually received. A server that must not read a body before it knows
+// who sent it calls the two itself, reading the body in between.
+func (v Verifier) Verify(ctx context.Context, req Request, bodyHash string, now time.Time) (Verified, error) {
+	verified, err := v.VerifySignature(ctx, req, now)
+	if err != nil {
+		return Verified{}, err
+	}
+	if err := v.CheckPayload(verified, bodyHash); err != nil {
+		return Verified{}, err
+	}
+	return verified, nil
+}
+
+// CheckPayload checks the hex SHA-256 of the body received against the one
+// the request signed (verified.PayloadHash), in constant time: a mismatch is
+// the scheme's content-SHA-256 mismatch error (XCloudContentSHA256Mismatch).
+func (v Verifier) CheckPayload(verified Verified, bodyHash string) error {
+	if !hmac.Equal([]byte(verified.PayloadHash), []byte(bodyHash)) {
+		return verifyError(v.Scheme.ContentSHA256MismatchCode(), http.StatusBadRequest,
+			"the provided %s does not match what was computed", v.Scheme.ContentSHA256Header())
+	}
+	return nil
+}
+
+// VerifySignature checks req's signature at time now without its body: the
+// canonical request ends with the hash the content-SHA-256 header declares,
+// so the signature proves the sender before a byte of the body is read;
+// CheckPayload then holds the body to that hash. req.PayloadHash is ignored.
+// The checks, in order, each with its code: exactly one
 // well-formed Authorization header (AccessDenied when absent,
 // AuthorizationHeaderMalformed otherwise); the scope's region, service and
 // terminator (AuthorizationHeaderMalformed); host, the date header and the
@@ -199,10 +230,9 @@ type Verified struct {
 // header (AccessDenied) whose day is the scope's (AuthorizationHeaderMalformed),
 // within MaxSkew of now (RequestTimeTooSkewed); a hex content hash
 // (InvalidArgument); a known key (InvalidAccessKeyId); the signature, compared in
-// constant time (SignatureDoesNotMatch); and the body's hash against the signed
-// one (XCloudContentSHA256Mismatch). Failures are *Error; a failing secret lookup
-// is returned wrapped as it is.
-func (v Verifier) Verify(ctx context.Context, req Request, bodyHash string, now time.Time) (Verified, error) {
+// constant time (SignatureDoesNotMatch). Failures are *Error; a failing secret
+// lookup is returned wrapped as it is.
+func (v Verifier) VerifySignature(ctx context.Context, req Request, now time.Time) (Verified, error) {
 	s := v.Scheme
 	values := req.Header.Values("Authorization")
 	switch len(values) {
@@ -269,9 +299,5 @@ func (v Verifier) Verify(ctx context.Context, req Request, bodyHash string, now 
 		return Verified{}, verifyError(CodeSignatureDoesNotMatch, http.StatusForbidden,
 			"the request signature calculated does not match the signature provided; check the key and the signing method")
 	}
-	if !hmac.Equal([]byte(claimed[0]), []byte(bodyHash)) {
-		return Verified{}, verifyError(s.ContentSHA256MismatchCode(), http.StatusBadRequest,
-			"the provided %s does not match what was computed", s.ContentSHA256Header())
-	}
-	return Verified{AccessKeyID: auth.AccessKeyID, Time: t}, nil
+	return Verified{AccessKeyID: auth.AccessKeyID, Time: t, PayloadHash: claimed[0]}, nil
 }

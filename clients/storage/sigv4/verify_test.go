@@ -271,3 +271,21 @@ func FuzzParseAuthorization(f *testing.F) {
 		}
 	})
 }
+
+func TestVerifySignature_NeedsNoBodyAndCheckPayloadHoldsTheBodyToTheSignedHash(t *testing.T) {
+	v := testVerifier()
+	verified, err := v.VerifySignature(context.Background(), signedRequest(testNow, testSecret, testRegion, "s3"), testNow)
+	require.NoError(t, err)
+	assert.Equal(t, sigv4.HashHex(testBody), verified.PayloadHash, "the signed hash, declared by the header")
+	assert.NoError(t, v.CheckPayload(verified, sigv4.HashHex(testBody)))
+
+	err = v.CheckPayload(verified, sigv4.HashHex([]byte("another body")))
+	var se *sigv4.Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "XCloudContentSHA256Mismatch", se.Code)
+	assert.Equal(t, http.StatusBadRequest, se.Status)
+
+	_, err = v.VerifySignature(context.Background(), signedRequest(testNow, "wrong-secret", testRegion, "s3"), testNow)
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, sigv4.CodeSignatureDoesNotMatch, se.Code)
+}

@@ -34,12 +34,14 @@ commands:
   fax-inject [--outcome O] FROM TO FILE.pdf inject an inbound fax (O: received, partial, failed)
   fax-webhook-key                           print the fax webhook public key (base64 Ed25519)
   fax-webhook-stats                         count fax webhook events by fate
-  storage-create-bucket [--versioned] NAME  create a storage bucket
+  storage-create-bucket [--versioned] [--account A] NAME
+                                            create a storage bucket of account A (default "default")
   storage-list-buckets                      list the storage buckets
   storage-set-versioning BUCKET Enabled|Suspended
                                             enable or suspend a bucket's versioning
   storage-delete-bucket NAME                delete a bucket and its lifecycle configuration
-  storage-create-key [DESCRIPTION]          issue a storage access key (the secret is shown once)
+  storage-create-key [--account A] [DESCRIPTION]
+                                            issue a storage access key of account A (the secret is shown once)
   storage-list-keys                         list the storage access keys
   storage-delete-key KEY_ID                 delete a storage access key
   restaurant-create NAME [GUID]             create a restaurant

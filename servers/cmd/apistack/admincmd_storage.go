@@ -17,13 +17,17 @@ func storageAdminCommand(ctx context.Context, client *adminapi.ClientWithRespons
 		sub := flag.NewFlagSet(cmd, flag.ContinueOnError)
 		sub.SetOutput(stderr)
 		versioned := sub.Bool("versioned", false, "enable versioning from the start")
+		account := sub.String("account", "", "the account that owns the bucket (default: the server's, \"default\")")
 		if err := sub.Parse(args); err != nil {
 			return 0, nil, err
 		}
 		if sub.NArg() != 1 {
-			return 0, nil, errors.New("usage: storage-create-bucket [--versioned] NAME")
+			return 0, nil, errors.New("usage: storage-create-bucket [--versioned] [--account ACCOUNT] NAME")
 		}
 		req := adminapi.CreateStorageBucketJSONRequestBody{Name: sub.Arg(0)}
+		if *account != "" {
+			req.Account = account
+		}
 		if *versioned {
 			v := adminapi.CreateStorageBucketRequestVersioningEnabled
 			req.Versioning = &v
@@ -69,12 +73,22 @@ func storageAdminCommand(ctx context.Context, client *adminapi.ClientWithRespons
 		}
 		return r.StatusCode(), r.Body, nil
 	case "storage-create-key":
-		if len(args) > 1 {
-			return 0, nil, errors.New("usage: storage-create-key [DESCRIPTION]")
+		sub := flag.NewFlagSet(cmd, flag.ContinueOnError)
+		sub.SetOutput(stderr)
+		account := sub.String("account", "", "the account the key acts for (default: the server's, \"default\")")
+		if err := sub.Parse(args); err != nil {
+			return 0, nil, err
+		}
+		if sub.NArg() > 1 {
+			return 0, nil, errors.New("usage: storage-create-key [--account ACCOUNT] [DESCRIPTION]")
 		}
 		var req adminapi.CreateStorageKeyJSONRequestBody
-		if len(args) == 1 {
-			req.Description = &args[0]
+		if sub.NArg() == 1 {
+			description := sub.Arg(0)
+			req.Description = &description
+		}
+		if *account != "" {
+			req.Account = account
 		}
 		r, err := client.CreateStorageKeyWithResponse(ctx, req)
 		if err != nil {

@@ -27,7 +27,8 @@ const (
 	demoVersionedBucket = "demo-versioned"
 )
 
-// bootstrapStorageDemo creates the demo buckets and an access key. It is
+// bootstrapStorageDemo creates the demo buckets and an access key, all of the
+// default account (the one the admin API assigns when none is given). It is
 // idempotent: the buckets are created when missing (the versioned one has its
 // versioning enabled again if it was suspended), and a key from a previous run
 // that still works is kept.
@@ -36,19 +37,29 @@ func bootstrapStorageDemo(ctx context.Context, s *storage.Server, previous *stor
 		name       string
 		versioning storage.Versioning
 	}{{demoBucket, storage.Unversioned}, {demoVersionedBucket, storage.Enabled}} {
-		if _, err := s.CreateBucket(ctx, b.name, b.versioning); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+		if _, err := s.CreateBucket(ctx, storage.DefaultAccount, b.name, b.versioning); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
 			return nil, err
 		}
 	}
 	if _, err := s.SetVersioning(ctx, demoVersionedBucket, storage.Enabled); err != nil {
 		return nil, err
 	}
+	for _, name := range []string{demoBucket, demoVersionedBucket} {
+		b, err := s.Bucket(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if b.Account != storage.DefaultAccount {
+			return nil, fmt.Errorf("storage demo: the bucket %s belongs to the account %q, not %q; delete it or use another data directory",
+				name, b.Account, storage.DefaultAccount)
+		}
+	}
 	c := &storageCredentials{Region: s.Region(), Bucket: demoBucket, VersionedBucket: demoVersionedBucket}
-	if previous != nil && s.KeyWorks(ctx, previous.KeyID, previous.Secret) {
+	if previous != nil && s.KeyWorks(ctx, storage.DefaultAccount, previous.KeyID, previous.Secret) {
 		c.KeyID, c.Secret = previous.KeyID, previous.Secret
 		return c, nil
 	}
-	k, err := s.CreateKey(ctx, "demo")
+	k, err := s.CreateKey(ctx, storage.DefaultAccount, "demo")
 	if err != nil {
 		return nil, err
 	}

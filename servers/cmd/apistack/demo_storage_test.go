@@ -68,9 +68,24 @@ func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
 		"key_id": key["key_id"].(string), "secret": key["secret"].(string)})
 	require.NoError(t, c.PutLifecycle(context.Background(), "backups", storage.Configuration(storage.ExpireNoncurrentAfterDays("old", "", 7, 0))))
 
+	// A key of another account may not touch the default account's bucket.
+	other := run("storage-create-key", "--account", "tenant-b", "tenant b")
+	assert.Equal(t, "tenant-b", other["account"])
+	oc := storageClient(t, map[string]string{"endpoint": creds["storage"]["endpoint"], "region": creds["storage"]["region"],
+		"key_id": other["key_id"].(string), "secret": other["secret"].(string)})
+	err := oc.PutLifecycle(context.Background(), "backups", storage.Configuration(storage.ExpireNoncurrentAfterDays("x", "", 1, 0)))
+	var se *storage.ErrorResponse
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "AccessDenied", se.Code)
+	own := run("storage-create-bucket", "--account", "tenant-b", "tenant-b-logs")
+	assert.Equal(t, "tenant-b", own["account"])
+	require.NoError(t, oc.PutLifecycle(context.Background(), "tenant-b-logs", storage.Configuration(storage.ExpireAfterDays("logs", "", 1))))
+	run("storage-delete-bucket", "tenant-b-logs")
+	run("storage-delete-key", other["key_id"].(string))
+
 	run("storage-delete-bucket", "backups")
 	run("storage-delete-key", key["key_id"].(string))
-	err := adminCommand(context.Background(), []string{"--data-dir", dataDir, "storage-delete-key", key["key_id"].(string)}, io.Discard, io.Discard)
+	err = adminCommand(context.Background(), []string{"--data-dir", dataDir, "storage-delete-key", key["key_id"].(string)}, io.Discard, io.Discard)
 	assert.Error(t, err, "the key is gone")
 	err = adminCommand(context.Background(), []string{"--data-dir", dataDir, "storage-set-versioning", "demo-bucket", "Off"}, io.Discard, io.Discard)
 	assert.Error(t, err)

@@ -11,8 +11,15 @@
 //     300 KiB;
 //   - an empty body, invalid UTF-8, any document type declaration (so no entity is
 //     ever defined, let alone expanded), nesting deeper than MaxDepth, an unknown
-//     element, an element in another namespace or none, an attribute, text where
-//     elements belong, and anything after the root element.
+//     element, a root element in a namespace not accepted (Namespaces), an element
+//     in another namespace than its root's, an attribute, text where elements
+//     belong, and anything after the root element.
+//
+// Namespaces: a document may be written in the protocol's namespace (Namespace,
+// the schema's target, what every S3 SDK writes), in apistack's own
+// (ApistackNamespace) or in none, as object storage accepts it; its root decides
+// and every element must be in the root's namespace. It is read as if written
+// in Namespace, and Marshal writes Namespace.
 //
 // Order of children: the schema makes every complex type whose children do not
 // repeat an xs:all, so a Rule, Transition, NoncurrentVersionTransition,
@@ -73,6 +80,17 @@ import (
 	"github.com/apistack/apistack/gen/lifecycle"
 	"github.com/apistack/apistack/internal/xsd"
 )
+
+// Namespace is the protocol's namespace, the schema's target: every S3 SDK
+// writes it, and Marshal writes it.
+const Namespace = lifecycle.Namespace
+
+// ApistackNamespace is apistack's own namespace, accepted as well.
+const ApistackNamespace = "http://cloud.apistack.dev/doc/2006-03-01/"
+
+// Namespaces are the namespaces a document may be written in besides Namespace:
+// ApistackNamespace and none ("").
+var Namespaces = []string{ApistackNamespace, ""}
 
 // MaxBodySize is the largest lifecycle configuration accepted, in bytes: 1 MiB.
 const MaxBodySize = 1 << 20
@@ -159,7 +177,7 @@ func validate(body []byte) (*xsd.Document, error) {
 	if !utf8.Valid(body) {
 		return nil, malformed("", nil, "the request body is not valid UTF-8")
 	}
-	doc, err := s.Validate(xml.NewDecoder(bytes.NewReader(body)), xsd.Options{MaxDepth: MaxDepth})
+	doc, err := s.Validate(xml.NewDecoder(bytes.NewReader(body)), xsd.Options{MaxDepth: MaxDepth, Namespaces: Namespaces})
 	if err != nil {
 		var xe *xsd.Error
 		if errors.As(err, &xe) {

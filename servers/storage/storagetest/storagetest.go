@@ -1,7 +1,7 @@
 // Package storagetest starts a real storage server for tests: a fresh SQLite
 // database, the full HTTP stack on an httptest server, response validation on
 // (any response that breaks the spec fails the test), an access key, a plain
-// bucket and a versioned one.
+// bucket and a versioned one, all of one account.
 package storagetest
 
 import (
@@ -27,6 +27,8 @@ const (
 	Bucket = "photos"
 	// VersionedBucket has versioning enabled: its rules use NoncurrentVersionExpiration.
 	VersionedBucket = "archive"
+	// Account owns both buckets and Env.Key.
+	Account = storage.DefaultAccount
 )
 
 // Options tunes the server under test; the zero value is the defaults.
@@ -80,12 +82,12 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	if err != nil {
 		return nil, nil, errors.Join(err, db.Close())
 	}
-	key, err := srv.CreateKey(ctx, "tests")
+	key, err := srv.CreateKey(ctx, Account, "tests")
 	if err == nil {
-		_, err = srv.CreateBucket(ctx, Bucket, storage.Unversioned)
+		_, err = srv.CreateBucket(ctx, Account, Bucket, storage.Unversioned)
 	}
 	if err == nil {
-		_, err = srv.CreateBucket(ctx, VersionedBucket, storage.Enabled)
+		_, err = srv.CreateBucket(ctx, Account, VersionedBucket, storage.Enabled)
 	}
 	if err != nil {
 		return nil, nil, errors.Join(err, db.Close())
