@@ -31,6 +31,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -138,7 +139,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	st := &store{db: cfg.DB, box: box}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box}
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -34,7 +35,7 @@ var (
 
 // store is every SQL statement of the fax service.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 }
@@ -113,7 +114,7 @@ func (s *store) accountByID(ctx context.Context, id string) (account, error) {
 	return s.scanAccount(s.db.QueryRowContext(ctx, `SELECT id, name, created_at FROM accounts WHERE id = ?`, id))
 }
 
-func (s *store) scanAccount(row *sql.Row) (account, error) {
+func (s *store) scanAccount(row *sqldb.Row) (account, error) {
 	var a account
 	var created int64
 	err := row.Scan(&a.ID, &a.Name, &created)
@@ -437,7 +438,7 @@ type outboxEvent struct {
 	CreatedAt   time.Time
 }
 
-func insertEvents(ctx context.Context, tx *sql.Tx, events []outboxEvent) ([]int64, error) {
+func insertEvents(ctx context.Context, tx *sqldb.Tx, events []outboxEvent) ([]int64, error) {
 	seqs := make([]int64, 0, len(events))
 	for _, e := range events {
 		res, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, created_at)

@@ -62,7 +62,7 @@ func (s *Server) resolveAuth(r *http.Request) *authState {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" || strings.ContainsAny(strings.TrimSpace(token), " \t") {
 		return &authState{err: errAuthentication("the Authorization header must be \"Bearer <token>\"")}
 	}
-	rec, err := s.store.tokenByHash(r.Context(), hashSecret(strings.TrimSpace(token)))
+	rec, err := s.token(r.Context(), hashSecret(strings.TrimSpace(token)))
 	switch {
 	case errors.Is(err, errNotFound):
 		return &authState{err: errAuthentication("the bearer token is not valid; obtain a new one")}
@@ -230,10 +230,11 @@ func (s *Server) authorize(ctx context.Context, teamName string, perm permission
 	if p.TeamDisabled {
 		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", teamName)
 	}
-	roles, err := s.store.rolesOf(ctx, p.UserID)
+	roles, err := s.rolesOf(ctx, p.UserID)
 	if err != nil {
 		return nil, err
 	}
+	roles = slices.Clone(roles) // the cached slice is shared
 	if p.UserKind == "human" && !slices.Contains(roles, "end_user") {
 		roles = append(roles, "end_user")
 		slices.Sort(roles)
@@ -264,4 +265,37 @@ func (s *Server) maintenance(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// token returns the record of the token whose hash is hash, from the cache
+// when it is there. Whether the token still works (expiry, revocation) is
+// decided by the caller on every request; the cache is dropped on every
+// change that revokes one.
+func (s *Server) token(ctx context.Context, hash []byte) (tokenRecord, error) {
+	key := string(hash)
+	if rec, ok := s.tokens.Get(key); ok {
+		return rec, nil
+	}
+	gen := s.tokens.Generation()
+	rec, err := s.store.tokenByHash(ctx, hash)
+	if err != nil {
+		return tokenRecord{}, err
+	}
+	s.tokens.Put(gen, key, rec)
+	return rec, nil
+}
+
+// rolesOf returns a user's effective roles (the union of its live groups'),
+// from the cache when they are there. The slice is shared: never modify it.
+func (s *Server) rolesOf(ctx context.Context, userID string) ([]string, error) {
+	if roles, ok := s.roles.Get(userID); ok {
+		return roles, nil
+	}
+	gen := s.roles.Generation()
+	roles, err := s.store.rolesOf(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	s.roles.Put(gen, userID, roles)
+	return roles, nil
 }

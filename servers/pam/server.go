@@ -21,9 +21,11 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/authcache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -53,6 +55,13 @@ type Config struct {
 	OnResponseViolation func(r *http.Request, status int, err error)
 }
 
+// The credential caches' bounds: entries for the tokens in use, each
+// re-read from the database at least once a minute.
+const (
+	authCacheSize = 10000
+	authCacheTTL  = time.Minute
+)
+
 // Server is the PAM API.
 type Server struct {
 	cfg     Config
@@ -61,6 +70,12 @@ type Server struct {
 	limiter *ratelimit.Limiter
 	cursors *pagetoken.Codec
 	logger  *slog.Logger
+	// tokens caches what a bearer token (by hash) resolved to, and roles
+	// each user's effective roles; both are dropped on every change that may
+	// revoke access (store.revoked), so a request needs no database round
+	// trip to authenticate and authorize.
+	tokens *authcache.Cache[tokenRecord]
+	roles  *authcache.Cache[[]string]
 	// offline is the operator's maintenance switch (SetOffline).
 	offline atomic.Bool
 }
@@ -87,7 +102,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st := &store{db: cfg.DB}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})}
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -99,10 +114,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	srv := &Server{
 		cfg:     cfg,
 		store:   st,
+		tokens:  authcache.New[tokenRecord](authCacheSize, authCacheTTL),
+		roles:   authcache.New[[]string](authCacheSize, authCacheTTL),
 		clock:   cfg.Clock,
 		limiter: ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
 		cursors: cursors,
 		logger:  cfg.Logger,
+	}
+	st.revoked = func() {
+		srv.tokens.Invalidate()
+		srv.roles.Invalidate()
 	}
 	offline, err := st.offline(ctx)
 	if err != nil {

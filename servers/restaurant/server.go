@@ -26,6 +26,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -99,7 +100,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if _, err := loadSchemas(); err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)
 	}
-	st := &store{db: cfg.DB}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})}
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err

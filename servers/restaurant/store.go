@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -31,7 +32,7 @@ var (
 
 // store is every SQL statement of the restaurant service.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
 }
 
 // hashSecret is how client secrets and tokens are stored: both are 256-bit

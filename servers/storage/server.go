@@ -24,6 +24,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
@@ -94,7 +95,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &store{db: cfg.DB, box: box}, clock: cfg.Clock, logger: cfg.Logger}
+	s := &Server{cfg: cfg, store: &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box}, clock: cfg.Clock, logger: cfg.Logger}
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,
 		Region:  cfg.Region,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -35,7 +36,7 @@ var (
 
 // store is every SQL statement of the storage service.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
 	// box seals access-key secrets at rest.
 	box *secretbox.Box
 }
