@@ -29,6 +29,7 @@ import (
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/authcache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -90,6 +91,10 @@ type Server struct {
 	baseURL    atomic.Pointer[string]
 
 	// wakeSim and wakeOutbox nudge the worker loops after a commit.
+	// keys caches which account an API key (by hash) belongs to, dropped
+	// on every key rotation or deletion (store.revoked).
+	keys *authcache.Cache[keyEntry]
+
 	wakeSim    chan struct{}
 	wakeOutbox chan struct{}
 	running    sync.Mutex
@@ -151,6 +156,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:        cfg,
 		store:      st,
+		keys:       authcache.New[keyEntry](keyCacheSize, keyCacheTTL),
 		clock:      cfg.Clock,
 		logger:     cfg.Logger,
 		signingKey: ed25519.NewKeyFromSeed(seed),
@@ -158,6 +164,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		wakeSim:    make(chan struct{}, 1),
 		wakeOutbox: make(chan struct{}, 1),
 	}
+	st.revoked = s.keys.Invalidate
 	s.SetBaseURL(cfg.BaseURL)
 	return s, nil
 }

@@ -38,6 +38,16 @@ type store struct {
 	db *sqldb.DB
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
+	// revoked is called after every committed change that revokes an API
+	// key: the server drops what it cached about keys.
+	revoked func()
+}
+
+// changed reports a committed change that may revoke access.
+func (s *store) changed() {
+	if s.revoked != nil {
+		s.revoked()
+	}
 }
 
 // micros is how instants are stored: Unix microseconds, UTC.
@@ -173,6 +183,7 @@ func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []b
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("rotate api key: %w", err)
 	}
+	s.changed()
 	return nil
 }
 
@@ -185,6 +196,7 @@ func (s *store) deleteAPIKey(ctx context.Context, accountID, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("api key %s: %w", id, errNotFound)
 	}
+	s.changed()
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/authcache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
@@ -70,6 +71,10 @@ type Server struct {
 	// dummyHash is compared against when a login names an unknown client, so
 	// a wrong client ID and a wrong secret take the same time.
 	dummyHash []byte
+	// tokens and grants cache what authenticating and admitting a request
+	// read (see credentials.go).
+	tokens *authcache.Cache[tokenEntry]
+	grants *authcache.Cache[struct{}]
 }
 
 var _ restaurantapi.StrictServerInterface = (*Server)(nil)
@@ -110,9 +115,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return &Server{
-		cfg:   cfg,
-		store: st,
-		clock: cfg.Clock,
+		cfg:    cfg,
+		store:  st,
+		tokens: authcache.New[tokenEntry](credentialCacheSize, credentialCacheTTL),
+		grants: authcache.New[struct{}](credentialCacheSize, credentialCacheTTL),
+		clock:  cfg.Clock,
 		limiters: []namedLimiter{
 			{ratelimit.New(cfg.RatePerSecond, time.Second, cfg.Clock), time.Second},
 			{ratelimit.New(cfg.RatePerWindow, cfg.RateWindow, cfg.Clock), cfg.RateWindow},

@@ -39,6 +39,9 @@ type store struct {
 	db *sqldb.DB
 	// box seals access-key secrets at rest.
 	box *secretbox.Box
+	// revoked is called after a key is deleted: the server drops what it
+	// cached about keys.
+	revoked func()
 }
 
 func (s *store) createBucket(ctx context.Context, account, name string, v Versioning, now time.Time) (Bucket, error) {
@@ -215,6 +218,9 @@ func (s *store) deleteKey(ctx context.Context, keyID string) error {
 		return fmt.Errorf("delete key: %w", err)
 	} else if n == 0 {
 		return fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+	}
+	if s.revoked != nil {
+		s.revoked()
 	}
 	return nil
 }
