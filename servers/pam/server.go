@@ -39,6 +39,11 @@ type Config struct {
 	// 10,000 per hour.
 	RateLimit       int
 	RateLimitPeriod time.Duration
+	// ExchangeFailures failed token exchanges are allowed per
+	// ExchangeFailurePeriod from one source address, and as many naming one
+	// key id; 0 means 20 per 10 minutes.
+	ExchangeFailures      int
+	ExchangeFailurePeriod time.Duration
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -68,8 +73,11 @@ type Server struct {
 	store   *store
 	clock   clock.Clock
 	limiter *ratelimit.Limiter
-	cursors *pagetoken.Codec
-	logger  *slog.Logger
+	// exchangeFailures counts failed token exchanges per source address and
+	// per key id.
+	exchangeFailures *ratelimit.Limiter
+	cursors          *pagetoken.Codec
+	logger           *slog.Logger
 	// tokens caches what a bearer token (by hash) resolved to, and roles
 	// each user's effective roles; both are dropped on every change that may
 	// revoke access (store.revoked), so a request needs no database round
@@ -96,6 +104,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.RateLimitPeriod == 0 {
 		cfg.RateLimitPeriod = time.Hour
 	}
+	if cfg.ExchangeFailures == 0 {
+		cfg.ExchangeFailures = 20
+	}
+	if cfg.ExchangeFailurePeriod == 0 {
+		cfg.ExchangeFailurePeriod = 10 * time.Minute
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
 	}
@@ -112,14 +126,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	srv := &Server{
-		cfg:     cfg,
-		store:   st,
-		tokens:  authcache.New[tokenRecord](authCacheSize, authCacheTTL),
-		roles:   authcache.New[[]string](authCacheSize, authCacheTTL),
-		clock:   cfg.Clock,
-		limiter: ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
-		cursors: cursors,
-		logger:  cfg.Logger,
+		cfg:              cfg,
+		store:            st,
+		tokens:           authcache.New[tokenRecord](authCacheSize, authCacheTTL),
+		roles:            authcache.New[[]string](authCacheSize, authCacheTTL),
+		clock:            cfg.Clock,
+		limiter:          ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
+		exchangeFailures: ratelimit.New(cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock),
+		cursors:          cursors,
+		logger:           cfg.Logger,
 	}
 	st.revoked = func() {
 		srv.tokens.Invalidate()
@@ -163,33 +178,44 @@ func (s *Server) Handler() (http.Handler, error) {
 }
 
 // IssueServiceToken exchanges a service-user key for a bearer token.
+//
+// An unknown team, an unknown key, a wrong secret and a key of another team
+// all answer the same 401, so the answers reveal neither which teams nor
+// which keys exist; a disabled team is only named to a caller that proved
+// it holds one of the team's keys. Each failure is counted against the
+// caller's address and the key id named (see exchangeLimits).
 func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceTokenRequestObject) (pamapi.IssueServiceTokenResponseObject, error) {
 	t, err := s.store.teamByName(ctx, req.TeamName)
-	if errors.Is(err, errNotFound) {
-		return nil, errNoSuch("team %q does not exist", req.TeamName)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errNotFound) {
 		return nil, err
-	}
-	if t.Disabled {
-		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", t.Name)
 	}
 	k, err := s.store.keyByID(ctx, req.Body.KeyId)
 	if err != nil && !errors.Is(err, errNotFound) {
 		return nil, err
 	}
-	// Compare even when the key is unknown, so both answers take the same time.
+	// Compare even when the key is unknown, so every answer takes the same time.
 	secretOK := hmac.Equal(hashSecret(req.Body.KeySecret), k.SecretHash) && k.ID != ""
 	now := s.clock.Now()
+	if !secretOK || t.ID == "" || k.TeamID != t.ID {
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("unknown key_id or wrong key_secret"))
+	}
 	switch {
-	case !secretOK || k.TeamID != t.ID:
-		return nil, errAuthentication("unknown key_id or wrong key_secret")
 	case k.Deleted:
-		return nil, errAuthentication("the key was deleted")
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the key was deleted"))
 	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
-		return nil, errAuthentication("the key expired at %s", k.ExpiresAt.UTC().Format(time.RFC3339))
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the key expired at %s", k.ExpiresAt.UTC().Format(time.RFC3339)))
 	case k.UserStatus != "active":
-		return nil, errAuthentication("the service user is %s", k.UserStatus)
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the service user is %s", k.UserStatus))
+	case t.Disabled:
+		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", t.Name)
+	}
+	// A proven key spends from its user's own bucket, like every request the
+	// user's tokens make.
+	d := s.limiter.Take("user:" + k.UserID)
+	rh := toRateHeaders(d)
+	setRateHeaders(ctx, rh)
+	if !d.Allowed {
+		return nil, s.tooManyRequests(d)
 	}
 	token := "pat_" + randomSecret()
 	expires := now.Add(s.cfg.TokenTTL)
@@ -201,7 +227,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	}
 	return pamapi.IssueServiceToken200JSONResponse{
 		Body:    pamapi.ServiceToken{BearerToken: token, ExpiresAt: expires.UTC(), TeamName: t.Name},
-		Headers: pamapi.IssueServiceToken200ResponseHeaders(rateHeadersFrom(ctx)),
+		Headers: pamapi.IssueServiceToken200ResponseHeaders(rh),
 	}, nil
 }
 
