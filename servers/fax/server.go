@@ -29,7 +29,7 @@ import (
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
-	"github.com/apistack/apistack/servers/internal/authcache"
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -93,7 +93,7 @@ type Server struct {
 	// wakeSim and wakeOutbox nudge the worker loops after a commit.
 	// keys caches which account an API key (by hash) belongs to, dropped
 	// on every key rotation or deletion (store.revoked).
-	keys *authcache.Cache[keyEntry]
+	keys *cache.Cache[keyEntry]
 
 	wakeSim    chan struct{}
 	wakeOutbox chan struct{}
@@ -156,7 +156,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:        cfg,
 		store:      st,
-		keys:       authcache.New[keyEntry](keyCacheSize, keyCacheTTL),
+		keys:       cache.New[keyEntry](keyCacheSize, keyCacheTTL),
 		clock:      cfg.Clock,
 		logger:     cfg.Logger,
 		signingKey: ed25519.NewKeyFromSeed(seed),

@@ -21,7 +21,7 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
-	"github.com/apistack/apistack/servers/internal/authcache"
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
@@ -67,6 +67,13 @@ const (
 	authCacheTTL  = time.Minute
 )
 
+// The list-page cache's bounds: the pages read since the last write, at
+// most pageCacheSize of them (a page holds at most 1,000 items).
+const (
+	pageCacheSize = 256
+	pageCacheTTL  = time.Minute
+)
+
 // Server is the PAM API.
 type Server struct {
 	cfg     Config
@@ -82,8 +89,8 @@ type Server struct {
 	// each user's effective roles; both are dropped on every change that may
 	// revoke access (store.revoked), so a request needs no database round
 	// trip to authenticate and authorize.
-	tokens *authcache.Cache[tokenRecord]
-	roles  *authcache.Cache[[]string]
+	tokens *cache.Cache[tokenRecord]
+	roles  *cache.Cache[[]string]
 	// offline is the operator's maintenance switch (SetOffline).
 	offline atomic.Bool
 }
@@ -116,7 +123,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), pages: cache.New[any](pageCacheSize, pageCacheTTL)}
+	st.db.OnCommit(st.pages.Invalidate)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -128,8 +136,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	srv := &Server{
 		cfg:              cfg,
 		store:            st,
-		tokens:           authcache.New[tokenRecord](authCacheSize, authCacheTTL),
-		roles:            authcache.New[[]string](authCacheSize, authCacheTTL),
+		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
+		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
 		clock:            cfg.Clock,
 		limiter:          ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
 		exchangeFailures: ratelimit.New(cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
@@ -36,6 +37,8 @@ var (
 // store is every SQL statement of the PAM service.
 type store struct {
 	db *sqldb.DB
+	// pages caches list pages read, dropped after every committed write.
+	pages *cache.Cache[any]
 	// revoked is called after every committed change that can take access
 	// away or change what a token may do (keys, users, teams, group roles and
 	// members): the server drops what it cached about credentials.
@@ -352,14 +355,15 @@ func (q *pageQuery) and(cond string, args ...any) {
 
 // queryPage returns up to limit rows after (or, backwards, before) pos, in
 // (name, id) order, and whether more exist beyond them in that direction.
-func queryPage[T any](ctx context.Context, db *sqldb.DB, q pageQuery, pos *keyset, backwards bool, limit int, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
+func queryPage[T any](ctx context.Context, s *store, q pageQuery, pos *keyset, backwards bool, limit int, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
 	order := q.nameCol + ` ASC, ` + q.idCol + ` ASC`
 	if pos != nil {
 		op := ">"
 		if backwards {
 			op = "<"
 		}
-		q.and(`(`+q.nameCol+` `+op+` ? OR (`+q.nameCol+` = ? AND `+q.idCol+` `+op+` ?))`, pos.Name, pos.Name, pos.ID)
+		// A row-value comparison, so the (name, id) index serves it as a range.
+		q.and(`(`+q.nameCol+`, `+q.idCol+`) `+op+` (?, ?)`, pos.Name, pos.ID)
 	}
 	if backwards {
 		order = q.nameCol + ` DESC, ` + q.idCol + ` DESC`
@@ -369,7 +373,14 @@ func queryPage[T any](ctx context.Context, db *sqldb.DB, q pageQuery, pos *keyse
 		query += ` WHERE ` + strings.Join(q.where, ` AND `)
 	}
 	query += ` ORDER BY ` + order + ` LIMIT ?`
-	rows, err := db.QueryContext(ctx, query, append(q.args, limit+1)...)
+	args := append(q.args, limit+1)
+	key := query + "\x00" + fmt.Sprintf("%#v", args)
+	if v, ok := s.pages.Get(key); ok {
+		p := v.(cachedPage[T])
+		return p.items, p.more, nil
+	}
+	gen := s.pages.Generation()
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("list: %w", err)
 	}
@@ -392,7 +403,15 @@ func queryPage[T any](ctx context.Context, db *sqldb.DB, q pageQuery, pos *keyse
 	if backwards {
 		slices.Reverse(items)
 	}
+	s.pages.Put(gen, key, cachedPage[T]{items: items, more: more})
 	return items, more, nil
+}
+
+// cachedPage is a page read by queryPage. Its items are shared by every
+// reader of the cache: never modify them.
+type cachedPage[T any] struct {
+	items []T
+	more  bool
 }
 
 func scanGroup(rows *sql.Rows) (group, error) {
@@ -413,7 +432,7 @@ func (s *store) listGroups(ctx context.Context, teamID string, f groupFilter, po
 	if f.Contains != "" {
 		q.and(`LOWER(name) LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(f.Contains))+"%")
 	}
-	return queryPage(ctx, s.db, q, pos, backwards, limit, scanGroup)
+	return queryPage(ctx, s, q, pos, backwards, limit, scanGroup)
 }
 
 func escapeLike(s string) string {
@@ -667,7 +686,7 @@ func (s *store) listUsers(ctx context.Context, teamID string, f userFilter, pos 
 	if f.Status != "" {
 		q.and(`u.status = ?`, f.Status)
 	}
-	return queryPage(ctx, s.db, q, pos, backwards, limit, scanUser)
+	return queryPage(ctx, s, q, pos, backwards, limit, scanUser)
 }
 
 // listMembers pages through the users of a group.
@@ -675,7 +694,7 @@ func (s *store) listMembers(ctx context.Context, groupID string, pos *keyset, ba
 	q := pageQuery{sel: `SELECT ` + userColumns + ` FROM group_members m JOIN users u ON u.id = m.user_id`, nameCol: "u.name", idCol: "u.id"}
 	q.and(`m.group_id = ?`, groupID)
 	q.and(`u.status <> 'deleted'`)
-	return queryPage(ctx, s.db, q, pos, backwards, limit, scanUser)
+	return queryPage(ctx, s, q, pos, backwards, limit, scanUser)
 }
 
 // userByName returns a user of the team; kind "" matches either kind.
@@ -806,7 +825,7 @@ func (s *store) listKeys(ctx context.Context, userID string, pos *keyset, backwa
 	q := pageQuery{sel: `SELECT id, created_at, expires_at FROM service_keys`, nameCol: "id", idCol: "id"}
 	q.and(`user_id = ?`, userID)
 	q.and(`deleted_at IS NULL`)
-	return queryPage(ctx, s.db, q, pos, backwards, limit, func(rows *sql.Rows) (serviceKey, error) {
+	return queryPage(ctx, s, q, pos, backwards, limit, func(rows *sql.Rows) (serviceKey, error) {
 		var k serviceKey
 		err := rows.Scan(&k.ID, &k.CreatedAt, &k.ExpiresAt)
 		return k, err

@@ -17,6 +17,10 @@ const (
 	credentialCacheTTL  = time.Minute
 )
 
+// pageCacheSize bounds the list pages kept since the last write (a page
+// holds at most 300 entities).
+const pageCacheSize = 64
+
 // tokenEntry is what a bearer token resolved to.
 type tokenEntry struct {
 	clientID string

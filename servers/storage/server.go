@@ -22,7 +22,7 @@ import (
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
-	"github.com/apistack/apistack/servers/internal/authcache"
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -73,7 +73,7 @@ type Server struct {
 	verifier sigv4.Verifier
 	// keys caches access keys' secrets (unsealed) and accounts, dropped when
 	// a key is deleted (store.revoked).
-	keys *authcache.Cache[accessKey]
+	keys *cache.Cache[accessKey]
 }
 
 var _ storageapi.StrictServerInterface = (*Server)(nil)
@@ -100,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box}, clock: cfg.Clock, logger: cfg.Logger,
-		keys: authcache.New[accessKey](keyCacheSize, keyCacheTTL)}
+		keys: cache.New[accessKey](keyCacheSize, keyCacheTTL)}
 	s.store.revoked = s.keys.Invalidate
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,

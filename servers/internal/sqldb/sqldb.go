@@ -32,6 +32,23 @@ type DB struct {
 
 	mu    sync.RWMutex
 	stmts map[string]*sql.Stmt
+
+	// onCommit are called after every committed write (OnCommit).
+	onCommit []func()
+}
+
+// OnCommit registers f to be called after every write that committed: an
+// ExecContext outside a transaction, or a transaction's Commit. Caches of
+// what the database holds drop their entries in f. Register before the DB
+// is used. Writes made through SQL() bypass it.
+func (d *DB) OnCommit(f func()) {
+	d.onCommit = append(d.onCommit, f)
+}
+
+func (d *DB) committed() {
+	for _, f := range d.onCommit {
+		f()
+	}
 }
 
 // Options tunes a DB.
@@ -132,10 +149,16 @@ func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 		d.writer.Lock()
 		defer d.writer.Unlock()
 	}
+	var res sql.Result
 	if st == nil {
-		return d.db.ExecContext(ctx, query, args...)
+		res, err = d.db.ExecContext(ctx, query, args...)
+	} else {
+		res, err = st.ExecContext(ctx, args...)
 	}
-	return st.ExecContext(ctx, args...)
+	if err == nil {
+		d.committed()
+	}
+	return res, err
 }
 
 // BeginTx starts a transaction whose statements reuse the prepared ones.
@@ -189,7 +212,11 @@ type Tx struct {
 // Commit commits the transaction.
 func (t *Tx) Commit() error {
 	defer t.release()
-	return t.tx.Commit()
+	if err := t.tx.Commit(); err != nil {
+		return err
+	}
+	t.db.committed()
+	return nil
 }
 
 // Rollback aborts the transaction; after Commit it is a no-op returning

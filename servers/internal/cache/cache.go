@@ -1,18 +1,23 @@
-// Package authcache keeps what a credential resolved to (a bearer token's
-// principal, an API key's account, a caller's roles), so that authenticating
-// a request needs no database round trip, while revocation stays immediate.
+// Package cache is an in-memory cache whose every entry a writer can drop at
+// once. The services keep two kinds of things in it:
 //
-// A service calls Invalidate after every committed change that can take
-// access away (a key deleted, a user disabled, a group's roles or members
-// changed): it drops every entry at once. Revocations are rare, so a whole
-// flush costs one lookup per credential in use afterwards. An entry is also
-// forgotten after a TTL, and the cache holds at most a bounded number of
-// entries, so a credential seen once does not stay in memory.
+//   - what a credential resolved to (a bearer token's principal, an API key's
+//     account, a caller's roles), so that authenticating a request needs no
+//     database round trip, while revocation stays immediate: a service calls
+//     Invalidate after every committed change that can take access away (a
+//     key deleted, a user disabled, a group's roles or members changed);
+//   - pages of lists read from the database, dropped after every committed
+//     write to it (sqldb.DB.OnCommit), so a list read again before anything
+//     changed costs no query.
 //
-// A lookup that raced a revocation cannot put its stale answer back: Put
+// Invalidations are rare next to reads, so a whole flush costs one lookup per
+// entry in use afterwards. An entry is also forgotten after a TTL, and the
+// cache holds at most a bounded number of entries.
+//
+// A lookup that raced an invalidation cannot put its stale answer back: Put
 // takes the generation read before the lookup (Generation) and drops the
 // value when an Invalidate came in between.
-package authcache
+package cache
 
 import (
 	"sync"

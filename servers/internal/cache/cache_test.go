@@ -1,4 +1,4 @@
-package authcache
+package cache
 
 import (
 	"fmt"
