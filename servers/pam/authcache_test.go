@@ -56,3 +56,39 @@ func TestAuthCache_OperatorRevocationsTakeEffectOnTheNextRequest(t *testing.T) {
 		})
 	}
 }
+
+// List pages are kept (rendered) between writes; every write, through the
+// API or the operator's calls, is seen by the next list.
+func TestListGroups_EveryWriteIsSeenByTheNextList(t *testing.T) {
+	ctx := context.Background()
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	root := env.ServiceUser(t, "acme", "root", "pam_admin")
+	api := newAPI(t, env.URL)
+	tok := bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
+	names := func() []string {
+		resp, err := api.ListGroupsWithResponse(ctx, "acme", nil, tok)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+		var out []string
+		for _, g := range resp.JSON200.List {
+			out = append(out, g.Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"root-group"}, names())
+	assert.Equal(t, []string{"root-group"}, names(), "read again from the cache")
+
+	created, err := api.CreateGroupWithResponse(ctx, "acme", pamapi.CreateGroupJSONRequestBody{Name: "api-made", Roles: []pamapi.Role{}}, tok)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	assert.Equal(t, []string{"api-made", "root-group"}, names())
+
+	require.NoError(t, env.Server.CreateTeamGroup(ctx, "acme", "operator-made", nil))
+	assert.Equal(t, []string{"api-made", "operator-made", "root-group"}, names())
+
+	deleted, err := api.DeleteGroupWithResponse(ctx, "acme", "api-made", tok)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, deleted.StatusCode(), string(deleted.Body))
+	assert.Equal(t, []string{"operator-made", "root-group"}, names())
+}

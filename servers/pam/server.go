@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -90,7 +91,10 @@ type Server struct {
 	// revoke access (store.revoked), so a request needs no database round
 	// trip to authenticate and authorize.
 	tokens *cache.Cache[tokenRecord]
-	roles  *cache.Cache[[]string]
+	// rendered keeps ListGroups's answers rendered, dropped after every
+	// committed write.
+	rendered *cache.Cache[renderedPage]
+	roles    *cache.Cache[[]string]
 	// offline is the operator's maintenance switch (SetOffline).
 	offline atomic.Bool
 }
@@ -138,12 +142,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		store:            st,
 		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
 		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
+		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
 		clock:            cfg.Clock,
 		limiter:          ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
 		exchangeFailures: ratelimit.New(cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock),
 		cursors:          cursors,
 		logger:           cfg.Logger,
 	}
+	st.db.OnCommit(srv.rendered.Invalidate)
 	st.revoked = func() {
 		srv.tokens.Invalidate()
 		srv.roles.Invalidate()
@@ -255,6 +261,15 @@ func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObj
 		f.Contains = *req.Params.Contains
 		addFilter(filters, "contains", req.Params.Contains)
 	}
+	rh := rateHeadersFrom(ctx)
+	// The team's most read list: its pages are kept rendered until the next
+	// write. The key holds everything the answer depends on; the caller's
+	// access was checked above, on every request.
+	key := renderKey(ctx, "groups", p.TeamID, filters, req.Params.Count, req.Params.Offset)
+	if page, ok := s.rendered.Get(key); ok {
+		return listGroupsAnswer{page: page, rate: rh}, nil
+	}
+	gen := s.rendered.Generation()
 	groups, link, err := paginate(ctx, s, pageRequest{
 		list: "groups", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset, filters: filters,
 	}, groupKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]group, bool, error) {
@@ -267,15 +282,13 @@ func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObj
 	for _, g := range groups {
 		list = append(list, toAPIGroup(g))
 	}
-	rh := rateHeadersFrom(ctx)
-	return pamapi.ListGroups200JSONResponse{
-		Body: pamapi.GroupList{List: list},
-		Headers: pamapi.ListGroups200ResponseHeaders{
-			Link:            link,
-			XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
-			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
-		},
-	}, nil
+	body, err := json.Marshal(pamapi.GroupList{List: list})
+	if err != nil {
+		return nil, fmt.Errorf("encode groups: %w", err)
+	}
+	page := renderedPage{body: append(body, '\n'), link: link}
+	s.rendered.Put(gen, key, page)
+	return listGroupsAnswer{page: page, rate: rh}, nil
 }
 
 func groupKey(g group) keyset { return keyset{Name: g.Name, ID: g.ID} }
