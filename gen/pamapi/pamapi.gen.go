@@ -716,7 +716,10 @@ type ClientInterface interface {
 	// IssueServiceTokenWithBody Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. An unknown
+	// team, an unknown key, a wrong secret and a key of another team all answer the same
+	// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+	// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -726,7 +729,10 @@ type ClientInterface interface {
 	// IssueServiceToken Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. An unknown
+	// team, an unknown key, a wrong secret and a key of another team all answer the same
+	// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+	// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1098,7 +1104,10 @@ func (c *Client) ListRoles(ctx context.Context, teamName TeamName, params *ListR
 // IssueServiceTokenWithBody Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. An unknown
+// team, an unknown key, a wrong secret and a key of another team all answer the same
+// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1118,7 +1127,10 @@ func (c *Client) IssueServiceTokenWithBody(ctx context.Context, teamName TeamNam
 // IssueServiceToken Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. An unknown
+// team, an unknown key, a wrong secret and a key of another team all answer the same
+// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2734,7 +2746,10 @@ type ClientWithResponsesInterface interface {
 	// IssueServiceTokenWithBodyWithResponse Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. An unknown
+	// team, an unknown key, a wrong secret and a key of another team all answer the same
+	// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+	// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2744,7 +2759,10 @@ type ClientWithResponsesInterface interface {
 	// IssueServiceTokenWithResponse Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. An unknown
+	// team, an unknown key, a wrong secret and a key of another team all answer the same
+	// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+	// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4650,14 +4668,6 @@ type IssueServiceTokenResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// IssueServiceTokenResponse404Headers the declared response headers of an HTTP 404 response for IssueServiceToken
-type IssueServiceTokenResponse404Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // IssueServiceTokenResponse415Headers the declared response headers of an HTTP 415 response for IssueServiceToken
 type IssueServiceTokenResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -4701,8 +4711,6 @@ type IssueServiceTokenResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *NotFound
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4719,8 +4727,6 @@ type IssueServiceTokenResponse struct {
 	Headers401 *IssueServiceTokenResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *IssueServiceTokenResponse403Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *IssueServiceTokenResponse404Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *IssueServiceTokenResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4749,11 +4755,6 @@ func (r IssueServiceTokenResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r IssueServiceTokenResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r IssueServiceTokenResponse) GetJSON404() *NotFound {
-	return r.JSON404
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -6607,7 +6608,10 @@ func (c *ClientWithResponses) ListRolesWithResponse(ctx context.Context, teamNam
 // IssueServiceTokenWithBodyWithResponse Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. An unknown
+// team, an unknown key, a wrong secret and a key of another team all answer the same
+// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6623,7 +6627,10 @@ func (c *ClientWithResponses) IssueServiceTokenWithBodyWithResponse(ctx context.
 // IssueServiceTokenWithResponse Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. An unknown
+// team, an unknown key, a wrong secret and a key of another team all answer the same
+// 401 `authentication_error`, so the answers reveal neither teams nor keys; a disabled
+// team answers 403 `disabled_team` only to a caller that proved one of its keys.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10290,13 +10297,6 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 		}
 		response.JSON403 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest NotFound
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON404 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10452,37 +10452,6 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
-	case rsp.StatusCode == 404:
-		var headers IssueServiceTokenResponse404Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers404 = &headers
 	case rsp.StatusCode == 415:
 		var headers IssueServiceTokenResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -16291,24 +16260,6 @@ func (response IssueServiceToken403JSONResponse) VisitIssueServiceTokenResponse(
 	return err
 }
 
-type IssueServiceToken404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response IssueServiceToken404JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type IssueServiceToken415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -18675,104 +18626,108 @@ func (sh *strictHandler) GetUser(ctx echo.Context, teamName TeamName, userName U
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17cxs3kvhX6ZrfVkVyjSjKcfJL6Nqq0zrJnteJ7bOd2qsLfSI00yKxmgEYACOa6+i7X3UD8yKHD1OP",
-	"+ME/EoszeDTQQL+7532U6HyqFSpno8H7aIIiRcN//izVJf2bok2MnDqpVTSIXv30BL57+N13kEl1acFp",
-	"cBOEkcHsr8NI4Ts3jEYgVFo+mhq8okdTMUYbw2yCinrMAd9J63pRHNlkgrmgmdx8itEgss5INY6ur+Po",
-	"v49eCYc/y1y6I/5/B0D4e4HWWZiiyaVzmNJfYITDo4y60E+pU5rK4O+FNJhGA2cKbE59oU0uXDSIpHLf",
-	"PoriKJdK5kUeDfpxCZdUDsdolgB7hbmQikBeDZwp24DSs7sExWLHHv2q5DtwMkc4sJholdpDEA5mE5lM",
-	"GH8iy/RMqARBWrgosgzEWEh1l4A6Mz86/VBYtUIwfk8JUgYb0wAsPBFZhsaCmwgHhmYA4YYK34nEZXNw",
-	"E2nBjwlOj9FN0EAu5nCOwCelHGkAIk3hX3SYTG+obnETruNoKozI0YVL9kQXqmMTXooxgpX/xseQCGMk",
-	"piCV04BXaOZ0l6QS1JRvIWFJUq/fCzTzKI6UyGnahMduApvihSgyFw1O+v04ysU7D+lJn3+WgJ90Yu/v",
-	"RhfT5zzyIrRvJghjev2VBZq7Amgq3KSGh5uc8Y91O/oXgxfRIPp/xzVlOvZv7XENBIH0DOdP025wLnH+",
-	"lQWZrgDlEudnMl0LRi7e/Yxq7CbR4OThd7w91e+4g1S9uLjovHsvpuL3AiHRyklVeKxdiaxAcOISFVwY",
-	"nYOAEZHbEXj6+xgUYRrOC5k5OJ/DRKh0FZq1n3gV7P2HjzYD/wZFvhq3DkUOBw6VUO5wHYap4WYEN6D7",
-	"dgm2qaBbR0P/72/i6N/9o+/fhn/PekdvH/wl6gL/V4tmNfiFRbP+ZFKLmx3MCgK+4wbtVCuLfMX/JtLA",
-	"BugXnQP0V15Mp5lM+EQc/8sSuO+3nO1HY3QgJ+3ljqS6EplMzwKRHA1AQEVxQBum9uc6ncO5QUEMfILg",
-	"h6W9abD/TtbbBVToc7zcYR2f3HakutMqVrf9SNRhDR/afqDQhxHwRKuLTCb3gVyDVhcmwTORGRTp/Ixl",
-	"KDvaY24nzP2kzblMU1T3gLqLcq4zpDajGEa/F9qJM3yXIKaYjuhyjlJpxXmG6RlR0j1ed8Prc/2kRmYb",
-	"Dz9ohftd3XFX3U+6UOl90rlUoz1T2nlCt78Pu2HuNZormeCLi4tMKrwH/Fk/4Zn2M44GQDvE8mOCkOsU",
-	"Hwf1LBOkYu3Rugta32j9i1Dz0sRwD3h1Wp/lQs1L6dKOBjAT0kGhnMxg1AXrKIZpVthSm96jehdU/6pE",
-	"4SbayH/jfdBfmgyVC8MGiYXlkxKM5osBKA2sdYDTpNFqQ+r3HtU7ovpS6ZnyyLl7VBd+ugqVDvOpNsLM",
-	"2YbLRJoE0j0yd0SmLaZTbRymQSR9w7aLe0BrNfFZmOrMzafEiisDgLSgtAMB/3j94jno839h4viSB1CP",
-	"CNYRNZsZrcb7I7DDEbgu7Ue8Z6dpygbMXzA/R9MwCok0lYQ6kb00eorGSbTR4EJkFuNo2nj0vmGq2t4i",
-	"1TRq/dYY4W1lS/PYp9U/MSgcMpi7AbgNbA0zbhwZnfme0mFuN3V9pTPulYt3T337b6tVCGPEPIqjQsnf",
-	"CwyvnSlwcQtKUx/PvHoXguBMO/kM57ttB76bSoP2THRoo/8MzjBil2CdnlqQ1hZSjT0ntY9hJt1EFw6k",
-	"qxqSUsQ31w9N97JyQqTC4ZGTvLplM+nmZd4dylcex9UnsTAGlaOONHh7yoQhT8O2brP+OJJpq21RsAdg",
-	"qdml9EruptU8o3bX8QeuvnHely3VeHGBiZNXCNwoZpwXSmoF+oJ/8PPyRzBsZ9SBnSuW7dsfco1aN4eo",
-	"lROusNss57VvSWNUVv9OH24T2bzj4fbxPlczxk2Uxm1PwsprWklJC4dDpytcAf/55s1L8DP2omU3Vxxh",
-	"OeJGvluik3ucJaKwuDUR4wGecJcOHORorRh3rOAUJkUu1JFBkZJUBhaJUyfY67zuzY3nLSmXV0/RBn/l",
-	"Fj8pV7dA28rNWiRrwlViAwjnHa+Z9jJOr+vOlS+7sVY7MOhExCSkBKllqgl3xjtHS8lm7QxnLkhgqIqc",
-	"doZ6RHHlVAuOIc/YGzuyYl/LDW0P31jQyj1d7a/iMXmp1U0PFhVaWQn3gqcniqMutS08XtDZ6NqhuUJz",
-	"1n5p8EpfYuo5StNezRvUNFdHcdSyVbPjrNNq13qDU4MJ3fLm07Y3g/l3t/RKeF00QRDhyCS1SDJtfQdF",
-	"RFQrHqmh3oRVNyxTURyNhcOZmJ8R09CF68B4cH0vH/8UM6x5UBuPz4ssg9lEZsj4Y+pcStyh30rGrYos",
-	"o50tPZC7MrIVJHlXiatNptYQdj983NyfrlvAu/qz9NJGe2ez8HQr+Dx2NgHIQ64Eo/synga8earjpUoQ",
-	"OVE1F9ziy+y34d1++M0369zbp0f/U3q4qz/Pev/R7eWOI8ZDB4y03SACqGMjlLMgnYWctQzbpBlTkZ+J",
-	"NJeqdf3CA0LXmDnw0iuLSWGkm3e0XXqFKj0jwaTzJtEanqoL3XWZGqt6v/owbz6p3bJ+c/yuY0B9b+Ew",
-	"Vgvc+TwGafwNKQDLwJyjMGjOXPl2mXv4FsEUd6ENnL58Cm3W0Mkgt1JUWoOHHtsqIAuC4oowE75YPDzb",
-	"RdCC05vFm9a2tNbSnHXTdu+m/YRYos4lBX7DkjojghS4pz8s0InN8UUxz2IxMV0hRitn8h2WqNK3mwOC",
-	"mptbBUs1YFizlfeusH2oAvbhOs4aZtelvmzYnGc4v539aV/Zm8gSW2htLfWsMfPmxd4CWV3YvZsS1zDO",
-	"6+o+fcS4WH/1X0/0TIFUXscSys7QgFbZ/HGlN6CBS8SpFwomwk42k9PF274z9m8X9bvj/ddpejOr5hqj",
-	"jTfJ1FJ+EME4rlPpGWgVg8FpJhIZBEedpaAVfri15kZGz9VmFL87O5gBc6maT09uZhjckTIvL+dzsxje",
-	"KsNaY3Z7u2Izn4X1dVqjvMTBJpmWDHIgIBfJRCpkI3Ypk9jDpkLCI9R6eafOcEt05IYEZGWE8alfbktH",
-	"lKpSEDeLeusinlcqgw1kd0BUmmZKC7H3JrCLAWbaXBIhEipljkA4YbcDggrRcSV2BNuiG6aebntYqQK+",
-	"pp1uqimnBS1xGbygmxCBHD2lmZtC+KjKCaJp/ED1Dkycm3qPpwxqZKKVEz78NkRzi6m0TiSXRBRNFjrZ",
-	"wfHxWLpJcd5LdH5ctqn+iJacqKcwNfJKZjjGFESSoLWQCyXGmKNycPDy9JdDOtWD8twf8UHwex0Hi4B3",
-	"oxPl7Q3VUP2AibRSKxuSUaaYgMFEm9TCbIIGm9Y+aMADVswtDCOlHVji+cNoQAM+gAcPTtvK3YMHMHr5",
-	"4vUbOL46OaYjaI/fVzrQ9XFpAmM4R4DvkolQY7T1/eV1DBWwCnEw8uL/KIZRLRGMDlm1FAq0T29oKoZx",
-	"iAbRCmGiCwPncwiZJz0a9kdOYtGcfkPX2edEhGtoYXTatEkO4G9+6GHR73+d8AT8J456cAq5tFaqcQy5",
-	"yIhOYxrTFMHuR2TJCytlbIqXkCw86p9Ad5zLYxChbWGRFgFCMaw0bjD5TIWbNIb6Gjrie2cTn2CkDRv9",
-	"OCeJNVxv5ux53L3io/HgAZxCwtlLX9lFLxCIcCy6HUF0hxsmKILyYBjl2jqfEWctvZxJZYfR4WMYlfYZ",
-	"9uzLfJrJRDrGpk8uqol6D37ADB0TCxrWizfagMFcX/HjYGTiVJYScNoyglDhO1cma/XgZRPZfHQB/qif",
-	"WPijXG3I6fqDWxwdHfF/vvno7+gabkE6k8QZeBNH8AcINW+aOjAt4QubRvsf0zqV50lKe+tZOTwNxkKi",
-	"paH/jv5HOU3Dd2/LZwRG2bgJUkOYKl83HnW0eoZzXsKostFRo7Yljp6sstLRu7Ytrt164V215Ia/nzo0",
-	"BGX6yQeg/tkOYKAnr+go4MLDJbdyPfLCwy4/ez3vwvP27tAKaA2NAy0yIjkW2T8OqTSYOG3mA5COdSK4",
-	"kjizUG6c9aI6pkSgppouApNpgFO1TJ/0RX3cM5FclsK8N7+uowXhqr/xTJgYAvFcf+k9pSGebD2I3mcQ",
-	"GPOCxyDm54FKM5kjhkN6nycXJUtnMiMtoGKuPfD9S4BpXG2CjFA+5JFQpUw/eIwALe1cEkS4imguhgDC",
-	"gcHmvTsk0kzzTIV1NJxHVKU2jrzAwWjiiWqi6xPfdOGIptlyI8IW/lehneCd+1EkE7/OXMxhIq4Q2EFl",
-	"4cAip8yxosXY0+YQOFWyIpLx4ibWaOHk4aYgS6B5GRk0gUbj8lRtpC9kcwSAf6njngnqf1YOoRIyUshb",
-	"PD94puJAjYkpVBN90/+aN3IxvjpM9rJKC6W5iL5YJsww4kzQERyc9Hqc61myYzjp9w99trbPIhzFNU9n",
-	"RupEPkVzhFcyJaEnKYzlJDIRblTDyOBR2oOXYhyYVibVJab+7AgFZeo4r6GZ7sg5rnM6ihvzyB9Xi5G2",
-	"IzWWhuaUWDhV1ZqaQPrjxaCmDQT2YSlzrmTQhHjODm7d2PMiuUTmsAsMZ2qkSuRUZHBAL/mIXmjTwlsQ",
-	"vWh1hWp3J3zbw7ghMsFJP+73+yUn9QeUxKqGLFXmG8bed2xBqiQrUqIYfo9sOzib/090tjOUbsSYHy0F",
-	"x43gICy7zhAPp6cz8hsOGunaNGQrXfswpt/A6d4h0bsHL8obxjs+gEcPv4eOsPOAG/aje3LA2+Ad5yVW",
-	"R++HHPYwjGIYeke9/zMEPzSe+/iHYXQ98lK4J1eetEnLgmzpiJfvHBKZYu/8OWZ6RrSuzEnnwEoX4h+I",
-	"cv/j9YvnIWCBwyF45FaAZVwfw5NvYHXk5uMy5oHn0KYRFUET0sBVSiepFqz2rj/itAq6dUjElLfAZ7tn",
-	"MkHlAz6CSnU6FckEjx72+ktK1Ww26wl+3dNmfBz62uOfnz758fnrH7kPqd3SZU3lDF6e/kLaUxRHV2is",
-	"V7lOen3fWk9RiamMBtHXvX7v6xCXwaplt1aTeKnQex4H76MxdpaKcIVRtmZ4Sy4t64RKLV3Y2JMt4j8L",
-	"8jjRlvlQbZIzmTEx+ZYuDKZNFc9XqoQRr9WLGE/TaBC1JdyoXS/gt24TR93kuErkvn67kIb8sN+/tcDj",
-	"JoQd4cdvJhi0mX3Q8E5x4488rro6Vzg9buSVc5eTzV1aeSTc6evNneo0We7xaHOPKlWQOjz8fnOHxVSm",
-	"6zj6ZpstaCVLcKct1rOQDscWrCLPhZn768c3mI4vkcbCX0InxraMnbbRW+rTTYe8fLmSAgWhrA4eCVYi",
-	"bVI0XhHhMgXwWl+4oyD2V6YkgzBhTEChMrR2qEaB0Z+Fpn91psBRD37SxGp9aZ6mpPWVXRSxfn31c1nE",
-	"B1XaG6rniKkFUatPHG5Ie0E0q4tk1VrzDchVvLGtL5WyRcNQiYNatnf/qd8ssMubu6q4xsL+dldTCd6Q",
-	"YKI81zpDoehgLdUCIZE5YHM20RYZ21wbRMjSKOjwnYODRFg8ksqispJ4z+HqKi++86oCIByEtGi0vUvm",
-	"UMd1dbCGFwq5FBRxynrnO6pOrSOc3GZVdag9O9mzk4+GndA1COe8wUXCg7fXcTTVtoNNeLOYbUf1ef3Y",
-	"mzqdboX4AUlcTErywjpWPM7L+kLncxBDVRs/4OBR/3tYWUvkkPSMFm0MpXMgEYpGNVhYJEbB9Nh6Zc66",
-	"JaYWjCQHXdaRwx54NtOw53VxloZx8qaSMB+Fv+l0fntC8HKm1HXbn8he+CVKe3K7lHaVAK5w5hGxl8E/",
-	"O6K5BQ2syhJRh5NvtoGrM1f106O5/l6WtLOL7G6Q3o/f15XqrutA/47gq1qOrGj1wDtdfEQFW48surhJ",
-	"rSEjwY8eBIeXN7HHkBEBHqqJTOl1kPGhW8SvbP1N0uwJfiiGuBWBbfh37lR2byR8LoueW4kAZUmfvTjz",
-	"J14tf1zWXa14veUt9OzBaYcSxpfFySwDw80xDXaz1o2y6B77MrJiqMr+dBtEw8MDdlJ6zX1gjrcpXyHb",
-	"cqWtZthJ4S0dw3/elenfjwyxlx/2StenacNbS6KmRSeJmmYiCZG83TG9RLbaFCsRKihbPooqJX3n0WFF",
-	"VTaw30a0xb3SkttXhjoCrLdShr5k3v9FSeXhepUX86sg/d5UPD/2FvnN9nYf5XHgo9tIXAjO+EOQqiU6",
-	"xEvG+BvZxEO82H1d7zswo9+l9FHFdm8wFTdyWfe24r3Y8vnaimvymFeEY2uz8WnKVMqnX3hKp01N6Jxu",
-	"EbrHdRzEOHifsE2c+esJWiXYg9M0bQf8zmTSDHtcY1He0hTRji39xMWh7kpfe4low4XdGzbXEYjTNC1v",
-	"N1/lW7FvegHq+H1VFW6txdOHe1dEJny7opOmZNpiN01hc+e2KtJSgPnHI0nVKXp7m+any3b9AVs40R9+",
-	"taoE4Q16SLgEtf3A2xaWtI5g+pxNhPPxmRw8a6tU79OXT3tDdbpFwkszEHGVqvIq6GIfUfTOXaodVbGX",
-	"DWqHj9LcKx17peOzVjoWLTGhUsBqYtdKZOC87E595McVuaVVfRrOIW1FYPtQFnrHkSznmHG1LV1Rs6EK",
-	"ydVT4SZxK96lNM3WSZ9x5SblacOQIV2qixYuZSN/fGEnXQWLtlIs+ncCQhcJPW2jdO8/+tJp4pegpoX8",
-	"2mjw29smgWWKslgbo6xTVhLcJnHcivBua/UOAXnNyTuCzXczbzdTnD/ywG+Ou25vwp8afr0NgKWgX1cr",
-	"7pq+KuOyvb29qhHz9u5ZxLb2/dbS9wL3nrl83gJ367iv4QMb48NVmfrfYi9lkiGXGViIDT9HKBRXNmkU",
-	"KRqqjUHhyXK0d0ukr6O9h+pm4d7Ngm8fadB3R6m0ew79blXFWx0A3jwWezl8Hwf+RcaBNy/BjYXuRU/J",
-	"hnDX1gWEnUJNb4ce3syd0b9PwrUnWnv57hMPPt2S5KwIRX0SrKZl+DoIlR6Hb7cHdRB+qMo3LdgWUKW+",
-	"ZyhZqC/K0ji+xIV0MNFZWpd26iwECbk2WBaB8p/3lK5RUypkmXxQnOufRMjuKth1VyFwH+Cxl1hWuaK9",
-	"5zeUW2VHBl+3uxRijuneb2FK5CAPphFcCa9FcxoWRZk+Dp8d8AUrfMEtLlm6cyDtQpnEeyIen5hPu6Pm",
-	"/gajG5sH9ra2vSz2mUfUNknVV17OuYnNjetRslUtfG5BegLp6yHKHFuFkjmpkajfwDcoP8IA0g6Vddpg",
-	"2oOOUgoE5dEUzdEKK1tHTYUthbGumquftjy27mut10Emu3s7XP1BkTUGuUuc14Xl6s/z7FXcvX/8i7bL",
-	"0cW4fbH2+L0vXr82pvmHqoDDJfpa0XVx4qYWTHqyL8pbKdKhjqz/dHP1YYUqaeIDSjD8KeR4c9tnOH+a",
-	"7uObP4uaDbdx3T4w7oSbx7CUdHl7OZafTPTJRxt1EmKCLjwcl1KlqyYtvxy0daSJ/97R2nk/7SiXbcNb",
-	"9mEte5nwC1C1F8NZtmMnH+hR9QbH5vdcFjNdd/SzfiYO1nWe1b1HdU9aPlGP6qpC3O3Q6/aX5357SzfN",
-	"f/nD3+b2lch0IjKovkgQPhFyMMrFJYIp1Oiw9bWDwfHxycP/3+v3+r2TwXf97074IgeIlmoDNkP8uP6Y",
-	"rPJevC5ZfemaRea5VyZ7DaGnJZQvS1G+5LZPHywLFukwUaNeRhgtZDAuD/Nms7jeGGYVMPWHUMcNsBod",
-	"fU7R9dvr/wsAAP//",
+	"7H17c9s2tvhXOcPfztTO0LKcPn6tMjtzvWm7N5s2yU3S2Tu3yrVg8tjCmgJUALStTf3d75wDkAQl6hH5",
+	"0STVH7uNKQI4wMF5P/g+yfRkqhUqZ5PB+2SMIkfD//xJqgv6b442M3LqpFbJIHn941P49vG330Ih1YUF",
+	"p8GNEUYGi78OE4XXbpiMQKi8ejQ1eEmPpuIcbQpXY1Q0YgZ4La3rJWliszFOBK3kZlNMBol1Rqrz5OYm",
+	"Tf774LVw+JOcSHfA/98BEP5WonUWpmgm0jnM6V9ghMODgobQn1LntJTB30ppME8GzpQYL32mzUS4ZJBI",
+	"5b75KkmTiVRyUk6SQT+t4JLK4TmaBcBe40RIRSAvB85U74DSV/cJisWOM/pFyWtwcoKwZzHTKrf7IBxc",
+	"jWU2ZvyJotBXQmUI0sJZWRQgzoVU9wmoM7OD4w+FVSsE48+UIGWwMQ/AwlNRFGgsuLFwYGgFEG6o8Fpk",
+	"rpiBG0sLfk5w+hzdGA1MxAxOEfimVDMNQOQ5/Isuk+kN1R0ewk2aTIURE3SByJ7qUnUcwitxjmDlv/EJ",
+	"ZMIYiTlI5TTgJZoZ0ZJUgl5lKiQsSRr1W4lmlqSJEhNaNuO5Y2BzPBNl4ZLBUb+fJhNx7SE96vOfFeBH",
+	"ndj7u9Hl9AXPPA/t2zHCOf38hQVauwZoKty4gYdfOeE/Vp3oXwyeJYPk/x02nOnQ/2oPGyAIpOc4e5Z3",
+	"g3OBsy8syHwJKBc4O5H5SjAm4vonVOdunAyOHn/Lx1P/nXawqpdnZ52093IqfisRMq2cVKXH2qUoSgQn",
+	"LlDBmdETEDAidjsCz3+fgCJMw2kpCwenMxgLlS9Ds/YLL4O9//ir9cC/RTFZjluHYgJ7DpVQbn8VhunF",
+	"9QiOoPtmAbapIKqjqf/3V3Hw7/7Bd+/Cf096B+8e/SXpAv8Xi2Y5+KVFs/pm0hu3u5g1BEzjBu1UK4tM",
+	"4n8TeRAD9BfdA/QkL6bTQmZ8Iw7/ZQnc9xuu9oMxOrCT9nZHUl2KQuYngUmOBiCg5jigDXP7U53P4NSg",
+	"IAE+RvDT0tlE4r9T9HYBFcYcLg5YJSc3nakZtEzUbT4TDVghhzafKIxhBDzV6qyQ2UMg16DVpcnwRBQG",
+	"RT47YR3KjnaY2wpzP2pzKvMc1QOg7qxa6wTpnVEKo99K7cQJXmeIOeYjIs5RLq04LTA/IU66w+t2eH2h",
+	"nzbIbOPhe61wd6pbnqr7UZcqf0g+l2u0J0o7z+h29LAd5t6guZQZvjw7K6TCB8Cf9QueaL/iaAB0Qqw/",
+	"ZggTneOTYJ4VgkysHVq3QetbrX8Wala5GB4Ar07rk4lQs0q7tKMBXAnpoFROFjDqgnWUwrQobWVN71C9",
+	"Dap/UaJ0Y23kv/Eh+C8thsqFaYPGwvpJBUb8wwCUBrY6wGmyaLUh83uH6i1RfaH0lfLIuX9Ul365GpUO",
+	"J1NthJmxD5eZNCmkO2RuiUxbTqfaOMyDSvqWfRcPgNZ64ZOw1ImbTUkU1w4AaUFpBwL+8eblC9Cn/8LM",
+	"MZEHUA8I1hG9dmW0Ot9dgS2uwE3lP+IzO85zdmD+jJNTNJFTSOS5JNSJ4pXRUzROok0GZ6KwmCbT6NH7",
+	"yFW1uUcqdmr9Gs3wrvaleezT7p8aFA4ZzO0A3AS2yI2bJkYXfqR0OLHrhr7WBY+aiOtn/v1v6l0IY8Qs",
+	"SZNSyd9KDD87U+L8EVSuPl55+SkExZlO8jnOtjsOvJ5Kg/ZEdFij/wzBMBKXYJ2eWpDWllKde0lqn8CV",
+	"dGNdOpCufpGMIqZcPzXRZR2EyIXDAyd5d4tu0vXbvD+UL72Oy29iaQwqRwNp8vaSGUOeh2PdZP9pIvPW",
+	"u2XJEYCF1y6kN3LX7eY5vXeTfuDuo/u+6KnGszPMnLxE4JdSxnmppFagz/gPfl79ERzbBQ3g4Ipl//aH",
+	"kFGLcohbOeFKu8l23vg3aY7a698Zw42RzSceqI/PuV4xjVGatiMJS8m01pLmLofOl4QC/vPt21fgV+wl",
+	"i2GuNMFqxrVyt0InjzjJRGlxYybGEzzlIR04mKC14rxjB8cwLidCHRgUOWllYJEkdYa9TnKPD56PpNpe",
+	"s0Qb/KVH/LTa3Rxvqw5rnq0JV6sNIJwPvBba6zi9LpqrfuzGWhPAoBuRkpIStJapJtwZHxytNJuVK5y4",
+	"oIGhKid0MjQiSeugWggMecEenciSc60OtD19tKGlZ7o8XsVz8lZrSg8eFdpZBfdcpCdJky6zLTyes9mI",
+	"7NBcojlp/2jwUl9g7iVK7K/mA4rd1UmatHzVHDjr9Nq1fsGpwYyoPH7ajmaw/O7WXgmv8y4IYhyFpDey",
+	"Qls/QBET1YpnisybsOvIM5WkyblweCVmJyQ0dOk6MB5C34vXP8cCGxnUxuOLsijgaiwLZPwxd6407jBu",
+	"qeBWZVHQyVYRyG0F2RKWvK3G1WZTKxi7nz6Nz6eLCvhUf5Je22ifbBGebgSfx846AHnKpWB0E+NxwJvn",
+	"Ol6rBDEhruZCWHxR/EbR7cdff70qvH188D9VhLv+50nvP7qj3GnCeOiAkY4bRAD13AjlLEhnYcJWho15",
+	"xlRMTkQ+kapFfuEBoeucJfDCTxaz0kg363h34SdU+QkpJp2URHt4ps50FzFFu3q//DKvv6ndun48f9c1",
+	"oLF3cBnrDW59H4M2/pYMgEVgTlEYNCeu+nVRevg3givuTBs4fvUM2qKhU0BuZKi0Jg8jNjVA5hTFJWkm",
+	"TFg8PftF0ILT69Wb1rG09hKvuu64t7N+Qi5R55aCvGFNnRFBBtyz7+f4xPr8opRXsZiZrhSjpSv5AQtc",
+	"6Zv1CUHx4dbJUhEMK47ywQ22DzXAPtzGWSHsusyXNYfzHGd3cz5tkr2NLrGB1dYyz6KV12/2Dtjq3Ond",
+	"lrmGed7U9PQR42I16b8Z6ysFUnkbSyh7hQa0KmZParsBDVwgTr1SMBZ2vJ6dzlP71ti/W9Rvj/dfpvnt",
+	"vJornDbeJdNo+UEF47xOpa9AqxQMTguRyaA46iIHrfDDvTW3cnoud6P409nCDTiRKn56dDvH4JaceXE7",
+	"n5vH8E4F1gq327slh/k87K/TG+U1DnbJtHSQPQETkY2lQnZiVzqJ3Y8NEp6hscs7bYY74iO3ZCBLM4yP",
+	"/XZbNqJUtYG4XtVblfG81BiMkN0BUeWaqTzEPprAIQa40uaCGJFQOUsEwgmHHRBUyI6rsCPYFx25err9",
+	"YZUJ+IZOOjZTjkva4iJ4wTYhBjl6RivHSviorgmiZfxEzQmMnZv6iKcMZmSmlRM+/TZkc4uptE5kF8QU",
+	"TREG2cHh4bl04/K0l+nJYfVO/Y9kIYh6DFMjL2WB55iDyDK0FiZCiXOcoHKw9+r453261YPq3h/wRfBn",
+	"nQaPgA+jE+ftDdVQfY+ZtFIrG4pRppiBwUyb3MLVGA3G3j6I4AErZhaGidIOLMn8YTKgCR/Bo0fHbePu",
+	"0SMYvXr55i0cXh4d0hW0h+9rG+jmsHKBMZwjwOtsLNQ52oZ+eR9DBWxC7I28+j9KYdRoBKN9Ni2FAu3L",
+	"G2LDMA3ZIFohjHVp4HQGofKkR9P+wEUsmstviJx9TUQgQwuj49gnOYC/+amHZb//ZcYL8D9x1INjmEhr",
+	"pTpPYSIK4tOYp7RE8PsRW/LKSpWb4jUkC1/1j6A7z+UJiPBuaZE2AUIxrDRvcPlMhRtHU30JHfm9V2Nf",
+	"YKQNO/24JoktXO/m7Hncvear8egRHEPG1Utf2PkoEIhwLboDQUTDkQuKoNwbJhNtna+Is5Z+vJLKDpP9",
+	"JzCq/DMc2ZeTaSEz6RibvrioYeo9+B4LdMwsaFqv3mgDBif6kh8HJxOXslSA05ERhAqvXVWs1YNXMbL5",
+	"6gL83jyx8Hu121DT9Tu/cXBwwP/zr4/+ji4KC9KdJMnAhziC30GoWezqwLyCLxwanX9K+1ReJintvWfV",
+	"9DQZK4mWpv47+j+qZaLYva2eERjVyzFIkTJV/Rw96njrOc54C6PaR0cvtT1x9GSZl45+a/vi2m/P/VZv",
+	"OYr304BIUaY/+QI0f7YTGOjJa7oKOPdwIazczDz3sCvO3qw797x9OrQD2kN0oUVBLMcix8chlwYzp81s",
+	"ANKxTQSXEq8sVAdnvaqOOTGoqSZCYDYNcKwW+ZM+a657IbKLSpn37tdVvCCQ+lsvhEkgkMz1RO85Dclk",
+	"60H0MYMgmOciBik/D1ya2RwJHLL7PLuoRDqzGWkBFUvtgR9fAUzzahN0hOohz4QqZ/7BcwRo6eSyoMLV",
+	"THM+BRD2DMZ0t0+smdaZCutoOo+o2mwceYWD0cQLNUzXF77p0hFPs9VBhCP8r1I7wSf3g8jGfp8TMYOx",
+	"uETgAJWFPYtcMseGFmNPm33gUsmaSabzh9ighYuHY0WWQPM6MmgCjeblpdpIn6vmCAD/3OQ9E9T/rANC",
+	"FWRkkLdkfohMpYEbk1CoF/q6/yUf5Hx+dVjsVV0WSmsRf7HMmGHElaAj2Dvq9bjWsxLHcNTv7/tqbV9F",
+	"OEobmc6C1InJFM0BXsqclJ6sNJaLyESgqMjJ4FHag1fiPAitQqoLzP3dEQqq0nHeQ1zuyDWuM7qKa+vI",
+	"n9SbkbajNJam5pJYOFb1nmIg/fViUPMIgX1YqJyrBDQhnquDWxR7WmYXyBJ2TuBMjVSZnIoC9vgmMacB",
+	"keeG9MczzWoEYdXWuT0izp7dTyN1CY76ab/fr6Sov5ykUvVqQCr9jaa1U6Jgr1izt94DGWWLwNVYW88C",
+	"pIOp0Zdon8CZkGQsRKqgqSuiaV4xFcal8LjP6x/1YSJV6TDQSnuHe3QY4fJWE3qIpGsO/PF3+zyxykGw",
+	"Vj3juSpdk62pPMx1VhpmxT6dwOuffJLNjDRh6llnxb8MiiK8DNbJovBMdj8Fq+FUn5c22m8mFLHZQmcX",
+	"xIi8ksfcQJexzlrVdaY+Rm9Bqqwoc+LM/i7adhI8/z/Js86UxRFT2GghCXEEewFzTSV+oNLODHvYi8ri",
+	"+Vjjsvj9lP4GLqsPBfU9eFlxMsbygM4POtL7Aw1wvoJnux6vnKBQIXP0fsjpJcMkhaFPiPD/DEkm0XOf",
+	"ZzJMbkbe2vFiwYsQadlgqBIe5LVDEgecBXGKhb6iO1/V/nMCqwt5JoS6f7x5+SIkhvA94Zlbiaxpc/uO",
+	"voblGbJPqtwSXkObKPuEFqSJ69JZMuHYvbCaldAuiLshCS0+At9VoJAZKp9YE0zX46nIxnjwuNdfMF6v",
+	"rq56gn/uaXN+GMbaw5+ePf3hxZsfeMxNmjjpitgIhlfHP5OVmqTJJRrrTdujXt+/raeoxFQmg+TLXr/3",
+	"Zch/YRO+23rMvPbtI7yD98k5drbkcKVRtuE6C6FD6wRzKm1SLx6IZOfsHuLhs6Fap8+zAsBiUrowmTY1",
+	"b61M74T36lW5Z3kySNqWRNLuy/BrtyupeeWwLpi/eTdX7v2437+zBO8Ywo4077djDFbjLjl7q/z8rzyu",
+	"ugbXOD2M6vd5yNH6Ia16HR705fpBTTkyj/hq/Yi6JJMGPP5u/YD5krGbNPl6kyNoFaXwoA32M1d2yJ7C",
+	"cjIRZubJjymYri+xxtIToRPntspRt8k7GtPNh7wev5QDBeW3SdIJ3jhtcjTe4ON2EPBGn7mDYF7VLjuD",
+	"MGZMQKkKtHaoRkHQn4RX/+pMiaMe/KhJ1PoWSLFG+4WdV2V/ef1T1SwJVd4bqheIuQXRmKmc1klnQTyr",
+	"i2U13olbsKt07bu+Jc0GL4aOJ/Rm+/Sf+cMCu3i4y5qYzJ1vd9eaEHUKruBTrQsUii7WQs8VMk0CNr3G",
+	"S8twDxYhK+erw2sHe5mweCCVRWUlyZ795d10/OBljVY42WveOX6fwqHJn+sQDS8VcsstkpTNyXd091rF",
+	"OPmdZV24duJkJ04+GnFCZBDueSRFwoN3N2ky1bZDTHj3o21nT3o/hHcpO91KpQTSuJiVTErr2PA4rfo4",
+	"nc5ADFXjZIK9r/rfwdKeLftkZ7R4Y2hRRMYozWqwtEiCgvmx9cacdQtCLTij9rq8UPs98GIm8pt2SZbI",
+	"CXxbTZivwt90Prs7JXixIu2mHbflbIcFTnt0t5x2mQKu8MojYqeDf3ZMcwMeWLd/ogFHX28CV2dN8KfH",
+	"cz1dVryzi+2u0d4P3zcdAW+agoqOJLdGj6x59cAHt3zmCnuPLLo05tZQkOLHvkAfWPShjBQKYsBDNZY5",
+	"/Rx0fOhW8euYSsyaPcMPTSc3YrBRHO1edfeosHZR9dxIBahaJ+3UmT+QtPx1WUVa6WrPWxjZg+MOI4yJ",
+	"hV3ihl/HPPjNWhRl0T3x7XrFUFXj2WEfRdLAjqvsBJ8A5X3Kl8i+XGnrFbYyeKsA/B9HMv2H0SF2+sPO",
+	"6Po0fXgrWdS07GRR00JkIWO6O3ea2FabY4UA3SmCD9nlZO98tV9zlTXiN8pqeVBecvfGUEci+0bG0J9Z",
+	"9v+ptPJAXhVhfhG039uq54feI7/e3+6zafZ8FiGpCyFZZR+kaqkO6YIz/lY+8ZCX91DkfQ9u9PvUPuoc",
+	"+jWu4qhmeOcr3qktn6+vuGGPk5pxbOw2Ps6ZS/kyF8/ptGkYndMtRvekyYM4D9EnbDNn/kqFVhn24DjP",
+	"24nVVzKL00tXeJQ3dEW0c3g/cXWou6PaTiNaQ7A7x+YqBnGc5xV1MynfiX/TK1CH7+vueys9nj6tvmYy",
+	"4RshnTyl0Ba7eQq7Ozc1kRYS+T8eTaophdz5ND9dsesv2NyN/nDSqgux19ghgQga/4H3LSxYHcH1eTUW",
+	"zudncvKsrUvqj1896w3V8QaFRXEi4jJT5XWwxT6i7J37NDvqpjprzA6fpbkzOnZGx2dtdMx7YkJHhuXM",
+	"rlWry/XvnfbID0tqeOs+QFyr28rA9qks9BtnspxiwV3NdM3NhioUsU+FG6etfJfKNdsU16Z1mJSXDVOG",
+	"sjSuxQkFuUPlSzBF/YRgSKus/apgw4eZuFDtrCq/9Ty2KYfyZQJigkO1vJiXqz34A4fBgjJ4iaIAhbKe",
+	"04LyHestp+SEUncPabvGq/11nlAARRqiT8L2BQlcVJNXtQxVhX2XQFgoff/4cm+6umNtZF317wWELjly",
+	"3L7XuyDaZyYY/gymZ6jNTga/vouFBjOI+b4qVY+7SojEDH8jYbKpJz8kGcaLdyTQb+eyj8vjP/Jkds4l",
+	"bx/CH5pSvgmAlfHSdLruWr5uAbR5DKHuL/Tu/jn+pjGL1tZ3RsTOiPi8jYjWdV8hB9bmvKuqbURLvFSF",
+	"k6y0zuW7nyKUirviRA2uhmptonu2mMHeMlOaDPahul0Ke9ws8CNNZO9os/fA6eytjorLk9rja7FTq3e5",
+	"7X/K3PaYCG6tdM9Hf9ak8LYIELZKn70bfni7EE3/IRnXjmnt9LtPPKF2Q5azJL32afAEVyn5IFR+GL77",
+	"H8xB+L5u/TXnW+D2Qewu9e0u9VnVVsm37ZAOxrrIm7ZgnU1EYaINVg3E/KdhpYv6kYXKmQ/K3f2DGNl9",
+	"JfBuqwTuklZ2Gsuy8LqPZocYBQdnmNzuU4k5JLrfwJXIiSu+n9bZPM+JPIoyf1L39xIGQ7M2bne7dXLw",
+	"XIvNB2Ien1icvuN7DWucbuwe2PnadrrYZ54lHLOq0BPwNj437mXKXrUQxJaeQfpQspxgq8k2F2oS9xv4",
+	"F6oPeIC0Q2WdNpj3oKM9BEF5MEVzsMTL1tEnYkNlrKtf76etj6360u9N0Mnu3w/XfIxmhUPuAmdNs7zm",
+	"0047E/dPzVZ3fjkijLtXaw/f+2a0K/O0v6+bUlyg7zPeNLaOrWCyk31P3NqQDj2I/We/649y1IUgH9BW",
+	"4g9hx+vffY6zZ/kuZ/uz6ENxF+T2gXkn/HoKC4Wkd1c3+slkn3y0WSchJ+jMw3EhVb5s0eqrUxtnmvhv",
+	"Za1c99POctk0vWWX1rLTCf8EpvZ8Ostm4uQDI6re4Rh/C2i+enfLOOtnEmBdFVndRVR3rOUTjaguay7e",
+	"Tr1uf7Xw13dEaf6rMZ6a2yRR6EwUUH9lIXxeZm80ERcIplSj/dYXHAaHh0eP/3+v3+v3jgbf9r89YkIO",
+	"EC30O4xT/LinmqxrebwtWX8lnVXmmTcme5HS01LKF7Uo30bcl0RWTZh0WCjqARJmC1WZi9O8Xa+uR9Ms",
+	"A6b5iO55BFY00NdJ3by7+b8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -250,10 +250,17 @@ func TestInjectFaxInbound_DeliversTheFaxAndItsSignedEventsToTheApplication(t *te
 			}
 		})
 	}
-	stats, err := env.admin.GetFaxWebhookStatsWithResponse(context.Background())
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, stats.StatusCode(), string(stats.Body))
-	assert.Equal(t, adminapi.FaxWebhookStats{Delivered: 11}, *stats.JSON200)
+	// A delivery is recorded after the receiver answered it: wait for the
+	// record of the last one, not just for its arrival.
+	var stats adminapi.FaxWebhookStats
+	require.Eventually(t, func() bool {
+		resp, err := env.admin.GetFaxWebhookStatsWithResponse(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+		stats = *resp.JSON200
+		return stats.Pending == 0
+	}, 10*time.Second, 5*time.Millisecond)
+	assert.Equal(t, adminapi.FaxWebhookStats{Delivered: 11}, stats)
 }
 
 func TestCreateFaxAPIKey_RotationRevokesTheReplacedKeyAtOnce(t *testing.T) {

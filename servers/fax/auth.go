@@ -47,7 +47,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 		return &authState{err: errAuthentication("the Authorization header must be \"Bearer <API_KEY>\"")}
 	}
 	hash := hashKey(key)
-	acct, stored, err := s.store.keyByHash(r.Context(), hash)
+	acct, stored, err := s.apiKey(r.Context(), hash)
 	if err != nil && !errors.Is(err, errNotFound) {
 		s.logger.ErrorContext(r.Context(), "fax: look up api key", "err", err)
 		return &authState{err: errInternal()}

@@ -29,8 +29,10 @@ import (
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -89,6 +91,10 @@ type Server struct {
 	baseURL    atomic.Pointer[string]
 
 	// wakeSim and wakeOutbox nudge the worker loops after a commit.
+	// keys caches which account an API key (by hash) belongs to, dropped
+	// on every key rotation or deletion (store.revoked).
+	keys *cache.Cache[keyEntry]
+
 	wakeSim    chan struct{}
 	wakeOutbox chan struct{}
 	running    sync.Mutex
@@ -138,7 +144,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	st := &store{db: cfg.DB, box: box}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box}
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err
@@ -150,6 +156,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:        cfg,
 		store:      st,
+		keys:       cache.New[keyEntry](keyCacheSize, keyCacheTTL),
 		clock:      cfg.Clock,
 		logger:     cfg.Logger,
 		signingKey: ed25519.NewKeyFromSeed(seed),
@@ -157,6 +164,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		wakeSim:    make(chan struct{}, 1),
 		wakeOutbox: make(chan struct{}, 1),
 	}
+	st.revoked = s.keys.Invalidate
 	s.SetBaseURL(cfg.BaseURL)
 	return s, nil
 }

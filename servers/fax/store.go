@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -34,9 +35,19 @@ var (
 
 // store is every SQL statement of the fax service.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
+	// revoked is called after every committed change that revokes an API
+	// key: the server drops what it cached about keys.
+	revoked func()
+}
+
+// changed reports a committed change that may revoke access.
+func (s *store) changed() {
+	if s.revoked != nil {
+		s.revoked()
+	}
 }
 
 // micros is how instants are stored: Unix microseconds, UTC.
@@ -113,7 +124,7 @@ func (s *store) accountByID(ctx context.Context, id string) (account, error) {
 	return s.scanAccount(s.db.QueryRowContext(ctx, `SELECT id, name, created_at FROM accounts WHERE id = ?`, id))
 }
 
-func (s *store) scanAccount(row *sql.Row) (account, error) {
+func (s *store) scanAccount(row *sqldb.Row) (account, error) {
 	var a account
 	var created int64
 	err := row.Scan(&a.ID, &a.Name, &created)
@@ -172,6 +183,7 @@ func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []b
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("rotate api key: %w", err)
 	}
+	s.changed()
 	return nil
 }
 
@@ -184,6 +196,7 @@ func (s *store) deleteAPIKey(ctx context.Context, accountID, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("api key %s: %w", id, errNotFound)
 	}
+	s.changed()
 	return nil
 }
 
@@ -437,7 +450,7 @@ type outboxEvent struct {
 	CreatedAt   time.Time
 }
 
-func insertEvents(ctx context.Context, tx *sql.Tx, events []outboxEvent) ([]int64, error) {
+func insertEvents(ctx context.Context, tx *sqldb.Tx, events []outboxEvent) ([]int64, error) {
 	seqs := make([]int64, 0, len(events))
 	for _, e := range events {
 		res, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, created_at)

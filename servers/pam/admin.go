@@ -108,7 +108,11 @@ func (s *Server) TokenCount(ctx context.Context) (int, error) {
 // emergency stop); callers must exchange their keys again.
 func (s *Server) RevokeTokens(ctx context.Context, teamName string) error {
 	_, err := s.store.db.ExecContext(ctx, `DELETE FROM tokens WHERE team_id = (SELECT id FROM teams WHERE name = ?)`, teamName)
-	return err
+	if err != nil {
+		return err
+	}
+	s.store.changed()
+	return nil
 }
 
 // User is a PAM user, human or service.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -62,7 +63,7 @@ func (s *Server) resolveAuth(r *http.Request) *authState {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" || strings.ContainsAny(strings.TrimSpace(token), " \t") {
 		return &authState{err: errAuthentication("the Authorization header must be \"Bearer <token>\"")}
 	}
-	rec, err := s.store.tokenByHash(r.Context(), hashSecret(strings.TrimSpace(token)))
+	rec, err := s.token(r.Context(), hashSecret(strings.TrimSpace(token)))
 	switch {
 	case errors.Is(err, errNotFound):
 		return &authState{err: errAuthentication("the bearer token is not valid; obtain a new one")}
@@ -103,30 +104,121 @@ func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) e
 // errors and 429 included, carries them. Success responses repeat them in
 // their typed headers (rateHeaders), since the generated responses set every
 // declared header.
+//
+// The bucket is the authenticated principal's; a request without a valid
+// token spends from its source address's bucket, so nobody can use up a
+// team's or a user's allowance without its credentials. The token exchange
+// is limited apart (exchange).
 func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
+		if isTokenExchange(req) {
+			return s.exchange(c, next)
+		}
 		st := s.resolveAuth(req)
-		key := "team:" + teamFromPath(req.URL.Path)
+		key := "source:" + sourceAddress(req)
 		if st.principal != nil {
 			key = "user:" + st.principal.UserID
 		}
 		d := s.limiter.Take(key)
 		rh := toRateHeaders(d)
 		ctx := context.WithValue(withRequestURL(req), authStateKey{}, st)
+		ctx = context.WithValue(ctx, responseHeaderKey{}, c.Response().Header())
 		c.SetRequest(req.WithContext(context.WithValue(ctx, rateHeadersKey{}, rh)))
-		h := c.Response().Header()
-		h.Set("X-RateLimit-Limit", strconv.FormatInt(rh.XRateLimitLimit, 10))
-		h.Set("X-RateLimit-Remaining", strconv.FormatInt(rh.XRateLimitRemaining, 10))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(rh.XRateLimitReset, 10))
-		h.Set("X-RateLimit-Retry-At", strconv.FormatInt(rh.XRateLimitRetryAt, 10))
+		setRateHeaders(c.Request().Context(), rh)
 		if !d.Allowed {
-			return newError(http.StatusTooManyRequests, "too_many_requests",
-				"the rate limit of %d requests per %s is used up; retry at %s plus a random delay",
-				d.Limit, s.cfg.RateLimitPeriod, d.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
+			return s.tooManyRequests(d)
 		}
 		return next(c)
 	}
+}
+
+// exchange admits a token exchange. An exchange spends nothing up front:
+// a proven key spends from its user's bucket (IssueServiceToken), and each
+// failure is counted twice, against the caller's source address and against
+// the key id it named (exchangeFailed). A source over its failures is
+// refused before its request is read, whatever it sends; a key id over its
+// failures turns further wrong secrets for it into 429, while its real
+// secret still works. So a flood of bogus exchanges locks out only its own
+// source: a valid key presented from elsewhere still gets its token.
+func (s *Server) exchange(c echo.Context, next echo.HandlerFunc) error {
+	req := c.Request()
+	src := "source:" + sourceAddress(req)
+	d := s.exchangeFailures.Peek(src)
+	ctx := context.WithValue(withRequestURL(req), exchangeSourceKey{}, src)
+	ctx = context.WithValue(ctx, responseHeaderKey{}, c.Response().Header())
+	ctx = context.WithValue(ctx, authStateKey{}, &authState{err: errAuthentication("an Authorization: Bearer token is required")})
+	c.SetRequest(req.WithContext(ctx))
+	setRateHeaders(ctx, toRateHeaders(d))
+	if !d.Allowed {
+		return newError(http.StatusTooManyRequests, pamapi.ErrorNameTooManyRequests,
+			"too many failed token exchanges from this address (%d per %s); retry at %s plus a random delay",
+			d.Limit, s.cfg.ExchangeFailurePeriod, d.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	return next(c)
+}
+
+// exchangeFailed counts a failed token exchange against its source and the
+// key id it named, puts the source's headers on the answer, and returns err,
+// or a 429 when the key id has failed too often already.
+func (s *Server) exchangeFailed(ctx context.Context, keyID string, err *apiError) error {
+	src, _ := ctx.Value(exchangeSourceKey{}).(string)
+	d := s.exchangeFailures.Take(src)
+	setRateHeaders(ctx, toRateHeaders(d))
+	if kd := s.exchangeFailures.Take("key:" + keyID); !kd.Allowed {
+		return newError(http.StatusTooManyRequests, pamapi.ErrorNameTooManyRequests,
+			"too many failed token exchanges for this key_id (%d per %s); retry at %s plus a random delay",
+			kd.Limit, s.cfg.ExchangeFailurePeriod, kd.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	return err
+}
+
+// tooManyRequests is the 429 of a spent bucket.
+func (s *Server) tooManyRequests(d ratelimit.Decision) error {
+	return newError(http.StatusTooManyRequests, pamapi.ErrorNameTooManyRequests,
+		"the rate limit of %d requests per %s is used up; retry at %s plus a random delay",
+		d.Limit, s.cfg.RateLimitPeriod, d.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
+}
+
+type (
+	exchangeSourceKey struct{}
+	responseHeaderKey struct{}
+)
+
+// setRateHeaders puts the four X-RateLimit-* headers on the response of the
+// request in ctx (before it is written).
+func setRateHeaders(ctx context.Context, rh rateHeaders) {
+	h, _ := ctx.Value(responseHeaderKey{}).(http.Header)
+	if h == nil {
+		return
+	}
+	h.Set("X-RateLimit-Limit", strconv.FormatInt(rh.XRateLimitLimit, 10))
+	h.Set("X-RateLimit-Remaining", strconv.FormatInt(rh.XRateLimitRemaining, 10))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(rh.XRateLimitReset, 10))
+	h.Set("X-RateLimit-Retry-At", strconv.FormatInt(rh.XRateLimitRetryAt, 10))
+}
+
+// isTokenExchange reports whether req is POST /v1/teams/{team_name}/service_token.
+func isTokenExchange(req *http.Request) bool {
+	if req.Method != http.MethodPost {
+		return false
+	}
+	rest, ok := strings.CutPrefix(req.URL.Path, "/v1/teams/")
+	if !ok {
+		return false
+	}
+	team, tail, _ := strings.Cut(rest, "/")
+	return team != "" && tail == "service_token"
+}
+
+// sourceAddress is the IP address the request came from: the connection's
+// peer, never a header a client can write.
+func sourceAddress(req *http.Request) string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	return host
 }
 
 // requireJSONObject answers 415 unsupported_content_type for a JSON body
@@ -177,16 +269,6 @@ func rateHeadersFrom(ctx context.Context) rateHeaders {
 	return rh
 }
 
-// teamFromPath returns the {team_name} of /v1/teams/{team_name}/...
-func teamFromPath(p string) string {
-	rest, ok := strings.CutPrefix(p, "/v1/teams/")
-	if !ok {
-		return ""
-	}
-	team, _, _ := strings.Cut(rest, "/")
-	return team
-}
-
 // permission is what an operation needs of the caller's roles.
 type permission int
 
@@ -230,10 +312,11 @@ func (s *Server) authorize(ctx context.Context, teamName string, perm permission
 	if p.TeamDisabled {
 		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", teamName)
 	}
-	roles, err := s.store.rolesOf(ctx, p.UserID)
+	roles, err := s.rolesOf(ctx, p.UserID)
 	if err != nil {
 		return nil, err
 	}
+	roles = slices.Clone(roles) // the cached slice is shared
 	if p.UserKind == "human" && !slices.Contains(roles, "end_user") {
 		roles = append(roles, "end_user")
 		slices.Sort(roles)
@@ -264,4 +347,37 @@ func (s *Server) maintenance(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// token returns the record of the token whose hash is hash, from the cache
+// when it is there. Whether the token still works (expiry, revocation) is
+// decided by the caller on every request; the cache is dropped on every
+// change that revokes one.
+func (s *Server) token(ctx context.Context, hash []byte) (tokenRecord, error) {
+	key := string(hash)
+	if rec, ok := s.tokens.Get(key); ok {
+		return rec, nil
+	}
+	gen := s.tokens.Generation()
+	rec, err := s.store.tokenByHash(ctx, hash)
+	if err != nil {
+		return tokenRecord{}, err
+	}
+	s.tokens.Put(gen, key, rec)
+	return rec, nil
+}
+
+// rolesOf returns a user's effective roles (the union of its live groups'),
+// from the cache when they are there. The slice is shared: never modify it.
+func (s *Server) rolesOf(ctx context.Context, userID string) ([]string, error) {
+	if roles, ok := s.roles.Get(userID); ok {
+		return roles, nil
+	}
+	gen := s.roles.Generation()
+	roles, err := s.store.rolesOf(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	s.roles.Put(gen, userID, roles)
+	return roles, nil
 }

@@ -2,13 +2,20 @@ package pam_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -81,4 +88,57 @@ func listGroupsOn(b *testing.B, validationOff bool) func() {
 			b.Fatalf("list: %v %d", err, resp.StatusCode())
 		}
 	}
+}
+
+// BenchmarkListGroupsServer measures the server alone under concurrent
+// load: 16 goroutines list a page of 100 groups with raw HTTP requests whose
+// bodies are read and discarded (no client-side decoding), with request
+// validation on, as `apistack serve` runs by default.
+func BenchmarkListGroupsServer(b *testing.B) {
+	ctx := context.Background()
+	db, err := sqlitedb.Open(ctx, filepath.Join(b.TempDir(), "pam.db"), pam.Migrations())
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	srv, err := pam.New(ctx, pam.Config{DB: db, RateLimit: 1 << 30,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(b, err)
+	h, err := srv.Handler()
+	require.NoError(b, err)
+	hs := httptest.NewServer(h)
+	b.Cleanup(hs.Close)
+	_, err = srv.CreateTeam(ctx, "acme")
+	require.NoError(b, err)
+	key, err := srv.BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
+	require.NoError(b, err)
+	for i := range 150 {
+		require.NoError(b, srv.CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
+	}
+	api, err := pamapi.NewClientWithResponses(hs.URL)
+	require.NoError(b, err)
+	tok, err := api.IssueServiceTokenWithResponse(ctx, "acme",
+		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
+	require.NoError(b, err)
+	url := hs.URL + "/v1/teams/acme/groups?count=100"
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	b.SetParallelism(8) // 16 clients on 2 cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest(http.MethodGet, url, nil)
+			req.Header.Set("Authorization", "Bearer "+tok.JSON200.BearerToken)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || n < 5000 {
+				b.Errorf("list: status %d, %d bytes", resp.StatusCode, n)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }

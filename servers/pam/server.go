@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,9 +22,11 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -37,6 +40,11 @@ type Config struct {
 	// 10,000 per hour.
 	RateLimit       int
 	RateLimitPeriod time.Duration
+	// ExchangeFailures failed token exchanges are allowed per
+	// ExchangeFailurePeriod from one source address, and as many naming one
+	// key id; 0 means 20 per 10 minutes.
+	ExchangeFailures      int
+	ExchangeFailurePeriod time.Duration
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -53,14 +61,40 @@ type Config struct {
 	OnResponseViolation func(r *http.Request, status int, err error)
 }
 
+// The credential caches' bounds: entries for the tokens in use, each
+// re-read from the database at least once a minute.
+const (
+	authCacheSize = 10000
+	authCacheTTL  = time.Minute
+)
+
+// The list-page cache's bounds: the pages read since the last write, at
+// most pageCacheSize of them (a page holds at most 1,000 items).
+const (
+	pageCacheSize = 256
+	pageCacheTTL  = time.Minute
+)
+
 // Server is the PAM API.
 type Server struct {
 	cfg     Config
 	store   *store
 	clock   clock.Clock
 	limiter *ratelimit.Limiter
-	cursors *pagetoken.Codec
-	logger  *slog.Logger
+	// exchangeFailures counts failed token exchanges per source address and
+	// per key id.
+	exchangeFailures *ratelimit.Limiter
+	cursors          *pagetoken.Codec
+	logger           *slog.Logger
+	// tokens caches what a bearer token (by hash) resolved to, and roles
+	// each user's effective roles; both are dropped on every change that may
+	// revoke access (store.revoked), so a request needs no database round
+	// trip to authenticate and authorize.
+	tokens *cache.Cache[tokenRecord]
+	// rendered keeps ListGroups's answers rendered, dropped after every
+	// committed write.
+	rendered *cache.Cache[renderedPage]
+	roles    *cache.Cache[[]string]
 	// offline is the operator's maintenance switch (SetOffline).
 	offline atomic.Bool
 }
@@ -81,13 +115,20 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.RateLimitPeriod == 0 {
 		cfg.RateLimitPeriod = time.Hour
 	}
+	if cfg.ExchangeFailures == 0 {
+		cfg.ExchangeFailures = 20
+	}
+	if cfg.ExchangeFailurePeriod == 0 {
+		cfg.ExchangeFailurePeriod = 10 * time.Minute
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st := &store{db: cfg.DB}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), pages: cache.New[any](pageCacheSize, pageCacheTTL)}
+	st.db.OnCommit(st.pages.Invalidate)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -97,12 +138,21 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	srv := &Server{
-		cfg:     cfg,
-		store:   st,
-		clock:   cfg.Clock,
-		limiter: ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
-		cursors: cursors,
-		logger:  cfg.Logger,
+		cfg:              cfg,
+		store:            st,
+		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
+		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
+		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
+		clock:            cfg.Clock,
+		limiter:          ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
+		exchangeFailures: ratelimit.New(cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock),
+		cursors:          cursors,
+		logger:           cfg.Logger,
+	}
+	st.db.OnCommit(srv.rendered.Invalidate)
+	st.revoked = func() {
+		srv.tokens.Invalidate()
+		srv.roles.Invalidate()
 	}
 	offline, err := st.offline(ctx)
 	if err != nil {
@@ -142,33 +192,44 @@ func (s *Server) Handler() (http.Handler, error) {
 }
 
 // IssueServiceToken exchanges a service-user key for a bearer token.
+//
+// An unknown team, an unknown key, a wrong secret and a key of another team
+// all answer the same 401, so the answers reveal neither which teams nor
+// which keys exist; a disabled team is only named to a caller that proved
+// it holds one of the team's keys. Each failure is counted against the
+// caller's address and the key id named (see exchangeLimits).
 func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceTokenRequestObject) (pamapi.IssueServiceTokenResponseObject, error) {
 	t, err := s.store.teamByName(ctx, req.TeamName)
-	if errors.Is(err, errNotFound) {
-		return nil, errNoSuch("team %q does not exist", req.TeamName)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errNotFound) {
 		return nil, err
-	}
-	if t.Disabled {
-		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", t.Name)
 	}
 	k, err := s.store.keyByID(ctx, req.Body.KeyId)
 	if err != nil && !errors.Is(err, errNotFound) {
 		return nil, err
 	}
-	// Compare even when the key is unknown, so both answers take the same time.
+	// Compare even when the key is unknown, so every answer takes the same time.
 	secretOK := hmac.Equal(hashSecret(req.Body.KeySecret), k.SecretHash) && k.ID != ""
 	now := s.clock.Now()
+	if !secretOK || t.ID == "" || k.TeamID != t.ID {
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("unknown key_id or wrong key_secret"))
+	}
 	switch {
-	case !secretOK || k.TeamID != t.ID:
-		return nil, errAuthentication("unknown key_id or wrong key_secret")
 	case k.Deleted:
-		return nil, errAuthentication("the key was deleted")
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the key was deleted"))
 	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
-		return nil, errAuthentication("the key expired at %s", k.ExpiresAt.UTC().Format(time.RFC3339))
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the key expired at %s", k.ExpiresAt.UTC().Format(time.RFC3339)))
 	case k.UserStatus != "active":
-		return nil, errAuthentication("the service user is %s", k.UserStatus)
+		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the service user is %s", k.UserStatus))
+	case t.Disabled:
+		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", t.Name)
+	}
+	// A proven key spends from its user's own bucket, like every request the
+	// user's tokens make.
+	d := s.limiter.Take("user:" + k.UserID)
+	rh := toRateHeaders(d)
+	setRateHeaders(ctx, rh)
+	if !d.Allowed {
+		return nil, s.tooManyRequests(d)
 	}
 	token := "pat_" + randomSecret()
 	expires := now.Add(s.cfg.TokenTTL)
@@ -180,7 +241,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	}
 	return pamapi.IssueServiceToken200JSONResponse{
 		Body:    pamapi.ServiceToken{BearerToken: token, ExpiresAt: expires.UTC(), TeamName: t.Name},
-		Headers: pamapi.IssueServiceToken200ResponseHeaders(rateHeadersFrom(ctx)),
+		Headers: pamapi.IssueServiceToken200ResponseHeaders(rh),
 	}, nil
 }
 
@@ -200,6 +261,15 @@ func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObj
 		f.Contains = *req.Params.Contains
 		addFilter(filters, "contains", req.Params.Contains)
 	}
+	rh := rateHeadersFrom(ctx)
+	// The team's most read list: its pages are kept rendered until the next
+	// write. The key holds everything the answer depends on; the caller's
+	// access was checked above, on every request.
+	key := renderKey(ctx, "groups", p.TeamID, filters, req.Params.Count, req.Params.Offset)
+	if page, ok := s.rendered.Get(key); ok {
+		return listGroupsAnswer{page: page, rate: rh}, nil
+	}
+	gen := s.rendered.Generation()
 	groups, link, err := paginate(ctx, s, pageRequest{
 		list: "groups", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset, filters: filters,
 	}, groupKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]group, bool, error) {
@@ -212,15 +282,13 @@ func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObj
 	for _, g := range groups {
 		list = append(list, toAPIGroup(g))
 	}
-	rh := rateHeadersFrom(ctx)
-	return pamapi.ListGroups200JSONResponse{
-		Body: pamapi.GroupList{List: list},
-		Headers: pamapi.ListGroups200ResponseHeaders{
-			Link:            link,
-			XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
-			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
-		},
-	}, nil
+	body, err := json.Marshal(pamapi.GroupList{List: list})
+	if err != nil {
+		return nil, fmt.Errorf("encode groups: %w", err)
+	}
+	page := renderedPage{body: append(body, '\n'), link: link}
+	s.rendered.Put(gen, key, page)
+	return listGroupsAnswer{page: page, rate: rh}, nil
 }
 
 func groupKey(g group) keyset { return keyset{Name: g.Name, ID: g.ID} }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -34,7 +36,20 @@ var (
 
 // store is every SQL statement of the PAM service.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
+	// pages caches list pages read, dropped after every committed write.
+	pages *cache.Cache[any]
+	// revoked is called after every committed change that can take access
+	// away or change what a token may do (keys, users, teams, group roles and
+	// members): the server drops what it cached about credentials.
+	revoked func()
+}
+
+// changed reports a committed change that may revoke access.
+func (s *store) changed() {
+	if s.revoked != nil {
+		s.revoked()
+	}
 }
 
 type team struct {
@@ -152,6 +167,7 @@ func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool)
 	if n, _ := res.RowsAffected(); n == 0 {
 		return team{}, errNotFound
 	}
+	s.changed()
 	return s.teamByName(ctx, name)
 }
 
@@ -231,6 +247,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	if err := tx.Commit(); err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("commit: %w", err)
 	}
+	s.changed() // an existing group's roles may have changed
 	return serviceUserCredentials{
 		TeamName: teamName, UserID: userID, UserName: userName, Group: groupName,
 		Roles: splitRoles(joinRoles(roles)), KeyID: keyID, KeySecret: secret, KeyExpiresAt: expires,
@@ -338,14 +355,15 @@ func (q *pageQuery) and(cond string, args ...any) {
 
 // queryPage returns up to limit rows after (or, backwards, before) pos, in
 // (name, id) order, and whether more exist beyond them in that direction.
-func queryPage[T any](ctx context.Context, db *sql.DB, q pageQuery, pos *keyset, backwards bool, limit int, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
+func queryPage[T any](ctx context.Context, s *store, q pageQuery, pos *keyset, backwards bool, limit int, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
 	order := q.nameCol + ` ASC, ` + q.idCol + ` ASC`
 	if pos != nil {
 		op := ">"
 		if backwards {
 			op = "<"
 		}
-		q.and(`(`+q.nameCol+` `+op+` ? OR (`+q.nameCol+` = ? AND `+q.idCol+` `+op+` ?))`, pos.Name, pos.Name, pos.ID)
+		// A row-value comparison, so the (name, id) index serves it as a range.
+		q.and(`(`+q.nameCol+`, `+q.idCol+`) `+op+` (?, ?)`, pos.Name, pos.ID)
 	}
 	if backwards {
 		order = q.nameCol + ` DESC, ` + q.idCol + ` DESC`
@@ -355,7 +373,14 @@ func queryPage[T any](ctx context.Context, db *sql.DB, q pageQuery, pos *keyset,
 		query += ` WHERE ` + strings.Join(q.where, ` AND `)
 	}
 	query += ` ORDER BY ` + order + ` LIMIT ?`
-	rows, err := db.QueryContext(ctx, query, append(q.args, limit+1)...)
+	args := append(q.args, limit+1)
+	key := query + "\x00" + fmt.Sprintf("%#v", args)
+	if v, ok := s.pages.Get(key); ok {
+		p := v.(cachedPage[T])
+		return p.items, p.more, nil
+	}
+	gen := s.pages.Generation()
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("list: %w", err)
 	}
@@ -378,7 +403,15 @@ func queryPage[T any](ctx context.Context, db *sql.DB, q pageQuery, pos *keyset,
 	if backwards {
 		slices.Reverse(items)
 	}
+	s.pages.Put(gen, key, cachedPage[T]{items: items, more: more})
 	return items, more, nil
+}
+
+// cachedPage is a page read by queryPage. Its items are shared by every
+// reader of the cache: never modify them.
+type cachedPage[T any] struct {
+	items []T
+	more  bool
 }
 
 func scanGroup(rows *sql.Rows) (group, error) {
@@ -399,7 +432,7 @@ func (s *store) listGroups(ctx context.Context, teamID string, f groupFilter, po
 	if f.Contains != "" {
 		q.and(`LOWER(name) LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(f.Contains))+"%")
 	}
-	return queryPage(ctx, s.db, q, pos, backwards, limit, scanGroup)
+	return queryPage(ctx, s, q, pos, backwards, limit, scanGroup)
 }
 
 func escapeLike(s string) string {
@@ -457,7 +490,7 @@ func (e *quotaError) Error() string {
 // leaves no room for one more, counting with countSQL (one ? per countArgs).
 // It runs inside the create's write transaction, so two creates cannot both
 // take the last place.
-func checkQuota(ctx context.Context, tx *sql.Tx, teamID, resource, countSQL string, countArgs ...any) error {
+func checkQuota(ctx context.Context, tx *sqldb.Tx, teamID, resource, countSQL string, countArgs ...any) error {
 	var limit int
 	err := tx.QueryRowContext(ctx, `SELECT max_count FROM team_quotas WHERE team_id = ? AND resource = ?`, teamID, resource).Scan(&limit)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -477,7 +510,7 @@ func checkQuota(ctx context.Context, tx *sql.Tx, teamID, resource, countSQL stri
 }
 
 // inTx runs fn in a write transaction.
-func (s *store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *store) inTx(ctx context.Context, fn func(tx *sqldb.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -495,7 +528,7 @@ func (s *store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // setQuotas sets (limit non-nil) or removes each of a team's quotas by
 // resource, in one transaction: a refused value changes none of them.
 func (s *store) setQuotas(ctx context.Context, teamID string, limits map[string]*int) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *sqldb.Tx) error {
 		for resource, limit := range limits {
 			var err error
 			if limit == nil {
@@ -535,7 +568,7 @@ func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, erro
 // the name, a *quotaError when the team's group quota is used up.
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create group: %w", err)
@@ -597,6 +630,7 @@ func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errNotFound
 	}
+	s.changed()
 	return nil
 }
 
@@ -610,6 +644,7 @@ func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.T
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errNotFound
 	}
+	s.changed()
 	return nil
 }
 
@@ -651,7 +686,7 @@ func (s *store) listUsers(ctx context.Context, teamID string, f userFilter, pos 
 	if f.Status != "" {
 		q.and(`u.status = ?`, f.Status)
 	}
-	return queryPage(ctx, s.db, q, pos, backwards, limit, scanUser)
+	return queryPage(ctx, s, q, pos, backwards, limit, scanUser)
 }
 
 // listMembers pages through the users of a group.
@@ -659,7 +694,7 @@ func (s *store) listMembers(ctx context.Context, groupID string, pos *keyset, ba
 	q := pageQuery{sel: `SELECT ` + userColumns + ` FROM group_members m JOIN users u ON u.id = m.user_id`, nameCol: "u.name", idCol: "u.id"}
 	q.and(`m.group_id = ?`, groupID)
 	q.and(`u.status <> 'deleted'`)
-	return queryPage(ctx, s.db, q, pos, backwards, limit, scanUser)
+	return queryPage(ctx, s, q, pos, backwards, limit, scanUser)
 }
 
 // userByName returns a user of the team; kind "" matches either kind.
@@ -695,7 +730,7 @@ func (s *store) userByID(ctx context.Context, id string) (user, error) {
 // service-user quota.
 func (s *store) createUser(ctx context.Context, teamID, name, kind string, now time.Time) (user, error) {
 	u := user{ID: uuid.NewString(), Name: name, Kind: kind, Status: "active", CreatedAt: now.UTC()}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ?`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create user: %w", err)
@@ -724,7 +759,8 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 // updateServiceUser renames a service user and/or sets its status;
 // errAlreadyExists when the new name is taken.
 func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, newName, status *string, now time.Time) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	defer s.changed()
+	return s.inTx(ctx, func(tx *sqldb.Tx) error {
 		if newName != nil {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ? AND id <> ?`, teamID, *newName, userID).Scan(&n); err != nil {
@@ -760,6 +796,7 @@ func (s *store) addMember(ctx context.Context, groupID, userID string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errAlreadyExists
 	}
+	s.changed()
 	return nil
 }
 
@@ -772,6 +809,7 @@ func (s *store) removeMember(ctx context.Context, groupID, userID string) error 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errNotFound
 	}
+	s.changed()
 	return nil
 }
 
@@ -787,7 +825,7 @@ func (s *store) listKeys(ctx context.Context, userID string, pos *keyset, backwa
 	q := pageQuery{sel: `SELECT id, created_at, expires_at FROM service_keys`, nameCol: "id", idCol: "id"}
 	q.and(`user_id = ?`, userID)
 	q.and(`deleted_at IS NULL`)
-	return queryPage(ctx, s.db, q, pos, backwards, limit, func(rows *sql.Rows) (serviceKey, error) {
+	return queryPage(ctx, s, q, pos, backwards, limit, func(rows *sql.Rows) (serviceKey, error) {
 		var k serviceKey
 		err := rows.Scan(&k.ID, &k.CreatedAt, &k.ExpiresAt)
 		return k, err
@@ -803,7 +841,7 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 		k.ExpiresAt = &e
 	}
 	secret := randomSecret()
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
 		if err := checkQuota(ctx, tx, teamID, quotaKeysPerServiceUser,
 			`SELECT COUNT(*) FROM service_keys WHERE user_id = ? AND deleted_at IS NULL`, userID); err != nil {
 			return err
@@ -831,6 +869,7 @@ func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Ti
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errNotFound
 	}
+	s.changed()
 	return nil
 }
 

@@ -75,7 +75,7 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
 			"the Authorization header must be \"Bearer <accessToken>\"")}
 	}
-	clientID, expires, err := s.store.tokenByHash(ctx, hashSecret(token))
+	clientID, expires, err := s.token(ctx, hashSecret(token))
 	switch {
 	case errors.Is(err, errNotFound):
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
@@ -119,7 +119,7 @@ func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) res
 			return nil, st.err
 		}
 		guid := strings.ToLower(req.Header.Get(headerRestaurant))
-		exists, granted, err := s.store.access(ctx, st.clientID, guid)
+		exists, granted, err := s.access(ctx, st.clientID, guid)
 		switch {
 		case err != nil:
 			return nil, err

@@ -11,7 +11,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,9 +22,11 @@ import (
 
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -69,6 +70,10 @@ type Server struct {
 	// dummyHash is compared against when a login names an unknown client, so
 	// a wrong client ID and a wrong secret take the same time.
 	dummyHash []byte
+	// tokens and grants cache what authenticating and admitting a request
+	// read (see credentials.go).
+	tokens *cache.Cache[tokenEntry]
+	grants *cache.Cache[struct{}]
 }
 
 var _ restaurantapi.StrictServerInterface = (*Server)(nil)
@@ -99,7 +104,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if _, err := loadSchemas(); err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)
 	}
-	st := &store{db: cfg.DB}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), pages: cache.New[cachedPage](pageCacheSize, credentialCacheTTL)}
+	st.db.OnCommit(st.pages.Invalidate)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -109,9 +115,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return &Server{
-		cfg:   cfg,
-		store: st,
-		clock: cfg.Clock,
+		cfg:    cfg,
+		store:  st,
+		tokens: cache.New[tokenEntry](credentialCacheSize, credentialCacheTTL),
+		grants: cache.New[struct{}](credentialCacheSize, credentialCacheTTL),
+		clock:  cfg.Clock,
 		limiters: []namedLimiter{
 			{ratelimit.New(cfg.RatePerSecond, time.Second, cfg.Clock), time.Second},
 			{ratelimit.New(cfg.RatePerWindow, cfg.RateWindow, cfg.Clock), cfg.RateWindow},
@@ -196,22 +204,6 @@ type position struct {
 	Seq int64 `json:"s"`
 }
 
-// list answers one page of a list operation, decoded into the resource's
-// generated type, with the token of the next page (nil on the last page).
-func list[T any](ctx context.Context, s *Server, kindPath string, q listQuery) ([]T, *string, error) {
-	rows, next, err := s.page(ctx, kindPath, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]T, len(rows))
-	for i, r := range rows {
-		if err := json.Unmarshal(r.Doc, &out[i]); err != nil {
-			return nil, nil, fmt.Errorf("decode stored %s: %w", kindPath, err)
-		}
-	}
-	return out, next, nil
-}
-
 func (s *Server) page(ctx context.Context, kindPath string, q listQuery) ([]entityRow, *string, error) {
 	restaurantGUID := restaurantFrom(ctx)
 	pq := pageQuery{Restaurant: restaurantGUID, Kind: kindPath, Limit: DefaultPageSize}
@@ -254,21 +246,17 @@ func (s *Server) page(ctx context.Context, kindPath string, q listQuery) ([]enti
 	return rows, &token, nil
 }
 
-// get answers a single-object operation.
-func get[T any](ctx context.Context, s *Server, kindPath, guid string) (T, error) {
-	var out T
+// get answers a single-object operation with the stored document.
+func (s *Server) get(ctx context.Context, kindPath, guid string) ([]byte, error) {
 	doc, err := s.store.entity(ctx, restaurantFrom(ctx), kindPath, guid)
 	if errors.Is(err, errNotFound) {
-		return out, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND,
+		return nil, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND,
 			"no %s %s in this restaurant's configuration", kindByPath[kindPath].EntityType, strings.ToLower(guid))
 	}
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	if err := json.Unmarshal(doc, &out); err != nil {
-		return out, fmt.Errorf("decode stored %s: %w", kindPath, err)
-	}
-	return out, nil
+	return doc, nil
 }
 
 // GetTipWithholding returns the restaurant's tip withholding setting.
@@ -280,11 +268,7 @@ func (s *Server) GetTipWithholding(ctx context.Context, _ restaurantapi.GetTipWi
 	if err != nil {
 		return nil, err
 	}
-	var out restaurantapi.GetTipWithholding200JSONResponse
-	if err := json.Unmarshal(doc, &out); err != nil {
-		return nil, fmt.Errorf("decode stored tip withholding: %w", err)
-	}
-	return out, nil
+	return rawDoc(doc), nil
 }
 
 // timestampLayouts are the forms lastModified is accepted in: the service's

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -31,7 +33,16 @@ var (
 
 // store is every SQL statement of the restaurant service.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
+	// pages caches list pages read, dropped after every committed write.
+	pages *cache.Cache[cachedPage]
+}
+
+// cachedPage is a page read by page. Its rows are shared by every reader of
+// the cache: never modify them.
+type cachedPage struct {
+	rows []entityRow
+	more bool
 }
 
 // hashSecret is how client secrets and tokens are stored: both are 256-bit
@@ -225,6 +236,14 @@ type pageQuery struct {
 // page returns up to q.Limit live entities in insertion order and whether
 // more follow.
 func (s *store) page(ctx context.Context, q pageQuery) ([]entityRow, bool, error) {
+	key := fmt.Sprintf("%s|%s|%d|%d|%d", q.Restaurant, q.Kind, q.AfterSeq, q.Offset, q.Limit)
+	if q.ModifiedAfterMs != nil {
+		key += fmt.Sprintf("|%d", *q.ModifiedAfterMs)
+	}
+	if p, ok := s.pages.Get(key); ok {
+		return p.rows, p.more, nil
+	}
+	gen := s.pages.Generation()
 	var b strings.Builder
 	args := []any{q.Restaurant, q.Kind, q.AfterSeq}
 	b.WriteString(`SELECT seq, doc FROM entities
@@ -255,6 +274,7 @@ func (s *store) page(ctx context.Context, q pageQuery) ([]entityRow, bool, error
 	if more {
 		out = out[:q.Limit]
 	}
+	s.pages.Put(gen, key, cachedPage{rows: out, more: more})
 	return out, more, nil
 }
 

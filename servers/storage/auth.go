@@ -138,7 +138,7 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 	if err != nil {
 		return err
 	}
-	account, err := s.store.keyAccount(ctx, verified.AccessKeyID)
+	account, err := s.keyAccount(ctx, verified.AccessKeyID)
 	if errors.Is(err, ErrNotFound) { // deleted since its secret was read
 		return &sigv4.Error{Code: sigv4.CodeInvalidAccessKeyID, Status: http.StatusForbidden, Message: "the access key id does not exist"}
 	}

@@ -22,8 +22,10 @@ import (
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
@@ -69,6 +71,9 @@ type Server struct {
 	clock    clock.Clock
 	logger   *slog.Logger
 	verifier sigv4.Verifier
+	// keys caches access keys' secrets (unsealed) and accounts, dropped when
+	// a key is deleted (store.revoked).
+	keys *cache.Cache[accessKey]
 }
 
 var _ storageapi.StrictServerInterface = (*Server)(nil)
@@ -94,12 +99,14 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &store{db: cfg.DB, box: box}, clock: cfg.Clock, logger: cfg.Logger}
+	s := &Server{cfg: cfg, store: &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box}, clock: cfg.Clock, logger: cfg.Logger,
+		keys: cache.New[accessKey](keyCacheSize, keyCacheTTL)}
+	s.store.revoked = s.keys.Invalidate
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,
 		Region:  cfg.Region,
 		Service: Service,
-		Secret:  s.store.keySecret,
+		Secret:  s.keySecret,
 	}
 	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -35,9 +36,12 @@ var (
 
 // store is every SQL statement of the storage service.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
 	// box seals access-key secrets at rest.
 	box *secretbox.Box
+	// revoked is called after a key is deleted: the server drops what it
+	// cached about keys.
+	revoked func()
 }
 
 func (s *store) createBucket(ctx context.Context, account, name string, v Versioning, now time.Time) (Bucket, error) {
@@ -214,6 +218,9 @@ func (s *store) deleteKey(ctx context.Context, keyID string) error {
 		return fmt.Errorf("delete key: %w", err)
 	} else if n == 0 {
 		return fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+	}
+	if s.revoked != nil {
+		s.revoked()
 	}
 	return nil
 }

@@ -17,10 +17,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
+
+// poolSize is how many connections a database keeps open: enough for the
+// concurrent readers of a loaded 2-to-8-core machine, few enough that each
+// connection's prepared statements and page cache stay small.
+var poolSize = min(max(4*runtime.GOMAXPROCS(0), 8), 32)
 
 // Open opens (creating when needed) the SQLite database at path in WAL mode
 // and applies every migration in migrations (a directory of goose SQL files at
@@ -44,6 +50,11 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	// Keep every connection open: opening one costs a file open, the pragmas
+	// and, for each statement, a prepare. WAL lets the readers run side by
+	// side; writers queue (sqldb.Options.SerializeWrites).
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
 	if err := db.PingContext(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("open %s: %w", path, err), db.Close())
 	}

@@ -1,0 +1,36 @@
+package fax
+
+import (
+	"context"
+	"time"
+)
+
+// The API-key cache's bounds: entries for the keys in use, each re-read from
+// the database at least once a minute.
+const (
+	keyCacheSize = 10000
+	keyCacheTTL  = time.Minute
+)
+
+// keyEntry is what an API key resolved to.
+type keyEntry struct {
+	accountID string
+	stored    []byte
+}
+
+// apiKey returns the account and stored hash of the key whose hash is hash,
+// from the cache when it is there (errNotFound when no key has it; unknown
+// keys are not cached, so a key created later works at once).
+func (s *Server) apiKey(ctx context.Context, hash []byte) (string, []byte, error) {
+	key := string(hash)
+	if e, ok := s.keys.Get(key); ok {
+		return e.accountID, e.stored, nil
+	}
+	gen := s.keys.Generation()
+	acct, stored, err := s.store.keyByHash(ctx, hash)
+	if err != nil {
+		return "", nil, err
+	}
+	s.keys.Put(gen, key, keyEntry{accountID: acct, stored: stored})
+	return acct, stored, nil
+}

@@ -1,0 +1,93 @@
+package cache
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCache_GetReturnsWhatWasPut(t *testing.T) {
+	c := New[string](10, time.Minute)
+	c.Put(c.Generation(), "k", "v")
+	v, ok := c.Get("k")
+	require.True(t, ok)
+	assert.Equal(t, "v", v)
+	_, ok = c.Get("other")
+	assert.False(t, ok)
+}
+
+func TestCache_InvalidateForgetsEverything(t *testing.T) {
+	c := New[int](10, time.Minute)
+	for i := range 5 {
+		c.Put(c.Generation(), fmt.Sprint(i), i)
+	}
+	c.Invalidate()
+	assert.Equal(t, 0, c.Len())
+	for i := range 5 {
+		_, ok := c.Get(fmt.Sprint(i))
+		assert.False(t, ok)
+	}
+}
+
+func TestCache_PutOfALookupThatRacedAnInvalidateIsDropped(t *testing.T) {
+	c := New[string](10, time.Minute)
+	gen := c.Generation() // the lookup starts
+	c.Invalidate()        // a revocation commits meanwhile
+	c.Put(gen, "token", "principal read before the revocation")
+	_, ok := c.Get("token")
+	assert.False(t, ok, "a stale answer must not be cached")
+	c.Put(c.Generation(), "token", "fresh")
+	v, ok := c.Get("token")
+	require.True(t, ok)
+	assert.Equal(t, "fresh", v)
+}
+
+func TestCache_EntriesExpireAfterTheTTL(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := New[string](10, time.Second)
+	c.now = func() time.Time { return now }
+	c.Put(c.Generation(), "k", "v")
+	now = now.Add(999 * time.Millisecond)
+	_, ok := c.Get("k")
+	assert.True(t, ok)
+	now = now.Add(2 * time.Millisecond)
+	_, ok = c.Get("k")
+	assert.False(t, ok)
+}
+
+func TestCache_HoldsAtMostMaxEntries(t *testing.T) {
+	c := New[int](8, time.Minute)
+	for i := range 100 {
+		c.Put(c.Generation(), fmt.Sprint(i), i)
+		assert.LessOrEqual(t, c.Len(), 8)
+	}
+	v, ok := c.Get("99")
+	require.True(t, ok, "the newest entry is kept")
+	assert.Equal(t, 99, v)
+}
+
+func TestCache_ConcurrentUse(t *testing.T) {
+	c := New[int](64, time.Minute)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 1000 {
+				k := fmt.Sprint((w * i) % 100)
+				if _, ok := c.Get(k); !ok {
+					c.Put(c.Generation(), k, i)
+				}
+				if i%250 == 0 {
+					c.Invalidate()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, c.Len(), 64)
+}
