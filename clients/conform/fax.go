@@ -539,8 +539,7 @@ func (f *faxChecker) checkValidation(ctx context.Context) (string, error) {
 }
 
 func (f *faxChecker) application(ctx context.Context, op, method, path string, body any, want int) (faxapi.FaxApplication, *response, error) {
-	var r request
-	r = request{op: op, method: method, path: path}
+	r := request{op: op, method: method, path: path}
 	if body != nil {
 		r.body, r.header = jsonBody(body), header("Content-Type", "application/json")
 	}

@@ -77,7 +77,7 @@ func (r *restaurantChecker) token(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if a.Token.AccessToken == "" {
-		return "", errors.New("Login: 200 with an empty accessToken")
+		return "", errors.New("login: 200 with an empty accessToken")
 	}
 	return a.Token.AccessToken, nil
 }
@@ -127,9 +127,9 @@ func (r *restaurantChecker) checkLogin(ctx context.Context) (string, error) {
 	}
 	switch {
 	case a.Token.AccessToken == "":
-		return "", errors.New("Login: 200 with an empty accessToken")
+		return "", errors.New("login: 200 with an empty accessToken")
 	case a.Token.ExpiresIn <= 0:
-		return "", fmt.Errorf("Login: expiresIn %d", a.Token.ExpiresIn)
+		return "", fmt.Errorf("login: expiresIn %d", a.Token.ExpiresIn)
 	}
 	// The token works.
 	list, err := r.get(ctx, walkOp, a.Token.AccessToken, walkList+"?pageSize=1")
