@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,6 +96,11 @@ func (x *exchange) send(ctx context.Context, r request) (*response, error) {
 		}
 		resp, err := client.Do(req)
 		if err != nil {
+			// A spec violation is the finding itself.
+			var v *contract.Violation
+			if errors.As(err, &v) {
+				return nil, &violationError{op: r.op, method: r.method, path: r.path, v: v}
+			}
 			return nil, fmt.Errorf("%s (%s %s): %w", r.op, r.method, r.path, err)
 		}
 		body, err := io.ReadAll(resp.Body)
