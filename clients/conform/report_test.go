@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -112,6 +113,17 @@ func TestRun_ASetupErrorIsOneFailedCheck(t *testing.T) {
 			assert.Equal(t, 1, r.ExitCode())
 		})
 	}
+}
+
+func TestRun_StorageNeedsAnXMLBodyDecoder(t *testing.T) {
+	if openapi3filter.RegisteredBodyDecoder("application/xml") != nil {
+		t.Skip("an application/xml body decoder is registered in this test binary")
+	}
+	r := Run(context.Background(), Config{API: Storage, Credentials: Credentials{Storage: &StorageCredentials{
+		Endpoint: "http://127.0.0.1:1", Region: "local-1", KeyID: "k", Secret: "s", Bucket: "b"}}})
+	require.Len(t, r.Results, 1)
+	assert.Equal(t, "setup", r.Results[0].Check)
+	assert.Contains(t, r.Results[0].Detail, "import servers/storage")
 }
 
 func TestRun_AnUnreachableImplementationFailsEveryCheckNamingTheOperation(t *testing.T) {
