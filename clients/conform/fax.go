@@ -308,11 +308,13 @@ func (f *faxChecker) getFax(ctx context.Context, id string) (faxapi.Fax, error) 
 func final(s faxapi.FaxStatus) bool { return s == "delivered" || s == "failed" }
 
 // follow polls a fax until it reaches a final state and returns the states
-// seen, in order, without repeats.
+// seen, in order, without repeats. It polls every 10ms after a change and
+// backs off to 250ms while nothing changes, so a simulator stepping fast is
+// followed closely and a sandbox stepping every second is not flooded.
 func (f *faxChecker) follow(ctx context.Context, id string) (faxapi.Fax, []faxapi.FaxStatus, error) {
+	const fastest, slowest = 10 * time.Millisecond, 250 * time.Millisecond
 	var seen []faxapi.FaxStatus
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
+	wait := fastest
 	for {
 		d, err := f.getFax(ctx, id)
 		if err != nil {
@@ -320,13 +322,18 @@ func (f *faxChecker) follow(ctx context.Context, id string) (faxapi.Fax, []faxap
 		}
 		if len(seen) == 0 || seen[len(seen)-1] != d.Status {
 			seen = append(seen, d.Status)
+			wait = fastest
+		} else {
+			wait = min(wait*3/2, slowest)
 		}
 		if final(d.Status) {
 			return d, seen, nil
 		}
+		timer := time.NewTimer(wait)
 		select {
-		case <-tick.C:
+		case <-timer.C:
 		case <-ctx.Done():
+			timer.Stop()
 			return d, seen, fmt.Errorf("fax %s still %s when the check's time ran out (states seen %v): %w", id, d.Status, seen, ctx.Err())
 		}
 	}
