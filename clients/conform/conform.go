@@ -129,6 +129,10 @@ type Config struct {
 	// webhooks and the document they send (default 127.0.0.1:0). The
 	// implementation under test must reach it.
 	Listen string
+	// ReceiverURL is the base URL the implementation reaches the receiver at,
+	// when it is not the listening address (a tunnel, a NAT); default
+	// http://<the listening address>.
+	ReceiverURL string
 	// Transport sends the requests under the contract validation
 	// (http.DefaultTransport when nil).
 	Transport http.RoundTripper

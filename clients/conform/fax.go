@@ -63,7 +63,7 @@ func faxSuite(_ context.Context, cfg Config) ([]check, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("fax: %w", err)
 	}
-	rcv, err := startReceiver(cfg.Listen, key)
+	rcv, err := startReceiver(cfg.Listen, cfg.ReceiverURL, key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fax: %w", err)
 	}
@@ -83,6 +83,8 @@ func faxSuite(_ context.Context, cfg Config) ([]check, func(), error) {
 // faxes send and receives the webhooks, verified by clients/fax's handler.
 type receiver struct {
 	srv *httptest.Server
+	// url is where the implementation reaches srv.
+	url string
 	mu  sync.Mutex
 	// events are the verified deliveries, in arrival order.
 	events []fax.Event
@@ -92,7 +94,7 @@ type receiver struct {
 	changed chan struct{}
 }
 
-func startReceiver(addr string, key []byte) (*receiver, error) {
+func startReceiver(addr, publicURL string, key []byte) (*receiver, error) {
 	pdf, err := samplePDF(samplePages)
 	if err != nil {
 		return nil, err
@@ -127,6 +129,15 @@ func startReceiver(addr string, key []byte) (*receiver, error) {
 	r.srv.Listener.Close()
 	r.srv.Listener = ln
 	r.srv.Start()
+	r.url = r.srv.URL
+	if publicURL != "" {
+		u, err := url.Parse(strings.TrimRight(publicURL, "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			r.srv.Close()
+			return nil, fmt.Errorf("receiver URL %q is not an http(s) URL", publicURL)
+		}
+		r.url = u.String()
+	}
 	return r, nil
 }
 
@@ -147,8 +158,8 @@ func (r *receiver) snapshot() ([]fax.Event, []string, <-chan struct{}) {
 	return slices.Clone(r.events), slices.Clone(r.rejected), r.changed
 }
 
-func (r *receiver) mediaURL() string   { return r.srv.URL + mediaPath }
-func (r *receiver) webhookURL() string { return r.srv.URL + webhookPath }
+func (r *receiver) mediaURL() string   { return r.url + mediaPath }
+func (r *receiver) webhookURL() string { return r.url + webhookPath }
 
 type statusRecorder struct {
 	http.ResponseWriter
@@ -350,8 +361,12 @@ func (f *faxChecker) deleteFaxes(ids ...string) {
 	}
 }
 
-// inOrder reports whether seen follows the documented order of states.
+// inOrder reports whether seen follows the documented order of states; a
+// fax may fail from any of them.
 func inOrder(seen []faxapi.FaxStatus, order []faxapi.FaxStatus) bool {
+	if n := len(seen); n > 0 && seen[n-1] == "failed" {
+		seen = seen[:n-1]
+	}
 	i := 0
 	for _, s := range seen {
 		j := slices.Index(order[i:], s)
@@ -374,15 +389,18 @@ func (f *faxChecker) checkSendAndProgress(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !inOrder(append([]faxapi.FaxStatus{sent.Status}, seen...), outboundOrder) {
-		return "", fmt.Errorf("GetFax: states %v are not in the documented order %v", seen, outboundOrder)
-	}
 	if d.Status != "delivered" {
 		reason := ""
 		if d.FailureReason != nil {
 			reason = string(*d.FailureReason)
 		}
+		if reason == "file_download_failed" {
+			return "", fmt.Errorf("fax to %s failed with file_download_failed: the implementation could not fetch the runner's document at %s (can it reach this address? see --listen and --receiver-url)", faxDelivered, f.receiver.mediaURL())
+		}
 		return "", fmt.Errorf("fax to %s ended %s %s, want delivered", faxDelivered, d.Status, reason)
+	}
+	if !inOrder(append([]faxapi.FaxStatus{sent.Status}, seen...), outboundOrder) {
+		return "", fmt.Errorf("GetFax: states %v are not in the documented order %v", seen, outboundOrder)
 	}
 	if d.PageCount == nil || *d.PageCount != samplePages {
 		return "", fmt.Errorf("delivered fax: page_count %v, the document has %d pages", d.PageCount, samplePages)
@@ -437,6 +455,9 @@ func (f *faxChecker) checkTestNumberOutcome(ctx context.Context) (string, error)
 	}
 	if d.Status != "failed" || d.FailureReason == nil || *d.FailureReason != "user_busy" {
 		return "", fmt.Errorf("fax to the test number %s ended %s (failure_reason %v, states %v), want failed with user_busy", faxUserBusy, d.Status, d.FailureReason, seen)
+	}
+	if !inOrder(append([]faxapi.FaxStatus{sent.Status}, seen...), outboundOrder) {
+		return "", fmt.Errorf("GetFax: states %v are not in the documented order %v", seen, outboundOrder)
 	}
 	return fmt.Sprintf("%s: %v, failure_reason user_busy", faxUserBusy, seen), nil
 }
@@ -661,7 +682,7 @@ func (f *faxChecker) checkWebhooks(ctx context.Context) (string, error) {
 		case <-changed:
 		case <-ctx.Done():
 			if len(events) == 0 {
-				return "", fmt.Errorf("no webhook delivery reached the receiver at %s (can the implementation reach this address? see --listen): %w", hook, ctx.Err())
+				return "", fmt.Errorf("no webhook delivery reached the receiver at %s (can the implementation reach this address? see --listen and --receiver-url): %w", hook, ctx.Err())
 			}
 			return "", fmt.Errorf("events of fax %s so far %v, no final event: %w", id, types, ctx.Err())
 		}

@@ -20,8 +20,8 @@ Every request and response is checked against the API's spec. Exit status:
 
 The credentials file has the shape of data/demo-credentials.json (one section
 per API); --base-url replaces the section's URL. The fax checks start a local
-receiver (--listen) for the webhooks and the document they send: the
-implementation must reach it.
+receiver (--listen, reached at --receiver-url) for the webhooks and the
+document they send: the implementation must reach it.
 
 flags:
 `
@@ -41,6 +41,7 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	timeout := fs.Duration("timeout", time.Minute, "the longest one check may take, waits for a fax's outcome and its webhooks included")
 	format := fs.String("format", "table", "output: table or json")
 	listen := fs.String("listen", "127.0.0.1:0", "the address of the local receiver of the fax webhooks and document")
+	receiverURL := fs.String("receiver-url", "", "the base URL the implementation reaches the receiver at, when not http://<--listen> (a tunnel, a NAT)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), conformUsage)
 		fs.PrintDefaults()
@@ -68,7 +69,8 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	report := conform.Run(ctx, conform.Config{API: which, Credentials: creds, BaseURL: *baseURL, Timeout: *timeout, Listen: *listen})
+	report := conform.Run(ctx, conform.Config{API: which, Credentials: creds, BaseURL: *baseURL, Timeout: *timeout,
+		Listen: *listen, ReceiverURL: *receiverURL})
 	if *format == "json" {
 		err = report.WriteJSON(stdout)
 	} else {

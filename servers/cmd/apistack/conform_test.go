@@ -101,7 +101,8 @@ func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
 	assert.Equal(t, creds["admin"]["base_url"]+faxInboxPath, app.Data.WebhookURL)
 }
 
-func TestConform_TableOutputAndBaseURLOverride(t *testing.T) {
+func TestConform_TableOutputAndOverrides(t *testing.T) {
+	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
 	defer func() { require.NoError(t, stop()) }()
@@ -127,6 +128,20 @@ func TestConform_TableOutputAndBaseURLOverride(t *testing.T) {
 		assert.Contains(t, r.Detail, strings.TrimPrefix(closed, "http://"), r.Check)
 	}
 	assert.NotContains(t, creds["pam"]["base_url"], closed)
+
+	// An implementation that cannot reach the runner's receiver fails the
+	// checks that need it, saying so; the others pass.
+	rows, err = runConform(t, "--api", "fax", "--credentials", path, "--receiver-url", closed, "--timeout", "3s")
+	require.ErrorAs(t, err, &failed)
+	byName := map[string]conformRow{}
+	for _, r := range rows {
+		byName[r.Check] = r
+	}
+	assert.Contains(t, byName["send-and-progress"].Detail, "could not fetch the runner's document at "+closed)
+	assert.Contains(t, byName["webhook-signatures"].Detail, "no webhook delivery reached the receiver at "+closed)
+	for _, c := range []string{"authentication", "validation-errors", "application-lifecycle", "list-pagination-meta"} {
+		assert.True(t, byName[c].Passed, "%s: %s", c, byName[c].Detail)
+	}
 }
 
 // closedPortURL is the URL of a loopback port nothing listens on.
