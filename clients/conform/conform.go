@@ -158,7 +158,7 @@ func Run(ctx context.Context, cfg Config) Report {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
 	}
-	checks, cleanup, err := suite(ctx, cfg)
+	checks, cleanup, err := suite(cfg)
 	if err != nil {
 		return Report{Results: []Result{{API: cfg.API, Check: "setup", Detail: oneLine(err.Error())}}}
 	}
@@ -170,12 +170,12 @@ func Run(ctx context.Context, cfg Config) Report {
 	return r
 }
 
-func suite(ctx context.Context, cfg Config) ([]check, func(), error) {
+func suite(cfg Config) ([]check, func(), error) {
 	switch cfg.API {
 	case PAM:
 		return pamSuite(cfg)
 	case Fax:
-		return faxSuite(ctx, cfg)
+		return faxSuite(cfg)
 	case Storage:
 		return storageSuite(cfg)
 	case Restaurant:
@@ -199,7 +199,8 @@ func runCheck(ctx context.Context, cfg Config, c check) (res Result) {
 	defer cancel()
 	detail, err := c.run(cctx)
 	if err != nil {
-		return Result{API: cfg.API, Check: c.name, Detail: oneLine(err.Error())}
+		res.Detail = oneLine(err.Error())
+		return res
 	}
 	res.Passed, res.Detail = true, oneLine(detail)
 	return res

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -148,9 +149,15 @@ func (r *response) expectStatus(op string, want int) error {
 	return nil
 }
 
-// snippet is the start of a body, for failure details.
+// secretField matches a JSON string member whose name says it holds a
+// credential (bearer_token, accessToken, key_secret, api_key, ...).
+var secretField = regexp.MustCompile(`("[A-Za-z_]*(?i:token|secret|key)"\s*:\s*)"[^"]*"`)
+
+// snippet is the start of a body, for failure details, with credentials
+// redacted: a buggy implementation may answer a token to a wrong secret.
 func snippet(body []byte) string {
 	s := strings.Join(strings.Fields(string(body)), " ")
+	s = secretField.ReplaceAllString(s, `$1"(redacted)"`)
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}

@@ -44,7 +44,7 @@ type faxChecker struct {
 	receiver *receiver
 }
 
-func faxSuite(_ context.Context, cfg Config) ([]check, func(), error) {
+func faxSuite(cfg Config) ([]check, func(), error) {
 	if cfg.Credentials.Fax == nil {
 		return nil, nil, errors.New("the credentials have no fax section")
 	}

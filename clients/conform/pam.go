@@ -250,16 +250,12 @@ func (p *pamChecker) checkRateLimitHeaders(ctx context.Context) (string, error) 
 		return "", fmt.Errorf("X-RateLimit-Remaining did not decrease over %d requests: %v", calls, remaining)
 	}
 	// Errors carry them too.
-	for _, r := range []request{
-		{op: "GetGroup of a missing group", method: http.MethodGet, path: p.teamPath("/groups/" + uniqueName("conform-missing-"))},
-	} {
-		resp, err := p.authed(ctx, tok, r)
-		if err != nil {
-			return "", err
-		}
-		if _, err := readRateLimit(r.op, resp); err != nil {
-			return "", err
-		}
+	missing, err := p.authed(ctx, tok, request{op: "GetGroup of a missing group", method: http.MethodGet, path: p.teamPath("/groups/" + uniqueName("conform-missing-"))})
+	if err != nil {
+		return "", err
+	}
+	if _, err := readRateLimit("GetGroup of a missing group", missing); err != nil {
+		return "", err
 	}
 	unauth, err := p.authed(ctx, "conform-not-a-token", request{op: "GetCurrentUser with a bad token", method: http.MethodGet, path: p.teamPath("/current_user")})
 	if err != nil {

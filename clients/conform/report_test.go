@@ -164,3 +164,16 @@ func TestParseAPI(t *testing.T) {
 	_, err := ParseAPI("admin")
 	assert.ErrorContains(t, err, "unknown API \"admin\"")
 }
+
+func TestSnippet_RedactsCredentials(t *testing.T) {
+	body := []byte(`{"bearer_token":"tok-123","team_name":"demo","token":{"accessToken": "abc","expiresIn":3600},"key_secret":"s3","api_key":"k","name":"x"}`)
+	got := snippet(body)
+	for _, secret := range []string{"tok-123", `"abc"`, `"s3"`, `"k"`} {
+		assert.NotContains(t, got, secret)
+	}
+	assert.Contains(t, got, `"bearer_token":"(redacted)"`)
+	assert.Contains(t, got, `"team_name":"demo"`, "other fields stay")
+	assert.Contains(t, got, `"name":"x"`)
+	assert.Equal(t, "(empty body)", snippet(nil))
+	assert.Len(t, []rune(snippet(bytes.Repeat([]byte("a"), 500))), 201, "long bodies are cut")
+}
