@@ -2,6 +2,7 @@
 //
 //	apistack serve [--demo] [flags]   every API on its own port
 //	apistack admin <command> [args]   the admin API from the command line
+//	apistack conform --api API [flags] the conformance suite against any implementation
 //
 // Every flag can also be set with an APISTACK_* environment variable named
 // after it (--pam-addr is APISTACK_PAM_ADDR); a flag on the command line wins.
@@ -23,17 +24,28 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "apistack:", err)
-		}
-		os.Exit(2)
+		os.Exit(exitStatus(err, os.Stderr))
 	}
 }
 
 const usage = `usage:
   apistack serve [--demo] [flags]    run every API on its own port (see apistack serve -h)
   apistack admin <command> [args]    drive the admin API (see apistack admin -h)
+  apistack conform --api API [flags] check an implementation of an API (see apistack conform -h)
 `
+
+// exitStatus reports err and returns the process status: 1 when conformance
+// checks failed (the table says which), 2 for any other error.
+func exitStatus(err error, stderr io.Writer) int {
+	var failed *checksFailed
+	if errors.As(err, &failed) {
+		return 1
+	}
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, "apistack:", err)
+	}
+	return 2
+}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -45,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stdout, stderr)
 	case "admin":
 		return adminCommand(ctx, args[1:], stdout, stderr)
+	case "conform":
+		return conformCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

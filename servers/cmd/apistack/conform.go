@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apistack/apistack/clients/conform"
+)
+
+const conformUsage = `usage: apistack conform --api pam|fax|storage|restaurant [--credentials FILE] [--base-url URL] [flags]
+
+Runs the black-box conformance suite of one API against any implementation
+(apistack, your own fake, a vendor sandbox) and prints one row per check.
+Every request and response is checked against the API's spec. Exit status:
+0 when every check passed, 1 when one failed, 2 on a usage error.
+
+The credentials file has the shape of data/demo-credentials.json (one section
+per API); --base-url replaces the section's URL. The fax checks start a local
+receiver (--listen, reached at --receiver-url) for the webhooks and the
+document they send: the implementation must reach it.
+
+flags:
+`
+
+// checksFailed is the error of a run in which a check failed: exit status 1.
+type checksFailed struct{ summary string }
+
+func (c *checksFailed) Error() string { return "conformance checks failed: " + c.summary }
+
+// conformCommand is `apistack conform`.
+func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	api := fs.String("api", "", "the API to check: pam, fax, storage or restaurant")
+	credentials := fs.String("credentials", "data/demo-credentials.json", "the credentials file (the shape of data/demo-credentials.json)")
+	baseURL := fs.String("base-url", "", "the implementation's base URL, replacing the credentials section's")
+	timeout := fs.Duration("timeout", time.Minute, "the longest one check may take, waits for a fax's outcome and its webhooks included")
+	format := fs.String("format", "table", "output: table or json")
+	listen := fs.String("listen", "127.0.0.1:0", "the address of the local receiver of the fax webhooks and document")
+	receiverURL := fs.String("receiver-url", "", "the base URL the implementation reaches the receiver at, when not http://<--listen> (a tunnel, a NAT)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), conformUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("conform: unexpected argument %q", fs.Arg(0))
+	}
+	which, err := conform.ParseAPI(*api)
+	if err != nil {
+		fs.Usage()
+		return fmt.Errorf("conform: --api: %w", err)
+	}
+	if *format != "table" && *format != "json" {
+		fs.Usage()
+		return fmt.Errorf("conform: --format %q: want table or json", *format)
+	}
+	if *timeout <= 0 {
+		return errors.New("conform: --timeout must be positive")
+	}
+	creds, err := conform.ReadCredentials(*credentials)
+	if err != nil {
+		return err
+	}
+	report := conform.Run(ctx, conform.Config{API: which, Credentials: creds, BaseURL: *baseURL, Timeout: *timeout,
+		Listen: *listen, ReceiverURL: *receiverURL})
+	if *format == "json" {
+		err = report.WriteJSON(stdout)
+	} else {
+		err = report.WriteTable(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if report.ExitCode() != 0 {
+		return &checksFailed{summary: report.Summary()}
+	}
+	return nil
+}
