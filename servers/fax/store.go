@@ -714,8 +714,8 @@ func (s *store) eventStats(ctx context.Context) (pending, delivered, abandoned i
 
 // OpenDB opens (creating when needed) the fax database at path and brings
 // its schema up to date.
-func OpenDB(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sqlitedb.Open(ctx, path, Migrations())
+func OpenDB(ctx context.Context, path string, opts ...sqlitedb.Option) (*sql.DB, error) {
+	db, err := sqlitedb.Open(ctx, path, Migrations(), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fax database: %w", err)
 	}
