@@ -250,11 +250,11 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		"from memory: what the machine, the network stack and the load generator allow. **Prism** (`prism mock -p PORT specs/<api>/openapi.yaml`) " +
 		"gets the same request and answers its own example, usually much smaller than apistack's answer: the table says its size. " +
 		"Every server is checked with one request before it is measured; a server answering an error is reported as broken, not measured.\n\n")
-	p("The load generator is the harness process itself (`bench/benchhttp`, closed loop): N connections kept alive, each sending a request, " +
-		"reading the whole answer and sending the next; requests are built per call (unique names for the write path, a fresh signature " +
-		"for each storage PUT); every latency goes into a log-linear histogram (within 1.6 %%). Rounds are interleaved: for each scenario, " +
-		"round r runs the ceiling, apistack, apistack `--validate-responses` where measured, and Prism in turn, each for %s after %s of " +
-		"unmeasured warm-up; %d round(s). req/s is the median of the rounds; p50 and p99 are over every round's requests; errors are " +
+	p("The load generator is the harness process itself (`bench/benchhttp`, closed loop): N connections kept alive, each sending a request, "+
+		"reading the whole answer and sending the next; requests are built per call (unique names for the write path, a fresh signature "+
+		"for each storage PUT); every latency goes into a log-linear histogram (within 1.6 %%). Rounds are interleaved: for each scenario, "+
+		"round r runs the ceiling, apistack, apistack `--validate-responses` where measured, and Prism in turn, each for %s after %s of "+
+		"unmeasured warm-up; %d round(s). req/s is the median of the rounds; p50 and p99 are over every round's requests; errors are "+
 		"non-2xx answers and transport failures. The servers and the load generator share the machine's CPUs.\n\n",
 		r.Duration, r.Warmup, r.Rounds)
 
