@@ -246,12 +246,31 @@ func (h *harness) scenario(ctx context.Context, s Scenario, main, validate *inst
 
 func isSuccess(status int) bool { return status >= 200 && status <= 299 }
 
-// brokenIf says why a server whose check answered r is not measured.
+// brokenIf says why a server whose check answered r is not measured. Prism
+// explains a refusal in its sl-violations header: its messages are kept.
 func brokenIf(r Recorded) string {
 	if isSuccess(r.Status) {
 		return ""
 	}
-	return fmt.Sprintf("answered %d: %s", r.Status, snippet(r.Body))
+	msg := fmt.Sprintf("answered %d: %s", r.Status, snippet(r.Body))
+	if v := r.Header.Get("Sl-Violations"); v != "" {
+		var violations []struct {
+			Location []string `json:"location"`
+			Message  string   `json:"message"`
+		}
+		if json.Unmarshal([]byte(v), &violations) == nil {
+			var parts []string
+			for _, x := range violations {
+				if len(x.Location) > 0 && x.Location[0] == "request" {
+					parts = append(parts, x.Message)
+				}
+			}
+			if len(parts) > 0 {
+				msg = fmt.Sprintf("answered %d, rejecting the request: %s", r.Status, strings.Join(parts, "; "))
+			}
+		}
+	}
+	return msg
 }
 
 // probe sends one request of fn and records the answer.

@@ -154,6 +154,11 @@ func (r Report) Targets() []TargetCheck {
 		s, ran := byName[scenario]
 		c := TargetCheck{Target: target, Outcome: NotMeasured, Measured: "—"}
 		if ran {
+			for _, name := range []string{a, b} {
+				if sv := s.Server(name); sv != nil && sv.Broken != "" {
+					c.Measured = serverLabels[name] + " broken"
+				}
+			}
 			if v, ok := ratio(s.Server(a), s.Server(b)); ok {
 				c.Measured = fmt.Sprintf("%.2f%s", v, unit)
 				c.Outcome = verdict(v >= want)
@@ -320,8 +325,8 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 func mdEscape(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	s = strings.ReplaceAll(s, "|", "\\|")
-	if len(s) > 160 {
-		s = s[:160] + "…"
+	if r := []rune(s); len(r) > 400 {
+		s = string(r[:400]) + "…"
 	}
 	return s
 }

@@ -104,8 +104,9 @@ func Scenarios() []Scenario {
 		{
 			Name: "storage-put", Title: "Storage: PUT a lifecycle configuration", API: "storage", Connections: 16, Headline: true,
 			Request: "PUT /demo-bucket?lifecycle (XML, two rules; each request signed CLOUD4-HMAC-SHA256)",
-			Note:    "Each request is signed when it is built (clients/storage/sigv4), and the server checks the signature and the body hash.",
-			build:   storagePut,
+			Note: "Each request is signed when it is built (clients/storage/sigv4), and the server checks the signature and the body hash. " +
+				"Prism validates the request too; when it refuses this one, the table shows the reasons it gave (its sl-violations header).",
+			build: storagePut,
 		},
 		{
 			Name: "fax-send", Title: "Fax: send a fax", API: "fax", Connections: 16, Headline: true,
