@@ -3,10 +3,12 @@ GO        ?= go
 TOOLS     := $(CURDIR)/.tools
 SPECTRAL_VERSION := 6.16.3
 SPECTRAL  := $(TOOLS)/node_modules/.bin/spectral
+PRISM_VERSION := 5.16.0
+PRISM     := $(TOOLS)/node_modules/.bin/prism
 SPECS     := $(wildcard specs/*/openapi.yaml) $(wildcard specs/*/webhooks.yaml)
 FUZZTIME  ?= 5s
 
-.PHONY: all generate check-generated lint fmt-check vet staticcheck spectral test fuzz bench run build tools
+.PHONY: all generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools
 
 all: check-generated lint test
 
@@ -41,6 +43,14 @@ $(SPECTRAL):
 spectral: $(SPECTRAL)
 	$(SPECTRAL) lint --ruleset .spectral.yaml --fail-severity error $(SPECS)
 
+## prism: install the pinned Prism CLI into .tools (the conformance tests run `prism mock` on each spec)
+prism: $(PRISM)
+
+$(PRISM):
+	mkdir -p $(TOOLS)
+	cd $(TOOLS) && [ -f package.json ] || echo '{"private":true}' > $(TOOLS)/package.json
+	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error @stoplight/prism-cli@$(PRISM_VERSION)
+
 ## test: every test with the race detector, and each fuzz target briefly
 test:
 	$(GO) test -race -count=1 ./...
@@ -66,3 +76,10 @@ run:
 
 build:
 	$(GO) build -o bin/apistack ./servers/cmd/apistack
+
+## bench-http: the HTTP benchmark harness (issue 10): each API beside a bare echo ceiling and Prism's mock, in
+## interleaved rounds; writes BENCHMARKS.md (minutes; e.g. BENCHHTTP_FLAGS="-duration 2s -rounds 1 -scenarios pam-list")
+.PHONY: bench-http
+BENCHHTTP_FLAGS ?=
+bench-http: $(PRISM)
+	$(GO) run ./bench/cmd/benchhttp $(BENCHHTTP_FLAGS)
