@@ -89,7 +89,8 @@ func (h *harness) stopAll() {
 func (h *harness) run(ctx context.Context) (*Report, error) {
 	cfg := h.cfg
 	report := &Report{
-		Machine:  Machine{CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: goVersion(ctx, cfg.Root), Date: time.Now().UTC()},
+		Machine: Machine{CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: goVersion(ctx, cfg.Root), Date: time.Now().UTC(),
+			LoadBefore: loadAverage()},
 		Duration: cfg.Duration, Warmup: cfg.Warmup, Rounds: cfg.Rounds,
 	}
 	bin := cfg.Binary
@@ -148,6 +149,7 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 		}
 		report.Memory = append(report.Memory, MemoryResult{Process: serverLabels[inst.name], RSS: rss})
 	}
+	report.Machine.LoadAfter = loadAverage()
 	return report, nil
 }
 
@@ -403,6 +405,19 @@ func prismVersion(prism string) string {
 		}
 	}
 	return "unknown version"
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages of /proc/loadavg.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // cpuModel reads the CPU's model name from /proc/cpuinfo.

@@ -66,6 +66,8 @@ func TestRun_MeasuresTwoScenariosEndToEnd(t *testing.T) {
 		}
 	}
 	assert.NotNil(t, report.Scenarios[0].Server(ServerValidate), "the PAM list is measured with --validate-responses too")
+	assert.NotEmpty(t, report.Machine.LoadBefore)
+	assert.NotEmpty(t, report.Machine.CPUs)
 	require.Len(t, report.Memory, 2)
 	for _, m := range report.Memory {
 		assert.Greater(t, m.RSS, int64(1<<20), m.Process)

@@ -39,6 +39,10 @@ type Machine struct {
 	CPUModel  string    `json:"cpu_model"`
 	GoVersion string    `json:"go_version"`
 	Date      time.Time `json:"date"`
+	// LoadBefore and LoadAfter are /proc/loadavg's 1, 5 and 15 minute load
+	// averages before and after the run: other work on the machine skews it.
+	LoadBefore string `json:"load_before,omitempty"`
+	LoadAfter  string `json:"load_after,omitempty"`
 }
 
 // MemoryResult is one process's resident set size.
@@ -240,6 +244,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		p(", %s", r.Machine.CPUModel)
 	}
 	p("\n- Go: %s\n", r.Machine.GoVersion)
+	if r.Machine.LoadBefore != "" {
+		p("- Load average (1, 5, 15 min, `/proc/loadavg`): %s before the run, %s after\n", r.Machine.LoadBefore, r.Machine.LoadAfter)
+	}
 	if r.Prism != "" {
 		p("- Prism: @stoplight/prism-cli %s\n", r.Prism)
 	} else {
