@@ -155,8 +155,10 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 
 // target is one server a scenario runs against.
 type target struct {
-	name    string
-	request RequestFunc
+	name string
+	// build returns a request function for one run: each run builds its
+	// own, so a write path's names never repeat those of an earlier round.
+	build   func() RequestFunc
 	result  *ServerResult
 	latency Histogram
 }
@@ -169,6 +171,9 @@ func (h *harness) scenario(ctx context.Context, s Scenario, main, validate *inst
 	}
 	res := ScenarioResult{Name: s.Name, Title: s.Title, Request: s.Request, Note: s.Note, Connections: conns, Write: s.Write, Headline: s.Headline}
 	h.log("scenario %s", s.Name)
+	builder := func(fx *Fixture, base string) func() RequestFunc {
+		return func() RequestFunc { return s.build(fx, base) }
+	}
 
 	// apistack's answer, recorded for the ceiling.
 	base := main.fixture.creds.baseURL(s.API)
@@ -177,8 +182,8 @@ func (h *harness) scenario(ctx context.Context, s Scenario, main, validate *inst
 		return res, fmt.Errorf("apistack: %w", err)
 	}
 	var targets []*target
-	add := func(name string, fn RequestFunc, broken string, status, size int) {
-		targets = append(targets, &target{name: name, request: fn,
+	add := func(name string, build func() RequestFunc, broken string, status, size int) {
+		targets = append(targets, &target{name: name, build: build,
 			result: &ServerResult{Server: name, Broken: broken, Status: status, ResponseBytes: size}})
 	}
 	if !isSuccess(rec.Status) {
@@ -189,28 +194,28 @@ func (h *harness) scenario(ctx context.Context, s Scenario, main, validate *inst
 			return res, err
 		}
 		defer h.stopChild(ceiling) // this scenario's ceiling ends with it
-		add(ServerCeiling, s.build(main.fixture, "http://"+addr), "", rec.Status, len(rec.Body))
+		add(ServerCeiling, builder(main.fixture, "http://"+addr), "", rec.Status, len(rec.Body))
 	}
-	add(ServerAPIStack, s.build(main.fixture, base), brokenIf(rec), rec.Status, len(rec.Body))
+	add(ServerAPIStack, builder(main.fixture, base), brokenIf(rec), rec.Status, len(rec.Body))
 	if s.ValidateResponses && validate != nil {
-		fn := s.build(validate.fixture, validate.fixture.creds.baseURL(s.API))
-		r, err := probe(ctx, fn)
+		build := builder(validate.fixture, validate.fixture.creds.baseURL(s.API))
+		r, err := probe(ctx, build())
 		if err != nil {
 			return res, fmt.Errorf("apistack --validate-responses: %w", err)
 		}
-		add(ServerValidate, fn, brokenIf(r), r.Status, len(r.Body))
+		add(ServerValidate, build, brokenIf(r), r.Status, len(r.Body))
 	}
 	if pb, ok := prism[s.API]; ok {
-		fn := s.build(main.fixture, pb)
-		r, err := probe(ctx, fn)
+		build := builder(main.fixture, pb)
+		r, err := probe(ctx, build())
 		if err != nil {
 			return res, fmt.Errorf("prism: %w", err)
 		}
-		add(ServerPrism, fn, brokenIf(r), r.Status, len(r.Body))
+		add(ServerPrism, build, brokenIf(r), r.Status, len(r.Body))
 	}
 	// The ceiling replays apistack's answer: check it answers that.
 	if c := targets[0]; c.result.Broken == "" {
-		r, err := probe(ctx, c.request)
+		r, err := probe(ctx, c.build())
 		if err != nil {
 			return res, fmt.Errorf("ceiling: %w", err)
 		}
@@ -224,7 +229,7 @@ func (h *harness) scenario(ctx context.Context, s Scenario, main, validate *inst
 			if t.result.Broken != "" {
 				continue
 			}
-			lr, err := Load{Connections: conns, Warmup: cfg.Warmup, Duration: cfg.Duration, Request: t.request}.Run(ctx)
+			lr, err := Load{Connections: conns, Warmup: cfg.Warmup, Duration: cfg.Duration, Request: t.build()}.Run(ctx)
 			if err != nil {
 				return res, fmt.Errorf("%s round %d: %w", t.name, round+1, err)
 			}
