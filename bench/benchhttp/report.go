@@ -35,10 +35,14 @@ type Report struct {
 
 // Machine describes the machine a report was measured on.
 type Machine struct {
-	CPUs      int       `json:"cpus"`
-	CPUModel  string    `json:"cpu_model"`
-	GoVersion string    `json:"go_version"`
-	Date      time.Time `json:"date"`
+	// CPUs is the number of CPUs the harness may use (nproc).
+	CPUs int `json:"cpus"`
+	// CPUModel is /proc/cpuinfo's model name.
+	CPUModel string `json:"cpu_model"`
+	// GoVersion is what `go version` answers.
+	GoVersion string `json:"go_version"`
+	// Date is when the run started.
+	Date time.Time `json:"date"`
 	// LoadBefore and LoadAfter are /proc/loadavg's 1, 5 and 15 minute load
 	// averages before and after the run: other work on the machine skews it.
 	LoadBefore string `json:"load_before,omitempty"`
@@ -47,20 +51,25 @@ type Machine struct {
 
 // MemoryResult is one process's resident set size.
 type MemoryResult struct {
+	// Process names the process.
 	Process string `json:"process"`
-	RSS     int64  `json:"rss_bytes"`
+	// RSS is its VmRSS from /proc/PID/status, in bytes.
+	RSS int64 `json:"rss_bytes"`
 }
 
 // ScenarioResult is one scenario's measurements, one per server.
 type ScenarioResult struct {
-	Name        string         `json:"name"`
-	Title       string         `json:"title"`
-	Request     string         `json:"request"`
-	Note        string         `json:"note,omitempty"`
-	Connections int            `json:"connections"`
-	Write       bool           `json:"write,omitempty"`
-	Headline    bool           `json:"headline,omitempty"`
-	Servers     []ServerResult `json:"servers"`
+	// Name, Title, Request, Note, Write and Headline are the Scenario's.
+	Name     string `json:"name"`
+	Title    string `json:"title"`
+	Request  string `json:"request"`
+	Note     string `json:"note,omitempty"`
+	Write    bool   `json:"write,omitempty"`
+	Headline bool   `json:"headline,omitempty"`
+	// Connections is the number of connections it ran with.
+	Connections int `json:"connections"`
+	// Servers holds a result per server, in the order each round ran them.
+	Servers []ServerResult `json:"servers"`
 }
 
 // Server returns the result of the named server, or nil.
@@ -133,9 +142,12 @@ const (
 
 // TargetCheck is one of the issue's targets checked against a report.
 type TargetCheck struct {
-	Target   string
+	// Target says what is wanted.
+	Target string
+	// Measured is the value measured, or why there is none.
 	Measured string
-	Outcome  Outcome
+	// Outcome is the verdict.
+	Outcome Outcome
 }
 
 // MaxRSS is the memory target: the apistack process's VmRSS after the run.
