@@ -41,6 +41,9 @@ type serveConfig struct {
 	TokenTTL          time.Duration
 	PAMRateLimit      int
 	PAMRatePeriod     time.Duration
+	RestaurantRPS     int
+	RestaurantLimit   int
+	RestaurantPeriod  time.Duration
 	ShutdownTimeout   time.Duration
 	SQLiteFullSync    bool
 }
@@ -66,6 +69,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.TokenTTL, "pam-token-ttl", time.Hour, "lifetime of PAM bearer tokens")
 	fs.IntVar(&c.PAMRateLimit, "pam-rate-limit", 10000, "PAM requests allowed per caller per --pam-rate-period")
 	fs.DurationVar(&c.PAMRatePeriod, "pam-rate-period", time.Hour, "PAM rate-limit period")
+	fs.IntVar(&c.RestaurantRPS, "restaurant-rate-per-second", 20, "restaurant requests allowed per second per restaurant")
+	fs.IntVar(&c.RestaurantLimit, "restaurant-rate-limit", 10000, "restaurant requests allowed per restaurant per --restaurant-rate-period")
+	fs.DurationVar(&c.RestaurantPeriod, "restaurant-rate-period", 15*time.Minute, "restaurant rate-limit period")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests get on SIGINT/SIGTERM")
 	fs.BoolVar(&c.SQLiteFullSync, "sqlite-full-sync", false, "flush every SQLite commit to the disk (durable against power loss; default: durable against a crash of the process, much faster writes)")
 	fs.Usage = func() {
@@ -174,6 +180,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer restaurantDB.Close()
 	restaurantServer, err := restaurant.New(ctx, restaurant.Config{
 		DB: restaurantDB, Logger: logger, ValidateResponses: c.ValidateResponses,
+		RatePerSecond: c.RestaurantRPS, RatePerWindow: c.RestaurantLimit, RateWindow: c.RestaurantPeriod,
 	})
 	if err != nil {
 		return err

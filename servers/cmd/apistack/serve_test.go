@@ -188,6 +188,20 @@ func TestServe_FlagsFallBackToEnvironment(t *testing.T) {
 	assert.ErrorContains(t, err, "APISTACK_PAM_RATE_LIMIT")
 }
 
+func TestServe_RestaurantRateFlags(t *testing.T) {
+	c, err := parseServeFlags(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 20, c.RestaurantRPS, "the documented 20 per second by default")
+	assert.Equal(t, 10000, c.RestaurantLimit)
+	assert.Equal(t, 15*time.Minute, c.RestaurantPeriod)
+
+	c, err = parseServeFlags([]string{"--restaurant-rate-per-second", "5000", "--restaurant-rate-limit", "1000000", "--restaurant-rate-period", "1m"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 5000, c.RestaurantRPS)
+	assert.Equal(t, 1000000, c.RestaurantLimit)
+	assert.Equal(t, time.Minute, c.RestaurantPeriod)
+}
+
 func TestAdminCLI_PAMAndRestaurantCommands(t *testing.T) {
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
