@@ -94,6 +94,9 @@ type Server struct {
 	// keys caches which account an API key (by hash) belongs to, dropped
 	// on every key rotation or deletion (store.revoked).
 	keys *cache.Cache[keyEntry]
+	// apps caches the applications sends name, dropped when one is changed
+	// or deleted.
+	apps *cache.Cache[application]
 
 	wakeSim    chan struct{}
 	wakeOutbox chan struct{}
@@ -157,6 +160,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg:        cfg,
 		store:      st,
 		keys:       cache.New[keyEntry](keyCacheSize, keyCacheTTL),
+		apps:       cache.New[application](keyCacheSize, keyCacheTTL),
 		clock:      cfg.Clock,
 		logger:     cfg.Logger,
 		signingKey: ed25519.NewKeyFromSeed(seed),
@@ -164,7 +168,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		wakeSim:    make(chan struct{}, 1),
 		wakeOutbox: make(chan struct{}, 1),
 	}
-	st.revoked = s.keys.Invalidate
+	st.revoked = func() {
+		s.keys.Invalidate()
+		s.apps.Invalidate()
+	}
 	s.SetBaseURL(cfg.BaseURL)
 	return s, nil
 }
@@ -281,7 +288,7 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 	if !httpURL(body.MediaUrl) {
 		problems = append(problems, invalidField("/media_url", "media_url must be an absolute http or https URL"))
 	}
-	app, err := s.store.application(ctx, acct, body.ConnectionId)
+	app, err := s.application(ctx, acct, body.ConnectionId)
 	switch {
 	case errors.Is(err, errNotFound):
 		problems = append(problems, invalidField("/connection_id", "connection_id is not a fax application of this account"))
@@ -615,12 +622,27 @@ func e164(s string) (string, bool) {
 	if !strings.HasPrefix(s, "+") {
 		return "", false
 	}
-	n, err := phonenumbers.Parse(s, "")
-	if err != nil || !phonenumbers.IsValidNumber(n) {
-		return "", false
+	if r, ok := e164Seen.Get(s); ok {
+		return r.number, r.ok
 	}
-	out := phonenumbers.Format(n, phonenumbers.E164)
-	return out, out == s
+	r := e164Result{}
+	n, err := phonenumbers.Parse(s, "")
+	if err == nil && phonenumbers.IsValidNumber(n) {
+		r.number = phonenumbers.Format(n, phonenumbers.E164)
+		r.ok = r.number == s
+	}
+	e164Seen.Put(e164Seen.Generation(), s, r)
+	return r.number, r.ok
+}
+
+// e164Seen remembers the numbers parsed lately: parsing one (libphonenumber's
+// metadata and patterns) cost a sixth of a send, and senders repeat their
+// numbers. The answer is a pure function of the text, so it never goes stale.
+var e164Seen = cache.New[e164Result](4096, time.Hour)
+
+type e164Result struct {
+	number string
+	ok     bool
 }
 
 func httpURL(s string) bool {

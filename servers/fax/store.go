@@ -39,7 +39,8 @@ type store struct {
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// revoked is called after every committed change that revokes an API
-	// key: the server drops what it cached about keys.
+	// key or changes or deletes a fax application: the server drops what it
+	// cached about keys and applications.
 	revoked func()
 }
 
@@ -262,6 +263,7 @@ func (s *store) updateApplication(ctx context.Context, a application) error {
 	if err != nil {
 		return fmt.Errorf("update fax application: %w", err)
 	}
+	s.changed()
 	return nil
 }
 
@@ -316,7 +318,11 @@ func (s *store) deleteApplication(ctx context.Context, accountID, id string) err
 	if _, err := tx.ExecContext(ctx, `UPDATE numbers SET application_id = NULL WHERE application_id = ?`, id); err != nil {
 		return fmt.Errorf("disable numbers of fax application: %w", err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.changed()
+	return nil
 }
 
 // number is a phone number of an account, enabled on an application or not.

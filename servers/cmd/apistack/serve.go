@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -46,6 +48,7 @@ type serveConfig struct {
 	RestaurantPeriod  time.Duration
 	ShutdownTimeout   time.Duration
 	SQLiteFullSync    bool
+	CPUProfile        string
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -73,6 +76,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.IntVar(&c.RestaurantLimit, "restaurant-rate-limit", 10000, "restaurant requests allowed per restaurant per --restaurant-rate-period")
 	fs.DurationVar(&c.RestaurantPeriod, "restaurant-rate-period", 15*time.Minute, "restaurant rate-limit period")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests get on SIGINT/SIGTERM")
+	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the whole run to this file, for performance work")
 	fs.BoolVar(&c.SQLiteFullSync, "sqlite-full-sync", false, "flush every SQLite commit to the disk (durable against power loss; default: durable against a crash of the process, much faster writes)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
@@ -133,6 +137,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	slog.SetDefault(logger)
+	if c.CPUProfile != "" {
+		stop, err := startCPUProfile(c.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 
 	credsPath := filepath.Join(c.DataDir, "demo-credentials.json")
 	previous, err := readCredentials(credsPath)
@@ -309,4 +320,21 @@ func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, 
 	wg.Wait()
 	logger.Info("stopped")
 	return serveErr
+}
+
+// startCPUProfile profiles the process into path until the returned function
+// is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// The API-key cache's bounds: entries for the keys in use, each re-read from
-// the database at least once a minute.
+// The caches' bounds (API keys, applications): entries for those in use,
+// each re-read from the database at least once a minute.
 const (
 	keyCacheSize = 10000
 	keyCacheTTL  = time.Minute
@@ -33,4 +33,20 @@ func (s *Server) apiKey(ctx context.Context, hash []byte) (string, []byte, error
 	}
 	s.keys.Put(gen, key, keyEntry{accountID: acct, stored: stored})
 	return acct, stored, nil
+}
+
+// application returns the account's application id (errNotFound when it is
+// missing or another account's), from the cache when it is there.
+func (s *Server) application(ctx context.Context, accountID, id string) (application, error) {
+	key := accountID + "|" + id
+	if a, ok := s.apps.Get(key); ok {
+		return a, nil
+	}
+	gen := s.apps.Generation()
+	a, err := s.store.application(ctx, accountID, id)
+	if err != nil {
+		return application{}, err
+	}
+	s.apps.Put(gen, key, a)
+	return a, nil
 }
