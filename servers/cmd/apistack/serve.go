@@ -42,6 +42,7 @@ type serveConfig struct {
 	PAMRateLimit      int
 	PAMRatePeriod     time.Duration
 	ShutdownTimeout   time.Duration
+	Conn              connLimits
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -66,6 +67,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.IntVar(&c.PAMRateLimit, "pam-rate-limit", 10000, "PAM requests allowed per caller per --pam-rate-period")
 	fs.DurationVar(&c.PAMRatePeriod, "pam-rate-period", time.Hour, "PAM rate-limit period")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests get on SIGINT/SIGTERM")
+	registerConnFlags(fs, &c.Conn)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
 		fs.PrintDefaults()
@@ -78,6 +80,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	if err := c.Conn.validate(); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -255,25 +260,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
 	}
 
-	return runServers(ctx, logger, listeners, c.ShutdownTimeout)
+	return runServers(ctx, logger, listeners, c.Conn, c.ShutdownTimeout)
 }
 
-// runServers serves every listener until ctx ends, then shuts them all down
-// gracefully, giving in-flight requests up to timeout.
-func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, timeout time.Duration) error {
+// runServers serves every listener, within limits, until ctx ends, then
+// shuts them all down gracefully, giving in-flight requests up to timeout.
+func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, timeout time.Duration) error {
 	errc := make(chan error, len(listeners))
 	servers := make([]*http.Server, 0, len(listeners))
 	for _, l := range listeners {
-		srv := &http.Server{
-			Handler:           l.handler,
-			ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-			BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		}
+		srv := newHTTPServer(ctx, logger, l.handler, limits)
 		servers = append(servers, srv)
 		logger.Info("listening", "api", l.name, "url", l.baseURL())
+		ln := limitListener(l.ln, limits)
 		go func() {
-			if err := srv.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("%s: %w", l.name, err)
 			}
 		}()
