@@ -716,7 +716,10 @@ type ClientInterface interface {
 	// IssueServiceTokenWithBody Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. A team that
+	// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+	// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+	// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -726,7 +729,10 @@ type ClientInterface interface {
 	// IssueServiceToken Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. A team that
+	// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+	// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+	// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1098,7 +1104,10 @@ func (c *Client) ListRoles(ctx context.Context, teamName TeamName, params *ListR
 // IssueServiceTokenWithBody Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. A team that
+// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1118,7 +1127,10 @@ func (c *Client) IssueServiceTokenWithBody(ctx context.Context, teamName TeamNam
 // IssueServiceToken Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. A team that
+// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2734,7 +2746,10 @@ type ClientWithResponsesInterface interface {
 	// IssueServiceTokenWithBodyWithResponse Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. A team that
+	// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+	// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+	// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2744,7 +2759,10 @@ type ClientWithResponsesInterface interface {
 	// IssueServiceTokenWithResponse Issue a service user token
 	//
 	// Exchanges a service-user API key for a bearer token. The key must belong to the team
-	// in the path, must not be deleted or expired, and its user must be active.
+	// in the path, must not be deleted or expired, and its user must be active. A team that
+	// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+	// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+	// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4650,14 +4668,6 @@ type IssueServiceTokenResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// IssueServiceTokenResponse404Headers the declared response headers of an HTTP 404 response for IssueServiceToken
-type IssueServiceTokenResponse404Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // IssueServiceTokenResponse415Headers the declared response headers of an HTTP 415 response for IssueServiceToken
 type IssueServiceTokenResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -4701,8 +4711,6 @@ type IssueServiceTokenResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *NotFound
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4719,8 +4727,6 @@ type IssueServiceTokenResponse struct {
 	Headers401 *IssueServiceTokenResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *IssueServiceTokenResponse403Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *IssueServiceTokenResponse404Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *IssueServiceTokenResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4749,11 +4755,6 @@ func (r IssueServiceTokenResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r IssueServiceTokenResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r IssueServiceTokenResponse) GetJSON404() *NotFound {
-	return r.JSON404
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -6607,7 +6608,10 @@ func (c *ClientWithResponses) ListRolesWithResponse(ctx context.Context, teamNam
 // IssueServiceTokenWithBodyWithResponse Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. A team that
+// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6623,7 +6627,10 @@ func (c *ClientWithResponses) IssueServiceTokenWithBodyWithResponse(ctx context.
 // IssueServiceTokenWithResponse Issue a service user token
 //
 // Exchanges a service-user API key for a bearer token. The key must belong to the team
-// in the path, must not be deleted or expired, and its user must be active.
+// in the path, must not be deleted or expired, and its user must be active. A team that
+// does not exist answers exactly as a wrong key does (401 `authentication_error`,
+// "unknown key_id or wrong key_secret"), so the answer does not reveal which teams
+// exist; a disabled team answers 403 `disabled_team` only to a right key of it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10290,13 +10297,6 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 		}
 		response.JSON403 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest NotFound
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON404 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10452,37 +10452,6 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
-	case rsp.StatusCode == 404:
-		var headers IssueServiceTokenResponse404Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers404 = &headers
 	case rsp.StatusCode == 415:
 		var headers IssueServiceTokenResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -16291,24 +16260,6 @@ func (response IssueServiceToken403JSONResponse) VisitIssueServiceTokenResponse(
 	return err
 }
 
-type IssueServiceToken404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response IssueServiceToken404JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type IssueServiceToken415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -18675,104 +18626,105 @@ func (sh *strictHandler) GetUser(ctx echo.Context, teamName TeamName, userName U
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17cxs3kvhX6ZrfVkVyjSjKcfJL6Nqq0zrJnteJ7bOd2qsLfSI00yKxmgEYACOa6+i7X3UD8yKHD1OP",
-	"+ME/EoszeDTQQL+7532U6HyqFSpno8H7aIIiRcN//izVJf2bok2MnDqpVTSIXv30BL57+N13kEl1acFp",
-	"cBOEkcHsr8NI4Ts3jEYgVFo+mhq8okdTMUYbw2yCinrMAd9J63pRHNlkgrmgmdx8itEgss5INY6ur+Po",
-	"v49eCYc/y1y6I/5/B0D4e4HWWZiiyaVzmNJfYITDo4y60E+pU5rK4O+FNJhGA2cKbE59oU0uXDSIpHLf",
-	"PoriKJdK5kUeDfpxCZdUDsdolgB7hbmQikBeDZwp24DSs7sExWLHHv2q5DtwMkc4sJholdpDEA5mE5lM",
-	"GH8iy/RMqARBWrgosgzEWEh1l4A6Mz86/VBYtUIwfk8JUgYb0wAsPBFZhsaCmwgHhmYA4YYK34nEZXNw",
-	"E2nBjwlOj9FN0EAu5nCOwCelHGkAIk3hX3SYTG+obnETruNoKozI0YVL9kQXqmMTXooxgpX/xseQCGMk",
-	"piCV04BXaOZ0l6QS1JRvIWFJUq/fCzTzKI6UyGnahMduApvihSgyFw1O+v04ysU7D+lJn3+WgJ90Yu/v",
-	"RhfT5zzyIrRvJghjev2VBZq7Amgq3KSGh5uc8Y91O/oXgxfRIPp/xzVlOvZv7XENBIH0DOdP025wLnH+",
-	"lQWZrgDlEudnMl0LRi7e/Yxq7CbR4OThd7w91e+4g1S9uLjovHsvpuL3AiHRyklVeKxdiaxAcOISFVwY",
-	"nYOAEZHbEXj6+xgUYRrOC5k5OJ/DRKh0FZq1n3gV7P2HjzYD/wZFvhq3DkUOBw6VUO5wHYap4WYEN6D7",
-	"dgm2qaBbR0P/72/i6N/9o+/fhn/PekdvH/wl6gL/V4tmNfiFRbP+ZFKLmx3MCgK+4wbtVCuLfMX/JtLA",
-	"BugXnQP0V15Mp5lM+EQc/8sSuO+3nO1HY3QgJ+3ljqS6EplMzwKRHA1AQEVxQBum9uc6ncO5QUEMfILg",
-	"h6W9abD/TtbbBVToc7zcYR2f3HakutMqVrf9SNRhDR/afqDQhxHwRKuLTCb3gVyDVhcmwTORGRTp/Ixl",
-	"KDvaY24nzP2kzblMU1T3gLqLcq4zpDajGEa/F9qJM3yXIKaYjuhyjlJpxXmG6RlR0j1ed8Prc/2kRmYb",
-	"Dz9ohftd3XFX3U+6UOl90rlUoz1T2nlCt78Pu2HuNZormeCLi4tMKrwH/Fk/4Zn2M44GQDvE8mOCkOsU",
-	"Hwf1LBOkYu3Rugta32j9i1Dz0sRwD3h1Wp/lQs1L6dKOBjAT0kGhnMxg1AXrKIZpVthSm96jehdU/6pE",
-	"4SbayH/jfdBfmgyVC8MGiYXlkxKM5osBKA2sdYDTpNFqQ+r3HtU7ovpS6ZnyyLl7VBd+ugqVDvOpNsLM",
-	"2YbLRJoE0j0yd0SmLaZTbRymQSR9w7aLe0BrNfFZmOrMzafEiisDgLSgtAMB/3j94jno839h4viSB1CP",
-	"CNYRNZsZrcb7I7DDEbgu7Ue8Z6dpygbMXzA/R9MwCok0lYQ6kb00eorGSbTR4EJkFuNo2nj0vmGq2t4i",
-	"1TRq/dYY4W1lS/PYp9U/MSgcMpi7AbgNbA0zbhwZnfme0mFuN3V9pTPulYt3T337b6tVCGPEPIqjQsnf",
-	"CwyvnSlwcQtKUx/PvHoXguBMO/kM57ttB76bSoP2THRoo/8MzjBil2CdnlqQ1hZSjT0ntY9hJt1EFw6k",
-	"qxqSUsQ31w9N97JyQqTC4ZGTvLplM+nmZd4dylcex9UnsTAGlaOONHh7yoQhT8O2brP+OJJpq21RsAdg",
-	"qdml9EruptU8o3bX8QeuvnHely3VeHGBiZNXCNwoZpwXSmoF+oJ/8PPyRzBsZ9SBnSuW7dsfco1aN4eo",
-	"lROusNss57VvSWNUVv9OH24T2bzj4fbxPlczxk2Uxm1PwsprWklJC4dDpytcAf/55s1L8DP2omU3Vxxh",
-	"OeJGvluik3ucJaKwuDUR4wGecJcOHORorRh3rOAUJkUu1JFBkZJUBhaJUyfY67zuzY3nLSmXV0/RBn/l",
-	"Fj8pV7dA28rNWiRrwlViAwjnHa+Z9jJOr+vOlS+7sVY7MOhExCSkBKllqgl3xjtHS8lm7QxnLkhgqIqc",
-	"doZ6RHHlVAuOIc/YGzuyYl/LDW0P31jQyj1d7a/iMXmp1U0PFhVaWQn3gqcniqMutS08XtDZ6NqhuUJz",
-	"1n5p8EpfYuo5StNezRvUNFdHcdSyVbPjrNNq13qDU4MJ3fLm07Y3g/l3t/RKeF00QRDhyCS1SDJtfQdF",
-	"RFQrHqmh3oRVNyxTURyNhcOZmJ8R09CF68B4cH0vH/8UM6x5UBuPz4ssg9lEZsj4Y+pcStyh30rGrYos",
-	"o50tPZC7MrIVJHlXiatNptYQdj983NyfrlvAu/qz9NJGe2ez8HQr+Dx2NgHIQ64Eo/synga8earjpUoQ",
-	"OVE1F9ziy+y34d1++M0369zbp0f/U3q4qz/Pev/R7eWOI8ZDB4y03SACqGMjlLMgnYWctQzbpBlTkZ+J",
-	"NJeqdf3CA0LXmDnw0iuLSWGkm3e0XXqFKj0jwaTzJtEanqoL3XWZGqt6v/owbz6p3bJ+c/yuY0B9b+Ew",
-	"Vgvc+TwGafwNKQDLwJyjMGjOXPl2mXv4FsEUd6ENnL58Cm3W0Mkgt1JUWoOHHtsqIAuC4oowE75YPDzb",
-	"RdCC05vFm9a2tNbSnHXTdu+m/YRYos4lBX7DkjojghS4pz8s0InN8UUxz2IxMV0hRitn8h2WqNK3mwOC",
-	"mptbBUs1YFizlfeusH2oAvbhOs4aZtelvmzYnGc4v539aV/Zm8gSW2htLfWsMfPmxd4CWV3YvZsS1zDO",
-	"6+o+fcS4WH/1X0/0TIFUXscSys7QgFbZ/HGlN6CBS8SpFwomwk42k9PF274z9m8X9bvj/ddpejOr5hqj",
-	"jTfJ1FJ+EME4rlPpGWgVg8FpJhIZBEedpaAVfri15kZGz9VmFL87O5gBc6maT09uZhjckTIvL+dzsxje",
-	"KsNaY3Z7u2Izn4X1dVqjvMTBJpmWDHIgIBfJRCpkI3Ypk9jDpkLCI9R6eafOcEt05IYEZGWE8alfbktH",
-	"lKpSEDeLeusinlcqgw1kd0BUmmZKC7H3JrCLAWbaXBIhEipljkA4YbcDggrRcSV2BNuiG6aebntYqQK+",
-	"pp1uqimnBS1xGbygmxCBHD2lmZtC+KjKCaJp/ED1Dkycm3qPpwxqZKKVEz78NkRzi6m0TiSXRBRNFjrZ",
-	"wfHxWLpJcd5LdH5ctqn+iJacqKcwNfJKZjjGFESSoLWQCyXGmKNycPDy9JdDOtWD8twf8UHwex0Hi4B3",
-	"oxPl7Q3VUP2AibRSKxuSUaaYgMFEm9TCbIIGm9Y+aMADVswtDCOlHVji+cNoQAM+gAcPTtvK3YMHMHr5",
-	"4vUbOL46OaYjaI/fVzrQ9XFpAmM4R4DvkolQY7T1/eV1DBWwCnEw8uL/KIZRLRGMDlm1FAq0T29oKoZx",
-	"iAbRCmGiCwPncwiZJz0a9kdOYtGcfkPX2edEhGtoYXTatEkO4G9+6GHR73+d8AT8J456cAq5tFaqcQy5",
-	"yIhOYxrTFMHuR2TJCytlbIqXkCw86p9Ad5zLYxChbWGRFgFCMaw0bjD5TIWbNIb6Gjrie2cTn2CkDRv9",
-	"OCeJNVxv5ux53L3io/HgAZxCwtlLX9lFLxCIcCy6HUF0hxsmKILyYBjl2jqfEWctvZxJZYfR4WMYlfYZ",
-	"9uzLfJrJRDrGpk8uqol6D37ADB0TCxrWizfagMFcX/HjYGTiVJYScNoyglDhO1cma/XgZRPZfHQB/qif",
-	"WPijXG3I6fqDWxwdHfF/vvno7+gabkE6k8QZeBNH8AcINW+aOjAt4QubRvsf0zqV50lKe+tZOTwNxkKi",
-	"paH/jv5HOU3Dd2/LZwRG2bgJUkOYKl83HnW0eoZzXsKostFRo7Yljp6sstLRu7Ytrt164V215Ia/nzo0",
-	"BGX6yQeg/tkOYKAnr+go4MLDJbdyPfLCwy4/ez3vwvP27tAKaA2NAy0yIjkW2T8OqTSYOG3mA5COdSK4",
-	"kjizUG6c9aI6pkSgppouApNpgFO1TJ/0RX3cM5FclsK8N7+uowXhqr/xTJgYAvFcf+k9pSGebD2I3mcQ",
-	"GPOCxyDm54FKM5kjhkN6nycXJUtnMiMtoGKuPfD9S4BpXG2CjFA+5JFQpUw/eIwALe1cEkS4imguhgDC",
-	"gcHmvTsk0kzzTIV1NJxHVKU2jrzAwWjiiWqi6xPfdOGIptlyI8IW/lehneCd+1EkE7/OXMxhIq4Q2EFl",
-	"4cAip8yxosXY0+YQOFWyIpLx4ibWaOHk4aYgS6B5GRk0gUbj8lRtpC9kcwSAf6njngnqf1YOoRIyUshb",
-	"PD94puJAjYkpVBN90/+aN3IxvjpM9rJKC6W5iL5YJsww4kzQERyc9Hqc61myYzjp9w99trbPIhzFNU9n",
-	"RupEPkVzhFcyJaEnKYzlJDIRblTDyOBR2oOXYhyYVibVJab+7AgFZeo4r6GZ7sg5rnM6ihvzyB9Xi5G2",
-	"IzWWhuaUWDhV1ZqaQPrjxaCmDQT2YSlzrmTQhHjODm7d2PMiuUTmsAsMZ2qkSuRUZHBAL/mIXmjTwlsQ",
-	"vWh1hWp3J3zbw7ghMsFJP+73+yUn9QeUxKqGLFXmG8bed2xBqiQrUqIYfo9sOzib/090tjOUbsSYHy0F",
-	"x43gICy7zhAPp6cz8hsOGunaNGQrXfswpt/A6d4h0bsHL8obxjs+gEcPv4eOsPOAG/aje3LA2+Ad5yVW",
-	"R++HHPYwjGIYeke9/zMEPzSe+/iHYXQ98lK4J1eetEnLgmzpiJfvHBKZYu/8OWZ6RrSuzEnnwEoX4h+I",
-	"cv/j9YvnIWCBwyF45FaAZVwfw5NvYHXk5uMy5oHn0KYRFUET0sBVSiepFqz2rj/itAq6dUjElLfAZ7tn",
-	"MkHlAz6CSnU6FckEjx72+ktK1Ww26wl+3dNmfBz62uOfnz758fnrH7kPqd3SZU3lDF6e/kLaUxRHV2is",
-	"V7lOen3fWk9RiamMBtHXvX7v6xCXwaplt1aTeKnQex4H76MxdpaKcIVRtmZ4Sy4t64RKLV3Y2JMt4j8L",
-	"8jjRlvlQbZIzmTEx+ZYuDKZNFc9XqoQRr9WLGE/TaBC1JdyoXS/gt24TR93kuErkvn67kIb8sN+/tcDj",
-	"JoQd4cdvJhi0mX3Q8E5x4488rro6Vzg9buSVc5eTzV1aeSTc6evNneo0We7xaHOPKlWQOjz8fnOHxVSm",
-	"6zj6ZpstaCVLcKct1rOQDscWrCLPhZn768c3mI4vkcbCX0InxraMnbbRW+rTTYe8fLmSAgWhrA4eCVYi",
-	"bVI0XhHhMgXwWl+4oyD2V6YkgzBhTEChMrR2qEaB0Z+Fpn91psBRD37SxGp9aZ6mpPWVXRSxfn31c1nE",
-	"B1XaG6rniKkFUatPHG5Ie0E0q4tk1VrzDchVvLGtL5WyRcNQiYNatnf/qd8ssMubu6q4xsL+dldTCd6Q",
-	"YKI81zpDoehgLdUCIZE5YHM20RYZ21wbRMjSKOjwnYODRFg8ksqispJ4z+HqKi++86oCIByEtGi0vUvm",
-	"UMd1dbCGFwq5FBRxynrnO6pOrSOc3GZVdag9O9mzk4+GndA1COe8wUXCg7fXcTTVtoNNeLOYbUf1ef3Y",
-	"mzqdboX4AUlcTErywjpWPM7L+kLncxBDVRs/4OBR/3tYWUvkkPSMFm0MpXMgEYpGNVhYJEbB9Nh6Zc66",
-	"JaYWjCQHXdaRwx54NtOw53VxloZx8qaSMB+Fv+l0fntC8HKm1HXbn8he+CVKe3K7lHaVAK5w5hGxl8E/",
-	"O6K5BQ2syhJRh5NvtoGrM1f106O5/l6WtLOL7G6Q3o/f15XqrutA/47gq1qOrGj1wDtdfEQFW48surhJ",
-	"rSEjwY8eBIeXN7HHkBEBHqqJTOl1kPGhW8SvbP1N0uwJfiiGuBWBbfh37lR2byR8LoueW4kAZUmfvTjz",
-	"J14tf1zWXa14veUt9OzBaYcSxpfFySwDw80xDXaz1o2y6B77MrJiqMr+dBtEw8MDdlJ6zX1gjrcpXyHb",
-	"cqWtZthJ4S0dw3/elenfjwyxlx/2StenacNbS6KmRSeJmmYiCZG83TG9RLbaFCsRKihbPooqJX3n0WFF",
-	"VTaw30a0xb3SkttXhjoCrLdShr5k3v9FSeXhepUX86sg/d5UPD/2FvnN9nYf5XHgo9tIXAjO+EOQqiU6",
-	"xEvG+BvZxEO82H1d7zswo9+l9FHFdm8wFTdyWfe24r3Y8vnaimvymFeEY2uz8WnKVMqnX3hKp01N6Jxu",
-	"EbrHdRzEOHifsE2c+esJWiXYg9M0bQf8zmTSDHtcY1He0hTRji39xMWh7kpfe4low4XdGzbXEYjTNC1v",
-	"N1/lW7FvegHq+H1VFW6txdOHe1dEJny7opOmZNpiN01hc+e2KtJSgPnHI0nVKXp7m+any3b9AVs40R9+",
-	"taoE4Q16SLgEtf3A2xaWtI5g+pxNhPPxmRw8a6tU79OXT3tDdbpFwkszEHGVqvIq6GIfUfTOXaodVbGX",
-	"DWqHj9LcKx17peOzVjoWLTGhUsBqYtdKZOC87E595McVuaVVfRrOIW1FYPtQFnrHkSznmHG1LV1Rs6EK",
-	"ydVT4SZxK96lNM3WSZ9x5SblacOQIV2qixYuZSN/fGEnXQWLtlIs+ncCQhcJPW2jdO8/+tJp4pegpoX8",
-	"2mjw29smgWWKslgbo6xTVhLcJnHcivBua/UOAXnNyTuCzXczbzdTnD/ywG+Ou25vwp8afr0NgKWgX1cr",
-	"7pq+KuOyvb29qhHz9u5ZxLb2/dbS9wL3nrl83gJ367iv4QMb48NVmfrfYi9lkiGXGViIDT9HKBRXNmkU",
-	"KRqqjUHhyXK0d0ukr6O9h+pm4d7Ngm8fadB3R6m0ew79blXFWx0A3jwWezl8Hwf+RcaBNy/BjYXuRU/J",
-	"hnDX1gWEnUJNb4ce3syd0b9PwrUnWnv57hMPPt2S5KwIRX0SrKZl+DoIlR6Hb7cHdRB+qMo3LdgWUKW+",
-	"ZyhZqC/K0ji+xIV0MNFZWpd26iwECbk2WBaB8p/3lK5RUypkmXxQnOufRMjuKth1VyFwH+Cxl1hWuaK9",
-	"5zeUW2VHBl+3uxRijuneb2FK5CAPphFcCa9FcxoWRZk+Dp8d8AUrfMEtLlm6cyDtQpnEeyIen5hPu6Pm",
-	"/gajG5sH9ra2vSz2mUfUNknVV17OuYnNjetRslUtfG5BegLp6yHKHFuFkjmpkajfwDcoP8IA0g6Vddpg",
-	"2oOOUgoE5dEUzdEKK1tHTYUthbGumquftjy27mut10Emu3s7XP1BkTUGuUuc14Xl6s/z7FXcvX/8i7bL",
-	"0cW4fbH2+L0vXr82pvmHqoDDJfpa0XVx4qYWTHqyL8pbKdKhjqz/dHP1YYUqaeIDSjD8KeR4c9tnOH+a",
-	"7uObP4uaDbdx3T4w7oSbx7CUdHl7OZafTPTJRxt1EmKCLjwcl1KlqyYtvxy0daSJ/97R2nk/7SiXbcNb",
-	"9mEte5nwC1C1F8NZtmMnH+hR9QbH5vdcFjNdd/SzfiYO1nWe1b1HdU9aPlGP6qpC3O3Q6/aX5357SzfN",
-	"f/nD3+b2lch0IjKovkgQPhFyMMrFJYIp1Oiw9bWDwfHxycP/3+v3+r2TwXf97074IgeIlmoDNkP8uP6Y",
-	"rPJevC5ZfemaRea5VyZ7DaGnJZQvS1G+5LZPHywLFukwUaNeRhgtZDAuD/Nms7jeGGYVMPWHUMcNsBod",
-	"fU7R9dvr/wsAAP//",
+	"7H17cxs3kvhX6ZrfVkVyjSjKcfJLqNqq4zrJnteJ7bOd2qsLfSI00yKxGgIMgBHFdfTdr7qBeZHDh6lH",
+	"/OAficUZPBpooN/d8z5K9GSqFSpno977aIwiRcN//izVJf2bok2MnDqpVdSLXv/0FL57/N13kEl1acFp",
+	"cGOEocHsr4NI4bUbREMQKi0eTQ1e0aOpGKGNYTZGRT3mgNfSuk4URzYZ40TQTG4+xagXWWekGkU3N3H0",
+	"30evhcOf5US6I/5/C0D4e47WWZiimUjnMKW/wAiHRxl1oZ9SpzSVwd9zaTCNes7kWJ/6QpuJcFEvksp9",
+	"+ySKo4lUcpJPol43LuCSyuEIzRJgr3EipCKQVwNnijag9Ow+QbHYske/KnkNTk4QDiwmWqX2EISD2Vgm",
+	"Y8afyDI9EypBkBYu8iwDMRJS3SegzsyP+h8Kq1YIxu8pQcpgYxqAhaciy9BYcGPhwNAMINxA4bVIXDYH",
+	"N5YW/Jjg9AjdGA1MxBzOEfikFCP1QKQp/IsOk+kM1B1uwk0cTYURE3Thkj3VuWrZhFdihGDlv/EUEmGM",
+	"xBSkchrwCs2c7pJUgpryLSQsSer1e45mHsWREhOaNuGx68CmeCHyzEW9k243jibi2kN60uWfBeAnrdj7",
+	"u9H59AWPvAjt2zHCiF5/ZYHmLgGaCjeu4OEmZ/xj3Y7+xeBF1Iv+33FFmY79W3tcAUEgPcf5s7QdnEuc",
+	"f2VBpitAucT5mUzXgjER1z+jGrlx1Dt5/B1vT/k7biFVLy8uWu/ey6n4PUdItHJS5R5rVyLLEZy4RAUX",
+	"Rk9AwJDI7RA8/T0FRZiG81xmDs7nMBYqXYVm7SdeBXv38ZPNwL9FMVmNW4diAgcOlVDucB2GqeFmBNeg",
+	"+3YJtqmgW0dD/+9v4ujf3aPv34V/zzpH7x79JWoD/1eLZjX4uUWz/mRSi9sdzBICvuMG7VQri3zF/ybS",
+	"wAboF50D9FdeTKeZTPhEHP/LErjvt5ztR2N0ICfN5Q6luhKZTM8CkRz2QEBJcUAbpvbnOp3DuUFBDHyM",
+	"4Ielvamx/1bW2wZU6HO83GEdn9x2pKrTKla3/UjUYQ0f2n6g0IcR8FSri0wmD4Fcg1bnJsEzkRkU6fyM",
+	"ZSg73GNuJ8z9pM25TFNUD4C6i2KuM6Q2wxiGv+faiTO8ThBTTId0OYeptOI8w/SMKOker7vh9YV+WiGz",
+	"iYcftML9ru64q+4nnav0IelcqtGeKe08odvfh90w9wbNlUzw5cVFJhU+AP6sn/BM+xmHPaAdYvkxQZjo",
+	"FE+DepYJUrH2aN0FrW+1/kWoeWFieAC8Oq3PJkLNC+nSDnswE9JBrpzMYNgG6zCGaZbbQpveo3oXVP+q",
+	"RO7G2sh/40PQX5oMlQvDBomF5ZMCjPqLHigNrHWA06TRakPq9x7VO6L6UumZ8si5f1TnfroSlQ4nU22E",
+	"mbMNl4k0CaR7ZO6ITJtPp9o4TINI+pZtFw+A1nLiszDVmZtPiRWXBgBpQWkHAv7x5uUL0Of/wsTxJQ+g",
+	"HhGsQ2o2M1qN9kdghyNwU9iPeM/6acoGzF9wco6mZhQSaSoJdSJ7ZfQUjZNoo96FyCzG0bT26H3NVLW9",
+	"Rapu1PqtNsK70pbmsU+rf2pQOGQwdwNwG9hqZtw4MjrzPaXDid3U9bXOuNdEXD/z7b8tVyGMEfMojnIl",
+	"f88xvHYmx8UtKEx9PPPqXQiCM+3kc5zvth14PZUG7Zlo0Ub/GZxhxC7BOj21IK3NpRp5TmpPYSbdWOcO",
+	"pCsbklLEN9cPTfeydEKkwuGRk7y6ZTPp5mXeH8pXHsfVJzE3BpWjjjR4c8qEIU/Dtm6z/jiSaaNtnrMH",
+	"YKnZpfRK7qbVPKd2N/EHrr523pct1XhxgYmTVwjcKGac50pqBfqCf/Dz4kcwbGfUgZ0rlu3bH3KNGjeH",
+	"qJUTLrfbLOeNb0ljlFb/Vh9uHdm84+H28T6XM8Z1lMZNT8LKa1pKSQuHQ6crXAH/+fbtK/AzdqJlN1cc",
+	"YTHiRr5boJN7nCUit7g1EeMBnnKXFhxM0FoxallBH8b5RKgjgyIlqQwsEqdOsNN63esbz1tSLK+aogn+",
+	"yi1+WqxugbYVm7VI1oQrxQYQzjteM+1lnE7bnStetmOtcmDQiYhJSAlSy1QT7ox3jhaSzdoZzlyQwFDl",
+	"E9oZ6hHFpVMtOIY8Y6/tyIp9LTa0OXxtQSv3dLW/isfkpZY3PVhUaGUF3AueniiO2tS28HhBZ6Nrh+YK",
+	"zVnzpcErfYmp5yh1ezVvUN1cHcVRw1bNjrNWq13jDU4NJnTL60+b3gzm3+3SK+F10QRBhCOT1CLJtPUd",
+	"FBFRrXikmnoTVl2zTEVxNBIOZ2J+RkxD564F48H1vXz8U8yw4kFNPL7IswxmY5kh44+pcyFxh34rGbfK",
+	"s4x2tvBA7srIVpDkXSWuJplaQ9j98HF9f9puAe/qz9JLG82dzcLTreDz2NkEIA+5Eoz2y9gPePNUx0uV",
+	"ICZE1Vxwiy+z35p3+/E336xzb/eP/qfwcJd/nnX+o93LHUeMhxYYabtBBFBHRihnQToLE9YybJ1mTMXk",
+	"TKQTqRrXLzwgdI2YAy+9spjkRrp5S9ulV6jSMxJMWm8SreGZutBtl6m2qverD/Pmk9ou69fHbzsG1PcO",
+	"DmO5wJ3PY5DG35ICsAzMOQqD5swVb5e5h28RTHEX2kD/1TNosoZWBrmVotIYPPTYVgFZEBRXhJnwxeLh",
+	"2S6CFpzeLN40tqWxlvqsm7Z7N+0nxBK1LinwG5bUGRGkwD37YYFObI4vinkWi4lpCzFaOZPvsESVvt0c",
+	"EFTf3DJYqgbDmq18cIXtQxWwD9dx1jC7NvVlw+Y8x/nd7E/zyt5GlthCa2uoZ7WZNy/2Dsjqwu7dlriG",
+	"cd6U9+kjxsX6q/9mrGcKpPI6llB2hga0yuanpd6ABi4Rp14oGAs73kxOF2/7zti/W9Tvjvdfp+ntrJpr",
+	"jDbeJFNJ+UEE47hOpWegVQwGp5lIZBAcdZaCVvjh1ppbGT1Xm1H87uxgBpxIVX96cjvD4I6UeXk5n5vF",
+	"8E4Z1hqz27sVm/k8rK/VGuUlDjbJNGSQAwETkYylQjZiFzKJPawrJDxCpZe36gx3REduSUBWRhj3/XIb",
+	"OqJUpYK4WdRbF/G8UhmsIbsFosI0U1iIvTeBXQww0+aSCJFQKXMEwgm7HRBUiI4rsCPYFl0z9bTbwwoV",
+	"8A3tdF1N6ee0xGXwgm5CBHL4jGauC+HDMieIpvEDVTswdm7qPZ4yqJGJVk748NsQzS2m0jqRXBJRNFno",
+	"ZHvHxyPpxvl5J9GT46JN+Ue05ETtw9TIK5nhCFMQSYLWwkQoMcIJKgcHr/q/HNKp7hXn/ogPgt/rOFgE",
+	"vBudKG9noAbqB0yklVrZkIwyxQQMJtqkFmZjNFi39kENHrBibmEQKe3AEs8fRD0a8BE8etRvKnePHsHw",
+	"1cs3b+H46uSYjqA9fl/qQDfHhQmM4RwCXidjoUZoq/vL6xgoYBXiYOjF/2EMw0oiGB6yaikUaJ/eUFcM",
+	"4xANohXCWOcGzucQMk86NOyPnMSiOf2GrrPPiQjX0MKwX7dJ9uBvfuhB3u1+nfAE/CcOO9CHibRWqlEM",
+	"E5ERncY0pimC3Y/IkhdWitgULyFZeNI9gfY4l1MQoW1ukRYBQjGsNG4w+UyFG9eG+hpa4ntnY59gpA0b",
+	"/TgniTVcb+bseNy95qPx6BH0IeHspa/sohcIRDgW7Y4gusM1ExRBeTCIJto6nxFnLb2cSWUH0eEpDAv7",
+	"DHv25WSayUQ6xqZPLqqIegd+wAwdEwsa1os32oDBib7ix8HIxKksBeC0ZQShwmtXJGt14FUd2Xx0Af6o",
+	"nlj4o1htyOn6g1scHR3xf7758O/oam5BOpPEGXgTh/AHCDWvmzowLeALm0b7H9M6ledJSnvrWTE8DcZC",
+	"oqWh/47+RzFNzXdvi2cERtG4DlJNmCpe1x61tHqOc17CsLTRUaOmJY6erLLS0bumLa7ZeuFdueSav586",
+	"1ARl+skHoPrZDGCgJ6/pKODCwyW3cjXywsM2P3s178Lz5u7QCmgNtQMtMiI5Ftk/Dqk0mDht5j2QjnUi",
+	"uJI4s1BsnPWiOqZEoKaaLgKTaYC+WqZP+qI67plILgth3ptf19GCcNXfeiZMDIF4rr/0ntIQT7YeRO8z",
+	"CIx5wWMQ8/NApZnMEcMhvc+Ti4KlM5mRFlAx1+75/gXANK42QUYoHvJIqFKmHzxGgJZ2LgkiXEk0F0MA",
+	"4cBg/d4dEmmmeabCOhrOI6pUG4de4GA08UQV0fWJbzp3RNNssRFhC/8r107wzv0okrFf50TMYSyuENhB",
+	"ZeHAIqfMsaLF2NPmEDhVsiSS8eImVmjh5OG6IEugeRkZNIFG4/JUTaQvZHMEgH+p4p4J6n+WDqECMlLI",
+	"Gzw/eKbiQI2JKZQTfdP9mjdyMb46TPaqTAuluYi+WCbMMORM0CEcnHQ6nOtZsGM46XYPfba2zyIcxhVP",
+	"Z0bqxGSK5givZEpCT5Iby0lkItyompHBo7QDr8QoMK1MqktM/dkRCorUcV5DPd2Rc1zndBQ35pGflouR",
+	"tiU1lobmlFjoq3JNdSD98WJQ0xoCu7CUOVcwaEI8Zwc3bux5nlwic9gFhjM1UiVyKjI4oJd8RC+0aeAt",
+	"iF60ulw1uxO+7WFcE5ngpBt3u92Ck/oDSmJVTZYq8g1j7zu2IFWS5SlRDL9Hthmczf8nOtsaSjdkzA+X",
+	"guOGcBCWXWWIh9PTGvkNB7V0bRqyka59GNNv4HTvkOjdgZfFDeMd78GTx99DS9h5wA370T054G3wjvMC",
+	"q8P3Aw57GEQxDLyj3v8Zgh9qz338wyC6GXop3JMrT9qkZUG2cMTLa4dEptg7f46ZnhGtK3LSObDShfgH",
+	"otz/ePPyRQhY4HAIHrkRYBlXx/DkG1gduXlaxDzwHNrUoiJoQhq4TOkk1YLV3vVHnFZBtw6JmPIW+Gz3",
+	"TCaofMBHUKn6U5GM8ehxp7ukVM1ms47g1x1tRsehrz3++dnTH1+8+ZH7kNotXVZXzuBV/xfSnqI4ukJj",
+	"vcp10un61nqKSkxl1Iu+7nQ7X4e4DFYt27WaxEuF3vPYex+NsLVUhMuNshXDW3JpWSdUaunCxp5sEf9Z",
+	"kMeJtswHapOcyYyJybd0YTBtyni+QiWMeK1exHiWRr2oKeFGzXoBv7WbOKomx2Ui9827hTTkx93unQUe",
+	"1yFsCT9+O8agzeyDhneKG3/icdXWucTpcS2vnLucbO7SyCPhTl9v7lSlyXKPJ5t7lKmC1OHx95s7LKYy",
+	"3cTRN9tsQSNZgjttsZ6FdDi2YOWTiTBzf/34BtPxJdKY+0voxMgWsdM2ekd92umQly9XUqAglFXBI8FK",
+	"pE2KxisiXKYA3ugLdxTE/tKUZBDGjAnIVYbWDtQwMPqz0PSvzuQ47MBPmlitL81Tl7S+sosi1q+vfy6K",
+	"+KBKOwP1AjG1ICr1icMNaS+IZrWRrEprvgW5ije29aVStmgYKnFQy+buP/ObBXZ5c1cV11jY3/ZqKsEb",
+	"EkyU51pnKBQdrKVaICQyB2zOxtoiY5trgwhZGAUdXjs4SITFI6ksKiuJ9xyurvLiO68qAMJBSItG2/tk",
+	"DlVcVwtreKmQS0ERp6x2vqXq1DrCyW1WVYfas5M9O/lo2Aldg3DOa1wkPHh3E0dTbVvYhDeL2WZUn9eP",
+	"vanT6UaIH5DExaRkklvHisd5UV/ofA5ioCrjBxw86X4PK2uJHJKe0aCNoXQOJELRqAZzi8QomB5br8xZ",
+	"t8TUgpHkoM06ctgBz2Zq9rw2zlIzTt5WEuaj8Dedzu9OCF7OlLpp+hPZC79EaU/ultKuEsAVzjwi9jL4",
+	"Z0c0t6CBZVki6nDyzTZwteaqfno019/Lgna2kd0N0vvx+6pS3U0V6N8SfFXJkSWt7nmni4+oYOuRRRfX",
+	"qTVkJPjRg+Dw8ib2GDIiwAM1lim9DjI+tIv4pa2/Tpo9wQ/FELcisDX/zr3K7rWEz2XRcysRoCjpsxdn",
+	"/sSr5Y/LuqsVr7e8hZ4d6LcoYXxZnMwyMNwc02A3a9woi+7Ul5EVA1X0p9sgah4esOPCa+4Dc7xN+QrZ",
+	"littOcNOCm/hGP7zrkz3YWSIvfywV7o+TRveWhI1zVtJ1DQTSYjkbY/pJbLVpFiJUEHZ8lFUKek7Tw5L",
+	"qrKB/daiLR6Ulty9MtQSYL2VMvQl8/4vSioP16u4mF8F6fe24vmxt8hvtrf7KI8DH91G4kJwxh+CVA3R",
+	"IV4yxt/KJh7ixR7qet+DGf0+pY8ytnuDqbiWy7q3Fe/Fls/XVlyRx0lJOLY2G/dTplI+/cJTOm0qQud0",
+	"g9CdVnEQo+B9wiZx5q8naJVgB/pp2gz4ncmkHva4xqK8pSmiGVv6iYtD7ZW+9hLRhgu7N2yuIxD9NC1u",
+	"N1/lO7FvegHq+H1ZFW6txdOHe5dEJny7opWmZNpiO01hc+e2KtJSgPnHI0lVKXp7m+any3b9AVs40R9+",
+	"tcoE4Q16SLgElf3A2xaWtI5g+pyNhfPxmRw8a8tU7/6rZ52B6m+R8FIPRFylqrwOuthHFL1zn2pHWexl",
+	"g9rhozT3Ssde6fislY5FS0yoFLCa2DUSGTgvu1Uf+XFFbmlZn4ZzSBsR2D6Uhd5xJMs5ZlxtS5fUbKBC",
+	"cvVUuHHciHcpTLNV0mdcukl52jBkSJfqQL8oOUR6Tq2sKitiQbUpPh4nbBHCXxVhPVidRRoP1KCoPgc+",
+	"g5bDv4sBQh7tIDqMwfrVheIdJRwGr1BkxUf6CAcDxbBxhE6R4c0raGQiNb8hE9J0SF40cjR2Pv3rYgUv",
+	"WMrG/vjCbtoKNm2lWHXvBYQ2FtJvHum9/+wz4wlfgtYZ0oWj3m/v6vyCCcRiqY+i7FrBP+q0fis+sq0R",
+	"P8QX1idviZ3fzVpfz9j+yOPYOYy8uQl/ajT5NgAWektVfLlt+rIqzfbug7Lkzbv7p/jbuisaS9/rD3v9",
+	"4fPWHxrHfQ0f2BjuropKBg32UuRMctWEhVD3c4RccaGWWs2lgdoY454sB683NJQqeH2gbhe9Xq9f95HG",
+	"sLdUfnvgSPZGkb/V8ez1Y7EXq/dh7V9kWHv9Etxa6F50/GyI3m1cQNgpcvZu6OHtvDPdhyRce6K1l+8+",
+	"8VjaLUnOisjap8EIXETjg1DpcfgUfVAH4YeyGtWCbQFV6nuGCoz6oqj04yt2SAdjnaVVparWupYw0QaL",
+	"mlb+a6XS1UpkhaSZDwrb/ZMI2X3F7u4qBO7jVfYSyyrPundkB4cE+2X4ut2nEHNM934LUyLHrDCN4MJ+",
+	"DZpTsyjK9DR8RcHX3/D1w7gC685xwQtVHx+IeHxiLvqWTwhsMLqxeWBva9vLYp95gHCdVH3l5Zzb2Ny4",
+	"vCZb1YIDWnoC6f3GcoKNus+co0nUr+cbFN+UAGkHyjptMO1AS2UIgvJoiuZohZWtpUTElsJYWwnZT1se",
+	"W/fx2Zsgk92/Ha76Psoag9wlzqs6edXXhvYq7hdNVvd2OboYdy/WHr/3kURrQ7R/KOtRXKIvfV3VWq5r",
+	"waQn+xrDpSIdyuL6L1GX34koc0A+oKLEn0KON7d9jvNn6T5c+7MoQXEX1+0D4064eQxLOaR3lzL6yUSf",
+	"fLRRJyEm6MLDcSlVumrS4kNIW0ea+M83rZ33045y2Ta8ZR/WspcJvwBVezGcZTt28oEeVW9wrH+eZjFx",
+	"d0c/62fiYF3nWd17VPek5RP1qK6qK94MvW5+SO+3d3TT/IdM/G1uXolMJyKD8gML4YsnB8OJuEQwuRoe",
+	"Nj7e0Ds+Pnn8/zvdTrdz0vuu+90JX+QA0VKpw3qIH5dTk2Uaj9clyw93s8g898pkpyb0NITyZSnKVxD3",
+	"2ZBF/SUdJqqV/wijhYTM5WHebhbXa8OsAqb6ruuoBlato0+Runl3838BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

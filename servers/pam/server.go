@@ -145,15 +145,12 @@ func (s *Server) Handler() (http.Handler, error) {
 
 // IssueServiceToken exchanges a service-user key for a bearer token.
 func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceTokenRequestObject) (pamapi.IssueServiceTokenResponseObject, error) {
+	// An unknown team answers as a wrong key does, after the same work, and
+	// a disabled team is named only to a caller holding one of its keys: the
+	// answer tells a stranger nothing of which teams exist.
 	t, err := s.store.teamByName(ctx, req.TeamName)
-	if errors.Is(err, errNotFound) {
-		return nil, errNoSuch("team %q does not exist", req.TeamName)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errNotFound) {
 		return nil, err
-	}
-	if t.Disabled {
-		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", t.Name)
 	}
 	k, err := s.store.keyByID(ctx, req.Body.KeyId)
 	if err != nil && !errors.Is(err, errNotFound) {
@@ -163,8 +160,10 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	secretOK := hmac.Equal(hashSecret(req.Body.KeySecret), k.SecretHash) && k.ID != ""
 	now := s.clock.Now()
 	switch {
-	case !secretOK || k.TeamID != t.ID:
+	case !secretOK || t.ID == "" || k.TeamID != t.ID:
 		return nil, errAuthentication("unknown key_id or wrong key_secret")
+	case t.Disabled:
+		return nil, newError(http.StatusForbidden, pamapi.ErrorNameDisabledTeam, "team %q is disabled", t.Name)
 	case k.Deleted:
 		return nil, errAuthentication("the key was deleted")
 	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):

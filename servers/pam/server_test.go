@@ -109,7 +109,7 @@ func TestIssueServiceToken_RefusesBadKeysAndBodies(t *testing.T) {
 		{"wrong secret", "acme", "application/json", `{"key_id":"` + key.KeyID + `","key_secret":"nope"}`, 401, pamapi.ErrorNameAuthenticationError},
 		{"unknown key id", "acme", "application/json", `{"key_id":"no-such-key","key_secret":"` + key.KeySecret + `"}`, 401, pamapi.ErrorNameAuthenticationError},
 		{"key of another team", "acme", "application/json", `{"key_id":"` + otherKey.KeyID + `","key_secret":"` + otherKey.KeySecret + `"}`, 401, pamapi.ErrorNameAuthenticationError},
-		{"unknown team", "nosuchteam", "application/json", `{"key_id":"` + key.KeyID + `","key_secret":"` + key.KeySecret + `"}`, 404, pamapi.ErrorNameResourceDoesNotExist},
+		{"unknown team (answered as a wrong key: issue 14)", "nosuchteam", "application/json", `{"key_id":"` + key.KeyID + `","key_secret":"` + key.KeySecret + `"}`, 401, pamapi.ErrorNameAuthenticationError},
 		{"body not JSON", "acme", "application/json", `key_id=x&key_secret=y`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"body a JSON array", "acme", "application/json", `[1,2]`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"body a JSON string", "acme", "application/json", `"key"`, 415, pamapi.ErrorNameUnsupportedContentType},
