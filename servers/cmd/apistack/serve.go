@@ -34,6 +34,7 @@ type serveConfig struct {
 	StorageDomain     string
 	AdminAddr         string
 	AdminToken        string
+	AdminAllowRemote  bool
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
@@ -57,7 +58,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.StorageAddr, "storage-addr", "127.0.0.1:8083", "address of the storage API")
 	fs.StringVar(&c.StorageRegion, "storage-region", storage.DefaultRegion, "region storage requests are signed for")
 	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
-	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API (keep it on loopback)")
+	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API; on loopback only, unless --admin-allow-remote")
+	fs.BoolVar(&c.AdminAllowRemote, "admin-allow-remote", false, "allow an --admin-addr off loopback (the admin API then faces the network, behind its token alone)")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
 	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
@@ -82,6 +84,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		return c, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
 	if err := c.Conn.validate(); err != nil {
+		return c, err
+	}
+	if err := checkAdminAddr(c.AdminAddr, c.AdminAllowRemote); err != nil {
 		return c, err
 	}
 	return c, nil
