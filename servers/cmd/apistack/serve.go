@@ -35,6 +35,7 @@ type serveConfig struct {
 	AdminAddr         string
 	AdminToken        string
 	AdminAllowRemote  bool
+	AdminTokenFile    string
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
@@ -60,7 +61,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
 	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API; on loopback only, unless --admin-allow-remote")
 	fs.BoolVar(&c.AdminAllowRemote, "admin-allow-remote", false, "allow an --admin-addr off loopback (the admin API then faces the network, behind its token alone)")
-	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random); "+
+		"WARNING: a command line is visible to every user of the machine (ps): prefer APISTACK_ADMIN_TOKEN or --admin-token-file")
+	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
 	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
@@ -88,6 +91,16 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	if err := checkAdminAddr(c.AdminAddr, c.AdminAllowRemote); err != nil {
 		return c, err
+	}
+	if c.AdminTokenFile != "" {
+		if c.AdminToken != "" {
+			return c, errors.New("give the admin token once: --admin-token (or APISTACK_ADMIN_TOKEN) or --admin-token-file, not both")
+		}
+		token, err := readTokenFile(c.AdminTokenFile)
+		if err != nil {
+			return c, err
+		}
+		c.AdminToken = token
 	}
 	return c, nil
 }
@@ -141,10 +154,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A token the operator gave is never printed: they have it already.
+	var operatorToken []string
+	if c.AdminToken != "" {
+		operatorToken = append(operatorToken, c.AdminToken)
+	}
 	if c.AdminToken == "" && c.Demo && previous.Admin != nil {
 		c.AdminToken = previous.Admin.Token
 	}
-	if c.AdminToken == "" {
+	generatedToken := c.AdminToken == ""
+	if generatedToken {
 		c.AdminToken = "adm_" + rand.Text()
 	}
 
@@ -260,9 +279,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeCredentials(credsPath, creds); err != nil {
 			return err
 		}
-		printDemo(stdout, credsPath, creds)
-	} else {
+		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
+	} else if generatedToken {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
+	} else {
+		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
 	}
 
 	return runServers(ctx, logger, listeners, c.Conn, c.ShutdownTimeout)
