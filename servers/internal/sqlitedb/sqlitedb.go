@@ -29,9 +29,16 @@ import (
 // Write transactions take the write lock at BEGIN (_txlock=immediate), so two
 // writers queue on busy_timeout instead of failing with SQLITE_BUSY when one of
 // them tries to upgrade a read lock.
+//
+// The database is readable by its owner only (0600), and so are its -wal and
+// -shm files, which SQLite creates with the database's mode; files an earlier
+// version left 0644 are made 0600.
 func Open(ctx context.Context, path string, migrations fs.FS) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	if err := makePrivate(path); err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -51,6 +58,25 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*sql.DB, error) {
 		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil
+}
+
+// makePrivate creates the database file at path with mode 0600 if it is
+// missing, and sets 0600 on it and on the -wal, -shm and -journal files beside
+// it that exist.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("make %s private: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // Migrate applies the pending migrations of migrations to db.
