@@ -408,6 +408,9 @@ type Forbidden = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// PayloadTooLarge defines model for PayloadTooLarge.
+type PayloadTooLarge = Error
+
 // ServiceOffline defines model for ServiceOffline.
 type ServiceOffline = Error
 
@@ -3274,6 +3277,14 @@ type CreateGroupResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateGroupResponse413Headers the declared response headers of an HTTP 413 response for CreateGroup
+type CreateGroupResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateGroupResponse415Headers the declared response headers of an HTTP 415 response for CreateGroup
 type CreateGroupResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -3319,6 +3330,8 @@ type CreateGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3337,6 +3350,8 @@ type CreateGroupResponse struct {
 	Headers403 *CreateGroupResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateGroupResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateGroupResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateGroupResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3370,6 +3385,11 @@ func (r CreateGroupResponse) GetJSON403() *Forbidden {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateGroupResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateGroupResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -3794,6 +3814,14 @@ type UpdateGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateGroupResponse413Headers the declared response headers of an HTTP 413 response for UpdateGroup
+type UpdateGroupResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateGroupResponse415Headers the declared response headers of an HTTP 415 response for UpdateGroup
 type UpdateGroupResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -3837,6 +3865,8 @@ type UpdateGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3855,6 +3885,8 @@ type UpdateGroupResponse struct {
 	Headers403 *UpdateGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateGroupResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateGroupResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *UpdateGroupResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3883,6 +3915,11 @@ func (r UpdateGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateGroupResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -4153,6 +4190,14 @@ type AddGroupMemberResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// AddGroupMemberResponse413Headers the declared response headers of an HTTP 413 response for AddGroupMember
+type AddGroupMemberResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // AddGroupMemberResponse415Headers the declared response headers of an HTTP 415 response for AddGroupMember
 type AddGroupMemberResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -4198,6 +4243,8 @@ type AddGroupMemberResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4218,6 +4265,8 @@ type AddGroupMemberResponse struct {
 	Headers404 *AddGroupMemberResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *AddGroupMemberResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *AddGroupMemberResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *AddGroupMemberResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4251,6 +4300,11 @@ func (r AddGroupMemberResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AddGroupMemberResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddGroupMemberResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -4668,6 +4722,14 @@ type IssueServiceTokenResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// IssueServiceTokenResponse413Headers the declared response headers of an HTTP 413 response for IssueServiceToken
+type IssueServiceTokenResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // IssueServiceTokenResponse415Headers the declared response headers of an HTTP 415 response for IssueServiceToken
 type IssueServiceTokenResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -4711,6 +4773,8 @@ type IssueServiceTokenResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4727,6 +4791,8 @@ type IssueServiceTokenResponse struct {
 	Headers401 *IssueServiceTokenResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *IssueServiceTokenResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *IssueServiceTokenResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *IssueServiceTokenResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4755,6 +4821,11 @@ func (r IssueServiceTokenResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r IssueServiceTokenResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r IssueServiceTokenResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5017,6 +5088,14 @@ type CreateServiceUserResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserResponse413Headers the declared response headers of an HTTP 413 response for CreateServiceUser
+type CreateServiceUserResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserResponse415Headers the declared response headers of an HTTP 415 response for CreateServiceUser
 type CreateServiceUserResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -5062,6 +5141,8 @@ type CreateServiceUserResponse struct {
 	JSON403 *Forbidden
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -5080,6 +5161,8 @@ type CreateServiceUserResponse struct {
 	Headers403 *CreateServiceUserResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateServiceUserResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateServiceUserResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateServiceUserResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -5113,6 +5196,11 @@ func (r CreateServiceUserResponse) GetJSON403() *Forbidden {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateServiceUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateServiceUserResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5382,6 +5470,14 @@ type UpdateServiceUserResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateServiceUserResponse413Headers the declared response headers of an HTTP 413 response for UpdateServiceUser
+type UpdateServiceUserResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateServiceUserResponse415Headers the declared response headers of an HTTP 415 response for UpdateServiceUser
 type UpdateServiceUserResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -5427,6 +5523,8 @@ type UpdateServiceUserResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -5447,6 +5545,8 @@ type UpdateServiceUserResponse struct {
 	Headers404 *UpdateServiceUserResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateServiceUserResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateServiceUserResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *UpdateServiceUserResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -5480,6 +5580,11 @@ func (r UpdateServiceUserResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateServiceUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateServiceUserResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5742,6 +5847,14 @@ type CreateServiceUserKeyResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserKeyResponse413Headers the declared response headers of an HTTP 413 response for CreateServiceUserKey
+type CreateServiceUserKeyResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserKeyResponse415Headers the declared response headers of an HTTP 415 response for CreateServiceUserKey
 type CreateServiceUserKeyResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -5787,6 +5900,8 @@ type CreateServiceUserKeyResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -5805,6 +5920,8 @@ type CreateServiceUserKeyResponse struct {
 	Headers403 *CreateServiceUserKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateServiceUserKeyResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateServiceUserKeyResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateServiceUserKeyResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -5838,6 +5955,11 @@ func (r CreateServiceUserKeyResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateServiceUserKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateServiceUserKeyResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -7546,6 +7668,13 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7732,6 +7861,37 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateGroupResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateGroupResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8554,6 +8714,13 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8740,6 +8907,37 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateGroupResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateGroupResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -9254,6 +9452,13 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9471,6 +9676,37 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers AddGroupMemberResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers AddGroupMemberResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10297,6 +10533,13 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10452,6 +10695,37 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers IssueServiceTokenResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers IssueServiceTokenResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10963,6 +11237,13 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11149,6 +11430,37 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateServiceUserResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateServiceUserResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11656,6 +11968,13 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11873,6 +12192,37 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateServiceUserResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateServiceUserResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -12384,6 +12734,13 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12570,6 +12927,37 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateServiceUserKeyResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateServiceUserKeyResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -14454,6 +14842,18 @@ type NotFoundJSONResponse struct {
 	Headers NotFoundResponseHeaders
 }
 
+type PayloadTooLargeResponseHeaders struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+type PayloadTooLargeJSONResponse struct {
+	Body Error
+
+	Headers PayloadTooLargeResponseHeaders
+}
+
 type ServiceOfflineResponseHeaders struct {
 	XRateLimitLimit     int64
 	XRateLimitRemaining int64
@@ -14952,6 +15352,24 @@ func (response CreateGroup409JSONResponse) VisitCreateGroupResponse(w http.Respo
 	return err
 }
 
+type CreateGroup413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateGroup413JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateGroup415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -15428,6 +15846,24 @@ func (response UpdateGroup404JSONResponse) VisitUpdateGroupResponse(w http.Respo
 	return err
 }
 
+type UpdateGroup413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateGroup413JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateGroup415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -15777,6 +16213,24 @@ func (response AddGroupMember409JSONResponse) VisitAddGroupMemberResponse(w http
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddGroupMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddGroupMember413JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16260,6 +16714,24 @@ func (response IssueServiceToken403JSONResponse) VisitIssueServiceTokenResponse(
 	return err
 }
 
+type IssueServiceToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IssueServiceToken413JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IssueServiceToken415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -16606,6 +17078,24 @@ func (response CreateServiceUser409JSONResponse) VisitCreateServiceUserResponse(
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServiceUser413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateServiceUser413JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16958,6 +17448,24 @@ func (response UpdateServiceUser409JSONResponse) VisitUpdateServiceUserResponse(
 	return err
 }
 
+type UpdateServiceUser413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateServiceUser413JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateServiceUser415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -17306,6 +17814,24 @@ func (response CreateServiceUserKey404JSONResponse) VisitCreateServiceUserKeyRes
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServiceUserKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateServiceUserKey413JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18626,105 +19152,107 @@ func (sh *strictHandler) GetUser(ctx echo.Context, teamName TeamName, userName U
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17cxs3kvhX6ZrfVkVyjSjKcfJLqNqq4zrJnteJ7bOd2qsLfSI00yKxGgIMgBHFdfTdr7qBeZHDh6lH",
-	"/OAficUZPBpooN/d8z5K9GSqFSpno977aIwiRcN//izVJf2bok2MnDqpVdSLXv/0FL57/N13kEl1acFp",
-	"cGOEocHsr4NI4bUbREMQKi0eTQ1e0aOpGKGNYTZGRT3mgNfSuk4URzYZ40TQTG4+xagXWWekGkU3N3H0",
-	"30evhcOf5US6I/5/C0D4e47WWZiimUjnMKW/wAiHRxl1oZ9SpzSVwd9zaTCNes7kWJ/6QpuJcFEvksp9",
-	"+ySKo4lUcpJPol43LuCSyuEIzRJgr3EipCKQVwNnijag9Ow+QbHYske/KnkNTk4QDiwmWqX2EISD2Vgm",
-	"Y8afyDI9EypBkBYu8iwDMRJS3SegzsyP+h8Kq1YIxu8pQcpgYxqAhaciy9BYcGPhwNAMINxA4bVIXDYH",
-	"N5YW/Jjg9AjdGA1MxBzOEfikFCP1QKQp/IsOk+kM1B1uwk0cTYURE3Thkj3VuWrZhFdihGDlv/EUEmGM",
-	"xBSkchrwCs2c7pJUgpryLSQsSer1e45mHsWREhOaNuGx68CmeCHyzEW9k243jibi2kN60uWfBeAnrdj7",
-	"u9H59AWPvAjt2zHCiF5/ZYHmLgGaCjeu4OEmZ/xj3Y7+xeBF1Iv+33FFmY79W3tcAUEgPcf5s7QdnEuc",
-	"f2VBpitAucT5mUzXgjER1z+jGrlx1Dt5/B1vT/k7biFVLy8uWu/ey6n4PUdItHJS5R5rVyLLEZy4RAUX",
-	"Rk9AwJDI7RA8/T0FRZiG81xmDs7nMBYqXYVm7SdeBXv38ZPNwL9FMVmNW4diAgcOlVDucB2GqeFmBNeg",
-	"+3YJtqmgW0dD/+9v4ujf3aPv34V/zzpH7x79JWoD/1eLZjX4uUWz/mRSi9sdzBICvuMG7VQri3zF/ybS",
-	"wAboF50D9FdeTKeZTPhEHP/LErjvt5ztR2N0ICfN5Q6luhKZTM8CkRz2QEBJcUAbpvbnOp3DuUFBDHyM",
-	"4Ielvamx/1bW2wZU6HO83GEdn9x2pKrTKla3/UjUYQ0f2n6g0IcR8FSri0wmD4Fcg1bnJsEzkRkU6fyM",
-	"ZSg73GNuJ8z9pM25TFNUD4C6i2KuM6Q2wxiGv+faiTO8ThBTTId0OYeptOI8w/SMKOker7vh9YV+WiGz",
-	"iYcftML9ru64q+4nnav0IelcqtGeKe08odvfh90w9wbNlUzw5cVFJhU+AP6sn/BM+xmHPaAdYvkxQZjo",
-	"FE+DepYJUrH2aN0FrW+1/kWoeWFieAC8Oq3PJkLNC+nSDnswE9JBrpzMYNgG6zCGaZbbQpveo3oXVP+q",
-	"RO7G2sh/40PQX5oMlQvDBomF5ZMCjPqLHigNrHWA06TRakPq9x7VO6L6UumZ8si5f1TnfroSlQ4nU22E",
-	"mbMNl4k0CaR7ZO6ITJtPp9o4TINI+pZtFw+A1nLiszDVmZtPiRWXBgBpQWkHAv7x5uUL0Of/wsTxJQ+g",
-	"HhGsQ2o2M1qN9kdghyNwU9iPeM/6acoGzF9wco6mZhQSaSoJdSJ7ZfQUjZNoo96FyCzG0bT26H3NVLW9",
-	"Rapu1PqtNsK70pbmsU+rf2pQOGQwdwNwG9hqZtw4MjrzPaXDid3U9bXOuNdEXD/z7b8tVyGMEfMojnIl",
-	"f88xvHYmx8UtKEx9PPPqXQiCM+3kc5zvth14PZUG7Zlo0Ub/GZxhxC7BOj21IK3NpRp5TmpPYSbdWOcO",
-	"pCsbklLEN9cPTfeydEKkwuGRk7y6ZTPp5mXeH8pXHsfVJzE3BpWjjjR4c8qEIU/Dtm6z/jiSaaNtnrMH",
-	"YKnZpfRK7qbVPKd2N/EHrr523pct1XhxgYmTVwjcKGac50pqBfqCf/Dz4kcwbGfUgZ0rlu3bH3KNGjeH",
-	"qJUTLrfbLOeNb0ljlFb/Vh9uHdm84+H28T6XM8Z1lMZNT8LKa1pKSQuHQ6crXAH/+fbtK/AzdqJlN1cc",
-	"YTHiRr5boJN7nCUit7g1EeMBnnKXFhxM0FoxallBH8b5RKgjgyIlqQwsEqdOsNN63esbz1tSLK+aogn+",
-	"yi1+WqxugbYVm7VI1oQrxQYQzjteM+1lnE7bnStetmOtcmDQiYhJSAlSy1QT7ox3jhaSzdoZzlyQwFDl",
-	"E9oZ6hHFpVMtOIY8Y6/tyIp9LTa0OXxtQSv3dLW/isfkpZY3PVhUaGUF3AueniiO2tS28HhBZ6Nrh+YK",
-	"zVnzpcErfYmp5yh1ezVvUN1cHcVRw1bNjrNWq13jDU4NJnTL60+b3gzm3+3SK+F10QRBhCOT1CLJtPUd",
-	"FBFRrXikmnoTVl2zTEVxNBIOZ2J+RkxD564F48H1vXz8U8yw4kFNPL7IswxmY5kh44+pcyFxh34rGbfK",
-	"s4x2tvBA7srIVpDkXSWuJplaQ9j98HF9f9puAe/qz9JLG82dzcLTreDz2NkEIA+5Eoz2y9gPePNUx0uV",
-	"ICZE1Vxwiy+z35p3+/E336xzb/eP/qfwcJd/nnX+o93LHUeMhxYYabtBBFBHRihnQToLE9YybJ1mTMXk",
-	"TKQTqRrXLzwgdI2YAy+9spjkRrp5S9ulV6jSMxJMWm8SreGZutBtl6m2qverD/Pmk9ou69fHbzsG1PcO",
-	"DmO5wJ3PY5DG35ICsAzMOQqD5swVb5e5h28RTHEX2kD/1TNosoZWBrmVotIYPPTYVgFZEBRXhJnwxeLh",
-	"2S6CFpzeLN40tqWxlvqsm7Z7N+0nxBK1LinwG5bUGRGkwD37YYFObI4vinkWi4lpCzFaOZPvsESVvt0c",
-	"EFTf3DJYqgbDmq18cIXtQxWwD9dx1jC7NvVlw+Y8x/nd7E/zyt5GlthCa2uoZ7WZNy/2Dsjqwu7dlriG",
-	"cd6U9+kjxsX6q/9mrGcKpPI6llB2hga0yuanpd6ABi4Rp14oGAs73kxOF2/7zti/W9Tvjvdfp+ntrJpr",
-	"jDbeJFNJ+UEE47hOpWegVQwGp5lIZBAcdZaCVvjh1ppbGT1Xm1H87uxgBpxIVX96cjvD4I6UeXk5n5vF",
-	"8E4Z1hqz27sVm/k8rK/VGuUlDjbJNGSQAwETkYylQjZiFzKJPawrJDxCpZe36gx3REduSUBWRhj3/XIb",
-	"OqJUpYK4WdRbF/G8UhmsIbsFosI0U1iIvTeBXQww0+aSCJFQKXMEwgm7HRBUiI4rsCPYFl0z9bTbwwoV",
-	"8A3tdF1N6ee0xGXwgm5CBHL4jGauC+HDMieIpvEDVTswdm7qPZ4yqJGJVk748NsQzS2m0jqRXBJRNFno",
-	"ZHvHxyPpxvl5J9GT46JN+Ue05ETtw9TIK5nhCFMQSYLWwkQoMcIJKgcHr/q/HNKp7hXn/ogPgt/rOFgE",
-	"vBudKG9noAbqB0yklVrZkIwyxQQMJtqkFmZjNFi39kENHrBibmEQKe3AEs8fRD0a8BE8etRvKnePHsHw",
-	"1cs3b+H46uSYjqA9fl/qQDfHhQmM4RwCXidjoUZoq/vL6xgoYBXiYOjF/2EMw0oiGB6yaikUaJ/eUFcM",
-	"4xANohXCWOcGzucQMk86NOyPnMSiOf2GrrPPiQjX0MKwX7dJ9uBvfuhB3u1+nfAE/CcOO9CHibRWqlEM",
-	"E5ERncY0pimC3Y/IkhdWitgULyFZeNI9gfY4l1MQoW1ukRYBQjGsNG4w+UyFG9eG+hpa4ntnY59gpA0b",
-	"/TgniTVcb+bseNy95qPx6BH0IeHspa/sohcIRDgW7Y4gusM1ExRBeTCIJto6nxFnLb2cSWUH0eEpDAv7",
-	"DHv25WSayUQ6xqZPLqqIegd+wAwdEwsa1os32oDBib7ix8HIxKksBeC0ZQShwmtXJGt14FUd2Xx0Af6o",
-	"nlj4o1htyOn6g1scHR3xf7758O/oam5BOpPEGXgTh/AHCDWvmzowLeALm0b7H9M6ledJSnvrWTE8DcZC",
-	"oqWh/47+RzFNzXdvi2cERtG4DlJNmCpe1x61tHqOc17CsLTRUaOmJY6erLLS0bumLa7ZeuFdueSav586",
-	"1ARl+skHoPrZDGCgJ6/pKODCwyW3cjXywsM2P3s178Lz5u7QCmgNtQMtMiI5Ftk/Dqk0mDht5j2QjnUi",
-	"uJI4s1BsnPWiOqZEoKaaLgKTaYC+WqZP+qI67plILgth3ptf19GCcNXfeiZMDIF4rr/0ntIQT7YeRO8z",
-	"CIx5wWMQ8/NApZnMEcMhvc+Ti4KlM5mRFlAx1+75/gXANK42QUYoHvJIqFKmHzxGgJZ2LgkiXEk0F0MA",
-	"4cBg/d4dEmmmeabCOhrOI6pUG4de4GA08UQV0fWJbzp3RNNssRFhC/8r107wzv0okrFf50TMYSyuENhB",
-	"ZeHAIqfMsaLF2NPmEDhVsiSS8eImVmjh5OG6IEugeRkZNIFG4/JUTaQvZHMEgH+p4p4J6n+WDqECMlLI",
-	"Gzw/eKbiQI2JKZQTfdP9mjdyMb46TPaqTAuluYi+WCbMMORM0CEcnHQ6nOtZsGM46XYPfba2zyIcxhVP",
-	"Z0bqxGSK5givZEpCT5Iby0lkItyompHBo7QDr8QoMK1MqktM/dkRCorUcV5DPd2Rc1zndBQ35pGflouR",
-	"tiU1lobmlFjoq3JNdSD98WJQ0xoCu7CUOVcwaEI8Zwc3bux5nlwic9gFhjM1UiVyKjI4oJd8RC+0aeAt",
-	"iF60ulw1uxO+7WFcE5ngpBt3u92Ck/oDSmJVTZYq8g1j7zu2IFWS5SlRDL9Hthmczf8nOtsaSjdkzA+X",
-	"guOGcBCWXWWIh9PTGvkNB7V0bRqyka59GNNv4HTvkOjdgZfFDeMd78GTx99DS9h5wA370T054G3wjvMC",
-	"q8P3Aw57GEQxDLyj3v8Zgh9qz338wyC6GXop3JMrT9qkZUG2cMTLa4dEptg7f46ZnhGtK3LSObDShfgH",
-	"otz/ePPyRQhY4HAIHrkRYBlXx/DkG1gduXlaxDzwHNrUoiJoQhq4TOkk1YLV3vVHnFZBtw6JmPIW+Gz3",
-	"TCaofMBHUKn6U5GM8ehxp7ukVM1ms47g1x1tRsehrz3++dnTH1+8+ZH7kNotXVZXzuBV/xfSnqI4ukJj",
-	"vcp10un61nqKSkxl1Iu+7nQ7X4e4DFYt27WaxEuF3vPYex+NsLVUhMuNshXDW3JpWSdUaunCxp5sEf9Z",
-	"kMeJtswHapOcyYyJybd0YTBtyni+QiWMeK1exHiWRr2oKeFGzXoBv7WbOKomx2Ui9827hTTkx93unQUe",
-	"1yFsCT9+O8agzeyDhneKG3/icdXWucTpcS2vnLucbO7SyCPhTl9v7lSlyXKPJ5t7lKmC1OHx95s7LKYy",
-	"3cTRN9tsQSNZgjttsZ6FdDi2YOWTiTBzf/34BtPxJdKY+0voxMgWsdM2ekd92umQly9XUqAglFXBI8FK",
-	"pE2KxisiXKYA3ugLdxTE/tKUZBDGjAnIVYbWDtQwMPqz0PSvzuQ47MBPmlitL81Tl7S+sosi1q+vfy6K",
-	"+KBKOwP1AjG1ICr1icMNaS+IZrWRrEprvgW5ije29aVStmgYKnFQy+buP/ObBXZ5c1cV11jY3/ZqKsEb",
-	"EkyU51pnKBQdrKVaICQyB2zOxtoiY5trgwhZGAUdXjs4SITFI6ksKiuJ9xyurvLiO68qAMJBSItG2/tk",
-	"DlVcVwtreKmQS0ERp6x2vqXq1DrCyW1WVYfas5M9O/lo2Aldg3DOa1wkPHh3E0dTbVvYhDeL2WZUn9eP",
-	"vanT6UaIH5DExaRkklvHisd5UV/ofA5ioCrjBxw86X4PK2uJHJKe0aCNoXQOJELRqAZzi8QomB5br8xZ",
-	"t8TUgpHkoM06ctgBz2Zq9rw2zlIzTt5WEuaj8Dedzu9OCF7OlLpp+hPZC79EaU/ultKuEsAVzjwi9jL4",
-	"Z0c0t6CBZVki6nDyzTZwteaqfno019/Lgna2kd0N0vvx+6pS3U0V6N8SfFXJkSWt7nmni4+oYOuRRRfX",
-	"qTVkJPjRg+Dw8ib2GDIiwAM1lim9DjI+tIv4pa2/Tpo9wQ/FELcisDX/zr3K7rWEz2XRcysRoCjpsxdn",
-	"/sSr5Y/LuqsVr7e8hZ4d6LcoYXxZnMwyMNwc02A3a9woi+7Ul5EVA1X0p9sgah4esOPCa+4Dc7xN+QrZ",
-	"littOcNOCm/hGP7zrkz3YWSIvfywV7o+TRveWhI1zVtJ1DQTSYjkbY/pJbLVpFiJUEHZ8lFUKek7Tw5L",
-	"qrKB/daiLR6Ulty9MtQSYL2VMvQl8/4vSioP16u4mF8F6fe24vmxt8hvtrf7KI8DH91G4kJwxh+CVA3R",
-	"IV4yxt/KJh7ixR7qet+DGf0+pY8ytnuDqbiWy7q3Fe/Fls/XVlyRx0lJOLY2G/dTplI+/cJTOm0qQud0",
-	"g9CdVnEQo+B9wiZx5q8naJVgB/pp2gz4ncmkHva4xqK8pSmiGVv6iYtD7ZW+9hLRhgu7N2yuIxD9NC1u",
-	"N1/lO7FvegHq+H1ZFW6txdOHe5dEJny7opWmZNpiO01hc+e2KtJSgPnHI0lVKXp7m+any3b9AVs40R9+",
-	"tcoE4Q16SLgElf3A2xaWtI5g+pyNhfPxmRw8a8tU7/6rZ52B6m+R8FIPRFylqrwOuthHFL1zn2pHWexl",
-	"g9rhozT3Ssde6fislY5FS0yoFLCa2DUSGTgvu1Uf+XFFbmlZn4ZzSBsR2D6Uhd5xJMs5ZlxtS5fUbKBC",
-	"cvVUuHHciHcpTLNV0mdcukl52jBkSJfqQL8oOUR6Tq2sKitiQbUpPh4nbBHCXxVhPVidRRoP1KCoPgc+",
-	"g5bDv4sBQh7tIDqMwfrVheIdJRwGr1BkxUf6CAcDxbBxhE6R4c0raGQiNb8hE9J0SF40cjR2Pv3rYgUv",
-	"WMrG/vjCbtoKNm2lWHXvBYQ2FtJvHum9/+wz4wlfgtYZ0oWj3m/v6vyCCcRiqY+i7FrBP+q0fis+sq0R",
-	"P8QX1idviZ3fzVpfz9j+yOPYOYy8uQl/ajT5NgAWektVfLlt+rIqzfbug7Lkzbv7p/jbuisaS9/rD3v9",
-	"4fPWHxrHfQ0f2BjuropKBg32UuRMctWEhVD3c4RccaGWWs2lgdoY454sB683NJQqeH2gbhe9Xq9f95HG",
-	"sLdUfnvgSPZGkb/V8ez1Y7EXq/dh7V9kWHv9Etxa6F50/GyI3m1cQNgpcvZu6OHtvDPdhyRce6K1l+8+",
-	"8VjaLUnOisjap8EIXETjg1DpcfgUfVAH4YeyGtWCbQFV6nuGCoz6oqj04yt2SAdjnaVVparWupYw0QaL",
-	"mlb+a6XS1UpkhaSZDwrb/ZMI2X3F7u4qBO7jVfYSyyrPundkB4cE+2X4ut2nEHNM934LUyLHrDCN4MJ+",
-	"DZpTsyjK9DR8RcHX3/D1w7gC685xwQtVHx+IeHxiLvqWTwhsMLqxeWBva9vLYp95gHCdVH3l5Zzb2Ny4",
-	"vCZb1YIDWnoC6f3GcoKNus+co0nUr+cbFN+UAGkHyjptMO1AS2UIgvJoiuZohZWtpUTElsJYWwnZT1se",
-	"W/fx2Zsgk92/Ha76Psoag9wlzqs6edXXhvYq7hdNVvd2OboYdy/WHr/3kURrQ7R/KOtRXKIvfV3VWq5r",
-	"waQn+xrDpSIdyuL6L1GX34koc0A+oKLEn0KON7d9jvNn6T5c+7MoQXEX1+0D4064eQxLOaR3lzL6yUSf",
-	"fLRRJyEm6MLDcSlVumrS4kNIW0ea+M83rZ33045y2Ta8ZR/WspcJvwBVezGcZTt28oEeVW9wrH+eZjFx",
-	"d0c/62fiYF3nWd17VPek5RP1qK6qK94MvW5+SO+3d3TT/IdM/G1uXolMJyKD8gML4YsnB8OJuEQwuRoe",
-	"Nj7e0Ds+Pnn8/zvdTrdz0vuu+90JX+QA0VKpw3qIH5dTk2Uaj9clyw93s8g898pkpyb0NITyZSnKVxD3",
-	"2ZBF/SUdJqqV/wijhYTM5WHebhbXa8OsAqb6ruuoBlato0+Runl3838BAAD//w==",
+	"7H17cxs3kvhX6ZrfVkVyjSjKsf1L6NqqY5xkz2vH9tlO7dWFPhGaaZFYDQEGwIjiOvruV93AvMjhw9Qj",
+	"tpd/JBZn8GiggX53z8co0ZOpVqicjXofozGKFA3/+VKqC/o3RZsYOXVSq6gXvf35GXz38LvvIJPqwoLT",
+	"4MYIQ4PZXweRwis3iIYgVFo8mhq8pEdTMUIbw2yMinrMAa+kdZ0ojmwyxomgmdx8ilEvss5INYqur+Po",
+	"v4/eCocv5US6I/5/C0D4e47WWZiimUjnMKW/wAiHRxl1oZ9SpzSVwd9zaTCNes7kWJ/6XJuJcFEvkso9",
+	"eRTF0UQqOcknUa8bF3BJ5XCEZgmwtzgRUhHIq4EzRRtQenaXoFhs2aNflbwCJycIBxYTrVJ7CMLBbCyT",
+	"MeNPZJmeCZUgSAvneZaBGAmp7hJQZ+ZH/U+FVSsE4/eUIGWwMQ3AwjORZWgsuLFwYGgGEG6g8EokLpuD",
+	"G0sLfkxweoRujAYmYg5nCHxSipF6INIU/kmHyXQG6hY34TqOpsKICbpwyZ7pXLVswhsxQrDyX/gUEmGM",
+	"xBSkchrwEs2c7pJUgpryLSQsSer1e45mHsWREhOaNuGx68CmeC7yzEW9k243jibiykN60uWfBeAnrdj7",
+	"m9H59BWPvAjt+zHCiF5/Y4HmLgGaCjeu4OEmp/xj3Y7+xeB51Iv+33FFmY79W3tcAUEgvcD587QdnAuc",
+	"f2NBpitAucD5qUzXgjERVy9Rjdw46p08/I63p/wdt5Cq1+fnrXfv9VT8niMkWjmpco+1S5HlCE5coIJz",
+	"oycgYEjkdgie/j4FRZiGs1xmDs7mMBYqXYVm7SdeBXv34aPNwL9HMVmNW4diAgcOlVDucB2GqeFmBNeg",
+	"e7IE21TQraOh//c3cfSv7tH3H8K/p52jDw/+ErWB/6tFsxr83KJZfzKpxc0OZgkB33GDdqqVRb7iP4g0",
+	"sAH6RecA/ZUX02kmEz4Rx/+0BO7HLWf7yRgdyElzuUOpLkUm09NAJIc9EFBSHNCGqf2ZTudwZlAQAx8j",
+	"+GFpb2rsv5X1tgEV+hwvd1jHJ7cdqeq0itVtPxJ1WMOHth8o9GEEPNPqPJPJfSDXoNW5SfBUZAZFOj9l",
+	"GcoO95jbCXM/a3Mm0xTVPaDuvJjrFKnNMIbh77l24hSvEsQU0yFdzmEqrTjLMD0lSrrH6254faWfVchs",
+	"4uFHrXC/qzvuqvtZ5yq9TzqXarSnSjtP6Pb3YTfMvRHzTIv0vdYvhRnhnyKFlGKHtKBJtH3yCF7IH+Dg",
+	"yeP48bdP4Gzu0B6yfYDVMukshFt85KVDsGJuwWo4kKz7KU06nkgPiXD6RxaVg5l0Y5072N/0Xc/LOzSX",
+	"MsHX5+eZVPdxXKyf8FT7GYc9oB1ifSNBmOgUnwZ1PhOkku/Rugta32v9i1DzwiR1D3h1Wp9OhJoXdMAO",
+	"ezAT0kGunMxg2AbrMIZpltvC+rJH9S6o/lWJ3I21kf/C++DXNBkqF4YNEi7LswUY9Rc9UBqYP4DTF6io",
+	"4QXO96jeEdUXSs+UR87dozr305WodDiZaiPMnG3+TKRJgdkjc0dk2nw61cZhGoSf92zruge0lhOfhqlO",
+	"3XyKC5IbyVwC/v7u9SvQZ//ExPElL+Q0gnVIzWZGq9H+COxwBK4LeyPvWT9N2eD9C07O0NSMiCJNJaFO",
+	"ZG+MnqJxEm3UOxeZxTia1h59rJk2t7dg1o2gv9VG+FDaXj32afXPDAqHDOZuAG4DW83sH0dGZ76ndDix",
+	"m7q+1Rn3moir5779k3IVwhgxj+IoV/L3HMNrZ3Jc3ILCNMwzr96FIDjTTr7A+W7bgVdTadCeihbrxT+C",
+	"85TYJVinpxaktblUI89J7dNS+5GubEhKNN9cPzTdy9JplQqHR07y6pbN6puXeXcoX3kcV5/E3BhUjjrS",
+	"4M0pE4Y8Ddu6zfrjSKaNtnnOHqOlZhfSG0U2reYFtbuOP3H1tfO+7NnA83NMnLxE4EYx4zxXUivQ5/yD",
+	"nxc/giMkow7sjLPsD/mUa9S4OUStnHC53WY573xLGqP0ErX6/OvI5h0Pt4/3uZwxrqM0bnqeVl7TUkpa",
+	"OBw6XeE6+s/379+An7ETLbtF4wiLETfy3QKd3OM0EbnFrYkYD/CMu7TgYILWilHLCvowzidCHRkUKUll",
+	"bCBBlWCn9brXN563pFheNUUT/JVb/KxY3QJtKzZrkawJV4oNIJx31GfayzidtjtXvGzHWuXwohMRk5AS",
+	"pJapJtwZ70wvJJu1M5y6IIGhyie0M9QjiksnbHAkesZe25EV+1psaHP42oJW7ulq/yaPyUstb3qwqNDK",
+	"CrgXbHJRHLWpbeHxgs5G1w7NJZrT5kuDl/oCU89R6v4N3qC6eyOKo4Zvgx2trVbexhucGkzoltefNr1f",
+	"zL/bpVfC66IJgghHJqlFkmnrOygiolrxSDX1Jqy6ZpmK4mgkHM7E/JSYhs5dC8ZDqMTy8U8xw4oHNfH4",
+	"Ks8ymI1lhow/ps6FxB36rWTcKs8y2tnCY70rI1tBkneVuJpkag1h98PH9f1puwW8qy+llzaaO5uFp1vB",
+	"57GzCUAeciUY7ZexH/DmqY6XKkFMiKq5EEaxzH5r0RAPHz9eFw7RP/qfIiKi/PO08x/tURFxxHhogZG2",
+	"G0QAdWSEcpbN7RPWMmydZkzF5FSkE6ka1y88IHSNmAMvvbKY5Ea6eUvbpVeo0lMSTFpvEq3huTrXbZep",
+	"tqqPqw/z5pPaLuvXx287BtT3Fg5jucCdz2OQxt+TArAMzBkKg+bUFW+XuYdvEUxx59pA/81zaLKGVga5",
+	"laLSGDz02FYBWRAUV4Ql8cXi4dkughac3izeNLalsZb6rJu2ezftJ8SetS4p8BuW1BkRpMA9/3GBTmyO",
+	"R4t5FouJaQtJWzmT77BElZ5sDiCrb24ZXFeDYc1W3rvC9qkK2KfrOGuYXZv6smFzXuD8dvaneWVvIkts",
+	"obU11LPazJsXewtkdWH3bkpcwzjvyvv0GeNi/dV/N9YzBVJ5HUsoO0MDWmXzp6XegAYuEKdeKBgLO95M",
+	"Thdv+87Yv13U7473X6fpzayaa4w23iRTSflBBOM4YKVnoFUMBqeZSGQQHHWWglb46daaGxk9V5tR/O7s",
+	"YAacSFV/enIzw+COlHl5OV+bxfBWGdYas9uHFZv5Iqyv1RrlJQ42yTRkkAMBE5GMpUI2YhcyiT2sKyQ8",
+	"QqWXt+oMt0RHbkhAVkak9/1yGzqiVKWCuFnUWxchv1IZrCG7BaLCNFNYiL03gV0MMNPmggiRUClzBMIJ",
+	"ux0QVIixKrAj2BZdM/W028MKFfAd7XRdTenntMRl8IJuQgRy+JxmrgvhwzKHjKbxA1U7MHZu6j2eMqiR",
+	"iVZO+HDtEP0vptI6kVwQUTRZ6GR7x8cj6cb5WSfRk+OiTflHtORE7cPUyEuZ4QhTEEmC1sJEKDHCCSoH",
+	"B2/6vxzSqe4V5/6ID4Lf6zhYBLwbnShvZ6AG6kdMpJVa2ZC8NMUEDCbapBZmYzRYt/ZBDR4fLTeIlHZg",
+	"iecPoh4N+AAePOg3lbsHD2D45vW793B8eXJMR9Aefyx1oOvjwgTGcA4Br5KxUCO01f3ldQwUsApxMPTi",
+	"/zCGYSURDA9ZtRQKtE+HqSuGcYgG0QphrHMDZ3MImUodGvYnTnrSHBdI19nn0IRraGHYr9ske/CDH3qQ",
+	"d7vfJjwB/4nDDvRhIq2VahTDRGREpzGNaYpg9yOy5IWVIjbFS0gWHnVPoD3O5SmI0Da3SIsAoRhWGjeY",
+	"fKbCjWtDfQst8eBF5KM2bPTjHDbWcL2Zs+Nx95aPxoMH0IeEs92+sYteIBDhWLQ7gugO10xQBOXBIJpo",
+	"63wGpbX0ciaVHUSHT2FY2GfYsy8n00wm0jE2fTJaRdQ78CNm6JhY0LBevNEGDE70JT8ORiZOfSoApy0j",
+	"CBVeuSK5rwNv6sjmowvwR/XEwh/FakMO4B/c4ujoiP/zzYd/Q1dzC9KZJM7AmziEP0Coed3UgWkBX9g0",
+	"2v+Y1qk8T1LaW8+K4WkwFhItDf039D+KaWq+e1s8IzCKxnWQasJU8br2qKXVC5zzEoaljY4aNS1x9GSV",
+	"lY7eNW1xzdYL78ol1/z91KEmKNNPPgDVz2YAAz15S0cBFx4uuZWrkRcetvnZq3kXnjd3h1ZAa6gdaJER",
+	"ybHI/nFIpcHEaTPvgXSsE8GlxJmFYuOsF9UxJQI11XQRmEwD9NUyfdLn1XHPRHJRCPPe/LqOFoSr/t4z",
+	"YWIIxHP9pfeUhniy9SB6n0FgzAseg5ifByrNZI4YDul9nlwULJ3JjLSAirl2z/cvAKZxtQkyQvGQR0KV",
+	"Mv3gMQK0tHNJEOFKorkYAggHBuv37pBIM80zFdbRcB5Rpdo49AIHo4knqoiuT5TUuSOaZouNCFv4X7l2",
+	"gnfuJ5GM/TonYg5jcYnADioLBxY5xZIVLcaeNofAqbUlkYwXN7FCCyeb1wVZAs3LyD7QncblqZpIX8j+",
+	"CQD/UsU9E9T/KB1CBWSkkDd4fvBMxYEaE1MoJ3rc/ZY3cjG+Okz2pkwjprmIvlgmzDDkzOEhHJx0Opwb",
+	"XLBjOOl2D312v886HcYVT2dG6sRkiuYIL2VKQk+SG8tJhyLcqJqRwaO0A2/EKDCtTKoLTP3ZEQqKUgO8",
+	"hnp6LOdEz+kobqw78LRcjLQtqdQ0NKdQQ1+Va6oD6Y8Xg5rWENiFpRyHgkET4jmbvHFjz/LkApnDLjCc",
+	"qZEqkVORwQG95CN6rk0Db0H0otXlqtmd8G0P45rIBCfduNvtFpzUH1ASq2qyVJGfGnvfsQWpkixPiWL4",
+	"PbLN4Gz+P9HZ1lC6IWN+uBQcN4SDsOyqokA4Pa2R33BQS++nIRvp/Ycx/QYuDxAKA3TgdXHDeMd78Ojh",
+	"99ASdh5ww350Tw54G7zjvMDq8OOAwx4GUQwD76j3f4bgh9pzH/8wiK6HXgr35MqTNmlZkC0c8fLKIZEp",
+	"9s6fYaZnROuKGgYcWOlC/ANR7r+/e/0qBCxwOASP3AiwjKtjePIYVkduPi1iHngObWpRETQhDVymAJNq",
+	"wWrv+iNOq6Bbh0RMeQt8dYRMJqh8wEdQqfpTkYzx6GGnu6RUzWazjuDXHW1Gx6GvPX75/NlPr979xH1I",
+	"7ZYuqytn8Kb/C2lPURxdorFe5TrpdH1rPUUlpjLqRd92up1vQ1wGq5btWk3ipULveex9jEbYWlrE5UbZ",
+	"iuEtubSsEyq1dGFjT7aI/yzI40Rb5gO1Sc5kxsTkW7owmDZlPF+hEka8Vi9iPE+jXtSUcKNmfYnf2k0c",
+	"VZPjMvH/+sNC2vrDbvfWAo/rELaEH78fY9Bm9kHDO8WNP/K4autc4vS4VoeAu5xs7tLII+FO327uVKVV",
+	"c49Hm3uUqaXU4eH3mzsspjJdx9HjbbagkSzBnbZYz0I6HFuw8slEmLm/fnyD6fgSacz9JXRiZIvYaRt9",
+	"oD7tdMjLlyspUBDKquCRYCXSJkXjFREuawHv9Lk7CmJ/aUoyCGPGBOQqQ2sHahgY/Wlo+ldnchx24GdN",
+	"rNaXcqpLWt/YRRHr17cvi6JPqNLOQL1CTC2ISn3icEPaC6JZbSSr0ppvQK7ijW19aZ0tGobKLdSyufvP",
+	"/WaBXd7cVcVYFva3vfpO8IYEE+WZ1hkKRQdrqXYMicwBm7OxtsjY5loyQhZGQYdXDg4SYfFIKovKSuI9",
+	"h6urAvnOqwrGcBDSotH2LplDFdfVwhpeK+TSYcQpq51vqVK2jnBym1XVxPbsZM9OPht2QtcgnPMaFwkP",
+	"PlzH0VTbFjbhzWK2GdXn9WNv6nS6EeIHJHExKZnk1rHicVbUozqbgxioyvgBB4+638PK2jOHpGc0aGMo",
+	"tQSJUDSqwdwiMQqmx9Yrc9YtMbVgJDlos44cdsCzmZo9r42z1IyTN5WE+Sj8oNP57QnBy5lS101/Invh",
+	"lyjtye1S2lUCuMKZR8ReBv/qiOYWNLAsY0UdTraYYrGqCPd7vM16WnNcvzxa7e9zQXPbyPUGqf/4Y1UR",
+	"8bpKEGgJ2qrkz5LG97yzxkdiDH31ExfXqTxkJDDSg+Ao86b5GDIi3AM1lim9DroBtKsGpY+gTtI9owhF",
+	"N7cizDW/0J3K/LVE0WWRdSvRoSgdtReD/sSr5Y/LuqsVr7fYhZ4d6Lcob3xZnMwyMNwc02Bva9woi+6p",
+	"L1csBqroT7dB1DxDYMeFt90H9Hhb9CWyDVjacoadFOXCofznXZnu/cgee7ljr6x9mba/tSRqmreSqGkm",
+	"khAB3B4LTGSrSbESoYKS5qOvUtKTHh2WVGUD+61FadwrLbl9JaolMHsrJerfmffvpfktLnO4lsWF/iZI",
+	"zTcV64+9B2Czfd9HlRz4aDoSM4Lz/xCkaogc8ZLx/0Y2+BCfdl9k4Q7M9ncptZSx5BtM07Xc2b1tei/u",
+	"fL226Yo8TkrCsbWZup8ylfLpHp7SaVMROqcbhO5pFXcxCt4ubBJn/rqHVgl2oJ+mzQDjmUzqYZZrLNhb",
+	"mjCasaxfuBjVXllsL0ltuLB7Q+pdEJZ+mhZUgUnArdhTveB1/LGsXrfWwurD0kviFL7J0kqLMm2xnRax",
+	"eXVblWwpEP7zkcCqVMK9DfXLZdf+gC2c6E+/WmUi8wb9JVyCyl7hbRlL2kowtc7Gwvk4Ug7ytWVKev/N",
+	"885A9bdIzKkHTK5Scd4GHe4zijK6S3WlLEqzQV3x0aR7ZWWvrHzVysqiBSdUNFhN7BoJF5w/3qrH/LQi",
+	"B7aso8O5ro1IcR9yQ+844uYMM64KpktqNlAhCXwq3DhuxOUUpuAqOTUu3bI8bRgypHV1oF+URiL9qFb+",
+	"lRW4oBIVH0UUtkg1qIrFHqzOdo0HalBUyQOf6cth6sUAId93EB3GYP3qQpGREg6Dlyiy4uOThIOBYtg4",
+	"kqjIROcVNDKmmt9GCulEJC8aORo7n6Z2voIXLGWNf37hQW2FpbZSyLp3AkIbC+k3j/TeX/eV8YS9trqa",
+	"s4R06Kj324c6n2HCsljKpCgrV/CdOo/Yiv9s6zQI8ZP1yVtyA3bzDtQz0j/zOH0Ok29uwp8aLb8NgIW+",
+	"UxWXbpu+rLqzvbuiLOnz4e45xbbukcbS93rHXu/4uvWOxnFfwwc2hvOrolJDg70UOaFcFWIhlP8MIVdc",
+	"iKZWU2qgNsbwJ8vB+Q3NpgrOH6ibRefX6/N9pjH6LZXt7jlSv1HEcHW8fv1Y7MXxfdj+Xn7/hLD9+uW5",
+	"sbC+6GjaEJ3cuLiwU2Tw7dDRm3mDuvdJ8PbEbi8XfuGxwluSnBWRw8+C0bnINgCh0mPtq5IENRJ+LKt0",
+	"LdgkUKW+Z6hMqc+LCki+kol0MNZZWlXwaq33CRNtsKj15b/i6j+9HEqHhaSgTwpL/pMI2V3FJu8qPO7j",
+	"avaSzm1HAHiHe3CcsP+Ir+ldCj/HRC+2MF1ybA3TFi6U2KBVNQumTJ+Gr1L4eia+HhtXtN057nmhiuY9",
+	"EZ0vLJSg5ZMMG4x8bI7Y2/b2MtxXHgBdJ1XfePnoJjY+LlfKVrzgKJeeQHr/tpxgo442564S9ev5BsU3",
+	"OkDagbJOG0w70FJpg6A8mqI5WmHVaym5saUQ11aS98uW49Z9zPc6yHJ3b/ervjezxgB4gfOq7mD19aa9",
+	"avxvTVb30vGudkC6ULcvDh9/9JFSa0PQfyzre1ygL0Fe1byua92kl/taz6XiHsoT+y+Cl9/rKHNjPqFC",
+	"x59Cxje3fYHz5+k+HP2rKOlxG9ftE+NjuHkMS7m1t5dK+8VEyXy20TEhduncw3EhVbpq0uKDVFtHxPjP",
+	"aK2d98uOxtk2DGcffrOXJf8NVPTFsJvt2MknenC9obL+maDFhOYd/bpfiUN3nSd378Hdk5Yv1IO7qr57",
+	"M0S8+UHD3z7QTfMflPG3uXklMp2IDMoPXYQvzxwMJ+ICweRqeNj4iEbv+Pjk4f/vdDvdzknvu+53J3yR",
+	"A0RLpSProYhcnk6WaUpelyw/oM4i89wrk52a0NMQypelKF/J3Wd7FvWsdJioVhYljBYSTpeHeb9ZXK8N",
+	"swqY6vu6oxpYtY4+Bez6w/X/BQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
