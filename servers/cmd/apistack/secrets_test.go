@@ -45,6 +45,20 @@ func TestServeDemo_PrintsSecretsOnlyWhenCreated(t *testing.T) {
 	}
 	assert.Contains(t, out, filepath.Join(dataDir, "demo-credentials.json"))
 	assert.Contains(t, out, "curl -s", "the curl lines are still printed")
+
+	// Every file of the data directory is its owner's alone.
+	files, err := filepath.Glob(filepath.Join(dataDir, "*"))
+	require.NoError(t, err)
+	var dbs int
+	for _, f := range files {
+		info, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), filepath.Base(f))
+		if filepath.Ext(f) == ".db" {
+			dbs++
+		}
+	}
+	assert.Equal(t, 4, dbs, "pam, fax, storage and restaurant databases")
 }
 
 func TestServeFlags_AdminTokenFile(t *testing.T) {
