@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -122,16 +124,35 @@ type answer struct {
 func sendInBackground(req *http.Request) <-chan answer {
 	out := make(chan answer, 1)
 	go func() {
-		resp, err := http.DefaultTransport.RoundTrip(req)
+		resp, body, err := roundTrip(req)
 		if err != nil {
 			out <- answer{err: err}
 			return
 		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		out <- answer{status: resp.StatusCode, header: resp.Header, body: string(body), err: err}
+		out <- answer{status: resp.StatusCode, header: resp.Header, body: string(body)}
 	}()
 	return out
+}
+
+// roundTrip sends req on a connection of its own and reads the answer while
+// the body is still being written. A server that answers and closes without
+// reading the body makes the write fail; http.Transport reports whichever of
+// the failed write and the answer it sees first, and under load that can be
+// the write, while the answer is there to be read.
+func roundTrip(req *http.Request) (*http.Response, []byte, error) {
+	conn, err := net.Dial("tcp", req.URL.Host)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	go func() { _ = req.Write(conn) }()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp, body, err
 }
 
 // requireAnsweredWhileGated sends req, whose body is g, and requires the
@@ -236,13 +257,11 @@ func sendConcurrently(t *testing.T, tg bodyTarget, payload []byte, n int) uint64
 	errs := make(chan error, n)
 	for _, req := range reqs {
 		wg.Go(func() {
-			resp, err := http.DefaultTransport.RoundTrip(req)
+			resp, _, err := roundTrip(req)
 			if err != nil {
 				errs <- err
 				return
 			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
 			if resp.StatusCode != tg.status {
 				errs <- errors.New("answered " + resp.Status)
 			}
