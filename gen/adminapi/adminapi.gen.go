@@ -762,6 +762,9 @@ type Internal = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// TooLarge defines model for TooLarge.
+type TooLarge = Error
+
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
 
@@ -1254,7 +1257,8 @@ type ClientInterface interface {
 	// the restaurant API's schema and every reference must name an entity of the document
 	// or one already stored. A document with any problem is rejected whole (400, the
 	// problems in the message) and changes nothing. Entities with a stored GUID are
-	// replaced; the others stay.
+	// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+	// larger one answers 413 and changes nothing.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1269,7 +1273,8 @@ type ClientInterface interface {
 	// the restaurant API's schema and every reference must name an entity of the document
 	// or one already stored. A document with any problem is rejected whole (400, the
 	// problems in the message) and changes nothing. Entities with a stored GUID are
-	// replaced; the others stay.
+	// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+	// larger one answers 413 and changes nothing.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2127,7 +2132,8 @@ func (c *Client) GetRestaurant(ctx context.Context, restaurantGuid RestaurantGUI
 // the restaurant API's schema and every reference must name an entity of the document
 // or one already stored. A document with any problem is rejected whole (400, the
 // problems in the message) and changes nothing. Entities with a stored GUID are
-// replaced; the others stay.
+// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+// larger one answers 413 and changes nothing.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2152,7 +2158,8 @@ func (c *Client) ImportRestaurantConfigurationWithBody(ctx context.Context, rest
 // the restaurant API's schema and every reference must name an entity of the document
 // or one already stored. A document with any problem is rejected whole (400, the
 // problems in the message) and changes nothing. Entities with a stored GUID are
-// replaced; the others stay.
+// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+// larger one answers 413 and changes nothing.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4223,7 +4230,8 @@ type ClientWithResponsesInterface interface {
 	// the restaurant API's schema and every reference must name an entity of the document
 	// or one already stored. A document with any problem is rejected whole (400, the
 	// problems in the message) and changes nothing. Entities with a stored GUID are
-	// replaced; the others stay.
+	// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+	// larger one answers 413 and changes nothing.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4238,7 +4246,8 @@ type ClientWithResponsesInterface interface {
 	// the restaurant API's schema and every reference must name an entity of the document
 	// or one already stored. A document with any problem is rejected whole (400, the
 	// problems in the message) and changes nothing. Entities with a stored GUID are
-	// replaced; the others stay.
+	// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+	// larger one answers 413 and changes nothing.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4409,6 +4418,8 @@ type CreateFaxAccountResponse struct {
 	JSON401 *Unauthorized
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -4431,6 +4442,11 @@ func (r CreateFaxAccountResponse) GetJSON401() *Unauthorized {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateFaxAccountResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4540,6 +4556,8 @@ type CreateFaxAPIKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -4562,6 +4580,11 @@ func (r CreateFaxAPIKeyResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateFaxAPIKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4664,6 +4687,8 @@ type CreateFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -4686,6 +4711,11 @@ func (r CreateFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4735,6 +4765,8 @@ type SetFaxNumberResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -4762,6 +4794,11 @@ func (r SetFaxNumberResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r SetFaxNumberResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetFaxNumberResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4809,6 +4846,8 @@ type CreateFaxOutboundVoiceProfileResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -4831,6 +4870,11 @@ func (r CreateFaxOutboundVoiceProfileResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateFaxOutboundVoiceProfileResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4878,6 +4922,8 @@ type InjectFaxInboundResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4902,6 +4948,11 @@ func (r InjectFaxInboundResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r InjectFaxInboundResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5117,6 +5168,8 @@ type SetPAMMaintenanceResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5134,6 +5187,11 @@ func (r SetPAMMaintenanceResponse) GetJSON400() *BadRequest {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5181,6 +5239,8 @@ type CreatePAMTeamResponse struct {
 	JSON401 *Unauthorized
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5203,6 +5263,11 @@ func (r CreatePAMTeamResponse) GetJSON401() *Unauthorized {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePAMTeamResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5312,6 +5377,8 @@ type UpdatePAMTeamResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5334,6 +5401,11 @@ func (r UpdatePAMTeamResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdatePAMTeamResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5443,6 +5515,8 @@ type SetPAMQuotasResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5465,6 +5539,11 @@ func (r SetPAMQuotasResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SetPAMQuotasResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5514,6 +5593,8 @@ type BootstrapPAMServiceUserResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5541,6 +5622,11 @@ func (r BootstrapPAMServiceUserResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r BootstrapPAMServiceUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5590,6 +5676,8 @@ type CreatePAMHumanUserResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5617,6 +5705,11 @@ func (r CreatePAMHumanUserResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePAMHumanUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5664,6 +5757,8 @@ type CreateRestaurantClientResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5686,6 +5781,11 @@ func (r CreateRestaurantClientResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateRestaurantClientResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5733,6 +5833,8 @@ type CreateRestaurantResponse struct {
 	JSON401 *Unauthorized
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5755,6 +5857,11 @@ func (r CreateRestaurantResponse) GetJSON401() *Unauthorized {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateRestaurantResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateRestaurantResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5864,6 +5971,8 @@ type ImportRestaurantConfigurationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5886,6 +5995,11 @@ func (r ImportRestaurantConfigurationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ImportRestaurantConfigurationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5933,6 +6047,8 @@ type GenerateRestaurantDemoResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -5955,6 +6071,11 @@ func (r GenerateRestaurantDemoResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GenerateRestaurantDemoResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6176,6 +6297,8 @@ type CreateStorageBucketResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -6203,6 +6326,11 @@ func (r CreateStorageBucketResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateStorageBucketResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6367,6 +6495,8 @@ type SetStorageBucketVersioningResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -6389,6 +6519,11 @@ func (r SetStorageBucketVersioningResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SetStorageBucketVersioningResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6498,6 +6633,8 @@ type CreateStorageKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 }
@@ -6520,6 +6657,11 @@ func (r CreateStorageKeyResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateStorageKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7195,7 +7337,8 @@ func (c *ClientWithResponses) GetRestaurantWithResponse(ctx context.Context, res
 // the restaurant API's schema and every reference must name an entity of the document
 // or one already stored. A document with any problem is rejected whole (400, the
 // problems in the message) and changes nothing. Entities with a stored GUID are
-// replaced; the others stay.
+// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+// larger one answers 413 and changes nothing.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7216,7 +7359,8 @@ func (c *ClientWithResponses) ImportRestaurantConfigurationWithBodyWithResponse(
 // the restaurant API's schema and every reference must name an entity of the document
 // or one already stored. A document with any problem is rejected whole (400, the
 // problems in the message) and changes nothing. Entities with a stored GUID are
-// replaced; the others stay.
+// replaced; the others stay. The document is at most 32 MiB (33,554,432 bytes): a
+// larger one answers 413 and changes nothing.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7513,6 +7657,13 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7614,6 +7765,13 @@ func ParseCreateFaxAPIKeyResponse(rsp *http.Response) (*CreateFaxAPIKeyResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7711,6 +7869,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7772,6 +7937,13 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7826,6 +7998,13 @@ func ParseCreateFaxOutboundVoiceProfileResponse(rsp *http.Response) (*CreateFaxO
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7879,6 +8058,13 @@ func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundRespons
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -8054,6 +8240,13 @@ func ParseSetPAMMaintenanceResponse(rsp *http.Response) (*SetPAMMaintenanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8107,6 +8300,13 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8209,6 +8409,13 @@ func ParseUpdatePAMTeamResponse(rsp *http.Response) (*UpdatePAMTeamResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8310,6 +8517,13 @@ func ParseSetPAMQuotasResponse(rsp *http.Response) (*SetPAMQuotasResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8370,6 +8584,13 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8432,6 +8653,13 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8486,6 +8714,13 @@ func ParseCreateRestaurantClientResponse(rsp *http.Response) (*CreateRestaurantC
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8539,6 +8774,13 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8641,6 +8883,13 @@ func ParseImportRestaurantConfigurationResponse(rsp *http.Response) (*ImportRest
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8694,6 +8943,13 @@ func ParseGenerateRestaurantDemoResponse(rsp *http.Response) (*GenerateRestauran
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8889,6 +9145,13 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9033,6 +9296,13 @@ func ParseSetStorageBucketVersioningResponse(rsp *http.Response) (*SetStorageBuc
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9133,6 +9403,13 @@ func ParseCreateStorageKeyResponse(rsp *http.Response) (*CreateStorageKeyRespons
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -9893,6 +10170,8 @@ type InternalJSONResponse Error
 
 type NotFoundJSONResponse Error
 
+type TooLargeJSONResponse Error
+
 type UnauthorizedJSONResponse Error
 
 type UnsupportedMediaTypeJSONResponse Error
@@ -9957,6 +10236,20 @@ func (response CreateFaxAccount409JSONResponse) VisitCreateFaxAccountResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAccount413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateFaxAccount413JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10104,6 +10397,20 @@ func (response CreateFaxAPIKey404JSONResponse) VisitCreateFaxAPIKeyResponse(w ht
 	return err
 }
 
+type CreateFaxAPIKey413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateFaxAPIKey413JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAPIKey500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxAPIKey500JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
@@ -10242,6 +10549,20 @@ func (response CreateFaxApplication404JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxApplication500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -10336,6 +10657,20 @@ func (response SetFaxNumber409JSONResponse) VisitSetFaxNumberResponse(w http.Res
 	return err
 }
 
+type SetFaxNumber413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response SetFaxNumber413JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetFaxNumber500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetFaxNumber500JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
@@ -10415,6 +10750,20 @@ func (response CreateFaxOutboundVoiceProfile404JSONResponse) VisitCreateFaxOutbo
 	return err
 }
 
+type CreateFaxOutboundVoiceProfile413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile413JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxOutboundVoiceProfile500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxOutboundVoiceProfile500JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
@@ -10490,6 +10839,20 @@ func (response InjectFaxInbound404JSONResponse) VisitInjectFaxInboundResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInbound413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response InjectFaxInbound413JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10721,6 +11084,20 @@ func (response SetPAMMaintenance401JSONResponse) VisitSetPAMMaintenanceResponse(
 	return err
 }
 
+type SetPAMMaintenance413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response SetPAMMaintenance413JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMMaintenance500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetPAMMaintenance500JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
@@ -10795,6 +11172,20 @@ func (response CreatePAMTeam409JSONResponse) VisitCreatePAMTeamResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMTeam413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreatePAMTeam413JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10942,6 +11333,20 @@ func (response UpdatePAMTeam404JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	return err
 }
 
+type UpdatePAMTeam413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response UpdatePAMTeam413JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdatePAMTeam500JSONResponse struct{ InternalJSONResponse }
 
 func (response UpdatePAMTeam500JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
@@ -11085,6 +11490,20 @@ func (response SetPAMQuotas404JSONResponse) VisitSetPAMQuotasResponse(w http.Res
 	return err
 }
 
+type SetPAMQuotas413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response SetPAMQuotas413JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMQuotas500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetPAMQuotas500JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
@@ -11174,6 +11593,20 @@ func (response BootstrapPAMServiceUser409JSONResponse) VisitBootstrapPAMServiceU
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BootstrapPAMServiceUser413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response BootstrapPAMServiceUser413JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11271,6 +11704,20 @@ func (response CreatePAMHumanUser409JSONResponse) VisitCreatePAMHumanUserRespons
 	return err
 }
 
+type CreatePAMHumanUser413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreatePAMHumanUser413JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMHumanUser500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreatePAMHumanUser500JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
@@ -11349,6 +11796,20 @@ func (response CreateRestaurantClient404JSONResponse) VisitCreateRestaurantClien
 	return err
 }
 
+type CreateRestaurantClient413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateRestaurantClient413JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurantClient500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateRestaurantClient500JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
@@ -11423,6 +11884,20 @@ func (response CreateRestaurant409JSONResponse) VisitCreateRestaurantResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurant413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateRestaurant413JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11570,6 +12045,20 @@ func (response ImportRestaurantConfiguration404JSONResponse) VisitImportRestaura
 	return err
 }
 
+type ImportRestaurantConfiguration413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response ImportRestaurantConfiguration413JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportRestaurantConfiguration500JSONResponse struct{ InternalJSONResponse }
 
 func (response ImportRestaurantConfiguration500JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
@@ -11645,6 +12134,20 @@ func (response GenerateRestaurantDemo404JSONResponse) VisitGenerateRestaurantDem
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateRestaurantDemo413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response GenerateRestaurantDemo413JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11924,6 +12427,20 @@ func (response CreateStorageBucket409JSONResponse) VisitCreateStorageBucketRespo
 	return err
 }
 
+type CreateStorageBucket413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateStorageBucket413JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageBucket500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateStorageBucket500JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
@@ -12125,6 +12642,20 @@ func (response SetStorageBucketVersioning404JSONResponse) VisitSetStorageBucketV
 	return err
 }
 
+type SetStorageBucketVersioning413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response SetStorageBucketVersioning413JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetStorageBucketVersioning500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetStorageBucketVersioning500JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
@@ -12262,6 +12793,20 @@ func (response CreateStorageKey404JSONResponse) VisitCreateStorageKeyResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateStorageKey413JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13738,137 +14283,143 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3bd9s28+C/gqP9nRN7S0ty4mRb+2FXze3zpkm8cdI+VFkRIkcSahJgAdC2Pq//9z0YALxIpC625TTt",
-	"92SLJIABMHfMDG46kUgzwYFr1Tm+6WRU0hQ0SPz1hl4PokjkXH+gKZgnMahIskwzwTvHnc8zIBN6Taj9",
-	"6IkinKbQ7QQdZl5nVM86QYdj2477aIQ/g46EP3MmIe4ca5lD0FHRDFJqxvgvCZPOcee/9UrQevat6i1A",
-	"dHsbGCDfwfz0VTN4g7NTcgHzJ4qwuAWwC5iPWLwSpImQKdWd406e45d6npmWSkvGpx6Ks5ng8CFPxyCb",
-	"YcnMB4TjF4Rx8rp7+OKImL7JXvjD4bPDp8+fP+8f9vvhfguo2MPI9nCfNayCaqD/BErTXFKuX3PN9Pzt",
-	"l7b1BHz/RBHzSQuU9pvRNF+zqquALCFCWOpAtoMni29Wg1h+t0MwP4ESuYygFVR8S8SE6GJlA0ItFcUG",
-	"Q3RtSgaZnyhiZqLa52WHXDUh4HnaOf69QxMNklMNZ3SeAtef5xmoTtAZS6AX/kdE1eyVpFeGJQSdmHHG",
-	"px9xHva3Qmo0/6fA87dS5Jn/caoh9f/bJrXX5i8X5zSBT0CV7S+jc5Hrym8J70XMJswOX/lZdJVJFkH1",
-	"F9f243LhzkFesgjsw0vgObwE/5WiCaiXVMNUSIafKPv1QAKt/Hw5o3KK7zUdJ+6f609U47+XgsUl1Jpl",
-	"vzE9m4kkNvzhaxPDONdC0in8nEcXsIK9jvH9as5qv7kzDi9DYuD7DDRtB+ts8J5ooOkqsMz7+3H7s8H7",
-	"AoxbA5QElQmuAKXTzzT+BH/moLT5FQmugeO/NMsSFlEDbu8PZWC+2XDA11IKaYdqIlgcjCB5KKRN244I",
-	"SSiReQLdzm3QeSn4JGHRo0Hl2AhcM6UVoYkEGs8RklOOBJ7sHpIBJzmH6wwiDTExJAOSgPkaAfkg9BuR",
-	"83j3gHwQROXRrFgWHP4Lp7meCcn+DY8AwnumFONTgxVXUvApoXFqeLm4AO7AUXmWCakhfg8xo5+ROTwq",
-	"CovYyHA3IDHciTBFuNDEqCgGtUUGEscnml6A6iJTcIMg9QmhlZY0Oxu8d/z1iwJZoUgax8x0QJMzaXrT",
-	"hr0eT2iiwPDp8tFNZ2rYdzOnwVdEC5LlGgHLFWpPJySSQA22Xc2AE6ZJLMBOASnBMKWUXv8CfKpnneOn",
-	"z58HnZRx//twiScHqAjCdcYkqBHjIwWR4LFaBusXNgHN0kJyX8D8hFwxPRO5NoC4Z1WATKcIEeMsNdL3",
-	"Rb8AwAisqVHEPOdsWgYnhXD2ThoEJOfszxy8omD47cKsXxwtTjqj2vCEznHn//5OD/7dP/jpq/s76h58",
-	"/e//1WlYFykSUC1KjHnl18Fu1Z6ELKGRoQCmlfvC75FlUla9Re1gvQT4JBIwUKT02ioUxy8KGKmUdN4J",
-	"OnYh3GsjYayw8DLn944TQxbP/IxKuSzGf0CkkXkjUp0N3v8rTym/O0a37+R2O3j49MdttvB/Ne9h02qs",
-	"nL0Ru/eb+OZyfSvYasrK3SB0huiGapEzN6vUuaUyFXQuQSomjOZsUWJC88RYk1+4ewPGAqmjym8z0DOQ",
-	"iBdWwSNKU6kVKdoYVPG6fL2r19zoqHGz5rn9ar+D+SMvdW0tbpaWhpZMliljQS9x+xdNM1+apRWWxzcL",
-	"YEcibiHef33+fGb2QedogS1zcPA9+o1h/JImLB450YvMqqKNGBNIjyaoHAVGA7Cqo/mqUBJGTk6PcLgA",
-	"h0O17msDs05BKTpF8FdvPU7SA1y2a0KGN/R6cHb6DubLS8Xi5YUyaK+KDdIC/7VK0ODs1AiIS3EBAZFC",
-	"Uw37JzXhbdbGmMIR1Sgx17heUGq3e6asxTwGKkEiNHvhwC0+KjchmQGNQe53yflMXHEieAQnRPBkjtJr",
-	"RtXMoJjSQlqCW5aOKO4gbgbCjGnnG5PxnOgZU3beTPDAikWjcV1RtcFkF3YQPzHTb9uzkvoW8NtqTiOq",
-	"a86tmGo4MIpN0zTtRq/djU14ZIMTb2laTmBXIF09yZcSYoM2NFHL892QDVWW7Dbo0IyNHG6ta2RpY3Ee",
-	"ftSyq9VT8Nb2g+tvZojSntiMhg3uhpHgHCLzZMTi0Kh5CnisNiJLjwhLL0Sux4bdjS4Fi2CUSTFhCYya",
-	"8YvnSWJEmfcbLPV2BeOZEBejCWWJuAQ5ymWyPJvXaabnltqMUHXGDodGgvZdup42oEGHrNWGLZCtmn4L",
-	"dlhJbHHsblLYcagGFX6A/Mmp7w5fDcO2HMurpYqmQLSkXFFEBrLnOdj+ZkxrxbTsmLtTNdfwmlb9p4Sw",
-	"pJz7QbmlMbqSTBZ30b1d2MnSKPVGfcWtQCLKjbw1FL0RQbdRWtlQsgUtrH/0Y41jzbTO1P887vU2ILuH",
-	"6bbZDKwOtXLzP7pN+NXswZld5EfEgi2Q9ZSPvYOtPvCEXo/aGPyEXuPBmCd0pzGRPcrxmdGA4NLQ0xMS",
-	"2o7C/Y2QZSJFuu05FOJ8JDaiaTfdj67BrcGHKYwKMV+f6xmdll6KWER5Clw36+9a3OH4rLpJbr3dEmCH",
-	"5cRqYK7eyTdCplviWESTZBTn1m03UhAph3HW5fTji6N+v+KCOmyav1+dFrf/qzdEQgTsEupMY8w4lfO/",
-	"BibcfwsrO1esRwnT6n37WEJeXz+/bscFqRlTwD0kVzORQJdkVBod9rjygukZCd1zbwmGxKhD3SE3zNh3",
-	"aTg5upYMHpBYikyRvdB+EQYktO9HFkukyDIw1DzkFS+CHxURFUc0m4w9NBqb5bTvxhWbMXYZ7xJkkZ6C",
-	"Tauaw9WIN6ZIDBKXzOwffmiIjSCxOf/ATgghIGOq4MVRnSDmGv7R5FAGQjTaYqO7KG9B9VzkrhZDLYbi",
-	"fiuzEI6xEOGyAGvLOjWpGG0m2l2NrlabpQWmlZEsgxVxLN1OTTEbDn/4/dBYqMZMvTkMDo9u2wzUc9B2",
-	"wDs6GpfwYplmq8rvsskD6DLFp25mgp8Qg014vDtWwLWZY2E3bol4LWbQb1YVPcvHCYsaPWw0mQrJ9Cyt",
-	"ehUhfvr8+eFPjUw5w75GrX6xZ08PDHcir20fxH5vLEHPycie0pTHVMaEJtmMjkEHJKNxDPH+Blxu0Q9S",
-	"TKAG29eVC3KuqW7y5Iwpj9HJXWJ5lWlDwi5Btr3OgMfOCb/4cpGy3ZfVLoPK6E3Anw3ev6emQ065DfrZ",
-	"AoHFZJIw3uR1ljmQq5mx7uAS5BxDL1DCU66uQCryvP/MCHc8Hxy5fsKKdjsWIgHKl+boh2yZy//JhbZH",
-	"vdse5DYI8fdCaWIW0h4SquK4i6R0Tmb0sn462ng4egFzNcpAjvxcc9XEn8qhTAMCNJrVTk+3GLE6UNuk",
-	"ql3fYVq3zYuPh54Ves9oOkIPuo1rwtCG4kEMCUzRTbr0SkGUS6bnDd8uvQIe2yVtYir1U/6V3tbiMH/l",
-	"AfsK3/NaEe4iNtuGUBBJaFDc7uzh9+ff2x5Z106pze8iImqbA9KgY3ZltKEKgN9upgdUA7T8ENUOFs/L",
-	"gzJUtrLMS9vawk/MhB7mKCJmyh5vljMseNyDHlSsOqeuOn4LgNYeWFR73IWr/2zw/otqUrt3eORzwazf",
-	"yfOqWZ5SXgZONrKT1tMBe7Zai1KNNLusrfLXYAunPEJX9Lt2g8ro3ZcJgzXnShF+ctrMiezL8wfmRa0L",
-	"V0a7bs6qFqOXFznW4omxn+7C5Iq1rsKwZnEFn7CpM/zbdQzL/+sr95HbU9UMZBHlF1gxTzlByI16j+HU",
-	"DBTZC+vhuCG6CyxQ+5U1bgQTkcViwqN6/x9mN8uQqcN+v79md7ffQ1ycOwb85Za5bDefnTrRy+FeQSru",
-	"Nq0y6n1ZWQSeE9xHY21OgYOkGgKS+vB2wniU5LGl+8JX9bTf79ecVS2Kalv8AZ7dmddkyi5dVAY+i6oU",
-	"SPZcUBI5rBt4jOsXR+tV2OoCl2uwepV9EkdVzPUPfqIHk8HBm683P94eVH8ebfPz8Gmzn6Ec/DTNhNSf",
-	"QGEg1nL8T+4Ir3nvm03P2oGz5z4Lhw41rtXIfLTQtOkE23fojmpWnWIsqnnYY+BntXpXyv92sSy/GLOs",
-	"4Mxr18LJ6sEWOsv9GMtq1uEyheqhKQO9emnPQddiAn8tYgHvxmKWFSQf7Bd0znOVAY83UZFcN40Q16Px",
-	"mn1pznFGfWyisOFVY0gEnyKL20vEFciIKiAJGBJXAYnZ1Og5lMdkNs9mwNV+l2AQwpDTSCsi7KGj0Y3K",
-	"pEI7hEI9qUt+dr9MJ2jhpzQGMoaJkAVcygYaQzzkFiIDUOh4XOjOPK5pmhkjswjIrIdOP9tcH2/Txmsb",
-	"f+ewpOXoyLso8w8UvLpB8xLD23SMMjKq0vla1bwG3S9MNayow5SNVab6Bq3Tf33va4FrzpsaeFoxq0D2",
-	"nhmcfPGMtJJJQGKxSCwrcfTZKhw1JqN/tApZm33Qj4mpC7G/m3t/FrarcFaU6FbtelN8ewfzhwgu/MZr",
-	"g67ANZZod60rv2FJCy/QHde2mZANY9+WijEGcw0JY78rAPp1IVK/iX6fFCH4jE9PSOjkb4iUGhYyOCzk",
-	"FpWwTdD+ajkedL5k8X2TNKoetIbjBve6dGefEOzGHZIpwjShU8p4yynDwureln7oc7Nljm7ilPHP4gJ4",
-	"i4pRZs2RvXBwdnr+efDy3Wjw6v3ph9Hnj+9ef7CxSIgFCAFGeZcQzbTObCIc4xPhE+yoTcz0RQkypjSN",
-	"LjpBB+POsJE67vWmTM/ycTcSac9/U/zTacytswlzQj5RGEMlJuiOcE1cSuSxWTlLGn5xubG0A3d8UOg0",
-	"2qU4DLk7nRucnWILXg+QJ6eaJEbT4TXdyRg3AcFzZSNlEiGysYFiPCdO2QmG3AzmaEORelj8MfnZhswP",
-	"837/WVTZCnwAIdkz0DfvCrmkkhk8ORlySiTlsUjdPjJVWL4xTtama5c5fEyRnCvQ+10SFmtnh+92u6F5",
-	"z7Qa8kikKeXxQcI4kAmNoDvkQ35G9cySGzqufci9rQKhZzC3XZn1ksck7GU07ZluAxL2JvS6+F9ZZmB/",
-	"D3nYK50i+KxLMHFEuSM4Et4MMZ1i2AnI0GZU2H9dUsWwc+uUzoRFwBVUMHCQ0WgGB0+7/SUcvLq66lJ8",
-	"3RVy2nNtVe+X05evP5y/xjaG2phOqrhcplqUClbnuHPY7dvvRQacZqxz3HnW7Xef2SP7GdIkroLXoZEr",
-	"C9UgMl46DKYOf72V6+MHMXxQqRw5hSITJpX2lTi65HOZuYPGLFND7hO7Ucc/ceFMmER8AZCZkdA3KiaE",
-	"abuSRX7qaVxAVAngt2wflP5ZxPMHS65ti1u+rcsZzEBcyFZ/2j98SDAa0h5acn4LU81sila4BwYNjvr9",
-	"tnEKwHuVHHtscri+SS3ZGhv9tL5RkTN/G3SebwJYkdqO0iVPUyrnBR4QWi1LY0PolhARCzhMlYvZ7Hw1",
-	"HdXwv3dTDei5RbdlkwL1CXQuuapHXruVttyIg8FkhYpWITfrCPwW9AL21nCnvwPcWYMw3Xvs+NH6RkVJ",
-	"gHvu+FvQ9e1e2tegVtXo9+Zxyk+Wos6+rkGMnkvvWSqgdIehghaOe2q5KSUcrjwCYzRSBem65DeMFfXp",
-	"HmFgo5mwmIxjuD4VzXoRh3w5tYMW6Wn7xwQY5qCOhZ6RGc0y4ERIwu3jgHgNApS2SXaMT22/IrFDOgF5",
-	"1D8sojKNrdEkBMhaGTDkmwoBm5C1axlQS8n5BiLAp501UrFBlMdn9Y9I+EgSBh1tGqljAndk7gUN926s",
-	"jXtraTABDU0cfxnnV6L7Eqp+Qjqso2oNU46aRkXa/U74soV2za7clzUHm7Sw1eE2YeMFMe6SlZfKMwqt",
-	"SlAqVVUt+oki4dnH88+kd/nUwD2qwhdiwnTgg+CHvCIHnAGKuvaptvk9tufWhM6VzLSSOrprjrqca/cN",
-	"2Gplvm0aUvnJ35e/1lXpCpoatYPyVnVrHZnZ6GrVu6lGz9/en+A24gW1aH5DonkDhb4tTspdJLgvYVCx",
-	"pCqeMMFJWI8/D8lePXD8eMgFx8hxPO9y3do+YtMBuopquZlImVaKMO00Lcw3IcymeAz5hF6D6pKXNEls",
-	"tR1rXJBULMNPuUBVrj0I/sQoWD70fVI2KCZto42P+j81sYtztF8+VCtT7oBNLGUJbMQeHtR4KlJBmrUu",
-	"fPvXZgqPapAbWiK0njKC6OgRK2gng61ZS3PO9C6F+WCJO3KAWJmJeGAIAlOkaGvhKBuJt13sNuYF7Vj+",
-	"rkp3fnxB3LgCLXTnVvfvL43b8KqVVpy0GCG+tbt0z1maJ04vtYmimGRi5EqoRRiQqxmLZiTNlSZjQ9EN",
-	"MmyRFrpD/rlMdfXl+kIrxzAScw+zyzG3vFs87mKdK4jDfRR7VzS5UEMephAz2s2kiADrK4bkwB5G+B7B",
-	"yN3QpSWGZQatkD6t1jpEEjwjR9V5yJcya/cD08BoxcTnzroc3Kb82eqA9uv9kyEv8+bJVBTaQ7kwTxRx",
-	"JQjIl0+/WGdIESHGzBacvXqDlYBdPhbjQ/6/zz9+QI3C6fK+QYizQ5FN0jzRDH9OhExPCC27xRMlV+MR",
-	"+x/yUqT3m0T6Kf8DIl2pLbAz7rOQQ2xwt5hJz8zkIKaa3qVLzKJ/fNblV6yFWzmaRMpwyP4XVxkOn28y",
-	"SkNZ0/s6eRAHDdurrFkrr/N1PeoZkI1Oe7MNywmQnmlIPOJnkzkJXT7iwTmbcqpzCQeumWMLe+IS5JAX",
-	"331mKShN04z8QIad/zfskB+IpFdYcjXcPyE2cl71bO2N8IxKBYtJoIZ50Vi1uDntUcFS4uhu1d6l4VpQ",
-	"u3Q53gEv73sO4N1whq4cLtgDGMWm3NVSWIs8ymeeNuLNa8vWryjTzIYVjoEUOaJkzwZxW5+gUEDGoK8A",
-	"OJGgJQO1H5Qfo/98yIukUkInRi7ZLE/z/dxIVTMnLywo4r8tv2Mkh1qLHjaN9lFQww7VghZWX/82mPHS",
-	"png7TcSvJapRhgSdoB4btNHNelRG015aT+1tOQk07M/K57PBe1JpQ9QV09Gs8eBvIXF4h7u1MFLLZnlQ",
-	"v8VmfYYkIVeV2qdmHQdnp0Z18QnL5RZlNLVe5CY3zm+YNB36jGh0gsq8mkZt+l2fSk32ZkATPQuGXGUQ",
-	"IRXGIlJEaVa03bdanF26MofLh+ub0YwOY/Q5DAKaicSYiZEUStkrHqRWLY6VBvx4eDWsCTUez7GyDWIS",
-	"Lq4eVV26Fz7TC6jhscMqo8mPpXPbjW0EWh2rPePRQNOa4dbkMPD5tbvBjcay0I+sVfsZtqCGLZ39tw9r",
-	"8fdurMaW3k2R2l0NW2kSPAXW7I6wN9y27yPQpHUDtj3KLBPLv2IAXjRr8i76QF1bVMKLqYVCIGiHHBnR",
-	"5T8fmc/DZWWjFjq8I2bRGJ78+OJkHdYRqkiOoMZ/X6/hK4sP1qOF/92FhfT+LErBrA2AM62eKGJbnKBD",
-	"35VOYpDE1gFFEpYy3aYKu7ozu8UON0gLfljov0u+VKz9AzOovNncwUCzTTZegj+VpNrtPxlYFmZlm3kx",
-	"5FciT2IC1xEYe9j2Vjl6fEZCfDSyX0AcnpAr02P98iODZheQ6XZ9uoJkO1Glq/j1qGxvE8Q2CrQxTCbC",
-	"X5D0t2R+Dj03Io523rdUA+o+VLQyIGhPSCIhV6D2y+t0glq6SK2OFbXR9SngQUwl5l5wGPKlcHubqLVV",
-	"wOWaoPuWK6B2RFVrLpx6fHOkpR5Wm+1a27pvFov/V44VKKyc2lqhdktteULGCXXXTOFjJBN2CZz4ClWb",
-	"kvXuyRlDHDS7BIIFkexk9vB/hQ5pS4dS5FM7kZiq2VhQGQdECVsUyMZSu8SyKidI97vkX7armUhieyLo",
-	"C7iFuBqEpQa5mfa07TwQT9SQh4M4xisz3yPzCEmWW7dlaoCyJfragwKrt2Pt2uOwdA3X49M5TnNFlLVZ",
-	"8v9Q8TIVV9Ae6Xal4VHJsHMnZBukn9n7hOz3ZGoaQ1zlCWUpI+edbRWBQ36vxLPFqmE7oorVhakemTJW",
-	"VUprOwWyO+Wln92Of0LMTgVNXdBl/VbnCkmUL5YpY6Eq2Lr48soYvnJ6rejT4Ow0WJSjb7+cvrL32RrW",
-	"5kodr0b5R0L2b47mlRm338XrvvgHuKJlFQG2xN7ezcIF7JtlV1YQ2vCQaq3uiS35C5W6W1gSsFpfasnb",
-	"VMPh7RTBxRpSX3do1t8LBb8P91VlZ4tsXXshPinul783jvWixaqTzefGkln+WeeWPpLuGOtHLlagbObr",
-	"Q74X4lX3YUDCojBeGJBut3tClgpT2kPhSnnK5bqWQ16guJrRDGIfD1gfmMiSbNIueY0HBm5BmSLRDKIL",
-	"03ZKGVcufajewxPlbzfHdAcXlDIBCTwCGweKdYwo9/0ulLobciFxLt4p56qakkEZlGhtOz4nmRTjxFgf",
-	"RiX7w94ijleikL2jfj9wpTDsR0UNPFddwYaJRjPKp/YOyRnj0y4pKuY5A9IdyKOAoxKG3F/caLU+zHZQ",
-	"RGk6bwyG9AUDGwuYPgj32KkIrYH7yG7JlrKLDRwMb3a9oopcSaY1/I2zq+xK1DifvZC9hlX3Z3kxpKJd",
-	"V3zrirFYbZEmTGkWBcRfMJsY7ssV1pfRixVDka8FzlkQ2NKmwZD7eqbFC02vAf+ME/O32+3uLyqdpRBP",
-	"iyqplcqoQ+5Lo9qUc5baMCumnVm3UY3T5lg5O/967de/PjlXK9T+h5j/OsRcFjcydLcDcr7x+sZt78aK",
-	"3VJ9bstWNyRSin4uSCL4FFUXoyKURZLq8h+P8CylWe+HDVdSPl6pKac9FZcVUkIBvGlqu2n6/aS2G2gr",
-	"mg9mad6Fld+X0QRbtPjkMGe7VnYTHVt7EFTtURnN2CVs73z/xrNvc/g/Fn0N7LrdicBc2++Fwhy4dePi",
-	"rrqSr+ZWKQ7bFtov575Ga2GFlqUeA7ORxuZxWoftlhSbpMryH0dDHhb3+of+4mmmvG9Z5hwxxfcxODtt",
-	"Uk9+YapePHqnYTHL9XUbhHp1kcoF+T6wyszJKodu2cfFonrkcW8sa27J+HUYUklp9FdRlrhCcp6AUiQs",
-	"H2EAelEsFCs3umrZQ64FCV0qc1jW4i8KVu8f++NAqitVPlz16zlmCxEhnQ1sKyQmbALRPEoWtOATUkvr",
-	"V0/KKmUWeyG2cTaDKAKlXgFnBtrWk496BeVdHgbWRvpGzuCFetHNLjiLH/85EWw416/RXSPZNTDs3o39",
-	"Z7OSTL4omqNSX6HzgzjPo5nduHBNcaZXOMYyZq8TsuXmY6FTPDz5PsJEccJLG1Qc1LXwkha+2Zpv2VA+",
-	"mcQQsRiUSy8vB5K5q66i6UVTnYS3C9cqPJpg3Ijqvw+n+wbkuK2B0nCDwNdVJN2r3y5w/8FaQlUH6DS2",
-	"XnU/76CKh4JHUBQziCgnYyDKl+Em41y7Ip5OpReTyZDbUp5kUBb39oSzVxYFF7JaE3zf4rPhRzzKpQTu",
-	"LwR5fZ0xi99hVXgjHQRGEc7LYuHoVg8rLVoCXVsuHtmRmF5/08kju6q2oNt/RDaAxUmDkQ6zi+tbajx5",
-	"rVz2tU5XWFEYrSeSGJS2VXdPXLSHy8d2dw4kc2sbUV8L1GnU3VWm0Dsz/O7Rxt9N0GoELc3xezWDKKr6",
-	"1hDY87aM2679rYyj1UFW7gKfATln01+PbIUFho4SA36uwcZFYpUFhUGQtkZtNR5LV0bQCpIJ2bMVTWZU",
-	"zfaxZorl8gd+di6YVJFYFMHQ/logvKhopeWFOpC/mmjB/qrdS7TOQtpdQdrFYb6tbbRwXUp7mYh/TBiY",
-	"LVRLG8htI067XUXaSqWLSjkM5pIEw1N+SRMWW+P+HcxP462MoU1L1VaqO3/PZtCanVpSjhtrqbseCEOp",
-	"xsybjGIdEncDRHGpTp1WgwrdVe58Onz647oLL79Wb1xBwKp3rfz+1WjJlqk2gZ2IiCZk4TIJdFPvhSm9",
-	"MCopD/drl1Uc93qHT/9Ht9/tdw+Pf+z/+BMq4m7BlpYFaGq4e+3e9OLiExdE4mLVu+UqZTRF3/2CXu/c",
-	"WIEveasCd5qsgmrJILBD+OIfhkpQ66/dW4F3iPwMCg1SPQNVde4GlQtJcPHCIi9NXwmS8+q9LO78TwoU",
-	"aoK7+rzFUgZE5NqM47zCGURkDBHNFfjq6lgHjLs2BRjHJHz7+vOQY8UahRfYdbN4EgaEGjAOMoO2Z6/e",
-	"VK9Z0bbGFApUW6PN2zc+BMfIexS19uDfGDB+WZzwjcUVT4StSVQwDAn7J/bSo1oBHbPs1wiRezLkvqwS",
-	"GecswYqp9TJIM8rjBGTXVjwOvWpgxb0v01ToBiRhFzDklJf1mhwCeQ0hoUqTw37fF3dhnKSQCjk/wfUL",
-	"yV71diFPd/vG8FIuEWJBtbM12symLhS5q9dyI5lgZkCqi3hxh78Tet2Av+VhjkNhty42pKkef0Y1bY4y",
-	"q1BJ5fBjeTB3hoDRVExWrV8fTVnVBN1Q1SOKchzPBG+/3v7/AAAA//8=",
+	"7H1bVxu51uBf0fJ8awFzCtsEkq8bHmbcuR2mO2kmJKcf2hmXXLVt61Al1ZFUgD+G/z5LW1Jd7CpfAJPO",
+	"mTyB7SppS9r3m+46kUgzwYFr1Tm962RU0hQ0SPz0jt4OokjkXH+kKZhvYlCRZJlmgndOO59nQCb0llD7",
+	"0J4inKbQ7QQdZn7OqJ51gg7HdzvuoRF+DDoS/pUzCXHnVMscgo6KZpBSM8d/SJh0Tjv/rVeC1rO/qt4C",
+	"RPf3gQHyV5ifv2kGb3BxTq5gvqcIi1sAu4L5iMUrQZoImVLdOe3kOT6p55l5U2nJ+NRDcTETHD7m6Rhk",
+	"MyyZeYBwfIIwTt52j16dEDM22Q//dnR89OLly5f9o34/PGgBFUcY2REes4dVUA30n0BpmkvK9VuumZ6/",
+	"/9K2n4C/7yliHmmB0j4zmuZrdnUVkCVECEsdyHbwZPHMahDL53YI5idQIpcRtIKKvxIxIbrY2YBQS0Wx",
+	"wRBdW5JB5j1FzEpU+7rslKsWBDxPO6d/dmiiQXKq4YLOU+D68zwD1Qk6Ywn0yn+IqJq9kfTGsISgEzPO",
+	"+PR3XIf9rJAazf8p8Py9FHnmP5xrSP3/9pXaz+YvF5c0gU9AlR0vo3OR68pnCR9EzCbMTl/5WAyVSRZB",
+	"9RPX9uFy4y5BXrMI7JfXwHN4Df4pRRNQr6mGqZAMH1H26YEEWvn4ekblFH/XdJy4f24/UY3/XgsWl1Br",
+	"lv3B9Gwmktjwh69NDONSC0mn8EseXcEK9jrG31dzVvvMg3F4GRID32egaTtYF4MPRANNV4Flfn8ct78Y",
+	"fCjAuDdASVCZ4ApQOv1C40/wrxyUNp8iwTVw/JdmWcIiasDt/VMZmO82nPCtlELaqZoIFicjSB4KadO+",
+	"R4QklMg8gW7nPui8FnySsOjZoHJsBG6Z0orQRAKN5wjJOUcCT3YPyYCTnMNtBpGGmBiSAUnAPI2AfBT6",
+	"nch5vHtAPgqi8mhWbAtO/1mI3wz1PjOeiHhOmCLC7AXTiogMJM62p0jCUqZPyfEL8oH9YnQAg0Elp48E",
+	"n7Bpbh8fcpZmQuqA/Ge/fJwTxsdmU40KFpCjyi9zIvQMZJcMLBA3M6GAvLYrP/wN+FTPCFNDjqAZREZw",
+	"DLASJrmCmOTcoNEZMRqLAq7JDdMzkWtSf0zwCGoDDPE9klGlu0NuNv8Lp7meCcn+C57h/D8wpRifGpK8",
+	"kYJPCY1TI0jFFfCuBUflmdlNiD9AzOhn5MzPjRd7irgJiRENZku50LjbZjcLTCGaXoHqIkd2kyDrE0Ir",
+	"LWl2MfjghNsXBbLCDmkcMzMATS6kGU0b2XY6oYkCIyTLr+46UyM7m9k8/kS0IFmuEbBcoep6RiIJ1JD6",
+	"zQy4wYlYgF0CsiEjEVJ6azGtc/ri5cugkzLuPx8tCcQAtXC4zZgENWJ8pCASPFbLYP3GJqBZWqhNVzA/",
+	"qyKn+64KkBkUIWKcpUb1edUvADDawtRowV5sNW2DUwFw9U4UByTn7F85eC3NCLuFVb86WVx0RrVhyJ3T",
+	"zv/5kx7+V//w56/u76h7+PW//0enYV+kSEC1aJDmJ78P9qj2JWQJjQwFGI5jn/BnZCWEtS1QNVsvfj+J",
+	"BAwUKb212tzpqwJGKiWdd4KO3Qj3sxHvVlJ7gf9nx+kAFs/8ikqlSIz/CZFGyYlIdTH48Pc8pfzhGN1+",
+	"ktud4NGLn7Y5wv/ZfIZNu7Fy9UbnedzCN1eqtoKtpik+DELnBdhQJ3W2fpU6t9Rkg841SMWEMVssSkxo",
+	"nhhT/gt3v4Ax/+qo8scMjABFvLDaNVGaSq1I8Y5BFW9I1Yd6y42BEDer/dvv9q8wf+atru3F3dLW0JLJ",
+	"MmU0jiVu/6pp5UurtMLy9G4B7EjELcT798+fL8w56BzN32UODn5EfzCMX9OExSMnepFZVbQRY3/q0QQ1",
+	"08BoAFZvN08VSsLIyekRThfgdKhTf21g1ikoRa2eufrocZEe4PK9JmR4R28HF+e/wnx5q1i8vFEG7VVx",
+	"QFrgv1YJGlycGwFxLa4gIFJoquHgrCa8zd4A10b5QYm5xu+FUrvdLWjdFWOgEiRCsx8O3OajchOSGdAY",
+	"5EGXXM7EDUdt0qicyRyl14wqo6YSpYW0BLcsHVHcQdwMhJnTrjcm4znRM6O5mnUzwQMrFo3GdUPVBotd",
+	"OEF8xCy/7cxK6lvAb6s5jaiueRZjquHQKDZNy7QHvfY0NuGRDR7UpWU5gV2BdPUiX0uIDdrQRC2vd0M2",
+	"VNmy+6BDMzZyuLXuJUsbi+vws5ZDrV6Cd3U8uf5mpijtic1o2OBuGAnOITLfjFgcGjVPAY/VRmTpEWHp",
+	"B5FrtBlH14JFMMqkmLAERs34xfMkMaLMO22WRruB8UyIq9GEssSYkqNcJsureZtmem6pzQhVZ+xwaCRo",
+	"P6QbaQMadMhafbEFslXLb8EOK4ktjj1MCjsO1aDCD5A/OfXd4ath2JZjebVU0RSIlpQrishA9j0HO9iM",
+	"aa1Ylp1zd6rmGl7Tqv+UEJaU8zgotzRGV5LJ4im6XxdOsjRKvVFfcSuQiHIjbw1Fb0TQbZRWvijZghbW",
+	"P/mpxrFmWmfqf5z2ehuQ3dMM22wGVqdaefi/u0P4hzmDC7vJz4gFWyDruXXELTP3Cb0dtTH4Cb3FqKQn",
+	"dKcxkX3K8TujAcG1oac9EtqBwoONkGUiRbptEBBxPhIb0bRb7u/uhXuDD1MYFWK+vtYLOi29FLGI8hS4",
+	"btbftXhA7LJ6SG6/3RbggOXCamCuPsl3QqZb4lhEk2QUO4/tSEGkHMZZl9NPr076/YoL6qhp/X53WmIu",
+	"b94RCRGwa6gzjTHjVM7/Gpjw+COsnFyxHyVMq8/t9xLy+v75fTstSA2d2PZLcjMTCXRJRqXRYU8rPzA9",
+	"I6H73luCITHqUHfIDTP2QxpOjq4lgwckliJTZD+0T4QBCe3vI4slUmQZGGoe8ooXwc+KiIozmkPGERqN",
+	"zXLZD+OKzRi7jHeJjRc4CjZv1RyuRrwxRWKQuGXm/PBBQ2wEic35B3ZCCAEZUwWvTuoEMdfw/zU5lFko",
+	"jbbY6CHKW1CNizzUYqglsDxuZxZyYRbSixZgbdmnJhWjzUR7qNHVarO0wLQyjWiwIomo26kpZsPh3/48",
+	"MhaqMVPvjoKjk/s2A/UStJ3wgY7GJbxYptmq8rts8gC6TPFbtzLBz4jBJoytjzECORGysBu3RLwWM+gP",
+	"q4pe5OOERY0eNppMhWR6lla9ihC/ePny6OdGppzhWKNWv9jxi0PDnchbOwaxzxtL0HMysq805TGVMaFJ",
+	"NqNj0AHJaBxDfLABl1v0gxQLqMH2deWGXGqqmzw5Y8pjdHKXWF5l2pCwa5BtP2fAY+eEX/xxkbLdk9Uh",
+	"g8rsTcBfDD58oGZATrnNuNoCgcVkkjDe5HWWOZCbmbHu4BrkHPNeUMJTrm5AKvKyf2yEO8YHR26csKLd",
+	"joVIgPKlNfopW9byv3Ohbah320BugxD/IJQmZiNtkFAV4S6S0jmZ0et6dLQxOHoFczXKQI78WnPVxJ/K",
+	"qcwLBGg0q0VPt5ixOlHboqpDP2BZ982bj0HPCr1nNB2hB90mlWFeSfFFDAlM0U269JOCKJdMzxueXfoJ",
+	"eGy3tImp1KP8K72tRTB/ZYB9he95rQh36bJtUyiIJDQobg/28Pv497Yh61qU2nwu0tG2CZAGHXMqow1V",
+	"AHx2Mz2gmh3np6gOsBgvD8o85co2Lx1rCz8xC3qaUETMlA1vlisseNyTBipWxamrjt8CoLUBi+qIu3D1",
+	"Xww+fFFNavcOQz5XzPqdPK+a5SnlZdZqIztpjQ7Y2GotRTjS7Lq2y1+DLZzyCF0x7toDKlOnXycM1sSV",
+	"InzkvJkT2R8vn5gXtW5cmbm3OataTB1f5FiLEWO/3IXFFXtdhWHN5laTC9t1DMv/6zv3O7dR1QxkkWIZ",
+	"WDFPOUHIjXqPuewMFNkP67nQIboLLFAHlT1uBBORxWLCs3r/n+Y0y5Spo36/v+Z0tz9D3JwHJvzllrls",
+	"t56dOtHL6d5AKh62rLLkYFlZBJ4TPEdjbU6Bg6QaApL62gLCeJTksaX7wlf1ot/v15xVLYpqW/4Bxu7M",
+	"z2TKrl1WBn5XS+8l+y4piRzVDTzG9auT9SpsdYPLPVi9y76Cpirm+oc/08PJ4PDd17uf7g+rH0+2+Xj0",
+	"otnPUE5+jtnMn0BhItZy/k/uCK/57JtNz1rA2XOfhaBDjWs1Mh8tNG2KYPsBXahmVRRjUc3DEQO/qtWn",
+	"Uv63i235zZhlBWdeuxdOVg+20Fkex1hWsw5XplVPTRno1Vt7CbqWE/iPIhfwYSxmWUHyyX5B5zJXGfB4",
+	"ExXJDdMIcT0br9mX5hxn1OcmCpteNYZE8CmyuP1E3ICMqAKSgCFxFZCYTY2eQ3lMZvNsBlwddAkmIQw5",
+	"jbQiwgYdjW5UVnTaKRTqSV3yi/tkBkELP6UxkDFMhCzgUjbRGOIhtxAZgELH40IX87ilaWaMzCIhs546",
+	"fby5Pt6mjdcO/sFpScvZkQ9R5p8oeXWD10sMb9MxysyoyuBrVfMadL8x1bCjDlM2VpnqB7RO//WjrwWu",
+	"uWht4GnF7ALZPzY4+eqYtJJJQGKxSCwrcfR4FY4ak9F/tQpZm33Qz4mpC7m/m3t/Fo6rcFaU6FYdelN8",
+	"+xXmT5Fc+I33Bl2BayzR7lpXfsOWFl6gB+5tMyEbxr4tFWMO5hoSxnFXAPSPhUz9JvrdK1LwGZ+ekdDJ",
+	"3xApNSxkcFjILSphm6T91XI86HzJ4scWaVQ9aA3hBvdz6c4+IziMC5IpwjShU8p4S5RhYXfvSz/0pTky",
+	"RzdxyvhncQW8RcUoq+bIfji4OL/8PHj962jw5sP5x9Hn3399+9HmIiEWIASY5V1CNNM6s4VwjE+EL7Cj",
+	"tirWd4TImNI0uuoEHcw7w5fUaa83ZXqWj7uRSHv+meKfTmNtnS2YE3JPYQ6VmKA7wr3i6lFPzc5Z0vCb",
+	"y42lHbjwQaHTaFfiMOQuOje4OMc3eD1BnpxrkhhNh9d0J1uqaUsztSCJENnYQDGeE6fsBENuJnO0oUg9",
+	"Lf6U/GJT5od5v38cVY4Cv4CQ7Bvom0+FXFPJDJ6cDTklkvJYpO4cmSos3xgXa2vlyxo+pkjOFeiDLgmL",
+	"vbPTd7vd0PzOtBrySKQp5fFhwjiQCY2gO+RDfkH1zJIbOq59yr1twaFnMLdDmf2SpyTsZTTtmWEDEvYm",
+	"9Lb4X1lmYD8PedgrnSL4XZdg4YhyITgS3g2xnGLYCcjQVlTYf11RxbBzHyKABk+KnYhmEGFZgFNdCUZl",
+	"Dd74Ok2j+7oKXgk0Pi1/KbJfEEckm860G9hHBU/6R+RmRjXY0l+XuU1+EbExvcweYb0sxGiGldWe+ydH",
+	"xwFRAEPuWj/YcveDhUrhuv9gbXUw2afkJf445Bdv3hkz1saaD1rqhrFbiZCapLnShOMyzEETSjjoGyGv",
+	"TksUGXKkr9AVBZuDIeHhIZ72IY1jGRIxmZR0kPMElKo8kiTi5lBCKjQgkk3ZNXBrJyQsAq6gwjQGGY1m",
+	"cPii219iGzc3N12KP3eFnPbcu6r32/nrtx8v3+I7hkEynVTZT1kdU+rEndPOUbdvnxcZcJqxzmnnuNvv",
+	"HtssixmyUURcb/agIBWqQcq/dkyHOpbjHRM+5RMzPpXKkbkrMmFSad+5xh6GK7ZC/4MtsraYgWbZmctA",
+	"w6L7K4DMzITubDEhTNudLJDsPC4gqtRcWEkNSv8i4vmT1UO3pZrf11UDLBpd6O7won/0lGA0VKq0lGkX",
+	"1rU5FK3wDAwanPT7bfMUgPcqPSnwlaP1r9Tq4/Gln9e/VPSYMC8cHa9/oWiBcB90Xm6ykqJ3BGoQeZpS",
+	"OS8Qh9Bq3yebJrmEudghZapcXm7nqxmoRjC9u2rS1j26ppuU5E+gc8lVPbveHY3lppZDKVSmC92ojvHv",
+	"QS+gew3Z+jtAtjUY1n0Eipysf6noufHIE38Pun7cS+ca1NqG/dk8T/nIUmbh1zWI0XMlXEsdyh4wVdDC",
+	"os8t+zXy7cYjMErFCtJ1yR+YD+xLesLAZqxhtybHoX25ofUUD/ly+Q4tShAPTgkwrDMeCz0jM5plwImQ",
+	"hNuvA+K1RFDaFlIyPrXjisRO6ZQgo3D4zFtjTzZJDbJWaAz5plLDFt3tWmjUyq6+gczwpYWNVGwQ5fll",
+	"w5aE/6yyAWnI4K+tLXZc44HSoCD63p11fNxbok1AQ5OIWCaSlfSxhNufkHDruF1DrZOmWZHYvxNGbqFd",
+	"cyqP5eXBJm/Yfo2b8P2CenfJ+0v1HKVcJVOZqqqevqdIePH75WfSu35h4B5V4Quxij7wtqE14MowSqHN",
+	"n2tb9GVHbq3yXcl9K/XEu2bBywWY34APV9bbplKVj/xgyC3KegWvnYugTaFbR5c2R1/17qo1GPePp9CN",
+	"mEetJsTQdN5A0u+LfAtXT+AbYVSMu4o/VXAS1qsYQrJfLz84HXLBsf4Ao6ZuWDtGbAZAh2OtwhdJ2Yod",
+	"pp0uh1VL3jcz5BN6C6pLXtMksT2brPlCUrEMP+XonVlRSnFmVDhfQDEpXygW7b1TPzfxl0u0kD5Wm8vu",
+	"gK8s1ZpsxE+e1DwrCoqa9Tr89S/ORf7SPgJDfITWK5UQfz0mBu10szUvai7V36W6MFhipxwgRrenB4Yg",
+	"MEVnAC0cK0BqbxfsjeVoO5bwq6rsn1/UN+5AC6G63f0h75fkfRsithKXk0cjRNB2P/YlS/PEqcq2oBmL",
+	"oYzkCrUIA3IzY9HMBg3GGCxYlpKLxNO1gRlXku3bSoZWUmLG8D52QcAeCN3i6y72Y4M4PEDBekOTKzXk",
+	"YQoxo91MigiwD2hIDm3QzI8IRrKHrnw2LCu9hfTl39apk2AuB2rzQ75UAX4QmBeMok58jberFW+q865O",
+	"aJ8+OBvysr8DmYpCPyk3Zk8R1yqDfPn0m3XoFJmMzBzBxZt32C7c1Q0yPuT/6/L3j6izOPPCvxDi6mx8",
+	"K80TzfDjRMj0jNByWIx8ul6kOP6Ql0pDv0lpOOf/hEhXemDsjF0t1Lob3C1W0jMrOYyppg8ZErs9PD+v",
+	"8zvWwt6q8TuH7P9mrO7k6OUmYDX0632sowqRdiFI2socfcOaemlvY6TCnNtyZa/nMhJzV9hkTkJXaHt4",
+	"yaac6lzCoXvN8ZF9cQ1yyIvnPrMUlKZpRv5Ghp3/O+yQvxFJbzBCHR6cEVsSonq2qUx4QaWCxermEOPY",
+	"qsW3a+MjSxXRu9XEl6ZroYXSz/oARH5s8MO7Eg0hOlywUSfFptw1CVmLPMqXVDfizVsrB24o08zmy46B",
+	"FMXPZN9WJ1i/plBAxqBvADiRoCUDdRCUD2PQYMiLamlCJ0aQ2fJl8/zciGGzJi9dKOK/7StlRI1aix62",
+	"PvxZUMNO1YIW1iL4Npjx2vYucKqL30vUuwwJOsk+NmijmxWvjKa9tF6z3hL+NOzPCvSLwQdSeYeoG6aj",
+	"WWO0c6EifoentTBTy2F5UL/FYX2GJCE3laa+Zh8HF+fYnt9V4pdHlNHUesKbPEt/YDeA0Jf6oyNX5tX+",
+	"AGbc9T0CyP4MaKJnwZCrDCKkwlhEiijNincPrNpnt64sTvR1KGY2o/QYBRCz22YiMYZoJIVS9joBqVWL",
+	"r6cBP55eb2tCjefz9WyDmISLm+fVr57TMvxMr6CG+A4Nja0wls71OLa5mHUy8JxKA01rpmGTD8NXmu8G",
+	"mRobpD+z3u5X2IJLton8j2yhxQCEvy9oNXr17oquCNVsoCbRVqDZ7ljHhuf8feTvtB7AtgHfsifDV0yE",
+	"jGZNHlKf4277sXhBuNBDBy2dEyMc/eMj83i4rM7Usu53xF0aM/ufX2CtwzpCFckR1PiH57NA8jcWgaxX",
+	"Dv97CM/p/atou7Q2EdG8taeIfeMMoxiuTRmDJLZONJvl3aadux5Pu0UnN0kLQlnov0tGVuz9E3O0vNkC",
+	"w4S/TQ5ego/dUu3Onwwsz7PC0Pww5DciT2ICtxEYE92OVgnQHpMQvxrZJyAOz7CgYOGWN4NmV5DpdhW/",
+	"gmQ70e6r+PWsfHITxDY6vbGVJsLfBPeDW85LfN6ImtqZ5VKDtseQ3crErH0hiYRcgToo77oKarVctSZz",
+	"1NZRpIDRp0p1heAw5EuFFbaKcqtM2TXlFS33s+2IDNfcBvf8FlJLs7o2+7t2dN+s6uLfKgWjMLxqm4sK",
+	"N7XNRhkn1F0ah18jXbFr4MT3m9uUD+ye/jFzRLNrINjezC5mH/9X6IW3hCtFPrULiamajQWVcUCUsC2+",
+	"bNa8KxOtso70oEv+boeaiSS2cVPfjjHE3SAsNdTAtGcGzouyp4Y8HMQx3j78AblNSLLc+mpTA5RtuNme",
+	"zVm9627XXpOlS/WenzHgMlfk05st/0H2T0D2FTpBQl9pC1UKbF0ccYNSRnudmH2eTM3LEFeZSNnJzPmw",
+	"W4XskD+qiHGxaeCOyGh1X7pnJqVVjRLbYmX2pLx8tcfxQyduyJ2q4LVLr61fwV+hofKHZVJa6CK4rvSg",
+	"Moe/aaFW5D24OA8WJfX7L+dv7OXjhnm61uiraeSZqOOb00Vlxe0Xp7snfjjslwWIrGLMlujeuys/jKa5",
+	"K91a61GrUIDhUtXLACa2pzhUGvthz9FqA7slF1sN6bfTTReb1H3doS/jUTj7ffjsKidblIrjWc5dCsdT",
+	"4FgvWmxr2xy/l8wy3Dp79SmQp9igdrHFbbMgGPL9MAWeqzAgYdF5MwxIt9s9I0udb21wvtL/drlx7pAX",
+	"KK5mNIPYJ3LWJyayJJu0S95iWMVtaKW3CZaSKF30EqmMsKeIxT9bCeOSgyYggUfgun7QFMWhG3ehl+aQ",
+	"C4lr8Z5I1zaZDMpsUmtu8jnJpBgnxiAySp9Zur9zieyf9PuB67VjHyqabLr2LTa/N5pRPrWX1M4Yn3ZJ",
+	"0ZLT2bQuMQIlIpUw5P5mWKtXYiGMIkrTeUMmrSapUNq3WNk/Pg5evjwJTo5fYFcYdXBK6JAnhr+6NXs/",
+	"7dFxI3RNebK+52ljD+Yn4U87leo1cJ/Z29vSObaBR+Ll1DdUkRvJtIYftYCVnFfcuhoz3lN1JvgkXDiG",
+	"VLTru+9dAyqr8dKEKc2igPhLtRMjELjCnlp6sUsystrAuVQC2845GHLfw7n4QdNbwD/jxPztdrsHi4pz",
+	"qVekRWfoSjfoIfftoG0LBttgCTNnyeZ9nZvTKO366/2u//r0X+3K/YP6v2PqLzvAGULdAf3feZ3pvndn",
+	"VYfSBGjr3mBoqlRfuCCJ4FNUv4yaU3aSq+swGHu1pGl9RDaTTflUtqYeD6m4rtAeKhGbtnowr34/rR4M",
+	"tBXtDYuQH8L7H8uZgi3e+OQwZ7u37CE6PvgkqNqjMpqxa9g+pvGNV98WR3ku+hrYfXsQgbl3vxcKc+DW",
+	"DaSHKle+5WWlg3ZbmYic+0bWhSVd9sMNzEEau82pKXbYsr+kKtvhnAx5yIUeTcxmhP52fqa8B17mHDHF",
+	"jzG4OG/SZ35jqt5hf6f5TMtNyBu0gOomlRvyfWCVWZPVJt22j4tN9cjjfrGsuaU+3WFIpZ7WdywtcaVo",
+	"w1l+hcUMRUdlbG/rrhQYci1I6Arvw/LCkqKr/8Gpj7JSXel6464ImGPlGRHSWcq2jWzCJhDNo2RBbT4j",
+	"ta4Vaq9s82exF2KbIDWIIlDqDXBmoG2ND9XbzO8yxlqb6Rt5wBea6je7ES1+/Ai0PkV+RY1QG+m0gcP3",
+	"7uw/m/U0820IHVn7vscfxWUezexJh2u6m73BOZZJYZ1ULrEFG/NiiOm74KR2wUsHVMQ/W5hPC6NtLfZt",
+	"aEpPYohYDMo1QygnkrnrNqTpVVMbkPcLl9U8myTdiE18H5GGDchxW4um4V6Wr6tIule/s+Xxk7UkJQ/Q",
+	"U25DCX7dQRUPBY+gaL0RUU7GQJS/3ICMc9/Y29kAYjIZcts8lwzKKxM84eyXVy0IWb1p4cDis+FHPMql",
+	"BO6vWXp7mzGL32FV2iMdBEZzzssrGNCvHlbeaElpbrnOaUdyff39Uc/sDNuCbn8UijSxCYvEBoUdKRS3",
+	"aNWY+FpB7tsRr7DTMM1SJDEobRtjn7msG9c9wF39ksyt9UV9u16ns3dXGVu/mul3j2f+iphWM2tpjd+r",
+	"oUXRmLCmxr63ltxxHWxlfq1OdnP3qA3IJZv+48T2A2HoijHg5xpsQiv2BFGYvWrbSFfz4nRlBq0gmZB9",
+	"27BnRtXsAFsCWbFw6FfnsoAViUWR9u5vZ8P74lbadqg0+RviFiy82vVw62yw3fWMXpzm21pfC7dWtTc1",
+	"+ZGOt7qXNG2gz41Y83ZNoyuNXCrdXpirUA3P+TVNWGz9Db/C/DzeytzatJt0pWP792xorTmpJfW78X4E",
+	"NwJhKAaZ+SWj2GbHXQNTXIZWJ+6gQqiVu/qOXvy07qLir9WbshCw6h1Zf341erjlwk1gJyKiCVm4UQY9",
+	"5/thSq+M0svDg9qNNae93tGL/+z2u/3u0elP/Z9+RlXfbdjStgBNjTioVHNULqxyuTmuKqFb7lJGUwwn",
+	"LFgOzrMW+K7UKnARcRVUO2KBncL3tjFUgnZF7fIavFrpF1Bo8uoZqKq/OahcJOUuCfK5M/pGkJxX79Ny",
+	"IUkpUAoK7lpoF1sZEJFrM49zVGcQkTFENFfgb0zAbB7u3inAOCXh+7efhxwbMim8eLSbxZMwINSAcZgZ",
+	"tL148656PZa2PddQAtuehd6C8plNxQVQNnnBmEh+W5y0jsUNT4RtuVUwDAkHZ/ayulp/KLPttwiR+2bI",
+	"fdcwMs5Zgj2K612+ZpTHCciubUoeel3C6ge+C1mhTJCEXcGQU162I3MI5FWKhCpNjvp937uIcZJCKuT8",
+	"DPcvJPvVW+E83R0Y0065kpcFXdBmWplDXWj6WO9tSDLBzIRUF4n+Dn8n9LYBf8v4kkNhty82F6ue1kc1",
+	"bU7eq1BJJR6zPJkLa2CSGpNV+9onqVZVRzdVNWpSzuOZ4P3X+/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -408,6 +408,9 @@ type Forbidden = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// PayloadTooLarge defines model for PayloadTooLarge.
+type PayloadTooLarge = Error
+
 // ServiceOffline defines model for ServiceOffline.
 type ServiceOffline = Error
 
@@ -3274,6 +3277,14 @@ type CreateGroupResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateGroupResponse413Headers the declared response headers of an HTTP 413 response for CreateGroup
+type CreateGroupResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateGroupResponse415Headers the declared response headers of an HTTP 415 response for CreateGroup
 type CreateGroupResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -3319,6 +3330,8 @@ type CreateGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3337,6 +3350,8 @@ type CreateGroupResponse struct {
 	Headers403 *CreateGroupResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateGroupResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateGroupResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateGroupResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3370,6 +3385,11 @@ func (r CreateGroupResponse) GetJSON403() *Forbidden {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateGroupResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateGroupResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -3794,6 +3814,14 @@ type UpdateGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateGroupResponse413Headers the declared response headers of an HTTP 413 response for UpdateGroup
+type UpdateGroupResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateGroupResponse415Headers the declared response headers of an HTTP 415 response for UpdateGroup
 type UpdateGroupResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -3837,6 +3865,8 @@ type UpdateGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3855,6 +3885,8 @@ type UpdateGroupResponse struct {
 	Headers403 *UpdateGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateGroupResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateGroupResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *UpdateGroupResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3883,6 +3915,11 @@ func (r UpdateGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateGroupResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -4153,6 +4190,14 @@ type AddGroupMemberResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// AddGroupMemberResponse413Headers the declared response headers of an HTTP 413 response for AddGroupMember
+type AddGroupMemberResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // AddGroupMemberResponse415Headers the declared response headers of an HTTP 415 response for AddGroupMember
 type AddGroupMemberResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -4198,6 +4243,8 @@ type AddGroupMemberResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4218,6 +4265,8 @@ type AddGroupMemberResponse struct {
 	Headers404 *AddGroupMemberResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *AddGroupMemberResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *AddGroupMemberResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *AddGroupMemberResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4251,6 +4300,11 @@ func (r AddGroupMemberResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AddGroupMemberResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddGroupMemberResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -4668,6 +4722,14 @@ type IssueServiceTokenResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// IssueServiceTokenResponse413Headers the declared response headers of an HTTP 413 response for IssueServiceToken
+type IssueServiceTokenResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // IssueServiceTokenResponse415Headers the declared response headers of an HTTP 415 response for IssueServiceToken
 type IssueServiceTokenResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -4711,6 +4773,8 @@ type IssueServiceTokenResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4727,6 +4791,8 @@ type IssueServiceTokenResponse struct {
 	Headers401 *IssueServiceTokenResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *IssueServiceTokenResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *IssueServiceTokenResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *IssueServiceTokenResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4755,6 +4821,11 @@ func (r IssueServiceTokenResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r IssueServiceTokenResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r IssueServiceTokenResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5017,6 +5088,14 @@ type CreateServiceUserResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserResponse413Headers the declared response headers of an HTTP 413 response for CreateServiceUser
+type CreateServiceUserResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserResponse415Headers the declared response headers of an HTTP 415 response for CreateServiceUser
 type CreateServiceUserResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -5062,6 +5141,8 @@ type CreateServiceUserResponse struct {
 	JSON403 *Forbidden
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -5080,6 +5161,8 @@ type CreateServiceUserResponse struct {
 	Headers403 *CreateServiceUserResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateServiceUserResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateServiceUserResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateServiceUserResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -5113,6 +5196,11 @@ func (r CreateServiceUserResponse) GetJSON403() *Forbidden {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateServiceUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateServiceUserResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5382,6 +5470,14 @@ type UpdateServiceUserResponse409Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateServiceUserResponse413Headers the declared response headers of an HTTP 413 response for UpdateServiceUser
+type UpdateServiceUserResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateServiceUserResponse415Headers the declared response headers of an HTTP 415 response for UpdateServiceUser
 type UpdateServiceUserResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -5427,6 +5523,8 @@ type UpdateServiceUserResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -5447,6 +5545,8 @@ type UpdateServiceUserResponse struct {
 	Headers404 *UpdateServiceUserResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateServiceUserResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateServiceUserResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *UpdateServiceUserResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -5480,6 +5580,11 @@ func (r UpdateServiceUserResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateServiceUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateServiceUserResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5742,6 +5847,14 @@ type CreateServiceUserKeyResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserKeyResponse413Headers the declared response headers of an HTTP 413 response for CreateServiceUserKey
+type CreateServiceUserKeyResponse413Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserKeyResponse415Headers the declared response headers of an HTTP 415 response for CreateServiceUserKey
 type CreateServiceUserKeyResponse415Headers struct {
 	XRateLimitLimit     int64
@@ -5787,6 +5900,8 @@ type CreateServiceUserKeyResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedContentType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -5805,6 +5920,8 @@ type CreateServiceUserKeyResponse struct {
 	Headers403 *CreateServiceUserKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateServiceUserKeyResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateServiceUserKeyResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreateServiceUserKeyResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -5838,6 +5955,11 @@ func (r CreateServiceUserKeyResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateServiceUserKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateServiceUserKeyResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -7546,6 +7668,13 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7732,6 +7861,37 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateGroupResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateGroupResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8554,6 +8714,13 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8740,6 +8907,37 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateGroupResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateGroupResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -9254,6 +9452,13 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9471,6 +9676,37 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers AddGroupMemberResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers AddGroupMemberResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10297,6 +10533,13 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10452,6 +10695,37 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers IssueServiceTokenResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers IssueServiceTokenResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10963,6 +11237,13 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11149,6 +11430,37 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateServiceUserResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateServiceUserResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11656,6 +11968,13 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11873,6 +12192,37 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateServiceUserResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateServiceUserResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -12384,6 +12734,13 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedContentType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12570,6 +12927,37 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateServiceUserKeyResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateServiceUserKeyResponse415Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -14454,6 +14842,18 @@ type NotFoundJSONResponse struct {
 	Headers NotFoundResponseHeaders
 }
 
+type PayloadTooLargeResponseHeaders struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+type PayloadTooLargeJSONResponse struct {
+	Body Error
+
+	Headers PayloadTooLargeResponseHeaders
+}
+
 type ServiceOfflineResponseHeaders struct {
 	XRateLimitLimit     int64
 	XRateLimitRemaining int64
@@ -14952,6 +15352,24 @@ func (response CreateGroup409JSONResponse) VisitCreateGroupResponse(w http.Respo
 	return err
 }
 
+type CreateGroup413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateGroup413JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateGroup415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -15428,6 +15846,24 @@ func (response UpdateGroup404JSONResponse) VisitUpdateGroupResponse(w http.Respo
 	return err
 }
 
+type UpdateGroup413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateGroup413JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateGroup415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -15777,6 +16213,24 @@ func (response AddGroupMember409JSONResponse) VisitAddGroupMemberResponse(w http
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddGroupMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddGroupMember413JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16260,6 +16714,24 @@ func (response IssueServiceToken403JSONResponse) VisitIssueServiceTokenResponse(
 	return err
 }
 
+type IssueServiceToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IssueServiceToken413JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IssueServiceToken415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -16606,6 +17078,24 @@ func (response CreateServiceUser409JSONResponse) VisitCreateServiceUserResponse(
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServiceUser413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateServiceUser413JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16958,6 +17448,24 @@ func (response UpdateServiceUser409JSONResponse) VisitUpdateServiceUserResponse(
 	return err
 }
 
+type UpdateServiceUser413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateServiceUser413JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateServiceUser415JSONResponse struct {
 	UnsupportedContentTypeJSONResponse
 }
@@ -17306,6 +17814,24 @@ func (response CreateServiceUserKey404JSONResponse) VisitCreateServiceUserKeyRes
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServiceUserKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateServiceUserKey413JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18626,108 +19152,109 @@ func (sh *strictHandler) GetUser(ctx echo.Context, teamName TeamName, userName U
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9s2tvhXOcPfztTO0LKcPn6tMjtzvWm7N5s2yU3S2Tu3yrVg8tjCmgJUALStTf3d75wDkAQl6hH5",
-	"0STVH7uNKQI4wMF5P/g+yfRkqhUqZ5PB+2SMIkfD//xJqgv6b442M3LqpFbJIHn941P49vG330Ih1YUF",
-	"p8GNEUYGi78OE4XXbpiMQKi8ejQ1eEmPpuIcbQpXY1Q0YgZ4La3rJWliszFOBK3kZlNMBol1Rqrz5OYm",
-	"Tf774LVw+JOcSHfA/98BEP5WonUWpmgm0jnM6V9ghMODgobQn1LntJTB30ppME8GzpQYL32mzUS4ZJBI",
-	"5b75KkmTiVRyUk6SQT+t4JLK4TmaBcBe40RIRSAvB85U74DSV/cJisWOM/pFyWtwcoKwZzHTKrf7IBxc",
-	"jWU2ZvyJotBXQmUI0sJZWRQgzoVU9wmoM7OD4w+FVSsE48+UIGWwMQ/AwlNRFGgsuLFwYGgFEG6o8Fpk",
-	"rpiBG0sLfk5w+hzdGA1MxAxOEfimVDMNQOQ5/Isuk+kN1R0ewk2aTIURE3SByJ7qUnUcwitxjmDlv/EJ",
-	"ZMIYiTlI5TTgJZoZ0ZJUgl5lKiQsSRr1W4lmlqSJEhNaNuO5Y2BzPBNl4ZLBUb+fJhNx7SE96vOfFeBH",
-	"ndj7u9Hl9AXPPA/t2zHCOf38hQVauwZoKty4gYdfOeE/Vp3oXwyeJYPk/x02nOnQ/2oPGyAIpOc4e5Z3",
-	"g3OBsy8syHwJKBc4O5H5SjAm4vonVOdunAyOHn/Lx1P/nXawqpdnZ52093IqfisRMq2cVKXH2qUoSgQn",
-	"LlDBmdETEDAidjsCz3+fgCJMw2kpCwenMxgLlS9Ds/YLL4O9//ir9cC/RTFZjluHYgJ7DpVQbn8VhunF",
-	"9QiOoPtmAbapIKqjqf/3V3Hw7/7Bd+/Cf096B+8e/SXpAv8Xi2Y5+KVFs/pm0hu3u5g1BEzjBu1UK4tM",
-	"4n8TeRAD9BfdA/QkL6bTQmZ8Iw7/ZQnc9xuu9oMxOrCT9nZHUl2KQuYngUmOBiCg5jigDXP7U53P4NSg",
-	"IAE+RvDT0tlE4r9T9HYBFcYcLg5YJSc3nakZtEzUbT4TDVghhzafKIxhBDzV6qyQ2UMg16DVpcnwRBQG",
-	"RT47YR3KjnaY2wpzP2pzKvMc1QOg7qxa6wTpnVEKo99K7cQJXmeIOeYjIs5RLq04LTA/IU66w+t2eH2h",
-	"nzbIbOPhe61wd6pbnqr7UZcqf0g+l2u0J0o7z+h29LAd5t6guZQZvjw7K6TCB8Cf9QueaL/iaAB0Qqw/",
-	"ZggTneOTYJ4VgkysHVq3QetbrX8Wala5GB4Ar07rk4lQs0q7tKMBXAnpoFROFjDqgnWUwrQobWVN71C9",
-	"Dap/UaJ0Y23kv/Eh+C8thsqFaYPGwvpJBUb8wwCUBrY6wGmyaLUh83uH6i1RfaH0lfLIuX9Ul365GpUO",
-	"J1NthJmxD5eZNCmkO2RuiUxbTqfaOMyDSvqWfRcPgNZ64ZOw1ImbTUkU1w4AaUFpBwL+8eblC9Cn/8LM",
-	"MZEHUA8I1hG9dmW0Ot9dgS2uwE3lP+IzO85zdmD+jJNTNJFTSOS5JNSJ4pXRUzROok0GZ6KwmCbT6NH7",
-	"yFW1uUcqdmr9Gs3wrvaleezT7p8aFA4ZzO0A3AS2yI2bJkYXfqR0OLHrhr7WBY+aiOtn/v1v6l0IY8Qs",
-	"SZNSyd9KDD87U+L8EVSuPl55+SkExZlO8jnOtjsOvJ5Kg/ZEdFij/wzBMBKXYJ2eWpDWllKde0lqn8CV",
-	"dGNdOpCufpGMIqZcPzXRZR2EyIXDAyd5d4tu0vXbvD+UL72Oy29iaQwqRwNp8vaSGUOeh2PdZP9pIvPW",
-	"u2XJEYCF1y6kN3LX7eY5vXeTfuDuo/u+6KnGszPMnLxE4JdSxnmppFagz/gPfl79ERzbBQ3g4Ipl//aH",
-	"kFGLcohbOeFKu8l23vg3aY7a698Zw42RzSceqI/PuV4xjVGatiMJS8m01pLmLofOl4QC/vPt21fgV+wl",
-	"i2GuNMFqxrVyt0InjzjJRGlxYybGEzzlIR04mKC14rxjB8cwLidCHRgUOWllYJEkdYa9TnKPD56PpNpe",
-	"s0Qb/KVH/LTa3Rxvqw5rnq0JV6sNIJwPvBba6zi9LpqrfuzGWhPAoBuRkpIStJapJtwZHxytNJuVK5y4",
-	"oIGhKid0MjQiSeugWggMecEenciSc60OtD19tKGlZ7o8XsVz8lZrSg8eFdpZBfdcpCdJky6zLTyes9mI",
-	"7NBcojlp/2jwUl9g7iVK7K/mA4rd1UmatHzVHDjr9Nq1fsGpwYyoPH7ajmaw/O7WXgmv8y4IYhyFpDey",
-	"Qls/QBET1YpnisybsOvIM5WkyblweCVmJyQ0dOk6MB5C34vXP8cCGxnUxuOLsijgaiwLZPwxd6407jBu",
-	"qeBWZVHQyVYRyG0F2RKWvK3G1WZTKxi7nz6Nz6eLCvhUf5Je22ifbBGebgSfx846AHnKpWB0E+NxwJvn",
-	"Ol6rBDEhruZCWHxR/EbR7cdff70qvH188D9VhLv+50nvP7qj3GnCeOiAkY4bRAD13AjlLEhnYcJWho15",
-	"xlRMTkQ+kapFfuEBoeucJfDCTxaz0kg363h34SdU+QkpJp2URHt4ps50FzFFu3q//DKvv6ndun48f9c1",
-	"oLF3cBnrDW59H4M2/pYMgEVgTlEYNCeu+nVRevg3givuTBs4fvUM2qKhU0BuZKi0Jg8jNjVA5hTFJWkm",
-	"TFg8PftF0ILT69Wb1rG09hKvuu64t7N+Qi5R55aCvGFNnRFBBtyz7+f4xPr8opRXsZiZrhSjpSv5AQtc",
-	"6Zv1CUHx4dbJUhEMK47ywQ22DzXAPtzGWSHsusyXNYfzHGd3cz5tkr2NLrGB1dYyz6KV12/2Dtjq3Ond",
-	"lrmGed7U9PQR42I16b8Z6ysFUnkbSyh7hQa0KmZParsBDVwgTr1SMBZ2vJ6dzlP71ti/W9Rvj/dfpvnt",
-	"vJornDbeJdNo+UEF47xOpa9AqxQMTguRyaA46iIHrfDDvTW3cnoud6P409nCDTiRKn56dDvH4JaceXE7",
-	"n5vH8E4F1gq327slh/k87K/TG+U1DnbJtHSQPQETkY2lQnZiVzqJ3Y8NEp6hscs7bYY74iO3ZCBLM4yP",
-	"/XZbNqJUtYG4XtVblfG81BiMkN0BUeWaqTzEPprAIQa40uaCGJFQOUsEwgmHHRBUyI6rsCPYFx25err9",
-	"YZUJ+IZOOjZTjkva4iJ4wTYhBjl6RivHSviorgmiZfxEzQmMnZv6iKcMZmSmlRM+/TZkc4uptE5kF8QU",
-	"TREG2cHh4bl04/K0l+nJYfVO/Y9kIYh6DFMjL2WB55iDyDK0FiZCiXOcoHKw9+r453261YPq3h/wRfBn",
-	"nQaPgA+jE+ftDdVQfY+ZtFIrG4pRppiBwUyb3MLVGA3G3j6I4AErZhaGidIOLMn8YTKgCR/Bo0fHbePu",
-	"0SMYvXr55i0cXh4d0hW0h+9rG+jmsHKBMZwjwOtsLNQ52oZ+eR9DBWxC7I28+j9KYdRoBKN9Ni2FAu3L",
-	"G2LDMA3ZIFohjHVp4HQGofKkR9P+wEUsmstviJx9TUQgQwuj49gnOYC/+amHZb//ZcYL8D9x1INjmEhr",
-	"pTpPYSIK4tOYp7RE8PsRW/LKSpWb4jUkC1/1j6A7z+UJiPBuaZE2AUIxrDRvcPlMhRtHU30JHfm9V2Nf",
-	"YKQNO/24JoktXO/m7Hncvear8egRHEPG1Utf2PkoEIhwLboDQUTDkQuKoNwbJhNtna+Is5Z+vJLKDpP9",
-	"JzCq/DMc2ZeTaSEz6RibvrioYeo9+B4LdMwsaFqv3mgDBif6kh8HJxOXslSA05ERhAqvXVWs1YNXMbL5",
-	"6gL83jyx8Hu121DT9Tu/cXBwwP/zr4/+ji4KC9KdJMnAhziC30GoWezqwLyCLxwanX9K+1ReJintvWfV",
-	"9DQZK4mWpv47+j+qZaLYva2eERjVyzFIkTJV/Rw96njrOc54C6PaR0cvtT1x9GSZl45+a/vi2m/P/VZv",
-	"OYr304BIUaY/+QI0f7YTGOjJa7oKOPdwIazczDz3sCvO3qw797x9OrQD2kN0oUVBLMcix8chlwYzp81s",
-	"ANKxTQSXEq8sVAdnvaqOOTGoqSZCYDYNcKwW+ZM+a657IbKLSpn37tdVvCCQ+lsvhEkgkMz1RO85Dclk",
-	"60H0MYMgmOciBik/D1ya2RwJHLL7PLuoRDqzGWkBFUvtgR9fAUzzahN0hOohz4QqZ/7BcwRo6eSyoMLV",
-	"THM+BRD2DMZ0t0+smdaZCutoOo+o2mwceYWD0cQLNUzXF77p0hFPs9VBhCP8r1I7wSf3g8jGfp8TMYOx",
-	"uETgAJWFPYtcMseGFmNPm33gUsmaSabzh9ighYuHY0WWQPM6MmgCjeblpdpIn6vmCAD/3OQ9E9T/rANC",
-	"FWRkkLdkfohMpYEbk1CoF/q6/yUf5Hx+dVjsVV0WSmsRf7HMmGHElaAj2Dvq9bjWsxLHcNTv7/tqbV9F",
-	"OEobmc6C1InJFM0BXsqclJ6sNJaLyESgqMjJ4FHag1fiPAitQqoLzP3dEQqq0nHeQ1zuyDWuM7qKa+vI",
-	"n9SbkbajNJam5pJYOFb1nmIg/fViUPMIgX1YqJyrBDQhnquDWxR7WmYXyBJ2TuBMjVSZnIoC9vgmMacB",
-	"keeG9MczzWoEYdXWuT0izp7dTyN1CY76ab/fr6Sov5ykUvVqQCr9jaa1U6Jgr1izt94DGWWLwNVYW88C",
-	"pIOp0Zdon8CZkGQsRKqgqSuiaV4xFcal8LjP6x/1YSJV6TDQSnuHe3QY4fJWE3qIpGsO/PF3+zyxykGw",
-	"Vj3juSpdk62pPMx1VhpmxT6dwOuffJLNjDRh6llnxb8MiiK8DNbJovBMdj8Fq+FUn5c22m8mFLHZQmcX",
-	"xIi8ksfcQJexzlrVdaY+Rm9Bqqwoc+LM/i7adhI8/z/Js86UxRFT2GghCXEEewFzTSV+oNLODHvYi8ri",
-	"+Vjjsvj9lP4GLqsPBfU9eFlxMsbygM4POtL7Aw1wvoJnux6vnKBQIXP0fsjpJcMkhaFPiPD/DEkm0XOf",
-	"ZzJMbkbe2vFiwYsQadlgqBIe5LVDEgecBXGKhb6iO1/V/nMCqwt5JoS6f7x5+SIkhvA94Zlbiaxpc/uO",
-	"voblGbJPqtwSXkObKPuEFqSJ69JZMuHYvbCaldAuiLshCS0+At9VoJAZKp9YE0zX46nIxnjwuNdfMF6v",
-	"rq56gn/uaXN+GMbaw5+ePf3hxZsfeMxNmjjpitgIhlfHP5OVmqTJJRrrTdujXt+/raeoxFQmg+TLXr/3",
-	"Zch/YRO+23rMvPbtI7yD98k5drbkcKVRtuE6C6FD6wRzKm1SLx6IZOfsHuLhs6Fap8+zAsBiUrowmTY1",
-	"b61M74T36lW5Z3kySNqWRNLuy/BrtyupeeWwLpi/eTdX7v2437+zBO8Ywo4077djDFbjLjl7q/z8rzyu",
-	"ugbXOD2M6vd5yNH6Ia16HR705fpBTTkyj/hq/Yi6JJMGPP5u/YD5krGbNPl6kyNoFaXwoA32M1d2yJ7C",
-	"cjIRZubJjymYri+xxtIToRPntspRt8k7GtPNh7wev5QDBeW3SdIJ3jhtcjTe4ON2EPBGn7mDYF7VLjuD",
-	"MGZMQKkKtHaoRkHQn4RX/+pMiaMe/KhJ1PoWSLFG+4WdV2V/ef1T1SwJVd4bqheIuQXRmKmc1klnQTyr",
-	"i2U13olbsKt07bu+Jc0GL4aOJ/Rm+/Sf+cMCu3i4y5qYzJ1vd9eaEHUKruBTrQsUii7WQs8VMk0CNr3G",
-	"S8twDxYhK+erw2sHe5mweCCVRWUlyZ795d10/OBljVY42WveOX6fwqHJn+sQDS8VcsstkpTNyXd091rF",
-	"OPmdZV24duJkJ04+GnFCZBDueSRFwoN3N2ky1bZDTHj3o21nT3o/hHcpO91KpQTSuJiVTErr2PA4rfo4",
-	"nc5ADFXjZIK9r/rfwdKeLftkZ7R4Y2hRRMYozWqwtEiCgvmx9cacdQtCLTij9rq8UPs98GIm8pt2SZbI",
-	"CXxbTZivwt90Prs7JXixIu2mHbflbIcFTnt0t5x2mQKu8MojYqeDf3ZMcwMeWLd/ogFHX28CV2dN8KfH",
-	"cz1dVryzi+2u0d4P3zcdAW+agoqOJLdGj6x59cAHt3zmCnuPLLo05tZQkOLHvkAfWPShjBQKYsBDNZY5",
-	"/Rx0fOhW8euYSsyaPcMPTSc3YrBRHO1edfeosHZR9dxIBahaJ+3UmT+QtPx1WUVa6WrPWxjZg+MOI4yJ",
-	"hV3ihl/HPPjNWhRl0T3x7XrFUFXj2WEfRdLAjqvsBJ8A5X3Kl8i+XGnrFbYyeKsA/B9HMv2H0SF2+sPO",
-	"6Po0fXgrWdS07GRR00JkIWO6O3ea2FabY4UA3SmCD9nlZO98tV9zlTXiN8pqeVBecvfGUEci+0bG0J9Z",
-	"9v+ptPJAXhVhfhG039uq54feI7/e3+6zafZ8FiGpCyFZZR+kaqkO6YIz/lY+8ZCX91DkfQ9u9PvUPuoc",
-	"+jWu4qhmeOcr3qktn6+vuGGPk5pxbOw2Ps6ZS/kyF8/ptGkYndMtRvekyYM4D9EnbDNn/kqFVhn24DjP",
-	"24nVVzKL00tXeJQ3dEW0c3g/cXWou6PaTiNaQ7A7x+YqBnGc5xV1MynfiX/TK1CH7+vueys9nj6tvmYy",
-	"4RshnTyl0Ba7eQq7Ozc1kRYS+T8eTaophdz5ND9dsesv2NyN/nDSqgux19ghgQga/4H3LSxYHcH1eTUW",
-	"zudncvKsrUvqj1896w3V8QaFRXEi4jJT5XWwxT6i7J37NDvqpjprzA6fpbkzOnZGx2dtdMx7YkJHhuXM",
-	"rlWry/XvnfbID0tqeOs+QFyr28rA9qks9BtnspxiwV3NdM3NhioUsU+FG6etfJfKNdsU16Z1mJSXDVOG",
-	"sjSuxQkFuUPlSzBF/YRgSKus/apgw4eZuFDtrCq/9Ty2KYfyZQJigkO1vJiXqz34A4fBgjJ4iaIAhbKe",
-	"04LyHestp+SEUncPabvGq/11nlAARRqiT8L2BQlcVJNXtQxVhX2XQFgoff/4cm+6umNtZF317wWELjly",
-	"3L7XuyDaZyYY/gymZ6jNTga/vouFBjOI+b4qVY+7SojEDH8jYbKpJz8kGcaLdyTQb+eyj8vjP/Jkds4l",
-	"bx/CH5pSvgmAlfHSdLruWr5uAbR5DKHuL/Tu/jn+pjGL1tZ3RsTOiPi8jYjWdV8hB9bmvKuqbURLvFSF",
-	"k6y0zuW7nyKUirviRA2uhmptonu2mMHeMlOaDPahul0Ke9ws8CNNZO9os/fA6eytjorLk9rja7FTq3e5",
-	"7X/K3PaYCG6tdM9Hf9ak8LYIELZKn70bfni7EE3/IRnXjmnt9LtPPKF2Q5azJL32afAEVyn5IFR+GL77",
-	"H8xB+L5u/TXnW+D2Qewu9e0u9VnVVsm37ZAOxrrIm7ZgnU1EYaINVg3E/KdhpYv6kYXKmQ/K3f2DGNl9",
-	"JfBuqwTuklZ2Gsuy8LqPZocYBQdnmNzuU4k5JLrfwJXIiSu+n9bZPM+JPIoyf1L39xIGQ7M2bne7dXLw",
-	"XIvNB2Ien1icvuN7DWucbuwe2PnadrrYZ54lHLOq0BPwNj437mXKXrUQxJaeQfpQspxgq8k2F2oS9xv4",
-	"F6oPeIC0Q2WdNpj3oKM9BEF5MEVzsMTL1tEnYkNlrKtf76etj6360u9N0Mnu3w/XfIxmhUPuAmdNs7zm",
-	"0047E/dPzVZ3fjkijLtXaw/f+2a0K/O0v6+bUlyg7zPeNLaOrWCyk31P3NqQDj2I/We/649y1IUgH9BW",
-	"4g9hx+vffY6zZ/kuZ/uz6ENxF+T2gXkn/HoKC4Wkd1c3+slkn3y0WSchJ+jMw3EhVb5s0eqrUxtnmvhv",
-	"Za1c99POctk0vWWX1rLTCf8EpvZ8Ostm4uQDI6re4Rh/C2i+enfLOOtnEmBdFVndRVR3rOUTjaguay7e",
-	"Tr1uf7Xw13dEaf6rMZ6a2yRR6EwUUH9lIXxeZm80ERcIplSj/dYXHAaHh0eP/3+v3+v3jgbf9r89YkIO",
-	"EC30O4xT/LinmqxrebwtWX8lnVXmmTcme5HS01LKF7Uo30bcl0RWTZh0WCjqARJmC1WZi9O8Xa+uR9Ms",
-	"A6b5iO55BFY00NdJ3by7+b8AAAD//w==",
+	"7H17cxs3kvhX6ZrfVkVyjSjKsf1L6NqqU5xkz2vH9tlO7dWFPhGaaZFYzQAMgJHEdfTdr7qBeZHDh6lH",
+	"bC//SCzO4NFAA/3uno9RovOpVqicjQYfowmKFA3/+VKqc/o3RZsYOXVSq2gQvf35GXz38LvvIJPq3ILT",
+	"4CYII4PZX4eRwis3jEYgVFo+mhq8oEdTMUYbw+UEFfWYAV5J63pRHNlkgrmgmdxsitEgss5INY6ur+Po",
+	"vw/eCocvZS7dAf+/AyD8vUDrLEzR5NI5TOkvMMLhQUZd6KfUKU1l8PdCGkyjgTMFNqc+0yYXLhpEUrkn",
+	"j6I4yqWSeZFHg35cwiWVwzGaBcDeYi6kIpCXA2fKNqD05V2CYrFjj35V8gqczBH2LCZapXYfhIPLiUwm",
+	"jD+RZfpSqARBWjgrsgzEWEh1l4A6Mzs4/lRYtUIwfk8JUgYb0wAsPBNZhsaCmwgHhmYA4YYKr0Tishm4",
+	"ibTgxwSnx+gmaCAXMzhF4JNSjjQAkabwTzpMpjdUt7gJ13E0FUbk6MIle6YL1bEJb8QYwcp/4VNIhDES",
+	"U5DKacALNDO6S1IJasq3kLAkqdfvBZpZFEdK5DRtwmM3gU3xTBSZiwZH/X4c5eLKQ3rU558l4Eed2Pub",
+	"0cX0FY88D+37CcKYXn9jgeauAJoKN6nh4SYn/GPVjv7F4Fk0iP7fYU2ZDv1be1gDQSC9wNnztBucc5x9",
+	"Y0GmS0A5x9mJTFeCkYurl6jGbhINjh5+x9tT/Y47SNXrs7POu/d6Kn4vEBKtnFSFx9qFyAoEJ85RwZnR",
+	"OQgYEbkdgae/T0ERpuG0kJmD0xlMhEqXoVn7iZfB3n/4aD3w71Hky3HrUOSw51AJ5fZXYZgarkdwA7on",
+	"C7BNBd06Gvp/fxMH/+offP8h/HvSO/jw4C9RF/i/WjTLwS8smtUnk1rc7GBWEPAdN2inWlnkK/6DSAMb",
+	"oF90DtBfeTGdZjLhE3H4T0vgftxwtp+M0YGctJc7kupCZDI9CURyNAABFcUBbZjan+p0BqcGBTHwCYIf",
+	"lvamwf47WW8XUKHP4WKHVXxy05HqTstY3eYjUYcVfGjzgUIfRsAzrc4ymdwHcg1aXZgET0RmUKSzE5ah",
+	"7GiHua0w97M2pzJNUd0D6s7KuU6Q2oxiGP1eaCdO8CpBTDEd0eUcpdKK0wzTE6KkO7xuh9dX+lmNzDYe",
+	"ftQKd7u65a66n3Wh0vukc6lGe6K084Rudx+2w9wbMcu0SN9r/VKYMf4pUkgldkgLmkTbJ4/ghfwB9p48",
+	"jh9/+wROZw7tPtsHWC2TzkK4xQdeOgQrZhashj3Jup/SpOOJdJ8Ip39kUTm4lG6iCwe7m77teXmH5kIm",
+	"+PrsLJPqPo6L9ROeaD/jaAC0Q6xvJAi5TvFpUOczQSr5Dq3boPW91r8INStNUveAV6f1SS7UrKQDdjSA",
+	"SyEdFMrJDEZdsI5imGaFLa0vO1Rvg+pflSjcRBv5L7wPfk2ToXJh2CDhsjxbgtF8MQClgfkDOH2Oihqe",
+	"42yH6i1Rfa70pfLIuXtUF366CpUO86k2wszY5s9EmhSYHTK3RKYtplNtHKZB+HnPtq57QGs18UmY6sTN",
+	"pjgnuZHMJeDv716/An36T0wcX/JSTiNYR9Ts0mg13h2BLY7AdWlv5D07TlM2eP+C+SmahhFRpKkk1Ins",
+	"jdFTNE6ijQZnIrMYR9PGo48N0+bmFsymEfS3xggfKturxz6t/plB4ZDB3A7ATWBrmP3jyOjM95QOc7uu",
+	"61udca9cXD337Z9UqxDGiFkUR4WSvxcYXjtT4PwWlKZhnnn5LgTBmXbyBc622w68mkqD9kR0WC/+EZyn",
+	"xC7BOj21IK0tpBp7TmqfVtqPdFVDUqL55vqh6V5WTqtUODxwkle3aFZfv8y7Q/nS47j8JBbGoHLUkQZv",
+	"T5kw5GnY1k3WH0cybbUtCvYYLTQ7l94osm41L6jddfyJq2+c90XPBp6dYeLkBQI3ihnnhZJagT7jH/y8",
+	"/BEcIRl1YGecZX/Ip1yj1s0hauWEK+wmy3nnW9IYlZeo0+ffRDbveLh9vM/VjHETpXHb87T0mlZS0tzh",
+	"0OkS19F/vn//BvyMvWjRLRpHWI64lu+W6OQeJ4koLG5MxHiAZ9ylAwc5WivGHSs4hkmRC3VgUKQklbGB",
+	"BFWCvc7r3tx43pJyefUUbfCXbvGzcnVztK3crHmyJlwlNoBw3lGfaS/j9LruXPmyG2u1w4tORExCSpBa",
+	"pppwZ7wzvZRsVs5w4oIEhqrIaWeoRxRXTtjgSPSMvbEjS/a13ND28I0FLd3T5f5NHpOXWt30YFGhlZVw",
+	"z9nkojjqUtvC4zmdja4dmgs0J+2XBi/0OaaeozT9G7xBTfdGFEct3wY7WjutvK03ODWY0C1vPm17v5h/",
+	"d0uvhNd5EwQRjkxSiyTT1ndQRES14pEa6k1YdcMyFcXRWDi8FLMTYhq6cB0YD6ESi8c/xQxrHtTG46si",
+	"y+ByIjNk/DF1LiXu0G8p41ZFltHOlh7rbRnZEpK8rcTVJlMrCLsfPm7uT9ct4F19Kb200d7ZLDzdCD6P",
+	"nXUA8pBLwei+jMcBb57qeKkSRE5UzYUwikX224iGePj48apwiOOD/ykjIqo/T3r/0R0VEUeMhw4YabtB",
+	"BFDHRihn2dyes5ZhmzRjKvITkeZSta5feEDoGjMHXnhlMSmMdLOOtguvUKUnJJh03iRaw3N1prsuU2NV",
+	"H5cf5vUntVvWb47fdQyo7y0cxmqBW5/HII2/JwVgEZhTFAbNiSvfLnIP3yKY4s60geM3z6HNGjoZ5EaK",
+	"Smvw0GNTBWROUFwSlsQXi4dnuwhacHq9eNPaltZamrOu2+7ttJ8Qe9a5pMBvWFJnRJAC9/zHOTqxPh4t",
+	"5lksJqYrJG3pTL7DAlV6sj6ArLm5VXBdA4YVW3nvCtunKmCfruOsYHZd6suazXmBs9vZn/aVvYkssYHW",
+	"1lLPGjOvX+wtkNW53bspcQ3jvKvu02eMi9VX/91EXyqQyutYQtlLNKBVNnta6Q1o4Bxx6oWCibCT9eR0",
+	"/rZvjf3bRf32eP91mt7MqrnCaONNMrWUH0QwjgNW+hK0isHgNBOJDIKjzlLQCj/dWnMjo+dyM4rfnS3M",
+	"gLlUzadHNzMMbkmZF5fztVkMb5VhrTC7fViymS/C+jqtUV7iYJNMSwbZE5CLZCIVshG7lEnsflMh4RFq",
+	"vbxTZ7glOnJDArI0Iv3YL7elI0pVKYjrRb1VEfJLlcEGsjsgKk0zpYXYexPYxQCX2pwTIRIqZY5AOGG3",
+	"A4IKMVYldgTbohumnm57WKkCvqOdbqopxwUtcRG8oJsQgRw9p5mbQvioyiGjafxA9Q5MnJt6j6cMamSi",
+	"lRM+XDtE/4uptE4k50QUTRY62cHh4Vi6SXHaS3R+WLap/ogWnKjHMDXyQmY4xhREkqC1kAslxpijcrD3",
+	"5viXfTrVg/LcH/BB8HsdB4uAd6MT5e0N1VD9iIm0UisbkpemmIDBRJvUwuUEDTatfdCAx0fLDSOlHVji",
+	"+cNoQAM+gAcPjtvK3YMHMHrz+t17OLw4OqQjaA8/VjrQ9WFpAmM4R4BXyUSoMdr6/vI6hgpYhdgbefF/",
+	"FMOolghG+6xaCgXap8M0FcM4RINohTDRhYHTGYRMpR4N+xMnPWmOC6Tr7HNowjW0MDpu2iQH8IMfelj0",
+	"+98mPAH/iaMeHEMurZVqHEMuMqLTmMY0RbD7EVnywkoZm+IlJAuP+kfQHefyFERoW1ikRYBQDCuNG0w+",
+	"U+EmjaG+hY548DLyURs2+nEOG2u43szZ87h7y0fjwQM4hoSz3b6x814gEOFYdDuC6A43TFAE5d4wyrV1",
+	"PoPSWnp5KZUdRvtPYVTaZ9izL/NpJhPpGJs+Ga0m6j34ETN0TCxoWC/eaAMGc33Bj4ORiVOfSsBpywhC",
+	"hVeuTO7rwZsmsvnoAvxRP7HwR7nakAP4B7c4ODjg/3zz0d/QNdyCdCaJM/AmjuAPEGrWNHVgWsIXNo32",
+	"P6Z1Ks+TlPbWs3J4GoyFREtD/w39j3Kahu/els8IjLJxE6SGMFW+bjzqaPUCZ7yEUWWjo0ZtSxw9WWal",
+	"o3dtW1y79dy7askNfz91aAjK9JMPQP2zHcBAT97SUcC5hwtu5XrkuYddfvZ63rnn7d2hFdAaGgdaZERy",
+	"LLJ/HFJpMHHazAYgHetEcCHx0kK5cdaL6pgSgZpqughMpgGO1SJ90mf1cc9Ecl4K8978uooWhKv+3jNh",
+	"YgjEc/2l95SGeLL1IHqfQWDMcx6DmJ8HKs1kjhgO6X2eXJQsncmMtICKufbA9y8BpnG1CTJC+ZBHQpUy",
+	"/eAxArS0c0kQ4SqiOR8CCHsGm/dun0gzzTMV1tFwHlGV2jjyAgejiSeqia5PlNSFI5pmy40IW/hfhXaC",
+	"d+4nkUz8OnMxg4m4QGAHlYU9i5xiyYoWY0+bfeDU2opIxvObWKOFk82bgiyB5mVkH+hO4/JUbaTPZf8E",
+	"gH+p454J6n9UDqESMlLIWzw/eKbiQI2JKVQTPe5/yxs5H18dJntTpRHTXERfLBNmGHHm8Aj2jno9zg0u",
+	"2TEc9fv7PrvfZ52O4pqnMyN1Ip+iOcALmZLQkxTGctKhCDeqYWTwKO3BGzEOTCuT6hxTf3aEgrLUAK+h",
+	"mR7LOdEzOopr6w48rRYjbUcqNQ3NKdRwrKo1NYH0x4tBTRsI7MNCjkPJoAnxnE3eurGnRXKOzGHnGM7U",
+	"SJXIqchgj08SUxoQaWpIfjzTLEYQVm0V2yOa0bP7cUNcgqN+3O/3Sy7qDyeJVL0KkFJ+o2HtlG6wF6zZ",
+	"Wu+BbESLwOVEW08CpIOp0Rdon8KZkKQsNERBU2XQ07hiKoyL4WGf5z/qQy5V4TDclfYK92gzwuEtB/QQ",
+	"SVdv+MPv93lglYJgqXrGY5WyJmtTaRjrrDBMin04gZc/eSfrEWnA2JPOkn4ZFFloDNbJLPNEdj8Gq+FU",
+	"jwvbWG8iFJHZTCfnRIi8kMfUQBdNmbXMA469j96CVElWpESZ/Vm07SB4/j/xs86QxRHfsNFCEOII9gLm",
+	"6soN4ZZ2RtjDXqOMAm9rs4zCfky/gcswhAIMPXhdUjLG8oD2DzrC+8Md4HgFT3Y9XjlAoUTm6OOQw0uG",
+	"UQxDHxDh/wxBJo3nPs5kGF2PvLbj2YJnIdKywlAGPMgrh8QOOAriFDN9SWe+rBXBAawuxJkQ6v7+7vWr",
+	"EBjC54RHbgWyxvXpO3oMyyNkn5axJTyHNo3oE5qQBq5SrUmFY/PCalJCqyDqhsS0eAt8FYpMJqh8YE1Q",
+	"XY+nIpngwcNef0F5vby87Al+3dNmfBj62sOXz5/99OrdT9znOo6cdFlTCYY3x7+QlhrF0QUa61Xbo17f",
+	"t9ZTVGIqo0H0ba/f+zbEv7AK3609Jl769h7ewcdojJ0lXFxhlK2pzoLr0DrBlEqb2LMHurJzeg/R8NlQ",
+	"rZPnWQBgNildGEybiraWqnfEa/Wi3PM0GkRtTSJq1/H4rduUVDc5rAosXH+YKw/wsN+/tQDvJoQdYd7v",
+	"Jxi0xl1w9lbx+Y88rro6Vzg9bNR74C5H67u08nW407frO9Xp69zj0foeVQovdXj4/foO8ylj13H0eJMt",
+	"aCWlcKcN1jOXdsiWwiLPhZn568c3mI4vkcbCX0InxraMUbfRB+rTTYe8HL+UAgXhtw7SCdY4bVI0XuHj",
+	"8iHwTp+5g6BeVSY7gzBhTEChMrR2qEaB0Z+Epn91psBRD37WxGp9yaymRPuNnRdlf337siyuhSrtDdUr",
+	"xNSCqNVUDuukvSCa1UWyauvEDchVvLatL2G0QcNQIYdatnf/ud8ssIubu6zozdz+dlc5Cl6nYAo+1TpD",
+	"oehgLdToIdUkYNNLvDQN1+wRsjS+OrxysJcIiwdSWVRWEu/ZX159yXdeVpiHg73mjeN3yRzq+LkO1vBa",
+	"IZdoI05Z73xHNbhVhJPbLKvatmMnO3by2bATugbhnDe4SHjw4TqOptp2sAlvfrTt6Elvh/AmZadboZRA",
+	"EheTkrywjhWP07Lu1+kMxFDVRibYe9T/HpbW+NknPaNFG0NJK1JGaVSDhUViFEyPrVfmrFtgasEYtddl",
+	"hdrvgWczDbtpF2dpGIFvKgnzUfhBp7PbE4IXM9Ku235bjnZYoLRHt0tplwngCi89InYy+FdHNDeggVW5",
+	"MOpwtMEU89VbuN/jTdbTmUv85dFqf59LmttFrtdI/Ycf68qT13UiRkdwXC1/VjR+4J1iPuJl5KvMuLhJ",
+	"5SEjgZFtiN4h6V0gMWREuIdqIlN6HXQD6FYNKl9Mk6R7RhGKm25EmBv+tzuV+RsJuYsi60aiQ1miaycG",
+	"/YlXyx+XVVcrXm2xCz17cNyhvPFlYVO64eaYBntb60ZZdE99WWgxVGV/NvQ3PHBgJ2VUgw+c8rboC2Qb",
+	"sLTVDFspyqXj/s+7Mv37kT12csdOWfsybX8rSdS06CRR00wkIdK6O+aayFabYgXH3imCd/WlpCc92q+o",
+	"yhr224iGuVdacvtKVEcA/EZK1L8z799J8xtc5nAtywv9TZCabyrWH3oPwHr7vo/e2fNRiyRmhOCYfZCq",
+	"JXLEC8b/G9ngQxzgfZGFOzDb36XUUsXsrzFNN3KUd7bpnbjz9dqma/KYV4RjYzP1ccpUyqfVeEqnTU3o",
+	"nG4Ruqd13MU4eLuwTZz5KypaJdiD4zRtB3JfyqQZzrrCgr2hCaMdM/yFi1HdFdx2ktSaC7szpN4FYTlO",
+	"05IqMAm4FXuqF7wOP1ZVAldaWH34f0WcwrdvOmlRpi120yI2r26qki0kHHw+ElidsrmzoX657NofsLkT",
+	"/elXq0oYX6O/hEtQ2yu8LWNBWwmm1suJcD6OlIN8bZX6f/zmeW+ojjdIgGoGTC5Tcd4GHe4zijK6S3Wl",
+	"Kv6zRl3x0aQ7ZWWnrHzVysq8BSdUjlhO7Fo5xZyn36nH/LQk17iqV8Q5xa1IcR9yQ+844uYUM66+pitq",
+	"NlQh2X4q3CRuxeWUpuA6CTiu3LI8bRgypM9xzlBIHB4qnyoqqicEQ1xmF5SJJd6txQl1Z2WasKexddqW",
+	"T2cQOQ7V8qRjzkrhD3cGzcvgBYoMFMpqTAvKV9a3HDoUUvI9pO1ctPZXp0KiFkmIPljcJ05w8k9a5lyU",
+	"lQC6GMJCiv7nFyPUVcVrI62sfycgdPGR4/a53jntvjLGsFNZl7OXkHseDX770GQ2TFjm68aUNfxK5tNk",
+	"FBsxoU09ByGIsjl5R4LAdi6CZvr/Zx6sz7Hy7U34U0PmNwGwVHrqSt5d01cljjb3WVT1kz7cPafY1EfS",
+	"WvpO+dgpH1+38tE67iv4wNqYflWWxWixlzIxlIXduXj+U4RCcdWfRgGvoVobyJ8sRui31Js6Qn+obhai",
+	"3yyG+JkG6neUEbzncP1WxcjlQfvNY7ETx3ex+zv5/RNi95uX58bC+ry3aU2IcuviwlbhwbdDR2/mEurf",
+	"J8HbEbudXPiFBwxvSHKWhA8/C5bnMuUAhEoPdbDOejUSfqxKos3ZJLisEptnfRlQfVaWm/LlTKSDic7S",
+	"ulxaZ3FVyLXBsrCa/2Su/851qNMWMoM+KTb5TyJkdxWgvK3wuAuu2Uk6tx0G4L3uwZfCTiS+pncp/BwS",
+	"vdjAdMkBNr4+2dk8rWpYMGX6tKqXJgyG4ndcPnjr4Oe5kqX3RHS+sHiCju9frDHysTliZ9vbyXBfeRR0",
+	"k1SFGos3sfFxbVi24gVnu/QE0ru8ZY6touWcwErUb+AblB9EAWmHyjptMO1BR7kNgvJgiuZgiVWvo+7G",
+	"hkJcV/3jL1uOW/Xl5Osgy9293a/+uM8KA+A5zurig/Wnsnaq8b81Wd1Jx9vaAelC3b44fPjRFwVeGYf+",
+	"Y1Xk4xx9vfe6wHhT6ya93NcmrhT3UAvaf369+jhKlSDzCWU6/hQyvr7tC5w9T3cx6V9FXY/buG6fGB/D",
+	"zWNYSLC9vXzaLyZK5rONjgmxS2cejnOp0mWTll//2jgixn+zbOW8X3Y0zqZhOLvwm50s+W+gos+H3WzG",
+	"Tj7Rg+sNlc1vMs1nNW/p1/1KHLqrPLk7D+6OtHyhHtxlRd7bIeLtr0f+9oFumv96j7/N7SuR6URkUH3t",
+	"InzmZ2+Ui3MEU6jRfutLGoPDw6OH/7/X7/V7R4Pv+t8d8UUOEC3Uj2yGInKNOlnlKnldsvpaPYvMM69M",
+	"9hpCT0soX5SifDl3n/JZFrXSYaJGbZQwWsg6XRzm/XpxvTHMMmDqjxmPG2A1Ovo8sOsP1/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1151,6 +1151,9 @@ type InternalError = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// TooLarge defines model for TooLarge.
+type TooLarge = Error
+
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = Error
 
@@ -7244,6 +7247,8 @@ type LoginResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7263,6 +7268,11 @@ func (r LoginResponse) GetJSON400() *BadRequest {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r LoginResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r LoginResponse) GetJSON413() *TooLarge {
+	return r.JSON413
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -12352,6 +12362,13 @@ func ParseLoginResponse(rsp *http.Response) (*LoginResponse, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -18755,6 +18772,8 @@ type InternalErrorJSONResponse Error
 
 type NotFoundJSONResponse Error
 
+type TooLargeJSONResponse Error
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter int
 }
@@ -18814,6 +18833,20 @@ func (response Login401JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25217,140 +25250,142 @@ func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17U+O4tu9XUfmeqoY5BgLdc+4e+o9TaUh35w4kXBJm9szQFyu2kujgyB5JBrL78t1v6WFbdpRXO+Zy",
-	"KO/aVUMneiwt/db6Lb1Wvjt+NIsjgghnzul3Z4pggKj88yqEfBzR2UEPPfGDKzhBB8PoHhHxXYCYT3HM",
-	"cUScU2c4RcCL4QTJ7z0QjQGfIkDQEwfi448AjhgiHEREfhFCpr44dFyH+VM0g6JRPo+Rc+owTjGZOM/P",
-	"rnONOJ0ftMcc0cVeB8iPSMAAj8AjxByM0DiiKO+Zor8TxLjoQ/yJKQqcU04TZPY5wwTPkplzeuym/WPC",
-	"0QRR51lIEEMKZ4hrlXQIx3z+5aZ7blcCkt+/Y0AUER1j8U0M+dRxHQJnovlJgoOVIv0bRWPn1PkfR/nM",
-	"HKlv2dEXUVnIdQEZv4wCPMaiibIsfRLOQTT6L+RzBnyKIEcBiCiY6RoACpUCPsUMYMI4JNwFLPGnALJb",
-	"4p20jn8+OD45aB0PW61T+f/DVqv1761Wq+Ud3pJ0YH8niM7zkYWmTJuOaIhniHE4i+WwBMrUcGKKfCF2",
-	"qp9FZR8fjCBDgQQSIMlshKgLEvFJJIb/iPk0SrgJzMMlgosSBYFn8EmjoiX/567GiZJ7gP+1kex9PS8x",
-	"olJ2FxwLDL9vtcBegMYwCTk4brX2V0kr+7JK/H5DaVeY8gMME5QasbfMDXhA+Yq0YEzRA44Spi0+iuHf",
-	"CXJvCUEPiIJRgkMORnMwhSRYDqFsrsqDu0BkwqdiQk4+yPFlH7hWv8E4TCgkvPPEESUwXGaxwlDTEdCs",
-	"FnicRgwBPyJjPEkoFBUAZoAiGGTTooafy54pKu/9IO3+oHte1eafRX0WR4Qh6Ys+weBaeTjxLz8iHBH5",
-	"J4zjEPtS5qP/YpGc5M166lAaab9X1FQbZH7QzaadSqWNomAOpBt5gCEODp1n1/kc0REOAoWveiUbFuct",
-	"iBADJOIAPWHGhYyPUH0wEd+jQFiadHvtqy7wQ4wIlyJ3iZoo1VH9CiUgIegpRr6QiSEqbASJ0lKaXsQ/",
-	"RwkJ6hekFym/r5gLYKK0k6v0HSuagZRvGEWXkMw1/thLT/M7BijkCIR4hrkAn/T6SSxM0whgStGDrWNd",
-	"+sgsKru/ITDh04jif6GXmQVpPWCEIBXELFygK+FLIzLRQBVMHoiJgiGT03BDWBLHEeUouEQBhkPpCF9i",
-	"LlKrF5b1vwb93qF0u7qqaLkdSnvi6ArOZ4jwVDQYhv2xc/rXmr6127xGY0QR8ZHz7H53YhrFiHKs/J/y",
-	"uraoMXezf6lS3zKOUDGR8/zt2XXaCZ8KbSrtGL4UBgEWH8HwyuhxDEOG3JIQamK6QZmlTv6xhqRcXXWA",
-	"fIp4qfrJz/+xtnrCEG37PmIsVS0igvH/cq4u2sPP/evLu8v22ddur3N3dtHt9IaGFpboKhtMSbiFzhb1",
-	"uahNxVRCrqLGGIc8Yaa8g5uzs85gYJHPdXgapaxCS7FrFT6Ux8bToEJ1v34EWXxUFB8qLdiDp76MeT4C",
-	"hkgAMAeQAa+t3Yhs9BR8UgZ+m7Ra732jMfkBkhHqghLQU4wpYl2yYg00RcppAMbhnAHNxUYk2FqMBIXB",
-	"RjGytBpDHx0wJEhf8pMoxj4CTzHBqQiD7KJKGcqAVGNej7+8slvQs6mBVGbbBH6iCN5v52hWORjoc/xg",
-	"uphRFIUIEtHVSHQlY4YHGH5VdFNy6UkYgscpImCGmaAnWYUBSJH0mpxC/x4tzBFJwhCOQpSGiItzVuj6",
-	"EpOX7DvQQcBil5eYJByx9ZBDZBxRH12qQmL1Z9fwEvcuVuQ4sFeRw5IgaPv3JHoMUTBBM02EpfirWCBX",
-	"jR+FoQrKpP482eal1KJsmXmC9iQXGAZQFsKsYJPVRlJuCjg9REPbVq3ZurIA0waYVaqyc+UZZNNzCh9V",
-	"JFXdtmIqIEHXeXajiZLK0gaWiBuRlMKH8OkacouT6z8gSnGAlPNMF94yrsQEQMAwT9TCT2+MAAgCTDCZ",
-	"gChWkfBCNJB2awUutYpxhagvFyGuIxaPkDunThAlwgyzoanNjUW+zrrTjduc4rkUuR+nYu0uABuhKXzA",
-	"kWVnbtj+tXPXvxkCSAJw3rno/ta5/gMQhAIAgecnjEczRL10OzCiAaIf84IwZJEszW6JF6AQPyA675Jx",
-	"pPeeUl45F8FNt+e4WYeO66StWMMJP6EjhoPtXI7dWLPRG63awXiOmR8lOhz/Acsp6jZtjQER2s+zXU/4",
-	"hJjUt9raE0tK7CPgTyGdIOXffBj6SSgYfRG6q8gOzlLxi6J8jij43P1n5xwEqVCHkqz9MGH4IfVWKZ0s",
-	"wnsD8kmh7zpj/ISCYcRhaN/J4eIrZctaGiSCMDQTC1jGXTBOxb0b9ofti6LQFYUT/Vxh/x6TyRXFEcV8",
-	"vijl71PsT7VIkMg/DkL0gMJMFBBj/56BMaZq3zpF+ufu9UCA+6LTHgzvOv+86vQG3d86jutc9gsffFsq",
-	"a24ES5mVRKSTzp1NesSniBY0DPxoNsIEMbnbCiJRgNl5MVZ+LtvfLQPpqnN91ukNfxhKxo7tlnPHkGB8",
-	"EfLPY+u4IS8OWq6pBW9EH8HZ187Zry7oDjuX0vo+9b/0AZyJRXuuDfQEZ7GQwJHFrYFzeRGn1OG4joSs",
-	"4zr9q07vLv9Y/jP9TvSaFlXoXh9tl4MOrgJvY54yyy/rqAQVO/wLFmv3jNlmW4lGIZH7MasxyOAMpWc8",
-	"YAbngqZ9QTHCw1Gwl+8QuYUNtn07Pv0osEx+Wx8syM16b4YYgxP0K5p7rlhojUIEoE8jxsADogxHxAS/",
-	"GfSKjuXYpPVvtPVyjjjEYY4NB1IK58oTojDoaStedITZVi2IaLpZCzmQ8Y2rwlqhRCQC2YjIMHatz9Aj",
-	"X2Idj4hwtVOlvCwU6mIqQlrW1K9ovpEaRDmNXMT0TktRhK7cExtjHcmlkMAquFBT/46BMJowq0D5jsSi",
-	"Lr8Oh1dAFbDNbMmkdEsaTLnWCoM2588cl5vjPgOMLaAzwbFgOgVobDOrq31FPpC8g6Wy6ZldVOYM+lNM",
-	"0AFFMJC2I1wQiMaCDPXed0553d5v7Yvu+d1153/fdCT5pZ9ctb907ob9Xzs948MLQYyX/fPu5670iJfd",
-	"waDb+3J33RkM2zfX7Z5gyWHnute+uJNnMXn7Swrc9H7t9X/vGQUc1zFK9/rDuy/iL9lf+2b4tdMbds/a",
-	"w26/J6XuXnfMjlKJ5X8FZZe+P7vunIsW2hcDx3VE65/7Nz05ls7wa/9cdti+uOj/3lHiDW6urvrXw875",
-	"3WXnvNu+G/5x1ZEiSoXdDfv9u4v29Rf5WXvYubvoXnaHuks90M71df/aGikvLgB2su5D6XGcxY7bBODU",
-	"lCmIKZL8AUZzgDkTWBFLL70rz+dgz8v+PsWBt18k2jhip8cn7z+sd27PVmqSh24WOoj1IZ86ONyD4Oam",
-	"e17q+wP8GY1P4PHBe/94fPBh/PN/HPwC38OD41ELnYzf+x+Cn9UqnwtlOKfO//mrdfALPBi3Dz5/+/6P",
-	"5wPznx+2+efxyfO/2Vxcd6bNvDgbCQ2tHKtvUWBRS7CE9KGBxXmW3IRoz+YWLhFJdrv2nNAoiZf47Bki",
-	"yTsRncU6ulaFD3Wcsp59Lf0vcLDUzeaMribA0s7SYFwuigVs+yTEBK3roF8q/uw6CcG8P75EkCV0bf2b",
-	"QuFn13nADI9wqBcyq6r+lpdcEmOWx1Jo3U0nM1NqWXR78ChA9UXU3C2ydjWxmEwRxVxtvHzJ4LoYeOqC",
-	"N+XZspRMBdodjGfaMrduaDluSwPenazVLSKGFG2zD2MR65trvfblhxET9CSh/BEIytGRcMkNLUbbIgJN",
-	"RpMaFPZ6HICEWab/FMnmwEvAsdvPUg+xxIrWeJ7lfqXL0ayqWylHDkIHcs9HnuvD9C4eBXt6LwhEY1E/",
-	"kFvNRG8yy/A4Lyu1tW/ZeYZhRPXf2x3pvGJ/99/Tx4SJVWZ2b/+8vPHT6/dExP6l+3l4d9a+PrdG56/H",
-	"sjPgqRGq8WebSa/Jpo1ed27aBfP8KNcrauhq4z0zfbZouTP4NEg315Yd5c4QJAyQCOhdzu0PbmeYFHtZ",
-	"fUi7xvJ2anRLQkbdUVl0t6Qw+3z34Exd29rhlSHX6UUDGKJrBNk2R2lF6KwqqaSWA+gv+qHlO6H67p4P",
-	"CRjp0zR1CRqr3b3UtfzRUTsLVpdyBedRwl9kcFcU6WviOzpNHkGGrij2bRu4QZBe+kS5ncaisD7hZz4M",
-	"Ve3i0f7a01jXCTCLQzi/tG4d5+vomKKDrGuxnJ5GjwRQFEKOH9CCcAJ/5rRdXXc+d//puM7g5rP449s2",
-	"Zzp5yLupch2pkM/Q57aj3csk5Fgff2yoUeGTCgodhxHkNn3mFS0re5ogMFvZ+2iu+1bCex/VZAIYBAx4",
-	"GUg82wGA3QsZArkGyoo6KuIgU7ndMxnY35KKVi5a2bm6v7DsKQhBipvkfBjXHSAXSxQ8W3KZZasT8VyI",
-	"ZUPHPqo06I39S3a5pMZeCjujpV1O6ZDtx4nyqHoeZ+8rtPOmojUqXVX2Egd46VrEK24wZksUiyeY6I3L",
-	"jV4RmbOo3yUZsts4MH/bMFA3DHYDYGI9zRKLJhimdxlyvYQJ8adiFRVgQhBdvzG54hbwNXpAJEFnqApk",
-	"ioMpDOL7xs7ablVmY/YRiKCEnUGOJpE6M60R9HrS2xTB3U784m2p8rxsGWbatVlsdYk+1RjP5M2Z3W4u",
-	"LrtJczM4N+6npJd27FHI2vsMqpPyJdz0qkDxBoE1mNBvBkYhGsKnLfYG0qt2lnW1TzFHFK99dFDQ/Vla",
-	"Sbg1CnmiV6zbXBZVtxmWXrszHq8d5Jdapsi/V/OR3kpZOSOV7p6Y49X3s6wXbHvplmJ6o4tPBXnra6vy",
-	"xF3f2yjFjnfn3cFZ/0ZO+VV/MMz/vcllIQ6f1PcbX2LN0WfcH0nnwUCCMad5N4vgW6GjDcz3zMBd2Umr",
-	"e4WLmj5X34ggMyLh3B4ZzeDTmYBJe4lF/w7xAwoAHEUiwp9ipjeFbUv5H7DxGSYru2/rK0rqJay+8mFB",
-	"uYgHIQchgoxLMTdc+cww0Wqan2PGIbGF7IW9C4J+cKgc3qMoWTrGAMCERzPIsQ/DcC5XU6qGWgmzDaL9",
-	"kjbdHBwLE20fei6lLWYaphb0iukyM7OU2n/sWna6bjLa2ox0jWva1bXkL1z/3pzELFfHbbvd5oJrCz6y",
-	"3wHP32t4ooZcNff6vc4PWgyNEhJgMrEvQGRnCQkRY0Z3muhM7vjavvh8d3PluOqvzm/y+kr74vf2HwP1",
-	"uf77vP97b1MyyWxh04hCVriOHm2zsP7S5LD96aIjN73krnp6w2fj25H5POu5y7a2C0o2huZa0bcU9Nnw",
-	"LItIywWUs4QK0M83dNPZFRMbSBmHlFfugsOnim0sXqKjXMIwUHo1rspYvWuWQMJ6o0hlt5Cr6fl8Pj+4",
-	"vDwIgnfDd1+/ns5mp4wdDgaDPz2wtzrpxf5HcP35DLx///6XW2It+6e3L8nU91Gs3plH+rVCtmxf1cPi",
-	"faDscs+37yf5H8P0j9OFP/Zubw/V38fuL8/7/7n35//9698PvmXl/jP9a996R2iI498xn06jUMB6R9e9",
-	"iID3kudaq26EG+G5T1GAOfAhDQDHsbpqPkVh8BHgCYlo9lRLd7ZuF3d5tL4al+lYCoLb7XrhbHNxCygh",
-	"mKePAOSecBTKq257nnBVnhqSetyefiUjOIx8tG96ae3ZLj6JFd2fjuv8+sVxnS/Whd1vhYO/ZdvVaSqA",
-	"dKN6z7vqD+76vYs/PBcgEfc8irLyGHsq0zwUBGpfXKiVhqyS+l6rOBEOXuDAQcY2fkIxnw/Ed+nrJUgR",
-	"bSd8uiSfkfEC1VOn8N5FNMHEA2kajix7kQS2euSaDXPKeaxez2MyjtJX+dDneRjnwFgEkP6946qreLIS",
-	"Oz06mmA+TUaHfjQ7SstkfzhLkiPA4EBG+8WkJVLwPHPCqTyLZK46klR3L1zjfFK+YeBThOktKZ5qMhfE",
-	"6im/LJMtIxjiHJMJc+XHmDMQT+dMBOPiqyQGe/qpHnOBD9n0lgTyHSFzszdKkCLIXCDv07P9QyCzLOF0",
-	"ifsocEnRLBLrqTGNZhKkpVHSWwKpP1VrLrEmlklnKOIJJSg4vCW35Bz5WF7RVxkuWIx8QJEf0YCBxwz8",
-	"qUyGhgGDcwZuHbHOlhZx65yKBn8CP/10BfmUHf70E+gIuyhLFaM8dUxCAkSBd6SKHD2ceB9VLiyBqULR",
-	"WwKAMLkhOIKFJ+lHD8flT2Rt7xB8ivg0vTKrzpwfKeZc+BCiz5diIapoey+/Fg9uri/SI4GRqDWNGN8H",
-	"I+TDhEmFzAGbqk0G4EezWUTACDJ0CATmSHTAYCixxyLiirZjeYqoP5GIUEcz6vAhGyUD4ygMo8dUMMF7",
-	"6VaMejYjBfWOiHHkyjwXeEexcU6pP8nOFcS/Q8wUQr2j75MEB8/e/qGaq+L7fjFpbWKkgZEPBAAm6imT",
-	"ALKXJkTwVINmUgRPCVhMjHAKluRe8PZlCxT5CD8gfb0H/p2gQsIP2aR83l58ae/q5CBe9gzeA0w9/Hfl",
-	"0c40SqhgCH2qI0xIwFG0twyRmtm2T1CgdJkfA7BFRWKWZduBwgmImaVGBTDUzzQEtSq0r06dlKWa2uPl",
-	"PDBfbrrn+0A9T1LPWUAH+lPRKkXjhMEQTCFTNzIeSeEJzymA8n08JpOsfW/1uwFPgvxDq7XvisowFELL",
-	"s3YE9rzVTwo8N6toJCySLi6IkAR8nrhoz1t8fiAbeK+QJDqUblBpvJTkSGHT/lZBt3II2tngIwoSck+E",
-	"flQOCUiY8NDgQ+tYTs+Sxw2eqOkV3jd4rnzMIXGqpPzQOgZe4c1DiqErOMEks8ULzDjTPYNWmhAtzWFn",
-	"JkZzVUq3Af4X8sDx4eH7VmtfYqoIpWXpynxI5d5eZoMuYHhCUAD8hLKIpufxWfZCoXDRtIjul6QxlIjW",
-	"1UUxEEcMK3duPHHOoyvRv+A10ax87Jkm6XPBo3wkqvjLn0IyQYIpIwDBIwzvdXoPP6IU+VwUDhUQAshh",
-	"Wv5UNCumQQVyMUVS6rHO2PU4jUKkWpOZnhRHAvQEfS7Pin300aiepg8MEhG3iaZlI6I6jGMEqTA7APWz",
-	"O53ukYCMjgUIZKYgEEZkYrIyaGu8YQZGYjktG49KudhcpevUrUvHbGYa9MAYhxzRj/Ky7b3c6oTKJMTC",
-	"AQXSZscRnagciJixREQSEQWQSLJJG09B38pBnb818tQk58n9JNrEcD2wt30qQmXGBpAZx2EIHiN6r83D",
-	"HONPP8lNTUXU8vnJ6uUq2EtXq+aaVKk3Ul3fIxSzIiJtiSJFtC5hkWaMhDzPGKnmSjQ7w2GIFSelDJE9",
-	"v5QMcSUnPg9DT1rpQz2VCFHVlZIdt9xWqyU/Pf4ZzHRiEdFLXz7ixHrOZli9y9U+AzPw4eQX4JlvnTxF",
-	"5p6R3ssDe5o707hAPlozgjj5FC2Fg5zl7+phnwv8KEAiXJYckv3xK5q7IHsY54LsTZ+IeNWTPle1yp69",
-	"j8BTf8oIIpReD0F/mibQy59vqu2DEPtIJ1LSq4Z2DP0pOjg5bC2sGx4fHw+h/PowopMjXZcdXXTPOr1B",
-	"R9Z5dh2OeWiuP0xCKgYM7auu4zr6catz6pwc6iaiGBEYY+fUeX/YOnyvti+mcmW1YdQqd7wiZtmB6jxp",
-	"Ryb8SB5XvGNmAjR9vd6Mn4RDUfnSjMhNLA2KkZtJb7mlG8/vdJqJLFjqBs6pI9d++YPNT1Ew31mqNXsm",
-	"sufiDoR+K1DIAXnSatUmhE7gZc0GWdC6gMMHJYit/UzgIyNjpaxyvL5KIQ2fqHT88yaVLGnxnl3n502E",
-	"LCaCNDcPnNO/vrkOS2YzSOcKETJTTAmmctNywpzTv5wi7B25FZEvAI+gJUeeet2GLFZxLWlTxriKZxay",
-	"lr5jIGsyW6xz0airU9qoJ+syGDkEn+US7JasCJkSwnGot6FU7GM1Dcx42zqWYv7kJVs7eZEja97WZRs9",
-	"Rr08oe2GhWX+3A3LblKukI75+VtFM93obMSaYVGdTHdVfZkKuHTZesGY+waclqAH7KXx+H4pw+aqFOGr",
-	"0m0urScFfDFn0nq/vlKey1bUOPllfY1yctQKnif3NTJCtU+P4XD052wzV6M3SDbyOFs4GzCay2X5R/Ch",
-	"9SHbyC5m5nVFfG7s2elEvXqbz+ZkviCrj3kxF2Okfq9s39ubtT0Lq63sy9Lx9hbU+rC+Rpb++P+nyX1B",
-	"3ER+BeMbpXkpK5K7bOelCP1TLnTD4vWxeJ6ztBp1G9ho6Pp10LUxJYaXCOEooitcRFVSNoFQFxHnoH1r",
-	"7GuYo51yswINz9bDs9tYjZ9lpa3IrKIhkJ1L102tZ4bYDbfWx61G0uJq5GrCo2HX18Gu5pwYjgL9neBY",
-	"JbJe7iyqcmwBD3WRrIHet8aypmHaaTYv0fBsPTy7tf0ERiLxinRbSKP+AoR7XhC9odz6KLeQbb4a6RZB",
-	"0tDu66Dd4qwYjkPaLSaT1X6jKvOWQFEX9xZg/NbYt2ijdv41yzQMXA8D/4gp6dz4VelXN/MSzJtK3LBu",
-	"nayrf2GkKuOmPy3SkO0rIdvcerJTJor9lb6hOsWmKKiPXTVc3x6zpna4jFXV9w2j1sWom9vLLE0fXZFM",
-	"Cw+p6qbTy1zohk/r49M8tXg1QjWw0VDq66BUY0oMJyEfRa5wEVU51QRCXayag/at0aphjnZezQo0xFoP",
-	"sW5rNd3Uy1bk1fxNcvoY+YVItqsT1DccWyfHyhyWO6BYC0wavn1FfGuZn83dyE6414aQOolYZ2d9ezys",
-	"THY5DYvvGxaukYV/1JbKP8xRgZnLeUFegpBLvxnR8HKdvGz+VEZFei5ipWHlV8LKxWnZ2oFU5uQSLOqk",
-	"YhPMb5GRC8a6nJiNYg0/18TPP2BVO1glvxADN7RbN+3uYCncMOwrWvdu6AF2scCtl0LfJG+uIsuGIetb",
-	"wa63ikLSv2r8WExR+AJM2SvI3jBmfYxZ+DW+asxZQknDoa+DQ0vTsslT+4LrqEqsZVjURbEFJL81qi2a",
-	"qZ1yzTIN9dZDvT9gTIVUu9V4uJAX+AVo+KogekPD9dFw4Xdjq9FwESQNC78OFi7OytZ+oyoJl0BRFwcX",
-	"YPzWOLhoo3YONss0HFwPB/+AKZV+LrgqDZu/RP1Sx7dXC2No+LhGPi7/wHRFTl5ETEPMr4SYF6dm7dba",
-	"gj+pTM8WfNTG0WVovzmeXrDdJVxdKtfwdU18Xc3CdkjWL0vTDUO/EEPvkJwbWn6FtLydu9glF78IC79l",
-	"At6AexvarZ92N7Gg7OffqvJt9kt1L0K3udgN29bJtqmeK5NtDo+Ga18L1+ZzssGbf8NVVOdaAw31UW2G",
-	"3bfHtLlZLiPatETDs3Xx7LbWQ/gOVrXprwG/AMMqeRt6rZVehZKrc6ucqoZXXw2vpqazPjFsWngHlKpA",
-	"UCOdSqy+QS5VNriUSMXXDYvWxqKb20oO+IH6ofmKbGr8cKf+5foXINbrxUE0FFsfxS6ouyLZWjDT8O7r",
-	"4F3L1GySF3bRq1TlYhtG6qLlRXy/NYK2WLCdqhcKNqRdD2n/sKE9IJKgM7SDhbBuC/johdbD10XhG8qu",
-	"k7INVVem6wJOGqp+LVRdmJbtvUd1ii7ioj56NrH89qi5YKnLaNko1FByXZS8tUExGCJ2BjmaRBRXXUrL",
-	"xoCftVY/IQ9K4jeMXB8jm7qeV2TkMlIaSn4dlFyel7VXR0r+oyojL+CiLkougvmtUXLJVO2UXCjUUHI9",
-	"lLy9Qam1dJsiWJWNVUsAiqZegIpNwRserpGHc0VXZWETIQ0FvxIKNidloxDeMLzK/FtARG3kayD4zVGv",
-	"aZ1LiDcv0tBuTbT7g0Z0NoV0gnZEvL5q7MWoNxW+Id/ayVepekf0q3HSEPDrImA/M6d11zqLzmNXHJzC",
-	"omYW1lB+ozycGupKJlaFGi6ul4s3tyfJlBVJWLVRP/cOlawN59bHuVLFFblWwaGh2NdBsTw1mrVxuSpZ",
-	"lVL17NfFpAqgb41BtdnZmVN+2TBmPYy5jXk8XUNenSufABXNvARdaoEbwqyTMKWSK1OmRkXDmq+FNfWE",
-	"bBRCKzurzpwpCOojTwXWt0ef2giXEaj8uqHQuih0C1vB8e+YT6dRGIiv15mKXNNOIZV9+RQFmAMf0gBw",
-	"HLPy1ehH3TAz7IZP0S0xykyhsCHAEn8KGOIck8kyWylKuhuTqdUIigIvsYWix8FxpjVMJplGGkPZnaFI",
-	"C7HreZOUqg8RDnaS01w09HIZzX8zxG7Cz/rCz1zPFSNQEx5NEPo6glBzTrb0FVVj0QIc6gpHDfC+tYjU",
-	"tEs7EeclGrqtJy7dwHxEdeQnFPO5RN0IQYpoO+FT5/SvbwIhDNGHFJPFSQwjH4YAxphx6N8DVRDseTN4",
-	"jwBNiLfvuE5CQ+fUmXIenx4dHZ/8z8PWYevw+PQfrX98kADUQpXbbl91gR9iRDgIowkmwg0TOJPePOFT",
-	"RLiGpcR8se6l+pFN+fPbaXq4/Le43cUfxC4mYoQkWLhJaXSvblIu9nqOmR8lhMv2zMx05SNW0X62YjAa",
-	"TlcMi023QznlXGakF1MHBLExN/2RGDfNVC+aLoY5pcDL7C5FgW0oRARpkfw3c+1ZCxbeQxavc6lRjsLC",
-	"ELOtxcU+0+w/sqIP2RQEFD4ialbP8zQs1v9EEbxXejFqhHAkjOTb8/8LAAD//w==",
+	"7L19U+O4ti/8VVR+TlXDHAOB7tnPTPqPU2lId+c2JFwSZvbsoS9WbCXRwZE9kgxkz+W739KLbdlRQtKO",
+	"uVzKu3bV0IlelpZ+a/2W3lb+dvxoHkcEEc6c9t/ODMEAUfnnZQj5JKLzgz565AeXcIoORtEdIuK7ADGf",
+	"4pjjiDhtZzRDwIvhFMnvPRBNAJ8hQNAjB+LjjwCOGSIcRER+EUKmvjh0XIf5MzSHolG+iJHTdhinmEyd",
+	"pyfXuUKcLg46E47ocq9D5EckYIBH4AFiDsZoElGU90zRXwliXPQh/sQUBU6b0wSZfc4xwfNk7rSP3bR/",
+	"TDiaIuo8CQliSOEcca2SLuGYL75c987sSkDy+3cMiCKiYyy+iSGfOa5D4Fw0P01wsFak/6Bo4rSd/+8o",
+	"n5kj9S07+iIqC7nOIeMXUYAnWDRRlmVAwgWIxv+NfM6ATxHkKAARBXNdA0ChUsBnmAFMGIeEu4Al/gxA",
+	"dkO8k9bxzwfHJwet41Gr1Zb/P2y1Wv/ZarVa3uENSQf2V4LoIh9ZaMq06YhGeI4Yh/NYDkugTA0npsgX",
+	"Yqf6WVb28cEYMhRIIAGSzMeIuiARn0Ri+A+Yz6KEm8A8XCG4KFEQeA4fNSpa8n/uepwouYf43xvJPtDz",
+	"EiMqZXfBscDw+1YL7AVoApOQg+NWa3+dtLIvq8TvN5R2jSnfwzBBqRF7q9yAB5SvSAvGFN3jKGHa4qMY",
+	"/pUg94YQdI8oGCc45GC8ADNIgtUQyuaqPLhzRKZ8Jibk5IMcX/aBa/UbjMOEQsK7jxxRAsNVFisMNR0B",
+	"zWqBh1nEEPAjMsHThEJRAWAGKIJBNi1q+LnsmaLy3g/S7g96Z1Vt/knUZ3FEGJK+6BMMrpSHE//yI8IR",
+	"kX/COA6xL2U++m8WyUnerKcupZH2e0VNdUDmB91s2qlU2jgKFkC6kXsY4uDQeXKdzxEd4yBQ+KpXslFx",
+	"3oIIMUAiDtAjZlzI+ADVB1PxPQqEpUm317nsAT/EiHApco+oiVId1a9QAhKCHmPkC5kYosJGkCgtpelH",
+	"/HOUkKB+QfqR8vuKuQAmSju5St+xohlI+UZRdA6pctX1yudddf/ndXc4uh0NBrfnnasvXa9dwF0kNHf8",
+	"D/ANfwJ7x/9w3//yAYwXHLF9FzzMEJ8hCjBnN+RUyXmgHAdgcMEAi8Ae5qIZARFh3fsCM+ojGbGkLBIR",
+	"JLyWGvsFJAtte+ylIf6OAQo5AiGeKzEl4yWxcEtG8FaKnGwd69JHZlHZ/TWBCZ9FFP8bvQwCpecAYwSp",
+	"CEqE+3el6dKITLWRiigmECCFIZMQvCYsieOIchRcoADDkSSBl5iLFHkCMv9jOOgfSsrRVUXLnVD6Eo4u",
+	"4WKOCE9Fg2E4mDjtP5/pW1PGFZogioiPnCf3byemUYwox8r3K8axRcw5xfypSn3P+FHFg87T9yfX6SR8",
+	"JrSptGPwCAwCLD6C4aXR4wSGDLklIdTE9IIyQ5/88gxBu7rqEPkU8VL1k5//8Wz1hCHa8X3EWKpaRES0",
+	"86dzed4ZfR5cXdxedE6/9vrd29PzXrc/MrSwQlfZYErCLXW2rM9lbSqWFnIVNcY45Akz5R1en552h0OL",
+	"fK7D0whtHVqKXavQqTw2ngZUqvvnR5DFhkXxodKCPXAcyHjvo/CagXCgkAGvo92IbLQNPikDv0larfe+",
+	"0Zj8AMnofEkJ6DHGFLEeWbP+myHlNADjwqnrOMSIglvLUbAw2ChGllZj6KMDhkTAI7lZFGMfgadYsC1I",
+	"wi6qlKEMSDXm5/GXV3YLejY1kMpsm8BPFMG77RzNOgcDfY7vTRczjqIQQUmAY9GVjJfuYfhV0U3JpSdh",
+	"KMiXgDlmgp5kFQYgRdJrcgr9O7Q0RyQJQzgOURoeL89ZoesLTF6y70AHQMtdXmCScMSehxwik4j66EIV",
+	"Eitfu4ZXuHfXiSEO7FXksCQIOv4diR5CFEzRXBNhKfYsFshV40dhqAJSqT9PtnkhtShbZp6gPckFhgGU",
+	"hTAr2GS1kZSbAk4P0dC2VWu2rizAtAFmnarsXHkK2eyMwgcVSVW3rZgKSNDnPLvRREllaQMrxI1ISuEj",
+	"+HgFucXJDe4RpThAynmmmw4yrsQEQMAwT9SiV28KAQgCTDCZgihWq4ClaCDt1gpcahXjElFfLsBcRyyc",
+	"IXfaThAlwgyzoamNnWW+zrrTjduc4pkUeRCnYu0uABujGbzHkWVXctT51r0dXI8AJAE46573fute/QEI",
+	"QgGAwPMTxqM5ol66FRrRANGPeUEYskiWZjfEC1CI7xFd9Mgk0vtuKa+cieCm13fcrEPHddJWrOGEn9Ax",
+	"w8F2LsdurNnojVbtYDzDzI8SHY7/gOUUdZu2xoAI7RfZji98REzqW21riuU09hHwZ2KNqvybD0M/CQWj",
+	"L0N3HdnBeSp+UZTPEQWfe//snoEgFepQkrUfJgzfp94qpZNleG9APin0XWeCH1EwijgM7btYXHylbFlL",
+	"g0QQhuZi8c64CyapuLejwahzXhS6onCin0vs32EyvaQ4opgvlqX8fYb9mRYJEvnHQYjuUZiJAmLs3zEw",
+	"wVTt2adI/9y7Ggpwn3c7w9Ft95+X3f6w91vXcZ2LQeGD7ytlzY1gJbOSiHTTubNJrzYSTA0DP5qPMUFM",
+	"7hGASBRgdl6MlZ/L9rbLQLrsXp12+6MfhpKxW73l3DEkGF+E/IvYOm7Ii4OWa2rBG9FHcPq1e/rNBb1R",
+	"90Ja36fBlwGAc7Foz7WBHuE8FhI4srg1cC4v4pQ6HNeRkHVcZ3DZ7d/mH8t/pt+JXtOiCt3PR9vloIOr",
+	"wNuYp8zyyzoqQcUO/4LF2j1jttFYolFI5H7MegwyOEfp+RaYw4WgaV9QjPBwFOzlO0RuYXNx345PPwos",
+	"k9/RhyryoMKbI8bgFH1DC88VC61xiAD0acQYuEeU4YiY4DeDXtGxHJu0/o22Xs4QhzjMseFASuFCeUIU",
+	"Bn1txcuOMNumBhFNN6ohBzK+cVVYK5SI5M4hkWHssz5Dj3yFdTzIXUIakanyslCoi6kIaVVT39BiIzWI",
+	"chq5iOmdlqIIPbknNsE6kkshgVVwoab+HQNhNGVWgfIdiWVdfh2NLoEqYJvZkknpljSYcq0VBm3Onzku",
+	"N8d9BhhbQGeCY8l0CtDYZlbX+4p8IHkHK2XTM7uszDn0Z5igA4pgIG1HuCAQTQQZ6n3/nPJ6/d86572z",
+	"W7337bjZJ5edL93b0eBbt298eC6I8WJw1vvckx7xojcc9vpfbq+6w1Hn+qrTFyw56l71O+e38hwqb39F",
+	"gev+t/7g975RwHEdo3R/MLr9Iv6S/XWuR1+7/VHvtDPqDfpS6t5V1+wolVj+V1B26fvTq+6ZaKFzPnRc",
+	"R7T+eXDdl2Ppjr4OzmSHnfPzwe9dJd7w+vJycDXqnt1edM96ndvRH5ddKWLpsEB81hl1b897F72R7lIP",
+	"tHt1NbiyRsrLC4CdrPtQehRpseMOATg1ZQpiiiR/gPECYM4EVsTSS+/K8wXY87K/2zjw9otEG0esfXzy",
+	"/sPzzu3JSk3ywNFCB7E+4FSHpnsQXF/3zkp9f4A/o8kJPD547x9PDj5Mfv7Hwa/wPTw4HrfQyeS9/yH4",
+	"Wa3yuVCG03b+15+tg1/hwaRz8Pn73788HZj//LDNP49Pnv7D5uJ6c23mxdlIaGjlWH2DBIta6hSI3qtF",
+	"w3o3IdqzuYULRJLdrj2nNEriFT57jkjyTkRnsY6uVeFDHac8z76W/pc4WOpmc0ZXE2BpZ2UwLhfFArYD",
+	"EmKCnutgUCr+5DoJwXwwuUCQJfTZ+teFwk+uc48ZHuNQL2TWVf0tL7kixiyPpdC6m05mptSy6PbgUYDq",
+	"i6i5W2TtamIxmSGKudp4+ZLBdTnw1AWvy7NlKZkKtDsYz7Vlbt3QatyWBrw7WatbRAwp2mYfxiLWd9d6",
+	"5c0PIyboSUL5IxCUoyPhkhtajrZFBJqMpzUo7PU4AAmzTP8pks2Bl4Bjt5+VHmKFFT3jeVb7lR5H86pu",
+	"pRw5CB3IPR95rg/Te4gU7Om9IBBNRP1AbjUTvcksw+O8rNTWvmXnGYYR1X9vd6Tziv3d/5s+JkysMrM7",
+	"++fljZ/+oC8i9i+9z6Pb087VmTU6fz2WnQFPjVCNP9tMek02bfS6c9MumOdHuV5RQ1cb75nps2XLncPH",
+	"Ybq5tuood44gYYBEQO9ybn9wO8ek2Mv6Q9pnLG+nRrciZNQdlUV3Swqzz3cfztW1rR1eGXKdfjSEIbpC",
+	"kG1zlFaEzrqSSmo5gMGyH1q9E6rvLfqQgLE+TVMXwLHa3Utdyx9dtbNgdSmXcBEl/EUGd0mRviK/o9Pk",
+	"MWTokmLftoEbBOmFV5TbaSwK6xN+5sNQ1S4e7T97Gus6AWZxCBcX1q3jfB0dU3SQdS2W07PogQCKQsjx",
+	"PVoSTuDPnLbLq+7n3j8d1xlefxZ/fN/mTCcPeTdVriMV8hn63Ha0e5GEHOvjjw01KnxSQaGTMILcps+8",
+	"omVlTxME5mt7Hy9030p476OaTACDgAEvA4lnOwCweyFDINdAWVFHRRxkKrd7JgP7W1LR2kUrO1P3F1Y9",
+	"gyFIcZOcD+O6A+RiiYLnKy6zbHUinguxaujYR5UGvbF/yS6X1NhLYWe0tMspHbL9OFEeVS/i7G2Jdt5U",
+	"tEalq8peIQEvXYt4xQ3GbIli8QRTvXG50Qsqcxb1myxDdhsH5u86huqGwW4ATKynWWLRBMP0LkOulzAh",
+	"/kysogJMCKLPb0yuuQV8he4RSdApqgKZ4mAKg/h7Y2dttyqzMfsIRFDCTiFH00idmdYIej3pHYrgbid+",
+	"+bZUeV62DDPt2iy2ukKfaoyns/R1x+42F1fdpLkenhn3U9JLO/Yo5Nn7DKqT8iXc9KpA8QaBNZjQbwbG",
+	"IRrBxy32BtKrdpZ1tU8xRxQ/++igoPvTtJJwaxTyRK9Yt7ksqm4zrLx2ZzzcO8gvtcyQf6fmI72VsnZG",
+	"Kt09Mcer72dZL9j20y3F9EYXnwny1tdW5Ym7vrdRih1vz3rD08G1nPLLwXCU/3uTy0IcPqrvN77EmqPP",
+	"uD+SzoOBBGNO826WwbdGRxuY76mBu7KTVvcKlzV9pr4RQWZEwoU9MprDx1MBk84Ki/4d4nsUADiORIQ/",
+	"w0xvCtuW8j9g43NM1nbf0VeU1CtgfeXDgnIRD0IOQgQZl2JuuPKZY6LVtDjDjENiC9kLexcE/eBQObxD",
+	"UbJyjAGACY/mkGMfhuFCrqZUDbUSZhtE+yVtujk4libaPvRcSlvMNEot6BXTZWZmKbX/2LXsdN1ktLUZ",
+	"6RrXtKtryV+6/r05iVmujtt2u80F1xZ8ZL8Dnr/X8EQNuWruD/rdH7QYGiUkwGRqX4DIzhISIsaM7jTR",
+	"mdzxtXP++fb60nHVX93f5PWVzvnvnT+G6nP999ng9/6mZJLZwqYRhaxwFT3YZuH5S5Ojzqfzrtz0krvq",
+	"6Q2fjW9H5vOs5y7b2i4o2Riaa0XfStBnw7MsIi0XUE4TKkC/2NBNZ1dMbCBlHFJeuQsOHyu2sXyJjnIJ",
+	"w0Dp1bgqY/WuWfIM640ildlDrqYXi8Xi4OLiIAjejd59/dqez9uMHQ6Hw395YG99wo/9j+Dq8yl4//79",
+	"rzfEWvZf3r4kU99HsXpjH+nXCtmyfV0Py/eBsss93/8+yf8YpX+0l/7Yu7k5VH8fu78+7f/X3r/+95//",
+	"efA9K/df6V/71jtCIxz/jvlsFoUC1ju67kUEvFc811p3I9wIz32KAsyBD2kAOI7VVfMZCoOPAE9JRLOn",
+	"Wrqz53ZxV0fr63GZjqUguN2ul842l7eAEoJ5+ghA7glHobzqtucJV+WpIek3+PorGcFh5KN900trz3b+",
+	"Sazo/uW4zrcvjut8sS7sfisc/K3ark7TIKQb1Xve5WB4O+if/+G5AIm450GUlcfYM5nioiBQ5/xcrTRk",
+	"ldT3WsWJcPACBw4ytvETivliKL5LXy9Bimgn4bMVuZyMF6ieOoX3zqMpJh5IU5BkmZsksNUj12yYM85j",
+	"9Xoek0mUvsqHPs/DOAfGIoD07xxXXcWTlVj76GiK+SwZH/rR/Cgtk/3hrEiOAIMDGe0XE7ZIwfPMCW15",
+	"FslcdSSp7l64xvmkfMPAZwjTG1I81WQuiNVTflkmW0YwxDkmU+bKjzFnIJ4tmAjGxVdJDPb0Uz3mAh+y",
+	"2Q0J5DtC5mZvlCBFkLlA3qdn+4dAZpjC6RL3QeCSonkk1lMTGs0lSEujpDcEUn+m1lxiTSwT7lDEE0pQ",
+	"cHhDbsgZ8rG8oq+ye7AY+YAiP6IBAw8Z+FOZDA2rNBk3jlhnS4u4cdqiwZ/ATz9dQj5jhz/9BLrCLspS",
+	"xShPm5OQAFHgHakiR/cn3keVB0xgqlD0hgAgTG4EjmDhSfrR/XH5E1nbOwSfIj5Lr8yqM+cHijkXPoTo",
+	"86VYiCra3suvxYPrq/P0SGAsas0ixvfBGPkwYVIhC8BmapMB+NF8HhEwhgwdAoE5Eh0wGErssYi4ou1Y",
+	"niLqTyQi1NGMOnzIRsnAJArD6CEVTPBeuhWjns1IQb0jYhy5Ms8F3lFsnFPqT7JzBfHvEDOFUO/o72mC",
+	"gydv/1DNVfF9v5i0DjFS4MgHAgAT9ZRJANlLEyJ4qkEzKYKnBCwmRmiDFbkXvH3ZAkU+wvdIX++BfyWo",
+	"kPBDNimftxdf2rs6OYiXPYP3AFMP/115tDOLEioYQp/qCBMScBTtrUKkZrbtExQoXebHAGxZkZhlmYag",
+	"cAJiZqlRAYz0Mw1BrQrt69NGZWm29ng5D8yX697ZPlDPk9RzFtCF/ky0StEkYTAEM8jUjYwHUnjC0wZQ",
+	"vo/HZJq1761/N+BJkH9otfZdURmGQmh51o7Anrf+SYHnZhWNZE3SxQURkoDPkzbtecvPD2QD7xWSRIfS",
+	"DSqNlxI8KWza3yroVg5BJxt8REFC7ojQj8ohAQkTHhp8aB3L6VnxuMETNb3C+wbPlY85JE6VlB9ax8Ar",
+	"vHlIMXQJp5hktniOGWe6Z9BKk8Gl+fvMpHCuSmc3xP9GHjg+PHzfau1LTBWhtCpVmw+p3NvLbNAFDE8J",
+	"CoCfUBbR9Dw+y9woFC6aFtH9ihSOEtG6uigG4ohh5c6NJ855dCX6F7wmmpWPPdMEhS54kI9EFX/5M0im",
+	"SDBlBCB4gOGdTu/hR5Qin4vCoQJCADlMy7dFs2IaVCAXUySlnuhsZQ+zKESqNZnlSnEkQI/Q5/Ks2Ecf",
+	"jepp6sQgEXGbaFo2IqrDOEaQCrMDUD+706kuCcjoWIBAZgoCYUSmJiuDjsYbZmAsltOy8aiUh85Vuk7d",
+	"unTMZpZFD0xwyBH9KC/b3smtTqhMQiwcUCBtdhLRqcr/iBlLRCQRUQCJJJu08RT0rRzU+VsjT01ynthQ",
+	"ok0M1wN726dhVGZsAJlxHIbgIaJ32jzMMf70k9zUVEQtn5+sX66CvXS1aq5JlXoj1fUdQjErItKWJFNE",
+	"6xIWabZMyPNsmWquRLNzHIZYcVLKENnzS8kQl3Li8zD0pJU+1FNJIFVdKdlxy221WvLT45/BXCcWEb0M",
+	"5CNOrOdsjtW7XO0zMAMfTn4FnvnWyVNk7hnpvTywp7kzjQvkozUjiJNP0VI4yFn+Wz3sc4EfBUiEy5JD",
+	"sj++oYULsodxLsje9ImIVz3pc1Wr7Mn7CDz1p4wgQun1EPRnafLA/Pmm2j4IsY90IiW9aujE0J+hg5PD",
+	"1tK64eHh4RDKrw8jOj3SddnRee+02x92ZZ0n1+GYh+b6wySkYsDQuew5rqMftzpt5+RQNxHFiMAYO23n",
+	"/WHr8L3avpjJldWGUavc8YqYZQeq+6gdmfAjeVzxjpkJ0PT1ejN+Eg5F5UszIjexNChGbia95ZZuPL/T",
+	"aSayYKkXOG1Hrv3yB5ufomCxs1Rr9kxkT8UdCP1WoJD/8qTVqk0IncDLmgmzoHUBhw9KEFv7mcBHRrZO",
+	"WeX4+SqFNHyi0vH75ytlmRllhZ836cWSR+/JdX7eZFTFrJnmboPT/vO767BkPod0oSAkU8uUcC13OafM",
+	"af/pFO3EkXsX+YrxCFqS6qnncMhiRleSZ2VQrIhpKcXrOwayJrPVPReNujoHjnrjLqOXQ/BZrtluyJoY",
+	"KyEch3rfSgVLVlvCjHesYykmm16xF5QXObImuV21M2TUy7P/blhYJhvesOwm5Qq5q5++V7TrjQ5TrCkZ",
+	"1VF2T9WXeZNLt7OXrH9gwGkFesBeGsDvl1Jyrsunvi4/58p6UsAX8z6tDbxPnvhX1Dj5dSN/VcimWsHz",
+	"5L5GhrT26TEcjv6cbeZq9I7KRh5nC2cDxgu5jv8IPrQ+ZDvfxTTGrgjojU0+ndVY7wvanMwXZPUxL+Zi",
+	"jDz5le17e7O2p221lX1Z/t7eglofnq+R5Yr+v2lyXxA3kV/B+MZpIsuK5C7beSlC/5QL3bB4fSyeJzmt",
+	"Rt0GNhq6fh10bUyJ4SVCOI7oGhdRlZRNINRFxDlo3xr7GuZop9ysQMOz9fDsNlbjZ2lsKzKraAhkB9l1",
+	"U+upIXbDrfVxq5HluBq5mvBo2PV1sKs5J4ajQH8lOFaZr1c7i6ocW8BDXSRroPetsaxpmHaazUs0PFsP",
+	"z25tP4GRebwi3Rbyrr8A4Z4VRG8otz7KLaSnr0a6RZA0tPs6aLc4K4bjkHaLyXS936jKvCVQ1MW9BRi/",
+	"NfYt2qidf80yDQPXw8A/Yko6mX5V+tXNvATzphI3rFsn6+qfJKnKuOlvkTRk+0rINree7JSJYn+tb6hO",
+	"sSkK6mNXDde3x6ypHa5iVfV9w6h1Merm9jJP801XJNPCy6u66fQiF7rh0/r4NM9FXo1QDWw0lPo6KNWY",
+	"EsNJyFeUa1xEVU41gVAXq+agfWu0apijnVezAg2x1kOs21pNL/WyFXk1f8Scvl5+IZLt6Yz2DcfWybEy",
+	"6eUOKNYCk4ZvXxHfWuZnczeyE+61IaROItbpXN8eDyuTXU3D4vuGhWtk4R+1pfIveVRg5nIikZcg5NKP",
+	"TDS8XCcvm7+tUZGei1hpWPmVsHJxWrZ2IJU5uQSLOqnYBPNbZOSCsa4mZqNYw8818fMPWNUOVskvxMAN",
+	"7dZNuztYCjcM+4rWvRt6gF0scOul0DfJm+vIsmHI+lawz1tFIUtgNX4s5jR8AabsF2RvGLM+xiz8fF81",
+	"5iyhpOHQ18GhpWnZ5Kl9wXVUJdYyLOqi2AKS3xrVFs3UTrlmmYZ666HeHzCmQm7eajxcSCT8AjR8WRC9",
+	"oeH6aLjwQ7PVaLgIkoaFXwcLF2dla79RlYRLoKiLgwswfmscXLRROwebZRoOroeDf8CUSr8vXJWGzZ+u",
+	"fqnj28ulMTR8XCMfl3+RuiInLyOmIeZXQszLU/Ps1tqSP6lMzxZ81MbRZWi/OZ5est0VXF0q1/B1TXxd",
+	"zcJ2SNYvS9MNQ78QQ++QnBtafoW0vJ272CUXvwgLv2UC3oB7G9qtn3Y3saDs9+Kq8m3203YvQre52A3b",
+	"1sm2qZ4rk20Oj4ZrXwvX5nOywZt/w1VU51oDDfVRbYbdt8e0uVmuItq0RMOzdfHsttZD+A5WtenPB78A",
+	"wyp5G3qtlV6Fkqtzq5yqhldfDa+mpvN8Yti08A4oVYGgRjqVWH2DXKpscCWRiq8bFq2NRTe3lRzwQ/XL",
+	"9BXZ1PilT/1T9y9ArFfLg2gotj6KXVJ3RbK1YKbh3dfBu5ap2SQv7LJXqcrFNozURcvL+H5rBG2xYDtV",
+	"LxVsSLse0v5hQ7tHJEGnaAcLYd0W8NELrYevisI3lF0nZRuqrkzXBZw0VP1aqLowLdt7j+oUXcRFffRs",
+	"YvntUXPBUlfRslGooeS6KHlrg2IwROwUcjSNKK66lJaNAT9rrX5CHpbEbxi5PkY2db2oyMhlpDSU/Doo",
+	"uTwvz14dKfmPqoy8hIu6KLkI5rdGySVTtVNyoVBDyfVQ8vYGpdbSHYpgVTZWLQEomnoBKjYFb3i4Rh7O",
+	"FV2VhU2ENBT8SijYnJSNQnjD8CrzbwERtZGvgeA3R72mda4g3rxIQ7s10e4PGtHpDNIp2hHx+qqxF6Pe",
+	"VPiGfGsnX6XqHdGvxklDwK+LgP3MnJ671ll0Hrvi4BQWNbOwhvIb5eHUUNcysSrUcHG9XLy5PUmmrEjC",
+	"qo36uXekZG04tz7OlSquyLUKDg3Fvg6K5anRPBuXq5JVKVXPfl1MqgD61hhUm52dOeWXDWPWw5jbmMfj",
+	"FeTVufIRUNHMS9ClFrghzDoJUyq5MmVqVDSs+VpYU0/IRiG0srPqzJmCoD7yVGB9e/SpjXAVgcqvGwqt",
+	"i0K3sBUc/475bBaFgfj6OVORa9oZpLIvn6IAc+BDGgCOY1a+Gv2gG2aG3fAZuiFGmRkUNgRY4s8AQ5xj",
+	"Ml1lK0VJd2MytRpBUeAVtlD0ODjOtIbJNNNIYyi7MxRpIXY9b5JS9T7CwU5ymouGXi6j+W+G2E34WV/4",
+	"meu5YgRqwqMJQl9HEGrOyZa+omosWoBDXeGoAd63FpGadmkn4rxEQ7f1xKUbmI+ojvyEYr6QqBsjSBHt",
+	"JHzmtP/8LhDCEL1PMVmcxDDyYQhgjBmH/h1QBcGeN4d3CNCEePuO6yQ0dNrOjPO4fXR0fPL/H7YOW4fH",
+	"7V9av3yQANRCldvuXPaAH2JEOAijKSbCDRM4l9484TNEuIalxHyx7oX6kU3589tperj8t7jd5R/ELiZi",
+	"hCRYuklpdK9uUi73eoaZHyWEy/bMzHTlI1bRfrZiMBpOVwzLTXdCOeVcZqQXUwcEsTE3/ZEYN81UL5ou",
+	"hjmlwMvsLkWBbShEBGmR/Ddz7VkLlt5DFq9zqVGOw8IQs63F5T7T7D+yog/ZDAQUPiBqVs/zNCzX/0QR",
+	"vFN6MWqEcCyM5PvT/wkAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -58,6 +58,19 @@ type Server struct {
 
 var _ adminapi.StrictServerInterface = (*Server)(nil)
 
+// The body limits of the admin API, as its spec states them: a body over its
+// operation's limit answers 413 unread when its Content-Length says so, and
+// fails as soon as the limit is read past otherwise.
+const (
+	// MaxBodyBytes caps the body of every operation but the two below.
+	MaxBodyBytes = 1 << 20
+	// MaxConfigurationBytes caps a restaurant configuration import.
+	MaxConfigurationBytes = 32 << 20
+	// MaxInboundFaxBytes caps an inbound fax injection: a document of the fax
+	// API's largest size (fax.MaxMediaBytes), base64-encoded in JSON.
+	MaxInboundFaxBytes = 70 << 20
+)
+
 // New returns the admin API server.
 func New(cfg Config) (*Server, error) {
 	if cfg.Token == "" {
@@ -89,8 +102,12 @@ func (s *Server) Handler() (http.Handler, error) {
 			OnResponseViolation: s.cfg.OnResponseViolation,
 		},
 		ErrorHandler: s.errorHandler,
-		MaxBodyBytes: 64 << 20, // inbound fax documents and configuration imports are large
-		Logger:       s.logger,
+		MaxBodyBytes: MaxBodyBytes,
+		BodyLimits: map[string]int64{
+			"ImportRestaurantConfiguration": MaxConfigurationBytes,
+			"InjectFaxInbound":              MaxInboundFaxBytes,
+		},
+		Logger: s.logger,
 	})
 	if err != nil {
 		return nil, err

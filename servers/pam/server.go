@@ -180,7 +180,9 @@ func (s *Server) Handler() (http.Handler, error) {
 			Skip:                func(*http.Request) bool { return s.cfg.DisableValidation },
 		},
 		ErrorHandler: errorHandler(s.logger),
-		Before:       []echo.MiddlewareFunc{s.authAndRateLimit, s.maintenance, requireJSONObject},
+		Before:       []echo.MiddlewareFunc{s.authAndRateLimit, s.maintenance},
+		// requireJSONObject reads the body: only once the caller passed.
+		AfterAuth:    []echo.MiddlewareFunc{requireJSONObject},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
 	})

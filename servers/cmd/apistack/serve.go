@@ -36,6 +36,8 @@ type serveConfig struct {
 	StorageDomain     string
 	AdminAddr         string
 	AdminToken        string
+	AdminAllowRemote  bool
+	AdminTokenFile    string
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
@@ -49,6 +51,7 @@ type serveConfig struct {
 	ShutdownTimeout   time.Duration
 	SQLiteFullSync    bool
 	CPUProfile        string
+	Conn              connLimits
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -63,8 +66,11 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.StorageAddr, "storage-addr", "127.0.0.1:8083", "address of the storage API")
 	fs.StringVar(&c.StorageRegion, "storage-region", storage.DefaultRegion, "region storage requests are signed for")
 	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
-	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API (keep it on loopback)")
-	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random)")
+	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API; on loopback only, unless --admin-allow-remote")
+	fs.BoolVar(&c.AdminAllowRemote, "admin-allow-remote", false, "allow an --admin-addr off loopback (the admin API then faces the network, behind its token alone)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random); "+
+		"WARNING: a command line is visible to every user of the machine (ps): prefer APISTACK_ADMIN_TOKEN or --admin-token-file")
+	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
 	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
@@ -78,6 +84,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests get on SIGINT/SIGTERM")
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the whole run to this file, for performance work")
 	fs.BoolVar(&c.SQLiteFullSync, "sqlite-full-sync", false, "flush every SQLite commit to the disk (durable against power loss; default: durable against a crash of the process, much faster writes)")
+	registerConnFlags(fs, &c.Conn)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
 		fs.PrintDefaults()
@@ -90,6 +97,22 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	if err := c.Conn.validate(); err != nil {
+		return c, err
+	}
+	if err := checkAdminAddr(c.AdminAddr, c.AdminAllowRemote); err != nil {
+		return c, err
+	}
+	if c.AdminTokenFile != "" {
+		if c.AdminToken != "" {
+			return c, errors.New("give the admin token once: --admin-token (or APISTACK_ADMIN_TOKEN) or --admin-token-file, not both")
+		}
+		token, err := readTokenFile(c.AdminTokenFile)
+		if err != nil {
+			return c, err
+		}
+		c.AdminToken = token
 	}
 	return c, nil
 }
@@ -150,10 +173,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A token the operator gave is never printed: they have it already.
+	var operatorToken []string
+	if c.AdminToken != "" {
+		operatorToken = append(operatorToken, c.AdminToken)
+	}
 	if c.AdminToken == "" && c.Demo && previous.Admin != nil {
 		c.AdminToken = previous.Admin.Token
 	}
-	if c.AdminToken == "" {
+	generatedToken := c.AdminToken == ""
+	if generatedToken {
 		c.AdminToken = "adm_" + rand.Text()
 	}
 
@@ -270,30 +299,28 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeCredentials(credsPath, creds); err != nil {
 			return err
 		}
-		printDemo(stdout, credsPath, creds)
-	} else {
+		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
+	} else if generatedToken {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
+	} else {
+		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
 	}
 
-	return runServers(ctx, logger, listeners, c.ShutdownTimeout)
+	return runServers(ctx, logger, listeners, c.Conn, c.ShutdownTimeout)
 }
 
-// runServers serves every listener until ctx ends, then shuts them all down
-// gracefully, giving in-flight requests up to timeout.
-func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, timeout time.Duration) error {
+// runServers serves every listener, within limits, until ctx ends, then
+// shuts them all down gracefully, giving in-flight requests up to timeout.
+func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, timeout time.Duration) error {
 	errc := make(chan error, len(listeners))
 	servers := make([]*http.Server, 0, len(listeners))
 	for _, l := range listeners {
-		srv := &http.Server{
-			Handler:           l.handler,
-			ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-			BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		}
+		srv := newHTTPServer(ctx, logger, l.handler, limits)
 		servers = append(servers, srv)
 		logger.Info("listening", "api", l.name, "url", l.baseURL())
+		ln := limitListener(l.ln, limits)
 		go func() {
-			if err := srv.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("%s: %w", l.name, err)
 			}
 		}()

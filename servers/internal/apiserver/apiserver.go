@@ -39,10 +39,20 @@ type Config struct {
 	// panics) in the API's own error shape.
 	ErrorHandler echo.HTTPErrorHandler
 	// Before runs, in order, before validation: middleware that must see
-	// every request, valid or not (rate limits, maintenance mode).
+	// every request, valid or not (auth resolution, rate limits, maintenance
+	// mode). It must not read the body: the caller is not yet known to be
+	// allowed to send one.
 	Before []echo.MiddlewareFunc
-	// MaxBodyBytes caps request bodies; 0 means 1 MiB.
+	// AfterAuth runs, in order, after the authentication gate and before
+	// validation: middleware that reads the body. By then a request to a
+	// secured operation whose caller failed authentication has no body.
+	AfterAuth []echo.MiddlewareFunc
+	// MaxBodyBytes caps the body of every operation not in BodyLimits; 0
+	// means 1 MiB.
 	MaxBodyBytes int64
+	// BodyLimits caps the body of an operation, by operationId, in place of
+	// MaxBodyBytes.
+	BodyLimits map[string]int64
 	// Logger receives the request logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -66,7 +76,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.HTTPErrorHandler = cfg.ErrorHandler
+	e.HTTPErrorHandler = tooLargeAsFailure(cfg.ErrorHandler)
 
 	vopts := cfg.Validation
 	userSkip := vopts.Skip
@@ -78,10 +88,20 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, err
 	}
 
+	router, err := validation.NewRouter(vopts.Spec)
+	if err != nil {
+		return nil, err
+	}
+	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits}
+
 	e.Use(requestLogger(logger, cfg.Name))
 	e.Use(recoverer(logger))
-	e.Use(limitBody(maxBody))
+	// Nothing in Before reads past the largest limit of any operation; the
+	// gate then holds each request to its own operation's.
+	e.Use(capBody(gate.largest()))
 	e.Use(cfg.Before...)
+	e.Use(gate.middleware(vopts.Skip))
+	e.Use(cfg.AfterAuth...)
 	e.Use(validate)
 	e.Use(recoverer(logger))
 
@@ -145,19 +165,45 @@ func recoverer(logger *slog.Logger) echo.MiddlewareFunc {
 	})
 }
 
-// limitBody caps request bodies; reading past the cap fails the request.
-func limitBody(limit int64) echo.MiddlewareFunc {
+// capBody wraps every request body in a reader that fails past limit bytes.
+// It wraps a copy of the request: the one the server holds keeps its own
+// body, so net/http still sees what was left unread when the handler ends.
+func capBody(limit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if req.ContentLength > limit {
-				return &validation.Failure{Kind: validation.KindTooLarge,
-					Message: fmt.Sprintf("the request body is over the limit of %d bytes", limit)}
-			}
 			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+				c.Set(sentBodyKey, true)
+				capped := req.WithContext(req.Context())
+				capped.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+				c.SetRequest(capped)
 			}
 			return next(c)
 		}
 	}
+}
+
+// tooLargeAsFailure hands the API's error handler a body read past its limit
+// (an *http.MaxBytesError, whoever read it: the validation, a middleware, a
+// handler) as the KindTooLarge failure every API renders as its 413, rather
+// than as an unexpected error (a 500).
+func tooLargeAsFailure(handler echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		var failure *validation.Failure
+		var tooLarge *http.MaxBytesError
+		if !errors.As(err, &failure) && errors.As(err, &tooLarge) {
+			err = tooLargeFailure(tooLarge.Limit, err)
+		}
+		if errors.As(err, &tooLarge) {
+			// The rest of the body is not read: the connection ends with
+			// the answer.
+			c.Response().Header().Set("Connection", "close")
+		}
+		handler(err, c)
+	}
+}
+
+func tooLargeFailure(limit int64, err error) *validation.Failure {
+	return &validation.Failure{Kind: validation.KindTooLarge, Err: err,
+		Message: fmt.Sprintf("the request body is over the limit of %d bytes", limit)}
 }

@@ -17,6 +17,11 @@ import (
 	"strings"
 )
 
+// encoding is unpadded base64url, decoded strictly: the unused bits of the
+// last character must be zero, so each token has exactly one spelling and an
+// edited character never decodes to the same bytes.
+var encoding = base64.RawURLEncoding.Strict()
+
 // ErrInvalid is returned for a token this server did not issue for the scope.
 var ErrInvalid = errors.New("page token was not issued for this list")
 
@@ -44,8 +49,7 @@ func (c *Codec) Encode(scope string, position any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("pagetoken: encode: %w", err)
 	}
-	return base64.RawURLEncoding.EncodeToString(payload) + "." +
-		base64.RawURLEncoding.EncodeToString(c.mac(scope, payload)), nil
+	return encoding.EncodeToString(payload) + "." + encoding.EncodeToString(c.mac(scope, payload)), nil
 }
 
 // Decode checks token against scope and decodes its position into position.
@@ -55,11 +59,11 @@ func (c *Codec) Decode(scope, token string, position any) error {
 	if !ok {
 		return ErrInvalid
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(p)
+	payload, err := encoding.DecodeString(p)
 	if err != nil {
 		return ErrInvalid
 	}
-	mac, err := base64.RawURLEncoding.DecodeString(m)
+	mac, err := encoding.DecodeString(m)
 	if err != nil || !hmac.Equal(mac, c.mac(scope, payload)) {
 		return ErrInvalid
 	}

@@ -49,6 +49,10 @@ var poolSize = min(max(4*runtime.GOMAXPROCS(0), 8), 32)
 // writers queue on busy_timeout instead of failing with SQLITE_BUSY when one of
 // them tries to upgrade a read lock.
 //
+// The database is readable by its owner only (0600), and so are its -wal and
+// -shm files, which SQLite creates with the database's mode; files an earlier
+// version left 0644 are made 0600.
+//
 // A commit is durable against a crash of the process (kill -9 loses no
 // acknowledged write: the commit is in the operating system's hands before
 // it returns). By default it is not flushed to the disk at every commit
@@ -64,6 +68,9 @@ func Open(ctx context.Context, path string, migrations fs.FS, opts ...Option) (*
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	if err := makePrivate(path); err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -92,6 +99,25 @@ func Open(ctx context.Context, path string, migrations fs.FS, opts ...Option) (*
 		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil
+}
+
+// makePrivate creates the database file at path with mode 0600 if it is
+// missing, and sets 0600 on it and on the -wal, -shm and -journal files beside
+// it that exist.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("make %s private: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // Migrate applies the pending migrations of migrations to db.

@@ -2,6 +2,7 @@ package sqlitedb_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"testing/fstest"
@@ -12,8 +13,52 @@ import (
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
+var migrations = fstest.MapFS{
+	"00001_notes.sql": {Data: []byte("-- +goose Up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\n")},
+}
+
+// requirePrivate checks that every file of the database in dir is 0600 and
+// that the WAL files exist (so the check covers them).
+func requirePrivate(t *testing.T, path string) {
+	t.Helper()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		info, err := os.Stat(p)
+		require.NoError(t, err, "%s exists while the database is open in WAL mode", filepath.Base(p))
+		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), filepath.Base(p))
+	}
+}
+
+func TestOpen_DatabaseFilesAreOwnerOnly(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "data", "api.db")
+	db, err := sqlitedb.Open(ctx, path, migrations)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, "INSERT INTO notes (body) VALUES ('secret')")
+	require.NoError(t, err)
+	requirePrivate(t, path)
+	require.NoError(t, db.Close())
+}
+
+func TestOpen_MakesAnEarlierWorldReadableDatabasePrivate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "api.db")
+	db, err := sqlitedb.Open(ctx, path, migrations)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, "INSERT INTO notes (body) VALUES ('kept')")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	require.NoError(t, os.Chmod(path, 0o644), "as an earlier version left it")
+
+	db, err = sqlitedb.Open(ctx, path, migrations)
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM notes").Scan(&n))
+	assert.Equal(t, 1, n, "the data is kept")
+	requirePrivate(t, path)
+}
+
 func TestOpen_SynchronousFollowsTheOption(t *testing.T) {
-	migrations := fstest.MapFS{"00001_init.sql": {Data: []byte("-- +goose Up\nCREATE TABLE t (x INTEGER);\n")}}
 	for _, tc := range []struct {
 		name string
 		opts []sqlitedb.Option

@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/internal/validation"
+)
+
+const mib = 1 << 20
+
+// gateAt is how much of a gatedBody is sent before it blocks.
+const gateAt = 1 << 10
+
+// gatedBody sends its first gateAt bytes at once and then blocks until
+// release is closed (and then ends, short of its declared size): a server that
+// answers while the gate is shut answered without reading the body.
+type gatedBody struct {
+	release chan struct{}
+	blocked chan struct{} // closed when the gate is reached
+	once    sync.Once
+	sent    atomic.Int64
+}
+
+func newGatedBody() *gatedBody {
+	return &gatedBody{release: make(chan struct{}), blocked: make(chan struct{})}
+}
+
+func (g *gatedBody) Read(p []byte) (int, error) {
+	sent := g.sent.Load()
+	if sent >= gateAt {
+		g.once.Do(func() { close(g.blocked) })
+		<-g.release
+		return 0, io.ErrUnexpectedEOF
+	}
+	n := min(int64(len(p)), gateAt-sent)
+	for i := range p[:n] {
+		p[i] = ' '
+	}
+	g.sent.Add(n)
+	return int(n), nil
+}
+
+// bodyTarget is one API's operation that takes a body, with what it answers
+// a caller who is not authenticated.
+type bodyTarget struct {
+	api         string
+	method, url string
+	contentType string
+	header      http.Header
+	status      int
+	// errorText is in the body of the refusal (the API's own error shape).
+	errorText string
+}
+
+// unauthenticatedTargets are, per API, a secured operation sent without
+// credentials (or with wrong ones).
+func unauthenticatedTargets(creds map[string]map[string]string) []bodyTarget {
+	guid := creds["restaurant"]["restaurant_guid"]
+	return []bodyTarget{
+		{api: "pam", method: http.MethodPost, url: creds["pam"]["base_url"] + "/v1/teams/demo/groups",
+			contentType: "application/json", status: http.StatusUnauthorized, errorText: "authentication_error"},
+		{api: "pam wrong token", method: http.MethodPost, url: creds["pam"]["base_url"] + "/v1/teams/demo/groups",
+			contentType: "application/json", header: http.Header{"Authorization": {"Bearer not-a-token"}},
+			status: http.StatusUnauthorized, errorText: "authentication_error"},
+		{api: "fax", method: http.MethodPost, url: creds["fax"]["base_url"] + "/v2/faxes",
+			contentType: "application/x-www-form-urlencoded", status: http.StatusUnauthorized, errorText: "errors"},
+		{api: "restaurant", method: http.MethodGet, url: creds["restaurant"]["base_url"] + "/config/v2/menus",
+			contentType: "application/json", header: http.Header{"Platform-Restaurant-External-Id": {guid}},
+			status: http.StatusUnauthorized, errorText: "AUTHENTICATION_REQUIRED"},
+		{api: "admin", method: http.MethodPut, url: creds["admin"]["base_url"] + "/restaurant/restaurants/" + guid + "/configuration",
+			contentType: "application/json", status: http.StatusUnauthorized, errorText: "unauthorized"},
+		{api: "admin wrong token", method: http.MethodPut, url: creds["admin"]["base_url"] + "/restaurant/restaurants/" + guid + "/configuration",
+			contentType: "application/json", header: http.Header{"Authorization": {"Bearer adm_wrong"}},
+			status: http.StatusUnauthorized, errorText: "unauthorized"},
+		{api: "storage", method: http.MethodPut, url: creds["storage"]["endpoint"] + "/" + creds["storage"]["bucket"] + "?lifecycle=",
+			contentType: "application/xml", status: http.StatusForbidden, errorText: "AccessDenied"},
+	}
+}
+
+func (tg bodyTarget) request(t testing.TB, body io.Reader, contentLength int64) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(tg.method, tg.url, body)
+	require.NoError(t, err)
+	req.ContentLength = contentLength
+	req.Header.Set("Content-Type", tg.contentType)
+	for k, v := range tg.header {
+		req.Header[k] = v
+	}
+	return req
+}
+
+// answer is what a request sent in the background came back with.
+type answer struct {
+	status int
+	header http.Header
+	body   string
+	err    error
+}
+
+func sendInBackground(req *http.Request) <-chan answer {
+	out := make(chan answer, 1)
+	go func() {
+		resp, body, err := roundTrip(req)
+		if err != nil {
+			out <- answer{err: err}
+			return
+		}
+		out <- answer{status: resp.StatusCode, header: resp.Header, body: string(body)}
+	}()
+	return out
+}
+
+// roundTrip sends req on a connection of its own and reads the answer while
+// the body is still being written. A server that answers and closes without
+// reading the body makes the write fail; http.Transport reports whichever of
+// the failed write and the answer it sees first, and under load that can be
+// the write, while the answer is there to be read.
+func roundTrip(req *http.Request) (*http.Response, []byte, error) {
+	conn, err := net.Dial("tcp", req.URL.Host)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	go func() { _ = req.Write(conn) }()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp, body, err
+}
+
+// requireAnsweredWhileGated sends req, whose body is g, and requires the
+// answer to arrive while g holds the rest of the body back.
+func requireAnsweredWhileGated(t *testing.T, req *http.Request, g *gatedBody) answer {
+	t.Helper()
+	defer close(g.release)
+	select {
+	case a := <-sendInBackground(req):
+		require.NoError(t, a.err)
+		assert.LessOrEqual(t, g.sent.Load(), int64(gateAt), "answered while the rest of the body was held back")
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer while the body was held back: the server waits for the body")
+		return answer{}
+	}
+}
+
+func TestBodies_RefusedUnreadOnEveryAPI(t *testing.T) {
+	creds, _, stop := startServe(t, t.TempDir())
+	defer func() { require.NoError(t, stop()) }()
+
+	t.Run("unauthenticated", func(t *testing.T) {
+		for _, tg := range unauthenticatedTargets(creds) {
+			for _, size := range []struct {
+				name string
+				n    int64
+			}{
+				{"60 MB declared", 60_000_000},
+				{"1 MiB declared", mib},
+				{"chunked", -1},
+			} {
+				t.Run(tg.api+"/"+size.name, func(t *testing.T) {
+					g := newGatedBody()
+					a := requireAnsweredWhileGated(t, tg.request(t, g, size.n), g)
+					assert.Equal(t, tg.status, a.status, a.body)
+					assert.Contains(t, a.body, tg.errorText)
+					assertAnswerInSpec(t, tg, a)
+				})
+			}
+		}
+	})
+
+	t.Run("fifty concurrent unauthenticated MiB bodies allocate little", func(t *testing.T) {
+		payload := bytes.Repeat([]byte(" "), mib)
+		for _, tg := range unauthenticatedTargets(creds) {
+			t.Run(tg.api, func(t *testing.T) {
+				const n = 50
+				start := time.Now()
+				allocated := sendConcurrently(t, tg, payload, n)
+				perRequest := allocated / n
+				t.Logf("%s: %d refused 1 MiB bodies in %v, %d KiB allocated in all, %d KiB each",
+					tg.api, n, time.Since(start).Round(time.Millisecond), allocated>>10, perRequest>>10)
+				assert.Less(t, perRequest, uint64(maxAllocPerRefusedBody), "bytes allocated per refused request")
+			})
+		}
+	})
+
+	// A caller who passes gets its body capped at the operation's limit:
+	// refused unread when the declared length is over it, and refused with
+	// the same 413 (never a 500) when a body of undeclared length reads past it.
+	t.Run("authenticated over the limit", func(t *testing.T) {
+		for _, tg := range authenticatedTargets(t, creds) {
+			t.Run(tg.api+"/declared", func(t *testing.T) {
+				g := newGatedBody()
+				a := requireAnsweredWhileGated(t, tg.request(t, g, tg.limit+1), g)
+				assert.Equal(t, http.StatusRequestEntityTooLarge, a.status, a.body)
+				assert.Contains(t, a.body, tg.errorText)
+				assert.Contains(t, a.body, fmt.Sprint(tg.limit))
+				assertAnswerInSpec(t, tg.bodyTarget, a)
+			})
+			t.Run(tg.api+"/chunked", func(t *testing.T) {
+				body := io.MultiReader(strings.NewReader(tg.bodyStart), strings.NewReader(strings.Repeat(" ", int(tg.limit))))
+				a := <-sendInBackground(tg.request(t, body, -1))
+				require.NoError(t, a.err)
+				assert.Equal(t, http.StatusRequestEntityTooLarge, a.status, a.body)
+				assert.Contains(t, a.body, tg.errorText)
+				assertAnswerInSpec(t, tg.bodyTarget, a)
+			})
+		}
+	})
+}
+
+// maxAllocPerRefusedBody bounds what the whole process (client and servers)
+// allocates per refused 1 MiB body: a quarter of the body, so a server that
+// read or decoded bodies before refusing them could not stay under it.
+const maxAllocPerRefusedBody = mib / 4
+
+// sendConcurrently sends n requests of payload to tg at once, requires each
+// to be answered tg.status, and returns the bytes the process allocated
+// meanwhile.
+func sendConcurrently(t *testing.T, tg bodyTarget, payload []byte, n int) uint64 {
+	t.Helper()
+	reqs := make([]*http.Request, n)
+	for i := range reqs {
+		reqs[i] = tg.request(t, bytes.NewReader(payload), int64(len(payload)))
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for _, req := range reqs {
+		wg.Go(func() {
+			resp, _, err := roundTrip(req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if resp.StatusCode != tg.status {
+				errs <- errors.New("answered " + resp.Status)
+			}
+		})
+	}
+	wg.Wait()
+	runtime.ReadMemStats(&after)
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// limitTarget is an authenticated operation with its body limit.
+type limitTarget struct {
+	bodyTarget
+	limit int64
+	// bodyStart opens a body the operation would decode, so a chunked body
+	// is read up to the limit.
+	bodyStart string
+}
+
+// authenticatedTargets are, per API, an operation called with valid
+// credentials and its body limit.
+func authenticatedTargets(t *testing.T, creds map[string]map[string]string) []limitTarget {
+	t.Helper()
+	guid := creds["restaurant"]["restaurant_guid"]
+	bearer := func(token string) http.Header { return http.Header{"Authorization": {"Bearer " + token}} }
+	return []limitTarget{
+		{bodyTarget: bodyTarget{api: "pam", method: http.MethodPost, url: creds["pam"]["base_url"] + "/v1/teams/demo/groups",
+			contentType: "application/json", header: bearer(pamToken(t, creds["pam"])), errorText: "invalid_request"},
+			limit: 64 << 10, bodyStart: `{"name": "`},
+		{bodyTarget: bodyTarget{api: "fax", method: http.MethodPost, url: creds["fax"]["base_url"] + "/v2/faxes",
+			contentType: "application/x-www-form-urlencoded", header: bearer(creds["fax"]["api_key"]), errorText: "request_too_large"},
+			limit: 64 << 10, bodyStart: "to=%2B13125550000&media_url="},
+		// Restaurant's only body is the login, open to all: its limit is the cap.
+		{bodyTarget: bodyTarget{api: "restaurant", method: http.MethodPost, url: creds["restaurant"]["base_url"] + "/authentication/v1/authentication/login",
+			contentType: "application/json", errorText: "REQUEST_TOO_LARGE"},
+			limit: 16 << 10, bodyStart: `{"clientId": "`},
+		{bodyTarget: bodyTarget{api: "admin", method: http.MethodPost, url: creds["admin"]["base_url"] + "/pam/teams",
+			contentType: "application/json", header: bearer(creds["admin"]["token"]), errorText: "invalid_request"},
+			limit: 1 << 20, bodyStart: `{"name": "`},
+		{bodyTarget: bodyTarget{api: "admin configuration import", method: http.MethodPut,
+			url:         creds["admin"]["base_url"] + "/restaurant/restaurants/" + guid + "/configuration",
+			contentType: "application/json", header: bearer(creds["admin"]["token"]), errorText: "invalid_request"},
+			limit: 32 << 20, bodyStart: `{"menus": [`},
+	}
+}
+
+// pamToken exchanges the demo key for a bearer token.
+func pamToken(t *testing.T, pam map[string]string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"key_id": pam["key_id"], "key_secret": pam["key_secret"]})
+	resp, err := http.Post(pam["base_url"]+"/v1/teams/"+url.PathEscape(pam["team"])+"/service_token", "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var tok struct {
+		BearerToken string `json:"bearer_token"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&tok))
+	return tok.BearerToken
+}
+
+// specs are the OpenAPI documents of the APIs whose answers are JSON, by the
+// first word of a target's api.
+var specs = map[string]func() (*openapi3.T, error){
+	"pam": pamapi.GetSpec, "fax": faxapi.GetSpec, "restaurant": restaurantapi.GetSpec, "admin": adminapi.GetSpec,
+}
+
+// assertAnswerInSpec checks a's status, headers and body against the
+// operation tg calls, as the contract tests do: every refusal is one the
+// spec declares. (Storage's XML answers are checked by its own tests.)
+func assertAnswerInSpec(t *testing.T, tg bodyTarget, a answer) {
+	t.Helper()
+	name, _, _ := strings.Cut(tg.api, " ")
+	getSpec, ok := specs[name]
+	if !ok {
+		return
+	}
+	spec, err := getSpec()
+	require.NoError(t, err)
+	router, err := validation.NewRouter(spec)
+	require.NoError(t, err)
+	req, err := http.NewRequest(tg.method, tg.url, nil)
+	require.NoError(t, err)
+	route, params, err := router.FindRoute(req)
+	require.NoError(t, err)
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 a.status,
+		Header:                 a.header,
+		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
+	}
+	in.SetBodyBytes([]byte(a.body))
+	assert.NoError(t, openapi3filter.ValidateResponse(context.Background(), in), "the %d answer of %s %s is in its spec", a.status, tg.method, tg.url)
+}
