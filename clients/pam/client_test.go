@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
+
 	"testing"
 	"time"
 
@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
+
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -110,17 +111,20 @@ func TestNew_WrongSecretIsAnAuthenticationError(t *testing.T) {
 }
 
 func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
-	env := pamtest.Start(t, pamtest.Options{TokenTTL: time.Hour})
+	// The server and the client share one clock, so the token issued by the
+	// refresh is fresh to the client too: a caller arriving after the
+	// refresh ended must use it, not refresh again.
+	fake := &sharedClock{now: time.Now()}
+	env := pamtest.Start(t, pamtest.Options{TokenTTL: time.Hour, Clock: fake})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme", "pam_admin")
-	var offset atomic.Int64
-	c.setClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
+	c.setClock(fake.Now)
 
 	_, err := c.Token(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, env.Count(http.MethodPost, "/v1/teams/acme/service_token"))
 
-	offset.Store(int64(2 * time.Hour)) // the client now sees its token as expired
+	fake.Advance(2 * time.Hour) // the token has expired
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
 	for range 20 {
@@ -159,4 +163,22 @@ func TestToken_RefreshesOnceOn401(t *testing.T) {
 	}
 	assert.Equal(t, 1, n)
 	assert.Equal(t, 2, env.Count(http.MethodPost, "/v1/teams/acme/service_token"))
+}
+
+// sharedClock is a clock a test moves by hand, shared by a server and a client.
+type sharedClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *sharedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *sharedClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
