@@ -16,6 +16,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
 )
 
 // Limits of the documents the simulator accepts.
@@ -24,6 +25,14 @@ const (
 	MaxMediaBytes = 50 << 20
 	// MaxPages is the largest page count a fax may have.
 	MaxPages = 350
+	// MaxDecodedBytes caps what decoding every stream of a fax document
+	// may produce, all streams and filter stages together: a document over
+	// it (a "PDF bomb") fails with file_format_invalid before the PDF
+	// library decodes anything.
+	MaxDecodedBytes = 32 << 20
+	// MaxObjects caps the indirect objects of a fax document, in the file
+	// and in its object streams.
+	MaxObjects = 50_000
 	// simConcurrency is how many faxes take a step at once (a step may
 	// download a document).
 	simConcurrency = 8
@@ -248,8 +257,12 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 	if err != nil || len(data) > MaxMediaBytes {
 		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
 	}
-	pages, err := CountPages(data)
+	pages, err := countPages(ctx, data)
+	if ctx.Err() != nil {
+		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
+	}
 	if err != nil {
+		s.logger.InfoContext(ctx, "fax simulator: document refused", "url", redactURL(url), "err", err)
 		return nil, 0, faxapi.FaxFailureReasonFileFormatInvalid
 	}
 	if pages > MaxPages {
@@ -258,13 +271,30 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 	return data, pages, ""
 }
 
-// CountPages checks that doc is a PDF and returns its page count.
+// CountPages checks that doc is a PDF and returns its page count. The work
+// is bounded: a document whose streams decode to more than MaxDecodedBytes,
+// or with more than MaxObjects objects, or encrypted, is refused before the
+// PDF library reads it.
 func CountPages(doc []byte) (int, error) {
+	return countPages(context.Background(), doc)
+}
+
+// countPages is CountPages, stopping when ctx ends.
+func countPages(ctx context.Context, doc []byte) (int, error) {
 	if !bytes.HasPrefix(doc, []byte("%PDF-")) {
 		return 0, errors.New("not a PDF: no %PDF- header")
 	}
+	if err := pdflimit.Check(ctx, doc, pdflimit.Limits{MaxDecodedBytes: MaxDecodedBytes, MaxObjects: MaxObjects, MaxRowBytes: 1 << 20}); err != nil {
+		return 0, fmt.Errorf("not an acceptable PDF: %w", err)
+	}
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
+	// The same bounds inside the library, as a second line.
+	conf.Limits.MaxDecodeBytes = MaxDecodedBytes
+	conf.Limits.MaxObjectCount = MaxObjects
+	conf.Limits.MaxXRefEntries = MaxObjects
+	conf.Limits.MaxObjectStreamCount = MaxObjects
+	conf.Limits.MaxStreamBytes = MaxMediaBytes
 	n, err := api.PageCount(bytes.NewReader(doc), conf)
 	if err != nil {
 		return 0, fmt.Errorf("not a valid PDF: %w", err)
