@@ -238,7 +238,7 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
 	}
 	req.Header.Set("Accept", "application/pdf")
-	resp, err := s.cfg.MediaClient.Do(req)
+	resp, err := s.mediaClient.Do(req)
 	if err != nil {
 		// The error quotes the URL: a presigned document URL carries its
 		// credentials in the query, which stays out of the logs.
