@@ -36,6 +36,10 @@ const (
 	// simConcurrency is how many faxes take a step at once (a step may
 	// download a document).
 	simConcurrency = 8
+	// simPerAccount is how many of those one account may take.
+	simPerAccount = 2
+	// simDueBatch is how many due steps are read at once.
+	simDueBatch = 256
 )
 
 func init() {
@@ -60,32 +64,45 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
-// runSimulator takes every due step, then sleeps until the next one is due,
-// a commit wakes it, or a second passes.
+// runSimulator takes every due step, then sleeps until the next one is due
+// or a commit or a finished step wakes it. Accounts share the workers
+// fairly: an account has at most simPerAccount steps in flight (a step may
+// be a slow download), and the due steps are read at most simPerAccount per
+// account, oldest first, so one account's backlog neither holds every
+// worker nor hides another account's due faxes.
 func (s *Server) runSimulator(ctx context.Context) {
 	var mu sync.Mutex
 	inFlight := map[string]bool{}
+	perAccount := map[string]int{}
 	sem := make(chan struct{}, simConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		due, err := s.store.dueFaxes(ctx, s.clock.Now(), 256)
+		due, err := s.store.dueFaxes(ctx, s.clock.Now(), simPerAccount, simDueBatch)
 		if err != nil && ctx.Err() == nil {
 			s.logger.ErrorContext(ctx, "fax simulator: read due faxes", "err", err)
 		}
+		dispatched := 0
+	dispatch:
 		for _, f := range due {
 			mu.Lock()
-			busy := inFlight[f.ID]
-			inFlight[f.ID] = true
+			blocked := inFlight[f.ID] || perAccount[f.AccountID] >= simPerAccount
 			mu.Unlock()
-			if busy {
-				continue
+			if blocked {
+				continue // a finished step wakes the loop
 			}
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
 				return
+			default:
+				break dispatch // every worker is busy: a finished step wakes the loop
 			}
+			mu.Lock()
+			inFlight[f.ID] = true
+			perAccount[f.AccountID]++
+			mu.Unlock()
+			dispatched++
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -94,6 +111,9 @@ func (s *Server) runSimulator(ctx context.Context) {
 				}
 				mu.Lock()
 				delete(inFlight, f.ID)
+				if perAccount[f.AccountID]--; perAccount[f.AccountID] == 0 {
+					delete(perAccount, f.AccountID)
+				}
 				mu.Unlock()
 				<-sem
 				select {
@@ -102,14 +122,17 @@ func (s *Server) runSimulator(ctx context.Context) {
 				}
 			}()
 		}
+		// Sleep until the next step that is not yet due; due steps that
+		// wait for a worker are taken when a step finishes.
 		wait := time.Second
-		if next, err := s.store.nextDue(ctx); err == nil && next != nil {
-			if d := next.Sub(s.clock.Now()); d < wait {
+		now := s.clock.Now()
+		if next, err := s.store.nextDue(ctx, now); err == nil && next != nil {
+			if d := next.Sub(now); d < wait {
 				wait = max(d, time.Millisecond)
 			}
 		}
-		if len(due) == 256 {
-			wait = 0
+		if dispatched > 0 && len(due) == simDueBatch {
+			wait = 0 // more may be due than were read
 		}
 		timer := time.NewTimer(wait)
 		select {

@@ -13,7 +13,7 @@ import (
 	"github.com/apistack/apistack/servers/fax/internal/pdftest"
 )
 
-var limits = pdflimit.Limits{MaxDecodedBytes: 32 << 20, MaxObjects: 1000, MaxRowBytes: 1 << 20}
+var limits = pdflimit.Limits{MaxDecodedBytes: 4 << 20, MaxObjects: 1000, MaxRowBytes: 1 << 20}
 
 // withStream returns a one-object document around a stream of dict and data.
 func withStream(dict string, data []byte) []byte {
@@ -33,16 +33,16 @@ func deflate(data []byte) []byte {
 }
 
 func TestCheck(t *testing.T) {
-	spaces := deflate(bytes.Repeat([]byte{' '}, 40<<20))
-	twoStage := deflate(deflate(bytes.Repeat([]byte{' '}, 40<<20)))
+	spaces := deflate(bytes.Repeat([]byte{' '}, 5<<20))
+	twoStage := deflate(deflate(bytes.Repeat([]byte{' '}, 5<<20)))
 	tests := []struct {
 		name string
 		doc  []byte
 		want error
 	}{
 		{"a bomb of object streams", pdftest.Bomb(3, 100<<20), pdflimit.ErrLimit},
-		{"object streams within the budget", pdftest.Bomb(3, 8<<20), nil},
-		{"many streams within the budget each, over it together", manyStreams(40, 1<<20), pdflimit.ErrLimit},
+		{"object streams within the budget", pdftest.Bomb(3, 1<<20), nil},
+		{"many streams within the budget each, over it together", manyStreams(40, 128<<10), pdflimit.ErrLimit},
 		{"a deflate inside a deflate", withStream("<< /Filter [/FlateDecode /FlateDecode] >>", twoStage), pdflimit.ErrLimit},
 		{"an abbreviated filter name", withStream("<< /Filter /Fl >>", spaces), pdflimit.ErrLimit},
 		{"an escaped filter name", withStream("<< /Filter /Fl#61teDecode >>", spaces), pdflimit.ErrLimit},
