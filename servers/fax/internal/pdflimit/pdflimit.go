@@ -53,6 +53,9 @@ func Check(ctx context.Context, doc []byte, l Limits) error {
 	if err := c.countObjects(); err != nil {
 		return err
 	}
+	if err := c.xrefTables(); err != nil {
+		return err
+	}
 	if err := c.trailers(); err != nil {
 		return err
 	}
@@ -86,6 +89,47 @@ func (c *checker) countObjects() error {
 		if c.objects%4096 == 0 {
 			if err := c.ctx.Err(); err != nil {
 				return err
+			}
+		}
+	}
+}
+
+// xrefTables counts the entries of the classic cross-reference tables: the
+// library keeps one for each line it reads, whatever a subsection declares.
+func (c *checker) xrefTables() error {
+	entries := 0
+	for i := 0; ; {
+		j := bytes.Index(c.doc[i:], []byte("xref"))
+		if j < 0 {
+			return nil
+		}
+		at := i + j
+		i = at + len("xref")
+		if at >= 5 && string(c.doc[at-5:at]) == "start" {
+			continue
+		}
+		for rest := c.doc[i:]; len(rest) > 0; {
+			line := rest
+			if k := bytes.IndexAny(rest, "\r\n"); k >= 0 {
+				line, rest = rest[:k], rest[k+1:]
+			} else {
+				rest = nil
+			}
+			fields := bytes.Fields(line)
+			if len(fields) == 0 || len(fields) == 2 {
+				continue // a blank line or a subsection header
+			}
+			if len(fields) != 3 {
+				break // the trailer, or the end of the table
+			}
+			entries++
+			if entries > c.limits.MaxObjects {
+				return fmt.Errorf("cross-reference tables of more than %d entries: %w", c.limits.MaxObjects, ErrLimit)
+			}
+			if entries%4096 == 0 {
+				if err := c.ctx.Err(); err != nil {
+					return err
+				}
 			}
 		}
 	}

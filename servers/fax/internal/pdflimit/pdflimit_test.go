@@ -51,6 +51,8 @@ func TestCheck(t *testing.T) {
 		{"a huge predictor row", withStream("<< /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 16000000 /Colors 4 >> >>", deflate([]byte("x"))), pdflimit.ErrLimit},
 		{"an encrypted document", []byte("%PDF-1.7\ntrailer\n<< /Root 1 0 R /Encrypt 5 0 R >>\n%%EOF\n"), pdflimit.ErrUnsupported},
 		{"too many objects", manyStreams(1001, 1), pdflimit.ErrLimit},
+		{"a cross-reference table of too many entries", xrefTable(1001), pdflimit.ErrLimit},
+		{"a cross-reference table within the limit", xrefTable(1000), nil},
 		{"an object stream declaring too many objects", withStream("<< /Type /ObjStm /N 5000 /First 4 >>", []byte("1 0 ")), pdflimit.ErrLimit},
 		{"a Flate image is not decoded", withStream("<< /Type /XObject /Subtype /Image /Filter /FlateDecode >>", spaces), nil},
 		{"image data is not decoded", withStream("<< /Type /XObject /Subtype /Image /Filter /DCTDecode >>", bytes.Repeat([]byte{0xff}, 1<<10)), nil},
@@ -83,5 +85,17 @@ func manyStreams(n, size int) []byte {
 		b.Write(data)
 		b.WriteString("\nendstream\nendobj\n")
 	}
+	return b.Bytes()
+}
+
+// xrefTable returns a document whose classic cross-reference table has n
+// entries (and no objects).
+func xrefTable(n int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%%PDF-1.4\nxref\n0 %d\n", n)
+	for range n {
+		b.WriteString("0000000000 65535 f \n")
+	}
+	b.WriteString("trailer\n<< /Size 1 >>\nstartxref\n9\n%%EOF\n")
 	return b.Bytes()
 }
