@@ -2,6 +2,7 @@ package fax
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -202,4 +203,26 @@ func TestDestinations_WebhooksToLoopbackAreRefusedAndAbandonedAndPublicOnesArriv
 	h.useReceivers("http://hooks.test/", "")
 	id := h.sendDoc("+14155550123", "http://docs.test/3-pages.pdf", false)
 	hook.waitFor(id, "fax.delivered")
+}
+
+func TestDestinations_RefusalsAreLoggedWithoutTheSecretsOfTheURLs(t *testing.T) {
+	loopback := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(loopback.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://hop-user:hop-password@"+hostOf(loopback)+"/doc.pdf?sig=hop-secret", http.StatusFound)
+	}))
+	t.Cleanup(redirecting.Close)
+	var logs syncBuffer
+	h := newHarness(t, publicNames(newLocalHosts(map[string]string{"docs.test": hostOf(redirecting)})), func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	id := h.sendDoc("+14155550123", "http://doc-user:doc-password@docs.test/doc.pdf?X-Amz-Signature=media-secret", false)
+	require.Equal(t, faxapi.FaxFailureReasonFileDownloadFailed, *h.waitFinal(id).FailureReason)
+	h.stop()
+
+	out := logs.String()
+	require.Contains(t, out, "not a public address", "the log says why")
+	for _, secret := range []string{"media-secret", "doc-password", "hop-secret", "hop-password"} {
+		assert.NotContains(t, out, secret, "a secret of a URL is logged")
+	}
 }
