@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -48,8 +49,13 @@ var ErrUnsupported = errors.New("the document cannot be checked")
 // when reading it would exceed l or cannot be bounded, or ctx's error when
 // ctx ends first. It keeps at most l.MaxDecodedBytes of decoded data in
 // memory at once.
+//
+// The scan itself is linear in the size of doc plus the budget: every
+// stream's data is read once (data read again, as overlapping streams
+// would, counts against a reading budget of len(doc) plus the decode
+// budget), and a header serves one stream.
 func Check(ctx context.Context, doc []byte, l Limits) error {
-	c := checker{ctx: ctx, doc: doc, limits: l, budget: l.MaxDecodedBytes}
+	c := checker{ctx: ctx, doc: doc, limits: l, budget: l.MaxDecodedBytes, reading: int64(len(doc)) + l.MaxDecodedBytes, lastHeader: -1}
 	if err := c.countObjects(); err != nil {
 		return err
 	}
@@ -66,9 +72,17 @@ type checker struct {
 	ctx     context.Context
 	doc     []byte
 	limits  Limits
-	budget  int64
+	budget  int64 // decoded bytes left
+	reading int64 // encoded bytes left to read
 	objects int
+	// headers are the offsets of the "obj" keywords of the object
+	// headers, ascending; lastHeader is the last one a stream used.
+	headers    []int
+	lastHeader int
 }
+
+// maxTrailers bounds the trailers parsed (one per incremental update).
+const maxTrailers = 256
 
 // countObjects counts the "N G obj" headers of the file.
 func (c *checker) countObjects() error {
@@ -82,6 +96,7 @@ func (c *checker) countObjects() error {
 		if _, ok := objectHeaderStart(c.doc, at); !ok {
 			continue
 		}
+		c.headers = append(c.headers, at)
 		c.objects++
 		if c.objects > c.limits.MaxObjects {
 			return fmt.Errorf("more than %d objects: %w", c.limits.MaxObjects, ErrLimit)
@@ -108,7 +123,7 @@ func (c *checker) xrefTables() error {
 		if at >= 5 && string(c.doc[at-5:at]) == "start" {
 			continue
 		}
-		for rest := c.doc[i:]; len(rest) > 0; {
+		for rest := c.doc[i:]; len(rest) > 0; i = len(c.doc) - len(rest) {
 			line := rest
 			if k := bytes.IndexAny(rest, "\r\n"); k >= 0 {
 				line, rest = rest[:k], rest[k+1:]
@@ -138,16 +153,24 @@ func (c *checker) xrefTables() error {
 // trailers refuses an encrypted document: its streams cannot be decoded
 // here, so their size cannot be bounded.
 func (c *checker) trailers() error {
+	parsed := 0
 	for i := 0; ; {
 		j := bytes.Index(c.doc[i:], []byte("trailer"))
 		if j < 0 {
 			return nil
 		}
 		i += j + len("trailer")
-		rest := string(bytes.TrimLeft(c.doc[i:min(len(c.doc), i+64<<10)], " \t\r\n\f\x00"))
-		if len(rest) < 2 || rest[:2] != "<<" {
+		k := i
+		for k < len(c.doc) && isSpace(c.doc[k]) {
+			k++
+		}
+		if !bytes.HasPrefix(c.doc[k:], []byte("<<")) {
 			continue
 		}
+		if parsed++; parsed > maxTrailers {
+			return fmt.Errorf("more than %d trailers: %w", maxTrailers, ErrLimit)
+		}
+		rest := string(c.doc[k:min(len(c.doc), k+16<<10)])
 		o, err := model.ParseObject(&rest)
 		if err != nil {
 			return fmt.Errorf("a trailer cannot be parsed: %w", ErrUnsupported)
@@ -192,21 +215,15 @@ func (c *checker) streams() error {
 // streamDict parses the dictionary that ends at dictEnd, starting after the
 // nearest "N G obj" header before it.
 func (c *checker) streamDict(dictEnd int) (types.Dict, error) {
-	start := -1
-	for k := dictEnd; k > 0; {
-		j := bytes.LastIndex(c.doc[:k], []byte("obj"))
-		if j < 0 {
-			break
-		}
-		if _, ok := objectHeaderStart(c.doc, j); ok {
-			start = j + 3
-			break
-		}
-		k = j
-	}
-	if start < 0 {
+	h := sort.SearchInts(c.headers, dictEnd) - 1
+	if h < 0 {
 		return nil, fmt.Errorf("a stream has no object header: %w", ErrUnsupported)
 	}
+	if h == c.lastHeader {
+		return nil, fmt.Errorf("two streams in one object: %w", ErrUnsupported)
+	}
+	c.lastHeader = h
+	start := c.headers[h] + len("obj")
 	text := string(c.doc[start:dictEnd])
 	o, err := model.ParseObject(&text)
 	if err != nil {
@@ -254,7 +271,7 @@ func (c *checker) stream(d types.Dict, start int) error {
 	}
 	// Flate stages stream into the next one; the library's other decoders
 	// materialise their output, which the budget bounds.
-	var r io.Reader = bytes.NewReader(c.doc[start:])
+	var r io.Reader = &source{c: c, r: bytes.NewReader(c.doc[start:])}
 stages:
 	for k, name := range names {
 		if err := c.checkRow(parms[k]); err != nil {
@@ -307,6 +324,33 @@ func (cr *counted) Read(p []byte) (int, error) {
 		return n, cr.c.ctx.Err()
 	}
 	return n, err
+}
+
+// source charges the encoded bytes read to the reading budget.
+type source struct {
+	c *checker
+	r *bytes.Reader
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.c.reading -= int64(n)
+	if s.c.reading < 0 {
+		return n, fmt.Errorf("streams read more than once: %w", ErrLimit)
+	}
+	return n, err
+}
+
+// ReadByte lets a decompressor read exactly what it consumes, without a
+// buffer reading ahead.
+func (s *source) ReadByte() (byte, error) {
+	b, err := s.r.ReadByte()
+	if err == nil {
+		if s.c.reading--; s.c.reading < 0 {
+			return b, fmt.Errorf("streams read more than once: %w", ErrLimit)
+		}
+	}
+	return b, err
 }
 
 // decode runs one of the PDF library's decoders within the budget. An

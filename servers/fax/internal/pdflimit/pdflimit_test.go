@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -53,6 +54,9 @@ func TestCheck(t *testing.T) {
 		{"too many objects", manyStreams(1001, 1), pdflimit.ErrLimit},
 		{"a cross-reference table of too many entries", xrefTable(1001), pdflimit.ErrLimit},
 		{"a cross-reference table within the limit", xrefTable(1000), nil},
+		{"two streams in one object", []byte("%PDF-1.7\n1 0 obj\n<< >>\nstream\nx\nendstream\n<< >>\nstream\ny\nendstream\nendobj\n"), pdflimit.ErrUnsupported},
+		{"a stream without an object", []byte("%PDF-1.7\n<< >>\nstream\nx\nendstream\n"), pdflimit.ErrUnsupported},
+		{"too many trailers", bytes.Repeat([]byte("trailer\n<< /Size 1 >>\n"), 257), pdflimit.ErrLimit},
 		{"an object stream declaring too many objects", withStream("<< /Type /ObjStm /N 5000 /First 4 >>", []byte("1 0 ")), pdflimit.ErrLimit},
 		{"a Flate image is not decoded", withStream("<< /Type /XObject /Subtype /Image /Filter /FlateDecode >>", spaces), nil},
 		{"image data is not decoded", withStream("<< /Type /XObject /Subtype /Image /Filter /DCTDecode >>", bytes.Repeat([]byte{0xff}, 1<<10)), nil},
@@ -98,4 +102,15 @@ func xrefTable(n int) []byte {
 	}
 	b.WriteString("trailer\n<< /Size 1 >>\nstartxref\n9\n%%EOF\n")
 	return b.Bytes()
+}
+
+func TestCheck_IsLinearInTheDocument(t *testing.T) {
+	// Keywords repeated over 8 MB: each is looked at once.
+	for _, unit := range []string{">>\nstream\n", "trailer <<", "trailer ", "xref\n", "0 obj "} {
+		doc := append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte(unit), 8<<20/len(unit))...)
+		start := time.Now()
+		_ = pdflimit.Check(context.Background(), doc, pdflimit.Limits{MaxDecodedBytes: 4 << 20, MaxObjects: 1 << 30, MaxRowBytes: 1 << 20})
+		t.Logf("%q x %d: %v", unit, 8<<20/len(unit), time.Since(start))
+		assert.Less(t, time.Since(start), 20*time.Second, "%q repeated", unit)
+	}
 }
