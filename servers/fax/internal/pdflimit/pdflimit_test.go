@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -113,4 +114,19 @@ func TestCheck_IsLinearInTheDocument(t *testing.T) {
 		t.Logf("%q x %d: %v", unit, 8<<20/len(unit), time.Since(start))
 		assert.Less(t, time.Since(start), 20*time.Second, "%q repeated", unit)
 	}
+}
+
+func FuzzCheck(f *testing.F) {
+	f.Add(pdftest.Bomb(2, 4<<10))
+	f.Add(withStream("<< /Filter [/FlateDecode /ASCIIHexDecode] /DecodeParms [null << /Columns 4 >>] >>", deflate([]byte("414243>"))))
+	f.Add(withStream("<< /Type /ObjStm /N 2 /First 8 >>", []byte("1 0 2 4 << >> [ ]")))
+	f.Add(xrefTable(3))
+	f.Add([]byte("%PDF-1.7\ntrailer\n<< /Encrypt 5 0 R >>\n"))
+	small := pdflimit.Limits{MaxDecodedBytes: 1 << 20, MaxObjects: 100, MaxRowBytes: 1 << 16}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		err := pdflimit.Check(context.Background(), doc, small)
+		if err != nil && !errors.Is(err, pdflimit.ErrLimit) && !errors.Is(err, pdflimit.ErrUnsupported) {
+			t.Fatalf("an error that is neither a limit nor unsupported: %v", err)
+		}
+	})
 }
