@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxwebhooks"
+	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
 	"github.com/apistack/apistack/servers/fax/internal/pdftest"
 )
 
@@ -93,4 +94,22 @@ func TestCountPages_ADocumentJustUnderTheDecodeBudgetIsCountedInBoundedMemory(t 
 	assert.Equal(t, 4, n)
 	t.Logf("a document decoding to 28 MiB: counted in %v, peak heap growth %.1f MiB", elapsed, float64(peak)/(1<<20))
 	assert.Less(t, peak, uint64(4*MaxDecodedBytes), "at most four times the decode budget")
+}
+
+func TestCountPages_ObjectsAreBounded(t *testing.T) {
+	// n pages are n+2 objects and n+3 cross-reference entries: at the limit,
+	// counted (and refused later for its pages).
+	atLimit := makePDF(MaxObjects - 3)
+	stop := heapPeak(t)
+	start := time.Now()
+	n, err := CountPages(atLimit)
+	elapsed := time.Since(start)
+	peak := stop()
+	require.NoError(t, err)
+	assert.Equal(t, MaxObjects-3, n)
+	t.Logf("a document of %d objects (%.1f MB): counted in %v, peak heap growth %.1f MiB", MaxObjects, float64(len(atLimit))/1e6, elapsed, float64(peak)/(1<<20))
+	assert.Less(t, peak, uint64(4*MaxDecodedBytes), "at most four times the decode budget")
+
+	_, err = CountPages(makePDF(MaxObjects - 2))
+	assert.ErrorIs(t, err, pdflimit.ErrLimit, "one object more is refused before the library reads it")
 }

@@ -32,7 +32,7 @@ const (
 	MaxDecodedBytes = 32 << 20
 	// MaxObjects caps the indirect objects of a fax document, in the file
 	// and in its object streams.
-	MaxObjects = 50_000
+	MaxObjects = 20_000
 	// simConcurrency is how many faxes take a step at once (a step may
 	// download a document).
 	simConcurrency = 8
