@@ -56,7 +56,7 @@ type Config struct {
 	// public addresses only; AllowDestinations adds exact URLs (the demo's
 	// own inbox and sample document), and AllowPrivate opens every address
 	// (tests on loopback, a private deployment).
-	Destinations egress.Options
+	Destinations DestinationOptions
 	// WebhookTimeout bounds one delivery attempt; 0 means 10s.
 	WebhookTimeout time.Duration
 	// WebhookAttempts is how many times an event is tried on each URL (the
@@ -84,6 +84,11 @@ type Config struct {
 	// (tests fail on it); nil logs it.
 	OnResponseViolation func(r *http.Request, status int, err error)
 }
+
+// DestinationOptions configure the destination policy of Config.Destinations
+// (AllowPrivate, exact allowed URLs, and the resolver and dialer tests
+// inject).
+type DestinationOptions = egress.Options
 
 // Server is the fax API, its transmission simulator and its webhook sender.
 type Server struct {
