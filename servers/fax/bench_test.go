@@ -52,7 +52,7 @@ func deliverEvents(b *testing.B, faxes, perFax, txSize int, interval time.Durati
 	total := faxes * perFax
 	h := newHarness(b, func(c *Config) {
 		c.Clock = clock.System{}
-		c.WebhookClient = nil // no contract validation: measure the sender
+		c.WebhookTransport = nil // no contract validation: measure the sender
 		c.ValidateResponses = false
 	})
 	ctx := context.Background()

@@ -62,7 +62,7 @@ func (s *Server) runDelivery(ctx context.Context) {
 	// an answer like any other non-2xx (retried, then the failover URL), never
 	// followed, as following it would count an answer to a request that did
 	// not carry the event (a 302 turns the POST into a GET).
-	hc := *s.cfg.WebhookClient
+	hc := *s.webhookClient
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	client, err := faxwebhooks.NewClient("http://webhook.invalid/", faxwebhooks.WithHTTPClient(&hc))
 	if err != nil {

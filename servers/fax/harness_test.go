@@ -18,6 +18,7 @@ import (
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
@@ -192,11 +193,16 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 			t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL.Path, err)
 		},
 	}
-	hooks, err := contract.ForAPI(contract.FaxWebhooks, nil, contract.OnViolation(func(v *contract.Violation) {
-		t.Errorf("webhook delivery breaks webhooks.yaml: %v", v)
-	}))
-	require.NoError(t, err)
-	h.cfg.WebhookClient = &http.Client{Transport: hooks}
+	// The test servers are on loopback: the harness opts in to private
+	// destinations (tests of the policy use defaultDestinations).
+	h.cfg.Destinations = egress.Options{AllowPrivate: true}
+	h.cfg.WebhookTransport = func(base http.RoundTripper) http.RoundTripper {
+		hooks, err := contract.ForAPI(contract.FaxWebhooks, base, contract.OnViolation(func(v *contract.Violation) {
+			t.Errorf("webhook delivery breaks webhooks.yaml: %v", v)
+		}))
+		require.NoError(t, err)
+		return hooks
+	}
 	for _, o := range opts {
 		o(&h.cfg)
 	}

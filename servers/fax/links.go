@@ -34,8 +34,10 @@ func (s *Server) linkSignature(id string, expires int64) string {
 // checkMediaLink refuses (403) a link that was altered or has expired. The
 // signature is checked first, so an altered expiry never reads as "expired".
 func (s *Server) checkMediaLink(id string, expires int64, signature string) error {
-	got, err := base64.RawURLEncoding.DecodeString(signature)
-	want, _ := base64.RawURLEncoding.DecodeString(s.linkSignature(id, expires))
+	// Strict: a lenient decoder ignores the unused bits of the last
+	// character, so several strings would pass for one signature.
+	got, err := base64.RawURLEncoding.Strict().DecodeString(signature)
+	want, _ := base64.RawURLEncoding.Strict().DecodeString(s.linkSignature(id, expires))
 	if err != nil || !hmac.Equal(got, want) {
 		return errForbidden("the media link is not valid")
 	}

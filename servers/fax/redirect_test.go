@@ -11,7 +11,7 @@ import (
 
 func TestDelivery_ARedirectIsNotAnAcknowledgementAndIsNotFollowed(t *testing.T) {
 	// A plain client: the contract transport would refuse the 302 itself.
-	h := newHarness(t, func(c *Config) { c.WebhookClient = &http.Client{} })
+	h := newHarness(t, func(c *Config) { c.WebhookTransport = nil })
 	var followed atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, r *http.Request) {

@@ -31,6 +31,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
@@ -49,10 +50,15 @@ type Config struct {
 	BaseURL string
 	// StepInterval spaces the simulator's steps; 0 runs them back to back.
 	StepInterval time.Duration
-	// MediaTimeout bounds the download of a fax document; 0 means 10s.
+	// MediaTimeout bounds the download of a fax document, body included;
+	// 0 means 10s.
 	MediaTimeout time.Duration
-	// MediaClient downloads fax documents; nil means a plain http.Client.
-	MediaClient *http.Client
+	// Destinations is the policy of the URLs tenants choose: media_url
+	// (every redirect hop) and the webhook URLs. The zero value reaches
+	// public addresses only; AllowDestinations adds exact URLs (the demo's
+	// own inbox and sample document), and AllowPrivate opens every address
+	// (tests on loopback, a private deployment).
+	Destinations DestinationOptions
 	// WebhookTimeout bounds one delivery attempt; 0 means 10s.
 	WebhookTimeout time.Duration
 	// WebhookAttempts is how many times an event is tried on each URL (the
@@ -65,10 +71,11 @@ type Config struct {
 	// WebhookConcurrency is how many faxes' events are delivered at once; 0
 	// means 32. Events of one fax are always delivered one after another.
 	WebhookConcurrency int
-	// WebhookClient sends the webhooks; nil means an http.Client whose
-	// transport keeps WebhookConcurrency connections per host. Redirects are
-	// never followed, whatever its CheckRedirect.
-	WebhookClient *http.Client
+	// WebhookTransport, when set, wraps the webhook sender's transport
+	// (which keeps WebhookConcurrency connections per host and enforces
+	// Destinations beneath the wrapper), e.g. to validate deliveries in
+	// tests. Redirects are never followed.
+	WebhookTransport func(http.RoundTripper) http.RoundTripper
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -80,6 +87,11 @@ type Config struct {
 	OnResponseViolation func(r *http.Request, status int, err error)
 }
 
+// DestinationOptions configure the destination policy of Config.Destinations
+// (AllowPrivate, exact allowed URLs, and the resolver and dialer tests
+// inject).
+type DestinationOptions = egress.Options
+
 // Server is the fax API, its transmission simulator and its webhook sender.
 type Server struct {
 	cfg        Config
@@ -89,6 +101,11 @@ type Server struct {
 	signingKey ed25519.PrivateKey
 	linkKey    []byte
 	baseURL    atomic.Pointer[string]
+
+	// destinations checks media downloads and webhook deliveries.
+	destinations  *egress.Policy
+	mediaClient   *http.Client
+	webhookClient *http.Client
 
 	// wakeSim and wakeOutbox nudge the worker loops after a commit.
 	// keys caches which account an API key (by hash) belongs to, dropped
@@ -114,9 +131,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.MediaTimeout == 0 {
 		cfg.MediaTimeout = 10 * time.Second
 	}
-	if cfg.MediaClient == nil {
-		cfg.MediaClient = &http.Client{}
-	}
 	if cfg.WebhookTimeout == 0 {
 		cfg.WebhookTimeout = 10 * time.Second
 	}
@@ -131,11 +145,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.WebhookConcurrency == 0 {
 		cfg.WebhookConcurrency = 32
-	}
-	if cfg.WebhookClient == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = cfg.WebhookConcurrency
-		cfg.WebhookClient = &http.Client{Transport: t}
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
@@ -156,17 +165,31 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	destinations, err := egress.New(cfg.Destinations)
+	if err != nil {
+		return nil, fmt.Errorf("fax: %w", err)
+	}
+	media := destinations.Transport(http.DefaultTransport.(*http.Transport))
+	hooks := http.DefaultTransport.(*http.Transport).Clone()
+	hooks.MaxIdleConnsPerHost = cfg.WebhookConcurrency
+	hooksRT := destinations.Transport(hooks)
+	if cfg.WebhookTransport != nil {
+		hooksRT = cfg.WebhookTransport(hooksRT)
+	}
 	s := &Server{
-		cfg:        cfg,
-		store:      st,
-		keys:       cache.New[keyEntry](keyCacheSize, keyCacheTTL),
-		apps:       cache.New[application](keyCacheSize, keyCacheTTL),
-		clock:      cfg.Clock,
-		logger:     cfg.Logger,
-		signingKey: ed25519.NewKeyFromSeed(seed),
-		linkKey:    linkKey,
-		wakeSim:    make(chan struct{}, 1),
-		wakeOutbox: make(chan struct{}, 1),
+		destinations:  destinations,
+		mediaClient:   &http.Client{Transport: media, CheckRedirect: egress.CheckRedirect},
+		webhookClient: &http.Client{Transport: hooksRT},
+		cfg:           cfg,
+		store:         st,
+		keys:          cache.New[keyEntry](keyCacheSize, keyCacheTTL),
+		apps:          cache.New[application](keyCacheSize, keyCacheTTL),
+		clock:         cfg.Clock,
+		logger:        cfg.Logger,
+		signingKey:    ed25519.NewKeyFromSeed(seed),
+		linkKey:       linkKey,
+		wakeSim:       make(chan struct{}, 1),
+		wakeOutbox:    make(chan struct{}, 1),
 	}
 	st.revoked = func() {
 		s.keys.Invalidate()
@@ -180,6 +203,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) SetBaseURL(u string) {
 	u = strings.TrimSuffix(u, "/")
 	s.baseURL.Store(&u)
+}
+
+// AllowDestinations lets media downloads and webhooks reach exactly these
+// URLs even on a non-public address (the demo's inbox and sample document
+// on the admin port), without opening the rest of their host.
+func (s *Server) AllowDestinations(urls ...string) error {
+	return s.destinations.Allow(urls...)
 }
 
 // WebhookPublicKey is the Ed25519 public key webhook receivers verify with.

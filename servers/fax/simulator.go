@@ -16,6 +16,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
 )
 
 // Limits of the documents the simulator accepts.
@@ -24,9 +25,21 @@ const (
 	MaxMediaBytes = 50 << 20
 	// MaxPages is the largest page count a fax may have.
 	MaxPages = 350
+	// MaxDecodedBytes caps what decoding every stream of a fax document
+	// may produce, all streams and filter stages together: a document over
+	// it (a "PDF bomb") fails with file_format_invalid before the PDF
+	// library decodes anything.
+	MaxDecodedBytes = 32 << 20
+	// MaxObjects caps the indirect objects of a fax document, in the file
+	// and in its object streams.
+	MaxObjects = 20_000
 	// simConcurrency is how many faxes take a step at once (a step may
 	// download a document).
 	simConcurrency = 8
+	// simPerAccount is how many of those one account may take.
+	simPerAccount = 2
+	// simDueBatch is how many due steps are read at once.
+	simDueBatch = 256
 )
 
 func init() {
@@ -51,32 +64,45 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
-// runSimulator takes every due step, then sleeps until the next one is due,
-// a commit wakes it, or a second passes.
+// runSimulator takes every due step, then sleeps until the next one is due
+// or a commit or a finished step wakes it. Accounts share the workers
+// fairly: an account has at most simPerAccount steps in flight (a step may
+// be a slow download), and the due steps are read at most simPerAccount per
+// account, oldest first, so one account's backlog neither holds every
+// worker nor hides another account's due faxes.
 func (s *Server) runSimulator(ctx context.Context) {
 	var mu sync.Mutex
 	inFlight := map[string]bool{}
+	perAccount := map[string]int{}
 	sem := make(chan struct{}, simConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		due, err := s.store.dueFaxes(ctx, s.clock.Now(), 256)
+		due, err := s.store.dueFaxes(ctx, s.clock.Now(), simPerAccount, simDueBatch)
 		if err != nil && ctx.Err() == nil {
 			s.logger.ErrorContext(ctx, "fax simulator: read due faxes", "err", err)
 		}
+		dispatched := 0
+	dispatch:
 		for _, f := range due {
 			mu.Lock()
-			busy := inFlight[f.ID]
-			inFlight[f.ID] = true
+			blocked := inFlight[f.ID] || perAccount[f.AccountID] >= simPerAccount
 			mu.Unlock()
-			if busy {
-				continue
+			if blocked {
+				continue // a finished step wakes the loop
 			}
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
 				return
+			default:
+				break dispatch // every worker is busy: a finished step wakes the loop
 			}
+			mu.Lock()
+			inFlight[f.ID] = true
+			perAccount[f.AccountID]++
+			mu.Unlock()
+			dispatched++
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -85,6 +111,9 @@ func (s *Server) runSimulator(ctx context.Context) {
 				}
 				mu.Lock()
 				delete(inFlight, f.ID)
+				if perAccount[f.AccountID]--; perAccount[f.AccountID] == 0 {
+					delete(perAccount, f.AccountID)
+				}
 				mu.Unlock()
 				<-sem
 				select {
@@ -93,14 +122,17 @@ func (s *Server) runSimulator(ctx context.Context) {
 				}
 			}()
 		}
+		// Sleep until the next step that is not yet due; due steps that
+		// wait for a worker are taken when a step finishes.
 		wait := time.Second
-		if next, err := s.store.nextDue(ctx); err == nil && next != nil {
-			if d := next.Sub(s.clock.Now()); d < wait {
+		now := s.clock.Now()
+		if next, err := s.store.nextDue(ctx, now); err == nil && next != nil {
+			if d := next.Sub(now); d < wait {
 				wait = max(d, time.Millisecond)
 			}
 		}
-		if len(due) == 256 {
-			wait = 0
+		if dispatched > 0 && len(due) == simDueBatch {
+			wait = 0 // more may be due than were read
 		}
 		timer := time.NewTimer(wait)
 		select {
@@ -229,7 +261,7 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
 	}
 	req.Header.Set("Accept", "application/pdf")
-	resp, err := s.cfg.MediaClient.Do(req)
+	resp, err := s.mediaClient.Do(req)
 	if err != nil {
 		// The error quotes the URL: a presigned document URL carries its
 		// credentials in the query, which stays out of the logs.
@@ -248,8 +280,12 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 	if err != nil || len(data) > MaxMediaBytes {
 		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
 	}
-	pages, err := CountPages(data)
+	pages, err := countPages(ctx, data)
+	if ctx.Err() != nil {
+		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
+	}
 	if err != nil {
+		s.logger.InfoContext(ctx, "fax simulator: document refused", "url", redactURL(url), "err", err)
 		return nil, 0, faxapi.FaxFailureReasonFileFormatInvalid
 	}
 	if pages > MaxPages {
@@ -258,13 +294,30 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 	return data, pages, ""
 }
 
-// CountPages checks that doc is a PDF and returns its page count.
+// CountPages checks that doc is a PDF and returns its page count. The work
+// is bounded: a document whose streams decode to more than MaxDecodedBytes,
+// or with more than MaxObjects objects, or encrypted, is refused before the
+// PDF library reads it.
 func CountPages(doc []byte) (int, error) {
+	return countPages(context.Background(), doc)
+}
+
+// countPages is CountPages, stopping when ctx ends.
+func countPages(ctx context.Context, doc []byte) (int, error) {
 	if !bytes.HasPrefix(doc, []byte("%PDF-")) {
 		return 0, errors.New("not a PDF: no %PDF- header")
 	}
+	if err := pdflimit.Check(ctx, doc, pdflimit.Limits{MaxDecodedBytes: MaxDecodedBytes, MaxObjects: MaxObjects, MaxRowBytes: 1 << 20}); err != nil {
+		return 0, fmt.Errorf("not an acceptable PDF: %w", err)
+	}
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
+	// The same bounds inside the library, as a second line.
+	conf.Limits.MaxDecodeBytes = MaxDecodedBytes
+	conf.Limits.MaxObjectCount = MaxObjects
+	conf.Limits.MaxXRefEntries = MaxObjects
+	conf.Limits.MaxObjectStreamCount = MaxObjects
+	conf.Limits.MaxStreamBytes = MaxMediaBytes
 	n, err := api.PageCount(bytes.NewReader(doc), conf)
 	if err != nil {
 		return 0, fmt.Errorf("not a valid PDF: %w", err)

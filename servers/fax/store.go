@@ -592,10 +592,13 @@ func (s *store) listFaxes(ctx context.Context, accountID string, f faxFilter, of
 	return out, total, rows.Err()
 }
 
-// dueFaxes returns up to limit faxes whose next simulator step is due at now.
-func (s *store) dueFaxes(ctx context.Context, now time.Time, limit int) ([]faxRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+faxColumns+` FROM faxes
-		WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL ORDER BY next_step_at LIMIT ?`, micros(now), limit)
+// dueFaxes returns up to limit faxes whose next simulator step is due at
+// now, oldest first, at most perAccount of each account.
+func (s *store) dueFaxes(ctx context.Context, now time.Time, perAccount, limit int) ([]faxRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+faxColumns+` FROM (
+			SELECT `+faxColumns+`, ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY next_step_at, id) AS account_rank
+			FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL
+		) AS due WHERE account_rank <= ? ORDER BY next_step_at, id LIMIT ?`, micros(now), perAccount, limit)
 	if err != nil {
 		return nil, fmt.Errorf("due faxes: %w", err)
 	}
@@ -611,10 +614,10 @@ func (s *store) dueFaxes(ctx context.Context, now time.Time, limit int) ([]faxRo
 	return out, rows.Err()
 }
 
-// nextDue returns when the earliest pending simulator step is due.
-func (s *store) nextDue(ctx context.Context) (*time.Time, error) {
+// nextDue returns when the earliest simulator step after now is due.
+func (s *store) nextDue(ctx context.Context, now time.Time) (*time.Time, error) {
 	var next sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT MIN(next_step_at) FROM faxes WHERE next_step_at IS NOT NULL AND deleted_at IS NULL`).Scan(&next)
+	err := s.db.QueryRowContext(ctx, `SELECT MIN(next_step_at) FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at > ? AND deleted_at IS NULL`, micros(now)).Scan(&next)
 	if err != nil {
 		return nil, fmt.Errorf("next due fax: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -31,6 +32,7 @@ type serveConfig struct {
 	RestaurantAddr    string
 	FaxAddr           string
 	FaxStepInterval   time.Duration
+	FaxAllowPrivate   bool
 	StorageAddr       string
 	StorageRegion     string
 	StorageDomain     string
@@ -63,6 +65,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
 	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
 	fs.DurationVar(&c.FaxStepInterval, "fax-step-interval", time.Second, "time between the fax simulator's steps")
+	fs.BoolVar(&c.FaxAllowPrivate, "fax-allow-private-destinations", false, "let media_url and webhook URLs reach loopback, private and other non-public addresses (default: public only, plus the admin port's demo sample and inbox)")
 	fs.StringVar(&c.StorageAddr, "storage-addr", "127.0.0.1:8083", "address of the storage API")
 	fs.StringVar(&c.StorageRegion, "storage-region", storage.DefaultRegion, "region storage requests are signed for")
 	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
@@ -209,6 +212,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	faxServer, err := fax.New(ctx, fax.Config{
 		DB: faxDB, MasterKey: faxKey, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses,
+		Destinations: egress.Options{AllowPrivate: c.FaxAllowPrivate},
 	})
 	if err != nil {
 		return err
@@ -284,6 +288,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		urls[l.name] = l.baseURL()
 	}
 	faxServer.SetBaseURL(urls["fax"])
+	// The admin port's demo sample and inbox are the only loopback URLs the
+	// fax server reaches by default.
+	if err := faxServer.AllowDestinations(urls["admin"]+faxSamplePath, urls["admin"]+faxInboxPath); err != nil {
+		return err
+	}
 	// The fax simulator and webhook sender run with the servers and stop
 	// with them; undelivered events wait in the outbox for the next start.
 	faxCtx, stopFax := context.WithCancel(ctx)

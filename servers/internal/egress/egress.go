@@ -1,0 +1,276 @@
+// Package egress is the destination policy of a server's outbound requests
+// to URLs its tenants choose (documents to download, webhooks to call): by
+// default they may reach public addresses only, never loopback, private,
+// link-local or other special ranges, so a tenant cannot use the server to
+// reach what sits beside it.
+//
+// The policy is checked where it cannot be fooled: on the address actually
+// connected to, after name resolution, for every request, so for every
+// redirect hop (a net.Dialer Control hook checks it once more on the
+// socket). A few exact URLs can be allowed on a non-public address (a demo's
+// own loopback receiver), without opening the rest of that host.
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// ErrRefused is wrapped by the error of a request to a destination the
+// policy refuses.
+var ErrRefused = errors.New("destination refused by the egress policy")
+
+// Resolver resolves host names; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Options configure a Policy.
+type Options struct {
+	// AllowPrivate lets requests reach every address, non-public ones
+	// included (tests on loopback, a deployment on a private network).
+	AllowPrivate bool
+	// Allow lists URLs that may be reached even on a non-public address:
+	// exactly their scheme, host, port and path (any query).
+	Allow []string
+	// Resolver resolves host names; nil means net.DefaultResolver.
+	Resolver Resolver
+	// Dial connects to an address the policy has checked (an IP address
+	// and port); nil means a net.Dialer whose Control hook checks the
+	// address once more. Tests use it to reach a local server posing at a
+	// public address.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// Policy decides which destinations outbound requests may reach. It is safe
+// for concurrent use.
+type Policy struct {
+	allowPrivate bool
+	resolver     Resolver
+	dial         func(ctx context.Context, network, address string) (net.Conn, error)
+
+	mu    sync.RWMutex
+	allow map[string]bool // scheme://host:port/path
+	hosts map[string]bool // host:port of the allowed URLs
+}
+
+// New returns the policy opts describe.
+func New(opts Options) (*Policy, error) {
+	p := &Policy{allowPrivate: opts.AllowPrivate, resolver: opts.Resolver, dial: opts.Dial,
+		allow: map[string]bool{}, hosts: map[string]bool{}}
+	if p.resolver == nil {
+		p.resolver = net.DefaultResolver
+	}
+	if p.dial == nil {
+		d := &net.Dialer{ControlContext: p.control}
+		p.dial = d.DialContext
+	}
+	if err := p.Allow(opts.Allow...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Allow adds URLs that may be reached even on a non-public address.
+func (p *Policy) Allow(urls ...string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("egress: allowed URL %q is not an absolute http(s) URL", raw)
+		}
+		p.allow[allowKey(u)] = true
+		p.hosts[hostPort(u)] = true
+	}
+	return nil
+}
+
+// Public reports whether a is a public unicast address: not loopback,
+// private (RFC 1918, unique local), link-local, unspecified, multicast,
+// shared (CGNAT), documentation, benchmarking, reserved, or an IPv6 form
+// of one of those.
+func Public(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsValid() || !a.IsGlobalUnicast() || a.IsPrivate() || a.IsLoopback() ||
+		a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
+		a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range special {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	if a.Is6() {
+		// Forms that carry an IPv4 address: judge that address.
+		if nat64.Contains(a) {
+			b := a.As16()
+			return Public(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+		}
+		if sixToFour.Contains(a) {
+			b := a.As16()
+			return Public(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
+		}
+	}
+	return true
+}
+
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	special   = func() []netip.Prefix {
+		var out []netip.Prefix
+		for _, s := range []string{
+			"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
+			"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4",
+			"64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32", "3fff::/20", "5f00::/16",
+		} {
+			out = append(out, netip.MustParsePrefix(s))
+		}
+		return out
+	}()
+)
+
+// Transport returns a RoundTripper enforcing the policy on every request
+// it sends: base is cloned, its proxy removed (a proxy would connect on the
+// policy's behalf) and its dialer replaced by the policy's.
+func (p *Policy) Transport(base *http.Transport) http.RoundTripper {
+	t := base.Clone()
+	t.Proxy = nil
+	t.DialContext = p.dialContext
+	t.DialTLSContext = nil
+	return &transport{p: p, next: t}
+}
+
+// CheckRedirect is an http.Client CheckRedirect that refuses a redirect to
+// a scheme other than http and https, and more than 10 redirects. The
+// destination of each hop is checked by the transport.
+func CheckRedirect(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect to a %q URL: %w", req.URL.Scheme, ErrRefused)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+type transport struct {
+	p    *Policy
+	next http.RoundTripper
+}
+
+type allowedKey struct{}
+
+// RoundTrip sends one request (one hop of a redirect chain). An allowed URL
+// may dial its non-public host; any other URL on that host:port is refused
+// here, as it could otherwise reuse the allowed URL's idle connection
+// without a dial to check.
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	u := req.URL
+	if u.Scheme != "http" && u.Scheme != "https" {
+		closeBody(req)
+		return nil, fmt.Errorf("a %q URL: %w", u.Scheme, ErrRefused)
+	}
+	ctx := req.Context()
+	if !t.p.allowPrivate {
+		t.p.mu.RLock()
+		exact, sameHost := t.p.allow[allowKey(u)], t.p.hosts[hostPort(u)]
+		t.p.mu.RUnlock()
+		switch {
+		case exact:
+			ctx = context.WithValue(ctx, allowedKey{}, hostPort(u))
+		case sameHost:
+			closeBody(req)
+			return nil, fmt.Errorf("a URL of an allowed host other than the allowed ones: %w", ErrRefused)
+		}
+	}
+	return t.next.RoundTrip(req.WithContext(ctx))
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+type checkedKey struct{}
+
+// dialContext resolves address, dials the first permitted address it has,
+// and refuses when it has none.
+func (p *Policy) dialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("egress: %w", err)
+	}
+	allowed, _ := ctx.Value(allowedKey{}).(string)
+	exempt := p.allowPrivate || allowed != "" && strings.EqualFold(allowed, address)
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		addrs = []netip.Addr{a}
+	} else {
+		addrs, err = p.resolver.LookupNetIP(ctx, "ip", host)
+		if err != nil {
+			return nil, fmt.Errorf("egress: resolve: %w", err)
+		}
+	}
+	err = fmt.Errorf("egress: %s resolves to no address: %w", host, ErrRefused)
+	for _, a := range addrs {
+		a = a.Unmap()
+		if !exempt && !Public(a) {
+			err = fmt.Errorf("egress: %s is not a public address: %w", a, ErrRefused)
+			continue
+		}
+		conn, derr := p.dial(context.WithValue(ctx, checkedKey{}, exempt), network, net.JoinHostPort(a.String(), port))
+		if derr == nil {
+			return conn, nil
+		}
+		err = derr
+	}
+	return nil, err
+}
+
+// control checks the address a socket is about to connect to.
+func (p *Policy) control(ctx context.Context, _, address string, _ syscall.RawConn) error {
+	if exempt, _ := ctx.Value(checkedKey{}).(bool); exempt || p.allowPrivate {
+		return nil
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("egress: %w", err)
+	}
+	if !Public(ap.Addr()) {
+		return fmt.Errorf("egress: %s is not a public address: %w", ap.Addr(), ErrRefused)
+	}
+	return nil
+}
+
+func allowKey(u *url.URL) string {
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	return u.Scheme + "://" + hostPort(u) + path
+}
+
+// hostPort is u's host and port as the transport dials it (the scheme's
+// default port made explicit).
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
