@@ -33,6 +33,7 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/internal/contractcoverage"
 )
 
 // API names an apistack API whose spec is embedded in this package.
@@ -98,6 +99,8 @@ func OnViolation(f func(*Violation)) Option { return func(t *Transport) { t.repo
 
 // Transport validates requests and responses against a spec.
 type Transport struct {
+	// api names the API in the contract coverage record ("" records nothing).
+	api           API
 	next          http.RoundTripper
 	router        routers.Router
 	checkRequests bool
@@ -114,7 +117,12 @@ func ForAPI(api API, next http.RoundTripper, opts ...Option) (*Transport, error)
 	if err != nil {
 		return nil, fmt.Errorf("contract: load %s spec: %w", api, err)
 	}
-	return New(spec, next, opts...)
+	t, err := New(spec, next, opts...)
+	if err != nil {
+		return nil, err
+	}
+	t.api = api
+	return t, nil
 }
 
 // New returns a Transport validating against spec and sending through next
@@ -176,7 +184,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
 	}
 	in.SetBodyBytes(respBody)
-	if verr := openapi3filter.ValidateResponse(req.Context(), in); verr != nil {
+	// The whole answer is read and checked before the caller gets it: a
+	// violation is reported before the caller can see the response end.
+	verr := openapi3filter.ValidateResponse(req.Context(), in)
+	if verr == nil && t.api != "" {
+		verr = contractcoverage.Record(string(t.api), route.Operation.OperationID, resp.StatusCode)
+	}
+	if verr != nil {
 		if v := t.violation(&Violation{Side: "response", Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Err: verr}); v != nil {
 			return nil, v
 		}
