@@ -97,6 +97,15 @@ func WithoutRequestValidation() Option { return func(t *Transport) { t.checkRequ
 // t.Errorf, so every violation is listed, not only the first.
 func OnViolation(f func(*Violation)) Option { return func(t *Transport) { t.report = f } }
 
+// WithCredentialCheck adds check to the check of each security scheme of an
+// operation: once the scheme's credential is found present, check runs with
+// the scheme, the request and its body, and an error fails the requirement.
+// Where the caller knows the key it verifies the credential itself, e.g. the
+// Ed25519 signature of a fax webhook delivery (scheme webhookSignature).
+func WithCredentialCheck(check func(scheme *openapi3.SecurityScheme, req *http.Request, body []byte) error) Option {
+	return func(t *Transport) { t.checkCredential = check }
+}
+
 // Transport validates requests and responses against a spec.
 type Transport struct {
 	// api names the API in the contract coverage record ("" records nothing).
@@ -105,6 +114,8 @@ type Transport struct {
 	router        routers.Router
 	checkRequests bool
 	report        func(*Violation)
+	// checkCredential verifies a credential found present (WithCredentialCheck).
+	checkCredential func(scheme *openapi3.SecurityScheme, req *http.Request, body []byte) error
 }
 
 // ForAPI returns a Transport for one of the embedded apistack specs.
@@ -152,7 +163,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	route, params, routeErr := t.router.FindRoute(check)
 	input := &openapi3filter.RequestValidationInput{
 		Request: check, PathParams: params, Route: route,
-		Options: &openapi3filter.Options{AuthenticationFunc: credentialsPresent, MultiError: true, SkipSettingDefaults: true},
+		Options: &openapi3filter.Options{AuthenticationFunc: t.authenticate(body), MultiError: true, SkipSettingDefaults: true},
 	}
 	if t.checkRequests {
 		verr := routeErr
@@ -206,6 +217,20 @@ func (t *Transport) violation(v *Violation) error {
 		return nil
 	}
 	return v
+}
+
+// authenticate checks a security scheme of a request whose body is body:
+// the credential is present, and passes the caller's check when there is one.
+func (t *Transport) authenticate(body []byte) openapi3filter.AuthenticationFunc {
+	return func(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+		if err := credentialsPresent(ctx, in); err != nil {
+			return err
+		}
+		if t.checkCredential == nil {
+			return nil
+		}
+		return t.checkCredential(in.SecurityScheme, in.RequestValidationInput.Request, body)
+	}
 }
 
 // credentialsPresent is the client side's check of a security scheme: it
