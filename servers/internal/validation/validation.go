@@ -56,6 +56,11 @@ type Options struct {
 	Authenticate openapi3filter.AuthenticationFunc
 	// ValidateResponses turns response validation on.
 	ValidateResponses bool
+	// Background, when set, checks responses after sending them, on its
+	// bounded pool (the run-time mode of `apistack serve
+	// --validate-responses`); nil checks each response before sending it
+	// (strict, for tests).
+	Background *Background
 	// OnResponseViolation is called for every response that breaks the spec.
 	// The default logs the violation at error level.
 	OnResponseViolation func(r *http.Request, status int, err error)
@@ -178,6 +183,13 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 			if req.Method != http.MethodHead && status >= 200 && status != http.StatusNoContent &&
 				status != http.StatusNotModified && rec.Header().Get("Content-Length") == "" {
 				rec.Header().Set("Content-Length", strconv.Itoa(rec.body.Len()))
+			}
+			if opts.Background != nil {
+				sendErr := rec.flush()
+				if route != nil && req.Context().Err() == nil {
+					opts.Background.checkLater(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody, onViolation)
+				}
+				return sendErr
 			}
 			// Check first, send after: the caller cannot see the end of an
 			// answer before its check has reported. An answer to a caller that
