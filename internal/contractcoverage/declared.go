@@ -63,7 +63,9 @@ type Unreachable struct {
 }
 
 // Pair is the pair the entry excuses.
-func (u Unreachable) Pair() Pair { return Pair{API: u.API, OperationID: u.OperationID, Status: u.Status} }
+func (u Unreachable) Pair() Pair {
+	return Pair{API: u.API, OperationID: u.OperationID, Status: u.Status}
+}
 
 // ReadUnreachable reads a list of unreachable pairs (testdata/contract/unreachable.yaml).
 // Every entry must name a declared pair, once, with a reason.
