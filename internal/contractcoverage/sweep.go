@@ -25,6 +25,8 @@ type Operation struct {
 	Op *openapi3.Operation
 	// Server is the path prefix of the spec's first server ("/config/v2").
 	Server string
+	// Shared are the parameters of the path item, for every operation on it.
+	Shared openapi3.Parameters
 }
 
 // Declares reports whether the operation declares a response with status.
@@ -65,7 +67,7 @@ func Operations(api string) (*openapi3.T, []Operation, error) {
 	var ops []Operation
 	for p, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			ops = append(ops, Operation{ID: op.OperationID, Method: method, Path: p, Op: op, Server: prefix})
+			ops = append(ops, Operation{ID: op.OperationID, Method: method, Path: p, Op: op, Server: prefix, Shared: item.Parameters})
 		}
 	}
 	sort.Slice(ops, func(i, j int) bool { return ops[i].ID < ops[j].ID })
@@ -79,7 +81,7 @@ func (o Operation) NewRequest(base string, values map[string]string, body string
 	p := o.Path
 	query := url.Values{}
 	header := http.Header{}
-	for _, ref := range o.Op.Parameters {
+	for _, ref := range append(append(openapi3.Parameters{}, o.Shared...), o.Op.Parameters...) {
 		prm := ref.Value
 		v, ok := values[prm.Name]
 		if !ok {

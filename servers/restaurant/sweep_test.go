@@ -3,6 +3,7 @@ package restaurant_test
 import (
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +20,12 @@ import (
 // the contract transport check every answer).
 func (f *fixture) sweep(t *testing.T, want int, restaurantID, token string, secured bool) {
 	t.Helper()
+	f.sweepWith(t, want, map[string]string{"Platform-Restaurant-External-ID": restaurantID}, token, secured)
+}
+
+// sweepWith is sweep with every parameter value given.
+func (f *fixture) sweepWith(t *testing.T, want int, values map[string]string, token string, secured bool) {
+	t.Helper()
 	doc, ops, err := contractcoverage.Operations("restaurant")
 	require.NoError(t, err)
 	client := &http.Client{Transport: f.transport(contract.WithoutRequestValidation())}
@@ -28,7 +35,7 @@ func (f *fixture) sweep(t *testing.T, want int, restaurantID, token string, secu
 			continue
 		}
 		swept++
-		req, err := op.NewRequest(f.url, map[string]string{"Platform-Restaurant-External-ID": restaurantID},
+		req, err := op.NewRequest(f.url, values,
 			`{"clientId":"`+f.clientID+`","clientSecret":"`+f.secret+`","userAccessType":"PLATFORM_MACHINE_CLIENT"}`)
 		require.NoError(t, err)
 		if token != "" {
@@ -71,4 +78,32 @@ func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
 	require.NoError(t, f.db.Close())
 	f.sweep(t, http.StatusInternalServerError, f.a, f.token, true)
 	f.sweep(t, http.StatusInternalServerError, f.a, "", false)
+}
+
+func TestEveryOperation_ForAnUnknownEntityAnswers404(t *testing.T) {
+	f := newFixture(t)
+	f.sweepWith(t, http.StatusNotFound, map[string]string{
+		"Platform-Restaurant-External-ID": f.a, "guid": "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"}, f.token, true)
+}
+
+func TestLogin_RefusesWhatIsNotALoginRequest(t *testing.T) {
+	f := newFixture(t)
+	client := &http.Client{Transport: f.transport(contract.WithoutRequestValidation())}
+	tests := []struct {
+		name, contentType, body string
+		want                    int
+	}{
+		{"missing field", "application/json", `{"clientId":"x"}`, http.StatusBadRequest},
+		{"wrong access type", "application/json", `{"clientId":"x","clientSecret":"y","userAccessType":"HUMAN"}`, http.StatusBadRequest},
+		{"form encoded", "application/x-www-form-urlencoded", "clientId=x&clientSecret=y", http.StatusUnsupportedMediaType},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := client.Post(f.url+"/authentication/v1/authentication/login", tt.contentType, strings.NewReader(tt.body))
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, tt.want, resp.StatusCode, string(body))
+		})
+	}
 }
