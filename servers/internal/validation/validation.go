@@ -233,7 +233,7 @@ func checkResponse(req *http.Request, route *routers.Route, input *openapi3filte
 
 // validateJSONResponseBody checks a JSON response body against the schema
 // of its status and content type, as openapi3filter.ValidateResponse does,
-// decoding it with encoding/json in one pass. Status and headers are checked
+// decoding it in one pass (decodeJSON). Status and headers are checked
 // by ValidateResponse beforehand.
 func validateJSONResponseBody(route *routers.Route, status int, contentType string, body []byte) error {
 	responses := route.Operation.Responses
@@ -254,8 +254,8 @@ func validateJSONResponseBody(route *routers.Route, status int, contentType stri
 	if mt.Schema == nil || mt.Schema.Value == nil {
 		return nil
 	}
-	var value any
-	if err := json.Unmarshal(body, &value); err != nil {
+	value, err := decodeJSON(body)
+	if err != nil {
 		return fmt.Errorf("response body is not JSON: %w", err)
 	}
 	if err := mt.Schema.Value.VisitJSON(value, openapi3.MultiErrors(), openapi3.VisitAsResponse()); err != nil {
