@@ -1,6 +1,8 @@
 package fax
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -70,4 +72,57 @@ func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
 	h := newHarness(t)
 	require.NoError(t, h.srv.cfg.DB.Close())
 	h.sweep(t, http.StatusInternalServerError, map[string]string{"id": "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"}, h.key, true)
+}
+
+// rawStatus sends a request through the contract transport (request checks off) and
+// returns the status.
+func (h *harness) rawStatus(t *testing.T, method, path, contentType string, body []byte) int {
+	t.Helper()
+	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	req, err := http.NewRequest(method, h.url+path, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+h.key)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := (&http.Client{Transport: rt}).Do(req)
+	require.NoError(t, err)
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	t.Logf("%s %s: %d %s", method, path, resp.StatusCode, answer)
+	return resp.StatusCode
+}
+
+func TestGetMedia_AnswersEachFailureWithItsStatus(t *testing.T) {
+	h := newHarness(t)
+	unknown := "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"
+	expires := h.clock.Now().Add(MediaLinkTTL).Unix()
+	signed := fmt.Sprintf("/v2/media/%s?expires=%d&signature=%s", unknown, expires, h.srv.linkSignature(unknown, expires))
+	assert.Equal(t, http.StatusNotFound, h.rawStatus(t, http.MethodGet, signed, "", nil), "a signed link to a document gone")
+	assert.Equal(t, http.StatusUnprocessableEntity, h.rawStatus(t, http.MethodGet, "/v2/media/"+unknown+"?expires=soon&signature=x", "", nil))
+	require.NoError(t, h.srv.cfg.DB.Close())
+	assert.Equal(t, http.StatusInternalServerError, h.rawStatus(t, http.MethodGet, signed, "", nil))
+}
+
+func TestInvalidParametersAnswer422(t *testing.T) {
+	h := newHarness(t)
+	for _, path := range []string{"/v2/faxes/not-a-uuid", "/v2/faxes?page%5Bsize%5D=0", "/v2/fax_applications?page%5Bsize%5D=0"} {
+		assert.Equal(t, http.StatusUnprocessableEntity, h.rawStatus(t, http.MethodGet, path, "", nil), path)
+	}
+	assert.Equal(t, http.StatusUnprocessableEntity, h.rawStatus(t, http.MethodPost, "/v2/fax_applications", "application/json", []byte(`{"application_name":""}`)))
+}
+
+func TestBodies_OfAnotherTypeOrOverTheLimitAreRefused(t *testing.T) {
+	h := newHarness(t)
+	big := bytes.Repeat([]byte("x"), 64<<10+1)
+	for _, op := range []struct{ method, path string }{
+		{http.MethodPost, "/v2/faxes"},
+		{http.MethodPost, "/v2/fax_applications"},
+		{http.MethodPatch, "/v2/fax_applications/" + h.app},
+	} {
+		assert.Equal(t, http.StatusUnsupportedMediaType, h.rawStatus(t, op.method, op.path, "text/plain", []byte("to=+13125550199")), op.path)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, h.rawStatus(t, op.method, op.path, "application/json", big), op.path)
+	}
 }

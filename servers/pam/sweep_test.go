@@ -162,3 +162,17 @@ func TestEveryOperation_OverTheRateLimitAnswers429(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	sweepPAMWith(t, env, http.StatusTooManyRequests, sweep{values: map[string]string{"team_name": "acme"}, token: token, secured: true})
 }
+
+func TestUpdateServiceUser_RenamingOntoATakenNameIsAConflict(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	env.ServiceUser(t, "acme", "builder", "end_user")
+	env.ServiceUser(t, "acme", "tester", "end_user")
+	api := newAPI(t, env.URL)
+	name := "tester"
+	resp, err := api.UpdateServiceUserWithResponse(context.Background(), "acme", "builder",
+		pamapi.UpdateServiceUserJSONRequestBody{Name: &name}, bearer(token))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusConflict, resp.StatusCode(), string(resp.Body))
+	require.NotNil(t, resp.JSON409)
+	assert.Equal(t, pamapi.ErrorNameResourceAlreadyExists, resp.JSON409.Error)
+}
