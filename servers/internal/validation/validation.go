@@ -14,7 +14,9 @@
 // sends the response: tests fail on any violation, `apistack serve
 // --validate-responses` logs them. A caller cannot have read the end of an
 // answer whose check has not finished, so a test that passed had every
-// response it received checked. A violation never changes the answer.
+// response it received checked. A violation never changes the answer. At run
+// time (Options.Background) a response is sent first and checked on a
+// bounded pool instead, sampled when the pool is saturated.
 //
 // When the environment names a directory for it (contractcoverage.EnvDir),
 // every (operation, status) pair answered and held to the spec is recorded
