@@ -20,6 +20,7 @@ require (
 	github.com/swaggest/swgui v1.8.5
 	golang.org/x/net v0.61.0
 	golang.org/x/time v0.16.0
+	gopkg.in/yaml.v3 v3.0.1
 	honnef.co/go/tools v0.8.2
 	modernc.org/sqlite v1.61.1
 )
@@ -71,7 +72,6 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

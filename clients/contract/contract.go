@@ -33,6 +33,7 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/internal/contractcoverage"
 )
 
 // API names an apistack API whose spec is embedded in this package.
@@ -96,12 +97,25 @@ func WithoutRequestValidation() Option { return func(t *Transport) { t.checkRequ
 // t.Errorf, so every violation is listed, not only the first.
 func OnViolation(f func(*Violation)) Option { return func(t *Transport) { t.report = f } }
 
+// WithCredentialCheck adds check to the check of each security scheme of an
+// operation: once the scheme's credential is found present, check runs with
+// the scheme, the request and its body, and an error fails the requirement.
+// Where the caller knows the key it verifies the credential itself, e.g. the
+// Ed25519 signature of a fax webhook delivery (scheme webhookSignature).
+func WithCredentialCheck(check func(scheme *openapi3.SecurityScheme, req *http.Request, body []byte) error) Option {
+	return func(t *Transport) { t.checkCredential = check }
+}
+
 // Transport validates requests and responses against a spec.
 type Transport struct {
+	// api names the API in the contract coverage record ("" records nothing).
+	api           API
 	next          http.RoundTripper
 	router        routers.Router
 	checkRequests bool
 	report        func(*Violation)
+	// checkCredential verifies a credential found present (WithCredentialCheck).
+	checkCredential func(scheme *openapi3.SecurityScheme, req *http.Request, body []byte) error
 }
 
 // ForAPI returns a Transport for one of the embedded apistack specs.
@@ -114,7 +128,12 @@ func ForAPI(api API, next http.RoundTripper, opts ...Option) (*Transport, error)
 	if err != nil {
 		return nil, fmt.Errorf("contract: load %s spec: %w", api, err)
 	}
-	return New(spec, next, opts...)
+	t, err := New(spec, next, opts...)
+	if err != nil {
+		return nil, err
+	}
+	t.api = api
+	return t, nil
 }
 
 // New returns a Transport validating against spec and sending through next
@@ -144,7 +163,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	route, params, routeErr := t.router.FindRoute(check)
 	input := &openapi3filter.RequestValidationInput{
 		Request: check, PathParams: params, Route: route,
-		Options: &openapi3filter.Options{AuthenticationFunc: credentialsPresent, MultiError: true, SkipSettingDefaults: true},
+		Options: &openapi3filter.Options{AuthenticationFunc: t.authenticate(body), MultiError: true, SkipSettingDefaults: true},
 	}
 	if t.checkRequests {
 		verr := routeErr
@@ -176,7 +195,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
 	}
 	in.SetBodyBytes(respBody)
-	if verr := openapi3filter.ValidateResponse(req.Context(), in); verr != nil {
+	// The whole answer is read and checked before the caller gets it: a
+	// violation is reported before the caller can see the response end.
+	verr := openapi3filter.ValidateResponse(req.Context(), in)
+	if verr == nil && t.api != "" {
+		verr = contractcoverage.Record(string(t.api), route.Operation.OperationID, resp.StatusCode)
+	}
+	if verr != nil {
 		if v := t.violation(&Violation{Side: "response", Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Err: verr}); v != nil {
 			return nil, v
 		}
@@ -192,6 +217,20 @@ func (t *Transport) violation(v *Violation) error {
 		return nil
 	}
 	return v
+}
+
+// authenticate checks a security scheme of a request whose body is body:
+// the credential is present, and passes the caller's check when there is one.
+func (t *Transport) authenticate(body []byte) openapi3filter.AuthenticationFunc {
+	return func(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+		if err := credentialsPresent(ctx, in); err != nil {
+			return err
+		}
+		if t.checkCredential == nil {
+			return nil
+		}
+		return t.checkCredential(in.SecurityScheme, in.RequestValidationInput.Request, body)
+	}
 }
 
 // credentialsPresent is the client side's check of a security scheme: it

@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,15 +104,23 @@ func TestWebhookHandler_RejectsForgedStaleAndMalformedDeliveries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			invoked := false
-			h, err := fax.NewWebhookHandler(pub, func(context.Context, fax.Event) error { invoked = true; return tt.fnErr },
+			var invoked atomic.Bool
+			h, err := fax.NewWebhookHandler(pub, func(context.Context, fax.Event) error { invoked.Store(true); return tt.fnErr },
 				fax.WithClock(func() time.Time { return now }))
 			require.NoError(t, err)
 			method := tt.method
 			if method == "" {
 				method = http.MethodPost
 			}
-			req := httptest.NewRequest(method, "/", bytes.NewReader(tt.body))
+			// Over real HTTP, each answer checked against webhooks.yaml.
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			rt, err := contract.ForAPI(contract.FaxWebhooks, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) {
+				t.Errorf("the webhook handler breaks webhooks.yaml: %v", v)
+			}))
+			require.NoError(t, err)
+			req, err := http.NewRequest(method, srv.URL+"/", bytes.NewReader(tt.body))
+			require.NoError(t, err)
 			req.Header.Set("Content-Type", "application/json")
 			if tt.ts != "" {
 				req.Header.Set(fax.HeaderTimestamp, tt.ts)
@@ -118,12 +128,15 @@ func TestWebhookHandler_RejectsForgedStaleAndMalformedDeliveries(t *testing.T) {
 			if tt.sig != "" {
 				req.Header.Set(fax.HeaderSignature, tt.sig)
 			}
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			assert.Equal(t, tt.want, w.Code, w.Body.String())
-			assert.Equal(t, tt.fnInvoked, invoked)
-			if w.Code != http.StatusNoContent {
-				assert.Contains(t, w.Body.String(), `"error"`)
+			resp, err := (&http.Client{Transport: rt}).Do(req)
+			require.NoError(t, err)
+			answer, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, resp.StatusCode, string(answer))
+			assert.Equal(t, tt.fnInvoked, invoked.Load())
+			if resp.StatusCode != http.StatusNoContent {
+				assert.Contains(t, string(answer), `"error"`)
 			}
 		})
 	}

@@ -47,6 +47,11 @@ type Config struct {
 	ValidateResponses bool
 	// OnResponseViolation is called for a response that breaks the spec.
 	OnResponseViolation func(r *http.Request, status int, err error)
+	// ResponseChecks, when set, checks responses after sending them on its
+	// bounded pool, sampling when it is saturated (apistack serve
+	// --validate-responses); nil checks each response before sending it, so a
+	// test hears of every violation before it sees the answer.
+	ResponseChecks *validation.Background
 }
 
 // Server is the admin API.
@@ -100,6 +105,7 @@ func (s *Server) Handler() (http.Handler, error) {
 			Authenticate:        s.authenticate,
 			ValidateResponses:   s.cfg.ValidateResponses,
 			OnResponseViolation: s.cfg.OnResponseViolation,
+			Background:          s.cfg.ResponseChecks,
 		},
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: MaxBodyBytes,

@@ -3,15 +3,18 @@ package fax
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
@@ -174,6 +177,8 @@ type harness struct {
 	app    string
 	from   string
 	stop   func()
+	// webhookKey is the server's webhook public key, checking deliveries.
+	webhookKey ed25519.PublicKey
 }
 
 type harnessOption func(*Config)
@@ -194,12 +199,13 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		},
 	}
 	// The test servers are on loopback: the harness opts in to private
-	// destinations (tests of the policy use defaultDestinations).
+	// destinations (tests of the policy use defaultDestinations). Every
+	// delivery is checked against webhooks.yaml, its signature included.
 	h.cfg.Destinations = egress.Options{AllowPrivate: true}
 	h.cfg.WebhookTransport = func(base http.RoundTripper) http.RoundTripper {
 		hooks, err := contract.ForAPI(contract.FaxWebhooks, base, contract.OnViolation(func(v *contract.Violation) {
 			t.Errorf("webhook delivery breaks webhooks.yaml: %v", v)
-		}))
+		}), contract.WithCredentialCheck(h.verifyDelivery))
 		require.NoError(t, err)
 		return hooks
 	}
@@ -207,6 +213,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		o(&h.cfg)
 	}
 	h.start()
+	h.webhookKey = h.srv.WebhookPublicKey()
 	h.docs = documents(t)
 
 	ctx := context.Background()
@@ -235,6 +242,18 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		}))
 	require.NoError(t, err)
 	return h
+}
+
+// verifyDelivery checks the signature of a webhook delivery with the
+// server's public key, as the spec's webhookSignature scheme says. The
+// timestamp's freshness is the receiver's business (tests move the clock).
+func (h *harness) verifyDelivery(_ *openapi3.SecurityScheme, req *http.Request, body []byte) error {
+	ts := req.Header.Get(faxclient.HeaderTimestamp)
+	secs, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return fmt.Errorf("webhook timestamp %q: %w", ts, err)
+	}
+	return faxclient.VerifySignature(h.webhookKey, ts, req.Header.Get(faxclient.HeaderSignature), body, time.Unix(secs, 0), 0)
 }
 
 // start opens the database and serves the API and the worker; stop undoes it.

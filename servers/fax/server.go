@@ -85,6 +85,11 @@ type Config struct {
 	// OnResponseViolation is called for a response that breaks the spec
 	// (tests fail on it); nil logs it.
 	OnResponseViolation func(r *http.Request, status int, err error)
+	// ResponseChecks, when set, checks responses after sending them on its
+	// bounded pool, sampling when it is saturated (apistack serve
+	// --validate-responses); nil checks each response before sending it, so a
+	// test hears of every violation before it sees the answer.
+	ResponseChecks *validation.Background
 }
 
 // DestinationOptions configure the destination policy of Config.Destinations
@@ -232,6 +237,7 @@ func (s *Server) Handler() (http.Handler, error) {
 			Authenticate:        authenticate,
 			ValidateResponses:   s.cfg.ValidateResponses,
 			OnResponseViolation: s.cfg.OnResponseViolation,
+			Background:          s.cfg.ResponseChecks,
 		},
 		ErrorHandler: errorHandler(s.logger),
 		Before:       []echo.MiddlewareFunc{s.resolveAuth},

@@ -2,6 +2,7 @@ package restaurant_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ type fixture struct {
 	url      string
 	clock    *clock.Fake
 	a, b     string
+	db       *sql.DB
 	clientID string
 	secret   string
 	token    string
@@ -67,7 +69,7 @@ func newFixture(t *testing.T, configure ...func(*restaurant.Config)) *fixture {
 	require.NoError(t, err)
 	creds, err := srv.CreateClient(ctx, "integration A", []string{a.GUID})
 	require.NoError(t, err)
-	f := &fixture{t: t, srv: srv, url: hs.URL, clock: clk, a: a.GUID, b: b.GUID, clientID: creds.ClientID, secret: creds.ClientSecret}
+	f := &fixture{t: t, srv: srv, url: hs.URL, clock: clk, db: db, a: a.GUID, b: b.GUID, clientID: creds.ClientID, secret: creds.ClientSecret}
 	f.token = f.login(creds.ClientID, creds.ClientSecret)
 	return f
 }

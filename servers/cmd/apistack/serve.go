@@ -20,6 +20,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/storage"
@@ -189,6 +190,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		c.AdminToken = "adm_" + rand.Text()
 	}
 
+	// One pool checks the responses of every API in the background.
+	var responseChecks *validation.Background
+	if c.ValidateResponses {
+		responseChecks = validation.NewBackground(validation.BackgroundConfig{Logger: logger})
+	}
 	pamDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "pam.db"), pam.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
 	if err != nil {
 		return fmt.Errorf("pam database: %w", err)
@@ -196,7 +202,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer pamDB.Close()
 	pamServer, err := pam.New(ctx, pam.Config{
 		DB: pamDB, TokenTTL: c.TokenTTL, RateLimit: c.PAMRateLimit, RateLimitPeriod: c.PAMRatePeriod,
-		Logger: logger, ValidateResponses: c.ValidateResponses,
+		Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 	})
 	if err != nil {
 		return err
@@ -211,7 +217,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	faxServer, err := fax.New(ctx, fax.Config{
-		DB: faxDB, MasterKey: faxKey, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses,
+		DB: faxDB, MasterKey: faxKey, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 		Destinations: egress.Options{AllowPrivate: c.FaxAllowPrivate},
 	})
 	if err != nil {
@@ -223,7 +229,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer restaurantDB.Close()
 	restaurantServer, err := restaurant.New(ctx, restaurant.Config{
-		DB: restaurantDB, Logger: logger, ValidateResponses: c.ValidateResponses,
+		DB: restaurantDB, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 		RatePerSecond: c.RestaurantRPS, RatePerWindow: c.RestaurantLimit, RateWindow: c.RestaurantPeriod,
 	})
 	if err != nil {
@@ -239,13 +245,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	storageServer, err := storage.New(storage.Config{
-		DB: storageDB, MasterKey: storageKey, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses,
+		DB: storageDB, MasterKey: storageKey, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 	})
 	if err != nil {
 		return err
 	}
 	adminServer, err := admin.New(admin.Config{
-		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Storage: storageServer, Logger: logger, ValidateResponses: c.ValidateResponses,
+		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Storage: storageServer, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 	})
 	if err != nil {
 		return err

@@ -79,6 +79,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.HTTPErrorHandler = tooLargeAsFailure(cfg.ErrorHandler)
 
 	vopts := cfg.Validation
+	if vopts.API == "" {
+		vopts.API = cfg.Name
+	}
 	userSkip := vopts.Skip
 	vopts.Skip = func(r *http.Request) bool {
 		return isCommonPath(r.URL.Path) || (userSkip != nil && userSkip(r))

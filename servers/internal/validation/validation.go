@@ -9,11 +9,18 @@
 // validated, and handed on as its canonical re-encoding, so no second decoder
 // can read the bytes differently from the validator.
 //
-// Response validation buffers each response, sends it, then checks its
-// status, headers and body against the operation before the request ends, and
-// reports violations to a hook: tests fail on any, `apistack serve
-// --validate-responses` logs them. A violation never changes the answer, so
-// the caller does not wait for the check.
+// Response validation buffers each response, checks its status, headers and
+// body against the operation, reports a violation to a hook, and only then
+// sends the response: tests fail on any violation, `apistack serve
+// --validate-responses` logs them. A caller cannot have read the end of an
+// answer whose check has not finished, so a test that passed had every
+// response it received checked. A violation never changes the answer. At run
+// time (Options.Background) a response is sent first and checked on a
+// bounded pool instead, sampled when the pool is saturated.
+//
+// When the environment names a directory for it (contractcoverage.EnvDir),
+// every (operation, status) pair answered and held to the spec is recorded
+// there, to prove each pair the spec declares is produced by some test.
 package validation
 
 import (
@@ -34,18 +41,28 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/internal/contractcoverage"
 )
 
 // Options configures the middleware for one API.
 type Options struct {
 	// Spec is the API's OpenAPI document (from the generated GetSwagger).
 	Spec *openapi3.T
+	// API names the API ("pam", as in specs/<api>/) in the contract coverage
+	// record; apiserver sets it.
+	API string
 	// Authenticate checks one security scheme of an operation; see
 	// openapi3filter.AuthenticationFunc. It runs before parameters and body
 	// are checked. A nil Authenticate refuses every secured operation.
 	Authenticate openapi3filter.AuthenticationFunc
 	// ValidateResponses turns response validation on.
 	ValidateResponses bool
+	// Background, when set, checks responses after sending them, on its
+	// bounded pool (the run-time mode of `apistack serve
+	// --validate-responses`); nil checks each response before sending it
+	// (strict, for tests).
+	Background *Background
 	// OnResponseViolation is called for every response that breaks the spec.
 	// The default logs the violation at error level.
 	OnResponseViolation func(r *http.Request, status int, err error)
@@ -53,6 +70,10 @@ type Options struct {
 	// checks, the spec itself, the docs page).
 	Skip func(r *http.Request) bool
 }
+
+// recordCoverage notes a pair answered and held to the spec; a variable so
+// the package's tests can watch it.
+var recordCoverage = contractcoverage.Record
 
 // Kind classifies why a request was refused, so each API can map it onto its
 // own error names and statuses.
@@ -161,49 +182,60 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 			}
 			c.Response().Writer = rec.under
 			status := rec.status()
-			// Send first, check after: a violation is reported, it never changes
-			// the answer, so the caller need not wait for the check. An exact
-			// Content-Length lets the caller read the whole answer while the
-			// check runs; the check still finishes before this request does, so
-			// a test hears of every violation before it ends.
 			if req.Method != http.MethodHead && status >= 200 && status != http.StatusNoContent &&
 				status != http.StatusNotModified && rec.Header().Get("Content-Length") == "" {
 				rec.Header().Set("Content-Length", strconv.Itoa(rec.body.Len()))
 			}
-			sendErr := rec.flush()
-			if sendErr == nil {
-				_ = http.NewResponseController(rec.under).Flush()
+			if opts.Background != nil {
+				sendErr := rec.flush()
+				if route != nil && req.Context().Err() == nil {
+					opts.Background.checkLater(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody, onViolation)
+				}
+				return sendErr
 			}
-			// An answer to a caller that went away is never read (the log
-			// records it as 499): there is nothing to validate.
+			// Check first, send after: the caller cannot see the end of an
+			// answer before its check has reported. An answer to a caller that
+			// went away is never read (the log records it as 499): there is
+			// nothing to check.
 			if route != nil && req.Context().Err() == nil {
-				fastJSON := isJSON(rec.Header().Get("Content-Type"))
-				in := &openapi3filter.ResponseValidationInput{
-					RequestValidationInput: input,
-					Status:                 status,
-					Header:                 rec.Header(),
-					Options:                responseOpts,
-				}
-				if fastJSON {
-					in.Options = responseOptsNoBody
-				}
-				in.SetBodyBytes(rec.body.Bytes())
-				err := openapi3filter.ValidateResponse(req.Context(), in)
-				if err == nil && fastJSON {
-					err = validateJSONResponseBody(route, status, rec.Header().Get("Content-Type"), rec.body.Bytes())
-				}
+				err := checkResponse(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody)
 				if err != nil {
+					onViolation(req, status, err)
+				} else if err := recordCoverage(opts.API, route.Operation.OperationID, status); err != nil {
 					onViolation(req, status, err)
 				}
 			}
-			return sendErr
+			return rec.flush()
 		}
 	}, nil
 }
 
+// checkResponse validates one response against its operation: status and
+// headers with openapi3filter, a JSON body with validateJSONResponseBody, any
+// other body with openapi3filter.
+func checkResponse(req *http.Request, route *routers.Route, input *openapi3filter.RequestValidationInput,
+	status int, header http.Header, body []byte, withBody, noBody *openapi3filter.Options) error {
+	fastJSON := isJSON(header.Get("Content-Type"))
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: input,
+		Status:                 status,
+		Header:                 header,
+		Options:                withBody,
+	}
+	if fastJSON {
+		in.Options = noBody
+	}
+	in.SetBodyBytes(body)
+	err := openapi3filter.ValidateResponse(req.Context(), in)
+	if err == nil && fastJSON {
+		err = validateJSONResponseBody(route, status, header.Get("Content-Type"), body)
+	}
+	return err
+}
+
 // validateJSONResponseBody checks a JSON response body against the schema
 // of its status and content type, as openapi3filter.ValidateResponse does,
-// decoding it with encoding/json in one pass. Status and headers are checked
+// decoding it in one pass (decodeJSON). Status and headers are checked
 // by ValidateResponse beforehand.
 func validateJSONResponseBody(route *routers.Route, status int, contentType string, body []byte) error {
 	responses := route.Operation.Responses
@@ -224,8 +256,8 @@ func validateJSONResponseBody(route *routers.Route, status int, contentType stri
 	if mt.Schema == nil || mt.Schema.Value == nil {
 		return nil
 	}
-	var value any
-	if err := json.Unmarshal(body, &value); err != nil {
+	value, err := decodeJSON(body)
+	if err != nil {
 		return fmt.Errorf("response body is not JSON: %w", err)
 	}
 	if err := mt.Schema.Value.VisitJSON(value, openapi3.MultiErrors(), openapi3.VisitAsResponse()); err != nil {

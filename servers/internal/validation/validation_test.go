@@ -64,6 +64,9 @@ type server struct {
 	sawBody    string
 	mu         sync.Mutex
 	violations []error
+	// onViolation, when set, runs inside the violation hook after the
+	// violation is recorded.
+	onViolation func()
 }
 
 func start(t *testing.T) *server {
@@ -82,8 +85,12 @@ func start(t *testing.T) *server {
 		ValidateResponses: true,
 		OnResponseViolation: func(_ *http.Request, _ int, err error) {
 			s.mu.Lock()
-			defer s.mu.Unlock()
 			s.violations = append(s.violations, err)
+			hook := s.onViolation
+			s.mu.Unlock()
+			if hook != nil {
+				hook()
+			}
 		},
 	})
 	require.NoError(t, err)
@@ -190,4 +197,38 @@ func TestMiddleware_UnknownRoutes(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 400+int(validation.KindNotFound), resp.StatusCode)
+}
+
+func TestMiddleware_ReportsBeforeTheCallerSeesTheEnd(t *testing.T) {
+	// The hook holds the report until the test lets it go: the caller must
+	// not get to the end of the answer (nor even its headers) before then.
+	s := start(t)
+	s.reply = `{"id":"x"}`
+	reported := make(chan struct{})
+	release := make(chan struct{})
+	s.mu.Lock()
+	s.onViolation = func() {
+		close(reported)
+		<-release
+	}
+	s.mu.Unlock()
+	type result struct {
+		status int
+		body   string
+	}
+	done := make(chan result, 1)
+	go func() {
+		status, body, _ := s.post(t, "", "secret", "application/json", `{"name":"a"}`)
+		done <- result{status, body}
+	}()
+	<-reported
+	select {
+	case r := <-done:
+		t.Fatalf("the caller read the answer (%d %s) while its violation was being reported", r.status, r.body)
+	default:
+	}
+	close(release)
+	r := <-done
+	assert.Equal(t, http.StatusCreated, r.status)
+	assert.Equal(t, s.reply, r.body)
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/clock"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	// NoValidation turns request and response validation off (benchmarks
 	// comparing the cost of validation).
 	NoValidation bool
+	// ResponseChecks checks responses in the background, as `apistack serve
+	// --validate-responses` does (benchmarks); nil checks each response before
+	// sending it, failing the test on a violation before it sees the answer.
+	ResponseChecks *validation.Background
 }
 
 // Request is one request the server received, with its answer.
@@ -113,7 +118,7 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	srv, err := pam.New(ctx, pam.Config{
 		DB: db, TokenTTL: opts.TokenTTL, RateLimit: opts.RateLimit, RateLimitPeriod: opts.RateLimitPeriod,
 		Clock: opts.Clock, ValidateResponses: !opts.NoValidation, DisableValidation: opts.NoValidation, OnResponseViolation: onViolation,
-		Logger: logger,
+		ResponseChecks: opts.ResponseChecks, Logger: logger,
 	})
 	if err != nil {
 		db.Close()

@@ -6,6 +6,7 @@ package restauranttest
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,6 +47,8 @@ type Env struct {
 	Restaurant, Other string
 	// ClientID and ClientSecret are the API client's credentials.
 	ClientID, ClientSecret string
+	// DB is the server's database, for tests that make it fail.
+	DB *sql.DB
 }
 
 // Start runs a restaurant server until the test ends.
@@ -98,7 +101,7 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 		return nil, nil, err
 	}
 	hs := httptest.NewServer(h)
-	env = &Env{URL: hs.URL, Server: srv, Restaurant: a.GUID, Other: b.GUID, ClientID: creds.ClientID, ClientSecret: creds.ClientSecret}
+	env = &Env{URL: hs.URL, Server: srv, Restaurant: a.GUID, Other: b.GUID, ClientID: creds.ClientID, ClientSecret: creds.ClientSecret, DB: db}
 	return env, func() { hs.Close(); db.Close() }, nil
 }
 

@@ -6,6 +6,7 @@ package storagetest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io"
 	"log/slog"
@@ -45,6 +46,8 @@ type Env struct {
 	Server *storage.Server
 	// Key is an access key that signs requests.
 	Key storage.AccessKey
+	// DB is the server's database, for tests that make it fail.
+	DB *sql.DB
 }
 
 // Start runs a storage server until the test ends.
@@ -93,5 +96,5 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 		return nil, nil, errors.Join(err, db.Close())
 	}
 	ts := httptest.NewServer(h)
-	return &Env{URL: ts.URL, Server: srv, Key: key}, func() { ts.Close(); db.Close() }, nil
+	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); db.Close() }, nil
 }

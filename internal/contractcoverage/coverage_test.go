@@ -1,0 +1,90 @@
+//go:build contractcoverage
+
+package contractcoverage
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestContractCoverage compares the pairs the whole test run recorded with
+// what each spec declares: a declared pair that no test produced fails,
+// unless testdata/contract/unreachable.yaml says why none can; a listed pair
+// that a test did produce fails too, so the list never goes stale.
+// testdata/contract/untested.yaml is the shrinking list of reachable pairs
+// no test produces yet: it only lets the check pass while they are written,
+// and a pair in it that a test produces must be taken out. It runs
+// after every package (`make test`), reading the directory they recorded in.
+func TestContractCoverage(t *testing.T) {
+	dir := os.Getenv(EnvDir)
+	if dir == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: run `make test`, which records the pairs of every package and then runs this test", EnvDir)
+		}
+		t.Skipf("%s is not set: `make test` records the pairs of every package and then runs this test", EnvDir)
+	}
+	covered, err := ReadDir(dir)
+	require.NoError(t, err)
+	unreachable, err := ReadUnreachable(unreachableFile)
+	require.NoError(t, err)
+	untested, err := ReadUnreachable(untestedFile)
+	require.NoError(t, err)
+
+	apis := make([]string, 0, len(APIs))
+	for api := range APIs {
+		apis = append(apis, api)
+	}
+	sort.Strings(apis)
+	for _, api := range apis {
+		t.Run(api, func(t *testing.T) {
+			declared, err := Declared(api)
+			require.NoError(t, err)
+			var hit, excused, todo int
+			var missing, stale, done []string
+			for _, p := range declared {
+				_, isUnreachable := unreachable[p]
+				_, isUntested := untested[p]
+				switch {
+				case covered[p] && isUnreachable:
+					stale = append(stale, p.String())
+					hit++
+				case covered[p] && isUntested:
+					done = append(done, p.String())
+					hit++
+				case covered[p]:
+					hit++
+				case isUnreachable:
+					excused++
+				case isUntested:
+					todo++
+				default:
+					missing = append(missing, p.String())
+				}
+			}
+			reachable := len(declared) - excused
+			t.Logf("%s: covered %d/%d declared pairs (%.1f%%), %d/%d reachable (%.1f%%); %d listed unreachable, %d still untested",
+				api, hit, len(declared), percent(hit, len(declared)), hit, reachable, percent(hit, reachable), excused, todo)
+			if len(missing) > 0 {
+				t.Errorf("%d declared pairs no test produced (write the test, or list the pair in %s with the reason):\n  %s",
+					len(missing), unreachableFile, strings.Join(missing, "\n  "))
+			}
+			if len(done) > 0 {
+				t.Errorf("listed in %s, yet a test produced them now: remove them from the list:\n  %s", untestedFile, strings.Join(done, "\n  "))
+			}
+			if len(stale) > 0 {
+				t.Errorf("listed unreachable in %s, yet a test produced them:\n  %s", unreachableFile, strings.Join(stale, "\n  "))
+			}
+		})
+	}
+}
+
+func percent(n, of int) float64 {
+	if of == 0 {
+		return 100
+	}
+	return 100 * float64(n) / float64(of)
+}

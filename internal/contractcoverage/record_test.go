@@ -1,0 +1,54 @@
+package contractcoverage
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRecord_EachPairOnceAndReadBack(t *testing.T) {
+	dir := t.TempDir()
+	// Two recorders stand for two test processes writing the same directory.
+	a := &recorder{dir: dir, seen: map[Pair]bool{}}
+	b := &recorder{dir: dir, seen: map[Pair]bool{}}
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			require.NoError(t, a.record(Pair{"pam", "listGroups", 200 + i%3}))
+			require.NoError(t, b.record(Pair{"fax", fmt.Sprintf("op%d", i%5), 202}))
+		})
+	}
+	wg.Wait()
+	require.NoError(t, a.file.Close())
+	require.NoError(t, b.file.Close())
+
+	got, err := ReadDir(dir)
+	require.NoError(t, err)
+	want := map[Pair]bool{}
+	for i := range 3 {
+		want[Pair{"pam", "listGroups", 200 + i}] = true
+	}
+	for i := range 5 {
+		want[Pair{"fax", fmt.Sprintf("op%d", i), 202}] = true
+	}
+	assert.Equal(t, want, got)
+}
+
+func TestRecord_OffWithoutADirectory(t *testing.T) {
+	r := &recorder{seen: map[Pair]bool{}}
+	require.NoError(t, r.record(Pair{"pam", "listGroups", 200}))
+	assert.Nil(t, r.file)
+}
+
+func TestParsePair(t *testing.T) {
+	p, err := ParsePair("storage putBucketLifecycle 200\n")
+	require.NoError(t, err)
+	assert.Equal(t, Pair{"storage", "putBucketLifecycle", 200}, p)
+	for _, bad := range []string{"", "pam listGroups", "pam listGroups ok", "a b 1 2"} {
+		_, err := ParsePair(bad)
+		assert.Error(t, err, bad)
+	}
+}

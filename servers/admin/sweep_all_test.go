@@ -1,0 +1,179 @@
+package admin_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+	"github.com/apistack/apistack/servers/restaurant/restauranttest"
+	"github.com/apistack/apistack/servers/storage/storagetest"
+)
+
+// fullAdmin is the admin API over every service, with the services'
+// databases at hand.
+type fullAdmin struct {
+	url string
+	dbs []*sql.DB
+	// only, when set, limits sweeps to the paths under it.
+	only string
+}
+
+func startFullAdmin(t *testing.T) *fullAdmin {
+	t.Helper()
+	return startAdmin(t, true)
+}
+
+// startAdmin starts the admin API over PAM, and over fax, restaurant and
+// storage too when all is set.
+func startAdmin(t *testing.T, all bool) *fullAdmin {
+	t.Helper()
+	violation := func(r *http.Request, status int, err error) {
+		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
+	}
+	ctx := context.Background()
+	faxDB, err := fax.OpenDB(ctx, filepath.Join(t.TempDir(), "fax.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = faxDB.Close() })
+	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
+	require.NoError(t, err)
+	fs, err := fax.New(ctx, fax.Config{DB: faxDB, MasterKey: faxKey, ValidateResponses: true, OnResponseViolation: violation,
+		Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	pam := pamtest.Start(t, pamtest.Options{})
+	rest := restauranttest.Start(t, restauranttest.Options{})
+	store := storagetest.Start(t, storagetest.Options{})
+	cfg := admin.Config{Token: adminToken, PAM: pam.Server, ValidateResponses: true, OnResponseViolation: violation, Logger: slog.New(slog.DiscardHandler)}
+	if all {
+		cfg.Fax, cfg.Restaurant, cfg.Storage = fs, rest.Server, store.Server
+	}
+	srv, err := admin.New(cfg)
+	require.NoError(t, err)
+	h, err := srv.Handler()
+	require.NoError(t, err)
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return &fullAdmin{url: hs.URL, dbs: []*sql.DB{pam.DB, faxDB, rest.DB, store.DB}}
+}
+
+// adminBodies are well-formed bodies of the operations that take one.
+var adminBodies = map[string]string{
+	"CreatePAMTeam":                 `{"name":"sweep-team"}`,
+	"UpdatePAMTeam":                 `{"disabled":false}`,
+	"BootstrapPAMServiceUser":       `{"name":"sweep-bot","group":"sweepers","roles":["pam_admin"]}`,
+	"CreatePAMHumanUser":            `{"name":"sweeper"}`,
+	"SetPAMQuotas":                  `{"groups":10}`,
+	"SetPAMMaintenance":             `{"offline":false}`,
+	"CreateFaxAccount":              `{"name":"sweep-account"}`,
+	"CreateFaxAPIKey":               `{}`,
+	"CreateFaxOutboundVoiceProfile": `{"name":"sweep"}`,
+	"CreateFaxApplication":          `{"name":"sweep","webhook_url":"http://127.0.0.1:9/"}`,
+	"SetFaxNumber":                  `{}`,
+	"CreateRestaurant":              `{"name":"Sweep Bistro"}`,
+	"ImportRestaurantConfiguration": `{}`,
+	"GenerateRestaurantDemo":        `{"menuItems":1}`,
+	"CreateRestaurantClient":        `{"name":"sweeper","restaurants":[]}`,
+	"CreateStorageBucket":           `{"name":"sweep-bucket"}`,
+	"SetStorageBucketVersioning":    `{"status":"Enabled"}`,
+	"CreateStorageKey":              `{}`,
+}
+
+func init() {
+	pdf, err := fax.SamplePDF(1)
+	if err != nil {
+		panic(err)
+	}
+	adminBodies["InjectFaxInbound"] = `{"from":"+13125550100","to":"+13125550101","outcome":"received","document":"` +
+		base64.StdEncoding.EncodeToString(pdf) + `"}`
+}
+
+// unknown names an entity of each kind that does not exist.
+var unknown = map[string]string{
+	"team_name": "no-such-team", "account_name": "no-such-account", "key_id": "2f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e", "account": "no-such-account",
+	"phone_number": "+13125550999", "restaurant_guid": "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e",
+	"entity_guid": "1f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e", "resource": "menus", "bucket": "no-such-bucket",
+}
+
+// sweep sends every admin operation declaring want, with values for its
+// parameters and body (or adminBodies), and asserts each answers want.
+func (a *fullAdmin) sweep(t *testing.T, want int, values map[string]string, bodies map[string]string, except ...string) {
+	t.Helper()
+	_, ops, err := contractcoverage.Operations("admin")
+	require.NoError(t, err)
+	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	client := &http.Client{Transport: rt}
+	swept := 0
+	for _, op := range ops {
+		if !op.Declares(want) || slices.Contains(except, op.ID) || (a.only != "" && !strings.HasPrefix(op.Path, a.only)) {
+			continue
+		}
+		b, ok := bodies[op.ID]
+		if !ok {
+			b, ok = bodies["*"]
+		}
+		if !ok {
+			b = adminBodies[op.ID]
+		}
+		req, err := op.NewRequest(a.url, values, b)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		swept++
+		resp, err := client.Do(req)
+		require.NoError(t, err, op.ID)
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, answer)
+	}
+	assert.NotZero(t, swept)
+}
+
+func TestEveryOperation_WhenTheDatabasesFailAnswers500(t *testing.T) {
+	a := startFullAdmin(t)
+	for _, db := range a.dbs {
+		require.NoError(t, db.Close())
+	}
+	// The webhook public key and the maintenance switch are held in memory:
+	// their 500s are unreachable (testdata/contract/unreachable.yaml).
+	a.sweep(t, http.StatusInternalServerError, unknown, nil, "GetFaxWebhookPublicKey", "GetPAMMaintenance")
+}
+
+func TestEveryOperation_ForUnknownEntitiesAnswers404(t *testing.T) {
+	a := startFullAdmin(t)
+	// Creating a storage bucket or key, and listing them, name nothing that
+	// must exist (an account comes into being with its first bucket or key):
+	// their 404 is the one of a process serving no storage API, below.
+	a.sweep(t, http.StatusNotFound, unknown, map[string]string{
+		"CreateRestaurantClient": `{"name":"sweeper","restaurants":["0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"]}`,
+		"InjectFaxInbound":       strings.Replace(adminBodies["InjectFaxInbound"], "+13125550101", "+13125550998", 1),
+	}, "CreateStorageBucket", "CreateStorageKey", "ListStorageBuckets", "ListStorageKeys")
+}
+
+func TestEveryOperation_OfAnAPIThisProcessDoesNotServeAnswers404(t *testing.T) {
+	a := startAdmin(t, false)
+	for _, prefix := range []string{"/fax/", "/restaurant/", "/storage/"} {
+		a.only = prefix
+		a.sweep(t, http.StatusNotFound, unknown, nil)
+	}
+}
+
+func TestEveryOperation_WithAnUnexpectedBodyFieldAnswers400(t *testing.T) {
+	a := startFullAdmin(t)
+	a.sweep(t, http.StatusBadRequest, unknown, map[string]string{"*": `{"no_such_field":true}`})
+}

@@ -1,0 +1,56 @@
+package admin_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+)
+
+func TestEveryOperation_WithoutTheAdminTokenAnswers401(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true,
+		OnResponseViolation: func(r *http.Request, status int, err error) {
+			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
+		}})
+	require.NoError(t, err)
+	h, err := srv.Handler()
+	require.NoError(t, err)
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	client := &http.Client{Transport: rt}
+
+	doc, ops, err := contractcoverage.Operations("admin")
+	require.NoError(t, err)
+	swept := 0
+	for _, op := range ops {
+		if !op.Declares(http.StatusUnauthorized) || !op.Secured(doc) {
+			continue
+		}
+		for _, token := range []string{"", "wrong-token"} {
+			swept++
+			req, err := op.NewRequest(hs.URL, nil, "")
+			require.NoError(t, err)
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			resp, err := client.Do(req)
+			require.NoError(t, err, op.ID)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, body)
+		}
+	}
+	assert.NotZero(t, swept)
+}

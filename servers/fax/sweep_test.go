@@ -1,0 +1,128 @@
+package fax
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/internal/contractcoverage"
+)
+
+// sweepBodies are well-formed bodies for the operations that take one,
+// naming an unknown connection where they name one.
+var sweepBodies = map[string]string{
+	"SendFax":              `{"connection_id":"1","to":"+13125550199","from":"+13125550100","media_url":"http://127.0.0.1:9/doc.pdf"}`,
+	"CreateFaxApplication": `{"application_name":"sweep","webhook_url":"http://127.0.0.1:9/","outbound":{"outbound_voice_profile_id":"1"}}`,
+	"UpdateFaxApplication": `{"application_name":"sweep"}`,
+}
+
+// sweep sends one request to every operation declaring want (secured or
+// not), built from the spec with values for its parameters and the given
+// API key (none when empty), and asserts each is answered want; the
+// middleware and the contract transport check every answer.
+func (h *harness) sweep(t *testing.T, want int, values map[string]string, key string, secured bool, except ...string) {
+	t.Helper()
+	doc, ops, err := contractcoverage.Operations("fax")
+	require.NoError(t, err)
+	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	client := &http.Client{Transport: rt}
+	swept := 0
+	for _, op := range ops {
+		if !op.Declares(want) || op.Secured(doc) != secured || slices.Contains(except, op.ID) {
+			continue
+		}
+		swept++
+		req, err := op.NewRequest(h.url, values, sweepBodies[op.ID])
+		require.NoError(t, err)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err, op.ID)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, body)
+	}
+	assert.NotZero(t, swept, "some operation declares %d", want)
+}
+
+func TestEveryOperation_WithoutAnAPIKeyAnswers401(t *testing.T) {
+	h := newHarness(t)
+	h.sweep(t, http.StatusUnauthorized, nil, "", true)
+	h.sweep(t, http.StatusUnauthorized, nil, "KEY-not-a-real-one", true)
+}
+
+func TestEveryOperation_ForAnUnknownIDAnswers404(t *testing.T) {
+	h := newHarness(t)
+	// SendFax names its application and number in the body: an unknown one
+	// is 422 invalid_parameter (testdata/contract/unreachable.yaml).
+	h.sweep(t, http.StatusNotFound, map[string]string{"id": "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"}, h.key, true, "SendFax")
+}
+
+func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.srv.cfg.DB.Close())
+	h.sweep(t, http.StatusInternalServerError, map[string]string{"id": "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"}, h.key, true)
+}
+
+// rawStatus sends a request through the contract transport (request checks off) and
+// returns the status.
+func (h *harness) rawStatus(t *testing.T, method, path, contentType string, body []byte) int {
+	t.Helper()
+	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	req, err := http.NewRequest(method, h.url+path, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+h.key)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := (&http.Client{Transport: rt}).Do(req)
+	require.NoError(t, err)
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	t.Logf("%s %s: %d %s", method, path, resp.StatusCode, answer)
+	return resp.StatusCode
+}
+
+func TestGetMedia_AnswersEachFailureWithItsStatus(t *testing.T) {
+	h := newHarness(t)
+	unknown := "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"
+	expires := h.clock.Now().Add(MediaLinkTTL).Unix()
+	signed := fmt.Sprintf("/v2/media/%s?expires=%d&signature=%s", unknown, expires, h.srv.linkSignature(unknown, expires))
+	assert.Equal(t, http.StatusNotFound, h.rawStatus(t, http.MethodGet, signed, "", nil), "a signed link to a document gone")
+	assert.Equal(t, http.StatusUnprocessableEntity, h.rawStatus(t, http.MethodGet, "/v2/media/"+unknown+"?expires=soon&signature=x", "", nil))
+	require.NoError(t, h.srv.cfg.DB.Close())
+	assert.Equal(t, http.StatusInternalServerError, h.rawStatus(t, http.MethodGet, signed, "", nil))
+}
+
+func TestInvalidParametersAnswer422(t *testing.T) {
+	h := newHarness(t)
+	for _, path := range []string{"/v2/faxes/not-a-uuid", "/v2/faxes?page%5Bsize%5D=0", "/v2/fax_applications?page%5Bsize%5D=0"} {
+		assert.Equal(t, http.StatusUnprocessableEntity, h.rawStatus(t, http.MethodGet, path, "", nil), path)
+	}
+	assert.Equal(t, http.StatusUnprocessableEntity, h.rawStatus(t, http.MethodPost, "/v2/fax_applications", "application/json", []byte(`{"application_name":""}`)))
+}
+
+func TestBodies_OfAnotherTypeOrOverTheLimitAreRefused(t *testing.T) {
+	h := newHarness(t)
+	big := bytes.Repeat([]byte("x"), 64<<10+1)
+	for _, op := range []struct{ method, path string }{
+		{http.MethodPost, "/v2/faxes"},
+		{http.MethodPost, "/v2/fax_applications"},
+		{http.MethodPatch, "/v2/fax_applications/" + h.app},
+	} {
+		assert.Equal(t, http.StatusUnsupportedMediaType, h.rawStatus(t, op.method, op.path, "text/plain", []byte("to=+13125550199")), op.path)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, h.rawStatus(t, op.method, op.path, "application/json", big), op.path)
+	}
+}

@@ -1,0 +1,175 @@
+package validation
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"golang.org/x/time/rate"
+)
+
+// BackgroundConfig tunes Background; the zero value is the defaults.
+type BackgroundConfig struct {
+	// Workers bounds the checks running at once; 0 means half the CPUs, at
+	// least one.
+	Workers int
+	// FirstPerPair responses of each (operation, status) are always checked,
+	// waiting for a worker when every one is busy; 0 means 10.
+	FirstPerPair int
+	// SamplePerSecond more responses a second are checked when every worker
+	// is busy (waiting for one); the rest are skipped and counted. 0 means 20.
+	SamplePerSecond float64
+	// SummaryEvery is how often, at most, skipped checks are logged; 0 means
+	// a minute.
+	SummaryEvery time.Duration
+	// Logger receives violations and the summaries of skipped checks; nil
+	// means slog.Default().
+	Logger *slog.Logger
+}
+
+// Background is the run-time mode of response validation (`apistack serve
+// --validate-responses`): a response is sent first and checked afterwards
+// on a bounded pool of workers, so the check adds nothing to the caller's
+// wait. When every worker is busy, the first responses of each (operation,
+// status) are still checked, then a rate-limited sample; the others are
+// skipped, counted and logged in a summary. Tests use the strict mode
+// instead (Options.Background nil): it checks every response before sending.
+//
+// One Background may serve every API of a process.
+type Background struct {
+	cfg     BackgroundConfig
+	slots   chan struct{}
+	sampler *rate.Limiter
+	wg      sync.WaitGroup
+
+	mu       sync.Mutex
+	seen     map[pairKey]int
+	lastLog  time.Time
+	skipSent int64 // skipped as of the last summary
+
+	checked atomic.Int64
+	skipped atomic.Int64
+}
+
+type pairKey struct {
+	op     *openapi3.Operation
+	status int
+}
+
+// NewBackground returns a pool of background checks.
+func NewBackground(cfg BackgroundConfig) *Background {
+	if cfg.Workers <= 0 {
+		cfg.Workers = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if cfg.FirstPerPair <= 0 {
+		cfg.FirstPerPair = 10
+	}
+	if cfg.SamplePerSecond <= 0 {
+		cfg.SamplePerSecond = 20
+	}
+	if cfg.SummaryEvery <= 0 {
+		cfg.SummaryEvery = time.Minute
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Background{
+		cfg:     cfg,
+		slots:   make(chan struct{}, cfg.Workers),
+		sampler: rate.NewLimiter(rate.Limit(cfg.SamplePerSecond), max(1, int(cfg.SamplePerSecond))),
+		seen:    map[pairKey]int{},
+		lastLog: time.Now(),
+	}
+}
+
+// BackgroundStats counts what a Background did.
+type BackgroundStats struct {
+	// Checked responses, by a free worker or as part of the sample.
+	Checked int64
+	// Skipped responses: every worker was busy and they were not sampled.
+	Skipped int64
+}
+
+// Stats returns the counts so far.
+func (b *Background) Stats() BackgroundStats {
+	return BackgroundStats{Checked: b.checked.Load(), Skipped: b.skipped.Load()}
+}
+
+// Wait returns once every check started so far has finished.
+func (b *Background) Wait() { b.wg.Wait() }
+
+// submit checks a response that has been sent, in the background; check
+// runs on a worker and reports by itself.
+func (b *Background) submit(route *routers.Route, status int, check func()) {
+	run := func() {
+		defer func() { <-b.slots; b.wg.Done() }()
+		check()
+		b.checked.Add(1)
+	}
+	b.wg.Add(1)
+	select {
+	case b.slots <- struct{}{}:
+		b.mark(route, status)
+		go run()
+		return
+	default:
+	}
+	if b.mark(route, status) <= b.cfg.FirstPerPair || b.sampler.Allow() {
+		go func() {
+			b.slots <- struct{}{}
+			run()
+		}()
+		return
+	}
+	b.wg.Done()
+	b.skipped.Add(1)
+	b.summarize()
+}
+
+// mark counts one more response of the pair and returns its number.
+func (b *Background) mark(route *routers.Route, status int) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := pairKey{route.Operation, status}
+	b.seen[k]++
+	return b.seen[k]
+}
+
+// summarize logs how many checks were skipped since the last summary, at
+// most once per SummaryEvery.
+func (b *Background) summarize() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	if now.Sub(b.lastLog) < b.cfg.SummaryEvery {
+		return
+	}
+	skipped := b.skipped.Load()
+	b.cfg.Logger.Warn("response validation skipped responses: every worker was busy",
+		"skipped", skipped-b.skipSent, "since", b.lastLog.UTC().Format(time.RFC3339),
+		"checked_total", b.checked.Load(), "skipped_total", skipped, "workers", b.cfg.Workers)
+	b.lastLog, b.skipSent = now, skipped
+}
+
+// checkLater copies what the check needs from a sent response and hands it
+// to the pool.
+func (b *Background) checkLater(req *http.Request, route *routers.Route, input *openapi3filter.RequestValidationInput,
+	status int, header http.Header, body []byte, withBody, noBody *openapi3filter.Options,
+	onViolation func(*http.Request, int, error)) {
+	header = header.Clone()
+	detached := req.WithContext(context.WithoutCancel(req.Context()))
+	in := *input
+	in.Request = detached
+	b.submit(route, status, func() {
+		if err := checkResponse(detached, route, &in, status, header, body, withBody, noBody); err != nil {
+			onViolation(detached, status, err)
+		}
+	})
+}

@@ -1,0 +1,178 @@
+package pam_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+)
+
+// sweepPAM sends one request to every operation declaring want (secured or
+// not, as asked), built from the spec for team acme with the given token
+// (none when empty), and asserts each is answered want; the middleware and
+// the contract transport check every answer against the spec.
+func sweepPAM(t *testing.T, env *pamtest.Env, want int, token string, secured bool) {
+	t.Helper()
+	sweepPAMWith(t, env, want, sweep{values: map[string]string{"team_name": "acme"}, token: token, secured: secured})
+}
+
+// pamBodies are well-formed bodies of the operations that take one.
+var pamBodies = map[string]string{
+	"IssueServiceToken":    `{"key_id":"k","key_secret":"s"}`,
+	"CreateGroup":          `{"name":"sweep-group","roles":["end_user"]}`,
+	"UpdateGroup":          `{"roles":["end_user"]}`,
+	"AddGroupMember":       `{"user_name":"bot"}`,
+	"CreateServiceUser":    `{"name":"sweep-bot"}`,
+	"UpdateServiceUser":    `{"status":"active"}`,
+	"CreateServiceUserKey": `{}`,
+}
+
+// sweep is one condition swept across the operations.
+type sweep struct {
+	values      map[string]string
+	token       string
+	secured     bool
+	contentType string
+	body        string
+	// except names operations left out of the sweep.
+	except []string
+}
+
+// sweepPAMWith is sweepPAM with every detail of the requests given.
+func sweepPAMWith(t *testing.T, env *pamtest.Env, want int, sw sweep) {
+	t.Helper()
+	doc, ops, err := contractcoverage.Operations("pam")
+	require.NoError(t, err)
+	rt, err := contract.ForAPI(contract.PAM, http.DefaultTransport, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	client := &http.Client{Transport: rt}
+	swept := 0
+	for _, op := range ops {
+		if !op.Declares(want) || op.Secured(doc) != sw.secured || slices.Contains(sw.except, op.ID) {
+			continue
+		}
+		swept++
+		body := sw.body
+		if body == "" {
+			body = pamBodies[op.ID]
+		}
+		req, err := op.NewRequest(env.URL, sw.values, body)
+		require.NoError(t, err)
+		if sw.token != "" {
+			req.Header.Set("Authorization", "Bearer "+sw.token)
+		}
+		if sw.contentType != "" {
+			if req.Body == nil {
+				continue // the condition is about bodies
+			}
+			req.Header.Set("Content-Type", sw.contentType)
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err, op.ID)
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, answer)
+	}
+	assert.NotZero(t, swept, "some operation declares %d", want)
+}
+
+// adminToken starts a server with team acme and returns a pam_admin token.
+func adminToken(t *testing.T, opts pamtest.Options) (*pamtest.Env, string) {
+	t.Helper()
+	env := pamtest.Start(t, opts)
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	api := newAPI(t, env.URL)
+	tok, err := api.IssueServiceTokenWithResponse(context.Background(), "acme",
+		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
+	require.NoError(t, err)
+	require.NotNil(t, tok.JSON200, string(tok.Body))
+	return env, tok.JSON200.BearerToken
+}
+
+func TestEveryOperation_WithoutATokenAnswers401(t *testing.T) {
+	env, _ := adminToken(t, pamtest.Options{})
+	sweepPAM(t, env, http.StatusUnauthorized, "", true)
+}
+
+func TestEveryOperation_InMaintenanceAnswers503(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	require.NoError(t, env.Server.SetOffline(context.Background(), true))
+	sweepPAM(t, env, http.StatusServiceUnavailable, token, true)
+	sweepPAM(t, env, http.StatusServiceUnavailable, "", false)
+}
+
+func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	require.NoError(t, env.DB.Close())
+	sweepPAM(t, env, http.StatusInternalServerError, token, true)
+	sweepPAM(t, env, http.StatusInternalServerError, "", false)
+}
+
+func TestEveryOperation_WithAMalformedTeamNameAnswers400(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	sweepPAMWith(t, env, http.StatusBadRequest, sweep{values: map[string]string{"team_name": "-Not A Team"}, token: token, secured: true})
+}
+
+func TestEveryOperation_ForUnknownNamesAnswers404(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	// The team's own lists and current_user name nothing unknown: their 404
+	// (an unknown team) is unreachable with a token (see below).
+	sweepPAMWith(t, env, http.StatusNotFound, sweep{values: map[string]string{"team_name": "acme",
+		"group_name": "no-such-group", "user_name": "no-such-user", "key_id": "no-such-key"}, token: token, secured: true,
+		except: []string{"GetCurrentUser", "ListGroups", "ListRoles", "ListServiceUsers", "ListUsers"}})
+}
+
+func TestEveryOperation_ForAnotherTeamAnswers403(t *testing.T) {
+	// A token belongs to one team; another team's paths are refused whether
+	// or not that team exists, so its 404s are unreachable with a token.
+	env, token := adminToken(t, pamtest.Options{})
+	env.Team(t, "other")
+	for _, team := range []string{"other", "no-such-team"} {
+		sweepPAMWith(t, env, http.StatusForbidden, sweep{values: map[string]string{"team_name": team}, token: token, secured: true})
+	}
+}
+
+func TestEveryOperation_WithABodyThatIsNotJSONAnswers415(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	sweepPAMWith(t, env, http.StatusUnsupportedMediaType, sweep{values: map[string]string{"team_name": "acme"},
+		token: token, secured: true, contentType: "text/plain"})
+}
+
+func TestEveryOperation_OverTheRateLimitAnswers429(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{RateLimit: 1, RateLimitPeriod: time.Hour})
+	// The token's principal spends its one request; every later one is refused.
+	req, err := http.NewRequest(http.MethodGet, env.URL+"/v1/teams/acme/groups", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	sweepPAMWith(t, env, http.StatusTooManyRequests, sweep{values: map[string]string{"team_name": "acme"}, token: token, secured: true})
+}
+
+func TestUpdateServiceUser_RenamingOntoATakenNameIsAConflict(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	env.ServiceUser(t, "acme", "builder", "end_user")
+	env.ServiceUser(t, "acme", "tester", "end_user")
+	api := newAPI(t, env.URL)
+	name := "tester"
+	resp, err := api.UpdateServiceUserWithResponse(context.Background(), "acme", "builder",
+		pamapi.UpdateServiceUserJSONRequestBody{Name: &name}, bearer(token))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusConflict, resp.StatusCode(), string(resp.Body))
+	require.NotNil(t, resp.JSON409)
+	assert.Equal(t, pamapi.ErrorNameResourceAlreadyExists, resp.JSON409.Error)
+}
