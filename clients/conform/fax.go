@@ -454,7 +454,11 @@ func (f *faxChecker) checkTestNumberOutcome(ctx context.Context) (string, error)
 		return "", err
 	}
 	if d.Status != "failed" || d.FailureReason == nil || *d.FailureReason != "user_busy" {
-		return "", fmt.Errorf("fax to the test number %s ended %s (failure_reason %v, states %v), want failed with user_busy", faxUserBusy, d.Status, d.FailureReason, seen)
+		reason := "none"
+		if d.FailureReason != nil {
+			reason = string(*d.FailureReason)
+		}
+		return "", fmt.Errorf("fax to the test number %s ended %s (failure_reason %s, states %v), want failed with user_busy", faxUserBusy, d.Status, reason, seen)
 	}
 	if !inOrder(append([]faxapi.FaxStatus{sent.Status}, seen...), outboundOrder) {
 		return "", fmt.Errorf("GetFax: states %v are not in the documented order %v", seen, outboundOrder)
