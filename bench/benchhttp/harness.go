@@ -90,7 +90,7 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 	cfg := h.cfg
 	report := &Report{
 		Machine: Machine{CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: goVersion(ctx, cfg.Root), Date: time.Now().UTC(),
-			LoadBefore: loadAverage()},
+			LoadBefore: loadAverage(), Commit: gitCommit(ctx, cfg.Root)},
 		Duration: cfg.Duration, Warmup: cfg.Warmup, Rounds: cfg.Rounds,
 	}
 	bin := cfg.Binary
@@ -410,6 +410,28 @@ func prismVersion(prism string) string {
 		}
 	}
 	return "unknown version"
+}
+
+// gitCommit describes the commit of the source in root: its short hash,
+// "-dirty" when files other than BENCHMARKS.md differ from it, and its branch.
+func gitCommit(ctx context.Context, root string) string {
+	git := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	hash, err := git("rev-parse", "--short=12", "HEAD")
+	if err != nil {
+		return ""
+	}
+	if status, err := git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md"); err == nil && status != "" {
+		hash += "-dirty"
+	}
+	if branch, err := git("rev-parse", "--abbrev-ref", "HEAD"); err == nil && branch != "" && branch != "HEAD" {
+		hash += " (" + branch + ")"
+	}
+	return hash
 }
 
 // loadAverage returns the 1, 5 and 15 minute load averages of /proc/loadavg.

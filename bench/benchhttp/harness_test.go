@@ -74,6 +74,9 @@ func TestRun_MeasuresScenariosEndToEnd(t *testing.T) {
 	}
 	assert.NotNil(t, report.Scenarios[0].Server(ServerValidate), "the PAM list is measured with --validate-responses too")
 	assert.NotEmpty(t, report.Machine.LoadBefore)
+	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+		assert.Regexp(t, `^[0-9a-f]{12}`, report.Machine.Commit, "the measured commit is recorded")
+	}
 	assert.NotEmpty(t, report.Machine.CPUs)
 	require.Len(t, report.Memory, 2)
 	for _, m := range report.Memory {

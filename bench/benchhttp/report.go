@@ -43,6 +43,9 @@ type Machine struct {
 	GoVersion string `json:"go_version"`
 	// Date is when the run started.
 	Date time.Time `json:"date"`
+	// Commit is the measured source's git commit, "-dirty" when it had
+	// uncommitted changes, with its branch; empty outside a git checkout.
+	Commit string `json:"commit,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg's 1, 5 and 15 minute load
 	// averages before and after the run: other work on the machine skews it.
 	LoadBefore string `json:"load_before,omitempty"`
@@ -256,6 +259,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		p(", %s", r.Machine.CPUModel)
 	}
 	p("\n- Go: %s\n", r.Machine.GoVersion)
+	if r.Machine.Commit != "" {
+		p("- Source measured: commit %s\n", r.Machine.Commit)
+	}
 	if r.Machine.LoadBefore != "" {
 		p("- Load average (1, 5, 15 min, `/proc/loadavg`): %s before the run, %s after\n", r.Machine.LoadBefore, r.Machine.LoadAfter)
 	}

@@ -12,7 +12,7 @@ import (
 func sampleReport() Report {
 	return Report{
 		Machine: Machine{CPUs: 2, CPUModel: "Test CPU", GoVersion: "go version go1.26.8 linux/amd64", Date: time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC),
-			LoadBefore: "1.00 2.00 3.00", LoadAfter: "4.00 5.00 6.00"},
+			LoadBefore: "1.00 2.00 3.00", LoadAfter: "4.00 5.00 6.00", Commit: "1c58a04aa0bb (main)"},
 		Duration: 5 * time.Second, Warmup: time.Second, Rounds: 3, Prism: "5.16.0",
 		Scenarios: []ScenarioResult{
 			{
@@ -93,6 +93,7 @@ func TestReport_WriteMarkdown(t *testing.T) {
 		"- Date: 2026-11-23 20:00 UTC",
 		"- CPUs: 2 (`nproc`), Test CPU",
 		"- Prism: @stoplight/prism-cli 5.16.0",
+		"- Source measured: commit 1c58a04aa0bb (main)",
 		"- Load average (1, 5, 15 min, `/proc/loadavg`): 1.00 2.00 3.00 before the run, 4.00 5.00 6.00 after",
 		"| PAM list ≥ 0.25 of the ceiling | 0.08 | FAIL |",
 		"### PAM: list 100 groups (`pam-list`)",

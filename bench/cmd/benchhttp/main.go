@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prism := fs.String("prism", defaultPrism, "the Prism CLI; \"\" runs without Prism")
 	out := fs.String("out", "BENCHMARKS.md", "the report to write")
 	jsonOut := fs.String("json", "", "also write the measurements as JSON to this file")
-	root := fs.String("root", ".", "the module's root directory")
+	root := fs.String("root", ".", "the module's root directory: the source built, measured and recorded in the report")
 	binary := fs.String("binary", "", "a built apistack binary (default: build ./servers/cmd/apistack)")
 	if err := fs.Parse(args); err != nil {
 		return err
