@@ -147,7 +147,8 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		report.Memory = append(report.Memory, MemoryResult{Process: serverLabels[inst.name], RSS: rss})
+		report.Memory = append(report.Memory, MemoryResult{Process: serverLabels[inst.name], RSS: rss,
+			ErrorLogs: inst.proc.out.count(logError), Violations: inst.proc.out.count(logViolation)})
 	}
 	report.Machine.LoadAfter = loadAverage()
 	return report, nil

@@ -41,7 +41,7 @@ func sampleReport() Report {
 				},
 			},
 		},
-		Memory: []MemoryResult{{Process: "apistack serve", RSS: 60 << 20}, {Process: "apistack serve --validate-responses", RSS: 120 << 20}},
+		Memory: []MemoryResult{{Process: "apistack serve", RSS: 60 << 20}, {Process: "apistack serve --validate-responses", RSS: 120 << 20, ErrorLogs: 2, Violations: 2}},
 	}
 }
 
@@ -104,7 +104,7 @@ func TestReport_WriteMarkdown(t *testing.T) {
 		"| apistack serve | 850 | 800 / 900 | 0.04 | 0.00 | 30.0 | 3 (status 409) | 201, 0 B |",
 		"Unique names.",
 		"| Prism mock | broken | — | — | — | — | — | answered 400, rejecting the request: Request body must be object \\| twice |",
-		"| apistack serve --validate-responses | 120.0 MiB |",
+		"| apistack serve --validate-responses | 120.0 MiB | 2 | 2 |",
 	} {
 		assert.Contains(t, md, line+"\n")
 	}
@@ -120,6 +120,17 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "0.25", ms(250*time.Microsecond))
 	assert.Equal(t, "41.5", ms(41500*time.Microsecond))
 	assert.Equal(t, "1393", ms(1393*time.Millisecond))
+}
+
+func TestTail_KeepsTheEndAndCountsMarkedLines(t *testing.T) {
+	tl := &tail{markers: []string{logError, logViolation}}
+	_, _ = tl.Write([]byte("time=1 level=INFO msg=started\n"))
+	_, _ = tl.Write([]byte("time=2 level=ERROR msg=\"response breaks the spec\" status=200\ntime=3 level=ERROR msg=other\n"))
+	_, _ = tl.Write([]byte(strings.Repeat("x", tailSize)))
+	assert.Equal(t, 2, tl.count(logError))
+	assert.Equal(t, 1, tl.count(logViolation))
+	assert.Zero(t, tl.count("unknown"))
+	assert.Len(t, tl.String(), tailSize, "only the last bytes are kept")
 }
 
 func TestParseVmRSS(t *testing.T) {
