@@ -39,6 +39,10 @@ type Config struct {
 	CeilingCommand func() (*exec.Cmd, error)
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// CPUProfileDir, when set, has each apistack process write a pprof CPU
+	// profile of its whole run there (`serve --cpu-profile`), when the
+	// harness stops it: CPUProfilePath names the files.
+	CPUProfileDir string
 }
 
 // harness is one run's state: the children it started, stopped at the end.
@@ -103,7 +107,7 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 	}
 
 	h.log("starting apistack serve --demo and loading the data")
-	main, err := startAPIStack(ctx, ServerAPIStack, bin, filepath.Join(h.work, "data"), nil)
+	main, err := startAPIStack(ctx, ServerAPIStack, bin, filepath.Join(h.work, "data"), h.profileArgs(ServerAPIStack))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +117,7 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 	for _, s := range cfg.Scenarios {
 		if s.ValidateResponses && validate == nil {
 			h.log("starting apistack serve --demo --validate-responses")
-			if validate, err = startAPIStack(ctx, ServerValidate, bin, filepath.Join(h.work, "data-validate"), []string{"--validate-responses"}); err != nil {
+			if validate, err = startAPIStack(ctx, ServerValidate, bin, filepath.Join(h.work, "data-validate"), append([]string{"--validate-responses"}, h.profileArgs(ServerValidate)...)); err != nil {
 				return nil, err
 			}
 			h.children = append(h.children, validate.proc)
@@ -152,6 +156,21 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 	}
 	report.Machine.LoadAfter = loadAverage()
 	return report, nil
+}
+
+// CPUProfilePath returns the file the CPU profile of an apistack server
+// (ServerAPIStack or ServerValidate) is written to under dir.
+func CPUProfilePath(dir, server string) string {
+	name := strings.NewReplacer(" ", "", "--", "-").Replace(server)
+	return filepath.Join(dir, name+".pprof")
+}
+
+// profileArgs returns the serve flags profiling the server, if asked for.
+func (h *harness) profileArgs(server string) []string {
+	if h.cfg.CPUProfileDir == "" {
+		return nil
+	}
+	return []string{"--cpu-profile", CPUProfilePath(h.cfg.CPUProfileDir, server)}
 }
 
 // target is one server a scenario runs against.

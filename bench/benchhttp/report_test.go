@@ -143,3 +143,11 @@ func TestParseVmRSS(t *testing.T) {
 	_, err = parseVmRSS("VmRSS:\t12 MB\n")
 	assert.Error(t, err)
 }
+
+func TestCPUProfilePath(t *testing.T) {
+	assert.Equal(t, "/p/apistack.pprof", CPUProfilePath("/p", ServerAPIStack))
+	assert.Equal(t, "/p/apistack-validate-responses.pprof", CPUProfilePath("/p", ServerValidate))
+	h := &harness{cfg: Config{CPUProfileDir: "/p"}}
+	assert.Equal(t, []string{"--cpu-profile", "/p/apistack.pprof"}, h.profileArgs(ServerAPIStack))
+	assert.Nil(t, (&harness{}).profileArgs(ServerAPIStack), "no profile unless asked")
+}
