@@ -94,6 +94,13 @@ func buildAPIStack(ctx context.Context, root, dir string) (string, error) {
 	return bin, nil
 }
 
+// The markers of the apistack log lines the report counts: an error, and a
+// response --validate-responses found breaking the spec.
+const (
+	logError     = "level=ERROR"
+	logViolation = "response breaks the spec"
+)
+
 // instance is one running `apistack serve --demo`.
 type instance struct {
 	name    string
@@ -124,7 +131,7 @@ func startAPIStack(ctx context.Context, name, bin, dataDir string, extra []strin
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	proc, _, err := startChild(name, cmd, false)
+	proc, _, err := startChild(name, cmd, false, logError, logViolation)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,10 @@ type Config struct {
 	CeilingCommand func() (*exec.Cmd, error)
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// CPUProfileDir, when set, has each apistack process write a pprof CPU
+	// profile of its whole run there (`serve --cpu-profile`), when the
+	// harness stops it: CPUProfilePath names the files.
+	CPUProfileDir string
 }
 
 // harness is one run's state: the children it started, stopped at the end.
@@ -90,7 +94,7 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 	cfg := h.cfg
 	report := &Report{
 		Machine: Machine{CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: goVersion(ctx, cfg.Root), Date: time.Now().UTC(),
-			LoadBefore: loadAverage()},
+			LoadBefore: loadAverage(), Commit: gitCommit(ctx, cfg.Root)},
 		Duration: cfg.Duration, Warmup: cfg.Warmup, Rounds: cfg.Rounds,
 	}
 	bin := cfg.Binary
@@ -103,7 +107,7 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 	}
 
 	h.log("starting apistack serve --demo and loading the data")
-	main, err := startAPIStack(ctx, ServerAPIStack, bin, filepath.Join(h.work, "data"), nil)
+	main, err := startAPIStack(ctx, ServerAPIStack, bin, filepath.Join(h.work, "data"), h.profileArgs(ServerAPIStack))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +117,7 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 	for _, s := range cfg.Scenarios {
 		if s.ValidateResponses && validate == nil {
 			h.log("starting apistack serve --demo --validate-responses")
-			if validate, err = startAPIStack(ctx, ServerValidate, bin, filepath.Join(h.work, "data-validate"), []string{"--validate-responses"}); err != nil {
+			if validate, err = startAPIStack(ctx, ServerValidate, bin, filepath.Join(h.work, "data-validate"), append([]string{"--validate-responses"}, h.profileArgs(ServerValidate)...)); err != nil {
 				return nil, err
 			}
 			h.children = append(h.children, validate.proc)
@@ -147,10 +151,26 @@ func (h *harness) run(ctx context.Context) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		report.Memory = append(report.Memory, MemoryResult{Process: serverLabels[inst.name], RSS: rss})
+		report.Memory = append(report.Memory, MemoryResult{Process: serverLabels[inst.name], RSS: rss,
+			ErrorLogs: inst.proc.out.count(logError), Violations: inst.proc.out.count(logViolation)})
 	}
 	report.Machine.LoadAfter = loadAverage()
 	return report, nil
+}
+
+// CPUProfilePath returns the file the CPU profile of an apistack server
+// (ServerAPIStack or ServerValidate) is written to under dir.
+func CPUProfilePath(dir, server string) string {
+	name := strings.NewReplacer(" ", "", "--", "-").Replace(server)
+	return filepath.Join(dir, name+".pprof")
+}
+
+// profileArgs returns the serve flags profiling the server, if asked for.
+func (h *harness) profileArgs(server string) []string {
+	if h.cfg.CPUProfileDir == "" {
+		return nil
+	}
+	return []string{"--cpu-profile", CPUProfilePath(h.cfg.CPUProfileDir, server)}
 }
 
 // target is one server a scenario runs against.
@@ -410,6 +430,28 @@ func prismVersion(prism string) string {
 		}
 	}
 	return "unknown version"
+}
+
+// gitCommit describes the commit of the source in root: its short hash,
+// "-dirty" when files other than BENCHMARKS.md differ from it, and its branch.
+func gitCommit(ctx context.Context, root string) string {
+	git := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	hash, err := git("rev-parse", "--short=12", "HEAD")
+	if err != nil {
+		return ""
+	}
+	if status, err := git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md"); err == nil && status != "" {
+		hash += "-dirty"
+	}
+	if branch, err := git("rev-parse", "--abbrev-ref", "HEAD"); err == nil && branch != "" && branch != "HEAD" {
+		hash += " (" + branch + ")"
+	}
+	return hash
 }
 
 // loadAverage returns the 1, 5 and 15 minute load averages of /proc/loadavg.

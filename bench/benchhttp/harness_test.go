@@ -74,11 +74,15 @@ func TestRun_MeasuresScenariosEndToEnd(t *testing.T) {
 	}
 	assert.NotNil(t, report.Scenarios[0].Server(ServerValidate), "the PAM list is measured with --validate-responses too")
 	assert.NotEmpty(t, report.Machine.LoadBefore)
+	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+		assert.Regexp(t, `^[0-9a-f]{12}`, report.Machine.Commit, "the measured commit is recorded")
+	}
 	assert.NotEmpty(t, report.Machine.CPUs)
 	require.Len(t, report.Memory, 2)
 	for _, m := range report.Memory {
 		assert.Greater(t, m.RSS, int64(1<<20), m.Process)
 	}
+	assert.Zero(t, report.Memory[1].Violations, "every answer of the measured scenarios holds to the spec")
 
 	// The report parses back: every measured row carries its numbers.
 	var b strings.Builder
@@ -101,7 +105,7 @@ func TestRun_MeasuresScenariosEndToEnd(t *testing.T) {
 	}
 	assert.Contains(t, md, "| PAM list ≥ 0.25 of the ceiling | ")
 	assert.Contains(t, md, "| restaurant list ≥ 0.25 of the ceiling | ")
-	assert.Regexp(t, `\| apistack serve \| [0-9.]+ MiB \|`, md)
+	assert.Regexp(t, `\| apistack serve \| [0-9.]+ MiB \| [0-9]+ \| [0-9]+ \|`, md)
 }
 
 func TestSelectScenarios(t *testing.T) {

@@ -16,11 +16,14 @@ import (
 	"time"
 )
 
-// tail keeps the last bytes written to it: a child's output, shown when it
-// fails.
+// tail keeps the last bytes written to it, a child's output shown when it
+// fails, and counts the lines holding each of its markers (a logger writes
+// a line in one call).
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu      sync.Mutex
+	buf     []byte
+	markers []string
+	counts  map[string]int
 }
 
 const tailSize = 16 << 10
@@ -28,11 +31,37 @@ const tailSize = 16 << 10
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, m := range t.markers {
+		if n := countLines(p, m); n > 0 {
+			if t.counts == nil {
+				t.counts = map[string]int{}
+			}
+			t.counts[m] += n
+		}
+	}
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - tailSize; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
 	return len(p), nil
+}
+
+// count returns how many lines held marker.
+func (t *tail) count(marker string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.counts[marker]
+}
+
+// countLines counts the lines of p holding marker.
+func countLines(p []byte, marker string) int {
+	n := 0
+	for line := range strings.Lines(string(p)) {
+		if strings.Contains(line, marker) {
+			n++
+		}
+	}
+	return n
 }
 
 func (t *tail) String() string {
@@ -53,9 +82,10 @@ type child struct {
 }
 
 // startChild starts cmd. With announce, the first line the child prints is
-// returned (the ceiling's address) and the rest of its output kept in the tail.
-func startChild(name string, cmd *exec.Cmd, announce bool) (*child, string, error) {
-	c := &child{name: name, cmd: cmd, out: &tail{}, done: make(chan struct{})}
+// returned (the ceiling's address) and the rest of its output kept in the
+// tail. The lines of its output holding a marker are counted.
+func startChild(name string, cmd *exec.Cmd, announce bool, markers ...string) (*child, string, error) {
+	c := &child{name: name, cmd: cmd, out: &tail{markers: markers}, done: make(chan struct{})}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = c.out
 	var stdout io.ReadCloser

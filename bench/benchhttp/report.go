@@ -43,18 +43,27 @@ type Machine struct {
 	GoVersion string `json:"go_version"`
 	// Date is when the run started.
 	Date time.Time `json:"date"`
+	// Commit is the measured source's git commit, "-dirty" when it had
+	// uncommitted changes, with its branch; empty outside a git checkout.
+	Commit string `json:"commit,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg's 1, 5 and 15 minute load
 	// averages before and after the run: other work on the machine skews it.
 	LoadBefore string `json:"load_before,omitempty"`
 	LoadAfter  string `json:"load_after,omitempty"`
 }
 
-// MemoryResult is one process's resident set size.
+// MemoryResult is one apistack process's resident set size, and what its
+// log said during the run.
 type MemoryResult struct {
 	// Process names the process.
 	Process string `json:"process"`
 	// RSS is its VmRSS from /proc/PID/status, in bytes.
 	RSS int64 `json:"rss_bytes"`
+	// ErrorLogs counts the lines it logged at level ERROR.
+	ErrorLogs int `json:"error_logs"`
+	// Violations counts its "response breaks the spec" lines (logged with
+	// --validate-responses).
+	Violations int `json:"violations"`
 }
 
 // ScenarioResult is one scenario's measurements, one per server.
@@ -256,6 +265,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		p(", %s", r.Machine.CPUModel)
 	}
 	p("\n- Go: %s\n", r.Machine.GoVersion)
+	if r.Machine.Commit != "" {
+		p("- Source measured: commit %s\n", r.Machine.Commit)
+	}
 	if r.Machine.LoadBefore != "" {
 		p("- Load average (1, 5, 15 min, `/proc/loadavg`): %s before the run, %s after\n", r.Machine.LoadBefore, r.Machine.LoadAfter)
 	}
@@ -332,9 +344,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			p("\n%s\n", s.Note)
 		}
 	}
-	p("\n## Memory\n\n| process | VmRSS after the run |\n|---|---:|\n")
+	p("\n## apistack processes\n\n| process | VmRSS after the run | lines logged at ERROR | responses logged as breaking the spec |\n|---|---:|---:|---:|\n")
 	for _, m := range r.Memory {
-		p("| %s | %.1f MiB |\n", m.Process, float64(m.RSS)/(1<<20))
+		p("| %s | %.1f MiB | %d | %d |\n", m.Process, float64(m.RSS)/(1<<20), m.ErrorLogs, m.Violations)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

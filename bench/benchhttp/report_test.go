@@ -12,7 +12,7 @@ import (
 func sampleReport() Report {
 	return Report{
 		Machine: Machine{CPUs: 2, CPUModel: "Test CPU", GoVersion: "go version go1.26.8 linux/amd64", Date: time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC),
-			LoadBefore: "1.00 2.00 3.00", LoadAfter: "4.00 5.00 6.00"},
+			LoadBefore: "1.00 2.00 3.00", LoadAfter: "4.00 5.00 6.00", Commit: "1c58a04aa0bb (main)"},
 		Duration: 5 * time.Second, Warmup: time.Second, Rounds: 3, Prism: "5.16.0",
 		Scenarios: []ScenarioResult{
 			{
@@ -41,7 +41,7 @@ func sampleReport() Report {
 				},
 			},
 		},
-		Memory: []MemoryResult{{Process: "apistack serve", RSS: 60 << 20}, {Process: "apistack serve --validate-responses", RSS: 120 << 20}},
+		Memory: []MemoryResult{{Process: "apistack serve", RSS: 60 << 20}, {Process: "apistack serve --validate-responses", RSS: 120 << 20, ErrorLogs: 2, Violations: 2}},
 	}
 }
 
@@ -93,6 +93,7 @@ func TestReport_WriteMarkdown(t *testing.T) {
 		"- Date: 2026-11-23 20:00 UTC",
 		"- CPUs: 2 (`nproc`), Test CPU",
 		"- Prism: @stoplight/prism-cli 5.16.0",
+		"- Source measured: commit 1c58a04aa0bb (main)",
 		"- Load average (1, 5, 15 min, `/proc/loadavg`): 1.00 2.00 3.00 before the run, 4.00 5.00 6.00 after",
 		"| PAM list ≥ 0.25 of the ceiling | 0.08 | FAIL |",
 		"### PAM: list 100 groups (`pam-list`)",
@@ -103,7 +104,7 @@ func TestReport_WriteMarkdown(t *testing.T) {
 		"| apistack serve | 850 | 800 / 900 | 0.04 | 0.00 | 30.0 | 3 (status 409) | 201, 0 B |",
 		"Unique names.",
 		"| Prism mock | broken | — | — | — | — | — | answered 400, rejecting the request: Request body must be object \\| twice |",
-		"| apistack serve --validate-responses | 120.0 MiB |",
+		"| apistack serve --validate-responses | 120.0 MiB | 2 | 2 |",
 	} {
 		assert.Contains(t, md, line+"\n")
 	}
@@ -121,6 +122,17 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "1393", ms(1393*time.Millisecond))
 }
 
+func TestTail_KeepsTheEndAndCountsMarkedLines(t *testing.T) {
+	tl := &tail{markers: []string{logError, logViolation}}
+	_, _ = tl.Write([]byte("time=1 level=INFO msg=started\n"))
+	_, _ = tl.Write([]byte("time=2 level=ERROR msg=\"response breaks the spec\" status=200\ntime=3 level=ERROR msg=other\n"))
+	_, _ = tl.Write([]byte(strings.Repeat("x", tailSize)))
+	assert.Equal(t, 2, tl.count(logError))
+	assert.Equal(t, 1, tl.count(logViolation))
+	assert.Zero(t, tl.count("unknown"))
+	assert.Len(t, tl.String(), tailSize, "only the last bytes are kept")
+}
+
 func TestParseVmRSS(t *testing.T) {
 	status := "Name:\tapistack\nVmPeak:\t  900000 kB\nVmRSS:\t   58064 kB\nThreads:\t8\n"
 	rss, err := parseVmRSS(status)
@@ -130,4 +142,12 @@ func TestParseVmRSS(t *testing.T) {
 	assert.Error(t, err)
 	_, err = parseVmRSS("VmRSS:\t12 MB\n")
 	assert.Error(t, err)
+}
+
+func TestCPUProfilePath(t *testing.T) {
+	assert.Equal(t, "/p/apistack.pprof", CPUProfilePath("/p", ServerAPIStack))
+	assert.Equal(t, "/p/apistack-validate-responses.pprof", CPUProfilePath("/p", ServerValidate))
+	h := &harness{cfg: Config{CPUProfileDir: "/p"}}
+	assert.Equal(t, []string{"--cpu-profile", "/p/apistack.pprof"}, h.profileArgs(ServerAPIStack))
+	assert.Nil(t, (&harness{}).profileArgs(ServerAPIStack), "no profile unless asked")
 }

@@ -48,8 +48,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prism := fs.String("prism", defaultPrism, "the Prism CLI; \"\" runs without Prism")
 	out := fs.String("out", "BENCHMARKS.md", "the report to write")
 	jsonOut := fs.String("json", "", "also write the measurements as JSON to this file")
-	root := fs.String("root", ".", "the module's root directory")
+	root := fs.String("root", ".", "the module's root directory: the source built, measured and recorded in the report")
 	binary := fs.String("binary", "", "a built apistack binary (default: build ./servers/cmd/apistack)")
+	cpuProfile := fs.String("cpuprofile", "", "directory where each apistack process writes a CPU profile of the run (serve --cpu-profile)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,12 +74,28 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			prismPath = ""
 		}
 	}
+	profileDir := ""
+	if *cpuProfile != "" {
+		if profileDir, err = filepath.Abs(*cpuProfile); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(profileDir, 0o755); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+	}
 	report, err := benchhttp.Run(ctx, benchhttp.Config{
 		Root: *root, Scenarios: selected, Duration: *duration, Warmup: *warmup, Rounds: *rounds,
-		Connections: *connections, Prism: prismPath, Binary: *binary, Log: stderr,
+		Connections: *connections, Prism: prismPath, Binary: *binary, Log: stderr, CPUProfileDir: profileDir,
 	})
 	if err != nil {
 		return err
+	}
+	if profileDir != "" {
+		for _, server := range []string{benchhttp.ServerAPIStack, benchhttp.ServerValidate} {
+			if p := benchhttp.CPUProfilePath(profileDir, server); fileExists(p) {
+				fmt.Fprintf(stderr, "benchhttp: CPU profile of %s: %s (go tool pprof -top %s)\n", server, p, p)
+			}
+		}
 	}
 	f, err := os.Create(*out)
 	if err != nil {
@@ -102,4 +119,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
