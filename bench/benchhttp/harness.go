@@ -189,7 +189,7 @@ func (h *harness) scenario(ctx context.Context, s Scenario, main, validate *inst
 	if cfg.Connections > 0 {
 		conns = cfg.Connections
 	}
-	res := ScenarioResult{Name: s.Name, Title: s.Title, Request: s.Request, Note: s.Note, Connections: conns, Write: s.Write, Headline: s.Headline}
+	res := ScenarioResult{Name: s.Name, Title: s.Title, Request: s.Request, Note: s.Note, Connections: conns, Write: s.Write, Headline: s.Headline, API: s.API}
 	h.log("scenario %s", s.Name)
 	builder := func(fx *Fixture, base string) func() RequestFunc {
 		return func() RequestFunc { return s.build(fx, base) }

@@ -115,7 +115,7 @@ func TestSelectScenarios(t *testing.T) {
 	for _, s := range all {
 		names = append(names, s.Name)
 	}
-	assert.Equal(t, []string{"pam-list", "pam-token", "pam-create", "restaurant-list", "restaurant-get", "storage-put", "fax-send"}, names)
+	assert.Equal(t, []string{"pam-list", "pam-token", "pam-create", "restaurant-list", "restaurant-get", "storage-put", "fax-list", "fax-send"}, names)
 
 	some, err := SelectScenarios("restaurant-list, pam-list")
 	require.NoError(t, err)

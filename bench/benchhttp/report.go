@@ -75,6 +75,8 @@ type ScenarioResult struct {
 	Note     string `json:"note,omitempty"`
 	Write    bool   `json:"write,omitempty"`
 	Headline bool   `json:"headline,omitempty"`
+	// API is the API the scenario exercises.
+	API string `json:"api"`
 	// Connections is the number of connections it ran with.
 	Connections int `json:"connections"`
 	// Servers holds a result per server, in the order each round ran them.
@@ -194,10 +196,37 @@ func (r Report) Targets() []TargetCheck {
 	atLeast("PAM list ≥ 0.25 of the ceiling", "pam-list", ServerAPIStack, ServerCeiling, 0.25, "")
 	atLeast("restaurant list ≥ 0.25 of the ceiling", "restaurant-list", ServerAPIStack, ServerCeiling, 0.25, "")
 	atLeast("PAM list with --validate-responses ≥ 0.8 of without", "pam-list", ServerValidate, ServerAPIStack, 0.8, "")
+	// Every API at least 3x Prism on its main list or send operation: the
+	// best of the API's headline scenarios.
+	var apis []string
+	headlines := map[string][]ScenarioResult{}
 	for _, s := range r.Scenarios {
 		if s.Headline {
-			atLeast(fmt.Sprintf("%s ≥ 3x Prism", s.Title), s.Name, ServerAPIStack, ServerPrism, 3, "x")
+			if headlines[s.API] == nil {
+				apis = append(apis, s.API)
+			}
+			headlines[s.API] = append(headlines[s.API], s)
 		}
+	}
+	for _, api := range apis {
+		c := TargetCheck{Target: api + ": main list or send ≥ 3x Prism", Outcome: NotMeasured, Measured: "—"}
+		var parts []string
+		best := -1.0
+		for _, s := range headlines[api] {
+			if v, ok := ratio(s.Server(ServerAPIStack), s.Server(ServerPrism)); ok {
+				parts = append(parts, fmt.Sprintf("%s %.2fx", s.Name, v))
+				best = max(best, v)
+			} else if p := s.Server(ServerPrism); p.Broken != "" {
+				parts = append(parts, s.Name+": Prism mock broken")
+			}
+		}
+		if len(parts) > 0 {
+			c.Measured = strings.Join(parts, ", ")
+		}
+		if best >= 0 {
+			c.Outcome = verdict(best >= 3)
+		}
+		out = append(out, c)
 	}
 	for _, s := range r.Scenarios {
 		if !s.Write {

@@ -109,6 +109,13 @@ func Scenarios() []Scenario {
 			build: storagePut,
 		},
 		{
+			Name: "fax-list", Title: "Fax: list 20 faxes", API: "fax", Connections: 16, Headline: true,
+			Request: "GET /v2/faxes?page[size]=20 (Bearer API key; 20 delivered faxes)",
+			build: func(fx *Fixture, base string) RequestFunc {
+				return getRequest(base+"/v2/faxes?page%5Bsize%5D=20", http.Header{"Authorization": {"Bearer " + fx.creds.Fax.APIKey}})
+			},
+		},
+		{
 			Name: "fax-send", Title: "Fax: send a fax", API: "fax", Connections: 16, Headline: true,
 			Request: "POST /v2/faxes (form-encoded, to +13125550800, media_url the admin port's sample PDF)",
 			Note: "Each send answers 202 at once; the server's simulator then fetches the PDF, walks the fax's states " +
