@@ -168,18 +168,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		hooksRT = cfg.WebhookTransport(hooksRT)
 	}
 	s := &Server{
-		destinations:  destinations,
-		mediaClient:   &http.Client{Transport: media, CheckRedirect: egress.CheckRedirect},
-		webhookClient: &http.Client{Transport: hooksRT},
-		cfg:           cfg,
-		store:         st,
-		clock:         cfg.Clock,
-		logger:        cfg.Logger,
-		signingKey:    ed25519.NewKeyFromSeed(seed),
-		linkKey:       linkKey,
-		wakeSim:       make(chan struct{}, 1),
-		wakeOutbox:    make(chan struct{}, 1),
+		cfg:        cfg,
+		store:      st,
+		clock:      cfg.Clock,
+		logger:     cfg.Logger,
+		signingKey: ed25519.NewKeyFromSeed(seed),
+		linkKey:    linkKey,
+		wakeSim:    make(chan struct{}, 1),
+		wakeOutbox: make(chan struct{}, 1),
 	}
+	s.destinations = destinations
+	s.mediaClient = &http.Client{Transport: media, CheckRedirect: egress.CheckRedirect}
+	s.webhookClient = &http.Client{Transport: hooksRT}
 	s.SetBaseURL(cfg.BaseURL)
 	return s, nil
 }
