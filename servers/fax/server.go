@@ -177,10 +177,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		wakeSim:    make(chan struct{}, 1),
 		wakeOutbox: make(chan struct{}, 1),
 	}
+	s.SetBaseURL(cfg.BaseURL)
 	s.destinations = destinations
 	s.mediaClient = &http.Client{Transport: media, CheckRedirect: egress.CheckRedirect}
 	s.webhookClient = &http.Client{Transport: hooksRT}
-	s.SetBaseURL(cfg.BaseURL)
 	return s, nil
 }
 
