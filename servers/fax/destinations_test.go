@@ -187,7 +187,7 @@ func TestDestinations_WebhooksToLoopbackAreRefusedAndAbandonedAndPublicOnesArriv
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var pending, abandoned int
-		require.NoError(t, h.srv.store.db.QueryRow(`SELECT
+		require.NoError(t, h.srv.store.db.QueryRowContext(context.Background(), `SELECT
 			COUNT(CASE WHEN abandoned_at IS NULL AND delivered_at IS NULL THEN 1 END),
 			COUNT(CASE WHEN abandoned_at IS NOT NULL THEN 1 END) FROM outbox WHERE fax_id = ?`, refused).Scan(&pending, &abandoned))
 		if pending == 0 {
