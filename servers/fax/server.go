@@ -201,9 +201,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.apps.Invalidate()
 	}
 	s.SetBaseURL(cfg.BaseURL)
-	s.destinations = destinations
-	s.mediaClient = &http.Client{Transport: media, CheckRedirect: egress.CheckRedirect}
-	s.webhookClient = &http.Client{Transport: hooksRT}
 	return s, nil
 }
 
