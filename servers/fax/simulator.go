@@ -3,6 +3,7 @@ package fax
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
+	"github.com/apistack/apistack/servers/internal/cache"
 )
 
 // Limits of the documents the simulator accepts.
@@ -280,19 +282,31 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, int, fa
 	if err != nil || len(data) > MaxMediaBytes {
 		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
 	}
-	pages, err := countPages(ctx, data)
-	if ctx.Err() != nil {
-		return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
-	}
-	if err != nil {
-		s.logger.InfoContext(ctx, "fax simulator: document refused", "url", redactURL(url), "err", err)
-		return nil, 0, faxapi.FaxFailureReasonFileFormatInvalid
+	digest := sha256.Sum256(data)
+	pages, counted := pageCounts.Get(string(digest[:]))
+	if !counted {
+		gen := pageCounts.Generation()
+		pages, err = countPages(ctx, data)
+		if ctx.Err() != nil {
+			return nil, 0, faxapi.FaxFailureReasonFileDownloadFailed
+		}
+		if err != nil {
+			s.logger.InfoContext(ctx, "fax simulator: document refused", "url", redactURL(url), "err", err)
+			return nil, 0, faxapi.FaxFailureReasonFileFormatInvalid
+		}
+		pageCounts.Put(gen, string(digest[:]), pages)
 	}
 	if pages > MaxPages {
 		return nil, 0, faxapi.FaxFailureReasonPageCountLimitExceeded
 	}
 	return data, pages, ""
 }
+
+// pageCounts remembers the page count of the documents read lately, by
+// their SHA-256: reading a PDF is the largest part of a fax's simulated work,
+// and senders fax the same documents again. Only documents that were read
+// whole and accepted are remembered; a refused one is checked every time.
+var pageCounts = cache.New[int](1024, time.Hour)
 
 // CountPages checks that doc is a PDF and returns its page count. The work
 // is bounded: a document whose streams decode to more than MaxDecodedBytes,
