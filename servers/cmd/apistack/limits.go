@@ -128,3 +128,22 @@ func (b *byteSize) Set(s string) error {
 	*b = byteSize(n * unit)
 	return nil
 }
+
+// descriptorsReserved are the file descriptors serve needs besides its
+// connections: databases and their WAL files, listeners, outbound requests.
+const descriptorsReserved = 64
+
+// descriptorShortfall returns a warning when listeners ports holding
+// l.MaxConnections connections each could use more file descriptors than the
+// process may open (limit; 0 when unknown), and "" otherwise. Past that
+// limit accept fails with "too many open files" and ports stop answering,
+// whichever port the connections came to.
+func descriptorShortfall(l connLimits, listeners int, limit uint64) string {
+	need := uint64(l.MaxConnections)*uint64(listeners) + descriptorsReserved
+	if limit == 0 || need <= limit {
+		return ""
+	}
+	fit := (limit - min(limit, descriptorsReserved)) / uint64(listeners)
+	return fmt.Sprintf("%d ports of --max-connections %d may need %d file descriptors, but the process may open %d: "+
+		"raise the limit (ulimit -n) or give --max-connections %d or less", listeners, l.MaxConnections, need, limit, fit)
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -283,4 +284,25 @@ func TestByteSize_ParsesUnits(t *testing.T) {
 	}
 	b := byteSize(64 << 10)
 	assert.Equal(t, "64KiB", b.String())
+}
+
+func TestDescriptorShortfall(t *testing.T) {
+	l := connLimits{MaxConnections: 512}
+	assert.Empty(t, descriptorShortfall(l, 5, 1<<20), "plenty")
+	assert.Empty(t, descriptorShortfall(l, 5, 0), "unknown limit")
+	assert.Empty(t, descriptorShortfall(l, 5, 5*512+descriptorsReserved), "exactly enough")
+	warning := descriptorShortfall(l, 5, 1024)
+	assert.Contains(t, warning, "need 2624 file descriptors")
+	assert.Contains(t, warning, "--max-connections 192 or less")
+	assert.Equal(t, "", descriptorShortfall(connLimits{MaxConnections: 192}, 5, 1024), "the advice fits")
+	assert.NotEmpty(t, descriptorShortfall(l, 5, 10), "a limit under the reserve")
+}
+
+func TestOpenFileLimit_IsReadOnThisSystem(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no RLIMIT_NOFILE")
+	}
+	n := openFileLimit()
+	t.Logf("this process may open %d file descriptors", n)
+	assert.Positive(t, n)
 }

@@ -327,6 +327,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // runServers serves every listener, within limits, until ctx ends, then
 // shuts them all down gracefully, giving in-flight requests up to timeout.
 func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, timeout time.Duration) error {
+	if warning := descriptorShortfall(limits, len(listeners), openFileLimit()); warning != "" {
+		logger.Warn(warning)
+	}
 	errc := make(chan error, len(listeners))
 	servers := make([]*http.Server, 0, len(listeners))
 	for _, l := range listeners {

@@ -1,7 +1,9 @@
 // Package apiserver assembles one API's echo server the same way for every
 // API: structured request logs (499 when the caller went away), panic
 // recovery into the API's own 500 body, the API's extra middleware (auth
-// resolution, rate limits), spec validation, and the endpoints every port
+// resolution, rate limits), the body gate (a secured operation's caller is
+// authenticated before a byte of the body is read, and each operation's body
+// is held to its own limit), spec validation, and the endpoints every port
 // serves: /healthz, /openapi.yaml and /docs/.
 package apiserver
 
