@@ -34,3 +34,27 @@ func TestSend_AnApplicationChangedAfterUseIsReadAfresh(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
 }
+
+// Pages of the list are kept until the next write: a fax sent, or moved on
+// by the simulator, is seen by the next list.
+func TestListFaxes_EveryWriteIsSeenByTheNextList(t *testing.T) {
+	h := newHarness(t)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	statuses := func() []faxapi.FaxStatus {
+		resp, err := h.api.ListFaxesWithResponse(context.Background(), &faxapi.ListFaxesParams{})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+		var out []faxapi.FaxStatus
+		for _, f := range resp.JSON200.Data {
+			out = append(out, f.Status)
+		}
+		return out
+	}
+	assert.Empty(t, statuses())
+	assert.Empty(t, statuses(), "read again from the cache")
+	id := h.send("+14155550123")
+	assert.Len(t, statuses(), 1, "the send is seen")
+	r.waitFor(id, "fax.delivered")
+	assert.Equal(t, []faxapi.FaxStatus{faxapi.FaxStatusDelivered}, statuses(), "so is every step of the simulator")
+}

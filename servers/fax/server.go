@@ -161,7 +161,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box}
+	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box, pages: cache.New[faxPage](64, time.Minute)}
+	st.db.OnCommit(st.pages.Invalidate)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err

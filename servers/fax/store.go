@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
@@ -38,6 +39,9 @@ type store struct {
 	db *sqldb.DB
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
+	// pages caches pages of faxes listed, dropped after every committed
+	// write (a list is read again while no fax moves).
+	pages *cache.Cache[faxPage]
 	// revoked is called after every committed change that revokes an API
 	// key or changes or deletes a fax application: the server drops what it
 	// cached about keys and applications.
@@ -571,6 +575,11 @@ func (s *store) listFaxes(ctx context.Context, accountID string, f faxFilter, of
 		where, args = append(where, "to_number = ?"), append(args, f.To)
 	}
 	cond := strings.Join(where, " AND ")
+	key := cond + "\x00" + fmt.Sprintf("%#v|%d|%d", args, offset, limit)
+	if p, ok := s.pages.Get(key); ok {
+		return p.rows, p.total, nil
+	}
+	gen := s.pages.Generation()
 	var total int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM faxes WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count faxes: %w", err)
@@ -589,7 +598,18 @@ func (s *store) listFaxes(ctx context.Context, accountID string, f faxFilter, of
 		}
 		out = append(out, fx)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	s.pages.Put(gen, key, faxPage{rows: out, total: total})
+	return out, total, nil
+}
+
+// faxPage is a page of listFaxes. Its rows are shared by every reader of the
+// cache: never modify them.
+type faxPage struct {
+	rows  []faxRow
+	total int
 }
 
 // dueFaxes returns up to limit faxes whose next simulator step is due at
