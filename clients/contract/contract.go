@@ -9,6 +9,11 @@
 //
 //	rt, _ := contract.ForAPI(contract.PAM, http.DefaultTransport)
 //	client, _ := pamapi.NewClientWithResponses(url, pamapi.WithHTTPClient(&http.Client{Transport: rt}))
+//
+// The response is read whole and checked before RoundTrip returns, so a
+// violation is reported before the caller can see the answer end. A
+// Transport from ForAPI records each (operation, status) it checked when
+// APISTACK_CONTRACT_COVERAGE_DIR is set (see internal/contractcoverage).
 package contract
 
 import (

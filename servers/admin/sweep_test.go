@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -17,7 +18,7 @@ import (
 
 func TestEveryOperation_WithoutTheAdminTokenAnswers401(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true,
+	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),
 		OnResponseViolation: func(r *http.Request, status int, err error) {
 			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 		}})
