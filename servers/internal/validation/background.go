@@ -24,8 +24,15 @@ type BackgroundConfig struct {
 	// waiting for a worker when every one is busy; 0 means 10.
 	FirstPerPair int
 	// SamplePerSecond more responses a second are checked when every worker
-	// is busy (waiting for one); the rest are skipped and counted. 0 means 20.
+	// is busy or the CPU budget is spent (waiting for a worker); the rest are
+	// skipped and counted. 0 means 20.
 	SamplePerSecond float64
+	// CPUShare is the share of the machine's CPU time the checks beyond the
+	// first of each pair and the sample may take; 0 means 0.1. A check costs
+	// about as much as producing the response, so checking every response of
+	// a loaded server would halve its throughput: under load, the budget
+	// decides how many are checked; an idle server checks every one.
+	CPUShare float64
 	// SummaryEvery is how often, at most, skipped checks are logged; 0 means
 	// a minute.
 	SummaryEvery time.Duration
@@ -47,7 +54,12 @@ type Background struct {
 	cfg     BackgroundConfig
 	slots   chan struct{}
 	sampler *rate.Limiter
-	wg      sync.WaitGroup
+	// budget holds the CPU time (in nanoseconds) checks may spend, refilled
+	// at CPUShare of the machine; cost is the running average of a check's
+	// duration, in nanoseconds.
+	budget *rate.Limiter
+	cost   atomic.Int64
+	wg     sync.WaitGroup
 
 	mu       sync.Mutex
 	seen     map[pairKey]int
@@ -77,6 +89,10 @@ func NewBackground(cfg BackgroundConfig) *Background {
 	if cfg.SummaryEvery <= 0 {
 		cfg.SummaryEvery = time.Minute
 	}
+	if cfg.CPUShare <= 0 {
+		cfg.CPUShare = 0.1
+	}
+	perSecond := cfg.CPUShare * float64(runtime.GOMAXPROCS(0)) * float64(time.Second)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -84,6 +100,8 @@ func NewBackground(cfg BackgroundConfig) *Background {
 		cfg:     cfg,
 		slots:   make(chan struct{}, cfg.Workers),
 		sampler: rate.NewLimiter(rate.Limit(cfg.SamplePerSecond), max(1, int(cfg.SamplePerSecond))),
+		// A tenth of a second's budget may be spent at once.
+		budget:  rate.NewLimiter(rate.Limit(perSecond), int(perSecond/10)),
 		seen:    map[pairKey]int{},
 		lastLog: time.Now(),
 	}
@@ -93,7 +111,8 @@ func NewBackground(cfg BackgroundConfig) *Background {
 type BackgroundStats struct {
 	// Checked responses, by a free worker or as part of the sample.
 	Checked int64
-	// Skipped responses: every worker was busy and they were not sampled.
+	// Skipped responses: every worker was busy or the CPU budget spent,
+	// and they were not sampled.
 	Skipped int64
 }
 
@@ -110,18 +129,22 @@ func (b *Background) Wait() { b.wg.Wait() }
 func (b *Background) submit(route *routers.Route, status int, check func()) {
 	run := func() {
 		defer func() { <-b.slots; b.wg.Done() }()
+		start := time.Now()
 		check()
+		b.observe(time.Since(start))
 		b.checked.Add(1)
 	}
 	b.wg.Add(1)
-	select {
-	case b.slots <- struct{}{}:
-		b.mark(route, status)
-		go run()
-		return
-	default:
+	first := b.mark(route, status) <= b.cfg.FirstPerPair
+	if !first && b.affordable() {
+		select {
+		case b.slots <- struct{}{}:
+			go run()
+			return
+		default:
+		}
 	}
-	if b.mark(route, status) <= b.cfg.FirstPerPair || b.sampler.Allow() {
+	if first || b.sampler.Allow() {
 		go func() {
 			b.slots <- struct{}{}
 			run()
@@ -131,6 +154,27 @@ func (b *Background) submit(route *routers.Route, status int, check func()) {
 	b.wg.Done()
 	b.skipped.Add(1)
 	b.summarize()
+}
+
+// affordable spends a check's average cost from the CPU budget, if the
+// budget has it.
+func (b *Background) affordable() bool {
+	return b.budget.AllowN(time.Now(), int(b.cost.Load()))
+}
+
+// observe folds a check's duration into the running average cost (each new
+// check weighs an eighth).
+func (b *Background) observe(d time.Duration) {
+	for {
+		old := b.cost.Load()
+		next := int64(d)
+		if old > 0 {
+			next = old + (int64(d)-old)/8
+		}
+		if b.cost.CompareAndSwap(old, next) {
+			return
+		}
+	}
 }
 
 // mark counts one more response of the pair and returns its number.
@@ -152,7 +196,7 @@ func (b *Background) summarize() {
 		return
 	}
 	skipped := b.skipped.Load()
-	b.cfg.Logger.Warn("response validation skipped responses: every worker was busy",
+	b.cfg.Logger.Warn("response validation skipped responses: every worker was busy or the CPU budget spent",
 		"skipped", skipped-b.skipSent, "since", b.lastLog.UTC().Format(time.RFC3339),
 		"checked_total", b.checked.Load(), "skipped_total", skipped, "workers", b.cfg.Workers)
 	b.lastLog, b.skipSent = now, skipped
