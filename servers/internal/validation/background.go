@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -28,7 +29,7 @@ type BackgroundConfig struct {
 	// skipped and counted. 0 means 20.
 	SamplePerSecond float64
 	// CPUShare is the share of the machine's CPU time the checks beyond the
-	// first of each pair and the sample may take; 0 means 0.1. A check costs
+	// first of each pair and the sample may take; 0 means 0.05. A check costs
 	// about as much as producing the response, so checking every response of
 	// a loaded server would halve its throughput: under load, the budget
 	// decides how many are checked; an idle server checks every one.
@@ -90,7 +91,7 @@ func NewBackground(cfg BackgroundConfig) *Background {
 		cfg.SummaryEvery = time.Minute
 	}
 	if cfg.CPUShare <= 0 {
-		cfg.CPUShare = 0.1
+		cfg.CPUShare = 0.05
 	}
 	perSecond := cfg.CPUShare * float64(runtime.GOMAXPROCS(0)) * float64(time.Second)
 	if cfg.Logger == nil {
@@ -124,36 +125,41 @@ func (b *Background) Stats() BackgroundStats {
 // Wait returns once every check started so far has finished.
 func (b *Background) Wait() { b.wg.Wait() }
 
-// submit checks a response that has been sent, in the background; check
-// runs on a worker and reports by itself.
-func (b *Background) submit(route *routers.Route, status int, check func()) {
-	run := func() {
+// admit decides whether a response of the pair is checked, before anything
+// is copied for the check: run it at once on a free worker (now), or wait
+// for one (wait: the first of its pair, or the sample); neither means it is
+// skipped, and counted.
+func (b *Background) admit(route *routers.Route, status int) (now, wait bool) {
+	first := b.mark(route, status) <= b.cfg.FirstPerPair
+	if !first && b.affordable() {
+		select {
+		case b.slots <- struct{}{}:
+			return true, false
+		default:
+		}
+	}
+	if first || b.sampler.Allow() {
+		return false, true
+	}
+	b.skipped.Add(1)
+	b.summarize()
+	return false, false
+}
+
+// run runs an admitted check on a worker (holding a slot when now, taking
+// one when it must wait).
+func (b *Background) run(now bool, check func()) {
+	b.wg.Add(1)
+	go func() {
+		if !now {
+			b.slots <- struct{}{}
+		}
 		defer func() { <-b.slots; b.wg.Done() }()
 		start := time.Now()
 		check()
 		b.observe(time.Since(start))
 		b.checked.Add(1)
-	}
-	b.wg.Add(1)
-	first := b.mark(route, status) <= b.cfg.FirstPerPair
-	if !first && b.affordable() {
-		select {
-		case b.slots <- struct{}{}:
-			go run()
-			return
-		default:
-		}
-	}
-	if first || b.sampler.Allow() {
-		go func() {
-			b.slots <- struct{}{}
-			run()
-		}()
-		return
-	}
-	b.wg.Done()
-	b.skipped.Add(1)
-	b.summarize()
+	}()
 }
 
 // affordable spends a check's average cost from the CPU budget, if the
@@ -203,15 +209,20 @@ func (b *Background) summarize() {
 }
 
 // checkLater copies what the check needs from a sent response and hands it
-// to the pool.
+// to the pool, when the response is admitted.
 func (b *Background) checkLater(req *http.Request, route *routers.Route, input *openapi3filter.RequestValidationInput,
 	status int, header http.Header, body []byte, withBody, noBody *openapi3filter.Options,
 	onViolation func(*http.Request, int, error)) {
+	now, wait := b.admit(route, status)
+	if !now && !wait {
+		return
+	}
 	header = header.Clone()
+	body = bytes.Clone(body) // the recorder's buffer goes back to its pool
 	detached := req.WithContext(context.WithoutCancel(req.Context()))
 	in := *input
 	in.Request = detached
-	b.submit(route, status, func() {
+	b.run(now, func() {
 		if err := checkResponse(detached, route, &in, status, header, body, withBody, noBody); err != nil {
 			onViolation(detached, status, err)
 		}
