@@ -216,7 +216,7 @@ func (r Report) Targets() []TargetCheck {
 			if v, ok := ratio(s.Server(ServerAPIStack), s.Server(ServerPrism)); ok {
 				parts = append(parts, fmt.Sprintf("%s %.2fx", s.Name, v))
 				best = max(best, v)
-			} else if p := s.Server(ServerPrism); p.Broken != "" {
+			} else if p := s.Server(ServerPrism); p != nil && p.Broken != "" {
 				parts = append(parts, s.Name+": Prism mock broken")
 			}
 		}

@@ -123,3 +123,18 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Under load the checks would take as much CPU as the answers: with free
+// workers, a check beyond the first of its pair still needs the CPU budget,
+// and once the budget is spent only the sample is checked.
+func TestBackground_ChecksBeyondTheFirstSpendTheCPUBudget(t *testing.T) {
+	bg := validation.NewBackground(validation.BackgroundConfig{Workers: 4, FirstPerPair: 1, SamplePerSecond: 1e-9,
+		CPUShare: 1e-12, Logger: slog.New(slog.DiscardHandler)})
+	hs := backgroundServer(t, bg, `{"id":1}`, func(err error) { t.Errorf("unexpected violation: %v", err) })
+	for range 20 {
+		require.Equal(t, http.StatusCreated, postThing(t, hs.URL))
+		bg.Wait() // every worker is free for the next response
+	}
+	assert.Equal(t, validation.BackgroundStats{Checked: 2, Skipped: 18}, bg.Stats(),
+		"the first of the pair and the sample's one; the budget affords no other")
+}

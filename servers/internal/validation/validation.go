@@ -35,6 +35,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -191,6 +192,7 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 				if route != nil && req.Context().Err() == nil {
 					opts.Background.checkLater(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody, onViolation)
 				}
+				rec.release()
 				return sendErr
 			}
 			// Check first, send after: the caller cannot see the end of an
@@ -498,7 +500,24 @@ type recorder struct {
 }
 
 func newRecorder(w http.ResponseWriter) *recorder {
-	return &recorder{under: w}
+	r := recorders.Get().(*recorder)
+	r.under = w
+	return r
+}
+
+// recorders keeps recorders, and the buffers they grew, for the next
+// responses: a buffered answer otherwise costs its growth every time.
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
+
+// release returns the recorder to the pool once nothing refers to its
+// buffer (the background check keeps a copy of what it needs).
+func (r *recorder) release() {
+	if r.body.Cap() > 1<<20 {
+		return // an unusually large answer: let it go
+	}
+	r.under, r.code = nil, 0
+	r.body.Reset()
+	recorders.Put(r)
 }
 
 func (r *recorder) Header() http.Header { return r.under.Header() }
