@@ -127,6 +127,11 @@ func fromValidation(vf *validation.Failure) *apiError {
 		if e := fromDomain(vf.AuthErr); e != nil {
 			return e
 		}
+		if vf.AuthErr != nil {
+			// The check itself failed (the key could not be read): the
+			// caller is not to blame, and the cause is not theirs to read.
+			return toAPIError(vf.AuthErr)
+		}
 		return newError(http.StatusForbidden, storageapi.ErrorCodeAccessDenied, "", "access denied: %s", vf.Message)
 	case validation.KindTooLarge:
 		return fromDomain(lifecycledoc.TooLarge())
