@@ -83,16 +83,19 @@ func (c *Cache[V]) Put(gen uint64, key string, value V) {
 	c.entries[key] = entry[V]{value: value, expires: now.Add(c.ttl)}
 }
 
-// evict makes room: expired entries first, then any (map order is random,
-// which is a fair choice for a cache of credentials). Called with mu held.
+// evict makes room for a tenth of the cache, so a full cache is scanned
+// once per that many Puts, not at every one: expired entries first, then any
+// (map order is random, which is a fair choice for a cache of credentials).
+// Called with mu held.
 func (c *Cache[V]) evict(now time.Time) {
 	for k, e := range c.entries {
 		if now.After(e.expires) {
 			delete(c.entries, k)
 		}
 	}
+	target := c.max - max(1, c.max/10)
 	for k := range c.entries {
-		if len(c.entries) < c.max {
+		if len(c.entries) <= target {
 			return
 		}
 		delete(c.entries, k)
