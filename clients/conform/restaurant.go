@@ -63,23 +63,30 @@ func (r *restaurantChecker) login(ctx context.Context, secret string) (*response
 			UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT})})
 }
 
-// token logs in with the credentials.
-func (r *restaurantChecker) token(ctx context.Context) (string, error) {
+// session logs in with the credentials and returns the answer, which must be
+// a 200 with a token.
+func (r *restaurantChecker) session(ctx context.Context) (restaurantapi.AuthenticationResponse, error) {
+	var a restaurantapi.AuthenticationResponse
 	resp, err := r.login(ctx, r.creds.ClientSecret)
 	if err != nil {
-		return "", err
+		return a, err
 	}
 	if err := resp.expectStatus("Login", http.StatusOK); err != nil {
-		return "", err
+		return a, err
 	}
-	var a restaurantapi.AuthenticationResponse
 	if err := resp.decode("Login", &a); err != nil {
-		return "", err
+		return a, err
 	}
 	if a.Token.AccessToken == "" {
-		return "", errors.New("login: 200 with an empty accessToken")
+		return a, errors.New("login: 200 with an empty accessToken")
 	}
-	return a.Token.AccessToken, nil
+	return a, nil
+}
+
+// token logs in with the credentials.
+func (r *restaurantChecker) token(ctx context.Context) (string, error) {
+	a, err := r.session(ctx)
+	return a.Token.AccessToken, err
 }
 
 // get sends an authenticated GET for the credentials' restaurant.
@@ -114,21 +121,11 @@ func expectRestaurantError(op string, resp *response, status int, key restaurant
 }
 
 func (r *restaurantChecker) checkLogin(ctx context.Context) (string, error) {
-	resp, err := r.login(ctx, r.creds.ClientSecret)
+	a, err := r.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	if err := resp.expectStatus("Login", http.StatusOK); err != nil {
-		return "", err
-	}
-	var a restaurantapi.AuthenticationResponse
-	if err := resp.decode("Login", &a); err != nil {
-		return "", err
-	}
-	switch {
-	case a.Token.AccessToken == "":
-		return "", errors.New("login: 200 with an empty accessToken")
-	case a.Token.ExpiresIn <= 0:
+	if a.Token.ExpiresIn <= 0 {
 		return "", fmt.Errorf("login: expiresIn %d", a.Token.ExpiresIn)
 	}
 	// The token works.
