@@ -14,7 +14,7 @@ import (
 
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
-	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/clock"
 )
 
 // BenchmarkWebhookThroughput commits 10,000 events (1,000 faxes of 10 events)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/pamapi"
-	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/pamapi"
-	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 

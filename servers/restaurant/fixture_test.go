@@ -16,7 +16,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/restaurantapi"
-	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/restaurant"
 )

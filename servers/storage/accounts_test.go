@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	clientstorage "github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )

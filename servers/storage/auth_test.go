@@ -15,7 +15,7 @@ import (
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
-	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/apistack/apistack/servers/internal/clock"
+	"github.com/apistack/apistack/servers/clock"
 )
 
 // Decision is the outcome of one Take.

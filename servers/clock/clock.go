@@ -1,4 +1,5 @@
-// Package clock lets servers read the time through an interface, so tests can
+// Package clock lets the servers read the time through an interface, so tests
+// (apistack's own and those of the services that call its APIs) can
 // move time forward (token expiry, signed-link expiry, rate-limit refill)
 // without sleeping.
 package clock
