@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -57,7 +58,8 @@ type DB struct {
 	mu    sync.RWMutex
 	stmts map[string]*sql.Stmt
 	// rebound memoizes Rebind on PostgreSQL: query text -> $n text.
-	rebound sync.Map
+	rebound      sync.Map
+	reboundCount atomic.Int64
 
 	// onCommit are called after every committed write (OnCommit).
 	onCommit []func()
@@ -128,7 +130,9 @@ func (d *DB) Rebind(query string) string {
 		return q.(string)
 	}
 	q := rebind(query)
-	d.rebound.Store(query, q)
+	if d.reboundCount.Add(1) <= maxCached {
+		d.rebound.Store(query, q)
+	}
 	return q
 }
 
