@@ -108,7 +108,7 @@ func Start(t testing.TB, opts Options) *Env {
 // service.
 func StartOn(t testing.TB, db *sql.DB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := serve(db, opts, func(r *http.Request, status int, err error) {
+	env, stop, err := OpenDB(db, opts, func(r *http.Request, status int, err error) {
 		t.Errorf("PAM response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	})
 	require.NoError(t, err)
@@ -124,11 +124,14 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	if err != nil {
 		return nil, nil, err
 	}
-	return serve(db, opts, onViolation)
+	return OpenDB(db, opts, onViolation)
 }
 
-// serve runs a PAM server on db until stop is called, which closes db.
-func serve(db *sql.DB, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+// OpenDB runs a PAM server on db (migrated with Migrations) until stop is
+// called, which closes db; onViolation hears of every response that breaks
+// the spec. Unlike StartOn it may be called from any goroutine: the replica
+// tests start several servers on one database at once.
+func OpenDB(db *sql.DB, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
 	ctx := context.Background()
 	logger := opts.Logger
 	if logger == nil {
