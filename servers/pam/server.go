@@ -253,9 +253,9 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 		return nil, s.tooManyRequests(d)
 	}
 	token := "pat_" + randomSecret()
-	expires := now.Add(s.cfg.TokenTTL)
+	expires := storedTime(now.Add(s.cfg.TokenTTL))
 	if k.ExpiresAt != nil && k.ExpiresAt.Before(expires) {
-		expires = *k.ExpiresAt // a token never outlives its key
+		expires = storedTime(*k.ExpiresAt) // a token never outlives its key
 	}
 	if err := s.store.insertToken(ctx, hashSecret(token), k, now, expires); err != nil {
 		return nil, err
