@@ -218,3 +218,33 @@ func TestReplicas_ARateLimitIsSharedExactlyAcrossReplicas(t *testing.T) {
 		})
 	}
 }
+
+// Two replicas started together with --demo both import the demo
+// configuration: the imports queue on the database, the second changes
+// nothing, and the configuration is stored once.
+func TestReplicas_TheSameImportThroughBothReplicasAtOnceIsStoredOnce(t *testing.T) {
+	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
+	ctx := context.Background()
+	r, err := replicas[0].srv.CreateRestaurant(ctx, "", "Demo Bistro")
+	require.NoError(t, err)
+	_, err = replicas[1].srv.CreateRestaurant(ctx, r.GUID, "Demo Bistro")
+	require.ErrorIs(t, err, restaurant.ErrAlreadyExists)
+	data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: 200, Seed: 1}))
+	require.NoError(t, err)
+	var results [2]restaurant.ImportResult
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range replicas {
+		wg.Go(func() { results[i], errs[i] = replicas[i].srv.Import(ctx, r.GUID, data) })
+	}
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	assert.Equal(t, results[0], results[1])
+	for i := range replicas {
+		counts, err := replicas[i].srv.Counts(ctx, r.GUID)
+		require.NoError(t, err)
+		assert.Equal(t, results[0].Counts, counts, "replica %d", i+1)
+	}
+	assert.Equal(t, 200, results[0].Counts["menuItems"])
+}
