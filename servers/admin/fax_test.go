@@ -28,7 +28,7 @@ import (
 )
 
 // faxEnv is an admin API over a fax server (simulator and webhook sender
-// running, steps back to back) on a temporary SQLite file.
+// running, steps back to back) on a fresh database (openFaxDB).
 type faxEnv struct {
 	admin *adminapi.ClientWithResponses
 	// raw sends what the contract transport would refuse to send.
@@ -41,8 +41,7 @@ type faxEnv struct {
 func startFax(t *testing.T) *faxEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := fax.OpenDB(ctx, filepath.Join(t.TempDir(), "fax.db"))
-	require.NoError(t, err)
+	db := openFaxDB(t)
 	violation := func(r *http.Request, status int, err error) {
 		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	}

@@ -47,9 +47,7 @@ func startAdmin(t *testing.T, all bool) *fullAdmin {
 		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	}
 	ctx := context.Background()
-	faxDB, err := fax.OpenDB(ctx, filepath.Join(t.TempDir(), "fax.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = faxDB.Close() })
+	faxDB := openFaxDB(t)
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
 	fs, err := fax.New(ctx, fax.Config{DB: faxDB, MasterKey: faxKey, ValidateResponses: true, OnResponseViolation: violation,

@@ -1,0 +1,110 @@
+package restaurant_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/restaurant"
+)
+
+// BenchmarkListMenuItems measures one replica answering a list of 100 menu
+// items on each backend, with request validation on as `apistack serve` runs
+// by default: serially (one client: the latency of a request) and under 16
+// concurrent clients (raw HTTP, bodies read and discarded).
+//
+// The two backends do different work per request. On SQLite the process
+// owns the database: the token, the grant and the page come from its caches
+// after the first request, and the rate limits live in memory. On
+// PostgreSQL the replicas share the database, so nothing read from it is
+// cached: each request reads the token, the grant and the page, and spends
+// both rate limits (per second and per window) with an upsert each.
+// BenchmarkListMenuItemsSteps (bench_steps_test.go) times those steps.
+func BenchmarkListMenuItems(b *testing.B) {
+	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
+		b.Run(string(backend), func(b *testing.B) {
+			url, header := startListBenchmark(b, backend)
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			get := func(b *testing.B) bool {
+				req, _ := http.NewRequest(http.MethodGet, url, nil)
+				req.Header = header.Clone()
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Error(err)
+					return false
+				}
+				n, _ := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || n < 10000 {
+					b.Errorf("list: status %d, %d bytes", resp.StatusCode, n)
+					return false
+				}
+				return true
+			}
+			b.Run("serial", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if !get(b) {
+						return
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+			})
+			b.Run("16clients", func(b *testing.B) {
+				b.SetParallelism(8) // 16 clients on 2 cores
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if !get(b) {
+							return
+						}
+					}
+				})
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+			})
+		})
+	}
+}
+
+// startListBenchmark starts a restaurant server on backend with 100 menu
+// items imported and returns the URL of their list and the headers of a
+// request for it.
+func startListBenchmark(b *testing.B, backend testdb.Backend) (string, http.Header) {
+	b.Helper()
+	ctx := context.Background()
+	db := testdb.OpenOn(b, backend, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	srv, err := restaurant.New(ctx, restaurant.Config{DB: db, RatePerSecond: 1 << 30, RatePerWindow: 1 << 30,
+		Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(b, err)
+	h, err := srv.Handler()
+	require.NoError(b, err)
+	hs := httptest.NewServer(h)
+	b.Cleanup(hs.Close)
+	r, err := srv.CreateRestaurant(ctx, "", "Bench Bistro")
+	require.NoError(b, err)
+	creds, err := srv.CreateClient(ctx, "bench", []string{r.GUID})
+	require.NoError(b, err)
+	data, err := json.Marshal(restaurant.Document{MenuItems: plainItems("Dish", 100)})
+	require.NoError(b, err)
+	_, err = srv.Import(ctx, r.GUID, data)
+	require.NoError(b, err)
+	api, err := restaurantapi.NewClientWithResponses(hs.URL)
+	require.NoError(b, err)
+	login, err := api.LoginWithResponse(ctx, restaurantapi.LoginJSONRequestBody{ClientId: creds.ClientID, ClientSecret: creds.ClientSecret,
+		UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT})
+	require.NoError(b, err)
+	require.Equal(b, http.StatusOK, login.StatusCode(), string(login.Body))
+	header := http.Header{
+		"Authorization":                   {"Bearer " + login.JSON200.Token.AccessToken},
+		"Platform-Restaurant-External-Id": {r.GUID},
+	}
+	return hs.URL + "/config/v2/menuItems?pageSize=100", header
+}

@@ -1,0 +1,250 @@
+package restaurant_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/restaurant"
+)
+
+// replica is one restaurant server of several sharing a PostgreSQL schema.
+type replica struct {
+	srv *restaurant.Server
+	url string
+}
+
+// startReplicas starts two restaurant servers on one PostgreSQL schema, as
+// two replicas behind a load balancer, both at once (they race to create the
+// page-token key), with one fake clock.
+func startReplicas(t *testing.T, clk clock.Clock, perSecond, perWindow int) [2]replica {
+	t.Helper()
+	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	var out [2]replica
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, db := range []*sql.DB{a, b} {
+		wg.Go(func() {
+			out[i].srv, errs[i] = restaurant.New(context.Background(), restaurant.Config{
+				DB: db, Clock: clk, RatePerSecond: perSecond, RatePerWindow: perWindow,
+				Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
+				OnResponseViolation: func(r *http.Request, status int, err error) {
+					t.Errorf("replica %d: response %d to %s %s breaks the spec: %v", i+1, status, r.Method, r.URL, err)
+				},
+			})
+		})
+	}
+	wg.Wait()
+	for i := range out {
+		require.NoError(t, errs[i], "replica %d", i+1)
+		h, err := out[i].srv.Handler()
+		require.NoError(t, err)
+		hs := httptest.NewServer(h)
+		t.Cleanup(hs.Close)
+		out[i].url = hs.URL
+	}
+	return out
+}
+
+// replicaClient is the generated client of the replica at url, validating both
+// sides of the wire, with a bearer token when token is not empty.
+func replicaClient(t *testing.T, url, token string) *restaurantapi.ClientWithResponses {
+	t.Helper()
+	rt, err := contract.ForAPI(contract.Restaurant, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	c, err := restaurantapi.NewClientWithResponses(url, restaurantapi.WithHTTPClient(&http.Client{Transport: rt}),
+		restaurantapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			if token != "" {
+				r.Header.Set("Authorization", "Bearer "+token)
+			}
+			return nil
+		}))
+	require.NoError(t, err)
+	return c
+}
+
+// setUpReplicas creates a restaurant and a client granted it through
+// replicas[0] and logs in through replicas[1]: the token works on both.
+func setUpReplicas(t *testing.T, replicas [2]replica) (restaurantGUID, token string) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := replicas[0].srv.CreateRestaurant(ctx, "", "Shared Bistro")
+	require.NoError(t, err)
+	creds, err := replicas[0].srv.CreateClient(ctx, "replicated client", []string{r.GUID})
+	require.NoError(t, err)
+	login, err := replicaClient(t, replicas[1].url, "").LoginWithResponse(ctx, restaurantapi.LoginJSONRequestBody{
+		ClientId: creds.ClientID, ClientSecret: creds.ClientSecret, UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, login.StatusCode(), string(login.Body))
+	return r.GUID, login.JSON200.Token.AccessToken
+}
+
+func TestReplicas_AWalkOfA1000ItemMenuWithPagesFromAlternatingReplicasReturnsEveryItemOnce(t *testing.T) {
+	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
+	guid, token := setUpReplicas(t, replicas)
+	items := plainItems("Dish", 1000)
+	data, err := json.Marshal(restaurant.Document{MenuItems: items})
+	require.NoError(t, err)
+	_, err = replicas[1].srv.Import(context.Background(), guid, data)
+	require.NoError(t, err)
+
+	clients := [2]*restaurantapi.ClientWithResponses{replicaClient(t, replicas[0].url, token), replicaClient(t, replicas[1].url, token)}
+	op := opFor(t, "menuItems")
+	p := listParams{PageSize: ptr(70)}
+	count := map[string]int{}
+	pages := 0
+	for {
+		// Page n comes from replica n mod 2, with the token the other issued.
+		status, h, list, err := op.list(context.Background(), clients[pages%2], guid, p)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, status, "page %d from replica %d", pages+1, pages%2+1)
+		pages++
+		for _, it := range list {
+			count[guidOf(t, it)]++
+		}
+		next := h.Get("Platform-Next-Page-Token")
+		if next == "" {
+			break
+		}
+		p.PageToken = &next
+		require.Less(t, pages, 100, "the walk does not end")
+	}
+	assert.Equal(t, 15, pages, "1,000 items in pages of 70")
+	assert.Len(t, count, len(items))
+	for _, it := range items {
+		assert.Equal(t, 1, count[it.Guid], "item %s returned %d times", it.Guid, count[it.Guid])
+	}
+}
+
+func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T) {
+	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
+	guid, token := setUpReplicas(t, replicas)
+	items := plainItems("Dish", 5)
+	data, err := json.Marshal(restaurant.Document{MenuItems: items})
+	require.NoError(t, err)
+	_, err = replicas[0].srv.Import(context.Background(), guid, data)
+	require.NoError(t, err)
+	c := replicaClient(t, replicas[1].url, token)
+	op := opFor(t, "menuItems")
+	list := func() []string {
+		status, _, page, err := op.list(context.Background(), c, guid, listParams{})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, status)
+		guids := make([]string, 0, len(page))
+		for _, it := range page {
+			guids = append(guids, guidOf(t, it))
+		}
+		return guids
+	}
+	require.Len(t, list(), 5)
+
+	// Replica 2 read the page before replica 1 changed it: a page it kept
+	// would now be stale.
+	require.NoError(t, replicas[0].srv.Archive(context.Background(), guid, "menuItems", items[0].Guid))
+	got := list()
+	assert.Len(t, got, 4)
+	assert.NotContains(t, got, items[0].Guid)
+}
+
+func TestReplicas_ARateLimitIsSharedExactlyAcrossReplicas(t *testing.T) {
+	tests := []struct {
+		name                 string
+		perSecond, perWindow int
+		allowed              int
+		wantRetryAfter       string
+	}{
+		{"per second", 7, 10000, 7, "1"},
+		// 5 per 15 minutes: one request every 180 s.
+		{"per window", 1000, 5, 5, "180"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// The clock stands still: no request is refilled during the test.
+			replicas := startReplicas(t, clock.NewFake(t0), tc.perSecond, tc.perWindow)
+			guid, token := setUpReplicas(t, replicas)
+			const requests, workers = 24, 6
+			type answer struct {
+				replica, status int
+				retryAfter      string
+			}
+			clients := [2]*restaurantapi.ClientWithResponses{replicaClient(t, replicas[0].url, token), replicaClient(t, replicas[1].url, token)}
+			answers := make(chan answer, requests)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for n := w; n < requests; n += workers {
+						rc := n % 2
+						resp, err := clients[rc].ListMenusWithResponse(context.Background(),
+							&restaurantapi.ListMenusParams{PlatformRestaurantExternalID: guid})
+						if !assert.NoError(t, err) {
+							return
+						}
+						answers <- answer{replica: rc, status: resp.StatusCode(), retryAfter: resp.HTTPResponse.Header.Get("Retry-After")}
+					}
+				})
+			}
+			wg.Wait()
+			close(answers)
+			ok, limited := 0, 0
+			byReplica := [2]int{}
+			for a := range answers {
+				switch a.status {
+				case http.StatusOK:
+					ok++
+				case http.StatusTooManyRequests:
+					limited++
+					byReplica[a.replica]++
+					assert.Equal(t, tc.wantRetryAfter, a.retryAfter, "replica %d", a.replica+1)
+				default:
+					t.Errorf("replica %d answered %d", a.replica+1, a.status)
+				}
+			}
+			assert.Equal(t, tc.allowed, ok, "exactly the limit succeeds across both replicas")
+			assert.Equal(t, requests-tc.allowed, limited)
+			assert.Positive(t, byReplica[0], "replica 1 refuses once the limit is spent")
+			assert.Positive(t, byReplica[1], "replica 2 refuses once the limit is spent")
+		})
+	}
+}
+
+// Two replicas started together with --demo both import the demo
+// configuration: the imports queue on the database, the second changes
+// nothing, and the configuration is stored once.
+func TestReplicas_TheSameImportThroughBothReplicasAtOnceIsStoredOnce(t *testing.T) {
+	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
+	ctx := context.Background()
+	r, err := replicas[0].srv.CreateRestaurant(ctx, "", "Demo Bistro")
+	require.NoError(t, err)
+	_, err = replicas[1].srv.CreateRestaurant(ctx, r.GUID, "Demo Bistro")
+	require.ErrorIs(t, err, restaurant.ErrAlreadyExists)
+	data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: 200, Seed: 1}))
+	require.NoError(t, err)
+	var results [2]restaurant.ImportResult
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range replicas {
+		wg.Go(func() { results[i], errs[i] = replicas[i].srv.Import(ctx, r.GUID, data) })
+	}
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	assert.Equal(t, results[0], results[1])
+	for i := range replicas {
+		counts, err := replicas[i].srv.Counts(ctx, r.GUID)
+		require.NoError(t, err)
+		assert.Equal(t, results[0].Counts, counts, "replica %d", i+1)
+	}
+	assert.Equal(t, 200, results[0].Counts["menuItems"])
+}
