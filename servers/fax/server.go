@@ -50,6 +50,11 @@ type Config struct {
 	BaseURL string
 	// StepInterval spaces the simulator's steps; 0 runs them back to back.
 	StepInterval time.Duration
+	// CatchUpSteps takes at once, in order, the steps a clock moved on by
+	// several intervals has passed (a test's fake clock: one Advance of ten
+	// minutes walks a fax to its end); without it each step is due
+	// StepInterval after the previous one was taken, however late.
+	CatchUpSteps bool
 	// MediaTimeout bounds the download of a fax document, body included;
 	// 0 means 10s.
 	MediaTimeout time.Duration
