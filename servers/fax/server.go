@@ -95,6 +95,10 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
+	Hooks apiserver.Hooks
 }
 
 // DestinationOptions configure the destination policy of Config.Destinations
@@ -249,6 +253,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Before:       []echo.MiddlewareFunc{s.resolveAuth},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
+		Hooks:        s.cfg.Hooks,
 	})
 	if err != nil {
 		return nil, err

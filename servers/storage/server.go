@@ -67,6 +67,10 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
+	Hooks apiserver.Hooks
 }
 
 // Server is the storage API.
@@ -145,6 +149,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: lifecycledoc.MaxBodySize,
 		Logger:       s.logger,
+		Hooks:        s.cfg.Hooks,
 	})
 	if err != nil {
 		return nil, err
