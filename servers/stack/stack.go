@@ -1,0 +1,311 @@
+// Package stack assembles the whole of apistack in one process: the PAM,
+// fax, storage and restaurant servers and the admin API over them, their
+// databases, the fax simulator and webhook sender, and the demo tenants.
+// `apistack serve` runs it on its ports; the test kit (apistacktest) runs it
+// on httptest servers, one stack per test. There is no other way to start
+// the servers together.
+//
+// Like the binary, this package is where servers and clients meet: the admin
+// port's fax webhook inbox is a clients/fax receiver.
+package stack
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/egress"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/validation"
+	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/storage"
+)
+
+// The APIs of a stack, by the names of their specs.
+const (
+	PAM        = "pam"
+	Fax        = "fax"
+	Storage    = "storage"
+	Restaurant = "restaurant"
+	Admin      = "admin"
+)
+
+// APIs lists the APIs in the order they are started.
+var APIs = []string{PAM, Restaurant, Fax, Storage, Admin}
+
+// Config configures a stack. The zero value keeps every database in memory
+// with the servers' defaults.
+type Config struct {
+	// DataDir holds the SQLite databases and the master key files; "" keeps
+	// the databases in memory (private to this stack) and makes fresh keys.
+	DataDir string
+	// SQLiteFullSync flushes every commit to the disk.
+	SQLiteFullSync bool
+	// OpenDB, when set, opens the database of one API (migrated with the
+	// migrations given) in place of the SQLite default.
+	OpenDB OpenDBFunc
+	// AdminToken guards the admin API; "" makes a random one (Stack.AdminToken).
+	AdminToken string
+	// Clock is the servers' time; nil means the system clock. Any other
+	// clock also makes the fax simulator take the steps a moved clock has
+	// passed at once (fax.Config.CatchUpSteps).
+	Clock clock.Clock
+	// Logger receives the servers' logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ValidateResponses checks every response against its spec; with
+	// ResponseChecks in the background (serve), else before it is sent.
+	ValidateResponses bool
+	ResponseChecks    *validation.Background
+	// OnResponseViolation hears of each response that breaks its spec (nil
+	// logs it).
+	OnResponseViolation func(api string, r *http.Request, status int, err error)
+	// Hooks are the test kit's, per API name (faults, request violations).
+	Hooks map[string]apiserver.Hooks
+
+	// PAM: token lifetime and rate limit (0: the server's defaults).
+	PAMTokenTTL      time.Duration
+	PAMRateLimit     int
+	PAMRatePeriod    time.Duration
+	// Restaurant: rate limits (0: the server's defaults).
+	RestaurantRatePerSecond int
+	RestaurantRateLimit     int
+	RestaurantRatePeriod    time.Duration
+	// Fax: the simulator's step interval, the destination policy, and the
+	// webhook sender's retries and transport (0 and nil: the defaults).
+	FaxStepInterval      time.Duration
+	FaxAllowPrivate      bool
+	FaxWebhookAttempts   int
+	FaxWebhookBackoff    time.Duration
+	FaxWebhookMaxBackoff time.Duration
+	FaxWebhookTransport  func(http.RoundTripper) http.RoundTripper
+	// Storage: the region and the domain of virtual-host-style addresses
+	// ("": the defaults).
+	StorageRegion string
+	StorageDomain string
+}
+
+// OpenDBFunc opens (and migrates with migrations) the database of the API
+// named api.
+type OpenDBFunc func(ctx context.Context, api string, migrations fs.FS) (*sql.DB, error)
+
+// Stack is the servers of every API over their databases.
+type Stack struct {
+	// The servers, for operator calls (seed data).
+	PAM        *pam.Server
+	Fax        *fax.Server
+	Storage    *storage.Server
+	Restaurant *restaurant.Server
+	Admin      *admin.Server
+	// AdminToken guards the admin API.
+	AdminToken string
+
+	cfg     Config
+	logger  *slog.Logger
+	dbs     []*sql.DB
+	stopFax func()
+}
+
+// Open opens the databases and builds every server. Close releases them.
+func Open(ctx context.Context, cfg Config) (st *Stack, err error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if cfg.AdminToken == "" {
+		cfg.AdminToken = NewAdminToken()
+	}
+	st = &Stack{cfg: cfg, logger: logger, AdminToken: cfg.AdminToken}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, st.Close())
+		}
+	}()
+	dbs, err := openDatabases(ctx, cfg)
+	st.dbs = append(st.dbs, dbs.pam, dbs.fax, dbs.storage, dbs.restaurant)
+	if err != nil {
+		return nil, err
+	}
+	faxKey, storageKey, err := masterKeys(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	violation := func(api string) func(*http.Request, int, error) {
+		if cfg.OnResponseViolation == nil {
+			return nil
+		}
+		return func(r *http.Request, status int, err error) { cfg.OnResponseViolation(api, r, status, err) }
+	}
+	if st.PAM, err = pam.New(ctx, pam.Config{
+		DB: dbs.pam, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
+		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
+		OnResponseViolation: violation(PAM), Hooks: cfg.Hooks[PAM],
+	}); err != nil {
+		return nil, err
+	}
+	_, systemClock := cfg.Clock.(clock.System)
+	if st.Fax, err = fax.New(ctx, fax.Config{
+		DB: dbs.fax, MasterKey: faxKey, StepInterval: cfg.FaxStepInterval, CatchUpSteps: cfg.Clock != nil && !systemClock,
+		Destinations:    egress.Options{AllowPrivate: cfg.FaxAllowPrivate},
+		WebhookAttempts: cfg.FaxWebhookAttempts, WebhookBackoff: cfg.FaxWebhookBackoff, WebhookMaxBackoff: cfg.FaxWebhookMaxBackoff,
+		WebhookTransport: cfg.FaxWebhookTransport,
+		Clock:            cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
+		OnResponseViolation: violation(Fax), Hooks: cfg.Hooks[Fax],
+	}); err != nil {
+		return nil, err
+	}
+	if st.Restaurant, err = restaurant.New(ctx, restaurant.Config{
+		DB: dbs.restaurant, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
+		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
+		OnResponseViolation: violation(Restaurant), Hooks: cfg.Hooks[Restaurant],
+	}); err != nil {
+		return nil, err
+	}
+	if st.Storage, err = storage.New(storage.Config{
+		DB: dbs.storage, MasterKey: storageKey, Region: cfg.StorageRegion, Domain: cfg.StorageDomain,
+		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
+		OnResponseViolation: violation(Storage), Hooks: cfg.Hooks[Storage],
+	}); err != nil {
+		return nil, err
+	}
+	if st.Admin, err = admin.New(admin.Config{
+		Token: cfg.AdminToken, PAM: st.PAM, Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
+		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
+		OnResponseViolation: violation(Admin),
+	}); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// databases are the database of each API.
+type databases struct{ pam, fax, storage, restaurant *sql.DB }
+
+// openDatabases opens and migrates the database of every API: with
+// cfg.OpenDB when set, else SQLite files in cfg.DataDir, else SQLite in
+// memory. It is the one place a stack opens databases.
+func openDatabases(ctx context.Context, cfg Config) (databases, error) {
+	open := cfg.OpenDB
+	if open == nil {
+		open = func(ctx context.Context, api string, migrations fs.FS) (*sql.DB, error) {
+			if cfg.DataDir == "" {
+				return sqlitedb.OpenMemory(ctx, migrations)
+			}
+			return sqlitedb.Open(ctx, filepath.Join(cfg.DataDir, api+".db"), migrations, sqlitedb.WithFullSync(cfg.SQLiteFullSync))
+		}
+	}
+	var dbs databases
+	for _, d := range []struct {
+		api        string
+		migrations fs.FS
+		db         **sql.DB
+	}{
+		{PAM, pam.Migrations(), &dbs.pam},
+		{Fax, fax.Migrations(), &dbs.fax},
+		{Restaurant, restaurant.Migrations(), &dbs.restaurant},
+		{Storage, storage.Migrations(), &dbs.storage},
+	} {
+		db, err := open(ctx, d.api, d.migrations)
+		if err != nil {
+			return dbs, fmt.Errorf("%s database: %w", d.api, err)
+		}
+		*d.db = db
+	}
+	return dbs, nil
+}
+
+// masterKeys loads (or creates) the fax and storage master keys of dataDir;
+// without a directory they are fresh random keys.
+func masterKeys(dataDir string) (faxKey, storageKey []byte, err error) {
+	if dataDir == "" {
+		return randomKey(), randomKey(), nil
+	}
+	if faxKey, err = fax.LoadOrCreateMasterKey(filepath.Join(dataDir, "fax-master.key")); err != nil {
+		return nil, nil, err
+	}
+	if storageKey, err = storage.LoadOrCreateMasterKey(filepath.Join(dataDir, "storage-master.key")); err != nil {
+		return nil, nil, err
+	}
+	return faxKey, storageKey, nil
+}
+
+// Handlers returns the HTTP handler of every API, by name; the admin
+// handler also serves the fax demo routes (FaxSamplePath, FaxInboxPath).
+func (st *Stack) Handlers() (map[string]http.Handler, error) {
+	out := map[string]http.Handler{}
+	for _, api := range []struct {
+		name    string
+		handler func() (http.Handler, error)
+	}{
+		{PAM, st.PAM.Handler},
+		{Restaurant, st.Restaurant.Handler},
+		{Fax, st.Fax.Handler},
+		{Storage, st.Storage.Handler},
+		{Admin, func() (http.Handler, error) {
+			h, err := st.Admin.Handler()
+			if err != nil {
+				return nil, err
+			}
+			return withFaxDemoRoutes(h, st.Fax, st.AdminToken, st.logger)
+		}},
+	} {
+		h, err := api.handler()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", api.name, err)
+		}
+		out[api.name] = h
+	}
+	return out, nil
+}
+
+// SetURLs tells the servers where they are reached, by API name: the fax
+// server's signed media links, and the admin port's demo sample and inbox,
+// the only loopback URLs the fax server reaches by default.
+func (st *Stack) SetURLs(urls map[string]string) error {
+	st.Fax.SetBaseURL(urls[Fax])
+	return st.Fax.AllowDestinations(urls[Admin]+FaxSamplePath, urls[Admin]+FaxInboxPath)
+}
+
+// Start runs the fax simulator and webhook sender until ctx ends or Close
+// is called; undelivered events wait in the outbox for the next start.
+func (st *Stack) Start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = st.Fax.Run(ctx) }()
+	st.stopFax = func() { cancel(); wg.Wait() }
+}
+
+// Demo creates the demo tenants (idempotently: what previous names and
+// still works is kept) and returns their credentials; urls are the base URL
+// of each API by name.
+func (st *Stack) Demo(ctx context.Context, previous Credentials, urls map[string]string) (Credentials, error) {
+	return bootstrapDemo(ctx, demoServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, previous, urls, st.AdminToken)
+}
+
+// Close stops the fax workers and closes the databases.
+func (st *Stack) Close() error {
+	if st.stopFax != nil {
+		st.stopFax()
+		st.stopFax = nil
+	}
+	var errs []error
+	for _, db := range st.dbs {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	st.dbs = nil
+	return errors.Join(errs...)
+}
