@@ -235,7 +235,7 @@ func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // authentication and validation, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := faxapi.GetSpec()
+	spec, err := apiserver.Spec("fax", faxapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("fax: load spec: %w", err)
 	}

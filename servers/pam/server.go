@@ -174,7 +174,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := pamapi.GetSpec()
+	spec, err := apiserver.Spec("pam", pamapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("pam: load spec: %w", err)
 	}

@@ -143,7 +143,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // token resolution, validation, the restaurant gate and rate limits, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := restaurantapi.GetSpec()
+	spec, err := apiserver.Spec("restaurant", restaurantapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("restaurant: load spec: %w", err)
 	}

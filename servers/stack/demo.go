@@ -56,7 +56,7 @@ type demoServers struct {
 // bootstrapDemo creates the demo tenants when they are missing and returns the
 // credentials to write. It is idempotent: credentials from a previous run that
 // still work are kept; otherwise a fresh key is issued.
-func bootstrapDemo(ctx context.Context, d demoServers, previous Credentials, urls map[string]string, adminToken string) (Credentials, error) {
+func bootstrapDemo(ctx context.Context, d demoServers, previous Credentials, urls map[string]string, adminToken string, opts DemoOptions) (Credentials, error) {
 	creds := Credentials{Admin: &AdminCredentials{BaseURL: urls["admin"], Token: adminToken}}
 	pc, err := bootstrapPAMDemo(ctx, d.pam, previous.PAM)
 	if err != nil {
@@ -65,7 +65,7 @@ func bootstrapDemo(ctx context.Context, d demoServers, previous Credentials, url
 	pc.BaseURL = urls["pam"]
 	creds.PAM = pc
 	if d.restaurant != nil {
-		rc, err := bootstrapRestaurantDemo(ctx, d.restaurant, previous.Restaurant)
+		rc, err := bootstrapRestaurantDemo(ctx, d.restaurant, previous.Restaurant, opts.RestaurantMenuItems)
 		if err != nil {
 			return creds, fmt.Errorf("restaurant: %w", err)
 		}
@@ -73,7 +73,11 @@ func bootstrapDemo(ctx context.Context, d demoServers, previous Credentials, url
 		creds.Restaurant = rc
 	}
 	if d.fax != nil {
-		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax, urls["admin"]+FaxInboxPath)
+		webhookURL := opts.FaxWebhookURL
+		if webhookURL == "" {
+			webhookURL = urls["admin"] + FaxInboxPath
+		}
+		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax, webhookURL)
 		if err != nil {
 			return creds, fmt.Errorf("fax: %w", err)
 		}
@@ -201,7 +205,7 @@ const (
 // configuration (every resource non-empty) and an API client granted it. It
 // is idempotent: an existing configuration is left as it is, and credentials
 // from a previous run that still work are kept.
-func bootstrapRestaurantDemo(ctx context.Context, s *restaurant.Server, previous *RestaurantCredentials) (*RestaurantCredentials, error) {
+func bootstrapRestaurantDemo(ctx context.Context, s *restaurant.Server, previous *RestaurantCredentials, menuItems int) (*RestaurantCredentials, error) {
 	if _, err := s.CreateRestaurant(ctx, demoRestaurantGUID, demoRestaurantName); err != nil && !errors.Is(err, restaurant.ErrAlreadyExists) {
 		return nil, err
 	}
@@ -209,8 +213,8 @@ func bootstrapRestaurantDemo(ctx context.Context, s *restaurant.Server, previous
 	if err != nil {
 		return nil, err
 	}
-	if counts["menuItems"] == 0 {
-		data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: demoRestaurantMenuItems, Seed: 1}))
+	if counts["menuItems"] == 0 && menuItems > 0 {
+		data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: menuItems, Seed: 1}))
 		if err != nil {
 			return nil, err
 		}
@@ -285,4 +289,3 @@ func bootstrapStorageDemo(ctx context.Context, s *storage.Server, previous *Stor
 	c.KeyID, c.Secret = k.KeyID, k.Secret
 	return c, nil
 }
-

@@ -55,4 +55,3 @@ func TestBootstrapFaxDemo_MovesOnlyDemoWebhookURLsToTheInbox(t *testing.T) {
 		})
 	}
 }
-

@@ -23,6 +23,7 @@ import (
 
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/faults"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/egress"
@@ -71,13 +72,14 @@ type Config struct {
 	// OnResponseViolation hears of each response that breaks its spec (nil
 	// logs it).
 	OnResponseViolation func(api string, r *http.Request, status int, err error)
-	// Hooks are the test kit's, per API name (faults, request violations).
-	Hooks map[string]apiserver.Hooks
+	// Faults are the test kit's fault injectors, per API name; each also
+	// hears of the requests that break its API's spec.
+	Faults map[string]*faults.Injector
 
 	// PAM: token lifetime and rate limit (0: the server's defaults).
-	PAMTokenTTL      time.Duration
-	PAMRateLimit     int
-	PAMRatePeriod    time.Duration
+	PAMTokenTTL   time.Duration
+	PAMRateLimit  int
+	PAMRatePeriod time.Duration
 	// Restaurant: rate limits (0: the server's defaults).
 	RestaurantRatePerSecond int
 	RestaurantRateLimit     int
@@ -94,6 +96,14 @@ type Config struct {
 	// ("": the defaults).
 	StorageRegion string
 	StorageDomain string
+}
+
+// hooks are the hooks of api's fault injector, if any.
+func (c Config) hooks(api string) apiserver.Hooks {
+	if in := c.Faults[api]; in != nil {
+		return in.Hooks()
+	}
+	return apiserver.Hooks{}
 }
 
 // OpenDBFunc opens (and migrates with migrations) the database of the API
@@ -150,7 +160,7 @@ func Open(ctx context.Context, cfg Config) (st *Stack, err error) {
 	if st.PAM, err = pam.New(ctx, pam.Config{
 		DB: dbs.pam, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(PAM), Hooks: cfg.Hooks[PAM],
+		OnResponseViolation: violation(PAM), Hooks: cfg.hooks(PAM),
 	}); err != nil {
 		return nil, err
 	}
@@ -161,21 +171,21 @@ func Open(ctx context.Context, cfg Config) (st *Stack, err error) {
 		WebhookAttempts: cfg.FaxWebhookAttempts, WebhookBackoff: cfg.FaxWebhookBackoff, WebhookMaxBackoff: cfg.FaxWebhookMaxBackoff,
 		WebhookTransport: cfg.FaxWebhookTransport,
 		Clock:            cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Fax), Hooks: cfg.Hooks[Fax],
+		OnResponseViolation: violation(Fax), Hooks: cfg.hooks(Fax),
 	}); err != nil {
 		return nil, err
 	}
 	if st.Restaurant, err = restaurant.New(ctx, restaurant.Config{
 		DB: dbs.restaurant, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Restaurant), Hooks: cfg.Hooks[Restaurant],
+		OnResponseViolation: violation(Restaurant), Hooks: cfg.hooks(Restaurant),
 	}); err != nil {
 		return nil, err
 	}
 	if st.Storage, err = storage.New(storage.Config{
 		DB: dbs.storage, MasterKey: storageKey, Region: cfg.StorageRegion, Domain: cfg.StorageDomain,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Storage), Hooks: cfg.Hooks[Storage],
+		OnResponseViolation: violation(Storage), Hooks: cfg.hooks(Storage),
 	}); err != nil {
 		return nil, err
 	}
@@ -287,11 +297,26 @@ func (st *Stack) Start(ctx context.Context) {
 	st.stopFax = func() { cancel(); wg.Wait() }
 }
 
-// Demo creates the demo tenants (idempotently: what previous names and
-// still works is kept) and returns their credentials; urls are the base URL
-// of each API by name.
+// Demo creates the demo tenants of `serve --demo` (idempotently: what
+// previous names and still works is kept) and returns their credentials;
+// urls are the base URL of each API by name.
 func (st *Stack) Demo(ctx context.Context, previous Credentials, urls map[string]string) (Credentials, error) {
-	return bootstrapDemo(ctx, demoServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, previous, urls, st.AdminToken)
+	return st.DemoWith(ctx, previous, urls, DemoOptions{RestaurantMenuItems: demoRestaurantMenuItems})
+}
+
+// DemoOptions shape the demo tenants.
+type DemoOptions struct {
+	// RestaurantMenuItems is the size of the demo restaurant's generated
+	// configuration; 0 creates the restaurant with no configuration.
+	RestaurantMenuItems int
+	// FaxWebhookURL is where the demo fax application's webhooks go; ""
+	// means the admin port's inbox.
+	FaxWebhookURL string
+}
+
+// DemoWith is Demo shaped by opts.
+func (st *Stack) DemoWith(ctx context.Context, previous Credentials, urls map[string]string, opts DemoOptions) (Credentials, error) {
+	return bootstrapDemo(ctx, demoServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, previous, urls, st.AdminToken, opts)
 }
 
 // Close stops the fax workers and closes the databases.

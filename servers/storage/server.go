@@ -130,7 +130,7 @@ func (s *Server) Domain() string { return s.cfg.Domain }
 // virtual-host rewriting, signature verification and spec validation, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := storageapi.GetSpec()
+	spec, err := apiserver.Spec("storage", storageapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("storage: load spec: %w", err)
 	}

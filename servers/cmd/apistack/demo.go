@@ -15,7 +15,6 @@ import (
 // bootstrap in servers/stack.
 type (
 	demoCredentials       = stack.Credentials
-	pamCredentials        = stack.PAMCredentials
 	adminCredentials      = stack.AdminCredentials
 	faxCredentials        = stack.FaxCredentials
 	restaurantCredentials = stack.RestaurantCredentials

@@ -139,24 +139,54 @@ type Injector struct {
 	seen  map[Kind]int
 }
 
-// New returns an Injector for api ("pam", "fax", "storage", "restaurant")
-// whose spec is spec; clk dates the rate-limit headers (nil: the system
-// clock); onViolation (may be nil) hears of each request that breaks the
-// spec.
-func New(api string, spec *openapi3.T, clk clock.Clock, onViolation func(Violation)) (*Injector, error) {
-	switch api {
-	case "pam", "fax", "storage", "restaurant":
-	default:
-		return nil, fmt.Errorf("faults: unknown API %q", api)
+// routed is an API's spec and its router, read once per process: an
+// Injector is made per test, and parsing a spec costs milliseconds.
+type routed struct {
+	spec   *openapi3.T
+	router routers.Router
+	err    error
+}
+
+var (
+	specsOnce sync.Once
+	specs     map[string]routed
+)
+
+func specOf(api string) (routed, error) {
+	specsOnce.Do(func() {
+		specs = map[string]routed{}
+		for name, get := range map[string]func() (*openapi3.T, error){
+			"pam": pamapi.GetSpec, "fax": faxapi.GetSpec, "storage": storageapi.GetSpec, "restaurant": restaurantapi.GetSpec,
+		} {
+			var r routed
+			if r.spec, r.err = get(); r.err == nil {
+				r.router, r.err = validation.NewRouter(r.spec)
+			}
+			specs[name] = r
+		}
+	})
+	r, ok := specs[api]
+	if !ok {
+		return r, fmt.Errorf("faults: unknown API %q", api)
 	}
-	router, err := validation.NewRouter(spec)
+	if r.err != nil {
+		return r, fmt.Errorf("faults: the spec of %s: %w", api, r.err)
+	}
+	return r, nil
+}
+
+// New returns an Injector for api ("pam", "fax", "storage", "restaurant");
+// clk dates the rate-limit headers (nil: the system clock); onViolation (may
+// be nil) hears of each request that breaks the spec.
+func New(api string, clk clock.Clock, onViolation func(Violation)) (*Injector, error) {
+	r, err := specOf(api)
 	if err != nil {
-		return nil, fmt.Errorf("faults: %w", err)
+		return nil, err
 	}
 	if clk == nil {
 		clk = clock.System{}
 	}
-	return &Injector{api: api, spec: spec, router: router, clock: clk, onViolation: onViolation, seen: map[Kind]int{}}, nil
+	return &Injector{api: api, spec: r.spec, router: r.router, clock: clk, onViolation: onViolation, seen: map[Kind]int{}}, nil
 }
 
 // Add installs a fault; faults are tried in the order they were added, and
