@@ -37,7 +37,9 @@ func (w *Webhooks) Duplicate(n int) {
 // Reorder holds back each of the next n deliveries, acknowledging it to the
 // sender at once, and sends it right after the delivery that follows it (of
 // any fax): the receiver sees the two swapped. A delivery still held when
-// no other follows is sent by Release.
+// no other follows is sent by Release. A held delivery keeps its signature's
+// timestamp: a receiver judging it by a clock moved on by more than its
+// tolerance meanwhile refuses it.
 func (w *Webhooks) Reorder(n int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
