@@ -332,3 +332,19 @@ func tempRoot() string {
 	}
 	return os.TempDir()
 }
+
+// SetFaxWebhookURL points the stack's fax application at url, a receiver of
+// the test's own (which verifies deliveries with WebhookPublicKey, judging
+// their timestamps by Clock.Now).
+func (st *Stack) SetFaxWebhookURL(t TB, url string) {
+	t.Helper()
+	ctx := context.Background()
+	acct, err := st.Servers.Fax.AccountByName(ctx, "demo")
+	if err == nil {
+		err = st.Servers.Fax.SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
+	}
+	if err != nil {
+		t.Fatalf("apistacktest: set the fax webhook URL: %v", err)
+	}
+	st.webhookURL = url
+}
