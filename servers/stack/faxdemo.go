@@ -68,7 +68,7 @@ func (in *FaxInbox) List() []InboxEvent {
 // webhook handler: the assembly of the stack is where the two sides meet, so
 // the servers/fax and servers/admin packages stay free of client imports.
 func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken string, logger *slog.Logger) (http.Handler, error) {
-	pdf, err := fax.SamplePDF(FaxSamplePages)
+	pdf, err := samplePDF()
 	if err != nil {
 		return nil, err
 	}
@@ -103,3 +103,6 @@ func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken str
 	mux.Handle("/", adminHandler)
 	return mux, nil
 }
+
+// samplePDF is the sample document, made once per process.
+var samplePDF = sync.OnceValues(func() ([]byte, error) { return fax.SamplePDF(FaxSamplePages) })
