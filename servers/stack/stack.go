@@ -46,11 +46,11 @@ const (
 // APIs lists the APIs in the order they are started.
 var APIs = []string{PAM, Restaurant, Fax, Storage, Admin}
 
-// Config configures a stack. The zero value keeps every database in memory
-// with the servers' defaults.
+// Config configures a stack: a DataDir (or an OpenDB), and the servers'
+// settings, whose zero values are the servers' defaults.
 type Config struct {
-	// DataDir holds the SQLite databases and the master key files; "" keeps
-	// the databases in memory (private to this stack) and makes fresh keys.
+	// DataDir holds the SQLite databases (unless OpenDB opens them) and the
+	// master key files; "" makes fresh keys, and then OpenDB is required.
 	DataDir string
 	// SQLiteFullSync flushes every commit to the disk.
 	SQLiteFullSync bool
@@ -128,7 +128,15 @@ type Stack struct {
 }
 
 // Open opens the databases and builds every server. Close releases them.
-func Open(ctx context.Context, cfg Config) (st *Stack, err error) {
+func Open(ctx context.Context, cfg Config) (*Stack, error) {
+	st := &Stack{}
+	if err := st.open(ctx, cfg); err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	return st, nil
+}
+
+func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -136,20 +144,15 @@ func Open(ctx context.Context, cfg Config) (st *Stack, err error) {
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = NewAdminToken()
 	}
-	st = &Stack{cfg: cfg, logger: logger, AdminToken: cfg.AdminToken}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, st.Close())
-		}
-	}()
+	st.cfg, st.logger, st.AdminToken = cfg, logger, cfg.AdminToken
 	dbs, err := openDatabases(ctx, cfg)
 	st.dbs = append(st.dbs, dbs.pam, dbs.fax, dbs.storage, dbs.restaurant)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	faxKey, storageKey, err := masterKeys(cfg.DataDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	violation := func(api string) func(*http.Request, int, error) {
 		if cfg.OnResponseViolation == nil {
@@ -162,7 +165,7 @@ func Open(ctx context.Context, cfg Config) (st *Stack, err error) {
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(PAM), Hooks: cfg.hooks(PAM),
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	_, systemClock := cfg.Clock.(clock.System)
 	if st.Fax, err = fax.New(ctx, fax.Config{
@@ -173,30 +176,30 @@ func Open(ctx context.Context, cfg Config) (st *Stack, err error) {
 		Clock:            cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Fax), Hooks: cfg.hooks(Fax),
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if st.Restaurant, err = restaurant.New(ctx, restaurant.Config{
 		DB: dbs.restaurant, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Restaurant), Hooks: cfg.hooks(Restaurant),
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if st.Storage, err = storage.New(storage.Config{
 		DB: dbs.storage, MasterKey: storageKey, Region: cfg.StorageRegion, Domain: cfg.StorageDomain,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Storage), Hooks: cfg.hooks(Storage),
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if st.Admin, err = admin.New(admin.Config{
 		Token: cfg.AdminToken, PAM: st.PAM, Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Admin),
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	return st, nil
+	return nil
 }
 
 // databases are the database of each API.
@@ -208,10 +211,10 @@ type databases struct{ pam, fax, storage, restaurant *sql.DB }
 func openDatabases(ctx context.Context, cfg Config) (databases, error) {
 	open := cfg.OpenDB
 	if open == nil {
+		if cfg.DataDir == "" {
+			return databases{}, errors.New("stack: Config needs a DataDir or an OpenDB")
+		}
 		open = func(ctx context.Context, api string, migrations fs.FS) (*sql.DB, error) {
-			if cfg.DataDir == "" {
-				return sqlitedb.OpenMemory(ctx, migrations)
-			}
 			return sqlitedb.Open(ctx, filepath.Join(cfg.DataDir, api+".db"), migrations, sqlitedb.WithFullSync(cfg.SQLiteFullSync))
 		}
 	}
