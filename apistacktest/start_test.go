@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 	"sort"
-	"syscall"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
