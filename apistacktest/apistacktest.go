@@ -110,7 +110,10 @@ type Stack struct {
 	Inbox *Inbox
 	// SampleFaxURL serves a two-page PDF the fax server can fetch.
 	SampleFaxURL string
-	// Clock is the stack's time.
+	// Clock is the stack's time. A webhook delivery is signed with its
+	// time and judged by it (5 minutes of tolerance): one in flight while
+	// the clock jumps further is refused and retried, so a test that
+	// counts deliveries waits for the one in flight before a long Advance.
 	Clock *Clock
 	// Servers are the stack's servers, for seed data and operator calls.
 	Servers *stack.Stack
