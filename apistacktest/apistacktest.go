@@ -199,13 +199,13 @@ func (st *Stack) open(opts Options, report func(error)) error {
 		}
 		st.injectors[api] = in
 	}
-	dir, err := os.MkdirTemp(tempRoot(), "apistacktest-*")
+	dir, err := os.MkdirTemp(stack.TempRoot(), "apistacktest-*")
 	if err != nil {
 		return fmt.Errorf("apistacktest: data directory: %w", err)
 	}
 	st.closers = append(st.closers, func() { _ = os.RemoveAll(dir) })
 	servers, err := stack.Open(ctx, stack.Config{
-		DataDir: dir, OpenDB: stack.OpenFromTemplates(dir, tempRoot()), Clock: opts.Clock, Logger: logger, ValidateResponses: true,
+		DataDir: dir, OpenDB: stack.OpenFromTemplates(dir, stack.TempRoot()), Clock: opts.Clock, Logger: logger, ValidateResponses: true,
 		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
 			v := fmt.Errorf("apistack's %s response %d to %s %s breaks its spec: %w", api, status, r.Method, r.URL.Path, err)
 			st.violations.add(v)
@@ -321,19 +321,6 @@ func (st *Stack) Close() {
 		st.closers[i]()
 	}
 	st.closers = nil
-}
-
-// tempRoot is where the stacks' databases go: a memory file system when the
-// machine has one (Linux's /dev/shm), else the temporary directory.
-func tempRoot() string {
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-		if f, err := os.CreateTemp("/dev/shm", "apistacktest-probe-*"); err == nil {
-			_ = f.Close()
-			_ = os.Remove(f.Name())
-			return "/dev/shm"
-		}
-	}
-	return os.TempDir()
 }
 
 // SetFaxWebhookURL points the stack's fax application at url, a receiver of

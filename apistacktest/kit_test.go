@@ -407,6 +407,7 @@ func TestContract_ARequestThatBreaksTheSpecFailsTheTest(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	}
 	failures := consumer.failures()
+	t.Log(strings.Join(failures, "\n"))
 	require.Len(t, failures, 2, "each request that broke the spec failed the consumer's test")
 	assert.Contains(t, failures[0], "pam ListGroups (GET /v1/teams/demo/groups)")
 	assert.Contains(t, failures[0], "query count")

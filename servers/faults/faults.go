@@ -118,11 +118,9 @@ func (v Violation) Error() string {
 	if op == "" {
 		op = "(no operation)"
 	}
-	msg := fmt.Sprintf("%s %s (%s %s): request breaks the spec: %s", v.API, op, v.Method, v.Path, v.Failure.Message)
-	for _, c := range v.Failure.Causes {
-		msg += fmt.Sprintf("\n\t%s %s: %s", c.In, c.Name, c.Message)
-	}
-	return msg
+	// The failure's message names each field (parameter or JSON pointer)
+	// and the rule it broke.
+	return fmt.Sprintf("%s %s (%s %s): request breaks the spec: %s", v.API, op, v.Method, v.Path, v.Failure.Message)
 }
 
 // Injector holds the faults of one API and watches its spec violations. It

@@ -76,6 +76,12 @@ type Config struct {
 	// hears of the requests that break its API's spec.
 	Faults map[string]*faults.Injector
 
+	// PAMDisableValidation turns the PAM server's spec validation off (the
+	// benchmarks of what validation costs; see pam.Config).
+	PAMDisableValidation bool
+	// RestaurantTokenTTL is the restaurant tokens' lifetime (0: the
+	// server's default).
+	RestaurantTokenTTL time.Duration
 	// PAM: token lifetime and rate limit (0: the server's defaults).
 	PAMTokenTTL   time.Duration
 	PAMRateLimit  int
@@ -123,7 +129,8 @@ type Stack struct {
 
 	cfg     Config
 	logger  *slog.Logger
-	dbs     []*sql.DB
+	dbs     databases
+	closed  bool
 	stopFax func()
 }
 
@@ -146,7 +153,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	}
 	st.cfg, st.logger, st.AdminToken = cfg, logger, cfg.AdminToken
 	dbs, err := openDatabases(ctx, cfg)
-	st.dbs = append(st.dbs, dbs.pam, dbs.fax, dbs.storage, dbs.restaurant)
+	st.dbs = dbs
 	if err != nil {
 		return err
 	}
@@ -163,6 +170,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	if st.PAM, err = pam.New(ctx, pam.Config{
 		DB: dbs.pam, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
+		DisableValidation:   cfg.PAMDisableValidation,
 		OnResponseViolation: violation(PAM), Hooks: cfg.hooks(PAM),
 	}); err != nil {
 		return err
@@ -179,7 +187,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	if st.Restaurant, err = restaurant.New(ctx, restaurant.Config{
-		DB: dbs.restaurant, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
+		DB: dbs.restaurant, TokenTTL: cfg.RestaurantTokenTTL, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Restaurant), Hooks: cfg.hooks(Restaurant),
 	}); err != nil {
@@ -322,18 +330,27 @@ func (st *Stack) DemoWith(ctx context.Context, previous Credentials, urls map[st
 	return bootstrapDemo(ctx, demoServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, previous, urls, st.AdminToken, opts)
 }
 
+// DB returns the database of the API named api (tests that must corrupt
+// or break it), nil for an unknown name.
+func (st *Stack) DB(api string) *sql.DB {
+	return map[string]*sql.DB{PAM: st.dbs.pam, Fax: st.dbs.fax, Storage: st.dbs.storage, Restaurant: st.dbs.restaurant}[api]
+}
+
 // Close stops the fax workers and closes the databases.
 func (st *Stack) Close() error {
 	if st.stopFax != nil {
 		st.stopFax()
 		st.stopFax = nil
 	}
+	if st.closed {
+		return nil
+	}
+	st.closed = true
 	var errs []error
-	for _, db := range st.dbs {
+	for _, db := range []*sql.DB{st.dbs.pam, st.dbs.fax, st.dbs.storage, st.dbs.restaurant} {
 		if db != nil {
 			errs = append(errs, db.Close())
 		}
 	}
-	st.dbs = nil
 	return errors.Join(errs...)
 }

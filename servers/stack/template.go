@@ -2,7 +2,9 @@ package stack
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,17 +15,15 @@ import (
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-// Each API's database is migrated once per process into a template file
-// (OpenFromTemplates); every stack starts from a copy of it.
-var templates struct {
-	sync.Mutex
-	dir   string
-	ready map[string]error
-}
+// templates guards the making of template files within this process.
+var templates sync.Mutex
 
 // OpenFromTemplates opens each API's SQLite database in dir as a copy of a
-// template migrated once per process in templateRoot (the test kit: a start
-// costs a file copy rather than the migrations).
+// template: the API's migrations applied once to a file under templateRoot,
+// named by a digest of the migrations, so it is made once per schema and
+// shared by every process (test binaries running side by side). A start then
+// costs a file copy rather than the migrations (the test kit, the per-API
+// test harnesses).
 func OpenFromTemplates(dir, templateRoot string) OpenDBFunc {
 	return func(ctx context.Context, api string, migrations fs.FS) (*sql.DB, error) {
 		tmpl, err := template(ctx, templateRoot, api, migrations)
@@ -38,27 +38,55 @@ func OpenFromTemplates(dir, templateRoot string) OpenDBFunc {
 	}
 }
 
+// template returns the path of api's template, making it when missing: a
+// private file migrated, closed (its WAL checkpointed into it) and renamed
+// into place, so no process ever copies half a template.
 func template(ctx context.Context, root, api string, migrations fs.FS) (string, error) {
+	digest, err := digestOf(migrations)
+	if err != nil {
+		return "", fmt.Errorf("stack: %s migrations: %w", api, err)
+	}
+	path := filepath.Join(root, fmt.Sprintf("apistack-template-%s-%s.db", api, digest[:16]))
 	templates.Lock()
 	defer templates.Unlock()
-	if templates.dir == "" {
-		dir, err := os.MkdirTemp(root, "apistack-templates-*")
-		if err != nil {
-			return "", fmt.Errorf("stack: template directory: %w", err)
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	work, err := os.MkdirTemp(root, "apistack-template-*")
+	if err != nil {
+		return "", fmt.Errorf("stack: template: %w", err)
+	}
+	defer os.RemoveAll(work)
+	tmp := filepath.Join(work, api+".db")
+	db, err := sqlitedb.Open(ctx, tmp, migrations)
+	if err != nil {
+		return "", err
+	}
+	if err := db.Close(); err != nil {
+		return "", fmt.Errorf("stack: template: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("stack: template: %w", err)
+	}
+	return path, nil
+}
+
+// digestOf is the SHA-256 of every file of migrations, names included.
+func digestOf(migrations fs.FS) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(migrations, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		templates.dir, templates.ready = dir, map[string]error{}
-	}
-	path := filepath.Join(templates.dir, api+".db")
-	if err, done := templates.ready[api]; done {
-		return path, err
-	}
-	db, err := sqlitedb.Open(ctx, path, migrations)
-	if err == nil {
-		// Closing the last connection checkpoints the WAL into the file.
-		err = db.Close()
-	}
-	templates.ready[api] = err
-	return path, err
+		data, err := fs.ReadFile(migrations, name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 func copyFile(from, to string) error {
@@ -76,4 +104,16 @@ func copyFile(from, to string) error {
 		return fmt.Errorf("stack: copy the template: %w", err)
 	}
 	return out.Close()
+}
+
+// TempRoot is where test databases and templates go: a memory file system
+// when the machine has a writable one (Linux's /dev/shm), else the temporary
+// directory.
+func TempRoot() string {
+	if f, err := os.CreateTemp("/dev/shm", "apistack-probe-*"); err == nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return "/dev/shm"
+	}
+	return os.TempDir()
 }

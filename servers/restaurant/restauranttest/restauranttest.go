@@ -13,15 +13,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 // Options tunes the server under test; the zero value is the defaults.
@@ -71,38 +70,36 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "restaurant.db"), restaurant.Migrations())
-	if err != nil {
-		return nil, nil, err
-	}
-	srv, err := restaurant.New(ctx, restaurant.Config{
-		DB: db, TokenTTL: opts.TokenTTL, RatePerSecond: opts.RatePerSecond, RatePerWindow: opts.RatePerWindow,
-		Clock: opts.Clock, Logger: logger,
-		ValidateResponses: !opts.SkipResponseValidation, OnResponseViolation: onViolation,
+	// The restaurant server of the same assembly as `apistack serve` and
+	// the test kit (servers/stack), its database in dir.
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: dir, OpenDB: stack.OpenFromTemplates(dir, stack.TempRoot()), RestaurantTokenTTL: opts.TokenTTL, RestaurantRatePerSecond: opts.RatePerSecond, RestaurantRateLimit: opts.RatePerWindow,
+		Clock: opts.Clock, Logger: logger, ValidateResponses: !opts.SkipResponseValidation,
+		OnResponseViolation: perAPI(onViolation),
 	})
 	if err != nil {
-		db.Close()
 		return nil, nil, err
 	}
+	srv, db := st.Restaurant, st.DB(stack.Restaurant)
 	h, err := srv.Handler()
 	if err != nil {
-		db.Close()
+		st.Close()
 		return nil, nil, err
 	}
 	a, errA := srv.CreateRestaurant(ctx, "", "Test Bistro")
 	b, errB := srv.CreateRestaurant(ctx, "", "Other Bistro")
 	if errA != nil || errB != nil {
-		db.Close()
+		st.Close()
 		return nil, nil, fmt.Errorf("restauranttest: create restaurants: %w, %w", errA, errB)
 	}
 	creds, err := srv.CreateClient(ctx, "test client", []string{a.GUID})
 	if err != nil {
-		db.Close()
+		st.Close()
 		return nil, nil, err
 	}
 	hs := httptest.NewServer(h)
 	env = &Env{URL: hs.URL, Server: srv, Restaurant: a.GUID, Other: b.GUID, ClientID: creds.ClientID, ClientSecret: creds.ClientSecret, DB: db}
-	return env, func() { hs.Close(); db.Close() }, nil
+	return env, func() { hs.Close(); st.Close() }, nil
 }
 
 // ImportDemo imports a demo configuration of menuItems menu items into the
@@ -125,4 +122,13 @@ func (e *Env) ImportDemoErr(menuItems int) (*restaurant.Document, error) {
 		return nil, err
 	}
 	return doc, nil
+}
+
+// perAPI adapts a harness's violation hook to the stack's, which names the
+// API; nil stays nil (violations are logged).
+func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
+	if onViolation == nil {
+		return nil
+	}
+	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }

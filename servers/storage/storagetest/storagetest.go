@@ -12,13 +12,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -66,24 +65,20 @@ func Start(t testing.TB, opts Options) *Env {
 // where there is no *testing.T.
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
 	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "storage.db"), storage.Migrations())
+	// The storage server of the same assembly as `apistack serve` and the
+	// test kit (servers/stack), its database and master key in dir.
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: dir, OpenDB: stack.OpenFromTemplates(dir, stack.TempRoot()), Clock: opts.Clock, ValidateResponses: true,
+		OnResponseViolation: perAPI(onViolation),
+		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	masterKey, err := storage.LoadOrCreateMasterKey(filepath.Join(dir, "storage-master.key"))
-	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
-	}
-	srv, err := storage.New(storage.Config{
-		DB: db, MasterKey: masterKey, Clock: opts.Clock, ValidateResponses: true, OnResponseViolation: onViolation,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
-	}
+	srv, db := st.Storage, st.DB(stack.Storage)
 	h, err := srv.Handler()
 	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
+		return nil, nil, errors.Join(err, st.Close())
 	}
 	key, err := srv.CreateKey(ctx, Account, "tests")
 	if err == nil {
@@ -93,8 +88,17 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 		_, err = srv.CreateBucket(ctx, Account, VersionedBucket, storage.Enabled)
 	}
 	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
+		return nil, nil, errors.Join(err, st.Close())
 	}
 	ts := httptest.NewServer(h)
-	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); db.Close() }, nil
+	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); _ = st.Close() }, nil
+}
+
+// perAPI adapts a harness's violation hook to the stack's, which names the
+// API; nil stays nil (violations are logged).
+func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
+	if onViolation == nil {
+		return nil
+	}
+	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }
