@@ -46,13 +46,18 @@ func template(ctx context.Context, root, api string, migrations fs.FS) (string, 
 	if err != nil {
 		return "", fmt.Errorf("stack: %s migrations: %w", api, err)
 	}
-	path := filepath.Join(root, fmt.Sprintf("apistack-template-%s-%s.db", api, digest[:16]))
+	// A directory of this user's own: root may be shared (/dev/shm).
+	root = filepath.Join(root, fmt.Sprintf("apistack-templates-%d", os.Getuid()))
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", fmt.Errorf("stack: template: %w", err)
+	}
+	path := filepath.Join(root, fmt.Sprintf("%s-%s.db", api, digest[:16]))
 	templates.Lock()
 	defer templates.Unlock()
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
-	work, err := os.MkdirTemp(root, "apistack-template-*")
+	work, err := os.MkdirTemp(root, "making-*")
 	if err != nil {
 		return "", fmt.Errorf("stack: template: %w", err)
 	}
