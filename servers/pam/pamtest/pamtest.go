@@ -7,12 +7,12 @@ package pamtest
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -21,9 +21,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/stack"
 )
 
 // Options tunes the server under test; the zero value is the defaults.
@@ -111,21 +111,23 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	// The PAM server of the same assembly as `apistack serve` and the test
-	// kit (servers/stack), its database in dir.
-	st, err := stack.Open(ctx, stack.Config{
-		DataDir: dir, OpenDB: stack.OpenFromTemplates(dir, stack.TempRoot()), PAMTokenTTL: opts.TokenTTL, PAMRateLimit: opts.RateLimit, PAMRatePeriod: opts.RateLimitPeriod,
-		Clock: opts.Clock, ValidateResponses: !opts.NoValidation, PAMDisableValidation: opts.NoValidation,
-		OnResponseViolation: perAPI(onViolation),
-		ResponseChecks:      opts.ResponseChecks, Logger: logger,
-	})
+	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "pam.db"), pam.Migrations())
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, db := st.PAM, st.DB(stack.PAM)
+	srv, err := pam.New(ctx, pam.Config{
+		DB: db, TokenTTL: opts.TokenTTL, RateLimit: opts.RateLimit, RateLimitPeriod: opts.RateLimitPeriod,
+		Clock: opts.Clock, ValidateResponses: !opts.NoValidation, DisableValidation: opts.NoValidation, OnResponseViolation: onViolation,
+		ResponseChecks: opts.ResponseChecks, Logger: logger,
+	})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
 	h, err := srv.Handler()
 	if err != nil {
-		return nil, nil, errors.Join(err, st.Close())
+		db.Close()
+		return nil, nil, err
 	}
 	env = &Env{Server: srv, Handler: h, DB: db}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -139,7 +141,7 @@ func Open(dir string, opts Options, onViolation func(r *http.Request, status int
 		env.mu.Unlock()
 	}))
 	env.URL = hs.URL
-	return env, func() { hs.Close(); _ = st.Close() }, nil
+	return env, func() { hs.Close(); _ = db.Close() }, nil
 }
 
 // Requests returns the requests received so far.
@@ -198,13 +200,4 @@ func (e *Env) HumanUser(t testing.TB, team, name string) pam.User {
 	u, err := e.Server.CreateHumanUser(context.Background(), team, name)
 	require.NoError(t, err)
 	return u
-}
-
-// perAPI adapts a harness's violation hook to the stack's, which names the
-// API; nil stays nil (violations are logged).
-func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
-	if onViolation == nil {
-		return nil
-	}
-	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }
