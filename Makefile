@@ -57,11 +57,14 @@ $(PRISM):
 
 ## test: every test with the race detector, then the contract coverage of the
 ## whole run (every declared (operation, status) pair produced, or listed in
-## testdata/contract/unreachable.yaml), and each fuzz target briefly
+## testdata/contract/unreachable.yaml), the example module's tests
+## (examples/consumer, its own go.mod, against the test kit), and each fuzz
+## target briefly
 test:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 ./... && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -count=1 -tags contractcoverage -run '^TestContractCoverage$$' -v ./internal/contractcoverage/
+	cd examples/consumer && GOFLAGS=-mod=mod $(GO) test -race -count=1 ./...
 	$(MAKE) fuzz
 
 ## fuzz: run every fuzz target for FUZZTIME each (executions, or a duration such as 30s)

@@ -93,7 +93,7 @@ func New(cfg Config) (*Server, error) {
 
 // Handler returns the admin API's HTTP handler.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := adminapi.GetSpec()
+	spec, err := apiserver.Spec("admin", adminapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("admin: load spec: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 
 	"github.com/apistack/apistack/gen/faxwebhooks"
+	"github.com/apistack/apistack/servers/clock"
 )
 
 // The webhook signature headers (webhooks.yaml).
@@ -151,11 +152,7 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 		if target == "" {
 			continue
 		}
-		b := backoff.NewExponentialBackOff()
-		b.InitialInterval = s.cfg.WebhookBackoff
-		b.MaxInterval = s.cfg.WebhookMaxBackoff
-		b.RandomizationFactor = 0.5
-		_, err := backoff.Retry(ctx, func() (struct{}, error) {
+		err := d.retry(ctx, func() error {
 			attempts++
 			err := d.post(ctx, target, e, attempts)
 			if err != nil && ctx.Err() == nil {
@@ -163,8 +160,8 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 					s.logger.WarnContext(ctx, "fax webhooks: record attempt", "err", rerr)
 				}
 			}
-			return struct{}{}, err
-		}, backoff.WithBackOff(b), backoff.WithMaxTries(uint(s.cfg.WebhookAttempts)), backoff.WithMaxElapsedTime(0))
+			return err
+		})
 		if ctx.Err() != nil {
 			return deliveryOutcome{}, false
 		}
@@ -176,6 +173,39 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 	}
 	s.logger.ErrorContext(ctx, "fax webhooks: event abandoned", "event_id", e.EventID, "event_type", e.Type, "fax_id", e.FaxID, "attempts", attempts)
 	return deliveryOutcome{Seq: e.Seq, Attempts: attempts, At: s.clock.Now()}, true
+}
+
+// retry calls attempt up to WebhookAttempts times until it succeeds, waiting
+// between tries as backoff's exponential schedule (with jitter) says. The
+// waits are in the server's clock, each counted from the start of the failed
+// try: a test's fake clock moved on by the wait, once it saw the try fail,
+// lets the next one go. A backoff.Permanent error is not retried.
+func (d *delivery) retry(ctx context.Context, attempt func() error) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = d.s.cfg.WebhookBackoff
+	b.MaxInterval = d.s.cfg.WebhookMaxBackoff
+	b.RandomizationFactor = 0.5
+	for try := 1; ; try++ {
+		started := d.s.clock.Now()
+		err := attempt()
+		if err == nil {
+			return nil
+		}
+		var permanent *backoff.PermanentError
+		if errors.As(err, &permanent) {
+			return permanent.Err
+		}
+		if try >= d.s.cfg.WebhookAttempts || ctx.Err() != nil {
+			return err
+		}
+		timer := clock.NewTimerAt(d.s.clock, started.Add(b.NextBackOff()))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-timer.C():
+		}
+	}
 }
 
 // post makes one signed attempt of e to target.

@@ -274,6 +274,24 @@ func (h *harness) start() {
 	h.srv.SetBaseURL(api.URL)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = h.srv.Run(ctx) }()
+	if fake, ok := cfg.Clock.(*clock.Fake); ok {
+		// Webhook retries wait in the server's clock: the fake one is moved
+		// on to each retry as soon as its wait starts (waits up to the
+		// largest backoff; the simulator's steps still wait for the test).
+		go func() {
+			for {
+				waiting := fake.Waiting()
+				if fake.AdvanceToNextTimer(cfg.WebhookMaxBackoff) {
+					continue
+				}
+				select {
+				case <-waiting:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
 	stopped := false
 	h.stop = func() {
 		if stopped {

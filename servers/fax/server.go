@@ -50,6 +50,11 @@ type Config struct {
 	BaseURL string
 	// StepInterval spaces the simulator's steps; 0 runs them back to back.
 	StepInterval time.Duration
+	// CatchUpSteps takes at once, in order, the steps a clock moved on by
+	// several intervals has passed (a test's fake clock: one Advance of ten
+	// minutes walks a fax to its end); without it each step is due
+	// StepInterval after the previous one was taken, however late.
+	CatchUpSteps bool
 	// MediaTimeout bounds the download of a fax document, body included;
 	// 0 means 10s.
 	MediaTimeout time.Duration
@@ -90,6 +95,10 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
+	Hooks apiserver.Hooks
 }
 
 // DestinationOptions configure the destination policy of Config.Destinations
@@ -226,7 +235,7 @@ func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // authentication and validation, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := faxapi.GetSpec()
+	spec, err := apiserver.Spec("fax", faxapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("fax: load spec: %w", err)
 	}
@@ -244,6 +253,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Before:       []echo.MiddlewareFunc{s.resolveAuth},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
+		Hooks:        s.cfg.Hooks,
 	})
 	if err != nil {
 		return nil, err

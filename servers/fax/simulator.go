@@ -17,6 +17,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
 	"github.com/apistack/apistack/servers/internal/cache"
 )
@@ -80,7 +81,8 @@ func (s *Server) runSimulator(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		due, err := s.store.dueFaxes(ctx, s.clock.Now(), simPerAccount, simDueBatch)
+		readAt := s.clock.Now()
+		due, err := s.store.dueFaxes(ctx, readAt, simPerAccount, simDueBatch)
 		if err != nil && ctx.Err() == nil {
 			s.logger.ErrorContext(ctx, "fax simulator: read due faxes", "err", err)
 		}
@@ -124,25 +126,24 @@ func (s *Server) runSimulator(ctx context.Context) {
 				}
 			}()
 		}
-		// Sleep until the next step that is not yet due; due steps that
-		// wait for a worker are taken when a step finishes.
-		wait := time.Second
-		now := s.clock.Now()
-		if next, err := s.store.nextDue(ctx, now); err == nil && next != nil {
-			if d := next.Sub(now); d < wait {
-				wait = max(d, time.Millisecond)
-			}
+		// Sleep until the next step that was not due when the due steps were
+		// read, in the clock's time (a test's fake clock wakes the loop when
+		// it is moved there); due steps that wait for a worker are taken when
+		// a step finishes.
+		deadline := readAt.Add(time.Second)
+		if next, err := s.store.nextDue(ctx, readAt); err == nil && next != nil && next.Before(deadline) {
+			deadline = *next
 		}
 		if dispatched > 0 && len(due) == simDueBatch {
-			wait = 0 // more may be due than were read
+			deadline = readAt // more may be due than were read
 		}
-		timer := time.NewTimer(wait)
+		timer := clock.NewTimerAt(s.clock, deadline)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
 		case <-s.wakeSim:
-		case <-timer.C:
+		case <-timer.C():
 		}
 		timer.Stop()
 	}
@@ -155,8 +156,19 @@ func (s *Server) step(ctx context.Context, f faxRow) error {
 	var doc []byte
 	var events []string
 	o := outcomeNamed(f.Outcome)
+	// The next step is due StepInterval from now. With CatchUpSteps, when
+	// the clock has moved past this step's due time by more than an interval
+	// (a test's fake clock moved on by minutes), it is due StepInterval
+	// after this step was: the steps the clock already passed are taken at
+	// once, in order.
 	next := func() {
-		t := s.now().Add(s.cfg.StepInterval)
+		now := s.now()
+		t := now.Add(s.cfg.StepInterval)
+		if s.cfg.CatchUpSteps && f.NextStepAt != nil {
+			if catchUp := f.NextStepAt.Add(s.cfg.StepInterval); !catchUp.After(now) {
+				t = catchUp
+			}
+		}
 		f.NextStepAt = &t
 	}
 	fail := func(reason faxapi.FaxFailureReason) {

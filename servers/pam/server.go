@@ -64,6 +64,10 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
+	Hooks apiserver.Hooks
 }
 
 // The credential caches' bounds: entries for the tokens in use, each
@@ -180,7 +184,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := pamapi.GetSpec()
+	spec, err := apiserver.Spec("pam", pamapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("pam: load spec: %w", err)
 	}
@@ -201,6 +205,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		AfterAuth:    []echo.MiddlewareFunc{requireJSONObject},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
+		Hooks:        s.cfg.Hooks,
 	})
 	if err != nil {
 		return nil, err

@@ -64,6 +64,10 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
+	Hooks apiserver.Hooks
 }
 
 // Server is the restaurant configuration API.
@@ -150,7 +154,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // token resolution, validation, the restaurant gate and rate limits, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := restaurantapi.GetSpec()
+	spec, err := apiserver.Spec("restaurant", restaurantapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("restaurant: load spec: %w", err)
 	}
@@ -168,6 +172,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Before:       []echo.MiddlewareFunc{s.resolve},
 		MaxBodyBytes: 16 << 10,
 		Logger:       s.logger,
+		Hooks:        s.cfg.Hooks,
 	})
 	if err != nil {
 		return nil, err

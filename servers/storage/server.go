@@ -69,6 +69,10 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
+	Hooks apiserver.Hooks
 }
 
 // Server is the storage API.
@@ -135,7 +139,7 @@ func (s *Server) Domain() string { return s.cfg.Domain }
 // virtual-host rewriting, signature verification and spec validation, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := storageapi.GetSpec()
+	spec, err := apiserver.Spec("storage", storageapi.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("storage: load spec: %w", err)
 	}
@@ -154,6 +158,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: lifecycledoc.MaxBodySize,
 		Logger:       s.logger,
+		Hooks:        s.cfg.Hooks,
 	})
 	if err != nil {
 		return nil, err

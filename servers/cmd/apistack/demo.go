@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,110 +8,18 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/apistack/apistack/servers/fax"
-	"github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/restaurant"
-	"github.com/apistack/apistack/servers/storage"
+	"github.com/apistack/apistack/servers/stack"
 )
 
-// demoCredentials is data/demo-credentials.json. Its keys are a contract:
-// scripts and tests read them (DESIGN.md section 5).
-type demoCredentials struct {
-	PAM        *pamCredentials        `json:"pam,omitempty"`
-	Restaurant *restaurantCredentials `json:"restaurant,omitempty"`
-	Fax        *faxCredentials        `json:"fax,omitempty"`
-	Storage    *storageCredentials    `json:"storage,omitempty"`
-	Admin      *adminCredentials      `json:"admin,omitempty"`
-}
-
-type pamCredentials struct {
-	BaseURL   string `json:"base_url"`
-	Team      string `json:"team"`
-	KeyID     string `json:"key_id"`
-	KeySecret string `json:"key_secret"`
-}
-
-type adminCredentials struct {
-	BaseURL string `json:"base_url"`
-	Token   string `json:"token"`
-}
-
-// The demo tenant of each API.
-const (
-	demoTeam        = "demo"
-	demoServiceUser = "demo-bot"
-	demoGroup       = "demo-admins"
+// The credential types of demo-credentials.json live with the demo
+// bootstrap in servers/stack.
+type (
+	demoCredentials       = stack.Credentials
+	adminCredentials      = stack.AdminCredentials
+	faxCredentials        = stack.FaxCredentials
+	restaurantCredentials = stack.RestaurantCredentials
+	storageCredentials    = stack.StorageCredentials
 )
-
-// demoDeps are the servers the demo bootstrap fills.
-type demoDeps struct {
-	pam        *pam.Server
-	restaurant *restaurant.Server
-	fax        *fax.Server
-	storage    *storage.Server
-}
-
-// bootstrapDemo creates the demo tenants when they are missing and returns the
-// credentials to write. It is idempotent: credentials from a previous run that
-// still work are kept; otherwise a fresh key is issued.
-func bootstrapDemo(ctx context.Context, d demoDeps, previous demoCredentials, urls map[string]string, adminToken string) (demoCredentials, error) {
-	creds := demoCredentials{Admin: &adminCredentials{BaseURL: urls["admin"], Token: adminToken}}
-	pc, err := bootstrapPAMDemo(ctx, d.pam, previous.PAM)
-	if err != nil {
-		return creds, fmt.Errorf("pam: %w", err)
-	}
-	pc.BaseURL = urls["pam"]
-	creds.PAM = pc
-	if d.restaurant != nil {
-		rc, err := bootstrapRestaurantDemo(ctx, d.restaurant, previous.Restaurant)
-		if err != nil {
-			return creds, fmt.Errorf("restaurant: %w", err)
-		}
-		rc.BaseURL = urls["restaurant"]
-		creds.Restaurant = rc
-	}
-	if d.fax != nil {
-		fc, err := bootstrapFaxDemo(ctx, d.fax, previous.Fax, urls["admin"]+faxInboxPath)
-		if err != nil {
-			return creds, fmt.Errorf("fax: %w", err)
-		}
-		fc.BaseURL = urls["fax"]
-		creds.Fax = fc
-	}
-	if d.storage != nil {
-		sc, err := bootstrapStorageDemo(ctx, d.storage, previous.Storage)
-		if err != nil {
-			return creds, fmt.Errorf("storage: %w", err)
-		}
-		sc.Endpoint = urls["storage"]
-		creds.Storage = sc
-	}
-	return creds, nil
-}
-
-func bootstrapPAMDemo(ctx context.Context, s *pam.Server, previous *pamCredentials) (*pamCredentials, error) {
-	if _, err := s.CreateTeam(ctx, demoTeam); err != nil && !errors.Is(err, pam.ErrAlreadyExists) {
-		return nil, err
-	}
-	if _, err := s.SetTeamDisabled(ctx, demoTeam, false); err != nil {
-		return nil, err
-	}
-	if previous != nil && previous.Team == demoTeam && s.KeyWorks(ctx, demoTeam, previous.KeyID, previous.KeySecret) {
-		return &pamCredentials{Team: demoTeam, KeyID: previous.KeyID, KeySecret: previous.KeySecret}, nil
-	}
-	c, err := s.BootstrapServiceUser(ctx, demoTeam, demoServiceUser, demoGroup, []string{"pam_admin"}, 0)
-	if err == nil {
-		return &pamCredentials{Team: demoTeam, KeyID: c.KeyID, KeySecret: c.KeySecret}, nil
-	}
-	if !errors.Is(err, pam.ErrAlreadyExists) {
-		return nil, err
-	}
-	keyID, secret, _, err := s.IssueKey(ctx, demoTeam, demoServiceUser, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &pamCredentials{Team: demoTeam, KeyID: keyID, KeySecret: secret}, nil
-}
 
 func readCredentials(path string) (demoCredentials, error) {
 	var c demoCredentials

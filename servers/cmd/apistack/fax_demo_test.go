@@ -17,10 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 // inboxList reads the admin port's webhook inbox with token.
-func inboxList(t *testing.T, adminURL, token string) (int, []inboxEvent) {
+func inboxList(t *testing.T, adminURL, token string) (int, []stack.InboxEvent) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, adminURL+faxInboxPath, nil)
 	require.NoError(t, err)
@@ -29,7 +30,7 @@ func inboxList(t *testing.T, adminURL, token string) (int, []inboxEvent) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var body struct {
-		Events []inboxEvent `json:"events"`
+		Events []stack.InboxEvent `json:"events"`
 	}
 	if resp.StatusCode == http.StatusOK {
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
@@ -55,7 +56,7 @@ func TestServeDemo_SendsThePrintedFaxOfflineAndItsEventsReachTheInbox(t *testing
 	resp.Body.Close()
 	pages, err := fax.CountPages(doc)
 	require.NoError(t, err, "the sample is a PDF")
-	assert.Equal(t, faxSamplePages, pages)
+	assert.Equal(t, stack.FaxSamplePages, pages)
 
 	// Send as the printed curl line does: a form with the demo key.
 	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
@@ -114,52 +115,6 @@ func TestFaxInbox_RefusesUnsignedDeliveries(t *testing.T) {
 	}
 	_, events := inboxList(t, creds["admin"]["base_url"], creds["admin"]["token"])
 	assert.Empty(t, events)
-}
-
-func TestFaxInbox_KeepsTheLastEvents(t *testing.T) {
-	in := &faxInbox{}
-	for i := range faxInboxEvents + 5 {
-		in.add(inboxEvent{Attempt: i})
-	}
-	got := in.list()
-	require.Len(t, got, faxInboxEvents)
-	assert.Equal(t, 5, got[0].Attempt, "the oldest are dropped")
-	assert.Equal(t, faxInboxEvents+4, got[len(got)-1].Attempt)
-}
-
-func TestBootstrapFaxDemo_MovesOnlyDemoWebhookURLsToTheInbox(t *testing.T) {
-	tests := []struct {
-		name, was, want string
-	}{
-		{"the old port-9 URL", oldDemoFaxWebhookURL, "http://127.0.0.1:8089/fax/webhook_inbox"},
-		{"an inbox on an earlier admin port", "http://127.0.0.1:9999/fax/webhook_inbox", "http://127.0.0.1:8089/fax/webhook_inbox"},
-		{"a URL the user set", "https://hooks.example.com/fax", "https://hooks.example.com/fax"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			dir := t.TempDir()
-			db, err := fax.OpenDB(ctx, dir+"/fax.db")
-			require.NoError(t, err)
-			defer db.Close()
-			key, err := fax.LoadOrCreateMasterKey(dir + "/fax-master.key")
-			require.NoError(t, err)
-			s, err := fax.New(ctx, fax.Config{DB: db, MasterKey: key})
-			require.NoError(t, err)
-			first, err := bootstrapFaxDemo(ctx, s, nil, "http://127.0.0.1:8089"+faxInboxPath)
-			require.NoError(t, err)
-			acct, err := s.AccountByName(ctx, demoFaxAccount)
-			require.NoError(t, err)
-			require.NoError(t, s.SetApplicationWebhookURL(ctx, acct.ID, first.ConnectionID, tt.was))
-
-			again, err := bootstrapFaxDemo(ctx, s, first, "http://127.0.0.1:8089"+faxInboxPath)
-			require.NoError(t, err)
-			require.Equal(t, first.ConnectionID, again.ConnectionID)
-			app, err := s.ApplicationOf(ctx, acct.ID, again.ConnectionID)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, app.WebhookURL)
-		})
-	}
 }
 
 func TestAdminCommand_FaxCommandsInjectAnInboundFaxThatReachesTheInbox(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,13 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apistack/apistack/servers/admin"
-	"github.com/apistack/apistack/servers/fax"
-	"github.com/apistack/apistack/servers/internal/egress"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/validation"
-	"github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -187,7 +181,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	generatedToken := c.AdminToken == ""
 	if generatedToken {
-		c.AdminToken = "adm_" + rand.Text()
+		c.AdminToken = stack.NewAdminToken()
 	}
 
 	// One pool checks the responses of every API in the background.
@@ -195,64 +189,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.ValidateResponses {
 		responseChecks = validation.NewBackground(validation.BackgroundConfig{Logger: logger})
 	}
-	pamDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "pam.db"), pam.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
-	if err != nil {
-		return fmt.Errorf("pam database: %w", err)
-	}
-	defer pamDB.Close()
-	pamServer, err := pam.New(ctx, pam.Config{
-		DB: pamDB, TokenTTL: c.TokenTTL, RateLimit: c.PAMRateLimit, RateLimitPeriod: c.PAMRatePeriod,
-		Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, Logger: logger,
+		ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
+		PAMTokenTTL: c.TokenTTL, PAMRateLimit: c.PAMRateLimit, PAMRatePeriod: c.PAMRatePeriod,
+		RestaurantRatePerSecond: c.RestaurantRPS, RestaurantRateLimit: c.RestaurantLimit, RestaurantRatePeriod: c.RestaurantPeriod,
+		FaxStepInterval: c.FaxStepInterval, FaxAllowPrivate: c.FaxAllowPrivate,
+		StorageRegion: c.StorageRegion, StorageDomain: c.StorageDomain,
 	})
 	if err != nil {
 		return err
 	}
-	faxDB, err := fax.OpenDB(ctx, filepath.Join(c.DataDir, "fax.db"), sqlitedb.WithFullSync(c.SQLiteFullSync))
-	if err != nil {
-		return err
-	}
-	defer faxDB.Close()
-	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(c.DataDir, "fax-master.key"))
-	if err != nil {
-		return err
-	}
-	faxServer, err := fax.New(ctx, fax.Config{
-		DB: faxDB, MasterKey: faxKey, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
-		Destinations: egress.Options{AllowPrivate: c.FaxAllowPrivate},
-	})
-	if err != nil {
-		return err
-	}
-	restaurantDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "restaurant.db"), restaurant.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
-	if err != nil {
-		return fmt.Errorf("restaurant database: %w", err)
-	}
-	defer restaurantDB.Close()
-	restaurantServer, err := restaurant.New(ctx, restaurant.Config{
-		DB: restaurantDB, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
-		RatePerSecond: c.RestaurantRPS, RatePerWindow: c.RestaurantLimit, RateWindow: c.RestaurantPeriod,
-	})
-	if err != nil {
-		return err
-	}
-	storageDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "storage.db"), storage.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
-	if err != nil {
-		return fmt.Errorf("storage database: %w", err)
-	}
-	defer storageDB.Close()
-	storageKey, err := storage.LoadOrCreateMasterKey(filepath.Join(c.DataDir, "storage-master.key"))
-	if err != nil {
-		return err
-	}
-	storageServer, err := storage.New(storage.Config{
-		DB: storageDB, MasterKey: storageKey, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
-	})
-	if err != nil {
-		return err
-	}
-	adminServer, err := admin.New(admin.Config{
-		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Storage: storageServer, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
-	})
+	defer st.Close()
+	handlers, err := st.Handlers()
 	if err != nil {
 		return err
 	}
@@ -263,51 +212,33 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			_ = l.ln.Close()
 		}
 	}()
-	for _, api := range []struct {
-		name, addr string
-		handler    func() (http.Handler, error)
-	}{
-		{"pam", c.PAMAddr, pamServer.Handler},
-		{"restaurant", c.RestaurantAddr, restaurantServer.Handler},
-		{"fax", c.FaxAddr, faxServer.Handler},
-		{"storage", c.StorageAddr, storageServer.Handler},
-		{"admin", c.AdminAddr, func() (http.Handler, error) {
-			h, err := adminServer.Handler()
-			if err != nil {
-				return nil, err
-			}
-			return withFaxDemoRoutes(h, faxServer, c.AdminToken, logger)
-		}},
+	for _, api := range []struct{ name, addr string }{
+		{stack.PAM, c.PAMAddr},
+		{stack.Restaurant, c.RestaurantAddr},
+		{stack.Fax, c.FaxAddr},
+		{stack.Storage, c.StorageAddr},
+		{stack.Admin, c.AdminAddr},
 	} {
-		h, err := api.handler()
-		if err != nil {
-			return fmt.Errorf("%s: %w", api.name, err)
-		}
 		ln, err := net.Listen("tcp", api.addr)
 		if err != nil {
 			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
 		}
-		listeners = append(listeners, listener{name: api.name, ln: ln, handler: h})
+		listeners = append(listeners, listener{name: api.name, ln: ln, handler: handlers[api.name]})
 	}
 	urls := map[string]string{}
 	for _, l := range listeners {
 		urls[l.name] = l.baseURL()
 	}
-	faxServer.SetBaseURL(urls["fax"])
-	// The admin port's demo sample and inbox are the only loopback URLs the
-	// fax server reaches by default.
-	if err := faxServer.AllowDestinations(urls["admin"]+faxSamplePath, urls["admin"]+faxInboxPath); err != nil {
+	if err := st.SetURLs(urls); err != nil {
 		return err
 	}
 	// The fax simulator and webhook sender run with the servers and stop
-	// with them; undelivered events wait in the outbox for the next start.
-	faxCtx, stopFax := context.WithCancel(ctx)
-	faxDone := make(chan struct{})
-	go func() { defer close(faxDone); _ = faxServer.Run(faxCtx) }()
-	defer func() { stopFax(); <-faxDone }()
+	// with them (st.Close); undelivered events wait in the outbox for the
+	// next start.
+	st.Start(ctx)
 
 	if c.Demo {
-		creds, err := bootstrapDemo(ctx, demoDeps{pam: pamServer, restaurant: restaurantServer, fax: faxServer, storage: storageServer}, previous, urls, c.AdminToken)
+		creds, err := st.Demo(ctx, previous, urls)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}

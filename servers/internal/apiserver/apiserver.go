@@ -57,6 +57,21 @@ type Config struct {
 	BodyLimits map[string]int64
 	// Logger receives the request logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Hooks let the in-process test kit steer and watch the API (faults on
+	// demand, the spec violations of a consumer's requests); the zero value
+	// does nothing.
+	Hooks Hooks
+}
+
+// Hooks are the test kit's way into an API (servers/internal/faults).
+type Hooks struct {
+	// Middleware runs for every request first, after the request log and
+	// panic recovery: what it answers is logged, and never validated.
+	Middleware echo.MiddlewareFunc
+	// OnError hears of every error the API's error handler renders, before
+	// it is rendered: a *validation.Failure for a request that breaks the
+	// spec.
+	OnError func(c echo.Context, err error)
 }
 
 // New returns an echo instance with the common endpoints and middleware. The
@@ -79,6 +94,10 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = tooLargeAsFailure(cfg.ErrorHandler)
+	if onError := cfg.Hooks.OnError; onError != nil {
+		render := e.HTTPErrorHandler
+		e.HTTPErrorHandler = func(err error, c echo.Context) { onError(c, err); render(err, c) }
+	}
 
 	vopts := cfg.Validation
 	if vopts.API == "" {
@@ -101,6 +120,9 @@ func New(cfg Config) (*echo.Echo, error) {
 
 	e.Use(requestLogger(logger, cfg.Name))
 	e.Use(recoverer(logger))
+	if cfg.Hooks.Middleware != nil {
+		e.Use(cfg.Hooks.Middleware)
+	}
 	// Nothing in Before reads past the largest limit of any operation; the
 	// gate then holds each request to its own operation's.
 	e.Use(capBody(gate.largest()))

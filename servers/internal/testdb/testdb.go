@@ -165,3 +165,12 @@ func dropSchema(base, schema string) {
 	defer db.Close()
 	_, _ = db.Exec(`DROP SCHEMA IF EXISTS ` + pgx.Identifier{schema}.Sanitize() + ` CASCADE`)
 }
+
+// Opener returns a function opening an API's database for t on the run's
+// backend, each call a fresh one, for harnesses that open through a
+// function (servers/stack's OpenDBFunc).
+func Opener(t testing.TB) func(ctx context.Context, m Migrations) (*sql.DB, error) {
+	return func(_ context.Context, m Migrations) (*sql.DB, error) {
+		return open(t, Current(), m)
+	}
+}

@@ -461,11 +461,30 @@ func summarize(causes []Cause) string {
 	return "invalid request: " + strings.Join(parts, "; ")
 }
 
-// newPathRouter routes on paths alone: a servers entry with a host would make
+// pathRouters memoizes newPathRouter per spec: the servers share each
+// API's parsed spec (apiserver.Spec), and the test kit builds every API's
+// server per test. A router is only read once built.
+var pathRouters sync.Map // *openapi3.T -> routers.Router
+
+// newPathRouter returns the router of spec (see buildPathRouter), built
+// once per spec.
+func newPathRouter(spec *openapi3.T) (routers.Router, error) {
+	if r, ok := pathRouters.Load(spec); ok {
+		return r.(routers.Router), nil
+	}
+	r, err := buildPathRouter(spec)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := pathRouters.LoadOrStore(spec, r)
+	return actual.(routers.Router), nil
+}
+
+// buildPathRouter routes on paths alone: a servers entry with a host would make
 // the router refuse requests addressed to any other host (127.0.0.1 vs
 // localhost, a port chosen at run time), so the document's servers are
 // replaced with their path parts.
-func newPathRouter(spec *openapi3.T) (routers.Router, error) {
+func buildPathRouter(spec *openapi3.T) (routers.Router, error) {
 	doc := *spec
 	seen := map[string]bool{}
 	var servers openapi3.Servers

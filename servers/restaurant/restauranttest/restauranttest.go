@@ -1,8 +1,7 @@
 // Package restauranttest starts a real restaurant configuration server for
-// tests: a fresh database (SQLite, or PostgreSQL when the test run is on it),
-// the full HTTP stack on an httptest server, response validation on (any
-// response that breaks the spec fails the test), two restaurants and an API
-// client granted the first.
+// tests: a fresh SQLite database, the full HTTP stack on an httptest server,
+// response validation on (any response that breaks the spec fails the test),
+// two restaurants and an API client granted the first.
 package restauranttest
 
 import (
@@ -14,16 +13,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
-	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 // Options tunes the server under test; the zero value is the defaults.
@@ -53,13 +51,10 @@ type Env struct {
 	DB *sql.DB
 }
 
-// Start runs a restaurant server until the test ends, on a fresh database
-// of the test run's backend (testdb: SQLite, or PostgreSQL with
-// APISTACK_TEST_BACKEND=postgres).
+// Start runs a restaurant server until the test ends.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	db := testdb.Open(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
-	env, stop, err := run(db, opts, func(r *http.Request, status int, err error) {
+	env, stop, err := open(t.TempDir(), openDB(t), opts, func(r *http.Request, status int, err error) {
 		t.Errorf("restaurant response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	})
 	require.NoError(t, err)
@@ -67,53 +62,60 @@ func Start(t testing.TB, opts Options) *Env {
 	return env
 }
 
-// Open runs a restaurant server with its SQLite database in dir until stop
-// is called; onViolation hears of every response that breaks the spec.
-// Examples use it where there is no *testing.T.
+// Open runs a restaurant server with its database in dir until stop is
+// called; onViolation hears of every response that breaks the spec. Examples
+// use it where there is no *testing.T.
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	db, err := sqlitedb.Open(context.Background(), filepath.Join(dir, "restaurant.db"), restaurant.Migrations())
-	if err != nil {
-		return nil, nil, err
-	}
-	return run(db, opts, onViolation)
+	return open(dir, stack.OpenFromTemplates(dir, stack.TempRoot()), opts, onViolation)
 }
 
-// run starts the server on db, which it closes when stop is called or
-// starting fails.
-func run(db *sql.DB, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+// openDB opens the databases of a test's stack on the test run's backend
+// (testdb): copies of SQLite templates, or fresh PostgreSQL schemas with
+// APISTACK_TEST_BACKEND=postgres.
+func openDB(t testing.TB) stack.OpenDBFunc {
+	if testdb.Current() == testdb.SQLite {
+		return stack.OpenFromTemplates(t.TempDir(), stack.TempRoot())
+	}
+	open := testdb.Opener(t)
+	return func(ctx context.Context, m stack.Migrations) (*sql.DB, error) { return open(ctx, testdb.Migrations(m)) }
+}
+
+func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
 	ctx := context.Background()
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	srv, err := restaurant.New(ctx, restaurant.Config{
-		DB: db, TokenTTL: opts.TokenTTL, RatePerSecond: opts.RatePerSecond, RatePerWindow: opts.RatePerWindow,
-		Clock: opts.Clock, Logger: logger,
-		ValidateResponses: !opts.SkipResponseValidation, OnResponseViolation: onViolation,
+	// The restaurant server of the same assembly as `apistack serve` and
+	// the test kit (servers/stack), its database in dir.
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: dir, OpenDB: openDB, RestaurantTokenTTL: opts.TokenTTL, RestaurantRatePerSecond: opts.RatePerSecond, RestaurantRateLimit: opts.RatePerWindow,
+		Clock: opts.Clock, Logger: logger, ValidateResponses: !opts.SkipResponseValidation,
+		OnResponseViolation: perAPI(onViolation),
 	})
 	if err != nil {
-		db.Close()
 		return nil, nil, err
 	}
+	srv, db := st.Restaurant, st.DB(stack.Restaurant)
 	h, err := srv.Handler()
 	if err != nil {
-		db.Close()
+		st.Close()
 		return nil, nil, err
 	}
 	a, errA := srv.CreateRestaurant(ctx, "", "Test Bistro")
 	b, errB := srv.CreateRestaurant(ctx, "", "Other Bistro")
 	if errA != nil || errB != nil {
-		db.Close()
+		st.Close()
 		return nil, nil, fmt.Errorf("restauranttest: create restaurants: %w, %w", errA, errB)
 	}
 	creds, err := srv.CreateClient(ctx, "test client", []string{a.GUID})
 	if err != nil {
-		db.Close()
+		st.Close()
 		return nil, nil, err
 	}
 	hs := httptest.NewServer(h)
 	env = &Env{URL: hs.URL, Server: srv, Restaurant: a.GUID, Other: b.GUID, ClientID: creds.ClientID, ClientSecret: creds.ClientSecret, DB: db}
-	return env, func() { hs.Close(); db.Close() }, nil
+	return env, func() { hs.Close(); st.Close() }, nil
 }
 
 // ImportDemo imports a demo configuration of menuItems menu items into the
@@ -136,4 +138,13 @@ func (e *Env) ImportDemoErr(menuItems int) (*restaurant.Document, error) {
 		return nil, err
 	}
 	return doc, nil
+}
+
+// perAPI adapts a harness's violation hook to the stack's, which names the
+// API; nil stays nil (violations are logged).
+func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
+	if onViolation == nil {
+		return nil
+	}
+	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }

@@ -1,8 +1,7 @@
-// Package storagetest starts a real storage server for tests: a fresh
-// database (SQLite, or PostgreSQL when the test run is on it), the full HTTP
-// stack on an httptest server, response validation on (any response that
-// breaks the spec fails the test), an access key, a plain bucket and a
-// versioned one, all of one account.
+// Package storagetest starts a real storage server for tests: a fresh SQLite
+// database, the full HTTP stack on an httptest server, response validation on
+// (any response that breaks the spec fails the test), an access key, a plain
+// bucket and a versioned one, all of one account.
 package storagetest
 
 import (
@@ -13,14 +12,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -52,13 +50,10 @@ type Env struct {
 	DB *sql.DB
 }
 
-// Start runs a storage server until the test ends, on a fresh database of
-// the test run's backend (testdb: SQLite, or PostgreSQL with
-// APISTACK_TEST_BACKEND=postgres).
+// Start runs a storage server until the test ends.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	db := testdb.Open(t, testdb.Migrations{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()})
-	env, stop, err := run(db, t.TempDir(), opts, func(r *http.Request, status int, err error) {
+	env, stop, err := open(t.TempDir(), openDB(t), opts, func(r *http.Request, status int, err error) {
 		t.Errorf("storage response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	})
 	require.NoError(t, err)
@@ -66,35 +61,40 @@ func Start(t testing.TB, opts Options) *Env {
 	return env
 }
 
-// Open runs a storage server with its SQLite database in dir until stop is
-// called; onViolation hears of every response that breaks the spec. Examples
-// use it where there is no *testing.T.
+// Open runs a storage server with its database in dir until stop is called;
+// onViolation hears of every response that breaks the spec. Examples use it
+// where there is no *testing.T.
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	db, err := sqlitedb.Open(context.Background(), filepath.Join(dir, "storage.db"), storage.Migrations())
+	return open(dir, stack.OpenFromTemplates(dir, stack.TempRoot()), opts, onViolation)
+}
+
+// openDB opens the databases of a test's stack on the test run's backend
+// (testdb): copies of SQLite templates, or fresh PostgreSQL schemas with
+// APISTACK_TEST_BACKEND=postgres.
+func openDB(t testing.TB) stack.OpenDBFunc {
+	if testdb.Current() == testdb.SQLite {
+		return stack.OpenFromTemplates(t.TempDir(), stack.TempRoot())
+	}
+	open := testdb.Opener(t)
+	return func(ctx context.Context, m stack.Migrations) (*sql.DB, error) { return open(ctx, testdb.Migrations(m)) }
+}
+
+func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+	ctx := context.Background()
+	// The storage server of the same assembly as `apistack serve` and the
+	// test kit (servers/stack), its database and master key in dir.
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: dir, OpenDB: openDB, Clock: opts.Clock, ValidateResponses: true,
+		OnResponseViolation: perAPI(onViolation),
+		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return run(db, dir, opts, onViolation)
-}
-
-// run starts the server on db with its master key in dir; it closes db when
-// stop is called or starting fails.
-func run(db *sql.DB, dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	ctx := context.Background()
-	masterKey, err := storage.LoadOrCreateMasterKey(filepath.Join(dir, "storage-master.key"))
-	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
-	}
-	srv, err := storage.New(storage.Config{
-		DB: db, MasterKey: masterKey, Clock: opts.Clock, ValidateResponses: true, OnResponseViolation: onViolation,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
-	}
+	srv, db := st.Storage, st.DB(stack.Storage)
 	h, err := srv.Handler()
 	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
+		return nil, nil, errors.Join(err, st.Close())
 	}
 	key, err := srv.CreateKey(ctx, Account, "tests")
 	if err == nil {
@@ -104,8 +104,17 @@ func run(db *sql.DB, dir string, opts Options, onViolation func(r *http.Request,
 		_, err = srv.CreateBucket(ctx, Account, VersionedBucket, storage.Enabled)
 	}
 	if err != nil {
-		return nil, nil, errors.Join(err, db.Close())
+		return nil, nil, errors.Join(err, st.Close())
 	}
 	ts := httptest.NewServer(h)
-	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); db.Close() }, nil
+	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); _ = st.Close() }, nil
+}
+
+// perAPI adapts a harness's violation hook to the stack's, which names the
+// API; nil stays nil (violations are logged).
+func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
+	if onViolation == nil {
+		return nil
+	}
+	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }

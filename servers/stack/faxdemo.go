@@ -1,4 +1,4 @@
-package main
+package stack
 
 import (
 	"context"
@@ -19,14 +19,19 @@ import (
 // The demo routes of the admin port (specs/admin/openapi.yaml, tag fax): a
 // sample document to fax and a webhook inbox, so the demo works offline.
 const (
-	faxSamplePath  = "/fax/sample.pdf"
-	faxInboxPath   = "/fax/webhook_inbox"
-	faxInboxEvents = 100
-	faxSamplePages = 2
+	// FaxSamplePath serves a sample PDF of FaxSamplePages pages.
+	FaxSamplePath = "/fax/sample.pdf"
+	// FaxInboxPath takes webhook deliveries (POST) and lists them (GET,
+	// admin token).
+	FaxInboxPath = "/fax/webhook_inbox"
+	// FaxInboxEvents is how many deliveries the inbox keeps.
+	FaxInboxEvents = 100
+	// FaxSamplePages is the sample document's page count.
+	FaxSamplePages = 2
 )
 
-// inboxEvent is one verified delivery, as GET /fax/webhook_inbox lists it.
-type inboxEvent struct {
+// InboxEvent is one verified delivery, as GET /fax/webhook_inbox lists it.
+type InboxEvent struct {
 	ID         string          `json:"id"`
 	EventType  string          `json:"event_type"`
 	FaxID      string          `json:"fax_id"`
@@ -35,39 +40,41 @@ type inboxEvent struct {
 	Body       json.RawMessage `json:"body"`
 }
 
-// faxInbox keeps the last faxInboxEvents verified deliveries in memory.
-type faxInbox struct {
+// FaxInbox keeps the last FaxInboxEvents verified deliveries in memory.
+type FaxInbox struct {
 	mu     sync.Mutex
-	events []inboxEvent
+	events []InboxEvent
 }
 
-func (in *faxInbox) add(e inboxEvent) {
+// Add records e, dropping the oldest event beyond FaxInboxEvents.
+func (in *FaxInbox) Add(e InboxEvent) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.events = append(in.events, e)
-	if over := len(in.events) - faxInboxEvents; over > 0 {
-		in.events = append([]inboxEvent(nil), in.events[over:]...)
+	if over := len(in.events) - FaxInboxEvents; over > 0 {
+		in.events = append([]InboxEvent(nil), in.events[over:]...)
 	}
 }
 
-func (in *faxInbox) list() []inboxEvent {
+// List returns the events kept, oldest first.
+func (in *FaxInbox) List() []InboxEvent {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return append([]inboxEvent{}, in.events...)
+	return append([]InboxEvent{}, in.events...)
 }
 
 // withFaxDemoRoutes serves the sample PDF and the webhook inbox beside the
 // admin API. The inbox is a receiver like any other, built on clients/fax's
-// webhook handler: this binary is where the two sides meet, so the
-// servers/fax and servers/admin packages stay free of client imports.
+// webhook handler: the assembly of the stack is where the two sides meet, so
+// the servers/fax and servers/admin packages stay free of client imports.
 func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken string, logger *slog.Logger) (http.Handler, error) {
-	pdf, err := fax.SamplePDF(faxSamplePages)
+	pdf, err := samplePDF()
 	if err != nil {
 		return nil, err
 	}
-	inbox := &faxInbox{}
+	inbox := &FaxInbox{}
 	receive, err := faxclient.NewWebhookHandler(fs.WebhookPublicKey(), func(ctx context.Context, e faxclient.Event) error {
-		inbox.add(inboxEvent{ID: e.ID, EventType: e.Type, FaxID: e.FaxID, Attempt: e.Attempt, ReceivedAt: time.Now().UTC(), Body: e.Raw})
+		inbox.Add(InboxEvent{ID: e.ID, EventType: e.Type, FaxID: e.FaxID, Attempt: e.Attempt, ReceivedAt: time.Now().UTC(), Body: e.Raw})
 		logger.InfoContext(ctx, "fax webhook received", "event_type", e.Type, "fax_id", e.FaxID, "attempt", e.Attempt)
 		return nil
 	})
@@ -76,12 +83,12 @@ func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken str
 	}
 	tokenHash := sha256.Sum256([]byte(adminToken))
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+faxSamplePath, func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET "+FaxSamplePath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
 		_, _ = w.Write(pdf)
 	})
-	mux.Handle("POST "+faxInboxPath, receive)
-	mux.HandleFunc("GET "+faxInboxPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("POST "+FaxInboxPath, receive)
+	mux.HandleFunc("GET "+FaxInboxPath, func(w http.ResponseWriter, r *http.Request) {
 		// The events carry signed media links: the list needs the admin token.
 		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(token))
@@ -91,8 +98,11 @@ func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken str
 			_ = json.NewEncoder(w).Encode(map[string]any{"code": http.StatusUnauthorized, "error": "unauthorized", "message": "an Authorization: Bearer <admin token> header is required"})
 			return
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"events": inbox.list()})
+		_ = json.NewEncoder(w).Encode(map[string]any{"events": inbox.List()})
 	})
 	mux.Handle("/", adminHandler)
 	return mux, nil
 }
+
+// samplePDF is the sample document, made once per process.
+var samplePDF = sync.OnceValues(func() ([]byte, error) { return fax.SamplePDF(FaxSamplePages) })

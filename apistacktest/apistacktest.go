@@ -1,0 +1,340 @@
+// Package apistacktest runs the whole of apistack (the PAM, fax, storage and
+// restaurant APIs and the admin API) in the process of a Go test, in one
+// line, as net/http/httptest does for a handler:
+//
+//	st := apistacktest.Start(t, apistacktest.Options{})
+//	for g, err := range st.PAM.Groups(ctx, nil) { … }
+//
+// Every test gets its own stack: its own databases (SQLite in memory), its
+// own ports, its own tenants and credentials, so tests run in parallel.
+// Time is under the test's control (Stack.Clock): fax steps, webhook
+// retries, token and media-link expiry and rate-limit windows move only when
+// the test advances it, so no test needs to sleep. Faults can be injected
+// per API and operation (Stack.Inject) and into webhook deliveries
+// (Stack.Webhooks). Every request the servers receive is checked against its
+// API's spec: a request of the test's own service that breaks it fails the
+// test, naming the operation, the field and the rule.
+package apistacktest
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/clients/pam"
+	"github.com/apistack/apistack/clients/restaurant"
+	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/faults"
+	"github.com/apistack/apistack/servers/stack"
+)
+
+// The APIs of a stack, as Inject names them.
+const (
+	PAM        = stack.PAM
+	Fax        = stack.Fax
+	Storage    = stack.Storage
+	Restaurant = stack.Restaurant
+)
+
+// Clock is the stack's time: a fake clock that moves only when told
+// (Advance, Set). The servers wait on it: advancing it runs the fax steps
+// and webhook retries that come due.
+type Clock = clock.Fake
+
+// NewClock returns a Clock set to now.
+func NewClock(now time.Time) *Clock { return clock.NewFake(now) }
+
+// Options shape a stack; the zero value is the defaults.
+type Options struct {
+	// Clock is the stack's time; nil means a new Clock at the current time.
+	Clock *Clock
+	// FaxStepInterval spaces the fax simulator's steps in the stack's time;
+	// 0 means one second (a fax is delivered after about five steps).
+	FaxStepInterval time.Duration
+	// FaxWebhookURL is where the fax webhooks of the stack's application
+	// go; "" means the stack's own receiver, whose events are in
+	// Stack.Inbox. The stack's fax server may reach loopback addresses.
+	FaxWebhookURL string
+	// PAMTokenTTL is the PAM tokens' lifetime; 0 means one hour.
+	PAMTokenTTL time.Duration
+	// PAMRateLimit requests per PAMRatePeriod per caller; 0 means the
+	// server's 10,000 an hour.
+	PAMRateLimit  int
+	PAMRatePeriod time.Duration
+	// AllowInvalidRequests stops the contract check of the requests the
+	// stack receives from failing the test (for a test that sends a request
+	// that breaks the spec on purpose). Violations are still recorded
+	// (Stack.Violations).
+	AllowInvalidRequests bool
+	// Logger receives the servers' logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// TB is the part of testing.TB a stack reports to: a *testing.T, or a
+// recorder in tests of the kit itself.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
+var _ TB = testing.TB(nil)
+
+// Stack is the whole of apistack running for one test.
+type Stack struct {
+	// The base URL of each API.
+	PAMURL, FaxURL, StorageURL, RestaurantURL, AdminURL string
+	// Credentials are the stack's tenant of each API, with the shape and
+	// keys of `apistack serve --demo`'s demo-credentials.json.
+	Credentials stack.Credentials
+	// Clients of each API, configured with Credentials and the stack's
+	// clock.
+	PAM        *pam.Client
+	Fax        *faxclient.Client
+	Storage    *storage.Client
+	Restaurant *restaurant.Client
+	// WebhookPublicKey verifies the fax webhooks' signatures.
+	WebhookPublicKey ed25519.PublicKey
+	// Inbox collects the fax webhooks delivered to the stack's receiver.
+	Inbox *Inbox
+	// SampleFaxURL serves a two-page PDF the fax server can fetch.
+	SampleFaxURL string
+	// Clock is the stack's time. A webhook delivery is signed with its
+	// time and judged by it (5 minutes of tolerance): one in flight while
+	// the clock jumps further is refused and retried, so a test that
+	// counts deliveries waits for the one in flight before a long Advance.
+	Clock *Clock
+	// Servers are the stack's servers, for seed data and operator calls.
+	Servers *stack.Stack
+
+	webhookURL string
+	injectors  map[string]*faults.Injector
+	webhooks   *faults.Webhooks
+	hookRT     http.RoundTripper
+	violations violationLog
+	closers    []func()
+}
+
+type violationLog struct {
+	mu   sync.Mutex
+	list []error
+}
+
+func (v *violationLog) add(err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.list = append(v.list, err)
+}
+
+// Start runs a stack until the test ends (t.Cleanup stops it). A request
+// that breaks its spec, and a response of apistack that breaks its own,
+// fail the test.
+func Start(t TB, opts Options) *Stack {
+	t.Helper()
+	var done atomic.Bool
+	report := func(err error) {
+		if !done.Load() {
+			t.Errorf("%v", err)
+		}
+	}
+	st, err := open(opts, report)
+	if err != nil {
+		t.Fatalf("apistacktest: start: %v", err)
+		return nil
+	}
+	t.Cleanup(func() { done.Store(true); st.Close() })
+	return st
+}
+
+// New runs a stack until Close is called, for code without a test (a
+// TestMain, an example). Spec violations are recorded (Violations), not
+// reported.
+func New(opts Options) (*Stack, error) {
+	return open(opts, nil)
+}
+
+func open(opts Options, report func(error)) (*Stack, error) {
+	st := &Stack{}
+	if err := st.open(opts, report); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+func (st *Stack) open(opts Options, report func(error)) error {
+	ctx := context.Background()
+	if opts.Clock == nil {
+		opts.Clock = NewClock(time.Now())
+	}
+	if opts.FaxStepInterval == 0 {
+		opts.FaxStepInterval = time.Second
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	st.Clock, st.Inbox, st.injectors, st.webhooks = opts.Clock, newInbox(), map[string]*faults.Injector{}, &faults.Webhooks{}
+	onRequest := func(v faults.Violation) {
+		st.violations.add(v)
+		if report != nil && !opts.AllowInvalidRequests {
+			report(v)
+		}
+	}
+	for _, api := range []string{PAM, Fax, Storage, Restaurant} {
+		in, err := faults.New(api, opts.Clock, onRequest)
+		if err != nil {
+			return err
+		}
+		st.injectors[api] = in
+	}
+	dir, err := os.MkdirTemp(stack.TempRoot(), "apistacktest-*")
+	if err != nil {
+		return fmt.Errorf("apistacktest: data directory: %w", err)
+	}
+	st.closers = append(st.closers, func() { _ = os.RemoveAll(dir) })
+	servers, err := stack.Open(ctx, stack.Config{
+		DataDir: dir, OpenDB: stack.OpenFromTemplates(dir, stack.TempRoot()), Clock: opts.Clock, Logger: logger, ValidateResponses: true,
+		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
+			v := fmt.Errorf("apistack's %s response %d to %s %s breaks its spec: %w", api, status, r.Method, r.URL.Path, err)
+			st.violations.add(v)
+			if report != nil {
+				report(v)
+			}
+		},
+		Faults:      st.injectors,
+		PAMTokenTTL: opts.PAMTokenTTL, PAMRateLimit: opts.PAMRateLimit, PAMRatePeriod: opts.PAMRatePeriod,
+		FaxStepInterval: opts.FaxStepInterval, FaxAllowPrivate: true,
+		FaxWebhookTransport: func(next http.RoundTripper) http.RoundTripper {
+			st.hookRT = next
+			return st.webhooks.Transport(next)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	st.Servers = servers
+	st.closers = append(st.closers, func() { _ = servers.Close() })
+	handlers, err := servers.Handlers()
+	if err != nil {
+		return err
+	}
+	urls := map[string]string{}
+	for _, api := range stack.APIs {
+		hs := httptest.NewServer(handlers[api])
+		st.closers = append(st.closers, hs.Close)
+		urls[api] = hs.URL
+	}
+	st.PAMURL, st.FaxURL, st.StorageURL, st.RestaurantURL, st.AdminURL = urls[PAM], urls[Fax], urls[Storage], urls[Restaurant], urls[stack.Admin]
+	st.SampleFaxURL = st.AdminURL + stack.FaxSamplePath
+	if err := servers.SetURLs(urls); err != nil {
+		return err
+	}
+	st.WebhookPublicKey = servers.Fax.WebhookPublicKey()
+	receiver, err := faxclient.NewWebhookHandler(st.WebhookPublicKey, func(_ context.Context, e faxclient.Event) error {
+		st.Inbox.add(e)
+		return nil
+	}, faxclient.WithClock(opts.Clock.Now))
+	if err != nil {
+		return err
+	}
+	rs := httptest.NewServer(receiver)
+	st.closers = append(st.closers, rs.Close)
+	st.webhookURL = opts.FaxWebhookURL
+	if st.webhookURL == "" {
+		st.webhookURL = rs.URL + "/fax-webhooks"
+	}
+	servers.Start(ctx)
+	st.Credentials, err = servers.DemoWith(ctx, stack.Credentials{}, urls, stack.DemoOptions{FaxWebhookURL: st.webhookURL})
+	if err != nil {
+		return fmt.Errorf("tenants: %w", err)
+	}
+	return st.clients()
+}
+
+// clients makes the stack's clients from its credentials.
+func (st *Stack) clients() (err error) {
+	if st.PAM, err = pam.New(st.PAMConfig()); err != nil {
+		return err
+	}
+	if st.Fax, err = faxclient.New(st.FaxConfig()); err != nil {
+		return err
+	}
+	if st.Storage, err = storage.New(st.StorageConfig()); err != nil {
+		return err
+	}
+	st.Restaurant, err = restaurant.New(st.RestaurantConfig())
+	return err
+}
+
+// PAMConfig is the configuration of a PAM client of the stack's tenant.
+func (st *Stack) PAMConfig() pam.Config {
+	c := st.Credentials.PAM
+	return pam.Config{BaseURL: st.PAMURL, Team: c.Team, KeyID: c.KeyID, KeySecret: c.KeySecret}
+}
+
+// FaxConfig is the configuration of a fax client of the stack's account.
+func (st *Stack) FaxConfig() faxclient.Config {
+	return faxclient.Config{BaseURL: st.FaxURL, APIKey: st.Credentials.Fax.APIKey}
+}
+
+// StorageConfig is the configuration of a storage client of the stack's
+// account; it signs with the stack's time.
+func (st *Stack) StorageConfig() storage.Config {
+	c := st.Credentials.Storage
+	return storage.Config{Endpoint: st.StorageURL, Region: c.Region, KeyID: c.KeyID, Secret: c.Secret, Now: st.Clock.Now}
+}
+
+// RestaurantConfig is the configuration of a restaurant client of the
+// stack's restaurant.
+func (st *Stack) RestaurantConfig() restaurant.Config {
+	c := st.Credentials.Restaurant
+	return restaurant.Config{BaseURL: st.RestaurantURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret, Restaurant: c.RestaurantGUID}
+}
+
+// Violations returns every spec violation seen so far: requests that broke
+// their API's spec (faults.Violation) and responses of apistack that broke
+// theirs.
+func (st *Stack) Violations() []error {
+	st.violations.mu.Lock()
+	defer st.violations.mu.Unlock()
+	return append([]error(nil), st.violations.list...)
+}
+
+// Close stops the stack: its servers, fax workers and databases.
+func (st *Stack) Close() {
+	if st.hookRT != nil {
+		_ = st.webhooks.Release(st.hookRT)
+	}
+	for i := len(st.closers) - 1; i >= 0; i-- {
+		st.closers[i]()
+	}
+	st.closers = nil
+}
+
+// SetFaxWebhookURL points the stack's fax application at url, a receiver of
+// the test's own (which verifies deliveries with WebhookPublicKey, judging
+// their timestamps by Clock.Now).
+func (st *Stack) SetFaxWebhookURL(t TB, url string) {
+	t.Helper()
+	ctx := context.Background()
+	acct, err := st.Servers.Fax.AccountByName(ctx, "demo")
+	if err == nil {
+		err = st.Servers.Fax.SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
+	}
+	if err != nil {
+		t.Fatalf("apistacktest: set the fax webhook URL: %v", err)
+	}
+	st.webhookURL = url
+}

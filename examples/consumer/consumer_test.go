@@ -1,0 +1,115 @@
+package consumer_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/apistacktest"
+
+	"example.com/consumer"
+)
+
+// newService starts the whole of apistack for the test and the service
+// configured against it, its webhook receiver included.
+func newService(t *testing.T, opts apistacktest.Options) (*apistacktest.Stack, *consumer.Service) {
+	t.Helper()
+	st := apistacktest.Start(t, opts)
+	svc, err := consumer.New(consumer.Config{
+		PAM: st.PAMConfig(), Restaurant: st.RestaurantConfig(), Storage: st.StorageConfig(), Fax: st.FaxConfig(),
+		FaxConnectionID: st.Credentials.Fax.ConnectionID, FaxFrom: st.Credentials.Fax.From,
+		WebhookPublicKey: st.WebhookPublicKey, Now: st.Clock.Now,
+	})
+	require.NoError(t, err)
+	receiver := httptest.NewServer(svc.WebhookHandler())
+	t.Cleanup(receiver.Close)
+	st.SetFaxWebhookURL(t, receiver.URL+"/fax-events")
+	return st, svc
+}
+
+func TestGroupNames_FollowsEveryPage(t *testing.T) {
+	t.Parallel()
+	st, svc := newService(t, apistacktest.Options{})
+	team := st.SeedTeam(t, "", 250, nil)
+
+	names, err := svc.GroupNames(context.Background(), 100)
+	require.NoError(t, err)
+	for _, g := range team.Groups {
+		assert.Contains(t, names, g)
+	}
+}
+
+func TestGroupNames_RidesOutARateLimit(t *testing.T) {
+	t.Parallel()
+	st, svc := newService(t, apistacktest.Options{})
+	st.SeedTeam(t, "", 5, nil)
+	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.RateLimited, Operation: "ListGroups", Count: 1})
+
+	names, err := svc.GroupNames(context.Background(), 2)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, len(names), 5)
+	assert.Equal(t, 1, st.Injected(apistacktest.PAM, apistacktest.RateLimited))
+}
+
+func TestMenuItemNames_FollowsEveryPage(t *testing.T) {
+	t.Parallel()
+	st, svc := newService(t, apistacktest.Options{})
+	st.SeedMenu(t, 350, 1) // more than one page of 300
+
+	names, err := svc.MenuItemNames(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, names, 350)
+}
+
+func TestSendFax_LearnsOfTheDeliveryFromTheWebhook(t *testing.T) {
+	t.Parallel()
+	st, svc := newService(t, apistacktest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	id, err := svc.SendFax(ctx, "+13125550800", st.SampleFaxURL)
+	require.NoError(t, err)
+	st.Clock.Advance(10 * time.Minute) // no sleep: the fax takes its steps now
+	require.NoError(t, svc.WaitForFax(ctx, id))
+}
+
+func TestSendFax_ABusyLineFails(t *testing.T) {
+	t.Parallel()
+	st, svc := newService(t, apistacktest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	id, err := svc.SendFax(ctx, "+13125550801", st.SampleFaxURL) // a test number: user_busy
+	require.NoError(t, err)
+	st.Clock.Advance(10 * time.Minute)
+	require.ErrorIs(t, svc.WaitForFax(ctx, id), consumer.ErrFaxFailed)
+}
+
+func TestSendFax_ToleratesDuplicatedWebhooks(t *testing.T) {
+	t.Parallel()
+	st, svc := newService(t, apistacktest.Options{})
+	st.Webhooks().Duplicate(10)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	id, err := svc.SendFax(ctx, "+13125550800", st.SampleFaxURL)
+	require.NoError(t, err)
+	st.Clock.Advance(10 * time.Minute)
+	require.NoError(t, svc.WaitForFax(ctx, id))
+}
+
+func TestExpireLogs_PutsTheLifecycleRule(t *testing.T) {
+	t.Parallel()
+	st, svc := newService(t, apistacktest.Options{})
+	bucket := st.Credentials.Storage.Bucket
+
+	require.NoError(t, svc.ExpireLogs(context.Background(), bucket, 30))
+	cfg, err := st.Storage.GetLifecycle(context.Background(), bucket)
+	require.NoError(t, err)
+	require.Len(t, cfg.Rules, 1)
+	assert.Equal(t, "expire-logs", *cfg.Rules[0].ID)
+}

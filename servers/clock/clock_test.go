@@ -1,0 +1,83 @@
+package clock_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/clock"
+)
+
+var start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func fired(t clock.Timer) bool {
+	select {
+	case <-t.C():
+		return true
+	default:
+		return false
+	}
+}
+
+func TestFake_TimersFireWhenTheClockReachesTheirDeadline(t *testing.T) {
+	f := clock.NewFake(start)
+	late := clock.NewTimerAt(f, start.Add(2*time.Minute))
+	early := clock.NewTimerAt(f, start.Add(time.Minute))
+	assert.Equal(t, 2, f.Timers())
+	next, ok := f.NextDeadline()
+	require.True(t, ok)
+	assert.Equal(t, start.Add(time.Minute), next)
+
+	f.Advance(59 * time.Second)
+	assert.False(t, fired(early))
+	f.Advance(time.Second)
+	assert.True(t, fired(early))
+	assert.False(t, fired(late))
+	f.Set(start.Add(time.Hour))
+	assert.True(t, fired(late))
+	assert.Equal(t, 0, f.Timers())
+}
+
+func TestFake_ATimerForAPassedDeadlineFiresAtOnce(t *testing.T) {
+	f := clock.NewFake(start)
+	// A loop that read Now before the test moved the clock still wakes.
+	readAt := f.Now()
+	f.Advance(time.Minute)
+	assert.True(t, fired(clock.NewTimerAt(f, readAt.Add(time.Second))))
+}
+
+func TestFake_StopRemovesTheTimer(t *testing.T) {
+	f := clock.NewFake(start)
+	tm := clock.NewTimerAt(f, start.Add(time.Second))
+	assert.True(t, tm.Stop())
+	assert.False(t, tm.Stop())
+	f.Advance(time.Hour)
+	assert.False(t, fired(tm))
+}
+
+func TestFake_WaitingAndMovedAreClosedOnTheirEvent(t *testing.T) {
+	f := clock.NewFake(start)
+	waiting, moved := f.Waiting(), f.Moved()
+	clock.NewTimerAt(f, start.Add(time.Second))
+	<-waiting
+	assert.False(t, f.AdvanceToNextTimer(time.Millisecond), "the timer is further than 1ms")
+	assert.True(t, f.AdvanceToNextTimer(time.Second))
+	<-moved
+	assert.Equal(t, start.Add(time.Second), f.Now())
+}
+
+func TestNewTimerAt_SystemAndPlainClocksUseRealTimers(t *testing.T) {
+	for _, c := range []clock.Clock{clock.System{}, plain{}} {
+		tm := clock.NewTimerAt(c, c.Now().Add(-time.Second))
+		<-tm.C() // a passed deadline fires at once
+		tm = clock.NewTimerAt(c, c.Now().Add(time.Hour))
+		assert.True(t, tm.Stop())
+	}
+}
+
+// plain is a Clock without timers of its own.
+type plain struct{}
+
+func (plain) Now() time.Time { return time.Now() }

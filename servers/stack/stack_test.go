@@ -1,0 +1,62 @@
+package stack_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/stack"
+)
+
+func TestOpen_NeedsADataDirOrAnOpener(t *testing.T) {
+	_, err := stack.Open(context.Background(), stack.Config{})
+	require.Error(t, err)
+}
+
+// A stack on a data directory keeps its tenants and keys across a restart,
+// as `serve --demo` relies on; one from templates starts empty.
+func TestOpen_DemoTenantsSurviveARestartOfTheDataDirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	start := func(cfg stack.Config) (*stack.Stack, map[string]string) {
+		st, err := stack.Open(ctx, cfg)
+		require.NoError(t, err)
+		handlers, err := st.Handlers()
+		require.NoError(t, err)
+		urls := map[string]string{}
+		for name, h := range handlers {
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			urls[name] = srv.URL
+		}
+		require.NoError(t, st.SetURLs(urls))
+		st.Start(ctx)
+		return st, urls
+	}
+	st, urls := start(stack.Config{DataDir: dir})
+	first, err := st.DemoWith(ctx, stack.Credentials{}, urls, stack.DemoOptions{RestaurantMenuItems: 5})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+
+	st, urls = start(stack.Config{DataDir: dir})
+	again, err := st.DemoWith(ctx, first, urls, stack.DemoOptions{RestaurantMenuItems: 5})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	assert.Equal(t, first.PAM.KeyID, again.PAM.KeyID)
+	assert.Equal(t, first.Fax.APIKey, again.Fax.APIKey)
+	assert.Equal(t, first.Storage.Secret, again.Storage.Secret)
+	assert.Equal(t, first.Restaurant.ClientID, again.Restaurant.ClientID)
+
+	fresh, urls := start(stack.Config{DataDir: t.TempDir(), OpenDB: stack.OpenFromTemplates(t.TempDir(), t.TempDir())})
+	defer fresh.Close()
+	resp, err := http.Get(urls[stack.PAM] + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	_, err = fresh.PAM.CreateTeam(ctx, "demo")
+	require.NoError(t, err, "a copy of the template has no team yet")
+}
