@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
-	"github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/stack"
 )
 
