@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,7 +20,9 @@ import (
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/egress"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/dbopen"
+	"github.com/apistack/apistack/servers/internal/masterkey"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -29,6 +32,10 @@ import (
 // serveConfig is what `apistack serve` is told by flags and APISTACK_* variables.
 type serveConfig struct {
 	DataDir           string
+	Database          string
+	MasterKeyFile     string
+	MasterKey         masterkey.Key
+	ShutdownDrain     time.Duration
 	PAMAddr           string
 	RestaurantAddr    string
 	FaxAddr           string
@@ -62,6 +69,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory of the SQLite databases and demo-credentials.json")
+	fs.StringVar(&c.Database, "database", "", "PostgreSQL URL (postgres://user:pass@host:5432/db) shared by every replica; each API keeps its tables in its own schema (default: SQLite files in --data-dir). Requires a master key and an admin token")
+	fs.StringVar(&c.MasterKeyFile, "master-key-file", "", "file holding the master key, base64 of 32 random bytes (`head -c32 /dev/urandom | base64`), or APISTACK_MASTER_KEY holding the key itself; the fax and storage keys are derived from it (default: a key file per API in --data-dir)")
+	fs.DurationVar(&c.ShutdownDrain, "shutdown-drain", 0, "on SIGINT/SIGTERM, how long /readyz answers 503 while requests are still served, so a load balancer stops sending before the ports close")
 	fs.StringVar(&c.PAMAddr, "pam-addr", "127.0.0.1:8081", "address of the PAM API")
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
 	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
@@ -118,7 +128,53 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		}
 		c.AdminToken = token
 	}
+	if err := c.loadMasterKey(); err != nil {
+		return c, err
+	}
+	if c.Database != "" {
+		if c.MasterKey.IsZero() {
+			return c, errors.New("--database needs the master key every replica shares: " + masterkey.HowToMake)
+		}
+		if c.AdminToken == "" {
+			return c, errors.New("--database needs the admin token every replica shares: give it with --admin-token-file or APISTACK_ADMIN_TOKEN")
+		}
+	}
 	return c, nil
+}
+
+// masterKeyVariable holds the master key itself (not a file name).
+const masterKeyVariable = "APISTACK_MASTER_KEY"
+
+// loadMasterKey reads the master key from --master-key-file or
+// APISTACK_MASTER_KEY; neither leaves it zero.
+func (c *serveConfig) loadMasterKey() error {
+	text, inEnv := os.LookupEnv(masterKeyVariable)
+	switch {
+	case c.MasterKeyFile != "" && inEnv:
+		return errors.New("give the master key once: --master-key-file or " + masterKeyVariable + ", not both")
+	case c.MasterKeyFile != "":
+		k, err := masterkey.ReadFile(c.MasterKeyFile)
+		if err != nil {
+			return fmt.Errorf("--master-key-file: %w", err)
+		}
+		c.MasterKey = k
+	case inEnv:
+		k, err := masterkey.Parse(text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", masterKeyVariable, err)
+		}
+		c.MasterKey = k
+	}
+	return nil
+}
+
+// apiKey is the key that seals an API's secrets: derived from the master key
+// when one is given, else the key file of the API in the data directory.
+func (c serveConfig) apiKey(api string, loadFile func(string) ([]byte, error)) ([]byte, error) {
+	if !c.MasterKey.IsZero() {
+		return c.MasterKey.Derive(api)
+	}
+	return loadFile(filepath.Join(c.DataDir, api+"-master.key"))
 }
 
 func newLogger(c serveConfig, w io.Writer) (*slog.Logger, error) {
@@ -195,9 +251,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.ValidateResponses {
 		responseChecks = validation.NewBackground(validation.BackgroundConfig{Logger: logger})
 	}
-	pamDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "pam.db"), pam.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
+	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync}
+	schemas := apiSchemas()
+	pamDB, err := dbopen.Open(ctx, target, schemas["pam"])
 	if err != nil {
-		return fmt.Errorf("pam database: %w", err)
+		return err
 	}
 	defer pamDB.Close()
 	pamServer, err := pam.New(ctx, pam.Config{
@@ -207,12 +265,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	faxDB, err := fax.OpenDB(ctx, filepath.Join(c.DataDir, "fax.db"), sqlitedb.WithFullSync(c.SQLiteFullSync))
+	faxDB, err := dbopen.Open(ctx, target, schemas["fax"])
 	if err != nil {
 		return err
 	}
 	defer faxDB.Close()
-	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(c.DataDir, "fax-master.key"))
+	faxKey, err := c.apiKey("fax", fax.LoadOrCreateMasterKey)
 	if err != nil {
 		return err
 	}
@@ -223,9 +281,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	restaurantDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "restaurant.db"), restaurant.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
+	restaurantDB, err := dbopen.Open(ctx, target, schemas["restaurant"])
 	if err != nil {
-		return fmt.Errorf("restaurant database: %w", err)
+		return err
 	}
 	defer restaurantDB.Close()
 	restaurantServer, err := restaurant.New(ctx, restaurant.Config{
@@ -235,12 +293,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	storageDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "storage.db"), storage.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
+	storageDB, err := dbopen.Open(ctx, target, schemas["storage"])
 	if err != nil {
-		return fmt.Errorf("storage database: %w", err)
+		return err
 	}
 	defer storageDB.Close()
-	storageKey, err := storage.LoadOrCreateMasterKey(filepath.Join(c.DataDir, "storage-master.key"))
+	storageKey, err := c.apiKey("storage", storage.LoadOrCreateMasterKey)
 	if err != nil {
 		return err
 	}
@@ -257,6 +315,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	// Every port answers /readyz: 503 until the demo bootstrap (if any) is
+	// done, while a database does not answer, and once shutdown starts.
+	readiness := apiserver.NewReadiness(func(ctx context.Context) error {
+		for _, db := range []*sql.DB{pamDB, faxDB, restaurantDB, storageDB} {
+			if err := db.PingContext(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	var listeners []listener
 	defer func() {
 		for _, l := range listeners {
@@ -287,7 +355,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
 		}
-		listeners = append(listeners, listener{name: api.name, ln: ln, handler: h})
+		listeners = append(listeners, listener{name: api.name, ln: ln, handler: readiness.Wrap(h)})
 	}
 	urls := map[string]string{}
 	for _, l := range listeners {
@@ -307,7 +375,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer func() { stopFax(); <-faxDone }()
 
 	if c.Demo {
-		creds, err := bootstrapDemo(ctx, demoDeps{pam: pamServer, restaurant: restaurantServer, fax: faxServer, storage: storageServer}, previous, urls, c.AdminToken)
+		deps := demoDeps{pam: pamServer, restaurant: restaurantServer, fax: faxServer, storage: storageServer}
+		var creds demoCredentials
+		if target.Shared() {
+			creds, previous, err = bootstrapSharedDemo(ctx, target, c.MasterKey, func(previous demoCredentials) (demoCredentials, error) {
+				return bootstrapDemo(ctx, deps, previous, urls, c.AdminToken)
+			})
+		} else {
+			creds, err = bootstrapDemo(ctx, deps, previous, urls, c.AdminToken)
+		}
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -321,12 +397,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
 	}
 
-	return runServers(ctx, logger, listeners, c.Conn, c.ShutdownTimeout)
+	readiness.Start()
+	return runServers(ctx, logger, listeners, c.Conn, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
+}
+
+// shutdownPlan is how runServers stops: readiness (if any) turns 503 at
+// once, the ports keep serving for drain, then in-flight requests get up to
+// timeout.
+type shutdownPlan struct {
+	drain, timeout time.Duration
+	readiness      *apiserver.Readiness
 }
 
 // runServers serves every listener, within limits, until ctx ends, then
 // shuts them all down gracefully, giving in-flight requests up to timeout.
-func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, timeout time.Duration) error {
+func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, plan shutdownPlan) error {
 	if warning := descriptorShortfall(limits, len(listeners), openFileLimit()); warning != "" {
 		logger.Warn(warning)
 	}
@@ -346,11 +431,25 @@ func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, 
 	var serveErr error
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down", "timeout", timeout)
+		logger.Info("shutting down", "drain", plan.drain, "timeout", plan.timeout)
+		if plan.readiness != nil {
+			plan.readiness.Drain()
+		}
+		if plan.drain > 0 {
+			drained := time.NewTimer(plan.drain)
+			select {
+			case <-drained.C:
+			case serveErr = <-errc:
+				drained.Stop()
+			}
+		}
 	case serveErr = <-errc:
 		logger.Error("server failed; shutting down", "err", serveErr)
+		if plan.readiness != nil {
+			plan.readiness.Drain()
+		}
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), plan.timeout)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, srv := range servers {

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/dbopen"
+	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/storage"
+)
+
+// apiSchemas are the tables of each API, by name: the SQLite file
+// <data-dir>/<name>.db or the PostgreSQL schema <name>.
+func apiSchemas() map[string]dbopen.Schema {
+	return map[string]dbopen.Schema{
+		"pam":        {Name: "pam", SQLite: pam.Migrations()},
+		"fax":        {Name: "fax", SQLite: fax.Migrations()},
+		"restaurant": {Name: "restaurant", SQLite: restaurant.Migrations()},
+		"storage":    {Name: "storage", SQLite: storage.Migrations()},
+	}
+}
