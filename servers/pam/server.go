@@ -132,7 +132,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), pages: cache.New[any](pageCacheSize, pageCacheTTL)}
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
+	// Replicas sharing a database cache none of its content: another
+	// replica's commit (a revoked token, a new group) never reaches this
+	// process's OnCommit hooks, so every request reads what is stored.
+	pageSize, authSize := pageCacheSize, authCacheSize
+	if db.Shared() {
+		pageSize, authSize = 0, 0
+	}
+	st := &store{db: db, pages: cache.New[any](pageSize, pageCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
@@ -147,9 +155,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	srv := &Server{
 		cfg:              cfg,
 		store:            st,
-		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
-		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
-		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
+		tokens:           cache.New[tokenRecord](authSize, authCacheTTL),
+		roles:            cache.New[[]string](authSize, authCacheTTL),
+		rendered:         cache.New[renderedPage](pageSize, pageCacheTTL),
 		clock:            cfg.Clock,
 		limiter:          ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, limits),
 		exchangeFailures: ratelimit.New("exchange_failures", cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock, limits),

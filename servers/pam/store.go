@@ -23,9 +23,18 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations returns the PAM schema migrations (goose SQL files).
+//go:embed migrations/postgres/*.sql
+var postgresMigrationFiles embed.FS
+
+// Migrations returns the PAM schema migrations for SQLite (goose SQL files).
 func Migrations() fs.FS {
 	return sqlitedb.Dir(migrationFiles, "migrations")
+}
+
+// PostgresMigrations returns the PAM schema migrations for PostgreSQL (goose
+// SQL files), applied in the pam schema by pgdb.Open.
+func PostgresMigrations() fs.FS {
+	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
 
 // Store errors, mapped onto API errors by the handlers.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/servers/clock"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
 
@@ -42,9 +41,7 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func newFixture(t *testing.T, configure ...func(*restaurant.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "restaurant.db"), restaurant.Migrations())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
+	db := testdb.Open(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
 	clk := clock.NewFake(t0)
 	cfg := restaurant.Config{
 		DB: db, Clock: clk, RatePerSecond: 1 << 20, RatePerWindow: 1 << 30,

@@ -1,9 +1,9 @@
 // Package restaurant is the restaurant configuration API server: it
 // implements the strict server interface generated from
-// specs/restaurant/openapi.yaml on a SQLite store holding every restaurant's
-// configuration, with API-client login, restaurant grants, signed keyset page
-// tokens that stay correct while the data changes, and rate limits per
-// restaurant. Configuration enters through Import (the admin API) and the
+// specs/restaurant/openapi.yaml on an SQLite or PostgreSQL store holding every
+// restaurant's configuration, with API-client login, restaurant grants, signed
+// keyset page tokens that stay correct while the data changes, and rate limits
+// per restaurant. Configuration enters through Import (the admin API) and the
 // demo generator (Demo).
 package restaurant
 
@@ -38,7 +38,9 @@ const (
 
 // Config configures the restaurant server.
 type Config struct {
-	// DB is the restaurant database, migrated with Migrations.
+	// DB is the restaurant database: SQLite migrated with Migrations, or
+	// PostgreSQL (pgx) migrated with PostgresMigrations, which any number of
+	// replicas may share.
 	DB *sql.DB
 	// TokenTTL is the lifetime of a bearer token; 0 means one hour.
 	TokenTTL time.Duration
@@ -109,7 +111,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if _, err := loadSchemas(); err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)
 	}
-	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), pages: cache.New[cachedPage](pageCacheSize, credentialCacheTTL)}
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
+	// Replicas sharing the database cache nothing read from it: another
+	// replica's import never reaches this one's OnCommit.
+	pageSize, credentialSize := pageCacheSize, credentialCacheSize
+	if db.Shared() {
+		pageSize, credentialSize = 0, 0
+	}
+	st := &store{db: db, pages: cache.New[cachedPage](pageSize, credentialCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
@@ -124,8 +133,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	return &Server{
 		cfg:    cfg,
 		store:  st,
-		tokens: cache.New[tokenEntry](credentialCacheSize, credentialCacheTTL),
-		grants: cache.New[struct{}](credentialCacheSize, credentialCacheTTL),
+		tokens: cache.New[tokenEntry](credentialSize, credentialCacheTTL),
+		grants: cache.New[struct{}](credentialSize, credentialCacheTTL),
 		clock:  cfg.Clock,
 		limiters: []namedLimiter{
 			{ratelimit.New("per_second", cfg.RatePerSecond, time.Second, cfg.Clock, limits), time.Second},

@@ -20,9 +20,19 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations returns the restaurant schema migrations (goose SQL files).
+//go:embed migrations/postgres/*.sql
+var postgresMigrationFiles embed.FS
+
+// Migrations returns the restaurant schema migrations for SQLite (goose SQL
+// files).
 func Migrations() fs.FS {
 	return sqlitedb.Dir(migrationFiles, "migrations")
+}
+
+// PostgresMigrations returns the restaurant schema migrations for PostgreSQL
+// (goose SQL files, applied by pgdb.Open in the restaurant schema).
+func PostgresMigrations() fs.FS {
+	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
 
 // Store errors, mapped onto API errors by the handlers and the admin calls.

@@ -9,15 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
 func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "storage.db"), Migrations())
-	require.NoError(t, err)
-	defer db.Close()
+	db := testdb.Open(t, testdb.Migrations{Schema: "storage", SQLite: Migrations(), Postgres: PostgresMigrations()})
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "master.key"))
 	require.NoError(t, err)
 	srv, err := New(Config{DB: db, MasterKey: key})
@@ -26,7 +24,7 @@ func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	k, err := srv.CreateKey(ctx, "", "ci")
 	require.NoError(t, err)
 	var stored string
-	require.NoError(t, db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, k.KeyID).Scan(&stored))
+	require.NoError(t, srv.store.db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, k.KeyID).Scan(&stored))
 	assert.False(t, strings.Contains(stored, k.Secret), "the database holds no plain secret")
 	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 

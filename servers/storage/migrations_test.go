@@ -16,6 +16,8 @@ import (
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
+// SQLite only: it upgrades an SQLite file made before accounts; the
+// PostgreSQL set starts at the final schema (migrations/postgres).
 func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocumentsTheProtocolNamespace(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -1,6 +1,6 @@
 // Package storage is the storage API server: it implements the strict server
 // interface generated from specs/storage/openapi.yaml (the lifecycle
-// configuration of a bucket) on a SQLite store. Every request is verified as
+// configuration of a bucket) on an SQLite or PostgreSQL store. Every request is verified as
 // CLOUD4-HMAC-SHA256 (clients/storage/sigv4, shared with the client), may be
 // addressed path style or virtual-host style, and carries an XML body checked
 // against specs/storage/lifecycle.xsd (servers/storage/lifecycledoc) both by the
@@ -44,7 +44,9 @@ const (
 
 // Config configures the storage server.
 type Config struct {
-	// DB is the storage database, migrated with Migrations.
+	// DB is the storage database: SQLite migrated with Migrations, or
+	// PostgreSQL (pgx) migrated with PostgresMigrations, which any number of
+	// replicas may share (all given the same MasterKey).
 	DB *sql.DB
 	// MasterKey (MasterKeySize bytes, kept outside the database; see
 	// LoadOrCreateMasterKey) seals the access-key secrets stored in DB.
@@ -104,8 +106,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box}, clock: cfg.Clock, logger: cfg.Logger,
-		keys: cache.New[accessKey](keyCacheSize, keyCacheTTL)}
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
+	// Replicas sharing the database cache no key: a key deleted through
+	// another replica must stop working here at once.
+	keyCache := keyCacheSize
+	if db.Shared() {
+		keyCache = 0
+	}
+	s := &Server{cfg: cfg, store: &store{db: db, box: box}, clock: cfg.Clock, logger: cfg.Logger,
+		keys: cache.New[accessKey](keyCache, keyCacheTTL)}
 	s.store.revoked = s.keys.Invalidate
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,

@@ -18,9 +18,19 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations returns the storage schema migrations (goose SQL files).
+//go:embed migrations/postgres/*.sql
+var postgresMigrationFiles embed.FS
+
+// Migrations returns the storage schema migrations for SQLite (goose SQL
+// files).
 func Migrations() fs.FS {
 	return sqlitedb.Dir(migrationFiles, "migrations")
+}
+
+// PostgresMigrations returns the storage schema migrations for PostgreSQL
+// (goose SQL files, applied by pgdb.Open in the storage schema).
+func PostgresMigrations() fs.FS {
+	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
 
 // Store errors, returned wrapped by the operator calls and mapped onto API
@@ -44,10 +54,16 @@ type store struct {
 	revoked func()
 }
 
+// instant is how a time is stored: in UTC, to the microsecond PostgreSQL
+// keeps, so what a call returns equals what a later read finds on either
+// engine.
+func instant(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
 func (s *store) createBucket(ctx context.Context, account, name string, v Versioning, now time.Time) (Bucket, error) {
+	now = instant(now)
 	res, err := s.db.ExecContext(ctx,
 		`INSERT INTO buckets (name, account, versioning, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		name, account, string(v), now.UTC())
+		name, account, string(v), now)
 	if err != nil {
 		return Bucket{}, fmt.Errorf("create bucket: %w", err)
 	}
@@ -56,7 +72,7 @@ func (s *store) createBucket(ctx context.Context, account, name string, v Versio
 	} else if n == 0 {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrAlreadyExists)
 	}
-	return Bucket{Name: name, Account: account, Versioning: v, CreatedAt: now.UTC()}, nil
+	return Bucket{Name: name, Account: account, Versioning: v, CreatedAt: now}, nil
 }
 
 func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
@@ -71,6 +87,7 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, err)
 	}
 	b.Versioning = Versioning(v)
+	b.CreatedAt = b.CreatedAt.UTC()
 	return b, nil
 }
 
@@ -88,6 +105,7 @@ func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
 			return nil, fmt.Errorf("list buckets: %w", err)
 		}
 		b.Versioning = Versioning(v)
+		b.CreatedAt = b.CreatedAt.UTC()
 		out = append(out, b)
 	}
 	if err := rows.Err(); err != nil {
@@ -122,6 +140,7 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
 	}
 	b.Versioning = v
+	b.CreatedAt = b.CreatedAt.UTC()
 	return b, nil
 }
 
@@ -150,7 +169,7 @@ func newKeyID() string {
 }
 
 func (s *store) createKey(ctx context.Context, account, description string, now time.Time) (AccessKey, error) {
-	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: now.UTC()}
+	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: instant(now)}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO access_keys (key_id, secret, account, description, created_at) VALUES (?, ?, ?, ?, ?)`,
 		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Account, k.Description, k.CreatedAt)
@@ -201,6 +220,7 @@ func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
 		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, &k.CreatedAt); err != nil {
 			return nil, fmt.Errorf("list keys: %w", err)
 		}
+		k.CreatedAt = k.CreatedAt.UTC()
 		out = append(out, k)
 	}
 	if err := rows.Err(); err != nil {
@@ -229,7 +249,7 @@ func (s *store) putLifecycle(ctx context.Context, bucket string, document []byte
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES (?, ?, ?)
 		 ON CONFLICT (bucket) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at`,
-		bucket, string(document), now.UTC())
+		bucket, string(document), instant(now))
 	if err != nil {
 		return fmt.Errorf("store lifecycle configuration: %w", err)
 	}

@@ -1,7 +1,8 @@
 // Package restauranttest starts a real restaurant configuration server for
-// tests: a fresh SQLite database, the full HTTP stack on an httptest server,
-// response validation on (any response that breaks the spec fails the test),
-// two restaurants and an API client granted the first.
+// tests: a fresh database (SQLite, or PostgreSQL when the test run is on it),
+// the full HTTP stack on an httptest server, response validation on (any
+// response that breaks the spec fails the test), two restaurants and an API
+// client granted the first.
 package restauranttest
 
 import (
@@ -21,6 +22,7 @@ import (
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
 
@@ -51,10 +53,13 @@ type Env struct {
 	DB *sql.DB
 }
 
-// Start runs a restaurant server until the test ends.
+// Start runs a restaurant server until the test ends, on a fresh database
+// of the test run's backend (testdb: SQLite, or PostgreSQL with
+// APISTACK_TEST_BACKEND=postgres).
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := Open(t.TempDir(), opts, func(r *http.Request, status int, err error) {
+	db := testdb.Open(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	env, stop, err := run(db, opts, func(r *http.Request, status int, err error) {
 		t.Errorf("restaurant response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	})
 	require.NoError(t, err)
@@ -62,18 +67,24 @@ func Start(t testing.TB, opts Options) *Env {
 	return env
 }
 
-// Open runs a restaurant server with its database in dir until stop is
-// called; onViolation hears of every response that breaks the spec. Examples
-// use it where there is no *testing.T.
+// Open runs a restaurant server with its SQLite database in dir until stop
+// is called; onViolation hears of every response that breaks the spec.
+// Examples use it where there is no *testing.T.
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+	db, err := sqlitedb.Open(context.Background(), filepath.Join(dir, "restaurant.db"), restaurant.Migrations())
+	if err != nil {
+		return nil, nil, err
+	}
+	return run(db, opts, onViolation)
+}
+
+// run starts the server on db, which it closes when stop is called or
+// starting fails.
+func run(db *sql.DB, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
 	ctx := context.Background()
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "restaurant.db"), restaurant.Migrations())
-	if err != nil {
-		return nil, nil, err
 	}
 	srv, err := restaurant.New(ctx, restaurant.Config{
 		DB: db, TokenTTL: opts.TokenTTL, RatePerSecond: opts.RatePerSecond, RatePerWindow: opts.RatePerWindow,

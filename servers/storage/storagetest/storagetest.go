@@ -1,7 +1,8 @@
-// Package storagetest starts a real storage server for tests: a fresh SQLite
-// database, the full HTTP stack on an httptest server, response validation on
-// (any response that breaks the spec fails the test), an access key, a plain
-// bucket and a versioned one, all of one account.
+// Package storagetest starts a real storage server for tests: a fresh
+// database (SQLite, or PostgreSQL when the test run is on it), the full HTTP
+// stack on an httptest server, response validation on (any response that
+// breaks the spec fails the test), an access key, a plain bucket and a
+// versioned one, all of one account.
 package storagetest
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -50,10 +52,13 @@ type Env struct {
 	DB *sql.DB
 }
 
-// Start runs a storage server until the test ends.
+// Start runs a storage server until the test ends, on a fresh database of
+// the test run's backend (testdb: SQLite, or PostgreSQL with
+// APISTACK_TEST_BACKEND=postgres).
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := Open(t.TempDir(), opts, func(r *http.Request, status int, err error) {
+	db := testdb.Open(t, testdb.Migrations{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()})
+	env, stop, err := run(db, t.TempDir(), opts, func(r *http.Request, status int, err error) {
 		t.Errorf("storage response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	})
 	require.NoError(t, err)
@@ -61,15 +66,21 @@ func Start(t testing.TB, opts Options) *Env {
 	return env
 }
 
-// Open runs a storage server with its database in dir until stop is called;
-// onViolation hears of every response that breaks the spec. Examples use it
-// where there is no *testing.T.
+// Open runs a storage server with its SQLite database in dir until stop is
+// called; onViolation hears of every response that breaks the spec. Examples
+// use it where there is no *testing.T.
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "storage.db"), storage.Migrations())
+	db, err := sqlitedb.Open(context.Background(), filepath.Join(dir, "storage.db"), storage.Migrations())
 	if err != nil {
 		return nil, nil, err
 	}
+	return run(db, dir, opts, onViolation)
+}
+
+// run starts the server on db with its master key in dir; it closes db when
+// stop is called or starting fails.
+func run(db *sql.DB, dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+	ctx := context.Background()
 	masterKey, err := storage.LoadOrCreateMasterKey(filepath.Join(dir, "storage-master.key"))
 	if err != nil {
 		return nil, nil, errors.Join(err, db.Close())
