@@ -12,9 +12,9 @@ import (
 // <data-dir>/<name>.db or the PostgreSQL schema <name>.
 func apiSchemas() map[string]dbopen.Schema {
 	return map[string]dbopen.Schema{
-		"pam":        {Name: "pam", SQLite: pam.Migrations()},
+		"pam":        {Name: "pam", SQLite: pam.Migrations(), Postgres: pam.PostgresMigrations()},
 		"fax":        {Name: "fax", SQLite: fax.Migrations()},
-		"restaurant": {Name: "restaurant", SQLite: restaurant.Migrations()},
-		"storage":    {Name: "storage", SQLite: storage.Migrations()},
+		"restaurant": {Name: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()},
+		"storage":    {Name: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()},
 	}
 }
