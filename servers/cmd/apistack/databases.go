@@ -13,7 +13,7 @@ import (
 func apiSchemas() map[string]dbopen.Schema {
 	return map[string]dbopen.Schema{
 		"pam":        {Name: "pam", SQLite: pam.Migrations(), Postgres: pam.PostgresMigrations()},
-		"fax":        {Name: "fax", SQLite: fax.Migrations()},
+		"fax":        {Name: "fax", SQLite: fax.Migrations(), Postgres: fax.PostgresMigrations()},
 		"restaurant": {Name: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()},
 		"storage":    {Name: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()},
 	}
