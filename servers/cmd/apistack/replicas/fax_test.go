@@ -18,6 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// faxLease is the fax server's default lease on a claimed step or delivery.
+const faxLease = 30 * time.Second
+
 // faxSteps are the events of a delivered fax, in their order.
 var faxSteps = []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}
 
@@ -280,7 +283,9 @@ func TestReplicas_FaxesSurviveAKilledReplica(t *testing.T) {
 	rest := f.sendMany(t, client("fax", rs[0], rs[2]), 150, 12)
 	ids := append(first, rest...)
 
-	recv.waitFor(t, 2*time.Minute, "every event of 300 faxes after a crash", complete(ids))
+	// The dead replica's claims end with their lease (fax.Config.Lease, 30 s
+	// by default); the survivors finish everything well within a second one.
+	recv.waitFor(t, 2*faxLease, "every event of 300 faxes after a crash", complete(ids))
 	byFax, _, bad := recv.snapshot()
 	assert.Empty(t, bad)
 	for _, id := range ids {
