@@ -48,6 +48,15 @@ func TestReplicas_DemoCreatedOnce(t *testing.T) {
 	}
 	assert.Equal(t, withoutURLs(files[0]), withoutURLs(files[1]), "both replicas hold the same credentials")
 	assert.Equal(t, c.adminToken, files[0]["admin"].(map[string]any)["token"])
+	for _, r := range rs {
+		entries, err := os.ReadDir(r.dataDir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		assert.Equal(t, []string{"demo-credentials.json"}, names, "no SQLite file, no key file: the state is in PostgreSQL")
+	}
 
 	// The demo key works on both replicas, and the demo bot has one key:
 	// the second replica reused the first one's instead of issuing its own.
