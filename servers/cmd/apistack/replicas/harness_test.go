@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -91,14 +92,20 @@ type cluster struct {
 	replicas   []*replica
 }
 
-// freePorts returns n loopback ports free at the time of the call.
+// freePorts returns n loopback ports free at the time of the call. They are
+// taken below the kernel's ephemeral range (32768 and up on Linux), so the
+// replicas' own outgoing connections (to PostgreSQL, to the receiver)
+// cannot take one before the replica listens on it.
 func freePorts(t *testing.T, n int) []string {
 	t.Helper()
 	var lns []net.Listener
 	var addrs []string
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
+	for len(addrs) < n {
+		port := 20000 + mrand.IntN(12000)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // taken: try another
+		}
 		lns = append(lns, ln)
 		addrs = append(addrs, ln.Addr().String())
 	}
@@ -135,8 +142,13 @@ func (c *cluster) start(t *testing.T, n int, extra ...string) []*replica {
 		r := c.launch(t, extra...)
 		started = append(started, r)
 	}
-	for _, r := range started {
-		r.waitReady(t)
+	for i, r := range started {
+		// A port picked free may be taken by another process before the
+		// replica binds it: such a replica is started again on new ports.
+		for attempt := 1; !r.waitReady(t, attempt < 3); attempt++ {
+			r = c.launch(t, extra...)
+			started[i] = r
+		}
 	}
 	c.replicas = append(c.replicas, started...)
 	return started
@@ -187,14 +199,20 @@ func tail(s string, n int) string {
 	return s
 }
 
-// waitReady waits until every port of r answers /readyz with 200.
-func (r *replica) waitReady(t *testing.T) {
+// waitReady waits until every port of r answers /readyz with 200, and
+// reports true. A replica that exits before is a failure of the test,
+// unless it could not bind a port and mayRetry: then it reports false.
+func (r *replica) waitReady(t *testing.T, mayRetry bool) bool {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for _, api := range apis {
 		for {
 			select {
 			case <-r.exited:
+				if mayRetry && strings.Contains(r.stderr.String(), "address already in use") {
+					t.Logf("replica could not bind a port, starting it again: %s", tail(r.stderr.String(), 300))
+					return false
+				}
 				t.Fatalf("replica exited before it was ready: %s", tail(r.stderr.String(), 4000))
 			default:
 			}
@@ -211,6 +229,7 @@ func (r *replica) waitReady(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	return true
 }
 
 // stop ends r gracefully (SIGTERM), or kills it after 15 s.
