@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apistack/apistack/servers/admin"
@@ -251,6 +252,38 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.ValidateResponses {
 		responseChecks = validation.NewBackground(validation.BackgroundConfig{Logger: logger})
 	}
+	// Every port listens from the start and answers /readyz: 503 while the
+	// databases are opened and migrated and the servers built, then 200
+	// while the databases answer, and 503 again once shutdown starts.
+	var dbs []*sql.DB // read only once readiness has started
+	readiness := apiserver.NewReadiness(func(ctx context.Context) error {
+		for _, db := range dbs {
+			if err := db.PingContext(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var listeners []listener
+	defer func() {
+		for _, l := range listeners {
+			_ = l.ln.Close()
+		}
+	}()
+	handlers := map[string]*swapHandler{}
+	for _, api := range []struct{ name, addr string }{
+		{"pam", c.PAMAddr}, {"restaurant", c.RestaurantAddr}, {"fax", c.FaxAddr}, {"storage", c.StorageAddr}, {"admin", c.AdminAddr},
+	} {
+		ln, err := net.Listen("tcp", api.addr)
+		if err != nil {
+			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
+		}
+		handlers[api.name] = newSwapHandler(readiness.Wrap(starting))
+		listeners = append(listeners, listener{name: api.name, ln: ln, handler: handlers[api.name]})
+	}
+	servers := startServing(ctx, logger, listeners, c.Conn)
+	defer servers.close()
+
 	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync}
 	schemas := apiSchemas()
 	pamDB, err := dbopen.Open(ctx, target, schemas["pam"])
@@ -315,31 +348,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	// Every port answers /readyz: 503 until the demo bootstrap (if any) is
-	// done, while a database does not answer, and once shutdown starts.
-	readiness := apiserver.NewReadiness(func(ctx context.Context) error {
-		for _, db := range []*sql.DB{pamDB, faxDB, restaurantDB, storageDB} {
-			if err := db.PingContext(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	var listeners []listener
-	defer func() {
-		for _, l := range listeners {
-			_ = l.ln.Close()
-		}
-	}()
+	dbs = []*sql.DB{pamDB, faxDB, restaurantDB, storageDB}
+	// On a failed start, the servers stop before the databases close.
+	defer servers.close()
 	for _, api := range []struct {
-		name, addr string
-		handler    func() (http.Handler, error)
+		name    string
+		handler func() (http.Handler, error)
 	}{
-		{"pam", c.PAMAddr, pamServer.Handler},
-		{"restaurant", c.RestaurantAddr, restaurantServer.Handler},
-		{"fax", c.FaxAddr, faxServer.Handler},
-		{"storage", c.StorageAddr, storageServer.Handler},
-		{"admin", c.AdminAddr, func() (http.Handler, error) {
+		{"pam", pamServer.Handler},
+		{"restaurant", restaurantServer.Handler},
+		{"fax", faxServer.Handler},
+		{"storage", storageServer.Handler},
+		{"admin", func() (http.Handler, error) {
 			h, err := adminServer.Handler()
 			if err != nil {
 				return nil, err
@@ -351,11 +371,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", api.name, err)
 		}
-		ln, err := net.Listen("tcp", api.addr)
-		if err != nil {
-			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
-		}
-		listeners = append(listeners, listener{name: api.name, ln: ln, handler: readiness.Wrap(h)})
+		handlers[api.name].set(readiness.Wrap(h))
 	}
 	urls := map[string]string{}
 	for _, l := range listeners {
@@ -398,7 +414,31 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	readiness.Start()
-	return runServers(ctx, logger, listeners, c.Conn, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
+	return servers.wait(ctx, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
+}
+
+// starting answers every request but /readyz while the servers are built.
+var starting = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, "apistack is starting", http.StatusServiceUnavailable)
+})
+
+// swapHandler serves one handler until set replaces it: a port listens
+// before its API is built.
+type swapHandler struct {
+	h atomic.Pointer[http.Handler]
+}
+
+func newSwapHandler(h http.Handler) *swapHandler {
+	s := &swapHandler{}
+	s.set(h)
+	return s
+}
+
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
 }
 
 // shutdownPlan is how runServers stops: readiness (if any) turns 503 at
@@ -412,6 +452,18 @@ type shutdownPlan struct {
 // runServers serves every listener, within limits, until ctx ends, then
 // shuts them all down gracefully, giving in-flight requests up to timeout.
 func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, plan shutdownPlan) error {
+	return startServing(ctx, logger, listeners, limits).wait(ctx, plan)
+}
+
+// serving is the HTTP servers of the listeners, started by startServing.
+type serving struct {
+	logger  *slog.Logger
+	servers []*http.Server
+	errc    chan error
+}
+
+// startServing serves every listener, within limits, until wait or close.
+func startServing(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits) *serving {
 	if warning := descriptorShortfall(limits, len(listeners), openFileLimit()); warning != "" {
 		logger.Warn(warning)
 	}
@@ -428,6 +480,20 @@ func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, 
 			}
 		}()
 	}
+	return &serving{logger: logger, servers: servers, errc: errc}
+}
+
+// close stops the servers at once (a start that failed).
+func (s *serving) close() {
+	for _, srv := range s.servers {
+		_ = srv.Close()
+	}
+}
+
+// wait serves until ctx ends (or a server fails), then shuts the servers
+// down gracefully as plan says.
+func (s *serving) wait(ctx context.Context, plan shutdownPlan) error {
+	logger, errc, servers := s.logger, s.errc, s.servers
 	var serveErr error
 	select {
 	case <-ctx.Done():
