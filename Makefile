@@ -55,14 +55,17 @@ $(PRISM):
 	cd $(TOOLS) && [ -f package.json ] || echo '{"private":true}' > $(TOOLS)/package.json
 	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error @stoplight/prism-cli@$(PRISM_VERSION)
 
-## test: every test with the race detector, then the contract coverage of the
-## whole run (every declared (operation, status) pair produced, or listed in
+## test: every test with the race detector, then the server and client tests
+## again on PostgreSQL (APISTACK_TEST_BACKEND=postgres; the replica tests, on
+## PostgreSQL in both runs, only once), then the contract coverage of both
+## runs (every declared (operation, status) pair produced, or listed in
 ## testdata/contract/unreachable.yaml), the example module's tests
 ## (examples/consumer, its own go.mod, against the test kit), and each fuzz
 ## target briefly
 test:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 ./... && \
+	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=postgres $(GO) test -race -count=1 $$($(GO) list ./servers/... ./clients/... | grep -v /cmd/apistack/replicas$$) && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -count=1 -tags contractcoverage -run '^TestContractCoverage$$' -v ./internal/contractcoverage/
 	cd examples/consumer && GOFLAGS=-mod=mod $(GO) test -race -count=1 ./...
 	$(MAKE) fuzz

@@ -100,7 +100,7 @@ func deliverEvents(b *testing.B, faxes, perFax, txSize int, interval time.Durati
 		}
 		tx, err := h.srv.store.db.BeginTx(ctx, nil)
 		require.NoError(b, err)
-		_, err = insertEvents(ctx, tx, evs)
+		err = insertEvents(ctx, tx, evs)
 		require.NoError(b, err)
 		require.NoError(b, tx.Commit())
 		at := time.Now()

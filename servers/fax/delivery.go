@@ -37,27 +37,43 @@ func SignatureMessage(timestamp string, body []byte) []byte {
 }
 
 // deliveryBatch bounds how many outcomes are recorded in one transaction,
-// and how many pending events are read at once.
+// and how many pending events are claimed at once.
 const deliveryBatch = 512
 
-// delivery is the state of the webhook sender: the events read from the
-// outbox and not yet finished, queued per fax so each fax's events go out in
-// order, while different faxes' events go out concurrently.
+// errLostClaim stops the delivery of a fax's events by a replica whose claim
+// on them ended (its lease ran out and another replica took them over).
+var errLostClaim = errors.New("the claim on the fax's events was lost")
+
+// delivery is the state of the webhook sender: the events this replica
+// claimed and has not finished, queued per fax so each fax's events go out
+// in order, while different faxes' events go out concurrently.
 type delivery struct {
 	s        *Server
 	client   *faxwebhooks.Client
 	sem      chan struct{}
 	outcomes chan deliveryOutcome
 
-	mu      sync.Mutex
-	queues  map[string][]outboxEvent
-	active  map[string]bool
-	lastSeq int64
+	mu     sync.Mutex
+	queues map[string]*faxQueue
 }
 
-// runDelivery sends the outbox's events until ctx ends. Finished events are
-// recorded in batches by one writer; an event whose outcome was not recorded
-// when the process stops is sent again after the restart (at least once).
+// faxQueue is the claimed events of one fax that this replica sends.
+type faxQueue struct {
+	events []outboxEvent
+	// lastSeq is the last event queued: a claim made again after the lease
+	// ended may return events already queued.
+	lastSeq int64
+	// leaseUntil is when the claim ends unless it is extended.
+	leaseUntil time.Time
+}
+
+// runDelivery claims and sends the outbox's events until ctx ends. A
+// replica claims all the pending events of a fax at once, and only of the
+// faxes no replica holds, so each fax's events go out in order whichever
+// replicas share the database; a claim whose replica died is taken over when
+// its lease ends. Finished events are recorded in batches by one writer; an
+// event whose outcome was not recorded when the process stops is sent again
+// after the restart or the takeover (at least once).
 func (s *Server) runDelivery(ctx context.Context) {
 	// Only a 2xx answer of the webhook URL itself acknowledges: a redirect is
 	// an answer like any other non-2xx (retried, then the failover URL), never
@@ -74,8 +90,7 @@ func (s *Server) runDelivery(ctx context.Context) {
 		s: s, client: client,
 		sem:      make(chan struct{}, s.cfg.WebhookConcurrency),
 		outcomes: make(chan deliveryOutcome, deliveryBatch),
-		queues:   map[string][]outboxEvent{},
-		active:   map[string]bool{},
+		queues:   map[string]*faxQueue{},
 	}
 	var senders sync.WaitGroup
 	recorded := make(chan struct{})
@@ -86,54 +101,60 @@ func (s *Server) runDelivery(ctx context.Context) {
 		<-recorded
 	}()
 	for {
-		events, err := s.store.pendingEvents(ctx, d.lastSeq, deliveryBatch)
+		now := s.clock.Now()
+		leaseUntil := now.Add(s.cfg.Lease)
+		events, err := s.store.claimEvents(ctx, s.cfg.ReplicaID, now, leaseUntil, deliveryBatch)
 		if err != nil && ctx.Err() == nil {
-			s.logger.ErrorContext(ctx, "fax webhooks: read outbox", "err", err)
+			s.logger.ErrorContext(ctx, "fax webhooks: claim events", "err", err)
 		}
 		d.mu.Lock()
 		for _, e := range events {
-			d.lastSeq = e.Seq
-			d.queues[e.FaxID] = append(d.queues[e.FaxID], e)
-			if !d.active[e.FaxID] {
-				d.active[e.FaxID] = true
+			q := d.queues[e.FaxID]
+			if q == nil {
+				q = &faxQueue{}
+				d.queues[e.FaxID] = q
 				senders.Add(1)
 				go func(faxID string) { defer senders.Done(); d.sendAll(ctx, faxID) }(e.FaxID)
 			}
+			q.leaseUntil = leaseUntil
+			if e.Seq > q.lastSeq {
+				q.events, q.lastSeq = append(q.events, e), e.Seq
+			}
 		}
 		d.mu.Unlock()
+		wait := time.Second
 		if len(events) == deliveryBatch {
-			continue
+			wait = 0
 		}
-		timer := time.NewTimer(time.Second)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !s.sleep(ctx, s.wakeOutbox, wait) {
 			return
-		case <-s.wakeOutbox:
-		case <-timer.C:
 		}
-		timer.Stop()
 	}
 }
 
 // sendAll sends the queued events of one fax, one after another.
 func (d *delivery) sendAll(ctx context.Context, faxID string) {
+	defer d.s.wakeDelivery() // the fax's later events, if any, can be claimed
 	for {
 		d.mu.Lock()
 		q := d.queues[faxID]
-		if len(q) == 0 || ctx.Err() != nil {
+		if len(q.events) == 0 || ctx.Err() != nil {
 			delete(d.queues, faxID)
-			delete(d.active, faxID)
 			d.mu.Unlock()
 			return
 		}
-		e := q[0]
-		d.queues[faxID] = q[1:]
+		e := q.events[0]
+		q.events = q.events[1:]
 		d.mu.Unlock()
 
 		o, ok := d.send(ctx, e)
 		if !ok {
-			return // stopping: the event stays pending for the next start
+			// Stopping, or the claim was lost: the event stays pending for
+			// the next start or the replica that holds it now.
+			d.mu.Lock()
+			delete(d.queues, faxID)
+			d.mu.Unlock()
+			return
 		}
 		select {
 		case d.outcomes <- o:
@@ -143,8 +164,35 @@ func (d *delivery) sendAll(ctx context.Context, faxID string) {
 	}
 }
 
+// holdClaim makes sure this replica's claim on the events of fax faxID
+// outlasts an attempt starting now, extending it when it would not.
+func (d *delivery) holdClaim(ctx context.Context, faxID string) error {
+	s := d.s
+	now := s.clock.Now()
+	d.mu.Lock()
+	q := d.queues[faxID]
+	ends := q.leaseUntil
+	d.mu.Unlock()
+	if now.Add(s.cfg.WebhookTimeout).Before(ends) {
+		return nil
+	}
+	leaseUntil := now.Add(s.cfg.Lease)
+	held, err := s.store.renewEvents(ctx, faxID, s.cfg.ReplicaID, leaseUntil)
+	if err != nil {
+		return err
+	}
+	if !held {
+		return errLostClaim
+	}
+	d.mu.Lock()
+	q.leaseUntil = leaseUntil
+	d.mu.Unlock()
+	return nil
+}
+
 // send delivers one event: up to WebhookAttempts tries on the webhook URL,
-// then as many on the failover URL. ok is false when ctx ended first.
+// then as many on the failover URL, while this replica's claim on the
+// event holds. ok is false when ctx ended first or the claim was lost.
 func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bool) {
 	s := d.s
 	attempts := e.Attempts
@@ -152,17 +200,35 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 		if target == "" {
 			continue
 		}
+		// The claim outlasts the longest wait before the next attempt.
+		maxWait := time.Duration(float64(s.cfg.WebhookMaxBackoff) * 1.5)
 		err := d.retry(ctx, func() error {
+			if err := d.holdClaim(ctx, e.FaxID); err != nil {
+				return backoff.Permanent(err)
+			}
 			attempts++
 			err := d.post(ctx, target, e, attempts)
 			if err != nil && ctx.Err() == nil {
-				if rerr := s.store.recordAttempts(ctx, e.Seq, attempts); rerr != nil {
+				leaseUntil := s.clock.Now().Add(s.cfg.Lease + maxWait)
+				held, rerr := s.store.recordAttempts(ctx, e, attempts, s.cfg.ReplicaID, leaseUntil)
+				switch {
+				case rerr != nil:
 					s.logger.WarnContext(ctx, "fax webhooks: record attempt", "err", rerr)
+				case !held:
+					return backoff.Permanent(errLostClaim)
+				default:
+					d.mu.Lock()
+					d.queues[e.FaxID].leaseUntil = leaseUntil
+					d.mu.Unlock()
 				}
 			}
 			return err
 		})
 		if ctx.Err() != nil {
+			return deliveryOutcome{}, false
+		}
+		if errors.Is(err, errLostClaim) {
+			s.logger.WarnContext(ctx, "fax webhooks: claim lost, another replica sends the fax's events", "fax_id", e.FaxID, "event_id", e.EventID)
 			return deliveryOutcome{}, false
 		}
 		if err == nil {
@@ -280,6 +346,7 @@ func (d *delivery) record(ctx context.Context) {
 			d.s.logger.ErrorContext(ctx, "fax webhooks: record deliveries", "err", err)
 		}
 		batch = batch[:0]
+		d.s.wakeDelivery() // the faxes of these events may be claimed again
 	}
 	for o := range d.outcomes {
 		batch = append(batch, o)

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"database/sql"
-
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +15,7 @@ import (
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/faxwebhooks"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 )
 
 func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
@@ -274,8 +272,8 @@ func TestDelivery_EventsPendingAtAKillAreDeliveredAfterRestart(t *testing.T) {
 
 	// Point the events at the receiver, as an operator fixing the URL and
 	// the process restarting would.
-	db := reopen(t, h.dbPath)
-	_, err := db.Exec(`UPDATE outbox SET webhook_url = ?`, r.url)
+	db := sqldb.New(h.reopen(), sqldb.Options{})
+	_, err := db.ExecContext(context.Background(), `UPDATE outbox SET webhook_url = ?`, r.url)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
@@ -286,12 +284,4 @@ func TestDelivery_EventsPendingAtAKillAreDeliveredAfterRestart(t *testing.T) {
 		pending, _, _, err := h.srv.WebhookStats(context.Background())
 		return err == nil && pending == 0
 	}, 5*time.Second, 10*time.Millisecond)
-}
-
-// reopen opens the database of a stopped harness.
-func reopen(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sqlitedb.Open(context.Background(), path, Migrations())
-	require.NoError(t, err)
-	return db
 }

@@ -128,7 +128,7 @@ func TestSimulator_ADocumentTricklingInIsCutAtMediaTimeout(t *testing.T) {
 	assert.Less(t, elapsed, 3*time.Second, "the body is cut at the deadline, not read to its end")
 }
 
-func TestDueFaxes_OneAccountsBacklogDoesNotHideAnothersDueFax(t *testing.T) {
+func TestClaimDueFaxes_OneAccountsBacklogDoesNotHideAnothersDueFax(t *testing.T) {
 	h := newHarness(t)
 	other := h.newTenant("other", "+13125550103")
 	ctx := context.Background()
@@ -141,12 +141,13 @@ func TestDueFaxes_OneAccountsBacklogDoesNotHideAnothersDueFax(t *testing.T) {
 		require.NoError(t, h.srv.store.insertFax(ctx, f, nil, nil))
 		return f.ID
 	}
-	for i := range simDueBatch + 50 {
+	for i := range 300 {
 		insert(h.acct, h.app, at.Add(time.Duration(i)*time.Microsecond))
 	}
 	late := insert(other.acct, other.app, at.Add(time.Second)) // the newest of all
 
-	due, err := h.srv.store.dueFaxes(ctx, at.Add(time.Hour), simPerAccount, simDueBatch)
+	now := at.Add(time.Hour)
+	due, err := h.srv.store.claimDueFaxes(ctx, "test", now, now.Add(time.Minute), simPerAccount, 256)
 	require.NoError(t, err)
 	perAccount := map[string]int{}
 	var ids []string

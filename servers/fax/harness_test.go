@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -22,7 +23,7 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/egress"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
 // makePDF returns a minimal valid PDF of pages empty pages.
@@ -164,10 +165,12 @@ func (r *receiver) waitFor(faxID, last string) []faxclient.Event {
 // harness is a fax server on a fresh database, served over real HTTP, with an
 // account, an application sending from h.from and a generated client.
 type harness struct {
-	t      testing.TB
-	srv    *Server
-	cfg    Config
-	dbPath string
+	t   testing.TB
+	srv *Server
+	cfg Config
+	// reopen opens another handle on the harness's database (start opens
+	// one each time).
+	reopen func() *sql.DB
 	url    string
 	clock  *clock.Fake
 	docs   *httptest.Server
@@ -183,17 +186,22 @@ type harness struct {
 
 type harnessOption func(*Config)
 
+// testMigrations are the fax schema's migrations for testdb.
+var testMigrations = testdb.Migrations{Schema: "fax", SQLite: Migrations(), Postgres: PostgresMigrations()}
+
 func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	h := &harness{t: t, dbPath: filepath.Join(dir, "fax.db"), clock: clock.NewFake(time.Now().UTC()), from: "+13125550100"}
+	first, reopen := testdb.OpenTwice(t, testMigrations)
+	_ = first.Close()
+	h := &harness{t: t, reopen: reopen, clock: clock.NewFake(time.Now().UTC()), from: "+13125550100"}
 	masterKey, err := LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)
 	h.cfg = Config{
 		MasterKey:    masterKey,
 		StepInterval: 0, WebhookTimeout: 2 * time.Second, WebhookAttempts: 3,
 		WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
-		Clock: h.clock, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),
+		ReplicaID: "harness", Clock: h.clock, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),
 		OnResponseViolation: func(r *http.Request, status int, err error) {
 			t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL.Path, err)
 		},
@@ -261,9 +269,9 @@ func (h *harness) start() {
 	t := h.t
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := sqlitedb.Open(ctx, h.dbPath, Migrations())
-	require.NoError(t, err)
+	db := h.reopen()
 	cfg := h.cfg
+	var err error
 	cfg.DB = db
 	h.srv, err = New(ctx, cfg)
 	require.NoError(t, err)

@@ -11,15 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/secretbox"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
 func TestServerSecrets_AreSealedAtRest(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "fax.db"), Migrations())
-	require.NoError(t, err)
-	defer db.Close()
+	db := testdb.Open(t, testMigrations)
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)
 
@@ -27,7 +26,7 @@ func TestServerSecrets_AreSealedAtRest(t *testing.T) {
 	require.NoError(t, err)
 	for _, name := range []string{"webhook_signing_seed", "media_link_key"} {
 		var stored []byte
-		require.NoError(t, db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&stored))
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = '`+name+`'`).Scan(&stored))
 		assert.True(t, secretbox.IsSealed(string(stored)), "%s is sealed", name)
 	}
 	var stored []byte
@@ -47,12 +46,10 @@ func TestServerSecrets_AreSealedAtRest(t *testing.T) {
 func TestServerSecrets_WrittenBeforeSealingAreSealedInPlace(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "fax.db"), Migrations())
-	require.NoError(t, err)
-	defer db.Close()
+	db := testdb.Open(t, testMigrations)
 	seed := make([]byte, 32)
 	_, _ = rand.Read(seed)
-	_, err = db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('webhook_signing_seed', ?)`, seed)
+	_, err := db.ExecContext(ctx, sqldb.New(db, sqldb.Options{}).Rebind(`INSERT INTO settings (name, value) VALUES ('webhook_signing_seed', ?)`), seed)
 	require.NoError(t, err)
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)

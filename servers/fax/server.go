@@ -1,5 +1,7 @@
 // Package fax is the fax API server: it implements the strict server
-// interface generated from specs/fax/openapi.yaml on a SQLite store, simulates
+// interface generated from specs/fax/openapi.yaml on a SQLite or PostgreSQL
+// store (replicas sharing a PostgreSQL database claim the simulator's steps
+// and the webhook deliveries under leases), simulates
 // the transmission of every fax deterministically (a worker that downloads the
 // document, checks it is a PDF, counts its pages and walks the state machine),
 // and delivers the resulting webhooks at least once from a transactional
@@ -81,6 +83,17 @@ type Config struct {
 	// Destinations beneath the wrapper), e.g. to validate deliveries in
 	// tests. Redirects are never followed.
 	WebhookTransport func(http.RoundTripper) http.RoundTripper
+	// ReplicaID names this server in the claims it makes on due simulator
+	// steps and deliverable events when several replicas share DB; "" means
+	// a random one. Run first ends the claims made under the same name (a
+	// restarted replica takes its own work back at once).
+	ReplicaID string
+	// Lease is how long a replica's claim on a due step or on a fax's
+	// events lasts before another replica may take the work over (the
+	// claimer died). A replica extends its claim while it retries a
+	// delivery. It must exceed MediaTimeout and WebhookTimeout; 0 means 30s,
+	// or twice the longer of them when that is more.
+	Lease time.Duration
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -160,6 +173,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.WebhookConcurrency == 0 {
 		cfg.WebhookConcurrency = 32
 	}
+	if cfg.Lease == 0 {
+		cfg.Lease = max(30*time.Second, 2*cfg.MediaTimeout, 2*cfg.WebhookTimeout)
+	}
+	if cfg.Lease <= cfg.MediaTimeout || cfg.Lease <= cfg.WebhookTimeout {
+		return nil, fmt.Errorf("fax: Config.Lease %v must exceed MediaTimeout %v and WebhookTimeout %v", cfg.Lease, cfg.MediaTimeout, cfg.WebhookTimeout)
+	}
+	if cfg.ReplicaID == "" {
+		cfg.ReplicaID = uuid.NewString()
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
 	}
@@ -170,7 +192,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), box: box, pages: cache.New[faxPage](64, time.Minute)}
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
+	// Replicas sharing the database do not hear of each other's commits:
+	// then nothing the database holds is cached (a size of 0 holds nothing).
+	pageCacheSize, keysCacheSize := 64, keyCacheSize
+	if db.Shared() {
+		pageCacheSize, keysCacheSize = 0, 0
+	}
+	st := &store{db: db, box: box, pages: cache.New[faxPage](pageCacheSize, time.Minute)}
 	st.db.OnCommit(st.pages.Invalidate)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
@@ -197,8 +226,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		webhookClient: &http.Client{Transport: hooksRT},
 		cfg:           cfg,
 		store:         st,
-		keys:          cache.New[keyEntry](keyCacheSize, keyCacheTTL),
-		apps:          cache.New[application](keyCacheSize, keyCacheTTL),
+		keys:          cache.New[keyEntry](keysCacheSize, keyCacheTTL),
+		apps:          cache.New[application](keysCacheSize, keyCacheTTL),
 		clock:         cfg.Clock,
 		logger:        cfg.Logger,
 		signingKey:    ed25519.NewKeyFromSeed(seed),
@@ -442,7 +471,7 @@ func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.updateFax(ctx, f, from, nil, []outboxEvent{ev}); err != nil {
+	if err := s.store.updateFax(ctx, f, faxGuard{Status: from, StepsLeft: f.StepsLeft}, nil, []outboxEvent{ev}); err != nil {
 		if errors.Is(err, errStale) {
 			return nil, errNoSuchFax()
 		}
@@ -466,7 +495,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObjec
 		if f.Direction != "outbound" || !cancellable[f.Status] {
 			return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
 		}
-		from := f.Status
+		from := faxGuard{Status: f.Status, StepsLeft: f.StepsLeft}
 		now := s.now()
 		reason := string(faxapi.FaxFailureReasonUserCancelled)
 		f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now

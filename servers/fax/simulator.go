@@ -41,8 +41,6 @@ const (
 	simConcurrency = 8
 	// simPerAccount is how many of those one account may take.
 	simPerAccount = 2
-	// simDueBatch is how many due steps are read at once.
-	simDueBatch = 256
 )
 
 func init() {
@@ -53,12 +51,17 @@ func init() {
 
 // Run runs the transmission simulator and the webhook sender until ctx ends.
 // Work left over from a previous process (due steps, undelivered events) is
-// picked up at once.
+// picked up at once; so is work this replica (Config.ReplicaID) had claimed
+// before a restart. Another replica's claims are taken over once their
+// lease ends.
 func (s *Server) Run(ctx context.Context) error {
 	if !s.running.TryLock() {
 		return errors.New("fax: Run is already running")
 	}
 	defer s.running.Unlock()
+	if err := s.store.releaseClaims(ctx, s.cfg.ReplicaID); err != nil {
+		return fmt.Errorf("fax: %w", err)
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); s.runSimulator(ctx) }()
@@ -67,58 +70,42 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
-// runSimulator takes every due step, then sleeps until the next one is due
-// or a commit or a finished step wakes it. Accounts share the workers
-// fairly: an account has at most simPerAccount steps in flight (a step may
-// be a slow download), and the due steps are read at most simPerAccount per
-// account, oldest first, so one account's backlog neither holds every
-// worker nor hides another account's due faxes.
+// runSimulator claims due steps while it has free workers and takes them,
+// then sleeps until the next one is due or a commit or a finished step
+// wakes it. Claims make the steps safe across replicas sharing the
+// database: a fax is claimed by one replica at a time, under a lease that
+// another replica takes over when the claimer dies, and a step commits only
+// while its claim holds (so it is applied once even when a slow replica's
+// lease ended). Accounts share the workers fairly: the claim gives an
+// account at most simPerAccount faxes in flight across the replicas (a step
+// may be a slow download), oldest first.
 func (s *Server) runSimulator(ctx context.Context) {
-	var mu sync.Mutex
-	inFlight := map[string]bool{}
-	perAccount := map[string]int{}
 	sem := make(chan struct{}, simConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		readAt := s.clock.Now()
-		due, err := s.store.dueFaxes(ctx, readAt, simPerAccount, simDueBatch)
-		if err != nil && ctx.Err() == nil {
-			s.logger.ErrorContext(ctx, "fax simulator: read due faxes", "err", err)
+		free := simConcurrency - len(sem) // only this loop fills sem
+		var due []faxRow
+		if free > 0 {
+			now := s.clock.Now()
+			var err error
+			due, err = s.store.claimDueFaxes(ctx, s.cfg.ReplicaID, now, now.Add(s.cfg.Lease), simPerAccount, free)
+			if err != nil && ctx.Err() == nil {
+				s.logger.ErrorContext(ctx, "fax simulator: claim due faxes", "err", err)
+			}
 		}
-		dispatched := 0
-	dispatch:
 		for _, f := range due {
-			mu.Lock()
-			blocked := inFlight[f.ID] || perAccount[f.AccountID] >= simPerAccount
-			mu.Unlock()
-			if blocked {
-				continue // a finished step wakes the loop
-			}
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			default:
-				break dispatch // every worker is busy: a finished step wakes the loop
-			}
-			mu.Lock()
-			inFlight[f.ID] = true
-			perAccount[f.AccountID]++
-			mu.Unlock()
-			dispatched++
+			sem <- struct{}{}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				if err := s.step(ctx, f); err != nil && ctx.Err() == nil {
 					s.logger.ErrorContext(ctx, "fax simulator: step", "fax_id", f.ID, "status", f.Status, "err", err)
+					// Due again at once rather than after the lease.
+					if err := s.store.releaseFax(ctx, f.ID, s.cfg.ReplicaID); err != nil && ctx.Err() == nil {
+						s.logger.ErrorContext(ctx, "fax simulator: release", "fax_id", f.ID, "err", err)
+					}
 				}
-				mu.Lock()
-				delete(inFlight, f.ID)
-				if perAccount[f.AccountID]--; perAccount[f.AccountID] == 0 {
-					delete(perAccount, f.AccountID)
-				}
-				mu.Unlock()
 				<-sem
 				select {
 				case s.wakeSim <- struct{}{}:
@@ -126,33 +113,50 @@ func (s *Server) runSimulator(ctx context.Context) {
 				}
 			}()
 		}
-		// Sleep until the next step that was not due when the due steps were
-		// read, in the clock's time (a test's fake clock wakes the loop when
-		// it is moved there); due steps that wait for a worker are taken when
-		// a step finishes.
-		deadline := readAt.Add(time.Second)
-		if next, err := s.store.nextDue(ctx, readAt); err == nil && next != nil && next.Before(deadline) {
-			deadline = *next
+		// Sleep until the next step that is not yet due; due steps that
+		// wait for a worker are claimed when a step finishes. Steps another
+		// replica claimed and left are seen at the next look (a second at
+		// most).
+		wait := time.Second
+		now := s.clock.Now()
+		if next, err := s.store.nextDue(ctx, now); err == nil && next != nil {
+			if d := next.Sub(now); d < wait {
+				wait = max(d, time.Millisecond)
+			}
 		}
-		if dispatched > 0 && len(due) == simDueBatch {
-			deadline = readAt // more may be due than were read
+		if free > 0 && len(due) == free {
+			wait = 0 // more may be due than were claimed
 		}
-		timer := clock.NewTimerAt(s.clock, deadline)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !s.sleep(ctx, s.wakeSim, wait) {
 			return
-		case <-s.wakeSim:
-		case <-timer.C():
 		}
-		timer.Stop()
 	}
 }
 
+// sleep waits until wake is signalled or d has passed (true), or ctx ends
+// (false). It is where the worker loops wait.
+func (s *Server) sleep(ctx context.Context, wake <-chan struct{}, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	// In the clock's time: a test's fake clock wakes the loop when it is
+	// moved past the deadline.
+	timer := clock.NewTimerAt(s.clock, s.clock.Now().Add(d))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-wake:
+	case <-timer.C():
+	}
+	return true
+}
+
 // step moves f one state on and commits the change with its event. A change
-// that lost a race (the fax was cancelled or deleted meanwhile) is dropped.
+// that lost a race (the fax was cancelled or deleted meanwhile, or another
+// replica took the step over after this one's lease ended) is dropped.
 func (s *Server) step(ctx context.Context, f faxRow) error {
-	from := f.Status
+	from := faxGuard{Status: f.Status, StepsLeft: f.StepsLeft, Claim: s.cfg.ReplicaID}
 	var doc []byte
 	var events []string
 	o := outcomeNamed(f.Outcome)

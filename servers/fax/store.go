@@ -1,6 +1,7 @@
 package fax
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +22,18 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations returns the fax schema migrations (goose SQL files).
+//go:embed migrations/postgres/*.sql
+var postgresMigrationFiles embed.FS
+
+// Migrations returns the fax schema migrations for SQLite (goose SQL files).
 func Migrations() fs.FS {
 	return sqlitedb.Dir(migrationFiles, "migrations")
+}
+
+// PostgresMigrations returns the fax schema migrations for PostgreSQL (goose
+// SQL files, applied in the fax schema by pgdb.Open).
+func PostgresMigrations() fs.FS {
+	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
 
 // Store errors, mapped onto API errors by the handlers.
@@ -460,21 +471,14 @@ type outboxEvent struct {
 	CreatedAt   time.Time
 }
 
-func insertEvents(ctx context.Context, tx *sqldb.Tx, events []outboxEvent) ([]int64, error) {
-	seqs := make([]int64, 0, len(events))
+func insertEvents(ctx context.Context, tx *sqldb.Tx, events []outboxEvent) error {
 	for _, e := range events {
-		res, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, e.EventID, e.FaxID, e.Type, e.Data, e.WebhookURL, e.FailoverURL, micros(e.CreatedAt))
-		if err != nil {
-			return nil, fmt.Errorf("queue event %s: %w", e.Type, err)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, e.EventID, e.FaxID, e.Type, e.Data, e.WebhookURL, e.FailoverURL, micros(e.CreatedAt)); err != nil {
+			return fmt.Errorf("queue event %s: %w", e.Type, err)
 		}
-		seq, err := res.LastInsertId()
-		if err != nil {
-			return nil, fmt.Errorf("queue event %s: %w", e.Type, err)
-		}
-		seqs = append(seqs, seq)
 	}
-	return seqs, nil
+	return nil
 }
 
 // insertFax creates f, its document when doc is not nil, and queues its
@@ -498,17 +502,31 @@ func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []ou
 	if err != nil {
 		return fmt.Errorf("insert fax: %w", err)
 	}
-	if _, err := insertEvents(ctx, tx, events); err != nil {
+	if err := insertEvents(ctx, tx, events); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// updateFax writes f's mutable columns when the stored fax is still in
-// fromStatus and not deleted (errStale otherwise), stores doc when it is not
-// nil, and queues events, in one transaction: an event is never committed
-// without its state change, nor a state change without its event.
-func (s *store) updateFax(ctx context.Context, f faxRow, fromStatus string, doc []byte, events []outboxEvent) error {
+// faxGuard is the state a change of a fax was computed from: the change is
+// made only when the stored fax is still in it.
+type faxGuard struct {
+	// Status and StepsLeft are the fax's state when it was read.
+	Status    string
+	StepsLeft int
+	// Claim, when not "", is the replica whose claim on the fax's step the
+	// change completes: the change is made only while the claim is still
+	// this replica's (another replica may have taken the step over after
+	// the lease ended).
+	Claim string
+}
+
+// updateFax writes f's mutable columns when the stored fax is still as g
+// says and not deleted (errStale otherwise), stores doc when it is not nil,
+// and queues events, in one transaction: an event is never committed
+// without its state change, nor a state change without its event. The
+// fax's claim, whoever holds it, ends with the change.
+func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte, events []outboxEvent) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("update fax: %w", err)
@@ -520,19 +538,25 @@ func (s *store) updateFax(ctx context.Context, f faxRow, fromStatus string, doc 
 			return fmt.Errorf("insert media: %w", err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE faxes SET status = ?, media_url = ?, media_id = ?, page_count = ?, failure_reason = ?,
-		partial_content = ?, call_duration_secs = ?, outcome = ?, steps_left = ?, next_step_at = ?, updated_at = ?, deleted_at = ?
-		WHERE id = ? AND status = ? AND deleted_at IS NULL`,
-		f.Status, f.MediaURL, f.MediaID, f.PageCount, f.FailureReason,
+	query := `UPDATE faxes SET status = ?, media_url = ?, media_id = ?, page_count = ?, failure_reason = ?,
+		partial_content = ?, call_duration_secs = ?, outcome = ?, steps_left = ?, next_step_at = ?, updated_at = ?, deleted_at = ?,
+		claimed_by = NULL, lease_until = NULL
+		WHERE id = ? AND status = ? AND steps_left = ? AND deleted_at IS NULL`
+	args := []any{f.Status, f.MediaURL, f.MediaID, f.PageCount, f.FailureReason,
 		f.PartialContent, f.CallDurationSecs, f.Outcome, f.StepsLeft, nullMicros(f.NextStepAt), micros(f.UpdatedAt), nullMicros(f.DeletedAt),
-		f.ID, fromStatus)
+		f.ID, g.Status, g.StepsLeft}
+	if g.Claim != "" {
+		query += ` AND claimed_by = ?`
+		args = append(args, g.Claim)
+	}
+	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("update fax: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errStale
 	}
-	if _, err := insertEvents(ctx, tx, events); err != nil {
+	if err := insertEvents(ctx, tx, events); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -612,26 +636,78 @@ type faxPage struct {
 	total int
 }
 
-// dueFaxes returns up to limit faxes whose next simulator step is due at
-// now, oldest first, at most perAccount of each account.
-func (s *store) dueFaxes(ctx context.Context, now time.Time, perAccount, limit int) ([]faxRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+faxColumns+` FROM (
-			SELECT `+faxColumns+`, ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY next_step_at, id) AS account_rank
-			FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL
-		) AS due WHERE account_rank <= ? ORDER BY next_step_at, id LIMIT ?`, micros(now), perAccount, limit)
+// claimDueFaxes claims for replica, until leaseUntil, up to limit faxes
+// whose next simulator step is due at now and that no replica holds (or
+// whose holder's lease has ended), oldest first; an account has at most
+// perAccount faxes claimed at once, whichever replicas hold them, so one
+// account's backlog neither holds every worker nor hides another account's
+// due faxes. The claim is one statement in a transaction, which runs alone
+// among the fax schema's transactions (the single writer of SQLite, the
+// schema's advisory lock on PostgreSQL), so two replicas never claim one fax.
+func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUntil time.Time, perAccount, limit int) ([]faxRow, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("due faxes: %w", err)
+		return nil, fmt.Errorf("claim due faxes: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `UPDATE faxes SET claimed_by = ?, lease_until = ? WHERE id IN (
+			SELECT id FROM (
+				SELECT id, account_id, next_step_at, ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY next_step_at, id) AS account_rank
+				FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL
+					AND (claimed_by IS NULL OR lease_until <= ?)
+			) AS due
+			WHERE account_rank + (SELECT COUNT(*) FROM faxes AS busy
+				WHERE busy.account_id = due.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) <= ?
+			ORDER BY next_step_at, id LIMIT ?
+		) RETURNING `+faxColumns,
+		replica, micros(leaseUntil), micros(now), micros(now), micros(now), perAccount, limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
 	defer rows.Close()
 	var out []faxRow
 	for rows.Next() {
 		f, err := scanFax(rows)
 		if err != nil {
-			return nil, fmt.Errorf("due faxes: %w", err)
+			return nil, fmt.Errorf("claim due faxes: %w", err)
 		}
 		out = append(out, f)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim due faxes: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("claim due faxes: %w", err)
+	}
+	// RETURNING follows no ORDER BY: oldest first again.
+	slices.SortFunc(out, func(a, b faxRow) int {
+		if c := a.NextStepAt.Compare(*b.NextStepAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// releaseFax ends replica's claim on fax id, so its step is due again at once
+// (the step failed for a reason that may pass).
+func (s *store) releaseFax(ctx context.Context, id, replica string) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE faxes SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?`, id, replica); err != nil {
+		return fmt.Errorf("release fax %s: %w", id, err)
+	}
+	return nil
+}
+
+// releaseClaims ends every claim of replica: a replica restarted under the
+// same name takes its work back at once instead of after the lease.
+func (s *store) releaseClaims(ctx context.Context, replica string) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE faxes SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?`, replica); err != nil {
+		return fmt.Errorf("release claimed faxes: %w", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE outbox SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?`, replica); err != nil {
+		return fmt.Errorf("release claimed events: %w", err)
+	}
+	return nil
 }
 
 // nextDue returns when the earliest simulator step after now is due.
@@ -660,13 +736,26 @@ func (s *store) media(ctx context.Context, id string) ([]byte, error) {
 	return content, nil
 }
 
-// pendingEvents returns up to limit undelivered, unabandoned events after seq
-// afterSeq, in seq order.
-func (s *store) pendingEvents(ctx context.Context, afterSeq int64, limit int) ([]outboxEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at
-		FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+// claimEvents claims for replica, until leaseUntil, up to limit pending
+// events, in seq order, of the faxes none of whose pending events a replica
+// holds (or whose holder's lease has ended): a fax's events are held by one
+// replica at a time, which sends them in order. Like claimDueFaxes, the
+// claim runs alone among the schema's transactions.
+func (s *store) claimEvents(ctx context.Context, replica string, now, leaseUntil time.Time, limit int) ([]outboxEvent, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("pending events: %w", err)
+		return nil, fmt.Errorf("claim events: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE seq IN (
+			SELECT seq FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND fax_id IN (
+				SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL GROUP BY fax_id
+				HAVING SUM(CASE WHEN claimed_by IS NOT NULL AND lease_until > ? THEN 1 ELSE 0 END) = 0
+			) ORDER BY seq LIMIT ?
+		) RETURNING seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at`,
+		replica, micros(leaseUntil), micros(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim events: %w", err)
 	}
 	defer rows.Close()
 	var out []outboxEvent
@@ -674,12 +763,20 @@ func (s *store) pendingEvents(ctx context.Context, afterSeq int64, limit int) ([
 		var e outboxEvent
 		var created int64
 		if err := rows.Scan(&e.Seq, &e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created); err != nil {
-			return nil, fmt.Errorf("pending events: %w", err)
+			return nil, fmt.Errorf("claim events: %w", err)
 		}
 		e.CreatedAt = fromMicros(created)
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim events: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("claim events: %w", err)
+	}
+	// RETURNING follows no ORDER BY: seq order again.
+	slices.SortFunc(out, func(a, b outboxEvent) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
 }
 
 // deliveryOutcome is what became of one event.
@@ -690,19 +787,23 @@ type deliveryOutcome struct {
 	At          time.Time
 }
 
-// recordOutcomes marks events delivered or abandoned, in one transaction.
+// recordOutcomes marks events delivered or abandoned, in one transaction,
+// ending their claims. An outcome is recorded whoever holds the event now: a
+// delivery is a fact even when a slow replica's lease ended meanwhile.
 func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record deliveries: %w", err)
 	}
 	defer tx.Rollback()
-	delivered, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, delivered_at = ?, delivered_to = ? WHERE seq = ?`)
+	delivered, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, delivered_at = ?, delivered_to = ?, claimed_by = NULL, lease_until = NULL
+		WHERE seq = ? AND delivered_at IS NULL AND abandoned_at IS NULL`)
 	if err != nil {
 		return fmt.Errorf("record deliveries: %w", err)
 	}
 	defer delivered.Close()
-	abandoned, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, abandoned_at = ? WHERE seq = ?`)
+	abandoned, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, abandoned_at = ?, claimed_by = NULL, lease_until = NULL
+		WHERE seq = ? AND delivered_at IS NULL AND abandoned_at IS NULL`)
 	if err != nil {
 		return fmt.Errorf("record deliveries: %w", err)
 	}
@@ -721,12 +822,36 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 }
 
 // recordAttempts stores how many attempts an undelivered event has had, so
-// meta.attempt keeps counting across a restart.
-func (s *store) recordAttempts(ctx context.Context, seq int64, attempts int) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE outbox SET attempts = ? WHERE seq = ?`, attempts, seq); err != nil {
-		return fmt.Errorf("record attempts of event %d: %w", seq, err)
+// meta.attempt keeps counting across a restart or a takeover, and extends
+// replica's claim on the pending events of the event's fax to leaseUntil.
+// held is false when the claim is no longer replica's.
+func (s *store) recordAttempts(ctx context.Context, e outboxEvent, attempts int, replica string, leaseUntil time.Time) (held bool, err error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = CASE WHEN seq = ? THEN ? ELSE attempts END
+		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`,
+		micros(leaseUntil), e.Seq, attempts, e.FaxID, replica)
+	if err != nil {
+		return false, fmt.Errorf("record attempts of event %d: %w", e.Seq, err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("record attempts of event %d: %w", e.Seq, err)
+	}
+	return n > 0, nil
+}
+
+// renewEvents extends replica's claim on the pending events of fax faxID to
+// leaseUntil. held is false when the claim is no longer replica's.
+func (s *store) renewEvents(ctx context.Context, faxID, replica string, leaseUntil time.Time) (held bool, err error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?
+		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`, micros(leaseUntil), faxID, replica)
+	if err != nil {
+		return false, fmt.Errorf("renew the claim on the events of fax %s: %w", faxID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("renew the claim on the events of fax %s: %w", faxID, err)
+	}
+	return n > 0, nil
 }
 
 // eventStats counts the outbox's events by fate (for operators and tests).

@@ -57,6 +57,11 @@ type Config struct {
 	// OpenDB, when set, opens the database of one API (migrated with the
 	// migrations given) in place of the SQLite default.
 	OpenDB OpenDBFunc
+	// FaxMasterKey and StorageMasterKey seal each API's secrets at rest;
+	// nil means the key files of DataDir (made on first use), or fresh
+	// random keys without a DataDir. Replicas sharing a database must all
+	// be given the same (serve derives them from --master-key-file).
+	FaxMasterKey, StorageMasterKey []byte
 	// AdminToken guards the admin API; "" makes a random one (Stack.AdminToken).
 	AdminToken string
 	// Clock is the servers' time; nil means the system clock. Any other
@@ -167,6 +172,12 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
+	if cfg.FaxMasterKey != nil {
+		faxKey = cfg.FaxMasterKey
+	}
+	if cfg.StorageMasterKey != nil {
+		storageKey = cfg.StorageMasterKey
+	}
 	violation := func(api string) func(*http.Request, int, error) {
 		if cfg.OnResponseViolation == nil {
 			return nil
@@ -238,7 +249,7 @@ func openDatabases(ctx context.Context, cfg Config) (databases, error) {
 		db **sql.DB
 	}{
 		{Migrations{PAM, pam.Migrations(), pam.PostgresMigrations()}, &dbs.pam},
-		{Migrations{Fax, fax.Migrations(), nil}, &dbs.fax},
+		{Migrations{Fax, fax.Migrations(), fax.PostgresMigrations()}, &dbs.fax},
 		{Migrations{Restaurant, restaurant.Migrations(), restaurant.PostgresMigrations()}, &dbs.restaurant},
 		{Migrations{Storage, storage.Migrations(), storage.PostgresMigrations()}, &dbs.storage},
 	} {

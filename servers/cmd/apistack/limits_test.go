@@ -41,7 +41,7 @@ func startLimited(t *testing.T, limits connLimits, handler http.Handler) string 
 	done := make(chan error, 1)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	go func() {
-		done <- runServers(ctx, logger, []listener{{name: "test", ln: ln, handler: handler}}, limits, 5*time.Second)
+		done <- runServers(ctx, logger, []listener{{name: "test", ln: ln, handler: handler}}, limits, shutdownPlan{timeout: 5 * time.Second})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,8 +14,13 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/dbopen"
+	"github.com/apistack/apistack/servers/internal/masterkey"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
@@ -23,6 +29,10 @@ import (
 // serveConfig is what `apistack serve` is told by flags and APISTACK_* variables.
 type serveConfig struct {
 	DataDir           string
+	Database          string
+	MasterKeyFile     string
+	MasterKey         masterkey.Key
+	ShutdownDrain     time.Duration
 	PAMAddr           string
 	RestaurantAddr    string
 	FaxAddr           string
@@ -56,6 +66,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory of the SQLite databases and demo-credentials.json")
+	fs.StringVar(&c.Database, "database", "", "PostgreSQL URL (postgres://user:pass@host:5432/db) shared by every replica; each API keeps its tables in its own schema (default: SQLite files in --data-dir). Requires a master key and an admin token")
+	fs.StringVar(&c.MasterKeyFile, "master-key-file", "", "file holding the master key, base64 of 32 random bytes (`head -c32 /dev/urandom | base64`), or APISTACK_MASTER_KEY holding the key itself; the fax and storage keys are derived from it (default: a key file per API in --data-dir)")
+	fs.DurationVar(&c.ShutdownDrain, "shutdown-drain", 0, "on SIGINT/SIGTERM, how long /readyz answers 503 while requests are still served, so a load balancer stops sending before the ports close")
 	fs.StringVar(&c.PAMAddr, "pam-addr", "127.0.0.1:8081", "address of the PAM API")
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
 	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
@@ -112,7 +125,53 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		}
 		c.AdminToken = token
 	}
+	if err := c.loadMasterKey(); err != nil {
+		return c, err
+	}
+	if c.Database != "" {
+		if c.MasterKey.IsZero() {
+			return c, errors.New("--database needs the master key every replica shares: " + masterkey.HowToMake)
+		}
+		if c.AdminToken == "" {
+			return c, errors.New("--database needs the admin token every replica shares: give it with --admin-token-file or APISTACK_ADMIN_TOKEN")
+		}
+	}
 	return c, nil
+}
+
+// masterKeyVariable holds the master key itself (not a file name).
+const masterKeyVariable = "APISTACK_MASTER_KEY"
+
+// loadMasterKey reads the master key from --master-key-file or
+// APISTACK_MASTER_KEY; neither leaves it zero.
+func (c *serveConfig) loadMasterKey() error {
+	text, inEnv := os.LookupEnv(masterKeyVariable)
+	switch {
+	case c.MasterKeyFile != "" && inEnv:
+		return errors.New("give the master key once: --master-key-file or " + masterKeyVariable + ", not both")
+	case c.MasterKeyFile != "":
+		k, err := masterkey.ReadFile(c.MasterKeyFile)
+		if err != nil {
+			return fmt.Errorf("--master-key-file: %w", err)
+		}
+		c.MasterKey = k
+	case inEnv:
+		k, err := masterkey.Parse(text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", masterKeyVariable, err)
+		}
+		c.MasterKey = k
+	}
+	return nil
+}
+
+// apiKey is the key that seals an API's secrets: derived from the master key
+// when one is given, else the key file of the API in the data directory.
+func (c serveConfig) apiKey(api string, loadFile func(string) ([]byte, error)) ([]byte, error) {
+	if !c.MasterKey.IsZero() {
+		return c.MasterKey.Derive(api)
+	}
+	return loadFile(filepath.Join(c.DataDir, api+"-master.key"))
 }
 
 func newLogger(c serveConfig, w io.Writer) (*slog.Logger, error) {
@@ -189,8 +248,53 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.ValidateResponses {
 		responseChecks = validation.NewBackground(validation.BackgroundConfig{Logger: logger})
 	}
+	// Every port listens from the start and answers /readyz: 503 while the
+	// databases are opened and migrated and the servers built, then 200
+	// while the databases answer, and 503 again once shutdown starts.
+	var dbs []*sql.DB // read only once readiness has started
+	readiness := apiserver.NewReadiness(func(ctx context.Context) error {
+		for _, db := range dbs {
+			if err := db.PingContext(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var listeners []listener
+	defer func() {
+		for _, l := range listeners {
+			_ = l.ln.Close()
+		}
+	}()
+	handlers := map[string]*swapHandler{}
+	for _, api := range []struct{ name, addr string }{
+		{stack.PAM, c.PAMAddr}, {stack.Restaurant, c.RestaurantAddr}, {stack.Fax, c.FaxAddr}, {stack.Storage, c.StorageAddr}, {stack.Admin, c.AdminAddr},
+	} {
+		ln, err := net.Listen("tcp", api.addr)
+		if err != nil {
+			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
+		}
+		handlers[api.name] = newSwapHandler(readiness.Wrap(starting))
+		listeners = append(listeners, listener{name: api.name, ln: ln, handler: handlers[api.name]})
+	}
+	servers := startServing(ctx, logger, listeners, c.Conn)
+	defer servers.close()
+
+	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync}
+	faxKey, err := c.apiKey("fax", fax.LoadOrCreateMasterKey)
+	if err != nil {
+		return err
+	}
+	storageKey, err := c.apiKey("storage", storage.LoadOrCreateMasterKey)
+	if err != nil {
+		return err
+	}
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, Logger: logger,
+		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
+			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
+		},
+		FaxMasterKey: faxKey, StorageMasterKey: storageKey,
 		ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 		PAMTokenTTL: c.TokenTTL, PAMRateLimit: c.PAMRateLimit, PAMRatePeriod: c.PAMRatePeriod,
 		RestaurantRatePerSecond: c.RestaurantRPS, RestaurantRateLimit: c.RestaurantLimit, RestaurantRatePeriod: c.RestaurantPeriod,
@@ -201,29 +305,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	handlers, err := st.Handlers()
+	built, err := st.Handlers()
 	if err != nil {
 		return err
 	}
-
-	var listeners []listener
-	defer func() {
-		for _, l := range listeners {
-			_ = l.ln.Close()
-		}
-	}()
-	for _, api := range []struct{ name, addr string }{
-		{stack.PAM, c.PAMAddr},
-		{stack.Restaurant, c.RestaurantAddr},
-		{stack.Fax, c.FaxAddr},
-		{stack.Storage, c.StorageAddr},
-		{stack.Admin, c.AdminAddr},
-	} {
-		ln, err := net.Listen("tcp", api.addr)
-		if err != nil {
-			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
-		}
-		listeners = append(listeners, listener{name: api.name, ln: ln, handler: handlers[api.name]})
+	dbs = []*sql.DB{st.DB(stack.PAM), st.DB(stack.Fax), st.DB(stack.Restaurant), st.DB(stack.Storage)}
+	// On a failed start, the servers stop before the databases close.
+	defer servers.close()
+	for name, h := range built {
+		handlers[name].set(readiness.Wrap(h))
 	}
 	urls := map[string]string{}
 	for _, l := range listeners {
@@ -238,7 +328,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	st.Start(ctx)
 
 	if c.Demo {
-		creds, err := st.Demo(ctx, previous, urls)
+		var creds demoCredentials
+		if target.Shared() {
+			creds, previous, err = bootstrapSharedDemo(ctx, target, c.MasterKey, func(previous demoCredentials) (demoCredentials, error) {
+				return st.Demo(ctx, previous, urls)
+			})
+		} else {
+			creds, err = st.Demo(ctx, previous, urls)
+		}
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -252,12 +349,57 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
 	}
 
-	return runServers(ctx, logger, listeners, c.Conn, c.ShutdownTimeout)
+	readiness.Start()
+	return servers.wait(ctx, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
+}
+
+// starting answers every request but /readyz while the servers are built.
+var starting = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, "apistack is starting", http.StatusServiceUnavailable)
+})
+
+// swapHandler serves one handler until set replaces it: a port listens
+// before its API is built.
+type swapHandler struct {
+	h atomic.Pointer[http.Handler]
+}
+
+func newSwapHandler(h http.Handler) *swapHandler {
+	s := &swapHandler{}
+	s.set(h)
+	return s
+}
+
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+
+// shutdownPlan is how runServers stops: readiness (if any) turns 503 at
+// once, the ports keep serving for drain, then in-flight requests get up to
+// timeout.
+type shutdownPlan struct {
+	drain, timeout time.Duration
+	readiness      *apiserver.Readiness
 }
 
 // runServers serves every listener, within limits, until ctx ends, then
 // shuts them all down gracefully, giving in-flight requests up to timeout.
-func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, timeout time.Duration) error {
+func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, plan shutdownPlan) error {
+	return startServing(ctx, logger, listeners, limits).wait(ctx, plan)
+}
+
+// serving is the HTTP servers of the listeners, started by startServing.
+type serving struct {
+	logger  *slog.Logger
+	servers []*http.Server
+	errc    chan error
+}
+
+// startServing serves every listener, within limits, until wait or close.
+func startServing(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits) *serving {
 	if warning := descriptorShortfall(limits, len(listeners), openFileLimit()); warning != "" {
 		logger.Warn(warning)
 	}
@@ -274,14 +416,42 @@ func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, 
 			}
 		}()
 	}
+	return &serving{logger: logger, servers: servers, errc: errc}
+}
+
+// close stops the servers at once (a start that failed).
+func (s *serving) close() {
+	for _, srv := range s.servers {
+		_ = srv.Close()
+	}
+}
+
+// wait serves until ctx ends (or a server fails), then shuts the servers
+// down gracefully as plan says.
+func (s *serving) wait(ctx context.Context, plan shutdownPlan) error {
+	logger, errc, servers := s.logger, s.errc, s.servers
 	var serveErr error
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down", "timeout", timeout)
+		logger.Info("shutting down", "drain", plan.drain, "timeout", plan.timeout)
+		if plan.readiness != nil {
+			plan.readiness.Drain()
+		}
+		if plan.drain > 0 {
+			drained := time.NewTimer(plan.drain)
+			select {
+			case <-drained.C:
+			case serveErr = <-errc:
+				drained.Stop()
+			}
+		}
 	case serveErr = <-errc:
 		logger.Error("server failed; shutting down", "err", serveErr)
+		if plan.readiness != nil {
+			plan.readiness.Drain()
+		}
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), plan.timeout)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, srv := range servers {

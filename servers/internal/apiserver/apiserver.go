@@ -4,7 +4,7 @@
 // resolution, rate limits), the body gate (a secured operation's caller is
 // authenticated before a byte of the body is read, and each operation's body
 // is held to its own limit), spec validation, and the endpoints every port
-// serves: /healthz, /openapi.yaml and /docs/.
+// serves: /healthz, /openapi.yaml and /docs/ (and /readyz, see Readiness).
 package apiserver
 
 import (
@@ -145,7 +145,7 @@ func New(cfg Config) (*echo.Echo, error) {
 }
 
 func isCommonPath(p string) bool {
-	return p == "/healthz" || p == "/openapi.yaml" || p == "/docs" || strings.HasPrefix(p, "/docs/")
+	return p == "/healthz" || p == ReadyPath || p == "/openapi.yaml" || p == "/docs" || strings.HasPrefix(p, "/docs/")
 }
 
 // requestLogger logs one line per request. A request whose caller went away

@@ -1,0 +1,389 @@
+// Package replicas tests `apistack serve` scaled out: real processes of the
+// binary, several replicas on one PostgreSQL database (testdb.NewDatabase),
+// a client that sends each request to the next replica in turn. PostgreSQL
+// is required: under CI a missing one fails the run (testdb.PostgresURL).
+package replicas
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/testdb"
+)
+
+// binary is the apistack binary built once for the run by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "apistack-replicas-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "apistack")
+	build := exec.Command("go", "build", "-o", binary, "github.com/apistack/apistack/servers/cmd/apistack")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build apistack:", err)
+		_ = os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// apis are the ports of a replica, in the order of its flags.
+var apis = []string{"pam", "restaurant", "fax", "storage", "admin"}
+
+// syncBuffer collects a process's output.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// replica is one `apistack serve` process.
+type replica struct {
+	cmd     *exec.Cmd
+	addr    map[string]string // api -> host:port
+	dataDir string
+	stdout  *syncBuffer
+	stderr  *syncBuffer
+	exited  chan struct{}
+}
+
+// cluster is the replicas of one database.
+type cluster struct {
+	url        string
+	keyFile    string
+	tokenFile  string
+	adminToken string
+	replicas   []*replica
+}
+
+// freePorts returns n loopback ports free at the time of the call. They are
+// taken below the kernel's ephemeral range (32768 and up on Linux), so the
+// replicas' own outgoing connections (to PostgreSQL, to the receiver)
+// cannot take one before the replica listens on it.
+func freePorts(t *testing.T, n int) []string {
+	t.Helper()
+	var lns []net.Listener
+	var addrs []string
+	for len(addrs) < n {
+		port := 20000 + mrand.IntN(12000)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // taken: try another
+		}
+		lns = append(lns, ln)
+		addrs = append(addrs, ln.Addr().String())
+	}
+	for _, ln := range lns {
+		_ = ln.Close()
+	}
+	return addrs
+}
+
+// newCluster makes a database, a master key and an admin token for
+// replicas to share.
+func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	dir := t.TempDir()
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	c := &cluster{
+		url:        testdb.NewDatabase(t),
+		keyFile:    filepath.Join(dir, "master.key"),
+		tokenFile:  filepath.Join(dir, "admin.token"),
+		adminToken: "adm_" + rand.Text(),
+	}
+	require.NoError(t, os.WriteFile(c.keyFile, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(c.tokenFile, []byte(c.adminToken+"\n"), 0o600))
+	return c
+}
+
+// start starts n replicas at once with the extra flags and waits until
+// every port of each answers /readyz 200.
+func (c *cluster) start(t *testing.T, n int, extra ...string) []*replica {
+	t.Helper()
+	started := make([]*replica, 0, n)
+	for range n {
+		r := c.launch(t, extra...)
+		started = append(started, r)
+	}
+	for i, r := range started {
+		// A port picked free may be taken by another process before the
+		// replica binds it: such a replica is started again on new ports.
+		for attempt := 1; !r.waitReady(t, attempt < 3); attempt++ {
+			r = c.launch(t, extra...)
+			started[i] = r
+		}
+	}
+	c.replicas = append(c.replicas, started...)
+	return started
+}
+
+// launch starts one replica and returns without waiting for it.
+func (c *cluster) launch(t *testing.T, extra ...string) *replica {
+	t.Helper()
+	ports := freePorts(t, len(apis))
+	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	args := []string{"serve", "--database", c.url, "--master-key-file", c.keyFile, "--admin-token-file", c.tokenFile,
+		"--data-dir", r.dataDir, "--log-level", "warn", "--shutdown-timeout", "5s"}
+	for i, api := range apis {
+		r.addr[api] = ports[i]
+		args = append(args, "--"+api+"-addr", ports[i])
+	}
+	args = append(args, extra...)
+	r.cmd = exec.Command(binary, args...)
+	r.cmd.Env = cleanEnv()
+	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
+	require.NoError(t, r.cmd.Start())
+	go func() { _ = r.cmd.Wait(); close(r.exited) }()
+	t.Cleanup(func() {
+		r.stop()
+		if t.Failed() {
+			t.Logf("replica %v stderr:\n%s", r.addr["pam"], tail(r.stderr.String(), 4000))
+		}
+	})
+	return r
+}
+
+// cleanEnv is the test's environment without APISTACK_* variables, so a
+// developer's settings do not reach the replicas.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "APISTACK_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// waitReady waits until every port of r answers /readyz with 200, and
+// reports true. A replica that exits before is a failure of the test,
+// unless it could not bind a port and mayRetry: then it reports false.
+func (r *replica) waitReady(t *testing.T, mayRetry bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for _, api := range apis {
+		for {
+			select {
+			case <-r.exited:
+				if mayRetry && strings.Contains(r.stderr.String(), "address already in use") {
+					t.Logf("replica could not bind a port, starting it again: %s", tail(r.stderr.String(), 300))
+					return false
+				}
+				t.Fatalf("replica exited before it was ready: %s", tail(r.stderr.String(), 4000))
+			default:
+			}
+			resp, err := http.Get("http://" + r.addr[api] + "/readyz")
+			if err == nil {
+				_ = resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %s not ready: %v %s", r.addr[api], err, tail(r.stderr.String(), 4000))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return true
+}
+
+// stop ends r gracefully (SIGTERM), or kills it after 15 s.
+func (r *replica) stop() {
+	select {
+	case <-r.exited:
+		return
+	default:
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(15 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+	}
+}
+
+// kill ends r at once (SIGKILL), as a crash would.
+func (r *replica) kill() {
+	_ = r.cmd.Process.Kill()
+	<-r.exited
+}
+
+// roundRobin sends each request to the next replica's port of one API: the
+// request's host is replaced.
+type roundRobin struct {
+	hosts []string
+	next  atomic.Uint64
+	base  http.RoundTripper
+}
+
+func (rr *roundRobin) RoundTrip(req *http.Request) (*http.Response, error) {
+	i := rr.next.Add(1) - 1
+	out := req.Clone(req.Context())
+	out.URL.Host = rr.hosts[i%uint64(len(rr.hosts))]
+	out.Host = ""
+	return rr.base.RoundTrip(out)
+}
+
+// client returns an HTTP client whose requests to any host go to the api
+// port of each of replicas in turn.
+func client(api string, replicas ...*replica) *http.Client {
+	rr := &roundRobin{base: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}
+	for _, r := range replicas {
+		rr.hosts = append(rr.hosts, r.addr[api])
+	}
+	return &http.Client{Transport: rr, Timeout: 30 * time.Second}
+}
+
+// direct returns an HTTP client to r alone.
+func direct(r *replica, api string) *http.Client { return client(api, r) }
+
+// call sends a JSON request (body nil for none) with a bearer token (or
+// none) and returns the response with its body read.
+func call(ctx context.Context, c *http.Client, method, url, token string, body any) (*http.Response, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, nil, err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp, data, err
+}
+
+// mustCall is call that fails the test on a transport error or a status
+// other than want, and decodes the body into out (when not nil).
+func mustCall(t *testing.T, c *http.Client, method, url, token string, body any, want int, out any) *http.Response {
+	t.Helper()
+	resp, data, err := call(context.Background(), c, method, url, token, body)
+	require.NoError(t, err)
+	require.Equal(t, want, resp.StatusCode, "%s %s: %s", method, url, data)
+	if out != nil {
+		require.NoError(t, json.Unmarshal(data, out), "%s", data)
+	}
+	return resp
+}
+
+// pamTeam is a PAM team with an admin service user's key, made through
+// the admin API.
+type pamTeam struct {
+	name, keyID, keySecret string
+}
+
+func newPAMTeam(t *testing.T, admin *http.Client, token, name string) pamTeam {
+	t.Helper()
+	mustCall(t, admin, http.MethodPost, "http://admin/pam/teams", token, map[string]any{"name": name}, http.StatusCreated, nil)
+	var creds struct {
+		KeyID     string `json:"key_id"`
+		KeySecret string `json:"key_secret"`
+	}
+	mustCall(t, admin, http.MethodPost, "http://admin/pam/teams/"+name+"/service_users", token,
+		map[string]any{"name": "bot", "group": "admins", "roles": []string{"pam_admin"}}, http.StatusCreated, &creds)
+	return pamTeam{name: name, keyID: creds.KeyID, keySecret: creds.KeySecret}
+}
+
+// pamToken exchanges the team's key for a bearer token through c.
+func pamToken(t *testing.T, c *http.Client, team pamTeam) string {
+	t.Helper()
+	var tok struct {
+		BearerToken string `json:"bearer_token"`
+	}
+	mustCall(t, c, http.MethodPost, "http://pam/v1/teams/"+team.name+"/service_token", "",
+		map[string]string{"key_id": team.keyID, "key_secret": team.keySecret}, http.StatusOK, &tok)
+	require.NotEmpty(t, tok.BearerToken)
+	return tok.BearerToken
+}
+
+// nextLink is the URL of the Link header's rel="next", or "".
+func nextLink(h http.Header) string {
+	for _, v := range h.Values("Link") {
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			if strings.Contains(part, `rel="next"`) {
+				start, end := strings.Index(part, "<"), strings.Index(part, ">")
+				if start >= 0 && end > start {
+					return part[start+1 : end]
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// doJSON sends req through c, requires the status want and decodes the body
+// into out.
+func doJSON(t *testing.T, c *http.Client, req *http.Request, want int, out any) *http.Response {
+	t.Helper()
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, want, resp.StatusCode, "%s %s: %s", req.Method, req.URL, data)
+	if out != nil {
+		require.NoError(t, json.Unmarshal(data, out), "%s", data)
+	}
+	return resp
+}
