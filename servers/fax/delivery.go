@@ -155,16 +155,20 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 		b.InitialInterval = s.cfg.WebhookBackoff
 		b.MaxInterval = s.cfg.WebhookMaxBackoff
 		b.RandomizationFactor = 0.5
+		pb, tries := &peekBackOff{BackOff: b}, 0
 		_, err := backoff.Retry(ctx, func() (struct{}, error) {
 			attempts++
-			err := d.post(ctx, target, e, attempts)
+			tries++
+			rec := &attemptRecord{EventSeq: e.Seq, FaxID: e.FaxID, Attempt: attempts, Target: redactURL(target)}
+			err := d.post(ctx, target, e, attempts, rec)
+			d.recordAttempt(ctx, rec, err, pb, tries)
 			if err != nil && ctx.Err() == nil {
 				if rerr := s.store.recordAttempts(ctx, e.Seq, attempts); rerr != nil {
 					s.logger.WarnContext(ctx, "fax webhooks: record attempt", "err", rerr)
 				}
 			}
 			return struct{}{}, err
-		}, backoff.WithBackOff(b), backoff.WithMaxTries(uint(s.cfg.WebhookAttempts)), backoff.WithMaxElapsedTime(0))
+		}, backoff.WithBackOff(pb), backoff.WithMaxTries(uint(s.cfg.WebhookAttempts)), backoff.WithMaxElapsedTime(0))
 		if ctx.Err() != nil {
 			return deliveryOutcome{}, false
 		}
@@ -178,8 +182,9 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 	return deliveryOutcome{Seq: e.Seq, Attempts: attempts, At: s.clock.Now()}, true
 }
 
-// post makes one signed attempt of e to target.
-func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attempt int) error {
+// post makes one signed attempt of e to target, noting in rec what it sent
+// and what came back.
+func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attempt int, rec *attemptRecord) error {
 	s := d.s
 	d.sem <- struct{}{}
 	defer func() { <-d.sem }()
@@ -196,6 +201,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	}
 	actx, cancel := context.WithTimeout(ctx, s.cfg.WebhookTimeout)
 	defer cancel()
+	rec.sent(s.clock.Now(), sig, ts)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,
 		&faxwebhooks.ReceiveFaxEventParams{WebhookSignatureEd25519: sig, WebhookTimestamp: tsInt},
 		"application/json", bytes.NewReader(body),
@@ -218,6 +224,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
+	rec.StatusCode = resp.StatusCode
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("receiver answered %d", resp.StatusCode)
 	}
