@@ -60,12 +60,11 @@ func (in *faxInbox) list() []inboxEvent {
 // admin API. The inbox is a receiver like any other, built on clients/fax's
 // webhook handler: this binary is where the two sides meet, so the
 // servers/fax and servers/admin packages stay free of client imports.
-func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken string, logger *slog.Logger) (http.Handler, error) {
+func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, inbox *faxInbox, adminToken string, logger *slog.Logger) (http.Handler, error) {
 	pdf, err := fax.SamplePDF(faxSamplePages)
 	if err != nil {
 		return nil, err
 	}
-	inbox := &faxInbox{}
 	receive, err := faxclient.NewWebhookHandler(fs.WebhookPublicKey(), func(ctx context.Context, e faxclient.Event) error {
 		inbox.add(inboxEvent{ID: e.ID, EventType: e.Type, FaxID: e.FaxID, Attempt: e.Attempt, ReceivedAt: time.Now().UTC(), Body: e.Raw})
 		logger.InfoContext(ctx, "fax webhook received", "event_type", e.Type, "fax_id", e.FaxID, "attempt", e.Attempt)

@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/console"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/egress"
+	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
@@ -257,6 +259,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	// The console's Requests page reads the last requests of each API.
+	requests := requestlog.New(0)
+	var con *console.Console
 	var listeners []listener
 	defer func() {
 		for _, l := range listeners {
@@ -276,7 +281,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return nil, err
 			}
-			return withFaxDemoRoutes(h, faxServer, c.AdminToken, logger)
+			inbox := &faxInbox{}
+			if h, err = withFaxDemoRoutes(h, faxServer, inbox, c.AdminToken, logger); err != nil {
+				return nil, err
+			}
+			con, err = newConsole(c.AdminToken, consoleServers{pam: pamServer, restaurant: restaurantServer, fax: faxServer, storage: storageServer}, requests, inbox, logger)
+			if err != nil {
+				return nil, err
+			}
+			return withConsole(h, con), nil
 		}},
 	} {
 		h, err := api.handler()
@@ -294,6 +307,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		urls[l.name] = l.baseURL()
 	}
 	faxServer.SetBaseURL(urls["fax"])
+	con.SetDocsURLs(docsURLs(urls))
 	// The admin port's demo sample and inbox are the only loopback URLs the
 	// fax server reaches by default.
 	if err := faxServer.AllowDestinations(urls["admin"]+faxSamplePath, urls["admin"]+faxInboxPath); err != nil {
