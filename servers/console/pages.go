@@ -36,7 +36,7 @@ var funcs = template.FuncMap{
 	"ms": func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
 	},
-	"join": strings.Join,
+	"join":  strings.Join,
 	"lower": strings.ToLower,
 }
 
