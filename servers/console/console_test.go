@@ -351,6 +351,9 @@ func TestConsole_PagesRenderTheirContent(t *testing.T) {
 	_, body, _ = get(t, c, w.url+"/console/requests?status=4xx")
 	assert.Contains(t, body, "SendFax")
 	assert.NotContains(t, body, "/v1/teams/acme/groups")
+	_, body, _ = get(t, c, w.url+"/console/requests?limit=1")
+	assert.Contains(t, body, "SendFax", "the last request of each API")
+	assert.Contains(t, body, "/v1/teams/acme/groups", "the last request of each API")
 	_, body, _ = get(t, c, w.url+"/console/fax")
 	assert.NotContains(t, body, "hook-query-secret-42", "the webhook URL is shown without its query")
 }

@@ -334,6 +334,16 @@ func (c *Console) requestsPage(w http.ResponseWriter, r *http.Request, s *sessio
 		v.Limit = n
 	}
 	lo, hi := statusRange(v.StatusArg)
-	v.Entries = c.cfg.Requests.Recent(requestlog.Filter{API: v.API, Operation: v.Operation, MinStatus: lo, MaxStatus: hi, ViolationsOnly: v.ViolationsOnly, Limit: v.Limit})
+	f := requestlog.Filter{API: v.API, Operation: v.Operation, MinStatus: lo, MaxStatus: hi, ViolationsOnly: v.ViolationsOnly, Limit: v.Limit}
+	if v.API != "" {
+		v.Entries = c.cfg.Requests.Recent(f)
+	} else {
+		// The last Limit of each API, so a busy API does not hide a quiet one.
+		for _, api := range v.APIs {
+			f.API = api
+			v.Entries = append(v.Entries, c.cfg.Requests.Recent(f)...)
+		}
+		slices.SortStableFunc(v.Entries, func(a, b requestlog.Entry) int { return b.Time.Compare(a.Time) })
+	}
 	return c.render(w, "requests", http.StatusOK, view{Title: "Requests", Nav: "requests", CSRF: s.csrf, Data: v})
 }
