@@ -147,14 +147,15 @@ func (s *Server) consoleFax(ctx context.Context, f faxRow) (ConsoleFax, error) {
 	if err != nil {
 		return ConsoleFax{}, err
 	}
+	attempts, err := s.store.attempts(ctx, f.ID)
+	if err != nil {
+		return ConsoleFax{}, err
+	}
 	for _, e := range events {
 		if e.status != "" && e.RedeliveryOf == 0 {
 			cf.Timeline = append(cf.Timeline, Transition{Status: e.status, At: e.occurredAt})
 		}
-		e.AttemptLog, err = s.store.attempts(ctx, f.ID, e.Seq)
-		if err != nil {
-			return ConsoleFax{}, err
-		}
+		e.AttemptLog = attempts[e.Seq]
 		cf.Events = append(cf.Events, e.WebhookEvent)
 	}
 	return cf, nil
@@ -217,20 +218,21 @@ func (s *store) faxEvents(ctx context.Context, faxID string) ([]storedEvent, err
 	return out, rows.Err()
 }
 
-func (s *store) attempts(ctx context.Context, faxID string, seq int64) ([]DeliveryAttempt, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT attempt, target, attempted_at, COALESCE(status_code, 0), error, latency_micros,
-		next_retry_at, headers, succeeded FROM delivery_attempts WHERE fax_id = ? AND event_seq = ? ORDER BY id`, faxID, seq)
+// attempts returns the fax's recorded attempts by event seq, oldest first.
+func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]DeliveryAttempt, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT event_seq, attempt, target, attempted_at, COALESCE(status_code, 0), error, latency_micros,
+		next_retry_at, headers, succeeded FROM delivery_attempts WHERE fax_id = ? ORDER BY event_seq, id`, faxID)
 	if err != nil {
 		return nil, fmt.Errorf("delivery attempts: %w", err)
 	}
 	defer rows.Close()
-	var out []DeliveryAttempt
+	out := map[int64][]DeliveryAttempt{}
 	for rows.Next() {
 		var a DeliveryAttempt
-		var at, latency int64
+		var seq, at, latency int64
 		var next sql.NullInt64
 		var headers string
-		if err := rows.Scan(&a.Attempt, &a.Target, &at, &a.StatusCode, &a.Error, &latency, &next, &headers, &a.Succeeded); err != nil {
+		if err := rows.Scan(&seq, &a.Attempt, &a.Target, &at, &a.StatusCode, &a.Error, &latency, &next, &headers, &a.Succeeded); err != nil {
 			return nil, fmt.Errorf("delivery attempts: %w", err)
 		}
 		a.At, a.Latency = fromMicros(at), time.Duration(latency)*time.Microsecond
@@ -241,7 +243,7 @@ func (s *store) attempts(ctx context.Context, faxID string, seq int64) ([]Delive
 		if err := json.Unmarshal([]byte(headers), &a.Headers); err != nil {
 			return nil, fmt.Errorf("delivery attempt headers: %w", err)
 		}
-		out = append(out, a)
+		out[seq] = append(out[seq], a)
 	}
 	return out, rows.Err()
 }
