@@ -147,8 +147,23 @@ func (s *Server) SetOffline(ctx context.Context, offline bool) error {
 	return nil
 }
 
-// Offline reports whether the service is in maintenance.
-func (s *Server) Offline() bool { return s.offline.Load() }
+// Offline reports whether the service is in maintenance. On a shared
+// database it reads the stored switch (another replica may have flipped
+// it), and answers the last switch seen when the database cannot be read
+// within offlineReadTimeout.
+func (s *Server) Offline() bool {
+	if s.store.db.Shared() {
+		ctx, cancel := context.WithTimeout(context.Background(), offlineReadTimeout)
+		defer cancel()
+		if offline, err := s.store.offline(ctx); err == nil {
+			s.offline.Store(offline)
+		}
+	}
+	return s.offline.Load()
+}
+
+// offlineReadTimeout bounds Offline's read of the stored switch.
+const offlineReadTimeout = 5 * time.Second
 
 // Quotas limit what a team may create; a nil field means no limit.
 type Quotas struct {

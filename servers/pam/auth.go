@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
@@ -120,7 +121,11 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if st.principal != nil {
 			key = "user:" + st.principal.UserID
 		}
-		d := s.limiter.Take(key)
+		d, err := s.limiter.Take(req.Context(), key)
+		if err != nil {
+			setRateHeadersOn(c.Response().Header(), unknownRate(s.cfg.RateLimit, s.cfg.RateLimitPeriod, s.clock.Now()))
+			return err
+		}
 		rh := toRateHeaders(d)
 		ctx := context.WithValue(withRequestURL(req), authStateKey{}, st)
 		ctx = context.WithValue(ctx, responseHeaderKey{}, c.Response().Header())
@@ -144,7 +149,11 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) exchange(c echo.Context, next echo.HandlerFunc) error {
 	req := c.Request()
 	src := "source:" + sourceAddress(req)
-	d := s.exchangeFailures.Peek(src)
+	d, err := s.exchangeFailures.Peek(req.Context(), src)
+	if err != nil {
+		setRateHeadersOn(c.Response().Header(), unknownRate(s.cfg.ExchangeFailures, s.cfg.ExchangeFailurePeriod, s.clock.Now()))
+		return err
+	}
 	ctx := context.WithValue(withRequestURL(req), exchangeSourceKey{}, src)
 	ctx = context.WithValue(ctx, responseHeaderKey{}, c.Response().Header())
 	ctx = context.WithValue(ctx, authStateKey{}, &authState{err: errAuthentication("an Authorization: Bearer token is required")})
@@ -163,9 +172,17 @@ func (s *Server) exchange(c echo.Context, next echo.HandlerFunc) error {
 // or a 429 when the key id has failed too often already.
 func (s *Server) exchangeFailed(ctx context.Context, keyID string, err *apiError) error {
 	src, _ := ctx.Value(exchangeSourceKey{}).(string)
-	d := s.exchangeFailures.Take(src)
+	d, takeErr := s.exchangeFailures.Take(ctx, src)
+	if takeErr != nil {
+		setRateHeaders(ctx, unknownRate(s.cfg.ExchangeFailures, s.cfg.ExchangeFailurePeriod, s.clock.Now()))
+		return takeErr
+	}
 	setRateHeaders(ctx, toRateHeaders(d))
-	if kd := s.exchangeFailures.Take("key:" + keyID); !kd.Allowed {
+	kd, takeErr := s.exchangeFailures.Take(ctx, "key:"+keyID)
+	if takeErr != nil {
+		return takeErr
+	}
+	if !kd.Allowed {
 		return newError(http.StatusTooManyRequests, pamapi.ErrorNameTooManyRequests,
 			"too many failed token exchanges for this key_id (%d per %s); retry at %s plus a random delay",
 			kd.Limit, s.cfg.ExchangeFailurePeriod, kd.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
@@ -192,6 +209,11 @@ func setRateHeaders(ctx context.Context, rh rateHeaders) {
 	if h == nil {
 		return
 	}
+	setRateHeadersOn(h, rh)
+}
+
+// setRateHeadersOn puts the four X-RateLimit-* headers in h.
+func setRateHeadersOn(h http.Header, rh rateHeaders) {
 	h.Set("X-RateLimit-Limit", strconv.FormatInt(rh.XRateLimitLimit, 10))
 	h.Set("X-RateLimit-Remaining", strconv.FormatInt(rh.XRateLimitRemaining, 10))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(rh.XRateLimitReset, 10))
@@ -260,6 +282,23 @@ func toRateHeaders(d ratelimit.Decision) rateHeaders {
 		XRateLimitRemaining: int64(d.Remaining),
 		XRateLimitReset:     ratelimit.UnixCeil(d.Reset),
 		XRateLimitRetryAt:   ratelimit.UnixCeil(d.RetryAt),
+	}
+}
+
+// unknownRate is what the headers say of a bucket of limit requests per
+// period that could not be read (its store, the shared database, failed):
+// bounds that hold whatever the bucket holds, so a client pacing itself on
+// them is never early. Nothing is known to remain; the bucket is full again
+// at the latest one period from now (its arrival time is never further
+// ahead), and one request fits again at the latest one emission interval
+// from now.
+func unknownRate(limit int, period time.Duration, now time.Time) rateHeaders {
+	interval := max(period/time.Duration(max(limit, 1)), time.Microsecond)
+	return rateHeaders{
+		XRateLimitLimit:     int64(limit),
+		XRateLimitRemaining: 0,
+		XRateLimitReset:     ratelimit.UnixCeil(now.Add(period)),
+		XRateLimitRetryAt:   ratelimit.UnixCeil(now.Add(interval)),
 	}
 }
 
@@ -339,10 +378,22 @@ func (s *Server) authorize(ctx context.Context, teamName string, perm permission
 
 // maintenance answers every API call with 503 service_offline while the
 // operator has the service offline. It runs after the rate limiter, so the
-// answer carries the rate-limit headers like every other.
+// answer carries the rate-limit headers like every other. On a shared
+// database the switch is read on every call, since the operator may have
+// flipped it through another replica.
 func (s *Server) maintenance(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.offline.Load() && strings.HasPrefix(c.Request().URL.Path, "/v1/") {
+		if !strings.HasPrefix(c.Request().URL.Path, "/v1/") {
+			return next(c)
+		}
+		if s.store.db.Shared() {
+			offline, err := s.store.offline(c.Request().Context())
+			if err != nil {
+				return err
+			}
+			s.offline.Store(offline)
+		}
+		if s.offline.Load() {
 			return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "the service is offline for maintenance; retry later")
 		}
 		return next(c)

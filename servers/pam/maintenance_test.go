@@ -2,23 +2,21 @@ package pam_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
 func TestSetOffline_SurvivesARestart(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "pam.db")
+	db := testdb.Open(t, pamtest.Migrations)
+	// Each server started on the database is the service restarted.
 	open := func() *pam.Server {
-		db, err := sqlitedb.Open(ctx, path, pam.Migrations())
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = db.Close() })
 		srv, err := pam.New(ctx, pam.Config{DB: db})
 		require.NoError(t, err)
 		return srv

@@ -132,7 +132,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	st := &store{db: sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true}), pages: cache.New[any](pageCacheSize, pageCacheTTL)}
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
+	// Replicas sharing a database cache none of its content: another
+	// replica's commit (a revoked token, a new group) never reaches this
+	// process's OnCommit hooks, so every request reads what is stored.
+	pageSize, authSize := pageCacheSize, authCacheSize
+	if db.Shared() {
+		pageSize, authSize = 0, 0
+	}
+	st := &store{db: db, pages: cache.New[any](pageSize, pageCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
@@ -142,15 +150,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Rate limits are shared by every replica of a shared database.
+	limits := ratelimit.StoreFor(st.db)
 	srv := &Server{
 		cfg:              cfg,
 		store:            st,
-		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
-		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
-		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
+		tokens:           cache.New[tokenRecord](authSize, authCacheTTL),
+		roles:            cache.New[[]string](authSize, authCacheTTL),
+		rendered:         cache.New[renderedPage](pageSize, pageCacheTTL),
 		clock:            cfg.Clock,
-		limiter:          ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
-		exchangeFailures: ratelimit.New(cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock),
+		limiter:          ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, limits),
+		exchangeFailures: ratelimit.New("exchange_failures", cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock, limits),
 		cursors:          cursors,
 		logger:           cfg.Logger,
 	}
@@ -233,16 +243,19 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	}
 	// A proven key spends from its user's own bucket, like every request the
 	// user's tokens make.
-	d := s.limiter.Take("user:" + k.UserID)
+	d, err := s.limiter.Take(ctx, "user:"+k.UserID)
+	if err != nil {
+		return nil, err
+	}
 	rh := toRateHeaders(d)
 	setRateHeaders(ctx, rh)
 	if !d.Allowed {
 		return nil, s.tooManyRequests(d)
 	}
 	token := "pat_" + randomSecret()
-	expires := now.Add(s.cfg.TokenTTL)
+	expires := storedTime(now.Add(s.cfg.TokenTTL))
 	if k.ExpiresAt != nil && k.ExpiresAt.Before(expires) {
-		expires = *k.ExpiresAt // a token never outlives its key
+		expires = storedTime(*k.ExpiresAt) // a token never outlives its key
 	}
 	if err := s.store.insertToken(ctx, hashSecret(token), k, now, expires); err != nil {
 		return nil, err

@@ -23,9 +23,18 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations returns the PAM schema migrations (goose SQL files).
+//go:embed migrations/postgres/*.sql
+var postgresMigrationFiles embed.FS
+
+// Migrations returns the PAM schema migrations for SQLite (goose SQL files).
 func Migrations() fs.FS {
 	return sqlitedb.Dir(migrationFiles, "migrations")
+}
+
+// PostgresMigrations returns the PAM schema migrations for PostgreSQL (goose
+// SQL files), applied in the pam schema by pgdb.Open.
+func PostgresMigrations() fs.FS {
+	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
 
 // Store errors, mapped onto API errors by the handlers.
@@ -99,6 +108,13 @@ func hashSecret(secret string) []byte {
 	return sum[:]
 }
 
+// storedTime is t as both backends keep it: in UTC, to the microsecond
+// (PostgreSQL's precision; SQLite would keep the nanoseconds), so an answer
+// shows the instant a later read of the same row returns.
+func storedTime(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
+}
+
 func joinRoles(roles []string) string {
 	r := slices.Clone(roles)
 	slices.Sort(r)
@@ -132,7 +148,7 @@ func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
 }
 
 func (s *store) createTeam(ctx context.Context, name string, now time.Time) (team, error) {
-	t := team{ID: uuid.NewString(), Name: name, CreatedAt: now.UTC()}
+	t := team{ID: uuid.NewString(), Name: name, CreatedAt: storedTime(now)}
 	res, err := s.db.ExecContext(ctx,
 		`INSERT INTO teams (id, name, disabled, created_at) VALUES (?, ?, FALSE, ?) ON CONFLICT (name) DO NOTHING`,
 		t.ID, t.Name, t.CreatedAt)
@@ -200,7 +216,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	if err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("read team: %w", err)
 	}
-	now = now.UTC()
+	now = storedTime(now)
 	userID := uuid.NewString()
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, 'service', 'active', ?)
@@ -275,7 +291,7 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, expires time.Time) error {
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO tokens (hash, key_id, user_id, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		hash, k.ID, k.UserID, k.TeamID, now.UTC(), expires.UTC())
+		hash, k.ID, k.UserID, k.TeamID, storedTime(now), storedTime(expires))
 	if err != nil {
 		return fmt.Errorf("store token: %w", err)
 	}
@@ -455,7 +471,7 @@ func (s *store) createKey(ctx context.Context, teamName, userName string, keyTTL
 	if err != nil {
 		return "", "", nil, fmt.Errorf("read user: %w", err)
 	}
-	now = now.UTC()
+	now = storedTime(now)
 	keyID, secret = uuid.NewString(), randomSecret()
 	if keyTTL > 0 {
 		e := now.Add(keyTTL)
@@ -581,7 +597,7 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
-			g.ID, teamID, name, joinRoles(roles), now.UTC()); err != nil {
+			g.ID, teamID, name, joinRoles(roles), storedTime(now)); err != nil {
 			return fmt.Errorf("create group: %w", err)
 		}
 		return nil
@@ -637,7 +653,7 @@ func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles
 // deleteGroup soft-deletes a live group.
 func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.Time) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		now.UTC(), teamID, name)
+		storedTime(now), teamID, name)
 	if err != nil {
 		return fmt.Errorf("delete group: %w", err)
 	}
@@ -729,7 +745,7 @@ func (s *store) userByID(ctx context.Context, id string) (user, error) {
 // createUser creates an active user; service users count against the team's
 // service-user quota.
 func (s *store) createUser(ctx context.Context, teamID, name, kind string, now time.Time) (user, error) {
-	u := user{ID: uuid.NewString(), Name: name, Kind: kind, Status: "active", CreatedAt: now.UTC()}
+	u := user{ID: uuid.NewString(), Name: name, Kind: kind, Status: "active", CreatedAt: storedTime(now)}
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ?`, teamID, name).Scan(&n); err != nil {
@@ -778,7 +794,7 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 				return fmt.Errorf("update user: %w", err)
 			}
 			if *status == "disabled" {
-				if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, now.UTC(), userID); err != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, storedTime(now), userID); err != nil {
 					return fmt.Errorf("revoke tokens: %w", err)
 				}
 			}
@@ -835,9 +851,9 @@ func (s *store) listKeys(ctx context.Context, userID string, pos *keyset, backwa
 // addKey issues a key for a service user, within the team's keys quota, and
 // returns it with its secret (stored hashed only).
 func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time.Time, now time.Time) (serviceKey, string, error) {
-	k := serviceKey{ID: uuid.NewString(), CreatedAt: now.UTC()}
+	k := serviceKey{ID: uuid.NewString(), CreatedAt: storedTime(now)}
 	if expires != nil {
-		e := expires.UTC()
+		e := storedTime(*expires)
 		k.ExpiresAt = &e
 	}
 	secret := randomSecret()
@@ -862,7 +878,7 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 // deleteKey deletes a live key of a service user.
 func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Time) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
-		now.UTC(), keyID, userID)
+		storedTime(now), keyID, userID)
 	if err != nil {
 		return fmt.Errorf("delete key: %w", err)
 	}

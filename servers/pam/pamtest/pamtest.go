@@ -1,5 +1,6 @@
-// Package pamtest starts a real PAM server for tests: a fresh SQLite
-// database, the full HTTP stack on an httptest server, response validation on
+// Package pamtest starts a real PAM server for tests: a fresh database on
+// the test run's backend (SQLite, or PostgreSQL with
+// APISTACK_TEST_BACKEND=postgres: see testdb), the full HTTP stack on an httptest server, response validation on
 // (any response that breaks the spec fails the test), and a record of every
 // request it received.
 package pamtest
@@ -22,6 +23,7 @@ import (
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 )
@@ -91,10 +93,22 @@ type Env struct {
 	requests []Request
 }
 
-// Start runs a PAM server until the test ends.
+// Migrations are the PAM migrations of both backends, for testdb.
+var Migrations = testdb.Migrations{Schema: "pam", SQLite: pam.Migrations(), Postgres: pam.PostgresMigrations()}
+
+// Start runs a PAM server until the test ends, on a fresh database of the
+// test run's backend.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := Open(t.TempDir(), opts, func(r *http.Request, status int, err error) {
+	return StartOn(t, testdb.Open(t, Migrations), opts)
+}
+
+// StartOn runs a PAM server on db (migrated with Migrations) until the test
+// ends: several servers on one PostgreSQL database are replicas of one
+// service.
+func StartOn(t testing.TB, db *sql.DB, opts Options) *Env {
+	t.Helper()
+	env, stop, err := OpenDB(db, opts, func(r *http.Request, status int, err error) {
 		t.Errorf("PAM response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	})
 	require.NoError(t, err)
@@ -102,18 +116,26 @@ func Start(t testing.TB, opts Options) *Env {
 	return env
 }
 
-// Open runs a PAM server with its database in dir until stop is called;
-// onViolation hears of every response that breaks the spec. Examples use it
-// where there is no *testing.T.
+// Open runs a PAM server with its SQLite database in dir until stop is
+// called; onViolation hears of every response that breaks the spec. Examples
+// use it where there is no *testing.T (and so no testdb).
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+	db, err := sqlitedb.Open(context.Background(), filepath.Join(dir, "pam.db"), pam.Migrations())
+	if err != nil {
+		return nil, nil, err
+	}
+	return OpenDB(db, opts, onViolation)
+}
+
+// OpenDB runs a PAM server on db (migrated with Migrations) until stop is
+// called, which closes db; onViolation hears of every response that breaks
+// the spec. Unlike StartOn it may be called from any goroutine: the replica
+// tests start several servers on one database at once.
+func OpenDB(db *sql.DB, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
 	ctx := context.Background()
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "pam.db"), pam.Migrations())
-	if err != nil {
-		return nil, nil, err
 	}
 	srv, err := pam.New(ctx, pam.Config{
 		DB: db, TokenTTL: opts.TokenTTL, RateLimit: opts.RateLimit, RateLimitPeriod: opts.RateLimitPeriod,

@@ -1,0 +1,122 @@
+package pam_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+)
+
+// The backend benchmarks compare one PAM server on SQLite with one on
+// PostgreSQL (the throwaway cluster of testdb, or APISTACK_TEST_POSTGRES_URL),
+// each as `apistack serve` runs it: request validation on, the default
+// configuration. On PostgreSQL the server takes its database to be shared
+// with other replicas, so it caches none of its content (token, roles, list
+// pages, rendered pages), reads the maintenance switch and spends from the
+// rate limit in the database on every request; on SQLite all of that is in
+// the process. The ratio is what scaling out costs one replica.
+
+// backendServer starts a PAM server on a fresh database of backend with team
+// acme, a pam_admin service user and 150 groups, and returns its URL and a
+// bearer token.
+func backendServer(b *testing.B, backend testdb.Backend) (baseURL, token string) {
+	ctx := context.Background()
+	db := testdb.OpenOn(b, backend, pamtest.Migrations)
+	srv, err := pam.New(ctx, pam.Config{DB: db, RateLimit: 1 << 30,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(b, err)
+	h, err := srv.Handler()
+	require.NoError(b, err)
+	hs := httptest.NewServer(h)
+	b.Cleanup(hs.Close)
+	_, err = srv.CreateTeam(ctx, "acme")
+	require.NoError(b, err)
+	key, err := srv.BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
+	require.NoError(b, err)
+	for i := range 150 {
+		require.NoError(b, srv.CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
+	}
+	api, err := pamapi.NewClientWithResponses(hs.URL)
+	require.NoError(b, err)
+	tok, err := api.IssueServiceTokenWithResponse(ctx, "acme",
+		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
+	require.NoError(b, err)
+	require.NotNil(b, tok.JSON200, string(tok.Body))
+	return hs.URL, tok.JSON200.BearerToken
+}
+
+// runClients runs b.N requests made by newReq from 16 concurrent clients
+// (parallelism 8 on 2 cores), each expecting status and, for a body, at
+// least minBytes; it reports req/s.
+func runClients(b *testing.B, newReq func() *http.Request, status int, minBytes int64) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	b.SetParallelism(8)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			resp, err := client.Do(newReq())
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != status || n < minBytes {
+				b.Errorf("status %d, %d bytes", resp.StatusCode, n)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+var backends = []testdb.Backend{testdb.SQLite, testdb.Postgres}
+
+// BenchmarkBackendListGroups: the read path, 16 clients listing a page of
+// 100 groups.
+func BenchmarkBackendListGroups(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(string(backend), func(b *testing.B) {
+			base, tok := backendServer(b, backend)
+			url := base + "/v1/teams/acme/groups?count=100"
+			runClients(b, func() *http.Request {
+				req, _ := http.NewRequest(http.MethodGet, url, nil)
+				req.Header.Set("Authorization", "Bearer "+tok)
+				return req
+			}, http.StatusOK, 5000)
+		})
+	}
+}
+
+// BenchmarkBackendCreateGroup: the concurrent write path, 16 clients
+// creating groups (each a transaction: the name and quota checks, then the
+// insert).
+func BenchmarkBackendCreateGroup(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(string(backend), func(b *testing.B) {
+			base, tok := backendServer(b, backend)
+			url := base + "/v1/teams/acme/groups"
+			var n atomic.Int64
+			runClients(b, func() *http.Request {
+				body := fmt.Sprintf(`{"name":"new-%08d","roles":["end_user"]}`, n.Add(1))
+				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Content-Type", "application/json")
+				return req
+			}, http.StatusCreated, 0)
+		})
+	}
+}
