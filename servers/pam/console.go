@@ -125,8 +125,6 @@ func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 			return fmt.Errorf("console users: %w", err)
 		}
 		if n := len(t.Users); n == 0 || t.Users[n-1].ID != u.ID {
-			d := s.limiter.Peek("user:" + u.ID)
-			u.RateLimit = RateLimitState{Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset}
 			t.Users = append(t.Users, u)
 		}
 		if k.ID == "" {
@@ -146,6 +144,12 @@ func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 	// The driver decodes a TIMESTAMP column, not an aggregate of one: the
 	// last use is read key by key.
 	for i := range t.Users {
+		// Read with the rows closed: the limiter's store may be this database.
+		d, err := s.limiter.Peek(ctx, "user:"+t.Users[i].ID)
+		if err != nil {
+			return fmt.Errorf("console rate limit: %w", err)
+		}
+		t.Users[i].RateLimit = RateLimitState{Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset}
 		for j := range t.Users[i].Keys {
 			k := &t.Users[i].Keys[j]
 			if k.Tokens == 0 {
