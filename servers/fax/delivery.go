@@ -202,12 +202,16 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 		}
 		// The claim outlasts the longest wait before the next attempt.
 		maxWait := time.Duration(float64(s.cfg.WebhookMaxBackoff) * 1.5)
-		err := d.retry(ctx, func() error {
+		pb, tries := &peekBackOff{BackOff: d.backOff()}, 0
+		err := d.retry(ctx, pb, func() error {
 			if err := d.holdClaim(ctx, e.FaxID); err != nil {
 				return backoff.Permanent(err)
 			}
 			attempts++
-			err := d.post(ctx, target, e, attempts)
+			tries++
+			rec := &attemptRecord{EventSeq: e.Seq, FaxID: e.FaxID, Attempt: attempts, Target: redactURL(target)}
+			err := d.post(ctx, target, e, attempts, rec)
+			d.recordAttempt(ctx, rec, err, pb, tries)
 			if err != nil && ctx.Err() == nil {
 				leaseUntil := s.clock.Now().Add(s.cfg.Lease + maxWait)
 				held, rerr := s.store.recordAttempts(ctx, e, attempts, s.cfg.ReplicaID, leaseUntil)
@@ -241,16 +245,21 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 	return deliveryOutcome{Seq: e.Seq, Attempts: attempts, At: s.clock.Now()}, true
 }
 
-// retry calls attempt up to WebhookAttempts times until it succeeds, waiting
-// between tries as backoff's exponential schedule (with jitter) says. The
-// waits are in the server's clock, each counted from the start of the failed
-// try: a test's fake clock moved on by the wait, once it saw the try fail,
-// lets the next one go. A backoff.Permanent error is not retried.
-func (d *delivery) retry(ctx context.Context, attempt func() error) error {
+// backOff is the schedule of a URL's retries: exponential, with jitter.
+func (d *delivery) backOff() backoff.BackOff {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = d.s.cfg.WebhookBackoff
 	b.MaxInterval = d.s.cfg.WebhookMaxBackoff
 	b.RandomizationFactor = 0.5
+	return b
+}
+
+// retry calls attempt up to WebhookAttempts times until it succeeds, waiting
+// between tries as b says. The waits are in the server's clock, each counted
+// from the start of the failed try: a test's fake clock moved on by the
+// wait, once it saw the try fail, lets the next one go. A backoff.Permanent
+// error is not retried.
+func (d *delivery) retry(ctx context.Context, b backoff.BackOff, attempt func() error) error {
 	for try := 1; ; try++ {
 		started := d.s.clock.Now()
 		err := attempt()
@@ -274,8 +283,9 @@ func (d *delivery) retry(ctx context.Context, attempt func() error) error {
 	}
 }
 
-// post makes one signed attempt of e to target.
-func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attempt int) error {
+// post makes one signed attempt of e to target, noting in rec what it sent
+// and what came back.
+func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attempt int, rec *attemptRecord) error {
 	s := d.s
 	d.sem <- struct{}{}
 	defer func() { <-d.sem }()
@@ -292,6 +302,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	}
 	actx, cancel := context.WithTimeout(ctx, s.cfg.WebhookTimeout)
 	defer cancel()
+	rec.sent(s.clock.Now(), sig, ts)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,
 		&faxwebhooks.ReceiveFaxEventParams{WebhookSignatureEd25519: sig, WebhookTimestamp: tsInt},
 		"application/json", bytes.NewReader(body),
@@ -314,6 +325,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
+	rec.StatusCode = resp.StatusCode
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("receiver answered %d", resp.StatusCode)
 	}

@@ -67,12 +67,11 @@ func (in *FaxInbox) List() []InboxEvent {
 // admin API. The inbox is a receiver like any other, built on clients/fax's
 // webhook handler: the assembly of the stack is where the two sides meet, so
 // the servers/fax and servers/admin packages stay free of client imports.
-func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, adminToken string, logger *slog.Logger) (http.Handler, error) {
+func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, inbox *FaxInbox, adminToken string, logger *slog.Logger) (http.Handler, error) {
 	pdf, err := samplePDF()
 	if err != nil {
 		return nil, err
 	}
-	inbox := &FaxInbox{}
 	receive, err := faxclient.NewWebhookHandler(fs.WebhookPublicKey(), func(ctx context.Context, e faxclient.Event) error {
 		inbox.Add(InboxEvent{ID: e.ID, EventType: e.Type, FaxID: e.FaxID, Attempt: e.Attempt, ReceivedAt: time.Now().UTC(), Body: e.Raw})
 		logger.InfoContext(ctx, "fax webhook received", "event_type", e.Type, "fax_id", e.FaxID, "attempt", e.Attempt)

@@ -137,6 +137,9 @@ type Stack struct {
 	Admin      *admin.Server
 	// AdminToken guards the admin API.
 	AdminToken string
+	// Inbox is the demo webhook receiver of the admin port (FaxInboxPath):
+	// the deliveries it verified, kept in this process's memory.
+	Inbox *FaxInbox
 
 	cfg     Config
 	logger  *slog.Logger
@@ -163,6 +166,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 		cfg.AdminToken = NewAdminToken()
 	}
 	st.cfg, st.logger, st.AdminToken = cfg, logger, cfg.AdminToken
+	st.Inbox = &FaxInbox{}
 	dbs, err := openDatabases(ctx, cfg)
 	st.dbs = dbs
 	if err != nil {
@@ -294,7 +298,7 @@ func (st *Stack) Handlers() (map[string]http.Handler, error) {
 			if err != nil {
 				return nil, err
 			}
-			return withFaxDemoRoutes(h, st.Fax, st.AdminToken, st.logger)
+			return withFaxDemoRoutes(h, st.Fax, st.Inbox, st.AdminToken, st.logger)
 		}},
 	} {
 		h, err := api.handler()

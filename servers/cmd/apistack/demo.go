@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apistack/apistack/servers/console"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -86,6 +87,7 @@ func printDemo(w io.Writer, path string, c demoCredentials) {
 	if a := c.Admin; a != nil {
 		fmt.Fprintf(w, "admin      %s  (docs: %s/docs/)\n", a.BaseURL, a.BaseURL)
 		fmt.Fprintf(w, "  teams:   curl -s %s/pam/teams/demo -H 'Authorization: Bearer %s'\n", a.BaseURL, a.Token)
+		fmt.Fprintf(w, "console    %s%s  (web console: log in with the admin token, admin.token in %s)\n", a.BaseURL, console.Prefix, path)
 	}
 	fmt.Fprintln(w)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/dbopen"
 	"github.com/apistack/apistack/servers/internal/masterkey"
+	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
@@ -312,6 +313,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dbs = []*sql.DB{st.DB(stack.PAM), st.DB(stack.Fax), st.DB(stack.Restaurant), st.DB(stack.Storage)}
 	// On a failed start, the servers stop before the databases close.
 	defer servers.close()
+	// The web console on the admin port; its Requests page reads the last
+	// requests of each API.
+	requests := requestlog.New(0)
+	con, err := newConsole(c.AdminToken, consoleServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, requests, st.Inbox, logger)
+	if err != nil {
+		return err
+	}
+	built[stack.Admin] = withConsole(built[stack.Admin], con)
 	for name, h := range built {
 		handlers[name].set(readiness.Wrap(h))
 	}
@@ -322,6 +331,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := st.SetURLs(urls); err != nil {
 		return err
 	}
+	con.SetDocsURLs(docsURLs(urls))
 	// The fax simulator and webhook sender run with the servers and stop
 	// with them (st.Close); undelivered events wait in the outbox for the
 	// next start.

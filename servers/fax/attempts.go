@@ -1,0 +1,127 @@
+package fax
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+)
+
+// attemptRecord is one POST of a webhook event, as the delivery_attempts
+// table keeps it.
+type attemptRecord struct {
+	EventSeq   int64
+	FaxID      string
+	Attempt    int
+	Target     string // redacted: no query, no user info
+	At         time.Time
+	StatusCode int // 0: no answer
+	Error      string
+	Latency    time.Duration
+	NextRetry  *time.Time
+	Headers    map[string]string
+	Succeeded  bool
+}
+
+// sent notes the request's start and its signed headers.
+func (r *attemptRecord) sent(at time.Time, signature, timestamp string) {
+	r.At = at
+	r.Headers = map[string]string{
+		"Content-Type":  "application/json",
+		"User-Agent":    "apistack-fax-webhooks/2",
+		HeaderSignature: signature,
+		HeaderTimestamp: timestamp,
+	}
+}
+
+// peekBackOff lets an attempt learn the delay backoff.Retry will wait after
+// it fails, before Retry asks for it: the delay is drawn once, at the first
+// peek or NextBackOff call, and handed to both.
+type peekBackOff struct {
+	backoff.BackOff
+	next   time.Duration
+	peeked bool
+}
+
+func (p *peekBackOff) peek() time.Duration {
+	if !p.peeked {
+		p.next, p.peeked = p.BackOff.NextBackOff(), true
+	}
+	return p.next
+}
+
+// NextBackOff returns the peeked delay, or draws one.
+func (p *peekBackOff) NextBackOff() time.Duration {
+	d := p.peek()
+	p.peeked = false
+	return d
+}
+
+// Reset resets the wrapped back-off and forgets a peeked delay.
+func (p *peekBackOff) Reset() {
+	p.peeked = false
+	p.BackOff.Reset()
+}
+
+// recordAttempt stores rec once post returned err; tries is the number of
+// tries made on rec.Target so far. A failed try that backoff.Retry will
+// repeat gets its next retry time. Nothing is recorded when ctx ended (the
+// process is stopping and the attempt was cut short). A failure to record is
+// logged: the delivery goes on.
+func (d *delivery) recordAttempt(ctx context.Context, rec *attemptRecord, err error, pb *peekBackOff, tries int) {
+	if ctx.Err() != nil {
+		return
+	}
+	s := d.s
+	now := s.clock.Now()
+	if rec.At.IsZero() {
+		rec.At = now // failed before sending (an unusable stored event)
+	}
+	rec.Latency = now.Sub(rec.At)
+	rec.Succeeded = err == nil
+	if err != nil {
+		rec.Error = attemptError(err)
+		var permanent *backoff.PermanentError
+		if !errors.As(err, &permanent) && tries < s.cfg.WebhookAttempts {
+			if next := pb.peek(); next != backoff.Stop {
+				t := now.Add(next)
+				rec.NextRetry = &t
+			}
+		}
+	}
+	if rerr := s.store.insertAttempt(ctx, rec); rerr != nil {
+		s.logger.WarnContext(ctx, "fax webhooks: record delivery attempt", "err", rerr)
+	}
+}
+
+// attemptError is what the console shows of a failed attempt: the transport
+// error (its URL already redacted by post) or the receiver's status.
+func attemptError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
+	headers, err := json.Marshal(r.Headers)
+	if err != nil {
+		return fmt.Errorf("record attempt: %w", err)
+	}
+	var status any
+	if r.StatusCode != 0 {
+		status = r.StatusCode
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO delivery_attempts (event_seq, fax_id, attempt, target, attempted_at, status_code, error,
+		latency_micros, next_retry_at, headers, succeeded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.EventSeq, r.FaxID, r.Attempt, r.Target, micros(r.At), status, r.Error, r.Latency.Microseconds(), nullMicros(r.NextRetry), string(headers), r.Succeeded)
+	if err != nil {
+		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package fax
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The web console's view of the fax service (servers/console): faxes with
+// their state timelines, webhook events and each delivery attempt, and the
+// redeliver action. Like the admin calls, these bypass API keys.
+
+// ConsoleFax is a fax as the console shows it.
+type ConsoleFax struct {
+	ID, Direction, From, To, Status string
+	FailureReason                   string
+	PageCount                       int
+	CreatedAt, UpdatedAt            time.Time
+	// Final reports a state the simulator no longer moves the fax from.
+	Final bool
+	// Timeline is every state the fax went through, oldest first, as its
+	// events reported them.
+	Timeline []Transition
+	// Events are the fax's webhook events (redeliveries included), oldest
+	// first.
+	Events []WebhookEvent
+}
+
+// Transition is one state of a fax's timeline.
+type Transition struct {
+	Status string
+	At     time.Time
+}
+
+// WebhookEvent is one event of the outbox and its delivery.
+type WebhookEvent struct {
+	Seq       int64
+	EventID   string
+	Type      string
+	CreatedAt time.Time
+	// Attempts counts the POSTs made.
+	Attempts int
+	// DeliveredAt and DeliveredTo (redacted) are set once a receiver
+	// acknowledged; AbandonedAt once every retry failed.
+	DeliveredAt *time.Time
+	DeliveredTo string
+	AbandonedAt *time.Time
+	// RedeliveryOf is the seq of the event this one repeats (0: none).
+	RedeliveryOf int64
+	// AttemptLog is every recorded POST, oldest first.
+	AttemptLog []DeliveryAttempt
+}
+
+// State is "delivered", "abandoned" or "pending".
+func (e WebhookEvent) State() string {
+	switch {
+	case e.DeliveredAt != nil:
+		return "delivered"
+	case e.AbandonedAt != nil:
+		return "abandoned"
+	}
+	return "pending"
+}
+
+// DeliveryAttempt is one POST of a webhook event.
+type DeliveryAttempt struct {
+	Attempt int
+	// Target is the URL without its query and user info.
+	Target     string
+	At         time.Time
+	StatusCode int // 0: no answer
+	Error      string
+	Latency    time.Duration
+	NextRetry  *time.Time
+	Succeeded  bool
+	// Headers are the headers sent, signature included (the signing key is
+	// never shown).
+	Headers map[string]string
+}
+
+// Accounts lists every account, oldest first.
+func (s *Server) Accounts(ctx context.Context) ([]Account, error) {
+	rows, err := s.store.db.QueryContext(ctx, `SELECT id, name, created_at FROM accounts ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []Account
+	for rows.Next() {
+		var a Account
+		var created int64
+		if err := rows.Scan(&a.ID, &a.Name, &created); err != nil {
+			return nil, fmt.Errorf("list accounts: %w", err)
+		}
+		a.CreatedAt = fromMicros(created)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// ConsoleFaxes returns the account's latest limit faxes, newest first, with
+// their timelines, events and attempts.
+func (s *Server) ConsoleFaxes(ctx context.Context, accountID string, limit int) ([]ConsoleFax, error) {
+	rows, _, err := s.store.listFaxes(ctx, accountID, faxFilter{}, 0, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ConsoleFax, 0, len(rows))
+	for _, f := range rows {
+		cf, err := s.consoleFax(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cf)
+	}
+	return out, nil
+}
+
+// ConsoleFax returns one fax of any account; ErrNotFound when there is none
+// (or it was deleted).
+func (s *Server) ConsoleFax(ctx context.Context, id string) (ConsoleFax, error) {
+	f, err := scanFax(s.store.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND deleted_at IS NULL`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ConsoleFax{}, errNotFound
+	}
+	if err != nil {
+		return ConsoleFax{}, fmt.Errorf("read fax: %w", err)
+	}
+	return s.consoleFax(ctx, f)
+}
+
+func (s *Server) consoleFax(ctx context.Context, f faxRow) (ConsoleFax, error) {
+	cf := ConsoleFax{
+		ID: f.ID, Direction: f.Direction, From: f.From, To: f.To, Status: f.Status,
+		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt, Final: isFinal(f.Status),
+	}
+	if f.FailureReason != nil {
+		cf.FailureReason = *f.FailureReason
+	}
+	if f.PageCount != nil {
+		cf.PageCount = *f.PageCount
+	}
+	events, err := s.store.faxEvents(ctx, f.ID)
+	if err != nil {
+		return ConsoleFax{}, err
+	}
+	attempts, err := s.store.attempts(ctx, f.ID)
+	if err != nil {
+		return ConsoleFax{}, err
+	}
+	for _, e := range events {
+		if e.status != "" && e.RedeliveryOf == 0 {
+			cf.Timeline = append(cf.Timeline, Transition{Status: e.status, At: e.occurredAt})
+		}
+		e.AttemptLog = attempts[e.Seq]
+		cf.Events = append(cf.Events, e.WebhookEvent)
+	}
+	return cf, nil
+}
+
+// storedEvent is an outbox row with the fax status its data reports.
+type storedEvent struct {
+	WebhookEvent
+	status     string
+	occurredAt time.Time
+}
+
+func (s *store) faxEvents(ctx context.Context, faxID string) ([]storedEvent, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, event_id, event_type, data, attempts, created_at, delivered_at,
+		COALESCE(delivered_to, ''), abandoned_at, COALESCE(redelivery_of, 0) FROM outbox WHERE fax_id = ? ORDER BY seq`, faxID)
+	if err != nil {
+		return nil, fmt.Errorf("fax events: %w", err)
+	}
+	defer rows.Close()
+	var out []storedEvent
+	for rows.Next() {
+		var e storedEvent
+		var data []byte
+		var created int64
+		var delivered, abandoned sql.NullInt64
+		if err := rows.Scan(&e.Seq, &e.EventID, &e.Type, &data, &e.Attempts, &created, &delivered, &e.DeliveredTo, &abandoned, &e.RedeliveryOf); err != nil {
+			return nil, fmt.Errorf("fax events: %w", err)
+		}
+		e.CreatedAt, e.occurredAt = fromMicros(created), fromMicros(created)
+		if delivered.Valid {
+			t := fromMicros(delivered.Int64)
+			e.DeliveredAt = &t
+		}
+		if abandoned.Valid {
+			t := fromMicros(abandoned.Int64)
+			e.AbandonedAt = &t
+		}
+		e.DeliveredTo = redactURL(e.DeliveredTo)
+		if e.DeliveredAt == nil {
+			e.DeliveredTo = ""
+		}
+		var body struct {
+			ID         string `json:"id"`
+			OccurredAt string `json:"occurred_at"`
+			Payload    struct {
+				Status string `json:"status"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(data, &body) == nil {
+			e.status = body.Payload.Status
+			if body.ID != "" {
+				e.EventID = body.ID
+			}
+			if t, err := time.Parse(EventTimeLayout, body.OccurredAt); err == nil {
+				e.occurredAt = t
+			}
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// attempts returns the fax's recorded attempts by event seq, oldest first.
+func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]DeliveryAttempt, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT event_seq, attempt, target, attempted_at, COALESCE(status_code, 0), error, latency_micros,
+		next_retry_at, headers, succeeded FROM delivery_attempts WHERE fax_id = ? ORDER BY event_seq, id`, faxID)
+	if err != nil {
+		return nil, fmt.Errorf("delivery attempts: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]DeliveryAttempt{}
+	for rows.Next() {
+		var a DeliveryAttempt
+		var seq, at, latency int64
+		var next sql.NullInt64
+		var headers string
+		if err := rows.Scan(&seq, &a.Attempt, &a.Target, &at, &a.StatusCode, &a.Error, &latency, &next, &headers, &a.Succeeded); err != nil {
+			return nil, fmt.Errorf("delivery attempts: %w", err)
+		}
+		a.At, a.Latency = fromMicros(at), time.Duration(latency)*time.Microsecond
+		if next.Valid {
+			t := fromMicros(next.Int64)
+			a.NextRetry = &t
+		}
+		if err := json.Unmarshal([]byte(headers), &a.Headers); err != nil {
+			return nil, fmt.Errorf("delivery attempt headers: %w", err)
+		}
+		out[seq] = append(out[seq], a)
+	}
+	return out, rows.Err()
+}
+
+// Redeliver queues the outbox event seq again, whatever became of it: a new
+// outbox row with the same data (the receiver sees the same event id, as a
+// resend from a provider's dashboard does), sent to the fax's current
+// webhook URLs, its attempt numbers continuing the original's. The original
+// row keeps its history. It returns the new row's seq; ErrNotFound when
+// there is no such event.
+func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
+	tx, err := s.store.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("redeliver: %w", err)
+	}
+	defer tx.Rollback()
+	var e outboxEvent
+	var created int64
+	err = tx.QueryRowContext(ctx, `SELECT o.event_id, o.fax_id, o.event_type, o.data, COALESCE(f.webhook_url, o.webhook_url),
+		COALESCE(f.webhook_failover_url, o.failover_url), o.attempts, o.created_at
+		FROM outbox o LEFT JOIN faxes f ON f.id = o.fax_id WHERE o.seq = ?`, seq).
+		Scan(&e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("event %d: %w", seq, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("redeliver: %w", err)
+	}
+	var copies int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE redelivery_of = ?`, seq).Scan(&copies); err != nil {
+		return 0, fmt.Errorf("redeliver: %w", err)
+	}
+	// event_id is unique in the outbox: the copy's row gets its own, while
+	// the body it sends keeps the event's id.
+	res, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at, redelivery_of)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, fmt.Sprintf("%s/redelivery/%d", e.EventID, copies+1), e.FaxID, e.Type, e.Data,
+		e.WebhookURL, e.FailoverURL, e.Attempts, micros(s.now()), seq)
+	if err != nil {
+		return 0, fmt.Errorf("redeliver: %w", err)
+	}
+	newSeq, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("redeliver: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("redeliver: %w", err)
+	}
+	s.wakeDelivery()
+	return newSeq, nil
+}
