@@ -158,6 +158,7 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 		_, err := backoff.Retry(ctx, func() (struct{}, error) {
 			attempts++
 			err := d.post(ctx, target, e, attempts)
+			s.countAttempt(ctx, err)
 			if err != nil && ctx.Err() == nil {
 				if rerr := s.store.recordAttempts(ctx, e.Seq, attempts); rerr != nil {
 					s.logger.WarnContext(ctx, "fax webhooks: record attempt", "err", rerr)
@@ -219,7 +220,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("receiver answered %d", resp.StatusCode)
+		return receiverStatus(resp.StatusCode)
 	}
 	return nil
 }

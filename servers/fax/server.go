@@ -34,6 +34,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -90,6 +91,9 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // DestinationOptions configure the destination policy of Config.Destinations
@@ -202,6 +206,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.apps.Invalidate()
 	}
 	s.SetBaseURL(cfg.BaseURL)
+	cfg.Telemetry.WatchOutbox(st.pendingEventCount)
 	return s, nil
 }
 
@@ -244,6 +249,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Before:       []echo.MiddlewareFunc{s.resolveAuth},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -64,6 +65,9 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // The credential caches' bounds: entries for the tokens in use, each
@@ -191,6 +195,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		AfterAuth:    []echo.MiddlewareFunc{requireJSONObject},
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Server is the restaurant configuration API.
@@ -126,8 +130,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		grants: cache.New[struct{}](credentialCacheSize, credentialCacheTTL),
 		clock:  cfg.Clock,
 		limiters: []namedLimiter{
-			{ratelimit.New(cfg.RatePerSecond, time.Second, cfg.Clock), time.Second},
-			{ratelimit.New(cfg.RatePerWindow, cfg.RateWindow, cfg.Clock), cfg.RateWindow},
+			{ratelimit.New(cfg.RatePerSecond, time.Second, cfg.Clock), time.Second, telemetry.LimitPerSecond},
+			{ratelimit.New(cfg.RatePerWindow, cfg.RateWindow, cfg.Clock), cfg.RateWindow, telemetry.LimitPerWindow},
 		},
 		cursors:   cursors,
 		logger:    cfg.Logger,
@@ -157,6 +161,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Before:       []echo.MiddlewareFunc{s.resolve},
 		MaxBodyBytes: 16 << 10,
 		Logger:       s.logger,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
@@ -67,6 +68,9 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Server is the storage API.
@@ -145,6 +149,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: lifecycledoc.MaxBodySize,
 		Logger:       s.logger,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

@@ -19,7 +19,9 @@ import (
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/egress"
+	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -195,6 +197,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.ValidateResponses {
 		responseChecks = validation.NewBackground(validation.BackgroundConfig{Logger: logger})
 	}
+	// One telemetry counts every API's requests and events for /metrics (on
+	// the admin port) and keeps the web console's request log.
+	tel := telemetry.New(requestlog.New(0))
 	pamDB, err := sqlitedb.Open(ctx, filepath.Join(c.DataDir, "pam.db"), pam.Migrations(), sqlitedb.WithFullSync(c.SQLiteFullSync))
 	if err != nil {
 		return fmt.Errorf("pam database: %w", err)
@@ -202,7 +207,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer pamDB.Close()
 	pamServer, err := pam.New(ctx, pam.Config{
 		DB: pamDB, TokenTTL: c.TokenTTL, RateLimit: c.PAMRateLimit, RateLimitPeriod: c.PAMRatePeriod,
-		Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
+		Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks, Telemetry: tel,
 	})
 	if err != nil {
 		return err
@@ -217,7 +222,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	faxServer, err := fax.New(ctx, fax.Config{
-		DB: faxDB, MasterKey: faxKey, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
+		DB: faxDB, MasterKey: faxKey, StepInterval: c.FaxStepInterval, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks, Telemetry: tel,
 		Destinations: egress.Options{AllowPrivate: c.FaxAllowPrivate},
 	})
 	if err != nil {
@@ -229,7 +234,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer restaurantDB.Close()
 	restaurantServer, err := restaurant.New(ctx, restaurant.Config{
-		DB: restaurantDB, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
+		DB: restaurantDB, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks, Telemetry: tel,
 		RatePerSecond: c.RestaurantRPS, RatePerWindow: c.RestaurantLimit, RateWindow: c.RestaurantPeriod,
 	})
 	if err != nil {
@@ -245,13 +250,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	storageServer, err := storage.New(storage.Config{
-		DB: storageDB, MasterKey: storageKey, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
+		DB: storageDB, MasterKey: storageKey, Region: c.StorageRegion, Domain: c.StorageDomain, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks, Telemetry: tel,
 	})
 	if err != nil {
 		return err
 	}
 	adminServer, err := admin.New(admin.Config{
-		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Storage: storageServer, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
+		Token: c.AdminToken, PAM: pamServer, Restaurant: restaurantServer, Fax: faxServer, Storage: storageServer, Logger: logger, ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks, Telemetry: tel,
 	})
 	if err != nil {
 		return err

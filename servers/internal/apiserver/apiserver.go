@@ -57,6 +57,9 @@ type Config struct {
 	BodyLimits map[string]int64
 	// Logger receives the request logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Observer hears of every request answered (metrics, the console's
+	// request log); nil means none.
+	Observer Observer
 }
 
 // New returns an echo instance with the common endpoints and middleware. The
@@ -84,6 +87,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if vopts.API == "" {
 		vopts.API = cfg.Name
 	}
+	if cfg.Observer != nil {
+		vopts.OnResponseViolation = observeViolations(cfg.Observer, vopts.OnResponseViolation, logger)
+	}
 	userSkip := vopts.Skip
 	vopts.Skip = func(r *http.Request) bool {
 		return isCommonPath(r.URL.Path) || (userSkip != nil && userSkip(r))
@@ -99,6 +105,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	}
 	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits}
 
+	if cfg.Observer != nil {
+		e.Use(observe(cfg.Observer, cfg.Name))
+	}
 	e.Use(requestLogger(logger, cfg.Name))
 	e.Use(recoverer(logger))
 	// Nothing in Before reads past the largest limit of any operation; the
@@ -137,10 +146,9 @@ func requestLogger(logger *slog.Logger, api string) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			req := c.Request()
-			status := c.Response().Status
+			status := answeredStatus(c)
 			level := slog.LevelInfo
-			if errors.Is(req.Context().Err(), context.Canceled) {
-				status = StatusClientClosedRequest
+			if status == StatusClientClosedRequest {
 				level = slog.LevelWarn
 			} else if status >= 500 {
 				level = slog.LevelError
@@ -156,6 +164,15 @@ func requestLogger(logger *slog.Logger, api string) echo.MiddlewareFunc {
 			return nil
 		}
 	}
+}
+
+// answeredStatus is the status a request is logged with: the response's,
+// or 499 when the caller went away before it.
+func answeredStatus(c echo.Context) int {
+	if errors.Is(c.Request().Context().Err(), context.Canceled) {
+		return StatusClientClosedRequest
+	}
+	return c.Response().Status
 }
 
 // recoverer turns a panic into an error for the API's error handler (a 500 in

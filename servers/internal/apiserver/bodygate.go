@@ -53,6 +53,7 @@ func (g *bodyGate) middleware(skip func(*http.Request) bool) echo.MiddlewareFunc
 				dropBody(c)
 				return next(c)
 			}
+			c.Set(operationKey, route.Operation.OperationID)
 			if !g.authenticated(req, route, pathParams) {
 				dropBody(c)
 				return next(c)
