@@ -125,7 +125,16 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", spec)
 	})
-	docs := v5emb.New(cfg.Title, "/openapi.yaml", "/docs/")
+	docsYAML, err := docsSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: %s: %w", cfg.Name, err)
+	}
+	e.GET(docsSpecPath, func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/yaml", docsYAML)
+	})
+	// The page and its assets are embedded (no CDN) and it calls no
+	// validator service: it works offline.
+	docs := v5emb.New(cfg.Title, docsSpecPath, "/docs/")
 	e.GET("/docs", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/docs/") })
 	e.GET("/docs/*", echo.WrapHandler(docs))
 	return e, nil
