@@ -50,6 +50,7 @@ func (g *bodyGate) middleware(skip func(*http.Request) bool) echo.MiddlewareFunc
 			hasBody := req.Body != nil && req.Body != http.NoBody
 			route, pathParams, err := g.router.FindRoute(req)
 			if err != nil {
+				c.Set(operationKey, "")
 				dropBody(c)
 				return next(c)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/servers/internal/requestlog"
@@ -30,7 +31,7 @@ type Observer interface {
 }
 
 // operationKey is the echo context key under which the body gate records
-// the operationId of the request's route.
+// the operationId of the request's route ("" when none matched).
 const operationKey = "apiserver.operation"
 
 // maxViolationBytes caps one violation's message in an entry.
@@ -50,8 +51,10 @@ type observation struct {
 
 type observationKey struct{}
 
-// observe is the middleware that reports each request to o.
-func observe(o Observer, api string) echo.MiddlewareFunc {
+// observe is the middleware that reports each request to o. The operation
+// is the one the body gate found; a request answered before the gate (a
+// rate limit, maintenance mode) is routed here.
+func observe(o Observer, api string, router routers.Router) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -67,7 +70,12 @@ func observe(o Observer, api string) echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			op, _ := c.Get(operationKey).(string)
+			op, routed := c.Get(operationKey).(string)
+			if !routed {
+				if route, _, err := router.FindRoute(req); err == nil {
+					op = route.Operation.OperationID
+				}
+			}
 			obs.mu.Lock()
 			obs.entry.Operation = op
 			obs.entry.Status = answeredStatus(c)

@@ -100,11 +100,23 @@ func observed(t *testing.T, o apiserver.Observer, background *validation.Backgro
 		ErrorHandler: func(err error, c echo.Context) {
 			status := http.StatusInternalServerError
 			var f *validation.Failure
+			var he *echo.HTTPError
 			if errors.As(err, &f) {
 				status = map[validation.Kind]int{validation.KindUnauthenticated: 401, validation.KindNotFound: 404, validation.KindMethodNotAllowed: 405}[f.Kind]
+			} else if errors.As(err, &he) {
+				status = he.Code
 			}
 			_ = c.JSON(status, map[string]any{"code": status, "error": "invalid_request", "message": err.Error()})
 		},
+		// A rate limit refusing before the body gate has routed the request.
+		Before: []echo.MiddlewareFunc{func(next echo.HandlerFunc) echo.HandlerFunc {
+			return func(c echo.Context) error {
+				if c.Request().Header.Get("Authorization") == "Bearer spent" {
+					return echo.NewHTTPError(http.StatusTooManyRequests)
+				}
+				return next(c)
+			}
+		}},
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Observer: o,
 	})
@@ -170,6 +182,8 @@ func TestObserve_EachRequestIsReportedWithItsOperationStatusLatencyAndViolations
 	}{
 		{"valid answer", "/storage/buckets", token, http.StatusOK, "ListStorageBuckets"},
 		{"refused before the handler", "/storage/buckets", "wrong", http.StatusUnauthorized, "ListStorageBuckets"},
+		{"refused before the body gate", "/storage/buckets", "spent", http.StatusTooManyRequests, "ListStorageBuckets"},
+		{"refused before the body gate, no such operation", "/nowhere", "spent", http.StatusTooManyRequests, ""},
 		{"no such operation", "/nowhere", token, http.StatusNotFound, ""},
 	}
 	for _, tt := range tests {
@@ -190,7 +204,7 @@ func TestObserve_EachRequestIsReportedWithItsOperationStatusLatencyAndViolations
 	require.Equal(t, http.StatusOK, get(t, url+"/storage/buckets", token))
 	assert.Equal(t, "ListStorageBuckets", o.next(t).Operation, "the next request observed after the common endpoints")
 	o.mu.Lock()
-	assert.Len(t, o.requests, 5)
+	assert.Len(t, o.requests, 7)
 	assert.Empty(t, o.late)
 	o.mu.Unlock()
 }
