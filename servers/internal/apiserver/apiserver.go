@@ -106,7 +106,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits}
 
 	if cfg.Observer != nil {
-		e.Use(observe(cfg.Observer, cfg.Name, router))
+		e.Use(observe(cfg.Observer, cfg.Name, router, vopts.ValidateResponses))
 	}
 	e.Use(requestLogger(logger, cfg.Name))
 	e.Use(recoverer(logger))

@@ -53,8 +53,10 @@ type observationKey struct{}
 
 // observe is the middleware that reports each request to o. The operation
 // is the one the body gate found; a request answered before the gate (a
-// rate limit, maintenance mode) is routed here.
-func observe(o Observer, api string, router routers.Router) echo.MiddlewareFunc {
+// rate limit, maintenance mode) is routed here. When responses are checked
+// (checked), the request's context carries its observation for
+// observeViolations.
+func observe(o Observer, api string, router routers.Router, checked bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -65,7 +67,9 @@ func observe(o Observer, api string, router routers.Router) echo.MiddlewareFunc 
 			obs := &observation{entry: requestlog.Entry{
 				ID: requestIDs.Add(1), Time: start, API: api, Method: req.Method, Path: req.URL.Path,
 			}}
-			c.SetRequest(req.WithContext(context.WithValue(req.Context(), observationKey{}, obs)))
+			if checked {
+				c.SetRequest(req.WithContext(context.WithValue(req.Context(), observationKey{}, obs)))
+			}
 			err := next(c)
 			if err != nil {
 				c.Error(err)

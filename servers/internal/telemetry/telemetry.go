@@ -143,7 +143,7 @@ func (t *Telemetry) ObserveRequest(e requestlog.Entry) {
 	if t == nil {
 		return
 	}
-	t.requests.WithLabelValues(e.API, e.Operation, strconv.Itoa(e.Status)).Inc()
+	t.requests.WithLabelValues(e.API, e.Operation, statusLabel(e.Status)).Inc()
 	t.latency.WithLabelValues(e.API, e.Operation).Observe(e.Latency.Seconds())
 	if n := len(e.Violations); n > 0 {
 		t.violations.WithLabelValues(e.API, e.Operation).Add(float64(n))
@@ -163,6 +163,22 @@ func (t *Telemetry) ObserveViolations(e requestlog.Entry) {
 	if t.log != nil {
 		t.log.AddViolations(e.API, e.ID, e.Violations...)
 	}
+}
+
+// statusLabels are the status label values of the usual statuses, made once.
+var statusLabels = func() []string {
+	labels := make([]string, 600)
+	for i := range labels {
+		labels[i] = strconv.Itoa(i)
+	}
+	return labels
+}()
+
+func statusLabel(status int) string {
+	if status >= 0 && status < len(statusLabels) {
+		return statusLabels[status]
+	}
+	return strconv.Itoa(status)
 }
 
 // RateLimited counts a request of api refused by one of its rate limits
