@@ -121,7 +121,10 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if st.principal != nil {
 			key = "user:" + st.principal.UserID
 		}
-		d := s.limiter.Take(key)
+		d, err := s.limiter.Take(req.Context(), key)
+		if err != nil {
+			return err
+		}
 		rh := toRateHeaders(d)
 		ctx := context.WithValue(withRequestURL(req), authStateKey{}, st)
 		ctx = context.WithValue(ctx, responseHeaderKey{}, c.Response().Header())
@@ -146,7 +149,10 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) exchange(c echo.Context, next echo.HandlerFunc) error {
 	req := c.Request()
 	src := "source:" + sourceAddress(req)
-	d := s.exchangeFailures.Peek(src)
+	d, err := s.exchangeFailures.Peek(req.Context(), src)
+	if err != nil {
+		return err
+	}
 	ctx := context.WithValue(withRequestURL(req), exchangeSourceKey{}, src)
 	ctx = context.WithValue(ctx, responseHeaderKey{}, c.Response().Header())
 	ctx = context.WithValue(ctx, authStateKey{}, &authState{err: errAuthentication("an Authorization: Bearer token is required")})
@@ -166,9 +172,16 @@ func (s *Server) exchange(c echo.Context, next echo.HandlerFunc) error {
 // or a 429 when the key id has failed too often already.
 func (s *Server) exchangeFailed(ctx context.Context, keyID string, err *apiError) error {
 	src, _ := ctx.Value(exchangeSourceKey{}).(string)
-	d := s.exchangeFailures.Take(src)
+	d, takeErr := s.exchangeFailures.Take(ctx, src)
+	if takeErr != nil {
+		return takeErr
+	}
 	setRateHeaders(ctx, toRateHeaders(d))
-	if kd := s.exchangeFailures.Take("key:" + keyID); !kd.Allowed {
+	kd, takeErr := s.exchangeFailures.Take(ctx, "key:"+keyID)
+	if takeErr != nil {
+		return takeErr
+	}
+	if !kd.Allowed {
 		s.cfg.Telemetry.RateLimited("pam", telemetry.LimitExchangeKey)
 		return newError(http.StatusTooManyRequests, pamapi.ErrorNameTooManyRequests,
 			"too many failed token exchanges for this key_id (%d per %s); retry at %s plus a random delay",

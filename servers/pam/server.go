@@ -146,6 +146,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Rate limits are shared by every replica of a shared database.
+	limits := ratelimit.StoreFor(st.db)
 	srv := &Server{
 		cfg:              cfg,
 		store:            st,
@@ -153,8 +155,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
 		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
 		clock:            cfg.Clock,
-		limiter:          ratelimit.New(cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock),
-		exchangeFailures: ratelimit.New(cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock),
+		limiter:          ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, limits),
+		exchangeFailures: ratelimit.New("exchange_failures", cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock, limits),
 		cursors:          cursors,
 		logger:           cfg.Logger,
 	}
@@ -238,7 +240,10 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	}
 	// A proven key spends from its user's own bucket, like every request the
 	// user's tokens make.
-	d := s.limiter.Take("user:" + k.UserID)
+	d, err := s.limiter.Take(ctx, "user:"+k.UserID)
+	if err != nil {
+		return nil, err
+	}
 	rh := toRateHeaders(d)
 	setRateHeaders(ctx, rh)
 	if !d.Allowed {

@@ -134,7 +134,11 @@ func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) res
 			return nil, e
 		}
 		for _, l := range s.limiters {
-			if d := l.limiter.Take(guid); !d.Allowed {
+			d, err := l.limiter.Take(ctx, guid)
+			if err != nil {
+				return nil, err
+			}
+			if !d.Allowed {
 				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,
 					"restaurant %s is over its limit of %d requests per %s; retry after %s", guid, d.Limit, l.period, d.RetryAt.UTC().Format(time.RFC3339))

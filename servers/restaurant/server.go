@@ -123,6 +123,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Rate limits are shared by every replica of a shared database.
+	limits := ratelimit.StoreFor(st.db)
 	return &Server{
 		cfg:    cfg,
 		store:  st,
@@ -130,8 +132,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		grants: cache.New[struct{}](credentialCacheSize, credentialCacheTTL),
 		clock:  cfg.Clock,
 		limiters: []namedLimiter{
-			{ratelimit.New(cfg.RatePerSecond, time.Second, cfg.Clock), time.Second, telemetry.LimitPerSecond},
-			{ratelimit.New(cfg.RatePerWindow, cfg.RateWindow, cfg.Clock), cfg.RateWindow, telemetry.LimitPerWindow},
+			{ratelimit.New("per_second", cfg.RatePerSecond, time.Second, cfg.Clock, limits), time.Second, telemetry.LimitPerSecond},
+			{ratelimit.New("per_window", cfg.RatePerWindow, cfg.RateWindow, cfg.Clock, limits), cfg.RateWindow, telemetry.LimitPerWindow},
 		},
 		cursors:   cursors,
 		logger:    cfg.Logger,

@@ -45,6 +45,10 @@ type entry[V any] struct {
 // TTL is wall-clock time: it bounds how long an entry lives in memory and
 // never decides whether a credential is valid (callers check expiry on the
 // value they get, against their own clock).
+//
+// A max of 0 (or less) makes a cache that holds nothing: what a service
+// caches about a database other replicas write too (sqldb.DB.Shared) would
+// outlive their commits, which never reach this process's Invalidate.
 func New[V any](max int, ttl time.Duration) *Cache[V] {
 	return &Cache[V]{max: max, ttl: ttl, now: time.Now, entries: make(map[string]entry[V])}
 }
@@ -74,7 +78,7 @@ func (c *Cache[V]) Put(gen uint64, key string, value V) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.gen {
+	if gen != c.gen || c.max <= 0 {
 		return
 	}
 	if len(c.entries) >= c.max {

@@ -91,3 +91,11 @@ func TestCache_ConcurrentUse(t *testing.T) {
 	wg.Wait()
 	assert.LessOrEqual(t, c.Len(), 64)
 }
+
+func TestCache_SizeZeroHoldsNothing(t *testing.T) {
+	c := New[int](0, time.Minute)
+	c.Put(c.Generation(), "k", 1)
+	_, ok := c.Get("k")
+	assert.False(t, ok)
+	assert.Equal(t, 0, c.Len())
+}

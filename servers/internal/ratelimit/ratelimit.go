@@ -1,15 +1,24 @@
-// Package ratelimit is a token bucket per key (a principal, a team, a
-// restaurant) on golang.org/x/time/rate, reporting what a client needs to
-// pace itself: the limit, what remains, when the bucket is full again and
-// when one more request will be allowed.
+// Package ratelimit limits requests per key (a principal, a source address,
+// a restaurant) with the generic cell rate algorithm (GCRA), and reports what
+// a client needs to pace itself: the limit, what remains, when the bucket is
+// full again and when one more request will be allowed.
+//
+// GCRA is a token bucket kept as one instant per key, the theoretical
+// arrival time (TAT): the bucket is full when the TAT is not after now, and
+// each request moves it one emission interval (period/limit) later; a request
+// is refused when that would put it more than one period ahead of now. One
+// instant per key makes the state one row, updated by one atomic statement,
+// which is what lets replicas sharing a PostgreSQL database share their
+// limits (SQLStore). On SQLite, where one process owns the database, the
+// state stays in that process's memory (MemoryStore): a write per request
+// would queue every request behind the database's single writer.
 package ratelimit
 
 import (
+	"context"
 	"math"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/apistack/apistack/servers/clock"
 )
@@ -28,33 +37,52 @@ type Decision struct {
 	RetryAt time.Time
 }
 
-// Limiter holds one bucket per key. It is safe for concurrent use.
-type Limiter struct {
-	limit  int
-	period time.Duration
-	every  rate.Limit
-	clock  clock.Clock
-
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
-	takes   int
+// Store keeps the TAT of each key.
+type Store interface {
+	// Take spends one request of key when its TAT allows it: with
+	// next = max(tat, now) + interval, the request is allowed, and the TAT
+	// becomes next, when next - now <= period. It returns the TAT after the
+	// call (a missing key's TAT is now) and whether the request was allowed.
+	Take(ctx context.Context, key string, now time.Time, interval, period time.Duration) (tat time.Time, allowed bool, err error)
+	// Peek returns key's TAT; ok is false when the key has none (a full
+	// bucket).
+	Peek(ctx context.Context, key string) (tat time.Time, ok bool, err error)
 }
 
-// New returns a Limiter allowing limit requests per period per key, refilled
-// continuously, with bursts of up to limit.
-func New(limit int, period time.Duration, clk clock.Clock) *Limiter {
+// Limiter allows limit requests per period per key, refilled continuously,
+// with bursts of up to limit. It is safe for concurrent use.
+type Limiter struct {
+	limit    int
+	period   time.Duration
+	interval time.Duration
+	clock    clock.Clock
+	store    Store
+	// prefix separates the keys of limiters sharing one store.
+	prefix string
+}
+
+// New returns a Limiter keeping its state in store (nil: a MemoryStore of
+// its own). name prefixes its keys, so limiters can share a store.
+func New(name string, limit int, period time.Duration, clk clock.Clock, store Store) *Limiter {
 	if limit < 1 {
 		limit = 1
+	}
+	if period <= 0 {
+		period = time.Second
 	}
 	if clk == nil {
 		clk = clock.System{}
 	}
+	if store == nil {
+		store = NewMemoryStore()
+	}
 	return &Limiter{
-		limit:   limit,
-		period:  period,
-		every:   rate.Limit(float64(limit) / period.Seconds()),
-		clock:   clk,
-		buckets: map[string]*rate.Limiter{},
+		limit:    limit,
+		period:   period,
+		interval: max(period/time.Duration(limit), time.Microsecond),
+		clock:    clk,
+		store:    store,
+		prefix:   name + ":",
 	}
 }
 
@@ -62,71 +90,49 @@ func New(limit int, period time.Duration, clk clock.Clock) *Limiter {
 func (l *Limiter) Limit() int { return l.limit }
 
 // Take spends one request of key's bucket when it has one.
-func (l *Limiter) Take(key string) Decision {
+func (l *Limiter) Take(ctx context.Context, key string) (Decision, error) {
 	now := l.clock.Now()
-	l.mu.Lock()
-	b, ok := l.buckets[key]
-	if !ok {
-		b = rate.NewLimiter(l.every, l.limit)
-		b.SetLimitAt(now, l.every) // start the bucket's clock at now, not at the zero time
-		l.buckets[key] = b
+	tat, allowed, err := l.store.Take(ctx, l.prefix+key, now, l.interval, l.period)
+	if err != nil {
+		return Decision{}, err
 	}
-	l.takes++
-	if l.takes%4096 == 0 {
-		l.sweep(now)
-	}
-	l.mu.Unlock()
-
-	allowed := b.AllowN(now, 1)
-	tokens := b.TokensAt(now)
-	return l.decision(allowed, tokens, now)
+	return l.decision(allowed, tat, now), nil
 }
 
 // Peek reports key's bucket without spending from it.
-func (l *Limiter) Peek(key string) Decision {
+func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
 	now := l.clock.Now()
-	l.mu.Lock()
-	b, ok := l.buckets[key]
-	l.mu.Unlock()
-	tokens := float64(l.limit)
-	if ok {
-		tokens = b.TokensAt(now)
+	tat, ok, err := l.store.Peek(ctx, l.prefix+key)
+	if err != nil {
+		return Decision{}, err
 	}
-	return l.decision(tokens >= 1, tokens, now)
+	if !ok || tat.Before(now) {
+		tat = now
+	}
+	return l.decision(tat.Add(l.interval).Sub(now) <= l.period, tat, now), nil
 }
 
-func (l *Limiter) decision(allowed bool, tokens float64, now time.Time) Decision {
-	if tokens < 0 {
-		tokens = 0
+func (l *Limiter) decision(allowed bool, tat, now time.Time) Decision {
+	if tat.Before(now) {
+		tat = now
 	}
+	// The bucket holds what the TAT leaves of one period, in intervals.
+	room := l.period - tat.Sub(now)
 	d := Decision{
 		Allowed:   allowed,
 		Limit:     l.limit,
-		Remaining: int(math.Floor(tokens)),
-		Reset:     now.Add(l.secondsFor(float64(l.limit) - tokens)),
+		Remaining: max(0, min(l.limit, int(math.Floor(float64(room)/float64(l.interval))))),
+		Reset:     tat,
 		RetryAt:   now,
 	}
-	if tokens < 1 {
-		d.RetryAt = now.Add(l.secondsFor(1 - tokens))
-	}
-	return d
-}
-
-func (l *Limiter) secondsFor(tokens float64) time.Duration {
-	if tokens <= 0 {
-		return 0
-	}
-	return time.Duration(tokens / float64(l.every) * float64(time.Second))
-}
-
-// sweep drops full buckets: a full bucket is the same as no bucket, so memory
-// stays proportional to the keys active within one period.
-func (l *Limiter) sweep(now time.Time) {
-	for k, b := range l.buckets {
-		if b.TokensAt(now) >= float64(l.limit) {
-			delete(l.buckets, k)
+	if d.Remaining < 1 {
+		// One request fits when max(tat, t) + interval - t <= period.
+		d.RetryAt = tat.Add(l.interval - l.period)
+		if d.RetryAt.Before(now) {
+			d.RetryAt = now
 		}
 	}
+	return d
 }
 
 // UnixCeil returns t as Unix seconds rounded up, so a client that waits until
@@ -137,4 +143,54 @@ func UnixCeil(t time.Time) int64 {
 		s++
 	}
 	return s
+}
+
+// MemoryStore keeps TATs in this process's memory. It is safe for
+// concurrent use.
+type MemoryStore struct {
+	mu    sync.Mutex
+	tats  map[string]time.Time
+	takes int
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{tats: map[string]time.Time{}} }
+
+// Take implements Store.
+func (m *MemoryStore) Take(_ context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.takes++
+	if m.takes%4096 == 0 {
+		m.sweep(now)
+	}
+	tat, ok := m.tats[key]
+	if !ok || tat.Before(now) {
+		tat = now
+	}
+	next := tat.Add(interval)
+	if next.Sub(now) > period {
+		return tat, false, nil
+	}
+	m.tats[key] = next
+	return next, true, nil
+}
+
+// Peek implements Store.
+func (m *MemoryStore) Peek(_ context.Context, key string) (time.Time, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tat, ok := m.tats[key]
+	return tat, ok, nil
+}
+
+// sweep drops the keys whose bucket is full (TAT passed): a full bucket is
+// the same as no key, so memory stays proportional to the keys active within
+// one period.
+func (m *MemoryStore) sweep(now time.Time) {
+	for k, tat := range m.tats {
+		if !tat.After(now) {
+			delete(m.tats, k)
+		}
+	}
 }

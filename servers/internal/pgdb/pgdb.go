@@ -1,0 +1,102 @@
+// Package pgdb opens a service's tables in a PostgreSQL database, the
+// scale-out engine: every API keeps its tables in its own schema (pam, fax,
+// storage, restaurant, admin), so one database serves the whole stack and the
+// APIs stay separable, and its migrations (goose, the PostgreSQL set) are
+// applied once however many replicas start together.
+package pgdb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"runtime"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+// poolSize is how many connections a replica keeps per API: PostgreSQL runs
+// a process per connection, so a replica keeps few, and several replicas
+// of five APIs stay well under the default max_connections (100).
+var poolSize = min(max(2*runtime.GOMAXPROCS(0), 4), 8)
+
+var schemaName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+
+// Open opens the PostgreSQL database at url (a postgres:// URL or a
+// key=value connection string, as pgx reads them) for the API whose tables
+// live in schema: the schema is created when missing, every connection's
+// search_path is the schema alone, and the migrations not yet applied are,
+// under a session advisory lock, so replicas started together wait for the
+// first one instead of racing it.
+func Open(ctx context.Context, url, schema string, migrations fs.FS) (*sql.DB, error) {
+	if !schemaName.MatchString(schema) {
+		return nil, fmt.Errorf("pgdb: schema name %q: want lower-case letters, digits and _", schema)
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	cfg.RuntimeParams["search_path"] = schema
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("connect to PostgreSQL: %w", err), db.Close())
+	}
+	if err := createSchema(ctx, db, schema); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := Migrate(ctx, db, migrations); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// createSchema creates schema when it is missing. Two sessions running
+// CREATE SCHEMA IF NOT EXISTS at once can both miss it and one then fails on
+// the catalog's unique index; a transaction-scoped advisory lock queues them.
+func createSchema(ctx context.Context, db *sql.DB, schema string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('apistack: create schema'))`); err != nil {
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+// Migrate applies the pending migrations of migrations (goose SQL files for
+// PostgreSQL) to the schema of db's search_path, holding a session advisory
+// lock while it does.
+func Migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 120))
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package ratelimit
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/testdb"
+)
+
+var migrations = fstest.MapFS{"00001_rate_limits.sql": &fstest.MapFile{Data: []byte("-- +goose Up\n" + Schema + "\n-- +goose Down\nDROP TABLE rate_limits;\n")}}
+
+// stores returns every Store kind: in memory, and in SQL on each backend.
+func stores(t *testing.T) map[string]func(t *testing.T) Store {
+	return map[string]func(t *testing.T) Store{
+		"memory": func(*testing.T) Store { return NewMemoryStore() },
+		"sqlite": func(t *testing.T) Store {
+			return NewSQLStore(sqldb.New(testdb.OpenOn(t, testdb.SQLite, testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}), sqldb.Options{}))
+		},
+		"postgres": func(t *testing.T) Store {
+			return NewSQLStore(sqldb.New(testdb.OpenOn(t, testdb.Postgres, testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}), sqldb.Options{}))
+		},
+	}
+}
+
+func TestLimiter_BurstThenRefillEveryStore(t *testing.T) {
+	for name, newStore := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			l := New("requests", 5, time.Minute, clk, newStore(t))
+			now := clk.Now()
+
+			d, err := l.Peek(ctx, "alice")
+			require.NoError(t, err)
+			assert.Equal(t, Decision{Allowed: true, Limit: 5, Remaining: 5, Reset: now, RetryAt: now}, d)
+
+			for i := range 5 {
+				d, err := l.Take(ctx, "alice")
+				require.NoError(t, err)
+				assert.True(t, d.Allowed)
+				assert.Equal(t, 4-i, d.Remaining)
+				assert.Equal(t, now.Add(time.Duration(i+1)*12*time.Second), d.Reset)
+			}
+			d, err = l.Take(ctx, "alice")
+			require.NoError(t, err)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, 0, d.Remaining)
+			assert.Equal(t, now.Add(12*time.Second), d.RetryAt, "one request fits after one interval")
+			assert.Equal(t, now.Add(time.Minute), d.Reset)
+
+			other, err := l.Take(ctx, "bob")
+			require.NoError(t, err)
+			assert.True(t, other.Allowed, "each key has its own bucket")
+
+			clk.Advance(12 * time.Second)
+			d, err = l.Take(ctx, "alice")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, 0, d.Remaining)
+
+			clk.Advance(time.Hour)
+			d, err = l.Peek(ctx, "alice")
+			require.NoError(t, err)
+			assert.Equal(t, 5, d.Remaining, "a bucket left alone refills to the limit, no further")
+		})
+	}
+}
+
+// Limiters sharing a store keep separate buckets under one key.
+func TestLimiter_NamesSeparateLimitersOfOneStore(t *testing.T) {
+	ctx := context.Background()
+	store := NewMemoryStore()
+	a := New("a", 1, time.Hour, nil, store)
+	b := New("b", 1, time.Hour, nil, store)
+	da, err := a.Take(ctx, "k")
+	require.NoError(t, err)
+	db, err := b.Take(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, da.Allowed)
+	assert.True(t, db.Allowed)
+}
+
+// Under concurrent takes, exactly the limit is allowed, whatever the store.
+func TestLimiter_ConcurrentTakesAllowExactlyTheLimit(t *testing.T) {
+	for name, newStore := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			store := newStore(t)
+			// Two limiters on one store stand for two replicas.
+			replicas := []*Limiter{New("r", 20, time.Hour, clk, store), New("r", 20, time.Hour, clk, store)}
+			var allowed atomic.Int64
+			var wg sync.WaitGroup
+			for g := range 8 {
+				wg.Go(func() {
+					for range 10 {
+						d, err := replicas[g%2].Take(ctx, "team")
+						if assert.NoError(t, err) && d.Allowed {
+							allowed.Add(1)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			assert.Equal(t, int64(20), allowed.Load())
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package ratelimit
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/apistack/apistack/servers/internal/sqldb"
+)
+
+// Schema is the table an SQLStore needs in the API's schema; each API's
+// migrations create it (PostgreSQL set).
+const Schema = `CREATE TABLE rate_limits (
+    key TEXT PRIMARY KEY,
+    tat BIGINT NOT NULL
+);`
+
+// SQLStore keeps TATs in the rate_limits table (Schema), as Unix
+// microseconds, so every replica sharing the database shares each key's
+// bucket. A take is one atomic statement: an insert of a missing key, or an
+// update guarded by the GCRA test, returning the new TAT only when allowed.
+type SQLStore struct {
+	db    *sqldb.DB
+	takes atomic.Int64
+}
+
+// NewSQLStore returns a store on db's rate_limits table.
+func NewSQLStore(db *sqldb.DB) *SQLStore { return &SQLStore{db: db} }
+
+// StoreFor returns the store a server's limiters use on db: an SQLStore
+// when other replicas share db, a MemoryStore when this process owns it.
+func StoreFor(db *sqldb.DB) Store {
+	if db != nil && db.Shared() {
+		return NewSQLStore(db)
+	}
+	return NewMemoryStore()
+}
+
+// The statement's parameters: key, the inserted TAT (now + interval), then
+// now, now, interval (the new TAT), then now, now, interval, now, period
+// (the guard).
+const takeSQL = `INSERT INTO rate_limits (key, tat) VALUES (?, CAST(? AS BIGINT))
+ON CONFLICT (key) DO UPDATE
+SET tat = (CASE WHEN rate_limits.tat > CAST(? AS BIGINT) THEN rate_limits.tat ELSE CAST(? AS BIGINT) END) + CAST(? AS BIGINT)
+WHERE (CASE WHEN rate_limits.tat > CAST(? AS BIGINT) THEN rate_limits.tat ELSE CAST(? AS BIGINT) END) + CAST(? AS BIGINT) - CAST(? AS BIGINT) <= CAST(? AS BIGINT)
+RETURNING tat`
+
+// Take implements Store.
+func (s *SQLStore) Take(ctx context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error) {
+	n, iv, p := now.UnixMicro(), interval.Microseconds(), period.Microseconds()
+	if s.takes.Add(1)%4096 == 0 {
+		// Rows whose bucket is full are the same as no row.
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM rate_limits WHERE tat <= ?`, n); err != nil {
+			return time.Time{}, false, fmt.Errorf("rate limit: sweep: %w", err)
+		}
+	}
+	var tat int64
+	err := s.db.QueryRowContext(ctx, takeSQL, key, n+iv, n, n, iv, n, n, iv, n, p).Scan(&tat)
+	if err == nil {
+		return time.UnixMicro(tat).UTC(), true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, fmt.Errorf("rate limit: %w", err)
+	}
+	tatNow, _, err := s.Peek(ctx, key)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return tatNow, false, nil
+}
+
+// Peek implements Store.
+func (s *SQLStore) Peek(ctx context.Context, key string) (time.Time, bool, error) {
+	var tat int64
+	err := s.db.QueryRowContext(ctx, `SELECT tat FROM rate_limits WHERE key = ?`, key).Scan(&tat)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("rate limit: %w", err)
+	}
+	return time.UnixMicro(tat).UTC(), true, nil
+}
