@@ -103,7 +103,8 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits}
+	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits,
+		noteOperation: cfg.Observer != nil}
 
 	if cfg.Observer != nil {
 		e.Use(observe(cfg.Observer, cfg.Name, router, vopts.ValidateResponses))
