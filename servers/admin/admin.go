@@ -7,7 +7,6 @@ package admin
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,6 +19,7 @@ import (
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -52,6 +52,9 @@ type Config struct {
 	// --validate-responses); nil checks each response before sending it, so a
 	// test hears of every violation before it sees the answer.
 	ResponseChecks *validation.Background
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Server is the admin API.
@@ -91,7 +94,8 @@ func New(cfg Config) (*Server, error) {
 	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger}, nil
 }
 
-// Handler returns the admin API's HTTP handler.
+// Handler returns the admin API's HTTP handler, with the metrics at
+// MetricsPath when Config.Telemetry is set.
 func (s *Server) Handler() (http.Handler, error) {
 	spec, err := apiserver.Spec("admin", adminapi.GetSpec)
 	if err != nil {
@@ -113,25 +117,24 @@ func (s *Server) Handler() (http.Handler, error) {
 			"ImportRestaurantConfiguration": MaxConfigurationBytes,
 			"InjectFaxInbound":              MaxInboundFaxBytes,
 		},
-		Logger: s.logger,
+		Logger:   s.logger,
+		Observer: s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	adminapi.RegisterHandlers(e, adminapi.NewStrictHandler(s, nil))
-	return e, nil
+	return s.withMetrics(e), nil
 }
 
 // authenticate checks the admin token, hashing both sides so the comparison
 // takes the same time whatever the guess.
 func (s *Server) authenticate(_ context.Context, in *openapi3filter.AuthenticationInput) error {
 	h := in.RequestValidationInput.Request.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
+	if !strings.HasPrefix(h, "Bearer ") {
 		return errors.New("an Authorization: Bearer <admin token> header is required")
 	}
-	sum := sha256.Sum256([]byte(token))
-	if subtle.ConstantTimeCompare(sum[:], s.tokenHash[:]) != 1 {
+	if !s.bearerOK(h) {
 		return errors.New("the admin token is wrong")
 	}
 	return nil

@@ -212,6 +212,7 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 			rec := &attemptRecord{EventSeq: e.Seq, FaxID: e.FaxID, Attempt: attempts, Target: redactURL(target)}
 			err := d.post(ctx, target, e, attempts, rec)
 			d.recordAttempt(ctx, rec, err, pb, tries)
+			s.countAttempt(ctx, err)
 			if err != nil && ctx.Err() == nil {
 				leaseUntil := s.clock.Now().Add(s.cfg.Lease + maxWait)
 				held, rerr := s.store.recordAttempts(ctx, e, attempts, s.cfg.ReplicaID, leaseUntil)
@@ -327,7 +328,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	resp.Body.Close()
 	rec.StatusCode = resp.StatusCode
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("receiver answered %d", resp.StatusCode)
+		return receiverStatus(resp.StatusCode)
 	}
 	return nil
 }

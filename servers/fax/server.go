@@ -36,6 +36,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -112,6 +113,9 @@ type Config struct {
 	// requests that break the spec (apistacktest); the zero value does
 	// nothing.
 	Hooks apiserver.Hooks
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // DestinationOptions configure the destination policy of Config.Destinations
@@ -240,6 +244,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.apps.Invalidate()
 	}
 	s.SetBaseURL(cfg.BaseURL)
+	cfg.Telemetry.WatchOutbox(st.pendingEventCount)
 	return s, nil
 }
 
@@ -283,6 +288,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

@@ -258,6 +258,7 @@ func (s *Server) step(ctx context.Context, f faxRow) error {
 	if err != nil {
 		return err
 	}
+	s.cfg.Telemetry.SimulatorStep(f.Status)
 	if len(out) > 0 {
 		s.wakeDelivery()
 	}

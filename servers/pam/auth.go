@@ -19,6 +19,7 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 )
 
 // principal is the caller a valid bearer token stands for.
@@ -132,6 +133,7 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		c.SetRequest(req.WithContext(context.WithValue(ctx, rateHeadersKey{}, rh)))
 		setRateHeaders(c.Request().Context(), rh)
 		if !d.Allowed {
+			s.cfg.Telemetry.RateLimited("pam", telemetry.LimitPrincipal)
 			return s.tooManyRequests(d)
 		}
 		return next(c)
@@ -160,6 +162,7 @@ func (s *Server) exchange(c echo.Context, next echo.HandlerFunc) error {
 	c.SetRequest(req.WithContext(ctx))
 	setRateHeaders(ctx, toRateHeaders(d))
 	if !d.Allowed {
+		s.cfg.Telemetry.RateLimited("pam", telemetry.LimitExchangeSource)
 		return newError(http.StatusTooManyRequests, pamapi.ErrorNameTooManyRequests,
 			"too many failed token exchanges from this address (%d per %s); retry at %s plus a random delay",
 			d.Limit, s.cfg.ExchangeFailurePeriod, d.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))
@@ -183,6 +186,7 @@ func (s *Server) exchangeFailed(ctx context.Context, keyID string, err *apiError
 		return takeErr
 	}
 	if !kd.Allowed {
+		s.cfg.Telemetry.RateLimited("pam", telemetry.LimitExchangeKey)
 		return newError(http.StatusTooManyRequests, pamapi.ErrorNameTooManyRequests,
 			"too many failed token exchanges for this key_id (%d per %s); retry at %s plus a random delay",
 			kd.Limit, s.cfg.ExchangeFailurePeriod, kd.RetryAt.UTC().Format("2006-01-02T15:04:05Z"))

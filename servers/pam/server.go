@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -68,6 +69,9 @@ type Config struct {
 	// requests that break the spec (apistacktest); the zero value does
 	// nothing.
 	Hooks apiserver.Hooks
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // The credential caches' bounds: entries for the tokens in use, each
@@ -206,6 +210,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		MaxBodyBytes: 64 << 10,
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

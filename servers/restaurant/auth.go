@@ -139,6 +139,7 @@ func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) res
 				return nil, err
 			}
 			if !d.Allowed {
+				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,
 					"restaurant %s is over its limit of %d requests per %s; retry after %s", guid, d.Limit, l.period, d.RetryAt.UTC().Format(time.RFC3339))
 				e.RetryAfter = retryAfterSeconds(s.clock.Now(), d)
@@ -154,6 +155,8 @@ func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) res
 type namedLimiter struct {
 	limiter *ratelimit.Limiter
 	period  time.Duration
+	// name is the limit's label in the refusals metric.
+	name string
 }
 
 // retryAfterSeconds is the Retry-After of a refused request: whole seconds,

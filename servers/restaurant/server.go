@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -68,6 +69,9 @@ type Config struct {
 	// requests that break the spec (apistacktest); the zero value does
 	// nothing.
 	Hooks apiserver.Hooks
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Server is the restaurant configuration API.
@@ -141,8 +145,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		grants: cache.New[struct{}](credentialSize, credentialCacheTTL),
 		clock:  cfg.Clock,
 		limiters: []namedLimiter{
-			{ratelimit.New("per_second", cfg.RatePerSecond, time.Second, cfg.Clock, limits), time.Second},
-			{ratelimit.New("per_window", cfg.RatePerWindow, cfg.RateWindow, cfg.Clock, limits), cfg.RateWindow},
+			{ratelimit.New("per_second", cfg.RatePerSecond, time.Second, cfg.Clock, limits), time.Second, telemetry.LimitPerSecond},
+			{ratelimit.New("per_window", cfg.RatePerWindow, cfg.RateWindow, cfg.Clock, limits), cfg.RateWindow, telemetry.LimitPerWindow},
 		},
 		cursors:   cursors,
 		logger:    cfg.Logger,
@@ -173,6 +177,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		MaxBodyBytes: 16 << 10,
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

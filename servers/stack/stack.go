@@ -28,6 +28,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -57,6 +58,9 @@ type Config struct {
 	// OpenDB, when set, opens the database of one API (migrated with the
 	// migrations given) in place of the SQLite default.
 	OpenDB OpenDBFunc
+	// Telemetry counts every API's requests and events (/metrics on the
+	// admin port) and keeps the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 	// FaxMasterKey and StorageMasterKey seal each API's secrets at rest;
 	// nil means the key files of DataDir (made on first use), or fresh
 	// random keys without a DataDir. Replicas sharing a database must all
@@ -192,7 +196,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 		DB: dbs.pam, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		DisableValidation:   cfg.PAMDisableValidation,
-		OnResponseViolation: violation(PAM), Hooks: cfg.hooks(PAM),
+		OnResponseViolation: violation(PAM), Hooks: cfg.hooks(PAM), Telemetry: cfg.Telemetry,
 	}); err != nil {
 		return err
 	}
@@ -203,28 +207,28 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 		WebhookAttempts: cfg.FaxWebhookAttempts, WebhookBackoff: cfg.FaxWebhookBackoff, WebhookMaxBackoff: cfg.FaxWebhookMaxBackoff,
 		WebhookTransport: cfg.FaxWebhookTransport,
 		Clock:            cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Fax), Hooks: cfg.hooks(Fax),
+		OnResponseViolation: violation(Fax), Hooks: cfg.hooks(Fax), Telemetry: cfg.Telemetry,
 	}); err != nil {
 		return err
 	}
 	if st.Restaurant, err = restaurant.New(ctx, restaurant.Config{
 		DB: dbs.restaurant, TokenTTL: cfg.RestaurantTokenTTL, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Restaurant), Hooks: cfg.hooks(Restaurant),
+		OnResponseViolation: violation(Restaurant), Hooks: cfg.hooks(Restaurant), Telemetry: cfg.Telemetry,
 	}); err != nil {
 		return err
 	}
 	if st.Storage, err = storage.New(storage.Config{
 		DB: dbs.storage, MasterKey: storageKey, Region: cfg.StorageRegion, Domain: cfg.StorageDomain,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Storage), Hooks: cfg.hooks(Storage),
+		OnResponseViolation: violation(Storage), Hooks: cfg.hooks(Storage), Telemetry: cfg.Telemetry,
 	}); err != nil {
 		return err
 	}
 	if st.Admin, err = admin.New(admin.Config{
 		Token: cfg.AdminToken, PAM: st.PAM, Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Admin),
+		OnResponseViolation: violation(Admin), Telemetry: cfg.Telemetry,
 	}); err != nil {
 		return err
 	}

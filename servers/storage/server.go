@@ -26,6 +26,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
@@ -73,6 +74,9 @@ type Config struct {
 	// requests that break the spec (apistacktest); the zero value does
 	// nothing.
 	Hooks apiserver.Hooks
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Server is the storage API.
@@ -159,6 +163,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		MaxBodyBytes: lifecycledoc.MaxBodySize,
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
+		Observer:     s.cfg.Telemetry.Observer(),
 	})
 	if err != nil {
 		return nil, err

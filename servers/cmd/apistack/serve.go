@@ -22,6 +22,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/dbopen"
 	"github.com/apistack/apistack/servers/internal/masterkey"
 	"github.com/apistack/apistack/servers/internal/requestlog"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
@@ -249,6 +250,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.ValidateResponses {
 		responseChecks = validation.NewBackground(validation.BackgroundConfig{Logger: logger})
 	}
+	// One telemetry counts every API's requests and events for /metrics (on
+	// the admin port) and keeps the web console's request log.
+	tel := telemetry.New(requestlog.New(0))
 	// Every port listens from the start and answers /readyz: 503 while the
 	// databases are opened and migrated and the servers built, then 200
 	// while the databases answer, and 503 again once shutdown starts.
@@ -295,7 +299,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
-		FaxMasterKey: faxKey, StorageMasterKey: storageKey,
+		FaxMasterKey: faxKey, StorageMasterKey: storageKey, Telemetry: tel,
 		ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 		PAMTokenTTL: c.TokenTTL, PAMRateLimit: c.PAMRateLimit, PAMRatePeriod: c.PAMRatePeriod,
 		RestaurantRatePerSecond: c.RestaurantRPS, RestaurantRateLimit: c.RestaurantLimit, RestaurantRatePeriod: c.RestaurantPeriod,
@@ -314,9 +318,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// On a failed start, the servers stop before the databases close.
 	defer servers.close()
 	// The web console on the admin port; its Requests page reads the last
-	// requests of each API.
-	requests := requestlog.New(0)
-	con, err := newConsole(c.AdminToken, consoleServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, requests, st.Inbox, logger)
+	// requests of each API, as the telemetry logs them.
+	con, err := newConsole(c.AdminToken, consoleServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, tel.Log(), st.Inbox, logger)
 	if err != nil {
 		return err
 	}

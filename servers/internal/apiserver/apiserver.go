@@ -61,6 +61,9 @@ type Config struct {
 	// demand, the spec violations of a consumer's requests); the zero value
 	// does nothing.
 	Hooks Hooks
+	// Observer hears of every request answered (metrics, the console's
+	// request log); nil means none.
+	Observer Observer
 }
 
 // Hooks are the test kit's way into an API (servers/internal/faults).
@@ -103,6 +106,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if vopts.API == "" {
 		vopts.API = cfg.Name
 	}
+	if cfg.Observer != nil {
+		vopts.OnResponseViolation = observeViolations(cfg.Observer, vopts.OnResponseViolation, logger)
+	}
 	userSkip := vopts.Skip
 	vopts.Skip = func(r *http.Request) bool {
 		return isCommonPath(r.URL.Path) || (userSkip != nil && userSkip(r))
@@ -116,8 +122,12 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits}
+	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits,
+		noteOperation: cfg.Observer != nil}
 
+	if cfg.Observer != nil {
+		e.Use(observe(cfg.Observer, cfg.Name, router, vopts.ValidateResponses))
+	}
 	e.Use(requestLogger(logger, cfg.Name))
 	e.Use(recoverer(logger))
 	if cfg.Hooks.Middleware != nil {
@@ -138,7 +148,16 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", spec)
 	})
-	docs := v5emb.New(cfg.Title, "/openapi.yaml", "/docs/")
+	docsYAML, err := docsSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: %s: %w", cfg.Name, err)
+	}
+	e.GET(docsSpecPath, func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/yaml", docsYAML)
+	})
+	// The page and its assets are embedded (no CDN) and it calls no
+	// validator service: it works offline.
+	docs := v5emb.New(cfg.Title, docsSpecPath, "/docs/")
 	e.GET("/docs", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/docs/") })
 	e.GET("/docs/*", echo.WrapHandler(docs))
 	return e, nil
@@ -159,10 +178,9 @@ func requestLogger(logger *slog.Logger, api string) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			req := c.Request()
-			status := c.Response().Status
+			status := answeredStatus(c)
 			level := slog.LevelInfo
-			if errors.Is(req.Context().Err(), context.Canceled) {
-				status = StatusClientClosedRequest
+			if status == StatusClientClosedRequest {
 				level = slog.LevelWarn
 			} else if status >= 500 {
 				level = slog.LevelError
@@ -178,6 +196,15 @@ func requestLogger(logger *slog.Logger, api string) echo.MiddlewareFunc {
 			return nil
 		}
 	}
+}
+
+// answeredStatus is the status a request is logged with: the response's,
+// or 499 when the caller went away before it.
+func answeredStatus(c echo.Context) int {
+	if errors.Is(c.Request().Context().Err(), context.Canceled) {
+		return StatusClientClosedRequest
+	}
+	return c.Response().Status
 }
 
 // recoverer turns a panic into an error for the API's error handler (a 500 in

@@ -18,6 +18,9 @@ type bodyGate struct {
 	authenticate openapi3filter.AuthenticationFunc
 	limit        int64
 	limits       map[string]int64
+	// noteOperation records the route's operationId in the echo context
+	// (operationKey), for the observer.
+	noteOperation bool
 }
 
 // largest is the largest body any operation takes.
@@ -49,6 +52,13 @@ func (g *bodyGate) middleware(skip func(*http.Request) bool) echo.MiddlewareFunc
 			}
 			hasBody := req.Body != nil && req.Body != http.NoBody
 			route, pathParams, err := g.router.FindRoute(req)
+			if g.noteOperation {
+				op := ""
+				if err == nil {
+					op = route.Operation.OperationID
+				}
+				c.Set(operationKey, op)
+			}
 			if err != nil {
 				dropBody(c)
 				return next(c)

@@ -15,6 +15,9 @@ const DefaultPerAPI = 500
 // Entry is one answered request. It holds no header, body or query string:
 // those can carry credentials.
 type Entry struct {
+	// ID tells the requests of one process apart (AddViolations finds an
+	// entry by it); 0 when the recorder gave none.
+	ID uint64
 	// Time is when the request arrived.
 	Time time.Time
 	// API is the API's name ("pam", "fax", "storage", "restaurant", "admin").
@@ -28,7 +31,8 @@ type Entry struct {
 	// Latency is the time from arrival to the last byte written.
 	Latency time.Duration
 	// Violations are the spec violations found in the response, when
-	// --validate-responses checked it.
+	// --validate-responses checked it. A response checked after it was sent
+	// has them added later (AddViolations).
 	Violations []string
 }
 
@@ -69,6 +73,30 @@ func (l *Log) Add(e Entry) {
 	}
 	r.entries[r.next] = e
 	r.next = (r.next + 1) % l.perAPI
+}
+
+// AddViolations adds violations to the entry of api with the given id, when
+// the ring still holds it: a response checked in the background
+// (--validate-responses) is found to break the spec after its entry was
+// added. It reports whether the entry was found.
+func (l *Log) AddViolations(api string, id uint64, violations ...string) bool {
+	if id == 0 || len(violations) == 0 {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.rings[api]
+	if r == nil {
+		return false
+	}
+	for i := range r.entries {
+		if e := &r.entries[i]; e.ID == id {
+			// A new slice: copies handed out by Recent keep theirs.
+			e.Violations = append(slices.Clip(e.Violations), violations...)
+			return true
+		}
+	}
+	return false
 }
 
 // Filter selects entries in Recent. Its zero value selects every entry.

@@ -69,3 +69,23 @@ func TestLog_ConcurrentAdds(t *testing.T) {
 	wg.Wait()
 	assert.Len(t, l.Recent(Filter{}), 200)
 }
+
+func TestLog_AddViolationsReachesTheEntryByID(t *testing.T) {
+	l := New(2)
+	t0 := time.Now()
+	l.Add(Entry{ID: 1, Time: t0, API: "pam", Status: 200})
+	l.Add(Entry{ID: 2, Time: t0.Add(time.Millisecond), API: "pam", Status: 200, Violations: []string{"first"}})
+	before := l.Recent(Filter{API: "pam"})
+
+	assert.True(t, l.AddViolations("pam", 2, "second"))
+	assert.True(t, l.AddViolations("pam", 1, "only"))
+	assert.False(t, l.AddViolations("fax", 1, "no such api"), "another API's entry")
+	assert.False(t, l.AddViolations("pam", 0, "no id"))
+	l.Add(Entry{ID: 3, Time: t0.Add(2 * time.Millisecond), API: "pam", Status: 200})
+	assert.False(t, l.AddViolations("pam", 1, "gone"), "entry 1 left the ring")
+
+	got := l.Recent(Filter{API: "pam", ViolationsOnly: true})
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"first", "second"}, got[0].Violations)
+	assert.Equal(t, []string{"first"}, before[0].Violations, "a copy handed out earlier is unchanged")
+}
