@@ -119,8 +119,10 @@ func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 	ctx := context.Background()
 
 	id := h.send("+13125550800")
-	r.waitFor(id, "fax.queued")
-	// Let the first step (queued -> media.processed) happen, then cancel.
+	// Let the first step (queued -> media.processed) happen, then cancel. The
+	// harness moves its clock on to the simulator's waits, so the step may
+	// follow fax.queued before the receiver is looked at: wait for the step
+	// (the order of every event is checked below).
 	r.waitFor(id, "fax.media.processed")
 	resp, err := h.api.CancelFaxWithResponse(ctx, uuid.MustParse(id))
 	require.NoError(t, err)

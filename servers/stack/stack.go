@@ -176,15 +176,20 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	faxKey, storageKey, err := masterKeys(cfg.DataDir)
-	if err != nil {
-		return err
-	}
-	if cfg.FaxMasterKey != nil {
-		faxKey = cfg.FaxMasterKey
-	}
-	if cfg.StorageMasterKey != nil {
-		storageKey = cfg.StorageMasterKey
+	faxKey, storageKey := cfg.FaxMasterKey, cfg.StorageMasterKey
+	if faxKey == nil || storageKey == nil {
+		// Key files are made only for a key not given: replicas on a shared
+		// database keep no state in their data directory.
+		fileFax, fileStorage, err := masterKeys(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		if faxKey == nil {
+			faxKey = fileFax
+		}
+		if storageKey == nil {
+			storageKey = fileStorage
+		}
 	}
 	violation := func(api string) func(*http.Request, int, error) {
 		if cfg.OnResponseViolation == nil {
