@@ -113,6 +113,30 @@ type Config struct {
 	StorageDomain string
 }
 
+// violation is what hears of api's responses that break the spec.
+func (c Config) violation(api string) func(*http.Request, int, error) {
+	if c.OnResponseViolation == nil {
+		return nil
+	}
+	return func(r *http.Request, status int, err error) { c.OnResponseViolation(api, r, status, err) }
+}
+
+// NewPAM builds the PAM server of a stack configured by cfg on db: the one
+// place a PAM server is made, for the stack and for the PAM test harness
+// (servers/pam/pamtest), which runs it alone on a database of its choosing.
+func NewPAM(ctx context.Context, cfg Config, db *sql.DB) (*pam.Server, error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return pam.New(ctx, pam.Config{
+		DB: db, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
+		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
+		DisableValidation:   cfg.PAMDisableValidation,
+		OnResponseViolation: cfg.violation(PAM), Hooks: cfg.hooks(PAM), Telemetry: cfg.Telemetry,
+	})
+}
+
 // hooks are the hooks of api's fault injector, if any.
 func (c Config) hooks(api string) apiserver.Hooks {
 	if in := c.Faults[api]; in != nil {
@@ -191,18 +215,8 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 			storageKey = fileStorage
 		}
 	}
-	violation := func(api string) func(*http.Request, int, error) {
-		if cfg.OnResponseViolation == nil {
-			return nil
-		}
-		return func(r *http.Request, status int, err error) { cfg.OnResponseViolation(api, r, status, err) }
-	}
-	if st.PAM, err = pam.New(ctx, pam.Config{
-		DB: dbs.pam, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
-		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		DisableValidation:   cfg.PAMDisableValidation,
-		OnResponseViolation: violation(PAM), Hooks: cfg.hooks(PAM), Telemetry: cfg.Telemetry,
-	}); err != nil {
+	violation := cfg.violation
+	if st.PAM, err = NewPAM(ctx, cfg, dbs.pam); err != nil {
 		return err
 	}
 	_, systemClock := cfg.Clock.(clock.System)

@@ -26,6 +26,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 // Options tunes the server under test; the zero value is the defaults.
@@ -137,11 +138,16 @@ func OpenDB(db *sql.DB, opts Options, onViolation func(r *http.Request, status i
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	srv, err := pam.New(ctx, pam.Config{
-		DB: db, TokenTTL: opts.TokenTTL, RateLimit: opts.RateLimit, RateLimitPeriod: opts.RateLimitPeriod,
-		Clock: opts.Clock, ValidateResponses: !opts.NoValidation, DisableValidation: opts.NoValidation, OnResponseViolation: onViolation,
-		ResponseChecks: opts.ResponseChecks, Logger: logger,
-	})
+	// The PAM server of the same assembly as `apistack serve` and the test
+	// kit (servers/stack), alone on db.
+	cfg := stack.Config{
+		Clock: opts.Clock, Logger: logger, PAMTokenTTL: opts.TokenTTL, PAMRateLimit: opts.RateLimit, PAMRatePeriod: opts.RateLimitPeriod,
+		ValidateResponses: !opts.NoValidation, PAMDisableValidation: opts.NoValidation, ResponseChecks: opts.ResponseChecks,
+	}
+	if onViolation != nil {
+		cfg.OnResponseViolation = func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
+	}
+	srv, err := stack.NewPAM(ctx, cfg, db)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
