@@ -54,6 +54,9 @@ type delivery struct {
 
 	mu     sync.Mutex
 	queues map[string]*faxQueue
+	// unrecorded are the events finished and not yet recorded: a claim
+	// made again after a jump of the clock past the lease may return them.
+	unrecorded map[int64]bool
 }
 
 // faxQueue is the claimed events of one fax that this replica sends.
@@ -90,6 +93,8 @@ func (s *Server) runDelivery(ctx context.Context) {
 		sem:      make(chan struct{}, s.cfg.WebhookConcurrency),
 		outcomes: make(chan deliveryOutcome, deliveryBatch),
 		queues:   map[string]*faxQueue{},
+
+		unrecorded: map[int64]bool{},
 	}
 	var senders sync.WaitGroup
 	recorded := make(chan struct{})
@@ -108,6 +113,9 @@ func (s *Server) runDelivery(ctx context.Context) {
 		}
 		d.mu.Lock()
 		for _, e := range events {
+			if d.unrecorded[e.Seq] {
+				continue
+			}
 			q := d.queues[e.FaxID]
 			if q == nil {
 				q = &faxQueue{}
@@ -147,6 +155,11 @@ func (d *delivery) sendAll(ctx context.Context, faxID string) {
 		d.mu.Unlock()
 
 		o, ok := d.send(ctx, e)
+		if ok {
+			d.mu.Lock()
+			d.unrecorded[e.Seq] = true
+			d.mu.Unlock()
+		}
 		if !ok {
 			// Stopping, or the claim was lost: the event stays pending for
 			// the next start or the replica that holds it now.
@@ -315,6 +328,11 @@ func (d *delivery) record(ctx context.Context) {
 		if err := d.s.store.recordOutcomes(wctx, batch); err != nil {
 			d.s.logger.ErrorContext(ctx, "fax webhooks: record deliveries", "err", err)
 		}
+		d.mu.Lock()
+		for _, o := range batch {
+			delete(d.unrecorded, o.Seq)
+		}
+		d.mu.Unlock()
 		batch = batch[:0]
 		d.s.wakeDelivery() // the faxes of these events may be claimed again
 	}
