@@ -89,7 +89,9 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 			DB: reopen(), MasterKey: masterKey, ReplicaID: id, Lease: lease,
 			WebhookTimeout: webhookTimeout, WebhookAttempts: 3, WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
 			Clock: rs.clock, Logger: slog.New(slog.DiscardHandler), Destinations: egress.Options{AllowPrivate: true},
-			WebhookTransport: func(base http.RoundTripper) http.RoundTripper { return countingTransport{base: base, n: &r.posts, replica: id} },
+			WebhookTransport: func(base http.RoundTripper) http.RoundTripper {
+				return countingTransport{base: base, n: &r.posts, replica: id}
+			},
 		}
 		r.srv, err = New(ctx, cfg)
 		require.NoError(t, err)
