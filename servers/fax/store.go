@@ -534,14 +534,16 @@ func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []ou
 // faxGuard is the state a change of a fax was computed from: the change is
 // made only when the stored fax is still in it.
 type faxGuard struct {
-	// Status and StepsLeft are the fax's state when it was read.
-	Status    string
-	StepsLeft int
+	// Status is the fax's state when it was read.
+	Status string
 	// Claim, when not "", is the replica whose claim on the fax's step the
 	// change completes: the change is made only while the claim is still
 	// this replica's (another replica may have taken the step over after
-	// the lease ended).
-	Claim string
+	// the lease ended) and StepsLeft is still the fax's, so a step that
+	// changes only the steps left is not taken twice either. A change that
+	// is not a step (a cancel, a delete) needs the status alone.
+	Claim     string
+	StepsLeft int
 }
 
 // updateFax writes f's mutable columns when the stored fax is still as g
@@ -564,13 +566,13 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 	query := `UPDATE faxes SET status = ?, media_url = ?, media_id = ?, page_count = ?, failure_reason = ?,
 		partial_content = ?, call_duration_secs = ?, outcome = ?, steps_left = ?, next_step_at = ?, updated_at = ?, deleted_at = ?,
 		claimed_by = NULL, lease_until = NULL
-		WHERE id = ? AND status = ? AND steps_left = ? AND deleted_at IS NULL`
+		WHERE id = ? AND status = ? AND deleted_at IS NULL`
 	args := []any{f.Status, f.MediaURL, f.MediaID, f.PageCount, f.FailureReason,
 		f.PartialContent, f.CallDurationSecs, f.Outcome, f.StepsLeft, nullMicros(f.NextStepAt), micros(f.UpdatedAt), nullMicros(f.DeletedAt),
-		f.ID, g.Status, g.StepsLeft}
+		f.ID, g.Status}
 	if g.Claim != "" {
-		query += ` AND claimed_by = ?`
-		args = append(args, g.Claim)
+		query += ` AND claimed_by = ? AND steps_left = ?`
+		args = append(args, g.Claim, g.StepsLeft)
 	}
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
