@@ -105,11 +105,20 @@ func (s *Server) runDelivery(ctx context.Context) {
 		<-recorded
 	}()
 	for {
+		// Claim more only while fewer faxes are in flight than may be sent
+		// to at once: a finished fax wakes the loop.
+		d.mu.Lock()
+		busy := len(d.queues) >= s.cfg.WebhookConcurrency
+		d.mu.Unlock()
+		var events []outboxEvent
 		now := s.clock.Now()
 		leaseUntil := now.Add(s.cfg.Lease)
-		events, err := s.store.claimEvents(ctx, s.cfg.ReplicaID, now, leaseUntil, deliveryBatch)
-		if err != nil && ctx.Err() == nil {
-			s.logger.ErrorContext(ctx, "fax webhooks: claim events", "err", err)
+		if !busy {
+			var err error
+			events, err = s.store.claimEvents(ctx, s.cfg.ReplicaID, now, leaseUntil, deliveryBatch)
+			if err != nil && ctx.Err() == nil {
+				s.logger.ErrorContext(ctx, "fax webhooks: claim events", "err", err)
+			}
 		}
 		d.mu.Lock()
 		for _, e := range events {
