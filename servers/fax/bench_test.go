@@ -2,6 +2,7 @@ package fax
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
 // BenchmarkWebhookThroughput commits 10,000 events (1,000 faxes of 10 events)
@@ -22,12 +24,22 @@ import (
 // delivery to a local receiver that verifies every signature (clients/fax's
 // handler): events per second, and the p50/p99 time from commit to receipt.
 // In this burst the latencies are mostly time spent queued behind the
-// events committed earlier.
+// events committed earlier. It runs on the run's backend
+// (APISTACK_TEST_BACKEND) with one server, and on PostgreSQL also with three
+// replicas sharing the database, which claim the faxes' events from each
+// other.
 func BenchmarkWebhookThroughput(b *testing.B) {
-	r := deliverEvents(b, 1000, 10, 500, 0)
-	b.ReportMetric(r.eventsPerSecond, "events/s")
-	b.ReportMetric(r.p50Ms, "p50-ms")
-	b.ReportMetric(r.p99Ms, "p99-ms")
+	for _, replicas := range []int{1, 3} {
+		if replicas > 1 && testdb.Current() == testdb.SQLite {
+			continue // replicas share a PostgreSQL database; SQLite has one writer process
+		}
+		b.Run(fmt.Sprintf("backend=%s/replicas=%d", testdb.Current(), replicas), func(b *testing.B) {
+			r := deliverEvents(b, replicas, 1000, 10, 500, 0)
+			b.ReportMetric(r.eventsPerSecond, "events/s")
+			b.ReportMetric(r.p50Ms, "p50-ms")
+			b.ReportMetric(r.p99Ms, "p99-ms")
+		})
+	}
 }
 
 // BenchmarkWebhookLatency commits 2,000 events at a steady 500 events per
@@ -35,7 +47,7 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 // sender's capacity, and reports the p50/p99 time from commit to receipt:
 // the latency a receiver sees when the sender is not behind.
 func BenchmarkWebhookLatency(b *testing.B) {
-	r := deliverEvents(b, 200, 10, 10, 20*time.Millisecond)
+	r := deliverEvents(b, 1, 200, 10, 10, 20*time.Millisecond)
 	b.ReportMetric(r.p50Ms, "p50-ms")
 	b.ReportMetric(r.p99Ms, "p99-ms")
 }
@@ -47,8 +59,9 @@ type deliveryResult struct {
 
 // deliverEvents commits faxes*perFax events in transactions of txSize, one
 // transaction every interval (0: back to back), and waits until the
-// receiver has verified every one.
-func deliverEvents(b *testing.B, faxes, perFax, txSize int, interval time.Duration) deliveryResult {
+// receiver has verified every one, sent by replicas servers sharing the
+// database.
+func deliverEvents(b *testing.B, replicas, faxes, perFax, txSize int, interval time.Duration) deliveryResult {
 	total := faxes * perFax
 	h := newHarness(b, func(c *Config) {
 		c.Clock = clock.System{}
@@ -56,6 +69,18 @@ func deliverEvents(b *testing.B, faxes, perFax, txSize int, interval time.Durati
 		c.ValidateResponses = false
 	})
 	ctx := context.Background()
+	servers := []*Server{h.srv}
+	for i := 2; i <= replicas; i++ {
+		cfg := h.cfg
+		cfg.DB, cfg.ReplicaID = h.reopen(), fmt.Sprintf("replica-%d", i)
+		srv, err := New(ctx, cfg)
+		require.NoError(b, err)
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = srv.Run(rctx) }()
+		b.Cleanup(func() { cancel(); <-done })
+		servers = append(servers, srv)
+	}
 
 	var mu sync.Mutex
 	committed := make(map[string]time.Time, total)
@@ -109,7 +134,9 @@ func deliverEvents(b *testing.B, faxes, perFax, txSize int, interval time.Durati
 			committed[e.EventID] = at
 		}
 		mu.Unlock()
-		h.srv.wakeDelivery()
+		for _, srv := range servers {
+			srv.wakeDelivery()
+		}
 	}
 	select {
 	case <-done:

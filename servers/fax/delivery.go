@@ -55,6 +55,9 @@ type delivery struct {
 
 	mu     sync.Mutex
 	queues map[string]*faxQueue
+	// unrecorded are the events finished and not yet recorded: a claim
+	// made again after a jump of the clock past the lease may return them.
+	unrecorded map[int64]bool
 }
 
 // faxQueue is the claimed events of one fax that this replica sends.
@@ -91,6 +94,8 @@ func (s *Server) runDelivery(ctx context.Context) {
 		sem:      make(chan struct{}, s.cfg.WebhookConcurrency),
 		outcomes: make(chan deliveryOutcome, deliveryBatch),
 		queues:   map[string]*faxQueue{},
+
+		unrecorded: map[int64]bool{},
 	}
 	var senders sync.WaitGroup
 	recorded := make(chan struct{})
@@ -101,14 +106,26 @@ func (s *Server) runDelivery(ctx context.Context) {
 		<-recorded
 	}()
 	for {
+		// Claim more only while fewer faxes are in flight than may be sent
+		// to at once: a finished fax wakes the loop.
+		d.mu.Lock()
+		busy := len(d.queues) >= s.cfg.WebhookConcurrency
+		d.mu.Unlock()
+		var events []outboxEvent
 		now := s.clock.Now()
 		leaseUntil := now.Add(s.cfg.Lease)
-		events, err := s.store.claimEvents(ctx, s.cfg.ReplicaID, now, leaseUntil, deliveryBatch)
-		if err != nil && ctx.Err() == nil {
-			s.logger.ErrorContext(ctx, "fax webhooks: claim events", "err", err)
+		if !busy {
+			var err error
+			events, err = s.store.claimEvents(ctx, s.cfg.ReplicaID, now, leaseUntil, deliveryBatch)
+			if err != nil && ctx.Err() == nil {
+				s.logger.ErrorContext(ctx, "fax webhooks: claim events", "err", err)
+			}
 		}
 		d.mu.Lock()
 		for _, e := range events {
+			if d.unrecorded[e.Seq] {
+				continue
+			}
 			q := d.queues[e.FaxID]
 			if q == nil {
 				q = &faxQueue{}
@@ -148,6 +165,11 @@ func (d *delivery) sendAll(ctx context.Context, faxID string) {
 		d.mu.Unlock()
 
 		o, ok := d.send(ctx, e)
+		if ok {
+			d.mu.Lock()
+			d.unrecorded[e.Seq] = true
+			d.mu.Unlock()
+		}
 		if !ok {
 			// Stopping, or the claim was lost: the event stays pending for
 			// the next start or the replica that holds it now.
@@ -358,6 +380,11 @@ func (d *delivery) record(ctx context.Context) {
 		if err := d.s.store.recordOutcomes(wctx, batch); err != nil {
 			d.s.logger.ErrorContext(ctx, "fax webhooks: record deliveries", "err", err)
 		}
+		d.mu.Lock()
+		for _, o := range batch {
+			delete(d.unrecorded, o.Seq)
+		}
+		d.mu.Unlock()
 		batch = batch[:0]
 		d.s.wakeDelivery() // the faxes of these events may be claimed again
 	}

@@ -477,7 +477,7 @@ func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.updateFax(ctx, f, faxGuard{Status: from, StepsLeft: f.StepsLeft}, nil, []outboxEvent{ev}); err != nil {
+	if err := s.store.updateFax(ctx, f, faxGuard{Status: from}, nil, []outboxEvent{ev}); err != nil {
 		if errors.Is(err, errStale) {
 			return nil, errNoSuchFax()
 		}
@@ -501,7 +501,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObjec
 		if f.Direction != "outbound" || !cancellable[f.Status] {
 			return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
 		}
-		from := faxGuard{Status: f.Status, StepsLeft: f.StepsLeft}
+		from := faxGuard{Status: f.Status}
 		now := s.now()
 		reason := string(faxapi.FaxFailureReasonUserCancelled)
 		f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now

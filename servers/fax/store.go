@@ -472,13 +472,36 @@ type outboxEvent struct {
 }
 
 func insertEvents(ctx context.Context, tx *sqldb.Tx, events []outboxEvent) error {
-	for _, e := range events {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, e.EventID, e.FaxID, e.Type, e.Data, e.WebhookURL, e.FailoverURL, micros(e.CreatedAt)); err != nil {
-			return fmt.Errorf("queue event %s: %w", e.Type, err)
+	// Many rows a statement (a round trip each on PostgreSQL), in chunks of
+	// powers of two so the statements have few distinct texts.
+	for len(events) > 0 {
+		n := recordChunk
+		for n > len(events) {
+			n /= 2
 		}
+		args := make([]any, 0, 7*n)
+		for _, e := range events[:n] {
+			args = append(args, e.EventID, e.FaxID, e.Type, e.Data, e.WebhookURL, e.FailoverURL, micros(e.CreatedAt))
+		}
+		if _, err := tx.ExecContext(ctx, insertEventsSQL(n), args...); err != nil {
+			return fmt.Errorf("queue events: %w", err)
+		}
+		events = events[n:]
 	}
 	return nil
+}
+
+// insertEventsSQL is the statement queuing n events.
+func insertEventsSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, created_at) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`(?, ?, ?, ?, ?, ?, ?)`)
+	}
+	return b.String()
 }
 
 // insertFax creates f, its document when doc is not nil, and queues its
@@ -511,14 +534,16 @@ func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []ou
 // faxGuard is the state a change of a fax was computed from: the change is
 // made only when the stored fax is still in it.
 type faxGuard struct {
-	// Status and StepsLeft are the fax's state when it was read.
-	Status    string
-	StepsLeft int
+	// Status is the fax's state when it was read.
+	Status string
 	// Claim, when not "", is the replica whose claim on the fax's step the
 	// change completes: the change is made only while the claim is still
 	// this replica's (another replica may have taken the step over after
-	// the lease ended).
-	Claim string
+	// the lease ended) and StepsLeft is still the fax's, so a step that
+	// changes only the steps left is not taken twice either. A change that
+	// is not a step (a cancel, a delete) needs the status alone.
+	Claim     string
+	StepsLeft int
 }
 
 // updateFax writes f's mutable columns when the stored fax is still as g
@@ -541,13 +566,13 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 	query := `UPDATE faxes SET status = ?, media_url = ?, media_id = ?, page_count = ?, failure_reason = ?,
 		partial_content = ?, call_duration_secs = ?, outcome = ?, steps_left = ?, next_step_at = ?, updated_at = ?, deleted_at = ?,
 		claimed_by = NULL, lease_until = NULL
-		WHERE id = ? AND status = ? AND steps_left = ? AND deleted_at IS NULL`
+		WHERE id = ? AND status = ? AND deleted_at IS NULL`
 	args := []any{f.Status, f.MediaURL, f.MediaID, f.PageCount, f.FailureReason,
 		f.PartialContent, f.CallDurationSecs, f.Outcome, f.StepsLeft, nullMicros(f.NextStepAt), micros(f.UpdatedAt), nullMicros(f.DeletedAt),
-		f.ID, g.Status, g.StepsLeft}
+		f.ID, g.Status}
 	if g.Claim != "" {
-		query += ` AND claimed_by = ?`
-		args = append(args, g.Claim)
+		query += ` AND claimed_by = ? AND steps_left = ?`
+		args = append(args, g.Claim, g.StepsLeft)
 	}
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
@@ -748,9 +773,9 @@ func (s *store) claimEvents(ctx context.Context, replica string, now, leaseUntil
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE seq IN (
-			SELECT seq FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND fax_id IN (
-				SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL GROUP BY fax_id
-				HAVING SUM(CASE WHEN claimed_by IS NOT NULL AND lease_until > ? THEN 1 ELSE 0 END) = 0
+			SELECT seq FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND fax_id NOT IN (
+				SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
+					AND claimed_by IS NOT NULL AND lease_until > ?
 			) ORDER BY seq LIMIT ?
 		) RETURNING seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at`,
 		replica, micros(leaseUntil), micros(now), limit)
@@ -796,29 +821,48 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 		return fmt.Errorf("record deliveries: %w", err)
 	}
 	defer tx.Rollback()
-	delivered, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, delivered_at = ?, delivered_to = ?, claimed_by = NULL, lease_until = NULL
-		WHERE seq = ? AND delivered_at IS NULL AND abandoned_at IS NULL`)
-	if err != nil {
-		return fmt.Errorf("record deliveries: %w", err)
-	}
-	defer delivered.Close()
-	abandoned, err := tx.PrepareContext(ctx, `UPDATE outbox SET attempts = ?, abandoned_at = ?, claimed_by = NULL, lease_until = NULL
-		WHERE seq = ? AND delivered_at IS NULL AND abandoned_at IS NULL`)
-	if err != nil {
-		return fmt.Errorf("record deliveries: %w", err)
-	}
-	defer abandoned.Close()
-	for _, o := range outcomes {
-		if o.DeliveredTo != "" {
-			_, err = delivered.ExecContext(ctx, o.Attempts, micros(o.At), o.DeliveredTo, o.Seq)
-		} else {
-			_, err = abandoned.ExecContext(ctx, o.Attempts, micros(o.At), o.Seq)
+	// A few statements of many rows each, not a statement per event: on
+	// PostgreSQL each statement is a round trip. The chunks have sizes of
+	// powers of two, so the statements have few distinct texts.
+	for len(outcomes) > 0 {
+		n := recordChunk
+		for n > len(outcomes) {
+			n /= 2
 		}
-		if err != nil {
-			return fmt.Errorf("record delivery of event %d: %w", o.Seq, err)
+		args := make([]any, 0, 4*n)
+		for _, o := range outcomes[:n] {
+			args = append(args, o.Seq, o.Attempts, micros(o.At), o.DeliveredTo)
 		}
+		if _, err := tx.ExecContext(ctx, recordOutcomesSQL(n), args...); err != nil {
+			return fmt.Errorf("record deliveries: %w", err)
+		}
+		outcomes = outcomes[n:]
 	}
 	return tx.Commit()
+}
+
+// recordChunk is the most outcomes one statement records.
+const recordChunk = 64
+
+// recordOutcomesSQL is the statement recording n outcomes, each given as
+// seq, attempts, the instant and the URL that acknowledged it ("":
+// abandoned). The VALUES columns are column1... on both engines.
+func recordOutcomesSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(`UPDATE outbox SET attempts = o.column2,
+		delivered_at = CASE WHEN o.column4 = '' THEN NULL ELSE o.column3 END,
+		delivered_to = NULLIF(o.column4, ''),
+		abandoned_at = CASE WHEN o.column4 = '' THEN o.column3 ELSE NULL END,
+		claimed_by = NULL, lease_until = NULL
+		FROM (VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT))`)
+	}
+	b.WriteString(`) AS o WHERE outbox.seq = o.column1 AND outbox.delivered_at IS NULL AND outbox.abandoned_at IS NULL`)
+	return b.String()
 }
 
 // recordAttempts stores how many attempts an undelivered event has had, so
