@@ -278,14 +278,11 @@ func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
 	}
 	// event_id is unique in the outbox: the copy's row gets its own, while
 	// the body it sends keeps the event's id.
-	res, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at, redelivery_of)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, fmt.Sprintf("%s/redelivery/%d", e.EventID, copies+1), e.FaxID, e.Type, e.Data,
-		e.WebhookURL, e.FailoverURL, e.Attempts, micros(s.now()), seq)
-	if err != nil {
-		return 0, fmt.Errorf("redeliver: %w", err)
-	}
-	newSeq, err := res.LastInsertId()
-	if err != nil {
+	// RETURNING, not LastInsertId: PostgreSQL's driver has none.
+	var newSeq int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at, redelivery_of)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`, fmt.Sprintf("%s/redelivery/%d", e.EventID, copies+1), e.FaxID, e.Type, e.Data,
+		e.WebhookURL, e.FailoverURL, e.Attempts, micros(s.now()), seq).Scan(&newSeq); err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
