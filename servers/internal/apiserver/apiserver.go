@@ -148,7 +148,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", spec)
 	})
-	docsYAML, err := docsSpec(spec)
+	docsYAML, err := docsSpecOf(cfg.Name, spec)
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: %s: %w", cfg.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -12,6 +13,24 @@ import (
 // servers made relative, so "Try it out" calls the port that served the
 // page, whatever address the spec names.
 const docsSpecPath = "/docs/openapi.yaml"
+
+// docsSpecs memoizes docsSpec by API name: the specs are embedded, so each
+// is rewritten once per process, not at every server start (the test kit
+// starts a stack per test).
+var docsSpecs sync.Map // API name -> []byte
+
+// docsSpecOf is docsSpec of the spec of the API named name, once.
+func docsSpecOf(name string, spec []byte) ([]byte, error) {
+	if b, ok := docsSpecs.Load(name); ok {
+		return b.([]byte), nil
+	}
+	b, err := docsSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	docsSpecs.Store(name, b)
+	return b, nil
+}
 
 // docsSpec returns spec with each server URL replaced by its path alone
 // ("/" when it has none). Swagger UI resolves a relative server URL against
