@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
-	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
 )
@@ -53,7 +53,7 @@ type Env struct {
 // Start runs a storage server until the test ends.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := open(t.TempDir(), openDB(t), opts, func(r *http.Request, status int, err error) {
+	env, stop, err := open(t.TempDir(), stacktest.OpenDB(t), opts, func(r *http.Request, status int, err error) {
 		t.Errorf("storage response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 	})
 	require.NoError(t, err)
@@ -66,17 +66,6 @@ func Start(t testing.TB, opts Options) *Env {
 // where there is no *testing.T.
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
 	return open(dir, stack.OpenFromTemplates(dir, stack.TempRoot()), opts, onViolation)
-}
-
-// openDB opens the databases of a test's stack on the test run's backend
-// (testdb): copies of SQLite templates, or fresh PostgreSQL schemas with
-// APISTACK_TEST_BACKEND=postgres.
-func openDB(t testing.TB) stack.OpenDBFunc {
-	if testdb.Current() == testdb.SQLite {
-		return stack.OpenFromTemplates(t.TempDir(), stack.TempRoot())
-	}
-	open := testdb.Opener(t)
-	return func(ctx context.Context, m stack.Migrations) (*sql.DB, error) { return open(ctx, testdb.Migrations(m)) }
 }
 
 func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
