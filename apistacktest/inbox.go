@@ -49,20 +49,34 @@ func (in *Inbox) EventsOf(faxID string) []faxclient.Event {
 // ("fax.delivered"), waiting for it until ctx ends. Time in the stack only
 // moves with its Clock: advance it for the fax to take its steps.
 func (in *Inbox) Wait(ctx context.Context, faxID, eventType string) (faxclient.Event, error) {
+	events, err := in.WaitN(ctx, faxID, eventType, 1)
+	if err != nil {
+		return faxclient.Event{}, err
+	}
+	return events[0], nil
+}
+
+// WaitN returns the first n deliveries of fax faxID whose type is eventType,
+// waiting for them until ctx ends: the copies of a delivery duplicated on
+// purpose (Webhooks().Duplicate), or the retries of one the receiver failed.
+func (in *Inbox) WaitN(ctx context.Context, faxID, eventType string, n int) ([]faxclient.Event, error) {
 	for {
 		in.mu.Lock()
 		arrived := in.arrived
+		var found []faxclient.Event
 		for _, e := range in.events {
 			if e.FaxID == faxID && e.Type == eventType {
-				in.mu.Unlock()
-				return e, nil
+				found = append(found, e)
 			}
 		}
 		in.mu.Unlock()
+		if len(found) >= n {
+			return found[:n], nil
+		}
 		select {
 		case <-arrived:
 		case <-ctx.Done():
-			return faxclient.Event{}, fmt.Errorf("apistacktest: no %s webhook of fax %s: %w", eventType, faxID, ctx.Err())
+			return nil, fmt.Errorf("apistacktest: %d of %d %s webhooks of fax %s: %w", len(found), n, eventType, faxID, ctx.Err())
 		}
 	}
 }

@@ -332,9 +332,12 @@ func TestWebhookFaults_DuplicatedAndReorderedDeliveries(t *testing.T) {
 		st.Webhooks().Duplicate(1)
 		id := sendFax(t, st, "+13125550800")
 		// Moving the clock by more than the receiver's tolerance while a
-		// delivery is in flight makes it stale (and retried): let the first
-		// one arrive first.
-		wait(t, st, id, "fax.queued")
+		// delivery is in flight makes it stale (and retried): let both
+		// copies of the first one arrive first.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_, err := st.Inbox.WaitN(ctx, id, "fax.queued", 2)
+		require.NoError(t, err)
 		st.Clock.Advance(10 * time.Minute)
 		wait(t, st, id, "fax.delivered")
 		events := st.Inbox.EventsOf(id)
