@@ -139,15 +139,21 @@ func (s *Server) sleep(ctx context.Context, wake <-chan struct{}, d time.Duratio
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	// In the clock's time: a test's fake clock wakes the loop when it is
-	// moved past the deadline.
+	// In the clock's time, so a test's fake clock wakes the loop when it is
+	// moved past the deadline; and in real time too, at most a second: the
+	// loops also look for work no wake-up announces (claims another replica
+	// left to expire, an outcome recorded late), which a test clock that
+	// stands still would never bring.
 	timer := clock.NewTimerAt(s.clock, s.clock.Now().Add(d))
 	defer timer.Stop()
+	poll := time.NewTimer(min(d, time.Second))
+	defer poll.Stop()
 	select {
 	case <-ctx.Done():
 		return false
 	case <-wake:
 	case <-timer.C():
+	case <-poll.C:
 	}
 	return true
 }
