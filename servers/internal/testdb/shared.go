@@ -3,6 +3,7 @@ package testdb
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -28,4 +29,24 @@ func OpenShared(t testing.TB, m Migrations) (url, schema string) {
 		t.Fatalf("testdb: %v", err)
 	}
 	return url, schema
+}
+
+// OpenSchemaTwice returns two connection pools on one fresh PostgreSQL
+// schema (OpenShared), each opened as a replica opens it (pgdb.Open: the
+// second finds the migrations applied): what two replicas of an API sharing
+// a database hold. Both are closed, and the schema dropped, when t ends.
+func OpenSchemaTwice(t testing.TB, m Migrations) (first, second *sql.DB) {
+	t.Helper()
+	url, schema := OpenShared(t, m)
+	open := func() *sql.DB {
+		t.Helper()
+		db, err := pgdb.Open(context.Background(), url, schema, m.Postgres)
+		if err != nil {
+			t.Fatalf("testdb: open schema %s: %v", schema, err)
+		}
+		// Registered after OpenShared's drop, so run before it.
+		t.Cleanup(func() { _ = db.Close() })
+		return db
+	}
+	return open(), open()
 }
