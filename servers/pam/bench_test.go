@@ -2,21 +2,16 @@ package pam_test
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/pamapi"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/validation"
-	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -123,30 +118,8 @@ func listGroupsOn(b *testing.B, mode validationMode) (list func(), wait func()) 
 // bodies are read and discarded (no client-side decoding), with request
 // validation on, as `apistack serve` runs by default.
 func BenchmarkListGroupsServer(b *testing.B) {
-	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, filepath.Join(b.TempDir(), "pam.db"), pam.Migrations())
-	require.NoError(b, err)
-	b.Cleanup(func() { db.Close() })
-	srv, err := pam.New(ctx, pam.Config{DB: db, RateLimit: 1 << 30,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(b, err)
-	h, err := srv.Handler()
-	require.NoError(b, err)
-	hs := httptest.NewServer(h)
-	b.Cleanup(hs.Close)
-	_, err = srv.CreateTeam(ctx, "acme")
-	require.NoError(b, err)
-	key, err := srv.BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
-	require.NoError(b, err)
-	for i := range 150 {
-		require.NoError(b, srv.CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
-	}
-	api, err := pamapi.NewClientWithResponses(hs.URL)
-	require.NoError(b, err)
-	tok, err := api.IssueServiceTokenWithResponse(ctx, "acme",
-		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
-	require.NoError(b, err)
-	url := hs.URL + "/v1/teams/acme/groups?count=100"
+	baseURL, token := backendServer(b, testdb.SQLite)
+	url := baseURL + "/v1/teams/acme/groups?count=100"
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.SetParallelism(8) // 16 clients on 2 cores
 	b.ReportAllocs()
@@ -154,7 +127,7 @@ func BenchmarkListGroupsServer(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
-			req.Header.Set("Authorization", "Bearer "+tok.JSON200.BearerToken)
+			req.Header.Set("Authorization", "Bearer "+token)
 			resp, err := client.Do(req)
 			if err != nil {
 				b.Error(err)
