@@ -176,6 +176,23 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 	t.Parallel()
 	st := apistacktest.Start(t, apistacktest.Options{})
 	ctx := context.Background()
+	// The PAM cases: one GetGroup with a single retry, and the error it ends in.
+	pamGetGroup := func() error {
+		cfg := st.PAMConfig()
+		cfg.MaxRetries = 1
+		c, err := pam.New(cfg)
+		require.NoError(t, err)
+		_, err = c.GetGroup(ctx, "anything")
+		return err
+	}
+	pamError := func(status int, name pam.ErrorName) func(*testing.T, error) {
+		return func(t *testing.T, err error) {
+			var apiErr *pam.Error
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, status, apiErr.StatusCode)
+			assert.Equal(t, name, apiErr.Name)
+		}
+	}
 	tests := []struct {
 		name  string
 		api   string
@@ -184,35 +201,11 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 		check func(t *testing.T, err error)
 	}{
 		{"pam 500 unknown_error", apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetGroup", Count: 2},
-			func() error {
-				cfg := st.PAMConfig()
-				cfg.MaxRetries = 1
-				c, err := pam.New(cfg)
-				require.NoError(t, err)
-				_, err = c.GetGroup(ctx, "anything")
-				return err
-			},
-			func(t *testing.T, err error) {
-				var apiErr *pam.Error
-				require.ErrorAs(t, err, &apiErr)
-				assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
-				assert.Equal(t, pam.UnknownError, apiErr.Name)
-			}},
+			pamGetGroup,
+			pamError(http.StatusInternalServerError, pam.UnknownError)},
 		{"pam 503 service_offline", apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Unavailable, Operation: "GetGroup", Count: 2},
-			func() error {
-				cfg := st.PAMConfig()
-				cfg.MaxRetries = 1
-				c, err := pam.New(cfg)
-				require.NoError(t, err)
-				_, err = c.GetGroup(ctx, "anything")
-				return err
-			},
-			func(t *testing.T, err error) {
-				var apiErr *pam.Error
-				require.ErrorAs(t, err, &apiErr)
-				assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
-				assert.Equal(t, pam.ServiceOffline, apiErr.Name)
-			}},
+			pamGetGroup,
+			pamError(http.StatusServiceUnavailable, pam.ServiceOffline)},
 		{"fax 500 internal_error", apistacktest.Fax, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetFax", Count: 2},
 			func() error {
 				cfg := st.FaxConfig()
