@@ -35,7 +35,11 @@ import (
 	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/faults"
+	faxserver "github.com/apistack/apistack/servers/fax"
+	pamserver "github.com/apistack/apistack/servers/pam"
+	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/stack"
+	storageserver "github.com/apistack/apistack/servers/storage"
 )
 
 // The APIs of a stack, as Inject names them.
@@ -51,6 +55,18 @@ const (
 // and webhook retries that come due.
 type Clock = clock.Fake
 
+// Settings are the knobs of each API (servers/stack.Settings); the zero
+// value is the defaults.
+type Settings = stack.Settings
+
+// The knobs of one API, declared in the API's server package.
+type (
+	PAMSettings        = pamserver.Settings
+	FaxSettings        = faxserver.Settings
+	StorageSettings    = storageserver.Settings
+	RestaurantSettings = restaurantserver.Settings
+)
+
 // NewClock returns a Clock set to now.
 func NewClock(now time.Time) *Clock { return clock.NewFake(now) }
 
@@ -58,19 +74,14 @@ func NewClock(now time.Time) *Clock { return clock.NewFake(now) }
 type Options struct {
 	// Clock is the stack's time; nil means a new Clock at the current time.
 	Clock *Clock
-	// FaxStepInterval spaces the fax simulator's steps in the stack's time;
-	// 0 means one second (a fax is delivered after about five steps).
-	FaxStepInterval time.Duration
 	// FaxWebhookURL is where the fax webhooks of the stack's application
 	// go; "" means the stack's own receiver, whose events are in
 	// Stack.Inbox. The stack's fax server may reach loopback addresses.
 	FaxWebhookURL string
-	// PAMTokenTTL is the PAM tokens' lifetime; 0 means one hour.
-	PAMTokenTTL time.Duration
-	// PAMRateLimit requests per PAMRatePeriod per caller; 0 means the
-	// server's 10,000 an hour.
-	PAMRateLimit  int
-	PAMRatePeriod time.Duration
+	// Settings are the knobs of each API, as `apistack serve` takes them
+	// (0: the API's default): Settings.PAM.TokenTTL, Settings.Fax.StepInterval
+	// (one second by default: a fax is delivered after about five steps)...
+	Settings
 	// AllowInvalidRequests stops the contract check of the requests the
 	// stack receives from failing the test (for a test that sends a request
 	// that breaks the spec on purpose). Violations are still recorded
@@ -178,9 +189,8 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	if opts.Clock == nil {
 		opts.Clock = NewClock(time.Now())
 	}
-	if opts.FaxStepInterval == 0 {
-		opts.FaxStepInterval = time.Second
-	}
+	// The stack's servers are on loopback, and so are the tests' receivers.
+	opts.Fax.Destinations.AllowPrivate = true
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -213,9 +223,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 				report(v)
 			}
 		},
-		Faults:      st.injectors,
-		PAMTokenTTL: opts.PAMTokenTTL, PAMRateLimit: opts.PAMRateLimit, PAMRatePeriod: opts.PAMRatePeriod,
-		FaxStepInterval: opts.FaxStepInterval, FaxAllowPrivate: true,
+		Faults: st.injectors, Settings: opts.Settings,
 		FaxWebhookTransport: func(next http.RoundTripper) http.RoundTripper {
 			st.hookRT = next
 			return st.webhooks.Transport(next)

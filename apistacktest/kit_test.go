@@ -91,7 +91,7 @@ func TestClock_AdvanceRetriesAFailedWebhook(t *testing.T) {
 
 func TestClock_AdvanceExpiresAPAMToken(t *testing.T) {
 	t.Parallel()
-	st := apistacktest.Start(t, apistacktest.Options{PAMTokenTTL: time.Hour})
+	st := apistacktest.Start(t, apistacktest.Options{Settings: apistacktest.Settings{PAM: apistacktest.PAMSettings{TokenTTL: time.Hour}}})
 	ctx := context.Background()
 	token, err := st.PAM.Token(ctx)
 	require.NoError(t, err)
@@ -114,7 +114,7 @@ func TestClock_AdvanceExpiresAPAMToken(t *testing.T) {
 
 func TestClock_AdvanceRefillsTheRateLimit(t *testing.T) {
 	t.Parallel()
-	st := apistacktest.Start(t, apistacktest.Options{PAMRateLimit: 3, PAMRatePeriod: time.Hour, PAMTokenTTL: 24 * time.Hour})
+	st := apistacktest.Start(t, apistacktest.Options{Settings: apistacktest.Settings{PAM: apistacktest.PAMSettings{RateLimit: 3, RateLimitPeriod: time.Hour, TokenTTL: 24 * time.Hour}}})
 	ctx := context.Background()
 	token, err := st.PAM.Token(ctx) // one request of the team's budget
 	require.NoError(t, err)

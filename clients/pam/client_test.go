@@ -16,6 +16,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 
+	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -115,7 +116,7 @@ func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
 	// refresh is fresh to the client too: a caller arriving after the
 	// refresh ended must use it, not refresh again.
 	fake := &sharedClock{now: time.Now()}
-	env := pamtest.Start(t, pamtest.Options{TokenTTL: time.Hour, Clock: fake})
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pamserver.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme", "pam_admin")
 	c.setClock(fake.Now)
@@ -148,7 +149,7 @@ func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
 }
 
 func TestToken_RefreshesOnceOn401(t *testing.T) {
-	env := pamtest.Start(t, pamtest.Options{TokenTTL: time.Hour})
+	env := pamtest.Start(t, pamtest.Options{Settings: pamserver.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme", "pam_admin")
 	_, err := c.Token(context.Background())

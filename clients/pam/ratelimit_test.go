@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
 func TestGroups_CompletesA500ItemIterationUnderATinyRateLimitWithoutSendingBeforeRetryAt(t *testing.T) {
-	env := pamtest.Start(t, pamtest.Options{RateLimit: 4, RateLimitPeriod: time.Second})
+	env := pamtest.Start(t, pamtest.Options{Settings: pamserver.Settings{RateLimit: 4, RateLimitPeriod: time.Second}})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme", "pam_admin")
 	env.Groups(t, "acme", "g", 499) // with bot-group, 500 groups

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
@@ -123,9 +124,7 @@ func serveForBenchmark(items string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	env, stop, err := restauranttest.Open(dir, restauranttest.Options{
-		RatePerSecond: 1 << 20, RatePerWindow: 1 << 30, SkipResponseValidation: true,
-	}, nil)
+	env, stop, err := restauranttest.Open(dir, restauranttest.Options{SkipResponseValidation: true, Settings: restaurantserver.Settings{RatePerSecond: 1 << 20, RatePerWindow: 1 << 30}}, nil)
 	if err != nil {
 		return err
 	}

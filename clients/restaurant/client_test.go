@@ -15,6 +15,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/restaurantapi"
+	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
@@ -119,7 +120,7 @@ func TestList_ARestaurantNotGrantedIsAnError(t *testing.T) {
 
 func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, RatePerSecond: 1000})
+	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, Settings: restaurantserver.Settings{RatePerSecond: 1000}})
 	doc := env.ImportDemo(t, 60)
 	// since is a millisecond after the import: changes within since's own
 	// millisecond may be yielded (Changes never misses one).
@@ -150,7 +151,7 @@ func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 
 func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
 	clk := &fakeClock{now: time.Now()}
-	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, TokenTTL: time.Hour})
+	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, Settings: restaurantserver.Settings{TokenTTL: time.Hour}})
 	env.ImportDemo(t, 10)
 	tr := newTransport(t)
 	c := newTestClient(t, env, tr)
@@ -167,7 +168,7 @@ func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
 }
 
 func TestClient_Retries429AfterRetryAfter(t *testing.T) {
-	env := restauranttest.Start(t, restauranttest.Options{RatePerSecond: 2})
+	env := restauranttest.Start(t, restauranttest.Options{Settings: restaurantserver.Settings{RatePerSecond: 2}})
 	env.ImportDemo(t, 10)
 	tr := newTransport(t)
 	c := newTestClient(t, env, tr)
@@ -215,7 +216,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func TestChanges_IncludesAChangeInTheSameMillisecondAsSince(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, RatePerSecond: 1000})
+	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, Settings: restaurantserver.Settings{RatePerSecond: 1000}})
 	doc := env.ImportDemo(t, 20)
 	clk.advance(time.Minute + 200*time.Microsecond)
 	since := clk.Now()

@@ -51,34 +51,13 @@ type Config struct {
 	// BaseURL is where the fax API is reached (signed media links point to
 	// it); SetBaseURL changes it once the listener's address is known.
 	BaseURL string
-	// StepInterval spaces the simulator's steps; 0 runs them back to back.
-	StepInterval time.Duration
+	// Settings are the server's knobs (0: their defaults).
+	Settings
 	// CatchUpSteps takes at once, in order, the steps a clock moved on by
 	// several intervals has passed (a test's fake clock: one Advance of ten
 	// minutes walks a fax to its end); without it each step is due
 	// StepInterval after the previous one was taken, however late.
 	CatchUpSteps bool
-	// MediaTimeout bounds the download of a fax document, body included;
-	// 0 means 10s.
-	MediaTimeout time.Duration
-	// Destinations is the policy of the URLs tenants choose: media_url
-	// (every redirect hop) and the webhook URLs. The zero value reaches
-	// public addresses only; AllowDestinations adds exact URLs (the demo's
-	// own inbox and sample document), and AllowPrivate opens every address
-	// (tests on loopback, a private deployment).
-	Destinations DestinationOptions
-	// WebhookTimeout bounds one delivery attempt; 0 means 10s.
-	WebhookTimeout time.Duration
-	// WebhookAttempts is how many times an event is tried on each URL (the
-	// webhook URL, then the failover URL); 0 means 5.
-	WebhookAttempts int
-	// WebhookBackoff is the first retry delay, doubled (with jitter) per
-	// attempt up to WebhookMaxBackoff; 0 means 1s and 1 minute.
-	WebhookBackoff    time.Duration
-	WebhookMaxBackoff time.Duration
-	// WebhookConcurrency is how many faxes' events are delivered at once; 0
-	// means 32. Events of one fax are always delivered one after another.
-	WebhookConcurrency int
 	// WebhookTransport, when set, wraps the webhook sender's transport
 	// (which keeps WebhookConcurrency connections per host and enforces
 	// Destinations beneath the wrapper), e.g. to validate deliveries in
@@ -89,12 +68,6 @@ type Config struct {
 	// a random one. Run first ends the claims made under the same name (a
 	// restarted replica takes its own work back at once).
 	ReplicaID string
-	// Lease is how long a replica's claim on a due step or on a fax's
-	// events lasts before another replica may take the work over (the
-	// claimer died). A replica extends its claim while it retries a
-	// delivery. It must exceed MediaTimeout and WebhookTimeout; 0 means 30s,
-	// or twice the longer of them when that is more.
-	Lease time.Duration
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -159,27 +132,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("fax: Config.DB is nil")
 	}
-	if cfg.MediaTimeout == 0 {
-		cfg.MediaTimeout = 10 * time.Second
-	}
-	if cfg.WebhookTimeout == 0 {
-		cfg.WebhookTimeout = 10 * time.Second
-	}
-	if cfg.WebhookAttempts == 0 {
-		cfg.WebhookAttempts = 5
-	}
-	if cfg.WebhookBackoff == 0 {
-		cfg.WebhookBackoff = time.Second
-	}
-	if cfg.WebhookMaxBackoff == 0 {
-		cfg.WebhookMaxBackoff = time.Minute
-	}
-	if cfg.WebhookConcurrency == 0 {
-		cfg.WebhookConcurrency = 32
-	}
-	if cfg.Lease == 0 {
-		cfg.Lease = max(30*time.Second, 2*cfg.MediaTimeout, 2*cfg.WebhookTimeout)
-	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	if cfg.Lease <= cfg.MediaTimeout || cfg.Lease <= cfg.WebhookTimeout {
 		return nil, fmt.Errorf("fax: Config.Lease %v must exceed MediaTimeout %v and WebhookTimeout %v", cfg.Lease, cfg.MediaTimeout, cfg.WebhookTimeout)
 	}

@@ -170,7 +170,7 @@ func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) 
 // once, whichever replica answered.
 func TestReplicas_RateLimitIsOneBucketAcrossReplicas(t *testing.T) {
 	const limit = 25
-	envs := startReplicas(t, 2, pamtest.Options{RateLimit: limit, RateLimitPeriod: time.Hour})
+	envs := startReplicas(t, 2, pamtest.Options{Settings: pam.Settings{RateLimit: limit, RateLimitPeriod: time.Hour}})
 	apis := []*pamapi.ClientWithResponses{newAPI(t, envs[0].URL), newAPI(t, envs[1].URL)}
 	envs[0].Team(t, "acme")
 	root := envs[1].ServiceUser(t, "acme", "root", "end_user")

@@ -35,17 +35,8 @@ import (
 type Config struct {
 	// DB is the PAM database, migrated with Migrations.
 	DB *sql.DB
-	// TokenTTL is the lifetime of a bearer token; 0 means one hour.
-	TokenTTL time.Duration
-	// RateLimit requests are allowed per RateLimitPeriod per caller; 0 means
-	// 10,000 per hour.
-	RateLimit       int
-	RateLimitPeriod time.Duration
-	// ExchangeFailures failed token exchanges are allowed per
-	// ExchangeFailurePeriod from one source address, and as many naming one
-	// key id; 0 means 20 per 10 minutes.
-	ExchangeFailures      int
-	ExchangeFailurePeriod time.Duration
+	// Settings are the server's knobs (0: their defaults).
+	Settings
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -119,21 +110,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("pam: Config.DB is nil")
 	}
-	if cfg.TokenTTL == 0 {
-		cfg.TokenTTL = time.Hour
-	}
-	if cfg.RateLimit == 0 {
-		cfg.RateLimit = 10000
-	}
-	if cfg.RateLimitPeriod == 0 {
-		cfg.RateLimitPeriod = time.Hour
-	}
-	if cfg.ExchangeFailures == 0 {
-		cfg.ExchangeFailures = 20
-	}
-	if cfg.ExchangeFailurePeriod == 0 {
-		cfg.ExchangeFailurePeriod = 10 * time.Minute
-	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
 	}

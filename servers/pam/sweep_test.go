@@ -14,6 +14,7 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -153,7 +154,7 @@ func TestEveryOperation_WithABodyThatIsNotJSONAnswers415(t *testing.T) {
 func TestEveryOperation_OverTheRateLimitAnswers429(t *testing.T) {
 	// The token exchange spends its principal's one request of the hour;
 	// every later one is refused.
-	env, token := adminToken(t, pamtest.Options{RateLimit: 1, RateLimitPeriod: time.Hour})
+	env, token := adminToken(t, pamtest.Options{Settings: pam.Settings{RateLimit: 1, RateLimitPeriod: time.Hour}})
 	sweepPAMWith(t, env, http.StatusTooManyRequests, sweep{values: map[string]string{"team_name": "acme"}, token: token, secured: true})
 }
 

@@ -43,14 +43,8 @@ type Config struct {
 	// PostgreSQL (pgx) migrated with PostgresMigrations, which any number of
 	// replicas may share.
 	DB *sql.DB
-	// TokenTTL is the lifetime of a bearer token; 0 means one hour.
-	TokenTTL time.Duration
-	// RatePerSecond requests are allowed per second per restaurant; 0 means 20.
-	RatePerSecond int
-	// RatePerWindow requests are allowed per RateWindow per restaurant; 0
-	// means 10,000 per 15 minutes.
-	RatePerWindow int
-	RateWindow    time.Duration
+	// Settings are the server's knobs (0: their defaults).
+	Settings
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -98,18 +92,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("restaurant: Config.DB is nil")
 	}
-	if cfg.TokenTTL == 0 {
-		cfg.TokenTTL = time.Hour
-	}
-	if cfg.RatePerSecond == 0 {
-		cfg.RatePerSecond = 20
-	}
-	if cfg.RatePerWindow == 0 {
-		cfg.RatePerWindow = 10000
-	}
-	if cfg.RateWindow == 0 {
-		cfg.RateWindow = 15 * time.Minute
-	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
 	}

@@ -13,20 +13,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/faults"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
-	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
@@ -88,29 +87,30 @@ type Config struct {
 	// PAMDisableValidation turns the PAM server's spec validation off (the
 	// benchmarks of what validation costs; see pam.Config).
 	PAMDisableValidation bool
-	// RestaurantTokenTTL is the restaurant tokens' lifetime (0: the
-	// server's default).
-	RestaurantTokenTTL time.Duration
-	// PAM: token lifetime and rate limit (0: the server's defaults).
-	PAMTokenTTL   time.Duration
-	PAMRateLimit  int
-	PAMRatePeriod time.Duration
-	// Restaurant: rate limits (0: the server's defaults).
-	RestaurantRatePerSecond int
-	RestaurantRateLimit     int
-	RestaurantRatePeriod    time.Duration
-	// Fax: the simulator's step interval, the destination policy, and the
-	// webhook sender's retries and transport (0 and nil: the defaults).
-	FaxStepInterval      time.Duration
-	FaxAllowPrivate      bool
-	FaxWebhookAttempts   int
-	FaxWebhookBackoff    time.Duration
-	FaxWebhookMaxBackoff time.Duration
-	FaxWebhookTransport  func(http.RoundTripper) http.RoundTripper
-	// Storage: the region and the domain of virtual-host-style addresses
-	// ("": the defaults).
-	StorageRegion string
-	StorageDomain string
+	// FaxWebhookTransport wraps the fax webhook sender's transport (the test
+	// kit's fault injection; see fax.Config).
+	FaxWebhookTransport func(http.RoundTripper) http.RoundTripper
+
+	// Settings are the knobs of each API.
+	Settings
+}
+
+// Settings are the knobs of every API, declared in the API's package (their
+// zero values: the API's defaults).
+type Settings struct {
+	PAM        pam.Settings
+	Fax        fax.Settings
+	Storage    storage.Settings
+	Restaurant restaurant.Settings
+}
+
+// RegisterFlags declares the flags of every API's knobs on fs (`apistack
+// serve`), bound to s.
+func (s *Settings) RegisterFlags(fs *flag.FlagSet) {
+	s.PAM.RegisterFlags(fs)
+	s.Fax.RegisterFlags(fs)
+	s.Storage.RegisterFlags(fs)
+	s.Restaurant.RegisterFlags(fs)
 }
 
 // violation is what hears of api's responses that break the spec.
@@ -130,7 +130,7 @@ func NewPAM(ctx context.Context, cfg Config, db *sql.DB) (*pam.Server, error) {
 		logger = slog.Default()
 	}
 	return pam.New(ctx, pam.Config{
-		DB: db, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
+		DB: db, Settings: cfg.PAM,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		DisableValidation:   cfg.PAMDisableValidation,
 		OnResponseViolation: cfg.violation(PAM), Hooks: cfg.hooks(PAM), Telemetry: cfg.Telemetry,
@@ -221,9 +221,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	}
 	_, systemClock := cfg.Clock.(clock.System)
 	if st.Fax, err = fax.New(ctx, fax.Config{
-		DB: dbs.fax, MasterKey: faxKey, StepInterval: cfg.FaxStepInterval, CatchUpSteps: cfg.Clock != nil && !systemClock,
-		Destinations:    egress.Options{AllowPrivate: cfg.FaxAllowPrivate},
-		WebhookAttempts: cfg.FaxWebhookAttempts, WebhookBackoff: cfg.FaxWebhookBackoff, WebhookMaxBackoff: cfg.FaxWebhookMaxBackoff,
+		DB: dbs.fax, MasterKey: faxKey, Settings: cfg.Fax, CatchUpSteps: cfg.Clock != nil && !systemClock,
 		WebhookTransport: cfg.FaxWebhookTransport,
 		Clock:            cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Fax), Hooks: cfg.hooks(Fax), Telemetry: cfg.Telemetry,
@@ -231,14 +229,14 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	if st.Restaurant, err = restaurant.New(ctx, restaurant.Config{
-		DB: dbs.restaurant, TokenTTL: cfg.RestaurantTokenTTL, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
+		DB: dbs.restaurant, Settings: cfg.Restaurant,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Restaurant), Hooks: cfg.hooks(Restaurant), Telemetry: cfg.Telemetry,
 	}); err != nil {
 		return err
 	}
 	if st.Storage, err = storage.New(storage.Config{
-		DB: dbs.storage, MasterKey: storageKey, Region: cfg.StorageRegion, Domain: cfg.StorageDomain,
+		DB: dbs.storage, MasterKey: storageKey, Settings: cfg.Storage,
 		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: violation(Storage), Hooks: cfg.hooks(Storage), Telemetry: cfg.Telemetry,
 	}); err != nil {

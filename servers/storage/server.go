@@ -52,10 +52,8 @@ type Config struct {
 	// MasterKey (MasterKeySize bytes, kept outside the database; see
 	// LoadOrCreateMasterKey) seals the access-key secrets stored in DB.
 	MasterKey []byte
-	// Region is the region requests must be signed for; "" means DefaultRegion.
-	Region string
-	// Domain is the domain of virtual-host-style addresses; "" means DefaultDomain.
-	Domain string
+	// Settings are the server's knobs (0: their defaults).
+	Settings
 	// Clock tells the time (signature skew); nil means the system clock.
 	Clock clock.Clock
 	// Logger receives logs; nil means slog.Default().
@@ -98,12 +96,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("storage: Config.DB is nil")
 	}
-	if cfg.Region == "" {
-		cfg.Region = DefaultRegion
-	}
-	if cfg.Domain == "" {
-		cfg.Domain = DefaultDomain
-	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System{}
 	}

@@ -38,11 +38,7 @@ type serveConfig struct {
 	PAMAddr           string
 	RestaurantAddr    string
 	FaxAddr           string
-	FaxStepInterval   time.Duration
-	FaxAllowPrivate   bool
 	StorageAddr       string
-	StorageRegion     string
-	StorageDomain     string
 	AdminAddr         string
 	AdminToken        string
 	AdminAllowRemote  bool
@@ -51,16 +47,12 @@ type serveConfig struct {
 	ValidateResponses bool
 	LogFormat         string
 	LogLevel          string
-	TokenTTL          time.Duration
-	PAMRateLimit      int
-	PAMRatePeriod     time.Duration
-	RestaurantRPS     int
-	RestaurantLimit   int
-	RestaurantPeriod  time.Duration
 	ShutdownTimeout   time.Duration
 	SQLiteFullSync    bool
 	CPUProfile        string
 	Conn              connLimits
+	// APIs are the knobs of every API (--pam-*, --fax-*, ...).
+	APIs stack.Settings
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -74,11 +66,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.PAMAddr, "pam-addr", "127.0.0.1:8081", "address of the PAM API")
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
 	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
-	fs.DurationVar(&c.FaxStepInterval, "fax-step-interval", time.Second, "time between the fax simulator's steps")
-	fs.BoolVar(&c.FaxAllowPrivate, "fax-allow-private-destinations", false, "let media_url and webhook URLs reach loopback, private and other non-public addresses (default: public only, plus the admin port's demo sample and inbox)")
 	fs.StringVar(&c.StorageAddr, "storage-addr", "127.0.0.1:8083", "address of the storage API")
-	fs.StringVar(&c.StorageRegion, "storage-region", storage.DefaultRegion, "region storage requests are signed for")
-	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
 	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API; on loopback only, unless --admin-allow-remote")
 	fs.BoolVar(&c.AdminAllowRemote, "admin-allow-remote", false, "allow an --admin-addr off loopback (the admin API then faces the network, behind its token alone)")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random); "+
@@ -88,16 +76,11 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.DurationVar(&c.TokenTTL, "pam-token-ttl", time.Hour, "lifetime of PAM bearer tokens")
-	fs.IntVar(&c.PAMRateLimit, "pam-rate-limit", 10000, "PAM requests allowed per caller per --pam-rate-period")
-	fs.DurationVar(&c.PAMRatePeriod, "pam-rate-period", time.Hour, "PAM rate-limit period")
-	fs.IntVar(&c.RestaurantRPS, "restaurant-rate-per-second", 20, "restaurant requests allowed per second per restaurant")
-	fs.IntVar(&c.RestaurantLimit, "restaurant-rate-limit", 10000, "restaurant requests allowed per restaurant per --restaurant-rate-period")
-	fs.DurationVar(&c.RestaurantPeriod, "restaurant-rate-period", 15*time.Minute, "restaurant rate-limit period")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests get on SIGINT/SIGTERM")
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the whole run to this file, for performance work")
 	fs.BoolVar(&c.SQLiteFullSync, "sqlite-full-sync", false, "flush every SQLite commit to the disk (durable against power loss; default: durable against a crash of the process, much faster writes)")
 	registerConnFlags(fs, &c.Conn)
+	c.APIs.RegisterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
 		fs.PrintDefaults()
@@ -301,10 +284,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		},
 		FaxMasterKey: faxKey, StorageMasterKey: storageKey, Telemetry: tel,
 		ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
-		PAMTokenTTL: c.TokenTTL, PAMRateLimit: c.PAMRateLimit, PAMRatePeriod: c.PAMRatePeriod,
-		RestaurantRatePerSecond: c.RestaurantRPS, RestaurantRateLimit: c.RestaurantLimit, RestaurantRatePeriod: c.RestaurantPeriod,
-		FaxStepInterval: c.FaxStepInterval, FaxAllowPrivate: c.FaxAllowPrivate,
-		StorageRegion: c.StorageRegion, StorageDomain: c.StorageDomain,
+		Settings: c.APIs,
 	})
 	if err != nil {
 		return err

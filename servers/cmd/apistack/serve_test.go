@@ -181,7 +181,7 @@ func TestServe_FlagsFallBackToEnvironment(t *testing.T) {
 	c, err := parseServeFlags([]string{"--pam-rate-limit", "7"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:9999", c.PAMAddr, "from APISTACK_PAM_ADDR")
-	assert.Equal(t, 7, c.PAMRateLimit, "a flag wins over its variable")
+	assert.Equal(t, 7, c.APIs.PAM.RateLimit, "a flag wins over its variable")
 
 	t.Setenv("APISTACK_PAM_RATE_LIMIT", "many")
 	_, err = parseServeFlags(nil, io.Discard)
@@ -191,15 +191,15 @@ func TestServe_FlagsFallBackToEnvironment(t *testing.T) {
 func TestServe_RestaurantRateFlags(t *testing.T) {
 	c, err := parseServeFlags(nil, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, 20, c.RestaurantRPS, "the documented 20 per second by default")
-	assert.Equal(t, 10000, c.RestaurantLimit)
-	assert.Equal(t, 15*time.Minute, c.RestaurantPeriod)
+	assert.Equal(t, 20, c.APIs.Restaurant.RatePerSecond, "the documented 20 per second by default")
+	assert.Equal(t, 10000, c.APIs.Restaurant.RatePerWindow)
+	assert.Equal(t, 15*time.Minute, c.APIs.Restaurant.RateWindow)
 
 	c, err = parseServeFlags([]string{"--restaurant-rate-per-second", "5000", "--restaurant-rate-limit", "1000000", "--restaurant-rate-period", "1m"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, 5000, c.RestaurantRPS)
-	assert.Equal(t, 1000000, c.RestaurantLimit)
-	assert.Equal(t, time.Minute, c.RestaurantPeriod)
+	assert.Equal(t, 5000, c.APIs.Restaurant.RatePerSecond)
+	assert.Equal(t, 1000000, c.APIs.Restaurant.RatePerWindow)
+	assert.Equal(t, time.Minute, c.APIs.Restaurant.RateWindow)
 }
 
 func TestAdminCLI_PAMAndRestaurantCommands(t *testing.T) {

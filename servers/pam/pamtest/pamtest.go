@@ -31,9 +31,8 @@ import (
 
 // Options tunes the server under test; the zero value is the defaults.
 type Options struct {
-	RateLimit       int
-	RateLimitPeriod time.Duration
-	TokenTTL        time.Duration
+	// Settings are the server's knobs (0: their defaults).
+	pam.Settings
 	// Clock drives the server's time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives the server's logs; nil discards them.
@@ -141,7 +140,7 @@ func OpenDB(db *sql.DB, opts Options, onViolation func(r *http.Request, status i
 	// The PAM server of the same assembly as `apistack serve` and the test
 	// kit (servers/stack), alone on db.
 	cfg := stack.Config{
-		Clock: opts.Clock, Logger: logger, PAMTokenTTL: opts.TokenTTL, PAMRateLimit: opts.RateLimit, PAMRatePeriod: opts.RateLimitPeriod,
+		Clock: opts.Clock, Logger: logger, Settings: stack.Settings{PAM: opts.Settings},
 		ValidateResponses: !opts.NoValidation, PAMDisableValidation: opts.NoValidation, ResponseChecks: opts.ResponseChecks,
 	}
 	if onViolation != nil {

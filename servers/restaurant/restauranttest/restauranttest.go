@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -26,9 +25,8 @@ import (
 
 // Options tunes the server under test; the zero value is the defaults.
 type Options struct {
-	TokenTTL      time.Duration
-	RatePerSecond int
-	RatePerWindow int
+	// Settings are the server's knobs (0: their defaults).
+	restaurant.Settings
 	// Clock drives the server's time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives the server's logs; nil discards them.
@@ -78,7 +76,7 @@ func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r 
 	// The restaurant server of the same assembly as `apistack serve` and
 	// the test kit (servers/stack), its database in dir.
 	st, err := stack.Open(ctx, stack.Config{
-		DataDir: dir, OpenDB: openDB, RestaurantTokenTTL: opts.TokenTTL, RestaurantRatePerSecond: opts.RatePerSecond, RestaurantRateLimit: opts.RatePerWindow,
+		DataDir: dir, OpenDB: openDB, Settings: stack.Settings{Restaurant: opts.Settings},
 		Clock: opts.Clock, Logger: logger, ValidateResponses: !opts.SkipResponseValidation,
 		OnResponseViolation: perAPI(onViolation),
 	})
