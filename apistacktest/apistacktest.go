@@ -17,6 +17,7 @@
 package apistacktest
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -126,9 +127,9 @@ type Stack struct {
 	// the clock jumps further is refused and retried, so a test that
 	// counts deliveries waits for the one in flight before a long Advance.
 	Clock *Clock
-	// Servers are the stack's servers, for seed data and operator calls.
-	Servers *stack.Stack
-
+	// servers are the stack's servers; tests seed them through the Seed*
+	// methods (seed.go), which take the operator code paths of the admin API.
+	servers    *stack.Stack
 	webhookURL string
 	injectors  map[string]*faults.Injector
 	webhooks   *faults.Webhooks
@@ -191,6 +192,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	}
 	// The stack's servers are on loopback, and so are the tests' receivers.
 	opts.Fax.Destinations.AllowPrivate = true
+	opts.Fax.StepInterval = cmp.Or(opts.Fax.StepInterval, faxserver.DefaultStepInterval)
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -224,7 +226,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 			}
 		},
 		Faults: st.injectors, Settings: opts.Settings,
-		FaxWebhookTransport: func(next http.RoundTripper) http.RoundTripper {
+		WebhookTransport: func(next http.RoundTripper) http.RoundTripper {
 			st.hookRT = next
 			return st.webhooks.Transport(next)
 		},
@@ -232,7 +234,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	if err != nil {
 		return err
 	}
-	st.Servers = servers
+	st.servers = servers
 	st.closers = append(st.closers, func() { _ = servers.Close() })
 	handlers, err := servers.Handlers()
 	if err != nil {
@@ -264,7 +266,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 		st.webhookURL = rs.URL + "/fax-webhooks"
 	}
 	servers.Start(ctx)
-	st.Credentials, err = servers.DemoWith(ctx, stack.Credentials{}, urls, stack.DemoOptions{FaxWebhookURL: st.webhookURL})
+	st.Credentials, err = servers.Seed(ctx, stack.Credentials{}, stack.TenantSet{Name: stack.DemoSet, URLs: urls, WebhookURL: st.webhookURL})
 	if err != nil {
 		return fmt.Errorf("tenants: %w", err)
 	}
@@ -337,9 +339,9 @@ func (st *Stack) Close() {
 func (st *Stack) SetFaxWebhookURL(t TB, url string) {
 	t.Helper()
 	ctx := context.Background()
-	acct, err := st.Servers.Fax.AccountByName(ctx, "demo")
+	acct, err := st.servers.Fax.AccountByName(ctx, "demo")
 	if err == nil {
-		err = st.Servers.Fax.SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
+		err = st.servers.Fax.SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
 	}
 	if err != nil {
 		t.Fatalf("apistacktest: set the fax webhook URL: %v", err)

@@ -199,8 +199,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	require.NoError(t, err)
 	h.cfg = Config{
 		MasterKey: masterKey,
-		// A negative StepInterval takes the simulator's steps back to back.
-		Settings: Settings{StepInterval: -1, WebhookTimeout: 2 * time.Second, WebhookAttempts: 3,
+		Settings: Settings{StepInterval: 0, WebhookTimeout: 2 * time.Second, WebhookAttempts: 3,
 			WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond},
 		ReplicaID: "harness", Clock: h.clock, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),
 		OnResponseViolation: func(r *http.Request, status int, err error) {

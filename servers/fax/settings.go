@@ -11,8 +11,9 @@ import (
 // binds its --fax-* flags to them (RegisterFlags); the stack
 // (servers/stack) and the test kit (apistacktest) take them as they are.
 type Settings struct {
-	// StepInterval spaces the simulator's steps; 0 means
-	// DefaultStepInterval, a negative interval runs them back to back.
+	// StepInterval spaces the simulator's steps; 0 runs them back to back
+	// (the server's own tests). `apistack serve` and the test kit space
+	// them DefaultStepInterval apart unless told otherwise.
 	StepInterval time.Duration
 	// Destinations is the policy of the URLs tenants choose: media_url
 	// (every redirect hop) and the webhook URLs. The zero value reaches
@@ -46,7 +47,7 @@ type Settings struct {
 	Lease time.Duration
 }
 
-// The defaults of Settings.
+// The defaults of Settings (DefaultStepInterval: serve's and the kit's).
 const (
 	DefaultStepInterval       = time.Second
 	DefaultMediaTimeout       = 10 * time.Second
@@ -58,10 +59,9 @@ const (
 	DefaultLease              = 30 * time.Second
 )
 
-// withDefaults returns s with every zero field set to its default (and a
-// negative StepInterval to 0, back to back).
+// withDefaults returns s with every zero field but StepInterval set to its
+// default.
 func (s Settings) withDefaults() Settings {
-	s.StepInterval = max(cmp.Or(s.StepInterval, DefaultStepInterval), 0)
 	s.MediaTimeout = cmp.Or(s.MediaTimeout, DefaultMediaTimeout)
 	s.WebhookTimeout = cmp.Or(s.WebhookTimeout, DefaultWebhookTimeout)
 	s.WebhookAttempts = cmp.Or(s.WebhookAttempts, DefaultWebhookAttempts)

@@ -38,12 +38,12 @@ func TestOpen_DemoTenantsSurviveARestartOfTheDataDirectory(t *testing.T) {
 		return st, urls
 	}
 	st, urls := start(stack.Config{DataDir: dir})
-	first, err := st.DemoWith(ctx, stack.Credentials{}, urls, stack.DemoOptions{RestaurantMenuItems: 5})
+	first, err := st.Seed(ctx, stack.Credentials{}, stack.TenantSet{Name: stack.DemoSet, URLs: urls, SampleSize: 5})
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 
 	st, urls = start(stack.Config{DataDir: dir})
-	again, err := st.DemoWith(ctx, first, urls, stack.DemoOptions{RestaurantMenuItems: 5})
+	again, err := st.Seed(ctx, first, stack.TenantSet{Name: stack.DemoSet, URLs: urls, SampleSize: 5})
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 	assert.Equal(t, first.PAM.KeyID, again.PAM.KeyID)

@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/dbopen"
 	"github.com/apistack/apistack/servers/internal/masterkey"
@@ -25,7 +24,6 @@ import (
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/stack"
-	"github.com/apistack/apistack/servers/storage"
 )
 
 // serveConfig is what `apistack serve` is told by flags and APISTACK_* variables.
@@ -150,13 +148,14 @@ func (c *serveConfig) loadMasterKey() error {
 	return nil
 }
 
-// apiKey is the key that seals an API's secrets: derived from the master key
-// when one is given, else the key file of the API in the data directory.
-func (c serveConfig) apiKey(api string, loadFile func(string) ([]byte, error)) ([]byte, error) {
-	if !c.MasterKey.IsZero() {
-		return c.MasterKey.Derive(api)
+// apiKeys gives the key that seals an API's secrets, derived from the
+// master key; nil without one (the stack then keeps a key file per API in
+// the data directory).
+func (c serveConfig) apiKeys() func(api string) ([]byte, error) {
+	if c.MasterKey.IsZero() {
+		return nil
 	}
-	return loadFile(filepath.Join(c.DataDir, api+"-master.key"))
+	return c.MasterKey.Derive
 }
 
 func newLogger(c serveConfig, w io.Writer) (*slog.Logger, error) {
@@ -269,20 +268,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer servers.close()
 
 	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync}
-	faxKey, err := c.apiKey("fax", fax.LoadOrCreateMasterKey)
-	if err != nil {
-		return err
-	}
-	storageKey, err := c.apiKey("storage", storage.LoadOrCreateMasterKey)
-	if err != nil {
-		return err
-	}
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, Logger: logger,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
-		FaxMasterKey: faxKey, StorageMasterKey: storageKey, Telemetry: tel,
+		MasterKey: c.apiKeys(), Telemetry: tel,
 		ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
 		Settings: c.APIs,
 	})
@@ -294,7 +285,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dbs = []*sql.DB{st.DB(stack.PAM), st.DB(stack.Fax), st.DB(stack.Restaurant), st.DB(stack.Storage)}
+	for _, api := range stack.APIs {
+		if db := st.DB(api); db != nil {
+			dbs = append(dbs, db)
+		}
+	}
 	// On a failed start, the servers stop before the databases close.
 	defer servers.close()
 	// The web console on the admin port; its Requests page reads the last

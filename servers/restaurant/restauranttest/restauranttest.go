@@ -75,34 +75,32 @@ func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r 
 	}
 	// The restaurant server of the same assembly as `apistack serve` and
 	// the test kit (servers/stack), its database in dir.
-	st, err := stack.Open(ctx, stack.Config{
-		DataDir: dir, OpenDB: openDB, Settings: stack.Settings{Restaurant: opts.Settings},
-		Clock: opts.Clock, Logger: logger, ValidateResponses: !opts.SkipResponseValidation,
-		OnResponseViolation: perAPI(onViolation),
-	})
+	srv, db, err := stack.OpenServer(ctx, stack.Config{
+		DataDir: dir, OpenDB: openDB, Clock: opts.Clock, Logger: logger, ValidateResponses: !opts.SkipResponseValidation,
+		OnResponseViolation: stacktest.PerAPI(onViolation),
+	}, restaurant.API, opts.Settings)
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, db := st.Restaurant, st.DB(stack.Restaurant)
 	h, err := srv.Handler()
 	if err != nil {
-		st.Close()
+		db.Close()
 		return nil, nil, err
 	}
 	a, errA := srv.CreateRestaurant(ctx, "", "Test Bistro")
 	b, errB := srv.CreateRestaurant(ctx, "", "Other Bistro")
 	if errA != nil || errB != nil {
-		st.Close()
+		db.Close()
 		return nil, nil, fmt.Errorf("restauranttest: create restaurants: %w, %w", errA, errB)
 	}
 	creds, err := srv.CreateClient(ctx, "test client", []string{a.GUID})
 	if err != nil {
-		st.Close()
+		db.Close()
 		return nil, nil, err
 	}
 	hs := httptest.NewServer(h)
 	env = &Env{URL: hs.URL, Server: srv, Restaurant: a.GUID, Other: b.GUID, ClientID: creds.ClientID, ClientSecret: creds.ClientSecret, DB: db}
-	return env, func() { hs.Close(); st.Close() }, nil
+	return env, func() { hs.Close(); db.Close() }, nil
 }
 
 // ImportDemo imports a demo configuration of menuItems menu items into the
@@ -125,13 +123,4 @@ func (e *Env) ImportDemoErr(menuItems int) (*restaurant.Document, error) {
 		return nil, err
 	}
 	return doc, nil
-}
-
-// perAPI adapts a harness's violation hook to the stack's, which names the
-// API; nil stays nil (violations are logged).
-func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
-	if onViolation == nil {
-		return nil
-	}
-	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }

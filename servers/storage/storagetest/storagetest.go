@@ -72,18 +72,17 @@ func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r 
 	ctx := context.Background()
 	// The storage server of the same assembly as `apistack serve` and the
 	// test kit (servers/stack), its database and master key in dir.
-	st, err := stack.Open(ctx, stack.Config{
+	srv, db, err := stack.OpenServer(ctx, stack.Config{
 		DataDir: dir, OpenDB: openDB, Clock: opts.Clock, ValidateResponses: true,
-		OnResponseViolation: perAPI(onViolation),
+		OnResponseViolation: stacktest.PerAPI(onViolation),
 		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}, storage.API, storage.Settings{})
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, db := st.Storage, st.DB(stack.Storage)
 	h, err := srv.Handler()
 	if err != nil {
-		return nil, nil, errors.Join(err, st.Close())
+		return nil, nil, errors.Join(err, db.Close())
 	}
 	key, err := srv.CreateKey(ctx, Account, "tests")
 	if err == nil {
@@ -93,17 +92,8 @@ func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r 
 		_, err = srv.CreateBucket(ctx, Account, VersionedBucket, storage.Enabled)
 	}
 	if err != nil {
-		return nil, nil, errors.Join(err, st.Close())
+		return nil, nil, errors.Join(err, db.Close())
 	}
 	ts := httptest.NewServer(h)
-	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); _ = st.Close() }, nil
-}
-
-// perAPI adapts a harness's violation hook to the stack's, which names the
-// API; nil stays nil (violations are logged).
-func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
-	if onViolation == nil {
-		return nil
-	}
-	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
+	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); _ = db.Close() }, nil
 }

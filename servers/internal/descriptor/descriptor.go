@@ -1,0 +1,175 @@
+// Package descriptor is how each API of apistack describes itself to the
+// code that assembles the APIs (servers/stack, `apistack serve`, the test
+// kit and the per-API test harnesses): its name, its migrations, its
+// settings, how to build its server from the dependencies every API shares,
+// and how to seed one isolated set of its tenants. Each server package
+// exports one API value; the assemblers loop over the list instead of wiring
+// each API by hand, so adding a knob to one API touches that API's package
+// alone.
+package descriptor
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/telemetry"
+	"github.com/apistack/apistack/servers/internal/validation"
+)
+
+// Migrations are one API's schema: its name (the PostgreSQL schema, the
+// SQLite file's base name) and its goose migrations in each dialect.
+type Migrations struct {
+	Schema           string
+	SQLite, Postgres fs.FS
+}
+
+// Deps are what an assembler gives the server of every API alike.
+type Deps struct {
+	// DB is the API's database, migrated with its Migrations.
+	DB *sql.DB
+	// MasterKey seals the API's secrets at rest (APIs with SealsSecrets).
+	MasterKey []byte
+	// Clock is the servers' time; nil means the system clock.
+	Clock clock.Clock
+	// Logger receives the server's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Telemetry counts requests and events; nil records nothing.
+	Telemetry *telemetry.Telemetry
+	// Hooks are the test kit's fault injection; the zero value does nothing.
+	Hooks apiserver.Hooks
+	// WebhookTransport, when set, wraps the transport of the webhooks the
+	// server sends (the test kit's fault injection).
+	WebhookTransport func(http.RoundTripper) http.RoundTripper
+	// Validation is how the server checks requests and responses against
+	// its spec.
+	Validation Validation
+}
+
+// Validation is how a server checks its traffic against its spec.
+type Validation struct {
+	// Responses checks every response; with ResponseChecks in the
+	// background, else before it is sent.
+	Responses      bool
+	ResponseChecks *validation.Background
+	// OnResponseViolation hears of each response that breaks the spec (nil
+	// logs it).
+	OnResponseViolation func(r *http.Request, status int, err error)
+	// Disable turns the spec validation of requests and responses off, to
+	// measure what it costs (benchmarks; PAM only: pam.Config.DisableValidation).
+	Disable bool
+}
+
+// Server is what every API's server is to the assemblers.
+type Server interface {
+	// Handler returns the server's HTTP handler.
+	Handler() (http.Handler, error)
+}
+
+// TenantSet names one isolated set of tenants, one in each API, with the
+// credentials of each in a section of demo-credentials.json.
+type TenantSet struct {
+	// Name names the set; each API derives its tenants' names from it. The
+	// set named DemoSet is `apistack serve --demo`'s.
+	Name string
+	// URLs are the base URL of every API by name; each API writes its own
+	// into its credentials.
+	URLs map[string]string
+	// WebhookURL is where the set's webhooks go; "" means the admin port's
+	// inbox (URLs["admin"]).
+	WebhookURL string
+	// SampleSize is the size of the sample data generated for the set (the
+	// restaurant's menu items); 0 generates none.
+	SampleSize int
+}
+
+// DemoSet is the name of the demo tenants' set.
+const DemoSet = "demo"
+
+// API describes one API: S is its settings, Srv its server, C its section of
+// demo-credentials.json.
+type API[S any, Srv Server, C any] struct {
+	// Name is the API's, as the specs, ports and credentials name it.
+	Name string
+	// Migrations are the API's schema in each dialect.
+	Migrations Migrations
+	// SealsSecrets says the server needs Deps.MasterKey.
+	SealsSecrets bool
+	// New builds the server on d with settings s (zero fields: defaults).
+	New func(ctx context.Context, d Deps, s S) (Srv, error)
+	// Seed creates the tenants of set in srv, idempotently: what previous
+	// (the set's credentials of an earlier run, or nil) names and still
+	// works is kept. It returns the set's credentials.
+	Seed func(ctx context.Context, srv Srv, set TenantSet, previous *C) (*C, error)
+}
+
+// Bound is an API with its settings, as an assembler loops over it.
+type Bound interface {
+	// Name is the API's.
+	Name() string
+	// Migrations are the API's schema.
+	Migrations() Migrations
+	// SealsSecrets says the server needs Deps.MasterKey.
+	SealsSecrets() bool
+	// Open builds the server on d.
+	Open(ctx context.Context, d Deps) (Server, error)
+	// Seed runs the API's Seed on srv (a server Open returned); previous
+	// and the result are the API's section of demo-credentials.json.
+	Seed(ctx context.Context, srv Server, set TenantSet, previous json.RawMessage) (json.RawMessage, error)
+}
+
+// Bind binds a to its settings (read when Open is called) and to where Open
+// puts the server it builds (nil: nowhere).
+func (a API[S, Srv, C]) Bind(settings *S, server *Srv) Bound {
+	return bound[S, Srv, C]{api: a, settings: settings, server: server}
+}
+
+type bound[S any, Srv Server, C any] struct {
+	api      API[S, Srv, C]
+	settings *S
+	server   *Srv
+}
+
+func (b bound[S, Srv, C]) Name() string           { return b.api.Name }
+func (b bound[S, Srv, C]) Migrations() Migrations { return b.api.Migrations }
+func (b bound[S, Srv, C]) SealsSecrets() bool     { return b.api.SealsSecrets }
+
+func (b bound[S, Srv, C]) Open(ctx context.Context, d Deps) (Server, error) {
+	var s S
+	if b.settings != nil {
+		s = *b.settings
+	}
+	srv, err := b.api.New(ctx, d, s)
+	if err != nil {
+		return nil, err
+	}
+	if b.server != nil {
+		*b.server = srv
+	}
+	return srv, nil
+}
+
+func (b bound[S, Srv, C]) Seed(ctx context.Context, srv Server, set TenantSet, previous json.RawMessage) (json.RawMessage, error) {
+	typed, ok := srv.(Srv)
+	if !ok {
+		return nil, fmt.Errorf("%s: seed: a %T is not this API's server", b.api.Name, srv)
+	}
+	var prev *C
+	if len(previous) > 0 && string(previous) != "null" {
+		prev = new(C)
+		if err := json.Unmarshal(previous, prev); err != nil {
+			prev = nil // damaged: the seed issues fresh credentials
+		}
+	}
+	creds, err := b.api.Seed(ctx, typed, set, prev)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(creds)
+}
