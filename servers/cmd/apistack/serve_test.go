@@ -140,9 +140,10 @@ func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(groups), `"demo-admins"`)
 
-	// The admin CLI reaches the admin API with the credentials file.
+	// The admin CLI reaches the admin API with the credentials file (the
+	// README's pam-create-team; create-team is its earlier name).
 	var out bytes.Buffer
-	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "create-team", "acme"}, &out, io.Discard))
+	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "pam-create-team", "acme"}, &out, io.Discard))
 	assert.Contains(t, out.String(), `"name": "acme"`)
 	out.Reset()
 	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "create-service-user", "acme", "bot", "ops", "pam_admin,security_admin"}, &out, io.Discard))
