@@ -162,13 +162,9 @@ func (e *apiError) HTTPStatus() int { return e.Status }
 
 // failureAnswers are the admin API's answers to the failures of the spec
 // validation.
-var failureAnswers = apiserver.FailureAnswers[adminapi.ErrorError]{
-	validation.KindInvalid:              {Status: http.StatusBadRequest, Name: adminapi.ErrorErrorInvalidRequest},
-	validation.KindUnauthenticated:      {Status: http.StatusUnauthorized, Name: adminapi.ErrorErrorUnauthorized},
-	validation.KindUnsupportedMediaType: {Status: http.StatusUnsupportedMediaType, Name: adminapi.ErrorErrorUnsupportedContentType},
-	validation.KindNotFound:             {Status: http.StatusNotFound, Name: adminapi.ErrorErrorNotFound},
-	validation.KindMethodNotAllowed:     {Status: http.StatusMethodNotAllowed, Name: adminapi.ErrorErrorInvalidRequest},
-	validation.KindTooLarge:             {Status: http.StatusRequestEntityTooLarge, Name: adminapi.ErrorErrorInvalidRequest},
+var failureNames = apiserver.FailureNames[adminapi.ErrorError]{
+	Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
+	UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
 }
 
 // errorHandler renders every error as the admin API's body; anything
@@ -178,8 +174,8 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
 		API: "admin", Logger: s.logger,
 		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
-			a := failureAnswers.Of(vf.Kind)
-			return &apiError{a.Status, a.Name, vf.Message}
+			status, name := failureNames.Of(vf.Kind)
+			return &apiError{status, name, vf.Message}
 		},
 		Domain: fromStore,
 		Echo: func(he *echo.HTTPError) (*apiError, bool) {

@@ -127,12 +127,10 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 
 // failureAnswers are the fax API's answers to the failures of the spec
 // validation (a KindInvalid failure is a 422 listing each cause as an item).
-var failureAnswers = apiserver.FailureAnswers[faxapi.ErrorCode]{
-	validation.KindUnauthenticated:      {Status: http.StatusUnauthorized, Name: faxapi.ErrorCodeAuthenticationFailed},
-	validation.KindUnsupportedMediaType: {Status: http.StatusUnsupportedMediaType, Name: faxapi.ErrorCodeUnsupportedMediaType},
-	validation.KindNotFound:             {Status: http.StatusNotFound, Name: faxapi.ErrorCodeNotFound},
-	validation.KindMethodNotAllowed:     {Status: http.StatusMethodNotAllowed, Name: faxapi.ErrorCodeMethodNotAllowed},
-	validation.KindTooLarge:             {Status: http.StatusRequestEntityTooLarge, Name: faxapi.ErrorCodeRequestTooLarge},
+var failureNames = apiserver.FailureNames[faxapi.ErrorCode]{
+	Invalid: faxapi.ErrorCodeInvalidParameter, InvalidStatus: http.StatusUnprocessableEntity,
+	Unauthenticated: faxapi.ErrorCodeAuthenticationFailed, UnsupportedMediaType: faxapi.ErrorCodeUnsupportedMediaType,
+	NotFound: faxapi.ErrorCodeNotFound, MethodNotAllowed: faxapi.ErrorCodeMethodNotAllowed, TooLarge: faxapi.ErrorCodeRequestTooLarge,
 }
 
 // missingProperty matches kin-openapi's reasons that name a property at the
@@ -144,8 +142,8 @@ func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
 	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
 		return inner
 	}
-	if a, ok := failureAnswers[vf.Kind]; ok {
-		return newError(a.Status, a.Name, "%s", vf.Message)
+	if status, code := failureNames.Of(vf.Kind); status != http.StatusUnprocessableEntity {
+		return newError(status, code, "%s", vf.Message)
 	}
 	ae := &apiError{Status: http.StatusUnprocessableEntity}
 	for _, c := range vf.Causes {

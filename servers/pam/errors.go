@@ -110,13 +110,9 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 }
 
 // failureAnswers are PAM's answers to the failures of the spec validation.
-var failureAnswers = apiserver.FailureAnswers[pamapi.ErrorName]{
-	validation.KindInvalid:              {Status: http.StatusBadRequest, Name: pamapi.ErrorNameInvalidRequest},
-	validation.KindUnauthenticated:      {Status: http.StatusUnauthorized, Name: pamapi.ErrorNameAuthenticationError},
-	validation.KindUnsupportedMediaType: {Status: http.StatusUnsupportedMediaType, Name: pamapi.ErrorNameUnsupportedContentType},
-	validation.KindNotFound:             {Status: http.StatusNotFound, Name: pamapi.ErrorNameResourceDoesNotExist},
-	validation.KindMethodNotAllowed:     {Status: http.StatusMethodNotAllowed, Name: pamapi.ErrorNameInvalidRequest},
-	validation.KindTooLarge:             {Status: http.StatusRequestEntityTooLarge, Name: pamapi.ErrorNameInvalidRequest},
+var failureNames = apiserver.FailureNames[pamapi.ErrorName]{
+	Invalid: pamapi.ErrorNameInvalidRequest, Unauthenticated: pamapi.ErrorNameAuthenticationError,
+	UnsupportedMediaType: pamapi.ErrorNameUnsupportedContentType, NotFound: pamapi.ErrorNameResourceDoesNotExist,
 }
 
 func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
@@ -128,8 +124,8 @@ func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
 		inner.Causes = causes
 		return inner
 	}
-	a := failureAnswers.Of(vf.Kind)
-	return &apiError{Status: a.Status, Name: a.Name, Message: vf.Message, Causes: causes}
+	status, name := failureNames.Of(vf.Kind)
+	return &apiError{Status: status, Name: name, Message: vf.Message, Causes: causes}
 }
 
 func locationType(in string) pamapi.ErrorCauseLocationType {

@@ -113,13 +113,10 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 
 // failureAnswers are the restaurant API's answers to the failures of the
 // spec validation.
-var failureAnswers = apiserver.FailureAnswers[restaurantapi.ErrorKey]{
-	validation.KindInvalid:              {Status: http.StatusBadRequest, Name: restaurantapi.ErrorKeyINVALIDREQUEST},
-	validation.KindUnauthenticated:      {Status: http.StatusUnauthorized, Name: restaurantapi.ErrorKeyAUTHENTICATIONREQUIRED},
-	validation.KindUnsupportedMediaType: {Status: http.StatusUnsupportedMediaType, Name: restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE},
-	validation.KindNotFound:             {Status: http.StatusNotFound, Name: restaurantapi.ErrorKeyNOTFOUND},
-	validation.KindMethodNotAllowed:     {Status: http.StatusMethodNotAllowed, Name: restaurantapi.ErrorKeyMETHODNOTALLOWED},
-	validation.KindTooLarge:             {Status: http.StatusRequestEntityTooLarge, Name: restaurantapi.ErrorKeyREQUESTTOOLARGE},
+var failureNames = apiserver.FailureNames[restaurantapi.ErrorKey]{
+	Invalid: restaurantapi.ErrorKeyINVALIDREQUEST, Unauthenticated: restaurantapi.ErrorKeyAUTHENTICATIONREQUIRED,
+	UnsupportedMediaType: restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE, NotFound: restaurantapi.ErrorKeyNOTFOUND,
+	MethodNotAllowed: restaurantapi.ErrorKeyMETHODNOTALLOWED, TooLarge: restaurantapi.ErrorKeyREQUESTTOOLARGE,
 }
 
 // fromValidation maps a refused request onto the API's errors. The restaurant
@@ -134,9 +131,9 @@ func fromValidation(vf *validation.Failure, r *http.Request) *apiError {
 	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
 		return inner
 	}
-	a := failureAnswers.Of(vf.Kind)
-	ae := &apiError{Status: a.Status, Key: a.Name, Message: vf.Message, Details: details}
-	if _, listed := failureAnswers[vf.Kind]; !listed || vf.Kind == validation.KindInvalid {
+	status, key := failureNames.Of(vf.Kind)
+	ae := &apiError{Status: status, Key: key, Message: vf.Message, Details: details}
+	if status == http.StatusBadRequest {
 		for _, c := range vf.Causes {
 			switch {
 			case c.In == "header" && http.CanonicalHeaderKey(c.Name) == http.CanonicalHeaderKey(headerRestaurant):

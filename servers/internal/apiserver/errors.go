@@ -113,20 +113,39 @@ func AuthError[E StatusError](vf *validation.Failure) (E, bool) {
 	return e, errors.As(vf.AuthErr, &e)
 }
 
-// FailureAnswer is an API's status and error name for one kind of failure.
-type FailureAnswer[N any] struct {
-	Status int
-	Name   N
+// FailureNames are an API's error names for the kinds of validation
+// failure. The statuses are the same for every API: 401 unauthenticated, 415
+// unsupported media type, 404 no such path, 405 method not allowed, 413 too
+// large, and InvalidStatus (0: 400) for a parameter or body that breaks the
+// schema. A zero name is Invalid's.
+type FailureNames[N comparable] struct {
+	Invalid, Unauthenticated, UnsupportedMediaType, NotFound, MethodNotAllowed, TooLarge N
+	// InvalidStatus is the status of KindInvalid; 0 means 400.
+	InvalidStatus int
 }
 
-// FailureAnswers maps each kind of validation failure onto an API's status
-// and error name; KindInvalid's answer is also that of a kind not listed.
-type FailureAnswers[N any] map[validation.Kind]FailureAnswer[N]
-
-// Of returns the answer to a failure of kind k.
-func (fa FailureAnswers[N]) Of(k validation.Kind) FailureAnswer[N] {
-	if a, ok := fa[k]; ok {
-		return a
+// Of returns the status and the name of a failure of kind k; a kind not
+// listed above is answered as KindInvalid.
+func (fn FailureNames[N]) Of(k validation.Kind) (int, N) {
+	status, name := http.StatusBadRequest, fn.Invalid
+	if fn.InvalidStatus != 0 {
+		status = fn.InvalidStatus
 	}
-	return fa[validation.KindInvalid]
+	switch k {
+	case validation.KindUnauthenticated:
+		status, name = http.StatusUnauthorized, fn.Unauthenticated
+	case validation.KindUnsupportedMediaType:
+		status, name = http.StatusUnsupportedMediaType, fn.UnsupportedMediaType
+	case validation.KindNotFound:
+		status, name = http.StatusNotFound, fn.NotFound
+	case validation.KindMethodNotAllowed:
+		status, name = http.StatusMethodNotAllowed, fn.MethodNotAllowed
+	case validation.KindTooLarge:
+		status, name = http.StatusRequestEntityTooLarge, fn.TooLarge
+	}
+	var zero N
+	if name == zero {
+		name = fn.Invalid
+	}
+	return status, name
 }
