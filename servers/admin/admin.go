@@ -157,39 +157,35 @@ func errNotFound(format string, args ...any) *apiError {
 	return &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
 }
 
-func errConflict(format string, args ...any) *apiError {
-	return &apiError{http.StatusConflict, adminapi.ErrorErrorConflict, fmt.Sprintf(format, args...)}
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
+
+// failureAnswers are the admin API's answers to the failures of the spec
+// validation.
+var failureNames = apiserver.FailureNames[adminapi.ErrorError]{
+	Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
+	UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
 }
 
+// errorHandler renders every error as the admin API's body; anything
+// unexpected (a store error admin did not map) is logged and answered
+// "internal" without its detail.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	ae := &apiError{http.StatusInternalServerError, adminapi.ErrorErrorInternal, "an unexpected error occurred"}
-	var vf *validation.Failure
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &vf):
-		ae = &apiError{http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, vf.Message}
-		switch vf.Kind {
-		case validation.KindUnauthenticated:
-			ae.Status, ae.Name = http.StatusUnauthorized, adminapi.ErrorErrorUnauthorized
-		case validation.KindUnsupportedMediaType:
-			ae.Status, ae.Name = http.StatusUnsupportedMediaType, adminapi.ErrorErrorUnsupportedContentType
-		case validation.KindNotFound:
-			ae.Status, ae.Name = http.StatusNotFound, adminapi.ErrorErrorNotFound
-		case validation.KindMethodNotAllowed:
-			ae.Status = http.StatusMethodNotAllowed
-		case validation.KindTooLarge:
-			ae.Status = http.StatusRequestEntityTooLarge
-		}
-	case errors.As(err, &he) && he.Code < 500:
-		ae = &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}
-	default:
-		s.logger.ErrorContext(c.Request().Context(), "admin: internal error", "path", c.Request().URL.Path, "err", err)
-	}
-	if err := c.JSON(ae.Status, adminapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message}); err != nil {
-		s.logger.WarnContext(c.Request().Context(), "admin: write error response", "err", err)
-	}
+	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
+		API: "admin", Logger: s.logger,
+		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
+			status, name := failureNames.Of(vf.Kind)
+			return &apiError{status, name, vf.Message}
+		},
+		Domain: fromStore,
+		Echo: func(he *echo.HTTPError) (*apiError, bool) {
+			return &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
+		},
+		Internal: func() *apiError {
+			return &apiError{http.StatusInternalServerError, adminapi.ErrorErrorInternal, "an unexpected error occurred"}
+		},
+		Render: func(c echo.Context, ae *apiError) error {
+			return c.JSON(ae.Status, adminapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
+		},
+	})(err, c)
 }

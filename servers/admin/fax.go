@@ -12,6 +12,7 @@ import (
 
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // faxServer returns the fax server, or an error when this process does not
@@ -30,29 +31,20 @@ func (s *Server) faxAccount(ctx context.Context, name string) (*fax.Server, fax.
 		return nil, fax.Account{}, err
 	}
 	a, err := fs.AccountByName(ctx, name)
-	if errors.Is(err, fax.ErrNotFound) {
-		return nil, fax.Account{}, errNotFound("fax account %q does not exist", name)
-	}
 	if err != nil {
-		return nil, fax.Account{}, fmt.Errorf("read fax account: %w", err)
+		return nil, fax.Account{}, notFound(fmt.Errorf("read fax account: %w", err), "fax account %q does not exist", name)
 	}
 	return fs, a, nil
 }
 
-// faxError turns the fax server's sentinel errors into admin API errors;
-// what names the object a not-found error is about.
+// faxError says what the store sentinels mean for an operation on the
+// object what names: invalid input is answered with its own text.
 func faxError(err error, what string) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, fax.ErrInvalid):
-		return errBadRequest("%s", err.Error())
-	case errors.Is(err, fax.ErrNotFound):
-		return errNotFound("%s does not exist", what)
-	case errors.Is(err, fax.ErrAlreadyExists):
-		return errConflict("%s exists already", what)
-	}
-	return err
+	return about(err, sentences{
+		storeerr.ErrInvalid:       "",
+		storeerr.ErrNotFound:      what + " does not exist",
+		storeerr.ErrAlreadyExists: what + " exists already",
+	})
 }
 
 // CreateFaxAccount creates a fax account and its first API key.
@@ -160,14 +152,12 @@ func (s *Server) SetFaxNumber(ctx context.Context, req adminapi.SetFaxNumberRequ
 	if req.Body.ApplicationId != nil {
 		appID = req.Body.ApplicationId.String()
 	}
-	err = fs.AssignNumber(ctx, a.ID, req.PhoneNumber, appID)
-	switch {
-	case errors.Is(err, fax.ErrAlreadyExists):
-		return nil, errConflict("%s belongs to another fax account", req.PhoneNumber)
-	case errors.Is(err, fax.ErrNotFound):
-		return nil, errNotFound("fax application %s of account %q does not exist", appID, a.Name)
-	case err != nil:
-		return nil, faxError(err, "")
+	if err := fs.AssignNumber(ctx, a.ID, req.PhoneNumber, appID); err != nil {
+		return nil, about(err, sentences{
+			storeerr.ErrInvalid:       "",
+			storeerr.ErrAlreadyExists: req.PhoneNumber + " belongs to another fax account",
+			storeerr.ErrNotFound:      fmt.Sprintf("fax application %s of account %q does not exist", appID, a.Name),
+		})
 	}
 	return adminapi.SetFaxNumber200JSONResponse{PhoneNumber: req.PhoneNumber, AccountName: a.Name, ApplicationId: req.Body.ApplicationId}, nil
 }
@@ -205,11 +195,11 @@ func (s *Server) InjectFaxInbound(ctx context.Context, req adminapi.InjectFaxInb
 		f.CallDurationSecs = *in.CallDurationSecs
 	}
 	id, err := fs.InjectInbound(ctx, f)
-	if errors.Is(err, fax.ErrNotFound) {
-		return nil, errNotFound("%s is not a number enabled on a fax application", in.To)
-	}
 	if err != nil {
-		return nil, faxError(err, "")
+		return nil, about(err, sentences{
+			storeerr.ErrInvalid:  "",
+			storeerr.ErrNotFound: in.To + " is not a number enabled on a fax application",
+		})
 	}
 	return adminapi.InjectFaxInbound201JSONResponse{FaxId: uuid.MustParse(id), From: in.From, To: in.To, Outcome: in.Outcome, PageCount: pages}, nil
 }

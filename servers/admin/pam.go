@@ -2,23 +2,21 @@ package admin
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/pam"
 )
 
 // CreatePAMTeam creates a PAM team.
 func (s *Server) CreatePAMTeam(ctx context.Context, req adminapi.CreatePAMTeamRequestObject) (adminapi.CreatePAMTeamResponseObject, error) {
 	t, err := s.cfg.PAM.CreateTeam(ctx, req.Body.Name)
-	if errors.Is(err, pam.ErrAlreadyExists) {
-		return nil, errConflict("team %q exists already", req.Body.Name)
-	}
 	if err != nil {
-		return nil, err
+		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("team %q exists already", req.Body.Name)})
 	}
 	return adminapi.CreatePAMTeam201JSONResponse(toAPITeam(t)), nil
 }
@@ -26,11 +24,8 @@ func (s *Server) CreatePAMTeam(ctx context.Context, req adminapi.CreatePAMTeamRe
 // GetPAMTeam returns a PAM team.
 func (s *Server) GetPAMTeam(ctx context.Context, req adminapi.GetPAMTeamRequestObject) (adminapi.GetPAMTeamResponseObject, error) {
 	t, err := s.cfg.PAM.Team(ctx, req.TeamName)
-	if errors.Is(err, pam.ErrNotFound) {
-		return nil, errNotFound("team %q does not exist", req.TeamName)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "team %q does not exist", req.TeamName)
 	}
 	return adminapi.GetPAMTeam200JSONResponse(toAPITeam(t)), nil
 }
@@ -41,11 +36,8 @@ func (s *Server) UpdatePAMTeam(ctx context.Context, req adminapi.UpdatePAMTeamRe
 		return nil, errBadRequest("the body names nothing to change; send {\"disabled\": true} or false")
 	}
 	t, err := s.cfg.PAM.SetTeamDisabled(ctx, req.TeamName, *req.Body.Disabled)
-	if errors.Is(err, pam.ErrNotFound) {
-		return nil, errNotFound("team %q does not exist", req.TeamName)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "team %q does not exist", req.TeamName)
 	}
 	return adminapi.UpdatePAMTeam200JSONResponse(toAPITeam(t)), nil
 }
@@ -61,13 +53,8 @@ func (s *Server) BootstrapPAMServiceUser(ctx context.Context, req adminapi.Boots
 		ttl = time.Duration(*req.Body.KeyExpiresInSeconds) * time.Second
 	}
 	c, err := s.cfg.PAM.BootstrapServiceUser(ctx, req.TeamName, req.Body.Name, req.Body.Group, roles, ttl)
-	switch {
-	case errors.Is(err, pam.ErrNotFound):
-		return nil, errNotFound("team %q does not exist", req.TeamName)
-	case errors.Is(err, pam.ErrAlreadyExists):
-		return nil, errConflict("user %q exists already in team %q", req.Body.Name, req.TeamName)
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, userError(err, req.TeamName, req.Body.Name)
 	}
 	out := adminapi.BootstrapPAMServiceUser201JSONResponse{
 		TeamName: c.TeamName, UserId: uuid.MustParse(c.UserID), UserName: c.UserName, Group: c.Group,
@@ -82,6 +69,14 @@ func (s *Server) BootstrapPAMServiceUser(ctx context.Context, req adminapi.Boots
 	return out, nil
 }
 
+// userError says what the store sentinels mean when creating a user.
+func userError(err error, team, user string) error {
+	return about(err, sentences{
+		storeerr.ErrNotFound:      fmt.Sprintf("team %q does not exist", team),
+		storeerr.ErrAlreadyExists: fmt.Sprintf("user %q exists already in team %q", user, team),
+	})
+}
+
 func toAPITeam(t pam.Team) adminapi.PAMTeam {
 	return adminapi.PAMTeam{Id: uuid.MustParse(t.ID), Name: t.Name, Disabled: t.Disabled, CreatedAt: t.CreatedAt.UTC()}
 }
@@ -89,13 +84,8 @@ func toAPITeam(t pam.Team) adminapi.PAMTeam {
 // CreatePAMHumanUser creates a human user in a PAM team.
 func (s *Server) CreatePAMHumanUser(ctx context.Context, req adminapi.CreatePAMHumanUserRequestObject) (adminapi.CreatePAMHumanUserResponseObject, error) {
 	u, err := s.cfg.PAM.CreateHumanUser(ctx, req.TeamName, req.Body.Name)
-	switch {
-	case errors.Is(err, pam.ErrNotFound):
-		return nil, errNotFound("team %q does not exist", req.TeamName)
-	case errors.Is(err, pam.ErrAlreadyExists):
-		return nil, errConflict("user %q exists already in team %q", req.Body.Name, req.TeamName)
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, userError(err, req.TeamName, req.Body.Name)
 	}
 	return adminapi.CreatePAMHumanUser201JSONResponse{
 		Id: uuid.MustParse(u.ID), Name: u.Name, Kind: adminapi.PAMUserKind(u.Kind),
@@ -106,11 +96,8 @@ func (s *Server) CreatePAMHumanUser(ctx context.Context, req adminapi.CreatePAMH
 // GetPAMQuotas returns a PAM team's quotas.
 func (s *Server) GetPAMQuotas(ctx context.Context, req adminapi.GetPAMQuotasRequestObject) (adminapi.GetPAMQuotasResponseObject, error) {
 	q, err := s.cfg.PAM.TeamQuotas(ctx, req.TeamName)
-	if errors.Is(err, pam.ErrNotFound) {
-		return nil, errNotFound("team %q does not exist", req.TeamName)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "team %q does not exist", req.TeamName)
 	}
 	return adminapi.GetPAMQuotas200JSONResponse(toAPIQuotas(q)), nil
 }
@@ -122,11 +109,8 @@ func (s *Server) SetPAMQuotas(ctx context.Context, req adminapi.SetPAMQuotasRequ
 	if err == nil {
 		q, err = s.cfg.PAM.TeamQuotas(ctx, req.TeamName)
 	}
-	if errors.Is(err, pam.ErrNotFound) {
-		return nil, errNotFound("team %q does not exist", req.TeamName)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "team %q does not exist", req.TeamName)
 	}
 	return adminapi.SetPAMQuotas200JSONResponse(toAPIQuotas(q)), nil
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/restaurant"
 )
 
@@ -31,11 +31,8 @@ func (s *Server) CreateRestaurant(ctx context.Context, req adminapi.CreateRestau
 		guid = *req.Body.Guid
 	}
 	r, err := rs.CreateRestaurant(ctx, guid, req.Body.Name)
-	if errors.Is(err, restaurant.ErrAlreadyExists) {
-		return nil, errConflict("restaurant %s exists already", guid)
-	}
 	if err != nil {
-		return nil, err
+		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("restaurant %s exists already", guid)})
 	}
 	return adminapi.CreateRestaurant201JSONResponse(toAPIRestaurant(r, map[string]int{})), nil
 }
@@ -47,11 +44,8 @@ func (s *Server) GetRestaurant(ctx context.Context, req adminapi.GetRestaurantRe
 		return nil, err
 	}
 	r, err := rs.Restaurant(ctx, req.RestaurantGuid)
-	if errors.Is(err, restaurant.ErrNotFound) {
-		return nil, errNotFound("restaurant %s does not exist", req.RestaurantGuid)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "restaurant %s does not exist", req.RestaurantGuid)
 	}
 	counts, err := rs.Counts(ctx, r.GUID)
 	if err != nil {
@@ -104,10 +98,8 @@ func importInto(ctx context.Context, rs *restaurant.Server, guid string, data []
 	switch {
 	case errors.As(err, &ie):
 		return adminapi.RestaurantImportResult{}, errBadRequest("%s", ie.Error())
-	case errors.Is(err, restaurant.ErrNotFound):
-		return adminapi.RestaurantImportResult{}, errNotFound("restaurant %s does not exist", guid)
 	case err != nil:
-		return adminapi.RestaurantImportResult{}, err
+		return adminapi.RestaurantImportResult{}, notFound(err, "restaurant %s does not exist", guid)
 	}
 	return adminapi.RestaurantImportResult{Total: res.Total, Counts: res.Counts}, nil
 }
@@ -137,10 +129,7 @@ func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminapi.Remove
 }
 
 func hideErr(err error, resource adminapi.RestaurantResource, guid string) error {
-	if errors.Is(err, restaurant.ErrNotFound) {
-		return errNotFound("no %s %s in this restaurant", resource, guid)
-	}
-	return err
+	return notFound(err, "no %s %s in this restaurant", resource, guid)
 }
 
 // CreateRestaurantClient creates an API client granted restaurants.
@@ -150,11 +139,8 @@ func (s *Server) CreateRestaurantClient(ctx context.Context, req adminapi.Create
 		return nil, err
 	}
 	c, err := rs.CreateClient(ctx, req.Body.Name, req.Body.Restaurants)
-	if errors.Is(err, restaurant.ErrNotFound) {
-		return nil, &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, "a granted restaurant does not exist: " + err.Error()}
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "a granted restaurant does not exist: %s", err)
 	}
 	return adminapi.CreateRestaurantClient201JSONResponse{ClientId: c.ClientID, ClientSecret: c.ClientSecret, Name: c.Name, Restaurants: c.Restaurants}, nil
 }

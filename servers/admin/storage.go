@@ -2,9 +2,10 @@ package admin
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -49,11 +50,8 @@ func (s *Server) CreateStorageBucket(ctx context.Context, req adminapi.CreateSto
 		account = *req.Body.Account
 	}
 	b, err := st.CreateBucket(ctx, account, req.Body.Name, v)
-	if errors.Is(err, storage.ErrAlreadyExists) {
-		return nil, errConflict("bucket %q exists already", req.Body.Name)
-	}
 	if err != nil {
-		return nil, err
+		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("bucket %q exists already", req.Body.Name)})
 	}
 	return adminapi.CreateStorageBucket201JSONResponse(toAPIBucket(b)), nil
 }
@@ -65,11 +63,8 @@ func (s *Server) GetStorageBucket(ctx context.Context, req adminapi.GetStorageBu
 		return nil, err
 	}
 	b, err := st.Bucket(ctx, req.Bucket)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("bucket %q does not exist", req.Bucket)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
 	return adminapi.GetStorageBucket200JSONResponse(toAPIBucket(b)), nil
 }
@@ -81,11 +76,8 @@ func (s *Server) DeleteStorageBucket(ctx context.Context, req adminapi.DeleteSto
 		return nil, err
 	}
 	err = st.DeleteBucket(ctx, req.Bucket)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("bucket %q does not exist", req.Bucket)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
 	return adminapi.DeleteStorageBucket204Response{}, nil
 }
@@ -97,11 +89,8 @@ func (s *Server) SetStorageBucketVersioning(ctx context.Context, req adminapi.Se
 		return nil, err
 	}
 	b, err := st.SetVersioning(ctx, req.Bucket, storage.Versioning(req.Body.Status))
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("bucket %q does not exist", req.Bucket)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
 	return adminapi.SetStorageBucketVersioning200JSONResponse(toAPIBucket(b)), nil
 }
@@ -152,11 +141,8 @@ func (s *Server) DeleteStorageKey(ctx context.Context, req adminapi.DeleteStorag
 		return nil, err
 	}
 	err = st.DeleteKey(ctx, req.KeyId)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("key %q does not exist", req.KeyId)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "key %q does not exist", req.KeyId)
 	}
 	return adminapi.DeleteStorageKey204Response{}, nil
 }

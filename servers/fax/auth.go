@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"net/http"
 	"strings"
 
@@ -48,7 +49,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 	}
 	hash := hashKey(key)
 	acct, stored, err := s.apiKey(r.Context(), hash)
-	if err != nil && !errors.Is(err, errNotFound) {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		s.logger.ErrorContext(r.Context(), "fax: look up api key", "err", err)
 		return &authState{err: errInternal()}
 	}

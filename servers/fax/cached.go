@@ -19,7 +19,7 @@ type keyEntry struct {
 }
 
 // apiKey returns the account and stored hash of the key whose hash is hash,
-// from the cache when it is there (errNotFound when no key has it; unknown
+// from the cache when it is there (storeerr.ErrNotFound when no key has it; unknown
 // keys are not cached, so a key created later works at once).
 func (s *Server) apiKey(ctx context.Context, hash []byte) (string, []byte, error) {
 	key := string(hash)
@@ -35,7 +35,7 @@ func (s *Server) apiKey(ctx context.Context, hash []byte) (string, []byte, error
 	return acct, stored, nil
 }
 
-// application returns the account's application id (errNotFound when it is
+// application returns the account's application id (storeerr.ErrNotFound when it is
 // missing or another account's), from the cache when it is there.
 func (s *Server) application(ctx context.Context, accountID, id string) (application, error) {
 	key := accountID + "|" + id

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
 )
 
@@ -124,7 +125,7 @@ func (s *Server) ConsoleFaxes(ctx context.Context, accountID string, limit int) 
 func (s *Server) ConsoleFax(ctx context.Context, id string) (ConsoleFax, error) {
 	f, err := scanFax(s.store.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND deleted_at IS NULL`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return ConsoleFax{}, errNotFound
+		return ConsoleFax{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return ConsoleFax{}, fmt.Errorf("read fax: %w", err)

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io"
 	"log/slog"
 	"net/http"
@@ -325,7 +326,7 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 	}
 	app, err := s.application(ctx, acct, body.ConnectionId)
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		problems = append(problems, invalidField("/connection_id", "connection_id is not a fax application of this account"))
 	case err != nil:
 		return nil, err
@@ -334,10 +335,10 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 	}
 	if fromOK && err == nil {
 		n, nerr := s.store.number(ctx, from)
-		if nerr != nil && !errors.Is(nerr, errNotFound) {
+		if nerr != nil && !errors.Is(nerr, storeerr.ErrNotFound) {
 			return nil, nerr
 		}
-		if errors.Is(nerr, errNotFound) || n.AccountID != acct || n.ApplicationID == nil || *n.ApplicationID != app.ID {
+		if errors.Is(nerr, storeerr.ErrNotFound) || n.AccountID != acct || n.ApplicationID == nil || *n.ApplicationID != app.ID {
 			problems = append(problems, invalidField("/from", "from is not a number enabled on the fax application"))
 		}
 	}
@@ -502,7 +503,7 @@ func (s *Server) GetMedia(ctx context.Context, req faxapi.GetMediaRequestObject)
 		return nil, err
 	}
 	doc, err := s.store.media(ctx, id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, errNotFoundf("the document does not exist any more")
 	}
 	if err != nil {
@@ -595,7 +596,7 @@ func (s *Server) DeleteFaxApplication(ctx context.Context, req faxapi.DeleteFaxA
 		return nil, err
 	}
 	err = s.store.deleteApplication(ctx, acct, req.Id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, errNotFoundf("fax application %q does not exist", req.Id)
 	}
 	if err != nil {
@@ -631,7 +632,7 @@ func (s *Server) faxOf(ctx context.Context, id string) (faxRow, error) {
 		return faxRow{}, err
 	}
 	f, err := s.store.fax(ctx, acct, id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return faxRow{}, errNoSuchFax()
 	}
 	return f, err
@@ -643,7 +644,7 @@ func (s *Server) applicationOf(ctx context.Context, id string) (application, err
 		return application{}, err
 	}
 	a, err := s.store.application(ctx, acct, id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return application{}, errNotFoundf("fax application %q does not exist", id)
 	}
 	return a, err

@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"slices"
 	"strings"
@@ -36,10 +37,8 @@ func PostgresMigrations() fs.FS {
 	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
 
-// Store errors, mapped onto API errors by the handlers.
+// Store errors of the fax store alone (the shared ones are storeerr's).
 var (
-	errNotFound      = errors.New("not found")
-	errAlreadyExists = errors.New("already exists")
 	// errStale: the fax is no longer in the state the change was computed
 	// from (a cancel or delete won the race); the change was not made.
 	errStale = errors.New("fax changed concurrently")
@@ -127,7 +126,7 @@ func (s *store) createAccount(ctx context.Context, a account) error {
 		return fmt.Errorf("create account: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errAlreadyExists
+		return storeerr.ErrAlreadyExists
 	}
 	return nil
 }
@@ -145,7 +144,7 @@ func (s *store) scanAccount(row *sqldb.Row) (account, error) {
 	var created int64
 	err := row.Scan(&a.ID, &a.Name, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return account{}, errNotFound
+		return account{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return account{}, fmt.Errorf("read account: %w", err)
@@ -167,7 +166,7 @@ func (s *store) insertAPIKey(ctx context.Context, id, accountID string, hash []b
 func (s *store) keyByHash(ctx context.Context, hash []byte) (accountID string, stored []byte, err error) {
 	err = s.db.QueryRowContext(ctx, `SELECT account_id, key_hash FROM api_keys WHERE key_hash = ?`, hash).Scan(&accountID, &stored)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil, errNotFound
+		return "", nil, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("read api key: %w", err)
@@ -189,7 +188,7 @@ func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []b
 			return fmt.Errorf("revoke api key: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("api key %s: %w", replaced, errNotFound)
+			return fmt.Errorf("api key %s: %w", replaced, storeerr.ErrNotFound)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, key_hash, created_at) VALUES (?, ?, ?, ?)`,
@@ -210,7 +209,7 @@ func (s *store) deleteAPIKey(ctx context.Context, accountID, id string) error {
 		return fmt.Errorf("revoke api key: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("api key %s: %w", id, errNotFound)
+		return fmt.Errorf("api key %s: %w", id, storeerr.ErrNotFound)
 	}
 	s.changed()
 	return nil
@@ -282,12 +281,12 @@ func (s *store) updateApplication(ctx context.Context, a application) error {
 	return nil
 }
 
-// application returns the account's application id; errNotFound when it is
+// application returns the account's application id; storeerr.ErrNotFound when it is
 // missing or another account's.
 func (s *store) application(ctx context.Context, accountID, id string) (application, error) {
 	a, err := scanApplication(s.db.QueryRowContext(ctx, `SELECT `+applicationColumns+` FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return application{}, errNotFound
+		return application{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return application{}, fmt.Errorf("read fax application: %w", err)
@@ -328,7 +327,7 @@ func (s *store) deleteApplication(ctx context.Context, accountID, id string) err
 		return fmt.Errorf("delete fax application: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
+		return storeerr.ErrNotFound
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE numbers SET application_id = NULL WHERE application_id = ?`, id); err != nil {
 		return fmt.Errorf("disable numbers of fax application: %w", err)
@@ -348,7 +347,7 @@ type number struct {
 }
 
 // upsertNumber gives phoneNumber to accountID, enabled on applicationID (nil:
-// none). A number of another account is errAlreadyExists.
+// none). A number of another account is storeerr.ErrAlreadyExists.
 func (s *store) upsertNumber(ctx context.Context, n number) error {
 	res, err := s.db.ExecContext(ctx, `INSERT INTO numbers (phone_number, account_id, application_id) VALUES (?, ?, ?)
 		ON CONFLICT (phone_number) DO UPDATE SET application_id = excluded.application_id WHERE numbers.account_id = excluded.account_id`,
@@ -357,7 +356,7 @@ func (s *store) upsertNumber(ctx context.Context, n number) error {
 		return fmt.Errorf("upsert number: %w", err)
 	}
 	if c, _ := res.RowsAffected(); c == 0 {
-		return errAlreadyExists
+		return storeerr.ErrAlreadyExists
 	}
 	return nil
 }
@@ -368,7 +367,7 @@ func (s *store) number(ctx context.Context, phoneNumber string) (number, error) 
 	err := s.db.QueryRowContext(ctx, `SELECT phone_number, account_id, application_id FROM numbers WHERE phone_number = ?`, phoneNumber).
 		Scan(&n.PhoneNumber, &n.AccountID, &app)
 	if errors.Is(err, sql.ErrNoRows) {
-		return number{}, errNotFound
+		return number{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return number{}, fmt.Errorf("read number: %w", err)
@@ -591,7 +590,7 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 func (s *store) fax(ctx context.Context, accountID, id string) (faxRow, error) {
 	f, err := scanFax(s.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return faxRow{}, errNotFound
+		return faxRow{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return faxRow{}, fmt.Errorf("read fax: %w", err)
@@ -753,7 +752,7 @@ func (s *store) media(ctx context.Context, id string) ([]byte, error) {
 	var content []byte
 	err := s.db.QueryRowContext(ctx, `SELECT content FROM media WHERE id = ?`, id).Scan(&content)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
+		return nil, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read media: %w", err)

@@ -3,6 +3,7 @@ package pam
 import (
 	"context"
 	"crypto/hmac"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
 )
 
@@ -12,8 +13,8 @@ import (
 
 // ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
 var (
-	ErrNotFound      = errNotFound
-	ErrAlreadyExists = errAlreadyExists
+	ErrNotFound      = storeerr.ErrNotFound
+	ErrAlreadyExists = storeerr.ErrAlreadyExists
 )
 
 // Team is a PAM tenant.

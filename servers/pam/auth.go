@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io"
 	"net"
 	"net/http"
@@ -67,12 +68,12 @@ func (s *Server) resolveAuth(r *http.Request) *authState {
 	}
 	rec, err := s.token(r.Context(), hashSecret(strings.TrimSpace(token)))
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return &authState{err: errAuthentication("the bearer token is not valid; obtain a new one")}
 	case err != nil:
 		// A caller gone away becomes client_closed_connection; anything else
 		// unknown_error, its detail logged by the error handler.
-		return &authState{err: toAPIError(err)}
+		return &authState{err: lookupError(err)}
 	case !s.clock.Now().Before(rec.ExpiresAt):
 		return &authState{err: errAuthentication("the bearer token expired at %s; obtain a new one", rec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"))}
 	case rec.KeyDeleted:

@@ -3,6 +3,7 @@ package pam
 import (
 	"context"
 	"errors"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"net/http"
 	"net/url"
 	"time"
@@ -22,9 +23,9 @@ func noContent(ctx context.Context) pamapi.NoContentResponse {
 // mapStoreErr turns the store's sentinel errors into the API's answers.
 func mapStoreErr(err error, notFound, exists string) error {
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return errNoSuch("%s", notFound)
-	case errors.Is(err, errAlreadyExists):
+	case errors.Is(err, storeerr.ErrAlreadyExists):
 		return newError(http.StatusConflict, pamapi.ErrorNameResourceAlreadyExists, "%s", exists)
 	}
 	return err

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -205,11 +206,11 @@ func (s *Server) Handler() (http.Handler, error) {
 // caller's address and the key id named (see exchangeLimits).
 func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceTokenRequestObject) (pamapi.IssueServiceTokenResponseObject, error) {
 	t, err := s.store.teamByName(ctx, req.TeamName)
-	if err != nil && !errors.Is(err, errNotFound) {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
 	}
 	k, err := s.store.keyByID(ctx, req.Body.KeyId)
-	if err != nil && !errors.Is(err, errNotFound) {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
 	}
 	// Compare even when the key is unknown, so every answer takes the same time.

@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"slices"
 	"strings"
@@ -36,12 +37,6 @@ func Migrations() fs.FS {
 func PostgresMigrations() fs.FS {
 	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
-
-// Store errors, mapped onto API errors by the handlers.
-var (
-	errNotFound      = errors.New("not found")
-	errAlreadyExists = errors.New("already exists")
-)
 
 // store is every SQL statement of the PAM service.
 type store struct {
@@ -156,7 +151,7 @@ func (s *store) createTeam(ctx context.Context, name string, now time.Time) (tea
 		return team{}, fmt.Errorf("create team: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, errAlreadyExists
+		return team{}, storeerr.ErrAlreadyExists
 	}
 	return t, nil
 }
@@ -167,7 +162,7 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 		`SELECT id, name, disabled, created_at FROM teams WHERE name = ?`, name).
 		Scan(&t.ID, &t.Name, &t.Disabled, &t.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return team{}, errNotFound
+		return team{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return team{}, fmt.Errorf("read team: %w", err)
@@ -181,7 +176,7 @@ func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool)
 		return team{}, fmt.Errorf("update team: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, errNotFound
+		return team{}, storeerr.ErrNotFound
 	}
 	s.changed()
 	return s.teamByName(ctx, name)
@@ -211,7 +206,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	var teamID string
 	err = tx.QueryRowContext(ctx, `SELECT id FROM teams WHERE name = ?`, teamName).Scan(&teamID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return serviceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, errNotFound)
+		return serviceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("read team: %w", err)
@@ -225,7 +220,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 		return serviceUserCredentials{}, fmt.Errorf("create user: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return serviceUserCredentials{}, fmt.Errorf("user %q: %w", userName, errAlreadyExists)
+		return serviceUserCredentials{}, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists)
 	}
 
 	var groupID string
@@ -279,7 +274,7 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 		WHERE k.id = ?`, keyID).
 		Scan(&k.ID, &k.UserID, &k.TeamID, &k.SecretHash, &k.ExpiresAt, &deletedAt, &k.UserStatus)
 	if errors.Is(err, sql.ErrNoRows) {
-		return keyRecord{}, errNotFound
+		return keyRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return keyRecord{}, fmt.Errorf("read key: %w", err)
@@ -310,7 +305,7 @@ func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, erro
 		WHERE t.hash = ?`, hash).
 		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, &keyDeletedAt, &revokedAt, &t.ExpiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return tokenRecord{}, errNotFound
+		return tokenRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return tokenRecord{}, fmt.Errorf("read token: %w", err)
@@ -466,7 +461,7 @@ func (s *store) createKey(ctx context.Context, teamName, userName string, keyTTL
 		SELECT u.id FROM users u JOIN teams t ON t.id = u.team_id
 		WHERE t.name = ? AND u.name = ? AND u.kind = 'service' AND u.status <> 'deleted'`, teamName, userName).Scan(&userID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", nil, fmt.Errorf("service user %q of team %q: %w", userName, teamName, errNotFound)
+		return "", "", nil, fmt.Errorf("service user %q of team %q: %w", userName, teamName, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return "", "", nil, fmt.Errorf("read user: %w", err)
@@ -580,7 +575,7 @@ func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, erro
 	return out, rows.Err()
 }
 
-// createGroup creates a live group; errAlreadyExists when a live group has
+// createGroup creates a live group; storeerr.ErrAlreadyExists when a live group has
 // the name, a *quotaError when the team's group quota is used up.
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
@@ -590,7 +585,7 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 			return fmt.Errorf("create group: %w", err)
 		}
 		if n > 0 {
-			return errAlreadyExists
+			return storeerr.ErrAlreadyExists
 		}
 		if err := checkQuota(ctx, tx, teamID, quotaGroups, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL`, teamID); err != nil {
 			return err
@@ -618,7 +613,7 @@ func (s *store) groupByName(ctx context.Context, teamID, name string) (group, er
 		ORDER BY CASE WHEN deleted_at IS NULL THEN 0 ELSE 1 END, deleted_at DESC LIMIT 1`, teamID, name).
 		Scan(&g.ID, &g.Name, &roles, &g.DeletedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return group{}, errNotFound
+		return group{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return group{}, fmt.Errorf("read group: %w", err)
@@ -631,7 +626,7 @@ func (s *store) groupByName(ctx context.Context, teamID, name string) (group, er
 func (s *store) liveGroup(ctx context.Context, teamID, name string) (group, error) {
 	g, err := s.groupByName(ctx, teamID, name)
 	if err == nil && g.DeletedAt != nil {
-		return group{}, errNotFound
+		return group{}, storeerr.ErrNotFound
 	}
 	return g, err
 }
@@ -644,7 +639,7 @@ func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles
 		return fmt.Errorf("update group: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
+		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -658,7 +653,7 @@ func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.T
 		return fmt.Errorf("delete group: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
+		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -720,7 +715,7 @@ func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user
 		WHERE u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind).
 		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return user{}, errNotFound
+		return user{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return user{}, fmt.Errorf("read user: %w", err)
@@ -734,7 +729,7 @@ func (s *store) userByID(ctx context.Context, id string) (user, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ?`, id).
 		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return user{}, errNotFound
+		return user{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return user{}, fmt.Errorf("read user: %w", err)
@@ -752,7 +747,7 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 			return fmt.Errorf("create user: %w", err)
 		}
 		if n > 0 {
-			return errAlreadyExists
+			return storeerr.ErrAlreadyExists
 		}
 		if kind == "service" {
 			if err := checkQuota(ctx, tx, teamID, quotaServiceUsers,
@@ -773,7 +768,7 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 }
 
 // updateServiceUser renames a service user and/or sets its status;
-// errAlreadyExists when the new name is taken.
+// storeerr.ErrAlreadyExists when the new name is taken.
 func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, newName, status *string, now time.Time) error {
 	defer s.changed()
 	return s.inTx(ctx, func(tx *sqldb.Tx) error {
@@ -783,7 +778,7 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 				return fmt.Errorf("update user: %w", err)
 			}
 			if n > 0 {
-				return errAlreadyExists
+				return storeerr.ErrAlreadyExists
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE users SET name = ? WHERE id = ?`, *newName, userID); err != nil {
 				return fmt.Errorf("update user: %w", err)
@@ -803,27 +798,27 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 	})
 }
 
-// addMember puts a user in a group; errAlreadyExists when it is in already.
+// addMember puts a user in a group; storeerr.ErrAlreadyExists when it is in already.
 func (s *store) addMember(ctx context.Context, groupID, userID string) error {
 	res, err := s.db.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID)
 	if err != nil {
 		return fmt.Errorf("add member: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errAlreadyExists
+		return storeerr.ErrAlreadyExists
 	}
 	s.changed()
 	return nil
 }
 
-// removeMember takes a user out of a group; errNotFound when it was not in it.
+// removeMember takes a user out of a group; storeerr.ErrNotFound when it was not in it.
 func (s *store) removeMember(ctx context.Context, groupID, userID string) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
 	if err != nil {
 		return fmt.Errorf("remove member: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
+		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -883,7 +878,7 @@ func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Ti
 		return fmt.Errorf("delete key: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
+		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil

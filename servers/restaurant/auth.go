@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"math"
 	"net/http"
 	"strings"
@@ -77,7 +78,7 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 	}
 	clientID, expires, err := s.token(ctx, hashSecret(token))
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
 			"the bearer token is not valid; log in again")}
 	case err != nil:

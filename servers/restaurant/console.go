@@ -73,8 +73,8 @@ func (s *Server) ConsoleClients(ctx context.Context) ([]ConsoleClient, error) {
 // next page ("" on the last). ErrNotFound for an unknown resource or
 // restaurant; a token that is not one of this list's is an error.
 func (s *Server) ConsolePage(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error) {
-	k := kindByPath[resource]
-	if k == nil || k.Single {
+	r, ok := resourceByPath[resource]
+	if !ok || kinds[r].Single {
 		return nil, "", fmt.Errorf("resource %q: %w", resource, ErrNotFound)
 	}
 	guid := strings.ToLower(restaurantGUID)
@@ -88,7 +88,7 @@ func (s *Server) ConsolePage(ctx context.Context, restaurantGUID, resource, page
 	if pageSize > 0 {
 		q.PageSize = &pageSize
 	}
-	rows, next, err := s.page(context.WithValue(ctx, restaurantKey{}, guid), resource, q)
+	rows, next, err := s.page(context.WithValue(ctx, restaurantKey{}, guid), r, q)
 	if err != nil {
 		return nil, "", fmt.Errorf("page of %s: %w", resource, err)
 	}

@@ -214,7 +214,7 @@ func parseDocument(data []byte) (*parsedDocument, error) {
 			}
 			present[self] = true
 			for _, rf := range k.Refs {
-				target := kindByPath[rf.Target]
+				target := &kinds[rf.Target]
 				var list []any
 				if rf.Many {
 					list, _ = item[rf.Field].([]any)

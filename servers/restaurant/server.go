@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -172,7 +173,7 @@ func (s *Server) Handler() (http.Handler, error) {
 // Login exchanges an API client's credentials for a bearer token.
 func (s *Server) Login(ctx context.Context, req restaurantapi.LoginRequestObject) (restaurantapi.LoginResponseObject, error) {
 	c, err := s.store.client(ctx, req.Body.ClientId)
-	if err != nil && !errors.Is(err, errNotFound) {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
 	}
 	want := c.SecretHash
@@ -214,8 +215,8 @@ type position struct {
 	Seq int64 `json:"s"`
 }
 
-func (s *Server) page(ctx context.Context, kindPath string, q listQuery) ([]entityRow, *string, error) {
-	restaurantGUID := restaurantFrom(ctx)
+func (s *Server) page(ctx context.Context, r resource, q listQuery) ([]entityRow, *string, error) {
+	restaurantGUID, kindPath := restaurantFrom(ctx), kinds[r].Path
 	pq := pageQuery{Restaurant: restaurantGUID, Kind: kindPath, Limit: DefaultPageSize}
 	if q.PageSize != nil {
 		pq.Limit = *q.PageSize
@@ -257,11 +258,11 @@ func (s *Server) page(ctx context.Context, kindPath string, q listQuery) ([]enti
 }
 
 // get answers a single-object operation with the stored document.
-func (s *Server) get(ctx context.Context, kindPath, guid string) ([]byte, error) {
-	doc, err := s.store.entity(ctx, restaurantFrom(ctx), kindPath, guid)
-	if errors.Is(err, errNotFound) {
+func (s *Server) get(ctx context.Context, r resource, guid string) ([]byte, error) {
+	doc, err := s.store.entity(ctx, restaurantFrom(ctx), kinds[r].Path, guid)
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND,
-			"no %s %s in this restaurant's configuration", kindByPath[kindPath].EntityType, strings.ToLower(guid))
+			"no %s %s in this restaurant's configuration", kinds[r].EntityType, strings.ToLower(guid))
 	}
 	if err != nil {
 		return nil, err
@@ -271,8 +272,8 @@ func (s *Server) get(ctx context.Context, kindPath, guid string) ([]byte, error)
 
 // GetTipWithholding returns the restaurant's tip withholding setting.
 func (s *Server) GetTipWithholding(ctx context.Context, _ restaurantapi.GetTipWithholdingRequestObject) (restaurantapi.GetTipWithholdingResponseObject, error) {
-	doc, err := s.store.singleton(ctx, restaurantFrom(ctx), "tipWithholding")
-	if errors.Is(err, errNotFound) {
+	doc, err := s.store.singleton(ctx, restaurantFrom(ctx), kinds[resTipWithholding].Path)
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND, "this restaurant has no tip withholding setting")
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"strings"
 	"time"
@@ -34,12 +35,6 @@ func Migrations() fs.FS {
 func PostgresMigrations() fs.FS {
 	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
-
-// Store errors, mapped onto API errors by the handlers and the admin calls.
-var (
-	errNotFound      = errors.New("not found")
-	errAlreadyExists = errors.New("already exists")
-)
 
 // store is every SQL statement of the restaurant service.
 type store struct {
@@ -99,7 +94,7 @@ func (s *store) createRestaurant(ctx context.Context, guid, name string, now tim
 		return restaurantRecord{}, fmt.Errorf("create restaurant: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return restaurantRecord{}, errAlreadyExists
+		return restaurantRecord{}, storeerr.ErrAlreadyExists
 	}
 	return restaurantRecord{GUID: guid, Name: name, CreatedAt: time.UnixMilli(now.UnixMilli()).UTC()}, nil
 }
@@ -110,7 +105,7 @@ func (s *store) restaurant(ctx context.Context, guid string) (restaurantRecord, 
 	err := s.db.QueryRowContext(ctx, `SELECT guid, name, created_at_ms FROM restaurants WHERE guid = ?`, guid).
 		Scan(&r.GUID, &r.Name, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
-		return restaurantRecord{}, errNotFound
+		return restaurantRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return restaurantRecord{}, fmt.Errorf("read restaurant: %w", err)
@@ -127,7 +122,7 @@ type clientRecord struct {
 }
 
 // createClient stores an API client granted restaurants, in one transaction;
-// errNotFound when one of the restaurants does not exist.
+// storeerr.ErrNotFound when one of the restaurants does not exist.
 func (s *store) createClient(ctx context.Context, id, name string, secretHash []byte, restaurants []string, now time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -143,7 +138,7 @@ func (s *store) createClient(ctx context.Context, id, name string, secretHash []
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM restaurants WHERE guid = ?`, r).Scan(&exists)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("restaurant %s: %w", r, errNotFound)
+			return fmt.Errorf("restaurant %s: %w", r, storeerr.ErrNotFound)
 		}
 		if err != nil {
 			return fmt.Errorf("read restaurant: %w", err)
@@ -164,7 +159,7 @@ func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT id, name, secret_hash FROM api_clients WHERE id = ?`, id).
 		Scan(&c.ID, &c.Name, &c.SecretHash)
 	if errors.Is(err, sql.ErrNoRows) {
-		return clientRecord{}, errNotFound
+		return clientRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return clientRecord{}, fmt.Errorf("read client: %w", err)
@@ -199,7 +194,7 @@ func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID string, 
 	var ms int64
 	err = s.db.QueryRowContext(ctx, `SELECT client_id, expires_at_ms FROM tokens WHERE hash = ?`, hash).Scan(&clientID, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", time.Time{}, errNotFound
+		return "", time.Time{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("read token: %w", err)
@@ -296,7 +291,7 @@ func (s *store) entity(ctx context.Context, restaurantGUID, kind, guid string) (
 		WHERE restaurant_guid = ? AND kind = ? AND guid = ? AND archived = FALSE AND removed = FALSE`,
 		restaurantGUID, kind, strings.ToLower(guid)).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
+		return nil, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", kind, err)
@@ -313,7 +308,7 @@ func (s *store) singleton(ctx context.Context, restaurantGUID, kind string) ([]b
 		WHERE restaurant_guid = ? AND kind = ? AND archived = FALSE AND removed = FALSE
 		ORDER BY seq DESC LIMIT 1`, restaurantGUID, kind).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
+		return nil, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", kind, err)
@@ -350,7 +345,7 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	var exists int
 	err = tx.QueryRowContext(ctx, `SELECT 1 FROM restaurants WHERE guid = ?`, restaurantGUID).Scan(&exists)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("restaurant %s: %w", restaurantGUID, errNotFound)
+		return nil, fmt.Errorf("restaurant %s: %w", restaurantGUID, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read restaurant: %w", err)
@@ -405,7 +400,7 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	return nil, nil
 }
 
-// setHidden archives or removes one entity; errNotFound when it is not stored.
+// setHidden archives or removes one entity; storeerr.ErrNotFound when it is not stored.
 func (s *store) setHidden(ctx context.Context, restaurantGUID, kind, guid string, removed bool, now time.Time) error {
 	column := "archived"
 	if removed {
@@ -418,7 +413,7 @@ func (s *store) setHidden(ctx context.Context, restaurantGUID, kind, guid string
 		return fmt.Errorf("hide %s: %w", kind, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
+		return storeerr.ErrNotFound
 	}
 	return nil
 }

@@ -2,11 +2,11 @@ package storage
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -35,67 +35,72 @@ func newError(status int, code storageapi.ErrorCode, resource, format string, ar
 	return &apiError{Status: status, Code: code, Resource: resource, Message: fmt.Sprintf(format, args...)}
 }
 
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
+
 // errorHandler renders every error as an object-storage <Error> document.
 // Anything unexpected becomes InternalError without detail (the detail goes to
 // the log, never to the caller).
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
+	apiserver.ErrorHandler(storageErrors(s.logger))(err, c)
+}
+
+// storageErrors is the storage API's side of the shared error handler.
+func storageErrors(logger *slog.Logger) apiserver.Errors[*apiError] {
+	return apiserver.Errors[*apiError]{
+		API: "storage", Logger: logger,
+		Failure: func(vf *validation.Failure, _ *http.Request) *apiError { return fromValidation(vf) },
+		Domain: func(err error) (*apiError, bool) {
+			e := fromDomain(err)
+			return e, e != nil
+		},
+		Echo: fromEcho, Internal: errInternal,
+		Render: func(c echo.Context, ae *apiError) error { return render(c, ae, logger) },
 	}
+}
+
+func render(c echo.Context, ae *apiError, logger *slog.Logger) error {
 	req := c.Request()
-	ae := toAPIError(err)
-	if ae.Status == apiserver.StatusClientClosedRequest {
-		c.Response().WriteHeader(ae.Status)
-		return
-	}
-	if ae.Status == http.StatusInternalServerError {
-		s.logger.ErrorContext(req.Context(), "storage: internal error", "path", req.URL.Path, "err", err)
-	}
-	if ae.Resource == "" {
-		ae.Resource = req.URL.Path
+	resource := ae.Resource
+	if resource == "" {
+		resource = req.URL.Path
 	}
 	id := c.Response().Header().Get("X-Cloud-Request-Id")
 	if id == "" {
 		id = requestID(req.Context())
 		c.Response().Header().Set("X-Cloud-Request-Id", id)
 	}
-	body, merr := xml.Marshal(storageapi.Error{Code: ae.Code, Message: ae.Message, Resource: &ae.Resource, RequestId: id})
-	if merr != nil {
-		s.logger.ErrorContext(req.Context(), "storage: marshal error response", "err", merr)
-		return
+	body, err := xml.Marshal(storageapi.Error{Code: ae.Code, Message: ae.Message, Resource: &resource, RequestId: id})
+	if err != nil {
+		logger.ErrorContext(req.Context(), "storage: marshal error response", "err", err)
+		return nil
 	}
-	if err := c.Blob(ae.Status, "application/xml", append([]byte(xml.Header), body...)); err != nil {
-		s.logger.WarnContext(req.Context(), "storage: write error response", "err", err)
-	}
+	return c.Blob(ae.Status, "application/xml", append([]byte(xml.Header), body...))
 }
 
+func errInternal() *apiError {
+	return newError(http.StatusInternalServerError, storageapi.ErrorCodeInternalError, "", "we encountered an internal error; please try again")
+}
+
+func fromEcho(he *echo.HTTPError) (*apiError, bool) {
+	switch he.Code {
+	case http.StatusNotFound:
+		return notImplemented(), true
+	case http.StatusMethodNotAllowed:
+		return newError(http.StatusMethodNotAllowed, storageapi.ErrorCodeMethodNotAllowed, "", "the method is not allowed on this resource"), true
+	case http.StatusBadRequest:
+		return newError(http.StatusBadRequest, storageapi.ErrorCodeInvalidRequest, "", "%v", he.Message), true
+	}
+	return nil, false
+}
+
+// toAPIError is the storage API's answer to err; a caller gone away gets a
+// bare 499.
 func toAPIError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
+	if ae, gone := storageErrors(nil).Answer(err, nil); !gone {
 		return ae
 	}
-	var vf *validation.Failure
-	if errors.As(err, &vf) {
-		return fromValidation(vf)
-	}
-	if e := fromDomain(err); e != nil {
-		return e
-	}
-	if errors.Is(err, context.Canceled) {
-		return &apiError{Status: apiserver.StatusClientClosedRequest}
-	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		switch he.Code {
-		case http.StatusNotFound:
-			return notImplemented()
-		case http.StatusMethodNotAllowed:
-			return newError(http.StatusMethodNotAllowed, storageapi.ErrorCodeMethodNotAllowed, "", "the method is not allowed on this resource")
-		case http.StatusBadRequest:
-			return newError(http.StatusBadRequest, storageapi.ErrorCodeInvalidRequest, "", "%v", he.Message)
-		}
-	}
-	return newError(http.StatusInternalServerError, storageapi.ErrorCodeInternalError, "", "we encountered an internal error; please try again")
+	return &apiError{Status: apiserver.StatusClientClosedRequest}
 }
 
 // fromDomain maps the errors of the signature check and of the lifecycle

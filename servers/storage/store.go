@@ -7,6 +7,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"time"
 
@@ -34,14 +35,14 @@ func PostgresMigrations() fs.FS {
 }
 
 // Store errors, returned wrapped by the operator calls and mapped onto API
-// errors by the handlers.
+// errors by the handlers: the sentinels every store shares (storeerr).
 var (
 	// ErrNotFound: no bucket, key or configuration of that name.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = storeerr.ErrNotFound
 	// ErrAlreadyExists: the name is taken.
-	ErrAlreadyExists = errors.New("already exists")
+	ErrAlreadyExists = storeerr.ErrAlreadyExists
 	// ErrConflict: the change is not allowed from the current state.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = storeerr.ErrConflict
 )
 
 // store is every SQL statement of the storage service.
