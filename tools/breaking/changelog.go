@@ -99,7 +99,11 @@ func RenderChangelog(spec string, releases []Release, shallow bool) (string, err
 			writeSection(&b, "Other changes", changes, func(c Change) bool { return c.Level < checker.WARN })
 		}
 	}
-	return b.String(), nil
+	out := b.String()
+	for strings.Contains(out, "\n\n\n") {
+		out = strings.ReplaceAll(out, "\n\n\n", "\n\n")
+	}
+	return strings.TrimRight(out, "\n") + "\n", nil
 }
 
 // compareForward lists every change from base to revision in that direction,

@@ -120,7 +120,7 @@ func Compare(base, revision *Spec, level checker.Level) ([]Change, error) {
 			Rule:      c.GetId(),
 			Level:     c.GetLevel(),
 			Operation: operationName(c),
-			Text:      c.GetUncolorizedText(l),
+			Text:      nullNamed(c.GetId(), c.GetUncolorizedText(l)),
 		})
 	}
 	return out, nil
@@ -209,4 +209,13 @@ func Judge(path string, base, revision *Spec) (Verdict, error) {
 		v.Failed = true
 	}
 	return v, nil
+}
+
+// nullNamed names null as null in an enum rule's text (oasdiff writes a null
+// enum value as "undefined").
+func nullNamed(rule, text string) string {
+	if strings.Contains(rule, "enum-value") {
+		return strings.ReplaceAll(text, "`undefined` enum value", "`null` enum value")
+	}
+	return text
 }
