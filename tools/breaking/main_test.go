@@ -177,3 +177,35 @@ func section(text, version string) string {
 	before, _, _ := strings.Cut(after, "\n## ")
 	return before
 }
+
+// TestMakeTargets_InThisRepository runs the README's commands on this
+// repository: make breaking against HEAD (the work tree may hold edits, but
+// none of this repository's own history breaks a consumer unnoticed) and the
+// pull-request form against the merge base with origin/main when the clone
+// has one, and make changelog-check.
+func TestMakeTargets_InThisRepository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command through make")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	if _, err := os.Stat(filepath.Join(root, "Makefile")); err != nil {
+		t.Skipf("not in the repository: %v", err)
+	}
+	make := func(t *testing.T, script string) string {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s: %s", script, out)
+		return string(out)
+	}
+	out := make(t, "make -s breaking BASE=HEAD")
+	assert.Contains(t, out, "specs/pam/openapi.yaml (")
+	assert.Contains(t, out, "specs/fax/webhooks.yaml (")
+	if exec.Command("git", "-C", root, "rev-parse", "--verify", "--quiet", "origin/main").Run() == nil {
+		out = make(t, "make -s breaking BASE=$(git merge-base origin/main HEAD)")
+		assert.Contains(t, out, "specs/restaurant/openapi.yaml (")
+	}
+	make(t, "make -s changelog-check")
+}
