@@ -14,7 +14,7 @@ FUZZTIME  ?= 25000x
 # tools/breaking is its own module (oasdiff and its dependencies stay out of
 # the main module's graph); its go.sum is committed, CI builds it -mod=readonly.
 BREAKING_DIR := tools/breaking
-STATICCHECK_VERSION := $(shell $(GO) list -m -f '{{.Version}}' honnef.co/go/tools)
+STATICCHECK_VERSION = $(shell $(GO) list -m -f '{{.Version}}' honnef.co/go/tools)
 
 .PHONY: all generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
 
@@ -66,8 +66,8 @@ $(PRISM):
 ## PostgreSQL in both runs, only once), then the contract coverage of both
 ## runs (every declared (operation, status) pair produced, or listed in
 ## testdata/contract/unreachable.yaml), the example module's tests
-## (examples/consumer, its own go.mod, against the test kit), and each fuzz
-## target briefly
+## (examples/consumer, its own go.mod, against the test kit), tools/breaking
+## (its own go.mod), and each fuzz target briefly
 test:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 ./... && \
