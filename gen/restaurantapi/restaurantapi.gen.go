@@ -87,27 +87,6 @@ func (e DiningOptionBehavior) Valid() bool {
 	}
 }
 
-// Defines values for DiscountItemPickingPriority.
-const (
-	DiscountItemPickingPriorityFIRST          DiscountItemPickingPriority = "FIRST"
-	DiscountItemPickingPriorityLEASTEXPENSIVE DiscountItemPickingPriority = "LEAST_EXPENSIVE"
-	DiscountItemPickingPriorityMOSTEXPENSIVE  DiscountItemPickingPriority = "MOST_EXPENSIVE"
-)
-
-// Valid indicates whether the value is a known member of the DiscountItemPickingPriority enum.
-func (e DiscountItemPickingPriority) Valid() bool {
-	switch e {
-	case DiscountItemPickingPriorityFIRST:
-		return true
-	case DiscountItemPickingPriorityLEASTEXPENSIVE:
-		return true
-	case DiscountItemPickingPriorityMOSTEXPENSIVE:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for DiscountType.
 const (
 	DiscountTypeBOGO        DiscountType = "BOGO"
@@ -132,6 +111,27 @@ func (e DiscountType) Valid() bool {
 	case DiscountTypeOPENPERCENT:
 		return true
 	case DiscountTypePERCENT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DiscountItemPickingPriority.
+const (
+	DiscountItemPickingPriorityFIRST          DiscountItemPickingPriority = "FIRST"
+	DiscountItemPickingPriorityLEASTEXPENSIVE DiscountItemPickingPriority = "LEAST_EXPENSIVE"
+	DiscountItemPickingPriorityMOSTEXPENSIVE  DiscountItemPickingPriority = "MOST_EXPENSIVE"
+)
+
+// Valid indicates whether the value is a known member of the DiscountItemPickingPriority enum.
+func (e DiscountItemPickingPriority) Valid() bool {
+	switch e {
+	case DiscountItemPickingPriorityFIRST:
+		return true
+	case DiscountItemPickingPriorityLEASTEXPENSIVE:
+		return true
+	case DiscountItemPickingPriorityMOSTEXPENSIVE:
 		return true
 	default:
 		return false
@@ -294,30 +294,6 @@ func (e ServiceChargeServiceChargeCalculation) Valid() bool {
 	}
 }
 
-// Defines values for TaxRateRoundingType.
-const (
-	TaxRateRoundingTypeALWAYSDOWN TaxRateRoundingType = "ALWAYS_DOWN"
-	TaxRateRoundingTypeALWAYSUP   TaxRateRoundingType = "ALWAYS_UP"
-	TaxRateRoundingTypeHALFEVEN   TaxRateRoundingType = "HALF_EVEN"
-	TaxRateRoundingTypeHALFUP     TaxRateRoundingType = "HALF_UP"
-)
-
-// Valid indicates whether the value is a known member of the TaxRateRoundingType enum.
-func (e TaxRateRoundingType) Valid() bool {
-	switch e {
-	case TaxRateRoundingTypeALWAYSDOWN:
-		return true
-	case TaxRateRoundingTypeALWAYSUP:
-		return true
-	case TaxRateRoundingTypeHALFEVEN:
-		return true
-	case TaxRateRoundingTypeHALFUP:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for TaxRateType.
 const (
 	TaxRateTypeEXTERNAL TaxRateType = "EXTERNAL"
@@ -339,6 +315,30 @@ func (e TaxRateType) Valid() bool {
 	case TaxRateTypePERCENT:
 		return true
 	case TaxRateTypeTABLE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxRateRoundingType.
+const (
+	TaxRateRoundingTypeALWAYSDOWN TaxRateRoundingType = "ALWAYS_DOWN"
+	TaxRateRoundingTypeALWAYSUP   TaxRateRoundingType = "ALWAYS_UP"
+	TaxRateRoundingTypeHALFEVEN   TaxRateRoundingType = "HALF_EVEN"
+	TaxRateRoundingTypeHALFUP     TaxRateRoundingType = "HALF_UP"
+)
+
+// Valid indicates whether the value is a known member of the TaxRateRoundingType enum.
+func (e TaxRateRoundingType) Valid() bool {
+	switch e {
+	case TaxRateRoundingTypeALWAYSDOWN:
+		return true
+	case TaxRateRoundingTypeALWAYSUP:
+		return true
+	case TaxRateRoundingTypeHALFEVEN:
+		return true
+	case TaxRateRoundingTypeHALFUP:
 		return true
 	default:
 		return false
@@ -565,11 +565,11 @@ type Discount struct {
 	Type          DiscountType `json:"type"`
 }
 
-// DiscountItemPickingPriority Which items an item-level discount picks first.
-type DiscountItemPickingPriority string
-
 // DiscountType defines model for Discount.Type.
 type DiscountType string
+
+// DiscountItemPickingPriority Which items an item-level discount picks first. The non-null values of `itemPickingPriority`, and the Go type of that property (x-go-type), since a generated enum would get a constant for null.
+type DiscountItemPickingPriority string
 
 // Error defines model for Error.
 type Error struct {
@@ -693,7 +693,7 @@ type MenuGroup struct {
 	// OrderableOnline Whether the entity can be ordered online.
 	OrderableOnline OrderableOnline `json:"orderableOnline"`
 
-	// Parent The enclosing group; null for a top-level group.
+	// Parent The enclosing group (an ExternalReference); null for a top-level group.
 	Parent    *ExternalReference  `json:"parent"`
 	Subgroups []ExternalReference `json:"subgroups"`
 
@@ -989,9 +989,6 @@ type ServiceCharge struct {
 // ServiceChargeAmountType defines model for ServiceCharge.AmountType.
 type ServiceChargeAmountType string
 
-// ServiceChargeServiceChargeCalculation Null for charges that are not a percentage.
-type ServiceChargeServiceChargeCalculation string
-
 // ServiceChargeCriteria defines model for ServiceChargeCriteria.
 type ServiceChargeCriteria struct {
 	// Delivery Deliveries only.
@@ -1009,6 +1006,9 @@ type ServiceChargeCriteria struct {
 	// Takeout Applied automatically to takeout orders.
 	Takeout bool `json:"takeout"`
 }
+
+// ServiceChargeServiceChargeCalculation When a percentage service charge is computed. The non-null values of `serviceChargeCalculation`, and the Go type of that property (x-go-type), since a generated enum would get a constant for null.
+type ServiceChargeServiceChargeCalculation string
 
 // Table defines model for Table.
 type Table struct {
@@ -1051,11 +1051,11 @@ type TaxRate struct {
 	Type         TaxRateType          `json:"type"`
 }
 
-// TaxRateRoundingType Null unless `type` is PERCENT.
-type TaxRateRoundingType string
-
 // TaxRateType defines model for TaxRate.Type.
 type TaxRateType string
+
+// TaxRateRoundingType How a percentage tax is rounded. The non-null values of `roundingType`, and the Go type of that property (x-go-type), since a generated enum would get a constant for null.
+type TaxRateRoundingType string
 
 // TaxTableRow defines model for TaxTableRow.
 type TaxTableRow struct {
@@ -25250,142 +25250,145 @@ func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L19U+O4ti/8VVR+TlXDHAOB7tnPTPqPU2lId+c2JFwSZvbsoS9WbCXRwZE9kgxkz+W739KLbdlRQtKO",
-	"uVzKu3bV0IlelpZ+a/2W3lb+dvxoHkcEEc6c9t/ODMEAUfnnZQj5JKLzgz565AeXcIoORtEdIuK7ADGf",
-	"4pjjiDhtZzRDwIvhFMnvPRBNAJ8hQNAjB+LjjwCOGSIcRER+EUKmvjh0XIf5MzSHolG+iJHTdhinmEyd",
-	"pyfXuUKcLg46E47ocq9D5EckYIBH4AFiDsZoElGU90zRXwliXPQh/sQUBU6b0wSZfc4xwfNk7rSP3bR/",
-	"TDiaIuo8CQliSOEcca2SLuGYL75c987sSkDy+3cMiCKiYyy+iSGfOa5D4Fw0P01wsFak/6Bo4rSd/+8o",
-	"n5kj9S07+iIqC7nOIeMXUYAnWDRRlmVAwgWIxv+NfM6ATxHkKAARBXNdA0ChUsBnmAFMGIeEu4Al/gxA",
-	"dkO8k9bxzwfHJwet41Gr1Zb/P2y1Wv/ZarVa3uENSQf2V4LoIh9ZaMq06YhGeI4Yh/NYDkugTA0npsgX",
-	"Yqf6WVb28cEYMhRIIAGSzMeIuiARn0Ri+A+Yz6KEm8A8XCG4KFEQeA4fNSpa8n/uepwouYf43xvJPtDz",
-	"EiMqZXfBscDw+1YL7AVoApOQg+NWa3+dtLIvq8TvN5R2jSnfwzBBqRF7q9yAB5SvSAvGFN3jKGHa4qMY",
-	"/pUg94YQdI8oGCc45GC8ADNIgtUQyuaqPLhzRKZ8Jibk5IMcX/aBa/UbjMOEQsK7jxxRAsNVFisMNR0B",
-	"zWqBh1nEEPAjMsHThEJRAWAGKIJBNi1q+LnsmaLy3g/S7g96Z1Vt/knUZ3FEGJK+6BMMrpSHE//yI8IR",
-	"kX/COA6xL2U++m8WyUnerKcupZH2e0VNdUDmB91s2qlU2jgKFkC6kXsY4uDQeXKdzxEd4yBQ+KpXslFx",
-	"3oIIMUAiDtAjZlzI+ADVB1PxPQqEpUm317nsAT/EiHApco+oiVId1a9QAhKCHmPkC5kYosJGkCgtpelH",
-	"/HOUkKB+QfqR8vuKuQAmSju5St+xohlI+UZRdA6pctX1yudddf/ndXc4uh0NBrfnnasvXa9dwF0kNHf8",
-	"D/ANfwJ7x/9w3//yAYwXHLF9FzzMEJ8hCjBnN+RUyXmgHAdgcMEAi8Ae5qIZARFh3fsCM+ojGbGkLBIR",
-	"JLyWGvsFJAtte+ylIf6OAQo5AiGeKzEl4yWxcEtG8FaKnGwd69JHZlHZ/TWBCZ9FFP8bvQwCpecAYwSp",
-	"CEqE+3el6dKITLWRiigmECCFIZMQvCYsieOIchRcoADDkSSBl5iLFHkCMv9jOOgfSsrRVUXLnVD6Eo4u",
-	"4WKOCE9Fg2E4mDjtP5/pW1PGFZogioiPnCf3byemUYwox8r3K8axRcw5xfypSn3P+FHFg87T9yfX6SR8",
-	"JrSptGPwCAwCLD6C4aXR4wSGDLklIdTE9IIyQ5/88gxBu7rqEPkU8VL1k5//8Wz1hCHa8X3EWKpaRES0",
-	"86dzed4ZfR5cXdxedE6/9vrd29PzXrc/MrSwQlfZYErCLXW2rM9lbSqWFnIVNcY45Akz5R1en552h0OL",
-	"fK7D0whtHVqKXavQqTw2ngZUqvvnR5DFhkXxodKCPXAcyHjvo/CagXCgkAGvo92IbLQNPikDv0larfe+",
-	"0Zj8AMnofEkJ6DHGFLEeWbP+myHlNADjwqnrOMSIglvLUbAw2ChGllZj6KMDhkTAI7lZFGMfgadYsC1I",
-	"wi6qlKEMSDXm5/GXV3YLejY1kMpsm8BPFMG77RzNOgcDfY7vTRczjqIQQUmAY9GVjJfuYfhV0U3JpSdh",
-	"KMiXgDlmgp5kFQYgRdJrcgr9O7Q0RyQJQzgOURoeL89ZoesLTF6y70AHQMtdXmCScMSehxwik4j66EIV",
-	"Eitfu4ZXuHfXiSEO7FXksCQIOv4diR5CFEzRXBNhKfYsFshV40dhqAJSqT9PtnkhtShbZp6gPckFhgGU",
-	"hTAr2GS1kZSbAk4P0dC2VWu2rizAtAFmnarsXHkK2eyMwgcVSVW3rZgKSNDnPLvRREllaQMrxI1ISuEj",
-	"+HgFucXJDe4RpThAynmmmw4yrsQEQMAwT9SiV28KAQgCTDCZgihWq4ClaCDt1gpcahXjElFfLsBcRyyc",
-	"IXfaThAlwgyzoamNnWW+zrrTjduc4pkUeRCnYu0uABujGbzHkWVXctT51r0dXI8AJAE46573fute/QEI",
-	"QgGAwPMTxqM5ol66FRrRANGPeUEYskiWZjfEC1CI7xFd9Mgk0vtuKa+cieCm13fcrEPHddJWrOGEn9Ax",
-	"w8F2LsdurNnojVbtYDzDzI8SHY7/gOUUdZu2xoAI7RfZji98REzqW21riuU09hHwZ2KNqvybD0M/CQWj",
-	"L0N3HdnBeSp+UZTPEQWfe//snoEgFepQkrUfJgzfp94qpZNleG9APin0XWeCH1EwijgM7btYXHylbFlL",
-	"g0QQhuZi8c64CyapuLejwahzXhS6onCin0vs32EyvaQ4opgvlqX8fYb9mRYJEvnHQYjuUZiJAmLs3zEw",
-	"wVTt2adI/9y7Ggpwn3c7w9Ft95+X3f6w91vXcZ2LQeGD7ytlzY1gJbOSiHTTubNJrzYSTA0DP5qPMUFM",
-	"7hGASBRgdl6MlZ/L9rbLQLrsXp12+6MfhpKxW73l3DEkGF+E/IvYOm7Ii4OWa2rBG9FHcPq1e/rNBb1R",
-	"90Ja36fBlwGAc7Foz7WBHuE8FhI4srg1cC4v4pQ6HNeRkHVcZ3DZ7d/mH8t/pt+JXtOiCt3PR9vloIOr",
-	"wNuYp8zyyzoqQcUO/4LF2j1jttFYolFI5H7MegwyOEfp+RaYw4WgaV9QjPBwFOzlO0RuYXNx345PPwos",
-	"k9/RhyryoMKbI8bgFH1DC88VC61xiAD0acQYuEeU4YiY4DeDXtGxHJu0/o22Xs4QhzjMseFASuFCeUIU",
-	"Bn1txcuOMNumBhFNN6ohBzK+cVVYK5SI5M4hkWHssz5Dj3yFdTzIXUIakanyslCoi6kIaVVT39BiIzWI",
-	"chq5iOmdlqIIPbknNsE6kkshgVVwoab+HQNhNGVWgfIdiWVdfh2NLoEqYJvZkknpljSYcq0VBm3Onzku",
-	"N8d9BhhbQGeCY8l0CtDYZlbX+4p8IHkHK2XTM7uszDn0Z5igA4pgIG1HuCAQTQQZ6n3/nPJ6/d86572z",
-	"W7337bjZJ5edL93b0eBbt298eC6I8WJw1vvckx7xojcc9vpfbq+6w1Hn+qrTFyw56l71O+e38hwqb39F",
-	"gev+t/7g975RwHEdo3R/MLr9Iv6S/XWuR1+7/VHvtDPqDfpS6t5V1+wolVj+V1B26fvTq+6ZaKFzPnRc",
-	"R7T+eXDdl2Ppjr4OzmSHnfPzwe9dJd7w+vJycDXqnt1edM96ndvRH5ddKWLpsEB81hl1b897F72R7lIP",
-	"tHt1NbiyRsrLC4CdrPtQehRpseMOATg1ZQpiiiR/gPECYM4EVsTSS+/K8wXY87K/2zjw9otEG0esfXzy",
-	"/sPzzu3JSk3ywNFCB7E+4FSHpnsQXF/3zkp9f4A/o8kJPD547x9PDj5Mfv7Hwa/wPTw4HrfQyeS9/yH4",
-	"Wa3yuVCG03b+15+tg1/hwaRz8Pn73788HZj//LDNP49Pnv7D5uJ6c23mxdlIaGjlWH2DBIta6hSI3qtF",
-	"w3o3IdqzuYULRJLdrj2nNEriFT57jkjyTkRnsY6uVeFDHac8z76W/pc4WOpmc0ZXE2BpZ2UwLhfFArYD",
-	"EmKCnutgUCr+5DoJwXwwuUCQJfTZ+teFwk+uc48ZHuNQL2TWVf0tL7kixiyPpdC6m05mptSy6PbgUYDq",
-	"i6i5W2TtamIxmSGKudp4+ZLBdTnw1AWvy7NlKZkKtDsYz7Vlbt3QatyWBrw7WatbRAwp2mYfxiLWd9d6",
-	"5c0PIyboSUL5IxCUoyPhkhtaE23n/pIl42kNCnw9DkHCLpuPFNnmwEtAstvTSo+xwqqe8USr/UyPo3lV",
-	"N1OOJIQO5B6QPOeH6b1ECvb03hCIJqJ+ILeeid50luFyXlZqa9+yEw3DiOq/tzviecX+7/9NnxMmVpnZ",
-	"nf3z8kZQf9AXEfyX3ufR7Wnn6swarb8ey86Ap0aoxp9tLr0mmzZ63blpF8zzo1y/qKGrjfjM9Nmy5c7h",
-	"4zDdbFt1tDtHkDBAIqB3Pbc/yJ1jUuxl/aHtM5a3U6NbEULqjsqiuyWF2ee7D+fqGtcOrxC5Tj8awhBd",
-	"Ici2OVorQmddSSW1HMBg2Q+t3hnV9xh9SMBYn66pC+FY7falruWPrtppsLqUS7iIEv4ig7ukSF+Z39Hp",
-	"8hgydEmxb9vQDYL0AizK7TQWhfWJP/NhqGoXj/qfPZ11nQCzOISLC+tWcr6ujik6yLoWy+tZ9EAARSHk",
-	"+B4tCSfwZ07b5VX3c++fjusMrz+LP75vc8aTh8CbKteRCvkMfW476r1IQo71cciGGhU+qaDQSRhBbtNn",
-	"XtGy0qcJAvO1vY8Xum8lvPdRTSaAQcCAl4HEsx0I2L2QIZBroKyooyIOMpXbPZOB/S2paO0ilp2p+wyr",
-	"nsUQpLhJzodx/QFysWTB8xWXW7Y6Ic+FWDV07KNKg97Yv2SXTWrspbBTWtr1lA7Zfrwoj64XcfbWRDtv",
-	"Klqj0lVlr5KAl65FvOKGY7ZEsXiCqd7I3OhFlTmL+o2WIbuNA/N3HkN142A3ACbW0y2xaIJherch10uY",
-	"EH8mVlEBJgTR5zcq19wKvkL3iCToFFWBTHEwhUH8vbGztluV2Zh9BCIoYaeQo2mkzlBrBL2e9A5FcLcT",
-	"v3x7qjwvW4aZdm0WW12hTzXG01n62mN3m42rbtZcD8+M+yrpJR57FPLs/QbVSflSbnp1oHijwBpM6DcE",
-	"4xCN4OMWewPp1TvLutqnmCOKn32EUND9aVpJuDUKeaJXrNtcHlW3G1ZewzMe8h3kl1xmyL9T85HeUlk7",
-	"I5Xuopjj1fe1rBdu++kWY3rDi88EeetrrPIEXt/jKMWOt2e94engWk755WA4yv+9yeUhDh/V9xtfas3R",
-	"Z9wnSefBQIIxp3k3y+Bbo6MNzPfUwF3ZSat7hsuaPlPfiCAzIuHCHhnN4eOpgElnhUX/DvE9CgAcRyLC",
-	"n2GmN4ltS/kfsPE5Jmu77+grS+pVsL4CYkG5iAchByGCjEsxN1z5zDHRalqcYcYhsYXshb0Lgn5wqBze",
-	"oShZOcYAwIRHc8ixD8NwIVdTqoZaCbMNov2SNt0cHEsTbR96LqUtZhqlFvSK6TIzs5Taf+yadrpuMtra",
-	"jHSNa9vVteQvXQffnMQsV8ltu93mgmsLPrLfCc/fb3iihlw19wf97g9aDI0SEmAytS9AZGcJCRFjRnea",
-	"6Ezu+No5/3x7fem46q/ub/I6S+f8984fQ/W5/vts8Ht/UzLJbGHTiEJWuIoebLPw/CXKUefTeVduesld",
-	"9fTGz8a3JfN51nOXbW0XlGwMzbWibyXos+FZFpGWCymnCRWgX2zoprMrJzaQMg4pr9wFh48V21i+VEe5",
-	"hGGg9GpcnbF61yyZhvWGkcr0IVfTi8VicXBxcRAE70bvvn5tz+dtxg6Hw+G/PLC3PgHI/kdw9fkUvH//",
-	"/tcbYi37L29fkqnvo1i9uY/064Vs2b6uh+X7Qdlln+9/n+R/jNI/2kt/7N3cHKq/j91fn/b/a+9f//vP",
-	"/zz4npX7r/SvfeudoRGOf8d8NotCAesdXf8iAt4rnm+tuyFuhOc+RQHmwIc0ABzH6ur5DIXBR4CnJKLZ",
-	"0y3d2XO7uKuj9fW4TMdSENxu10tnm8tbQAnBPH0UIPeEo1BefdvzhKvy1JD0m3z9lYzgMPLRvumltWc7",
-	"/yRWdP9yXOfbF8d1vlgXdr8VDv5WbVenaRHSjeo973IwvB30z//wXIBE3PMgyspj7JlMeVEQqHN+rlYa",
-	"skrqe63iRDh4gQMHGdv4CcV8MRTfpa+ZIEW0k/DZitxOxotUT53Ce+fRFBMPpClJskxOEtjq0Ws2zBnn",
-	"sXpNj8kkSl/pQ5/nYZwDYxFA+neOq67myUqsfXQ0xXyWjA/9aH6Ulsn+cFYkS4DBgYz2iwlcpOB5JoW2",
-	"PItkrjqSVHcvXON8Ur5p4DOE6Q0pnmoyF8Tqab8sky0jGOIckylz5ceYMxDPFkwE4+KrJAZ7+ukec4EP",
-	"2eyGBPJdIXOzN0uQIshcIO/Xs/1DIDNO4XSJ+yBwSdE8EuupCY3mEqSlUdIbAqk/U2susSaWCXgo4gkl",
-	"KDi8ITfkDPlYXtlX2T5YjHxAkR/RgIGHDPypTIaGVdqMG0ess6VF3Dht0eBP4KefLiGfscOffgJdYRdl",
-	"qWKUp9FJSIAo8I5UkaP7E++jygsmMFUoekMAECY3Akew8ET96P64/Ims7R2CTxGfpVdo1ZnzA8WcCx9C",
-	"9PlSLEQVbe/l1+TB9dV5eiQwFrVmEeP7YIx8mDCpkAVgM7XJAPxoPo8IGEOGDoHAHIkOGAwl9lhEXNF2",
-	"LE8R9ScSEepoRh0+ZKNkYBKFYfSQCiZ4L92KUc9opKDeETGOXJnnAu8oNs4p9SfZuYL4d4iZQqh39Pc0",
-	"wcGTt3+o5qr43l9MWocYKXHkgwGAiXraJIDspQkSPNWgmSTBUwIWEyW0wYpcDN6+bIEiH+F7pK/3wL8S",
-	"VEgAIpuUz92LL+9dnSzEy57Fe4CpRACuPNqZRQkVDKFPdYQJCTiK9lYhUjPb9gkLlC7zYwC2rEjMssxD",
-	"UDgBMbPUqABG+tmGoFaF9vVppLK0W3u8nBfmy3XvbB+o50rqeQvoQn8mWqVokjAYghlk6kbGAyk86WkD",
-	"KN/LYzLN2vfWvyPwJMg/tFr7rqgMQyG0PGtHYM9b/8TAc7OKRvIm6eKCCEnA50mc9rzl5wiygfcKSaJD",
-	"6QaVxksJnxQ27W8XdCuHoJMNPqIgIXdE6EfllICECQ8NPrSO5fSseOzgiZpe4b2D58rHHRKnSsoPrWPg",
-	"Fd5ApBi6hFNMMls8x4wz3TNopcnh0nx+ZpI4V6W3G+J/Iw8cHx6+b7X2JaaKUFqVus2HVO7tZTboAoan",
-	"BAXATyiLaHoen2VyFAoXTYvofkVKR4loXV0UA3HEsHLnxpPnPLoS/QteE83Kx59pwkIXPMhHo4q//Bkk",
-	"UySYMgIQPMDwTqf78CNKkc9F4VABIYAcpuXbolkxDSqQiymSUk909rKHWRQi1ZrMeqU4EqBH6HN5Vuyj",
-	"j0b1NJVikIi4TTQtGxHVYRwjSIXZAaif4enUlwRkdCxAIDMHgTAiU5OVQUfjDTMwFstp2XhUykvnKl2n",
-	"bl06ZjProgcmOOSIfpSXb+/kVidUJiEWDiiQNjuJ6FTlg8SMJSKSiCiARJJN2ngK+lYO6vztkacmOU90",
-	"KNEmhuuBve3TMiozNoDMOA5D8BDRO20e5hh/+kluaiqils9R1i9XwV66WjXXpEq9ker6DqGYFRFpS5op",
-	"onUJizR7JuR59kw1V6LZOQ5DrDgpZYjsOaZkiEs58XkYetJKH+6ppJCqrpTsuOW2Wi356fHPYK4TjYhe",
-	"BvJRJ9ZzNsfqna72GZiBDye/As98++QpMveMdF8e2NPcmcYF8hGbEcTJp2kpHOQs/60e+rnAjwIkwmXJ",
-	"Idkf39DCBdlDORdkb/xExKue+LmqVfbkfQSe+lNGEKH0egj6szSZYP6cU20fhNhHOrGSXjV0YujP0MHJ",
-	"YWtp3fDw8HAI5deHEZ0e6brs6Lx32u0Pu7LOk+twzENz/WESUjFg6Fz2HNfRj12dtnNyqJuIYkRgjJ22",
-	"8/6wdfhebV/M5Mpqw6hV7nhFzLID1X3Ujkz4kTyueMfMhGj6ur0ZPwmHovKnGZGbWBoUIzeT3nJLN57j",
-	"6bQTWbDUC5y2I9d++QPOT1Gw2FnqNXtmsqfiDgSnCSrnwzxptWoTQif0smbGLGhdwOGDEsTWfibwkZG9",
-	"U1Y5fr5KIS2fqHT8/vlKWaZGWeHnTXqx5NV7cp2fNxlVMYumudvgtP/87josmc8hXSgIyVQzJVzLXc4p",
-	"c9p/OkU7ceTeRb5iPIKWJHvqeRyymNGV5FkZFCtiWkr5+o6BrMlsdc9Fo67OiaPevMvo5RB8lmu2G7Im",
-	"xkoIx6Het1LBktWWMOMd61iKyadX7AXlRY6sSW9X7QwZ9fJswBsWlsmHNyy7SblCLuun7xXteqPDFGuK",
-	"RnWU3VP1ZR7l0u3sJesfGHBagR6wlwbw+6UUnevyq6/L17mynhTwxbxPawPvkycCFjVOft3IXxWyq1bw",
-	"PLmvkSGtfXoMh6M/Z5u5Gr2jspHH2cLZgPFCruM/gg+tD9nOdzGtsSsCemOTT2c51vuCNifzBVl9zIu5",
-	"GCNvfmX73t6s7WlcbWVflr+3t6DWh+drZLmj/2+a3BfETeRXML5xmtiyIrnLdl6K0D/lQjcsXh+L50lP",
-	"q1G3gY2Grl8HXRtTYniJEI4jusZFVCVlEwh1EXEO2rfGvoY52ik3K9DwbD08u43V+Fla24rMKhoC2UF2",
-	"3dR6aojdcGt93GpkPa5GriY8GnZ9HexqzonhKNBfCY5VJuzVzqIqxxbwUBfJGuh9ayxrGqadZvMSDc/W",
-	"w7Nb209gZCKvSLeFPOwvQLhnBdEbyq2Pcgvp6quRbhEkDe2+DtotzorhOKTdYjJd7zeqMm8JFHVxbwHG",
-	"b419izZq51+zTMPA9TDwj5iSTq5flX51My/BvKnEDevWybr6J0qqMm762yQN2b4Sss2tJztlothf6xuq",
-	"U2yKgvrYVcP17TFraoerWFV93zBqXYy6ub3M0/zTFcm08PKqbjq9yIVu+LQ+Ps1zk1cjVAMbDaW+Dko1",
-	"psRwEvIV5RoXUZVTTSDUxao5aN8arRrmaOfVrEBDrPUQ67ZW00u9bEVezR8xp6+XX4hkezqjfcOxdXKs",
-	"THq5A4q1wKTh21fEt5b52dyN7IR7bQipk4h1Ote3x8PKZFfTsPi+YeEaWfhHban8Sx4VmLmcSOQlCLn0",
-	"IxMNL9fJy+Zva1Sk5yJWGlZ+JaxcnJatHUhlTi7Bok4qNsH8Fhm5YKyridko1vBzTfz8A1a1g1XyCzFw",
-	"Q7t10+4OlsINw76ide+GHmAXC9x6KfRN8uY6smwYsr4V7PNWUcgSWI0fizkNX4Ap+wXZG8asjzELP99X",
-	"jTlLKGk49HVwaGlaNnlqX3AdVYm1DIu6KLaA5LdGtUUztVOuWaah3nqo9weMqZCbtxoPFxIJvwANXxZE",
-	"b2i4Phou/NBsNRougqRh4dfBwsVZ2dpvVCXhEijq4uACjN8aBxdt1M7BZpmGg+vh4B8wpdLvC1elYfOn",
-	"q1/q+PZyaQwNH9fIx+VfpK7IycuIaYj5lRDz8tQ8u7W25E8q07MFH7VxdBnab46nl2x3BVeXyjV8XRNf",
-	"V7OwHZL1y9J0w9AvxNA7JOeGll8hLW/nLnbJxS/Cwm+ZgDfg3oZ266fdTSwo+724qnyb/bTdi9BtLnbD",
-	"tnWybarnymSbw6Ph2tfCtfmcbPDm33AV1bnWQEN9VJth9+0xbW6Wq4g2LdHwbF08u631EL6DVW3688Ev",
-	"wLBK3oZea6VXoeTq3CqnquHVV8Orqek8nxg2LbwDSlUgqJFOJVbfIJcqG1xJpOLrhkVrY9HNbSUH/FD9",
-	"Mn1FNjV+6VP/1P0LEOvV8iAaiq2PYpfUXZFsLZhpePd18K5lajbJC7vsVapysQ0jddHyMr7fGkFbLNhO",
-	"1UsFG9Kuh7R/2NDuEUnQKdrBQli3BXz0Quvhq6LwDWXXSdmGqivTdQEnDVW/FqouTMv23qM6RRdxUR89",
-	"m1h+e9RcsNRVtGwUaii5Lkre2qAYDBE7hRxNI4qrLqVlY8DPWqufkIcl8RtGro+RTV0vKjJyGSkNJb8O",
-	"Si7Py7NXR0r+oyojL+GiLkougvmtUXLJVO2UXCjUUHI9lLy9Qam1dIciWJWNVUsAiqZegIpNwRserpGH",
-	"c0VXZWETIQ0FvxIKNidloxDeMLzK/FtARG3kayD4zVGvaZ0riDcv0tBuTbT7g0Z0OoN0inZEvL5q7MWo",
-	"NxW+Id/ayVepekf0q3HSEPDrImA/M6fnrnUWnceuODiFRc0srKH8Rnk4NdS1TKwKNVxcLxdvbk+SKSuS",
-	"sGqjfu4dKVkbzq2Pc6WKK3KtgkNDsa+DYnlqNM/G5apkVUrVs18XkyqAvjUG1WZnZ075ZcOY9TDmNubx",
-	"eAV5da58BFQ08xJ0qQVuCLNOwpRKrkyZGhUNa74W1tQTslEIreysOnOmIKiPPBVY3x59aiNcRaDy64ZC",
-	"66LQLWwFx79jPptFYSC+fs5U5Jp2Bqnsy6cowBz4kAaA45iVr0Y/6IaZYTd8hm6IUWYGhQ0BlvgzwBDn",
-	"mExX2UpR0t2YTK1GUBR4hS0UPQ6OM61hMs000hjK7gxFWohdz5ukVL2PcLCTnOaioZfLaP6bIXYTftYX",
-	"fuZ6rhiBmvBogtDXEYSac7Klr6gaixbgUFc4aoD3rUWkpl3aiTgv0dBtPXHpBuYjqiM/oZgvJOrGCFJE",
-	"OwmfOe0/vwuEMETvU0wWJzGMfBgCGGPGoX8HVEGw583hHQI0Id6+4zoJDZ22M+M8bh8dHZ/8/4etw9bh",
-	"cfuX1i8fJAC1UOW2O5c94IcYEQ7CaIqJcMMEzqU3T/gMEa5hKTFfrHuhfmRT/vx2mh4u/y1ud/kHsYuJ",
-	"GCEJlm5SGt2rm5TLvZ5h5kcJ4bI9MzNd+YhVtJ+tGIyG0xXDctOdUE45lxnpxdQBQWzMTX8kxk0z1Yum",
-	"i2FOKfAyu0tRYBsKEUFaJP/NXHvWgqX3kMXrXGqU47AwxGxrcbnPNPuPrOhDNgMBhQ+ImtXzPA3L9T9R",
-	"BO+UXowaIRwLI/n+9H8CAAD//w==",
+	"7L1/U+M4sy/+VlT+nqqBPQYCM/t8d5k/TmUgM5M7kHBJ2H32WeZixRaJDo6UlWQgz17e+y39sC07SkjG",
+	"MZdLeWurJtj60ZK6+9Mttdp/eyGdzihBRHDv+G9vgmCEmPp5EUNxS9l0r4cexd4FHKO9Ib1DRL6LEA8Z",
+	"nglMiXfsDScIBDM4Rup9AOgtEBMECHoUQD7+COCIIyIAJepFDLl+se/5Hg8naAplo2I+Q96xxwXDZOw9",
+	"PfneJRJsvte+FYgt9jpAISURB4KCB4gFGKFbylDeM0N/JYgL2Yf8iRmKvGPBEmT3OcUET5Opd3zop/1j",
+	"ItAYMe9JUjCDDE6RMFPSIQKL+Zer7ql7EpB6/44DWUR2jOWbGRQTz/cInMrmxwmOVpL0Hwzdesfe/3eQ",
+	"r8yBfssPvsjKkq4zyMU5jfAtlk2UaemTeA7o6L9RKDgIGYICRYAyMDU1AJRTCsQEc4AJF5AIH/AknADI",
+	"r0lw1Dr8ee/waK91OGy1jtX/+61W6z9brVYr2L8m6cD+ShCb5yOLbZrWHdEQTxEXcDpTw5JcpoczYyiU",
+	"ZKfzszjZh3sjyFGkGAmQZDpCzAeJfELl8B+wmNBE2Iy5v4RwWaJA8BQ+Gq5oqf/81Xyi6R7gf69Fe9+s",
+	"ywwxRbsPDiUPv2+1wE6EbmESC3DYau2uolb15aT4/ZrUrhDlexgnKBXiYJkaCIDWFWnBGUP3mCbcSDyd",
+	"wb8S5F8Tgu4RA6MExwKM5mACSbSchbK1Kg/uDJGxmMgFOfqgxpc98J16gwuYMEhE51EgRmC8TGKloKYj",
+	"YFkt8DChHIGQkls8ThiUFQDmgCEYZcuih5/Tnk1U3vte2v1e97SqzD/J+nxGCUdKF32C0aXWcPKvkBKB",
+	"iPoJZ7MYh4rmg//mVC3yej11GKNG7xVnqg0yPehny87UpI1oNAdKjdzDGEf73pPvfaZshKNI81e9lA2L",
+	"6xZRxAGhAqBHzIWk8QHqB2P5HkVS0pTaa190QRhjRIQiuUv0QumO6p9QAhKCHmcolDRxxKSMIFlaUdOj",
+	"4jNNSFQ/IT2q9b5GLoCJnp18St/xohgo+oaUnkGmVXW99AWXnf951RkMb4b9/s1Z+/JLJzgu8B2VM3f4",
+	"D/ANfwI7h//w3//yAYzmAvFdHzxMkJggBrDg1+RE07mnFQfgcM4Bp2AHC9mMZBEp3buSZ/QjZbGkKEIJ",
+	"klpLj/0ckrmRPf7SLP6OAwYFAjGeajIV4iUzqZYs461kObk6NqUP7KKq+ysCEzGhDP8bvQwHKs0BRggy",
+	"aZRI9e8r0WWUjI2QSismkkwKY65Y8IrwZDajTKDoHEUYDhUIvMRapJwnWeZ/DPq9fQU5pqpsuR0rXSLQ",
+	"BZxPEREpaTCO+7fe8Z/P9G0g4xLdIoZIiLwn/29vxugMMYG17teI47KYc4j5U5f6nuGjtge9p+9PvtdO",
+	"xETOpp4dC0dgFGH5CMYXVo+3MObILxGhF6YblRH66JdnANo3VQcoZEiUqh/9/I9nqyccsXYYIs7TqUVE",
+	"Wjt/ehdn7eHn/uX5zXn75Gu317k5Oet2ekNrFpbMVTaYEnELnS3O5+JsapSWdBVnjAsoEm7TO7g6OekM",
+	"Bg76fE+kFtoqbil2rU2n8thEalDp7p8fQWYbFsmHehbchmNf2XsfpdaMpAKFHARto0ZUo8fgkxbw66TV",
+	"eh9ajakHSFnnC5OAHmeYId4lK/y/CdJKA3AhlbqxQywruLVoBUuBpTPkaHUGQ7THkTR4FDbLYvwjCDQK",
+	"HkuQcJOqaCgzpB7z8/yXV/YL82zPQEqzawE/MQTvNlM0qxQMDAW+t1XMiNIYQQWAI9mVspfuYfxVw01J",
+	"pSdxLMGXgCnmEp5UFQ4gQ0prCgbDO7SwRiSJYziKUWoeL65ZoetzTF6y78gYQItdnmOSCMSfZzlEbikL",
+	"0bkuJD1f9wwvUe++N4M4cldRw1JM0A7vCH2IUTRGUwOEJduzWCCfmpDGsTZI1fwFqs1zNYuqZR5I2FNY",
+	"YAlAmQi7gotWF0j5KcOZIVqz7Zw1V1cOxnQxzKqpcmPlCeSTUwYftCVVXbZmTLIEe06zW02UpixtYAm5",
+	"lKQQPoSPl1A4lFz/HjGGI6SVZ7rpoOxKTAAEHItEO71mUwhAEGGCyRjQmfYCFqyBtFsn4zInGReIhcoB",
+	"8z3pOEPhHXsRTaQYZkPTGzuLeJ11Zxp3KcVTRXJ/lpK1PQNshCbwHlPHruSw/a1z078aAkgicNo56/7W",
+	"ufwDEIQiAEEQJlzQKWJBuhVKWYTYx7wgjDlVpfk1CSIU43vE5l1yS82+W4orp9K46fY8P+vQ8720Fac5",
+	"ESZsxHG0mcpxC2s2eqtVNzOeYh7SxJjjPyA5xblNW+NAmvbzbMcXPiKu5ltva0p3GocIhBPpo2r9FsI4",
+	"TGKJ6Iusuwrs4DQlv0jKZ8rA5+4/O6cgSonaV2AdxgnH96m2SuFkkb3XAJ+U9X3vFj+iaEgFjN27WEK+",
+	"0rJsqEHSCENT6bxz4YPblNybYX/YPisSXZE42c8FDu8wGV8wTBkW80Uqf5/gcGJIgkT92IvRPYozUsAM",
+	"h3cc3GKm9+xTTv/cvRxI5j7rtAfDm84/Lzq9Qfe3jud75/3iA0np96UEG5b2vce9Md0zD1OO6jrGsAqI",
+	"CSWddKldg9X7DvaCgJBOR5ggrrYUAJUFuBtGZ1otZlvhZb676FyedHrDH+Y8a3N7w6XmSBoI0kOYz5zj",
+	"hqI4aOWCS5ihH8HJ187JNx90h51zJayf+l/6AE6lj5/PBnqE05mkwFPFnXZ22efT0+H5nuJwz/f6F53e",
+	"Tf5Y/Zm+k72mRbUwPG+cl20Uoe10a50yRVGeoxKruKWlIOCrFWm3BmEDUoUQSvbk+uvdfw7oLQgctAa+",
+	"Wju5yF8okITq3XMogFGqc7CTSdiuDzgmIQIQjBFB2qOS6wYeaBJHYIwEgCCk+ghKaSlJww+Jvwvzst3c",
+	"kq0Cidr0Wi25HE5ReogIpnAubaFQ4riEEQZ28m04v7CDu+uW6pBGDpFpm5MrdRoUTBHncIy+ITnPXEhZ",
+	"BDBklHNwjxjHlNgqw/YsZMdqbGrV19rfOkUC4jiXKA8yBucablAc9YzuW0Sb7CwAUJaeBkABlBHpa99B",
+	"TiJS27NE+QqrdfKT75mRL9EpD2orllEy1lAG5XRxbYYua+obmq81DbKckXfEzXZWkYSu2ni8xcZcTlkC",
+	"awtOL/07DmI65k6C8m2fxbn8OhxeAF3AtbIlRWRaMsyUz1ph0Pb62ePyc77PGMZlNdvMsSA6BdbYZFVX",
+	"a9h8IHkHS2kzK7s4mVMYTjBBewzBSMmOVNxSP0GSHq7kiqXb+6191j29MQcMnp89uWh/6dwM+986Pevh",
+	"mVQ/5/3T7ueuwpHz7mDQ7X25uewMhu2ry3ZP6qJh57LXPrtRh315+0sKXPW+9fq/96wCnu9ZpXv94c0X",
+	"+Uv1174afu30ht2T9rDb7ymqu5cdu6OUYvWvVIyl9yeXnVPZQvts4PmebP1z/6qnxtIZfu2fqg7bZ2f9",
+	"3zuavMHVxUX/ctg5vTnvnHbbN8M/LjqKxNKJjHzWHnZuzrrn3aHp0gy0c3nZv3Sr5gUvayvONUrPex1y",
+	"3CYAp6LMwIwhhbpgNAdYcMkr0r81Rx8SxoLs9zGOgt2ieTKj/Pjw6P2H55XbkxPQ1amuAw5m5hRZn0zv",
+	"QHB11T0t9f0B/oxuj+Dh3vvw8Hbvw+3P/9j7Fb6He4ejFjq6fR9+iH7WWylCToZ37P2vP1t7v8K92/be",
+	"5+9///K0Z//5YZM/D4+e/sOl4rpTI+bF1UhY7MRYE6aDZS191MbutWe2Wk3I9lxq4RyRZLsO/pjRZLZE",
+	"Z08RSd5Jm3ZmrCpdeN9Yd8+jr6P/BQxWc7M+ousFcLSz1IVROw+SbfskxgQ910G/VPzJ9xKCRf/2HEGe",
+	"sGfrXxUKP/nePeZ4hGNjwK6q+ltecollXh5LoXU/XcxsUsuku01uyVRfZM3tcta2FhaTCWJY6N2tLxm7",
+	"LhqepuBVebUcJVOCtsfGUyOZGze0nG9LA94erdUlYgaZc8tdxwaGMeUSYhQ7gh1IwAJZux+VA2SM3JKG",
+	"cRnSJfRTURxu51ztE2X+WhqrCJjsmqnAGB8ozRxkjB8UYScXCOdB3asDXl/HWq4bUmnrFROkac3ngo4o",
+	"biQ5GYwno3ENfPp69K6S7oztUwViD7wkr261tVQxL1Fezyj85eq8K9C0qjYvG2xyDtQWi4pZgWmMLVMC",
+	"Lp8DeivrR+oYhZgDFOWV5GXVbO06TlVgTJn5vdlx5SuGmf83VXucOGnmd+7n5V3KXr8nHaUv3c/Dm5P2",
+	"5anTKXo9kp0xnh6hHn+28/maZNrqdeuiXRDPjwqt9ND1oVIm+nxRcqfwcZDuBC8LU5giSDggFJgt+c2D",
+	"EqaYFHtZHYDwjORtVeiWWOqmozLpfmnC3Ovdg1MdkrjFcDjf69EBjNElgnyTY+Ii66wqqalWA+gv6qHl",
+	"G9DGQgshASNzUqwvN2C9qZqqlj86ekPHqVIu4Jwm4kUGd8GQuf6xpUiJEeToguHQtW8eRWkwN8rldCYL",
+	"m+gVHsJY1y6GrTwbaeB7EeazGM7PnTv2+fbFjKG9rGvMAZ/QBwIYiqHA92iBOMl/9rJdXHY+d//p+d7g",
+	"6rP84Vq9FZFAqaex7uR6akI+w1C4whbOk1hgc1a35oxKnVSY0NuYQuGaz7yiwy1hCQLTlb2P5qZvTXzw",
+	"US8mgFHEQZAxSeA6d3FrIYsg3+Ky4hwV+SCbcrdmsnh/QyhauVfAT3VszrIrXgQZbxIXQ3mgkO4jni4J",
+	"1Noo2iMnYtnQcYgqDXpt/ZIFTtXYS2FDervudRpMFaS+iMPBVi7KC7uyhRtTAx09sx0GJs5DROk0wTiN",
+	"08nnJU5IOJFeVIQJQez5/eAVEe6X6B6RBJ2gKixTHExhEH+vrazdUmU35h6BNEr4CRRoTPVRdY1Mbxa9",
+	"zRDc7sIvRgKW12VDM9M9m8VWl8ynHuPJJL25tL093WVRYleDUyv2Kg1Ic1shzwbf6E7KAeZpXEsx3MVp",
+	"TJj7MKMYDeHjBnsDaRipw68OGRaI4Wcv1BTm/iStJNUagyIxHusmgdA69GZpSKl1KXUvj8CaoPBOr0ca",
+	"QrVyRSoFStnjNbGHzuDxXrrdm0YrqliaNCRbBTqYIKOS7Xhz2h2c9K/Ukl/0B0Pr7x8IhCss0GAZ9ZID",
+	"4KNuc+3I7pxtrSipdAEtFrKYIe9mkWtXTO4acn9iMWxZu+tg28UlOtVvpHVKSTx3m1RT+Hgi+au9RBX8",
+	"DvE9igAcUekaTDA3O/2uPYAfUA5TTFZ23zaBePpqvAnRcYiHNCShADGCXCgy13SZppiYaZqfYi4gcdn6",
+	"hU0Pgn5wqALeIZosHWMEYCLoFAocwjieKzdM19AuNF/DTSjNpp8zx8JCu4eeU+kyttYTNpfnSQoaoRTp",
+	"LNdO6t5EoGh5UN8y6XnxyL6VOsyFX8NU8bxi8yTTTqkp9WNXPFI/1WprPSPHuvJRfZbChask6xsNjmso",
+	"rtMF28HdAP/d90nyu1+BrKF2KXr9XucHFQ2jCYkwGbsdPtVZQmLEudWdMSxsPv/aPvt8c3Xh+fpX5zcV",
+	"pdU++739x0A/N79P+7/3fgi8zQRf2vRqqM5EZl1DT1W4pA+uxXo+8HrY/nTWUXuR6rAjjXdbO8I6Zwez",
+	"xNmJQ2EtrKH5TiZdKRuXK5f1K30o6lgBH1XqD1lrlV61KXxxXboZj7mVa772jo0Px6n+ScKk4pivaSFk",
+	"0WguQecCMlG5CwEfK7axGG/LhJrmSDOdFVXnAvY8mZEzBsIsIOQgmM/n873z870oejd89/Xr8XR6zPn+",
+	"YDD4VwB2Vidg2v0ILj+fgPfv3/96TZxl/xXsKjsuDNFM5zyh5vZYttW0qofF0MEsDvD730f5j2H643jh",
+	"x8719b7+fej/+rT7Xzv/+t9//ufe96zcf6W/dp3hhEM8+x2LyYTGUqK2FBlKJHsvuT676sqN5VKGDEVY",
+	"gBCyCAg803d5JiiOPgI8JpRlV2dNZ8+dPCz3MFfzZTqWAuFupbdwHr+4bZkQLNJ7Iuocg8YqOGcnkHo8",
+	"0EMyOVHMK+U8YBSiXVsLGbV/9snzvf6/PN/79sXzvS9OffNb4bB62RFLmpYmPVzZCS76g5t+7+yPwAdI",
+	"mtwPsqwKvZiolEMFgtpnZ9qyVFVSYHKSQ3H0Aodkyj4ME4bFfCDfpbdJIUOsnYjJktx6VkaAQEeOBGd0",
+	"jEkA0pRQWSY9xdg66UA2zIkQM53NBJNbmmZJgaHITWEPzqTvEt55vo7aVZX48cHBGItJMtoP6fQgLZP9",
+	"8JYkq4HRnnI0iwm0FOF5JptjdX7OfX2MruOFfOtMPYVQzK5J8SSe+2CmU6uoMpkHy5EQmIy5Rl8sOJhN",
+	"5lz6gfJVMgM75uo090EI+eSaROpeN/czTwoyBLkP1NUbvrsPVMY/nG7LPEi+ZGhKpSt/y+hUMWlplOya",
+	"QBZOtLvPENAJ0BgSCSMo2r8m1+QUhVjd5tHZlvgMhYChkLKIg4eM+VOarBnWaYuuPUKFlohr71g2+BP4",
+	"6acLKCZ8/6efQEfKRZmqGcrTmElLhoHgQBc5uD8KPuq8jJKnCkWvCQBS5IbgABZShBzcH5afqNrBPvhE",
+	"xSQN8tNxEg8MCyF1CDFnojNJqmx7J79BA64uz9JjrJGsNaFc7IIRCmHC1YTMAZ/ojTHp5k4pASPIUWqR",
+	"7XEYK97jlPiy7Zk6+TZPFEfo40R9YJaNkoNbGsf0ISVM4l66fajvJSpCgwNihQnwwAfBwcw6WzdPsrMw",
+	"+XeMuebQ4ODvcYKjp2B3X69VMd+KXLQ2sVKSqbtEABN9V1QycpAmqAl0g3aSmkATWExUcwyW5MIJdlUL",
+	"DIUI3yMTkgb/SlAhAZNqUqUbKWY+8U2ypiBLSxIArhOx+Oo4ckITJhHCnERKEZLsKNtbxpEG2TZPGKPn",
+	"Mj+64osTiXmW+Q1KJSBXllkVwNDc6JLQqrl9dRq/LO3hjijn5fpy1T3dBfr+p775BjownMhWGbpNOIzB",
+	"BHIdRfRACrf9jgFU+UowGWftB6uvGAWKyT+0Wru+rAxjSbSKD0FgJ1h9+yjws4pW8jyl4iKKFMPnSfR2",
+	"gsWbSqqB95qTZIdKDeoZLyXc07zpvtZkWtkH7WzwlIGE3BE5PzqnDyRcamjwoXWolmfJPahA1gwKV6GU",
+	"EwY0n2oqP7QOQVC4HpXy0AUcY5LJ4hnmgpueQStNzpnmU7WTdPo6vegA/xsF4HB//32rtat4qshKy1Jn",
+	"hpCpbeVMBqUnOCYoAmHCOGVpDEmWSVdOuGxaWvdLUuoqjjbVZTEwoxxrdW6lnMitK9m/xDXZrLoPnCaM",
+	"9cGDukes8SucQDJGEikpgOABxncm3VJIGUOhkIVjzQgRFDAtfyyblcugDbkZQ4rqW5M98mFCY6RbU1kH",
+	"NUYC9AhDoeIbQvTRqp6mso0SabfJplUjsjqczRBkUuwANDd0TephAjI4lkygMreBmJKxjcqgbfgNczCS",
+	"nrxqnJbygvp6rlO1rhSznfU2ALc4Foh9VMH7d2qXHWqRkI4DipTM3lI21vl4MeeJtCQoA5AosEkbT5m+",
+	"lTN1fi0x0IucJ5pV3CaHG4CdzdPiajG2GJkLHMfggbI7Ix72GH/6Se2na6BWN9VWu6tgJ/VWbZ9UTy/V",
+	"Xd8hNONFjnQlLZbWumKLNHsxFHn2Yr1WstkpjmOsMSlFiOymtkKIC7XwuRl61Erv9OqkvLquouyw5bda",
+	"LfX08GcwNYmeZC99dd8bmzWbYp34wOgMzMGHo19BYF+LDDSYB1a6xQDsGOxM7QJ1v9Uy4tSt1ZQd1Cr/",
+	"re8A+yCkEZLmssKQ7Mc3NPdBdofWB9n1X2nx6tu/vm6VPwUfQaB/KgsiVloPwXCSJnPNb3rr7YMYh8gk",
+	"tjNeQ3sGwwnaO9pvLfgNDw8P+1C93qdsfGDq8oOz7kmnN+ioOk++J7CIbf/DBqSiwdC+6Hq+Z+7Be8fe",
+	"0f7R/qEOXkUEzrB37L3fb+2/19sXE+VZrWm1qh0vyh07UJ1Ho8ikHsntinfcTkhpruvY9pNUKDp/pWW5",
+	"SdegaLnZ8JZLunVT16T9yYylbuQde8r3y+92f6LRfGupL92ZIZ+KOxCCJaicj/io1aqNCJNQ0ZmZuDDr",
+	"kh0+aEJc7WcEH1jZk1WVw+erFNKiykqH75+vlGXKVRV+XqcXR17TJ9/7eZ1RFbMY27sN3vGf332PJ9Mp",
+	"ZHPNQirVV4mv1S7nmHvHf3pFOfHU3kXuMR5AR5JTfXMWOcToUuGsMoo1MC2k3H7HQdZk5t0L2ahvcpLp",
+	"dBjKetkHn5XPdk1W2FgJETg2+1baWHLKEuai7RxLMfn/kr2gvMiBM+n4sp0hq16ejX3Nwir5+5pl1ylX",
+	"+JbA0/eKcr3WSZMzRa6Ooujq+iqPfelGwYL09y12WsI9YCc14HdLKZJXfd9iVb7kpfUUgS+mfVpraJ88",
+	"EbuscfTrWvqqkN26gubJdY0yad3LYykc85yvp2rMjspaGmcDZQNGc+XHfwQfWh+yne9iWnlfGvTWJp/J",
+	"Mm/2BV1K5gty6pgXUzHWd0sqy/fmYu1Oo+0q+7L4vbkEtT48XyPL3f9/U+S+IGFzfgXhG6WJhSuCu2rn",
+	"pQD9U050g+L1oXiedLoadFu80cD164Bra0ksLRHDEWUrVERVULYZoS4gzpn2raGvJY5uyM0KNDhbD85u",
+	"IjVhlla8IrLKhkB2kF03tJ5YZDfYWh+2Wlnnq4GrzR4Nur4OdLXXxFIU6K8Ez/SXCJYri6oYW+CHukDW",
+	"4t63hrK2YLphNi/R4Gw9OLux/ETWlyAqwm3hOxgvALinBdIbyK0PcgufC6kGukUmaWD3dcBucVUsxaHk",
+	"FpPxar1RFXlLTFEX9hbY+K2hb1FG3fhrl2kQuB4E/hFRMl8rqQq/ppmXQN6U4gZ160Rd84moqoibfhuq",
+	"AdtXAra59GSnTAyHK3VDdYhNuaA+dDXs+vaQNZXDZaiq3zeIWheiri8v0zQTd0UwLdy8qhtOz3OiGzyt",
+	"D0/zLO3VANXijQZSXwekWktiKQl1i3KFiqiKqTYj1IWq9qcF3hasWuLoxtWsQAOs9QDrplLTTbVsRVzN",
+	"LzGnt5dfCGS75isMDcbWibEqUesWINbBJg3eviK8dazP+mpkK9jr4pA6gdikIH57OKxFdjkMy/cNCteI",
+	"wj8qS+Wvz1RA5nIikZcA5NKHURpcrhOX7e/BVITnIq80qPxKULm4LBsrkMqYXGKLOqHYZua3iMgFYV0O",
+	"zFaxBp9rwucfkKoteMkvhMAN7NYNu1twhRuEfUV+75oaYBsObr0Q+iZxcxVYNghZnwf7vFQUsgRWw8di",
+	"TsMXQMpegfYGMetDzMInJ6shZ4lLGgx9HRhaWpZ1rtoXVEdVYC2zRV0QW+Dktwa1RTF1Q65dpoHeeqD3",
+	"B4SpkJu3Gg4XEgm/AAxfFEhvYLg+GC58HLkaDBeZpEHh14HCxVXZWG9UBeESU9SFwQU2fmsYXJRRNwbb",
+	"ZRoMrgeDf0CUSt/ErgrD9ufWX+r49mJhDA0e14jH5a+oV8TkRY5pgPmVAPPi0jy7tbagTyrDs4M/asPo",
+	"Mmu/OZxekN0lWF0q1+B1TXhdTcK2CNYvC9MNQr8QQm8RnBtYfoWwvJm62CYWvwgKv2UAXgN7G9itH3bX",
+	"kaDse3FV8Tb7tN2LwG1OdoO2daJtOs+VwTZnjwZrXwvW5muyxp1/S1VUx1qLG+qD2ox33x7S5mK5DGjT",
+	"Eg3O1oWzm0oPEVvwatPPB78Awmp6G3itFV7lJFfHVrVUDa6+GlxNRef5xLBp4S1AqmaCGuFU8eobxFIt",
+	"g0uBVL5uULQ2FF1fVnKGH+gv01dEU+tLn+ZT9y8ArJeLg2ggtj6IXZjuimDr4JkGd18H7jqWZp28sIta",
+	"pSoWu3ikLlhe5O+3BtAOCXZD9ULBBrTrAe0fFrR7RBJ0grbgCJu2QIheyB++LBLfQHadkG1NdWW4LvBJ",
+	"A9WvBaoLy7K59qgO0UW+qA+ebV5+e9BckNRlsGwVaiC5LkjeWKA4jBE/gQKNKcNVXWnVGAiz1uoH5EGJ",
+	"/AaR60Nke67nFRG5zCkNJL8OSC6vy7OhIyX9URWRF/iiLkguMvNbg+SSqLohuVCogeR6IHlzgdK+dJsh",
+	"WBWNdUsAyqZeAIptwhscrhGH84muisI2hzQQ/Eog2F6UtUx4S/Aq42+BI2oDX4uD3xz02tK5BHjzIg3s",
+	"1gS7PyhEJxPIxmhLwBvqxl4MelPiG/CtHXz1VG8Jfg2fNAD8ugA4zMTpubDOovLYFganbFEzChtWfqM4",
+	"nArqSiTWhRosrheL15cnhZQVQVi3UT/2DjWtDebWh7lqiitirWaHBmJfB8SKVGietct1yaqQala/LiTV",
+	"DPrWENSInRs51csGMetBzE3E4/ESiupY+QiYbOYl4NIQ3ABmnYCpJrkyZBquaFDztaCmWZC1TGgtZ9WR",
+	"M2WC+sBTM+vbg08jhMsAVL1uILQuCN1AVvDsdywmExpH8vVzoqJ82glkqq+QoQgLEEIWAYFnvBwa/WAa",
+	"5pbciAm6JlaZCZQyBHgSTgBHQmAyXiYrRUq3IzK1CkGR4CWyUNQ4eJbNGibjbEYaQdmeoCgJcc/zOilV",
+	"7ymOtpLTXDb0chnNf7PIbszP+szPfJ4rWqA2ezRG6OswQu012VBXVLVFC+xQlzlqMe9bs0htuXQDcV6i",
+	"gdt67NI1xEdWR2HCsJgrrhshyBBrJ2LiHf/5XXIIR+w+5cniIsY0hDGAM8wFDO+ALgh2gim8Q4AlJNj1",
+	"fC9hsXfsTYSYHR8cHB79//ut/db+4fEvrV8+KAY0RJXbbl90QRhjRASI6RgTqYYJnCptnogJIsKwpeL5",
+	"Yt1z/ZFN9fntND1c/i1uf/GD2MVEjJBEC5GUVvc6knKx11PMQ5oQodqzM9OVj1hl+5nHYDWcegyLTbdj",
+	"teRCZaSXSwcksHE//UiMn2aql00XzZyS4WV3l3KBayhEGmlU/c19d9aChfuQxXAuPcpRXBhitrW42Gea",
+	"/UdVDCGfgIjBB8Ts6nmehsX6nxiCd3perBoxHEkh+f70fwIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
