@@ -86,8 +86,11 @@ bench:
 
 ## run: every API on its own port with demo tenants (credentials in data/demo-credentials.json)
 run:
-	$(GO) run ./servers/cmd/apistack serve --demo
+	@echo '# make run: building bin/apistack (the first build compiles every dependency: minutes on a cold cache; go build -v lists each package as it compiles)'
+	$(GO) build -v -o bin/apistack ./servers/cmd/apistack
+	bin/apistack serve --demo
 
+## build: the binary, bin/apistack
 build:
 	$(GO) build -o bin/apistack ./servers/cmd/apistack
 
