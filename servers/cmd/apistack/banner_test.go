@@ -96,7 +96,9 @@ func TestServeDemo_EveryBannerCurlLineWorksWhenPasted(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(out), &menus), out)
 			assert.NotEmpty(t, menus)
 		},
-		"put": func(t *testing.T, _, out string) { assert.Empty(t, out, "200 with no body; an error is an XML <Error>") },
+		"put": func(t *testing.T, _, out string) {
+			assert.Empty(t, out, "200 with no body; an error is an XML <Error>")
+		},
 		"get": func(t *testing.T, _, out string) {
 			assert.Contains(t, out, "<ID>expire-logs</ID>", "the rules put above come back")
 			assert.Contains(t, out, "<ID>abort-uploads</ID>")
