@@ -100,3 +100,13 @@ build:
 BENCHHTTP_FLAGS ?=
 bench-http: $(PRISM)
 	$(GO) run ./bench/cmd/benchhttp $(BENCHHTTP_FLAGS)
+
+## image: the container image IMAGE (default apistack:dev) with podman, or docker when podman is
+## missing (ENGINE=docker to choose): the binary is compiled here (deploy/rootfs.sh), so no base
+## image is pulled; with network access `docker build -f Containerfile .` compiles it in a Go stage
+.PHONY: image
+IMAGE  ?= apistack:dev
+ENGINE ?= $(shell command -v podman >/dev/null 2>&1 && echo podman || echo docker)
+image:
+	GO=$(GO) deploy/rootfs.sh bin/image/rootfs
+	$(ENGINE) build -f Containerfile --build-arg ROOTFS=prebuilt -t $(IMAGE) .
