@@ -126,6 +126,7 @@ block=$(readme_block "## Container image")
 [ -n "$block" ] || { echo "test-image: no sh block under ## Container image in README.md" >&2; exit 1; }
 out=$(cd "$root" && IMAGE= bash -euo pipefail -c "$block" 2>&1) || { echo "$out" >&2; exit 1; }
 grep -q 'apistack is running with demo tenants' <<<"$out" || { echo "test-image: the README's podman logs shows no banner: $out" >&2; exit 1; }
+grep -q 'pam/token-exchange *PASS' <<<"$out" || { echo "test-image: the README's conform line did not pass: $out" >&2; exit 1; }
 grep -q '"status":"ready"' <<<"$out" || { echo "test-image: the README's readyz line did not answer ready: $out" >&2; exit 1; }
 podman volume rm -f apistack-data >/dev/null
 step "passed: image $((size / 1000000)) MB, every API conforms, data kept across a restart"
