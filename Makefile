@@ -111,8 +111,11 @@ bench:
 
 ## run: every API on its own port with demo tenants (credentials in data/demo-credentials.json)
 run:
-	$(GO) run ./servers/cmd/apistack serve --demo
+	@echo '# make run: building bin/apistack (the first build compiles every dependency: minutes on a cold cache; go build -v lists each package as it compiles)'
+	$(GO) build -v -o bin/apistack ./servers/cmd/apistack
+	bin/apistack serve --demo
 
+## build: the binary, bin/apistack
 build:
 	$(GO) build -o bin/apistack ./servers/cmd/apistack
 
@@ -122,3 +125,13 @@ build:
 BENCHHTTP_FLAGS ?=
 bench-http: $(PRISM)
 	$(GO) run ./bench/cmd/benchhttp $(BENCHHTTP_FLAGS)
+
+## image: the container image IMAGE (default apistack:dev) with podman, or docker when podman is
+## missing (ENGINE=docker to choose): the binary is compiled here (deploy/rootfs.sh), so no base
+## image is pulled; with network access `docker build -f Containerfile .` compiles it in a Go stage
+.PHONY: image
+IMAGE  ?= apistack:dev
+ENGINE ?= $(shell command -v podman >/dev/null 2>&1 && echo podman || echo docker)
+image:
+	GO=$(GO) deploy/rootfs.sh bin/image/rootfs
+	$(ENGINE) build -f Containerfile --build-arg ROOTFS=prebuilt -t $(IMAGE) .

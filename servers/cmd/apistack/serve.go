@@ -330,6 +330,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeCredentials(credsPath, creds); err != nil {
 			return err
 		}
+		if err := writeDemoRules(c.DataDir); err != nil {
+			return err
+		}
 		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
 	} else if generatedToken {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
