@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/internal/replay"
 	"github.com/apistack/apistack/clients/storage"
