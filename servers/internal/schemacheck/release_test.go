@@ -172,3 +172,35 @@ func readRawDB(t *testing.T, db *sql.DB, query string) [][]any {
 	require.NoError(t, db.QueryRow(query).Scan(&a, &b))
 	return [][]any{{a, b}}
 }
+
+func TestReleaseDataDirectory_PAMInstants(t *testing.T) {
+	ctx := context.Background()
+	path := copyDB(t, "pam")
+	layout := "2006-01-02 15:04:05.999999999 -0700 MST"
+	oldTeam := readRaw(t, path, `SELECT name, CAST(created_at AS TEXT) FROM teams`)
+	require.Len(t, oldTeam, 1)
+	oldToken := readRaw(t, path, `SELECT CAST(created_at AS TEXT), CAST(expires_at AS TEXT), revoked_at FROM tokens`)
+	require.Len(t, oldToken, 1)
+
+	db, err := sqlitedb.Open(ctx, path, pam.Migrations())
+	require.NoError(t, err)
+	defer db.Close()
+	srv, err := pam.New(ctx, pam.Config{DB: db})
+	require.NoError(t, err)
+	team, err := srv.Team(ctx, oldTeam[0][0].(string))
+	require.NoError(t, err)
+	want, err := time.Parse(layout, oldTeam[0][1].(string))
+	require.NoError(t, err)
+	assert.Equal(t, want.UTC(), team.CreatedAt)
+
+	var created, expires int64
+	var revoked sql.NullInt64
+	require.NoError(t, db.QueryRow(`SELECT created_at, expires_at, revoked_at FROM tokens`).Scan(&created, &expires, &revoked))
+	for i, us := range []int64{created, expires} {
+		want, err := time.Parse(layout, oldToken[0][i].(string))
+		require.NoError(t, err)
+		assert.Equal(t, want.UnixMicro(), us)
+	}
+	assert.Nil(t, oldToken[0][2])
+	assert.False(t, revoked.Valid, "NULL stays NULL")
+}
