@@ -114,14 +114,10 @@ type account struct {
 }
 
 func (s *store) createAccount(ctx context.Context, a account) error {
-	res, err := s.db.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
 		`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		a.ID, a.Name, sqldb.Micros(a.CreatedAt))
-	if err != nil {
+		a.ID, a.Name, sqldb.Micros(a.CreatedAt)); err != nil {
 		return fmt.Errorf("create account: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrAlreadyExists
 	}
 	return nil
 }
@@ -178,12 +174,8 @@ func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []b
 	}
 	defer tx.Rollback()
 	if replaced != "" {
-		res, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, replaced, accountID)
-		if err != nil {
+		if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("api key %s: %w", replaced, storeerr.ErrNotFound), `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, replaced, accountID); err != nil {
 			return fmt.Errorf("revoke api key: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("api key %s: %w", replaced, storeerr.ErrNotFound)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, key_hash, created_at) VALUES (?, ?, ?, ?)`,
@@ -199,12 +191,8 @@ func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []b
 
 // deleteAPIKey deletes the account's key id.
 func (s *store) deleteAPIKey(ctx context.Context, accountID, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, id, accountID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, fmt.Errorf("api key %s: %w", id, storeerr.ErrNotFound), `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, id, accountID); err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("api key %s: %w", id, storeerr.ErrNotFound)
 	}
 	s.changed()
 	return nil
@@ -317,12 +305,8 @@ func (s *store) deleteApplication(ctx context.Context, accountID, id string) err
 		return fmt.Errorf("delete fax application: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `DELETE FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, tx, storeerr.ErrNotFound, `DELETE FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID); err != nil {
 		return fmt.Errorf("delete fax application: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE numbers SET application_id = NULL WHERE application_id = ?`, id); err != nil {
 		return fmt.Errorf("disable numbers of fax application: %w", err)
@@ -344,14 +328,10 @@ type number struct {
 // upsertNumber gives phoneNumber to accountID, enabled on applicationID (nil:
 // none). A number of another account is storeerr.ErrAlreadyExists.
 func (s *store) upsertNumber(ctx context.Context, n number) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO numbers (phone_number, account_id, application_id) VALUES (?, ?, ?)
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists, `INSERT INTO numbers (phone_number, account_id, application_id) VALUES (?, ?, ?)
 		ON CONFLICT (phone_number) DO UPDATE SET application_id = excluded.application_id WHERE numbers.account_id = excluded.account_id`,
-		n.PhoneNumber, n.AccountID, n.ApplicationID)
-	if err != nil {
+		n.PhoneNumber, n.AccountID, n.ApplicationID); err != nil {
 		return fmt.Errorf("upsert number: %w", err)
-	}
-	if c, _ := res.RowsAffected(); c == 0 {
-		return storeerr.ErrAlreadyExists
 	}
 	return nil
 }
@@ -561,12 +541,8 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 		query += ` AND claimed_by = ? AND steps_left = ?`
 		args = append(args, g.Claim, g.StepsLeft)
 	}
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, tx, errStale, query, args...); err != nil {
 		return fmt.Errorf("update fax: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errStale
 	}
 	if err := insertEvents(ctx, tx, events); err != nil {
 		return err

@@ -144,14 +144,10 @@ func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
 
 func (s *store) createTeam(ctx context.Context, name string, now time.Time) (team, error) {
 	t := team{ID: uuid.NewString(), Name: name, CreatedAt: storedTime(now)}
-	res, err := s.db.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
 		`INSERT INTO teams (id, name, disabled, created_at) VALUES (?, ?, FALSE, ?) ON CONFLICT (name) DO NOTHING`,
-		t.ID, t.Name, sqldb.Micros(t.CreatedAt))
-	if err != nil {
+		t.ID, t.Name, sqldb.Micros(t.CreatedAt)); err != nil {
 		return team{}, fmt.Errorf("create team: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, storeerr.ErrAlreadyExists
 	}
 	return t, nil
 }
@@ -171,12 +167,8 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 }
 
 func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool) (team, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
 		return team{}, fmt.Errorf("update team: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, storeerr.ErrNotFound
 	}
 	s.changed()
 	return s.teamByName(ctx, name)
@@ -213,14 +205,10 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	}
 	now = storedTime(now)
 	userID := uuid.NewString()
-	res, err := tx.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists),
 		`INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, 'service', 'active', ?)
-		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, sqldb.Micros(now))
-	if err != nil {
+		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, sqldb.Micros(now)); err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("create user: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return serviceUserCredentials{}, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists)
 	}
 
 	var groupID string
@@ -633,13 +621,9 @@ func (s *store) liveGroup(ctx context.Context, teamID, name string) (group, erro
 
 // updateGroupRoles replaces a live group's roles.
 func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles []string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		joinRoles(roles), teamID, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		joinRoles(roles), teamID, name); err != nil {
 		return fmt.Errorf("update group: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -647,13 +631,9 @@ func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles
 
 // deleteGroup soft-deletes a live group.
 func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		sqldb.Micros(now), teamID, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), teamID, name); err != nil {
 		return fmt.Errorf("delete group: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -800,12 +780,8 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 
 // addMember puts a user in a group; storeerr.ErrAlreadyExists when it is in already.
 func (s *store) addMember(ctx context.Context, groupID, userID string) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID); err != nil {
 		return fmt.Errorf("add member: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrAlreadyExists
 	}
 	s.changed()
 	return nil
@@ -813,12 +789,8 @@ func (s *store) addMember(ctx context.Context, groupID, userID string) error {
 
 // removeMember takes a user out of a group; storeerr.ErrNotFound when it was not in it.
 func (s *store) removeMember(ctx context.Context, groupID, userID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID); err != nil {
 		return fmt.Errorf("remove member: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -872,13 +844,9 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 
 // deleteKey deletes a live key of a service user.
 func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
-		sqldb.Micros(now), keyID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), keyID, userID); err != nil {
 		return fmt.Errorf("delete key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil

@@ -87,14 +87,10 @@ type restaurantRecord struct {
 }
 
 func (s *store) createRestaurant(ctx context.Context, guid, name string, now time.Time) (restaurantRecord, error) {
-	res, err := s.db.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
 		`INSERT INTO restaurants (guid, name, created_at) VALUES (?, ?, ?) ON CONFLICT (guid) DO NOTHING`,
-		guid, name, sqldb.Micros(now))
-	if err != nil {
+		guid, name, sqldb.Micros(now)); err != nil {
 		return restaurantRecord{}, fmt.Errorf("create restaurant: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return restaurantRecord{}, storeerr.ErrAlreadyExists
 	}
 	return restaurantRecord{GUID: guid, Name: name, CreatedAt: sqldb.Time(sqldb.Micros(now))}, nil
 }
