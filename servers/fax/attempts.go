@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"net/url"
 	"time"
 
@@ -119,7 +120,7 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	}
 	_, err = s.db.ExecContext(ctx, `INSERT INTO delivery_attempts (event_seq, fax_id, attempt, target, attempted_at, status_code, error,
 		latency_micros, next_retry_at, headers, succeeded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.EventSeq, r.FaxID, r.Attempt, r.Target, micros(r.At), status, r.Error, r.Latency.Microseconds(), nullMicros(r.NextRetry), string(headers), r.Succeeded)
+		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(), sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded)
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}

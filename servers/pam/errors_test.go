@@ -89,7 +89,7 @@ func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
 		}},
 		{"unknown_error: a panic on a corrupt row", 500, pamapi.ErrorNameUnknownError, func(t *testing.T) (*http.Response, error) {
 			_, err := env.DB.ExecContext(ctx, `INSERT INTO team_groups (id, team_id, name, roles, created_at)
-				VALUES ('not-a-uuid', (SELECT id FROM teams WHERE name = 'broken'), 'corrupt', '', CURRENT_TIMESTAMP)`)
+				VALUES ('not-a-uuid', (SELECT id FROM teams WHERE name = 'broken'), 'corrupt', '', 0)`)
 			require.NoError(t, err)
 			return api.ListGroups(ctx, "broken", nil, bearer(brokenTok))
 		}},

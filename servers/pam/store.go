@@ -103,11 +103,11 @@ func hashSecret(secret string) []byte {
 	return sum[:]
 }
 
-// storedTime is t as both backends keep it: in UTC, to the microsecond
-// (PostgreSQL's precision; SQLite would keep the nanoseconds), so an answer
-// shows the instant a later read of the same row returns.
+// storedTime is t as every schema keeps it (sqldb.Micros): in UTC, to the
+// microsecond, so an answer shows the instant a later read of the same row
+// returns.
 func storedTime(t time.Time) time.Time {
-	return t.UTC().Truncate(time.Microsecond)
+	return sqldb.Time(sqldb.Micros(t))
 }
 
 func joinRoles(roles []string) string {
@@ -144,14 +144,10 @@ func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
 
 func (s *store) createTeam(ctx context.Context, name string, now time.Time) (team, error) {
 	t := team{ID: uuid.NewString(), Name: name, CreatedAt: storedTime(now)}
-	res, err := s.db.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
 		`INSERT INTO teams (id, name, disabled, created_at) VALUES (?, ?, FALSE, ?) ON CONFLICT (name) DO NOTHING`,
-		t.ID, t.Name, t.CreatedAt)
-	if err != nil {
+		t.ID, t.Name, sqldb.Micros(t.CreatedAt)); err != nil {
 		return team{}, fmt.Errorf("create team: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, storeerr.ErrAlreadyExists
 	}
 	return t, nil
 }
@@ -160,7 +156,7 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 	var t team
 	err := s.db.QueryRowContext(ctx,
 		`SELECT id, name, disabled, created_at FROM teams WHERE name = ?`, name).
-		Scan(&t.ID, &t.Name, &t.Disabled, &t.CreatedAt)
+		Scan(&t.ID, &t.Name, &t.Disabled, sqldb.TimeInto(&t.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return team{}, storeerr.ErrNotFound
 	}
@@ -171,12 +167,8 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 }
 
 func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool) (team, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
 		return team{}, fmt.Errorf("update team: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, storeerr.ErrNotFound
 	}
 	s.changed()
 	return s.teamByName(ctx, name)
@@ -213,14 +205,10 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	}
 	now = storedTime(now)
 	userID := uuid.NewString()
-	res, err := tx.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists),
 		`INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, 'service', 'active', ?)
-		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, now)
-	if err != nil {
+		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, sqldb.Micros(now)); err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("create user: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return serviceUserCredentials{}, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists)
 	}
 
 	var groupID string
@@ -230,7 +218,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 		groupID = uuid.NewString()
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
-			groupID, teamID, groupName, joinRoles(roles), now); err != nil {
+			groupID, teamID, groupName, joinRoles(roles), sqldb.Micros(now)); err != nil {
 			return serviceUserCredentials{}, fmt.Errorf("create group: %w", err)
 		}
 	case err != nil:
@@ -252,7 +240,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	}
 	if _, err := tx.ExecContext(ctx,
 		`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		keyID, userID, hashSecret(secret), now, expires); err != nil {
+		keyID, userID, hashSecret(secret), sqldb.Micros(now), sqldb.NullMicros(expires)); err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("create key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -272,7 +260,7 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 		SELECT k.id, k.user_id, u.team_id, k.secret_hash, k.expires_at, k.deleted_at, u.status
 		FROM service_keys k JOIN users u ON u.id = k.user_id
 		WHERE k.id = ?`, keyID).
-		Scan(&k.ID, &k.UserID, &k.TeamID, &k.SecretHash, &k.ExpiresAt, &deletedAt, &k.UserStatus)
+		Scan(&k.ID, &k.UserID, &k.TeamID, &k.SecretHash, sqldb.NullTimeInto(&k.ExpiresAt), sqldb.NullTimeInto(&deletedAt), &k.UserStatus)
 	if errors.Is(err, sql.ErrNoRows) {
 		return keyRecord{}, storeerr.ErrNotFound
 	}
@@ -286,7 +274,7 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, expires time.Time) error {
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO tokens (hash, key_id, user_id, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		hash, k.ID, k.UserID, k.TeamID, storedTime(now), storedTime(expires))
+		hash, k.ID, k.UserID, k.TeamID, sqldb.Micros(now), sqldb.Micros(expires))
 	if err != nil {
 		return fmt.Errorf("store token: %w", err)
 	}
@@ -303,7 +291,7 @@ func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, erro
 		JOIN users u ON u.id = t.user_id
 		JOIN teams tm ON tm.id = t.team_id
 		WHERE t.hash = ?`, hash).
-		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, &keyDeletedAt, &revokedAt, &t.ExpiresAt)
+		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, sqldb.NullTimeInto(&keyDeletedAt), sqldb.NullTimeInto(&revokedAt), sqldb.TimeInto(&t.ExpiresAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return tokenRecord{}, storeerr.ErrNotFound
 	}
@@ -428,7 +416,7 @@ type cachedPage[T any] struct {
 func scanGroup(rows *sql.Rows) (group, error) {
 	var g group
 	var roles string
-	err := rows.Scan(&g.ID, &g.Name, &roles, &g.DeletedAt)
+	err := rows.Scan(&g.ID, &g.Name, &roles, sqldb.NullTimeInto(&g.DeletedAt))
 	g.Roles = splitRoles(roles)
 	return g, err
 }
@@ -474,7 +462,7 @@ func (s *store) createKey(ctx context.Context, teamName, userName string, keyTTL
 	}
 	if _, err := s.db.ExecContext(ctx,
 		`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		keyID, userID, hashSecret(secret), now, expires); err != nil {
+		keyID, userID, hashSecret(secret), sqldb.Micros(now), sqldb.NullMicros(expires)); err != nil {
 		return "", "", nil, fmt.Errorf("create key: %w", err)
 	}
 	return keyID, secret, expires, nil
@@ -592,7 +580,7 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
-			g.ID, teamID, name, joinRoles(roles), storedTime(now)); err != nil {
+			g.ID, teamID, name, joinRoles(roles), sqldb.Micros(now)); err != nil {
 			return fmt.Errorf("create group: %w", err)
 		}
 		return nil
@@ -611,7 +599,7 @@ func (s *store) groupByName(ctx context.Context, teamID, name string) (group, er
 	err := s.db.QueryRowContext(ctx, `
 		SELECT id, name, roles, deleted_at FROM team_groups WHERE team_id = ? AND name = ?
 		ORDER BY CASE WHEN deleted_at IS NULL THEN 0 ELSE 1 END, deleted_at DESC LIMIT 1`, teamID, name).
-		Scan(&g.ID, &g.Name, &roles, &g.DeletedAt)
+		Scan(&g.ID, &g.Name, &roles, sqldb.NullTimeInto(&g.DeletedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return group{}, storeerr.ErrNotFound
 	}
@@ -633,13 +621,9 @@ func (s *store) liveGroup(ctx context.Context, teamID, name string) (group, erro
 
 // updateGroupRoles replaces a live group's roles.
 func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles []string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		joinRoles(roles), teamID, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		joinRoles(roles), teamID, name); err != nil {
 		return fmt.Errorf("update group: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -647,13 +631,9 @@ func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles
 
 // deleteGroup soft-deletes a live group.
 func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		storedTime(now), teamID, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), teamID, name); err != nil {
 		return fmt.Errorf("delete group: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -672,7 +652,7 @@ const userColumns = `u.id, u.name, u.kind, u.status, u.created_at`
 
 func scanUser(rows *sql.Rows) (user, error) {
 	var u user
-	err := rows.Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+	err := rows.Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	return u, err
 }
 
@@ -713,7 +693,7 @@ func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user
 	var u user
 	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u
 		WHERE u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind).
-		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return user{}, storeerr.ErrNotFound
 	}
@@ -727,7 +707,7 @@ func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user
 func (s *store) userByID(ctx context.Context, id string) (user, error) {
 	var u user
 	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ?`, id).
-		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return user{}, storeerr.ErrNotFound
 	}
@@ -756,7 +736,7 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, ?, 'active', ?)`,
-			u.ID, teamID, name, kind, u.CreatedAt); err != nil {
+			u.ID, teamID, name, kind, sqldb.Micros(u.CreatedAt)); err != nil {
 			return fmt.Errorf("create user: %w", err)
 		}
 		return nil
@@ -789,7 +769,7 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 				return fmt.Errorf("update user: %w", err)
 			}
 			if *status == "disabled" {
-				if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, storedTime(now), userID); err != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, sqldb.Micros(now), userID); err != nil {
 					return fmt.Errorf("revoke tokens: %w", err)
 				}
 			}
@@ -800,12 +780,8 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 
 // addMember puts a user in a group; storeerr.ErrAlreadyExists when it is in already.
 func (s *store) addMember(ctx context.Context, groupID, userID string) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID); err != nil {
 		return fmt.Errorf("add member: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrAlreadyExists
 	}
 	s.changed()
 	return nil
@@ -813,12 +789,8 @@ func (s *store) addMember(ctx context.Context, groupID, userID string) error {
 
 // removeMember takes a user out of a group; storeerr.ErrNotFound when it was not in it.
 func (s *store) removeMember(ctx context.Context, groupID, userID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID); err != nil {
 		return fmt.Errorf("remove member: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil
@@ -838,7 +810,7 @@ func (s *store) listKeys(ctx context.Context, userID string, pos *keyset, backwa
 	q.and(`deleted_at IS NULL`)
 	return queryPage(ctx, s, q, pos, backwards, limit, func(rows *sql.Rows) (serviceKey, error) {
 		var k serviceKey
-		err := rows.Scan(&k.ID, &k.CreatedAt, &k.ExpiresAt)
+		err := rows.Scan(&k.ID, sqldb.TimeInto(&k.CreatedAt), sqldb.NullTimeInto(&k.ExpiresAt))
 		return k, err
 	})
 }
@@ -859,7 +831,7 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-			k.ID, userID, hashSecret(secret), k.CreatedAt, k.ExpiresAt); err != nil {
+			k.ID, userID, hashSecret(secret), sqldb.Micros(k.CreatedAt), sqldb.NullMicros(k.ExpiresAt)); err != nil {
 			return fmt.Errorf("create key: %w", err)
 		}
 		return nil
@@ -872,13 +844,9 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 
 // deleteKey deletes a live key of a service user.
 func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
-		storedTime(now), keyID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), keyID, userID); err != nil {
 		return fmt.Errorf("delete key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return storeerr.ErrNotFound
 	}
 	s.changed()
 	return nil

@@ -87,30 +87,26 @@ type restaurantRecord struct {
 }
 
 func (s *store) createRestaurant(ctx context.Context, guid, name string, now time.Time) (restaurantRecord, error) {
-	res, err := s.db.ExecContext(ctx,
-		`INSERT INTO restaurants (guid, name, created_at_ms) VALUES (?, ?, ?) ON CONFLICT (guid) DO NOTHING`,
-		guid, name, now.UnixMilli())
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
+		`INSERT INTO restaurants (guid, name, created_at) VALUES (?, ?, ?) ON CONFLICT (guid) DO NOTHING`,
+		guid, name, sqldb.Micros(now)); err != nil {
 		return restaurantRecord{}, fmt.Errorf("create restaurant: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return restaurantRecord{}, storeerr.ErrAlreadyExists
-	}
-	return restaurantRecord{GUID: guid, Name: name, CreatedAt: time.UnixMilli(now.UnixMilli()).UTC()}, nil
+	return restaurantRecord{GUID: guid, Name: name, CreatedAt: sqldb.Time(sqldb.Micros(now))}, nil
 }
 
 func (s *store) restaurant(ctx context.Context, guid string) (restaurantRecord, error) {
 	var r restaurantRecord
-	var ms int64
-	err := s.db.QueryRowContext(ctx, `SELECT guid, name, created_at_ms FROM restaurants WHERE guid = ?`, guid).
-		Scan(&r.GUID, &r.Name, &ms)
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT guid, name, created_at FROM restaurants WHERE guid = ?`, guid).
+		Scan(&r.GUID, &r.Name, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return restaurantRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return restaurantRecord{}, fmt.Errorf("read restaurant: %w", err)
 	}
-	r.CreatedAt = time.UnixMilli(ms).UTC()
+	r.CreatedAt = sqldb.Time(created)
 	return r, nil
 }
 
@@ -130,8 +126,8 @@ func (s *store) createClient(ctx context.Context, id, name string, secretHash []
 	}
 	defer func() { _ = tx.Rollback() }()
 	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO api_clients (id, name, secret_hash, created_at_ms) VALUES (?, ?, ?, ?)`,
-		id, name, secretHash, now.UnixMilli()); err != nil {
+		`INSERT INTO api_clients (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`,
+		id, name, secretHash, sqldb.Micros(now)); err != nil {
 		return fmt.Errorf("create client: %w", err)
 	}
 	for _, r := range restaurants {
@@ -182,7 +178,7 @@ func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
 
 func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, expires time.Time) error {
 	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO tokens (hash, client_id, expires_at_ms) VALUES (?, ?, ?)`, hash, clientID, expires.UnixMilli())
+		`INSERT INTO tokens (hash, client_id, expires_at) VALUES (?, ?, ?)`, hash, clientID, sqldb.Micros(expires))
 	if err != nil {
 		return fmt.Errorf("store token: %w", err)
 	}
@@ -191,15 +187,15 @@ func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, e
 
 // tokenByHash returns the client of a token and when the token expires.
 func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID string, expires time.Time, err error) {
-	var ms int64
-	err = s.db.QueryRowContext(ctx, `SELECT client_id, expires_at_ms FROM tokens WHERE hash = ?`, hash).Scan(&clientID, &ms)
+	var us int64
+	err = s.db.QueryRowContext(ctx, `SELECT client_id, expires_at FROM tokens WHERE hash = ?`, hash).Scan(&clientID, &us)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", time.Time{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("read token: %w", err)
 	}
-	return clientID, time.UnixMilli(ms), nil
+	return clientID, sqldb.Time(us), nil
 }
 
 // access reports whether the restaurant exists and whether the client was
@@ -231,7 +227,8 @@ type pageQuery struct {
 	Kind       string
 	// AfterSeq is the keyset position: only rows inserted after it.
 	AfterSeq int64
-	// ModifiedAfterMs, when set, keeps rows created or modified after it.
+	// ModifiedAfterMs, when set, keeps rows created or modified after it: in
+	// a later millisecond (lastModified's precision).
 	ModifiedAfterMs *int64
 	// Offset skips rows (the deprecated page parameter).
 	Offset int
@@ -254,8 +251,8 @@ func (s *store) page(ctx context.Context, q pageQuery) ([]entityRow, bool, error
 	b.WriteString(`SELECT seq, doc FROM entities
 		WHERE restaurant_guid = ? AND kind = ? AND seq > ? AND archived = FALSE AND removed = FALSE`)
 	if q.ModifiedAfterMs != nil {
-		b.WriteString(` AND modified_ms > ?`)
-		args = append(args, *q.ModifiedAfterMs)
+		b.WriteString(` AND modified_at >= ?`)
+		args = append(args, (*q.ModifiedAfterMs+1)*1000)
 	}
 	b.WriteString(` ORDER BY seq LIMIT ? OFFSET ?`)
 	args = append(args, q.Limit+1, q.Offset)
@@ -378,19 +375,19 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	}
 
 	ins, err := tx.PrepareContext(ctx, `
-		INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_ms, modified_ms, archived, removed)
+		INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_at, modified_at, archived, removed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, FALSE)
 		ON CONFLICT (restaurant_guid, kind, guid) DO UPDATE SET
-			external_id = excluded.external_id, doc = excluded.doc, modified_ms = excluded.modified_ms,
+			external_id = excluded.external_id, doc = excluded.doc, modified_at = excluded.modified_at,
 			archived = FALSE, removed = FALSE
 		WHERE entities.doc <> excluded.doc OR entities.archived OR entities.removed`)
 	if err != nil {
 		return nil, fmt.Errorf("prepare insert: %w", err)
 	}
 	defer ins.Close()
-	ms := now.UnixMilli()
+	at := sqldb.Micros(now)
 	for _, e := range entities {
-		if _, err := ins.ExecContext(ctx, restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, ms, ms); err != nil {
+		if _, err := ins.ExecContext(ctx, restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, at, at); err != nil {
 			return nil, fmt.Errorf("write %s %s: %w", e.Kind, e.GUID, err)
 		}
 	}
@@ -407,8 +404,8 @@ func (s *store) setHidden(ctx context.Context, restaurantGUID, kind, guid string
 		column = "removed"
 	}
 	res, err := s.db.ExecContext(ctx,
-		`UPDATE entities SET `+column+` = TRUE, modified_ms = ? WHERE restaurant_guid = ? AND kind = ? AND guid = ?`,
-		now.UnixMilli(), restaurantGUID, kind, strings.ToLower(guid))
+		`UPDATE entities SET `+column+` = TRUE, modified_at = ? WHERE restaurant_guid = ? AND kind = ? AND guid = ?`,
+		sqldb.Micros(now), restaurantGUID, kind, strings.ToLower(guid))
 	if err != nil {
 		return fmt.Errorf("hide %s: %w", kind, err)
 	}

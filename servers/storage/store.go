@@ -55,16 +55,11 @@ type store struct {
 	revoked func()
 }
 
-// instant is how a time is stored: in UTC, to the microsecond PostgreSQL
-// keeps, so what a call returns equals what a later read finds on either
-// engine.
-func instant(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
 func (s *store) createBucket(ctx context.Context, account, name string, v Versioning, now time.Time) (Bucket, error) {
-	now = instant(now)
+	now = sqldb.Time(sqldb.Micros(now))
 	res, err := s.db.ExecContext(ctx,
 		`INSERT INTO buckets (name, account, versioning, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		name, account, string(v), now)
+		name, account, string(v), sqldb.Micros(now))
 	if err != nil {
 		return Bucket{}, fmt.Errorf("create bucket: %w", err)
 	}
@@ -80,7 +75,7 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 	var b Bucket
 	var v string
 	err := s.db.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
-		Scan(&b.Name, &b.Account, &v, &b.CreatedAt)
+		Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
 	}
@@ -88,7 +83,6 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, err)
 	}
 	b.Versioning = Versioning(v)
-	b.CreatedAt = b.CreatedAt.UTC()
 	return b, nil
 }
 
@@ -102,11 +96,10 @@ func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
 	for rows.Next() {
 		var b Bucket
 		var v string
-		if err := rows.Scan(&b.Name, &b.Account, &v, &b.CreatedAt); err != nil {
+		if err := rows.Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt)); err != nil {
 			return nil, fmt.Errorf("list buckets: %w", err)
 		}
 		b.Versioning = Versioning(v)
-		b.CreatedAt = b.CreatedAt.UTC()
 		out = append(out, b)
 	}
 	if err := rows.Err(); err != nil {
@@ -124,7 +117,7 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 	var b Bucket
 	var current string
 	err = tx.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
-		Scan(&b.Name, &b.Account, &current, &b.CreatedAt)
+		Scan(&b.Name, &b.Account, &current, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
 	}
@@ -141,7 +134,6 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
 	}
 	b.Versioning = v
-	b.CreatedAt = b.CreatedAt.UTC()
 	return b, nil
 }
 
@@ -170,10 +162,10 @@ func newKeyID() string {
 }
 
 func (s *store) createKey(ctx context.Context, account, description string, now time.Time) (AccessKey, error) {
-	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: instant(now)}
+	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: sqldb.Time(sqldb.Micros(now))}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO access_keys (key_id, secret, account, description, created_at) VALUES (?, ?, ?, ?, ?)`,
-		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Account, k.Description, k.CreatedAt)
+		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Account, k.Description, sqldb.Micros(k.CreatedAt))
 	if err != nil {
 		return AccessKey{}, fmt.Errorf("create key: %w", err)
 	}
@@ -218,10 +210,9 @@ func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
 	var out []AccessKey
 	for rows.Next() {
 		var k AccessKey
-		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, &k.CreatedAt); err != nil {
+		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, sqldb.TimeInto(&k.CreatedAt)); err != nil {
 			return nil, fmt.Errorf("list keys: %w", err)
 		}
-		k.CreatedAt = k.CreatedAt.UTC()
 		out = append(out, k)
 	}
 	if err := rows.Err(); err != nil {
@@ -250,7 +241,7 @@ func (s *store) putLifecycle(ctx context.Context, bucket string, document []byte
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES (?, ?, ?)
 		 ON CONFLICT (bucket) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at`,
-		bucket, string(document), instant(now))
+		bucket, string(document), sqldb.Micros(now))
 	if err != nil {
 		return fmt.Errorf("store lifecycle configuration: %w", err)
 	}
