@@ -7,6 +7,7 @@ package pgdb
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS) (*sql.DB, e
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
 	cfg.RuntimeParams["search_path"] = schema
+	// Every connection of this pool names the pool, so the commit
+	// notifications its own writes cause are told from other replicas'
+	// (see Watch).
+	cfg.RuntimeParams[replicaParam] = rand.Text()
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
@@ -57,6 +62,9 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS) (*sql.DB, e
 		return nil, errors.Join(err, db.Close())
 	}
 	if err := Migrate(ctx, db, migrations); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := installNotify(ctx, db, schema); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil

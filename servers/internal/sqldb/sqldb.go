@@ -14,12 +14,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/apistack/apistack/servers/internal/pgdb"
 )
 
 // Dialect is the SQL engine behind a DB.
@@ -61,22 +65,114 @@ type DB struct {
 	rebound      sync.Map
 	reboundCount atomic.Int64
 
-	// onCommit are called after every committed write (OnCommit).
-	onCommit []func()
+	// onCommit are called after every committed write (OnCommit), and
+	// onRemote after every commit heard from another pool (OnRemoteCommit):
+	// copied on registration, since the watcher may call them already.
+	onCommit, onRemote atomic.Pointer[[]func()]
+	// watcher hears the commits of other replicas (PostgreSQL only).
+	watcher *pgdb.Watcher
 }
 
 // OnCommit registers f to be called after every write that committed: an
-// ExecContext outside a transaction, or a transaction's Commit. Caches of
-// what the database holds drop their entries in f. Register before the DB
-// is used. Writes made through SQL() bypass it.
+// ExecContext outside a transaction, or a transaction's Commit, and, on
+// PostgreSQL, every commit of another replica this one hears of (see
+// OnRemoteCommit). Caches of what the database holds drop their entries in
+// f. Register before the DB is used. Writes made through SQL() bypass it.
 func (d *DB) OnCommit(f func()) {
-	d.onCommit = append(d.onCommit, f)
+	register(&d.onCommit, f)
 }
 
-func (d *DB) committed() {
-	for _, f := range d.onCommit {
-		f()
+var registerMu sync.Mutex
+
+func register(hooks *atomic.Pointer[[]func()], f func()) {
+	registerMu.Lock()
+	defer registerMu.Unlock()
+	var fs []func()
+	if p := hooks.Load(); p != nil {
+		fs = slices.Clone(*p)
 	}
+	fs = append(fs, f)
+	hooks.Store(&fs)
+}
+
+func run(hooks *atomic.Pointer[[]func()]) {
+	if p := hooks.Load(); p != nil {
+		for _, f := range *p {
+			f()
+		}
+	}
+}
+
+// OnRemoteCommit registers f to be called after every commit another
+// replica makes to the API's schema, as soon as this replica hears of it
+// (PostgreSQL's LISTEN/NOTIFY; see pgdb.Watch), and whenever this replica
+// listens again after losing its listening session. Register before the DB
+// is used.
+func (d *DB) OnRemoteCommit(f func()) {
+	register(&d.onRemote, f)
+}
+
+// heard is the watcher's report of a commit made elsewhere.
+func (d *DB) heard() {
+	run(&d.onRemote)
+	d.committed()
+}
+
+// Fresh reports whether a cache of what the database holds may answer now:
+// always on SQLite, where this process makes every write; on PostgreSQL
+// while this replica is listening for the other replicas' commits.
+func (d *DB) Fresh() bool {
+	if d.dialect != Postgres {
+		return true
+	}
+	return d.watcher != nil && d.watcher.Listening()
+}
+
+// Follower is a cache that a DB keeps right (a *cache.Cache).
+type Follower interface {
+	Gate(fresh func() bool)
+	Invalidate()
+}
+
+// Follow keeps c right against the commits of other replicas: c answers
+// only while the DB is Fresh and is dropped on every commit heard from
+// another replica. The DB's own commits are the caller's to act on (OnCommit,
+// or a service's own invalidation after a revoking change). Call before c is
+// used.
+func (d *DB) Follow(c Follower) {
+	c.Gate(d.Fresh)
+	d.OnRemoteCommit(c.Invalidate)
+}
+
+// Sync returns once this replica has heard every commit other replicas made
+// before the call (at once on SQLite): tests use it to wait for a write
+// through one replica to reach another's caches.
+func (d *DB) Sync(ctx context.Context) error {
+	if d.watcher == nil {
+		return nil
+	}
+	return d.watcher.Sync(ctx)
+}
+
+// Sync waits, like DB.Sync, for the replica of the services on db (a pool
+// a service was given) to hear every commit made before the call.
+func Sync(ctx context.Context, db *sql.DB) error {
+	if w, ok := watchers.Load(db); ok {
+		return w.(*pgdb.Watcher).Sync(ctx)
+	}
+	return nil
+}
+
+// watchers holds the watcher of each PostgreSQL pool a DB was made on, so
+// that DBs on one pool share one listening session.
+var (
+	watchers  sync.Map // *sql.DB -> *pgdb.Watcher
+	watchMu   sync.Mutex
+	watchedBy = map[*sql.DB][]*DB{}
+)
+
+func (d *DB) committed() {
+	run(&d.onCommit)
 }
 
 // Options tunes a DB.
@@ -107,7 +203,47 @@ func New(db *sql.DB, opts Options) *DB {
 	if opts.SerializeWrites {
 		d.writer = &sync.Mutex{}
 	}
+	if d.dialect == Postgres {
+		d.watch()
+	}
 	return d
+}
+
+// watch joins (or starts) the watcher of the DB's pool. A pool that cannot
+// be watched (not opened by pgdb.Open) leaves the DB never Fresh: its
+// caches then hold nothing.
+func (d *DB) watch() {
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	if w, ok := watchers.Load(d.db); ok {
+		d.watcher = w.(*pgdb.Watcher)
+		watchedBy[d.db] = append(watchedBy[d.db], d)
+		return
+	}
+	pool := d.db
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := pgdb.Watch(ctx, pool, func() {
+		watchMu.Lock()
+		dbs := slices.Clone(watchedBy[pool])
+		watchMu.Unlock()
+		for _, db := range dbs {
+			db.heard()
+		}
+	})
+	if err != nil {
+		return
+	}
+	d.watcher = w
+	watchers.Store(pool, w)
+	watchedBy[pool] = []*DB{d}
+	go func() {
+		<-w.Done()
+		watchMu.Lock()
+		watchers.Delete(pool)
+		delete(watchedBy, pool)
+		watchMu.Unlock()
+	}()
 }
 
 // Dialect returns the engine behind the DB.
@@ -115,9 +251,17 @@ func (d *DB) Dialect() Dialect { return d.dialect }
 
 // Shared reports whether other processes may write the database too (the
 // replicas of a scale-out on PostgreSQL). A cache of what the database holds
-// must not then answer for it: another replica's commit does not reach this
-// process's OnCommit hooks.
+// then answers only while the replica hears their commits (Follow).
 func (d *DB) Shared() bool { return d.dialect == Postgres }
+
+// Heard returns how many commits of other replicas this DB has heard of
+// (0 on SQLite).
+func (d *DB) Heard() uint64 {
+	if d.watcher == nil {
+		return 0
+	}
+	return d.watcher.Heard()
+}
 
 // Rebind rewrites the ? placeholders of query for the DB's dialect: $1, $2,
 // ... on PostgreSQL (a ? inside a quoted string or identifier, or in a
