@@ -196,7 +196,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
+	// The simulator's and the outbox's claims decide over every account's
+	// rows: the schema's transactions stay one at a time on PostgreSQL.
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true, SchemaLock: true})
 	// Every cache follows the database: dropped after this replica's
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear

@@ -13,6 +13,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/apistack/apistack/servers/internal/pgdb"
@@ -56,7 +58,8 @@ type DB struct {
 	db      *sql.DB
 	dialect Dialect
 	// writer, when not nil, is held by every write (ExecContext outside a
-	// transaction, and a whole transaction): see Options.SerializeWrites.
+	// transaction, and a whole transaction) on SQLite: see
+	// Options.SerializeWrites.
 	writer *sync.Mutex
 
 	mu    sync.RWMutex
@@ -71,6 +74,8 @@ type DB struct {
 	onCommit, onRemote atomic.Pointer[[]func()]
 	// watcher hears the commits of other replicas (PostgreSQL only).
 	watcher *pgdb.Watcher
+	// schemaLock: see Options.SchemaLock.
+	schemaLock bool
 }
 
 // OnCommit registers f to be called after every write that committed: an
@@ -183,11 +188,18 @@ type Options struct {
 	// concurrent writes most of a write's latency is sleeping. Queued on a
 	// mutex, each writer starts the moment the previous one commits. Every
 	// transaction counts as a writer (the services' SQLite transactions take
-	// the write lock at BEGIN). On PostgreSQL, where the transactions of
-	// every replica queue on a lock in the database (see BeginTx), it keeps
-	// this replica's queue in Go, so waiting writers do not each hold one of
-	// the pool's few connections.
+	// the write lock at BEGIN). It has no effect on PostgreSQL, where
+	// writers run in parallel, each taking the row locks its invariant
+	// needs (see BeginTx), unless SchemaLock is set.
 	SerializeWrites bool
+	// SchemaLock keeps, on PostgreSQL, the transactions of the API's schema
+	// one at a time across every replica, as on SQLite: each takes a
+	// transaction-scoped advisory lock named after the schema (queued in Go
+	// first with SerializeWrites, so waiting writers hold no connection).
+	// For a store whose transactions decide over many rows of every tenant
+	// at once (the fax simulator's and outbox's claims and the recording of
+	// their outcomes), not yet given finer locks.
+	SchemaLock bool
 }
 
 // New wraps db, an SQLite database (modernc.org/sqlite) or a PostgreSQL one
@@ -200,9 +212,10 @@ func New(db *sql.DB, opts Options) *DB {
 	if _, ok := db.Driver().(*stdlib.Driver); ok {
 		d.dialect = Postgres
 	}
-	if opts.SerializeWrites {
+	if opts.SerializeWrites && (d.dialect == SQLite || opts.SchemaLock) {
 		d.writer = &sync.Mutex{}
 	}
+	d.schemaLock = opts.SchemaLock && d.dialect == Postgres
 	if d.dialect == Postgres {
 		d.watch()
 	}
@@ -417,25 +430,26 @@ func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 }
 
 // BeginTx starts a transaction whose statements reuse the prepared ones.
-// With SerializeWrites it waits for the writers before it (or ctx) first.
+// With SerializeWrites on SQLite it waits for the writers before it (or ctx)
+// first: there, transactions run one at a time.
 //
-// On PostgreSQL a transaction first takes a transaction-scoped advisory lock
-// named after the API's schema, so the transactions of one API run one at a
-// time across every replica, as they do on SQLite: the stores' transactions
-// read, decide and write (a quota, a unique name, the simulator's next step,
-// an outbox claim), and under this lock what they read cannot change before
-// they commit, without a retry loop for serialization failures at each call.
-// Single statements outside a transaction (reads, and writes that are atomic
-// on their own, like a rate-limit update) do not take it.
+// On PostgreSQL transactions run in parallel (READ COMMITTED), on every
+// replica: a transaction that reads, decides and writes takes the locks its
+// decision needs, and no more: the row of the tenant whose quota or names
+// it checks (SELECT ... FOR UPDATE), or a named lock (Tx.Lock) for a
+// decision over many tenants' rows (the simulator's and the outbox's
+// claims). Constraints guard the rest (unique names, keys). InTx retries
+// what PostgreSQL may refuse under concurrency. With Options.SchemaLock the
+// schema's transactions run one at a time instead.
 func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 	if d.writer != nil {
 		d.writer.Lock()
 	}
 	tx, err := d.db.BeginTx(ctx, opts)
-	if err == nil && d.dialect == Postgres && (opts == nil || !opts.ReadOnly) {
+	if err == nil && d.schemaLock && (opts == nil || !opts.ReadOnly) {
 		if _, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()))`); err != nil {
 			_ = tx.Rollback()
-			err = fmt.Errorf("take the write lock: %w", err)
+			err = fmt.Errorf("take the schema's write lock: %w", err)
 		}
 	}
 	if err != nil {
@@ -445,6 +459,99 @@ func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 		return nil, err
 	}
 	return &Tx{tx: tx, db: d}, nil
+}
+
+// InTx runs fn in a transaction and commits it. On PostgreSQL a
+// transaction refused for a conflict with a concurrent one (a serialization
+// failure, a deadlock, or a unique violation: a row a concurrent transaction
+// inserted first) is run again, up to maxAttempts times in all, so that fn
+// decides again on what is committed now; fn must have no effect outside
+// the transaction. fn's own errors end it at once (after a rollback).
+func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := d.inTx(ctx, fn)
+		if err == nil || d.dialect != Postgres || attempt == maxAttempts || !Retryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(time.Duration(attempt) * time.Millisecond):
+		}
+	}
+}
+
+// maxAttempts bounds InTx's runs of one transaction.
+const maxAttempts = 8
+
+func (d *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := d.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Retryable reports whether err is PostgreSQL's refusal of a transaction
+// for a conflict with a concurrent one, which a new run may not meet:
+// serialization_failure (40001), deadlock_detected (40P01) or
+// unique_violation (23505).
+func Retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "40001", "40P01", "23505":
+		return true
+	}
+	return false
+}
+
+// Lock takes the transaction-scoped lock called name in the API's schema
+// (PostgreSQL; on SQLite the transaction runs alone already): the
+// transactions taking it, on every replica, run one at a time. For a
+// decision no row lock can guard, like claiming work among every
+// tenant's rows.
+func (t *Tx) Lock(ctx context.Context, name string) error {
+	if t.db.dialect != Postgres {
+		return nil
+	}
+	if _, err := t.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext($1))`, name); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	return nil
+}
+
+// LockRows locks, until the transaction ends, the rows query (a SELECT of
+// one table, without a locking clause) finds: FOR UPDATE on PostgreSQL, so
+// concurrent transactions locking one of them wait for this one to end;
+// nothing on SQLite, where the transaction runs alone already. It returns
+// how many rows were found.
+func (t *Tx) LockRows(ctx context.Context, query string, args ...any) (int, error) {
+	if t.db.dialect != Postgres {
+		return 0, nil
+	}
+	rows, err := t.QueryContext(ctx, query+` FOR UPDATE`, args...)
+	if err != nil {
+		return 0, fmt.Errorf("lock rows: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("lock rows: %w", err)
+	}
+	return n, nil
 }
 
 // Row is the result of QueryRowContext: a *sql.Row, or the error of
