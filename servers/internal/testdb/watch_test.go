@@ -61,3 +61,18 @@ func TestFollow_ACacheIsDroppedByAnotherReplicasCommitAndBypassedWhileDeaf(t *te
 	_, ok = c.Get("k")
 	assert.False(t, ok, "dropped on listening again")
 }
+
+// OpenWith's MaxConns bounds the pool; 0 keeps the default.
+func TestOpenWith_MaxConnsBoundsThePool(t *testing.T) {
+	url, schema := OpenShared(t, Migrations{Schema: "notes", SQLite: notes, Postgres: notes})
+	for _, n := range []int{0, 3} {
+		db, err := pgdb.OpenWith(context.Background(), url, schema, notes, pgdb.Options{MaxConns: n})
+		require.NoError(t, err)
+		want := n
+		if n == 0 {
+			want = pgdb.DefaultMaxConns
+		}
+		assert.Equal(t, want, db.Stats().MaxOpenConnections)
+		require.NoError(t, db.Close())
+	}
+}
