@@ -127,15 +127,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing the database do not hear of each other's commits:
-	// then nothing the database holds is cached (a size of 0 holds nothing).
-	pageCacheSize, keysCacheSize := 64, keyCacheSize
-	if db.Shared() {
-		pageCacheSize, keysCacheSize = 0, 0
-	}
-	st := &store{db: db, box: box, pages: cache.New[faxPage](pageCacheSize, time.Minute)}
+	// The simulator's and the outbox's claims decide over every account's
+	// rows: the schema's transactions stay one at a time on PostgreSQL.
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true, SchemaLock: true})
+	// Every cache follows the database: dropped after this replica's
+	// commits (OnCommit, store.revoked) and after every commit another
+	// replica makes (Follow), and bypassed while this replica cannot hear
+	// those.
+	st := &store{db: db, box: box, pages: cache.New[faxPage](64, time.Minute)}
 	st.db.OnCommit(st.pages.Invalidate)
+	st.db.Follow(st.pages)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err
@@ -161,8 +162,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		webhookClient: &http.Client{Transport: hooksRT},
 		cfg:           cfg,
 		store:         st,
-		keys:          cache.New[keyEntry](keysCacheSize, keyCacheTTL),
-		apps:          cache.New[application](keysCacheSize, keyCacheTTL),
+		keys:          cache.New[keyEntry](keyCacheSize, keyCacheTTL),
+		apps:          cache.New[application](keyCacheSize, keyCacheTTL),
 		clock:         cfg.Clock,
 		logger:        cfg.Logger,
 		signingKey:    ed25519.NewKeyFromSeed(seed),
@@ -174,6 +175,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.keys.Invalidate()
 		s.apps.Invalidate()
 	}
+	st.db.Follow(s.keys)
+	st.db.Follow(s.apps)
 	s.SetBaseURL(cfg.BaseURL)
 	cfg.Telemetry.WatchOutbox(st.pendingEventCount)
 	return s, nil

@@ -156,8 +156,10 @@ func (s *Server) Offline() bool {
 	if s.store.db.Shared() {
 		ctx, cancel := context.WithTimeout(context.Background(), offlineReadTimeout)
 		defer cancel()
+		gen := s.offlineSwitch.Generation()
 		if offline, err := s.store.offline(ctx); err == nil {
 			s.offline.Store(offline)
+			s.offlineSwitch.Put(gen, "", offline)
 		}
 	}
 	return s.offline.Load()

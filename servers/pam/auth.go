@@ -384,17 +384,23 @@ func (s *Server) authorize(ctx context.Context, teamName string, perm permission
 // maintenance answers every API call with 503 service_offline while the
 // operator has the service offline. It runs after the rate limiter, so the
 // answer carries the rate-limit headers like every other. On a shared
-// database the switch is read on every call, since the operator may have
-// flipped it through another replica.
+// database the switch is read from the database whenever the cache of it
+// was dropped (after any commit, this replica's or another's), since the
+// operator may have flipped it through another replica.
 func (s *Server) maintenance(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !strings.HasPrefix(c.Request().URL.Path, "/v1/") {
 			return next(c)
 		}
 		if s.store.db.Shared() {
-			offline, err := s.store.offline(c.Request().Context())
-			if err != nil {
-				return err
+			offline, ok := s.offlineSwitch.Get("")
+			if !ok {
+				gen := s.offlineSwitch.Generation()
+				var err error
+				if offline, err = s.store.offline(c.Request().Context()); err != nil {
+					return err
+				}
+				s.offlineSwitch.Put(gen, "", offline)
 			}
 			s.offline.Store(offline)
 		}

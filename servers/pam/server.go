@@ -84,6 +84,9 @@ type Server struct {
 	roles    *cache.Cache[[]string]
 	// offline is the operator's maintenance switch (SetOffline).
 	offline atomic.Bool
+	// offlineSwitch caches the stored switch on a shared database, where
+	// another replica may flip it.
+	offlineSwitch *cache.Cache[bool]
 }
 
 var _ pamapi.StrictServerInterface = (*Server)(nil)
@@ -96,15 +99,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	descriptor.ApplyDefaults(&cfg.Settings)
 	cfg.Deps = cfg.Deps.WithDefaults()
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing a database cache none of its content: another
-	// replica's commit (a revoked token, a new group) never reaches this
-	// process's OnCommit hooks, so every request reads what is stored.
-	pageSize, authSize := pageCacheSize, authCacheSize
-	if db.Shared() {
-		pageSize, authSize = 0, 0
-	}
-	st := &store{db: db, pages: cache.New[any](pageSize, pageCacheTTL)}
+	// Every cache follows the database: dropped after this replica's
+	// commits (OnCommit, store.revoked) and after every commit another
+	// replica makes (Follow), and bypassed while this replica cannot hear
+	// those.
+	st := &store{db: db, pages: cache.New[any](pageCacheSize, pageCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
+	st.db.Follow(st.pages)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -118,9 +119,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	srv := &Server{
 		cfg:              cfg,
 		store:            st,
-		tokens:           cache.New[tokenRecord](authSize, authCacheTTL),
-		roles:            cache.New[[]string](authSize, authCacheTTL),
-		rendered:         cache.New[renderedPage](pageSize, pageCacheTTL),
+		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
+		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
+		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
+		offlineSwitch:    cache.New[bool](1, pageCacheTTL),
 		clock:            cfg.Clock,
 		limiter:          ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, limits),
 		exchangeFailures: ratelimit.New("exchange_failures", cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock, limits),
@@ -128,6 +130,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		logger:           cfg.Logger,
 	}
 	st.db.OnCommit(srv.rendered.Invalidate)
+	st.db.OnCommit(srv.offlineSwitch.Invalidate)
+	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.rendered, srv.offlineSwitch} {
+		st.db.Follow(c)
+	}
 	st.revoked = func() {
 		srv.tokens.Invalidate()
 		srv.roles.Invalidate()

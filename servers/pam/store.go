@@ -203,6 +203,9 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	if err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("read team: %w", err)
 	}
+	if err := lockTeam(ctx, tx, teamID); err != nil {
+		return serviceUserCredentials{}, err
+	}
 	now = storedTime(now)
 	userID := uuid.NewString()
 	if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists),
@@ -508,20 +511,18 @@ func checkQuota(ctx context.Context, tx *sqldb.Tx, teamID, resource, countSQL st
 	return nil
 }
 
-// inTx runs fn in a write transaction.
+// inTx runs fn in a write transaction (run again when PostgreSQL refused
+// it for a conflict: sqldb.DB.InTx).
 func (s *store) inTx(ctx context.Context, fn func(tx *sqldb.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return s.db.InTx(ctx, fn)
+}
+
+// lockTeam locks the team's row until tx ends: the transactions that check
+// one team's names or quotas before writing run one at a time on every
+// replica, while other teams' run beside them.
+func lockTeam(ctx context.Context, tx *sqldb.Tx, teamID string) error {
+	_, err := tx.LockRows(ctx, `SELECT id FROM teams WHERE id = ?`, teamID)
+	return err
 }
 
 // setQuotas sets (limit non-nil) or removes each of a team's quotas by
@@ -568,6 +569,9 @@ func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, erro
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create group: %w", err)
@@ -722,6 +726,9 @@ func (s *store) userByID(ctx context.Context, id string) (user, error) {
 func (s *store) createUser(ctx context.Context, teamID, name, kind string, now time.Time) (user, error) {
 	u := user{ID: uuid.NewString(), Name: name, Kind: kind, Status: "active", CreatedAt: storedTime(now)}
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ?`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create user: %w", err)
@@ -752,6 +759,9 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, newName, status *string, now time.Time) error {
 	defer s.changed()
 	return s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		if newName != nil {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ? AND id <> ?`, teamID, *newName, userID).Scan(&n); err != nil {
@@ -825,6 +835,9 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 	}
 	secret := randomSecret()
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		if err := checkQuota(ctx, tx, teamID, quotaKeysPerServiceUser,
 			`SELECT COUNT(*) FROM service_keys WHERE user_id = ? AND deleted_at IS NULL`, userID); err != nil {
 			return err

@@ -134,11 +134,18 @@ func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) res
 			e.Field = headerRestaurant
 			return nil, e
 		}
-		for _, l := range s.limiters {
-			d, err := l.limiter.Take(ctx, guid)
-			if err != nil {
-				return nil, err
-			}
+		// Both limits in one call of the store (one statement on
+		// PostgreSQL), the second spent only when the first allowed.
+		limiters := make([]*ratelimit.Limiter, len(s.limiters))
+		for i, l := range s.limiters {
+			limiters[i] = l.limiter
+		}
+		decisions, err := ratelimit.TakeAll(ctx, guid, limiters...)
+		if err != nil {
+			return nil, err
+		}
+		for i, d := range decisions {
+			l := s.limiters[i]
 			if !d.Allowed {
 				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,

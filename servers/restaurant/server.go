@@ -80,14 +80,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("restaurant: %w", err)
 	}
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing the database cache nothing read from it: another
-	// replica's import never reaches this one's OnCommit.
-	pageSize, credentialSize := pageCacheSize, credentialCacheSize
-	if db.Shared() {
-		pageSize, credentialSize = 0, 0
-	}
-	st := &store{db: db, pages: cache.New[cachedPage](pageSize, credentialCacheTTL)}
+	// Every cache follows the database: dropped after this replica's
+	// commits (OnCommit, the store's revocations) and after every commit
+	// another replica makes (Follow), and bypassed while this replica cannot
+	// hear those.
+	st := &store{db: db, pages: cache.New[cachedPage](pageCacheSize, credentialCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
+	st.db.Follow(st.pages)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -98,11 +97,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// Rate limits are shared by every replica of a shared database.
 	limits := ratelimit.StoreFor(st.db)
+	tokens := cache.New[tokenEntry](credentialCacheSize, credentialCacheTTL)
+	grants := cache.New[struct{}](credentialCacheSize, credentialCacheTTL)
+	st.db.Follow(tokens)
+	st.db.Follow(grants)
 	return &Server{
 		cfg:    cfg,
 		store:  st,
-		tokens: cache.New[tokenEntry](credentialSize, credentialCacheTTL),
-		grants: cache.New[struct{}](credentialSize, credentialCacheTTL),
+		tokens: tokens,
+		grants: grants,
 		clock:  cfg.Clock,
 		limiters: []namedLimiter{
 			{ratelimit.New("per_second", cfg.RatePerSecond, time.Second, cfg.Clock, limits), time.Second, telemetry.LimitPerSecond},

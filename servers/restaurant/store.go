@@ -347,6 +347,11 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	if err != nil {
 		return nil, fmt.Errorf("read restaurant: %w", err)
 	}
+	// Imports of one restaurant run one at a time (on every replica): each
+	// compares the document with what is stored before it writes.
+	if _, err := tx.LockRows(ctx, `SELECT guid FROM restaurants WHERE guid = ?`, restaurantGUID); err != nil {
+		return nil, err
+	}
 
 	var problems []string
 	if len(external) > 0 {

@@ -86,15 +86,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing the database cache no key: a key deleted through
-	// another replica must stop working here at once.
-	keyCache := keyCacheSize
-	if db.Shared() {
-		keyCache = 0
-	}
+	// The key cache follows the database: dropped after this replica's
+	// revocations and after every commit another replica makes (Follow),
+	// and bypassed while this replica cannot hear those.
 	s := &Server{cfg: cfg, store: &store{db: db, box: box}, clock: cfg.Clock, logger: cfg.Logger,
-		keys: cache.New[accessKey](keyCache, keyCacheTTL)}
+		keys: cache.New[accessKey](keyCacheSize, keyCacheTTL)}
 	s.store.revoked = s.keys.Invalidate
+	db.Follow(s.keys)
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,
 		Region:  cfg.Region,

@@ -114,6 +114,10 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	// The change depends on the bucket's versioning: one at a time.
+	if _, err := tx.LockRows(ctx, `SELECT name FROM buckets WHERE name = ?`, name); err != nil {
+		return Bucket{}, fmt.Errorf("set versioning: %w", err)
+	}
 	var b Bucket
 	var current string
 	err = tx.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).

@@ -47,6 +47,7 @@ type serveConfig struct {
 	LogLevel          string
 	ShutdownTimeout   time.Duration
 	SQLiteFullSync    bool
+	DatabaseMaxConns  int
 	CPUProfile        string
 	Conn              connLimits
 	// APIs are the knobs of every API (--pam-*, --fax-*, ...).
@@ -59,6 +60,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory of the SQLite databases and demo-credentials.json")
 	fs.StringVar(&c.Database, "database", "", "PostgreSQL URL (postgres://user:pass@host:5432/db) shared by every replica; each API keeps its tables in its own schema (default: SQLite files in --data-dir). Requires a master key and an admin token")
+	fs.IntVar(&c.DatabaseMaxConns, "database-max-conns", 0, "with --database, the most PostgreSQL connections each API of this replica keeps (default: twice the CPUs, 4 to 8; the statement cache is tuned in the URL: statement_cache_capacity, default_query_exec_mode)")
 	fs.StringVar(&c.MasterKeyFile, "master-key-file", "", "file holding the master key, base64 of 32 random bytes (`head -c32 /dev/urandom | base64`), or APISTACK_MASTER_KEY holding the key itself; the fax and storage keys are derived from it (default: a key file per API in --data-dir)")
 	fs.DurationVar(&c.ShutdownDrain, "shutdown-drain", 0, "on SIGINT/SIGTERM, how long /readyz answers 503 while requests are still served, so a load balancer stops sending before the ports close")
 	fs.StringVar(&c.PAMAddr, "pam-addr", "127.0.0.1:8081", "address of the PAM API")
@@ -110,6 +112,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	if err := c.loadMasterKey(); err != nil {
 		return c, err
+	}
+	if c.DatabaseMaxConns < 0 {
+		return c, fmt.Errorf("--database-max-conns %d: want a positive number of connections (0: the default)", c.DatabaseMaxConns)
 	}
 	if c.Database != "" {
 		if c.MasterKey.IsZero() {
@@ -267,7 +272,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	servers := startServing(ctx, logger, listeners, c.Conn)
 	defer servers.close()
 
-	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync}
+	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, MaxConns: c.DatabaseMaxConns}
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, Logger: logger,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {

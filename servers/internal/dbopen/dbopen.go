@@ -24,6 +24,9 @@ type Target struct {
 	DataDir string
 	// SQLiteFullSync flushes every SQLite commit to the disk.
 	SQLiteFullSync bool
+	// MaxConns bounds each API's PostgreSQL connections per replica
+	// (0: pgdb.DefaultMaxConns).
+	MaxConns int
 }
 
 // Shared reports whether the target is a database other replicas may use
@@ -47,7 +50,7 @@ func Open(ctx context.Context, t Target, s Schema) (*sql.DB, error) {
 		if s.Postgres == nil {
 			return nil, fmt.Errorf("%s database: no PostgreSQL migrations", s.Name)
 		}
-		db, err := pgdb.Open(ctx, t.URL, s.Name, s.Postgres)
+		db, err := pgdb.OpenWith(ctx, t.URL, s.Name, s.Postgres, pgdb.Options{MaxConns: t.MaxConns})
 		if err != nil {
 			return nil, fmt.Errorf("%s database: %w", s.Name, err)
 		}

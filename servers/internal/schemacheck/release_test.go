@@ -117,7 +117,7 @@ func TestReleaseDataDirectory_StorageInstants(t *testing.T) {
 	defer db.Close()
 	key, err := os.ReadFile(filepath.Join(releaseDir, "storage-master.key"))
 	require.NoError(t, err)
-	srv, err := storage.New(storage.Config{DB: db, MasterKey: key})
+	srv, err := storage.New(storage.Config{Deps: storage.Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
 	for _, row := range old {
 		want, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", row[1].(string))
@@ -151,7 +151,7 @@ func TestReleaseDataDirectory_RestaurantInstants(t *testing.T) {
 	assert.Equal(t, oldEntities[0][0].(int64)*1000, newEntities[0][0].(int64), "milliseconds became microseconds")
 	assert.Equal(t, oldEntities[0][1].(int64)*1000, newEntities[0][1].(int64))
 
-	srv, err := restaurant.New(ctx, restaurant.Config{DB: db})
+	srv, err := restaurant.New(ctx, restaurant.Config{Deps: restaurant.Deps{DB: db}})
 	require.NoError(t, err)
 	guid := old[0][0].(string)
 	r, err := srv.Restaurant(ctx, guid)
@@ -185,7 +185,7 @@ func TestReleaseDataDirectory_PAMInstants(t *testing.T) {
 	db, err := sqlitedb.Open(ctx, path, pam.Migrations())
 	require.NoError(t, err)
 	defer db.Close()
-	srv, err := pam.New(ctx, pam.Config{DB: db})
+	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db}})
 	require.NoError(t, err)
 	team, err := srv.Team(ctx, oldTeam[0][0].(string))
 	require.NoError(t, err)
