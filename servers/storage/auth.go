@@ -106,7 +106,11 @@ func (s *Server) authenticateFirst(next echo.HandlerFunc) echo.HandlerFunc {
 		if st == nil {
 			return errors.New("storage: the request has no state: addressing did not run")
 		}
-		st.authErr = s.verify(req.Context(), req, st)
+		var release func()
+		st.authErr = s.verify(req.Context(), req, st, &release)
+		if release != nil {
+			defer release()
+		}
 		if st.authErr != nil {
 			req.Body, req.ContentLength = http.NoBody, 0
 		}
@@ -127,7 +131,10 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 
 // verify authenticates req, then reads its body and checks its hash (see
 // authenticateFirst).
-func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState) error {
+// A signed request with a body takes its share of the document budget
+// before the body is read; *release gives it back, once the answer is
+// written.
+func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState, release *func()) error {
 	verified, err := s.verifier.VerifySignature(ctx, sigv4.Request{
 		Method: req.Method,
 		Host:   st.host,
@@ -148,6 +155,12 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 	st.account = account
 	if req.ContentLength > lifecycledoc.MaxBodySize {
 		return lifecycledoc.TooLarge()
+	}
+	if req.Body != nil && req.Body != http.NoBody {
+		var err error
+		if *release, err = s.documents.acquire(req); err != nil {
+			return err
+		}
 	}
 	body, err := readBody(req)
 	if err != nil {

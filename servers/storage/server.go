@@ -77,6 +77,10 @@ type Config struct {
 	// Telemetry counts the server's requests and events for /metrics and
 	// feeds the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// DocumentBudget is how many bytes of signed request bodies the server
+	// reads, checks and decodes at once (see documentBudget); 0 means
+	// DefaultDocumentBudget.
+	DocumentBudget int64
 }
 
 // Server is the storage API.
@@ -89,6 +93,8 @@ type Server struct {
 	// keys caches access keys' secrets (unsealed) and accounts, dropped when
 	// a key is deleted (store.revoked).
 	keys *cache.Cache[accessKey]
+	// documents bounds the request bodies read, validated and decoded at once.
+	documents *documentBudget
 }
 
 var _ storageapi.StrictServerInterface = (*Server)(nil)
@@ -122,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 		keyCache = 0
 	}
 	s := &Server{cfg: cfg, store: &store{db: db, box: box}, clock: cfg.Clock, logger: cfg.Logger,
-		keys: cache.New[accessKey](keyCache, keyCacheTTL)}
+		keys: cache.New[accessKey](keyCache, keyCacheTTL), documents: newDocumentBudget(cfg.DocumentBudget)}
 	s.store.revoked = s.keys.Invalidate
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,
