@@ -422,7 +422,7 @@ func startServing(ctx context.Context, logger *slog.Logger, listeners []listener
 		srv := newHTTPServer(ctx, logger, l.handler, limits)
 		servers = append(servers, srv)
 		logger.Info("listening", "api", l.name, "url", l.baseURL())
-		ln := limitListener(l.ln, limits)
+		ln := limitListener(l.ln, limits, logger)
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("%s: %w", l.name, err)
