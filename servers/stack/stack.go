@@ -101,8 +101,13 @@ type Config struct {
 	RestaurantRatePeriod    time.Duration
 	// Fax: the simulator's step interval, the destination policy, and the
 	// webhook sender's retries and transport (0 and nil: the defaults).
-	FaxStepInterval      time.Duration
-	FaxAllowPrivate      bool
+	FaxStepInterval time.Duration
+	FaxAllowPrivate bool
+	// FaxAllowLoopback lets fax URLs reach loopback (a stack whose every
+	// port is on loopback); FaxAllowDestinations are host:port destinations
+	// allowed on any address but link-local and metadata ones.
+	FaxAllowLoopback     bool
+	FaxAllowDestinations []string
 	FaxWebhookAttempts   int
 	FaxWebhookBackoff    time.Duration
 	FaxWebhookMaxBackoff time.Duration
@@ -222,7 +227,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	_, systemClock := cfg.Clock.(clock.System)
 	if st.Fax, err = fax.New(ctx, fax.Config{
 		DB: dbs.fax, MasterKey: faxKey, StepInterval: cfg.FaxStepInterval, CatchUpSteps: cfg.Clock != nil && !systemClock,
-		Destinations:    egress.Options{AllowPrivate: cfg.FaxAllowPrivate},
+		Destinations:    egress.Options{AllowPrivate: cfg.FaxAllowPrivate, AllowLoopback: cfg.FaxAllowLoopback, AllowHosts: cfg.FaxAllowDestinations},
 		WebhookAttempts: cfg.FaxWebhookAttempts, WebhookBackoff: cfg.FaxWebhookBackoff, WebhookMaxBackoff: cfg.FaxWebhookMaxBackoff,
 		WebhookTransport: cfg.FaxWebhookTransport,
 		Clock:            cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,

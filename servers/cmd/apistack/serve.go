@@ -61,6 +61,7 @@ type serveConfig struct {
 	SQLiteFullSync    bool
 	CPUProfile        string
 	Conn              connLimits
+	Destinations      destinationFlags
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -75,7 +76,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
 	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
 	fs.DurationVar(&c.FaxStepInterval, "fax-step-interval", time.Second, "time between the fax simulator's steps")
-	fs.BoolVar(&c.FaxAllowPrivate, "fax-allow-private-destinations", false, "let media_url and webhook URLs reach loopback, private and other non-public addresses (default: public only, plus the admin port's demo sample and inbox)")
+	fs.BoolVar(&c.FaxAllowPrivate, "fax-allow-private-destinations", false, "let media_url and webhook URLs reach loopback, private and other non-public addresses, never link-local or cloud-metadata ones (default: public only, plus loopback when every port is on loopback and there is no --database, plus the admin port's demo sample and inbox)")
 	fs.StringVar(&c.StorageAddr, "storage-addr", "127.0.0.1:8083", "address of the storage API")
 	fs.StringVar(&c.StorageRegion, "storage-region", storage.DefaultRegion, "region storage requests are signed for")
 	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
@@ -98,6 +99,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the whole run to this file, for performance work")
 	fs.BoolVar(&c.SQLiteFullSync, "sqlite-full-sync", false, "flush every SQLite commit to the disk (durable against power loss; default: durable against a crash of the process, much faster writes)")
 	registerConnFlags(fs, &c.Conn)
+	registerDestinationFlags(fs, &c.Destinations)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
 		fs.PrintDefaults()
@@ -304,6 +306,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		PAMTokenTTL: c.TokenTTL, PAMRateLimit: c.PAMRateLimit, PAMRatePeriod: c.PAMRatePeriod,
 		RestaurantRatePerSecond: c.RestaurantRPS, RestaurantRateLimit: c.RestaurantLimit, RestaurantRatePeriod: c.RestaurantPeriod,
 		FaxStepInterval: c.FaxStepInterval, FaxAllowPrivate: c.FaxAllowPrivate,
+		FaxAllowLoopback: localStack(listeners, c.Database), FaxAllowDestinations: c.Destinations.Allow,
 		StorageRegion: c.StorageRegion, StorageDomain: c.StorageDomain,
 	})
 	if err != nil {
