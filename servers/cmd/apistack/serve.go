@@ -104,7 +104,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "serve", args); err != nil {
 		return c, err
 	}
 	if err := flagDefaults(fs); err != nil {
@@ -366,6 +366,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	readiness.Start()
+	servers.announce()
 	return servers.wait(ctx, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
 }
 
@@ -404,14 +405,17 @@ type shutdownPlan struct {
 // runServers serves every listener, within limits, until ctx ends, then
 // shuts them all down gracefully, giving in-flight requests up to timeout.
 func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, plan shutdownPlan) error {
-	return startServing(ctx, logger, listeners, limits).wait(ctx, plan)
+	s := startServing(ctx, logger, listeners, limits)
+	s.announce()
+	return s.wait(ctx, plan)
 }
 
 // serving is the HTTP servers of the listeners, started by startServing.
 type serving struct {
-	logger  *slog.Logger
-	servers []*http.Server
-	errc    chan error
+	logger    *slog.Logger
+	servers   []*http.Server
+	errc      chan error
+	listeners []listener
 }
 
 // startServing serves every listener, within limits, until wait or close.
@@ -424,7 +428,6 @@ func startServing(ctx context.Context, logger *slog.Logger, listeners []listener
 	for _, l := range listeners {
 		srv := newHTTPServer(ctx, logger, l.handler, limits)
 		servers = append(servers, srv)
-		logger.Info("listening", "api", l.name, "url", l.baseURL())
 		ln := limitListener(l.ln, limits, logger)
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -432,7 +435,15 @@ func startServing(ctx context.Context, logger *slog.Logger, listeners []listener
 			}
 		}()
 	}
-	return &serving{logger: logger, servers: servers, errc: errc}
+	return &serving{logger: logger, servers: servers, errc: errc, listeners: listeners}
+}
+
+// announce logs the URL of every listener: once the APIs are built, so
+// that an error at start comes before any "listening" line.
+func (s *serving) announce() {
+	for _, l := range s.listeners {
+		s.logger.Info("listening", "api", l.name, "url", l.baseURL())
+	}
 }
 
 // close stops the servers at once (a start that failed).

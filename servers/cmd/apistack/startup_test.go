@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestServe_ABadFlagIsOneLineAndAPointerToHelp(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--no-such-flag"}, {"serve", "--read-timeout", "soon"}, {"conform", "--bogus"}, {"admin", "--bogus"}} {
+		var stdout, stderr syncBuffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		require.Error(t, err, "%v", args)
+		exitStatus(err, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		assert.Len(t, lines, 1, "%v: %q", args, stderr.String())
+		assert.Contains(t, lines[0], "(see apistack "+args[0]+" -h)")
+	}
+	var stdout, stderr syncBuffer
+	require.Error(t, run(context.Background(), []string{"serve", "-h"}, &stdout, &stderr))
+	assert.Greater(t, strings.Count(stderr.String(), "\n"), 40, "-h prints the whole usage")
+}
+
+func TestServe_ADatabaseErrorAtStartHasOnePrefixAndComesBeforeAnyListeningLine(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "master.key")
+	require.NoError(t, os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))), 0o600))
+	t.Setenv("APISTACK_ADMIN_TOKEN", "a-token-long-enough-for-the-admin-api-0123456789")
+	args := []string{"--database", "postgres://127.0.0.1:1/x?connect_timeout=2", "--master-key-file", keyFile, "--data-dir", t.TempDir()}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	var stdout, stderr syncBuffer
+	err := serve(context.Background(), args, &stdout, &stderr)
+	require.Error(t, err)
+	assert.Equal(t, 1, strings.Count(err.Error(), "database:"), "one prefix: %v", err)
+	assert.True(t, strings.HasPrefix(err.Error(), "pam database: "), err.Error())
+	assert.NotContains(t, stderr.String(), "listening", "no port was announced")
+	var out syncBuffer
+	exitStatus(err, &out)
+	assert.Equal(t, 1, strings.Count(out.String(), "\n"), "reported on one line: %q", out.String())
+}
+
+func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	require.NotEmpty(t, creds["fax"])
+	require.NoError(t, stop())
+	faxDB := filepath.Join(dataDir, "fax.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(faxDB + suffix)
+	}
+	require.NoError(t, os.WriteFile(faxDB, nil, 0o600))
+
+	args := []string{"--data-dir", dataDir}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	var stdout, stderr syncBuffer
+	err := serve(context.Background(), args, &stdout, &stderr)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n", "one line")
+	assert.Contains(t, err.Error(), faxDB+" is empty (0 bytes) but "+filepath.Join(dataDir, "fax-master.key"))
+	assert.Contains(t, err.Error(), "restore "+faxDB+" from a backup")
+}
