@@ -239,7 +239,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.AdminToken != "" {
 		operatorToken = append(operatorToken, c.AdminToken)
 	}
-	if c.AdminToken == "" && c.Demo && previous.Admin != nil {
+	// The token of demo-credentials.json is kept across restarts, with or
+	// without --demo, as --admin-token's help says.
+	reusedToken := c.AdminToken == "" && previous.Admin != nil && previous.Admin.Token != ""
+	if reusedToken {
 		c.AdminToken = previous.Admin.Token
 	}
 	generatedToken := c.AdminToken == ""
@@ -361,6 +364,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
 	} else if generatedToken {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
+	} else if reusedToken {
+		fmt.Fprintf(stdout, "admin token: the one in %s\n", credsPath)
 	} else {
 		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
 	}

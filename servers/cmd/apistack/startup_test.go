@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,4 +71,39 @@ func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
 	assert.NotContains(t, err.Error(), "\n", "one line")
 	assert.Contains(t, err.Error(), faxDB+" is empty (0 bytes) but "+filepath.Join(dataDir, "fax-master.key"))
 	assert.Contains(t, err.Error(), "restore "+faxDB+" from a backup")
+}
+
+func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *testing.T) {
+	t.Setenv("APISTACK_ADMIN_TOKEN", "")
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	token := creds["admin"]["token"]
+	require.NotEmpty(t, token)
+	require.NoError(t, stop())
+
+	args := []string{"--data-dir", dataDir}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, args, stdout, stderr) }()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "admin token:") }, 60*time.Second, 20*time.Millisecond)
+	assert.Contains(t, stdout.String(), "admin token: the one in "+filepath.Join(dataDir, "demo-credentials.json"))
+	assert.NotContains(t, stdout.String(), token, "a token already written down is not printed")
+	// The admin API, on its new port, takes the token of the file.
+	adminURL := regexp.MustCompile(`api=admin url=(\S+)`).FindStringSubmatch(stderr.String())
+	require.Len(t, adminURL, 2, stderr.String())
+	req, err := http.NewRequest(http.MethodGet, adminURL[1]+"/pam/maintenance", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
