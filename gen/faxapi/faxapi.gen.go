@@ -32,7 +32,9 @@ const (
 	ErrorCodeInvalidState         ErrorCode = "invalid_state"
 	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
 	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodeRequestTimeout       ErrorCode = "request_timeout"
 	ErrorCodeRequestTooLarge      ErrorCode = "request_too_large"
+	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
 	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
 )
 
@@ -53,7 +55,11 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeNotFound:
 		return true
+	case ErrorCodeRequestTimeout:
+		return true
 	case ErrorCodeRequestTooLarge:
+		return true
+	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeUnsupportedMediaType:
 		return true
@@ -447,11 +453,17 @@ type Internal = Errors
 // NotFound defines model for NotFound.
 type NotFound = Errors
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Errors
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Errors
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Errors
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Errors
 
 // Unprocessable defines model for Unprocessable.
 type Unprocessable = Errors
@@ -1785,6 +1797,11 @@ type ClientWithResponsesInterface interface {
 	GetMediaWithResponse(ctx context.Context, mediaId openapi_types.UUID, params *GetMediaParams, reqEditors ...RequestEditorFn) (*GetMediaResponse, error)
 }
 
+// ListFaxApplicationsResponse503Headers the declared response headers of an HTTP 503 response for ListFaxApplications
+type ListFaxApplicationsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListFaxApplicationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1792,10 +1809,16 @@ type ListFaxApplicationsResponse struct {
 	JSON200 *FaxApplicationList
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFaxApplicationsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1808,6 +1831,11 @@ func (r ListFaxApplicationsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListFaxApplicationsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -1816,6 +1844,11 @@ func (r ListFaxApplicationsResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFaxApplicationsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1847,6 +1880,11 @@ func (r ListFaxApplicationsResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxApplication
+type CreateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1854,6 +1892,8 @@ type CreateFaxApplicationResponse struct {
 	JSON201 *FaxApplicationResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -1862,6 +1902,10 @@ type CreateFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxApplicationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1872,6 +1916,11 @@ func (r CreateFaxApplicationResponse) GetJSON201() *FaxApplicationResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -1892,6 +1941,11 @@ func (r CreateFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1923,6 +1977,11 @@ func (r CreateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for DeleteFaxApplication
+type DeleteFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1930,10 +1989,16 @@ type DeleteFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteFaxApplicationResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -1946,6 +2011,11 @@ func (r DeleteFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -1954,6 +2024,11 @@ func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1985,6 +2060,11 @@ func (r DeleteFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for GetFaxApplication
+type GetFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1994,10 +2074,16 @@ type GetFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxApplicationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2015,6 +2101,11 @@ func (r GetFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2023,6 +2114,11 @@ func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2054,6 +2150,11 @@ func (r GetFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// UpdateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for UpdateFaxApplication
+type UpdateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type UpdateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2063,6 +2164,8 @@ type UpdateFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -2071,6 +2174,10 @@ type UpdateFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateFaxApplicationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2086,6 +2193,11 @@ func (r UpdateFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -2106,6 +2218,11 @@ func (r UpdateFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2137,6 +2254,11 @@ func (r UpdateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// ListFaxesResponse503Headers the declared response headers of an HTTP 503 response for ListFaxes
+type ListFaxesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListFaxesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2144,10 +2266,16 @@ type ListFaxesResponse struct {
 	JSON200 *FaxList
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFaxesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2160,6 +2288,11 @@ func (r ListFaxesResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListFaxesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxesResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2168,6 +2301,11 @@ func (r ListFaxesResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListFaxesResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFaxesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2199,6 +2337,11 @@ func (r ListFaxesResponse) ContentType() string {
 	return ""
 }
 
+// SendFaxResponse503Headers the declared response headers of an HTTP 503 response for SendFax
+type SendFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type SendFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2210,6 +2353,8 @@ type SendFaxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -2218,6 +2363,10 @@ type SendFaxResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SendFaxResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -2240,6 +2389,11 @@ func (r SendFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SendFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SendFaxResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -2258,6 +2412,11 @@ func (r SendFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SendFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SendFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2289,6 +2448,11 @@ func (r SendFaxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxResponse503Headers the declared response headers of an HTTP 503 response for DeleteFax
+type DeleteFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2296,10 +2460,16 @@ type DeleteFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteFaxResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2312,6 +2482,11 @@ func (r DeleteFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2320,6 +2495,11 @@ func (r DeleteFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2351,6 +2531,11 @@ func (r DeleteFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxResponse503Headers the declared response headers of an HTTP 503 response for GetFax
+type GetFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2360,10 +2545,16 @@ type GetFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2381,6 +2572,11 @@ func (r GetFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2389,6 +2585,11 @@ func (r GetFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2420,6 +2621,11 @@ func (r GetFaxResponse) ContentType() string {
 	return ""
 }
 
+// CancelFaxResponse503Headers the declared response headers of an HTTP 503 response for CancelFax
+type CancelFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type CancelFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2429,10 +2635,16 @@ type CancelFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2450,6 +2662,11 @@ func (r CancelFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CancelFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CancelFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2458,6 +2675,11 @@ func (r CancelFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CancelFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2489,6 +2711,11 @@ func (r CancelFaxResponse) ContentType() string {
 	return ""
 }
 
+// RefreshFaxResponse503Headers the declared response headers of an HTTP 503 response for RefreshFax
+type RefreshFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type RefreshFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2498,10 +2725,16 @@ type RefreshFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RefreshFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2519,6 +2752,11 @@ func (r RefreshFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RefreshFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RefreshFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2527,6 +2765,11 @@ func (r RefreshFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RefreshFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RefreshFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2558,6 +2801,11 @@ func (r RefreshFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetMediaResponse503Headers the declared response headers of an HTTP 503 response for GetMedia
+type GetMediaResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMediaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2565,10 +2813,16 @@ type GetMediaResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMediaResponse503Headers
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
@@ -2581,6 +2835,11 @@ func (r GetMediaResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMediaResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetMediaResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2589,6 +2848,11 @@ func (r GetMediaResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMediaResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMediaResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2887,6 +3151,13 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2901,6 +3172,26 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListFaxApplicationsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -2934,6 +3225,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2962,6 +3260,26 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -2998,6 +3316,13 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3012,6 +3337,26 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3052,6 +3397,13 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3066,6 +3418,26 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3106,6 +3478,13 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3134,6 +3513,26 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers UpdateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3167,6 +3566,13 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3181,6 +3587,26 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListFaxesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3228,6 +3654,13 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3256,6 +3689,26 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SendFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3292,6 +3745,13 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3306,6 +3766,26 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3346,6 +3826,13 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3360,6 +3847,26 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3400,6 +3907,13 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3414,6 +3928,26 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CancelFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3454,6 +3988,13 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3468,6 +4009,26 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RefreshFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3501,6 +4062,13 @@ func ParseGetMediaResponse(rsp *http.Response) (*GetMediaResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3515,6 +4083,26 @@ func ParseGetMediaResponse(rsp *http.Response) (*GetMediaResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetMediaResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3880,9 +4468,20 @@ type InternalJSONResponse Errors
 
 type NotFoundJSONResponse Errors
 
+type RequestTimeoutJSONResponse Errors
+
 type TooLargeJSONResponse Errors
 
 type UnauthorizedJSONResponse Errors
+
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body Errors
+
+	Headers UnavailableResponseHeaders
+}
 
 type UnprocessableJSONResponse Errors
 
@@ -3924,6 +4523,20 @@ func (response ListFaxApplications401JSONResponse) VisitListFaxApplicationsRespo
 	return err
 }
 
+type ListFaxApplications408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListFaxApplications408JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxApplications422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response ListFaxApplications422JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
@@ -3948,6 +4561,21 @@ func (response ListFaxApplications500JSONResponse) VisitListFaxApplicationsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaxApplications503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListFaxApplications503JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3984,6 +4612,20 @@ func (response CreateFaxApplication401JSONResponse) VisitCreateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateFaxApplication408JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4046,6 +4688,21 @@ func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateFaxApplication503JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFaxApplicationRequestObject struct {
 	Id string `json:"id"`
 }
@@ -4090,6 +4747,20 @@ func (response DeleteFaxApplication404JSONResponse) VisitDeleteFaxApplicationRes
 	return err
 }
 
+type DeleteFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteFaxApplication408JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response DeleteFaxApplication422JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
@@ -4114,6 +4785,21 @@ func (response DeleteFaxApplication500JSONResponse) VisitDeleteFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteFaxApplication503JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4168,6 +4854,20 @@ func (response GetFaxApplication404JSONResponse) VisitGetFaxApplicationResponse(
 	return err
 }
 
+type GetFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetFaxApplication408JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response GetFaxApplication422JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
@@ -4192,6 +4892,21 @@ func (response GetFaxApplication500JSONResponse) VisitGetFaxApplicationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetFaxApplication503JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4243,6 +4958,20 @@ func (response UpdateFaxApplication404JSONResponse) VisitUpdateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateFaxApplication408JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4305,6 +5034,21 @@ func (response UpdateFaxApplication500JSONResponse) VisitUpdateFaxApplicationRes
 	return err
 }
 
+type UpdateFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response UpdateFaxApplication503JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxesRequestObject struct {
 	Params ListFaxesParams
 }
@@ -4341,6 +5085,20 @@ func (response ListFaxes401JSONResponse) VisitListFaxesResponse(w http.ResponseW
 	return err
 }
 
+type ListFaxes408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListFaxes408JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxes422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response ListFaxes422JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
@@ -4365,6 +5123,21 @@ func (response ListFaxes500JSONResponse) VisitListFaxesResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaxes503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListFaxes503JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4434,6 +5207,20 @@ func (response SendFax404JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	return err
 }
 
+type SendFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response SendFax408JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SendFax413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response SendFax413JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
@@ -4492,6 +5279,21 @@ func (response SendFax500JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	return err
 }
 
+type SendFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response SendFax503JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFaxRequestObject struct {
 	Id FaxID `json:"id"`
 }
@@ -4536,6 +5338,20 @@ func (response DeleteFax404JSONResponse) VisitDeleteFaxResponse(w http.ResponseW
 	return err
 }
 
+type DeleteFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteFax408JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response DeleteFax422JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
@@ -4560,6 +5376,21 @@ func (response DeleteFax500JSONResponse) VisitDeleteFaxResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteFax503JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4614,6 +5445,20 @@ func (response GetFax404JSONResponse) VisitGetFaxResponse(w http.ResponseWriter)
 	return err
 }
 
+type GetFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetFax408JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response GetFax422JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
@@ -4638,6 +5483,21 @@ func (response GetFax500JSONResponse) VisitGetFaxResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetFax503JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4692,6 +5552,20 @@ func (response CancelFax404JSONResponse) VisitCancelFaxResponse(w http.ResponseW
 	return err
 }
 
+type CancelFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CancelFax408JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CancelFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response CancelFax422JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
@@ -4716,6 +5590,21 @@ func (response CancelFax500JSONResponse) VisitCancelFaxResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CancelFax503JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4770,6 +5659,20 @@ func (response RefreshFax404JSONResponse) VisitRefreshFaxResponse(w http.Respons
 	return err
 }
 
+type RefreshFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RefreshFax408JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response RefreshFax422JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
@@ -4794,6 +5697,21 @@ func (response RefreshFax500JSONResponse) VisitRefreshFaxResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response RefreshFax503JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4855,6 +5773,20 @@ func (response GetMedia404JSONResponse) VisitGetMediaResponse(w http.ResponseWri
 	return err
 }
 
+type GetMedia408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMedia408JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMedia422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response GetMedia422JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
@@ -4879,6 +5811,21 @@ func (response GetMedia500JSONResponse) VisitGetMediaResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMedia503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMedia503JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5320,110 +6267,112 @@ func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HwLc9s21uhfwXB3prZLy5IcZxN57uy4eXS926beOJ2dey2vCJFHEtYkwAKgZTX1f79zDsCXRNlKmqT9",
-	"+m1nOrH4ODg47xf4PohVlisJ0ppg9D7IueYZWND06zW/O3+JfyRgYi1yK5QMRsG7BbAZv2Mi6QVhIPBS",
-	"zu0iCAPJMwhGgUiCMNDwUyE0JMHI6gLCwMQLyDhCmymdcRuMgqKgJ+0qx7eM1ULOg/v7MLjgc3hTZFPQ",
-	"3avnfA4hm2mVsUGFw08F6FWNBD5zJQnIddBcPoEZL1IbjAZhkPE7kRVZMBr06b8wyIT0VyrEhLQwB11h",
-	"dil+hk28zi1khuWgCbsHsTLiZ9iC07DfQGp48hhC90hnkytpwHFM6alIEpD4I1bSgrT4J8/zVMQcUT36",
-	"j1F0u179zxpmwSj401EtDEfurjl6pbXSxi3V3vAZu+WpSBgyGoxldgEs5mkKmgnDpLKMF3ahtPgZEjZT",
-	"mu0pzbhkcJejXDD8lVrAPzNIBGepkDf7veA+DM6lBS15+iV2IVkh4S6H2ELCDOhb0AzwccLkjbKvVSGT",
-	"L4DJG8VMES+YBqMKHQMTskHTrwzjcawKaQmvd0p9x/UcvgBeqHAlj6cqWSF3rVIsxfUJmR9lzekvhNDZ",
-	"xTm7AcIlE8YIOQ9ZxlM0LU60Cnkj1VJ6/HKtYjCGT9MvQbFz6TSjtqanLHJMjRgaAsOAxws25QmbCUgJ",
-	"4ephj7Ip8lxpC8n3qBzvSPO/CGmRx18Z9sKtdIgrVwodx5BbR2DrH2Uxl3hvCiyBWCWQ9MhS+sUQlxca",
-	"uIXX/O6sRvmtkyjaSJIIvMTTC61y0FagMZvx1EAY5I1LrT1PnEV9j+byO5Bzu0CDeUIGs/w92HAuYaAK",
-	"O0WNntwqEcMk12omUpiIZNOkn0lWPs3oaeafZmpG+/cayfZi2mHC7EKrYr5wN5NMSBTU/VMGWW5XTOmx",
-	"5FMD0pI9lEpCbyyDsLmFp086cF7CdKHUzWTGRapuQU8KnW6i+8ovwtbXaK8w7D95FqLHRhsbjIJ///mX",
-	"f18t/nZ9Zd+5//OL6ytzef3X0dHR1b/HY3P01z9dfx08gJbH5iGR+5d79Me33wXOaZXBwdUmT9uAr6uF",
-	"1fQ/EFtcmASY4pWWdKD0dXCRGYuKzzIeL4SEQw08oQv4PBIHJPrXqwCtGEhbIoPUBgxQZpVXDQOp7GRG",
-	"HgEdPOn5pFLdxjVjuQUfBoGxE6vUhCxmEAZFrdwTcn0T2mEYZGAXKpngGjxN1RLcKs4ZTsgrNehRMyIB",
-	"y0WHRPxrwS1boiwstZJz51GEKc15r4upzk7tZEIu3aP3YWCFTbtJv1DaMlNkGderUm1Kum8Gfk25IG6W",
-	"oKs9bhWHywrvtlDUzOkMJdEGU4zmbLBdNA1xB3lyRfzYBPb3yx/eMH+XWeXsI0+cjXRWfi86sira7956",
-	"967M5oagui4w5NyJUwgvE/LcvVCbRa41X21Q3q/QRerX/K5D73iaTpJCO7UxENPVKnDtbwauIToyCTG9",
-	"4EzvBqW9TZ1w20oaEm7h0AqyE5uKILQD+hhVXvO7l9Wz92GAul5omGjgZqe3X7sX3rrnEYJWWec+3PYe",
-	"SXpQ99EQdBr2H7wTGpFQ/fj2O/o3UXGRkW5zw2Zg4wXG2VplPXYu6fmQKRlj8BaDuIVkxDgzYi4hGUuM",
-	"tUspLe+zi5evQx/UD/osE7KwYJyH2tQDPocJeb/HeZ1zbQVPJ43gZT1gck5WyXR1yjBfZMsFSFRFWxoN",
-	"zDhxp6lqGa6pUilw4sBPBU+FXe3AvH/6J0nuY6UTZ4BRubwrmPG7TkuLZr0wOyxx6R6kV5QGZ+cb8tHA",
-	"mx4oPUGnAFwS11iTae4lFqt8tckztkfkixpLd5qdMLCqU2aLPPlg3fuQIIXQswvQPrSU0NshwHjYX/iq",
-	"Q83OdSPTNA9eX4kAteRU/G1zrWWLWsRpo7iFBlvsaCMY3jSpXYHuJ7GQXXHuO/LJDVKhzhmQienkygdE",
-	"0G8AEgyLFYE7ZbJI04r5rLFJUv3SEtGy+KjL11z9aAON7Zo7aQDu1OI/iHg/EjlvwfkhBm6X9MeF+Dvh",
-	"0rm2ICfc8p1jlTWtuF+PUyhCfjS9veBz+B6fWych4eJhPL6ft76wtn1PH7KVLlS24PCyGcSUYl3yjBIC",
-	"91eXZG9EJg0QhQE9mRZm5QQJNU1PpJpwaZaUu1QXE4hTIaF5qZCYkcQkDq6q2rwrJJKAWzFNYZKAsUJy",
-	"b2cbvyaF1MDjBal1GBjQtyh/heS3XKT+agXTRZVa5blLwvjdBKMXngo597lQnW5BnE3KSugETfukhLO2",
-	"2fIhWl8mHeugKiRqKVPFk0YOiJedpZj4RYNmFDRJRSbsBO5iMnmoPIaAyxhSBLGFW59Ga34LVflnHW6V",
-	"EiaRPmhhFmK+CMLgFvRq4v8uUqv5JBXzha1+JVzfbCPMr1a/D9K5yyqu2xZ6/1RAAUnoatU9X1DEC0qL",
-	"OQo4/o0iRbXIBFKUOLzmRKgKykdjKaSwwr3gRNOVL5uA6UoZmFcwKBQvie0QCnzmUGOEBr5CyYs5khVV",
-	"0SMVuITHlxc8MpWiuIfX0an1qFuWK1HqyMDnUNqM2s218oM5TIzvqmzetsrydIIPmYce0GCK1HY+siYI",
-	"TYSaq7eXWofbJTkXCyW3dqrOWI63mVuJCcle9QZPnzC0IlR2uuNZjgFO8PXgeDA8OTnpD/r9oFWbG4+/",
-	"vhocPr++6h8+v34/CAdP7v/cFUpcgkxIaT6mqrqRi3f3+5rhmuv9rdUtH6m8lhnyJnQvop5SoaNTyECi",
-	"T8C0sMoAGzisIXA8/LCk+qKYpiJmC2vzPbNPWbXPNC9evi4j1h47txjClen1dOWSL9cm2tPgMgrDZsrV",
-	"60JX2V+oHEFwlrtVeJJoMIai3P0euwQgOGcX56yBFVVsW6k9ORXzWAH346q3H5UuryWzVd/Sy1WbxP8A",
-	"yBmnHLWkbbmzkJJZSBg3Pk1tJMBRd37vctVN6WlEGG0J2kVCdgvrf7gFrUUCZj1v+cqw8k3mQZEoOU6i",
-	"5PC7z8O+teRhd3y/JJobJd12Pk7Jt0/Ea1XtMrQ/UibycS2kTMjm1cFv21RyGaKGTN169vine5+4EfQ7",
-	"bv9ssLdxf434n0gKDcSFFnZ1iQg5tk+Ba9BnBS7T0fkrO8x7t6ANmpbhvps4afX2euUYB9kqglivj77F",
-	"dVmFnKmyfctjElk/EMJzYSyPbzAmRjrSS2Z0dDQXdlFMe7HKjspnqj+CjmGMXKu55llGnS10lWcX5yNy",
-	"YoyTSyPkK49EVWTyUI0YJfR+jAlrxpIgotcqu5qe4SZkXCZldIprAXo2D8M03TbfcNpjOZYvIRZIUuNs",
-	"j8khZq6yYdiSqialkxUxtByk4SvDxoFUlpmFWspxMEKAB+zg4KzVvOsdHLBXt9TWycE1Jpi3RIZFZ35c",
-	"ga6P2DfENzYu+v3j+OzifPKPV/+XfkDElsIuGJdjyTol4sHGb4+dPTydgOAQssvADXvSH/TYP2BlGNdV",
-	"iXfBDYYeSHJKsvGakCxW0lguLbMig56jgWsZ1XunLLmCHr0f+9bOOBixq/djarGNg5CNXZfN/ekabe5v",
-	"1wwkKjP2flx2v9zNqlE2Du7vr+8j3G6j22UX3LKpBn7jzJyzBdSfZrqom+googi+ZlRFjuHQ0d8PT/T8",
-	"8jREgfEiRYXN1top462OHsJtN/UeAF4+ghuRzBknRJJLZRf4puv2txn2JMQQRsyYsCwRCY1JwJ0w1rME",
-	"A3NkSHTxw+U7dnQ7PCJ9iZjlN97+o1gcgqTZCbcdU9NmQwdw+b2oOfxxd7hcLg8JSqFTDyjaL4c0DM+g",
-	"BMsN+/vlD2+cApebGPYdJRByGWc7dUQ5izBtjkLmKuMscmlnRJFxk5YIke7RqMgC2eOaEFZFxF7NIjRB",
-	"UTVM4tsWLikqDVDUihEaD69nII5CCHl9QCrcKC4vOELZMswRbuDlcEHQrQyE2ybQkHZUx6zV67KZU3gp",
-	"eKe5NGQKlDw4wEeNyIrU1QASFLpMSGHQeqXpqsfe1UlGWYoyzcVICAZ9ZiBWMjFV4rBcqBSqV0I/ryXj",
-	"tEggOWUnffb9Nyzm+X7I4gXEpJncouwK49yEk240NYW0Bh0BzTMaIqpkS556da6ISZMOtWCwQ2c6Pbp1",
-	"XaK6g0tEdYmi8YbPAxtXqpJF5OjtyhalWXa/674tai5CLwnA/G3613h17yrwRSHjddblaFJKA/rOUj2i",
-	"jjJg5LWJHlQzlilyYFyy45O+I179/taCYUSekbGDg5dryd/BAXsLnPLjBo7CMCI/tXXTlBhlrAaeGWbV",
-	"HMhiZXzlh7JItxXjlmXKWHY8ZN+Lb9gekJuYiRQto7F8Do7xKCwiw5+o/SUt/HzXvtuwsAgfAS9UmlSg",
-	"h/2w3+9782nQJ1Q4U5bE3b7YHmfjAEk2Vdl0HBBQBjLWKzdhJiH0ZgPjk+VCGag2WI+ceZUvJ0y5ZEK6",
-	"nJxFR69pX9F+g/1bmViTv84mifZNFd/DfTualak/ksGbwX0iC6lhnWIZlhWGfAaVvstKgDf9Tse/Mq0c",
-	"NlepiFcsR6NgjdfUugziIZDlc7aSOmwh4zPkIsaVNEOaFs5McbuO8kLlI7fdQwRqFj6mmGlurC5iiyqz",
-	"x1muqP0+Y6lS+ZTHN6Hz3v6F6PAQpWPKDUT7oQ8sESpr7FLJdDVinC2U8YpFuFHug+FnDTrX4pZbCEvw",
-	"ey++fXP2jtwY+V8HGYNFwdPDvNA5ikRZWaGppllhIDmtNobQY54yiplLYXebktXCxDSp1ndT3y634ta3",
-	"SoXMIOYJ3EKKQctXhmEsV/rqsonZlARve6RiBqwVcu6RbLDdW1UKgpT2Y6J70eHhjN8d0jTYYVNIkJ4j",
-	"3Asiq7RjsUPRE7IiTRuIv9sEZqJ9j49EMCFbLrjFv7yMEsZmRCWbQ0fSmsF7g6fPe8OTJ71+r380eBqy",
-	"GTzrj0ZHgz7pg6faAlicqiJhGVhONsWTqwHA/xuyWdLvjyAejkb0c9Dv98r/h/1+6EAOng9xyd7g+XDf",
-	"efxCknDMBEbLfu/I3KxI0bFSSEZxvB+h4RYNidszyzlSCq0oSaowRNWGrIZli5qErCbAPhPGqbe7QUGP",
-	"c6gG7Ihio2hjUjDyFq0rsi3DQgzZXLR3VNugkEVHjcS79btZFYicNfKruJi+AR3hesY6SixVkSYofog8",
-	"Wu3KWpCauhzXKaJzbmWQUyse6kYPAb/1v/ecRWoaI7Qf6FSbtmg/ZI3GYEgJTXKoCutVUx4O7+6abt2Q",
-	"x8PdMp6KG3jIsZ/SYp413iz7oIKmxzkCds8ybi1kuQ2ZBquFz7ko7OFTLhPlZnBugHG5cqSovMZrLjQZ",
-	"LiHn6DVe1qhSiAS5YbqQzip5A2eA0oul0jegTVh5ULskR02YIS3oUEkV2xpFDtH//sowgwl76WONF2dy",
-	"yd68EaZUqLyjcS6E+3KjZmpY9PWAHQ+G7OTkhPWfvXkTURZ6cGDB2PKhg4My9IpRsmhAOlYZhEQYCh5Z",
-	"zlfk7nOtbkVCSxOImOvEnHpn5CTJZQBlg8TUbTPvn35B6fulXIT9QtcODw/pf/dA1Tt51u+zX2oIbPP+",
-	"gP3iWR2yqhnO9pYLGun2AamQ8/2Od4eNdzeb5zsCOe4C4pvtO4J40gViszm/I7STLmjbmvk7wnzagLml",
-	"+b8jpL80IHUMC+wI5VnXHptN/xKOzz66YDxvwOgYRHgcwqDfgPD40MIOAAdbBLIE+DiIYVtf0I5grFY2",
-	"41JuLGqu9OZLSGOB02wYGqBfysLbCxpxcFmtn1pnbumymCDq7DDcTAvDdjLoijZVKnhaQSFD3Ezk2gMW",
-	"EQV40mJOeNfz1n+/x85lba7J62G6ytxrzQKGz9RfQgoW2rsRVMgU0oWSFtheKy+NqhwyKjvk0f4pxgC+",
-	"yt8srFAVdg7WOYZUGP8XYKzvcE8IBSqxNHD3S4tW1YXCA7+XmdDG7te1g87aaRWPomnnqaE2pzsqQriM",
-	"KD9zCUu84HJel3PI9QjrMfUXPdW+rw7wuZxpo6PH9sp6QdgaS/0/VhcQ1ZlTM9tSM+dPqvlkKgFp8EPM",
-	"bjl0ENG3r1xpjV4+eu9giOQ+6hhnZmf0ouMJd9PT/hwihScuuqPABTfrDiuGjYrfcQ/5PNNgFhETxhRg",
-	"GP3y+3cU8R0NdJiIsmPE1AlTVHKht+JZGo3Yq2R4cjJ4fug21pgewTggBW4sTXJT5CskUzrBiBU0UqSO",
-	"Vkgr4M71XgRPyf9j+obE/Y+wFkN70iLiuRskLsMfys0bBSuRgbE8y8sNvH39gh0fHz/H9X9898Kr4P+L",
-	"2N6WOiVGJjTfYJjCfN+v9bOSgDEZ/suyqgZ6y9MCI3ieTcW8UIXZ94hc8Ll3IChY35G+WH4DrpRSHvCN",
-	"2J47DewkKaqP2UZsb9DrDU/6SFVqVrNhf7+scnnvHWFW4otKUWM6BFW6Gg/BH435kPqnHxCJ3HhOKmLw",
-	"Y0u+xXOW83gBh8Nef6PJs1wue5xu95SeH/l3zdF35y9evbl8Re/Ux2uqZlHZ33EjVsa1gCgdomZkDpLn",
-	"IhgFx71+79gNlCyo5+Xrz80BWbo+B+pJVSX48yQYBUjsdsfVEKz6iPhVd9evfuSocZL7PtzpaTpdfX+9",
-	"drB52O9/suOPHWOrncebkc3o7dYqz4YOaD7pD7atUyF+1DoYiy8Nh7u81Dyteh8GJ27vD79VHZmmbqc7",
-	"b+V5uLGBIAwsnxs/LX3YunVNZ5xMhzh0neKsD7h9o5LVJ+PQQwdG79tDBeg/7jeEZfCZhKUaStxydnaN",
-	"0qdUlhUJHZlG77bW3KjH7D9aogbHj79UHRanF052WaXj9PFvIr9OEjbbPw+L8H3YaemO3ovk3jX7McLq",
-	"+oaDqbJhdHpSsVTJOehWT1uuNnnsmuDG8lUvCNcUx4WUHYrTEtknm+i4F5NfIR0O6sMvVZ84+E0Y7Pb4",
-	"oQwOuz3Wt2AfI3P/92EZ/tA8/RbshzN0La54fAR1rzam+x/9LZoPmWDFoCTnNu6YF3rhU6WqbmtYroHC",
-	"bP8Vj6lKVqfVyXz3yA1AjjeFdvHvpunoGnv7TD73oQm7nXzu70SzGDfMn1v6kkr2B/fDTjo+3g9DM81Y",
-	"PyO4BAxShTa2x7zP8w7VOWFLJQlIepT/CTmvahBlPWNTc3zyAl8uZQk3hnBluvL7KMfEuKUOCFUXaPZN",
-	"uCGubZ+Lcp35q/pQ3vXV3K59O2qX44sfgNwUZm6A4aOwSz85djTnIwyrzu4+gk31XBuP3T8G8CA2fgJU",
-	"mNbY0iMo4Uu7Y9M8U/IwMlTB+TBUrPpYRD5zRr5TGg7/I3NvWEu4oZ1lt/f7TzdCxxufHkKT2ziawm2r",
-	"Stqc5OOuTnjKqtFdYcZSg3MhbLqq6797VGquq/L4q6Myj5d9Kb5nLEcwUTiWZZ3a18D9aFaj7E6lsLZF",
-	"9keUPlP4snYACjnx6Izkr4C+Qzw0/JTqsUMQFPojir8m6tkhiKk/MfjfOGlT5y/dvP2M5Hxd55vh0KO1",
-	"iLMtzafTzlbR9qLDfysNHZWGToP8QEnhM9cRdtDu/x0Fg25H+UHhu/to7f31hrId8dhVAV2/dP1zt7tD",
-	"3ua6zz5F83ut8z2W1DR+oOtN/a6G78UF0ULY8rz4WhWf3vxdiHR5rN1trL2vP7S4vyiHD1ox3i4Oo5Jh",
-	"34D+DELsQ8nqk1vIG1orXZWN99ZIdLM7D8bPfHYNAPjjTNWW6d6+PzDd/dWxtui+dXv+Xchugy6+7f9H",
-	"FlhPeWejvzKN7zWb7VK7PoyxtQCEJKVPm8VcawHu0Ilayur70b7eG7lhDOq80wCWLTTNahvFpGp8Engs",
-	"JZ2poHNc5Temla6+PE2LNQc6OoTtW7Df+49/PVqZLocvt5SgSwr8uo+iry/8oxR3bjx0z58C2veFpeVC",
-	"xO4k4sZGtxQHPGF3Q1BI+/RJ0PV19HUU//b92YvDy7+dDU+elgmskxzhRmsbDJ1yA0+fFDrdhmLF8F3L",
-	"+YPhsx3q+R9gRvJk1rYiFUWmQnLCdX2BTutx8fJ170tlW1/KUvjT1cHo6roVcpfnsFzduHHAyp2W5c1R",
-	"roYlcd+XuL5fg90+s311jQx0J2i6NNMfVChHZspvdkQZvwGmCxntt8ZxRkdHg+Ff3JGC0bP+syE5SY/R",
-	"xgcZQSblYemwHiZMmEvIylpVXX0j07ipIa/XJjPc3PbGEaJyOq77AGN7nXYNfnPJy7XhuSZjmig7Htxf",
-	"3///AAAA//8=",
+	"7H0Nc9u4Eehf2WE7c7aPkiU5ThN53nR8+bi6veTcODed9yxXhEhIQk0BPAC0rEv839/sAvySKFvJJbm0",
+	"k5u5iUiCi8Viv3dBvwtitciU5NKaYPguyJhmC265pquX7PbsOf5IuIm1yKxQMhgGb+ccpuwWRNINwkDg",
+	"rYzZeRAGki14MAxEEoSB5r/mQvMkGFqd8zAw8ZwvGEKbKr1gNhgGeU4j7SrDt4zVQs6Cu7swOGcz/jpf",
+	"TLhunz1jMx7CVKsF9Escfs25XlVI4JhLSUCugvr0CZ+yPLXBsB8GC3YrFvkiGPZ79F8YLIT0d0rEhLR8",
+	"xnWJ2YX4jW/idWb5wkDGNWF3L1ZG/Ma34DTo1ZAaHD+E0B3S2WRKGu52TOmJSBIu8SJW0nJp8SfLslTE",
+	"DFE9/I9R9Lia/c+aT4Nh8KfDihkO3VNz+EJrpY2bqrngU7hhqUgAN5obC3bOIWZpyjUIA1JZYLmdKy1+",
+	"4wlMlYY9pYFJ4LcZ8gXgVWo5/lzwRDBIhbze7wZ3YXAmLdeSpV9iFRJyyW8zHluegOH6hmvgOJwwea3s",
+	"S5XL5Atg8lqByeM5aG5UrmMOQtZo+p0BFscql5bweuOI/lYsuMrtF8Au8ts8tm7KaEjIFZs/UckKEpG4",
+	"fdda3HBYCjv3a3B0/c6A5iwBD+IEDJcJCAtsxoSkdb1V6iemZ/wLrOjtOvrCgFUKUpyfkPlFVhz8hRA6",
+	"PT+Da064LIQxQs5CWLAUVaYTmVxeS7WUBX43TKRskn4JekW4iSLm47ya1nOBF5uYSdx+zVk8B2ENJMyy",
+	"CTP8BDS3egVsarmG6A1edE7xIgLDYyUTgwpzzlniTU9tyKaqvXCvgFWwZMLChE+V5mD1SshZwUz3WaD7",
+	"dSpRNtMq5sZ8IdqeSadLK/t7ApFTAxGg6TBARJ2wBKaCp8QK5WDPDCbPMqUtT16hOn1L6/oiTIvS852B",
+	"Z26mDs5cmoA45pl1rGv90IJPJhwSHquEJ12yrX4yxOWZ5szyl+z2tELZqzxaSJIIvMXSc60yrq1A8zdl",
+	"qeFhkNVuNdY8djb4HRrYn7ic2Tma2GMyscV1f8MdCQOV2wnagPGNQvbPtJqKlI9FssmZpxKK0UCjwY8G",
+	"NaX1ex0OezGtMAE71yqfzd3DZCEkqoD9E+CLzK5A6ZFkE8OlJQsqleTdkQzC+hIeP2rBecknc6Wux1Mm",
+	"UnXD9TjX6Sa6L/wksD5Hc4ZB79GTEH08tMrBMPj3n9//+3L+t6tL+9b9n51fXZqLq78ODw8v/z0amcO/",
+	"/unq++AetDw297Hcv9zQX978FDg3pxDmy809bQK+KidWk//w2OLExMDk4Ta4A7mvZRfBWBR8WLB4LiTv",
+	"oNWiGzgeicMlao/LAO0Dl7ZABqnN0aWdln5YGEhlx1PyIdAlJDkfl6Jbu2css9yrLTK0So3JFtXveXsf",
+	"Bi3KOAiDvFICY3KqxkSJMFhwO1fJGHFhaaqW3GHj3Kwx+Ts1ulUblnDLRAvn/GvOLCyRZ5ZayZnzVYQp",
+	"DGq3bfOdPttJ1Vy4oXdhYIVN27dorrQFky8WTK8K8Sr2ZzOkqPMP7XoBulzjVra5KPFuMk+1ia1BCupq",
+	"8v6drrbzusJuIU+maD82gf394ufX4J+izbMeOOlSZw32okOrov32pbevymwuiJf3BQYzO+0UwlsIeeZe",
+	"qNQn05qtNijvZ2gj9Ut22yKfLE3HSa6deBkem4b57m2a7xANnuQxveBU9Aalve4dM9sIRxNmeQclrG13",
+	"EqEd0Ieo8pLdPi/H3oUB6oRc87HmzOz09kv3whs3HiFotWhdh1veA+E0yj4qglYD8LM3Vs6N++XNT/Rv",
+	"ouJ8QbLNDEy5jecYwWm16MKZpPEhKBmj+xxzccOTITAwYiZ5MpIYxRVcWjyH8+cvQx8u9nuwEDK33DhL",
+	"tikHbMbHZCUf3uuMaStYOq45OeuOlTPGSqarE0A/EJZzLlEUbaE0puyWVpqqhuKaKJVyRjvwa85SYVc7",
+	"bN4//Uji+1jpxClgFC5vMqbstlXTovrPzQ5TXLiB9IrS3On5Gn/U8KYBhSVoZYAL2jWob5p7CWKVrTb3",
+	"DPaIfFFt6la1EwZWtfJsniUfLHsf4swQenbOtXdBJe/u4Ijcby98PqvaznUlU1cPXl6JABXnlPvb3LWG",
+	"LmoQp4niFhps0aM1p3lTpbY5xJ9EQ7b5w2/JJtdIhTKHUb9p3ZUP8LRfc56g+6wI3AnIPE3LzYfaIkn0",
+	"C01E0+JQF9e5uHADje2SO64BbpXi/xH2fsDD3oLzfRu4ndMfZuKfhAv7moycMMt29lXWpOJu3U8hD/nB",
+	"MPiczfgrHLdOQsLFw3h4PW98ynb7mj5kKW2obMHhed2JKdi62DMKCNyvNs7e8ExqIHLD9XiSm5VjJJQ0",
+	"PZZqzKRZUoxT3kx4nArJ67dyiRFJTOzg8vX1p0IiCZgVk5SPE26skMzr2drVOJeUdfJhUHtwVMJ0XqVW",
+	"WeaCNXY7Ru+FpULOfCxUhWU8XoyLHPsYVfu4gLO22GIQzS+TlnlQFBK1lKliSS1WxNtOU4z9pEHdCxqn",
+	"YiHsmN/GpPJQeAwBlzFPEcSW3fo0UvNHiMo/K3er4DCJ9EENMxezeRAGN1yvxv53nlrNxqmYzW15lTB9",
+	"vY0wv1v8PkjmLkq/bpvr/WvOc56ErgrS9YlHvKG0mCGD429kKcoGJzxFjsN7joVKp3w4kkIKK9wLjjVd",
+	"ArkOmO4UjnkJg1zxgtgOocBHDhVGqOBLlDybI1lRFD1SgQt4fHrBI1MKihu8jk4lR+28XLJSSwQ+44XO",
+	"qMxcIz6Y8bHx9brNx1ZZlo5xkLlvgOYmT23rkDVGqCNUn7051TrcNs45nyu5tQZ6Chk+BjcTCAkvuv3H",
+	"jwC1CKWnbtkiQwcn+L5/1B8cHx/3+r1e0MjhjUbfX/Y7T68ue52nV+/6Yf/R3Z/bXIkLLhMSmo/Jvm7E",
+	"4u2V5Lq75qrKa/nNBzK0RYS8Cd2zqKdU6OgUApdoEzAsLCPAGg5rCBwNPiyoPs8nqYhhbm22Z/YpqvaR",
+	"5vnzl4XH2oUziy5cEV5PVvVKyp7mLqIwMFUuXxe6CsBcZQiCQeZmYUmiuTHk5e534YJzgnN6fgY1rCiz",
+	"2wjtyaiYhxK9H5fl/ahweS2YLSvinq+aJP4H5xkwilEL2hYrCymY5Qkw48PUWgActcf3Llbd5J6ah9Hk",
+	"oF04ZDe3/ucbrrVIuFmPW74zULwJHhSxkttJ5Bx2+3m2by142B3fL4nmRkq3GY9T8O0D8UpU2xTtLxSJ",
+	"fFypaSFk/W7/jy0+uQhR84W68dvjR3c/ccHoKy4TbWxv7fka8T8RFxoe51rY1QUi5LZ9wpnm+jTHaVoq",
+	"hEWNf++Ga4OqZbDvepkaNcBu0SBEuoogVvOjbXHVWCGnqijzsphY1rcasUwYy+Jr9ImRjvSSGR4ezoSd",
+	"55NurBaHxZjyR9DS5pNpNdNssaAKGJrK0/OzoevdYGTSCPnSIlEWmSxUzUcJvR0DYc1IEkS0WkX102+4",
+	"CYHJpPBOcS6Ols3DMHWzzTaM9kiO5HMeCySpcbrHZDwGl9kwsKSsSWFkRcwbBtKwlYFRIJUFM1dLOQqG",
+	"CPAADg5OG0W+7sEBvLihsk7GXWECvCYyEJ36hhG6P4QfaN9glPd6R/Hp+dn4Hy/+L13wiNpjgMmRhFaO",
+	"uLdA3IXT+/tDEBxCdhG4gUe9fhf+wVcGmC5TvHNm0PVAklOQjfeEhFhJY5m01KfTdTRwJaNq7RQll9Cj",
+	"dyNf2hkFQ7h8N6IS2ygIYeSqbO6nK7S5364YSFQGeDcqql/uYVkoGwV3d1d3ES63Vu2yc2Zhojm7dmrO",
+	"6QKqY4POq2I7siiCrzaqJMdg4Ojvmyy6fnpqtkB/kbzCemntBFijoodwm0W9e4AXQ3AhEpxyQiSZVHaO",
+	"b7qugOaGPQrRhRFTELbsrOK3wli/JeiY44ZE5z9fvIXDm8EhyUsEll17/Y9s0eGSeizcckxFmw0ZwOn3",
+	"onqTyG1nuVx2CEquUw8o2i+aOQxb8AIsM/D3i59fOwEuFjHoOUog5MLPduKIfBZh2ByF4DLjELmwMyLP",
+	"uE5LhEjPqKVkjtvjihBWRbS9GiJUQVHZdOLLFi4oKhRQ1PARaoPXIxBHIYS83noXbiSX5wyhbGn6CDfw",
+	"crgg6EYEwmwdaEgrqnzW8nVZjyk8F7zVTBpSBUoeHOBQIxZ56nIACTLdQkhhUHul6aoLb6sgo0hFmfpk",
+	"xAT9XtGWVQYOy7lKeflK6DvmZJzmCU9O4LgHr36AmGX7IcRzHpNkMou8K4wzE467UdXk0hrqD6NwmIgq",
+	"YclSL84lMakjomIM6DjV6dGt8hLlE5wiqlIUtTd8HFi7U6YsIkdvl7Yo1LK7ruq2KLkIvSAA+Mf0r/Hi",
+	"3pbgi0JgVdTlaFJwA9rOQjyiljRg5KWJBqopLKjLbc4kHB33HPGq97cmDCOyjAAHB8/Xgr+DA3jDGcXH",
+	"NRyFASI/lXXTlDbKWM3ZwoBVM04aa8FWvnmLZFsBs7BQxsLRAF6JH2CPk5mYihQ1o7Fsxt3GI7OIBV6i",
+	"9Be08H1g+27BwiJ8BDxXaVKCHvTCXq/n1adBm1DiTFESc+uCPQajAEk2UYvJKCCgwGWsV64TTfLQqw30",
+	"T5ZzZXi5wKo1zYt80bvMJAjpYnKIDl/SuqL92vZv3cSK/FU0SbSvi/gertvRrAj9qTHWqcF9IguJYRVi",
+	"GVjkhmyGa7j0mQCv+suO23oMm6lUxCvIUClY4yW1SoN4CKT5nK6kClvo+zbRr6Tu5DR3aorZdZTnKhu6",
+	"5XYQqJl7n2KqmbE6jy2KzB6DTFH5fQqpUtmExdehs97+hajTKVpHo/3QO5YIFWqrVDJdDYHBXBkvWIQb",
+	"xT7oflagMy1umOVhAX7v2Y+vT9+SGSP76yCjsyhY2slynSFLFJkV6mqa5oYnJ+XCEHrMUiCfuWB2tyhZ",
+	"TkybJtX6aqrHxVLc/FapEAxinvAbnqLT8p0B9OUKW10UMeuc4HWPVGC4tULOPJK1bfdalZwgpX076V7U",
+	"6UzZbYe6wTp1JkF6DnEtiKzSbosdip6QJWmaQPzTOjAT7Xt8JIIJYTlnFn95HiWMzZBSNh1H0mqD9/qP",
+	"n3YHx4+6vW7vsP84hCl/0hsOD/s9kgdPtTmHOFV5AgtuGekUT64aAP9vCNOk1xvyeDAc0mW/1+sW/w96",
+	"vdCB7D8d4JTd/tPBvrP4uSTmmAr0lv3acXMXeYqGlVwy8uN9Cw2zqEjcmiFjSCnUosSpwhBVa7waFiVq",
+	"YrKKAPsgjBNv94CcHmdQDbdD8o2ijY7CyGu0Ns+2cAvRZXPe3mGlg0KIDmuBd+O6nhWInDbyszifvgYd",
+	"4fqNdZRYqjxNkP0QedTapbYgMXUxrhNEZ9wKJ6cSPJSNLgJ+46/3nEaqKyPUH2hU67poP4RaYTCkgCbp",
+	"qNx60ZSdwe1t3awbsni4WmCpuOb3GfYTmsxvjVfL3qmg/n2GgN1YYNbyRWZD6oMXPuYit4dNmEyU68G5",
+	"5sDkypGitBovmdCkuIScodV4XqFKLhLPDOhcOq3kFZzhFF4slb7m2oSlBbVLMtSEGdKCjiuVvq1RZBD9",
+	"9XcGDAbshY01np3JJHv1RphSovKW2rkQ7vONnKmB6Ps+HPUHcHx8DL0nr19HFIUeHFhubDHo4KBwvWLk",
+	"LGqkjtWCh0QYch4hYysy95lWNyKhqQlEzHRiTrwxcpzkIoCiQGKqspm3T++R+94Xk8B7utfpdOh/N6Cs",
+	"nTzp9eB9BQE2n/fhvd/qEMpiOOwt59T67R1SIWf7Le8Oau9uFs93BHLUBsQX23cE8agNxGZxfkdox23Q",
+	"thXzd4T5uAZzS/F/R0h/qUFqaRbYEcqTtjXWi/4FHB99tMF4WoPR0ojwMIR+rwbh4aaFHQD2tzBkAfBh",
+	"EIOmvKAeQV+tKMalzFiUXOnVl5DGcka9YaiA3heJt2fU4uCiWt+1Dm7qIpkgqugw3AwLw2Yw6JI2ZSh4",
+	"UkIhRVwP5JoNFhE5eNJiTHjb9dp/vwtnslLXZPUwXAX3Wj2B4SP15zzlljdXIyiRKaRzJS2HvUZcGpUx",
+	"ZFRUyKP9E/QBfJa/nlihLOyMW2cYUmH8L46+vsM9IRQoxVLD3U8tGlkXcg/8WqZCG7tf5Q5ac6elP4qq",
+	"naWGypzuSAnhMqT4zAUs8ZzJWZXOIdMjrMfU3/RUe1UeDXUx00ZFD/aKfEHYaEv9P1bnPKoip3q0pabO",
+	"npT9yZQC0tw3Mbvp0EBEP75wqTV6+fCdgyGSu6ilnRlO6UW3J8x1T/sTruSeOO+OHBdcrDsGG9Yyfkdd",
+	"3Oep5mYegTAm5wboyq/fUcRXNNBgIspuIyaOmaJiF7ortkijIbxIBsfH/acdt7Ba9wj6ASlnxlInN3m+",
+	"QoLSCXqsXCNFKm+FpILfutqLYCnZfwzfkLj/Edaia09SRHvuGokL94di81rCSiy4sWyRFQt48/IZHB0d",
+	"PcX5f3n7zIvg/4tgb0ueEj0T6m8woDDe93P9piRHnwz/hUWZA71haY4ePFtMxCxXudn3iJyzmTcgyFg/",
+	"kbxYds1dKqU4Oh7Bnjtn7jgpqg5wR7DX73YHxz2kKhWrYdDbL7Jc3npHGJX4pFJU6w5BkS7bQ/Ci1h9S",
+	"XfoGkci156Qi5r5tyZd4TjMWz3ln0O1tFHmWy2WX0eOu0rND/645/Ons2YvXFy/onep4TVksKuo7rsXK",
+	"uBIQhUNUjMy4ZJkIhsFRt9c9cg0lc6p5+fxzvUGW7s841aTKFPxZEgwDJHaz4moIVvXxgcv2ql815LD2",
+	"jYC7cKfRdG7/7mrtyPyg1/tkxyRb2lZbD87jNqO1W8s8GzrI+ajX3zZPifhh42gyvfTk4ZfWDo3ja4PB",
+	"LnPVD8PehcGxI9n9b5Vn+OmFo52WVDZrUmHVHe3y7LJBqyAMLJsZ35jdaTy6ouNUpoXz2g6WVufrflDJ",
+	"6pMxw31nWO+a/Qtoqu42+LL/mfiy7H/ccpx3jdInlAEWCZ2PR0O6VkepOvq/NPP2d+Cq8oMC9MLxLsi1",
+	"nKP+rxEVx3SbRa37peUubNXfh+9EcudaGNBvbPvmiSljfDTlUkGq5IzrRqVerjbZyZX2jWWrbhCuyahz",
+	"lFtktCEdjzbRcS8mv4cRHz38UvlJkP91tevI+aG8FLab/B+5fWhHe1+HvvvGPp+GfX7k9sN5Z80HfLhd",
+	"eK+yRvsf/UWqD+k2RgcyYzZu6e165sPaMsduINOcQiL/HZyJSlYn5dcW3JBrzjN8KLSLVTYVYluL4mdy",
+	"Wu7rhtzJaflKhBiYAX/G7L9Anr85MhvawzHixzsyvB59rh8dXXIMKIQ2tgveafAeifNiLGWqeNKltICQ",
+	"szI1VaS5NoXUx7T8y0Wy4UZvtkxXfh1F9yCzVBijpBO1RArX27ft+3SuYeOyOqt5dTmzax+r2+VU6wcg",
+	"V3y96eOwSz85dtT+JQyUR7ofwKYc18Rj929E3IuNbwwWptHN9gBK+NLu2NSPGt2PDCX2PgwVqz4Wkc+c",
+	"qNkpO8O/pWTuT8nwtTwMbyZfmqT9p2viZLWPZKF2rx2OYraRp6/3kjKXqT6BsnlcmJHU3Fk4mKyqCsQe",
+	"FTuquhBetdSG8LYvBnWNZQgmCkeyqJT4KoxvDqwVfigZ21T+/pDcZ3LK1o7g4U482KX7O6Dv4OUNPqUk",
+	"7uDahf6Q7O+Rxh34vfp86jfv7w9VLxfucMmURGpdvdSdvAdTVKdbKq0nrXXR7bmobwmoPzYB1Wpm7sk0",
+	"feb00g466xsXfOI8Urun8UGhlvui+d3Vhgo5ZLFLebuWh/Vvoe8OeZvvc/op+lfWmldGkvo+7mlcoZJ1",
+	"zXnBCVHv2eKTD2vVMXrzq5Ce4ssUbmHNdX2TrE9ULCpalRr++C4WtxQX367yGeTFu/3lB/qQDWiudFW0",
+	"6TQOUNR7ebjxHeJt7UL+8GO5ZHq27z+v0P6NwqaUvHFr/irEpEYX3yT0TTY+iWz4TXaW5ztT+xMFZruA",
+	"rHeJbU1B4u7RNxdjprXg7jScWsryTyb44kbkusSoJYg6Q22u6RCJUSBV7WvxIynpsBcdMC3+rILS5R9b",
+	"oMnqnWYtfP0jt6/8VwkfLMMUXeFb6i0FBX7f3wFZn/gXKW5d3/qeP56471Oby7mI3RHpjYVuSU95wu6G",
+	"oJD28aOg7Q+CrKP4t1enzzoXfzsdHD8u8hqOc4Tr+a9t6IQZ/vhRrtNtKJYbvmvtqj94skPx6gM0VpZM",
+	"mwqrpMhESEa4rk/QqqjOn7/sfuVB+NeslPwXJoLh5VUjPCrOoroiSe2QqftiAKu3s9aUlvvGztXdGuzm",
+	"dysur5BX3CnCNiXgD2sVbYPFd4uiBbvmoHMZ7TdaEoeHh/3BX9yxquGT3pMBmX6P0ebfd5BJ8cGIsGqo",
+	"TsDF6UVitko1kxbeFMaXay1j7uzKxjHKokO4/RB3c55mwWlzyou1BuL6xtRRdntwd3X3/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -152,8 +152,10 @@ const (
 	ErrorKeyMISSINGRESTAURANTEXTERNALID ErrorKey = "MISSING_RESTAURANT_EXTERNAL_ID"
 	ErrorKeyNOTFOUND                    ErrorKey = "NOT_FOUND"
 	ErrorKeyRATELIMITED                 ErrorKey = "RATE_LIMITED"
+	ErrorKeyREQUESTTIMEOUT              ErrorKey = "REQUEST_TIMEOUT"
 	ErrorKeyREQUESTTOOLARGE             ErrorKey = "REQUEST_TOO_LARGE"
 	ErrorKeyRESTAURANTNOTGRANTED        ErrorKey = "RESTAURANT_NOT_GRANTED"
+	ErrorKeySERVICEUNAVAILABLE          ErrorKey = "SERVICE_UNAVAILABLE"
 	ErrorKeyTOKENEXPIRED                ErrorKey = "TOKEN_EXPIRED"
 	ErrorKeyUNKNOWNRESTAURANT           ErrorKey = "UNKNOWN_RESTAURANT"
 	ErrorKeyUNSUPPORTEDMEDIATYPE        ErrorKey = "UNSUPPORTED_MEDIA_TYPE"
@@ -186,9 +188,13 @@ func (e ErrorKey) Valid() bool {
 		return true
 	case ErrorKeyRATELIMITED:
 		return true
+	case ErrorKeyREQUESTTIMEOUT:
+		return true
 	case ErrorKeyREQUESTTOOLARGE:
 		return true
 	case ErrorKeyRESTAURANTNOTGRANTED:
+		return true
+	case ErrorKeySERVICEUNAVAILABLE:
 		return true
 	case ErrorKeyTOKENEXPIRED:
 		return true
@@ -1151,6 +1157,9 @@ type InternalError = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
@@ -1159,6 +1168,9 @@ type TooManyRequests = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -7238,6 +7250,11 @@ type ClientWithResponsesInterface interface {
 	GetVoidReasonWithResponse(ctx context.Context, guid EntityGUID, params *GetVoidReasonParams, reqEditors ...RequestEditorFn) (*GetVoidReasonResponse, error)
 }
 
+// LoginResponse503Headers the declared response headers of an HTTP 503 response for Login
+type LoginResponse503Headers struct {
+	RetryAfter int
+}
+
 type LoginResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7247,12 +7264,18 @@ type LoginResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LoginResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7270,6 +7293,11 @@ func (r LoginResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r LoginResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r LoginResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -7283,6 +7311,11 @@ func (r LoginResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LoginResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LoginResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7324,6 +7357,11 @@ type ListAlternatePaymentTypesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListAlternatePaymentTypesResponse503Headers the declared response headers of an HTTP 503 response for ListAlternatePaymentTypes
+type ListAlternatePaymentTypesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListAlternatePaymentTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7335,14 +7373,20 @@ type ListAlternatePaymentTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListAlternatePaymentTypesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAlternatePaymentTypesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAlternatePaymentTypesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7365,6 +7409,11 @@ func (r ListAlternatePaymentTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListAlternatePaymentTypesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListAlternatePaymentTypesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7373,6 +7422,11 @@ func (r ListAlternatePaymentTypesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAlternatePaymentTypesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAlternatePaymentTypesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7409,6 +7463,11 @@ type GetAlternatePaymentTypeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetAlternatePaymentTypeResponse503Headers the declared response headers of an HTTP 503 response for GetAlternatePaymentType
+type GetAlternatePaymentTypeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetAlternatePaymentTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7422,12 +7481,18 @@ type GetAlternatePaymentTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAlternatePaymentTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAlternatePaymentTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7455,6 +7520,11 @@ func (r GetAlternatePaymentTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetAlternatePaymentTypeResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetAlternatePaymentTypeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7463,6 +7533,11 @@ func (r GetAlternatePaymentTypeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetAlternatePaymentTypeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAlternatePaymentTypeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7504,6 +7579,11 @@ type ListBreakTypesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListBreakTypesResponse503Headers the declared response headers of an HTTP 503 response for ListBreakTypes
+type ListBreakTypesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListBreakTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7515,14 +7595,20 @@ type ListBreakTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListBreakTypesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListBreakTypesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBreakTypesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7545,6 +7631,11 @@ func (r ListBreakTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListBreakTypesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListBreakTypesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7553,6 +7644,11 @@ func (r ListBreakTypesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListBreakTypesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBreakTypesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7589,6 +7685,11 @@ type GetBreakTypeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetBreakTypeResponse503Headers the declared response headers of an HTTP 503 response for GetBreakType
+type GetBreakTypeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetBreakTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7602,12 +7703,18 @@ type GetBreakTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetBreakTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBreakTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7635,6 +7742,11 @@ func (r GetBreakTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetBreakTypeResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetBreakTypeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7643,6 +7755,11 @@ func (r GetBreakTypeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetBreakTypeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBreakTypeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7684,6 +7801,11 @@ type ListCashDrawersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListCashDrawersResponse503Headers the declared response headers of an HTTP 503 response for ListCashDrawers
+type ListCashDrawersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListCashDrawersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7695,14 +7817,20 @@ type ListCashDrawersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCashDrawersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCashDrawersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCashDrawersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7725,6 +7853,11 @@ func (r ListCashDrawersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListCashDrawersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCashDrawersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7733,6 +7866,11 @@ func (r ListCashDrawersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCashDrawersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCashDrawersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7769,6 +7907,11 @@ type GetCashDrawerResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetCashDrawerResponse503Headers the declared response headers of an HTTP 503 response for GetCashDrawer
+type GetCashDrawerResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetCashDrawerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7782,12 +7925,18 @@ type GetCashDrawerResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCashDrawerResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCashDrawerResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7815,6 +7964,11 @@ func (r GetCashDrawerResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetCashDrawerResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCashDrawerResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7823,6 +7977,11 @@ func (r GetCashDrawerResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCashDrawerResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCashDrawerResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7864,6 +8023,11 @@ type ListDiningOptionsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListDiningOptionsResponse503Headers the declared response headers of an HTTP 503 response for ListDiningOptions
+type ListDiningOptionsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListDiningOptionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7875,14 +8039,20 @@ type ListDiningOptionsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDiningOptionsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDiningOptionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDiningOptionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7905,6 +8075,11 @@ func (r ListDiningOptionsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListDiningOptionsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDiningOptionsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7913,6 +8088,11 @@ func (r ListDiningOptionsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDiningOptionsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDiningOptionsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7949,6 +8129,11 @@ type GetDiningOptionResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetDiningOptionResponse503Headers the declared response headers of an HTTP 503 response for GetDiningOption
+type GetDiningOptionResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetDiningOptionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7962,12 +8147,18 @@ type GetDiningOptionResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDiningOptionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDiningOptionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7995,6 +8186,11 @@ func (r GetDiningOptionResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetDiningOptionResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetDiningOptionResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8003,6 +8199,11 @@ func (r GetDiningOptionResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDiningOptionResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDiningOptionResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8044,6 +8245,11 @@ type ListDiscountsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListDiscountsResponse503Headers the declared response headers of an HTTP 503 response for ListDiscounts
+type ListDiscountsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListDiscountsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8055,14 +8261,20 @@ type ListDiscountsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDiscountsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDiscountsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDiscountsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8085,6 +8297,11 @@ func (r ListDiscountsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListDiscountsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDiscountsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8093,6 +8310,11 @@ func (r ListDiscountsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDiscountsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDiscountsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8129,6 +8351,11 @@ type GetDiscountResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetDiscountResponse503Headers the declared response headers of an HTTP 503 response for GetDiscount
+type GetDiscountResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetDiscountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8142,12 +8369,18 @@ type GetDiscountResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDiscountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDiscountResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8175,6 +8408,11 @@ func (r GetDiscountResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetDiscountResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetDiscountResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8183,6 +8421,11 @@ func (r GetDiscountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDiscountResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDiscountResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8224,6 +8467,11 @@ type ListMenuGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuGroups
+type ListMenuGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8235,14 +8483,20 @@ type ListMenuGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8265,6 +8519,11 @@ func (r ListMenuGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenuGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenuGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8273,6 +8532,11 @@ func (r ListMenuGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8309,6 +8573,11 @@ type GetMenuGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuGroupResponse503Headers the declared response headers of an HTTP 503 response for GetMenuGroup
+type GetMenuGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8322,12 +8591,18 @@ type GetMenuGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8355,6 +8630,11 @@ func (r GetMenuGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8363,6 +8643,11 @@ func (r GetMenuGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8404,6 +8689,11 @@ type ListMenuItemsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuItemsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuItems
+type ListMenuItemsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuItemsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8415,14 +8705,20 @@ type ListMenuItemsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuItemsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuItemsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuItemsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8445,6 +8741,11 @@ func (r ListMenuItemsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenuItemsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenuItemsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8453,6 +8754,11 @@ func (r ListMenuItemsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuItemsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuItemsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8489,6 +8795,11 @@ type GetMenuItemResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuItemResponse503Headers the declared response headers of an HTTP 503 response for GetMenuItem
+type GetMenuItemResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuItemResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8502,12 +8813,18 @@ type GetMenuItemResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuItemResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuItemResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8535,6 +8852,11 @@ func (r GetMenuItemResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuItemResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuItemResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8543,6 +8865,11 @@ func (r GetMenuItemResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuItemResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuItemResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8584,6 +8911,11 @@ type ListMenuOptionGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuOptionGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuOptionGroups
+type ListMenuOptionGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuOptionGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8595,14 +8927,20 @@ type ListMenuOptionGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuOptionGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuOptionGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuOptionGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8625,6 +8963,11 @@ func (r ListMenuOptionGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenuOptionGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenuOptionGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8633,6 +8976,11 @@ func (r ListMenuOptionGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuOptionGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuOptionGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8669,6 +9017,11 @@ type GetMenuOptionGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuOptionGroupResponse503Headers the declared response headers of an HTTP 503 response for GetMenuOptionGroup
+type GetMenuOptionGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuOptionGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8682,12 +9035,18 @@ type GetMenuOptionGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuOptionGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuOptionGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8715,6 +9074,11 @@ func (r GetMenuOptionGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuOptionGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuOptionGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8723,6 +9087,11 @@ func (r GetMenuOptionGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuOptionGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuOptionGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8764,6 +9133,11 @@ type ListMenusResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenusResponse503Headers the declared response headers of an HTTP 503 response for ListMenus
+type ListMenusResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8775,14 +9149,20 @@ type ListMenusResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenusResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenusResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenusResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8805,6 +9185,11 @@ func (r ListMenusResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenusResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenusResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8813,6 +9198,11 @@ func (r ListMenusResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenusResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenusResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8849,6 +9239,11 @@ type GetMenuResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuResponse503Headers the declared response headers of an HTTP 503 response for GetMenu
+type GetMenuResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8862,12 +9257,18 @@ type GetMenuResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8895,6 +9296,11 @@ func (r GetMenuResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8903,6 +9309,11 @@ func (r GetMenuResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8944,6 +9355,11 @@ type ListNoSaleReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListNoSaleReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListNoSaleReasons
+type ListNoSaleReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListNoSaleReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8955,14 +9371,20 @@ type ListNoSaleReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListNoSaleReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNoSaleReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListNoSaleReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8985,6 +9407,11 @@ func (r ListNoSaleReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListNoSaleReasonsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListNoSaleReasonsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8993,6 +9420,11 @@ func (r ListNoSaleReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListNoSaleReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListNoSaleReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9029,6 +9461,11 @@ type GetNoSaleReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetNoSaleReasonResponse503Headers the declared response headers of an HTTP 503 response for GetNoSaleReason
+type GetNoSaleReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetNoSaleReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9042,12 +9479,18 @@ type GetNoSaleReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetNoSaleReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetNoSaleReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9075,6 +9518,11 @@ func (r GetNoSaleReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetNoSaleReasonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetNoSaleReasonResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9083,6 +9531,11 @@ func (r GetNoSaleReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetNoSaleReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetNoSaleReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9124,6 +9577,11 @@ type ListPayoutReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPayoutReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListPayoutReasons
+type ListPayoutReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPayoutReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9135,14 +9593,20 @@ type ListPayoutReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPayoutReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPayoutReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPayoutReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9165,6 +9629,11 @@ func (r ListPayoutReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPayoutReasonsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPayoutReasonsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9173,6 +9642,11 @@ func (r ListPayoutReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPayoutReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPayoutReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9209,6 +9683,11 @@ type GetPayoutReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPayoutReasonResponse503Headers the declared response headers of an HTTP 503 response for GetPayoutReason
+type GetPayoutReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPayoutReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9222,12 +9701,18 @@ type GetPayoutReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPayoutReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPayoutReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9255,6 +9740,11 @@ func (r GetPayoutReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPayoutReasonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPayoutReasonResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9263,6 +9753,11 @@ func (r GetPayoutReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPayoutReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPayoutReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9304,6 +9799,11 @@ type ListPreModifierGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPreModifierGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListPreModifierGroups
+type ListPreModifierGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPreModifierGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9315,14 +9815,20 @@ type ListPreModifierGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPreModifierGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPreModifierGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPreModifierGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9345,6 +9851,11 @@ func (r ListPreModifierGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPreModifierGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPreModifierGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9353,6 +9864,11 @@ func (r ListPreModifierGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPreModifierGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPreModifierGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9389,6 +9905,11 @@ type GetPreModifierGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPreModifierGroupResponse503Headers the declared response headers of an HTTP 503 response for GetPreModifierGroup
+type GetPreModifierGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPreModifierGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9402,12 +9923,18 @@ type GetPreModifierGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPreModifierGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPreModifierGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9435,6 +9962,11 @@ func (r GetPreModifierGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPreModifierGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPreModifierGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9443,6 +9975,11 @@ func (r GetPreModifierGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPreModifierGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPreModifierGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9484,6 +10021,11 @@ type ListPreModifiersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPreModifiersResponse503Headers the declared response headers of an HTTP 503 response for ListPreModifiers
+type ListPreModifiersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPreModifiersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9495,14 +10037,20 @@ type ListPreModifiersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPreModifiersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPreModifiersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPreModifiersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9525,6 +10073,11 @@ func (r ListPreModifiersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPreModifiersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPreModifiersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9533,6 +10086,11 @@ func (r ListPreModifiersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPreModifiersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPreModifiersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9569,6 +10127,11 @@ type GetPreModifierResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPreModifierResponse503Headers the declared response headers of an HTTP 503 response for GetPreModifier
+type GetPreModifierResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPreModifierResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9582,12 +10145,18 @@ type GetPreModifierResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPreModifierResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPreModifierResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9615,6 +10184,11 @@ func (r GetPreModifierResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPreModifierResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPreModifierResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9623,6 +10197,11 @@ func (r GetPreModifierResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPreModifierResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPreModifierResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9664,6 +10243,11 @@ type ListPriceGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPriceGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListPriceGroups
+type ListPriceGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPriceGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9675,14 +10259,20 @@ type ListPriceGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPriceGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPriceGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPriceGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9705,6 +10295,11 @@ func (r ListPriceGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPriceGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPriceGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9713,6 +10308,11 @@ func (r ListPriceGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPriceGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPriceGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9749,6 +10349,11 @@ type GetPriceGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPriceGroupResponse503Headers the declared response headers of an HTTP 503 response for GetPriceGroup
+type GetPriceGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPriceGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9762,12 +10367,18 @@ type GetPriceGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPriceGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPriceGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9795,6 +10406,11 @@ func (r GetPriceGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPriceGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPriceGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9803,6 +10419,11 @@ func (r GetPriceGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPriceGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPriceGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9844,6 +10465,11 @@ type ListPrintersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPrintersResponse503Headers the declared response headers of an HTTP 503 response for ListPrinters
+type ListPrintersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPrintersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9855,14 +10481,20 @@ type ListPrintersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPrintersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPrintersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPrintersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9885,6 +10517,11 @@ func (r ListPrintersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPrintersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPrintersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9893,6 +10530,11 @@ func (r ListPrintersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPrintersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPrintersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9929,6 +10571,11 @@ type GetPrinterResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPrinterResponse503Headers the declared response headers of an HTTP 503 response for GetPrinter
+type GetPrinterResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPrinterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9942,12 +10589,18 @@ type GetPrinterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPrinterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPrinterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9975,6 +10628,11 @@ func (r GetPrinterResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPrinterResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPrinterResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9983,6 +10641,11 @@ func (r GetPrinterResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPrinterResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPrinterResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10024,6 +10687,11 @@ type ListRestaurantServicesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListRestaurantServicesResponse503Headers the declared response headers of an HTTP 503 response for ListRestaurantServices
+type ListRestaurantServicesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListRestaurantServicesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10035,14 +10703,20 @@ type ListRestaurantServicesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRestaurantServicesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRestaurantServicesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRestaurantServicesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10065,6 +10739,11 @@ func (r ListRestaurantServicesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListRestaurantServicesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListRestaurantServicesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10073,6 +10752,11 @@ func (r ListRestaurantServicesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRestaurantServicesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRestaurantServicesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10109,6 +10793,11 @@ type GetRestaurantServiceResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetRestaurantServiceResponse503Headers the declared response headers of an HTTP 503 response for GetRestaurantService
+type GetRestaurantServiceResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRestaurantServiceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10122,12 +10811,18 @@ type GetRestaurantServiceResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRestaurantServiceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRestaurantServiceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10155,6 +10850,11 @@ func (r GetRestaurantServiceResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetRestaurantServiceResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRestaurantServiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10163,6 +10863,11 @@ func (r GetRestaurantServiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRestaurantServiceResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRestaurantServiceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10204,6 +10909,11 @@ type ListRevenueCentersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListRevenueCentersResponse503Headers the declared response headers of an HTTP 503 response for ListRevenueCenters
+type ListRevenueCentersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListRevenueCentersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10215,14 +10925,20 @@ type ListRevenueCentersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRevenueCentersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRevenueCentersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRevenueCentersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10245,6 +10961,11 @@ func (r ListRevenueCentersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListRevenueCentersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListRevenueCentersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10253,6 +10974,11 @@ func (r ListRevenueCentersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRevenueCentersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRevenueCentersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10289,6 +11015,11 @@ type GetRevenueCenterResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetRevenueCenterResponse503Headers the declared response headers of an HTTP 503 response for GetRevenueCenter
+type GetRevenueCenterResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRevenueCenterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10302,12 +11033,18 @@ type GetRevenueCenterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRevenueCenterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRevenueCenterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10335,6 +11072,11 @@ func (r GetRevenueCenterResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetRevenueCenterResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRevenueCenterResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10343,6 +11085,11 @@ func (r GetRevenueCenterResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRevenueCenterResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRevenueCenterResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10384,6 +11131,11 @@ type ListSalesCategoriesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListSalesCategoriesResponse503Headers the declared response headers of an HTTP 503 response for ListSalesCategories
+type ListSalesCategoriesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListSalesCategoriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10395,14 +11147,20 @@ type ListSalesCategoriesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSalesCategoriesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSalesCategoriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSalesCategoriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10425,6 +11183,11 @@ func (r ListSalesCategoriesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListSalesCategoriesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListSalesCategoriesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10433,6 +11196,11 @@ func (r ListSalesCategoriesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListSalesCategoriesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSalesCategoriesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10469,6 +11237,11 @@ type GetSalesCategoryResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetSalesCategoryResponse503Headers the declared response headers of an HTTP 503 response for GetSalesCategory
+type GetSalesCategoryResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSalesCategoryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10482,12 +11255,18 @@ type GetSalesCategoryResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetSalesCategoryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSalesCategoryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10515,6 +11294,11 @@ func (r GetSalesCategoryResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetSalesCategoryResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetSalesCategoryResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10523,6 +11307,11 @@ func (r GetSalesCategoryResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetSalesCategoryResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSalesCategoryResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10564,6 +11353,11 @@ type ListServiceAreasResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListServiceAreasResponse503Headers the declared response headers of an HTTP 503 response for ListServiceAreas
+type ListServiceAreasResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListServiceAreasResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10575,14 +11369,20 @@ type ListServiceAreasResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListServiceAreasResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceAreasResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListServiceAreasResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10605,6 +11405,11 @@ func (r ListServiceAreasResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListServiceAreasResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListServiceAreasResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10613,6 +11418,11 @@ func (r ListServiceAreasResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListServiceAreasResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListServiceAreasResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10649,6 +11459,11 @@ type GetServiceAreaResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetServiceAreaResponse503Headers the declared response headers of an HTTP 503 response for GetServiceArea
+type GetServiceAreaResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetServiceAreaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10662,12 +11477,18 @@ type GetServiceAreaResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceAreaResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetServiceAreaResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10695,6 +11516,11 @@ func (r GetServiceAreaResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetServiceAreaResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetServiceAreaResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10703,6 +11529,11 @@ func (r GetServiceAreaResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetServiceAreaResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetServiceAreaResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10744,6 +11575,11 @@ type ListServiceChargesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListServiceChargesResponse503Headers the declared response headers of an HTTP 503 response for ListServiceCharges
+type ListServiceChargesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListServiceChargesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10755,14 +11591,20 @@ type ListServiceChargesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListServiceChargesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceChargesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListServiceChargesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10785,6 +11627,11 @@ func (r ListServiceChargesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListServiceChargesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListServiceChargesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10793,6 +11640,11 @@ func (r ListServiceChargesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListServiceChargesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListServiceChargesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10829,6 +11681,11 @@ type GetServiceChargeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetServiceChargeResponse503Headers the declared response headers of an HTTP 503 response for GetServiceCharge
+type GetServiceChargeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetServiceChargeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10842,12 +11699,18 @@ type GetServiceChargeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceChargeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetServiceChargeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10875,6 +11738,11 @@ func (r GetServiceChargeResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetServiceChargeResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetServiceChargeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10883,6 +11751,11 @@ func (r GetServiceChargeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetServiceChargeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetServiceChargeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10924,6 +11797,11 @@ type ListTablesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListTablesResponse503Headers the declared response headers of an HTTP 503 response for ListTables
+type ListTablesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListTablesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10935,14 +11813,20 @@ type ListTablesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTablesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTablesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTablesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10965,6 +11849,11 @@ func (r ListTablesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListTablesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTablesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10973,6 +11862,11 @@ func (r ListTablesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTablesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTablesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11009,6 +11903,11 @@ type GetTableResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTableResponse503Headers the declared response headers of an HTTP 503 response for GetTable
+type GetTableResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTableResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11022,12 +11921,18 @@ type GetTableResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTableResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTableResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11055,6 +11960,11 @@ func (r GetTableResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetTableResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTableResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11063,6 +11973,11 @@ func (r GetTableResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTableResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTableResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11104,6 +12019,11 @@ type ListTaxRatesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListTaxRatesResponse503Headers the declared response headers of an HTTP 503 response for ListTaxRates
+type ListTaxRatesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListTaxRatesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11115,14 +12035,20 @@ type ListTaxRatesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTaxRatesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTaxRatesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTaxRatesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11145,6 +12071,11 @@ func (r ListTaxRatesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListTaxRatesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTaxRatesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11153,6 +12084,11 @@ func (r ListTaxRatesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTaxRatesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTaxRatesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11189,6 +12125,11 @@ type GetTaxRateResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTaxRateResponse503Headers the declared response headers of an HTTP 503 response for GetTaxRate
+type GetTaxRateResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTaxRateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11202,12 +12143,18 @@ type GetTaxRateResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTaxRateResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTaxRateResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11235,6 +12182,11 @@ func (r GetTaxRateResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetTaxRateResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTaxRateResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11243,6 +12195,11 @@ func (r GetTaxRateResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTaxRateResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTaxRateResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11279,6 +12236,11 @@ type GetTipWithholdingResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTipWithholdingResponse503Headers the declared response headers of an HTTP 503 response for GetTipWithholding
+type GetTipWithholdingResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTipWithholdingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11292,12 +12254,18 @@ type GetTipWithholdingResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTipWithholdingResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTipWithholdingResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11325,6 +12293,11 @@ func (r GetTipWithholdingResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetTipWithholdingResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTipWithholdingResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11333,6 +12306,11 @@ func (r GetTipWithholdingResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTipWithholdingResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTipWithholdingResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11374,6 +12352,11 @@ type ListVoidReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListVoidReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListVoidReasons
+type ListVoidReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListVoidReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11385,14 +12368,20 @@ type ListVoidReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListVoidReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListVoidReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListVoidReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11415,6 +12404,11 @@ func (r ListVoidReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListVoidReasonsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListVoidReasonsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11423,6 +12417,11 @@ func (r ListVoidReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListVoidReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListVoidReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11459,6 +12458,11 @@ type GetVoidReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetVoidReasonResponse503Headers the declared response headers of an HTTP 503 response for GetVoidReason
+type GetVoidReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetVoidReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11472,12 +12476,18 @@ type GetVoidReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetVoidReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetVoidReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11505,6 +12515,11 @@ func (r GetVoidReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetVoidReasonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetVoidReasonResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11513,6 +12528,11 @@ func (r GetVoidReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetVoidReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetVoidReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12363,6 +13383,13 @@ func ParseLoginResponse(rsp *http.Response) (*LoginResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12384,6 +13411,26 @@ func ParseLoginResponse(rsp *http.Response) (*LoginResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers LoginResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12431,6 +13478,13 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12444,6 +13498,13 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12468,6 +13529,16 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAlternatePaymentTypesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12522,6 +13593,13 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12536,6 +13614,13 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12549,6 +13634,16 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAlternatePaymentTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12596,6 +13691,13 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12609,6 +13711,13 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12633,6 +13742,16 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBreakTypesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12687,6 +13806,13 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12701,6 +13827,13 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12714,6 +13847,16 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBreakTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12761,6 +13904,13 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12774,6 +13924,13 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12798,6 +13955,16 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCashDrawersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12852,6 +14019,13 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12866,6 +14040,13 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12879,6 +14060,16 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCashDrawerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12926,6 +14117,13 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12939,6 +14137,13 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12963,6 +14168,16 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDiningOptionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13017,6 +14232,13 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13031,6 +14253,13 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13044,6 +14273,16 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDiningOptionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13091,6 +14330,13 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13104,6 +14350,13 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13128,6 +14381,16 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDiscountsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13182,6 +14445,13 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13196,6 +14466,13 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13209,6 +14486,16 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDiscountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13256,6 +14543,13 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13269,6 +14563,13 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13293,6 +14594,16 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13347,6 +14658,13 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13361,6 +14679,13 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13374,6 +14699,16 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13421,6 +14756,13 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13434,6 +14776,13 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13458,6 +14807,16 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuItemsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13512,6 +14871,13 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13526,6 +14892,13 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13539,6 +14912,16 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuItemResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13586,6 +14969,13 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13599,6 +14989,13 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13623,6 +15020,16 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuOptionGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13677,6 +15084,13 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13691,6 +15105,13 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13704,6 +15125,16 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuOptionGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13751,6 +15182,13 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13764,6 +15202,13 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13788,6 +15233,16 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenusResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13842,6 +15297,13 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13856,6 +15318,13 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13869,6 +15338,16 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13916,6 +15395,13 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13929,6 +15415,13 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13953,6 +15446,16 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListNoSaleReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14007,6 +15510,13 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14021,6 +15531,13 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14034,6 +15551,16 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetNoSaleReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14081,6 +15608,13 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14094,6 +15628,13 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14118,6 +15659,16 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPayoutReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14172,6 +15723,13 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14186,6 +15744,13 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14199,6 +15764,16 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPayoutReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14246,6 +15821,13 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14259,6 +15841,13 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14283,6 +15872,16 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPreModifierGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14337,6 +15936,13 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14351,6 +15957,13 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14364,6 +15977,16 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPreModifierGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14411,6 +16034,13 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14424,6 +16054,13 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14448,6 +16085,16 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPreModifiersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14502,6 +16149,13 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14516,6 +16170,13 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14529,6 +16190,16 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPreModifierResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14576,6 +16247,13 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14589,6 +16267,13 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14613,6 +16298,16 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPriceGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14667,6 +16362,13 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14681,6 +16383,13 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14694,6 +16403,16 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPriceGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14741,6 +16460,13 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14754,6 +16480,13 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14778,6 +16511,16 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPrintersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14832,6 +16575,13 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14846,6 +16596,13 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14859,6 +16616,16 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPrinterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14906,6 +16673,13 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14919,6 +16693,13 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14943,6 +16724,16 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRestaurantServicesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14997,6 +16788,13 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15011,6 +16809,13 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15024,6 +16829,16 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRestaurantServiceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15071,6 +16886,13 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15084,6 +16906,13 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15108,6 +16937,16 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRevenueCentersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15162,6 +17001,13 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15176,6 +17022,13 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15189,6 +17042,16 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRevenueCenterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15236,6 +17099,13 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15249,6 +17119,13 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15273,6 +17150,16 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSalesCategoriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15327,6 +17214,13 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15341,6 +17235,13 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15354,6 +17255,16 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSalesCategoryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15401,6 +17312,13 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15414,6 +17332,13 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15438,6 +17363,16 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListServiceAreasResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15492,6 +17427,13 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15506,6 +17448,13 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15519,6 +17468,16 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetServiceAreaResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15566,6 +17525,13 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15579,6 +17545,13 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15603,6 +17576,16 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListServiceChargesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15657,6 +17640,13 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15671,6 +17661,13 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15684,6 +17681,16 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetServiceChargeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15731,6 +17738,13 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15744,6 +17758,13 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15768,6 +17789,16 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTablesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15822,6 +17853,13 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15836,6 +17874,13 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15849,6 +17894,16 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTableResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15896,6 +17951,13 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15909,6 +17971,13 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15933,6 +18002,16 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTaxRatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15987,6 +18066,13 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16001,6 +18087,13 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16014,6 +18107,16 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTaxRateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16068,6 +18171,13 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16082,6 +18192,13 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16095,6 +18212,16 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTipWithholdingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16142,6 +18269,13 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16155,6 +18289,13 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16179,6 +18320,16 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListVoidReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16233,6 +18384,13 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16247,6 +18405,13 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16260,6 +18425,16 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetVoidReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18772,6 +20947,8 @@ type InternalErrorJSONResponse Error
 
 type NotFoundJSONResponse Error
 
+type RequestTimeoutJSONResponse Error
+
 type TooLargeJSONResponse Error
 
 type TooManyRequestsResponseHeaders struct {
@@ -18784,6 +20961,15 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedJSONResponse Error
+
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body Error
+
+	Headers UnavailableResponseHeaders
+}
 
 type UnsupportedMediaTypeJSONResponse Error
 
@@ -18837,6 +21023,20 @@ func (response Login401JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
+type Login408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response Login408JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Login413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
@@ -18877,6 +21077,21 @@ func (response Login500JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18955,6 +21170,20 @@ func (response ListAlternatePaymentTypes403JSONResponse) VisitListAlternatePayme
 	return err
 }
 
+type ListAlternatePaymentTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListAlternatePaymentTypes408JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAlternatePaymentTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListAlternatePaymentTypes429JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
@@ -18980,6 +21209,21 @@ func (response ListAlternatePaymentTypes500JSONResponse) VisitListAlternatePayme
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlternatePaymentTypes503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListAlternatePaymentTypes503JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19063,6 +21307,20 @@ func (response GetAlternatePaymentType404JSONResponse) VisitGetAlternatePaymentT
 	return err
 }
 
+type GetAlternatePaymentType408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetAlternatePaymentType408JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAlternatePaymentType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetAlternatePaymentType429JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
@@ -19088,6 +21346,21 @@ func (response GetAlternatePaymentType500JSONResponse) VisitGetAlternatePaymentT
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAlternatePaymentType503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetAlternatePaymentType503JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19166,6 +21439,20 @@ func (response ListBreakTypes403JSONResponse) VisitListBreakTypesResponse(w http
 	return err
 }
 
+type ListBreakTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListBreakTypes408JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListBreakTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListBreakTypes429JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
@@ -19191,6 +21478,21 @@ func (response ListBreakTypes500JSONResponse) VisitListBreakTypesResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBreakTypes503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListBreakTypes503JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19274,6 +21576,20 @@ func (response GetBreakType404JSONResponse) VisitGetBreakTypeResponse(w http.Res
 	return err
 }
 
+type GetBreakType408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetBreakType408JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBreakType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetBreakType429JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
@@ -19299,6 +21615,21 @@ func (response GetBreakType500JSONResponse) VisitGetBreakTypeResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBreakType503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetBreakType503JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19377,6 +21708,20 @@ func (response ListCashDrawers403JSONResponse) VisitListCashDrawersResponse(w ht
 	return err
 }
 
+type ListCashDrawers408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListCashDrawers408JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCashDrawers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListCashDrawers429JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
@@ -19402,6 +21747,21 @@ func (response ListCashDrawers500JSONResponse) VisitListCashDrawersResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashDrawers503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListCashDrawers503JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19485,6 +21845,20 @@ func (response GetCashDrawer404JSONResponse) VisitGetCashDrawerResponse(w http.R
 	return err
 }
 
+type GetCashDrawer408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetCashDrawer408JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCashDrawer429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetCashDrawer429JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
@@ -19510,6 +21884,21 @@ func (response GetCashDrawer500JSONResponse) VisitGetCashDrawerResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashDrawer503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetCashDrawer503JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19588,6 +21977,20 @@ func (response ListDiningOptions403JSONResponse) VisitListDiningOptionsResponse(
 	return err
 }
 
+type ListDiningOptions408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListDiningOptions408JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDiningOptions429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListDiningOptions429JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
@@ -19613,6 +22016,21 @@ func (response ListDiningOptions500JSONResponse) VisitListDiningOptionsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDiningOptions503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListDiningOptions503JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19696,6 +22114,20 @@ func (response GetDiningOption404JSONResponse) VisitGetDiningOptionResponse(w ht
 	return err
 }
 
+type GetDiningOption408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetDiningOption408JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDiningOption429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiningOption429JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
@@ -19721,6 +22153,21 @@ func (response GetDiningOption500JSONResponse) VisitGetDiningOptionResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDiningOption503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetDiningOption503JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19799,6 +22246,20 @@ func (response ListDiscounts403JSONResponse) VisitListDiscountsResponse(w http.R
 	return err
 }
 
+type ListDiscounts408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListDiscounts408JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDiscounts429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListDiscounts429JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
@@ -19824,6 +22285,21 @@ func (response ListDiscounts500JSONResponse) VisitListDiscountsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDiscounts503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListDiscounts503JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19907,6 +22383,20 @@ func (response GetDiscount404JSONResponse) VisitGetDiscountResponse(w http.Respo
 	return err
 }
 
+type GetDiscount408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetDiscount408JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDiscount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiscount429JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
@@ -19932,6 +22422,21 @@ func (response GetDiscount500JSONResponse) VisitGetDiscountResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDiscount503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetDiscount503JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20010,6 +22515,20 @@ func (response ListMenuGroups403JSONResponse) VisitListMenuGroupsResponse(w http
 	return err
 }
 
+type ListMenuGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenuGroups408JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenuGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenuGroups429JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
@@ -20035,6 +22554,21 @@ func (response ListMenuGroups500JSONResponse) VisitListMenuGroupsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenuGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenuGroups503JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20118,6 +22652,20 @@ func (response GetMenuGroup404JSONResponse) VisitGetMenuGroupResponse(w http.Res
 	return err
 }
 
+type GetMenuGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenuGroup408JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenuGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuGroup429JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
@@ -20143,6 +22691,21 @@ func (response GetMenuGroup500JSONResponse) VisitGetMenuGroupResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenuGroup503JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20221,6 +22784,20 @@ func (response ListMenuItems403JSONResponse) VisitListMenuItemsResponse(w http.R
 	return err
 }
 
+type ListMenuItems408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenuItems408JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenuItems429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenuItems429JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
@@ -20246,6 +22823,21 @@ func (response ListMenuItems500JSONResponse) VisitListMenuItemsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenuItems503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenuItems503JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20329,6 +22921,20 @@ func (response GetMenuItem404JSONResponse) VisitGetMenuItemResponse(w http.Respo
 	return err
 }
 
+type GetMenuItem408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenuItem408JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenuItem429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuItem429JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
@@ -20354,6 +22960,21 @@ func (response GetMenuItem500JSONResponse) VisitGetMenuItemResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuItem503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenuItem503JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20432,6 +23053,20 @@ func (response ListMenuOptionGroups403JSONResponse) VisitListMenuOptionGroupsRes
 	return err
 }
 
+type ListMenuOptionGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenuOptionGroups408JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenuOptionGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenuOptionGroups429JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
@@ -20457,6 +23092,21 @@ func (response ListMenuOptionGroups500JSONResponse) VisitListMenuOptionGroupsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenuOptionGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenuOptionGroups503JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20540,6 +23190,20 @@ func (response GetMenuOptionGroup404JSONResponse) VisitGetMenuOptionGroupRespons
 	return err
 }
 
+type GetMenuOptionGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenuOptionGroup408JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenuOptionGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuOptionGroup429JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
@@ -20565,6 +23229,21 @@ func (response GetMenuOptionGroup500JSONResponse) VisitGetMenuOptionGroupRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuOptionGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenuOptionGroup503JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20643,6 +23322,20 @@ func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseW
 	return err
 }
 
+type ListMenus408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenus408JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenus429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenus429JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
@@ -20668,6 +23361,21 @@ func (response ListMenus500JSONResponse) VisitListMenusResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenus503JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20751,6 +23459,20 @@ func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWrite
 	return err
 }
 
+type GetMenu408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenu408JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenu429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenu429JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
@@ -20776,6 +23498,21 @@ func (response GetMenu500JSONResponse) VisitGetMenuResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenu503JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20854,6 +23591,20 @@ func (response ListNoSaleReasons403JSONResponse) VisitListNoSaleReasonsResponse(
 	return err
 }
 
+type ListNoSaleReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListNoSaleReasons408JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNoSaleReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListNoSaleReasons429JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
@@ -20879,6 +23630,21 @@ func (response ListNoSaleReasons500JSONResponse) VisitListNoSaleReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNoSaleReasons503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListNoSaleReasons503JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20962,6 +23728,20 @@ func (response GetNoSaleReason404JSONResponse) VisitGetNoSaleReasonResponse(w ht
 	return err
 }
 
+type GetNoSaleReason408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetNoSaleReason408JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetNoSaleReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetNoSaleReason429JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
@@ -20987,6 +23767,21 @@ func (response GetNoSaleReason500JSONResponse) VisitGetNoSaleReasonResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNoSaleReason503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetNoSaleReason503JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21065,6 +23860,20 @@ func (response ListPayoutReasons403JSONResponse) VisitListPayoutReasonsResponse(
 	return err
 }
 
+type ListPayoutReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPayoutReasons408JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPayoutReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPayoutReasons429JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
@@ -21090,6 +23899,21 @@ func (response ListPayoutReasons500JSONResponse) VisitListPayoutReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPayoutReasons503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPayoutReasons503JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21173,6 +23997,20 @@ func (response GetPayoutReason404JSONResponse) VisitGetPayoutReasonResponse(w ht
 	return err
 }
 
+type GetPayoutReason408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPayoutReason408JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPayoutReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPayoutReason429JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
@@ -21198,6 +24036,21 @@ func (response GetPayoutReason500JSONResponse) VisitGetPayoutReasonResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayoutReason503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPayoutReason503JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21276,6 +24129,20 @@ func (response ListPreModifierGroups403JSONResponse) VisitListPreModifierGroupsR
 	return err
 }
 
+type ListPreModifierGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPreModifierGroups408JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPreModifierGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPreModifierGroups429JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
@@ -21301,6 +24168,21 @@ func (response ListPreModifierGroups500JSONResponse) VisitListPreModifierGroupsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPreModifierGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPreModifierGroups503JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21384,6 +24266,20 @@ func (response GetPreModifierGroup404JSONResponse) VisitGetPreModifierGroupRespo
 	return err
 }
 
+type GetPreModifierGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPreModifierGroup408JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPreModifierGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifierGroup429JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
@@ -21409,6 +24305,21 @@ func (response GetPreModifierGroup500JSONResponse) VisitGetPreModifierGroupRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPreModifierGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPreModifierGroup503JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21487,6 +24398,20 @@ func (response ListPreModifiers403JSONResponse) VisitListPreModifiersResponse(w 
 	return err
 }
 
+type ListPreModifiers408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPreModifiers408JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPreModifiers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPreModifiers429JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
@@ -21512,6 +24437,21 @@ func (response ListPreModifiers500JSONResponse) VisitListPreModifiersResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPreModifiers503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPreModifiers503JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21595,6 +24535,20 @@ func (response GetPreModifier404JSONResponse) VisitGetPreModifierResponse(w http
 	return err
 }
 
+type GetPreModifier408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPreModifier408JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPreModifier429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifier429JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
@@ -21620,6 +24574,21 @@ func (response GetPreModifier500JSONResponse) VisitGetPreModifierResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPreModifier503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPreModifier503JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21698,6 +24667,20 @@ func (response ListPriceGroups403JSONResponse) VisitListPriceGroupsResponse(w ht
 	return err
 }
 
+type ListPriceGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPriceGroups408JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPriceGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPriceGroups429JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
@@ -21723,6 +24706,21 @@ func (response ListPriceGroups500JSONResponse) VisitListPriceGroupsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPriceGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPriceGroups503JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21806,6 +24804,20 @@ func (response GetPriceGroup404JSONResponse) VisitGetPriceGroupResponse(w http.R
 	return err
 }
 
+type GetPriceGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPriceGroup408JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPriceGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPriceGroup429JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
@@ -21831,6 +24843,21 @@ func (response GetPriceGroup500JSONResponse) VisitGetPriceGroupResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPriceGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPriceGroup503JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21909,6 +24936,20 @@ func (response ListPrinters403JSONResponse) VisitListPrintersResponse(w http.Res
 	return err
 }
 
+type ListPrinters408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPrinters408JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPrinters429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPrinters429JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
@@ -21934,6 +24975,21 @@ func (response ListPrinters500JSONResponse) VisitListPrintersResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPrinters503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPrinters503JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22017,6 +25073,20 @@ func (response GetPrinter404JSONResponse) VisitGetPrinterResponse(w http.Respons
 	return err
 }
 
+type GetPrinter408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPrinter408JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPrinter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPrinter429JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
@@ -22042,6 +25112,21 @@ func (response GetPrinter500JSONResponse) VisitGetPrinterResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPrinter503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPrinter503JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22120,6 +25205,20 @@ func (response ListRestaurantServices403JSONResponse) VisitListRestaurantService
 	return err
 }
 
+type ListRestaurantServices408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListRestaurantServices408JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRestaurantServices429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListRestaurantServices429JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
@@ -22145,6 +25244,21 @@ func (response ListRestaurantServices500JSONResponse) VisitListRestaurantService
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRestaurantServices503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListRestaurantServices503JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22228,6 +25342,20 @@ func (response GetRestaurantService404JSONResponse) VisitGetRestaurantServiceRes
 	return err
 }
 
+type GetRestaurantService408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetRestaurantService408JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRestaurantService429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRestaurantService429JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
@@ -22253,6 +25381,21 @@ func (response GetRestaurantService500JSONResponse) VisitGetRestaurantServiceRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurantService503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetRestaurantService503JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22331,6 +25474,20 @@ func (response ListRevenueCenters403JSONResponse) VisitListRevenueCentersRespons
 	return err
 }
 
+type ListRevenueCenters408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListRevenueCenters408JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRevenueCenters429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListRevenueCenters429JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
@@ -22356,6 +25513,21 @@ func (response ListRevenueCenters500JSONResponse) VisitListRevenueCentersRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenueCenters503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListRevenueCenters503JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22439,6 +25611,20 @@ func (response GetRevenueCenter404JSONResponse) VisitGetRevenueCenterResponse(w 
 	return err
 }
 
+type GetRevenueCenter408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetRevenueCenter408JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRevenueCenter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRevenueCenter429JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
@@ -22464,6 +25650,21 @@ func (response GetRevenueCenter500JSONResponse) VisitGetRevenueCenterResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRevenueCenter503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetRevenueCenter503JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22542,6 +25743,20 @@ func (response ListSalesCategories403JSONResponse) VisitListSalesCategoriesRespo
 	return err
 }
 
+type ListSalesCategories408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListSalesCategories408JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSalesCategories429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListSalesCategories429JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
@@ -22567,6 +25782,21 @@ func (response ListSalesCategories500JSONResponse) VisitListSalesCategoriesRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalesCategories503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSalesCategories503JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22650,6 +25880,20 @@ func (response GetSalesCategory404JSONResponse) VisitGetSalesCategoryResponse(w 
 	return err
 }
 
+type GetSalesCategory408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetSalesCategory408JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSalesCategory429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetSalesCategory429JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
@@ -22675,6 +25919,21 @@ func (response GetSalesCategory500JSONResponse) VisitGetSalesCategoryResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalesCategory503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSalesCategory503JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22753,6 +26012,20 @@ func (response ListServiceAreas403JSONResponse) VisitListServiceAreasResponse(w 
 	return err
 }
 
+type ListServiceAreas408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListServiceAreas408JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListServiceAreas429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListServiceAreas429JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
@@ -22778,6 +26051,21 @@ func (response ListServiceAreas500JSONResponse) VisitListServiceAreasResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServiceAreas503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListServiceAreas503JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22861,6 +26149,20 @@ func (response GetServiceArea404JSONResponse) VisitGetServiceAreaResponse(w http
 	return err
 }
 
+type GetServiceArea408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetServiceArea408JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetServiceArea429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceArea429JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
@@ -22886,6 +26188,21 @@ func (response GetServiceArea500JSONResponse) VisitGetServiceAreaResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServiceArea503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetServiceArea503JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22964,6 +26281,20 @@ func (response ListServiceCharges403JSONResponse) VisitListServiceChargesRespons
 	return err
 }
 
+type ListServiceCharges408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListServiceCharges408JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListServiceCharges429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListServiceCharges429JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
@@ -22989,6 +26320,21 @@ func (response ListServiceCharges500JSONResponse) VisitListServiceChargesRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServiceCharges503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListServiceCharges503JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23072,6 +26418,20 @@ func (response GetServiceCharge404JSONResponse) VisitGetServiceChargeResponse(w 
 	return err
 }
 
+type GetServiceCharge408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetServiceCharge408JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetServiceCharge429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceCharge429JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
@@ -23097,6 +26457,21 @@ func (response GetServiceCharge500JSONResponse) VisitGetServiceChargeResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServiceCharge503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetServiceCharge503JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23175,6 +26550,20 @@ func (response ListTables403JSONResponse) VisitListTablesResponse(w http.Respons
 	return err
 }
 
+type ListTables408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListTables408JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTables429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListTables429JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
@@ -23200,6 +26589,21 @@ func (response ListTables500JSONResponse) VisitListTablesResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTables503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListTables503JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23283,6 +26687,20 @@ func (response GetTable404JSONResponse) VisitGetTableResponse(w http.ResponseWri
 	return err
 }
 
+type GetTable408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetTable408JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTable429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTable429JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
@@ -23308,6 +26726,21 @@ func (response GetTable500JSONResponse) VisitGetTableResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTable503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetTable503JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23386,6 +26819,20 @@ func (response ListTaxRates403JSONResponse) VisitListTaxRatesResponse(w http.Res
 	return err
 }
 
+type ListTaxRates408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListTaxRates408JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTaxRates429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListTaxRates429JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
@@ -23411,6 +26858,21 @@ func (response ListTaxRates500JSONResponse) VisitListTaxRatesResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaxRates503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListTaxRates503JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23494,6 +26956,20 @@ func (response GetTaxRate404JSONResponse) VisitGetTaxRateResponse(w http.Respons
 	return err
 }
 
+type GetTaxRate408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetTaxRate408JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTaxRate429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTaxRate429JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
@@ -23519,6 +26995,21 @@ func (response GetTaxRate500JSONResponse) VisitGetTaxRateResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxRate503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetTaxRate503JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23601,6 +27092,20 @@ func (response GetTipWithholding404JSONResponse) VisitGetTipWithholdingResponse(
 	return err
 }
 
+type GetTipWithholding408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetTipWithholding408JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTipWithholding429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTipWithholding429JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
@@ -23626,6 +27131,21 @@ func (response GetTipWithholding500JSONResponse) VisitGetTipWithholdingResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTipWithholding503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetTipWithholding503JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23704,6 +27224,20 @@ func (response ListVoidReasons403JSONResponse) VisitListVoidReasonsResponse(w ht
 	return err
 }
 
+type ListVoidReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListVoidReasons408JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListVoidReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListVoidReasons429JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
@@ -23729,6 +27263,21 @@ func (response ListVoidReasons500JSONResponse) VisitListVoidReasonsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVoidReasons503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListVoidReasons503JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23812,6 +27361,20 @@ func (response GetVoidReason404JSONResponse) VisitGetVoidReasonResponse(w http.R
 	return err
 }
 
+type GetVoidReason408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetVoidReason408JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVoidReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetVoidReason429JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
@@ -23837,6 +27400,21 @@ func (response GetVoidReason500JSONResponse) VisitGetVoidReasonResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVoidReason503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetVoidReason503JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25250,142 +28828,145 @@ func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L19U+O4ti/8VVR+TlXDHAOB7tnPTPqPU2lId+c2JFwSZvbsoS9WbCXRwZE9kgxkz+W739KLbdlRQtKO",
-	"uVzKu3bV0IlelpZ+a/2W3lb+dvxoHkcEEc6c9t/ODMEAUfnnZQj5JKLzgz565AeXcIoORtEdIuK7ADGf",
-	"4pjjiDhtZzRDwIvhFMnvPRBNAJ8hQNAjB+LjjwCOGSIcRER+EUKmvjh0XIf5MzSHolG+iJHTdhinmEyd",
-	"pyfXuUKcLg46E47ocq9D5EckYIBH4AFiDsZoElGU90zRXwliXPQh/sQUBU6b0wSZfc4xwfNk7rSP3bR/",
-	"TDiaIuo8CQliSOEcca2SLuGYL75c987sSkDy+3cMiCKiYyy+iSGfOa5D4Fw0P01wsFak/6Bo4rSd/+8o",
-	"n5kj9S07+iIqC7nOIeMXUYAnWDRRlmVAwgWIxv+NfM6ATxHkKAARBXNdA0ChUsBnmAFMGIeEu4Al/gxA",
-	"dkO8k9bxzwfHJwet41Gr1Zb/P2y1Wv/ZarVa3uENSQf2V4LoIh9ZaMq06YhGeI4Yh/NYDkugTA0npsgX",
-	"Yqf6WVb28cEYMhRIIAGSzMeIuiARn0Ri+A+Yz6KEm8A8XCG4KFEQeA4fNSpa8n/uepwouYf43xvJPtDz",
-	"EiMqZXfBscDw+1YL7AVoApOQg+NWa3+dtLIvq8TvN5R2jSnfwzBBqRF7q9yAB5SvSAvGFN3jKGHa4qMY",
-	"/pUg94YQdI8oGCc45GC8ADNIgtUQyuaqPLhzRKZ8Jibk5IMcX/aBa/UbjMOEQsK7jxxRAsNVFisMNR0B",
-	"zWqBh1nEEPAjMsHThEJRAWAGKIJBNi1q+LnsmaLy3g/S7g96Z1Vt/knUZ3FEGJK+6BMMrpSHE//yI8IR",
-	"kX/COA6xL2U++m8WyUnerKcupZH2e0VNdUDmB91s2qlU2jgKFkC6kXsY4uDQeXKdzxEd4yBQ+KpXslFx",
-	"3oIIMUAiDtAjZlzI+ADVB1PxPQqEpUm317nsAT/EiHApco+oiVId1a9QAhKCHmPkC5kYosJGkCgtpelH",
-	"/HOUkKB+QfqR8vuKuQAmSju5St+xohlI+UZRdA6pctX1yudddf/ndXc4uh0NBrfnnasvXa9dwF0kNHf8",
-	"D/ANfwJ7x/9w3//yAYwXHLF9FzzMEJ8hCjBnN+RUyXmgHAdgcMEAi8Ae5qIZARFh3fsCM+ojGbGkLBIR",
-	"JLyWGvsFJAtte+ylIf6OAQo5AiGeKzEl4yWxcEtG8FaKnGwd69JHZlHZ/TWBCZ9FFP8bvQwCpecAYwSp",
-	"CEqE+3el6dKITLWRiigmECCFIZMQvCYsieOIchRcoADDkSSBl5iLFHkCMv9jOOgfSsrRVUXLnVD6Eo4u",
-	"4WKOCE9Fg2E4mDjtP5/pW1PGFZogioiPnCf3byemUYwox8r3K8axRcw5xfypSn3P+FHFg87T9yfX6SR8",
-	"JrSptGPwCAwCLD6C4aXR4wSGDLklIdTE9IIyQ5/88gxBu7rqEPkU8VL1k5//8Wz1hCHa8X3EWKpaRES0",
-	"86dzed4ZfR5cXdxedE6/9vrd29PzXrc/MrSwQlfZYErCLXW2rM9lbSqWFnIVNcY45Akz5R1en552h0OL",
-	"fK7D0whtHVqKXavQqTw2ngZUqvvnR5DFhkXxodKCPXAcyHjvo/CagXCgkAGvo92IbLQNPikDv0larfe+",
-	"0Zj8AMnofEkJ6DHGFLEeWbP+myHlNADjwqnrOMSIglvLUbAw2ChGllZj6KMDhkTAI7lZFGMfgadYsC1I",
-	"wi6qlKEMSDXm5/GXV3YLejY1kMpsm8BPFMG77RzNOgcDfY7vTRczjqIQQUmAY9GVjJfuYfhV0U3JpSdh",
-	"KMiXgDlmgp5kFQYgRdJrcgr9O7Q0RyQJQzgOURoeL89ZoesLTF6y70AHQMtdXmCScMSehxwik4j66EIV",
-	"Eitfu4ZXuHfXiSEO7FXksCQIOv4diR5CFEzRXBNhKfYsFshV40dhqAJSqT9PtnkhtShbZp6gPckFhgGU",
-	"hTAr2GS1kZSbAk4P0dC2VWu2rizAtAFmnarsXHkK2eyMwgcVSVW3rZgKSNDnPLvRREllaQMrxI1ISuEj",
-	"+HgFucXJDe4RpThAynmmmw4yrsQEQMAwT9SiV28KAQgCTDCZgihWq4ClaCDt1gpcahXjElFfLsBcRyyc",
-	"IXfaThAlwgyzoamNnWW+zrrTjduc4pkUeRCnYu0uABujGbzHkWVXctT51r0dXI8AJAE46573fute/QEI",
-	"QgGAwPMTxqM5ol66FRrRANGPeUEYskiWZjfEC1CI7xFd9Mgk0vtuKa+cieCm13fcrEPHddJWrOGEn9Ax",
-	"w8F2LsdurNnojVbtYDzDzI8SHY7/gOUUdZu2xoAI7RfZji98REzqW21riuU09hHwZ2KNqvybD0M/CQWj",
-	"L0N3HdnBeSp+UZTPEQWfe//snoEgFepQkrUfJgzfp94qpZNleG9APin0XWeCH1EwijgM7btYXHylbFlL",
-	"g0QQhuZi8c64CyapuLejwahzXhS6onCin0vs32EyvaQ4opgvlqX8fYb9mRYJEvnHQYjuUZiJAmLs3zEw",
-	"wVTt2adI/9y7Ggpwn3c7w9Ft95+X3f6w91vXcZ2LQeGD7ytlzY1gJbOSiHTTubNJrzYSTA0DP5qPMUFM",
-	"7hGASBRgdl6MlZ/L9rbLQLrsXp12+6MfhpKxW73l3DEkGF+E/IvYOm7Ii4OWa2rBG9FHcPq1e/rNBb1R",
-	"90Ja36fBlwGAc7Foz7WBHuE8FhI4srg1cC4v4pQ6HNeRkHVcZ3DZ7d/mH8t/pt+JXtOiCt3PR9vloIOr",
-	"wNuYp8zyyzoqQcUO/4LF2j1jttFYolFI5H7MegwyOEfp+RaYw4WgaV9QjPBwFOzlO0RuYXNx345PPwos",
-	"k9/RhyryoMKbI8bgFH1DC88VC61xiAD0acQYuEeU4YiY4DeDXtGxHJu0/o22Xs4QhzjMseFASuFCeUIU",
-	"Bn1txcuOMNumBhFNN6ohBzK+cVVYK5SI5M4hkWHssz5Dj3yFdTzIXUIakanyslCoi6kIaVVT39BiIzWI",
-	"chq5iOmdlqIIPbknNsE6kkshgVVwoab+HQNhNGVWgfIdiWVdfh2NLoEqYJvZkknpljSYcq0VBm3Onzku",
-	"N8d9BhhbQGeCY8l0CtDYZlbX+4p8IHkHK2XTM7uszDn0Z5igA4pgIG1HuCAQTQQZ6n3/nPJ6/d86572z",
-	"W7337bjZJ5edL93b0eBbt298eC6I8WJw1vvckx7xojcc9vpfbq+6w1Hn+qrTFyw56l71O+e38hwqb39F",
-	"gev+t/7g975RwHEdo3R/MLr9Iv6S/XWuR1+7/VHvtDPqDfpS6t5V1+wolVj+V1B26fvTq+6ZaKFzPnRc",
-	"R7T+eXDdl2Ppjr4OzmSHnfPzwe9dJd7w+vJycDXqnt1edM96ndvRH5ddKWLpsEB81hl1b897F72R7lIP",
-	"tHt1NbiyRsrLC4CdrPtQehRpseMOATg1ZQpiiiR/gPECYM4EVsTSS+/K8wXY87K/2zjw9otEG0esfXzy",
-	"/sPzzu3JSk3ywNFCB7E+4FSHpnsQXF/3zkp9f4A/o8kJPD547x9PDj5Mfv7Hwa/wPTw4HrfQyeS9/yH4",
-	"Wa3yuVCG03b+15+tg1/hwaRz8Pn73788HZj//LDNP49Pnv7D5uJ6c23mxdlIaGjlWH2DBIta6hSI3qtF",
-	"w3o3IdqzuYULRJLdrj2nNEriFT57jkjyTkRnsY6uVeFDHac8z76W/pc4WOpmc0ZXE2BpZ2UwLhfFArYD",
-	"EmKCnutgUCr+5DoJwXwwuUCQJfTZ+teFwk+uc48ZHuNQL2TWVf0tL7kixiyPpdC6m05mptSy6PbgUYDq",
-	"i6i5W2TtamIxmSGKudp4+ZLBdTnw1AWvy7NlKZkKtDsYz7Vlbt3QatyWBrw7WatbRAwp2mYfxiLWd9d6",
-	"5c0PIyboSUL5IxCUoyPhkhtaE23n/pIl42kNCnw9DkHCLpuPFNnmwEtAstvTSo+xwqqe8USr/UyPo3lV",
-	"N1OOJIQO5B6QPOeH6b1ECvb03hCIJqJ+ILeeid50luFyXlZqa9+yEw3DiOq/tzviecX+7/9NnxMmVpnZ",
-	"nf3z8kZQf9AXEfyX3ufR7Wnn6swarb8ey86Ap0aoxp9tLr0mmzZ63blpF8zzo1y/qKGrjfjM9Nmy5c7h",
-	"4zDdbFt1tDtHkDBAIqB3Pbc/yJ1jUuxl/aHtM5a3U6NbEULqjsqiuyWF2ee7D+fqGtcOrxC5Tj8awhBd",
-	"Ici2OVorQmddSSW1HMBg2Q+t3hnV9xh9SMBYn66pC+FY7falruWPrtppsLqUS7iIEv4ig7ukSF+Z39Hp",
-	"8hgydEmxb9vQDYL0AizK7TQWhfWJP/NhqGoXj/qfPZ11nQCzOISLC+tWcr6ujik6yLoWy+tZ9EAARSHk",
-	"+B4tCSfwZ07b5VX3c++fjusMrz+LP75vc8aTh8CbKteRCvkMfW476r1IQo71cciGGhU+qaDQSRhBbtNn",
-	"XtGy0qcJAvO1vY8Xum8lvPdRTSaAQcCAl4HEsx0I2L2QIZBroKyooyIOMpXbPZOB/S2paO0ilp2p+wyr",
-	"nsUQpLhJzodx/QFysWTB8xWXW7Y6Ic+FWDV07KNKg97Yv2SXTWrspbBTWtr1lA7Zfrwoj64XcfbWRDtv",
-	"Klqj0lVlr5KAl65FvOKGY7ZEsXiCqd7I3OhFlTmL+o2WIbuNA/N3HkN142A3ACbW0y2xaIJherch10uY",
-	"EH8mVlEBJgTR5zcq19wKvkL3iCToFFWBTHEwhUH8vbGztluV2Zh9BCIoYaeQo2mkzlBrBL2e9A5FcLcT",
-	"v3x7qjwvW4aZdm0WW12hTzXG01n62mN3m42rbtZcD8+M+yrpJR57FPLs/QbVSflSbnp1oHijwBpM6DcE",
-	"4xCN4OMWewPp1TvLutqnmCOKn32EUND9aVpJuDUKeaJXrNtcHlW3G1ZewzMe8h3kl1xmyL9T85HeUlk7",
-	"I5Xuopjj1fe1rBdu++kWY3rDi88EeetrrPIEXt/jKMWOt2e94engWk755WA4yv+9yeUhDh/V9xtfas3R",
-	"Z9wnSefBQIIxp3k3y+Bbo6MNzPfUwF3ZSat7hsuaPlPfiCAzIuHCHhnN4eOpgElnhUX/DvE9CgAcRyLC",
-	"n2GmN4ltS/kfsPE5Jmu77+grS+pVsL4CYkG5iAchByGCjEsxN1z5zDHRalqcYcYhsYXshb0Lgn5wqBze",
-	"oShZOcYAwIRHc8ixD8NwIVdTqoZaCbMNov2SNt0cHEsTbR96LqUtZhqlFvSK6TIzs5Taf+yadrpuMtra",
-	"jHSNa9vVteQvXQffnMQsV8ltu93mgmsLPrLfCc/fb3iihlw19wf97g9aDI0SEmAytS9AZGcJCRFjRnea",
-	"6Ezu+No5/3x7fem46q/ub/I6S+f8984fQ/W5/vts8Ht/UzLJbGHTiEJWuIoebLPw/CXKUefTeVduesld",
-	"9fTGz8a3JfN51nOXbW0XlGwMzbWibyXos+FZFpGWCymnCRWgX2zoprMrJzaQMg4pr9wFh48V21i+VEe5",
-	"hGGg9GpcnbF61yyZhvWGkcr0IVfTi8VicXBxcRAE70bvvn5tz+dtxg6Hw+G/PLC3PgHI/kdw9fkUvH//",
-	"/tcbYi37L29fkqnvo1i9uY/064Vs2b6uh+X7Qdlln+9/n+R/jNI/2kt/7N3cHKq/j91fn/b/a+9f//vP",
-	"/zz4npX7r/SvfeudoRGOf8d8NotCAesdXf8iAt4rnm+tuyFuhOc+RQHmwIc0ABzH6ur5DIXBR4CnJKLZ",
-	"0y3d2XO7uKuj9fW4TMdSENxu10tnm8tbQAnBPH0UIPeEo1BefdvzhKvy1JD0m3z9lYzgMPLRvumltWc7",
-	"/yRWdP9yXOfbF8d1vlgXdr8VDv5WbVenaRHSjeo973IwvB30z//wXIBE3PMgyspj7JlMeVEQqHN+rlYa",
-	"skrqe63iRDh4gQMHGdv4CcV8MRTfpa+ZIEW0k/DZitxOxotUT53Ce+fRFBMPpClJskxOEtjq0Ws2zBnn",
-	"sXpNj8kkSl/pQ5/nYZwDYxFA+neOq67myUqsfXQ0xXyWjA/9aH6Ulsn+cFYkS4DBgYz2iwlcpOB5JoW2",
-	"PItkrjqSVHcvXON8Ur5p4DOE6Q0pnmoyF8Tqab8sky0jGOIckylz5ceYMxDPFkwE4+KrJAZ7+ukec4EP",
-	"2eyGBPJdIXOzN0uQIshcIO/Xs/1DIDNO4XSJ+yBwSdE8EuupCY3mEqSlUdIbAqk/U2susSaWCXgo4gkl",
-	"KDi8ITfkDPlYXtlX2T5YjHxAkR/RgIGHDPypTIaGVdqMG0ess6VF3Dht0eBP4KefLiGfscOffgJdYRdl",
-	"qWKUp9FJSIAo8I5UkaP7E++jygsmMFUoekMAECY3Akew8ET96P64/Ims7R2CTxGfpVdo1ZnzA8WcCx9C",
-	"9PlSLEQVbe/l1+TB9dV5eiQwFrVmEeP7YIx8mDCpkAVgM7XJAPxoPo8IGEOGDoHAHIkOGAwl9lhEXNF2",
-	"LE8R9ScSEepoRh0+ZKNkYBKFYfSQCiZ4L92KUc9opKDeETGOXJnnAu8oNs4p9SfZuYL4d4iZQqh39Pc0",
-	"wcGTt3+o5qr43l9MWocYKXHkgwGAiXraJIDspQkSPNWgmSTBUwIWEyW0wYpcDN6+bIEiH+F7pK/3wL8S",
-	"VEgAIpuUz92LL+9dnSzEy57Fe4CpRACuPNqZRQkVDKFPdYQJCTiK9lYhUjPb9gkLlC7zYwC2rEjMssxD",
-	"UDgBMbPUqABG+tmGoFaF9vVppLK0W3u8nBfmy3XvbB+o50rqeQvoQn8mWqVokjAYghlk6kbGAyk86WkD",
-	"KN/LYzLN2vfWvyPwJMg/tFr7rqgMQyG0PGtHYM9b/8TAc7OKRvIm6eKCCEnA50mc9rzl5wiygfcKSaJD",
-	"6QaVxksJnxQ27W8XdCuHoJMNPqIgIXdE6EfllICECQ8NPrSO5fSseOzgiZpe4b2D58rHHRKnSsoPrWPg",
-	"Fd5ApBi6hFNMMls8x4wz3TNopcnh0nx+ZpI4V6W3G+J/Iw8cHx6+b7X2JaaKUFqVus2HVO7tZTboAoan",
-	"BAXATyiLaHoen2VyFAoXTYvofkVKR4loXV0UA3HEsHLnxpPnPLoS/QteE83Kx59pwkIXPMhHo4q//Bkk",
-	"UySYMgIQPMDwTqf78CNKkc9F4VABIYAcpuXbolkxDSqQiymSUk909rKHWRQi1ZrMeqU4EqBH6HN5Vuyj",
-	"j0b1NJVikIi4TTQtGxHVYRwjSIXZAaif4enUlwRkdCxAIDMHgTAiU5OVQUfjDTMwFstp2XhUykvnKl2n",
-	"bl06ZjProgcmOOSIfpSXb+/kVidUJiEWDiiQNjuJ6FTlg8SMJSKSiCiARJJN2ngK+lYO6vztkacmOU90",
-	"KNEmhuuBve3TMiozNoDMOA5D8BDRO20e5hh/+kluaiqils9R1i9XwV66WjXXpEq9ker6DqGYFRFpS5op",
-	"onUJizR7JuR59kw1V6LZOQ5DrDgpZYjsOaZkiEs58XkYetJKH+6ppJCqrpTsuOW2Wi356fHPYK4TjYhe",
-	"BvJRJ9ZzNsfqna72GZiBDye/As98++QpMveMdF8e2NPcmcYF8hGbEcTJp2kpHOQs/60e+rnAjwIkwmXJ",
-	"Idkf39DCBdlDORdkb/xExKue+LmqVfbkfQSe+lNGEKH0egj6szSZYP6cU20fhNhHOrGSXjV0YujP0MHJ",
-	"YWtp3fDw8HAI5deHEZ0e6brs6Lx32u0Pu7LOk+twzENz/WESUjFg6Fz2HNfRj12dtnNyqJuIYkRgjJ22",
-	"8/6wdfhebV/M5Mpqw6hV7nhFzLID1X3Ujkz4kTyueMfMhGj6ur0ZPwmHovKnGZGbWBoUIzeT3nJLN57j",
-	"6bQTWbDUC5y2I9d++QPOT1Gw2FnqNXtmsqfiDgSnCSrnwzxptWoTQif0smbGLGhdwOGDEsTWfibwkZG9",
-	"U1Y5fr5KIS2fqHT8/vlKWaZGWeHnTXqx5NV7cp2fNxlVMYumudvgtP/87josmc8hXSgIyVQzJVzLXc4p",
-	"c9p/OkU7ceTeRb5iPIKWJHvqeRyymNGV5FkZFCtiWkr5+o6BrMlsdc9Fo67OiaPevMvo5RB8lmu2G7Im",
-	"xkoIx6Het1LBktWWMOMd61iKyadX7AXlRY6sSW9X7QwZ9fJswBsWlsmHNyy7SblCLuun7xXteqPDFGuK",
-	"RnWU3VP1ZR7l0u3sJesfGHBagR6wlwbw+6UUnevyq6/L17mynhTwxbxPawPvkycCFjVOft3IXxWyq1bw",
-	"PLmvkSGtfXoMh6M/Z5u5Gr2jspHH2cLZgPFCruM/gg+tD9nOdzGtsSsCemOTT2c51vuCNifzBVl9zIu5",
-	"GCNvfmX73t6s7WlcbWVflr+3t6DWh+drZLmj/2+a3BfETeRXML5xmtiyIrnLdl6K0D/lQjcsXh+L50lP",
-	"q1G3gY2Grl8HXRtTYniJEI4jusZFVCVlEwh1EXEO2rfGvoY52ik3K9DwbD08u43V+Fla24rMKhoC2UF2",
-	"3dR6aojdcGt93GpkPa5GriY8GnZ9HexqzonhKNBfCY5VJuzVzqIqxxbwUBfJGuh9ayxrGqadZvMSDc/W",
-	"w7Nb209gZCKvSLeFPOwvQLhnBdEbyq2Pcgvp6quRbhEkDe2+DtotzorhOKTdYjJd7zeqMm8JFHVxbwHG",
-	"b419izZq51+zTMPA9TDwj5iSTq5flX51My/BvKnEDevWybr6J0qqMm762yQN2b4Sss2tJztlothf6xuq",
-	"U2yKgvrYVcP17TFraoerWFV93zBqXYy6ub3M0/zTFcm08PKqbjq9yIVu+LQ+Ps1zk1cjVAMbDaW+Dko1",
-	"psRwEvIV5RoXUZVTTSDUxao5aN8arRrmaOfVrEBDrPUQ67ZW00u9bEVezR8xp6+XX4hkezqjfcOxdXKs",
-	"THq5A4q1wKTh21fEt5b52dyN7IR7bQipk4h1Ote3x8PKZFfTsPi+YeEaWfhHban8Sx4VmLmcSOQlCLn0",
-	"IxMNL9fJy+Zva1Sk5yJWGlZ+JaxcnJatHUhlTi7Bok4qNsH8Fhm5YKyridko1vBzTfz8A1a1g1XyCzFw",
-	"Q7t10+4OlsINw76ide+GHmAXC9x6KfRN8uY6smwYsr4V7PNWUcgSWI0fizkNX4Ap+wXZG8asjzELP99X",
-	"jTlLKGk49HVwaGlaNnlqX3AdVYm1DIu6KLaA5LdGtUUztVOuWaah3nqo9weMqZCbtxoPFxIJvwANXxZE",
-	"b2i4Phou/NBsNRougqRh4dfBwsVZ2dpvVCXhEijq4uACjN8aBxdt1M7BZpmGg+vh4B8wpdLvC1elYfOn",
-	"q1/q+PZyaQwNH9fIx+VfpK7IycuIaYj5lRDz8tQ8u7W25E8q07MFH7VxdBnab46nl2x3BVeXyjV8XRNf",
-	"V7OwHZL1y9J0w9AvxNA7JOeGll8hLW/nLnbJxS/Cwm+ZgDfg3oZ266fdTSwo+724qnyb/bTdi9BtLnbD",
-	"tnWybarnymSbw6Ph2tfCtfmcbPDm33AV1bnWQEN9VJth9+0xbW6Wq4g2LdHwbF08u631EL6DVW3688Ev",
-	"wLBK3oZea6VXoeTq3CqnquHVV8Orqek8nxg2LbwDSlUgqJFOJVbfIJcqG1xJpOLrhkVrY9HNbSUH/FD9",
-	"Mn1FNjV+6VP/1P0LEOvV8iAaiq2PYpfUXZFsLZhpePd18K5lajbJC7vsVapysQ0jddHyMr7fGkFbLNhO",
-	"1UsFG9Kuh7R/2NDuEUnQKdrBQli3BXz0Quvhq6LwDWXXSdmGqivTdQEnDVW/FqouTMv23qM6RRdxUR89",
-	"m1h+e9RcsNRVtGwUaii5Lkre2qAYDBE7hRxNI4qrLqVlY8DPWqufkIcl8RtGro+RTV0vKjJyGSkNJb8O",
-	"Si7Py7NXR0r+oyojL+GiLkougvmtUXLJVO2UXCjUUHI9lLy9Qam1dIciWJWNVUsAiqZegIpNwRserpGH",
-	"c0VXZWETIQ0FvxIKNidloxDeMLzK/FtARG3kayD4zVGvaZ0riDcv0tBuTbT7g0Z0OoN0inZEvL5q7MWo",
-	"NxW+Id/ayVepekf0q3HSEPDrImA/M6fnrnUWnceuODiFRc0srKH8Rnk4NdS1TKwKNVxcLxdvbk+SKSuS",
-	"sGqjfu4dKVkbzq2Pc6WKK3KtgkNDsa+DYnlqNM/G5apkVUrVs18XkyqAvjUG1WZnZ075ZcOY9TDmNubx",
-	"eAV5da58BFQ08xJ0qQVuCLNOwpRKrkyZGhUNa74W1tQTslEIreysOnOmIKiPPBVY3x59aiNcRaDy64ZC",
-	"66LQLWwFx79jPptFYSC+fs5U5Jp2Bqnsy6cowBz4kAaA45iVr0Y/6IaZYTd8hm6IUWYGhQ0BlvgzwBDn",
-	"mExX2UpR0t2YTK1GUBR4hS0UPQ6OM61hMs000hjK7gxFWohdz5ukVL2PcLCTnOaioZfLaP6bIXYTftYX",
-	"fuZ6rhiBmvBogtDXEYSac7Klr6gaixbgUFc4aoD3rUWkpl3aiTgv0dBtPXHpBuYjqiM/oZgvJOrGCFJE",
-	"OwmfOe0/vwuEMETvU0wWJzGMfBgCGGPGoX8HVEGw583hHQI0Id6+4zoJDZ22M+M8bh8dHZ/8/4etw9bh",
-	"cfuX1i8fJAC1UOW2O5c94IcYEQ7CaIqJcMMEzqU3T/gMEa5hKTFfrHuhfmRT/vx2mh4u/y1ud/kHsYuJ",
-	"GCEJlm5SGt2rm5TLvZ5h5kcJ4bI9MzNd+YhVtJ+tGIyG0xXDctOdUE45lxnpxdQBQWzMTX8kxk0z1Yum",
-	"i2FOKfAyu0tRYBsKEUFaJP/NXHvWgqX3kMXrXGqU47AwxGxrcbnPNPuPrOhDNgMBhQ+ImtXzPA3L9T9R",
-	"BO+UXowaIRwLI/n+9H8CAAD//w==",
+	"7J3/U+O4tuD/FZX3VQ3MMxCg5+4M/cOrNKR7sg0JS0LPnTv0YsVWEj0cySPJQO4s//srfbEtO0pIOgk1",
+	"DZ6aqg6JLB1J5xx99O34Ly+kk4QSRAT3Tv7yxghGiKmPlzEUQ8omex30KPYu4Qjt9ekdIvK3CPGQ4URg",
+	"SrwTrz9GIEjgCKnfA0CHQIwRIOhRAPn1ewAHHBEBKFE/xJDrH/Y93+PhGE2gzFRME+SdeFwwTEbe05Pv",
+	"XSHBpnvNoUBsttQeCimJOBAUPEAswAANKUNFyQz9mSIuZBnyI2Yo8k4ES5Fd5gQTPEkn3smhn5WPiUAj",
+	"xLwnKUECGZwgYZqkRQQW00/X7TN3IyD1+w8cyCSyYCx/SaAYe75H4ERmP0pxtFCk/2Bo6J14/+ug6JkD",
+	"/Ss/+CQflnKdQy4uaISHWGZRlaVL4imgg/9GoeAgZAgKFAHKwMQ8AaBsUiDGmANMuIBE+ICn4RhAfkOC",
+	"o8bhT3uHR3uNw36jcaL+3280Gv/ZaDQawf4NySr2Z4rYtKhZbMu0bI36eIK4gJNEVUtqma5OwlAoxc7a",
+	"Z7axD/cGkKNIKRIg6WSAmA9S+Q2V1X/AYkxTYSvm/hzBZYqSwBP4aLSiof7zF+uJlruH/72U7F3TLwli",
+	"SnYfHEodPm40wE6EhjCNBThsNHYXSavKckp8vKS0C0z5HsYpyow4mOcGAqB9RZYwYege05Qbi6cJ/DNF",
+	"/g0h6B4xMEhxLMBgCsaQRPNVKO+rauXOERmJseyQo3eqfvkXvtNvcAFTBoloPQrECIznWaw01KwGLH8K",
+	"PIwpRyCkZIhHKYPyAYA5YAhGebfo6hey5w1VlL6XFb/XPlvX5p/k8zyhhCPliz7A6Ep7OPlXSIlARH2E",
+	"SRLjUMl88N+cqk5erqQWY9T4vXJLNUHuB/2825lqtAGNpkC5kXsY42jfe/K9j5QNcBRp/dquZP1yv0UU",
+	"cUCoAOgRcyFlfID6i5H8HUXS0pTba162QRhjRIQSuU10R+mCtt+gBKQEPSYolDJxxKSNIJlaSdOh4iNN",
+	"SbR9QTpU+309cgFMdOsUTfoDL5uBks8onvTdNH0B/QuuWv/3utXr3/bbF63udT84MQarxNA6GOFIdTRk",
+	"DN8j5f6xxg3dvD9o8wVCC/0ecEQigAWAI4h1tfqUnkOmR6CXqlC3e3vevPrUMlXKzIlKhTj8B/iMP4Cd",
+	"w3/4xz+/A4OpQHzXBw9jJMaIASz4DTnVcu5pfwg4nHLAKdjBQmYjG0TWeleagv5KgVg2OFKCpDPWdb+A",
+	"ZGp6lr+05cregQKBGE+0mGogTxPpbS0mrQChq2CT+sBOqoq/JjAVY8rwv9HLGJZyiGCAIJOsJUc1X3kk",
+	"RsnI+B4JZ5G0PRhzpYLXBN5DHMNB/BJa2GtdfWmftm6vO80vzfZ588N5pofGJYWQGBUKx1LfQAQFlNj1",
+	"HjDZvgYkA6uxA8A1mC/uuuVYnk0xGWUW+u0crxqWp0lCmUDRBYow7KtEL6HkmUnLhvw/vW5nXyGKeVTm",
+	"3IzV2CPQJZxOEBGZaDCOu0Pv5I9nyjaIcYWGiCESIu/J/8tLGE0QE1izgiYU1wyraNE/dKqvefvp+YP3",
+	"9PXJ95qpGEs11a1jcQeMIiy/gvGlVeIQxhz5FSG0xrejKtEd/fwM0Pnm0R4KGRKVx49++sezj6ccsWYY",
+	"Is6zpkVE6sof3uV5s/+xe3Vxe9E8/bXdad2enrdbnb7VCnPaKq9MRbiZwmbbc7Y1NdVJucotxgUUKbfl",
+	"7V2fnrZ6PYd8vicyol+kLeWiNWpX6yYyANfFP1+DfC5RFh/qVnBPNLpqfmCNwhwETeOfVaYn4IP2nDdp",
+	"o3EcWpmpL5Cazc00AnpMMEO8TRb4mDHS3hhwIUdLw63WrKkx60OkwdIEOXJNYIj2OJKArFhOJuPvQaCp",
+	"6USOvm5RlQxVhdR1fl7/iof9UjvbLZDJ7OrADwzBu9UczSIHA0OB720XM6A0RlCRxUAWpfj6Hsa/6sGg",
+	"MlamcSyphoAJ5nLcV49wABlSXlMwGN6hmT4iaWwGSj0azPZZqegLTF6y7MgA82yRF5ikAvHnVQ6RIWUh",
+	"utCJJG27W3iOe/e9BOLI/YiqllKCZnhH6EOMohGamIGwMlcpJyiaJqRxrCcwqv0CleeFakWVMw/ksKfG",
+	"AssAqkLYD7hkdQ1SfqZwpopWaztbzVWUQzFdCrOoqdxj5Snk4zMGHzTnrG9bCZMqwZ7z7FYWlSbLMpgj",
+	"LiXZEN6Hj1dQOJxc9x4xhiOknWe2SKWAHRMAAcci1YskZhERQBBhItmNJnrWOEMDWbFOxWVOMS4RC9WE",
+	"3feGlE2g8E68iKbSDPOq6YXA2fE6L85k7nKKZ0rkbpKJtTkAG6AxvMfUQb795ufWbfe6DyCJwFnrvP2l",
+	"dfU7IAhFAIIgTLmgEwnVZumcsgix90VCGHOqUvMbEkQoxveITdtkSM06bTaunEm4aXc8Py/Q870sFydO",
+	"hCkbcByt5nLcxprX3srVrYxnmIc0NTj+DZZTbtssNw4k2k/zWQV8RFy1t569yLkODhEIx3Lyr/1bCOMw",
+	"jeWIPqu6iwY7OMnEL4vykTLwsf3P1hmIMqH21WAdxinH95m3yoaTWfVeYvDJVN/3hvgRRX0qYOxe9RTy",
+	"J23LRhokIQxNOAgpFz4YZuLe9rv95nlZ6DWFk+Vc4vAOk9Elw5RhMZ2V8rcxVjNOKRIk6sNejO5RnIsC",
+	"EhzecTDETO/xZJr+sX3Vk8p93mr2+retf162Or32l5bnexfd0hdf58paGMHckZVQ0sr6ziW9XqGxWxiE",
+	"dDLABHG1+AKoTMDd42Ki/Vy+F1JVpMvW1Wmr0/9mVbJ2N1bsO47kiC+Rf5o46w1FudJqTi3HDfoenP7a",
+	"Ov3sg3a/daGs70P3UxfACZWjRN4a6BFOEimBp5I7wbk6idPN4fmeUlnP97qXrc5t8bX6M/tNlpol1dr9",
+	"PG1XoUNo8Lb6Kbf8ahtVVMWt/iWLdXvGfGG6MoxCohZWFusgh5NitXQCp3KYDuUQIz0cAzvF0ptfWoze",
+	"detnSCNH5zfNJpza2AomiHM4Qp/RNPDlRGsQIwBDRjkH94hxTImt/Db0yoJV3ZT1L7X0coYExHGhGx5k",
+	"DE61J0Rx1DFWPOsI820NQFm2sQEFUHzja6yVjYjUkixRGPuszzA1n2MdD2r5lVEy0l4WyubimpDmZfUZ",
+	"TZdqBpnOaC7iZqWlLEJbLTYOsSG5TCWqC+UxHXGnQMWKxGxb/trvXwKdwNWzFZMyORllKlqtVGm7/+x6",
+	"+YXe5wrjAjpbOWZMp6Qaq/TqYl9RVKQoYK5spmdnG3MCwzEmaI8hGCnbkS4I0KEcDM0+UTHktTtfmuft",
+	"s1uzqeD5+TeXzU+t2373c6tjfXkuB8aL7ln7Y1t5xIt2r9fufLq9avX6zeurZkeOkv3WVad5fqv2LYv8",
+	"5yS47nzudH/rWAk837NSd7r920/ykyqved3/tdXpt0+b/Xa3o6RuX7XsgjKJ1b9yyK78fnrVOpM5NM97",
+	"nu/J3D92rzuqLq3+r90zVWDz/Lz7W0uL17u+vOxe9Vtntxets3bztv/7ZUuJWNmFsb/TW02e7zlWyWW6",
+	"Zr91e96+aPeNaKZBWldX3SsnUc9OFDYyP0TZFrfD3psE4MzkGUgYUuMMGEzVYj6BE7W8rpfdxBTsBPnn",
+	"ExwFu+UBOaH85PDo+N3zTvDJOYSpjWzHsJGYjXO9Gb8DwfV1+6xS9jv4ExoewcO94/BwuPdu+NM/9n6B",
+	"x3DvcNBAR8Pj8F30k14NELIxvBPv//3R2PsF7g2bex+//vXz057957tV/jw8evoPlytsT4w7KPdGymLn",
+	"WGxOJmH5lN6GY/d6crHYncj8XO7jApF0s3PUEaNpMse3TxBJf5AUlxgK14n3Dc88P0o7yp8Zq1XbLD/y",
+	"6w5w5DMX2tXkWaptl8SYoOcK6FaSP/leSrDoDi8Q5Cl79vnrUuIn37vHHA9wbCY8ix79UqScw6LVupRy",
+	"97POzBu1KrobMqVSfZJPblazNtWxmIwRw0Iv0HzK1XUWUE3C62pvOVJmAm1OjSfGMlfOaL7eViq8OVnX",
+	"t4gEMrTKeo1DrK++8yhlGFMuhyelyu+BHHIMMVfc0AIqL/wlTwejLTTg38chKLXL+yPTbLviFUVy29Nc",
+	"jzHHqp7xRPP9TFugybpupkoSsg3UWpE6aAGz864M7Jg1JECH8vlILVETszitsLpIq1pr17FiDWPKzOfV",
+	"toL+xv7v+/Q5ceqUmd+5v68uGHW6HUnwn9of+7enzaszJ63/fSw7VzxdQ13/fBHq72TTVqkbN+2Seb5X",
+	"8xdddb1gn5s+n7XcCXzsZYty87aAJwgSDggFZnV09Q3fCSblUhZv7j5jeRs1ujkIaQqqiu5XGszd3x04",
+	"0efoNnjUyPc6tAdjdIUgX2ULrqw6i1JqqVUFurN+aP4KqjkfG0ICBmYXTl80wHpVMHMtv7f0ioTTpVzC",
+	"KU3Fi1TukiFzFWNDu9ADyNElw6Fr4TeKsoPVqLDTRCY2JwN4CGP9dPlIwLO7uL4XYZ7EcHrhXHIu5tUJ",
+	"Q3t50XJ6PaYPBDAUQ4Hv0YxwUv/sbru8an1s/9Pzvd71R/nh6yp7QQUCL9u4nmqQjzAUri3hizQW2Gyb",
+	"LNmi0ieVGnQYUyhc7Vk86JjpsxSBycLSB1NTthY+eK87E8Ao4iDIlSRwbRy4vZAlkG9pWbmNynqQN7nb",
+	"M1m6v+JQtHASy8/0uYd5160I0mOT6g/rmAQUcsqCJ3MOway0k14IMa/qOERrVXpp/5IfStliKaWV0sqq",
+	"p3LI7m1ItcU9TfI7TMZ5M5kbU64qv+0GgmwuEpQXHPMpisMTjMxC5lI39exeNHf/LNldY2Bxf6inTyZs",
+	"RoGJcxdMTppgnJ2BKNolTkk4lrOoCBOC2PMLlQtOD1+he0RSdIrWUZlyZUqV+GtpZ+22Kjszdw0klPBT",
+	"KNCI6r3WLSq96fQmQ3CzHT97yqraLytiprs1y7nOaU9dx9Nxdt1mc4uN807gXPfOrHMt2WEfN4U8ew5C",
+	"F1I9vJsdMSifPHDChLlrMIhRHz6usDaQHdFzzKtDhgVi+NnLCqW2P80ekm6NQZGaGesqh0z1KYi5x/Ws",
+	"C6J7xWGYMQrvdH9kp1kW9shaZ1bs+ppzXc6DuZ1siTE7CSbGcvA2x13VTr0571Fhx9uzdu+0e626/LLb",
+	"6xd/L3PISMDH7L7PkodfC+2zzp1k/WBpgtWnRTGzyregjZYw31NL76pOWp9HnG3pM/2LhExK4qmbjCbw",
+	"8VSqSXOORf8G8T2KABxQSfhjzM0isWsq/w02PsFkYfFNc7RJ3zY3R0UcWi55EAoQI8iFEnPJmc8EE9NM",
+	"0zPMBSQuZC+tXRD0jVUV8C67yOmqYwRgKugEChzCOJ6q2ZR+Qs+E+RK0X2lNv1COmY52V72Q0sVM/cyC",
+	"/sbDZW5m2dD+bce5s3mTlddyg651vHv9Vgpnjo0vP4g5jpy7VrvtCdcK45H77HhxzyOQT6hZc6fbaX2j",
+	"xTCakgiTkXsCogpLSYw4t4ozA509dvzaPP94e33p+fpT64s69tI8/635e09/bz6fdX/rLDuY5LawLFGo",
+	"B67og6sXnj9s2TcHYsyqenYyaOlTlUU/m77Ll7ZLjWxVzXdq31ylz6vnmEQ6DqScpkwq/XRJN50fOXEp",
+	"KReQibWLEPBxzTxmD98xodQw0u1qHZ1xetc8SIvzhJGOIKNm09PpdLp3cbEXRT/0f/j115PJ5ITz/V6v",
+	"968A7CwOLLP7Hlx9PAXHx8e/3BBn2n8Fu2owDUOU6FgO1NxyyKfti0qYPR+UH/b5+tdR8aGffTiZ+bBz",
+	"c7OvPx/6vzzt/tfOv/7/H/+59zVP91/Zp13nmaE+Tn7DYjymsVTrDR3/IlK951zzWnSS3MLzkKEICxBC",
+	"FgGBE31EfYzi6D3AI0JZfsXLFPbcKu58Wl+sl1ldSoK77Xpmb3N2CSglWGSXB9SaMI3V0bedQLqqQFfJ",
+	"BEUwPymCwyhEu7aXNp7t/IOc0f3L873Pnzzf++Sc2H0pbfzNW67Owm1kC9U7wWW3d9vtnP8e+ABJ7nmQ",
+	"adU29liFUikJ1Dw/1zMN9Ujme53iUBy9wIaDYpswZVhMe/K37NYTZIg1UzGeEzPMurka6F344JyOMAlA",
+	"FuomjxCmFFtfjs2rORYi0bfuMRnS7DY/DEWBcR5MJECGd56vj+aph/jJwcEIi3E62A/p5CBLk3/w5kSr",
+	"gNGeov1yYCAleBHK4kTtRXJfb0nqsxe+tT+p7j6IMcLshpR3NbkPEh0CQKXJpxEcCYHJiPvqayw4SMZT",
+	"LmFc/pQmYMdc8eM+CCEf35BI3T/kfn63CTIEuQ/UOXy+uw9UJDOcTXEfpF4yNKFyPjVkdKKUtFJLdkMg",
+	"C8d6ziXnxCqwE0MiZQRF+zfkhpyhEKuj/TqKDE9QCBgKKYs4eMiVP5PJamEdt+TGk/NsZRE33onM8Efw",
+	"44+XUIz5/o8/gpa0i6pUCSrCM6UkQgwEBzrJwf1R8F7Hm5M6VUp6QwCQJtcHB7B0lf3g/rD6jXo62Acf",
+	"qBhnR2j1nvMDw0JIH0LM/lIiRZV571gxNK6vzrMtgYF8aky52AUDFMKUqwaZAj7WiwwgpJMJJWAAOdoH",
+	"UucI3eMwVrrHKfFl3onaRTTfKI3QWzN68yGvJQdDGsf0IRNMjnvZUoy+bqMEDQ6IteXKAx8EB4m1T2m+",
+	"yfcV5N8x5lpDg4O/RimOnoLdfd1X5bgAstOaxAq1pC4WAEz0FSipyEEWSCHQGdrBFAItYDmgwgmYE7Mh",
+	"2FU5MBQifI/M8R74Z4pKEVhUlupafPmGvm+itQT59fk8jomvtnbGNGVyhDC7OtKEpDrK/OZppBnZVg9s",
+	"oNuy2Abgsw2JeR7RCkonIHuWWQ+AvrneIYdWre2Lw5Pl4dx2RDUwz6fr9tku0Nea9DUY0ILhWObK0DDl",
+	"MAZjyPWJjAdSuvpzAqC6V4/JKM8/WHzfIFBK/q7R2PXlwzCWQqu9dgR2gsVXEQI/f9AKCqZcXESRUvgi",
+	"ONhOMHttQWVwrDVJFqjcoG7xSiAxrZvuOw4ml33QzCtPGUjJHZHto2NPQMKlhwbvGoeqe+Zcigjkk0Hp",
+	"XkTgq0sgSk+1lO8ahyAo3ZXIdOgSjjDJbfEcc8FNyaCRBR3M4kTawQd9HTaxh/+NAnC4v3/caOwqnSqr",
+	"0ryQgCFkam0vt0EfcDwiKAJhyjhl2X58HiFUNrjMWtL9nFChSqPN4zIZSCjH2p1bV6MLupLly3FNZqsu",
+	"iWaBMH3woC6X6vErHEMyQnKkpACCBxjfmbAgIWUMhUImjrUiRFDALP2JzFZ2gwa5hCEl9dBExXsY0xjp",
+	"3FQ0NT1GAvQIQ6H2ikP03no8C9EZpZLbZNYqE/k4TBIEmTQ7AM11PRNSlYB8OJZKoCIMgZiSkT0qg6bR",
+	"N8zBQE6nVea0Eu/Q122duXXlmO1ongEY4lgg9l4dvr1TS51Qm4ScOKBI2eyQspGOM4o5TyVJUAYgUYNN",
+	"lnmm9I1CqYs7SoHu5CKAptI2Wd0A7Kwe7lObsaXIXOA4Bg+U3RnzsOv4449qUVMP1Oo6yuLpKtjJZqv2",
+	"nFQ3L9VF3yGU8LJGuoKxSlpXapFFZYWiiMqq+0pmO8FxjPWYlI0Q+bVNNUJcqo4vMPSokV3w08FG9bNK",
+	"ssOG32g01LeHP4GJCUgiS+mqy5/Y9NkE6/u8xmdgDt4d/QIC++5ToAfzcgiwHTN2ZlygLrtZEKeusGXq",
+	"oHr5L30h0AchjZDEZTWG5B8+o6kP8gt1PsjvAkri1VcBfZ0rfwreg0B/VAQRK6+nI5jpIJXFtU+9fBDj",
+	"EJkATGbW0ExgOEZ7R/uNmXnDw8PDPlQ/71M2OjDP8oPz9mmr02upZ558T2AR2/MPe0AqA0Pzsu35nrkU",
+	"6514R/smC5ogAhPsnXjH+439Y718MVYzqyWpVa14Ue5YgWo9Gkcm/UjBFT9wOyKdOW5v85N0KDqAnUVu",
+	"cmpQJjd7eCss3bq2Z8JT5LDUjrwTT839ioueH2g03ViINncEs6fyCoRgKarGWT1qNLYmhAn85Yy4Wmp1",
+	"qQ7vtCCu/HOBD6yosOqRw+cfKcVFVA/9/PxDlQig8rHD4+cfyyNsqgd+WkY4R9i+J9/7aZnGKAd1VU8d",
+	"L9UeeQhGe2HDO/njq+/xdDKBbKq1VUW/qZiQWlAdce/kD69skp5aJikmpwfQEfdP38RDDou9UkO64m89",
+	"Bs5ELf6BgzzLfCFByEx9E6ZHX8NXoLQPPqrp4Q1ZgHMpETg2S2Say5xmi7loOutSjp8+Z9mpSHLgjNs8",
+	"bxHKeq4IaL1kYhU/e8m0y6QrhWN/+rqmC1lq38YZNVLvmrf18yoUeOUg+Iyj6VrqNEd7wE42V9itxPRc",
+	"9IqARbFZ5z6nBHw5R7eENyhiWa/hGo9+Wco1lgLwvrCTK9yaAnW3Jli+zXzPl/NqZp1oKee2gl8Dg6la",
+	"nXgP3jXe5ev55SDgvpymWEuXJia4We10+bNPyOnOXsybWW+ZWNuVrO5B3EFsXWlfmEpWN9Z3zz+RR1p/",
+	"I9b9CQnbyNaw80EWQXRNZFH5vBSmfCiErtlke2xSRJddD0gs3agh5M1BiNX7lkOK4YCyBd5oXdSwdW5b",
+	"eFHYx2tjCsvy3SCRJ6jp4bunh1UMNMyjIq/JCzIjkJ9v2DYwnFpi18SwPWKwgmavhwy2etTM8OaYwe5+",
+	"yyehP1Oc6Jjt8/3SuuRQUr1toYNlKK+NHWwf4IaHIkVND989PaxsqpEVnn9NiCi9nOAFMOKsJHoNEtsD",
+	"idI7HNZDibKS1DDx5mCirACWj1IuApPRYhe1Lk9U9G9bRFGymNfGFGV34KYKO03NFd89V3yL1Zr3aKwL",
+	"FSabl+CJTOKaJbbJEuZtROtyRPYaohoh3h5CFIaab6kyHC50Q+uDQ6Zw22MGYxmvjxcyk5/HCvr3mhNe",
+	"AScsb5qTLDD+mohQuhK6bUi4KISuKWF7lFC8NGE9TLB0owaFNwcKVu9b/kjdJF/gjdYlBVvntsUKhX28",
+	"NliwLN9NC3mCGhe+e1xY1UDb2dixJi0UMSOyYBEvhA5t8wKRmhy2SQ4qxvAGwMGhJjVFvE2KcKjC8h5r",
+	"I0ThUsZt4oUJ1P366EJ7h/lwIX+v2eJ1sMW3mm31dVBr8EY1GtVLYEblTUU1bWyTNuwXNK0JHWVdqVnj",
+	"7bFGWQNW9lVrk0ZFA7cJGLbdvEbOKPmF+bhhJaup4/unjm8w4A2saLwQV9QwsW2Y2MCyRc0Nb3ONYkln",
+	"s4nFiO2CwaukgUUIUI/7r2K14XkDLIUFXm/ULwcxfoHxv1OSveaA7XFA6X296/FARUtqMnhzZFDRgGWi",
+	"0JS81Lq4UNXAbYFDyWheG0CUPYIbJOw0NVB890DxDXZbesXAenRReh/CC8DFZUn0Gi62Bxel9+WvBxdl",
+	"JanZ4s2xRVkBVnZR66JFRf+2RRYli3ltZFF2B26ysNPUZPHdk8U3WC1DZpRimzgSkTC09+LHIi5n6lBT",
+	"xhYpo9La65LGrMbUuPH2cGNWC55dcZ1xXWtDh0MVt0YeVSt6dfQx4ybmEEglXU0h3z+FrGfMG0SQl4WP",
+	"mjteiDs2iBw1bLxt2FjNM22SMF6ELV4zVixBFDVMvCqYWMZY8xcvr0sR+TuiXwQiCrFrhtgmQ2TtvDZC",
+	"FOpRE8QbJIii+5cIh2N5pfUJwlK87QFEbiavjx8KDzAPH7IUNT28AnpY1VCJ2MAKhM7lRbhBy1tDw1ah",
+	"QTby+sSguqqmhbdIC5mVPh+1P0u8AVDQ+rZFSFBm8QoJQZv7XDyQP9ds8BrYYHmzLGyrh9g9Dtd9jWfx",
+	"B+Amw+3jwtVsJWpw2B44zDT3mgjh0JmaJt4cTTi0YJmg/bMObF3CcKnjtmBj1pReG3Y4nIUbQGYS1ijy",
+	"3aPIN9v0PSIpOkUbWLQweYEQvdDaxVVZ+BpEtgkiVlOvDSElPakB5A0CSEkDVndU64NHWQW3Bx222bw+",
+	"4Cg5hXmwYSWqQeMVgMbKtsthjPgpFGhEGV532UNlBsI8t+1jRq8ifs0Z2+MMu62na3JGVVNq0HhzoFFV",
+	"gWdPf1Vc1bqcMaOC2wKNst28NtCoeAU3aJQS1aDx3YPG6rar1z2aDMF1GUPnBKDM6gUAwxa8post0kXR",
+	"0Ouyha0hNVi8PbCw+3+pOZBl42tTRUn5toYUlrG8OqCwHcEcnCiS1DDx/cPEN9rr6RiyEdoQToQ6sxcD",
+	"ikz4Gim2jhS6qTcEFUZPaqx4s1gR5pb73Hnzsp/aFFlkGrhltjBW80rpIvMJC/lCJ6oJ49UQxvKmq8b/",
+	"NdFC57F9ouhrWWuS2B5J9LWOrUUQWh1qcHhz4CAy+3x2YqNTrgsKRtG2xQfaFl4bFxgLd/OA+rHmgO+e",
+	"A1axxMcrKNYngEfAZDYvAQFG4BoDtokBqpHXBgGjFTULvEEWMH2/1BxEm/T6PJDp2/aQQNvF64MCY+/z",
+	"sED9XIPBKwCDFcwSJ79hMR7TOJI/P2eVav1hDJkqK2QowgKEkEVA4IRXr4c8mIy5ZaJijG6IlWYMpbkC",
+	"noZjwJEQmIzmmWVZ0s1Y51btrSzwHLMrOzec5K2GyShvkdomv0ubVMbo7tJl4t3fUxxt5DU6MqOXe4nO",
+	"F0vsmt+3x+9FO6+J8LZ61BT/5ije7v4V3dK6MF/SvG3xvGUnrw3pbRfgxosiRQ0R3z3YL2Gp8nEUpgyL",
+	"qVLwAYIMsWYqxt7JH1+lMnLE7jP1L+tLTEMYA5hgLmB4B3RCsBNM4B0CLCXBrud7KYu9E28sRHJycHB4",
+	"9L/3G/uN/cOTnxs/v1O6boSq5t28bIMwxogIENMRJnJwIXCixqhUjBERxgKUeZWfVa/899W7jfMot+oP",
+	"NUz6YOYlPuXQ1ZBEM0e8reL1Ee/ZUs8wD2lKhMrPDrBbPbog88+nXFbG2ZRrNutmrNREqJcgya4Dcrjm",
+	"fva2RT97OZLMugxvFZy0i8u0wFUVItGTqr+57w7oM3Opvnz4U9dyEJeqmK84z5aZhftTD4aQj0HE4ANi",
+	"9uNFCKPZ5z8wBO90u1hPxHAgDevr0/8EAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

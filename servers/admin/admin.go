@@ -183,9 +183,14 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			ae.Status = http.StatusMethodNotAllowed
 		case validation.KindTooLarge:
 			ae.Status = http.StatusRequestEntityTooLarge
+		case validation.KindTimeout:
+			ae.Status, ae.Name = http.StatusRequestTimeout, adminapi.ErrorErrorRequestTimeout
 		}
 	case errors.As(err, &he) && he.Code < 500:
 		ae = &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}
+	case apiserver.Unavailable(err):
+		ae = &apiError{http.StatusServiceUnavailable, adminapi.ErrorErrorUnavailable, apiserver.UnavailableMessage}
+		c.Response().Header().Set("Retry-After", apiserver.RetryAfterUnavailable)
 	default:
 		s.logger.ErrorContext(c.Request().Context(), "admin: internal error", "path", c.Request().URL.Path, "err", err)
 	}

@@ -78,6 +78,8 @@ var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeUnsupportedMediaType: "Unsupported Media Type",
 	faxapi.ErrorCodeMethodNotAllowed:     "Method Not Allowed",
 	faxapi.ErrorCodeInternalError:        "Internal Error",
+	faxapi.ErrorCodeRequestTimeout:       "Request Timeout",
+	faxapi.ErrorCodeServiceUnavailable:   "Service Unavailable",
 }
 
 // errorHandler renders every error as {"errors": [...]}. Anything unexpected
@@ -94,6 +96,9 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		if ae.Status == apiserver.StatusClientClosedRequest {
 			c.Response().WriteHeader(ae.Status)
 			return
+		}
+		if ae.Status == http.StatusServiceUnavailable {
+			c.Response().Header().Set("Retry-After", apiserver.RetryAfterUnavailable)
 		}
 		body := faxapi.Errors{Errors: make([]faxapi.Error, 0, len(ae.Items))}
 		for _, it := range ae.Items {
@@ -143,6 +148,9 @@ func toAPIError(err error) *apiError {
 			return newError(http.StatusUnsupportedMediaType, faxapi.ErrorCodeUnsupportedMediaType, "%s", msg)
 		}
 	}
+	if apiserver.Unavailable(err) {
+		return newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)
+	}
 	return errInternal()
 }
 
@@ -167,6 +175,8 @@ func fromValidation(vf *validation.Failure) *apiError {
 		return newError(http.StatusMethodNotAllowed, faxapi.ErrorCodeMethodNotAllowed, "%s", vf.Message)
 	case validation.KindTooLarge:
 		return newError(http.StatusRequestEntityTooLarge, faxapi.ErrorCodeRequestTooLarge, "%s", vf.Message)
+	case validation.KindTimeout:
+		return newError(http.StatusRequestTimeout, faxapi.ErrorCodeRequestTimeout, "%s", vf.Message)
 	}
 	ae := &apiError{Status: http.StatusUnprocessableEntity}
 	for _, c := range vf.Causes {

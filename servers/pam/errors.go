@@ -73,6 +73,9 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			c.Response().WriteHeader(ae.Status)
 			return
 		}
+		if ae.Status == http.StatusServiceUnavailable && ae.Name == pamapi.ErrorNameServiceOffline && c.Response().Header().Get("Retry-After") == "" {
+			c.Response().Header().Set("Retry-After", apiserver.RetryAfterUnavailable)
+		}
 		if err := c.JSON(ae.Status, body); err != nil {
 			logger.WarnContext(c.Request().Context(), "write error response", "err", err)
 		}
@@ -107,6 +110,9 @@ func toAPIError(err error) *apiError {
 			return newError(http.StatusUnsupportedMediaType, pamapi.ErrorNameUnsupportedContentType, "%s", msg)
 		}
 	}
+	if apiserver.Unavailable(err) {
+		return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "%s", apiserver.UnavailableMessage)
+	}
 	return newError(http.StatusInternalServerError, pamapi.ErrorNameUnknownError, "an unexpected error occurred; retry later")
 }
 
@@ -132,6 +138,8 @@ func fromValidation(vf *validation.Failure) *apiError {
 		ae.Status, ae.Name = http.StatusMethodNotAllowed, pamapi.ErrorNameInvalidRequest
 	case validation.KindTooLarge:
 		ae.Status, ae.Name = http.StatusRequestEntityTooLarge, pamapi.ErrorNameInvalidRequest
+	case validation.KindTimeout:
+		ae.Status, ae.Name = http.StatusRequestTimeout, pamapi.ErrorNameInvalidRequest
 	default:
 		ae.Status, ae.Name = http.StatusBadRequest, pamapi.ErrorNameInvalidRequest
 	}

@@ -60,8 +60,10 @@ var errorCodes = map[restaurantapi.ErrorKey]int{
 	restaurantapi.ErrorKeyMETHODNOTALLOWED:            10021,
 	restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE:        10022,
 	restaurantapi.ErrorKeyREQUESTTOOLARGE:             10023,
+	restaurantapi.ErrorKeyREQUESTTIMEOUT:              10024,
 	restaurantapi.ErrorKeyRATELIMITED:                 10029,
 	restaurantapi.ErrorKeyINTERNALERROR:               10050,
+	restaurantapi.ErrorKeySERVICEUNAVAILABLE:          10053,
 }
 
 // errorHandler renders every error in the restaurant API's body. Anything
@@ -97,6 +99,9 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		if ae.Status == http.StatusTooManyRequests {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
 		}
+		if ae.Status == http.StatusServiceUnavailable {
+			c.Response().Header().Set("Retry-After", apiserver.RetryAfterUnavailable)
+		}
 		if err := c.JSON(ae.Status, body); err != nil {
 			logger.WarnContext(c.Request().Context(), "write error response", "err", err)
 		}
@@ -127,6 +132,9 @@ func toAPIError(err error, r *http.Request) *apiError {
 			return newError(http.StatusMethodNotAllowed, restaurantapi.ErrorKeyMETHODNOTALLOWED, "method not allowed")
 		}
 	}
+	if apiserver.Unavailable(err) {
+		return newError(http.StatusServiceUnavailable, restaurantapi.ErrorKeySERVICEUNAVAILABLE, "%s", apiserver.UnavailableMessage)
+	}
 	return newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR, "an unexpected error occurred; retry later")
 }
 
@@ -155,6 +163,8 @@ func fromValidation(vf *validation.Failure, r *http.Request) *apiError {
 		ae.Status, ae.Key = http.StatusMethodNotAllowed, restaurantapi.ErrorKeyMETHODNOTALLOWED
 	case validation.KindTooLarge:
 		ae.Status, ae.Key = http.StatusRequestEntityTooLarge, restaurantapi.ErrorKeyREQUESTTOOLARGE
+	case validation.KindTimeout:
+		ae.Status, ae.Key = http.StatusRequestTimeout, restaurantapi.ErrorKeyREQUESTTIMEOUT
 	default:
 		for _, c := range vf.Causes {
 			switch {

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -192,6 +193,10 @@ func readBody(req *http.Request) ([]byte, error) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return nil, lifecycledoc.TooLarge()
+		}
+		if apiserver.IsTimeout(err) {
+			// The caller's body stalled: 408, naming no address.
+			return nil, apiserver.ErrBodyTimeout
 		}
 		return nil, fmt.Errorf("storage: reading the body: %w", err)
 	}

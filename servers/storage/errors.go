@@ -59,6 +59,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		id = requestID(req.Context())
 		c.Response().Header().Set("X-Cloud-Request-Id", id)
 	}
+	if ae.Status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", apiserver.RetryAfterUnavailable)
+	}
 	body, merr := xml.Marshal(storageapi.Error{Code: ae.Code, Message: ae.Message, Resource: &ae.Resource, RequestId: id})
 	if merr != nil {
 		s.logger.ErrorContext(req.Context(), "storage: marshal error response", "err", merr)
@@ -94,6 +97,12 @@ func toAPIError(err error) *apiError {
 		case http.StatusBadRequest:
 			return newError(http.StatusBadRequest, storageapi.ErrorCodeInvalidRequest, "", "%v", he.Message)
 		}
+	}
+	if errors.Is(err, apiserver.ErrBodyTimeout) {
+		return newError(http.StatusRequestTimeout, storageapi.ErrorCodeRequestTimeout, "", "%s", apiserver.BodyTimeoutMessage)
+	}
+	if apiserver.Unavailable(err) {
+		return newError(http.StatusServiceUnavailable, storageapi.ErrorCodeServiceUnavailable, "", "%s", apiserver.UnavailableMessage)
 	}
 	return newError(http.StatusInternalServerError, storageapi.ErrorCodeInternalError, "", "we encountered an internal error; please try again")
 }
@@ -135,6 +144,8 @@ func fromValidation(vf *validation.Failure) *apiError {
 		return newError(http.StatusForbidden, storageapi.ErrorCodeAccessDenied, "", "access denied: %s", vf.Message)
 	case validation.KindTooLarge:
 		return fromDomain(lifecycledoc.TooLarge())
+	case validation.KindTimeout:
+		return newError(http.StatusRequestTimeout, storageapi.ErrorCodeRequestTimeout, "", "%s", apiserver.BodyTimeoutMessage)
 	case validation.KindNotFound:
 		return notImplemented()
 	case validation.KindMethodNotAllowed:

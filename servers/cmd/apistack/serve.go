@@ -262,14 +262,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// databases are opened and migrated and the servers built, then 200
 	// while the databases answer, and 503 again once shutdown starts.
 	var dbs []*sql.DB // read only once readiness has started
-	readiness := apiserver.NewReadiness(func(ctx context.Context) error {
-		for _, db := range dbs {
-			if err := db.PingContext(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	readiness := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return dbs }, c.Database != ""))
 	var listeners []listener
 	defer func() {
 		for _, l := range listeners {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"net/http"
 	"os"
@@ -10,10 +11,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
 func TestServe_ABadFlagIsOneLineAndAPointerToHelp(t *testing.T) {
@@ -106,4 +111,27 @@ func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *test
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func TestReadyProbe_NotReadyWhileASQLiteDatabaseTakesNoWrites(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "x.db"), fstest.MapFS{
+		"00001_init.sql": {Data: []byte("-- +goose Up\nCREATE TABLE t (x INTEGER);\n")},
+	})
+	require.NoError(t, err)
+	defer db.Close()
+	readiness := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return []*sql.DB{db} }, false))
+	readiness.Start()
+	require.NoError(t, readiness.Check(ctx))
+
+	// Every write fails (as on a full disk), while a ping still answers.
+	db.SetMaxOpenConns(1)
+	_, err = db.ExecContext(ctx, "PRAGMA query_only = 1")
+	require.NoError(t, err)
+	require.NoError(t, db.PingContext(ctx))
+	notReady := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return []*sql.DB{db} }, false))
+	notReady.Start()
+	err = notReady.Check(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "takes no writes")
 }

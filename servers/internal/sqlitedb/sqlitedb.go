@@ -221,3 +221,24 @@ func Dir(fsys embed.FS, dir string) fs.FS {
 	}
 	return sub
 }
+
+// WriteProbe commits a write that changes nothing (the header's
+// user_version set to its own value): it appends to the write-ahead log as
+// any commit does, so it fails while commits fail, the disk full
+// (SQLITE_FULL) or the file unwritable included, when a ping still answers.
+// A readiness check calls it.
+func WriteProbe(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("write probe: %w", err)
+	}
+	defer conn.Close()
+	var v int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("write probe: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		return fmt.Errorf("write probe: the database takes no writes: %w", err)
+	}
+	return nil
+}
