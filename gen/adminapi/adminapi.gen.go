@@ -48,7 +48,10 @@ const (
 	ErrorErrorInternal               ErrorError = "internal"
 	ErrorErrorInvalidRequest         ErrorError = "invalid_request"
 	ErrorErrorNotFound               ErrorError = "not_found"
+	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
+	ErrorErrorTooManyRequests        ErrorError = "too_many_requests"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
+	ErrorErrorUnavailable            ErrorError = "unavailable"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
 
@@ -63,7 +66,13 @@ func (e ErrorError) Valid() bool {
 		return true
 	case ErrorErrorNotFound:
 		return true
+	case ErrorErrorRequestTimeout:
+		return true
+	case ErrorErrorTooManyRequests:
+		return true
 	case ErrorErrorUnauthorized:
+		return true
+	case ErrorErrorUnavailable:
 		return true
 	case ErrorErrorUnsupportedContentType:
 		return true
@@ -762,11 +771,20 @@ type Internal = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
+// TooManyRequests defines model for TooManyRequests.
+type TooManyRequests = Error
+
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -4407,6 +4425,16 @@ type ClientWithResponsesInterface interface {
 	DeleteStorageKeyWithResponse(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*DeleteStorageKeyResponse, error)
 }
 
+// CreateFaxAccountResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxAccount
+type CreateFaxAccountResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxAccountResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxAccount
+type CreateFaxAccountResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4416,12 +4444,22 @@ type CreateFaxAccountResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxAccountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxAccountResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4439,6 +4477,11 @@ func (r CreateFaxAccountResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateFaxAccountResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -4449,9 +4492,19 @@ func (r CreateFaxAccountResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxAccountResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4483,6 +4536,16 @@ func (r CreateFaxAccountResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxAccountResponse429Headers the declared response headers of an HTTP 429 response for GetFaxAccount
+type GetFaxAccountResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFaxAccountResponse503Headers the declared response headers of an HTTP 503 response for GetFaxAccount
+type GetFaxAccountResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4492,8 +4555,18 @@ type GetFaxAccountResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxAccountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxAccountResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4511,9 +4584,24 @@ func (r GetFaxAccountResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetFaxAccountResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxAccountResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxAccountResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4545,6 +4633,16 @@ func (r GetFaxAccountResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxAPIKeyResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxAPIKey
+type CreateFaxAPIKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxAPIKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxAPIKey
+type CreateFaxAPIKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxAPIKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4556,10 +4654,20 @@ type CreateFaxAPIKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxAPIKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxAPIKeyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4582,14 +4690,29 @@ func (r CreateFaxAPIKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxAPIKeyResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxAPIKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4621,6 +4744,16 @@ func (r CreateFaxAPIKeyResponse) ContentType() string {
 	return ""
 }
 
+// RevokeFaxAPIKeyResponse429Headers the declared response headers of an HTTP 429 response for RevokeFaxAPIKey
+type RevokeFaxAPIKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// RevokeFaxAPIKeyResponse503Headers the declared response headers of an HTTP 503 response for RevokeFaxAPIKey
+type RevokeFaxAPIKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type RevokeFaxAPIKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4628,8 +4761,18 @@ type RevokeFaxAPIKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeFaxAPIKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeFaxAPIKeyResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -4642,9 +4785,24 @@ func (r RevokeFaxAPIKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RevokeFaxAPIKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4676,6 +4834,16 @@ func (r RevokeFaxAPIKeyResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxApplication
+type CreateFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxApplication
+type CreateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4687,10 +4855,20 @@ type CreateFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxApplicationResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxApplicationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4713,14 +4891,29 @@ func (r CreateFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4752,6 +4945,16 @@ func (r CreateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// SetFaxNumberResponse429Headers the declared response headers of an HTTP 429 response for SetFaxNumber
+type SetFaxNumberResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetFaxNumberResponse503Headers the declared response headers of an HTTP 503 response for SetFaxNumber
+type SetFaxNumberResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetFaxNumberResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4763,12 +4966,22 @@ type SetFaxNumberResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetFaxNumberResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetFaxNumberResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4791,6 +5004,11 @@ func (r SetFaxNumberResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetFaxNumberResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r SetFaxNumberResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -4801,9 +5019,19 @@ func (r SetFaxNumberResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetFaxNumberResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetFaxNumberResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetFaxNumberResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4835,6 +5063,16 @@ func (r SetFaxNumberResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxOutboundVoiceProfileResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxOutboundVoiceProfile
+type CreateFaxOutboundVoiceProfileResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxOutboundVoiceProfileResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxOutboundVoiceProfile
+type CreateFaxOutboundVoiceProfileResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxOutboundVoiceProfileResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4846,10 +5084,20 @@ type CreateFaxOutboundVoiceProfileResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxOutboundVoiceProfileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxOutboundVoiceProfileResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4872,14 +5120,29 @@ func (r CreateFaxOutboundVoiceProfileResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxOutboundVoiceProfileResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxOutboundVoiceProfileResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4911,6 +5174,16 @@ func (r CreateFaxOutboundVoiceProfileResponse) ContentType() string {
 	return ""
 }
 
+// InjectFaxInboundResponse429Headers the declared response headers of an HTTP 429 response for InjectFaxInbound
+type InjectFaxInboundResponse429Headers struct {
+	RetryAfter int
+}
+
+// InjectFaxInboundResponse503Headers the declared response headers of an HTTP 503 response for InjectFaxInbound
+type InjectFaxInboundResponse503Headers struct {
+	RetryAfter int
+}
+
 type InjectFaxInboundResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4922,12 +5195,22 @@ type InjectFaxInboundResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *InjectFaxInboundResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *InjectFaxInboundResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4950,6 +5233,11 @@ func (r InjectFaxInboundResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r InjectFaxInboundResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -4960,9 +5248,19 @@ func (r InjectFaxInboundResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r InjectFaxInboundResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4994,6 +5292,16 @@ func (r InjectFaxInboundResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxWebhookPublicKeyResponse429Headers the declared response headers of an HTTP 429 response for GetFaxWebhookPublicKey
+type GetFaxWebhookPublicKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFaxWebhookPublicKeyResponse503Headers the declared response headers of an HTTP 503 response for GetFaxWebhookPublicKey
+type GetFaxWebhookPublicKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxWebhookPublicKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5001,8 +5309,18 @@ type GetFaxWebhookPublicKeyResponse struct {
 	JSON200 *FaxWebhookPublicKey
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxWebhookPublicKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxWebhookPublicKeyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5015,9 +5333,24 @@ func (r GetFaxWebhookPublicKeyResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxWebhookPublicKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5049,6 +5382,16 @@ func (r GetFaxWebhookPublicKeyResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxWebhookStatsResponse429Headers the declared response headers of an HTTP 429 response for GetFaxWebhookStats
+type GetFaxWebhookStatsResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFaxWebhookStatsResponse503Headers the declared response headers of an HTTP 503 response for GetFaxWebhookStats
+type GetFaxWebhookStatsResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxWebhookStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5056,8 +5399,18 @@ type GetFaxWebhookStatsResponse struct {
 	JSON200 *FaxWebhookStats
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxWebhookStatsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxWebhookStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5070,9 +5423,24 @@ func (r GetFaxWebhookStatsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxWebhookStatsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5104,6 +5472,16 @@ func (r GetFaxWebhookStatsResponse) ContentType() string {
 	return ""
 }
 
+// GetPAMMaintenanceResponse429Headers the declared response headers of an HTTP 429 response for GetPAMMaintenance
+type GetPAMMaintenanceResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetPAMMaintenanceResponse503Headers the declared response headers of an HTTP 503 response for GetPAMMaintenance
+type GetPAMMaintenanceResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPAMMaintenanceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5111,8 +5489,18 @@ type GetPAMMaintenanceResponse struct {
 	JSON200 *PAMMaintenance
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPAMMaintenanceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPAMMaintenanceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5125,9 +5513,24 @@ func (r GetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPAMMaintenanceResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5159,6 +5562,16 @@ func (r GetPAMMaintenanceResponse) ContentType() string {
 	return ""
 }
 
+// SetPAMMaintenanceResponse429Headers the declared response headers of an HTTP 429 response for SetPAMMaintenance
+type SetPAMMaintenanceResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetPAMMaintenanceResponse503Headers the declared response headers of an HTTP 503 response for SetPAMMaintenance
+type SetPAMMaintenanceResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetPAMMaintenanceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5168,10 +5581,20 @@ type SetPAMMaintenanceResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetPAMMaintenanceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetPAMMaintenanceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5189,14 +5612,29 @@ func (r SetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetPAMMaintenanceResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetPAMMaintenanceResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5228,6 +5666,16 @@ func (r SetPAMMaintenanceResponse) ContentType() string {
 	return ""
 }
 
+// CreatePAMTeamResponse429Headers the declared response headers of an HTTP 429 response for CreatePAMTeam
+type CreatePAMTeamResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreatePAMTeamResponse503Headers the declared response headers of an HTTP 503 response for CreatePAMTeam
+type CreatePAMTeamResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreatePAMTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5237,12 +5685,22 @@ type CreatePAMTeamResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePAMTeamResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePAMTeamResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5260,6 +5718,11 @@ func (r CreatePAMTeamResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePAMTeamResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5270,9 +5733,19 @@ func (r CreatePAMTeamResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreatePAMTeamResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5304,6 +5777,16 @@ func (r CreatePAMTeamResponse) ContentType() string {
 	return ""
 }
 
+// GetPAMTeamResponse429Headers the declared response headers of an HTTP 429 response for GetPAMTeam
+type GetPAMTeamResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetPAMTeamResponse503Headers the declared response headers of an HTTP 503 response for GetPAMTeam
+type GetPAMTeamResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPAMTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5313,8 +5796,18 @@ type GetPAMTeamResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPAMTeamResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPAMTeamResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5332,9 +5825,24 @@ func (r GetPAMTeamResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPAMTeamResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPAMTeamResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPAMTeamResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPAMTeamResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5366,6 +5874,16 @@ func (r GetPAMTeamResponse) ContentType() string {
 	return ""
 }
 
+// UpdatePAMTeamResponse429Headers the declared response headers of an HTTP 429 response for UpdatePAMTeam
+type UpdatePAMTeamResponse429Headers struct {
+	RetryAfter int
+}
+
+// UpdatePAMTeamResponse503Headers the declared response headers of an HTTP 503 response for UpdatePAMTeam
+type UpdatePAMTeamResponse503Headers struct {
+	RetryAfter int
+}
+
 type UpdatePAMTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5377,10 +5895,20 @@ type UpdatePAMTeamResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdatePAMTeamResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdatePAMTeamResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5403,14 +5931,29 @@ func (r UpdatePAMTeamResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdatePAMTeamResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdatePAMTeamResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5442,6 +5985,16 @@ func (r UpdatePAMTeamResponse) ContentType() string {
 	return ""
 }
 
+// GetPAMQuotasResponse429Headers the declared response headers of an HTTP 429 response for GetPAMQuotas
+type GetPAMQuotasResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetPAMQuotasResponse503Headers the declared response headers of an HTTP 503 response for GetPAMQuotas
+type GetPAMQuotasResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPAMQuotasResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5451,8 +6004,18 @@ type GetPAMQuotasResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPAMQuotasResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPAMQuotasResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5470,9 +6033,24 @@ func (r GetPAMQuotasResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPAMQuotasResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5504,6 +6082,16 @@ func (r GetPAMQuotasResponse) ContentType() string {
 	return ""
 }
 
+// SetPAMQuotasResponse429Headers the declared response headers of an HTTP 429 response for SetPAMQuotas
+type SetPAMQuotasResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetPAMQuotasResponse503Headers the declared response headers of an HTTP 503 response for SetPAMQuotas
+type SetPAMQuotasResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetPAMQuotasResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5515,10 +6103,20 @@ type SetPAMQuotasResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetPAMQuotasResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetPAMQuotasResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5541,14 +6139,29 @@ func (r SetPAMQuotasResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetPAMQuotasResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetPAMQuotasResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5580,6 +6193,16 @@ func (r SetPAMQuotasResponse) ContentType() string {
 	return ""
 }
 
+// BootstrapPAMServiceUserResponse429Headers the declared response headers of an HTTP 429 response for BootstrapPAMServiceUser
+type BootstrapPAMServiceUserResponse429Headers struct {
+	RetryAfter int
+}
+
+// BootstrapPAMServiceUserResponse503Headers the declared response headers of an HTTP 503 response for BootstrapPAMServiceUser
+type BootstrapPAMServiceUserResponse503Headers struct {
+	RetryAfter int
+}
+
 type BootstrapPAMServiceUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5591,12 +6214,22 @@ type BootstrapPAMServiceUserResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BootstrapPAMServiceUserResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BootstrapPAMServiceUserResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5619,6 +6252,11 @@ func (r BootstrapPAMServiceUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r BootstrapPAMServiceUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5629,9 +6267,19 @@ func (r BootstrapPAMServiceUserResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BootstrapPAMServiceUserResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5663,6 +6311,16 @@ func (r BootstrapPAMServiceUserResponse) ContentType() string {
 	return ""
 }
 
+// CreatePAMHumanUserResponse429Headers the declared response headers of an HTTP 429 response for CreatePAMHumanUser
+type CreatePAMHumanUserResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreatePAMHumanUserResponse503Headers the declared response headers of an HTTP 503 response for CreatePAMHumanUser
+type CreatePAMHumanUserResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreatePAMHumanUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5674,12 +6332,22 @@ type CreatePAMHumanUserResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePAMHumanUserResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePAMHumanUserResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5702,6 +6370,11 @@ func (r CreatePAMHumanUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePAMHumanUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5712,9 +6385,19 @@ func (r CreatePAMHumanUserResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreatePAMHumanUserResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5746,6 +6429,16 @@ func (r CreatePAMHumanUserResponse) ContentType() string {
 	return ""
 }
 
+// CreateRestaurantClientResponse429Headers the declared response headers of an HTTP 429 response for CreateRestaurantClient
+type CreateRestaurantClientResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateRestaurantClientResponse503Headers the declared response headers of an HTTP 503 response for CreateRestaurantClient
+type CreateRestaurantClientResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateRestaurantClientResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5757,10 +6450,20 @@ type CreateRestaurantClientResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRestaurantClientResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRestaurantClientResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5783,14 +6486,29 @@ func (r CreateRestaurantClientResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRestaurantClientResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateRestaurantClientResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5822,6 +6540,16 @@ func (r CreateRestaurantClientResponse) ContentType() string {
 	return ""
 }
 
+// CreateRestaurantResponse429Headers the declared response headers of an HTTP 429 response for CreateRestaurant
+type CreateRestaurantResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateRestaurantResponse503Headers the declared response headers of an HTTP 503 response for CreateRestaurant
+type CreateRestaurantResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateRestaurantResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5831,12 +6559,22 @@ type CreateRestaurantResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRestaurantResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRestaurantResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5854,6 +6592,11 @@ func (r CreateRestaurantResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateRestaurantResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateRestaurantResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5864,9 +6607,19 @@ func (r CreateRestaurantResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRestaurantResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateRestaurantResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRestaurantResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5898,6 +6651,16 @@ func (r CreateRestaurantResponse) ContentType() string {
 	return ""
 }
 
+// GetRestaurantResponse429Headers the declared response headers of an HTTP 429 response for GetRestaurant
+type GetRestaurantResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetRestaurantResponse503Headers the declared response headers of an HTTP 503 response for GetRestaurant
+type GetRestaurantResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRestaurantResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5907,8 +6670,18 @@ type GetRestaurantResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRestaurantResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRestaurantResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5926,9 +6699,24 @@ func (r GetRestaurantResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetRestaurantResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRestaurantResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRestaurantResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRestaurantResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5960,6 +6748,16 @@ func (r GetRestaurantResponse) ContentType() string {
 	return ""
 }
 
+// ImportRestaurantConfigurationResponse429Headers the declared response headers of an HTTP 429 response for ImportRestaurantConfiguration
+type ImportRestaurantConfigurationResponse429Headers struct {
+	RetryAfter int
+}
+
+// ImportRestaurantConfigurationResponse503Headers the declared response headers of an HTTP 503 response for ImportRestaurantConfiguration
+type ImportRestaurantConfigurationResponse503Headers struct {
+	RetryAfter int
+}
+
 type ImportRestaurantConfigurationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5971,10 +6769,20 @@ type ImportRestaurantConfigurationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ImportRestaurantConfigurationResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ImportRestaurantConfigurationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5997,14 +6805,29 @@ func (r ImportRestaurantConfigurationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ImportRestaurantConfigurationResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ImportRestaurantConfigurationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6036,6 +6859,16 @@ func (r ImportRestaurantConfigurationResponse) ContentType() string {
 	return ""
 }
 
+// GenerateRestaurantDemoResponse429Headers the declared response headers of an HTTP 429 response for GenerateRestaurantDemo
+type GenerateRestaurantDemoResponse429Headers struct {
+	RetryAfter int
+}
+
+// GenerateRestaurantDemoResponse503Headers the declared response headers of an HTTP 503 response for GenerateRestaurantDemo
+type GenerateRestaurantDemoResponse503Headers struct {
+	RetryAfter int
+}
+
 type GenerateRestaurantDemoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6047,10 +6880,20 @@ type GenerateRestaurantDemoResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GenerateRestaurantDemoResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GenerateRestaurantDemoResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6073,14 +6916,29 @@ func (r GenerateRestaurantDemoResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r GenerateRestaurantDemoResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GenerateRestaurantDemoResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6112,6 +6970,16 @@ func (r GenerateRestaurantDemoResponse) ContentType() string {
 	return ""
 }
 
+// RemoveRestaurantEntityResponse429Headers the declared response headers of an HTTP 429 response for RemoveRestaurantEntity
+type RemoveRestaurantEntityResponse429Headers struct {
+	RetryAfter int
+}
+
+// RemoveRestaurantEntityResponse503Headers the declared response headers of an HTTP 503 response for RemoveRestaurantEntity
+type RemoveRestaurantEntityResponse503Headers struct {
+	RetryAfter int
+}
+
 type RemoveRestaurantEntityResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6119,8 +6987,18 @@ type RemoveRestaurantEntityResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RemoveRestaurantEntityResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveRestaurantEntityResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6133,9 +7011,24 @@ func (r RemoveRestaurantEntityResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RemoveRestaurantEntityResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6167,6 +7060,16 @@ func (r RemoveRestaurantEntityResponse) ContentType() string {
 	return ""
 }
 
+// ArchiveRestaurantEntityResponse429Headers the declared response headers of an HTTP 429 response for ArchiveRestaurantEntity
+type ArchiveRestaurantEntityResponse429Headers struct {
+	RetryAfter int
+}
+
+// ArchiveRestaurantEntityResponse503Headers the declared response headers of an HTTP 503 response for ArchiveRestaurantEntity
+type ArchiveRestaurantEntityResponse503Headers struct {
+	RetryAfter int
+}
+
 type ArchiveRestaurantEntityResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6174,8 +7077,18 @@ type ArchiveRestaurantEntityResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ArchiveRestaurantEntityResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ArchiveRestaurantEntityResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6188,9 +7101,24 @@ func (r ArchiveRestaurantEntityResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ArchiveRestaurantEntityResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6222,6 +7150,16 @@ func (r ArchiveRestaurantEntityResponse) ContentType() string {
 	return ""
 }
 
+// ListStorageBucketsResponse429Headers the declared response headers of an HTTP 429 response for ListStorageBuckets
+type ListStorageBucketsResponse429Headers struct {
+	RetryAfter int
+}
+
+// ListStorageBucketsResponse503Headers the declared response headers of an HTTP 503 response for ListStorageBuckets
+type ListStorageBucketsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListStorageBucketsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6231,8 +7169,18 @@ type ListStorageBucketsResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListStorageBucketsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStorageBucketsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6250,9 +7198,24 @@ func (r ListStorageBucketsResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListStorageBucketsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6284,6 +7247,16 @@ func (r ListStorageBucketsResponse) ContentType() string {
 	return ""
 }
 
+// CreateStorageBucketResponse429Headers the declared response headers of an HTTP 429 response for CreateStorageBucket
+type CreateStorageBucketResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateStorageBucketResponse503Headers the declared response headers of an HTTP 503 response for CreateStorageBucket
+type CreateStorageBucketResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateStorageBucketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6295,12 +7268,22 @@ type CreateStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateStorageBucketResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateStorageBucketResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -6323,6 +7306,11 @@ func (r CreateStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateStorageBucketResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -6333,9 +7321,19 @@ func (r CreateStorageBucketResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateStorageBucketResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6367,6 +7365,16 @@ func (r CreateStorageBucketResponse) ContentType() string {
 	return ""
 }
 
+// DeleteStorageBucketResponse429Headers the declared response headers of an HTTP 429 response for DeleteStorageBucket
+type DeleteStorageBucketResponse429Headers struct {
+	RetryAfter int
+}
+
+// DeleteStorageBucketResponse503Headers the declared response headers of an HTTP 503 response for DeleteStorageBucket
+type DeleteStorageBucketResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteStorageBucketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6374,8 +7382,18 @@ type DeleteStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteStorageBucketResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteStorageBucketResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6388,9 +7406,24 @@ func (r DeleteStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteStorageBucketResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6422,6 +7455,16 @@ func (r DeleteStorageBucketResponse) ContentType() string {
 	return ""
 }
 
+// GetStorageBucketResponse429Headers the declared response headers of an HTTP 429 response for GetStorageBucket
+type GetStorageBucketResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetStorageBucketResponse503Headers the declared response headers of an HTTP 503 response for GetStorageBucket
+type GetStorageBucketResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetStorageBucketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6431,8 +7474,18 @@ type GetStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStorageBucketResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStorageBucketResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6450,9 +7503,24 @@ func (r GetStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetStorageBucketResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetStorageBucketResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetStorageBucketResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetStorageBucketResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6484,6 +7552,16 @@ func (r GetStorageBucketResponse) ContentType() string {
 	return ""
 }
 
+// SetStorageBucketVersioningResponse429Headers the declared response headers of an HTTP 429 response for SetStorageBucketVersioning
+type SetStorageBucketVersioningResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetStorageBucketVersioningResponse503Headers the declared response headers of an HTTP 503 response for SetStorageBucketVersioning
+type SetStorageBucketVersioningResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetStorageBucketVersioningResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6495,10 +7573,20 @@ type SetStorageBucketVersioningResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetStorageBucketVersioningResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetStorageBucketVersioningResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6521,14 +7609,29 @@ func (r SetStorageBucketVersioningResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetStorageBucketVersioningResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetStorageBucketVersioningResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6560,6 +7663,16 @@ func (r SetStorageBucketVersioningResponse) ContentType() string {
 	return ""
 }
 
+// ListStorageKeysResponse429Headers the declared response headers of an HTTP 429 response for ListStorageKeys
+type ListStorageKeysResponse429Headers struct {
+	RetryAfter int
+}
+
+// ListStorageKeysResponse503Headers the declared response headers of an HTTP 503 response for ListStorageKeys
+type ListStorageKeysResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListStorageKeysResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6569,8 +7682,18 @@ type ListStorageKeysResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListStorageKeysResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStorageKeysResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6588,9 +7711,24 @@ func (r ListStorageKeysResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListStorageKeysResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListStorageKeysResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListStorageKeysResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStorageKeysResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6622,6 +7760,16 @@ func (r ListStorageKeysResponse) ContentType() string {
 	return ""
 }
 
+// CreateStorageKeyResponse429Headers the declared response headers of an HTTP 429 response for CreateStorageKey
+type CreateStorageKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateStorageKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateStorageKey
+type CreateStorageKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateStorageKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6633,10 +7781,20 @@ type CreateStorageKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateStorageKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateStorageKeyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -6659,14 +7817,29 @@ func (r CreateStorageKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateStorageKeyResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateStorageKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6698,6 +7871,16 @@ func (r CreateStorageKeyResponse) ContentType() string {
 	return ""
 }
 
+// DeleteStorageKeyResponse429Headers the declared response headers of an HTTP 429 response for DeleteStorageKey
+type DeleteStorageKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// DeleteStorageKeyResponse503Headers the declared response headers of an HTTP 503 response for DeleteStorageKey
+type DeleteStorageKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteStorageKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6705,8 +7888,18 @@ type DeleteStorageKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteStorageKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteStorageKeyResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6719,9 +7912,24 @@ func (r DeleteStorageKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteStorageKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7650,6 +8858,13 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7664,6 +8879,13 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7671,6 +8893,36 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7711,6 +8963,20 @@ func ParseGetFaxAccountResponse(rsp *http.Response) (*GetFaxAccountResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7718,6 +8984,36 @@ func ParseGetFaxAccountResponse(rsp *http.Response) (*GetFaxAccountResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFaxAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7765,12 +9061,26 @@ func ParseCreateFaxAPIKeyResponse(rsp *http.Response) (*CreateFaxAPIKeyResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -7779,6 +9089,36 @@ func ParseCreateFaxAPIKeyResponse(rsp *http.Response) (*CreateFaxAPIKeyResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxAPIKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxAPIKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7815,6 +9155,20 @@ func ParseRevokeFaxAPIKeyResponse(rsp *http.Response) (*RevokeFaxAPIKeyResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7822,6 +9176,36 @@ func ParseRevokeFaxAPIKeyResponse(rsp *http.Response) (*RevokeFaxAPIKeyResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RevokeFaxAPIKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeFaxAPIKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7869,12 +9253,26 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -7883,6 +9281,36 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7930,6 +9358,13 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7944,6 +9379,13 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7951,6 +9393,36 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetFaxNumberResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetFaxNumberResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7998,12 +9470,26 @@ func ParseCreateFaxOutboundVoiceProfileResponse(rsp *http.Response) (*CreateFaxO
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8012,6 +9498,36 @@ func ParseCreateFaxOutboundVoiceProfileResponse(rsp *http.Response) (*CreateFaxO
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxOutboundVoiceProfileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxOutboundVoiceProfileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8059,6 +9575,13 @@ func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8073,6 +9596,13 @@ func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundRespons
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8080,6 +9610,36 @@ func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers InjectFaxInboundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers InjectFaxInboundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8113,6 +9673,20 @@ func ParseGetFaxWebhookPublicKeyResponse(rsp *http.Response) (*GetFaxWebhookPubl
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8120,6 +9694,36 @@ func ParseGetFaxWebhookPublicKeyResponse(rsp *http.Response) (*GetFaxWebhookPubl
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxWebhookPublicKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFaxWebhookPublicKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8153,6 +9757,20 @@ func ParseGetFaxWebhookStatsResponse(rsp *http.Response) (*GetFaxWebhookStatsRes
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8160,6 +9778,36 @@ func ParseGetFaxWebhookStatsResponse(rsp *http.Response) (*GetFaxWebhookStatsRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxWebhookStatsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFaxWebhookStatsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8193,6 +9841,20 @@ func ParseGetPAMMaintenanceResponse(rsp *http.Response) (*GetPAMMaintenanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8200,6 +9862,36 @@ func ParseGetPAMMaintenanceResponse(rsp *http.Response) (*GetPAMMaintenanceRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPAMMaintenanceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPAMMaintenanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8240,12 +9932,26 @@ func ParseSetPAMMaintenanceResponse(rsp *http.Response) (*SetPAMMaintenanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8254,6 +9960,36 @@ func ParseSetPAMMaintenanceResponse(rsp *http.Response) (*SetPAMMaintenanceRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetPAMMaintenanceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetPAMMaintenanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8294,6 +10030,13 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8308,6 +10051,13 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8315,6 +10065,36 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreatePAMTeamResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePAMTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8355,6 +10135,20 @@ func ParseGetPAMTeamResponse(rsp *http.Response) (*GetPAMTeamResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8362,6 +10156,36 @@ func ParseGetPAMTeamResponse(rsp *http.Response) (*GetPAMTeamResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPAMTeamResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPAMTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8409,12 +10233,26 @@ func ParseUpdatePAMTeamResponse(rsp *http.Response) (*UpdatePAMTeamResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8423,6 +10261,36 @@ func ParseUpdatePAMTeamResponse(rsp *http.Response) (*UpdatePAMTeamResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdatePAMTeamResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdatePAMTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8463,6 +10331,20 @@ func ParseGetPAMQuotasResponse(rsp *http.Response) (*GetPAMQuotasResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8470,6 +10352,36 @@ func ParseGetPAMQuotasResponse(rsp *http.Response) (*GetPAMQuotasResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPAMQuotasResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPAMQuotasResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8517,12 +10429,26 @@ func ParseSetPAMQuotasResponse(rsp *http.Response) (*SetPAMQuotasResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8531,6 +10457,36 @@ func ParseSetPAMQuotasResponse(rsp *http.Response) (*SetPAMQuotasResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetPAMQuotasResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetPAMQuotasResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8578,6 +10534,13 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8592,6 +10555,13 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8599,6 +10569,36 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers BootstrapPAMServiceUserResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BootstrapPAMServiceUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8646,6 +10646,13 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8660,6 +10667,13 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8667,6 +10681,36 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreatePAMHumanUserResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePAMHumanUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8714,12 +10758,26 @@ func ParseCreateRestaurantClientResponse(rsp *http.Response) (*CreateRestaurantC
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8728,6 +10786,36 @@ func ParseCreateRestaurantClientResponse(rsp *http.Response) (*CreateRestaurantC
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateRestaurantClientResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRestaurantClientResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8768,6 +10856,13 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8782,6 +10877,13 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8789,6 +10891,36 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateRestaurantResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRestaurantResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8829,6 +10961,20 @@ func ParseGetRestaurantResponse(rsp *http.Response) (*GetRestaurantResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8836,6 +10982,36 @@ func ParseGetRestaurantResponse(rsp *http.Response) (*GetRestaurantResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetRestaurantResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRestaurantResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8883,12 +11059,26 @@ func ParseImportRestaurantConfigurationResponse(rsp *http.Response) (*ImportRest
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8897,6 +11087,36 @@ func ParseImportRestaurantConfigurationResponse(rsp *http.Response) (*ImportRest
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ImportRestaurantConfigurationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ImportRestaurantConfigurationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8944,12 +11164,26 @@ func ParseGenerateRestaurantDemoResponse(rsp *http.Response) (*GenerateRestauran
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8958,6 +11192,36 @@ func ParseGenerateRestaurantDemoResponse(rsp *http.Response) (*GenerateRestauran
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GenerateRestaurantDemoResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GenerateRestaurantDemoResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8994,6 +11258,20 @@ func ParseRemoveRestaurantEntityResponse(rsp *http.Response) (*RemoveRestaurantE
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9001,6 +11279,36 @@ func ParseRemoveRestaurantEntityResponse(rsp *http.Response) (*RemoveRestaurantE
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RemoveRestaurantEntityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveRestaurantEntityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9037,6 +11345,20 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9044,6 +11366,36 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ArchiveRestaurantEntityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ArchiveRestaurantEntityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9084,6 +11436,20 @@ func ParseListStorageBucketsResponse(rsp *http.Response) (*ListStorageBucketsRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9091,6 +11457,36 @@ func ParseListStorageBucketsResponse(rsp *http.Response) (*ListStorageBucketsRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListStorageBucketsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStorageBucketsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9138,6 +11534,13 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9152,6 +11555,13 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9159,6 +11569,36 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateStorageBucketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateStorageBucketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9195,6 +11635,20 @@ func ParseDeleteStorageBucketResponse(rsp *http.Response) (*DeleteStorageBucketR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9202,6 +11656,36 @@ func ParseDeleteStorageBucketResponse(rsp *http.Response) (*DeleteStorageBucketR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteStorageBucketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteStorageBucketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9242,6 +11726,20 @@ func ParseGetStorageBucketResponse(rsp *http.Response) (*GetStorageBucketRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9249,6 +11747,36 @@ func ParseGetStorageBucketResponse(rsp *http.Response) (*GetStorageBucketRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetStorageBucketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStorageBucketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9296,12 +11824,26 @@ func ParseSetStorageBucketVersioningResponse(rsp *http.Response) (*SetStorageBuc
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -9310,6 +11852,36 @@ func ParseSetStorageBucketVersioningResponse(rsp *http.Response) (*SetStorageBuc
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetStorageBucketVersioningResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetStorageBucketVersioningResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9350,6 +11922,20 @@ func ParseListStorageKeysResponse(rsp *http.Response) (*ListStorageKeysResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9357,6 +11943,36 @@ func ParseListStorageKeysResponse(rsp *http.Response) (*ListStorageKeysResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListStorageKeysResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStorageKeysResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9404,12 +12020,26 @@ func ParseCreateStorageKeyResponse(rsp *http.Response) (*CreateStorageKeyRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -9418,6 +12048,36 @@ func ParseCreateStorageKeyResponse(rsp *http.Response) (*CreateStorageKeyRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateStorageKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateStorageKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9454,6 +12114,20 @@ func ParseDeleteStorageKeyResponse(rsp *http.Response) (*DeleteStorageKeyRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9461,6 +12135,36 @@ func ParseDeleteStorageKeyResponse(rsp *http.Response) (*DeleteStorageKeyRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteStorageKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteStorageKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10170,9 +12874,29 @@ type InternalJSONResponse Error
 
 type NotFoundJSONResponse Error
 
+type RequestTimeoutJSONResponse Error
+
 type TooLargeJSONResponse Error
 
+type TooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type TooManyRequestsJSONResponse struct {
+	Body Error
+
+	Headers TooManyRequestsResponseHeaders
+}
+
 type UnauthorizedJSONResponse Error
+
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body Error
+
+	Headers UnavailableResponseHeaders
+}
 
 type UnsupportedMediaTypeJSONResponse Error
 
@@ -10226,6 +12950,20 @@ func (response CreateFaxAccount401JSONResponse) VisitCreateFaxAccountResponse(w 
 	return err
 }
 
+type CreateFaxAccount408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateFaxAccount408JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAccount409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreateFaxAccount409JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
@@ -10254,6 +12992,21 @@ func (response CreateFaxAccount413JSONResponse) VisitCreateFaxAccountResponse(w 
 	return err
 }
 
+type CreateFaxAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFaxAccount429JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAccount500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxAccount500JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
@@ -10264,6 +13017,21 @@ func (response CreateFaxAccount500JSONResponse) VisitCreateFaxAccountResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAccount503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateFaxAccount503JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10318,6 +13086,35 @@ func (response GetFaxAccount404JSONResponse) VisitGetFaxAccountResponse(w http.R
 	return err
 }
 
+type GetFaxAccount408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetFaxAccount408JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFaxAccount429JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFaxAccount500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetFaxAccount500JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
@@ -10328,6 +13125,21 @@ func (response GetFaxAccount500JSONResponse) VisitGetFaxAccountResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetFaxAccount503JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10397,6 +13209,20 @@ func (response CreateFaxAPIKey404JSONResponse) VisitCreateFaxAPIKeyResponse(w ht
 	return err
 }
 
+type CreateFaxAPIKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateFaxAPIKey408JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAPIKey413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response CreateFaxAPIKey413JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
@@ -10411,6 +13237,21 @@ func (response CreateFaxAPIKey413JSONResponse) VisitCreateFaxAPIKeyResponse(w ht
 	return err
 }
 
+type CreateFaxAPIKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFaxAPIKey429JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAPIKey500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxAPIKey500JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
@@ -10421,6 +13262,21 @@ func (response CreateFaxAPIKey500JSONResponse) VisitCreateFaxAPIKeyResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxAPIKey503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateFaxAPIKey503JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10470,6 +13326,35 @@ func (response RevokeFaxAPIKey404JSONResponse) VisitRevokeFaxAPIKeyResponse(w ht
 	return err
 }
 
+type RevokeFaxAPIKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RevokeFaxAPIKey408JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeFaxAPIKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeFaxAPIKey429JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeFaxAPIKey500JSONResponse struct{ InternalJSONResponse }
 
 func (response RevokeFaxAPIKey500JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
@@ -10480,6 +13365,21 @@ func (response RevokeFaxAPIKey500JSONResponse) VisitRevokeFaxAPIKeyResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeFaxAPIKey503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response RevokeFaxAPIKey503JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10549,6 +13449,20 @@ func (response CreateFaxApplication404JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateFaxApplication408JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxApplication413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -10563,6 +13477,21 @@ func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFaxApplication429JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxApplication500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -10573,6 +13502,21 @@ func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateFaxApplication503JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10643,6 +13587,20 @@ func (response SetFaxNumber404JSONResponse) VisitSetFaxNumberResponse(w http.Res
 	return err
 }
 
+type SetFaxNumber408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response SetFaxNumber408JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetFaxNumber409JSONResponse struct{ ConflictJSONResponse }
 
 func (response SetFaxNumber409JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
@@ -10671,6 +13629,21 @@ func (response SetFaxNumber413JSONResponse) VisitSetFaxNumberResponse(w http.Res
 	return err
 }
 
+type SetFaxNumber429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetFaxNumber429JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetFaxNumber500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetFaxNumber500JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
@@ -10681,6 +13654,21 @@ func (response SetFaxNumber500JSONResponse) VisitSetFaxNumberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetFaxNumber503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response SetFaxNumber503JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10750,6 +13738,20 @@ func (response CreateFaxOutboundVoiceProfile404JSONResponse) VisitCreateFaxOutbo
 	return err
 }
 
+type CreateFaxOutboundVoiceProfile408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile408JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxOutboundVoiceProfile413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response CreateFaxOutboundVoiceProfile413JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
@@ -10764,6 +13766,21 @@ func (response CreateFaxOutboundVoiceProfile413JSONResponse) VisitCreateFaxOutbo
 	return err
 }
 
+type CreateFaxOutboundVoiceProfile429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile429JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxOutboundVoiceProfile500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxOutboundVoiceProfile500JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
@@ -10774,6 +13791,21 @@ func (response CreateFaxOutboundVoiceProfile500JSONResponse) VisitCreateFaxOutbo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateFaxOutboundVoiceProfile503JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10843,6 +13875,20 @@ func (response InjectFaxInbound404JSONResponse) VisitInjectFaxInboundResponse(w 
 	return err
 }
 
+type InjectFaxInbound408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response InjectFaxInbound408JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InjectFaxInbound413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response InjectFaxInbound413JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
@@ -10873,6 +13919,21 @@ func (response InjectFaxInbound415JSONResponse) VisitInjectFaxInboundResponse(w 
 	return err
 }
 
+type InjectFaxInbound429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response InjectFaxInbound429JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InjectFaxInbound500JSONResponse struct{ InternalJSONResponse }
 
 func (response InjectFaxInbound500JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
@@ -10883,6 +13944,21 @@ func (response InjectFaxInbound500JSONResponse) VisitInjectFaxInboundResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InjectFaxInbound503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response InjectFaxInbound503JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10922,6 +13998,35 @@ func (response GetFaxWebhookPublicKey401JSONResponse) VisitGetFaxWebhookPublicKe
 	return err
 }
 
+type GetFaxWebhookPublicKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetFaxWebhookPublicKey408JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookPublicKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFaxWebhookPublicKey429JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFaxWebhookPublicKey500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetFaxWebhookPublicKey500JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
@@ -10932,6 +14037,21 @@ func (response GetFaxWebhookPublicKey500JSONResponse) VisitGetFaxWebhookPublicKe
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookPublicKey503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetFaxWebhookPublicKey503JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10971,6 +14091,35 @@ func (response GetFaxWebhookStats401JSONResponse) VisitGetFaxWebhookStatsRespons
 	return err
 }
 
+type GetFaxWebhookStats408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetFaxWebhookStats408JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFaxWebhookStats429JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFaxWebhookStats500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetFaxWebhookStats500JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
@@ -10981,6 +14130,21 @@ func (response GetFaxWebhookStats500JSONResponse) VisitGetFaxWebhookStatsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxWebhookStats503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetFaxWebhookStats503JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11020,6 +14184,35 @@ func (response GetPAMMaintenance401JSONResponse) VisitGetPAMMaintenanceResponse(
 	return err
 }
 
+type GetPAMMaintenance408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPAMMaintenance408JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMMaintenance429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPAMMaintenance429JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPAMMaintenance500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetPAMMaintenance500JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
@@ -11030,6 +14223,21 @@ func (response GetPAMMaintenance500JSONResponse) VisitGetPAMMaintenanceResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMMaintenance503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPAMMaintenance503JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11084,6 +14292,20 @@ func (response SetPAMMaintenance401JSONResponse) VisitSetPAMMaintenanceResponse(
 	return err
 }
 
+type SetPAMMaintenance408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response SetPAMMaintenance408JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMMaintenance413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response SetPAMMaintenance413JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
@@ -11098,6 +14320,21 @@ func (response SetPAMMaintenance413JSONResponse) VisitSetPAMMaintenanceResponse(
 	return err
 }
 
+type SetPAMMaintenance429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetPAMMaintenance429JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMMaintenance500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetPAMMaintenance500JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
@@ -11108,6 +14345,21 @@ func (response SetPAMMaintenance500JSONResponse) VisitSetPAMMaintenanceResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMMaintenance503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response SetPAMMaintenance503JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11162,6 +14414,20 @@ func (response CreatePAMTeam401JSONResponse) VisitCreatePAMTeamResponse(w http.R
 	return err
 }
 
+type CreatePAMTeam408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreatePAMTeam408JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMTeam409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreatePAMTeam409JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
@@ -11190,6 +14456,21 @@ func (response CreatePAMTeam413JSONResponse) VisitCreatePAMTeamResponse(w http.R
 	return err
 }
 
+type CreatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreatePAMTeam429JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMTeam500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreatePAMTeam500JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
@@ -11200,6 +14481,21 @@ func (response CreatePAMTeam500JSONResponse) VisitCreatePAMTeamResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMTeam503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreatePAMTeam503JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11254,6 +14550,35 @@ func (response GetPAMTeam404JSONResponse) VisitGetPAMTeamResponse(w http.Respons
 	return err
 }
 
+type GetPAMTeam408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPAMTeam408JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPAMTeam429JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPAMTeam500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetPAMTeam500JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
@@ -11264,6 +14589,21 @@ func (response GetPAMTeam500JSONResponse) VisitGetPAMTeamResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMTeam503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPAMTeam503JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11333,6 +14673,20 @@ func (response UpdatePAMTeam404JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	return err
 }
 
+type UpdatePAMTeam408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdatePAMTeam408JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdatePAMTeam413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response UpdatePAMTeam413JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
@@ -11347,6 +14701,21 @@ func (response UpdatePAMTeam413JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	return err
 }
 
+type UpdatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdatePAMTeam429JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdatePAMTeam500JSONResponse struct{ InternalJSONResponse }
 
 func (response UpdatePAMTeam500JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
@@ -11357,6 +14726,21 @@ func (response UpdatePAMTeam500JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePAMTeam503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response UpdatePAMTeam503JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11411,6 +14795,35 @@ func (response GetPAMQuotas404JSONResponse) VisitGetPAMQuotasResponse(w http.Res
 	return err
 }
 
+type GetPAMQuotas408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPAMQuotas408JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPAMQuotas429JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPAMQuotas500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetPAMQuotas500JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
@@ -11421,6 +14834,21 @@ func (response GetPAMQuotas500JSONResponse) VisitGetPAMQuotasResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPAMQuotas503JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11490,6 +14918,20 @@ func (response SetPAMQuotas404JSONResponse) VisitSetPAMQuotasResponse(w http.Res
 	return err
 }
 
+type SetPAMQuotas408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response SetPAMQuotas408JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMQuotas413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response SetPAMQuotas413JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
@@ -11504,6 +14946,21 @@ func (response SetPAMQuotas413JSONResponse) VisitSetPAMQuotasResponse(w http.Res
 	return err
 }
 
+type SetPAMQuotas429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetPAMQuotas429JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMQuotas500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetPAMQuotas500JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
@@ -11514,6 +14971,21 @@ func (response SetPAMQuotas500JSONResponse) VisitSetPAMQuotasResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPAMQuotas503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response SetPAMQuotas503JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11583,6 +15055,20 @@ func (response BootstrapPAMServiceUser404JSONResponse) VisitBootstrapPAMServiceU
 	return err
 }
 
+type BootstrapPAMServiceUser408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response BootstrapPAMServiceUser408JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BootstrapPAMServiceUser409JSONResponse struct{ ConflictJSONResponse }
 
 func (response BootstrapPAMServiceUser409JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
@@ -11611,6 +15097,21 @@ func (response BootstrapPAMServiceUser413JSONResponse) VisitBootstrapPAMServiceU
 	return err
 }
 
+type BootstrapPAMServiceUser429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BootstrapPAMServiceUser429JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BootstrapPAMServiceUser500JSONResponse struct{ InternalJSONResponse }
 
 func (response BootstrapPAMServiceUser500JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
@@ -11621,6 +15122,21 @@ func (response BootstrapPAMServiceUser500JSONResponse) VisitBootstrapPAMServiceU
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BootstrapPAMServiceUser503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response BootstrapPAMServiceUser503JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11690,6 +15206,20 @@ func (response CreatePAMHumanUser404JSONResponse) VisitCreatePAMHumanUserRespons
 	return err
 }
 
+type CreatePAMHumanUser408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreatePAMHumanUser408JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMHumanUser409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreatePAMHumanUser409JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
@@ -11718,6 +15248,21 @@ func (response CreatePAMHumanUser413JSONResponse) VisitCreatePAMHumanUserRespons
 	return err
 }
 
+type CreatePAMHumanUser429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreatePAMHumanUser429JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMHumanUser500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreatePAMHumanUser500JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
@@ -11728,6 +15273,21 @@ func (response CreatePAMHumanUser500JSONResponse) VisitCreatePAMHumanUserRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePAMHumanUser503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreatePAMHumanUser503JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11796,6 +15356,20 @@ func (response CreateRestaurantClient404JSONResponse) VisitCreateRestaurantClien
 	return err
 }
 
+type CreateRestaurantClient408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateRestaurantClient408JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurantClient413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response CreateRestaurantClient413JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
@@ -11810,6 +15384,21 @@ func (response CreateRestaurantClient413JSONResponse) VisitCreateRestaurantClien
 	return err
 }
 
+type CreateRestaurantClient429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateRestaurantClient429JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurantClient500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateRestaurantClient500JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
@@ -11820,6 +15409,21 @@ func (response CreateRestaurantClient500JSONResponse) VisitCreateRestaurantClien
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateRestaurantClient503JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11874,6 +15478,20 @@ func (response CreateRestaurant401JSONResponse) VisitCreateRestaurantResponse(w 
 	return err
 }
 
+type CreateRestaurant408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateRestaurant408JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurant409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreateRestaurant409JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
@@ -11902,6 +15520,21 @@ func (response CreateRestaurant413JSONResponse) VisitCreateRestaurantResponse(w 
 	return err
 }
 
+type CreateRestaurant429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateRestaurant429JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurant500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateRestaurant500JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
@@ -11912,6 +15545,21 @@ func (response CreateRestaurant500JSONResponse) VisitCreateRestaurantResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurant503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateRestaurant503JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11966,6 +15614,35 @@ func (response GetRestaurant404JSONResponse) VisitGetRestaurantResponse(w http.R
 	return err
 }
 
+type GetRestaurant408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetRestaurant408JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRestaurant429JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRestaurant500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetRestaurant500JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
@@ -11976,6 +15653,21 @@ func (response GetRestaurant500JSONResponse) VisitGetRestaurantResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetRestaurant503JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12045,6 +15737,20 @@ func (response ImportRestaurantConfiguration404JSONResponse) VisitImportRestaura
 	return err
 }
 
+type ImportRestaurantConfiguration408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ImportRestaurantConfiguration408JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportRestaurantConfiguration413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response ImportRestaurantConfiguration413JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
@@ -12059,6 +15765,21 @@ func (response ImportRestaurantConfiguration413JSONResponse) VisitImportRestaura
 	return err
 }
 
+type ImportRestaurantConfiguration429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ImportRestaurantConfiguration429JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportRestaurantConfiguration500JSONResponse struct{ InternalJSONResponse }
 
 func (response ImportRestaurantConfiguration500JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
@@ -12069,6 +15790,21 @@ func (response ImportRestaurantConfiguration500JSONResponse) VisitImportRestaura
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportRestaurantConfiguration503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ImportRestaurantConfiguration503JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12138,6 +15874,20 @@ func (response GenerateRestaurantDemo404JSONResponse) VisitGenerateRestaurantDem
 	return err
 }
 
+type GenerateRestaurantDemo408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GenerateRestaurantDemo408JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateRestaurantDemo413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response GenerateRestaurantDemo413JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
@@ -12152,6 +15902,21 @@ func (response GenerateRestaurantDemo413JSONResponse) VisitGenerateRestaurantDem
 	return err
 }
 
+type GenerateRestaurantDemo429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GenerateRestaurantDemo429JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateRestaurantDemo500JSONResponse struct{ InternalJSONResponse }
 
 func (response GenerateRestaurantDemo500JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
@@ -12162,6 +15927,21 @@ func (response GenerateRestaurantDemo500JSONResponse) VisitGenerateRestaurantDem
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateRestaurantDemo503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GenerateRestaurantDemo503JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12212,6 +15992,35 @@ func (response RemoveRestaurantEntity404JSONResponse) VisitRemoveRestaurantEntit
 	return err
 }
 
+type RemoveRestaurantEntity408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RemoveRestaurantEntity408JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRestaurantEntity429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RemoveRestaurantEntity429JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveRestaurantEntity500JSONResponse struct{ InternalJSONResponse }
 
 func (response RemoveRestaurantEntity500JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
@@ -12222,6 +16031,21 @@ func (response RemoveRestaurantEntity500JSONResponse) VisitRemoveRestaurantEntit
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveRestaurantEntity503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response RemoveRestaurantEntity503JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12272,6 +16096,35 @@ func (response ArchiveRestaurantEntity404JSONResponse) VisitArchiveRestaurantEnt
 	return err
 }
 
+type ArchiveRestaurantEntity408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ArchiveRestaurantEntity408JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRestaurantEntity429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ArchiveRestaurantEntity429JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ArchiveRestaurantEntity500JSONResponse struct{ InternalJSONResponse }
 
 func (response ArchiveRestaurantEntity500JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
@@ -12282,6 +16135,21 @@ func (response ArchiveRestaurantEntity500JSONResponse) VisitArchiveRestaurantEnt
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRestaurantEntity503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ArchiveRestaurantEntity503JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12335,6 +16203,35 @@ func (response ListStorageBuckets404JSONResponse) VisitListStorageBucketsRespons
 	return err
 }
 
+type ListStorageBuckets408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListStorageBuckets408JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageBuckets429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListStorageBuckets429JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListStorageBuckets500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListStorageBuckets500JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
@@ -12345,6 +16242,21 @@ func (response ListStorageBuckets500JSONResponse) VisitListStorageBucketsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageBuckets503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListStorageBuckets503JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12413,6 +16325,20 @@ func (response CreateStorageBucket404JSONResponse) VisitCreateStorageBucketRespo
 	return err
 }
 
+type CreateStorageBucket408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateStorageBucket408JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageBucket409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreateStorageBucket409JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
@@ -12441,6 +16367,21 @@ func (response CreateStorageBucket413JSONResponse) VisitCreateStorageBucketRespo
 	return err
 }
 
+type CreateStorageBucket429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateStorageBucket429JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageBucket500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateStorageBucket500JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
@@ -12451,6 +16392,21 @@ func (response CreateStorageBucket500JSONResponse) VisitCreateStorageBucketRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageBucket503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateStorageBucket503JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12499,6 +16455,35 @@ func (response DeleteStorageBucket404JSONResponse) VisitDeleteStorageBucketRespo
 	return err
 }
 
+type DeleteStorageBucket408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteStorageBucket408JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageBucket429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteStorageBucket429JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteStorageBucket500JSONResponse struct{ InternalJSONResponse }
 
 func (response DeleteStorageBucket500JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
@@ -12509,6 +16494,21 @@ func (response DeleteStorageBucket500JSONResponse) VisitDeleteStorageBucketRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageBucket503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteStorageBucket503JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12563,6 +16563,35 @@ func (response GetStorageBucket404JSONResponse) VisitGetStorageBucketResponse(w 
 	return err
 }
 
+type GetStorageBucket408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetStorageBucket408JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetStorageBucket429JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetStorageBucket500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetStorageBucket500JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
@@ -12573,6 +16602,21 @@ func (response GetStorageBucket500JSONResponse) VisitGetStorageBucketResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetStorageBucket503JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12642,6 +16686,20 @@ func (response SetStorageBucketVersioning404JSONResponse) VisitSetStorageBucketV
 	return err
 }
 
+type SetStorageBucketVersioning408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response SetStorageBucketVersioning408JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetStorageBucketVersioning413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response SetStorageBucketVersioning413JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
@@ -12656,6 +16714,21 @@ func (response SetStorageBucketVersioning413JSONResponse) VisitSetStorageBucketV
 	return err
 }
 
+type SetStorageBucketVersioning429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetStorageBucketVersioning429JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetStorageBucketVersioning500JSONResponse struct{ InternalJSONResponse }
 
 func (response SetStorageBucketVersioning500JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
@@ -12666,6 +16739,21 @@ func (response SetStorageBucketVersioning500JSONResponse) VisitSetStorageBucketV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response SetStorageBucketVersioning503JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12719,6 +16807,35 @@ func (response ListStorageKeys404JSONResponse) VisitListStorageKeysResponse(w ht
 	return err
 }
 
+type ListStorageKeys408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListStorageKeys408JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListStorageKeys429JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListStorageKeys500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListStorageKeys500JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
@@ -12729,6 +16846,21 @@ func (response ListStorageKeys500JSONResponse) VisitListStorageKeysResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageKeys503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListStorageKeys503JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12797,6 +16929,20 @@ func (response CreateStorageKey404JSONResponse) VisitCreateStorageKeyResponse(w 
 	return err
 }
 
+type CreateStorageKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateStorageKey408JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageKey413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response CreateStorageKey413JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
@@ -12811,6 +16957,21 @@ func (response CreateStorageKey413JSONResponse) VisitCreateStorageKeyResponse(w 
 	return err
 }
 
+type CreateStorageKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateStorageKey429JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageKey500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateStorageKey500JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
@@ -12821,6 +16982,21 @@ func (response CreateStorageKey500JSONResponse) VisitCreateStorageKeyResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateStorageKey503JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12869,6 +17045,35 @@ func (response DeleteStorageKey404JSONResponse) VisitDeleteStorageKeyResponse(w 
 	return err
 }
 
+type DeleteStorageKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteStorageKey408JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteStorageKey429JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteStorageKey500JSONResponse struct{ InternalJSONResponse }
 
 func (response DeleteStorageKey500JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
@@ -12879,6 +17084,21 @@ func (response DeleteStorageKey500JSONResponse) VisitDeleteStorageKeyResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteStorageKey503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteStorageKey503JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14283,146 +18503,152 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1Zd9s41uBfwdF858SepiU5dvJV2Q8zqmztqUrKEztdD6WMCJFXEtokwAZA22qP//scXABcJFKLbTmV",
-	"b/KUWCSBC+DuG+46kUgzwYFr1Tm562RU0hQ0SPzrPb0dRJHIuf5EUzC/xKAiyTLNBO+cdC5nQCb0llD7",
-	"0gtFOE2h2wk6zDzOqJ51gg7HbzvupRH+GXQk/CtnEuLOiZY5BB0VzSClZo7/kDDpnHT+W68ErWefqt4C",
-	"RPf3gQHyV5ifvW0Gb3B+Rq5g/kIRFrcAdgXzEYtXgjQRMqW6c9LJc3xTzzPzpdKS8amH4nwmOHzK0zHI",
-	"Zlgy8wLh+AZhnLzrHr4+JmZsshf+7fDo8OWrV6/6h/1+uN8CKo4wsiM8Zg+roBroP4PSNJeU63dcMz3/",
-	"8KVtPwGfv1DEvNICpX1nNM3X7OoqIEuIEJY6kO3gyeKd1SCW7+0QzM+gRC4jaAUVnxIxIbrY2YBQS0Wx",
-	"wRBdW5JB5heKmJWo9nXZKVctCHiedk7+7NBEg+RUwzmdp8D15TwD1Qk6Ywn0yv8RUTV7K+mNYQlBJ2ac",
-	"8envuA77t0JqNP9PgecfpMgz/8eZhtT/335Se2z+5eKCJvAZqLLjZXQucl35W8JHEbMJs9NX/iyGyiSL",
-	"oPoX1/blcuMuQF6zCOyP18BzeAP+LUUTUG+ohqmQDF9R9u2BBFr5882Myik+13ScuP/cfqYa/3stWFxC",
-	"rVn2B9OzmUhiwx++NjGMCy0kncIveXQFK9jrGJ+v5qz2nQfj8DIkBr5LoGk7WOeDj0QDTVeBZZ4/jtuf",
-	"Dz4WYNwboCSoTHAFKJ1+ofFn+FcOSpu/IsE1cPwvzbKERdSA2/unMjDfbTjhOymFtFM1ESxORpA8FNKm",
-	"/Y4ISSiReQLdzn3QeSP4JGHRs0Hl2AjcMqUVoYkEGs8RkjOOBJ7sHpIBJzmH2wwiDTExJAOSgHkbAfkk",
-	"9HuR83j3gHwSROXRrNgWnP5SiN8M9T4znoh4TpgiwuwF04qIDCTO9kKRhKVMn5Cjl+Qj+8XoAAaDSk4f",
-	"CT5h09y+PuQszYTUAfnPfvk6J4yPzaYaFSwgh5UncyL0DGSXDCwQNzOhgLyxKz/4DfhUzwhTQ46gGURG",
-	"cAywEia5gpjk3KDRKTEaiwKuyQ3TM5FrUn9N8AhqAwzxO5JRpbtDbjb/C6e5ngnJ/g3PcP4fmVKMTw1J",
-	"3kjBp4TGqRGk4gp414Kj8szsJsQfIWb0Ejnzc+PFC0XchMSIBrOlXGjcbbObBaYQTa9AdZEju0mQ9Qmh",
-	"lZY0Ox98dMLtiwJZYYc0jpkZgCbn0oymjWw7mdBEgRGS5U93namRnc1sHh8RLUiWawQsV6i6npJIAjWk",
-	"fjMDbnAiFmCXgGzISISU3lpM65y8fPUq6KSM+78PlwRigFo43GZMghoxPlIQCR6rZbB+YxPQLC3UpiuY",
-	"n1aR0/1WBcgMihAxzlKj+rzuFwAYbWFqtGAvtpq2wakAuHonigOSc/avHLyWZoTdwqpfHy8uOqPaMOTO",
-	"Sef//EkP/t0/+Pmr+3fUPfj63/+j07AvUiSgWjRI88jvgz2qPQlZQiNDAYbj2Df8GVkJYW0LVM3Wi9/P",
-	"IgEDRUpvrTZ38rqAkUpJ552gYzfCPTbi3UpqL/D/7DgdwOKZX1GpFInxPyHSKDkRqc4HH/+ep5Q/HKPb",
-	"T3K7Ezx8+dM2R/g/m8+waTdWrt7oPI9b+OZK1Vaw1TTFh0HovAAb6qTO1q9S55aabNC5BqmYMGaLRYkJ",
-	"zRNjyn/h7gkY86+OKn/MwAhQxAurXROlqdSKFN8YVPGGVH2od9wYCHGz2r/9bv8K82fe6tpe3C1tDS2Z",
-	"LFNG41ji9q+bVr60SissT+4WwI5E3EK8f7+8PDfnoHM0f5c5OPgR/cEwfk0TFo+c6EVmVdFGjP2pRxPU",
-	"TAOjAVi93bxVKAkjJ6dHOF2A06FO/bWBWaegFLV65uqjx0V6gMvvmpDhPb0dnJ/9CvPlrWLx8kYZtFfF",
-	"AWmB/7VK0OD8zAiIa3EFAZFCUw37pzXhbfYGuDbKD0rMNX4vlNrtbkHrrhgDlSARmr1w4DYflZuQzIDG",
-	"IPe75GImbjhqk0blTOYovWZUGTWVKC2kJbhl6YjiDuJmIMycdr0xGc+JnhnN1aybCR5YsWg0rhuqNljs",
-	"wgniK2b5bWdWUt8CflvNaUR1zbMYUw0HRrFpWqY96LWnsQmPbPCgLi3LCewKpKsX+UZCbNCGJmp5vRuy",
-	"ocqW3QcdmrGRw611H1naWFyHn7UcavUSvKvjyfU3M0VpT2xGwwZ3w0hwDpH5ZcTi0Kh5CnisNiJLjwhL",
-	"D0Su0WYcXQsWwSiTYsISGDXjF8+TxIgy77RZGu0GxjMhrkYTyhJjSo5ymSyv5l2a6bmlNiNUnbHDoZGg",
-	"/ZBupA1o0CFr9cMWyFYtvwU7rCS2OPYwKew4VIMKP0D+5NR3h6+GYVuO5dVSRVMgWlKuKCID2fMcbH8z",
-	"prViWXbO3amaa3hNq/5TQlhSzuOg3NIYXUkmi6foni6cZGmUeqO+4lYgEeVG3hqK3oig2yit/FCyBS2s",
-	"f/xTjWPNtM7U/zjp9TYgu6cZttkMrE618vB/d4fwD3MG53aTnxELtkDWM+uIW2buE3o7amPwE3qLUUlP",
-	"6E5jInuU429GA4JrQ08vSGgHCvc3QpaJFOm2QUDE+UhsRNNuub+7D+4NPkxhVIj5+lrP6bT0UsQiylPg",
-	"ull/1+IBscvqIbn9dluAA5YLq4G5+iTfC5luiWMRTZJR7Dy2IwWRchhnXU4/vT7u9ysuqMOm9fvdaYm5",
-	"vH1PJETArqHONMaMUzn/a2DC44+wcnLFfpQwrT6330vI6/vn9+2kIDV0Ytsfyc1MJNAlGZVGhz2pPGB6",
-	"RkL3u7cEQ2LUoe6QG2bshzScHF1LBg9ILEWmyF5o3wgDEtrnI4slUmQZGGoe8ooXwc+KiIozmkPGERqN",
-	"zXLZD+OKzRi7jHeJjRc4CjZf1RyuRrwxRWKQuGXm/PBFQ2wEic35B3ZCCAEZUwWvj+sEMdfw/zU5lFko",
-	"jbbY6CHKW1CNizzUYqglsDxuZxZyYRbSixZgbdmnJhWjzUR7qNHVarO0wLQyjWiwIomo26kpZsPh3/48",
-	"NBaqMVPvDoPD4/s2A/UCtJ3wgY7GJbxYptmq8rts8gC6TPFXtzLBT4nBJoytjzECORGysBu3RLwWM+gP",
-	"q4qe5+OERY0eNppMhWR6lla9ihC/fPXq8OdGppzhWKNWv9jRywPDncg7Owax7xtL0HMysqc05TGVMaFJ",
-	"NqNj0AHJaBxDvL8Bl1v0gxQLqMH2deWGXGiqmzw5Y8pjdHKXWF5l2pCwa5BtjzPgsXPCLz5cpGz3ZnXI",
-	"oDJ7E/Dng48fqRmQU24zrrZAYDGZJIw3eZ1lDuRmZqw7uAY5x7wXlPCUqxuQirzqHxnhjvHBkRsnrGi3",
-	"YyESoHxpjX7KlrX871xoG+rdNpDbIMQ/CqWJ2UgbJFRFuIukdE5m9LoeHW0Mjl7BXI0ykCO/1lw18ady",
-	"KvMBARrNatHTLWasTtS2qOrQD1jWffPmY9CzQu8ZTUfoQbdJZZhXUvwQQwJTdJMuPVIQ5ZLpecO7S4+A",
-	"x3ZLm5hKPcq/0ttaBPNXBthX+J7XinCXLts2hYJIQoPi9mAPv49/bxuyrkWpzd9FOto2AdKgY05ltKEK",
-	"gO9upgdUs+P8FNUBFuPlQZmnXNnmpWNt4SdmQU8TioiZsuHNcoUFj3vSQMWqOHXV8VsAtDZgUR1xF67+",
-	"88HHL6pJ7d5hyOeKWb+T51WzPKW8zFptZCet0QEbW62lCEeaXdd2+WuwhVMeoSvGXXtAZer0m4TBmrhS",
-	"hK+cNXMi+/DiiXlR68aVmXubs6rF1PFFjrUYMfbLXVhcsddVGNZsbjW5sF3HsPy/vnO/cxtVzUAWKZaB",
-	"FfOUE4TcqPeYy85Akb2wngsdorvAArVf2eNGMBFZLCY8q/f/aU6zTJk67Pf7a053+zPEzXlgwl9umct2",
-	"69mpE72c7i2k4mHLKksOlpVF4DnBczTW5hQ4SKohIKmvLSCMR0keW7ovfFUv+/1+zVnVoqi25R9g7M48",
-	"JlN27bIy8Ldaei/Zc0lJ5LBu4DGuXx+vV2GrG1zuwepd9hU0VTHXP/iZHkwGB++/3v10f1D983ibPw9f",
-	"NvsZysnPMJv5MyhMxFrO/8kd4TWffbPpWQs4e+6zEHSoca1G5qOFpk0RbD+gC9WsimIsqnk4YuBXtfpU",
-	"yv/tYlt+M2ZZwZnX7oWT1YMtdJbHMZbVrMOVadVTUwZ69dZegK7lBP6jyAV8GItZVpB8sl/QuchVBjze",
-	"REVywzRCXM/Ga/alOccZ9bmJwqZXjSERfIosbi8RNyAjqoAkYEhcBSRmU6PnUB6T2TybAVf7XYJJCENO",
-	"I62IsEFHoxuVFZ12CoV6Upf84v4yg6CFn9IYyBgmQhZwKZtoDPGQW4gMQKHjcaGLedzSNDNGZpGQWU+d",
-	"PtpcH2/TxmsH/+C0pOXsyIco80+UvLrB5yWGt+kYZWZUZfC1qnkNut+YathRhykbq0z1A1qn//rR1wLX",
-	"XLQ28LRidoHsHRmcfH1EWskkILFYJJaVOHq0CkeNyeh/WoWszT7o58TUhdzfzb0/C8dVOCtKdKsOvSm+",
-	"/Qrzp0gu/MZ7g67ANZZod60rv2FLCy/QA/e2mZANY9+WijEHcw0J47grAPrHQqZ+E/2+KFLwGZ+ektDJ",
-	"3xApNSxkcFjILSphm6T91XI86HzJ4scWaVQ9aA3hBve4dGefEhzGBckUYZrQKWW8JcqwsLv3pR/6whyZ",
-	"o5s4ZfxSXAFvUTHKqjmyFw7Ozy4uB29+HQ3efjz7NLr8/dd3n2wuEmIBQoBZ3iVEM60zWwjH+ET4Ajtq",
-	"q2J9R4iMKU2jq07Qwbwz/Eid9HpTpmf5uBuJtOffKf7TaaytswVzQr5QmEMlJuiOcJ+4etQTs3OWNPzm",
-	"cmNpBy58UOg02pU4DLmLzg3Oz/ALXk+QJ2eaJEbT4TXdyZZq2tJMLUgiRDY2UIznxCk7wZCbyRxtKFJP",
-	"iz8hv9iU+WHe7x9FlaPAHyAkewb65lMh11QygyenQ06JpDwWqTtHpgrLN8bF2lr5soaPKZJzBXq/S8Ji",
-	"7+z03W43NM+ZVkMeiTSlPD5IGAcyoRF0h3zIz6meWXJDx7VPubctOPQM5nYos1/yhIS9jKY9M2xAwt6E",
-	"3hb/V5YZ2L+HPOyVThH8rUuwcES5EBwJ74ZYTjHsBGRoKyrsf11RxbBzHyKABk+KnYhmEGFZgFNdCUZl",
-	"Dd74Ok2j+7oKXgk0PimfFNkviCOSTWfaDeyjgsf9Q3Izoxps6a/L3Ca/iNiYXmaPsF4WYjTDymrPvePD",
-	"o4AogCF3rR9sufv+QqVw3X+wtjqY7FHyCh8O+fnb98aMtbHm/Za6YexWIqQmaa404bgMc9CEEg76Rsir",
-	"kxJFhhzpK3RFweZgSHhwgKd9QONYhkRMJiUd5DwBpSqvJIm4OZCQCg2IZFN2DRyP7BdQLMa8AFUpilWB",
-	"TTAyAOLUlpzPpUhBzyBXJAUtWYQOABu3NThI9ZCHH95dkp57bAgJbrFCVCjk3sQqAqe2GIZXTgZdCUwR",
-	"lUEUkIRdAQl7M6CJnv0bE7kGGBfGzAWEJqXRzNAH0wqSiTmBYgMyALlPOECsCBcWdbDvh3knokllJUOe",
-	"q5wmyZzMqM2aPy3Pyc+Ih2RQrFLr46pubN0znqffk5lIYkPDaKkZNpBQDTwyiDnGjQoqyzbPrbUaODSw",
-	"TJPEVFNryiUsAq6gwtcHGY1mcPCy21/i7Dc3N12Kj7tCTnvuW9X77ezNu08X7/AbI8OYTqoSoixgKs2W",
-	"zknnsNu374sMOM1Y56Rz1O13j2wizAwlHfIWb5miriNUgyL2xskF6hfofEc+KxeTcpXKUf4qMmFSad9c",
-	"yO6vq4dDF5Gtg7fEi5bzqUsSxL4IVwCZmQkjDmJCmLY7WWz7WVxAVCmLscoUKP2LiOdPVrLeVg1wX9fe",
-	"sK53oQHHy/7hU4LRUEzUUklfOEDMoWiFZ2DQ4Ljfb5unALxXaRuCnxyu/6TWwgA/+nn9R0UbEPPB4dH6",
-	"D4ouFfdB59UmKynae6CSl6cplfMCcQittuaymaxLmItNbKbKpU53vpqBagTTu6vm1d1j9KDJjvkMOpdc",
-	"1Qsg3NFYgWe5h0J7p1Bf6xj/AfQCuteQrb8DZFuDYd1HoMjx+o+KtiiPPPEPoOvHvXSuQa2z25/N85Sv",
-	"LCV/fl2DGD1XZbfURO4BUwUtLPrMsl+jgtx4BEbFpYJ0XfIHpmz7qqvQqgq2oZbj0L4i1Drzh3y5wooW",
-	"VaL7JwQYytqx0DMyo1kGnAhJuP05IF6RB6VtrSvjUzuuSOyUTk81OqFPjjYmf5PUIGuFxpBvKjVsXeSu",
-	"hUatMu4byAxf/dlIxQZRnl82bEn4zyobkIYM/tryb8c1HigNCqLv3Vnf1L0l2gQ0NImIZSJZSR9LuP0Z",
-	"CbeO2zXUOm6aFYn9O2HkFto1p/JYXh5s8oVtqbkJ3y+od5e8v1TPUcpVksmpqurpLxQJz3+/uCS965cG",
-	"7lEVvhAbHQTefLc2dhnpKrT5M23r8uzIrYXYK7lvpeR71yx4uUb2G/DhynrbVKrylR8MuUVZr+C18+K0",
-	"KXTr6NKWUajeXbVM5v7xFLoR86iV7RiazhtI+kOREuNKPnyvkopxV3F5C07CeqFJSPbqFSInQy44Okkw",
-	"sO2GtWPEBL0Zi0XY1m2CYodpp8thYZl3nw35hN6C6pI3NElsWy1rvpBULMNPuXXMtFe7nBoVzte4TMoP",
-	"ikV7B+LPTfzlAi2kT9X+vzvgK0vlQBvxkyc1z4qar2a9Dp/+xbnIX9pHYIiP0HoxGeKvx8SgnW625kXN",
-	"3RR2qS4Mltip9bZSTjwwBIEpmjdo4VgBUnu7YG+sGNyxhF/VCOH5RX3jDrQQqtvdH/J+Sd63IWIrcTl5",
-	"NEIEbfdjX7A0T5yqbGvOMUpgJFeoRRiQmxmLZjZkMMZ4zrKUXCSero2duap53/kztJISk7r3sFEFtqno",
-	"Fj93sWUexOE+CtYbmlypIQ9TiBntZlJEgK1aQ3Jg45p+RDCSPXQVzmFZjC+kr9C3Tp0E021Qmx/ypSL9",
-	"/cB8YBR14svwXTl/Uyl+dUL79v7pkJctOMhUFPpJuTEvFHHdTMiXz79Zh06RbMrMEZy/fY+RHVfayfiQ",
-	"/6+L3z+hzuLMC/9BiKuzIcg0TzTDPydCpqeElsNicNq1i8Xxh7xUGvpNSsMZ/ydEutKmZGfsaqEdgcHd",
-	"YiU9s5KDmGr6kCGxIcfz8zq/Yy3srRpidcj+X4zVHR++2gSshpbKj3VUIdIuxLFbmaPvKVSvvm6MVJhz",
-	"Wy6+9lxGYnoRm8xJ6GqhDy7YlFOdSzhwnzk+sieuQQ558d4lS0Fpmmbkb2TY+b/DDvkbkfQGkwjC/VNi",
-	"q3ZUz/b9Cc+pVLBYgB5iqoFq8e3a+MhS0fpuNfGl6VpoofSzPgCRHxv88K5EQ4gOF2zUSbEpd31c1iKP",
-	"8lXvjXjzzsqBG8o0synNYyBFfTrZswUk1q8pFJAx6BsATiRoyUDtB+XLGDQY8qKgndCJEWQ2U8G8P/dJ",
-	"BF66UMR/2/rLiBq1Fj1sCf+zoIadqgUtrEXwbTDjjW0v4VQXv5eodxkSdJJ9bNBGNyteGU17ab2tQEv4",
-	"07A/l4Yy+Egq3xB1w3Q0a4x2LjQt2OFpLczUclge1G9xWJeQJOSm0nfZ7OPg/AxvUHDNEsojymhqPeFN",
-	"nqU/sGFD6LsxoCNX5tUWDmbc9W0cyJ5N8AmGXGUQIRXGIlJEaVZ8u2/VPrt1Zf2oLxUysxmlxyiAmIA4",
-	"E4kxRCMplLI3PkitWnw9Dfjx9HpbE2o8n69nG8QkXNw8r371nJbhJb2CGuI7NDS2wlg61+PYpsvWycBz",
-	"Kg00rZmGTT4M3wxgN8jU2MP+mfV2v8IWXLJ9/n9kCy0GIPyVTqvRq3dXNK6oZgM1ibYCzXbHOjY85+8j",
-	"f6f1ALYN+JZtM75iImQ0a/KQ+jIE2zLHC8KFNkdo6Rwb4ehfH5nXw2V1plYYsSPu0lh88fwCax3WEapI",
-	"jqDGPzyfBZK/tQhkvXL4v4fwnN6/is5YaxMRzVcvFLFfnGIUw3WSY5DE1olmE/HbtHPXhmu36OQmaUEo",
-	"C/13yciKvX9ijpY3W2CY8LfJwUvwsVuq3fmTgeV5VhiaB0N+I/IkJnAbgTHR7WiVAO0RCfGnkX0D4vAU",
-	"az4WLuIzaHYFmW5X8StIthPtvopfz8onN0Fso9MbW2ki/GV9P7jlvMTnjaipnVku9dB7DNmtTMzaE5JI",
-	"yBWo/fI6sqBWblfrA0htHUUKGH2qVFcIDkO+VFhhC123ypRdU17RcoXejshwzYV9z28htfQTbLO/a0f3",
-	"zaou/kulYBSGV21zUeGmth8s44S6e/3wZ6Qrdg2c+JaAm/KB3dM/Zo5odg0EO9DZxezh/xV64S3hSpFP",
-	"7UJiqmZjQWUcECVsFzabNe8qeausI93vkr/boWYisWVuoe+YGeJuEJYaamDaMwPnRXmhhjwcxDFeEP0R",
-	"uU1Istz6alMDlO2J2p7NWb2OcNdek6V7D5+fMeAyV+TTmy3/QfZPQPYVOkFCX2kLVWqgXRxxg1JGe+Ob",
-	"fZ9MzccQV5lI2WzO+bBbheyQP6qIcbGv447IaHXrwGcmpVW9LNtiZfakvHy1x/FDJ27InargtUuvrdyd",
-	"bauEPQ2VD5ZJaaHR47rSg8oc/jKMWh0+1k4vSOoPX87e2vvhDfN03etX08gzUcc3p4vKitvvtndv/HDY",
-	"LwsQWcWYLdG9d1f+MZrmrnRrrUetQgHUtRsoc9mTWn9BMbFtYas9BpdcbDWk3043Xewj+HWHvoxH4ez3",
-	"4bOrnGxRKo5nOXcpHE+BY71osfNwc/xeMstw6+zVp0CeYA/hxS7EzYJgyPfCFHiuwoCERXPUMCDdbveU",
-	"LDUntsH5Sovi5d7GQ16guJrRDGKfyFmfmMiSbNIueYdhFbehlfYzWEqidNHupTLCC0Us/tlKGJccNAEJ",
-	"PALXmIWmKA7duAvtTodcSFyL90S6ztZkUGaTWnOTz0kmxTgxBpFR+szS/bVYZO+43w9cOyT7UtEH1XXY",
-	"sfm90Yzyqb1HeMb4tEuKrqnOpnWJESgRqYQh95f3Wr0SC2EUUZrOGzJpNUmF0r4Lzt7RUfDq1XFwfPQS",
-	"G/eo/RNChzwx/NWt2ftpD48aoWvKk/VtaRvbZD8Jf9qpVK+B+8ze3pbmvg08Eu8Pv6GK3EimNfyoBazk",
-	"vOLW1ZjxC1Vngk/ChWNIRbu++8H1CLMaL02Y0iwKiL/3PDECgStse6YXG1kjqw2cSyWwHbeDIfdttosH",
-	"mt4C/jNOzL/dbnd/UXEu9Yq0aN5dadg95L5jt23BYHtgYeYs2bz1dnMapV1/vSX5X5/+q43Tf1D/d0z9",
-	"ZZM+Q6g7oP87rzPd9+6s6lCaAG3dGwxNleoLFyQRfIrql1FzymZ/dR0GY6+WNK2PyGayKZ/K1tTjIRXX",
-	"FdpDJWLTVg/m0++n1YOBtqK9YRHyQ3j/YzlTsMUXnx3mbPeVPUTHB58EVXtURjN2DdvHNL7x6tviKM9F",
-	"XwO7bw8iMPft90JhDty6gfRQ5cp3Ja00OW8rE5Fz32u8sKTLlsWBOUhjtzk1xQ5b6W1ZtsM5HvKQCz2a",
-	"mM0IbZdW24PSeuBlzhFT/BiD87MmfeY3puqXIOw0n2m5T3yDFlDdpHJDvg+sMmuy2qTb9nGxqR553BPL",
-	"mlvq0x2GVOppfVPZEleKTqnlT1jMUDS9xg7E7taHIdeChK7wPizvlCkuXtg/8VFWqitdb9wtDnOsPCNC",
-	"OkvZdvpN2ASieZQsqM2npNa1Qr0o2/xZ7IXYJkgNogiUegucGWhb40P1mwB2GWOtzfSNPOAL9x40uxEt",
-	"fvwItD5FfkWNUBvptIHD9+7sfzbraebbEDqy9q2pP4mLPJrZkw7XdDd7i3Msk8I6qVxiC/ZOxhDTd8FJ",
-	"7YKXDqiIf7YwnxZG21rs23BvAIkhYjEo1wyhnEjmrtuQpldNbUA+LNwn9GySdCM28X1EGjYgx20tmoar",
-	"c76uIule/Vqdx0/WkpQ8QE+5DSX4dQdVPBQ8gqL1RkQ5GQNR/v4JMs5973VnA4jJZMht81wyKG+18ISz",
-	"V96GIWT1Mox9i8+GH/EolxK4vwnr3W3GLH6HVWmPdBAYzTkvb8lAv3pY+aIlpbnlxq0dyfX1V3w9szNs",
-	"C7r9USjSxCYsEhsUdqRQXHRWY+JrBblvR7zCTsM0S5HEoLRtjH3qsm5c9wB3O08yt9YX9e16nc7eXWVs",
-	"/Wqm3z2e+Vt8Ws2spTV+r4YWRWPCmhp73lpyx7W/lfm1OtnNXXU3IBds+o9j2w+EoSvGgJ9rsAmt2BNE",
-	"YfaqbSNdzYvTlRncBRC2Yc+Mqtk+tgSyYuHAr85lASsSiyLt3V+gh1f6rbTtUGnyl/gtWHi1G/zW2WC7",
-	"6xm9OM23tb4WLhZrb2ryIx1vdS9p2kCfG7Hm7ZpGVxq5VLq9MFehGp7xa5qw2PobfoX5WbyVubVpN+lK",
-	"x/bv2dBac1JL6nfj/QhuBMJQDDLzJKPYZsddA1PcV1cn7qBCqJXrFA9f/rTuLumv1cvMELDqNWZ/fjV6",
-	"uOXCTWDbq3UWbpRBz/lemNIro/TycL92Y81Jr3f48j+7/W6/e3jyU/+nn1HVdxu2tC1AUyMOKtUclTvF",
-	"XG6Oq0rolruU0RTDCQuWg/OsBb4rtQpcRFwF1Y5YYKfwvW0MlaBdUbu8pnKVkmq4Syms35MWFrkz+kaQ",
-	"nFevPHMhSSlQCgruWmgXWxkQkWt3ZZO7LImMIaK5An9jAmbzcPdNAcYJCT+8uxxybMik8G7YbhZPwoBQ",
-	"A8ZBZtD2/O376g1m2vZcQwlsexZ6C8pnNhV3dNnkBWMi+W1x0joWNzwRtuVWwTAk7J/a+wRr/aHMtt8i",
-	"RO6XIfddw8g4Zwn2KK53+ZpRHicgu7Ypeeh1Casf+C5khTKB10oNOeVlOzKHQF6lSKjS5LDf972LGCcp",
-	"pELOT3H/QrJXvbjP092+Me2UK3lZ0AVtppU51IWmj/XehiQTDO+L0kWiv8PfCb1twN8yvuRQ2O2LzcWq",
-	"p/VRTZuT9ypUUonHLE/mwhqYpMZk1b72SapV1dFNVY2alPN4Jnj/9f7/BQAA//8=",
+	"7H1rd9s4suBfwdHec2Lv0JIcO3275Q+76iSd8ebR3jiZ/tDKihBZkjAmAQ4A2tZk/d/vQQHgQyL1cCzn",
+	"ZsafbJHEu6pQ7/raiUSaCQ5cq87gayejkqagQeKv3+jtMIpEzvUHmoJ5EoOKJMs0E7wz6HyaA5nSW0Lt",
+	"R88U4TSFbifoMPM6o3reCToc23bcR2P8GXQk/CNnEuLOQMscgo6K5pBSM8Z/SJh2Bp3/0Sun1rNvVW9p",
+	"Rnd3gZnkW1icv2qe3vDinFzB4pkiLG6Z2BUsxixeO6WpkCnVnUEnz/FLvchMS6Ul4zM/i4u54PAhTycg",
+	"m+eSmQ8Ixy8I4+R19/inU2L6JgfhX45Pjp+/ePGif9zvh4ctU8UexraHb9nD6lTN7D+C0jSXlOvXXDO9",
+	"ePO5bT8B3z9TxHzSMkv7zXiWb9jVdZMsZ4RzqU+yfXqy+Gb9FMvv9jjNj6BELiNonSq+JWJKdLGzAaEW",
+	"i2IDIbq2JAPMzxQxK1Ht67JDrlsQ8DztDP7s0ESD5FTDBV2kwPWnRQaqE3QmEuiV/xFRNX8l6Y0hCUEn",
+	"Zpzx2e+4DvtbITaa/1Pg+Rsp8sz/ONeQ+v9tk9pr85eLS5rAR6DK9pfRhch15beE9yJmU2aHr/wsusok",
+	"i6D6i2v7cblxlyCvWQT24TXwHF6C/0rRBNRLqmEmJMNPlP16KIFWfr6cUznD95pOEvfP7Ueq8d9rweJy",
+	"1pplfzA9n4skNvThSxPBuNRC0hn8mkdXsIa8TvD9espqv7k3DK/OxMzvE9C0fVoXw/dEA03XTcu8/zZq",
+	"fzF8X0zjzkxKgsoEV4C30680/gj/yEFp8ysSXAPHf2mWJSyiZrq9vysz569bDvhaSiHtUE0Ii4MRRA+F",
+	"uGnbESEJJTJPoNu5CzovBZ8mLHq0WTkyArdMaUVoIoHGC5zJOUcET/Y/kyEnOYfbDCINMTEoA5KA+Ron",
+	"8kHo30TO4/1P5IMgKo/mxbbg8A5MPrEURP4I5xI6UBlrO2I4cJTcAZCIFyRmMeFCEyoluwZyw/TcEXy7",
+	"e88UMQdJXBdnRAGPCdOEzijjuKxPQrwzROmRwd/MnikizBEzrYjIQOJozxRJWMr0gJw8J+/Zr4a1MYhR",
+	"XmCR4FM2y+3nI87STEgdkP/sl59zwvjEwIrhLANyXHmzIELPQXbJ0E7iZi4UkJd25UfvgM/0nDA14jg1",
+	"s5U4HTNZCdNcQUxybjb1jBhGTAHXuO8i16T+meAR1DoYYTuSUaW7I+42/z3lCwda6hGASgsxTilfjN1J",
+	"KANWQhDzjNxIwWeExqkBInEFXJGpFCnRc6YIjWMJSp0RCVouCJ1qkCT8aH4cDc2PkCiIBI+RrZgDjZ0A",
+	"UPlk9R64tE2IFuSGMk0mMBUSiJYLZqZiwXQd6U8ZZ6lhRY6LC9Jc3jNkSs0GfOY013Mh2T/hEUjHe6aU",
+	"mbmQq7uJ+PaZ02vKEnP9P8Jx5+Vojn44shpRbgiHBBrNCSUx1XRCFfyAp6vyzBAAiN9DzOgn/OixSdkz",
+	"RdyAxMzSUAGzu4ZAmD0viBvR9ApUF3kjNwgyIUJopSXNLobvHZv5WYGsMCY0jpnpgCYX0vSmDZc5mNJE",
+	"gWFXy0dfOzPDxTYzXPjKHEaWa5xYrlCIPCORBGou3Zs5cEPGYgF2CcgQmDNK6a0ljp3B8xcvAnMy/vfx",
+	"CmsaoDwMtxmToMaMjx3srE7rHZuCuZ28AHMFi7MqPXXPqhMyneKMPGz81F8FDs9ANm2DY8Zx9Y4pDkjO",
+	"2T9y8PKSYTuXVv3T6fKiM6oNa9QZdP7fn/Ton/2jX764v+Pu0Zf/+R+dhn2RIgHVIsuZV34f7FEdSMgS",
+	"GhlkMZek/cKfkeXVrJSPQtJmRvijSMDMIqW3Vq4a/FTMkUpJF52gYzfCvTb4aHlmj6F/dhw3buHMr6gU",
+	"T8Tk7xBp5GERqC6G7/+ap5TfH6LbT3K3Ezx+/vMuR/i/m8+waTfWrt5IH9+28O3Fm53mVpPZ7jdDp4/b",
+	"Ujp0Wrcqdu4oUwada5CKCW6OAkFiSvNEdwadz9y9gbizTK7/mIPh+RAurJxLlKZSK1K0MaDiVRr1rl5z",
+	"c3vGzQL47rv9FhaPvNW1vfi6sjW0JLJMGSZ5hdr/1LTylVXay3LwdWnakYhbkPevnz5dmHPQOfIUqxQc",
+	"fI/+YBi/pgmLPe+KxKrC3AUdLvR4ijJiYDgAK0GbrwomYezu6TEOZw+wImSZeSxzyHaYgmkLcIooEX9p",
+	"IPApKEWtOLUeXHBj/CLLdk0A9Bu9HV6cv4XF6vayeHVzDaqo4lC1wH8tHzq8ODeXyrW4goBIoamGw7Pa",
+	"hW/2E7g2DBPeshu01njTtyv1rbJxAlSCxNkchEN3YMgQhcSykoddcjkXNxyFJiNZJQu88eZUGWmMKC2k",
+	"RdLVGxWvSIibJ2HGtOuNyWRhJRlcNxM8sFep4dJuqNpisUsniJ+Y5bedWYmxSzhhua0x1TW7QEw1HBlA",
+	"bFqmPeiNp7ENXW2wf6wsy13ylZmuX+RLCbEBG5qo1fVuSboqW3YXdGjGxg62NjWyuLG8Dj9q2dX6JXhF",
+	"5YPzfGaIUgbZDocN7IaR4Bwi82TM4tCwhgqcBLY1IKy8ELlG1cj4WrAIxpkUU5bAuBm+eJ44UdVKZiu9",
+	"3cBkLsTVeEpZIq5BjnOZrK7mdZrphcU2cxE7AYlDI0L7Ll1PW+CgA9Zqw5aZrVt+C3TY29vC2P1ubkeh",
+	"Gtj+IdInx/I7eDUE21Isz8oqmhqZmXJFERjIgadgh9sRrTXLsmPujz3dQGtaeaZyhiXmfNssdxRg16LJ",
+	"8im6t0snWQqyXhFQUUV4DYzB6K0Qug3TyoaSLXFu/dOfaxRrrnWm/teg19sC7R6m22bRsTrU2sP/3R3C",
+	"38wZXNhNfkQo2AFYz62+eZW4T+ntuI3AT+kt+hR4RHccEzmgHJ8ZDgiuDT49I6HtKDzcClimUqS7mvAR",
+	"5iOxFU675f7uGtwZeJjBuLjm62u9oLNSsxGLKE+B62aeX4t7eB5UD8ntt9sC7LBcWG2a60/yNyHTHWEs",
+	"okkyjp1hYqwgUg7irJrq559O+/1grUoz6PjdabGYvvqNSIiAXUOdaEwYp3Lx3wMSvv0IKydX7Ec5p/Xn",
+	"9ns58/r++X0bFKiGthr7kNzMRQJdklFpeNhB5QXTcxK65156DIlhh7ojboix79JQclRHGTggsRSZIgeh",
+	"/SIMSGjfjy2USJFlYLB5xCuaBz8qAiqOaA4Ze2gUNstl348qNkPsKtwl1izmMNi0qilpzfXGFIlB4pY5",
+	"mxEQg2wEkc3pFPaCCAGZUAU/ndYRYqHh3xodSh+yRllsfB/mLajaUu4rMdTcz75tZ5Y82ZacA5fm2rJP",
+	"TSxGm4h2X6GrVWZpmdNaJ8DhGhfAbqfGmI1Gf/nz2EioRkz9ehwcn961CaiXoO2A91ROrsDFKs5Wmd9V",
+	"kQdQzYpP3coEPyMGmtAzZoKG9qmQhdy4I+C1iEF/WFb0Ip8kLGrUsNFkJiTT87SqiYT4+YsXx780EuUM",
+	"+xq36sVOnh8Z6kRe2z6I/d5Igp6SkQOlKY+pjAlNsjmdgA5IRuMY4sMtqNyyHqRYQG1uX9ZuyKWmukmT",
+	"M6E8RsV4CeVVog0JuwbZ9joDHjvF/Yoxdwmz3ZfVLoPK6E2Tvxi+f09Nh5xy6y+5AwCL6TRhvElTLXMg",
+	"N3Mj3cE1yAV6reENT7m6AanIi/6JudzRpjh2/YQV7nYiRAKUr6zRD9mylv+bC23Nw7safxsu8fdCaWI2",
+	"0hoWVWEiIyldkDm9rltUGw2qV7BQ4wzk2K81V030qRzKNCDoYFC1uO4wYnWgtkVVu77Hsu6aNx8NpRV8",
+	"z2g6Rg26dQlFr7DiQQwJzFBNuvJKQZRLphcN3668Ah7bLW0iKnXPgLXa1sIBYK1Rfo3ueeMV7pzd24ZQ",
+	"EEloYNzureH3NvNdzdw1y7b5XTiT7mJUDTrmVMZbsgD47XZ8QNW31Q9R7WDZxh6UUQaVbV451hZ6Yhb0",
+	"MKaImClrEi1XWNC4BzVUrLNtVxW/xYQ2GiyqPe5D1X8xfP9ZNbHdezT5XDGrd/K0ap6nlJc+543kpNU6",
+	"YO2xNQf/SLPr2i5/CXZQyuPsin43HlAZ+PAyYbDBrhThJ+fNlMi+vHxgWtS6caWD6vakajnwY5liLVuM",
+	"/XKXFlfsdXUOGza36kPbzmNY+l/fud+5tapmIAsH6cBe85QTnLlh7zEShYEiB2E9kiFEdYGd1GFljxun",
+	"icBiIeFRtf8Pc5qlm9Vxv9/fcLq7nyFuzj2dBHNLXHZbz16V6OVwryAV91tWGTC0yiwCzwmeo5E2Z8BB",
+	"Ug0BSX1kEGE8SvLY4n2hq3re7/dryqoWRrXN/wBtd+Y1mbFr55WBz2pe7OTAOTKR47qAx7j+6XQzC1vd",
+	"4HIP1u+yj3+rXnP9o1/o0XR49NuXrz/fHVV/nu7y8/h5s56hHPwcnfY/gkLnrVWfodwhXvPZN4ueNYOz",
+	"pz5LRoca1WokPlpo2mTB9h06U806K8Yym4c9Bn5V60+l/G8f2/LOiGUFZd64F+6uHu7As3wbYVlPOlyQ",
+	"Zd01ZajXb+0l6Jof4d8K/8H7kZhVBsk7CAady1xlwONtWCTXTeOM6x58zbo0pzij3p9RWPeqCSSCz5DE",
+	"HSTiBmREFZAEDIqrgMRsZvgcymMyX2Rz4OqwS9AJYcRppBUR1uhoeKMyHtsOoZBP6pJf3S/TCUr4KY3B",
+	"e/a7Rso6J0M84nZGZkKho3Ghs3nc0jQzQmbhxFl3tz7Znh9v48ZrB39vt6RVj8r7MPMP5PC6RfMSwtt4",
+	"jNIzqtL5Rta8Nrt3TDXsqIOUrVmm+gFt4n997xsn1xxyOvS4YnaBHJwYmPzphLSiSUBisYwsa2H0ZB2M",
+	"GpHRP1oHrM066MeE1CV/4e21P0vHVSgrSnCrdr0tvL2FxUM4F37nvUFV4AZJtLtRld+wpYUW6J5724zI",
+	"hrDvisXog7kBhbHfNRP625J3fxP+Pivc9hmfnZHQ3b8hYmpY3MFhcW9RCbs4+q+/x4PO5yz+1sCOqgat",
+	"wdzgXpfq7DOC3TgjmapE8DZaGZZ2967UQ1+aI3N4E6eMfxJXwFtYjDJwkRyEw4vzy0/Dl2/Hw1fvzz+M",
+	"P/3+9vUH64uEUIAzQC/vckZzrTMbPMf4VPigPGpj2n0+l4wpTaOrTtBBvzNspAa93ozpeT7pRiLt+W+K",
+	"fzqN8Xg2yE7IZwp9qMQU1RGuiQt7HJids6jhN5cbSTtw5oOCp9EuLGLEnXVueHGOLXjdQZ6ca5IYTofX",
+	"eCcbkWwjkLUgiRDZxMxisiCO2QlG3AzmcEORulv8gPxqXeZHeb9/ElWOAh9ASA7M7JtPhVxTyQycnI04",
+	"JZLyWKTuHJkqJN8YF2szXZRxf0yRnCvQh10SFntnh+92u6F5z7Qa8UikKeXxUcI4kCmNoDviI35B9dyi",
+	"Gyquvcu9TaCj57CwXZn9kgMS9jKa9ky3AQl7U3pb/K8sMbC/RzzslUoRfNYlGGyinAmOhF9HGE4x6gRk",
+	"ZCMq7L8uqGLUuQtxggZOip2I5hBhWIBjXQlaZQ3c+NhOw/u6QHUJNB6UbwrvF4QRyWZz7Tr2VsHT/jG5",
+	"mVMNNsLdeW6TX0VsRC+zRxgWDjGKYWWE6MHp8UlAFMCIu8QtNlnF4VJAfF1/sDEInhxQ8gJfjvjFq9+M",
+	"GGttzYct4fGYa0hITdJcacJxGeagCSUc9I2QV4MSREYc8St0se/mYEh4dISnfUTjWIZETKclHuQ8AaUq",
+	"nySJuDmSkAoNCGQzdg0cj+xXUCxGvwBVCaRVgXUwMhPEoS06X0iRgp5DrkgKWrIIFQDWbmtgkOoRD9+8",
+	"/kR67rVBJLjFqFKhkHoTywic2WAYXjkZVCUwRVQGUUASdgUk7M2BJnr+T3TkGqJdGD0XcDYpjeYGP5hW",
+	"kEzNCRQbkAHIQ8IBYkW4sKCDWXvMNxFNKisZ8VzlNEkWZE6t1/xZeU5+RDwkTO5Qxvq4qBsbeo7n6fdk",
+	"LpLY4DBKaoYMJFQDjwxgTnCjgsqyzXsrrQYODCzRxJhxK8olLAKuoELXhxmN5nD0vNtfoew3Nzddiq+7",
+	"Qs56rq3qvTt/+frD5WtsY+4wppPqDVEGMJViS2fQOe727fciA04z1hl0Trr97ol1hJnjTYe0xUumyOsI",
+	"1cCIvXT3AvULdLoj75WLTrlK5Xj/KjJlUmmfGszur4uhQxWRTfdgkRcl57Nq+P0VQGZGQouDmBKm7U4W",
+	"234eFzOqhMUU8Wq/injxYGHubdEAd3XuDWOBl9LnPO8fP+Q0GoKJWqLvCwUI5jNReAYGDE77/bZxion3",
+	"Kkl/sMnx5ia1LBLY6OfNjZZSxmCzXzY3K3L/mAbHJ5sbFDlcTIPnv2zVoJZ35C7ovNhm44pcQNjgZKtt",
+	"KwInkQ/N05TKRQHbhFZz/1ln2xXkwixZM+W8uztfTEc1nO59rbr+3aGBo0nU+gg6l1zVYzQc9Ng72RI4",
+	"hSJZwWHXkfIN6CWMrOFDfw/4sAEJut8AxaebGxV5l74B7H8QoHwDug6RK6AX1LJb/tk8VPnJigvtlw2w",
+	"23OxiiuJNO8xVNBy0Z3bS8wwcjcex5D9q+BFl/yBju8+di20DJdNKujuOR9Xa00iI74ap0aLWNvDAQGG",
+	"HMtE6DmZ0ywDToQk3D4OiBeHzNkj78L4zPYrEjuk4/YNZ+1dzDkRvOnuJRuv3hHf9u610aX7vnpr8YXf",
+	"4eb1MbSNhMYAyuPfsI9Em/5Vb1hEc4NiNs7fEbZ73qkFXep9tUrIO0tXEtDQdNGu4vFaFF5Bv49IW+ro",
+	"V4P+06ZRkR49XYcPBUF2QzcAzrfeiME2LWxy5m1uz4IG7vMGLUVF5BUqgQ1UVWXGZ4qEF79ffiK96+dm",
+	"3uPq/EJMuhF4VZLV95RW10KyPNc2RtT23JoUYO0dVkk/sO+LbDVe+zvcZpX1tvHO5SdP19qPKzhWUM8p",
+	"Pds4902kw0Ydqd7XalTZ3bcTka3oWy3KzZCdvIHqvCk8yFyElE/tU9GFVCxEgpOwHpcVkoN6QNVgxAVH",
+	"nSL6gbhubR8xQeXfcs4Cq2XEy5tpx7RjHKbXNo/4lN6C6pKXNEls5jorSpNUrM6fcqvHbA8OOzO8ug8J",
+	"m5YNikV7ffsvTSTwEqX1D9Vk93sgfSvRc1uRvAdVFRQhks0MPL791yR0Tyo1r70wWEjr4aGIYh5ZgnbU",
+	"3plcNudH2SfTNVyh+NZ+QjnxkyE4mSIdixaOWiFBamePGmOA98wnrUtt8vgMU+MOtNASt7tPXNOPyDW1",
+	"4Uor/rtbfYw41G48u2RpnjiZyCa6QNOkuf9DLcKA3MxZNLd2ygkakVd5jWX87lqDvUvV4VMUh5bfwEiS",
+	"A8yOg7lxusXjLub2hDg8RPbkhiZXasTDFGJGu5kUEWCK7pAcWWcK3yMY/ih0aRXCMgOIkD4tiNWBJujj",
+	"h2LbiK9kBjkMTAMjkRGf+8PlEGnK/1Ed0H59eDbiZd4fMhMFl1duzDNFXAol8vnjO6v/LDzcmTmCi1e/",
+	"oTnZxZMzPuL/5/L3D8j5OTnSNwhxddbvIc0TzfDnVMj0jNCyW/SIcXmtsf8RL1mvfhPrdc7/DpGu5Eba",
+	"G0VdyoFiYLdYSc+s5Cimmt6nS8wC9Pjk2O9YCwWu+nU4YH+ixrbBi21W05Ay/kfS6yJeLfn3tNJvn2ut",
+	"npWi0TxqQGs1KYUnhBLdLtl0QUKXI+Loks041bmEI9fMkboDcQ1yxIvvzJEqTdOM/IWMOv9/1CF/IZLe",
+	"oHNVeHhGbDSj6tl8aOEFlQqWE3OE6IKlWqw11ii7ksxjvyLXynAt6FpaTh7R0eAHsrh644AhZw5crTVe",
+	"sRl3Kbg2wrfyCUsaQfu1vU1vKNPMRqNMgBSpRciBjf2zlgqhgExA3wBwrIbBQB0G5cdoqRzxIheJq5Vh",
+	"ncxs9Qzn/+XvaIooarM2mgtbbYRgm33lUaDXDtUCuVb0ewLeNqbaJi9yPKo/bmSwDSFzLNzEQLZu5rAz",
+	"mvbSetKaFs8Vc2E5J8fhe1JpQ9QN09G80VFlKSXOHgFqaaQWePJTfYKnRnj6BElCbirFCsxRDy/OsVKW",
+	"yxZUQlFGU2t+a9IV/4EZi0KfjgitRzKv5jAy/W7OY0QOrIdrMOIqgwhpWSwiRZRmRdtDK4LY0y0TKPhY",
+	"WTOaLzCEHvhzkcSK0EgKpWxlL6lVi/a2AYQfXoZogt7H097ugjuEi5sfwtHxX1WR8oleQQ03HaYY0Xoi",
+	"nb1jYkNa6pjq6b0GmtY0KU1aSZ+wZz/w3lib5pHFXL/CFnC39XuePHp/QMOsr+u6HgN6X4v8V1WP3SYe",
+	"psCE/RHgLUHxyanogXxsW2FkV3eiMkHYFwz5iOZNliMfcGmTA3qOZymhI+ouTg0X5D8fm8/DVda6FgK6",
+	"JxrdGGb6+JzJJsQgVJEcp/qkg/yhyPUrC+PWWoH/3Ydy9/5RpCndGHJhWj1TxLY4QwO0S+vLIImtccFG",
+	"RbYJsy4n6n4h3g3SAvN29k/XwX6ugwI8HvheyJt1KhjasA1sSvDOS1Q7ECVDe3NYrse8GPEbkScxgdsI",
+	"ICbU9lbxUDohIT4a2y8gDs8wRnip7LrBhCvIdLtEXMGDvQjDVRR41NtmG9wzIjBh6O8XPXkhwI/lUI4o",
+	"txXCt185K2mhv4UyrPXvPhCSSMgVqMOyKm9QyyBRS21NbWhwCujbUAkYFhxGfCVW2OZu2SlsaUPEcEsl",
+	"6T1Rig11qx9fodCSIrtNo1Y7uu8WSPzkJvmd9BS180fhj9oqDIwT6ipw42NEfXYNnPhE3NuSqv2TKPTu",
+	"1OwaCOZ9tos5wP8VGlAtbZEin9mFxFTNJ4LKOCBK2NzHNsrS5c+pUrf0sEv+aruai8Qmlwh9nvoQd4Ow",
+	"1CAs055eOb3oMzXi4TCO35htfI8EMSRZbm1YqZmUrUTQHrdSLRy+bz3oSoXyx6dduMw18Zdmy58o078H",
+	"ZaqgMtKitXJ5JTmSc6TZIseJLQVtvycz0xjiKp0rs1A7214rqzLi35TdZDnh+54wfX1O8UfG9nVJ7ts8",
+	"MexJeS7FHseT8PNjumBXUM/FOpX45jIceTQvX6xi+1KS+k2hqpUxfCG/Wg4xzPu0xO+8+Xz+Cp2G8Qpy",
+	"lbfWo/EjIfB3R93KiltwttzwJ0PmD3kNyypQ74iRva/lj/EsdwkTNurIK0hKXTa3MvYxqaVvF1NbdaOa",
+	"wn1FaV7Dy92EkOU07V/2qPr7JrR60sI/kBa+AnxFJi4Et4XzBH0INOhFy7Vnmh3YJLPXVv2S8vEoA6wi",
+	"s1yHpvk6HfGDMAWeqzAgYVEeIwxIt9s9Iyvlaax3WqVIzWp1mxEvsFDNaQaxj6qpD0xkidlpl7xGc7Pb",
+	"0EoCUoyOVrpI+Fnp4ZkiFkVscLfzMZ6CBB6BS81JU2QqXL9LBS9GXEhci7ctuNpGZFiG9ljVB1+QTIpJ",
+	"YoRzw92bpfvCyOTgtN8PXEJc+1FRCcPlWLXBVtGc8hlglNCc8VmXFHUznH7FeQYiX0EljLhLMBVbAQJj",
+	"uxVRmi4awpo0SYXSPg/qwclJ8OLFaXB68hxTt6rDAaEjnpjrxq3ZW16OTxpn1xS05AuTNBZKehASulfe",
+	"qDbdR7bftJR3aSDjf8ypJjdUkRvJtIanDBw/VgASnm7tvnim6nT6QS6KGFLRLti8cYmsrWhDE6Y0iwLC",
+	"3DoTc2dxhbm59XK1JbwNAqeBDGxZqGDEfS2o4oWmt4B/Jon52+12D5clpJI7S4sKU5WqUiPuy0rZDHc2",
+	"UTOGMZHt60M1B4zY9dfrZv33J1HV6l5PBOqJQO2TQJXJ7g0t2QOJ+uo5z7veV8uAlbJeW3I8g/YlE8gF",
+	"SQSfIRNrmMUyaX6dE0SfFEs9rErVepsr727elEIvFdcV8oCs2LaZ9EzTp0x6D+j4YDa0wqZjAqX73KDf",
+	"St+DHVp8dMC9WysLZ+42eRBs6lEZzdk17G5I/c6rbzPePhYJGNp9uxcNcG2fiMCDEQG3o3Vh/b5ctK+R",
+	"Uim51hb5LBe+8lmh1SkLKAUG1jhNwfGjtttKpY0yZ+vpiIdc6PHUnFdoa8bYihjW7CdzjsDs+xhenDcx",
+	"ru+Yqpdk3KtD72rVugZ2r7pJ5YY8Af4DAb7ZdivZOMiYFOfu4du9sRdcS/ovB8SVXEC+Ck8JzkVpmfIR",
+	"Br8WVcKwZJMrkzniWpDQ5TULyyK8RaXKw4F3kKG6kprVlb1cYEoKIqRTLNnSSAmbQrSIkiUR7ozU8haq",
+	"Z2XRAYtgEFsP4WEUgVKvgDMz21a7eb104j7dY2ojfSez21KhyGbDgIWPJx+ZfxPvvRotaSQlDfdk76v9",
+	"Z7v05b4ogqM8vtzYB3GZR3MLjOGGROavcIxVbN3EfpUAjfWw0PT+dB89UOgTnskKDBXeNS0kvOW6as2l",
+	"1FCuksQQsRiUS4dXDiRzl7VX06umXJVvlspYPxrLtBWxfYLJB7LAbkHUdlUANBSV/rKOMPbqBae/fbCW",
+	"8KshWhCtidWvO6iiiuARFPkhI8rJBIjylVnJJPdVCZ3ILKbTEbc1m8iwrPfqcfugrBMrZLVM7KFFOUPV",
+	"eZRLCdzXiH99mzGLgmGVrUNUDYwUl5f1Y9HeGFZatARvtdSi3xMDt7n4/SNr4HcgLU+BxT8oh2bxzGCZ",
+	"w1ZCm67CjRybr4K1Rq2B0RoiiUFpWzLuzHnGuvxxrrR2srDKCuqrRDn5sbtON/HWDL9/VPAluFu1Eitr",
+	"fLpz96aXoCh7W8n8wCsXHEQd7qStWO8zjzBprqlLNvvbqc2ryVD/a1aQa7ChO5hbU2Gcji2wVnWv15UR",
+	"XIFZm5t3TtX8ELP/2sv1yK/OxTspEosiBnHEnS6EbFKFIHdMI61sesOaQsRXWsdlbVJZ7K+a2vIw31dZ",
+	"8RYWWzj226pYT179P3aVNdpAQra64HYrp1ZJiFrJmspc6prwnF/ThMVWg/gWFufxTtqJbeusVcotPukl",
+	"9qqX2ABMK6JgY4lY1wNhyO8w8yajmFHXFeu2ENhZJpFBhdyl9PYd8JmedwbHz38OOinjxe+goxeZ6Udp",
+	"afi6uzsEcwVRLple4MSwePcncQW8M/jzi5EJ7V3WNG1bAH2p7jcaPQ/ClF4ZAYyHh7W64oNe7/j5f3b7",
+	"3X73ePBz/+dfUOx0G7ayLUBTc6lWon9tFXS89p3/rIti7Za7lNEULcFLUqxT5we+XpsKnEuYCqr5ucEO",
+	"4XPEGkRGGbdWYrxS8F41VLwvyu0TV23f+7fqG0FyxC1z2USlw4sUyEsI7orLFVsZEJFrV1jflbQnE4ho",
+	"rsBXZEWPW+7aFNMYkPDN608jjrmXFU2zBLpZPA0DQs00jjIDthevfqu43lBtk9QjH2OLPHhp3nsfGzYL",
+	"ORzrvWfEdb8tjueJxQ1PhE0AXtA0CYdnuK1hLRW02fZbnJF7MuI+hzmZ5CzB0lj1nONzyuMEZNeW6ws9",
+	"R2a5LJ8TvWDJsPj/iFNeJkd3AOQZs4QqTY77fZ8DmHGSQirk4gz3LyQHdl+xOD/xeHc44gkmgtFzSJeY",
+	"fusNbQ51qUpGvRgEyQTDqv66iLp08Dultw3wW7oGOBB2+2L9peuu91TTZgf7CpZU7NSrgzlzLzqSM1nV",
+	"9fhYlyoD7oaqWpPLcTwRvPty918BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -32,7 +32,9 @@ const (
 	ErrorCodeInvalidState         ErrorCode = "invalid_state"
 	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
 	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodeRequestTimeout       ErrorCode = "request_timeout"
 	ErrorCodeRequestTooLarge      ErrorCode = "request_too_large"
+	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
 	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
 )
 
@@ -53,7 +55,11 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeNotFound:
 		return true
+	case ErrorCodeRequestTimeout:
+		return true
 	case ErrorCodeRequestTooLarge:
+		return true
+	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeUnsupportedMediaType:
 		return true
@@ -447,11 +453,17 @@ type Internal = Errors
 // NotFound defines model for NotFound.
 type NotFound = Errors
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Errors
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Errors
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Errors
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Errors
 
 // Unprocessable defines model for Unprocessable.
 type Unprocessable = Errors
@@ -1785,6 +1797,11 @@ type ClientWithResponsesInterface interface {
 	GetMediaWithResponse(ctx context.Context, mediaId openapi_types.UUID, params *GetMediaParams, reqEditors ...RequestEditorFn) (*GetMediaResponse, error)
 }
 
+// ListFaxApplicationsResponse503Headers the declared response headers of an HTTP 503 response for ListFaxApplications
+type ListFaxApplicationsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListFaxApplicationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1792,10 +1809,16 @@ type ListFaxApplicationsResponse struct {
 	JSON200 *FaxApplicationList
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFaxApplicationsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1808,6 +1831,11 @@ func (r ListFaxApplicationsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListFaxApplicationsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -1816,6 +1844,11 @@ func (r ListFaxApplicationsResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFaxApplicationsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1847,6 +1880,11 @@ func (r ListFaxApplicationsResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxApplication
+type CreateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1854,6 +1892,8 @@ type CreateFaxApplicationResponse struct {
 	JSON201 *FaxApplicationResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -1862,6 +1902,10 @@ type CreateFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxApplicationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1872,6 +1916,11 @@ func (r CreateFaxApplicationResponse) GetJSON201() *FaxApplicationResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -1892,6 +1941,11 @@ func (r CreateFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1923,6 +1977,11 @@ func (r CreateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for DeleteFaxApplication
+type DeleteFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1930,10 +1989,16 @@ type DeleteFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteFaxApplicationResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -1946,6 +2011,11 @@ func (r DeleteFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -1954,6 +2024,11 @@ func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1985,6 +2060,11 @@ func (r DeleteFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for GetFaxApplication
+type GetFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1994,10 +2074,16 @@ type GetFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxApplicationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2015,6 +2101,11 @@ func (r GetFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2023,6 +2114,11 @@ func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2054,6 +2150,11 @@ func (r GetFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// UpdateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for UpdateFaxApplication
+type UpdateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type UpdateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2063,6 +2164,8 @@ type UpdateFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -2071,6 +2174,10 @@ type UpdateFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateFaxApplicationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2086,6 +2193,11 @@ func (r UpdateFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -2106,6 +2218,11 @@ func (r UpdateFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2137,6 +2254,11 @@ func (r UpdateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// ListFaxesResponse503Headers the declared response headers of an HTTP 503 response for ListFaxes
+type ListFaxesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListFaxesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2144,10 +2266,16 @@ type ListFaxesResponse struct {
 	JSON200 *FaxList
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFaxesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2160,6 +2288,11 @@ func (r ListFaxesResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListFaxesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxesResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2168,6 +2301,11 @@ func (r ListFaxesResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListFaxesResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFaxesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2199,6 +2337,11 @@ func (r ListFaxesResponse) ContentType() string {
 	return ""
 }
 
+// SendFaxResponse503Headers the declared response headers of an HTTP 503 response for SendFax
+type SendFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type SendFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2210,6 +2353,8 @@ type SendFaxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -2218,6 +2363,10 @@ type SendFaxResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SendFaxResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -2240,6 +2389,11 @@ func (r SendFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SendFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SendFaxResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -2258,6 +2412,11 @@ func (r SendFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SendFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SendFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2289,6 +2448,11 @@ func (r SendFaxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxResponse503Headers the declared response headers of an HTTP 503 response for DeleteFax
+type DeleteFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2296,10 +2460,16 @@ type DeleteFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteFaxResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2312,6 +2482,11 @@ func (r DeleteFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2320,6 +2495,11 @@ func (r DeleteFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2351,6 +2531,11 @@ func (r DeleteFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxResponse503Headers the declared response headers of an HTTP 503 response for GetFax
+type GetFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2360,10 +2545,16 @@ type GetFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2381,6 +2572,11 @@ func (r GetFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2389,6 +2585,11 @@ func (r GetFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2420,6 +2621,11 @@ func (r GetFaxResponse) ContentType() string {
 	return ""
 }
 
+// CancelFaxResponse503Headers the declared response headers of an HTTP 503 response for CancelFax
+type CancelFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type CancelFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2429,10 +2635,16 @@ type CancelFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2450,6 +2662,11 @@ func (r CancelFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CancelFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CancelFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2458,6 +2675,11 @@ func (r CancelFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CancelFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2489,6 +2711,11 @@ func (r CancelFaxResponse) ContentType() string {
 	return ""
 }
 
+// RefreshFaxResponse503Headers the declared response headers of an HTTP 503 response for RefreshFax
+type RefreshFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type RefreshFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2498,10 +2725,16 @@ type RefreshFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RefreshFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2519,6 +2752,11 @@ func (r RefreshFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RefreshFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RefreshFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2527,6 +2765,11 @@ func (r RefreshFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RefreshFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RefreshFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2558,6 +2801,11 @@ func (r RefreshFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetMediaResponse503Headers the declared response headers of an HTTP 503 response for GetMedia
+type GetMediaResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMediaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2565,10 +2813,16 @@ type GetMediaResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMediaResponse503Headers
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
@@ -2581,6 +2835,11 @@ func (r GetMediaResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMediaResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetMediaResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
@@ -2589,6 +2848,11 @@ func (r GetMediaResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMediaResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMediaResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2887,6 +3151,13 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2901,6 +3172,26 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListFaxApplicationsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -2934,6 +3225,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2962,6 +3260,26 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -2998,6 +3316,13 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3012,6 +3337,26 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3052,6 +3397,13 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3066,6 +3418,26 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3106,6 +3478,13 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3134,6 +3513,26 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers UpdateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3167,6 +3566,13 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3181,6 +3587,26 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListFaxesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3228,6 +3654,13 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3256,6 +3689,26 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SendFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3292,6 +3745,13 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3306,6 +3766,26 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3346,6 +3826,13 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3360,6 +3847,26 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3400,6 +3907,13 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3414,6 +3928,26 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CancelFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3454,6 +3988,13 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3468,6 +4009,26 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RefreshFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3501,6 +4062,13 @@ func ParseGetMediaResponse(rsp *http.Response) (*GetMediaResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3515,6 +4083,26 @@ func ParseGetMediaResponse(rsp *http.Response) (*GetMediaResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetMediaResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3880,9 +4468,20 @@ type InternalJSONResponse Errors
 
 type NotFoundJSONResponse Errors
 
+type RequestTimeoutJSONResponse Errors
+
 type TooLargeJSONResponse Errors
 
 type UnauthorizedJSONResponse Errors
+
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body Errors
+
+	Headers UnavailableResponseHeaders
+}
 
 type UnprocessableJSONResponse Errors
 
@@ -3924,6 +4523,20 @@ func (response ListFaxApplications401JSONResponse) VisitListFaxApplicationsRespo
 	return err
 }
 
+type ListFaxApplications408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListFaxApplications408JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxApplications422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response ListFaxApplications422JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
@@ -3948,6 +4561,21 @@ func (response ListFaxApplications500JSONResponse) VisitListFaxApplicationsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaxApplications503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListFaxApplications503JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3984,6 +4612,20 @@ func (response CreateFaxApplication401JSONResponse) VisitCreateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateFaxApplication408JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4046,6 +4688,21 @@ func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateFaxApplication503JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFaxApplicationRequestObject struct {
 	Id string `json:"id"`
 }
@@ -4090,6 +4747,20 @@ func (response DeleteFaxApplication404JSONResponse) VisitDeleteFaxApplicationRes
 	return err
 }
 
+type DeleteFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteFaxApplication408JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response DeleteFaxApplication422JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
@@ -4114,6 +4785,21 @@ func (response DeleteFaxApplication500JSONResponse) VisitDeleteFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteFaxApplication503JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4168,6 +4854,20 @@ func (response GetFaxApplication404JSONResponse) VisitGetFaxApplicationResponse(
 	return err
 }
 
+type GetFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetFaxApplication408JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response GetFaxApplication422JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
@@ -4192,6 +4892,21 @@ func (response GetFaxApplication500JSONResponse) VisitGetFaxApplicationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetFaxApplication503JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4243,6 +4958,20 @@ func (response UpdateFaxApplication404JSONResponse) VisitUpdateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateFaxApplication408JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4305,6 +5034,21 @@ func (response UpdateFaxApplication500JSONResponse) VisitUpdateFaxApplicationRes
 	return err
 }
 
+type UpdateFaxApplication503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response UpdateFaxApplication503JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxesRequestObject struct {
 	Params ListFaxesParams
 }
@@ -4341,6 +5085,20 @@ func (response ListFaxes401JSONResponse) VisitListFaxesResponse(w http.ResponseW
 	return err
 }
 
+type ListFaxes408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListFaxes408JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxes422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response ListFaxes422JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
@@ -4365,6 +5123,21 @@ func (response ListFaxes500JSONResponse) VisitListFaxesResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaxes503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListFaxes503JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4434,6 +5207,20 @@ func (response SendFax404JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	return err
 }
 
+type SendFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response SendFax408JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SendFax413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response SendFax413JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
@@ -4492,6 +5279,21 @@ func (response SendFax500JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	return err
 }
 
+type SendFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response SendFax503JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFaxRequestObject struct {
 	Id FaxID `json:"id"`
 }
@@ -4536,6 +5338,20 @@ func (response DeleteFax404JSONResponse) VisitDeleteFaxResponse(w http.ResponseW
 	return err
 }
 
+type DeleteFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteFax408JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response DeleteFax422JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
@@ -4560,6 +5376,21 @@ func (response DeleteFax500JSONResponse) VisitDeleteFaxResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteFax503JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4614,6 +5445,20 @@ func (response GetFax404JSONResponse) VisitGetFaxResponse(w http.ResponseWriter)
 	return err
 }
 
+type GetFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetFax408JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response GetFax422JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
@@ -4638,6 +5483,21 @@ func (response GetFax500JSONResponse) VisitGetFaxResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetFax503JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4692,6 +5552,20 @@ func (response CancelFax404JSONResponse) VisitCancelFaxResponse(w http.ResponseW
 	return err
 }
 
+type CancelFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CancelFax408JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CancelFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response CancelFax422JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
@@ -4716,6 +5590,21 @@ func (response CancelFax500JSONResponse) VisitCancelFaxResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CancelFax503JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4770,6 +5659,20 @@ func (response RefreshFax404JSONResponse) VisitRefreshFaxResponse(w http.Respons
 	return err
 }
 
+type RefreshFax408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RefreshFax408JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response RefreshFax422JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
@@ -4794,6 +5697,21 @@ func (response RefreshFax500JSONResponse) VisitRefreshFaxResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response RefreshFax503JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4855,6 +5773,20 @@ func (response GetMedia404JSONResponse) VisitGetMediaResponse(w http.ResponseWri
 	return err
 }
 
+type GetMedia408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMedia408JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMedia422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response GetMedia422JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
@@ -4879,6 +5811,21 @@ func (response GetMedia500JSONResponse) VisitGetMediaResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMedia503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMedia503JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5320,103 +6267,112 @@ func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7DwNc9s2ln8Fw92Z2i4tS3LcTZW52XHz0fVuknrjdHbuLK8IkU8SahJgAdCymvi/37wH8EuibCVN0l5v",
-	"O9OJRYEPD+/7C3oXxCrLlQRpTTB6F+Rc8wwsaPr0gt+ePcM/EjCxFrkVSgaj4O0C2IzfMpH0gjAQ+Cjn",
-	"dhGEgeQZBKNAJEEYaPi5EBqSYGR1AWFg4gVkHKHNlM64DUZBUdBKu8rxLWO1kPPg7i4MzvkcXhfZFHT3",
-	"7jmfQ8hmWmVsUOHwcwF6VSOBay4lAbkKmtsnMONFaoPRIAwyfiuyIgtGgz79FwaZkP5JhZiQFuagK8wu",
-	"xC+wideZhcywHDRhdy9WRvwCW3Aa9htIDU8eQugO6WxyJQ04jik9FUkCEj/ESlqQFv/keZ6KmCOqRz8Z",
-	"RV/Xu/9ZwywYBX86qoXhyH1rjp5rrbRxW7UPfMpueCoShowGY5ldAIt5moJmwjCpLOOFXSgtfoGEzZRm",
-	"e0ozLhnc5igXDD+lFvDPDBLBWSrk9X4vuAuDM2lBS55+iVNIVki4zSG2kDAD+gY0A1xOmLxW9oUqZPIF",
-	"MHmtmCniBdNgVKFjYEI2aPqVYTyOVSEt4fVWqZdcz+EL4IUKV/J4qpIVctcqxVLcn5D5Udac/kIInZ6f",
-	"sWsgXDJhjJDzkGU8RdPiRKuQ11Itpccv1yoGY/g0/RIUO5NOM2pr+oRFjqkRQ0NgGPB4waY8YTMBKSFc",
-	"LfYomyLPlbaQvELleEua/0VIizz+yrCnbqdD3LlS6DiG3DoCW7+UxVzid1NgCcQqgaRHltJvhrg81cAt",
-	"vOC3pzXKb5xE0UGSROAjnp5rlYO2Ao3ZjKcGwiBvPGqdeeIs6js0ly9Bzu0CDeYJGczy82DDuYSBKuwU",
-	"NXpyo0QMk1yrmUhhIpJNk34qWbma0WrmVzM1o/N7jWR7MZ0wYXahVTFfuC+TTEgU1P0nDLLcrpjSY8mn",
-	"BqQleyiVhN5YBmHzCN886sB5CdOFUteTGRepugE9KXS6ie5zvwlb36O9w7D/6HGIHhttbDAK/v3n9/++",
-	"XPzt6tK+df/n51eX5uLqr6Ojo8t/j8fm6K9/uvo6uActj819Ivcvt/THNy8D57TK4OByk6dtwFfVxmr6",
-	"E8QWNyYBpnilJR0ofR1cZMai4rOMxwsh4VADT+gBrkfigET/ehmgFQNpS2SQ2oAByqzyqmEglZ3MyCOg",
-	"gyc9n1Sq23hmLLfgwyAwdmKVmpDFDMKgqJV7Qq5vQicMgwzsQiUT3IOnqVqC28U5wwl5pQY9akYkYLno",
-	"kIh/LbhlS5SFpVZy7jyKMKU573Ux1dmpnUzIhVt6FwZW2LSb9AulLTNFlnG9KtWmpPtm4NeUC+JmCbo6",
-	"41ZxuKjwbgtFzZzOUBJtMMVozgbbRdMQd5AnV8SPTWB/v/jhNfPfMqucfeSJs5HOyu9FR1ZF+91H7z6V",
-	"2TwQVM8Fhpw7cQrhZUKeuRdqs8i15qsNyvsdukj9gt926B1P00lSaKc2BmJ6WgWu/c3ANURHJiGmF5zp",
-	"3aC0t6kTbltJQ8ItHFpBdmJTEYR2QB+iygt++6xaexcGqOuFhokGbnZ6+4V74Y1bjxC0yjrP4Y73QNKD",
-	"uo+GoNOw/+Cd0IiE6sc3L+nfRMVFRrrNDZuBjRcYZ2uV9diZpPUhUzLG4C0GcQPJiHFmxFxCMpYYa5dS",
-	"Wn7Pzp+9CH1QP+izTMjCgnEealMP+Bwm5P0e5nXOtRU8nTSCl/WAyTlZJdPVE4b5IlsuQKIq2tJoYMaJ",
-	"J01Vy3BNlUqBEwd+Lngq7GoH5v3TryS5j5VOnAFG5fKuYMZvOy0tmvXC7LDFhVtIrygNzs435KOBNy0o",
-	"PUGnAFwQ11iTae4lFqt8tckztkfkixpbd5qdMLCqU2aLPPlg3fuQIIXQswvQPrSU0NshwLjfX/iqQ83O",
-	"dSPTNA9eX4kAteRU/G1zrWWLWsRpo7iFBlvsaCMY3jSpXYHuJ7GQXXHuW/LJDVKhzhmQienkygdE0K8B",
-	"EgyLFYF7wmSRphXzWeOQpPqlJaJtcanL11z9aAON7Zo7aQDu1OI/iHg/EDlvwfk+Bm6X9IeF+KVw6Vxb",
-	"kBNu+c6xyppW3K3HKRQhP5jenvM5vMJ16yQkXDyMh8/zxhfWtp/pQ47ShcoWHJ41g5hSrEueUULg/uqS",
-	"7I3IpAGiMKAn08KsnCChpumJVBMuzZJyl+phAnEqJDQfFRIzkpjEwVVVm98KiSTgVkxTmCRgrJDc29nG",
-	"p0khNfB4QWodBgb0DcpfIfkNF6l/WsF0UaVWee6SMH47weiFp0LOfS5Up1sQZ5OyEjpB0z4p4awdtlxE",
-	"+8ukYx9UhUQtZap40sgB8bGzFBO/adCMgiapyISdwG1MJg+VxxBwGUOKILZw69NozW+hKv+sw61SwiTS",
-	"By3MQswXQRjcgF5N/N9FajWfpGK+sNWnhOvrbYT51er3QTp3UcV120LvnwsoIAldrbrnC4r4QGkxRwHH",
-	"v1GkqBaZQIoSh8+cCFVB+WgshRRWuBecaLryZRMwPSkD8woGheIlsR1Cgc8caozQwFcoeTFHsqIqeqQC",
-	"l/D48oJHplIUt3gdnVqPumW5EqWODHwOpc2o3VwrP5jDxPiuyubXVlmeTnCRuW+BBlOktnPJmiA0EWru",
-	"3t5qHW6X5JwvlNzaqTplOX7N3E5MSPa8N/jmEUMrQmWnW57lGOAEXw+OB8OTk5P+oN8PWrW58fjry8Hh",
-	"t1eX/cNvr94NwsGjuz93hRIXIBNSmo+pqm7k4t39vma45np/a3XLByqvZYa8Cd2LqKdU6OgUMpDoEzAt",
-	"rDLABg5rCBwPPyypPi+mqYjZwtp8z+xTVu0zzfNnL8qItcfOLIZwZXo9Xbnky7WJ9jS4jMKwmXL1utBV",
-	"9hcqRxCc5W4XniQajKEod7/HLgAIzun5GWtgRRXbVmpPTsU8VMD9uOrtR6XLa8ls1bf0ctUm8T8AcsYp",
-	"Ry1pW54spGQWEsaNT1MbCXDUnd+7XHVTehoRRluCdpGQ3cL6H25Aa5GAWc9bvjKsfJN5UCRKjpMoOfz2",
-	"87BvLXnYHd8vieZGSbedj1Py7RPxWlW7DO2PlIl8XAspE7L5dPDbNpVchqghUzeePX517xM3gn7H7Z8N",
-	"9ja+XyP+J5JCA3GhhV1dIEKO7VPgGvRpgdt0dP7KDvPeDWiDpmW47yZOWr29XjnGQbaKINb7o29xXVYh",
-	"Z6ps3/KYRNYPhPBcGMvja4yJkY70khkdHc2FXRTTXqyyo3JN9UfQMYyRazXXPMuos4Wu8vT8bEROjHFy",
-	"aYR85ZGoikweqhGjhN6PMWHNWBJE9FplV9Mz3ISMy6SMTnEvQM/mYZim2+YbTnssx/IZxAJJapztMTnE",
-	"zFU2DFtS1aR0siKGloM0fGXYOJDKMrNQSzkORgjwgB0cnLaad72DA/b8hto6ObjGBPOWyLDo1I8r0PMR",
-	"+474xsZFv38cn56fTf7x/L/pA0RsKeyCcTmWrFMi7m389tjp/dMJCA4huwzcsEf9QY/9A1aGcV2VeBfc",
-	"YOiBJKckG58JyWIljeXSMisy6DkauJZRfXbKkivo0buxb+2MgxG7fDemFts4CNnYddncn67R5v52zUCi",
-	"MmPvxmX3y31ZNcrGwd3d1V2Ex210u+yCWzbVwK+dmXO2gPrTTBd1Ex1FFMHXjKrIMRw6+vvhiZ7fnoYo",
-	"MF6kqLDZWnvCeKujh3DbTb17gJdL8CCSOeOESHKp7ALfdN3+NsMehRjCiBkTliUioTEJuBXGepZgYI4M",
-	"ic5/uHjLjm6GR6QvEbP82tt/FItDkDQ74Y5jatps6ABuvxc1hz9uD5fL5SFBKXTqAUX75ZCG4RmUYLlh",
-	"f7/44bVT4PIQw76jBEIu42ynjihnEabNUchcZZxFLu2MKDJu0hIh0nc0KrJA9rgmhFURsVezCE1QVA2T",
-	"+LaFS4pKAxS1YoTG4vUMxFEIIa8PSIUbxeUFRyhbhjnCDbwcLgi6lYFw2wQa0onqmLV6XTZzCi8FbzWX",
-	"hkyBkgcHuNSIrEhdDSBBocuEFAatV5queuxtnWSUpSjT3IyEYNBnBmIlE1MlDsuFSqF6JfTzWjJOiwSS",
-	"J+ykz159x2Ke74csXkBMmsktyq4wzk046UZTU0hr0BHQPKMhokq25KlX54qYNOlQCwY7dKbTo1vXJapv",
-	"cIuoLlE03vB5YONJVbKIHL1d2aI0y+5z3bdFzUXoJQGY/5r+NV7duwp8Uch4nXU5mpTSgL6zVI+oowwY",
-	"eW2ihWrGMkUOjEt2fNJ3xKvf31owjMgzMnZw8Gwt+Ts4YG+AU37cwFEYRuSntm6aEqOM1cAzw6yaA1ms",
-	"jK/8UBbptmLcskwZy46H7JX4ju0BuYmZSNEyGsvn4BiPwiIy/IjaX9LCz3ftuwMLi/AR8EKlSQV62A/7",
-	"/b43nwZ9QoUzZUncnYvtcTYOkGRTlU3HAQFlIGO9chNmEkJvNjA+WS6UgeqA9ciZV/lywpRLJqTLyVl0",
-	"9ILOFe032L+ViTX562ySaN9U8T08t6NZmfojGbwZ3CeykBrWKZZhWWHIZ1Dpe60gAGbEOFso44VOg1Ep",
-	"5QUYmqVK5VMeX4cs1+KGW3BZ82GqYp4SdcyCwoG9p9+/Pn27H7KsSNGGGEt0IxnA6Erw9DAvdI40LEsR",
-	"NAY0Kwwkzk6TDSBz6gwwte2cc0PTUJ2XMHMhr9+BZN3bvB5744CGrFHsJ1wxTkkOVWGJTFLJw+HtbcO8",
-	"oRQjoxhPxTXcp6xPCB/aBgGX1Pa2YuUQdmsZZg5ZbkOmwWrh4ygyZXzKZaJcX/0aGJcrd54ewvyBghGl",
-	"SdYwNJElD5rlBsP2osPDGb89pHGtQ7/ksLkk2q9E6wUXmlgm5BxF61l9drKjkBumC+kCZ89aAxSDLJW+",
-	"Bo2Rt1czuyRt5iVlafK8coBGkdb4z18ZZjCqLxXRMIlC7PQWBawMcaiacUszHwj32UZhxbDo6wE7HgzZ",
-	"yckJ6z9+/TqiUPXgwIKx5aKDg9I+x6i2NEUZq4zE95pMEWc5X5FNyLW6EQltTSBirhPzxCuZky8XJpRV",
-	"VFPX1kcOzfcok+/LTdh7enZ4eEj/uwVVgfVxv8/e1xDY5vcD9t7LTsiqjhnbWy5o7tN7LSHn+x3vDhvv",
-	"bnbYdgRy3AXEd+R2BPGoC8RmB29HaCdd0LZ1/HaE+U0D5pYO4Y6Q/tKA1NFR3BHK464zNjuDJRwfonTB",
-	"+LYBo6Nb+TCEQb8B4eHO5g4AB1sEsgT4MIhhW1/QjqSrUVWxT7mxqLnSmy8hjQVOAyRogN6X2flT6oO6",
-	"0NePtjK3dZlxiDqEDDdjx7AdMbrMrooXn1RQyLI3o712FzaikEdaDBxve96d7PfYmaztP/lVjGmZe62Z",
-	"5fhw/hmkYKF9GkHVDiF56t/eawWvURVoRmUbDdNVYctSYDP7olLNHKxzDKkw/i/AgNDhnhAKlIc1cPdb",
-	"i1ZqRsmCP8tMaGP36wSjs8BS1nnItPPUUC/EzZMTLiMK4lxUEy+4nNc5H7keYT2m/qGn2qvqlo8LrDbK",
-	"/myvTCrC1uzaf1ldQFSHV82QTM2cP6mGGClP1OAnHd126CCi75+7/JtePnrnYIjkLuqYeWSn9KLjCXcj",
-	"lv6yEuUhFDbxGUbNeFh3oylslAWOe8jnmQazwMzQYFpMn/z5HUV82RMdJqLsGDF1whSVXOiteJZGI/Y8",
-	"GZ6cDL49dAdrtJgxDkiBgj4Zu1hLSKZ0Apqighm/rcMf0gq4dQVawVPy/2o2I+L+JKzFJJy0iHjupg0R",
-	"ZNXmaGS1IgNjeZaXB3jz4ik7Pj7+Fvf/8e1Tr4L/E7G9LcUMjEyoCWqYwqTA7/WLkoBBHv7LsqpQcsPT",
-	"AlgheTYV80IVZt8jcs7n3oGgYL0kfbH8Gly+Vd4CjNieuzLoJCmq7+JFbG/Q6w1P+khV6mixYX+/TIW9",
-	"944ysNxnnlGjhYwqXfWQ8UOjiVx/9F3kyPXwUxGDn23wdeDTnMcLOBz2+huV4OVy2eP0dU/p+ZF/1xy9",
-	"PHv6/PXFc3qnnsGvKsplEdjNYRhXJx72+m41hrQ8F8EoOO71e8eu67ygwrgvUjWn6Oj5HKhwXdXpzpJg",
-	"FCCx220ZQ7Dqe6SX3a2BeslR47rnXbjTarqCeXe1dvtx2O9/sjtSHbNtnXcgkc3o7dbKU4ZucT3qD7bt",
-	"UyF+1Lo9hy8Nh7u81LzSdhcGJ+7s979V3aukloi7lOF5uHGAIAwsnxs/UnnY+uqKLkKYDnHouupV34L5",
-	"TiWrT8ah+26V3bU7j+g/7jaEZfCZhKWaXNpywW6N0k+odiMSuleJ3m2tAlrP4n60RA2OH36pulFKL5zs",
-	"skvHFcXfRH6dJGzWiO8X4buw09IdvRPJnesIYoTVddHbVNkwOj2pWKrkHHSr8SVXmzx2nTJj+aoXhGuK",
-	"40LKDsVpieyjTXTci8mvkA4H9f6XqnvQvwmD3Rk/lMFht8f6HuxDZO7/PizDH5qn34P9cIauxRUPz6nt",
-	"1cZ0/6N/sOJDxtwwKMm5jTuGCp76VKnqWhqWa6Aw21/1n6pk9aS6vuuWXAPk+KXQLv7dNB1dszGfyefe",
-	"N4azk8/9nWgW44b5yw1fUsn+4H7YScfH+2FophnrF4mWgEGq0Mb2mPd53qE6J2ypJAFJj/I/IedVDaKs",
-	"Z2xqjk9e4MulLOHGpJ5MV/4c5SwJp+6Nqy7QgIxwkx7bflPGte8u65s7V5dzu/YDM7vccfoA5KYwc13O",
-	"j8Iu/eTY0TCAMKy64PcANtW6Nh673xi+Fxs/JiZMa7bhAZTwpd2xaQ6e348MVXA+DBWrPhaRz5yR75SG",
-	"w//J3BvWEm5oZ9nt8/7Tzdnwxu+ToMltzK9z26qSNsd9uKsTPmHVfJ8wY6nBuRA2XdX13z0qNddVefzU",
-	"UZnHx74U3zOWI5goHMuyTu1r4H5+o1F2p1JY2yL7ewyfKXxZuyWBnHhwkOpXQN8hHhp+SvXYIQgK/T2m",
-	"XxP17BDE1L9D9p84aVPnL9xQ7ozkfF3nm+HQg7WI0y3NpyedraLtRYf/VBo6Kg2dBvmeksJnriPsoN3/",
-	"PwoG3Y7yg8J398uWd1cbynbEY1cFdP3S9d/E3B3yNtd9+ima32ud77GkpvE9XW/qdzV8L26IFsKWl0rX",
-	"qvj05u9CpMu7r+5g7XP9ocX9aTl80IrxdnEYlQz7BvRnEGIfSla/y4O8ob3SVdl4b81NNrvz4AYlx7Jr",
-	"AMDfeaiOTN/t+1uV3T9N1BbdN+7MvwvZbdDFt/3/yALrKe9s9Fem8aOuZrvUrg9jbC0AIUnp949irrUA",
-	"N5mulrL6kVlf743cMAZ13mkAyxYaon2aS5Gq8buhYylp8Joue5Q/RKt09fO0tFlzoKND2L4H+8r/QtCD",
-	"lely+HJLCbqkwK/75eT1jX+U4taNh+75qwL7vrC0XIjYXVfaOOiW4oAn7G4ICmm/eRR0/YTyOop/e3X6",
-	"9PDib6fDk2/KBNZJjnCzug2GTrmBbx4VOt2GYsXwXcv5g+HjHer5H2BG8mTWtiIVRaZCcsJ1fYNO63H+",
-	"7EXvS2VbX8pS+CuYwejyqhVyl5c1XN24cQvDXanjzVGuhiVxl9Cv7tZgty92Xl4hA91Vmi7NpFF6Vo3M",
-	"lBf7o4xfA9OFjPZb4zijo6PB8C+9fq/fG4we9x8PyUl6jDZ+tQ1kUt6oDOthwoS5hKysVdXVNzKNmxry",
-	"Ym0yw81tb9wzKKfjum85tfdp1+A3t7xYG55rMqaJsuPB3dXd/wYAAP//",
+	"7H0Nc9u4Eehf2WE7c7aPkiU5ThN53nR8+bi6veTcODed9yxXhEhIQk0BPAC0rEv839/sAvySKFvJJbm0",
+	"k5u5iUiCi8Viv3dBvwtitciU5NKaYPguyJhmC265pquX7PbsOf5IuIm1yKxQMhgGb+ccpuwWRNINwkDg",
+	"rYzZeRAGki14MAxEEoSB5r/mQvMkGFqd8zAw8ZwvGEKbKr1gNhgGeU4j7SrDt4zVQs6Cu7swOGcz/jpf",
+	"TLhunz1jMx7CVKsF9Escfs25XlVI4JhLSUCugvr0CZ+yPLXBsB8GC3YrFvkiGPZ79F8YLIT0d0rEhLR8",
+	"xnWJ2YX4jW/idWb5wkDGNWF3L1ZG/Ma34DTo1ZAaHD+E0B3S2WRKGu52TOmJSBIu8SJW0nJp8SfLslTE",
+	"DFE9/I9R9Lia/c+aT4Nh8KfDihkO3VNz+EJrpY2bqrngU7hhqUgAN5obC3bOIWZpyjUIA1JZYLmdKy1+",
+	"4wlMlYY9pYFJ4LcZ8gXgVWo5/lzwRDBIhbze7wZ3YXAmLdeSpV9iFRJyyW8zHluegOH6hmvgOJwwea3s",
+	"S5XL5Atg8lqByeM5aG5UrmMOQtZo+p0BFscql5bweuOI/lYsuMrtF8Au8ts8tm7KaEjIFZs/UckKEpG4",
+	"fdda3HBYCjv3a3B0/c6A5iwBD+IEDJcJCAtsxoSkdb1V6iemZ/wLrOjtOvrCgFUKUpyfkPlFVhz8hRA6",
+	"PT+Da064LIQxQs5CWLAUVaYTmVxeS7WUBX43TKRskn4JekW4iSLm47ya1nOBF5uYSdx+zVk8B2ENJMyy",
+	"CTP8BDS3egVsarmG6A1edE7xIgLDYyUTgwpzzlniTU9tyKaqvXCvgFWwZMLChE+V5mD1SshZwUz3WaD7",
+	"dSpRNtMq5sZ8IdqeSadLK/t7ApFTAxGg6TBARJ2wBKaCp8QK5WDPDCbPMqUtT16hOn1L6/oiTIvS852B",
+	"Z26mDs5cmoA45pl1rGv90IJPJhwSHquEJ12yrX4yxOWZ5szyl+z2tELZqzxaSJIIvMXSc60yrq1A8zdl",
+	"qeFhkNVuNdY8djb4HRrYn7ic2Tma2GMyscV1f8MdCQOV2wnagPGNQvbPtJqKlI9FssmZpxKK0UCjwY8G",
+	"NaX1ex0OezGtMAE71yqfzd3DZCEkqoD9E+CLzK5A6ZFkE8OlJQsqleTdkQzC+hIeP2rBecknc6Wux1Mm",
+	"UnXD9TjX6Sa6L/wksD5Hc4ZB79GTEH08tMrBMPj3n9//+3L+t6tL+9b9n51fXZqLq78ODw8v/z0amcO/",
+	"/unq++AetDw297Hcv9zQX978FDg3pxDmy809bQK+KidWk//w2OLExMDk4Ta4A7mvZRfBWBR8WLB4LiTv",
+	"oNWiGzgeicMlao/LAO0Dl7ZABqnN0aWdln5YGEhlx1PyIdAlJDkfl6Jbu2css9yrLTK0So3JFtXveXsf",
+	"Bi3KOAiDvFICY3KqxkSJMFhwO1fJGHFhaaqW3GHj3Kwx+Ts1ulUblnDLRAvn/GvOLCyRZ5ZayZnzVYQp",
+	"DGq3bfOdPttJ1Vy4oXdhYIVN27dorrQFky8WTK8K8Sr2ZzOkqPMP7XoBulzjVra5KPFuMk+1ia1BCupq",
+	"8v6drrbzusJuIU+maD82gf394ufX4J+izbMeOOlSZw32okOrov32pbevymwuiJf3BQYzO+0UwlsIeeZe",
+	"qNQn05qtNijvZ2gj9Ut22yKfLE3HSa6deBkem4b57m2a7xANnuQxveBU9Aalve4dM9sIRxNmeQclrG13",
+	"EqEd0Ieo8pLdPi/H3oUB6oRc87HmzOz09kv3whs3HiFotWhdh1veA+E0yj4qglYD8LM3Vs6N++XNT/Rv",
+	"ouJ8QbLNDEy5jecYwWm16MKZpPEhKBmj+xxzccOTITAwYiZ5MpIYxRVcWjyH8+cvQx8u9nuwEDK33DhL",
+	"tikHbMbHZCUf3uuMaStYOq45OeuOlTPGSqarE0A/EJZzLlEUbaE0puyWVpqqhuKaKJVyRjvwa85SYVc7",
+	"bN4//Uji+1jpxClgFC5vMqbstlXTovrPzQ5TXLiB9IrS3On5Gn/U8KYBhSVoZYAL2jWob5p7CWKVrTb3",
+	"DPaIfFFt6la1EwZWtfJsniUfLHsf4swQenbOtXdBJe/u4Ijcby98PqvaznUlU1cPXl6JABXnlPvb3LWG",
+	"LmoQp4niFhps0aM1p3lTpbY5xJ9EQ7b5w2/JJtdIhTKHUb9p3ZUP8LRfc56g+6wI3AnIPE3LzYfaIkn0",
+	"C01E0+JQF9e5uHADje2SO64BbpXi/xH2fsDD3oLzfRu4ndMfZuKfhAv7moycMMt29lXWpOJu3U8hD/nB",
+	"MPiczfgrHLdOQsLFw3h4PW98ynb7mj5kKW2obMHhed2JKdi62DMKCNyvNs7e8ExqIHLD9XiSm5VjJJQ0",
+	"PZZqzKRZUoxT3kx4nArJ67dyiRFJTOzg8vX1p0IiCZgVk5SPE26skMzr2drVOJeUdfJhUHtwVMJ0XqVW",
+	"WeaCNXY7Ru+FpULOfCxUhWU8XoyLHPsYVfu4gLO22GIQzS+TlnlQFBK1lKliSS1WxNtOU4z9pEHdCxqn",
+	"YiHsmN/GpPJQeAwBlzFPEcSW3fo0UvNHiMo/K3er4DCJ9EENMxezeRAGN1yvxv53nlrNxqmYzW15lTB9",
+	"vY0wv1v8PkjmLkq/bpvr/WvOc56ErgrS9YlHvKG0mCGD429kKcoGJzxFjsN7joVKp3w4kkIKK9wLjjVd",
+	"ArkOmO4UjnkJg1zxgtgOocBHDhVGqOBLlDybI1lRFD1SgQt4fHrBI1MKihu8jk4lR+28XLJSSwQ+44XO",
+	"qMxcIz6Y8bHx9brNx1ZZlo5xkLlvgOYmT23rkDVGqCNUn7051TrcNs45nyu5tQZ6Chk+BjcTCAkvuv3H",
+	"jwC1CKWnbtkiQwcn+L5/1B8cHx/3+r1e0MjhjUbfX/Y7T68ue52nV+/6Yf/R3Z/bXIkLLhMSmo/Jvm7E",
+	"4u2V5Lq75qrKa/nNBzK0RYS8Cd2zqKdU6OgUApdoEzAsLCPAGg5rCBwNPiyoPs8nqYhhbm22Z/YpqvaR",
+	"5vnzl4XH2oUziy5cEV5PVvVKyp7mLqIwMFUuXxe6CsBcZQiCQeZmYUmiuTHk5e534YJzgnN6fgY1rCiz",
+	"2wjtyaiYhxK9H5fl/ahweS2YLSvinq+aJP4H5xkwilEL2hYrCymY5Qkw48PUWgActcf3Llbd5J6ah9Hk",
+	"oF04ZDe3/ucbrrVIuFmPW74zULwJHhSxkttJ5Bx2+3m2by142B3fL4nmRkq3GY9T8O0D8UpU2xTtLxSJ",
+	"fFypaSFk/W7/jy0+uQhR84W68dvjR3c/ccHoKy4TbWxv7fka8T8RFxoe51rY1QUi5LZ9wpnm+jTHaVoq",
+	"hEWNf++Ga4OqZbDvepkaNcBu0SBEuoogVvOjbXHVWCGnqijzsphY1rcasUwYy+Jr9ImRjvSSGR4ezoSd",
+	"55NurBaHxZjyR9DS5pNpNdNssaAKGJrK0/OzoevdYGTSCPnSIlEWmSxUzUcJvR0DYc1IEkS0WkX102+4",
+	"CYHJpPBOcS6Ols3DMHWzzTaM9kiO5HMeCySpcbrHZDwGl9kwsKSsSWFkRcwbBtKwlYFRIJUFM1dLOQqG",
+	"CPAADg5OG0W+7sEBvLihsk7GXWECvCYyEJ36hhG6P4QfaN9glPd6R/Hp+dn4Hy/+L13wiNpjgMmRhFaO",
+	"uLdA3IXT+/tDEBxCdhG4gUe9fhf+wVcGmC5TvHNm0PVAklOQjfeEhFhJY5m01KfTdTRwJaNq7RQll9Cj",
+	"dyNf2hkFQ7h8N6IS2ygIYeSqbO6nK7S5364YSFQGeDcqql/uYVkoGwV3d1d3ES63Vu2yc2Zhojm7dmrO",
+	"6QKqY4POq2I7siiCrzaqJMdg4Ojvmyy6fnpqtkB/kbzCemntBFijoodwm0W9e4AXQ3AhEpxyQiSZVHaO",
+	"b7qugOaGPQrRhRFTELbsrOK3wli/JeiY44ZE5z9fvIXDm8EhyUsEll17/Y9s0eGSeizcckxFmw0ZwOn3",
+	"onqTyG1nuVx2CEquUw8o2i+aOQxb8AIsM/D3i59fOwEuFjHoOUog5MLPduKIfBZh2ByF4DLjELmwMyLP",
+	"uE5LhEjPqKVkjtvjihBWRbS9GiJUQVHZdOLLFi4oKhRQ1PARaoPXIxBHIYS83noXbiSX5wyhbGn6CDfw",
+	"crgg6EYEwmwdaEgrqnzW8nVZjyk8F7zVTBpSBUoeHOBQIxZ56nIACTLdQkhhUHul6aoLb6sgo0hFmfpk",
+	"xAT9XtGWVQYOy7lKeflK6DvmZJzmCU9O4LgHr36AmGX7IcRzHpNkMou8K4wzE467UdXk0hrqD6NwmIgq",
+	"YclSL84lMakjomIM6DjV6dGt8hLlE5wiqlIUtTd8HFi7U6YsIkdvl7Yo1LK7ruq2KLkIvSAA+Mf0r/Hi",
+	"3pbgi0JgVdTlaFJwA9rOQjyiljRg5KWJBqopLKjLbc4kHB33HPGq97cmDCOyjAAHB8/Xgr+DA3jDGcXH",
+	"NRyFASI/lXXTlDbKWM3ZwoBVM04aa8FWvnmLZFsBs7BQxsLRAF6JH2CPk5mYihQ1o7Fsxt3GI7OIBV6i",
+	"9Be08H1g+27BwiJ8BDxXaVKCHvTCXq/n1adBm1DiTFESc+uCPQajAEk2UYvJKCCgwGWsV64TTfLQqw30",
+	"T5ZzZXi5wKo1zYt80bvMJAjpYnKIDl/SuqL92vZv3cSK/FU0SbSvi/gertvRrAj9qTHWqcF9IguJYRVi",
+	"GVjkhmyGa7j0mQCv+suO23oMm6lUxCvIUClY4yW1SoN4CKT5nK6kClvo+zbRr6Tu5DR3aorZdZTnKhu6",
+	"5XYQqJl7n2KqmbE6jy2KzB6DTFH5fQqpUtmExdehs97+hajTKVpHo/3QO5YIFWqrVDJdDYHBXBkvWIQb",
+	"xT7oflagMy1umOVhAX7v2Y+vT9+SGSP76yCjsyhY2slynSFLFJkV6mqa5oYnJ+XCEHrMUiCfuWB2tyhZ",
+	"TkybJtX6aqrHxVLc/FapEAxinvAbnqLT8p0B9OUKW10UMeuc4HWPVGC4tULOPJK1bfdalZwgpX076V7U",
+	"6UzZbYe6wTp1JkF6DnEtiKzSbosdip6QJWmaQPzTOjAT7Xt8JIIJYTlnFn95HiWMzZBSNh1H0mqD9/qP",
+	"n3YHx4+6vW7vsP84hCl/0hsOD/s9kgdPtTmHOFV5AgtuGekUT64aAP9vCNOk1xvyeDAc0mW/1+sW/w96",
+	"vdCB7D8d4JTd/tPBvrP4uSTmmAr0lv3acXMXeYqGlVwy8uN9Cw2zqEjcmiFjSCnUosSpwhBVa7waFiVq",
+	"YrKKAPsgjBNv94CcHmdQDbdD8o2ijY7CyGu0Ns+2cAvRZXPe3mGlg0KIDmuBd+O6nhWInDbyszifvgYd",
+	"4fqNdZRYqjxNkP0QedTapbYgMXUxrhNEZ9wKJ6cSPJSNLgJ+46/3nEaqKyPUH2hU67poP4RaYTCkgCbp",
+	"qNx60ZSdwe1t3awbsni4WmCpuOb3GfYTmsxvjVfL3qmg/n2GgN1YYNbyRWZD6oMXPuYit4dNmEyU68G5",
+	"5sDkypGitBovmdCkuIScodV4XqFKLhLPDOhcOq3kFZzhFF4slb7m2oSlBbVLMtSEGdKCjiuVvq1RZBD9",
+	"9XcGDAbshY01np3JJHv1RphSovKW2rkQ7vONnKmB6Ps+HPUHcHx8DL0nr19HFIUeHFhubDHo4KBwvWLk",
+	"LGqkjtWCh0QYch4hYysy95lWNyKhqQlEzHRiTrwxcpzkIoCiQGKqspm3T++R+94Xk8B7utfpdOh/N6Cs",
+	"nTzp9eB9BQE2n/fhvd/qEMpiOOwt59T67R1SIWf7Le8Oau9uFs93BHLUBsQX23cE8agNxGZxfkdox23Q",
+	"thXzd4T5uAZzS/F/R0h/qUFqaRbYEcqTtjXWi/4FHB99tMF4WoPR0ojwMIR+rwbh4aaFHQD2tzBkAfBh",
+	"EIOmvKAeQV+tKMalzFiUXOnVl5DGcka9YaiA3heJt2fU4uCiWt+1Dm7qIpkgqugw3AwLw2Yw6JI2ZSh4",
+	"UkIhRVwP5JoNFhE5eNJiTHjb9dp/vwtnslLXZPUwXAX3Wj2B4SP15zzlljdXIyiRKaRzJS2HvUZcGpUx",
+	"ZFRUyKP9E/QBfJa/nlihLOyMW2cYUmH8L46+vsM9IRQoxVLD3U8tGlkXcg/8WqZCG7tf5Q5ac6elP4qq",
+	"naWGypzuSAnhMqT4zAUs8ZzJWZXOIdMjrMfU3/RUe1UeDXUx00ZFD/aKfEHYaEv9P1bnPKoip3q0pabO",
+	"npT9yZQC0tw3Mbvp0EBEP75wqTV6+fCdgyGSu6ilnRlO6UW3J8x1T/sTruSeOO+OHBdcrDsGG9Yyfkdd",
+	"3Oep5mYegTAm5wboyq/fUcRXNNBgIspuIyaOmaJiF7ortkijIbxIBsfH/acdt7Ba9wj6ASlnxlInN3m+",
+	"QoLSCXqsXCNFKm+FpILfutqLYCnZfwzfkLj/Edaia09SRHvuGokL94di81rCSiy4sWyRFQt48/IZHB0d",
+	"PcX5f3n7zIvg/4tgb0ueEj0T6m8woDDe93P9piRHnwz/hUWZA71haY4ePFtMxCxXudn3iJyzmTcgyFg/",
+	"kbxYds1dKqU4Oh7Bnjtn7jgpqg5wR7DX73YHxz2kKhWrYdDbL7Jc3npHGJX4pFJU6w5BkS7bQ/Ci1h9S",
+	"XfoGkci156Qi5r5tyZd4TjMWz3ln0O1tFHmWy2WX0eOu0rND/645/Ons2YvXFy/onep4TVksKuo7rsXK",
+	"uBIQhUNUjMy4ZJkIhsFRt9c9cg0lc6p5+fxzvUGW7s841aTKFPxZEgwDJHaz4moIVvXxgcv2ql815LD2",
+	"jYC7cKfRdG7/7mrtyPyg1/tkxyRb2lZbD87jNqO1W8s8GzrI+ajX3zZPifhh42gyvfTk4ZfWDo3ja4PB",
+	"LnPVD8PehcGxI9n9b5Vn+OmFo52WVDZrUmHVHe3y7LJBqyAMLJsZ35jdaTy6ouNUpoXz2g6WVufrflDJ",
+	"6pMxw31nWO+a/Qtoqu42+LL/mfiy7H/ccpx3jdInlAEWCZ2PR0O6VkepOvq/NPP2d+Cq8oMC9MLxLsi1",
+	"nKP+rxEVx3SbRa37peUubNXfh+9EcudaGNBvbPvmiSljfDTlUkGq5IzrRqVerjbZyZX2jWWrbhCuyahz",
+	"lFtktCEdjzbRcS8mv4cRHz38UvlJkP91tevI+aG8FLab/B+5fWhHe1+HvvvGPp+GfX7k9sN5Z80HfLhd",
+	"eK+yRvsf/UWqD+k2RgcyYzZu6e165sPaMsduINOcQiL/HZyJSlYn5dcW3JBrzjN8KLSLVTYVYluL4mdy",
+	"Wu7rhtzJaflKhBiYAX/G7L9Anr85MhvawzHixzsyvB59rh8dXXIMKIQ2tgveafAeifNiLGWqeNKltICQ",
+	"szI1VaS5NoXUx7T8y0Wy4UZvtkxXfh1F9yCzVBijpBO1RArX27ft+3SuYeOyOqt5dTmzax+r2+VU6wcg",
+	"V3y96eOwSz85dtT+JQyUR7ofwKYc18Rj929E3IuNbwwWptHN9gBK+NLu2NSPGt2PDCX2PgwVqz4Wkc+c",
+	"qNkpO8O/pWTuT8nwtTwMbyZfmqT9p2viZLWPZKF2rx2OYraRp6/3kjKXqT6BsnlcmJHU3Fk4mKyqCsQe",
+	"FTuquhBetdSG8LYvBnWNZQgmCkeyqJT4KoxvDqwVfigZ21T+/pDcZ3LK1o7g4U482KX7O6Dv4OUNPqUk",
+	"7uDahf6Q7O+Rxh34vfp86jfv7w9VLxfucMmURGpdvdSdvAdTVKdbKq0nrXXR7bmobwmoPzYB1Wpm7sk0",
+	"feb00g466xsXfOI8Urun8UGhlvui+d3Vhgo5ZLFLebuWh/Vvoe8OeZvvc/op+lfWmldGkvo+7mlcoZJ1",
+	"zXnBCVHv2eKTD2vVMXrzq5Ce4ssUbmHNdX2TrE9ULCpalRr++C4WtxQX367yGeTFu/3lB/qQDWiudFW0",
+	"6TQOUNR7ebjxHeJt7UL+8GO5ZHq27z+v0P6NwqaUvHFr/irEpEYX3yT0TTY+iWz4TXaW5ztT+xMFZruA",
+	"rHeJbU1B4u7RNxdjprXg7jScWsryTyb44kbkusSoJYg6Q22u6RCJUSBV7WvxIynpsBcdMC3+rILS5R9b",
+	"oMnqnWYtfP0jt6/8VwkfLMMUXeFb6i0FBX7f3wFZn/gXKW5d3/qeP56471Oby7mI3RHpjYVuSU95wu6G",
+	"oJD28aOg7Q+CrKP4t1enzzoXfzsdHD8u8hqOc4Tr+a9t6IQZ/vhRrtNtKJYbvmvtqj94skPx6gM0VpZM",
+	"mwqrpMhESEa4rk/QqqjOn7/sfuVB+NeslPwXJoLh5VUjPCrOoroiSe2QqftiAKu3s9aUlvvGztXdGuzm",
+	"dysur5BX3CnCNiXgD2sVbYPFd4uiBbvmoHMZ7TdaEoeHh/3BX9yxquGT3pMBmX6P0ebfd5BJ8cGIsGqo",
+	"TsDF6UVitko1kxbeFMaXay1j7uzKxjHKokO4/RB3c55mwWlzyou1BuL6xtRRdntwd3X3/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -411,6 +411,9 @@ type NotFound = Error
 // PayloadTooLarge defines model for PayloadTooLarge.
 type PayloadTooLarge = Error
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
+
 // ServiceOffline defines model for ServiceOffline.
 type ServiceOffline = Error
 
@@ -2936,6 +2939,14 @@ type GetCurrentUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// GetCurrentUserResponse408Headers the declared response headers of an HTTP 408 response for GetCurrentUser
+type GetCurrentUserResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // GetCurrentUserResponse429Headers the declared response headers of an HTTP 429 response for GetCurrentUser
 type GetCurrentUserResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -2973,6 +2984,8 @@ type GetCurrentUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2989,6 +3002,8 @@ type GetCurrentUserResponse struct {
 	Headers403 *GetCurrentUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetCurrentUserResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetCurrentUserResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCurrentUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3020,6 +3035,11 @@ func (r GetCurrentUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCurrentUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetCurrentUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3107,6 +3127,14 @@ type ListGroupsResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// ListGroupsResponse408Headers the declared response headers of an HTTP 408 response for ListGroups
+type ListGroupsResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // ListGroupsResponse429Headers the declared response headers of an HTTP 429 response for ListGroups
 type ListGroupsResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -3144,6 +3172,8 @@ type ListGroupsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3160,6 +3190,8 @@ type ListGroupsResponse struct {
 	Headers403 *ListGroupsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListGroupsResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ListGroupsResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListGroupsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3191,6 +3223,11 @@ func (r ListGroupsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListGroupsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3269,6 +3306,14 @@ type CreateGroupResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateGroupResponse408Headers the declared response headers of an HTTP 408 response for CreateGroup
+type CreateGroupResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateGroupResponse409Headers the declared response headers of an HTTP 409 response for CreateGroup
 type CreateGroupResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -3328,6 +3373,8 @@ type CreateGroupResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -3348,6 +3395,8 @@ type CreateGroupResponse struct {
 	Headers401 *CreateGroupResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateGroupResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateGroupResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateGroupResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -3380,6 +3429,11 @@ func (r CreateGroupResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateGroupResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -3481,6 +3535,14 @@ type DeleteGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// DeleteGroupResponse408Headers the declared response headers of an HTTP 408 response for DeleteGroup
+type DeleteGroupResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // DeleteGroupResponse429Headers the declared response headers of an HTTP 429 response for DeleteGroup
 type DeleteGroupResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -3516,6 +3578,8 @@ type DeleteGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3532,6 +3596,8 @@ type DeleteGroupResponse struct {
 	Headers403 *DeleteGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteGroupResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteGroupResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteGroupResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3558,6 +3624,11 @@ func (r DeleteGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3644,6 +3715,14 @@ type GetGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// GetGroupResponse408Headers the declared response headers of an HTTP 408 response for GetGroup
+type GetGroupResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // GetGroupResponse429Headers the declared response headers of an HTTP 429 response for GetGroup
 type GetGroupResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -3681,6 +3760,8 @@ type GetGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3697,6 +3778,8 @@ type GetGroupResponse struct {
 	Headers403 *GetGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetGroupResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetGroupResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetGroupResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3728,6 +3811,11 @@ func (r GetGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3814,6 +3902,14 @@ type UpdateGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateGroupResponse408Headers the declared response headers of an HTTP 408 response for UpdateGroup
+type UpdateGroupResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateGroupResponse413Headers the declared response headers of an HTTP 413 response for UpdateGroup
 type UpdateGroupResponse413Headers struct {
 	XRateLimitLimit     int64
@@ -3865,6 +3961,8 @@ type UpdateGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -3885,6 +3983,8 @@ type UpdateGroupResponse struct {
 	Headers403 *UpdateGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateGroupResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *UpdateGroupResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateGroupResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -3915,6 +4015,11 @@ func (r UpdateGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -4012,6 +4117,14 @@ type ListGroupMembersResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// ListGroupMembersResponse408Headers the declared response headers of an HTTP 408 response for ListGroupMembers
+type ListGroupMembersResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // ListGroupMembersResponse429Headers the declared response headers of an HTTP 429 response for ListGroupMembers
 type ListGroupMembersResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -4049,6 +4162,8 @@ type ListGroupMembersResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4065,6 +4180,8 @@ type ListGroupMembersResponse struct {
 	Headers403 *ListGroupMembersResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListGroupMembersResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ListGroupMembersResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListGroupMembersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4096,6 +4213,11 @@ func (r ListGroupMembersResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListGroupMembersResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListGroupMembersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4182,6 +4304,14 @@ type AddGroupMemberResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// AddGroupMemberResponse408Headers the declared response headers of an HTTP 408 response for AddGroupMember
+type AddGroupMemberResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // AddGroupMemberResponse409Headers the declared response headers of an HTTP 409 response for AddGroupMember
 type AddGroupMemberResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -4241,6 +4371,8 @@ type AddGroupMemberResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -4263,6 +4395,8 @@ type AddGroupMemberResponse struct {
 	Headers403 *AddGroupMemberResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *AddGroupMemberResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *AddGroupMemberResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *AddGroupMemberResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -4295,6 +4429,11 @@ func (r AddGroupMemberResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r AddGroupMemberResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r AddGroupMemberResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -4396,6 +4535,14 @@ type RemoveGroupMemberResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// RemoveGroupMemberResponse408Headers the declared response headers of an HTTP 408 response for RemoveGroupMember
+type RemoveGroupMemberResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // RemoveGroupMemberResponse429Headers the declared response headers of an HTTP 429 response for RemoveGroupMember
 type RemoveGroupMemberResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -4431,6 +4578,8 @@ type RemoveGroupMemberResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4447,6 +4596,8 @@ type RemoveGroupMemberResponse struct {
 	Headers403 *RemoveGroupMemberResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RemoveGroupMemberResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *RemoveGroupMemberResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveGroupMemberResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4473,6 +4624,11 @@ func (r RemoveGroupMemberResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RemoveGroupMemberResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RemoveGroupMemberResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4560,6 +4716,14 @@ type ListRolesResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// ListRolesResponse408Headers the declared response headers of an HTTP 408 response for ListRoles
+type ListRolesResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // ListRolesResponse429Headers the declared response headers of an HTTP 429 response for ListRoles
 type ListRolesResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -4597,6 +4761,8 @@ type ListRolesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4613,6 +4779,8 @@ type ListRolesResponse struct {
 	Headers403 *ListRolesResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListRolesResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ListRolesResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRolesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4644,6 +4812,11 @@ func (r ListRolesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListRolesResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListRolesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4722,6 +4895,14 @@ type IssueServiceTokenResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// IssueServiceTokenResponse408Headers the declared response headers of an HTTP 408 response for IssueServiceToken
+type IssueServiceTokenResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // IssueServiceTokenResponse413Headers the declared response headers of an HTTP 413 response for IssueServiceToken
 type IssueServiceTokenResponse413Headers struct {
 	XRateLimitLimit     int64
@@ -4773,6 +4954,8 @@ type IssueServiceTokenResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -4791,6 +4974,8 @@ type IssueServiceTokenResponse struct {
 	Headers401 *IssueServiceTokenResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *IssueServiceTokenResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *IssueServiceTokenResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *IssueServiceTokenResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -4821,6 +5006,11 @@ func (r IssueServiceTokenResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r IssueServiceTokenResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r IssueServiceTokenResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -4918,6 +5108,14 @@ type ListServiceUsersResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// ListServiceUsersResponse408Headers the declared response headers of an HTTP 408 response for ListServiceUsers
+type ListServiceUsersResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // ListServiceUsersResponse429Headers the declared response headers of an HTTP 429 response for ListServiceUsers
 type ListServiceUsersResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -4955,6 +5153,8 @@ type ListServiceUsersResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4971,6 +5171,8 @@ type ListServiceUsersResponse struct {
 	Headers403 *ListServiceUsersResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListServiceUsersResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ListServiceUsersResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceUsersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5002,6 +5204,11 @@ func (r ListServiceUsersResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListServiceUsersResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListServiceUsersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5080,6 +5287,14 @@ type CreateServiceUserResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserResponse408Headers the declared response headers of an HTTP 408 response for CreateServiceUser
+type CreateServiceUserResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserResponse409Headers the declared response headers of an HTTP 409 response for CreateServiceUser
 type CreateServiceUserResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -5139,6 +5354,8 @@ type CreateServiceUserResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -5159,6 +5376,8 @@ type CreateServiceUserResponse struct {
 	Headers401 *CreateServiceUserResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateServiceUserResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateServiceUserResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateServiceUserResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -5191,6 +5410,11 @@ func (r CreateServiceUserResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateServiceUserResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateServiceUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -5292,6 +5516,14 @@ type GetServiceUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// GetServiceUserResponse408Headers the declared response headers of an HTTP 408 response for GetServiceUser
+type GetServiceUserResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // GetServiceUserResponse429Headers the declared response headers of an HTTP 429 response for GetServiceUser
 type GetServiceUserResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -5329,6 +5561,8 @@ type GetServiceUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5345,6 +5579,8 @@ type GetServiceUserResponse struct {
 	Headers403 *GetServiceUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetServiceUserResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetServiceUserResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5376,6 +5612,11 @@ func (r GetServiceUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetServiceUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetServiceUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5462,6 +5703,14 @@ type UpdateServiceUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateServiceUserResponse408Headers the declared response headers of an HTTP 408 response for UpdateServiceUser
+type UpdateServiceUserResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateServiceUserResponse409Headers the declared response headers of an HTTP 409 response for UpdateServiceUser
 type UpdateServiceUserResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -5521,6 +5770,8 @@ type UpdateServiceUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -5543,6 +5794,8 @@ type UpdateServiceUserResponse struct {
 	Headers403 *UpdateServiceUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateServiceUserResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *UpdateServiceUserResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateServiceUserResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -5575,6 +5828,11 @@ func (r UpdateServiceUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateServiceUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateServiceUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -5677,6 +5935,14 @@ type ListServiceUserKeysResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// ListServiceUserKeysResponse408Headers the declared response headers of an HTTP 408 response for ListServiceUserKeys
+type ListServiceUserKeysResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // ListServiceUserKeysResponse429Headers the declared response headers of an HTTP 429 response for ListServiceUserKeys
 type ListServiceUserKeysResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -5714,6 +5980,8 @@ type ListServiceUserKeysResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5730,6 +5998,8 @@ type ListServiceUserKeysResponse struct {
 	Headers403 *ListServiceUserKeysResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListServiceUserKeysResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ListServiceUserKeysResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceUserKeysResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5761,6 +6031,11 @@ func (r ListServiceUserKeysResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListServiceUserKeysResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListServiceUserKeysResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5847,6 +6122,14 @@ type CreateServiceUserKeyResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserKeyResponse408Headers the declared response headers of an HTTP 408 response for CreateServiceUserKey
+type CreateServiceUserKeyResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserKeyResponse413Headers the declared response headers of an HTTP 413 response for CreateServiceUserKey
 type CreateServiceUserKeyResponse413Headers struct {
 	XRateLimitLimit     int64
@@ -5900,6 +6183,8 @@ type CreateServiceUserKeyResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -5920,6 +6205,8 @@ type CreateServiceUserKeyResponse struct {
 	Headers403 *CreateServiceUserKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateServiceUserKeyResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateServiceUserKeyResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateServiceUserKeyResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -5955,6 +6242,11 @@ func (r CreateServiceUserKeyResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateServiceUserKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateServiceUserKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -6051,6 +6343,14 @@ type DeleteServiceUserKeyResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// DeleteServiceUserKeyResponse408Headers the declared response headers of an HTTP 408 response for DeleteServiceUserKey
+type DeleteServiceUserKeyResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // DeleteServiceUserKeyResponse429Headers the declared response headers of an HTTP 429 response for DeleteServiceUserKey
 type DeleteServiceUserKeyResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -6086,6 +6386,8 @@ type DeleteServiceUserKeyResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6102,6 +6404,8 @@ type DeleteServiceUserKeyResponse struct {
 	Headers403 *DeleteServiceUserKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteServiceUserKeyResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteServiceUserKeyResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteServiceUserKeyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -6128,6 +6432,11 @@ func (r DeleteServiceUserKeyResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteServiceUserKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r DeleteServiceUserKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6215,6 +6524,14 @@ type ListUsersResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// ListUsersResponse408Headers the declared response headers of an HTTP 408 response for ListUsers
+type ListUsersResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // ListUsersResponse429Headers the declared response headers of an HTTP 429 response for ListUsers
 type ListUsersResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -6252,6 +6569,8 @@ type ListUsersResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6268,6 +6587,8 @@ type ListUsersResponse struct {
 	Headers403 *ListUsersResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListUsersResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ListUsersResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListUsersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -6299,6 +6620,11 @@ func (r ListUsersResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListUsersResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListUsersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6385,6 +6711,14 @@ type GetUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// GetUserResponse408Headers the declared response headers of an HTTP 408 response for GetUser
+type GetUserResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // GetUserResponse429Headers the declared response headers of an HTTP 429 response for GetUser
 type GetUserResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -6422,6 +6756,8 @@ type GetUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6438,6 +6774,8 @@ type GetUserResponse struct {
 	Headers403 *GetUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetUserResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetUserResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -6469,6 +6807,11 @@ func (r GetUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7009,6 +7352,13 @@ func ParseGetCurrentUserResponse(rsp *http.Response) (*GetCurrentUserResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7188,6 +7538,37 @@ func ParseGetCurrentUserResponse(rsp *http.Response) (*GetCurrentUserResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetCurrentUserResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCurrentUserResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -7334,6 +7715,13 @@ func ParseListGroupsResponse(rsp *http.Response) (*ListGroupsResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -7521,6 +7909,37 @@ func ParseListGroupsResponse(rsp *http.Response) (*ListGroupsResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers ListGroupsResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListGroupsResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -7660,6 +8079,13 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
@@ -7830,6 +8256,37 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateGroupResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateGroupResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8066,6 +8523,13 @@ func ParseDeleteGroupResponse(rsp *http.Response) (*DeleteGroupResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8245,6 +8709,37 @@ func ParseDeleteGroupResponse(rsp *http.Response) (*DeleteGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteGroupResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteGroupResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8391,6 +8886,13 @@ func ParseGetGroupResponse(rsp *http.Response) (*GetGroupResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -8571,6 +9073,37 @@ func ParseGetGroupResponse(rsp *http.Response) (*GetGroupResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetGroupResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetGroupResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8713,6 +9246,13 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
@@ -8907,6 +9447,37 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers UpdateGroupResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers UpdateGroupResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -9116,6 +9687,13 @@ func ParseListGroupMembersResponse(rsp *http.Response) (*ListGroupMembersRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9302,6 +9880,37 @@ func ParseListGroupMembersResponse(rsp *http.Response) (*ListGroupMembersRespons
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers ListGroupMembersResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListGroupMembersResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -9444,6 +10053,13 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
@@ -9645,6 +10261,37 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers AddGroupMemberResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers AddGroupMemberResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -9881,6 +10528,13 @@ func ParseRemoveGroupMemberResponse(rsp *http.Response) (*RemoveGroupMemberRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10060,6 +10714,37 @@ func ParseRemoveGroupMemberResponse(rsp *http.Response) (*RemoveGroupMemberRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers RemoveGroupMemberResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers RemoveGroupMemberResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10206,6 +10891,13 @@ func ParseListRolesResponse(rsp *http.Response) (*ListRolesResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -10393,6 +11085,37 @@ func ParseListRolesResponse(rsp *http.Response) (*ListRolesResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers ListRolesResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListRolesResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10532,6 +11255,13 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
@@ -10695,6 +11425,37 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers IssueServiceTokenResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers IssueServiceTokenResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10904,6 +11665,13 @@ func ParseListServiceUsersResponse(rsp *http.Response) (*ListServiceUsersRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11090,6 +11858,37 @@ func ParseListServiceUsersResponse(rsp *http.Response) (*ListServiceUsersRespons
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers ListServiceUsersResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListServiceUsersResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11229,6 +12028,13 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
@@ -11399,6 +12205,37 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateServiceUserResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateServiceUserResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11639,6 +12476,13 @@ func ParseGetServiceUserResponse(rsp *http.Response) (*GetServiceUserResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11818,6 +12662,37 @@ func ParseGetServiceUserResponse(rsp *http.Response) (*GetServiceUserResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetServiceUserResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetServiceUserResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11960,6 +12835,13 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
@@ -12161,6 +13043,37 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers UpdateServiceUserResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers UpdateServiceUserResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -12401,6 +13314,13 @@ func ParseListServiceUserKeysResponse(rsp *http.Response) (*ListServiceUserKeysR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12587,6 +13507,37 @@ func ParseListServiceUserKeysResponse(rsp *http.Response) (*ListServiceUserKeysR
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers ListServiceUserKeysResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListServiceUserKeysResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -12733,6 +13684,13 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
@@ -12927,6 +13885,37 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateServiceUserKeyResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateServiceUserKeyResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -13132,6 +14121,13 @@ func ParseDeleteServiceUserKeyResponse(rsp *http.Response) (*DeleteServiceUserKe
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13311,6 +14307,37 @@ func ParseDeleteServiceUserKeyResponse(rsp *http.Response) (*DeleteServiceUserKe
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteServiceUserKeyResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteServiceUserKeyResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -13457,6 +14484,13 @@ func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13644,6 +14678,37 @@ func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers ListUsersResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListUsersResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -13790,6 +14855,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13970,6 +15042,37 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetUserResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetUserResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -14854,6 +15957,18 @@ type PayloadTooLargeJSONResponse struct {
 	Headers PayloadTooLargeResponseHeaders
 }
 
+type RequestTimeoutResponseHeaders struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+type RequestTimeoutJSONResponse struct {
+	Body Error
+
+	Headers RequestTimeoutResponseHeaders
+}
+
 type ServiceOfflineResponseHeaders struct {
 	XRateLimitLimit     int64
 	XRateLimitRemaining int64
@@ -15018,6 +16133,24 @@ func (response GetCurrentUser404JSONResponse) VisitGetCurrentUserResponse(w http
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCurrentUser408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetCurrentUser408JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15189,6 +16322,24 @@ func (response ListGroups404JSONResponse) VisitListGroupsResponse(w http.Respons
 	return err
 }
 
+type ListGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListGroups408JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListGroups429JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
@@ -15330,6 +16481,24 @@ func (response CreateGroup403JSONResponse) VisitCreateGroupResponse(w http.Respo
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateGroup408JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15536,6 +16705,24 @@ func (response DeleteGroup404JSONResponse) VisitDeleteGroupResponse(w http.Respo
 	return err
 }
 
+type DeleteGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteGroup408JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response DeleteGroup429JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
@@ -15699,6 +16886,24 @@ func (response GetGroup404JSONResponse) VisitGetGroupResponse(w http.ResponseWri
 	return err
 }
 
+type GetGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetGroup408JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetGroup429JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
@@ -15842,6 +17047,24 @@ func (response UpdateGroup404JSONResponse) VisitUpdateGroupResponse(w http.Respo
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateGroup408JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16052,6 +17275,24 @@ func (response ListGroupMembers404JSONResponse) VisitListGroupMembersResponse(w 
 	return err
 }
 
+type ListGroupMembers408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListGroupMembers408JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListGroupMembers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListGroupMembers429JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
@@ -16195,6 +17436,24 @@ func (response AddGroupMember404JSONResponse) VisitAddGroupMemberResponse(w http
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddGroupMember408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AddGroupMember408JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16402,6 +17661,24 @@ func (response RemoveGroupMember404JSONResponse) VisitRemoveGroupMemberResponse(
 	return err
 }
 
+type RemoveGroupMember408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RemoveGroupMember408JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveGroupMember429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RemoveGroupMember429JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
@@ -16569,6 +17846,24 @@ func (response ListRoles404JSONResponse) VisitListRolesResponse(w http.ResponseW
 	return err
 }
 
+type ListRoles408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListRoles408JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRoles429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListRoles429JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
@@ -16710,6 +18005,24 @@ func (response IssueServiceToken403JSONResponse) VisitIssueServiceTokenResponse(
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IssueServiceToken408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response IssueServiceToken408JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16919,6 +18232,24 @@ func (response ListServiceUsers404JSONResponse) VisitListServiceUsersResponse(w 
 	return err
 }
 
+type ListServiceUsers408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListServiceUsers408JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListServiceUsers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListServiceUsers429JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
@@ -17060,6 +18391,24 @@ func (response CreateServiceUser403JSONResponse) VisitCreateServiceUserResponse(
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServiceUser408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateServiceUser408JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17283,6 +18632,24 @@ func (response GetServiceUser404JSONResponse) VisitGetServiceUserResponse(w http
 	return err
 }
 
+type GetServiceUser408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetServiceUser408JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetServiceUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceUser429JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
@@ -17426,6 +18793,24 @@ func (response UpdateServiceUser404JSONResponse) VisitUpdateServiceUserResponse(
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateServiceUser408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateServiceUser408JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17654,6 +19039,24 @@ func (response ListServiceUserKeys404JSONResponse) VisitListServiceUserKeysRespo
 	return err
 }
 
+type ListServiceUserKeys408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListServiceUserKeys408JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListServiceUserKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListServiceUserKeys429JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
@@ -17814,6 +19217,24 @@ func (response CreateServiceUserKey404JSONResponse) VisitCreateServiceUserKeyRes
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServiceUserKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateServiceUserKey408JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18003,6 +19424,24 @@ func (response DeleteServiceUserKey404JSONResponse) VisitDeleteServiceUserKeyRes
 	return err
 }
 
+type DeleteServiceUserKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DeleteServiceUserKey408JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteServiceUserKey429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response DeleteServiceUserKey429JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
@@ -18170,6 +19609,24 @@ func (response ListUsers404JSONResponse) VisitListUsersResponse(w http.ResponseW
 	return err
 }
 
+type ListUsers408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListUsers408JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUsers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListUsers429JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
@@ -18329,6 +19786,24 @@ func (response GetUser404JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUser408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetUser408JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
+	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19152,109 +20627,111 @@ func (sh *strictHandler) GetUser(ctx echo.Context, teamName TeamName, userName U
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17cxs3kvhX6ZrfVkVyjSjKsf1L6NqqU5xkz2vH9tlO7dWFPhGaaZFYzQAMgJHEdfTdr7qBeZHDh6lH",
-	"bC//SCzO4NFAA/3uno9RovOpVqicjQYfowmKFA3/+VKqc/o3RZsYOXVSq2gQvf35GXz38LvvIJPq3ILT",
-	"4CYII4PZX4eRwis3jEYgVFo+mhq8oEdTMUYbw+UEFfWYAV5J63pRHNlkgrmgmdxsitEgss5INY6ur+Po",
-	"vw/eCocvZS7dAf+/AyD8vUDrLEzR5NI5TOkvMMLhQUZd6KfUKU1l8PdCGkyjgTMFNqc+0yYXLhpEUrkn",
-	"j6I4yqWSeZFHg35cwiWVwzGaBcDeYi6kIpCXA2fKNqD05V2CYrFjj35V8gqczBH2LCZapXYfhIPLiUwm",
-	"jD+RZfpSqARBWjgrsgzEWEh1l4A6Mzs4/lRYtUIwfk8JUgYb0wAsPBNZhsaCmwgHhmYA4YYKr0Tishm4",
-	"ibTgxwSnx+gmaCAXMzhF4JNSjjQAkabwTzpMpjdUt7gJ13E0FUbk6MIle6YL1bEJb8QYwcp/4VNIhDES",
-	"U5DKacALNDO6S1IJasq3kLAkqdfvBZpZFEdK5DRtwmM3gU3xTBSZiwZH/X4c5eLKQ3rU558l4Eed2Pub",
-	"0cX0FY88D+37CcKYXn9jgeauAJoKN6nh4SYn/GPVjv7F4Fk0iP7fYU2ZDv1be1gDQSC9wNnztBucc5x9",
-	"Y0GmS0A5x9mJTFeCkYurl6jGbhINjh5+x9tT/Y47SNXrs7POu/d6Kn4vEBKtnFSFx9qFyAoEJ85RwZnR",
-	"OQgYEbkdgae/T0ERpuG0kJmD0xlMhEqXoVn7iZfB3n/4aD3w71Hky3HrUOSw51AJ5fZXYZgarkdwA7on",
-	"C7BNBd06Gvp/fxMH/+offP8h/HvSO/jw4C9RF/i/WjTLwS8smtUnk1rc7GBWEPAdN2inWlnkK/6DSAMb",
-	"oF90DtBfeTGdZjLhE3H4T0vgftxwtp+M0YGctJc7kupCZDI9CURyNAABFcUBbZjan+p0BqcGBTHwCYIf",
-	"lvamwf47WW8XUKHP4WKHVXxy05HqTstY3eYjUYcVfGjzgUIfRsAzrc4ymdwHcg1aXZgET0RmUKSzE5ah",
-	"7GiHua0w97M2pzJNUd0D6s7KuU6Q2oxiGP1eaCdO8CpBTDEd0eUcpdKK0wzTE6KkO7xuh9dX+lmNzDYe",
-	"ftQKd7u65a66n3Wh0vukc6lGe6K084Rudx+2w9wbMcu0SN9r/VKYMf4pUkgldkgLmkTbJ4/ghfwB9p48",
-	"jh9/+wROZw7tPtsHWC2TzkK4xQdeOgQrZhashj3Jup/SpOOJdJ8Ip39kUTm4lG6iCwe7m77teXmH5kIm",
-	"+PrsLJPqPo6L9ROeaD/jaAC0Q6xvJAi5TvFpUOczQSr5Dq3boPW91r8INStNUveAV6f1SS7UrKQDdjSA",
-	"SyEdFMrJDEZdsI5imGaFLa0vO1Rvg+pflSjcRBv5L7wPfk2ToXJh2CDhsjxbgtF8MQClgfkDOH2Oihqe",
-	"42yH6i1Rfa70pfLIuXtUF366CpUO86k2wszY5s9EmhSYHTK3RKYtplNtHKZB+HnPtq57QGs18UmY6sTN",
-	"pjgnuZHMJeDv716/An36T0wcX/JSTiNYR9Ts0mg13h2BLY7AdWlv5D07TlM2eP+C+SmahhFRpKkk1Ins",
-	"jdFTNE6ijQZnIrMYR9PGo48N0+bmFsymEfS3xggfKturxz6t/plB4ZDB3A7ATWBrmP3jyOjM95QOc7uu",
-	"61udca9cXD337Z9UqxDGiFkUR4WSvxcYXjtT4PwWlKZhnnn5LgTBmXbyBc622w68mkqD9kR0WC/+EZyn",
-	"xC7BOj21IK0tpBp7TmqfVtqPdFVDUqL55vqh6V5WTqtUODxwkle3aFZfv8y7Q/nS47j8JBbGoHLUkQZv",
-	"T5kw5GnY1k3WH0cybbUtCvYYLTQ7l94osm41L6jddfyJq2+c90XPBp6dYeLkBQI3ihnnhZJagT7jH/y8",
-	"/BEcIRl1YGecZX/Ip1yj1s0hauWEK+wmy3nnW9IYlZeo0+ffRDbveLh9vM/VjHETpXHb87T0mlZS0tzh",
-	"0OkS19F/vn//BvyMvWjRLRpHWI64lu+W6OQeJ4koLG5MxHiAZ9ylAwc5WivGHSs4hkmRC3VgUKQklbGB",
-	"BFWCvc7r3tx43pJyefUUbfCXbvGzcnVztK3crHmyJlwlNoBw3lGfaS/j9LruXPmyG2u1w4tORExCSpBa",
-	"pppwZ7wzvZRsVs5w4oIEhqrIaWeoRxRXTtjgSPSMvbEjS/a13ND28I0FLd3T5f5NHpOXWt30YFGhlZVw",
-	"z9nkojjqUtvC4zmdja4dmgs0J+2XBi/0OaaeozT9G7xBTfdGFEct3wY7WjutvK03ODWY0C1vPm17v5h/",
-	"d0uvhNd5EwQRjkxSiyTT1ndQRES14pEa6k1YdcMyFcXRWDi8FLMTYhq6cB0YD6ESi8c/xQxrHtTG46si",
-	"y+ByIjNk/DF1LiXu0G8p41ZFltHOlh7rbRnZEpK8rcTVJlMrCLsfPm7uT9ct4F19Kb200d7ZLDzdCD6P",
-	"nXUA8pBLwei+jMcBb57qeKkSRE5UzYUwikX224iGePj48apwiOOD/ykjIqo/T3r/0R0VEUeMhw4YabtB",
-	"BFDHRihn2dyes5ZhmzRjKvITkeZSta5feEDoGjMHXnhlMSmMdLOOtguvUKUnJJh03iRaw3N1prsuU2NV",
-	"H5cf5vUntVvWb47fdQyo7y0cxmqBW5/HII2/JwVgEZhTFAbNiSvfLnIP3yKY4s60geM3z6HNGjoZ5EaK",
-	"Smvw0GNTBWROUFwSlsQXi4dnuwhacHq9eNPaltZamrOu2+7ttJ8Qe9a5pMBvWFJnRJAC9/zHOTqxPh4t",
-	"5lksJqYrJG3pTL7DAlV6sj6ArLm5VXBdA4YVW3nvCtunKmCfruOsYHZd6suazXmBs9vZn/aVvYkssYHW",
-	"1lLPGjOvX+wtkNW53bspcQ3jvKvu02eMi9VX/91EXyqQyutYQtlLNKBVNnta6Q1o4Bxx6oWCibCT9eR0",
-	"/rZvjf3bRf32eP91mt7MqrnCaONNMrWUH0QwjgNW+hK0isHgNBOJDIKjzlLQCj/dWnMjo+dyM4rfnS3M",
-	"gLlUzadHNzMMbkmZF5fztVkMb5VhrTC7fViymS/C+jqtUV7iYJNMSwbZE5CLZCIVshG7lEnsflMh4RFq",
-	"vbxTZ7glOnJDArI0Iv3YL7elI0pVKYjrRb1VEfJLlcEGsjsgKk0zpYXYexPYxQCX2pwTIRIqZY5AOGG3",
-	"A4IKMVYldgTbohumnm57WKkCvqOdbqopxwUtcRG8oJsQgRw9p5mbQvioyiGjafxA9Q5MnJt6j6cMamSi",
-	"lRM+XDtE/4uptE4k50QUTRY62cHh4Vi6SXHaS3R+WLap/ogWnKjHMDXyQmY4xhREkqC1kAslxpijcrD3",
-	"5viXfTrVg/LcH/BB8HsdB4uAd6MT5e0N1VD9iIm0UisbkpemmIDBRJvUwuUEDTatfdCAx0fLDSOlHVji",
-	"+cNoQAM+gAcPjtvK3YMHMHrz+t17OLw4OqQjaA8/VjrQ9WFpAmM4R4BXyUSoMdr6/vI6hgpYhdgbefF/",
-	"FMOolghG+6xaCgXap8M0FcM4RINohTDRhYHTGYRMpR4N+xMnPWmOC6Tr7HNowjW0MDpu2iQH8IMfelj0",
-	"+98mPAH/iaMeHEMurZVqHEMuMqLTmMY0RbD7EVnywkoZm+IlJAuP+kfQHefyFERoW1ikRYBQDCuNG0w+",
-	"U+EmjaG+hY548DLyURs2+nEOG2u43szZ87h7y0fjwQM4hoSz3b6x814gEOFYdDuC6A43TFAE5d4wyrV1",
-	"PoPSWnp5KZUdRvtPYVTaZ9izL/NpJhPpGJs+Ga0m6j34ETN0TCxoWC/eaAMGc33Bj4ORiVOfSsBpywhC",
-	"hVeuTO7rwZsmsvnoAvxRP7HwR7nakAP4B7c4ODjg/3zz0d/QNdyCdCaJM/AmjuAPEGrWNHVgWsIXNo32",
-	"P6Z1Ks+TlPbWs3J4GoyFREtD/w39j3Kahu/els8IjLJxE6SGMFW+bjzqaPUCZ7yEUWWjo0ZtSxw9WWal",
-	"o3dtW1y79dy7askNfz91aAjK9JMPQP2zHcBAT97SUcC5hwtu5XrkuYddfvZ63rnn7d2hFdAaGgdaZERy",
-	"LLJ/HFJpMHHazAYgHetEcCHx0kK5cdaL6pgSgZpqughMpgGO1SJ90mf1cc9Ecl4K8978uooWhKv+3jNh",
-	"YgjEc/2l95SGeLL1IHqfQWDMcx6DmJ8HKs1kjhgO6X2eXJQsncmMtICKufbA9y8BpnG1CTJC+ZBHQpUy",
-	"/eAxArS0c0kQ4SqiOR8CCHsGm/dun0gzzTMV1tFwHlGV2jjyAgejiSeqia5PlNSFI5pmy40IW/hfhXaC",
-	"d+4nkUz8OnMxg4m4QGAHlYU9i5xiyYoWY0+bfeDU2opIxvObWKOFk82bgiyB5mVkH+hO4/JUbaTPZf8E",
-	"gH+p454J6n9UDqESMlLIWzw/eKbiQI2JKVQTPe5/yxs5H18dJntTpRHTXERfLBNmGHHm8Aj2jno9zg0u",
-	"2TEc9fv7PrvfZ52O4pqnMyN1Ip+iOcALmZLQkxTGctKhCDeqYWTwKO3BGzEOTCuT6hxTf3aEgrLUAK+h",
-	"mR7LOdEzOopr6w48rRYjbUcqNQ3NKdRwrKo1NYH0x4tBTRsI7MNCjkPJoAnxnE3eurGnRXKOzGHnGM7U",
-	"SJXIqchgj08SUxoQaWpIfjzTLEYQVm0V2yOa0bP7cUNcgqN+3O/3Sy7qDyeJVL0KkFJ+o2HtlG6wF6zZ",
-	"Wu+BbESLwOVEW08CpIOp0Rdon8KZkKQsNERBU2XQ07hiKoyL4WGf5z/qQy5V4TDclfYK92gzwuEtB/QQ",
-	"SVdv+MPv93lglYJgqXrGY5WyJmtTaRjrrDBMin04gZc/eSfrEWnA2JPOkn4ZFFloDNbJLPNEdj8Gq+FU",
-	"jwvbWG8iFJHZTCfnRIi8kMfUQBdNmbXMA469j96CVElWpESZ/Vm07SB4/j/xs86QxRHfsNFCEOII9gLm",
-	"6soN4ZZ2RtjDXqOMAm9rs4zCfky/gcswhAIMPXhdUjLG8oD2DzrC+8Md4HgFT3Y9XjlAoUTm6OOQw0uG",
-	"UQxDHxDh/wxBJo3nPs5kGF2PvLbj2YJnIdKywlAGPMgrh8QOOAriFDN9SWe+rBXBAawuxJkQ6v7+7vWr",
-	"EBjC54RHbgWyxvXpO3oMyyNkn5axJTyHNo3oE5qQBq5SrUmFY/PCalJCqyDqhsS0eAt8FYpMJqh8YE1Q",
-	"XY+nIpngwcNef0F5vby87Al+3dNmfBj62sOXz5/99OrdT9znOo6cdFlTCYY3x7+QlhrF0QUa61Xbo17f",
-	"t9ZTVGIqo0H0ba/f+zbEv7AK3609Jl769h7ewcdojJ0lXFxhlK2pzoLr0DrBlEqb2LMHurJzeg/R8NlQ",
-	"rZPnWQBgNildGEybiraWqnfEa/Wi3PM0GkRtTSJq1/H4rduUVDc5rAosXH+YKw/wsN+/tQDvJoQdYd7v",
-	"Jxi0xl1w9lbx+Y88rro6Vzg9bNR74C5H67u08nW407frO9Xp69zj0foeVQovdXj4/foO8ylj13H0eJMt",
-	"aCWlcKcN1jOXdsiWwiLPhZn568c3mI4vkcbCX0InxraMUbfRB+rTTYe8HL+UAgXhtw7SCdY4bVI0XuHj",
-	"8iHwTp+5g6BeVSY7gzBhTEChMrR2qEaB0Z+Epn91psBRD37WxGp9yaymRPuNnRdlf337siyuhSrtDdUr",
-	"xNSCqNVUDuukvSCa1UWyauvEDchVvLatL2G0QcNQIYdatnf/ud8ssIubu6zozdz+dlc5Cl6nYAo+1TpD",
-	"oehgLdToIdUkYNNLvDQN1+wRsjS+OrxysJcIiwdSWVRWEu/ZX159yXdeVpiHg73mjeN3yRzq+LkO1vBa",
-	"IZdoI05Z73xHNbhVhJPbLKvatmMnO3by2bATugbhnDe4SHjw4TqOptp2sAlvfrTt6Elvh/AmZadboZRA",
-	"EheTkrywjhWP07Lu1+kMxFDVRibYe9T/HpbW+NknPaNFG0NJK1JGaVSDhUViFEyPrVfmrFtgasEYtddl",
-	"hdrvgWczDbtpF2dpGIFvKgnzUfhBp7PbE4IXM9Ku235bjnZYoLRHt0tplwngCi89InYy+FdHNDeggVW5",
-	"MOpwtMEU89VbuN/jTdbTmUv85dFqf59LmttFrtdI/Ycf68qT13UiRkdwXC1/VjR+4J1iPuJl5KvMuLhJ",
-	"5SEjgZFtiN4h6V0gMWREuIdqIlN6HXQD6FYNKl9Mk6R7RhGKm25EmBv+tzuV+RsJuYsi60aiQ1miaycG",
-	"/YlXyx+XVVcrXm2xCz17cNyhvPFlYVO64eaYBntb60ZZdE99WWgxVGV/NvQ3PHBgJ2VUgw+c8rboC2Qb",
-	"sLTVDFspyqXj/s+7Mv37kT12csdOWfsybX8rSdS06CRR00wkIdK6O+aayFabYgXH3imCd/WlpCc92q+o",
-	"yhr224iGuVdacvtKVEcA/EZK1L8z799J8xtc5nAtywv9TZCabyrWH3oPwHr7vo/e2fNRiyRmhOCYfZCq",
-	"JXLEC8b/G9ngQxzgfZGFOzDb36XUUsXsrzFNN3KUd7bpnbjz9dqma/KYV4RjYzP1ccpUyqfVeEqnTU3o",
-	"nG4Ruqd13MU4eLuwTZz5KypaJdiD4zRtB3JfyqQZzrrCgr2hCaMdM/yFi1HdFdx2ktSaC7szpN4FYTlO",
-	"05IqMAm4FXuqF7wOP1ZVAldaWH34f0WcwrdvOmlRpi120yI2r26qki0kHHw+ElidsrmzoX657NofsLkT",
-	"/elXq0oYX6O/hEtQ2yu8LWNBWwmm1suJcD6OlIN8bZX6f/zmeW+ojjdIgGoGTC5Tcd4GHe4zijK6S3Wl",
-	"Kv6zRl3x0aQ7ZWWnrHzVysq8BSdUjlhO7Fo5xZyn36nH/LQk17iqV8Q5xa1IcR9yQ+844uYUM66+pitq",
-	"NlQh2X4q3CRuxeWUpuA6CTiu3LI8bRgypM9xzlBIHB4qnyoqqicEQ1xmF5SJJd6txQl1Z2WasKexddqW",
-	"T2cQOQ7V8qRjzkrhD3cGzcvgBYoMFMpqTAvKV9a3HDoUUvI9pO1ctPZXp0KiFkmIPljcJ05w8k9a5lyU",
-	"lQC6GMJCiv7nFyPUVcVrI62sfycgdPGR4/a53jntvjLGsFNZl7OXkHseDX770GQ2TFjm68aUNfxK5tNk",
-	"FBsxoU09ByGIsjl5R4LAdi6CZvr/Zx6sz7Hy7U34U0PmNwGwVHrqSt5d01cljjb3WVT1kz7cPafY1EfS",
-	"WvpO+dgpH1+38tE67iv4wNqYflWWxWixlzIxlIXduXj+U4RCcdWfRgGvoVobyJ8sRui31Js6Qn+obhai",
-	"3yyG+JkG6neUEbzncP1WxcjlQfvNY7ETx3ex+zv5/RNi95uX58bC+ry3aU2IcuviwlbhwbdDR2/mEurf",
-	"J8HbEbudXPiFBwxvSHKWhA8/C5bnMuUAhEoPdbDOejUSfqxKos3ZJLisEptnfRlQfVaWm/LlTKSDic7S",
-	"ulxaZ3FVyLXBsrCa/2Su/851qNMWMoM+KTb5TyJkdxWgvK3wuAuu2Uk6tx0G4L3uwZfCTiS+pncp/BwS",
-	"vdjAdMkBNr4+2dk8rWpYMGX6tKqXJgyG4ndcPnjr4Oe5kqX3RHS+sHiCju9frDHysTliZ9vbyXBfeRR0",
-	"k1SFGos3sfFxbVi24gVnu/QE0ru8ZY6touWcwErUb+AblB9EAWmHyjptMO1BR7kNgvJgiuZgiVWvo+7G",
-	"hkJcV/3jL1uOW/Xl5Osgy9293a/+uM8KA+A5zurig/Wnsnaq8b81Wd1Jx9vaAelC3b44fPjRFwVeGYf+",
-	"Y1Xk4xx9vfe6wHhT6ya93NcmrhT3UAvaf369+jhKlSDzCWU6/hQyvr7tC5w9T3cx6V9FXY/buG6fGB/D",
-	"zWNYSLC9vXzaLyZK5rONjgmxS2cejnOp0mWTll//2jgixn+zbOW8X3Y0zqZhOLvwm50s+W+gos+H3WzG",
-	"Tj7Rg+sNlc1vMs1nNW/p1/1KHLqrPLk7D+6OtHyhHtxlRd7bIeLtr0f+9oFumv96j7/N7SuR6URkUH3t",
-	"InzmZ2+Ui3MEU6jRfutLGoPDw6OH/7/X7/V7R4Pv+t8d8UUOEC3Uj2yGInKNOlnlKnldsvpaPYvMM69M",
-	"9hpCT0soX5SifDl3n/JZFrXSYaJGbZQwWsg6XRzm/XpxvTHMMmDqjxmPG2A1Ovo8sOsP1/8XAAD//w==",
+	"7H17cxs3kvhX6ZrfVkVyjSjKsf1zqNqqU5xkz2vH9tlO7dWFPhGaaZFYDQEGwEjmOvruV93AvMjhw9Qj",
+	"9mb+2I01HAANNPr9mE9RoqczrVA5Gw0+RRMUKRr+50upLui/KdrEyJmTWkWD6O1Pz+Dpw6dPIZPqwoLT",
+	"4CYII4PZX4eRwo9uGI1AqLR4NDN4SY9mYow2hqsJKhoxB/woretFcWSTCU4FreTmM4wGkXVGqnF0fR1H",
+	"/33wVjh8KafSHfD/twCEv+VonYUZmql0DlP6Fxjh8CCjIfSn1CktZfC3XBpMo4EzOdaXPtdmKlw0iKRy",
+	"Tx5FcTSVSk7zaTToxwVcUjkco1kC7C1OhVQE8mrgTPEOKH11l6BYbDmjX5T8CE5OEfYsJlqldh+Eg6uJ",
+	"TCaMP5Fl+kqoBEFaOM+zDMRYSHWXgDozPzj5XFi1QjD+TAlSBhvTACw8E1mGxoKbCAeGVgDhhgo/isRl",
+	"c3ATacHPCU6P0U3QwFTM4QyBb0ox0wBEmsI/6TKZ3lDd4iFcx9FMGDFFF4jsmc5VyyG8EWMEK/+Fx5AI",
+	"YySmIJXTgJdo5kRLUgl6lamQsCRp1G85mnkUR0pMadmE564Dm+K5yDMXDY76/Tiaio8e0qM+/1kAftSK",
+	"vb8Znc9e8cyL0L6fIIzp528s0NolQDPhJhU8/Mop/7HuRP9i8DwaRP/vsOJMh/5Xe1gBQSC9wPnztB2c",
+	"C5x/Y0GmK0C5wPmpTNeCMRUfX6Iau0k0OHr4lI+n/DtuYVWvz89bae/1TPyWIyRaOalyj7VLkeUITlyg",
+	"gnOjpyBgROx2BJ7/HoMiTMNZLjMHZ3OYCJWuQrP2C6+Cvf/w0Wbg36OYrsatQzGFPYdKKLe/DsP04mYE",
+	"16B7sgTbTBDV0dT/+6s4+Ff/4LsP4b+nvYMPD/4StYH/i0WzGvzcoll/M+mNm13MEgKmcYN2ppVFJvHv",
+	"RRrEAP1F9wA9yYvZLJMJ34jDf1oC99OWq/1ojA7spLndkVSXIpPpaWCSowEIKDkOaMPc/kynczgzKEiA",
+	"TxD8tHQ2NfHfKnrbgApjDpcHrJOT285UDVol6rafiQaskUPbTxTGMAKeaXWeyeQ+kGvQ6twkeCoygyKd",
+	"n7IOZUcd5nbC3E/anMk0RXUPqDsv1jpFemcUw+i3XDtxih8TxBTTERHnKJVWnGWYnhIn7fC6G15f6WcV",
+	"Mpt4+EEr7E51x1N1P+lcpffJ51KN9lRp5xldRw+7Ye6NmGdapO+1finMGP8QLaRUO6QFTartk0fwQn4P",
+	"e08ex4+/fQJnc4d2n/0DbJZJZyFQ8YHXDsGKuQWrYU+y7ac02Xgi3SfG6R9ZVA6upJvo3EFH6bvel6Ct",
+	"vpdT1Ln7w65LYefztUllyhgnY/gSGclSeeUVzSXr93QZ2HGgc3dMdyGla1H6MbqL8NkX4R2aS5ng6/Pz",
+	"TKr74BvWL3iq/YqjAdAJseGZIEx1isfBr5MJh6ZD605ofa/1z0LNC9/kPeDVaX06FWpeULgdDeBKSAe5",
+	"cjKDURusoxhmWW4LN1yH6l1Q/YsSuZtoI/+F96G40WKoXJg2mDps2BRg1H8YgNLAnB+cvkBFL17gvEP1",
+	"jqi+UPpKeeTcPapzv1yJSofTmTbCzDn4w0yaLNkOmTsi0+azmTYO06AFv2en5z2gtVz4NCx16uYzXFDh",
+	"WRWDv797/Qr02T8xcUzkhcJOsI7otSuj1bi7AjtcgevC8cxndpKmHPn4GadnaGreZJGmklAnsjdGz9A4",
+	"iTYanIvMYhzNao8+1Xzc27uy697wX2szfCid8B77tPtnBoVDBnM3ALeBrRb/iSOjMz9SOpzaTUPf6oxH",
+	"TcXH5/79J+UuhDFiHsVRruRvOYafnclx8QiKGAGvvPoUguJMJ/kC57sdB36cSYP2VLS4sf4RougkLsE6",
+	"PbMgrc2lGntJao9LM1i68sVUo6dcPzXRZRm9TIXDAzKeWuMrm7d5dyhfeR1X38TcGFSOBtLkzSUThjwN",
+	"x7rN/uNIpo1385xDh0uvXUjvHdu0mxf03nX8mbuv3fflEBeen2PiyDLml2LGea6kVqDPvTVNz4s/QkQs",
+	"owEclbUcGPscMmpQDnErJ1xut9nOO/8mzVGGC1uTP+rI5hMP1MfnXK4Y11EaN0OQK8m01JIWLodOV8QQ",
+	"//P9+zfgV+xFy/HxOMJixo1yt0AnjzhNRG5xaybGEzzjIS04mKK1YtyygxOY5FOhDgyKlLQy9pShSrDX",
+	"Su71g+cjKbZXLdEEf+URPyt2t8DbisNaZGvClWoDCOczNjLtdZxeG80VP7ZjrYp80o2ISUkJWstME+6M",
+	"z6ooNJu1K5y6oIGhyqd0MjQiistofIgoe8FeO5EV51ocaHP62oZWnunqQDfPyVstKT14VGhnBdwL3rYo",
+	"jtrMtvB4wWYjsmN/22nzR4OX+gJTL1HqgS4+oHqcK4qjRpCLI+6t7v7GLzgzmBCV1582w6Asv9u1V8Lr",
+	"oguCGEcm6Y0k09YPUMREteKZauZN2HXNMxXF0Vg4vBLz0+BxbMF4yJlZvv4pZljJoCYeX+VZBlcTmSHj",
+	"j7lzoXGHcSsFt8qzjE62SF3YVZCtYMm7alxNNrWGsfvp4/r5tFEBn+pL6bWN5slm4elW8HnsbAKQp1wJ",
+	"RjsxngS8ea7jtUoQU+JqLuTTLIvfWlrMw8eP1+XFnBz8T5EaU/7ztPcf7ekxccR4aIGRjhtEAHVshHKW",
+	"4y5TtjJsnWfMxPRUpFOpGuQXHhC6xiyBl36ymORGunnLu0s/oUpPSTFppSTaw3N1rtuIqbarT6sv8+ab",
+	"2q7r1+dvuwY09hYuY7nBne9j0MbfkwGwDMwZCoPm1BW/LksP/0ZwxZ1rAydvnkNTNLQKyK0MlcbkYcS2",
+	"BsiCorgiP40Ji6dnvwhacHqzetM4lsZe6qtuOu7drJ+QhNi6pSBvWFNnRJAB9/yHBT6xOTEx5lUsJqYt",
+	"N3HlSn7AEld6sjmTsH64ZZZlDYY1R3nvBtvnGmCfb+OsEXZt5suGw3mB89s5nybJ3kSX2MJqa5hntZU3",
+	"b/YW2OrC6d2UuYZ53pX09AXjYj3pv5voKwUcQ5cWhLJXaECrbH5ci6rDBeLMKwUTYSeb2ekite+M/dtF",
+	"/e54/2WW3syrucZp410ylZYfVDBOCFf6CrSKweAsE4kMiqPOUtAKP99bcyOn52o3ij+dHdyAU6nqT49u",
+	"5hjckTMvb+ffzWN4qwJrjdvtw4rDfBH21+qN8hoHu2QaOsiegKlIJlL5NJ9CJ7H7dYOEZ6js8lab4Zb4",
+	"yA0ZyMrShBO/3YaNGHKaSPPcrOqtK5VYaQzWkN0CUeGaKTzEPprAIQa40uaCGJHgxCrLOOGwA4IKyXYF",
+	"dgT7omuunnZ/WGECvqOTrpspJzltcRm8YJsQgxw9p5XrSvioLCakZfxE1QlMnJv5iKcMZmSilRM+bz+U",
+	"gYiZtE4kF8QUTRYG2cHh4Vi6SX7WS/T0sHin/Ee0FEQ9gZmRlzLDMaYgkgSthalQYoxTVA723pz8vE+3",
+	"elDc+wO+CP6s4+AR8GF04ry9oRqqHzCRVmplQxXbDBMwmGiTWriaoMG6tw9q8Pi0yWGktANLMn8YDWjC",
+	"B/DgwUnTuHvwAEZvXr97D4eXR4d0Be3hp9IGuj4sXGAM5wjwYzIRaoy2ol/ex1ABmxB7I6/+j2IYVRrB",
+	"aJ9NS6FA+7qoumEYh2wQrRAmOjdwNodQstajaX/k6jfNCaJEzr6YKpChhdFJ3Sc5gO/91MO83/824QX4",
+	"nzjqwQlMpbVSjWOYioz4NKYxLRH8fsSWvLJS5KZ4DcnCo/4RtOe5HIMI7+YWaRMgFMNK8waXz0y4SW2q",
+	"b6GlMKBIgdWGnX5czMgWrndz9jzu3vLVePAATiDhssdv7GIUCES4Fu2BIKLhmguKoNwbRlNtnS+ltdZn",
+	"Wio7jPaPYVT4ZziyL6ezTCbSMTZ9VWLF1HvwA2bomFnQtF690QYMTvUlPw5OJq6BKwCnIyMIFX50RfZn",
+	"D97Ukc1XF+D36omF34vdhmLQ3/mNg4MD/p9/ffQ3dLWwIN1Jkgx8iCP4HYSa110dmBbwhUOj849pn8rL",
+	"JKW996yYniZjJdHS1H9D/0exTC12b4tnBEbxch2kmjJV/Fx71PLWC5zzFkalj45eanri6MkqLx391vTF",
+	"Nd9e+K3cci3eTwNqijL9yReg+rOZwEBP3tJVwIWHS2HlauaFh21x9mrdhefN06Ed0B5qF1pkxHIscnwc",
+	"UmkwcdrMByAd20RwKfHKQnFw1qvqmBKDmmkiBGbTACdqmT/p8+q6ZyK5KJR5735dxwsCqb/3QpgEAslc",
+	"T/Se05BMth5EHzMIgnkhYhDz88Clmc2RwCG7z7OLQqQzm5EWULHUHvjxBcA0rzZBRyge8kyoUuYfPEeA",
+	"lk4uCSpcyTQXUwBhz2Cd7vaJNdM6M2EdTecRVZqNI69wMJp4oYrp+opZnTviabY4iHCE/5VrJ/jkfhTJ",
+	"xO9zKuYwEZcIHKCysGeRa23Z0GLsabMPXGNdMsl48RArtHDXgboiS6B5HdlXPNC8vFQT6QtlYAHgn6u8",
+	"Z4L6H2VAqICMDPKGzA+RqThwYxIK5UKP+9/yQS7mV4fF3pT15LQW8RfLjBlGXEI+gr2jXo+LxAtxDEf9",
+	"/r5v8+DLj0dxJdNZkDoxnaE5wEuZktKT5MZy9akIFFVzMniU9uCNGAehlUl1gam/O0JB0XOC91Cvk+bi",
+	"+DldxY0NKI7LzUjbUlNPU3MtPZyock91IP31YlDTGgL7sFS9UAhoQjy3FWhQ7FmeXCBL2AWBMzNSJXIm",
+	"Mtjjm8ScBkSaGtIfzzWrEYRVW+b2iHr27H5cU5fgqB/3+/1CivrLSSpVrwSk0N9oWjsjCvaKNXvrPZC1",
+	"bBG4mmjrWYB0MDP6Eu0xnAtJxkJNFTRlKwWaV8yEcTE87PP6R32YSpU7DLTS3OEeHUa4vMWEHiLpqgN/",
+	"+N0+T6xSEKxVz3muQtdkayoNc53nhlmxTyfw+iefZDUjTRh71lnwL4MiCy+DdTLLPJPdj8FqONPj3Nb2",
+	"mwhFbDbTyQUxIq/kMTfQeV1nLQrCYx+jtyBVkuUpcWZ/F20zCZ7/n+RZa8riiClstJSEOIK9gLmqhUeg",
+	"0tYMe9ir9dPgY63309iP6W/gfhyhE0cPXhecjLE8oPODlvT+QAOcr+DZrscrJygUyBx9GnJ6yTCKYegT",
+	"Ivw/Q5JJ7bnPMxlG1yNv7Xix4EWItGwwFAkP8qNDEgecBXGGmb6iO98oJnIhz4RQ9/d3r1+FxBC+Jzxz",
+	"I5E1rm7f0WNYnSF7XOSW8Bra1LJPaEGauKy5JxOO3QvrWQntgrgbktDiI/DtSDKZoPKJNcF0PZmJZIIH",
+	"D3v9JeP16uqqJ/jnnjbjwzDWHr58/uzHV+9+5DHXceSky+pGMLw5+Zms1CiOLtFYb9oe9fr+bT1DJWYy",
+	"GkTf9vq9b0P+C5vw7dZj4rVvH+EdfIrG2NrLx+VG2YrrLIUOrRPMqbSJvXggkl2we4iHz4dqkz7PCgCL",
+	"SenCZNqUvLUwvSPeq1flnqfRIGpaElGzocuv7a6k6pXDstPG9YeFPhEP+/1bS/CuQ9iS5v1+gsFq7JKz",
+	"d8rPf+Rx1Ta4xOlhrfEHDznaPKRRr8ODvt08qOpjwCMebR5R1nLzgKebByyUhNKwh99tHrZYaXYdR4+3",
+	"OblGLQsP2uIYFqoV2cGYT6fCzD3VMuHTrSeOmnvadWJsi9R2G32gMe3sy6v/KxlX0Jmr3J7gxNMmRePt",
+	"RG4/A+/0uTsIVlnp6TMIE0Yg5CpDa4dqFPSD0/DqX53JcdSDnzRJaN9yra4If2MXNeBf3r4smrOhSntD",
+	"9QoxtSAq65azQeksiNW1cbrKqXEDLhdvfNe3wNrixdBhid5snv5zf1hglw93VdOkhfNt75IVglXBg3ym",
+	"dYZC0cVa6vFEFk3ApleUaRnu+SRk4bN1+NHBXiIsHkhlUVlJImt/dfcuP3hVYyfOEVv0qd+lTKnS7lok",
+	"ymuF3OKPBGx18i3dBNfxW35nVde/Tgp1Uuhrl0JEPYE8asInPPhwHUczbVuki3d22maupvd6eAe2043E",
+	"TSD9jjnQNLeOzZyzot3c2RzEUFUuLdh71P8OVraW2ierpsFSQyc1Mn1pVoO5RZIvzMatNx2tW5KFwfW1",
+	"1+bz2u+Bl041L22bQKq5nG+qd/NV+F6n89tTuZfr366bUWLOrVhi0Ee3y6BXqfsKrzwiOo3/347X7sY6",
+	"+1uwzrK5HQ042gKyxV5DPO7xNsfQWvD89bF4zwYKVt3G5TfYGIefqj6p11W1SEsGX6XtlqJh4CN3Pi1n",
+	"5HsiubguHCAj9ZQdnT5q6uM0MWTE74dqIlP6OVgi0G6IlAGjuiTw8iW04t2Kn9eChHdqYdSqhpcV5K0U",
+	"laKhXKd0fX0U6W/ZOoqM13sjw8genLRYmExjHCYw/DqmwZfYIESL7tj3PhdDVYznIEYtugh2UmRs+KQw",
+	"72e/RPZvS1uusJM1XyQl/HGU1r8fTafTcjqL8k/l11zL2WZ5K2ebZSIJyeftaejE7ZqMLsQ6zxB89DMl",
+	"Y+7RfsmMNgj7WoLQvbKg27f0WmoCtrL0Ok3js4mxMzm24AGBmgs+8E1Q7W9qexz6oMjmkIfPg9rz+Z+k",
+	"1IQ0o32QqqHgxEvxkBuFJUJG5X1xkzuIZNyljlRWP2zw1teqvTt3fadcdcrVgru+4qrTkt9s7bk/SZm5",
+	"+bomzyC1qfij0w3+eFwlvoxD3BCbPJ2/Z6RVgj04SdNmJv2VTOr5xGuc+lu6Z5pJ21+50tbeQq/T2+6G",
+	"zjvf8l3wo5M0LZgJc45bcTF7Ne/wU9ndca3T2ZdtlDwtfLyqlYVl2mI7C2OP87Z241KhyJej71Wltp1b",
+	"+U+nHPh7uUAIn0+RZX+ADUZWoJ3KF+P9NEsmVfA+X02E82nDnNNty04PJ2+e94bqZIt6t3p+7Co77G0w",
+	"NL+g7LC7tKnKXk8bbCqfPNxZVJ1F1THNZYtq0TsV+ous5pGNynPu5tBqbP24oiK97GrFleeNegKfKkW/",
+	"cabUGWbco0+XTHCoQkuGmXCTuJFPVXjHq1LxuIyL87JhylBkyZVlobx8qHxBsSifEAxxUYNSlB/5ACGX",
+	"XZ4XxeSeNVfFfb7oRUxxqFaXpnPtEn/nN5iHBi9RZKBQlnNaUP77C5ZTvkLjBg9ps2Kx+ZG6UM5H+qgv",
+	"KfDlNVwilhaVOUW/iDY5stTI4cvL7Wrr9baV6di/ExDaxM9J81534c8uyauzq9dLpdDYIBr8+qEuo5gf",
+	"LTYlKhpEFjKrLl+2kl3bBlNCzmx98ZYykt2iJvXeEl94SQdXVDQP4Q8trNgGwMLEqtrEty1f9s/aPoxT",
+	"Nuf6cPcCZtuwUWPrnanTmTqdqdNi6jSoZI342Fj5oYpWLQ2pVBQrs2q9UPVxhpAr7kRVayo3VBvLPZLl",
+	"Oo6GMVXVcQzVzQo56g06v9ByjpbWlvdc1NHoYrq6tKN+LTrlv1P+uyjc3Vd41GnuxqbBYgBuQ0Z6g95h",
+	"p2zw22G/N4uS9e+TT3Y8stNC/5z54VtyqhXZ4s+CV70oTAGh0kMdPM/e1oUfyqaAC44TbizGrmffCFef",
+	"Fw3XfEMf6WCis7RqGNjaXhim2mDRWtB/NNp/8j90KgxlZ5+Viv4H8b+7ykffVVXtEhU6veoLSajw+Qsh",
+	"vMRxNabuu1S1DonNbOGW5Qwn39jvfJHF1byzMj0uGw0Kg6FrJPfd3jnXfaHX7z3xqq8sM6PlwzEbHJjs",
+	"M+n8lp3G2GmMbUnvdQ4XeprexH/JvZjZQxnSFqTnqz55QE6x8ZEALqompjnwLxQfIAJph8o6bTDtQUvD",
+	"GYLyYIbmYIXHsqXzzJYqY1u/8a9ba1z3pfLroDnevU+z+pjWGufmBc6rZp/Vp+k6+73jxl1GxP35OIkO",
+	"b1/5Pvzke3evLTv4oWxzc4H+swzVdwDqrgGh0tBCvPQuhJbt1umZrb5hVJZRfUajmj+E+29+9wXOn6dd",
+	"CcKfubPNbVDpZyYo8esxLBV9316N91eTpvTFpieF5LFzD8eFVOmqRYtv+22dkuS/SLh23a87HWrbPKgu",
+	"/6nTXDvhtMqPsJj3tJ0U+sxYuHfC1j/Utlhpv2OE/N8kNL4uJt7FwjuO9OeKha/68kOzIqD5JdpfPxCB",
+	"+i+BeSbQpKRMJyKD8ss54ZNhe6OpuEAwuRrtN77KMzg8PHr4/3v9Xr93NHjaf3rE9B8gWmrzWk8h5Z6Q",
+	"sqxo8wYv8z1v/7oJf/vP5vw53kLFapgAyzqb/8aDrycuusHpsFCtO1CYLZQ0L0/zfrNxUJtmFTDVh9HH",
+	"NbBqA3214PWH6/8LAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -152,8 +152,10 @@ const (
 	ErrorKeyMISSINGRESTAURANTEXTERNALID ErrorKey = "MISSING_RESTAURANT_EXTERNAL_ID"
 	ErrorKeyNOTFOUND                    ErrorKey = "NOT_FOUND"
 	ErrorKeyRATELIMITED                 ErrorKey = "RATE_LIMITED"
+	ErrorKeyREQUESTTIMEOUT              ErrorKey = "REQUEST_TIMEOUT"
 	ErrorKeyREQUESTTOOLARGE             ErrorKey = "REQUEST_TOO_LARGE"
 	ErrorKeyRESTAURANTNOTGRANTED        ErrorKey = "RESTAURANT_NOT_GRANTED"
+	ErrorKeySERVICEUNAVAILABLE          ErrorKey = "SERVICE_UNAVAILABLE"
 	ErrorKeyTOKENEXPIRED                ErrorKey = "TOKEN_EXPIRED"
 	ErrorKeyUNKNOWNRESTAURANT           ErrorKey = "UNKNOWN_RESTAURANT"
 	ErrorKeyUNSUPPORTEDMEDIATYPE        ErrorKey = "UNSUPPORTED_MEDIA_TYPE"
@@ -186,9 +188,13 @@ func (e ErrorKey) Valid() bool {
 		return true
 	case ErrorKeyRATELIMITED:
 		return true
+	case ErrorKeyREQUESTTIMEOUT:
+		return true
 	case ErrorKeyREQUESTTOOLARGE:
 		return true
 	case ErrorKeyRESTAURANTNOTGRANTED:
+		return true
+	case ErrorKeySERVICEUNAVAILABLE:
 		return true
 	case ErrorKeyTOKENEXPIRED:
 		return true
@@ -1151,6 +1157,9 @@ type InternalError = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
@@ -1159,6 +1168,9 @@ type TooManyRequests = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -7238,6 +7250,11 @@ type ClientWithResponsesInterface interface {
 	GetVoidReasonWithResponse(ctx context.Context, guid EntityGUID, params *GetVoidReasonParams, reqEditors ...RequestEditorFn) (*GetVoidReasonResponse, error)
 }
 
+// LoginResponse503Headers the declared response headers of an HTTP 503 response for Login
+type LoginResponse503Headers struct {
+	RetryAfter int
+}
+
 type LoginResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7247,12 +7264,18 @@ type LoginResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LoginResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7270,6 +7293,11 @@ func (r LoginResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r LoginResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r LoginResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -7283,6 +7311,11 @@ func (r LoginResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LoginResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LoginResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7324,6 +7357,11 @@ type ListAlternatePaymentTypesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListAlternatePaymentTypesResponse503Headers the declared response headers of an HTTP 503 response for ListAlternatePaymentTypes
+type ListAlternatePaymentTypesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListAlternatePaymentTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7335,14 +7373,20 @@ type ListAlternatePaymentTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListAlternatePaymentTypesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAlternatePaymentTypesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAlternatePaymentTypesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7365,6 +7409,11 @@ func (r ListAlternatePaymentTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListAlternatePaymentTypesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListAlternatePaymentTypesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7373,6 +7422,11 @@ func (r ListAlternatePaymentTypesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAlternatePaymentTypesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAlternatePaymentTypesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7409,6 +7463,11 @@ type GetAlternatePaymentTypeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetAlternatePaymentTypeResponse503Headers the declared response headers of an HTTP 503 response for GetAlternatePaymentType
+type GetAlternatePaymentTypeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetAlternatePaymentTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7422,12 +7481,18 @@ type GetAlternatePaymentTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAlternatePaymentTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAlternatePaymentTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7455,6 +7520,11 @@ func (r GetAlternatePaymentTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetAlternatePaymentTypeResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetAlternatePaymentTypeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7463,6 +7533,11 @@ func (r GetAlternatePaymentTypeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetAlternatePaymentTypeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAlternatePaymentTypeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7504,6 +7579,11 @@ type ListBreakTypesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListBreakTypesResponse503Headers the declared response headers of an HTTP 503 response for ListBreakTypes
+type ListBreakTypesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListBreakTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7515,14 +7595,20 @@ type ListBreakTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListBreakTypesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListBreakTypesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBreakTypesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7545,6 +7631,11 @@ func (r ListBreakTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListBreakTypesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListBreakTypesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7553,6 +7644,11 @@ func (r ListBreakTypesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListBreakTypesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBreakTypesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7589,6 +7685,11 @@ type GetBreakTypeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetBreakTypeResponse503Headers the declared response headers of an HTTP 503 response for GetBreakType
+type GetBreakTypeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetBreakTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7602,12 +7703,18 @@ type GetBreakTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetBreakTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBreakTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7635,6 +7742,11 @@ func (r GetBreakTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetBreakTypeResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetBreakTypeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7643,6 +7755,11 @@ func (r GetBreakTypeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetBreakTypeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBreakTypeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7684,6 +7801,11 @@ type ListCashDrawersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListCashDrawersResponse503Headers the declared response headers of an HTTP 503 response for ListCashDrawers
+type ListCashDrawersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListCashDrawersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7695,14 +7817,20 @@ type ListCashDrawersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCashDrawersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCashDrawersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCashDrawersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7725,6 +7853,11 @@ func (r ListCashDrawersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListCashDrawersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCashDrawersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7733,6 +7866,11 @@ func (r ListCashDrawersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCashDrawersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCashDrawersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7769,6 +7907,11 @@ type GetCashDrawerResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetCashDrawerResponse503Headers the declared response headers of an HTTP 503 response for GetCashDrawer
+type GetCashDrawerResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetCashDrawerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7782,12 +7925,18 @@ type GetCashDrawerResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCashDrawerResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCashDrawerResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7815,6 +7964,11 @@ func (r GetCashDrawerResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetCashDrawerResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCashDrawerResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7823,6 +7977,11 @@ func (r GetCashDrawerResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCashDrawerResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCashDrawerResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7864,6 +8023,11 @@ type ListDiningOptionsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListDiningOptionsResponse503Headers the declared response headers of an HTTP 503 response for ListDiningOptions
+type ListDiningOptionsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListDiningOptionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7875,14 +8039,20 @@ type ListDiningOptionsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDiningOptionsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDiningOptionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDiningOptionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7905,6 +8075,11 @@ func (r ListDiningOptionsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListDiningOptionsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDiningOptionsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -7913,6 +8088,11 @@ func (r ListDiningOptionsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDiningOptionsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDiningOptionsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7949,6 +8129,11 @@ type GetDiningOptionResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetDiningOptionResponse503Headers the declared response headers of an HTTP 503 response for GetDiningOption
+type GetDiningOptionResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetDiningOptionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7962,12 +8147,18 @@ type GetDiningOptionResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDiningOptionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDiningOptionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7995,6 +8186,11 @@ func (r GetDiningOptionResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetDiningOptionResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetDiningOptionResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8003,6 +8199,11 @@ func (r GetDiningOptionResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDiningOptionResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDiningOptionResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8044,6 +8245,11 @@ type ListDiscountsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListDiscountsResponse503Headers the declared response headers of an HTTP 503 response for ListDiscounts
+type ListDiscountsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListDiscountsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8055,14 +8261,20 @@ type ListDiscountsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDiscountsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDiscountsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDiscountsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8085,6 +8297,11 @@ func (r ListDiscountsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListDiscountsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListDiscountsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8093,6 +8310,11 @@ func (r ListDiscountsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDiscountsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDiscountsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8129,6 +8351,11 @@ type GetDiscountResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetDiscountResponse503Headers the declared response headers of an HTTP 503 response for GetDiscount
+type GetDiscountResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetDiscountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8142,12 +8369,18 @@ type GetDiscountResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDiscountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDiscountResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8175,6 +8408,11 @@ func (r GetDiscountResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetDiscountResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetDiscountResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8183,6 +8421,11 @@ func (r GetDiscountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDiscountResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDiscountResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8224,6 +8467,11 @@ type ListMenuGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuGroups
+type ListMenuGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8235,14 +8483,20 @@ type ListMenuGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8265,6 +8519,11 @@ func (r ListMenuGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenuGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenuGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8273,6 +8532,11 @@ func (r ListMenuGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8309,6 +8573,11 @@ type GetMenuGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuGroupResponse503Headers the declared response headers of an HTTP 503 response for GetMenuGroup
+type GetMenuGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8322,12 +8591,18 @@ type GetMenuGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8355,6 +8630,11 @@ func (r GetMenuGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8363,6 +8643,11 @@ func (r GetMenuGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8404,6 +8689,11 @@ type ListMenuItemsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuItemsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuItems
+type ListMenuItemsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuItemsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8415,14 +8705,20 @@ type ListMenuItemsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuItemsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuItemsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuItemsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8445,6 +8741,11 @@ func (r ListMenuItemsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenuItemsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenuItemsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8453,6 +8754,11 @@ func (r ListMenuItemsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuItemsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuItemsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8489,6 +8795,11 @@ type GetMenuItemResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuItemResponse503Headers the declared response headers of an HTTP 503 response for GetMenuItem
+type GetMenuItemResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuItemResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8502,12 +8813,18 @@ type GetMenuItemResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuItemResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuItemResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8535,6 +8852,11 @@ func (r GetMenuItemResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuItemResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuItemResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8543,6 +8865,11 @@ func (r GetMenuItemResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuItemResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuItemResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8584,6 +8911,11 @@ type ListMenuOptionGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuOptionGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuOptionGroups
+type ListMenuOptionGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuOptionGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8595,14 +8927,20 @@ type ListMenuOptionGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuOptionGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuOptionGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuOptionGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8625,6 +8963,11 @@ func (r ListMenuOptionGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenuOptionGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenuOptionGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8633,6 +8976,11 @@ func (r ListMenuOptionGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuOptionGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuOptionGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8669,6 +9017,11 @@ type GetMenuOptionGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuOptionGroupResponse503Headers the declared response headers of an HTTP 503 response for GetMenuOptionGroup
+type GetMenuOptionGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuOptionGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8682,12 +9035,18 @@ type GetMenuOptionGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuOptionGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuOptionGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8715,6 +9074,11 @@ func (r GetMenuOptionGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuOptionGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuOptionGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8723,6 +9087,11 @@ func (r GetMenuOptionGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuOptionGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuOptionGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8764,6 +9133,11 @@ type ListMenusResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenusResponse503Headers the declared response headers of an HTTP 503 response for ListMenus
+type ListMenusResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8775,14 +9149,20 @@ type ListMenusResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenusResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenusResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenusResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8805,6 +9185,11 @@ func (r ListMenusResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListMenusResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMenusResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8813,6 +9198,11 @@ func (r ListMenusResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenusResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenusResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8849,6 +9239,11 @@ type GetMenuResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuResponse503Headers the declared response headers of an HTTP 503 response for GetMenu
+type GetMenuResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8862,12 +9257,18 @@ type GetMenuResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8895,6 +9296,11 @@ func (r GetMenuResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetMenuResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetMenuResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8903,6 +9309,11 @@ func (r GetMenuResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8944,6 +9355,11 @@ type ListNoSaleReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListNoSaleReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListNoSaleReasons
+type ListNoSaleReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListNoSaleReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8955,14 +9371,20 @@ type ListNoSaleReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListNoSaleReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNoSaleReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListNoSaleReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8985,6 +9407,11 @@ func (r ListNoSaleReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListNoSaleReasonsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListNoSaleReasonsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -8993,6 +9420,11 @@ func (r ListNoSaleReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListNoSaleReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListNoSaleReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9029,6 +9461,11 @@ type GetNoSaleReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetNoSaleReasonResponse503Headers the declared response headers of an HTTP 503 response for GetNoSaleReason
+type GetNoSaleReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetNoSaleReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9042,12 +9479,18 @@ type GetNoSaleReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetNoSaleReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetNoSaleReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9075,6 +9518,11 @@ func (r GetNoSaleReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetNoSaleReasonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetNoSaleReasonResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9083,6 +9531,11 @@ func (r GetNoSaleReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetNoSaleReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetNoSaleReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9124,6 +9577,11 @@ type ListPayoutReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPayoutReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListPayoutReasons
+type ListPayoutReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPayoutReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9135,14 +9593,20 @@ type ListPayoutReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPayoutReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPayoutReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPayoutReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9165,6 +9629,11 @@ func (r ListPayoutReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPayoutReasonsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPayoutReasonsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9173,6 +9642,11 @@ func (r ListPayoutReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPayoutReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPayoutReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9209,6 +9683,11 @@ type GetPayoutReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPayoutReasonResponse503Headers the declared response headers of an HTTP 503 response for GetPayoutReason
+type GetPayoutReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPayoutReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9222,12 +9701,18 @@ type GetPayoutReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPayoutReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPayoutReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9255,6 +9740,11 @@ func (r GetPayoutReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPayoutReasonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPayoutReasonResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9263,6 +9753,11 @@ func (r GetPayoutReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPayoutReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPayoutReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9304,6 +9799,11 @@ type ListPreModifierGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPreModifierGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListPreModifierGroups
+type ListPreModifierGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPreModifierGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9315,14 +9815,20 @@ type ListPreModifierGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPreModifierGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPreModifierGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPreModifierGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9345,6 +9851,11 @@ func (r ListPreModifierGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPreModifierGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPreModifierGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9353,6 +9864,11 @@ func (r ListPreModifierGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPreModifierGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPreModifierGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9389,6 +9905,11 @@ type GetPreModifierGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPreModifierGroupResponse503Headers the declared response headers of an HTTP 503 response for GetPreModifierGroup
+type GetPreModifierGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPreModifierGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9402,12 +9923,18 @@ type GetPreModifierGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPreModifierGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPreModifierGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9435,6 +9962,11 @@ func (r GetPreModifierGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPreModifierGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPreModifierGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9443,6 +9975,11 @@ func (r GetPreModifierGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPreModifierGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPreModifierGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9484,6 +10021,11 @@ type ListPreModifiersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPreModifiersResponse503Headers the declared response headers of an HTTP 503 response for ListPreModifiers
+type ListPreModifiersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPreModifiersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9495,14 +10037,20 @@ type ListPreModifiersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPreModifiersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPreModifiersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPreModifiersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9525,6 +10073,11 @@ func (r ListPreModifiersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPreModifiersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPreModifiersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9533,6 +10086,11 @@ func (r ListPreModifiersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPreModifiersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPreModifiersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9569,6 +10127,11 @@ type GetPreModifierResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPreModifierResponse503Headers the declared response headers of an HTTP 503 response for GetPreModifier
+type GetPreModifierResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPreModifierResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9582,12 +10145,18 @@ type GetPreModifierResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPreModifierResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPreModifierResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9615,6 +10184,11 @@ func (r GetPreModifierResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPreModifierResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPreModifierResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9623,6 +10197,11 @@ func (r GetPreModifierResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPreModifierResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPreModifierResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9664,6 +10243,11 @@ type ListPriceGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPriceGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListPriceGroups
+type ListPriceGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPriceGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9675,14 +10259,20 @@ type ListPriceGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPriceGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPriceGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPriceGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9705,6 +10295,11 @@ func (r ListPriceGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPriceGroupsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPriceGroupsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9713,6 +10308,11 @@ func (r ListPriceGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPriceGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPriceGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9749,6 +10349,11 @@ type GetPriceGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPriceGroupResponse503Headers the declared response headers of an HTTP 503 response for GetPriceGroup
+type GetPriceGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPriceGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9762,12 +10367,18 @@ type GetPriceGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPriceGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPriceGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9795,6 +10406,11 @@ func (r GetPriceGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPriceGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPriceGroupResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9803,6 +10419,11 @@ func (r GetPriceGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPriceGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPriceGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9844,6 +10465,11 @@ type ListPrintersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPrintersResponse503Headers the declared response headers of an HTTP 503 response for ListPrinters
+type ListPrintersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPrintersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9855,14 +10481,20 @@ type ListPrintersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPrintersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPrintersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPrintersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9885,6 +10517,11 @@ func (r ListPrintersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListPrintersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPrintersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9893,6 +10530,11 @@ func (r ListPrintersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPrintersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPrintersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9929,6 +10571,11 @@ type GetPrinterResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPrinterResponse503Headers the declared response headers of an HTTP 503 response for GetPrinter
+type GetPrinterResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPrinterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9942,12 +10589,18 @@ type GetPrinterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPrinterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPrinterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9975,6 +10628,11 @@ func (r GetPrinterResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetPrinterResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPrinterResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -9983,6 +10641,11 @@ func (r GetPrinterResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPrinterResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPrinterResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10024,6 +10687,11 @@ type ListRestaurantServicesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListRestaurantServicesResponse503Headers the declared response headers of an HTTP 503 response for ListRestaurantServices
+type ListRestaurantServicesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListRestaurantServicesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10035,14 +10703,20 @@ type ListRestaurantServicesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRestaurantServicesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRestaurantServicesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRestaurantServicesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10065,6 +10739,11 @@ func (r ListRestaurantServicesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListRestaurantServicesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListRestaurantServicesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10073,6 +10752,11 @@ func (r ListRestaurantServicesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRestaurantServicesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRestaurantServicesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10109,6 +10793,11 @@ type GetRestaurantServiceResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetRestaurantServiceResponse503Headers the declared response headers of an HTTP 503 response for GetRestaurantService
+type GetRestaurantServiceResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRestaurantServiceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10122,12 +10811,18 @@ type GetRestaurantServiceResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRestaurantServiceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRestaurantServiceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10155,6 +10850,11 @@ func (r GetRestaurantServiceResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetRestaurantServiceResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRestaurantServiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10163,6 +10863,11 @@ func (r GetRestaurantServiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRestaurantServiceResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRestaurantServiceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10204,6 +10909,11 @@ type ListRevenueCentersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListRevenueCentersResponse503Headers the declared response headers of an HTTP 503 response for ListRevenueCenters
+type ListRevenueCentersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListRevenueCentersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10215,14 +10925,20 @@ type ListRevenueCentersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRevenueCentersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRevenueCentersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRevenueCentersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10245,6 +10961,11 @@ func (r ListRevenueCentersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListRevenueCentersResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListRevenueCentersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10253,6 +10974,11 @@ func (r ListRevenueCentersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRevenueCentersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRevenueCentersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10289,6 +11015,11 @@ type GetRevenueCenterResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetRevenueCenterResponse503Headers the declared response headers of an HTTP 503 response for GetRevenueCenter
+type GetRevenueCenterResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRevenueCenterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10302,12 +11033,18 @@ type GetRevenueCenterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRevenueCenterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRevenueCenterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10335,6 +11072,11 @@ func (r GetRevenueCenterResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetRevenueCenterResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRevenueCenterResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10343,6 +11085,11 @@ func (r GetRevenueCenterResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRevenueCenterResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRevenueCenterResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10384,6 +11131,11 @@ type ListSalesCategoriesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListSalesCategoriesResponse503Headers the declared response headers of an HTTP 503 response for ListSalesCategories
+type ListSalesCategoriesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListSalesCategoriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10395,14 +11147,20 @@ type ListSalesCategoriesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSalesCategoriesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSalesCategoriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSalesCategoriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10425,6 +11183,11 @@ func (r ListSalesCategoriesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListSalesCategoriesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListSalesCategoriesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10433,6 +11196,11 @@ func (r ListSalesCategoriesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListSalesCategoriesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSalesCategoriesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10469,6 +11237,11 @@ type GetSalesCategoryResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetSalesCategoryResponse503Headers the declared response headers of an HTTP 503 response for GetSalesCategory
+type GetSalesCategoryResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSalesCategoryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10482,12 +11255,18 @@ type GetSalesCategoryResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetSalesCategoryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSalesCategoryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10515,6 +11294,11 @@ func (r GetSalesCategoryResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetSalesCategoryResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetSalesCategoryResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10523,6 +11307,11 @@ func (r GetSalesCategoryResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetSalesCategoryResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSalesCategoryResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10564,6 +11353,11 @@ type ListServiceAreasResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListServiceAreasResponse503Headers the declared response headers of an HTTP 503 response for ListServiceAreas
+type ListServiceAreasResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListServiceAreasResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10575,14 +11369,20 @@ type ListServiceAreasResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListServiceAreasResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceAreasResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListServiceAreasResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10605,6 +11405,11 @@ func (r ListServiceAreasResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListServiceAreasResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListServiceAreasResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10613,6 +11418,11 @@ func (r ListServiceAreasResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListServiceAreasResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListServiceAreasResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10649,6 +11459,11 @@ type GetServiceAreaResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetServiceAreaResponse503Headers the declared response headers of an HTTP 503 response for GetServiceArea
+type GetServiceAreaResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetServiceAreaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10662,12 +11477,18 @@ type GetServiceAreaResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceAreaResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetServiceAreaResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10695,6 +11516,11 @@ func (r GetServiceAreaResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetServiceAreaResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetServiceAreaResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10703,6 +11529,11 @@ func (r GetServiceAreaResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetServiceAreaResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetServiceAreaResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10744,6 +11575,11 @@ type ListServiceChargesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListServiceChargesResponse503Headers the declared response headers of an HTTP 503 response for ListServiceCharges
+type ListServiceChargesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListServiceChargesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10755,14 +11591,20 @@ type ListServiceChargesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListServiceChargesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceChargesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListServiceChargesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10785,6 +11627,11 @@ func (r ListServiceChargesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListServiceChargesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListServiceChargesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10793,6 +11640,11 @@ func (r ListServiceChargesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListServiceChargesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListServiceChargesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10829,6 +11681,11 @@ type GetServiceChargeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetServiceChargeResponse503Headers the declared response headers of an HTTP 503 response for GetServiceCharge
+type GetServiceChargeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetServiceChargeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10842,12 +11699,18 @@ type GetServiceChargeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceChargeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetServiceChargeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10875,6 +11738,11 @@ func (r GetServiceChargeResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetServiceChargeResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetServiceChargeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10883,6 +11751,11 @@ func (r GetServiceChargeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetServiceChargeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetServiceChargeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10924,6 +11797,11 @@ type ListTablesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListTablesResponse503Headers the declared response headers of an HTTP 503 response for ListTables
+type ListTablesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListTablesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10935,14 +11813,20 @@ type ListTablesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTablesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTablesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTablesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10965,6 +11849,11 @@ func (r ListTablesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListTablesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTablesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -10973,6 +11862,11 @@ func (r ListTablesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTablesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTablesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11009,6 +11903,11 @@ type GetTableResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTableResponse503Headers the declared response headers of an HTTP 503 response for GetTable
+type GetTableResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTableResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11022,12 +11921,18 @@ type GetTableResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTableResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTableResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11055,6 +11960,11 @@ func (r GetTableResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetTableResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTableResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11063,6 +11973,11 @@ func (r GetTableResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTableResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTableResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11104,6 +12019,11 @@ type ListTaxRatesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListTaxRatesResponse503Headers the declared response headers of an HTTP 503 response for ListTaxRates
+type ListTaxRatesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListTaxRatesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11115,14 +12035,20 @@ type ListTaxRatesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTaxRatesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTaxRatesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTaxRatesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11145,6 +12071,11 @@ func (r ListTaxRatesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListTaxRatesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTaxRatesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11153,6 +12084,11 @@ func (r ListTaxRatesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTaxRatesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTaxRatesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11189,6 +12125,11 @@ type GetTaxRateResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTaxRateResponse503Headers the declared response headers of an HTTP 503 response for GetTaxRate
+type GetTaxRateResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTaxRateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11202,12 +12143,18 @@ type GetTaxRateResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTaxRateResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTaxRateResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11235,6 +12182,11 @@ func (r GetTaxRateResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetTaxRateResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTaxRateResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11243,6 +12195,11 @@ func (r GetTaxRateResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTaxRateResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTaxRateResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11279,6 +12236,11 @@ type GetTipWithholdingResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTipWithholdingResponse503Headers the declared response headers of an HTTP 503 response for GetTipWithholding
+type GetTipWithholdingResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTipWithholdingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11292,12 +12254,18 @@ type GetTipWithholdingResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTipWithholdingResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTipWithholdingResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11325,6 +12293,11 @@ func (r GetTipWithholdingResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetTipWithholdingResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTipWithholdingResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11333,6 +12306,11 @@ func (r GetTipWithholdingResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTipWithholdingResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTipWithholdingResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11374,6 +12352,11 @@ type ListVoidReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListVoidReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListVoidReasons
+type ListVoidReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListVoidReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11385,14 +12368,20 @@ type ListVoidReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListVoidReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListVoidReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListVoidReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11415,6 +12404,11 @@ func (r ListVoidReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ListVoidReasonsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListVoidReasonsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11423,6 +12417,11 @@ func (r ListVoidReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListVoidReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListVoidReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11459,6 +12458,11 @@ type GetVoidReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetVoidReasonResponse503Headers the declared response headers of an HTTP 503 response for GetVoidReason
+type GetVoidReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetVoidReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11472,12 +12476,18 @@ type GetVoidReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetVoidReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetVoidReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11505,6 +12515,11 @@ func (r GetVoidReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GetVoidReasonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetVoidReasonResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
@@ -11513,6 +12528,11 @@ func (r GetVoidReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetVoidReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetVoidReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12363,6 +13383,13 @@ func ParseLoginResponse(rsp *http.Response) (*LoginResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12384,6 +13411,26 @@ func ParseLoginResponse(rsp *http.Response) (*LoginResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers LoginResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12431,6 +13478,13 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12444,6 +13498,13 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12468,6 +13529,16 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAlternatePaymentTypesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12522,6 +13593,13 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12536,6 +13614,13 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12549,6 +13634,16 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAlternatePaymentTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12596,6 +13691,13 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12609,6 +13711,13 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12633,6 +13742,16 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBreakTypesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12687,6 +13806,13 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12701,6 +13827,13 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12714,6 +13847,16 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBreakTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12761,6 +13904,13 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12774,6 +13924,13 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12798,6 +13955,16 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCashDrawersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12852,6 +14019,13 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12866,6 +14040,13 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12879,6 +14060,16 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCashDrawerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12926,6 +14117,13 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12939,6 +14137,13 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12963,6 +14168,16 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDiningOptionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13017,6 +14232,13 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13031,6 +14253,13 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13044,6 +14273,16 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDiningOptionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13091,6 +14330,13 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13104,6 +14350,13 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13128,6 +14381,16 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDiscountsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13182,6 +14445,13 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13196,6 +14466,13 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13209,6 +14486,16 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDiscountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13256,6 +14543,13 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13269,6 +14563,13 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13293,6 +14594,16 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13347,6 +14658,13 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13361,6 +14679,13 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13374,6 +14699,16 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13421,6 +14756,13 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13434,6 +14776,13 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13458,6 +14807,16 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuItemsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13512,6 +14871,13 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13526,6 +14892,13 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13539,6 +14912,16 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuItemResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13586,6 +14969,13 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13599,6 +14989,13 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13623,6 +15020,16 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuOptionGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13677,6 +15084,13 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13691,6 +15105,13 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13704,6 +15125,16 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuOptionGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13751,6 +15182,13 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13764,6 +15202,13 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13788,6 +15233,16 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenusResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13842,6 +15297,13 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13856,6 +15318,13 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13869,6 +15338,16 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13916,6 +15395,13 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13929,6 +15415,13 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13953,6 +15446,16 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListNoSaleReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14007,6 +15510,13 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14021,6 +15531,13 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14034,6 +15551,16 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetNoSaleReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14081,6 +15608,13 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14094,6 +15628,13 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14118,6 +15659,16 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPayoutReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14172,6 +15723,13 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14186,6 +15744,13 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14199,6 +15764,16 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPayoutReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14246,6 +15821,13 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14259,6 +15841,13 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14283,6 +15872,16 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPreModifierGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14337,6 +15936,13 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14351,6 +15957,13 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14364,6 +15977,16 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPreModifierGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14411,6 +16034,13 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14424,6 +16054,13 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14448,6 +16085,16 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPreModifiersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14502,6 +16149,13 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14516,6 +16170,13 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14529,6 +16190,16 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPreModifierResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14576,6 +16247,13 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14589,6 +16267,13 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14613,6 +16298,16 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPriceGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14667,6 +16362,13 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14681,6 +16383,13 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14694,6 +16403,16 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPriceGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14741,6 +16460,13 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14754,6 +16480,13 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14778,6 +16511,16 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPrintersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14832,6 +16575,13 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14846,6 +16596,13 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14859,6 +16616,16 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPrinterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14906,6 +16673,13 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14919,6 +16693,13 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14943,6 +16724,16 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRestaurantServicesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14997,6 +16788,13 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15011,6 +16809,13 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15024,6 +16829,16 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRestaurantServiceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15071,6 +16886,13 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15084,6 +16906,13 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15108,6 +16937,16 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRevenueCentersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15162,6 +17001,13 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15176,6 +17022,13 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15189,6 +17042,16 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRevenueCenterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15236,6 +17099,13 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15249,6 +17119,13 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15273,6 +17150,16 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSalesCategoriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15327,6 +17214,13 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15341,6 +17235,13 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15354,6 +17255,16 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSalesCategoryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15401,6 +17312,13 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15414,6 +17332,13 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15438,6 +17363,16 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListServiceAreasResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15492,6 +17427,13 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15506,6 +17448,13 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15519,6 +17468,16 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetServiceAreaResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15566,6 +17525,13 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15579,6 +17545,13 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15603,6 +17576,16 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListServiceChargesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15657,6 +17640,13 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15671,6 +17661,13 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15684,6 +17681,16 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetServiceChargeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15731,6 +17738,13 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15744,6 +17758,13 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15768,6 +17789,16 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTablesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15822,6 +17853,13 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15836,6 +17874,13 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15849,6 +17894,16 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTableResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15896,6 +17951,13 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15909,6 +17971,13 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -15933,6 +18002,16 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTaxRatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15987,6 +18066,13 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16001,6 +18087,13 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16014,6 +18107,16 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTaxRateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16068,6 +18171,13 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16082,6 +18192,13 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16095,6 +18212,16 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTipWithholdingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16142,6 +18269,13 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16155,6 +18289,13 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -16179,6 +18320,16 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListVoidReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16233,6 +18384,13 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16247,6 +18405,13 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16260,6 +18425,16 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetVoidReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18772,6 +20947,8 @@ type InternalErrorJSONResponse Error
 
 type NotFoundJSONResponse Error
 
+type RequestTimeoutJSONResponse Error
+
 type TooLargeJSONResponse Error
 
 type TooManyRequestsResponseHeaders struct {
@@ -18784,6 +20961,15 @@ type TooManyRequestsJSONResponse struct {
 }
 
 type UnauthorizedJSONResponse Error
+
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body Error
+
+	Headers UnavailableResponseHeaders
+}
 
 type UnsupportedMediaTypeJSONResponse Error
 
@@ -18837,6 +21023,20 @@ func (response Login401JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
+type Login408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response Login408JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type Login413JSONResponse struct{ TooLargeJSONResponse }
 
 func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
@@ -18877,6 +21077,21 @@ func (response Login500JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response Login503JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18955,6 +21170,20 @@ func (response ListAlternatePaymentTypes403JSONResponse) VisitListAlternatePayme
 	return err
 }
 
+type ListAlternatePaymentTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListAlternatePaymentTypes408JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAlternatePaymentTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListAlternatePaymentTypes429JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
@@ -18980,6 +21209,21 @@ func (response ListAlternatePaymentTypes500JSONResponse) VisitListAlternatePayme
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAlternatePaymentTypes503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListAlternatePaymentTypes503JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19063,6 +21307,20 @@ func (response GetAlternatePaymentType404JSONResponse) VisitGetAlternatePaymentT
 	return err
 }
 
+type GetAlternatePaymentType408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetAlternatePaymentType408JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAlternatePaymentType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetAlternatePaymentType429JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
@@ -19088,6 +21346,21 @@ func (response GetAlternatePaymentType500JSONResponse) VisitGetAlternatePaymentT
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAlternatePaymentType503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetAlternatePaymentType503JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19166,6 +21439,20 @@ func (response ListBreakTypes403JSONResponse) VisitListBreakTypesResponse(w http
 	return err
 }
 
+type ListBreakTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListBreakTypes408JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListBreakTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListBreakTypes429JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
@@ -19191,6 +21478,21 @@ func (response ListBreakTypes500JSONResponse) VisitListBreakTypesResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBreakTypes503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListBreakTypes503JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19274,6 +21576,20 @@ func (response GetBreakType404JSONResponse) VisitGetBreakTypeResponse(w http.Res
 	return err
 }
 
+type GetBreakType408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetBreakType408JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBreakType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetBreakType429JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
@@ -19299,6 +21615,21 @@ func (response GetBreakType500JSONResponse) VisitGetBreakTypeResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBreakType503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetBreakType503JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19377,6 +21708,20 @@ func (response ListCashDrawers403JSONResponse) VisitListCashDrawersResponse(w ht
 	return err
 }
 
+type ListCashDrawers408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListCashDrawers408JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCashDrawers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListCashDrawers429JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
@@ -19402,6 +21747,21 @@ func (response ListCashDrawers500JSONResponse) VisitListCashDrawersResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashDrawers503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListCashDrawers503JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19485,6 +21845,20 @@ func (response GetCashDrawer404JSONResponse) VisitGetCashDrawerResponse(w http.R
 	return err
 }
 
+type GetCashDrawer408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetCashDrawer408JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCashDrawer429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetCashDrawer429JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
@@ -19510,6 +21884,21 @@ func (response GetCashDrawer500JSONResponse) VisitGetCashDrawerResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashDrawer503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetCashDrawer503JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19588,6 +21977,20 @@ func (response ListDiningOptions403JSONResponse) VisitListDiningOptionsResponse(
 	return err
 }
 
+type ListDiningOptions408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListDiningOptions408JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDiningOptions429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListDiningOptions429JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
@@ -19613,6 +22016,21 @@ func (response ListDiningOptions500JSONResponse) VisitListDiningOptionsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDiningOptions503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListDiningOptions503JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19696,6 +22114,20 @@ func (response GetDiningOption404JSONResponse) VisitGetDiningOptionResponse(w ht
 	return err
 }
 
+type GetDiningOption408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetDiningOption408JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDiningOption429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiningOption429JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
@@ -19721,6 +22153,21 @@ func (response GetDiningOption500JSONResponse) VisitGetDiningOptionResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDiningOption503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetDiningOption503JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19799,6 +22246,20 @@ func (response ListDiscounts403JSONResponse) VisitListDiscountsResponse(w http.R
 	return err
 }
 
+type ListDiscounts408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListDiscounts408JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDiscounts429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListDiscounts429JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
@@ -19824,6 +22285,21 @@ func (response ListDiscounts500JSONResponse) VisitListDiscountsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDiscounts503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListDiscounts503JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19907,6 +22383,20 @@ func (response GetDiscount404JSONResponse) VisitGetDiscountResponse(w http.Respo
 	return err
 }
 
+type GetDiscount408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetDiscount408JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDiscount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiscount429JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
@@ -19932,6 +22422,21 @@ func (response GetDiscount500JSONResponse) VisitGetDiscountResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDiscount503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetDiscount503JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20010,6 +22515,20 @@ func (response ListMenuGroups403JSONResponse) VisitListMenuGroupsResponse(w http
 	return err
 }
 
+type ListMenuGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenuGroups408JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenuGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenuGroups429JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
@@ -20035,6 +22554,21 @@ func (response ListMenuGroups500JSONResponse) VisitListMenuGroupsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenuGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenuGroups503JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20118,6 +22652,20 @@ func (response GetMenuGroup404JSONResponse) VisitGetMenuGroupResponse(w http.Res
 	return err
 }
 
+type GetMenuGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenuGroup408JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenuGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuGroup429JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
@@ -20143,6 +22691,21 @@ func (response GetMenuGroup500JSONResponse) VisitGetMenuGroupResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenuGroup503JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20221,6 +22784,20 @@ func (response ListMenuItems403JSONResponse) VisitListMenuItemsResponse(w http.R
 	return err
 }
 
+type ListMenuItems408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenuItems408JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenuItems429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenuItems429JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
@@ -20246,6 +22823,21 @@ func (response ListMenuItems500JSONResponse) VisitListMenuItemsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenuItems503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenuItems503JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20329,6 +22921,20 @@ func (response GetMenuItem404JSONResponse) VisitGetMenuItemResponse(w http.Respo
 	return err
 }
 
+type GetMenuItem408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenuItem408JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenuItem429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuItem429JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
@@ -20354,6 +22960,21 @@ func (response GetMenuItem500JSONResponse) VisitGetMenuItemResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuItem503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenuItem503JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20432,6 +23053,20 @@ func (response ListMenuOptionGroups403JSONResponse) VisitListMenuOptionGroupsRes
 	return err
 }
 
+type ListMenuOptionGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenuOptionGroups408JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenuOptionGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenuOptionGroups429JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
@@ -20457,6 +23092,21 @@ func (response ListMenuOptionGroups500JSONResponse) VisitListMenuOptionGroupsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenuOptionGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenuOptionGroups503JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20540,6 +23190,20 @@ func (response GetMenuOptionGroup404JSONResponse) VisitGetMenuOptionGroupRespons
 	return err
 }
 
+type GetMenuOptionGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenuOptionGroup408JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenuOptionGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuOptionGroup429JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
@@ -20565,6 +23229,21 @@ func (response GetMenuOptionGroup500JSONResponse) VisitGetMenuOptionGroupRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuOptionGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenuOptionGroup503JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20643,6 +23322,20 @@ func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseW
 	return err
 }
 
+type ListMenus408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListMenus408JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMenus429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListMenus429JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
@@ -20668,6 +23361,21 @@ func (response ListMenus500JSONResponse) VisitListMenusResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListMenus503JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20751,6 +23459,20 @@ func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWrite
 	return err
 }
 
+type GetMenu408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetMenu408JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMenu429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenu429JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
@@ -20776,6 +23498,21 @@ func (response GetMenu500JSONResponse) VisitGetMenuResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetMenu503JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20854,6 +23591,20 @@ func (response ListNoSaleReasons403JSONResponse) VisitListNoSaleReasonsResponse(
 	return err
 }
 
+type ListNoSaleReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListNoSaleReasons408JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListNoSaleReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListNoSaleReasons429JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
@@ -20879,6 +23630,21 @@ func (response ListNoSaleReasons500JSONResponse) VisitListNoSaleReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListNoSaleReasons503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListNoSaleReasons503JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20962,6 +23728,20 @@ func (response GetNoSaleReason404JSONResponse) VisitGetNoSaleReasonResponse(w ht
 	return err
 }
 
+type GetNoSaleReason408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetNoSaleReason408JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetNoSaleReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetNoSaleReason429JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
@@ -20987,6 +23767,21 @@ func (response GetNoSaleReason500JSONResponse) VisitGetNoSaleReasonResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNoSaleReason503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetNoSaleReason503JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21065,6 +23860,20 @@ func (response ListPayoutReasons403JSONResponse) VisitListPayoutReasonsResponse(
 	return err
 }
 
+type ListPayoutReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPayoutReasons408JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPayoutReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPayoutReasons429JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
@@ -21090,6 +23899,21 @@ func (response ListPayoutReasons500JSONResponse) VisitListPayoutReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPayoutReasons503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPayoutReasons503JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21173,6 +23997,20 @@ func (response GetPayoutReason404JSONResponse) VisitGetPayoutReasonResponse(w ht
 	return err
 }
 
+type GetPayoutReason408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPayoutReason408JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPayoutReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPayoutReason429JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
@@ -21198,6 +24036,21 @@ func (response GetPayoutReason500JSONResponse) VisitGetPayoutReasonResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayoutReason503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPayoutReason503JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21276,6 +24129,20 @@ func (response ListPreModifierGroups403JSONResponse) VisitListPreModifierGroupsR
 	return err
 }
 
+type ListPreModifierGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPreModifierGroups408JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPreModifierGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPreModifierGroups429JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
@@ -21301,6 +24168,21 @@ func (response ListPreModifierGroups500JSONResponse) VisitListPreModifierGroupsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPreModifierGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPreModifierGroups503JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21384,6 +24266,20 @@ func (response GetPreModifierGroup404JSONResponse) VisitGetPreModifierGroupRespo
 	return err
 }
 
+type GetPreModifierGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPreModifierGroup408JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPreModifierGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifierGroup429JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
@@ -21409,6 +24305,21 @@ func (response GetPreModifierGroup500JSONResponse) VisitGetPreModifierGroupRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPreModifierGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPreModifierGroup503JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21487,6 +24398,20 @@ func (response ListPreModifiers403JSONResponse) VisitListPreModifiersResponse(w 
 	return err
 }
 
+type ListPreModifiers408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPreModifiers408JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPreModifiers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPreModifiers429JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
@@ -21512,6 +24437,21 @@ func (response ListPreModifiers500JSONResponse) VisitListPreModifiersResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPreModifiers503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPreModifiers503JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21595,6 +24535,20 @@ func (response GetPreModifier404JSONResponse) VisitGetPreModifierResponse(w http
 	return err
 }
 
+type GetPreModifier408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPreModifier408JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPreModifier429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifier429JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
@@ -21620,6 +24574,21 @@ func (response GetPreModifier500JSONResponse) VisitGetPreModifierResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPreModifier503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPreModifier503JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21698,6 +24667,20 @@ func (response ListPriceGroups403JSONResponse) VisitListPriceGroupsResponse(w ht
 	return err
 }
 
+type ListPriceGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPriceGroups408JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPriceGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPriceGroups429JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
@@ -21723,6 +24706,21 @@ func (response ListPriceGroups500JSONResponse) VisitListPriceGroupsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPriceGroups503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPriceGroups503JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21806,6 +24804,20 @@ func (response GetPriceGroup404JSONResponse) VisitGetPriceGroupResponse(w http.R
 	return err
 }
 
+type GetPriceGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPriceGroup408JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPriceGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPriceGroup429JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
@@ -21831,6 +24843,21 @@ func (response GetPriceGroup500JSONResponse) VisitGetPriceGroupResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPriceGroup503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPriceGroup503JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21909,6 +24936,20 @@ func (response ListPrinters403JSONResponse) VisitListPrintersResponse(w http.Res
 	return err
 }
 
+type ListPrinters408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListPrinters408JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPrinters429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListPrinters429JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
@@ -21934,6 +24975,21 @@ func (response ListPrinters500JSONResponse) VisitListPrintersResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPrinters503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListPrinters503JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22017,6 +25073,20 @@ func (response GetPrinter404JSONResponse) VisitGetPrinterResponse(w http.Respons
 	return err
 }
 
+type GetPrinter408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetPrinter408JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPrinter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPrinter429JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
@@ -22042,6 +25112,21 @@ func (response GetPrinter500JSONResponse) VisitGetPrinterResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPrinter503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetPrinter503JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22120,6 +25205,20 @@ func (response ListRestaurantServices403JSONResponse) VisitListRestaurantService
 	return err
 }
 
+type ListRestaurantServices408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListRestaurantServices408JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRestaurantServices429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListRestaurantServices429JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
@@ -22145,6 +25244,21 @@ func (response ListRestaurantServices500JSONResponse) VisitListRestaurantService
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRestaurantServices503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListRestaurantServices503JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22228,6 +25342,20 @@ func (response GetRestaurantService404JSONResponse) VisitGetRestaurantServiceRes
 	return err
 }
 
+type GetRestaurantService408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetRestaurantService408JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRestaurantService429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRestaurantService429JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
@@ -22253,6 +25381,21 @@ func (response GetRestaurantService500JSONResponse) VisitGetRestaurantServiceRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurantService503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetRestaurantService503JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22331,6 +25474,20 @@ func (response ListRevenueCenters403JSONResponse) VisitListRevenueCentersRespons
 	return err
 }
 
+type ListRevenueCenters408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListRevenueCenters408JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRevenueCenters429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListRevenueCenters429JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
@@ -22356,6 +25513,21 @@ func (response ListRevenueCenters500JSONResponse) VisitListRevenueCentersRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenueCenters503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListRevenueCenters503JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22439,6 +25611,20 @@ func (response GetRevenueCenter404JSONResponse) VisitGetRevenueCenterResponse(w 
 	return err
 }
 
+type GetRevenueCenter408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetRevenueCenter408JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRevenueCenter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRevenueCenter429JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
@@ -22464,6 +25650,21 @@ func (response GetRevenueCenter500JSONResponse) VisitGetRevenueCenterResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRevenueCenter503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetRevenueCenter503JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22542,6 +25743,20 @@ func (response ListSalesCategories403JSONResponse) VisitListSalesCategoriesRespo
 	return err
 }
 
+type ListSalesCategories408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListSalesCategories408JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSalesCategories429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListSalesCategories429JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
@@ -22567,6 +25782,21 @@ func (response ListSalesCategories500JSONResponse) VisitListSalesCategoriesRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalesCategories503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSalesCategories503JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22650,6 +25880,20 @@ func (response GetSalesCategory404JSONResponse) VisitGetSalesCategoryResponse(w 
 	return err
 }
 
+type GetSalesCategory408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetSalesCategory408JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSalesCategory429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetSalesCategory429JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
@@ -22675,6 +25919,21 @@ func (response GetSalesCategory500JSONResponse) VisitGetSalesCategoryResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalesCategory503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSalesCategory503JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22753,6 +26012,20 @@ func (response ListServiceAreas403JSONResponse) VisitListServiceAreasResponse(w 
 	return err
 }
 
+type ListServiceAreas408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListServiceAreas408JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListServiceAreas429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListServiceAreas429JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
@@ -22778,6 +26051,21 @@ func (response ListServiceAreas500JSONResponse) VisitListServiceAreasResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServiceAreas503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListServiceAreas503JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22861,6 +26149,20 @@ func (response GetServiceArea404JSONResponse) VisitGetServiceAreaResponse(w http
 	return err
 }
 
+type GetServiceArea408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetServiceArea408JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetServiceArea429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceArea429JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
@@ -22886,6 +26188,21 @@ func (response GetServiceArea500JSONResponse) VisitGetServiceAreaResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServiceArea503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetServiceArea503JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22964,6 +26281,20 @@ func (response ListServiceCharges403JSONResponse) VisitListServiceChargesRespons
 	return err
 }
 
+type ListServiceCharges408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListServiceCharges408JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListServiceCharges429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListServiceCharges429JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
@@ -22989,6 +26320,21 @@ func (response ListServiceCharges500JSONResponse) VisitListServiceChargesRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServiceCharges503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListServiceCharges503JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23072,6 +26418,20 @@ func (response GetServiceCharge404JSONResponse) VisitGetServiceChargeResponse(w 
 	return err
 }
 
+type GetServiceCharge408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetServiceCharge408JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetServiceCharge429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceCharge429JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
@@ -23097,6 +26457,21 @@ func (response GetServiceCharge500JSONResponse) VisitGetServiceChargeResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServiceCharge503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetServiceCharge503JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23175,6 +26550,20 @@ func (response ListTables403JSONResponse) VisitListTablesResponse(w http.Respons
 	return err
 }
 
+type ListTables408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListTables408JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTables429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListTables429JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
@@ -23200,6 +26589,21 @@ func (response ListTables500JSONResponse) VisitListTablesResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTables503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListTables503JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23283,6 +26687,20 @@ func (response GetTable404JSONResponse) VisitGetTableResponse(w http.ResponseWri
 	return err
 }
 
+type GetTable408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetTable408JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTable429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTable429JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
@@ -23308,6 +26726,21 @@ func (response GetTable500JSONResponse) VisitGetTableResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTable503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetTable503JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23386,6 +26819,20 @@ func (response ListTaxRates403JSONResponse) VisitListTaxRatesResponse(w http.Res
 	return err
 }
 
+type ListTaxRates408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListTaxRates408JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTaxRates429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListTaxRates429JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
@@ -23411,6 +26858,21 @@ func (response ListTaxRates500JSONResponse) VisitListTaxRatesResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaxRates503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListTaxRates503JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23494,6 +26956,20 @@ func (response GetTaxRate404JSONResponse) VisitGetTaxRateResponse(w http.Respons
 	return err
 }
 
+type GetTaxRate408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetTaxRate408JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTaxRate429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTaxRate429JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
@@ -23519,6 +26995,21 @@ func (response GetTaxRate500JSONResponse) VisitGetTaxRateResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxRate503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetTaxRate503JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23601,6 +27092,20 @@ func (response GetTipWithholding404JSONResponse) VisitGetTipWithholdingResponse(
 	return err
 }
 
+type GetTipWithholding408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetTipWithholding408JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTipWithholding429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTipWithholding429JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
@@ -23626,6 +27131,21 @@ func (response GetTipWithholding500JSONResponse) VisitGetTipWithholdingResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTipWithholding503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetTipWithholding503JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23704,6 +27224,20 @@ func (response ListVoidReasons403JSONResponse) VisitListVoidReasonsResponse(w ht
 	return err
 }
 
+type ListVoidReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ListVoidReasons408JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListVoidReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListVoidReasons429JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
@@ -23729,6 +27263,21 @@ func (response ListVoidReasons500JSONResponse) VisitListVoidReasonsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVoidReasons503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListVoidReasons503JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23812,6 +27361,20 @@ func (response GetVoidReason404JSONResponse) VisitGetVoidReasonResponse(w http.R
 	return err
 }
 
+type GetVoidReason408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GetVoidReason408JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVoidReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetVoidReason429JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
@@ -23837,6 +27400,21 @@ func (response GetVoidReason500JSONResponse) VisitGetVoidReasonResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVoidReason503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetVoidReason503JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25250,145 +28828,148 @@ func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1/U+M4sy/+VlT+nqqBPQYCM/t8d5k/TmUgM5M7kHBJ2H32WeZixRaJDo6UlWQgz17e+y39sC07SkjG",
-	"MZdLeWurJtj60ZK6+9Mttdp/eyGdzihBRHDv+G9vgmCEmPp5EUNxS9l0r4cexd4FHKO9Ib1DRL6LEA8Z",
-	"nglMiXfsDScIBDM4Rup9AOgtEBMECHoUQD7+COCIIyIAJepFDLl+se/5Hg8naAplo2I+Q96xxwXDZOw9",
-	"PfneJRJsvte+FYgt9jpAISURB4KCB4gFGKFbylDeM0N/JYgL2Yf8iRmKvGPBEmT3OcUET5Opd3zop/1j",
-	"ItAYMe9JUjCDDE6RMFPSIQKL+Zer7ql7EpB6/44DWUR2jOWbGRQTz/cInMrmxwmOVpL0Hwzdesfe/3eQ",
-	"r8yBfssPvsjKkq4zyMU5jfAtlk2UaemTeA7o6L9RKDgIGYICRYAyMDU1AJRTCsQEc4AJF5AIH/AknADI",
-	"r0lw1Dr8ee/waK91OGy1jtX/+61W6z9brVYr2L8m6cD+ShCb5yOLbZrWHdEQTxEXcDpTw5JcpoczYyiU",
-	"ZKfzszjZh3sjyFGkGAmQZDpCzAeJfELl8B+wmNBE2Iy5v4RwWaJA8BQ+Gq5oqf/81Xyi6R7gf69Fe9+s",
-	"ywwxRbsPDiUPv2+1wE6EbmESC3DYau2uolb15aT4/ZrUrhDlexgnKBXiYJkaCIDWFWnBGUP3mCbcSDyd",
-	"wb8S5F8Tgu4RA6MExwKM5mACSbSchbK1Kg/uDJGxmMgFOfqgxpc98J16gwuYMEhE51EgRmC8TGKloKYj",
-	"YFkt8DChHIGQkls8ThiUFQDmgCEYZcuih5/Tnk1U3vte2v1e97SqzD/J+nxGCUdKF32C0aXWcPKvkBKB",
-	"iPoJZ7MYh4rmg//mVC3yej11GKNG7xVnqg0yPehny87UpI1oNAdKjdzDGEf73pPvfaZshKNI81e9lA2L",
-	"6xZRxAGhAqBHzIWk8QHqB2P5HkVS0pTaa190QRhjRIQiuUv0QumO6p9QAhKCHmcolDRxxKSMIFlaUdOj",
-	"4jNNSFQ/IT2q9b5GLoCJnp18St/xohgo+oaUnkGmVXW99AWXnf951RkMb4b9/s1Z+/JLJzgu8B2VM3f4",
-	"D/ANfwI7h//w3//yAYzmAvFdHzxMkJggBrDg1+RE07mnFQfgcM4Bp2AHC9mMZBEp3buSZ/QjZbGkKEIJ",
-	"klpLj/0ckrmRPf7SLP6OAwYFAjGeajIV4iUzqZYs461kObk6NqUP7KKq+ysCEzGhDP8bvQwHKs0BRggy",
-	"aZRI9e8r0WWUjI2QSismkkwKY65Y8IrwZDajTKDoHEUYDhUIvMRapJwnWeZ/DPq9fQU5pqpsuR0rXSLQ",
-	"BZxPEREpaTCO+7fe8Z/P9G0g4xLdIoZIiLwn/29vxugMMYG17teI47KYc4j5U5f6nuGjtge9p+9PvtdO",
-	"xETOpp4dC0dgFGH5CMYXVo+3MObILxGhF6YblRH66JdnANo3VQcoZEiUqh/9/I9nqyccsXYYIs7TqUVE",
-	"Wjt/ehdn7eHn/uX5zXn75Gu317k5Oet2ekNrFpbMVTaYEnELnS3O5+JsapSWdBVnjAsoEm7TO7g6OekM",
-	"Bg76fE+kFtoqbil2rU2n8thEalDp7p8fQWYbFsmHehbchmNf2XsfpdaMpAKFHARto0ZUo8fgkxbw66TV",
-	"eh9ajakHSFnnC5OAHmeYId4lK/y/CdJKA3AhlbqxQywruLVoBUuBpTPkaHUGQ7THkTR4FDbLYvwjCDQK",
-	"HkuQcJOqaCgzpB7z8/yXV/YL82zPQEqzawE/MQTvNlM0qxQMDAW+t1XMiNIYQQWAI9mVspfuYfxVw01J",
-	"pSdxLMGXgCnmEp5UFQ4gQ0prCgbDO7SwRiSJYziKUWoeL65ZoetzTF6y78gYQItdnmOSCMSfZzlEbikL",
-	"0bkuJD1f9wwvUe++N4M4cldRw1JM0A7vCH2IUTRGUwOEJduzWCCfmpDGsTZI1fwFqs1zNYuqZR5I2FNY",
-	"YAlAmQi7gotWF0j5KcOZIVqz7Zw1V1cOxnQxzKqpcmPlCeSTUwYftCVVXbZmTLIEe06zW02UpixtYAm5",
-	"lKQQPoSPl1A4lFz/HjGGI6SVZ7rpoOxKTAAEHItEO71mUwhAEGGCyRjQmfYCFqyBtFsn4zInGReIhcoB",
-	"8z3pOEPhHXsRTaQYZkPTGzuLeJ11Zxp3KcVTRXJ/lpK1PQNshCbwHlPHruSw/a1z078aAkgicNo56/7W",
-	"ufwDEIQiAEEQJlzQKWJBuhVKWYTYx7wgjDlVpfk1CSIU43vE5l1yS82+W4orp9K46fY8P+vQ8720Fac5",
-	"ESZsxHG0mcpxC2s2eqtVNzOeYh7SxJjjPyA5xblNW+NAmvbzbMcXPiKu5ltva0p3GocIhBPpo2r9FsI4",
-	"TGKJ6Iusuwrs4DQlv0jKZ8rA5+4/O6cgSonaV2AdxgnH96m2SuFkkb3XAJ+U9X3vFj+iaEgFjN27WEK+",
-	"0rJsqEHSCENT6bxz4YPblNybYX/YPisSXZE42c8FDu8wGV8wTBkW80Uqf5/gcGJIgkT92IvRPYozUsAM",
-	"h3cc3GKm9+xTTv/cvRxI5j7rtAfDm84/Lzq9Qfe3jud75/3iA0np96UEG5b2vce9Md0zD1OO6jrGsAqI",
-	"CSWddKldg9X7DvaCgJBOR5ggrrYUAJUFuBtGZ1otZlvhZb676FyedHrDH+Y8a3N7w6XmSBoI0kOYz5zj",
-	"hqI4aOWCS5ihH8HJ187JNx90h51zJayf+l/6AE6lj5/PBnqE05mkwFPFnXZ22efT0+H5nuJwz/f6F53e",
-	"Tf5Y/Zm+k72mRbUwPG+cl20Uoe10a50yRVGeoxKruKWlIOCrFWm3BmEDUoUQSvbk+uvdfw7oLQgctAa+",
-	"Wju5yF8okITq3XMogFGqc7CTSdiuDzgmIQIQjBFB2qOS6wYeaBJHYIwEgCCk+ghKaSlJww+Jvwvzst3c",
-	"kq0Cidr0Wi25HE5ReogIpnAubaFQ4riEEQZ28m04v7CDu+uW6pBGDpFpm5MrdRoUTBHncIy+ITnPXEhZ",
-	"BDBklHNwjxjHlNgqw/YsZMdqbGrV19rfOkUC4jiXKA8yBucablAc9YzuW0Sb7CwAUJaeBkABlBHpa99B",
-	"TiJS27NE+QqrdfKT75mRL9EpD2orllEy1lAG5XRxbYYua+obmq81DbKckXfEzXZWkYSu2ni8xcZcTlkC",
-	"awtOL/07DmI65k6C8m2fxbn8OhxeAF3AtbIlRWRaMsyUz1ph0Pb62ePyc77PGMZlNdvMsSA6BdbYZFVX",
-	"a9h8IHkHS2kzK7s4mVMYTjBBewzBSMmOVNxSP0GSHq7kiqXb+6191j29MQcMnp89uWh/6dwM+986Pevh",
-	"mVQ/5/3T7ueuwpHz7mDQ7X25uewMhu2ry3ZP6qJh57LXPrtRh315+0sKXPW+9fq/96wCnu9ZpXv94c0X",
-	"+Uv1174afu30ht2T9rDb7ymqu5cdu6OUYvWvVIyl9yeXnVPZQvts4PmebP1z/6qnxtIZfu2fqg7bZ2f9",
-	"3zuavMHVxUX/ctg5vTnvnHbbN8M/LjqKxNKJjHzWHnZuzrrn3aHp0gy0c3nZv3Sr5gUvayvONUrPex1y",
-	"3CYAp6LMwIwhhbpgNAdYcMkr0r81Rx8SxoLs9zGOgt2ieTKj/Pjw6P2H55XbkxPQ1amuAw5m5hRZn0zv",
-	"QHB11T0t9f0B/oxuj+Dh3vvw8Hbvw+3P/9j7Fb6He4ejFjq6fR9+iH7WWylCToZ37P2vP1t7v8K92/be",
-	"5+9///K0Z//5YZM/D4+e/sOl4rpTI+bF1UhY7MRYE6aDZS191MbutWe2Wk3I9lxq4RyRZLsO/pjRZLZE",
-	"Z08RSd5Jm3ZmrCpdeN9Yd8+jr6P/BQxWc7M+ousFcLSz1IVROw+SbfskxgQ910G/VPzJ9xKCRf/2HEGe",
-	"sGfrXxUKP/nePeZ4hGNjwK6q+ltecollXh5LoXU/XcxsUsuku01uyVRfZM3tcta2FhaTCWJY6N2tLxm7",
-	"LhqepuBVebUcJVOCtsfGUyOZGze0nG9LA94erdUlYgaZc8tdxwaGMeUSYhQ7gh1IwAJZux+VA2SM3JKG",
-	"cRnSJfRTURxu51ztE2X+WhqrCJjsmqnAGB8ozRxkjB8UYScXCOdB3asDXl/HWq4bUmnrFROkac3ngo4o",
-	"biQ5GYwno3ENfPp69K6S7oztUwViD7wkr261tVQxL1Fezyj85eq8K9C0qjYvG2xyDtQWi4pZgWmMLVMC",
-	"Lp8DeivrR+oYhZgDFOWV5GXVbO06TlVgTJn5vdlx5SuGmf83VXucOGnmd+7n5V3KXr8nHaUv3c/Dm5P2",
-	"5anTKXo9kp0xnh6hHn+28/maZNrqdeuiXRDPjwqt9ND1oVIm+nxRcqfwcZDuBC8LU5giSDggFJgt+c2D",
-	"EqaYFHtZHYDwjORtVeiWWOqmozLpfmnC3Ovdg1MdkrjFcDjf69EBjNElgnyTY+Ii66wqqalWA+gv6qHl",
-	"G9DGQgshASNzUqwvN2C9qZqqlj86ekPHqVIu4Jwm4kUGd8GQuf6xpUiJEeToguHQtW8eRWkwN8rldCYL",
-	"m+gVHsJY1y6GrTwbaeB7EeazGM7PnTv2+fbFjKG9rGvMAZ/QBwIYiqHA92iBOMl/9rJdXHY+d//p+d7g",
-	"6rP84Vq9FZFAqaex7uR6akI+w1C4whbOk1hgc1a35oxKnVSY0NuYQuGaz7yiwy1hCQLTlb2P5qZvTXzw",
-	"US8mgFHEQZAxSeA6d3FrIYsg3+Ky4hwV+SCbcrdmsnh/QyhauVfAT3VszrIrXgQZbxIXQ3mgkO4jni4J",
-	"1Noo2iMnYtnQcYgqDXpt/ZIFTtXYS2FDervudRpMFaS+iMPBVi7KC7uyhRtTAx09sx0GJs5DROk0wTiN",
-	"08nnJU5IOJFeVIQJQez5/eAVEe6X6B6RBJ2gKixTHExhEH+vrazdUmU35h6BNEr4CRRoTPVRdY1Mbxa9",
-	"zRDc7sIvRgKW12VDM9M9m8VWl8ynHuPJJL25tL093WVRYleDUyv2Kg1Ic1shzwbf6E7KAeZpXEsx3MVp",
-	"TJj7MKMYDeHjBnsDaRipw68OGRaI4Wcv1BTm/iStJNUagyIxHusmgdA69GZpSKl1KXUvj8CaoPBOr0ca",
-	"QrVyRSoFStnjNbGHzuDxXrrdm0YrqliaNCRbBTqYIKOS7Xhz2h2c9K/Ukl/0B0Pr7x8IhCss0GAZ9ZID",
-	"4KNuc+3I7pxtrSipdAEtFrKYIe9mkWtXTO4acn9iMWxZu+tg28UlOtVvpHVKSTx3m1RT+Hgi+au9RBX8",
-	"DvE9igAcUekaTDA3O/2uPYAfUA5TTFZ23zaBePpqvAnRcYiHNCShADGCXCgy13SZppiYaZqfYi4gcdn6",
-	"hU0Pgn5wqALeIZosHWMEYCLoFAocwjieKzdM19AuNF/DTSjNpp8zx8JCu4eeU+kyttYTNpfnSQoaoRTp",
-	"LNdO6t5EoGh5UN8y6XnxyL6VOsyFX8NU8bxi8yTTTqkp9WNXPFI/1WprPSPHuvJRfZbChask6xsNjmso",
-	"rtMF28HdAP/d90nyu1+BrKF2KXr9XucHFQ2jCYkwGbsdPtVZQmLEudWdMSxsPv/aPvt8c3Xh+fpX5zcV",
-	"pdU++739x0A/N79P+7/3fgi8zQRf2vRqqM5EZl1DT1W4pA+uxXo+8HrY/nTWUXuR6rAjjXdbO8I6Zwez",
-	"xNmJQ2EtrKH5TiZdKRuXK5f1K30o6lgBH1XqD1lrlV61KXxxXboZj7mVa772jo0Px6n+ScKk4pivaSFk",
-	"0WguQecCMlG5CwEfK7axGG/LhJrmSDOdFVXnAvY8mZEzBsIsIOQgmM/n873z870oejd89/Xr8XR6zPn+",
-	"YDD4VwB2Vidg2v0ILj+fgPfv3/96TZxl/xXsKjsuDNFM5zyh5vZYttW0qofF0MEsDvD730f5j2H643jh",
-	"x8719b7+fej/+rT7Xzv/+t9//ufe96zcf6W/dp3hhEM8+x2LyYTGUqK2FBlKJHsvuT676sqN5VKGDEVY",
-	"gBCyCAg803d5JiiOPgI8JpRlV2dNZ8+dPCz3MFfzZTqWAuFupbdwHr+4bZkQLNJ7Iuocg8YqOGcnkHo8",
-	"0EMyOVHMK+U8YBSiXVsLGbV/9snzvf6/PN/79sXzvS9OffNb4bB62RFLmpYmPVzZCS76g5t+7+yPwAdI",
-	"mtwPsqwKvZiolEMFgtpnZ9qyVFVSYHKSQ3H0Aodkyj4ME4bFfCDfpbdJIUOsnYjJktx6VkaAQEeOBGd0",
-	"jEkA0pRQWSY9xdg66UA2zIkQM53NBJNbmmZJgaHITWEPzqTvEt55vo7aVZX48cHBGItJMtoP6fQgLZP9",
-	"8JYkq4HRnnI0iwm0FOF5JptjdX7OfX2MruOFfOtMPYVQzK5J8SSe+2CmU6uoMpkHy5EQmIy5Rl8sOJhN",
-	"5lz6gfJVMgM75uo090EI+eSaROpeN/czTwoyBLkP1NUbvrsPVMY/nG7LPEi+ZGhKpSt/y+hUMWlplOya",
-	"QBZOtLvPENAJ0BgSCSMo2r8m1+QUhVjd5tHZlvgMhYChkLKIg4eM+VOarBnWaYuuPUKFlohr71g2+BP4",
-	"6acLKCZ8/6efQEfKRZmqGcrTmElLhoHgQBc5uD8KPuq8jJKnCkWvCQBS5IbgABZShBzcH5afqNrBPvhE",
-	"xSQN8tNxEg8MCyF1CDFnojNJqmx7J79BA64uz9JjrJGsNaFc7IIRCmHC1YTMAZ/ojTHp5k4pASPIUWqR",
-	"7XEYK97jlPiy7Zk6+TZPFEfo40R9YJaNkoNbGsf0ISVM4l66fajvJSpCgwNihQnwwAfBwcw6WzdPsrMw",
-	"+XeMuebQ4ODvcYKjp2B3X69VMd+KXLQ2sVKSqbtEABN9V1QycpAmqAl0g3aSmkATWExUcwyW5MIJdlUL",
-	"DIUI3yMTkgb/SlAhAZNqUqUbKWY+8U2ypiBLSxIArhOx+Oo4ckITJhHCnERKEZLsKNtbxpEG2TZPGKPn",
-	"Mj+64osTiXmW+Q1KJSBXllkVwNDc6JLQqrl9dRq/LO3hjijn5fpy1T3dBfr+p775BjownMhWGbpNOIzB",
-	"BHIdRfRACrf9jgFU+UowGWftB6uvGAWKyT+0Wru+rAxjSbSKD0FgJ1h9+yjws4pW8jyl4iKKFMPnSfR2",
-	"gsWbSqqB95qTZIdKDeoZLyXc07zpvtZkWtkH7WzwlIGE3BE5PzqnDyRcamjwoXWolmfJPahA1gwKV6GU",
-	"EwY0n2oqP7QOQVC4HpXy0AUcY5LJ4hnmgpueQStNzpnmU7WTdPo6vegA/xsF4HB//32rtat4qshKy1Jn",
-	"hpCpbeVMBqUnOCYoAmHCOGVpDEmWSVdOuGxaWvdLUuoqjjbVZTEwoxxrdW6lnMitK9m/xDXZrLoPnCaM",
-	"9cGDukes8SucQDJGEikpgOABxncm3VJIGUOhkIVjzQgRFDAtfyyblcugDbkZQ4rqW5M98mFCY6RbU1kH",
-	"NUYC9AhDoeIbQvTRqp6mso0SabfJplUjsjqczRBkUuwANDd0TephAjI4lkygMreBmJKxjcqgbfgNczCS",
-	"nrxqnJbygvp6rlO1rhSznfU2ALc4Foh9VMH7d2qXHWqRkI4DipTM3lI21vl4MeeJtCQoA5AosEkbT5m+",
-	"lTN1fi0x0IucJ5pV3CaHG4CdzdPiajG2GJkLHMfggbI7Ix72GH/6Se2na6BWN9VWu6tgJ/VWbZ9UTy/V",
-	"Xd8hNONFjnQlLZbWumKLNHsxFHn2Yr1WstkpjmOsMSlFiOymtkKIC7XwuRl61Erv9OqkvLquouyw5bda",
-	"LfX08GcwNYmeZC99dd8bmzWbYp34wOgMzMGHo19BYF+LDDSYB1a6xQDsGOxM7QJ1v9Uy4tSt1ZQd1Cr/",
-	"re8A+yCkEZLmssKQ7Mc3NPdBdofWB9n1X2nx6tu/vm6VPwUfQaB/KgsiVloPwXCSJnPNb3rr7YMYh8gk",
-	"tjNeQ3sGwwnaO9pvLfgNDw8P+1C93qdsfGDq8oOz7kmnN+ioOk++J7CIbf/DBqSiwdC+6Hq+Z+7Be8fe",
-	"0f7R/qEOXkUEzrB37L3fb+2/19sXE+VZrWm1qh0vyh07UJ1Ho8ikHsntinfcTkhpruvY9pNUKDp/pWW5",
-	"SdegaLnZ8JZLunVT16T9yYylbuQde8r3y+92f6LRfGupL92ZIZ+KOxCCJaicj/io1aqNCJNQ0ZmZuDDr",
-	"kh0+aEJc7WcEH1jZk1WVw+erFNKiykqH75+vlGXKVRV+XqcXR17TJ9/7eZ1RFbMY27sN3vGf332PJ9Mp",
-	"ZHPNQirVV4mv1S7nmHvHf3pFOfHU3kXuMR5AR5JTfXMWOcToUuGsMoo1MC2k3H7HQdZk5t0L2ahvcpLp",
-	"dBjKetkHn5XPdk1W2FgJETg2+1baWHLKEuai7RxLMfn/kr2gvMiBM+n4sp0hq16ejX3Nwir5+5pl1ylX",
-	"+JbA0/eKcr3WSZMzRa6Ooujq+iqPfelGwYL09y12WsI9YCc14HdLKZJXfd9iVb7kpfUUgS+mfVpraJ88",
-	"EbuscfTrWvqqkN26gubJdY0yad3LYykc85yvp2rMjspaGmcDZQNGc+XHfwQfWh+yne9iWnlfGvTWJp/J",
-	"Mm/2BV1K5gty6pgXUzHWd0sqy/fmYu1Oo+0q+7L4vbkEtT48XyPL3f9/U+S+IGFzfgXhG6WJhSuCu2rn",
-	"pQD9U050g+L1oXiedLoadFu80cD164Bra0ksLRHDEWUrVERVULYZoS4gzpn2raGvJY5uyM0KNDhbD85u",
-	"IjVhlla8IrLKhkB2kF03tJ5YZDfYWh+2Wlnnq4GrzR4Nur4OdLXXxFIU6K8Ez/SXCJYri6oYW+CHukDW",
-	"4t63hrK2YLphNi/R4Gw9OLux/ETWlyAqwm3hOxgvALinBdIbyK0PcgufC6kGukUmaWD3dcBucVUsxaHk",
-	"FpPxar1RFXlLTFEX9hbY+K2hb1FG3fhrl2kQuB4E/hFRMl8rqQq/ppmXQN6U4gZ160Rd84moqoibfhuq",
-	"AdtXAra59GSnTAyHK3VDdYhNuaA+dDXs+vaQNZXDZaiq3zeIWheiri8v0zQTd0UwLdy8qhtOz3OiGzyt",
-	"D0/zLO3VANXijQZSXwekWktiKQl1i3KFiqiKqTYj1IWq9qcF3hasWuLoxtWsQAOs9QDrplLTTbVsRVzN",
-	"LzGnt5dfCGS75isMDcbWibEqUesWINbBJg3eviK8dazP+mpkK9jr4pA6gdikIH57OKxFdjkMy/cNCteI",
-	"wj8qS+Wvz1RA5nIikZcA5NKHURpcrhOX7e/BVITnIq80qPxKULm4LBsrkMqYXGKLOqHYZua3iMgFYV0O",
-	"zFaxBp9rwucfkKoteMkvhMAN7NYNu1twhRuEfUV+75oaYBsObr0Q+iZxcxVYNghZnwf7vFQUsgRWw8di",
-	"TsMXQMpegfYGMetDzMInJ6shZ4lLGgx9HRhaWpZ1rtoXVEdVYC2zRV0QW+Dktwa1RTF1Q65dpoHeeqD3",
-	"B4SpkJu3Gg4XEgm/AAxfFEhvYLg+GC58HLkaDBeZpEHh14HCxVXZWG9UBeESU9SFwQU2fmsYXJRRNwbb",
-	"ZRoMrgeDf0CUSt/ErgrD9ufWX+r49mJhDA0e14jH5a+oV8TkRY5pgPmVAPPi0jy7tbagTyrDs4M/asPo",
-	"Mmu/OZxekN0lWF0q1+B1TXhdTcK2CNYvC9MNQr8QQm8RnBtYfoWwvJm62CYWvwgKv2UAXgN7G9itH3bX",
-	"kaDse3FV8Tb7tN2LwG1OdoO2daJtOs+VwTZnjwZrXwvW5muyxp1/S1VUx1qLG+qD2ox33x7S5mK5DGjT",
-	"Eg3O1oWzm0oPEVvwatPPB78Awmp6G3itFV7lJFfHVrVUDa6+GlxNRef5xLBp4S1AqmaCGuFU8eobxFIt",
-	"g0uBVL5uULQ2FF1fVnKGH+gv01dEU+tLn+ZT9y8ArJeLg2ggtj6IXZjuimDr4JkGd18H7jqWZp28sIta",
-	"pSoWu3ikLlhe5O+3BtAOCXZD9ULBBrTrAe0fFrR7RBJ0grbgCJu2QIheyB++LBLfQHadkG1NdWW4LvBJ",
-	"A9WvBaoLy7K59qgO0UW+qA+ebV5+e9BckNRlsGwVaiC5LkjeWKA4jBE/gQKNKcNVXWnVGAiz1uoH5EGJ",
-	"/AaR60Nke67nFRG5zCkNJL8OSC6vy7OhIyX9URWRF/iiLkguMvNbg+SSqLohuVCogeR6IHlzgdK+dJsh",
-	"WBWNdUsAyqZeAIptwhscrhGH84muisI2hzQQ/Eog2F6UtUx4S/Aq42+BI2oDX4uD3xz02tK5BHjzIg3s",
-	"1gS7PyhEJxPIxmhLwBvqxl4MelPiG/CtHXz1VG8Jfg2fNAD8ugA4zMTpubDOovLYFganbFEzChtWfqM4",
-	"nArqSiTWhRosrheL15cnhZQVQVi3UT/2DjWtDebWh7lqiitirWaHBmJfB8SKVGietct1yaqQala/LiTV",
-	"DPrWENSInRs51csGMetBzE3E4/ESiupY+QiYbOYl4NIQ3ABmnYCpJrkyZBquaFDztaCmWZC1TGgtZ9WR",
-	"M2WC+sBTM+vbg08jhMsAVL1uILQuCN1AVvDsdywmExpH8vVzoqJ82glkqq+QoQgLEEIWAYFnvBwa/WAa",
-	"5pbciAm6JlaZCZQyBHgSTgBHQmAyXiYrRUq3IzK1CkGR4CWyUNQ4eJbNGibjbEYaQdmeoCgJcc/zOilV",
-	"7ymOtpLTXDb0chnNf7PIbszP+szPfJ4rWqA2ezRG6OswQu012VBXVLVFC+xQlzlqMe9bs0htuXQDcV6i",
-	"gdt67NI1xEdWR2HCsJgrrhshyBBrJ2LiHf/5XXIIR+w+5cniIsY0hDGAM8wFDO+ALgh2gim8Q4AlJNj1",
-	"fC9hsXfsTYSYHR8cHB79//ut/db+4fEvrV8+KAY0RJXbbl90QRhjRASI6RgTqYYJnCptnogJIsKwpeL5",
-	"Yt1z/ZFN9fntND1c/i1uf/GD2MVEjJBEC5GUVvc6knKx11PMQ5oQodqzM9OVj1hl+5nHYDWcegyLTbdj",
-	"teRCZaSXSwcksHE//UiMn2aql00XzZyS4WV3l3KBayhEGmlU/c19d9aChfuQxXAuPcpRXBhitrW42Gea",
-	"/UdVDCGfgIjBB8Ts6nmehsX6nxiCd3perBoxHEkh+f70fwIAAP//",
+	"7H17U+O4tu9XUfmeqoE5BgL07DtD/3EqDenu3IaES0LPnj30xYqtJDo4UkaSgey+fPdTetiWHSUk5FHT",
+	"4Kmp6mDrsbS0Hj9JS8vfvZCOxpQgIrh38t0bIhghpn5exlD0KRvttdCj2LuEA7TXpXeIyHcR4iHDY4Ep",
+	"8U687hCBYAwHSL0PAO0DMUSAoEcB5OP3APY4IgJQol7EkOsX+57v8XCIRlA2KiZj5J14XDBMBt7Tk+9d",
+	"IcEme/W+QGy61w4KKYk4EBQ8QCxAD/UpQ3nPDP2VIC5kH/InZijyTgRLkN3nCBM8SkbeyaGf9o+JQAPE",
+	"vCdJwRgyOELCsKRBBBaTT9fNMzcTkHr/EweyiOwYyzdjKIae7xE4ks0PEhzNJek/GOp7J97/Oshn5kC/",
+	"5QefZGVJ1znk4oJGuI9lE2Va2iSeANr7bxQKDkKGoEARoAyMTA0AJUuBGGIOMOECEuEDnoRDAPkNCY5q",
+	"h7/sHR7t1Q67tdqJ+n+/Vqv9Z61WqwX7NyQd2F8JYpN8ZLFN06Ij6uIR4gKOxmpYUsr0cMYMhZLslD/T",
+	"zD7c60GOIiVIgCSjHmI+SOQTKof/gMWQJsIWzP0ZhMsSBYJH8NFIRU3958+XE013B/97IdrbZl7GiCna",
+	"fXAoZfi4VgM7EerDJBbgsFbbnUet6stJ8fGC1M5R5XsYJyhV4mCWGQiAthVpwTFD95gm3Gg8HcO/EuTf",
+	"EILuEQO9BMcC9CZgCEk0W4SyuSoP7hyRgRjKCTl6p8aXPfCddoMLmDBIRONRIEZgPEtjpaKmI2BZLfAw",
+	"pByBkJI+HiQMygoAc8AQjLJp0cPPac8Ylfe+l3a/1zxbVeefZH0+poQjZYs+wOhKWzj5V0iJQET9hONx",
+	"jENF88F/c6omebGeGoxRY/eKnKqDzA762bQzxbQejSZAmZF7GONo33vyvY+U9XAUafnaLGXd4rxFFHFA",
+	"qADoEXMhaXyA+sFAvkeR1DRl9uqXTRDGGBGhSG4SPVG6o80zlICEoMcxCiVNHDGpI0iWVtS0qPhIExJt",
+	"npAW1XZfey6AieZOztKfeFENFH1G8KTtpskW5C+4avzf60ane9ttXjTa193gxCisIkPLYIQjNdGQMXyP",
+	"lPnHGm5o9v6k1RcITfR7wBGJABYADiDWw+pSeg6Z9kDbGlC7fXtev/rUMENK1YlKgTj8B/iCP4Cdw3/4",
+	"x7++A72JQHzXBw9DJIaIASz4DTnVdO5pewg4nHDAKdjBQjYjGSJHvStVQT9SQCx1jpQgaYz12C8gmZiZ",
+	"5dvWXDk7UCAQ45EmUznyZCytrYVJS4DQ1bEpfWAXVd1fE5iIIWX432g7iqUMIughyCTWkl7NVxaJUTIw",
+	"tkeCs0jqHoy5EsFrAu8hjmEv3oYUdhpXX5unjdvrVv1rvXle/3CeyqExSSEkRoTCoZQ3EEEBJex6D5jk",
+	"rwGSgcXsAHANzOdP3WJYnk0wGaQa+nIcrxjLk/GYMoGiCxRh2FWFtiHkqUpLRv6fTru1ryCKqSpbrsfK",
+	"9wh0CScjRERKGozjdt87+fOZvg3EuEJ9xBAJkffkf/fGjI4RE1hjBY1QXCusnKN/6lLfMv7p9YP39O3J",
+	"9+qJGEox1dyxcAeMIiwfwfjS6rEPY478EhFa4ptRGdEd/foMoPNN1Q4KGRKl6ke//OPZ6glHrB6GiPOU",
+	"tYhIWfnTuzyvdz+2ry5uL+qnn5utxu3pebPR6lpcmMGrbDAl4qY6m+bnNDc1qpN0FTnGBRQJt+ntXJ+e",
+	"NjodB32+J1JEP09ail1rqF0em0gBuO7++RFka4ki+VBzwb3QaKv1geWFOQjqxj6rRk/AB205b5Ja7Ti0",
+	"GlMPkFrNTTEBPY4xQ7xJ5tiYIdLWGHAhvaXBrdaqqTZtQ6TC0jFytDqGIdrjSAJkheVkMf4eBBo1nUjv",
+	"6yZV0VAWSD3m5+Uvr+wX+GxzIKXZNYEfGIJ3yxmaeQYGhgLf2yamR2mMoEIWPdmVwtf3MP6snUHJVyZx",
+	"LFENASPMpd9XVTiADCmrKRgM79DUHJEkNo5Se4PpOSt0fYHJNvuODGCe7vICk0Qg/rzIIdKnLEQXupBE",
+	"224OzzDvvjeGOHJXUcNSQlAP7wh9iFE0QCPjCEtrlWKBnDUhjWO9gFH8C1SbF4qLqmUeSLenfIGlAGUi",
+	"7AouWl1Oyk8FzgzR4raTa66uHILpEph5rHL7ylPIh2cMPmics7pujZkUCfacZbeaKLEsbWAGuZSkLrwL",
+	"H6+gcBi59j1iDEdIG890k0oBdkwABByLRG+SmE1EAEGEicRudKxXjVNoIO3WKbjMScYlYqFasPten7IR",
+	"FN6JF9FEqmE2NL0ROO2vs+5M4y6jeKZIbo9TstYHwHpoCO8xdSDfbv1L47Z93QWQROCscd782rj6AxCE",
+	"IgBBECZc0JEE1WbrnLIIsfd5QRhzqkrzGxJEKMb3iE2apE/NPm3qV84kuGm2PD/r0PO9tBUnnAgT1uM4",
+	"Ws7kuJU1G73VqlsYzzAPaWLg+As0p8jbtDUOJLSfZKsK+Ii44rdevci1Dg4RCIdy8a/tWwjjMImlR58W",
+	"3XnODo5S8oukfKQMfGz+s3EGopSofeWswzjh+D61Vqk7mRbvBZxPKvq+18ePKOpSAWP3rqeQr7QuG2qQ",
+	"BGFoxEFIufBBPyX3ttvu1s+LRK9InOznEod3mAwuGaYMi8k0lb8PsVpxSpIgUT/2YnSP4owUMMbhHQd9",
+	"zPQZTyrpH5tXHSnc5416p3vb+Odlo9Vpfm14vnfRLj6QlH6bSbARad973BvQPfMwlaimYwzzHDGhpJFO",
+	"tWuwekPHnhAQ0lEPE8TVXg2gsgB3u9GxNovZ0UlZ7i4bV6eNVvfFkmcdhiw51RxJgCBXCJOxc9xQFAet",
+	"luDSzdD34PRz4/SLD5rdxoVS1g/tT20AR1Q6lYwb6BGOxpICTxV34uzymk+zw/M9JeGe77UvG63b/LH6",
+	"M30ne02LamV4HpyXMYrQON2ap8xQlHlUEhW3thQUfL4hbW5A2YA0IYSSPTn/+rSIA9oHgYPWwFdzJyf5",
+	"EwWSUH3aAgUwRnUCdjIN2/UBxyREAIIBIkivqOS8gQeaxBEYIAEgCKk+slRWStLwIvV3+bxs97+EVSBR",
+	"u1fzNZfDUb4lPYITiYVC6celG2FgJ9/f9As7/rturQ5p5FCZujnpVKeHwQhxDgfoC5J85kLqIoAho5yD",
+	"e8Q4psQ2GfbKQnasxqZmfaH9rTMkII5zjfIgY3Ci3Q2Ko5axfdPeJjs7ApSlp0dQAAUifb12kExEat+b",
+	"qLXCfJv85Htm5DNsyoPa42aUDLQrg5JdXMPQWU19QZOF2CDLGX1H3GxnFUloqh3dPjZwORWJ8mlETAfc",
+	"SVC+7TPNy8/d7iXQBVwzWzJEpiUjTDnXCoO2588el5/LfSYwLtRsC8eU6hREY5lZnW9h84HkHcykzczs",
+	"NDNHMBxigvYYgpHSHWm4pX2CJD2Myw1Ls/W1ft48uzUnN56fPbmsf2rcdttfGi3r4bk0Pxfts+bHpvIj",
+	"F81Op9n6dHvV6HTr11f1lrRF3cZVq35+qw6H8/ZnFLhufWm1f29ZBTzfs0q32t3bT/KX6q9+3f3caHWb",
+	"p/Vus91SVDevGnZHKcXqX2kYS+9PrxpnsoX6ecfzPdn6x/Z1S42l0f3cPlMd1s/P2783NHmd68vL9lW3",
+	"cXZ70Thr1m+7f1w2FImloy77mT7P83zPcRQhy9W7jdvz5kWza0gzDGlcXbWv3CZ8ajW2lkU4SuMIHPpe",
+	"JwCnKs/AmCHlnUFvok5MCBypMwy9tyndXZD9PsFRsFuEMWPKTw6Pjt89bwSfnI5fRQs43MbYRCfoiIcd",
+	"CK6vm2elvt/BX1D/CB7uHYeH/b13/V/+sfcbPIZ7h70aOuofh++iX/SWi5DM8E68//dnbe83uNev7338",
+	"9v3Xpz37z3fL/Hl49PQfLlPYHBlzUJyNhMVOX2zCv7Cspc862b1ewc03J7I9l/m4QCRZ70bAgNFkPMO2",
+	"jxBJfpLYd2zQly68b1Dg817a0f+Ur1a8Wdzz6wlwtDNzqaN2KKTYtkmMCXqug3ap+JPvJQSLdv8CQZ6w",
+	"Z+tfFwo/+d495riHYwN051X9mpecgeDLYym07qeTmTG1TLobmkuh+iRrrley1jWxmAwRw0Lvgn3KxHUa",
+	"oJqC1+XZcpRMCVqfGI+MZi7d0Gy5LQ14fbSurhFjyJxb8zrmNIwply5GiSPYgQRMkbX7Xi2UDBguWRgX",
+	"4C55PxUd5F7Eq/2kbF2XxsACJrtmKuDKB8oyB5ngB0W3kyuE80Dvb+d4fR3Du2iorm1XTPCvxc8pG1Hc",
+	"cHIKGE96gw3I6d/H7irtzsQ+NSD2wEv66jZbMw3zDOP1jMGfbc6bAo1WteZlwCZ5oLZiVNAQTGO3mVJw",
+	"+RzQvqwfqeMWYg5a1OolL6u4tes4fYExZeb3cseaf2M382Oa9jhx0szv3M/Lu5mtdksulD41P3ZvT+tX",
+	"Z85F0d9HszPB0yPU4892SP9OOm31unbVLqjne+Wt9ND14VOm+nxac0fwsZPuGM8KZxghSDggFJit++WD",
+	"F0aYFHuZH6jwjOatVelmIHXTUZl0v8Qw93y34EjHhK4xbM73WrQDY3SFIF/mOLkoOvNKaqrVANrTdmj2",
+	"RrVBaCEkoGdOlPWlGaw3X1PT8kdDb/w4TcolnNBEbGVwlwyZa0VriqjoQY4uGQ5d++tRlF4SQLmejmVh",
+	"E+XCQxjr2sXwlmcjEnwvwnwcw8mFc2c/374YM7SXdY054EP6QABDMRT4Hk0RJ+XPnrbLq8bH5j893+tc",
+	"f5Q/XLM3J2IoXWksylxPMeQjDIUrvOEiiQU2Z3oLclTapAJD+zGFwsXPvKJjWcISBEZze+9NTN+a+OC9",
+	"nkwAo4iDIBOSwHU+47ZCFkG+JWVFHhXlIGO52zJZsr+kK5q7V8DPdAzPrKuDBJnVJC6G/EAhl494NCOg",
+	"a6mokJyIWUPHIVpp0AvblyzAaoO9FDak17u8ToOugnQt4lhgqyXKlpeyhZt4HR1lsx4BJs7DRrlognEa",
+	"z5PzJU5IOJSrqAgTgtjz+8FzIuGv0D0iCTpFq4hMcTCFQXxf2Fi7tcpuzD0CCUr4KRRoQPWR9gaF3kx6",
+	"nSG43omfjhgsz8uSMNPNzWKrM/ipx3g6TK+OrW9Pd1Y02XXnzIrRSgPX3Cjk2SAd3Uk5ED2NfymGxTjB",
+	"hLk304tRFz4usTeQhps61tUhwwIx/OzFmwLvT9NK0qwxKBKzYl0mYFqH6MwMPbUuO+/lkVpDFN7p+UhD",
+	"rebOyEoBVfZ4TYyiM8i8lW73plGNKuYmDd1WAREmGKmEHW/Pmp3T9rWa8st2p2v9/YKAucIEdWZRLyUA",
+	"PqaX3haMAM/F1oqmSifQEiFLGPJupqV2DnMX0PtTS2DL1l0H5U5P0Zl+I9EpJfHEDalG8PFUyld9hin4",
+	"HeJ7FAHYo3JpMMTc7PS79gBeYBxGmMztvm4C9nTKBRPK41APCSShADGCXCgyF1wyjTAxbJqcYS4gcWH9",
+	"wqYHQS8cqoB36W1m1xgjABNBR1DgEMbxRC3DdA29hOYLLBNK3PRz4ZiaaPfQcypdYGsxZXOtPEnBIpQi",
+	"ouXcSdubCBTNDv6bpT1bjwCca8Nc/qubGp6/MTzJrFMKpV52FSRdp1ptLQZyrKshq3MpnLpysjhocFxX",
+	"cZ0u2AvcJfy/+95JfkcskDXULkWr3Wq80NAwmpAIk4F7wac6S0iMOLe6M8DClvPP9fOPt9eXnq9/Nb6q",
+	"aK76+e/1Pzr6ufl91v699SLnbRh8ZdOrXXWmMosCPVXhij64Juv5AO2uCQczhx1pXNzCkdi5OJgpzk4c",
+	"CnNhDc13Culc3biaO62f6UPRxgr4qFLKyFrz7KpN4dZt6XIy5jau+dw7Nj4cp/qnCZOGY7IgQsii0VyK",
+	"zgVkYuUuBHxcsY3puFwmFJsjLXRWVJ3LsedJspwxEGYCIQfBZDKZ7F1c7EXRT92fPn8+GY1OON/vdDr/",
+	"CsDO/MReu+/B1cdTcHx8/NsNcZb9V7CrcFwYorHOpUPNLbNsq2leD9Ohg1kc4LfvR/mPbvrjZOrHzs3N",
+	"vv596P/2tPtfO//6/3/+5963rNx/pb92neGEXTz+HYvhkMZSo9YUGUqkeM+4Zjvvao61pAwZirAAIWQR",
+	"EHis7/wMURy9B3hAKMuu2JrOnjt5mL3CnC+X6VgKhLuN3tR5/PS2ZUKwSO+TqHMMGqvgnJ1A2vFAD8kk",
+	"pTGv1OIBoxDt2lbImP3zD57vtf/l+d6XT57vfXLam6+Fw+pZRyxpuqP0cGUnuGx3btut8z8CHyAJuR9k",
+	"WRV6MVSprAoE1c/PNbJUVVLH5CSH4mgLh2QKH4YJw2LSke/SW6eQIVZPxHBGzkYrc0CgI0eCczrAJABp",
+	"qrEsQ6MSbJ2cIBvmUIixznqCSZ+m2VRgKHIo7MGxXLuEd56vo3ZVJX5ycDDAYpj09kM6OkjLZD+8GdmC",
+	"YLSnFprFxGyK8DyV0Ik6P+e+PkbX8UK+daaeulDMbkjxJJ77YKxTsKgy2QqWIyEwGXDtfbHgYDyccLkO",
+	"lK+SMdgxV6y5D0LIhzckUve/uZ+tpCBDkPtAXdHhu/tAZZLE6bbMg5RLhkZULuX7jI6UkJZGyW4IZOFQ",
+	"L/cZAjqxHkMiYQRF+zfkhpyhEKtbPzqLFx+jEDAUUhZx8JAJf0qTxWGdN+rGI1RojbjxTmSDP4Off76E",
+	"Ysj3f/4ZNKRelKkaozw9nkQyDAQHusjB/VHwXuf7lDJVKHpDAJAq1wUHsJBK5OD+sPxE1Q72wQcqhmmQ",
+	"n46TeGBYCGlDiDkTHUtSZds7Vg6j66vz9BirJ2sNKRe7oIdCmHDFkAngQ70xJpe5I0pAD3KUIrI9DmMl",
+	"e5wSX7Y9Viff5omSCH2cqA/MslFy0KdxTB9SwqTfS7cP9f1FRWhwQKwwAR74IDgYW2fr5kl2Fib/jjHX",
+	"EhocfB8kOHoKdvf1XBXzsshJqxMr1Z26cwQw0XdKpSAHaSKbQDdoJ7MJNIHFhDYnYEbOnGBXtcBQiPA9",
+	"MiFp8K8EFTJgqSZVWpJihhTfZMsKsvQlWR4pXx1HDmnCpIcwJ5FShaQ4yvZmSaTxbMsnltG8zI+u+DQj",
+	"Mc8yCkJpBOTMMqsC6JqbX9K1ammfnx4yS6e5I8qJ0T5dN892gb4nqm/IgQYMh7JVhvoJhzEYQq6jiB5I",
+	"4VbgCYAqrwkmg6z9YP5VpEAJ+btabdeXlWEsiVbxIQjsBPNvKQV+VtFKyqhMXESREvg8OeNOMH2jSTVw",
+	"rCVJdqjMoOZ4KZGjlk339SfTyj6oZ4OnDCTkjkj+6Nw/kHBpocG72qGanhn3pQJZMyhcmVKLMKDlVFP5",
+	"rnYIgsI1qlSGLuEAk0wXzzEX3PQMamnS1zRPr5381ddpazv43ygAh/v7x7XarpKpoijNSskaQqa2lTMd",
+	"lCvBAUERCBPGKUtjSLIMzZLhsmmJ7mekalYSbarLYmBMOdbm3EpNkaMr2b/0a7JZdW84TUTsgwd131j7",
+	"r3AIyQBJT0kBBA8wvjNpmULKGAqFLBxrQYiggGn5E9msnAYN5MYMKar7Jivpw5DGSLemsllqHwnQIwyF",
+	"im8I0XurepoiOUokbpNNq0ZkdTgeI8ik2gFobvKalNYEZO5YCoHK8AZiSga2VwZ1I2+Yg55cyavGaSnf",
+	"rK95nZp1ZZjtbMoB6ONYIPZeBe/fqV12qFVCLhxQpHS2T9lA53nGnCcSSVAGIFHOJm08FfpaLtT59cVA",
+	"T3KewFhJmxxuAHaWT7es1dgSZC5wHIMHyu6Methj/PlntZ+uHbW6qTZ/uQp20tWqvSbV7KW66zuExrwo",
+	"ka5k2BKtK7FIs2JDkWfF1nMlmx3hOMbaJ6UeIrvRrTzEpZr4HIYe1dK7vzrZs66rKDus+bVaTT09/AWM",
+	"TEIo2Utb3QvHZs5GWCdIMDYDc/Du6DcQ2NciA+3MiykYd4zvTHGBugdrgTh1uzUVBzXL3/VdYR+ENEIS",
+	"Lisfkv34giY+yO7a+iC7JiwRr74l7OtW+VPwHgT6p0IQsbJ6OoOkThKc3wjX2wcxDpFJgGdWDfUxDIdo",
+	"72i/NrVueHh42Ifq9T5lgwNTlx+cN08brU5D1XnyPYFFbK8/bIdUBAz1y6bne+a+vHfiHe0f7R/q4FVE",
+	"4Bh7J97xfm3/WG9fDNXKakHUqna8KHfsQDUejSGTdiTHFT9xOyOoua5j4ydpUHQCUQu5yaVBEbnZ7i3X",
+	"dOtGr0kPlIGlZuSdeGrtl98B/0CjydpSZLozSD4VdyAES1A5z/VRrbYxIkziRWfG6wLXpTi804S42s8I",
+	"PrCycqsqh89XKeSlVZV+fb5SKQOzrHZ4/Hy1LMOxqvDLIsQ50qY++d4vizCjmFRb1TpeiB9ZClx7Y8M7",
+	"+fOb7/FkNIJsoqVVZR8rqZDaUB1w7+RPr6iSntomyRenB9CRd1Vf0kUOjb1SLl3hb+0Dp7LG/8RB1mS2",
+	"kSBko75Jk6YzdCigtA8+quXhDZkD5xIicGy2yDQuc6ot5qLuHEvx+xUztp3yIgfOvPmzNqGsevkHBRYs",
+	"rL5fsGDZRcoVPofx9G1FE7LQoZYza68O2Gjq+upTDKXLC1OGpm2J0wzpATvpWmG3lFN53ida5uXGnllP",
+	"Ebg9Q7eANci/JbCCaTz6bSHTWEiAvmUjl5s1BdTdkmDZNvOcL2bVzD7RQsZtCbsGehO1O/EevKu9y/bz",
+	"ix9h8OUyxdq6NN9kMLudLnv2CTnN2dasmfWVn5VNyfIWxJ1E3FV2y6hkeWV993yN7EsXb0S7PyFhK9kK",
+	"et5LMzivCFlUO9uCKR9yoitssjlskmf3Xg2QWLJRgZA3B0Ks2bcMUgx7lM2xRqtCDVvmNgUvcv14bZjC",
+	"0nw3kMgKVOjhh0cPyyhomGWlXxEvyIZAFt+wacBwapFdIYbNIQbrowWrQQZbPCrM8OYwgz39lk1CfyV4",
+	"rL+ZMdsurYocCqK3KehgKcprww62DXCDh7xEhR5+ePSwtKpG1udRVgQRhY/DbAFGnBVIr4DE5oBE4Rs6",
+	"q0GJopBUYOLNgYmiAFg2SpkITAbzTdSqeKIkf5tCFAWNeW2YomgO3KjCLlPhih8eV7xEa82HiVYFFaaZ",
+	"beCJlOIKS2wSS5ivwa2KI9LPwFUQ4u1BiFxRsyNVhsO5Zmh14JAK3OYwg9GM14cXUpWfhRX0+wonvAKc",
+	"sLhqjtJPBKwIEQpXQjcNEi5yoiuUsDmUkH8+YjWYYMlGBRTeHFCwZt+yR+om+RxrtCpSsGVuU1jB/rzK",
+	"6wILlua70UJWoIILPzxcWFZBm6nvWBEt5Dkj0mQRW4IOTfPRmwo5bBI5qLzYawAODjGpUMTbRBEOUVjc",
+	"Yq0FUbiEcZPwwiSXf33oQluH2eBCvq+wxevAFi9V2/InzFbAG+VsVNuAGaWva1VoY5Now/6o2Iqgoygr",
+	"FdZ4e1ijKAFL26qVkUZJAjcJMGy9eY04o2AXZsMNq1iFOn581PECBV7DjsaWcEUFJjYNJtawbVHhhre5",
+	"R7GgsVnHZsRmgcGrRAPzIEDl91/FbsPzClhIC7ya1y8mMd6C/28VaK9wwOZwQOEb06vhgZKUVMjgzSGD",
+	"kgQskoWmYKVWhQtlCdwUcCgozWsDEEWL4AYSdpkKUPzwgOIFelv4xMBq6KLwPYQtgIvLAukVuNgcuLA5",
+	"vSK4KApJhS3eHLYoCsDSJmpVaFGSv00hi4LGvDZkUTQHbmRhl6mQxQ+PLF6gtQwZL8XWERIxZmhv62ER",
+	"l1NjqFDGBlFGidurIo1piangxtuDG9NS8OyO65TpWhl0OERxY8ijrEWvDn1MmYkZCKRUrkIhPz4KWU2Z",
+	"1whBtgs+KtyxJdyxRshRgY23DTaWs0zrRBhbwRavGVYsgCgqMPGqwMQiypp9eHlVFJF9I3orICInu8IQ",
+	"m8QQKZ9XhhC5eFQI4g0iiHz6F0iHY1ml1RGEJXibAxCZmrw+/JBbgFnwIS1RoYdXgB6WVVQi1rADoVvZ",
+	"Cm7Q9FagYaOgQTJ5dcSgpqpCC28RLaRa+nzW/rTwGoCClrcNggSlFq8QIWh1nwkP5OsKG7wGbLC4Wua6",
+	"1UHsHoerfsYz/wNw0+Dm4cLV9CAq4LA54DDF7hUhhENmKjTx5tCEQwoWSdo/bcBWRRgucdwU2JhWpdcG",
+	"OxzGwg1ApgpWUOSHhyIv1ul7RBJ0itawaWHaAiHa0t7FVZH4CohsEohYrF4ZhBTkpAIgbxCAFCRgeUO1",
+	"OvAoiuDmQIetNq8PcBSMwiywYRWqgMYrABpL6y6HMeKnUKABZXjVbQ/VGAiz1jYPMzol8iucsTmcYfN6",
+	"siLOKEtKBTTeHNAoi8Cz0V8lU7UqzpgSwU0BjaLevDagUbIKbqBRKFQBjR8eaCyvu3rfo84QXBVj6JYA",
+	"lE1tAWDYhFfoYoPoImf0qtjClpAKWLw9YGHP/0JrIEvHV0YVBeHbGKSwlOXVAQrbEMyAE3mRCkz8+GDi",
+	"hfp6OoRsgNYEJ0Ld2NYARUp8BSk2Dik0q9cEKoycVLDizcKKMNPc5+LNi3ZqXcgilcANYwujNa8UXaQ2",
+	"YS6+0IUqhPFqEMbiqqv8/4rQQrexeUTR1bRWSGJzSKKrZWwlBKHFoQIObw44iFQ/n13Y6JKrAgUjaJvC",
+	"B1oXXhsuMBruxgPqZYUDfngcsIwmPl5BsToCeARMNrMNEGAIrmDAJmGAYvLKQMBIRYUF3iAWMHO/0BpE",
+	"q/TqeCCVt81BAq0Xrw8UGH2fBQvU6woYvAJgsIRa4vHvWAyHNI7k6+e0Uu0/DCFTfYUMRViAELIICDzm",
+	"5eshD6ZhbqmoGKIbYpUZQqmugCfhEHAkBCaDWWpZpHQ92rlRfSsSPEPtisYNjzOuYTLIOFLp5A+pk0oZ",
+	"3VO6SL77e4qjtXxGRza0vY/ofLXIrvD75vB7zucVIbwtHhWKf3Mo3p7+Jc3SqmC+IHmbwvOWnrw2SG+b",
+	"ADe8yEtUIOKHB/YLaKqsjsKEYTFRAt5DkCFWT8TQO/nzmxRGjth9Kv5FeYlpCGMAx5gLGN4BXRDsBCN4",
+	"hwBLSLDr+V7CYu/EGwoxPjk4ODz63/u1/dr+4cmvtV/fKVk3RJXbrl82QRhjRASI6QAT6VwIHCkflYgh",
+	"IsJogFKvYl31yX9ffds4y3Kr/lBu0gdTH/Eppq6GJJoK8ba61yHe072eYR7ShAjVnp1gtxy6INvPllxW",
+	"w+mSa7rpeqzERKiPIMmpA9Jdcz/92qKffhxJNl0EbyU4aXeXSoFrKERCT6r+5r47oc/Upfpi8KceZS8u",
+	"DDHbcZ7uM033pyqGkA9BxOADYnb1PIXRdP0PDME7zRerRgx7UrG+Pf1PAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

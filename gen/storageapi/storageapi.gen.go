@@ -38,6 +38,8 @@ const (
 	ErrorCodeNoSuchLifecycleConfiguration ErrorCode = "NoSuchLifecycleConfiguration"
 	ErrorCodeNotImplemented               ErrorCode = "NotImplemented"
 	ErrorCodeRequestTimeTooSkewed         ErrorCode = "RequestTimeTooSkewed"
+	ErrorCodeRequestTimeout               ErrorCode = "RequestTimeout"
+	ErrorCodeServiceUnavailable           ErrorCode = "ServiceUnavailable"
 	ErrorCodeSignatureDoesNotMatch        ErrorCode = "SignatureDoesNotMatch"
 	ErrorCodeXCloudContentSHA256Mismatch  ErrorCode = "XCloudContentSHA256Mismatch"
 )
@@ -72,6 +74,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodeRequestTimeTooSkewed:
+		return true
+	case ErrorCodeRequestTimeout:
+		return true
+	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeSignatureDoesNotMatch:
 		return true
@@ -786,8 +792,19 @@ type DeleteLifecycleResponse404Headers struct {
 	XCloudRequestId string
 }
 
+// DeleteLifecycleResponse408Headers the declared response headers of an HTTP 408 response for DeleteLifecycle
+type DeleteLifecycleResponse408Headers struct {
+	XCloudRequestId string
+}
+
 // DeleteLifecycleResponse500Headers the declared response headers of an HTTP 500 response for DeleteLifecycle
 type DeleteLifecycleResponse500Headers struct {
+	XCloudRequestId string
+}
+
+// DeleteLifecycleResponse503Headers the declared response headers of an HTTP 503 response for DeleteLifecycle
+type DeleteLifecycleResponse503Headers struct {
+	RetryAfter      int
 	XCloudRequestId string
 }
 
@@ -800,8 +817,12 @@ type DeleteLifecycleResponse struct {
 	XML403 *Error
 	// XML404 the response for an HTTP 404 `application/xml` response
 	XML404 *Error
+	// XML408 the response for an HTTP 408 `application/xml` response
+	XML408 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
+	// XML503 the response for an HTTP 503 `application/xml` response
+	XML503 *Error
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *DeleteLifecycleResponse204Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -810,8 +831,12 @@ type DeleteLifecycleResponse struct {
 	Headers403 *DeleteLifecycleResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteLifecycleResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteLifecycleResponse408Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteLifecycleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteLifecycleResponse503Headers
 }
 
 // GetXML400 returns the response for an HTTP 400 `application/xml` response
@@ -829,9 +854,19 @@ func (r DeleteLifecycleResponse) GetXML404() *Error {
 	return r.XML404
 }
 
+// GetXML408 returns the response for an HTTP 408 `application/xml` response
+func (r DeleteLifecycleResponse) GetXML408() *Error {
+	return r.XML408
+}
+
 // GetXML500 returns the response for an HTTP 500 `application/xml` response
 func (r DeleteLifecycleResponse) GetXML500() *Error {
 	return r.XML500
+}
+
+// GetXML503 returns the response for an HTTP 503 `application/xml` response
+func (r DeleteLifecycleResponse) GetXML503() *Error {
+	return r.XML503
 }
 
 // GetBody returns the raw response body bytes
@@ -883,8 +918,19 @@ type GetLifecycleResponse404Headers struct {
 	XCloudRequestId string
 }
 
+// GetLifecycleResponse408Headers the declared response headers of an HTTP 408 response for GetLifecycle
+type GetLifecycleResponse408Headers struct {
+	XCloudRequestId string
+}
+
 // GetLifecycleResponse500Headers the declared response headers of an HTTP 500 response for GetLifecycle
 type GetLifecycleResponse500Headers struct {
+	XCloudRequestId string
+}
+
+// GetLifecycleResponse503Headers the declared response headers of an HTTP 503 response for GetLifecycle
+type GetLifecycleResponse503Headers struct {
+	RetryAfter      int
 	XCloudRequestId string
 }
 
@@ -899,8 +945,12 @@ type GetLifecycleResponse struct {
 	XML403 *Error
 	// XML404 the response for an HTTP 404 `application/xml` response
 	XML404 *Error
+	// XML408 the response for an HTTP 408 `application/xml` response
+	XML408 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
+	// XML503 the response for an HTTP 503 `application/xml` response
+	XML503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLifecycleResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -909,8 +959,12 @@ type GetLifecycleResponse struct {
 	Headers403 *GetLifecycleResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetLifecycleResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetLifecycleResponse408Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLifecycleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLifecycleResponse503Headers
 }
 
 // GetXML200 returns the response for an HTTP 200 `application/xml` response
@@ -933,9 +987,19 @@ func (r GetLifecycleResponse) GetXML404() *Error {
 	return r.XML404
 }
 
+// GetXML408 returns the response for an HTTP 408 `application/xml` response
+func (r GetLifecycleResponse) GetXML408() *Error {
+	return r.XML408
+}
+
 // GetXML500 returns the response for an HTTP 500 `application/xml` response
 func (r GetLifecycleResponse) GetXML500() *Error {
 	return r.XML500
+}
+
+// GetXML503 returns the response for an HTTP 503 `application/xml` response
+func (r GetLifecycleResponse) GetXML503() *Error {
+	return r.XML503
 }
 
 // GetBody returns the raw response body bytes
@@ -987,6 +1051,11 @@ type PutLifecycleResponse404Headers struct {
 	XCloudRequestId string
 }
 
+// PutLifecycleResponse408Headers the declared response headers of an HTTP 408 response for PutLifecycle
+type PutLifecycleResponse408Headers struct {
+	XCloudRequestId string
+}
+
 // PutLifecycleResponse415Headers the declared response headers of an HTTP 415 response for PutLifecycle
 type PutLifecycleResponse415Headers struct {
 	XCloudRequestId string
@@ -1002,6 +1071,12 @@ type PutLifecycleResponse501Headers struct {
 	XCloudRequestId string
 }
 
+// PutLifecycleResponse503Headers the declared response headers of an HTTP 503 response for PutLifecycle
+type PutLifecycleResponse503Headers struct {
+	RetryAfter      int
+	XCloudRequestId string
+}
+
 type PutLifecycleResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1011,12 +1086,16 @@ type PutLifecycleResponse struct {
 	XML403 *Error
 	// XML404 the response for an HTTP 404 `application/xml` response
 	XML404 *Error
+	// XML408 the response for an HTTP 408 `application/xml` response
+	XML408 *Error
 	// XML415 the response for an HTTP 415 `application/xml` response
 	XML415 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
 	// XML501 the response for an HTTP 501 `application/xml` response
 	XML501 *Error
+	// XML503 the response for an HTTP 503 `application/xml` response
+	XML503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PutLifecycleResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -1025,12 +1104,16 @@ type PutLifecycleResponse struct {
 	Headers403 *PutLifecycleResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *PutLifecycleResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PutLifecycleResponse408Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *PutLifecycleResponse415Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PutLifecycleResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *PutLifecycleResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutLifecycleResponse503Headers
 }
 
 // GetXML400 returns the response for an HTTP 400 `application/xml` response
@@ -1048,6 +1131,11 @@ func (r PutLifecycleResponse) GetXML404() *Error {
 	return r.XML404
 }
 
+// GetXML408 returns the response for an HTTP 408 `application/xml` response
+func (r PutLifecycleResponse) GetXML408() *Error {
+	return r.XML408
+}
+
 // GetXML415 returns the response for an HTTP 415 `application/xml` response
 func (r PutLifecycleResponse) GetXML415() *Error {
 	return r.XML415
@@ -1061,6 +1149,11 @@ func (r PutLifecycleResponse) GetXML500() *Error {
 // GetXML501 returns the response for an HTTP 501 `application/xml` response
 func (r PutLifecycleResponse) GetXML501() *Error {
 	return r.XML501
+}
+
+// GetXML503 returns the response for an HTTP 503 `application/xml` response
+func (r PutLifecycleResponse) GetXML503() *Error {
+	return r.XML503
 }
 
 // GetBody returns the raw response body bytes
@@ -1178,12 +1271,26 @@ func ParseDeleteLifecycleResponse(rsp *http.Response) (*DeleteLifecycleResponse,
 		}
 		response.XML404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 408:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 500:
 		var dest Error
 		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.XML500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 503:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML503 = &dest
 
 	}
 
@@ -1228,6 +1335,16 @@ func ParseDeleteLifecycleResponse(rsp *http.Response) (*DeleteLifecycleResponse,
 			headers.XCloudRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteLifecycleResponse408Headers
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteLifecycleResponse500Headers
 		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
@@ -1238,6 +1355,23 @@ func ParseDeleteLifecycleResponse(rsp *http.Response) (*DeleteLifecycleResponse,
 			headers.XCloudRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteLifecycleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1285,12 +1419,26 @@ func ParseGetLifecycleResponse(rsp *http.Response) (*GetLifecycleResponse, error
 		}
 		response.XML404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 408:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 500:
 		var dest Error
 		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.XML500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 503:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML503 = &dest
 
 	}
 
@@ -1335,6 +1483,16 @@ func ParseGetLifecycleResponse(rsp *http.Response) (*GetLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetLifecycleResponse408Headers
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLifecycleResponse500Headers
 		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
@@ -1345,6 +1503,23 @@ func ParseGetLifecycleResponse(rsp *http.Response) (*GetLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLifecycleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1388,6 +1563,13 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 		}
 		response.XML404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 408:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 415:
 		var dest Error
 		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1408,6 +1590,13 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 			return nil, err
 		}
 		response.XML501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 503:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML503 = &dest
 
 	}
 
@@ -1452,6 +1641,16 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PutLifecycleResponse408Headers
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 415:
 		var headers PutLifecycleResponse415Headers
 		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
@@ -1482,6 +1681,23 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers PutLifecycleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1896,6 +2112,27 @@ type NotImplementedApplicationxmlResponse struct {
 	ContentLength int64
 }
 
+type RequestTimeoutResponseHeaders struct {
+	XCloudRequestId string
+}
+type RequestTimeoutApplicationxmlResponse struct {
+	Body io.Reader
+
+	Headers       RequestTimeoutResponseHeaders
+	ContentLength int64
+}
+
+type UnavailableResponseHeaders struct {
+	RetryAfter      int
+	XCloudRequestId string
+}
+type UnavailableApplicationxmlResponse struct {
+	Body io.Reader
+
+	Headers       UnavailableResponseHeaders
+	ContentLength int64
+}
+
 type UnsupportedMediaTypeResponseHeaders struct {
 	XCloudRequestId string
 }
@@ -1987,6 +2224,26 @@ func (response DeleteLifecycle404ApplicationxmlResponse) VisitDeleteLifecycleRes
 	return err
 }
 
+type DeleteLifecycle408ApplicationxmlResponse struct {
+	RequestTimeoutApplicationxmlResponse
+}
+
+func (response DeleteLifecycle408ApplicationxmlResponse) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
+	w.WriteHeader(408)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
 type DeleteLifecycle500ApplicationxmlResponse struct {
 	InternalErrorApplicationxmlResponse
 }
@@ -1999,6 +2256,27 @@ func (response DeleteLifecycle500ApplicationxmlResponse) VisitDeleteLifecycleRes
 	}
 	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
 	w.WriteHeader(500)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type DeleteLifecycle503ApplicationxmlResponse struct {
+	UnavailableApplicationxmlResponse
+}
+
+func (response DeleteLifecycle503ApplicationxmlResponse) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
+	w.WriteHeader(503)
 
 	if closer, ok := response.Body.(io.ReadCloser); ok {
 		defer closer.Close()
@@ -2100,6 +2378,26 @@ func (response GetLifecycle404ApplicationxmlResponse) VisitGetLifecycleResponse(
 	return err
 }
 
+type GetLifecycle408ApplicationxmlResponse struct {
+	RequestTimeoutApplicationxmlResponse
+}
+
+func (response GetLifecycle408ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
+	w.WriteHeader(408)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
 type GetLifecycle500ApplicationxmlResponse struct {
 	InternalErrorApplicationxmlResponse
 }
@@ -2112,6 +2410,27 @@ func (response GetLifecycle500ApplicationxmlResponse) VisitGetLifecycleResponse(
 	}
 	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
 	w.WriteHeader(500)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLifecycle503ApplicationxmlResponse struct {
+	UnavailableApplicationxmlResponse
+}
+
+func (response GetLifecycle503ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
+	w.WriteHeader(503)
 
 	if closer, ok := response.Body.(io.ReadCloser); ok {
 		defer closer.Close()
@@ -2202,6 +2521,26 @@ func (response PutLifecycle404ApplicationxmlResponse) VisitPutLifecycleResponse(
 	return err
 }
 
+type PutLifecycle408ApplicationxmlResponse struct {
+	RequestTimeoutApplicationxmlResponse
+}
+
+func (response PutLifecycle408ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
+	w.WriteHeader(408)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
 type PutLifecycle415ApplicationxmlResponse struct {
 	UnsupportedMediaTypeApplicationxmlResponse
 }
@@ -2254,6 +2593,27 @@ func (response PutLifecycle501ApplicationxmlResponse) VisitPutLifecycleResponse(
 	}
 	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
 	w.WriteHeader(501)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type PutLifecycle503ApplicationxmlResponse struct {
+	UnavailableApplicationxmlResponse
+}
+
+func (response PutLifecycle503ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
+	w.WriteHeader(503)
 
 	if closer, ok := response.Body.(io.ReadCloser); ok {
 		defer closer.Close()
@@ -2372,102 +2732,105 @@ func (sh *strictHandler) PutLifecycle(ctx echo.Context, bucket Bucket, params Pu
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Hz/b9u4su+/MtA7QJ0e2bETJ9u6eDjwJtlusG22aNI9B9vkrRhpbPFEIn1Iqo7b+n9/4JCSJVvOl26z",
-	"Fxf3/lDUkcjhcGY4/MxwqC9BLPOZFCiMDkZfghRZgop+/usok0XyHv9ToDaniX2UoI4VnxkuRTAKLlIE",
-	"noCcgEkRlGsYAsu0BC6ACUClpHqmIaqoRL0gDGxTrjAJRkYVGAY6TjFndoAZMwaVJf7/Pva7L8fdn66+",
-	"DA6XfwvCwCxmGIwCbRQX02C5XIbBjCmWo/H8/ljEN2ja2bymd880CJYjdPbBSDjch0zOUcVMI2RoB9Yh",
-	"JHzKjf1fGg1MJJAuZikKvWMZ55bejJk0CANLKRgFjvKdk8rZ7RsUU5MGo8P9MMi5KP/cDxszZt3P/e7L",
-	"K/9/r3v1vHzUJoAweMMnGC/iDO0oLMvk/CSfmcVvLCuwZKMpi3PMMDaaFJaVvUEX1wq1LFSMr2CmUKMw",
-	"NHe05KAT/aNqG63k8J8C1WIliKrJQ2XRb5uSM7ojKQwKc56yvYPDdo2uVJfiLZz/PO7uHRyu2SJcy2QB",
-	"HTkhW6S50BMj5c4r4AbywjZC0HwqMLEzw1uWz6xAA9y/7sfD4d7LF5N4EA+GL9nkejKMX7x8eTi5frk3",
-	"3PuB4XCAw8Phy+uX+8OYDV8evHw5uP7hxcHe9YuDg1JMbkWt5PSvLk2x6+fY9ZN8xKpg3cnVl8Phst0o",
-	"nASPmcF2wZWyMTzHED5cHIUQLRaLRZ4nyUWa5rnWv0f3Smevv3fY3x8MLwYH/Zd7h7/fN1vi5xFzvPry",
-	"Ynnhfhwuf9+y/hXqmRQa3fJnpa+yf8VOurQwZrOMx8yKYPc2z+yj1bB/UzgJRsH/2V25wV33Vu+eWO/l",
-	"RmqKMXrLsolUOSb/evsmgg7zZpUyA1yDkAYYfGIZT6BaokdSTPi0UMRHCFJBKrXhGe6ElyI6FdR8rKZF",
-	"jsIQTVVkSNasUX3isdXcpNCoQ2BwzRKovB8RI7kTrXFhUqn4ZxrpZ3pe8RuFEDWX2M/jvYPDt1znzMSp",
-	"fe1ZOeZT1MTIpYhKW317fBDZ0aLbLss/d+MU4xtd5N3n0drkE+q9E0L0I1uRkgLLdpfCNrSzs6J7pneI",
-	"rB/b6zGCjh9IJzerwVg2lYqbNI9gzk0qCwPc6EtRNihl0bsUQdjY0LwtevJdt6e1WYDvtLu+BZIt/CTV",
-	"NU8SFE9vZ+M4Rq2PUXBMIugIaaXEBHBhyWRo3OJkplBINsXgBhdADk+aFBWwOJaFsJJmwor7UpRb4c5K",
-	"126YX3BxSgZyXpI8lqjPpHlLpkEK8qK44DleSHl+g3NMoqcS9KmwHoFlTj5PLuzGcNEIFBq1gIwZVL0n",
-	"md+ZND/JQiRPP7UzeV7EqQNIERmKf9TuniKYkC05U6lWmRT4ZII4teZsXR/+JeKojxeNKm+N7hmYlOvK",
-	"7SYSnVvTxWwmlQkJRCYW4lr/laPWbPpEkvkg/KCYvMWEswvaBJ9+JTR3o1HlqEsPH62NGj3F9JclPiCS",
-	"42upzGnl+N4WmeEzpsyHWSYZkWdJwi1DLHun5AyV4RYZTFimN3DwP1NseNG8pAYFkdPAFAK7Jsnbuc1q",
-	"FL8Ex2yhxxOD6lRww5kjere0bZfAgZYSAn1spXNVQR15/W+MbWhx253Krn9YwezePQKpdevy3NqQh1lp",
-	"MAqm3KTFdS+W+S6bcW1YfLP6MUWxu0Lzlud2NDkWcKtHCTNo9wNyEwS0b61pcIcw4bMU+KqCMajAz19D",
-	"zhPBp6mxGJREvI4Ah8uu+7G3+nHR+dgfXNFfX/c+9rv7Vzuj8l31o3N52aPff9/5R+f3rx//3r3aaLPT",
-	"gilDUkjLRGEmNTf8E4Io8muLuCaQsIW2bFtgxUwwCrgw+3tBaEMcnhd5MNobDH8Yvtg/HP5AQZ97OKhG",
-	"5cLgFJUdttrhHmHCYwHOQLraSMWm6KJtSGRMq3bTao9kgg9yCtRwGQZvnWvbFMg/PdibKymmIQX7YING",
-	"FDE5wg253pNF8DHJMw08CYFpSzHa9CHRFtoudN1G2r1txIUsSRRqjUkIuohTO2K0O0ulkbptjLVVS+JZ",
-	"Sac+u7bF63yyj4dKp+t1Xqpkk+8ydRLLhESKwlrPx6AOCYMwuAvsBxZCrQO8IAxa8d1qGg1wF6yH5I14",
-	"wUqhFgrVBvRbx+pJGZtt7Pb2wQqdVH+2I5MVPRdUBGFQBRikEpPK5EyacZbJuZdAHURetdjPlpEeuRpX",
-	"KaZVXsVGcLoHxzjhAhO4XkCkZxjrXb9iV162d6uTyLnJ1xIsixQjTVGgYgYTmCiZu9jJrVToNLz0DqVr",
-	"SDDUnE0ZF9oGRg6cNx3B+8KljLjBXN/nESrxUK8l+bdT13HQ7/fJtZV/V9JlSrFFZfzL9RVEpB680W01",
-	"he+0wa2v0a3j2fd6xqyrCVJjZqPdXb3fYzn7LAWbaxotkfHuXr9/2O3vd/uD3Wae7uR2xr/JvE5uWWyy",
-	"hYXgdu+x21QIdle2WJ6oYvIrSfEYCQwwdYPKRowVbLXO7qA/oPxdzm7rQw5IiWtP1hGPwfshjsH6Jno/",
-	"HAqDrbxbAt4SrqXMkAkS5SMtpibw74mHmmvicar8VTjH8Aq40RCnPEsUgVFgYgFSJahCQGZ3JQO51Dbu",
-	"crtqUyP34+G75H9P71IzD4K2bdJehsFPPDNOjw92L76Ljf2PN7fFD4L/p3A408decX2BesMu08t7Bwct",
-	"zv5MirhQCoX5DZXmUjx8mnd1baN8oZjQ/Jso17ouw+Cdwgm/vY+IW0K/4MI3X4bBuWGmIGMp0cOJYNcZ",
-	"7YvHXLufbVviw1mvc7rm5P3oj3fztKiebLmORfLrzO6qj0bcv9ntNYSGT4VO6VObq9Np45x/xtcKmUF1",
-	"kTLxMBXaTlYJq7/eoNaP7//NZnPBpg9GB7bt8q5t/xt0X9fQk5nByjs9BuVVHhlhpjDhMTP4CqTIFuDk",
-	"Z6Oiyjjat9o1Ny6SR7nIunAaRvLf1s7uNa9vsyKv4O9pQGc4R7XhrFsTBqs8wSffKoQBGAmDfv/urMHA",
-	"Y+o70gX3bGKPzYOJilzFLCDhsk2/docI7tzhtnRrTObhuHFtp1kj8eAd5y45fle7uRsaPNEW9FeoatOM",
-	"S8PttxnuuYt7jzKm7+Wj0fYeja9R/nYDqCnmexrAuvNrcRg3uLBbyoTfhhXwH/T3hhCnTLHYoNJrANe+",
-	"bcFuNefcMozmn9HGGtcLgxvpy8PhozW4Qd/nImPboCzHmClpZCyzeh7r9Zvx0enJe6u6i/HZ8fj98R+n",
-	"4yAMfj07+f3XsxP3x+nZxcmbN6evT84u/rg4PXl/evbaQteTk3d/jN8f/Xz620kQlpT+OH2/iWW3Kb4x",
-	"je+pab+nfUseFwybbq7iX3CxVjcz2HvRKCIatBiBLwH60gyIDu/LbNrBys4PXkR2yt9VhH+Fc/yWfMZ/",
-	"lbP7Nt/2JK5sGQYa40Jxszi3rDthxpkskuGmO4iO3vz64XjY/fnt+KjrMsdwpDBBYTjL/u9l0e/vx9bx",
-	"8YR+4657VJYjNR4qnHIp/CO9v+sG/aMsO7wU51Sm5HLg2hNfVYlR7g7+LSkTS0dVrxytEKp8uO+U4q17",
-	"FY1W78DvEDC8FO6ky8vIFxVq6Gh0pww1IQC7lp/Ql6K0Fkg1Evirowc243YxksS5mMjy0JfFppapLHkI",
-	"wqBQmc9K6tHu7l1KDTYOfC8a1YCNpArVkvjcdlgeec95gtkCCo3J+hlU6epHlyJ69+EiCiF6fXIRUXo6",
-	"Oj55c3JxArtfHL1lraww9FVmTjUthhP1LsWlOMaYO4DqjuhnGIPCWKpEwzxF1SyYqitCs4WGy4CcQyrn",
-	"4jIYWYLP4fnzsTsN4mLae/4c3jGTgjaLDEOIfJb3Syq1WbbzTYl3rkzBsq5tdilgo7vv1/vijHjZ+5LI",
-	"nHGx3K2Rgs7qlPSZBtfUkrcUXftXEJVadA2hW0q+61pEOyHMUx6nzSPXueIGtY0/7KqvWIRrnEiFoGRh",
-	"7PThomm+zzRoqvizPaLSuO6YTouE3LR8KYlFHtKkMMtYjHrHkuV2qiwB5qpSNcvL1o6dqsAJYmnDk+ZB",
-	"nqZzR1eg4LVgiVpF0CHiz1IbZ30ERKxuyzmTUOysnRW48ycdljEQF1Pqd4ML/fw51QPEFGJbUkoWUydi",
-	"luRcwPjdKXSi6lyn1+tFdtEDjCtWGyU1dJJTFZbgLbdzEXpu5zfsD6FZseM5HLtaLm2t9OQTqkVJjUp1",
-	"6YF1pteYSTElZTNRFYB1Gsw+06RR/9Ku0gQnrMhMZJcRhYRoNTPln1A4G7f80yAmtaLJWVKZjydDNGku",
-	"mOz0wGFaFhsNUlCyW84rfp5pz7ym7MkIWCUo7wiuF2URmyW76kZEK1HtQ7NIzlo/M5ZP0o6kVAlVXNo5",
-	"xCkTUyd0O4mQKOsSf5U+rKReaUvOPUNa5mglg5nGHjjteO9v7WOayWuWhaAlMEv6DmVzvaZjmKeS2Gb6",
-	"RnuFrzafCVfaWL03VwTXQFWP1g+XU/YFNZXNp0ynxAJpvL36OIIE44wp1JVKxaJE72Xdj12lbm6rGmJP",
-	"dsJ4poEbiKX21eXe9QhJ/X2OzFDZjV6RpZXfqeIdeMt/DH2dK7m9QlALssmqCtUB2si59Fwqf/qZYpZY",
-	"o3dbME0nodmvS9PKsWVfh9ZtfQRVvSkJsGVnCskm45RxAdowZZ2K38cuA9f+MoC/g8ZYUf2djuXMudRv",
-	"xjuRhRtul4v0fkR6WduKjZSZ5aRUkmE31k4hLrSROVmRfT1T8hNPUMFcqhsNhXCLJNkJK1OK6lXckaXV",
-	"ifb6/cP+oL93MTjoD/sHv0dOCVsNrONsc6NU35qBuzNi6dZL9aXAHbcFkNu2273zDIxMjesQPrw/7aKI",
-	"ZWIXgIgxLGsVLS1h4XrmkVUPIrsnWE932yVRdhM7Gcd0+ciX1XW1Z7qsgGe5FFNSWANkRn6HcqZuYT0t",
-	"oWp9Uh1LLIU2TPhyKDuc9y+EPwC+0uqxlviVij3gqzUiU2j4Sq+73W71z7UXEppF3pHXFHxd84bwlVyk",
-	"72fm2zpqqgmtyrMrXzVjSiN0HorjG/ZrxfsYAA9t+J2W4P043R+YVoEVYHVeHuMOieWuongSU78UE3Pr",
-	"s6xnc3XUjvmwgpZSgUGVc8GMVL70OqHzeGpO5dbNZfNMP5KPLQbryu/b7ZXQLYnx1drokHNCuLZ7Xg54",
-	"j72sU5AEr5mAwQHkXBQWUfq6lBpujTMZ39jerbXiW0ZY9xZ2IodD8hfuQpZtvHFJoqk2AYW4ER5joHZI",
-	"4WtrkXuTC+bq2Gr7asc/IIcdetiQlNseGdSWIvk1wrTJzVOpsfJ7ZQXttql/vfuGxrqtPuRuhvcO9Ssa",
-	"5HqZxsOh9bl25bsrG/YvK+5q07MhAP+MNUGW1zm+gRE/xgYjdAXEDlG7LdJcC3ffAxEsd3B9xbeX+nZp",
-	"cA3smm66fd28eFIN7qHDPpwf/0LAeywW4P70Gya5iUbBuHU6JMQ2kEHLU/nAR8/ZbIYOW1sdeFpY5Ss6",
-	"XMBrGUIUZ9wljHyEofdpuzGR3yKtCClOJOk5hGVZBpYkhE0/oeIT7nbPNbzrX1GnfLSmSB9/WnqTDG/5",
-	"dYZQSlNviDdW8f6e9VnuV1z+PByKTznSXzplg4psVLmuzsoayST4tIsi4Uys7hI5SHWnJVDM9Su5YN+w",
-	"UrhFxKQ2liQaOlFJhYtP0hWydzldfylflEiLogRPDW9nGBtMug7ad21koKIQer3ejisZj2OcUQWeSIBP",
-	"hVSYhJDxGwepq5XIKVjauGKQUKkgFQIuiF6ZFbEA2Hjsj4r+c/rqlTZKoXtZ+/v8OUTb7nZw7Ye5vyKR",
-	"zFQ0cvglLp6xuJbhuK8MzsdlLoC0VMslRHkJXx/uChtt+DqHnCsllQV6PRhvWKyVVwiUYHLXjZ3YdWmp",
-	"pRyoqmoF6O3e0MI87aW9sl0vwU+b7FOkKOjSh5ArIsAMsCxz+QclbXjnClvrYnIX37xhm1Qh7vggyGV2",
-	"HK/PdFgL5MubKCUC5TaChg5zBWOuWsxBjdqEpHL8CXSxkzU1tmqQEIchxZ6NG4w7vSpL5yLfO3RuKVch",
-	"9mqKDanPfVoGuCiTIEWGz2rVbjlbWLSGa2VvLbG4UyyZOnTIo5HNeE3nlkDCJxOk42sio3ca9w3W5uSs",
-	"zBqDbdvzvEEqs0SDC5SqEg858bjSst3A+iVbp8chuDqn0BeAhOAKD0hOhCDLypCOVC6y2QlhddAMnWMb",
-	"xkrlyjltKFy7F7FDhnfHOTV0mkehIWw5v90pXe7dlX89WJ0bhHDH+WhI0rxg0xDGjrA13jIEtYhhQnJw",
-	"iYjtJaq0N9Hlq+vCNM9uRpbqQX8A6xe2yv3ecuAXSg+ilVDIx7VdYbMEV+m90BLeKtnyEpxvTxEmvnLW",
-	"cnrsEj4FVSSWky/TGHsHB7VT21d0U4SaV7dIOhZdbODZHZ+oeMNzXn58wN0RBi5mBXn1sYOUlO2hdAl0",
-	"BmF/+CI8+OHQHeruhM3b7qFz4k7GHy5+6r4IbaxSrlWqNXfpEm9QNqoz3Ke0BK1zvJ0xkVBOQKA23AXD",
-	"CeKsjHUGh5DhJ8zIiVVA3CsnrHuheoRUOcRq36TkgrvkWrpAWRjNE4eorAN75mzZ+g2XimQT43NfdQ/s",
-	"F74FcrSBNzyec7U+DUhIzNid2iuA7goQ2vMJGnrgYk334EgmPqz1D/xlkMaz8mLK2kN/V6TxdLc2QgTM",
-	"Z2fX7tiFFT6sEnA8qT630Xpfhs6dMh6j0Fg7NxrPWJxid6/X3zg5ms/nPUave1JNd31fvfvm9Ojk7PyE",
-	"+izDwHCT1U+gKoc9fncahIFfNMEoGPT6roecoWAzHoyC/V6/t+8ufKV0flgdG7gjROsdNg8TyWuQuldX",
-	"LZpHVQSSuIGUaZfA1kUcIyYajJS9gFhwTU+TkiC+aXy2ovY9gb3+8K5vifhRtp6bCTl/miuhw35/W7+K",
-	"/93axxCoy/79XVbX2qnH8P4e1f3lZRgcPISr5l0cOkwu8pypRaWNtQ+TbD2KDMLAsKkORh9r3x25WobB",
-	"tO0LMGMPATZKxqtDJ7erOycA3IxAYZVYrFIc1fWaS1G6z7BRwN+OLzZvUdePei7F3Vex3RJuWu5rNHeY",
-	"bf97XRDecg+m5cZw4xM7W9RH6M672f9dGA9fGK/R/OlVUf9Q0sd2ZlZNdv1NvGV4b8s3tUtU9zaufZjm",
-	"wa2bHwJaXoXBrGhZ4O/RHSiDeYAhrnbRCgRpQpBnFRy4FN4VVHF3dYrrTrpc1DJni7bl+a5oLM814bes",
-	"HJf5eHt80Dhy67z/6QgGLw6HO6+qUz7ix3+hqbetpKSWvwm2fHupvRasjbnqqyqrzBoTZfgep1L7i0zb",
-	"E21lCHsf23cldrbNY3/vgdPwMq6llY7eH+3vQef05ORkpy73Rwq7LQH256W+hd0j6BwxbdhUyIx/b67j",
-	"J2K7ezjcPfvt7cl3ZdclFL8bx+c/j7uD78egTtngu/K2dmD6p7lzXxx7OH9XriIRtflRJou/AmA0vxS2",
-	"bEc5Le6q4en5/0TEMRwc3N+h9cMy3whXbK/Bg3is3/tvopzzP41y6rWptNGWVakfr6z5OojftgVnMmYZ",
-	"NOvqFHSinN0gqIJK6mZVUWAjYB7t7g72frARbm8wetF/sU8QxXP35duqLHttn1RcXi3/fwAAAP//",
+	"7Hz/b9s48ui/QugdULsnf42TbRw8HLxJtg02TYsm3Ttsk7eipbHFi0T6SCqO2/p/f+CQkiVbdpJusu99",
+	"gPuhaCyRw+HMcL5xRt+8UKQzwYFr5Q2/eTHQCCT++a/jRGTRJ/hPBkqfReZRBCqUbKaZ4N7Qu4qBsIiI",
+	"CdExEGkH+oQmShDGCeUEpBTylSJBASVoe75nhjIJkTfUMgPfU2EMKTULzKjWIA3w//Ol2zoctX65+dY7",
+	"WP7N8z29mIE39JSWjE+95XLpezMqaQra4ftzFt6CrkdzjO9eKcJpCqSxR7QgB3skEXOQIVVAEjALK59E",
+	"bMq0+V9oRSiPSLyYxcBV0yDODLwZ1bHnewaSN/Qs5J2bSun9OfCpjr3hwZ7vpYznP/f8yo5p62u3dXjj",
+	"/m+3bl7nj+oI4HvnbALhIkzArEKTRMxP05le/EaTDHI0qrS4hARCrZBhST6bqGwsQYlMhnBEZhIUcI17",
+	"BwOONIJ/FGODFR3+k4FcrAhRDHksLbp1W7JCdyy4Bq4vY9rfP6jn6Ip1MdyTy3ejVn//YE0WyVhEC9IQ",
+	"E5RF3As+0UI0jwjTJM3MICCKTTlEZmdwT9OZIagHe+NuOBj0D99Mwl7YGxzSyXgyCN8cHh5Mxof9Qf8n",
+	"CoMeDA4Gh+PDvUFIB4f7h4e98U9v9vvjN/v7OZnsiVrR6V8t3GLL7bHlNvmEU0Fbk5tvB4NlvVBYCp5Q",
+	"DfWEy2mjWQo++Xx17JNgsVgs0jSKruI4TZX6PXiQOv1u/6C71xtc9fa7h/2D3x/aLeLzhD3efHuzvLJ/",
+	"HCx/33L+JaiZ4Ars8ae5rjK/QktdPBizWcJCakjQuU8T82i17N8kTLyh9786KzXYsW9V59RoL7tSlYzB",
+	"e5pMhEwh+tf784A0qBOrmGrCFOFCE0ruaMIiUhzRY8EnbJpJxMMnQpJYKM0SaPrXPDjjOHwkp1kKXCNM",
+	"mSWA0qxA3rHQcG6SKVA+oWRMI1JoPwSGdEdYo0zHQrKvuNI7fF7gG/gkqB6xd6P+/sF7plKqw9i8dqic",
+	"sCkoROSaB7msvj/ZD8xqwX2Lpl9bYQzhrcrS1utgbfMRzm76JPiZrkAJDvm4a24Gmt0Z0r1STQTr1nZ8",
+	"DEjDLaSi29ViNJkKyXScBmTOdCwyTZhW1zwfkNOifc09v2LQnCw68C1r0+okwE3qrJtAlIVfhByzKAL+",
+	"8nI2CkNQ6gQ4gyggDS4MlSgnjBswCWh7OKnOJKBMUXILC4IKT+gYJKFhKDJuKE25Ifc1z01hc8Vru8yv",
+	"sDhDAbnMQZ4IUBdCv0fRQAY5UlyxFK6EuLyFOUTBSxH6jBuNQBNLnxcndmW5YEgkaLkgCdUg2y+yvwuh",
+	"fxEZj15+axfiMgtj6yAFKCjuUb16CsgEZcmKSnHKBIcXI8SZEWej+uAvIUd5vWBYaGuwz4iOmSrUbiTA",
+	"qjWVzWZCah+dyMi4uEZ/paAUnb4QZUrnTWR/gWGrrhcMN72piEVWx0vJ7gBlwxHC0AuMty+BRuheiEwf",
+	"EQU8Mt4EnVLGX4ZKnzm9oyyhY+sJvyyJLq1YlNZ0ZLL7JyFF0yaBhrExTCSimo6pgiOnUejE2Ozgk/nR",
+	"GpkfAVEQCh6pNfKUhmz6cpd2iolk5pQZR20iJBAtF4xPV9Te4YozztIs9Ya9wrliXMMUpPUjn4s37thA",
+	"9B4iRq9wpZfX5VV/ali4GrmPEqytGryEaC5zeiPI0VhIfVaY7vdZotmMSv15lgiK4GkUMYMQTT5KMQOp",
+	"mfFtJzRRG5HcP2Oo+AFpDo1kCE4RKoHQMVLe7G1WgvjNO6ELhYJ1xplm1ALdTW0zxbNudy5SX2rh3BTy",
+	"JMb/htAEx/etqWi5h0Wg2H6AIKVpLZYaGXKBQuwNvSnTcTZuhyLt0BlTmoa3qz+mwDureNTgXB8PjTi5",
+	"V8OIajAaD5UZhor3RjSYjZHIV8HhqHzC3f4VSVnE2TTWJopCEq/HMINly/7RX/1x1fjS7d3gr+/9L93W",
+	"3k1zmL8r/mhcX7fx7783/9H4/fuXv7duNsY0a6IiHxlSs1EyE4ppo7F5lo5NzDAhEV2gxjGhAdX2+O/1",
+	"Pd8E6VYz9HuDnwZv9g4GP/k71YXvFT7aE0R4xIkVkJbSQtIp2HwRiUSIp3ZTao9FBI9SCjhw6XvvrXHe",
+	"JMg/Xbgyl4JPfUxXGUulgYdoyjfo+kAezNnIV4qwyCdUGYjBpg4JtsC2yZdtoO3bii2mUSRBKYh8orIw",
+	"NisGnVkstFB1a6ydWiTPijrl3dUdXquTXUSfK13H85wlm3jnyb9QREhS4EZ6vnjloMbzvV3hqmeCgPUQ",
+	"xfO92gjFq7hLRXjibXhRvrdpw7311FMlLja0KoX8JbScgVk9yXMQG16tebDywouf9R74Cp4Nnj3fKwJp",
+	"ZJyORXQh9ChJxNzRqRws3dRI2ZaVnnhmV6nUVf5QZgmoNjmBCeMQkfGCBGoGoeq4c73Sxe17FQVWmb4V",
+	"xKCIuYApcJBUQ0QmUqQ2R2DPM2lUdHkT05JIGByObo7ShGkbhFbVxafMOoRMQ6oe0hsFeXDWErXgmZ3Y",
+	"63a7qADz3wV1qZR0URyR5fo5Q1CPNodbReGZzOD6Sd66nnmvZtQoJC/WejbsdNRem6b0q+B0rnC1SISd",
+	"frd70Orutbq9TjUffXo/Yz8kXqf3NNTJwoSaxkIZY+YTY7tNzIpQIfqAVDwBdBmovAVJGqXwzKjE/W4P",
+	"89QpvS8v2UMmrj1Z94s0POwIaSib2oedJt/birsB4CRhLEQClCMpnygxJYI/p9dUPRNPY+UHbhXDEQZB",
+	"YcySSKLLSihfECEjkD7BIIlqkgqliXC2t8qRh73mXfR/YHbOmUc5wHXUXvreLyxxAdqj1YubsvS9s5NN",
+	"4/mZs/9kldA6LB9QJ9j5NUp/f79G2V8IHmZSAte/gVRM8Mdvc9fUOshXknLFfghyaerS9z5KmLD7h4DY",
+	"I/QrLNzwpe9daqozFJbcxzjlxqgbu3jClP2zziQ+HvUypmtK3q3+dDWPh+rFjuuIRx9mxqo+2S//zZhX",
+	"n1R0KmnkOrV6Oi03LtlXeCuBapBXMeWPY6GZZJiw+nUOSj19/g+LzRWdPto7MGOXu8z+D/C+zKEXE4OV",
+	"dnqKl1doZCAzCRELqYYjIniyIJZ+JnYqhKPe1K6pcR49SUWWiVMRkv+xcvageP2YFDkGP6cAXcAc5Iay",
+	"rk0rrLIJd26UT3pEC9LrdnfnFnrOp96RVHjAiD01W8YLcAWyBNAv29RrO0iw08JtmVbZzOP9xjVLswbi",
+	"0RZnFx2fVW52uwYvZIL+ClZtinEuuN06wb20ce9xQtWDeFTGPsDxNcg/LgAlxjynAKwrvxqFcQsLY1Im",
+	"7N4vHP9etz8gYUwlDTVItebgmrc1vltJOdcso9hXMLHGeKFhI8l5MHgyBzfgu4xlaAbkZUczKbQIRVLO",
+	"dr09Hx2fnX4yrLsaXZyMPp38cTbyfO/DxenvHy5O7Y+zi6vT8/Ozt6cXV39cnZ1+Ort4a1zX09OPf4w+",
+	"Hb87++3U83NIf5x92vRltzG+so3n5LSzaT+S7SWaTjdP8a+wWKsP6/XfVIrlejVC4ErdvlUDooOH8p9m",
+	"sXzyow+R2fKzkvCvUI4/ks/4f6Xsfky3vYgqW/qegjCTTC8uDeqWmGEismiwqQ6C4/MPn08GrXfvR8ct",
+	"mzkmxxIi4JrR5H9fZ93uXmgUH4vwb+jYR3nZXeWhhCkT3D1Sex276B95ee01v8RyPJspVw74qhoSc3fk",
+	"3wIzsXihdWRh+aTImrtJMdzbV8Fw9Y44C0EG19zehzkaueJZRRoK7F1EiQiEjsUduJKr2kLASpp/dUFB",
+	"Z8wcRqQ44xORXw3TUJcylTkOnu9lMnFZSTXsdHYx1du4Fr6qVL1WkipYM+Vy235e2jFnESQLkimI1m+q",
+	"clU/vObBx89XgU+Ct6dXAaang5PT89OrU9L5ZuEtS+WzvqumtKypEZygfc2v+QmEzDqothRlBiGREAoZ",
+	"KTKPQVYLA8uMUHShyLWHyiEWc37tDQ3A1+T165G9M2J82n79mnykOiZKLxLwSeCyvN9iofSyHm9MvDOp",
+	"M5q0zLBrTjamu3ntb1aIl+1vkUgp48tOCRRprFWLTFGAeGQg2vFHJMi5aAeSVk75lh0RNH0yj1kYVy9m",
+	"55JpwJoIc+oLFPPiCCkybbZPrqri+0oRhZWtZkaQC9eO7dRQyG7LlUwZz0PomMwSGoJqGrDMFcZQW32t",
+	"aJqPtugUhXwkFCY8qV73KbydtGUMjgsGqGEEXjW+E0pb6UNHxPA23zMSxezaSoG9f1J+HgNhtQiPjGOm",
+	"Xr/GqoEQQ2wDSopsaklMo5RxMvp4RhpBca/TbrcDc+gJGRWoVkrH8CanKKCCe2b2wtXc7G/QHZBqZZrD",
+	"cGRrFpWR0tM7kIscGpak4wOjTMeQCD5FZlNeFDo2Ksi+UshR99Kc0ggmNEt0YI4RhoRgODNld8CtjBv8",
+	"cREdG9KkNCrEx4FBmLgXiJptYn1aGmpFBMdkt5gX+LxSDnmF2ZMhoQWhnCIYL/JiTQN2NQ2BFqTaI9Vi",
+	"UCP9VBs8kTsCUyVYWWz2EMaUTy3RzSZ8hKxy/yvXYTn0glti7hBSIgVDGUgUtInljtP+Rj6miRjTxCdK",
+	"EGpA72A2U2s8JvNYINpU3SrH8JXxmTCptOF79UQwRbC61+jhfMuu7KaQ+ZiqGFFAjtdX2QckgjChElTB",
+	"Ur7Ivfe8OsicUru3Va28AzuhLFGEaRIK5boonOrhAue7HJnG4hy1Aosnv1HEO+Q9+9l39dyo9jKOI1Am",
+	"i2pr69AGVqWnQrrbzxiSyAi9NcG4nQh3v05NQ8cau05qzfqQFHXVSMAay+SjTIYxZZwoTaVRKs6OXXt2",
+	"/LVH/k4UhBLrTFUoZlal/rC/Exh3w1q5QO0FyJc1U6yFSAwmOZM0vTVySsJMaZGiFJnXMynuWASSzIW8",
+	"VSTj9pBETb8QpaDcrRAYWI2g3+0edHvd/lVvvzvo7v8eWCZsFbCGlc2NlhQjBrY3ysAtt6QIDk1rAlBt",
+	"G3NvNQNFUWPKJ58/nbWAhyIyB4CH4Oc1uQYWN+564jyrNgmMTTCa7r6FpGxFZjMW6fyRK75rKYd03ulB",
+	"U8GnyLCKkxk4C+UKHEU6wyNUnE+sdgkFV5pyVzRllnP6Bf0PQr7j6TGS+B1LQsh3I0Q6U+Q7vm61WsU/",
+	"O54LUm1mCBynyPc1bUi+o4p08/R820SFtc9FG0Khq2ZUKiCNx/rxFfk15H2KA0/q/Hc8gg/76e7CtAis",
+	"CBT35SE0kSy7mj+QTN2cTNSez7zqzfYLWOT9wrUUkmiQKeNUC+laDCK8j8fh2FZQPTav1BPx2CKwts2k",
+	"Xl7Ru0UyHq2tTlKGHq6ZnuYLPiAv6xCwjNZsrLdPUsYz41G6upSS3xomIrw1s2t7IrassK4tzEYOBqgv",
+	"bOOhGbzRDFRlGycZv+XOxwBlPYXvtc0cVSyorXYr2dWGe4AK23duQ5SbPRSoLc0ga4DRyM1joaDQe3md",
+	"7batf9/dibQuq4/pQXLaodyKhKqXKjgYGJ1rTr5tTTK/DLkLo2dCAPYVSoTM25Z+ABG3xgYi2Opklih1",
+	"RVXPwu5+J05T666v8HZU304NpggdY0fn980Gq2Jx5zrskcuTX9HxHvEFsT+dwUQ1UWmMMEoHiVjnZODx",
+	"lC7wUXM6m4H1rQ0PHCwo8hUNxslb4ZMgTJhNGLkIQ+2hudGBM5GGhBgnIvWsh2VQJjSK0De9A8kmzFrP",
+	"NX/XvcJJ6XCNkS7+NPAmCdyzcQIkp6baIG8ow72+0Vn2rzD/82DA71LAXyqmvQJsUKiuxkoaUSTYtAU8",
+	"YpSveuasS7VTEjDm+oAq2A0sGG48YmQbjSJFGkEOhfE7YcvdWwzbvPIXuaeFUYKDBvczCDVELevat0xk",
+	"IAOftNvtpi0sD0OYYQUejwibciEh8knCbq1LXZxEhsHSRitNhKWCWAi4QHh5VsQ4wNr5/iDxP8uvdi6j",
+	"GLrnFcKvX5NgWw8TU26ZhysSUUx5JYef+8UzGpYyHA+Vwbm4zAaQBmp+hDAv4arIbWGjCV/nJGVSCmkc",
+	"vTYZbUisoZdPMMFk2+ot2VUuqTkdsKpq5dAb21CDPNrSdj6uHcHdJvoYKXJsbuJiBYRQTWiSuH4gYcI7",
+	"W9haJpNt8HSCrWMJ0HRBkM3sWFxfKb8UyOcdV7kHykwETRrUFozZajHrapQ2JKTFj4ONnYyo0dWACDH0",
+	"MfasdOo220WWzka+O3huIBch9mqLFarPXVqGMJ4nQbIEXpWq3VK6MN4arJW91cTilrEo6qSBGg1lxnE6",
+	"NQAiNpkAXl8jGNWsdCWs7clKmREGM7btcCOxSCJFbKBUlHiIifMrDdoVXz9H6+zEJ7bOyXcFID6xhQdI",
+	"J/Qg88qQhpA2smn6ZHXRTBonJowV0pZzmlC41D3RRMHbcU9NGtWrUJ9sub9t5ip3d+Vfm6zuDXyy437U",
+	"R2pe0alPRhawEd48BDUewwTpYBMR20tU0TZhk+E409W7m6GBut/tkfXGxNzeGwzcQWmTYEUU1HF1rZoG",
+	"4Cq95xvAWymbN3u68RhhwpGVlrMTm/DJsCIx33yexujv75dubY+wnwSHF70mDeNdbPizTZeoOGcpyz+y",
+	"YXvhCeOzDLX6yLqUmO3BdAlp9Pzu4I2//9OBvdRt+tWvOvhWiVsaf776pfXGN7FKflax1tymS5xAmahO",
+	"M5fS4njO4X5GeYQ5AQ5KMxsMRwCzPNbpHZAE7iBBJVY44o45flkLlSOkQiEWdhOTC7aZO1eBItOKRdaj",
+	"MgrslZVlozdsKtI2Dq5rYHfwjSOHBryi8ayqdWlA9MS0sdSOAdgrgN6eS9DgAxtr2gfHInJhrXvgWkYq",
+	"z/L2lbWHrqOk8rRTWiEg1GVn1zrx/MI/LBJwLCo+K1PbVYP3TgkLgSso3RuNZjSModVvdzdujubzeZvi",
+	"67aQ046bqzrnZ8enF5enOGfpe5rppHwDVSjs0cczz/fcofGGXq/dtTPEDDidMW/o7bW77T3bFhbj/WFx",
+	"bWCvEI122LxMRK2B7F61WlSvqtBJYprEVNkEtsrCEAB7QUXbQxTs0LMoBwjnlc+zlL6b0e8Odn0zx62y",
+	"9d6Mi/nLNPUOut1t8wr8O6WPfuCUvYenrD7fgDMGD88o+vRxwpuHJ6z1Gy19b/8xm6m28OCsR+yn3MSE",
+	"99ZZmlK5KBi/9q2frbeenu9pOlXe8EvpUz43S9+b1n1UaeS8jY3q9OJ+yzoQVt8QpodEQpHDLLIpRSfP",
+	"Nc81tV/pFah3ZTY/TFC+Vbrmu79uYLVF9ZC8Bb3jhHSfq2N5S8tNTQtz5atVW9iHjqTT6P89g/9fnsG3",
+	"oP/0ASx/5uxLPSqrIR3XX7j0Hxx5XmoNe3Bw6bNSjx5d/YzX8sb3ZlmNLvkE9pqc6EfI/Mo3KFw7hX7x",
+	"ReHkXHOndYpsQnE3be/vbCw2p4s6TfAxq2iCNeLXHFKbz3l/sl+5SGx8+uWY9N4cDJpHxd0l4uO+r9be",
+	"VihTykp5W76cVl/hVodc8U2kVb6Q8jwpEcZCufas7enDPDB/CO1d6apt+9jrP3IbjsalZNnxp+O9Pmmc",
+	"nZ6eNst0fyKx69J6f57qW9A9Jo1jqjSdcpGw58Y6fCG0WweDzsVv70+fFV2bJn02jC/fjVq950NQxbT3",
+	"rLitXQP/aezs9wIfj9+NrbMEpX8W0eKv8GWqX51Z1jtUNeqqounZf52bRzs3g97+Y9yUmm/x/AnPqPeo",
+	"rZU/gvDnHarLP+1QlYt70abnZb1fbsxJsYFLnbVPREgTUi1MlKQRpPQWiMywJnFWVFVWMg7DTqfX/6nd",
+	"bXfbveGb7ps99IYcdt9+rEy1Xfft1eXN8v8GAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

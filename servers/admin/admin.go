@@ -161,6 +161,7 @@ func (e *apiError) HTTPStatus() int { return e.Status }
 var failureNames = apiserver.FailureNames[adminapi.ErrorError]{
 	Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
 	UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
+	Timeout: adminapi.ErrorErrorRequestTimeout,
 }
 
 // errorHandler renders every error as the admin API's body; anything
@@ -174,6 +175,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			return &apiError{status, name, vf.Message}
 		},
 		Domain: fromStore,
+		Unavailable: func() *apiError {
+			return &apiError{http.StatusServiceUnavailable, adminapi.ErrorErrorUnavailable, apiserver.UnavailableMessage}
+		},
 		Echo: func(he *echo.HTTPError) (*apiError, bool) {
 			return &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
 		},

@@ -13,6 +13,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 )
 
 // authState is what resolveAuth learned about a request's API key; the spec's
@@ -50,6 +53,9 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 	hash := hashKey(key)
 	acct, stored, err := s.apiKey(r.Context(), hash)
 	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
+		if apiserver.Unavailable(err) {
+			return &authState{err: newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)}
+		}
 		s.logger.ErrorContext(r.Context(), "fax: look up api key", "err", err)
 		return &authState{err: errInternal()}
 	}

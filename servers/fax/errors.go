@@ -76,6 +76,8 @@ var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeUnsupportedMediaType: "Unsupported Media Type",
 	faxapi.ErrorCodeMethodNotAllowed:     "Method Not Allowed",
 	faxapi.ErrorCodeInternalError:        "Internal Error",
+	faxapi.ErrorCodeRequestTimeout:       "Request Timeout",
+	faxapi.ErrorCodeServiceUnavailable:   "Service Unavailable",
 }
 
 // HTTPStatus is the status e is answered with.
@@ -87,6 +89,9 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
 		API: "fax", Logger: logger,
 		Failure: fromValidation, Echo: fromEcho, Internal: errInternal, Render: render,
+		Unavailable: func() *apiError {
+			return newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)
+		},
 	})
 }
 
@@ -131,6 +136,7 @@ var failureNames = apiserver.FailureNames[faxapi.ErrorCode]{
 	Invalid: faxapi.ErrorCodeInvalidParameter, InvalidStatus: http.StatusUnprocessableEntity,
 	Unauthenticated: faxapi.ErrorCodeAuthenticationFailed, UnsupportedMediaType: faxapi.ErrorCodeUnsupportedMediaType,
 	NotFound: faxapi.ErrorCodeNotFound, MethodNotAllowed: faxapi.ErrorCodeMethodNotAllowed, TooLarge: faxapi.ErrorCodeRequestTooLarge,
+	Timeout: faxapi.ErrorCodeRequestTimeout,
 }
 
 // missingProperty matches kin-openapi's reasons that name a property at the

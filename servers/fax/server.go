@@ -304,6 +304,11 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 	if !httpURL(body.MediaUrl) {
 		problems = append(problems, invalidField("/media_url", "media_url must be an absolute http or https URL"))
 	}
+	problems = append(problems, s.destinationProblems(ctx, []fieldURL{
+		{"media_url", "/media_url", &body.MediaUrl},
+		{"webhook_url", "/webhook_url", body.WebhookUrl},
+		{"webhook_failover_url", "/webhook_failover_url", body.WebhookFailoverUrl},
+	})...)
 	app, err := s.application(ctx, acct, body.ConnectionId)
 	switch {
 	case errors.Is(err, storeerr.ErrNotFound):
@@ -522,6 +527,12 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxapi.CreateFaxA
 	if b.WebhookFailoverUrl != nil {
 		a.WebhookFailoverURL = *b.WebhookFailoverUrl
 	}
+	if problems := s.destinationProblems(ctx, []fieldURL{
+		{"webhook_url", "/webhook_url", &b.WebhookUrl},
+		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
+	}); len(problems) > 0 {
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+	}
 	if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
 		return nil, err
 	}
@@ -555,6 +566,12 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxA
 	}
 	if b.WebhookFailoverUrl != nil {
 		a.WebhookFailoverURL = *b.WebhookFailoverUrl
+	}
+	if problems := s.destinationProblems(ctx, []fieldURL{
+		{"webhook_url", "/webhook_url", b.WebhookUrl},
+		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
+	}); len(problems) > 0 {
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
 	}
 	if b.OutboundVoiceProfileId != nil {
 		if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {

@@ -64,6 +64,9 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		API: "pam", Logger: logger,
 		Failure: fromValidation, Domain: fromQuota, Echo: fromEcho,
 		Internal: errUnknown,
+		Unavailable: func() *apiError {
+			return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "%s", apiserver.UnavailableMessage)
+		},
 		Render: func(c echo.Context, ae *apiError) error {
 			causes := ae.Causes
 			if causes == nil {

@@ -114,7 +114,7 @@ func TestIssueServiceToken_RefusesBadKeysAndBodies(t *testing.T) {
 		{"body not JSON", "acme", "application/json", `key_id=x&key_secret=y`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"body a JSON array", "acme", "application/json", `[1,2]`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"body a JSON string", "acme", "application/json", `"key"`, 415, pamapi.ErrorNameUnsupportedContentType},
-		{"duplicate key in body", "acme", "application/json", `{"key_id":"a","key_id":"b","key_secret":"c"}`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"duplicate key in body", "acme", "application/json", `{"key_id":"a","key_id":"b","key_secret":"c"}`, 400, pamapi.ErrorNameInvalidRequest},
 		{"wrong content type", "acme", "text/plain", `{"key_id":"` + key.KeyID + `","key_secret":"` + key.KeySecret + `"}`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"form content type", "acme", "application/x-www-form-urlencoded", `key_id=x&key_secret=y`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"missing key_secret", "acme", "application/json", `{"key_id":"x"}`, 400, pamapi.ErrorNameInvalidRequest},

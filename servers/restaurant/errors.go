@@ -58,8 +58,10 @@ var errorCodes = map[restaurantapi.ErrorKey]int{
 	restaurantapi.ErrorKeyMETHODNOTALLOWED:            10021,
 	restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE:        10022,
 	restaurantapi.ErrorKeyREQUESTTOOLARGE:             10023,
+	restaurantapi.ErrorKeyREQUESTTIMEOUT:              10024,
 	restaurantapi.ErrorKeyRATELIMITED:                 10029,
 	restaurantapi.ErrorKeyINTERNALERROR:               10050,
+	restaurantapi.ErrorKeySERVICEUNAVAILABLE:          10053,
 }
 
 // HTTPStatus is the status e is answered with.
@@ -72,6 +74,9 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
 		API: "restaurant", Logger: logger,
 		Failure: fromValidation, Echo: fromEcho, Render: render,
+		Unavailable: func() *apiError {
+			return newError(http.StatusServiceUnavailable, restaurantapi.ErrorKeySERVICEUNAVAILABLE, "%s", apiserver.UnavailableMessage)
+		},
 		Internal: func() *apiError {
 			return newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR, "an unexpected error occurred; retry later")
 		},
@@ -117,6 +122,7 @@ var failureNames = apiserver.FailureNames[restaurantapi.ErrorKey]{
 	Invalid: restaurantapi.ErrorKeyINVALIDREQUEST, Unauthenticated: restaurantapi.ErrorKeyAUTHENTICATIONREQUIRED,
 	UnsupportedMediaType: restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE, NotFound: restaurantapi.ErrorKeyNOTFOUND,
 	MethodNotAllowed: restaurantapi.ErrorKeyMETHODNOTALLOWED, TooLarge: restaurantapi.ErrorKeyREQUESTTOOLARGE,
+	Timeout: restaurantapi.ErrorKeyREQUESTTIMEOUT,
 }
 
 // fromValidation maps a refused request onto the API's errors. The restaurant

@@ -52,6 +52,9 @@ func storageErrors(logger *slog.Logger) apiserver.Errors[*apiError] {
 			return e, e != nil
 		},
 		Echo: fromEcho, Internal: errInternal,
+		Unavailable: func() *apiError {
+			return newError(http.StatusServiceUnavailable, storageapi.ErrorCodeServiceUnavailable, "", "%s", apiserver.UnavailableMessage)
+		},
 		Render: func(c echo.Context, ae *apiError) error { return render(c, ae, logger) },
 	}
 }
@@ -111,6 +114,9 @@ func fromDomain(err error) *apiError {
 	if errors.As(err, &le) {
 		return &apiError{Status: le.Status, Code: storageapi.ErrorCode(le.Code), Message: le.Message}
 	}
+	if errors.Is(err, apiserver.ErrBodyTimeout) {
+		return newError(http.StatusRequestTimeout, storageapi.ErrorCodeRequestTimeout, "", "%s", apiserver.BodyTimeoutMessage)
+	}
 	return nil
 }
 
@@ -137,6 +143,8 @@ func fromValidation(vf *validation.Failure) *apiError {
 		return newError(http.StatusForbidden, storageapi.ErrorCodeAccessDenied, "", "access denied: %s", vf.Message)
 	case validation.KindTooLarge:
 		return fromDomain(lifecycledoc.TooLarge())
+	case validation.KindTimeout:
+		return newError(http.StatusRequestTimeout, storageapi.ErrorCodeRequestTimeout, "", "%s", apiserver.BodyTimeoutMessage)
 	case validation.KindNotFound:
 		return notImplemented()
 	case validation.KindMethodNotAllowed:

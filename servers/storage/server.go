@@ -56,6 +56,10 @@ type Config struct {
 	MasterKey []byte
 	// Settings are the server's knobs (0: their defaults).
 	Settings
+	// DocumentBudget is how many bytes of signed request bodies the server
+	// reads, checks and decodes at once (see documentBudget); 0 means
+	// DefaultDocumentBudget.
+	DocumentBudget int64
 }
 
 // Server is the storage API.
@@ -68,6 +72,8 @@ type Server struct {
 	// keys caches access keys' secrets (unsealed) and accounts, dropped when
 	// a key is deleted (store.revoked).
 	keys *cache.Cache[accessKey]
+	// documents bounds the request bodies read, validated and decoded at once.
+	documents *documentBudget
 }
 
 var _ storageapi.StrictServerInterface = (*Server)(nil)
@@ -90,7 +96,7 @@ func New(cfg Config) (*Server, error) {
 	// revocations and after every commit another replica makes (Follow),
 	// and bypassed while this replica cannot hear those.
 	s := &Server{cfg: cfg, store: &store{db: db, box: box}, clock: cfg.Clock, logger: cfg.Logger,
-		keys: cache.New[accessKey](keyCacheSize, keyCacheTTL)}
+		keys: cache.New[accessKey](keyCacheSize, keyCacheTTL), documents: newDocumentBudget(cfg.DocumentBudget)}
 	s.store.revoked = s.keys.Invalidate
 	db.Follow(s.keys)
 	s.verifier = sigv4.Verifier{

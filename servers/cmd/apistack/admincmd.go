@@ -113,7 +113,7 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	token := fs.String("admin-token", "", "admin API token")
 	dataDir := fs.String("data-dir", "data", "where demo-credentials.json is")
 	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "admin", args); err != nil {
 		return err
 	}
 	if err := flagDefaults(fs); err != nil {

@@ -42,7 +42,10 @@ func exitStatus(err error, stderr io.Writer) int {
 		return 1
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, "apistack:", err)
+		// One line: an error of several (a driver's, one per address
+		// tried) is joined with semicolons.
+		msg := strings.Join(strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' }), "; ")
+		fmt.Fprintln(stderr, "apistack:", strings.Join(strings.Fields(msg), " "))
 	}
 	return 2
 }
@@ -90,4 +93,25 @@ func flagDefaults(fs *flag.FlagSet) error {
 		}
 	})
 	return err
+}
+
+// parseFlags parses args into fs. A bad flag or value is one line, the
+// flag package's message and a pointer to command's -h, rather than the
+// whole usage; -h and --help print the usage (fs.Usage) and return
+// flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, command string, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return fmt.Errorf("%w (see apistack %s -h)", err, command)
+	}
+	return nil
 }

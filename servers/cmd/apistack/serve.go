@@ -52,6 +52,8 @@ type serveConfig struct {
 	Conn              connLimits
 	// APIs are the knobs of every API (--pam-*, --fax-*, ...).
 	APIs stack.Settings
+	// Destinations are the fax destinations allowed by name (--fax-allow-destination).
+	Destinations destinationFlags
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -81,11 +83,12 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.BoolVar(&c.SQLiteFullSync, "sqlite-full-sync", false, "flush every SQLite commit to the disk (durable against power loss; default: durable against a crash of the process, much faster writes)")
 	registerConnFlags(fs, &c.Conn)
 	c.APIs.RegisterFlags(fs)
+	registerDestinationFlags(fs, &c.Destinations)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "serve", args); err != nil {
 		return c, err
 	}
 	if err := flagDefaults(fs); err != nil {
@@ -224,7 +227,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.AdminToken != "" {
 		operatorToken = append(operatorToken, c.AdminToken)
 	}
-	if c.AdminToken == "" && c.Demo && previous.Admin != nil {
+	// The token of demo-credentials.json is kept across restarts, with or
+	// without --demo, as --admin-token's help says.
+	reusedToken := c.AdminToken == "" && previous.Admin != nil && previous.Admin.Token != ""
+	if reusedToken {
 		c.AdminToken = previous.Admin.Token
 	}
 	generatedToken := c.AdminToken == ""
@@ -244,14 +250,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// databases are opened and migrated and the servers built, then 200
 	// while the databases answer, and 503 again once shutdown starts.
 	var dbs []*sql.DB // read only once readiness has started
-	readiness := apiserver.NewReadiness(func(ctx context.Context) error {
-		for _, db := range dbs {
-			if err := db.PingContext(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	readiness := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return dbs }, c.Database != ""))
 	var listeners []listener
 	defer func() {
 		for _, l := range listeners {
@@ -273,6 +272,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer servers.close()
 
 	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, MaxConns: c.DatabaseMaxConns}
+	// A local stack (every port on loopback, no shared database) may call
+	// the developer's own services on loopback.
+	c.APIs.Fax.Destinations.AllowLoopback = localStack(listeners, c.Database)
+	c.APIs.Fax.Destinations.AllowHosts = c.Destinations.Allow
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, Logger: logger,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
@@ -341,11 +344,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
 	} else if generatedToken {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
+	} else if reusedToken {
+		fmt.Fprintf(stdout, "admin token: the one in %s\n", credsPath)
 	} else {
 		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
 	}
 
 	readiness.Start()
+	servers.announce()
 	return servers.wait(ctx, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
 }
 
@@ -384,14 +390,17 @@ type shutdownPlan struct {
 // runServers serves every listener, within limits, until ctx ends, then
 // shuts them all down gracefully, giving in-flight requests up to timeout.
 func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, plan shutdownPlan) error {
-	return startServing(ctx, logger, listeners, limits).wait(ctx, plan)
+	s := startServing(ctx, logger, listeners, limits)
+	s.announce()
+	return s.wait(ctx, plan)
 }
 
 // serving is the HTTP servers of the listeners, started by startServing.
 type serving struct {
-	logger  *slog.Logger
-	servers []*http.Server
-	errc    chan error
+	logger    *slog.Logger
+	servers   []*http.Server
+	errc      chan error
+	listeners []listener
 }
 
 // startServing serves every listener, within limits, until wait or close.
@@ -404,15 +413,22 @@ func startServing(ctx context.Context, logger *slog.Logger, listeners []listener
 	for _, l := range listeners {
 		srv := newHTTPServer(ctx, logger, l.handler, limits)
 		servers = append(servers, srv)
-		logger.Info("listening", "api", l.name, "url", l.baseURL())
-		ln := limitListener(l.ln, limits)
+		ln := limitListener(l.ln, limits, logger)
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("%s: %w", l.name, err)
 			}
 		}()
 	}
-	return &serving{logger: logger, servers: servers, errc: errc}
+	return &serving{logger: logger, servers: servers, errc: errc, listeners: listeners}
+}
+
+// announce logs the URL of every listener: once the APIs are built, so
+// that an error at start comes before any "listening" line.
+func (s *serving) announce() {
+	for _, l := range s.listeners {
+		s.logger.Info("listening", "api", l.name, "url", l.baseURL())
+	}
 }
 
 // close stops the servers at once (a start that failed).

@@ -38,7 +38,9 @@ func (s *syncBuffer) String() string {
 
 // startServe runs `apistack serve --demo` on free loopback ports until the
 // returned stop is called, and returns the credentials file it wrote.
-func startServe(t *testing.T, dataDir string) (creds map[string]map[string]string, stdout *syncBuffer, stop func() error) {
+// Extra arguments follow the test's own (a flag given twice takes its last
+// value).
+func startServe(t *testing.T, dataDir string, extra ...string) (creds map[string]map[string]string, stdout *syncBuffer, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
@@ -46,7 +48,7 @@ func startServe(t *testing.T, dataDir string) (creds map[string]map[string]strin
 	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
 		args = append(args, f, "127.0.0.1:0")
 	}
-	args = knownFlags(args)
+	args = append(knownFlags(args), extra...)
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, args, stdout, stderr) }()
 

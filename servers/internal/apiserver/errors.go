@@ -36,6 +36,10 @@ type Errors[E StatusError] struct {
 	// Echo maps echo's own errors (a route the router lacks, a body it could
 	// not bind); false leaves them an internal error.
 	Echo func(he *echo.HTTPError) (E, bool)
+	// Unavailable is the answer to an error of a database that cannot be
+	// reached or written (see Unavailable): a 503, which the handler sends
+	// with Retry-After. Nil leaves such errors internal.
+	Unavailable func() E
 	// Internal is the answer to anything unexpected: it carries no detail
 	// (the detail goes to the log, never to the caller).
 	Internal func() E
@@ -49,7 +53,7 @@ type Errors[E StatusError] struct {
 // error is logged with its detail and answered without it. Errors are
 // looked for in this order: the API's own (E, anywhere in the chain), a
 // validation.Failure, the API's domain errors, a cancelled context, echo's
-// own, anything else.
+// own, a database that cannot be reached, anything else.
 func ErrorHandler[E StatusError](api Errors[E]) echo.HTTPErrorHandler {
 	logger := api.Logger
 	if logger == nil {
@@ -64,6 +68,9 @@ func ErrorHandler[E StatusError](api Errors[E]) echo.HTTPErrorHandler {
 		if gone {
 			c.Response().WriteHeader(StatusClientClosedRequest)
 			return
+		}
+		if e.HTTPStatus() == http.StatusServiceUnavailable && c.Response().Header().Get("Retry-After") == "" {
+			c.Response().Header().Set("Retry-After", RetryAfterUnavailable)
 		}
 		if e.HTTPStatus() == http.StatusInternalServerError {
 			logger.ErrorContext(req.Context(), "internal error", "api", api.API, "path", req.URL.Path, "err", err)
@@ -99,6 +106,9 @@ func (api Errors[E]) Answer(err error, r *http.Request) (e E, gone bool) {
 			return ee, false
 		}
 	}
+	if api.Unavailable != nil && Unavailable(err) {
+		return api.Unavailable(), false
+	}
 	return api.Internal(), false
 }
 
@@ -116,10 +126,10 @@ func AuthError[E StatusError](vf *validation.Failure) (E, bool) {
 // FailureNames are an API's error names for the kinds of validation
 // failure. The statuses are the same for every API: 401 unauthenticated, 415
 // unsupported media type, 404 no such path, 405 method not allowed, 413 too
-// large, and InvalidStatus (0: 400) for a parameter or body that breaks the
-// schema. A zero name is Invalid's.
+// large, 408 a body that did not arrive in time, and InvalidStatus (0: 400)
+// for a parameter or body that breaks the schema. A zero name is Invalid's.
 type FailureNames[N comparable] struct {
-	Invalid, Unauthenticated, UnsupportedMediaType, NotFound, MethodNotAllowed, TooLarge N
+	Invalid, Unauthenticated, UnsupportedMediaType, NotFound, MethodNotAllowed, TooLarge, Timeout N
 	// InvalidStatus is the status of KindInvalid; 0 means 400.
 	InvalidStatus int
 }
@@ -142,6 +152,8 @@ func (fn FailureNames[N]) Of(k validation.Kind) (int, N) {
 		status, name = http.StatusMethodNotAllowed, fn.MethodNotAllowed
 	case validation.KindTooLarge:
 		status, name = http.StatusRequestEntityTooLarge, fn.TooLarge
+	case validation.KindTimeout:
+		status, name = http.StatusRequestTimeout, fn.Timeout
 	}
 	var zero N
 	if name == zero {

@@ -95,6 +95,9 @@ const (
 	KindMethodNotAllowed
 	// KindTooLarge: the body is over the server's size limit (413).
 	KindTooLarge
+	// KindTimeout: the body did not arrive within the server's read
+	// timeout (408).
+	KindTimeout
 )
 
 // Cause is one reason a request was refused.
@@ -403,6 +406,12 @@ func classify(err error) *Failure {
 			return &Failure{Kind: KindUnsupportedMediaType, Err: err,
 				Message: fmt.Sprintf("Content-Type %q is not accepted here", rerr.Input.Request.Header.Get("Content-Type")),
 				Causes:  []Cause{{In: "header", Name: "Content-Type", Message: "unsupported content type"}}}
+		case rerr.RequestBody != nil && rerr.Reason == "failed to decode request body" && isJSON(rerr.Input.Request.Header.Get("Content-Type")):
+			// A JSON content type with a body that is not JSON: the body is
+			// invalid (400), its type is the one accepted.
+			return &Failure{Kind: KindInvalid, Err: err,
+				Message: "the request body is not valid JSON: " + rootMessage(rerr.Err),
+				Causes:  []Cause{{In: "body", Name: "", Message: rootMessage(rerr.Err)}}}
 		case rerr.RequestBody != nil && (rerr.Reason == "failed to decode request body" || strings.HasPrefix(rerr.Reason, "unsupported content type")):
 			return &Failure{Kind: KindUnsupportedMediaType, Err: err,
 				Message: "the request body cannot be decoded: " + rootMessage(rerr.Err),

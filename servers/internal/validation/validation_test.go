@@ -149,8 +149,11 @@ func TestMiddleware_ClassifiesRefusedRequests(t *testing.T) {
 		{"security checked before the query's shape", "?limit=", "", "application/json", `{"name":"a"}`, validation.KindUnauthenticated, "wrong key"},
 		{"missing property", "", "secret", "application/json", `{}`, validation.KindInvalid, `property "name" is missing`},
 		{"unknown property", "", "secret", "application/json", `{"name":"a","Name":"b"}`, validation.KindInvalid, "Name"},
-		{"duplicate key", "", "secret", "application/json", `{"name":"a","name":"b"}`, validation.KindUnsupportedMediaType, "duplicate key"},
-		{"not JSON", "", "secret", "application/json", `name=a`, validation.KindUnsupportedMediaType, "cannot be decoded"},
+		// A JSON content type whose body is not JSON is an invalid body (400),
+		// not an unsupported type.
+		{"duplicate key", "", "secret", "application/json", `{"name":"a","name":"b"}`, validation.KindInvalid, "duplicate key"},
+		{"not JSON", "", "secret", "application/json", `name=a`, validation.KindInvalid, "not valid JSON"},
+		{"JSON syntax error", "", "secret", "application/json", `{"name": `, validation.KindInvalid, "not valid JSON"},
 		{"wrong content type", "", "secret", "text/plain", `{"name":"a"}`, validation.KindUnsupportedMediaType, "text/plain"},
 	}
 	for _, tt := range tests {
