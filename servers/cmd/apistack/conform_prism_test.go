@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -198,17 +199,27 @@ func readEveryRestaurantResource(t *testing.T, base string, creds map[string]str
 	resp.Body.Close()
 	require.NotEmpty(t, login.Token.AccessToken)
 	get := func(path string) []byte {
-		req, err := http.NewRequest(http.MethodGet, base+path, nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+login.Token.AccessToken)
-		req.Header.Set("Platform-Restaurant-External-ID", creds["restaurant_guid"])
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		data, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s: %s", path, data)
-		return data
+		// The restaurant allows 20 requests a second: a 429 is waited out
+		// as its Retry-After says, as a client does.
+		for attempt := 0; ; attempt++ {
+			req, err := http.NewRequest(http.MethodGet, base+path, nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+login.Token.AccessToken)
+			req.Header.Set("Platform-Restaurant-External-ID", creds["restaurant_guid"])
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			data, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			if resp.StatusCode == http.StatusTooManyRequests && attempt < 10 {
+				secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+				require.NoError(t, err, "429 with Retry-After in seconds: %s", data)
+				time.Sleep(time.Duration(max(secs, 1)) * time.Second)
+				continue
+			}
+			require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s: %s", path, data)
+			return data
+		}
 	}
 	lists := 0
 	for _, path := range doc.Paths.InMatchingOrder() {
