@@ -197,7 +197,6 @@ func WatcherName(db *sql.DB) string {
 	return "apistack watch " + poolName(db)
 }
 
-
 // poolName returns the name Open gave db's pool ("" when it has none).
 func poolName(db *sql.DB) string {
 	conn, err := db.Conn(context.Background())
