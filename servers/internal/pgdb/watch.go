@@ -124,6 +124,9 @@ type Watcher struct {
 	self    string
 	heard   func()
 
+	// configured is closed once cfg, channel and self are set (configure).
+	configured chan struct{}
+
 	listening atomic.Bool
 	heardN    atomic.Uint64
 
@@ -139,36 +142,52 @@ type Watcher struct {
 // it listens again after losing its session (commits may have gone unheard
 // meanwhile). heard runs on the listening goroutine, one call at a time, in
 // commit order. The watcher stops by Close, or by itself once db is closed.
-func Watch(ctx context.Context, db *sql.DB, heard func()) (*Watcher, error) {
-	conn, err := db.Conn(ctx)
+//
+// The watcher reads the pool's settings from one of its connections, and
+// tries again until it can (a pool not opened by Open, which names no
+// schema, is never listened for: its caches never answer).
+func Watch(db *sql.DB, heard func()) *Watcher {
+	w := &Watcher{
+		db: db, heard: heard, configured: make(chan struct{}),
+		syncs: map[string]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go w.run()
+	return w
+}
+
+// errNotWatchable: the pool names no schema or pool (not opened by Open).
+var errNotWatchable = errors.New("watch: the pool was not opened by pgdb.Open (no schema or pool name)")
+
+// configure reads the pool's settings for the listening session.
+func (w *Watcher) configure(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := w.db.Conn(cctx)
 	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
+		return w.poolError(ctx, fmt.Errorf("watch: %w", err))
 	}
 	var cfg *pgx.ConnConfig
 	err = conn.Raw(func(dc any) error {
 		c, ok := dc.(*stdlib.Conn)
 		if !ok {
-			return fmt.Errorf("watch: not a pgx connection: %T", dc)
+			return errNotWatchable
 		}
 		cfg = c.Conn().Config()
 		return nil
 	})
 	_ = conn.Close()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	channel, self := cfg.RuntimeParams["search_path"], cfg.RuntimeParams[replicaParam]
 	if !schemaName.MatchString(channel) || self == "" {
-		return nil, errors.New("watch: the pool was not opened by pgdb.Open (no schema or pool name)")
+		return errNotWatchable
 	}
-	w := &Watcher{
-		db: db, cfg: &cfg.Config, channel: channel, self: self, heard: heard,
-		syncs: map[string]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
-	}
+	w.cfg, w.channel, w.self = &cfg.Config, channel, self
 	w.cfg.OnNotification = w.notified
-	w.cfg.RuntimeParams["application_name"] = WatcherName(db)
-	go w.run()
-	return w, nil
+	w.cfg.RuntimeParams["application_name"] = "apistack watch " + self
+	close(w.configured)
+	return nil
 }
 
 // WatcherName returns the application_name of the listening session of the
@@ -227,6 +246,7 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	}()
 	for {
 		if w.Listening() {
+			<-w.configured // set before the watcher listens
 			if _, err := w.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, w.channel, token); err != nil {
 				return fmt.Errorf("sync: %w", err)
 			}
@@ -288,6 +308,20 @@ func (w *Watcher) run() {
 		case <-ctx.Done():
 		}
 	}()
+	for {
+		err := w.configure(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || errors.Is(err, errPoolClosed) || errors.Is(err, errNotWatchable) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(reconnectDelay):
+		}
+	}
 	for {
 		err := w.listen(ctx)
 		w.listening.Store(false)

@@ -234,9 +234,7 @@ func (d *DB) watch() {
 		return
 	}
 	pool := d.db
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	w, err := pgdb.Watch(ctx, pool, func() {
+	w := pgdb.Watch(pool, func() {
 		watchMu.Lock()
 		dbs := slices.Clone(watchedBy[pool])
 		watchMu.Unlock()
@@ -244,9 +242,6 @@ func (d *DB) watch() {
 			db.heard()
 		}
 	})
-	if err != nil {
-		return
-	}
 	d.watcher = w
 	watchers.Store(pool, w)
 	watchedBy[pool] = []*DB{d}
