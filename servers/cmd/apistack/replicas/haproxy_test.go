@@ -121,9 +121,9 @@ func startHAProxy(t *testing.T, replicas []*replica) *haproxy {
 	return h
 }
 
-// states returns the state (UP, DOWN, …) of each replica's server in the
-// pam backend, from HAProxy's admin socket.
-func (h *haproxy) states() (map[string]string, error) {
+// states returns the state (UP, DOWN, …) of each replica's server in each
+// backend (backend -> server -> state), from HAProxy's admin socket.
+func (h *haproxy) states() (map[string]map[string]string, error) {
 	conn, err := net.DialTimeout("unix", h.socket, time.Second)
 	if err != nil {
 		return nil, err
@@ -143,11 +143,16 @@ func (h *haproxy) states() (map[string]string, error) {
 	for i, name := range rows[0] {
 		col[strings.TrimPrefix(name, "# ")] = i
 	}
-	out := map[string]string{}
+	out := map[string]map[string]string{}
 	for _, row := range rows[1:] {
-		if len(row) > col["status"] && row[col["pxname"]] == "pam" && strings.HasPrefix(row[col["svname"]], "replica") {
-			out[row[col["svname"]]] = strings.Fields(row[col["status"]] + " ")[0]
+		if len(row) <= col["status"] || !strings.HasPrefix(row[col["svname"]], "replica") {
+			continue
 		}
+		backend := row[col["pxname"]]
+		if out[backend] == nil {
+			out[backend] = map[string]string{}
+		}
+		out[backend][row[col["svname"]]] = strings.Fields(row[col["status"]] + " ")[0]
 	}
 	return out, nil
 }
@@ -158,16 +163,28 @@ func readAll(r io.Reader) string {
 }
 
 // waitState waits until HAProxy reports replica i (0-based) in state (UP or
-// DOWN) in the pam backend, and returns when it saw it.
-func (h *haproxy) waitState(t *testing.T, i int, state string) time.Time {
+// DOWN) in each of the backends (every API's when none is named), and
+// returns when it saw it.
+func (h *haproxy) waitState(t *testing.T, i int, state string, backends ...string) time.Time {
 	t.Helper()
+	if len(backends) == 0 {
+		backends = apis
+	}
 	name := fmt.Sprintf("replica%d", i+1)
-	var last map[string]string
+	var last map[string]map[string]string
 	require.Eventually(t, func() bool {
 		s, err := h.states()
 		last = s
-		return err == nil && s[name] == state
-	}, 60*time.Second, 20*time.Millisecond, "haproxy never saw %s %s: %v", name, state, &last)
+		if err != nil {
+			return false
+		}
+		for _, b := range backends {
+			if s[b][name] != state {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 20*time.Millisecond, "haproxy never saw %s %s in %v: %v", name, state, backends, &last)
 	return time.Now()
 }
 
@@ -301,8 +318,8 @@ func TestHAProxy_ThreeReplicasAsOneService(t *testing.T) {
 		// failures are judged against the death (the process reaped).
 		rs[1].kill()
 		died := time.Now()
-		down := h.waitState(t, 1, "DOWN")
-		l.waitSent(t, 300) // well after HAProxy marked it down
+		down := h.waitState(t, 1, "DOWN", "pam") // the backend of the load
+		l.waitSent(t, 300)                       // well after HAProxy marked it down
 		all, failed := l.finish()
 		t.Logf("SIGKILL of 1 of 3 replicas: %d requests through HAProxy, %d failed (marked down %s after it died)",
 			len(all), len(failed), down.Sub(died).Round(time.Millisecond))
