@@ -1,37 +1,19 @@
 -- +goose Up
 -- Instants as every schema keeps them (sqldb.Micros): BIGINT Unix
--- microseconds in UTC. SQLite cannot change a column's type: each TIMESTAMP
--- column is copied into a new BIGINT one (apistack_micros reads the text the
--- driver wrote, sqlitedb.MicrosFunction), dropped, and the new one takes its
--- name. ADD COLUMN ... NOT NULL needs a default; no insert relies on it.
-ALTER TABLE buckets ADD COLUMN created_at_us BIGINT NOT NULL DEFAULT 0;
-UPDATE buckets SET created_at_us = apistack_micros(created_at);
-ALTER TABLE buckets DROP COLUMN created_at;
-ALTER TABLE buckets RENAME COLUMN created_at_us TO created_at;
-
-ALTER TABLE access_keys ADD COLUMN created_at_us BIGINT NOT NULL DEFAULT 0;
-UPDATE access_keys SET created_at_us = apistack_micros(created_at);
-ALTER TABLE access_keys DROP COLUMN created_at;
-ALTER TABLE access_keys RENAME COLUMN created_at_us TO created_at;
-
-ALTER TABLE lifecycle_configurations ADD COLUMN updated_at_us BIGINT NOT NULL DEFAULT 0;
-UPDATE lifecycle_configurations SET updated_at_us = apistack_micros(updated_at);
-ALTER TABLE lifecycle_configurations DROP COLUMN updated_at;
-ALTER TABLE lifecycle_configurations RENAME COLUMN updated_at_us TO updated_at;
+-- microseconds in UTC. A file made before this migration holds TIMESTAMP
+-- columns filled with the text the driver wrote for a time.Time;
+-- apistack_micros (sqlitedb.MicrosFunction) turns each value into its
+-- microseconds, exactly, and leaves an integer as it is. The columns keep
+-- their declared type there (changing it would rebuild every table; the
+-- NUMERIC affinity of TIMESTAMP stores an integer as an integer, and the
+-- driver reads it as one); a new file declares them BIGINT (00001).
+UPDATE buckets SET created_at = apistack_micros(created_at);
+UPDATE access_keys SET created_at = apistack_micros(created_at);
+UPDATE lifecycle_configurations SET updated_at = apistack_micros(updated_at);
 
 -- +goose Down
--- Back to TIMESTAMP, in the text form the driver writes for a UTC time.
-ALTER TABLE lifecycle_configurations ADD COLUMN updated_at_ts TIMESTAMP NOT NULL DEFAULT '';
-UPDATE lifecycle_configurations SET updated_at_ts = strftime('%Y-%m-%d %H:%M:%f', updated_at / 1000000.0, 'unixepoch') || ' +0000 UTC';
-ALTER TABLE lifecycle_configurations DROP COLUMN updated_at;
-ALTER TABLE lifecycle_configurations RENAME COLUMN updated_at_ts TO updated_at;
-
-ALTER TABLE access_keys ADD COLUMN created_at_ts TIMESTAMP NOT NULL DEFAULT '';
-UPDATE access_keys SET created_at_ts = strftime('%Y-%m-%d %H:%M:%f', created_at / 1000000.0, 'unixepoch') || ' +0000 UTC';
-ALTER TABLE access_keys DROP COLUMN created_at;
-ALTER TABLE access_keys RENAME COLUMN created_at_ts TO created_at;
-
-ALTER TABLE buckets ADD COLUMN created_at_ts TIMESTAMP NOT NULL DEFAULT '';
-UPDATE buckets SET created_at_ts = strftime('%Y-%m-%d %H:%M:%f', created_at / 1000000.0, 'unixepoch') || ' +0000 UTC';
-ALTER TABLE buckets DROP COLUMN created_at;
-ALTER TABLE buckets RENAME COLUMN created_at_ts TO created_at;
+-- Back to the driver's text of a UTC time.Time, which a TIMESTAMP column of
+-- a file made before this migration reads as one.
+UPDATE lifecycle_configurations SET updated_at = strftime('%Y-%m-%d %H:%M:%f', updated_at / 1000000.0, 'unixepoch') || ' +0000 UTC';
+UPDATE access_keys SET created_at = strftime('%Y-%m-%d %H:%M:%f', created_at / 1000000.0, 'unixepoch') || ' +0000 UTC';
+UPDATE buckets SET created_at = strftime('%Y-%m-%d %H:%M:%f', created_at / 1000000.0, 'unixepoch') || ' +0000 UTC';
