@@ -7373,8 +7373,6 @@ type ListAlternatePaymentTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7407,11 +7405,6 @@ func (r ListAlternatePaymentTypesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListAlternatePaymentTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListAlternatePaymentTypesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7481,8 +7474,6 @@ type GetAlternatePaymentTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7518,11 +7509,6 @@ func (r GetAlternatePaymentTypeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetAlternatePaymentTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetAlternatePaymentTypeResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7595,8 +7581,6 @@ type ListBreakTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7629,11 +7613,6 @@ func (r ListBreakTypesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListBreakTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListBreakTypesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7703,8 +7682,6 @@ type GetBreakTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7740,11 +7717,6 @@ func (r GetBreakTypeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetBreakTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetBreakTypeResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7817,8 +7789,6 @@ type ListCashDrawersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7851,11 +7821,6 @@ func (r ListCashDrawersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListCashDrawersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListCashDrawersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7925,8 +7890,6 @@ type GetCashDrawerResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7962,11 +7925,6 @@ func (r GetCashDrawerResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCashDrawerResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetCashDrawerResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8039,8 +7997,6 @@ type ListDiningOptionsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8073,11 +8029,6 @@ func (r ListDiningOptionsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListDiningOptionsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListDiningOptionsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8147,8 +8098,6 @@ type GetDiningOptionResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8184,11 +8133,6 @@ func (r GetDiningOptionResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDiningOptionResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetDiningOptionResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8261,8 +8205,6 @@ type ListDiscountsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8295,11 +8237,6 @@ func (r ListDiscountsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListDiscountsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListDiscountsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8369,8 +8306,6 @@ type GetDiscountResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8406,11 +8341,6 @@ func (r GetDiscountResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDiscountResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetDiscountResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8483,8 +8413,6 @@ type ListMenuGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8517,11 +8445,6 @@ func (r ListMenuGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenuGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenuGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8591,8 +8514,6 @@ type GetMenuGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8628,11 +8549,6 @@ func (r GetMenuGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8705,8 +8621,6 @@ type ListMenuItemsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8739,11 +8653,6 @@ func (r ListMenuItemsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenuItemsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenuItemsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8813,8 +8722,6 @@ type GetMenuItemResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8850,11 +8757,6 @@ func (r GetMenuItemResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuItemResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuItemResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8927,8 +8829,6 @@ type ListMenuOptionGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8961,11 +8861,6 @@ func (r ListMenuOptionGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenuOptionGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenuOptionGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9035,8 +8930,6 @@ type GetMenuOptionGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9072,11 +8965,6 @@ func (r GetMenuOptionGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuOptionGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuOptionGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9149,8 +9037,6 @@ type ListMenusResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9183,11 +9069,6 @@ func (r ListMenusResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenusResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenusResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9257,8 +9138,6 @@ type GetMenuResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9294,11 +9173,6 @@ func (r GetMenuResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9371,8 +9245,6 @@ type ListNoSaleReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9405,11 +9277,6 @@ func (r ListNoSaleReasonsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListNoSaleReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListNoSaleReasonsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9479,8 +9346,6 @@ type GetNoSaleReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9516,11 +9381,6 @@ func (r GetNoSaleReasonResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetNoSaleReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetNoSaleReasonResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9593,8 +9453,6 @@ type ListPayoutReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9627,11 +9485,6 @@ func (r ListPayoutReasonsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPayoutReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPayoutReasonsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9701,8 +9554,6 @@ type GetPayoutReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9738,11 +9589,6 @@ func (r GetPayoutReasonResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPayoutReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPayoutReasonResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9815,8 +9661,6 @@ type ListPreModifierGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9849,11 +9693,6 @@ func (r ListPreModifierGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPreModifierGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPreModifierGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9923,8 +9762,6 @@ type GetPreModifierGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9960,11 +9797,6 @@ func (r GetPreModifierGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPreModifierGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPreModifierGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10037,8 +9869,6 @@ type ListPreModifiersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10071,11 +9901,6 @@ func (r ListPreModifiersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPreModifiersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPreModifiersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10145,8 +9970,6 @@ type GetPreModifierResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10182,11 +10005,6 @@ func (r GetPreModifierResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPreModifierResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPreModifierResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10259,8 +10077,6 @@ type ListPriceGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10293,11 +10109,6 @@ func (r ListPriceGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPriceGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPriceGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10367,8 +10178,6 @@ type GetPriceGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10404,11 +10213,6 @@ func (r GetPriceGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPriceGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPriceGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10481,8 +10285,6 @@ type ListPrintersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10515,11 +10317,6 @@ func (r ListPrintersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPrintersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPrintersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10589,8 +10386,6 @@ type GetPrinterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10626,11 +10421,6 @@ func (r GetPrinterResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPrinterResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPrinterResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10703,8 +10493,6 @@ type ListRestaurantServicesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10737,11 +10525,6 @@ func (r ListRestaurantServicesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListRestaurantServicesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListRestaurantServicesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10811,8 +10594,6 @@ type GetRestaurantServiceResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10848,11 +10629,6 @@ func (r GetRestaurantServiceResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetRestaurantServiceResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetRestaurantServiceResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10925,8 +10701,6 @@ type ListRevenueCentersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10959,11 +10733,6 @@ func (r ListRevenueCentersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListRevenueCentersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListRevenueCentersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11033,8 +10802,6 @@ type GetRevenueCenterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11070,11 +10837,6 @@ func (r GetRevenueCenterResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetRevenueCenterResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetRevenueCenterResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11147,8 +10909,6 @@ type ListSalesCategoriesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11181,11 +10941,6 @@ func (r ListSalesCategoriesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListSalesCategoriesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListSalesCategoriesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11255,8 +11010,6 @@ type GetSalesCategoryResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11292,11 +11045,6 @@ func (r GetSalesCategoryResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSalesCategoryResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetSalesCategoryResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11369,8 +11117,6 @@ type ListServiceAreasResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11403,11 +11149,6 @@ func (r ListServiceAreasResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListServiceAreasResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListServiceAreasResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11477,8 +11218,6 @@ type GetServiceAreaResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11514,11 +11253,6 @@ func (r GetServiceAreaResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetServiceAreaResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetServiceAreaResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11591,8 +11325,6 @@ type ListServiceChargesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11625,11 +11357,6 @@ func (r ListServiceChargesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListServiceChargesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListServiceChargesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11699,8 +11426,6 @@ type GetServiceChargeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11736,11 +11461,6 @@ func (r GetServiceChargeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetServiceChargeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetServiceChargeResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11813,8 +11533,6 @@ type ListTablesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11847,11 +11565,6 @@ func (r ListTablesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListTablesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListTablesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11921,8 +11634,6 @@ type GetTableResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11958,11 +11669,6 @@ func (r GetTableResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTableResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetTableResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12035,8 +11741,6 @@ type ListTaxRatesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12069,11 +11773,6 @@ func (r ListTaxRatesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListTaxRatesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListTaxRatesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12143,8 +11842,6 @@ type GetTaxRateResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12180,11 +11877,6 @@ func (r GetTaxRateResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTaxRateResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetTaxRateResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12254,8 +11946,6 @@ type GetTipWithholdingResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12291,11 +11981,6 @@ func (r GetTipWithholdingResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTipWithholdingResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetTipWithholdingResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12368,8 +12053,6 @@ type ListVoidReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12402,11 +12085,6 @@ func (r ListVoidReasonsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListVoidReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListVoidReasonsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12476,8 +12154,6 @@ type GetVoidReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12513,11 +12189,6 @@ func (r GetVoidReasonResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetVoidReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetVoidReasonResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -13478,13 +13149,6 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 		}
 		response.JSON403 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13593,13 +13257,6 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13690,13 +13347,6 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13806,13 +13456,6 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13903,13 +13546,6 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14019,13 +13655,6 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14116,13 +13745,6 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14232,13 +13854,6 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14329,13 +13944,6 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14445,13 +14053,6 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14542,13 +14143,6 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14658,13 +14252,6 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14755,13 +14342,6 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14871,13 +14451,6 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14968,13 +14541,6 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15084,13 +14650,6 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15181,13 +14740,6 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15297,13 +14849,6 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15394,13 +14939,6 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15510,13 +15048,6 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15607,13 +15138,6 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15723,13 +15247,6 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15820,13 +15337,6 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15936,13 +15446,6 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16033,13 +15536,6 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16149,13 +15645,6 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16246,13 +15735,6 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16362,13 +15844,6 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16459,13 +15934,6 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16575,13 +16043,6 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16672,13 +16133,6 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16788,13 +16242,6 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16885,13 +16332,6 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17001,13 +16441,6 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17098,13 +16531,6 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17214,13 +16640,6 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17311,13 +16730,6 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17427,13 +16839,6 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17524,13 +16929,6 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17640,13 +17038,6 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17737,13 +17128,6 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17853,13 +17237,6 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17950,13 +17327,6 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -18066,13 +17436,6 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18171,13 +17534,6 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18268,13 +17624,6 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -18383,13 +17732,6 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -21170,20 +20512,6 @@ func (response ListAlternatePaymentTypes403JSONResponse) VisitListAlternatePayme
 	return err
 }
 
-type ListAlternatePaymentTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListAlternatePaymentTypes408JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListAlternatePaymentTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListAlternatePaymentTypes429JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
@@ -21307,20 +20635,6 @@ func (response GetAlternatePaymentType404JSONResponse) VisitGetAlternatePaymentT
 	return err
 }
 
-type GetAlternatePaymentType408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetAlternatePaymentType408JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetAlternatePaymentType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetAlternatePaymentType429JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
@@ -21435,20 +20749,6 @@ func (response ListBreakTypes403JSONResponse) VisitListBreakTypesResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListBreakTypes408JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21576,20 +20876,6 @@ func (response GetBreakType404JSONResponse) VisitGetBreakTypeResponse(w http.Res
 	return err
 }
 
-type GetBreakType408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetBreakType408JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetBreakType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetBreakType429JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
@@ -21704,20 +20990,6 @@ func (response ListCashDrawers403JSONResponse) VisitListCashDrawersResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawers408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListCashDrawers408JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21845,20 +21117,6 @@ func (response GetCashDrawer404JSONResponse) VisitGetCashDrawerResponse(w http.R
 	return err
 }
 
-type GetCashDrawer408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetCashDrawer408JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetCashDrawer429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetCashDrawer429JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
@@ -21973,20 +21231,6 @@ func (response ListDiningOptions403JSONResponse) VisitListDiningOptionsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptions408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListDiningOptions408JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22114,20 +21358,6 @@ func (response GetDiningOption404JSONResponse) VisitGetDiningOptionResponse(w ht
 	return err
 }
 
-type GetDiningOption408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetDiningOption408JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetDiningOption429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiningOption429JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
@@ -22242,20 +21472,6 @@ func (response ListDiscounts403JSONResponse) VisitListDiscountsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscounts408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListDiscounts408JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22383,20 +21599,6 @@ func (response GetDiscount404JSONResponse) VisitGetDiscountResponse(w http.Respo
 	return err
 }
 
-type GetDiscount408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetDiscount408JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetDiscount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiscount429JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
@@ -22511,20 +21713,6 @@ func (response ListMenuGroups403JSONResponse) VisitListMenuGroupsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenuGroups408JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22652,20 +21840,6 @@ func (response GetMenuGroup404JSONResponse) VisitGetMenuGroupResponse(w http.Res
 	return err
 }
 
-type GetMenuGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenuGroup408JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenuGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuGroup429JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
@@ -22780,20 +21954,6 @@ func (response ListMenuItems403JSONResponse) VisitListMenuItemsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItems408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenuItems408JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22921,20 +22081,6 @@ func (response GetMenuItem404JSONResponse) VisitGetMenuItemResponse(w http.Respo
 	return err
 }
 
-type GetMenuItem408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenuItem408JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenuItem429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuItem429JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
@@ -23049,20 +22195,6 @@ func (response ListMenuOptionGroups403JSONResponse) VisitListMenuOptionGroupsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenuOptionGroups408JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23190,20 +22322,6 @@ func (response GetMenuOptionGroup404JSONResponse) VisitGetMenuOptionGroupRespons
 	return err
 }
 
-type GetMenuOptionGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenuOptionGroup408JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenuOptionGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuOptionGroup429JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
@@ -23318,20 +22436,6 @@ func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenus408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenus408JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23459,20 +22563,6 @@ func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWrite
 	return err
 }
 
-type GetMenu408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenu408JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenu429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenu429JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
@@ -23587,20 +22677,6 @@ func (response ListNoSaleReasons403JSONResponse) VisitListNoSaleReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListNoSaleReasons408JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23728,20 +22804,6 @@ func (response GetNoSaleReason404JSONResponse) VisitGetNoSaleReasonResponse(w ht
 	return err
 }
 
-type GetNoSaleReason408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetNoSaleReason408JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetNoSaleReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetNoSaleReason429JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
@@ -23856,20 +22918,6 @@ func (response ListPayoutReasons403JSONResponse) VisitListPayoutReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPayoutReasons408JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23997,20 +23045,6 @@ func (response GetPayoutReason404JSONResponse) VisitGetPayoutReasonResponse(w ht
 	return err
 }
 
-type GetPayoutReason408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPayoutReason408JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPayoutReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPayoutReason429JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
@@ -24125,20 +23159,6 @@ func (response ListPreModifierGroups403JSONResponse) VisitListPreModifierGroupsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPreModifierGroups408JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24266,20 +23286,6 @@ func (response GetPreModifierGroup404JSONResponse) VisitGetPreModifierGroupRespo
 	return err
 }
 
-type GetPreModifierGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPreModifierGroup408JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPreModifierGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifierGroup429JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
@@ -24394,20 +23400,6 @@ func (response ListPreModifiers403JSONResponse) VisitListPreModifiersResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiers408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPreModifiers408JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24535,20 +23527,6 @@ func (response GetPreModifier404JSONResponse) VisitGetPreModifierResponse(w http
 	return err
 }
 
-type GetPreModifier408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPreModifier408JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPreModifier429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifier429JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
@@ -24663,20 +23641,6 @@ func (response ListPriceGroups403JSONResponse) VisitListPriceGroupsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPriceGroups408JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24804,20 +23768,6 @@ func (response GetPriceGroup404JSONResponse) VisitGetPriceGroupResponse(w http.R
 	return err
 }
 
-type GetPriceGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPriceGroup408JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPriceGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPriceGroup429JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
@@ -24932,20 +23882,6 @@ func (response ListPrinters403JSONResponse) VisitListPrintersResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrinters408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPrinters408JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25073,20 +24009,6 @@ func (response GetPrinter404JSONResponse) VisitGetPrinterResponse(w http.Respons
 	return err
 }
 
-type GetPrinter408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPrinter408JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPrinter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPrinter429JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
@@ -25201,20 +24123,6 @@ func (response ListRestaurantServices403JSONResponse) VisitListRestaurantService
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServices408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListRestaurantServices408JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25342,20 +24250,6 @@ func (response GetRestaurantService404JSONResponse) VisitGetRestaurantServiceRes
 	return err
 }
 
-type GetRestaurantService408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetRestaurantService408JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetRestaurantService429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRestaurantService429JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
@@ -25470,20 +24364,6 @@ func (response ListRevenueCenters403JSONResponse) VisitListRevenueCentersRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCenters408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListRevenueCenters408JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25611,20 +24491,6 @@ func (response GetRevenueCenter404JSONResponse) VisitGetRevenueCenterResponse(w 
 	return err
 }
 
-type GetRevenueCenter408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetRevenueCenter408JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetRevenueCenter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRevenueCenter429JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
@@ -25739,20 +24605,6 @@ func (response ListSalesCategories403JSONResponse) VisitListSalesCategoriesRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategories408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListSalesCategories408JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25880,20 +24732,6 @@ func (response GetSalesCategory404JSONResponse) VisitGetSalesCategoryResponse(w 
 	return err
 }
 
-type GetSalesCategory408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetSalesCategory408JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetSalesCategory429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetSalesCategory429JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
@@ -26008,20 +24846,6 @@ func (response ListServiceAreas403JSONResponse) VisitListServiceAreasResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreas408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListServiceAreas408JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26149,20 +24973,6 @@ func (response GetServiceArea404JSONResponse) VisitGetServiceAreaResponse(w http
 	return err
 }
 
-type GetServiceArea408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetServiceArea408JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetServiceArea429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceArea429JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
@@ -26277,20 +25087,6 @@ func (response ListServiceCharges403JSONResponse) VisitListServiceChargesRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceCharges408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListServiceCharges408JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26418,20 +25214,6 @@ func (response GetServiceCharge404JSONResponse) VisitGetServiceChargeResponse(w 
 	return err
 }
 
-type GetServiceCharge408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetServiceCharge408JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetServiceCharge429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceCharge429JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
@@ -26546,20 +25328,6 @@ func (response ListTables403JSONResponse) VisitListTablesResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTables408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListTables408JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26687,20 +25455,6 @@ func (response GetTable404JSONResponse) VisitGetTableResponse(w http.ResponseWri
 	return err
 }
 
-type GetTable408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetTable408JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetTable429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTable429JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
@@ -26815,20 +25569,6 @@ func (response ListTaxRates403JSONResponse) VisitListTaxRatesResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRates408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListTaxRates408JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26956,20 +25696,6 @@ func (response GetTaxRate404JSONResponse) VisitGetTaxRateResponse(w http.Respons
 	return err
 }
 
-type GetTaxRate408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetTaxRate408JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetTaxRate429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTaxRate429JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
@@ -27092,20 +25818,6 @@ func (response GetTipWithholding404JSONResponse) VisitGetTipWithholdingResponse(
 	return err
 }
 
-type GetTipWithholding408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetTipWithholding408JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetTipWithholding429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTipWithholding429JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
@@ -27220,20 +25932,6 @@ func (response ListVoidReasons403JSONResponse) VisitListVoidReasonsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListVoidReasons408JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -27357,20 +26055,6 @@ func (response GetVoidReason404JSONResponse) VisitGetVoidReasonResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetVoidReason408JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -28828,145 +27512,145 @@ func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7J3/U+O4tuD/FZX3VQ3MMxCg5+4M/cOrNKR7sg0JS0LPnTv0YsVWEj0cySPJQO4s//srfbEtO0pIOgk1",
-	"DZ6aqg6JLB1J5xx99O34Ly+kk4QSRAT3Tv7yxghGiKmPlzEUQ8omex30KPYu4Qjt9ekdIvK3CPGQ4URg",
-	"SrwTrz9GIEjgCKnfA0CHQIwRIOhRAPn1ewAHHBEBKFE/xJDrH/Y93+PhGE2gzFRME+SdeFwwTEbe05Pv",
-	"XSHBpnvNoUBsttQeCimJOBAUPEAswAANKUNFyQz9mSIuZBnyI2Yo8k4ES5Fd5gQTPEkn3smhn5WPiUAj",
-	"xLwnKUECGZwgYZqkRQQW00/X7TN3IyD1+w8cyCSyYCx/SaAYe75H4ERmP0pxtFCk/2Bo6J14/+ug6JkD",
-	"/Ss/+CQflnKdQy4uaISHWGZRlaVL4imgg/9GoeAgZAgKFAHKwMQ8AaBsUiDGmANMuIBE+ICn4RhAfkOC",
-	"o8bhT3uHR3uNw36jcaL+3280Gv/ZaDQawf4NySr2Z4rYtKhZbMu0bI36eIK4gJNEVUtqma5OwlAoxc7a",
-	"Z7axD/cGkKNIKRIg6WSAmA9S+Q2V1X/AYkxTYSvm/hzBZYqSwBP4aLSiof7zF+uJlruH/72U7F3TLwli",
-	"SnYfHEodPm40wE6EhjCNBThsNHYXSavKckp8vKS0C0z5HsYpyow4mOcGAqB9RZYwYege05Qbi6cJ/DNF",
-	"/g0h6B4xMEhxLMBgCsaQRPNVKO+rauXOERmJseyQo3eqfvkXvtNvcAFTBoloPQrECIznWaw01KwGLH8K",
-	"PIwpRyCkZIhHKYPyAYA5YAhGebfo6hey5w1VlL6XFb/XPlvX5p/k8zyhhCPliz7A6Ep7OPlXSIlARH2E",
-	"SRLjUMl88N+cqk5erqQWY9T4vXJLNUHuB/2825lqtAGNpkC5kXsY42jfe/K9j5QNcBRp/dquZP1yv0UU",
-	"cUCoAOgRcyFlfID6i5H8HUXS0pTba162QRhjRIQSuU10R+mCtt+gBKQEPSYolDJxxKSNIJlaSdOh4iNN",
-	"SbR9QTpU+309cgFMdOsUTfoDL5uBks8onvTdNH0B/QuuWv/3utXr3/bbF63udT84MQarxNA6GOFIdTRk",
-	"DN8j5f6xxg3dvD9o8wVCC/0ecEQigAWAI4h1tfqUnkOmR6CXqlC3e3vevPrUMlXKzIlKhTj8B/iMP4Cd",
-	"w3/4xz+/A4OpQHzXBw9jJMaIASz4DTnVcu5pfwg4nHLAKdjBQmYjG0TWeleagv5KgVg2OFKCpDPWdb+A",
-	"ZGp6lr+05cregQKBGE+0mGogTxPpbS0mrQChq2CT+sBOqoq/JjAVY8rwv9HLGJZyiGCAIJOsJUc1X3kk",
-	"RsnI+B4JZ5G0PRhzpYLXBN5DHMNB/BJa2GtdfWmftm6vO80vzfZ588N5pofGJYWQGBUKx1LfQAQFlNj1",
-	"HjDZvgYkA6uxA8A1mC/uuuVYnk0xGWUW+u0crxqWp0lCmUDRBYow7KtEL6HkmUnLhvw/vW5nXyGKeVTm",
-	"3IzV2CPQJZxOEBGZaDCOu0Pv5I9nyjaIcYWGiCESIu/J/8tLGE0QE1izgiYU1wyraNE/dKqvefvp+YP3",
-	"9PXJ95qpGEs11a1jcQeMIiy/gvGlVeIQxhz5FSG0xrejKtEd/fwM0Pnm0R4KGRKVx49++sezj6ccsWYY",
-	"Is6zpkVE6sof3uV5s/+xe3Vxe9E8/bXdad2enrdbnb7VCnPaKq9MRbiZwmbbc7Y1NdVJucotxgUUKbfl",
-	"7V2fnrZ6PYd8vicyol+kLeWiNWpX6yYyANfFP1+DfC5RFh/qVnBPNLpqfmCNwhwETeOfVaYn4IP2nDdp",
-	"o3EcWpmpL5Cazc00AnpMMEO8TRb4mDHS3hhwIUdLw63WrKkx60OkwdIEOXJNYIj2OJKArFhOJuPvQaCp",
-	"6USOvm5RlQxVhdR1fl7/iof9UjvbLZDJ7OrADwzBu9UczSIHA0OB720XM6A0RlCRxUAWpfj6Hsa/6sGg",
-	"MlamcSyphoAJ5nLcV49wABlSXlMwGN6hmT4iaWwGSj0azPZZqegLTF6y7MgA82yRF5ikAvHnVQ6RIWUh",
-	"utCJJG27W3iOe/e9BOLI/YiqllKCZnhH6EOMohGamIGwMlcpJyiaJqRxrCcwqv0CleeFakWVMw/ksKfG",
-	"AssAqkLYD7hkdQ1SfqZwpopWaztbzVWUQzFdCrOoqdxj5Snk4zMGHzTnrG9bCZMqwZ7z7FYWlSbLMpgj",
-	"LiXZEN6Hj1dQOJxc9x4xhiOknWe2SKWAHRMAAcci1YskZhERQBBhItmNJnrWOEMDWbFOxWVOMS4RC9WE",
-	"3feGlE2g8E68iKbSDPOq6YXA2fE6L85k7nKKZ0rkbpKJtTkAG6AxvMfUQb795ufWbfe6DyCJwFnrvP2l",
-	"dfU7IAhFAIIgTLmgEwnVZumcsgix90VCGHOqUvMbEkQoxveITdtkSM06bTaunEm4aXc8Py/Q870sFydO",
-	"hCkbcByt5nLcxprX3srVrYxnmIc0NTj+DZZTbtssNw4k2k/zWQV8RFy1t569yLkODhEIx3Lyr/1bCOMw",
-	"jeWIPqu6iwY7OMnEL4vykTLwsf3P1hmIMqH21WAdxinH95m3yoaTWfVeYvDJVN/3hvgRRX0qYOxe9RTy",
-	"J23LRhokIQxNOAgpFz4YZuLe9rv95nlZ6DWFk+Vc4vAOk9Elw5RhMZ2V8rcxVjNOKRIk6sNejO5RnIsC",
-	"EhzecTDETO/xZJr+sX3Vk8p93mr2+retf162Or32l5bnexfd0hdf58paGMHckZVQ0sr6ziW9XqGxWxiE",
-	"dDLABHG1+AKoTMDd42Ki/Vy+F1JVpMvW1Wmr0/9mVbJ2N1bsO47kiC+Rf5o46w1FudJqTi3HDfoenP7a",
-	"Ov3sg3a/daGs70P3UxfACZWjRN4a6BFOEimBp5I7wbk6idPN4fmeUlnP97qXrc5t8bX6M/tNlpol1dr9",
-	"PG1XoUNo8Lb6Kbf8ahtVVMWt/iWLdXvGfGG6MoxCohZWFusgh5NitXQCp3KYDuUQIz0cAzvF0ptfWoze",
-	"detnSCNH5zfNJpza2AomiHM4Qp/RNPDlRGsQIwBDRjkH94hxTImt/Db0yoJV3ZT1L7X0coYExHGhGx5k",
-	"DE61J0Rx1DFWPOsI820NQFm2sQEFUHzja6yVjYjUkixRGPuszzA1n2MdD2r5lVEy0l4WyubimpDmZfUZ",
-	"TZdqBpnOaC7iZqWlLEJbLTYOsSG5TCWqC+UxHXGnQMWKxGxb/trvXwKdwNWzFZMyORllKlqtVGm7/+x6",
-	"+YXe5wrjAjpbOWZMp6Qaq/TqYl9RVKQoYK5spmdnG3MCwzEmaI8hGCnbkS4I0KEcDM0+UTHktTtfmuft",
-	"s1uzqeD5+TeXzU+t2373c6tjfXkuB8aL7ln7Y1t5xIt2r9fufLq9avX6zeurZkeOkv3WVad5fqv2LYv8",
-	"5yS47nzudH/rWAk837NSd7r920/ykyqved3/tdXpt0+b/Xa3o6RuX7XsgjKJ1b9yyK78fnrVOpM5NM97",
-	"nu/J3D92rzuqLq3+r90zVWDz/Lz7W0uL17u+vOxe9Vtntxets3bztv/7ZUuJWNmFsb/TW02e7zlWyWW6",
-	"Zr91e96+aPeNaKZBWldX3SsnUc9OFDYyP0TZFrfD3psE4MzkGUgYUuMMGEzVYj6BE7W8rpfdxBTsBPnn",
-	"ExwFu+UBOaH85PDo+N3zTvDJOYSpjWzHsJGYjXO9Gb8DwfV1+6xS9jv4ExoewcO94/BwuPdu+NM/9n6B",
-	"x3DvcNBAR8Pj8F30k14NELIxvBPv//3R2PsF7g2bex+//vXz057957tV/jw8evoPlytsT4w7KPdGymLn",
-	"WGxOJmH5lN6GY/d6crHYncj8XO7jApF0s3PUEaNpMse3TxBJf5AUlxgK14n3Dc88P0o7yp8Zq1XbLD/y",
-	"6w5w5DMX2tXkWaptl8SYoOcK6FaSP/leSrDoDi8Q5Cl79vnrUuIn37vHHA9wbCY8ix79UqScw6LVupRy",
-	"97POzBu1KrobMqVSfZJPblazNtWxmIwRw0Iv0HzK1XUWUE3C62pvOVJmAm1OjSfGMlfOaL7eViq8OVnX",
-	"t4gEMrTKeo1DrK++8yhlGFMuhyelyu+BHHIMMVfc0AIqL/wlTwejLTTg38chKLXL+yPTbLviFUVy29Nc",
-	"jzHHqp7xRPP9TFugybpupkoSsg3UWpE6aAGz864M7Jg1JECH8vlILVETszitsLpIq1pr17FiDWPKzOfV",
-	"toL+xv7v+/Q5ceqUmd+5v68uGHW6HUnwn9of+7enzaszJ63/fSw7VzxdQ13/fBHq72TTVqkbN+2Seb5X",
-	"8xdddb1gn5s+n7XcCXzsZYty87aAJwgSDggFZnV09Q3fCSblUhZv7j5jeRs1ujkIaQqqiu5XGszd3x04",
-	"0efoNnjUyPc6tAdjdIUgX2ULrqw6i1JqqVUFurN+aP4KqjkfG0ICBmYXTl80wHpVMHMtv7f0ioTTpVzC",
-	"KU3Fi1TukiFzFWNDu9ADyNElw6Fr4TeKsoPVqLDTRCY2JwN4CGP9dPlIwLO7uL4XYZ7EcHrhXHIu5tUJ",
-	"Q3t50XJ6PaYPBDAUQ4Hv0YxwUv/sbru8an1s/9Pzvd71R/nh6yp7QQUCL9u4nmqQjzAUri3hizQW2Gyb",
-	"LNmi0ieVGnQYUyhc7Vk86JjpsxSBycLSB1NTthY+eK87E8Ao4iDIlSRwbRy4vZAlkG9pWbmNynqQN7nb",
-	"M1m6v+JQtHASy8/0uYd5160I0mOT6g/rmAQUcsqCJ3MOway0k14IMa/qOERrVXpp/5IfStliKaWV0sqq",
-	"p3LI7m1ItcU9TfI7TMZ5M5kbU64qv+0GgmwuEpQXHPMpisMTjMxC5lI39exeNHf/LNldY2Bxf6inTyZs",
-	"RoGJcxdMTppgnJ2BKNolTkk4lrOoCBOC2PMLlQtOD1+he0RSdIrWUZlyZUqV+GtpZ+22Kjszdw0klPBT",
-	"KNCI6r3WLSq96fQmQ3CzHT97yqraLytiprs1y7nOaU9dx9Nxdt1mc4uN807gXPfOrHMt2WEfN4U8ew5C",
-	"F1I9vJsdMSifPHDChLlrMIhRHz6usDaQHdFzzKtDhgVi+NnLCqW2P80ekm6NQZGaGesqh0z1KYi5x/Ws",
-	"C6J7xWGYMQrvdH9kp1kW9shaZ1bs+ppzXc6DuZ1siTE7CSbGcvA2x13VTr0571Fhx9uzdu+0e626/LLb",
-	"6xd/L3PISMDH7L7PkodfC+2zzp1k/WBpgtWnRTGzyregjZYw31NL76pOWp9HnG3pM/2LhExK4qmbjCbw",
-	"8VSqSXOORf8G8T2KABxQSfhjzM0isWsq/w02PsFkYfFNc7RJ3zY3R0UcWi55EAoQI8iFEnPJmc8EE9NM",
-	"0zPMBSQuZC+tXRD0jVUV8C67yOmqYwRgKugEChzCOJ6q2ZR+Qs+E+RK0X2lNv1COmY52V72Q0sVM/cyC",
-	"/sbDZW5m2dD+bce5s3mTlddyg651vHv9Vgpnjo0vP4g5jpy7VrvtCdcK45H77HhxzyOQT6hZc6fbaX2j",
-	"xTCakgiTkXsCogpLSYw4t4ozA509dvzaPP94e33p+fpT64s69tI8/635e09/bz6fdX/rLDuY5LawLFGo",
-	"B67og6sXnj9s2TcHYsyqenYyaOlTlUU/m77Ll7ZLjWxVzXdq31ylz6vnmEQ6DqScpkwq/XRJN50fOXEp",
-	"KReQibWLEPBxzTxmD98xodQw0u1qHZ1xetc8SIvzhJGOIKNm09PpdLp3cbEXRT/0f/j115PJ5ITz/V6v",
-	"968A7CwOLLP7Hlx9PAXHx8e/3BBn2n8Fu2owDUOU6FgO1NxyyKfti0qYPR+UH/b5+tdR8aGffTiZ+bBz",
-	"c7OvPx/6vzzt/tfOv/7/H/+59zVP91/Zp13nmaE+Tn7DYjymsVTrDR3/IlK951zzWnSS3MLzkKEICxBC",
-	"FgGBE31EfYzi6D3AI0JZfsXLFPbcKu58Wl+sl1ldSoK77Xpmb3N2CSglWGSXB9SaMI3V0bedQLqqQFfJ",
-	"BEUwPymCwyhEu7aXNp7t/IOc0f3L873Pnzzf++Sc2H0pbfzNW67Owm1kC9U7wWW3d9vtnP8e+ABJ7nmQ",
-	"adU29liFUikJ1Dw/1zMN9Ujme53iUBy9wIaDYpswZVhMe/K37NYTZIg1UzGeEzPMurka6F344JyOMAlA",
-	"FuomjxCmFFtfjs2rORYi0bfuMRnS7DY/DEWBcR5MJECGd56vj+aph/jJwcEIi3E62A/p5CBLk3/w5kSr",
-	"gNGeov1yYCAleBHK4kTtRXJfb0nqsxe+tT+p7j6IMcLshpR3NbkPEh0CQKXJpxEcCYHJiPvqayw4SMZT",
-	"LmFc/pQmYMdc8eM+CCEf35BI3T/kfn63CTIEuQ/UOXy+uw9UJDOcTXEfpF4yNKFyPjVkdKKUtFJLdkMg",
-	"C8d6ziXnxCqwE0MiZQRF+zfkhpyhEKuj/TqKDE9QCBgKKYs4eMiVP5PJamEdt+TGk/NsZRE33onM8Efw",
-	"44+XUIz5/o8/gpa0i6pUCSrCM6UkQgwEBzrJwf1R8F7Hm5M6VUp6QwCQJtcHB7B0lf3g/rD6jXo62Acf",
-	"qBhnR2j1nvMDw0JIH0LM/lIiRZV571gxNK6vzrMtgYF8aky52AUDFMKUqwaZAj7WiwwgpJMJJWAAOdoH",
-	"UucI3eMwVrrHKfFl3onaRTTfKI3QWzN68yGvJQdDGsf0IRNMjnvZUoy+bqMEDQ6IteXKAx8EB4m1T2m+",
-	"yfcV5N8x5lpDg4O/RimOnoLdfd1X5bgAstOaxAq1pC4WAEz0FSipyEEWSCHQGdrBFAItYDmgwgmYE7Mh",
-	"2FU5MBQifI/M8R74Z4pKEVhUlupafPmGvm+itQT59fk8jomvtnbGNGVyhDC7OtKEpDrK/OZppBnZVg9s",
-	"oNuy2Abgsw2JeR7RCkonIHuWWQ+AvrneIYdWre2Lw5Pl4dx2RDUwz6fr9tku0Nea9DUY0ILhWObK0DDl",
-	"MAZjyPWJjAdSuvpzAqC6V4/JKM8/WHzfIFBK/q7R2PXlwzCWQqu9dgR2gsVXEQI/f9AKCqZcXESRUvgi",
-	"ONhOMHttQWVwrDVJFqjcoG7xSiAxrZvuOw4ml33QzCtPGUjJHZHto2NPQMKlhwbvGoeqe+Zcigjkk0Hp",
-	"XkTgq0sgSk+1lO8ahyAo3ZXIdOgSjjDJbfEcc8FNyaCRBR3M4kTawQd9HTaxh/+NAnC4v3/caOwqnSqr",
-	"0ryQgCFkam0vt0EfcDwiKAJhyjhl2X58HiFUNrjMWtL9nFChSqPN4zIZSCjH2p1bV6MLupLly3FNZqsu",
-	"iWaBMH3woC6X6vErHEMyQnKkpACCBxjfmbAgIWUMhUImjrUiRFDALP2JzFZ2gwa5hCEl9dBExXsY0xjp",
-	"3FQ0NT1GAvQIQ6H2ikP03no8C9EZpZLbZNYqE/k4TBIEmTQ7AM11PRNSlYB8OJZKoCIMgZiSkT0qg6bR",
-	"N8zBQE6nVea0Eu/Q122duXXlmO1ongEY4lgg9l4dvr1TS51Qm4ScOKBI2eyQspGOM4o5TyVJUAYgUYNN",
-	"lnmm9I1CqYs7SoHu5CKAptI2Wd0A7Kwe7lObsaXIXOA4Bg+U3RnzsOv4449qUVMP1Oo6yuLpKtjJZqv2",
-	"nFQ3L9VF3yGU8LJGuoKxSlpXapFFZYWiiMqq+0pmO8FxjPWYlI0Q+bVNNUJcqo4vMPSokV3w08FG9bNK",
-	"ssOG32g01LeHP4GJCUgiS+mqy5/Y9NkE6/u8xmdgDt4d/QIC++5ToAfzcgiwHTN2ZlygLrtZEKeusGXq",
-	"oHr5L30h0AchjZDEZTWG5B8+o6kP8gt1PsjvAkri1VcBfZ0rfwreg0B/VAQRK6+nI5jpIJXFtU+9fBDj",
-	"EJkATGbW0ExgOEZ7R/uNmXnDw8PDPlQ/71M2OjDP8oPz9mmr02upZ558T2AR2/MPe0AqA0Pzsu35nrkU",
-	"6514R/smC5ogAhPsnXjH+439Y718MVYzqyWpVa14Ue5YgWo9Gkcm/UjBFT9wOyKdOW5v85N0KDqAnUVu",
-	"cmpQJjd7eCss3bq2Z8JT5LDUjrwTT839ioueH2g03ViINncEs6fyCoRgKarGWT1qNLYmhAn85Yy4Wmp1",
-	"qQ7vtCCu/HOBD6yosOqRw+cfKcVFVA/9/PxDlQig8rHD4+cfyyNsqgd+WkY4R9i+J9/7aZnGKAd1VU8d",
-	"L9UeeQhGe2HDO/njq+/xdDKBbKq1VUW/qZiQWlAdce/kD69skp5aJikmpwfQEfdP38RDDou9UkO64m89",
-	"Bs5ELf6BgzzLfCFByEx9E6ZHX8NXoLQPPqrp4Q1ZgHMpETg2S2Say5xmi7loOutSjp8+Z9mpSHLgjNs8",
-	"bxHKeq4IaL1kYhU/e8m0y6QrhWN/+rqmC1lq38YZNVLvmrf18yoUeOUg+Iyj6VrqNEd7wE42V9itxPRc",
-	"9IqARbFZ5z6nBHw5R7eENyhiWa/hGo9+Wco1lgLwvrCTK9yaAnW3Jli+zXzPl/NqZp1oKee2gl8Dg6la",
-	"nXgP3jXe5ev55SDgvpymWEuXJia4We10+bNPyOnOXsybWW+ZWNuVrO5B3EFsXWlfmEpWN9Z3zz+RR1p/",
-	"I9b9CQnbyNaw80EWQXRNZFH5vBSmfCiErtlke2xSRJddD0gs3agh5M1BiNX7lkOK4YCyBd5oXdSwdW5b",
-	"eFHYx2tjCsvy3SCRJ6jp4bunh1UMNMyjIq/JCzIjkJ9v2DYwnFpi18SwPWKwgmavhwy2etTM8OaYwe5+",
-	"yyehP1Oc6Jjt8/3SuuRQUr1toYNlKK+NHWwf4IaHIkVND989PaxsqpEVnn9NiCi9nOAFMOKsJHoNEtsD",
-	"idI7HNZDibKS1DDx5mCirACWj1IuApPRYhe1Lk9U9G9bRFGymNfGFGV34KYKO03NFd89V3yL1Zr3aKwL",
-	"FSabl+CJTOKaJbbJEuZtROtyRPYaohoh3h5CFIaab6kyHC50Q+uDQ6Zw22MGYxmvjxcyk5/HCvr3mhNe",
-	"AScsb5qTLDD+mohQuhK6bUi4KISuKWF7lFC8NGE9TLB0owaFNwcKVu9b/kjdJF/gjdYlBVvntsUKhX28",
-	"NliwLN9NC3mCGhe+e1xY1UDb2dixJi0UMSOyYBEvhA5t8wKRmhy2SQ4qxvAGwMGhJjVFvE2KcKjC8h5r",
-	"I0ThUsZt4oUJ1P366EJ7h/lwIX+v2eJ1sMW3mm31dVBr8EY1GtVLYEblTUU1bWyTNuwXNK0JHWVdqVnj",
-	"7bFGWQNW9lVrk0ZFA7cJGLbdvEbOKPmF+bhhJaup4/unjm8w4A2saLwQV9QwsW2Y2MCyRc0Nb3ONYkln",
-	"s4nFiO2CwaukgUUIUI/7r2K14XkDLIUFXm/ULwcxfoHxv1OSveaA7XFA6X296/FARUtqMnhzZFDRgGWi",
-	"0JS81Lq4UNXAbYFDyWheG0CUPYIbJOw0NVB890DxDXZbesXAenRReh/CC8DFZUn0Gi62Bxel9+WvBxdl",
-	"JanZ4s2xRVkBVnZR66JFRf+2RRYli3ltZFF2B26ysNPUZPHdk8U3WC1DZpRimzgSkTC09+LHIi5n6lBT",
-	"xhYpo9La65LGrMbUuPH2cGNWC55dcZ1xXWtDh0MVt0YeVSt6dfQx4ybmEEglXU0h3z+FrGfMG0SQl4WP",
-	"mjteiDs2iBw1bLxt2FjNM22SMF6ELV4zVixBFDVMvCqYWMZY8xcvr0sR+TuiXwQiCrFrhtgmQ2TtvDZC",
-	"FOpRE8QbJIii+5cIh2N5pfUJwlK87QFEbiavjx8KDzAPH7IUNT28AnpY1VCJ2MAKhM7lRbhBy1tDw1ah",
-	"QTby+sSguqqmhbdIC5mVPh+1P0u8AVDQ+rZFSFBm8QoJQZv7XDyQP9ds8BrYYHmzLGyrh9g9Dtd9jWfx",
-	"B+Amw+3jwtVsJWpw2B44zDT3mgjh0JmaJt4cTTi0YJmg/bMObF3CcKnjtmBj1pReG3Y4nIUbQGYS1ijy",
-	"3aPIN9v0PSIpOkUbWLQweYEQvdDaxVVZ+BpEtgkiVlOvDSElPakB5A0CSEkDVndU64NHWQW3Bx222bw+",
-	"4Cg5hXmwYSWqQeMVgMbKtsthjPgpFGhEGV532UNlBsI8t+1jRq8ifs0Z2+MMu62na3JGVVNq0HhzoFFV",
-	"gWdPf1Vc1bqcMaOC2wKNst28NtCoeAU3aJQS1aDx3YPG6rar1z2aDMF1GUPnBKDM6gUAwxa8post0kXR",
-	"0Ouyha0hNVi8PbCw+3+pOZBl42tTRUn5toYUlrG8OqCwHcEcnCiS1DDx/cPEN9rr6RiyEdoQToQ6sxcD",
-	"ikz4Gim2jhS6qTcEFUZPaqx4s1gR5pb73Hnzsp/aFFlkGrhltjBW80rpIvMJC/lCJ6oJ49UQxvKmq8b/",
-	"NdFC57F9ouhrWWuS2B5J9LWOrUUQWh1qcHhz4CAy+3x2YqNTrgsKRtG2xQfaFl4bFxgLd/OA+rHmgO+e",
-	"A1axxMcrKNYngEfAZDYvAQFG4BoDtokBqpHXBgGjFTULvEEWMH2/1BxEm/T6PJDp2/aQQNvF64MCY+/z",
-	"sED9XIPBKwCDFcwSJ79hMR7TOJI/P2eVav1hDJkqK2QowgKEkEVA4IRXr4c8mIy5ZaJijG6IlWYMpbkC",
-	"noZjwJEQmIzmmWVZ0s1Y51btrSzwHLMrOzec5K2GyShvkdomv0ubVMbo7tJl4t3fUxxt5DU6MqOXe4nO",
-	"F0vsmt+3x+9FO6+J8LZ61BT/5ije7v4V3dK6MF/SvG3xvGUnrw3pbRfgxosiRQ0R3z3YL2Gp8nEUpgyL",
-	"qVLwAYIMsWYqxt7JH1+lMnLE7jP1L+tLTEMYA5hgLmB4B3RCsBNM4B0CLCXBrud7KYu9E28sRHJycHB4",
-	"9L/3G/uN/cOTnxs/v1O6boSq5t28bIMwxogIENMRJnJwIXCixqhUjBERxgKUeZWfVa/899W7jfMot+oP",
-	"NUz6YOYlPuXQ1ZBEM0e8reL1Ee/ZUs8wD2lKhMrPDrBbPbog88+nXFbG2ZRrNutmrNREqJcgya4Dcrjm",
-	"fva2RT97OZLMugxvFZy0i8u0wFUVItGTqr+57w7oM3Opvnz4U9dyEJeqmK84z5aZhftTD4aQj0HE4ANi",
-	"9uNFCKPZ5z8wBO90u1hPxHAgDevr0/8EAAD//w==",
+	"7H19U+O41udXUXmfqoF5DAS65+5M+o+n0pDuzjYkLAk9d+7QixVbSfTgSB5JBnJn+e5berEtO0pIOoQF",
+	"yrdu1dCJXo6Ofuf8jt5O/vZCOk0oQURwr/m3N0EwQkz9eR5DMaJsutdF92LvHI7R3oDeICK/ixAPGU4E",
+	"psRreoMJAkECx0h9HwA6AmKCAEH3AsiPPwA45IgIQIn6IoZcf7Hv+R4PJ2gKZaNiliCv6XHBMBl7Dw++",
+	"d4EEm+21RgKx+V77KKQk4kBQcAexAEM0ogwVPTP0V4q4kH3IPzFDkdcULEV2n1NM8DSdes1DP+sfE4HG",
+	"iHkPUoIEMjhFwqikTQQWs8+XnRO3EpD6/icOZBHZMZbfJFBMPN8jcCqbH6c4WirSfzA08pre/zgoZuZA",
+	"f8sPPsvKUq5TyMUZjfAIyyaqsvRIPAN0+N8oFByEDEGBIkAZmJoaAEqVAjHBHGDCBSTCBzwNJwDyKxIc",
+	"NQ5/2Ts82mscDhqNpvr/fqPR+M9Go9EI9q9INrC/UsRmxchiW6ZVRzTAU8QFnCZqWBJlejgJQ6EUO9PP",
+	"vLIP94aQo0gBCZB0OkTMB6n8hMrh32Exoamwgbm/QHBZoiTwFN4bVDTU//zlONFy9/G/V5K9Z+YlQUzJ",
+	"7oNDieF3jQbYidAIprEAh43G7jJpVV9Oid+tKO0SU76FcYoyIw4WuYEAaF+RFUwYusU05cbiaQL/SpF/",
+	"RQi6RQwMUxwLMJyBCSTRYgjlc1Ud3CkiYzGRE3L0Xo0v/8B3+g0uYMogEe17gRiB8SKLlYaajYDltcDd",
+	"hHIEQkpGeJwyKCsAzAFDMMqnRQ+/kD1XVNH7Xtb9XudkU5t/kPV5QglHyhd9hNGF9nDyXyElAhH1J0yS",
+	"GIdK5oP/5lRN8mo9tRmjxu+VNdUCuR/082lnSmlDGs2AciO3MMbRvvfge58oG+Io0vjarmSD8rxFFHFA",
+	"qADoHnMhZbyD+oOx/B5F0tKU22udd0AYY0SEErlD9ETpjravUAJSgu4TFEqZOGLSRpAsraTpUvGJpiTa",
+	"viBdqv2+Zi6AidZOodKfeNkMlHwGeNJ30/QZ8BdctP/3Zbs/uB50ztq9y0HQNAarxNAYjHCkJhoyhm+R",
+	"cv9YhxtavT9p8wVCC/0BcEQigAWAY4j1sAaUnkKmGei5BtTrXZ+2Lj63zZAyc6ISEIf/AF/xR7Bz+A//",
+	"3a/vwXAmEN/1wd0EiQliAAt+RY61nHvaHwIOZxxwCnawkM1IhchR70pT0B+pQCwjR0qQdMZ67GeQzMzM",
+	"8ue2XDk7UCAQ46kWUxF5mkhva8WklYDQ1bEpfWAXVd1fEpiKCWX43+h5DEs5RDBEkMlYS7KarzwSo2Rs",
+	"fI8MziJpezDmCoKXBN5CHMNh/Bwo7LcvvnWO29eX3da3Vue09fE0w6FxSSEkBkLhROINRFBAGXZ9AEzq",
+	"1wSSgaXsAHAdmC+futVieTbDZJxZ6I/H8UqxPE0SygSKzlCE4UAVeg6QZyYtFfm/+r3uvgpRTFXZcitW",
+	"3CPQOZxNERGZaDCOeyOv+ecjfZsQ4wKNEEMkRN6D/7eXMJogJrCOFXSE4lphFRr9U5f6nutPrx+8h+8P",
+	"vtdKxUTCVGvHijtgFGH5EYzPrR5HMObIrwihEd+JqhHd0a+PBHS+qdpHIUOiUv3ol388Wj3liLXCEHGe",
+	"qRYRiZU/vfPT1uBT7+Ls+qx1/KXTbV8fn3ba3YGlhQW6ygdTEW6us3l9zmtTR3VSrrLGuIAi5ba8/cvj",
+	"43a/75DP90QW0S9DS7lrHWpXxyayAFx3//gI8rVEWXyoteBeaPTU+sBiYQ6ClvHPqtEm+Kg951XaaLwL",
+	"rcbUB0it5uaUgO4TzBDvkCU+ZoK0NwZcSLY0cau1amrM+xBpsDRBjlYTGKI9jmSArGI5WYx/AIGOmpqS",
+	"fd2iKhmqgNRjfhx/RWW/pGdbA5nMrgn8yBC8Wc/RLHMwMBT41nYxQ0pjBFVkMZRdqfj6FsZfNBlUuDKN",
+	"YxnVEDDFXPK+qsIBZEh5TcFgeIPm5oiksSFKzQbzc1bq+gyT5+w7MgHzfJdnmKQC8cchh8iIshCd6UIy",
+	"2nZreIF7970E4shdRQ1LgaAV3hB6F6NojKaGCCtrlXKBQjUhjWO9gFH6C1SbZ0qLqmUeSNpTXGAZQFUI",
+	"u4JLVhdJ+RngzBAtbTu15urKAUwXYJapys2Vx5BPThi803HO5raVMAkJ9phnt5qoqCxrYIG4lGQUPoD3",
+	"F1A4nFzvFjGGI6SdZ7ZJpQJ2TAAEHItUb5KYTUQAQYSJjN1ooleNc9FA1q0TuMwpxjlioVqw+96IsikU",
+	"XtOLaCrNMB+a3gic5+u8O9O4yymeKJF7SSbW0wVgQzSBt5g6It9B62v7unc5AJBE4KR92vnWvvgDEIQi",
+	"AEEQplzQqQyqzdY5ZRFiH4qCMOZUleZXJIhQjG8Rm3XIiJp92oxXTmRw0+l6ft6h53tZK85wIkzZkONo",
+	"PZfjNtZ89FarbjCeYB7S1ITjP2A5Zd1mrXEgQ/tZvqqA94grfevVi1zr4BCBcCIX/9q/hTAO01gy+jx0",
+	"l5EdnGbil0X5RBn41Pln+wREmVD7iqzDOOX4NvNWGZ3Mw3sF8smg73sjfI+iARUwdu96CvmVtmUjDZJB",
+	"GJpyEFIufDDKxL0e9Aat07LQGwon+znH4Q0m43OGKcNiNi/l7xOsVpxSJEjUH3sxukVxLgpIcHjDwQgz",
+	"fcaTIf1T56IvwX3abvUH1+1/nre7/c63tud7Z73SB98XyloYwUJmJZS0s7lzSa93aGwNg5BOh5ggrjZf",
+	"AJUFuJsXE+3n8rOQKpDO2xfH7e7gh6FknW6sOXccScaXIf8scY4bivKg1Zpa8gb9AI6/tI+/+qAzaJ8p",
+	"6/vY+9wDcEolS+TaQPdwmkgJPFXcGThXF3FaHZ7vKch6vtc7b3evi4/VP7PvZK9ZUY3ux6PtatAhdOBt",
+	"zVNu+VUdVaDihn/JYt2eMd+YrtAoJGpjZTkGOZwWu6VTOJM0HUqKkR6OgZ1i680vbUbvuvEZ0sgx+S1z",
+	"CKcOtoIp4hyO0Vc0C3y50BrGCMCQUc7BLWIcU2KD3w56ZcdqbMr6V9p6OUEC4rjAhgcZgzPtCVEcdY0V",
+	"zzvC/FgDUJYdbEABVHzj67BWKhGpLVmiwthHfYYZ+QLruFPbr4ySsfayUKqL6whpUVNf0WwlNchyBrmI",
+	"m52Wsggdtdk4wiaSyyBR3SiP6Zg7BSp2JOZ1+WUwOAe6gGtmKyZlWjJgKrRWGrQ9f/a4/AL3OWBcAZ0N",
+	"jjnTKUFjnVld7iuKgRQdLJTNzOy8MqcwnGCC9hiCkbId6YIAHUkyNOdEBeV1ut9ap52Ta3Oo4Pn5J+et",
+	"z+3rQe9ru2t9eCqJ8ax30vnUUR7xrNPvd7qfry/a/UHr8qLVlSw5aF90W6fX6tyyaH9Bgcvu127v965V",
+	"wPM9q3S3N7j+LP9S/bUuB1/a3UHnuDXo9LpK6s5F2+4ok1j9V1J25fvji/aJbKF12vd8T7b+qXfZVWNp",
+	"D770TlSHrdPT3u9tLV7/8vy8dzFon1yftU86revBH+dtJWLlFMb+TB81eb7n2CWX5VqD9vVp56wzMKIZ",
+	"hbQvLnoXzoh6fqHwJOtDlB1xO+y9RQDOTJ6BhCHFM2A4U5v5BE7V9rredhMzsBPkfzdxFOyWCTmhvHl4",
+	"9O79407wwUlh6iDbQRuJOTjXh/E7EFxedk4qfb+Hv6DRETzcexcejvbej375x95v8B3cOxw20NHoXfg+",
+	"+kXvBgipDK/p/Z8/G3u/wb1Ra+/T979/fdiz//l+nX8eHj38h8sVdqbGHZRnI2Wxk4vNzSQsa+ljOHar",
+	"FxfL3Ylsz+U+zhBJn3aNOmY0TRb49iki6U8yiktMFK4L75t45nGWdvQ/x9VKN6szv54ARzsLg3a1eJaw",
+	"7ZEYE/RYB71K8QffSwkWvdEZgjxlj9a/LBV+8L1bzPEQx2bBs6zqt6Lkgli0OpZS6342mblSq6K7g0wJ",
+	"qs+y5tMi66kmFpMJYljoDZrPOVznA1RT8LI6W46SmUBPB+Opscy1G1qM28qAn07WzS0igQyts1/jEOu7",
+	"77xKGcaUS3pSUP4AJOWYiLnihpZE5YW/5OlwvAUFvhyHoGCXz0eGbHvgFSC57Wmhx1hgVY94osV+piPQ",
+	"dFM3U40kpA7UXpG6aAGz+64M7Jg9JEBHsn6ktqiJ2ZxWYXVRVmlr17FjDWPKzN/rHQW9YP/3On1OnDpl",
+	"5jfuz6sbRt1eV0bwnzufBtfHrYsTZ7T+ciw7B54eoR5/vgn1kmza6vXJTbtknh/U+kUPXW/Y56bP5y13",
+	"Cu/72abcoiPgKYKEA0KB2R1d/8B3ikm5l+WHu49Y3pMa3YIQ0nRUFd2vKMw931041ffonvCqke91aR/G",
+	"6AJBvs4RXBk6y0pqqdUAevN+aPEOqrkfG0IChuYUTj80wHpXMHMtf7T1joTTpZzDGU3FswzunCHzFOOJ",
+	"TqGHkKNzhkPXxm8UZRerUWGniSxsbgbwEMa6dvlKwKOnuL4XYZ7EcHbm3HIu1tUJQ3t513J5PaF3BDAU",
+	"Q4Fv0ZxwEn/2tJ1ftD91/un5Xv/yk/zj+zpnQUUIvKpyPaWQTzAUriPhszQW2BybrKhR6ZNKCh3FFAqX",
+	"PouKjpU+SxGYLu19ODN9a+GDD3oyAYwiDoIcJIHr4MDthSyBfAtlZR2VcZCr3O2ZLOyvSUVLF7H8RN97",
+	"WPTciiDNTWo+rGsSUMglC54uuASz1kl6IcSioeMQbTTolf1Lfilli72Udkoru57KIbuPIdUR9yzJ3zAZ",
+	"581ka0y5qvy1GwiytUhQ3nDMlygOTzA2G5krvdSzZ9G8/bNkd3Fg8X6or28mPA2AifMUTC6aYJzdgSj0",
+	"EqcknMhVVIQJQezxjcolt4cv0C0iKTpGm0CmPJjSIP5e2Vm7rcpuzD0CGZTwYyjQmOqz1i2C3kx6iyH4",
+	"tBM/f8uqOi9rhplubZZbXaBPPcbjSfbc5uk2GxfdwLnsn1j3WrLLPu4o5NF7ELqT6uXd7IpB+eaBM5gw",
+	"bw2GMRrA+zX2BrIreo51dciwQAw/+lihpPvjrJJ0awyK1KxY17lkqm9BLLyuZz0Q3Ssuw0xQeKPnI7vN",
+	"snRGNrqzYo/X3OtyXsztZluM2U0wMZHkba67qpN6c9+jEjten3T6x71LNeXnvf6g+Pcql4wEvM/e+6x4",
+	"+bVAn3XvJJsHCwnWnBbdzINviY5WMN9jC3dVJ63vI85r+kR/I4NMSuKZOzKawvtjCZPWAov+HeJbFAE4",
+	"pDLCn2BuNoldS/kfsPEpJku7b5mrTfq1ubkq4kC5jAehADGCXCgxV1z5TDExapqdYC4gcYXspb0Lgn5w",
+	"qALeZA85XWOMAEwFnUKBQxjHM7Wa0jX0SpivEO1XtOkX4JibaPfQCyldMdMgs6AXTJe5mWXU/mPXubN1",
+	"k9XWaqRrXe/eXEvh3LXx1UnMceXctdttL7jW4CP33fHinUcga6hVc7fXbf+gxTCakgiTsXsBojpLSYw4",
+	"t7ozRGdzx5fW6afry3PP13+1v6lrL63T31t/9PXn5u+T3u/dVckkt4VVIwpV4YLeuWbh8cuWA3Mhxuyq",
+	"ZzeDVr5VWcyzmbt8a7ukZGtovhN9C0GfD8+xiHRcSDlOmQT9bEU3nV85cYGUC8jExl0IeL9hG/OX75hQ",
+	"MIy0Xq2rM07vmidpcd4w0hlk1Gp6NpvN9s7O9qLop8FPX740p9Mm5/v9fv9fAdhZnlhm9wO4+HQM3r17",
+	"99sVcZb9V7CryDQMUaJzOVDzyiFfti/rYf5+UH7Z5/vfR8Ufg+yP5twfO1dX+/rvQ/+3h93/2vnX//3z",
+	"P/e+5+X+K/tr13lnaICT37GYTGgsYf1E17+IhPeCZ17LbpJb4XnIUIQFCCGLgMCJvqI+QXH0AeAxoSx/",
+	"4mU6e2wXd3G0vhyX2VhKgrvteu5sc34LKCVYZI8H1J4wjdXVt51AuqpAD8kkRTBfqQgOoxDt2l7aeLbT",
+	"j3JF9y/P975+9nzvs3Nh96108LdouzpLt5FtVO8E573+da97+kfgAyTjnjtZVh1jT1QqlZJArdNTvdJQ",
+	"VTLf6xSH4ugZDhxUbBOmDItZX36XvXqCDLFWKiYLcoZZL1cDfQofnNIxJgHIUt3kGcIUsPXj2HyYEyES",
+	"/eoekxHNXvPDUBRhnAcTGUCGN56vr+apSrx5cDDGYpIO90M6PcjK5H94C7JVwGhPRfvlxEBK8CKVRVOd",
+	"RXJfH0nquxe+dT6p3j6ICcLsipRPNbkPEp0CQJXJlxEcCYHJmPvqYyw4SCYzLoNx+VWagB3zxI/7IIR8",
+	"ckUi9f6Q+/nbJsgQ5D5Q9/D57j5QmcxwtsS9k7hkaErlemrE6FSBtDJKdkUgCyd6zSXXxCqxE0MiZQRF",
+	"+1fkipygEKur/TqLDE9QCBgKKYs4uMvBn8lkaVjnLbny5DpbWcSV15QN/gx+/vkcignf//ln0JZ2UZUq",
+	"QUV6ppREiIHgQBc5uD0KPuh8cxJTpaJXBABpcgNwAEtP2Q9uD6ufqNrBPvhIxSS7QqvPnO8YFkL6EGLO",
+	"lxIpqmx7x8qhcXlxmh0JDGWtCeViFwxRCFOuFDIDfKI3GUBIp1NKwBBytA8k5gjd4zBW2OOU+LLtRJ0i",
+	"mk8UIvTRjD58yEfJwYjGMb3LBJO8l23F6Oc2StDggFhHrjzwQXCQWOeU5pP8XEH+O8ZcIzQ4+Huc4ugh",
+	"2N3Xc1XOCyAnrUWsVEvqYQHARD+BkkAOskQKgW7QTqYQaAHLCRWaYEHOhmBXtcBQiPAtMtd74F8pKmVg",
+	"UU2qZ/HlF/q+ydYS5M/n8zwmvjramdCUSYYwpzrShCQcZXuLEGmYbf3EBlqXxTEAn1ck5nlGKyidgJxZ",
+	"ZlUAA/O8Q1KrRvvy9GR5OrcdUU3M8/myc7IL9LMm/QwGtGE4ka0yNEo5jMEEcn0j446Unv40AVTv6jEZ",
+	"5+0Hy98bBArk7xuNXV9WhrEUWp21I7ATLH+KEPh5RSspmHJxEUUK8EVysJ1g/tmCauCdRpLsULlBrfFK",
+	"IjGNTfcbB9PKPmjlg6cMpOSGSP3o3BOQcOmhwfvGoZqeBY8iAlkzKL2LCHz1CEThVEv5vnEIgtJbiQxD",
+	"53CMSW6Lp5gLbnoGjSzpYJYn0k4+6Ou0iX38bxSAw/39d43GrsJUGUqLUgKGkKm9vdwGfcDxmKAIhCnj",
+	"lGXn8XmGUKlw2bSM7hekClWINtVlMZBQjrU7t55GF9GV7F/ymmxWPRLNEmH64E49LtX8FU4gGSPJlBRA",
+	"cAfjG5MWJKSMoVDIwrEGQgQFzMo3ZbNyGnQglzCkpB6ZrHh3Exoj3ZrKpqY5EqB7GAp1VhyiD1b1LEVn",
+	"lMq4TTatGpHVYZIgyKTZAWie65mUqgTkdCxBoDIMgZiSsc3KoGXwhjkYyuW0apxW8h36WteZW1eO2c7m",
+	"GYARjgViH9Tl2xu11Qm1SciFA4qUzY4oG+s8o5jzVEYSlAFIFNlkjWegbxSgLt4oBXqSiwSaCm1yuAHY",
+	"WT/dpzZjC8hc4DgGd5TdGPOwx/jzz2pTUxO1eo6yfLkKdrLVqr0m1eqluusbhBJeRqQrGauM1hUssqys",
+	"UBRZWfVcyWanOI6x5qSMIfJnm4ohztXEF2HoUSN74KeTjeq6SrLDht9oNNSnh7+AqUlIInvpqcef2MzZ",
+	"FOv3vMZnYA7eH/0GAvvtU6DJvJwCbMdwZxYXqMduVhCnnrBlcFCz/Ld+EOiDkEZIhsuKQ/I/vqKZD/IH",
+	"dT7I3wLKiFc/BfR1q/wh+AAC/aeKIGLl9XQGM52ksnj2qbcPYhwik4DJrBpaCQwnaO9ovzG3bri7u9uH",
+	"6ut9ysYHpi4/OO0ct7v9tqrz4HsCi9hef9iEVA4YWucdz/fMo1iv6R3tmyZogghMsNf03u039t/p7YuJ",
+	"WlmtGLWqHS/KHTtQ7XvjyKQfKeKKn7idkc5ct7fjJ+lQdAI7K3KTS4Ny5GbTW2Hp1rM9k54iD5Y6kdf0",
+	"1NqveOj5kUazJ0vR5s5g9lDegRAsRdU8q0eNxtaEMIm/nBlXS1qXcHivBXG1nwt8YGWFVVUOH69Syouo",
+	"Kv36eKVKBlBZ7fDd49XyDJuqwi+rCOdI2/fge7+sooxyUldV691K+shTMNobG17zz+++x9PpFLKZRqvK",
+	"flMxIbWhOuZe80+vbJKe2iYpFqcH0JH3T7/EQw6LvVCUruJvzYFzWYt/4iBvMt9IELJR36Tp0c/wVaC0",
+	"Dz6p5eEVWRLOpUTg2GyR6bjMabaYi5ZzLOX86Qu2nYoiB868zYs2oax6RULrFQur/Nkrll2lXCkd+8P3",
+	"DV3ISuc2zqyR+tS8o+urVOCVi+BzjqZnwWkBesBOtlbYreT0XPYTActysy6spwR8Pke3gjcoclnLGke/",
+	"reTjSpl0n9lbFf5JRdzuKbWclPmcr+aezIbPSl5qDQcFhjO1zfABvG+8zzfmy9m8fbnesPYgTXJvs23p",
+	"ckyfkdMvPZtbsn4uYmOfsL4rcGejdZV95vBibatrvH+8Rp4y/bWZ6WckbGvZwGCHWU7PDYMI1c5zBQ4f",
+	"C6HraGF70UKR73WzEMHCRh0WvN6wwJpGy7PEcEjZEreyKfnb4NkW4RdAf2ssb5mwm9rzAjWfvxw+X8fS",
+	"wjxz8IYMLhsC+R2AbVP4sSV2zeHb43ArsfRmJG7Do2bx18vi9jxazgX9leJEJyhf7GA25fIShrZF5hbi",
+	"3xqb28bspvOiRM3nL4fP17a5yEoqvyGtl1LqPwOxn5REr6l9e9Re+uWBzci9DJKa3l8vvZdn0nI2ytYx",
+	"GS/3NZsyfAVI2+L4EvTfGsuX7drN83aZmulfDtP/iPmZ32PYlOZNM8/B8JnENbtvk93Nr9psyuzZz9nU",
+	"pP6KSb2wuPxEj+FwqT/ZnMoz5GyPxQ3E3x6DZ7a7iL319zVzvyTmXt3GplnK8w1Ju/TYb9u0fVYIXfP2",
+	"9ni7SIe/GXFb2Kip+/VStzWNlmNRj32XuJVNudsGz7bYuwD6W6Nvy4Td/J0XqAn85RD4upbWybz5hvxd",
+	"vM/PHuY/E5l3zI811Fy+TS5X+VyfgModMKl5/ZXzumNOV3c9T8LxLlRtk/BNduO3x/fazBfTvfy+ZvsX",
+	"xvY/an/VH8PZIAKo5uJ5DuKv/E5Lzf/b5H/752k2DAPKWKnZ/xWzf3kq13Y6G3N/BUrbpHzbAN4i85cM",
+	"fHEAYBWr44AXFAf8gCU+war/mZi+pvdt0/sTLO1rJn/l6/gVvcZTLNi3S9Vvkp+XkXLNxC9rRf64JZUS",
+	"h27Gw+U0p8/AyN2S7DUzb4+ZS7/ouRlDV1BSc/Xr5erKVK6S3qLkbjYl8CqUtkXlJfS/NUovm7ab2u0y",
+	"NcW/HIr/AQMspQXfjO9LOcyfge7PS6LXdL89ui/9xvVmdF8GSc32r5ftyzO5tq/ZlOwrQNoW15eg/9a4",
+	"vmzXbq63y9Rc/3K4/gfMr/IT6pvSvf3r/M91vH4+N4aa97fI+9Uf3d+Q++cRUwcArzgAmJ/OR7cX53zQ",
+	"xmGAA1NbiwWq5vDm4oE5e18QE1TK1XHBC4oLNrPKJwwKnjccqCOBZ4oEnjAIqOn/jdD/ei7mKTn/Wdj+",
+	"LRP9Chxf0/vLpPdVrC7/ic9NeT3/NdJnofVC7JrVt8nqmZ43JvUCHjWnv2ZOL+ZxhTwblnvZnNMtBG2P",
+	"0nO8vz1GL0x5EaFnJWo+f0l8vq7FEfEEq/Tsl+Wfgcm1vDWNb5XGpZI353A1VTV/v2r+zszt8STWWeEn",
+	"oG4NnC3StsL3G+RsbbcLCVt+XbP1i2Lr1e2rMJI+Yrc43PQn3Kwfm+amwe0T+MX8IGoq3x6Vz6l7Q1J3",
+	"YKbm99fL747pXCWH9bwn2pTzXbjaFv3P28RbCwQcVu8OCeYK1sHBywkOftg4bxFJ0TF6goW9aQuE6JnW",
+	"9xdl4evQYJuhgaXqjcOCEk7qkOA1hwSlqVzf42weCpSxtL0wwMb/2wsBSta9iP6tQjX1vyTqX9sIOYwR",
+	"P4YCjSnDm24NqMZAmLe2feLvV8SvmX97zG/rerYh81eRUlP/66X+6lw+eh2o4nM2Zf45LG2L+ssG8Nao",
+	"v2LebuovFaqp/+VQ//pGqPcGWgzBTVlftwSgbOoZKN8WvOb7LfJ9oehN2d5GSE31r5jq7YlcaXlhGevG",
+	"PF9C0dZI3kL9m6N426IXEHxRpKb3F0TvP2h4xxPIxuiJCD7UjT0bxWfC1yS/dZLXqn4imjc4qYn+9RN9",
+	"mJvgY1eCyw7nqbg+g9KW2d7A/43yfWbcSxlfF6o5/+Vx/uo2qBh5Q7LXbWyf4wda1prbt8ftA42xjThd",
+	"w6Gm8tdL5SIztEfXDLrkptRtELMtxtagfmtMbUzVzdDqy5qZXw4zr2NS9xdQbM7J94DJZp6Dlo3ANTFv",
+	"k5iVkjemZoOKmp1fMzubSVwpvNe2uTlDZ8DZHklrgL89mjaGu4io1dc1Vb8kql7DvnDyOxaTCY0j+fVj",
+	"5qXW6BPIVF8hQxEWIIQsAgInvHoV/840zC1bExN0RawyEyjtDvA0nACOhMBkvMi+ypI+jZlt1XDKAi+w",
+	"n7KXwkmuNUzGuUZq4/r/a1zKqtxzs0r651uKoyf5nQfZ0PP9ysM3S+w6NN5eaFzoecPo2IZHHSC/3gDZ",
+	"nsc1/cumcXIJQtsKlS3Av7Vo2bZlN+EXJWpafzkx8womJ6ujMGVYzBRShwgyxFqpmHjNP79LVHHEbjMc",
+	"lyc+piGMAUwwFzC8Abog2Amm8AYBlpJg1/O9lMVe05sIkTQPDg6P/ud+Y7+xf9j8tfHrewVaI1S17dZ5",
+	"B4QxRkSAmI4xke6ewKlijVRMEBEGyspOynXP9A82TxFJ8xST6h+KuHww9ysT5QSwkERzt3Ct7vUt3Ple",
+	"TzAPaUqEas/Oblk9Apft56sZq+FsNTPfdCtWMBHqVzrk1AFJoNzPfqDLz369QzZdDqcqAZ7dXYYC11CI",
+	"DAap+jf33ZlC5t4Gl6/16VEO49IQ8+3V+T6zzF6qYgj5BEQM3iFmVy9yo8zX/8gQvNF6sWrEcCgN6/vD",
+	"/wsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
