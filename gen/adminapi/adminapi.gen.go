@@ -4555,8 +4555,6 @@ type GetFaxAccountResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4582,11 +4580,6 @@ func (r GetFaxAccountResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetFaxAccountResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetFaxAccountResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4761,8 +4754,6 @@ type RevokeFaxAPIKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4783,11 +4774,6 @@ func (r RevokeFaxAPIKeyResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RevokeFaxAPIKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r RevokeFaxAPIKeyResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5309,8 +5295,6 @@ type GetFaxWebhookPublicKeyResponse struct {
 	JSON200 *FaxWebhookPublicKey
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5331,11 +5315,6 @@ func (r GetFaxWebhookPublicKeyResponse) GetJSON200() *FaxWebhookPublicKey {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetFaxWebhookPublicKeyResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetFaxWebhookPublicKeyResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5399,8 +5378,6 @@ type GetFaxWebhookStatsResponse struct {
 	JSON200 *FaxWebhookStats
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5421,11 +5398,6 @@ func (r GetFaxWebhookStatsResponse) GetJSON200() *FaxWebhookStats {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetFaxWebhookStatsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetFaxWebhookStatsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5489,8 +5461,6 @@ type GetPAMMaintenanceResponse struct {
 	JSON200 *PAMMaintenance
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5511,11 +5481,6 @@ func (r GetPAMMaintenanceResponse) GetJSON200() *PAMMaintenance {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPAMMaintenanceResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5796,8 +5761,6 @@ type GetPAMTeamResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5823,11 +5786,6 @@ func (r GetPAMTeamResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPAMTeamResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPAMTeamResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6004,8 +5962,6 @@ type GetPAMQuotasResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6031,11 +5987,6 @@ func (r GetPAMQuotasResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPAMQuotasResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPAMQuotasResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6670,8 +6621,6 @@ type GetRestaurantResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6697,11 +6646,6 @@ func (r GetRestaurantResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetRestaurantResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetRestaurantResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6987,8 +6931,6 @@ type RemoveRestaurantEntityResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7009,11 +6951,6 @@ func (r RemoveRestaurantEntityResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RemoveRestaurantEntityResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r RemoveRestaurantEntityResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7077,8 +7014,6 @@ type ArchiveRestaurantEntityResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7099,11 +7034,6 @@ func (r ArchiveRestaurantEntityResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ArchiveRestaurantEntityResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ArchiveRestaurantEntityResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7169,8 +7099,6 @@ type ListStorageBucketsResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7196,11 +7124,6 @@ func (r ListStorageBucketsResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListStorageBucketsResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListStorageBucketsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7382,8 +7305,6 @@ type DeleteStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7404,11 +7325,6 @@ func (r DeleteStorageBucketResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r DeleteStorageBucketResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7474,8 +7390,6 @@ type GetStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7501,11 +7415,6 @@ func (r GetStorageBucketResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetStorageBucketResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7682,8 +7591,6 @@ type ListStorageKeysResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7709,11 +7616,6 @@ func (r ListStorageKeysResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListStorageKeysResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListStorageKeysResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7888,8 +7790,6 @@ type DeleteStorageKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7910,11 +7810,6 @@ func (r DeleteStorageKeyResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteStorageKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r DeleteStorageKeyResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8963,13 +8858,6 @@ func ParseGetFaxAccountResponse(rsp *http.Response) (*GetFaxAccountResponse, err
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9154,13 +9042,6 @@ func ParseRevokeFaxAPIKeyResponse(rsp *http.Response) (*RevokeFaxAPIKeyResponse,
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -9673,13 +9554,6 @@ func ParseGetFaxWebhookPublicKeyResponse(rsp *http.Response) (*GetFaxWebhookPubl
 		}
 		response.JSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9757,13 +9631,6 @@ func ParseGetFaxWebhookStatsResponse(rsp *http.Response) (*GetFaxWebhookStatsRes
 		}
 		response.JSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9840,13 +9707,6 @@ func ParseGetPAMMaintenanceResponse(rsp *http.Response) (*GetPAMMaintenanceRespo
 			return nil, err
 		}
 		response.JSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -10135,13 +9995,6 @@ func ParseGetPAMTeamResponse(rsp *http.Response) (*GetPAMTeamResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10330,13 +10183,6 @@ func ParseGetPAMQuotasResponse(rsp *http.Response) (*GetPAMQuotasResponse, error
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -10961,13 +10807,6 @@ func ParseGetRestaurantResponse(rsp *http.Response) (*GetRestaurantResponse, err
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11258,13 +11097,6 @@ func ParseRemoveRestaurantEntityResponse(rsp *http.Response) (*RemoveRestaurantE
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11344,13 +11176,6 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11435,13 +11260,6 @@ func ParseListStorageBucketsResponse(rsp *http.Response) (*ListStorageBucketsRes
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11635,13 +11453,6 @@ func ParseDeleteStorageBucketResponse(rsp *http.Response) (*DeleteStorageBucketR
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11725,13 +11536,6 @@ func ParseGetStorageBucketResponse(rsp *http.Response) (*GetStorageBucketRespons
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11922,13 +11726,6 @@ func ParseListStorageKeysResponse(rsp *http.Response) (*ListStorageKeysResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12113,13 +11910,6 @@ func ParseDeleteStorageKeyResponse(rsp *http.Response) (*DeleteStorageKeyRespons
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13086,20 +12876,6 @@ func (response GetFaxAccount404JSONResponse) VisitGetFaxAccountResponse(w http.R
 	return err
 }
 
-type GetFaxAccount408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetFaxAccount408JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetFaxAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetFaxAccount429JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
@@ -13322,20 +13098,6 @@ func (response RevokeFaxAPIKey404JSONResponse) VisitRevokeFaxAPIKeyResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RevokeFaxAPIKey408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response RevokeFaxAPIKey408JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13998,20 +13760,6 @@ func (response GetFaxWebhookPublicKey401JSONResponse) VisitGetFaxWebhookPublicKe
 	return err
 }
 
-type GetFaxWebhookPublicKey408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetFaxWebhookPublicKey408JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetFaxWebhookPublicKey429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetFaxWebhookPublicKey429JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
@@ -14091,20 +13839,6 @@ func (response GetFaxWebhookStats401JSONResponse) VisitGetFaxWebhookStatsRespons
 	return err
 }
 
-type GetFaxWebhookStats408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetFaxWebhookStats408JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetFaxWebhookStats429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetFaxWebhookStats429JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
@@ -14180,20 +13914,6 @@ func (response GetPAMMaintenance401JSONResponse) VisitGetPAMMaintenanceResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMMaintenance408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPAMMaintenance408JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14550,20 +14270,6 @@ func (response GetPAMTeam404JSONResponse) VisitGetPAMTeamResponse(w http.Respons
 	return err
 }
 
-type GetPAMTeam408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPAMTeam408JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPAMTeam429JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
@@ -14791,20 +14497,6 @@ func (response GetPAMQuotas404JSONResponse) VisitGetPAMQuotasResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMQuotas408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPAMQuotas408JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15614,20 +15306,6 @@ func (response GetRestaurant404JSONResponse) VisitGetRestaurantResponse(w http.R
 	return err
 }
 
-type GetRestaurant408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetRestaurant408JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetRestaurant429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRestaurant429JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
@@ -15992,20 +15670,6 @@ func (response RemoveRestaurantEntity404JSONResponse) VisitRemoveRestaurantEntit
 	return err
 }
 
-type RemoveRestaurantEntity408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response RemoveRestaurantEntity408JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type RemoveRestaurantEntity429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RemoveRestaurantEntity429JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
@@ -16092,20 +15756,6 @@ func (response ArchiveRestaurantEntity404JSONResponse) VisitArchiveRestaurantEnt
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ArchiveRestaurantEntity408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ArchiveRestaurantEntity408JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16199,20 +15849,6 @@ func (response ListStorageBuckets404JSONResponse) VisitListStorageBucketsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageBuckets408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListStorageBuckets408JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16455,20 +16091,6 @@ func (response DeleteStorageBucket404JSONResponse) VisitDeleteStorageBucketRespo
 	return err
 }
 
-type DeleteStorageBucket408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response DeleteStorageBucket408JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteStorageBucket429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response DeleteStorageBucket429JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
@@ -16559,20 +16181,6 @@ func (response GetStorageBucket404JSONResponse) VisitGetStorageBucketResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetStorageBucket408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetStorageBucket408JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16807,20 +16415,6 @@ func (response ListStorageKeys404JSONResponse) VisitListStorageKeysResponse(w ht
 	return err
 }
 
-type ListStorageKeys408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListStorageKeys408JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListStorageKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListStorageKeys429JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
@@ -17041,20 +16635,6 @@ func (response DeleteStorageKey404JSONResponse) VisitDeleteStorageKeyResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteStorageKey408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response DeleteStorageKey408JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18503,152 +18083,151 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rd9s4suBfwdHec2Lv0JIcO3275Q+76iSd8ebR3jiZ/tDKihBZkjAmAQ4A2tZk/d/vQQHgQyL1cCzn",
-	"ZsafbJHEu6pQ7/raiUSaCQ5cq87gayejkqagQeKv3+jtMIpEzvUHmoJ5EoOKJMs0E7wz6HyaA5nSW0Lt",
-	"R88U4TSFbifoMPM6o3reCToc23bcR2P8GXQk/CNnEuLOQMscgo6K5pBSM8Z/SJh2Bp3/0Sun1rNvVW9p",
-	"Rnd3gZnkW1icv2qe3vDinFzB4pkiLG6Z2BUsxixeO6WpkCnVnUEnz/FLvchMS6Ul4zM/i4u54PAhTycg",
-	"m+eSmQ8Ixy8I4+R19/inU2L6JgfhX45Pjp+/ePGif9zvh4ctU8UexraHb9nD6lTN7D+C0jSXlOvXXDO9",
-	"ePO5bT8B3z9TxHzSMkv7zXiWb9jVdZMsZ4RzqU+yfXqy+Gb9FMvv9jjNj6BELiNonSq+JWJKdLGzAaEW",
-	"i2IDIbq2JAPMzxQxK1Ht67JDrlsQ8DztDP7s0ESD5FTDBV2kwPWnRQaqE3QmEuiV/xFRNX8l6Y0hCUEn",
-	"Zpzx2e+4DvtbITaa/1Pg+Rsp8sz/ONeQ+v9tk9pr85eLS5rAR6DK9pfRhch15beE9yJmU2aHr/wsusok",
-	"i6D6i2v7cblxlyCvWQT24TXwHF6C/0rRBNRLqmEmJMNPlP16KIFWfr6cUznD95pOEvfP7Ueq8d9rweJy",
-	"1pplfzA9n4skNvThSxPBuNRC0hn8mkdXsIa8TvD9espqv7k3DK/OxMzvE9C0fVoXw/dEA03XTcu8/zZq",
-	"fzF8X0zjzkxKgsoEV4C30680/gj/yEFp8ysSXAPHf2mWJSyiZrq9vysz569bDvhaSiHtUE0Ii4MRRA+F",
-	"uGnbESEJJTJPoNu5CzovBZ8mLHq0WTkyArdMaUVoIoHGC5zJOUcET/Y/kyEnOYfbDCINMTEoA5KA+Ron",
-	"8kHo30TO4/1P5IMgKo/mxbbg8A5MPrEURP4I5xI6UBlrO2I4cJTcAZCIFyRmMeFCEyoluwZyw/TcEXy7",
-	"e88UMQdJXBdnRAGPCdOEzijjuKxPQrwzROmRwd/MnikizBEzrYjIQOJozxRJWMr0gJw8J+/Zr4a1MYhR",
-	"XmCR4FM2y+3nI87STEgdkP/sl59zwvjEwIrhLANyXHmzIELPQXbJ0E7iZi4UkJd25UfvgM/0nDA14jg1",
-	"s5U4HTNZCdNcQUxybjb1jBhGTAHXuO8i16T+meAR1DoYYTuSUaW7I+42/z3lCwda6hGASgsxTilfjN1J",
-	"KANWQhDzjNxIwWeExqkBInEFXJGpFCnRc6YIjWMJSp0RCVouCJ1qkCT8aH4cDc2PkCiIBI+RrZgDjZ0A",
-	"UPlk9R64tE2IFuSGMk0mMBUSiJYLZqZiwXQd6U8ZZ6lhRY6LC9Jc3jNkSs0GfOY013Mh2T/hEUjHe6aU",
-	"mbmQq7uJ+PaZ02vKEnP9P8Jx5+Vojn44shpRbgiHBBrNCSUx1XRCFfyAp6vyzBAAiN9DzOgn/OixSdkz",
-	"RdyAxMzSUAGzu4ZAmD0viBvR9ApUF3kjNwgyIUJopSXNLobvHZv5WYGsMCY0jpnpgCYX0vSmDZc5mNJE",
-	"gWFXy0dfOzPDxTYzXPjKHEaWa5xYrlCIPCORBGou3Zs5cEPGYgF2CcgQmDNK6a0ljp3B8xcvAnMy/vfx",
-	"CmsaoDwMtxmToMaMjx3srE7rHZuCuZ28AHMFi7MqPXXPqhMyneKMPGz81F8FDs9ANm2DY8Zx9Y4pDkjO",
-	"2T9y8PKSYTuXVv3T6fKiM6oNa9QZdP7fn/Ton/2jX764v+Pu0Zf/+R+dhn2RIgHVIsuZV34f7FEdSMgS",
-	"GhlkMZek/cKfkeXVrJSPQtJmRvijSMDMIqW3Vq4a/FTMkUpJF52gYzfCvTb4aHlmj6F/dhw3buHMr6gU",
-	"T8Tk7xBp5GERqC6G7/+ap5TfH6LbT3K3Ezx+/vMuR/i/m8+waTfWrt5IH9+28O3Fm53mVpPZ7jdDp4/b",
-	"Ujp0Wrcqdu4oUwada5CKCW6OAkFiSvNEdwadz9y9gbizTK7/mIPh+RAurJxLlKZSK1K0MaDiVRr1rl5z",
-	"c3vGzQL47rv9FhaPvNW1vfi6sjW0JLJMGSZ5hdr/1LTylVXay3LwdWnakYhbkPevnz5dmHPQOfIUqxQc",
-	"fI/+YBi/pgmLPe+KxKrC3AUdLvR4ijJiYDgAK0GbrwomYezu6TEOZw+wImSZeSxzyHaYgmkLcIooEX9p",
-	"IPApKEWtOLUeXHBj/CLLdk0A9Bu9HV6cv4XF6vayeHVzDaqo4lC1wH8tHzq8ODeXyrW4goBIoamGw7Pa",
-	"hW/2E7g2DBPeshu01njTtyv1rbJxAlSCxNkchEN3YMgQhcSykoddcjkXNxyFJiNZJQu88eZUGWmMKC2k",
-	"RdLVGxWvSIibJ2HGtOuNyWRhJRlcNxM8sFep4dJuqNpisUsniJ+Y5bedWYmxSzhhua0x1TW7QEw1HBlA",
-	"bFqmPeiNp7ENXW2wf6wsy13ylZmuX+RLCbEBG5qo1fVuSboqW3YXdGjGxg62NjWyuLG8Dj9q2dX6JXhF",
-	"5YPzfGaIUgbZDocN7IaR4Bwi82TM4tCwhgqcBLY1IKy8ELlG1cj4WrAIxpkUU5bAuBm+eJ44UdVKZiu9",
-	"3cBkLsTVeEpZIq5BjnOZrK7mdZrphcU2cxE7AYlDI0L7Ll1PW+CgA9Zqw5aZrVt+C3TY29vC2P1ubkeh",
-	"Gtj+IdInx/I7eDUE21Isz8oqmhqZmXJFERjIgadgh9sRrTXLsmPujz3dQGtaeaZyhiXmfNssdxRg16LJ",
-	"8im6t0snWQqyXhFQUUV4DYzB6K0Qug3TyoaSLXFu/dOfaxRrrnWm/teg19sC7R6m22bRsTrU2sP/3R3C",
-	"38wZXNhNfkQo2AFYz62+eZW4T+ntuI3AT+kt+hR4RHccEzmgHJ8ZDgiuDT49I6HtKDzcClimUqS7mvAR",
-	"5iOxFU675f7uGtwZeJjBuLjm62u9oLNSsxGLKE+B62aeX4t7eB5UD8ntt9sC7LBcWG2a60/yNyHTHWEs",
-	"okkyjp1hYqwgUg7irJrq559O+/1grUoz6PjdabGYvvqNSIiAXUOdaEwYp3Lx3wMSvv0IKydX7Ec5p/Xn",
-	"9ns58/r++X0bFKiGthr7kNzMRQJdklFpeNhB5QXTcxK65156DIlhh7ojboix79JQclRHGTggsRSZIgeh",
-	"/SIMSGjfjy2USJFlYLB5xCuaBz8qAiqOaA4Ze2gUNstl348qNkPsKtwl1izmMNi0qilpzfXGFIlB4pY5",
-	"mxEQg2wEkc3pFPaCCAGZUAU/ndYRYqHh3xodSh+yRllsfB/mLajaUu4rMdTcz75tZ5Y82ZacA5fm2rJP",
-	"TSxGm4h2X6GrVWZpmdNaJ8DhGhfAbqfGmI1Gf/nz2EioRkz9ehwcn961CaiXoO2A91ROrsDFKs5Wmd9V",
-	"kQdQzYpP3coEPyMGmtAzZoKG9qmQhdy4I+C1iEF/WFb0Ip8kLGrUsNFkJiTT87SqiYT4+YsXx780EuUM",
-	"+xq36sVOnh8Z6kRe2z6I/d5Igp6SkQOlKY+pjAlNsjmdgA5IRuMY4sMtqNyyHqRYQG1uX9ZuyKWmukmT",
-	"M6E8RsV4CeVVog0JuwbZ9joDHjvF/Yoxdwmz3ZfVLoPK6E2Tvxi+f09Nh5xy6y+5AwCL6TRhvElTLXMg",
-	"N3Mj3cE1yAV6reENT7m6AanIi/6JudzRpjh2/YQV7nYiRAKUr6zRD9mylv+bC23Nw7safxsu8fdCaWI2",
-	"0hoWVWEiIyldkDm9rltUGw2qV7BQ4wzk2K81V030qRzKNCDoYFC1uO4wYnWgtkVVu77Hsu6aNx8NpRV8",
-	"z2g6Rg26dQlFr7DiQQwJzFBNuvJKQZRLphcN3668Ah7bLW0iKnXPgLXa1sIBYK1Rfo3ueeMV7pzd24ZQ",
-	"EEloYNzureH3NvNdzdw1y7b5XTiT7mJUDTrmVMZbsgD47XZ8QNW31Q9R7WDZxh6UUQaVbV451hZ6Yhb0",
-	"MKaImClrEi1XWNC4BzVUrLNtVxW/xYQ2GiyqPe5D1X8xfP9ZNbHdezT5XDGrd/K0ap6nlJc+543kpNU6",
-	"YO2xNQf/SLPr2i5/CXZQyuPsin43HlAZ+PAyYbDBrhThJ+fNlMi+vHxgWtS6caWD6vakajnwY5liLVuM",
-	"/XKXFlfsdXUOGza36kPbzmNY+l/fud+5tapmIAsH6cBe85QTnLlh7zEShYEiB2E9kiFEdYGd1GFljxun",
-	"icBiIeFRtf8Pc5qlm9Vxv9/fcLq7nyFuzj2dBHNLXHZbz16V6OVwryAV91tWGTC0yiwCzwmeo5E2Z8BB",
-	"Ug0BSX1kEGE8SvLY4n2hq3re7/dryqoWRrXN/wBtd+Y1mbFr55WBz2pe7OTAOTKR47qAx7j+6XQzC1vd",
-	"4HIP1u+yj3+rXnP9o1/o0XR49NuXrz/fHVV/nu7y8/h5s56hHPwcnfY/gkLnrVWfodwhXvPZN4ueNYOz",
-	"pz5LRoca1WokPlpo2mTB9h06U806K8Yym4c9Bn5V60+l/G8f2/LOiGUFZd64F+6uHu7As3wbYVlPOlyQ",
-	"Zd01ZajXb+0l6Jof4d8K/8H7kZhVBsk7CAady1xlwONtWCTXTeOM6x58zbo0pzij3p9RWPeqCSSCz5DE",
-	"HSTiBmREFZAEDIqrgMRsZvgcymMyX2Rz4OqwS9AJYcRppBUR1uhoeKMyHtsOoZBP6pJf3S/TCUr4KY3B",
-	"e/a7Rso6J0M84nZGZkKho3Ghs3nc0jQzQmbhxFl3tz7Znh9v48ZrB39vt6RVj8r7MPMP5PC6RfMSwtt4",
-	"jNIzqtL5Rta8Nrt3TDXsqIOUrVmm+gFt4n997xsn1xxyOvS4YnaBHJwYmPzphLSiSUBisYwsa2H0ZB2M",
-	"GpHRP1oHrM066MeE1CV/4e21P0vHVSgrSnCrdr0tvL2FxUM4F37nvUFV4AZJtLtRld+wpYUW6J5724zI",
-	"hrDvisXog7kBhbHfNRP625J3fxP+Pivc9hmfnZHQ3b8hYmpY3MFhcW9RCbs4+q+/x4PO5yz+1sCOqgat",
-	"wdzgXpfq7DOC3TgjmapE8DZaGZZ2967UQ1+aI3N4E6eMfxJXwFtYjDJwkRyEw4vzy0/Dl2/Hw1fvzz+M",
-	"P/3+9vUH64uEUIAzQC/vckZzrTMbPMf4VPigPGpj2n0+l4wpTaOrTtBBvzNspAa93ozpeT7pRiLt+W+K",
-	"fzqN8Xg2yE7IZwp9qMQU1RGuiQt7HJids6jhN5cbSTtw5oOCp9EuLGLEnXVueHGOLXjdQZ6ca5IYTofX",
-	"eCcbkWwjkLUgiRDZxMxisiCO2QlG3AzmcEORulv8gPxqXeZHeb9/ElWOAh9ASA7M7JtPhVxTyQycnI04",
-	"JZLyWKTuHJkqJN8YF2szXZRxf0yRnCvQh10SFntnh+92u6F5z7Qa8UikKeXxUcI4kCmNoDviI35B9dyi",
-	"Gyquvcu9TaCj57CwXZn9kgMS9jKa9ky3AQl7U3pb/K8sMbC/RzzslUoRfNYlGGyinAmOhF9HGE4x6gRk",
-	"ZCMq7L8uqGLUuQtxggZOip2I5hBhWIBjXQlaZQ3c+NhOw/u6QHUJNB6UbwrvF4QRyWZz7Tr2VsHT/jG5",
-	"mVMNNsLdeW6TX0VsRC+zRxgWDjGKYWWE6MHp8UlAFMCIu8QtNlnF4VJAfF1/sDEInhxQ8gJfjvjFq9+M",
-	"GGttzYct4fGYa0hITdJcacJxGeagCSUc9I2QV4MSREYc8St0se/mYEh4dISnfUTjWIZETKclHuQ8AaUq",
-	"nySJuDmSkAoNCGQzdg0cj+xXUCxGvwBVCaRVgXUwMhPEoS06X0iRgp5DrkgKWrIIFQDWbmtgkOoRD9+8",
-	"/kR67rVBJLjFqFKhkHoTywic2WAYXjkZVCUwRVQGUUASdgUk7M2BJnr+T3TkGqJdGD0XcDYpjeYGP5hW",
-	"kEzNCRQbkAHIQ8IBYkW4sKCDWXvMNxFNKisZ8VzlNEkWZE6t1/xZeU5+RDwkTO5Qxvq4qBsbeo7n6fdk",
-	"LpLY4DBKaoYMJFQDjwxgTnCjgsqyzXsrrQYODCzRxJhxK8olLAKuoELXhxmN5nD0vNtfoew3Nzddiq+7",
-	"Qs56rq3qvTt/+frD5WtsY+4wppPqDVEGMJViS2fQOe727fciA04z1hl0Trr97ol1hJnjTYe0xUumyOsI",
-	"1cCIvXT3AvULdLoj75WLTrlK5Xj/KjJlUmmfGszur4uhQxWRTfdgkRcl57Nq+P0VQGZGQouDmBKm7U4W",
-	"234eFzOqhMUU8Wq/injxYGHubdEAd3XuDWOBl9LnPO8fP+Q0GoKJWqLvCwUI5jNReAYGDE77/bZxion3",
-	"Kkl/sMnx5ia1LBLY6OfNjZZSxmCzXzY3K3L/mAbHJ5sbFDlcTIPnv2zVoJZ35C7ovNhm44pcQNjgZKtt",
-	"KwInkQ/N05TKRQHbhFZz/1ln2xXkwixZM+W8uztfTEc1nO59rbr+3aGBo0nU+gg6l1zVYzQc9Ng72RI4",
-	"hSJZwWHXkfIN6CWMrOFDfw/4sAEJut8AxaebGxV5l74B7H8QoHwDug6RK6AX1LJb/tk8VPnJigvtlw2w",
-	"23OxiiuJNO8xVNBy0Z3bS8wwcjcex5D9q+BFl/yBju8+di20DJdNKujuOR9Xa00iI74ap0aLWNvDAQGG",
-	"HMtE6DmZ0ywDToQk3D4OiBeHzNkj78L4zPYrEjuk4/YNZ+1dzDkRvOnuJRuv3hHf9u610aX7vnpr8YXf",
-	"4eb1MbSNhMYAyuPfsI9Em/5Vb1hEc4NiNs7fEbZ73qkFXep9tUrIO0tXEtDQdNGu4vFaFF5Bv49IW+ro",
-	"V4P+06ZRkR49XYcPBUF2QzcAzrfeiME2LWxy5m1uz4IG7vMGLUVF5BUqgQ1UVWXGZ4qEF79ffiK96+dm",
-	"3uPq/EJMuhF4VZLV95RW10KyPNc2RtT23JoUYO0dVkk/sO+LbDVe+zvcZpX1tvHO5SdP19qPKzhWUM8p",
-	"Pds4902kw0Ydqd7XalTZ3bcTka3oWy3KzZCdvIHqvCk8yFyElE/tU9GFVCxEgpOwHpcVkoN6QNVgxAVH",
-	"nSL6gbhubR8xQeXfcs4Cq2XEy5tpx7RjHKbXNo/4lN6C6pKXNEls5jorSpNUrM6fcqvHbA8OOzO8ug8J",
-	"m5YNikV7ffsvTSTwEqX1D9Vk93sgfSvRc1uRvAdVFRQhks0MPL791yR0Tyo1r70wWEjr4aGIYh5ZgnbU",
-	"3plcNudH2SfTNVyh+NZ+QjnxkyE4mSIdixaOWiFBamePGmOA98wnrUtt8vgMU+MOtNASt7tPXNOPyDW1",
-	"4Uor/rtbfYw41G48u2RpnjiZyCa6QNOkuf9DLcKA3MxZNLd2ygkakVd5jWX87lqDvUvV4VMUh5bfwEiS",
-	"A8yOg7lxusXjLub2hDg8RPbkhiZXasTDFGJGu5kUEWCK7pAcWWcK3yMY/ih0aRXCMgOIkD4tiNWBJujj",
-	"h2LbiK9kBjkMTAMjkRGf+8PlEGnK/1Ed0H59eDbiZd4fMhMFl1duzDNFXAol8vnjO6v/LDzcmTmCi1e/",
-	"oTnZxZMzPuL/5/L3D8j5OTnSNwhxddbvIc0TzfDnVMj0jNCyW/SIcXmtsf8RL1mvfhPrdc7/DpGu5Eba",
-	"G0VdyoFiYLdYSc+s5Cimmt6nS8wC9Pjk2O9YCwWu+nU4YH+ixrbBi21W05Ay/kfS6yJeLfn3tNJvn2ut",
-	"npWi0TxqQGs1KYUnhBLdLtl0QUKXI+Loks041bmEI9fMkboDcQ1yxIvvzJEqTdOM/IWMOv9/1CF/IZLe",
-	"oHNVeHhGbDSj6tl8aOEFlQqWE3OE6IKlWqw11ii7ksxjvyLXynAt6FpaTh7R0eAHsrh644AhZw5crTVe",
-	"sRl3Kbg2wrfyCUsaQfu1vU1vKNPMRqNMgBSpRciBjf2zlgqhgExA3wBwrIbBQB0G5cdoqRzxIheJq5Vh",
-	"ncxs9Qzn/+XvaIooarM2mgtbbYRgm33lUaDXDtUCuVb0ewLeNqbaJi9yPKo/bmSwDSFzLNzEQLZu5rAz",
-	"mvbSetKaFs8Vc2E5J8fhe1JpQ9QN09G80VFlKSXOHgFqaaQWePJTfYKnRnj6BElCbirFCsxRDy/OsVKW",
-	"yxZUQlFGU2t+a9IV/4EZi0KfjgitRzKv5jAy/W7OY0QOrIdrMOIqgwhpWSwiRZRmRdtDK4LY0y0TKPhY",
-	"WTOaLzCEHvhzkcSK0EgKpWxlL6lVi/a2AYQfXoZogt7H097ugjuEi5sfwtHxX1WR8oleQQ03HaYY0Xoi",
-	"nb1jYkNa6pjq6b0GmtY0KU1aSZ+wZz/w3lib5pHFXL/CFnC39XuePHp/QMOsr+u6HgN6X4v8V1WP3SYe",
-	"psCE/RHgLUHxyanogXxsW2FkV3eiMkHYFwz5iOZNliMfcGmTA3qOZymhI+ouTg0X5D8fm8/DVda6FgK6",
-	"JxrdGGb6+JzJJsQgVJEcp/qkg/yhyPUrC+PWWoH/3Ydy9/5RpCndGHJhWj1TxLY4QwO0S+vLIImtccFG",
-	"RbYJsy4n6n4h3g3SAvN29k/XwX6ugwI8HvheyJt1KhjasA1sSvDOS1Q7ECVDe3NYrse8GPEbkScxgdsI",
-	"ICbU9lbxUDohIT4a2y8gDs8wRnip7LrBhCvIdLtEXMGDvQjDVRR41NtmG9wzIjBh6O8XPXkhwI/lUI4o",
-	"txXCt185K2mhv4UyrPXvPhCSSMgVqMOyKm9QyyBRS21NbWhwCujbUAkYFhxGfCVW2OZu2SlsaUPEcEsl",
-	"6T1Rig11qx9fodCSIrtNo1Y7uu8WSPzkJvmd9BS180fhj9oqDIwT6ipw42NEfXYNnPhE3NuSqv2TKPTu",
-	"1OwaCOZ9tos5wP8VGlAtbZEin9mFxFTNJ4LKOCBK2NzHNsrS5c+pUrf0sEv+aruai8Qmlwh9nvoQd4Ow",
-	"1CAs055eOb3oMzXi4TCO35htfI8EMSRZbm1YqZmUrUTQHrdSLRy+bz3oSoXyx6dduMw18Zdmy58o078H",
-	"ZaqgMtKitXJ5JTmSc6TZIseJLQVtvycz0xjiKp0rs1A7214rqzLi35TdZDnh+54wfX1O8UfG9nVJ7ts8",
-	"MexJeS7FHseT8PNjumBXUM/FOpX45jIceTQvX6xi+1KS+k2hqpUxfCG/Wg4xzPu0xO+8+Xz+Cp2G8Qpy",
-	"lbfWo/EjIfB3R93KiltwttzwJ0PmD3kNyypQ74iRva/lj/EsdwkTNurIK0hKXTa3MvYxqaVvF1NbdaOa",
-	"wn1FaV7Dy92EkOU07V/2qPr7JrR60sI/kBa+AnxFJi4Et4XzBH0INOhFy7Vnmh3YJLPXVv2S8vEoA6wi",
-	"s1yHpvk6HfGDMAWeqzAgYVEeIwxIt9s9Iyvlaax3WqVIzWp1mxEvsFDNaQaxj6qpD0xkidlpl7xGc7Pb",
-	"0EoCUoyOVrpI+Fnp4ZkiFkVscLfzMZ6CBB6BS81JU2QqXL9LBS9GXEhci7ctuNpGZFiG9ljVB1+QTIpJ",
-	"YoRzw92bpfvCyOTgtN8PXEJc+1FRCcPlWLXBVtGc8hlglNCc8VmXFHUznH7FeQYiX0EljLhLMBVbAQJj",
-	"uxVRmi4awpo0SYXSPg/qwclJ8OLFaXB68hxTt6rDAaEjnpjrxq3ZW16OTxpn1xS05AuTNBZKehASulfe",
-	"qDbdR7bftJR3aSDjf8ypJjdUkRvJtIanDBw/VgASnm7tvnim6nT6QS6KGFLRLti8cYmsrWhDE6Y0iwLC",
-	"3DoTc2dxhbm59XK1JbwNAqeBDGxZqGDEfS2o4oWmt4B/Jon52+12D5clpJI7S4sKU5WqUiPuy0rZDHc2",
-	"UTOGMZHt60M1B4zY9dfrZv33J1HV6l5PBOqJQO2TQJXJ7g0t2QOJ+uo5z7veV8uAlbJeW3I8g/YlE8gF",
-	"SQSfIRNrmMUyaX6dE0SfFEs9rErVepsr727elEIvFdcV8oCs2LaZ9EzTp0x6D+j4YDa0wqZjAqX73KDf",
-	"St+DHVp8dMC9WysLZ+42eRBs6lEZzdk17G5I/c6rbzPePhYJGNp9uxcNcG2fiMCDEQG3o3Vh/b5ctK+R",
-	"Uim51hb5LBe+8lmh1SkLKAUG1jhNwfGjtttKpY0yZ+vpiIdc6PHUnFdoa8bYihjW7CdzjsDs+xhenDcx",
-	"ru+Yqpdk3KtD72rVugZ2r7pJ5YY8Af4DAb7ZdivZOMiYFOfu4du9sRdcS/ovB8SVXEC+Ck8JzkVpmfIR",
-	"Br8WVcKwZJMrkzniWpDQ5TULyyK8RaXKw4F3kKG6kprVlb1cYEoKIqRTLNnSSAmbQrSIkiUR7ozU8haq",
-	"Z2XRAYtgEFsP4WEUgVKvgDMz21a7eb104j7dY2ojfSez21KhyGbDgIWPJx+ZfxPvvRotaSQlDfdk76v9",
-	"Z7v05b4ogqM8vtzYB3GZR3MLjOGGROavcIxVbN3EfpUAjfWw0PT+dB89UOgTnskKDBXeNS0kvOW6as2l",
-	"1FCuksQQsRiUS4dXDiRzl7VX06umXJVvlspYPxrLtBWxfYLJB7LAbkHUdlUANBSV/rKOMPbqBae/fbCW",
-	"8KshWhCtidWvO6iiiuARFPkhI8rJBIjylVnJJPdVCZ3ILKbTEbc1m8iwrPfqcfugrBMrZLVM7KFFOUPV",
-	"eZRLCdzXiH99mzGLgmGVrUNUDYwUl5f1Y9HeGFZatARvtdSi3xMDt7n4/SNr4HcgLU+BxT8oh2bxzGCZ",
-	"w1ZCm67CjRybr4K1Rq2B0RoiiUFpWzLuzHnGuvxxrrR2srDKCuqrRDn5sbtON/HWDL9/VPAluFu1Eitr",
-	"fLpz96aXoCh7W8n8wCsXHEQd7qStWO8zjzBprqlLNvvbqc2ryVD/a1aQa7ChO5hbU2Gcji2wVnWv15UR",
-	"XIFZm5t3TtX8ELP/2sv1yK/OxTspEosiBnHEnS6EbFKFIHdMI61sesOaQsRXWsdlbVJZ7K+a2vIw31dZ",
-	"8RYWWzj226pYT179P3aVNdpAQra64HYrp1ZJiFrJmspc6prwnF/ThMVWg/gWFufxTtqJbeusVcotPukl",
-	"9qqX2ABMK6JgY4lY1wNhyO8w8yajmFHXFeu2ENhZJpFBhdyl9PYd8JmedwbHz38OOinjxe+goxeZ6Udp",
-	"afi6uzsEcwVRLple4MSwePcncQW8M/jzi5EJ7V3WNG1bAH2p7jcaPQ/ClF4ZAYyHh7W64oNe7/j5f3b7",
-	"3X73ePBz/+dfUOx0G7ayLUBTc6lWon9tFXS89p3/rIti7Za7lNEULcFLUqxT5we+XpsKnEuYCqr5ucEO",
-	"4XPEGkRGGbdWYrxS8F41VLwvyu0TV23f+7fqG0FyxC1z2USlw4sUyEsI7orLFVsZEJFrV1jflbQnE4ho",
-	"rsBXZEWPW+7aFNMYkPDN608jjrmXFU2zBLpZPA0DQs00jjIDthevfqu43lBtk9QjH2OLPHhp3nsfGzYL",
-	"ORzrvWfEdb8tjueJxQ1PhE0AXtA0CYdnuK1hLRW02fZbnJF7MuI+hzmZ5CzB0lj1nONzyuMEZNeW6ws9",
-	"R2a5LJ8TvWDJsPj/iFNeJkd3AOQZs4QqTY77fZ8DmHGSQirk4gz3LyQHdl+xOD/xeHc44gkmgtFzSJeY",
-	"fusNbQ51qUpGvRgEyQTDqv66iLp08Dultw3wW7oGOBB2+2L9peuu91TTZgf7CpZU7NSrgzlzLzqSM1nV",
-	"9fhYlyoD7oaqWpPLcTwRvPty918BAAD//w==",
+	"7H1rd9s4suBfwdHec2Lv0JIcO7nd8odddV7j7STtjZPpD62sCJElCWMSYAOgbU3W//0eFAA+JFIPJ3Ju",
+	"evzJFkm8qwr1ri+dSKSZ4MC16gy+dDIqaQoaJP56TW+HUSRyrt/TFMyTGFQkWaaZ4J1B5+McyJTeEmo/",
+	"eqIIpyl0O0GHmdcZ1fNO0OHYtuM+GuPPoCPhz5xJiDsDLXMIOiqaQ0rNGP8hYdoZdP5Hr5xaz75VvaUZ",
+	"3d0FZpK/wuL8ZfP0hhfn5AoWTxRhccvErmAxZvHaKU2FTKnuDDp5jl/qRWZaKi0Zn/lZXMwFh/d5OgHZ",
+	"PJfMfEA4fkEYJ6+6x89PiembHIR/Oz45fvrs2bP+cb8fHrZMFXsY2x6+Zg+rUzWz/wBK01xSrl9xzfTi",
+	"zae2/QR8/0QR80nLLO0341m+YVfXTbKcEc6lPsn26cnim/VTLL/b4zQ/gBK5jKB1qviWiCnRxc4GhFos",
+	"ig2E6NqSDDA/UcSsRLWvyw65bkHA87Qz+KNDEw2SUw0XdJEC1x8XGahO0JlIoFf+R0TV/KWkN4YkBJ2Y",
+	"ccZnv+E67G+F2Gj+T4Hnb6TIM//jXEPq/7dNaq/NXy4uaQIfgCrbX0YXIteV3xLeiZhNmR2+8rPoKpMs",
+	"guovru3H5cZdgrxmEdiH18BzeAH+K0UTUC+ohpmQDD9R9uuhBFr5+WJO5QzfazpJ3D+3H6jGf68Fi8tZ",
+	"a5b9zvR8LpLY0IfPTQTjUgtJZ/BLHl3BGvI6wffrKav95t4wvDoTM7+PQNP2aV0M3xENNF03LfP+66j9",
+	"xfBdMY07MykJKhNcAd5Ov9D4A/yZg9LmVyS4Bo7/0ixLWETNdHv/VGbOX7Yc8JWUQtqhmhAWByOIHgpx",
+	"07YjQhJKZJ5At3MXdF4IPk1Y9GCzcmQEbpnSitBEAo0XOJNzjgie7H8mQ05yDrcZRBpiYlAGJAHzNU7k",
+	"vdCvRc7j/U/kvSAqj+bFtuDwDkw+shRE/gDnEjpQGWs7YjhwlNwBkIgXJGYx4UITKiW7BnLD9NwRfLt7",
+	"TxQxB0lcF2dEAY8J04TOKOO4rI9CvDVE6YHB38yeKSLMETOtiMhA4mhPFElYyvSAnDwl79gvhrUxiFFe",
+	"YJHgUzbL7ecjztJMSB2Q/+yXn3PC+MTAiuEsA3JcebMgQs9BdsnQTuJmLhSQF3blR2+Bz/ScMDXiODWz",
+	"lTgdM1kJ01xBTHJuNvWMGEZMAde47yLXpP6Z4BHUOhhhO5JRpbsj7jb/HeULB1rqAYBKCzFOKV+M3Uko",
+	"A1ZCEPOM3EjBZ4TGqQEicQVckakUKdFzpgiNYwlKnREJWi4InWqQJPxgfhwNzY+QKIgEj5GtmAONnQBQ",
+	"+WT1Hri0TYgW5IYyTSYwFRKIlgtmpmLBdB3pTxlnqWFFjosL0lzeM2RKzQZ84jTXcyHZv+ABSMc7ppSZ",
+	"uZCru4n49onTa8oSc/0/wHHn5WiOfjiyGlFuCIcEGs0JJTHVdEIV/ICnq/LMEACI30HM6Ef86KFJ2RNF",
+	"3IDEzNJQAbO7hkCYPS+IG9H0ClQXeSM3CDIhQmilJc0uhu8cm/lJgawwJjSOmemAJhfS9KYNlzmY0kSB",
+	"YVfLR186M8PFNjNc+MocRpZrnFiuUIg8I5EEai7dmzlwQ8ZiAXYJyBCYM0rprSWOncHTZ88CczL+9/EK",
+	"axqgPAy3GZOgxoyPHeysTustm4K5nbwAcwWLsyo9dc+qEzKd4ow8bDzvrwKHZyCbtsEx47h6xxQHJOfs",
+	"zxy8vGTYzqVVPz9dXnRGtWGNOoPO//uDHv2rf/TzZ/d33D36/D//o9OwL1IkoFpkOfPK74M9qgMJWUIj",
+	"gyzmkrRf+DOyvJqV8lFI2swIfxAJmFmk9NbKVYPnxRyplHTRCTp2I9xrg4+WZ/YY+kfHceMWzvyKSvFE",
+	"TP4JkUYeFoHqYvju73lK+f0huv0kdzvB46c/7XKE/7v5DJt2Y+3qjfTxdQvfXrzZaW41me1+M3T6uC2l",
+	"Q6d1q2LnjjJl0LkGqZjg5igQJKY0T3Rn0PnE3RuIO8vk+vc5GJ4P4cLKuURpKrUiRRsDKl6lUe/qFTe3",
+	"Z9wsgO++27/C4oG3urYXX1a2hpZElinDJK9Q++dNK19Zpb0sB1+Wph2JuAV5//7x44U5B50jT7FKwcH3",
+	"6A+G8WuasNjzrkisKsxd0OFCj6coIwaGA7AStPmqYBLG7p4e43D2ACtClpnHModshymYtgCniBLx5wYC",
+	"n4JS1IpT68EFN8YvsmzXBECv6e3w4vxXWKxuL4tXN9egiioOVQv81/Khw4tzc6lciysIiBSaajg8q134",
+	"Zj+Ba8Mw4S27QWuNN327Ut8qGydAJUiczUE4dAeGDFFILCt52CWXc3HDUWgyklWywBtvTpWRxojSQlok",
+	"Xb1R8YqEuHkSZky73phMFlaSwXUzwQN7lRou7YaqLRa7dIL4iVl+25mVGLuEE5bbGlNdswvEVMORAcSm",
+	"ZdqD3nga29DVBvvHyrLcJV+Z6fpFvpAQG7ChiVpd75akq7Jld0GHZmzsYGtTI4sby+vwo5ZdrV+CV1R+",
+	"c57PDFHKINvhsIHdMBKcQ2SejFkcGtZQgZPAtgaElRci16gaGV8LFsE4k2LKEhg3wxfPEyeqWslspbcb",
+	"mMyFuBpPKUvENchxLpPV1bxKM72w2GYuYicgcWhEaN+l62kLHHTAWm3YMrN1y2+BDnt7Wxi7383tKFQD",
+	"2z9E+uRYfgevhmBbiuVZWUVTIzNTrigCAznwFOxwO6K1Zll2zP2xpxtoTSvPVM6wxJyvm+WOAuxaNFk+",
+	"Rfd26SRLQdYrAiqqCK+BMRi9FUK3YVrZULIlzq1/+lONYs21ztT/GvR6W6Ddt+m2WXSsDrX28H9zh/AP",
+	"cwYXdpMfEAp2ANZzq29eJe5TejtuI/BTeos+BR7RHcdEDijHZ4YDgmuDT09IaDsKD7cClqkU6a4mfIT5",
+	"SGyF0265v7kGdwYeZjAurvn6Wi/orNRsxCLKU+C6mefX4h6eB9VDcvvttgA7LBdWm+b6k3wtZLojjEU0",
+	"ScaxM0yMFUTKQZxVU/30/LTfD9aqNIOO350Wi+nL10RCBOwa6kRjwjiVi/8ekPD1R1g5uWI/yjmtP7ff",
+	"ypnX98/v26BANbTV2IfkZi4S6JKMSsPDDiovmJ6T0D330mNIDDvUHXFDjH2XhpKjOsrAAYmlyBQ5CO0X",
+	"YUBC+35soUSKLAODzSNe0Tz4URFQcURzyNhDo7BZLvt+VLEZYlfhLrFmMYfBplVNSWuuN6ZIDBK3zNmM",
+	"gBhkI4hsTqewF0QIyIQqeH5aR4iFhn9rdCh9yBplsfF9mLegaku5r8RQcz/7up1Z8mRbcg5cmmvLPjWx",
+	"GG0i2n2FrlaZpWVOa50Ah2tcALudGmM2Gv3tj2MjoRox9ctxcHx61yagXoK2A95TObkCF6s4W2V+V0Ue",
+	"QDUrPnUrE/yMGGhCz5gJGtqnQhZy446A1yIG/W5Z0Yt8krCoUcNGk5mQTM/TqiYS4qfPnh3/3EiUM+xr",
+	"3KoXO3l6ZKgTeWX7IPZ7Iwl6SkYOlKY8pjImNMnmdAI6IBmNY4gPt6Byy3qQYgG1uX1euyGXmuomTc6E",
+	"8hgV4yWUV4k2JOwaZNvrDHjsFPcrxtwlzHZfVrsMKqM3Tf5i+O4dNR1yyq2/5A4ALKbThPEmTbXMgdzM",
+	"jXQH1yAX6LWGNzzl6gakIs/6J+ZyR5vi2PUTVrjbiRAJUL6yRj9ky1r+by60NQ/vavxtuMTfCaWJ2Uhr",
+	"WFSFiYykdEHm9LpuUW00qF7BQo0zkGO/1lw10adyKNOAoINB1eK6w4jVgdoWVe36Hsu6a958NJRW8D2j",
+	"6Rg16NYlFL3CigcxJDBDNenKKwVRLpleNHy78gp4bLe0iajUPQPWalsLB4C1Rvk1uueNV7hzdm8bQkEk",
+	"oYFxu7eG39vMdzVz1yzb5nfhTLqLUTXomFMZb8kC4Lfb8QFV31Y/RLWDZRt7UEYZVLZ55Vhb6IlZ0Lcx",
+	"RcRMWZNoucKCxn1TQ8U623ZV8VtMaKPBotrjPlT9F8N3n1QT271Hk88Vs3onT6vmeUp56XPeSE5arQPW",
+	"Hltz8I80u67t8udgB6U8zq7od+MBlYEPLxIGG+xKEX5y3kyJ7MvLb0yLWjeudFDdnlQtB34sU6xli7Ff",
+	"7tLiir2uzmHD5lZ9aNt5DEv/6zv3G7dW1Qxk4SAd2GuecoIzN+w9RqIwUOQgrEcyhKgusJM6rOxx4zQR",
+	"WCwkPKj2/9ucZulmddzv9zec7u5niJtzTyfB3BKX3dazVyV6OdxLSMX9llUGDK0yi8BzgudopM0ZcJBU",
+	"Q0BSHxlEGI+SPLZ4X+iqnvb7/ZqyqoVRbfM/QNudeU1m7Np5ZeCzmhc7OXCOTOS4LuAxrp+fbmZhqxtc",
+	"7sH6Xfbxb9Vrrn/0Mz2aDo9ef/7y091R9efpLj+PnzbrGcrBz9Fp/wModN5a9RnKHeI1n32z6FkzOHvq",
+	"s2R0qFGtRuKjhaZNFmzfoTPVrLNiLLN52GPgV7X+VMr/9rEtb41YVlDmjXvh7urhDjzL1xGW9aTDBVnW",
+	"XVOGev3WXoKu+RH+o/AfvB+JWWWQvINg0LnMVQY83oZFct00zrjuwdesS3OKM+r9GYV1r5pAIvgMSdxB",
+	"Im5ARlQBScCguApIzGaGz6E8JvNFNgeuDrsEnRBGnEZaEWGNjoY3KuOx7RAK+aQu+cX9Mp2ghJ/SGLxn",
+	"v2ukrHMyxCNuZ2QmFDoaFzqbxy1NMyNkFk6cdXfrk+358TZuvHbw93ZLWvWovA8z/40cXrdoXkJ4G49R",
+	"ekZVOt/Imtdm95aphh11kLI1y1Q/oE38r+994+SaQ06HHlfMLpCDEwOTz09IK5oEJBbLyLIWRk/WwagR",
+	"Gf2jdcDarIN+SEhd8hfeXvuzdFyFsqIEt2rX28Lbr7D4Fs6F33lvUBW4QRLtblTlN2xpoQW65942I7Ih",
+	"7LtiMfpgbkBh7HfNhP6x5N3fhL9PCrd9xmdnJHT3b4iYGhZ3cFjcW1TCLo7+6+/xoPMpi782sKOqQWsw",
+	"N7jXpTr7jGA3zkimKhG8jVaGpd29K/XQl+bIHN7EKeMfxRXwFhajDFwkB+Hw4vzy4/DFr+Phy3fn78cf",
+	"f/v11Xvri4RQgDNAL+9yRnOtMxs8x/hU+KA8amPafT6XjClNo6tO0EG/M2ykBr3ejOl5PulGIu35b4p/",
+	"Oo3xeDbITsgnCn2oxBTVEa6JC3scmJ2zqOE3lxtJO3Dmg4Kn0S4sYsSddW54cY4teN1BnpxrkhhOh9d4",
+	"JxuRbCOQtSCJENnEzGKyII7ZCUbcDOZwQ5G6W/yA/GJd5kd5v38SVY4CH0BIDszsm0+FXFPJDJycjTgl",
+	"kvJYpO4cmSok3xgXazNdlHF/TJGcK9CHXRIWe2eH73a7oXnPtBrxSKQp5fFRwjiQKY2gO+IjfkH13KIb",
+	"Kq69y71NoKPnsLBdmf2SAxL2Mpr2TLcBCXtTelv8rywxsL9HPOyVShF81iUYbKKcCY6EX0YYTjHqBGRk",
+	"Iyrsvy6oYtS5C3GCBk6KnYjmEGFYgGNdCVplDdz42E7D+7pAdQk0HpRvCu8XhBHJZnPtOvZWwdP+MbmZ",
+	"Uw02wt15bpNfRGxEL7NHGBYOMYphZYTowenxSUAUwIi7xC02WcXhUkB8XX+wMQieHFDyDF+O+MXL10aM",
+	"tbbmw5bweMw1JKQmaa404bgMc9CEEg76RsirQQkiI474FbrYd3MwJDw6wtM+onEsQyKm0xIPcp6AUpVP",
+	"kkTcHElIhQYEshm7Bo5H9gsoFqNfgKoE0qrAOhiZCeLQFp0vpEhBzyFXJAUtWYQKAGu3NTBI9YiHb159",
+	"JD332iAS3GJUqVBIvYllBM5sMAyvnAyqEpgiKoMoIAm7AhL25kATPf8XOnIN0S6Mngs4m5RGc4MfTCtI",
+	"puYEig3IAOQh4QCxIlxY0MGsPeabiCaVlYx4rnKaJAsyp9Zr/qw8Jz8iHhImdyhjfVzUjQ09x/P0ezIX",
+	"SWxwGCU1QwYSqoFHBjAnuFFBZdnmvZVWAwcGlmhizLgV5RIWAVdQoevDjEZzOHra7a9Q9pubmy7F110h",
+	"Zz3XVvXenr949f7yFbYxdxjTSfWGKAOYSrGlM+gcd/v2e5EBpxnrDDon3X73xDrCzPGmQ9riJVPkdYRq",
+	"YMReuHuB+gU63ZH3ykWnXKVyvH8VmTKptE8NZvfXxdChisime7DIi5LzWTX8/gogMyOhxUFMCdN2J4tt",
+	"P4+LGVXCYop4tV9EvPhmYe5t0QB3de4NY4GX0uc87R9/y2k0BBO1RN8XChDMZ6LwDAwYnPb7beMUE+9V",
+	"kv5gk+PNTWpZJLDRT5sbLaWMwWY/b25W5P4xDY5PNjcocriYBk9/3qpBLe/IXdB5ts3GFbmAsMHJVttW",
+	"BE4iH5qnKZWLArYJreb+s862K8iFWbJmynl3dz6bjmo43ftSdf27QwNHk6j1AXQuuarHaDjosXeyJXAK",
+	"RbKCw64j5RvQSxhZw4f+HvBhAxJ0vwKKTzc3KvIu/UDQ9QZ0HbRWYCiopan8o3mo8pMVX9jPG4Cw54IO",
+	"VzJi3mOooOXGOre3keHIbjyyIB9XAfAu+R092H0QWmg5J5sd0F1YPkDW2jZGfDXgjBZBs4cDAgxZj4nQ",
+	"czKnWQacCEm4fRwQL9eYs0cmhPGZ7VckdkjHthsW2fuKcyJ40yVKNt6hI77tJWrDRPd9h9YCBb/DFeqD",
+	"YRsphgGUh78qdyUy97xb/6pXJaK5QTEbsO8I2z0vx4Iu9b5YbeKdpSsJaGi6MVfxeC0Kr6DfB6QtdfSr",
+	"Qf9p06hIjx7vtRVQsDuzAQK+9moLtmlh0yVvcw0WxGyfV2EpvOGlXwk1oKoqxT1RJLz47fIj6V0/NfMe",
+	"V+cXYhqMwCt3rAamtIMWst65tlGbtufWMP21l1ElIcC+b6TVCOrvcC1V1tvGzZafPN5PP64oV0E9p4Zs",
+	"Y8E3kQ4bB6R6X6pxXndfT0S2om+1uDNDdvIGqvOm8OlyMUs+2U5FO1Gx2QhOwnqkVEgO6iFOgxEXHLV8",
+	"6JnhurV9xATVcctZBKzeD29hph33jZGRXv874lN6C6pLXtAksbnkrHBLUrE6f8qtZrE9XOvMMN0+SGta",
+	"NigW7TXgPzeRwEuUn99X08/vgfStxLNtRfK+qfBeBC02c+L49q9J6B6VXF4NYbCQ1gM2EcU8sgTtqL0z",
+	"uWzOWLJPpmu4QvGtRYNy4idDcDJFghQtHLVCgtTOHjVG5e6ZT1qXbOThGabGHWihJW53H7mmH5FrasOV",
+	"Vvx3t/oYcajdnHXJ0jxxMpFNPYHGQnP/h1qEAbmZs2huLYcTNOuu8hrL+N21JnSXPMMnDQ4tv4GxHQeY",
+	"rwaz1XSLx13MtglxeIjsyQ1NrtSIhynEjHYzKSLApNkhObLuDb5HMPxR6BIdhGVODiF9og6rzEzQ6w7F",
+	"thFfydVxGJgGRiIjPhuHy+rRlJGjOqD9+vBsxMtMPGQmCi6v3JgnirikRuTTh7dWkVn4nDNzBBcvX6OB",
+	"10V4Mz7i/+fyt/fI+Tk50jcIcXXWEyHNE83w51TI9IzQslv0UXGZprH/ES9Zr34T63XO/wmRrmQr2htF",
+	"XcpKYmC3WEnPrOQopprep0vMy/Pw5NjvWAsFrnpaOGB/pMa2wbNtVtOQxP1HUtAiXi153LTSb5/9rJ4n",
+	"otFgaUBrNU2EJ4QSHSHZdEFCl7Xh6JLNONW5hCPXzJG6A3ENcsSL78yRKk3TjPyNjDr/f9QhfyOS3qC7",
+	"U3h4Rmx8oerZDGXhBZUKllNlhOgUpVrMLtZMupJeY78i18pwLehamkDug2s/kA3Uq+sNXXJwZw3dis24",
+	"y261EVCVzwXSCKOv7LV4Q5lmNtBjAqTI2kEObFidtR0IBWQC+gaAY6EJBuowKD9G2+GIF2k+XBkK679l",
+	"C1M41yp/2VLENZsQ0dy8aiMo2sQmDwKGdqgWELQy3F8fCl/YBD+Oa/TnhiyvIS2OqZoYENXNPG9G015a",
+	"T+zS4t1hrhDnCDh8RyptiLphOpo3OnMspY3ZI2QsjdQCGH6qf3XA+AhJQm4qmfnNmQ0vzrEslEuNU4JD",
+	"RlNr2WpSw/6O6XlCn3sHDTMyrybsMf1uTtpDDqw7ZzDiKoMIqUssIkWUZkXbQ8vd22MqswX4wFAzmq+m",
+	"g+7mc5HEitBICqVsGSupVYtitAEWvz173gSGD6cY3QUJCBc3P4RX319VR/GRXkENNx2mGKl1Ip0pYWLj",
+	"N+qY6gm3BprWlBRNCj+fnWY/8N5YiOWBJUi/whZwt8VqHt1Xf0Cbpy9iuh4Del+KZE9V99QmZqTAhP0R",
+	"4C1B8dHxZtmhtPWwd3W5KdNafcZAhWjeZF3xYYI2pZ1nXZbSEKJ8f2rYGf/52HwerjK7tcDFPRHbxuDI",
+	"h2cxNkE4oYrkONVHPd0PRXdfWhi3Gn387z4kuPdnkVxzY6CAafVEEdviDI20LhktgyS2Cngby9cmXrpM",
+	"nvuFeDdIC8zb2T/S9Q10vTjnb0zg82Z1BTrkbwNkErynDtUO1sjQXgGWDzEvRvxG5ElM4DYCiAm1vVXc",
+	"cU5IiI/G9guIwzMMUV2q+m1A+goy3S6jVgB6L+JpFZYf9NrYBomMUGqE/anwlcEfL48fxnsaUW4rhG+/",
+	"O1ayEn8NZVjrzHwgJJGQK1CHZVHYoJbAoJZZmdrI1BTQkF+JVxUcRnwlVNWmDtkp2GZDwGpLIeM9UYoN",
+	"ZZMfXsRvydDcpuOqHd13i2N99An8TpqD2vmjFEdtEQDGCXUFoPExoj67Bk58HuhtSdX+SRS6Mmp2DQTT",
+	"DtvFHOD/Co2MlrZIkc/sQmKq5hNBZRwQJWzqXRsb6NK3VKlbetglf7ddzUVicxuEPk16iLtBWGoQlmlP",
+	"r5ym8oka8XAYx2/MNr5DghiSLLfmodRMyibCbw/SqNat3rdmcqVA9sPTLlzmmqhBs+WPlOnfgzJVUBlp",
+	"0VoBu5Kbx3mNbJFiw1Yitt+TmWkMcZXOlUmQnbWtlVUZ8a9KrrGcb3xPmL4+pfUDY/u6HOtt3gr2pDyX",
+	"Yo/jUfj5Mf2NK6jnAntKfHMJdjyaly9WsX0pR/qmuMzKGL6OXC2FFaYdWuJ33nw6f4kesngFucJP69H4",
+	"gRD4u6NuZcUtOFtu+KNp8Ye8hmUVqHfEyN6X8sd4lrsw/43K7gqSUpdMrAz0S2rZw8XUFn2oZhBf0X7X",
+	"8HI3IWQ5S/jnPar+vgqtHtXpy+r0ChQVGZ0QbhbO7fFbwHMvWq5h0uwbJpm9f+q3jY+iGGA1kuV6Js33",
+	"4ogfhCnwXIUBCYsyC2FAut3uGVkpc2IdvyrFTlarpIx4gU5qTjOIfSxIfWAiSxRNu+QVGoDdhlYSWWJM",
+	"r9JF4shKD08UsbBuQ5KdQ+0UJPAIXIpHmiJ34PpdKpww4kLiWryRwNXIIcMyIMXqMPiCZFJMEiNlGzbd",
+	"LN0X2CUHp/1+4BKr2o+KigouV6cNEYrmlM8AY1vmjM+6pKi/4BQlzukOGQQqYcRdfqPYSgIYkayI0nTR",
+	"EIyjSSqU9vk0D05OgmfPToPTk6eYAlQdDggd8cTcG27N3oRyfNI4u6ZQG1/gorHgzjehhXtlcmrTfWBD",
+	"TEuZkAZ6/PucanJDFbmRTGt4zBvxY4XN4OnW7osnqk6nv8lFEUMq2iWUNy4hspVRaMKUZlFAmFtnYu4s",
+	"rjDHs16u2oO3QeBUiYEtLxSMuK8pVLzQ9BbwzyQxf7vd7uGyqFOyWWlRqahSnWjEfXkim2DNJvzF4Buy",
+	"fZ2h5ugIu/56/aX//iSqWiXqkUA9Eqh9EqgyabqhJXsgUV8853nX+2IZsFJoa8vNZtC+ZAK5IIngM2Ri",
+	"DbNYJl+vc4LoXGKph9WNWkdu5T25mzK4peK6Qh6QFds2kZtp+pjIrckVwexMhd/G/D33uQq/llAHO7T4",
+	"4KB0t1YWYNy18E3QokdlNGfXsLtp8zuvvs2c+lC4PLT7di9kdm0fsXkVm93W1MXn+/K1vvpFpZhWW+Ct",
+	"XPiaVoWepSyNExigMVK94xBtt5UaCmUSz9MRD7nQ46nZ+NBWA7G1DqxFTeYcodL3Mbw4b2Il3zJVL7a3",
+	"V6fX1XpkDQxYdZPKDXmE4GUINvtnhQZ3xJPiAD2gujf2ymnJB+WgsZIcxhdKKeGyqP5RPsKQzaKQE1bV",
+	"cZUMR1wLErpEV2FZJ7UoJng48E4kVFdydbrKhAvMUUCEdDobW70mYVOIFlGyJB2dkVoiO/WkzAtvMQVi",
+	"60U7jCJQ6iVwZmbbaluuV7fbpwtJbaTvZJpaquXXrDy38PHoR/Jv4uFWoyWNpKThwut9sf9sl5jap7t3",
+	"lMdXhHovLvNoboEx3JCi+iWOsYqtmxiiEqCxZBGapx8vluWAHdzcFWAoXElaaHHLvdOaJaehNCCJIWIx",
+	"KJforBxI5i4fq6ZXTVkI3yyVDH4wJmYrqvkIXMvmxi3IzK5CckMl3s/rSFWvXqX36wdrCRoaornM2hP9",
+	"uoMqzAseQZHCL6KcTIAoX86STHJfys2JlWI6HXFb6IYMyyKZHkkPyuKaQlZrax5a3DF0lke5lMB9Ye1X",
+	"txmzuBRWGS3EucAISHlZdBONa2GlRUvIUUsB7z2xVJsrhj+wunkHGvEY1/qD8kwWzwyWOWwtSrvX7rSN",
+	"PJSvOLRGY4AxBiKJQWlbZ+vM+XO6zGCuHnGysHoA6ivyOImuu07s/9UMv39U8HWLWwX+lTU+Xp6bRX6K",
+	"Yq0Veg+83O5A43AnRcB6l20ELnPfXLLZP05tDkOGyk6zglyDjRzBPIYKw0RsVaqqd7eujODKa9o8qHOq",
+	"5oeYadXekkd+dS7cRpFYFCFwI+7UDGSTlgH5VRppZTPQ1XQNvs40LmuTNmB/JaiWh/m+eoClsu3tiRgf",
+	"ncp/+NJUtIGEbHVT7VaDqpKzspLYkrkUKOE5v6YJi61y7ldYnMc7Cf7bFqeq1Kh7FPm3E/k3QMWKcNZY",
+	"6dL1QBhyIMy8yShmL3U1hy0odZZpXVChWym9fQt8puedwfHTn4JOynjxe6XS/93nauV8nFi1Zv4fn42U",
+	"Zi+lpmnbOs5L5YvRVHcQpvTKiEQ8PKyVRx70esdP/7Pb7/a7x4Of+j/9jIKg27CVbQGamtuxEkVaKWDv",
+	"3DddNGS33KWMpmi/XJIrnco78EWuVOA8klRQTWoMdgifxtNgJEqdtUrJlbrdqqFwd1gvyh8W7pX6RpCc",
+	"V+vrO38LKZApENxV5Cq2MiAi164+uKvMTSYQ0VyBr0eJDp/ctSmmMSDhm1cfRxzz3CqaZgl0s3gaBoSa",
+	"aRxlBmwvXr6ulsvXNrM3MiQ2M76Xr73za1EQ3jqPGQHab4tjXmJxwxNhsyYXxEnC4Rlua1hLu2u2/RZn",
+	"5J6MuE/8TCY5S7CeUD1R85zyOAHZtTXOQs9aWXbJJ5IueCusYT7ilJcZpR0AeQ4roUqT437fp2llnKSQ",
+	"Crk4w/0LyYHdV1v63uPdoRH8lQu1XWLDrTOuOdSl0gL1DPokEwyLk+sies/B75TeNsBvadB2IOz2xbrr",
+	"1j2/qabN/t0VLKkYZVcHc7ZN9GNmsqp98TETVU7aDVU1nZbjeCJ49/nuvwIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1809,8 +1809,6 @@ type ListFaxApplicationsResponse struct {
 	JSON200 *FaxApplicationList
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -1829,11 +1827,6 @@ func (r ListFaxApplicationsResponse) GetJSON200() *FaxApplicationList {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListFaxApplicationsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -1989,8 +1982,6 @@ type DeleteFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2009,11 +2000,6 @@ func (r DeleteFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r DeleteFaxApplicationResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -2074,8 +2060,6 @@ type GetFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2099,11 +2083,6 @@ func (r GetFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetFaxApplicationResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -2266,8 +2245,6 @@ type ListFaxesResponse struct {
 	JSON200 *FaxList
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2286,11 +2263,6 @@ func (r ListFaxesResponse) GetJSON200() *FaxList {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListFaxesResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListFaxesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -2460,8 +2432,6 @@ type DeleteFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2480,11 +2450,6 @@ func (r DeleteFaxResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r DeleteFaxResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -2545,8 +2510,6 @@ type GetFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2570,11 +2533,6 @@ func (r GetFaxResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetFaxResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -2635,8 +2593,6 @@ type CancelFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2660,11 +2616,6 @@ func (r CancelFaxResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CancelFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r CancelFaxResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -2725,8 +2676,6 @@ type RefreshFaxResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2750,11 +2699,6 @@ func (r RefreshFaxResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RefreshFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r RefreshFaxResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -2813,8 +2757,6 @@ type GetMediaResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2833,11 +2775,6 @@ func (r GetMediaResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMediaResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMediaResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -3151,13 +3088,6 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3316,13 +3246,6 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3396,13 +3319,6 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
@@ -3565,13 +3481,6 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
@@ -3745,13 +3654,6 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3825,13 +3727,6 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
@@ -3907,13 +3802,6 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3988,13 +3876,6 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4061,13 +3942,6 @@ func ParseGetMediaResponse(rsp *http.Response) (*GetMediaResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Unprocessable
@@ -4523,20 +4397,6 @@ func (response ListFaxApplications401JSONResponse) VisitListFaxApplicationsRespo
 	return err
 }
 
-type ListFaxApplications408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListFaxApplications408JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListFaxApplications422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response ListFaxApplications422JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
@@ -4747,20 +4607,6 @@ func (response DeleteFaxApplication404JSONResponse) VisitDeleteFaxApplicationRes
 	return err
 }
 
-type DeleteFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response DeleteFaxApplication408JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response DeleteFaxApplication422JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
@@ -4850,20 +4696,6 @@ func (response GetFaxApplication404JSONResponse) VisitGetFaxApplicationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxApplication408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetFaxApplication408JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5081,20 +4913,6 @@ func (response ListFaxes401JSONResponse) VisitListFaxesResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxes408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListFaxes408JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5338,20 +5156,6 @@ func (response DeleteFax404JSONResponse) VisitDeleteFaxResponse(w http.ResponseW
 	return err
 }
 
-type DeleteFax408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response DeleteFax408JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response DeleteFax422JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
@@ -5441,20 +5245,6 @@ func (response GetFax404JSONResponse) VisitGetFaxResponse(w http.ResponseWriter)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFax408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetFax408JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5552,20 +5342,6 @@ func (response CancelFax404JSONResponse) VisitCancelFaxResponse(w http.ResponseW
 	return err
 }
 
-type CancelFax408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response CancelFax408JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CancelFax422JSONResponse struct{ UnprocessableJSONResponse }
 
 func (response CancelFax422JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
@@ -5655,20 +5431,6 @@ func (response RefreshFax404JSONResponse) VisitRefreshFaxResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RefreshFax408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response RefreshFax408JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5769,20 +5531,6 @@ func (response GetMedia404JSONResponse) VisitGetMediaResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMedia408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMedia408JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6267,112 +6015,112 @@ func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Nc9u4Eehf2WE7c7aPkiU5ThN53nR8+bi6veTcODed9yxXhEhIQk0BPAC0rEv839/sAvySKFvJJbm0",
-	"k5u5iUiCi8Viv3dBvwtitciU5NKaYPguyJhmC265pquX7PbsOf5IuIm1yKxQMhgGb+ccpuwWRNINwkDg",
-	"rYzZeRAGki14MAxEEoSB5r/mQvMkGFqd8zAw8ZwvGEKbKr1gNhgGeU4j7SrDt4zVQs6Cu7swOGcz/jpf",
-	"TLhunz1jMx7CVKsF9Escfs25XlVI4JhLSUCugvr0CZ+yPLXBsB8GC3YrFvkiGPZ79F8YLIT0d0rEhLR8",
-	"xnWJ2YX4jW/idWb5wkDGNWF3L1ZG/Ma34DTo1ZAaHD+E0B3S2WRKGu52TOmJSBIu8SJW0nJp8SfLslTE",
-	"DFE9/I9R9Lia/c+aT4Nh8KfDihkO3VNz+EJrpY2bqrngU7hhqUgAN5obC3bOIWZpyjUIA1JZYLmdKy1+",
-	"4wlMlYY9pYFJ4LcZ8gXgVWo5/lzwRDBIhbze7wZ3YXAmLdeSpV9iFRJyyW8zHluegOH6hmvgOJwwea3s",
-	"S5XL5Atg8lqByeM5aG5UrmMOQtZo+p0BFscql5bweuOI/lYsuMrtF8Au8ts8tm7KaEjIFZs/UckKEpG4",
-	"fdda3HBYCjv3a3B0/c6A5iwBD+IEDJcJCAtsxoSkdb1V6iemZ/wLrOjtOvrCgFUKUpyfkPlFVhz8hRA6",
-	"PT+Da064LIQxQs5CWLAUVaYTmVxeS7WUBX43TKRskn4JekW4iSLm47ya1nOBF5uYSdx+zVk8B2ENJMyy",
-	"CTP8BDS3egVsarmG6A1edE7xIgLDYyUTgwpzzlniTU9tyKaqvXCvgFWwZMLChE+V5mD1SshZwUz3WaD7",
-	"dSpRNtMq5sZ8IdqeSadLK/t7ApFTAxGg6TBARJ2wBKaCp8QK5WDPDCbPMqUtT16hOn1L6/oiTIvS852B",
-	"Z26mDs5cmoA45pl1rGv90IJPJhwSHquEJ12yrX4yxOWZ5szyl+z2tELZqzxaSJIIvMXSc60yrq1A8zdl",
-	"qeFhkNVuNdY8djb4HRrYn7ic2Tma2GMyscV1f8MdCQOV2wnagPGNQvbPtJqKlI9FssmZpxKK0UCjwY8G",
-	"NaX1ex0OezGtMAE71yqfzd3DZCEkqoD9E+CLzK5A6ZFkE8OlJQsqleTdkQzC+hIeP2rBecknc6Wux1Mm",
-	"UnXD9TjX6Sa6L/wksD5Hc4ZB79GTEH08tMrBMPj3n9//+3L+t6tL+9b9n51fXZqLq78ODw8v/z0amcO/",
-	"/unq++AetDw297Hcv9zQX978FDg3pxDmy809bQK+KidWk//w2OLExMDk4Ta4A7mvZRfBWBR8WLB4LiTv",
-	"oNWiGzgeicMlao/LAO0Dl7ZABqnN0aWdln5YGEhlx1PyIdAlJDkfl6Jbu2css9yrLTK0So3JFtXveXsf",
-	"Bi3KOAiDvFICY3KqxkSJMFhwO1fJGHFhaaqW3GHj3Kwx+Ts1ulUblnDLRAvn/GvOLCyRZ5ZayZnzVYQp",
-	"DGq3bfOdPttJ1Vy4oXdhYIVN27dorrQFky8WTK8K8Sr2ZzOkqPMP7XoBulzjVra5KPFuMk+1ia1BCupq",
-	"8v6drrbzusJuIU+maD82gf394ufX4J+izbMeOOlSZw32okOrov32pbevymwuiJf3BQYzO+0UwlsIeeZe",
-	"qNQn05qtNijvZ2gj9Ut22yKfLE3HSa6deBkem4b57m2a7xANnuQxveBU9Aalve4dM9sIRxNmeQclrG13",
-	"EqEd0Ieo8pLdPi/H3oUB6oRc87HmzOz09kv3whs3HiFotWhdh1veA+E0yj4qglYD8LM3Vs6N++XNT/Rv",
-	"ouJ8QbLNDEy5jecYwWm16MKZpPEhKBmj+xxzccOTITAwYiZ5MpIYxRVcWjyH8+cvQx8u9nuwEDK33DhL",
-	"tikHbMbHZCUf3uuMaStYOq45OeuOlTPGSqarE0A/EJZzLlEUbaE0puyWVpqqhuKaKJVyRjvwa85SYVc7",
-	"bN4//Uji+1jpxClgFC5vMqbstlXTovrPzQ5TXLiB9IrS3On5Gn/U8KYBhSVoZYAL2jWob5p7CWKVrTb3",
-	"DPaIfFFt6la1EwZWtfJsniUfLHsf4swQenbOtXdBJe/u4Ijcby98PqvaznUlU1cPXl6JABXnlPvb3LWG",
-	"LmoQp4niFhps0aM1p3lTpbY5xJ9EQ7b5w2/JJtdIhTKHUb9p3ZUP8LRfc56g+6wI3AnIPE3LzYfaIkn0",
-	"C01E0+JQF9e5uHADje2SO64BbpXi/xH2fsDD3oLzfRu4ndMfZuKfhAv7moycMMt29lXWpOJu3U8hD/nB",
-	"MPiczfgrHLdOQsLFw3h4PW98ynb7mj5kKW2obMHhed2JKdi62DMKCNyvNs7e8ExqIHLD9XiSm5VjJJQ0",
-	"PZZqzKRZUoxT3kx4nArJ67dyiRFJTOzg8vX1p0IiCZgVk5SPE26skMzr2drVOJeUdfJhUHtwVMJ0XqVW",
-	"WeaCNXY7Ru+FpULOfCxUhWU8XoyLHPsYVfu4gLO22GIQzS+TlnlQFBK1lKliSS1WxNtOU4z9pEHdCxqn",
-	"YiHsmN/GpPJQeAwBlzFPEcSW3fo0UvNHiMo/K3er4DCJ9EENMxezeRAGN1yvxv53nlrNxqmYzW15lTB9",
-	"vY0wv1v8PkjmLkq/bpvr/WvOc56ErgrS9YlHvKG0mCGD429kKcoGJzxFjsN7joVKp3w4kkIKK9wLjjVd",
-	"ArkOmO4UjnkJg1zxgtgOocBHDhVGqOBLlDybI1lRFD1SgQt4fHrBI1MKihu8jk4lR+28XLJSSwQ+44XO",
-	"qMxcIz6Y8bHx9brNx1ZZlo5xkLlvgOYmT23rkDVGqCNUn7051TrcNs45nyu5tQZ6Chk+BjcTCAkvuv3H",
-	"jwC1CKWnbtkiQwcn+L5/1B8cHx/3+r1e0MjhjUbfX/Y7T68ue52nV+/6Yf/R3Z/bXIkLLhMSmo/Jvm7E",
-	"4u2V5Lq75qrKa/nNBzK0RYS8Cd2zqKdU6OgUApdoEzAsLCPAGg5rCBwNPiyoPs8nqYhhbm22Z/YpqvaR",
-	"5vnzl4XH2oUziy5cEV5PVvVKyp7mLqIwMFUuXxe6CsBcZQiCQeZmYUmiuTHk5e534YJzgnN6fgY1rCiz",
-	"2wjtyaiYhxK9H5fl/ahweS2YLSvinq+aJP4H5xkwilEL2hYrCymY5Qkw48PUWgActcf3Llbd5J6ah9Hk",
-	"oF04ZDe3/ucbrrVIuFmPW74zULwJHhSxkttJ5Bx2+3m2by142B3fL4nmRkq3GY9T8O0D8UpU2xTtLxSJ",
-	"fFypaSFk/W7/jy0+uQhR84W68dvjR3c/ccHoKy4TbWxv7fka8T8RFxoe51rY1QUi5LZ9wpnm+jTHaVoq",
-	"hEWNf++Ga4OqZbDvepkaNcBu0SBEuoogVvOjbXHVWCGnqijzsphY1rcasUwYy+Jr9ImRjvSSGR4ezoSd",
-	"55NurBaHxZjyR9DS5pNpNdNssaAKGJrK0/OzoevdYGTSCPnSIlEWmSxUzUcJvR0DYc1IEkS0WkX102+4",
-	"CYHJpPBOcS6Ols3DMHWzzTaM9kiO5HMeCySpcbrHZDwGl9kwsKSsSWFkRcwbBtKwlYFRIJUFM1dLOQqG",
-	"CPAADg5OG0W+7sEBvLihsk7GXWECvCYyEJ36hhG6P4QfaN9glPd6R/Hp+dn4Hy/+L13wiNpjgMmRhFaO",
-	"uLdA3IXT+/tDEBxCdhG4gUe9fhf+wVcGmC5TvHNm0PVAklOQjfeEhFhJY5m01KfTdTRwJaNq7RQll9Cj",
-	"dyNf2hkFQ7h8N6IS2ygIYeSqbO6nK7S5364YSFQGeDcqql/uYVkoGwV3d1d3ES63Vu2yc2Zhojm7dmrO",
-	"6QKqY4POq2I7siiCrzaqJMdg4Ojvmyy6fnpqtkB/kbzCemntBFijoodwm0W9e4AXQ3AhEpxyQiSZVHaO",
-	"b7qugOaGPQrRhRFTELbsrOK3wli/JeiY44ZE5z9fvIXDm8EhyUsEll17/Y9s0eGSeizcckxFmw0ZwOn3",
-	"onqTyG1nuVx2CEquUw8o2i+aOQxb8AIsM/D3i59fOwEuFjHoOUog5MLPduKIfBZh2ByF4DLjELmwMyLP",
-	"uE5LhEjPqKVkjtvjihBWRbS9GiJUQVHZdOLLFi4oKhRQ1PARaoPXIxBHIYS83noXbiSX5wyhbGn6CDfw",
-	"crgg6EYEwmwdaEgrqnzW8nVZjyk8F7zVTBpSBUoeHOBQIxZ56nIACTLdQkhhUHul6aoLb6sgo0hFmfpk",
-	"xAT9XtGWVQYOy7lKeflK6DvmZJzmCU9O4LgHr36AmGX7IcRzHpNkMou8K4wzE467UdXk0hrqD6NwmIgq",
-	"YclSL84lMakjomIM6DjV6dGt8hLlE5wiqlIUtTd8HFi7U6YsIkdvl7Yo1LK7ruq2KLkIvSAA+Mf0r/Hi",
-	"3pbgi0JgVdTlaFJwA9rOQjyiljRg5KWJBqopLKjLbc4kHB33HPGq97cmDCOyjAAHB8/Xgr+DA3jDGcXH",
-	"NRyFASI/lXXTlDbKWM3ZwoBVM04aa8FWvnmLZFsBs7BQxsLRAF6JH2CPk5mYihQ1o7Fsxt3GI7OIBV6i",
-	"9Be08H1g+27BwiJ8BDxXaVKCHvTCXq/n1adBm1DiTFESc+uCPQajAEk2UYvJKCCgwGWsV64TTfLQqw30",
-	"T5ZzZXi5wKo1zYt80bvMJAjpYnKIDl/SuqL92vZv3cSK/FU0SbSvi/gertvRrAj9qTHWqcF9IguJYRVi",
-	"GVjkhmyGa7j0mQCv+suO23oMm6lUxCvIUClY4yW1SoN4CKT5nK6kClvo+zbRr6Tu5DR3aorZdZTnKhu6",
-	"5XYQqJl7n2KqmbE6jy2KzB6DTFH5fQqpUtmExdehs97+hajTKVpHo/3QO5YIFWqrVDJdDYHBXBkvWIQb",
-	"xT7oflagMy1umOVhAX7v2Y+vT9+SGSP76yCjsyhY2slynSFLFJkV6mqa5oYnJ+XCEHrMUiCfuWB2tyhZ",
-	"TkybJtX6aqrHxVLc/FapEAxinvAbnqLT8p0B9OUKW10UMeuc4HWPVGC4tULOPJK1bfdalZwgpX076V7U",
-	"6UzZbYe6wTp1JkF6DnEtiKzSbosdip6QJWmaQPzTOjAT7Xt8JIIJYTlnFn95HiWMzZBSNh1H0mqD9/qP",
-	"n3YHx4+6vW7vsP84hCl/0hsOD/s9kgdPtTmHOFV5AgtuGekUT64aAP9vCNOk1xvyeDAc0mW/1+sW/w96",
-	"vdCB7D8d4JTd/tPBvrP4uSTmmAr0lv3acXMXeYqGlVwy8uN9Cw2zqEjcmiFjSCnUosSpwhBVa7waFiVq",
-	"YrKKAPsgjBNv94CcHmdQDbdD8o2ijY7CyGu0Ns+2cAvRZXPe3mGlg0KIDmuBd+O6nhWInDbyszifvgYd",
-	"4fqNdZRYqjxNkP0QedTapbYgMXUxrhNEZ9wKJ6cSPJSNLgJ+46/3nEaqKyPUH2hU67poP4RaYTCkgCbp",
-	"qNx60ZSdwe1t3awbsni4WmCpuOb3GfYTmsxvjVfL3qmg/n2GgN1YYNbyRWZD6oMXPuYit4dNmEyU68G5",
-	"5sDkypGitBovmdCkuIScodV4XqFKLhLPDOhcOq3kFZzhFF4slb7m2oSlBbVLMtSEGdKCjiuVvq1RZBD9",
-	"9XcGDAbshY01np3JJHv1RphSovKW2rkQ7vONnKmB6Ps+HPUHcHx8DL0nr19HFIUeHFhubDHo4KBwvWLk",
-	"LGqkjtWCh0QYch4hYysy95lWNyKhqQlEzHRiTrwxcpzkIoCiQGKqspm3T++R+94Xk8B7utfpdOh/N6Cs",
-	"nTzp9eB9BQE2n/fhvd/qEMpiOOwt59T67R1SIWf7Le8Oau9uFs93BHLUBsQX23cE8agNxGZxfkdox23Q",
-	"thXzd4T5uAZzS/F/R0h/qUFqaRbYEcqTtjXWi/4FHB99tMF4WoPR0ojwMIR+rwbh4aaFHQD2tzBkAfBh",
-	"EIOmvKAeQV+tKMalzFiUXOnVl5DGcka9YaiA3heJt2fU4uCiWt+1Dm7qIpkgqugw3AwLw2Yw6JI2ZSh4",
-	"UkIhRVwP5JoNFhE5eNJiTHjb9dp/vwtnslLXZPUwXAX3Wj2B4SP15zzlljdXIyiRKaRzJS2HvUZcGpUx",
-	"ZFRUyKP9E/QBfJa/nlihLOyMW2cYUmH8L46+vsM9IRQoxVLD3U8tGlkXcg/8WqZCG7tf5Q5ac6elP4qq",
-	"naWGypzuSAnhMqT4zAUs8ZzJWZXOIdMjrMfU3/RUe1UeDXUx00ZFD/aKfEHYaEv9P1bnPKoip3q0pabO",
-	"npT9yZQC0tw3Mbvp0EBEP75wqTV6+fCdgyGSu6ilnRlO6UW3J8x1T/sTruSeOO+OHBdcrDsGG9Yyfkdd",
-	"3Oep5mYegTAm5wboyq/fUcRXNNBgIspuIyaOmaJiF7ortkijIbxIBsfH/acdt7Ba9wj6ASlnxlInN3m+",
-	"QoLSCXqsXCNFKm+FpILfutqLYCnZfwzfkLj/Edaia09SRHvuGokL94di81rCSiy4sWyRFQt48/IZHB0d",
-	"PcX5f3n7zIvg/4tgb0ueEj0T6m8woDDe93P9piRHnwz/hUWZA71haY4ePFtMxCxXudn3iJyzmTcgyFg/",
-	"kbxYds1dKqU4Oh7Bnjtn7jgpqg5wR7DX73YHxz2kKhWrYdDbL7Jc3npHGJX4pFJU6w5BkS7bQ/Ci1h9S",
-	"XfoGkci156Qi5r5tyZd4TjMWz3ln0O1tFHmWy2WX0eOu0rND/645/Ons2YvXFy/onep4TVksKuo7rsXK",
-	"uBIQhUNUjMy4ZJkIhsFRt9c9cg0lc6p5+fxzvUGW7s841aTKFPxZEgwDJHaz4moIVvXxgcv2ql815LD2",
-	"jYC7cKfRdG7/7mrtyPyg1/tkxyRb2lZbD87jNqO1W8s8GzrI+ajX3zZPifhh42gyvfTk4ZfWDo3ja4PB",
-	"LnPVD8PehcGxI9n9b5Vn+OmFo52WVDZrUmHVHe3y7LJBqyAMLJsZ35jdaTy6ouNUpoXz2g6WVufrflDJ",
-	"6pMxw31nWO+a/Qtoqu42+LL/mfiy7H/ccpx3jdInlAEWCZ2PR0O6VkepOvq/NPP2d+Cq8oMC9MLxLsi1",
-	"nKP+rxEVx3SbRa37peUubNXfh+9EcudaGNBvbPvmiSljfDTlUkGq5IzrRqVerjbZyZX2jWWrbhCuyahz",
-	"lFtktCEdjzbRcS8mv4cRHz38UvlJkP91tevI+aG8FLab/B+5fWhHe1+HvvvGPp+GfX7k9sN5Z80HfLhd",
-	"eK+yRvsf/UWqD+k2RgcyYzZu6e165sPaMsduINOcQiL/HZyJSlYn5dcW3JBrzjN8KLSLVTYVYluL4mdy",
-	"Wu7rhtzJaflKhBiYAX/G7L9Anr85MhvawzHixzsyvB59rh8dXXIMKIQ2tgveafAeifNiLGWqeNKltICQ",
-	"szI1VaS5NoXUx7T8y0Wy4UZvtkxXfh1F9yCzVBijpBO1RArX27ft+3SuYeOyOqt5dTmzax+r2+VU6wcg",
-	"V3y96eOwSz85dtT+JQyUR7ofwKYc18Rj929E3IuNbwwWptHN9gBK+NLu2NSPGt2PDCX2PgwVqz4Wkc+c",
-	"qNkpO8O/pWTuT8nwtTwMbyZfmqT9p2viZLWPZKF2rx2OYraRp6/3kjKXqT6BsnlcmJHU3Fk4mKyqCsQe",
-	"FTuquhBetdSG8LYvBnWNZQgmCkeyqJT4KoxvDqwVfigZ21T+/pDcZ3LK1o7g4U482KX7O6Dv4OUNPqUk",
-	"7uDahf6Q7O+Rxh34vfp86jfv7w9VLxfucMmURGpdvdSdvAdTVKdbKq0nrXXR7bmobwmoPzYB1Wpm7sk0",
-	"feb00g466xsXfOI8Urun8UGhlvui+d3Vhgo5ZLFLebuWh/Vvoe8OeZvvc/op+lfWmldGkvo+7mlcoZJ1",
-	"zXnBCVHv2eKTD2vVMXrzq5Ce4ssUbmHNdX2TrE9ULCpalRr++C4WtxQX367yGeTFu/3lB/qQDWiudFW0",
-	"6TQOUNR7ebjxHeJt7UL+8GO5ZHq27z+v0P6NwqaUvHFr/irEpEYX3yT0TTY+iWz4TXaW5ztT+xMFZruA",
-	"rHeJbU1B4u7RNxdjprXg7jScWsryTyb44kbkusSoJYg6Q22u6RCJUSBV7WvxIynpsBcdMC3+rILS5R9b",
-	"oMnqnWYtfP0jt6/8VwkfLMMUXeFb6i0FBX7f3wFZn/gXKW5d3/qeP56471Oby7mI3RHpjYVuSU95wu6G",
-	"oJD28aOg7Q+CrKP4t1enzzoXfzsdHD8u8hqOc4Tr+a9t6IQZ/vhRrtNtKJYbvmvtqj94skPx6gM0VpZM",
-	"mwqrpMhESEa4rk/QqqjOn7/sfuVB+NeslPwXJoLh5VUjPCrOoroiSe2QqftiAKu3s9aUlvvGztXdGuzm",
-	"dysur5BX3CnCNiXgD2sVbYPFd4uiBbvmoHMZ7TdaEoeHh/3BX9yxquGT3pMBmX6P0ebfd5BJ8cGIsGqo",
-	"TsDF6UVitko1kxbeFMaXay1j7uzKxjHKokO4/RB3c55mwWlzyou1BuL6xtRRdntwd3X3/wMAAP//",
+	"7D0Nc9u4sX9lh+3M2T5KluQ4TeR50/Hl4+o2yblxbjrvWa4IkZCEmgJ4AGhZl/i/v9kF+CVRtpJL0ut7",
+	"uZmMRRJcLBb7vQve+yBWi0xJLq0Jhu+DjGm24JZrunrJbs+e44+Em1iLzAolg2Hwbs5hym5BJN0gDATe",
+	"ypidB2Eg2YIHw0AkQRho/ksuNE+CodU5DwMTz/mCIbSp0gtmg2GQ5zTSrjJ8y1gt5Cy4uwuDczbjb/LF",
+	"hOv22TM24yFMtVpAv8Thl5zrVYUEjrmUBOQqqE+f8CnLUxsM+2GwYLdikS+CYb9H/4XBQkh/p0RMSMtn",
+	"XJeYXYhf+SZeZ5YvDGRcE3b3YmXEr3wLToNeDanB8UMI3SGdTaak4W7HlJ6IJOESL2IlLZcWf7IsS0XM",
+	"ENXDfxlFj6vZ/6j5NBgGfzismOHQPTWHL7RW2ripmgs+hRuWigRwo7mxYOccYpamXIMwIJUFltu50uJX",
+	"nsBUadhTGpgEfpshXwBepZbjzwVPBINUyOv9bnAXBmfSci1Z+jVWISGX/DbjseUJGK5vuAaOwwmTN8q+",
+	"VLlMvgImbxSYPJ6D5kblOuYgZI2m3xlgcaxyaQmvt47o78SCq9x+Bewiv81j66aMhoRcsfkTlawgEYnb",
+	"d63FDYelsHO/BkfX7wxozhLwIE7AcJmAsMBmTEha1zulXjE9419hRe/W0RcGrFKQ4vyEzM+y4uCvhNDp",
+	"+Rlcc8JlIYwRchbCgqWoMp3I5PJaqqUs8LthImWT9GvQK8JNFDEf59W0ngu82MRM4vZrzuI5CGsgYZZN",
+	"mOEnoLnVK2BTyzVEb/Gic4oXERgeK5kYVJhzzhJvempDNlXthXsFrIIlExYmfKo0B6tXQs4KZrrPAt2v",
+	"U4mymVYxN+Yr0fZMOl1a2d8TiJwaiABNhwEi6oQlMBU8JVYoB3tmMHmWKW158hrV6Tta11dhWpSe7ww8",
+	"czN1cObSBMQxz6xjXeuHFnwy4ZDwWCU86ZJt9ZMhLs80Z5a/ZLenFcpe5dFCkkTgLZaea5VxbQWavylL",
+	"DQ+DrHarseaxs8Hv0cC+4nJm52hij8nEFtf9DXckDFRuJ2gDxjcK2T/TaipSPhbJJmeeSihGA40GPxrU",
+	"lNbvdTjsxbTCBOxcq3w2dw+ThZCoAvZPgC8yuwKlR5JNDJeWLKhUkndHMgjrS3j8qAXnJZ/MlboeT5lI",
+	"1Q3X41ynm+i+8JPA+hzNGQa9R09C9PHQKgfD4J9//PDPy/lfri7tO/cvO7+6NBdXfx4eHl7+czQyh3/+",
+	"w9X3wT1oeWzuY7l/uKE/v30VODenEObLzT1tAr4qJ1aTf/HY4sTEwOThNrgDua9lF8FYFHxYsHguJO+g",
+	"1aIbOB6JwyVqj8sA7QOXtkAGqc3RpZ2WflgYSGXHU/Ih0CUkOR+Xolu7Zyyz3KstMrRKjckW1e95ex8G",
+	"Lco4CIO8UgJjcqrGRIkwWHA7V8kYcWFpqpbcYePcrDH5OzW6VRuWcMtEC+f8Y84sLJFnllrJmfNVhCkM",
+	"ardt850+20nVXLihd2FghU3bt2iutAWTLxZMrwrxKvZnM6So8w/tegG6XONWtrko8W4yT7WJrUEK6mry",
+	"/p2utvO6wm4hT6ZoPzaB/fXipzfgn6LNsx446VJnDfaiQ6ui/falt6/KbC6Il/cFBjM77RTCWwh55l6o",
+	"1CfTmq02KO9naCP1S3bbIp8sTcdJrp14GR6bhvnubZrvEA2e5DG94FT0BqW97h0z2whHE2Z5ByWsbXcS",
+	"oR3Qh6jykt0+L8fehQHqhFzzsebM7PT2S/fCWzceIWi1aF2HW94D4TTKPiqCVgPwkzdWzo37+e0r+puo",
+	"OF+QbDMDU27jOUZwWi26cCZpfAhKxug+x1zc8GQIDIyYSZ6MJEZxBZcWz+H8+cvQh4v9HiyEzC03zpJt",
+	"ygGb8TFZyYf3OmPaCpaOa07OumPljLGS6eoE0A+E5ZxLFEVbKI0pu6WVpqqhuCZKpZzRDvySs1TY1Q6b",
+	"93c/kvg+VjpxChiFy5uMKbtt1bSo/nOzwxQXbiC9ojR3er7GHzW8aUBhCVoZ4IJ2Deqb5l6CWGWrzT2D",
+	"PSJfVJu6Ve2EgVWtPJtnyUfL3sc4M4SenXPtXVDJuzs4IvfbC5/PqrZzXcnU1YOXVyJAxTnl/jZ3raGL",
+	"GsRporiFBlv0aM1p3lSpbQ7xZ9GQbf7wO7LJNVKhzGHUb1p35SM87TecJ+g+KwJ3AjJP03LzobZIEv1C",
+	"E9G0ONTFdS4u3EBju+SOa4Bbpfj/CHs/4GFvwfm+DdzO6Q8z8Svhwr4mIyfMsp19lTWpuFv3U8hDfjAM",
+	"Pmcz/hrHrZOQcPEwHl7PW5+y3b6mj1lKGypbcHhed2IKti72jAIC96uNszc8kxqI3HA9nuRm5RgJJU2P",
+	"pRozaZYU45Q3Ex6nQvL6rVxiRBITO7h8ff2pkEgCZsUk5eOEGysk83q2djXOJWWdfBjUHhyVMJ1XqVWW",
+	"uWCN3Y7Re2GpkDMfC1VhGY8X4yLHPkbVPi7grC22GETzy6RlHhSFRC1lqlhSixXxttMUYz9pUPeCxqlY",
+	"CDvmtzGpPBQeQ8BlzFMEsWW3Po/U/DtE5e+Vu1VwmET6oIaZi9k8CIMbrldj/ztPrWbjVMzmtrxKmL7e",
+	"RpjfLH4fJXMXpV+3zfX+Jec5T0JXBen6xCPeUFrMkMHxN7IUZYMTniLH4T3HQqVTPhxJIYUV7gXHmi6B",
+	"XAdMdwrHvIRBrnhBbIdQ4COHCiNU8CVKns2RrCiKHqnABTw+veCRKQXFDV5Hp5Kjdl4uWaklAp/xQmdU",
+	"Zq4RH8z42Ph63eZjqyxLxzjI3DdAc5OntnXIGiPUEarP3pxqHW4b55zPldxaAz2FDB+DmwmEhBfd/uNH",
+	"gFqE0lO3bJGhgxN83z/qD46Pj3v9Xi9o5PBGo+8v+52nV5e9ztOr9/2w/+juj22uxAWXCQnNp2RfN2Lx",
+	"9kpy3V1zVeW1/OYDGdoiQt6E7lnUUyp0dAqBS7QJGBaWEWANhzUEjgYfF1Sf55NUxDC3Ntsz+xRV+0jz",
+	"/PnLwmPtwplFF64IryereiVlT3MXURiYKpevC10FYK4yBMEgc7OwJNHcGPJy97twwTnBOT0/gxpWlNlt",
+	"hPZkVMxDid5Py/J+Uri8FsyWFXHPV00S/43zDBjFqAVti5WFFMzyBJjxYWotAI7a43sXq25yT83DaHLQ",
+	"Lhyym1v/0w3XWiTcrMct3xko3gQPiljJ7SRyDrv9Mtu3Fjzsju/XRHMjpduMxyn49oF4JaptivZnikQ+",
+	"rdS0ELJ+t//vLT65CFHzhbrx2+NHdz9zweh3XCba2N7a8zXifyYuNDzOtbCrC0TIbfuEM831aY7TtFQI",
+	"ixr/3g3XBlXLYN/1MjVqgN2iQYh0FUGs5kfb4qqxQk5VUeZlMbGsbzVimTCWxdfoEyMd6SUzPDycCTvP",
+	"J91YLQ6LMeWPoKXNJ9NqptliQRUwNJWn52dD17vByKQR8qVFoiwyWaiajxJ6OwbCmpEkiGi1iuqn33AT",
+	"ApNJ4Z3iXBwtm4dh6mabbRjtkRzJ5zwWSFLjdI/JeAwus2FgSVmTwsiKmDcMpGErA6NAKgtmrpZyFAwR",
+	"4AEcHJw2inzdgwN4cUNlnYy7wgR4TWQgOvUNI3R/CD/QvsEo7/WO4tPzs/HfXvw3XfCI2mOAyZGEVo64",
+	"t0DchdP7+0MQHEJ2EbiBR71+F/7GVwaYLlO8c2bQ9UCSU5CN94SEWEljmbTUp9N1NHAlo2rtFCWX0KP3",
+	"I1/aGQVDuHw/ohLbKAhh5Kps7qcrtLnfrhhIVAZ4PyqqX+5hWSgbBXd3V3cRLrdW7bJzZmGiObt2as7p",
+	"Aqpjg86rYjuyKIKvNqokx2Dg6O+bLLp+emq2QH+RvMJ6ae0EWKOih3CbRb17gBdDcCESnHJCJJlUdo5v",
+	"uq6A5oY9CtGFEVMQtuys4rfCWL8l6JjjhkTnP128g8ObwSHJSwSWXXv9j2zR4ZJ6LNxyTEWbDRnA6fei",
+	"epPIbWe5XHYISq5TDyjaL5o5DFvwAiwz8NeLn944AS4WMeg5SiDkws924oh8FmHYHIXgMuMQubAzIs+4",
+	"TkuESM+opWSO2+OKEFZFtL0aIlRBUdl04ssWLigqFFDU8BFqg9cjEEchhLzeehduJJfnDKFsafoIN/By",
+	"uCDoRgTCbB1oSCuqfNbydVmPKTwXvNNMGlIFSh4c4FAjFnnqcgAJMt1CSGFQe6XpqgvvqiCjSEWZ+mTE",
+	"BP1e0ZZVBg7LuUp5+UroO+ZknOYJT07guAevf4CYZfshxHMek2Qyi7wrjDMTjrtR1eTSGuoPo3CYiCph",
+	"yVIvziUxqSOiYgzoONXp0a3yEuUTnCKqUhS1N3wcWLtTpiwiR2+XtijUsruu6rYouQi9IAD4x/TXeHFv",
+	"S/BFIbAq6nI0KbgBbWchHlFLGjDy0kQD1RQW1OU2ZxKOjnuOeNX7WxOGEVlGgIOD52vB38EBvOWM4uMa",
+	"jsIAkZ/KumlKG2Ws5mxhwKoZJ421YCvfvEWyrYBZWChj4WgAr8UPsMfJTExFiprRWDbjbuORWcQCL1H6",
+	"C1r4PrB9t2BhET4Cnqs0KUEPemGv1/Pq06BNKHGmKIm5dcEeg1GAJJuoxWQUEFDgMtYr14kmeejVBvon",
+	"y7kyvFxg1ZrmRb7oXWYShHQxOUSHL2ld0X5t+7duYkX+Kpok2tdFfA/X7WhWhP7UGOvU4D6RhcSwCrEM",
+	"LHJDNsM1XPpMgFf9ZcdtPYbNVCriFWSoFKzxklqlQTwE0nxOV1KFLfR9m+hXUndymjs1xew6ynOVDd1y",
+	"OwjUzL1PMdXMWJ3HFkVmj0GmqPw+hVSpbMLi69BZb/9C1OkUraPRfugdS4QKtVUqma6GwGCujBcswo1i",
+	"H3Q/K9CZFjfM8rAAv/fsxzen78iMkf11kNFZFCztZLnOkCWKzAp1NU1zw5OTcmEIPWYpkM9cMLtblCwn",
+	"pk2Tan011eNiKW5+q1QIBjFP+A1P0Wn5zgD6coWtLoqYdU7wukcqMNxaIWceydq2e61KTpDSvp10L+p0",
+	"puy2Q91gnTqTID2HuBZEVmm3xQ5FT8iSNE0g/mkdmIn2PT4SwYSwnDOLvzyPEsZmSCmbjiNptcF7/cdP",
+	"u4PjR91et3fYfxzClD/pDYeH/R7Jg6fanEOcqjyBBbeMdIonVw2A/xvCNOn1hjweDId02e/1usW/Qa8X",
+	"OpD9pwOcstt/Oth3Fj+XxBxTgd6yXztu7iJP0bCSS0Z+vG+hYRYViVszZAwphVqUOFUYomqNV8OiRE1M",
+	"VhFgH4Rx4u0ekNPjDKrhdki+UbTRURh5jdbm2RZuIbpszts7rHRQCNFhLfBuXNezApHTRn4W59PXoCNc",
+	"v7GOEkuVpwmyHyKPWrvUFiSmLsZ1guiMW+HkVIKHstFFwG/99Z7TSHVlhPoDjWpdF+2HUCsMhhTQJB2V",
+	"Wy+asjO4va2bdUMWD1cLLBXX/D7DfkKT+a3xatk7FdS/zxCwGwvMWr7IbEh98MLHXOT2sAmTiXI9ONcc",
+	"mFw5UpRW4yUTmhSXkDO0Gs8rVMlF4pkBnUunlbyCM5zCi6XS11ybsLSgdkmGmjBDWtBxpdK3NYoMor/+",
+	"zoDBgL2wscazM5lkr94IU0pU3lI7F8J9vpEzNRB934ej/gCOj4+h9+TNm4ii0IMDy40tBh0cFK5XjJxF",
+	"jdSxWvCQCEPOI2RsReY+0+pGJDQ1gYiZTsyJN0aOk1wEUBRITFU28/bpA3Lfh2IS+ED3Op0O/XMDytrJ",
+	"k14PPlQQYPN5Hz74rQ6hLIbD3nJOrd/eIRVytt/y7qD27mbxfEcgR21AfLF9RxCP2kBsFud3hHbcBm1b",
+	"MX9HmI9rMLcU/3eE9KcapJZmgR2hPGlbY73oX8Dx0UcbjKc1GC2NCA9D6PdqEB5uWtgBYH8LQxYAHwYx",
+	"aMoL6hH01YpiXMqMRcmVXn0JaSxn1BuGCuhDkXh7Ri0OLqr1Xevgpi6SCaKKDsPNsDBsBoMuaVOGgicl",
+	"FFLE9UCu2WARkYMnLcaEt12v/fe7cCYrdU1WD8NVcK/VExg+Un/OU255czWCEplCOlfScthrxKVRGUNG",
+	"RYU82j9BH8Bn+euJFcrCzrh1hiEVxv/i6Os73BNCgVIsNdz91KKRdSH3wK9lKrSx+1XuoDV3WvqjqNpZ",
+	"aqjM6Y6UEC5Dis9cwBLPmZxV6RwyPcJ6TP1NT7XX5dFQFzNtVPRgr8gXhI221P+yOudRFTnVoy01dfak",
+	"7E+mFJDmvonZTYcGIvrxhUut0cuH7x0MkdxFLe3McEovuj1hrnvan3Al98R5d+S44GLdMdiwlvE76uI+",
+	"TzU38wiEMTk3QFd+/Y4ivqKBBhNRdhsxccwUFbvQXbFFGg3hRTI4Pu4/7biF1bpH0A9IOTOWOrnJ8xUS",
+	"lE7QY+UaKVJ5KyQV/NbVXgRLyf5j+IbE/ZewFl17kiLac9dIXLg/FJvXElZiwY1li6xYwNuXz+Do6Ogp",
+	"zv/zu2deBP8ngr0teUr0TKi/wYDCeN/P9auSHH0y/AuLMgd6w9IcPXi2mIhZrnKz7xE5ZzNvQJCxXpG8",
+	"WHbNXSqlODoewZ47Z+44KaoOcEew1+92B8c9pCoVq2HQ2y+yXN56RxiV+KRSVOsOQZEu20PwotYfUl36",
+	"BpHIteekIua+bcmXeE4zFs95Z9DtbRR5lstll9HjrtKzQ/+uOXx19uzFm4sX9E51vKYsFhX1HddiZVwJ",
+	"iMIhKkZmXLJMBMPgqNvrHrmGkjnVvHz+ud4gS/dnnGpSZQr+LAmGARK7WXE1BKv6+MBle9WvGnJY+0bA",
+	"XbjTaDq3f3e1dmR+0Ot9tmOSLW2rrQfncZvR2q1lng0d5HzU62+bp0T8sHE0GV8aDHZ5qX6q9S4Mjt3a",
+	"73+rPIxPLxzthFvZdUkVUndGy+/7xqKDMLBsZnyHdafx6IrORZkWFmo7IVodlPtBJavPtqv3HUa9azYi",
+	"oM2522Cw/hdisLKRccu53DVKn1AqVyR00B0t4lpBpGrN/2Qu7D15+KW1Txfga/0duKr8MgC9cLwLci0H",
+	"ov9jRMUx3WZ16n5puQtbFfHhe5HcuV4EdADbPl5iymAdbbJUkCo547pRcperTXZyNXpj2aobhGsy6jze",
+	"FhltSMejTXTci8lvYcRHD79UftvjP4YpHF0+linCdiP8I7cPbU3v96G4vvHBGh/8yO3HM8Gae/VwJ+5e",
+	"ZR/2P/ljTx/TyIu+WcZs3NI29cxHjGX62kCmOUUb/hMzE5WsTsoPGbgh15xn+FBoFwZsqqi27r8v5Ebc",
+	"12i4kxvxO5FGYAb88a2vKZjfXIvPpT0cI366a8Hrgd36qcwlRxdfaGO74M249xGcX2EpCcSTLkXcQs7K",
+	"rE+RQdoUUh8u8q8XJIYbbc8yXfl1FI15zFLNifI51G0oXNvctk+/uV6Iy+oY5NXlzK59B26XA6MfgVzx",
+	"YaRPwy797NhRZ5UwUJ6WfgCbclwTj90/v3AvNr7nVphGo9gDKOFLu2NTP8VzPzKUM/s4VKz6VES+cA5k",
+	"p8QH/3+T7eBrKQ7ezGs0afR31+jIah+SQjVdO0DEbCOXXe+3ZC6bewJlg7UwI6m5M1UwWVVZ+j0qCFS1",
+	"E7xqqZ/gbV8w6RrLEEwUjmRRTfCVCt9AVyuOUMKyqcX9QbIv5F2tHVPDnXiwk/U3QN/BXRt8TpHawUcL",
+	"/UHS3+KU7cDv1SdGv7lx/1b1cuEOYExJpNbVS91bezD7c7qlGnnSWjvcnub5ltv5TLmdVntxTxLnC2du",
+	"dlA+37ZzW4qm3fZ/VBTjvsN9d7Uh1IcsdvldV6hf/4L37pC3eSOnn6PrYq3lYiSpW+GedgsqtNbcCZwQ",
+	"NZEtPlSwVgqiN38XYlB8T8EtrLmubyKyXuIoOmUaru4uxqzke98t8QUY33vU5ffhcD9prnRVdIk0+vfr",
+	"rSTc+Abltm4Vf/auXDI92/en+9s/kddk97duzb8Lfq/RxfeofGPyJpP73XK24DtT+9S92c7p691GW/Nt",
+	"uA307b6YaS24O1WllrL89L7P5Eeu24haS6jD0OaaDiMYBVLVvjo+kpIODdFBxeLz/EqXH+2nyeodSy0M",
+	"+iO3r/3X7R6sORTdxVuKCwUFftv/T2J94p+luHX9z3v+mNu+z+Mt5yJ2R203FrolF+MJuxuCQtrHj4K2",
+	"/7HEOop/eX36rHPxl9PB8eMi9necI1zveG1DJ8zwx49ynW5DsdzwXQs1/cGTHSo1H6F6smTa1DwlRSZC",
+	"MsJ1fYJWjXP+/GX3awWqv2ft4j85EAwvrxohRHE40aX2a6cO3RFyVu9vrGkf99GVq7s12M0PGVxe4aa7",
+	"Y2Vt0uxP7xR9ZMWHbKIFu+agcxntN3rUhoeH/cGf3Dmb4ZPekwEZY4/R5gf/ZVJ8QSCsOmwTcEFpkU6s",
+	"EqSkTjel6uVa65E7zLBxrq5oGW0/1ducp1km2ZzyYq2jtL4xdZTdHtxd3f1vAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

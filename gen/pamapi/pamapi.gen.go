@@ -2939,14 +2939,6 @@ type GetCurrentUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// GetCurrentUserResponse408Headers the declared response headers of an HTTP 408 response for GetCurrentUser
-type GetCurrentUserResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // GetCurrentUserResponse429Headers the declared response headers of an HTTP 429 response for GetCurrentUser
 type GetCurrentUserResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -2984,8 +2976,6 @@ type GetCurrentUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3002,8 +2992,6 @@ type GetCurrentUserResponse struct {
 	Headers403 *GetCurrentUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetCurrentUserResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *GetCurrentUserResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCurrentUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3035,11 +3023,6 @@ func (r GetCurrentUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCurrentUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetCurrentUserResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3127,14 +3110,6 @@ type ListGroupsResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// ListGroupsResponse408Headers the declared response headers of an HTTP 408 response for ListGroups
-type ListGroupsResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // ListGroupsResponse429Headers the declared response headers of an HTTP 429 response for ListGroups
 type ListGroupsResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -3172,8 +3147,6 @@ type ListGroupsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3190,8 +3163,6 @@ type ListGroupsResponse struct {
 	Headers403 *ListGroupsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListGroupsResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *ListGroupsResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListGroupsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3223,11 +3194,6 @@ func (r ListGroupsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListGroupsResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3535,14 +3501,6 @@ type DeleteGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// DeleteGroupResponse408Headers the declared response headers of an HTTP 408 response for DeleteGroup
-type DeleteGroupResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // DeleteGroupResponse429Headers the declared response headers of an HTTP 429 response for DeleteGroup
 type DeleteGroupResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -3578,8 +3536,6 @@ type DeleteGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3596,8 +3552,6 @@ type DeleteGroupResponse struct {
 	Headers403 *DeleteGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteGroupResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *DeleteGroupResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteGroupResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3624,11 +3578,6 @@ func (r DeleteGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r DeleteGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3715,14 +3664,6 @@ type GetGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// GetGroupResponse408Headers the declared response headers of an HTTP 408 response for GetGroup
-type GetGroupResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // GetGroupResponse429Headers the declared response headers of an HTTP 429 response for GetGroup
 type GetGroupResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -3760,8 +3701,6 @@ type GetGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3778,8 +3717,6 @@ type GetGroupResponse struct {
 	Headers403 *GetGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetGroupResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *GetGroupResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetGroupResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3811,11 +3748,6 @@ func (r GetGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4117,14 +4049,6 @@ type ListGroupMembersResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// ListGroupMembersResponse408Headers the declared response headers of an HTTP 408 response for ListGroupMembers
-type ListGroupMembersResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // ListGroupMembersResponse429Headers the declared response headers of an HTTP 429 response for ListGroupMembers
 type ListGroupMembersResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -4162,8 +4086,6 @@ type ListGroupMembersResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4180,8 +4102,6 @@ type ListGroupMembersResponse struct {
 	Headers403 *ListGroupMembersResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListGroupMembersResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *ListGroupMembersResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListGroupMembersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4213,11 +4133,6 @@ func (r ListGroupMembersResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListGroupMembersResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListGroupMembersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4535,14 +4450,6 @@ type RemoveGroupMemberResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// RemoveGroupMemberResponse408Headers the declared response headers of an HTTP 408 response for RemoveGroupMember
-type RemoveGroupMemberResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // RemoveGroupMemberResponse429Headers the declared response headers of an HTTP 429 response for RemoveGroupMember
 type RemoveGroupMemberResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -4578,8 +4485,6 @@ type RemoveGroupMemberResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4596,8 +4501,6 @@ type RemoveGroupMemberResponse struct {
 	Headers403 *RemoveGroupMemberResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RemoveGroupMemberResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *RemoveGroupMemberResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RemoveGroupMemberResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4624,11 +4527,6 @@ func (r RemoveGroupMemberResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RemoveGroupMemberResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r RemoveGroupMemberResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4716,14 +4614,6 @@ type ListRolesResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// ListRolesResponse408Headers the declared response headers of an HTTP 408 response for ListRoles
-type ListRolesResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // ListRolesResponse429Headers the declared response headers of an HTTP 429 response for ListRoles
 type ListRolesResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -4761,8 +4651,6 @@ type ListRolesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4779,8 +4667,6 @@ type ListRolesResponse struct {
 	Headers403 *ListRolesResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListRolesResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *ListRolesResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRolesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4812,11 +4698,6 @@ func (r ListRolesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListRolesResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListRolesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5108,14 +4989,6 @@ type ListServiceUsersResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// ListServiceUsersResponse408Headers the declared response headers of an HTTP 408 response for ListServiceUsers
-type ListServiceUsersResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // ListServiceUsersResponse429Headers the declared response headers of an HTTP 429 response for ListServiceUsers
 type ListServiceUsersResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -5153,8 +5026,6 @@ type ListServiceUsersResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5171,8 +5042,6 @@ type ListServiceUsersResponse struct {
 	Headers403 *ListServiceUsersResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListServiceUsersResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *ListServiceUsersResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceUsersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5204,11 +5073,6 @@ func (r ListServiceUsersResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListServiceUsersResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListServiceUsersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5516,14 +5380,6 @@ type GetServiceUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// GetServiceUserResponse408Headers the declared response headers of an HTTP 408 response for GetServiceUser
-type GetServiceUserResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // GetServiceUserResponse429Headers the declared response headers of an HTTP 429 response for GetServiceUser
 type GetServiceUserResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -5561,8 +5417,6 @@ type GetServiceUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5579,8 +5433,6 @@ type GetServiceUserResponse struct {
 	Headers403 *GetServiceUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetServiceUserResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *GetServiceUserResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5612,11 +5464,6 @@ func (r GetServiceUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetServiceUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetServiceUserResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5935,14 +5782,6 @@ type ListServiceUserKeysResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// ListServiceUserKeysResponse408Headers the declared response headers of an HTTP 408 response for ListServiceUserKeys
-type ListServiceUserKeysResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // ListServiceUserKeysResponse429Headers the declared response headers of an HTTP 429 response for ListServiceUserKeys
 type ListServiceUserKeysResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -5980,8 +5819,6 @@ type ListServiceUserKeysResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5998,8 +5835,6 @@ type ListServiceUserKeysResponse struct {
 	Headers403 *ListServiceUserKeysResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListServiceUserKeysResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *ListServiceUserKeysResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceUserKeysResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -6031,11 +5866,6 @@ func (r ListServiceUserKeysResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListServiceUserKeysResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListServiceUserKeysResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6343,14 +6173,6 @@ type DeleteServiceUserKeyResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// DeleteServiceUserKeyResponse408Headers the declared response headers of an HTTP 408 response for DeleteServiceUserKey
-type DeleteServiceUserKeyResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // DeleteServiceUserKeyResponse429Headers the declared response headers of an HTTP 429 response for DeleteServiceUserKey
 type DeleteServiceUserKeyResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -6386,8 +6208,6 @@ type DeleteServiceUserKeyResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6404,8 +6224,6 @@ type DeleteServiceUserKeyResponse struct {
 	Headers403 *DeleteServiceUserKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteServiceUserKeyResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *DeleteServiceUserKeyResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteServiceUserKeyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -6432,11 +6250,6 @@ func (r DeleteServiceUserKeyResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteServiceUserKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r DeleteServiceUserKeyResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6524,14 +6337,6 @@ type ListUsersResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// ListUsersResponse408Headers the declared response headers of an HTTP 408 response for ListUsers
-type ListUsersResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // ListUsersResponse429Headers the declared response headers of an HTTP 429 response for ListUsers
 type ListUsersResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -6569,8 +6374,6 @@ type ListUsersResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6587,8 +6390,6 @@ type ListUsersResponse struct {
 	Headers403 *ListUsersResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListUsersResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *ListUsersResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListUsersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -6620,11 +6421,6 @@ func (r ListUsersResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListUsersResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListUsersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6711,14 +6507,6 @@ type GetUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
-// GetUserResponse408Headers the declared response headers of an HTTP 408 response for GetUser
-type GetUserResponse408Headers struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
 // GetUserResponse429Headers the declared response headers of an HTTP 429 response for GetUser
 type GetUserResponse429Headers struct {
 	XRateLimitLimit     int64
@@ -6756,8 +6544,6 @@ type GetUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6774,8 +6560,6 @@ type GetUserResponse struct {
 	Headers403 *GetUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetUserResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *GetUserResponse408Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -6807,11 +6591,6 @@ func (r GetUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetUserResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7352,13 +7131,6 @@ func ParseGetCurrentUserResponse(rsp *http.Response) (*GetCurrentUserResponse, e
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7538,37 +7310,6 @@ func ParseGetCurrentUserResponse(rsp *http.Response) (*GetCurrentUserResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers GetCurrentUserResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCurrentUserResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -7715,13 +7456,6 @@ func ParseListGroupsResponse(rsp *http.Response) (*ListGroupsResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -7909,37 +7643,6 @@ func ParseListGroupsResponse(rsp *http.Response) (*ListGroupsResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers ListGroupsResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListGroupsResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8523,13 +8226,6 @@ func ParseDeleteGroupResponse(rsp *http.Response) (*DeleteGroupResponse, error) 
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8709,37 +8405,6 @@ func ParseDeleteGroupResponse(rsp *http.Response) (*DeleteGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers DeleteGroupResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteGroupResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8886,13 +8551,6 @@ func ParseGetGroupResponse(rsp *http.Response) (*GetGroupResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -9073,37 +8731,6 @@ func ParseGetGroupResponse(rsp *http.Response) (*GetGroupResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers GetGroupResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetGroupResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -9687,13 +9314,6 @@ func ParseListGroupMembersResponse(rsp *http.Response) (*ListGroupMembersRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9880,37 +9500,6 @@ func ParseListGroupMembersResponse(rsp *http.Response) (*ListGroupMembersRespons
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers ListGroupMembersResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListGroupMembersResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10528,13 +10117,6 @@ func ParseRemoveGroupMemberResponse(rsp *http.Response) (*RemoveGroupMemberRespo
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10714,37 +10296,6 @@ func ParseRemoveGroupMemberResponse(rsp *http.Response) (*RemoveGroupMemberRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers RemoveGroupMemberResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers RemoveGroupMemberResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10891,13 +10442,6 @@ func ParseListRolesResponse(rsp *http.Response) (*ListRolesResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11085,37 +10629,6 @@ func ParseListRolesResponse(rsp *http.Response) (*ListRolesResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers ListRolesResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListRolesResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11665,13 +11178,6 @@ func ParseListServiceUsersResponse(rsp *http.Response) (*ListServiceUsersRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11858,37 +11364,6 @@ func ParseListServiceUsersResponse(rsp *http.Response) (*ListServiceUsersRespons
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers ListServiceUsersResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListServiceUsersResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -12476,13 +11951,6 @@ func ParseGetServiceUserResponse(rsp *http.Response) (*GetServiceUserResponse, e
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12662,37 +12130,6 @@ func ParseGetServiceUserResponse(rsp *http.Response) (*GetServiceUserResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers GetServiceUserResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetServiceUserResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -13314,13 +12751,6 @@ func ParseListServiceUserKeysResponse(rsp *http.Response) (*ListServiceUserKeysR
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13507,37 +12937,6 @@ func ParseListServiceUserKeysResponse(rsp *http.Response) (*ListServiceUserKeysR
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers ListServiceUserKeysResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListServiceUserKeysResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -14121,13 +13520,6 @@ func ParseDeleteServiceUserKeyResponse(rsp *http.Response) (*DeleteServiceUserKe
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14307,37 +13699,6 @@ func ParseDeleteServiceUserKeyResponse(rsp *http.Response) (*DeleteServiceUserKe
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers DeleteServiceUserKeyResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteServiceUserKeyResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -14484,13 +13845,6 @@ func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14678,37 +14032,6 @@ func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers ListUsersResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListUsersResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -14855,13 +14178,6 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15042,37 +14358,6 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers GetUserResponse408Headers
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
-			var value int64
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRetryAt = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetUserResponse429Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -16137,24 +15422,6 @@ func (response GetCurrentUser404JSONResponse) VisitGetCurrentUserResponse(w http
 	return err
 }
 
-type GetCurrentUser408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetCurrentUser408JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetCurrentUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetCurrentUser429JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
@@ -16318,24 +15585,6 @@ func (response ListGroups404JSONResponse) VisitListGroupsResponse(w http.Respons
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListGroups408JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16705,24 +15954,6 @@ func (response DeleteGroup404JSONResponse) VisitDeleteGroupResponse(w http.Respo
 	return err
 }
 
-type DeleteGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response DeleteGroup408JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response DeleteGroup429JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
@@ -16882,24 +16113,6 @@ func (response GetGroup404JSONResponse) VisitGetGroupResponse(w http.ResponseWri
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetGroup408JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17275,24 +16488,6 @@ func (response ListGroupMembers404JSONResponse) VisitListGroupMembersResponse(w 
 	return err
 }
 
-type ListGroupMembers408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListGroupMembers408JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListGroupMembers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListGroupMembers429JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
@@ -17661,24 +16856,6 @@ func (response RemoveGroupMember404JSONResponse) VisitRemoveGroupMemberResponse(
 	return err
 }
 
-type RemoveGroupMember408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response RemoveGroupMember408JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type RemoveGroupMember429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RemoveGroupMember429JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
@@ -17842,24 +17019,6 @@ func (response ListRoles404JSONResponse) VisitListRolesResponse(w http.ResponseW
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListRoles408JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18228,24 +17387,6 @@ func (response ListServiceUsers404JSONResponse) VisitListServiceUsersResponse(w 
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListServiceUsers408JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18628,24 +17769,6 @@ func (response GetServiceUser404JSONResponse) VisitGetServiceUserResponse(w http
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetServiceUser408JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19039,24 +18162,6 @@ func (response ListServiceUserKeys404JSONResponse) VisitListServiceUserKeysRespo
 	return err
 }
 
-type ListServiceUserKeys408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListServiceUserKeys408JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListServiceUserKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListServiceUserKeys429JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
@@ -19424,24 +18529,6 @@ func (response DeleteServiceUserKey404JSONResponse) VisitDeleteServiceUserKeyRes
 	return err
 }
 
-type DeleteServiceUserKey408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response DeleteServiceUserKey408JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteServiceUserKey429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response DeleteServiceUserKey429JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
@@ -19609,24 +18696,6 @@ func (response ListUsers404JSONResponse) VisitListUsersResponse(w http.ResponseW
 	return err
 }
 
-type ListUsers408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListUsers408JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListUsers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListUsers429JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
@@ -19786,24 +18855,6 @@ func (response GetUser404JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
 	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetUser408JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20627,111 +19678,111 @@ func (sh *strictHandler) GetUser(ctx echo.Context, teamName TeamName, userName U
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17cxs3kvhX6ZrfVkVyjSjKsf1zqNqqU5xkz2vH9tlO7dWFPhGaaZFYDQEGwEjmOvruV93AvMjhw9Qj",
-	"9mb+2I01HAANNPr9mE9RoqczrVA5Gw0+RRMUKRr+50upLui/KdrEyJmTWkWD6O1Pz+Dpw6dPIZPqwoLT",
-	"4CYII4PZX4eRwo9uGI1AqLR4NDN4SY9mYow2hqsJKhoxB/woretFcWSTCU4FreTmM4wGkXVGqnF0fR1H",
-	"/33wVjh8KafSHfD/twCEv+VonYUZmql0DlP6Fxjh8CCjIfSn1CktZfC3XBpMo4EzOdaXPtdmKlw0iKRy",
-	"Tx5FcTSVSk7zaTToxwVcUjkco1kC7C1OhVQE8mrgTPEOKH11l6BYbDmjX5T8CE5OEfYsJlqldh+Eg6uJ",
-	"TCaMP5Fl+kqoBEFaOM+zDMRYSHWXgDozPzj5XFi1QjD+TAlSBhvTACw8E1mGxoKbCAeGVgDhhgo/isRl",
-	"c3ATacHPCU6P0U3QwFTM4QyBb0ox0wBEmsI/6TKZ3lDd4iFcx9FMGDFFF4jsmc5VyyG8EWMEK/+Fx5AI",
-	"YySmIJXTgJdo5kRLUgl6lamQsCRp1G85mnkUR0pMadmE564Dm+K5yDMXDY76/Tiaio8e0qM+/1kAftSK",
-	"vb8Znc9e8cyL0L6fIIzp528s0NolQDPhJhU8/Mop/7HuRP9i8DwaRP/vsOJMh/5Xe1gBQSC9wPnztB2c",
-	"C5x/Y0GmK0C5wPmpTNeCMRUfX6Iau0k0OHr4lI+n/DtuYVWvz89bae/1TPyWIyRaOalyj7VLkeUITlyg",
-	"gnOjpyBgROx2BJ7/HoMiTMNZLjMHZ3OYCJWuQrP2C6+Cvf/w0Wbg36OYrsatQzGFPYdKKLe/DsP04mYE",
-	"16B7sgTbTBDV0dT/+6s4+Ff/4LsP4b+nvYMPD/4StYH/i0WzGvzcoll/M+mNm13MEgKmcYN2ppVFJvHv",
-	"RRrEAP1F9wA9yYvZLJMJ34jDf1oC99OWq/1ojA7spLndkVSXIpPpaWCSowEIKDkOaMPc/kynczgzKEiA",
-	"TxD8tHQ2NfHfKnrbgApjDpcHrJOT285UDVol6rafiQaskUPbTxTGMAKeaXWeyeQ+kGvQ6twkeCoygyKd",
-	"n7IOZUcd5nbC3E/anMk0RXUPqDsv1jpFemcUw+i3XDtxih8TxBTTERHnKJVWnGWYnhIn7fC6G15f6WcV",
-	"Mpt4+EEr7E51x1N1P+lcpffJ51KN9lRp5xldRw+7Ye6NmGdapO+1finMGP8QLaRUO6QFTartk0fwQn4P",
-	"e08ex4+/fQJnc4d2n/0DbJZJZyFQ8YHXDsGKuQWrYU+y7ac02Xgi3SfG6R9ZVA6upJvo3EFH6bvel6Ct",
-	"vpdT1Ln7w65LYefztUllyhgnY/gSGclSeeUVzSXr93QZ2HGgc3dMdyGla1H6MbqL8NkX4R2aS5ng6/Pz",
-	"TKr74BvWL3iq/YqjAdAJseGZIEx1isfBr5MJh6ZD605ofa/1z0LNC9/kPeDVaX06FWpeULgdDeBKSAe5",
-	"cjKDURusoxhmWW4LN1yH6l1Q/YsSuZtoI/+F96G40WKoXJg2mDps2BRg1H8YgNLAnB+cvkBFL17gvEP1",
-	"jqi+UPpKeeTcPapzv1yJSofTmTbCzDn4w0yaLNkOmTsi0+azmTYO06AFv2en5z2gtVz4NCx16uYzXFDh",
-	"WRWDv797/Qr02T8xcUzkhcJOsI7otSuj1bi7AjtcgevC8cxndpKmHPn4GadnaGreZJGmklAnsjdGz9A4",
-	"iTYanIvMYhzNao8+1Xzc27uy697wX2szfCid8B77tPtnBoVDBnM3ALeBrRb/iSOjMz9SOpzaTUPf6oxH",
-	"TcXH5/79J+UuhDFiHsVRruRvOYafnclx8QiKGAGvvPoUguJMJ/kC57sdB36cSYP2VLS4sf4RougkLsE6",
-	"PbMgrc2lGntJao9LM1i68sVUo6dcPzXRZRm9TIXDAzKeWuMrm7d5dyhfeR1X38TcGFSOBtLkzSUThjwN",
-	"x7rN/uNIpo1385xDh0uvXUjvHdu0mxf03nX8mbuv3fflEBeen2PiyDLml2LGea6kVqDPvTVNz4s/QkQs",
-	"owEclbUcGPscMmpQDnErJ1xut9nOO/8mzVGGC1uTP+rI5hMP1MfnXK4Y11EaN0OQK8m01JIWLodOV8QQ",
-	"//P9+zfgV+xFy/HxOMJixo1yt0AnjzhNRG5xaybGEzzjIS04mKK1YtyygxOY5FOhDgyKlLQy9pShSrDX",
-	"Su71g+cjKbZXLdEEf+URPyt2t8DbisNaZGvClWoDCOczNjLtdZxeG80VP7ZjrYp80o2ISUkJWstME+6M",
-	"z6ooNJu1K5y6oIGhyqd0MjQiistofIgoe8FeO5EV51ocaHP62oZWnunqQDfPyVstKT14VGhnBdwL3rYo",
-	"jtrMtvB4wWYjsmN/22nzR4OX+gJTL1HqgS4+oHqcK4qjRpCLI+6t7v7GLzgzmBCV1582w6Asv9u1V8Lr",
-	"oguCGEcm6Y0k09YPUMREteKZauZN2HXNMxXF0Vg4vBLz0+BxbMF4yJlZvv4pZljJoCYeX+VZBlcTmSHj",
-	"j7lzoXGHcSsFt8qzjE62SF3YVZCtYMm7alxNNrWGsfvp4/r5tFEBn+pL6bWN5slm4elW8HnsbAKQp1wJ",
-	"RjsxngS8ea7jtUoQU+JqLuTTLIvfWlrMw8eP1+XFnBz8T5EaU/7ztPcf7ekxccR4aIGRjhtEAHVshHKW",
-	"4y5TtjJsnWfMxPRUpFOpGuQXHhC6xiyBl36ymORGunnLu0s/oUpPSTFppSTaw3N1rtuIqbarT6sv8+ab",
-	"2q7r1+dvuwY09hYuY7nBne9j0MbfkwGwDMwZCoPm1BW/LksP/0ZwxZ1rAydvnkNTNLQKyK0MlcbkYcS2",
-	"BsiCorgiP40Ji6dnvwhacHqzetM4lsZe6qtuOu7drJ+QhNi6pSBvWFNnRJAB9/yHBT6xOTEx5lUsJqYt",
-	"N3HlSn7AEld6sjmTsH64ZZZlDYY1R3nvBtvnGmCfb+OsEXZt5suGw3mB89s5nybJ3kSX2MJqa5hntZU3",
-	"b/YW2OrC6d2UuYZ53pX09AXjYj3pv5voKwUcQ5cWhLJXaECrbH5ci6rDBeLMKwUTYSeb2ekite+M/dtF",
-	"/e54/2WW3syrucZp410ylZYfVDBOCFf6CrSKweAsE4kMiqPOUtAKP99bcyOn52o3ij+dHdyAU6nqT49u",
-	"5hjckTMvb+ffzWN4qwJrjdvtw4rDfBH21+qN8hoHu2QaOsiegKlIJlL5NJ9CJ7H7dYOEZ6js8lab4Zb4",
-	"yA0ZyMrShBO/3YaNGHKaSPPcrOqtK5VYaQzWkN0CUeGaKTzEPprAIQa40uaCGJHgxCrLOOGwA4IKyXYF",
-	"dgT7omuunnZ/WGECvqOTrpspJzltcRm8YJsQgxw9p5XrSvioLCakZfxE1QlMnJv5iKcMZmSilRM+bz+U",
-	"gYiZtE4kF8QUTRYG2cHh4Vi6SX7WS/T0sHin/Ee0FEQ9gZmRlzLDMaYgkgSthalQYoxTVA723pz8vE+3",
-	"elDc+wO+CP6s4+AR8GF04ry9oRqqHzCRVmplQxXbDBMwmGiTWriaoMG6tw9q8Pi0yWGktANLMn8YDWjC",
-	"B/DgwUnTuHvwAEZvXr97D4eXR4d0Be3hp9IGuj4sXGAM5wjwYzIRaoy2ol/ex1ABmxB7I6/+j2IYVRrB",
-	"aJ9NS6FA+7qoumEYh2wQrRAmOjdwNodQstajaX/k6jfNCaJEzr6YKpChhdFJ3Sc5gO/91MO83/824QX4",
-	"nzjqwQlMpbVSjWOYioz4NKYxLRH8fsSWvLJS5KZ4DcnCo/4RtOe5HIMI7+YWaRMgFMNK8waXz0y4SW2q",
-	"b6GlMKBIgdWGnX5czMgWrndz9jzu3vLVePAATiDhssdv7GIUCES4Fu2BIKLhmguKoNwbRlNtnS+ltdZn",
-	"Wio7jPaPYVT4ZziyL6ezTCbSMTZ9VWLF1HvwA2bomFnQtF690QYMTvUlPw5OJq6BKwCnIyMIFX50RfZn",
-	"D97Ukc1XF+D36omF34vdhmLQ3/mNg4MD/p9/ffQ3dLWwIN1Jkgx8iCP4HYSa110dmBbwhUOj849pn8rL",
-	"JKW996yYniZjJdHS1H9D/0exTC12b4tnBEbxch2kmjJV/Fx71PLWC5zzFkalj45eanri6MkqLx391vTF",
-	"Nd9e+K3cci3eTwNqijL9yReg+rOZwEBP3tJVwIWHS2HlauaFh21x9mrdhefN06Ed0B5qF1pkxHIscnwc",
-	"UmkwcdrMByAd20RwKfHKQnFw1qvqmBKDmmkiBGbTACdqmT/p8+q6ZyK5KJR5735dxwsCqb/3QpgEAslc",
-	"T/Se05BMth5EHzMIgnkhYhDz88Clmc2RwCG7z7OLQqQzm5EWULHUHvjxBcA0rzZBRyge8kyoUuYfPEeA",
-	"lk4uCSpcyTQXUwBhz2Cd7vaJNdM6M2EdTecRVZqNI69wMJp4oYrp+opZnTviabY4iHCE/5VrJ/jkfhTJ",
-	"xO9zKuYwEZcIHKCysGeRa23Z0GLsabMPXGNdMsl48RArtHDXgboiS6B5HdlXPNC8vFQT6QtlYAHgn6u8",
-	"Z4L6H2VAqICMDPKGzA+RqThwYxIK5UKP+9/yQS7mV4fF3pT15LQW8RfLjBlGXEI+gr2jXo+LxAtxDEf9",
-	"/r5v8+DLj0dxJdNZkDoxnaE5wEuZktKT5MZy9akIFFVzMniU9uCNGAehlUl1gam/O0JB0XOC91Cvk+bi",
-	"+DldxY0NKI7LzUjbUlNPU3MtPZyock91IP31YlDTGgL7sFS9UAhoQjy3FWhQ7FmeXCBL2AWBMzNSJXIm",
-	"Mtjjm8ScBkSaGtIfzzWrEYRVW+b2iHr27H5cU5fgqB/3+/1CivrLSSpVrwSk0N9oWjsjCvaKNXvrPZC1",
-	"bBG4mmjrWYB0MDP6Eu0xnAtJxkJNFTRlKwWaV8yEcTE87PP6R32YSpU7DLTS3OEeHUa4vMWEHiLpqgN/",
-	"+N0+T6xSEKxVz3muQtdkayoNc53nhlmxTyfw+iefZDUjTRh71lnwL4MiCy+DdTLLPJPdj8FqONPj3Nb2",
-	"mwhFbDbTyQUxIq/kMTfQeV1nLQrCYx+jtyBVkuUpcWZ/F20zCZ7/n+RZa8riiClstJSEOIK9gLmqhUeg",
-	"0tYMe9ir9dPgY63309iP6W/gfhyhE0cPXhecjLE8oPODlvT+QAOcr+DZrscrJygUyBx9GnJ6yTCKYegT",
-	"Ivw/Q5JJ7bnPMxlG1yNv7Xix4EWItGwwFAkP8qNDEgecBXGGmb6iO98oJnIhz4RQ9/d3r1+FxBC+Jzxz",
-	"I5E1rm7f0WNYnSF7XOSW8Bra1LJPaEGauKy5JxOO3QvrWQntgrgbktDiI/DtSDKZoPKJNcF0PZmJZIIH",
-	"D3v9JeP16uqqJ/jnnjbjwzDWHr58/uzHV+9+5DHXceSky+pGMLw5+Zms1CiOLtFYb9oe9fr+bT1DJWYy",
-	"GkTf9vq9b0P+C5vw7dZj4rVvH+EdfIrG2NrLx+VG2YrrLIUOrRPMqbSJvXggkl2we4iHz4dqkz7PCgCL",
-	"SenCZNqUvLUwvSPeq1flnqfRIGpaElGzocuv7a6k6pXDstPG9YeFPhEP+/1bS/CuQ9iS5v1+gsFq7JKz",
-	"d8rPf+Rx1Ta4xOlhrfEHDznaPKRRr8ODvt08qOpjwCMebR5R1nLzgKebByyUhNKwh99tHrZYaXYdR4+3",
-	"OblGLQsP2uIYFqoV2cGYT6fCzD3VMuHTrSeOmnvadWJsi9R2G32gMe3sy6v/KxlX0Jmr3J7gxNMmRePt",
-	"RG4/A+/0uTsIVlnp6TMIE0Yg5CpDa4dqFPSD0/DqX53JcdSDnzRJaN9yra4If2MXNeBf3r4smrOhSntD",
-	"9QoxtSAq65azQeksiNW1cbrKqXEDLhdvfNe3wNrixdBhid5snv5zf1hglw93VdOkhfNt75IVglXBg3ym",
-	"dYZC0cVa6vFEFk3ApleUaRnu+SRk4bN1+NHBXiIsHkhlUVlJImt/dfcuP3hVYyfOEVv0qd+lTKnS7lok",
-	"ymuF3OKPBGx18i3dBNfxW35nVde/Tgp1Uuhrl0JEPYE8asInPPhwHUczbVuki3d22maupvd6eAe2043E",
-	"TSD9jjnQNLeOzZyzot3c2RzEUFUuLdh71P8OVraW2ierpsFSQyc1Mn1pVoO5RZIvzMatNx2tW5KFwfW1",
-	"1+bz2u+Bl041L22bQKq5nG+qd/NV+F6n89tTuZfr366bUWLOrVhi0Ee3y6BXqfsKrzwiOo3/347X7sY6",
-	"+1uwzrK5HQ042gKyxV5DPO7xNsfQWvD89bF4zwYKVt3G5TfYGIefqj6p11W1SEsGX6XtlqJh4CN3Pi1n",
-	"5HsiubguHCAj9ZQdnT5q6uM0MWTE74dqIlP6OVgi0G6IlAGjuiTw8iW04t2Kn9eChHdqYdSqhpcV5K0U",
-	"laKhXKd0fX0U6W/ZOoqM13sjw8genLRYmExjHCYw/DqmwZfYIESL7tj3PhdDVYznIEYtugh2UmRs+KQw",
-	"72e/RPZvS1uusJM1XyQl/HGU1r8fTafTcjqL8k/l11zL2WZ5K2ebZSIJyeftaejE7ZqMLsQ6zxB89DMl",
-	"Y+7RfsmMNgj7WoLQvbKg27f0WmoCtrL0Ok3js4mxMzm24AGBmgs+8E1Q7W9qexz6oMjmkIfPg9rz+Z+k",
-	"1IQ0o32QqqHgxEvxkBuFJUJG5X1xkzuIZNyljlRWP2zw1teqvTt3fadcdcrVgru+4qrTkt9s7bk/SZm5",
-	"+bomzyC1qfij0w3+eFwlvoxD3BCbPJ2/Z6RVgj04SdNmJv2VTOr5xGuc+lu6Z5pJ21+50tbeQq/T2+6G",
-	"zjvf8l3wo5M0LZgJc45bcTF7Ne/wU9ndca3T2ZdtlDwtfLyqlYVl2mI7C2OP87Z241KhyJej71Wltp1b",
-	"+U+nHPh7uUAIn0+RZX+ADUZWoJ3KF+P9NEsmVfA+X02E82nDnNNty04PJ2+e94bqZIt6t3p+7Co77G0w",
-	"NL+g7LC7tKnKXk8bbCqfPNxZVJ1F1THNZYtq0TsV+ous5pGNynPu5tBqbP24oiK97GrFleeNegKfKkW/",
-	"cabUGWbco0+XTHCoQkuGmXCTuJFPVXjHq1LxuIyL87JhylBkyZVlobx8qHxBsSifEAxxUYNSlB/5ACGX",
-	"XZ4XxeSeNVfFfb7oRUxxqFaXpnPtEn/nN5iHBi9RZKBQlnNaUP77C5ZTvkLjBg9ps2Kx+ZG6UM5H+qgv",
-	"KfDlNVwilhaVOUW/iDY5stTI4cvL7Wrr9baV6di/ExDaxM9J81534c8uyauzq9dLpdDYIBr8+qEuo5gf",
-	"LTYlKhpEFjKrLl+2kl3bBlNCzmx98ZYykt2iJvXeEl94SQdXVDQP4Q8trNgGwMLEqtrEty1f9s/aPoxT",
-	"Nuf6cPcCZtuwUWPrnanTmTqdqdNi6jSoZI342Fj5oYpWLQ2pVBQrs2q9UPVxhpAr7kRVayo3VBvLPZLl",
-	"Oo6GMVXVcQzVzQo56g06v9ByjpbWlvdc1NHoYrq6tKN+LTrlv1P+uyjc3Vd41GnuxqbBYgBuQ0Z6g95h",
-	"p2zw22G/N4uS9e+TT3Y8stNC/5z54VtyqhXZ4s+CV70oTAGh0kMdPM/e1oUfyqaAC44TbizGrmffCFef",
-	"Fw3XfEMf6WCis7RqGNjaXhim2mDRWtB/NNp/8j90KgxlZ5+Viv4H8b+7ykffVVXtEhU6veoLSajw+Qsh",
-	"vMRxNabuu1S1DonNbOGW5Qwn39jvfJHF1byzMj0uGw0Kg6FrJPfd3jnXfaHX7z3xqq8sM6PlwzEbHJjs",
-	"M+n8lp3G2GmMbUnvdQ4XeprexH/JvZjZQxnSFqTnqz55QE6x8ZEALqompjnwLxQfIAJph8o6bTDtQUvD",
-	"GYLyYIbmYIXHsqXzzJYqY1u/8a9ba1z3pfLroDnevU+z+pjWGufmBc6rZp/Vp+k6+73jxl1GxP35OIkO",
-	"b1/5Pvzke3evLTv4oWxzc4H+swzVdwDqrgGh0tBCvPQuhJbt1umZrb5hVJZRfUajmj+E+29+9wXOn6dd",
-	"CcKfubPNbVDpZyYo8esxLBV9316N91eTpvTFpieF5LFzD8eFVOmqRYtv+22dkuS/SLh23a87HWrbPKgu",
-	"/6nTXDvhtMqPsJj3tJ0U+sxYuHfC1j/Utlhpv2OE/N8kNL4uJt7FwjuO9OeKha/68kOzIqD5JdpfPxCB",
-	"+i+BeSbQpKRMJyKD8ss54ZNhe6OpuEAwuRrtN77KMzg8PHr4/3v9Xr93NHjaf3rE9B8gWmrzWk8h5Z6Q",
-	"sqxo8wYv8z1v/7oJf/vP5vw53kLFapgAyzqb/8aDrycuusHpsFCtO1CYLZQ0L0/zfrNxUJtmFTDVh9HH",
-	"NbBqA3214PWH6/8LAAD//w==",
+	"7H17cxs3kvhX6ZrfVkVyjSjKsfNLqNqqU5xkz2vH9tlO7dWFPhGaaZFYzQAMgJHMdfTdr7qBeZHDh6mH",
+	"H8s/EoszeDTQQL+750OU6HyqFSpno8GHaIIiRcN/Ppfqgv5N0SZGTp3UKhpEr395At8//P57yKS6sOA0",
+	"uAnCyGD212Gk8L0bRiMQKi0fTQ1e0qOpGKON4WqCinrMAN9L63pRHNlkgrmgmdxsitEgss5INY6ur+Po",
+	"vw9eC4fPZS7dAf+/AyD8o0DrLEzR5NI5TOkvMMLhQUZd6KfUKU1l8I9CGkyjgTMFNqc+1yYXLhpEUrnv",
+	"HkVxlEsl8yKPBv24hEsqh2M0C4C9xlxIRSAvB86UbUDpq7sExWLHHv2m5HtwMkfYs5holdp9EA6uJjKZ",
+	"MP5ElukroRIEaeG8yDIQYyHVXQLqzOzg5GNh1QrB+D0lSBlsTAOw8ERkGRoLbiIcGJoBhBsqfC8Sl83A",
+	"TaQFPyY4PUY3QQO5mMEZAp+UcqQBiDSFf9JhMr2husVNuI6jqTAiRxcu2RNdqI5NeCXGCFb+C48hEcZI",
+	"TEEqpwEv0czoLkklqCnfQsKSpF5/FGhmURwpkdO0CY/dBDbFc1FkLhoc9ftxlIv3HtKjPv8sAT/qxN7f",
+	"jC6mL3jkeWjfThDG9PobCzR3BdBUuEkNDzc55R+rdvQvBs+jQfT/DmvKdOjf2sMaCALpGc6ept3gXODs",
+	"GwsyXQLKBc5OZboSjFy8f45q7CbR4Ojh97w91e+4g1S9PD/vvHsvp+KPAiHRyklVeKxdiqxAcOICFZwb",
+	"nYOAEZHbEXj6ewyKMA1nhcwcnM1gIlS6DM3aT7wM9v7DR+uBf4siX45bhyKHPYdKKLe/CsPUcD2CG9B9",
+	"twDbVNCto6H/93dx8K/+wQ/vwr+nvYN3D/4SdYH/m0WzHPzColl9MqnFzQ5mBQHfcYN2qpVFvuI/ijSw",
+	"AfpF5wD9lRfTaSYTPhGH/7QE7ocNZ/vZGB3ISXu5I6kuRSbT00AkRwMQUFEc0Iap/ZlOZ3BmUBADnyD4",
+	"YWlvGuy/k/V2ARX6HC52WMUnNx2p7rSM1W0+EnVYwYc2Hyj0YQQ80eo8k8l9INeg1YVJ8FRkBkU6O2UZ",
+	"yo52mNsKc79ocybTFNU9oO68nOsUqc0ohtEfhXbiFN8niCmmI7qco1RacZZhekqUdIfX7fD6Qj+pkdnG",
+	"w09a4W5Xt9xV94suVHqfdC7VaE+Vdp7Q7e7Ddph7JWaZFulbrZ8LM8ZPIoVUYoe0oEm0/e4RPJM/wt53",
+	"j+PH334HZzOHdp/tA6yWSWch3OIDLx2CFTMLVsOeZN1PadLxRLpPhNM/sqgcXEk30YWD3U3f9rwEafWt",
+	"zFEX7pMdl1LP52OTypQxTsrwJTKSpfLCK5pLlu/pMLDhQBfumM5CSseismPsDsJHH4Q3aC5lgi/PzzOp",
+	"7oNuWD/hqfYzjgZAO8SKZ4KQ6xSPg10nEw7NDq1bofWt1r8KNSttk/eAV6f1aS7UrLzhdjSAKyEdFMrJ",
+	"DEZdsI5imGaFLc1wO1Rvg+rflCjcRBv5L7wPwY0mQ+XCsEHVYcWmBKP5YgBKA1N+cPoCFTW8wNkO1Vui",
+	"+kLpK+WRc/eoLvx0FSod5lNthJmx84eJNGmyO2RuiUxbTKfaOEyDFPyWjZ73gNZq4tMw1ambTXFOhGdR",
+	"DP7+5uUL0Gf/xMTxJS8FdoJ1RM2ujFbj3RHY4ghcl4Zn3rOTNGXPx6+Yn6FpWJNFmkpCncheGT1F4yTa",
+	"aHAuMotxNG08+tCwcW9uym5aw39vjPCuMsJ77NPqnxgUDhnM7QDcBLaG/yeOjM58T+kwt+u6vtYZ98rF",
+	"+6e+/XfVKoQxYhbFUaHkHwWG184UOL8FpY+AZ16+C0Fwpp18hrPttgPfT6VBeyo6zFj/CF50YpdgnZ5a",
+	"kNYWUo09J7XHlRosXdUw1ehvrh+a7mXlvUyFwwNSnjr9K+uXeXcoX3ocl5/EwhhUjjrS4O0pE4Y8Ddu6",
+	"yfrjSKattkXBrsOFZhfSW8fWreYZtbuOP3L1jfO+6OLC83NMHGnG3ChmnBdKagX63GvT9Lz8ETxiGXVg",
+	"r6xlx9jHXKPWzSFq5YQr7CbLeeNb0hiVu7Az+KOJbN7xcPt4n6sZ4yZK47YLcuk1raSkucOh0yU+xP98",
+	"+/YV+Bl70aJ/PI6wHHEt3y3RyT1OE1FY3JiI8QBPuEsHDnK0Vow7VnACkyIX6sCgSEkqY0sZqgR7nde9",
+	"ufG8JeXy6ina4C/d4ifl6uZoW7lZ82RNuEpsAOF8xEamvYzT67pz5cturNWeTzoRMQkpQWqZasKd8VEV",
+	"pWSzcoZTFyQwVEVOO0M9orjyxgePsmfsjR1Zsq/lhraHbyxo6Z4ud3TzmLzU6qYHiwqtrIR7ztoWxVGX",
+	"2hYez+lsdO3Y3nbafmnwUl9g6jlK09HFG9T0c0Vx1HJysce909zfeoNTgwnd8ubTthuU+Xe39Ep4nTdB",
+	"EOHIJLVIMm19B0VEVCseqaHehFU3LFNRHI2FwysxOw0Wxw6Mh5iZxeOfYoY1D2rj8UWRZXA1kRky/pg6",
+	"lxJ36LeUcasiy2hny9CFbRnZEpK8rcTVJlMrCLsfPm7uT9ct4F19Lr200d7ZLDzdCD6PnXUA8pBLwei+",
+	"jCcBb57qeKkSRE5UzYV4mkX22wiLefj48aq4mJOD/ylDY6o/T3v/0R0eE0eMhw4YabtBBFDHRihn2e+S",
+	"s5ZhmzRjKvJTkeZSta5feEDoGjMHXnhlMSmMdLOOtguvUKWnJJh03iRaw1N1rrsuU2NVH5Yf5vUntVvW",
+	"b47fdQyo7y0cxmqBW5/HII2/JQVgEZgzFAbNqSvfLnIP3yKY4s61gZNXT6HNGjoZ5EaKSmvw0GNTBWRO",
+	"UFwSn8YXi4dnuwhacHq9eNPaltZamrOu2+7ttJ8QhNi5pMBvWFJnRJAC9/SnOTqxPjAx5lksJqYrNnHp",
+	"TL7DAlX6bn0kYXNzqyjLBgwrtvLeFbaPVcA+XsdZwey61Jc1m/MMZ7ezP+0rexNZYgOtraWeNWZev9hb",
+	"IKtzu3dT4hrGeVPdp88YF6uv/puJvlLAPnRpQSh7hQa0ymbHDa86XCBOvVAwEXaynpzO3/atsX+7qN8e",
+	"779N05tZNVcYbbxJppbygwjGAeFKX4FWMRicZiKRQXDUWQpa4cdba25k9FxuRvG7s4UZMJeq+fToZobB",
+	"LSnz4nK+NovhrTKsFWa3d0s281lYX6c1ykscbJJpySB7AnKRTKTyYT6lTGL3mwoJj1Dr5Z06wy3RkRsS",
+	"kKWpCSd+uS0dMcQ0keS5XtRblSqxVBlsILsDotI0U1qIvTeBXQxwpc0FESLBgVWWccJuBwQVgu1K7Ai2",
+	"RTdMPd32sFIFfEM73VRTTgpa4iJ4QTchAjl6SjM3hfBRlUxI0/iB6h2YODf1Hk8Z1MhEKyd83H5IAxFT",
+	"aZ1ILogomix0soPDw7F0k+Ksl+j8sGxT/REtOFFPYGrkpcxwjCmIJEFrIRdKjDFH5WDv1cmv+3SqB+W5",
+	"P+CD4Pc6DhYB70YnytsbqqH6CRNppVY2ZLFNMQGDiTaphasJGmxa+6ABjw+bHEZKO7DE84fRgAZ8AA8e",
+	"nLSVuwcPYPTq5Zu3cHh5dEhH0B5+qHSg68PSBMZwjgDfJxOhxmjr+8vrGCpgFWJv5MX/UQyjWiIY7bNq",
+	"KRRonxfVVAzjEA2iFcJEFwbOZhBS1no07M+c/aY5QJSus0+mCtfQwuikaZMcwI9+6GHR73+b8AT8J456",
+	"cAK5tFaqcQy5yIhOYxrTFMHuR2TJCytlbIqXkCw86h9Bd5zLMYjQtrBIiwChGFYaN5h8psJNGkN9Cx2J",
+	"AWUIrDZs9ONkRtZwvZmz53H3mo/GgwdwAgmnPX5j571AIMKx6HYE0R1umKAIyr1hlGvrfCqttT7SUtlh",
+	"tH8Mo9I+w559mU8zmUjH2PRZiTVR78FPmKFjYkHDevFGGzCY60t+HIxMnANXAk5bRhAqfO/K6M8evGoi",
+	"m48uwJ/1Ewt/lqsNyaB/couDgwP+zzcf/Q1dwy1IZ5I4A2/iCP4EoWZNUwemJXxh02j/Y1qn8jxJaW89",
+	"K4enwVhItDT039D/KKdp+O5t+YzAKBs3QWoIU+XrxqOOVs9wxksYVTY6atS2xNGTZVY6ete2xbVbz72r",
+	"ltzw91OHhqBMP/kA1D/bAQz05DUdBZx7uOBWrkeee9jlZ6/nnXve3h1aAa2hcaBFRiTHIvvHIZUGE6fN",
+	"bADSsU4ElxKvLJQbZ72ojikRqKmmi8BkGuBELdInfV4f90wkF6Uw782vq2hBuOpvPRMmhkA81196T2mI",
+	"J1sPovcZBMY85zGI+Xmg0kzmiOGQ3ufJRcnSmcxIC6iYaw98/xJgGlebICOUD3kkVCnTDx4jQEs7lwQR",
+	"riKa8yGAsGewee/2iTTTPFNhHQ3nEVWpjSMvcDCaeKKa6PqMWV04omm23Iiwhf9VaCd4534WycSvMxcz",
+	"mIhLBHZQWdizyLm2rGgx9rTZB86xrohkPL+JNVq46kBTkCXQvIzsMx5oXJ6qjfS5NLAA8K913DNB/Y/K",
+	"IVRCRgp5i+cHz1QcqDExhWqix/1veSPn46vDZK+qfHKai+iLZcIMI04hH8HeUa/HSeIlO4ajfn/fl3nw",
+	"6cejuObpzEidyKdoDvBSpiT0JIWxnH0qwo1qGBk8SnvwSowD08qkusDUnx2hoKw5wWto5klzcvyMjuLa",
+	"AhTH1WKk7cipp6E5lx5OVLWmJpD+eDGoaQOBfVjIXigZNCGeywq0buxZkVwgc9g5hjM1UiVyKjLY45PE",
+	"lAZEmhqSH881ixGEVVvF9ohm9Ox+3BCX4Kgf9/v9kov6w0kiVa8CpJTfaFg7pRvsBWu21nsgG9EicDXR",
+	"1pMA6WBq9CXaYzgXkpSFhihoqlIKNK6YCuNieNjn+Y/6kEtVOAx3pb3CPdqMcHjLAT1E0tUb/vCHfR5Y",
+	"pSBYqp7xWKWsydpUGsY6LwyTYh9O4OVP3sl6RBow9qSzpF8GRRYag3UyyzyR3Y/BajjT48I21psIRWQ2",
+	"08kFESIv5DE10EVTZi0TwmPvo7cgVZIVKVFmfxZtOwie/0/8rDNkccQ3bLQQhDiCvYC5uoRHuKWdEfaw",
+	"16inwdvarKexH9Nv4HocoRJHD16WlIyxPKD9g47w/nAHOF7Bk12PVw5QKJE5+jDk8JJhFMPQB0T4P0OQ",
+	"SeO5jzMZRtcjr+14tuBZiLSsMJQBD/K9Q2IHHAVxhpm+ojPfSiZyIc6EUPf3Ny9fhMAQPic8ciuQNa5P",
+	"39FjWB4he1zGlvAc2jSiT2hCGrjKuScVjs0Lq0kJrYKoGxLT4i3w5UgymaDygTVBdT2ZimSCBw97/QXl",
+	"9erqqif4dU+b8WHoaw+fP33y84s3P3Of6zhy0mVNJRhenfxKWmoUR5dorFdtj3p931pPUYmpjAbRt71+",
+	"79sQ/8IqfLf2mHjp23t4Bx+iMXbW8nGFUbamOguuQ+sEUyptYs8e6MrO6T1Ew2dDtU6eZwGA2aR0YTBt",
+	"Ktpaqt4Rr9WLck/TaBC1NYmoXdDl925TUt3ksKq0cf1urk7Ew37/1gK8mxB2hHm/nWDQGnfB2VvF5z/y",
+	"uOrqXOH0sFH4g7scre/SytfhTt+u71TXMeAej9b3qHK5qcPDH9Z3mE8Zu46jx5tsQSsphTttsJ65tEO2",
+	"FBZ5LszMXz++wXR8iTQW/hI6MbZljLqN3lGfbjrk5filFCgIv3WQTrDGaZOi8Qof15GBN/rcHQT1qjLZ",
+	"GYQJYwIKlaG1QzUKjP40NP2rMwWOevCLJlbra6c1Jdpv7Lwo+9vr52WVNVRpb6heIKYWRK2mclgn7QXR",
+	"rC6SVVsnbkCu4rVtfS2rDRqGUknUsr37T/1mgV3c3GXVj+b2t7vcVfA6BVPwmdYZCkUHa6FYE6kmAZte",
+	"4qVpuHiTkKXx1eF7B3uJsHgglUVlJfGe/eVluHznZRWaONhr3jh+l8yhjp/rYA0vFXKtPuKU9c53lAVc",
+	"RTi5zbLyfTt2smMnnw07oWsQznmDi4QH767jaKptB5vw5kfbjp70dghvUna6FUoJJHExKckL61jxOCsL",
+	"wJ3NQAxVbWSCvUf9H2Bpsad90jNatDHUNiNllEY1WFgkRsH02HplzroFphaMUXtdVqj9Hng207CbdnGW",
+	"hhH4ppIwH4UfdTq7PSF4MSPtuu235WiHBUp7dLuUdpkArvDKI2Ing391RPP79T3mqqxwtw1IZ1Vujjoc",
+	"bQDZfPUf7vd4k23oTEH+8ki8JwMlqe6i8muUhcMPdeXS6zp/oyOmrhZbK9Yw8L40Hygz8lWKXNxkDpCR",
+	"nMmmR+/H9J6TGDKi90M1kSm9DioFdGsUlQunyQk8fwnFcTei5w233Z2qCo083kVJdyOJoyzxtpOePuHV",
+	"8sdl1dWKVxv6Qs8enHTofHxZ2AJvuDmmwUzXulEW3bEvKy6GquzP/oGG4w7spAyG8PFW3oR9iWw6lraa",
+	"YSv9uvT3f7or078fkWUnrux0vC/TZLiSRE2LThI1zUQSArS7Q7WJbLUpVvAHniF4D2FK6tWj/YqqrGG/",
+	"jSCae6Ult697dcTNb6R7/Tvz/i21hp0SsAENCLe5pAPfBGH7ptrAofc3rPcm+FihPR8jSdJJCMXZB6la",
+	"kkq84Gq4kcU/RB3eFzW5AyfBXQo7VYbAGkN4IyN6ZwnfSUlfryW8Jo95RTg2NoqfpEylfBKPp3Ta1ITO",
+	"6RahO66jPMbBt4Zt4swf79EqwR6cpGk7bPxKJs3g2RX28g0tH+0I5S9c+uquF7cTwO5GANuZbe+CHp2k",
+	"aUlMmHLcivXWy2uHH6pShivtuT5HoaJp4UtNnSQs0xa7SRgbczdVABeyIj4fwa3OK91ZbL9cLu8P2NyJ",
+	"/virVWW1r1F7wiWorSPecrKg5ATD7tVEOB/sypHItqpPcPLqaW+oTjbI0mpGdS7TjF4H1e8zCoW6Sy2n",
+	"qlC0RsvxIa87HWen43zVOs684SeUt1hO7FqJz1xMoFP9+XlJQnRVVIkTn1vh7D4uiN5xWNAZZlwiTlfU",
+	"bKhCRYCpcJO4FTxUGp7rTOW4cgLztGHIkOPHiU0hu3mofD6rqJ4QDHGZAlFmv3gnGmf9nZe5zJ7G1rll",
+	"PudC5DhUyzOjOXWGPzMbFDaDlygyUCirMS0oX/7fcnxTqBvgIW0nzLW/kRayyUhC9BHtPruDM5TSMjGk",
+	"LFfQxRAW6gh8foFMXaXGNlLm+ncCQhcfOWmf652LcBfRtNN0V3OlkFcfDX5/1+RRTI/ma+KU9QlLntXk",
+	"Lxvxrk39FCFAtDl5R/LDdg6JZmmDzzwRgfMA2pvwSdMBNgGw1JXqKuVd01flmzb3kFS1od7dPYPZ1CPT",
+	"WvpOZ9npLF+3ztI67iv4wNp8BVWW/GixlzLplWXkuVyFM4RCcUWjRnGyoVqbpJAsZh+0tKI6+2CobpZ+",
+	"0Cz0+JkmIXSUSLznVIRWNczlCQnNY7GT4ndS/M7Bdfd5Cc07d2MZf963tSb8unXfYavQ59shvzdzQPXv",
+	"k07uaOROnPzCg6E3JDlLQqOfBDt3mU4BQqWHOtiCvfYJP1VV4uZMGVxpio3BvjKqPi8rcPkKL9LBRGdp",
+	"XUGus94s5NpgWWvOf0XYfwM+lK4LWU8fFXf9iQjZXQVfbytz7iKAdgLSZxKr4EMDgsOHPV18u+9SZjok",
+	"MrOBoZSjgHylt/N5Etewl8r0uKo8JwyGMoJciHnrwO654q/3RKu+sKCHji+JrDEpsvFjZ0nciX5feYR3",
+	"k1SFapU3sShylV22GYaIAOkJpPfLyxxb5d85p5eo38A3KD8tA9IOlXXaYNqDjsIlBOXBFM3BEhtiRwWT",
+	"DWW/rkrSX7b4t+ob1NdBBLx7K2P9maQV5sYLnNVlHOuPju006n9rsroLNrhnqyPdw9uXog8/+KrMK2Ps",
+	"f6rKpVygL7hfV3hv6vhCpaE4dGUmCMW4/ffvq6/TVDlDH1Hw5JNQ//Vtn+HsabqLt/8qKqTcxnX7yCAe",
+	"bh7DQs7x7aUYfzGhPJ9tCE8IsDr3cFxIlS6btPz82sZhO/6jcSvn/bJDhjaNFdrFCO1E0H8DzX4+Nmgz",
+	"dvKR/mJv32x+FGs+0XtLL/JX4j5e5Tfe+Yt3pOUL9Rcvq7LfjmNvf77z93d00/znk/xtbl+JTCcig+pz",
+	"I+E7S3ujXFwgmEKN9lufMhkcHh49/P+9fq/fOxp83//+iC9ygGihEmczXpKr/ckqD8vrkkzAvGrpJvzB",
+	"NFvwN0xLoacllC9KUb6evk9nLcuD6TBRo1xMGC1k1C4O83a9uN4YZhkw9dekxw2wGh19jtv1u+v/CwAA",
+	"//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -7373,8 +7373,6 @@ type ListAlternatePaymentTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7407,11 +7405,6 @@ func (r ListAlternatePaymentTypesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListAlternatePaymentTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListAlternatePaymentTypesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7481,8 +7474,6 @@ type GetAlternatePaymentTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7518,11 +7509,6 @@ func (r GetAlternatePaymentTypeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetAlternatePaymentTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetAlternatePaymentTypeResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7595,8 +7581,6 @@ type ListBreakTypesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7629,11 +7613,6 @@ func (r ListBreakTypesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListBreakTypesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListBreakTypesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7703,8 +7682,6 @@ type GetBreakTypeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7740,11 +7717,6 @@ func (r GetBreakTypeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetBreakTypeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetBreakTypeResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7817,8 +7789,6 @@ type ListCashDrawersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7851,11 +7821,6 @@ func (r ListCashDrawersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListCashDrawersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListCashDrawersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7925,8 +7890,6 @@ type GetCashDrawerResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7962,11 +7925,6 @@ func (r GetCashDrawerResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCashDrawerResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetCashDrawerResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8039,8 +7997,6 @@ type ListDiningOptionsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8073,11 +8029,6 @@ func (r ListDiningOptionsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListDiningOptionsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListDiningOptionsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8147,8 +8098,6 @@ type GetDiningOptionResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8184,11 +8133,6 @@ func (r GetDiningOptionResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDiningOptionResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetDiningOptionResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8261,8 +8205,6 @@ type ListDiscountsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8295,11 +8237,6 @@ func (r ListDiscountsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListDiscountsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListDiscountsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8369,8 +8306,6 @@ type GetDiscountResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8406,11 +8341,6 @@ func (r GetDiscountResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDiscountResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetDiscountResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8483,8 +8413,6 @@ type ListMenuGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8517,11 +8445,6 @@ func (r ListMenuGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenuGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenuGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8591,8 +8514,6 @@ type GetMenuGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8628,11 +8549,6 @@ func (r GetMenuGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8705,8 +8621,6 @@ type ListMenuItemsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8739,11 +8653,6 @@ func (r ListMenuItemsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenuItemsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenuItemsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8813,8 +8722,6 @@ type GetMenuItemResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8850,11 +8757,6 @@ func (r GetMenuItemResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuItemResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuItemResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -8927,8 +8829,6 @@ type ListMenuOptionGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -8961,11 +8861,6 @@ func (r ListMenuOptionGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenuOptionGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenuOptionGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9035,8 +8930,6 @@ type GetMenuOptionGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9072,11 +8965,6 @@ func (r GetMenuOptionGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuOptionGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuOptionGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9149,8 +9037,6 @@ type ListMenusResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9183,11 +9069,6 @@ func (r ListMenusResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListMenusResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListMenusResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9257,8 +9138,6 @@ type GetMenuResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9294,11 +9173,6 @@ func (r GetMenuResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMenuResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetMenuResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9371,8 +9245,6 @@ type ListNoSaleReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9405,11 +9277,6 @@ func (r ListNoSaleReasonsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListNoSaleReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListNoSaleReasonsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9479,8 +9346,6 @@ type GetNoSaleReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9516,11 +9381,6 @@ func (r GetNoSaleReasonResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetNoSaleReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetNoSaleReasonResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9593,8 +9453,6 @@ type ListPayoutReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9627,11 +9485,6 @@ func (r ListPayoutReasonsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPayoutReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPayoutReasonsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9701,8 +9554,6 @@ type GetPayoutReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9738,11 +9589,6 @@ func (r GetPayoutReasonResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPayoutReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPayoutReasonResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9815,8 +9661,6 @@ type ListPreModifierGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9849,11 +9693,6 @@ func (r ListPreModifierGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPreModifierGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPreModifierGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9923,8 +9762,6 @@ type GetPreModifierGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9960,11 +9797,6 @@ func (r GetPreModifierGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPreModifierGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPreModifierGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10037,8 +9869,6 @@ type ListPreModifiersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10071,11 +9901,6 @@ func (r ListPreModifiersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPreModifiersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPreModifiersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10145,8 +9970,6 @@ type GetPreModifierResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10182,11 +10005,6 @@ func (r GetPreModifierResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPreModifierResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPreModifierResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10259,8 +10077,6 @@ type ListPriceGroupsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10293,11 +10109,6 @@ func (r ListPriceGroupsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPriceGroupsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPriceGroupsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10367,8 +10178,6 @@ type GetPriceGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10404,11 +10213,6 @@ func (r GetPriceGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPriceGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPriceGroupResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10481,8 +10285,6 @@ type ListPrintersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10515,11 +10317,6 @@ func (r ListPrintersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListPrintersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListPrintersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10589,8 +10386,6 @@ type GetPrinterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10626,11 +10421,6 @@ func (r GetPrinterResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetPrinterResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetPrinterResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10703,8 +10493,6 @@ type ListRestaurantServicesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10737,11 +10525,6 @@ func (r ListRestaurantServicesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListRestaurantServicesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListRestaurantServicesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10811,8 +10594,6 @@ type GetRestaurantServiceResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10848,11 +10629,6 @@ func (r GetRestaurantServiceResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetRestaurantServiceResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetRestaurantServiceResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -10925,8 +10701,6 @@ type ListRevenueCentersResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10959,11 +10733,6 @@ func (r ListRevenueCentersResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListRevenueCentersResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListRevenueCentersResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11033,8 +10802,6 @@ type GetRevenueCenterResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11070,11 +10837,6 @@ func (r GetRevenueCenterResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetRevenueCenterResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetRevenueCenterResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11147,8 +10909,6 @@ type ListSalesCategoriesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11181,11 +10941,6 @@ func (r ListSalesCategoriesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListSalesCategoriesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListSalesCategoriesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11255,8 +11010,6 @@ type GetSalesCategoryResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11292,11 +11045,6 @@ func (r GetSalesCategoryResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSalesCategoryResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetSalesCategoryResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11369,8 +11117,6 @@ type ListServiceAreasResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11403,11 +11149,6 @@ func (r ListServiceAreasResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListServiceAreasResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListServiceAreasResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11477,8 +11218,6 @@ type GetServiceAreaResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11514,11 +11253,6 @@ func (r GetServiceAreaResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetServiceAreaResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetServiceAreaResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11591,8 +11325,6 @@ type ListServiceChargesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11625,11 +11357,6 @@ func (r ListServiceChargesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListServiceChargesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListServiceChargesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11699,8 +11426,6 @@ type GetServiceChargeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11736,11 +11461,6 @@ func (r GetServiceChargeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetServiceChargeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetServiceChargeResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11813,8 +11533,6 @@ type ListTablesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11847,11 +11565,6 @@ func (r ListTablesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListTablesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListTablesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -11921,8 +11634,6 @@ type GetTableResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11958,11 +11669,6 @@ func (r GetTableResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTableResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetTableResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12035,8 +11741,6 @@ type ListTaxRatesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12069,11 +11773,6 @@ func (r ListTaxRatesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListTaxRatesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListTaxRatesResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12143,8 +11842,6 @@ type GetTaxRateResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12180,11 +11877,6 @@ func (r GetTaxRateResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTaxRateResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetTaxRateResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12254,8 +11946,6 @@ type GetTipWithholdingResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12291,11 +11981,6 @@ func (r GetTipWithholdingResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTipWithholdingResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetTipWithholdingResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12368,8 +12053,6 @@ type ListVoidReasonsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12402,11 +12085,6 @@ func (r ListVoidReasonsResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListVoidReasonsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r ListVoidReasonsResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12476,8 +12154,6 @@ type GetVoidReasonResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON408 the response for an HTTP 408 `application/json` response
-	JSON408 *RequestTimeout
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -12513,11 +12189,6 @@ func (r GetVoidReasonResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetVoidReasonResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r GetVoidReasonResponse) GetJSON408() *RequestTimeout {
-	return r.JSON408
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -13478,13 +13149,6 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 		}
 		response.JSON403 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13593,13 +13257,6 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13690,13 +13347,6 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -13806,13 +13456,6 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13903,13 +13546,6 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14019,13 +13655,6 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14116,13 +13745,6 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14232,13 +13854,6 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14329,13 +13944,6 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14445,13 +14053,6 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14542,13 +14143,6 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14658,13 +14252,6 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14755,13 +14342,6 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -14871,13 +14451,6 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14968,13 +14541,6 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15084,13 +14650,6 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15181,13 +14740,6 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15297,13 +14849,6 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15394,13 +14939,6 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15510,13 +15048,6 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15607,13 +15138,6 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15723,13 +15247,6 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15820,13 +15337,6 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -15936,13 +15446,6 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16033,13 +15536,6 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16149,13 +15645,6 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16246,13 +15735,6 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16362,13 +15844,6 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16459,13 +15934,6 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16575,13 +16043,6 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16672,13 +16133,6 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -16788,13 +16242,6 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16885,13 +16332,6 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17001,13 +16441,6 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17098,13 +16531,6 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17214,13 +16640,6 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17311,13 +16730,6 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17427,13 +16839,6 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17524,13 +16929,6 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17640,13 +17038,6 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17737,13 +17128,6 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -17853,13 +17237,6 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17950,13 +17327,6 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -18066,13 +17436,6 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18171,13 +17534,6 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18268,13 +17624,6 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 			return nil, err
 		}
 		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -18383,13 +17732,6 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
-		var dest RequestTimeout
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -21170,20 +20512,6 @@ func (response ListAlternatePaymentTypes403JSONResponse) VisitListAlternatePayme
 	return err
 }
 
-type ListAlternatePaymentTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListAlternatePaymentTypes408JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListAlternatePaymentTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ListAlternatePaymentTypes429JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
@@ -21307,20 +20635,6 @@ func (response GetAlternatePaymentType404JSONResponse) VisitGetAlternatePaymentT
 	return err
 }
 
-type GetAlternatePaymentType408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetAlternatePaymentType408JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetAlternatePaymentType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetAlternatePaymentType429JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
@@ -21435,20 +20749,6 @@ func (response ListBreakTypes403JSONResponse) VisitListBreakTypesResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypes408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListBreakTypes408JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21576,20 +20876,6 @@ func (response GetBreakType404JSONResponse) VisitGetBreakTypeResponse(w http.Res
 	return err
 }
 
-type GetBreakType408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetBreakType408JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetBreakType429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetBreakType429JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
@@ -21704,20 +20990,6 @@ func (response ListCashDrawers403JSONResponse) VisitListCashDrawersResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawers408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListCashDrawers408JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21845,20 +21117,6 @@ func (response GetCashDrawer404JSONResponse) VisitGetCashDrawerResponse(w http.R
 	return err
 }
 
-type GetCashDrawer408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetCashDrawer408JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetCashDrawer429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetCashDrawer429JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
@@ -21973,20 +21231,6 @@ func (response ListDiningOptions403JSONResponse) VisitListDiningOptionsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptions408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListDiningOptions408JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22114,20 +21358,6 @@ func (response GetDiningOption404JSONResponse) VisitGetDiningOptionResponse(w ht
 	return err
 }
 
-type GetDiningOption408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetDiningOption408JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetDiningOption429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiningOption429JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
@@ -22242,20 +21472,6 @@ func (response ListDiscounts403JSONResponse) VisitListDiscountsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscounts408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListDiscounts408JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22383,20 +21599,6 @@ func (response GetDiscount404JSONResponse) VisitGetDiscountResponse(w http.Respo
 	return err
 }
 
-type GetDiscount408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetDiscount408JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetDiscount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetDiscount429JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
@@ -22511,20 +21713,6 @@ func (response ListMenuGroups403JSONResponse) VisitListMenuGroupsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenuGroups408JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22652,20 +21840,6 @@ func (response GetMenuGroup404JSONResponse) VisitGetMenuGroupResponse(w http.Res
 	return err
 }
 
-type GetMenuGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenuGroup408JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenuGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuGroup429JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
@@ -22780,20 +21954,6 @@ func (response ListMenuItems403JSONResponse) VisitListMenuItemsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItems408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenuItems408JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22921,20 +22081,6 @@ func (response GetMenuItem404JSONResponse) VisitGetMenuItemResponse(w http.Respo
 	return err
 }
 
-type GetMenuItem408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenuItem408JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenuItem429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuItem429JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
@@ -23049,20 +22195,6 @@ func (response ListMenuOptionGroups403JSONResponse) VisitListMenuOptionGroupsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenuOptionGroups408JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23190,20 +22322,6 @@ func (response GetMenuOptionGroup404JSONResponse) VisitGetMenuOptionGroupRespons
 	return err
 }
 
-type GetMenuOptionGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenuOptionGroup408JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenuOptionGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenuOptionGroup429JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
@@ -23318,20 +22436,6 @@ func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenus408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListMenus408JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23459,20 +22563,6 @@ func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWrite
 	return err
 }
 
-type GetMenu408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetMenu408JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMenu429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetMenu429JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
@@ -23587,20 +22677,6 @@ func (response ListNoSaleReasons403JSONResponse) VisitListNoSaleReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListNoSaleReasons408JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23728,20 +22804,6 @@ func (response GetNoSaleReason404JSONResponse) VisitGetNoSaleReasonResponse(w ht
 	return err
 }
 
-type GetNoSaleReason408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetNoSaleReason408JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetNoSaleReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetNoSaleReason429JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
@@ -23856,20 +22918,6 @@ func (response ListPayoutReasons403JSONResponse) VisitListPayoutReasonsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPayoutReasons408JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23997,20 +23045,6 @@ func (response GetPayoutReason404JSONResponse) VisitGetPayoutReasonResponse(w ht
 	return err
 }
 
-type GetPayoutReason408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPayoutReason408JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPayoutReason429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPayoutReason429JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
@@ -24125,20 +23159,6 @@ func (response ListPreModifierGroups403JSONResponse) VisitListPreModifierGroupsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPreModifierGroups408JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24266,20 +23286,6 @@ func (response GetPreModifierGroup404JSONResponse) VisitGetPreModifierGroupRespo
 	return err
 }
 
-type GetPreModifierGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPreModifierGroup408JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPreModifierGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifierGroup429JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
@@ -24394,20 +23400,6 @@ func (response ListPreModifiers403JSONResponse) VisitListPreModifiersResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiers408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPreModifiers408JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24535,20 +23527,6 @@ func (response GetPreModifier404JSONResponse) VisitGetPreModifierResponse(w http
 	return err
 }
 
-type GetPreModifier408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPreModifier408JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPreModifier429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPreModifier429JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
@@ -24663,20 +23641,6 @@ func (response ListPriceGroups403JSONResponse) VisitListPriceGroupsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroups408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPriceGroups408JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24804,20 +23768,6 @@ func (response GetPriceGroup404JSONResponse) VisitGetPriceGroupResponse(w http.R
 	return err
 }
 
-type GetPriceGroup408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPriceGroup408JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPriceGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPriceGroup429JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
@@ -24932,20 +23882,6 @@ func (response ListPrinters403JSONResponse) VisitListPrintersResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrinters408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListPrinters408JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25073,20 +24009,6 @@ func (response GetPrinter404JSONResponse) VisitGetPrinterResponse(w http.Respons
 	return err
 }
 
-type GetPrinter408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetPrinter408JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetPrinter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetPrinter429JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
@@ -25201,20 +24123,6 @@ func (response ListRestaurantServices403JSONResponse) VisitListRestaurantService
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServices408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListRestaurantServices408JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25342,20 +24250,6 @@ func (response GetRestaurantService404JSONResponse) VisitGetRestaurantServiceRes
 	return err
 }
 
-type GetRestaurantService408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetRestaurantService408JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetRestaurantService429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRestaurantService429JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
@@ -25470,20 +24364,6 @@ func (response ListRevenueCenters403JSONResponse) VisitListRevenueCentersRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCenters408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListRevenueCenters408JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25611,20 +24491,6 @@ func (response GetRevenueCenter404JSONResponse) VisitGetRevenueCenterResponse(w 
 	return err
 }
 
-type GetRevenueCenter408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetRevenueCenter408JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetRevenueCenter429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetRevenueCenter429JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
@@ -25739,20 +24605,6 @@ func (response ListSalesCategories403JSONResponse) VisitListSalesCategoriesRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategories408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListSalesCategories408JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25880,20 +24732,6 @@ func (response GetSalesCategory404JSONResponse) VisitGetSalesCategoryResponse(w 
 	return err
 }
 
-type GetSalesCategory408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetSalesCategory408JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetSalesCategory429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetSalesCategory429JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
@@ -26008,20 +24846,6 @@ func (response ListServiceAreas403JSONResponse) VisitListServiceAreasResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreas408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListServiceAreas408JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26149,20 +24973,6 @@ func (response GetServiceArea404JSONResponse) VisitGetServiceAreaResponse(w http
 	return err
 }
 
-type GetServiceArea408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetServiceArea408JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetServiceArea429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceArea429JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
@@ -26277,20 +25087,6 @@ func (response ListServiceCharges403JSONResponse) VisitListServiceChargesRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceCharges408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListServiceCharges408JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26418,20 +25214,6 @@ func (response GetServiceCharge404JSONResponse) VisitGetServiceChargeResponse(w 
 	return err
 }
 
-type GetServiceCharge408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetServiceCharge408JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetServiceCharge429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetServiceCharge429JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
@@ -26546,20 +25328,6 @@ func (response ListTables403JSONResponse) VisitListTablesResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTables408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListTables408JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26687,20 +25455,6 @@ func (response GetTable404JSONResponse) VisitGetTableResponse(w http.ResponseWri
 	return err
 }
 
-type GetTable408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetTable408JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetTable429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTable429JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
@@ -26815,20 +25569,6 @@ func (response ListTaxRates403JSONResponse) VisitListTaxRatesResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRates408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListTaxRates408JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26956,20 +25696,6 @@ func (response GetTaxRate404JSONResponse) VisitGetTaxRateResponse(w http.Respons
 	return err
 }
 
-type GetTaxRate408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetTaxRate408JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetTaxRate429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTaxRate429JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
@@ -27092,20 +25818,6 @@ func (response GetTipWithholding404JSONResponse) VisitGetTipWithholdingResponse(
 	return err
 }
 
-type GetTipWithholding408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetTipWithholding408JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetTipWithholding429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetTipWithholding429JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
@@ -27220,20 +25932,6 @@ func (response ListVoidReasons403JSONResponse) VisitListVoidReasonsResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasons408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response ListVoidReasons408JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -27357,20 +26055,6 @@ func (response GetVoidReason404JSONResponse) VisitGetVoidReasonResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason408JSONResponse struct{ RequestTimeoutJSONResponse }
-
-func (response GetVoidReason408JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -28828,148 +27512,148 @@ func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17U+O4tu9XUfmeqoE5BgL07DtD/3EqDenu3IaES0LPnj30xYqtJDo4UkaSgey+fPdTetiWHSUk5FHT",
-	"4Kmp6mDrsbS0Hj9JS8vfvZCOxpQgIrh38t0bIhghpn5exlD0KRvttdCj2LuEA7TXpXeIyHcR4iHDY4Ep",
-	"8U687hCBYAwHSL0PAO0DMUSAoEcB5OP3APY4IgJQol7EkOsX+57v8XCIRlA2KiZj5J14XDBMBt7Tk+9d",
-	"IcEme/W+QGy61w4KKYk4EBQ8QCxAD/UpQ3nPDP2VIC5kH/InZijyTgRLkN3nCBM8SkbeyaGf9o+JQAPE",
-	"vCdJwRgyOELCsKRBBBaTT9fNMzcTkHr/EweyiOwYyzdjKIae7xE4ks0PEhzNJek/GOp7J97/Oshn5kC/",
-	"5QefZGVJ1znk4oJGuI9lE2Va2iSeANr7bxQKDkKGoEARoAyMTA0AJUuBGGIOMOECEuEDnoRDAPkNCY5q",
-	"h7/sHR7t1Q67tdqJ+n+/Vqv9Z61WqwX7NyQd2F8JYpN8ZLFN06Ij6uIR4gKOxmpYUsr0cMYMhZLslD/T",
-	"zD7c60GOIiVIgCSjHmI+SOQTKof/gMWQJsIWzP0ZhMsSBYJH8NFIRU3958+XE013B/97IdrbZl7GiCna",
-	"fXAoZfi4VgM7EerDJBbgsFbbnUet6stJ8fGC1M5R5XsYJyhV4mCWGQiAthVpwTFD95gm3Gg8HcO/EuTf",
-	"EILuEQO9BMcC9CZgCEk0W4SyuSoP7hyRgRjKCTl6p8aXPfCddoMLmDBIRONRIEZgPEtjpaKmI2BZLfAw",
-	"pByBkJI+HiQMygoAc8AQjLJp0cPPac8Ylfe+l3a/1zxbVeefZH0+poQjZYs+wOhKWzj5V0iJQET9hONx",
-	"jENF88F/c6omebGeGoxRY/eKnKqDzA762bQzxbQejSZAmZF7GONo33vyvY+U9XAUafnaLGXd4rxFFHFA",
-	"qADoEXMhaXyA+sFAvkeR1DRl9uqXTRDGGBGhSG4SPVG6o80zlICEoMcxCiVNHDGpI0iWVtS0qPhIExJt",
-	"npAW1XZfey6AieZOztKfeFENFH1G8KTtpskW5C+4avzf60ane9ttXjTa193gxCisIkPLYIQjNdGQMXyP",
-	"lPnHGm5o9v6k1RcITfR7wBGJABYADiDWw+pSeg6Z9kDbGlC7fXtev/rUMENK1YlKgTj8B/iCP4Cdw3/4",
-	"x7++A72JQHzXBw9DJIaIASz4DTnVdO5pewg4nHDAKdjBQjYjGSJHvStVQT9SQCx1jpQgaYz12C8gmZiZ",
-	"5dvWXDk7UCAQ45EmUznyZCytrYVJS4DQ1bEpfWAXVd1fE5iIIWX432g7iqUMIughyCTWkl7NVxaJUTIw",
-	"tkeCs0jqHoy5EsFrAu8hjmEv3oYUdhpXX5unjdvrVv1rvXle/3CeyqExSSEkRoTCoZQ3EEEBJex6D5jk",
-	"rwGSgcXsAHANzOdP3WJYnk0wGaQa+nIcrxjLk/GYMoGiCxRh2FWFtiHkqUpLRv6fTru1ryCKqSpbrsfK",
-	"9wh0CScjRERKGozjdt87+fOZvg3EuEJ9xBAJkffkf/fGjI4RE1hjBY1QXCusnKN/6lLfMv7p9YP39O3J",
-	"9+qJGEox1dyxcAeMIiwfwfjS6rEPY478EhFa4ptRGdEd/foMoPNN1Q4KGRKl6ke//OPZ6glHrB6GiPOU",
-	"tYhIWfnTuzyvdz+2ry5uL+qnn5utxu3pebPR6lpcmMGrbDAl4qY6m+bnNDc1qpN0FTnGBRQJt+ntXJ+e",
-	"NjodB32+J1JEP09ail1rqF0em0gBuO7++RFka4ki+VBzwb3QaKv1geWFOQjqxj6rRk/AB205b5Ja7Ti0",
-	"GlMPkFrNTTEBPY4xQ7xJ5tiYIdLWGHAhvaXBrdaqqTZtQ6TC0jFytDqGIdrjSAJkheVkMf4eBBo1nUjv",
-	"6yZV0VAWSD3m5+Uvr+wX+GxzIKXZNYEfGIJ3yxmaeQYGhgLf2yamR2mMoEIWPdmVwtf3MP6snUHJVyZx",
-	"LFENASPMpd9XVTiADCmrKRgM79DUHJEkNo5Se4PpOSt0fYHJNvuODGCe7vICk0Qg/rzIIdKnLEQXupBE",
-	"224OzzDvvjeGOHJXUcNSQlAP7wh9iFE0QCPjCEtrlWKBnDUhjWO9gFH8C1SbF4qLqmUeSLenfIGlAGUi",
-	"7AouWl1Oyk8FzgzR4raTa66uHILpEph5rHL7ylPIh2cMPmics7pujZkUCfacZbeaKLEsbWAGuZSkLrwL",
-	"H6+gcBi59j1iDEdIG890k0oBdkwABByLRG+SmE1EAEGEicRudKxXjVNoIO3WKbjMScYlYqFasPten7IR",
-	"FN6JF9FEqmE2NL0ROO2vs+5M4y6jeKZIbo9TstYHwHpoCO8xdSDfbv1L47Z93QWQROCscd782rj6AxCE",
-	"IgBBECZc0JEE1WbrnLIIsfd5QRhzqkrzGxJEKMb3iE2apE/NPm3qV84kuGm2PD/r0PO9tBUnnAgT1uM4",
-	"Ws7kuJU1G73VqlsYzzAPaWLg+As0p8jbtDUOJLSfZKsK+Ii44rdevci1Dg4RCIdy8a/tWwjjMImlR58W",
-	"3XnODo5S8oukfKQMfGz+s3EGopSofeWswzjh+D61Vqk7mRbvBZxPKvq+18ePKOpSAWP3rqeQr7QuG2qQ",
-	"BGFoxEFIufBBPyX3ttvu1s+LRK9InOznEod3mAwuGaYMi8k0lb8PsVpxSpIgUT/2YnSP4owUMMbhHQd9",
-	"zPQZTyrpH5tXHSnc5416p3vb+Odlo9Vpfm14vnfRLj6QlH6bSbARad973BvQPfMwlaimYwzzHDGhpJFO",
-	"tWuwekPHnhAQ0lEPE8TVXg2gsgB3u9GxNovZ0UlZ7i4bV6eNVvfFkmcdhiw51RxJgCBXCJOxc9xQFAet",
-	"luDSzdD34PRz4/SLD5rdxoVS1g/tT20AR1Q6lYwb6BGOxpICTxV34uzymk+zw/M9JeGe77UvG63b/LH6",
-	"M30ne02LamV4HpyXMYrQON2ap8xQlHlUEhW3thQUfL4hbW5A2YA0IYSSPTn/+rSIA9oHgYPWwFdzJyf5",
-	"EwWSUH3aAgUwRnUCdjIN2/UBxyREAIIBIkivqOS8gQeaxBEYIAEgCKk+slRWStLwIvV3+bxs97+EVSBR",
-	"u1fzNZfDUb4lPYITiYVC6celG2FgJ9/f9As7/rturQ5p5FCZujnpVKeHwQhxDgfoC5J85kLqIoAho5yD",
-	"e8Q4psQ2GfbKQnasxqZmfaH9rTMkII5zjfIgY3Ci3Q2Ko5axfdPeJjs7ApSlp0dQAAUifb12kExEat+b",
-	"qLXCfJv85Htm5DNsyoPa42aUDLQrg5JdXMPQWU19QZOF2CDLGX1H3GxnFUloqh3dPjZwORWJ8mlETAfc",
-	"SVC+7TPNy8/d7iXQBVwzWzJEpiUjTDnXCoO2588el5/LfSYwLtRsC8eU6hREY5lZnW9h84HkHcykzczs",
-	"NDNHMBxigvYYgpHSHWm4pX2CJD2Myw1Ls/W1ft48uzUnN56fPbmsf2rcdttfGi3r4bk0Pxfts+bHpvIj",
-	"F81Op9n6dHvV6HTr11f1lrRF3cZVq35+qw6H8/ZnFLhufWm1f29ZBTzfs0q32t3bT/KX6q9+3f3caHWb",
-	"p/Vus91SVDevGnZHKcXqX2kYS+9PrxpnsoX6ecfzPdn6x/Z1S42l0f3cPlMd1s/P2783NHmd68vL9lW3",
-	"cXZ70Thr1m+7f1w2FImloy77mT7P83zPcRQhy9W7jdvz5kWza0gzDGlcXbWv3CZ8ajW2lkU4SuMIHPpe",
-	"JwCnKs/AmCHlnUFvok5MCBypMwy9tyndXZD9PsFRsFuEMWPKTw6Pjt89bwSfnI5fRQs43MbYRCfoiIcd",
-	"CK6vm2elvt/BX1D/CB7uHYeH/b13/V/+sfcbPIZ7h70aOuofh++iX/SWi5DM8E68//dnbe83uNev7338",
-	"9v3Xpz37z3fL/Hl49PQfLlPYHBlzUJyNhMVOX2zCv7Cspc862b1ewc03J7I9l/m4QCRZ70bAgNFkPMO2",
-	"jxBJfpLYd2zQly68b1Dg817a0f+Ur1a8Wdzz6wlwtDNzqaN2KKTYtkmMCXqug3ap+JPvJQSLdv8CQZ6w",
-	"Z+tfFwo/+d495riHYwN051X9mpecgeDLYym07qeTmTG1TLobmkuh+iRrrley1jWxmAwRw0Lvgn3KxHUa",
-	"oJqC1+XZcpRMCVqfGI+MZi7d0Gy5LQ14fbSurhFjyJxb8zrmNIwply5GiSPYgQRMkbX7Xi2UDBguWRgX",
-	"4C55PxUd5F7Eq/2kbF2XxsACJrtmKuDKB8oyB5ngB0W3kyuE80Dvb+d4fR3Du2iorm1XTPCvxc8pG1Hc",
-	"cHIKGE96gw3I6d/H7irtzsQ+NSD2wEv66jZbMw3zDOP1jMGfbc6bAo1WteZlwCZ5oLZiVNAQTGO3mVJw",
-	"+RzQvqwfqeMWYg5a1OolL6u4tes4fYExZeb3cseaf2M382Oa9jhx0szv3M/Lu5mtdksulD41P3ZvT+tX",
-	"Z85F0d9HszPB0yPU4892SP9OOm31unbVLqjne+Wt9ND14VOm+nxac0fwsZPuGM8KZxghSDggFJit++WD",
-	"F0aYFHuZH6jwjOatVelmIHXTUZl0v8Qw93y34EjHhK4xbM73WrQDY3SFIF/mOLkoOvNKaqrVANrTdmj2",
-	"RrVBaCEkoGdOlPWlGaw3X1PT8kdDb/w4TcolnNBEbGVwlwyZa0VriqjoQY4uGQ5d++tRlF4SQLmejmVh",
-	"E+XCQxjr2sXwlmcjEnwvwnwcw8mFc2c/374YM7SXdY054EP6QABDMRT4Hk0RJ+XPnrbLq8bH5j893+tc",
-	"f5Q/XLM3J2IoXWksylxPMeQjDIUrvOEiiQU2Z3oLclTapAJD+zGFwsXPvKJjWcISBEZze+9NTN+a+OC9",
-	"nkwAo4iDIBOSwHU+47ZCFkG+JWVFHhXlIGO52zJZsr+kK5q7V8DPdAzPrKuDBJnVJC6G/EAhl494NCOg",
-	"a6mokJyIWUPHIVpp0AvblyzAaoO9FDak17u8ToOugnQt4lhgqyXKlpeyhZt4HR1lsx4BJs7DRrlognEa",
-	"z5PzJU5IOJSrqAgTgtjz+8FzIuGv0D0iCTpFq4hMcTCFQXxf2Fi7tcpuzD0CCUr4KRRoQPWR9gaF3kx6",
-	"nSG43omfjhgsz8uSMNPNzWKrM/ipx3g6TK+OrW9Pd1Y02XXnzIrRSgPX3Cjk2SAd3Uk5ED2NfymGxTjB",
-	"hLk304tRFz4usTeQhps61tUhwwIx/OzFmwLvT9NK0qwxKBKzYl0mYFqH6MwMPbUuO+/lkVpDFN7p+UhD",
-	"rebOyEoBVfZ4TYyiM8i8lW73plGNKuYmDd1WAREmGKmEHW/Pmp3T9rWa8st2p2v9/YKAucIEdWZRLyUA",
-	"PqaX3haMAM/F1oqmSifQEiFLGPJupqV2DnMX0PtTS2DL1l0H5U5P0Zl+I9EpJfHEDalG8PFUyld9hin4",
-	"HeJ7FAHYo3JpMMTc7PS79gBeYBxGmMztvm4C9nTKBRPK41APCSShADGCXCgyF1wyjTAxbJqcYS4gcWH9",
-	"wqYHQS8cqoB36W1m1xgjABNBR1DgEMbxRC3DdA29hOYLLBNK3PRz4ZiaaPfQcypdYGsxZXOtPEnBIpQi",
-	"ouXcSdubCBTNDv6bpT1bjwCca8Nc/qubGp6/MTzJrFMKpV52FSRdp1ptLQZyrKshq3MpnLpysjhocFxX",
-	"cZ0u2AvcJfy/+95JfkcskDXULkWr3Wq80NAwmpAIk4F7wac6S0iMOLe6M8DClvPP9fOPt9eXnq9/Nb6q",
-	"aK76+e/1Pzr6ufl91v699SLnbRh8ZdOrXXWmMosCPVXhij64Juv5AO2uCQczhx1pXNzCkdi5OJgpzk4c",
-	"CnNhDc13Culc3biaO62f6UPRxgr4qFLKyFrz7KpN4dZt6XIy5jau+dw7Nj4cp/qnCZOGY7IgQsii0VyK",
-	"zgVkYuUuBHxcsY3puFwmFJsjLXRWVJ3LsedJspwxEGYCIQfBZDKZ7F1c7EXRT92fPn8+GY1OON/vdDr/",
-	"CsDO/MReu+/B1cdTcHx8/NsNcZb9V7CrcFwYorHOpUPNLbNsq2leD9Ohg1kc4LfvR/mPbvrjZOrHzs3N",
-	"vv596P/2tPtfO//6/3/+5963rNx/pb92neGEXTz+HYvhkMZSo9YUGUqkeM+4Zjvvao61pAwZirAAIWQR",
-	"EHis7/wMURy9B3hAKMuu2JrOnjt5mL3CnC+X6VgKhLuN3tR5/PS2ZUKwSO+TqHMMGqvgnJ1A2vFAD8kk",
-	"pTGv1OIBoxDt2lbImP3zD57vtf/l+d6XT57vfXLam6+Fw+pZRyxpuqP0cGUnuGx3btut8z8CHyAJuR9k",
-	"WRV6MVSprAoE1c/PNbJUVVLH5CSH4mgLh2QKH4YJw2LSke/SW6eQIVZPxHBGzkYrc0CgI0eCczrAJABp",
-	"qrEsQ6MSbJ2cIBvmUIixznqCSZ+m2VRgKHIo7MGxXLuEd56vo3ZVJX5ycDDAYpj09kM6OkjLZD+8GdmC",
-	"YLSnFprFxGyK8DyV0Ik6P+e+PkbX8UK+daaeulDMbkjxJJ77YKxTsKgy2QqWIyEwGXDtfbHgYDyccLkO",
-	"lK+SMdgxV6y5D0LIhzckUve/uZ+tpCBDkPtAXdHhu/tAZZLE6bbMg5RLhkZULuX7jI6UkJZGyW4IZOFQ",
-	"L/cZAjqxHkMiYQRF+zfkhpyhEKtbPzqLFx+jEDAUUhZx8JAJf0qTxWGdN+rGI1RojbjxTmSDP4Off76E",
-	"Ysj3f/4ZNKRelKkaozw9nkQyDAQHusjB/VHwXuf7lDJVKHpDAJAq1wUHsJBK5OD+sPxE1Q72wQcqhmmQ",
-	"n46TeGBYCGlDiDkTHUtSZds7Vg6j66vz9BirJ2sNKRe7oIdCmHDFkAngQ70xJpe5I0pAD3KUIrI9DmMl",
-	"e5wSX7Y9Viff5omSCH2cqA/MslFy0KdxTB9SwqTfS7cP9f1FRWhwQKwwAR74IDgYW2fr5kl2Fib/jjHX",
-	"EhocfB8kOHoKdvf1XBXzsshJqxMr1Z26cwQw0XdKpSAHaSKbQDdoJ7MJNIHFhDYnYEbOnGBXtcBQiPA9",
-	"MiFp8K8EFTJgqSZVWpJihhTfZMsKsvQlWR4pXx1HDmnCpIcwJ5FShaQ4yvZmSaTxbMsnltG8zI+u+DQj",
-	"Mc8yCkJpBOTMMqsC6JqbX9K1ammfnx4yS6e5I8qJ0T5dN892gb4nqm/IgQYMh7JVhvoJhzEYQq6jiB5I",
-	"4VbgCYAqrwkmg6z9YP5VpEAJ+btabdeXlWEsiVbxIQjsBPNvKQV+VtFKyqhMXESREvg8OeNOMH2jSTVw",
-	"rCVJdqjMoOZ4KZGjlk339SfTyj6oZ4OnDCTkjkj+6Nw/kHBpocG72qGanhn3pQJZMyhcmVKLMKDlVFP5",
-	"rnYIgsI1qlSGLuEAk0wXzzEX3PQMamnS1zRPr5381ddpazv43ygAh/v7x7XarpKpoijNSskaQqa2lTMd",
-	"lCvBAUERCBPGKUtjSLIMzZLhsmmJ7mekalYSbarLYmBMOdbm3EpNkaMr2b/0a7JZdW84TUTsgwd131j7",
-	"r3AIyQBJT0kBBA8wvjNpmULKGAqFLBxrQYiggGn5E9msnAYN5MYMKar7Jivpw5DGSLemsllqHwnQIwyF",
-	"im8I0XurepoiOUokbpNNq0ZkdTgeI8ik2gFobvKalNYEZO5YCoHK8AZiSga2VwZ1I2+Yg55cyavGaSnf",
-	"rK95nZp1ZZjtbMoB6ONYIPZeBe/fqV12qFVCLhxQpHS2T9lA53nGnCcSSVAGIFHOJm08FfpaLtT59cVA",
-	"T3KewFhJmxxuAHaWT7es1dgSZC5wHIMHyu6Methj/PlntZ+uHbW6qTZ/uQp20tWqvSbV7KW66zuExrwo",
-	"ka5k2BKtK7FIs2JDkWfF1nMlmx3hOMbaJ6UeIrvRrTzEpZr4HIYe1dK7vzrZs66rKDus+bVaTT09/AWM",
-	"TEIo2Utb3QvHZs5GWCdIMDYDc/Du6DcQ2NciA+3MiykYd4zvTHGBugdrgTh1uzUVBzXL3/VdYR+ENEIS",
-	"Lisfkv34giY+yO7a+iC7JiwRr74l7OtW+VPwHgT6p0IQsbJ6OoOkThKc3wjX2wcxDpFJgGdWDfUxDIdo",
-	"72i/NrVueHh42Ifq9T5lgwNTlx+cN08brU5D1XnyPYFFbK8/bIdUBAz1y6bne+a+vHfiHe0f7R/q4FVE",
-	"4Bh7J97xfm3/WG9fDNXKakHUqna8KHfsQDUejSGTdiTHFT9xOyOoua5j4ydpUHQCUQu5yaVBEbnZ7i3X",
-	"dOtGr0kPlIGlZuSdeGrtl98B/0CjydpSZLozSD4VdyAES1A5z/VRrbYxIkziRWfG6wLXpTi804S42s8I",
-	"PrCycqsqh89XKeSlVZV+fb5SKQOzrHZ4/Hy1LMOxqvDLIsQ50qY++d4vizCjmFRb1TpeiB9ZClx7Y8M7",
-	"+fOb7/FkNIJsoqVVZR8rqZDaUB1w7+RPr6iSntomyRenB9CRd1Vf0kUOjb1SLl3hb+0Dp7LG/8RB1mS2",
-	"kSBko75Jk6YzdCigtA8+quXhDZkD5xIicGy2yDQuc6ot5qLuHEvx+xUztp3yIgfOvPmzNqGsevkHBRYs",
-	"rL5fsGDZRcoVPofx9G1FE7LQoZYza68O2Gjq+upTDKXLC1OGpm2J0wzpATvpWmG3lFN53ida5uXGnllP",
-	"Ebg9Q7eANci/JbCCaTz6bSHTWEiAvmUjl5s1BdTdkmDZNvOcL2bVzD7RQsZtCbsGehO1O/EevKu9y/bz",
-	"ix9h8OUyxdq6NN9kMLudLnv2CTnN2dasmfWVn5VNyfIWxJ1E3FV2y6hkeWV993yN7EsXb0S7PyFhK9kK",
-	"et5LMzivCFlUO9uCKR9yoitssjlskmf3Xg2QWLJRgZA3B0Ks2bcMUgx7lM2xRqtCDVvmNgUvcv14bZjC",
-	"0nw3kMgKVOjhh0cPyyhomGWlXxEvyIZAFt+wacBwapFdIYbNIQbrowWrQQZbPCrM8OYwgz39lk1CfyV4",
-	"rL+ZMdsurYocCqK3KehgKcprww62DXCDh7xEhR5+ePSwtKpG1udRVgQRhY/DbAFGnBVIr4DE5oBE4Rs6",
-	"q0GJopBUYOLNgYmiAFg2SpkITAbzTdSqeKIkf5tCFAWNeW2YomgO3KjCLlPhih8eV7xEa82HiVYFFaaZ",
-	"beCJlOIKS2wSS5ivwa2KI9LPwFUQ4u1BiFxRsyNVhsO5Zmh14JAK3OYwg9GM14cXUpWfhRX0+wonvAKc",
-	"sLhqjtJPBKwIEQpXQjcNEi5yoiuUsDmUkH8+YjWYYMlGBRTeHFCwZt+yR+om+RxrtCpSsGVuU1jB/rzK",
-	"6wILlua70UJWoIILPzxcWFZBm6nvWBEt5Dkj0mQRW4IOTfPRmwo5bBI5qLzYawAODjGpUMTbRBEOUVjc",
-	"Yq0FUbiEcZPwwiSXf33oQluH2eBCvq+wxevAFi9V2/InzFbAG+VsVNuAGaWva1VoY5Now/6o2Iqgoygr",
-	"FdZ4e1ijKAFL26qVkUZJAjcJMGy9eY04o2AXZsMNq1iFOn581PECBV7DjsaWcEUFJjYNJtawbVHhhre5",
-	"R7GgsVnHZsRmgcGrRAPzIEDl91/FbsPzClhIC7ya1y8mMd6C/28VaK9wwOZwQOEb06vhgZKUVMjgzSGD",
-	"kgQskoWmYKVWhQtlCdwUcCgozWsDEEWL4AYSdpkKUPzwgOIFelv4xMBq6KLwPYQtgIvLAukVuNgcuLA5",
-	"vSK4KApJhS3eHLYoCsDSJmpVaFGSv00hi4LGvDZkUTQHbmRhl6mQxQ+PLF6gtQwZL8XWERIxZmhv62ER",
-	"l1NjqFDGBlFGidurIo1piangxtuDG9NS8OyO65TpWhl0OERxY8ijrEWvDn1MmYkZCKRUrkIhPz4KWU2Z",
-	"1whBtgs+KtyxJdyxRshRgY23DTaWs0zrRBhbwRavGVYsgCgqMPGqwMQiypp9eHlVFJF9I3orICInu8IQ",
-	"m8QQKZ9XhhC5eFQI4g0iiHz6F0iHY1ml1RGEJXibAxCZmrw+/JBbgFnwIS1RoYdXgB6WVVQi1rADoVvZ",
-	"Cm7Q9FagYaOgQTJ5dcSgpqpCC28RLaRa+nzW/rTwGoCClrcNggSlFq8QIWh1nwkP5OsKG7wGbLC4Wua6",
-	"1UHsHoerfsYz/wNw0+Dm4cLV9CAq4LA54DDF7hUhhENmKjTx5tCEQwoWSdo/bcBWRRgucdwU2JhWpdcG",
-	"OxzGwg1ApgpWUOSHhyIv1ul7RBJ0itawaWHaAiHa0t7FVZH4CohsEohYrF4ZhBTkpAIgbxCAFCRgeUO1",
-	"OvAoiuDmQIetNq8PcBSMwiywYRWqgMYrABpL6y6HMeKnUKABZXjVbQ/VGAiz1jYPMzol8iucsTmcYfN6",
-	"siLOKEtKBTTeHNAoi8Cz0V8lU7UqzpgSwU0BjaLevDagUbIKbqBRKFQBjR8eaCyvu3rfo84QXBVj6JYA",
-	"lE1tAWDYhFfoYoPoImf0qtjClpAKWLw9YGHP/0JrIEvHV0YVBeHbGKSwlOXVAQrbEMyAE3mRCkz8+GDi",
-	"hfp6OoRsgNYEJ0Ld2NYARUp8BSk2Dik0q9cEKoycVLDizcKKMNPc5+LNi3ZqXcgilcANYwujNa8UXaQ2",
-	"YS6+0IUqhPFqEMbiqqv8/4rQQrexeUTR1bRWSGJzSKKrZWwlBKHFoQIObw44iFQ/n13Y6JKrAgUjaJvC",
-	"B1oXXhsuMBruxgPqZYUDfngcsIwmPl5BsToCeARMNrMNEGAIrmDAJmGAYvLKQMBIRYUF3iAWMHO/0BpE",
-	"q/TqeCCVt81BAq0Xrw8UGH2fBQvU6woYvAJgsIRa4vHvWAyHNI7k6+e0Uu0/DCFTfYUMRViAELIICDzm",
-	"5eshD6ZhbqmoGKIbYpUZQqmugCfhEHAkBCaDWWpZpHQ92rlRfSsSPEPtisYNjzOuYTLIOFLp5A+pk0oZ",
-	"3VO6SL77e4qjtXxGRza0vY/ofLXIrvD75vB7zucVIbwtHhWKf3Mo3p7+Jc3SqmC+IHmbwvOWnrw2SG+b",
-	"ADe8yEtUIOKHB/YLaKqsjsKEYTFRAt5DkCFWT8TQO/nzmxRGjth9Kv5FeYlpCGMAx5gLGN4BXRDsBCN4",
-	"hwBLSLDr+V7CYu/EGwoxPjk4ODz63/u1/dr+4cmvtV/fKVk3RJXbrl82QRhjRASI6QAT6VwIHCkflYgh",
-	"IsJogFKvYl31yX9ffds4y3Kr/lBu0gdTH/Eppq6GJJoK8ba61yHe072eYR7ShAjVnp1gtxy6INvPllxW",
-	"w+mSa7rpeqzERKiPIMmpA9Jdcz/92qKffhxJNl0EbyU4aXeXSoFrKERCT6r+5r47oc/Upfpi8KceZS8u",
-	"DDHbcZ7uM033pyqGkA9BxOADYnb1PIXRdP0PDME7zRerRgx7UrG+Pf1PAAAA//8=",
+	"7H19U+M4t+dXUXlv1cBcAwF6np2h/7iVhnR3tiFhSeh55hl6sWIriS6OlJFkIM8s331LL7ZlRwkJeVmg",
+	"PDVVHWy9HB2dc35H0tHx315IR2NKEBHcO/nbGyIYIaZ+XsZQ9Ckb7bXQo9i7hAO016V3iMh3EeIhw2OB",
+	"KfFOvO4QgWAMB0i9DwDtAzFEgKBHAeTjjwD2OCICUKJexJDrF/ue7/FwiEZQNiomY+SdeFwwTAbe05Pv",
+	"XSHBJnv1vkBsutcOCimJOBAUPEAsQA/1KUN5zwz9lSAuZB/yJ2Yo8k4ES5Dd5wgTPEpG3smhn/aPiUAD",
+	"xLwnScEYMjhCwrCkQQQWky/XzTM3E5B6/xMHsojsGMs3YyiGnu8ROJLNDxIczSXpPxjqeyfe/zjIZ+ZA",
+	"v+UHX2RlSdc55OKCRriPZRNlWtokngDa+28UCg5ChqBAEaAMjEwNACVLgRhiDjDhAhLhA56EQwD5DQmO",
+	"aoe/7B0e7dUOu7Xaifp/v1ar/WetVqsF+zckHdhfCWKTfGSxTdOiI+riEeICjsZqWFLK9HDGDIWS7JQ/",
+	"08w+3OtBjiIlSIAkox5iPkjkEyqH/4DFkCbCFsz9GYTLEgWCR/DRSEVN/efPlxNNdwf/eyHa22Zexogp",
+	"2n1wKGX4uFYDOxHqwyQW4LBW251HrerLSfHxgtTOUeV7GCcoVeJglhkIgLYVacExQ/eYJtxoPB3DvxLk",
+	"3xCC7hEDvQTHAvQmYAhJNFuEsrkqD+4ckYEYygk5+qDGlz3wnXaDC5gwSETjUSBGYDxLY6WipiNgWS3w",
+	"MKQcgZCSPh4kDMoKAHPAEIyyadHDz2nPGJX3vpd2v9c8W1Xnn2R9PqaEI2WLPsHoSls4+VdIiUBE/YTj",
+	"cYxDRfPBf3OqJnmxnhqMUWP3ipyqg8wO+tm0M8W0Ho0mQJmRexjjaN978r3PlPVwFGn52ixl3eK8RRRx",
+	"QKgA6BFzIWl8gPrBQL5HkdQ0Zfbql00QxhgRoUhuEj1RuqPNM5SAhKDHMQolTRwxqSNIllbUtKj4TBMS",
+	"bZ6QFtV2XyMXwERzJ2fpT7yoBoo+I3jSdtNkC/IXXDX+93Wj073tNi8a7etucGIUVpGhZTDCkZpoyBi+",
+	"R8r8Y+1uaPb+pNUXCE30R8ARiQAWAA4g1sPqUnoOmUagbQ2o3b49r199aZghpepEpUAc/gN8w5/AzuE/",
+	"/ONfP4DeRCC+64OHIRJDxAAW/Iacajr3tD0EHE444BTsYCGbkQyRo96VqqAfKUcsBUdKkDTGeuwXkEzM",
+	"zPJta66cHSgQiPFIk6mAPBlLa2v5pCWH0NWxKX1gF1XdXxOYiCFl+N9oO4qlDCLoIcikryVRzVcWiVEy",
+	"MLZHOmeR1D0YcyWC1wTeQxzDXrwNKew0rr43Txu3163693rzvP7pPJVDY5JCSIwIhUMpbyCCAkq36yNg",
+	"kr/GkQwsZgeAa8d8/tQt5suzCSaDVENf7scrxvJkPKZMoOgCRRh2VaFtCHmq0pKR/6vTbu0rF8VUlS3X",
+	"Y4U9Al3CyQgRkZIG47jd907+fKZv42JcoT5iiITIe/L/9saMjhETWPsK2kNxrbByjv6pS/3I+KfXD97T",
+	"jyffqydiKMVUc8fyO2AUYfkIxpdWj30Yc+SXiNAS34zKHt3Rr884dL6p2kEhQ6JU/eiXfzxbPeGI1cMQ",
+	"cZ6yFhEpK396l+f17uf21cXtRf30a7PVuD09bzZaXYsLM3iVDaZE3FRn0/yc5qb26iRdRY5xAUXCbXo7",
+	"16enjU7HQZ/vidSjnyctxa61q10em0gdcN398yPI1hJF8qHmgnuh0VbrAwuFOQjqxj6rRk/AJ205b5Ja",
+	"7Ti0GlMPkFrNTTEBPY4xQ7xJ5tiYIdLWGHAh0dL4rdaqqTZtQ6TC0jFytDqGIdrjSDrIypeTxfhHEGiv",
+	"6USir5tURUNZIPWYn5e/vLJf4LPNgZRm1wR+YgjeLWdo5hkYGAp8b5uYHqUxgsqz6MmulH99D+OvGgxK",
+	"WJnEsfRqCBhhLnFfVeEAMqSspmAwvENTc0SS2AClRoPpOSt0fYHJNvuOjMM83eUFJolA/HmRQ6RPWYgu",
+	"dCHpbbs5PMO8+94Y4shdRQ1LCUE9vCP0IUbRAI0MEJbWKsUCOWtCGsd6AaP4F6g2LxQXVcs8kLCnsMBS",
+	"gDIRdgUXrS6Q8lOBM0O0uO3kmqsrh2C6BGYeq9xYeQr58IzBB+3nrK5bYyZFgj1n2a0mSixLG5hBLiUp",
+	"hHfh4xUUDiPXvkeM4Qhp45luUimHHRMAAcci0ZskZhMRQBBhIn03OtarxilvIO3WKbjMScYlYqFasPte",
+	"n7IRFN6JF9FEqmE2NL0ROI3XWXemcZdRPFMkt8cpWetzwHpoCO8xdXi+3fq3xm37ugsgicBZ47z5vXH1",
+	"ByAIRQCCIEy4oCPpVJutc8oixD7mBWHMqSrNb0gQoRjfIzZpkj41+7QprpxJ56bZ8vysQ8/30lac7kSY",
+	"sB7H0XImx62s2eitVt3CeIZ5SBPjjr9Ac4q8TVvjQLr2k2xVAR8RV/zWqxe51sEhAuFQLv61fQthHCax",
+	"RPRp0Z0HdnCUkl8k5TNl4HPzn40zEKVE7SuwDuOE4/vUWqVwMi3eC4BPKvq+18ePKOpSAWP3rqeQr7Qu",
+	"G2qQdMLQiIOQcuGDfkrubbfdrZ8XiV6RONnPJQ7vMBlcMkwZFpNpKn8fYrXilCRBon7sxegexRkpYIzD",
+	"Ow76mOkznlTSPzevOlK4zxv1Tve28c/LRqvT/N7wfO+iXXwgKf0xk2Aj0r73uDege+ZhKlFNxxjmATGh",
+	"pJFOtWuwekPHnhAQ0lEPE8TVXg2gsgB3w+hYm8Xs6KQsd5eNq9NGq/tiybMOQ5acao6kgyBXCJOxc9xQ",
+	"FAetluASZuhHcPq1cfrNB81u40Ip66f2lzaAIypBJeMGeoSjsaTAU8WdfnZ5zafZ4fmeknDP99qXjdZt",
+	"/lj9mb6TvaZFtTI875yXfRSh/XRrnjJDUeZRSVTc2lJQ8PmGtLkBZQPShBBK9uT869MiDmgfBA5aA1/N",
+	"nZzkLxRIQvVpCxTAGNUJ2Mk0bNcHHJMQAQgGiCC9opLzBh5oEkdggASAIKT6yFJZKUnDi9TfhXnZ7n/J",
+	"V4FE7V7N11wOR/mW9AhOpC8UShyXMMLATr6/6Rd2/HfdWh3SyKEydXPSqU4PgxHiHA7QNyT5zIXURQBD",
+	"RjkH94hxTIltMuyVhexYjU3N+kL7W2dIQBznGuVBxuBEww2Ko5axfdNok50dAcrS0yMogHIifb12kExE",
+	"at+bqLXCfJv85Htm5DNsyoPa42aUDDSUQckurt3QWU19Q5OF2CDLGX1H3GxnFUloqh3dPjbucioS5dOI",
+	"mA64k6B822eal1+73UugC7hmtmSITEtGmHKuFQZtz589Lj+X+0xgXF6zLRxTqlMQjWVmdb6FzQeSdzCT",
+	"NjOz08wcwXCICdpjCEZKd6ThlvYJkvQwLjcszdb3+nnz7Nac3Hh+9uSy/qVx221/a7Ssh+fS/Fy0z5qf",
+	"mwpHLpqdTrP15faq0enWr6/qLWmLuo2rVv38Vh0O5+3PKHDd+tZq/96yCni+Z5Vutbu3X+Qv1V/9uvu1",
+	"0eo2T+vdZrulqG5eNeyOUorVv9Iwlt6fXjXOZAv1847ne7L1z+3rlhpLo/u1faY6rJ+ft39vaPI615eX",
+	"7atu4+z2onHWrN92/7hsKBJLR132M32e5/me4yhClqt3G7fnzYtm15BmGNK4umpfuU341GpsLYtwlMYR",
+	"OPS9TgBOVZ6BMUMKnUFvok5MCBypMwy9tynhLsh+n+Ao2C26MWPKTw6Pjj88bwSfnMCvogUcsDE20Qk6",
+	"4mEHguvr5lmp7w/wF9Q/god7x+Fhf+9D/5d/7P0Gj+HeYa+GjvrH4YfoF73lIiQzvBPv//xZ2/sN7vXr",
+	"e59//P3r057954dl/jw8evoPlylsjow5KM5GwmInFpvwLyxr6bNOdq9XcPPNiWzPZT4uEEnWuxEwYDQZ",
+	"z7DtI0SSn6TvOzbely68b7zA51Ha0f8UViveLI78egIc7cxc6qgdCim2bRJjgp7roF0q/uR7CcGi3b9A",
+	"kCfs2frXhcJPvnePOe7h2Di686p+z0vO8ODLYym07qeTmTG1TLrbNZdC9UXWXK9krWtiMRkihoXeBfuS",
+	"ieu0g2oKXpdny1EyJWh9Yjwymrl0Q7PltjTg9dG6ukaMIXNuzeuY0zCmXEKMEkewAwmYImv3o1ooGWe4",
+	"ZGFcDncJ/VR0kHsRr/aTsnVdGgMLmOyaqYArHyjLHGSCHxRhJ1cI54HeqwNeX8fwLhqqa9sVE/xr8XPK",
+	"RhQ3nJwCxpPeYANy+nrsrtLuTOxTA2IPvKSvbrM10zDPMF7PGPzZ5rwp0GhVa1522CQP1FaMChqCaew2",
+	"UwounwPal/UjddxCzEGLWr3kZRW3dh2nLzCmzPxe7ljzFcPM2zTtceKkmd+5n5d3M1vtllwofWl+7t6e",
+	"1q/OnIui16PZmeDpEerxZzukr0mnrV7XrtoF9fyo0EoPXR8+ZarPpzV3BB876Y7xrHCGEYKEA0KB2bpf",
+	"PnhhhEmxl/mBCs9o3lqVboanbjoqk+6XGOae7xYc6ZjQNYbN+V6LdmCMrhDkyxwnF0VnXklNtRpAe9oO",
+	"zd6oNh5aCAnomRNlfWkG683X1LT80dAbP06TcgknNBFbGdwlQ+Za0ZoiKnqQo0uGQ9f+ehSllwRQrqdj",
+	"WdhEufAQxrp2Mbzl2YgE34swH8dwcuHc2c+3L8YM7WVdYw74kD4QwFAMBb5HU8RJ+bOn7fKq8bn5T8/3",
+	"Otef5Q/X7M2JGEpXGosy11MM+QxD4QpvuEhigc2Z3oIclTapwNB+TKFw8TOv6FiWsASB0dzeexPTtyY+",
+	"+KgnE8Ao4iDIhCRwnc+4rZBFkG9JWZFHRTnIWO62TJbsLwlFc/cK+JmO4Zl1dZAgs5rExZAfKOTyEY9m",
+	"BHQtFRWSEzFr6DhEKw16YfuSBVhtsJfChvR6l9dp0FWQrkUcC2y1RNnyUrZwE6+jo2zWI8DEedgoF00w",
+	"TuN5cr7ECQmHchUVYUIQe34/eE4k/BW6RyRBp2gVkSkOpjCIvxc21m6tshtzj0A6JfwUCjSg+kh7g0Jv",
+	"Jr3OEFzvxE9HDJbnZUk3083NYqsz+KnHeDpMr46tb093VjTZdefMitFKA9fcXsizQTq6k3Igehr/UgyL",
+	"cToT5t5ML0Zd+LjE3kAabupYV4cMC8TwsxdvCrw/TStJs8agSMyKdZmAaR2iMzP01LrsvJdHag1ReKfn",
+	"Iw21mjsjKwVU2eM1MYrOIPNWut2bRjWqmJs0dFsFRJhgpJLveHvW7Jy2r9WUX7Y7XevvFwTMFSaoM4t6",
+	"KQHwMb30tmAEeC62VjRVOoGWCFnCkHczLbVzmLuA3p9aAlu27jood3qKzvQb6Z1SEk/cLtUIPp5K+arP",
+	"MAW/Q3yPIgB7VC4NhpibnX7XHsALjMMIk7nd103Ank65YEJ5HOohHUkoQIwgF4rMBZdMI0wMmyZnmAtI",
+	"XL5+YdODoBcOVcC79Daza4wRgImgIyhwCON4opZhuoZeQvMFlgklbvq5cExNtHvoOZUuZ2sxZXOtPEnB",
+	"IpQiouXcSdubCBTNDv6bpT1bjwCca8Nc+NVNDc8rdk8y65S6Ui+7CpKuU622FnNyrKshq3MpnLpysrjT",
+	"4Liu4jpdsBe4S+C/+95JfkcskDXULkWr3Wq80NAwmpAIk4F7wac6S0iMOLe6M46FLedf6+efb68vPV//",
+	"anxX0Vz189/rf3T0c/P7rP1760XgbRh8ZdOroTpTmUUdPVXhij64Juv5AO2uCQczhx1pXNzCkdi5OJgp",
+	"zk4cCnNhDc13Culc3biaO61f6UPRxgr4qFLKyFrz7KpN4dZt6XIy5jau+dw7Nj4cp/qnCZOGY7Kgh5BF",
+	"o7kUnQvIxMpdCPi4YhvTcblMKDZHWuisqDoXsOdJspwxEGYCIQfBZDKZ7F1c7EXRT92fvn49GY1OON/v",
+	"dDr/CsDO/MReux/B1edTcHx8/NsNcZb9V7Cr/LgwRGOdS4eaW2bZVtO8HqZDB7M4wB9/H+U/uumPk6kf",
+	"Ozc3+/r3of/b0+5/7fzr//75n3s/snL/lf7adYYTdvH4dyyGQxpLjVpTZCiR4j3jmu28qznWkjJkKMIC",
+	"hJBFQOCxvvMzRHH0EeABoSy7Yms6e+7kYfYKc75cpmMpEO42elPn8dPblgnBIr1Pos4xaKyCc3YCaccD",
+	"PSSTlMa8UosHjEK0a1shY/bPP3m+1/6X53vfvni+98Vpb74XDqtnHbGk6Y7Sw5Wd4LLduW23zv8IfICk",
+	"y/0gy6rQi6FKZVUgqH5+rj1LVSUFJic5FEdbOCRT/mGYMCwmHfkuvXUKGWL1RAxn5Gy0MgcEOnIkOKcD",
+	"TAKQphrLMjQqwdbJCbJhDoUY66wnmPRpmk0FhiJ3hT04lmuX8M7zddSuqsRPDg4GWAyT3n5IRwdpmeyH",
+	"NyNbEIz21EKzmJhNEZ6nEjpR5+fc18foOl7It87UUwjF7IYUT+K5D8Y6BYsqk61gORICkwHX6IsFB+Ph",
+	"hMt1oHyVjMGOuWLNfRBCPrwhkbr/zf1sJQUZgtwH6ooO390HKpMkTrdlHqRcMjSicinfZ3SkhLQ0SnZD",
+	"IAuHernPENCJ9RgSCSMo2r8hN+QMhVjd+tFZvPgYhYChkLKIg4dM+FOaLA7rvFE3HqFCa8SNdyIb/Bn8",
+	"/PMlFEO+//PPoCH1okzVGOXp8aQnw0BwoIsc3B8FH3W+TylThaI3BACpcl1wAAupRA7uD8tPVO1gH3yi",
+	"YpgG+ek4iQeGhZA2hJgz0bEkVba9Y+Uwur46T4+xerLWkHKxC3oohAlXDJkAPtQbY3KZO6IE9CBHqUe2",
+	"x2GsZI9T4su2x+rk2zxREqGPE/WBWTZKDvo0julDSpjEvXT7UN9fVIQGB8QKE+CBD4KDsXW2bp5kZ2Hy",
+	"7xhzLaHBwd+DBEdPwe6+nqtiXhY5aXVipbpTd44AJvpOqRTkIE1kE+gG7WQ2gSawmNDmBMzImRPsqhYY",
+	"ChG+RyYkDf6VoEIGLNWkSktSzJDim2xZQZa+JMsj5avjyCFNmEQIcxIpVUiKo2xvlkQaZFs+sYzmZX50",
+	"xacZiXmWURBKIyBnllkVQNfc/JLQqqV9fnrILJ3mjignRvty3TzbBfqeqL4hBxowHMpWGeonHMZgCLmO",
+	"InoghVuBJwCqvCaYDLL2g/lXkQIl5B9qtV1fVoaxJFrFhyCwE8y/pRT4WUUrKaMycRFFSuDz5Iw7wfSN",
+	"JtXAsZYk2aEyg5rjpUSOWjbd159MK/ugng2eMpCQOyL5o3P/QMKlhQYfaodqembclwpkzaBwZUotwoCW",
+	"U03lh9ohCArXqFIZuoQDTDJdPMdccNMzqKVJX9M8vXbyV1+nre3gf6MAHO7vH9dqu0qmiqI0KyVrCJna",
+	"Vs50UK4EBwRFIEwYpyyNIckyNEuGy6aldz8jVbOSaFNdFgNjyrE251Zqity7kv1LXJPNqnvDaSJiHzyo",
+	"+8Yav8IhJAMkkZICCB5gfGfSMoWUMRQKWTjWghBBAdPyJ7JZOQ3akRszpKjum6ykD0MaI92aymapMRKg",
+	"RxgKFd8Qoo9W9TRFcpRIv002rRqR1eF4jCCTageguclrUloTkMGxFAKV4Q3ElAxsVAZ1I2+Yg55cyavG",
+	"aSnfrK95nZp1ZZjtbMoB6ONYIPZRBe/fqV12qFVCLhxQpHS2T9lA53nGnCfSk6AMQKLAJm08FfpaLtT5",
+	"9cVAT3KewFhJmxxuAHaWT7es1dgSZC5wHIMHyu6Methj/PlntZ+ugVrdVJu/XAU76WrVXpNq9lLd9R1C",
+	"Y16USFcybOmtK7FIs2JDkWfF1nMlmx3hOMYak1KEyG50K4S4VBOfu6FHtfTur072rOsqyg5rfq1WU08P",
+	"fwEjkxBK9tJW98KxmbMR1gkSjM3AHHw4+g0E9rXIQIN5MQXjjsHO1C9Q92AtJ07dbk3FQc3y3/qusA9C",
+	"GiHpLisMyX58QxMfZHdtfZBdE5Yer74l7OtW+VPwEQT6p/IgYmX1dAZJnSQ4vxGutw9iHCKTAM+sGupj",
+	"GA7R3tF+bWrd8PDwsA/V633KBgemLj84b542Wp2GqvPkewKL2F5/2IBUdBjql03P98x9ee/EO9o/2j/U",
+	"wauIwDH2Trzj/dr+sd6+GKqV1YJeq9rxotyxA9V4NIZM2pHcr/iJ2xlBzXUd23+SBkUnELU8N7k0KHpu",
+	"Nrzlmm7d6DXpgTJnqRl5J55a++V3wD/RaLK2FJnuDJJPxR0IwRJUznN9VKttjAiTeNGZ8brAdSkOHzQh",
+	"rvYzgg+srNyqyuHzVQp5aVWlX5+vVMrALKsdHj9fLctwrCr8sghxjrSpT773yyLMKCbVVrWOF+JHlgLX",
+	"3tjwTv784Xs8GY0gm2hpVdnHSiqkNlQH3Dv50yuqpKe2SfLF6QF05F3Vl3SRQ2OvFKQr/1tj4FTW+J84",
+	"yJrMNhKEbNQ3adJ0hg7lKO2Dz2p5eEPmuHMJETg2W2TaL3OqLeai7hxL8fsVM7ad8iIHzrz5szahrHr5",
+	"BwUWLKy+X7Bg2UXKFT6H8fRjRROy0KGWM2uvDtho6vrqUwylywtThqZtidMM6QE76Vpht5RTed4nWubl",
+	"xp5ZTxG4PUO3gDXIvyUgaxz9tpCNK2Qy37K1yu2T8rjdU2oZKfOcL2aezIbPQlZqCQMFehO1zfARfKh9",
+	"yDbmi19T8OV6w9qDNB9XMNuWLsP0BTnt0tbMkvW5npVtwvKmwJ0N3FV2y+7F0lpX+/B8jeyTFW9NTb8g",
+	"YWvLCgrbS3Mqr+hEqHa25Th8yomuvIXNeQt5vu3VXARLNiq34O26BdY0WpYlhj3K5piVVcHfFp5NAX4u",
+	"6O8N5S0VdkN7VqDC89eD58toWphlbl8RwWVDIIsB2DSEn1pkVxi+OQy3EvuvBuK2eFQo/nZR3J5Hy7ig",
+	"vxI81h+ImG1gVsXyggxtCswtiX9vaG4rsxvO8xIVnr8ePF9a5yLrox4rwnrhkyZbAPazAukVtG8O2gtf",
+	"flkN3ItCUsH724X34kxaxkbpOiaD+bZmVYQvCdKmML4g+u8N5Yt67cZ5u0yF9K8H6V+ifuYDN6vCvGlm",
+	"GwifUlyh+ybR3XxVbFVkTz8nVoH6Gwb1XOOyEz2Gw7n2ZHUoTyVncyhuRPz9IXiqu7PQW7+vkPs1Iffi",
+	"OjZKk7+vCNqFy36bhu2LnOgKtzeH2/mHAVYDbks2Kuh+u9BtTaNlWNRl3zlmZVXstoVnU+htfwHjfcG3",
+	"pcJu/M4KVAD+egB8WU1rptZ8RfzO7+enF/O3BOZN84GRCss3ieUqB/EaoNwhJhWuv3Fcd8zp4qZnLRjv",
+	"kqpNAr7JyP3+8F6r+Wy4l+8rtH9laP9S/St/wGkFD6Cci2cbwF/6tlCF/5vEf/uTSiu6AUVZqdD/DaN/",
+	"cSqXNjorY39JlDYJ+bYCvEfkLyj4bAfAKlb5Aa/ID3iBJq5h1b8lpK/gfdPwvoalfYXkb3wdv6DVWMeC",
+	"fbNQ/S7xeR4oV0j8ulbkz2tSIXHoajhcTHO6BURuFWivkHlzyFz4Cu1qCF2Skgqr3y5Wl6ZykfQWBXOz",
+	"KoCXRWlTUF6Q/vcG6UXVdkO7XaaC+NcD8S9QwEJa8NXwvpDDfAtwf1kgvYL7zcF94bvsq8F9UUgqtH+7",
+	"aF+cyaVtzapgXxKkTWF9QfTfG9YX9dqN9XaZCutfD9a/QP1Kn/1fFe4Z2tv68frl1Bgq3N8g7pe4vSr2",
+	"T0tM5QC8YQdgejqf3V6cskEruwEOmdqYL1BWh3fnD0zp+wyfoFSu8gtekV+wmlau0SnYrjtQeQJb8gTW",
+	"6ARU8P9O4H85E7NOzN8K2r9noF8A4yt4f53wvojWZZ/4XBXXs6+RbgXWc7IrVN8kqqd8XhnUc/GoMP0t",
+	"Y3o+jwvk2bDMy+qYbknQ5iA9k/f3h+i5Ks8C9LREheevCc+X1Tgi1rBKT78svwUk1/RWML5RGJdMXh3D",
+	"1VRV+P2m8TtVt+eTWKeF1wDdWnA2CNtKvt8hZmu9nQnY8nWF1q8KrRfXr1xJOojd43DVT7hZH5vmpsHN",
+	"A/jV9CAqKN8clE+xe0VQd8hMhe9vF98d07lIDutpS7Qq5rvkalPwP60T780RcGi92yWYKlg5B6/HOXix",
+	"ct4jkqBTtIaFvWkLhGhL6/urIvGVa7BJ18Bi9cpuQUFOKpfgLbsEhalc3uKs7goUZWlzboAt/+/PBSho",
+	"9yz4twpV0P+aoH9pJeQwRvwUCjSgDK+6NaAaA2HW2uaBv1Miv0L+zSG/zevJishflpQK+t8u9Jfn8tlw",
+	"oJLNWRX5p2RpU9BfVID3Bv0l9XZDf6FQBf2vB/qXV0K9N1BnCK6K+rolAGVTW4B8m/AK7zeI9zmjV0V7",
+	"W0IqqH/DUG9P5ELLC0tZV8b5ghRtDOQtqX93EG9r9AyAz4tU8P6K4P2Finc6hGyA1gTwoW5saxCfEl+B",
+	"/MZBXrN6TTBv5KQC+rcP9GGmgs+FBBcNzrqwPhWlDaO9Ef93ivepcs9FfF2owvzXh/mL66BC5BXBXrex",
+	"eYzvalorbN8ctne1jK2E6VocKih/u1AuUkV7ds2gS64K3UZiNoXYWqjfG1IbVXUjtHpZIfPrQeZlVOrx",
+	"CorVMfkRMNnMNmDZEFwB8yaBWTF5ZWg2UlGh81tGZzOJC7n3WjdXR+hUcDYH0lrA3x9MG8WdBdTqdQXV",
+	"rwmql9AvPP4di+GQxpF8/Zx6qTX6EDLVV8hQhAUIIYuAwGNeDsV/MA1zS9fEEN0Qq8wQSr0DPAmHgCMh",
+	"MBnM0q8ipetRs40qTpHgGfpTtFJ4nHENk0HGkUq5/v8ql9Iq99wskv75nuJoLd95kA1t7ysP3y2yK9d4",
+	"c65xzucVvWNbPCoH+e06yPY8LmlfVvWTCyK0KVfZEvj35i3buuwG/LxEBeuvx2deQOVkdRQmDIuJktQe",
+	"ggyxeiKG3smfP6RUccTuUzkuTnxMQxgDOMZcwPAO6IJgJxjBOwRYQoJdz/cSFnsn3lCI8cnBweHR/9yv",
+	"7df2D09+rf36QQmtIarcdv2yCcIYIyJATAeYSHNP4EihRiKGiAgjykpPinUv9AebR4gkWYpJ9YcCLh9M",
+	"fWWimAAWkmgqCtfqXkfhTvd6hnlIEyJUe3Z2y/IRuGw/W81YDaermemm67ESE6G+0iGnDkgA5X76gS4/",
+	"/XqHbLroTpUcPLu7VApcQyHSGaTqb+67M4VM3Q0uhvXpUfbiwhCz7dXpPtPMXqpiCPkQRAw+IGZXz3Oj",
+	"TNf/xBC803yxasSwJxXrx9P/CwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

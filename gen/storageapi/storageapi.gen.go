@@ -792,11 +792,6 @@ type DeleteLifecycleResponse404Headers struct {
 	XCloudRequestId string
 }
 
-// DeleteLifecycleResponse408Headers the declared response headers of an HTTP 408 response for DeleteLifecycle
-type DeleteLifecycleResponse408Headers struct {
-	XCloudRequestId string
-}
-
 // DeleteLifecycleResponse500Headers the declared response headers of an HTTP 500 response for DeleteLifecycle
 type DeleteLifecycleResponse500Headers struct {
 	XCloudRequestId string
@@ -817,8 +812,6 @@ type DeleteLifecycleResponse struct {
 	XML403 *Error
 	// XML404 the response for an HTTP 404 `application/xml` response
 	XML404 *Error
-	// XML408 the response for an HTTP 408 `application/xml` response
-	XML408 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
 	// XML503 the response for an HTTP 503 `application/xml` response
@@ -831,8 +824,6 @@ type DeleteLifecycleResponse struct {
 	Headers403 *DeleteLifecycleResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteLifecycleResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *DeleteLifecycleResponse408Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteLifecycleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -852,11 +843,6 @@ func (r DeleteLifecycleResponse) GetXML403() *Error {
 // GetXML404 returns the response for an HTTP 404 `application/xml` response
 func (r DeleteLifecycleResponse) GetXML404() *Error {
 	return r.XML404
-}
-
-// GetXML408 returns the response for an HTTP 408 `application/xml` response
-func (r DeleteLifecycleResponse) GetXML408() *Error {
-	return r.XML408
 }
 
 // GetXML500 returns the response for an HTTP 500 `application/xml` response
@@ -918,11 +904,6 @@ type GetLifecycleResponse404Headers struct {
 	XCloudRequestId string
 }
 
-// GetLifecycleResponse408Headers the declared response headers of an HTTP 408 response for GetLifecycle
-type GetLifecycleResponse408Headers struct {
-	XCloudRequestId string
-}
-
 // GetLifecycleResponse500Headers the declared response headers of an HTTP 500 response for GetLifecycle
 type GetLifecycleResponse500Headers struct {
 	XCloudRequestId string
@@ -945,8 +926,6 @@ type GetLifecycleResponse struct {
 	XML403 *Error
 	// XML404 the response for an HTTP 404 `application/xml` response
 	XML404 *Error
-	// XML408 the response for an HTTP 408 `application/xml` response
-	XML408 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
 	// XML503 the response for an HTTP 503 `application/xml` response
@@ -959,8 +938,6 @@ type GetLifecycleResponse struct {
 	Headers403 *GetLifecycleResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetLifecycleResponse404Headers
-	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *GetLifecycleResponse408Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLifecycleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -985,11 +962,6 @@ func (r GetLifecycleResponse) GetXML403() *Error {
 // GetXML404 returns the response for an HTTP 404 `application/xml` response
 func (r GetLifecycleResponse) GetXML404() *Error {
 	return r.XML404
-}
-
-// GetXML408 returns the response for an HTTP 408 `application/xml` response
-func (r GetLifecycleResponse) GetXML408() *Error {
-	return r.XML408
 }
 
 // GetXML500 returns the response for an HTTP 500 `application/xml` response
@@ -1271,13 +1243,6 @@ func ParseDeleteLifecycleResponse(rsp *http.Response) (*DeleteLifecycleResponse,
 		}
 		response.XML404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 408:
-		var dest Error
-		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.XML408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 500:
 		var dest Error
 		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1335,16 +1300,6 @@ func ParseDeleteLifecycleResponse(rsp *http.Response) (*DeleteLifecycleResponse,
 			headers.XCloudRequestId = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers DeleteLifecycleResponse408Headers
-		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XCloudRequestId = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteLifecycleResponse500Headers
 		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
@@ -1419,13 +1374,6 @@ func ParseGetLifecycleResponse(rsp *http.Response) (*GetLifecycleResponse, error
 		}
 		response.XML404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 408:
-		var dest Error
-		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.XML408 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 500:
 		var dest Error
 		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1483,16 +1431,6 @@ func ParseGetLifecycleResponse(rsp *http.Response) (*GetLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers404 = &headers
-	case rsp.StatusCode == 408:
-		var headers GetLifecycleResponse408Headers
-		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XCloudRequestId = value
-		}
-		response.Headers408 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLifecycleResponse500Headers
 		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
@@ -2224,26 +2162,6 @@ func (response DeleteLifecycle404ApplicationxmlResponse) VisitDeleteLifecycleRes
 	return err
 }
 
-type DeleteLifecycle408ApplicationxmlResponse struct {
-	RequestTimeoutApplicationxmlResponse
-}
-
-func (response DeleteLifecycle408ApplicationxmlResponse) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(408)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
 type DeleteLifecycle500ApplicationxmlResponse struct {
 	InternalErrorApplicationxmlResponse
 }
@@ -2370,26 +2288,6 @@ func (response GetLifecycle404ApplicationxmlResponse) VisitGetLifecycleResponse(
 	}
 	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
 	w.WriteHeader(404)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetLifecycle408ApplicationxmlResponse struct {
-	RequestTimeoutApplicationxmlResponse
-}
-
-func (response GetLifecycle408ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(408)
 
 	if closer, ok := response.Body.(io.ReadCloser); ok {
 		defer closer.Close()
@@ -2732,105 +2630,105 @@ func (sh *strictHandler) PutLifecycle(ctx echo.Context, bucket Bucket, params Pu
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Hz/b9s48ui/QugdULsnf42TbRw8HLxJtg02TYsm3Ttsk7eipbHFi0T6SCqO2/p/f+CQkiVbdpJusu99",
-	"gPuhaCyRw+HMcL5xRt+8UKQzwYFr5Q2/eTHQCCT++a/jRGTRJ/hPBkqfReZRBCqUbKaZ4N7Qu4qBsIiI",
-	"CdExEGkH+oQmShDGCeUEpBTylSJBASVoe75nhjIJkTfUMgPfU2EMKTULzKjWIA3w//Ol2zoctX65+dY7",
-	"WP7N8z29mIE39JSWjE+95XLpezMqaQra4ftzFt6CrkdzjO9eKcJpCqSxR7QgB3skEXOQIVVAEjALK59E",
-	"bMq0+V9oRSiPSLyYxcBV0yDODLwZ1bHnewaSN/Qs5J2bSun9OfCpjr3hwZ7vpYznP/f8yo5p62u3dXjj",
-	"/m+3bl7nj+oI4HvnbALhIkzArEKTRMxP05le/EaTDHI0qrS4hARCrZBhST6bqGwsQYlMhnBEZhIUcI17",
-	"BwOONIJ/FGODFR3+k4FcrAhRDHksLbp1W7JCdyy4Bq4vY9rfP6jn6Ip1MdyTy3ejVn//YE0WyVhEC9IQ",
-	"E5RF3As+0UI0jwjTJM3MICCKTTlEZmdwT9OZIagHe+NuOBj0D99Mwl7YGxzSyXgyCN8cHh5Mxof9Qf8n",
-	"CoMeDA4Gh+PDvUFIB4f7h4e98U9v9vvjN/v7OZnsiVrR6V8t3GLL7bHlNvmEU0Fbk5tvB4NlvVBYCp5Q",
-	"DfWEy2mjWQo++Xx17JNgsVgs0jSKruI4TZX6PXiQOv1u/6C71xtc9fa7h/2D3x/aLeLzhD3efHuzvLJ/",
-	"HCx/33L+JaiZ4Ars8ae5rjK/QktdPBizWcJCakjQuU8T82i17N8kTLyh9786KzXYsW9V59RoL7tSlYzB",
-	"e5pMhEwh+tf784A0qBOrmGrCFOFCE0ruaMIiUhzRY8EnbJpJxMMnQpJYKM0SaPrXPDjjOHwkp1kKXCNM",
-	"mSWA0qxA3rHQcG6SKVA+oWRMI1JoPwSGdEdYo0zHQrKvuNI7fF7gG/gkqB6xd6P+/sF7plKqw9i8dqic",
-	"sCkoROSaB7msvj/ZD8xqwX2Lpl9bYQzhrcrS1utgbfMRzm76JPiZrkAJDvm4a24Gmt0Z0r1STQTr1nZ8",
-	"DEjDLaSi29ViNJkKyXScBmTOdCwyTZhW1zwfkNOifc09v2LQnCw68C1r0+okwE3qrJtAlIVfhByzKAL+",
-	"8nI2CkNQ6gQ4gyggDS4MlSgnjBswCWh7OKnOJKBMUXILC4IKT+gYJKFhKDJuKE25Ifc1z01hc8Vru8yv",
-	"sDhDAbnMQZ4IUBdCv0fRQAY5UlyxFK6EuLyFOUTBSxH6jBuNQBNLnxcndmW5YEgkaLkgCdUg2y+yvwuh",
-	"fxEZj15+axfiMgtj6yAFKCjuUb16CsgEZcmKSnHKBIcXI8SZEWej+uAvIUd5vWBYaGuwz4iOmSrUbiTA",
-	"qjWVzWZCah+dyMi4uEZ/paAUnb4QZUrnTWR/gWGrrhcMN72piEVWx0vJ7gBlwxHC0AuMty+BRuheiEwf",
-	"EQU8Mt4EnVLGX4ZKnzm9oyyhY+sJvyyJLq1YlNZ0ZLL7JyFF0yaBhrExTCSimo6pgiOnUejE2Ozgk/nR",
-	"GpkfAVEQCh6pNfKUhmz6cpd2iolk5pQZR20iJBAtF4xPV9Te4YozztIs9Ya9wrliXMMUpPUjn4s37thA",
-	"9B4iRq9wpZfX5VV/ali4GrmPEqytGryEaC5zeiPI0VhIfVaY7vdZotmMSv15lgiK4GkUMYMQTT5KMQOp",
-	"mfFtJzRRG5HcP2Oo+AFpDo1kCE4RKoHQMVLe7G1WgvjNO6ELhYJ1xplm1ALdTW0zxbNudy5SX2rh3BTy",
-	"JMb/htAEx/etqWi5h0Wg2H6AIKVpLZYaGXKBQuwNvSnTcTZuhyLt0BlTmoa3qz+mwDureNTgXB8PjTi5",
-	"V8OIajAaD5UZhor3RjSYjZHIV8HhqHzC3f4VSVnE2TTWJopCEq/HMINly/7RX/1x1fjS7d3gr+/9L93W",
-	"3k1zmL8r/mhcX7fx7783/9H4/fuXv7duNsY0a6IiHxlSs1EyE4ppo7F5lo5NzDAhEV2gxjGhAdX2+O/1",
-	"Pd8E6VYz9HuDnwZv9g4GP/k71YXvFT7aE0R4xIkVkJbSQtIp2HwRiUSIp3ZTao9FBI9SCjhw6XvvrXHe",
-	"JMg/Xbgyl4JPfUxXGUulgYdoyjfo+kAezNnIV4qwyCdUGYjBpg4JtsC2yZdtoO3bii2mUSRBKYh8orIw",
-	"NisGnVkstFB1a6ydWiTPijrl3dUdXquTXUSfK13H85wlm3jnyb9QREhS4EZ6vnjloMbzvV3hqmeCgPUQ",
-	"xfO92gjFq7hLRXjibXhRvrdpw7311FMlLja0KoX8JbScgVk9yXMQG16tebDywouf9R74Cp4Nnj3fKwJp",
-	"ZJyORXQh9ChJxNzRqRws3dRI2ZaVnnhmV6nUVf5QZgmoNjmBCeMQkfGCBGoGoeq4c73Sxe17FQVWmb4V",
-	"xKCIuYApcJBUQ0QmUqQ2R2DPM2lUdHkT05JIGByObo7ShGkbhFbVxafMOoRMQ6oe0hsFeXDWErXgmZ3Y",
-	"63a7qADz3wV1qZR0URyR5fo5Q1CPNodbReGZzOD6Sd66nnmvZtQoJC/WejbsdNRem6b0q+B0rnC1SISd",
-	"frd70Orutbq9TjUffXo/Yz8kXqf3NNTJwoSaxkIZY+YTY7tNzIpQIfqAVDwBdBmovAVJGqXwzKjE/W4P",
-	"89QpvS8v2UMmrj1Z94s0POwIaSib2oedJt/birsB4CRhLEQClCMpnygxJYI/p9dUPRNPY+UHbhXDEQZB",
-	"YcySSKLLSihfECEjkD7BIIlqkgqliXC2t8qRh73mXfR/YHbOmUc5wHXUXvreLyxxAdqj1YubsvS9s5NN",
-	"4/mZs/9kldA6LB9QJ9j5NUp/f79G2V8IHmZSAte/gVRM8Mdvc9fUOshXknLFfghyaerS9z5KmLD7h4DY",
-	"I/QrLNzwpe9daqozFJbcxzjlxqgbu3jClP2zziQ+HvUypmtK3q3+dDWPh+rFjuuIRx9mxqo+2S//zZhX",
-	"n1R0KmnkOrV6Oi03LtlXeCuBapBXMeWPY6GZZJiw+nUOSj19/g+LzRWdPto7MGOXu8z+D/C+zKEXE4OV",
-	"dnqKl1doZCAzCRELqYYjIniyIJZ+JnYqhKPe1K6pcR49SUWWiVMRkv+xcvageP2YFDkGP6cAXcAc5Iay",
-	"rk0rrLIJd26UT3pEC9LrdnfnFnrOp96RVHjAiD01W8YLcAWyBNAv29RrO0iw08JtmVbZzOP9xjVLswbi",
-	"0RZnFx2fVW52uwYvZIL+ClZtinEuuN06wb20ce9xQtWDeFTGPsDxNcg/LgAlxjynAKwrvxqFcQsLY1Im",
-	"7N4vHP9etz8gYUwlDTVItebgmrc1vltJOdcso9hXMLHGeKFhI8l5MHgyBzfgu4xlaAbkZUczKbQIRVLO",
-	"dr09Hx2fnX4yrLsaXZyMPp38cTbyfO/DxenvHy5O7Y+zi6vT8/Ozt6cXV39cnZ1+Ort4a1zX09OPf4w+",
-	"Hb87++3U83NIf5x92vRltzG+so3n5LSzaT+S7SWaTjdP8a+wWKsP6/XfVIrlejVC4ErdvlUDooOH8p9m",
-	"sXzyow+R2fKzkvCvUI4/ks/4f6Xsfky3vYgqW/qegjCTTC8uDeqWmGEismiwqQ6C4/MPn08GrXfvR8ct",
-	"mzkmxxIi4JrR5H9fZ93uXmgUH4vwb+jYR3nZXeWhhCkT3D1Sex276B95ee01v8RyPJspVw74qhoSc3fk",
-	"3wIzsXihdWRh+aTImrtJMdzbV8Fw9Y44C0EG19zehzkaueJZRRoK7F1EiQiEjsUduJKr2kLASpp/dUFB",
-	"Z8wcRqQ44xORXw3TUJcylTkOnu9lMnFZSTXsdHYx1du4Fr6qVL1WkipYM+Vy235e2jFnESQLkimI1m+q",
-	"clU/vObBx89XgU+Ct6dXAaang5PT89OrU9L5ZuEtS+WzvqumtKypEZygfc2v+QmEzDqothRlBiGREAoZ",
-	"KTKPQVYLA8uMUHShyLWHyiEWc37tDQ3A1+T165G9M2J82n79mnykOiZKLxLwSeCyvN9iofSyHm9MvDOp",
-	"M5q0zLBrTjamu3ntb1aIl+1vkUgp48tOCRRprFWLTFGAeGQg2vFHJMi5aAeSVk75lh0RNH0yj1kYVy9m",
-	"55JpwJoIc+oLFPPiCCkybbZPrqri+0oRhZWtZkaQC9eO7dRQyG7LlUwZz0PomMwSGoJqGrDMFcZQW32t",
-	"aJqPtugUhXwkFCY8qV73KbydtGUMjgsGqGEEXjW+E0pb6UNHxPA23zMSxezaSoG9f1J+HgNhtQiPjGOm",
-	"Xr/GqoEQQ2wDSopsaklMo5RxMvp4RhpBca/TbrcDc+gJGRWoVkrH8CanKKCCe2b2wtXc7G/QHZBqZZrD",
-	"cGRrFpWR0tM7kIscGpak4wOjTMeQCD5FZlNeFDo2Ksi+UshR99Kc0ggmNEt0YI4RhoRgODNld8CtjBv8",
-	"cREdG9KkNCrEx4FBmLgXiJptYn1aGmpFBMdkt5gX+LxSDnmF2ZMhoQWhnCIYL/JiTQN2NQ2BFqTaI9Vi",
-	"UCP9VBs8kTsCUyVYWWz2EMaUTy3RzSZ8hKxy/yvXYTn0glti7hBSIgVDGUgUtInljtP+Rj6miRjTxCdK",
-	"EGpA72A2U2s8JvNYINpU3SrH8JXxmTCptOF79UQwRbC61+jhfMuu7KaQ+ZiqGFFAjtdX2QckgjChElTB",
-	"Ur7Ivfe8OsicUru3Va28AzuhLFGEaRIK5boonOrhAue7HJnG4hy1Aosnv1HEO+Q9+9l39dyo9jKOI1Am",
-	"i2pr69AGVqWnQrrbzxiSyAi9NcG4nQh3v05NQ8cau05qzfqQFHXVSMAay+SjTIYxZZwoTaVRKs6OXXt2",
-	"/LVH/k4UhBLrTFUoZlal/rC/Exh3w1q5QO0FyJc1U6yFSAwmOZM0vTVySsJMaZGiFJnXMynuWASSzIW8",
-	"VSTj9pBETb8QpaDcrRAYWI2g3+0edHvd/lVvvzvo7v8eWCZsFbCGlc2NlhQjBrY3ysAtt6QIDk1rAlBt",
-	"G3NvNQNFUWPKJ58/nbWAhyIyB4CH4Oc1uQYWN+564jyrNgmMTTCa7r6FpGxFZjMW6fyRK75rKYd03ulB",
-	"U8GnyLCKkxk4C+UKHEU6wyNUnE+sdgkFV5pyVzRllnP6Bf0PQr7j6TGS+B1LQsh3I0Q6U+Q7vm61WsU/",
-	"O54LUm1mCBynyPc1bUi+o4p08/R820SFtc9FG0Khq2ZUKiCNx/rxFfk15H2KA0/q/Hc8gg/76e7CtAis",
-	"CBT35SE0kSy7mj+QTN2cTNSez7zqzfYLWOT9wrUUkmiQKeNUC+laDCK8j8fh2FZQPTav1BPx2CKwts2k",
-	"Xl7Ru0UyHq2tTlKGHq6ZnuYLPiAv6xCwjNZsrLdPUsYz41G6upSS3xomIrw1s2t7IrassK4tzEYOBqgv",
-	"bOOhGbzRDFRlGycZv+XOxwBlPYXvtc0cVSyorXYr2dWGe4AK23duQ5SbPRSoLc0ga4DRyM1joaDQe3md",
-	"7batf9/dibQuq4/pQXLaodyKhKqXKjgYGJ1rTr5tTTK/DLkLo2dCAPYVSoTM25Z+ABG3xgYi2Opklih1",
-	"RVXPwu5+J05T666v8HZU304NpggdY0fn980Gq2Jx5zrskcuTX9HxHvEFsT+dwUQ1UWmMMEoHiVjnZODx",
-	"lC7wUXM6m4H1rQ0PHCwo8hUNxslb4ZMgTJhNGLkIQ+2hudGBM5GGhBgnIvWsh2VQJjSK0De9A8kmzFrP",
-	"NX/XvcJJ6XCNkS7+NPAmCdyzcQIkp6baIG8ow72+0Vn2rzD/82DA71LAXyqmvQJsUKiuxkoaUSTYtAU8",
-	"YpSveuasS7VTEjDm+oAq2A0sGG48YmQbjSJFGkEOhfE7YcvdWwzbvPIXuaeFUYKDBvczCDVELevat0xk",
-	"IAOftNvtpi0sD0OYYQUejwibciEh8knCbq1LXZxEhsHSRitNhKWCWAi4QHh5VsQ4wNr5/iDxP8uvdi6j",
-	"GLrnFcKvX5NgWw8TU26ZhysSUUx5JYef+8UzGpYyHA+Vwbm4zAaQBmp+hDAv4arIbWGjCV/nJGVSCmkc",
-	"vTYZbUisoZdPMMFk2+ot2VUuqTkdsKpq5dAb21CDPNrSdj6uHcHdJvoYKXJsbuJiBYRQTWiSuH4gYcI7",
-	"W9haJpNt8HSCrWMJ0HRBkM3sWFxfKb8UyOcdV7kHykwETRrUFozZajHrapQ2JKTFj4ONnYyo0dWACDH0",
-	"MfasdOo220WWzka+O3huIBch9mqLFarPXVqGMJ4nQbIEXpWq3VK6MN4arJW91cTilrEo6qSBGg1lxnE6",
-	"NQAiNpkAXl8jGNWsdCWs7clKmREGM7btcCOxSCJFbKBUlHiIifMrDdoVXz9H6+zEJ7bOyXcFID6xhQdI",
-	"J/Qg88qQhpA2smn6ZHXRTBonJowV0pZzmlC41D3RRMHbcU9NGtWrUJ9sub9t5ip3d+Vfm6zuDXyy437U",
-	"R2pe0alPRhawEd48BDUewwTpYBMR20tU0TZhk+E409W7m6GBut/tkfXGxNzeGwzcQWmTYEUU1HF1rZoG",
-	"4Cq95xvAWymbN3u68RhhwpGVlrMTm/DJsCIx33yexujv75dubY+wnwSHF70mDeNdbPizTZeoOGcpyz+y",
-	"YXvhCeOzDLX6yLqUmO3BdAlp9Pzu4I2//9OBvdRt+tWvOvhWiVsaf776pfXGN7FKflax1tymS5xAmahO",
-	"M5fS4njO4X5GeYQ5AQ5KMxsMRwCzPNbpHZAE7iBBJVY44o45flkLlSOkQiEWdhOTC7aZO1eBItOKRdaj",
-	"MgrslZVlozdsKtI2Dq5rYHfwjSOHBryi8ayqdWlA9MS0sdSOAdgrgN6eS9DgAxtr2gfHInJhrXvgWkYq",
-	"z/L2lbWHrqOk8rRTWiEg1GVn1zrx/MI/LBJwLCo+K1PbVYP3TgkLgSso3RuNZjSModVvdzdujubzeZvi",
-	"67aQ046bqzrnZ8enF5enOGfpe5rppHwDVSjs0cczz/fcofGGXq/dtTPEDDidMW/o7bW77T3bFhbj/WFx",
-	"bWCvEI122LxMRK2B7F61WlSvqtBJYprEVNkEtsrCEAB7QUXbQxTs0LMoBwjnlc+zlL6b0e8Odn0zx62y",
-	"9d6Mi/nLNPUOut1t8wr8O6WPfuCUvYenrD7fgDMGD88o+vRxwpuHJ6z1Gy19b/8xm6m28OCsR+yn3MSE",
-	"99ZZmlK5KBi/9q2frbeenu9pOlXe8EvpUz43S9+b1n1UaeS8jY3q9OJ+yzoQVt8QpodEQpHDLLIpRSfP",
-	"Nc81tV/pFah3ZTY/TFC+Vbrmu79uYLVF9ZC8Bb3jhHSfq2N5S8tNTQtz5atVW9iHjqTT6P89g/9fnsG3",
-	"oP/0ASx/5uxLPSqrIR3XX7j0Hxx5XmoNe3Bw6bNSjx5d/YzX8sb3ZlmNLvkE9pqc6EfI/Mo3KFw7hX7x",
-	"ReHkXHOndYpsQnE3be/vbCw2p4s6TfAxq2iCNeLXHFKbz3l/sl+5SGx8+uWY9N4cDJpHxd0l4uO+r9be",
-	"VihTykp5W76cVl/hVodc8U2kVb6Q8jwpEcZCufas7enDPDB/CO1d6apt+9jrP3IbjsalZNnxp+O9Pmmc",
-	"nZ6eNst0fyKx69J6f57qW9A9Jo1jqjSdcpGw58Y6fCG0WweDzsVv70+fFV2bJn02jC/fjVq950NQxbT3",
-	"rLitXQP/aezs9wIfj9+NrbMEpX8W0eKv8GWqX51Z1jtUNeqqounZf52bRzs3g97+Y9yUmm/x/AnPqPeo",
-	"rZU/gvDnHarLP+1QlYt70abnZb1fbsxJsYFLnbVPREgTUi1MlKQRpPQWiMywJnFWVFVWMg7DTqfX/6nd",
-	"bXfbveGb7ps99IYcdt9+rEy1Xfft1eXN8v8GAAD//w==",
+	"7Hx/b9u4suhXIfQOULtH/hkn2zh4OPAm2TbYNC2adM/BNnkrWhpbPJFIH5KK47b+7g8cUrJky07STfbi",
+	"4t4/isYSORzODOcXZ/TNC0U6Exy4Vt7wmxcDjUDin/86TkQWfYL/ZKD0WWQeRaBCyWaaCe4NvasYCIuI",
+	"mBAdA5F2oE9oogRhnFBOQEohXykSFFCCtud7ZiiTEHlDLTPwPRXGkFKzwIxqDdIA/39fuq3DUeuXm2+9",
+	"g+XfPN/Tixl4Q09pyfjUWy6XvjejkqagHb4/Z+Et6Ho0x/julSKcpkAae0QLcrBHEjEHGVIFJAGzsPJJ",
+	"xKZMm/+FVoTyiMSLWQxcNQ3izMCbUR17vmcgeUPPQt65qZTenwOf6tgbHuz5Xsp4/nPPr+yYtr52W4c3",
+	"7v926+Z1/qiOAL53ziYQLsIEzCo0ScT8NJ3pxW80ySBHo0qLS0gg1AoZluSzicrGEpTIZAhHZCZBAde4",
+	"dzDgSCP4RzE2WNHhPxnIxYoQxZDH0qJbtyUrdMeCa+D6Mqb9/YN6jq5YF8M9uXw3avX3D9ZkkYxFtCAN",
+	"MUFZxL3gEy1E84gwTdLMDAKi2JRDZHYG9zSdGYJ6sDfuhoNB//DNJOyFvcEhnYwng/DN4eHBZHzYH/R/",
+	"ojDoweBgcDg+3BuEdHC4f3jYG//0Zr8/frO/n5PJnqgVnf7Vwi223B5bbpNPOBW0Nbn5djBY1guFpeAJ",
+	"1VBPuJw2mqXgk89Xxz4JFovFIk2j6CqO01Sp34MHqdPv9g+6e73BVW+/e9g/+P2h3SI+T9jjzbc3yyv7",
+	"x8Hy9y3nX4KaCa7AHn+a6yrzK7TUxYMxmyUspIYEnfs0MY9Wy/5NwsQbev+ns1KDHftWdU6N9rIrVckY",
+	"vKfJRMgUon+9Pw9IgzqxiqkmTBEuNKHkjiYsIsURPRZ8wqaZRDx8IiSJhdIsgaZ/zYMzjsNHcpqlwDXC",
+	"lFkCKM0K5B0LDecmmQLlE0rGNCKF9kNgSHeENcp0LCT7iiu9w+cFvoFPguoRezfq7x+8ZyqlOozNa4fK",
+	"CZuCQkSueZDL6vuT/cCsFty3aPq1FcYQ3qosbb0O1jYf4eymT4Kf6QqU4JCPu+ZmoNmdId0r1USwbm3H",
+	"x4A03EIqul0tRpOpkEzHaUDmTMci04Rpdc3zATkt2tfc8ysGzcmiA9+yNq1OAtykzroJRFn4RcgxiyLg",
+	"Ly9nozAEpU6AM4gC0uDCUIlywrgBk4C2h5PqTALKFCW3sCCo8ISOQRIahiLjhtKUG3Jf89wUNle8tsv8",
+	"CoszFJDLHOSJAHUh9HsUDWSQI8UVS+FKiMtbmEMUvBShz7jRCDSx9HlxYleWC4ZEgpYLklANsv0i+7sQ",
+	"+heR8ejlt3YhLrMwtg5SgILiHtWrp4BMUJasqBSnTHB4MUKcGXE2qg/+EnKU1wuGhbYG+4zomKlC7UYC",
+	"rFpT2WwmpPbRiYyMi2v0VwpK0ekLUaZ03kT2Fxi26nrBcNObilhkdbyU7A5QNhwhDL3AePsSaITuhcj0",
+	"EVHAI+NN0Cll/GWo9JnTO8oSOrae8MuS6NKKRWlNRya7fxJSNG0SaBgbw0QiqumYKjhyGoVOjM0OPpkf",
+	"rZH5ERAFoeCRWiNPacimL3dpp5hIZk6ZcdQmQgLRcsH4dEXtHa444yzNUm/YK5wrxjVMQVo/8rl4444N",
+	"RO8hYvQKV3p5XV71p4aFq5H7KMHaqsFLiOYypzeCHI2F1GeF6X6fJZrNqNSfZ4mgCJ5GETMI0eSjFDOQ",
+	"mhnfdkITtRHJ/TOGih+Q5tBIhuAUoRIIHSPlzd5mJYjfvBO6UChYZ5xpRi3Q3dQ2Uzzrduci9aUWzk0h",
+	"T2L8bwhNcHzfmoqWe1gEiu0HCFKa1mKpkSEXKMTe0JsyHWfjdijSDp0xpWl4u/pjCryzikcNzvXx0IiT",
+	"ezWMqAaj8VCZYah4b0SD2RiJfBUcjson3O1fkZRFnE1jbaIoJPF6DDNYtuwf/dUfV40v3d4N/vre/9Jt",
+	"7d00h/m74o/G9XUb//578x+N379/+XvrZmNMsyYq8pEhNRslM6GYNhqbZ+nYxAwTEtEFahwTGlBtj/9e",
+	"3/NNkG41Q783+GnwZu9g8JO/U134XuGjPUGER5xYAWkpLSSdgs0XkUiEeGo3pfZYRPAopYADl7733hrn",
+	"TYL804Urcyn41Md0lbFUGniIpnyDrg/kwZyNfKUIi3xClYEYbOqQYAtsm3zZBtq+rdhiGkUSlILIJyoL",
+	"Y7Ni0JnFQgtVt8baqUXyrKhT3l3d4bU62UX0udJ1PM9Zsol3nvwLRYQkBW6k54tXDmo839sVrnomCFgP",
+	"UTzfq41QvIq7VIQn3oYX5XubNtxbTz1V4mJDq1LIX0LLGZjVkzwHseHVmgcrL7z4We+Br+DZ4NnzvSKQ",
+	"RsbpWEQXQo+SRMwdncrB0k2NlG1Z6YlndpVKXeUPZZaAapMTmDAOERkvSKBmEKqOO9crXdy+V1Fglelb",
+	"QQyKmAuYAgdJNURkIkVqcwT2PJNGRZc3MS2JhMHh6OYoTZi2QWhVXXzKrEPINKTqIb1RkAdnLVELntmJ",
+	"vW63iwow/11Ql0pJF8URWa6fMwT1aHO4VRSeyQyun+St65n3akaNQvJirWfDTkfttWlKvwpO5wpXi0TY",
+	"6Xe7B63uXqvb61Tz0af3M/ZD4nV6T0OdLEyoaSyUMWY+MbbbxKwIFaIPSMUTQJeByluQpFEKz4xK3O/2",
+	"ME+d0vvykj1k4tqTdb9Iw8OOkIayqX3YafK9rbgbAE4SxkIkQDmS8okSUyL4c3pN1TPxNFZ+4FYxHGEQ",
+	"FMYsiSS6rITyBREyAukTDJKoJqlQmghne6scedhr3kX/B2bnnHmUA1xH7aXv/cISF6A9Wr24KUvfOzvZ",
+	"NJ6fOftPVgmtw/IBdYKdX6P09/drlP2F4GEmJXD9G0jFBH/8NndNrYN8JSlX7Icgl6Yufe+jhAm7fwiI",
+	"PUK/wsINX/repaY6Q2HJfYxTboy6sYsnTNk/60zi41EvY7qm5N3qT1fzeKhe7LiOePRhZqzqk/3y34x5",
+	"9UlFp5JGrlOrp9Ny45J9hbcSqAZ5FVP+OBaaSYYJq1/noNTT5/+w2FzR6aO9AzN2ucvs/wDvyxx6MTFY",
+	"aaeneHmFRgYykxCxkGo4IoInC2LpZ2KnQjjqTe2aGufRk1RkmTgVIflvK2cPitePSZFj8HMK0AXMQW4o",
+	"69q0wiqbcOdG+aRHtCC9bnd3bqHnfOodSYUHjNhTs2W8AFcgSwD9sk29toMEOy3clmmVzTzeb1yzNGsg",
+	"Hm1xdtHxWeVmt2vwQibor2DVphjngtutE9xLG/ceJ1Q9iEdl7AMcX4P84wJQYsxzCsC68qtRGLewMCZl",
+	"wu79wvHvdfsDEsZU0lCDVGsOrnlb47uVlHPNMop9BRNrjBcaNpKcB4Mnc3ADvstYhmZAXnY0k0KLUCTl",
+	"bNfb89Hx2eknw7qr0cXJ6NPJH2cjz/c+XJz+/uHi1P44u7g6PT8/e3t6cfXH1dnpp7OLt8Z1PT39+Mfo",
+	"0/G7s99OPT+H9MfZp01fdhvjK9t4Tk47m/Yj2V6i6XTzFP8Ki7X6sF7/TaVYrlcjBK7U7Vs1IDp4KP9p",
+	"FssnP/oQmS0/Kwn/CuX4I/mM/ypl92O67UVU2dL3FISZZHpxaVC3xAwTkUWDTXUQHJ9/+HwyaL17Pzpu",
+	"2cwxOZYQAdeMJv/3Out290Kj+FiEf0PHPsrL7ioPJUyZ4O6R2uvYRf/Iy2uv+SWW49lMuXLAV9WQmLsj",
+	"/xaYicULrSMLyydF1txNiuHevgqGq3fEWQgyuOb2PszRyBXPKtJQYO8iSkQgdCzuwJVc1RYCVtL8qwsK",
+	"OmPmMCLFGZ+I/GqYhrqUqcxx8Hwvk4nLSqphp7OLqd7GtfBVpeq1klTBmimX2/bz0o45iyBZkExBtH5T",
+	"lav64TUPPn6+CnwSvD29CjA9HZycnp9enZLONwtvWSqf9V01pWVNjeAE7Wt+zU8gZNZBtaUoMwiJhFDI",
+	"SJF5DLJaGFhmhKILRa49VA6xmPNrb2gAviavX4/snRHj0/br1+Qj1TFRepGATwKX5f0WC6WX9Xhj4p1J",
+	"ndGkZYZdc7Ix3c1rf7NCvGx/i0RKGV92SqBIY61aZIoCxCMD0Y4/IkHORTuQtHLKt+yIoOmTeczCuHox",
+	"O5dMA9ZEmFNfoJgXR0iRabN9clUV31eKKKxsNTOCXLh2bKeGQnZbrmTKeB5Cx2SW0BBU04BlrjCG2upr",
+	"RdN8tEWnKOQjoTDhSfW6T+HtpC1jcFwwQA0j8KrxnVDaSh86Ioa3+Z6RKGbXVgrs/ZPy8xgIq0V4ZBwz",
+	"9fo1Vg2EGGIbUFJkU0tiGqWMk9HHM9IIinuddrsdmENPyKhAtVI6hjc5RQEV3DOzF67mZn+D7oBUK9Mc",
+	"hiNbs6iMlJ7egVzk0LAkHR8YZTqGRPApMpvyotCxUUH2lUKOupfmlEYwoVmiA3OMMCQEw5kpuwNuZdzg",
+	"j4vo2JAmpVEhPg4MwsS9QNRsE+vT0lArIjgmu8W8wOeVcsgrzJ4MCS0I5RTBeJEXaxqwq2kItCDVHqkW",
+	"gxrpp9rgidwRmCrBymKzhzCmfGqJbjbhI2SV+1+5DsuhF9wSc4eQEikYykCioE0sd5z2N/IxTcSYJj5R",
+	"glADegezmVrjMZnHAtGm6lY5hq+Mz4RJpQ3fqyeCKYLVvUYP51t2ZTeFzMdUxYgCcry+yj4gEYQJlaAK",
+	"lvJF7r3n1UHmlNq9rWrlHdgJZYkiTJNQKNdF4VQPFzjf5cg0FueoFVg8+Y0i3iHv2c++q+dGtZdxHIEy",
+	"WVRbW4c2sCo9FdLdfsaQREborQnG7US4+3VqGjrW2HVSa9aHpKirRgLWWCYfZTKMKeNEaSqNUnF27Nqz",
+	"46898neiIJRYZ6pCMbMq9Yf9ncC4G9bKBWovQL6smWItRGIwyZmk6a2RUxJmSosUpci8nklxxyKQZC7k",
+	"rSIZt4ckavqFKAXlboXAwGoE/W73oNvr9q96+91Bd//3wDJhq4A1rGxutKQYMbC9UQZuuSVFcGhaE4Bq",
+	"25h7qxkoihpTPvn86awFPBSROQA8BD+vyTWwuHHXE+dZtUlgbILRdPctJGUrMpuxSOePXPFdSzmk804P",
+	"mgo+RYZVnMzAWShX4CjSGR6h4nxitUsouNKUu6Ips5zTL+h/EPIdT4+RxO9YEkK+GyHSmSLf8XWr1Sr+",
+	"2fFckGozQ+A4Rb6vaUPyHVWkm6fn2yYqrH0u2hAKXTWjUgFpPNaPr8ivIe9THHhS57/jEXzYT3cXpkVg",
+	"RaC4Lw+hiWTZ1fyBZOrmZKL2fOZVb7ZfwCLvF66lkESDTBmnWkjXYhDhfTwOx7aC6rF5pZ6IxxaBtW0m",
+	"9fKK3i2S8WhtdZIy9HDN9DRf8AF5WYeAZbRmY719kjKeGY/S1aWU/NYwEeGtmV3bE7FlhXVtYTZyMEB9",
+	"YRsPzeCNZqAq2zjJ+C13PgYo6yl8r23mqGJBbbVbya423ANU2L5zG6Lc7KFAbWkGWQOMRm4eCwWF3svr",
+	"bLdt/fvuTqR1WX1MD5LTDuVWJFS9VMHBwOhcc/Jta5L5ZchdGD0TArCvUCJk3rb0A4i4NTYQwVYns0Sp",
+	"K6p6Fnb3O3GaWnd9hbej+nZqMEXoGDs6v282WBWLO9dhj1ye/IqO94gviP3pDCaqiUpjhFE6SMQ6JwOP",
+	"p3SBj5rT2Qysb2144GBBka9oME7eCp8EYcJswshFGGoPzY0OnIk0JMQ4EalnPSyDMqFRhL7pHUg2YdZ6",
+	"rvm77hVOSodrjHTxp4E3SeCejRMgOTXVBnlDGe71jc6yf4X5nwcDfpcC/lIx7RVgg0J1NVbSiCLBpi3g",
+	"EaN81TNnXaqdkoAx1wdUwW5gwXDjESPbaBQp0ghyKIzfCVvu3mLY5pW/yD0tjBIcNLifQaghalnXvmUi",
+	"Axn4pN1uN21heRjCDCvweETYlAsJkU8Sdmtd6uIkMgyWNlppIiwVxELABcLLsyLGAdbO9weJ/1l+tXMZ",
+	"xdA9rxB+/ZoE23qYmHLLPFyRiGLKKzn83C+e0bCU4XioDM7FZTaANFDzI4R5CVdFbgsbTfg6JymTUkjj",
+	"6LXJaENiDb18ggkm21Zvya5ySc3pgFVVK4fe2IYa5NGWtvNx7QjuNtHHSJFjcxMXKyCEakKTxPUDCRPe",
+	"2cLWMplsg6cTbB1LgKYLgmxmx+L6SvmlQD7vuMo9UGYiaNKgtmDMVotZV6O0ISEtfhxs7GREja4GRIih",
+	"j7FnpVO32S6ydDby3cFzA7kIsVdbrFB97tIyhPE8CZIl8KpU7ZbShfHWYK3srSYWt4xFUScN1GgoM47T",
+	"qQEQsckE8PoawahmpSthbU9WyowwmLFthxuJRRIpYgOlosRDTJxfadCu+Po5WmcnPrF1Tr4rAPGJLTxA",
+	"OqEHmVeGNIS0kU3TJ6uLZtI4MWGskLac04TCpe6JJgrejntq0qhehfpky/1tM1e5uyv/2mR1b+CTHfej",
+	"PlLzik59MrKAjfDmIajxGCZIB5uI2F6iirYJmwzHma7e3QwN1P1uj6w3Jub23mDgDkqbBCuioI6ra9U0",
+	"AFfpPd8A3krZvNnTjccIE46stJyd2IRPhhWJ+ebzNEZ/f790a3uE/SQ4vOg1aRjvYsOfbbpExTlLWf6R",
+	"DdsLTxifZajVR9alxGwPpktIo+d3B2/8/Z8O7KVu069+1cG3StzS+PPVL603volV8rOKteY2XeIEykR1",
+	"mrmUFsdzDvczyiPMCXBQmtlgOAKY5bFO74AkcAcJKrHCEXfM8ctaqBwhFQqxsJuYXLDN3LkKFJlWLLIe",
+	"lVFgr6wsG71hU5G2cXBdA7uDbxw5NOAVjWdVrUsDoiemjaV2DMBeAfT2XIIGH9hY0z44FpELa90D1zJS",
+	"eZa3r6w9dB0llaed0goBoS47u9aJ5xf+YZGAY1HxWZnarhq8d0pYCFxB6d5oNKNhDK1+u7txczSfz9sU",
+	"X7eFnHbcXNU5Pzs+vbg8xTlL39NMJ+UbqEJhjz6eeb7nDo039Hrtrp0hZsDpjHlDb6/dbe/ZtrAY7w+L",
+	"awN7hWi0w+ZlImoNZPeq1aJ6VYVOEtMkpsomsFUWhgDYCyraHqJgh55FOUA4r3yepfTdjH53sOubOW6V",
+	"rfdmXMxfpql30O1um1fg3yl99AOn7D08ZfX5BpwxeHhG0ae/9L39x2BV7cXBWY9ArNyNhBfQWZpSuSg4",
+	"uPbRnq3Xl57vaTpV3vBL6Zs8N0vfm9Z9HWnk3IaNMvPiosp6AlZxEKaHREKRjCzSIkVLzjXPVa5fKfqv",
+	"90k2vzBQvh665rs/U2CPfVXa34LeIerd52o93tI7U9OLXPn81Bb2oUfoVPP/HqaXPUxvQf/pk1T+8NiX",
+	"elRWQzqu42/pPzjyvNSs9eDg0oeeHj26+mGt5Y3vzbIapfAJ7MU10Y8Q3pW1LpwthZ7qReF2XHOnPor4",
+	"vrgttjdqNjqa00Xdkf6YVY70GvFrTpvNsLw/2a9c7TU+/XJMem8OBs2j4jYR8XFfPGtvK10p5Ym8Ld8y",
+	"q685q0Ou+ErRKoNHeZ4mCGOhXMPU9oReHio/hPauBNK2fez1H7kNR+NS+ur40/FenzTOTk9Pm2W6P5HY",
+	"dYm2P0/1Legek8YxVZpOuUjYc2MdvhDarYNB5+K396fPiq5NXD4bxpfvRq3e8yGoYtp7VtzWLmb/NHb2",
+	"C36Px+/GVj6C0j+LaPFXOCXV78As6z2jGnVV0fTsf6KXMui+eXjC2icGzLTe/mPclJqv4/wJz6j3qK2V",
+	"P0vw5x2qyz/tUJXLbdGm54W2X27MSbERSJ21T0RIE1ItFZSkEaT0FojMsEpwVtQ5VnIAw06n1//JBO3t",
+	"3vBN980eekMOu28/Vjjarvsa6vJm+f8DAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

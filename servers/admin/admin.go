@@ -18,6 +18,7 @@ import (
 
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -51,6 +52,9 @@ type Config struct {
 	// Telemetry counts the server's requests and events for /metrics and
 	// feeds the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// WrongTokenBurst is how many wrong bearer tokens a source may send
+	// before it is refused 429 (then one more per 6 seconds); 0 means 10.
+	WrongTokenBurst int
 }
 
 // Server is the admin API.
@@ -58,6 +62,8 @@ type Server struct {
 	cfg       Config
 	tokenHash [32]byte
 	logger    *slog.Logger
+	// wrongTokens limits the wrong bearer tokens of each source.
+	wrongTokens *failguard.Guard
 }
 
 var _ adminapi.StrictServerInterface = (*Server)(nil)
@@ -87,7 +93,7 @@ func New(cfg Config) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger}, nil
+	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger, wrongTokens: failguard.New(cfg.WrongTokenBurst, 0, nil)}, nil
 }
 
 // Handler returns the admin API's HTTP handler, with the metrics at
@@ -120,7 +126,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 	adminapi.RegisterHandlers(e, adminapi.NewStrictHandler(s, nil))
-	return s.withMetrics(e), nil
+	return s.guardTokens(s.withMetrics(e)), nil
 }
 
 // authenticate checks the admin token, hashing both sides so the comparison

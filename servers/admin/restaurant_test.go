@@ -27,6 +27,12 @@ type restaurantAdmin struct {
 
 func startRestaurantAdmin(t *testing.T) *restaurantAdmin {
 	t.Helper()
+	return startRestaurantAdminTB(t)
+}
+
+// startRestaurantAdminTB is startRestaurantAdmin for a test or a benchmark.
+func startRestaurantAdminTB(t testing.TB) *restaurantAdmin {
+	t.Helper()
 	rest := restauranttest.Start(t, restauranttest.Options{})
 	pam := pamtest.Start(t, pamtest.Options{})
 	srv, err := admin.New(admin.Config{

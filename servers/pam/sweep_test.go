@@ -15,6 +15,7 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -116,9 +117,16 @@ func TestEveryOperation_InMaintenanceAnswers503(t *testing.T) {
 
 func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
 	env, token := adminToken(t, pamtest.Options{})
-	require.NoError(t, env.DB.Close())
+	testdb.DropTables(t, env.DB)
 	sweepPAM(t, env, http.StatusInternalServerError, token, true)
 	sweepPAM(t, env, http.StatusInternalServerError, "", false)
+}
+
+func TestEveryOperation_WhenTheDatabaseIsGoneAnswers503(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	require.NoError(t, env.DB.Close())
+	sweepPAM(t, env, http.StatusServiceUnavailable, token, true)
+	sweepPAM(t, env, http.StatusServiceUnavailable, "", false)
 }
 
 func TestEveryOperation_WithAMalformedTeamNameAnswers400(t *testing.T) {

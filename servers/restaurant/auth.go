@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 )
 
@@ -81,6 +82,8 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 	case errors.Is(err, storeerr.ErrNotFound):
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
 			"the bearer token is not valid; log in again")}
+	case err != nil && apiserver.Unavailable(err):
+		return &authState{err: newError(http.StatusServiceUnavailable, restaurantapi.ErrorKeySERVICEUNAVAILABLE, "%s", apiserver.UnavailableMessage)}
 	case err != nil:
 		s.logger.ErrorContext(ctx, "read token", "err", err)
 		return &authState{err: newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR,

@@ -29,7 +29,7 @@ type sourceListener struct {
 // before it is closed; at most maxHeldRefusals are held at once per
 // listener, the next closed at once.
 const (
-	refusalDelay    = time.Second
+	refusalDelay    = 2 * time.Second
 	maxHeldRefusals = 1024
 )
 

@@ -100,10 +100,20 @@ func TestSourceCap_SevenHundredIdleConnectionsFromOneSourceDoNotStallAnother(t *
 	alone := latencies(t, "http://"+addr+"/", 200)
 	stop := idleFlood(t, addr, "127.0.0.2", 700, sourceTestLimits.MaxPerSource)
 	defer stop()
-	lat := latencies(t, "http://"+addr+"/", 200)
-	p50, p99 := percentile(lat, 0.5), percentile(lat, 0.99)
-	t.Logf("200 requests on new connections: alone p50 %v, p99 %v; beside 700 idle ones from another source p50 %v, p99 %v",
-		percentile(alone, 0.5), percentile(alone, 0.99), p50, p99)
+	// Three rounds of 200, the median round's p99: one round's p99 is its
+	// second-slowest request, which a busy machine (or -race) can make an
+	// outlier. Without the cap, requests wait for the 10 s header timeout and
+	// fail at the client's 5 s.
+	var p50s, p99s []time.Duration
+	for range 3 {
+		lat := latencies(t, "http://"+addr+"/", 200)
+		p50s, p99s = append(p50s, percentile(lat, 0.5)), append(p99s, percentile(lat, 0.99))
+	}
+	slices.Sort(p50s)
+	slices.Sort(p99s)
+	p50, p99 := p50s[1], p99s[1]
+	t.Logf("requests on new connections: alone p50 %v, p99 %v; beside 700 idle ones from another source p50 %v, p99 %v (median of 3 rounds; p99s %v)",
+		percentile(alone, 0.5), percentile(alone, 0.99), p50, p99, p99s)
 	assert.Less(t, p99, 100*time.Millisecond)
 }
 
