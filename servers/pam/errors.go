@@ -64,9 +64,7 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		API: "pam", Logger: logger,
 		Failure: fromValidation, Domain: fromQuota, Echo: fromEcho,
 		Internal: errUnknown,
-		Unavailable: func() *apiError {
-			return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "%s", apiserver.UnavailableMessage)
-		},
+		Unavailable: errUnavailable,
 		Render: func(c echo.Context, ae *apiError) error {
 			causes := ae.Causes
 			if causes == nil {
@@ -77,16 +75,26 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	})
 }
 
+// errUnavailable is the answer while the database cannot be reached: 503
+// service_offline (the error handler adds Retry-After).
+func errUnavailable() *apiError {
+	return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "%s", apiserver.UnavailableMessage)
+}
+
 func errUnknown() *apiError {
 	return newError(http.StatusInternalServerError, pamapi.ErrorNameUnknownError, "an unexpected error occurred; retry later")
 }
 
 // lookupError is the answer to a failed lookup outside a handler (resolving
 // a token): client_closed_connection when the caller went away, otherwise
+// service_offline when the database cannot be reached, otherwise
 // unknown_error.
 func lookupError(err error) *apiError {
 	if errors.Is(err, context.Canceled) {
 		return newError(apiserver.StatusClientClosedRequest, pamapi.ErrorNameClientClosedConnection, "the client closed the connection")
+	}
+	if apiserver.Unavailable(err) {
+		return errUnavailable()
 	}
 	return errUnknown()
 }
