@@ -94,9 +94,10 @@ func (m *MemoryStore) TakeAll(ctx context.Context, now time.Time, takes []Take) 
 
 // TakeAll implements MultiStore. On PostgreSQL the takes are one statement:
 // a chain of data-modifying CTEs, each take's upsert (takeSQL's) running
-// only when the one before it returned a row (was allowed), and the stored
-// TAT of every key read beside them (for a refused take, whose upsert
-// returns nothing). On SQLite the takes run one after the other.
+// only when the one before it returned a row (was allowed). A refused take
+// returns nothing, and its bucket is read by a second statement, as Take
+// does (the statement's own snapshot may predate the concurrent takes its
+// upsert waited for). On SQLite the takes run one after the other.
 func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
 	if s.db.Dialect() != sqldb.Postgres || len(takes) == 1 {
 		var tats []time.Time
@@ -118,12 +119,10 @@ func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]
 	}
 	n := now.UnixMicro()
 	query, args := takeAllSQL(takes, n)
-	dest := make([]any, 2*len(takes))
+	dest := make([]any, len(takes))
 	took := make([]*int64, len(takes))
-	stored := make([]*int64, len(takes))
 	for i := range takes {
 		dest[i] = &took[i]
-		dest[len(takes)+i] = &stored[i]
 	}
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(dest...); err != nil {
 		return nil, nil, fmt.Errorf("rate limit: %w", err)
@@ -131,16 +130,18 @@ func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]
 	var tats []time.Time
 	var allowed []bool
 	for i := range takes {
-		switch {
-		case took[i] != nil:
+		if took[i] != nil {
 			tats, allowed = append(tats, time.UnixMicro(*took[i]).UTC()), append(allowed, true)
 			continue
-		case stored[i] != nil:
-			tats = append(tats, time.UnixMicro(*stored[i]).UTC())
-		default:
+		}
+		tat, ok, err := s.Peek(ctx, takes[i].Key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
 			return nil, nil, errors.New("rate limit: a refused take has no stored bucket")
 		}
-		allowed = append(allowed, false)
+		tats, allowed = append(tats, tat), append(allowed, false)
 		break
 	}
 	return tats, allowed, nil
@@ -170,14 +171,10 @@ RETURNING tat)`)
 	}
 	b.WriteString("\nSELECT ")
 	for i := range takes {
-		fmt.Fprintf(&b, "(SELECT tat FROM t%d), ", i)
-	}
-	for i, t := range takes {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(SELECT tat FROM rate_limits WHERE key = CAST(? AS TEXT))")
-		args = append(args, t.Key)
+		fmt.Fprintf(&b, "(SELECT tat FROM t%d)", i)
 	}
 	return b.String(), args
 }
