@@ -63,7 +63,7 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
 		API: "pam", Logger: logger,
 		Failure: fromValidation, Domain: fromQuota, Echo: fromEcho,
-		Internal: errUnknown,
+		Internal:    errUnknown,
 		Unavailable: errUnavailable,
 		Render: func(c echo.Context, ae *apiError) error {
 			causes := ae.Causes

@@ -14,8 +14,8 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/internal/contractcoverage"
-	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
