@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/faxwebhooks"
+	"github.com/apistack/apistack/gen/faxwebhooksserver"
 )
 
 // Webhook signature headers and limits.
@@ -107,7 +108,7 @@ func NewWebhookHandler(publicKey ed25519.PublicKey, fn WebhookFunc, opts ...Webh
 		_ = c.JSON(status, faxwebhooks.WebhookError{Error: msg})
 	}
 	e.Use(r.verify)
-	faxwebhooks.RegisterHandlers(e, faxwebhooks.NewStrictHandler(r, nil))
+	faxwebhooksserver.RegisterHandlers(e, faxwebhooksserver.NewStrictHandler(r, nil))
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// The handler serves whatever path it is mounted at; the spec's
 		// operation is at "/".
@@ -137,7 +138,7 @@ type webhookReceiver struct {
 	now       func() time.Time
 }
 
-var _ faxwebhooks.StrictServerInterface = (*webhookReceiver)(nil)
+var _ faxwebhooksserver.StrictServerInterface = (*webhookReceiver)(nil)
 
 type rawBodyKey struct{}
 
@@ -201,19 +202,19 @@ func VerifySignature(publicKey ed25519.PublicKey, timestamp, signature string, b
 
 // ReceiveFaxEvent decodes a verified event and hands it to the caller's
 // function.
-func (r *webhookReceiver) ReceiveFaxEvent(ctx context.Context, req faxwebhooks.ReceiveFaxEventRequestObject) (faxwebhooks.ReceiveFaxEventResponseObject, error) {
+func (r *webhookReceiver) ReceiveFaxEvent(ctx context.Context, req faxwebhooksserver.ReceiveFaxEventRequestObject) (faxwebhooksserver.ReceiveFaxEventResponseObject, error) {
 	if req.Body == nil {
-		return faxwebhooks.ReceiveFaxEvent400JSONResponse{Error: "the body is missing"}, nil
+		return faxwebhooksserver.ReceiveFaxEvent400JSONResponse{Error: "the body is missing"}, nil
 	}
 	ev, err := decodeEvent(*req.Body)
 	if err != nil {
-		return faxwebhooks.ReceiveFaxEvent400JSONResponse{Error: err.Error()}, nil
+		return faxwebhooksserver.ReceiveFaxEvent400JSONResponse{Error: err.Error()}, nil
 	}
 	ev.Raw, _ = ctx.Value(rawBodyKey{}).([]byte)
 	if err := r.fn(ctx, ev); err != nil {
-		return faxwebhooks.ReceiveFaxEvent500JSONResponse{Error: "the receiver failed to process the event"}, nil
+		return faxwebhooksserver.ReceiveFaxEvent500JSONResponse{Error: "the receiver failed to process the event"}, nil
 	}
-	return faxwebhooks.ReceiveFaxEvent204Response{}, nil
+	return faxwebhooksserver.ReceiveFaxEvent204Response{}, nil
 }
 
 // eventHeader is what every event type has.
