@@ -87,7 +87,7 @@ func Example_faults() {
 		log.Fatal(err)
 	}
 	_, err = st.Storage.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
-	var apiErr *storage.ErrorResponse
+	var apiErr *storage.Error
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)
 	}

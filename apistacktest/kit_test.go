@@ -179,7 +179,7 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 	// The PAM cases: one GetGroup with a single retry, and the error it ends in.
 	pamGetGroup := func() error {
 		cfg := st.PAMConfig()
-		cfg.MaxRetries = 1
+		cfg.Retry.MaxRetries = 1
 		c, err := pam.New(cfg)
 		require.NoError(t, err)
 		_, err = c.GetGroup(ctx, "anything")
@@ -209,7 +209,7 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 		{"fax 500 internal_error", apistacktest.Fax, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetFax", Count: 2},
 			func() error {
 				cfg := st.FaxConfig()
-				cfg.MaxRetries = 1
+				cfg.Retry.MaxRetries = 1
 				c, err := faxclient.New(cfg)
 				require.NoError(t, err)
 				_, err = c.Get(ctx, "6f1c1a7e-52a4-4c6e-9b9e-2f7b0d5b3c11")
@@ -224,11 +224,17 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 			}},
 		{"storage 500 InternalError", apistacktest.Storage, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetLifecycle", Count: 1},
 			func() error {
-				_, err := st.Storage.GetLifecycle(ctx, st.Credentials.Storage.Bucket)
+				// The storage client retries a 500 too; without retries the
+				// caller sees it.
+				cfg := st.StorageConfig()
+				cfg.Retry.MaxRetries = -1
+				c, err := storage.New(cfg)
+				require.NoError(t, err)
+				_, err = c.GetLifecycle(ctx, st.Credentials.Storage.Bucket)
 				return err
 			},
 			func(t *testing.T, err error) {
-				var apiErr *storage.ErrorResponse
+				var apiErr *storage.Error
 				require.ErrorAs(t, err, &apiErr)
 				assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
 				assert.Equal(t, "InternalError", apiErr.Code)
@@ -237,7 +243,7 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 		{"restaurant 500 INTERNAL_ERROR", apistacktest.Restaurant, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetTipWithholding", Count: 2},
 			func() error {
 				cfg := st.RestaurantConfig()
-				cfg.MaxRetries = 1
+				cfg.Retry.MaxRetries = 1
 				c, err := restaurant.New(cfg)
 				require.NoError(t, err)
 				_, err = c.TipWithholding(ctx)
@@ -260,23 +266,33 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 	}
 }
 
-func TestFaults_ASlowAnswerTimesTheClientOut(t *testing.T) {
+func TestFaults_ASlowAnswerTimesTheAttemptOut(t *testing.T) {
 	t.Parallel()
 	st := apistacktest.Start(t, apistacktest.Options{})
 	cfg := st.PAMConfig()
-	cfg.Timeout = 200 * time.Millisecond
+	cfg.Retry.AttemptTimeout = 200 * time.Millisecond
 	c, err := pam.New(cfg)
 	require.NoError(t, err)
 	_, err = c.Token(context.Background()) // the exchange is not delayed
 	require.NoError(t, err)
+
+	// The attempt times out and the retry succeeds, well before the delay.
 	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Slow, Operation: "GetCurrentUser", Count: 1, Delay: 5 * time.Second})
 	start := time.Now()
 	_, err = c.CurrentUser(context.Background())
-	require.ErrorIs(t, err, context.DeadlineExceeded, "the client's timeout fired")
+	require.NoError(t, err, "the timed-out attempt was retried")
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, 1, st.Injected(apistacktest.PAM, apistacktest.Slow))
-	_, err = c.CurrentUser(context.Background())
-	require.NoError(t, err, "the fault took one request")
+
+	// Without retries the caller sees the attempt's timeout.
+	cfg.Retry.MaxRetries = -1
+	once, err := pam.New(cfg)
+	require.NoError(t, err)
+	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Slow, Operation: "GetCurrentUser", Count: 1, Delay: 5 * time.Second})
+	start = time.Now()
+	_, err = once.CurrentUser(context.Background())
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the attempt's timeout fired")
+	assert.Less(t, time.Since(start), 5*time.Second)
 }
 
 func TestFaults_ADroppedConnectionIsRetried(t *testing.T) {
@@ -289,7 +305,7 @@ func TestFaults_ADroppedConnectionIsRetried(t *testing.T) {
 
 	// Without retries the caller sees the connection end.
 	cfg := st.PAMConfig()
-	cfg.MaxRetries = -1
+	cfg.Retry.MaxRetries = -1
 	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Drop, Operation: "GetCurrentUser"})
 	c, err := pam.New(cfg)
 	require.NoError(t, err)
@@ -304,10 +320,14 @@ func TestFaults_AShareOfRequests(t *testing.T) {
 	st := apistacktest.Start(t, apistacktest.Options{})
 	require.Error(t, st.InjectErr(apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "NoSuchOperation"}))
 	st.Inject(t, apistacktest.Storage, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetLifecycle", Share: 0.5})
+	cfg := st.StorageConfig()
+	cfg.Retry.MaxRetries = -1 // each failure reaches the caller
+	c, err := storage.New(cfg)
+	require.NoError(t, err)
 	failed := 0
 	for range 40 {
-		_, err := st.Storage.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
-		var apiErr *storage.ErrorResponse
+		_, err := c.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
+		var apiErr *storage.Error
 		if errors.As(err, &apiErr) && apiErr.Code == "InternalError" {
 			failed++
 		}

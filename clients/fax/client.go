@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/gen/faxapi"
 )
@@ -37,11 +38,11 @@ type Config struct {
 	// Transport sends the requests (http.DefaultTransport when nil). Tests
 	// put clients/contract's validating transport here.
 	Transport http.RoundTripper
-	// MaxRetries bounds retries of one idempotent call (default 8). Send is
-	// never retried: a retry after a lost answer would send the fax twice.
-	MaxRetries int
-	// Timeout bounds one HTTP exchange (default 30s).
-	Timeout time.Duration
+	// Retry is how idempotent calls are retried and how long one attempt may
+	// take; the zero value is the documented default. Send is never retried
+	// (a retry after a lost answer would send the fax twice) but has the same
+	// per-attempt timeout. A call's overall bound is its context.
+	Retry clients.RetryPolicy
 }
 
 // Client calls the fax API for one account. It is safe for concurrent use.
@@ -59,20 +60,17 @@ func New(cfg Config) (*Client, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
-	}
 	auth := faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 		req.Header.Set("Authorization", "Bearer "+cfg.APIKey)
 		return nil
 	})
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	retrying := &http.Client{Transport: retry.Transport(next, retry.Policy{MaxRetries: cfg.MaxRetries}), Timeout: cfg.Timeout}
+	retrying := retry.HTTPClient(next, retry.Options{RetryPolicy: cfg.Retry})
 	api, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(retrying), auth)
 	if err != nil {
 		return nil, fmt.Errorf("fax: %w", err)
 	}
-	once, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(&http.Client{Transport: next, Timeout: cfg.Timeout}), auth)
+	once, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(retry.HTTPClient(next, retry.Options{RetryPolicy: clients.RetryPolicy{MaxRetries: -1, AttemptTimeout: cfg.Retry.AttemptTimeout}})), auth)
 	if err != nil {
 		return nil, fmt.Errorf("fax: %w", err)
 	}
@@ -267,6 +265,36 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+var _ clients.Error = (*Error)(nil)
+
+// HTTPStatus is the answer's status code (clients.Error).
+func (e *Error) HTTPStatus() int { return e.StatusCode }
+
+// ErrorCode is the first item's code, such as "10007" (clients.Error).
+func (e *Error) ErrorCode() string {
+	if len(e.Items) == 0 {
+		return ""
+	}
+	return string(e.Items[0].Code)
+}
+
+// ErrorMessage is the first item's detail, or its title (clients.Error).
+func (e *Error) ErrorMessage() string {
+	if len(e.Items) == 0 {
+		return ""
+	}
+	if e.Items[0].Detail != "" {
+		return e.Items[0].Detail
+	}
+	return e.Items[0].Title
+}
+
+// ErrorRequestID is "": the fax API gives no request id (clients.Error).
+func (e *Error) ErrorRequestID() string { return "" }
+
+// Retryable is true for 429 and 5xx answers but 501 (clients.Error).
+func (e *Error) Retryable() bool { return clients.RetryableStatus(e.StatusCode) }
+
 // Pointers returns the source.pointer of every item (the bad body fields).
 func (e *Error) Pointers() []string {
 	var out []string
@@ -285,8 +313,8 @@ func parseError(resp *http.Response, body []byte) error {
 	}
 	var e faxapi.Errors
 	if err := json.Unmarshal(body, &e); err != nil || len(e.Errors) == 0 {
-		return &Error{StatusCode: status, Items: []ErrorItem{{Code: faxapi.ErrorCodeInternalError, Title: "Unexpected answer",
-			Detail: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}}}
+		return retry.Wrap(resp, &Error{StatusCode: status, Items: []ErrorItem{{Code: faxapi.ErrorCodeInternalError, Title: "Unexpected answer",
+			Detail: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}}})
 	}
-	return &Error{StatusCode: status, Items: e.Errors}
+	return retry.Wrap(resp, &Error{StatusCode: status, Items: e.Errors})
 }

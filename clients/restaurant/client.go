@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/bearer"
 	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/gen/restaurantapi"
@@ -45,11 +46,11 @@ type Config struct {
 	Restaurant string
 	// Transport carries the requests; nil means http.DefaultTransport.
 	Transport http.RoundTripper
-	// MaxRetries bounds the retries of a request refused with 429 or failed
-	// with 5xx; 0 means 8.
-	MaxRetries int
-	// Timeout bounds each request, retries included; 0 means 30 seconds.
-	Timeout time.Duration
+	// Retry is how requests are retried (429 waits as long as Retry-After
+	// says, up to MaxWait; 5xx back off) and how long one attempt may take;
+	// the zero value is the documented default. A call's overall bound is its
+	// context.
+	Retry clients.RetryPolicy
 	// PageSize is the page size List asks for; 0 means 300, the maximum.
 	PageSize int
 }
@@ -78,18 +79,15 @@ func New(cfg Config) (*Client, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
-	}
 	if cfg.PageSize == 0 {
 		cfg.PageSize = MaxPageSize
 	}
 	if cfg.PageSize < 1 || cfg.PageSize > MaxPageSize {
 		return nil, fmt.Errorf("restaurant: PageSize %d is not in 1..%d", cfg.PageSize, MaxPageSize)
 	}
-	policy := retry.Policy{MaxRetries: cfg.MaxRetries}
+	policy := retry.Options{RetryPolicy: cfg.Retry}
 
-	loginHTTP := &http.Client{Transport: retry.Transport(next, policy), Timeout: cfg.Timeout}
+	loginHTTP := retry.HTTPClient(next, policy)
 	loginAPI, err := restaurantapi.NewClientWithResponses(base.String(), restaurantapi.WithHTTPClient(loginHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)
@@ -105,18 +103,15 @@ func New(cfg Config) (*Client, error) {
 			UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT,
 		})
 		if err != nil {
-			return bearer.Token{}, fmt.Errorf("restaurant: log in: %w", err)
+			return bearer.Token{}, fmt.Errorf("log in: %w", err)
 		}
 		if resp.JSON200 == nil {
-			return bearer.Token{}, fmt.Errorf("restaurant: log in: %w", parseError(resp.HTTPResponse, resp.Body))
+			return bearer.Token{}, fmt.Errorf("log in: %w", parseError(resp.HTTPResponse, resp.Body))
 		}
 		t := resp.JSON200.Token
 		return bearer.Token{Value: t.AccessToken, ExpiresAt: issued.Add(time.Duration(t.ExpiresIn) * time.Second)}, nil
 	})
-	c.http = &http.Client{
-		Transport: retry.Transport(&bearer.Transport{Source: c.tokens, Next: next}, policy),
-		Timeout:   cfg.Timeout,
-	}
+	c.http = retry.HTTPClient(&bearer.Transport{Source: c.tokens, Next: next}, policy)
 	c.api, err = restaurantapi.NewClientWithResponses(base.String(), restaurantapi.WithHTTPClient(c.http),
 		restaurantapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set(headerRestaurant, c.restaurant)
