@@ -86,12 +86,19 @@ func Example_faults() {
 	if err := st.InjectErr(apistacktest.Storage, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetLifecycle", Count: 1}); err != nil {
 		log.Fatal(err)
 	}
-	_, err = st.Storage.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
+	// The clients retry a 500; one without retries sees the fault.
+	cfg := st.StorageConfig()
+	cfg.Retry.MaxRetries = -1
+	c, err := storage.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
 	var apiErr *storage.Error
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)
 	}
-	_, err = st.Storage.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
+	_, err = c.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)
 	}
