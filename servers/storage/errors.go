@@ -44,6 +44,17 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	req := c.Request()
 	ae := toAPIError(err)
+	if ae.Code == storageapi.ErrorCodeNotImplemented {
+		// An unimplemented subresource is named only to a caller that proved
+		// who it is: any other gets the signature's error.
+		if st := stateFrom(req.Context()); st != nil && st.authErr != nil {
+			if e := fromDomain(st.authErr); e != nil {
+				ae = e
+			} else {
+				ae = toAPIError(st.authErr)
+			}
+		}
+	}
 	if ae.Status == apiserver.StatusClientClosedRequest {
 		c.Response().WriteHeader(ae.Status)
 		return
