@@ -28,7 +28,7 @@ func Example() {
 			log.Fatal(err)
 		}
 	}
-	for g, err := range st.PAM.Groups(ctx, nil) {
+	for g, err := range st.PAM.ListGroups(ctx, nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func Example_clock() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	f, err := st.Fax.Send(ctx, faxclient.SendParams{ConnectionID: st.Credentials.Fax.ConnectionID,
+	f, err := st.Fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: st.Credentials.Fax.ConnectionID,
 		To: "+13125550800", From: st.Credentials.Fax.From, MediaURL: st.SampleFaxURL})
 	if err != nil {
 		log.Fatal(err)

@@ -78,7 +78,7 @@ func TestErrors_OneInterfaceAcrossTheClients(t *testing.T) {
 			call: func(t *testing.T, url string) error {
 				c, err := fax.New(fax.Config{BaseURL: url, APIKey: "k", Retry: policy})
 				require.NoError(t, err)
-				_, err = c.Get(ctx, "0b9f3c2e-8a4e-4a53-9d55-6f0e6f1d2a11")
+				_, err = c.GetFax(ctx, "0b9f3c2e-8a4e-4a53-9d55-6f0e6f1d2a11")
 				return err
 			},
 		},
@@ -90,7 +90,7 @@ func TestErrors_OneInterfaceAcrossTheClients(t *testing.T) {
 				c, err := restaurant.New(restaurant.Config{BaseURL: url, ClientID: "c", ClientSecret: "s",
 					Restaurant: "0b9f3c2e-8a4e-4a53-9d55-6f0e6f1d2a11", Retry: policy})
 				require.NoError(t, err)
-				_, err = restaurant.Get(ctx, c, restaurant.Menus, "0b9f3c2e-8a4e-4a53-9d55-6f0e6f1d2a12")
+				_, err = c.GetMenu(ctx, "0b9f3c2e-8a4e-4a53-9d55-6f0e6f1d2a12")
 				return err
 			},
 		},

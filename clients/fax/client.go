@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"strings"
@@ -49,6 +50,7 @@ type Config struct {
 type Client struct {
 	api  *faxapi.ClientWithResponses
 	once *faxapi.ClientWithResponses
+	http *http.Client // retrying, without the API key (media links)
 }
 
 // New returns a Client. It does not contact the server.
@@ -74,15 +76,15 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: %w", err)
 	}
-	return &Client{api: api, once: once}, nil
+	return &Client{api: api, once: once, http: retrying}, nil
 }
 
 // API returns the generated client the methods are built on (authenticated
 // and retrying), for operations this package does not wrap.
 func (c *Client) API() *faxapi.ClientWithResponses { return c.api }
 
-// SendParams are the fields of a send.
-type SendParams struct {
+// SendFaxParams are the fields of a send.
+type SendFaxParams struct {
 	// ConnectionID is the fax application id.
 	ConnectionID string
 	// To and From are E.164 numbers; From must be enabled on the application.
@@ -97,9 +99,9 @@ type SendParams struct {
 	WebhookURL, WebhookFailoverURL string
 }
 
-// Send queues a fax, form-encoded as the service describes it, and returns
+// SendFax queues a fax, form-encoded as the service describes it, and returns
 // the queued record. Progress arrives by webhook (NewWebhookHandler).
-func (c *Client) Send(ctx context.Context, p SendParams) (Fax, error) {
+func (c *Client) SendFax(ctx context.Context, p SendFaxParams) (*Fax, error) {
 	body := faxapi.SendFaxFormdataRequestBody{ConnectionId: p.ConnectionID, To: p.To, From: p.From, MediaUrl: p.MediaURL}
 	if p.Quality != "" {
 		q := p.Quality
@@ -116,32 +118,32 @@ func (c *Client) Send(ctx context.Context, p SendParams) (Fax, error) {
 	}
 	resp, err := c.once.SendFaxWithFormdataBodyWithResponse(ctx, body)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: send: %w", err)
+		return nil, fmt.Errorf("fax: send: %w", err)
 	}
 	if resp.JSON202 == nil {
-		return Fax{}, fmt.Errorf("fax: send: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: send: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON202.Data, nil
+	return &resp.JSON202.Data, nil
 }
 
-// Get returns a fax; its media links are fresh.
-func (c *Client) Get(ctx context.Context, id string) (Fax, error) {
+// GetFax returns a fax; its media links are fresh.
+func (c *Client) GetFax(ctx context.Context, id string) (*Fax, error) {
 	uid, err := uuid.Parse(id)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: get: id %q is not a UUID", id)
+		return nil, fmt.Errorf("fax: get: id %q is not a UUID", id)
 	}
 	resp, err := c.api.GetFaxWithResponse(ctx, uid)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: get: %w", err)
+		return nil, fmt.Errorf("fax: get: %w", err)
 	}
 	if resp.JSON200 == nil {
-		return Fax{}, fmt.Errorf("fax: get: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: get: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON200.Data, nil
+	return &resp.JSON200.Data, nil
 }
 
-// ListOptions filters and sizes a list of faxes.
-type ListOptions struct {
+// ListFaxesOptions filters and sizes a list of faxes.
+type ListFaxesOptions struct {
 	// PageSize is the number of faxes fetched per request (default 20).
 	PageSize int
 	// CreatedFrom and CreatedTo bound created_at (inclusive).
@@ -151,9 +153,12 @@ type ListOptions struct {
 	From, To  string
 }
 
-// List iterates over the account's faxes, newest first, fetching page after
-// page. It stops at the first error, which it yields.
-func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Fax, error] {
+// ListFaxes iterates over the account's faxes, newest first, fetching page after
+// page; nil opts lists them all. It stops at the first error, which it yields.
+func (c *Client) ListFaxes(ctx context.Context, opts *ListFaxesOptions) iter.Seq2[Fax, error] {
+	if opts == nil {
+		opts = &ListFaxesOptions{}
+	}
 	return func(yield func(Fax, error) bool) {
 		params := faxapi.ListFaxesParams{FilterCreatedAtGte: opts.CreatedFrom, FilterCreatedAtLte: opts.CreatedTo}
 		if opts.PageSize > 0 {
@@ -190,8 +195,8 @@ func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Fax, erro
 	}
 }
 
-// Delete deletes a fax in a final state; the service emits fax.deleted.
-func (c *Client) Delete(ctx context.Context, id string) error {
+// DeleteFax deletes a fax in a final state; the service emits fax.deleted.
+func (c *Client) DeleteFax(ctx context.Context, id string) error {
 	uid, err := uuid.Parse(id)
 	if err != nil {
 		return fmt.Errorf("fax: delete: id %q is not a UUID", id)
@@ -206,38 +211,69 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// Cancel cancels an outbound fax still in progress; it fails with
+// CancelFax cancels an outbound fax still in progress; it fails with
 // user_cancelled.
-func (c *Client) Cancel(ctx context.Context, id string) (Fax, error) {
+func (c *Client) CancelFax(ctx context.Context, id string) (*Fax, error) {
 	uid, err := uuid.Parse(id)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: cancel: id %q is not a UUID", id)
+		return nil, fmt.Errorf("fax: cancel: id %q is not a UUID", id)
 	}
 	resp, err := c.api.CancelFaxWithResponse(ctx, uid)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: cancel: %w", err)
+		return nil, fmt.Errorf("fax: cancel: %w", err)
 	}
 	if resp.JSON200 == nil {
-		return Fax{}, fmt.Errorf("fax: cancel: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: cancel: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON200.Data, nil
+	return &resp.JSON200.Data, nil
 }
 
-// Refresh returns the fax with freshly signed media links (valid 10 minutes).
-func (c *Client) Refresh(ctx context.Context, id string) (Fax, error) {
+// RefreshFax returns the fax with freshly signed media links (valid 10 minutes).
+func (c *Client) RefreshFax(ctx context.Context, id string) (*Fax, error) {
 	uid, err := uuid.Parse(id)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: refresh: id %q is not a UUID", id)
+		return nil, fmt.Errorf("fax: refresh: id %q is not a UUID", id)
 	}
 	resp, err := c.api.RefreshFaxWithResponse(ctx, uid)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: refresh: %w", err)
+		return nil, fmt.Errorf("fax: refresh: %w", err)
 	}
 	if resp.JSON200 == nil {
-		return Fax{}, fmt.Errorf("fax: refresh: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: refresh: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON200.Data, nil
+	return &resp.JSON200.Data, nil
 }
+
+// GetMedia downloads a fax document through a signed media link (a fax's
+// StoredMediaUrl or an inbound fax's MediaUrl, valid 10 minutes; RefreshFax
+// signs fresh ones). The link carries its own authorization, so it is sent
+// without the API key; an altered or expired link answers an *Error with
+// status 403.
+func (c *Client) GetMedia(ctx context.Context, link string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
+		return nil, fmt.Errorf("fax: get media: %w", err)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fax: get media: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMediaBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("fax: get media: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fax: get media: %w", parseError(resp, body))
+	}
+	if len(body) > maxMediaBytes {
+		return nil, fmt.Errorf("fax: get media: the document is larger than %d bytes", maxMediaBytes)
+	}
+	return body, nil
+}
+
+// maxMediaBytes caps a downloaded document.
+const maxMediaBytes = 64 << 20
 
 // ErrorItem is one entry of an error answer.
 type ErrorItem = faxapi.Error

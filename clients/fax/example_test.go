@@ -40,7 +40,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	sent, err := c.Send(context.Background(), fax.SendParams{
+	sent, err := c.SendFax(context.Background(), fax.SendFaxParams{
 		ConnectionID: svc.ConnectionID, From: svc.From, To: "+14155550123", MediaURL: svc.DocURL,
 	})
 	if err != nil {
@@ -69,7 +69,7 @@ func Example() {
 }
 
 // ExampleClient_List walks every fax of the account, page after page.
-func ExampleClient_List() {
+func ExampleClient_ListFaxes() {
 	svc, err := startService("http://127.0.0.1:9/")
 	if err != nil {
 		fmt.Println(err)
@@ -83,13 +83,13 @@ func ExampleClient_List() {
 	}
 	ctx := context.Background()
 	for _, to := range []string{"+14155550101", "+14155550102", "+14155550103"} {
-		if _, err := c.Send(ctx, fax.SendParams{ConnectionID: svc.ConnectionID, From: svc.From, To: to, MediaURL: svc.DocURL}); err != nil {
+		if _, err := c.SendFax(ctx, fax.SendFaxParams{ConnectionID: svc.ConnectionID, From: svc.From, To: to, MediaURL: svc.DocURL}); err != nil {
 			fmt.Println(err)
 			return
 		}
 	}
 	n := 0
-	for f, err := range c.List(ctx, fax.ListOptions{PageSize: 2, Direction: "outbound"}) {
+	for f, err := range c.ListFaxes(ctx, &fax.ListFaxesOptions{PageSize: 2, Direction: "outbound"}) {
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -42,7 +42,7 @@ func startServer() (url string, key pamserver.ServiceUserCredentials, stop func(
 	return env.URL, key, func() { closeEnv(); os.RemoveAll(dir) }
 }
 
-func ExampleClient_Groups() {
+func ExampleClient_ListGroups() {
 	url, key, stop := startServer()
 	defer stop()
 
@@ -51,7 +51,7 @@ func ExampleClient_Groups() {
 		log.Fatal(err)
 	}
 	// The iterator fetches a token, then follows rel="next" to the last page.
-	for g, err := range client.Groups(context.Background(), &pam.ListGroupsOptions{PageSize: 2}) {
+	for g, err := range client.ListGroups(context.Background(), &pam.ListGroupsOptions{PageSize: 2}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -108,12 +108,12 @@ func ExampleClient_CreateServiceUserKey() {
 	if err := admin.DeleteServiceUserKey(ctx, "deployer", oldKey.Id); err != nil {
 		log.Fatal(err)
 	}
-	me, err := deployer.CurrentUser(ctx)
+	me, err := deployer.GetCurrentUser(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	n := 0
-	for _, err := range admin.ServiceUserKeys(ctx, "deployer", nil) {
+	for _, err := range admin.ListServiceUserKeys(ctx, "deployer", nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func ExampleClient_AddGroupMember() {
 	if err := client.AddGroupMember(ctx, "auditors", "auditor-bot"); err != nil {
 		log.Fatal(err)
 	}
-	for u, err := range client.GroupMembers(ctx, "auditors", nil) {
+	for u, err := range client.ListGroupMembers(ctx, "auditors", nil) {
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -42,7 +42,7 @@ type ListUsersOptions struct {
 }
 
 // Users iterates over the team's users, human and service.
-func (c *Client) Users(ctx context.Context, opts *ListUsersOptions) iter.Seq2[User, error] {
+func (c *Client) ListUsers(ctx context.Context, opts *ListUsersOptions) iter.Seq2[User, error] {
 	if opts == nil {
 		opts = &ListUsersOptions{}
 	}
@@ -75,7 +75,7 @@ func (c *Client) GetUser(ctx context.Context, name string) (*User, error) {
 
 // CurrentUser returns the user the client authenticates as, with its
 // effective roles.
-func (c *Client) CurrentUser(ctx context.Context) (*CurrentUser, error) {
+func (c *Client) GetCurrentUser(ctx context.Context) (*CurrentUser, error) {
 	resp, err := c.api.GetCurrentUserWithResponse(ctx, c.team)
 	if err != nil {
 		return nil, failed("get current user", err)
@@ -107,7 +107,7 @@ type ListServiceUsersOptions struct {
 }
 
 // ServiceUsers iterates over the team's service users.
-func (c *Client) ServiceUsers(ctx context.Context, opts *ListServiceUsersOptions) iter.Seq2[ServiceUser, error] {
+func (c *Client) ListServiceUsers(ctx context.Context, opts *ListServiceUsersOptions) iter.Seq2[ServiceUser, error] {
 	if opts == nil {
 		opts = &ListServiceUsersOptions{}
 	}
@@ -172,7 +172,7 @@ func (c *Client) UpdateServiceUser(ctx context.Context, name string, opts Update
 }
 
 // ServiceUserKeys iterates over a service user's live keys (never secrets).
-func (c *Client) ServiceUserKeys(ctx context.Context, user string, opts *ListOptions) iter.Seq2[ServiceUserKey, error] {
+func (c *Client) ListServiceUserKeys(ctx context.Context, user string, opts *ListOptions) iter.Seq2[ServiceUserKey, error] {
 	params := &pamapi.ListServiceUserKeysParams{Count: opts.count()}
 	return listAll[ServiceUserKey](ctx, c, "list service user keys", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ClientInterface.ListServiceUserKeys(ctx, c.team, user, params)

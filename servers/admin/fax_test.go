@@ -239,7 +239,7 @@ func TestInjectFaxInbound_DeliversTheFaxAndItsSignedEventsToTheApplication(t *te
 			require.Eventually(t, func() bool { return len(tn.inbox.typesOf(id)) == len(tt.wantEvents) }, 10*time.Second, 5*time.Millisecond)
 			assert.Equal(t, tt.wantEvents, tn.inbox.typesOf(id))
 
-			f, err := env.faxClient(t, tn.key).Get(ctx, id)
+			f, err := env.faxClient(t, tn.key).GetFax(ctx, id)
 			require.NoError(t, err)
 			assert.Equal(t, faxapi.FaxDirectionInbound, f.Direction)
 			assert.Equal(t, tt.wantStatus, f.Status)
