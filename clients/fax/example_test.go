@@ -68,7 +68,7 @@ func Example() {
 	// fax.delivered
 }
 
-// ExampleClient_List walks every fax of the account, page after page.
+// ExampleClient_ListFaxes walks every fax of the account, page after page.
 func ExampleClient_ListFaxes() {
 	svc, err := startService("http://127.0.0.1:9/")
 	if err != nil {
@@ -122,4 +122,38 @@ func ExampleNewWebhookHandler() {
 	mux.Handle("POST /webhooks/fax", h)
 	fmt.Println("mounted")
 	// Output: mounted
+}
+
+// ExampleClient_CreateApplication creates a fax application, changes its
+// webhook and reads it back.
+func ExampleClient_CreateApplication() {
+	svc, err := startService("http://127.0.0.1:9/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer svc.stop()
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	app, err := c.CreateApplication(ctx, fax.CreateApplicationParams{Name: "billing", WebhookURL: "https://example.com/hooks"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	hook := "https://example.com/hooks/v2"
+	if _, err := c.UpdateApplication(ctx, app.ID, fax.UpdateApplicationParams{WebhookURL: &hook}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := c.GetApplication(ctx, app.ID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(got.Name, got.WebhookURL)
+	// Output: billing https://example.com/hooks/v2
 }

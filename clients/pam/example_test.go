@@ -152,3 +152,19 @@ func ExampleClient_AddGroupMember() {
 	// auditor-bot service active
 	// true
 }
+
+func ExampleClient_GetCurrentUser() {
+	url, key, stop := startServer()
+	defer stop()
+
+	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	me, err := client.GetCurrentUser(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(me.Name, me.Kind, me.Roles)
+	// Output: demo-bot service [pam_admin]
+}

@@ -240,8 +240,9 @@ func (o Options) check(ctx context.Context, resp *http.Response, err error) (boo
 // wait is how long to wait before attempt number attempts+1: what the server
 // asked (asked is true), else an exponential backoff with full jitter.
 func (o Options) wait(attempts int, resp *http.Response) (d time.Duration, asked bool) {
-	if at, ok := RetryAt(resp, o.Clock.Now()); ok {
-		return max(at.Sub(o.Clock.Now()), 0), true
+	now := o.Clock.Now()
+	if at, ok := RetryAt(resp, now); ok {
+		return max(at.Sub(now), 0), true
 	}
 	ceiling := o.WaitMin << min(attempts-1, 30)
 	if ceiling > o.WaitMax || ceiling <= 0 {
