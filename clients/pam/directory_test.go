@@ -63,10 +63,10 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	require.NotNil(t, key.ExpiresAt)
 	keys := collect(t, c.ListServiceUserKeys(ctx, "deployer", nil))
 	require.Len(t, keys, 1)
-	assert.Equal(t, key.Id, keys[0].Id)
+	assert.Equal(t, key.ID, keys[0].ID)
 
 	// The new key works as a client of its own.
-	deployer, err := New(Config{BaseURL: env.URL, Team: "acme", KeyID: key.Id, KeySecret: key.KeySecret, Transport: contractTransport(t)})
+	deployer, err := New(Config{BaseURL: env.URL, Team: "acme", KeyID: key.ID, KeySecret: key.KeySecret, Transport: contractTransport(t)})
 	require.NoError(t, err)
 	who, err := deployer.GetCurrentUser(ctx)
 	require.NoError(t, err)
@@ -81,7 +81,7 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr, "a disabled user's client fails with a typed error")
 	assert.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
 
-	require.NoError(t, c.DeleteServiceUserKey(ctx, "releaser", key.Id))
+	require.NoError(t, c.DeleteServiceUserKey(ctx, "releaser", key.ID))
 	assert.Empty(t, collect(t, c.ListServiceUserKeys(ctx, "releaser", nil)))
 
 	users := collect(t, c.ListUsers(ctx, &ListUsersOptions{Kind: Human}))

@@ -101,11 +101,11 @@ func ExampleClient_CreateServiceUserKey() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	deployer, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: newKey.Id, KeySecret: newKey.KeySecret})
+	deployer, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: newKey.ID, KeySecret: newKey.KeySecret})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := admin.DeleteServiceUserKey(ctx, "deployer", oldKey.Id); err != nil {
+	if err := admin.DeleteServiceUserKey(ctx, "deployer", oldKey.ID); err != nil {
 		log.Fatal(err)
 	}
 	me, err := deployer.GetCurrentUser(ctx)

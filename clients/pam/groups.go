@@ -8,9 +8,6 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 )
 
-// Group is a PAM group.
-type Group = pamapi.Group
-
 // Role is a role a group grants its members.
 type Role = pamapi.Role
 
@@ -63,7 +60,7 @@ func (c *Client) GetGroup(ctx context.Context, name string) (*Group, error) {
 	if resp.JSON200 == nil {
 		return nil, answerError("get group", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[Group](resp.Body)
 }
 
 // CreateGroup creates a group granting roles to its members.
@@ -78,7 +75,7 @@ func (c *Client) CreateGroup(ctx context.Context, name string, roles ...Role) (*
 	if resp.JSON201 == nil {
 		return nil, answerError("create group", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON201, nil
+	return decode[Group](resp.Body)
 }
 
 // UpdateGroup replaces the roles a live group grants.
@@ -127,9 +124,6 @@ func (c *Client) RemoveGroupMember(ctx context.Context, group, user string) erro
 	}
 	return noContent("remove group member", resp.HTTPResponse, resp.Body)
 }
-
-// RoleInfo is a role with what it allows.
-type RoleInfo = pamapi.RoleInfo
 
 // Roles iterates over the roles a group can grant.
 func (c *Client) ListRoles(ctx context.Context, opts *ListOptions) iter.Seq2[RoleInfo, error] {

@@ -9,12 +9,6 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 )
 
-// User is a user of the team, human or service.
-type User = pamapi.User
-
-// CurrentUser is the caller, with its effective roles.
-type CurrentUser = pamapi.CurrentUser
-
 // UserKind says whether a user is a human or a service user.
 type UserKind = pamapi.UserKind
 
@@ -70,7 +64,7 @@ func (c *Client) GetUser(ctx context.Context, name string) (*User, error) {
 	if resp.JSON200 == nil {
 		return nil, answerError("get user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[User](resp.Body)
 }
 
 // CurrentUser returns the user the client authenticates as, with its
@@ -83,17 +77,8 @@ func (c *Client) GetCurrentUser(ctx context.Context) (*CurrentUser, error) {
 	if resp.JSON200 == nil {
 		return nil, answerError("get current user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[CurrentUser](resp.Body)
 }
-
-// ServiceUser is a machine user that authenticates with API keys.
-type ServiceUser = pamapi.ServiceUser
-
-// ServiceUserKey is a service user's API key, without its secret.
-type ServiceUserKey = pamapi.ServiceUserKey
-
-// ServiceUserKeySecret is a new key with its secret, shown once.
-type ServiceUserKeySecret = pamapi.ServiceUserKeySecret
 
 // ListServiceUsersOptions narrows a service-user listing.
 type ListServiceUsersOptions struct {
@@ -132,7 +117,7 @@ func (c *Client) CreateServiceUser(ctx context.Context, name string) (*ServiceUs
 	if resp.JSON201 == nil {
 		return nil, answerError("create service user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON201, nil
+	return decode[ServiceUser](resp.Body)
 }
 
 // GetServiceUser returns a service user by name.
@@ -144,7 +129,7 @@ func (c *Client) GetServiceUser(ctx context.Context, name string) (*ServiceUser,
 	if resp.JSON200 == nil {
 		return nil, answerError("get service user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[ServiceUser](resp.Body)
 }
 
 // UpdateServiceUserOptions says what to change; empty fields stay as they are.
@@ -199,7 +184,7 @@ func (c *Client) CreateServiceUserKey(ctx context.Context, user string, opts *Cr
 	if resp.JSON201 == nil {
 		return nil, answerError("create service user key", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON201, nil
+	return decode[ServiceUserKeySecret](resp.Body)
 }
 
 // DeleteServiceUserKey deletes a key: it issues no more tokens and the
