@@ -57,7 +57,7 @@ func Example_clock() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	id := f.Id.String()
+	id := f.ID.String()
 	if _, err := st.Inbox.Wait(ctx, id, "fax.media.processed"); err != nil {
 		log.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func sendFax(t *testing.T, st *apistacktest.Stack, to string) string {
 	f, err := st.Fax.SendFax(context.Background(), faxclient.SendFaxParams{ConnectionID: st.Credentials.Fax.ConnectionID,
 		To: to, From: st.Credentials.Fax.From, MediaURL: st.SampleFaxURL})
 	require.NoError(t, err)
-	return f.Id.String()
+	return f.ID.String()
 }
 
 func wait(t *testing.T, st *apistacktest.Stack, faxID, eventType string) faxclient.Event {

@@ -49,7 +49,7 @@ func TestStart_EveryClientReachesItsAPIWithTheStacksCredentials(t *testing.T) {
 	f, err := st.Fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: st.Credentials.Fax.ConnectionID,
 		To: "+13125550800", From: st.Credentials.Fax.From, MediaURL: st.SampleFaxURL})
 	require.NoError(t, err)
-	_, err = st.Inbox.Wait(ctx, f.Id.String(), "fax.queued")
+	_, err = st.Inbox.Wait(ctx, f.ID.String(), "fax.queued")
 	require.NoError(t, err)
 	assert.Empty(t, st.Violations())
 }

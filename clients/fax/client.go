@@ -18,8 +18,52 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 )
 
-// Fax is a fax record.
-type Fax = faxapi.Fax
+// Fax is a fax record: the wire fields under Go names (the client's own type,
+// so the generator's naming is not this package's API).
+type Fax struct {
+	// ID identifies the fax.
+	ID uuid.UUID `json:"id"`
+	// ConnectionID is the fax application it was sent or received on.
+	ConnectionID string    `json:"connection_id"`
+	Direction    Direction `json:"direction"`
+	// From and To are E.164 numbers.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Status is where the fax is in its life; FailureReason says why a
+	// failed one failed.
+	Status        Status         `json:"status"`
+	FailureReason *FailureReason `json:"failure_reason,omitempty"`
+	Quality       Quality        `json:"quality"`
+	// PageCount, CallDurationSecs and PartialContent are known once the
+	// transmission ran.
+	PageCount        *int  `json:"page_count,omitempty"`
+	CallDurationSecs *int  `json:"call_duration_secs,omitempty"`
+	PartialContent   *bool `json:"partial_content,omitempty"`
+	// MediaURL is the document (outbound: as given; inbound: a signed link).
+	MediaURL *string `json:"media_url,omitempty"`
+	// StoreMedia keeps a copy, linked (signed, 10 minutes) as StoredMediaURL.
+	StoreMedia     bool    `json:"store_media"`
+	StoredMediaURL *string `json:"stored_media_url,omitempty"`
+	// WebhookURL and WebhookFailoverURL receive the fax's events.
+	WebhookURL         string    `json:"webhook_url"`
+	WebhookFailoverURL string    `json:"webhook_failover_url"`
+	CreatedAt          time.Time `json:"created_at"`
+	UpdatedAt          time.Time `json:"updated_at"`
+}
+
+// FailureReason says why a fax failed.
+type FailureReason = faxapi.FaxFailureReason
+
+// decodeFax reads the fax of a {"data": …} success answer.
+func decodeFax(body []byte) (*Fax, error) {
+	var env struct {
+		Data Fax `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, fmt.Errorf("fax: decode answer: %w", err)
+	}
+	return &env.Data, nil
+}
 
 // Quality is a fax's fidelity setting.
 type Quality = faxapi.FaxQuality
@@ -123,7 +167,7 @@ func (c *Client) SendFax(ctx context.Context, p SendFaxParams) (*Fax, error) {
 	if resp.JSON202 == nil {
 		return nil, fmt.Errorf("fax: send: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return &resp.JSON202.Data, nil
+	return decodeFax(resp.Body)
 }
 
 // GetFax returns a fax; its media links are fresh.
@@ -139,7 +183,7 @@ func (c *Client) GetFax(ctx context.Context, id string) (*Fax, error) {
 	if resp.JSON200 == nil {
 		return nil, fmt.Errorf("fax: get: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return &resp.JSON200.Data, nil
+	return decodeFax(resp.Body)
 }
 
 // ListFaxesOptions filters and sizes a list of faxes.
@@ -183,7 +227,14 @@ func (c *Client) ListFaxes(ctx context.Context, opts *ListFaxesOptions) iter.Seq
 				yield(Fax{}, fmt.Errorf("fax: list: %w", err))
 				return
 			}
-			for _, f := range resp.JSON200.Data {
+			var faxes struct {
+				Data []Fax `json:"data"`
+			}
+			if err := json.Unmarshal(resp.Body, &faxes); err != nil {
+				yield(Fax{}, fmt.Errorf("fax: list: decode answer: %w", err))
+				return
+			}
+			for _, f := range faxes.Data {
 				if !yield(f, nil) {
 					return
 				}
@@ -225,7 +276,7 @@ func (c *Client) CancelFax(ctx context.Context, id string) (*Fax, error) {
 	if resp.JSON200 == nil {
 		return nil, fmt.Errorf("fax: cancel: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return &resp.JSON200.Data, nil
+	return decodeFax(resp.Body)
 }
 
 // RefreshFax returns the fax with freshly signed media links (valid 10 minutes).
@@ -241,7 +292,7 @@ func (c *Client) RefreshFax(ctx context.Context, id string) (*Fax, error) {
 	if resp.JSON200 == nil {
 		return nil, fmt.Errorf("fax: refresh: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return &resp.JSON200.Data, nil
+	return decodeFax(resp.Body)
 }
 
 // GetMedia downloads a fax document through a signed media link (a fax's

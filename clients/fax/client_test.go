@@ -69,7 +69,7 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 	sent, err := c.SendFax(ctx, fax.SendFaxParams{ConnectionID: svc.ConnectionID, To: "+14155550123", From: svc.From, MediaURL: svc.DocURL, StoreMedia: true})
 	require.NoError(t, err)
 	assert.Equal(t, fax.Status("queued"), sent.Status)
-	id := sent.Id.String()
+	id := sent.ID.String()
 	require.Eventually(t, func() bool {
 		return len(typesOf(id)) == 5 && typesOf(id)[4] == "fax.deleted" || len(typesOf(id)) == 4
 	}, 10*time.Second, 10*time.Millisecond)
@@ -80,11 +80,11 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 	assert.Equal(t, fax.Status("delivered"), got.Status)
 	refreshed, err := c.RefreshFax(ctx, id)
 	require.NoError(t, err)
-	require.NotNil(t, refreshed.StoredMediaUrl)
-	doc, err := c.GetMedia(ctx, *refreshed.StoredMediaUrl)
+	require.NotNil(t, refreshed.StoredMediaURL)
+	doc, err := c.GetMedia(ctx, *refreshed.StoredMediaURL)
 	require.NoError(t, err)
 	assert.True(t, bytes.HasPrefix(doc, []byte("%PDF")), "the stored document is the PDF sent")
-	_, err = c.GetMedia(ctx, *refreshed.StoredMediaUrl+"0")
+	_, err = c.GetMedia(ctx, *refreshed.StoredMediaURL+"0")
 	var mediaErr *fax.Error
 	require.True(t, errors.As(err, &mediaErr), "%v", err)
 	assert.Equal(t, http.StatusForbidden, mediaErr.StatusCode)
@@ -92,7 +92,7 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 	var listed []string
 	for f, err := range c.ListFaxes(ctx, &fax.ListFaxesOptions{PageSize: 1}) {
 		require.NoError(t, err)
-		listed = append(listed, f.Id.String())
+		listed = append(listed, f.ID.String())
 	}
 	assert.Equal(t, []string{id}, listed)
 

@@ -107,7 +107,7 @@ func (s *Service) SendFax(ctx context.Context, to, mediaURL string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("send a fax: %w", err)
 	}
-	return f.Id.String(), nil
+	return f.ID.String(), nil
 }
 
 // WebhookHandler receives the fax webhooks.
