@@ -299,6 +299,11 @@ func TestRouting_ASlashAfterTheBucketIsTheSameBucket(t *testing.T) {
 			assert.Equal(t, storageapi.ErrorCodeNoSuchLifecycleConfiguration, e.Code)
 		})
 	}
+	// Without a query a trailing slash is kept: the docs page is /docs/.
+	resp, err := http.Get(env.URL + "/docs/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
 
 // What the service does not implement (an object, another subresource) is
