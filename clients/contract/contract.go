@@ -32,12 +32,12 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/apistack/apistack/clients/internal/replay"
-	"github.com/apistack/apistack/gen/adminapi"
-	"github.com/apistack/apistack/gen/faxapi"
-	"github.com/apistack/apistack/gen/faxwebhooks"
-	"github.com/apistack/apistack/gen/pamapi"
-	"github.com/apistack/apistack/gen/restaurantapi"
-	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/gen/adminserver"
+	"github.com/apistack/apistack/gen/faxserver"
+	"github.com/apistack/apistack/gen/faxwebhooksserver"
+	"github.com/apistack/apistack/gen/pamserver"
+	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/gen/storageserver"
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/internal/xmlbody"
 )
@@ -60,12 +60,12 @@ const (
 
 // specs maps each API to the generated loader of its embedded spec.
 var specs = map[API]func() (*openapi3.T, error){
-	PAM:         pamapi.GetSpec,
-	Admin:       adminapi.GetSpec,
-	Restaurant:  restaurantapi.GetSpec,
-	Fax:         faxapi.GetSpec,
-	FaxWebhooks: faxwebhooks.GetSpec,
-	Storage:     storageapi.GetSpec,
+	PAM:         pamserver.GetSpec,
+	Admin:       adminserver.GetSpec,
+	Restaurant:  restaurantserver.GetSpec,
+	Fax:         faxserver.GetSpec,
+	FaxWebhooks: faxwebhooksserver.GetSpec,
+	Storage:     storageserver.GetSpec,
 }
 
 // Violation is the error of a request or response that breaks the spec.

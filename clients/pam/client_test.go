@@ -57,7 +57,7 @@ func TestGroups_YieldsEveryGroupOnceInOrder(t *testing.T) {
 		for _, count := range []int{0, 1, 7, 100} {
 			t.Run(fmt.Sprintf("groups=%d/count=%d", n, count), func(t *testing.T) {
 				var got []string
-				for g, err := range c.Groups(context.Background(), &ListGroupsOptions{PageSize: count, Contains: contains}) {
+				for g, err := range c.ListGroups(context.Background(), &ListGroupsOptions{PageSize: count, Contains: contains}) {
 					require.NoError(t, err)
 					got = append(got, g.Name)
 				}
@@ -73,7 +73,7 @@ func TestGroups_StopsWhenTheCallerBreaks(t *testing.T) {
 	c := newTestClient(t, env, "acme", "pam_admin")
 	env.Groups(t, "acme", "g", 30)
 	got := 0
-	for _, err := range c.Groups(context.Background(), &ListGroupsOptions{PageSize: 10}) {
+	for _, err := range c.ListGroups(context.Background(), &ListGroupsOptions{PageSize: 10}) {
 		require.NoError(t, err)
 		got++
 		if got == 5 {
@@ -88,7 +88,7 @@ func TestGroups_YieldsTypedErrors(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme") // no role: may not read the directory
-	for _, err := range c.Groups(context.Background(), nil) {
+	for _, err := range c.ListGroups(context.Background(), nil) {
 		var apiErr *Error
 		require.True(t, errors.As(err, &apiErr), "%v", err)
 		assert.Equal(t, http.StatusForbidden, apiErr.StatusCode)
@@ -132,7 +132,7 @@ func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, err := range c.Groups(context.Background(), nil) {
+			for _, err := range c.ListGroups(context.Background(), nil) {
 				if err != nil {
 					errs <- err
 				}
@@ -158,7 +158,7 @@ func TestToken_RefreshesOnceOn401(t *testing.T) {
 	// still believes its token valid, gets a 401, refreshes once and succeeds.
 	require.NoError(t, env.Server.RevokeTokens(context.Background(), "acme"))
 	n := 0
-	for _, err := range c.Groups(context.Background(), nil) {
+	for _, err := range c.ListGroups(context.Background(), nil) {
 		require.NoError(t, err)
 		n++
 	}

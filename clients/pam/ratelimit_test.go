@@ -22,7 +22,7 @@ func TestGroups_CompletesA500ItemIterationUnderATinyRateLimitWithoutSendingBefor
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	seen := map[string]bool{}
-	for g, err := range c.Groups(ctx, &ListGroupsOptions{PageSize: 25}) {
+	for g, err := range c.ListGroups(ctx, &ListGroupsOptions{PageSize: 25}) {
 		require.NoError(t, err)
 		require.False(t, seen[g.Name], "%s seen twice", g.Name)
 		seen[g.Name] = true

@@ -81,7 +81,7 @@ func BenchmarkIterateMenuItems(b *testing.B) {
 // clientWalk iterates every menu item through the client.
 func clientWalk(b *testing.B, c *Client) int {
 	count := 0
-	for _, err := range List(context.Background(), c, MenuItems, nil) {
+	for _, err := range c.ListMenuItems(context.Background(), nil) {
 		if err != nil {
 			b.Fatal(err)
 		}

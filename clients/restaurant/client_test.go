@@ -61,7 +61,7 @@ func TestList_YieldsEveryMenuItemOnceAcrossPages(t *testing.T) {
 	c := newTestClient(t, env, tr)
 
 	seen := map[string]bool{}
-	for item, err := range List(context.Background(), c, MenuItems, nil) {
+	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
 		assert.False(t, seen[item.Guid], "yielded twice: %s", item.Guid)
 		seen[item.Guid] = true
@@ -77,7 +77,7 @@ func TestList_StopsWhenTheCallerBreaks(t *testing.T) {
 	tr := newTransport(t)
 	c := newTestClient(t, env, tr)
 	n := 0
-	for _, err := range List(context.Background(), c, MenuItems, nil) {
+	for _, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
 		if n++; n == 10 {
 			break
@@ -92,17 +92,17 @@ func TestGet_ReturnsEveryResourceAndNotFoundAsAnError(t *testing.T) {
 	c := newTestClient(t, env, newTransport(t))
 	ctx := context.Background()
 
-	menu, err := Get(ctx, c, Menus, doc.Menus[0].Guid)
+	menu, err := c.GetMenu(ctx, doc.Menus[0].Guid)
 	require.NoError(t, err)
-	assert.Equal(t, doc.Menus[0], menu)
-	table, err := Get(ctx, c, Tables, strings.ToUpper(doc.Tables[3].Guid))
+	assert.Equal(t, doc.Menus[0], *menu)
+	table, err := c.GetTable(ctx, strings.ToUpper(doc.Tables[3].Guid))
 	require.NoError(t, err)
-	assert.Equal(t, doc.Tables[3], table)
-	tip, err := c.TipWithholding(ctx)
+	assert.Equal(t, doc.Tables[3], *table)
+	tip, err := c.GetTipWithholding(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, *doc.TipWithholding, tip)
+	assert.Equal(t, *doc.TipWithholding, *tip)
 
-	_, err = Get(ctx, c, MenuItems, "00000000-0000-4000-8000-000000000000")
+	_, err = c.GetMenuItem(ctx, "00000000-0000-4000-8000-000000000000")
 	assert.ErrorIs(t, err, &Error{Key: NotFound})
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)
@@ -113,7 +113,7 @@ func TestGet_ReturnsEveryResourceAndNotFoundAsAnError(t *testing.T) {
 func TestList_ARestaurantNotGrantedIsAnError(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
 	c := newTestClient(t, env, newTransport(t)).ForRestaurant(env.Other)
-	for _, err := range List(context.Background(), c, Printers, nil) {
+	for _, err := range c.ListPrinters(context.Background(), nil) {
 		assert.ErrorIs(t, err, &Error{Key: RestaurantNotGranted})
 	}
 }
@@ -157,10 +157,10 @@ func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
 	c := newTestClient(t, env, tr)
 	ctx := context.Background()
 
-	_, err := Get(ctx, c, Printers, "00000000-0000-4000-8000-000000000000")
+	_, err := c.GetPrinter(ctx, "00000000-0000-4000-8000-000000000000")
 	require.ErrorIs(t, err, &Error{Key: NotFound})
 	clk.advance(2 * time.Hour) // the server sees the token expired; the client does not know yet
-	for _, err := range List(ctx, c, Printers, nil) {
+	for _, err := range c.ListPrinters(ctx, nil) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 2, tr.paths[loginPath])
@@ -175,7 +175,7 @@ func TestClient_Retries429AfterRetryAfter(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()
 	for range 4 {
-		_, err := c.TipWithholding(ctx)
+		_, err := c.GetTipWithholding(ctx)
 		require.NoError(t, err)
 	}
 	assert.GreaterOrEqual(t, tr.codes[http.StatusTooManyRequests], 1)
@@ -186,7 +186,7 @@ func TestClient_WrongCredentialsAreAnError(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
 	c, err := New(Config{BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: "wrong", Restaurant: env.Restaurant, Transport: newTransport(t)})
 	require.NoError(t, err)
-	_, err = c.TipWithholding(context.Background())
+	_, err = c.GetTipWithholding(context.Background())
 	assert.ErrorIs(t, err, &Error{Key: InvalidCredentials})
 	assert.False(t, errors.Is(err, &Error{Key: NotFound}))
 }

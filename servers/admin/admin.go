@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/telemetry"
@@ -66,7 +67,7 @@ type Server struct {
 	wrongTokens *failguard.Guard
 }
 
-var _ adminapi.StrictServerInterface = (*Server)(nil)
+var _ adminserver.StrictServerInterface = (*Server)(nil)
 
 // The body limits of the admin API, as its spec states them: a body over its
 // operation's limit answers 413 unread when its Content-Length says so, and
@@ -99,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 // Handler returns the admin API's HTTP handler, with the metrics at
 // MetricsPath when Config.Telemetry is set.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("admin", adminapi.GetSpec)
+	spec, err := apiserver.Spec("admin", adminserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("admin: load spec: %w", err)
 	}
@@ -125,7 +126,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	adminapi.RegisterHandlers(e, adminapi.NewStrictHandler(s, nil))
+	adminserver.RegisterHandlers(e, adminserver.NewStrictHandler(s, nil))
 	return s.guardTokens(s.withMetrics(e)), nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/adminapi"
@@ -87,7 +88,7 @@ func (e *faxEnv) faxClient(t *testing.T, key string) *faxclient.Client {
 	t.Helper()
 	rt, err := contract.ForAPI(contract.Fax, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
-	c, err := faxclient.New(faxclient.Config{BaseURL: e.faxURL, APIKey: key, Transport: rt, MaxRetries: -1})
+	c, err := faxclient.New(faxclient.Config{BaseURL: e.faxURL, APIKey: key, Transport: rt, Retry: clients.RetryPolicy{MaxRetries: -1}})
 	require.NoError(t, err)
 	return c
 }
@@ -236,7 +237,7 @@ func TestInjectFaxInbound_DeliversTheFaxAndItsSignedEventsToTheApplication(t *te
 			require.Eventually(t, func() bool { return len(tn.inbox.typesOf(id)) == len(tt.wantEvents) }, 10*time.Second, 5*time.Millisecond)
 			assert.Equal(t, tt.wantEvents, tn.inbox.typesOf(id))
 
-			f, err := env.faxClient(t, tn.key).Get(ctx, id)
+			f, err := env.faxClient(t, tn.key).GetFax(ctx, id)
 			require.NoError(t, err)
 			assert.Equal(t, faxapi.FaxDirectionInbound, f.Direction)
 			assert.Equal(t, tt.wantStatus, f.Status)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/restaurant"
 )
@@ -21,7 +22,7 @@ func (s *Server) restaurantServer() (Restaurant, error) {
 }
 
 // CreateRestaurant creates a restaurant.
-func (s *Server) CreateRestaurant(ctx context.Context, req adminapi.CreateRestaurantRequestObject) (adminapi.CreateRestaurantResponseObject, error) {
+func (s *Server) CreateRestaurant(ctx context.Context, req adminserver.CreateRestaurantRequestObject) (adminserver.CreateRestaurantResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -34,11 +35,11 @@ func (s *Server) CreateRestaurant(ctx context.Context, req adminapi.CreateRestau
 	if err != nil {
 		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("restaurant %s exists already", guid)})
 	}
-	return adminapi.CreateRestaurant201JSONResponse(toAPIRestaurant(r, map[string]int{})), nil
+	return adminserver.CreateRestaurant201JSONResponse(toAPIRestaurant(r, map[string]int{})), nil
 }
 
 // GetRestaurant returns a restaurant with its entity counts.
-func (s *Server) GetRestaurant(ctx context.Context, req adminapi.GetRestaurantRequestObject) (adminapi.GetRestaurantResponseObject, error) {
+func (s *Server) GetRestaurant(ctx context.Context, req adminserver.GetRestaurantRequestObject) (adminserver.GetRestaurantResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -51,11 +52,11 @@ func (s *Server) GetRestaurant(ctx context.Context, req adminapi.GetRestaurantRe
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.GetRestaurant200JSONResponse(toAPIRestaurant(r, counts)), nil
+	return adminserver.GetRestaurant200JSONResponse(toAPIRestaurant(r, counts)), nil
 }
 
 // ImportRestaurantConfiguration imports a configuration document.
-func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminapi.ImportRestaurantConfigurationRequestObject) (adminapi.ImportRestaurantConfigurationResponseObject, error) {
+func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminserver.ImportRestaurantConfigurationRequestObject) (adminserver.ImportRestaurantConfigurationResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -68,11 +69,11 @@ func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminapi
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.ImportRestaurantConfiguration200JSONResponse(res), nil
+	return adminserver.ImportRestaurantConfiguration200JSONResponse(res), nil
 }
 
 // GenerateRestaurantDemo imports a generated demo configuration.
-func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminapi.GenerateRestaurantDemoRequestObject) (adminapi.GenerateRestaurantDemoResponseObject, error) {
+func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminserver.GenerateRestaurantDemoRequestObject) (adminserver.GenerateRestaurantDemoResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminapi.Genera
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.GenerateRestaurantDemo200JSONResponse(res), nil
+	return adminserver.GenerateRestaurantDemo200JSONResponse(res), nil
 }
 
 func importInto(ctx context.Context, rs Restaurant, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
@@ -105,7 +106,7 @@ func importInto(ctx context.Context, rs Restaurant, guid string, data []byte) (a
 }
 
 // ArchiveRestaurantEntity archives one entity.
-func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminapi.ArchiveRestaurantEntityRequestObject) (adminapi.ArchiveRestaurantEntityResponseObject, error) {
+func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminserver.ArchiveRestaurantEntityRequestObject) (adminserver.ArchiveRestaurantEntityResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -113,11 +114,11 @@ func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminapi.Archi
 	if err := hideErr(rs.Archive(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
 		return nil, err
 	}
-	return adminapi.ArchiveRestaurantEntity204Response{}, nil
+	return adminserver.ArchiveRestaurantEntity204Response{}, nil
 }
 
 // RemoveRestaurantEntity removes one entity.
-func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminapi.RemoveRestaurantEntityRequestObject) (adminapi.RemoveRestaurantEntityResponseObject, error) {
+func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminserver.RemoveRestaurantEntityRequestObject) (adminserver.RemoveRestaurantEntityResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -125,7 +126,7 @@ func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminapi.Remove
 	if err := hideErr(rs.Remove(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
 		return nil, err
 	}
-	return adminapi.RemoveRestaurantEntity204Response{}, nil
+	return adminserver.RemoveRestaurantEntity204Response{}, nil
 }
 
 func hideErr(err error, resource adminapi.RestaurantResource, guid string) error {
@@ -133,7 +134,7 @@ func hideErr(err error, resource adminapi.RestaurantResource, guid string) error
 }
 
 // CreateRestaurantClient creates an API client granted restaurants.
-func (s *Server) CreateRestaurantClient(ctx context.Context, req adminapi.CreateRestaurantClientRequestObject) (adminapi.CreateRestaurantClientResponseObject, error) {
+func (s *Server) CreateRestaurantClient(ctx context.Context, req adminserver.CreateRestaurantClientRequestObject) (adminserver.CreateRestaurantClientResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func (s *Server) CreateRestaurantClient(ctx context.Context, req adminapi.Create
 	if err != nil {
 		return nil, notFound(err, "a granted restaurant does not exist: %s", err)
 	}
-	return adminapi.CreateRestaurantClient201JSONResponse{ClientId: c.ClientID, ClientSecret: c.ClientSecret, Name: c.Name, Restaurants: c.Restaurants}, nil
+	return adminserver.CreateRestaurantClient201JSONResponse{ClientId: c.ClientID, ClientSecret: c.ClientSecret, Name: c.Name, Restaurants: c.Restaurants}, nil
 }
 
 func toAPIRestaurant(r restaurant.Restaurant, counts map[string]int) adminapi.RestaurantRestaurant {

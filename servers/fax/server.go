@@ -30,6 +30,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/faxserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
@@ -107,7 +108,7 @@ type Server struct {
 	running    sync.Mutex
 }
 
-var _ faxapi.StrictServerInterface = (*Server)(nil)
+var _ faxserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a fax server on cfg.DB. Run starts its simulator and webhook
 // delivery.
@@ -203,7 +204,7 @@ func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // authentication and validation, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("fax", faxapi.GetSpec)
+	spec, err := apiserver.Spec("fax", faxserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("fax: load spec: %w", err)
 	}
@@ -230,7 +231,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	// After validation: a form body reaches the handler as the JSON encoding
 	// of exactly the value the validator checked.
 	e.Use(validatedFormAsJSON)
-	faxapi.RegisterHandlers(e, faxapi.NewStrictHandler(s, nil))
+	faxserver.RegisterHandlers(e, faxserver.NewStrictHandler(s, nil))
 	return e, nil
 }
 
@@ -283,7 +284,7 @@ func validatedFormAsJSON(next echo.HandlerFunc) echo.HandlerFunc {
 
 // SendFax queues an outbound fax after checking what the schema cannot: the
 // numbers, the application, its voice profile and the sending number.
-func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (faxapi.SendFaxResponseObject, error) {
+func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject) (faxserver.SendFaxResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -358,12 +359,12 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 		return nil, err
 	}
 	s.wake()
-	return faxapi.SendFax202JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.SendFax202JSONResponse{Data: s.toAPIFax(f)}, nil
 }
 
 // ListFaxes lists the account's faxes, newest first, one numbered page at a
 // time. It changes nothing and emits nothing.
-func (s *Server) ListFaxes(ctx context.Context, req faxapi.ListFaxesRequestObject) (faxapi.ListFaxesResponseObject, error) {
+func (s *Server) ListFaxes(ctx context.Context, req faxserver.ListFaxesRequestObject) (faxserver.ListFaxesResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -384,7 +385,7 @@ func (s *Server) ListFaxes(ctx context.Context, req faxapi.ListFaxesRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	out := faxapi.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
+	out := faxserver.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
 	for _, r := range rows {
 		out.Data = append(out.Data, s.toAPIFax(r))
 	}
@@ -392,16 +393,16 @@ func (s *Server) ListFaxes(ctx context.Context, req faxapi.ListFaxesRequestObjec
 }
 
 // GetFax returns one fax, with fresh signed media links.
-func (s *Server) GetFax(ctx context.Context, req faxapi.GetFaxRequestObject) (faxapi.GetFaxResponseObject, error) {
+func (s *Server) GetFax(ctx context.Context, req faxserver.GetFaxRequestObject) (faxserver.GetFaxResponseObject, error) {
 	f, err := s.faxOf(ctx, req.Id.String())
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.GetFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.GetFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 }
 
 // DeleteFax deletes a fax in a final state and emits fax.deleted.
-func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObject) (faxapi.DeleteFaxResponseObject, error) {
+func (s *Server) DeleteFax(ctx context.Context, req faxserver.DeleteFaxRequestObject) (faxserver.DeleteFaxResponseObject, error) {
 	f, err := s.faxOf(ctx, req.Id.String())
 	if err != nil {
 		return nil, err
@@ -423,14 +424,14 @@ func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObjec
 		return nil, err
 	}
 	s.wake()
-	return faxapi.DeleteFax204Response{}, nil
+	return faxserver.DeleteFax204Response{}, nil
 }
 
 // CancelFax fails an outbound fax that is still in progress with
 // user_cancelled. The simulator may move the fax on between the read and the
 // write; the cancel is then made again from the state it moved to, as long
 // as that state can still be cancelled.
-func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObject) (faxapi.CancelFaxResponseObject, error) {
+func (s *Server) CancelFax(ctx context.Context, req faxserver.CancelFaxRequestObject) (faxserver.CancelFaxResponseObject, error) {
 	const maxTries = 8
 	for try := 1; ; try++ {
 		f, err := s.faxOf(ctx, req.Id.String())
@@ -459,7 +460,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObjec
 			return nil, err
 		}
 		s.wake()
-		return faxapi.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+		return faxserver.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 	}
 }
 
@@ -470,7 +471,7 @@ var cancellable = map[string]bool{
 }
 
 // RefreshFax answers the fax with freshly signed media links.
-func (s *Server) RefreshFax(ctx context.Context, req faxapi.RefreshFaxRequestObject) (faxapi.RefreshFaxResponseObject, error) {
+func (s *Server) RefreshFax(ctx context.Context, req faxserver.RefreshFaxRequestObject) (faxserver.RefreshFaxResponseObject, error) {
 	f, err := s.faxOf(ctx, req.Id.String())
 	if err != nil {
 		return nil, err
@@ -478,11 +479,11 @@ func (s *Server) RefreshFax(ctx context.Context, req faxapi.RefreshFaxRequestObj
 	if !hasDocument(f) {
 		return nil, errInvalidState("the fax has no stored or received document to link to")
 	}
-	return faxapi.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 }
 
 // GetMedia serves a document through a signed link.
-func (s *Server) GetMedia(ctx context.Context, req faxapi.GetMediaRequestObject) (faxapi.GetMediaResponseObject, error) {
+func (s *Server) GetMedia(ctx context.Context, req faxserver.GetMediaRequestObject) (faxserver.GetMediaResponseObject, error) {
 	id := req.MediaId.String()
 	if err := s.checkMediaLink(id, req.Params.Expires, req.Params.Signature); err != nil {
 		return nil, err
@@ -494,11 +495,11 @@ func (s *Server) GetMedia(ctx context.Context, req faxapi.GetMediaRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.GetMedia200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
+	return faxserver.GetMedia200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
 }
 
 // ListFaxApplications lists the account's fax applications.
-func (s *Server) ListFaxApplications(ctx context.Context, req faxapi.ListFaxApplicationsRequestObject) (faxapi.ListFaxApplicationsResponseObject, error) {
+func (s *Server) ListFaxApplications(ctx context.Context, req faxserver.ListFaxApplicationsRequestObject) (faxserver.ListFaxApplicationsResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -508,7 +509,7 @@ func (s *Server) ListFaxApplications(ctx context.Context, req faxapi.ListFaxAppl
 	if err != nil {
 		return nil, err
 	}
-	out := faxapi.ListFaxApplications200JSONResponse{Data: make([]faxapi.FaxApplication, 0, len(apps)), Meta: pageMeta(number, size, total)}
+	out := faxserver.ListFaxApplications200JSONResponse{Data: make([]faxapi.FaxApplication, 0, len(apps)), Meta: pageMeta(number, size, total)}
 	for _, a := range apps {
 		out.Data = append(out.Data, toAPIApplication(a))
 	}
@@ -516,7 +517,7 @@ func (s *Server) ListFaxApplications(ctx context.Context, req faxapi.ListFaxAppl
 }
 
 // CreateFaxApplication creates a fax application.
-func (s *Server) CreateFaxApplication(ctx context.Context, req faxapi.CreateFaxApplicationRequestObject) (faxapi.CreateFaxApplicationResponseObject, error) {
+func (s *Server) CreateFaxApplication(ctx context.Context, req faxserver.CreateFaxApplicationRequestObject) (faxserver.CreateFaxApplicationResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -539,20 +540,20 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxapi.CreateFaxA
 	if err := s.store.insertApplication(ctx, a); err != nil {
 		return nil, err
 	}
-	return faxapi.CreateFaxApplication201JSONResponse{Data: toAPIApplication(a)}, nil
+	return faxserver.CreateFaxApplication201JSONResponse{Data: toAPIApplication(a)}, nil
 }
 
 // GetFaxApplication returns one fax application.
-func (s *Server) GetFaxApplication(ctx context.Context, req faxapi.GetFaxApplicationRequestObject) (faxapi.GetFaxApplicationResponseObject, error) {
+func (s *Server) GetFaxApplication(ctx context.Context, req faxserver.GetFaxApplicationRequestObject) (faxserver.GetFaxApplicationResponseObject, error) {
 	a, err := s.applicationOf(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.GetFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
+	return faxserver.GetFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
 }
 
 // UpdateFaxApplication changes the fields present in the body.
-func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxApplicationRequestObject) (faxapi.UpdateFaxApplicationResponseObject, error) {
+func (s *Server) UpdateFaxApplication(ctx context.Context, req faxserver.UpdateFaxApplicationRequestObject) (faxserver.UpdateFaxApplicationResponseObject, error) {
 	a, err := s.applicationOf(ctx, req.Id)
 	if err != nil {
 		return nil, err
@@ -582,12 +583,12 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxA
 	if err := s.store.updateApplication(ctx, a); err != nil {
 		return nil, err
 	}
-	return faxapi.UpdateFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
+	return faxserver.UpdateFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
 }
 
 // DeleteFaxApplication deletes a fax application; its numbers are no longer
 // enabled on any application.
-func (s *Server) DeleteFaxApplication(ctx context.Context, req faxapi.DeleteFaxApplicationRequestObject) (faxapi.DeleteFaxApplicationResponseObject, error) {
+func (s *Server) DeleteFaxApplication(ctx context.Context, req faxserver.DeleteFaxApplicationRequestObject) (faxserver.DeleteFaxApplicationResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -599,7 +600,7 @@ func (s *Server) DeleteFaxApplication(ctx context.Context, req faxapi.DeleteFaxA
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.DeleteFaxApplication204Response{}, nil
+	return faxserver.DeleteFaxApplication204Response{}, nil
 }
 
 // setVoiceProfile sets a's outbound voice profile to id ("" or nil: none),

@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
@@ -89,7 +90,7 @@ type Server struct {
 	offlineSwitch *cache.Cache[bool]
 }
 
-var _ pamapi.StrictServerInterface = (*Server)(nil)
+var _ pamserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a PAM server on cfg.DB.
 func New(ctx context.Context, cfg Config) (*Server, error) {
@@ -149,7 +150,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("pam", pamapi.GetSpec)
+	spec, err := apiserver.Spec("pam", pamserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("pam: load spec: %w", err)
 	}
@@ -176,7 +177,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	pamapi.RegisterHandlers(e, pamapi.NewStrictHandler(s, nil))
+	pamserver.RegisterHandlers(e, pamserver.NewStrictHandler(s, nil))
 	return e, nil
 }
 
@@ -187,7 +188,7 @@ func (s *Server) Handler() (http.Handler, error) {
 // which keys exist; a disabled team is only named to a caller that proved
 // it holds one of the team's keys. Each failure is counted against the
 // caller's address and the key id named (see exchangeLimits).
-func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceTokenRequestObject) (pamapi.IssueServiceTokenResponseObject, error) {
+func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServiceTokenRequestObject) (pamserver.IssueServiceTokenResponseObject, error) {
 	t, err := s.store.teamByName(ctx, req.TeamName)
 	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
@@ -231,14 +232,14 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	if err := s.store.insertToken(ctx, hashSecret(token), k, now, expires); err != nil {
 		return nil, err
 	}
-	return pamapi.IssueServiceToken200JSONResponse{
+	return pamserver.IssueServiceToken200JSONResponse{
 		Body:    pamapi.ServiceToken{BearerToken: token, ExpiresAt: expires.UTC(), TeamName: t.Name},
-		Headers: pamapi.IssueServiceToken200ResponseHeaders(rh),
+		Headers: pamserver.IssueServiceToken200ResponseHeaders(rh),
 	}, nil
 }
 
 // ListGroups lists the team's groups, one keyset page at a time.
-func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObject) (pamapi.ListGroupsResponseObject, error) {
+func (s *Server) ListGroups(ctx context.Context, req pamserver.ListGroupsRequestObject) (pamserver.ListGroupsResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err

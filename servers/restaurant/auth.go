@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 )
@@ -111,7 +112,7 @@ func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) e
 // header must exist and be granted to the caller, and the restaurant's rate
 // limits must allow one more request. It runs after validation, so the header
 // is a well-formed GUID and the token resolved.
-func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) restaurantapi.StrictHandlerFunc {
+func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) restaurantserver.StrictHandlerFunc {
 	if operationID == "Login" {
 		return f
 	}

@@ -11,11 +11,11 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 )
 
 // ListAlternatePaymentTypes lists the restaurant's alternate payment types.
-func (s *Server) ListAlternatePaymentTypes(ctx context.Context, req restaurantapi.ListAlternatePaymentTypesRequestObject) (restaurantapi.ListAlternatePaymentTypesResponseObject, error) {
+func (s *Server) ListAlternatePaymentTypes(ctx context.Context, req restaurantserver.ListAlternatePaymentTypesRequestObject) (restaurantserver.ListAlternatePaymentTypesResponseObject, error) {
 	rows, next, err := s.page(ctx, resAlternatePaymentTypes, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -24,7 +24,7 @@ func (s *Server) ListAlternatePaymentTypes(ctx context.Context, req restaurantap
 }
 
 // GetAlternatePaymentType returns one of the restaurant's alternate payment types.
-func (s *Server) GetAlternatePaymentType(ctx context.Context, req restaurantapi.GetAlternatePaymentTypeRequestObject) (restaurantapi.GetAlternatePaymentTypeResponseObject, error) {
+func (s *Server) GetAlternatePaymentType(ctx context.Context, req restaurantserver.GetAlternatePaymentTypeRequestObject) (restaurantserver.GetAlternatePaymentTypeResponseObject, error) {
 	doc, err := s.get(ctx, resAlternatePaymentTypes, req.Guid)
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func (s *Server) GetAlternatePaymentType(ctx context.Context, req restaurantapi.
 }
 
 // ListBreakTypes lists the restaurant's break types.
-func (s *Server) ListBreakTypes(ctx context.Context, req restaurantapi.ListBreakTypesRequestObject) (restaurantapi.ListBreakTypesResponseObject, error) {
+func (s *Server) ListBreakTypes(ctx context.Context, req restaurantserver.ListBreakTypesRequestObject) (restaurantserver.ListBreakTypesResponseObject, error) {
 	rows, next, err := s.page(ctx, resBreakTypes, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (s *Server) ListBreakTypes(ctx context.Context, req restaurantapi.ListBreak
 }
 
 // GetBreakType returns one of the restaurant's break types.
-func (s *Server) GetBreakType(ctx context.Context, req restaurantapi.GetBreakTypeRequestObject) (restaurantapi.GetBreakTypeResponseObject, error) {
+func (s *Server) GetBreakType(ctx context.Context, req restaurantserver.GetBreakTypeRequestObject) (restaurantserver.GetBreakTypeResponseObject, error) {
 	doc, err := s.get(ctx, resBreakTypes, req.Guid)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func (s *Server) GetBreakType(ctx context.Context, req restaurantapi.GetBreakTyp
 }
 
 // ListCashDrawers lists the restaurant's cash drawers.
-func (s *Server) ListCashDrawers(ctx context.Context, req restaurantapi.ListCashDrawersRequestObject) (restaurantapi.ListCashDrawersResponseObject, error) {
+func (s *Server) ListCashDrawers(ctx context.Context, req restaurantserver.ListCashDrawersRequestObject) (restaurantserver.ListCashDrawersResponseObject, error) {
 	rows, next, err := s.page(ctx, resCashDrawers, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func (s *Server) ListCashDrawers(ctx context.Context, req restaurantapi.ListCash
 }
 
 // GetCashDrawer returns one of the restaurant's cash drawers.
-func (s *Server) GetCashDrawer(ctx context.Context, req restaurantapi.GetCashDrawerRequestObject) (restaurantapi.GetCashDrawerResponseObject, error) {
+func (s *Server) GetCashDrawer(ctx context.Context, req restaurantserver.GetCashDrawerRequestObject) (restaurantserver.GetCashDrawerResponseObject, error) {
 	doc, err := s.get(ctx, resCashDrawers, req.Guid)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (s *Server) GetCashDrawer(ctx context.Context, req restaurantapi.GetCashDra
 }
 
 // ListDiningOptions lists the restaurant's dining options.
-func (s *Server) ListDiningOptions(ctx context.Context, req restaurantapi.ListDiningOptionsRequestObject) (restaurantapi.ListDiningOptionsResponseObject, error) {
+func (s *Server) ListDiningOptions(ctx context.Context, req restaurantserver.ListDiningOptionsRequestObject) (restaurantserver.ListDiningOptionsResponseObject, error) {
 	rows, next, err := s.page(ctx, resDiningOptions, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (s *Server) ListDiningOptions(ctx context.Context, req restaurantapi.ListDi
 }
 
 // GetDiningOption returns one of the restaurant's dining options.
-func (s *Server) GetDiningOption(ctx context.Context, req restaurantapi.GetDiningOptionRequestObject) (restaurantapi.GetDiningOptionResponseObject, error) {
+func (s *Server) GetDiningOption(ctx context.Context, req restaurantserver.GetDiningOptionRequestObject) (restaurantserver.GetDiningOptionResponseObject, error) {
 	doc, err := s.get(ctx, resDiningOptions, req.Guid)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (s *Server) GetDiningOption(ctx context.Context, req restaurantapi.GetDinin
 }
 
 // ListDiscounts lists the restaurant's discounts.
-func (s *Server) ListDiscounts(ctx context.Context, req restaurantapi.ListDiscountsRequestObject) (restaurantapi.ListDiscountsResponseObject, error) {
+func (s *Server) ListDiscounts(ctx context.Context, req restaurantserver.ListDiscountsRequestObject) (restaurantserver.ListDiscountsResponseObject, error) {
 	rows, next, err := s.page(ctx, resDiscounts, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (s *Server) ListDiscounts(ctx context.Context, req restaurantapi.ListDiscou
 }
 
 // GetDiscount returns one of the restaurant's discounts.
-func (s *Server) GetDiscount(ctx context.Context, req restaurantapi.GetDiscountRequestObject) (restaurantapi.GetDiscountResponseObject, error) {
+func (s *Server) GetDiscount(ctx context.Context, req restaurantserver.GetDiscountRequestObject) (restaurantserver.GetDiscountResponseObject, error) {
 	doc, err := s.get(ctx, resDiscounts, req.Guid)
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (s *Server) GetDiscount(ctx context.Context, req restaurantapi.GetDiscountR
 }
 
 // ListMenuGroups lists the restaurant's menu groups.
-func (s *Server) ListMenuGroups(ctx context.Context, req restaurantapi.ListMenuGroupsRequestObject) (restaurantapi.ListMenuGroupsResponseObject, error) {
+func (s *Server) ListMenuGroups(ctx context.Context, req restaurantserver.ListMenuGroupsRequestObject) (restaurantserver.ListMenuGroupsResponseObject, error) {
 	rows, next, err := s.page(ctx, resMenuGroups, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func (s *Server) ListMenuGroups(ctx context.Context, req restaurantapi.ListMenuG
 }
 
 // GetMenuGroup returns one of the restaurant's menu groups.
-func (s *Server) GetMenuGroup(ctx context.Context, req restaurantapi.GetMenuGroupRequestObject) (restaurantapi.GetMenuGroupResponseObject, error) {
+func (s *Server) GetMenuGroup(ctx context.Context, req restaurantserver.GetMenuGroupRequestObject) (restaurantserver.GetMenuGroupResponseObject, error) {
 	doc, err := s.get(ctx, resMenuGroups, req.Guid)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (s *Server) GetMenuGroup(ctx context.Context, req restaurantapi.GetMenuGrou
 }
 
 // ListMenuItems lists the restaurant's menu items.
-func (s *Server) ListMenuItems(ctx context.Context, req restaurantapi.ListMenuItemsRequestObject) (restaurantapi.ListMenuItemsResponseObject, error) {
+func (s *Server) ListMenuItems(ctx context.Context, req restaurantserver.ListMenuItemsRequestObject) (restaurantserver.ListMenuItemsResponseObject, error) {
 	rows, next, err := s.page(ctx, resMenuItems, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func (s *Server) ListMenuItems(ctx context.Context, req restaurantapi.ListMenuIt
 }
 
 // GetMenuItem returns one of the restaurant's menu items.
-func (s *Server) GetMenuItem(ctx context.Context, req restaurantapi.GetMenuItemRequestObject) (restaurantapi.GetMenuItemResponseObject, error) {
+func (s *Server) GetMenuItem(ctx context.Context, req restaurantserver.GetMenuItemRequestObject) (restaurantserver.GetMenuItemResponseObject, error) {
 	doc, err := s.get(ctx, resMenuItems, req.Guid)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (s *Server) GetMenuItem(ctx context.Context, req restaurantapi.GetMenuItemR
 }
 
 // ListMenuOptionGroups lists the restaurant's menu option groups.
-func (s *Server) ListMenuOptionGroups(ctx context.Context, req restaurantapi.ListMenuOptionGroupsRequestObject) (restaurantapi.ListMenuOptionGroupsResponseObject, error) {
+func (s *Server) ListMenuOptionGroups(ctx context.Context, req restaurantserver.ListMenuOptionGroupsRequestObject) (restaurantserver.ListMenuOptionGroupsResponseObject, error) {
 	rows, next, err := s.page(ctx, resMenuOptionGroups, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (s *Server) ListMenuOptionGroups(ctx context.Context, req restaurantapi.Lis
 }
 
 // GetMenuOptionGroup returns one of the restaurant's menu option groups.
-func (s *Server) GetMenuOptionGroup(ctx context.Context, req restaurantapi.GetMenuOptionGroupRequestObject) (restaurantapi.GetMenuOptionGroupResponseObject, error) {
+func (s *Server) GetMenuOptionGroup(ctx context.Context, req restaurantserver.GetMenuOptionGroupRequestObject) (restaurantserver.GetMenuOptionGroupResponseObject, error) {
 	doc, err := s.get(ctx, resMenuOptionGroups, req.Guid)
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (s *Server) GetMenuOptionGroup(ctx context.Context, req restaurantapi.GetMe
 }
 
 // ListMenus lists the restaurant's menus.
-func (s *Server) ListMenus(ctx context.Context, req restaurantapi.ListMenusRequestObject) (restaurantapi.ListMenusResponseObject, error) {
+func (s *Server) ListMenus(ctx context.Context, req restaurantserver.ListMenusRequestObject) (restaurantserver.ListMenusResponseObject, error) {
 	rows, next, err := s.page(ctx, resMenus, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (s *Server) ListMenus(ctx context.Context, req restaurantapi.ListMenusReque
 }
 
 // GetMenu returns one of the restaurant's menus.
-func (s *Server) GetMenu(ctx context.Context, req restaurantapi.GetMenuRequestObject) (restaurantapi.GetMenuResponseObject, error) {
+func (s *Server) GetMenu(ctx context.Context, req restaurantserver.GetMenuRequestObject) (restaurantserver.GetMenuResponseObject, error) {
 	doc, err := s.get(ctx, resMenus, req.Guid)
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func (s *Server) GetMenu(ctx context.Context, req restaurantapi.GetMenuRequestOb
 }
 
 // ListNoSaleReasons lists the restaurant's no sale reasons.
-func (s *Server) ListNoSaleReasons(ctx context.Context, req restaurantapi.ListNoSaleReasonsRequestObject) (restaurantapi.ListNoSaleReasonsResponseObject, error) {
+func (s *Server) ListNoSaleReasons(ctx context.Context, req restaurantserver.ListNoSaleReasonsRequestObject) (restaurantserver.ListNoSaleReasonsResponseObject, error) {
 	rows, next, err := s.page(ctx, resNoSaleReasons, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func (s *Server) ListNoSaleReasons(ctx context.Context, req restaurantapi.ListNo
 }
 
 // GetNoSaleReason returns one of the restaurant's no sale reasons.
-func (s *Server) GetNoSaleReason(ctx context.Context, req restaurantapi.GetNoSaleReasonRequestObject) (restaurantapi.GetNoSaleReasonResponseObject, error) {
+func (s *Server) GetNoSaleReason(ctx context.Context, req restaurantserver.GetNoSaleReasonRequestObject) (restaurantserver.GetNoSaleReasonResponseObject, error) {
 	doc, err := s.get(ctx, resNoSaleReasons, req.Guid)
 	if err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func (s *Server) GetNoSaleReason(ctx context.Context, req restaurantapi.GetNoSal
 }
 
 // ListPayoutReasons lists the restaurant's payout reasons.
-func (s *Server) ListPayoutReasons(ctx context.Context, req restaurantapi.ListPayoutReasonsRequestObject) (restaurantapi.ListPayoutReasonsResponseObject, error) {
+func (s *Server) ListPayoutReasons(ctx context.Context, req restaurantserver.ListPayoutReasonsRequestObject) (restaurantserver.ListPayoutReasonsResponseObject, error) {
 	rows, next, err := s.page(ctx, resPayoutReasons, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (s *Server) ListPayoutReasons(ctx context.Context, req restaurantapi.ListPa
 }
 
 // GetPayoutReason returns one of the restaurant's payout reasons.
-func (s *Server) GetPayoutReason(ctx context.Context, req restaurantapi.GetPayoutReasonRequestObject) (restaurantapi.GetPayoutReasonResponseObject, error) {
+func (s *Server) GetPayoutReason(ctx context.Context, req restaurantserver.GetPayoutReasonRequestObject) (restaurantserver.GetPayoutReasonResponseObject, error) {
 	doc, err := s.get(ctx, resPayoutReasons, req.Guid)
 	if err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (s *Server) GetPayoutReason(ctx context.Context, req restaurantapi.GetPayou
 }
 
 // ListPreModifiers lists the restaurant's pre modifiers.
-func (s *Server) ListPreModifiers(ctx context.Context, req restaurantapi.ListPreModifiersRequestObject) (restaurantapi.ListPreModifiersResponseObject, error) {
+func (s *Server) ListPreModifiers(ctx context.Context, req restaurantserver.ListPreModifiersRequestObject) (restaurantserver.ListPreModifiersResponseObject, error) {
 	rows, next, err := s.page(ctx, resPreModifiers, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (s *Server) ListPreModifiers(ctx context.Context, req restaurantapi.ListPre
 }
 
 // GetPreModifier returns one of the restaurant's pre modifiers.
-func (s *Server) GetPreModifier(ctx context.Context, req restaurantapi.GetPreModifierRequestObject) (restaurantapi.GetPreModifierResponseObject, error) {
+func (s *Server) GetPreModifier(ctx context.Context, req restaurantserver.GetPreModifierRequestObject) (restaurantserver.GetPreModifierResponseObject, error) {
 	doc, err := s.get(ctx, resPreModifiers, req.Guid)
 	if err != nil {
 		return nil, err
@@ -231,7 +231,7 @@ func (s *Server) GetPreModifier(ctx context.Context, req restaurantapi.GetPreMod
 }
 
 // ListPreModifierGroups lists the restaurant's pre modifier groups.
-func (s *Server) ListPreModifierGroups(ctx context.Context, req restaurantapi.ListPreModifierGroupsRequestObject) (restaurantapi.ListPreModifierGroupsResponseObject, error) {
+func (s *Server) ListPreModifierGroups(ctx context.Context, req restaurantserver.ListPreModifierGroupsRequestObject) (restaurantserver.ListPreModifierGroupsResponseObject, error) {
 	rows, next, err := s.page(ctx, resPreModifierGroups, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func (s *Server) ListPreModifierGroups(ctx context.Context, req restaurantapi.Li
 }
 
 // GetPreModifierGroup returns one of the restaurant's pre modifier groups.
-func (s *Server) GetPreModifierGroup(ctx context.Context, req restaurantapi.GetPreModifierGroupRequestObject) (restaurantapi.GetPreModifierGroupResponseObject, error) {
+func (s *Server) GetPreModifierGroup(ctx context.Context, req restaurantserver.GetPreModifierGroupRequestObject) (restaurantserver.GetPreModifierGroupResponseObject, error) {
 	doc, err := s.get(ctx, resPreModifierGroups, req.Guid)
 	if err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ func (s *Server) GetPreModifierGroup(ctx context.Context, req restaurantapi.GetP
 }
 
 // ListPriceGroups lists the restaurant's price groups.
-func (s *Server) ListPriceGroups(ctx context.Context, req restaurantapi.ListPriceGroupsRequestObject) (restaurantapi.ListPriceGroupsResponseObject, error) {
+func (s *Server) ListPriceGroups(ctx context.Context, req restaurantserver.ListPriceGroupsRequestObject) (restaurantserver.ListPriceGroupsResponseObject, error) {
 	rows, next, err := s.page(ctx, resPriceGroups, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -258,7 +258,7 @@ func (s *Server) ListPriceGroups(ctx context.Context, req restaurantapi.ListPric
 }
 
 // GetPriceGroup returns one of the restaurant's price groups.
-func (s *Server) GetPriceGroup(ctx context.Context, req restaurantapi.GetPriceGroupRequestObject) (restaurantapi.GetPriceGroupResponseObject, error) {
+func (s *Server) GetPriceGroup(ctx context.Context, req restaurantserver.GetPriceGroupRequestObject) (restaurantserver.GetPriceGroupResponseObject, error) {
 	doc, err := s.get(ctx, resPriceGroups, req.Guid)
 	if err != nil {
 		return nil, err
@@ -267,7 +267,7 @@ func (s *Server) GetPriceGroup(ctx context.Context, req restaurantapi.GetPriceGr
 }
 
 // ListPrinters lists the restaurant's printers.
-func (s *Server) ListPrinters(ctx context.Context, req restaurantapi.ListPrintersRequestObject) (restaurantapi.ListPrintersResponseObject, error) {
+func (s *Server) ListPrinters(ctx context.Context, req restaurantserver.ListPrintersRequestObject) (restaurantserver.ListPrintersResponseObject, error) {
 	rows, next, err := s.page(ctx, resPrinters, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -276,7 +276,7 @@ func (s *Server) ListPrinters(ctx context.Context, req restaurantapi.ListPrinter
 }
 
 // GetPrinter returns one of the restaurant's printers.
-func (s *Server) GetPrinter(ctx context.Context, req restaurantapi.GetPrinterRequestObject) (restaurantapi.GetPrinterResponseObject, error) {
+func (s *Server) GetPrinter(ctx context.Context, req restaurantserver.GetPrinterRequestObject) (restaurantserver.GetPrinterResponseObject, error) {
 	doc, err := s.get(ctx, resPrinters, req.Guid)
 	if err != nil {
 		return nil, err
@@ -285,7 +285,7 @@ func (s *Server) GetPrinter(ctx context.Context, req restaurantapi.GetPrinterReq
 }
 
 // ListRestaurantServices lists the restaurant's restaurant services.
-func (s *Server) ListRestaurantServices(ctx context.Context, req restaurantapi.ListRestaurantServicesRequestObject) (restaurantapi.ListRestaurantServicesResponseObject, error) {
+func (s *Server) ListRestaurantServices(ctx context.Context, req restaurantserver.ListRestaurantServicesRequestObject) (restaurantserver.ListRestaurantServicesResponseObject, error) {
 	rows, next, err := s.page(ctx, resRestaurantServices, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -294,7 +294,7 @@ func (s *Server) ListRestaurantServices(ctx context.Context, req restaurantapi.L
 }
 
 // GetRestaurantService returns one of the restaurant's restaurant services.
-func (s *Server) GetRestaurantService(ctx context.Context, req restaurantapi.GetRestaurantServiceRequestObject) (restaurantapi.GetRestaurantServiceResponseObject, error) {
+func (s *Server) GetRestaurantService(ctx context.Context, req restaurantserver.GetRestaurantServiceRequestObject) (restaurantserver.GetRestaurantServiceResponseObject, error) {
 	doc, err := s.get(ctx, resRestaurantServices, req.Guid)
 	if err != nil {
 		return nil, err
@@ -303,7 +303,7 @@ func (s *Server) GetRestaurantService(ctx context.Context, req restaurantapi.Get
 }
 
 // ListRevenueCenters lists the restaurant's revenue centers.
-func (s *Server) ListRevenueCenters(ctx context.Context, req restaurantapi.ListRevenueCentersRequestObject) (restaurantapi.ListRevenueCentersResponseObject, error) {
+func (s *Server) ListRevenueCenters(ctx context.Context, req restaurantserver.ListRevenueCentersRequestObject) (restaurantserver.ListRevenueCentersResponseObject, error) {
 	rows, next, err := s.page(ctx, resRevenueCenters, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (s *Server) ListRevenueCenters(ctx context.Context, req restaurantapi.ListR
 }
 
 // GetRevenueCenter returns one of the restaurant's revenue centers.
-func (s *Server) GetRevenueCenter(ctx context.Context, req restaurantapi.GetRevenueCenterRequestObject) (restaurantapi.GetRevenueCenterResponseObject, error) {
+func (s *Server) GetRevenueCenter(ctx context.Context, req restaurantserver.GetRevenueCenterRequestObject) (restaurantserver.GetRevenueCenterResponseObject, error) {
 	doc, err := s.get(ctx, resRevenueCenters, req.Guid)
 	if err != nil {
 		return nil, err
@@ -321,7 +321,7 @@ func (s *Server) GetRevenueCenter(ctx context.Context, req restaurantapi.GetReve
 }
 
 // ListSalesCategories lists the restaurant's sales categories.
-func (s *Server) ListSalesCategories(ctx context.Context, req restaurantapi.ListSalesCategoriesRequestObject) (restaurantapi.ListSalesCategoriesResponseObject, error) {
+func (s *Server) ListSalesCategories(ctx context.Context, req restaurantserver.ListSalesCategoriesRequestObject) (restaurantserver.ListSalesCategoriesResponseObject, error) {
 	rows, next, err := s.page(ctx, resSalesCategories, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -330,7 +330,7 @@ func (s *Server) ListSalesCategories(ctx context.Context, req restaurantapi.List
 }
 
 // GetSalesCategory returns one of the restaurant's sales categories.
-func (s *Server) GetSalesCategory(ctx context.Context, req restaurantapi.GetSalesCategoryRequestObject) (restaurantapi.GetSalesCategoryResponseObject, error) {
+func (s *Server) GetSalesCategory(ctx context.Context, req restaurantserver.GetSalesCategoryRequestObject) (restaurantserver.GetSalesCategoryResponseObject, error) {
 	doc, err := s.get(ctx, resSalesCategories, req.Guid)
 	if err != nil {
 		return nil, err
@@ -339,7 +339,7 @@ func (s *Server) GetSalesCategory(ctx context.Context, req restaurantapi.GetSale
 }
 
 // ListServiceAreas lists the restaurant's service areas.
-func (s *Server) ListServiceAreas(ctx context.Context, req restaurantapi.ListServiceAreasRequestObject) (restaurantapi.ListServiceAreasResponseObject, error) {
+func (s *Server) ListServiceAreas(ctx context.Context, req restaurantserver.ListServiceAreasRequestObject) (restaurantserver.ListServiceAreasResponseObject, error) {
 	rows, next, err := s.page(ctx, resServiceAreas, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -348,7 +348,7 @@ func (s *Server) ListServiceAreas(ctx context.Context, req restaurantapi.ListSer
 }
 
 // GetServiceArea returns one of the restaurant's service areas.
-func (s *Server) GetServiceArea(ctx context.Context, req restaurantapi.GetServiceAreaRequestObject) (restaurantapi.GetServiceAreaResponseObject, error) {
+func (s *Server) GetServiceArea(ctx context.Context, req restaurantserver.GetServiceAreaRequestObject) (restaurantserver.GetServiceAreaResponseObject, error) {
 	doc, err := s.get(ctx, resServiceAreas, req.Guid)
 	if err != nil {
 		return nil, err
@@ -357,7 +357,7 @@ func (s *Server) GetServiceArea(ctx context.Context, req restaurantapi.GetServic
 }
 
 // ListServiceCharges lists the restaurant's service charges.
-func (s *Server) ListServiceCharges(ctx context.Context, req restaurantapi.ListServiceChargesRequestObject) (restaurantapi.ListServiceChargesResponseObject, error) {
+func (s *Server) ListServiceCharges(ctx context.Context, req restaurantserver.ListServiceChargesRequestObject) (restaurantserver.ListServiceChargesResponseObject, error) {
 	rows, next, err := s.page(ctx, resServiceCharges, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -366,7 +366,7 @@ func (s *Server) ListServiceCharges(ctx context.Context, req restaurantapi.ListS
 }
 
 // GetServiceCharge returns one of the restaurant's service charges.
-func (s *Server) GetServiceCharge(ctx context.Context, req restaurantapi.GetServiceChargeRequestObject) (restaurantapi.GetServiceChargeResponseObject, error) {
+func (s *Server) GetServiceCharge(ctx context.Context, req restaurantserver.GetServiceChargeRequestObject) (restaurantserver.GetServiceChargeResponseObject, error) {
 	doc, err := s.get(ctx, resServiceCharges, req.Guid)
 	if err != nil {
 		return nil, err
@@ -375,7 +375,7 @@ func (s *Server) GetServiceCharge(ctx context.Context, req restaurantapi.GetServ
 }
 
 // ListTables lists the restaurant's tables.
-func (s *Server) ListTables(ctx context.Context, req restaurantapi.ListTablesRequestObject) (restaurantapi.ListTablesResponseObject, error) {
+func (s *Server) ListTables(ctx context.Context, req restaurantserver.ListTablesRequestObject) (restaurantserver.ListTablesResponseObject, error) {
 	rows, next, err := s.page(ctx, resTables, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -384,7 +384,7 @@ func (s *Server) ListTables(ctx context.Context, req restaurantapi.ListTablesReq
 }
 
 // GetTable returns one of the restaurant's tables.
-func (s *Server) GetTable(ctx context.Context, req restaurantapi.GetTableRequestObject) (restaurantapi.GetTableResponseObject, error) {
+func (s *Server) GetTable(ctx context.Context, req restaurantserver.GetTableRequestObject) (restaurantserver.GetTableResponseObject, error) {
 	doc, err := s.get(ctx, resTables, req.Guid)
 	if err != nil {
 		return nil, err
@@ -393,7 +393,7 @@ func (s *Server) GetTable(ctx context.Context, req restaurantapi.GetTableRequest
 }
 
 // ListTaxRates lists the restaurant's tax rates.
-func (s *Server) ListTaxRates(ctx context.Context, req restaurantapi.ListTaxRatesRequestObject) (restaurantapi.ListTaxRatesResponseObject, error) {
+func (s *Server) ListTaxRates(ctx context.Context, req restaurantserver.ListTaxRatesRequestObject) (restaurantserver.ListTaxRatesResponseObject, error) {
 	rows, next, err := s.page(ctx, resTaxRates, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -402,7 +402,7 @@ func (s *Server) ListTaxRates(ctx context.Context, req restaurantapi.ListTaxRate
 }
 
 // GetTaxRate returns one of the restaurant's tax rates.
-func (s *Server) GetTaxRate(ctx context.Context, req restaurantapi.GetTaxRateRequestObject) (restaurantapi.GetTaxRateResponseObject, error) {
+func (s *Server) GetTaxRate(ctx context.Context, req restaurantserver.GetTaxRateRequestObject) (restaurantserver.GetTaxRateResponseObject, error) {
 	doc, err := s.get(ctx, resTaxRates, req.Guid)
 	if err != nil {
 		return nil, err
@@ -411,7 +411,7 @@ func (s *Server) GetTaxRate(ctx context.Context, req restaurantapi.GetTaxRateReq
 }
 
 // ListVoidReasons lists the restaurant's void reasons.
-func (s *Server) ListVoidReasons(ctx context.Context, req restaurantapi.ListVoidReasonsRequestObject) (restaurantapi.ListVoidReasonsResponseObject, error) {
+func (s *Server) ListVoidReasons(ctx context.Context, req restaurantserver.ListVoidReasonsRequestObject) (restaurantserver.ListVoidReasonsResponseObject, error) {
 	rows, next, err := s.page(ctx, resVoidReasons, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -420,7 +420,7 @@ func (s *Server) ListVoidReasons(ctx context.Context, req restaurantapi.ListVoid
 }
 
 // GetVoidReason returns one of the restaurant's void reasons.
-func (s *Server) GetVoidReason(ctx context.Context, req restaurantapi.GetVoidReasonRequestObject) (restaurantapi.GetVoidReasonResponseObject, error) {
+func (s *Server) GetVoidReason(ctx context.Context, req restaurantserver.GetVoidReasonRequestObject) (restaurantserver.GetVoidReasonResponseObject, error) {
 	doc, err := s.get(ctx, resVoidReasons, req.Guid)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
@@ -67,7 +68,7 @@ type Server struct {
 	grants *cache.Cache[struct{}]
 }
 
-var _ restaurantapi.StrictServerInterface = (*Server)(nil)
+var _ restaurantserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a restaurant server on cfg.DB.
 func New(ctx context.Context, cfg Config) (*Server, error) {
@@ -121,7 +122,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // token resolution, validation, the restaurant gate and rate limits, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("restaurant", restaurantapi.GetSpec)
+	spec, err := apiserver.Spec("restaurant", restaurantserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("restaurant: load spec: %w", err)
 	}
@@ -145,12 +146,12 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	restaurantapi.RegisterHandlers(e, restaurantapi.NewStrictHandler(s, []restaurantapi.StrictMiddlewareFunc{s.gate}))
+	restaurantserver.RegisterHandlers(e, restaurantserver.NewStrictHandler(s, []restaurantserver.StrictMiddlewareFunc{s.gate}))
 	return e, nil
 }
 
 // Login exchanges an API client's credentials for a bearer token.
-func (s *Server) Login(ctx context.Context, req restaurantapi.LoginRequestObject) (restaurantapi.LoginResponseObject, error) {
+func (s *Server) Login(ctx context.Context, req restaurantserver.LoginRequestObject) (restaurantserver.LoginResponseObject, error) {
 	c, err := s.store.client(ctx, req.Body.ClientId)
 	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
@@ -167,7 +168,7 @@ func (s *Server) Login(ctx context.Context, req restaurantapi.LoginRequestObject
 	if err := s.store.insertToken(ctx, hashSecret(token), c.ID, expires); err != nil {
 		return nil, err
 	}
-	return restaurantapi.Login200JSONResponse{
+	return restaurantserver.Login200JSONResponse{
 		Status: restaurantapi.AuthenticationResponseStatusSUCCESS,
 		Token: restaurantapi.AuthenticationToken{
 			TokenType:   restaurantapi.AuthenticationTokenTokenTypeBearer,
@@ -250,7 +251,7 @@ func (s *Server) get(ctx context.Context, r resource, guid string) ([]byte, erro
 }
 
 // GetTipWithholding returns the restaurant's tip withholding setting.
-func (s *Server) GetTipWithholding(ctx context.Context, _ restaurantapi.GetTipWithholdingRequestObject) (restaurantapi.GetTipWithholdingResponseObject, error) {
+func (s *Server) GetTipWithholding(ctx context.Context, _ restaurantserver.GetTipWithholdingRequestObject) (restaurantserver.GetTipWithholdingResponseObject, error) {
 	doc, err := s.store.singleton(ctx, restaurantFrom(ctx), kinds[resTipWithholding].Path)
 	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND, "this restaurant has no tip withholding setting")

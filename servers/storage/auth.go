@@ -79,6 +79,15 @@ func (s *Server) addressing(next echo.HandlerFunc) echo.HandlerFunc {
 			req.URL.Path = "/" + bucket + path
 			req.URL.RawPath = ""
 		}
+		// S3 accepts a slash after the bucket, and the JavaScript SDK v3 sends
+		// one with path-style addressing (PUT /bucket/?lifecycle=): route a
+		// bucket subresource /{bucket}/?… as /{bucket}?…. Only with a query,
+		// so the server's own pages (/docs/) keep their slash. The signature
+		// still covers the path sent.
+		if p := req.URL.Path; req.URL.RawQuery != "" && len(p) > 2 && strings.HasSuffix(p, "/") && strings.Count(p, "/") == 2 {
+			req.URL.Path = strings.TrimSuffix(p, "/")
+			req.URL.RawPath = ""
+		}
 		req = req.WithContext(context.WithValue(req.Context(), requestStateKey{}, st))
 		c.SetRequest(req)
 		return next(c)

@@ -61,6 +61,17 @@ func storageErrors(logger *slog.Logger) apiserver.Errors[*apiError] {
 
 func render(c echo.Context, ae *apiError, logger *slog.Logger) error {
 	req := c.Request()
+	if ae.Code == storageapi.ErrorCodeNotImplemented {
+		// An unimplemented subresource is named only to a caller that proved
+		// who it is: any other gets the signature's error.
+		if st := stateFrom(req.Context()); st != nil && st.authErr != nil {
+			if e := fromDomain(st.authErr); e != nil {
+				ae = e
+			} else {
+				ae = toAPIError(st.authErr)
+			}
+		}
+	}
 	resource := ae.Resource
 	if resource == "" {
 		resource = req.URL.Path

@@ -21,6 +21,7 @@ import (
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/internal/xmlbody"
+	"github.com/apistack/apistack/gen/storageserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
@@ -76,7 +77,7 @@ type Server struct {
 	documents *documentBudget
 }
 
-var _ storageapi.StrictServerInterface = (*Server)(nil)
+var _ storageserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a storage server on cfg.DB.
 func New(cfg Config) (*Server, error) {
@@ -118,7 +119,7 @@ func (s *Server) Domain() string { return s.cfg.Domain }
 // virtual-host rewriting, signature verification and spec validation, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("storage", storageapi.GetSpec)
+	spec, err := apiserver.Spec("storage", storageserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("storage: load spec: %w", err)
 	}
@@ -146,12 +147,12 @@ func (s *Server) Handler() (http.Handler, error) {
 	// Addressing runs before echo routes the request, so that a virtual-host
 	// address is routed as its path-style equivalent.
 	e.Pre(s.addressing)
-	storageapi.RegisterHandlers(e, storageapi.NewStrictHandler(s, nil))
+	storageserver.RegisterHandlers(e, storageserver.NewStrictHandler(s, nil))
 	return e, nil
 }
 
 // PutLifecycle replaces a bucket's lifecycle configuration.
-func (s *Server) PutLifecycle(ctx context.Context, req storageapi.PutLifecycleRequestObject) (storageapi.PutLifecycleResponseObject, error) {
+func (s *Server) PutLifecycle(ctx context.Context, req storageserver.PutLifecycleRequestObject) (storageserver.PutLifecycleResponseObject, error) {
 	b, err := s.bucket(ctx, req.Bucket)
 	if err != nil {
 		return nil, err
@@ -170,11 +171,11 @@ func (s *Server) PutLifecycle(ctx context.Context, req storageapi.PutLifecycleRe
 	if err := s.store.putLifecycle(ctx, b.Name, doc, s.clock.Now()); err != nil {
 		return nil, err
 	}
-	return storageapi.PutLifecycle200Response{Headers: storageapi.PutLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
+	return storageserver.PutLifecycle200Response{Headers: storageserver.PutLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
 }
 
 // GetLifecycle returns a bucket's lifecycle configuration as stored.
-func (s *Server) GetLifecycle(ctx context.Context, req storageapi.GetLifecycleRequestObject) (storageapi.GetLifecycleResponseObject, error) {
+func (s *Server) GetLifecycle(ctx context.Context, req storageserver.GetLifecycleRequestObject) (storageserver.GetLifecycleResponseObject, error) {
 	b, err := s.bucket(ctx, req.Bucket)
 	if err != nil {
 		return nil, err
@@ -187,15 +188,15 @@ func (s *Server) GetLifecycle(ctx context.Context, req storageapi.GetLifecycleRe
 	if err != nil {
 		return nil, err
 	}
-	return storageapi.GetLifecycle200ApplicationxmlResponse{
+	return storageserver.GetLifecycle200ApplicationxmlResponse{
 		Body:          bytesReader(doc),
 		ContentLength: int64(len(doc)),
-		Headers:       storageapi.GetLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)},
+		Headers:       storageserver.GetLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)},
 	}, nil
 }
 
 // DeleteLifecycle removes a bucket's lifecycle configuration, if it has one.
-func (s *Server) DeleteLifecycle(ctx context.Context, req storageapi.DeleteLifecycleRequestObject) (storageapi.DeleteLifecycleResponseObject, error) {
+func (s *Server) DeleteLifecycle(ctx context.Context, req storageserver.DeleteLifecycleRequestObject) (storageserver.DeleteLifecycleResponseObject, error) {
 	b, err := s.bucket(ctx, req.Bucket)
 	if err != nil {
 		return nil, err
@@ -203,7 +204,7 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageapi.DeleteLifec
 	if err := s.store.deleteLifecycle(ctx, b.Name); err != nil {
 		return nil, err
 	}
-	return storageapi.DeleteLifecycle204Response{Headers: storageapi.DeleteLifecycle204ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
+	return storageserver.DeleteLifecycle204Response{Headers: storageserver.DeleteLifecycle204ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
 }
 
 // bucket returns the named bucket if the request's key may act on it: a key

@@ -23,10 +23,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/gen/adminapi"
-	"github.com/apistack/apistack/gen/faxapi"
-	"github.com/apistack/apistack/gen/pamapi"
-	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/adminserver"
+	"github.com/apistack/apistack/gen/faxserver"
+	"github.com/apistack/apistack/gen/pamserver"
+	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -330,7 +330,7 @@ func pamToken(t *testing.T, pam map[string]string) string {
 // specs are the OpenAPI documents of the APIs whose answers are JSON, by the
 // first word of a target's api.
 var specs = map[string]func() (*openapi3.T, error){
-	"pam": pamapi.GetSpec, "fax": faxapi.GetSpec, "restaurant": restaurantapi.GetSpec, "admin": adminapi.GetSpec,
+	"pam": pamserver.GetSpec, "fax": faxserver.GetSpec, "restaurant": restaurantserver.GetSpec, "admin": adminserver.GetSpec,
 }
 
 // assertAnswerInSpec checks a's status, headers and body against the

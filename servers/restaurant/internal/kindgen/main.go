@@ -140,7 +140,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 )
 `)
 	for _, r := range rows {
@@ -151,7 +151,7 @@ import (
 		plural := words(r.Path)
 		fmt.Fprintf(&b, `
 // %[1]s lists the restaurant's %[3]s.
-func (s *Server) %[1]s(ctx context.Context, req restaurantapi.%[1]sRequestObject) (restaurantapi.%[1]sResponseObject, error) {
+func (s *Server) %[1]s(ctx context.Context, req restaurantserver.%[1]sRequestObject) (restaurantserver.%[1]sResponseObject, error) {
 	rows, next, err := s.page(ctx, %[2]s, listQuery(req.Params))
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (s *Server) %[1]s(ctx context.Context, req restaurantapi.%[1]sRequestObject
 }
 
 // %[4]s returns one of the restaurant's %[3]s.
-func (s *Server) %[4]s(ctx context.Context, req restaurantapi.%[4]sRequestObject) (restaurantapi.%[4]sResponseObject, error) {
+func (s *Server) %[4]s(ctx context.Context, req restaurantserver.%[4]sRequestObject) (restaurantserver.%[4]sResponseObject, error) {
 	doc, err := s.get(ctx, %[2]s, req.Guid)
 	if err != nil {
 		return nil, err
