@@ -20,8 +20,8 @@ import (
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
-	"github.com/apistack/apistack/internal/xmlbody"
 	"github.com/apistack/apistack/gen/storageserver"
+	"github.com/apistack/apistack/internal/xmlbody"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
