@@ -12,6 +12,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/servers/internal/apiserver"
 )
 
 // authState is what resolveAuth learned about a request's API key; the spec's
@@ -47,7 +49,8 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 		return &authState{err: errAuthentication("the Authorization header must be \"Bearer <API_KEY>\"")}
 	}
 	hash := hashKey(key)
-	acct, stored, err := s.apiKey(r.Context(), hash)
+	k, err := s.apiKey(r.Context(), hash)
+	acct, stored := k.accountID, k.stored
 	if err != nil && !errors.Is(err, errNotFound) {
 		s.logger.ErrorContext(r.Context(), "fax: look up api key", "err", err)
 		return &authState{err: errInternal()}
@@ -60,6 +63,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 	if subtle.ConstantTimeCompare(stored, hash) != 1 || acct == "" {
 		return &authState{err: errAuthentication("the API key is not valid")}
 	}
+	apiserver.Attribute(r.Context(), k.accountName)
 	return &authState{accountID: acct}
 }
 

@@ -20,9 +20,12 @@ var API = descriptor.API[Settings, *Server, DemoCredentials]{
 			DB: d.DB, Settings: s, Clock: d.Clock, Logger: d.Logger, Telemetry: d.Telemetry, Hooks: d.Hooks,
 			ValidateResponses: d.Validation.Responses, ResponseChecks: d.Validation.ResponseChecks,
 			OnResponseViolation: d.Validation.OnResponseViolation, DisableValidation: d.Validation.Disable,
+			Journal: d.Journal,
 		})
 	},
-	Seed: seedTenants,
+	Seed:   seedTenants,
+	Reset:  resetTenants,
+	Delete: deleteTenants,
 }
 
 // DemoCredentials is the pam section of demo-credentials.json: a key of a

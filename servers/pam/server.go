@@ -63,6 +63,9 @@ type Config struct {
 	// Telemetry counts the server's requests and events for /metrics and
 	// feeds the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// Journal keeps the requests of the sandboxes' credentials (their team
+	// names the set); nil keeps none.
+	Journal apiserver.Journal
 }
 
 // The credential caches' bounds: entries for the tokens in use, each
@@ -188,6 +191,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
@@ -218,6 +222,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	if !secretOK || t.ID == "" || k.TeamID != t.ID {
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("unknown key_id or wrong key_secret"))
 	}
+	apiserver.Attribute(ctx, t.Name)
 	switch {
 	case k.Deleted:
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the key was deleted"))

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 )
 
@@ -75,7 +76,8 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
 			"the Authorization header must be \"Bearer <accessToken>\"")}
 	}
-	clientID, expires, err := s.token(ctx, hashSecret(token))
+	t, err := s.token(ctx, hashSecret(token))
+	clientID, expires := t.clientID, t.expires
 	switch {
 	case errors.Is(err, errNotFound):
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
@@ -88,6 +90,7 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyTOKENEXPIRED,
 			"the bearer token expired at %s; log in again", expires.UTC().Format(time.RFC3339))}
 	}
+	apiserver.Attribute(ctx, t.clientName)
 	return &authState{clientID: clientID}
 }
 

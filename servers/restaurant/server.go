@@ -66,6 +66,9 @@ type Config struct {
 	// Telemetry counts the server's requests and events for /metrics and
 	// feeds the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// Journal keeps the requests of the sandboxes' credentials (their
+	// client names the set); nil keeps none.
+	Journal apiserver.Journal
 }
 
 // Server is the restaurant configuration API.
@@ -161,6 +164,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
@@ -182,6 +186,7 @@ func (s *Server) Login(ctx context.Context, req restaurantapi.LoginRequestObject
 	if !hmac.Equal(hashSecret(req.Body.ClientSecret), want) || c.ID == "" {
 		return nil, newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDCREDENTIALS, "unknown clientId or wrong clientSecret")
 	}
+	apiserver.Attribute(ctx, c.Name)
 	token := "rst_" + randomSecret()
 	expires := s.clock.Now().Add(s.cfg.TokenTTL)
 	if err := s.store.insertToken(ctx, hashSecret(token), c.ID, expires); err != nil {

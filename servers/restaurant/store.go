@@ -195,16 +195,17 @@ func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, e
 }
 
 // tokenByHash returns the client of a token and when the token expires.
-func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID string, expires time.Time, err error) {
+func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID, clientName string, expires time.Time, err error) {
 	var ms int64
-	err = s.db.QueryRowContext(ctx, `SELECT client_id, expires_at_ms FROM tokens WHERE hash = ?`, hash).Scan(&clientID, &ms)
+	err = s.db.QueryRowContext(ctx, `SELECT t.client_id, c.name, t.expires_at_ms FROM tokens t JOIN api_clients c ON c.id = t.client_id
+		WHERE t.hash = ?`, hash).Scan(&clientID, &clientName, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", time.Time{}, errNotFound
+		return "", "", time.Time{}, errNotFound
 	}
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("read token: %w", err)
+		return "", "", time.Time{}, fmt.Errorf("read token: %w", err)
 	}
-	return clientID, time.UnixMilli(ms), nil
+	return clientID, clientName, time.UnixMilli(ms), nil
 }
 
 // access reports whether the restaurant exists and whether the client was

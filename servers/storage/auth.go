@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -146,6 +147,7 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 		return err
 	}
 	st.account = account
+	apiserver.Attribute(ctx, account)
 	if req.ContentLength > lifecycledoc.MaxBodySize {
 		return lifecycledoc.TooLarge()
 	}

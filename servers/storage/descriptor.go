@@ -21,10 +21,12 @@ var API = descriptor.API[Settings, *Server, DemoCredentials]{
 		return New(Config{
 			DB: d.DB, MasterKey: d.MasterKey, Settings: s, Clock: d.Clock, Logger: d.Logger, Telemetry: d.Telemetry, Hooks: d.Hooks,
 			ValidateResponses: d.Validation.Responses, ResponseChecks: d.Validation.ResponseChecks,
-			OnResponseViolation: d.Validation.OnResponseViolation,
+			OnResponseViolation: d.Validation.OnResponseViolation, Journal: d.Journal,
 		})
 	},
-	Seed: seedTenants,
+	Seed:   seedTenants,
+	Reset:  resetTenants,
+	Delete: deleteTenants,
 }
 
 // DemoCredentials is the storage section of demo-credentials.json.

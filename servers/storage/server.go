@@ -75,6 +75,9 @@ type Config struct {
 	// Telemetry counts the server's requests and events for /metrics and
 	// feeds the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// Journal keeps the requests of the sandboxes' credentials (their
+	// account names the set); nil keeps none.
+	Journal apiserver.Journal
 }
 
 // Server is the storage API.
@@ -157,6 +160,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
