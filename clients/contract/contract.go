@@ -39,6 +39,7 @@ import (
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/xmlbody"
 )
 
 // API names an apistack API whose spec is embedded in this package.
@@ -50,8 +51,8 @@ const (
 	Admin      API = "admin"
 	Restaurant API = "restaurant"
 	Fax        API = "fax"
-	// Storage is the storage API; its XML bodies are decoded by the decoder
-	// the storage server registers, so import servers/storage where it is checked.
+	// Storage is the storage API; ForAPI registers the decoder of its XML
+	// bodies (internal/xmlbody) with openapi3filter.
 	Storage API = "storage"
 	// FaxWebhooks is the receiving endpoint of the fax webhooks (specs/fax/webhooks.yaml).
 	FaxWebhooks API = "faxwebhooks"
@@ -132,6 +133,9 @@ func ForAPI(api API, next http.RoundTripper, opts ...Option) (*Transport, error)
 	spec, err := load()
 	if err != nil {
 		return nil, fmt.Errorf("contract: load %s spec: %w", api, err)
+	}
+	if api == Storage {
+		xmlbody.Register()
 	}
 	t, err := New(spec, next, opts...)
 	if err != nil {

@@ -47,7 +47,7 @@ func startFax(t *testing.T) *faxEnv {
 	}
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
-	fs, err := fax.New(ctx, fax.Config{DB: db, MasterKey: faxKey, ValidateResponses: true, OnResponseViolation: violation, Settings: fax.Settings{WebhookBackoff: time.Millisecond, WebhookMaxBackoff: 10 * time.Millisecond, Destinations: fax.DestinationOptions{AllowPrivate: true}}}) // webhooks to loopback receivers
+	fs, err := fax.New(ctx, fax.Config{Deps: fax.Deps{DB: db, ValidateResponses: true, OnResponseViolation: violation}, MasterKey: faxKey, Settings: fax.Settings{WebhookBackoff: time.Millisecond, WebhookMaxBackoff: 10 * time.Millisecond, Destinations: fax.DestinationOptions{AllowPrivate: true}}}) // webhooks to loopback receivers
 	require.NoError(t, err)
 	fh, err := fs.Handler()
 	require.NoError(t, err)

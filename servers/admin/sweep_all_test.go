@@ -50,8 +50,10 @@ func startAdmin(t *testing.T, all bool) *fullAdmin {
 	faxDB := openFaxDB(t)
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
-	fs, err := fax.New(ctx, fax.Config{DB: faxDB, MasterKey: faxKey, ValidateResponses: true, OnResponseViolation: violation,
-		Logger: slog.New(slog.DiscardHandler)})
+	fs, err := fax.New(ctx, fax.Config{
+		Deps:      fax.Deps{DB: faxDB, ValidateResponses: true, OnResponseViolation: violation, Logger: slog.New(slog.DiscardHandler)},
+		MasterKey: faxKey,
+	})
 	require.NoError(t, err)
 	pam := pamtest.Start(t, pamtest.Options{})
 	rest := restauranttest.Start(t, restauranttest.Options{})

@@ -64,7 +64,7 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { _ = db.Close() })
 	masterKey, err := fax.LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)
-	w.fax, err = fax.New(ctx, fax.Config{DB: db, MasterKey: masterKey, Logger: slog.New(slog.DiscardHandler), Settings: fax.Settings{WebhookAttempts: 3, WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond, Destinations: egress.Options{AllowPrivate: true}}})
+	w.fax, err = fax.New(ctx, fax.Config{Deps: fax.Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, MasterKey: masterKey, Settings: fax.Settings{WebhookAttempts: 3, WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond, Destinations: egress.Options{AllowPrivate: true}}})
 	require.NoError(t, err)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})

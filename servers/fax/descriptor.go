@@ -19,24 +19,17 @@ const apiName = "fax"
 // serve`, the test kit). The stack runs the server's simulator and webhook
 // sender (Run) itself.
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name:         apiName,
-	Migrations:   descriptor.Migrations{Schema: apiName, SQLite: Migrations(), Postgres: PostgresMigrations()},
-	SealsSecrets: true,
-	New: func(ctx context.Context, d descriptor.Deps, s Settings) (*Server, error) {
-		// A clock other than the system's is a test's: the simulator takes
-		// at once the steps a moved clock has passed.
-		_, system := d.Clock.(clock.System)
-		return New(ctx, Config{
-			DB: d.DB, MasterKey: d.MasterKey, Settings: s, CatchUpSteps: d.Clock != nil && !system,
-			WebhookTransport: d.WebhookTransport,
-			Clock:            d.Clock, Logger: d.Logger, Telemetry: d.Telemetry, Hooks: d.Hooks,
-			ValidateResponses: d.Validation.Responses, ResponseChecks: d.Validation.ResponseChecks,
-			OnResponseViolation: d.Validation.OnResponseViolation, Journal: d.Journal,
-		})
-	},
-	Seed:   seedTenants,
-	Reset:  resetTenants,
-	Delete: deleteTenants,
+	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
+}
+
+// newFromEnv is the fax server of an assembler. A clock other than the
+// system's is a test's: the simulator takes at once the steps a moved clock
+// has passed.
+func newFromEnv(ctx context.Context, e descriptor.Env, s Settings) (*Server, error) {
+	_, system := e.Clock.(clock.System)
+	return New(ctx, Config{Deps: e.Deps, MasterKey: e.MasterKey, Settings: s,
+		CatchUpSteps: e.Clock != nil && !system, WebhookTransport: e.WebhookTransport})
 }
 
 // The admin port's fax demo routes (servers/stack; specs/admin, tag fax): a

@@ -28,7 +28,7 @@ func TestSeedTenants_MovesOnlyDemoWebhookURLsToTheInbox(t *testing.T) {
 			defer db.Close()
 			key, err := LoadOrCreateMasterKey(dir + "/fax-master.key")
 			require.NoError(t, err)
-			s, err := New(ctx, Config{DB: db, MasterKey: key})
+			s, err := New(ctx, Config{Deps: Deps{DB: db}, MasterKey: key})
 			require.NoError(t, err)
 			first, err := seedTenants(ctx, s, set, nil)
 			require.NoError(t, err)

@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,17 +32,21 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the fax server.
 type Config struct {
-	// DB is the fax database, migrated with Migrations.
-	DB *sql.DB
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
 	// MasterKey (secretbox.KeySize bytes, kept outside the database; see
 	// LoadOrCreateMasterKey) seals the server's own secrets in DB: the
 	// webhook signing seed and the media-link key.
@@ -68,30 +71,6 @@ type Config struct {
 	// a random one. Run first ends the claims made under the same name (a
 	// restarted replica takes its own work back at once).
 	ReplicaID string
-	// Clock tells the time; nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
-	// OnResponseViolation is called for a response that breaks the spec
-	// (tests fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
-	// Journal keeps the requests of the sandboxes' credentials (their
-	// account names the set); nil keeps none.
-	Journal apiserver.Journal
 }
 
 // DestinationOptions configure the destination policy of Config.Destinations
@@ -142,12 +121,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.ReplicaID == "" {
 		cfg.ReplicaID = uuid.NewString()
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Deps = cfg.Deps.WithDefaults()
 	box, err := secretbox.New(cfg.MasterKey)
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)

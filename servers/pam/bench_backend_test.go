@@ -34,7 +34,7 @@ import (
 func backendServer(b *testing.B, backend testdb.Backend) (baseURL, token string) {
 	ctx := context.Background()
 	db := testdb.OpenOn(b, backend, pamtest.Migrations)
-	srv, err := pam.New(ctx, pam.Config{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Settings: pam.Settings{RateLimit: 1 << 30}})
+	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(b, err)
 	h, err := srv.Handler()
 	require.NoError(b, err)

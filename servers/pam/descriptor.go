@@ -13,19 +13,13 @@ const apiName = "pam"
 // API describes the PAM API to the assemblers (servers/stack, `apistack
 // serve`, the test kit, pamtest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name:       apiName,
-	Migrations: descriptor.Migrations{Schema: apiName, SQLite: Migrations(), Postgres: PostgresMigrations()},
-	New: func(ctx context.Context, d descriptor.Deps, s Settings) (*Server, error) {
-		return New(ctx, Config{
-			DB: d.DB, Settings: s, Clock: d.Clock, Logger: d.Logger, Telemetry: d.Telemetry, Hooks: d.Hooks,
-			ValidateResponses: d.Validation.Responses, ResponseChecks: d.Validation.ResponseChecks,
-			OnResponseViolation: d.Validation.OnResponseViolation, DisableValidation: d.Validation.Disable,
-			Journal: d.Journal,
-		})
-	},
-	Seed:   seedTenants,
-	Reset:  resetTenants,
-	Delete: deleteTenants,
+	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
+}
+
+// newFromEnv is the pam server of an assembler.
+func newFromEnv(ctx context.Context, e descriptor.Env, s Settings) (*Server, error) {
+	return New(ctx, Config{Deps: e.Deps, Settings: s, DisableValidation: e.DisableValidation})
 }
 
 // DemoCredentials is the pam section of demo-credentials.json: a key of a

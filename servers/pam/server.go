@@ -7,7 +7,6 @@ package pam
 import (
 	"context"
 	"crypto/hmac"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,48 +23,28 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the PAM server.
 type Config struct {
-	// DB is the PAM database, migrated with Migrations.
-	DB *sql.DB
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
 	// Settings are the server's knobs (0: their defaults).
 	Settings
-	// Clock tells the time; nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
 	// DisableValidation turns spec validation of requests (and responses)
 	// off, to measure what validation costs; handlers still authenticate and
 	// authorize every call. Never set it in production: the handlers rely on
 	// validated input.
 	DisableValidation bool
-	// OnResponseViolation is called for a response that breaks the spec
-	// (tests fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
-	// Journal keeps the requests of the sandboxes' credentials (their team
-	// names the set); nil keeps none.
-	Journal apiserver.Journal
 }
 
 // The credential caches' bounds: entries for the tokens in use, each
@@ -114,12 +93,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("pam: Config.DB is nil")
 	}
 	cfg.Settings = cfg.Settings.withDefaults()
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Deps = cfg.Deps.WithDefaults()
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
 	// Replicas sharing a database cache none of its content: another
 	// replica's commit (a revoked token, a new group) never reaches this

@@ -31,9 +31,12 @@ func TestTelemetry_RequestsAndRefusalsThroughTheGeneratedClient(t *testing.T) {
 	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "pam.db"), pam.Migrations())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	srv, err := pam.New(ctx, pam.Config{DB: db, Telemetry: tel, ValidateResponses: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OnResponseViolation: func(r *http.Request, status int, err error) {
-		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL.Path, err)
-	}, Settings: pam.Settings{RateLimit: 3, ExchangeFailures: 1}})
+	srv, err := pam.New(ctx, pam.Config{
+		Deps: pam.Deps{DB: db, Telemetry: tel, ValidateResponses: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OnResponseViolation: func(r *http.Request, status int, err error) {
+			t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL.Path, err)
+		}},
+		Settings: pam.Settings{RateLimit: 3, ExchangeFailures: 1},
+	})
 	require.NoError(t, err)
 	h, err := srv.Handler()
 	require.NoError(t, err)

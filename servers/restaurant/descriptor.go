@@ -18,18 +18,13 @@ const apiName = "restaurant"
 // API describes the restaurant configuration API to the assemblers
 // (servers/stack, `apistack serve`, the test kit, restauranttest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name:       apiName,
-	Migrations: descriptor.Migrations{Schema: apiName, SQLite: Migrations(), Postgres: PostgresMigrations()},
-	New: func(ctx context.Context, d descriptor.Deps, s Settings) (*Server, error) {
-		return New(ctx, Config{
-			DB: d.DB, Settings: s, Clock: d.Clock, Logger: d.Logger, Telemetry: d.Telemetry, Hooks: d.Hooks,
-			ValidateResponses: d.Validation.Responses, ResponseChecks: d.Validation.ResponseChecks,
-			OnResponseViolation: d.Validation.OnResponseViolation, Journal: d.Journal,
-		})
-	},
-	Seed:   seedTenants,
-	Reset:  resetTenants,
-	Delete: deleteTenants,
+	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
+}
+
+// newFromEnv is the restaurant server of an assembler.
+func newFromEnv(ctx context.Context, e descriptor.Env, s Settings) (*Server, error) {
+	return New(ctx, Config{Deps: e.Deps, Settings: s})
 }
 
 // DemoCredentials is the restaurant section of demo-credentials.json.

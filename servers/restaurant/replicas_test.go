@@ -37,9 +37,12 @@ func startReplicas(t *testing.T, clk clock.Clock, perSecond, perWindow int) [2]r
 	var wg sync.WaitGroup
 	for i, db := range []*sql.DB{a, b} {
 		wg.Go(func() {
-			out[i].srv, errs[i] = restaurant.New(context.Background(), restaurant.Config{DB: db, Clock: clk, Logger: slog.New(slog.DiscardHandler), ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
-				t.Errorf("replica %d: response %d to %s %s breaks the spec: %v", i+1, status, r.Method, r.URL, err)
-			}, Settings: restaurant.Settings{RatePerSecond: perSecond, RatePerWindow: perWindow}})
+			out[i].srv, errs[i] = restaurant.New(context.Background(), restaurant.Config{
+				Deps: restaurant.Deps{DB: db, Clock: clk, Logger: slog.New(slog.DiscardHandler), ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
+					t.Errorf("replica %d: response %d to %s %s breaks the spec: %v", i+1, status, r.Method, r.URL, err)
+				}},
+				Settings: restaurant.Settings{RatePerSecond: perSecond, RatePerWindow: perWindow},
+			})
 		})
 	}
 	wg.Wait()

@@ -10,7 +10,6 @@ package restaurant
 import (
 	"context"
 	"crypto/hmac"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,6 +23,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -37,38 +37,16 @@ const (
 	MaxPageSize     = 300
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the restaurant server.
 type Config struct {
-	// DB is the restaurant database: SQLite migrated with Migrations, or
-	// PostgreSQL (pgx) migrated with PostgresMigrations, which any number of
-	// replicas may share.
-	DB *sql.DB
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
 	// Settings are the server's knobs (0: their defaults).
 	Settings
-	// Clock tells the time; nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
-	// OnResponseViolation is called for a response that breaks the spec
-	// (tests fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
-	// Journal keeps the requests of the sandboxes' credentials (their
-	// client names the set); nil keeps none.
-	Journal apiserver.Journal
 }
 
 // Server is the restaurant configuration API.
@@ -96,12 +74,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("restaurant: Config.DB is nil")
 	}
 	cfg.Settings = cfg.Settings.withDefaults()
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Deps = cfg.Deps.WithDefaults()
 	if _, err := loadSchemas(); err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)
 	}

@@ -28,13 +28,13 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d := st.cfg.deps(Sandbox, nil)
+	d := st.cfg.env(Sandbox, nil)
 	st.Sandboxes, err = sandbox.New(sandbox.Config{
 		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st},
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
 		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
-		OnResponseViolation: d.Validation.OnResponseViolation, Observer: st.cfg.Telemetry.Observer(),
+		OnResponseViolation: d.OnResponseViolation, Observer: st.cfg.Telemetry.Observer(),
 	})
 	return err
 }

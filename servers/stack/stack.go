@@ -147,42 +147,39 @@ type TenantSet = descriptor.TenantSet
 // DemoSet is the name of the demo tenants' set.
 const DemoSet = descriptor.DemoSet
 
-// deps are the dependencies the stack gives the server of api on db.
-func (c Config) deps(api string, db *sql.DB) descriptor.Deps {
-	logger := c.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	d := descriptor.Deps{
-		DB: db, Clock: c.Clock, Logger: logger, Telemetry: c.Telemetry, WebhookTransport: c.WebhookTransport,
-		Journal: c.journal,
-		Validation: descriptor.Validation{
-			Responses: c.ValidateResponses, ResponseChecks: c.ResponseChecks, Disable: c.DisableValidation,
+// env is what the stack gives the constructor of api on db (its master
+// key aside).
+func (c Config) env(api string, db *sql.DB) descriptor.Env {
+	e := descriptor.Env{
+		Deps: descriptor.Deps{
+			DB: db, Clock: c.Clock, Logger: c.Logger, Telemetry: c.Telemetry,
+			ValidateResponses: c.ValidateResponses, ResponseChecks: c.ResponseChecks, Journal: c.journal,
 		},
+		WebhookTransport: c.WebhookTransport, DisableValidation: c.DisableValidation,
 	}
 	if in := c.Faults[api]; in != nil {
-		d.Hooks = in.Hooks()
+		e.Hooks = in.Hooks()
 	}
 	if c.OnResponseViolation != nil {
-		d.Validation.OnResponseViolation = func(r *http.Request, status int, err error) { c.OnResponseViolation(api, r, status, err) }
+		e.OnResponseViolation = func(r *http.Request, status int, err error) { c.OnResponseViolation(api, r, status, err) }
 	}
-	return d
+	return e
 }
 
 // NewServer builds the server of one API as a stack configured by cfg
 // does, alone on db with settings: the per-API test harnesses (pamtest) run
 // it on a database of their choosing.
 func NewServer[S any, Srv descriptor.Server, C any](ctx context.Context, cfg Config, api descriptor.API[S, Srv, C], settings S, db *sql.DB) (Srv, error) {
-	d := cfg.deps(api.Name, db)
+	e := cfg.env(api.Name, db)
 	if api.SealsSecrets {
 		key, err := cfg.masterKey(api.Name)
 		if err != nil {
 			var none Srv
 			return none, err
 		}
-		d.MasterKey = key
+		e.MasterKey = key
 	}
-	return api.New(ctx, d, settings)
+	return api.New(ctx, e, settings)
 }
 
 // OpenServer opens the database of one API as a stack configured by cfg
@@ -191,7 +188,7 @@ func NewServer[S any, Srv descriptor.Server, C any](ctx context.Context, cfg Con
 // closes the database.
 func OpenServer[S any, Srv descriptor.Server, C any](ctx context.Context, cfg Config, api descriptor.API[S, Srv, C], settings S) (Srv, *sql.DB, error) {
 	var none Srv
-	db, err := cfg.opener()(ctx, api.Migrations)
+	db, err := cfg.opener()(ctx, api.Migrations())
 	if err != nil {
 		return none, nil, fmt.Errorf("%s database: %w", api.Name, err)
 	}
@@ -300,7 +297,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 	st.cfg.journal = st.Sandboxes.Journal()
 	for i := range st.apis {
 		a := &st.apis[i]
-		d := st.cfg.deps(a.Name(), a.db)
+		e := st.cfg.env(a.Name(), a.db)
 		if a.SealsSecrets() {
 			// Key files are made only for a key not given: replicas on a
 			// shared database keep no state in their data directory.
@@ -308,9 +305,9 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 			if err != nil {
 				return err
 			}
-			d.MasterKey = key
+			e.MasterKey = key
 		}
-		srv, err := a.Open(ctx, d)
+		srv, err := a.Open(ctx, e)
 		if err != nil {
 			return err
 		}
@@ -320,7 +317,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 	st.Admin, err = admin.New(admin.Config{
 		Token: cfg.AdminToken, PAM: st.PAM, Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: st.cfg.deps(Admin, nil).Validation.OnResponseViolation, Telemetry: cfg.Telemetry,
+		OnResponseViolation: st.cfg.env(Admin, nil).OnResponseViolation, Telemetry: cfg.Telemetry,
 	})
 	return err
 }

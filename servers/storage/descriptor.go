@@ -14,19 +14,13 @@ const apiName = "storage"
 // API describes the storage API to the assemblers (servers/stack, `apistack
 // serve`, the test kit, storagetest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name:         apiName,
-	Migrations:   descriptor.Migrations{Schema: apiName, SQLite: Migrations(), Postgres: PostgresMigrations()},
-	SealsSecrets: true,
-	New: func(_ context.Context, d descriptor.Deps, s Settings) (*Server, error) {
-		return New(Config{
-			DB: d.DB, MasterKey: d.MasterKey, Settings: s, Clock: d.Clock, Logger: d.Logger, Telemetry: d.Telemetry, Hooks: d.Hooks,
-			ValidateResponses: d.Validation.Responses, ResponseChecks: d.Validation.ResponseChecks,
-			OnResponseViolation: d.Validation.OnResponseViolation, Journal: d.Journal,
-		})
-	},
-	Seed:   seedTenants,
-	Reset:  resetTenants,
-	Delete: deleteTenants,
+	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
+}
+
+// newFromEnv is the storage server of an assembler.
+func newFromEnv(_ context.Context, e descriptor.Env, s Settings) (*Server, error) {
+	return New(Config{Deps: e.Deps, MasterKey: e.MasterKey, Settings: s})
 }
 
 // DemoCredentials is the storage section of demo-credentials.json.

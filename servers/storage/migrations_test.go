@@ -28,7 +28,7 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	defer db.Close()
 	masterKey, err := LoadOrCreateMasterKey(filepath.Join(dir, "master.key"))
 	require.NoError(t, err)
-	srv, err := New(Config{DB: db, MasterKey: masterKey})
+	srv, err := New(Config{Deps: Deps{DB: db}, MasterKey: masterKey})
 	require.NoError(t, err)
 
 	// Data of the schema before accounts.

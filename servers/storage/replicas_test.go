@@ -30,11 +30,12 @@ func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 	require.NoError(t, err)
 	var replicas [2]*storagetest.Env
 	for i, db := range []*sql.DB{a, b} {
-		srv, err := storage.New(storage.Config{DB: db, MasterKey: masterKey, Clock: fake, ValidateResponses: true,
-			OnResponseViolation: func(r *http.Request, status int, err error) {
+		srv, err := storage.New(storage.Config{
+			Deps: storage.Deps{DB: db, Clock: fake, ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
 				t.Errorf("replica %d: response %d to %s %s breaks the spec: %v", i+1, status, r.Method, r.URL, err)
-			},
-			Logger: slog.New(slog.DiscardHandler)})
+			}, Logger: slog.New(slog.DiscardHandler)},
+			MasterKey: masterKey,
+		})
 		require.NoError(t, err)
 		h, err := srv.Handler()
 		require.NoError(t, err)

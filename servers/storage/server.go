@@ -10,7 +10,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,12 +20,13 @@ import (
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/internal/xmlbody"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
@@ -43,41 +43,19 @@ const (
 	Service = "s3"
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the storage server.
 type Config struct {
-	// DB is the storage database: SQLite migrated with Migrations, or
-	// PostgreSQL (pgx) migrated with PostgresMigrations, which any number of
-	// replicas may share (all given the same MasterKey).
-	DB *sql.DB
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
 	// MasterKey (MasterKeySize bytes, kept outside the database; see
 	// LoadOrCreateMasterKey) seals the access-key secrets stored in DB.
 	MasterKey []byte
 	// Settings are the server's knobs (0: their defaults).
 	Settings
-	// Clock tells the time (signature skew); nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
-	// OnResponseViolation is called for a response that breaks the spec (tests
-	// fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
-	// Journal keeps the requests of the sandboxes' credentials (their
-	// account names the set); nil keeps none.
-	Journal apiserver.Journal
 }
 
 // Server is the storage API.
@@ -100,12 +78,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("storage: Config.DB is nil")
 	}
 	cfg.Settings = cfg.Settings.withDefaults()
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	// The spec validation reads the API's XML bodies with xmlbody.Decoder.
+	xmlbody.Register()
+	cfg.Deps = cfg.Deps.WithDefaults()
 	box, err := secretbox.New(cfg.MasterKey)
 	if err != nil {
 		return nil, err

@@ -30,43 +30,62 @@ type Migrations struct {
 	SQLite, Postgres fs.FS
 }
 
-// Deps are what an assembler gives the server of every API alike.
+// Deps are the dependencies every API's server takes alike: each server's
+// Config embeds them.
 type Deps struct {
 	// DB is the API's database, migrated with its Migrations.
 	DB *sql.DB
-	// MasterKey seals the API's secrets at rest (APIs with SealsSecrets).
-	MasterKey []byte
-	// Clock is the servers' time; nil means the system clock.
+	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives the server's logs; nil means slog.Default().
 	Logger *slog.Logger
-	// Telemetry counts requests and events; nil records nothing.
-	Telemetry *telemetry.Telemetry
-	// Hooks are the test kit's fault injection; the zero value does nothing.
+	// ValidateResponses checks every response against the spec.
+	ValidateResponses bool
+	// OnResponseViolation is called for a response that breaks the spec
+	// (tests fail on it); nil logs it.
+	OnResponseViolation func(r *http.Request, status int, err error)
+	// ResponseChecks, when set, checks responses after sending them on its
+	// bounded pool, sampling when it is saturated (apistack serve
+	// --validate-responses); nil checks each response before sending it, so a
+	// test hears of every violation before it sees the answer.
+	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
 	Hooks apiserver.Hooks
-	// WebhookTransport, when set, wraps the transport of the webhooks the
-	// server sends (the test kit's fault injection).
-	WebhookTransport func(http.RoundTripper) http.RoundTripper
-	// Validation is how the server checks requests and responses against
-	// its spec.
-	Validation Validation
-	// Journal keeps the requests of the sandboxes' credentials; nil keeps
-	// none.
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
+	// Journal keeps the requests made with the sandboxes' credentials
+	// (servers/sandbox); nil keeps none.
 	Journal apiserver.Journal
 }
 
-// Validation is how a server checks its traffic against its spec.
-type Validation struct {
-	// Responses checks every response; with ResponseChecks in the
-	// background, else before it is sent.
-	Responses      bool
-	ResponseChecks *validation.Background
-	// OnResponseViolation hears of each response that breaks the spec (nil
-	// logs it).
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// Disable turns the spec validation of requests and responses off, to
-	// measure what it costs (benchmarks; PAM only: pam.Config.DisableValidation).
-	Disable bool
+// WithDefaults returns d with a nil Clock and Logger set to the system
+// clock and slog.Default().
+func (d Deps) WithDefaults() Deps {
+	if d.Clock == nil {
+		d.Clock = clock.System{}
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return d
+}
+
+// Env is what an assembler gives an API's constructor: the shared
+// dependencies, and those only some APIs take.
+type Env struct {
+	Deps
+	// MasterKey seals the API's secrets at rest (APIs with SealsSecrets).
+	MasterKey []byte
+	// WebhookTransport, when set, wraps the transport of the webhooks the
+	// server sends (the test kit's fault injection; fax).
+	WebhookTransport func(http.RoundTripper) http.RoundTripper
+	// DisableValidation turns the spec validation of requests and
+	// responses off, to measure what it costs (benchmarks; PAM only:
+	// pam.Config.DisableValidation).
+	DisableValidation bool
 }
 
 // Server is what every API's server is to the assemblers.
@@ -98,14 +117,15 @@ const DemoSet = "demo"
 // API describes one API: S is its settings, Srv its server, C its section of
 // demo-credentials.json.
 type API[S any, Srv Server, C any] struct {
-	// Name is the API's, as the specs, ports and credentials name it.
+	// Name is the API's, as the specs, ports and credentials name it, and
+	// its schema's (Migrations).
 	Name string
-	// Migrations are the API's schema in each dialect.
-	Migrations Migrations
+	// SQLite and Postgres are the API's goose migrations in each dialect.
+	SQLite, Postgres fs.FS
 	// SealsSecrets says the server needs Deps.MasterKey.
 	SealsSecrets bool
-	// New builds the server on d with settings s (zero fields: defaults).
-	New func(ctx context.Context, d Deps, s S) (Srv, error)
+	// New builds the server on e with settings s (zero fields: defaults).
+	New func(ctx context.Context, e Env, s S) (Srv, error)
 	// Seed creates the tenants of set in srv, idempotently: what previous
 	// (the set's credentials of an earlier run, or nil) names and still
 	// works is kept. It returns the set's credentials.
@@ -127,8 +147,8 @@ type Bound interface {
 	Migrations() Migrations
 	// SealsSecrets says the server needs Deps.MasterKey.
 	SealsSecrets() bool
-	// Open builds the server on d.
-	Open(ctx context.Context, d Deps) (Server, error)
+	// Open builds the server on e.
+	Open(ctx context.Context, e Env) (Server, error)
 	// Seed runs the API's Seed on srv (a server Open returned); previous
 	// and the result are the API's section of demo-credentials.json.
 	Seed(ctx context.Context, srv Server, set TenantSet, previous json.RawMessage) (json.RawMessage, error)
@@ -137,6 +157,11 @@ type Bound interface {
 	Reset(ctx context.Context, srv Server, set TenantSet, creds json.RawMessage) error
 	// Delete runs the API's Delete on srv.
 	Delete(ctx context.Context, srv Server, set TenantSet) error
+}
+
+// Migrations are the API's schema.
+func (a API[S, Srv, C]) Migrations() Migrations {
+	return Migrations{Schema: a.Name, SQLite: a.SQLite, Postgres: a.Postgres}
 }
 
 // Bind binds a to its settings (read when Open is called) and to where Open
@@ -152,15 +177,15 @@ type bound[S any, Srv Server, C any] struct {
 }
 
 func (b bound[S, Srv, C]) Name() string           { return b.api.Name }
-func (b bound[S, Srv, C]) Migrations() Migrations { return b.api.Migrations }
+func (b bound[S, Srv, C]) Migrations() Migrations { return b.api.Migrations() }
 func (b bound[S, Srv, C]) SealsSecrets() bool     { return b.api.SealsSecrets }
 
-func (b bound[S, Srv, C]) Open(ctx context.Context, d Deps) (Server, error) {
+func (b bound[S, Srv, C]) Open(ctx context.Context, e Env) (Server, error) {
 	var s S
 	if b.settings != nil {
 		s = *b.settings
 	}
-	srv, err := b.api.New(ctx, d, s)
+	srv, err := b.api.New(ctx, e, s)
 	if err != nil {
 		return nil, err
 	}

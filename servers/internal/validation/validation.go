@@ -128,6 +128,7 @@ func (f *Failure) Unwrap() error { return f.Err }
 
 // New builds the middleware for one API.
 func New(opts Options) (echo.MiddlewareFunc, error) {
+	RegisterDecoders()
 	if opts.Spec == nil {
 		return nil, errors.New("validation: Options.Spec is nil")
 	}

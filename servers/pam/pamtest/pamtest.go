@@ -94,7 +94,7 @@ type Env struct {
 }
 
 // Migrations are the PAM migrations of both backends, for testdb.
-var Migrations = testdb.Migrations(pam.API.Migrations)
+var Migrations = testdb.Migrations(pam.API.Migrations())
 
 // Start runs a PAM server until the test ends, on a fresh database of the
 // test run's backend.

@@ -9,10 +9,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,7 +18,6 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/restaurant"
-	"github.com/apistack/apistack/servers/stack"
 )
 
 // Options tunes the server under test; the zero value is the defaults.
@@ -52,55 +49,40 @@ type Env struct {
 // Start runs a restaurant server until the test ends.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := open(t.TempDir(), stacktest.OpenDB(t), opts, func(r *http.Request, status int, err error) {
-		t.Errorf("restaurant response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-	})
-	require.NoError(t, err)
-	t.Cleanup(stop)
+	env := &Env{}
+	env.set(stacktest.Start(t, restaurant.API, opts.Settings, opts.harness(), env.seed))
 	return env
 }
 
 // Open runs a restaurant server with its database in dir until stop is
 // called; onViolation hears of every response that breaks the spec. Examples
 // use it where there is no *testing.T.
-func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	return open(dir, stack.OpenFromTemplates(dir, stack.TempRoot()), opts, onViolation)
+func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (*Env, func(), error) {
+	env := &Env{}
+	served, stop, err := stacktest.Serve(dir, nil, restaurant.API, opts.Settings, opts.harness(), env.seed, onViolation)
+	env.set(served)
+	return env, stop, err
 }
 
-func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+func (o Options) harness() stacktest.Harness {
+	return stacktest.Harness{Clock: o.Clock, Logger: o.Logger, SkipResponseValidation: o.SkipResponseValidation}
+}
+
+func (e *Env) set(s stacktest.Served[*restaurant.Server]) {
+	e.URL, e.Server, e.DB = s.URL, s.Server, s.DB
+}
+
+// seed creates the two restaurants and the API client granted the first.
+func (e *Env) seed(srv *restaurant.Server) error {
 	ctx := context.Background()
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	// The restaurant server of the same assembly as `apistack serve` and
-	// the test kit (servers/stack), its database in dir.
-	srv, db, err := stack.OpenServer(ctx, stack.Config{
-		DataDir: dir, OpenDB: openDB, Clock: opts.Clock, Logger: logger, ValidateResponses: !opts.SkipResponseValidation,
-		OnResponseViolation: stacktest.PerAPI(onViolation),
-	}, restaurant.API, opts.Settings)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := srv.Handler()
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
 	a, errA := srv.CreateRestaurant(ctx, "", "Test Bistro")
 	b, errB := srv.CreateRestaurant(ctx, "", "Other Bistro")
 	if errA != nil || errB != nil {
-		db.Close()
-		return nil, nil, fmt.Errorf("restauranttest: create restaurants: %w, %w", errA, errB)
+		return fmt.Errorf("restauranttest: create restaurants: %w, %w", errA, errB)
 	}
 	creds, err := srv.CreateClient(ctx, "test client", []string{a.GUID})
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	hs := httptest.NewServer(h)
-	env = &Env{URL: hs.URL, Server: srv, Restaurant: a.GUID, Other: b.GUID, ClientID: creds.ClientID, ClientSecret: creds.ClientSecret, DB: db}
-	return env, func() { hs.Close(); db.Close() }, nil
+	e.Restaurant, e.Other, e.ClientID, e.ClientSecret = a.GUID, b.GUID, creds.ClientID, creds.ClientSecret
+	return err
 }
 
 // ImportDemo imports a demo configuration of menuItems menu items into the
