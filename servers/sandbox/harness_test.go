@@ -22,6 +22,7 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/clock"
 	faxserver "github.com/apistack/apistack/servers/fax"
+	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/stack"
 )
@@ -38,6 +39,8 @@ type env struct {
 
 type envOptions struct {
 	sweep time.Duration
+	// pamRateLimit replaces PAM's requests per hour (benchmarks).
+	pamRateLimit int
 }
 
 func start(t testing.TB, opts envOptions) *env {
@@ -46,7 +49,10 @@ func start(t testing.TB, opts envOptions) *env {
 	clk := clock.NewFake(time.Now())
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clk, ValidateResponses: true,
-		SandboxSweepInterval: opts.sweep, Settings: stack.Settings{Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval}}, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		SandboxSweepInterval: opts.sweep, Settings: stack.Settings{
+			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
+			PAM: pamserver.Settings{RateLimit: opts.pamRateLimit},
+		}, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
 			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 		},

@@ -13,11 +13,15 @@ import (
 )
 
 // Journal is the request journal every API writes into
-// (apiserver.Journal): the requests of the sandboxes' credentials. Entries
-// are written in batches by one writer (group commit): a request waits
-// until the batch holding its entry is committed, so whoever read a
-// response finds its entry on every replica, while concurrent requests
-// share a commit.
+// (apiserver.Journal): the requests of the sandboxes' credentials. A
+// request hands its entry over and goes on (waiting for a commit on every
+// request would halve a busy client's throughput: BenchmarkJournalCost);
+// one writer commits the entries in batches, in order, as soon as they come.
+// Flush waits for what was handed over before it, so the sandbox API's
+// journal reads (and resets and deletes) see every request this replica
+// answered; through another replica an entry shows once its writer
+// committed it, milliseconds later. A writer behind by maxPending entries
+// makes requests wait for it.
 type Journal struct {
 	store   *store
 	clock   clock.Clock
@@ -27,6 +31,9 @@ type Journal struct {
 	mu      sync.Mutex
 	pending []pendingEntry
 	kick    chan struct{}
+	// urgent cuts the writer's linger short: a Flush waits, or a batch is
+	// full.
+	urgent chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
@@ -36,14 +43,26 @@ var _ apiserver.Journal = (*Journal)(nil)
 
 type pendingEntry struct {
 	entry apiserver.JournalEntry
-	done  chan struct{}
+	// marker is a Flush's place in the queue: nothing to write.
+	marker bool
+	done   chan struct{}
 }
 
-// maxBatch is the most entries committed together.
-const maxBatch = 256
+// maxBatch is the most entries committed together; maxPending the most
+// waiting before requests wait for the writer.
+const (
+	maxBatch   = 256
+	maxPending = 4096
+)
+
+// linger is how long the writer waits for more entries before it commits
+// a batch (unless a Flush waits or the batch is full): a commit costs about
+// as much as the entries it stores, so fewer, larger ones leave the
+// requests the CPU.
+const linger = 2 * time.Millisecond
 
 func newJournal(st *store, c clock.Clock, logger *slog.Logger) *Journal {
-	j := &Journal{store: st, clock: c, logger: logger, kick: make(chan struct{}, 1),
+	j := &Journal{store: st, clock: c, logger: logger, kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	j.enabled.Store(true)
 	go j.run()
@@ -62,17 +81,49 @@ func (j *Journal) Journals(set string) bool {
 // Now is the stack's clock.
 func (j *Journal) Now() time.Time { return j.clock.Now() }
 
-// Record queues e and waits until it is committed (or ctx ends, or the
-// journal is closed).
+// Record queues e for the writer; it waits for the commit only while the
+// writer is maxPending entries behind (or until ctx ends).
 func (j *Journal) Record(ctx context.Context, e apiserver.JournalEntry) {
 	p := pendingEntry{entry: e, done: make(chan struct{})}
+	if j.enqueue(p) >= maxPending {
+		j.wait(ctx, p)
+	}
+}
+
+// Flush waits until every entry queued before it is committed (or ctx
+// ends).
+func (j *Journal) Flush(ctx context.Context) {
+	p := pendingEntry{marker: true, done: make(chan struct{})}
+	j.enqueue(p)
+	j.hurry()
+	j.wait(ctx, p)
+}
+
+// enqueue queues p, wakes the writer and returns how many are waiting.
+func (j *Journal) enqueue(p pendingEntry) int {
 	j.mu.Lock()
 	j.pending = append(j.pending, p)
+	n := len(j.pending)
 	j.mu.Unlock()
 	select {
 	case j.kick <- struct{}{}:
 	default:
 	}
+	if n >= maxBatch {
+		j.hurry()
+	}
+	return n
+}
+
+// hurry cuts the writer's linger short.
+func (j *Journal) hurry() {
+	select {
+	case j.urgent <- struct{}{}:
+	default:
+	}
+}
+
+func (j *Journal) wait(ctx context.Context, p pendingEntry) {
 	select {
 	case <-p.done:
 	case <-ctx.Done():
@@ -89,6 +140,13 @@ func (j *Journal) run() {
 			j.flush()
 			return
 		case <-j.kick:
+			t := time.NewTimer(linger)
+			select {
+			case <-t.C:
+			case <-j.urgent:
+			case <-j.stop:
+			}
+			t.Stop()
 			j.flush()
 		}
 	}
@@ -120,9 +178,14 @@ func (j *Journal) flush() {
 func (j *Journal) write(batch []pendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	entries := make([]apiserver.JournalEntry, len(batch))
-	for i, p := range batch {
-		entries[i] = p.entry
+	entries := make([]apiserver.JournalEntry, 0, len(batch))
+	for _, p := range batch {
+		if !p.marker {
+			entries = append(entries, p.entry)
+		}
+	}
+	if len(entries) == 0 {
+		return
 	}
 	if err := j.store.appendJournal(ctx, entries, j.clock.Now()); err == nil {
 		return

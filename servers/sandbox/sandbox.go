@@ -437,6 +437,7 @@ func (s *Server) Delete(ctx context.Context, id string) error {
 
 // remove deletes the tenants of id and then its row.
 func (s *Server) remove(ctx context.Context, id string) error {
+	s.journal.Flush(ctx)
 	if err := s.cfg.Tenants.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
@@ -453,6 +454,7 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxapi.ResetSandboxRe
 	if err != nil {
 		return nil, err
 	}
+	s.journal.Flush(ctx)
 	if err := s.cfg.Tenants.Reset(ctx, r.ID, creds); err != nil {
 		return nil, fmt.Errorf("reset sandbox %s: %w", r.ID, err)
 	}
@@ -475,6 +477,7 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxapi.ListSan
 	if err != nil {
 		return nil, err
 	}
+	s.journal.Flush(ctx)
 	p := req.Params
 	f := journalFilter{Limit: defaultJournalPage, Since: p.Since}
 	if p.Api != nil {
