@@ -59,7 +59,7 @@ const (
 // a batch (unless a Flush waits or the batch is full): a commit costs about
 // as much as the entries it stores, so fewer, larger ones leave the
 // requests the CPU.
-const linger = 2 * time.Millisecond
+const linger = 10 * time.Millisecond
 
 func newJournal(st *store, c clock.Clock, logger *slog.Logger) *Journal {
 	j := &Journal{store: st, clock: c, logger: logger, kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
