@@ -470,8 +470,10 @@ type ClientInterface interface {
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	//
 	// Every request made with the sandbox's credentials to any API, oldest first, with
-	// what it was answered. An entry is stored before its response is complete, so a
-	// request whose answer the caller has read is listed by every replica.
+	// what it was answered. Entries are committed in batches within milliseconds of their
+	// responses; this operation first commits the entries of the replica that answers it,
+	// so it lists every request that replica answered before it was called (through
+	// another replica, an entry shows once that replica committed it).
 	//
 	// Bodies are kept up to 16 KiB each (`request_body_truncated`,
 	// `response_body_truncated` say when more was sent); a body that is not UTF-8 text is
@@ -580,8 +582,10 @@ func (c *Client) GetSandbox(ctx context.Context, id SandboxID, reqEditors ...Req
 // ListSandboxRequests List the requests a sandbox's credentials made
 //
 // Every request made with the sandbox's credentials to any API, oldest first, with
-// what it was answered. An entry is stored before its response is complete, so a
-// request whose answer the caller has read is listed by every replica.
+// what it was answered. Entries are committed in batches within milliseconds of their
+// responses; this operation first commits the entries of the replica that answers it,
+// so it lists every request that replica answered before it was called (through
+// another replica, an entry shows once that replica committed it).
 //
 // Bodies are kept up to 16 KiB each (`request_body_truncated`,
 // `response_body_truncated` say when more was sent); a body that is not UTF-8 text is
@@ -980,8 +984,10 @@ type ClientWithResponsesInterface interface {
 	// ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
 	//
 	// Every request made with the sandbox's credentials to any API, oldest first, with
-	// what it was answered. An entry is stored before its response is complete, so a
-	// request whose answer the caller has read is listed by every replica.
+	// what it was answered. Entries are committed in batches within milliseconds of their
+	// responses; this operation first commits the entries of the replica that answers it,
+	// so it lists every request that replica answered before it was called (through
+	// another replica, an entry shows once that replica committed it).
 	//
 	// Bodies are kept up to 16 KiB each (`request_body_truncated`,
 	// `response_body_truncated` say when more was sent); a body that is not UTF-8 text is
@@ -1462,8 +1468,10 @@ func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id San
 // ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
 //
 // Every request made with the sandbox's credentials to any API, oldest first, with
-// what it was answered. An entry is stored before its response is complete, so a
-// request whose answer the caller has read is listed by every replica.
+// what it was answered. Entries are committed in batches within milliseconds of their
+// responses; this operation first commits the entries of the replica that answers it,
+// so it lists every request that replica answered before it was called (through
+// another replica, an entry shows once that replica committed it).
 //
 // Bodies are kept up to 16 KiB each (`request_body_truncated`,
 // `response_body_truncated` say when more was sent); a body that is not UTF-8 text is
@@ -2681,74 +2689,75 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FrrcttGsn6VLpytMukFKcp2nJj+cUpOnEQbx9ZZaWtTZeoIQ6BJTgTMwDMDSYytxzovcJ5sq3sGF5Kg",
-	"JG8utT/ySwLn1tPXr7vnY5TqotQKlbPR9GNUCiMKdGj461SobK5vjr+hjwxtamTppFbRNDpbIVg//MiC",
-	"zMZRHEkaKIVbRXGkRIHRNJJZFEcGP1TSYBZNnakwjmy6wkL445xDQ8v+185vRu8noxditDj/ePj89i9R",
-	"HLl1SZtYZ6RaRre3t7SXLbWyyPS9Etnf8UOF1tFXqpVDxf+KssxlKojWg58tEfyxc+pfDC6iafRfB+3d",
-	"D/yoPXhtjDb+qN0LG38YzA2KSwuOeMDrQBsQYKocx9FtHH2rzVxmGao/hiynL1GBtHAlcpnBvHJQiDUo",
-	"7SDT4FbSMlXHingt8t+fqCMFlcKbElOHGSBNYwreavetrlT2+1PwVoOt0lWtojDQBrRCFplnV6bRMouI",
-	"EKPzIVN4pvUbYZb4xwhurrM1yU1foWHScllIB3oBh/CjfMUU/UOJyq20kb/gH8M3Zk9MGk3c8UyTFo5O",
-	"juFS6WsbqLJVWWrjMPsRMynO2FL/SJ4RcX87ffd2HNG8sJSdgs7Wr1WqM/IZO34rqdziq2TK3OathAWH",
-	"N+4lJHNh8fmz7ti18Of84+zb0Vc8jdwcqqqIpu8j2imKI78sOt9xV3H0da7Tyx91hvf5z5QmTiFZGP0L",
-	"qgQKfYUWtMrXcL1CBU7nWQyJQZEnsNB5rq8tXIs8BycLHM/UN7gQVe7ClDGcOm0wA6EysCt9rV5CpZzM",
-	"+WolmlFtF3ww5EJlNga8QrOuqZopUymiwbs5J9LLmtDxTHXY4GlmNy/yfjYYFA5DMOk4bJFlktgh8hOj",
-	"SzROkltfiNxiHJWdnz5GfO59etOy+zaOnMt3uf69voZcq6W/U+BBLonZYuHQgHQWcmEdVBZj0g0B32nI",
-	"KsN6DIPkxcQmMSRPJ0USz1RyuKKvJyv6Hk5BOMiRlh8WMX0U2jr48slkBYOnE8jE2g7H0MjqcJUEVt6I",
-	"osyJaYcUOwtx8wbV0q2i6dMncTdIDihCnv91MJuN/X/D/x4o+6myn/7//+ynwn6yn4pPq+Hwr33Rs/lF",
-	"z3/G1LWSyYJoWCZ5/m4RTd/fzel6wW38cUtQ7D3uU3d9rbybeQlC2WskVWVl1yrFcS/pLYZ4H84437nP",
-	"ub9RhspJkdv7qHCohHI2Bhl0HFOaZ9lqLnFtyREnGRZ6lLa7jsmXJUTk5sUXgvm3+aMo5cUlrpkx21ZB",
-	"fuOiMnnvYKqV8uRcyKx3xsLoonfgGucrrS8vymqey3TP8VscbWiJG5K3aQgn9u5/3qNapSh2+XHnnS9x",
-	"ve+yNGQxNeh6hx2K4rMuyQuaEzf277uLQetEZYQPbJ9xpTSXqNy+W4XROy7WHnyxrHp32X/H9uztk3b3",
-	"7bu0ddoIj4S2blyll3voRZWVWir3ufI1uJQeIewM3cGdKzRWaoXZxV6SttjT0Ncc2VGChjtht54Ddvm0",
-	"dUDJekW+oGXghv70cdrjnR0+p3uBw/dnZycUkl1lO95SKodLNCyHesc6SEvFucFFyGCiOKq6uDKOFk3K",
-	"EkdKu4sF43Sa1gC9iwDuLvi8mM/jfKIv5hdobdCeu0XCt6wpbtf18el7FFnITPuhw8dIOixsv4/wPwhj",
-	"xDraQZZ+a0qgKrQwX0MqlFYyFTlQJhuDVw4LBjNBWU2H7y2Bf9MVMeS1cmbdGwy6IvkMVWlvUSORC3/L",
-	"hTaFcNE0ynQ1z7GlSVXF3KtCgW6l+62OiBMuGN6uljXDxxlFQgqRlATYElMYYFG6Gpx2MuNCuHSFGSit",
-	"cNgTyWNfH+ij5kOFnms9ebe4Bh4GPz0GuQCh1r0HBFIuCMHvcTbthAvsZAp3IZ6NrGJ7E2cqlRKQ6pw3",
-	"1zpHobpzV63+3nVUreadasddl+nM+BW36e5y73XC5M+/j8UP/RJGMplHFspcpFgDsp+9OY29e/KKLpV7",
-	"/qzX53l/2CG5M0ZZ0u7B/9zWXmGMvMIMBjspz3CDiEw4HPGe90FVujBjqqhrbo1VxnW5LBAfKN20810F",
-	"6pHBlt7v0/K9iruta3s1a7+ynO/3iCe9QCITTmw47bu0aMO39vhzhTfugpO4XUGfGLSonHdXhTZe3yRa",
-	"769eQimsBeko4Ut4D8qyfUmG9oVSLPFBarglfr5hH186GdevTXRTn8NdCLcZEfbrKK/pZkl3ntWZSsji",
-	"ppQGbThtjz1ZNFdoIMMcHdqNZLtSOXpeS0tJdgZzXGiDD7WvOPIQsk2Z7fxm9HTxQkzSw+wJPpt/IZ5/",
-	"2beO0voLOvGzONVbRiCPdXb2Zqc+MN7K5SfFxN7rIgJAJ7H74zZEukX3hgA25diLTS2mlZFufUrS9BoW",
-	"JHG2P1EXWSFVXQfsCG/EdJFdNCVC0ZfVExtYfThwoDBoWi6snCt9bU+qha5rhiJlmYSugSgle1/Cn5RZ",
-	"8SI7PThYSreq5uNUFwf1nOafXVAXjIzN/BK5QK+UVEuol4AAR37foyc2eaHW8PUx/KznXBegz1yoZSWW",
-	"OAUU6WqmalWWFoQCaXVOwgKLXLltqgpacSCjNYybBgJOjn4ESj3hWroV8Q7NlUyR7MDMVCg7xCBgIW5A",
-	"pKmuyGnx3LaYGkNp9ELmGINHeVyv4PKsXxzAZL3BTPEOXNCgmT6VsTSzBZs1RT5R5HkkWtJkSLVayGVQ",
-	"8WEMZV5ZEDNVR80QpunyXEF0K+KxdBY66gnkgMfwVvtRvWD+dFh5Ja0kIThNnNBuhebRxg5jeN3Z3cIl",
-	"lq5GCuRnKfWNwepQxjTIHKOThI/lM6UVnGjrlgZP/+dNKD3V7onLqDN1FlCutN6LZXUF1BsFZUJQKcoV",
-	"kgNb61cyhrOVQQSv7N4KLAjDQsDSYTalzUe80+PHHQN7/Jh7NZnu8O5lO7PX8h4/hkFydHJ8enb09Q8X",
-	"p0dvv3n17qeLs3c/vH6bsFXS2qSlrq5sgV7MFOwraQ2ZEC7Def8DzQ4wSDZquMnwJVsGS4m2bKBNw9Rn",
-	"k6d8DdFeousi6Aqd0l+KlHNtH1K3ZkhEwrWFaWAqiQQmoNGi9uxn4DRIxxVcuaBok8mMS/l4Iy39rjJ/",
-	"S1ZGhbRph3SvCq0UbSins7JIA6ffH42efPHcb6OLUtCoVESwdWROXJYHTuxt2Himko8zTndnUQwzn/H6",
-	"f0PSO4tuk3BGUDfSxEyjZXqOtirWvqLvI6kPtRlLv/7dQuJcnsBKWAY45KMksVo67mxQYJkpjsED0fY2",
-	"19um6x09ibuRMqeDoSmkFUg3nHYC/0zVkV86+lmFTTFfxN7ReBP1rtI7mzwPrCVT5usek/MpULFv1bAQ",
-	"ZhoUM4Ylupi8F/3xZ8UbQL52SbS1C8HaXiOWY2/hCcfbBAqdIZv6TrvE7RSsfatk0PRoSMRQ6CuvQfl6",
-	"pnZbNTzHu1Zi2sKiG8bA5X/rKQ7VVMj10lNr5HJJWsg9we/Pzk5mKtWFx6HTtoujNrs1cE+zJpcpKoud",
-	"GHtUinSFoyfjyU6Uvb6+HgseHmuzPAhr7cGb469fvz19zWs4qXJ5N1o3tBydHLfFMwJC44lfoUtUXAWJ",
-	"no4n46ch/WFU0jpTxsTa9uBL7x5sCzqmvj3p1agTa2Mu2mShp9MRpTf82tClszPVjVGDz20DDHkS2UsL",
-	"fuBshTPV9OQ3GxwrNDiGt4iZ3Y+sahfeCRNeip2KTMOOOpNoMrtXoVTwm7Rie1t3t7svMZ5MDn/jM5um",
-	"1J4+cCNRNi8Sgedd8OyNnEjvnk0m+w5tbnHQeUzCSw7vX7LRm+dFT+9f1D4OoRWHD1jRPErgBV88hK6e",
-	"7vxtHH3xED40z0Q4f6iKQph1o22t7RGiF0vLRY7GdM9pTWvKBx9lduvtmHz0rkV/s5shxl6WHkWzUbOf",
-	"o0jjHelGpIDBQhBAkQoWuVyunIfRfgJeod8jzasMs9ZY68ISHG+B1HqCVyXrdDlT19pcctLgGKgQsN+E",
-	"mH226S/Wtc0NY3m2jxXZf7q+etLvXtE88/mVKudZcq/KxdES3X3NXouOsJ6NgRPo9bafgIEiobbS54rf",
-	"plC/Q7dXopPfzP09zO/9qSetnnyH7gFK0n3auOd5QzvloH36yM8KtnzaQYi1LPxe7XsdPETdFskCDtzE",
-	"lV0FdJpBNsMXnWe0bCENJSu0kNClcDV0r0HFGI6Ur513UKwvqLEm16yjUbqnR8pWd9P365W2GHZk8lKR",
-	"52g4bTAoMlqbS0swfL7e8Xwz9UpnEn2axCl5VdJVDp/DD/KVR2SDpL/ozC9o9lSTE7Bi3SnY0q0tKkeZ",
-	"p3+cxTmh3H6gBdLOFNPh32WNuHBNKU7yeLOSnQzHcBq6et72RVkiZRnEhNAJpIw5OQrGwNacxJB8rfWl",
-	"RPrvFN2o/Tox+mY92pn+0+iolKMfcM0X/ml0VPwyOg2FuRFnmQm7o7qAAr6oHyRDUBZWOs8sJFYulXCV",
-	"4dPYTfGWvjmZEG5MLnGdsDBIRiL1Ukve133L88RjYNIBg6GtCQuJtL+vpszU3Is0NP1aJQW8SVdCLdHC",
-	"4OTox0eWjwvPCpI6BWtqSrleSvXIzlTiy0qn3XmhRuJWuA7KN2R1Cr4q5PxKd48PBDX5fkWJkJOsMJTD",
-	"XhutloTZh5AKRYoxx5kSzhk5r2gOVwV8DmCQNcdrdl8IfyOt2wS+NtrxIptG/44gficPZaOuE+XmhbRv",
-	"dMadYmfUfRP9K/rDt/H9FNWpe5vMD7qd3Ue22/cd7iO628tqSe88XDucTOKokKr5/reIbZKn4Dul3X77",
-	"0Edc00zboEwWxNcvXrxguvwXU7nbw3mAXEk563YhIUPTJJuS7IirQHvpkyrFDfIe1lncS1bdzeqQkFj8",
-	"kHjRJm1rLKlNqDR4JXVlubO1V8q+ndZLaN0Aa1j5IEYSgOE3kQ3FtYAHWXgVeTiZ7KWHn0f3y/VwEhQu",
-	"fPZQc/47grZun3MPcKtrUuHqm0H+TzjXwjlyvFtuYA9kIljVwXuBw78H2rMe4/37u8Z7alonldtskM65",
-	"L2VrpGcoqe08TvZFa62mTduiy5GQ/fr23B3NmNBgDPXgpVbIAR2WRleljbkhZWOufnW2tC+Bs+24zqxp",
-	"pMBMipeQywWm63S7XWRfdgGB32UYz5QvtCEBszrVFwEMkD8IY3FTwG2Mpyjdui9a/51E9B+TnXUqj6w7",
-	"f5p3a94sqfvrSJ3mNdvaZtv6/TmZlG839CGxXKci7/R52+bdIOFmsKlUMtyofE8PDg6ffDmejCfjw+lX",
-	"k69esNUG2vpL0TFF+hLTuhnB6uprXW3zbNwJ/M0Fd0PjPxlR7HF0lPl4Y+AssLWTJhFsD6m94O357b8C",
-	"AAD//w==",
+	"7FrrcttGsn6VLpytMukFKcp2nJj6cUpOnEQbx9FZaWtTZeoIQ6BJTgTMIDMDSYytxzovcJ5sq3sGF5Kg",
+	"JG8utT/ySwIxl56+zddf40OU6qLUCpWz0fRDVAojCnRo+OlMqGyub0++oocMbWpk6aRW0TQ6XyFY//qJ",
+	"BZmNoziS9KIUbhXFkRIFRtNIZlEcGfy5kgazaOpMhXFk0xUWwm/nHBqa9r92fjt6Pxm9EqPFxYfDl3d/",
+	"ieLIrUtaxDoj1TK6u7ujtWyplUWW77XI/o4/V2gdPaVaOVT8ryjLXKaCZD34yZLAHzq7/sXgIppG/3XQ",
+	"nv3Av7UHb4zRxm+1e2DjN4O5QXFlwZEOeB5oAwJMleM4uoujr7WZyyxD9ceI5fQVKpAWrkUuM5hXDgqx",
+	"BqUdZBrcSlqW6kSRrkX++wt1rKBSeFti6jADpGEswTvtvtaVyn5/Cd5psFW6ql0UBtqAVsgm8+rKNFpW",
+	"EQlidD5kCc+1fivMEv8Yw811tia76Ws0LFouC+lAL+AQvpevWaJ/KFG5lTbyF/xj9MbqicmjSTteadLC",
+	"8ekJXCl9Y4NUtipLbRxm32MmxTlH6h+pMxLub2c/vBtHNC5M5aSgs/UbleqMcsZO3koqt/gimbK2eSlh",
+	"weGtO4JkLiy+fNF9dyP8Pv84/3r0BQ+jNIeqKqLp+4hWiuLIT4sudtJVHH2Z6/Tqe53hQ/kzpYFTSBZG",
+	"/4IqgUJfowWt8jXcrFCB03kWQ2JQ5AksdJ7rGws3Is/ByQLHM/UVLkSVuzBkDGdOG8xAqAzsSt+oI6iU",
+	"kzkfrUQzquOCN4ZcqMzGgNdo1rVUM2UqRTL4NOdEelULOp6pjhq8zJzmRd6vBoPCYbhMOglbZJkkdYj8",
+	"1OgSjZOU1hcitxhHZeenDxHv+5DftOq+iyPn8l2tf6tvINdq6c8UdJBLUrZYODQgnYVcWAeVxZh8Q8A3",
+	"GrLKsB/DIHk1sUkMyfNJkcQzlRyu6OnZip6HUxAOcqTph0VMD4W2Dj5/NlnB4PkEMrG2wzE0tjpcJUGV",
+	"t6Ioc1LaId2dhbh9i2rpVtH0+bO4e0kO6Ia8+OtgNhv7/4b/PVD2Y2U//v//2Y+F/Wg/Fh9Xw+Ff+27P",
+	"5hc9/wlT11omC6Zhm+T5D4to+v5+TdcT7uIPW4bi7PGQu+sb5dPMEQhlb5BclZ1dqxTHvaK3GOJ92ONi",
+	"5zwX/kQZKidFbh+SwqESytkYZPBxTGmc5ai5wrWlRJxkWOhR2q46plyWkJCbB18I1t/mj6KUl1e4ZsVs",
+	"RwXljcvK5L0vU62UF+dSZr0jFkYXvS9ucL7S+uqyrOa5TPdsv6XRRpa4EXlbhrBj7/oXPa5VimJXH/ee",
+	"+QrX+w5LryymBl3va4ei+KRD8oRmx431+85i0DpRGeEvtk84UppLVG7fqcLbew7Wbny5rHpX2X/Gdu/t",
+	"nXbX7Tu0ddoIj4S2TlylV3vkRZWVWir3qfY1uJQeIey8ukc712is1Aqzy70ibamnka/ZsuMEjXbCaj0b",
+	"7Oppa4OS/YpyQavADf/p07THOzt6TvcCh2/Pz0/pSnaV7WRLqRwu0bAd6hXrS1oqrg0uQwUTxVHVxZVx",
+	"tGhKljhS2l0uGKfTsAboXQZwd8n7xbwf1xN9d36B1gbvud8kfMpa4nZen56+RZGFyrQfOnyIpMPC9ucI",
+	"/4MwRqyjHWTpl6YCqkIL8zWkQmklU5EDVbIxeOewYDATVNV09N4K+DddkULeKGfWvZdB1ySf4CrtKWok",
+	"culPudCmEC6aRpmu5jm2MqmqmHtXKNCtdH/UkXDChcDb9bLm9UlGNyFdkVQE2BJTGGBRuhqcdirjQrh0",
+	"hRkorXDYc5PHnh/ok+bnCr3WeupucQP8GvzwGOQChFr3bhBEuSQEvyfZtAMusVMp3Id4NqqK7UWcqVRK",
+	"QKqz31zrHIXqjl21/nvfVrWbd9iO+w7TGfErTtNd5cHjhMGffh6LP/dbGClknlgoc5FiDch+8uE09unJ",
+	"O7pU7uWL3pzn82FH5M47qpJ2N/7ntvcKY+Q1ZjDYKXmGG0JkwuGI13wIqtKBGVNF3XBrojKu6bIgfJB0",
+	"M853HajHBlt+v8/L9zrutq/t9az9znKxPyOe9gKJTDixkbTv86KN3NqTzxXeuksu4nYNfWrQonI+XRXa",
+	"eH+TaH2+OoJSWAvSUcGX8BpUZXtKhtaFUizxUW64ZX4+YZ9eOhXXry10U1/DXQq3eSPs91Ge062S7t2r",
+	"M5SQxW0pDdqw2554smiu0UCGOTq0G8V2pXL0upaWiuwM5rjQBh8bX3HkIWRbMtv57ej54pWYpIfZM3wx",
+	"/0y8/LxvHpX1l7TjJ2mql0agjHV+/naHHxhv1fKTYmIfTBEBoJPZ/XYbJt2Se8MAm3bsxaYW08pItz4j",
+	"a3oPC5Y431+oi6yQquYBO8YbsVwUFw1FKPqqelIDuw9fHCgMmlYLK+dKz+1JtdA1ZyhStknoGohScvYl",
+	"/EmVFU+y04ODpXSraj5OdXFQj2n+2QV1Icg4zK+QCXqlpFpCPQUEOMr7Hj1xyAu1hi9P4Cc9Z16AHnOh",
+	"lpVY4hRQpKuZql1ZWhAKpNU5GQssMnPbsApa8UVGcxg3DQScHn8PVHrCjXQr0h2aa5kixYGZqUA7xCBg",
+	"IW5BpKmuKGnx2JZMjaE0eiFzjMGjPOYrmJ71kwOYrBeYKV6BCQ0a6UsZSyNbsFlL5AtFHkemJU+GVKuF",
+	"XAYXH8ZQ5pUFMVP1rRmuaTo8M4huRTqWzkLHPYES8Bjeaf9WL1g/HVVeSyvJCE6TJrRboXmyscIY3nRW",
+	"t3CFpauRAuVZKn1jsDrQmAZZY7ST8Hf5TGkFp9q6pcGz/3kbqKc6PTGNOlPnAeVK67NYVjOgPiioEoJK",
+	"Ua2QHNjav5IxnK8MInhn91FgQRg2ApYOsyktPuKVnj7tBNjTp9yryXRHd0ftyN7Ie/oUBsnx6cnZ+fGX",
+	"312eHb/76vUPP16e//Ddm3cJRyXNTVrpamYL9GKmYB+lNWRBmIbz+QeaFWCQbHC4yfCII4OtREs20KZR",
+	"6ovJcz6GaA/RTRF0hA71lyLVXNub1K0ZMpFwLTENLCWJwAI0XtTu/QKcBumYwZULum0ymTGVj7fS0u8q",
+	"86dkZ1RIi3ZE967QWtEGOp2dRRo4+/Z49Oyzl34ZXZSC3kpFAltH4cS0PHBhb8PCM5V8mHG5O4timPmK",
+	"1/8bit5ZdJeEPYK7kSdmGi3Lc7zFWHtG39+k/qrN2Pr17xYS5/IEVsIywKEcJUnV0nFngy6WmeI7eCDa",
+	"3uZ6O3R9oidzN1bmcjA0hbQC6YbTzsU/U/XNLx39rMKimC9in2h8iPpU6ZNNngfVUijzcU8o+RSoOLdq",
+	"WAgzDY4ZwxJdTNmL/vi94g0gX6ckWtqFy9reIJZjH+EJ37cJFDpDDvWddonbIax9q2TQ9GjIxFDoa+9B",
+	"+Xqmdls1PManVlLawqIbxsD0v/USBzYVcr300hq5XJIXck/w2/Pz05lKdeFx6LTt4qjNbg080KzJZYrK",
+	"YueOPS5FusLRs/Fk55a9ubkZC3491mZ5EObag7cnX755d/aG53BR5fLubd3Icnx60pJnBITGEz9Dl6iY",
+	"BYmejyfj56H8YVTSJlPGxNr24EufHmwLOqa+PendqHPXxkzaZKGn0zGlD/w60KWzM9W9owaf2gYY8iCK",
+	"lxb8wPkKZ6rpyW82OFZocAzvEDO7H1nVKbxzTXgrdhiZRh11JdFUdq8DVfCbtGJ7W3d3u19iPJsc/sZ7",
+	"Nk2pPX3gxqIcXmQCr7uQ2Rs7kd+9mEz2bdqc4qDzMQlPOXx4ykZvnic9f3hS+3EIzTh8xIzmowSe8Nlj",
+	"5Orpzt/F0WeP0UPzmQjXD1VRCLNuvK2NPUL0YmmZ5GhC94LmtKF88EFmdz6OKUfvRvRXuxVi7G3pUTQH",
+	"Nec5uml8It24KWCwEARQpIJFLpcr52G0H4DX6NdI8yrDrA3WmliCky2QWg/wrmSdLmfqRpsrLhocAxUC",
+	"9psQsy82/cG6sbkRLC/2qSL7T/dXL/r9M5rPfH6ly3mVPOhycbRE91Cz16IjrGdj4AJ6vZ0nYKDIqK31",
+	"mfHbNOo36PZadPKbpb/H5b0//aT1k2/QPcJJup827vm8oR1y0H76yJ8VbOW0g3DXsvF7ve9NyBB1WyQL",
+	"OHATV3Yd0GkG2QxfdJ7RtIU0VKzQREKXwtXQvQYVY3gTiEyqUlJdFNI5X4rMuRNjebJUUMg8lxZTrTIb",
+	"ujnSUA0fdHvkAX0L8XnvsKRP0DVnGnpBdYHNtVkLqeKZslR7QS6ts02m9HrgsfXEBhl5BrA+Wyry3HPw",
+	"RlfLVcMG1PMIw/l+AWN168vHjZU7inBDLiZe66zWEvMGVUn6PnwJ38nXHjYOkn5mnD/z2UN5J2DFusMq",
+	"k/gWlaPy2H9BxmLJ7a/IQNqZYjn8x2MjZtfp0MnTTbo9GY7hLLQefYISZYlUCpEJQruSyvrkOEQsWy+J",
+	"IflS6yuJ9N8ZulH7dGr07Xq0M/zH0XEpR9/hmg/84+i4+GV0FtjDEZfCCefMmuUB33mAm5W2yHgbVjrP",
+	"LCRWLpVwleHdOJfykr6DmhC4Ta5wnbAxyGIiJR9YQ/K+bq5eJB6oW+2rb54JC4m0vqd8ZmruTRq8sY0k",
+	"wNt0JdQSLQxOj79/Ynm78O1DUteJDfGV66VUT+xMJZ77OuuOC0SOW+E6uKt3p5BQAzGhdHf7IFBDSlRU",
+	"rTnJDkOF9o3RakmFxRBSocgx5jhTwjkj5xWNYerCFyoG2XMolDDrwxlvpXWb6NxGO6luMzP9QHVIp1jm",
+	"zFNX881n3L4bG3cY2aj74favaGLfxQ9LVPMLbToadNvPT2y3OT3cJ3S34daK3vm67nAyiaNCqub53xK2",
+	"yWMhwUu7/YFGn3BNx29DMlmQXj979Yrl8k8s5W6j6RF25cwcepoEX01TEUuKI6aq9sonVYob4j2u/blX",
+	"rPr66IiQWPw58aZN2v5dUodQafBa6spy+22vlX3Pr1fQukvXqPJRiiSUxR9uNhLXBh5k4dPNw8lkrzz8",
+	"DXe/XQ8nweHCY480F78jsuw2Y/egy5o4C0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9fNd5D",
+	"vJ1WbrOLO+fmma0hm6HKu/MFtWfWtZo2vZWuRkKJ7nuI93SMQhc0kNZLrZAvdFgaXZU25q6ZjZmi6yxp",
+	"j4Apgbgu/+lNgZkUR5DLBabrdLunZY+6gMCvMoxnyrOBSMCs5iNEAAOUD8K7uGGZm+ApSrfuu63/Tib6",
+	"jykhO/Qo+86f4d2GN1vqYbKr02HnWNvsrb+/oJDyPZE+JJbrVOSdZnTbYRwk3LE2lUqGG/T89ODg8Nnn",
+	"48l4Mj6cfjH54hVHbZCtny+P6aYvMa07JuyunpBrO3zjzsXfHHD3avwnI4o9iY4qHx8MXKq2cdJUq+0m",
+	"dRa8u7j7VwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -69,10 +69,16 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 }
 
 // bodyText is a journaled body as the API shows it: the text when it is
-// UTF-8, else its base64.
-func bodyText(b []byte) (string, sandboxapi.BodyEncoding) {
+// UTF-8 (a truncated body's last, cut character dropped), else its base64.
+func bodyText(b []byte, truncated bool) (string, sandboxapi.BodyEncoding) {
 	if utf8.Valid(b) {
 		return string(b), sandboxapi.BodyEncodingUtf8
+	}
+	// The cap may have cut a character in two: the text up to it is text.
+	for cut := 1; truncated && cut < utf8.UTFMax && cut < len(b); cut++ {
+		if utf8.Valid(b[:len(b)-cut]) {
+			return string(b[:len(b)-cut]), sandboxapi.BodyEncodingUtf8
+		}
 	}
 	return base64.StdEncoding.EncodeToString(b), sandboxapi.BodyEncodingBase64
 }

@@ -521,8 +521,8 @@ func entryView(e storedEntry) sandboxapi.JournalEntry {
 		q := e.Query
 		out.Query = &q
 	}
-	out.RequestBody, out.RequestBodyEncoding = bodyText(e.RequestBody)
-	out.ResponseBody, out.ResponseBodyEncoding = bodyText(e.ResponseBody)
+	out.RequestBody, out.RequestBodyEncoding = bodyText(e.RequestBody, e.RequestTruncated)
+	out.ResponseBody, out.ResponseBodyEncoding = bodyText(e.ResponseBody, e.ResponseTruncated)
 	return out
 }
 

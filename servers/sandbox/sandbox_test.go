@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -129,6 +130,14 @@ func TestSandboxes_TokensControlTheirOwnSandboxOnly(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, status(a.api.ResetSandboxWithResponse(ctx, b.Id)))
 	assert.Equal(t, http.StatusNotFound, status(a.api.ListSandboxRequestsWithResponse(ctx, b.Id, nil)))
 	assert.Equal(t, http.StatusNotFound, status(a.api.DeleteSandboxWithResponse(ctx, b.Id)))
+	// The spec is served beside the operations, to anyone.
+	specResp, err := http.Get(e.urls["admin"] + "/sandboxes/openapi.yaml")
+	require.NoError(t, err)
+	specBody, err := io.ReadAll(specResp.Body)
+	require.NoError(t, err)
+	require.NoError(t, specResp.Body.Close())
+	assert.Equal(t, http.StatusOK, specResp.StatusCode)
+	assert.Contains(t, string(specBody), "title: apistack sandbox API")
 	// A sandbox token creates nothing; the creator token does nothing else.
 	assert.Equal(t, http.StatusForbidden, status(a.api.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})))
 	assert.Equal(t, http.StatusForbidden, status(e.creator.GetSandboxWithResponse(ctx, a.Id)))
