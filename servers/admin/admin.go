@@ -17,13 +17,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/adminapi"
-	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
-	"github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/restaurant"
-	"github.com/apistack/apistack/servers/storage"
 )
 
 // Config configures the admin API.
@@ -31,16 +27,16 @@ type Config struct {
 	// Token is the admin bearer token; it must not be empty.
 	Token string
 	// PAM is the PAM server administered.
-	PAM *pam.Server
+	PAM PAM
 	// Restaurant is the restaurant configuration server administered; nil
 	// answers its operations with not_found.
-	Restaurant *restaurant.Server
+	Restaurant Restaurant
 	// Storage is the storage server administered; nil answers its operations
 	// with not_found.
-	Storage *storage.Server
+	Storage Storage
 	// Fax is the fax server administered; nil answers its operations with
 	// not_found.
-	Fax *fax.Server
+	Fax Fax
 	// Logger receives logs; nil means slog.Default().
 	Logger *slog.Logger
 	// ValidateResponses checks every response against the spec.

@@ -16,7 +16,7 @@ import (
 
 // faxServer returns the fax server, or an error when this process does not
 // serve the fax API.
-func (s *Server) faxServer() (*fax.Server, error) {
+func (s *Server) faxServer() (Fax, error) {
 	if s.cfg.Fax == nil {
 		return nil, errNotFound("the fax API is not served by this process")
 	}
@@ -24,7 +24,7 @@ func (s *Server) faxServer() (*fax.Server, error) {
 }
 
 // faxAccount returns the fax server and the named account.
-func (s *Server) faxAccount(ctx context.Context, name string) (*fax.Server, fax.Account, error) {
+func (s *Server) faxAccount(ctx context.Context, name string) (Fax, fax.Account, error) {
 	fs, err := s.faxServer()
 	if err != nil {
 		return nil, fax.Account{}, err

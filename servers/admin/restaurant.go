@@ -13,7 +13,7 @@ import (
 
 // restaurantServer returns the restaurant server, or an error when this
 // process does not serve the restaurant API.
-func (s *Server) restaurantServer() (*restaurant.Server, error) {
+func (s *Server) restaurantServer() (Restaurant, error) {
 	if s.cfg.Restaurant == nil {
 		return nil, errNotFound("the restaurant API is not served by this process")
 	}
@@ -98,7 +98,7 @@ func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminapi.Genera
 	return adminapi.GenerateRestaurantDemo200JSONResponse(res), nil
 }
 
-func importInto(ctx context.Context, rs *restaurant.Server, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
+func importInto(ctx context.Context, rs Restaurant, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
 	res, err := rs.Import(ctx, guid, data)
 	var ie *restaurant.ImportError
 	switch {

@@ -10,7 +10,7 @@ import (
 
 // The storage API's operations: buckets, their versioning and access keys.
 
-func (s *Server) storage() (*storage.Server, error) {
+func (s *Server) storage() (Storage, error) {
 	if s.cfg.Storage == nil {
 		return nil, errNotFound("this server runs no storage API")
 	}

@@ -23,11 +23,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/requestlog"
-	"github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/restaurant"
-	"github.com/apistack/apistack/servers/storage"
 )
 
 // Prefix is where the console is mounted.
@@ -54,10 +50,10 @@ type Config struct {
 	// empty.
 	AdminToken string
 	// The servers shown; a nil server's page says it is not running.
-	Fax        *fax.Server
-	PAM        *pam.Server
-	Restaurant *restaurant.Server
-	Storage    *storage.Server
+	Fax        Fax
+	PAM        PAM
+	Restaurant Restaurant
+	Storage    Storage
 	// Requests is the log of the last requests of each API (the Requests
 	// page); nil shows an empty log.
 	Requests *requestlog.Log

@@ -92,7 +92,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("pam: Config.DB is nil")
 	}
-	cfg.Settings = cfg.Settings.withDefaults()
+	descriptor.ApplyDefaults(&cfg.Settings)
 	cfg.Deps = cfg.Deps.WithDefaults()
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
 	// Replicas sharing a database cache none of its content: another

@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("restaurant: Config.DB is nil")
 	}
-	cfg.Settings = cfg.Settings.withDefaults()
+	descriptor.ApplyDefaults(&cfg.Settings)
 	cfg.Deps = cfg.Deps.WithDefaults()
 	if _, err := loadSchemas(); err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)

@@ -136,8 +136,8 @@ type Settings struct {
 // RegisterFlags declares the flags of every API's knobs on fs (`apistack
 // serve`), bound to s.
 func (s *Settings) RegisterFlags(fs *flag.FlagSet) {
-	for _, api := range []interface{ RegisterFlags(*flag.FlagSet) }{&s.PAM, &s.Restaurant, &s.Fax, &s.Storage} {
-		api.RegisterFlags(fs)
+	for _, api := range []any{&s.PAM, &s.Restaurant, &s.Fax, &s.Storage} {
+		descriptor.RegisterFlags(fs, api)
 	}
 }
 

@@ -77,7 +77,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("storage: Config.DB is nil")
 	}
-	cfg.Settings = cfg.Settings.withDefaults()
+	descriptor.ApplyDefaults(&cfg.Settings)
 	// The spec validation reads the API's XML bodies with xmlbody.Decoder.
 	xmlbody.Register()
 	cfg.Deps = cfg.Deps.WithDefaults()

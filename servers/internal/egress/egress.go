@@ -37,7 +37,7 @@ type Resolver interface {
 type Options struct {
 	// AllowPrivate lets requests reach every address, non-public ones
 	// included (tests on loopback, a deployment on a private network).
-	AllowPrivate bool
+	AllowPrivate bool `flag:"fax-allow-private-destinations" help:"let media_url and webhook URLs reach loopback, private and other non-public addresses (default: public only, plus the admin port's demo sample and inbox)"`
 	// Allow lists URLs that may be reached even on a non-public address:
 	// exactly their scheme, host, port and path (any query).
 	Allow []string
