@@ -149,6 +149,8 @@ func journal(t testing.TB, b *box, params *sandboxapi.ListSandboxRequestsParams)
 // stack, by "<api>.<table>".
 func (e *env) tableCounts(t testing.TB) map[string]int {
 	t.Helper()
+	// What the journal writer holds is committed first.
+	e.st.Sandboxes.Journal().Flush(context.Background())
 	out := map[string]int{}
 	for _, api := range []string{stack.PAM, stack.Fax, stack.Storage, stack.Restaurant, stack.Sandbox} {
 		db := e.st.DB(api)
