@@ -22,8 +22,8 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/clock"
 	faxserver "github.com/apistack/apistack/servers/fax"
-	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/stack"
 )
 

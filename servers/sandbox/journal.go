@@ -34,9 +34,9 @@ type Journal struct {
 	// urgent cuts the writer's linger short: a Flush waits, or a batch is
 	// full.
 	urgent chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	once    sync.Once
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
 }
 
 var _ apiserver.Journal = (*Journal)(nil)
