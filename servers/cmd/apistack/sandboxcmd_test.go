@@ -146,3 +146,11 @@ func TestREADME_SandboxesSectionRuns(t *testing.T) {
 	_, err = sandboxCLI(t, "--sandbox-url", creds["admin"]["base_url"], "--sandbox-token", creds["admin"]["token"], "get", sb.ID)
 	require.ErrorContains(t, err, "404")
 }
+
+func TestSandboxCreatorToken_DerivedFromTheAdminToken(t *testing.T) {
+	a := sandboxCreatorToken("adm_one")
+	assert.Equal(t, a, sandboxCreatorToken("adm_one"), "every replica derives the same")
+	assert.NotEqual(t, a, sandboxCreatorToken("adm_two"))
+	assert.NotContains(t, a, "adm_one")
+	assert.True(t, strings.HasPrefix(a, "sbc_"))
+}

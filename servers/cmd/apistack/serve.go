@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,7 +75,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		"WARNING: a command line is visible to every user of the machine (ps): prefer APISTACK_ADMIN_TOKEN or --admin-token-file")
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
 	fs.StringVar(&c.SandboxToken, "sandbox-token", "", "the sandbox-creator token, which may create sandboxes and do nothing else "+
-		"(default: reused from demo-credentials.json, else random; replicas sharing a --database need the same: prefer APISTACK_SANDBOX_TOKEN)")
+		"(default: reused from demo-credentials.json, else derived from the admin token, so replicas sharing a --database agree; prefer APISTACK_SANDBOX_TOKEN)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
 	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
@@ -231,6 +234,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.SandboxToken == "" && c.Demo && previous.Sandboxes != nil {
 		c.SandboxToken = previous.Sandboxes.Token
+	}
+	if c.SandboxToken == "" {
+		c.SandboxToken = sandboxCreatorToken(c.AdminToken)
 	}
 
 	// One pool checks the responses of every API in the background.
@@ -477,4 +483,13 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
 	}, nil
+}
+
+// sandboxCreatorToken derives the sandbox-creator token from the admin
+// token: every replica given the same admin token makes the same one, and
+// the creator token reveals nothing of the admin token.
+func sandboxCreatorToken(adminToken string) string {
+	mac := hmac.New(sha256.New, []byte(adminToken))
+	mac.Write([]byte("apistack sandbox-creator token"))
+	return "sbc_" + hex.EncodeToString(mac.Sum(nil))
 }
