@@ -70,7 +70,7 @@ func (s *Server) IssueAPIKey(ctx context.Context, accountID string) (keyID, key 
 
 // APIKeyWorks reports whether key authenticates as accountID.
 func (s *Server) APIKeyWorks(ctx context.Context, accountID, key string) bool {
-	acct, _, err := s.store.keyByHash(ctx, hashKey(key))
+	acct, _, _, err := s.store.keyByHash(ctx, hashKey(key))
 	return err == nil && acct == accountID
 }
 

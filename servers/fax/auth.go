@@ -51,7 +51,8 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 		return &authState{err: errAuthentication("the Authorization header must be \"Bearer <API_KEY>\"")}
 	}
 	hash := hashKey(key)
-	acct, stored, err := s.apiKey(r.Context(), hash)
+	k, err := s.apiKey(r.Context(), hash)
+	acct, stored := k.accountID, k.stored
 	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		if apiserver.Unavailable(err) {
 			return &authState{err: newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)}
@@ -67,6 +68,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 	if subtle.ConstantTimeCompare(stored, hash) != 1 || acct == "" {
 		return &authState{err: errAuthentication("the API key is not valid")}
 	}
+	apiserver.Attribute(r.Context(), k.accountName)
 	return &authState{accountID: acct}
 }
 

@@ -20,6 +20,7 @@ const apiName = "fax"
 // sender (Run) itself.
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
 }
 
 // newFromEnv is the fax server of an assembler. A clock other than the
@@ -72,6 +73,14 @@ func senderNumber(set string) string {
 	return fmt.Sprintf("%s%04d", senderNumbersOfASet, 1000+h.Sum32()%senderNumbersInRange)
 }
 
+// nextSenderNumber is the sending number after n in the range of the sets'
+// numbers, wrapping around.
+func nextSenderNumber(n string) string {
+	var i int
+	_, _ = fmt.Sscanf(strings.TrimPrefix(n, senderNumbersOfASet), "%d", &i)
+	return fmt.Sprintf("%s%04d", senderNumbersOfASet, 1000+(i-1000+1)%senderNumbersInRange)
+}
+
 // seedTenants creates the set's account (named after the set), its API key,
 // an application with an outbound voice profile and the sending number,
 // keeping whatever a previous run created that still works. The
@@ -117,8 +126,21 @@ func seedTenants(ctx context.Context, s *Server, set descriptor.TenantSet, previ
 		}
 		out.ConnectionID = app.ID
 	}
-	if err := s.AssignNumber(ctx, acct.ID, out.From, out.ConnectionID); err != nil {
-		return nil, err
+	if previous != nil && previous.From != "" && previous.From != out.From {
+		if n, err := s.store.number(ctx, previous.From); err == nil && n.AccountID == acct.ID {
+			out.From = previous.From
+		}
 	}
-	return out, nil
+	// Another set may hold the number its name chose: the next free one is
+	// the set's (the demo set's number is fixed).
+	for tries := 0; ; tries++ {
+		err := s.AssignNumber(ctx, acct.ID, out.From, out.ConnectionID)
+		if err == nil {
+			return out, nil
+		}
+		if !errors.Is(err, ErrAlreadyExists) || set.Name == descriptor.DemoSet || tries >= senderNumbersInRange {
+			return nil, err
+		}
+		out.From = nextSenderNumber(out.From)
+	}
 }

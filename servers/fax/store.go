@@ -154,15 +154,16 @@ func (s *store) insertAPIKey(ctx context.Context, id, accountID string, hash []b
 }
 
 // keyByHash returns the account and stored hash of the key whose hash is hash.
-func (s *store) keyByHash(ctx context.Context, hash []byte) (accountID string, stored []byte, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT account_id, key_hash FROM api_keys WHERE key_hash = ?`, hash).Scan(&accountID, &stored)
+func (s *store) keyByHash(ctx context.Context, hash []byte) (accountID, accountName string, stored []byte, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT k.account_id, a.name, k.key_hash FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		WHERE k.key_hash = ?`, hash).Scan(&accountID, &accountName, &stored)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil, storeerr.ErrNotFound
+		return "", "", nil, storeerr.ErrNotFound
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("read api key: %w", err)
+		return "", "", nil, fmt.Errorf("read api key: %w", err)
 	}
-	return accountID, stored, nil
+	return accountID, accountName, stored, nil
 }
 
 // rotateAPIKey inserts a key and deletes the account's key replaced ("":

@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 )
@@ -127,6 +128,9 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			setRateHeadersOn(c.Response().Header(), unknownRate(s.cfg.RateLimit, s.cfg.RateLimitPeriod, s.clock.Now()))
 			return err
+		}
+		if st.principal != nil {
+			apiserver.Attribute(req.Context(), st.principal.TeamName)
 		}
 		rh := toRateHeaders(d)
 		ctx := context.WithValue(withRequestURL(req), authStateKey{}, st)

@@ -14,6 +14,7 @@ const apiName = "pam"
 // serve`, the test kit, pamtest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
 }
 
 // newFromEnv is the pam server of an assembler.

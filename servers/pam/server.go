@@ -173,6 +173,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
@@ -203,6 +204,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServi
 	if !secretOK || t.ID == "" || k.TeamID != t.ID {
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("unknown key_id or wrong key_secret"))
 	}
+	apiserver.Attribute(ctx, t.Name)
 	switch {
 	case k.Deleted:
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the key was deleted"))

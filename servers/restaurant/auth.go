@@ -78,7 +78,8 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
 			"the Authorization header must be \"Bearer <accessToken>\"")}
 	}
-	clientID, expires, err := s.token(ctx, hashSecret(token))
+	t, err := s.token(ctx, hashSecret(token))
+	clientID, expires := t.clientID, t.expires
 	switch {
 	case errors.Is(err, storeerr.ErrNotFound):
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
@@ -93,6 +94,7 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyTOKENEXPIRED,
 			"the bearer token expired at %s; log in again", expires.UTC().Format(time.RFC3339))}
 	}
+	apiserver.Attribute(ctx, t.clientName)
 	return &authState{clientID: clientID}
 }
 

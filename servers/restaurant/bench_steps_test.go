@@ -46,7 +46,7 @@ func BenchmarkListMenuItemsSteps(b *testing.B) {
 
 			b.Run("token", func(b *testing.B) {
 				for b.Loop() {
-					if _, _, err := srv.store.tokenByHash(ctx, token); err != nil {
+					if _, _, _, err := srv.store.tokenByHash(ctx, token); err != nil {
 						b.Fatal(err)
 					}
 				}

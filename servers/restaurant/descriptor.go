@@ -19,6 +19,7 @@ const apiName = "restaurant"
 // (servers/stack, `apistack serve`, the test kit, restauranttest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
 }
 
 // newFromEnv is the restaurant server of an assembler.

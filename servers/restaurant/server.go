@@ -142,6 +142,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
@@ -163,6 +164,7 @@ func (s *Server) Login(ctx context.Context, req restaurantserver.LoginRequestObj
 	if !hmac.Equal(hashSecret(req.Body.ClientSecret), want) || c.ID == "" {
 		return nil, newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDCREDENTIALS, "unknown clientId or wrong clientSecret")
 	}
+	apiserver.Attribute(ctx, c.Name)
 	token := "rst_" + randomSecret()
 	expires := s.clock.Now().Add(s.cfg.TokenTTL)
 	if err := s.store.insertToken(ctx, hashSecret(token), c.ID, expires); err != nil {

@@ -186,16 +186,17 @@ func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, e
 }
 
 // tokenByHash returns the client of a token and when the token expires.
-func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID string, expires time.Time, err error) {
+func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID, clientName string, expires time.Time, err error) {
 	var us int64
-	err = s.db.QueryRowContext(ctx, `SELECT client_id, expires_at FROM tokens WHERE hash = ?`, hash).Scan(&clientID, &us)
+	err = s.db.QueryRowContext(ctx, `SELECT t.client_id, c.name, t.expires_at FROM tokens t JOIN api_clients c ON c.id = t.client_id
+		WHERE t.hash = ?`, hash).Scan(&clientID, &clientName, &us)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", time.Time{}, storeerr.ErrNotFound
+		return "", "", time.Time{}, storeerr.ErrNotFound
 	}
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("read token: %w", err)
+		return "", "", time.Time{}, fmt.Errorf("read token: %w", err)
 	}
-	return clientID, sqldb.Time(us), nil
+	return clientID, clientName, sqldb.Time(us), nil
 }
 
 // access reports whether the restaurant exists and whether the client was

@@ -18,6 +18,7 @@ type Credentials struct {
 	Fax        *FaxCredentials        `json:"fax,omitempty"`
 	Storage    *StorageCredentials    `json:"storage,omitempty"`
 	Admin      *AdminCredentials      `json:"admin,omitempty"`
+	Sandboxes  *SandboxCredentials    `json:"sandboxes,omitempty"`
 }
 
 // The sections of demo-credentials.json, declared by their APIs.
@@ -30,6 +31,15 @@ type (
 
 // AdminCredentials is the admin section of demo-credentials.json.
 type AdminCredentials struct {
+	BaseURL string `json:"base_url"`
+	Token   string `json:"token"`
+}
+
+// SandboxCredentials is the sandboxes section of demo-credentials.json: the
+// sandbox API's base URL (the admin port; its paths start with
+// /sandboxes) and the sandbox-creator token, which may create sandboxes
+// and do nothing else.
+type SandboxCredentials struct {
 	BaseURL string `json:"base_url"`
 	Token   string `json:"token"`
 }

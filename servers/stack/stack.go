@@ -17,14 +17,17 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/faults"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
@@ -32,6 +35,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -42,7 +46,13 @@ const (
 	Storage    = "storage"
 	Restaurant = "restaurant"
 	Admin      = "admin"
+	// Sandbox is the sandbox API, served on the admin port under
+	// SandboxesPath.
+	Sandbox = "sandbox"
 )
+
+// SandboxesPath is where the admin port serves the sandbox API.
+const SandboxesPath = "/sandboxes"
 
 // APIs lists the APIs in the order they are started.
 var APIs = []string{PAM, Restaurant, Fax, Storage, Admin}
@@ -91,10 +101,28 @@ type Config struct {
 	// WebhookTransport wraps the transport of the webhooks the servers send
 	// (the test kit's fault injection; see fax.Config).
 	WebhookTransport func(http.RoundTripper) http.RoundTripper
+	// SandboxCreatorToken may create sandboxes and do nothing else; ""
+	// makes a random one (Stack.SandboxCreatorToken).
+	SandboxCreatorToken string
+	// SandboxSweepInterval is how often the sandboxes past their TTL are
+	// looked for (on Clock); 0 means sandbox.DefaultSweepInterval.
+	SandboxSweepInterval time.Duration
+	// SandboxSampleSize is the number of menu items of each sandbox's
+	// restaurant configuration; 0 means DefaultSandboxSampleSize.
+	SandboxSampleSize int
 
 	// Settings are the knobs of each API.
 	Settings
+
+	// journal is the sandbox API's journal the APIs write into (set by
+	// Open).
+	journal apiserver.Journal
 }
+
+// DefaultSandboxSampleSize is the number of menu items of a sandbox's
+// restaurant configuration: every resource non-empty, small enough that a
+// sandbox is made in milliseconds.
+const DefaultSandboxSampleSize = 12
 
 // Settings are the knobs of every API, declared in the API's package (their
 // zero values: the API's defaults).
@@ -125,7 +153,7 @@ func (c Config) env(api string, db *sql.DB) descriptor.Env {
 	e := descriptor.Env{
 		Deps: descriptor.Deps{
 			DB: db, Clock: c.Clock, Logger: c.Logger, Telemetry: c.Telemetry,
-			ValidateResponses: c.ValidateResponses, ResponseChecks: c.ResponseChecks,
+			ValidateResponses: c.ValidateResponses, ResponseChecks: c.ResponseChecks, Journal: c.journal,
 		},
 		WebhookTransport: c.WebhookTransport, DisableValidation: c.DisableValidation,
 	}
@@ -200,6 +228,10 @@ type Stack struct {
 	Admin      *admin.Server
 	// AdminToken guards the admin API.
 	AdminToken string
+	// Sandboxes is the sandbox API (on the admin port under SandboxesPath).
+	Sandboxes *sandbox.Server
+	// SandboxCreatorToken may create sandboxes and nothing else.
+	SandboxCreatorToken string
 	// Inbox is the demo webhook receiver of the admin port (FaxInboxPath):
 	// the deliveries it verified, kept in this process's memory.
 	Inbox *FaxInbox
@@ -208,9 +240,11 @@ type Stack struct {
 	logger *slog.Logger
 	// apis are the tenant APIs (all but admin), in the order of APIs, each
 	// with its database and server once opened.
-	apis    []api
-	closed  bool
-	stopFax func()
+	apis      []api
+	sandboxDB *sql.DB
+	urls      map[string]string
+	closed    bool
+	stopFax   func()
 }
 
 // api is one tenant API of a stack.
@@ -248,12 +282,19 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = NewAdminToken()
 	}
-	st.cfg, st.logger, st.AdminToken = cfg, logger, cfg.AdminToken
+	if cfg.SandboxCreatorToken == "" {
+		cfg.SandboxCreatorToken = NewAdminToken()
+	}
+	st.cfg, st.logger, st.AdminToken, st.SandboxCreatorToken = cfg, logger, cfg.AdminToken, cfg.SandboxCreatorToken
 	st.Inbox = &FaxInbox{}
 	st.apis = st.bind(&st.cfg)
 	if err := st.openDatabases(ctx); err != nil {
 		return err
 	}
+	if err := st.openSandboxes(ctx); err != nil {
+		return err
+	}
+	st.cfg.journal = st.Sandboxes.Journal()
 	for i := range st.apis {
 		a := &st.apis[i]
 		e := st.cfg.env(a.Name(), a.db)
@@ -325,6 +366,9 @@ func (st *Stack) Handlers() (map[string]http.Handler, error) {
 	if err == nil {
 		h, err = withFaxDemoRoutes(h, st.Fax, st.Inbox, st.AdminToken, st.logger)
 	}
+	if err == nil {
+		h, err = st.withSandboxes(h)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Admin, err)
 	}
@@ -336,17 +380,19 @@ func (st *Stack) Handlers() (map[string]http.Handler, error) {
 // server's signed media links, and the admin port's demo sample and inbox,
 // the only loopback URLs the fax server reaches by default.
 func (st *Stack) SetURLs(urls map[string]string) error {
+	st.urls = maps.Clone(urls)
 	st.Fax.SetBaseURL(urls[Fax])
 	return st.Fax.AllowDestinations(urls[Admin]+FaxSamplePath, urls[Admin]+FaxInboxPath)
 }
 
-// Start runs the fax simulator and webhook sender until ctx ends or Close
-// is called; undelivered events wait in the outbox for the next start.
+// Start runs the fax simulator and webhook sender, and the sandbox sweep,
+// until ctx ends or Stop or Close is called; undelivered events wait in the outbox for the next start.
 func (st *Stack) Start(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); _ = st.Fax.Run(ctx) }()
+	go func() { defer wg.Done(); st.Sandboxes.Run(ctx) }()
 	st.stopFax = func() { cancel(); wg.Wait() }
 }
 
@@ -381,6 +427,9 @@ func (st *Stack) Seed(ctx context.Context, previous Credentials, set TenantSet) 
 	if out[Admin], err = json.Marshal(AdminCredentials{BaseURL: set.URLs[Admin], Token: st.AdminToken}); err != nil {
 		return Credentials{}, err
 	}
+	if out["sandboxes"], err = json.Marshal(SandboxCredentials{BaseURL: set.URLs[Admin], Token: st.SandboxCreatorToken}); err != nil {
+		return Credentials{}, err
+	}
 	var creds Credentials
 	data, err := json.Marshal(out)
 	if err == nil {
@@ -397,20 +446,36 @@ func (st *Stack) DB(api string) *sql.DB {
 			return a.db
 		}
 	}
+	if api == Sandbox {
+		return st.sandboxDB
+	}
 	return nil
 }
 
-// Close stops the fax workers and closes the databases.
-func (st *Stack) Close() error {
+// Stop stops what Start runs (the fax simulator and webhook sender, the
+// sandbox sweep) and waits for it, leaving the databases open: a test then
+// reads what they hold once nothing writes. Close calls it.
+func (st *Stack) Stop() {
 	if st.stopFax != nil {
 		st.stopFax()
 		st.stopFax = nil
 	}
+}
+
+// Close stops the fax workers and closes the databases.
+func (st *Stack) Close() error {
+	st.Stop()
 	if st.closed {
 		return nil
 	}
 	st.closed = true
 	var errs []error
+	if st.Sandboxes != nil {
+		st.Sandboxes.Close()
+	}
+	if st.sandboxDB != nil {
+		errs = append(errs, st.sandboxDB.Close())
+	}
 	for _, a := range st.apis {
 		if a.db != nil {
 			errs = append(errs, a.db.Close())

@@ -163,6 +163,7 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 		return err
 	}
 	st.account = account
+	apiserver.Attribute(ctx, account)
 	if req.ContentLength > lifecycledoc.MaxBodySize {
 		return lifecycledoc.TooLarge()
 	}

@@ -15,6 +15,7 @@ const apiName = "storage"
 // serve`, the test kit, storagetest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants,
 }
 
 // newFromEnv is the storage server of an assembler.

@@ -2,6 +2,7 @@
 //
 //	apistack serve [--demo] [flags]   every API on its own port
 //	apistack admin <command> [args]   the admin API from the command line
+//	apistack sandbox <command> [args] the sandbox API from the command line
 //	apistack conform --api API [flags] the conformance suite against any implementation
 //
 // Every flag can also be set with an APISTACK_* environment variable named
@@ -31,6 +32,7 @@ func main() {
 const usage = `usage:
   apistack serve [--demo] [flags]    run every API on its own port (see apistack serve -h)
   apistack admin <command> [args]    drive the admin API (see apistack admin -h)
+  apistack sandbox <command> [args]  create, inspect, reset and delete sandboxes (see apistack sandbox -h)
   apistack conform --api API [flags] check an implementation of an API (see apistack conform -h)
 `
 
@@ -60,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stdout, stderr)
 	case "admin":
 		return adminCommand(ctx, args[1:], stdout, stderr)
+	case "sandbox":
+		return sandboxCommand(ctx, args[1:], stdout, stderr)
 	case "conform":
 		return conformCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":

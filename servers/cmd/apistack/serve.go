@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,6 +44,7 @@ type serveConfig struct {
 	AdminToken        string
 	AdminAllowRemote  bool
 	AdminTokenFile    string
+	SandboxToken      string
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
@@ -74,6 +78,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random); "+
 		"WARNING: a command line is visible to every user of the machine (ps): prefer APISTACK_ADMIN_TOKEN or --admin-token-file")
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
+	fs.StringVar(&c.SandboxToken, "sandbox-token", "", "the sandbox-creator token, which may create sandboxes and do nothing else "+
+		"(default: reused from demo-credentials.json, else derived from the admin token, so replicas sharing a --database agree; prefer APISTACK_SANDBOX_TOKEN)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
 	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
@@ -237,6 +243,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if generatedToken {
 		c.AdminToken = stack.NewAdminToken()
 	}
+	if c.SandboxToken == "" && c.Demo && previous.Sandboxes != nil {
+		c.SandboxToken = previous.Sandboxes.Token
+	}
+	if c.SandboxToken == "" {
+		c.SandboxToken = sandboxCreatorToken(c.AdminToken)
+	}
 
 	// One pool checks the responses of every API in the background.
 	var responseChecks *validation.Background
@@ -277,7 +289,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c.APIs.Fax.Destinations.AllowLoopback = localStack(listeners, c.Database)
 	c.APIs.Fax.Destinations.AllowHosts = c.Destinations.Allow
 	st, err := stack.Open(ctx, stack.Config{
-		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, Logger: logger,
+		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, SandboxCreatorToken: c.SandboxToken, Logger: logger,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
@@ -293,7 +305,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, api := range stack.APIs {
+	for _, api := range append(stack.APIs, stack.Sandbox) {
 		if db := st.DB(api); db != nil {
 			dbs = append(dbs, db)
 		}
@@ -495,4 +507,13 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
 	}, nil
+}
+
+// sandboxCreatorToken derives the sandbox-creator token from the admin
+// token: every replica given the same admin token makes the same one, and
+// the creator token reveals nothing of the admin token.
+func sandboxCreatorToken(adminToken string) string {
+	mac := hmac.New(sha256.New, []byte(adminToken))
+	mac.Write([]byte("apistack sandbox-creator token"))
+	return "sbc_" + hex.EncodeToString(mac.Sum(nil))
 }

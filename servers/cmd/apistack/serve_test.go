@@ -100,6 +100,7 @@ var sectionKeys = map[string][]string{
 	"storage":    {"bucket", "endpoint", "key_id", "region", "secret", "versioned_bucket"},
 	"restaurant": {"base_url", "client_id", "client_secret", "restaurant_guid"},
 	"admin":      {"base_url", "token"},
+	"sandboxes":  {"base_url", "token"},
 }
 
 func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {

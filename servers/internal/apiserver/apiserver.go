@@ -64,6 +64,9 @@ type Config struct {
 	// Observer hears of every request answered (metrics, the console's
 	// request log); nil means none.
 	Observer Observer
+	// Journal keeps the requests made with a journaled tenant set's
+	// credentials (sandboxes); nil keeps none.
+	Journal Journal
 }
 
 // Hooks are the test kit's way into an API (servers/internal/faults).
@@ -123,10 +126,13 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, err
 	}
 	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits,
-		noteOperation: cfg.Observer != nil}
+		noteOperation: cfg.Observer != nil || cfg.Journal != nil}
 
 	if cfg.Observer != nil {
 		e.Use(observe(cfg.Observer, cfg.Name, router, vopts.ValidateResponses))
+	}
+	if cfg.Journal != nil {
+		e.Use(journal(cfg.Journal, cfg.Name, router))
 	}
 	e.Use(requestLogger(logger, cfg.Name))
 	e.Use(recoverer(logger))

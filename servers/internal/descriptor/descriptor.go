@@ -56,6 +56,9 @@ type Deps struct {
 	// Telemetry counts the server's requests and events for /metrics and
 	// feeds the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// Journal keeps the requests made with the sandboxes' credentials
+	// (servers/sandbox); nil keeps none.
+	Journal apiserver.Journal
 }
 
 // WithDefaults returns d with a nil Clock and Logger set to the system
@@ -127,6 +130,13 @@ type API[S any, Srv Server, C any] struct {
 	// (the set's credentials of an earlier run, or nil) names and still
 	// works is kept. It returns the set's credentials.
 	Seed func(ctx context.Context, srv Srv, set TenantSet, previous *C) (*C, error)
+	// Reset puts the set's tenants back as Seed left them: creds (what Seed
+	// returned) keep working, everything made since is gone.
+	Reset func(ctx context.Context, srv Srv, set TenantSet, creds *C) error
+	// Delete removes the set's tenants with all their data; their
+	// credentials stop working at once. Deleting a set that is (partly)
+	// gone is not an error.
+	Delete func(ctx context.Context, srv Srv, set TenantSet) error
 }
 
 // Bound is an API with its settings, as an assembler loops over it.
@@ -142,6 +152,11 @@ type Bound interface {
 	// Seed runs the API's Seed on srv (a server Open returned); previous
 	// and the result are the API's section of demo-credentials.json.
 	Seed(ctx context.Context, srv Server, set TenantSet, previous json.RawMessage) (json.RawMessage, error)
+	// Reset runs the API's Reset on srv with creds, the API's section of
+	// the set's credentials.
+	Reset(ctx context.Context, srv Server, set TenantSet, creds json.RawMessage) error
+	// Delete runs the API's Delete on srv.
+	Delete(ctx context.Context, srv Server, set TenantSet) error
 }
 
 // Migrations are the API's schema.
@@ -197,4 +212,32 @@ func (b bound[S, Srv, C]) Seed(ctx context.Context, srv Server, set TenantSet, p
 		return nil, err
 	}
 	return json.Marshal(creds)
+}
+
+func (b bound[S, Srv, C]) typed(srv Server, op string) (Srv, error) {
+	typed, ok := srv.(Srv)
+	if !ok {
+		return typed, fmt.Errorf("%s: %s: a %T is not this API's server", b.api.Name, op, srv)
+	}
+	return typed, nil
+}
+
+func (b bound[S, Srv, C]) Reset(ctx context.Context, srv Server, set TenantSet, creds json.RawMessage) error {
+	typed, err := b.typed(srv, "reset")
+	if err != nil {
+		return err
+	}
+	c := new(C)
+	if err := json.Unmarshal(creds, c); err != nil {
+		return fmt.Errorf("%s: reset: the set's credentials: %w", b.api.Name, err)
+	}
+	return b.api.Reset(ctx, typed, set, c)
+}
+
+func (b bound[S, Srv, C]) Delete(ctx context.Context, srv Server, set TenantSet) error {
+	typed, err := b.typed(srv, "delete")
+	if err != nil {
+		return err
+	}
+	return b.api.Delete(ctx, typed, set)
 }
