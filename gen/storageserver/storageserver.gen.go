@@ -1097,7 +1097,7 @@ var swaggerSpec = []string{
 	"mrmUFsdzDvczyiPMCXBQmtlgOAKY5bFO74AkcAcJKrHCEXfM8ctaqBwhFQqxsJuYXLDN3LkKFJlWLLIe",
 	"lVFgr6wsG71hU5G2cXBdA7uDbxw5NOAVjWdVrUsDoiemjaV2DMBeAfT2XIIGH9hY0z44FpELa90D1zJS",
 	"eZa3r6w9dB0llaed0goBoS47u9aJ5xf+YZGAY1HxWZnarhq8d0pYCFxB6d5oNKNhDK1+u7txczSfz9sU",
-	"X7eFnHbcXNU5Pzs+vbg8xTlL39NMJ+UbqEJhjz6eeb7nDo039Hrtrp0hZsDpjHlDb6/dbe/ZtrAY7w+L",
+	"X7eFnHbcXNU5Pzs+vbg8xTlL39NMJ+UbqEJhjz6eeb7nDo039Prtrp0hZsDpjHlDb6/dbe/ZtrAY7w+L",
 	"awN7hWi0w+ZlImoNZPeq1aJ6VYVOEtMkpsomsFUWhgDYCyraHqJgh55FOUA4r3yepfTdjH53sOubOW6V",
 	"rfdmXMxfpql30O1um1fg3yl99AOn7D08ZfX5BpwxeHhG0ae/9L39x2BV7cXBWY9ArNyNhBfQWZpSuSg4",
 	"uPbRnq3Xl57vaTpV3vBL6Zs8N0vfm9Z9HWnk3IaNMvPiosp6AlZxEKaHREKRjCzSIkVLzjXPVa5fKfqv",
