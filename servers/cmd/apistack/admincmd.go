@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -109,9 +108,7 @@ the admin section of <data-dir>/demo-credentials.json.
 func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("admin-url", "", "admin API base URL")
-	token := fs.String("admin-token", "", "admin API token")
-	dataDir := fs.String("data-dir", "data", "where demo-credentials.json is")
+	ep := bindEndpoint(fs, "admin", "admin API base URL", "admin API token")
 	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()); fs.PrintDefaults() }
 	if err := parseFlags(fs, "admin", args); err != nil {
 		return err
@@ -119,25 +116,14 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := flagDefaults(fs); err != nil {
 		return err
 	}
-	if *url == "" || *token == "" {
-		creds, err := readCredentials(filepath.Join(*dataDir, "demo-credentials.json"))
-		if err != nil {
-			return err
+	url, token, err := ep.resolve(func(c demoCredentials) (string, string) {
+		if c.Admin == nil {
+			return "", ""
 		}
-		if creds.Admin != nil {
-			if *url == "" {
-				*url = creds.Admin.BaseURL
-			}
-			if *token == "" {
-				*token = creds.Admin.Token
-			}
-		}
-	}
-	if *url == "" {
-		*url = "http://127.0.0.1:8089"
-	}
-	if *token == "" {
-		return errors.New("no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
+		return c.Admin.BaseURL, c.Admin.Token
+	}, "no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
+	if err != nil {
+		return err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
@@ -149,10 +135,10 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.Usage()
 		return fmt.Errorf("unknown admin command %q", rest[0])
 	}
-	client, err := adminapi.NewClient(*url,
+	client, err := adminapi.NewClient(url,
 		adminapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
 		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+*token)
+			r.Header.Set("Authorization", "Bearer "+token)
 			return nil
 		}))
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,45 +35,33 @@ APISTACK_SANDBOX_URL and APISTACK_SANDBOX_TOKEN, then to the sandboxes section o
 func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("sandbox-url", "", "sandbox API base URL (the admin port)")
-	token := fs.String("sandbox-token", "", "token: the sandbox-creator token to create, a sandbox's own token for the rest")
-	dataDir := fs.String("data-dir", "data", "where demo-credentials.json is")
+	ep := bindEndpoint(fs, "sandbox", "sandbox API base URL (the admin port)",
+		"token: the sandbox-creator token to create, a sandbox's own token for the rest")
 	fs.Usage = func() { fmt.Fprint(stderr, sandboxUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "sandbox", args); err != nil {
 		return err
 	}
 	if err := flagDefaults(fs); err != nil {
 		return err
 	}
-	if *url == "" || *token == "" {
-		creds, err := readCredentials(filepath.Join(*dataDir, "demo-credentials.json"))
-		if err != nil {
-			return err
+	url, token, err := ep.resolve(func(c demoCredentials) (string, string) {
+		if c.Sandboxes == nil {
+			return "", ""
 		}
-		if creds.Sandboxes != nil {
-			if *url == "" {
-				*url = creds.Sandboxes.BaseURL
-			}
-			if *token == "" {
-				*token = creds.Sandboxes.Token
-			}
-		}
-	}
-	if *url == "" {
-		*url = "http://127.0.0.1:8089"
-	}
-	if *token == "" {
-		return errors.New("no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
+		return c.Sandboxes.BaseURL, c.Sandboxes.Token
+	}, "no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
+	if err != nil {
+		return err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
 		fs.Usage()
 		return errors.New("no sandbox command given")
 	}
-	client, err := sandboxapi.NewClient(*url,
+	client, err := sandboxapi.NewClient(url,
 		sandboxapi.WithHTTPClient(&http.Client{Timeout: 60 * time.Second}),
 		sandboxapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+*token)
+			r.Header.Set("Authorization", "Bearer "+token)
 			return nil
 		}))
 	if err != nil {
