@@ -13,6 +13,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -43,6 +44,7 @@ func TestMigrations_BothDialectsBuildTheSameSchema(t *testing.T) {
 		{Schema: "fax", SQLite: fax.Migrations(), Postgres: fax.PostgresMigrations()},
 		{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()},
 		{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()},
+		{Schema: "sandbox", SQLite: sandbox.Migrations(), Postgres: sandbox.PostgresMigrations()},
 	}
 	ctx := context.Background()
 	for _, m := range apis {
