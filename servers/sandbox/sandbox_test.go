@@ -188,11 +188,18 @@ func TestSandboxes_CreateRefusesBadInput(t *testing.T) {
 			assert.NotEmpty(t, resp.JSON400.Message)
 		})
 	}
-	// What is not JSON at all is refused as every API of the stack refuses it.
-	for _, x := range []struct{ contentType, body string }{{"text/plain", "hi"}, {"application/json", `{"ttl":`}} {
+	// What is not JSON at all is refused as every API of the stack refuses
+	// it: another content type is 415, JSON that does not parse 400.
+	for _, x := range []struct {
+		contentType, body string
+		status            int
+	}{
+		{"text/plain", "hi", http.StatusUnsupportedMediaType},
+		{"application/json", `{"ttl":`, http.StatusBadRequest},
+	} {
 		resp, err := e.creator.CreateSandboxWithBodyWithResponse(ctx, x.contentType, strings.NewReader(x.body))
 		require.NoError(t, err)
-		assert.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode(), x.body)
+		assert.Equal(t, x.status, resp.StatusCode(), x.body)
 	}
 	assert.Equal(t, before, e.tableCounts(t), "a refused create changes nothing")
 	// No body at all is a default sandbox.
