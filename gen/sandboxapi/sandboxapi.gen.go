@@ -59,6 +59,7 @@ const (
 	ErrorErrorInternal               ErrorError = "internal"
 	ErrorErrorInvalidRequest         ErrorError = "invalid_request"
 	ErrorErrorNotFound               ErrorError = "not_found"
+	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
@@ -73,6 +74,8 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorInvalidRequest:
 		return true
 	case ErrorErrorNotFound:
+		return true
+	case ErrorErrorRequestTimeout:
 		return true
 	case ErrorErrorUnauthorized:
 		return true
@@ -312,6 +315,9 @@ type Internal = Error
 
 // NotFound defines model for NotFound.
 type NotFound = Error
+
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
 
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
@@ -1024,6 +1030,8 @@ type CreateSandboxResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -1050,6 +1058,11 @@ func (r CreateSandboxResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateSandboxResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateSandboxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -1549,6 +1562,13 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge

@@ -227,6 +227,8 @@ type InternalJSONResponse Error
 
 type NotFoundJSONResponse Error
 
+type RequestTimeoutJSONResponse Error
+
 type TooLargeJSONResponse Error
 
 type UnauthorizedJSONResponse Error
@@ -293,6 +295,20 @@ func (response CreateSandbox403JSONResponse) VisitCreateSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandbox408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateSandbox408JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -890,75 +906,76 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FrrcttGsn6VLpytMukFKcp2nJj6cUpOnEQbx9FZaWtTZeoIQ6BJTgTMIDMDSYytxzovcJ5sq3sGF5Kg",
-	"JG8utT/ySwIxl56+zddf40OU6qLUCpWz0fRDVAojCnRo+OlMqGyub0++oocMbWpk6aRW0TQ6XyFY//qJ",
-	"BZmNoziS9KIUbhXFkRIFRtNIZlEcGfy5kgazaOpMhXFk0xUWwm/nHBqa9r92fjt6Pxm9EqPFxYfDl3d/",
-	"ieLIrUtaxDoj1TK6u7ujtWyplUWW77XI/o4/V2gdPaVaOVT8ryjLXKaCZD34yZLAHzq7/sXgIppG/3XQ",
-	"nv3Av7UHb4zRxm+1e2DjN4O5QXFlwZEOeB5oAwJMleM4uoujr7WZyyxD9ceI5fQVKpAWrkUuM5hXDgqx",
-	"BqUdZBrcSlqW6kSRrkX++wt1rKBSeFti6jADpGEswTvtvtaVyn5/Cd5psFW6ql0UBtqAVsgm8+rKNFpW",
-	"EQlidD5kCc+1fivMEv8Yw811tia76Ws0LFouC+lAL+AQvpevWaJ/KFG5lTbyF/xj9MbqicmjSTteadLC",
-	"8ekJXCl9Y4NUtipLbRxm32MmxTlH6h+pMxLub2c/vBtHNC5M5aSgs/UbleqMcsZO3koqt/gimbK2eSlh",
-	"weGtO4JkLiy+fNF9dyP8Pv84/3r0BQ+jNIeqKqLp+4hWiuLIT4sudtJVHH2Z6/Tqe53hQ/kzpYFTSBZG",
-	"/4IqgUJfowWt8jXcrFCB03kWQ2JQ5AksdJ7rGws3Is/ByQLHM/UVLkSVuzBkDGdOG8xAqAzsSt+oI6iU",
-	"kzkfrUQzquOCN4ZcqMzGgNdo1rVUM2UqRTL4NOdEelULOp6pjhq8zJzmRd6vBoPCYbhMOglbZJkkdYj8",
-	"1OgSjZOU1hcitxhHZeenDxHv+5DftOq+iyPn8l2tf6tvINdq6c8UdJBLUrZYODQgnYVcWAeVxZh8Q8A3",
-	"GrLKsB/DIHk1sUkMyfNJkcQzlRyu6OnZip6HUxAOcqTph0VMD4W2Dj5/NlnB4PkEMrG2wzE0tjpcJUGV",
-	"t6Ioc1LaId2dhbh9i2rpVtH0+bO4e0kO6Ia8+OtgNhv7/4b/PVD2Y2U//v//2Y+F/Wg/Fh9Xw+Ff+27P",
-	"5hc9/wlT11omC6Zhm+T5D4to+v5+TdcT7uIPW4bi7PGQu+sb5dPMEQhlb5BclZ1dqxTHvaK3GOJ92ONi",
-	"5zwX/kQZKidFbh+SwqESytkYZPBxTGmc5ai5wrWlRJxkWOhR2q46plyWkJCbB18I1t/mj6KUl1e4ZsVs",
-	"RwXljcvK5L0vU62UF+dSZr0jFkYXvS9ucL7S+uqyrOa5TPdsv6XRRpa4EXlbhrBj7/oXPa5VimJXH/ee",
-	"+QrX+w5LryymBl3va4ei+KRD8oRmx431+85i0DpRGeEvtk84UppLVG7fqcLbew7Wbny5rHpX2X/Gdu/t",
-	"nXbX7Tu0ddoIj4S2TlylV3vkRZWVWir3qfY1uJQeIey8ukc712is1Aqzy70ibamnka/ZsuMEjXbCaj0b",
-	"7Oppa4OS/YpyQavADf/p07THOzt6TvcCh2/Pz0/pSnaV7WRLqRwu0bAd6hXrS1oqrg0uQwUTxVHVxZVx",
-	"tGhKljhS2l0uGKfTsAboXQZwd8n7xbwf1xN9d36B1gbvud8kfMpa4nZen56+RZGFyrQfOnyIpMPC9ucI",
-	"/4MwRqyjHWTpl6YCqkIL8zWkQmklU5EDVbIxeOewYDATVNV09N4K+DddkULeKGfWvZdB1ySf4CrtKWok",
-	"culPudCmEC6aRpmu5jm2MqmqmHtXKNCtdH/UkXDChcDb9bLm9UlGNyFdkVQE2BJTGGBRuhqcdirjQrh0",
-	"hRkorXDYc5PHnh/ok+bnCr3WeupucQP8GvzwGOQChFr3bhBEuSQEvyfZtAMusVMp3Id4NqqK7UWcqVRK",
-	"QKqz31zrHIXqjl21/nvfVrWbd9iO+w7TGfErTtNd5cHjhMGffh6LP/dbGClknlgoc5FiDch+8uE09unJ",
-	"O7pU7uWL3pzn82FH5M47qpJ2N/7ntvcKY+Q1ZjDYKXmGG0JkwuGI13wIqtKBGVNF3XBrojKu6bIgfJB0",
-	"M853HajHBlt+v8/L9zrutq/t9az9znKxPyOe9gKJTDixkbTv86KN3NqTzxXeuksu4nYNfWrQonI+XRXa",
-	"eH+TaH2+OoJSWAvSUcGX8BpUZXtKhtaFUizxUW64ZX4+YZ9eOhXXry10U1/DXQq3eSPs91Ge062S7t2r",
-	"M5SQxW0pDdqw2554smiu0UCGOTq0G8V2pXL0upaWiuwM5rjQBh8bX3HkIWRbMtv57ej54pWYpIfZM3wx",
-	"/0y8/LxvHpX1l7TjJ2mql0agjHV+/naHHxhv1fKTYmIfTBEBoJPZ/XYbJt2Se8MAm3bsxaYW08pItz4j",
-	"a3oPC5Y431+oi6yQquYBO8YbsVwUFw1FKPqqelIDuw9fHCgMmlYLK+dKz+1JtdA1ZyhStknoGohScvYl",
-	"/EmVFU+y04ODpXSraj5OdXFQj2n+2QV1Icg4zK+QCXqlpFpCPQUEOMr7Hj1xyAu1hi9P4Cc9Z16AHnOh",
-	"lpVY4hRQpKuZql1ZWhAKpNU5GQssMnPbsApa8UVGcxg3DQScHn8PVHrCjXQr0h2aa5kixYGZqUA7xCBg",
-	"IW5BpKmuKGnx2JZMjaE0eiFzjMGjPOYrmJ71kwOYrBeYKV6BCQ0a6UsZSyNbsFlL5AtFHkemJU+GVKuF",
-	"XAYXH8ZQ5pUFMVP1rRmuaTo8M4huRTqWzkLHPYES8Bjeaf9WL1g/HVVeSyvJCE6TJrRboXmyscIY3nRW",
-	"t3CFpauRAuVZKn1jsDrQmAZZY7ST8Hf5TGkFp9q6pcGz/3kbqKc6PTGNOlPnAeVK67NYVjOgPiioEoJK",
-	"Ua2QHNjav5IxnK8MInhn91FgQRg2ApYOsyktPuKVnj7tBNjTp9yryXRHd0ftyN7Ie/oUBsnx6cnZ+fGX",
-	"312eHb/76vUPP16e//Ddm3cJRyXNTVrpamYL9GKmYB+lNWRBmIbz+QeaFWCQbHC4yfCII4OtREs20KZR",
-	"6ovJcz6GaA/RTRF0hA71lyLVXNub1K0ZMpFwLTENLCWJwAI0XtTu/QKcBumYwZULum0ymTGVj7fS0u8q",
-	"86dkZ1RIi3ZE967QWtEGOp2dRRo4+/Z49Oyzl34ZXZSC3kpFAltH4cS0PHBhb8PCM5V8mHG5O4timPmK",
-	"1/8bit5ZdJeEPYK7kSdmGi3Lc7zFWHtG39+k/qrN2Pr17xYS5/IEVsIywKEcJUnV0nFngy6WmeI7eCDa",
-	"3uZ6O3R9oidzN1bmcjA0hbQC6YbTzsU/U/XNLx39rMKimC9in2h8iPpU6ZNNngfVUijzcU8o+RSoOLdq",
-	"WAgzDY4ZwxJdTNmL/vi94g0gX6ckWtqFy9reIJZjH+EJ37cJFDpDDvWddonbIax9q2TQ9GjIxFDoa+9B",
-	"+Xqmdls1PManVlLawqIbxsD0v/USBzYVcr300hq5XJIXck/w2/Pz05lKdeFx6LTt4qjNbg080KzJZYrK",
-	"YueOPS5FusLRs/Fk55a9ubkZC3491mZ5EObag7cnX755d/aG53BR5fLubd3Icnx60pJnBITGEz9Dl6iY",
-	"BYmejyfj56H8YVTSJlPGxNr24EufHmwLOqa+PendqHPXxkzaZKGn0zGlD/w60KWzM9W9owaf2gYY8iCK",
-	"lxb8wPkKZ6rpyW82OFZocAzvEDO7H1nVKbxzTXgrdhiZRh11JdFUdq8DVfCbtGJ7W3d3u19iPJsc/sZ7",
-	"Nk2pPX3gxqIcXmQCr7uQ2Rs7kd+9mEz2bdqc4qDzMQlPOXx4ykZvnic9f3hS+3EIzTh8xIzmowSe8Nlj",
-	"5Orpzt/F0WeP0UPzmQjXD1VRCLNuvK2NPUL0YmmZ5GhC94LmtKF88EFmdz6OKUfvRvRXuxVi7G3pUTQH",
-	"Nec5uml8It24KWCwEARQpIJFLpcr52G0H4DX6NdI8yrDrA3WmliCky2QWg/wrmSdLmfqRpsrLhocAxUC",
-	"9psQsy82/cG6sbkRLC/2qSL7T/dXL/r9M5rPfH6ly3mVPOhycbRE91Cz16IjrGdj4AJ6vZ0nYKDIqK31",
-	"mfHbNOo36PZadPKbpb/H5b0//aT1k2/QPcJJup827vm8oR1y0H76yJ8VbOW0g3DXsvF7ve9NyBB1WyQL",
-	"OHATV3Yd0GkG2QxfdJ7RtIU0VKzQREKXwtXQvQYVY3gTiEyqUlJdFNI5X4rMuRNjebJUUMg8lxZTrTIb",
-	"ujnSUA0fdHvkAX0L8XnvsKRP0DVnGnpBdYHNtVkLqeKZslR7QS6ts02m9HrgsfXEBhl5BrA+Wyry3HPw",
-	"RlfLVcMG1PMIw/l+AWN168vHjZU7inBDLiZe66zWEvMGVUn6PnwJ38nXHjYOkn5mnD/z2UN5J2DFusMq",
-	"k/gWlaPy2H9BxmLJ7a/IQNqZYjn8x2MjZtfp0MnTTbo9GY7hLLQefYISZYlUCpEJQruSyvrkOEQsWy+J",
-	"IflS6yuJ9N8ZulH7dGr07Xq0M/zH0XEpR9/hmg/84+i4+GV0FtjDEZfCCefMmuUB33mAm5W2yHgbVjrP",
-	"LCRWLpVwleHdOJfykr6DmhC4Ta5wnbAxyGIiJR9YQ/K+bq5eJB6oW+2rb54JC4m0vqd8ZmruTRq8sY0k",
-	"wNt0JdQSLQxOj79/Ynm78O1DUteJDfGV66VUT+xMJZ77OuuOC0SOW+E6uKt3p5BQAzGhdHf7IFBDSlRU",
-	"rTnJDkOF9o3RakmFxRBSocgx5jhTwjkj5xWNYerCFyoG2XMolDDrwxlvpXWb6NxGO6luMzP9QHVIp1jm",
-	"zFNX881n3L4bG3cY2aj74favaGLfxQ9LVPMLbToadNvPT2y3OT3cJ3S34daK3vm67nAyiaNCqub53xK2",
-	"yWMhwUu7/YFGn3BNx29DMlmQXj979Yrl8k8s5W6j6RF25cwcepoEX01TEUuKI6aq9sonVYob4j2u/blX",
-	"rPr66IiQWPw58aZN2v5dUodQafBa6spy+22vlX3Pr1fQukvXqPJRiiSUxR9uNhLXBh5k4dPNw8lkrzz8",
-	"DXe/XQ8nweHCY480F78jsuw2Y/egy5o4C0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9fNd5D",
-	"vJ1WbrOLO+fmma0hm6HKu/MFtWfWtZo2vZWuRkKJ7nuI93SMQhc0kNZLrZAvdFgaXZU25q6ZjZmi6yxp",
-	"j4Apgbgu/+lNgZkUR5DLBabrdLunZY+6gMCvMoxnyrOBSMCs5iNEAAOUD8K7uGGZm+ApSrfuu63/Tib6",
-	"jykhO/Qo+86f4d2GN1vqYbKr02HnWNvsrb+/oJDyPZE+JJbrVOSdZnTbYRwk3LE2lUqGG/T89ODg8Nnn",
-	"48l4Mj6cfjH54hVHbZCtny+P6aYvMa07JuyunpBrO3zjzsXfHHD3avwnI4o9iY4qHx8MXKq2cdJUq+0m",
-	"dRa8u7j7VwAAAP//",
+	"7Frrchs3sn6VrjlbZdI7pCjbcWLqxyk5cRJtHEdnpa1NlamjAWeaJKIZYAJgJDG2Huu8wHmyrW5gLiSH",
+	"kry51P7IL5saXBp9w9df40OU6qLUCpWz0fRDVAojCnRo+NeZUNlc3558RT8ytKmRpZNaRdPofIVg/ecn",
+	"FmQ2juJI0odSuFUUR0oUGE0jmUVxZPDnShrMoqkzFcaRTVdYCL+dc2ho2v/a+e3o/WT0SowWFx8OX979",
+	"JYojty5pEeuMVMvo7u6O1rKlVhZZvtci+zv+XKF19CvVyqHi/4qyzGUqSNaDnywJ/KGz618MLqJp9F8H",
+	"7dkP/Fd78MYYbfxWuwc2fjOYGxRXFhzpgOeBNiDAVDmOo7s4+lqbucwyVH+MWE5foQJp4VrkMoN55aAQ",
+	"a1DaQabBraRlqU4U6Vrkv79Qxwoqhbclpg4zQBrGErzT7mtdqez3l+CdBlulq9pFYaANaIVsMq+uTKNl",
+	"FZEgRudDljC407ksUFd/gFclwaUund8xmbKIjaPpbA2ZzFhQYYy8RriRbiWVdz4012ieWDAoMghLHIFF",
+	"lYF0IJZCKj7WudZvhVniH+OPLLW0oK/RsJy5LKQDvYBD+F6+Zon+oUTlVtrIX/CPcQe2ekyBSrr0viAt",
+	"HJ+ewJXSNzZIZauy1MZh9j1mUpxzAvojdUbC/e3sh3fjiMaFqZzrdLZ+o1KdUSrcScdJ5RZfBOfhpYQF",
+	"h7fuCJK5sPjyRffbjfD7/OP869EXPIyyN6qqiKbvI1opiiM/LbrYycJx9GWu06vvdYYPXQspDZxCsjD6",
+	"F1QJFPoaLWiVr+FmhQqczrMYEoMiT2Ch81zfWLgRec6+PJ6pr3AhqtyFIWM4c9pgBkJlYFf6Rh1BpZzM",
+	"+WglmlEd7rwx5EJlNga8RrOupZopUymSwQeQE+lVLeh4pjpq8DLz7SXyfjUYFA7DHdm5h0SWSVKHyE+N",
+	"LtE4SbfVQuQW46js/OlDxPs+5Detuu/iyLl8V+vf6hvItVr6MwUd5JKULRYODUhnIRfWQWUxJt8Q8I2G",
+	"rDLsxzBIXk1sEkPyfFIk8Uwlhyv69WxFv4dTEA5ypOmHRUw/Cm0dfP5ssoLB8wlkYm2HY2hsdbhKgipv",
+	"RVHmpLRDggSFuH2LaulW0fT5s7h79w/o4r/462A2G/v/Df97oOzHyn78//+zHwv70X4sPq6Gw7/2gYLm",
+	"L3r+E6autUwWTMM2yfMfFtH0/f2arifcxR+2DMXZ4yF31zfKp5kjEMreILkqO7tWKY57RW+h0fuwx8XO",
+	"eS78iTJUTorcPiSFQyWUszE0l0RK4yxHzRWuLSXiJMNCj9J21THlsoSE3Dz4QrD+Nv8oSnl5hWtWzHZU",
+	"UN64rEze+zHVSnlxLmXWO2JhdNH74QbnK62vLstqnst0z/ZbGm1kiRuRt2UIO/auf9HjWqUodvVx75mv",
+	"cL3vsPTJYmrQ9X52KIpPOiRPaHbcWL/vLAatE5UR/mL7hCOluUTl9p0qfL3nYO3Gl8uqd5X9Z2z33t5p",
+	"d92+Q1unjfBIaOvEVXq1R15UWamlcp9qX4NL6RHCzqd7tHONxkqtMLvcK9KWehr5mi07TtBoJ6zWs8Gu",
+	"nrY2KNmvKBe0Ctzwnz5Ne7yzo+d0L3D49vz8lK5kV9lOtpTK4RIN26Fesb6kpeKS5zLg5SiOqi6ujKNF",
+	"U4nFkdLucsHlBw1rgN5lAHeXvJ8/dweRc10bCqc+FFCgtcGf7jcSn7s+QzuvT3PfoshCCd4PJj5E0mFh",
+	"+7OG/4MwRqyjHazpl6ZKsUIL8zWkQmklU5EDlewxeHehkiITVL51LNEK+DddkULeKGfWvddD10if4Dzt",
+	"KWpsculPudCmEC6aRpmu5jm2MqmqmHvnKNCtdH8cknDChVDc9bvm80lGdyNdmlQW2BJTGGBRuhqudiqz",
+	"Qrh0hVSYKRz23O2xJ0L6pPm5Qq+1HoJB3AB/Bj88BrkAoda9G9SOSph+T/ppB1xip3a4DwNt1BnbizhT",
+	"qZSgVWe/udY5CtUdu2r9976tajfv0Dr3HaYz4lecprvKg8cJgz/9PBZ/7rcwUsg8sVDmIsUaov3kw2ns",
+	"E5Z3dKncyxe9WdBnyI7InW+UtHY3/ue293oqIYPBThE03BAiEw5HvOZD4JUOzCgr6oZbE5VxzQsG4YOk",
+	"m3G+60A9Ntjy+31evtdxt31tr2ftd5aL/RnxtBdaZMKJjaR9nxdt5NaefK7w1l1yWbdr6FODFpXz6arQ",
+	"xvubROvz1RGUwlqmhiwkvAbV3Z6koXWhFEt8lBtumZ9P2KeXTg32a0vf1Fd1l8Jt3gj7fZTndOume/fq",
+	"DCWscVtKgzbstieePAEHGebo0G6U35XK0etaWiq7M5jjQht8bHzFkQeVbRFt57ej54tXYpIeZs/wxfwz",
+	"8fLzvnlU6F/Sjp+kqV5igTLW+fnbHcZgvFXdT4qJfTBFBMhOZvfbbZh0S+4NA2zasRetWkwrI936jKzp",
+	"PSxY4nx/6S6yQqqaGewYb8RyUVw0pKHoq/NJDew+fHGgMGhaLaycKz3bJ9VC1yyiSNkmoT0iSsnZlxAp",
+	"1Vo8yU4PDpbSrar5ONXFQT2m+c8uqAtBxmF+hdyJUEqqJdRTQICjvO/RE4e8UGv48gR+0nNmCuhnLtSy",
+	"EkucAop0NVO1K0sLQoG0OidjgUXmchueQSu+yGgO46aBgNPj74GKUSarSXdormWKFAdmpgIREYOAhbgF",
+	"kaa6oqTFY1t6NYbS6IXMMQaP8pjBYMLWTw5gsl5gpngFpjhopC9uLI1swWYtkS8deRyZljwZUq0Wchlc",
+	"fBhDmVcWxEzVt2a4punwzCm6FelYOgsd9wRKwGN4p/1XvWD9dFR5La0kIzhNmtBuxQx+l4qBN53VLVxh",
+	"6WqkQHmWiuEYrA7EpkHWGO0k/F0+U1rBqbZuafDsf94GMqpOT0ysztR5QLnS+iyW1ZyoDwqqjaBSVCsk",
+	"B7b2r2QM5yuDCN7ZfRRYEIaNgKXDbEqLj3ilp087Afb0KTelMt3R3VE7sjfynj6FQXJ8enJ2fvzld5dn",
+	"x+++ev3Dj5fnP3z35l3CUUlzk1a6musCvZgp2EdyDVkQJuZ8/oFmBRgkG6xuMjziyGAr0ZINtGmU+mLy",
+	"nI8h2kN0UwQdoUMGpkg11/YmdQ+KTCRcS1UDS0kisACNF7V7vwCnQTrmdOWCbpu6W4S30tLfVeZPyc6o",
+	"kBbtiO5dobWiDQQ7O4s0cPbt8ejZZy/9MrooBX2VigS2jsKJiXrgUt+GhWcq+TDjcncWxTDzFa//byh6",
+	"Z9FdEvYI7kaemGm0LM/xFoftOX5/k/qrNmPr13+3kDiXJ7ASlgEO5ShJqpaOex10scwU38ED0fbW1tuh",
+	"6xM9mbuxMpeDoU2kFUg3nHYu/pmqb37p6M8qLIr5IvaJxoeoT5U+2eR5UC2FMh/3hJJPgYpzq4aFMNPg",
+	"mDEs0cWUvegfv1e8AeTrlERLu3BZ2xvEcuwjPOH7NoFCZ8ihvtNAcTsUtm+eDJquDZkYCn3tPShfz9Ru",
+	"84bH+NRKSltYdMMYuCFgvcSBX4VcL720Ri6X5IXcJfz2/Px0plJdeBw6bfs6arN/Aw+0b3KZorLYuWOP",
+	"S5GucPRsPNm5ZW9ubsaCP4+1WR6Eufbg7cmXb96dveE5XFS5vHtbN7Icn560dBoBofHEz9AlKmZBoufj",
+	"yfh5KH8YlbTJlDGxtj340qcH24KOqW9Yejfq3LUxkzZZ6PJ0TOkDvw506exMde+owac2BoY8iOKlBT9w",
+	"vsKZah4fbLY8VmhwDO8QM7sfWdUpvHNNeCt2GJlGHXUl0VR2rwNV8Js0Z3ubeXe7T06eTQ5/4z2bNtWe",
+	"znBjUQ4vMoHXXcjsjZ3I715MJvs2bU5x0Hk1w1MOH56y0a3nSc8fntS+guEZXzw8Y+v1BU07fMRGzesG",
+	"nvDZY47T0+a/i6PPHqO+5hkNlx1VUQizbpy0DVkqBMTSMjfSRPwFzWkzwMEHmd358KfUvpsIvtotLGPv",
+	"Ah58cy7g9EgXlM+/GxcMDBaCcI1UsMjlcuU8+vYD8Br9GmleZZi1MV7zUXCyhW3rAd4DrdPlTN1oc8W1",
+	"hmN8Q/XAJjLtC2l/sG5Ib8TYi32qyP7j3fzFwzOaZ1C/0uW8Sh50uThaonuoa2zREUS0MXDdvd5OLzBQ",
+	"ZNTW+kwUbhr1G3R7LTr5zbLm49Lln37S+sk36B7hJN2nn3veSbRDDtqnofw+YSunHYQrmo3f631vQoao",
+	"uylZgI+bcLTrgE4zNmfUo/OMpi2koRqHJhIoFa5G/DUWGcObwH9ScZPqopDO+Qpmzg0cWz+nK2SeS4up",
+	"VpkNTSBpqPQPuj3ydUBbGfDeYUmfoGuqNbSQ6rqcS7oWicUzZalkg1xaZ5tM6fXAY+uJDaDyxGF9tlTk",
+	"uafuja6Wq4ZEqOcR9PNtBob41ledGyt3FOGGXIO81lmtJaYbqpL0ffgSvpOvPdocJP2EOr8X2sOUJ2DF",
+	"ukNGk/gWlaOq2j9FY7Hk9nM0kHamWA7/Cm3EpDwdOnm6ydInwzGchY6lT1CiLJEqKDJB6HLqxUwlxyFi",
+	"2XpJDMmXWl9JpP+doRu1v06Nvl2Pdob/ODou5eg7XPOBfxwdF7+MzgLpOOIKOuGcWZND4BsWcLPSFhmm",
+	"w0rnmYXEyqUSrjK8G+dSXtI3XhPCxMkVrhM2BllMpOQDa0je1z3Zi8Tje6t90c4zYSGR1vdM0UzNvUmD",
+	"N7aRBHibroRaooXB6fH3TyxvFx5RJHV52fBluV5K9cTOVOIps7PuuMD/uBWug7t6dwoJNfAZSne3DwI1",
+	"XEZFRZ6T7DBUn98YrZZUjwwhFYocY44zJZwzcl7RGGY8fH1jkD2HQgmzPpzxVlq3CepttJPqNjPTD1S+",
+	"dGpszjw1CdA8c/dN3LhD5Ebdh+2/ovd9Fz8sUU1LtOlo0O1aP7HdnvZwn9DdPl0reueZ3uFkEkeFVM3v",
+	"f0vYJo+FBC/t9kuPPuGaRuGGZLIgvX726hXL5X+xlLv9qUfYlTNzaIUSfDVNIS0pjpjh2iufVCluiPe4",
+	"ruleserroyNCYvHnxJs2adt+SR1CpcFrqSvLXbu9Vvatwl5B6+Zeo8pHKZJQFr8AbSSuDTzIwhvQw8lk",
+	"rzz8GLzfroeT4HDhZ480F78jsuz2cPegy5pvC0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9f",
+	"Nd7D151WbrP5O+eem60hm6HKu/MU2xPyWk2blkxXI6FE963HexpNoXkauO6lVsgXOiyNrkobc7PNxszs",
+	"dZa0R8CUQFyX//SlwEyKI8jlAtN1ut0Ks0ddQOBXGcYz5UlEJGBW8xEigAHKB+Fb3JDTTfAUpVv33dZ/",
+	"JxP9x5SQHVaVfefP8G7Dmy31MNnVacxzrG225N9fUEj5VkofEst1KvJOD7ttTA4SbnSbSiXDDVZ/enBw",
+	"+Ozz8WQ8GR9Ov5h88YqjNsjWT7PHdNOXmNaNFnZXT8i1jcFx5+JvDrh7Nf6TEcWeREeVjw8GLlXbOGmq",
+	"1XaTOgveXdz9KwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net/http"
 	"unicode/utf8"
@@ -10,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -35,37 +35,37 @@ func errNotFound(format string, args ...any) *apiError {
 	return &apiError{http.StatusNotFound, sandboxapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
 }
 
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
+
+// failureNames are the sandbox API's answers to the failures of the spec
+// validation.
+var failureNames = apiserver.FailureNames[sandboxapi.ErrorError]{
+	Invalid: sandboxapi.ErrorErrorInvalidRequest, Unauthenticated: sandboxapi.ErrorErrorUnauthorized,
+	UnsupportedMediaType: sandboxapi.ErrorErrorUnsupportedContentType, NotFound: sandboxapi.ErrorErrorNotFound,
+	Timeout: sandboxapi.ErrorErrorRequestTimeout,
+}
+
+// errorHandler renders every error in the sandbox API's body (the admin
+// API's shape) through the handler every API shares; anything unexpected is
+// logged and answered "internal" without its detail.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	ae := &apiError{http.StatusInternalServerError, sandboxapi.ErrorErrorInternal, "an unexpected error occurred"}
-	var vf *validation.Failure
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &vf):
-		ae = &apiError{http.StatusBadRequest, sandboxapi.ErrorErrorInvalidRequest, vf.Message}
-		switch vf.Kind {
-		case validation.KindUnauthenticated:
-			ae.Status, ae.Name = http.StatusUnauthorized, sandboxapi.ErrorErrorUnauthorized
-		case validation.KindUnsupportedMediaType:
-			ae.Status, ae.Name = http.StatusUnsupportedMediaType, sandboxapi.ErrorErrorUnsupportedContentType
-		case validation.KindNotFound:
-			ae.Status, ae.Name = http.StatusNotFound, sandboxapi.ErrorErrorNotFound
-		case validation.KindMethodNotAllowed:
-			ae.Status = http.StatusMethodNotAllowed
-		case validation.KindTooLarge:
-			ae.Status = http.StatusRequestEntityTooLarge
-		}
-	case errors.As(err, &he) && he.Code < 500:
-		ae = &apiError{he.Code, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}
-	default:
-		s.logger.ErrorContext(c.Request().Context(), "sandbox: internal error", "path", c.Request().URL.Path, "err", err)
-	}
-	if err := c.JSON(ae.Status, sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message}); err != nil {
-		s.logger.WarnContext(c.Request().Context(), "sandbox: write error response", "err", err)
-	}
+	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
+		API: "sandbox", Logger: s.logger,
+		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
+			status, name := failureNames.Of(vf.Kind)
+			return &apiError{status, name, vf.Message}
+		},
+		Echo: func(he *echo.HTTPError) (*apiError, bool) {
+			return &apiError{he.Code, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
+		},
+		Internal: func() *apiError {
+			return &apiError{http.StatusInternalServerError, sandboxapi.ErrorErrorInternal, "an unexpected error occurred"}
+		},
+		Render: func(c echo.Context, ae *apiError) error {
+			return c.JSON(ae.Status, sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
+		},
+	})(err, c)
 }
 
 // bodyText is a journaled body as the API shows it: the text when it is
