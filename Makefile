@@ -11,8 +11,12 @@ SPECS     := $(wildcard specs/*/openapi.yaml) $(wildcard specs/*/webhooks.yaml)
 # runs out while a worker is busy (golang/go#75804, fixed in Go 1.27), which a
 # loaded CI machine hits at random. 25,000 executions take 1 to 6 s per target here.
 FUZZTIME  ?= 25000x
+# tools/breaking is its own module (oasdiff and its dependencies stay out of
+# the main module's graph); its go.sum is committed, CI builds it -mod=readonly.
+BREAKING_DIR := tools/breaking
+STATICCHECK_VERSION = $(shell $(GO) list -m -f '{{.Version}}' honnef.co/go/tools)
 
-.PHONY: all generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools
+.PHONY: all generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
 
 all: check-generated lint test
 
@@ -20,11 +24,15 @@ all: check-generated lint test
 generate:
 	$(GO) generate ./...
 
-## check-generated: fail when gen/ differs from what the specs generate
+# GENERATED_ELSEWHERE: the generated files outside gen/ (go generate writes
+# them beside the table they come from).
+GENERATED_ELSEWHERE := servers/restaurant/handlers_gen.go
+
+## check-generated: fail when gen/ (or another generated file) differs from what the specs and tables generate
 check-generated: generate
-	@if [ -n "$$(git status --porcelain -- gen/)" ]; then \
-		echo "gen/ is stale: run 'make generate' and commit the result"; \
-		git status --short -- gen/; git diff --stat -- gen/; exit 1; \
+	@if [ -n "$$(git status --porcelain -- gen/ $(GENERATED_ELSEWHERE))" ]; then \
+		echo "generated code is stale: run 'make generate' and commit the result"; \
+		git status --short -- gen/ $(GENERATED_ELSEWHERE); git diff --stat -- gen/ $(GENERATED_ELSEWHERE); exit 1; \
 	fi
 
 ## lint: gofmt, go vet, staticcheck and spectral (spectral:oas) on every spec
@@ -35,9 +43,11 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	cd $(BREAKING_DIR) && $(GO) vet ./...
 
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
+	cd $(BREAKING_DIR) && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 $(SPECTRAL):
 	mkdir -p $(TOOLS)
@@ -60,15 +70,30 @@ $(PRISM):
 ## PostgreSQL in both runs, only once), then the contract coverage of both
 ## runs (every declared (operation, status) pair produced, or listed in
 ## testdata/contract/unreachable.yaml), the example module's tests
-## (examples/consumer, its own go.mod, against the test kit), and each fuzz
-## target briefly
+## (examples/consumer, its own go.mod, with -mod=readonly so a stale go.mod/go.sum fails, against
+## the test kit), tools/breaking (its own go.mod), and each fuzz target briefly
 test:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 ./... && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=postgres $(GO) test -race -count=1 $$($(GO) list ./servers/... ./clients/... | grep -v /cmd/apistack/replicas$$) && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -count=1 -tags contractcoverage -run '^TestContractCoverage$$' -v ./internal/contractcoverage/
-	cd examples/consumer && GOFLAGS=-mod=mod $(GO) test -race -count=1 ./...
+	cd examples/consumer && GOFLAGS=-mod=readonly $(GO) test -race -count=1 ./...
+	cd $(BREAKING_DIR) && $(GO) test -race -count=1 ./...
 	$(MAKE) fuzz
+
+## breaking: compare every spec at BASE (a git revision) with the work tree; fail on a change
+## that breaks consumers unless that spec's info.version has a new major version (oasdiff)
+breaking:
+	@if [ -z "$(BASE)" ]; then echo "usage: make breaking BASE=<git rev> (CI: HEAD~1; a pull request: its merge base)"; exit 2; fi
+	cd $(BREAKING_DIR) && $(GO) run . check --base "$(BASE)" --root "$(CURDIR)"
+
+## changelog: write specs/<api>/CHANGELOG.md (and specs/fax/WEBHOOKS-CHANGELOG.md) from each spec's
+## history, one entry per info.version; changelog-check fails when a committed one is stale
+changelog:
+	cd $(BREAKING_DIR) && $(GO) run . changelog --root "$(CURDIR)"
+
+changelog-check:
+	cd $(BREAKING_DIR) && $(GO) run . changelog --check --root "$(CURDIR)"
 
 ## fuzz: run every fuzz target for FUZZTIME each (executions, or a duration such as 30s)
 fuzz:
@@ -86,8 +111,11 @@ bench:
 
 ## run: every API on its own port with demo tenants (credentials in data/demo-credentials.json)
 run:
-	$(GO) run ./servers/cmd/apistack serve --demo
+	@echo '# make run: building bin/apistack (the first build compiles every dependency: minutes on a cold cache; go build -v lists each package as it compiles)'
+	$(GO) build -v -o bin/apistack ./servers/cmd/apistack
+	bin/apistack serve --demo
 
+## build: the binary, bin/apistack
 build:
 	$(GO) build -o bin/apistack ./servers/cmd/apistack
 
@@ -97,3 +125,13 @@ build:
 BENCHHTTP_FLAGS ?=
 bench-http: $(PRISM)
 	$(GO) run ./bench/cmd/benchhttp $(BENCHHTTP_FLAGS)
+
+## image: the container image IMAGE (default apistack:dev) with podman, or docker when podman is
+## missing (ENGINE=docker to choose): the binary is compiled here (deploy/rootfs.sh), so no base
+## image is pulled; with network access `docker build -f Containerfile .` compiles it in a Go stage
+.PHONY: image
+IMAGE  ?= apistack:dev
+ENGINE ?= $(shell command -v podman >/dev/null 2>&1 && echo podman || echo docker)
+image:
+	GO=$(GO) deploy/rootfs.sh bin/image/rootfs
+	$(ENGINE) build -f Containerfile --build-arg ROOTFS=prebuilt -t $(IMAGE) .

@@ -17,6 +17,7 @@
 package apistacktest
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -35,7 +36,11 @@ import (
 	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/faults"
+	faxserver "github.com/apistack/apistack/servers/fax"
+	pamserver "github.com/apistack/apistack/servers/pam"
+	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/stack"
+	storageserver "github.com/apistack/apistack/servers/storage"
 )
 
 // The APIs of a stack, as Inject names them.
@@ -51,6 +56,18 @@ const (
 // and webhook retries that come due.
 type Clock = clock.Fake
 
+// Settings are the knobs of each API (servers/stack.Settings); the zero
+// value is the defaults.
+type Settings = stack.Settings
+
+// The knobs of one API, declared in the API's server package.
+type (
+	PAMSettings        = pamserver.Settings
+	FaxSettings        = faxserver.Settings
+	StorageSettings    = storageserver.Settings
+	RestaurantSettings = restaurantserver.Settings
+)
+
 // NewClock returns a Clock set to now.
 func NewClock(now time.Time) *Clock { return clock.NewFake(now) }
 
@@ -58,19 +75,14 @@ func NewClock(now time.Time) *Clock { return clock.NewFake(now) }
 type Options struct {
 	// Clock is the stack's time; nil means a new Clock at the current time.
 	Clock *Clock
-	// FaxStepInterval spaces the fax simulator's steps in the stack's time;
-	// 0 means one second (a fax is delivered after about five steps).
-	FaxStepInterval time.Duration
 	// FaxWebhookURL is where the fax webhooks of the stack's application
 	// go; "" means the stack's own receiver, whose events are in
 	// Stack.Inbox. The stack's fax server may reach loopback addresses.
 	FaxWebhookURL string
-	// PAMTokenTTL is the PAM tokens' lifetime; 0 means one hour.
-	PAMTokenTTL time.Duration
-	// PAMRateLimit requests per PAMRatePeriod per caller; 0 means the
-	// server's 10,000 an hour.
-	PAMRateLimit  int
-	PAMRatePeriod time.Duration
+	// Settings are the knobs of each API, as `apistack serve` takes them
+	// (0: the API's default): Settings.PAM.TokenTTL, Settings.Fax.StepInterval
+	// (one second by default: a fax is delivered after about five steps)...
+	Settings
 	// AllowInvalidRequests stops the contract check of the requests the
 	// stack receives from failing the test (for a test that sends a request
 	// that breaks the spec on purpose). Violations are still recorded
@@ -115,9 +127,9 @@ type Stack struct {
 	// the clock jumps further is refused and retried, so a test that
 	// counts deliveries waits for the one in flight before a long Advance.
 	Clock *Clock
-	// Servers are the stack's servers, for seed data and operator calls.
-	Servers *stack.Stack
-
+	// servers are the stack's servers; tests seed them through the Seed*
+	// methods (seed.go), which take the operator code paths of the admin API.
+	servers    *stack.Stack
 	webhookURL string
 	injectors  map[string]*faults.Injector
 	webhooks   *faults.Webhooks
@@ -178,9 +190,9 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	if opts.Clock == nil {
 		opts.Clock = NewClock(time.Now())
 	}
-	if opts.FaxStepInterval == 0 {
-		opts.FaxStepInterval = time.Second
-	}
+	// The stack's servers are on loopback, and so are the tests' receivers.
+	opts.Fax.Destinations.AllowPrivate = true
+	opts.Fax.StepInterval = cmp.Or(opts.Fax.StepInterval, faxserver.DefaultStepInterval)
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -213,10 +225,8 @@ func (st *Stack) open(opts Options, report func(error)) error {
 				report(v)
 			}
 		},
-		Faults:      st.injectors,
-		PAMTokenTTL: opts.PAMTokenTTL, PAMRateLimit: opts.PAMRateLimit, PAMRatePeriod: opts.PAMRatePeriod,
-		FaxStepInterval: opts.FaxStepInterval, FaxAllowPrivate: true,
-		FaxWebhookTransport: func(next http.RoundTripper) http.RoundTripper {
+		Faults: st.injectors, Settings: opts.Settings,
+		WebhookTransport: func(next http.RoundTripper) http.RoundTripper {
 			st.hookRT = next
 			return st.webhooks.Transport(next)
 		},
@@ -224,7 +234,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	if err != nil {
 		return err
 	}
-	st.Servers = servers
+	st.servers = servers
 	st.closers = append(st.closers, func() { _ = servers.Close() })
 	handlers, err := servers.Handlers()
 	if err != nil {
@@ -256,7 +266,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 		st.webhookURL = rs.URL + "/fax-webhooks"
 	}
 	servers.Start(ctx)
-	st.Credentials, err = servers.DemoWith(ctx, stack.Credentials{}, urls, stack.DemoOptions{FaxWebhookURL: st.webhookURL})
+	st.Credentials, err = servers.Seed(ctx, stack.Credentials{}, stack.TenantSet{Name: stack.DemoSet, URLs: urls, WebhookURL: st.webhookURL})
 	if err != nil {
 		return fmt.Errorf("tenants: %w", err)
 	}
@@ -329,9 +339,9 @@ func (st *Stack) Close() {
 func (st *Stack) SetFaxWebhookURL(t TB, url string) {
 	t.Helper()
 	ctx := context.Background()
-	acct, err := st.Servers.Fax.AccountByName(ctx, "demo")
+	acct, err := st.servers.Fax.AccountByName(ctx, "demo")
 	if err == nil {
-		err = st.Servers.Fax.SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
+		err = st.servers.Fax.SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
 	}
 	if err != nil {
 		t.Fatalf("apistacktest: set the fax webhook URL: %v", err)

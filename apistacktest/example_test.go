@@ -28,7 +28,7 @@ func Example() {
 			log.Fatal(err)
 		}
 	}
-	for g, err := range st.PAM.Groups(ctx, nil) {
+	for g, err := range st.PAM.ListGroups(ctx, nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -52,12 +52,12 @@ func Example_clock() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	f, err := st.Fax.Send(ctx, faxclient.SendParams{ConnectionID: st.Credentials.Fax.ConnectionID,
+	f, err := st.Fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: st.Credentials.Fax.ConnectionID,
 		To: "+13125550800", From: st.Credentials.Fax.From, MediaURL: st.SampleFaxURL})
 	if err != nil {
 		log.Fatal(err)
 	}
-	id := f.Id.String()
+	id := f.ID.String()
 	if _, err := st.Inbox.Wait(ctx, id, "fax.media.processed"); err != nil {
 		log.Fatal(err)
 	}
@@ -86,12 +86,19 @@ func Example_faults() {
 	if err := st.InjectErr(apistacktest.Storage, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetLifecycle", Count: 1}); err != nil {
 		log.Fatal(err)
 	}
-	_, err = st.Storage.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
-	var apiErr *storage.ErrorResponse
+	// The clients retry a 500; one without retries sees the fault.
+	cfg := st.StorageConfig()
+	cfg.Retry.MaxRetries = -1
+	c, err := storage.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
+	var apiErr *storage.Error
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)
 	}
-	_, err = st.Storage.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
+	_, err = c.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)
 	}

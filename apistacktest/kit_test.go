@@ -23,10 +23,10 @@ import (
 // sendFax sends the stack's sample document to to and returns the fax id.
 func sendFax(t *testing.T, st *apistacktest.Stack, to string) string {
 	t.Helper()
-	f, err := st.Fax.Send(context.Background(), faxclient.SendParams{ConnectionID: st.Credentials.Fax.ConnectionID,
+	f, err := st.Fax.SendFax(context.Background(), faxclient.SendFaxParams{ConnectionID: st.Credentials.Fax.ConnectionID,
 		To: to, From: st.Credentials.Fax.From, MediaURL: st.SampleFaxURL})
 	require.NoError(t, err)
-	return f.Id.String()
+	return f.ID.String()
 }
 
 func wait(t *testing.T, st *apistacktest.Stack, faxID, eventType string) faxclient.Event {
@@ -52,7 +52,7 @@ func TestClock_AdvanceDrivesAFaxToDelivered(t *testing.T) {
 	id := sendFax(t, st, "+13125550800")
 	// The document is fetched at once; every later step waits for the clock.
 	wait(t, st, id, "fax.media.processed")
-	f, err := st.Fax.Get(context.Background(), id)
+	f, err := st.Fax.GetFax(context.Background(), id)
 	require.NoError(t, err)
 	assert.Equal(t, "media.processed", string(f.Status), "time has not moved: the fax waits")
 
@@ -91,7 +91,7 @@ func TestClock_AdvanceRetriesAFailedWebhook(t *testing.T) {
 
 func TestClock_AdvanceExpiresAPAMToken(t *testing.T) {
 	t.Parallel()
-	st := apistacktest.Start(t, apistacktest.Options{PAMTokenTTL: time.Hour})
+	st := apistacktest.Start(t, apistacktest.Options{Settings: apistacktest.Settings{PAM: apistacktest.PAMSettings{TokenTTL: time.Hour}}})
 	ctx := context.Background()
 	token, err := st.PAM.Token(ctx)
 	require.NoError(t, err)
@@ -108,13 +108,13 @@ func TestClock_AdvanceExpiresAPAMToken(t *testing.T) {
 	st.Clock.Advance(time.Hour + time.Second)
 	assert.Equal(t, http.StatusUnauthorized, currentUser(), "the token expired in the stack's time")
 	// The client exchanges its key again on the 401.
-	_, err = st.PAM.CurrentUser(ctx)
+	_, err = st.PAM.GetCurrentUser(ctx)
 	require.NoError(t, err)
 }
 
 func TestClock_AdvanceRefillsTheRateLimit(t *testing.T) {
 	t.Parallel()
-	st := apistacktest.Start(t, apistacktest.Options{PAMRateLimit: 3, PAMRatePeriod: time.Hour, PAMTokenTTL: 24 * time.Hour})
+	st := apistacktest.Start(t, apistacktest.Options{Settings: apistacktest.Settings{PAM: apistacktest.PAMSettings{RateLimit: 3, RateLimitPeriod: time.Hour, TokenTTL: 24 * time.Hour}}})
 	ctx := context.Background()
 	token, err := st.PAM.Token(ctx) // one request of the team's budget
 	require.NoError(t, err)
@@ -149,7 +149,7 @@ func TestFaults_PAMRateLimitedIsRetriedAfterXRateLimitRetryAt(t *testing.T) {
 	// X-RateLimit-Retry-At is in the stack's time (which stands still here),
 	// in whole seconds.
 	retryAt := time.Unix(st.Clock.Now().Add(2*time.Second).Unix(), 0)
-	for _, err := range st.PAM.Groups(context.Background(), nil) {
+	for _, err := range st.PAM.ListGroups(context.Background(), nil) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 1, st.Injected(apistacktest.PAM, apistacktest.RateLimited))
@@ -163,7 +163,7 @@ func TestFaults_RestaurantRateLimitedIsRetriedAfterRetryAfter(t *testing.T) {
 	st.Inject(t, apistacktest.Restaurant, apistacktest.Fault{Kind: apistacktest.RateLimited, Operation: "ListMenuItems", Count: 1, RetryAfter: time.Second})
 	start := time.Now()
 	n := 0
-	for _, err := range restaurant.List(context.Background(), st.Restaurant, restaurant.MenuItems, nil) {
+	for _, err := range st.Restaurant.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
 		n++
 	}
@@ -179,7 +179,7 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 	// The PAM cases: one GetGroup with a single retry, and the error it ends in.
 	pamGetGroup := func() error {
 		cfg := st.PAMConfig()
-		cfg.MaxRetries = 1
+		cfg.Retry.MaxRetries = 1
 		c, err := pam.New(cfg)
 		require.NoError(t, err)
 		_, err = c.GetGroup(ctx, "anything")
@@ -209,10 +209,10 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 		{"fax 500 internal_error", apistacktest.Fax, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetFax", Count: 2},
 			func() error {
 				cfg := st.FaxConfig()
-				cfg.MaxRetries = 1
+				cfg.Retry.MaxRetries = 1
 				c, err := faxclient.New(cfg)
 				require.NoError(t, err)
-				_, err = c.Get(ctx, "6f1c1a7e-52a4-4c6e-9b9e-2f7b0d5b3c11")
+				_, err = c.GetFax(ctx, "6f1c1a7e-52a4-4c6e-9b9e-2f7b0d5b3c11")
 				return err
 			},
 			func(t *testing.T, err error) {
@@ -224,11 +224,17 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 			}},
 		{"storage 500 InternalError", apistacktest.Storage, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetLifecycle", Count: 1},
 			func() error {
-				_, err := st.Storage.GetLifecycle(ctx, st.Credentials.Storage.Bucket)
+				// The storage client retries a 500 too; without retries the
+				// caller sees it.
+				cfg := st.StorageConfig()
+				cfg.Retry.MaxRetries = -1
+				c, err := storage.New(cfg)
+				require.NoError(t, err)
+				_, err = c.GetLifecycle(ctx, st.Credentials.Storage.Bucket)
 				return err
 			},
 			func(t *testing.T, err error) {
-				var apiErr *storage.ErrorResponse
+				var apiErr *storage.Error
 				require.ErrorAs(t, err, &apiErr)
 				assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
 				assert.Equal(t, "InternalError", apiErr.Code)
@@ -237,10 +243,10 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 		{"restaurant 500 INTERNAL_ERROR", apistacktest.Restaurant, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetTipWithholding", Count: 2},
 			func() error {
 				cfg := st.RestaurantConfig()
-				cfg.MaxRetries = 1
+				cfg.Retry.MaxRetries = 1
 				c, err := restaurant.New(cfg)
 				require.NoError(t, err)
-				_, err = c.TipWithholding(ctx)
+				_, err = c.GetTipWithholding(ctx)
 				return err
 			},
 			func(t *testing.T, err error) {
@@ -260,40 +266,50 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 	}
 }
 
-func TestFaults_ASlowAnswerTimesTheClientOut(t *testing.T) {
+func TestFaults_ASlowAnswerTimesTheAttemptOut(t *testing.T) {
 	t.Parallel()
 	st := apistacktest.Start(t, apistacktest.Options{})
 	cfg := st.PAMConfig()
-	cfg.Timeout = 200 * time.Millisecond
+	cfg.Retry.AttemptTimeout = 200 * time.Millisecond
 	c, err := pam.New(cfg)
 	require.NoError(t, err)
 	_, err = c.Token(context.Background()) // the exchange is not delayed
 	require.NoError(t, err)
+
+	// The attempt times out and the retry succeeds, well before the delay.
 	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Slow, Operation: "GetCurrentUser", Count: 1, Delay: 5 * time.Second})
 	start := time.Now()
-	_, err = c.CurrentUser(context.Background())
-	require.ErrorIs(t, err, context.DeadlineExceeded, "the client's timeout fired")
+	_, err = c.GetCurrentUser(context.Background())
+	require.NoError(t, err, "the timed-out attempt was retried")
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, 1, st.Injected(apistacktest.PAM, apistacktest.Slow))
-	_, err = c.CurrentUser(context.Background())
-	require.NoError(t, err, "the fault took one request")
+
+	// Without retries the caller sees the attempt's timeout.
+	cfg.Retry.MaxRetries = -1
+	once, err := pam.New(cfg)
+	require.NoError(t, err)
+	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Slow, Operation: "GetCurrentUser", Count: 1, Delay: 5 * time.Second})
+	start = time.Now()
+	_, err = once.GetCurrentUser(context.Background())
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the attempt's timeout fired")
+	assert.Less(t, time.Since(start), 5*time.Second)
 }
 
 func TestFaults_ADroppedConnectionIsRetried(t *testing.T) {
 	t.Parallel()
 	st := apistacktest.Start(t, apistacktest.Options{})
 	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Drop, Operation: "GetCurrentUser", Count: 1})
-	_, err := st.PAM.CurrentUser(context.Background())
+	_, err := st.PAM.GetCurrentUser(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Injected(apistacktest.PAM, apistacktest.Drop))
 
 	// Without retries the caller sees the connection end.
 	cfg := st.PAMConfig()
-	cfg.MaxRetries = -1
+	cfg.Retry.MaxRetries = -1
 	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Drop, Operation: "GetCurrentUser"})
 	c, err := pam.New(cfg)
 	require.NoError(t, err)
-	_, err = c.CurrentUser(context.Background())
+	_, err = c.GetCurrentUser(context.Background())
 	require.Error(t, err)
 	var apiErr *pam.Error
 	assert.False(t, errors.As(err, &apiErr), "no answer, so no API error: %v", err)
@@ -304,10 +320,14 @@ func TestFaults_AShareOfRequests(t *testing.T) {
 	st := apistacktest.Start(t, apistacktest.Options{})
 	require.Error(t, st.InjectErr(apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "NoSuchOperation"}))
 	st.Inject(t, apistacktest.Storage, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetLifecycle", Share: 0.5})
+	cfg := st.StorageConfig()
+	cfg.Retry.MaxRetries = -1 // each failure reaches the caller
+	c, err := storage.New(cfg)
+	require.NoError(t, err)
 	failed := 0
 	for range 40 {
-		_, err := st.Storage.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
-		var apiErr *storage.ErrorResponse
+		_, err := c.GetLifecycle(context.Background(), st.Credentials.Storage.Bucket)
+		var apiErr *storage.Error
 		if errors.As(err, &apiErr) && apiErr.Code == "InternalError" {
 			failed++
 		}

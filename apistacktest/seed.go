@@ -37,7 +37,7 @@ type TeamSeed struct {
 func (st *Stack) SeedTeam(t TB, team string, groups int, roles []string, serviceUsers ...string) TeamSeed {
 	t.Helper()
 	ctx := context.Background()
-	s := st.Servers.PAM
+	s := st.servers.PAM
 	if team == "" {
 		team = st.Credentials.PAM.Team
 	} else if _, err := s.CreateTeam(ctx, team); err != nil {
@@ -82,7 +82,7 @@ func (st *Stack) SeedMenu(t TB, menuItems int, seed uint64) {
 func (st *Stack) SeedRestaurant(t TB, name string, menuItems int, seed uint64) RestaurantSeed {
 	t.Helper()
 	ctx := context.Background()
-	s := st.Servers.Restaurant
+	s := st.servers.Restaurant
 	guid := uuid.NewString()
 	if _, err := s.CreateRestaurant(ctx, guid, name); err != nil {
 		t.Fatalf("apistacktest: create restaurant %s: %v", name, err)
@@ -101,7 +101,7 @@ func (st *Stack) importMenu(t TB, guid string, menuItems int, seed uint64) {
 	if err != nil {
 		t.Fatalf("apistacktest: generate a menu: %v", err)
 	}
-	if _, err := st.Servers.Restaurant.Import(context.Background(), guid, doc); err != nil {
+	if _, err := st.servers.Restaurant.Import(context.Background(), guid, doc); err != nil {
 		t.Fatalf("apistacktest: import a menu: %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func (st *Stack) SeedBuckets(t TB, versioned bool, names ...string) {
 		v = storageserver.Enabled
 	}
 	for _, name := range names {
-		if _, err := st.Servers.Storage.CreateBucket(context.Background(), storageserver.DefaultAccount, name, v); err != nil {
+		if _, err := st.servers.Storage.CreateBucket(context.Background(), storageserver.DefaultAccount, name, v); err != nil {
 			t.Fatalf("apistacktest: create bucket %s: %v", name, err)
 		}
 	}
@@ -133,7 +133,7 @@ type FaxAccountSeed struct {
 func (st *Stack) SeedFaxAccount(t TB, name string, numbers ...string) FaxAccountSeed {
 	t.Helper()
 	ctx := context.Background()
-	s := st.Servers.Fax
+	s := st.servers.Fax
 	acct, err := s.CreateAccount(ctx, name)
 	if err != nil {
 		t.Fatalf("apistacktest: create fax account %s: %v", name, err)
@@ -161,14 +161,14 @@ func (st *Stack) SeedFaxNumbers(t TB, accountID, connectionID string, numbers ..
 	t.Helper()
 	ctx := context.Background()
 	if accountID == "" {
-		acct, err := st.Servers.Fax.AccountByName(ctx, "demo")
+		acct, err := st.servers.Fax.AccountByName(ctx, "demo")
 		if err != nil {
 			t.Fatalf("apistacktest: the stack's fax account: %v", err)
 		}
 		accountID, connectionID = acct.ID, st.Credentials.Fax.ConnectionID
 	}
 	for _, n := range numbers {
-		if err := st.Servers.Fax.AssignNumber(ctx, accountID, n, connectionID); err != nil {
+		if err := st.servers.Fax.AssignNumber(ctx, accountID, n, connectionID); err != nil {
 			t.Fatalf("apistacktest: assign %s: %v", n, err)
 		}
 	}

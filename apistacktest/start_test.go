@@ -14,7 +14,6 @@ import (
 
 	"github.com/apistack/apistack/apistacktest"
 	faxclient "github.com/apistack/apistack/clients/fax"
-	"github.com/apistack/apistack/clients/restaurant"
 	"github.com/apistack/apistack/clients/storage"
 )
 
@@ -25,7 +24,7 @@ func TestStart_EveryClientReachesItsAPIWithTheStacksCredentials(t *testing.T) {
 
 	seeded := st.SeedTeam(t, "", 3, nil)
 	var groups []string
-	for g, err := range st.PAM.Groups(ctx, nil) {
+	for g, err := range st.PAM.ListGroups(ctx, nil) {
 		require.NoError(t, err)
 		groups = append(groups, g.Name)
 	}
@@ -35,7 +34,7 @@ func TestStart_EveryClientReachesItsAPIWithTheStacksCredentials(t *testing.T) {
 
 	st.SeedMenu(t, 20, 1)
 	n := 0
-	for _, err := range restaurant.List(ctx, st.Restaurant, restaurant.MenuItems, nil) {
+	for _, err := range st.Restaurant.ListMenuItems(ctx, nil) {
 		require.NoError(t, err)
 		n++
 	}
@@ -47,10 +46,10 @@ func TestStart_EveryClientReachesItsAPIWithTheStacksCredentials(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cfg.Rules, 1)
 
-	f, err := st.Fax.Send(ctx, faxclient.SendParams{ConnectionID: st.Credentials.Fax.ConnectionID,
+	f, err := st.Fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: st.Credentials.Fax.ConnectionID,
 		To: "+13125550800", From: st.Credentials.Fax.From, MediaURL: st.SampleFaxURL})
 	require.NoError(t, err)
-	_, err = st.Inbox.Wait(ctx, f.Id.String(), "fax.queued")
+	_, err = st.Inbox.Wait(ctx, f.ID.String(), "fax.queued")
 	require.NoError(t, err)
 	assert.Empty(t, st.Violations())
 }
@@ -76,7 +75,7 @@ func TestStart_FiftyStacksInParallel(t *testing.T) {
 				_, err := st.PAM.CreateGroup(ctx, "only-here")
 				require.NoError(t, err, "stack %d", i)
 				count := 0
-				for g, err := range st.PAM.Groups(ctx, nil) {
+				for g, err := range st.PAM.ListGroups(ctx, nil) {
 					require.NoError(t, err)
 					if g.Name == "only-here" {
 						count++

@@ -6,9 +6,8 @@
 //
 // Every request and response goes through clients/contract, so an answer that
 // breaks the spec fails the check that caused it, naming the operation and the
-// rule. The storage checks need an application/xml body decoder registered
-// with openapi3filter (servers/storage registers it; the apistack binary links
-// it), since the contract cannot validate XML without one.
+// rule. The storage checks read XML bodies with the decoder clients/contract
+// registers for them (internal/xmlbody); no server package is linked in.
 //
 //	creds, err := conform.ReadCredentials("data/demo-credentials.json")
 //	report := conform.Run(ctx, conform.Config{API: conform.PAM, Credentials: creds})

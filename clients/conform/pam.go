@@ -606,7 +606,7 @@ func (p *pamChecker) checkInvalidCount(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, count := range []string{"0", "1001", "many"} {
+	for _, count := range []string{"0", "1001", "many", ""} {
 		op := "ListGroups?count=" + count
 		r, err := p.authed(ctx, tok, request{op: op, method: http.MethodGet, path: p.teamPath("/groups?count=" + count), badInput: true})
 		if err != nil {
@@ -620,5 +620,5 @@ func (p *pamChecker) checkInvalidCount(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("%s: 400 invalid_request, but no error_cause names the location \"count\": %+v", op, e.ErrorCause)
 		}
 	}
-	return "count=0, 1001 and \"many\": 400 invalid_request naming count", nil
+	return "count=0, 1001, \"many\" and empty: 400 invalid_request naming count", nil
 }

@@ -89,8 +89,8 @@ func (f *fakePAM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/groups":
 		q := r.URL.Query()
 		count := 100
-		if c := q.Get("count"); c != "" {
-			n, err := strconv.Atoi(c)
+		if q.Has("count") {
+			n, err := strconv.Atoi(q.Get("count"))
 			if err != nil || n < 1 || n > 1000 {
 				fail(http.StatusBadRequest, pamapi.ErrorNameInvalidRequest, pamapi.ErrorCause{Error: "bad", LocationType: "query", Location: "count"})
 				return

@@ -115,15 +115,22 @@ func TestRun_ASetupErrorIsOneFailedCheck(t *testing.T) {
 	}
 }
 
-func TestRun_StorageNeedsAnXMLBodyDecoder(t *testing.T) {
-	if openapi3filter.RegisteredBodyDecoder("application/xml") != nil {
-		t.Skip("an application/xml body decoder is registered in this test binary")
-	}
-	r := Run(context.Background(), Config{API: Storage, Credentials: Credentials{Storage: &StorageCredentials{
+// xmlDecoderAtStart is the application/xml decoder registered once every
+// package linked into this binary was initialized, before any test ran.
+var xmlDecoderAtStart = openapi3filter.RegisteredBodyDecoder("application/xml")
+
+// The storage checks register the decoder of the API's XML bodies
+// themselves (through clients/contract): nothing linked into this binary
+// registered one by being linked in, and the checks run past their setup.
+func TestRun_StorageRegistersItsXMLBodyDecoder(t *testing.T) {
+	require.Nil(t, xmlDecoderAtStart, "no package registers a decoder by being linked in")
+	r := Run(context.Background(), Config{API: Storage, Timeout: 5 * time.Second, Credentials: Credentials{Storage: &StorageCredentials{
 		Endpoint: "http://127.0.0.1:1", Region: "local-1", KeyID: "k", Secret: "s", Bucket: "b"}}})
-	require.Len(t, r.Results, 1)
-	assert.Equal(t, "setup", r.Results[0].Check)
-	assert.Contains(t, r.Results[0].Detail, "import servers/storage")
+	assert.NotNil(t, openapi3filter.RegisteredBodyDecoder("application/xml"))
+	require.Greater(t, len(r.Results), 1, "the checks ran")
+	for _, res := range r.Results {
+		assert.NotEqual(t, "setup", res.Check)
+	}
 }
 
 func TestRun_AnUnreachableImplementationFailsEveryCheckNamingTheOperation(t *testing.T) {

@@ -32,13 +32,14 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/apistack/apistack/clients/internal/replay"
-	"github.com/apistack/apistack/gen/adminapi"
-	"github.com/apistack/apistack/gen/faxapi"
-	"github.com/apistack/apistack/gen/faxwebhooks"
-	"github.com/apistack/apistack/gen/pamapi"
-	"github.com/apistack/apistack/gen/restaurantapi"
-	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/gen/adminserver"
+	"github.com/apistack/apistack/gen/faxserver"
+	"github.com/apistack/apistack/gen/faxwebhooksserver"
+	"github.com/apistack/apistack/gen/pamserver"
+	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/gen/storageserver"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/xmlbody"
 )
 
 // API names an apistack API whose spec is embedded in this package.
@@ -50,8 +51,8 @@ const (
 	Admin      API = "admin"
 	Restaurant API = "restaurant"
 	Fax        API = "fax"
-	// Storage is the storage API; its XML bodies are decoded by the decoder
-	// the storage server registers, so import servers/storage where it is checked.
+	// Storage is the storage API; ForAPI registers the decoder of its XML
+	// bodies (internal/xmlbody) with openapi3filter.
 	Storage API = "storage"
 	// FaxWebhooks is the receiving endpoint of the fax webhooks (specs/fax/webhooks.yaml).
 	FaxWebhooks API = "faxwebhooks"
@@ -59,12 +60,12 @@ const (
 
 // specs maps each API to the generated loader of its embedded spec.
 var specs = map[API]func() (*openapi3.T, error){
-	PAM:         pamapi.GetSpec,
-	Admin:       adminapi.GetSpec,
-	Restaurant:  restaurantapi.GetSpec,
-	Fax:         faxapi.GetSpec,
-	FaxWebhooks: faxwebhooks.GetSpec,
-	Storage:     storageapi.GetSpec,
+	PAM:         pamserver.GetSpec,
+	Admin:       adminserver.GetSpec,
+	Restaurant:  restaurantserver.GetSpec,
+	Fax:         faxserver.GetSpec,
+	FaxWebhooks: faxwebhooksserver.GetSpec,
+	Storage:     storageserver.GetSpec,
 }
 
 // Violation is the error of a request or response that breaks the spec.
@@ -132,6 +133,9 @@ func ForAPI(api API, next http.RoundTripper, opts ...Option) (*Transport, error)
 	spec, err := load()
 	if err != nil {
 		return nil, fmt.Errorf("contract: load %s spec: %w", api, err)
+	}
+	if api == Storage {
+		xmlbody.Register()
 	}
 	t, err := New(spec, next, opts...)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"strings"
@@ -12,12 +13,57 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/gen/faxapi"
 )
 
-// Fax is a fax record.
-type Fax = faxapi.Fax
+// Fax is a fax record: the wire fields under Go names (the client's own type,
+// so the generator's naming is not this package's API).
+type Fax struct {
+	// ID identifies the fax.
+	ID uuid.UUID `json:"id"`
+	// ConnectionID is the fax application it was sent or received on.
+	ConnectionID string    `json:"connection_id"`
+	Direction    Direction `json:"direction"`
+	// From and To are E.164 numbers.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Status is where the fax is in its life; FailureReason says why a
+	// failed one failed.
+	Status        Status         `json:"status"`
+	FailureReason *FailureReason `json:"failure_reason,omitempty"`
+	Quality       Quality        `json:"quality"`
+	// PageCount, CallDurationSecs and PartialContent are known once the
+	// transmission ran.
+	PageCount        *int  `json:"page_count,omitempty"`
+	CallDurationSecs *int  `json:"call_duration_secs,omitempty"`
+	PartialContent   *bool `json:"partial_content,omitempty"`
+	// MediaURL is the document (outbound: as given; inbound: a signed link).
+	MediaURL *string `json:"media_url,omitempty"`
+	// StoreMedia keeps a copy, linked (signed, 10 minutes) as StoredMediaURL.
+	StoreMedia     bool    `json:"store_media"`
+	StoredMediaURL *string `json:"stored_media_url,omitempty"`
+	// WebhookURL and WebhookFailoverURL receive the fax's events.
+	WebhookURL         string    `json:"webhook_url"`
+	WebhookFailoverURL string    `json:"webhook_failover_url"`
+	CreatedAt          time.Time `json:"created_at"`
+	UpdatedAt          time.Time `json:"updated_at"`
+}
+
+// FailureReason says why a fax failed.
+type FailureReason = faxapi.FaxFailureReason
+
+// decodeFax reads the fax of a {"data": …} success answer.
+func decodeFax(body []byte) (*Fax, error) {
+	var env struct {
+		Data Fax `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, fmt.Errorf("fax: decode answer: %w", err)
+	}
+	return &env.Data, nil
+}
 
 // Quality is a fax's fidelity setting.
 type Quality = faxapi.FaxQuality
@@ -37,17 +83,18 @@ type Config struct {
 	// Transport sends the requests (http.DefaultTransport when nil). Tests
 	// put clients/contract's validating transport here.
 	Transport http.RoundTripper
-	// MaxRetries bounds retries of one idempotent call (default 8). Send is
-	// never retried: a retry after a lost answer would send the fax twice.
-	MaxRetries int
-	// Timeout bounds one HTTP exchange (default 30s).
-	Timeout time.Duration
+	// Retry is how idempotent calls are retried and how long one attempt may
+	// take; the zero value is the documented default. Send is never retried
+	// (a retry after a lost answer would send the fax twice) but has the same
+	// per-attempt timeout. A call's overall bound is its context.
+	Retry clients.RetryPolicy
 }
 
 // Client calls the fax API for one account. It is safe for concurrent use.
 type Client struct {
 	api  *faxapi.ClientWithResponses
 	once *faxapi.ClientWithResponses
+	http *http.Client // retrying, without the API key (media links)
 }
 
 // New returns a Client. It does not contact the server.
@@ -59,32 +106,29 @@ func New(cfg Config) (*Client, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
-	}
 	auth := faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 		req.Header.Set("Authorization", "Bearer "+cfg.APIKey)
 		return nil
 	})
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	retrying := &http.Client{Transport: retry.Transport(next, retry.Policy{MaxRetries: cfg.MaxRetries}), Timeout: cfg.Timeout}
+	retrying := retry.HTTPClient(next, retry.Options{RetryPolicy: cfg.Retry})
 	api, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(retrying), auth)
 	if err != nil {
 		return nil, fmt.Errorf("fax: %w", err)
 	}
-	once, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(&http.Client{Transport: next, Timeout: cfg.Timeout}), auth)
+	once, err := faxapi.NewClientWithResponses(base, faxapi.WithHTTPClient(retry.HTTPClient(next, retry.Options{RetryPolicy: clients.RetryPolicy{MaxRetries: -1, AttemptTimeout: cfg.Retry.AttemptTimeout}})), auth)
 	if err != nil {
 		return nil, fmt.Errorf("fax: %w", err)
 	}
-	return &Client{api: api, once: once}, nil
+	return &Client{api: api, once: once, http: retrying}, nil
 }
 
 // API returns the generated client the methods are built on (authenticated
 // and retrying), for operations this package does not wrap.
 func (c *Client) API() *faxapi.ClientWithResponses { return c.api }
 
-// SendParams are the fields of a send.
-type SendParams struct {
+// SendFaxParams are the fields of a send.
+type SendFaxParams struct {
 	// ConnectionID is the fax application id.
 	ConnectionID string
 	// To and From are E.164 numbers; From must be enabled on the application.
@@ -99,9 +143,9 @@ type SendParams struct {
 	WebhookURL, WebhookFailoverURL string
 }
 
-// Send queues a fax, form-encoded as the service describes it, and returns
+// SendFax queues a fax, form-encoded as the service describes it, and returns
 // the queued record. Progress arrives by webhook (NewWebhookHandler).
-func (c *Client) Send(ctx context.Context, p SendParams) (Fax, error) {
+func (c *Client) SendFax(ctx context.Context, p SendFaxParams) (*Fax, error) {
 	body := faxapi.SendFaxFormdataRequestBody{ConnectionId: p.ConnectionID, To: p.To, From: p.From, MediaUrl: p.MediaURL}
 	if p.Quality != "" {
 		q := p.Quality
@@ -118,32 +162,32 @@ func (c *Client) Send(ctx context.Context, p SendParams) (Fax, error) {
 	}
 	resp, err := c.once.SendFaxWithFormdataBodyWithResponse(ctx, body)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: send: %w", err)
+		return nil, fmt.Errorf("fax: send: %w", err)
 	}
 	if resp.JSON202 == nil {
-		return Fax{}, fmt.Errorf("fax: send: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: send: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON202.Data, nil
+	return decodeFax(resp.Body)
 }
 
-// Get returns a fax; its media links are fresh.
-func (c *Client) Get(ctx context.Context, id string) (Fax, error) {
+// GetFax returns a fax; its media links are fresh.
+func (c *Client) GetFax(ctx context.Context, id string) (*Fax, error) {
 	uid, err := uuid.Parse(id)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: get: id %q is not a UUID", id)
+		return nil, fmt.Errorf("fax: get: id %q is not a UUID", id)
 	}
 	resp, err := c.api.GetFaxWithResponse(ctx, uid)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: get: %w", err)
+		return nil, fmt.Errorf("fax: get: %w", err)
 	}
 	if resp.JSON200 == nil {
-		return Fax{}, fmt.Errorf("fax: get: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: get: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON200.Data, nil
+	return decodeFax(resp.Body)
 }
 
-// ListOptions filters and sizes a list of faxes.
-type ListOptions struct {
+// ListFaxesOptions filters and sizes a list of faxes.
+type ListFaxesOptions struct {
 	// PageSize is the number of faxes fetched per request (default 20).
 	PageSize int
 	// CreatedFrom and CreatedTo bound created_at (inclusive).
@@ -153,9 +197,12 @@ type ListOptions struct {
 	From, To  string
 }
 
-// List iterates over the account's faxes, newest first, fetching page after
-// page. It stops at the first error, which it yields.
-func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Fax, error] {
+// ListFaxes iterates over the account's faxes, newest first, fetching page after
+// page; nil opts lists them all. It stops at the first error, which it yields.
+func (c *Client) ListFaxes(ctx context.Context, opts *ListFaxesOptions) iter.Seq2[Fax, error] {
+	if opts == nil {
+		opts = &ListFaxesOptions{}
+	}
 	return func(yield func(Fax, error) bool) {
 		params := faxapi.ListFaxesParams{FilterCreatedAtGte: opts.CreatedFrom, FilterCreatedAtLte: opts.CreatedTo}
 		if opts.PageSize > 0 {
@@ -180,7 +227,14 @@ func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Fax, erro
 				yield(Fax{}, fmt.Errorf("fax: list: %w", err))
 				return
 			}
-			for _, f := range resp.JSON200.Data {
+			var faxes struct {
+				Data []Fax `json:"data"`
+			}
+			if err := json.Unmarshal(resp.Body, &faxes); err != nil {
+				yield(Fax{}, fmt.Errorf("fax: list: decode answer: %w", err))
+				return
+			}
+			for _, f := range faxes.Data {
 				if !yield(f, nil) {
 					return
 				}
@@ -192,8 +246,8 @@ func (c *Client) List(ctx context.Context, opts ListOptions) iter.Seq2[Fax, erro
 	}
 }
 
-// Delete deletes a fax in a final state; the service emits fax.deleted.
-func (c *Client) Delete(ctx context.Context, id string) error {
+// DeleteFax deletes a fax in a final state; the service emits fax.deleted.
+func (c *Client) DeleteFax(ctx context.Context, id string) error {
 	uid, err := uuid.Parse(id)
 	if err != nil {
 		return fmt.Errorf("fax: delete: id %q is not a UUID", id)
@@ -208,38 +262,69 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// Cancel cancels an outbound fax still in progress; it fails with
+// CancelFax cancels an outbound fax still in progress; it fails with
 // user_cancelled.
-func (c *Client) Cancel(ctx context.Context, id string) (Fax, error) {
+func (c *Client) CancelFax(ctx context.Context, id string) (*Fax, error) {
 	uid, err := uuid.Parse(id)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: cancel: id %q is not a UUID", id)
+		return nil, fmt.Errorf("fax: cancel: id %q is not a UUID", id)
 	}
 	resp, err := c.api.CancelFaxWithResponse(ctx, uid)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: cancel: %w", err)
+		return nil, fmt.Errorf("fax: cancel: %w", err)
 	}
 	if resp.JSON200 == nil {
-		return Fax{}, fmt.Errorf("fax: cancel: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: cancel: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON200.Data, nil
+	return decodeFax(resp.Body)
 }
 
-// Refresh returns the fax with freshly signed media links (valid 10 minutes).
-func (c *Client) Refresh(ctx context.Context, id string) (Fax, error) {
+// RefreshFax returns the fax with freshly signed media links (valid 10 minutes).
+func (c *Client) RefreshFax(ctx context.Context, id string) (*Fax, error) {
 	uid, err := uuid.Parse(id)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: refresh: id %q is not a UUID", id)
+		return nil, fmt.Errorf("fax: refresh: id %q is not a UUID", id)
 	}
 	resp, err := c.api.RefreshFaxWithResponse(ctx, uid)
 	if err != nil {
-		return Fax{}, fmt.Errorf("fax: refresh: %w", err)
+		return nil, fmt.Errorf("fax: refresh: %w", err)
 	}
 	if resp.JSON200 == nil {
-		return Fax{}, fmt.Errorf("fax: refresh: %w", parseError(resp.HTTPResponse, resp.Body))
+		return nil, fmt.Errorf("fax: refresh: %w", parseError(resp.HTTPResponse, resp.Body))
 	}
-	return resp.JSON200.Data, nil
+	return decodeFax(resp.Body)
 }
+
+// GetMedia downloads a fax document through a signed media link (a fax's
+// StoredMediaUrl or an inbound fax's MediaUrl, valid 10 minutes; RefreshFax
+// signs fresh ones). The link carries its own authorization, so it is sent
+// without the API key; an altered or expired link answers an *Error with
+// status 403.
+func (c *Client) GetMedia(ctx context.Context, link string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
+		return nil, fmt.Errorf("fax: get media: %w", err)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fax: get media: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMediaBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("fax: get media: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fax: get media: %w", parseError(resp, body))
+	}
+	if len(body) > maxMediaBytes {
+		return nil, fmt.Errorf("fax: get media: the document is larger than %d bytes", maxMediaBytes)
+	}
+	return body, nil
+}
+
+// maxMediaBytes caps a downloaded document.
+const maxMediaBytes = 64 << 20
 
 // ErrorItem is one entry of an error answer.
 type ErrorItem = faxapi.Error
@@ -267,6 +352,36 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+var _ clients.Error = (*Error)(nil)
+
+// HTTPStatus is the answer's status code (clients.Error).
+func (e *Error) HTTPStatus() int { return e.StatusCode }
+
+// ErrorCode is the first item's code, such as "10007" (clients.Error).
+func (e *Error) ErrorCode() string {
+	if len(e.Items) == 0 {
+		return ""
+	}
+	return string(e.Items[0].Code)
+}
+
+// ErrorMessage is the first item's detail, or its title (clients.Error).
+func (e *Error) ErrorMessage() string {
+	if len(e.Items) == 0 {
+		return ""
+	}
+	if e.Items[0].Detail != "" {
+		return e.Items[0].Detail
+	}
+	return e.Items[0].Title
+}
+
+// ErrorRequestID is "": the fax API gives no request id (clients.Error).
+func (e *Error) ErrorRequestID() string { return "" }
+
+// Retryable is true for 429 and 5xx answers but 501 (clients.Error).
+func (e *Error) Retryable() bool { return clients.RetryableStatus(e.StatusCode) }
+
 // Pointers returns the source.pointer of every item (the bad body fields).
 func (e *Error) Pointers() []string {
 	var out []string
@@ -285,8 +400,8 @@ func parseError(resp *http.Response, body []byte) error {
 	}
 	var e faxapi.Errors
 	if err := json.Unmarshal(body, &e); err != nil || len(e.Errors) == 0 {
-		return &Error{StatusCode: status, Items: []ErrorItem{{Code: faxapi.ErrorCodeInternalError, Title: "Unexpected answer",
-			Detail: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}}}
+		return retry.Wrap(resp, &Error{StatusCode: status, Items: []ErrorItem{{Code: faxapi.ErrorCodeInternalError, Title: "Unexpected answer",
+			Detail: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}}})
 	}
-	return &Error{StatusCode: status, Items: e.Errors}
+	return retry.Wrap(resp, &Error{StatusCode: status, Items: e.Errors})
 }

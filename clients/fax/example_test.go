@@ -40,7 +40,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	sent, err := c.Send(context.Background(), fax.SendParams{
+	sent, err := c.SendFax(context.Background(), fax.SendFaxParams{
 		ConnectionID: svc.ConnectionID, From: svc.From, To: "+14155550123", MediaURL: svc.DocURL,
 	})
 	if err != nil {
@@ -68,8 +68,8 @@ func Example() {
 	// fax.delivered
 }
 
-// ExampleClient_List walks every fax of the account, page after page.
-func ExampleClient_List() {
+// ExampleClient_ListFaxes walks every fax of the account, page after page.
+func ExampleClient_ListFaxes() {
 	svc, err := startService("http://127.0.0.1:9/")
 	if err != nil {
 		fmt.Println(err)
@@ -83,13 +83,13 @@ func ExampleClient_List() {
 	}
 	ctx := context.Background()
 	for _, to := range []string{"+14155550101", "+14155550102", "+14155550103"} {
-		if _, err := c.Send(ctx, fax.SendParams{ConnectionID: svc.ConnectionID, From: svc.From, To: to, MediaURL: svc.DocURL}); err != nil {
+		if _, err := c.SendFax(ctx, fax.SendFaxParams{ConnectionID: svc.ConnectionID, From: svc.From, To: to, MediaURL: svc.DocURL}); err != nil {
 			fmt.Println(err)
 			return
 		}
 	}
 	n := 0
-	for f, err := range c.List(ctx, fax.ListOptions{PageSize: 2, Direction: "outbound"}) {
+	for f, err := range c.ListFaxes(ctx, &fax.ListFaxesOptions{PageSize: 2, Direction: "outbound"}) {
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -122,4 +122,38 @@ func ExampleNewWebhookHandler() {
 	mux.Handle("POST /webhooks/fax", h)
 	fmt.Println("mounted")
 	// Output: mounted
+}
+
+// ExampleClient_CreateApplication creates a fax application, changes its
+// webhook and reads it back.
+func ExampleClient_CreateApplication() {
+	svc, err := startService("http://127.0.0.1:9/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer svc.stop()
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	app, err := c.CreateApplication(ctx, fax.CreateApplicationParams{Name: "billing", WebhookURL: "https://example.com/hooks"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	hook := "https://example.com/hooks/v2"
+	if _, err := c.UpdateApplication(ctx, app.ID, fax.UpdateApplicationParams{WebhookURL: &hook}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := c.GetApplication(ctx, app.ID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(got.Name, got.WebhookURL)
+	// Output: billing https://example.com/hooks/v2
 }

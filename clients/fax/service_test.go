@@ -62,9 +62,7 @@ func startService(webhookURL string) (*service, error) {
 		cancel()
 		return nil, err
 	}
-	srv, err := faxserver.New(ctx, faxserver.Config{DB: db, MasterKey: masterKey, Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
-		WebhookBackoff: 10 * time.Millisecond, WebhookMaxBackoff: 50 * time.Millisecond,
-		Destinations: faxserver.DestinationOptions{AllowPrivate: true}}) // documents and webhooks on loopback
+	srv, err := faxserver.New(ctx, faxserver.Config{Deps: faxserver.Deps{DB: db, Logger: slog.New(slog.DiscardHandler), ValidateResponses: true}, MasterKey: masterKey, Settings: faxserver.Settings{WebhookBackoff: 10 * time.Millisecond, WebhookMaxBackoff: 50 * time.Millisecond, Destinations: faxserver.DestinationOptions{AllowPrivate: true}}}) // documents and webhooks on loopback
 	if err != nil {
 		cancel()
 		return nil, err

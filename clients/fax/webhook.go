@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
 	"github.com/apistack/apistack/gen/faxwebhooks"
 )
 
@@ -80,8 +78,9 @@ func WithClock(now func() time.Time) WebhookOption {
 // (the admin API's GET /fax/webhook_public_key) and its timestamp, decodes
 // the typed event and hands it to fn. It answers 401 to a forged or stale
 // delivery, 400 to a malformed one, 500 when fn fails and 204 when fn
-// succeeds. It is the receiver side of specs/fax/webhooks.yaml: it implements
-// the generated strict server interface.
+// succeeds. It is the receiver side of specs/fax/webhooks.yaml, written on
+// net/http alone so that importing this package compiles no server framework;
+// it serves whatever path it is mounted at (the spec's operation is at "/").
 func NewWebhookHandler(publicKey ed25519.PublicKey, fn WebhookFunc, opts ...WebhookOption) (http.Handler, error) {
 	if len(publicKey) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("fax: webhook public key has %d bytes, want %d", len(publicKey), ed25519.PublicKeySize)
@@ -93,28 +92,7 @@ func NewWebhookHandler(publicKey ed25519.PublicKey, fn WebhookFunc, opts ...Webh
 	for _, o := range opts {
 		o(r)
 	}
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = func(err error, c echo.Context) {
-		if c.Response().Committed {
-			return
-		}
-		status, msg := http.StatusInternalServerError, "internal error"
-		var he *echo.HTTPError
-		if errors.As(err, &he) {
-			status, msg = he.Code, fmt.Sprint(he.Message)
-		}
-		_ = c.JSON(status, faxwebhooks.WebhookError{Error: msg})
-	}
-	e.Use(r.verify)
-	faxwebhooks.RegisterHandlers(e, faxwebhooks.NewStrictHandler(r, nil))
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		// The handler serves whatever path it is mounted at; the spec's
-		// operation is at "/".
-		req2 := req.Clone(req.Context())
-		req2.URL.Path, req2.URL.RawPath = "/", ""
-		e.ServeHTTP(w, req2)
-	}), nil
+	return r, nil
 }
 
 // ParseWebhookPublicKey decodes the base64 public key the admin API and
@@ -137,32 +115,54 @@ type webhookReceiver struct {
 	now       func() time.Time
 }
 
-var _ faxwebhooks.StrictServerInterface = (*webhookReceiver)(nil)
-
-type rawBodyKey struct{}
-
-// verify checks the signature over the exact bytes received before anything
-// decodes them, then hands the same bytes on.
-func (r *webhookReceiver) verify(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.Method != http.MethodPost {
-			return echo.NewHTTPError(http.StatusMethodNotAllowed, "webhooks are POSTed")
-		}
-		body, err := io.ReadAll(io.LimitReader(req.Body, maxEventBytes+1))
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "the body cannot be read")
-		}
-		if len(body) > maxEventBytes {
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "the body is too large")
-		}
-		if err := VerifySignature(r.key, req.Header.Get(HeaderTimestamp), req.Header.Get(HeaderSignature), body, r.now(), r.tolerance); err != nil {
-			return echo.NewHTTPError(http.StatusUnauthorized, err.Error())
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), rawBodyKey{}, body)))
-		return next(c)
+// ServeHTTP checks the signature over the exact bytes received before
+// anything decodes them, then decodes the event and hands it to the caller's
+// function. Every error answer is the spec's WebhookError JSON.
+func (r *webhookReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeWebhookError(w, http.StatusMethodNotAllowed, "webhooks are POSTed")
+		return
 	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxEventBytes+1))
+	if err != nil {
+		writeWebhookError(w, http.StatusBadRequest, "the body cannot be read")
+		return
+	}
+	if len(body) > maxEventBytes {
+		writeWebhookError(w, http.StatusRequestEntityTooLarge, "the body is too large")
+		return
+	}
+	if err := VerifySignature(r.key, req.Header.Get(HeaderTimestamp), req.Header.Get(HeaderSignature), body, r.now(), r.tolerance); err != nil {
+		writeWebhookError(w, http.StatusUnauthorized, err.Error())
+		return
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		writeWebhookError(w, http.StatusBadRequest, "the body is missing")
+		return
+	}
+	var env faxwebhooks.FaxEvent
+	if err := json.Unmarshal(body, &env); err != nil {
+		writeWebhookError(w, http.StatusBadRequest, "the body is not a fax event: "+err.Error())
+		return
+	}
+	ev, err := decodeEvent(env)
+	if err != nil {
+		writeWebhookError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ev.Raw = body
+	if err := r.fn(req.Context(), ev); err != nil {
+		writeWebhookError(w, http.StatusInternalServerError, "the receiver failed to process the event")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func writeWebhookError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(faxwebhooks.WebhookError{Error: msg})
 }
 
 // Errors of VerifySignature.
@@ -197,23 +197,6 @@ func VerifySignature(publicKey ed25519.PublicKey, timestamp, signature string, b
 		return ErrBadSignature
 	}
 	return nil
-}
-
-// ReceiveFaxEvent decodes a verified event and hands it to the caller's
-// function.
-func (r *webhookReceiver) ReceiveFaxEvent(ctx context.Context, req faxwebhooks.ReceiveFaxEventRequestObject) (faxwebhooks.ReceiveFaxEventResponseObject, error) {
-	if req.Body == nil {
-		return faxwebhooks.ReceiveFaxEvent400JSONResponse{Error: "the body is missing"}, nil
-	}
-	ev, err := decodeEvent(*req.Body)
-	if err != nil {
-		return faxwebhooks.ReceiveFaxEvent400JSONResponse{Error: err.Error()}, nil
-	}
-	ev.Raw, _ = ctx.Value(rawBodyKey{}).([]byte)
-	if err := r.fn(ctx, ev); err != nil {
-		return faxwebhooks.ReceiveFaxEvent500JSONResponse{Error: "the receiver failed to process the event"}, nil
-	}
-	return faxwebhooks.ReceiveFaxEvent204Response{}, nil
 }
 
 // eventHeader is what every event type has.

@@ -4,12 +4,16 @@
 //   - authentication: a service-user key is exchanged for a bearer token on
 //     first use; the token is refreshed shortly before it expires and once on
 //     a 401, with one refresh shared by concurrent callers;
-//   - retries: 429 waits until X-RateLimit-Retry-At plus a random jitter,
-//     500/502/503/504 back off exponentially, all bounded by the context;
+//   - retries (clients.RetryPolicy, shared by the four clients): 429 waits
+//     until X-RateLimit-Retry-At (up to MaxWait), 500/502/503/504 back off
+//     exponentially, each attempt has its own timeout and the call is bounded
+//     by its context; retries that run out end in a *clients.RetryError
+//     holding the last answer's *Error;
 //   - pagination: list methods return iter.Seq2 iterators that follow the
 //     Link header's rel="next" to the end;
 //   - typed errors: every error answer is an *Error (errors.As), carrying the
-//     status, the error name, the message and the causes.
+//     status, the error name, the message and the causes; it implements
+//     clients.Error like the other clients' errors.
 package pam
 
 import (
@@ -21,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/bearer"
 	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/gen/pamapi"
@@ -37,10 +42,10 @@ type Config struct {
 	// Transport sends the requests (http.DefaultTransport when nil). Tests put
 	// clients/contract's validating transport here.
 	Transport http.RoundTripper
-	// MaxRetries bounds retries of one call (default 8).
-	MaxRetries int
-	// Timeout bounds one HTTP exchange, retries excluded (default 30s).
-	Timeout time.Duration
+	// Retry is how calls are retried and how long one attempt may take; the
+	// zero value is the documented default. A call's overall bound is its
+	// context.
+	Retry clients.RetryPolicy
 }
 
 // Client calls the PAM API for one team. It is safe for concurrent use.
@@ -66,22 +71,14 @@ func New(cfg Config) (*Client, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
-	}
 	// X-RateLimit-Retry-At says when the rate limit allows the next request;
 	// it says nothing of when a 503 (maintenance) ends, so only a 429 waits
-	// for it and a 503 backs off exponentially.
-	rateLimitRetryAt := retry.UnixHeader("X-RateLimit-Retry-At")
-	policy := retry.Policy{MaxRetries: cfg.MaxRetries, RetryAt: func(resp *http.Response) (time.Time, bool) {
-		if resp.StatusCode != http.StatusTooManyRequests {
-			return time.Time{}, false
-		}
-		return rateLimitRetryAt(resp)
-	}}
+	// for it (the shared policy reads it on 429 only) and a 503 backs off
+	// exponentially.
+	policy := retry.Options{RetryPolicy: cfg.Retry}
 
 	// Token requests retry too, but carry no bearer token.
-	tokenHTTP := &http.Client{Transport: retry.Transport(next, policy), Timeout: cfg.Timeout}
+	tokenHTTP := retry.HTTPClient(next, policy)
 	tokenAPI, err := pamapi.NewClientWithResponses(base.String(), pamapi.WithHTTPClient(tokenHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("pam: %w", err)
@@ -91,20 +88,17 @@ func New(cfg Config) (*Client, error) {
 		resp, err := tokenAPI.IssueServiceTokenWithResponse(ctx, cfg.Team,
 			pamapi.IssueServiceTokenJSONRequestBody{KeyId: cfg.KeyID, KeySecret: cfg.KeySecret})
 		if err != nil {
-			return bearer.Token{}, fmt.Errorf("pam: issue service token: %w", err)
+			return bearer.Token{}, fmt.Errorf("issue service token: %w", err)
 		}
 		if resp.JSON200 == nil {
-			return bearer.Token{}, fmt.Errorf("pam: issue service token: %w", parseError(resp.HTTPResponse, resp.Body))
+			return bearer.Token{}, fmt.Errorf("issue service token: %w", parseError(resp.HTTPResponse, resp.Body))
 		}
 		return bearer.Token{Value: resp.JSON200.BearerToken, ExpiresAt: resp.JSON200.ExpiresAt}, nil
 	})
 
 	// Calls: retries outermost, then the token, then the wire, so a retried
 	// call picks up a refreshed token.
-	c.http = &http.Client{
-		Transport: retry.Transport(&bearer.Transport{Source: c.tokens, Next: next}, policy),
-		Timeout:   cfg.Timeout,
-	}
+	c.http = retry.HTTPClient(&bearer.Transport{Source: c.tokens, Next: next}, policy)
 	c.api, err = pamapi.NewClientWithResponses(base.String(), pamapi.WithHTTPClient(c.http))
 	if err != nil {
 		return nil, fmt.Errorf("pam: %w", err)

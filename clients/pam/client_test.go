@@ -16,6 +16,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 
+	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -56,7 +57,7 @@ func TestGroups_YieldsEveryGroupOnceInOrder(t *testing.T) {
 		for _, count := range []int{0, 1, 7, 100} {
 			t.Run(fmt.Sprintf("groups=%d/count=%d", n, count), func(t *testing.T) {
 				var got []string
-				for g, err := range c.Groups(context.Background(), &ListGroupsOptions{PageSize: count, Contains: contains}) {
+				for g, err := range c.ListGroups(context.Background(), &ListGroupsOptions{PageSize: count, Contains: contains}) {
 					require.NoError(t, err)
 					got = append(got, g.Name)
 				}
@@ -72,7 +73,7 @@ func TestGroups_StopsWhenTheCallerBreaks(t *testing.T) {
 	c := newTestClient(t, env, "acme", "pam_admin")
 	env.Groups(t, "acme", "g", 30)
 	got := 0
-	for _, err := range c.Groups(context.Background(), &ListGroupsOptions{PageSize: 10}) {
+	for _, err := range c.ListGroups(context.Background(), &ListGroupsOptions{PageSize: 10}) {
 		require.NoError(t, err)
 		got++
 		if got == 5 {
@@ -87,7 +88,7 @@ func TestGroups_YieldsTypedErrors(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme") // no role: may not read the directory
-	for _, err := range c.Groups(context.Background(), nil) {
+	for _, err := range c.ListGroups(context.Background(), nil) {
 		var apiErr *Error
 		require.True(t, errors.As(err, &apiErr), "%v", err)
 		assert.Equal(t, http.StatusForbidden, apiErr.StatusCode)
@@ -115,7 +116,7 @@ func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
 	// refresh is fresh to the client too: a caller arriving after the
 	// refresh ended must use it, not refresh again.
 	fake := &sharedClock{now: time.Now()}
-	env := pamtest.Start(t, pamtest.Options{TokenTTL: time.Hour, Clock: fake})
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pamserver.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme", "pam_admin")
 	c.setClock(fake.Now)
@@ -131,7 +132,7 @@ func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, err := range c.Groups(context.Background(), nil) {
+			for _, err := range c.ListGroups(context.Background(), nil) {
 				if err != nil {
 					errs <- err
 				}
@@ -148,7 +149,7 @@ func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
 }
 
 func TestToken_RefreshesOnceOn401(t *testing.T) {
-	env := pamtest.Start(t, pamtest.Options{TokenTTL: time.Hour})
+	env := pamtest.Start(t, pamtest.Options{Settings: pamserver.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme", "pam_admin")
 	_, err := c.Token(context.Background())
@@ -157,7 +158,7 @@ func TestToken_RefreshesOnceOn401(t *testing.T) {
 	// still believes its token valid, gets a 401, refreshes once and succeeds.
 	require.NoError(t, env.Server.RevokeTokens(context.Background(), "acme"))
 	n := 0
-	for _, err := range c.Groups(context.Background(), nil) {
+	for _, err := range c.ListGroups(context.Background(), nil) {
 		require.NoError(t, err)
 		n++
 	}

@@ -35,7 +35,7 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	c := newTestClient(t, env, "acme", "pam_admin")
 	ctx := context.Background()
 
-	me, err := c.CurrentUser(ctx)
+	me, err := c.GetCurrentUser(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "bot", me.Name)
 	assert.Equal(t, []Role{PAMAdmin}, me.Roles)
@@ -43,17 +43,17 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	g, err := c.CreateGroup(ctx, "ops", SecurityAdmin)
 	require.NoError(t, err)
 	assert.Equal(t, []Role{SecurityAdmin}, g.Roles)
-	require.NoError(t, c.UpdateGroupRoles(ctx, "ops", ResourceAdmin, EndUser))
+	require.NoError(t, c.UpdateGroup(ctx, "ops", ResourceAdmin, EndUser))
 	g, err = c.GetGroup(ctx, "ops")
 	require.NoError(t, err)
 	assert.Equal(t, []Role{EndUser, ResourceAdmin}, g.Roles)
 
 	require.NoError(t, c.AddGroupMember(ctx, "ops", "alice"))
-	members := collect(t, c.GroupMembers(ctx, "ops", nil))
+	members := collect(t, c.ListGroupMembers(ctx, "ops", nil))
 	require.Len(t, members, 1)
 	assert.Equal(t, Human, members[0].Kind)
 	require.NoError(t, c.RemoveGroupMember(ctx, "ops", "alice"))
-	assert.Empty(t, collect(t, c.GroupMembers(ctx, "ops", &ListOptions{PageSize: 1})))
+	assert.Empty(t, collect(t, c.ListGroupMembers(ctx, "ops", &ListOptions{PageSize: 1})))
 
 	svc, err := c.CreateServiceUser(ctx, "deployer")
 	require.NoError(t, err)
@@ -61,14 +61,14 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	key, err := c.CreateServiceUserKey(ctx, "deployer", &CreateServiceUserKeyOptions{ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	require.NotNil(t, key.ExpiresAt)
-	keys := collect(t, c.ServiceUserKeys(ctx, "deployer", nil))
+	keys := collect(t, c.ListServiceUserKeys(ctx, "deployer", nil))
 	require.Len(t, keys, 1)
-	assert.Equal(t, key.Id, keys[0].Id)
+	assert.Equal(t, key.ID, keys[0].ID)
 
 	// The new key works as a client of its own.
-	deployer, err := New(Config{BaseURL: env.URL, Team: "acme", KeyID: key.Id, KeySecret: key.KeySecret, Transport: contractTransport(t)})
+	deployer, err := New(Config{BaseURL: env.URL, Team: "acme", KeyID: key.ID, KeySecret: key.KeySecret, Transport: contractTransport(t)})
 	require.NoError(t, err)
-	who, err := deployer.CurrentUser(ctx)
+	who, err := deployer.GetCurrentUser(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "deployer", who.Name)
 
@@ -76,30 +76,30 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	got, err := c.GetServiceUser(ctx, "releaser")
 	require.NoError(t, err)
 	assert.Equal(t, Disabled, got.Status)
-	_, err = deployer.CurrentUser(ctx)
+	_, err = deployer.GetCurrentUser(ctx)
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr, "a disabled user's client fails with a typed error")
 	assert.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
 
-	require.NoError(t, c.DeleteServiceUserKey(ctx, "releaser", key.Id))
-	assert.Empty(t, collect(t, c.ServiceUserKeys(ctx, "releaser", nil)))
+	require.NoError(t, c.DeleteServiceUserKey(ctx, "releaser", key.ID))
+	assert.Empty(t, collect(t, c.ListServiceUserKeys(ctx, "releaser", nil)))
 
-	users := collect(t, c.Users(ctx, &ListUsersOptions{Kind: Human}))
+	users := collect(t, c.ListUsers(ctx, &ListUsersOptions{Kind: Human}))
 	require.Len(t, users, 1)
 	assert.Equal(t, "alice", users[0].Name)
 	u, err := c.GetUser(ctx, "alice")
 	require.NoError(t, err)
 	assert.Equal(t, Human, u.Kind)
-	disabled := collect(t, c.ServiceUsers(ctx, &ListServiceUsersOptions{Status: Disabled}))
+	disabled := collect(t, c.ListServiceUsers(ctx, &ListServiceUsersOptions{Status: Disabled}))
 	require.Len(t, disabled, 1)
 	assert.Equal(t, "releaser", disabled[0].Name)
 
 	require.NoError(t, c.DeleteGroup(ctx, "ops"))
-	deleted := collect(t, c.Groups(ctx, &ListGroupsOptions{IncludeDeleted: true, Contains: "ops"}))
+	deleted := collect(t, c.ListGroups(ctx, &ListGroupsOptions{IncludeDeleted: true, Contains: "ops"}))
 	require.Len(t, deleted, 1)
 	assert.NotNil(t, deleted[0].DeletedAt)
 
-	roles := collect(t, c.Roles(ctx, &ListOptions{PageSize: 4}))
+	roles := collect(t, c.ListRoles(ctx, &ListOptions{PageSize: 4}))
 	assert.Len(t, roles, 6)
 }
 
@@ -120,7 +120,7 @@ func TestClient_MethodsReturnTypedErrors(t *testing.T) {
 		{"create a taken name", err, http.StatusConflict, ResourceAlreadyExists},
 		{"get a missing group", func() error { _, err := c.GetGroup(ctx, "nope"); return err }(), http.StatusNotFound, ResourceDoesNotExist},
 		{"delete a missing key", c.DeleteServiceUserKey(ctx, "bot", "nope"), http.StatusNotFound, ResourceDoesNotExist},
-		{"list another user's keys", collectErr(c.ServiceUserKeys(ctx, "nobody", nil)), http.StatusNotFound, ResourceDoesNotExist},
+		{"list another user's keys", collectErr(c.ListServiceUserKeys(ctx, "nobody", nil)), http.StatusNotFound, ResourceDoesNotExist},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestClient_RetriesWhileTheServiceIsOffline(t *testing.T) {
 	require.NoError(t, env.Server.SetOffline(context.Background(), true))
 	back := time.AfterFunc(300*time.Millisecond, func() { _ = env.Server.SetOffline(context.Background(), false) })
 	defer back.Stop()
-	me, err := c.CurrentUser(context.Background())
+	me, err := c.GetCurrentUser(context.Background())
 	require.NoError(t, err, "503 service_offline is retried until the service is back")
 	assert.Equal(t, "bot", me.Name)
 	assert.GreaterOrEqual(t, env.Count(http.MethodGet, "/v1/teams/acme/current_user"), 2)
@@ -182,7 +182,7 @@ func TestClient_BacksOffOn503WhateverRetryAtSays(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	for _, err := range c.Groups(ctx, nil) {
+	for _, err := range c.ListGroups(ctx, nil) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, int32(3), lists.Load(), "two 503s, then the answer")

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/apistack/apistack/clients"
+	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/gen/pamapi"
 )
 
@@ -48,15 +50,33 @@ type Error struct {
 	Causes []Cause
 }
 
-// Error implements error.
+var _ clients.Error = (*Error)(nil)
+
+// Error implements error. It carries no "pam:" prefix: the method that
+// returns it says the prefix once ("pam: get group: 404 …").
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "pam: %d %s: %s", e.StatusCode, e.Name, e.Message)
+	fmt.Fprintf(&b, "%d %s: %s", e.StatusCode, e.Name, e.Message)
 	for _, c := range e.Causes {
 		fmt.Fprintf(&b, "; %s %s: %s", c.LocationType, c.Location, c.Error)
 	}
 	return b.String()
 }
+
+// HTTPStatus is the answer's status code (clients.Error).
+func (e *Error) HTTPStatus() int { return e.StatusCode }
+
+// ErrorCode is the error name, such as "resource_does_not_exist" (clients.Error).
+func (e *Error) ErrorCode() string { return string(e.Name) }
+
+// ErrorMessage is the server's sentence (clients.Error).
+func (e *Error) ErrorMessage() string { return e.Message }
+
+// ErrorRequestID is "": the PAM API gives no request id (clients.Error).
+func (e *Error) ErrorRequestID() string { return "" }
+
+// Retryable is true for 429 and 5xx answers but 501 (clients.Error).
+func (e *Error) Retryable() bool { return clients.RetryableStatus(e.StatusCode) }
 
 // Is matches another *Error by name, so errors.Is(err, &pam.Error{Name:
 // pam.ForbiddenError}) works.
@@ -74,7 +94,7 @@ func parseError(resp *http.Response, body []byte) error {
 	}
 	var e pamapi.Error
 	if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
-		return &Error{StatusCode: status, Name: UnknownError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}
+		return retry.Wrap(resp, &Error{StatusCode: status, Name: UnknownError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)})
 	}
-	return &Error{StatusCode: status, Name: e.Error, Message: e.Message, Causes: e.ErrorCause}
+	return retry.Wrap(resp, &Error{StatusCode: status, Name: e.Error, Message: e.Message, Causes: e.ErrorCause})
 }

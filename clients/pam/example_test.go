@@ -42,7 +42,7 @@ func startServer() (url string, key pamserver.ServiceUserCredentials, stop func(
 	return env.URL, key, func() { closeEnv(); os.RemoveAll(dir) }
 }
 
-func ExampleClient_Groups() {
+func ExampleClient_ListGroups() {
 	url, key, stop := startServer()
 	defer stop()
 
@@ -51,7 +51,7 @@ func ExampleClient_Groups() {
 		log.Fatal(err)
 	}
 	// The iterator fetches a token, then follows rel="next" to the last page.
-	for g, err := range client.Groups(context.Background(), &pam.ListGroupsOptions{PageSize: 2}) {
+	for g, err := range client.ListGroups(context.Background(), &pam.ListGroupsOptions{PageSize: 2}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -101,19 +101,19 @@ func ExampleClient_CreateServiceUserKey() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	deployer, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: newKey.Id, KeySecret: newKey.KeySecret})
+	deployer, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: newKey.ID, KeySecret: newKey.KeySecret})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := admin.DeleteServiceUserKey(ctx, "deployer", oldKey.Id); err != nil {
+	if err := admin.DeleteServiceUserKey(ctx, "deployer", oldKey.ID); err != nil {
 		log.Fatal(err)
 	}
-	me, err := deployer.CurrentUser(ctx)
+	me, err := deployer.GetCurrentUser(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	n := 0
-	for _, err := range admin.ServiceUserKeys(ctx, "deployer", nil) {
+	for _, err := range admin.ListServiceUserKeys(ctx, "deployer", nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func ExampleClient_AddGroupMember() {
 	if err := client.AddGroupMember(ctx, "auditors", "auditor-bot"); err != nil {
 		log.Fatal(err)
 	}
-	for u, err := range client.GroupMembers(ctx, "auditors", nil) {
+	for u, err := range client.ListGroupMembers(ctx, "auditors", nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -151,4 +151,20 @@ func ExampleClient_AddGroupMember() {
 	// Output:
 	// auditor-bot service active
 	// true
+}
+
+func ExampleClient_GetCurrentUser() {
+	url, key, stop := startServer()
+	defer stop()
+
+	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	me, err := client.GetCurrentUser(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(me.Name, me.Kind, me.Roles)
+	// Output: demo-bot service [pam_admin]
 }

@@ -8,9 +8,6 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 )
 
-// Group is a PAM group.
-type Group = pamapi.Group
-
 // Role is a role a group grants its members.
 type Role = pamapi.Role
 
@@ -38,7 +35,7 @@ type ListGroupsOptions struct {
 
 // Groups iterates over every group of the team, following the pagination
 // links to the end. It stops at the first error, which it yields.
-func (c *Client) Groups(ctx context.Context, opts *ListGroupsOptions) iter.Seq2[Group, error] {
+func (c *Client) ListGroups(ctx context.Context, opts *ListGroupsOptions) iter.Seq2[Group, error] {
 	if opts == nil {
 		opts = &ListGroupsOptions{}
 	}
@@ -63,7 +60,7 @@ func (c *Client) GetGroup(ctx context.Context, name string) (*Group, error) {
 	if resp.JSON200 == nil {
 		return nil, answerError("get group", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[Group](resp.Body)
 }
 
 // CreateGroup creates a group granting roles to its members.
@@ -78,11 +75,11 @@ func (c *Client) CreateGroup(ctx context.Context, name string, roles ...Role) (*
 	if resp.JSON201 == nil {
 		return nil, answerError("create group", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON201, nil
+	return decode[Group](resp.Body)
 }
 
-// UpdateGroupRoles replaces the roles a live group grants.
-func (c *Client) UpdateGroupRoles(ctx context.Context, name string, roles ...Role) error {
+// UpdateGroup replaces the roles a live group grants.
+func (c *Client) UpdateGroup(ctx context.Context, name string, roles ...Role) error {
 	if roles == nil {
 		roles = []Role{}
 	}
@@ -103,7 +100,7 @@ func (c *Client) DeleteGroup(ctx context.Context, name string) error {
 }
 
 // GroupMembers iterates over the users of a live group.
-func (c *Client) GroupMembers(ctx context.Context, group string, opts *ListOptions) iter.Seq2[User, error] {
+func (c *Client) ListGroupMembers(ctx context.Context, group string, opts *ListOptions) iter.Seq2[User, error] {
 	params := &pamapi.ListGroupMembersParams{Count: opts.count()}
 	return listAll[User](ctx, c, "list group members", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ClientInterface.ListGroupMembers(ctx, c.team, group, params)
@@ -128,11 +125,8 @@ func (c *Client) RemoveGroupMember(ctx context.Context, group, user string) erro
 	return noContent("remove group member", resp.HTTPResponse, resp.Body)
 }
 
-// RoleInfo is a role with what it allows.
-type RoleInfo = pamapi.RoleInfo
-
 // Roles iterates over the roles a group can grant.
-func (c *Client) Roles(ctx context.Context, opts *ListOptions) iter.Seq2[RoleInfo, error] {
+func (c *Client) ListRoles(ctx context.Context, opts *ListOptions) iter.Seq2[RoleInfo, error] {
 	params := &pamapi.ListRolesParams{Count: opts.count()}
 	return listAll[RoleInfo](ctx, c, "list roles", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ClientInterface.ListRoles(ctx, c.team, params)

@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
 func TestGroups_CompletesA500ItemIterationUnderATinyRateLimitWithoutSendingBeforeRetryAt(t *testing.T) {
-	env := pamtest.Start(t, pamtest.Options{RateLimit: 4, RateLimitPeriod: time.Second})
+	env := pamtest.Start(t, pamtest.Options{Settings: pamserver.Settings{RateLimit: 4, RateLimitPeriod: time.Second}})
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme", "pam_admin")
 	env.Groups(t, "acme", "g", 499) // with bot-group, 500 groups
@@ -21,7 +22,7 @@ func TestGroups_CompletesA500ItemIterationUnderATinyRateLimitWithoutSendingBefor
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	seen := map[string]bool{}
-	for g, err := range c.Groups(ctx, &ListGroupsOptions{PageSize: 25}) {
+	for g, err := range c.ListGroups(ctx, &ListGroupsOptions{PageSize: 25}) {
 		require.NoError(t, err)
 		require.False(t, seen[g.Name], "%s seen twice", g.Name)
 		seen[g.Name] = true

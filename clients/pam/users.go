@@ -9,12 +9,6 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 )
 
-// User is a user of the team, human or service.
-type User = pamapi.User
-
-// CurrentUser is the caller, with its effective roles.
-type CurrentUser = pamapi.CurrentUser
-
 // UserKind says whether a user is a human or a service user.
 type UserKind = pamapi.UserKind
 
@@ -42,7 +36,7 @@ type ListUsersOptions struct {
 }
 
 // Users iterates over the team's users, human and service.
-func (c *Client) Users(ctx context.Context, opts *ListUsersOptions) iter.Seq2[User, error] {
+func (c *Client) ListUsers(ctx context.Context, opts *ListUsersOptions) iter.Seq2[User, error] {
 	if opts == nil {
 		opts = &ListUsersOptions{}
 	}
@@ -70,12 +64,12 @@ func (c *Client) GetUser(ctx context.Context, name string) (*User, error) {
 	if resp.JSON200 == nil {
 		return nil, answerError("get user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[User](resp.Body)
 }
 
 // CurrentUser returns the user the client authenticates as, with its
 // effective roles.
-func (c *Client) CurrentUser(ctx context.Context) (*CurrentUser, error) {
+func (c *Client) GetCurrentUser(ctx context.Context) (*CurrentUser, error) {
 	resp, err := c.api.GetCurrentUserWithResponse(ctx, c.team)
 	if err != nil {
 		return nil, failed("get current user", err)
@@ -83,17 +77,8 @@ func (c *Client) CurrentUser(ctx context.Context) (*CurrentUser, error) {
 	if resp.JSON200 == nil {
 		return nil, answerError("get current user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[CurrentUser](resp.Body)
 }
-
-// ServiceUser is a machine user that authenticates with API keys.
-type ServiceUser = pamapi.ServiceUser
-
-// ServiceUserKey is a service user's API key, without its secret.
-type ServiceUserKey = pamapi.ServiceUserKey
-
-// ServiceUserKeySecret is a new key with its secret, shown once.
-type ServiceUserKeySecret = pamapi.ServiceUserKeySecret
 
 // ListServiceUsersOptions narrows a service-user listing.
 type ListServiceUsersOptions struct {
@@ -107,7 +92,7 @@ type ListServiceUsersOptions struct {
 }
 
 // ServiceUsers iterates over the team's service users.
-func (c *Client) ServiceUsers(ctx context.Context, opts *ListServiceUsersOptions) iter.Seq2[ServiceUser, error] {
+func (c *Client) ListServiceUsers(ctx context.Context, opts *ListServiceUsersOptions) iter.Seq2[ServiceUser, error] {
 	if opts == nil {
 		opts = &ListServiceUsersOptions{}
 	}
@@ -132,7 +117,7 @@ func (c *Client) CreateServiceUser(ctx context.Context, name string) (*ServiceUs
 	if resp.JSON201 == nil {
 		return nil, answerError("create service user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON201, nil
+	return decode[ServiceUser](resp.Body)
 }
 
 // GetServiceUser returns a service user by name.
@@ -144,7 +129,7 @@ func (c *Client) GetServiceUser(ctx context.Context, name string) (*ServiceUser,
 	if resp.JSON200 == nil {
 		return nil, answerError("get service user", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON200, nil
+	return decode[ServiceUser](resp.Body)
 }
 
 // UpdateServiceUserOptions says what to change; empty fields stay as they are.
@@ -172,7 +157,7 @@ func (c *Client) UpdateServiceUser(ctx context.Context, name string, opts Update
 }
 
 // ServiceUserKeys iterates over a service user's live keys (never secrets).
-func (c *Client) ServiceUserKeys(ctx context.Context, user string, opts *ListOptions) iter.Seq2[ServiceUserKey, error] {
+func (c *Client) ListServiceUserKeys(ctx context.Context, user string, opts *ListOptions) iter.Seq2[ServiceUserKey, error] {
 	params := &pamapi.ListServiceUserKeysParams{Count: opts.count()}
 	return listAll[ServiceUserKey](ctx, c, "list service user keys", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ClientInterface.ListServiceUserKeys(ctx, c.team, user, params)
@@ -199,7 +184,7 @@ func (c *Client) CreateServiceUserKey(ctx context.Context, user string, opts *Cr
 	if resp.JSON201 == nil {
 		return nil, answerError("create service user key", resp.HTTPResponse, resp.Body)
 	}
-	return resp.JSON201, nil
+	return decode[ServiceUserKeySecret](resp.Body)
 }
 
 // DeleteServiceUserKey deletes a key: it issues no more tokens and the

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
@@ -80,7 +81,7 @@ func BenchmarkIterateMenuItems(b *testing.B) {
 // clientWalk iterates every menu item through the client.
 func clientWalk(b *testing.B, c *Client) int {
 	count := 0
-	for _, err := range List(context.Background(), c, MenuItems, nil) {
+	for _, err := range c.ListMenuItems(context.Background(), nil) {
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,9 +124,7 @@ func serveForBenchmark(items string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	env, stop, err := restauranttest.Open(dir, restauranttest.Options{
-		RatePerSecond: 1 << 20, RatePerWindow: 1 << 30, SkipResponseValidation: true,
-	}, nil)
+	env, stop, err := restauranttest.Open(dir, restauranttest.Options{SkipResponseValidation: true, Settings: restaurantserver.Settings{RatePerSecond: 1 << 20, RatePerWindow: 1 << 30}}, nil)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 // Package restaurant is the client of the restaurant configuration API: it
 // logs in with an API client's credentials (caching the token and logging in
 // again before it expires), selects a restaurant, iterates over any list
-// following the page tokens (List), reads one entity of any resource (Get),
-// yields what changed since an instant (Changes), and retries requests
-// refused with 429, waiting as long as Retry-After says.
+// following the page tokens (List<Resource> methods, such as ListMenuItems),
+// reads one entity of any resource (Get<Entity> methods, such as
+// GetMenuItem), yields what changed since an instant (Changes), and retries
+// requests refused with 429, waiting as long as Retry-After says (the shared
+// clients.RetryPolicy).
 package restaurant
 
 import (
@@ -20,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/bearer"
 	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/gen/restaurantapi"
@@ -45,12 +48,12 @@ type Config struct {
 	Restaurant string
 	// Transport carries the requests; nil means http.DefaultTransport.
 	Transport http.RoundTripper
-	// MaxRetries bounds the retries of a request refused with 429 or failed
-	// with 5xx; 0 means 8.
-	MaxRetries int
-	// Timeout bounds each request, retries included; 0 means 30 seconds.
-	Timeout time.Duration
-	// PageSize is the page size List asks for; 0 means 300, the maximum.
+	// Retry is how requests are retried (429 waits as long as Retry-After
+	// says, up to MaxWait; 5xx back off) and how long one attempt may take;
+	// the zero value is the documented default. A call's overall bound is its
+	// context.
+	Retry clients.RetryPolicy
+	// PageSize is the page size the List methods ask for; 0 means 300, the maximum.
 	PageSize int
 }
 
@@ -78,18 +81,15 @@ func New(cfg Config) (*Client, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
-	}
 	if cfg.PageSize == 0 {
 		cfg.PageSize = MaxPageSize
 	}
 	if cfg.PageSize < 1 || cfg.PageSize > MaxPageSize {
 		return nil, fmt.Errorf("restaurant: PageSize %d is not in 1..%d", cfg.PageSize, MaxPageSize)
 	}
-	policy := retry.Policy{MaxRetries: cfg.MaxRetries}
+	policy := retry.Options{RetryPolicy: cfg.Retry}
 
-	loginHTTP := &http.Client{Transport: retry.Transport(next, policy), Timeout: cfg.Timeout}
+	loginHTTP := retry.HTTPClient(next, policy)
 	loginAPI, err := restaurantapi.NewClientWithResponses(base.String(), restaurantapi.WithHTTPClient(loginHTTP))
 	if err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)
@@ -105,18 +105,15 @@ func New(cfg Config) (*Client, error) {
 			UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT,
 		})
 		if err != nil {
-			return bearer.Token{}, fmt.Errorf("restaurant: log in: %w", err)
+			return bearer.Token{}, fmt.Errorf("log in: %w", err)
 		}
 		if resp.JSON200 == nil {
-			return bearer.Token{}, fmt.Errorf("restaurant: log in: %w", parseError(resp.HTTPResponse, resp.Body))
+			return bearer.Token{}, fmt.Errorf("log in: %w", parseError(resp.HTTPResponse, resp.Body))
 		}
 		t := resp.JSON200.Token
 		return bearer.Token{Value: t.AccessToken, ExpiresAt: issued.Add(time.Duration(t.ExpiresIn) * time.Second)}, nil
 	})
-	c.http = &http.Client{
-		Transport: retry.Transport(&bearer.Transport{Source: c.tokens, Next: next}, policy),
-		Timeout:   cfg.Timeout,
-	}
+	c.http = retry.HTTPClient(&bearer.Transport{Source: c.tokens, Next: next}, policy)
 	c.api, err = restaurantapi.NewClientWithResponses(base.String(), restaurantapi.WithHTTPClient(c.http),
 		restaurantapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set(headerRestaurant, c.restaurant)
@@ -170,12 +167,12 @@ type ListOptions struct {
 	LastModified time.Time
 }
 
-// List iterates over every entity of a resource of the client's restaurant,
+// list iterates over every entity of a resource of the client's restaurant,
 // one page at a time, following Platform-Next-Page-Token to the end. Only one
 // page is held at a time. The walk stays correct while the data changes: an
 // entity present for the whole walk is yielded exactly once. Iteration stops
 // at the first error, which is yielded.
-func List[T any](ctx context.Context, c *Client, r Resource[T], opts *ListOptions) iter.Seq2[T, error] {
+func list[T any](ctx context.Context, c *Client, r Resource[T], opts *ListOptions) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		q := url.Values{}
 		q.Set("pageSize", strconv.Itoa(c.pageSize))
@@ -203,24 +200,24 @@ func List[T any](ctx context.Context, c *Client, r Resource[T], opts *ListOption
 	}
 }
 
-// Get returns one entity of a resource of the client's restaurant; the error
+// get returns one entity of a resource of the client's restaurant; the error
 // is an *Error with Key NOT_FOUND when it does not exist (or was archived or
 // removed).
-func Get[T any](ctx context.Context, c *Client, r Resource[T], guid string) (T, error) {
+func get[T any](ctx context.Context, c *Client, r Resource[T], guid string) (*T, error) {
 	var v T
 	if _, err := c.getJSON(ctx, "/config/v2/"+r.path+"/"+url.PathEscape(guid), nil, &v); err != nil {
-		return v, fmt.Errorf("restaurant: get %s %s: %w", r.path, guid, err)
+		return nil, fmt.Errorf("restaurant: get %s %s: %w", r.path, guid, err)
 	}
-	return v, nil
+	return &v, nil
 }
 
 // TipWithholding returns the restaurant's tip withholding setting.
-func (c *Client) TipWithholding(ctx context.Context) (restaurantapi.TipWithholding, error) {
+func (c *Client) GetTipWithholding(ctx context.Context) (*restaurantapi.TipWithholding, error) {
 	var v restaurantapi.TipWithholding
 	if _, err := c.getJSON(ctx, "/config/v2/tipWithholding", nil, &v); err != nil {
-		return v, fmt.Errorf("restaurant: get tip withholding: %w", err)
+		return nil, fmt.Errorf("restaurant: get tip withholding: %w", err)
 	}
-	return v, nil
+	return &v, nil
 }
 
 // Change is one entity created or modified after the instant given to Changes.
@@ -263,7 +260,7 @@ type changeLister interface {
 
 func (r Resource[T]) changes(ctx context.Context, c *Client, since time.Time) iter.Seq2[Change, error] {
 	return func(yield func(Change, error) bool) {
-		for v, err := range List(ctx, c, r, &ListOptions{LastModified: since}) {
+		for v, err := range list(ctx, c, r, &ListOptions{LastModified: since}) {
 			if err != nil {
 				yield(Change{Resource: r.path}, err)
 				return

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/restaurantapi"
+	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
@@ -60,7 +61,7 @@ func TestList_YieldsEveryMenuItemOnceAcrossPages(t *testing.T) {
 	c := newTestClient(t, env, tr)
 
 	seen := map[string]bool{}
-	for item, err := range List(context.Background(), c, MenuItems, nil) {
+	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
 		assert.False(t, seen[item.Guid], "yielded twice: %s", item.Guid)
 		seen[item.Guid] = true
@@ -76,7 +77,7 @@ func TestList_StopsWhenTheCallerBreaks(t *testing.T) {
 	tr := newTransport(t)
 	c := newTestClient(t, env, tr)
 	n := 0
-	for _, err := range List(context.Background(), c, MenuItems, nil) {
+	for _, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
 		if n++; n == 10 {
 			break
@@ -91,17 +92,17 @@ func TestGet_ReturnsEveryResourceAndNotFoundAsAnError(t *testing.T) {
 	c := newTestClient(t, env, newTransport(t))
 	ctx := context.Background()
 
-	menu, err := Get(ctx, c, Menus, doc.Menus[0].Guid)
+	menu, err := c.GetMenu(ctx, doc.Menus[0].Guid)
 	require.NoError(t, err)
-	assert.Equal(t, doc.Menus[0], menu)
-	table, err := Get(ctx, c, Tables, strings.ToUpper(doc.Tables[3].Guid))
+	assert.Equal(t, doc.Menus[0], *menu)
+	table, err := c.GetTable(ctx, strings.ToUpper(doc.Tables[3].Guid))
 	require.NoError(t, err)
-	assert.Equal(t, doc.Tables[3], table)
-	tip, err := c.TipWithholding(ctx)
+	assert.Equal(t, doc.Tables[3], *table)
+	tip, err := c.GetTipWithholding(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, *doc.TipWithholding, tip)
+	assert.Equal(t, *doc.TipWithholding, *tip)
 
-	_, err = Get(ctx, c, MenuItems, "00000000-0000-4000-8000-000000000000")
+	_, err = c.GetMenuItem(ctx, "00000000-0000-4000-8000-000000000000")
 	assert.ErrorIs(t, err, &Error{Key: NotFound})
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)
@@ -112,14 +113,14 @@ func TestGet_ReturnsEveryResourceAndNotFoundAsAnError(t *testing.T) {
 func TestList_ARestaurantNotGrantedIsAnError(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
 	c := newTestClient(t, env, newTransport(t)).ForRestaurant(env.Other)
-	for _, err := range List(context.Background(), c, Printers, nil) {
+	for _, err := range c.ListPrinters(context.Background(), nil) {
 		assert.ErrorIs(t, err, &Error{Key: RestaurantNotGranted})
 	}
 }
 
 func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, RatePerSecond: 1000})
+	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, Settings: restaurantserver.Settings{RatePerSecond: 1000}})
 	doc := env.ImportDemo(t, 60)
 	// since is a millisecond after the import: changes within since's own
 	// millisecond may be yielded (Changes never misses one).
@@ -150,16 +151,16 @@ func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 
 func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
 	clk := &fakeClock{now: time.Now()}
-	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, TokenTTL: time.Hour})
+	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, Settings: restaurantserver.Settings{TokenTTL: time.Hour}})
 	env.ImportDemo(t, 10)
 	tr := newTransport(t)
 	c := newTestClient(t, env, tr)
 	ctx := context.Background()
 
-	_, err := Get(ctx, c, Printers, "00000000-0000-4000-8000-000000000000")
+	_, err := c.GetPrinter(ctx, "00000000-0000-4000-8000-000000000000")
 	require.ErrorIs(t, err, &Error{Key: NotFound})
 	clk.advance(2 * time.Hour) // the server sees the token expired; the client does not know yet
-	for _, err := range List(ctx, c, Printers, nil) {
+	for _, err := range c.ListPrinters(ctx, nil) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 2, tr.paths[loginPath])
@@ -167,14 +168,14 @@ func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
 }
 
 func TestClient_Retries429AfterRetryAfter(t *testing.T) {
-	env := restauranttest.Start(t, restauranttest.Options{RatePerSecond: 2})
+	env := restauranttest.Start(t, restauranttest.Options{Settings: restaurantserver.Settings{RatePerSecond: 2}})
 	env.ImportDemo(t, 10)
 	tr := newTransport(t)
 	c := newTestClient(t, env, tr)
 	ctx := context.Background()
 	start := time.Now()
 	for range 4 {
-		_, err := c.TipWithholding(ctx)
+		_, err := c.GetTipWithholding(ctx)
 		require.NoError(t, err)
 	}
 	assert.GreaterOrEqual(t, tr.codes[http.StatusTooManyRequests], 1)
@@ -185,7 +186,7 @@ func TestClient_WrongCredentialsAreAnError(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
 	c, err := New(Config{BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: "wrong", Restaurant: env.Restaurant, Transport: newTransport(t)})
 	require.NoError(t, err)
-	_, err = c.TipWithholding(context.Background())
+	_, err = c.GetTipWithholding(context.Background())
 	assert.ErrorIs(t, err, &Error{Key: InvalidCredentials})
 	assert.False(t, errors.Is(err, &Error{Key: NotFound}))
 }
@@ -215,7 +216,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func TestChanges_IncludesAChangeInTheSameMillisecondAsSince(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, RatePerSecond: 1000})
+	env := restauranttest.Start(t, restauranttest.Options{Clock: clk, Settings: restaurantserver.Settings{RatePerSecond: 1000}})
 	doc := env.ImportDemo(t, 20)
 	clk.advance(time.Minute + 200*time.Microsecond)
 	since := clk.Now()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/clients"
+	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/gen/restaurantapi"
 )
 
@@ -57,6 +59,24 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+var _ clients.Error = (*Error)(nil)
+
+// HTTPStatus is the answer's status code (clients.Error).
+func (e *Error) HTTPStatus() int { return e.StatusCode }
+
+// ErrorCode is the messageKey, such as "NOT_FOUND" (clients.Error).
+func (e *Error) ErrorCode() string { return string(e.Key) }
+
+// ErrorMessage is the server's sentence (clients.Error).
+func (e *Error) ErrorMessage() string { return e.Message }
+
+// ErrorRequestID is the server's requestId (clients.Error).
+func (e *Error) ErrorRequestID() string { return e.RequestID }
+
+// Retryable is the server's canRetry, or true for 429 and 5xx but 501
+// (clients.Error).
+func (e *Error) Retryable() bool { return e.CanRetry || clients.RetryableStatus(e.StatusCode) }
+
 // Is reports whether target is an *Error with the same Key.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
@@ -70,7 +90,7 @@ func parseError(resp *http.Response, body []byte) error {
 	}
 	var e restaurantapi.Error
 	if err := json.Unmarshal(body, &e); err != nil || e.MessageKey == "" {
-		return &Error{StatusCode: status, Key: InternalError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}
+		return retry.Wrap(resp, &Error{StatusCode: status, Key: InternalError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)})
 	}
 	out := &Error{StatusCode: status, Key: e.MessageKey, Code: e.Code, Message: e.Message, RequestID: e.RequestId, CanRetry: e.CanRetry}
 	if e.FieldName != nil {
@@ -81,5 +101,5 @@ func parseError(resp *http.Response, body []byte) error {
 			out.RetryAfter = time.Duration(secs) * time.Second
 		}
 	}
-	return out
+	return retry.Wrap(resp, out)
 }

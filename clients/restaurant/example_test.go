@@ -27,7 +27,7 @@ func demoServer() (*restauranttest.Env, func()) {
 	return env, func() { stop(); os.RemoveAll(dir) }
 }
 
-func ExampleList() {
+func ExampleClient_ListMenuItems() {
 	env, stop := demoServer()
 	defer stop()
 	c, err := restaurant.New(restaurant.Config{
@@ -37,7 +37,7 @@ func ExampleList() {
 		log.Fatal(err)
 	}
 	n := 0
-	for item, err := range restaurant.List(context.Background(), c, restaurant.MenuItems, nil) {
+	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func ExampleList() {
 	// menu items: 400
 }
 
-func ExampleGet() {
+func ExampleClient_GetServiceArea() {
 	env, stop := demoServer()
 	defer stop()
 	c, err := restaurant.New(restaurant.Config{
@@ -62,11 +62,11 @@ func ExampleGet() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	for table, err := range restaurant.List(ctx, c, restaurant.Tables, nil) {
+	for table, err := range c.ListTables(ctx, nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		area, err := restaurant.Get(ctx, c, restaurant.ServiceAreas, table.ServiceArea.Guid)
+		area, err := c.GetServiceArea(ctx, table.ServiceArea.Guid)
 		if err != nil {
 			log.Fatal(err)
 		}

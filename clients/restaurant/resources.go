@@ -2,7 +2,8 @@ package restaurant
 
 import "github.com/apistack/apistack/gen/restaurantapi"
 
-// The resources of the configuration API, for List, Get and Changes.
+// The resources of the configuration API, as Changes reports them; each has
+// its List and Get methods on Client.
 var (
 	// AlternatePaymentTypes are the restaurant's alternate payment types.
 	AlternatePaymentTypes = Resource[restaurantapi.AlternatePaymentType]{path: "alternatePaymentTypes", guid: func(v *restaurantapi.AlternatePaymentType) string { return v.Guid }}

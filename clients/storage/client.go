@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/clients"
+	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/lifecycle"
 	"github.com/apistack/apistack/gen/storageapi"
@@ -30,9 +32,14 @@ type Config struct {
 	// the Host header becomes {bucket}.{Region}.{VirtualHostDomain} (the URL
 	// keeps Endpoint's address, so no DNS name is needed).
 	VirtualHostDomain string
-	// HTTPClient sends the requests; its Transport goes under the signer. nil
-	// means http.DefaultClient's settings.
-	HTTPClient *http.Client
+	// Transport sends the signed requests (http.DefaultTransport when nil).
+	// Each attempt is signed afresh, under the retries.
+	Transport http.RoundTripper
+	// Retry is how requests are retried (503 SlowDown and 5xx back off,
+	// Retry-After is honoured up to MaxWait) and how long one attempt may
+	// take; the zero value is the documented default. A call's overall bound
+	// is its context.
+	Retry clients.RetryPolicy
 	// Now tells the signing time; nil means time.Now.
 	Now func() time.Time
 }
@@ -49,28 +56,24 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Endpoint == "" || cfg.Region == "" || cfg.KeyID == "" || cfg.Secret == "" {
 		return nil, errors.New("storage: Endpoint, Region, KeyID and Secret are required")
 	}
-	base := http.Client{}
-	if cfg.HTTPClient != nil {
-		base = *cfg.HTTPClient
-	}
-	base.Transport = &Signer{
+	signer := &Signer{
 		Scheme:      sigv4.Cloud4,
 		Credentials: sigv4.Credentials{AccessKeyID: cfg.KeyID, SecretAccessKey: cfg.Secret},
 		Region:      cfg.Region,
 		Service:     Service,
 		Now:         cfg.Now,
-		Next:        base.Transport,
+		Next:        cfg.Transport,
 	}
-	api, err := storageapi.NewClientWithResponses(cfg.Endpoint, storageapi.WithHTTPClient(&base))
+	api, err := storageapi.NewClientWithResponses(cfg.Endpoint, storageapi.WithHTTPClient(retry.HTTPClient(signer, retry.Options{RetryPolicy: cfg.Retry})))
 	if err != nil {
 		return nil, fmt.Errorf("storage: %w", err)
 	}
 	return &Client{api: api, config: cfg}, nil
 }
 
-// ErrorResponse is an error the storage API answered with. Callers use
-// errors.As to read its code.
-type ErrorResponse struct {
+// Error is an error the storage API answered with. Callers use errors.As to
+// read its code; it implements clients.Error like the other clients' errors.
+type Error struct {
 	// StatusCode is the HTTP status.
 	StatusCode int
 	// Code is the object-storage error code, such as "NoSuchBucket".
@@ -83,13 +86,31 @@ type ErrorResponse struct {
 	RequestID string
 }
 
-// Error returns status, code and message.
-func (e *ErrorResponse) Error() string {
-	return fmt.Sprintf("storage: %d %s: %s", e.StatusCode, e.Code, e.Message)
+var _ clients.Error = (*Error)(nil)
+
+// Error returns status, code and message (the method that returns it says
+// the "storage:" prefix once).
+func (e *Error) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, e.Message)
 }
 
+// HTTPStatus is the answer's status code (clients.Error).
+func (e *Error) HTTPStatus() int { return e.StatusCode }
+
+// ErrorCode is the S3-style code, such as "NoSuchBucket" (clients.Error).
+func (e *Error) ErrorCode() string { return e.Code }
+
+// ErrorMessage is the server's sentence (clients.Error).
+func (e *Error) ErrorMessage() string { return e.Message }
+
+// ErrorRequestID is the server's RequestId (clients.Error).
+func (e *Error) ErrorRequestID() string { return e.RequestID }
+
+// Retryable is true for 429 and 5xx answers but 501 (clients.Error).
+func (e *Error) Retryable() bool { return clients.RetryableStatus(e.StatusCode) }
+
 func errorFrom(resp *http.Response, body []byte) error {
-	e := &ErrorResponse{StatusCode: resp.StatusCode, RequestID: resp.Header.Get("X-Cloud-Request-Id")}
+	e := &Error{StatusCode: resp.StatusCode, RequestID: resp.Header.Get("X-Cloud-Request-Id")}
 	var doc storageapi.Error
 	if xml.Unmarshal(body, &doc) == nil && doc.Code != "" {
 		e.Code, e.Message, e.RequestID = string(doc.Code), doc.Message, doc.RequestId
@@ -99,7 +120,7 @@ func errorFrom(resp *http.Response, body []byte) error {
 	} else {
 		e.Code, e.Message = http.StatusText(resp.StatusCode), strings.TrimSpace(string(body))
 	}
-	return e
+	return retry.Wrap(resp, e)
 }
 
 // editors address the bucket and ask for XML. The date and payload-hash
@@ -126,20 +147,20 @@ func (c *Client) PutLifecycle(ctx context.Context, bucket string, cfg *lifecycle
 		return fmt.Errorf("storage: put lifecycle of %q: %w", bucket, err)
 	}
 	if resp.StatusCode() != http.StatusOK {
-		return errorFrom(resp.HTTPResponse, resp.Body)
+		return fmt.Errorf("storage: put lifecycle of %q: %w", bucket, errorFrom(resp.HTTPResponse, resp.Body))
 	}
 	return nil
 }
 
 // GetLifecycle returns the bucket's lifecycle configuration. A bucket without
-// one answers an *ErrorResponse with Code "NoSuchLifecycleConfiguration".
+// one answers an *Error with Code "NoSuchLifecycleConfiguration".
 func (c *Client) GetLifecycle(ctx context.Context, bucket string) (*lifecycle.LifecycleConfiguration, error) {
 	resp, err := c.api.GetLifecycleWithResponse(ctx, bucket, &storageapi.GetLifecycleParams{}, c.editors(bucket)...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: get lifecycle of %q: %w", bucket, err)
 	}
 	if resp.StatusCode() != http.StatusOK || resp.XML200 == nil {
-		return nil, errorFrom(resp.HTTPResponse, resp.Body)
+		return nil, fmt.Errorf("storage: get lifecycle of %q: %w", bucket, errorFrom(resp.HTTPResponse, resp.Body))
 	}
 	return resp.XML200, nil
 }
@@ -152,7 +173,7 @@ func (c *Client) DeleteLifecycle(ctx context.Context, bucket string) error {
 		return fmt.Errorf("storage: delete lifecycle of %q: %w", bucket, err)
 	}
 	if resp.StatusCode() != http.StatusNoContent {
-		return errorFrom(resp.HTTPResponse, resp.Body)
+		return fmt.Errorf("storage: delete lifecycle of %q: %w", bucket, errorFrom(resp.HTTPResponse, resp.Body))
 	}
 	return nil
 }

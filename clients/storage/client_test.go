@@ -31,7 +31,7 @@ func newClient(t *testing.T, env *storagetest.Env, now func() time.Time, virtual
 	require.NoError(t, err)
 	cfg := storage.Config{
 		Endpoint: env.URL, Region: storageserver.DefaultRegion, KeyID: env.Key.KeyID, Secret: env.Key.Secret,
-		HTTPClient: &http.Client{Transport: rt}, Now: now,
+		Transport: rt, Now: now,
 	}
 	if virtualHost {
 		cfg.VirtualHostDomain = storageserver.DefaultDomain
@@ -58,7 +58,7 @@ func TestClient_PutGetDeleteLifecycle(t *testing.T) {
 		assert.Equal(t, want.Rules, got.Rules)
 		require.NoError(t, c.DeleteLifecycle(ctx, storagetest.Bucket))
 		_, err = c.GetLifecycle(ctx, storagetest.Bucket)
-		var er *storage.ErrorResponse
+		var er *storage.Error
 		require.ErrorAs(t, err, &er)
 		assert.Equal(t, "NoSuchLifecycleConfiguration", er.Code)
 		assert.Equal(t, http.StatusNotFound, er.StatusCode)
@@ -75,7 +75,7 @@ func TestClient_VersionedBucket(t *testing.T) {
 	require.NoError(t, c.PutLifecycle(ctx, storagetest.VersionedBucket, cfg))
 
 	err := c.PutLifecycle(ctx, storagetest.Bucket, cfg)
-	var er *storage.ErrorResponse
+	var er *storage.Error
 	require.ErrorAs(t, err, &er)
 	assert.Equal(t, "InvalidArgument", er.Code)
 	assert.Contains(t, er.Message, "NoncurrentVersionExpiration")
@@ -87,7 +87,7 @@ func TestClient_ErrorsAreTyped(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := newClient(t, env, fake.Now, false).GetLifecycle(ctx, "no-such-bucket")
-	var er *storage.ErrorResponse
+	var er *storage.Error
 	require.ErrorAs(t, err, &er)
 	assert.Equal(t, "NoSuchBucket", er.Code)
 

@@ -60,7 +60,7 @@ func ExampleClient_PutLifecycle() {
 	// abort-uploads  Enabled
 }
 
-func ExampleErrorResponse() {
+func ExampleError() {
 	env, stop := startServer()
 	defer stop()
 	ctx := context.Background()
@@ -73,7 +73,7 @@ func ExampleErrorResponse() {
 	}
 	// Expiration is for a bucket without versioning.
 	err = client.PutLifecycle(ctx, storagetest.VersionedBucket, storage.Configuration(storage.ExpireAfterDays("", "", 1)))
-	var er *storage.ErrorResponse
+	var er *storage.Error
 	if errors.As(err, &er) {
 		fmt.Println(er.StatusCode, er.Code)
 	}

@@ -80,7 +80,7 @@ func New(cfg Config) (*Service, error) {
 // GroupNames lists every group of the team, count per page.
 func (s *Service) GroupNames(ctx context.Context, count int) ([]string, error) {
 	var names []string
-	for g, err := range s.pam.Groups(ctx, &pam.ListGroupsOptions{PageSize: count}) {
+	for g, err := range s.pam.ListGroups(ctx, &pam.ListGroupsOptions{PageSize: count}) {
 		if err != nil {
 			return nil, fmt.Errorf("list groups: %w", err)
 		}
@@ -92,7 +92,7 @@ func (s *Service) GroupNames(ctx context.Context, count int) ([]string, error) {
 // MenuItemNames lists every menu item of the restaurant.
 func (s *Service) MenuItemNames(ctx context.Context) ([]string, error) {
 	var names []string
-	for item, err := range restaurant.List(ctx, s.restaurant, restaurant.MenuItems, nil) {
+	for item, err := range s.restaurant.ListMenuItems(ctx, nil) {
 		if err != nil {
 			return nil, fmt.Errorf("list menu items: %w", err)
 		}
@@ -103,11 +103,11 @@ func (s *Service) MenuItemNames(ctx context.Context) ([]string, error) {
 
 // SendFax faxes the document at mediaURL to to and returns the fax's id.
 func (s *Service) SendFax(ctx context.Context, to, mediaURL string) (string, error) {
-	f, err := s.fax.Send(ctx, fax.SendParams{ConnectionID: s.cfg.FaxConnectionID, To: to, From: s.cfg.FaxFrom, MediaURL: mediaURL})
+	f, err := s.fax.SendFax(ctx, fax.SendFaxParams{ConnectionID: s.cfg.FaxConnectionID, To: to, From: s.cfg.FaxFrom, MediaURL: mediaURL})
 	if err != nil {
 		return "", fmt.Errorf("send a fax: %w", err)
 	}
-	return f.Id.String(), nil
+	return f.ID.String(), nil
 }
 
 // WebhookHandler receives the fax webhooks.

@@ -5,21 +5,15 @@ package adminapi
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
@@ -48,7 +42,10 @@ const (
 	ErrorErrorInternal               ErrorError = "internal"
 	ErrorErrorInvalidRequest         ErrorError = "invalid_request"
 	ErrorErrorNotFound               ErrorError = "not_found"
+	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
+	ErrorErrorTooManyRequests        ErrorError = "too_many_requests"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
+	ErrorErrorUnavailable            ErrorError = "unavailable"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
 
@@ -63,7 +60,13 @@ func (e ErrorError) Valid() bool {
 		return true
 	case ErrorErrorNotFound:
 		return true
+	case ErrorErrorRequestTimeout:
+		return true
+	case ErrorErrorTooManyRequests:
+		return true
 	case ErrorErrorUnauthorized:
+		return true
+	case ErrorErrorUnavailable:
 		return true
 	case ErrorErrorUnsupportedContentType:
 		return true
@@ -762,11 +765,20 @@ type Internal = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
+// TooManyRequests defines model for TooManyRequests.
+type TooManyRequests = Error
+
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -4407,6 +4419,16 @@ type ClientWithResponsesInterface interface {
 	DeleteStorageKeyWithResponse(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*DeleteStorageKeyResponse, error)
 }
 
+// CreateFaxAccountResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxAccount
+type CreateFaxAccountResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxAccountResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxAccount
+type CreateFaxAccountResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4416,12 +4438,22 @@ type CreateFaxAccountResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxAccountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxAccountResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4439,6 +4471,11 @@ func (r CreateFaxAccountResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateFaxAccountResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -4449,9 +4486,19 @@ func (r CreateFaxAccountResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxAccountResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4483,6 +4530,16 @@ func (r CreateFaxAccountResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxAccountResponse429Headers the declared response headers of an HTTP 429 response for GetFaxAccount
+type GetFaxAccountResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFaxAccountResponse503Headers the declared response headers of an HTTP 503 response for GetFaxAccount
+type GetFaxAccountResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4492,8 +4549,16 @@ type GetFaxAccountResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxAccountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxAccountResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4511,9 +4576,19 @@ func (r GetFaxAccountResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxAccountResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxAccountResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4545,6 +4620,16 @@ func (r GetFaxAccountResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxAPIKeyResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxAPIKey
+type CreateFaxAPIKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxAPIKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxAPIKey
+type CreateFaxAPIKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxAPIKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4556,10 +4641,20 @@ type CreateFaxAPIKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxAPIKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxAPIKeyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4582,14 +4677,29 @@ func (r CreateFaxAPIKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxAPIKeyResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxAPIKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4621,6 +4731,16 @@ func (r CreateFaxAPIKeyResponse) ContentType() string {
 	return ""
 }
 
+// RevokeFaxAPIKeyResponse429Headers the declared response headers of an HTTP 429 response for RevokeFaxAPIKey
+type RevokeFaxAPIKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// RevokeFaxAPIKeyResponse503Headers the declared response headers of an HTTP 503 response for RevokeFaxAPIKey
+type RevokeFaxAPIKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type RevokeFaxAPIKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4628,8 +4748,16 @@ type RevokeFaxAPIKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeFaxAPIKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeFaxAPIKeyResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -4642,9 +4770,19 @@ func (r RevokeFaxAPIKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RevokeFaxAPIKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4676,6 +4814,16 @@ func (r RevokeFaxAPIKeyResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxApplication
+type CreateFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxApplication
+type CreateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4687,10 +4835,20 @@ type CreateFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxApplicationResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxApplicationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4713,14 +4871,29 @@ func (r CreateFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4752,6 +4925,16 @@ func (r CreateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// SetFaxNumberResponse429Headers the declared response headers of an HTTP 429 response for SetFaxNumber
+type SetFaxNumberResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetFaxNumberResponse503Headers the declared response headers of an HTTP 503 response for SetFaxNumber
+type SetFaxNumberResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetFaxNumberResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4763,12 +4946,22 @@ type SetFaxNumberResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetFaxNumberResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetFaxNumberResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4791,6 +4984,11 @@ func (r SetFaxNumberResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetFaxNumberResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r SetFaxNumberResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -4801,9 +4999,19 @@ func (r SetFaxNumberResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetFaxNumberResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetFaxNumberResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetFaxNumberResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4835,6 +5043,16 @@ func (r SetFaxNumberResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxOutboundVoiceProfileResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxOutboundVoiceProfile
+type CreateFaxOutboundVoiceProfileResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateFaxOutboundVoiceProfileResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxOutboundVoiceProfile
+type CreateFaxOutboundVoiceProfileResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxOutboundVoiceProfileResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4846,10 +5064,20 @@ type CreateFaxOutboundVoiceProfileResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxOutboundVoiceProfileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxOutboundVoiceProfileResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4872,14 +5100,29 @@ func (r CreateFaxOutboundVoiceProfileResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxOutboundVoiceProfileResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxOutboundVoiceProfileResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4911,6 +5154,16 @@ func (r CreateFaxOutboundVoiceProfileResponse) ContentType() string {
 	return ""
 }
 
+// InjectFaxInboundResponse429Headers the declared response headers of an HTTP 429 response for InjectFaxInbound
+type InjectFaxInboundResponse429Headers struct {
+	RetryAfter int
+}
+
+// InjectFaxInboundResponse503Headers the declared response headers of an HTTP 503 response for InjectFaxInbound
+type InjectFaxInboundResponse503Headers struct {
+	RetryAfter int
+}
+
 type InjectFaxInboundResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4922,12 +5175,22 @@ type InjectFaxInboundResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *InjectFaxInboundResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *InjectFaxInboundResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4950,6 +5213,11 @@ func (r InjectFaxInboundResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r InjectFaxInboundResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -4960,9 +5228,19 @@ func (r InjectFaxInboundResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r InjectFaxInboundResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r InjectFaxInboundResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4994,6 +5272,16 @@ func (r InjectFaxInboundResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxWebhookPublicKeyResponse429Headers the declared response headers of an HTTP 429 response for GetFaxWebhookPublicKey
+type GetFaxWebhookPublicKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFaxWebhookPublicKeyResponse503Headers the declared response headers of an HTTP 503 response for GetFaxWebhookPublicKey
+type GetFaxWebhookPublicKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxWebhookPublicKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5001,8 +5289,16 @@ type GetFaxWebhookPublicKeyResponse struct {
 	JSON200 *FaxWebhookPublicKey
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxWebhookPublicKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxWebhookPublicKeyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5015,9 +5311,19 @@ func (r GetFaxWebhookPublicKeyResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxWebhookPublicKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxWebhookPublicKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5049,6 +5355,16 @@ func (r GetFaxWebhookPublicKeyResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxWebhookStatsResponse429Headers the declared response headers of an HTTP 429 response for GetFaxWebhookStats
+type GetFaxWebhookStatsResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetFaxWebhookStatsResponse503Headers the declared response headers of an HTTP 503 response for GetFaxWebhookStats
+type GetFaxWebhookStatsResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxWebhookStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5056,8 +5372,16 @@ type GetFaxWebhookStatsResponse struct {
 	JSON200 *FaxWebhookStats
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxWebhookStatsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxWebhookStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5070,9 +5394,19 @@ func (r GetFaxWebhookStatsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxWebhookStatsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxWebhookStatsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5104,6 +5438,16 @@ func (r GetFaxWebhookStatsResponse) ContentType() string {
 	return ""
 }
 
+// GetPAMMaintenanceResponse429Headers the declared response headers of an HTTP 429 response for GetPAMMaintenance
+type GetPAMMaintenanceResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetPAMMaintenanceResponse503Headers the declared response headers of an HTTP 503 response for GetPAMMaintenance
+type GetPAMMaintenanceResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPAMMaintenanceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5111,8 +5455,16 @@ type GetPAMMaintenanceResponse struct {
 	JSON200 *PAMMaintenance
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPAMMaintenanceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPAMMaintenanceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5125,9 +5477,19 @@ func (r GetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPAMMaintenanceResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPAMMaintenanceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5159,6 +5521,16 @@ func (r GetPAMMaintenanceResponse) ContentType() string {
 	return ""
 }
 
+// SetPAMMaintenanceResponse429Headers the declared response headers of an HTTP 429 response for SetPAMMaintenance
+type SetPAMMaintenanceResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetPAMMaintenanceResponse503Headers the declared response headers of an HTTP 503 response for SetPAMMaintenance
+type SetPAMMaintenanceResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetPAMMaintenanceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5168,10 +5540,20 @@ type SetPAMMaintenanceResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetPAMMaintenanceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetPAMMaintenanceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5189,14 +5571,29 @@ func (r SetPAMMaintenanceResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetPAMMaintenanceResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetPAMMaintenanceResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5228,6 +5625,16 @@ func (r SetPAMMaintenanceResponse) ContentType() string {
 	return ""
 }
 
+// CreatePAMTeamResponse429Headers the declared response headers of an HTTP 429 response for CreatePAMTeam
+type CreatePAMTeamResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreatePAMTeamResponse503Headers the declared response headers of an HTTP 503 response for CreatePAMTeam
+type CreatePAMTeamResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreatePAMTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5237,12 +5644,22 @@ type CreatePAMTeamResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePAMTeamResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePAMTeamResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5260,6 +5677,11 @@ func (r CreatePAMTeamResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePAMTeamResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5270,9 +5692,19 @@ func (r CreatePAMTeamResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreatePAMTeamResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5304,6 +5736,16 @@ func (r CreatePAMTeamResponse) ContentType() string {
 	return ""
 }
 
+// GetPAMTeamResponse429Headers the declared response headers of an HTTP 429 response for GetPAMTeam
+type GetPAMTeamResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetPAMTeamResponse503Headers the declared response headers of an HTTP 503 response for GetPAMTeam
+type GetPAMTeamResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPAMTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5313,8 +5755,16 @@ type GetPAMTeamResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPAMTeamResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPAMTeamResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5332,9 +5782,19 @@ func (r GetPAMTeamResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPAMTeamResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPAMTeamResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPAMTeamResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5366,6 +5826,16 @@ func (r GetPAMTeamResponse) ContentType() string {
 	return ""
 }
 
+// UpdatePAMTeamResponse429Headers the declared response headers of an HTTP 429 response for UpdatePAMTeam
+type UpdatePAMTeamResponse429Headers struct {
+	RetryAfter int
+}
+
+// UpdatePAMTeamResponse503Headers the declared response headers of an HTTP 503 response for UpdatePAMTeam
+type UpdatePAMTeamResponse503Headers struct {
+	RetryAfter int
+}
+
 type UpdatePAMTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5377,10 +5847,20 @@ type UpdatePAMTeamResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdatePAMTeamResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdatePAMTeamResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5403,14 +5883,29 @@ func (r UpdatePAMTeamResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdatePAMTeamResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdatePAMTeamResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5442,6 +5937,16 @@ func (r UpdatePAMTeamResponse) ContentType() string {
 	return ""
 }
 
+// GetPAMQuotasResponse429Headers the declared response headers of an HTTP 429 response for GetPAMQuotas
+type GetPAMQuotasResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetPAMQuotasResponse503Headers the declared response headers of an HTTP 503 response for GetPAMQuotas
+type GetPAMQuotasResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPAMQuotasResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5451,8 +5956,16 @@ type GetPAMQuotasResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPAMQuotasResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPAMQuotasResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5470,9 +5983,19 @@ func (r GetPAMQuotasResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPAMQuotasResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5504,6 +6027,16 @@ func (r GetPAMQuotasResponse) ContentType() string {
 	return ""
 }
 
+// SetPAMQuotasResponse429Headers the declared response headers of an HTTP 429 response for SetPAMQuotas
+type SetPAMQuotasResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetPAMQuotasResponse503Headers the declared response headers of an HTTP 503 response for SetPAMQuotas
+type SetPAMQuotasResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetPAMQuotasResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5515,10 +6048,20 @@ type SetPAMQuotasResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetPAMQuotasResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetPAMQuotasResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5541,14 +6084,29 @@ func (r SetPAMQuotasResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetPAMQuotasResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetPAMQuotasResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5580,6 +6138,16 @@ func (r SetPAMQuotasResponse) ContentType() string {
 	return ""
 }
 
+// BootstrapPAMServiceUserResponse429Headers the declared response headers of an HTTP 429 response for BootstrapPAMServiceUser
+type BootstrapPAMServiceUserResponse429Headers struct {
+	RetryAfter int
+}
+
+// BootstrapPAMServiceUserResponse503Headers the declared response headers of an HTTP 503 response for BootstrapPAMServiceUser
+type BootstrapPAMServiceUserResponse503Headers struct {
+	RetryAfter int
+}
+
 type BootstrapPAMServiceUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5591,12 +6159,22 @@ type BootstrapPAMServiceUserResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BootstrapPAMServiceUserResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BootstrapPAMServiceUserResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5619,6 +6197,11 @@ func (r BootstrapPAMServiceUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r BootstrapPAMServiceUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5629,9 +6212,19 @@ func (r BootstrapPAMServiceUserResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r BootstrapPAMServiceUserResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5663,6 +6256,16 @@ func (r BootstrapPAMServiceUserResponse) ContentType() string {
 	return ""
 }
 
+// CreatePAMHumanUserResponse429Headers the declared response headers of an HTTP 429 response for CreatePAMHumanUser
+type CreatePAMHumanUserResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreatePAMHumanUserResponse503Headers the declared response headers of an HTTP 503 response for CreatePAMHumanUser
+type CreatePAMHumanUserResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreatePAMHumanUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5674,12 +6277,22 @@ type CreatePAMHumanUserResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePAMHumanUserResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePAMHumanUserResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5702,6 +6315,11 @@ func (r CreatePAMHumanUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePAMHumanUserResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5712,9 +6330,19 @@ func (r CreatePAMHumanUserResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreatePAMHumanUserResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5746,6 +6374,16 @@ func (r CreatePAMHumanUserResponse) ContentType() string {
 	return ""
 }
 
+// CreateRestaurantClientResponse429Headers the declared response headers of an HTTP 429 response for CreateRestaurantClient
+type CreateRestaurantClientResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateRestaurantClientResponse503Headers the declared response headers of an HTTP 503 response for CreateRestaurantClient
+type CreateRestaurantClientResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateRestaurantClientResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5757,10 +6395,20 @@ type CreateRestaurantClientResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRestaurantClientResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRestaurantClientResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5783,14 +6431,29 @@ func (r CreateRestaurantClientResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRestaurantClientResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateRestaurantClientResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5822,6 +6485,16 @@ func (r CreateRestaurantClientResponse) ContentType() string {
 	return ""
 }
 
+// CreateRestaurantResponse429Headers the declared response headers of an HTTP 429 response for CreateRestaurant
+type CreateRestaurantResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateRestaurantResponse503Headers the declared response headers of an HTTP 503 response for CreateRestaurant
+type CreateRestaurantResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateRestaurantResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5831,12 +6504,22 @@ type CreateRestaurantResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRestaurantResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRestaurantResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -5854,6 +6537,11 @@ func (r CreateRestaurantResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateRestaurantResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateRestaurantResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -5864,9 +6552,19 @@ func (r CreateRestaurantResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRestaurantResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateRestaurantResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRestaurantResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5898,6 +6596,16 @@ func (r CreateRestaurantResponse) ContentType() string {
 	return ""
 }
 
+// GetRestaurantResponse429Headers the declared response headers of an HTTP 429 response for GetRestaurant
+type GetRestaurantResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetRestaurantResponse503Headers the declared response headers of an HTTP 503 response for GetRestaurant
+type GetRestaurantResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRestaurantResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5907,8 +6615,16 @@ type GetRestaurantResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRestaurantResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRestaurantResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5926,9 +6642,19 @@ func (r GetRestaurantResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRestaurantResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRestaurantResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRestaurantResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5960,6 +6686,16 @@ func (r GetRestaurantResponse) ContentType() string {
 	return ""
 }
 
+// ImportRestaurantConfigurationResponse429Headers the declared response headers of an HTTP 429 response for ImportRestaurantConfiguration
+type ImportRestaurantConfigurationResponse429Headers struct {
+	RetryAfter int
+}
+
+// ImportRestaurantConfigurationResponse503Headers the declared response headers of an HTTP 503 response for ImportRestaurantConfiguration
+type ImportRestaurantConfigurationResponse503Headers struct {
+	RetryAfter int
+}
+
 type ImportRestaurantConfigurationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5971,10 +6707,20 @@ type ImportRestaurantConfigurationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ImportRestaurantConfigurationResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ImportRestaurantConfigurationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5997,14 +6743,29 @@ func (r ImportRestaurantConfigurationResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ImportRestaurantConfigurationResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ImportRestaurantConfigurationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6036,6 +6797,16 @@ func (r ImportRestaurantConfigurationResponse) ContentType() string {
 	return ""
 }
 
+// GenerateRestaurantDemoResponse429Headers the declared response headers of an HTTP 429 response for GenerateRestaurantDemo
+type GenerateRestaurantDemoResponse429Headers struct {
+	RetryAfter int
+}
+
+// GenerateRestaurantDemoResponse503Headers the declared response headers of an HTTP 503 response for GenerateRestaurantDemo
+type GenerateRestaurantDemoResponse503Headers struct {
+	RetryAfter int
+}
+
 type GenerateRestaurantDemoResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6047,10 +6818,20 @@ type GenerateRestaurantDemoResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GenerateRestaurantDemoResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GenerateRestaurantDemoResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6073,14 +6854,29 @@ func (r GenerateRestaurantDemoResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r GenerateRestaurantDemoResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GenerateRestaurantDemoResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6112,6 +6908,16 @@ func (r GenerateRestaurantDemoResponse) ContentType() string {
 	return ""
 }
 
+// RemoveRestaurantEntityResponse429Headers the declared response headers of an HTTP 429 response for RemoveRestaurantEntity
+type RemoveRestaurantEntityResponse429Headers struct {
+	RetryAfter int
+}
+
+// RemoveRestaurantEntityResponse503Headers the declared response headers of an HTTP 503 response for RemoveRestaurantEntity
+type RemoveRestaurantEntityResponse503Headers struct {
+	RetryAfter int
+}
+
 type RemoveRestaurantEntityResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6119,8 +6925,16 @@ type RemoveRestaurantEntityResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RemoveRestaurantEntityResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveRestaurantEntityResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6133,9 +6947,19 @@ func (r RemoveRestaurantEntityResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RemoveRestaurantEntityResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6167,6 +6991,16 @@ func (r RemoveRestaurantEntityResponse) ContentType() string {
 	return ""
 }
 
+// ArchiveRestaurantEntityResponse429Headers the declared response headers of an HTTP 429 response for ArchiveRestaurantEntity
+type ArchiveRestaurantEntityResponse429Headers struct {
+	RetryAfter int
+}
+
+// ArchiveRestaurantEntityResponse503Headers the declared response headers of an HTTP 503 response for ArchiveRestaurantEntity
+type ArchiveRestaurantEntityResponse503Headers struct {
+	RetryAfter int
+}
+
 type ArchiveRestaurantEntityResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6174,8 +7008,16 @@ type ArchiveRestaurantEntityResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ArchiveRestaurantEntityResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ArchiveRestaurantEntityResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6188,9 +7030,19 @@ func (r ArchiveRestaurantEntityResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ArchiveRestaurantEntityResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6222,6 +7074,16 @@ func (r ArchiveRestaurantEntityResponse) ContentType() string {
 	return ""
 }
 
+// ListStorageBucketsResponse429Headers the declared response headers of an HTTP 429 response for ListStorageBuckets
+type ListStorageBucketsResponse429Headers struct {
+	RetryAfter int
+}
+
+// ListStorageBucketsResponse503Headers the declared response headers of an HTTP 503 response for ListStorageBuckets
+type ListStorageBucketsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListStorageBucketsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6231,8 +7093,16 @@ type ListStorageBucketsResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListStorageBucketsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStorageBucketsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6250,9 +7120,19 @@ func (r ListStorageBucketsResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListStorageBucketsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStorageBucketsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6284,6 +7164,16 @@ func (r ListStorageBucketsResponse) ContentType() string {
 	return ""
 }
 
+// CreateStorageBucketResponse429Headers the declared response headers of an HTTP 429 response for CreateStorageBucket
+type CreateStorageBucketResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateStorageBucketResponse503Headers the declared response headers of an HTTP 503 response for CreateStorageBucket
+type CreateStorageBucketResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateStorageBucketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6295,12 +7185,22 @@ type CreateStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateStorageBucketResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateStorageBucketResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -6323,6 +7223,11 @@ func (r CreateStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateStorageBucketResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -6333,9 +7238,19 @@ func (r CreateStorageBucketResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateStorageBucketResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6367,6 +7282,16 @@ func (r CreateStorageBucketResponse) ContentType() string {
 	return ""
 }
 
+// DeleteStorageBucketResponse429Headers the declared response headers of an HTTP 429 response for DeleteStorageBucket
+type DeleteStorageBucketResponse429Headers struct {
+	RetryAfter int
+}
+
+// DeleteStorageBucketResponse503Headers the declared response headers of an HTTP 503 response for DeleteStorageBucket
+type DeleteStorageBucketResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteStorageBucketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6374,8 +7299,16 @@ type DeleteStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteStorageBucketResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteStorageBucketResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6388,9 +7321,19 @@ func (r DeleteStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteStorageBucketResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6422,6 +7365,16 @@ func (r DeleteStorageBucketResponse) ContentType() string {
 	return ""
 }
 
+// GetStorageBucketResponse429Headers the declared response headers of an HTTP 429 response for GetStorageBucket
+type GetStorageBucketResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetStorageBucketResponse503Headers the declared response headers of an HTTP 503 response for GetStorageBucket
+type GetStorageBucketResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetStorageBucketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6431,8 +7384,16 @@ type GetStorageBucketResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStorageBucketResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStorageBucketResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6450,9 +7411,19 @@ func (r GetStorageBucketResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetStorageBucketResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetStorageBucketResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetStorageBucketResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6484,6 +7455,16 @@ func (r GetStorageBucketResponse) ContentType() string {
 	return ""
 }
 
+// SetStorageBucketVersioningResponse429Headers the declared response headers of an HTTP 429 response for SetStorageBucketVersioning
+type SetStorageBucketVersioningResponse429Headers struct {
+	RetryAfter int
+}
+
+// SetStorageBucketVersioningResponse503Headers the declared response headers of an HTTP 503 response for SetStorageBucketVersioning
+type SetStorageBucketVersioningResponse503Headers struct {
+	RetryAfter int
+}
+
 type SetStorageBucketVersioningResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6495,10 +7476,20 @@ type SetStorageBucketVersioningResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetStorageBucketVersioningResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetStorageBucketVersioningResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6521,14 +7512,29 @@ func (r SetStorageBucketVersioningResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetStorageBucketVersioningResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SetStorageBucketVersioningResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6560,6 +7566,16 @@ func (r SetStorageBucketVersioningResponse) ContentType() string {
 	return ""
 }
 
+// ListStorageKeysResponse429Headers the declared response headers of an HTTP 429 response for ListStorageKeys
+type ListStorageKeysResponse429Headers struct {
+	RetryAfter int
+}
+
+// ListStorageKeysResponse503Headers the declared response headers of an HTTP 503 response for ListStorageKeys
+type ListStorageKeysResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListStorageKeysResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6569,8 +7585,16 @@ type ListStorageKeysResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListStorageKeysResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStorageKeysResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6588,9 +7612,19 @@ func (r ListStorageKeysResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListStorageKeysResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListStorageKeysResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStorageKeysResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6622,6 +7656,16 @@ func (r ListStorageKeysResponse) ContentType() string {
 	return ""
 }
 
+// CreateStorageKeyResponse429Headers the declared response headers of an HTTP 429 response for CreateStorageKey
+type CreateStorageKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateStorageKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateStorageKey
+type CreateStorageKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateStorageKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6633,10 +7677,20 @@ type CreateStorageKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateStorageKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateStorageKeyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -6659,14 +7713,29 @@ func (r CreateStorageKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateStorageKeyResponse) GetJSON413() *TooLarge {
 	return r.JSON413
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateStorageKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6698,6 +7767,16 @@ func (r CreateStorageKeyResponse) ContentType() string {
 	return ""
 }
 
+// DeleteStorageKeyResponse429Headers the declared response headers of an HTTP 429 response for DeleteStorageKey
+type DeleteStorageKeyResponse429Headers struct {
+	RetryAfter int
+}
+
+// DeleteStorageKeyResponse503Headers the declared response headers of an HTTP 503 response for DeleteStorageKey
+type DeleteStorageKeyResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteStorageKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6705,8 +7784,16 @@ type DeleteStorageKeyResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteStorageKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteStorageKeyResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6719,9 +7806,19 @@ func (r DeleteStorageKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteStorageKeyResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteStorageKeyResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7650,6 +8747,13 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7664,6 +8768,13 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7671,6 +8782,36 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7711,6 +8852,13 @@ func ParseGetFaxAccountResponse(rsp *http.Response) (*GetFaxAccountResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7718,6 +8866,36 @@ func ParseGetFaxAccountResponse(rsp *http.Response) (*GetFaxAccountResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFaxAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7765,12 +8943,26 @@ func ParseCreateFaxAPIKeyResponse(rsp *http.Response) (*CreateFaxAPIKeyResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -7779,6 +8971,36 @@ func ParseCreateFaxAPIKeyResponse(rsp *http.Response) (*CreateFaxAPIKeyResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxAPIKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxAPIKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7815,6 +9037,13 @@ func ParseRevokeFaxAPIKeyResponse(rsp *http.Response) (*RevokeFaxAPIKeyResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7822,6 +9051,36 @@ func ParseRevokeFaxAPIKeyResponse(rsp *http.Response) (*RevokeFaxAPIKeyResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RevokeFaxAPIKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeFaxAPIKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7869,12 +9128,26 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -7883,6 +9156,36 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7930,6 +9233,13 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7944,6 +9254,13 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7951,6 +9268,36 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetFaxNumberResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetFaxNumberResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7998,12 +9345,26 @@ func ParseCreateFaxOutboundVoiceProfileResponse(rsp *http.Response) (*CreateFaxO
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8012,6 +9373,36 @@ func ParseCreateFaxOutboundVoiceProfileResponse(rsp *http.Response) (*CreateFaxO
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxOutboundVoiceProfileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateFaxOutboundVoiceProfileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8059,6 +9450,13 @@ func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8073,6 +9471,13 @@ func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundRespons
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8080,6 +9485,36 @@ func ParseInjectFaxInboundResponse(rsp *http.Response) (*InjectFaxInboundRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers InjectFaxInboundResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers InjectFaxInboundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8113,6 +9548,13 @@ func ParseGetFaxWebhookPublicKeyResponse(rsp *http.Response) (*GetFaxWebhookPubl
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8120,6 +9562,36 @@ func ParseGetFaxWebhookPublicKeyResponse(rsp *http.Response) (*GetFaxWebhookPubl
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxWebhookPublicKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFaxWebhookPublicKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8153,6 +9625,13 @@ func ParseGetFaxWebhookStatsResponse(rsp *http.Response) (*GetFaxWebhookStatsRes
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8160,6 +9639,36 @@ func ParseGetFaxWebhookStatsResponse(rsp *http.Response) (*GetFaxWebhookStatsRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxWebhookStatsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFaxWebhookStatsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8193,6 +9702,13 @@ func ParseGetPAMMaintenanceResponse(rsp *http.Response) (*GetPAMMaintenanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8200,6 +9716,36 @@ func ParseGetPAMMaintenanceResponse(rsp *http.Response) (*GetPAMMaintenanceRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPAMMaintenanceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPAMMaintenanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8240,12 +9786,26 @@ func ParseSetPAMMaintenanceResponse(rsp *http.Response) (*SetPAMMaintenanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8254,6 +9814,36 @@ func ParseSetPAMMaintenanceResponse(rsp *http.Response) (*SetPAMMaintenanceRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetPAMMaintenanceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetPAMMaintenanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8294,6 +9884,13 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8308,6 +9905,13 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8315,6 +9919,36 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreatePAMTeamResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePAMTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8355,6 +9989,13 @@ func ParseGetPAMTeamResponse(rsp *http.Response) (*GetPAMTeamResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8362,6 +10003,36 @@ func ParseGetPAMTeamResponse(rsp *http.Response) (*GetPAMTeamResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPAMTeamResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPAMTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8409,12 +10080,26 @@ func ParseUpdatePAMTeamResponse(rsp *http.Response) (*UpdatePAMTeamResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8423,6 +10108,36 @@ func ParseUpdatePAMTeamResponse(rsp *http.Response) (*UpdatePAMTeamResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdatePAMTeamResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdatePAMTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8463,6 +10178,13 @@ func ParseGetPAMQuotasResponse(rsp *http.Response) (*GetPAMQuotasResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8470,6 +10192,36 @@ func ParseGetPAMQuotasResponse(rsp *http.Response) (*GetPAMQuotasResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPAMQuotasResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPAMQuotasResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8517,12 +10269,26 @@ func ParseSetPAMQuotasResponse(rsp *http.Response) (*SetPAMQuotasResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8531,6 +10297,36 @@ func ParseSetPAMQuotasResponse(rsp *http.Response) (*SetPAMQuotasResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetPAMQuotasResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetPAMQuotasResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8578,6 +10374,13 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8592,6 +10395,13 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8599,6 +10409,36 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers BootstrapPAMServiceUserResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BootstrapPAMServiceUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8646,6 +10486,13 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8660,6 +10507,13 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8667,6 +10521,36 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreatePAMHumanUserResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePAMHumanUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8714,12 +10598,26 @@ func ParseCreateRestaurantClientResponse(rsp *http.Response) (*CreateRestaurantC
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8728,6 +10626,36 @@ func ParseCreateRestaurantClientResponse(rsp *http.Response) (*CreateRestaurantC
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateRestaurantClientResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRestaurantClientResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8768,6 +10696,13 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8782,6 +10717,13 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8789,6 +10731,36 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateRestaurantResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRestaurantResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8829,6 +10801,13 @@ func ParseGetRestaurantResponse(rsp *http.Response) (*GetRestaurantResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8836,6 +10815,36 @@ func ParseGetRestaurantResponse(rsp *http.Response) (*GetRestaurantResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetRestaurantResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRestaurantResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8883,12 +10892,26 @@ func ParseImportRestaurantConfigurationResponse(rsp *http.Response) (*ImportRest
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8897,6 +10920,36 @@ func ParseImportRestaurantConfigurationResponse(rsp *http.Response) (*ImportRest
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ImportRestaurantConfigurationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ImportRestaurantConfigurationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8944,12 +10997,26 @@ func ParseGenerateRestaurantDemoResponse(rsp *http.Response) (*GenerateRestauran
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -8958,6 +11025,36 @@ func ParseGenerateRestaurantDemoResponse(rsp *http.Response) (*GenerateRestauran
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GenerateRestaurantDemoResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GenerateRestaurantDemoResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8994,6 +11091,13 @@ func ParseRemoveRestaurantEntityResponse(rsp *http.Response) (*RemoveRestaurantE
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9001,6 +11105,36 @@ func ParseRemoveRestaurantEntityResponse(rsp *http.Response) (*RemoveRestaurantE
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RemoveRestaurantEntityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveRestaurantEntityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9037,6 +11171,13 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9044,6 +11185,36 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ArchiveRestaurantEntityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ArchiveRestaurantEntityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9084,6 +11255,13 @@ func ParseListStorageBucketsResponse(rsp *http.Response) (*ListStorageBucketsRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9091,6 +11269,36 @@ func ParseListStorageBucketsResponse(rsp *http.Response) (*ListStorageBucketsRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListStorageBucketsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStorageBucketsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9138,6 +11346,13 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9152,6 +11367,13 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9159,6 +11381,36 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateStorageBucketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateStorageBucketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9195,6 +11447,13 @@ func ParseDeleteStorageBucketResponse(rsp *http.Response) (*DeleteStorageBucketR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9202,6 +11461,36 @@ func ParseDeleteStorageBucketResponse(rsp *http.Response) (*DeleteStorageBucketR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteStorageBucketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteStorageBucketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9242,6 +11531,13 @@ func ParseGetStorageBucketResponse(rsp *http.Response) (*GetStorageBucketRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9249,6 +11545,36 @@ func ParseGetStorageBucketResponse(rsp *http.Response) (*GetStorageBucketRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetStorageBucketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStorageBucketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9296,12 +11622,26 @@ func ParseSetStorageBucketVersioningResponse(rsp *http.Response) (*SetStorageBuc
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -9310,6 +11650,36 @@ func ParseSetStorageBucketVersioningResponse(rsp *http.Response) (*SetStorageBuc
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetStorageBucketVersioningResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetStorageBucketVersioningResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9350,6 +11720,13 @@ func ParseListStorageKeysResponse(rsp *http.Response) (*ListStorageKeysResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9357,6 +11734,36 @@ func ParseListStorageKeysResponse(rsp *http.Response) (*ListStorageKeysResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListStorageKeysResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStorageKeysResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9404,12 +11811,26 @@ func ParseCreateStorageKeyResponse(rsp *http.Response) (*CreateStorageKeyRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
@@ -9418,6 +11839,36 @@ func ParseCreateStorageKeyResponse(rsp *http.Response) (*CreateStorageKeyRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateStorageKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateStorageKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9454,6 +11905,13 @@ func ParseDeleteStorageKeyResponse(rsp *http.Response) (*DeleteStorageKeyRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9461,5057 +11919,37 @@ func ParseDeleteStorageKeyResponse(rsp *http.Response) (*DeleteStorageKeyRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteStorageKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteStorageKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
-}
-
-// ServerInterface represents all server handlers.
-type ServerInterface interface {
-	// CreateFaxAccount Create a fax account with its first API key
-	// (POST /fax/accounts)
-	CreateFaxAccount(ctx echo.Context) error
-	// GetFaxAccount Get a fax account
-	// (GET /fax/accounts/{account_name})
-	GetFaxAccount(ctx echo.Context, accountName FaxAccountName) error
-	// CreateFaxAPIKey Issue or rotate a fax API key
-	// (POST /fax/accounts/{account_name}/api_keys)
-	CreateFaxAPIKey(ctx echo.Context, accountName FaxAccountName) error
-	// RevokeFaxAPIKey Revoke a fax API key
-	// (DELETE /fax/accounts/{account_name}/api_keys/{key_id})
-	RevokeFaxAPIKey(ctx echo.Context, accountName FaxAccountName, keyId FaxKeyID) error
-	// CreateFaxApplication Create a fax application for an account
-	// (POST /fax/accounts/{account_name}/applications)
-	CreateFaxApplication(ctx echo.Context, accountName FaxAccountName) error
-	// SetFaxNumber Give a phone number to an account, enabled on an application
-	// (PUT /fax/accounts/{account_name}/numbers/{phone_number})
-	SetFaxNumber(ctx echo.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber) error
-	// CreateFaxOutboundVoiceProfile Create an outbound voice profile
-	// (POST /fax/accounts/{account_name}/outbound_voice_profiles)
-	CreateFaxOutboundVoiceProfile(ctx echo.Context, accountName FaxAccountName) error
-	// InjectFaxInbound Inject an inbound fax
-	// (POST /fax/inbound_faxes)
-	InjectFaxInbound(ctx echo.Context) error
-	// GetFaxWebhookPublicKey Get the key fax webhooks are signed with
-	// (GET /fax/webhook_public_key)
-	GetFaxWebhookPublicKey(ctx echo.Context) error
-	// GetFaxWebhookStats Count the fax webhook outbox's events by fate
-	// (GET /fax/webhook_stats)
-	GetFaxWebhookStats(ctx echo.Context) error
-	// GetPAMMaintenance Tell whether the PAM API is offline
-	// (GET /pam/maintenance)
-	GetPAMMaintenance(ctx echo.Context) error
-	// SetPAMMaintenance Take the PAM API offline or bring it back
-	// (PUT /pam/maintenance)
-	SetPAMMaintenance(ctx echo.Context) error
-	// CreatePAMTeam Create a PAM team
-	// (POST /pam/teams)
-	CreatePAMTeam(ctx echo.Context) error
-	// GetPAMTeam Get a PAM team
-	// (GET /pam/teams/{team_name})
-	GetPAMTeam(ctx echo.Context, teamName TeamName) error
-	// UpdatePAMTeam Disable or enable a PAM team
-	// (PATCH /pam/teams/{team_name})
-	UpdatePAMTeam(ctx echo.Context, teamName TeamName) error
-	// GetPAMQuotas Get a PAM team's quotas
-	// (GET /pam/teams/{team_name}/quotas)
-	GetPAMQuotas(ctx echo.Context, teamName TeamName) error
-	// SetPAMQuotas Replace a PAM team's quotas
-	// (PUT /pam/teams/{team_name}/quotas)
-	SetPAMQuotas(ctx echo.Context, teamName TeamName) error
-	// BootstrapPAMServiceUser Create a service user with a key, in a group with the given roles
-	// (POST /pam/teams/{team_name}/service_users)
-	BootstrapPAMServiceUser(ctx echo.Context, teamName TeamName) error
-	// CreatePAMHumanUser Create a human user in a PAM team
-	// (POST /pam/teams/{team_name}/users)
-	CreatePAMHumanUser(ctx echo.Context, teamName TeamName) error
-	// CreateRestaurantClient Create an API client of the restaurant API
-	// (POST /restaurant/clients)
-	CreateRestaurantClient(ctx echo.Context) error
-	// CreateRestaurant Create a restaurant
-	// (POST /restaurant/restaurants)
-	CreateRestaurant(ctx echo.Context) error
-	// GetRestaurant Get a restaurant with its entity counts
-	// (GET /restaurant/restaurants/{restaurant_guid})
-	GetRestaurant(ctx echo.Context, restaurantGuid RestaurantGUID) error
-	// ImportRestaurantConfiguration Import a restaurant's configuration
-	// (PUT /restaurant/restaurants/{restaurant_guid}/configuration)
-	ImportRestaurantConfiguration(ctx echo.Context, restaurantGuid RestaurantGUID) error
-	// GenerateRestaurantDemo Import a generated demo configuration
-	// (POST /restaurant/restaurants/{restaurant_guid}/demo)
-	GenerateRestaurantDemo(ctx echo.Context, restaurantGuid RestaurantGUID) error
-	// RemoveRestaurantEntity Remove an entity from a restaurant's configuration
-	// (DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid})
-	RemoveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error
-	// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
-	// (POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive)
-	ArchiveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error
-	// ListStorageBuckets List the storage buckets
-	// (GET /storage/buckets)
-	ListStorageBuckets(ctx echo.Context) error
-	// CreateStorageBucket Create a storage bucket
-	// (POST /storage/buckets)
-	CreateStorageBucket(ctx echo.Context) error
-	// DeleteStorageBucket Delete a storage bucket and its lifecycle configuration
-	// (DELETE /storage/buckets/{bucket})
-	DeleteStorageBucket(ctx echo.Context, bucket StorageBucketName) error
-	// GetStorageBucket Get a storage bucket
-	// (GET /storage/buckets/{bucket})
-	GetStorageBucket(ctx echo.Context, bucket StorageBucketName) error
-	// SetStorageBucketVersioning Enable or suspend a bucket's versioning
-	// (PUT /storage/buckets/{bucket}/versioning)
-	SetStorageBucketVersioning(ctx echo.Context, bucket StorageBucketName) error
-	// ListStorageKeys List the storage access keys (without secrets)
-	// (GET /storage/keys)
-	ListStorageKeys(ctx echo.Context) error
-	// CreateStorageKey Issue a storage access key
-	// (POST /storage/keys)
-	CreateStorageKey(ctx echo.Context) error
-	// DeleteStorageKey Delete a storage access key
-	// (DELETE /storage/keys/{key_id})
-	DeleteStorageKey(ctx echo.Context, keyId string) error
-}
-
-// ServerInterfaceWrapper converts echo contexts to parameters.
-type ServerInterfaceWrapper struct {
-	Handler ServerInterface
-}
-
-// CreateFaxAccount converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateFaxAccount(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateFaxAccount(ctx)
-	return err
-}
-
-// GetFaxAccount converts echo context to params.
-func (w *ServerInterfaceWrapper) GetFaxAccount(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "account_name" -------------
-	var accountName FaxAccountName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetFaxAccount(ctx, accountName)
-	return err
-}
-
-// CreateFaxAPIKey converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateFaxAPIKey(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "account_name" -------------
-	var accountName FaxAccountName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateFaxAPIKey(ctx, accountName)
-	return err
-}
-
-// RevokeFaxAPIKey converts echo context to params.
-func (w *ServerInterfaceWrapper) RevokeFaxAPIKey(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "account_name" -------------
-	var accountName FaxAccountName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
-	}
-
-	// ------------- Path parameter "key_id" -------------
-	var keyId FaxKeyID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RevokeFaxAPIKey(ctx, accountName, keyId)
-	return err
-}
-
-// CreateFaxApplication converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateFaxApplication(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "account_name" -------------
-	var accountName FaxAccountName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateFaxApplication(ctx, accountName)
-	return err
-}
-
-// SetFaxNumber converts echo context to params.
-func (w *ServerInterfaceWrapper) SetFaxNumber(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "account_name" -------------
-	var accountName FaxAccountName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
-	}
-
-	// ------------- Path parameter "phone_number" -------------
-	var phoneNumber FaxPhoneNumber
-
-	err = runtime.BindStyledParameterWithOptions("simple", "phone_number", ctx.Param("phone_number"), &phoneNumber, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter phone_number: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.SetFaxNumber(ctx, accountName, phoneNumber)
-	return err
-}
-
-// CreateFaxOutboundVoiceProfile converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateFaxOutboundVoiceProfile(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "account_name" -------------
-	var accountName FaxAccountName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "account_name", ctx.Param("account_name"), &accountName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateFaxOutboundVoiceProfile(ctx, accountName)
-	return err
-}
-
-// InjectFaxInbound converts echo context to params.
-func (w *ServerInterfaceWrapper) InjectFaxInbound(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.InjectFaxInbound(ctx)
-	return err
-}
-
-// GetFaxWebhookPublicKey converts echo context to params.
-func (w *ServerInterfaceWrapper) GetFaxWebhookPublicKey(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetFaxWebhookPublicKey(ctx)
-	return err
-}
-
-// GetFaxWebhookStats converts echo context to params.
-func (w *ServerInterfaceWrapper) GetFaxWebhookStats(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetFaxWebhookStats(ctx)
-	return err
-}
-
-// GetPAMMaintenance converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPAMMaintenance(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPAMMaintenance(ctx)
-	return err
-}
-
-// SetPAMMaintenance converts echo context to params.
-func (w *ServerInterfaceWrapper) SetPAMMaintenance(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.SetPAMMaintenance(ctx)
-	return err
-}
-
-// CreatePAMTeam converts echo context to params.
-func (w *ServerInterfaceWrapper) CreatePAMTeam(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePAMTeam(ctx)
-	return err
-}
-
-// GetPAMTeam converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPAMTeam(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPAMTeam(ctx, teamName)
-	return err
-}
-
-// UpdatePAMTeam converts echo context to params.
-func (w *ServerInterfaceWrapper) UpdatePAMTeam(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UpdatePAMTeam(ctx, teamName)
-	return err
-}
-
-// GetPAMQuotas converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPAMQuotas(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPAMQuotas(ctx, teamName)
-	return err
-}
-
-// SetPAMQuotas converts echo context to params.
-func (w *ServerInterfaceWrapper) SetPAMQuotas(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.SetPAMQuotas(ctx, teamName)
-	return err
-}
-
-// BootstrapPAMServiceUser converts echo context to params.
-func (w *ServerInterfaceWrapper) BootstrapPAMServiceUser(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.BootstrapPAMServiceUser(ctx, teamName)
-	return err
-}
-
-// CreatePAMHumanUser converts echo context to params.
-func (w *ServerInterfaceWrapper) CreatePAMHumanUser(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePAMHumanUser(ctx, teamName)
-	return err
-}
-
-// CreateRestaurantClient converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateRestaurantClient(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateRestaurantClient(ctx)
-	return err
-}
-
-// CreateRestaurant converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateRestaurant(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateRestaurant(ctx)
-	return err
-}
-
-// GetRestaurant converts echo context to params.
-func (w *ServerInterfaceWrapper) GetRestaurant(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "restaurant_guid" -------------
-	var restaurantGuid RestaurantGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetRestaurant(ctx, restaurantGuid)
-	return err
-}
-
-// ImportRestaurantConfiguration converts echo context to params.
-func (w *ServerInterfaceWrapper) ImportRestaurantConfiguration(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "restaurant_guid" -------------
-	var restaurantGuid RestaurantGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ImportRestaurantConfiguration(ctx, restaurantGuid)
-	return err
-}
-
-// GenerateRestaurantDemo converts echo context to params.
-func (w *ServerInterfaceWrapper) GenerateRestaurantDemo(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "restaurant_guid" -------------
-	var restaurantGuid RestaurantGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GenerateRestaurantDemo(ctx, restaurantGuid)
-	return err
-}
-
-// RemoveRestaurantEntity converts echo context to params.
-func (w *ServerInterfaceWrapper) RemoveRestaurantEntity(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "restaurant_guid" -------------
-	var restaurantGuid RestaurantGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
-	}
-
-	// ------------- Path parameter "resource" -------------
-	var resource RestaurantResource
-
-	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
-	}
-
-	// ------------- Path parameter "entity_guid" -------------
-	var entityGuid RestaurantEntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "entity_guid", ctx.Param("entity_guid"), &entityGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity_guid: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RemoveRestaurantEntity(ctx, restaurantGuid, resource, entityGuid)
-	return err
-}
-
-// ArchiveRestaurantEntity converts echo context to params.
-func (w *ServerInterfaceWrapper) ArchiveRestaurantEntity(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "restaurant_guid" -------------
-	var restaurantGuid RestaurantGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "restaurant_guid", ctx.Param("restaurant_guid"), &restaurantGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restaurant_guid: %s", err))
-	}
-
-	// ------------- Path parameter "resource" -------------
-	var resource RestaurantResource
-
-	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
-	}
-
-	// ------------- Path parameter "entity_guid" -------------
-	var entityGuid RestaurantEntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "entity_guid", ctx.Param("entity_guid"), &entityGuid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity_guid: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ArchiveRestaurantEntity(ctx, restaurantGuid, resource, entityGuid)
-	return err
-}
-
-// ListStorageBuckets converts echo context to params.
-func (w *ServerInterfaceWrapper) ListStorageBuckets(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListStorageBuckets(ctx)
-	return err
-}
-
-// CreateStorageBucket converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateStorageBucket(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateStorageBucket(ctx)
-	return err
-}
-
-// DeleteStorageBucket converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteStorageBucket(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "bucket" -------------
-	var bucket StorageBucketName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteStorageBucket(ctx, bucket)
-	return err
-}
-
-// GetStorageBucket converts echo context to params.
-func (w *ServerInterfaceWrapper) GetStorageBucket(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "bucket" -------------
-	var bucket StorageBucketName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetStorageBucket(ctx, bucket)
-	return err
-}
-
-// SetStorageBucketVersioning converts echo context to params.
-func (w *ServerInterfaceWrapper) SetStorageBucketVersioning(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "bucket" -------------
-	var bucket StorageBucketName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.SetStorageBucketVersioning(ctx, bucket)
-	return err
-}
-
-// ListStorageKeys converts echo context to params.
-func (w *ServerInterfaceWrapper) ListStorageKeys(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListStorageKeys(ctx)
-	return err
-}
-
-// CreateStorageKey converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateStorageKey(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateStorageKey(ctx)
-	return err
-}
-
-// DeleteStorageKey converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteStorageKey(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "key_id" -------------
-	var keyId string
-
-	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteStorageKey(ctx, keyId)
-	return err
-}
-
-// This is a simple interface which specifies echo.Route addition functions which
-// are present on both echo.Echo and echo.Group, since we want to allow using
-// either of them for path registration
-type EchoRouter interface {
-	CONNECT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	DELETE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	HEAD(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	OPTIONS(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PATCH(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-}
-
-// RegisterHandlersOptions configures RegisterHandlersWithOptions.
-type RegisterHandlersOptions struct {
-	// BaseURL is prepended to every registered path so the API can be served
-	// under a prefix.
-	BaseURL string
-	// OperationMiddlewares lets the caller attach per-operation middleware at
-	// registration time. The map key is the OpenAPI `operationId` value as it
-	// appears in the spec (the raw, un-normalized form). Operations that have
-	// no entry are registered with no extra middleware. A nil map disables
-	// per-operation middleware entirely.
-	OperationMiddlewares map[string][]echo.MiddlewareFunc
-}
-
-// RegisterHandlers adds each server route to the EchoRouter.
-func RegisterHandlers(router EchoRouter, si ServerInterface) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{})
-}
-
-// RegisterHandlersWithBaseURL registers handlers and prepends BaseURL to the
-// paths so the API can be served under a prefix.
-func RegisterHandlersWithBaseURL(router EchoRouter, si ServerInterface, baseURL string) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{BaseURL: baseURL})
-}
-
-// RegisterHandlersWithOptions registers handlers using the supplied options,
-// including any per-operation middleware.
-func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options RegisterHandlersOptions) {
-
-	wrapper := ServerInterfaceWrapper{
-		Handler: si,
-	}
-
-	router.POST(options.BaseURL+"/pam/teams", wrapper.CreatePAMTeam, options.OperationMiddlewares["CreatePAMTeam"]...)
-	router.GET(options.BaseURL+"/pam/teams/:team_name", wrapper.GetPAMTeam, options.OperationMiddlewares["GetPAMTeam"]...)
-	router.PATCH(options.BaseURL+"/pam/teams/:team_name", wrapper.UpdatePAMTeam, options.OperationMiddlewares["UpdatePAMTeam"]...)
-	router.POST(options.BaseURL+"/pam/teams/:team_name/service_users", wrapper.BootstrapPAMServiceUser, options.OperationMiddlewares["BootstrapPAMServiceUser"]...)
-	router.POST(options.BaseURL+"/pam/teams/:team_name/users", wrapper.CreatePAMHumanUser, options.OperationMiddlewares["CreatePAMHumanUser"]...)
-	router.GET(options.BaseURL+"/pam/teams/:team_name/quotas", wrapper.GetPAMQuotas, options.OperationMiddlewares["GetPAMQuotas"]...)
-	router.PUT(options.BaseURL+"/pam/teams/:team_name/quotas", wrapper.SetPAMQuotas, options.OperationMiddlewares["SetPAMQuotas"]...)
-	router.GET(options.BaseURL+"/pam/maintenance", wrapper.GetPAMMaintenance, options.OperationMiddlewares["GetPAMMaintenance"]...)
-	router.PUT(options.BaseURL+"/pam/maintenance", wrapper.SetPAMMaintenance, options.OperationMiddlewares["SetPAMMaintenance"]...)
-	router.POST(options.BaseURL+"/fax/accounts", wrapper.CreateFaxAccount, options.OperationMiddlewares["CreateFaxAccount"]...)
-	router.GET(options.BaseURL+"/fax/accounts/:account_name", wrapper.GetFaxAccount, options.OperationMiddlewares["GetFaxAccount"]...)
-	router.POST(options.BaseURL+"/fax/accounts/:account_name/api_keys", wrapper.CreateFaxAPIKey, options.OperationMiddlewares["CreateFaxAPIKey"]...)
-	router.DELETE(options.BaseURL+"/fax/accounts/:account_name/api_keys/:key_id", wrapper.RevokeFaxAPIKey, options.OperationMiddlewares["RevokeFaxAPIKey"]...)
-	router.POST(options.BaseURL+"/fax/accounts/:account_name/outbound_voice_profiles", wrapper.CreateFaxOutboundVoiceProfile, options.OperationMiddlewares["CreateFaxOutboundVoiceProfile"]...)
-	router.POST(options.BaseURL+"/fax/accounts/:account_name/applications", wrapper.CreateFaxApplication, options.OperationMiddlewares["CreateFaxApplication"]...)
-	router.PUT(options.BaseURL+"/fax/accounts/:account_name/numbers/:phone_number", wrapper.SetFaxNumber, options.OperationMiddlewares["SetFaxNumber"]...)
-	router.POST(options.BaseURL+"/fax/inbound_faxes", wrapper.InjectFaxInbound, options.OperationMiddlewares["InjectFaxInbound"]...)
-	router.GET(options.BaseURL+"/fax/webhook_public_key", wrapper.GetFaxWebhookPublicKey, options.OperationMiddlewares["GetFaxWebhookPublicKey"]...)
-	router.GET(options.BaseURL+"/fax/webhook_stats", wrapper.GetFaxWebhookStats, options.OperationMiddlewares["GetFaxWebhookStats"]...)
-	router.POST(options.BaseURL+"/restaurant/restaurants", wrapper.CreateRestaurant, options.OperationMiddlewares["CreateRestaurant"]...)
-	router.GET(options.BaseURL+"/restaurant/restaurants/:restaurant_guid", wrapper.GetRestaurant, options.OperationMiddlewares["GetRestaurant"]...)
-	router.PUT(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/configuration", wrapper.ImportRestaurantConfiguration, options.OperationMiddlewares["ImportRestaurantConfiguration"]...)
-	router.POST(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/demo", wrapper.GenerateRestaurantDemo, options.OperationMiddlewares["GenerateRestaurantDemo"]...)
-	router.DELETE(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/:resource/:entity_guid", wrapper.RemoveRestaurantEntity, options.OperationMiddlewares["RemoveRestaurantEntity"]...)
-	router.POST(options.BaseURL+"/restaurant/restaurants/:restaurant_guid/:resource/:entity_guid/archive", wrapper.ArchiveRestaurantEntity, options.OperationMiddlewares["ArchiveRestaurantEntity"]...)
-	router.POST(options.BaseURL+"/restaurant/clients", wrapper.CreateRestaurantClient, options.OperationMiddlewares["CreateRestaurantClient"]...)
-	router.GET(options.BaseURL+"/storage/buckets", wrapper.ListStorageBuckets, options.OperationMiddlewares["ListStorageBuckets"]...)
-	router.POST(options.BaseURL+"/storage/buckets", wrapper.CreateStorageBucket, options.OperationMiddlewares["CreateStorageBucket"]...)
-	router.DELETE(options.BaseURL+"/storage/buckets/:bucket", wrapper.DeleteStorageBucket, options.OperationMiddlewares["DeleteStorageBucket"]...)
-	router.GET(options.BaseURL+"/storage/buckets/:bucket", wrapper.GetStorageBucket, options.OperationMiddlewares["GetStorageBucket"]...)
-	router.PUT(options.BaseURL+"/storage/buckets/:bucket/versioning", wrapper.SetStorageBucketVersioning, options.OperationMiddlewares["SetStorageBucketVersioning"]...)
-	router.GET(options.BaseURL+"/storage/keys", wrapper.ListStorageKeys, options.OperationMiddlewares["ListStorageKeys"]...)
-	router.POST(options.BaseURL+"/storage/keys", wrapper.CreateStorageKey, options.OperationMiddlewares["CreateStorageKey"]...)
-	router.DELETE(options.BaseURL+"/storage/keys/:key_id", wrapper.DeleteStorageKey, options.OperationMiddlewares["DeleteStorageKey"]...)
-
-}
-
-type BadRequestJSONResponse Error
-
-type ConflictJSONResponse Error
-
-type InternalJSONResponse Error
-
-type NotFoundJSONResponse Error
-
-type TooLargeJSONResponse Error
-
-type UnauthorizedJSONResponse Error
-
-type UnsupportedMediaTypeJSONResponse Error
-
-type CreateFaxAccountRequestObject struct {
-	Body *CreateFaxAccountJSONRequestBody
-}
-
-type CreateFaxAccountResponseObject interface {
-	VisitCreateFaxAccountResponse(w http.ResponseWriter) error
-}
-
-type CreateFaxAccount201JSONResponse FaxAccountCredentials
-
-func (response CreateFaxAccount201JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAccount400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateFaxAccount400JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAccount401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateFaxAccount401JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAccount409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreateFaxAccount409JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAccount413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateFaxAccount413JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAccount500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateFaxAccount500JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxAccountRequestObject struct {
-	AccountName FaxAccountName `json:"account_name"`
-}
-
-type GetFaxAccountResponseObject interface {
-	VisitGetFaxAccountResponse(w http.ResponseWriter) error
-}
-
-type GetFaxAccount200JSONResponse FaxAccount
-
-func (response GetFaxAccount200JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxAccount401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetFaxAccount401JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxAccount404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetFaxAccount404JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxAccount500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetFaxAccount500JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAPIKeyRequestObject struct {
-	AccountName FaxAccountName `json:"account_name"`
-	Body        *CreateFaxAPIKeyJSONRequestBody
-}
-
-type CreateFaxAPIKeyResponseObject interface {
-	VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error
-}
-
-type CreateFaxAPIKey201JSONResponse FaxAPIKey
-
-func (response CreateFaxAPIKey201JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAPIKey400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateFaxAPIKey400JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAPIKey401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateFaxAPIKey401JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAPIKey404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateFaxAPIKey404JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAPIKey413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateFaxAPIKey413JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxAPIKey500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateFaxAPIKey500JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RevokeFaxAPIKeyRequestObject struct {
-	AccountName FaxAccountName `json:"account_name"`
-	KeyId       FaxKeyID       `json:"key_id"`
-}
-
-type RevokeFaxAPIKeyResponseObject interface {
-	VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error
-}
-
-type RevokeFaxAPIKey204Response struct {
-}
-
-func (response RevokeFaxAPIKey204Response) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
-	w.WriteHeader(204)
-	return nil
-}
-
-type RevokeFaxAPIKey401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response RevokeFaxAPIKey401JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RevokeFaxAPIKey404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response RevokeFaxAPIKey404JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RevokeFaxAPIKey500JSONResponse struct{ InternalJSONResponse }
-
-func (response RevokeFaxAPIKey500JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplicationRequestObject struct {
-	AccountName FaxAccountName `json:"account_name"`
-	Body        *CreateFaxApplicationJSONRequestBody
-}
-
-type CreateFaxApplicationResponseObject interface {
-	VisitCreateFaxApplicationResponse(w http.ResponseWriter) error
-}
-
-type CreateFaxApplication201JSONResponse FaxApplication
-
-func (response CreateFaxApplication201JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateFaxApplication400JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateFaxApplication401JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateFaxApplication404JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetFaxNumberRequestObject struct {
-	AccountName FaxAccountName `json:"account_name"`
-	PhoneNumber FaxPhoneNumber `json:"phone_number"`
-	Body        *SetFaxNumberJSONRequestBody
-}
-
-type SetFaxNumberResponseObject interface {
-	VisitSetFaxNumberResponse(w http.ResponseWriter) error
-}
-
-type SetFaxNumber200JSONResponse FaxNumber
-
-func (response SetFaxNumber200JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetFaxNumber400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response SetFaxNumber400JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetFaxNumber401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response SetFaxNumber401JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetFaxNumber404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response SetFaxNumber404JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetFaxNumber409JSONResponse struct{ ConflictJSONResponse }
-
-func (response SetFaxNumber409JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetFaxNumber413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response SetFaxNumber413JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetFaxNumber500JSONResponse struct{ InternalJSONResponse }
-
-func (response SetFaxNumber500JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxOutboundVoiceProfileRequestObject struct {
-	AccountName FaxAccountName `json:"account_name"`
-	Body        *CreateFaxOutboundVoiceProfileJSONRequestBody
-}
-
-type CreateFaxOutboundVoiceProfileResponseObject interface {
-	VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error
-}
-
-type CreateFaxOutboundVoiceProfile201JSONResponse FaxOutboundVoiceProfile
-
-func (response CreateFaxOutboundVoiceProfile201JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxOutboundVoiceProfile400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateFaxOutboundVoiceProfile400JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxOutboundVoiceProfile401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateFaxOutboundVoiceProfile401JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxOutboundVoiceProfile404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateFaxOutboundVoiceProfile404JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxOutboundVoiceProfile413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateFaxOutboundVoiceProfile413JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxOutboundVoiceProfile500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateFaxOutboundVoiceProfile500JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type InjectFaxInboundRequestObject struct {
-	JSONBody      *InjectFaxInboundJSONRequestBody
-	MultipartBody *multipart.Reader
-}
-
-type InjectFaxInboundResponseObject interface {
-	VisitInjectFaxInboundResponse(w http.ResponseWriter) error
-}
-
-type InjectFaxInbound201JSONResponse FaxInbound
-
-func (response InjectFaxInbound201JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type InjectFaxInbound400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response InjectFaxInbound400JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type InjectFaxInbound401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response InjectFaxInbound401JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type InjectFaxInbound404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response InjectFaxInbound404JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type InjectFaxInbound413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response InjectFaxInbound413JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type InjectFaxInbound415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response InjectFaxInbound415JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type InjectFaxInbound500JSONResponse struct{ InternalJSONResponse }
-
-func (response InjectFaxInbound500JSONResponse) VisitInjectFaxInboundResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxWebhookPublicKeyRequestObject struct {
-}
-
-type GetFaxWebhookPublicKeyResponseObject interface {
-	VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error
-}
-
-type GetFaxWebhookPublicKey200JSONResponse FaxWebhookPublicKey
-
-func (response GetFaxWebhookPublicKey200JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxWebhookPublicKey401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetFaxWebhookPublicKey401JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxWebhookPublicKey500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetFaxWebhookPublicKey500JSONResponse) VisitGetFaxWebhookPublicKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxWebhookStatsRequestObject struct {
-}
-
-type GetFaxWebhookStatsResponseObject interface {
-	VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error
-}
-
-type GetFaxWebhookStats200JSONResponse FaxWebhookStats
-
-func (response GetFaxWebhookStats200JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxWebhookStats401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetFaxWebhookStats401JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxWebhookStats500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetFaxWebhookStats500JSONResponse) VisitGetFaxWebhookStatsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMMaintenanceRequestObject struct {
-}
-
-type GetPAMMaintenanceResponseObject interface {
-	VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error
-}
-
-type GetPAMMaintenance200JSONResponse PAMMaintenance
-
-func (response GetPAMMaintenance200JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMMaintenance401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPAMMaintenance401JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMMaintenance500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetPAMMaintenance500JSONResponse) VisitGetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMMaintenanceRequestObject struct {
-	Body *SetPAMMaintenanceJSONRequestBody
-}
-
-type SetPAMMaintenanceResponseObject interface {
-	VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error
-}
-
-type SetPAMMaintenance200JSONResponse PAMMaintenance
-
-func (response SetPAMMaintenance200JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMMaintenance400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response SetPAMMaintenance400JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMMaintenance401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response SetPAMMaintenance401JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMMaintenance413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response SetPAMMaintenance413JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMMaintenance500JSONResponse struct{ InternalJSONResponse }
-
-func (response SetPAMMaintenance500JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMTeamRequestObject struct {
-	Body *CreatePAMTeamJSONRequestBody
-}
-
-type CreatePAMTeamResponseObject interface {
-	VisitCreatePAMTeamResponse(w http.ResponseWriter) error
-}
-
-type CreatePAMTeam201JSONResponse PAMTeam
-
-func (response CreatePAMTeam201JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMTeam400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreatePAMTeam400JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMTeam401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreatePAMTeam401JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMTeam409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreatePAMTeam409JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMTeam413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreatePAMTeam413JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMTeam500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreatePAMTeam500JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMTeamRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-}
-
-type GetPAMTeamResponseObject interface {
-	VisitGetPAMTeamResponse(w http.ResponseWriter) error
-}
-
-type GetPAMTeam200JSONResponse PAMTeam
-
-func (response GetPAMTeam200JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMTeam401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPAMTeam401JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMTeam404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetPAMTeam404JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMTeam500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetPAMTeam500JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdatePAMTeamRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Body     *UpdatePAMTeamJSONRequestBody
-}
-
-type UpdatePAMTeamResponseObject interface {
-	VisitUpdatePAMTeamResponse(w http.ResponseWriter) error
-}
-
-type UpdatePAMTeam200JSONResponse PAMTeam
-
-func (response UpdatePAMTeam200JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdatePAMTeam400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response UpdatePAMTeam400JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdatePAMTeam401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response UpdatePAMTeam401JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdatePAMTeam404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response UpdatePAMTeam404JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdatePAMTeam413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response UpdatePAMTeam413JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdatePAMTeam500JSONResponse struct{ InternalJSONResponse }
-
-func (response UpdatePAMTeam500JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMQuotasRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-}
-
-type GetPAMQuotasResponseObject interface {
-	VisitGetPAMQuotasResponse(w http.ResponseWriter) error
-}
-
-type GetPAMQuotas200JSONResponse PAMQuotas
-
-func (response GetPAMQuotas200JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMQuotas401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPAMQuotas401JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMQuotas404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetPAMQuotas404JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPAMQuotas500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetPAMQuotas500JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMQuotasRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Body     *SetPAMQuotasJSONRequestBody
-}
-
-type SetPAMQuotasResponseObject interface {
-	VisitSetPAMQuotasResponse(w http.ResponseWriter) error
-}
-
-type SetPAMQuotas200JSONResponse PAMQuotas
-
-func (response SetPAMQuotas200JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMQuotas400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response SetPAMQuotas400JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMQuotas401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response SetPAMQuotas401JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMQuotas404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response SetPAMQuotas404JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMQuotas413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response SetPAMQuotas413JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetPAMQuotas500JSONResponse struct{ InternalJSONResponse }
-
-func (response SetPAMQuotas500JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BootstrapPAMServiceUserRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Body     *BootstrapPAMServiceUserJSONRequestBody
-}
-
-type BootstrapPAMServiceUserResponseObject interface {
-	VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error
-}
-
-type BootstrapPAMServiceUser201JSONResponse PAMServiceUserCredentials
-
-func (response BootstrapPAMServiceUser201JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BootstrapPAMServiceUser400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response BootstrapPAMServiceUser400JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BootstrapPAMServiceUser401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response BootstrapPAMServiceUser401JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BootstrapPAMServiceUser404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response BootstrapPAMServiceUser404JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BootstrapPAMServiceUser409JSONResponse struct{ ConflictJSONResponse }
-
-func (response BootstrapPAMServiceUser409JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BootstrapPAMServiceUser413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response BootstrapPAMServiceUser413JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BootstrapPAMServiceUser500JSONResponse struct{ InternalJSONResponse }
-
-func (response BootstrapPAMServiceUser500JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMHumanUserRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Body     *CreatePAMHumanUserJSONRequestBody
-}
-
-type CreatePAMHumanUserResponseObject interface {
-	VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error
-}
-
-type CreatePAMHumanUser201JSONResponse PAMUser
-
-func (response CreatePAMHumanUser201JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMHumanUser400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreatePAMHumanUser400JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMHumanUser401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreatePAMHumanUser401JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMHumanUser404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreatePAMHumanUser404JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMHumanUser409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreatePAMHumanUser409JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMHumanUser413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreatePAMHumanUser413JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePAMHumanUser500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreatePAMHumanUser500JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurantClientRequestObject struct {
-	Body *CreateRestaurantClientJSONRequestBody
-}
-
-type CreateRestaurantClientResponseObject interface {
-	VisitCreateRestaurantClientResponse(w http.ResponseWriter) error
-}
-
-type CreateRestaurantClient201JSONResponse RestaurantClientCredentials
-
-func (response CreateRestaurantClient201JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurantClient400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateRestaurantClient400JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurantClient401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateRestaurantClient401JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurantClient404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateRestaurantClient404JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurantClient413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateRestaurantClient413JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurantClient500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateRestaurantClient500JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurantRequestObject struct {
-	Body *CreateRestaurantJSONRequestBody
-}
-
-type CreateRestaurantResponseObject interface {
-	VisitCreateRestaurantResponse(w http.ResponseWriter) error
-}
-
-type CreateRestaurant201JSONResponse RestaurantRestaurant
-
-func (response CreateRestaurant201JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurant400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateRestaurant400JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurant401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateRestaurant401JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurant409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreateRestaurant409JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurant413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateRestaurant413JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateRestaurant500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateRestaurant500JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantRequestObject struct {
-	RestaurantGuid RestaurantGUID `json:"restaurant_guid"`
-}
-
-type GetRestaurantResponseObject interface {
-	VisitGetRestaurantResponse(w http.ResponseWriter) error
-}
-
-type GetRestaurant200JSONResponse RestaurantRestaurant
-
-func (response GetRestaurant200JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurant401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetRestaurant401JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurant404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetRestaurant404JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurant500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetRestaurant500JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ImportRestaurantConfigurationRequestObject struct {
-	RestaurantGuid RestaurantGUID `json:"restaurant_guid"`
-	Body           *ImportRestaurantConfigurationJSONRequestBody
-}
-
-type ImportRestaurantConfigurationResponseObject interface {
-	VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error
-}
-
-type ImportRestaurantConfiguration200JSONResponse RestaurantImportResult
-
-func (response ImportRestaurantConfiguration200JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ImportRestaurantConfiguration400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ImportRestaurantConfiguration400JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ImportRestaurantConfiguration401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ImportRestaurantConfiguration401JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ImportRestaurantConfiguration404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ImportRestaurantConfiguration404JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ImportRestaurantConfiguration413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response ImportRestaurantConfiguration413JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ImportRestaurantConfiguration500JSONResponse struct{ InternalJSONResponse }
-
-func (response ImportRestaurantConfiguration500JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GenerateRestaurantDemoRequestObject struct {
-	RestaurantGuid RestaurantGUID `json:"restaurant_guid"`
-	Body           *GenerateRestaurantDemoJSONRequestBody
-}
-
-type GenerateRestaurantDemoResponseObject interface {
-	VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error
-}
-
-type GenerateRestaurantDemo200JSONResponse RestaurantImportResult
-
-func (response GenerateRestaurantDemo200JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GenerateRestaurantDemo400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GenerateRestaurantDemo400JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GenerateRestaurantDemo401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GenerateRestaurantDemo401JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GenerateRestaurantDemo404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GenerateRestaurantDemo404JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GenerateRestaurantDemo413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response GenerateRestaurantDemo413JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GenerateRestaurantDemo500JSONResponse struct{ InternalJSONResponse }
-
-func (response GenerateRestaurantDemo500JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveRestaurantEntityRequestObject struct {
-	RestaurantGuid RestaurantGUID       `json:"restaurant_guid"`
-	Resource       RestaurantResource   `json:"resource"`
-	EntityGuid     RestaurantEntityGUID `json:"entity_guid"`
-}
-
-type RemoveRestaurantEntityResponseObject interface {
-	VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error
-}
-
-type RemoveRestaurantEntity204Response struct {
-}
-
-func (response RemoveRestaurantEntity204Response) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
-	w.WriteHeader(204)
-	return nil
-}
-
-type RemoveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response RemoveRestaurantEntity401JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveRestaurantEntity404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response RemoveRestaurantEntity404JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveRestaurantEntity500JSONResponse struct{ InternalJSONResponse }
-
-func (response RemoveRestaurantEntity500JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ArchiveRestaurantEntityRequestObject struct {
-	RestaurantGuid RestaurantGUID       `json:"restaurant_guid"`
-	Resource       RestaurantResource   `json:"resource"`
-	EntityGuid     RestaurantEntityGUID `json:"entity_guid"`
-}
-
-type ArchiveRestaurantEntityResponseObject interface {
-	VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error
-}
-
-type ArchiveRestaurantEntity204Response struct {
-}
-
-func (response ArchiveRestaurantEntity204Response) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
-	w.WriteHeader(204)
-	return nil
-}
-
-type ArchiveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ArchiveRestaurantEntity401JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ArchiveRestaurantEntity404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ArchiveRestaurantEntity404JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ArchiveRestaurantEntity500JSONResponse struct{ InternalJSONResponse }
-
-func (response ArchiveRestaurantEntity500JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageBucketsRequestObject struct {
-}
-
-type ListStorageBucketsResponseObject interface {
-	VisitListStorageBucketsResponse(w http.ResponseWriter) error
-}
-
-type ListStorageBuckets200JSONResponse StorageBucketList
-
-func (response ListStorageBuckets200JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageBuckets401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListStorageBuckets401JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageBuckets404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListStorageBuckets404JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageBuckets500JSONResponse struct{ InternalJSONResponse }
-
-func (response ListStorageBuckets500JSONResponse) VisitListStorageBucketsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageBucketRequestObject struct {
-	Body *CreateStorageBucketJSONRequestBody
-}
-
-type CreateStorageBucketResponseObject interface {
-	VisitCreateStorageBucketResponse(w http.ResponseWriter) error
-}
-
-type CreateStorageBucket201JSONResponse StorageBucket
-
-func (response CreateStorageBucket201JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateStorageBucket400JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateStorageBucket401JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageBucket404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateStorageBucket404JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageBucket409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreateStorageBucket409JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageBucket413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateStorageBucket413JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageBucket500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateStorageBucket500JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteStorageBucketRequestObject struct {
-	Bucket StorageBucketName `json:"bucket"`
-}
-
-type DeleteStorageBucketResponseObject interface {
-	VisitDeleteStorageBucketResponse(w http.ResponseWriter) error
-}
-
-type DeleteStorageBucket204Response struct {
-}
-
-func (response DeleteStorageBucket204Response) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
-	w.WriteHeader(204)
-	return nil
-}
-
-type DeleteStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteStorageBucket401JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteStorageBucket404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteStorageBucket404JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteStorageBucket500JSONResponse struct{ InternalJSONResponse }
-
-func (response DeleteStorageBucket500JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetStorageBucketRequestObject struct {
-	Bucket StorageBucketName `json:"bucket"`
-}
-
-type GetStorageBucketResponseObject interface {
-	VisitGetStorageBucketResponse(w http.ResponseWriter) error
-}
-
-type GetStorageBucket200JSONResponse StorageBucket
-
-func (response GetStorageBucket200JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetStorageBucket401JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetStorageBucket404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetStorageBucket404JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetStorageBucket500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetStorageBucket500JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetStorageBucketVersioningRequestObject struct {
-	Bucket StorageBucketName `json:"bucket"`
-	Body   *SetStorageBucketVersioningJSONRequestBody
-}
-
-type SetStorageBucketVersioningResponseObject interface {
-	VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error
-}
-
-type SetStorageBucketVersioning200JSONResponse StorageBucket
-
-func (response SetStorageBucketVersioning200JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetStorageBucketVersioning400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response SetStorageBucketVersioning400JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetStorageBucketVersioning401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response SetStorageBucketVersioning401JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetStorageBucketVersioning404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response SetStorageBucketVersioning404JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetStorageBucketVersioning413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response SetStorageBucketVersioning413JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetStorageBucketVersioning500JSONResponse struct{ InternalJSONResponse }
-
-func (response SetStorageBucketVersioning500JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageKeysRequestObject struct {
-}
-
-type ListStorageKeysResponseObject interface {
-	VisitListStorageKeysResponse(w http.ResponseWriter) error
-}
-
-type ListStorageKeys200JSONResponse StorageKeyList
-
-func (response ListStorageKeys200JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageKeys401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListStorageKeys401JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageKeys404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListStorageKeys404JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListStorageKeys500JSONResponse struct{ InternalJSONResponse }
-
-func (response ListStorageKeys500JSONResponse) VisitListStorageKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageKeyRequestObject struct {
-	Body *CreateStorageKeyJSONRequestBody
-}
-
-type CreateStorageKeyResponseObject interface {
-	VisitCreateStorageKeyResponse(w http.ResponseWriter) error
-}
-
-type CreateStorageKey201JSONResponse StorageKeyCredentials
-
-func (response CreateStorageKey201JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageKey400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateStorageKey400JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageKey401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateStorageKey401JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageKey404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateStorageKey404JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageKey413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateStorageKey413JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateStorageKey500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateStorageKey500JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteStorageKeyRequestObject struct {
-	KeyId string `json:"key_id"`
-}
-
-type DeleteStorageKeyResponseObject interface {
-	VisitDeleteStorageKeyResponse(w http.ResponseWriter) error
-}
-
-type DeleteStorageKey204Response struct {
-}
-
-func (response DeleteStorageKey204Response) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
-	w.WriteHeader(204)
-	return nil
-}
-
-type DeleteStorageKey401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteStorageKey401JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteStorageKey404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteStorageKey404JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteStorageKey500JSONResponse struct{ InternalJSONResponse }
-
-func (response DeleteStorageKey500JSONResponse) VisitDeleteStorageKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-// StrictServerInterface represents all server handlers.
-type StrictServerInterface interface {
-	// CreateFaxAccount Create a fax account with its first API key
-	// (POST /fax/accounts)
-	CreateFaxAccount(ctx context.Context, request CreateFaxAccountRequestObject) (CreateFaxAccountResponseObject, error)
-	// GetFaxAccount Get a fax account
-	// (GET /fax/accounts/{account_name})
-	GetFaxAccount(ctx context.Context, request GetFaxAccountRequestObject) (GetFaxAccountResponseObject, error)
-	// CreateFaxAPIKey Issue or rotate a fax API key
-	// (POST /fax/accounts/{account_name}/api_keys)
-	CreateFaxAPIKey(ctx context.Context, request CreateFaxAPIKeyRequestObject) (CreateFaxAPIKeyResponseObject, error)
-	// RevokeFaxAPIKey Revoke a fax API key
-	// (DELETE /fax/accounts/{account_name}/api_keys/{key_id})
-	RevokeFaxAPIKey(ctx context.Context, request RevokeFaxAPIKeyRequestObject) (RevokeFaxAPIKeyResponseObject, error)
-	// CreateFaxApplication Create a fax application for an account
-	// (POST /fax/accounts/{account_name}/applications)
-	CreateFaxApplication(ctx context.Context, request CreateFaxApplicationRequestObject) (CreateFaxApplicationResponseObject, error)
-	// SetFaxNumber Give a phone number to an account, enabled on an application
-	// (PUT /fax/accounts/{account_name}/numbers/{phone_number})
-	SetFaxNumber(ctx context.Context, request SetFaxNumberRequestObject) (SetFaxNumberResponseObject, error)
-	// CreateFaxOutboundVoiceProfile Create an outbound voice profile
-	// (POST /fax/accounts/{account_name}/outbound_voice_profiles)
-	CreateFaxOutboundVoiceProfile(ctx context.Context, request CreateFaxOutboundVoiceProfileRequestObject) (CreateFaxOutboundVoiceProfileResponseObject, error)
-	// InjectFaxInbound Inject an inbound fax
-	// (POST /fax/inbound_faxes)
-	InjectFaxInbound(ctx context.Context, request InjectFaxInboundRequestObject) (InjectFaxInboundResponseObject, error)
-	// GetFaxWebhookPublicKey Get the key fax webhooks are signed with
-	// (GET /fax/webhook_public_key)
-	GetFaxWebhookPublicKey(ctx context.Context, request GetFaxWebhookPublicKeyRequestObject) (GetFaxWebhookPublicKeyResponseObject, error)
-	// GetFaxWebhookStats Count the fax webhook outbox's events by fate
-	// (GET /fax/webhook_stats)
-	GetFaxWebhookStats(ctx context.Context, request GetFaxWebhookStatsRequestObject) (GetFaxWebhookStatsResponseObject, error)
-	// GetPAMMaintenance Tell whether the PAM API is offline
-	// (GET /pam/maintenance)
-	GetPAMMaintenance(ctx context.Context, request GetPAMMaintenanceRequestObject) (GetPAMMaintenanceResponseObject, error)
-	// SetPAMMaintenance Take the PAM API offline or bring it back
-	// (PUT /pam/maintenance)
-	SetPAMMaintenance(ctx context.Context, request SetPAMMaintenanceRequestObject) (SetPAMMaintenanceResponseObject, error)
-	// CreatePAMTeam Create a PAM team
-	// (POST /pam/teams)
-	CreatePAMTeam(ctx context.Context, request CreatePAMTeamRequestObject) (CreatePAMTeamResponseObject, error)
-	// GetPAMTeam Get a PAM team
-	// (GET /pam/teams/{team_name})
-	GetPAMTeam(ctx context.Context, request GetPAMTeamRequestObject) (GetPAMTeamResponseObject, error)
-	// UpdatePAMTeam Disable or enable a PAM team
-	// (PATCH /pam/teams/{team_name})
-	UpdatePAMTeam(ctx context.Context, request UpdatePAMTeamRequestObject) (UpdatePAMTeamResponseObject, error)
-	// GetPAMQuotas Get a PAM team's quotas
-	// (GET /pam/teams/{team_name}/quotas)
-	GetPAMQuotas(ctx context.Context, request GetPAMQuotasRequestObject) (GetPAMQuotasResponseObject, error)
-	// SetPAMQuotas Replace a PAM team's quotas
-	// (PUT /pam/teams/{team_name}/quotas)
-	SetPAMQuotas(ctx context.Context, request SetPAMQuotasRequestObject) (SetPAMQuotasResponseObject, error)
-	// BootstrapPAMServiceUser Create a service user with a key, in a group with the given roles
-	// (POST /pam/teams/{team_name}/service_users)
-	BootstrapPAMServiceUser(ctx context.Context, request BootstrapPAMServiceUserRequestObject) (BootstrapPAMServiceUserResponseObject, error)
-	// CreatePAMHumanUser Create a human user in a PAM team
-	// (POST /pam/teams/{team_name}/users)
-	CreatePAMHumanUser(ctx context.Context, request CreatePAMHumanUserRequestObject) (CreatePAMHumanUserResponseObject, error)
-	// CreateRestaurantClient Create an API client of the restaurant API
-	// (POST /restaurant/clients)
-	CreateRestaurantClient(ctx context.Context, request CreateRestaurantClientRequestObject) (CreateRestaurantClientResponseObject, error)
-	// CreateRestaurant Create a restaurant
-	// (POST /restaurant/restaurants)
-	CreateRestaurant(ctx context.Context, request CreateRestaurantRequestObject) (CreateRestaurantResponseObject, error)
-	// GetRestaurant Get a restaurant with its entity counts
-	// (GET /restaurant/restaurants/{restaurant_guid})
-	GetRestaurant(ctx context.Context, request GetRestaurantRequestObject) (GetRestaurantResponseObject, error)
-	// ImportRestaurantConfiguration Import a restaurant's configuration
-	// (PUT /restaurant/restaurants/{restaurant_guid}/configuration)
-	ImportRestaurantConfiguration(ctx context.Context, request ImportRestaurantConfigurationRequestObject) (ImportRestaurantConfigurationResponseObject, error)
-	// GenerateRestaurantDemo Import a generated demo configuration
-	// (POST /restaurant/restaurants/{restaurant_guid}/demo)
-	GenerateRestaurantDemo(ctx context.Context, request GenerateRestaurantDemoRequestObject) (GenerateRestaurantDemoResponseObject, error)
-	// RemoveRestaurantEntity Remove an entity from a restaurant's configuration
-	// (DELETE /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid})
-	RemoveRestaurantEntity(ctx context.Context, request RemoveRestaurantEntityRequestObject) (RemoveRestaurantEntityResponseObject, error)
-	// ArchiveRestaurantEntity Archive an entity of a restaurant's configuration
-	// (POST /restaurant/restaurants/{restaurant_guid}/{resource}/{entity_guid}/archive)
-	ArchiveRestaurantEntity(ctx context.Context, request ArchiveRestaurantEntityRequestObject) (ArchiveRestaurantEntityResponseObject, error)
-	// ListStorageBuckets List the storage buckets
-	// (GET /storage/buckets)
-	ListStorageBuckets(ctx context.Context, request ListStorageBucketsRequestObject) (ListStorageBucketsResponseObject, error)
-	// CreateStorageBucket Create a storage bucket
-	// (POST /storage/buckets)
-	CreateStorageBucket(ctx context.Context, request CreateStorageBucketRequestObject) (CreateStorageBucketResponseObject, error)
-	// DeleteStorageBucket Delete a storage bucket and its lifecycle configuration
-	// (DELETE /storage/buckets/{bucket})
-	DeleteStorageBucket(ctx context.Context, request DeleteStorageBucketRequestObject) (DeleteStorageBucketResponseObject, error)
-	// GetStorageBucket Get a storage bucket
-	// (GET /storage/buckets/{bucket})
-	GetStorageBucket(ctx context.Context, request GetStorageBucketRequestObject) (GetStorageBucketResponseObject, error)
-	// SetStorageBucketVersioning Enable or suspend a bucket's versioning
-	// (PUT /storage/buckets/{bucket}/versioning)
-	SetStorageBucketVersioning(ctx context.Context, request SetStorageBucketVersioningRequestObject) (SetStorageBucketVersioningResponseObject, error)
-	// ListStorageKeys List the storage access keys (without secrets)
-	// (GET /storage/keys)
-	ListStorageKeys(ctx context.Context, request ListStorageKeysRequestObject) (ListStorageKeysResponseObject, error)
-	// CreateStorageKey Issue a storage access key
-	// (POST /storage/keys)
-	CreateStorageKey(ctx context.Context, request CreateStorageKeyRequestObject) (CreateStorageKeyResponseObject, error)
-	// DeleteStorageKey Delete a storage access key
-	// (DELETE /storage/keys/{key_id})
-	DeleteStorageKey(ctx context.Context, request DeleteStorageKeyRequestObject) (DeleteStorageKeyResponseObject, error)
-}
-
-type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
-type StrictMiddlewareFunc func(f StrictHandlerFunc, operationID string) StrictHandlerFunc
-
-func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareFunc) ServerInterface {
-	return &strictHandler{ssi: ssi, middlewares: middlewares}
-}
-
-type strictHandler struct {
-	ssi         StrictServerInterface
-	middlewares []StrictMiddlewareFunc
-}
-
-// CreateFaxAccount operation middleware
-func (sh *strictHandler) CreateFaxAccount(ctx echo.Context) error {
-	var request CreateFaxAccountRequestObject
-
-	var body CreateFaxAccountJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateFaxAccount(ctx.Request().Context(), request.(CreateFaxAccountRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateFaxAccount")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateFaxAccountResponseObject); ok {
-		return validResponse.VisitCreateFaxAccountResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetFaxAccount operation middleware
-func (sh *strictHandler) GetFaxAccount(ctx echo.Context, accountName FaxAccountName) error {
-	var request GetFaxAccountRequestObject
-
-	request.AccountName = accountName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetFaxAccount(ctx.Request().Context(), request.(GetFaxAccountRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetFaxAccount")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetFaxAccountResponseObject); ok {
-		return validResponse.VisitGetFaxAccountResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateFaxAPIKey operation middleware
-func (sh *strictHandler) CreateFaxAPIKey(ctx echo.Context, accountName FaxAccountName) error {
-	var request CreateFaxAPIKeyRequestObject
-
-	request.AccountName = accountName
-
-	var body CreateFaxAPIKeyJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateFaxAPIKey(ctx.Request().Context(), request.(CreateFaxAPIKeyRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateFaxAPIKey")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateFaxAPIKeyResponseObject); ok {
-		return validResponse.VisitCreateFaxAPIKeyResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// RevokeFaxAPIKey operation middleware
-func (sh *strictHandler) RevokeFaxAPIKey(ctx echo.Context, accountName FaxAccountName, keyId FaxKeyID) error {
-	var request RevokeFaxAPIKeyRequestObject
-
-	request.AccountName = accountName
-	request.KeyId = keyId
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.RevokeFaxAPIKey(ctx.Request().Context(), request.(RevokeFaxAPIKeyRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "RevokeFaxAPIKey")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(RevokeFaxAPIKeyResponseObject); ok {
-		return validResponse.VisitRevokeFaxAPIKeyResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateFaxApplication operation middleware
-func (sh *strictHandler) CreateFaxApplication(ctx echo.Context, accountName FaxAccountName) error {
-	var request CreateFaxApplicationRequestObject
-
-	request.AccountName = accountName
-
-	var body CreateFaxApplicationJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateFaxApplication(ctx.Request().Context(), request.(CreateFaxApplicationRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateFaxApplication")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateFaxApplicationResponseObject); ok {
-		return validResponse.VisitCreateFaxApplicationResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// SetFaxNumber operation middleware
-func (sh *strictHandler) SetFaxNumber(ctx echo.Context, accountName FaxAccountName, phoneNumber FaxPhoneNumber) error {
-	var request SetFaxNumberRequestObject
-
-	request.AccountName = accountName
-	request.PhoneNumber = phoneNumber
-
-	var body SetFaxNumberJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.SetFaxNumber(ctx.Request().Context(), request.(SetFaxNumberRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "SetFaxNumber")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(SetFaxNumberResponseObject); ok {
-		return validResponse.VisitSetFaxNumberResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateFaxOutboundVoiceProfile operation middleware
-func (sh *strictHandler) CreateFaxOutboundVoiceProfile(ctx echo.Context, accountName FaxAccountName) error {
-	var request CreateFaxOutboundVoiceProfileRequestObject
-
-	request.AccountName = accountName
-
-	var body CreateFaxOutboundVoiceProfileJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateFaxOutboundVoiceProfile(ctx.Request().Context(), request.(CreateFaxOutboundVoiceProfileRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateFaxOutboundVoiceProfile")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateFaxOutboundVoiceProfileResponseObject); ok {
-		return validResponse.VisitCreateFaxOutboundVoiceProfileResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// InjectFaxInbound operation middleware
-func (sh *strictHandler) InjectFaxInbound(ctx echo.Context) error {
-	var request InjectFaxInboundRequestObject
-
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
-		var body InjectFaxInboundJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.JSONBody = &body
-
-	}
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "multipart/form-data") {
-		if reader, err := ctx.Request().MultipartReader(); err != nil {
-			return err
-		} else {
-			request.MultipartBody = reader
-		}
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.InjectFaxInbound(ctx.Request().Context(), request.(InjectFaxInboundRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "InjectFaxInbound")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(InjectFaxInboundResponseObject); ok {
-		return validResponse.VisitInjectFaxInboundResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetFaxWebhookPublicKey operation middleware
-func (sh *strictHandler) GetFaxWebhookPublicKey(ctx echo.Context) error {
-	var request GetFaxWebhookPublicKeyRequestObject
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetFaxWebhookPublicKey(ctx.Request().Context(), request.(GetFaxWebhookPublicKeyRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetFaxWebhookPublicKey")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetFaxWebhookPublicKeyResponseObject); ok {
-		return validResponse.VisitGetFaxWebhookPublicKeyResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetFaxWebhookStats operation middleware
-func (sh *strictHandler) GetFaxWebhookStats(ctx echo.Context) error {
-	var request GetFaxWebhookStatsRequestObject
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetFaxWebhookStats(ctx.Request().Context(), request.(GetFaxWebhookStatsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetFaxWebhookStats")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetFaxWebhookStatsResponseObject); ok {
-		return validResponse.VisitGetFaxWebhookStatsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPAMMaintenance operation middleware
-func (sh *strictHandler) GetPAMMaintenance(ctx echo.Context) error {
-	var request GetPAMMaintenanceRequestObject
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPAMMaintenance(ctx.Request().Context(), request.(GetPAMMaintenanceRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPAMMaintenance")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPAMMaintenanceResponseObject); ok {
-		return validResponse.VisitGetPAMMaintenanceResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// SetPAMMaintenance operation middleware
-func (sh *strictHandler) SetPAMMaintenance(ctx echo.Context) error {
-	var request SetPAMMaintenanceRequestObject
-
-	var body SetPAMMaintenanceJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.SetPAMMaintenance(ctx.Request().Context(), request.(SetPAMMaintenanceRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "SetPAMMaintenance")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(SetPAMMaintenanceResponseObject); ok {
-		return validResponse.VisitSetPAMMaintenanceResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreatePAMTeam operation middleware
-func (sh *strictHandler) CreatePAMTeam(ctx echo.Context) error {
-	var request CreatePAMTeamRequestObject
-
-	var body CreatePAMTeamJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreatePAMTeam(ctx.Request().Context(), request.(CreatePAMTeamRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreatePAMTeam")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreatePAMTeamResponseObject); ok {
-		return validResponse.VisitCreatePAMTeamResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPAMTeam operation middleware
-func (sh *strictHandler) GetPAMTeam(ctx echo.Context, teamName TeamName) error {
-	var request GetPAMTeamRequestObject
-
-	request.TeamName = teamName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPAMTeam(ctx.Request().Context(), request.(GetPAMTeamRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPAMTeam")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPAMTeamResponseObject); ok {
-		return validResponse.VisitGetPAMTeamResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// UpdatePAMTeam operation middleware
-func (sh *strictHandler) UpdatePAMTeam(ctx echo.Context, teamName TeamName) error {
-	var request UpdatePAMTeamRequestObject
-
-	request.TeamName = teamName
-
-	var body UpdatePAMTeamJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.UpdatePAMTeam(ctx.Request().Context(), request.(UpdatePAMTeamRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "UpdatePAMTeam")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(UpdatePAMTeamResponseObject); ok {
-		return validResponse.VisitUpdatePAMTeamResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPAMQuotas operation middleware
-func (sh *strictHandler) GetPAMQuotas(ctx echo.Context, teamName TeamName) error {
-	var request GetPAMQuotasRequestObject
-
-	request.TeamName = teamName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPAMQuotas(ctx.Request().Context(), request.(GetPAMQuotasRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPAMQuotas")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPAMQuotasResponseObject); ok {
-		return validResponse.VisitGetPAMQuotasResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// SetPAMQuotas operation middleware
-func (sh *strictHandler) SetPAMQuotas(ctx echo.Context, teamName TeamName) error {
-	var request SetPAMQuotasRequestObject
-
-	request.TeamName = teamName
-
-	var body SetPAMQuotasJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.SetPAMQuotas(ctx.Request().Context(), request.(SetPAMQuotasRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "SetPAMQuotas")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(SetPAMQuotasResponseObject); ok {
-		return validResponse.VisitSetPAMQuotasResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// BootstrapPAMServiceUser operation middleware
-func (sh *strictHandler) BootstrapPAMServiceUser(ctx echo.Context, teamName TeamName) error {
-	var request BootstrapPAMServiceUserRequestObject
-
-	request.TeamName = teamName
-
-	var body BootstrapPAMServiceUserJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.BootstrapPAMServiceUser(ctx.Request().Context(), request.(BootstrapPAMServiceUserRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "BootstrapPAMServiceUser")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(BootstrapPAMServiceUserResponseObject); ok {
-		return validResponse.VisitBootstrapPAMServiceUserResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreatePAMHumanUser operation middleware
-func (sh *strictHandler) CreatePAMHumanUser(ctx echo.Context, teamName TeamName) error {
-	var request CreatePAMHumanUserRequestObject
-
-	request.TeamName = teamName
-
-	var body CreatePAMHumanUserJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreatePAMHumanUser(ctx.Request().Context(), request.(CreatePAMHumanUserRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreatePAMHumanUser")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreatePAMHumanUserResponseObject); ok {
-		return validResponse.VisitCreatePAMHumanUserResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateRestaurantClient operation middleware
-func (sh *strictHandler) CreateRestaurantClient(ctx echo.Context) error {
-	var request CreateRestaurantClientRequestObject
-
-	var body CreateRestaurantClientJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateRestaurantClient(ctx.Request().Context(), request.(CreateRestaurantClientRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateRestaurantClient")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateRestaurantClientResponseObject); ok {
-		return validResponse.VisitCreateRestaurantClientResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateRestaurant operation middleware
-func (sh *strictHandler) CreateRestaurant(ctx echo.Context) error {
-	var request CreateRestaurantRequestObject
-
-	var body CreateRestaurantJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateRestaurant(ctx.Request().Context(), request.(CreateRestaurantRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateRestaurant")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateRestaurantResponseObject); ok {
-		return validResponse.VisitCreateRestaurantResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetRestaurant operation middleware
-func (sh *strictHandler) GetRestaurant(ctx echo.Context, restaurantGuid RestaurantGUID) error {
-	var request GetRestaurantRequestObject
-
-	request.RestaurantGuid = restaurantGuid
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetRestaurant(ctx.Request().Context(), request.(GetRestaurantRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetRestaurant")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetRestaurantResponseObject); ok {
-		return validResponse.VisitGetRestaurantResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ImportRestaurantConfiguration operation middleware
-func (sh *strictHandler) ImportRestaurantConfiguration(ctx echo.Context, restaurantGuid RestaurantGUID) error {
-	var request ImportRestaurantConfigurationRequestObject
-
-	request.RestaurantGuid = restaurantGuid
-
-	var body ImportRestaurantConfigurationJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ImportRestaurantConfiguration(ctx.Request().Context(), request.(ImportRestaurantConfigurationRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ImportRestaurantConfiguration")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ImportRestaurantConfigurationResponseObject); ok {
-		return validResponse.VisitImportRestaurantConfigurationResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GenerateRestaurantDemo operation middleware
-func (sh *strictHandler) GenerateRestaurantDemo(ctx echo.Context, restaurantGuid RestaurantGUID) error {
-	var request GenerateRestaurantDemoRequestObject
-
-	request.RestaurantGuid = restaurantGuid
-
-	var body GenerateRestaurantDemoJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GenerateRestaurantDemo(ctx.Request().Context(), request.(GenerateRestaurantDemoRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GenerateRestaurantDemo")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GenerateRestaurantDemoResponseObject); ok {
-		return validResponse.VisitGenerateRestaurantDemoResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// RemoveRestaurantEntity operation middleware
-func (sh *strictHandler) RemoveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error {
-	var request RemoveRestaurantEntityRequestObject
-
-	request.RestaurantGuid = restaurantGuid
-	request.Resource = resource
-	request.EntityGuid = entityGuid
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.RemoveRestaurantEntity(ctx.Request().Context(), request.(RemoveRestaurantEntityRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "RemoveRestaurantEntity")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(RemoveRestaurantEntityResponseObject); ok {
-		return validResponse.VisitRemoveRestaurantEntityResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ArchiveRestaurantEntity operation middleware
-func (sh *strictHandler) ArchiveRestaurantEntity(ctx echo.Context, restaurantGuid RestaurantGUID, resource RestaurantResource, entityGuid RestaurantEntityGUID) error {
-	var request ArchiveRestaurantEntityRequestObject
-
-	request.RestaurantGuid = restaurantGuid
-	request.Resource = resource
-	request.EntityGuid = entityGuid
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ArchiveRestaurantEntity(ctx.Request().Context(), request.(ArchiveRestaurantEntityRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ArchiveRestaurantEntity")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ArchiveRestaurantEntityResponseObject); ok {
-		return validResponse.VisitArchiveRestaurantEntityResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListStorageBuckets operation middleware
-func (sh *strictHandler) ListStorageBuckets(ctx echo.Context) error {
-	var request ListStorageBucketsRequestObject
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListStorageBuckets(ctx.Request().Context(), request.(ListStorageBucketsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListStorageBuckets")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListStorageBucketsResponseObject); ok {
-		return validResponse.VisitListStorageBucketsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateStorageBucket operation middleware
-func (sh *strictHandler) CreateStorageBucket(ctx echo.Context) error {
-	var request CreateStorageBucketRequestObject
-
-	var body CreateStorageBucketJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateStorageBucket(ctx.Request().Context(), request.(CreateStorageBucketRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateStorageBucket")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateStorageBucketResponseObject); ok {
-		return validResponse.VisitCreateStorageBucketResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteStorageBucket operation middleware
-func (sh *strictHandler) DeleteStorageBucket(ctx echo.Context, bucket StorageBucketName) error {
-	var request DeleteStorageBucketRequestObject
-
-	request.Bucket = bucket
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteStorageBucket(ctx.Request().Context(), request.(DeleteStorageBucketRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteStorageBucket")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteStorageBucketResponseObject); ok {
-		return validResponse.VisitDeleteStorageBucketResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetStorageBucket operation middleware
-func (sh *strictHandler) GetStorageBucket(ctx echo.Context, bucket StorageBucketName) error {
-	var request GetStorageBucketRequestObject
-
-	request.Bucket = bucket
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetStorageBucket(ctx.Request().Context(), request.(GetStorageBucketRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetStorageBucket")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetStorageBucketResponseObject); ok {
-		return validResponse.VisitGetStorageBucketResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// SetStorageBucketVersioning operation middleware
-func (sh *strictHandler) SetStorageBucketVersioning(ctx echo.Context, bucket StorageBucketName) error {
-	var request SetStorageBucketVersioningRequestObject
-
-	request.Bucket = bucket
-
-	var body SetStorageBucketVersioningJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.SetStorageBucketVersioning(ctx.Request().Context(), request.(SetStorageBucketVersioningRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "SetStorageBucketVersioning")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(SetStorageBucketVersioningResponseObject); ok {
-		return validResponse.VisitSetStorageBucketVersioningResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListStorageKeys operation middleware
-func (sh *strictHandler) ListStorageKeys(ctx echo.Context) error {
-	var request ListStorageKeysRequestObject
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListStorageKeys(ctx.Request().Context(), request.(ListStorageKeysRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListStorageKeys")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListStorageKeysResponseObject); ok {
-		return validResponse.VisitListStorageKeysResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateStorageKey operation middleware
-func (sh *strictHandler) CreateStorageKey(ctx echo.Context) error {
-	var request CreateStorageKeyRequestObject
-
-	var body CreateStorageKeyJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateStorageKey(ctx.Request().Context(), request.(CreateStorageKeyRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateStorageKey")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateStorageKeyResponseObject); ok {
-		return validResponse.VisitCreateStorageKeyResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteStorageKey operation middleware
-func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error {
-	var request DeleteStorageKeyRequestObject
-
-	request.KeyId = keyId
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteStorageKey(ctx.Request().Context(), request.(DeleteStorageKeyRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteStorageKey")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteStorageKeyResponseObject); ok {
-		return validResponse.VisitDeleteStorageKeyResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
-// Stored as a slice of fixed-width chunks rather than one concatenated
-// const string: with thousands of chunks the chained `+` fold is several
-// times slower for the Go compiler than parsing a slice literal.
-var swaggerSpec = []string{
-	"7H1Zd9s41uBfwdF858SepiU5dvJV2Q8zqmztqUrKEztdD6WMCJFXEtokwAZA22qP//scXABcJFKLbTmV",
-	"b/KUWCSBC+DuG+46kUgzwYFr1Tm562RU0hQ0SPzrPb0dRJHIuf5EUzC/xKAiyTLNBO+cdC5nQCb0llD7",
-	"0gtFOE2h2wk6zDzOqJ51gg7HbzvupRH+GXQk/CtnEuLOiZY5BB0VzSClZo7/kDDpnHT+W68ErWefqt4C",
-	"RPf3gQHyV5ifvW0Gb3B+Rq5g/kIRFrcAdgXzEYtXgjQRMqW6c9LJc3xTzzPzpdKS8amH4nwmOHzK0zHI",
-	"Zlgy8wLh+AZhnLzrHr4+JmZsshf+7fDo8OWrV6/6h/1+uN8CKo4wsiM8Zg+roBroP4PSNJeU63dcMz3/",
-	"8KVtPwGfv1DEvNICpX1nNM3X7OoqIEuIEJY6kO3gyeKd1SCW7+0QzM+gRC4jaAUVnxIxIbrY2YBQS0Wx",
-	"wRBdW5JB5heKmJWo9nXZKVctCHiedk7+7NBEg+RUwzmdp8D15TwD1Qk6Ywn0yv8RUTV7K+mNYQlBJ2ac",
-	"8envuA77t0JqNP9PgecfpMgz/8eZhtT/335Se2z+5eKCJvAZqLLjZXQucl35W8JHEbMJs9NX/iyGyiSL",
-	"oPoX1/blcuMuQF6zCOyP18BzeAP+LUUTUG+ohqmQDF9R9u2BBFr5882Myik+13ScuP/cfqYa/3stWFxC",
-	"rVn2B9OzmUhiwx++NjGMCy0kncIveXQFK9jrGJ+v5qz2nQfj8DIkBr5LoGk7WOeDj0QDTVeBZZ4/jtuf",
-	"Dz4WYNwboCSoTHAFKJ1+ofFn+FcOSpu/IsE1cPwvzbKERdSA2/unMjDfbTjhOymFtFM1ESxORpA8FNKm",
-	"/Y4ISSiReQLdzn3QeSP4JGHRs0Hl2AjcMqUVoYkEGs8RkjOOBJ7sHpIBJzmH2wwiDTExJAOSgHkbAfkk",
-	"9HuR83j3gHwSROXRrNgWnP5SiN8M9T4znoh4TpgiwuwF04qIDCTO9kKRhKVMn5Cjl+Qj+8XoAAaDSk4f",
-	"CT5h09y+PuQszYTUAfnPfvk6J4yPzaYaFSwgh5UncyL0DGSXDCwQNzOhgLyxKz/4DfhUzwhTQ46gGURG",
-	"cAywEia5gpjk3KDRKTEaiwKuyQ3TM5FrUn9N8AhqAwzxO5JRpbtDbjb/C6e5ngnJ/g3PcP4fmVKMTw1J",
-	"3kjBp4TGqRGk4gp414Kj8szsJsQfIWb0Ejnzc+PFC0XchMSIBrOlXGjcbbObBaYQTa9AdZEju0mQ9Qmh",
-	"lZY0Ox98dMLtiwJZYYc0jpkZgCbn0oymjWw7mdBEgRGS5U93namRnc1sHh8RLUiWawQsV6i6npJIAjWk",
-	"fjMDbnAiFmCXgGzISISU3lpM65y8fPUq6KSM+78PlwRigFo43GZMghoxPlIQCR6rZbB+YxPQLC3UpiuY",
-	"n1aR0/1WBcgMihAxzlKj+rzuFwAYbWFqtGAvtpq2wakAuHonigOSc/avHLyWZoTdwqpfHy8uOqPaMOTO",
-	"Sef//EkP/t0/+Pmr+3fUPfj63/+j07AvUiSgWjRI88jvgz2qPQlZQiNDAYbj2Df8GVkJYW0LVM3Wi9/P",
-	"IgEDRUpvrTZ38rqAkUpJ552gYzfCPTbi3UpqL/D/7DgdwOKZX1GpFInxPyHSKDkRqc4HH/+ep5Q/HKPb",
-	"T3K7Ezx8+dM2R/g/m8+waTdWrt7oPI9b+OZK1Vaw1TTFh0HovAAb6qTO1q9S55aabNC5BqmYMGaLRYkJ",
-	"zRNjyn/h7gkY86+OKn/MwAhQxAurXROlqdSKFN8YVPGGVH2od9wYCHGz2r/9bv8K82fe6tpe3C1tDS2Z",
-	"LFNG41ji9q+bVr60SissT+4WwI5E3EK8f7+8PDfnoHM0f5c5OPgR/cEwfk0TFo+c6EVmVdFGjP2pRxPU",
-	"TAOjAVi93bxVKAkjJ6dHOF2A06FO/bWBWaegFLV65uqjx0V6gMvvmpDhPb0dnJ/9CvPlrWLx8kYZtFfF",
-	"AWmB/7VK0OD8zAiIa3EFAZFCUw37pzXhbfYGuDbKD0rMNX4vlNrtbkHrrhgDlSARmr1w4DYflZuQzIDG",
-	"IPe75GImbjhqk0blTOYovWZUGTWVKC2kJbhl6YjiDuJmIMycdr0xGc+JnhnN1aybCR5YsWg0rhuqNljs",
-	"wgniK2b5bWdWUt8CflvNaUR1zbMYUw0HRrFpWqY96LWnsQmPbPCgLi3LCewKpKsX+UZCbNCGJmp5vRuy",
-	"ocqW3QcdmrGRw611H1naWFyHn7UcavUSvKvjyfU3M0VpT2xGwwZ3w0hwDpH5ZcTi0Kh5CnisNiJLjwhL",
-	"D0Su0WYcXQsWwSiTYsISGDXjF8+TxIgy77RZGu0GxjMhrkYTyhJjSo5ymSyv5l2a6bmlNiNUnbHDoZGg",
-	"/ZBupA1o0CFr9cMWyFYtvwU7rCS2OPYwKew4VIMKP0D+5NR3h6+GYVuO5dVSRVMgWlKuKCID2fMcbH8z",
-	"prViWXbO3amaa3hNq/5TQlhSzuOg3NIYXUkmi6foni6cZGmUeqO+4lYgEeVG3hqK3oig2yit/FCyBS2s",
-	"f/xTjWPNtM7U/zjp9TYgu6cZttkMrE618vB/d4fwD3MG53aTnxELtkDWM+uIW2buE3o7amPwE3qLUUlP",
-	"6E5jInuU429GA4JrQ08vSGgHCvc3QpaJFOm2QUDE+UhsRNNuub+7D+4NPkxhVIj5+lrP6bT0UsQiylPg",
-	"ull/1+IBscvqIbn9dluAA5YLq4G5+iTfC5luiWMRTZJR7Dy2IwWRchhnXU4/vT7u9ysuqMOm9fvdaYm5",
-	"vH1PJETArqHONMaMUzn/a2DC44+wcnLFfpQwrT6330vI6/vn9+2kIDV0Ytsfyc1MJNAlGZVGhz2pPGB6",
-	"RkL3u7cEQ2LUoe6QG2bshzScHF1LBg9ILEWmyF5o3wgDEtrnI4slUmQZGGoe8ooXwc+KiIozmkPGERqN",
-	"zXLZD+OKzRi7jHeJjRc4CjZf1RyuRrwxRWKQuGXm/PBFQ2wEic35B3ZCCAEZUwWvj+sEMdfw/zU5lFko",
-	"jbbY6CHKW1CNizzUYqglsDxuZxZyYRbSixZgbdmnJhWjzUR7qNHVarO0wLQyjWiwIomo26kpZsPh3/48",
-	"NBaqMVPvDoPD4/s2A/UCtJ3wgY7GJbxYptmq8rts8gC6TPFXtzLBT4nBJoytjzECORGysBu3RLwWM+gP",
-	"q4qe5+OERY0eNppMhWR6lla9ihC/fPXq8OdGppzhWKNWv9jRywPDncg7Owax7xtL0HMysqc05TGVMaFJ",
-	"NqNj0AHJaBxDvL8Bl1v0gxQLqMH2deWGXGiqmzw5Y8pjdHKXWF5l2pCwa5BtjzPgsXPCLz5cpGz3ZnXI",
-	"oDJ7E/Dng48fqRmQU24zrrZAYDGZJIw3eZ1lDuRmZqw7uAY5x7wXlPCUqxuQirzqHxnhjvHBkRsnrGi3",
-	"YyESoHxpjX7KlrX871xoG+rdNpDbIMQ/CqWJ2UgbJFRFuIukdE5m9LoeHW0Mjl7BXI0ykCO/1lw18ady",
-	"KvMBARrNatHTLWasTtS2qOrQD1jWffPmY9CzQu8ZTUfoQbdJZZhXUvwQQwJTdJMuPVIQ5ZLpecO7S4+A",
-	"x3ZLm5hKPcq/0ttaBPNXBthX+J7XinCXLts2hYJIQoPi9mAPv49/bxuyrkWpzd9FOto2AdKgY05ltKEK",
-	"gO9upgdUs+P8FNUBFuPlQZmnXNnmpWNt4SdmQU8TioiZsuHNcoUFj3vSQMWqOHXV8VsAtDZgUR1xF67+",
-	"88HHL6pJ7d5hyOeKWb+T51WzPKW8zFptZCet0QEbW62lCEeaXdd2+WuwhVMeoSvGXXtAZer0m4TBmrhS",
-	"hK+cNXMi+/DiiXlR68aVmXubs6rF1PFFjrUYMfbLXVhcsddVGNZsbjW5sF3HsPy/vnO/cxtVzUAWKZaB",
-	"FfOUE4TcqPeYy85Akb2wngsdorvAArVf2eNGMBFZLCY8q/f/aU6zTJk67Pf7a053+zPEzXlgwl9umct2",
-	"69mpE72c7i2k4mHLKksOlpVF4DnBczTW5hQ4SKohIKmvLSCMR0keW7ovfFUv+/1+zVnVoqi25R9g7M48",
-	"JlN27bIy8Ldaei/Zc0lJ5LBu4DGuXx+vV2GrG1zuwepd9hU0VTHXP/iZHkwGB++/3v10f1D983ibPw9f",
-	"NvsZysnPMJv5MyhMxFrO/8kd4TWffbPpWQs4e+6zEHSoca1G5qOFpk0RbD+gC9WsimIsqnk4YuBXtfpU",
-	"yv/tYlt+M2ZZwZnX7oWT1YMtdJbHMZbVrMOVadVTUwZ69dZegK7lBP6jyAV8GItZVpB8sl/QuchVBjze",
-	"REVywzRCXM/Ga/alOccZ9bmJwqZXjSERfIosbi8RNyAjqoAkYEhcBSRmU6PnUB6T2TybAVf7XYJJCENO",
-	"I62IsEFHoxuVFZ12CoV6Upf84v4yg6CFn9IYyBgmQhZwKZtoDPGQW4gMQKHjcaGLedzSNDNGZpGQWU+d",
-	"PtpcH2/TxmsH/+C0pOXsyIco80+UvLrB5yWGt+kYZWZUZfC1qnkNut+YathRhykbq0z1A1qn//rR1wLX",
-	"XLQ28LRidoHsHRmcfH1EWskkILFYJJaVOHq0CkeNyeh/WoWszT7o58TUhdzfzb0/C8dVOCtKdKsOvSm+",
-	"/Qrzp0gu/MZ7g67ANZZod60rv2FLCy/QA/e2mZANY9+WijEHcw0J47grAPrHQqZ+E/2+KFLwGZ+ektDJ",
-	"3xApNSxkcFjILSphm6T91XI86HzJ4scWaVQ9aA3hBve4dGefEhzGBckUYZrQKWW8JcqwsLv3pR/6whyZ",
-	"o5s4ZfxSXAFvUTHKqjmyFw7Ozy4uB29+HQ3efjz7NLr8/dd3n2wuEmIBQoBZ3iVEM60zWwjH+ET4Ajtq",
-	"q2J9R4iMKU2jq07Qwbwz/Eid9HpTpmf5uBuJtOffKf7TaaytswVzQr5QmEMlJuiOcJ+4etQTs3OWNPzm",
-	"cmNpBy58UOg02pU4DLmLzg3Oz/ALXk+QJ2eaJEbT4TXdyZZq2tJMLUgiRDY2UIznxCk7wZCbyRxtKFJP",
-	"iz8hv9iU+WHe7x9FlaPAHyAkewb65lMh11QygyenQ06JpDwWqTtHpgrLN8bF2lr5soaPKZJzBXq/S8Ji",
-	"7+z03W43NM+ZVkMeiTSlPD5IGAcyoRF0h3zIz6meWXJDx7VPubctOPQM5nYos1/yhIS9jKY9M2xAwt6E",
-	"3hb/V5YZ2L+HPOyVThH8rUuwcES5EBwJ74ZYTjHsBGRoKyrsf11RxbBzHyKABk+KnYhmEGFZgFNdCUZl",
-	"Dd74Ok2j+7oKXgk0PimfFNkviCOSTWfaDeyjgsf9Q3Izoxps6a/L3Ca/iNiYXmaPsF4WYjTDymrPvePD",
-	"o4AogCF3rR9sufv+QqVw3X+wtjqY7FHyCh8O+fnb98aMtbHm/Za6YexWIqQmaa404bgMc9CEEg76Rsir",
-	"kxJFhhzpK3RFweZgSHhwgKd9QONYhkRMJiUd5DwBpSqvJIm4OZCQCg2IZFN2DRyP7BdQLMa8AFUpilWB",
-	"TTAyAOLUlpzPpUhBzyBXJAUtWYQOABu3NThI9ZCHH95dkp57bAgJbrFCVCjk3sQqAqe2GIZXTgZdCUwR",
-	"lUEUkIRdAQl7M6CJnv0bE7kGGBfGzAWEJqXRzNAH0wqSiTmBYgMyALlPOECsCBcWdbDvh3knokllJUOe",
-	"q5wmyZzMqM2aPy3Pyc+Ih2RQrFLr46pubN0znqffk5lIYkPDaKkZNpBQDTwyiDnGjQoqyzbPrbUaODSw",
-	"TJPEVFNryiUsAq6gwtcHGY1mcPCy21/i7Dc3N12Kj7tCTnvuW9X77ezNu08X7/AbI8OYTqoSoixgKs2W",
-	"zknnsNu374sMOM1Y56Rz1O13j2wizAwlHfIWb5miriNUgyL2xskF6hfofEc+KxeTcpXKUf4qMmFSad9c",
-	"yO6vq4dDF5Gtg7fEi5bzqUsSxL4IVwCZmQkjDmJCmLY7WWz7WVxAVCmLscoUKP2LiOdPVrLeVg1wX9fe",
-	"sK53oQHHy/7hU4LRUEzUUklfOEDMoWiFZ2DQ4Ljfb5unALxXaRuCnxyu/6TWwgA/+nn9R0UbEPPB4dH6",
-	"D4ouFfdB59UmKynae6CSl6cplfMCcQittuaymaxLmItNbKbKpU53vpqBagTTu6vm1d1j9KDJjvkMOpdc",
-	"1Qsg3NFYgWe5h0J7p1Bf6xj/AfQCuteQrb8DZFuDYd1HoMjx+o+KtiiPPPEPoOvHvXSuQa2z25/N85Sv",
-	"LCV/fl2DGD1XZbfURO4BUwUtLPrMsl+jgtx4BEbFpYJ0XfIHpmz7qqvQqgq2oZbj0L4i1Drzh3y5wooW",
-	"VaL7JwQYytqx0DMyo1kGnAhJuP05IF6RB6VtrSvjUzuuSOyUTk81OqFPjjYmf5PUIGuFxpBvKjVsXeSu",
-	"hUatMu4byAxf/dlIxQZRnl82bEn4zyobkIYM/tryb8c1HigNCqLv3Vnf1L0l2gQ0NImIZSJZSR9LuP0Z",
-	"CbeO2zXUOm6aFYn9O2HkFto1p/JYXh5s8oVtqbkJ3y+od5e8v1TPUcpVksmpqurpLxQJz3+/uCS965cG",
-	"7lEVvhAbHQTefLc2dhnpKrT5M23r8uzIrYXYK7lvpeR71yx4uUb2G/DhynrbVKrylR8MuUVZr+C18+K0",
-	"KXTr6NKWUajeXbVM5v7xFLoR86iV7RiazhtI+kOREuNKPnyvkopxV3F5C07CeqFJSPbqFSInQy44Okkw",
-	"sO2GtWPEBL0Zi0XY1m2CYodpp8thYZl3nw35hN6C6pI3NElsWy1rvpBULMNPuXXMtFe7nBoVzte4TMoP",
-	"ikV7B+LPTfzlAi2kT9X+vzvgK0vlQBvxkyc1z4qar2a9Dp/+xbnIX9pHYIiP0HoxGeKvx8SgnW625kXN",
-	"3RR2qS4Mltip9bZSTjwwBIEpmjdo4VgBUnu7YG+sGNyxhF/VCOH5RX3jDrQQqtvdH/J+Sd63IWIrcTl5",
-	"NEIEbfdjX7A0T5yqbGvOMUpgJFeoRRiQmxmLZjZkMMZ4zrKUXCSero2duap53/kztJISk7r3sFEFtqno",
-	"Fj93sWUexOE+CtYbmlypIQ9TiBntZlJEgK1aQ3Jg45p+RDCSPXQVzmFZjC+kr9C3Tp0E021Qmx/ypSL9",
-	"/cB8YBR14svwXTl/Uyl+dUL79v7pkJctOMhUFPpJuTEvFHHdTMiXz79Zh06RbMrMEZy/fY+RHVfayfiQ",
-	"/6+L3z+hzuLMC/9BiKuzIcg0TzTDPydCpqeElsNicNq1i8Xxh7xUGvpNSsMZ/ydEutKmZGfsaqEdgcHd",
-	"YiU9s5KDmGr6kCGxIcfz8zq/Yy3srRpidcj+X4zVHR++2gSshpbKj3VUIdIuxLFbmaPvKVSvvm6MVJhz",
-	"Wy6+9lxGYnoRm8xJ6GqhDy7YlFOdSzhwnzk+sieuQQ558d4lS0Fpmmbkb2TY+b/DDvkbkfQGkwjC/VNi",
-	"q3ZUz/b9Cc+pVLBYgB5iqoFq8e3a+MhS0fpuNfGl6VpoofSzPgCRHxv88K5EQ4gOF2zUSbEpd31c1iKP",
-	"8lXvjXjzzsqBG8o0synNYyBFfTrZswUk1q8pFJAx6BsATiRoyUDtB+XLGDQY8qKgndCJEWQ2U8G8P/dJ",
-	"BF66UMR/2/rLiBq1Fj1sCf+zoIadqgUtrEXwbTDjjW0v4VQXv5eodxkSdJJ9bNBGNyteGU17ab2tQEv4",
-	"07A/l4Yy+Egq3xB1w3Q0a4x2LjQt2OFpLczUclge1G9xWJeQJOSm0nfZ7OPg/AxvUHDNEsojymhqPeFN",
-	"nqU/sGFD6LsxoCNX5tUWDmbc9W0cyJ5N8AmGXGUQIRXGIlJEaVZ8u2/VPrt1Zf2oLxUysxmlxyiAmIA4",
-	"E4kxRCMplLI3PkitWnw9Dfjx9HpbE2o8n69nG8QkXNw8r371nJbhJb2CGuI7NDS2wlg61+PYpsvWycBz",
-	"Kg00rZmGTT4M3wxgN8jU2MP+mfV2v8IWXLJ9/n9kCy0GIPyVTqvRq3dXNK6oZgM1ibYCzXbHOjY85+8j",
-	"f6f1ALYN+JZtM75iImQ0a/KQ+jIE2zLHC8KFNkdo6Rwb4ehfH5nXw2V1plYYsSPu0lh88fwCax3WEapI",
-	"jqDGPzyfBZK/tQhkvXL4v4fwnN6/is5YaxMRzVcvFLFfnGIUw3WSY5DE1olmE/HbtHPXhmu36OQmaUEo",
-	"C/13yciKvX9ijpY3W2CY8LfJwUvwsVuq3fmTgeV5VhiaB0N+I/IkJnAbgTHR7WiVAO0RCfGnkX0D4vAU",
-	"az4WLuIzaHYFmW5X8StIthPtvopfz8onN0Fso9MbW2ki/GV9P7jlvMTnjaipnVku9dB7DNmtTMzaE5JI",
-	"yBWo/fI6sqBWblfrA0htHUUKGH2qVFcIDkO+VFhhC123ypRdU17RcoXejshwzYV9z28htfQTbLO/a0f3",
-	"zaou/kulYBSGV21zUeGmth8s44S6e/3wZ6Qrdg2c+JaAm/KB3dM/Zo5odg0EO9DZxezh/xV64S3hSpFP",
-	"7UJiqmZjQWUcECVsFzabNe8qeausI93vkr/boWYisWVuoe+YGeJuEJYaamDaMwPnRXmhhjwcxDFeEP0R",
-	"uU1Istz6alMDlO2J2p7NWb2OcNdek6V7D5+fMeAyV+TTmy3/QfZPQPYVOkFCX2kLVWqgXRxxg1JGe+Ob",
-	"fZ9MzccQV5lI2WzO+bBbheyQP6qIcbGv447IaHXrwGcmpVW9LNtiZfakvHy1x/FDJ27InargtUuvrdyd",
-	"bauEPQ2VD5ZJaaHR47rSg8oc/jKMWh0+1k4vSOoPX87e2vvhDfN03etX08gzUcc3p4vKitvvtndv/HDY",
-	"LwsQWcWYLdG9d1f+MZrmrnRrrUetQgHUtRsoc9mTWn9BMbFtYas9BpdcbDWk3043Xewj+HWHvoxH4ez3",
-	"4bOrnGxRKo5nOXcpHE+BY71osfNwc/xeMstw6+zVp0CeYA/hxS7EzYJgyPfCFHiuwoCERXPUMCDdbveU",
-	"LDUntsH5Sovi5d7GQ16guJrRDGKfyFmfmMiSbNIueYdhFbehlfYzWEqidNHupTLCC0Us/tlKGJccNAEJ",
-	"PALXmIWmKA7duAvtTodcSFyL90S6ztZkUGaTWnOTz0kmxTgxBpFR+szS/bVYZO+43w9cOyT7UtEH1XXY",
-	"sfm90Yzyqb1HeMb4tEuKrqnOpnWJESgRqYQh95f3Wr0SC2EUUZrOGzJpNUmF0r4Lzt7RUfDq1XFwfPQS",
-	"G/eo/RNChzwx/NWt2ftpD48aoWvKk/VtaRvbZD8Jf9qpVK+B+8ze3pbmvg08Eu8Pv6GK3EimNfyoBazk",
-	"vOLW1ZjxC1Vngk/ChWNIRbu++8H1CLMaL02Y0iwKiL/3PDECgStse6YXG1kjqw2cSyWwHbeDIfdttosH",
-	"mt4C/jNOzL/dbnd/UXEu9Yq0aN5dadg95L5jt23BYHtgYeYs2bz1dnMapV1/vSX5X5/+q43Tf1D/d0z9",
-	"ZZM+Q6g7oP87rzPd9+6s6lCaAG3dGwxNleoLFyQRfIrql1FzymZ/dR0GY6+WNK2PyGayKZ/K1tTjIRXX",
-	"FdpDJWLTVg/m0++n1YOBtqK9YRHyQ3j/YzlTsMUXnx3mbPeVPUTHB58EVXtURjN2DdvHNL7x6tviKM9F",
-	"XwO7bw8iMPft90JhDty6gfRQ5cp3Ja00OW8rE5Fz32u8sKTLlsWBOUhjtzk1xQ5b6W1ZtsM5HvKQCz2a",
-	"mM0IbZdW24PSeuBlzhFT/BiD87MmfeY3puqXIOw0n2m5T3yDFlDdpHJDvg+sMmuy2qTb9nGxqR553BPL",
-	"mlvq0x2GVOppfVPZEleKTqnlT1jMUDS9xg7E7taHIdeChK7wPizvlCkuXtg/8VFWqitdb9wtDnOsPCNC",
-	"OkvZdvpN2ASieZQsqM2npNa1Qr0o2/xZ7IXYJkgNogiUegucGWhb40P1mwB2GWOtzfSNPOAL9x40uxEt",
-	"fvwItD5FfkWNUBvptIHD9+7sfzbraebbEDqy9q2pP4mLPJrZkw7XdDd7i3Msk8I6qVxiC/ZOxhDTd8FJ",
-	"7YKXDqiIf7YwnxZG21rs23BvAIkhYjEo1wyhnEjmrtuQpldNbUA+LNwn9GySdCM28X1EGjYgx20tmoar",
-	"c76uIule/Vqdx0/WkpQ8QE+5DSX4dQdVPBQ8gqL1RkQ5GQNR/v4JMs5973VnA4jJZMht81wyKG+18ISz",
-	"V96GIWT1Mox9i8+GH/EolxK4vwnr3W3GLH6HVWmPdBAYzTkvb8lAv3pY+aIlpbnlxq0dyfX1V3w9szNs",
-	"C7r9USjSxCYsEhsUdqRQXHRWY+JrBblvR7zCTsM0S5HEoLRtjH3qsm5c9wB3O08yt9YX9e16nc7eXWVs",
-	"/Wqm3z2e+Vt8Ws2spTV+r4YWRWPCmhp73lpyx7W/lfm1OtnNXXU3IBds+o9j2w+EoSvGgJ9rsAmt2BNE",
-	"YfaqbSNdzYvTlRncBRC2Yc+Mqtk+tgSyYuHAr85lASsSiyLt3V+gh1f6rbTtUGnyl/gtWHi1G/zW2WC7",
-	"6xm9OM23tb4WLhZrb2ryIx1vdS9p2kCfG7Hm7ZpGVxq5VLq9MFehGp7xa5qw2PobfoX5WbyVubVpN+lK",
-	"x/bv2dBac1JL6nfj/QhuBMJQDDLzJKPYZsddA1PcV1cn7qBCqJXrFA9f/rTuLumv1cvMELDqNWZ/fjV6",
-	"uOXCTWDbq3UWbpRBz/lemNIro/TycL92Y81Jr3f48j+7/W6/e3jyU/+nn1HVdxu2tC1AUyMOKtUclTvF",
-	"XG6Oq0rolruU0RTDCQuWg/OsBb4rtQpcRFwF1Y5YYKfwvW0MlaBdUbu8pnKVkmq4Syms35MWFrkz+kaQ",
-	"nFevPHMhSSlQCgruWmgXWxkQkWt3ZZO7LImMIaK5An9jAmbzcPdNAcYJCT+8uxxybMik8G7YbhZPwoBQ",
-	"A8ZBZtD2/O376g1m2vZcQwlsexZ6C8pnNhV3dNnkBWMi+W1x0joWNzwRtuVWwTAk7J/a+wRr/aHMtt8i",
-	"RO6XIfddw8g4Zwn2KK53+ZpRHicgu7Ypeeh1Casf+C5khTKB10oNOeVlOzKHQF6lSKjS5LDf972LGCcp",
-	"pELOT3H/QrJXvbjP092+Me2UK3lZ0AVtppU51IWmj/XehiQTDO+L0kWiv8PfCb1twN8yvuRQ2O2LzcWq",
-	"p/VRTZuT9ypUUonHLE/mwhqYpMZk1b72SapV1dFNVY2alPN4Jnj/9f7/BQAA//8=",
-}
-
-// decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
-// after base64-decoding and flate-decompressing the embedded blob.
-func decodeSpec() ([]byte, error) {
-	encoded := strings.Join(swaggerSpec, "")
-	compressed, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		return nil, fmt.Errorf("error base64 decoding spec: %w", err)
-	}
-	zr := flate.NewReader(bytes.NewReader(compressed))
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("read flate: %w", err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, fmt.Errorf("close flate reader: %w", err)
-	}
-
-	return buf.Bytes(), nil
-}
-
-var rawSpec = decodeSpecCached()
-
-// a naive cache of the decoded OpenAPI spec
-func decodeSpecCached() func() ([]byte, error) {
-	data, err := decodeSpec()
-	return func() ([]byte, error) {
-		return data, err
-	}
-}
-
-// Constructs a synthetic filesystem for resolving external references when loading openapi specifications.
-func PathToRawSpec(pathToFile string) map[string]func() ([]byte, error) {
-	res := make(map[string]func() ([]byte, error))
-	if len(pathToFile) > 0 {
-		res[pathToFile] = rawSpec
-	}
-
-	return res
-}
-
-// GetSpec returns the OpenAPI specification corresponding to the generated
-// code in this file. External references in the spec are resolved through
-// PathToRawSpec; externally-referenced files must be embedded in their
-// corresponding Go packages (via the import-mapping feature). URL-based
-// external refs are not supported.
-func GetSpec() (swagger *openapi3.T, err error) {
-	resolvePath := PathToRawSpec("")
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(loader *openapi3.Loader, url *url.URL) ([]byte, error) {
-		pathToFile := url.String()
-		pathToFile = path.Clean(pathToFile)
-		getSpec, ok := resolvePath[pathToFile]
-		if !ok {
-			err1 := fmt.Errorf("path not found: %s", pathToFile)
-			return nil, err1
-		}
-		return getSpec()
-	}
-	var specData []byte
-	specData, err = rawSpec()
-	if err != nil {
-		return
-	}
-	swagger, err = loader.LoadFromData(specData)
-	if err != nil {
-		return
-	}
-	return
-}
-
-// GetSpecJSON returns the raw JSON bytes of the embedded OpenAPI
-// specification: decompressed but not unmarshaled. External references
-// are not resolved here; the bytes are the spec exactly as embedded by
-// codegen. The result is cached at package init time, so repeated calls
-// are cheap.
-func GetSpecJSON() ([]byte, error) {
-	return rawSpec()
-}
-
-// GetSwagger returns the OpenAPI specification corresponding to the
-// generated code in this file.
-//
-// Deprecated: GetSwagger predates kin-openapi renaming openapi3.Swagger
-// to openapi3.T. Use [GetSpec] instead. This wrapper is retained for
-// backwards compatibility.
-func GetSwagger() (*openapi3.T, error) {
-	return GetSpec()
 }

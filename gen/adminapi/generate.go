@@ -1,6 +1,7 @@
 // Package adminapi holds the code generated from specs/admin/openapi.yaml:
-// models, a typed client, the strict echo server interface and the embedded
-// spec. Nothing in it is edited by hand; run `make generate` after a spec edit.
+// the models and a typed client, and nothing else: the strict echo server
+// interface and the embedded spec are in gen/adminserver, so a service that imports
+// this package compiles no server code. Nothing in it is edited by hand; run `make generate` after a spec edit.
 package adminapi
 
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config config.yaml ../../specs/admin/openapi.yaml

@@ -5,20 +5,15 @@ package faxapi
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
@@ -32,7 +27,9 @@ const (
 	ErrorCodeInvalidState         ErrorCode = "invalid_state"
 	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
 	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodeRequestTimeout       ErrorCode = "request_timeout"
 	ErrorCodeRequestTooLarge      ErrorCode = "request_too_large"
+	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
 	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
 )
 
@@ -53,7 +50,11 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeNotFound:
 		return true
+	case ErrorCodeRequestTimeout:
+		return true
 	case ErrorCodeRequestTooLarge:
+		return true
+	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeUnsupportedMediaType:
 		return true
@@ -447,11 +448,17 @@ type Internal = Errors
 // NotFound defines model for NotFound.
 type NotFound = Errors
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Errors
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Errors
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Errors
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Errors
 
 // Unprocessable defines model for Unprocessable.
 type Unprocessable = Errors
@@ -1785,6 +1792,11 @@ type ClientWithResponsesInterface interface {
 	GetMediaWithResponse(ctx context.Context, mediaId openapi_types.UUID, params *GetMediaParams, reqEditors ...RequestEditorFn) (*GetMediaResponse, error)
 }
 
+// ListFaxApplicationsResponse503Headers the declared response headers of an HTTP 503 response for ListFaxApplications
+type ListFaxApplicationsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListFaxApplicationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1796,6 +1808,10 @@ type ListFaxApplicationsResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFaxApplicationsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1816,6 +1832,11 @@ func (r ListFaxApplicationsResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFaxApplicationsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1847,6 +1868,11 @@ func (r ListFaxApplicationsResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxApplication
+type CreateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1854,6 +1880,8 @@ type CreateFaxApplicationResponse struct {
 	JSON201 *FaxApplicationResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -1862,6 +1890,10 @@ type CreateFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFaxApplicationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1872,6 +1904,11 @@ func (r CreateFaxApplicationResponse) GetJSON201() *FaxApplicationResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -1892,6 +1929,11 @@ func (r CreateFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1923,6 +1965,11 @@ func (r CreateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for DeleteFaxApplication
+type DeleteFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1934,6 +1981,10 @@ type DeleteFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteFaxApplicationResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -1954,6 +2005,11 @@ func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1985,6 +2041,11 @@ func (r DeleteFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for GetFaxApplication
+type GetFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1998,6 +2059,10 @@ type GetFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxApplicationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2023,6 +2088,11 @@ func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2054,6 +2124,11 @@ func (r GetFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// UpdateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for UpdateFaxApplication
+type UpdateFaxApplicationResponse503Headers struct {
+	RetryAfter int
+}
+
 type UpdateFaxApplicationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2063,6 +2138,8 @@ type UpdateFaxApplicationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -2071,6 +2148,10 @@ type UpdateFaxApplicationResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateFaxApplicationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2086,6 +2167,11 @@ func (r UpdateFaxApplicationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -2106,6 +2192,11 @@ func (r UpdateFaxApplicationResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2137,6 +2228,11 @@ func (r UpdateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// ListFaxesResponse503Headers the declared response headers of an HTTP 503 response for ListFaxes
+type ListFaxesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListFaxesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2148,6 +2244,10 @@ type ListFaxesResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFaxesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2168,6 +2268,11 @@ func (r ListFaxesResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListFaxesResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFaxesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2199,6 +2304,11 @@ func (r ListFaxesResponse) ContentType() string {
 	return ""
 }
 
+// SendFaxResponse503Headers the declared response headers of an HTTP 503 response for SendFax
+type SendFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type SendFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2210,6 +2320,8 @@ type SendFaxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -2218,6 +2330,10 @@ type SendFaxResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SendFaxResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -2240,6 +2356,11 @@ func (r SendFaxResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SendFaxResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SendFaxResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -2258,6 +2379,11 @@ func (r SendFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SendFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SendFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2289,6 +2415,11 @@ func (r SendFaxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxResponse503Headers the declared response headers of an HTTP 503 response for DeleteFax
+type DeleteFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2300,6 +2431,10 @@ type DeleteFaxResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteFaxResponse503Headers
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2320,6 +2455,11 @@ func (r DeleteFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2351,6 +2491,11 @@ func (r DeleteFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxResponse503Headers the declared response headers of an HTTP 503 response for GetFax
+type GetFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2364,6 +2509,10 @@ type GetFaxResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2389,6 +2538,11 @@ func (r GetFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2420,6 +2574,11 @@ func (r GetFaxResponse) ContentType() string {
 	return ""
 }
 
+// CancelFaxResponse503Headers the declared response headers of an HTTP 503 response for CancelFax
+type CancelFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type CancelFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2433,6 +2592,10 @@ type CancelFaxResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2458,6 +2621,11 @@ func (r CancelFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CancelFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2489,6 +2657,11 @@ func (r CancelFaxResponse) ContentType() string {
 	return ""
 }
 
+// RefreshFaxResponse503Headers the declared response headers of an HTTP 503 response for RefreshFax
+type RefreshFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type RefreshFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2502,6 +2675,10 @@ type RefreshFaxResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RefreshFaxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2527,6 +2704,11 @@ func (r RefreshFaxResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RefreshFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RefreshFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2558,6 +2740,11 @@ func (r RefreshFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetMediaResponse503Headers the declared response headers of an HTTP 503 response for GetMedia
+type GetMediaResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMediaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2569,6 +2756,10 @@ type GetMediaResponse struct {
 	JSON422 *Unprocessable
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMediaResponse503Headers
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
@@ -2589,6 +2780,11 @@ func (r GetMediaResponse) GetJSON422() *Unprocessable {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMediaResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMediaResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2901,6 +3097,26 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListFaxApplicationsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -2934,6 +3150,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2962,6 +3185,26 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3012,6 +3255,26 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3066,6 +3329,26 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3106,6 +3389,13 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3134,6 +3424,26 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers UpdateFaxApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3181,6 +3491,26 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListFaxesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3228,6 +3558,13 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3256,6 +3593,26 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SendFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3306,6 +3663,26 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3360,6 +3737,26 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3414,6 +3811,26 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CancelFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3468,6 +3885,26 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RefreshFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -3515,1997 +3952,27 @@ func ParseGetMediaResponse(rsp *http.Response) (*GetMediaResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetMediaResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
-}
-
-// ServerInterface represents all server handlers.
-type ServerInterface interface {
-	// ListFaxApplications List fax applications
-	// (GET /v2/fax_applications)
-	ListFaxApplications(ctx echo.Context, params ListFaxApplicationsParams) error
-	// CreateFaxApplication Create a fax application
-	// (POST /v2/fax_applications)
-	CreateFaxApplication(ctx echo.Context) error
-	// DeleteFaxApplication Delete a fax application
-	// (DELETE /v2/fax_applications/{id})
-	DeleteFaxApplication(ctx echo.Context, id string) error
-	// GetFaxApplication Get a fax application
-	// (GET /v2/fax_applications/{id})
-	GetFaxApplication(ctx echo.Context, id string) error
-	// UpdateFaxApplication Update a fax application
-	// (PATCH /v2/fax_applications/{id})
-	UpdateFaxApplication(ctx echo.Context, id string) error
-	// ListFaxes List faxes
-	// (GET /v2/faxes)
-	ListFaxes(ctx echo.Context, params ListFaxesParams) error
-	// SendFax Send a fax
-	// (POST /v2/faxes)
-	SendFax(ctx echo.Context) error
-	// DeleteFax Delete a fax
-	// (DELETE /v2/faxes/{id})
-	DeleteFax(ctx echo.Context, id FaxID) error
-	// GetFax Get a fax
-	// (GET /v2/faxes/{id})
-	GetFax(ctx echo.Context, id FaxID) error
-	// CancelFax Cancel an outbound fax
-	// (POST /v2/faxes/{id}/actions/cancel)
-	CancelFax(ctx echo.Context, id FaxID) error
-	// RefreshFax Refresh a fax's media links
-	// (POST /v2/faxes/{id}/actions/refresh)
-	RefreshFax(ctx echo.Context, id FaxID) error
-	// GetMedia Download a fax document through a signed link
-	// (GET /v2/media/{media_id})
-	GetMedia(ctx echo.Context, mediaId openapi_types.UUID, params GetMediaParams) error
-}
-
-// ServerInterfaceWrapper converts echo contexts to parameters.
-type ServerInterfaceWrapper struct {
-	Handler ServerInterface
-}
-
-// ListFaxApplications converts echo context to params.
-func (w *ServerInterfaceWrapper) ListFaxApplications(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListFaxApplicationsParams
-	// ------------- Optional query parameter "page[number]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", ctx.QueryParams(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page[number]: %s", err))
-	}
-
-	// ------------- Optional query parameter "page[size]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page[size]: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListFaxApplications(ctx, params)
-	return err
-}
-
-// CreateFaxApplication converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateFaxApplication(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateFaxApplication(ctx)
-	return err
-}
-
-// DeleteFaxApplication converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteFaxApplication(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "id" -------------
-	var id string
-
-	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteFaxApplication(ctx, id)
-	return err
-}
-
-// GetFaxApplication converts echo context to params.
-func (w *ServerInterfaceWrapper) GetFaxApplication(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "id" -------------
-	var id string
-
-	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetFaxApplication(ctx, id)
-	return err
-}
-
-// UpdateFaxApplication converts echo context to params.
-func (w *ServerInterfaceWrapper) UpdateFaxApplication(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "id" -------------
-	var id string
-
-	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UpdateFaxApplication(ctx, id)
-	return err
-}
-
-// ListFaxes converts echo context to params.
-func (w *ServerInterfaceWrapper) ListFaxes(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListFaxesParams
-	// ------------- Optional query parameter "page[number]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", ctx.QueryParams(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page[number]: %s", err))
-	}
-
-	// ------------- Optional query parameter "page[size]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page[size]: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter[created_at][gte]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[created_at][gte]", ctx.QueryParams(), &params.FilterCreatedAtGte, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter[created_at][gte]: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter[created_at][lte]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[created_at][lte]", ctx.QueryParams(), &params.FilterCreatedAtLte, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter[created_at][lte]: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter[direction]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[direction]", ctx.QueryParams(), &params.FilterDirection, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter[direction]: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter[from]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[from]", ctx.QueryParams(), &params.FilterFrom, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter[from]: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter[to]" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[to]", ctx.QueryParams(), &params.FilterTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter[to]: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListFaxes(ctx, params)
-	return err
-}
-
-// SendFax converts echo context to params.
-func (w *ServerInterfaceWrapper) SendFax(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.SendFax(ctx)
-	return err
-}
-
-// DeleteFax converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteFax(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "id" -------------
-	var id FaxID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteFax(ctx, id)
-	return err
-}
-
-// GetFax converts echo context to params.
-func (w *ServerInterfaceWrapper) GetFax(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "id" -------------
-	var id FaxID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetFax(ctx, id)
-	return err
-}
-
-// CancelFax converts echo context to params.
-func (w *ServerInterfaceWrapper) CancelFax(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "id" -------------
-	var id FaxID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CancelFax(ctx, id)
-	return err
-}
-
-// RefreshFax converts echo context to params.
-func (w *ServerInterfaceWrapper) RefreshFax(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "id" -------------
-	var id FaxID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RefreshFax(ctx, id)
-	return err
-}
-
-// GetMedia converts echo context to params.
-func (w *ServerInterfaceWrapper) GetMedia(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "media_id" -------------
-	var mediaId openapi_types.UUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "media_id", ctx.Param("media_id"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter media_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetMediaParams
-	// ------------- Required query parameter "expires" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, true, "expires", ctx.QueryParams(), &params.Expires, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expires: %s", err))
-	}
-
-	// ------------- Required query parameter "signature" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, true, "signature", ctx.QueryParams(), &params.Signature, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter signature: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMedia(ctx, mediaId, params)
-	return err
-}
-
-// This is a simple interface which specifies echo.Route addition functions which
-// are present on both echo.Echo and echo.Group, since we want to allow using
-// either of them for path registration
-type EchoRouter interface {
-	CONNECT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	DELETE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	HEAD(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	OPTIONS(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PATCH(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-}
-
-// RegisterHandlersOptions configures RegisterHandlersWithOptions.
-type RegisterHandlersOptions struct {
-	// BaseURL is prepended to every registered path so the API can be served
-	// under a prefix.
-	BaseURL string
-	// OperationMiddlewares lets the caller attach per-operation middleware at
-	// registration time. The map key is the OpenAPI `operationId` value as it
-	// appears in the spec (the raw, un-normalized form). Operations that have
-	// no entry are registered with no extra middleware. A nil map disables
-	// per-operation middleware entirely.
-	OperationMiddlewares map[string][]echo.MiddlewareFunc
-}
-
-// RegisterHandlers adds each server route to the EchoRouter.
-func RegisterHandlers(router EchoRouter, si ServerInterface) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{})
-}
-
-// RegisterHandlersWithBaseURL registers handlers and prepends BaseURL to the
-// paths so the API can be served under a prefix.
-func RegisterHandlersWithBaseURL(router EchoRouter, si ServerInterface, baseURL string) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{BaseURL: baseURL})
-}
-
-// RegisterHandlersWithOptions registers handlers using the supplied options,
-// including any per-operation middleware.
-func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options RegisterHandlersOptions) {
-
-	wrapper := ServerInterfaceWrapper{
-		Handler: si,
-	}
-
-	router.GET(options.BaseURL+"/v2/faxes", wrapper.ListFaxes, options.OperationMiddlewares["ListFaxes"]...)
-	router.POST(options.BaseURL+"/v2/faxes", wrapper.SendFax, options.OperationMiddlewares["SendFax"]...)
-	router.DELETE(options.BaseURL+"/v2/faxes/:id", wrapper.DeleteFax, options.OperationMiddlewares["DeleteFax"]...)
-	router.GET(options.BaseURL+"/v2/faxes/:id", wrapper.GetFax, options.OperationMiddlewares["GetFax"]...)
-	router.POST(options.BaseURL+"/v2/faxes/:id/actions/cancel", wrapper.CancelFax, options.OperationMiddlewares["CancelFax"]...)
-	router.POST(options.BaseURL+"/v2/faxes/:id/actions/refresh", wrapper.RefreshFax, options.OperationMiddlewares["RefreshFax"]...)
-	router.GET(options.BaseURL+"/v2/media/:media_id", wrapper.GetMedia, options.OperationMiddlewares["GetMedia"]...)
-	router.GET(options.BaseURL+"/v2/fax_applications", wrapper.ListFaxApplications, options.OperationMiddlewares["ListFaxApplications"]...)
-	router.POST(options.BaseURL+"/v2/fax_applications", wrapper.CreateFaxApplication, options.OperationMiddlewares["CreateFaxApplication"]...)
-	router.DELETE(options.BaseURL+"/v2/fax_applications/:id", wrapper.DeleteFaxApplication, options.OperationMiddlewares["DeleteFaxApplication"]...)
-	router.GET(options.BaseURL+"/v2/fax_applications/:id", wrapper.GetFaxApplication, options.OperationMiddlewares["GetFaxApplication"]...)
-	router.PATCH(options.BaseURL+"/v2/fax_applications/:id", wrapper.UpdateFaxApplication, options.OperationMiddlewares["UpdateFaxApplication"]...)
-
-}
-
-type ForbiddenJSONResponse Errors
-
-type InternalJSONResponse Errors
-
-type NotFoundJSONResponse Errors
-
-type TooLargeJSONResponse Errors
-
-type UnauthorizedJSONResponse Errors
-
-type UnprocessableJSONResponse Errors
-
-type UnsupportedMediaTypeJSONResponse Errors
-
-type ListFaxApplicationsRequestObject struct {
-	Params ListFaxApplicationsParams
-}
-
-type ListFaxApplicationsResponseObject interface {
-	VisitListFaxApplicationsResponse(w http.ResponseWriter) error
-}
-
-type ListFaxApplications200JSONResponse FaxApplicationList
-
-func (response ListFaxApplications200JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxApplications401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListFaxApplications401JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxApplications422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response ListFaxApplications422JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxApplications500JSONResponse struct{ InternalJSONResponse }
-
-func (response ListFaxApplications500JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplicationRequestObject struct {
-	Body *CreateFaxApplicationJSONRequestBody
-}
-
-type CreateFaxApplicationResponseObject interface {
-	VisitCreateFaxApplicationResponse(w http.ResponseWriter) error
-}
-
-type CreateFaxApplication201JSONResponse FaxApplicationResponse
-
-func (response CreateFaxApplication201JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateFaxApplication401JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response CreateFaxApplication415JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response CreateFaxApplication422JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateFaxApplication500JSONResponse struct{ InternalJSONResponse }
-
-func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFaxApplicationRequestObject struct {
-	Id string `json:"id"`
-}
-
-type DeleteFaxApplicationResponseObject interface {
-	VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error
-}
-
-type DeleteFaxApplication204Response struct {
-}
-
-func (response DeleteFaxApplication204Response) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
-	w.WriteHeader(204)
-	return nil
-}
-
-type DeleteFaxApplication401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteFaxApplication401JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFaxApplication404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteFaxApplication404JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response DeleteFaxApplication422JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFaxApplication500JSONResponse struct{ InternalJSONResponse }
-
-func (response DeleteFaxApplication500JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxApplicationRequestObject struct {
-	Id string `json:"id"`
-}
-
-type GetFaxApplicationResponseObject interface {
-	VisitGetFaxApplicationResponse(w http.ResponseWriter) error
-}
-
-type GetFaxApplication200JSONResponse FaxApplicationResponse
-
-func (response GetFaxApplication200JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxApplication401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetFaxApplication401JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxApplication404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetFaxApplication404JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response GetFaxApplication422JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxApplication500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetFaxApplication500JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateFaxApplicationRequestObject struct {
-	Id   string `json:"id"`
-	Body *UpdateFaxApplicationJSONRequestBody
-}
-
-type UpdateFaxApplicationResponseObject interface {
-	VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error
-}
-
-type UpdateFaxApplication200JSONResponse FaxApplicationResponse
-
-func (response UpdateFaxApplication200JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateFaxApplication401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response UpdateFaxApplication401JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateFaxApplication404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response UpdateFaxApplication404JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateFaxApplication413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response UpdateFaxApplication413JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateFaxApplication415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response UpdateFaxApplication415JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateFaxApplication422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response UpdateFaxApplication422JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateFaxApplication500JSONResponse struct{ InternalJSONResponse }
-
-func (response UpdateFaxApplication500JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxesRequestObject struct {
-	Params ListFaxesParams
-}
-
-type ListFaxesResponseObject interface {
-	VisitListFaxesResponse(w http.ResponseWriter) error
-}
-
-type ListFaxes200JSONResponse FaxList
-
-func (response ListFaxes200JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxes401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListFaxes401JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxes422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response ListFaxes422JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFaxes500JSONResponse struct{ InternalJSONResponse }
-
-func (response ListFaxes500JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFaxRequestObject struct {
-	JSONBody     *SendFaxJSONRequestBody
-	FormdataBody *SendFaxFormdataRequestBody
-}
-
-type SendFaxResponseObject interface {
-	VisitSendFaxResponse(w http.ResponseWriter) error
-}
-
-type SendFax202JSONResponse FaxResponse
-
-func (response SendFax202JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(202)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFax401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response SendFax401JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFax403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response SendFax403JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFax404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response SendFax404JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFax413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response SendFax413JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFax415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response SendFax415JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFax422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response SendFax422JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SendFax500JSONResponse struct{ InternalJSONResponse }
-
-func (response SendFax500JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFaxRequestObject struct {
-	Id FaxID `json:"id"`
-}
-
-type DeleteFaxResponseObject interface {
-	VisitDeleteFaxResponse(w http.ResponseWriter) error
-}
-
-type DeleteFax204Response struct {
-}
-
-func (response DeleteFax204Response) VisitDeleteFaxResponse(w http.ResponseWriter) error {
-	w.WriteHeader(204)
-	return nil
-}
-
-type DeleteFax401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteFax401JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFax404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteFax404JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFax422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response DeleteFax422JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteFax500JSONResponse struct{ InternalJSONResponse }
-
-func (response DeleteFax500JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFaxRequestObject struct {
-	Id FaxID `json:"id"`
-}
-
-type GetFaxResponseObject interface {
-	VisitGetFaxResponse(w http.ResponseWriter) error
-}
-
-type GetFax200JSONResponse FaxResponse
-
-func (response GetFax200JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFax401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetFax401JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFax404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetFax404JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFax422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response GetFax422JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFax500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetFax500JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CancelFaxRequestObject struct {
-	Id FaxID `json:"id"`
-}
-
-type CancelFaxResponseObject interface {
-	VisitCancelFaxResponse(w http.ResponseWriter) error
-}
-
-type CancelFax200JSONResponse FaxResponse
-
-func (response CancelFax200JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CancelFax401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CancelFax401JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CancelFax404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CancelFax404JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CancelFax422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response CancelFax422JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CancelFax500JSONResponse struct{ InternalJSONResponse }
-
-func (response CancelFax500JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RefreshFaxRequestObject struct {
-	Id FaxID `json:"id"`
-}
-
-type RefreshFaxResponseObject interface {
-	VisitRefreshFaxResponse(w http.ResponseWriter) error
-}
-
-type RefreshFax200JSONResponse FaxResponse
-
-func (response RefreshFax200JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RefreshFax401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response RefreshFax401JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RefreshFax404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response RefreshFax404JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RefreshFax422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response RefreshFax422JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RefreshFax500JSONResponse struct{ InternalJSONResponse }
-
-func (response RefreshFax500JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMediaRequestObject struct {
-	MediaId openapi_types.UUID `json:"media_id"`
-	Params  GetMediaParams
-}
-
-type GetMediaResponseObject interface {
-	VisitGetMediaResponse(w http.ResponseWriter) error
-}
-
-type GetMedia200ApplicationpdfResponse struct {
-	Body          io.Reader
-	ContentLength int64
-}
-
-func (response GetMedia200ApplicationpdfResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/pdf")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.WriteHeader(200)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetMedia403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetMedia403JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMedia404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetMedia404JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMedia422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response GetMedia422JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMedia500JSONResponse struct{ InternalJSONResponse }
-
-func (response GetMedia500JSONResponse) VisitGetMediaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-// StrictServerInterface represents all server handlers.
-type StrictServerInterface interface {
-	// ListFaxApplications List fax applications
-	// (GET /v2/fax_applications)
-	ListFaxApplications(ctx context.Context, request ListFaxApplicationsRequestObject) (ListFaxApplicationsResponseObject, error)
-	// CreateFaxApplication Create a fax application
-	// (POST /v2/fax_applications)
-	CreateFaxApplication(ctx context.Context, request CreateFaxApplicationRequestObject) (CreateFaxApplicationResponseObject, error)
-	// DeleteFaxApplication Delete a fax application
-	// (DELETE /v2/fax_applications/{id})
-	DeleteFaxApplication(ctx context.Context, request DeleteFaxApplicationRequestObject) (DeleteFaxApplicationResponseObject, error)
-	// GetFaxApplication Get a fax application
-	// (GET /v2/fax_applications/{id})
-	GetFaxApplication(ctx context.Context, request GetFaxApplicationRequestObject) (GetFaxApplicationResponseObject, error)
-	// UpdateFaxApplication Update a fax application
-	// (PATCH /v2/fax_applications/{id})
-	UpdateFaxApplication(ctx context.Context, request UpdateFaxApplicationRequestObject) (UpdateFaxApplicationResponseObject, error)
-	// ListFaxes List faxes
-	// (GET /v2/faxes)
-	ListFaxes(ctx context.Context, request ListFaxesRequestObject) (ListFaxesResponseObject, error)
-	// SendFax Send a fax
-	// (POST /v2/faxes)
-	SendFax(ctx context.Context, request SendFaxRequestObject) (SendFaxResponseObject, error)
-	// DeleteFax Delete a fax
-	// (DELETE /v2/faxes/{id})
-	DeleteFax(ctx context.Context, request DeleteFaxRequestObject) (DeleteFaxResponseObject, error)
-	// GetFax Get a fax
-	// (GET /v2/faxes/{id})
-	GetFax(ctx context.Context, request GetFaxRequestObject) (GetFaxResponseObject, error)
-	// CancelFax Cancel an outbound fax
-	// (POST /v2/faxes/{id}/actions/cancel)
-	CancelFax(ctx context.Context, request CancelFaxRequestObject) (CancelFaxResponseObject, error)
-	// RefreshFax Refresh a fax's media links
-	// (POST /v2/faxes/{id}/actions/refresh)
-	RefreshFax(ctx context.Context, request RefreshFaxRequestObject) (RefreshFaxResponseObject, error)
-	// GetMedia Download a fax document through a signed link
-	// (GET /v2/media/{media_id})
-	GetMedia(ctx context.Context, request GetMediaRequestObject) (GetMediaResponseObject, error)
-}
-
-type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
-type StrictMiddlewareFunc func(f StrictHandlerFunc, operationID string) StrictHandlerFunc
-
-func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareFunc) ServerInterface {
-	return &strictHandler{ssi: ssi, middlewares: middlewares}
-}
-
-type strictHandler struct {
-	ssi         StrictServerInterface
-	middlewares []StrictMiddlewareFunc
-}
-
-// ListFaxApplications operation middleware
-func (sh *strictHandler) ListFaxApplications(ctx echo.Context, params ListFaxApplicationsParams) error {
-	var request ListFaxApplicationsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListFaxApplications(ctx.Request().Context(), request.(ListFaxApplicationsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListFaxApplications")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListFaxApplicationsResponseObject); ok {
-		return validResponse.VisitListFaxApplicationsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateFaxApplication operation middleware
-func (sh *strictHandler) CreateFaxApplication(ctx echo.Context) error {
-	var request CreateFaxApplicationRequestObject
-
-	var body CreateFaxApplicationJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateFaxApplication(ctx.Request().Context(), request.(CreateFaxApplicationRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateFaxApplication")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateFaxApplicationResponseObject); ok {
-		return validResponse.VisitCreateFaxApplicationResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteFaxApplication operation middleware
-func (sh *strictHandler) DeleteFaxApplication(ctx echo.Context, id string) error {
-	var request DeleteFaxApplicationRequestObject
-
-	request.Id = id
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteFaxApplication(ctx.Request().Context(), request.(DeleteFaxApplicationRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteFaxApplication")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteFaxApplicationResponseObject); ok {
-		return validResponse.VisitDeleteFaxApplicationResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetFaxApplication operation middleware
-func (sh *strictHandler) GetFaxApplication(ctx echo.Context, id string) error {
-	var request GetFaxApplicationRequestObject
-
-	request.Id = id
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetFaxApplication(ctx.Request().Context(), request.(GetFaxApplicationRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetFaxApplication")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetFaxApplicationResponseObject); ok {
-		return validResponse.VisitGetFaxApplicationResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// UpdateFaxApplication operation middleware
-func (sh *strictHandler) UpdateFaxApplication(ctx echo.Context, id string) error {
-	var request UpdateFaxApplicationRequestObject
-
-	request.Id = id
-
-	var body UpdateFaxApplicationJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.UpdateFaxApplication(ctx.Request().Context(), request.(UpdateFaxApplicationRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "UpdateFaxApplication")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(UpdateFaxApplicationResponseObject); ok {
-		return validResponse.VisitUpdateFaxApplicationResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListFaxes operation middleware
-func (sh *strictHandler) ListFaxes(ctx echo.Context, params ListFaxesParams) error {
-	var request ListFaxesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListFaxes(ctx.Request().Context(), request.(ListFaxesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListFaxes")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListFaxesResponseObject); ok {
-		return validResponse.VisitListFaxesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// SendFax operation middleware
-func (sh *strictHandler) SendFax(ctx echo.Context) error {
-	var request SendFaxRequestObject
-
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
-		var body SendFaxJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.JSONBody = &body
-
-	}
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-		if form, err := ctx.FormParams(); err == nil {
-			var body SendFaxFormdataRequestBody
-			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
-				return err
-			}
-			request.FormdataBody = &body
-		} else {
-			return err
-		}
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.SendFax(ctx.Request().Context(), request.(SendFaxRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "SendFax")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(SendFaxResponseObject); ok {
-		return validResponse.VisitSendFaxResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteFax operation middleware
-func (sh *strictHandler) DeleteFax(ctx echo.Context, id FaxID) error {
-	var request DeleteFaxRequestObject
-
-	request.Id = id
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteFax(ctx.Request().Context(), request.(DeleteFaxRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteFax")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteFaxResponseObject); ok {
-		return validResponse.VisitDeleteFaxResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetFax operation middleware
-func (sh *strictHandler) GetFax(ctx echo.Context, id FaxID) error {
-	var request GetFaxRequestObject
-
-	request.Id = id
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetFax(ctx.Request().Context(), request.(GetFaxRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetFax")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetFaxResponseObject); ok {
-		return validResponse.VisitGetFaxResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CancelFax operation middleware
-func (sh *strictHandler) CancelFax(ctx echo.Context, id FaxID) error {
-	var request CancelFaxRequestObject
-
-	request.Id = id
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CancelFax(ctx.Request().Context(), request.(CancelFaxRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CancelFax")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CancelFaxResponseObject); ok {
-		return validResponse.VisitCancelFaxResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// RefreshFax operation middleware
-func (sh *strictHandler) RefreshFax(ctx echo.Context, id FaxID) error {
-	var request RefreshFaxRequestObject
-
-	request.Id = id
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.RefreshFax(ctx.Request().Context(), request.(RefreshFaxRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "RefreshFax")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(RefreshFaxResponseObject); ok {
-		return validResponse.VisitRefreshFaxResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetMedia operation middleware
-func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, params GetMediaParams) error {
-	var request GetMediaRequestObject
-
-	request.MediaId = mediaId
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetMedia(ctx.Request().Context(), request.(GetMediaRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetMedia")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetMediaResponseObject); ok {
-		return validResponse.VisitGetMediaResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
-// Stored as a slice of fixed-width chunks rather than one concatenated
-// const string: with thousands of chunks the chained `+` fold is several
-// times slower for the Go compiler than parsing a slice literal.
-var swaggerSpec = []string{
-	"7DwNc9s2ln8Fw92Z2i4tS3LcTZW52XHz0fVuknrjdHbuLK8IkU8SahJgAdCymvi/37wH8EuibCVN0l5v",
-	"O9OJRYEPD+/7C3oXxCrLlQRpTTB6F+Rc8wwsaPr0gt+ePcM/EjCxFrkVSgaj4O0C2IzfMpH0gjAQ+Cjn",
-	"dhGEgeQZBKNAJEEYaPi5EBqSYGR1AWFg4gVkHKHNlM64DUZBUdBKu8rxLWO1kPPg7i4MzvkcXhfZFHT3",
-	"7jmfQ8hmWmVsUOHwcwF6VSOBay4lAbkKmtsnMONFaoPRIAwyfiuyIgtGgz79FwaZkP5JhZiQFuagK8wu",
-	"xC+wideZhcywHDRhdy9WRvwCW3Aa9htIDU8eQugO6WxyJQ04jik9FUkCEj/ESlqQFv/keZ6KmCOqRz8Z",
-	"RV/Xu/9ZwywYBX86qoXhyH1rjp5rrbRxW7UPfMpueCoShowGY5ldAIt5moJmwjCpLOOFXSgtfoGEzZRm",
-	"e0ozLhnc5igXDD+lFvDPDBLBWSrk9X4vuAuDM2lBS55+iVNIVki4zSG2kDAD+gY0A1xOmLxW9oUqZPIF",
-	"MHmtmCniBdNgVKFjYEI2aPqVYTyOVSEt4fVWqZdcz+EL4IUKV/J4qpIVctcqxVLcn5D5Udac/kIInZ6f",
-	"sWsgXDJhjJDzkGU8RdPiRKuQ11Itpccv1yoGY/g0/RIUO5NOM2pr+oRFjqkRQ0NgGPB4waY8YTMBKSFc",
-	"LfYomyLPlbaQvELleEua/0VIizz+yrCnbqdD3LlS6DiG3DoCW7+UxVzid1NgCcQqgaRHltJvhrg81cAt",
-	"vOC3pzXKb5xE0UGSROAjnp5rlYO2Ao3ZjKcGwiBvPGqdeeIs6js0ly9Bzu0CDeYJGczy82DDuYSBKuwU",
-	"NXpyo0QMk1yrmUhhIpJNk34qWbma0WrmVzM1o/N7jWR7MZ0wYXahVTFfuC+TTEgU1P0nDLLcrpjSY8mn",
-	"BqQleyiVhN5YBmHzCN886sB5CdOFUteTGRepugE9KXS6ie5zvwlb36O9w7D/6HGIHhttbDAK/v3n9/++",
-	"XPzt6tK+df/n51eX5uLqr6Ojo8t/j8fm6K9/uvo6uActj819Ivcvt/THNy8D57TK4OByk6dtwFfVxmr6",
-	"E8QWNyYBpnilJR0ofR1cZMai4rOMxwsh4VADT+gBrkfigET/ehmgFQNpS2SQ2oAByqzyqmEglZ3MyCOg",
-	"gyc9n1Sq23hmLLfgwyAwdmKVmpDFDMKgqJV7Qq5vQicMgwzsQiUT3IOnqVqC28U5wwl5pQY9akYkYLno",
-	"kIh/LbhlS5SFpVZy7jyKMKU573Ux1dmpnUzIhVt6FwZW2LSb9AulLTNFlnG9KtWmpPtm4NeUC+JmCbo6",
-	"41ZxuKjwbgtFzZzOUBJtMMVozgbbRdMQd5AnV8SPTWB/v/jhNfPfMqucfeSJs5HOyu9FR1ZF+91H7z6V",
-	"2TwQVM8Fhpw7cQrhZUKeuRdqs8i15qsNyvsdukj9gt926B1P00lSaKc2BmJ6WgWu/c3ANURHJiGmF5zp",
-	"3aC0t6kTbltJQ8ItHFpBdmJTEYR2QB+iygt++6xaexcGqOuFhokGbnZ6+4V74Y1bjxC0yjrP4Y73QNKD",
-	"uo+GoNOw/+Cd0IiE6sc3L+nfRMVFRrrNDZuBjRcYZ2uV9diZpPUhUzLG4C0GcQPJiHFmxFxCMpYYa5dS",
-	"Wn7Pzp+9CH1QP+izTMjCgnEealMP+Bwm5P0e5nXOtRU8nTSCl/WAyTlZJdPVE4b5IlsuQKIq2tJoYMaJ",
-	"J01Vy3BNlUqBEwd+Lngq7GoH5v3TryS5j5VOnAFG5fKuYMZvOy0tmvXC7LDFhVtIrygNzs435KOBNy0o",
-	"PUGnAFwQ11iTae4lFqt8tckztkfkixpbd5qdMLCqU2aLPPlg3fuQIIXQswvQPrSU0NshwLjfX/iqQ83O",
-	"dSPTNA9eX4kAteRU/G1zrWWLWsRpo7iFBlvsaCMY3jSpXYHuJ7GQXXHuW/LJDVKhzhmQienkygdE0K8B",
-	"EgyLFYF7wmSRphXzWeOQpPqlJaJtcanL11z9aAON7Zo7aQDu1OI/iHg/EDlvwfk+Bm6X9IeF+KVw6Vxb",
-	"kBNu+c6xyppW3K3HKRQhP5jenvM5vMJ16yQkXDyMh8/zxhfWtp/pQ47ShcoWHJ41g5hSrEueUULg/uqS",
-	"7I3IpAGiMKAn08KsnCChpumJVBMuzZJyl+phAnEqJDQfFRIzkpjEwVVVm98KiSTgVkxTmCRgrJDc29nG",
-	"p0khNfB4QWodBgb0DcpfIfkNF6l/WsF0UaVWee6SMH47weiFp0LOfS5Up1sQZ5OyEjpB0z4p4awdtlxE",
-	"+8ukYx9UhUQtZap40sgB8bGzFBO/adCMgiapyISdwG1MJg+VxxBwGUOKILZw69NozW+hKv+sw61SwiTS",
-	"By3MQswXQRjcgF5N/N9FajWfpGK+sNWnhOvrbYT51er3QTp3UcV120LvnwsoIAldrbrnC4r4QGkxRwHH",
-	"v1GkqBaZQIoSh8+cCFVB+WgshRRWuBecaLryZRMwPSkD8woGheIlsR1Cgc8caozQwFcoeTFHsqIqeqQC",
-	"l/D48oJHplIUt3gdnVqPumW5EqWODHwOpc2o3VwrP5jDxPiuyubXVlmeTnCRuW+BBlOktnPJmiA0EWru",
-	"3t5qHW6X5JwvlNzaqTplOX7N3E5MSPa8N/jmEUMrQmWnW57lGOAEXw+OB8OTk5P+oN8PWrW58fjry8Hh",
-	"t1eX/cNvr94NwsGjuz93hRIXIBNSmo+pqm7k4t39vma45np/a3XLByqvZYa8Cd2LqKdU6OgUMpDoEzAt",
-	"rDLABg5rCBwPPyypPi+mqYjZwtp8z+xTVu0zzfNnL8qItcfOLIZwZXo9Xbnky7WJ9jS4jMKwmXL1utBV",
-	"9hcqRxCc5W4XniQajKEod7/HLgAIzun5GWtgRRXbVmpPTsU8VMD9uOrtR6XLa8ls1bf0ctUm8T8AcsYp",
-	"Ry1pW54spGQWEsaNT1MbCXDUnd+7XHVTehoRRluCdpGQ3cL6H25Aa5GAWc9bvjKsfJN5UCRKjpMoOfz2",
-	"87BvLXnYHd8vieZGSbedj1Py7RPxWlW7DO2PlIl8XAspE7L5dPDbNpVchqghUzeePX517xM3gn7H7Z8N",
-	"9ja+XyP+J5JCA3GhhV1dIEKO7VPgGvRpgdt0dP7KDvPeDWiDpmW47yZOWr29XjnGQbaKINb7o29xXVYh",
-	"Z6ps3/KYRNYPhPBcGMvja4yJkY70khkdHc2FXRTTXqyyo3JN9UfQMYyRazXXPMuos4Wu8vT8bEROjHFy",
-	"aYR85ZGoikweqhGjhN6PMWHNWBJE9FplV9Mz3ISMy6SMTnEvQM/mYZim2+YbTnssx/IZxAJJapztMTnE",
-	"zFU2DFtS1aR0siKGloM0fGXYOJDKMrNQSzkORgjwgB0cnLaad72DA/b8hto6ObjGBPOWyLDo1I8r0PMR",
-	"+474xsZFv38cn56fTf7x/L/pA0RsKeyCcTmWrFMi7m389tjp/dMJCA4huwzcsEf9QY/9A1aGcV2VeBfc",
-	"YOiBJKckG58JyWIljeXSMisy6DkauJZRfXbKkivo0buxb+2MgxG7fDemFts4CNnYddncn67R5v52zUCi",
-	"MmPvxmX3y31ZNcrGwd3d1V2Ex210u+yCWzbVwK+dmXO2gPrTTBd1Ex1FFMHXjKrIMRw6+vvhiZ7fnoYo",
-	"MF6kqLDZWnvCeKujh3DbTb17gJdL8CCSOeOESHKp7ALfdN3+NsMehRjCiBkTliUioTEJuBXGepZgYI4M",
-	"ic5/uHjLjm6GR6QvEbP82tt/FItDkDQ74Y5jatps6ABuvxc1hz9uD5fL5SFBKXTqAUX75ZCG4RmUYLlh",
-	"f7/44bVT4PIQw76jBEIu42ynjihnEabNUchcZZxFLu2MKDJu0hIh0nc0KrJA9rgmhFURsVezCE1QVA2T",
-	"+LaFS4pKAxS1YoTG4vUMxFEIIa8PSIUbxeUFRyhbhjnCDbwcLgi6lYFw2wQa0onqmLV6XTZzCi8FbzWX",
-	"hkyBkgcHuNSIrEhdDSBBocuEFAatV5queuxtnWSUpSjT3IyEYNBnBmIlE1MlDsuFSqF6JfTzWjJOiwSS",
-	"J+ykz159x2Ke74csXkBMmsktyq4wzk046UZTU0hr0BHQPKMhokq25KlX54qYNOlQCwY7dKbTo1vXJapv",
-	"cIuoLlE03vB5YONJVbKIHL1d2aI0y+5z3bdFzUXoJQGY/5r+NV7duwp8Uch4nXU5mpTSgL6zVI+oowwY",
-	"eW2ihWrGMkUOjEt2fNJ3xKvf31owjMgzMnZw8Gwt+Ts4YG+AU37cwFEYRuSntm6aEqOM1cAzw6yaA1ms",
-	"jK/8UBbptmLcskwZy46H7JX4ju0BuYmZSNEyGsvn4BiPwiIy/IjaX9LCz3ftuwMLi/AR8EKlSQV62A/7",
-	"/b43nwZ9QoUzZUncnYvtcTYOkGRTlU3HAQFlIGO9chNmEkJvNjA+WS6UgeqA9ciZV/lywpRLJqTLyVl0",
-	"9ILOFe032L+ViTX562ySaN9U8T08t6NZmfojGbwZ3CeykBrWKZZhWWHIZ1Dpe60gAGbEOFso44VOg1Ep",
-	"5QUYmqVK5VMeX4cs1+KGW3BZ82GqYp4SdcyCwoG9p9+/Pn27H7KsSNGGGEt0IxnA6Erw9DAvdI40LEsR",
-	"NAY0Kwwkzk6TDSBz6gwwte2cc0PTUJ2XMHMhr9+BZN3bvB5744CGrFHsJ1wxTkkOVWGJTFLJw+HtbcO8",
-	"oRQjoxhPxTXcp6xPCB/aBgGX1Pa2YuUQdmsZZg5ZbkOmwWrh4ygyZXzKZaJcX/0aGJcrd54ewvyBghGl",
-	"SdYwNJElD5rlBsP2osPDGb89pHGtQ7/ksLkk2q9E6wUXmlgm5BxF61l9drKjkBumC+kCZ89aAxSDLJW+",
-	"Bo2Rt1czuyRt5iVlafK8coBGkdb4z18ZZjCqLxXRMIlC7PQWBawMcaiacUszHwj32UZhxbDo6wE7HgzZ",
-	"yckJ6z9+/TqiUPXgwIKx5aKDg9I+x6i2NEUZq4zE95pMEWc5X5FNyLW6EQltTSBirhPzxCuZky8XJpRV",
-	"VFPX1kcOzfcok+/LTdh7enZ4eEj/uwVVgfVxv8/e1xDY5vcD9t7LTsiqjhnbWy5o7tN7LSHn+x3vDhvv",
-	"bnbYdgRy3AXEd+R2BPGoC8RmB29HaCdd0LZ1/HaE+U0D5pYO4Y6Q/tKA1NFR3BHK464zNjuDJRwfonTB",
-	"+LYBo6Nb+TCEQb8B4eHO5g4AB1sEsgT4MIhhW1/QjqSrUVWxT7mxqLnSmy8hjQVOAyRogN6X2flT6oO6",
-	"0NePtjK3dZlxiDqEDDdjx7AdMbrMrooXn1RQyLI3o712FzaikEdaDBxve96d7PfYmaztP/lVjGmZe62Z",
-	"5fhw/hmkYKF9GkHVDiF56t/eawWvURVoRmUbDdNVYctSYDP7olLNHKxzDKkw/i/AgNDhnhAKlIc1cPdb",
-	"i1ZqRsmCP8tMaGP36wSjs8BS1nnItPPUUC/EzZMTLiMK4lxUEy+4nNc5H7keYT2m/qGn2qvqlo8LrDbK",
-	"/myvTCrC1uzaf1ldQFSHV82QTM2cP6mGGClP1OAnHd126CCi75+7/JtePnrnYIjkLuqYeWSn9KLjCXcj",
-	"lv6yEuUhFDbxGUbNeFh3oylslAWOe8jnmQazwMzQYFpMn/z5HUV82RMdJqLsGDF1whSVXOiteJZGI/Y8",
-	"GZ6cDL49dAdrtJgxDkiBgj4Zu1hLSKZ0Apqighm/rcMf0gq4dQVawVPy/2o2I+L+JKzFJJy0iHjupg0R",
-	"ZNXmaGS1IgNjeZaXB3jz4ik7Pj7+Fvf/8e1Tr4L/E7G9LcUMjEyoCWqYwqTA7/WLkoBBHv7LsqpQcsPT",
-	"AlgheTYV80IVZt8jcs7n3oGgYL0kfbH8Gly+Vd4CjNieuzLoJCmq7+JFbG/Q6w1P+khV6mixYX+/TIW9",
-	"944ysNxnnlGjhYwqXfWQ8UOjiVx/9F3kyPXwUxGDn23wdeDTnMcLOBz2+huV4OVy2eP0dU/p+ZF/1xy9",
-	"PHv6/PXFc3qnnsGvKsplEdjNYRhXJx72+m41hrQ8F8EoOO71e8eu67ygwrgvUjWn6Oj5HKhwXdXpzpJg",
-	"FCCx220ZQ7Dqe6SX3a2BeslR47rnXbjTarqCeXe1dvtx2O9/sjtSHbNtnXcgkc3o7dbKU4ZucT3qD7bt",
-	"UyF+1Lo9hy8Nh7u81LzSdhcGJ+7s979V3aukloi7lOF5uHGAIAwsnxs/UnnY+uqKLkKYDnHouupV34L5",
-	"TiWrT8ah+26V3bU7j+g/7jaEZfCZhKWaXNpywW6N0k+odiMSuleJ3m2tAlrP4n60RA2OH36pulFKL5zs",
-	"skvHFcXfRH6dJGzWiO8X4buw09IdvRPJnesIYoTVddHbVNkwOj2pWKrkHHSr8SVXmzx2nTJj+aoXhGuK",
-	"40LKDsVpieyjTXTci8mvkA4H9f6XqnvQvwmD3Rk/lMFht8f6HuxDZO7/PizDH5qn34P9cIauxRUPz6nt",
-	"1cZ0/6N/sOJDxtwwKMm5jTuGCp76VKnqWhqWa6Aw21/1n6pk9aS6vuuWXAPk+KXQLv7dNB1dszGfyefe",
-	"N4azk8/9nWgW44b5yw1fUsn+4H7YScfH+2FophnrF4mWgEGq0Mb2mPd53qE6J2ypJAFJj/I/IedVDaKs",
-	"Z2xqjk9e4MulLOHGpJ5MV/4c5SwJp+6Nqy7QgIxwkx7bflPGte8u65s7V5dzu/YDM7vccfoA5KYwc13O",
-	"j8Iu/eTY0TCAMKy64PcANtW6Nh673xi+Fxs/JiZMa7bhAZTwpd2xaQ6e348MVXA+DBWrPhaRz5yR75SG",
-	"w//J3BvWEm5oZ9nt8/7Tzdnwxu+ToMltzK9z26qSNsd9uKsTPmHVfJ8wY6nBuRA2XdX13z0qNddVefzU",
-	"UZnHx74U3zOWI5goHMuyTu1r4H5+o1F2p1JY2yL7ewyfKXxZuyWBnHhwkOpXQN8hHhp+SvXYIQgK/T2m",
-	"XxP17BDE1L9D9p84aVPnL9xQ7ozkfF3nm+HQg7WI0y3NpyedraLtRYf/VBo6Kg2dBvmeksJnriPsoN3/",
-	"PwoG3Y7yg8J398uWd1cbynbEY1cFdP3S9d/E3B3yNtd9+ima32ud77GkpvE9XW/qdzV8L26IFsKWl0rX",
-	"qvj05u9CpMu7r+5g7XP9ocX9aTl80IrxdnEYlQz7BvRnEGIfSla/y4O8ob3SVdl4b81NNrvz4AYlx7Jr",
-	"AMDfeaiOTN/t+1uV3T9N1BbdN+7MvwvZbdDFt/3/yALrKe9s9Fem8aOuZrvUrg9jbC0AIUnp949irrUA",
-	"N5mulrL6kVlf743cMAZ13mkAyxYaon2aS5Gq8buhYylp8Joue5Q/RKt09fO0tFlzoKND2L4H+8r/QtCD",
-	"lely+HJLCbqkwK/75eT1jX+U4taNh+75qwL7vrC0XIjYXVfaOOiW4oAn7G4ICmm/eRR0/YTyOop/e3X6",
-	"9PDib6fDk2/KBNZJjnCzug2GTrmBbx4VOt2GYsXwXcv5g+HjHer5H2BG8mTWtiIVRaZCcsJ1fYNO63H+",
-	"7EXvS2VbX8pS+CuYwejyqhVyl5c1XN24cQvDXanjzVGuhiVxl9Cv7tZgty92Xl4hA91Vmi7NpFF6Vo3M",
-	"lBf7o4xfA9OFjPZb4zijo6PB8C+9fq/fG4we9x8PyUl6jDZ+tQ1kUt6oDOthwoS5hKysVdXVNzKNmxry",
-	"Ym0yw81tb9wzKKfjum85tfdp1+A3t7xYG55rMqaJsuPB3dXd/wYAAP//",
-}
-
-// decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
-// after base64-decoding and flate-decompressing the embedded blob.
-func decodeSpec() ([]byte, error) {
-	encoded := strings.Join(swaggerSpec, "")
-	compressed, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		return nil, fmt.Errorf("error base64 decoding spec: %w", err)
-	}
-	zr := flate.NewReader(bytes.NewReader(compressed))
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("read flate: %w", err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, fmt.Errorf("close flate reader: %w", err)
-	}
-
-	return buf.Bytes(), nil
-}
-
-var rawSpec = decodeSpecCached()
-
-// a naive cache of the decoded OpenAPI spec
-func decodeSpecCached() func() ([]byte, error) {
-	data, err := decodeSpec()
-	return func() ([]byte, error) {
-		return data, err
-	}
-}
-
-// Constructs a synthetic filesystem for resolving external references when loading openapi specifications.
-func PathToRawSpec(pathToFile string) map[string]func() ([]byte, error) {
-	res := make(map[string]func() ([]byte, error))
-	if len(pathToFile) > 0 {
-		res[pathToFile] = rawSpec
-	}
-
-	return res
-}
-
-// GetSpec returns the OpenAPI specification corresponding to the generated
-// code in this file. External references in the spec are resolved through
-// PathToRawSpec; externally-referenced files must be embedded in their
-// corresponding Go packages (via the import-mapping feature). URL-based
-// external refs are not supported.
-func GetSpec() (swagger *openapi3.T, err error) {
-	resolvePath := PathToRawSpec("")
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(loader *openapi3.Loader, url *url.URL) ([]byte, error) {
-		pathToFile := url.String()
-		pathToFile = path.Clean(pathToFile)
-		getSpec, ok := resolvePath[pathToFile]
-		if !ok {
-			err1 := fmt.Errorf("path not found: %s", pathToFile)
-			return nil, err1
-		}
-		return getSpec()
-	}
-	var specData []byte
-	specData, err = rawSpec()
-	if err != nil {
-		return
-	}
-	swagger, err = loader.LoadFromData(specData)
-	if err != nil {
-		return
-	}
-	return
-}
-
-// GetSpecJSON returns the raw JSON bytes of the embedded OpenAPI
-// specification: decompressed but not unmarshaled. External references
-// are not resolved here; the bytes are the spec exactly as embedded by
-// codegen. The result is cached at package init time, so repeated calls
-// are cheap.
-func GetSpecJSON() ([]byte, error) {
-	return rawSpec()
-}
-
-// GetSwagger returns the OpenAPI specification corresponding to the
-// generated code in this file.
-//
-// Deprecated: GetSwagger predates kin-openapi renaming openapi3.Swagger
-// to openapi3.T. Use [GetSpec] instead. This wrapper is retained for
-// backwards compatibility.
-func GetSwagger() (*openapi3.T, error) {
-	return GetSpec()
 }

@@ -1,7 +1,7 @@
 // Package faxwebhooks holds the code generated from specs/fax/webhooks.yaml:
-// the event models, the client the fax server delivers events with, the
-// strict echo server interface a receiver (clients/fax) implements, and the
-// embedded spec. Nothing in it is edited by hand; run `make generate` after a
+// the event models and the client the fax server delivers events with. The
+// strict echo server interface and the embedded spec are in
+// gen/faxwebhooksserver. Nothing in it is edited by hand; run `make generate` after a
 // spec edit.
 package faxwebhooks
 

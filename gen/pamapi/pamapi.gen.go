@@ -5,21 +5,15 @@ package pamapi
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
@@ -410,6 +404,9 @@ type NotFound = Error
 
 // PayloadTooLarge defines model for PayloadTooLarge.
 type PayloadTooLarge = Error
+
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
 
 // ServiceOffline defines model for ServiceOffline.
 type ServiceOffline = Error
@@ -3269,6 +3266,14 @@ type CreateGroupResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateGroupResponse408Headers the declared response headers of an HTTP 408 response for CreateGroup
+type CreateGroupResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateGroupResponse409Headers the declared response headers of an HTTP 409 response for CreateGroup
 type CreateGroupResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -3328,6 +3333,8 @@ type CreateGroupResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -3348,6 +3355,8 @@ type CreateGroupResponse struct {
 	Headers401 *CreateGroupResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateGroupResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateGroupResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateGroupResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -3380,6 +3389,11 @@ func (r CreateGroupResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateGroupResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -3814,6 +3828,14 @@ type UpdateGroupResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateGroupResponse408Headers the declared response headers of an HTTP 408 response for UpdateGroup
+type UpdateGroupResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateGroupResponse413Headers the declared response headers of an HTTP 413 response for UpdateGroup
 type UpdateGroupResponse413Headers struct {
 	XRateLimitLimit     int64
@@ -3865,6 +3887,8 @@ type UpdateGroupResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -3885,6 +3909,8 @@ type UpdateGroupResponse struct {
 	Headers403 *UpdateGroupResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateGroupResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *UpdateGroupResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateGroupResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -3915,6 +3941,11 @@ func (r UpdateGroupResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateGroupResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateGroupResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -4182,6 +4213,14 @@ type AddGroupMemberResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// AddGroupMemberResponse408Headers the declared response headers of an HTTP 408 response for AddGroupMember
+type AddGroupMemberResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // AddGroupMemberResponse409Headers the declared response headers of an HTTP 409 response for AddGroupMember
 type AddGroupMemberResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -4241,6 +4280,8 @@ type AddGroupMemberResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -4263,6 +4304,8 @@ type AddGroupMemberResponse struct {
 	Headers403 *AddGroupMemberResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *AddGroupMemberResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *AddGroupMemberResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *AddGroupMemberResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -4295,6 +4338,11 @@ func (r AddGroupMemberResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r AddGroupMemberResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r AddGroupMemberResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -4722,6 +4770,14 @@ type IssueServiceTokenResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// IssueServiceTokenResponse408Headers the declared response headers of an HTTP 408 response for IssueServiceToken
+type IssueServiceTokenResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // IssueServiceTokenResponse413Headers the declared response headers of an HTTP 413 response for IssueServiceToken
 type IssueServiceTokenResponse413Headers struct {
 	XRateLimitLimit     int64
@@ -4773,6 +4829,8 @@ type IssueServiceTokenResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -4791,6 +4849,8 @@ type IssueServiceTokenResponse struct {
 	Headers401 *IssueServiceTokenResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *IssueServiceTokenResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *IssueServiceTokenResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *IssueServiceTokenResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -4821,6 +4881,11 @@ func (r IssueServiceTokenResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r IssueServiceTokenResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r IssueServiceTokenResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -5080,6 +5145,14 @@ type CreateServiceUserResponse403Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserResponse408Headers the declared response headers of an HTTP 408 response for CreateServiceUser
+type CreateServiceUserResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserResponse409Headers the declared response headers of an HTTP 409 response for CreateServiceUser
 type CreateServiceUserResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -5139,6 +5212,8 @@ type CreateServiceUserResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -5159,6 +5234,8 @@ type CreateServiceUserResponse struct {
 	Headers401 *CreateServiceUserResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateServiceUserResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateServiceUserResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateServiceUserResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -5191,6 +5268,11 @@ func (r CreateServiceUserResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateServiceUserResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateServiceUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -5462,6 +5544,14 @@ type UpdateServiceUserResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// UpdateServiceUserResponse408Headers the declared response headers of an HTTP 408 response for UpdateServiceUser
+type UpdateServiceUserResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // UpdateServiceUserResponse409Headers the declared response headers of an HTTP 409 response for UpdateServiceUser
 type UpdateServiceUserResponse409Headers struct {
 	XRateLimitLimit     int64
@@ -5521,6 +5611,8 @@ type UpdateServiceUserResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -5543,6 +5635,8 @@ type UpdateServiceUserResponse struct {
 	Headers403 *UpdateServiceUserResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateServiceUserResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *UpdateServiceUserResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateServiceUserResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -5575,6 +5669,11 @@ func (r UpdateServiceUserResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateServiceUserResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateServiceUserResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -5847,6 +5946,14 @@ type CreateServiceUserKeyResponse404Headers struct {
 	XRateLimitRetryAt   int64
 }
 
+// CreateServiceUserKeyResponse408Headers the declared response headers of an HTTP 408 response for CreateServiceUserKey
+type CreateServiceUserKeyResponse408Headers struct {
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
 // CreateServiceUserKeyResponse413Headers the declared response headers of an HTTP 413 response for CreateServiceUserKey
 type CreateServiceUserKeyResponse413Headers struct {
 	XRateLimitLimit     int64
@@ -5900,6 +6007,8 @@ type CreateServiceUserKeyResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -5920,6 +6029,8 @@ type CreateServiceUserKeyResponse struct {
 	Headers403 *CreateServiceUserKeyResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateServiceUserKeyResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateServiceUserKeyResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateServiceUserKeyResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -5955,6 +6066,11 @@ func (r CreateServiceUserKeyResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateServiceUserKeyResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateServiceUserKeyResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -7661,6 +7777,13 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7830,6 +7953,37 @@ func ParseCreateGroupResponse(rsp *http.Response) (*CreateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateGroupResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateGroupResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -8714,6 +8868,13 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8907,6 +9068,37 @@ func ParseUpdateGroupResponse(rsp *http.Response) (*UpdateGroupResponse, error) 
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers UpdateGroupResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers UpdateGroupResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -9445,6 +9637,13 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9645,6 +9844,37 @@ func ParseAddGroupMemberResponse(rsp *http.Response) (*AddGroupMemberResponse, e
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers AddGroupMemberResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers AddGroupMemberResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -10533,6 +10763,13 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10695,6 +10932,37 @@ func ParseIssueServiceTokenResponse(rsp *http.Response) (*IssueServiceTokenRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers IssueServiceTokenResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers IssueServiceTokenResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11230,6 +11498,13 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11399,6 +11674,37 @@ func ParseCreateServiceUserResponse(rsp *http.Response) (*CreateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateServiceUserResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateServiceUserResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -11961,6 +12267,13 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12161,6 +12474,37 @@ func ParseUpdateServiceUserResponse(rsp *http.Response) (*UpdateServiceUserRespo
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers UpdateServiceUserResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers UpdateServiceUserResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -12734,6 +13078,13 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12927,6 +13278,37 @@ func ParseCreateServiceUserKeyResponse(rsp *http.Response) (*CreateServiceUserKe
 			headers.XRateLimitRetryAt = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateServiceUserKeyResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-At"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-At", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAt = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateServiceUserKeyResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -14066,5284 +14448,4 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 	}
 
 	return response, nil
-}
-
-// ServerInterface represents all server handlers.
-type ServerInterface interface {
-	// GetCurrentUser Get the calling user
-	// (GET /v1/teams/{team_name}/current_user)
-	GetCurrentUser(ctx echo.Context, teamName TeamName) error
-	// ListGroups List groups
-	// (GET /v1/teams/{team_name}/groups)
-	ListGroups(ctx echo.Context, teamName TeamName, params ListGroupsParams) error
-	// CreateGroup Create a group
-	// (POST /v1/teams/{team_name}/groups)
-	CreateGroup(ctx echo.Context, teamName TeamName) error
-	// DeleteGroup Delete a group
-	// (DELETE /v1/teams/{team_name}/groups/{group_name})
-	DeleteGroup(ctx echo.Context, teamName TeamName, groupName GroupName) error
-	// GetGroup Get a group
-	// (GET /v1/teams/{team_name}/groups/{group_name})
-	GetGroup(ctx echo.Context, teamName TeamName, groupName GroupName) error
-	// UpdateGroup Replace a group's roles
-	// (PUT /v1/teams/{team_name}/groups/{group_name})
-	UpdateGroup(ctx echo.Context, teamName TeamName, groupName GroupName) error
-	// ListGroupMembers List a group's members
-	// (GET /v1/teams/{team_name}/groups/{group_name}/users)
-	ListGroupMembers(ctx echo.Context, teamName TeamName, groupName GroupName, params ListGroupMembersParams) error
-	// AddGroupMember Add a user to a group
-	// (POST /v1/teams/{team_name}/groups/{group_name}/users)
-	AddGroupMember(ctx echo.Context, teamName TeamName, groupName GroupName) error
-	// RemoveGroupMember Remove a user from a group
-	// (DELETE /v1/teams/{team_name}/groups/{group_name}/users/{user_name})
-	RemoveGroupMember(ctx echo.Context, teamName TeamName, groupName GroupName, userName UserName) error
-	// ListRoles List roles
-	// (GET /v1/teams/{team_name}/roles)
-	ListRoles(ctx echo.Context, teamName TeamName, params ListRolesParams) error
-	// IssueServiceToken Issue a service user token
-	// (POST /v1/teams/{team_name}/service_token)
-	IssueServiceToken(ctx echo.Context, teamName TeamName) error
-	// ListServiceUsers List service users
-	// (GET /v1/teams/{team_name}/service_users)
-	ListServiceUsers(ctx echo.Context, teamName TeamName, params ListServiceUsersParams) error
-	// CreateServiceUser Create a service user
-	// (POST /v1/teams/{team_name}/service_users)
-	CreateServiceUser(ctx echo.Context, teamName TeamName) error
-	// GetServiceUser Get a service user
-	// (GET /v1/teams/{team_name}/service_users/{user_name})
-	GetServiceUser(ctx echo.Context, teamName TeamName, userName UserName) error
-	// UpdateServiceUser Rename, disable or enable a service user
-	// (PUT /v1/teams/{team_name}/service_users/{user_name})
-	UpdateServiceUser(ctx echo.Context, teamName TeamName, userName UserName) error
-	// ListServiceUserKeys List a service user's keys
-	// (GET /v1/teams/{team_name}/service_users/{user_name}/keys)
-	ListServiceUserKeys(ctx echo.Context, teamName TeamName, userName UserName, params ListServiceUserKeysParams) error
-	// CreateServiceUserKey Create a service user key
-	// (POST /v1/teams/{team_name}/service_users/{user_name}/keys)
-	CreateServiceUserKey(ctx echo.Context, teamName TeamName, userName UserName) error
-	// DeleteServiceUserKey Delete a service user key
-	// (DELETE /v1/teams/{team_name}/service_users/{user_name}/keys/{key_id})
-	DeleteServiceUserKey(ctx echo.Context, teamName TeamName, userName UserName, keyId KeyId) error
-	// ListUsers List users
-	// (GET /v1/teams/{team_name}/users)
-	ListUsers(ctx echo.Context, teamName TeamName, params ListUsersParams) error
-	// GetUser Get a user
-	// (GET /v1/teams/{team_name}/users/{user_name})
-	GetUser(ctx echo.Context, teamName TeamName, userName UserName) error
-}
-
-// ServerInterfaceWrapper converts echo contexts to parameters.
-type ServerInterfaceWrapper struct {
-	Handler ServerInterface
-}
-
-// GetCurrentUser converts echo context to params.
-func (w *ServerInterfaceWrapper) GetCurrentUser(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetCurrentUser(ctx, teamName)
-	return err
-}
-
-// ListGroups converts echo context to params.
-func (w *ServerInterfaceWrapper) ListGroups(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListGroupsParams
-	// ------------- Optional query parameter "count" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "count", ctx.QueryParams(), &params.Count, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter count: %s", err))
-	}
-
-	// ------------- Optional query parameter "offset" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
-	}
-
-	// ------------- Optional query parameter "include_deleted" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_deleted", ctx.QueryParams(), &params.IncludeDeleted, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_deleted: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListGroups(ctx, teamName, params)
-	return err
-}
-
-// CreateGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateGroup(ctx, teamName)
-	return err
-}
-
-// DeleteGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "group_name" -------------
-	var groupName GroupName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "group_name", ctx.Param("group_name"), &groupName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter group_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteGroup(ctx, teamName, groupName)
-	return err
-}
-
-// GetGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) GetGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "group_name" -------------
-	var groupName GroupName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "group_name", ctx.Param("group_name"), &groupName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter group_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetGroup(ctx, teamName, groupName)
-	return err
-}
-
-// UpdateGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) UpdateGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "group_name" -------------
-	var groupName GroupName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "group_name", ctx.Param("group_name"), &groupName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter group_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UpdateGroup(ctx, teamName, groupName)
-	return err
-}
-
-// ListGroupMembers converts echo context to params.
-func (w *ServerInterfaceWrapper) ListGroupMembers(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "group_name" -------------
-	var groupName GroupName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "group_name", ctx.Param("group_name"), &groupName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter group_name: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListGroupMembersParams
-	// ------------- Optional query parameter "count" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "count", ctx.QueryParams(), &params.Count, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter count: %s", err))
-	}
-
-	// ------------- Optional query parameter "offset" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListGroupMembers(ctx, teamName, groupName, params)
-	return err
-}
-
-// AddGroupMember converts echo context to params.
-func (w *ServerInterfaceWrapper) AddGroupMember(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "group_name" -------------
-	var groupName GroupName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "group_name", ctx.Param("group_name"), &groupName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter group_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.AddGroupMember(ctx, teamName, groupName)
-	return err
-}
-
-// RemoveGroupMember converts echo context to params.
-func (w *ServerInterfaceWrapper) RemoveGroupMember(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "group_name" -------------
-	var groupName GroupName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "group_name", ctx.Param("group_name"), &groupName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter group_name: %s", err))
-	}
-
-	// ------------- Path parameter "user_name" -------------
-	var userName UserName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "user_name", ctx.Param("user_name"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RemoveGroupMember(ctx, teamName, groupName, userName)
-	return err
-}
-
-// ListRoles converts echo context to params.
-func (w *ServerInterfaceWrapper) ListRoles(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListRolesParams
-	// ------------- Optional query parameter "count" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "count", ctx.QueryParams(), &params.Count, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter count: %s", err))
-	}
-
-	// ------------- Optional query parameter "offset" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListRoles(ctx, teamName, params)
-	return err
-}
-
-// IssueServiceToken converts echo context to params.
-func (w *ServerInterfaceWrapper) IssueServiceToken(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.IssueServiceToken(ctx, teamName)
-	return err
-}
-
-// ListServiceUsers converts echo context to params.
-func (w *ServerInterfaceWrapper) ListServiceUsers(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListServiceUsersParams
-	// ------------- Optional query parameter "count" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "count", ctx.QueryParams(), &params.Count, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter count: %s", err))
-	}
-
-	// ------------- Optional query parameter "offset" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "status" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListServiceUsers(ctx, teamName, params)
-	return err
-}
-
-// CreateServiceUser converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateServiceUser(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateServiceUser(ctx, teamName)
-	return err
-}
-
-// GetServiceUser converts echo context to params.
-func (w *ServerInterfaceWrapper) GetServiceUser(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "user_name" -------------
-	var userName UserName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "user_name", ctx.Param("user_name"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetServiceUser(ctx, teamName, userName)
-	return err
-}
-
-// UpdateServiceUser converts echo context to params.
-func (w *ServerInterfaceWrapper) UpdateServiceUser(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "user_name" -------------
-	var userName UserName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "user_name", ctx.Param("user_name"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UpdateServiceUser(ctx, teamName, userName)
-	return err
-}
-
-// ListServiceUserKeys converts echo context to params.
-func (w *ServerInterfaceWrapper) ListServiceUserKeys(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "user_name" -------------
-	var userName UserName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "user_name", ctx.Param("user_name"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_name: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListServiceUserKeysParams
-	// ------------- Optional query parameter "count" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "count", ctx.QueryParams(), &params.Count, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter count: %s", err))
-	}
-
-	// ------------- Optional query parameter "offset" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListServiceUserKeys(ctx, teamName, userName, params)
-	return err
-}
-
-// CreateServiceUserKey converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateServiceUserKey(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "user_name" -------------
-	var userName UserName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "user_name", ctx.Param("user_name"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateServiceUserKey(ctx, teamName, userName)
-	return err
-}
-
-// DeleteServiceUserKey converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteServiceUserKey(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "user_name" -------------
-	var userName UserName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "user_name", ctx.Param("user_name"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_name: %s", err))
-	}
-
-	// ------------- Path parameter "key_id" -------------
-	var keyId KeyId
-
-	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteServiceUserKey(ctx, teamName, userName, keyId)
-	return err
-}
-
-// ListUsers converts echo context to params.
-func (w *ServerInterfaceWrapper) ListUsers(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListUsersParams
-	// ------------- Optional query parameter "count" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "count", ctx.QueryParams(), &params.Count, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter count: %s", err))
-	}
-
-	// ------------- Optional query parameter "offset" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "kind" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
-	}
-
-	// ------------- Optional query parameter "status" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListUsers(ctx, teamName, params)
-	return err
-}
-
-// GetUser converts echo context to params.
-func (w *ServerInterfaceWrapper) GetUser(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "team_name" -------------
-	var teamName TeamName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "team_name", ctx.Param("team_name"), &teamName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter team_name: %s", err))
-	}
-
-	// ------------- Path parameter "user_name" -------------
-	var userName UserName
-
-	err = runtime.BindStyledParameterWithOptions("simple", "user_name", ctx.Param("user_name"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_name: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetUser(ctx, teamName, userName)
-	return err
-}
-
-// This is a simple interface which specifies echo.Route addition functions which
-// are present on both echo.Echo and echo.Group, since we want to allow using
-// either of them for path registration
-type EchoRouter interface {
-	CONNECT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	DELETE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	HEAD(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	OPTIONS(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PATCH(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-}
-
-// RegisterHandlersOptions configures RegisterHandlersWithOptions.
-type RegisterHandlersOptions struct {
-	// BaseURL is prepended to every registered path so the API can be served
-	// under a prefix.
-	BaseURL string
-	// OperationMiddlewares lets the caller attach per-operation middleware at
-	// registration time. The map key is the OpenAPI `operationId` value as it
-	// appears in the spec (the raw, un-normalized form). Operations that have
-	// no entry are registered with no extra middleware. A nil map disables
-	// per-operation middleware entirely.
-	OperationMiddlewares map[string][]echo.MiddlewareFunc
-}
-
-// RegisterHandlers adds each server route to the EchoRouter.
-func RegisterHandlers(router EchoRouter, si ServerInterface) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{})
-}
-
-// RegisterHandlersWithBaseURL registers handlers and prepends BaseURL to the
-// paths so the API can be served under a prefix.
-func RegisterHandlersWithBaseURL(router EchoRouter, si ServerInterface, baseURL string) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{BaseURL: baseURL})
-}
-
-// RegisterHandlersWithOptions registers handlers using the supplied options,
-// including any per-operation middleware.
-func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options RegisterHandlersOptions) {
-
-	wrapper := ServerInterfaceWrapper{
-		Handler: si,
-	}
-
-	router.POST(options.BaseURL+"/v1/teams/:team_name/service_token", wrapper.IssueServiceToken, options.OperationMiddlewares["IssueServiceToken"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/groups", wrapper.ListGroups, options.OperationMiddlewares["ListGroups"]...)
-	router.POST(options.BaseURL+"/v1/teams/:team_name/groups", wrapper.CreateGroup, options.OperationMiddlewares["CreateGroup"]...)
-	router.DELETE(options.BaseURL+"/v1/teams/:team_name/groups/:group_name", wrapper.DeleteGroup, options.OperationMiddlewares["DeleteGroup"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/groups/:group_name", wrapper.GetGroup, options.OperationMiddlewares["GetGroup"]...)
-	router.PUT(options.BaseURL+"/v1/teams/:team_name/groups/:group_name", wrapper.UpdateGroup, options.OperationMiddlewares["UpdateGroup"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/groups/:group_name/users", wrapper.ListGroupMembers, options.OperationMiddlewares["ListGroupMembers"]...)
-	router.POST(options.BaseURL+"/v1/teams/:team_name/groups/:group_name/users", wrapper.AddGroupMember, options.OperationMiddlewares["AddGroupMember"]...)
-	router.DELETE(options.BaseURL+"/v1/teams/:team_name/groups/:group_name/users/:user_name", wrapper.RemoveGroupMember, options.OperationMiddlewares["RemoveGroupMember"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/users", wrapper.ListUsers, options.OperationMiddlewares["ListUsers"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/users/:user_name", wrapper.GetUser, options.OperationMiddlewares["GetUser"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/current_user", wrapper.GetCurrentUser, options.OperationMiddlewares["GetCurrentUser"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/service_users", wrapper.ListServiceUsers, options.OperationMiddlewares["ListServiceUsers"]...)
-	router.POST(options.BaseURL+"/v1/teams/:team_name/service_users", wrapper.CreateServiceUser, options.OperationMiddlewares["CreateServiceUser"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/service_users/:user_name", wrapper.GetServiceUser, options.OperationMiddlewares["GetServiceUser"]...)
-	router.PUT(options.BaseURL+"/v1/teams/:team_name/service_users/:user_name", wrapper.UpdateServiceUser, options.OperationMiddlewares["UpdateServiceUser"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/service_users/:user_name/keys", wrapper.ListServiceUserKeys, options.OperationMiddlewares["ListServiceUserKeys"]...)
-	router.POST(options.BaseURL+"/v1/teams/:team_name/service_users/:user_name/keys", wrapper.CreateServiceUserKey, options.OperationMiddlewares["CreateServiceUserKey"]...)
-	router.DELETE(options.BaseURL+"/v1/teams/:team_name/service_users/:user_name/keys/:key_id", wrapper.DeleteServiceUserKey, options.OperationMiddlewares["DeleteServiceUserKey"]...)
-	router.GET(options.BaseURL+"/v1/teams/:team_name/roles", wrapper.ListRoles, options.OperationMiddlewares["ListRoles"]...)
-
-}
-
-type BadRequestResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type BadRequestJSONResponse struct {
-	Body Error
-
-	Headers BadRequestResponseHeaders
-}
-
-type ConflictResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type ConflictJSONResponse struct {
-	Body Error
-
-	Headers ConflictResponseHeaders
-}
-
-type ForbiddenResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type ForbiddenJSONResponse struct {
-	Body Error
-
-	Headers ForbiddenResponseHeaders
-}
-
-type NoContentResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type NoContentResponse struct {
-	Headers NoContentResponseHeaders
-}
-
-type NotFoundResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type NotFoundJSONResponse struct {
-	Body Error
-
-	Headers NotFoundResponseHeaders
-}
-
-type PayloadTooLargeResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type PayloadTooLargeJSONResponse struct {
-	Body Error
-
-	Headers PayloadTooLargeResponseHeaders
-}
-
-type ServiceOfflineResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type ServiceOfflineJSONResponse struct {
-	Body Error
-
-	Headers ServiceOfflineResponseHeaders
-}
-
-type TooManyRequestsResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type TooManyRequestsJSONResponse struct {
-	Body Error
-
-	Headers TooManyRequestsResponseHeaders
-}
-
-type UnauthorizedResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type UnauthorizedJSONResponse struct {
-	Body Error
-
-	Headers UnauthorizedResponseHeaders
-}
-
-type UnknownErrorResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type UnknownErrorJSONResponse struct {
-	Body Error
-
-	Headers UnknownErrorResponseHeaders
-}
-
-type UnsupportedContentTypeResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-type UnsupportedContentTypeJSONResponse struct {
-	Body Error
-
-	Headers UnsupportedContentTypeResponseHeaders
-}
-
-type GetCurrentUserRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-}
-
-type GetCurrentUserResponseObject interface {
-	VisitGetCurrentUserResponse(w http.ResponseWriter) error
-}
-
-type GetCurrentUser200ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type GetCurrentUser200JSONResponse struct {
-	Body    CurrentUser
-	Headers GetCurrentUser200ResponseHeaders
-}
-
-func (response GetCurrentUser200JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCurrentUser400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetCurrentUser400JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCurrentUser401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetCurrentUser401JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCurrentUser403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetCurrentUser403JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCurrentUser404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetCurrentUser404JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCurrentUser429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetCurrentUser429JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCurrentUser500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response GetCurrentUser500JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCurrentUser503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response GetCurrentUser503JSONResponse) VisitGetCurrentUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupsRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Params   ListGroupsParams
-}
-
-type ListGroupsResponseObject interface {
-	VisitListGroupsResponse(w http.ResponseWriter) error
-}
-
-type ListGroups200ResponseHeaders struct {
-	Link                *string
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type ListGroups200JSONResponse struct {
-	Body    GroupList
-	Headers ListGroups200ResponseHeaders
-}
-
-func (response ListGroups200JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.Link != nil {
-		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
-	}
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListGroups400JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListGroups401JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListGroups403JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListGroups404JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListGroups429JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response ListGroups500JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroups503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response ListGroups503JSONResponse) VisitListGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroupRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Body     *CreateGroupJSONRequestBody
-}
-
-type CreateGroupResponseObject interface {
-	VisitCreateGroupResponse(w http.ResponseWriter) error
-}
-
-type CreateGroup201ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type CreateGroup201JSONResponse struct {
-	Body    Group
-	Headers CreateGroup201ResponseHeaders
-}
-
-func (response CreateGroup201JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateGroup400JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateGroup401JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response CreateGroup403JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreateGroup409JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response CreateGroup413JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup415JSONResponse struct {
-	UnsupportedContentTypeJSONResponse
-}
-
-func (response CreateGroup415JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response CreateGroup429JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response CreateGroup500JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateGroup503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response CreateGroup503JSONResponse) VisitCreateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteGroupRequestObject struct {
-	TeamName  TeamName  `json:"team_name"`
-	GroupName GroupName `json:"group_name"`
-}
-
-type DeleteGroupResponseObject interface {
-	VisitDeleteGroupResponse(w http.ResponseWriter) error
-}
-
-type DeleteGroup204Response = NoContentResponse
-
-func (response DeleteGroup204Response) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(204)
-	return nil
-}
-
-type DeleteGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response DeleteGroup400JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteGroup401JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response DeleteGroup403JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteGroup404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteGroup404JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response DeleteGroup429JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteGroup500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response DeleteGroup500JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteGroup503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response DeleteGroup503JSONResponse) VisitDeleteGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroupRequestObject struct {
-	TeamName  TeamName  `json:"team_name"`
-	GroupName GroupName `json:"group_name"`
-}
-
-type GetGroupResponseObject interface {
-	VisitGetGroupResponse(w http.ResponseWriter) error
-}
-
-type GetGroup200ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type GetGroup200JSONResponse struct {
-	Body    Group
-	Headers GetGroup200ResponseHeaders
-}
-
-func (response GetGroup200JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetGroup400JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetGroup401JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetGroup403JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetGroup404JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetGroup429JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response GetGroup500JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetGroup503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response GetGroup503JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroupRequestObject struct {
-	TeamName  TeamName  `json:"team_name"`
-	GroupName GroupName `json:"group_name"`
-	Body      *UpdateGroupJSONRequestBody
-}
-
-type UpdateGroupResponseObject interface {
-	VisitUpdateGroupResponse(w http.ResponseWriter) error
-}
-
-type UpdateGroup204Response = NoContentResponse
-
-func (response UpdateGroup204Response) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(204)
-	return nil
-}
-
-type UpdateGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response UpdateGroup400JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response UpdateGroup401JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response UpdateGroup403JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response UpdateGroup404JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response UpdateGroup413JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup415JSONResponse struct {
-	UnsupportedContentTypeJSONResponse
-}
-
-func (response UpdateGroup415JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response UpdateGroup429JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response UpdateGroup500JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateGroup503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response UpdateGroup503JSONResponse) VisitUpdateGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembersRequestObject struct {
-	TeamName  TeamName  `json:"team_name"`
-	GroupName GroupName `json:"group_name"`
-	Params    ListGroupMembersParams
-}
-
-type ListGroupMembersResponseObject interface {
-	VisitListGroupMembersResponse(w http.ResponseWriter) error
-}
-
-type ListGroupMembers200ResponseHeaders struct {
-	Link                *string
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type ListGroupMembers200JSONResponse struct {
-	Body    UserList
-	Headers ListGroupMembers200ResponseHeaders
-}
-
-func (response ListGroupMembers200JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.Link != nil {
-		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
-	}
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembers400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListGroupMembers400JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembers401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListGroupMembers401JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembers403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListGroupMembers403JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembers404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListGroupMembers404JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembers429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListGroupMembers429JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembers500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response ListGroupMembers500JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListGroupMembers503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response ListGroupMembers503JSONResponse) VisitListGroupMembersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMemberRequestObject struct {
-	TeamName  TeamName  `json:"team_name"`
-	GroupName GroupName `json:"group_name"`
-	Body      *AddGroupMemberJSONRequestBody
-}
-
-type AddGroupMemberResponseObject interface {
-	VisitAddGroupMemberResponse(w http.ResponseWriter) error
-}
-
-type AddGroupMember204Response = NoContentResponse
-
-func (response AddGroupMember204Response) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(204)
-	return nil
-}
-
-type AddGroupMember400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response AddGroupMember400JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response AddGroupMember401JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response AddGroupMember403JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response AddGroupMember404JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember409JSONResponse struct{ ConflictJSONResponse }
-
-func (response AddGroupMember409JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response AddGroupMember413JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember415JSONResponse struct {
-	UnsupportedContentTypeJSONResponse
-}
-
-func (response AddGroupMember415JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response AddGroupMember429JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response AddGroupMember500JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddGroupMember503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response AddGroupMember503JSONResponse) VisitAddGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveGroupMemberRequestObject struct {
-	TeamName  TeamName  `json:"team_name"`
-	GroupName GroupName `json:"group_name"`
-	UserName  UserName  `json:"user_name"`
-}
-
-type RemoveGroupMemberResponseObject interface {
-	VisitRemoveGroupMemberResponse(w http.ResponseWriter) error
-}
-
-type RemoveGroupMember204Response = NoContentResponse
-
-func (response RemoveGroupMember204Response) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(204)
-	return nil
-}
-
-type RemoveGroupMember400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response RemoveGroupMember400JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveGroupMember401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response RemoveGroupMember401JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveGroupMember403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response RemoveGroupMember403JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveGroupMember404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response RemoveGroupMember404JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveGroupMember429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response RemoveGroupMember429JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveGroupMember500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response RemoveGroupMember500JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RemoveGroupMember503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response RemoveGroupMember503JSONResponse) VisitRemoveGroupMemberResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRolesRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Params   ListRolesParams
-}
-
-type ListRolesResponseObject interface {
-	VisitListRolesResponse(w http.ResponseWriter) error
-}
-
-type ListRoles200ResponseHeaders struct {
-	Link                *string
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type ListRoles200JSONResponse struct {
-	Body    RoleList
-	Headers ListRoles200ResponseHeaders
-}
-
-func (response ListRoles200JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.Link != nil {
-		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
-	}
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListRoles400JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListRoles401JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListRoles403JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListRoles404JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListRoles429JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response ListRoles500JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRoles503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response ListRoles503JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceTokenRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Body     *IssueServiceTokenJSONRequestBody
-}
-
-type IssueServiceTokenResponseObject interface {
-	VisitIssueServiceTokenResponse(w http.ResponseWriter) error
-}
-
-type IssueServiceToken200ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type IssueServiceToken200JSONResponse struct {
-	Body    ServiceToken
-	Headers IssueServiceToken200ResponseHeaders
-}
-
-func (response IssueServiceToken200JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response IssueServiceToken400JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response IssueServiceToken401JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response IssueServiceToken403JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response IssueServiceToken413JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken415JSONResponse struct {
-	UnsupportedContentTypeJSONResponse
-}
-
-func (response IssueServiceToken415JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response IssueServiceToken429JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response IssueServiceToken500JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueServiceToken503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response IssueServiceToken503JSONResponse) VisitIssueServiceTokenResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsersRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Params   ListServiceUsersParams
-}
-
-type ListServiceUsersResponseObject interface {
-	VisitListServiceUsersResponse(w http.ResponseWriter) error
-}
-
-type ListServiceUsers200ResponseHeaders struct {
-	Link                *string
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type ListServiceUsers200JSONResponse struct {
-	Body    ServiceUserList
-	Headers ListServiceUsers200ResponseHeaders
-}
-
-func (response ListServiceUsers200JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.Link != nil {
-		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
-	}
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListServiceUsers400JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListServiceUsers401JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListServiceUsers403JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListServiceUsers404JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListServiceUsers429JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response ListServiceUsers500JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUsers503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response ListServiceUsers503JSONResponse) VisitListServiceUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Body     *CreateServiceUserJSONRequestBody
-}
-
-type CreateServiceUserResponseObject interface {
-	VisitCreateServiceUserResponse(w http.ResponseWriter) error
-}
-
-type CreateServiceUser201ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type CreateServiceUser201JSONResponse struct {
-	Body    ServiceUser
-	Headers CreateServiceUser201ResponseHeaders
-}
-
-func (response CreateServiceUser201JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateServiceUser400JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateServiceUser401JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response CreateServiceUser403JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreateServiceUser409JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response CreateServiceUser413JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser415JSONResponse struct {
-	UnsupportedContentTypeJSONResponse
-}
-
-func (response CreateServiceUser415JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response CreateServiceUser429JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response CreateServiceUser500JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUser503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response CreateServiceUser503JSONResponse) VisitCreateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUserRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	UserName UserName `json:"user_name"`
-}
-
-type GetServiceUserResponseObject interface {
-	VisitGetServiceUserResponse(w http.ResponseWriter) error
-}
-
-type GetServiceUser200ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type GetServiceUser200JSONResponse struct {
-	Body    ServiceUser
-	Headers GetServiceUser200ResponseHeaders
-}
-
-func (response GetServiceUser200JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetServiceUser400JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetServiceUser401JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetServiceUser403JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetServiceUser404JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetServiceUser429JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response GetServiceUser500JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceUser503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response GetServiceUser503JSONResponse) VisitGetServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUserRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	UserName UserName `json:"user_name"`
-	Body     *UpdateServiceUserJSONRequestBody
-}
-
-type UpdateServiceUserResponseObject interface {
-	VisitUpdateServiceUserResponse(w http.ResponseWriter) error
-}
-
-type UpdateServiceUser204Response = NoContentResponse
-
-func (response UpdateServiceUser204Response) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(204)
-	return nil
-}
-
-type UpdateServiceUser400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response UpdateServiceUser400JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response UpdateServiceUser401JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response UpdateServiceUser403JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response UpdateServiceUser404JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser409JSONResponse struct{ ConflictJSONResponse }
-
-func (response UpdateServiceUser409JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response UpdateServiceUser413JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser415JSONResponse struct {
-	UnsupportedContentTypeJSONResponse
-}
-
-func (response UpdateServiceUser415JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response UpdateServiceUser429JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response UpdateServiceUser500JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateServiceUser503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response UpdateServiceUser503JSONResponse) VisitUpdateServiceUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeysRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	UserName UserName `json:"user_name"`
-	Params   ListServiceUserKeysParams
-}
-
-type ListServiceUserKeysResponseObject interface {
-	VisitListServiceUserKeysResponse(w http.ResponseWriter) error
-}
-
-type ListServiceUserKeys200ResponseHeaders struct {
-	Link                *string
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type ListServiceUserKeys200JSONResponse struct {
-	Body    ServiceUserKeyList
-	Headers ListServiceUserKeys200ResponseHeaders
-}
-
-func (response ListServiceUserKeys200JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.Link != nil {
-		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
-	}
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeys400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListServiceUserKeys400JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeys401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListServiceUserKeys401JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeys403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListServiceUserKeys403JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeys404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListServiceUserKeys404JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListServiceUserKeys429JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeys500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response ListServiceUserKeys500JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceUserKeys503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response ListServiceUserKeys503JSONResponse) VisitListServiceUserKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKeyRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	UserName UserName `json:"user_name"`
-	Body     *CreateServiceUserKeyJSONRequestBody
-}
-
-type CreateServiceUserKeyResponseObject interface {
-	VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error
-}
-
-type CreateServiceUserKey201ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type CreateServiceUserKey201JSONResponse struct {
-	Body    ServiceUserKeySecret
-	Headers CreateServiceUserKey201ResponseHeaders
-}
-
-func (response CreateServiceUserKey201JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(201)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateServiceUserKey400JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateServiceUserKey401JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response CreateServiceUserKey403JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateServiceUserKey404JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response CreateServiceUserKey413JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey415JSONResponse struct {
-	UnsupportedContentTypeJSONResponse
-}
-
-func (response CreateServiceUserKey415JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response CreateServiceUserKey429JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response CreateServiceUserKey500JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateServiceUserKey503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response CreateServiceUserKey503JSONResponse) VisitCreateServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteServiceUserKeyRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	UserName UserName `json:"user_name"`
-	KeyId    KeyId    `json:"key_id"`
-}
-
-type DeleteServiceUserKeyResponseObject interface {
-	VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error
-}
-
-type DeleteServiceUserKey204Response = NoContentResponse
-
-func (response DeleteServiceUserKey204Response) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(204)
-	return nil
-}
-
-type DeleteServiceUserKey400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response DeleteServiceUserKey400JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteServiceUserKey401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteServiceUserKey401JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteServiceUserKey403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response DeleteServiceUserKey403JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteServiceUserKey404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteServiceUserKey404JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteServiceUserKey429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response DeleteServiceUserKey429JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteServiceUserKey500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response DeleteServiceUserKey500JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteServiceUserKey503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response DeleteServiceUserKey503JSONResponse) VisitDeleteServiceUserKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsersRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	Params   ListUsersParams
-}
-
-type ListUsersResponseObject interface {
-	VisitListUsersResponse(w http.ResponseWriter) error
-}
-
-type ListUsers200ResponseHeaders struct {
-	Link                *string
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type ListUsers200JSONResponse struct {
-	Body    UserList
-	Headers ListUsers200ResponseHeaders
-}
-
-func (response ListUsers200JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.Link != nil {
-		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
-	}
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsers400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListUsers400JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsers401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListUsers401JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsers403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListUsers403JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsers404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListUsers404JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsers429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListUsers429JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsers500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response ListUsers500JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListUsers503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response ListUsers503JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUserRequestObject struct {
-	TeamName TeamName `json:"team_name"`
-	UserName UserName `json:"user_name"`
-}
-
-type GetUserResponseObject interface {
-	VisitGetUserResponse(w http.ResponseWriter) error
-}
-
-type GetUser200ResponseHeaders struct {
-	XRateLimitLimit     int64
-	XRateLimitRemaining int64
-	XRateLimitReset     int64
-	XRateLimitRetryAt   int64
-}
-
-type GetUser200JSONResponse struct {
-	Body    User
-	Headers GetUser200ResponseHeaders
-}
-
-func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetUser400JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetUser401JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetUser403JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetUser404JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetUser429JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser500JSONResponse struct{ UnknownErrorJSONResponse }
-
-func (response GetUser500JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetUser503JSONResponse struct{ ServiceOfflineJSONResponse }
-
-func (response GetUser503JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-RateLimit-Limit", fmt.Sprint(response.Headers.XRateLimitLimit))
-	w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(response.Headers.XRateLimitRemaining))
-	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
-	w.Header().Set("X-RateLimit-Retry-At", fmt.Sprint(response.Headers.XRateLimitRetryAt))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-// StrictServerInterface represents all server handlers.
-type StrictServerInterface interface {
-	// GetCurrentUser Get the calling user
-	// (GET /v1/teams/{team_name}/current_user)
-	GetCurrentUser(ctx context.Context, request GetCurrentUserRequestObject) (GetCurrentUserResponseObject, error)
-	// ListGroups List groups
-	// (GET /v1/teams/{team_name}/groups)
-	ListGroups(ctx context.Context, request ListGroupsRequestObject) (ListGroupsResponseObject, error)
-	// CreateGroup Create a group
-	// (POST /v1/teams/{team_name}/groups)
-	CreateGroup(ctx context.Context, request CreateGroupRequestObject) (CreateGroupResponseObject, error)
-	// DeleteGroup Delete a group
-	// (DELETE /v1/teams/{team_name}/groups/{group_name})
-	DeleteGroup(ctx context.Context, request DeleteGroupRequestObject) (DeleteGroupResponseObject, error)
-	// GetGroup Get a group
-	// (GET /v1/teams/{team_name}/groups/{group_name})
-	GetGroup(ctx context.Context, request GetGroupRequestObject) (GetGroupResponseObject, error)
-	// UpdateGroup Replace a group's roles
-	// (PUT /v1/teams/{team_name}/groups/{group_name})
-	UpdateGroup(ctx context.Context, request UpdateGroupRequestObject) (UpdateGroupResponseObject, error)
-	// ListGroupMembers List a group's members
-	// (GET /v1/teams/{team_name}/groups/{group_name}/users)
-	ListGroupMembers(ctx context.Context, request ListGroupMembersRequestObject) (ListGroupMembersResponseObject, error)
-	// AddGroupMember Add a user to a group
-	// (POST /v1/teams/{team_name}/groups/{group_name}/users)
-	AddGroupMember(ctx context.Context, request AddGroupMemberRequestObject) (AddGroupMemberResponseObject, error)
-	// RemoveGroupMember Remove a user from a group
-	// (DELETE /v1/teams/{team_name}/groups/{group_name}/users/{user_name})
-	RemoveGroupMember(ctx context.Context, request RemoveGroupMemberRequestObject) (RemoveGroupMemberResponseObject, error)
-	// ListRoles List roles
-	// (GET /v1/teams/{team_name}/roles)
-	ListRoles(ctx context.Context, request ListRolesRequestObject) (ListRolesResponseObject, error)
-	// IssueServiceToken Issue a service user token
-	// (POST /v1/teams/{team_name}/service_token)
-	IssueServiceToken(ctx context.Context, request IssueServiceTokenRequestObject) (IssueServiceTokenResponseObject, error)
-	// ListServiceUsers List service users
-	// (GET /v1/teams/{team_name}/service_users)
-	ListServiceUsers(ctx context.Context, request ListServiceUsersRequestObject) (ListServiceUsersResponseObject, error)
-	// CreateServiceUser Create a service user
-	// (POST /v1/teams/{team_name}/service_users)
-	CreateServiceUser(ctx context.Context, request CreateServiceUserRequestObject) (CreateServiceUserResponseObject, error)
-	// GetServiceUser Get a service user
-	// (GET /v1/teams/{team_name}/service_users/{user_name})
-	GetServiceUser(ctx context.Context, request GetServiceUserRequestObject) (GetServiceUserResponseObject, error)
-	// UpdateServiceUser Rename, disable or enable a service user
-	// (PUT /v1/teams/{team_name}/service_users/{user_name})
-	UpdateServiceUser(ctx context.Context, request UpdateServiceUserRequestObject) (UpdateServiceUserResponseObject, error)
-	// ListServiceUserKeys List a service user's keys
-	// (GET /v1/teams/{team_name}/service_users/{user_name}/keys)
-	ListServiceUserKeys(ctx context.Context, request ListServiceUserKeysRequestObject) (ListServiceUserKeysResponseObject, error)
-	// CreateServiceUserKey Create a service user key
-	// (POST /v1/teams/{team_name}/service_users/{user_name}/keys)
-	CreateServiceUserKey(ctx context.Context, request CreateServiceUserKeyRequestObject) (CreateServiceUserKeyResponseObject, error)
-	// DeleteServiceUserKey Delete a service user key
-	// (DELETE /v1/teams/{team_name}/service_users/{user_name}/keys/{key_id})
-	DeleteServiceUserKey(ctx context.Context, request DeleteServiceUserKeyRequestObject) (DeleteServiceUserKeyResponseObject, error)
-	// ListUsers List users
-	// (GET /v1/teams/{team_name}/users)
-	ListUsers(ctx context.Context, request ListUsersRequestObject) (ListUsersResponseObject, error)
-	// GetUser Get a user
-	// (GET /v1/teams/{team_name}/users/{user_name})
-	GetUser(ctx context.Context, request GetUserRequestObject) (GetUserResponseObject, error)
-}
-
-type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
-type StrictMiddlewareFunc func(f StrictHandlerFunc, operationID string) StrictHandlerFunc
-
-func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareFunc) ServerInterface {
-	return &strictHandler{ssi: ssi, middlewares: middlewares}
-}
-
-type strictHandler struct {
-	ssi         StrictServerInterface
-	middlewares []StrictMiddlewareFunc
-}
-
-// GetCurrentUser operation middleware
-func (sh *strictHandler) GetCurrentUser(ctx echo.Context, teamName TeamName) error {
-	var request GetCurrentUserRequestObject
-
-	request.TeamName = teamName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetCurrentUser(ctx.Request().Context(), request.(GetCurrentUserRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetCurrentUser")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetCurrentUserResponseObject); ok {
-		return validResponse.VisitGetCurrentUserResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListGroups operation middleware
-func (sh *strictHandler) ListGroups(ctx echo.Context, teamName TeamName, params ListGroupsParams) error {
-	var request ListGroupsRequestObject
-
-	request.TeamName = teamName
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListGroups(ctx.Request().Context(), request.(ListGroupsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListGroups")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListGroupsResponseObject); ok {
-		return validResponse.VisitListGroupsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateGroup operation middleware
-func (sh *strictHandler) CreateGroup(ctx echo.Context, teamName TeamName) error {
-	var request CreateGroupRequestObject
-
-	request.TeamName = teamName
-
-	var body CreateGroupJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateGroup(ctx.Request().Context(), request.(CreateGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateGroupResponseObject); ok {
-		return validResponse.VisitCreateGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteGroup operation middleware
-func (sh *strictHandler) DeleteGroup(ctx echo.Context, teamName TeamName, groupName GroupName) error {
-	var request DeleteGroupRequestObject
-
-	request.TeamName = teamName
-	request.GroupName = groupName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteGroup(ctx.Request().Context(), request.(DeleteGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteGroupResponseObject); ok {
-		return validResponse.VisitDeleteGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetGroup operation middleware
-func (sh *strictHandler) GetGroup(ctx echo.Context, teamName TeamName, groupName GroupName) error {
-	var request GetGroupRequestObject
-
-	request.TeamName = teamName
-	request.GroupName = groupName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetGroup(ctx.Request().Context(), request.(GetGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetGroupResponseObject); ok {
-		return validResponse.VisitGetGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// UpdateGroup operation middleware
-func (sh *strictHandler) UpdateGroup(ctx echo.Context, teamName TeamName, groupName GroupName) error {
-	var request UpdateGroupRequestObject
-
-	request.TeamName = teamName
-	request.GroupName = groupName
-
-	var body UpdateGroupJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.UpdateGroup(ctx.Request().Context(), request.(UpdateGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "UpdateGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(UpdateGroupResponseObject); ok {
-		return validResponse.VisitUpdateGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListGroupMembers operation middleware
-func (sh *strictHandler) ListGroupMembers(ctx echo.Context, teamName TeamName, groupName GroupName, params ListGroupMembersParams) error {
-	var request ListGroupMembersRequestObject
-
-	request.TeamName = teamName
-	request.GroupName = groupName
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListGroupMembers(ctx.Request().Context(), request.(ListGroupMembersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListGroupMembers")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListGroupMembersResponseObject); ok {
-		return validResponse.VisitListGroupMembersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// AddGroupMember operation middleware
-func (sh *strictHandler) AddGroupMember(ctx echo.Context, teamName TeamName, groupName GroupName) error {
-	var request AddGroupMemberRequestObject
-
-	request.TeamName = teamName
-	request.GroupName = groupName
-
-	var body AddGroupMemberJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.AddGroupMember(ctx.Request().Context(), request.(AddGroupMemberRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "AddGroupMember")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(AddGroupMemberResponseObject); ok {
-		return validResponse.VisitAddGroupMemberResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// RemoveGroupMember operation middleware
-func (sh *strictHandler) RemoveGroupMember(ctx echo.Context, teamName TeamName, groupName GroupName, userName UserName) error {
-	var request RemoveGroupMemberRequestObject
-
-	request.TeamName = teamName
-	request.GroupName = groupName
-	request.UserName = userName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.RemoveGroupMember(ctx.Request().Context(), request.(RemoveGroupMemberRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "RemoveGroupMember")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(RemoveGroupMemberResponseObject); ok {
-		return validResponse.VisitRemoveGroupMemberResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListRoles operation middleware
-func (sh *strictHandler) ListRoles(ctx echo.Context, teamName TeamName, params ListRolesParams) error {
-	var request ListRolesRequestObject
-
-	request.TeamName = teamName
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListRoles(ctx.Request().Context(), request.(ListRolesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListRoles")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListRolesResponseObject); ok {
-		return validResponse.VisitListRolesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// IssueServiceToken operation middleware
-func (sh *strictHandler) IssueServiceToken(ctx echo.Context, teamName TeamName) error {
-	var request IssueServiceTokenRequestObject
-
-	request.TeamName = teamName
-
-	var body IssueServiceTokenJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.IssueServiceToken(ctx.Request().Context(), request.(IssueServiceTokenRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "IssueServiceToken")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(IssueServiceTokenResponseObject); ok {
-		return validResponse.VisitIssueServiceTokenResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListServiceUsers operation middleware
-func (sh *strictHandler) ListServiceUsers(ctx echo.Context, teamName TeamName, params ListServiceUsersParams) error {
-	var request ListServiceUsersRequestObject
-
-	request.TeamName = teamName
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListServiceUsers(ctx.Request().Context(), request.(ListServiceUsersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListServiceUsers")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListServiceUsersResponseObject); ok {
-		return validResponse.VisitListServiceUsersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateServiceUser operation middleware
-func (sh *strictHandler) CreateServiceUser(ctx echo.Context, teamName TeamName) error {
-	var request CreateServiceUserRequestObject
-
-	request.TeamName = teamName
-
-	var body CreateServiceUserJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateServiceUser(ctx.Request().Context(), request.(CreateServiceUserRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateServiceUser")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateServiceUserResponseObject); ok {
-		return validResponse.VisitCreateServiceUserResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetServiceUser operation middleware
-func (sh *strictHandler) GetServiceUser(ctx echo.Context, teamName TeamName, userName UserName) error {
-	var request GetServiceUserRequestObject
-
-	request.TeamName = teamName
-	request.UserName = userName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetServiceUser(ctx.Request().Context(), request.(GetServiceUserRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetServiceUser")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetServiceUserResponseObject); ok {
-		return validResponse.VisitGetServiceUserResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// UpdateServiceUser operation middleware
-func (sh *strictHandler) UpdateServiceUser(ctx echo.Context, teamName TeamName, userName UserName) error {
-	var request UpdateServiceUserRequestObject
-
-	request.TeamName = teamName
-	request.UserName = userName
-
-	var body UpdateServiceUserJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.UpdateServiceUser(ctx.Request().Context(), request.(UpdateServiceUserRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "UpdateServiceUser")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(UpdateServiceUserResponseObject); ok {
-		return validResponse.VisitUpdateServiceUserResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListServiceUserKeys operation middleware
-func (sh *strictHandler) ListServiceUserKeys(ctx echo.Context, teamName TeamName, userName UserName, params ListServiceUserKeysParams) error {
-	var request ListServiceUserKeysRequestObject
-
-	request.TeamName = teamName
-	request.UserName = userName
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListServiceUserKeys(ctx.Request().Context(), request.(ListServiceUserKeysRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListServiceUserKeys")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListServiceUserKeysResponseObject); ok {
-		return validResponse.VisitListServiceUserKeysResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateServiceUserKey operation middleware
-func (sh *strictHandler) CreateServiceUserKey(ctx echo.Context, teamName TeamName, userName UserName) error {
-	var request CreateServiceUserKeyRequestObject
-
-	request.TeamName = teamName
-	request.UserName = userName
-
-	var body CreateServiceUserKeyJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		if !errors.Is(err, io.EOF) {
-			return err
-		}
-	} else {
-		request.Body = &body
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateServiceUserKey(ctx.Request().Context(), request.(CreateServiceUserKeyRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateServiceUserKey")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateServiceUserKeyResponseObject); ok {
-		return validResponse.VisitCreateServiceUserKeyResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteServiceUserKey operation middleware
-func (sh *strictHandler) DeleteServiceUserKey(ctx echo.Context, teamName TeamName, userName UserName, keyId KeyId) error {
-	var request DeleteServiceUserKeyRequestObject
-
-	request.TeamName = teamName
-	request.UserName = userName
-	request.KeyId = keyId
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteServiceUserKey(ctx.Request().Context(), request.(DeleteServiceUserKeyRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteServiceUserKey")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteServiceUserKeyResponseObject); ok {
-		return validResponse.VisitDeleteServiceUserKeyResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListUsers operation middleware
-func (sh *strictHandler) ListUsers(ctx echo.Context, teamName TeamName, params ListUsersParams) error {
-	var request ListUsersRequestObject
-
-	request.TeamName = teamName
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListUsers(ctx.Request().Context(), request.(ListUsersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListUsers")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListUsersResponseObject); ok {
-		return validResponse.VisitListUsersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetUser operation middleware
-func (sh *strictHandler) GetUser(ctx echo.Context, teamName TeamName, userName UserName) error {
-	var request GetUserRequestObject
-
-	request.TeamName = teamName
-	request.UserName = userName
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetUser(ctx.Request().Context(), request.(GetUserRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetUser")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetUserResponseObject); ok {
-		return validResponse.VisitGetUserResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
-// Stored as a slice of fixed-width chunks rather than one concatenated
-// const string: with thousands of chunks the chained `+` fold is several
-// times slower for the Go compiler than parsing a slice literal.
-var swaggerSpec = []string{
-	"7H17cxs3kvhX6ZrfVkVyjSjKsf1L6NqqU5xkz2vH9tlO7dWFPhGaaZFYzQAMgJHEdfTdr7qBeZHDh6lH",
-	"bC//SCzO4NFAA/3uno9RovOpVqicjQYfowmKFA3/+VKqc/o3RZsYOXVSq2gQvf35GXz38LvvIJPq3ILT",
-	"4CYII4PZX4eRwis3jEYgVFo+mhq8oEdTMUYbw+UEFfWYAV5J63pRHNlkgrmgmdxsitEgss5INY6ur+Po",
-	"vw/eCocvZS7dAf+/AyD8vUDrLEzR5NI5TOkvMMLhQUZd6KfUKU1l8PdCGkyjgTMFNqc+0yYXLhpEUrkn",
-	"j6I4yqWSeZFHg35cwiWVwzGaBcDeYi6kIpCXA2fKNqD05V2CYrFjj35V8gqczBH2LCZapXYfhIPLiUwm",
-	"jD+RZfpSqARBWjgrsgzEWEh1l4A6Mzs4/lRYtUIwfk8JUgYb0wAsPBNZhsaCmwgHhmYA4YYKr0Tishm4",
-	"ibTgxwSnx+gmaCAXMzhF4JNSjjQAkabwTzpMpjdUt7gJ13E0FUbk6MIle6YL1bEJb8QYwcp/4VNIhDES",
-	"U5DKacALNDO6S1IJasq3kLAkqdfvBZpZFEdK5DRtwmM3gU3xTBSZiwZH/X4c5eLKQ3rU558l4Eed2Pub",
-	"0cX0FY88D+37CcKYXn9jgeauAJoKN6nh4SYn/GPVjv7F4Fk0iP7fYU2ZDv1be1gDQSC9wNnztBucc5x9",
-	"Y0GmS0A5x9mJTFeCkYurl6jGbhINjh5+x9tT/Y47SNXrs7POu/d6Kn4vEBKtnFSFx9qFyAoEJ85RwZnR",
-	"OQgYEbkdgae/T0ERpuG0kJmD0xlMhEqXoVn7iZfB3n/4aD3w71Hky3HrUOSw51AJ5fZXYZgarkdwA7on",
-	"C7BNBd06Gvp/fxMH/+offP8h/HvSO/jw4C9RF/i/WjTLwS8smtUnk1rc7GBWEPAdN2inWlnkK/6DSAMb",
-	"oF90DtBfeTGdZjLhE3H4T0vgftxwtp+M0YGctJc7kupCZDI9CURyNAABFcUBbZjan+p0BqcGBTHwCYIf",
-	"lvamwf47WW8XUKHP4WKHVXxy05HqTstY3eYjUYcVfGjzgUIfRsAzrc4ymdwHcg1aXZgET0RmUKSzE5ah",
-	"7GiHua0w97M2pzJNUd0D6s7KuU6Q2oxiGP1eaCdO8CpBTDEd0eUcpdKK0wzTE6KkO7xuh9dX+lmNzDYe",
-	"ftQKd7u65a66n3Wh0vukc6lGe6K084Rudx+2w9wbMcu0SN9r/VKYMf4pUkgldkgLmkTbJ4/ghfwB9p48",
-	"jh9/+wROZw7tPtsHWC2TzkK4xQdeOgQrZhashj3Jup/SpOOJdJ8Ip39kUTm4lG6iCwe7m77teXmH5kIm",
-	"+PrsLJPqPo6L9ROeaD/jaAC0Q6xvJAi5TvFpUOczQSr5Dq3boPW91r8INStNUveAV6f1SS7UrKQDdjSA",
-	"SyEdFMrJDEZdsI5imGaFLa0vO1Rvg+pflSjcRBv5L7wPfk2ToXJh2CDhsjxbgtF8MQClgfkDOH2Oihqe",
-	"42yH6i1Rfa70pfLIuXtUF366CpUO86k2wszY5s9EmhSYHTK3RKYtplNtHKZB+HnPtq57QGs18UmY6sTN",
-	"pjgnuZHMJeDv716/An36T0wcX/JSTiNYR9Ts0mg13h2BLY7AdWlv5D07TlM2eP+C+SmahhFRpKkk1Ins",
-	"jdFTNE6ijQZnIrMYR9PGo48N0+bmFsymEfS3xggfKturxz6t/plB4ZDB3A7ATWBrmP3jyOjM95QOc7uu",
-	"61udca9cXD337Z9UqxDGiFkUR4WSvxcYXjtT4PwWlKZhnnn5LgTBmXbyBc622w68mkqD9kR0WC/+EZyn",
-	"xC7BOj21IK0tpBp7TmqfVtqPdFVDUqL55vqh6V5WTqtUODxwkle3aFZfv8y7Q/nS47j8JBbGoHLUkQZv",
-	"T5kw5GnY1k3WH0cybbUtCvYYLTQ7l94osm41L6jddfyJq2+c90XPBp6dYeLkBQI3ihnnhZJagT7jH/y8",
-	"/BEcIRl1YGecZX/Ip1yj1s0hauWEK+wmy3nnW9IYlZeo0+ffRDbveLh9vM/VjHETpXHb87T0mlZS0tzh",
-	"0OkS19F/vn//BvyMvWjRLRpHWI64lu+W6OQeJ4koLG5MxHiAZ9ylAwc5WivGHSs4hkmRC3VgUKQklbGB",
-	"BFWCvc7r3tx43pJyefUUbfCXbvGzcnVztK3crHmyJlwlNoBw3lGfaS/j9LruXPmyG2u1w4tORExCSpBa",
-	"pppwZ7wzvZRsVs5w4oIEhqrIaWeoRxRXTtjgSPSMvbEjS/a13ND28I0FLd3T5f5NHpOXWt30YFGhlZVw",
-	"z9nkojjqUtvC4zmdja4dmgs0J+2XBi/0OaaeozT9G7xBTfdGFEct3wY7WjutvK03ODWY0C1vPm17v5h/",
-	"d0uvhNd5EwQRjkxSiyTT1ndQRES14pEa6k1YdcMyFcXRWDi8FLMTYhq6cB0YD6ESi8c/xQxrHtTG46si",
-	"y+ByIjNk/DF1LiXu0G8p41ZFltHOlh7rbRnZEpK8rcTVJlMrCLsfPm7uT9ct4F19Kb200d7ZLDzdCD6P",
-	"nXUA8pBLwei+jMcBb57qeKkSRE5UzYUwikX224iGePj48apwiOOD/ykjIqo/T3r/0R0VEUeMhw4YabtB",
-	"BFDHRihn2dyes5ZhmzRjKvITkeZSta5feEDoGjMHXnhlMSmMdLOOtguvUKUnJJh03iRaw3N1prsuU2NV",
-	"H5cf5vUntVvWb47fdQyo7y0cxmqBW5/HII2/JwVgEZhTFAbNiSvfLnIP3yKY4s60geM3z6HNGjoZ5EaK",
-	"Smvw0GNTBWROUFwSlsQXi4dnuwhacHq9eNPaltZamrOu2+7ttJ8Qe9a5pMBvWFJnRJAC9/zHOTqxPh4t",
-	"5lksJqYrJG3pTL7DAlV6sj6ArLm5VXBdA4YVW3nvCtunKmCfruOsYHZd6suazXmBs9vZn/aVvYkssYHW",
-	"1lLPGjOvX+wtkNW53bspcQ3jvKvu02eMi9VX/91EXyqQyutYQtlLNKBVNnta6Q1o4Bxx6oWCibCT9eR0",
-	"/rZvjf3bRf32eP91mt7MqrnCaONNMrWUH0QwjgNW+hK0isHgNBOJDIKjzlLQCj/dWnMjo+dyM4rfnS3M",
-	"gLlUzadHNzMMbkmZF5fztVkMb5VhrTC7fViymS/C+jqtUV7iYJNMSwbZE5CLZCIVshG7lEnsflMh4RFq",
-	"vbxTZ7glOnJDArI0Iv3YL7elI0pVKYjrRb1VEfJLlcEGsjsgKk0zpYXYexPYxQCX2pwTIRIqZY5AOGG3",
-	"A4IKMVYldgTbohumnm57WKkCvqOdbqopxwUtcRG8oJsQgRw9p5mbQvioyiGjafxA9Q5MnJt6j6cMamSi",
-	"lRM+XDtE/4uptE4k50QUTRY62cHh4Vi6SXHaS3R+WLap/ogWnKjHMDXyQmY4xhREkqC1kAslxpijcrD3",
-	"5viXfTrVg/LcH/BB8HsdB4uAd6MT5e0N1VD9iIm0UisbkpemmIDBRJvUwuUEDTatfdCAx0fLDSOlHVji",
-	"+cNoQAM+gAcPjtvK3YMHMHrz+t17OLw4OqQjaA8/VjrQ9WFpAmM4R4BXyUSoMdr6/vI6hgpYhdgbefF/",
-	"FMOolghG+6xaCgXap8M0FcM4RINohTDRhYHTGYRMpR4N+xMnPWmOC6Tr7HNowjW0MDpu2iQH8IMfelj0",
-	"+98mPAH/iaMeHEMurZVqHEMuMqLTmMY0RbD7EVnywkoZm+IlJAuP+kfQHefyFERoW1ikRYBQDCuNG0w+",
-	"U+EmjaG+hY548DLyURs2+nEOG2u43szZ87h7y0fjwQM4hoSz3b6x814gEOFYdDuC6A43TFAE5d4wyrV1",
-	"PoPSWnp5KZUdRvtPYVTaZ9izL/NpJhPpGJs+Ga0m6j34ETN0TCxoWC/eaAMGc33Bj4ORiVOfSsBpywhC",
-	"hVeuTO7rwZsmsvnoAvxRP7HwR7nakAP4B7c4ODjg/3zz0d/QNdyCdCaJM/AmjuAPEGrWNHVgWsIXNo32",
-	"P6Z1Ks+TlPbWs3J4GoyFREtD/w39j3Kahu/els8IjLJxE6SGMFW+bjzqaPUCZ7yEUWWjo0ZtSxw9WWal",
-	"o3dtW1y79dy7askNfz91aAjK9JMPQP2zHcBAT97SUcC5hwtu5XrkuYddfvZ63rnn7d2hFdAaGgdaZERy",
-	"LLJ/HFJpMHHazAYgHetEcCHx0kK5cdaL6pgSgZpqughMpgGO1SJ90mf1cc9Ecl4K8978uooWhKv+3jNh",
-	"YgjEc/2l95SGeLL1IHqfQWDMcx6DmJ8HKs1kjhgO6X2eXJQsncmMtICKufbA9y8BpnG1CTJC+ZBHQpUy",
-	"/eAxArS0c0kQ4SqiOR8CCHsGm/dun0gzzTMV1tFwHlGV2jjyAgejiSeqia5PlNSFI5pmy40IW/hfhXaC",
-	"d+4nkUz8OnMxg4m4QGAHlYU9i5xiyYoWY0+bfeDU2opIxvObWKOFk82bgiyB5mVkH+hO4/JUbaTPZf8E",
-	"gH+p454J6n9UDqESMlLIWzw/eKbiQI2JKVQTPe5/yxs5H18dJntTpRHTXERfLBNmGHHm8Aj2jno9zg0u",
-	"2TEc9fv7PrvfZ52O4pqnMyN1Ip+iOcALmZLQkxTGctKhCDeqYWTwKO3BGzEOTCuT6hxTf3aEgrLUAK+h",
-	"mR7LOdEzOopr6w48rRYjbUcqNQ3NKdRwrKo1NYH0x4tBTRsI7MNCjkPJoAnxnE3eurGnRXKOzGHnGM7U",
-	"SJXIqchgj08SUxoQaWpIfjzTLEYQVm0V2yOa0bP7cUNcgqN+3O/3Sy7qDyeJVL0KkFJ+o2HtlG6wF6zZ",
-	"Wu+BbESLwOVEW08CpIOp0Rdon8KZkKQsNERBU2XQ07hiKoyL4WGf5z/qQy5V4TDclfYK92gzwuEtB/QQ",
-	"SVdv+MPv93lglYJgqXrGY5WyJmtTaRjrrDBMin04gZc/eSfrEWnA2JPOkn4ZFFloDNbJLPNEdj8Gq+FU",
-	"jwvbWG8iFJHZTCfnRIi8kMfUQBdNmbXMA469j96CVElWpESZ/Vm07SB4/j/xs86QxRHfsNFCEOII9gLm",
-	"6soN4ZZ2RtjDXqOMAm9rs4zCfky/gcswhAIMPXhdUjLG8oD2DzrC+8Md4HgFT3Y9XjlAoUTm6OOQw0uG",
-	"UQxDHxDh/wxBJo3nPs5kGF2PvLbj2YJnIdKywlAGPMgrh8QOOAriFDN9SWe+rBXBAawuxJkQ6v7+7vWr",
-	"EBjC54RHbgWyxvXpO3oMyyNkn5axJTyHNo3oE5qQBq5SrUmFY/PCalJCqyDqhsS0eAt8FYpMJqh8YE1Q",
-	"XY+nIpngwcNef0F5vby87Al+3dNmfBj62sOXz5/99OrdT9znOo6cdFlTCYY3x7+QlhrF0QUa61Xbo17f",
-	"t9ZTVGIqo0H0ba/f+zbEv7AK3609Jl769h7ewcdojJ0lXFxhlK2pzoLr0DrBlEqb2LMHurJzeg/R8NlQ",
-	"rZPnWQBgNildGEybiraWqnfEa/Wi3PM0GkRtTSJq1/H4rduUVDc5rAosXH+YKw/wsN+/tQDvJoQdYd7v",
-	"Jxi0xl1w9lbx+Y88rro6Vzg9bNR74C5H67u08nW407frO9Xp69zj0foeVQovdXj4/foO8ylj13H0eJMt",
-	"aCWlcKcN1jOXdsiWwiLPhZn568c3mI4vkcbCX0InxraMUbfRB+rTTYe8HL+UAgXhtw7SCdY4bVI0XuHj",
-	"8iHwTp+5g6BeVSY7gzBhTEChMrR2qEaB0Z+Epn91psBRD37WxGp9yaymRPuNnRdlf337siyuhSrtDdUr",
-	"xNSCqNVUDuukvSCa1UWyauvEDchVvLatL2G0QcNQIYdatnf/ud8ssIubu6zozdz+dlc5Cl6nYAo+1TpD",
-	"oehgLdToIdUkYNNLvDQN1+wRsjS+OrxysJcIiwdSWVRWEu/ZX159yXdeVpiHg73mjeN3yRzq+LkO1vBa",
-	"IZdoI05Z73xHNbhVhJPbLKvatmMnO3by2bATugbhnDe4SHjw4TqOptp2sAlvfrTt6Elvh/AmZadboZRA",
-	"EheTkrywjhWP07Lu1+kMxFDVRibYe9T/HpbW+NknPaNFG0NJK1JGaVSDhUViFEyPrVfmrFtgasEYtddl",
-	"hdrvgWczDbtpF2dpGIFvKgnzUfhBp7PbE4IXM9Ku235bjnZYoLRHt0tplwngCi89InYy+FdHNDeggVW5",
-	"MOpwtMEU89VbuN/jTdbTmUv85dFqf59LmttFrtdI/Ycf68qT13UiRkdwXC1/VjR+4J1iPuJl5KvMuLhJ",
-	"5SEjgZFtiN4h6V0gMWREuIdqIlN6HXQD6FYNKl9Mk6R7RhGKm25EmBv+tzuV+RsJuYsi60aiQ1miaycG",
-	"/YlXyx+XVVcrXm2xCz17cNyhvPFlYVO64eaYBntb60ZZdE99WWgxVGV/NvQ3PHBgJ2VUgw+c8rboC2Qb",
-	"sLTVDFspyqXj/s+7Mv37kT12csdOWfsybX8rSdS06CRR00wkIdK6O+aayFabYgXH3imCd/WlpCc92q+o",
-	"yhr224iGuVdacvtKVEcA/EZK1L8z799J8xtc5nAtywv9TZCabyrWH3oPwHr7vo/e2fNRiyRmhOCYfZCq",
-	"JXLEC8b/G9ngQxzgfZGFOzDb36XUUsXsrzFNN3KUd7bpnbjz9dqma/KYV4RjYzP1ccpUyqfVeEqnTU3o",
-	"nG4Ruqd13MU4eLuwTZz5KypaJdiD4zRtB3JfyqQZzrrCgr2hCaMdM/yFi1HdFdx2ktSaC7szpN4FYTlO",
-	"05IqMAm4FXuqF7wOP1ZVAldaWH34f0WcwrdvOmlRpi120yI2r26qki0kHHw+ElidsrmzoX657NofsLkT",
-	"/elXq0oYX6O/hEtQ2yu8LWNBWwmm1suJcD6OlIN8bZX6f/zmeW+ojjdIgGoGTC5Tcd4GHe4zijK6S3Wl",
-	"Kv6zRl3x0aQ7ZWWnrHzVysq8BSdUjlhO7Fo5xZyn36nH/LQk17iqV8Q5xa1IcR9yQ+844uYUM66+pitq",
-	"NlQh2X4q3CRuxeWUpuA6CTiu3LI8bRgypM9xzlBIHB4qnyoqqicEQ1xmF5SJJd6txQl1Z2WasKexddqW",
-	"T2cQOQ7V8qRjzkrhD3cGzcvgBYoMFMpqTAvKV9a3HDoUUvI9pO1ctPZXp0KiFkmIPljcJ05w8k9a5lyU",
-	"lQC6GMJCiv7nFyPUVcVrI62sfycgdPGR4/a53jntvjLGsFNZl7OXkHseDX770GQ2TFjm68aUNfxK5tNk",
-	"FBsxoU09ByGIsjl5R4LAdi6CZvr/Zx6sz7Hy7U34U0PmNwGwVHrqSt5d01cljjb3WVT1kz7cPafY1EfS",
-	"WvpO+dgpH1+38tE67iv4wNqYflWWxWixlzIxlIXduXj+U4RCcdWfRgGvoVobyJ8sRui31Js6Qn+obhai",
-	"3yyG+JkG6neUEbzncP1WxcjlQfvNY7ETx3ex+zv5/RNi95uX58bC+ry3aU2IcuviwlbhwbdDR2/mEurf",
-	"J8HbEbudXPiFBwxvSHKWhA8/C5bnMuUAhEoPdbDOejUSfqxKos3ZJLisEptnfRlQfVaWm/LlTKSDic7S",
-	"ulxaZ3FVyLXBsrCa/2Su/851qNMWMoM+KTb5TyJkdxWgvK3wuAuu2Uk6tx0G4L3uwZfCTiS+pncp/BwS",
-	"vdjAdMkBNr4+2dk8rWpYMGX6tKqXJgyG4ndcPnjr4Oe5kqX3RHS+sHiCju9frDHysTliZ9vbyXBfeRR0",
-	"k1SFGos3sfFxbVi24gVnu/QE0ru8ZY6touWcwErUb+AblB9EAWmHyjptMO1BR7kNgvJgiuZgiVWvo+7G",
-	"hkJcV/3jL1uOW/Xl5Osgy9293a/+uM8KA+A5zurig/Wnsnaq8b81Wd1Jx9vaAelC3b44fPjRFwVeGYf+",
-	"Y1Xk4xx9vfe6wHhT6ya93NcmrhT3UAvaf369+jhKlSDzCWU6/hQyvr7tC5w9T3cx6V9FXY/buG6fGB/D",
-	"zWNYSLC9vXzaLyZK5rONjgmxS2cejnOp0mWTll//2jgixn+zbOW8X3Y0zqZhOLvwm50s+W+gos+H3WzG",
-	"Tj7Rg+sNlc1vMs1nNW/p1/1KHLqrPLk7D+6OtHyhHtxlRd7bIeLtr0f+9oFumv96j7/N7SuR6URkUH3t",
-	"InzmZ2+Ui3MEU6jRfutLGoPDw6OH/7/X7/V7R4Pv+t8d8UUOEC3Uj2yGInKNOlnlKnldsvpaPYvMM69M",
-	"9hpCT0soX5SifDl3n/JZFrXSYaJGbZQwWsg6XRzm/XpxvTHMMmDqjxmPG2A1Ovo8sOsP1/8XAAD//w==",
-}
-
-// decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
-// after base64-decoding and flate-decompressing the embedded blob.
-func decodeSpec() ([]byte, error) {
-	encoded := strings.Join(swaggerSpec, "")
-	compressed, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		return nil, fmt.Errorf("error base64 decoding spec: %w", err)
-	}
-	zr := flate.NewReader(bytes.NewReader(compressed))
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("read flate: %w", err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, fmt.Errorf("close flate reader: %w", err)
-	}
-
-	return buf.Bytes(), nil
-}
-
-var rawSpec = decodeSpecCached()
-
-// a naive cache of the decoded OpenAPI spec
-func decodeSpecCached() func() ([]byte, error) {
-	data, err := decodeSpec()
-	return func() ([]byte, error) {
-		return data, err
-	}
-}
-
-// Constructs a synthetic filesystem for resolving external references when loading openapi specifications.
-func PathToRawSpec(pathToFile string) map[string]func() ([]byte, error) {
-	res := make(map[string]func() ([]byte, error))
-	if len(pathToFile) > 0 {
-		res[pathToFile] = rawSpec
-	}
-
-	return res
-}
-
-// GetSpec returns the OpenAPI specification corresponding to the generated
-// code in this file. External references in the spec are resolved through
-// PathToRawSpec; externally-referenced files must be embedded in their
-// corresponding Go packages (via the import-mapping feature). URL-based
-// external refs are not supported.
-func GetSpec() (swagger *openapi3.T, err error) {
-	resolvePath := PathToRawSpec("")
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(loader *openapi3.Loader, url *url.URL) ([]byte, error) {
-		pathToFile := url.String()
-		pathToFile = path.Clean(pathToFile)
-		getSpec, ok := resolvePath[pathToFile]
-		if !ok {
-			err1 := fmt.Errorf("path not found: %s", pathToFile)
-			return nil, err1
-		}
-		return getSpec()
-	}
-	var specData []byte
-	specData, err = rawSpec()
-	if err != nil {
-		return
-	}
-	swagger, err = loader.LoadFromData(specData)
-	if err != nil {
-		return
-	}
-	return
-}
-
-// GetSpecJSON returns the raw JSON bytes of the embedded OpenAPI
-// specification: decompressed but not unmarshaled. External references
-// are not resolved here; the bytes are the spec exactly as embedded by
-// codegen. The result is cached at package init time, so repeated calls
-// are cheap.
-func GetSpecJSON() ([]byte, error) {
-	return rawSpec()
-}
-
-// GetSwagger returns the OpenAPI specification corresponding to the
-// generated code in this file.
-//
-// Deprecated: GetSwagger predates kin-openapi renaming openapi3.Swagger
-// to openapi3.T. Use [GetSpec] instead. This wrapper is retained for
-// backwards compatibility.
-func GetSwagger() (*openapi3.T, error) {
-	return GetSpec()
 }

@@ -1,6 +1,7 @@
 // Package restaurantapi holds the code generated from specs/restaurant/openapi.yaml:
-// models, a typed client, the strict echo server interface and the embedded
-// spec. Nothing in it is edited by hand; run `make generate` after a spec edit.
+// the models and a typed client, and nothing else: the strict echo server
+// interface and the embedded spec are in gen/restaurantserver, so a service that imports
+// this package compiles no server code. Nothing in it is edited by hand; run `make generate` after a spec edit.
 package restaurantapi
 
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config config.yaml ../../specs/restaurant/openapi.yaml

@@ -5,19 +5,14 @@ package restaurantapi
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -87,27 +82,6 @@ func (e DiningOptionBehavior) Valid() bool {
 	}
 }
 
-// Defines values for DiscountItemPickingPriority.
-const (
-	DiscountItemPickingPriorityFIRST          DiscountItemPickingPriority = "FIRST"
-	DiscountItemPickingPriorityLEASTEXPENSIVE DiscountItemPickingPriority = "LEAST_EXPENSIVE"
-	DiscountItemPickingPriorityMOSTEXPENSIVE  DiscountItemPickingPriority = "MOST_EXPENSIVE"
-)
-
-// Valid indicates whether the value is a known member of the DiscountItemPickingPriority enum.
-func (e DiscountItemPickingPriority) Valid() bool {
-	switch e {
-	case DiscountItemPickingPriorityFIRST:
-		return true
-	case DiscountItemPickingPriorityLEASTEXPENSIVE:
-		return true
-	case DiscountItemPickingPriorityMOSTEXPENSIVE:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for DiscountType.
 const (
 	DiscountTypeBOGO        DiscountType = "BOGO"
@@ -138,6 +112,27 @@ func (e DiscountType) Valid() bool {
 	}
 }
 
+// Defines values for DiscountItemPickingPriority.
+const (
+	DiscountItemPickingPriorityFIRST          DiscountItemPickingPriority = "FIRST"
+	DiscountItemPickingPriorityLEASTEXPENSIVE DiscountItemPickingPriority = "LEAST_EXPENSIVE"
+	DiscountItemPickingPriorityMOSTEXPENSIVE  DiscountItemPickingPriority = "MOST_EXPENSIVE"
+)
+
+// Valid indicates whether the value is a known member of the DiscountItemPickingPriority enum.
+func (e DiscountItemPickingPriority) Valid() bool {
+	switch e {
+	case DiscountItemPickingPriorityFIRST:
+		return true
+	case DiscountItemPickingPriorityLEASTEXPENSIVE:
+		return true
+	case DiscountItemPickingPriorityMOSTEXPENSIVE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorKey.
 const (
 	ErrorKeyAUTHENTICATIONREQUIRED      ErrorKey = "AUTHENTICATION_REQUIRED"
@@ -152,8 +147,10 @@ const (
 	ErrorKeyMISSINGRESTAURANTEXTERNALID ErrorKey = "MISSING_RESTAURANT_EXTERNAL_ID"
 	ErrorKeyNOTFOUND                    ErrorKey = "NOT_FOUND"
 	ErrorKeyRATELIMITED                 ErrorKey = "RATE_LIMITED"
+	ErrorKeyREQUESTTIMEOUT              ErrorKey = "REQUEST_TIMEOUT"
 	ErrorKeyREQUESTTOOLARGE             ErrorKey = "REQUEST_TOO_LARGE"
 	ErrorKeyRESTAURANTNOTGRANTED        ErrorKey = "RESTAURANT_NOT_GRANTED"
+	ErrorKeySERVICEUNAVAILABLE          ErrorKey = "SERVICE_UNAVAILABLE"
 	ErrorKeyTOKENEXPIRED                ErrorKey = "TOKEN_EXPIRED"
 	ErrorKeyUNKNOWNRESTAURANT           ErrorKey = "UNKNOWN_RESTAURANT"
 	ErrorKeyUNSUPPORTEDMEDIATYPE        ErrorKey = "UNSUPPORTED_MEDIA_TYPE"
@@ -186,9 +183,13 @@ func (e ErrorKey) Valid() bool {
 		return true
 	case ErrorKeyRATELIMITED:
 		return true
+	case ErrorKeyREQUESTTIMEOUT:
+		return true
 	case ErrorKeyREQUESTTOOLARGE:
 		return true
 	case ErrorKeyRESTAURANTNOTGRANTED:
+		return true
+	case ErrorKeySERVICEUNAVAILABLE:
 		return true
 	case ErrorKeyTOKENEXPIRED:
 		return true
@@ -294,30 +295,6 @@ func (e ServiceChargeServiceChargeCalculation) Valid() bool {
 	}
 }
 
-// Defines values for TaxRateRoundingType.
-const (
-	TaxRateRoundingTypeALWAYSDOWN TaxRateRoundingType = "ALWAYS_DOWN"
-	TaxRateRoundingTypeALWAYSUP   TaxRateRoundingType = "ALWAYS_UP"
-	TaxRateRoundingTypeHALFEVEN   TaxRateRoundingType = "HALF_EVEN"
-	TaxRateRoundingTypeHALFUP     TaxRateRoundingType = "HALF_UP"
-)
-
-// Valid indicates whether the value is a known member of the TaxRateRoundingType enum.
-func (e TaxRateRoundingType) Valid() bool {
-	switch e {
-	case TaxRateRoundingTypeALWAYSDOWN:
-		return true
-	case TaxRateRoundingTypeALWAYSUP:
-		return true
-	case TaxRateRoundingTypeHALFEVEN:
-		return true
-	case TaxRateRoundingTypeHALFUP:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for TaxRateType.
 const (
 	TaxRateTypeEXTERNAL TaxRateType = "EXTERNAL"
@@ -339,6 +316,30 @@ func (e TaxRateType) Valid() bool {
 	case TaxRateTypePERCENT:
 		return true
 	case TaxRateTypeTABLE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxRateRoundingType.
+const (
+	TaxRateRoundingTypeALWAYSDOWN TaxRateRoundingType = "ALWAYS_DOWN"
+	TaxRateRoundingTypeALWAYSUP   TaxRateRoundingType = "ALWAYS_UP"
+	TaxRateRoundingTypeHALFEVEN   TaxRateRoundingType = "HALF_EVEN"
+	TaxRateRoundingTypeHALFUP     TaxRateRoundingType = "HALF_UP"
+)
+
+// Valid indicates whether the value is a known member of the TaxRateRoundingType enum.
+func (e TaxRateRoundingType) Valid() bool {
+	switch e {
+	case TaxRateRoundingTypeALWAYSDOWN:
+		return true
+	case TaxRateRoundingTypeALWAYSUP:
+		return true
+	case TaxRateRoundingTypeHALFEVEN:
+		return true
+	case TaxRateRoundingTypeHALFUP:
 		return true
 	default:
 		return false
@@ -565,11 +566,11 @@ type Discount struct {
 	Type          DiscountType `json:"type"`
 }
 
-// DiscountItemPickingPriority Which items an item-level discount picks first.
-type DiscountItemPickingPriority string
-
 // DiscountType defines model for Discount.Type.
 type DiscountType string
+
+// DiscountItemPickingPriority Which items an item-level discount picks first. The non-null values of `itemPickingPriority`, and the Go type of that property (x-go-type), since a generated enum would get a constant for null.
+type DiscountItemPickingPriority string
 
 // Error defines model for Error.
 type Error struct {
@@ -693,7 +694,7 @@ type MenuGroup struct {
 	// OrderableOnline Whether the entity can be ordered online.
 	OrderableOnline OrderableOnline `json:"orderableOnline"`
 
-	// Parent The enclosing group; null for a top-level group.
+	// Parent The enclosing group (an ExternalReference); null for a top-level group.
 	Parent    *ExternalReference  `json:"parent"`
 	Subgroups []ExternalReference `json:"subgroups"`
 
@@ -989,9 +990,6 @@ type ServiceCharge struct {
 // ServiceChargeAmountType defines model for ServiceCharge.AmountType.
 type ServiceChargeAmountType string
 
-// ServiceChargeServiceChargeCalculation Null for charges that are not a percentage.
-type ServiceChargeServiceChargeCalculation string
-
 // ServiceChargeCriteria defines model for ServiceChargeCriteria.
 type ServiceChargeCriteria struct {
 	// Delivery Deliveries only.
@@ -1009,6 +1007,9 @@ type ServiceChargeCriteria struct {
 	// Takeout Applied automatically to takeout orders.
 	Takeout bool `json:"takeout"`
 }
+
+// ServiceChargeServiceChargeCalculation When a percentage service charge is computed. The non-null values of `serviceChargeCalculation`, and the Go type of that property (x-go-type), since a generated enum would get a constant for null.
+type ServiceChargeServiceChargeCalculation string
 
 // Table defines model for Table.
 type Table struct {
@@ -1051,11 +1052,11 @@ type TaxRate struct {
 	Type         TaxRateType          `json:"type"`
 }
 
-// TaxRateRoundingType Null unless `type` is PERCENT.
-type TaxRateRoundingType string
-
 // TaxRateType defines model for TaxRate.Type.
 type TaxRateType string
+
+// TaxRateRoundingType How a percentage tax is rounded. The non-null values of `roundingType`, and the Go type of that property (x-go-type), since a generated enum would get a constant for null.
+type TaxRateRoundingType string
 
 // TaxTableRow defines model for TaxTableRow.
 type TaxTableRow struct {
@@ -1151,6 +1152,9 @@ type InternalError = Error
 // NotFound defines model for NotFound.
 type NotFound = Error
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = Error
+
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
@@ -1159,6 +1163,9 @@ type TooManyRequests = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -7238,6 +7245,11 @@ type ClientWithResponsesInterface interface {
 	GetVoidReasonWithResponse(ctx context.Context, guid EntityGUID, params *GetVoidReasonParams, reqEditors ...RequestEditorFn) (*GetVoidReasonResponse, error)
 }
 
+// LoginResponse503Headers the declared response headers of an HTTP 503 response for Login
+type LoginResponse503Headers struct {
+	RetryAfter int
+}
+
 type LoginResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7247,12 +7259,18 @@ type LoginResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LoginResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7270,6 +7288,11 @@ func (r LoginResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r LoginResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r LoginResponse) GetJSON413() *TooLarge {
 	return r.JSON413
@@ -7283,6 +7306,11 @@ func (r LoginResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r LoginResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LoginResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7324,6 +7352,11 @@ type ListAlternatePaymentTypesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListAlternatePaymentTypesResponse503Headers the declared response headers of an HTTP 503 response for ListAlternatePaymentTypes
+type ListAlternatePaymentTypesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListAlternatePaymentTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7339,10 +7372,14 @@ type ListAlternatePaymentTypesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListAlternatePaymentTypesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAlternatePaymentTypesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAlternatePaymentTypesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7373,6 +7410,11 @@ func (r ListAlternatePaymentTypesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAlternatePaymentTypesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAlternatePaymentTypesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7409,6 +7451,11 @@ type GetAlternatePaymentTypeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetAlternatePaymentTypeResponse503Headers the declared response headers of an HTTP 503 response for GetAlternatePaymentType
+type GetAlternatePaymentTypeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetAlternatePaymentTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7426,8 +7473,12 @@ type GetAlternatePaymentTypeResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAlternatePaymentTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAlternatePaymentTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7463,6 +7514,11 @@ func (r GetAlternatePaymentTypeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetAlternatePaymentTypeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAlternatePaymentTypeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7504,6 +7560,11 @@ type ListBreakTypesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListBreakTypesResponse503Headers the declared response headers of an HTTP 503 response for ListBreakTypes
+type ListBreakTypesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListBreakTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7519,10 +7580,14 @@ type ListBreakTypesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListBreakTypesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListBreakTypesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBreakTypesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7553,6 +7618,11 @@ func (r ListBreakTypesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListBreakTypesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBreakTypesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7589,6 +7659,11 @@ type GetBreakTypeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetBreakTypeResponse503Headers the declared response headers of an HTTP 503 response for GetBreakType
+type GetBreakTypeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetBreakTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7606,8 +7681,12 @@ type GetBreakTypeResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetBreakTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBreakTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7643,6 +7722,11 @@ func (r GetBreakTypeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetBreakTypeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBreakTypeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7684,6 +7768,11 @@ type ListCashDrawersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListCashDrawersResponse503Headers the declared response headers of an HTTP 503 response for ListCashDrawers
+type ListCashDrawersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListCashDrawersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7699,10 +7788,14 @@ type ListCashDrawersResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCashDrawersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCashDrawersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCashDrawersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7733,6 +7826,11 @@ func (r ListCashDrawersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCashDrawersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCashDrawersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7769,6 +7867,11 @@ type GetCashDrawerResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetCashDrawerResponse503Headers the declared response headers of an HTTP 503 response for GetCashDrawer
+type GetCashDrawerResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetCashDrawerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7786,8 +7889,12 @@ type GetCashDrawerResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCashDrawerResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCashDrawerResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7823,6 +7930,11 @@ func (r GetCashDrawerResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCashDrawerResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCashDrawerResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7864,6 +7976,11 @@ type ListDiningOptionsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListDiningOptionsResponse503Headers the declared response headers of an HTTP 503 response for ListDiningOptions
+type ListDiningOptionsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListDiningOptionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7879,10 +7996,14 @@ type ListDiningOptionsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDiningOptionsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDiningOptionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDiningOptionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7913,6 +8034,11 @@ func (r ListDiningOptionsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDiningOptionsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDiningOptionsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7949,6 +8075,11 @@ type GetDiningOptionResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetDiningOptionResponse503Headers the declared response headers of an HTTP 503 response for GetDiningOption
+type GetDiningOptionResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetDiningOptionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7966,8 +8097,12 @@ type GetDiningOptionResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDiningOptionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDiningOptionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8003,6 +8138,11 @@ func (r GetDiningOptionResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDiningOptionResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDiningOptionResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8044,6 +8184,11 @@ type ListDiscountsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListDiscountsResponse503Headers the declared response headers of an HTTP 503 response for ListDiscounts
+type ListDiscountsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListDiscountsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8059,10 +8204,14 @@ type ListDiscountsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDiscountsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDiscountsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDiscountsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8093,6 +8242,11 @@ func (r ListDiscountsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListDiscountsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDiscountsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8129,6 +8283,11 @@ type GetDiscountResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetDiscountResponse503Headers the declared response headers of an HTTP 503 response for GetDiscount
+type GetDiscountResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetDiscountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8146,8 +8305,12 @@ type GetDiscountResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDiscountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDiscountResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8183,6 +8346,11 @@ func (r GetDiscountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetDiscountResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDiscountResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8224,6 +8392,11 @@ type ListMenuGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuGroups
+type ListMenuGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8239,10 +8412,14 @@ type ListMenuGroupsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8273,6 +8450,11 @@ func (r ListMenuGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8309,6 +8491,11 @@ type GetMenuGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuGroupResponse503Headers the declared response headers of an HTTP 503 response for GetMenuGroup
+type GetMenuGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8326,8 +8513,12 @@ type GetMenuGroupResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8363,6 +8554,11 @@ func (r GetMenuGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8404,6 +8600,11 @@ type ListMenuItemsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuItemsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuItems
+type ListMenuItemsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuItemsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8419,10 +8620,14 @@ type ListMenuItemsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuItemsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuItemsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuItemsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8453,6 +8658,11 @@ func (r ListMenuItemsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuItemsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuItemsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8489,6 +8699,11 @@ type GetMenuItemResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuItemResponse503Headers the declared response headers of an HTTP 503 response for GetMenuItem
+type GetMenuItemResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuItemResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8506,8 +8721,12 @@ type GetMenuItemResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuItemResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuItemResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8543,6 +8762,11 @@ func (r GetMenuItemResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuItemResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuItemResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8584,6 +8808,11 @@ type ListMenuOptionGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenuOptionGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListMenuOptionGroups
+type ListMenuOptionGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenuOptionGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8599,10 +8828,14 @@ type ListMenuOptionGroupsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenuOptionGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenuOptionGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenuOptionGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8633,6 +8866,11 @@ func (r ListMenuOptionGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenuOptionGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenuOptionGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8669,6 +8907,11 @@ type GetMenuOptionGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuOptionGroupResponse503Headers the declared response headers of an HTTP 503 response for GetMenuOptionGroup
+type GetMenuOptionGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuOptionGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8686,8 +8929,12 @@ type GetMenuOptionGroupResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuOptionGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuOptionGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8723,6 +8970,11 @@ func (r GetMenuOptionGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuOptionGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuOptionGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8764,6 +9016,11 @@ type ListMenusResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListMenusResponse503Headers the declared response headers of an HTTP 503 response for ListMenus
+type ListMenusResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListMenusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8779,10 +9036,14 @@ type ListMenusResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListMenusResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMenusResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMenusResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8813,6 +9074,11 @@ func (r ListMenusResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMenusResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMenusResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8849,6 +9115,11 @@ type GetMenuResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetMenuResponse503Headers the declared response headers of an HTTP 503 response for GetMenu
+type GetMenuResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetMenuResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8866,8 +9137,12 @@ type GetMenuResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMenuResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMenuResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8903,6 +9178,11 @@ func (r GetMenuResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetMenuResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetMenuResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8944,6 +9224,11 @@ type ListNoSaleReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListNoSaleReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListNoSaleReasons
+type ListNoSaleReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListNoSaleReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8959,10 +9244,14 @@ type ListNoSaleReasonsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListNoSaleReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNoSaleReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListNoSaleReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8993,6 +9282,11 @@ func (r ListNoSaleReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListNoSaleReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListNoSaleReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9029,6 +9323,11 @@ type GetNoSaleReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetNoSaleReasonResponse503Headers the declared response headers of an HTTP 503 response for GetNoSaleReason
+type GetNoSaleReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetNoSaleReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9046,8 +9345,12 @@ type GetNoSaleReasonResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetNoSaleReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetNoSaleReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9083,6 +9386,11 @@ func (r GetNoSaleReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetNoSaleReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetNoSaleReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9124,6 +9432,11 @@ type ListPayoutReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPayoutReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListPayoutReasons
+type ListPayoutReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPayoutReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9139,10 +9452,14 @@ type ListPayoutReasonsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPayoutReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPayoutReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPayoutReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9173,6 +9490,11 @@ func (r ListPayoutReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPayoutReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPayoutReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9209,6 +9531,11 @@ type GetPayoutReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPayoutReasonResponse503Headers the declared response headers of an HTTP 503 response for GetPayoutReason
+type GetPayoutReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPayoutReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9226,8 +9553,12 @@ type GetPayoutReasonResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPayoutReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPayoutReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9263,6 +9594,11 @@ func (r GetPayoutReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPayoutReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPayoutReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9304,6 +9640,11 @@ type ListPreModifierGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPreModifierGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListPreModifierGroups
+type ListPreModifierGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPreModifierGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9319,10 +9660,14 @@ type ListPreModifierGroupsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPreModifierGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPreModifierGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPreModifierGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9353,6 +9698,11 @@ func (r ListPreModifierGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPreModifierGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPreModifierGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9389,6 +9739,11 @@ type GetPreModifierGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPreModifierGroupResponse503Headers the declared response headers of an HTTP 503 response for GetPreModifierGroup
+type GetPreModifierGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPreModifierGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9406,8 +9761,12 @@ type GetPreModifierGroupResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPreModifierGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPreModifierGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9443,6 +9802,11 @@ func (r GetPreModifierGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPreModifierGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPreModifierGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9484,6 +9848,11 @@ type ListPreModifiersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPreModifiersResponse503Headers the declared response headers of an HTTP 503 response for ListPreModifiers
+type ListPreModifiersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPreModifiersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9499,10 +9868,14 @@ type ListPreModifiersResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPreModifiersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPreModifiersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPreModifiersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9533,6 +9906,11 @@ func (r ListPreModifiersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPreModifiersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPreModifiersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9569,6 +9947,11 @@ type GetPreModifierResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPreModifierResponse503Headers the declared response headers of an HTTP 503 response for GetPreModifier
+type GetPreModifierResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPreModifierResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9586,8 +9969,12 @@ type GetPreModifierResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPreModifierResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPreModifierResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9623,6 +10010,11 @@ func (r GetPreModifierResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPreModifierResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPreModifierResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9664,6 +10056,11 @@ type ListPriceGroupsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPriceGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListPriceGroups
+type ListPriceGroupsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPriceGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9679,10 +10076,14 @@ type ListPriceGroupsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPriceGroupsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPriceGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPriceGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9713,6 +10114,11 @@ func (r ListPriceGroupsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPriceGroupsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPriceGroupsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9749,6 +10155,11 @@ type GetPriceGroupResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPriceGroupResponse503Headers the declared response headers of an HTTP 503 response for GetPriceGroup
+type GetPriceGroupResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPriceGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9766,8 +10177,12 @@ type GetPriceGroupResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPriceGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPriceGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9803,6 +10218,11 @@ func (r GetPriceGroupResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPriceGroupResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPriceGroupResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9844,6 +10264,11 @@ type ListPrintersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListPrintersResponse503Headers the declared response headers of an HTTP 503 response for ListPrinters
+type ListPrintersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListPrintersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9859,10 +10284,14 @@ type ListPrintersResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPrintersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPrintersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPrintersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9893,6 +10322,11 @@ func (r ListPrintersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPrintersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPrintersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9929,6 +10363,11 @@ type GetPrinterResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetPrinterResponse503Headers the declared response headers of an HTTP 503 response for GetPrinter
+type GetPrinterResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetPrinterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9946,8 +10385,12 @@ type GetPrinterResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPrinterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPrinterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9983,6 +10426,11 @@ func (r GetPrinterResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPrinterResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPrinterResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10024,6 +10472,11 @@ type ListRestaurantServicesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListRestaurantServicesResponse503Headers the declared response headers of an HTTP 503 response for ListRestaurantServices
+type ListRestaurantServicesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListRestaurantServicesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10039,10 +10492,14 @@ type ListRestaurantServicesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRestaurantServicesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRestaurantServicesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRestaurantServicesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10073,6 +10530,11 @@ func (r ListRestaurantServicesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRestaurantServicesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRestaurantServicesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10109,6 +10571,11 @@ type GetRestaurantServiceResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetRestaurantServiceResponse503Headers the declared response headers of an HTTP 503 response for GetRestaurantService
+type GetRestaurantServiceResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRestaurantServiceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10126,8 +10593,12 @@ type GetRestaurantServiceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRestaurantServiceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRestaurantServiceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10163,6 +10634,11 @@ func (r GetRestaurantServiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRestaurantServiceResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRestaurantServiceResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10204,6 +10680,11 @@ type ListRevenueCentersResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListRevenueCentersResponse503Headers the declared response headers of an HTTP 503 response for ListRevenueCenters
+type ListRevenueCentersResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListRevenueCentersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10219,10 +10700,14 @@ type ListRevenueCentersResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRevenueCentersResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRevenueCentersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRevenueCentersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10253,6 +10738,11 @@ func (r ListRevenueCentersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRevenueCentersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRevenueCentersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10289,6 +10779,11 @@ type GetRevenueCenterResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetRevenueCenterResponse503Headers the declared response headers of an HTTP 503 response for GetRevenueCenter
+type GetRevenueCenterResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetRevenueCenterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10306,8 +10801,12 @@ type GetRevenueCenterResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRevenueCenterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRevenueCenterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10343,6 +10842,11 @@ func (r GetRevenueCenterResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRevenueCenterResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRevenueCenterResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10384,6 +10888,11 @@ type ListSalesCategoriesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListSalesCategoriesResponse503Headers the declared response headers of an HTTP 503 response for ListSalesCategories
+type ListSalesCategoriesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListSalesCategoriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10399,10 +10908,14 @@ type ListSalesCategoriesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSalesCategoriesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSalesCategoriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSalesCategoriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10433,6 +10946,11 @@ func (r ListSalesCategoriesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListSalesCategoriesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSalesCategoriesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10469,6 +10987,11 @@ type GetSalesCategoryResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetSalesCategoryResponse503Headers the declared response headers of an HTTP 503 response for GetSalesCategory
+type GetSalesCategoryResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSalesCategoryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10486,8 +11009,12 @@ type GetSalesCategoryResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetSalesCategoryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSalesCategoryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10523,6 +11050,11 @@ func (r GetSalesCategoryResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetSalesCategoryResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSalesCategoryResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10564,6 +11096,11 @@ type ListServiceAreasResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListServiceAreasResponse503Headers the declared response headers of an HTTP 503 response for ListServiceAreas
+type ListServiceAreasResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListServiceAreasResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10579,10 +11116,14 @@ type ListServiceAreasResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListServiceAreasResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceAreasResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListServiceAreasResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10613,6 +11154,11 @@ func (r ListServiceAreasResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListServiceAreasResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListServiceAreasResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10649,6 +11195,11 @@ type GetServiceAreaResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetServiceAreaResponse503Headers the declared response headers of an HTTP 503 response for GetServiceArea
+type GetServiceAreaResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetServiceAreaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10666,8 +11217,12 @@ type GetServiceAreaResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceAreaResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetServiceAreaResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10703,6 +11258,11 @@ func (r GetServiceAreaResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetServiceAreaResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetServiceAreaResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10744,6 +11304,11 @@ type ListServiceChargesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListServiceChargesResponse503Headers the declared response headers of an HTTP 503 response for ListServiceCharges
+type ListServiceChargesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListServiceChargesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10759,10 +11324,14 @@ type ListServiceChargesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListServiceChargesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListServiceChargesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListServiceChargesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10793,6 +11362,11 @@ func (r ListServiceChargesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListServiceChargesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListServiceChargesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10829,6 +11403,11 @@ type GetServiceChargeResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetServiceChargeResponse503Headers the declared response headers of an HTTP 503 response for GetServiceCharge
+type GetServiceChargeResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetServiceChargeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10846,8 +11425,12 @@ type GetServiceChargeResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetServiceChargeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetServiceChargeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10883,6 +11466,11 @@ func (r GetServiceChargeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetServiceChargeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetServiceChargeResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10924,6 +11512,11 @@ type ListTablesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListTablesResponse503Headers the declared response headers of an HTTP 503 response for ListTables
+type ListTablesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListTablesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10939,10 +11532,14 @@ type ListTablesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTablesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTablesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTablesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10973,6 +11570,11 @@ func (r ListTablesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTablesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTablesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11009,6 +11611,11 @@ type GetTableResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTableResponse503Headers the declared response headers of an HTTP 503 response for GetTable
+type GetTableResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTableResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11026,8 +11633,12 @@ type GetTableResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTableResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTableResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11063,6 +11674,11 @@ func (r GetTableResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTableResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTableResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11104,6 +11720,11 @@ type ListTaxRatesResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListTaxRatesResponse503Headers the declared response headers of an HTTP 503 response for ListTaxRates
+type ListTaxRatesResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListTaxRatesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11119,10 +11740,14 @@ type ListTaxRatesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTaxRatesResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTaxRatesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTaxRatesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11153,6 +11778,11 @@ func (r ListTaxRatesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTaxRatesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTaxRatesResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11189,6 +11819,11 @@ type GetTaxRateResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTaxRateResponse503Headers the declared response headers of an HTTP 503 response for GetTaxRate
+type GetTaxRateResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTaxRateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11206,8 +11841,12 @@ type GetTaxRateResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTaxRateResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTaxRateResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11245,6 +11884,11 @@ func (r GetTaxRateResponse) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTaxRateResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetTaxRateResponse) GetBody() []byte {
 	return r.Body
@@ -11279,6 +11923,11 @@ type GetTipWithholdingResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetTipWithholdingResponse503Headers the declared response headers of an HTTP 503 response for GetTipWithholding
+type GetTipWithholdingResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetTipWithholdingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11296,8 +11945,12 @@ type GetTipWithholdingResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTipWithholdingResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTipWithholdingResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11333,6 +11986,11 @@ func (r GetTipWithholdingResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTipWithholdingResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTipWithholdingResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11374,6 +12032,11 @@ type ListVoidReasonsResponse429Headers struct {
 	RetryAfter int
 }
 
+// ListVoidReasonsResponse503Headers the declared response headers of an HTTP 503 response for ListVoidReasons
+type ListVoidReasonsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListVoidReasonsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11389,10 +12052,14 @@ type ListVoidReasonsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListVoidReasonsResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListVoidReasonsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListVoidReasonsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11423,6 +12090,11 @@ func (r ListVoidReasonsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListVoidReasonsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListVoidReasonsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11459,6 +12131,11 @@ type GetVoidReasonResponse429Headers struct {
 	RetryAfter int
 }
 
+// GetVoidReasonResponse503Headers the declared response headers of an HTTP 503 response for GetVoidReason
+type GetVoidReasonResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetVoidReasonResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11476,8 +12153,12 @@ type GetVoidReasonResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetVoidReasonResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetVoidReasonResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11513,6 +12194,11 @@ func (r GetVoidReasonResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetVoidReasonResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetVoidReasonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12363,6 +13049,13 @@ func ParseLoginResponse(rsp *http.Response) (*LoginResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest TooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12384,6 +13077,26 @@ func ParseLoginResponse(rsp *http.Response) (*LoginResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers LoginResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12445,6 +13158,13 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12468,6 +13188,16 @@ func ParseListAlternatePaymentTypesResponse(rsp *http.Response) (*ListAlternateP
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAlternatePaymentTypesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12536,6 +13266,13 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12549,6 +13286,16 @@ func ParseGetAlternatePaymentTypeResponse(rsp *http.Response) (*GetAlternatePaym
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAlternatePaymentTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12610,6 +13357,13 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12633,6 +13387,16 @@ func ParseListBreakTypesResponse(rsp *http.Response) (*ListBreakTypesResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBreakTypesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12701,6 +13465,13 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12714,6 +13485,16 @@ func ParseGetBreakTypeResponse(rsp *http.Response) (*GetBreakTypeResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBreakTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12775,6 +13556,13 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12798,6 +13586,16 @@ func ParseListCashDrawersResponse(rsp *http.Response) (*ListCashDrawersResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCashDrawersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12866,6 +13664,13 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12879,6 +13684,16 @@ func ParseGetCashDrawerResponse(rsp *http.Response) (*GetCashDrawerResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCashDrawerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12940,6 +13755,13 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -12963,6 +13785,16 @@ func ParseListDiningOptionsResponse(rsp *http.Response) (*ListDiningOptionsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDiningOptionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13031,6 +13863,13 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13044,6 +13883,16 @@ func ParseGetDiningOptionResponse(rsp *http.Response) (*GetDiningOptionResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDiningOptionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13105,6 +13954,13 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13128,6 +13984,16 @@ func ParseListDiscountsResponse(rsp *http.Response) (*ListDiscountsResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDiscountsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13196,6 +14062,13 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13209,6 +14082,16 @@ func ParseGetDiscountResponse(rsp *http.Response) (*GetDiscountResponse, error) 
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDiscountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13270,6 +14153,13 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13293,6 +14183,16 @@ func ParseListMenuGroupsResponse(rsp *http.Response) (*ListMenuGroupsResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13361,6 +14261,13 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13374,6 +14281,16 @@ func ParseGetMenuGroupResponse(rsp *http.Response) (*GetMenuGroupResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13435,6 +14352,13 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13458,6 +14382,16 @@ func ParseListMenuItemsResponse(rsp *http.Response) (*ListMenuItemsResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuItemsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13526,6 +14460,13 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13539,6 +14480,16 @@ func ParseGetMenuItemResponse(rsp *http.Response) (*GetMenuItemResponse, error) 
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuItemResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13600,6 +14551,13 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13623,6 +14581,16 @@ func ParseListMenuOptionGroupsResponse(rsp *http.Response) (*ListMenuOptionGroup
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenuOptionGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13691,6 +14659,13 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13704,6 +14679,16 @@ func ParseGetMenuOptionGroupResponse(rsp *http.Response) (*GetMenuOptionGroupRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuOptionGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13765,6 +14750,13 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13788,6 +14780,16 @@ func ParseListMenusResponse(rsp *http.Response) (*ListMenusResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMenusResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13856,6 +14858,13 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13869,6 +14878,16 @@ func ParseGetMenuResponse(rsp *http.Response) (*GetMenuResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMenuResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13930,6 +14949,13 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -13953,6 +14979,16 @@ func ParseListNoSaleReasonsResponse(rsp *http.Response) (*ListNoSaleReasonsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListNoSaleReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14021,6 +15057,13 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14034,6 +15077,16 @@ func ParseGetNoSaleReasonResponse(rsp *http.Response) (*GetNoSaleReasonResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetNoSaleReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14095,6 +15148,13 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14118,6 +15178,16 @@ func ParseListPayoutReasonsResponse(rsp *http.Response) (*ListPayoutReasonsRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPayoutReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14186,6 +15256,13 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14199,6 +15276,16 @@ func ParseGetPayoutReasonResponse(rsp *http.Response) (*GetPayoutReasonResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPayoutReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14260,6 +15347,13 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14283,6 +15377,16 @@ func ParseListPreModifierGroupsResponse(rsp *http.Response) (*ListPreModifierGro
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPreModifierGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14351,6 +15455,13 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14364,6 +15475,16 @@ func ParseGetPreModifierGroupResponse(rsp *http.Response) (*GetPreModifierGroupR
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPreModifierGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14425,6 +15546,13 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14448,6 +15576,16 @@ func ParseListPreModifiersResponse(rsp *http.Response) (*ListPreModifiersRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPreModifiersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14516,6 +15654,13 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14529,6 +15674,16 @@ func ParseGetPreModifierResponse(rsp *http.Response) (*GetPreModifierResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPreModifierResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14590,6 +15745,13 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14613,6 +15775,16 @@ func ParseListPriceGroupsResponse(rsp *http.Response) (*ListPriceGroupsResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPriceGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14681,6 +15853,13 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14694,6 +15873,16 @@ func ParseGetPriceGroupResponse(rsp *http.Response) (*GetPriceGroupResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPriceGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14755,6 +15944,13 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14778,6 +15974,16 @@ func ParseListPrintersResponse(rsp *http.Response) (*ListPrintersResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPrintersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14846,6 +16052,13 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14859,6 +16072,16 @@ func ParseGetPrinterResponse(rsp *http.Response) (*GetPrinterResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPrinterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14920,6 +16143,13 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -14943,6 +16173,16 @@ func ParseListRestaurantServicesResponse(rsp *http.Response) (*ListRestaurantSer
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRestaurantServicesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15011,6 +16251,13 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15024,6 +16271,16 @@ func ParseGetRestaurantServiceResponse(rsp *http.Response) (*GetRestaurantServic
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRestaurantServiceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15085,6 +16342,13 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15108,6 +16372,16 @@ func ParseListRevenueCentersResponse(rsp *http.Response) (*ListRevenueCentersRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRevenueCentersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15176,6 +16450,13 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15189,6 +16470,16 @@ func ParseGetRevenueCenterResponse(rsp *http.Response) (*GetRevenueCenterRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRevenueCenterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15250,6 +16541,13 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15273,6 +16571,16 @@ func ParseListSalesCategoriesResponse(rsp *http.Response) (*ListSalesCategoriesR
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSalesCategoriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15341,6 +16649,13 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15354,6 +16669,16 @@ func ParseGetSalesCategoryResponse(rsp *http.Response) (*GetSalesCategoryRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSalesCategoryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15415,6 +16740,13 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15438,6 +16770,16 @@ func ParseListServiceAreasResponse(rsp *http.Response) (*ListServiceAreasRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListServiceAreasResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15506,6 +16848,13 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15519,6 +16868,16 @@ func ParseGetServiceAreaResponse(rsp *http.Response) (*GetServiceAreaResponse, e
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetServiceAreaResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15580,6 +16939,13 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15603,6 +16969,16 @@ func ParseListServiceChargesResponse(rsp *http.Response) (*ListServiceChargesRes
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListServiceChargesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15671,6 +17047,13 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15684,6 +17067,16 @@ func ParseGetServiceChargeResponse(rsp *http.Response) (*GetServiceChargeRespons
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetServiceChargeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15745,6 +17138,13 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15768,6 +17168,16 @@ func ParseListTablesResponse(rsp *http.Response) (*ListTablesResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTablesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15836,6 +17246,13 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15849,6 +17266,16 @@ func ParseGetTableResponse(rsp *http.Response) (*GetTableResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTableResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15910,6 +17337,13 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -15933,6 +17367,16 @@ func ParseListTaxRatesResponse(rsp *http.Response) (*ListTaxRatesResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTaxRatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16001,6 +17445,13 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16014,6 +17465,16 @@ func ParseGetTaxRateResponse(rsp *http.Response) (*GetTaxRateResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTaxRateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16082,6 +17543,13 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16095,6 +17563,16 @@ func ParseGetTipWithholdingResponse(rsp *http.Response) (*GetTipWithholdingRespo
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTipWithholdingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16156,6 +17634,13 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16179,6 +17664,16 @@ func ParseListVoidReasonsResponse(rsp *http.Response) (*ListVoidReasonsResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListVoidReasonsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16247,6 +17742,13 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16260,9221 +17762,17 @@ func ParseGetVoidReasonResponse(rsp *http.Response) (*GetVoidReasonResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetVoidReasonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
-}
-
-// ServerInterface represents all server handlers.
-type ServerInterface interface {
-	// Login Log in as an API client
-	// (POST /authentication/v1/authentication/login)
-	Login(ctx echo.Context) error
-	// ListAlternatePaymentTypes List alternate payment types
-	// (GET /config/v2/alternatePaymentTypes)
-	ListAlternatePaymentTypes(ctx echo.Context, params ListAlternatePaymentTypesParams) error
-	// GetAlternatePaymentType Get one of the alternate payment types
-	// (GET /config/v2/alternatePaymentTypes/{guid})
-	GetAlternatePaymentType(ctx echo.Context, guid EntityGUID, params GetAlternatePaymentTypeParams) error
-	// ListBreakTypes List break types
-	// (GET /config/v2/breakTypes)
-	ListBreakTypes(ctx echo.Context, params ListBreakTypesParams) error
-	// GetBreakType Get one of the break types
-	// (GET /config/v2/breakTypes/{guid})
-	GetBreakType(ctx echo.Context, guid EntityGUID, params GetBreakTypeParams) error
-	// ListCashDrawers List cash drawers
-	// (GET /config/v2/cashDrawers)
-	ListCashDrawers(ctx echo.Context, params ListCashDrawersParams) error
-	// GetCashDrawer Get one of the cash drawers
-	// (GET /config/v2/cashDrawers/{guid})
-	GetCashDrawer(ctx echo.Context, guid EntityGUID, params GetCashDrawerParams) error
-	// ListDiningOptions List dining options
-	// (GET /config/v2/diningOptions)
-	ListDiningOptions(ctx echo.Context, params ListDiningOptionsParams) error
-	// GetDiningOption Get one of the dining options
-	// (GET /config/v2/diningOptions/{guid})
-	GetDiningOption(ctx echo.Context, guid EntityGUID, params GetDiningOptionParams) error
-	// ListDiscounts List discounts
-	// (GET /config/v2/discounts)
-	ListDiscounts(ctx echo.Context, params ListDiscountsParams) error
-	// GetDiscount Get one of the discounts
-	// (GET /config/v2/discounts/{guid})
-	GetDiscount(ctx echo.Context, guid EntityGUID, params GetDiscountParams) error
-	// ListMenuGroups List menu groups
-	// (GET /config/v2/menuGroups)
-	ListMenuGroups(ctx echo.Context, params ListMenuGroupsParams) error
-	// GetMenuGroup Get one of the menu groups
-	// (GET /config/v2/menuGroups/{guid})
-	GetMenuGroup(ctx echo.Context, guid EntityGUID, params GetMenuGroupParams) error
-	// ListMenuItems List menu items and modifiers
-	// (GET /config/v2/menuItems)
-	ListMenuItems(ctx echo.Context, params ListMenuItemsParams) error
-	// GetMenuItem Get one of the menu items and modifiers
-	// (GET /config/v2/menuItems/{guid})
-	GetMenuItem(ctx echo.Context, guid EntityGUID, params GetMenuItemParams) error
-	// ListMenuOptionGroups List modifier groups
-	// (GET /config/v2/menuOptionGroups)
-	ListMenuOptionGroups(ctx echo.Context, params ListMenuOptionGroupsParams) error
-	// GetMenuOptionGroup Get one of the modifier groups
-	// (GET /config/v2/menuOptionGroups/{guid})
-	GetMenuOptionGroup(ctx echo.Context, guid EntityGUID, params GetMenuOptionGroupParams) error
-	// ListMenus List menus
-	// (GET /config/v2/menus)
-	ListMenus(ctx echo.Context, params ListMenusParams) error
-	// GetMenu Get one of the menus
-	// (GET /config/v2/menus/{guid})
-	GetMenu(ctx echo.Context, guid EntityGUID, params GetMenuParams) error
-	// ListNoSaleReasons List no-sale reasons
-	// (GET /config/v2/noSaleReasons)
-	ListNoSaleReasons(ctx echo.Context, params ListNoSaleReasonsParams) error
-	// GetNoSaleReason Get one of the no-sale reasons
-	// (GET /config/v2/noSaleReasons/{guid})
-	GetNoSaleReason(ctx echo.Context, guid EntityGUID, params GetNoSaleReasonParams) error
-	// ListPayoutReasons List payout reasons
-	// (GET /config/v2/payoutReasons)
-	ListPayoutReasons(ctx echo.Context, params ListPayoutReasonsParams) error
-	// GetPayoutReason Get one of the payout reasons
-	// (GET /config/v2/payoutReasons/{guid})
-	GetPayoutReason(ctx echo.Context, guid EntityGUID, params GetPayoutReasonParams) error
-	// ListPreModifierGroups List pre-modifier groups
-	// (GET /config/v2/preModifierGroups)
-	ListPreModifierGroups(ctx echo.Context, params ListPreModifierGroupsParams) error
-	// GetPreModifierGroup Get one of the pre-modifier groups
-	// (GET /config/v2/preModifierGroups/{guid})
-	GetPreModifierGroup(ctx echo.Context, guid EntityGUID, params GetPreModifierGroupParams) error
-	// ListPreModifiers List pre-modifiers
-	// (GET /config/v2/preModifiers)
-	ListPreModifiers(ctx echo.Context, params ListPreModifiersParams) error
-	// GetPreModifier Get one of the pre-modifiers
-	// (GET /config/v2/preModifiers/{guid})
-	GetPreModifier(ctx echo.Context, guid EntityGUID, params GetPreModifierParams) error
-	// ListPriceGroups List price groups
-	// (GET /config/v2/priceGroups)
-	ListPriceGroups(ctx echo.Context, params ListPriceGroupsParams) error
-	// GetPriceGroup Get one of the price groups
-	// (GET /config/v2/priceGroups/{guid})
-	GetPriceGroup(ctx echo.Context, guid EntityGUID, params GetPriceGroupParams) error
-	// ListPrinters List printers
-	// (GET /config/v2/printers)
-	ListPrinters(ctx echo.Context, params ListPrintersParams) error
-	// GetPrinter Get one of the printers
-	// (GET /config/v2/printers/{guid})
-	GetPrinter(ctx echo.Context, guid EntityGUID, params GetPrinterParams) error
-	// ListRestaurantServices List restaurant services
-	// (GET /config/v2/restaurantServices)
-	ListRestaurantServices(ctx echo.Context, params ListRestaurantServicesParams) error
-	// GetRestaurantService Get one of the restaurant services
-	// (GET /config/v2/restaurantServices/{guid})
-	GetRestaurantService(ctx echo.Context, guid EntityGUID, params GetRestaurantServiceParams) error
-	// ListRevenueCenters List revenue centers
-	// (GET /config/v2/revenueCenters)
-	ListRevenueCenters(ctx echo.Context, params ListRevenueCentersParams) error
-	// GetRevenueCenter Get one of the revenue centers
-	// (GET /config/v2/revenueCenters/{guid})
-	GetRevenueCenter(ctx echo.Context, guid EntityGUID, params GetRevenueCenterParams) error
-	// ListSalesCategories List sales categories
-	// (GET /config/v2/salesCategories)
-	ListSalesCategories(ctx echo.Context, params ListSalesCategoriesParams) error
-	// GetSalesCategory Get one of the sales categories
-	// (GET /config/v2/salesCategories/{guid})
-	GetSalesCategory(ctx echo.Context, guid EntityGUID, params GetSalesCategoryParams) error
-	// ListServiceAreas List service areas
-	// (GET /config/v2/serviceAreas)
-	ListServiceAreas(ctx echo.Context, params ListServiceAreasParams) error
-	// GetServiceArea Get one of the service areas
-	// (GET /config/v2/serviceAreas/{guid})
-	GetServiceArea(ctx echo.Context, guid EntityGUID, params GetServiceAreaParams) error
-	// ListServiceCharges List service charges
-	// (GET /config/v2/serviceCharges)
-	ListServiceCharges(ctx echo.Context, params ListServiceChargesParams) error
-	// GetServiceCharge Get one of the service charges
-	// (GET /config/v2/serviceCharges/{guid})
-	GetServiceCharge(ctx echo.Context, guid EntityGUID, params GetServiceChargeParams) error
-	// ListTables List tables
-	// (GET /config/v2/tables)
-	ListTables(ctx echo.Context, params ListTablesParams) error
-	// GetTable Get one of the tables
-	// (GET /config/v2/tables/{guid})
-	GetTable(ctx echo.Context, guid EntityGUID, params GetTableParams) error
-	// ListTaxRates List tax rates
-	// (GET /config/v2/taxRates)
-	ListTaxRates(ctx echo.Context, params ListTaxRatesParams) error
-	// GetTaxRate Get one of the tax rates
-	// (GET /config/v2/taxRates/{guid})
-	GetTaxRate(ctx echo.Context, guid EntityGUID, params GetTaxRateParams) error
-	// GetTipWithholding Get the tip withholding setting
-	// (GET /config/v2/tipWithholding)
-	GetTipWithholding(ctx echo.Context, params GetTipWithholdingParams) error
-	// ListVoidReasons List void reasons
-	// (GET /config/v2/voidReasons)
-	ListVoidReasons(ctx echo.Context, params ListVoidReasonsParams) error
-	// GetVoidReason Get one of the void reasons
-	// (GET /config/v2/voidReasons/{guid})
-	GetVoidReason(ctx echo.Context, guid EntityGUID, params GetVoidReasonParams) error
-}
-
-// ServerInterfaceWrapper converts echo contexts to parameters.
-type ServerInterfaceWrapper struct {
-	Handler ServerInterface
-}
-
-// Login converts echo context to params.
-func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Login(ctx)
-	return err
-}
-
-// ListAlternatePaymentTypes converts echo context to params.
-func (w *ServerInterfaceWrapper) ListAlternatePaymentTypes(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListAlternatePaymentTypesParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListAlternatePaymentTypes(ctx, params)
-	return err
-}
-
-// GetAlternatePaymentType converts echo context to params.
-func (w *ServerInterfaceWrapper) GetAlternatePaymentType(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetAlternatePaymentTypeParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetAlternatePaymentType(ctx, guid, params)
-	return err
-}
-
-// ListBreakTypes converts echo context to params.
-func (w *ServerInterfaceWrapper) ListBreakTypes(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListBreakTypesParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListBreakTypes(ctx, params)
-	return err
-}
-
-// GetBreakType converts echo context to params.
-func (w *ServerInterfaceWrapper) GetBreakType(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetBreakTypeParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetBreakType(ctx, guid, params)
-	return err
-}
-
-// ListCashDrawers converts echo context to params.
-func (w *ServerInterfaceWrapper) ListCashDrawers(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListCashDrawersParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListCashDrawers(ctx, params)
-	return err
-}
-
-// GetCashDrawer converts echo context to params.
-func (w *ServerInterfaceWrapper) GetCashDrawer(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetCashDrawerParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetCashDrawer(ctx, guid, params)
-	return err
-}
-
-// ListDiningOptions converts echo context to params.
-func (w *ServerInterfaceWrapper) ListDiningOptions(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListDiningOptionsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListDiningOptions(ctx, params)
-	return err
-}
-
-// GetDiningOption converts echo context to params.
-func (w *ServerInterfaceWrapper) GetDiningOption(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetDiningOptionParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetDiningOption(ctx, guid, params)
-	return err
-}
-
-// ListDiscounts converts echo context to params.
-func (w *ServerInterfaceWrapper) ListDiscounts(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListDiscountsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListDiscounts(ctx, params)
-	return err
-}
-
-// GetDiscount converts echo context to params.
-func (w *ServerInterfaceWrapper) GetDiscount(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetDiscountParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetDiscount(ctx, guid, params)
-	return err
-}
-
-// ListMenuGroups converts echo context to params.
-func (w *ServerInterfaceWrapper) ListMenuGroups(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListMenuGroupsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListMenuGroups(ctx, params)
-	return err
-}
-
-// GetMenuGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) GetMenuGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetMenuGroupParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMenuGroup(ctx, guid, params)
-	return err
-}
-
-// ListMenuItems converts echo context to params.
-func (w *ServerInterfaceWrapper) ListMenuItems(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListMenuItemsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListMenuItems(ctx, params)
-	return err
-}
-
-// GetMenuItem converts echo context to params.
-func (w *ServerInterfaceWrapper) GetMenuItem(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetMenuItemParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMenuItem(ctx, guid, params)
-	return err
-}
-
-// ListMenuOptionGroups converts echo context to params.
-func (w *ServerInterfaceWrapper) ListMenuOptionGroups(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListMenuOptionGroupsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListMenuOptionGroups(ctx, params)
-	return err
-}
-
-// GetMenuOptionGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) GetMenuOptionGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetMenuOptionGroupParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMenuOptionGroup(ctx, guid, params)
-	return err
-}
-
-// ListMenus converts echo context to params.
-func (w *ServerInterfaceWrapper) ListMenus(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListMenusParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListMenus(ctx, params)
-	return err
-}
-
-// GetMenu converts echo context to params.
-func (w *ServerInterfaceWrapper) GetMenu(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetMenuParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMenu(ctx, guid, params)
-	return err
-}
-
-// ListNoSaleReasons converts echo context to params.
-func (w *ServerInterfaceWrapper) ListNoSaleReasons(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListNoSaleReasonsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListNoSaleReasons(ctx, params)
-	return err
-}
-
-// GetNoSaleReason converts echo context to params.
-func (w *ServerInterfaceWrapper) GetNoSaleReason(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetNoSaleReasonParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetNoSaleReason(ctx, guid, params)
-	return err
-}
-
-// ListPayoutReasons converts echo context to params.
-func (w *ServerInterfaceWrapper) ListPayoutReasons(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListPayoutReasonsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListPayoutReasons(ctx, params)
-	return err
-}
-
-// GetPayoutReason converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPayoutReason(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetPayoutReasonParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPayoutReason(ctx, guid, params)
-	return err
-}
-
-// ListPreModifierGroups converts echo context to params.
-func (w *ServerInterfaceWrapper) ListPreModifierGroups(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListPreModifierGroupsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListPreModifierGroups(ctx, params)
-	return err
-}
-
-// GetPreModifierGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPreModifierGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetPreModifierGroupParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPreModifierGroup(ctx, guid, params)
-	return err
-}
-
-// ListPreModifiers converts echo context to params.
-func (w *ServerInterfaceWrapper) ListPreModifiers(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListPreModifiersParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListPreModifiers(ctx, params)
-	return err
-}
-
-// GetPreModifier converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPreModifier(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetPreModifierParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPreModifier(ctx, guid, params)
-	return err
-}
-
-// ListPriceGroups converts echo context to params.
-func (w *ServerInterfaceWrapper) ListPriceGroups(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListPriceGroupsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListPriceGroups(ctx, params)
-	return err
-}
-
-// GetPriceGroup converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPriceGroup(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetPriceGroupParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPriceGroup(ctx, guid, params)
-	return err
-}
-
-// ListPrinters converts echo context to params.
-func (w *ServerInterfaceWrapper) ListPrinters(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListPrintersParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListPrinters(ctx, params)
-	return err
-}
-
-// GetPrinter converts echo context to params.
-func (w *ServerInterfaceWrapper) GetPrinter(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetPrinterParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPrinter(ctx, guid, params)
-	return err
-}
-
-// ListRestaurantServices converts echo context to params.
-func (w *ServerInterfaceWrapper) ListRestaurantServices(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListRestaurantServicesParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListRestaurantServices(ctx, params)
-	return err
-}
-
-// GetRestaurantService converts echo context to params.
-func (w *ServerInterfaceWrapper) GetRestaurantService(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetRestaurantServiceParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetRestaurantService(ctx, guid, params)
-	return err
-}
-
-// ListRevenueCenters converts echo context to params.
-func (w *ServerInterfaceWrapper) ListRevenueCenters(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListRevenueCentersParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListRevenueCenters(ctx, params)
-	return err
-}
-
-// GetRevenueCenter converts echo context to params.
-func (w *ServerInterfaceWrapper) GetRevenueCenter(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetRevenueCenterParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetRevenueCenter(ctx, guid, params)
-	return err
-}
-
-// ListSalesCategories converts echo context to params.
-func (w *ServerInterfaceWrapper) ListSalesCategories(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListSalesCategoriesParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListSalesCategories(ctx, params)
-	return err
-}
-
-// GetSalesCategory converts echo context to params.
-func (w *ServerInterfaceWrapper) GetSalesCategory(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetSalesCategoryParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetSalesCategory(ctx, guid, params)
-	return err
-}
-
-// ListServiceAreas converts echo context to params.
-func (w *ServerInterfaceWrapper) ListServiceAreas(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListServiceAreasParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListServiceAreas(ctx, params)
-	return err
-}
-
-// GetServiceArea converts echo context to params.
-func (w *ServerInterfaceWrapper) GetServiceArea(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetServiceAreaParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetServiceArea(ctx, guid, params)
-	return err
-}
-
-// ListServiceCharges converts echo context to params.
-func (w *ServerInterfaceWrapper) ListServiceCharges(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListServiceChargesParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListServiceCharges(ctx, params)
-	return err
-}
-
-// GetServiceCharge converts echo context to params.
-func (w *ServerInterfaceWrapper) GetServiceCharge(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetServiceChargeParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetServiceCharge(ctx, guid, params)
-	return err
-}
-
-// ListTables converts echo context to params.
-func (w *ServerInterfaceWrapper) ListTables(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListTablesParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListTables(ctx, params)
-	return err
-}
-
-// GetTable converts echo context to params.
-func (w *ServerInterfaceWrapper) GetTable(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetTableParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetTable(ctx, guid, params)
-	return err
-}
-
-// ListTaxRates converts echo context to params.
-func (w *ServerInterfaceWrapper) ListTaxRates(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListTaxRatesParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListTaxRates(ctx, params)
-	return err
-}
-
-// GetTaxRate converts echo context to params.
-func (w *ServerInterfaceWrapper) GetTaxRate(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetTaxRateParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetTaxRate(ctx, guid, params)
-	return err
-}
-
-// GetTipWithholding converts echo context to params.
-func (w *ServerInterfaceWrapper) GetTipWithholding(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetTipWithholdingParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetTipWithholding(ctx, params)
-	return err
-}
-
-// ListVoidReasons converts echo context to params.
-func (w *ServerInterfaceWrapper) ListVoidReasons(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListVoidReasonsParams
-	// ------------- Optional query parameter "pageToken" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
-	}
-
-	// ------------- Optional query parameter "pageSize" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
-	}
-
-	// ------------- Optional query parameter "page" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
-	}
-
-	// ------------- Optional query parameter "lastModified" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastModified", ctx.QueryParams(), &params.LastModified, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastModified: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListVoidReasons(ctx, params)
-	return err
-}
-
-// GetVoidReason converts echo context to params.
-func (w *ServerInterfaceWrapper) GetVoidReason(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "guid" -------------
-	var guid EntityGUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "guid", ctx.Param("guid"), &guid, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guid: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetVoidReasonParams
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "Platform-Restaurant-External-ID" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Platform-Restaurant-External-ID")]; found {
-		var PlatformRestaurantExternalID RestaurantExternalID
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Platform-Restaurant-External-ID, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Platform-Restaurant-External-ID", valueList[0], &PlatformRestaurantExternalID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Platform-Restaurant-External-ID: %s", err))
-		}
-
-		params.PlatformRestaurantExternalID = PlatformRestaurantExternalID
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Platform-Restaurant-External-ID is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVoidReason(ctx, guid, params)
-	return err
-}
-
-// This is a simple interface which specifies echo.Route addition functions which
-// are present on both echo.Echo and echo.Group, since we want to allow using
-// either of them for path registration
-type EchoRouter interface {
-	CONNECT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	DELETE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	HEAD(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	OPTIONS(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PATCH(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-}
-
-// RegisterHandlersOptions configures RegisterHandlersWithOptions.
-type RegisterHandlersOptions struct {
-	// BaseURL is prepended to every registered path so the API can be served
-	// under a prefix.
-	BaseURL string
-	// OperationMiddlewares lets the caller attach per-operation middleware at
-	// registration time. The map key is the OpenAPI `operationId` value as it
-	// appears in the spec (the raw, un-normalized form). Operations that have
-	// no entry are registered with no extra middleware. A nil map disables
-	// per-operation middleware entirely.
-	OperationMiddlewares map[string][]echo.MiddlewareFunc
-}
-
-// RegisterHandlers adds each server route to the EchoRouter.
-func RegisterHandlers(router EchoRouter, si ServerInterface) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{})
-}
-
-// RegisterHandlersWithBaseURL registers handlers and prepends BaseURL to the
-// paths so the API can be served under a prefix.
-func RegisterHandlersWithBaseURL(router EchoRouter, si ServerInterface, baseURL string) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{BaseURL: baseURL})
-}
-
-// RegisterHandlersWithOptions registers handlers using the supplied options,
-// including any per-operation middleware.
-func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options RegisterHandlersOptions) {
-
-	wrapper := ServerInterfaceWrapper{
-		Handler: si,
-	}
-
-	router.POST(options.BaseURL+"/authentication/v1/authentication/login", wrapper.Login, options.OperationMiddlewares["Login"]...)
-	router.GET(options.BaseURL+"/config/v2/alternatePaymentTypes", wrapper.ListAlternatePaymentTypes, options.OperationMiddlewares["ListAlternatePaymentTypes"]...)
-	router.GET(options.BaseURL+"/config/v2/alternatePaymentTypes/:guid", wrapper.GetAlternatePaymentType, options.OperationMiddlewares["GetAlternatePaymentType"]...)
-	router.GET(options.BaseURL+"/config/v2/breakTypes", wrapper.ListBreakTypes, options.OperationMiddlewares["ListBreakTypes"]...)
-	router.GET(options.BaseURL+"/config/v2/breakTypes/:guid", wrapper.GetBreakType, options.OperationMiddlewares["GetBreakType"]...)
-	router.GET(options.BaseURL+"/config/v2/cashDrawers", wrapper.ListCashDrawers, options.OperationMiddlewares["ListCashDrawers"]...)
-	router.GET(options.BaseURL+"/config/v2/cashDrawers/:guid", wrapper.GetCashDrawer, options.OperationMiddlewares["GetCashDrawer"]...)
-	router.GET(options.BaseURL+"/config/v2/diningOptions", wrapper.ListDiningOptions, options.OperationMiddlewares["ListDiningOptions"]...)
-	router.GET(options.BaseURL+"/config/v2/diningOptions/:guid", wrapper.GetDiningOption, options.OperationMiddlewares["GetDiningOption"]...)
-	router.GET(options.BaseURL+"/config/v2/discounts", wrapper.ListDiscounts, options.OperationMiddlewares["ListDiscounts"]...)
-	router.GET(options.BaseURL+"/config/v2/discounts/:guid", wrapper.GetDiscount, options.OperationMiddlewares["GetDiscount"]...)
-	router.GET(options.BaseURL+"/config/v2/menuGroups", wrapper.ListMenuGroups, options.OperationMiddlewares["ListMenuGroups"]...)
-	router.GET(options.BaseURL+"/config/v2/menuGroups/:guid", wrapper.GetMenuGroup, options.OperationMiddlewares["GetMenuGroup"]...)
-	router.GET(options.BaseURL+"/config/v2/menuItems", wrapper.ListMenuItems, options.OperationMiddlewares["ListMenuItems"]...)
-	router.GET(options.BaseURL+"/config/v2/menuItems/:guid", wrapper.GetMenuItem, options.OperationMiddlewares["GetMenuItem"]...)
-	router.GET(options.BaseURL+"/config/v2/menuOptionGroups", wrapper.ListMenuOptionGroups, options.OperationMiddlewares["ListMenuOptionGroups"]...)
-	router.GET(options.BaseURL+"/config/v2/menuOptionGroups/:guid", wrapper.GetMenuOptionGroup, options.OperationMiddlewares["GetMenuOptionGroup"]...)
-	router.GET(options.BaseURL+"/config/v2/menus", wrapper.ListMenus, options.OperationMiddlewares["ListMenus"]...)
-	router.GET(options.BaseURL+"/config/v2/menus/:guid", wrapper.GetMenu, options.OperationMiddlewares["GetMenu"]...)
-	router.GET(options.BaseURL+"/config/v2/noSaleReasons", wrapper.ListNoSaleReasons, options.OperationMiddlewares["ListNoSaleReasons"]...)
-	router.GET(options.BaseURL+"/config/v2/noSaleReasons/:guid", wrapper.GetNoSaleReason, options.OperationMiddlewares["GetNoSaleReason"]...)
-	router.GET(options.BaseURL+"/config/v2/payoutReasons", wrapper.ListPayoutReasons, options.OperationMiddlewares["ListPayoutReasons"]...)
-	router.GET(options.BaseURL+"/config/v2/payoutReasons/:guid", wrapper.GetPayoutReason, options.OperationMiddlewares["GetPayoutReason"]...)
-	router.GET(options.BaseURL+"/config/v2/preModifiers", wrapper.ListPreModifiers, options.OperationMiddlewares["ListPreModifiers"]...)
-	router.GET(options.BaseURL+"/config/v2/preModifiers/:guid", wrapper.GetPreModifier, options.OperationMiddlewares["GetPreModifier"]...)
-	router.GET(options.BaseURL+"/config/v2/preModifierGroups", wrapper.ListPreModifierGroups, options.OperationMiddlewares["ListPreModifierGroups"]...)
-	router.GET(options.BaseURL+"/config/v2/preModifierGroups/:guid", wrapper.GetPreModifierGroup, options.OperationMiddlewares["GetPreModifierGroup"]...)
-	router.GET(options.BaseURL+"/config/v2/priceGroups", wrapper.ListPriceGroups, options.OperationMiddlewares["ListPriceGroups"]...)
-	router.GET(options.BaseURL+"/config/v2/priceGroups/:guid", wrapper.GetPriceGroup, options.OperationMiddlewares["GetPriceGroup"]...)
-	router.GET(options.BaseURL+"/config/v2/printers", wrapper.ListPrinters, options.OperationMiddlewares["ListPrinters"]...)
-	router.GET(options.BaseURL+"/config/v2/printers/:guid", wrapper.GetPrinter, options.OperationMiddlewares["GetPrinter"]...)
-	router.GET(options.BaseURL+"/config/v2/restaurantServices", wrapper.ListRestaurantServices, options.OperationMiddlewares["ListRestaurantServices"]...)
-	router.GET(options.BaseURL+"/config/v2/restaurantServices/:guid", wrapper.GetRestaurantService, options.OperationMiddlewares["GetRestaurantService"]...)
-	router.GET(options.BaseURL+"/config/v2/revenueCenters", wrapper.ListRevenueCenters, options.OperationMiddlewares["ListRevenueCenters"]...)
-	router.GET(options.BaseURL+"/config/v2/revenueCenters/:guid", wrapper.GetRevenueCenter, options.OperationMiddlewares["GetRevenueCenter"]...)
-	router.GET(options.BaseURL+"/config/v2/salesCategories", wrapper.ListSalesCategories, options.OperationMiddlewares["ListSalesCategories"]...)
-	router.GET(options.BaseURL+"/config/v2/salesCategories/:guid", wrapper.GetSalesCategory, options.OperationMiddlewares["GetSalesCategory"]...)
-	router.GET(options.BaseURL+"/config/v2/serviceAreas", wrapper.ListServiceAreas, options.OperationMiddlewares["ListServiceAreas"]...)
-	router.GET(options.BaseURL+"/config/v2/serviceAreas/:guid", wrapper.GetServiceArea, options.OperationMiddlewares["GetServiceArea"]...)
-	router.GET(options.BaseURL+"/config/v2/serviceCharges", wrapper.ListServiceCharges, options.OperationMiddlewares["ListServiceCharges"]...)
-	router.GET(options.BaseURL+"/config/v2/serviceCharges/:guid", wrapper.GetServiceCharge, options.OperationMiddlewares["GetServiceCharge"]...)
-	router.GET(options.BaseURL+"/config/v2/tables", wrapper.ListTables, options.OperationMiddlewares["ListTables"]...)
-	router.GET(options.BaseURL+"/config/v2/tables/:guid", wrapper.GetTable, options.OperationMiddlewares["GetTable"]...)
-	router.GET(options.BaseURL+"/config/v2/taxRates", wrapper.ListTaxRates, options.OperationMiddlewares["ListTaxRates"]...)
-	router.GET(options.BaseURL+"/config/v2/taxRates/:guid", wrapper.GetTaxRate, options.OperationMiddlewares["GetTaxRate"]...)
-	router.GET(options.BaseURL+"/config/v2/voidReasons", wrapper.ListVoidReasons, options.OperationMiddlewares["ListVoidReasons"]...)
-	router.GET(options.BaseURL+"/config/v2/voidReasons/:guid", wrapper.GetVoidReason, options.OperationMiddlewares["GetVoidReason"]...)
-	router.GET(options.BaseURL+"/config/v2/tipWithholding", wrapper.GetTipWithholding, options.OperationMiddlewares["GetTipWithholding"]...)
-
-}
-
-type BadRequestJSONResponse Error
-
-type ForbiddenJSONResponse Error
-
-type InternalErrorJSONResponse Error
-
-type NotFoundJSONResponse Error
-
-type TooLargeJSONResponse Error
-
-type TooManyRequestsResponseHeaders struct {
-	RetryAfter int
-}
-type TooManyRequestsJSONResponse struct {
-	Body Error
-
-	Headers TooManyRequestsResponseHeaders
-}
-
-type UnauthorizedJSONResponse Error
-
-type UnsupportedMediaTypeJSONResponse Error
-
-type LoginRequestObject struct {
-	Body *LoginJSONRequestBody
-}
-
-type LoginResponseObject interface {
-	VisitLoginResponse(w http.ResponseWriter) error
-}
-
-type Login200JSONResponse AuthenticationResponse
-
-func (response Login200JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Login400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response Login400JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Login401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response Login401JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Login413JSONResponse struct{ TooLargeJSONResponse }
-
-func (response Login413JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Login415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response Login415JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Login500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response Login500JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAlternatePaymentTypesRequestObject struct {
-	Params ListAlternatePaymentTypesParams
-}
-
-type ListAlternatePaymentTypesResponseObject interface {
-	VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error
-}
-
-type ListAlternatePaymentTypes200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListAlternatePaymentTypes200JSONResponse struct {
-	Body    []AlternatePaymentType
-	Headers ListAlternatePaymentTypes200ResponseHeaders
-}
-
-func (response ListAlternatePaymentTypes200JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAlternatePaymentTypes400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListAlternatePaymentTypes400JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAlternatePaymentTypes401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListAlternatePaymentTypes401JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAlternatePaymentTypes403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListAlternatePaymentTypes403JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAlternatePaymentTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListAlternatePaymentTypes429JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAlternatePaymentTypes500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListAlternatePaymentTypes500JSONResponse) VisitListAlternatePaymentTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAlternatePaymentTypeRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetAlternatePaymentTypeParams
-}
-
-type GetAlternatePaymentTypeResponseObject interface {
-	VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error
-}
-
-type GetAlternatePaymentType200JSONResponse AlternatePaymentType
-
-func (response GetAlternatePaymentType200JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAlternatePaymentType400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetAlternatePaymentType400JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAlternatePaymentType401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetAlternatePaymentType401JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAlternatePaymentType403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetAlternatePaymentType403JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAlternatePaymentType404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetAlternatePaymentType404JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAlternatePaymentType429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetAlternatePaymentType429JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAlternatePaymentType500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetAlternatePaymentType500JSONResponse) VisitGetAlternatePaymentTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypesRequestObject struct {
-	Params ListBreakTypesParams
-}
-
-type ListBreakTypesResponseObject interface {
-	VisitListBreakTypesResponse(w http.ResponseWriter) error
-}
-
-type ListBreakTypes200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListBreakTypes200JSONResponse struct {
-	Body    []BreakType
-	Headers ListBreakTypes200ResponseHeaders
-}
-
-func (response ListBreakTypes200JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypes400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListBreakTypes400JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypes401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListBreakTypes401JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypes403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListBreakTypes403JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypes429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListBreakTypes429JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBreakTypes500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListBreakTypes500JSONResponse) VisitListBreakTypesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBreakTypeRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetBreakTypeParams
-}
-
-type GetBreakTypeResponseObject interface {
-	VisitGetBreakTypeResponse(w http.ResponseWriter) error
-}
-
-type GetBreakType200JSONResponse BreakType
-
-func (response GetBreakType200JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBreakType400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetBreakType400JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBreakType401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetBreakType401JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBreakType403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetBreakType403JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBreakType404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetBreakType404JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBreakType429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetBreakType429JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBreakType500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetBreakType500JSONResponse) VisitGetBreakTypeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawersRequestObject struct {
-	Params ListCashDrawersParams
-}
-
-type ListCashDrawersResponseObject interface {
-	VisitListCashDrawersResponse(w http.ResponseWriter) error
-}
-
-type ListCashDrawers200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListCashDrawers200JSONResponse struct {
-	Body    []CashDrawer
-	Headers ListCashDrawers200ResponseHeaders
-}
-
-func (response ListCashDrawers200JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawers400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListCashDrawers400JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawers401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListCashDrawers401JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawers403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListCashDrawers403JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawers429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListCashDrawers429JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCashDrawers500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListCashDrawers500JSONResponse) VisitListCashDrawersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCashDrawerRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetCashDrawerParams
-}
-
-type GetCashDrawerResponseObject interface {
-	VisitGetCashDrawerResponse(w http.ResponseWriter) error
-}
-
-type GetCashDrawer200JSONResponse CashDrawer
-
-func (response GetCashDrawer200JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCashDrawer400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetCashDrawer400JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCashDrawer401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetCashDrawer401JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCashDrawer403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetCashDrawer403JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCashDrawer404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetCashDrawer404JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCashDrawer429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetCashDrawer429JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCashDrawer500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetCashDrawer500JSONResponse) VisitGetCashDrawerResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptionsRequestObject struct {
-	Params ListDiningOptionsParams
-}
-
-type ListDiningOptionsResponseObject interface {
-	VisitListDiningOptionsResponse(w http.ResponseWriter) error
-}
-
-type ListDiningOptions200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListDiningOptions200JSONResponse struct {
-	Body    []DiningOption
-	Headers ListDiningOptions200ResponseHeaders
-}
-
-func (response ListDiningOptions200JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptions400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListDiningOptions400JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptions401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListDiningOptions401JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptions403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListDiningOptions403JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptions429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListDiningOptions429JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiningOptions500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListDiningOptions500JSONResponse) VisitListDiningOptionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiningOptionRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetDiningOptionParams
-}
-
-type GetDiningOptionResponseObject interface {
-	VisitGetDiningOptionResponse(w http.ResponseWriter) error
-}
-
-type GetDiningOption200JSONResponse DiningOption
-
-func (response GetDiningOption200JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiningOption400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetDiningOption400JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiningOption401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetDiningOption401JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiningOption403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetDiningOption403JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiningOption404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetDiningOption404JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiningOption429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetDiningOption429JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiningOption500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetDiningOption500JSONResponse) VisitGetDiningOptionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscountsRequestObject struct {
-	Params ListDiscountsParams
-}
-
-type ListDiscountsResponseObject interface {
-	VisitListDiscountsResponse(w http.ResponseWriter) error
-}
-
-type ListDiscounts200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListDiscounts200JSONResponse struct {
-	Body    []Discount
-	Headers ListDiscounts200ResponseHeaders
-}
-
-func (response ListDiscounts200JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscounts400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListDiscounts400JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscounts401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListDiscounts401JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscounts403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListDiscounts403JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscounts429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListDiscounts429JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDiscounts500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListDiscounts500JSONResponse) VisitListDiscountsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiscountRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetDiscountParams
-}
-
-type GetDiscountResponseObject interface {
-	VisitGetDiscountResponse(w http.ResponseWriter) error
-}
-
-type GetDiscount200JSONResponse Discount
-
-func (response GetDiscount200JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiscount400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetDiscount400JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiscount401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetDiscount401JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiscount403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetDiscount403JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiscount404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetDiscount404JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiscount429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetDiscount429JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetDiscount500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetDiscount500JSONResponse) VisitGetDiscountResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroupsRequestObject struct {
-	Params ListMenuGroupsParams
-}
-
-type ListMenuGroupsResponseObject interface {
-	VisitListMenuGroupsResponse(w http.ResponseWriter) error
-}
-
-type ListMenuGroups200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListMenuGroups200JSONResponse struct {
-	Body    []MenuGroup
-	Headers ListMenuGroups200ResponseHeaders
-}
-
-func (response ListMenuGroups200JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroups400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListMenuGroups400JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroups401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListMenuGroups401JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroups403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListMenuGroups403JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListMenuGroups429JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuGroups500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListMenuGroups500JSONResponse) VisitListMenuGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuGroupRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetMenuGroupParams
-}
-
-type GetMenuGroupResponseObject interface {
-	VisitGetMenuGroupResponse(w http.ResponseWriter) error
-}
-
-type GetMenuGroup200JSONResponse MenuGroup
-
-func (response GetMenuGroup200JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetMenuGroup400JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetMenuGroup401JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetMenuGroup403JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuGroup404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetMenuGroup404JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetMenuGroup429JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuGroup500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetMenuGroup500JSONResponse) VisitGetMenuGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItemsRequestObject struct {
-	Params ListMenuItemsParams
-}
-
-type ListMenuItemsResponseObject interface {
-	VisitListMenuItemsResponse(w http.ResponseWriter) error
-}
-
-type ListMenuItems200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListMenuItems200JSONResponse struct {
-	Body    []MenuItem
-	Headers ListMenuItems200ResponseHeaders
-}
-
-func (response ListMenuItems200JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItems400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListMenuItems400JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItems401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListMenuItems401JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItems403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListMenuItems403JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItems429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListMenuItems429JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuItems500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListMenuItems500JSONResponse) VisitListMenuItemsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuItemRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetMenuItemParams
-}
-
-type GetMenuItemResponseObject interface {
-	VisitGetMenuItemResponse(w http.ResponseWriter) error
-}
-
-type GetMenuItem200JSONResponse MenuItem
-
-func (response GetMenuItem200JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuItem400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetMenuItem400JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuItem401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetMenuItem401JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuItem403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetMenuItem403JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuItem404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetMenuItem404JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuItem429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetMenuItem429JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuItem500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetMenuItem500JSONResponse) VisitGetMenuItemResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroupsRequestObject struct {
-	Params ListMenuOptionGroupsParams
-}
-
-type ListMenuOptionGroupsResponseObject interface {
-	VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error
-}
-
-type ListMenuOptionGroups200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListMenuOptionGroups200JSONResponse struct {
-	Body    []MenuOptionGroup
-	Headers ListMenuOptionGroups200ResponseHeaders
-}
-
-func (response ListMenuOptionGroups200JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroups400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListMenuOptionGroups400JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroups401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListMenuOptionGroups401JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroups403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListMenuOptionGroups403JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListMenuOptionGroups429JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenuOptionGroups500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListMenuOptionGroups500JSONResponse) VisitListMenuOptionGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuOptionGroupRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetMenuOptionGroupParams
-}
-
-type GetMenuOptionGroupResponseObject interface {
-	VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error
-}
-
-type GetMenuOptionGroup200JSONResponse MenuOptionGroup
-
-func (response GetMenuOptionGroup200JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuOptionGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetMenuOptionGroup400JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuOptionGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetMenuOptionGroup401JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuOptionGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetMenuOptionGroup403JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuOptionGroup404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetMenuOptionGroup404JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuOptionGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetMenuOptionGroup429JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuOptionGroup500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetMenuOptionGroup500JSONResponse) VisitGetMenuOptionGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenusRequestObject struct {
-	Params ListMenusParams
-}
-
-type ListMenusResponseObject interface {
-	VisitListMenusResponse(w http.ResponseWriter) error
-}
-
-type ListMenus200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListMenus200JSONResponse struct {
-	Body    []Menu
-	Headers ListMenus200ResponseHeaders
-}
-
-func (response ListMenus200JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenus400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListMenus400JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenus401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListMenus401JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenus403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenus429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListMenus429JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListMenus500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListMenus500JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenuRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetMenuParams
-}
-
-type GetMenuResponseObject interface {
-	VisitGetMenuResponse(w http.ResponseWriter) error
-}
-
-type GetMenu200JSONResponse Menu
-
-func (response GetMenu200JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenu400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetMenu400JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenu401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetMenu401JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenu403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetMenu403JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenu404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenu429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetMenu429JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMenu500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetMenu500JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasonsRequestObject struct {
-	Params ListNoSaleReasonsParams
-}
-
-type ListNoSaleReasonsResponseObject interface {
-	VisitListNoSaleReasonsResponse(w http.ResponseWriter) error
-}
-
-type ListNoSaleReasons200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListNoSaleReasons200JSONResponse struct {
-	Body    []NoSaleReason
-	Headers ListNoSaleReasons200ResponseHeaders
-}
-
-func (response ListNoSaleReasons200JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasons400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListNoSaleReasons400JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasons401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListNoSaleReasons401JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasons403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListNoSaleReasons403JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListNoSaleReasons429JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListNoSaleReasons500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListNoSaleReasons500JSONResponse) VisitListNoSaleReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetNoSaleReasonRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetNoSaleReasonParams
-}
-
-type GetNoSaleReasonResponseObject interface {
-	VisitGetNoSaleReasonResponse(w http.ResponseWriter) error
-}
-
-type GetNoSaleReason200JSONResponse NoSaleReason
-
-func (response GetNoSaleReason200JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetNoSaleReason400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetNoSaleReason400JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetNoSaleReason401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetNoSaleReason401JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetNoSaleReason403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetNoSaleReason403JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetNoSaleReason404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetNoSaleReason404JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetNoSaleReason429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetNoSaleReason429JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetNoSaleReason500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetNoSaleReason500JSONResponse) VisitGetNoSaleReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasonsRequestObject struct {
-	Params ListPayoutReasonsParams
-}
-
-type ListPayoutReasonsResponseObject interface {
-	VisitListPayoutReasonsResponse(w http.ResponseWriter) error
-}
-
-type ListPayoutReasons200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListPayoutReasons200JSONResponse struct {
-	Body    []PayoutReason
-	Headers ListPayoutReasons200ResponseHeaders
-}
-
-func (response ListPayoutReasons200JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasons400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListPayoutReasons400JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasons401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListPayoutReasons401JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasons403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListPayoutReasons403JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListPayoutReasons429JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPayoutReasons500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListPayoutReasons500JSONResponse) VisitListPayoutReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPayoutReasonRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetPayoutReasonParams
-}
-
-type GetPayoutReasonResponseObject interface {
-	VisitGetPayoutReasonResponse(w http.ResponseWriter) error
-}
-
-type GetPayoutReason200JSONResponse PayoutReason
-
-func (response GetPayoutReason200JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPayoutReason400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetPayoutReason400JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPayoutReason401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPayoutReason401JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPayoutReason403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetPayoutReason403JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPayoutReason404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetPayoutReason404JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPayoutReason429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetPayoutReason429JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPayoutReason500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetPayoutReason500JSONResponse) VisitGetPayoutReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroupsRequestObject struct {
-	Params ListPreModifierGroupsParams
-}
-
-type ListPreModifierGroupsResponseObject interface {
-	VisitListPreModifierGroupsResponse(w http.ResponseWriter) error
-}
-
-type ListPreModifierGroups200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListPreModifierGroups200JSONResponse struct {
-	Body    []PreModifierGroup
-	Headers ListPreModifierGroups200ResponseHeaders
-}
-
-func (response ListPreModifierGroups200JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroups400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListPreModifierGroups400JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroups401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListPreModifierGroups401JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroups403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListPreModifierGroups403JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListPreModifierGroups429JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifierGroups500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListPreModifierGroups500JSONResponse) VisitListPreModifierGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierGroupRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetPreModifierGroupParams
-}
-
-type GetPreModifierGroupResponseObject interface {
-	VisitGetPreModifierGroupResponse(w http.ResponseWriter) error
-}
-
-type GetPreModifierGroup200JSONResponse PreModifierGroup
-
-func (response GetPreModifierGroup200JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetPreModifierGroup400JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPreModifierGroup401JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetPreModifierGroup403JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierGroup404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetPreModifierGroup404JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetPreModifierGroup429JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierGroup500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetPreModifierGroup500JSONResponse) VisitGetPreModifierGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiersRequestObject struct {
-	Params ListPreModifiersParams
-}
-
-type ListPreModifiersResponseObject interface {
-	VisitListPreModifiersResponse(w http.ResponseWriter) error
-}
-
-type ListPreModifiers200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListPreModifiers200JSONResponse struct {
-	Body    []PreModifier
-	Headers ListPreModifiers200ResponseHeaders
-}
-
-func (response ListPreModifiers200JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiers400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListPreModifiers400JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiers401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListPreModifiers401JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiers403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListPreModifiers403JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiers429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListPreModifiers429JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPreModifiers500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListPreModifiers500JSONResponse) VisitListPreModifiersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifierRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetPreModifierParams
-}
-
-type GetPreModifierResponseObject interface {
-	VisitGetPreModifierResponse(w http.ResponseWriter) error
-}
-
-type GetPreModifier200JSONResponse PreModifier
-
-func (response GetPreModifier200JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifier400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetPreModifier400JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifier401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPreModifier401JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifier403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetPreModifier403JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifier404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetPreModifier404JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifier429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetPreModifier429JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPreModifier500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetPreModifier500JSONResponse) VisitGetPreModifierResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroupsRequestObject struct {
-	Params ListPriceGroupsParams
-}
-
-type ListPriceGroupsResponseObject interface {
-	VisitListPriceGroupsResponse(w http.ResponseWriter) error
-}
-
-type ListPriceGroups200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListPriceGroups200JSONResponse struct {
-	Body    []PriceGroup
-	Headers ListPriceGroups200ResponseHeaders
-}
-
-func (response ListPriceGroups200JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroups400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListPriceGroups400JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroups401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListPriceGroups401JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroups403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListPriceGroups403JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroups429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListPriceGroups429JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPriceGroups500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListPriceGroups500JSONResponse) VisitListPriceGroupsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPriceGroupRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetPriceGroupParams
-}
-
-type GetPriceGroupResponseObject interface {
-	VisitGetPriceGroupResponse(w http.ResponseWriter) error
-}
-
-type GetPriceGroup200JSONResponse PriceGroup
-
-func (response GetPriceGroup200JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPriceGroup400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetPriceGroup400JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPriceGroup401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPriceGroup401JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPriceGroup403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetPriceGroup403JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPriceGroup404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetPriceGroup404JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPriceGroup429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetPriceGroup429JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPriceGroup500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetPriceGroup500JSONResponse) VisitGetPriceGroupResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrintersRequestObject struct {
-	Params ListPrintersParams
-}
-
-type ListPrintersResponseObject interface {
-	VisitListPrintersResponse(w http.ResponseWriter) error
-}
-
-type ListPrinters200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListPrinters200JSONResponse struct {
-	Body    []Printer
-	Headers ListPrinters200ResponseHeaders
-}
-
-func (response ListPrinters200JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrinters400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListPrinters400JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrinters401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListPrinters401JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrinters403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListPrinters403JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrinters429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListPrinters429JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListPrinters500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListPrinters500JSONResponse) VisitListPrintersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPrinterRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetPrinterParams
-}
-
-type GetPrinterResponseObject interface {
-	VisitGetPrinterResponse(w http.ResponseWriter) error
-}
-
-type GetPrinter200JSONResponse Printer
-
-func (response GetPrinter200JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPrinter400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetPrinter400JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPrinter401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetPrinter401JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPrinter403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetPrinter403JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPrinter404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetPrinter404JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPrinter429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetPrinter429JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPrinter500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetPrinter500JSONResponse) VisitGetPrinterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServicesRequestObject struct {
-	Params ListRestaurantServicesParams
-}
-
-type ListRestaurantServicesResponseObject interface {
-	VisitListRestaurantServicesResponse(w http.ResponseWriter) error
-}
-
-type ListRestaurantServices200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListRestaurantServices200JSONResponse struct {
-	Body    []RestaurantService
-	Headers ListRestaurantServices200ResponseHeaders
-}
-
-func (response ListRestaurantServices200JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServices400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListRestaurantServices400JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServices401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListRestaurantServices401JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServices403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListRestaurantServices403JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServices429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListRestaurantServices429JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRestaurantServices500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListRestaurantServices500JSONResponse) VisitListRestaurantServicesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantServiceRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetRestaurantServiceParams
-}
-
-type GetRestaurantServiceResponseObject interface {
-	VisitGetRestaurantServiceResponse(w http.ResponseWriter) error
-}
-
-type GetRestaurantService200JSONResponse RestaurantService
-
-func (response GetRestaurantService200JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantService400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetRestaurantService400JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantService401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetRestaurantService401JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantService403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetRestaurantService403JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantService404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetRestaurantService404JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantService429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetRestaurantService429JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRestaurantService500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetRestaurantService500JSONResponse) VisitGetRestaurantServiceResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCentersRequestObject struct {
-	Params ListRevenueCentersParams
-}
-
-type ListRevenueCentersResponseObject interface {
-	VisitListRevenueCentersResponse(w http.ResponseWriter) error
-}
-
-type ListRevenueCenters200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListRevenueCenters200JSONResponse struct {
-	Body    []RevenueCenter
-	Headers ListRevenueCenters200ResponseHeaders
-}
-
-func (response ListRevenueCenters200JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCenters400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListRevenueCenters400JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCenters401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListRevenueCenters401JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCenters403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListRevenueCenters403JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCenters429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListRevenueCenters429JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRevenueCenters500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListRevenueCenters500JSONResponse) VisitListRevenueCentersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRevenueCenterRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetRevenueCenterParams
-}
-
-type GetRevenueCenterResponseObject interface {
-	VisitGetRevenueCenterResponse(w http.ResponseWriter) error
-}
-
-type GetRevenueCenter200JSONResponse RevenueCenter
-
-func (response GetRevenueCenter200JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRevenueCenter400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetRevenueCenter400JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRevenueCenter401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetRevenueCenter401JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRevenueCenter403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetRevenueCenter403JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRevenueCenter404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetRevenueCenter404JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRevenueCenter429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetRevenueCenter429JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRevenueCenter500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetRevenueCenter500JSONResponse) VisitGetRevenueCenterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategoriesRequestObject struct {
-	Params ListSalesCategoriesParams
-}
-
-type ListSalesCategoriesResponseObject interface {
-	VisitListSalesCategoriesResponse(w http.ResponseWriter) error
-}
-
-type ListSalesCategories200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListSalesCategories200JSONResponse struct {
-	Body    []SalesCategory
-	Headers ListSalesCategories200ResponseHeaders
-}
-
-func (response ListSalesCategories200JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategories400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListSalesCategories400JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategories401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListSalesCategories401JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategories403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListSalesCategories403JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategories429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListSalesCategories429JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSalesCategories500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListSalesCategories500JSONResponse) VisitListSalesCategoriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSalesCategoryRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetSalesCategoryParams
-}
-
-type GetSalesCategoryResponseObject interface {
-	VisitGetSalesCategoryResponse(w http.ResponseWriter) error
-}
-
-type GetSalesCategory200JSONResponse SalesCategory
-
-func (response GetSalesCategory200JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSalesCategory400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetSalesCategory400JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSalesCategory401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetSalesCategory401JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSalesCategory403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetSalesCategory403JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSalesCategory404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetSalesCategory404JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSalesCategory429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetSalesCategory429JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSalesCategory500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetSalesCategory500JSONResponse) VisitGetSalesCategoryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreasRequestObject struct {
-	Params ListServiceAreasParams
-}
-
-type ListServiceAreasResponseObject interface {
-	VisitListServiceAreasResponse(w http.ResponseWriter) error
-}
-
-type ListServiceAreas200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListServiceAreas200JSONResponse struct {
-	Body    []ServiceArea
-	Headers ListServiceAreas200ResponseHeaders
-}
-
-func (response ListServiceAreas200JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreas400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListServiceAreas400JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreas401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListServiceAreas401JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreas403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListServiceAreas403JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreas429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListServiceAreas429JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceAreas500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListServiceAreas500JSONResponse) VisitListServiceAreasResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceAreaRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetServiceAreaParams
-}
-
-type GetServiceAreaResponseObject interface {
-	VisitGetServiceAreaResponse(w http.ResponseWriter) error
-}
-
-type GetServiceArea200JSONResponse ServiceArea
-
-func (response GetServiceArea200JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceArea400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetServiceArea400JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceArea401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetServiceArea401JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceArea403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetServiceArea403JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceArea404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetServiceArea404JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceArea429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetServiceArea429JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceArea500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetServiceArea500JSONResponse) VisitGetServiceAreaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceChargesRequestObject struct {
-	Params ListServiceChargesParams
-}
-
-type ListServiceChargesResponseObject interface {
-	VisitListServiceChargesResponse(w http.ResponseWriter) error
-}
-
-type ListServiceCharges200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListServiceCharges200JSONResponse struct {
-	Body    []ServiceCharge
-	Headers ListServiceCharges200ResponseHeaders
-}
-
-func (response ListServiceCharges200JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceCharges400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListServiceCharges400JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceCharges401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListServiceCharges401JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceCharges403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListServiceCharges403JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceCharges429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListServiceCharges429JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListServiceCharges500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListServiceCharges500JSONResponse) VisitListServiceChargesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceChargeRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetServiceChargeParams
-}
-
-type GetServiceChargeResponseObject interface {
-	VisitGetServiceChargeResponse(w http.ResponseWriter) error
-}
-
-type GetServiceCharge200JSONResponse ServiceCharge
-
-func (response GetServiceCharge200JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceCharge400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetServiceCharge400JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceCharge401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetServiceCharge401JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceCharge403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetServiceCharge403JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceCharge404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetServiceCharge404JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceCharge429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetServiceCharge429JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetServiceCharge500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetServiceCharge500JSONResponse) VisitGetServiceChargeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTablesRequestObject struct {
-	Params ListTablesParams
-}
-
-type ListTablesResponseObject interface {
-	VisitListTablesResponse(w http.ResponseWriter) error
-}
-
-type ListTables200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListTables200JSONResponse struct {
-	Body    []Table
-	Headers ListTables200ResponseHeaders
-}
-
-func (response ListTables200JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTables400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListTables400JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTables401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListTables401JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTables403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListTables403JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTables429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListTables429JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTables500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListTables500JSONResponse) VisitListTablesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTableRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetTableParams
-}
-
-type GetTableResponseObject interface {
-	VisitGetTableResponse(w http.ResponseWriter) error
-}
-
-type GetTable200JSONResponse Table
-
-func (response GetTable200JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTable400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetTable400JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTable401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetTable401JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTable403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetTable403JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTable404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetTable404JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTable429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetTable429JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTable500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetTable500JSONResponse) VisitGetTableResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRatesRequestObject struct {
-	Params ListTaxRatesParams
-}
-
-type ListTaxRatesResponseObject interface {
-	VisitListTaxRatesResponse(w http.ResponseWriter) error
-}
-
-type ListTaxRates200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListTaxRates200JSONResponse struct {
-	Body    []TaxRate
-	Headers ListTaxRates200ResponseHeaders
-}
-
-func (response ListTaxRates200JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRates400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListTaxRates400JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRates401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListTaxRates401JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRates403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListTaxRates403JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRates429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListTaxRates429JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTaxRates500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListTaxRates500JSONResponse) VisitListTaxRatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTaxRateRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetTaxRateParams
-}
-
-type GetTaxRateResponseObject interface {
-	VisitGetTaxRateResponse(w http.ResponseWriter) error
-}
-
-type GetTaxRate200JSONResponse TaxRate
-
-func (response GetTaxRate200JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTaxRate400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetTaxRate400JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTaxRate401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetTaxRate401JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTaxRate403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetTaxRate403JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTaxRate404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetTaxRate404JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTaxRate429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetTaxRate429JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTaxRate500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetTaxRate500JSONResponse) VisitGetTaxRateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTipWithholdingRequestObject struct {
-	Params GetTipWithholdingParams
-}
-
-type GetTipWithholdingResponseObject interface {
-	VisitGetTipWithholdingResponse(w http.ResponseWriter) error
-}
-
-type GetTipWithholding200JSONResponse TipWithholding
-
-func (response GetTipWithholding200JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTipWithholding400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetTipWithholding400JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTipWithholding401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetTipWithholding401JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTipWithholding403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetTipWithholding403JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTipWithholding404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetTipWithholding404JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTipWithholding429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetTipWithholding429JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTipWithholding500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetTipWithholding500JSONResponse) VisitGetTipWithholdingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasonsRequestObject struct {
-	Params ListVoidReasonsParams
-}
-
-type ListVoidReasonsResponseObject interface {
-	VisitListVoidReasonsResponse(w http.ResponseWriter) error
-}
-
-type ListVoidReasons200ResponseHeaders struct {
-	PlatformNextPageToken *string
-}
-
-type ListVoidReasons200JSONResponse struct {
-	Body    []VoidReason
-	Headers ListVoidReasons200ResponseHeaders
-}
-
-func (response ListVoidReasons200JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.PlatformNextPageToken != nil {
-		w.Header().Set("Platform-Next-Page-Token", fmt.Sprint(*response.Headers.PlatformNextPageToken))
-	}
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasons400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListVoidReasons400JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasons401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListVoidReasons401JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasons403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListVoidReasons403JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasons429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListVoidReasons429JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListVoidReasons500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response ListVoidReasons500JSONResponse) VisitListVoidReasonsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReasonRequestObject struct {
-	Guid   EntityGUID `json:"guid"`
-	Params GetVoidReasonParams
-}
-
-type GetVoidReasonResponseObject interface {
-	VisitGetVoidReasonResponse(w http.ResponseWriter) error
-}
-
-type GetVoidReason200JSONResponse VoidReason
-
-func (response GetVoidReason200JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetVoidReason400JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetVoidReason401JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetVoidReason403JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetVoidReason404JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetVoidReason429JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVoidReason500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetVoidReason500JSONResponse) VisitGetVoidReasonResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-// StrictServerInterface represents all server handlers.
-type StrictServerInterface interface {
-	// Login Log in as an API client
-	// (POST /authentication/v1/authentication/login)
-	Login(ctx context.Context, request LoginRequestObject) (LoginResponseObject, error)
-	// ListAlternatePaymentTypes List alternate payment types
-	// (GET /config/v2/alternatePaymentTypes)
-	ListAlternatePaymentTypes(ctx context.Context, request ListAlternatePaymentTypesRequestObject) (ListAlternatePaymentTypesResponseObject, error)
-	// GetAlternatePaymentType Get one of the alternate payment types
-	// (GET /config/v2/alternatePaymentTypes/{guid})
-	GetAlternatePaymentType(ctx context.Context, request GetAlternatePaymentTypeRequestObject) (GetAlternatePaymentTypeResponseObject, error)
-	// ListBreakTypes List break types
-	// (GET /config/v2/breakTypes)
-	ListBreakTypes(ctx context.Context, request ListBreakTypesRequestObject) (ListBreakTypesResponseObject, error)
-	// GetBreakType Get one of the break types
-	// (GET /config/v2/breakTypes/{guid})
-	GetBreakType(ctx context.Context, request GetBreakTypeRequestObject) (GetBreakTypeResponseObject, error)
-	// ListCashDrawers List cash drawers
-	// (GET /config/v2/cashDrawers)
-	ListCashDrawers(ctx context.Context, request ListCashDrawersRequestObject) (ListCashDrawersResponseObject, error)
-	// GetCashDrawer Get one of the cash drawers
-	// (GET /config/v2/cashDrawers/{guid})
-	GetCashDrawer(ctx context.Context, request GetCashDrawerRequestObject) (GetCashDrawerResponseObject, error)
-	// ListDiningOptions List dining options
-	// (GET /config/v2/diningOptions)
-	ListDiningOptions(ctx context.Context, request ListDiningOptionsRequestObject) (ListDiningOptionsResponseObject, error)
-	// GetDiningOption Get one of the dining options
-	// (GET /config/v2/diningOptions/{guid})
-	GetDiningOption(ctx context.Context, request GetDiningOptionRequestObject) (GetDiningOptionResponseObject, error)
-	// ListDiscounts List discounts
-	// (GET /config/v2/discounts)
-	ListDiscounts(ctx context.Context, request ListDiscountsRequestObject) (ListDiscountsResponseObject, error)
-	// GetDiscount Get one of the discounts
-	// (GET /config/v2/discounts/{guid})
-	GetDiscount(ctx context.Context, request GetDiscountRequestObject) (GetDiscountResponseObject, error)
-	// ListMenuGroups List menu groups
-	// (GET /config/v2/menuGroups)
-	ListMenuGroups(ctx context.Context, request ListMenuGroupsRequestObject) (ListMenuGroupsResponseObject, error)
-	// GetMenuGroup Get one of the menu groups
-	// (GET /config/v2/menuGroups/{guid})
-	GetMenuGroup(ctx context.Context, request GetMenuGroupRequestObject) (GetMenuGroupResponseObject, error)
-	// ListMenuItems List menu items and modifiers
-	// (GET /config/v2/menuItems)
-	ListMenuItems(ctx context.Context, request ListMenuItemsRequestObject) (ListMenuItemsResponseObject, error)
-	// GetMenuItem Get one of the menu items and modifiers
-	// (GET /config/v2/menuItems/{guid})
-	GetMenuItem(ctx context.Context, request GetMenuItemRequestObject) (GetMenuItemResponseObject, error)
-	// ListMenuOptionGroups List modifier groups
-	// (GET /config/v2/menuOptionGroups)
-	ListMenuOptionGroups(ctx context.Context, request ListMenuOptionGroupsRequestObject) (ListMenuOptionGroupsResponseObject, error)
-	// GetMenuOptionGroup Get one of the modifier groups
-	// (GET /config/v2/menuOptionGroups/{guid})
-	GetMenuOptionGroup(ctx context.Context, request GetMenuOptionGroupRequestObject) (GetMenuOptionGroupResponseObject, error)
-	// ListMenus List menus
-	// (GET /config/v2/menus)
-	ListMenus(ctx context.Context, request ListMenusRequestObject) (ListMenusResponseObject, error)
-	// GetMenu Get one of the menus
-	// (GET /config/v2/menus/{guid})
-	GetMenu(ctx context.Context, request GetMenuRequestObject) (GetMenuResponseObject, error)
-	// ListNoSaleReasons List no-sale reasons
-	// (GET /config/v2/noSaleReasons)
-	ListNoSaleReasons(ctx context.Context, request ListNoSaleReasonsRequestObject) (ListNoSaleReasonsResponseObject, error)
-	// GetNoSaleReason Get one of the no-sale reasons
-	// (GET /config/v2/noSaleReasons/{guid})
-	GetNoSaleReason(ctx context.Context, request GetNoSaleReasonRequestObject) (GetNoSaleReasonResponseObject, error)
-	// ListPayoutReasons List payout reasons
-	// (GET /config/v2/payoutReasons)
-	ListPayoutReasons(ctx context.Context, request ListPayoutReasonsRequestObject) (ListPayoutReasonsResponseObject, error)
-	// GetPayoutReason Get one of the payout reasons
-	// (GET /config/v2/payoutReasons/{guid})
-	GetPayoutReason(ctx context.Context, request GetPayoutReasonRequestObject) (GetPayoutReasonResponseObject, error)
-	// ListPreModifierGroups List pre-modifier groups
-	// (GET /config/v2/preModifierGroups)
-	ListPreModifierGroups(ctx context.Context, request ListPreModifierGroupsRequestObject) (ListPreModifierGroupsResponseObject, error)
-	// GetPreModifierGroup Get one of the pre-modifier groups
-	// (GET /config/v2/preModifierGroups/{guid})
-	GetPreModifierGroup(ctx context.Context, request GetPreModifierGroupRequestObject) (GetPreModifierGroupResponseObject, error)
-	// ListPreModifiers List pre-modifiers
-	// (GET /config/v2/preModifiers)
-	ListPreModifiers(ctx context.Context, request ListPreModifiersRequestObject) (ListPreModifiersResponseObject, error)
-	// GetPreModifier Get one of the pre-modifiers
-	// (GET /config/v2/preModifiers/{guid})
-	GetPreModifier(ctx context.Context, request GetPreModifierRequestObject) (GetPreModifierResponseObject, error)
-	// ListPriceGroups List price groups
-	// (GET /config/v2/priceGroups)
-	ListPriceGroups(ctx context.Context, request ListPriceGroupsRequestObject) (ListPriceGroupsResponseObject, error)
-	// GetPriceGroup Get one of the price groups
-	// (GET /config/v2/priceGroups/{guid})
-	GetPriceGroup(ctx context.Context, request GetPriceGroupRequestObject) (GetPriceGroupResponseObject, error)
-	// ListPrinters List printers
-	// (GET /config/v2/printers)
-	ListPrinters(ctx context.Context, request ListPrintersRequestObject) (ListPrintersResponseObject, error)
-	// GetPrinter Get one of the printers
-	// (GET /config/v2/printers/{guid})
-	GetPrinter(ctx context.Context, request GetPrinterRequestObject) (GetPrinterResponseObject, error)
-	// ListRestaurantServices List restaurant services
-	// (GET /config/v2/restaurantServices)
-	ListRestaurantServices(ctx context.Context, request ListRestaurantServicesRequestObject) (ListRestaurantServicesResponseObject, error)
-	// GetRestaurantService Get one of the restaurant services
-	// (GET /config/v2/restaurantServices/{guid})
-	GetRestaurantService(ctx context.Context, request GetRestaurantServiceRequestObject) (GetRestaurantServiceResponseObject, error)
-	// ListRevenueCenters List revenue centers
-	// (GET /config/v2/revenueCenters)
-	ListRevenueCenters(ctx context.Context, request ListRevenueCentersRequestObject) (ListRevenueCentersResponseObject, error)
-	// GetRevenueCenter Get one of the revenue centers
-	// (GET /config/v2/revenueCenters/{guid})
-	GetRevenueCenter(ctx context.Context, request GetRevenueCenterRequestObject) (GetRevenueCenterResponseObject, error)
-	// ListSalesCategories List sales categories
-	// (GET /config/v2/salesCategories)
-	ListSalesCategories(ctx context.Context, request ListSalesCategoriesRequestObject) (ListSalesCategoriesResponseObject, error)
-	// GetSalesCategory Get one of the sales categories
-	// (GET /config/v2/salesCategories/{guid})
-	GetSalesCategory(ctx context.Context, request GetSalesCategoryRequestObject) (GetSalesCategoryResponseObject, error)
-	// ListServiceAreas List service areas
-	// (GET /config/v2/serviceAreas)
-	ListServiceAreas(ctx context.Context, request ListServiceAreasRequestObject) (ListServiceAreasResponseObject, error)
-	// GetServiceArea Get one of the service areas
-	// (GET /config/v2/serviceAreas/{guid})
-	GetServiceArea(ctx context.Context, request GetServiceAreaRequestObject) (GetServiceAreaResponseObject, error)
-	// ListServiceCharges List service charges
-	// (GET /config/v2/serviceCharges)
-	ListServiceCharges(ctx context.Context, request ListServiceChargesRequestObject) (ListServiceChargesResponseObject, error)
-	// GetServiceCharge Get one of the service charges
-	// (GET /config/v2/serviceCharges/{guid})
-	GetServiceCharge(ctx context.Context, request GetServiceChargeRequestObject) (GetServiceChargeResponseObject, error)
-	// ListTables List tables
-	// (GET /config/v2/tables)
-	ListTables(ctx context.Context, request ListTablesRequestObject) (ListTablesResponseObject, error)
-	// GetTable Get one of the tables
-	// (GET /config/v2/tables/{guid})
-	GetTable(ctx context.Context, request GetTableRequestObject) (GetTableResponseObject, error)
-	// ListTaxRates List tax rates
-	// (GET /config/v2/taxRates)
-	ListTaxRates(ctx context.Context, request ListTaxRatesRequestObject) (ListTaxRatesResponseObject, error)
-	// GetTaxRate Get one of the tax rates
-	// (GET /config/v2/taxRates/{guid})
-	GetTaxRate(ctx context.Context, request GetTaxRateRequestObject) (GetTaxRateResponseObject, error)
-	// GetTipWithholding Get the tip withholding setting
-	// (GET /config/v2/tipWithholding)
-	GetTipWithholding(ctx context.Context, request GetTipWithholdingRequestObject) (GetTipWithholdingResponseObject, error)
-	// ListVoidReasons List void reasons
-	// (GET /config/v2/voidReasons)
-	ListVoidReasons(ctx context.Context, request ListVoidReasonsRequestObject) (ListVoidReasonsResponseObject, error)
-	// GetVoidReason Get one of the void reasons
-	// (GET /config/v2/voidReasons/{guid})
-	GetVoidReason(ctx context.Context, request GetVoidReasonRequestObject) (GetVoidReasonResponseObject, error)
-}
-
-type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
-type StrictMiddlewareFunc func(f StrictHandlerFunc, operationID string) StrictHandlerFunc
-
-func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareFunc) ServerInterface {
-	return &strictHandler{ssi: ssi, middlewares: middlewares}
-}
-
-type strictHandler struct {
-	ssi         StrictServerInterface
-	middlewares []StrictMiddlewareFunc
-}
-
-// Login operation middleware
-func (sh *strictHandler) Login(ctx echo.Context) error {
-	var request LoginRequestObject
-
-	var body LoginJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.Login(ctx.Request().Context(), request.(LoginRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "Login")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(LoginResponseObject); ok {
-		return validResponse.VisitLoginResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListAlternatePaymentTypes operation middleware
-func (sh *strictHandler) ListAlternatePaymentTypes(ctx echo.Context, params ListAlternatePaymentTypesParams) error {
-	var request ListAlternatePaymentTypesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListAlternatePaymentTypes(ctx.Request().Context(), request.(ListAlternatePaymentTypesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListAlternatePaymentTypes")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListAlternatePaymentTypesResponseObject); ok {
-		return validResponse.VisitListAlternatePaymentTypesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetAlternatePaymentType operation middleware
-func (sh *strictHandler) GetAlternatePaymentType(ctx echo.Context, guid EntityGUID, params GetAlternatePaymentTypeParams) error {
-	var request GetAlternatePaymentTypeRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetAlternatePaymentType(ctx.Request().Context(), request.(GetAlternatePaymentTypeRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetAlternatePaymentType")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetAlternatePaymentTypeResponseObject); ok {
-		return validResponse.VisitGetAlternatePaymentTypeResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListBreakTypes operation middleware
-func (sh *strictHandler) ListBreakTypes(ctx echo.Context, params ListBreakTypesParams) error {
-	var request ListBreakTypesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListBreakTypes(ctx.Request().Context(), request.(ListBreakTypesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListBreakTypes")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListBreakTypesResponseObject); ok {
-		return validResponse.VisitListBreakTypesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetBreakType operation middleware
-func (sh *strictHandler) GetBreakType(ctx echo.Context, guid EntityGUID, params GetBreakTypeParams) error {
-	var request GetBreakTypeRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetBreakType(ctx.Request().Context(), request.(GetBreakTypeRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetBreakType")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetBreakTypeResponseObject); ok {
-		return validResponse.VisitGetBreakTypeResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListCashDrawers operation middleware
-func (sh *strictHandler) ListCashDrawers(ctx echo.Context, params ListCashDrawersParams) error {
-	var request ListCashDrawersRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListCashDrawers(ctx.Request().Context(), request.(ListCashDrawersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListCashDrawers")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListCashDrawersResponseObject); ok {
-		return validResponse.VisitListCashDrawersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetCashDrawer operation middleware
-func (sh *strictHandler) GetCashDrawer(ctx echo.Context, guid EntityGUID, params GetCashDrawerParams) error {
-	var request GetCashDrawerRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetCashDrawer(ctx.Request().Context(), request.(GetCashDrawerRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetCashDrawer")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetCashDrawerResponseObject); ok {
-		return validResponse.VisitGetCashDrawerResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListDiningOptions operation middleware
-func (sh *strictHandler) ListDiningOptions(ctx echo.Context, params ListDiningOptionsParams) error {
-	var request ListDiningOptionsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListDiningOptions(ctx.Request().Context(), request.(ListDiningOptionsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListDiningOptions")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListDiningOptionsResponseObject); ok {
-		return validResponse.VisitListDiningOptionsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetDiningOption operation middleware
-func (sh *strictHandler) GetDiningOption(ctx echo.Context, guid EntityGUID, params GetDiningOptionParams) error {
-	var request GetDiningOptionRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetDiningOption(ctx.Request().Context(), request.(GetDiningOptionRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetDiningOption")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetDiningOptionResponseObject); ok {
-		return validResponse.VisitGetDiningOptionResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListDiscounts operation middleware
-func (sh *strictHandler) ListDiscounts(ctx echo.Context, params ListDiscountsParams) error {
-	var request ListDiscountsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListDiscounts(ctx.Request().Context(), request.(ListDiscountsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListDiscounts")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListDiscountsResponseObject); ok {
-		return validResponse.VisitListDiscountsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetDiscount operation middleware
-func (sh *strictHandler) GetDiscount(ctx echo.Context, guid EntityGUID, params GetDiscountParams) error {
-	var request GetDiscountRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetDiscount(ctx.Request().Context(), request.(GetDiscountRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetDiscount")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetDiscountResponseObject); ok {
-		return validResponse.VisitGetDiscountResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListMenuGroups operation middleware
-func (sh *strictHandler) ListMenuGroups(ctx echo.Context, params ListMenuGroupsParams) error {
-	var request ListMenuGroupsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListMenuGroups(ctx.Request().Context(), request.(ListMenuGroupsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListMenuGroups")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListMenuGroupsResponseObject); ok {
-		return validResponse.VisitListMenuGroupsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetMenuGroup operation middleware
-func (sh *strictHandler) GetMenuGroup(ctx echo.Context, guid EntityGUID, params GetMenuGroupParams) error {
-	var request GetMenuGroupRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetMenuGroup(ctx.Request().Context(), request.(GetMenuGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetMenuGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetMenuGroupResponseObject); ok {
-		return validResponse.VisitGetMenuGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListMenuItems operation middleware
-func (sh *strictHandler) ListMenuItems(ctx echo.Context, params ListMenuItemsParams) error {
-	var request ListMenuItemsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListMenuItems(ctx.Request().Context(), request.(ListMenuItemsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListMenuItems")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListMenuItemsResponseObject); ok {
-		return validResponse.VisitListMenuItemsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetMenuItem operation middleware
-func (sh *strictHandler) GetMenuItem(ctx echo.Context, guid EntityGUID, params GetMenuItemParams) error {
-	var request GetMenuItemRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetMenuItem(ctx.Request().Context(), request.(GetMenuItemRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetMenuItem")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetMenuItemResponseObject); ok {
-		return validResponse.VisitGetMenuItemResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListMenuOptionGroups operation middleware
-func (sh *strictHandler) ListMenuOptionGroups(ctx echo.Context, params ListMenuOptionGroupsParams) error {
-	var request ListMenuOptionGroupsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListMenuOptionGroups(ctx.Request().Context(), request.(ListMenuOptionGroupsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListMenuOptionGroups")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListMenuOptionGroupsResponseObject); ok {
-		return validResponse.VisitListMenuOptionGroupsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetMenuOptionGroup operation middleware
-func (sh *strictHandler) GetMenuOptionGroup(ctx echo.Context, guid EntityGUID, params GetMenuOptionGroupParams) error {
-	var request GetMenuOptionGroupRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetMenuOptionGroup(ctx.Request().Context(), request.(GetMenuOptionGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetMenuOptionGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetMenuOptionGroupResponseObject); ok {
-		return validResponse.VisitGetMenuOptionGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListMenus operation middleware
-func (sh *strictHandler) ListMenus(ctx echo.Context, params ListMenusParams) error {
-	var request ListMenusRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListMenus(ctx.Request().Context(), request.(ListMenusRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListMenus")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListMenusResponseObject); ok {
-		return validResponse.VisitListMenusResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetMenu operation middleware
-func (sh *strictHandler) GetMenu(ctx echo.Context, guid EntityGUID, params GetMenuParams) error {
-	var request GetMenuRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetMenu(ctx.Request().Context(), request.(GetMenuRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetMenu")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetMenuResponseObject); ok {
-		return validResponse.VisitGetMenuResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListNoSaleReasons operation middleware
-func (sh *strictHandler) ListNoSaleReasons(ctx echo.Context, params ListNoSaleReasonsParams) error {
-	var request ListNoSaleReasonsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListNoSaleReasons(ctx.Request().Context(), request.(ListNoSaleReasonsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListNoSaleReasons")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListNoSaleReasonsResponseObject); ok {
-		return validResponse.VisitListNoSaleReasonsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetNoSaleReason operation middleware
-func (sh *strictHandler) GetNoSaleReason(ctx echo.Context, guid EntityGUID, params GetNoSaleReasonParams) error {
-	var request GetNoSaleReasonRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetNoSaleReason(ctx.Request().Context(), request.(GetNoSaleReasonRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetNoSaleReason")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetNoSaleReasonResponseObject); ok {
-		return validResponse.VisitGetNoSaleReasonResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListPayoutReasons operation middleware
-func (sh *strictHandler) ListPayoutReasons(ctx echo.Context, params ListPayoutReasonsParams) error {
-	var request ListPayoutReasonsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListPayoutReasons(ctx.Request().Context(), request.(ListPayoutReasonsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListPayoutReasons")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListPayoutReasonsResponseObject); ok {
-		return validResponse.VisitListPayoutReasonsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPayoutReason operation middleware
-func (sh *strictHandler) GetPayoutReason(ctx echo.Context, guid EntityGUID, params GetPayoutReasonParams) error {
-	var request GetPayoutReasonRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPayoutReason(ctx.Request().Context(), request.(GetPayoutReasonRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPayoutReason")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPayoutReasonResponseObject); ok {
-		return validResponse.VisitGetPayoutReasonResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListPreModifierGroups operation middleware
-func (sh *strictHandler) ListPreModifierGroups(ctx echo.Context, params ListPreModifierGroupsParams) error {
-	var request ListPreModifierGroupsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListPreModifierGroups(ctx.Request().Context(), request.(ListPreModifierGroupsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListPreModifierGroups")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListPreModifierGroupsResponseObject); ok {
-		return validResponse.VisitListPreModifierGroupsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPreModifierGroup operation middleware
-func (sh *strictHandler) GetPreModifierGroup(ctx echo.Context, guid EntityGUID, params GetPreModifierGroupParams) error {
-	var request GetPreModifierGroupRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPreModifierGroup(ctx.Request().Context(), request.(GetPreModifierGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPreModifierGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPreModifierGroupResponseObject); ok {
-		return validResponse.VisitGetPreModifierGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListPreModifiers operation middleware
-func (sh *strictHandler) ListPreModifiers(ctx echo.Context, params ListPreModifiersParams) error {
-	var request ListPreModifiersRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListPreModifiers(ctx.Request().Context(), request.(ListPreModifiersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListPreModifiers")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListPreModifiersResponseObject); ok {
-		return validResponse.VisitListPreModifiersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPreModifier operation middleware
-func (sh *strictHandler) GetPreModifier(ctx echo.Context, guid EntityGUID, params GetPreModifierParams) error {
-	var request GetPreModifierRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPreModifier(ctx.Request().Context(), request.(GetPreModifierRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPreModifier")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPreModifierResponseObject); ok {
-		return validResponse.VisitGetPreModifierResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListPriceGroups operation middleware
-func (sh *strictHandler) ListPriceGroups(ctx echo.Context, params ListPriceGroupsParams) error {
-	var request ListPriceGroupsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListPriceGroups(ctx.Request().Context(), request.(ListPriceGroupsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListPriceGroups")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListPriceGroupsResponseObject); ok {
-		return validResponse.VisitListPriceGroupsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPriceGroup operation middleware
-func (sh *strictHandler) GetPriceGroup(ctx echo.Context, guid EntityGUID, params GetPriceGroupParams) error {
-	var request GetPriceGroupRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPriceGroup(ctx.Request().Context(), request.(GetPriceGroupRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPriceGroup")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPriceGroupResponseObject); ok {
-		return validResponse.VisitGetPriceGroupResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListPrinters operation middleware
-func (sh *strictHandler) ListPrinters(ctx echo.Context, params ListPrintersParams) error {
-	var request ListPrintersRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListPrinters(ctx.Request().Context(), request.(ListPrintersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListPrinters")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListPrintersResponseObject); ok {
-		return validResponse.VisitListPrintersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetPrinter operation middleware
-func (sh *strictHandler) GetPrinter(ctx echo.Context, guid EntityGUID, params GetPrinterParams) error {
-	var request GetPrinterRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetPrinter(ctx.Request().Context(), request.(GetPrinterRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetPrinter")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetPrinterResponseObject); ok {
-		return validResponse.VisitGetPrinterResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListRestaurantServices operation middleware
-func (sh *strictHandler) ListRestaurantServices(ctx echo.Context, params ListRestaurantServicesParams) error {
-	var request ListRestaurantServicesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListRestaurantServices(ctx.Request().Context(), request.(ListRestaurantServicesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListRestaurantServices")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListRestaurantServicesResponseObject); ok {
-		return validResponse.VisitListRestaurantServicesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetRestaurantService operation middleware
-func (sh *strictHandler) GetRestaurantService(ctx echo.Context, guid EntityGUID, params GetRestaurantServiceParams) error {
-	var request GetRestaurantServiceRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetRestaurantService(ctx.Request().Context(), request.(GetRestaurantServiceRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetRestaurantService")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetRestaurantServiceResponseObject); ok {
-		return validResponse.VisitGetRestaurantServiceResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListRevenueCenters operation middleware
-func (sh *strictHandler) ListRevenueCenters(ctx echo.Context, params ListRevenueCentersParams) error {
-	var request ListRevenueCentersRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListRevenueCenters(ctx.Request().Context(), request.(ListRevenueCentersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListRevenueCenters")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListRevenueCentersResponseObject); ok {
-		return validResponse.VisitListRevenueCentersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetRevenueCenter operation middleware
-func (sh *strictHandler) GetRevenueCenter(ctx echo.Context, guid EntityGUID, params GetRevenueCenterParams) error {
-	var request GetRevenueCenterRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetRevenueCenter(ctx.Request().Context(), request.(GetRevenueCenterRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetRevenueCenter")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetRevenueCenterResponseObject); ok {
-		return validResponse.VisitGetRevenueCenterResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListSalesCategories operation middleware
-func (sh *strictHandler) ListSalesCategories(ctx echo.Context, params ListSalesCategoriesParams) error {
-	var request ListSalesCategoriesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListSalesCategories(ctx.Request().Context(), request.(ListSalesCategoriesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListSalesCategories")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListSalesCategoriesResponseObject); ok {
-		return validResponse.VisitListSalesCategoriesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetSalesCategory operation middleware
-func (sh *strictHandler) GetSalesCategory(ctx echo.Context, guid EntityGUID, params GetSalesCategoryParams) error {
-	var request GetSalesCategoryRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetSalesCategory(ctx.Request().Context(), request.(GetSalesCategoryRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetSalesCategory")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetSalesCategoryResponseObject); ok {
-		return validResponse.VisitGetSalesCategoryResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListServiceAreas operation middleware
-func (sh *strictHandler) ListServiceAreas(ctx echo.Context, params ListServiceAreasParams) error {
-	var request ListServiceAreasRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListServiceAreas(ctx.Request().Context(), request.(ListServiceAreasRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListServiceAreas")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListServiceAreasResponseObject); ok {
-		return validResponse.VisitListServiceAreasResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetServiceArea operation middleware
-func (sh *strictHandler) GetServiceArea(ctx echo.Context, guid EntityGUID, params GetServiceAreaParams) error {
-	var request GetServiceAreaRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetServiceArea(ctx.Request().Context(), request.(GetServiceAreaRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetServiceArea")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetServiceAreaResponseObject); ok {
-		return validResponse.VisitGetServiceAreaResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListServiceCharges operation middleware
-func (sh *strictHandler) ListServiceCharges(ctx echo.Context, params ListServiceChargesParams) error {
-	var request ListServiceChargesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListServiceCharges(ctx.Request().Context(), request.(ListServiceChargesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListServiceCharges")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListServiceChargesResponseObject); ok {
-		return validResponse.VisitListServiceChargesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetServiceCharge operation middleware
-func (sh *strictHandler) GetServiceCharge(ctx echo.Context, guid EntityGUID, params GetServiceChargeParams) error {
-	var request GetServiceChargeRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetServiceCharge(ctx.Request().Context(), request.(GetServiceChargeRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetServiceCharge")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetServiceChargeResponseObject); ok {
-		return validResponse.VisitGetServiceChargeResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListTables operation middleware
-func (sh *strictHandler) ListTables(ctx echo.Context, params ListTablesParams) error {
-	var request ListTablesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListTables(ctx.Request().Context(), request.(ListTablesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListTables")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListTablesResponseObject); ok {
-		return validResponse.VisitListTablesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetTable operation middleware
-func (sh *strictHandler) GetTable(ctx echo.Context, guid EntityGUID, params GetTableParams) error {
-	var request GetTableRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetTable(ctx.Request().Context(), request.(GetTableRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetTable")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetTableResponseObject); ok {
-		return validResponse.VisitGetTableResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListTaxRates operation middleware
-func (sh *strictHandler) ListTaxRates(ctx echo.Context, params ListTaxRatesParams) error {
-	var request ListTaxRatesRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListTaxRates(ctx.Request().Context(), request.(ListTaxRatesRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListTaxRates")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListTaxRatesResponseObject); ok {
-		return validResponse.VisitListTaxRatesResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetTaxRate operation middleware
-func (sh *strictHandler) GetTaxRate(ctx echo.Context, guid EntityGUID, params GetTaxRateParams) error {
-	var request GetTaxRateRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetTaxRate(ctx.Request().Context(), request.(GetTaxRateRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetTaxRate")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetTaxRateResponseObject); ok {
-		return validResponse.VisitGetTaxRateResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetTipWithholding operation middleware
-func (sh *strictHandler) GetTipWithholding(ctx echo.Context, params GetTipWithholdingParams) error {
-	var request GetTipWithholdingRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetTipWithholding(ctx.Request().Context(), request.(GetTipWithholdingRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetTipWithholding")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetTipWithholdingResponseObject); ok {
-		return validResponse.VisitGetTipWithholdingResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListVoidReasons operation middleware
-func (sh *strictHandler) ListVoidReasons(ctx echo.Context, params ListVoidReasonsParams) error {
-	var request ListVoidReasonsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListVoidReasons(ctx.Request().Context(), request.(ListVoidReasonsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListVoidReasons")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListVoidReasonsResponseObject); ok {
-		return validResponse.VisitListVoidReasonsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetVoidReason operation middleware
-func (sh *strictHandler) GetVoidReason(ctx echo.Context, guid EntityGUID, params GetVoidReasonParams) error {
-	var request GetVoidReasonRequestObject
-
-	request.Guid = guid
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetVoidReason(ctx.Request().Context(), request.(GetVoidReasonRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetVoidReason")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetVoidReasonResponseObject); ok {
-		return validResponse.VisitGetVoidReasonResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
-// Stored as a slice of fixed-width chunks rather than one concatenated
-// const string: with thousands of chunks the chained `+` fold is several
-// times slower for the Go compiler than parsing a slice literal.
-var swaggerSpec = []string{
-	"7L19U+O4ti/8VVR+TlXDHAOB7tnPTPqPU2lId+c2JFwSZvbsoS9WbCXRwZE9kgxkz+W739KLbdlRQtKO",
-	"uVzKu3bV0IlelpZ+a/2W3lb+dvxoHkcEEc6c9t/ODMEAUfnnZQj5JKLzgz565AeXcIoORtEdIuK7ADGf",
-	"4pjjiDhtZzRDwIvhFMnvPRBNAJ8hQNAjB+LjjwCOGSIcRER+EUKmvjh0XIf5MzSHolG+iJHTdhinmEyd",
-	"pyfXuUKcLg46E47ocq9D5EckYIBH4AFiDsZoElGU90zRXwliXPQh/sQUBU6b0wSZfc4xwfNk7rSP3bR/",
-	"TDiaIuo8CQliSOEcca2SLuGYL75c987sSkDy+3cMiCKiYyy+iSGfOa5D4Fw0P01wsFak/6Bo4rSd/+8o",
-	"n5kj9S07+iIqC7nOIeMXUYAnWDRRlmVAwgWIxv+NfM6ATxHkKAARBXNdA0ChUsBnmAFMGIeEu4Al/gxA",
-	"dkO8k9bxzwfHJwet41Gr1Zb/P2y1Wv/ZarVa3uENSQf2V4LoIh9ZaMq06YhGeI4Yh/NYDkugTA0npsgX",
-	"Yqf6WVb28cEYMhRIIAGSzMeIuiARn0Ri+A+Yz6KEm8A8XCG4KFEQeA4fNSpa8n/uepwouYf43xvJPtDz",
-	"EiMqZXfBscDw+1YL7AVoApOQg+NWa3+dtLIvq8TvN5R2jSnfwzBBqRF7q9yAB5SvSAvGFN3jKGHa4qMY",
-	"/pUg94YQdI8oGCc45GC8ADNIgtUQyuaqPLhzRKZ8Jibk5IMcX/aBa/UbjMOEQsK7jxxRAsNVFisMNR0B",
-	"zWqBh1nEEPAjMsHThEJRAWAGKIJBNi1q+LnsmaLy3g/S7g96Z1Vt/knUZ3FEGJK+6BMMrpSHE//yI8IR",
-	"kX/COA6xL2U++m8WyUnerKcupZH2e0VNdUDmB91s2qlU2jgKFkC6kXsY4uDQeXKdzxEd4yBQ+KpXslFx",
-	"3oIIMUAiDtAjZlzI+ADVB1PxPQqEpUm317nsAT/EiHApco+oiVId1a9QAhKCHmPkC5kYosJGkCgtpelH",
-	"/HOUkKB+QfqR8vuKuQAmSju5St+xohlI+UZRdA6pctX1yudddf/ndXc4uh0NBrfnnasvXa9dwF0kNHf8",
-	"D/ANfwJ7x/9w3//yAYwXHLF9FzzMEJ8hCjBnN+RUyXmgHAdgcMEAi8Ae5qIZARFh3fsCM+ojGbGkLBIR",
-	"JLyWGvsFJAtte+ylIf6OAQo5AiGeKzEl4yWxcEtG8FaKnGwd69JHZlHZ/TWBCZ9FFP8bvQwCpecAYwSp",
-	"CEqE+3el6dKITLWRiigmECCFIZMQvCYsieOIchRcoADDkSSBl5iLFHkCMv9jOOgfSsrRVUXLnVD6Eo4u",
-	"4WKOCE9Fg2E4mDjtP5/pW1PGFZogioiPnCf3byemUYwox8r3K8axRcw5xfypSn3P+FHFg87T9yfX6SR8",
-	"JrSptGPwCAwCLD6C4aXR4wSGDLklIdTE9IIyQ5/88gxBu7rqEPkU8VL1k5//8Wz1hCHa8X3EWKpaRES0",
-	"86dzed4ZfR5cXdxedE6/9vrd29PzXrc/MrSwQlfZYErCLXW2rM9lbSqWFnIVNcY45Akz5R1en552h0OL",
-	"fK7D0whtHVqKXavQqTw2ngZUqvvnR5DFhkXxodKCPXAcyHjvo/CagXCgkAGvo92IbLQNPikDv0larfe+",
-	"0Zj8AMnofEkJ6DHGFLEeWbP+myHlNADjwqnrOMSIglvLUbAw2ChGllZj6KMDhkTAI7lZFGMfgadYsC1I",
-	"wi6qlKEMSDXm5/GXV3YLejY1kMpsm8BPFMG77RzNOgcDfY7vTRczjqIQQUmAY9GVjJfuYfhV0U3JpSdh",
-	"KMiXgDlmgp5kFQYgRdJrcgr9O7Q0RyQJQzgOURoeL89ZoesLTF6y70AHQMtdXmCScMSehxwik4j66EIV",
-	"Eitfu4ZXuHfXiSEO7FXksCQIOv4diR5CFEzRXBNhKfYsFshV40dhqAJSqT9PtnkhtShbZp6gPckFhgGU",
-	"hTAr2GS1kZSbAk4P0dC2VWu2rizAtAFmnarsXHkK2eyMwgcVSVW3rZgKSNDnPLvRREllaQMrxI1ISuEj",
-	"+HgFucXJDe4RpThAynmmmw4yrsQEQMAwT9SiV28KAQgCTDCZgihWq4ClaCDt1gpcahXjElFfLsBcRyyc",
-	"IXfaThAlwgyzoamNnWW+zrrTjduc4pkUeRCnYu0uABujGbzHkWVXctT51r0dXI8AJAE46573fute/QEI",
-	"QgGAwPMTxqM5ol66FRrRANGPeUEYskiWZjfEC1CI7xFd9Mgk0vtuKa+cieCm13fcrEPHddJWrOGEn9Ax",
-	"w8F2LsdurNnojVbtYDzDzI8SHY7/gOUUdZu2xoAI7RfZji98REzqW21riuU09hHwZ2KNqvybD0M/CQWj",
-	"L0N3HdnBeSp+UZTPEQWfe//snoEgFepQkrUfJgzfp94qpZNleG9APin0XWeCH1EwijgM7btYXHylbFlL",
-	"g0QQhuZi8c64CyapuLejwahzXhS6onCin0vs32EyvaQ4opgvlqX8fYb9mRYJEvnHQYjuUZiJAmLs3zEw",
-	"wVTt2adI/9y7Ggpwn3c7w9Ft95+X3f6w91vXcZ2LQeGD7ytlzY1gJbOSiHTTubNJrzYSTA0DP5qPMUFM",
-	"7hGASBRgdl6MlZ/L9rbLQLrsXp12+6MfhpKxW73l3DEkGF+E/IvYOm7Ii4OWa2rBG9FHcPq1e/rNBb1R",
-	"90Ja36fBlwGAc7Foz7WBHuE8FhI4srg1cC4v4pQ6HNeRkHVcZ3DZ7d/mH8t/pt+JXtOiCt3PR9vloIOr",
-	"wNuYp8zyyzoqQcUO/4LF2j1jttFYolFI5H7MegwyOEfp+RaYw4WgaV9QjPBwFOzlO0RuYXNx345PPwos",
-	"k9/RhyryoMKbI8bgFH1DC88VC61xiAD0acQYuEeU4YiY4DeDXtGxHJu0/o22Xs4QhzjMseFASuFCeUIU",
-	"Bn1txcuOMNumBhFNN6ohBzK+cVVYK5SI5M4hkWHssz5Dj3yFdTzIXUIakanyslCoi6kIaVVT39BiIzWI",
-	"chq5iOmdlqIIPbknNsE6kkshgVVwoab+HQNhNGVWgfIdiWVdfh2NLoEqYJvZkknpljSYcq0VBm3Onzku",
-	"N8d9BhhbQGeCY8l0CtDYZlbX+4p8IHkHK2XTM7uszDn0Z5igA4pgIG1HuCAQTQQZ6n3/nPJ6/d86572z",
-	"W7337bjZJ5edL93b0eBbt298eC6I8WJw1vvckx7xojcc9vpfbq+6w1Hn+qrTFyw56l71O+e38hwqb39F",
-	"gev+t/7g975RwHEdo3R/MLr9Iv6S/XWuR1+7/VHvtDPqDfpS6t5V1+wolVj+V1B26fvTq+6ZaKFzPnRc",
-	"R7T+eXDdl2Ppjr4OzmSHnfPzwe9dJd7w+vJycDXqnt1edM96ndvRH5ddKWLpsEB81hl1b897F72R7lIP",
-	"tHt1NbiyRsrLC4CdrPtQehRpseMOATg1ZQpiiiR/gPECYM4EVsTSS+/K8wXY87K/2zjw9otEG0esfXzy",
-	"/sPzzu3JSk3ywNFCB7E+4FSHpnsQXF/3zkp9f4A/o8kJPD547x9PDj5Mfv7Hwa/wPTw4HrfQyeS9/yH4",
-	"Wa3yuVCG03b+15+tg1/hwaRz8Pn73788HZj//LDNP49Pnv7D5uJ6c23mxdlIaGjlWH2DBIta6hSI3qtF",
-	"w3o3IdqzuYULRJLdrj2nNEriFT57jkjyTkRnsY6uVeFDHac8z76W/pc4WOpmc0ZXE2BpZ2UwLhfFArYD",
-	"EmKCnutgUCr+5DoJwXwwuUCQJfTZ+teFwk+uc48ZHuNQL2TWVf0tL7kixiyPpdC6m05mptSy6PbgUYDq",
-	"i6i5W2TtamIxmSGKudp4+ZLBdTnw1AWvy7NlKZkKtDsYz7Vlbt3QatyWBrw7WatbRAwp2mYfxiLWd9d6",
-	"5c0PIyboSUL5IxCUoyPhkhtaE23n/pIl42kNCnw9DkHCLpuPFNnmwEtAstvTSo+xwqqe8USr/UyPo3lV",
-	"N1OOJIQO5B6QPOeH6b1ECvb03hCIJqJ+ILeeid50luFyXlZqa9+yEw3DiOq/tzviecX+7/9NnxMmVpnZ",
-	"nf3z8kZQf9AXEfyX3ufR7Wnn6swarb8ey86Ap0aoxp9tLr0mmzZ63blpF8zzo1y/qKGrjfjM9Nmy5c7h",
-	"4zDdbFt1tDtHkDBAIqB3Pbc/yJ1jUuxl/aHtM5a3U6NbEULqjsqiuyWF2ee7D+fqGtcOrxC5Tj8awhBd",
-	"Ici2OVorQmddSSW1HMBg2Q+t3hnV9xh9SMBYn66pC+FY7falruWPrtppsLqUS7iIEv4ig7ukSF+Z39Hp",
-	"8hgydEmxb9vQDYL0AizK7TQWhfWJP/NhqGoXj/qfPZ11nQCzOISLC+tWcr6ujik6yLoWy+tZ9EAARSHk",
-	"+B4tCSfwZ07b5VX3c++fjusMrz+LP75vc8aTh8CbKteRCvkMfW476r1IQo71cciGGhU+qaDQSRhBbtNn",
-	"XtGy0qcJAvO1vY8Xum8lvPdRTSaAQcCAl4HEsx0I2L2QIZBroKyooyIOMpXbPZOB/S2paO0ilp2p+wyr",
-	"nsUQpLhJzodx/QFysWTB8xWXW7Y6Ic+FWDV07KNKg97Yv2SXTWrspbBTWtr1lA7Zfrwoj64XcfbWRDtv",
-	"Klqj0lVlr5KAl65FvOKGY7ZEsXiCqd7I3OhFlTmL+o2WIbuNA/N3HkN142A3ACbW0y2xaIJherch10uY",
-	"EH8mVlEBJgTR5zcq19wKvkL3iCToFFWBTHEwhUH8vbGztluV2Zh9BCIoYaeQo2mkzlBrBL2e9A5FcLcT",
-	"v3x7qjwvW4aZdm0WW12hTzXG01n62mN3m42rbtZcD8+M+yrpJR57FPLs/QbVSflSbnp1oHijwBpM6DcE",
-	"4xCN4OMWewPp1TvLutqnmCOKn32EUND9aVpJuDUKeaJXrNtcHlW3G1ZewzMe8h3kl1xmyL9T85HeUlk7",
-	"I5Xuopjj1fe1rBdu++kWY3rDi88EeetrrPIEXt/jKMWOt2e94engWk755WA4yv+9yeUhDh/V9xtfas3R",
-	"Z9wnSefBQIIxp3k3y+Bbo6MNzPfUwF3ZSat7hsuaPlPfiCAzIuHCHhnN4eOpgElnhUX/DvE9CgAcRyLC",
-	"n2GmN4ltS/kfsPE5Jmu77+grS+pVsL4CYkG5iAchByGCjEsxN1z5zDHRalqcYcYhsYXshb0Lgn5wqBze",
-	"oShZOcYAwIRHc8ixD8NwIVdTqoZaCbMNov2SNt0cHEsTbR96LqUtZhqlFvSK6TIzs5Taf+yadrpuMtra",
-	"jHSNa9vVteQvXQffnMQsV8ltu93mgmsLPrLfCc/fb3iihlw19wf97g9aDI0SEmAytS9AZGcJCRFjRnea",
-	"6Ezu+No5/3x7fem46q/ub/I6S+f8984fQ/W5/vts8Ht/UzLJbGHTiEJWuIoebLPw/CXKUefTeVduesld",
-	"9fTGz8a3JfN51nOXbW0XlGwMzbWibyXos+FZFpGWCymnCRWgX2zoprMrJzaQMg4pr9wFh48V21i+VEe5",
-	"hGGg9GpcnbF61yyZhvWGkcr0IVfTi8VicXBxcRAE70bvvn5tz+dtxg6Hw+G/PLC3PgHI/kdw9fkUvH//",
-	"/tcbYi37L29fkqnvo1i9uY/064Vs2b6uh+X7Qdlln+9/n+R/jNI/2kt/7N3cHKq/j91fn/b/a+9f//vP",
-	"/zz4npX7r/SvfeudoRGOf8d8NotCAesdXf8iAt4rnm+tuyFuhOc+RQHmwIc0ABzH6ur5DIXBR4CnJKLZ",
-	"0y3d2XO7uKuj9fW4TMdSENxu10tnm8tbQAnBPH0UIPeEo1BefdvzhKvy1JD0m3z9lYzgMPLRvumltWc7",
-	"/yRWdP9yXOfbF8d1vlgXdr8VDv5WbVenaRHSjeo973IwvB30z//wXIBE3PMgyspj7JlMeVEQqHN+rlYa",
-	"skrqe63iRDh4gQMHGdv4CcV8MRTfpa+ZIEW0k/DZitxOxotUT53Ce+fRFBMPpClJskxOEtjq0Ws2zBnn",
-	"sXpNj8kkSl/pQ5/nYZwDYxFA+neOq67myUqsfXQ0xXyWjA/9aH6Ulsn+cFYkS4DBgYz2iwlcpOB5JoW2",
-	"PItkrjqSVHcvXON8Ur5p4DOE6Q0pnmoyF8Tqab8sky0jGOIckylz5ceYMxDPFkwE4+KrJAZ7+ukec4EP",
-	"2eyGBPJdIXOzN0uQIshcIO/Xs/1DIDNO4XSJ+yBwSdE8EuupCY3mEqSlUdIbAqk/U2susSaWCXgo4gkl",
-	"KDi8ITfkDPlYXtlX2T5YjHxAkR/RgIGHDPypTIaGVdqMG0ess6VF3Dht0eBP4KefLiGfscOffgJdYRdl",
-	"qWKUp9FJSIAo8I5UkaP7E++jygsmMFUoekMAECY3Akew8ET96P64/Ims7R2CTxGfpVdo1ZnzA8WcCx9C",
-	"9PlSLEQVbe/l1+TB9dV5eiQwFrVmEeP7YIx8mDCpkAVgM7XJAPxoPo8IGEOGDoHAHIkOGAwl9lhEXNF2",
-	"LE8R9ScSEepoRh0+ZKNkYBKFYfSQCiZ4L92KUc9opKDeETGOXJnnAu8oNs4p9SfZuYL4d4iZQqh39Pc0",
-	"wcGTt3+o5qr43l9MWocYKXHkgwGAiXraJIDspQkSPNWgmSTBUwIWEyW0wYpcDN6+bIEiH+F7pK/3wL8S",
-	"VEgAIpuUz92LL+9dnSzEy57Fe4CpRACuPNqZRQkVDKFPdYQJCTiK9lYhUjPb9gkLlC7zYwC2rEjMssxD",
-	"UDgBMbPUqABG+tmGoFaF9vVppLK0W3u8nBfmy3XvbB+o50rqeQvoQn8mWqVokjAYghlk6kbGAyk86WkD",
-	"KN/LYzLN2vfWvyPwJMg/tFr7rqgMQyG0PGtHYM9b/8TAc7OKRvIm6eKCCEnA50mc9rzl5wiygfcKSaJD",
-	"6QaVxksJnxQ27W8XdCuHoJMNPqIgIXdE6EfllICECQ8NPrSO5fSseOzgiZpe4b2D58rHHRKnSsoPrWPg",
-	"Fd5ApBi6hFNMMls8x4wz3TNopcnh0nx+ZpI4V6W3G+J/Iw8cHx6+b7X2JaaKUFqVus2HVO7tZTboAoan",
-	"BAXATyiLaHoen2VyFAoXTYvofkVKR4loXV0UA3HEsHLnxpPnPLoS/QteE83Kx59pwkIXPMhHo4q//Bkk",
-	"UySYMgIQPMDwTqf78CNKkc9F4VABIYAcpuXbolkxDSqQiymSUk909rKHWRQi1ZrMeqU4EqBH6HN5Vuyj",
-	"j0b1NJVikIi4TTQtGxHVYRwjSIXZAaif4enUlwRkdCxAIDMHgTAiU5OVQUfjDTMwFstp2XhUykvnKl2n",
-	"bl06ZjProgcmOOSIfpSXb+/kVidUJiEWDiiQNjuJ6FTlg8SMJSKSiCiARJJN2ngK+lYO6vztkacmOU90",
-	"KNEmhuuBve3TMiozNoDMOA5D8BDRO20e5hh/+kluaiqils9R1i9XwV66WjXXpEq9ker6DqGYFRFpS5op",
-	"onUJizR7JuR59kw1V6LZOQ5DrDgpZYjsOaZkiEs58XkYetJKH+6ppJCqrpTsuOW2Wi356fHPYK4TjYhe",
-	"BvJRJ9ZzNsfqna72GZiBDye/As98++QpMveMdF8e2NPcmcYF8hGbEcTJp2kpHOQs/60e+rnAjwIkwmXJ",
-	"Idkf39DCBdlDORdkb/xExKue+LmqVfbkfQSe+lNGEKH0egj6szSZYP6cU20fhNhHOrGSXjV0YujP0MHJ",
-	"YWtp3fDw8HAI5deHEZ0e6brs6Lx32u0Pu7LOk+twzENz/WESUjFg6Fz2HNfRj12dtnNyqJuIYkRgjJ22",
-	"8/6wdfhebV/M5Mpqw6hV7nhFzLID1X3Ujkz4kTyueMfMhGj6ur0ZPwmHovKnGZGbWBoUIzeT3nJLN57j",
-	"6bQTWbDUC5y2I9d++QPOT1Gw2FnqNXtmsqfiDgSnCSrnwzxptWoTQif0smbGLGhdwOGDEsTWfibwkZG9",
-	"U1Y5fr5KIS2fqHT8/vlKWaZGWeHnTXqx5NV7cp2fNxlVMYumudvgtP/87josmc8hXSgIyVQzJVzLXc4p",
-	"c9p/OkU7ceTeRb5iPIKWJHvqeRyymNGV5FkZFCtiWkr5+o6BrMlsdc9Fo67OiaPevMvo5RB8lmu2G7Im",
-	"xkoIx6Het1LBktWWMOMd61iKyadX7AXlRY6sSW9X7QwZ9fJswBsWlsmHNyy7SblCLuun7xXteqPDFGuK",
-	"RnWU3VP1ZR7l0u3sJesfGHBagR6wlwbw+6UUnevyq6/L17mynhTwxbxPawPvkycCFjVOft3IXxWyq1bw",
-	"PLmvkSGtfXoMh6M/Z5u5Gr2jspHH2cLZgPFCruM/gg+tD9nOdzGtsSsCemOTT2c51vuCNifzBVl9zIu5",
-	"GCNvfmX73t6s7WlcbWVflr+3t6DWh+drZLmj/2+a3BfETeRXML5xmtiyIrnLdl6K0D/lQjcsXh+L50lP",
-	"q1G3gY2Grl8HXRtTYniJEI4jusZFVCVlEwh1EXEO2rfGvoY52ik3K9DwbD08u43V+Fla24rMKhoC2UF2",
-	"3dR6aojdcGt93GpkPa5GriY8GnZ9HexqzonhKNBfCY5VJuzVzqIqxxbwUBfJGuh9ayxrGqadZvMSDc/W",
-	"w7Nb209gZCKvSLeFPOwvQLhnBdEbyq2Pcgvp6quRbhEkDe2+DtotzorhOKTdYjJd7zeqMm8JFHVxbwHG",
-	"b419izZq51+zTMPA9TDwj5iSTq5flX51My/BvKnEDevWybr6J0qqMm762yQN2b4Sss2tJztlothf6xuq",
-	"U2yKgvrYVcP17TFraoerWFV93zBqXYy6ub3M0/zTFcm08PKqbjq9yIVu+LQ+Ps1zk1cjVAMbDaW+Dko1",
-	"psRwEvIV5RoXUZVTTSDUxao5aN8arRrmaOfVrEBDrPUQ67ZW00u9bEVezR8xp6+XX4hkezqjfcOxdXKs",
-	"THq5A4q1wKTh21fEt5b52dyN7IR7bQipk4h1Ote3x8PKZFfTsPi+YeEaWfhHban8Sx4VmLmcSOQlCLn0",
-	"IxMNL9fJy+Zva1Sk5yJWGlZ+JaxcnJatHUhlTi7Bok4qNsH8Fhm5YKyridko1vBzTfz8A1a1g1XyCzFw",
-	"Q7t10+4OlsINw76ide+GHmAXC9x6KfRN8uY6smwYsr4V7PNWUcgSWI0fizkNX4Ap+wXZG8asjzELP99X",
-	"jTlLKGk49HVwaGlaNnlqX3AdVYm1DIu6KLaA5LdGtUUztVOuWaah3nqo9weMqZCbtxoPFxIJvwANXxZE",
-	"b2i4Phou/NBsNRougqRh4dfBwsVZ2dpvVCXhEijq4uACjN8aBxdt1M7BZpmGg+vh4B8wpdLvC1elYfOn",
-	"q1/q+PZyaQwNH9fIx+VfpK7IycuIaYj5lRDz8tQ8u7W25E8q07MFH7VxdBnab46nl2x3BVeXyjV8XRNf",
-	"V7OwHZL1y9J0w9AvxNA7JOeGll8hLW/nLnbJxS/Cwm+ZgDfg3oZ266fdTSwo+724qnyb/bTdi9BtLnbD",
-	"tnWybarnymSbw6Ph2tfCtfmcbPDm33AV1bnWQEN9VJth9+0xbW6Wq4g2LdHwbF08u631EL6DVW3688Ev",
-	"wLBK3oZea6VXoeTq3CqnquHVV8Orqek8nxg2LbwDSlUgqJFOJVbfIJcqG1xJpOLrhkVrY9HNbSUH/FD9",
-	"Mn1FNjV+6VP/1P0LEOvV8iAaiq2PYpfUXZFsLZhpePd18K5lajbJC7vsVapysQ0jddHyMr7fGkFbLNhO",
-	"1UsFG9Kuh7R/2NDuEUnQKdrBQli3BXz0Quvhq6LwDWXXSdmGqivTdQEnDVW/FqouTMv23qM6RRdxUR89",
-	"m1h+e9RcsNRVtGwUaii5Lkre2qAYDBE7hRxNI4qrLqVlY8DPWqufkIcl8RtGro+RTV0vKjJyGSkNJb8O",
-	"Si7Py7NXR0r+oyojL+GiLkougvmtUXLJVO2UXCjUUHI9lLy9Qam1dIciWJWNVUsAiqZegIpNwRserpGH",
-	"c0VXZWETIQ0FvxIKNidloxDeMLzK/FtARG3kayD4zVGvaZ0riDcv0tBuTbT7g0Z0OoN0inZEvL5q7MWo",
-	"NxW+Id/ayVepekf0q3HSEPDrImA/M6fnrnUWnceuODiFRc0srKH8Rnk4NdS1TKwKNVxcLxdvbk+SKSuS",
-	"sGqjfu4dKVkbzq2Pc6WKK3KtgkNDsa+DYnlqNM/G5apkVUrVs18XkyqAvjUG1WZnZ075ZcOY9TDmNubx",
-	"eAV5da58BFQ08xJ0qQVuCLNOwpRKrkyZGhUNa74W1tQTslEIreysOnOmIKiPPBVY3x59aiNcRaDy64ZC",
-	"66LQLWwFx79jPptFYSC+fs5U5Jp2Bqnsy6cowBz4kAaA45iVr0Y/6IaZYTd8hm6IUWYGhQ0BlvgzwBDn",
-	"mExX2UpR0t2YTK1GUBR4hS0UPQ6OM61hMs000hjK7gxFWohdz5ukVL2PcLCTnOaioZfLaP6bIXYTftYX",
-	"fuZ6rhiBmvBogtDXEYSac7Klr6gaixbgUFc4aoD3rUWkpl3aiTgv0dBtPXHpBuYjqiM/oZgvJOrGCFJE",
-	"OwmfOe0/vwuEMETvU0wWJzGMfBgCGGPGoX8HVEGw583hHQI0Id6+4zoJDZ22M+M8bh8dHZ/8/4etw9bh",
-	"cfuX1i8fJAC1UOW2O5c94IcYEQ7CaIqJcMMEzqU3T/gMEa5hKTFfrHuhfmRT/vx2mh4u/y1ud/kHsYuJ",
-	"GCEJlm5SGt2rm5TLvZ5h5kcJ4bI9MzNd+YhVtJ+tGIyG0xXDctOdUE45lxnpxdQBQWzMTX8kxk0z1Yum",
-	"i2FOKfAyu0tRYBsKEUFaJP/NXHvWgqX3kMXrXGqU47AwxGxrcbnPNPuPrOhDNgMBhQ+ImtXzPA3L9T9R",
-	"BO+UXowaIRwLI/n+9H8CAAD//w==",
-}
-
-// decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
-// after base64-decoding and flate-decompressing the embedded blob.
-func decodeSpec() ([]byte, error) {
-	encoded := strings.Join(swaggerSpec, "")
-	compressed, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		return nil, fmt.Errorf("error base64 decoding spec: %w", err)
-	}
-	zr := flate.NewReader(bytes.NewReader(compressed))
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("read flate: %w", err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, fmt.Errorf("close flate reader: %w", err)
-	}
-
-	return buf.Bytes(), nil
-}
-
-var rawSpec = decodeSpecCached()
-
-// a naive cache of the decoded OpenAPI spec
-func decodeSpecCached() func() ([]byte, error) {
-	data, err := decodeSpec()
-	return func() ([]byte, error) {
-		return data, err
-	}
-}
-
-// Constructs a synthetic filesystem for resolving external references when loading openapi specifications.
-func PathToRawSpec(pathToFile string) map[string]func() ([]byte, error) {
-	res := make(map[string]func() ([]byte, error))
-	if len(pathToFile) > 0 {
-		res[pathToFile] = rawSpec
-	}
-
-	return res
-}
-
-// GetSpec returns the OpenAPI specification corresponding to the generated
-// code in this file. External references in the spec are resolved through
-// PathToRawSpec; externally-referenced files must be embedded in their
-// corresponding Go packages (via the import-mapping feature). URL-based
-// external refs are not supported.
-func GetSpec() (swagger *openapi3.T, err error) {
-	resolvePath := PathToRawSpec("")
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(loader *openapi3.Loader, url *url.URL) ([]byte, error) {
-		pathToFile := url.String()
-		pathToFile = path.Clean(pathToFile)
-		getSpec, ok := resolvePath[pathToFile]
-		if !ok {
-			err1 := fmt.Errorf("path not found: %s", pathToFile)
-			return nil, err1
-		}
-		return getSpec()
-	}
-	var specData []byte
-	specData, err = rawSpec()
-	if err != nil {
-		return
-	}
-	swagger, err = loader.LoadFromData(specData)
-	if err != nil {
-		return
-	}
-	return
-}
-
-// GetSpecJSON returns the raw JSON bytes of the embedded OpenAPI
-// specification: decompressed but not unmarshaled. External references
-// are not resolved here; the bytes are the spec exactly as embedded by
-// codegen. The result is cached at package init time, so repeated calls
-// are cheap.
-func GetSpecJSON() ([]byte, error) {
-	return rawSpec()
-}
-
-// GetSwagger returns the OpenAPI specification corresponding to the
-// generated code in this file.
-//
-// Deprecated: GetSwagger predates kin-openapi renaming openapi3.Swagger
-// to openapi3.T. Use [GetSpec] instead. This wrapper is retained for
-// backwards compatibility.
-func GetSwagger() (*openapi3.T, error) {
-	return GetSpec()
 }

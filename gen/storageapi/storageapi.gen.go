@@ -4,21 +4,15 @@
 package storageapi
 
 import (
-	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/base64"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 
 	"github.com/apistack/apistack/gen/lifecycle"
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -38,6 +32,8 @@ const (
 	ErrorCodeNoSuchLifecycleConfiguration ErrorCode = "NoSuchLifecycleConfiguration"
 	ErrorCodeNotImplemented               ErrorCode = "NotImplemented"
 	ErrorCodeRequestTimeTooSkewed         ErrorCode = "RequestTimeTooSkewed"
+	ErrorCodeRequestTimeout               ErrorCode = "RequestTimeout"
+	ErrorCodeServiceUnavailable           ErrorCode = "ServiceUnavailable"
 	ErrorCodeSignatureDoesNotMatch        ErrorCode = "SignatureDoesNotMatch"
 	ErrorCodeXCloudContentSHA256Mismatch  ErrorCode = "XCloudContentSHA256Mismatch"
 )
@@ -72,6 +68,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodeRequestTimeTooSkewed:
+		return true
+	case ErrorCodeRequestTimeout:
+		return true
+	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeSignatureDoesNotMatch:
 		return true
@@ -791,6 +791,12 @@ type DeleteLifecycleResponse500Headers struct {
 	XCloudRequestId string
 }
 
+// DeleteLifecycleResponse503Headers the declared response headers of an HTTP 503 response for DeleteLifecycle
+type DeleteLifecycleResponse503Headers struct {
+	RetryAfter      int
+	XCloudRequestId string
+}
+
 type DeleteLifecycleResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -802,6 +808,8 @@ type DeleteLifecycleResponse struct {
 	XML404 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
+	// XML503 the response for an HTTP 503 `application/xml` response
+	XML503 *Error
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *DeleteLifecycleResponse204Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -812,6 +820,8 @@ type DeleteLifecycleResponse struct {
 	Headers404 *DeleteLifecycleResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteLifecycleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteLifecycleResponse503Headers
 }
 
 // GetXML400 returns the response for an HTTP 400 `application/xml` response
@@ -832,6 +842,11 @@ func (r DeleteLifecycleResponse) GetXML404() *Error {
 // GetXML500 returns the response for an HTTP 500 `application/xml` response
 func (r DeleteLifecycleResponse) GetXML500() *Error {
 	return r.XML500
+}
+
+// GetXML503 returns the response for an HTTP 503 `application/xml` response
+func (r DeleteLifecycleResponse) GetXML503() *Error {
+	return r.XML503
 }
 
 // GetBody returns the raw response body bytes
@@ -888,6 +903,12 @@ type GetLifecycleResponse500Headers struct {
 	XCloudRequestId string
 }
 
+// GetLifecycleResponse503Headers the declared response headers of an HTTP 503 response for GetLifecycle
+type GetLifecycleResponse503Headers struct {
+	RetryAfter      int
+	XCloudRequestId string
+}
+
 type GetLifecycleResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -901,6 +922,8 @@ type GetLifecycleResponse struct {
 	XML404 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
+	// XML503 the response for an HTTP 503 `application/xml` response
+	XML503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLifecycleResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -911,6 +934,8 @@ type GetLifecycleResponse struct {
 	Headers404 *GetLifecycleResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLifecycleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLifecycleResponse503Headers
 }
 
 // GetXML200 returns the response for an HTTP 200 `application/xml` response
@@ -936,6 +961,11 @@ func (r GetLifecycleResponse) GetXML404() *Error {
 // GetXML500 returns the response for an HTTP 500 `application/xml` response
 func (r GetLifecycleResponse) GetXML500() *Error {
 	return r.XML500
+}
+
+// GetXML503 returns the response for an HTTP 503 `application/xml` response
+func (r GetLifecycleResponse) GetXML503() *Error {
+	return r.XML503
 }
 
 // GetBody returns the raw response body bytes
@@ -987,6 +1017,11 @@ type PutLifecycleResponse404Headers struct {
 	XCloudRequestId string
 }
 
+// PutLifecycleResponse408Headers the declared response headers of an HTTP 408 response for PutLifecycle
+type PutLifecycleResponse408Headers struct {
+	XCloudRequestId string
+}
+
 // PutLifecycleResponse415Headers the declared response headers of an HTTP 415 response for PutLifecycle
 type PutLifecycleResponse415Headers struct {
 	XCloudRequestId string
@@ -1002,6 +1037,12 @@ type PutLifecycleResponse501Headers struct {
 	XCloudRequestId string
 }
 
+// PutLifecycleResponse503Headers the declared response headers of an HTTP 503 response for PutLifecycle
+type PutLifecycleResponse503Headers struct {
+	RetryAfter      int
+	XCloudRequestId string
+}
+
 type PutLifecycleResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1011,12 +1052,16 @@ type PutLifecycleResponse struct {
 	XML403 *Error
 	// XML404 the response for an HTTP 404 `application/xml` response
 	XML404 *Error
+	// XML408 the response for an HTTP 408 `application/xml` response
+	XML408 *Error
 	// XML415 the response for an HTTP 415 `application/xml` response
 	XML415 *Error
 	// XML500 the response for an HTTP 500 `application/xml` response
 	XML500 *Error
 	// XML501 the response for an HTTP 501 `application/xml` response
 	XML501 *Error
+	// XML503 the response for an HTTP 503 `application/xml` response
+	XML503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PutLifecycleResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -1025,12 +1070,16 @@ type PutLifecycleResponse struct {
 	Headers403 *PutLifecycleResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *PutLifecycleResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PutLifecycleResponse408Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *PutLifecycleResponse415Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PutLifecycleResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *PutLifecycleResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutLifecycleResponse503Headers
 }
 
 // GetXML400 returns the response for an HTTP 400 `application/xml` response
@@ -1048,6 +1097,11 @@ func (r PutLifecycleResponse) GetXML404() *Error {
 	return r.XML404
 }
 
+// GetXML408 returns the response for an HTTP 408 `application/xml` response
+func (r PutLifecycleResponse) GetXML408() *Error {
+	return r.XML408
+}
+
 // GetXML415 returns the response for an HTTP 415 `application/xml` response
 func (r PutLifecycleResponse) GetXML415() *Error {
 	return r.XML415
@@ -1061,6 +1115,11 @@ func (r PutLifecycleResponse) GetXML500() *Error {
 // GetXML501 returns the response for an HTTP 501 `application/xml` response
 func (r PutLifecycleResponse) GetXML501() *Error {
 	return r.XML501
+}
+
+// GetXML503 returns the response for an HTTP 503 `application/xml` response
+func (r PutLifecycleResponse) GetXML503() *Error {
+	return r.XML503
 }
 
 // GetBody returns the raw response body bytes
@@ -1185,6 +1244,13 @@ func ParseDeleteLifecycleResponse(rsp *http.Response) (*DeleteLifecycleResponse,
 		}
 		response.XML500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 503:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML503 = &dest
+
 	}
 
 	switch {
@@ -1238,6 +1304,23 @@ func ParseDeleteLifecycleResponse(rsp *http.Response) (*DeleteLifecycleResponse,
 			headers.XCloudRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteLifecycleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1292,6 +1375,13 @@ func ParseGetLifecycleResponse(rsp *http.Response) (*GetLifecycleResponse, error
 		}
 		response.XML500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 503:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML503 = &dest
+
 	}
 
 	switch {
@@ -1345,6 +1435,23 @@ func ParseGetLifecycleResponse(rsp *http.Response) (*GetLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLifecycleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1388,6 +1495,13 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 		}
 		response.XML404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 408:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 415:
 		var dest Error
 		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1408,6 +1522,13 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 			return nil, err
 		}
 		response.XML501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 503:
+		var dest Error
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML503 = &dest
 
 	}
 
@@ -1452,6 +1573,16 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PutLifecycleResponse408Headers
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 415:
 		var headers PutLifecycleResponse415Headers
 		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
@@ -1482,1081 +1613,24 @@ func ParsePutLifecycleResponse(rsp *http.Response) (*PutLifecycleResponse, error
 			headers.XCloudRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers PutLifecycleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Cloud-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCloudRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
-}
-
-// ServerInterface represents all server handlers.
-type ServerInterface interface {
-	// DeleteLifecycle Delete the lifecycle configuration of a bucket
-	// (DELETE /{bucket})
-	DeleteLifecycle(ctx echo.Context, bucket Bucket, params DeleteLifecycleParams) error
-	// GetLifecycle Get the lifecycle configuration of a bucket
-	// (GET /{bucket})
-	GetLifecycle(ctx echo.Context, bucket Bucket, params GetLifecycleParams) error
-	// PutLifecycle Set the lifecycle configuration of a bucket
-	// (PUT /{bucket})
-	PutLifecycle(ctx echo.Context, bucket Bucket, params PutLifecycleParams) error
-}
-
-// ServerInterfaceWrapper converts echo contexts to parameters.
-type ServerInterfaceWrapper struct {
-	Handler ServerInterface
-}
-
-// DeleteLifecycle converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteLifecycle(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "bucket" -------------
-	var bucket Bucket
-
-	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params DeleteLifecycleParams
-	// ------------- Required query parameter "lifecycle" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, true, "lifecycle", ctx.QueryParams(), &params.Lifecycle, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lifecycle: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "X-Cloud-Date" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Date")]; found {
-		var XCloudDate XCloudDate
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Cloud-Date, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Date", valueList[0], &XCloudDate, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Cloud-Date: %s", err))
-		}
-
-		params.XCloudDate = XCloudDate
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Cloud-Date is required, but not found"))
-	}
-	// ------------- Required header parameter "X-Cloud-Content-Sha256" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Content-Sha256")]; found {
-		var XCloudContentSha256 XCloudContentSha256
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Cloud-Content-Sha256, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Content-Sha256", valueList[0], &XCloudContentSha256, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Cloud-Content-Sha256: %s", err))
-		}
-
-		params.XCloudContentSha256 = XCloudContentSha256
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Cloud-Content-Sha256 is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteLifecycle(ctx, bucket, params)
-	return err
-}
-
-// GetLifecycle converts echo context to params.
-func (w *ServerInterfaceWrapper) GetLifecycle(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "bucket" -------------
-	var bucket Bucket
-
-	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetLifecycleParams
-	// ------------- Required query parameter "lifecycle" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, true, "lifecycle", ctx.QueryParams(), &params.Lifecycle, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lifecycle: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Required header parameter "X-Cloud-Date" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Date")]; found {
-		var XCloudDate XCloudDate
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Cloud-Date, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Date", valueList[0], &XCloudDate, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Cloud-Date: %s", err))
-		}
-
-		params.XCloudDate = XCloudDate
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Cloud-Date is required, but not found"))
-	}
-	// ------------- Required header parameter "X-Cloud-Content-Sha256" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Content-Sha256")]; found {
-		var XCloudContentSha256 XCloudContentSha256
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Cloud-Content-Sha256, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Content-Sha256", valueList[0], &XCloudContentSha256, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Cloud-Content-Sha256: %s", err))
-		}
-
-		params.XCloudContentSha256 = XCloudContentSha256
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Cloud-Content-Sha256 is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetLifecycle(ctx, bucket, params)
-	return err
-}
-
-// PutLifecycle converts echo context to params.
-func (w *ServerInterfaceWrapper) PutLifecycle(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "bucket" -------------
-	var bucket Bucket
-
-	err = runtime.BindStyledParameterWithOptions("simple", "bucket", ctx.Param("bucket"), &bucket, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params PutLifecycleParams
-	// ------------- Required query parameter "lifecycle" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, true, "lifecycle", ctx.QueryParams(), &params.Lifecycle, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lifecycle: %s", err))
-	}
-
-	headers := ctx.Request().Header
-	// ------------- Optional header parameter "Content-MD5" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("Content-MD5")]; found {
-		var ContentMD5 string
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Content-MD5, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "Content-MD5", valueList[0], &ContentMD5, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Content-MD5: %s", err))
-		}
-
-		params.ContentMD5 = &ContentMD5
-	}
-	// ------------- Optional header parameter "x-amz-sdk-checksum-algorithm" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-sdk-checksum-algorithm")]; found {
-		var XAmzSdkChecksumAlgorithm string
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-sdk-checksum-algorithm, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-sdk-checksum-algorithm", valueList[0], &XAmzSdkChecksumAlgorithm, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-sdk-checksum-algorithm: %s", err))
-		}
-
-		params.XAmzSdkChecksumAlgorithm = &XAmzSdkChecksumAlgorithm
-	}
-	// ------------- Optional header parameter "x-amz-checksum-crc32" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc32")]; found {
-		var XAmzChecksumCrc32 string
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc32, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc32", valueList[0], &XAmzChecksumCrc32, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc32: %s", err))
-		}
-
-		params.XAmzChecksumCrc32 = &XAmzChecksumCrc32
-	}
-	// ------------- Optional header parameter "x-amz-checksum-crc32c" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc32c")]; found {
-		var XAmzChecksumCrc32c string
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc32c, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc32c", valueList[0], &XAmzChecksumCrc32c, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc32c: %s", err))
-		}
-
-		params.XAmzChecksumCrc32c = &XAmzChecksumCrc32c
-	}
-	// ------------- Optional header parameter "x-amz-checksum-crc64nvme" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-crc64nvme")]; found {
-		var XAmzChecksumCrc64nvme string
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-crc64nvme, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-crc64nvme", valueList[0], &XAmzChecksumCrc64nvme, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-crc64nvme: %s", err))
-		}
-
-		params.XAmzChecksumCrc64nvme = &XAmzChecksumCrc64nvme
-	}
-	// ------------- Optional header parameter "x-amz-checksum-sha1" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-sha1")]; found {
-		var XAmzChecksumSha1 string
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-sha1, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-sha1", valueList[0], &XAmzChecksumSha1, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-sha1: %s", err))
-		}
-
-		params.XAmzChecksumSha1 = &XAmzChecksumSha1
-	}
-	// ------------- Optional header parameter "x-amz-checksum-sha256" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("x-amz-checksum-sha256")]; found {
-		var XAmzChecksumSha256 string
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for x-amz-checksum-sha256, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "x-amz-checksum-sha256", valueList[0], &XAmzChecksumSha256, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter x-amz-checksum-sha256: %s", err))
-		}
-
-		params.XAmzChecksumSha256 = &XAmzChecksumSha256
-	}
-	// ------------- Required header parameter "X-Cloud-Date" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Date")]; found {
-		var XCloudDate XCloudDate
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Cloud-Date, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Date", valueList[0], &XCloudDate, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Cloud-Date: %s", err))
-		}
-
-		params.XCloudDate = XCloudDate
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Cloud-Date is required, but not found"))
-	}
-	// ------------- Required header parameter "X-Cloud-Content-Sha256" -------------
-	if valueList, found := headers[http.CanonicalHeaderKey("X-Cloud-Content-Sha256")]; found {
-		var XCloudContentSha256 XCloudContentSha256
-		n := len(valueList)
-		if n != 1 {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Cloud-Content-Sha256, got %d", n))
-		}
-
-		err = runtime.BindStyledParameterWithOptions("simple", "X-Cloud-Content-Sha256", valueList[0], &XCloudContentSha256, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
-		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Cloud-Content-Sha256: %s", err))
-		}
-
-		params.XCloudContentSha256 = XCloudContentSha256
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Cloud-Content-Sha256 is required, but not found"))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.PutLifecycle(ctx, bucket, params)
-	return err
-}
-
-// This is a simple interface which specifies echo.Route addition functions which
-// are present on both echo.Echo and echo.Group, since we want to allow using
-// either of them for path registration
-type EchoRouter interface {
-	CONNECT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	DELETE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	HEAD(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	OPTIONS(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PATCH(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-	TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
-}
-
-// RegisterHandlersOptions configures RegisterHandlersWithOptions.
-type RegisterHandlersOptions struct {
-	// BaseURL is prepended to every registered path so the API can be served
-	// under a prefix.
-	BaseURL string
-	// OperationMiddlewares lets the caller attach per-operation middleware at
-	// registration time. The map key is the OpenAPI `operationId` value as it
-	// appears in the spec (the raw, un-normalized form). Operations that have
-	// no entry are registered with no extra middleware. A nil map disables
-	// per-operation middleware entirely.
-	OperationMiddlewares map[string][]echo.MiddlewareFunc
-}
-
-// RegisterHandlers adds each server route to the EchoRouter.
-func RegisterHandlers(router EchoRouter, si ServerInterface) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{})
-}
-
-// RegisterHandlersWithBaseURL registers handlers and prepends BaseURL to the
-// paths so the API can be served under a prefix.
-func RegisterHandlersWithBaseURL(router EchoRouter, si ServerInterface, baseURL string) {
-	RegisterHandlersWithOptions(router, si, RegisterHandlersOptions{BaseURL: baseURL})
-}
-
-// RegisterHandlersWithOptions registers handlers using the supplied options,
-// including any per-operation middleware.
-func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options RegisterHandlersOptions) {
-
-	wrapper := ServerInterfaceWrapper{
-		Handler: si,
-	}
-
-	router.DELETE(options.BaseURL+"/:bucket", wrapper.DeleteLifecycle, options.OperationMiddlewares["DeleteLifecycle"]...)
-	router.GET(options.BaseURL+"/:bucket", wrapper.GetLifecycle, options.OperationMiddlewares["GetLifecycle"]...)
-	router.PUT(options.BaseURL+"/:bucket", wrapper.PutLifecycle, options.OperationMiddlewares["PutLifecycle"]...)
-
-}
-
-type BadRequestResponseHeaders struct {
-	XCloudRequestId string
-}
-type BadRequestApplicationxmlResponse struct {
-	Body io.Reader
-
-	Headers       BadRequestResponseHeaders
-	ContentLength int64
-}
-
-type ForbiddenResponseHeaders struct {
-	XCloudRequestId string
-}
-type ForbiddenApplicationxmlResponse struct {
-	Body io.Reader
-
-	Headers       ForbiddenResponseHeaders
-	ContentLength int64
-}
-
-type InternalErrorResponseHeaders struct {
-	XCloudRequestId string
-}
-type InternalErrorApplicationxmlResponse struct {
-	Body io.Reader
-
-	Headers       InternalErrorResponseHeaders
-	ContentLength int64
-}
-
-type NotFoundResponseHeaders struct {
-	XCloudRequestId string
-}
-type NotFoundApplicationxmlResponse struct {
-	Body io.Reader
-
-	Headers       NotFoundResponseHeaders
-	ContentLength int64
-}
-
-type NotImplementedResponseHeaders struct {
-	XCloudRequestId string
-}
-type NotImplementedApplicationxmlResponse struct {
-	Body io.Reader
-
-	Headers       NotImplementedResponseHeaders
-	ContentLength int64
-}
-
-type UnsupportedMediaTypeResponseHeaders struct {
-	XCloudRequestId string
-}
-type UnsupportedMediaTypeApplicationxmlResponse struct {
-	Body io.Reader
-
-	Headers       UnsupportedMediaTypeResponseHeaders
-	ContentLength int64
-}
-
-type DeleteLifecycleRequestObject struct {
-	Bucket Bucket `json:"bucket"`
-	Params DeleteLifecycleParams
-}
-
-type DeleteLifecycleResponseObject interface {
-	VisitDeleteLifecycleResponse(w http.ResponseWriter) error
-}
-
-type DeleteLifecycle204ResponseHeaders struct {
-	XCloudRequestId string
-}
-
-type DeleteLifecycle204Response struct {
-	Headers DeleteLifecycle204ResponseHeaders
-}
-
-func (response DeleteLifecycle204Response) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(204)
-	return nil
-}
-
-type DeleteLifecycle400ApplicationxmlResponse struct {
-	BadRequestApplicationxmlResponse
-}
-
-func (response DeleteLifecycle400ApplicationxmlResponse) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(400)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type DeleteLifecycle403ApplicationxmlResponse struct {
-	ForbiddenApplicationxmlResponse
-}
-
-func (response DeleteLifecycle403ApplicationxmlResponse) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(403)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type DeleteLifecycle404ApplicationxmlResponse struct{ NotFoundApplicationxmlResponse }
-
-func (response DeleteLifecycle404ApplicationxmlResponse) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(404)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type DeleteLifecycle500ApplicationxmlResponse struct {
-	InternalErrorApplicationxmlResponse
-}
-
-func (response DeleteLifecycle500ApplicationxmlResponse) VisitDeleteLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(500)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetLifecycleRequestObject struct {
-	Bucket Bucket `json:"bucket"`
-	Params GetLifecycleParams
-}
-
-type GetLifecycleResponseObject interface {
-	VisitGetLifecycleResponse(w http.ResponseWriter) error
-}
-
-type GetLifecycle200ResponseHeaders struct {
-	XCloudRequestId string
-}
-
-type GetLifecycle200ApplicationxmlResponse struct {
-	Body          io.Reader
-	Headers       GetLifecycle200ResponseHeaders
-	ContentLength int64
-}
-
-func (response GetLifecycle200ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(200)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetLifecycle400ApplicationxmlResponse struct {
-	BadRequestApplicationxmlResponse
-}
-
-func (response GetLifecycle400ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(400)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetLifecycle403ApplicationxmlResponse struct {
-	ForbiddenApplicationxmlResponse
-}
-
-func (response GetLifecycle403ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(403)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetLifecycle404ApplicationxmlResponse struct{ NotFoundApplicationxmlResponse }
-
-func (response GetLifecycle404ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(404)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type GetLifecycle500ApplicationxmlResponse struct {
-	InternalErrorApplicationxmlResponse
-}
-
-func (response GetLifecycle500ApplicationxmlResponse) VisitGetLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(500)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type PutLifecycleRequestObject struct {
-	Bucket Bucket `json:"bucket"`
-	Params PutLifecycleParams
-	Body   io.Reader
-}
-
-type PutLifecycleResponseObject interface {
-	VisitPutLifecycleResponse(w http.ResponseWriter) error
-}
-
-type PutLifecycle200ResponseHeaders struct {
-	XCloudRequestId string
-}
-
-type PutLifecycle200Response struct {
-	Headers PutLifecycle200ResponseHeaders
-}
-
-func (response PutLifecycle200Response) VisitPutLifecycleResponse(w http.ResponseWriter) error {
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(200)
-	return nil
-}
-
-type PutLifecycle400ApplicationxmlResponse struct {
-	BadRequestApplicationxmlResponse
-}
-
-func (response PutLifecycle400ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(400)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type PutLifecycle403ApplicationxmlResponse struct {
-	ForbiddenApplicationxmlResponse
-}
-
-func (response PutLifecycle403ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(403)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type PutLifecycle404ApplicationxmlResponse struct{ NotFoundApplicationxmlResponse }
-
-func (response PutLifecycle404ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(404)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type PutLifecycle415ApplicationxmlResponse struct {
-	UnsupportedMediaTypeApplicationxmlResponse
-}
-
-func (response PutLifecycle415ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(415)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type PutLifecycle500ApplicationxmlResponse struct {
-	InternalErrorApplicationxmlResponse
-}
-
-func (response PutLifecycle500ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(500)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-type PutLifecycle501ApplicationxmlResponse struct {
-	NotImplementedApplicationxmlResponse
-}
-
-func (response PutLifecycle501ApplicationxmlResponse) VisitPutLifecycleResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "application/xml")
-	if response.ContentLength != 0 {
-		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
-	}
-	w.Header().Set("X-Cloud-Request-Id", fmt.Sprint(response.Headers.XCloudRequestId))
-	w.WriteHeader(501)
-
-	if closer, ok := response.Body.(io.ReadCloser); ok {
-		defer closer.Close()
-	}
-	_, err := io.Copy(w, response.Body)
-	return err
-}
-
-// StrictServerInterface represents all server handlers.
-type StrictServerInterface interface {
-	// DeleteLifecycle Delete the lifecycle configuration of a bucket
-	// (DELETE /{bucket})
-	DeleteLifecycle(ctx context.Context, request DeleteLifecycleRequestObject) (DeleteLifecycleResponseObject, error)
-	// GetLifecycle Get the lifecycle configuration of a bucket
-	// (GET /{bucket})
-	GetLifecycle(ctx context.Context, request GetLifecycleRequestObject) (GetLifecycleResponseObject, error)
-	// PutLifecycle Set the lifecycle configuration of a bucket
-	// (PUT /{bucket})
-	PutLifecycle(ctx context.Context, request PutLifecycleRequestObject) (PutLifecycleResponseObject, error)
-}
-
-type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
-type StrictMiddlewareFunc func(f StrictHandlerFunc, operationID string) StrictHandlerFunc
-
-func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareFunc) ServerInterface {
-	return &strictHandler{ssi: ssi, middlewares: middlewares}
-}
-
-type strictHandler struct {
-	ssi         StrictServerInterface
-	middlewares []StrictMiddlewareFunc
-}
-
-// DeleteLifecycle operation middleware
-func (sh *strictHandler) DeleteLifecycle(ctx echo.Context, bucket Bucket, params DeleteLifecycleParams) error {
-	var request DeleteLifecycleRequestObject
-
-	request.Bucket = bucket
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteLifecycle(ctx.Request().Context(), request.(DeleteLifecycleRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteLifecycle")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteLifecycleResponseObject); ok {
-		return validResponse.VisitDeleteLifecycleResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetLifecycle operation middleware
-func (sh *strictHandler) GetLifecycle(ctx echo.Context, bucket Bucket, params GetLifecycleParams) error {
-	var request GetLifecycleRequestObject
-
-	request.Bucket = bucket
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetLifecycle(ctx.Request().Context(), request.(GetLifecycleRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetLifecycle")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetLifecycleResponseObject); ok {
-		return validResponse.VisitGetLifecycleResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// PutLifecycle operation middleware
-func (sh *strictHandler) PutLifecycle(ctx echo.Context, bucket Bucket, params PutLifecycleParams) error {
-	var request PutLifecycleRequestObject
-
-	request.Bucket = bucket
-	request.Params = params
-
-	request.Body = ctx.Request().Body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.PutLifecycle(ctx.Request().Context(), request.(PutLifecycleRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "PutLifecycle")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(PutLifecycleResponseObject); ok {
-		return validResponse.VisitPutLifecycleResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
-// Stored as a slice of fixed-width chunks rather than one concatenated
-// const string: with thousands of chunks the chained `+` fold is several
-// times slower for the Go compiler than parsing a slice literal.
-var swaggerSpec = []string{
-	"7Hz/b9u4su+/MtA7QJ0e2bETJ9u6eDjwJtlusG22aNI9B9vkrRhpbPFEIn1Iqo7b+n9/4JCSJVvOl26z",
-	"Fxf3/lDUkcjhcGY4/MxwqC9BLPOZFCiMDkZfghRZgop+/usok0XyHv9ToDaniX2UoI4VnxkuRTAKLlIE",
-	"noCcgEkRlGsYAsu0BC6ACUClpHqmIaqoRL0gDGxTrjAJRkYVGAY6TjFndoAZMwaVJf7/Pva7L8fdn66+",
-	"DA6XfwvCwCxmGIwCbRQX02C5XIbBjCmWo/H8/ljEN2ja2bymd880CJYjdPbBSDjch0zOUcVMI2RoB9Yh",
-	"JHzKjf1fGg1MJJAuZikKvWMZ55bejJk0CANLKRgFjvKdk8rZ7RsUU5MGo8P9MMi5KP/cDxszZt3P/e7L",
-	"K/9/r3v1vHzUJoAweMMnGC/iDO0oLMvk/CSfmcVvLCuwZKMpi3PMMDaaFJaVvUEX1wq1LFSMr2CmUKMw",
-	"NHe05KAT/aNqG63k8J8C1WIliKrJQ2XRb5uSM7ojKQwKc56yvYPDdo2uVJfiLZz/PO7uHRyu2SJcy2QB",
-	"HTkhW6S50BMj5c4r4AbywjZC0HwqMLEzw1uWz6xAA9y/7sfD4d7LF5N4EA+GL9nkejKMX7x8eTi5frk3",
-	"3PuB4XCAw8Phy+uX+8OYDV8evHw5uP7hxcHe9YuDg1JMbkWt5PSvLk2x6+fY9ZN8xKpg3cnVl8Phst0o",
-	"nASPmcF2wZWyMTzHED5cHIUQLRaLRZ4nyUWa5rnWv0f3Smevv3fY3x8MLwYH/Zd7h7/fN1vi5xFzvPry",
-	"Ynnhfhwuf9+y/hXqmRQa3fJnpa+yf8VOurQwZrOMx8yKYPc2z+yj1bB/UzgJRsH/2V25wV33Vu+eWO/l",
-	"RmqKMXrLsolUOSb/evsmgg7zZpUyA1yDkAYYfGIZT6BaokdSTPi0UMRHCFJBKrXhGe6ElyI6FdR8rKZF",
-	"jsIQTVVkSNasUX3isdXcpNCoQ2BwzRKovB8RI7kTrXFhUqn4ZxrpZ3pe8RuFEDWX2M/jvYPDt1znzMSp",
-	"fe1ZOeZT1MTIpYhKW317fBDZ0aLbLss/d+MU4xtd5N3n0drkE+q9E0L0I1uRkgLLdpfCNrSzs6J7pneI",
-	"rB/b6zGCjh9IJzerwVg2lYqbNI9gzk0qCwPc6EtRNihl0bsUQdjY0LwtevJdt6e1WYDvtLu+BZIt/CTV",
-	"NU8SFE9vZ+M4Rq2PUXBMIugIaaXEBHBhyWRo3OJkplBINsXgBhdADk+aFBWwOJaFsJJmwor7UpRb4c5K",
-	"126YX3BxSgZyXpI8lqjPpHlLpkEK8qK44DleSHl+g3NMoqcS9KmwHoFlTj5PLuzGcNEIFBq1gIwZVL0n",
-	"md+ZND/JQiRPP7UzeV7EqQNIERmKf9TuniKYkC05U6lWmRT4ZII4teZsXR/+JeKojxeNKm+N7hmYlOvK",
-	"7SYSnVvTxWwmlQkJRCYW4lr/laPWbPpEkvkg/KCYvMWEswvaBJ9+JTR3o1HlqEsPH62NGj3F9JclPiCS",
-	"42upzGnl+N4WmeEzpsyHWSYZkWdJwi1DLHun5AyV4RYZTFimN3DwP1NseNG8pAYFkdPAFAK7Jsnbuc1q",
-	"FL8Ex2yhxxOD6lRww5kjere0bZfAgZYSAn1spXNVQR15/W+MbWhx253Krn9YwezePQKpdevy3NqQh1lp",
-	"MAqm3KTFdS+W+S6bcW1YfLP6MUWxu0Lzlud2NDkWcKtHCTNo9wNyEwS0b61pcIcw4bMU+KqCMajAz19D",
-	"zhPBp6mxGJREvI4Ah8uu+7G3+nHR+dgfXNFfX/c+9rv7Vzuj8l31o3N52aPff9/5R+f3rx//3r3aaLPT",
-	"gilDUkjLRGEmNTf8E4Io8muLuCaQsIW2bFtgxUwwCrgw+3tBaEMcnhd5MNobDH8Yvtg/HP5AQZ97OKhG",
-	"5cLgFJUdttrhHmHCYwHOQLraSMWm6KJtSGRMq3bTao9kgg9yCtRwGQZvnWvbFMg/PdibKymmIQX7YING",
-	"FDE5wg253pNF8DHJMw08CYFpSzHa9CHRFtoudN1G2r1txIUsSRRqjUkIuohTO2K0O0ulkbptjLVVS+JZ",
-	"Sac+u7bF63yyj4dKp+t1Xqpkk+8ydRLLhESKwlrPx6AOCYMwuAvsBxZCrQO8IAxa8d1qGg1wF6yH5I14",
-	"wUqhFgrVBvRbx+pJGZtt7Pb2wQqdVH+2I5MVPRdUBGFQBRikEpPK5EyacZbJuZdAHURetdjPlpEeuRpX",
-	"KaZVXsVGcLoHxzjhAhO4XkCkZxjrXb9iV162d6uTyLnJ1xIsixQjTVGgYgYTmCiZu9jJrVToNLz0DqVr",
-	"SDDUnE0ZF9oGRg6cNx3B+8KljLjBXN/nESrxUK8l+bdT13HQ7/fJtZV/V9JlSrFFZfzL9RVEpB680W01",
-	"he+0wa2v0a3j2fd6xqyrCVJjZqPdXb3fYzn7LAWbaxotkfHuXr9/2O3vd/uD3Wae7uR2xr/JvE5uWWyy",
-	"hYXgdu+x21QIdle2WJ6oYvIrSfEYCQwwdYPKRowVbLXO7qA/oPxdzm7rQw5IiWtP1hGPwfshjsH6Jno/",
-	"HAqDrbxbAt4SrqXMkAkS5SMtpibw74mHmmvicar8VTjH8Aq40RCnPEsUgVFgYgFSJahCQGZ3JQO51Dbu",
-	"crtqUyP34+G75H9P71IzD4K2bdJehsFPPDNOjw92L76Ljf2PN7fFD4L/p3A408decX2BesMu08t7Bwct",
-	"zv5MirhQCoX5DZXmUjx8mnd1baN8oZjQ/Jso17ouw+Cdwgm/vY+IW0K/4MI3X4bBuWGmIGMp0cOJYNcZ",
-	"7YvHXLufbVviw1mvc7rm5P3oj3fztKiebLmORfLrzO6qj0bcv9ntNYSGT4VO6VObq9Np45x/xtcKmUF1",
-	"kTLxMBXaTlYJq7/eoNaP7//NZnPBpg9GB7bt8q5t/xt0X9fQk5nByjs9BuVVHhlhpjDhMTP4CqTIFuDk",
-	"Z6Oiyjjat9o1Ny6SR7nIunAaRvLf1s7uNa9vsyKv4O9pQGc4R7XhrFsTBqs8wSffKoQBGAmDfv/urMHA",
-	"Y+o70gX3bGKPzYOJilzFLCDhsk2/docI7tzhtnRrTObhuHFtp1kj8eAd5y45fle7uRsaPNEW9FeoatOM",
-	"S8PttxnuuYt7jzKm7+Wj0fYeja9R/nYDqCnmexrAuvNrcRg3uLBbyoTfhhXwH/T3hhCnTLHYoNJrANe+",
-	"bcFuNefcMozmn9HGGtcLgxvpy8PhozW4Qd/nImPboCzHmClpZCyzeh7r9Zvx0enJe6u6i/HZ8fj98R+n",
-	"4yAMfj07+f3XsxP3x+nZxcmbN6evT84u/rg4PXl/evbaQteTk3d/jN8f/Xz620kQlpT+OH2/iWW3Kb4x",
-	"je+pab+nfUseFwybbq7iX3CxVjcz2HvRKCIatBiBLwH60gyIDu/LbNrBys4PXkR2yt9VhH+Fc/yWfMZ/",
-	"lbP7Nt/2JK5sGQYa40Jxszi3rDthxpkskuGmO4iO3vz64XjY/fnt+KjrMsdwpDBBYTjL/u9l0e/vx9bx",
-	"8YR+4657VJYjNR4qnHIp/CO9v+sG/aMsO7wU51Sm5HLg2hNfVYlR7g7+LSkTS0dVrxytEKp8uO+U4q17",
-	"FY1W78DvEDC8FO6ky8vIFxVq6Gh0pww1IQC7lp/Ql6K0Fkg1Evirowc243YxksS5mMjy0JfFppapLHkI",
-	"wqBQmc9K6tHu7l1KDTYOfC8a1YCNpArVkvjcdlgeec95gtkCCo3J+hlU6epHlyJ69+EiCiF6fXIRUXo6",
-	"Oj55c3JxArtfHL1lraww9FVmTjUthhP1LsWlOMaYO4DqjuhnGIPCWKpEwzxF1SyYqitCs4WGy4CcQyrn",
-	"4jIYWYLP4fnzsTsN4mLae/4c3jGTgjaLDEOIfJb3Syq1WbbzTYl3rkzBsq5tdilgo7vv1/vijHjZ+5LI",
-	"nHGx3K2Rgs7qlPSZBtfUkrcUXftXEJVadA2hW0q+61pEOyHMUx6nzSPXueIGtY0/7KqvWIRrnEiFoGRh",
-	"7PThomm+zzRoqvizPaLSuO6YTouE3LR8KYlFHtKkMMtYjHrHkuV2qiwB5qpSNcvL1o6dqsAJYmnDk+ZB",
-	"nqZzR1eg4LVgiVpF0CHiz1IbZ30ERKxuyzmTUOysnRW48ycdljEQF1Pqd4ML/fw51QPEFGJbUkoWUydi",
-	"luRcwPjdKXSi6lyn1+tFdtEDjCtWGyU1dJJTFZbgLbdzEXpu5zfsD6FZseM5HLtaLm2t9OQTqkVJjUp1",
-	"6YF1pteYSTElZTNRFYB1Gsw+06RR/9Ku0gQnrMhMZJcRhYRoNTPln1A4G7f80yAmtaLJWVKZjydDNGku",
-	"mOz0wGFaFhsNUlCyW84rfp5pz7ym7MkIWCUo7wiuF2URmyW76kZEK1HtQ7NIzlo/M5ZP0o6kVAlVXNo5",
-	"xCkTUyd0O4mQKOsSf5U+rKReaUvOPUNa5mglg5nGHjjteO9v7WOayWuWhaAlMEv6DmVzvaZjmKeS2Gb6",
-	"RnuFrzafCVfaWL03VwTXQFWP1g+XU/YFNZXNp0ynxAJpvL36OIIE44wp1JVKxaJE72Xdj12lbm6rGmJP",
-	"dsJ4poEbiKX21eXe9QhJ/X2OzFDZjV6RpZXfqeIdeMt/DH2dK7m9QlALssmqCtUB2si59Fwqf/qZYpZY",
-	"o3dbME0nodmvS9PKsWVfh9ZtfQRVvSkJsGVnCskm45RxAdowZZ2K38cuA9f+MoC/g8ZYUf2djuXMudRv",
-	"xjuRhRtul4v0fkR6WduKjZSZ5aRUkmE31k4hLrSROVmRfT1T8hNPUMFcqhsNhXCLJNkJK1OK6lXckaXV",
-	"ifb6/cP+oL93MTjoD/sHv0dOCVsNrONsc6NU35qBuzNi6dZL9aXAHbcFkNu2273zDIxMjesQPrw/7aKI",
-	"ZWIXgIgxLGsVLS1h4XrmkVUPIrsnWE932yVRdhM7Gcd0+ciX1XW1Z7qsgGe5FFNSWANkRn6HcqZuYT0t",
-	"oWp9Uh1LLIU2TPhyKDuc9y+EPwC+0uqxlviVij3gqzUiU2j4Sq+73W71z7UXEppF3pHXFHxd84bwlVyk",
-	"72fm2zpqqgmtyrMrXzVjSiN0HorjG/ZrxfsYAA9t+J2W4P043R+YVoEVYHVeHuMOieWuongSU78UE3Pr",
-	"s6xnc3XUjvmwgpZSgUGVc8GMVL70OqHzeGpO5dbNZfNMP5KPLQbryu/b7ZXQLYnx1drokHNCuLZ7Xg54",
-	"j72sU5AEr5mAwQHkXBQWUfq6lBpujTMZ39jerbXiW0ZY9xZ2IodD8hfuQpZtvHFJoqk2AYW4ER5joHZI",
-	"4WtrkXuTC+bq2Gr7asc/IIcdetiQlNseGdSWIvk1wrTJzVOpsfJ7ZQXttql/vfuGxrqtPuRuhvcO9Ssa",
-	"5HqZxsOh9bl25bsrG/YvK+5q07MhAP+MNUGW1zm+gRE/xgYjdAXEDlG7LdJcC3ffAxEsd3B9xbeX+nZp",
-	"cA3smm66fd28eFIN7qHDPpwf/0LAeywW4P70Gya5iUbBuHU6JMQ2kEHLU/nAR8/ZbIYOW1sdeFpY5Ss6",
-	"XMBrGUIUZ9wljHyEofdpuzGR3yKtCClOJOk5hGVZBpYkhE0/oeIT7nbPNbzrX1GnfLSmSB9/WnqTDG/5",
-	"dYZQSlNviDdW8f6e9VnuV1z+PByKTznSXzplg4psVLmuzsoayST4tIsi4Uys7hI5SHWnJVDM9Su5YN+w",
-	"UrhFxKQ2liQaOlFJhYtP0hWydzldfylflEiLogRPDW9nGBtMug7ad21koKIQer3ejisZj2OcUQWeSIBP",
-	"hVSYhJDxGwepq5XIKVjauGKQUKkgFQIuiF6ZFbEA2Hjsj4r+c/rqlTZKoXtZ+/v8OUTb7nZw7Ye5vyKR",
-	"zFQ0cvglLp6xuJbhuK8MzsdlLoC0VMslRHkJXx/uChtt+DqHnCsllQV6PRhvWKyVVwiUYHLXjZ3YdWmp",
-	"pRyoqmoF6O3e0MI87aW9sl0vwU+b7FOkKOjSh5ArIsAMsCxz+QclbXjnClvrYnIX37xhm1Qh7vggyGV2",
-	"HK/PdFgL5MubKCUC5TaChg5zBWOuWsxBjdqEpHL8CXSxkzU1tmqQEIchxZ6NG4w7vSpL5yLfO3RuKVch",
-	"9mqKDanPfVoGuCiTIEWGz2rVbjlbWLSGa2VvLbG4UyyZOnTIo5HNeE3nlkDCJxOk42sio3ca9w3W5uSs",
-	"zBqDbdvzvEEqs0SDC5SqEg858bjSst3A+iVbp8chuDqn0BeAhOAKD0hOhCDLypCOVC6y2QlhddAMnWMb",
-	"xkrlyjltKFy7F7FDhnfHOTV0mkehIWw5v90pXe7dlX89WJ0bhHDH+WhI0rxg0xDGjrA13jIEtYhhQnJw",
-	"iYjtJaq0N9Hlq+vCNM9uRpbqQX8A6xe2yv3ecuAXSg+ilVDIx7VdYbMEV+m90BLeKtnyEpxvTxEmvnLW",
-	"cnrsEj4FVSSWky/TGHsHB7VT21d0U4SaV7dIOhZdbODZHZ+oeMNzXn58wN0RBi5mBXn1sYOUlO2hdAl0",
-	"BmF/+CI8+OHQHeruhM3b7qFz4k7GHy5+6r4IbaxSrlWqNXfpEm9QNqoz3Ke0BK1zvJ0xkVBOQKA23AXD",
-	"CeKsjHUGh5DhJ8zIiVVA3CsnrHuheoRUOcRq36TkgrvkWrpAWRjNE4eorAN75mzZ+g2XimQT43NfdQ/s",
-	"F74FcrSBNzyec7U+DUhIzNid2iuA7goQ2vMJGnrgYk334EgmPqz1D/xlkMaz8mLK2kN/V6TxdLc2QgTM",
-	"Z2fX7tiFFT6sEnA8qT630Xpfhs6dMh6j0Fg7NxrPWJxid6/X3zg5ms/nPUave1JNd31fvfvm9Ojk7PyE",
-	"+izDwHCT1U+gKoc9fncahIFfNMEoGPT6roecoWAzHoyC/V6/t+8ufKV0flgdG7gjROsdNg8TyWuQuldX",
-	"LZpHVQSSuIGUaZfA1kUcIyYajJS9gFhwTU+TkiC+aXy2ovY9gb3+8K5vifhRtp6bCTl/miuhw35/W7+K",
-	"/93axxCoy/79XVbX2qnH8P4e1f3lZRgcPISr5l0cOkwu8pypRaWNtQ+TbD2KDMLAsKkORh9r3x25WobB",
-	"tO0LMGMPATZKxqtDJ7erOycA3IxAYZVYrFIc1fWaS1G6z7BRwN+OLzZvUdePei7F3Vex3RJuWu5rNHeY",
-	"bf97XRDecg+m5cZw4xM7W9RH6M672f9dGA9fGK/R/OlVUf9Q0sd2ZlZNdv1NvGV4b8s3tUtU9zaufZjm",
-	"wa2bHwJaXoXBrGhZ4O/RHSiDeYAhrnbRCgRpQpBnFRy4FN4VVHF3dYrrTrpc1DJni7bl+a5oLM814bes",
-	"HJf5eHt80Dhy67z/6QgGLw6HO6+qUz7ix3+hqbetpKSWvwm2fHupvRasjbnqqyqrzBoTZfgep1L7i0zb",
-	"E21lCHsf23cldrbNY3/vgdPwMq6llY7eH+3vQef05ORkpy73Rwq7LQH256W+hd0j6BwxbdhUyIx/b67j",
-	"J2K7ezjcPfvt7cl3ZdclFL8bx+c/j7uD78egTtngu/K2dmD6p7lzXxx7OH9XriIRtflRJou/AmA0vxS2",
-	"bEc5Le6q4en5/0TEMRwc3N+h9cMy3whXbK/Bg3is3/tvopzzP41y6rWptNGWVakfr6z5OojftgVnMmYZ",
-	"NOvqFHSinN0gqIJK6mZVUWAjYB7t7g72frARbm8wetF/sU8QxXP35duqLHttn1RcXi3/fwAAAP//",
-}
-
-// decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
-// after base64-decoding and flate-decompressing the embedded blob.
-func decodeSpec() ([]byte, error) {
-	encoded := strings.Join(swaggerSpec, "")
-	compressed, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		return nil, fmt.Errorf("error base64 decoding spec: %w", err)
-	}
-	zr := flate.NewReader(bytes.NewReader(compressed))
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("read flate: %w", err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, fmt.Errorf("close flate reader: %w", err)
-	}
-
-	return buf.Bytes(), nil
-}
-
-var rawSpec = decodeSpecCached()
-
-// a naive cache of the decoded OpenAPI spec
-func decodeSpecCached() func() ([]byte, error) {
-	data, err := decodeSpec()
-	return func() ([]byte, error) {
-		return data, err
-	}
-}
-
-// Constructs a synthetic filesystem for resolving external references when loading openapi specifications.
-func PathToRawSpec(pathToFile string) map[string]func() ([]byte, error) {
-	res := make(map[string]func() ([]byte, error))
-	if len(pathToFile) > 0 {
-		res[pathToFile] = rawSpec
-	}
-
-	return res
-}
-
-// GetSpec returns the OpenAPI specification corresponding to the generated
-// code in this file. External references in the spec are resolved through
-// PathToRawSpec; externally-referenced files must be embedded in their
-// corresponding Go packages (via the import-mapping feature). URL-based
-// external refs are not supported.
-func GetSpec() (swagger *openapi3.T, err error) {
-	resolvePath := PathToRawSpec("")
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(loader *openapi3.Loader, url *url.URL) ([]byte, error) {
-		pathToFile := url.String()
-		pathToFile = path.Clean(pathToFile)
-		getSpec, ok := resolvePath[pathToFile]
-		if !ok {
-			err1 := fmt.Errorf("path not found: %s", pathToFile)
-			return nil, err1
-		}
-		return getSpec()
-	}
-	var specData []byte
-	specData, err = rawSpec()
-	if err != nil {
-		return
-	}
-	swagger, err = loader.LoadFromData(specData)
-	if err != nil {
-		return
-	}
-	return
-}
-
-// GetSpecJSON returns the raw JSON bytes of the embedded OpenAPI
-// specification: decompressed but not unmarshaled. External references
-// are not resolved here; the bytes are the spec exactly as embedded by
-// codegen. The result is cached at package init time, so repeated calls
-// are cheap.
-func GetSpecJSON() ([]byte, error) {
-	return rawSpec()
-}
-
-// GetSwagger returns the OpenAPI specification corresponding to the
-// generated code in this file.
-//
-// Deprecated: GetSwagger predates kin-openapi renaming openapi3.Swagger
-// to openapi3.T. Use [GetSpec] instead. This wrapper is retained for
-// backwards compatibility.
-func GetSwagger() (*openapi3.T, error) {
-	return GetSpec()
 }

@@ -100,6 +100,41 @@ type ComplexType struct {
 	children map[string]*Element
 	repeated map[string]bool
 	seen     map[string]bool
+	// most is how often each child may occur at most in the content model
+	// (Unbounded when without limit): the validator refuses the next one as
+	// it arrives, before reading it.
+	most map[string]int
+}
+
+// MostOccurs returns how often the child element called name may occur at
+// most in one element of this type, Unbounded when without limit, 0 when the
+// content model has no such child.
+func (c *ComplexType) MostOccurs(name string) int {
+	return c.most[name]
+}
+
+// markMost adds to c.most the occurrences p allows, times factor (the
+// product of the maxOccurs of the groups around p).
+func (c *ComplexType) markMost(p *Particle, factor int) {
+	if factor != Unbounded {
+		if p.Max == Unbounded {
+			factor = Unbounded
+		} else {
+			factor *= p.Max
+		}
+	}
+	if p.Kind == ElementParticle {
+		switch have := c.most[p.Element.Name]; {
+		case have == Unbounded || factor == Unbounded:
+			c.most[p.Element.Name] = Unbounded
+		default:
+			c.most[p.Element.Name] = have + factor
+		}
+		return
+	}
+	for _, child := range p.Particles {
+		c.markMost(child, factor)
+	}
 }
 
 // Repeated reports whether the child element called name may occur more than
@@ -415,6 +450,8 @@ func (p *parser) complexType(n *node, ct *ComplexType) error {
 	}
 	ct.repeated, ct.seen = map[string]bool{}, map[string]bool{}
 	ct.markRepeated(ct.Content, false)
+	ct.most = map[string]int{}
+	ct.markMost(ct.Content, 1)
 	return nil
 }
 

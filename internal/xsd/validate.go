@@ -82,6 +82,11 @@ type Options struct {
 	// copies of the schema that differ only in their targetNamespace (one per
 	// accepted namespace, none for "") would accept, chosen by the root.
 	Namespaces []string
+	// MaxElements is the most elements a document may hold, the root
+	// included; 0 means no limit. The element past it is refused as it
+	// arrives, so a document's size in memory is bounded by the count
+	// rather than by its length.
+	MaxElements int
 }
 
 // Document is a validated document: its elements and their whitespace-normalized
@@ -167,7 +172,7 @@ func (t *tokenList) Token() (xml.Token, error) {
 // declaration. d should be a fresh decoder with its default settings (Strict, no
 // Entity map, no CharsetReader); the caller bounds the input's size.
 func (s *Schema) Validate(d *xml.Decoder, opts Options) (*Document, error) {
-	v := &validator{s: s, d: d, maxDepth: opts.MaxDepth, namespaces: opts.Namespaces, docNS: s.TargetNamespace}
+	v := &validator{s: s, d: d, maxDepth: opts.MaxDepth, maxElements: opts.MaxElements, namespaces: opts.Namespaces, docNS: s.TargetNamespace}
 	if v.maxDepth <= 0 {
 		v.maxDepth = 64
 	}
@@ -183,6 +188,8 @@ type validator struct {
 	d           *xml.Decoder
 	maxDepth    int
 	depth       int
+	maxElements int
+	elements    int
 	// namespaces are the accepted namespaces besides the target one; docNS is
 	// the namespace the document's root chose.
 	namespaces []string
@@ -335,6 +342,10 @@ func (v *validator) element(e *Element, start xml.StartElement) error {
 	if v.depth > v.maxDepth {
 		return v.fail(ErrSyntax, e.Name, nil, "element %s nests deeper than %d levels", e.Name, v.maxDepth)
 	}
+	v.elements++
+	if v.maxElements > 0 && v.elements > v.maxElements {
+		return v.fail(ErrStructure, e.Name, nil, "the document holds more than %d elements", v.maxElements)
+	}
 	if err := v.attributes(start); err != nil {
 		return err
 	}
@@ -377,6 +388,7 @@ func (v *validator) simpleContent(e *Element) error {
 
 func (v *validator) complexContent(e *Element) error {
 	var names []string
+	counts := map[string]int{}
 	for {
 		tok, err := v.next(e.Name)
 		if err != nil {
@@ -393,6 +405,13 @@ func (v *validator) complexContent(e *Element) error {
 				return v.fail(ErrStructure, t.Name.Local, nil, "element %s is not allowed in %s%s", t.Name.Local, e.Name, v.namespaceNote(t.Name))
 			}
 			names = append(names, child.Name)
+			counts[child.Name]++
+			if most := e.Complex.MostOccurs(child.Name); most != Unbounded && counts[child.Name] > most {
+				if most == 1 {
+					return v.fail(ErrStructure, e.Name, nil, "element %s: child element %s occurs more than once; each child of %s is allowed at most once", e.Name, child.Name, e.Name)
+				}
+				return v.fail(ErrStructure, e.Name, nil, "element %s holds more than %d %s elements", e.Name, most, child.Name)
+			}
 			if err := v.element(child, t); err != nil {
 				return err
 			}

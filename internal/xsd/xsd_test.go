@@ -165,7 +165,7 @@ func TestValidate_RejectsWithTheRightKindAndElement(t *testing.T) {
 		{"missing choice", root(`<Name>a</Name>`), xsd.ErrStructure, "Root", "expected A, B"},
 		{"both of a choice", root(`<A>1</A><B/>`), xsd.ErrStructure, "Root", "B is not expected"},
 		{"out of order", root(`<A>1</A><Name>a</Name>`), xsd.ErrStructure, "Root", "Name is not expected"},
-		{"too many", root(`<A>1</A><Item>red</Item><Item>red</Item><Item>red</Item><Item>red</Item>`), xsd.ErrStructure, "Root", "Item is not expected"},
+		{"too many", root(`<A>1</A><Item>red</Item><Item>red</Item><Item>red</Item><Item>red</Item>`), xsd.ErrStructure, "Root", "more than 3 Item elements"},
 		{"not an int", root(`<A>one</A>`), xsd.ErrValue, "A", "not an integer"},
 		{"int out of range", root(`<A>2147483648</A>`), xsd.ErrValue, "A", "out of range"},
 		{"double sign", root(`<A>+-1</A>`), xsd.ErrValue, "A", "not an integer"},
@@ -199,6 +199,31 @@ func TestValidate_CapsTheDepth(t *testing.T) {
 	require.ErrorAs(t, err, &xe)
 	assert.Equal(t, xsd.ErrSyntax, xe.Kind)
 	assert.Contains(t, xe.Message, "deeper than 2")
+}
+
+func TestValidate_RefusesAnElementOverItsMaxOccursBeforeReadingIt(t *testing.T) {
+	s := mustParse(t)
+	// The fourth Item is refused as it starts: what follows it, broken XML,
+	// is never read.
+	doc := `<Root xmlns="urn:test"><A>1</A><Item>red</Item><Item>red</Item><Item>red</Item><Item>` + strings.Repeat("<<<", 100)
+	_, err := validate(s, doc)
+	var xe *xsd.Error
+	require.ErrorAs(t, err, &xe)
+	assert.Equal(t, xsd.ErrStructure, xe.Kind)
+	assert.Contains(t, xe.Message, "more than 3 Item elements")
+}
+
+func TestValidate_CapsTheElementCount(t *testing.T) {
+	s := mustParse(t)
+	doc := root(`<A>1</A><Item>red</Item><Item>red</Item>`) // Root, A and two Items
+	_, err := s.Validate(xml.NewDecoder(strings.NewReader(doc)), xsd.Options{MaxElements: 4})
+	require.NoError(t, err)
+	_, err = s.Validate(xml.NewDecoder(strings.NewReader(doc)), xsd.Options{MaxElements: 3})
+	var xe *xsd.Error
+	require.ErrorAs(t, err, &xe)
+	assert.Equal(t, xsd.ErrStructure, xe.Kind)
+	assert.Contains(t, xe.Message, "more than 3 elements")
+	assert.Equal(t, 3, s.Elements[0].Complex.MostOccurs("Item"))
 }
 
 func TestValidate_KeepsTheDecoderErrorForSyntax(t *testing.T) {

@@ -17,13 +17,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/adminapi"
-	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
-	"github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/restaurant"
-	"github.com/apistack/apistack/servers/storage"
 )
 
 // Config configures the admin API.
@@ -31,16 +29,16 @@ type Config struct {
 	// Token is the admin bearer token; it must not be empty.
 	Token string
 	// PAM is the PAM server administered.
-	PAM *pam.Server
+	PAM PAM
 	// Restaurant is the restaurant configuration server administered; nil
 	// answers its operations with not_found.
-	Restaurant *restaurant.Server
+	Restaurant Restaurant
 	// Storage is the storage server administered; nil answers its operations
 	// with not_found.
-	Storage *storage.Server
+	Storage Storage
 	// Fax is the fax server administered; nil answers its operations with
 	// not_found.
-	Fax *fax.Server
+	Fax Fax
 	// Logger receives logs; nil means slog.Default().
 	Logger *slog.Logger
 	// ValidateResponses checks every response against the spec.
@@ -55,6 +53,9 @@ type Config struct {
 	// Telemetry counts the server's requests and events for /metrics and
 	// feeds the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// WrongTokenBurst is how many wrong bearer tokens a source may send
+	// before it is refused 429 (then one more per 6 seconds); 0 means 10.
+	WrongTokenBurst int
 }
 
 // Server is the admin API.
@@ -62,9 +63,11 @@ type Server struct {
 	cfg       Config
 	tokenHash [32]byte
 	logger    *slog.Logger
+	// wrongTokens limits the wrong bearer tokens of each source.
+	wrongTokens *failguard.Guard
 }
 
-var _ adminapi.StrictServerInterface = (*Server)(nil)
+var _ adminserver.StrictServerInterface = (*Server)(nil)
 
 // The body limits of the admin API, as its spec states them: a body over its
 // operation's limit answers 413 unread when its Content-Length says so, and
@@ -91,13 +94,13 @@ func New(cfg Config) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger}, nil
+	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger, wrongTokens: failguard.New(cfg.WrongTokenBurst, 0, nil)}, nil
 }
 
 // Handler returns the admin API's HTTP handler, with the metrics at
 // MetricsPath when Config.Telemetry is set.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("admin", adminapi.GetSpec)
+	spec, err := apiserver.Spec("admin", adminserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("admin: load spec: %w", err)
 	}
@@ -123,8 +126,8 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	adminapi.RegisterHandlers(e, adminapi.NewStrictHandler(s, nil))
-	return s.withMetrics(e), nil
+	adminserver.RegisterHandlers(e, adminserver.NewStrictHandler(s, nil))
+	return s.guardTokens(s.withMetrics(e)), nil
 }
 
 // authenticate checks the admin token, hashing both sides so the comparison
@@ -157,39 +160,39 @@ func errNotFound(format string, args ...any) *apiError {
 	return &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
 }
 
-func errConflict(format string, args ...any) *apiError {
-	return &apiError{http.StatusConflict, adminapi.ErrorErrorConflict, fmt.Sprintf(format, args...)}
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
+
+// failureAnswers are the admin API's answers to the failures of the spec
+// validation.
+var failureNames = apiserver.FailureNames[adminapi.ErrorError]{
+	Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
+	UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
+	Timeout: adminapi.ErrorErrorRequestTimeout,
 }
 
+// errorHandler renders every error as the admin API's body; anything
+// unexpected (a store error admin did not map) is logged and answered
+// "internal" without its detail.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	ae := &apiError{http.StatusInternalServerError, adminapi.ErrorErrorInternal, "an unexpected error occurred"}
-	var vf *validation.Failure
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &vf):
-		ae = &apiError{http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, vf.Message}
-		switch vf.Kind {
-		case validation.KindUnauthenticated:
-			ae.Status, ae.Name = http.StatusUnauthorized, adminapi.ErrorErrorUnauthorized
-		case validation.KindUnsupportedMediaType:
-			ae.Status, ae.Name = http.StatusUnsupportedMediaType, adminapi.ErrorErrorUnsupportedContentType
-		case validation.KindNotFound:
-			ae.Status, ae.Name = http.StatusNotFound, adminapi.ErrorErrorNotFound
-		case validation.KindMethodNotAllowed:
-			ae.Status = http.StatusMethodNotAllowed
-		case validation.KindTooLarge:
-			ae.Status = http.StatusRequestEntityTooLarge
-		}
-	case errors.As(err, &he) && he.Code < 500:
-		ae = &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}
-	default:
-		s.logger.ErrorContext(c.Request().Context(), "admin: internal error", "path", c.Request().URL.Path, "err", err)
-	}
-	if err := c.JSON(ae.Status, adminapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message}); err != nil {
-		s.logger.WarnContext(c.Request().Context(), "admin: write error response", "err", err)
-	}
+	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
+		API: "admin", Logger: s.logger,
+		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
+			status, name := failureNames.Of(vf.Kind)
+			return &apiError{status, name, vf.Message}
+		},
+		Domain: fromStore,
+		Unavailable: func() *apiError {
+			return &apiError{http.StatusServiceUnavailable, adminapi.ErrorErrorUnavailable, apiserver.UnavailableMessage}
+		},
+		Echo: func(he *echo.HTTPError) (*apiError, bool) {
+			return &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
+		},
+		Internal: func() *apiError {
+			return &apiError{http.StatusInternalServerError, adminapi.ErrorErrorInternal, "an unexpected error occurred"}
+		},
+		Render: func(c echo.Context, ae *apiError) error {
+			return c.JSON(ae.Status, adminapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
+		},
+	})(err, c)
 }

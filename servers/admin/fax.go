@@ -11,12 +11,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // faxServer returns the fax server, or an error when this process does not
 // serve the fax API.
-func (s *Server) faxServer() (*fax.Server, error) {
+func (s *Server) faxServer() (Fax, error) {
 	if s.cfg.Fax == nil {
 		return nil, errNotFound("the fax API is not served by this process")
 	}
@@ -24,39 +26,30 @@ func (s *Server) faxServer() (*fax.Server, error) {
 }
 
 // faxAccount returns the fax server and the named account.
-func (s *Server) faxAccount(ctx context.Context, name string) (*fax.Server, fax.Account, error) {
+func (s *Server) faxAccount(ctx context.Context, name string) (Fax, fax.Account, error) {
 	fs, err := s.faxServer()
 	if err != nil {
 		return nil, fax.Account{}, err
 	}
 	a, err := fs.AccountByName(ctx, name)
-	if errors.Is(err, fax.ErrNotFound) {
-		return nil, fax.Account{}, errNotFound("fax account %q does not exist", name)
-	}
 	if err != nil {
-		return nil, fax.Account{}, fmt.Errorf("read fax account: %w", err)
+		return nil, fax.Account{}, notFound(fmt.Errorf("read fax account: %w", err), "fax account %q does not exist", name)
 	}
 	return fs, a, nil
 }
 
-// faxError turns the fax server's sentinel errors into admin API errors;
-// what names the object a not-found error is about.
+// faxError says what the store sentinels mean for an operation on the
+// object what names: invalid input is answered with its own text.
 func faxError(err error, what string) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, fax.ErrInvalid):
-		return errBadRequest("%s", err.Error())
-	case errors.Is(err, fax.ErrNotFound):
-		return errNotFound("%s does not exist", what)
-	case errors.Is(err, fax.ErrAlreadyExists):
-		return errConflict("%s exists already", what)
-	}
-	return err
+	return about(err, sentences{
+		storeerr.ErrInvalid:       "",
+		storeerr.ErrNotFound:      what + " does not exist",
+		storeerr.ErrAlreadyExists: what + " exists already",
+	})
 }
 
 // CreateFaxAccount creates a fax account and its first API key.
-func (s *Server) CreateFaxAccount(ctx context.Context, req adminapi.CreateFaxAccountRequestObject) (adminapi.CreateFaxAccountResponseObject, error) {
+func (s *Server) CreateFaxAccount(ctx context.Context, req adminserver.CreateFaxAccountRequestObject) (adminserver.CreateFaxAccountResponseObject, error) {
 	fs, err := s.faxServer()
 	if err != nil {
 		return nil, err
@@ -69,23 +62,23 @@ func (s *Server) CreateFaxAccount(ctx context.Context, req adminapi.CreateFaxAcc
 	if err != nil {
 		return nil, fmt.Errorf("issue fax api key: %w", err)
 	}
-	return adminapi.CreateFaxAccount201JSONResponse{
+	return adminserver.CreateFaxAccount201JSONResponse{
 		Account: toAPIFaxAccount(a),
 		ApiKey:  adminapi.FaxAPIKey{Id: uuid.MustParse(keyID), Key: key},
 	}, nil
 }
 
 // GetFaxAccount returns a fax account.
-func (s *Server) GetFaxAccount(ctx context.Context, req adminapi.GetFaxAccountRequestObject) (adminapi.GetFaxAccountResponseObject, error) {
+func (s *Server) GetFaxAccount(ctx context.Context, req adminserver.GetFaxAccountRequestObject) (adminserver.GetFaxAccountResponseObject, error) {
 	_, a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.GetFaxAccount200JSONResponse(toAPIFaxAccount(a)), nil
+	return adminserver.GetFaxAccount200JSONResponse(toAPIFaxAccount(a)), nil
 }
 
 // CreateFaxAPIKey issues an API key, revoking the one it replaces.
-func (s *Server) CreateFaxAPIKey(ctx context.Context, req adminapi.CreateFaxAPIKeyRequestObject) (adminapi.CreateFaxAPIKeyResponseObject, error) {
+func (s *Server) CreateFaxAPIKey(ctx context.Context, req adminserver.CreateFaxAPIKeyRequestObject) (adminserver.CreateFaxAPIKeyResponseObject, error) {
 	fs, a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
@@ -98,11 +91,11 @@ func (s *Server) CreateFaxAPIKey(ctx context.Context, req adminapi.CreateFaxAPIK
 	if err != nil {
 		return nil, faxError(err, fmt.Sprintf("API key %s of fax account %q", replaced, a.Name))
 	}
-	return adminapi.CreateFaxAPIKey201JSONResponse{Id: uuid.MustParse(keyID), Key: key, Replaced: req.Body.Replaces}, nil
+	return adminserver.CreateFaxAPIKey201JSONResponse{Id: uuid.MustParse(keyID), Key: key, Replaced: req.Body.Replaces}, nil
 }
 
 // RevokeFaxAPIKey revokes an API key.
-func (s *Server) RevokeFaxAPIKey(ctx context.Context, req adminapi.RevokeFaxAPIKeyRequestObject) (adminapi.RevokeFaxAPIKeyResponseObject, error) {
+func (s *Server) RevokeFaxAPIKey(ctx context.Context, req adminserver.RevokeFaxAPIKeyRequestObject) (adminserver.RevokeFaxAPIKeyResponseObject, error) {
 	fs, a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
@@ -110,11 +103,11 @@ func (s *Server) RevokeFaxAPIKey(ctx context.Context, req adminapi.RevokeFaxAPIK
 	if err := fs.RevokeAPIKey(ctx, a.ID, req.KeyId.String()); err != nil {
 		return nil, faxError(err, fmt.Sprintf("API key %s of fax account %q", req.KeyId, a.Name))
 	}
-	return adminapi.RevokeFaxAPIKey204Response{}, nil
+	return adminserver.RevokeFaxAPIKey204Response{}, nil
 }
 
 // CreateFaxOutboundVoiceProfile creates an outbound voice profile.
-func (s *Server) CreateFaxOutboundVoiceProfile(ctx context.Context, req adminapi.CreateFaxOutboundVoiceProfileRequestObject) (adminapi.CreateFaxOutboundVoiceProfileResponseObject, error) {
+func (s *Server) CreateFaxOutboundVoiceProfile(ctx context.Context, req adminserver.CreateFaxOutboundVoiceProfileRequestObject) (adminserver.CreateFaxOutboundVoiceProfileResponseObject, error) {
 	fs, a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
@@ -123,11 +116,11 @@ func (s *Server) CreateFaxOutboundVoiceProfile(ctx context.Context, req adminapi
 	if err != nil {
 		return nil, fmt.Errorf("create outbound voice profile: %w", err)
 	}
-	return adminapi.CreateFaxOutboundVoiceProfile201JSONResponse{Id: uuid.MustParse(id), Name: req.Body.Name}, nil
+	return adminserver.CreateFaxOutboundVoiceProfile201JSONResponse{Id: uuid.MustParse(id), Name: req.Body.Name}, nil
 }
 
 // CreateFaxApplication creates a fax application for an account.
-func (s *Server) CreateFaxApplication(ctx context.Context, req adminapi.CreateFaxApplicationRequestObject) (adminapi.CreateFaxApplicationResponseObject, error) {
+func (s *Server) CreateFaxApplication(ctx context.Context, req adminserver.CreateFaxApplicationRequestObject) (adminserver.CreateFaxApplicationResponseObject, error) {
 	fs, a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
@@ -143,7 +136,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req adminapi.CreateFa
 	if err != nil {
 		return nil, faxError(err, "fax application")
 	}
-	out := adminapi.CreateFaxApplication201JSONResponse{
+	out := adminserver.CreateFaxApplication201JSONResponse{
 		Id: uuid.MustParse(app.ID), Name: app.Name, WebhookUrl: app.WebhookURL, WebhookFailoverUrl: app.WebhookFailoverURL,
 		OutboundVoiceProfileId: req.Body.OutboundVoiceProfileId,
 	}
@@ -151,7 +144,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req adminapi.CreateFa
 }
 
 // SetFaxNumber gives a number to an account, enabled on an application.
-func (s *Server) SetFaxNumber(ctx context.Context, req adminapi.SetFaxNumberRequestObject) (adminapi.SetFaxNumberResponseObject, error) {
+func (s *Server) SetFaxNumber(ctx context.Context, req adminserver.SetFaxNumberRequestObject) (adminserver.SetFaxNumberResponseObject, error) {
 	fs, a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
@@ -160,16 +153,14 @@ func (s *Server) SetFaxNumber(ctx context.Context, req adminapi.SetFaxNumberRequ
 	if req.Body.ApplicationId != nil {
 		appID = req.Body.ApplicationId.String()
 	}
-	err = fs.AssignNumber(ctx, a.ID, req.PhoneNumber, appID)
-	switch {
-	case errors.Is(err, fax.ErrAlreadyExists):
-		return nil, errConflict("%s belongs to another fax account", req.PhoneNumber)
-	case errors.Is(err, fax.ErrNotFound):
-		return nil, errNotFound("fax application %s of account %q does not exist", appID, a.Name)
-	case err != nil:
-		return nil, faxError(err, "")
+	if err := fs.AssignNumber(ctx, a.ID, req.PhoneNumber, appID); err != nil {
+		return nil, about(err, sentences{
+			storeerr.ErrInvalid:       "",
+			storeerr.ErrAlreadyExists: req.PhoneNumber + " belongs to another fax account",
+			storeerr.ErrNotFound:      fmt.Sprintf("fax application %s of account %q does not exist", appID, a.Name),
+		})
 	}
-	return adminapi.SetFaxNumber200JSONResponse{PhoneNumber: req.PhoneNumber, AccountName: a.Name, ApplicationId: req.Body.ApplicationId}, nil
+	return adminserver.SetFaxNumber200JSONResponse{PhoneNumber: req.PhoneNumber, AccountName: a.Name, ApplicationId: req.Body.ApplicationId}, nil
 }
 
 // inboundOutcomes maps the admin API's outcomes to the fax server's.
@@ -180,7 +171,7 @@ var inboundOutcomes = map[adminapi.FaxInboundOutcome]string{
 }
 
 // InjectFaxInbound starts an inbound fax, from JSON or a multipart form.
-func (s *Server) InjectFaxInbound(ctx context.Context, req adminapi.InjectFaxInboundRequestObject) (adminapi.InjectFaxInboundResponseObject, error) {
+func (s *Server) InjectFaxInbound(ctx context.Context, req adminserver.InjectFaxInboundRequestObject) (adminserver.InjectFaxInboundResponseObject, error) {
 	fs, err := s.faxServer()
 	if err != nil {
 		return nil, err
@@ -205,13 +196,13 @@ func (s *Server) InjectFaxInbound(ctx context.Context, req adminapi.InjectFaxInb
 		f.CallDurationSecs = *in.CallDurationSecs
 	}
 	id, err := fs.InjectInbound(ctx, f)
-	if errors.Is(err, fax.ErrNotFound) {
-		return nil, errNotFound("%s is not a number enabled on a fax application", in.To)
-	}
 	if err != nil {
-		return nil, faxError(err, "")
+		return nil, about(err, sentences{
+			storeerr.ErrInvalid:  "",
+			storeerr.ErrNotFound: in.To + " is not a number enabled on a fax application",
+		})
 	}
-	return adminapi.InjectFaxInbound201JSONResponse{FaxId: uuid.MustParse(id), From: in.From, To: in.To, Outcome: in.Outcome, PageCount: pages}, nil
+	return adminserver.InjectFaxInbound201JSONResponse{FaxId: uuid.MustParse(id), From: in.From, To: in.To, Outcome: in.Outcome, PageCount: pages}, nil
 }
 
 // readInboundForm reads the multipart form of an inbound fax. The validator
@@ -254,18 +245,18 @@ func readInboundForm(r *multipart.Reader) (adminapi.FaxInboundRequest, error) {
 }
 
 // GetFaxWebhookPublicKey returns the key fax webhooks are signed with.
-func (s *Server) GetFaxWebhookPublicKey(_ context.Context, _ adminapi.GetFaxWebhookPublicKeyRequestObject) (adminapi.GetFaxWebhookPublicKeyResponseObject, error) {
+func (s *Server) GetFaxWebhookPublicKey(_ context.Context, _ adminserver.GetFaxWebhookPublicKeyRequestObject) (adminserver.GetFaxWebhookPublicKeyResponseObject, error) {
 	fs, err := s.faxServer()
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.GetFaxWebhookPublicKey200JSONResponse{
+	return adminserver.GetFaxWebhookPublicKey200JSONResponse{
 		Algorithm: adminapi.FaxWebhookPublicKeyAlgorithmEd25519, PublicKey: fs.WebhookPublicKey(),
 	}, nil
 }
 
 // GetFaxWebhookStats counts the fax webhook outbox's events by fate.
-func (s *Server) GetFaxWebhookStats(ctx context.Context, _ adminapi.GetFaxWebhookStatsRequestObject) (adminapi.GetFaxWebhookStatsResponseObject, error) {
+func (s *Server) GetFaxWebhookStats(ctx context.Context, _ adminserver.GetFaxWebhookStatsRequestObject) (adminserver.GetFaxWebhookStatsResponseObject, error) {
 	fs, err := s.faxServer()
 	if err != nil {
 		return nil, err
@@ -274,7 +265,7 @@ func (s *Server) GetFaxWebhookStats(ctx context.Context, _ adminapi.GetFaxWebhoo
 	if err != nil {
 		return nil, fmt.Errorf("fax webhook stats: %w", err)
 	}
-	return adminapi.GetFaxWebhookStats200JSONResponse{Pending: pending, Delivered: delivered, Abandoned: abandoned}, nil
+	return adminserver.GetFaxWebhookStats200JSONResponse{Pending: pending, Delivered: delivered, Abandoned: abandoned}, nil
 }
 
 func toAPIFaxAccount(a fax.Account) adminapi.FaxAccount {

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/adminapi"
@@ -47,9 +48,7 @@ func startFax(t *testing.T) *faxEnv {
 	}
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
-	fs, err := fax.New(ctx, fax.Config{DB: db, MasterKey: faxKey, WebhookBackoff: time.Millisecond, WebhookMaxBackoff: 10 * time.Millisecond,
-		ValidateResponses: true, OnResponseViolation: violation,
-		Destinations: fax.DestinationOptions{AllowPrivate: true}}) // webhooks to loopback receivers
+	fs, err := fax.New(ctx, fax.Config{Deps: fax.Deps{DB: db, ValidateResponses: true, OnResponseViolation: violation}, MasterKey: faxKey, Settings: fax.Settings{WebhookBackoff: time.Millisecond, WebhookMaxBackoff: 10 * time.Millisecond, Destinations: fax.DestinationOptions{AllowPrivate: true}}}) // webhooks to loopback receivers
 	require.NoError(t, err)
 	fh, err := fs.Handler()
 	require.NoError(t, err)
@@ -89,7 +88,7 @@ func (e *faxEnv) faxClient(t *testing.T, key string) *faxclient.Client {
 	t.Helper()
 	rt, err := contract.ForAPI(contract.Fax, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
-	c, err := faxclient.New(faxclient.Config{BaseURL: e.faxURL, APIKey: key, Transport: rt, MaxRetries: -1})
+	c, err := faxclient.New(faxclient.Config{BaseURL: e.faxURL, APIKey: key, Transport: rt, Retry: clients.RetryPolicy{MaxRetries: -1}})
 	require.NoError(t, err)
 	return c
 }
@@ -238,7 +237,7 @@ func TestInjectFaxInbound_DeliversTheFaxAndItsSignedEventsToTheApplication(t *te
 			require.Eventually(t, func() bool { return len(tn.inbox.typesOf(id)) == len(tt.wantEvents) }, 10*time.Second, 5*time.Millisecond)
 			assert.Equal(t, tt.wantEvents, tn.inbox.typesOf(id))
 
-			f, err := env.faxClient(t, tn.key).Get(ctx, id)
+			f, err := env.faxClient(t, tn.key).GetFax(ctx, id)
 			require.NoError(t, err)
 			assert.Equal(t, faxapi.FaxDirectionInbound, f.Direction)
 			assert.Equal(t, tt.wantStatus, f.Status)

@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/restaurant"
 )
 
 // restaurantServer returns the restaurant server, or an error when this
 // process does not serve the restaurant API.
-func (s *Server) restaurantServer() (*restaurant.Server, error) {
+func (s *Server) restaurantServer() (Restaurant, error) {
 	if s.cfg.Restaurant == nil {
 		return nil, errNotFound("the restaurant API is not served by this process")
 	}
@@ -21,7 +22,7 @@ func (s *Server) restaurantServer() (*restaurant.Server, error) {
 }
 
 // CreateRestaurant creates a restaurant.
-func (s *Server) CreateRestaurant(ctx context.Context, req adminapi.CreateRestaurantRequestObject) (adminapi.CreateRestaurantResponseObject, error) {
+func (s *Server) CreateRestaurant(ctx context.Context, req adminserver.CreateRestaurantRequestObject) (adminserver.CreateRestaurantResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -31,37 +32,31 @@ func (s *Server) CreateRestaurant(ctx context.Context, req adminapi.CreateRestau
 		guid = *req.Body.Guid
 	}
 	r, err := rs.CreateRestaurant(ctx, guid, req.Body.Name)
-	if errors.Is(err, restaurant.ErrAlreadyExists) {
-		return nil, errConflict("restaurant %s exists already", guid)
-	}
 	if err != nil {
-		return nil, err
+		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("restaurant %s exists already", guid)})
 	}
-	return adminapi.CreateRestaurant201JSONResponse(toAPIRestaurant(r, map[string]int{})), nil
+	return adminserver.CreateRestaurant201JSONResponse(toAPIRestaurant(r, map[string]int{})), nil
 }
 
 // GetRestaurant returns a restaurant with its entity counts.
-func (s *Server) GetRestaurant(ctx context.Context, req adminapi.GetRestaurantRequestObject) (adminapi.GetRestaurantResponseObject, error) {
+func (s *Server) GetRestaurant(ctx context.Context, req adminserver.GetRestaurantRequestObject) (adminserver.GetRestaurantResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
 	}
 	r, err := rs.Restaurant(ctx, req.RestaurantGuid)
-	if errors.Is(err, restaurant.ErrNotFound) {
-		return nil, errNotFound("restaurant %s does not exist", req.RestaurantGuid)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "restaurant %s does not exist", req.RestaurantGuid)
 	}
 	counts, err := rs.Counts(ctx, r.GUID)
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.GetRestaurant200JSONResponse(toAPIRestaurant(r, counts)), nil
+	return adminserver.GetRestaurant200JSONResponse(toAPIRestaurant(r, counts)), nil
 }
 
 // ImportRestaurantConfiguration imports a configuration document.
-func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminapi.ImportRestaurantConfigurationRequestObject) (adminapi.ImportRestaurantConfigurationResponseObject, error) {
+func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminserver.ImportRestaurantConfigurationRequestObject) (adminserver.ImportRestaurantConfigurationResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -74,11 +69,11 @@ func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminapi
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.ImportRestaurantConfiguration200JSONResponse(res), nil
+	return adminserver.ImportRestaurantConfiguration200JSONResponse(res), nil
 }
 
 // GenerateRestaurantDemo imports a generated demo configuration.
-func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminapi.GenerateRestaurantDemoRequestObject) (adminapi.GenerateRestaurantDemoResponseObject, error) {
+func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminserver.GenerateRestaurantDemoRequestObject) (adminserver.GenerateRestaurantDemoResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -95,25 +90,23 @@ func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminapi.Genera
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.GenerateRestaurantDemo200JSONResponse(res), nil
+	return adminserver.GenerateRestaurantDemo200JSONResponse(res), nil
 }
 
-func importInto(ctx context.Context, rs *restaurant.Server, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
+func importInto(ctx context.Context, rs Restaurant, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
 	res, err := rs.Import(ctx, guid, data)
 	var ie *restaurant.ImportError
 	switch {
 	case errors.As(err, &ie):
 		return adminapi.RestaurantImportResult{}, errBadRequest("%s", ie.Error())
-	case errors.Is(err, restaurant.ErrNotFound):
-		return adminapi.RestaurantImportResult{}, errNotFound("restaurant %s does not exist", guid)
 	case err != nil:
-		return adminapi.RestaurantImportResult{}, err
+		return adminapi.RestaurantImportResult{}, notFound(err, "restaurant %s does not exist", guid)
 	}
 	return adminapi.RestaurantImportResult{Total: res.Total, Counts: res.Counts}, nil
 }
 
 // ArchiveRestaurantEntity archives one entity.
-func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminapi.ArchiveRestaurantEntityRequestObject) (adminapi.ArchiveRestaurantEntityResponseObject, error) {
+func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminserver.ArchiveRestaurantEntityRequestObject) (adminserver.ArchiveRestaurantEntityResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -121,11 +114,11 @@ func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminapi.Archi
 	if err := hideErr(rs.Archive(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
 		return nil, err
 	}
-	return adminapi.ArchiveRestaurantEntity204Response{}, nil
+	return adminserver.ArchiveRestaurantEntity204Response{}, nil
 }
 
 // RemoveRestaurantEntity removes one entity.
-func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminapi.RemoveRestaurantEntityRequestObject) (adminapi.RemoveRestaurantEntityResponseObject, error) {
+func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminserver.RemoveRestaurantEntityRequestObject) (adminserver.RemoveRestaurantEntityResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
@@ -133,30 +126,24 @@ func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminapi.Remove
 	if err := hideErr(rs.Remove(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
 		return nil, err
 	}
-	return adminapi.RemoveRestaurantEntity204Response{}, nil
+	return adminserver.RemoveRestaurantEntity204Response{}, nil
 }
 
 func hideErr(err error, resource adminapi.RestaurantResource, guid string) error {
-	if errors.Is(err, restaurant.ErrNotFound) {
-		return errNotFound("no %s %s in this restaurant", resource, guid)
-	}
-	return err
+	return notFound(err, "no %s %s in this restaurant", resource, guid)
 }
 
 // CreateRestaurantClient creates an API client granted restaurants.
-func (s *Server) CreateRestaurantClient(ctx context.Context, req adminapi.CreateRestaurantClientRequestObject) (adminapi.CreateRestaurantClientResponseObject, error) {
+func (s *Server) CreateRestaurantClient(ctx context.Context, req adminserver.CreateRestaurantClientRequestObject) (adminserver.CreateRestaurantClientResponseObject, error) {
 	rs, err := s.restaurantServer()
 	if err != nil {
 		return nil, err
 	}
 	c, err := rs.CreateClient(ctx, req.Body.Name, req.Body.Restaurants)
-	if errors.Is(err, restaurant.ErrNotFound) {
-		return nil, &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, "a granted restaurant does not exist: " + err.Error()}
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "a granted restaurant does not exist: %s", err)
 	}
-	return adminapi.CreateRestaurantClient201JSONResponse{ClientId: c.ClientID, ClientSecret: c.ClientSecret, Name: c.Name, Restaurants: c.Restaurants}, nil
+	return adminserver.CreateRestaurantClient201JSONResponse{ClientId: c.ClientID, ClientSecret: c.ClientSecret, Name: c.Name, Restaurants: c.Restaurants}, nil
 }
 
 func toAPIRestaurant(r restaurant.Restaurant, counts map[string]int) adminapi.RestaurantRestaurant {

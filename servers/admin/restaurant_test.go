@@ -27,6 +27,12 @@ type restaurantAdmin struct {
 
 func startRestaurantAdmin(t *testing.T) *restaurantAdmin {
 	t.Helper()
+	return startRestaurantAdminTB(t)
+}
+
+// startRestaurantAdminTB is startRestaurantAdmin for a test or a benchmark.
+func startRestaurantAdminTB(t testing.TB) *restaurantAdmin {
+	t.Helper()
 	rest := restauranttest.Start(t, restauranttest.Options{})
 	pam := pamtest.Start(t, pamtest.Options{})
 	srv, err := admin.New(admin.Config{
@@ -55,7 +61,7 @@ func startRestaurantAdmin(t *testing.T) *restaurantAdmin {
 func menuItemNames(t *testing.T, c *restaurantclient.Client) map[string]bool {
 	t.Helper()
 	seen := map[string]bool{}
-	for item, err := range restaurantclient.List(context.Background(), c, restaurantclient.MenuItems, nil) {
+	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
 		seen[item.Guid] = true
 	}
@@ -127,7 +133,7 @@ func TestRestaurantAdmin_CreateGrantImportArchiveRemove(t *testing.T) {
 	assert.Len(t, items, 38)
 	assert.NotContains(t, items, archived, "archived entities are never returned")
 	assert.NotContains(t, items, removed, "removed entities are never returned")
-	_, err = restaurantclient.Get(ctx, rc, restaurantclient.MenuItems, archived)
+	_, err = rc.GetMenuItem(ctx, archived)
 	var apiErr *restaurantclient.Error
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)

@@ -2,15 +2,17 @@ package admin
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/storage"
 )
 
 // The storage API's operations: buckets, their versioning and access keys.
 
-func (s *Server) storage() (*storage.Server, error) {
+func (s *Server) storage() (Storage, error) {
 	if s.cfg.Storage == nil {
 		return nil, errNotFound("this server runs no storage API")
 	}
@@ -18,7 +20,7 @@ func (s *Server) storage() (*storage.Server, error) {
 }
 
 // ListStorageBuckets lists the buckets.
-func (s *Server) ListStorageBuckets(ctx context.Context, _ adminapi.ListStorageBucketsRequestObject) (adminapi.ListStorageBucketsResponseObject, error) {
+func (s *Server) ListStorageBuckets(ctx context.Context, _ adminserver.ListStorageBucketsRequestObject) (adminserver.ListStorageBucketsResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
@@ -27,7 +29,7 @@ func (s *Server) ListStorageBuckets(ctx context.Context, _ adminapi.ListStorageB
 	if err != nil {
 		return nil, err
 	}
-	out := adminapi.ListStorageBuckets200JSONResponse{Buckets: make([]adminapi.StorageBucket, 0, len(buckets))}
+	out := adminserver.ListStorageBuckets200JSONResponse{Buckets: make([]adminapi.StorageBucket, 0, len(buckets))}
 	for _, b := range buckets {
 		out.Buckets = append(out.Buckets, toAPIBucket(b))
 	}
@@ -35,7 +37,7 @@ func (s *Server) ListStorageBuckets(ctx context.Context, _ adminapi.ListStorageB
 }
 
 // CreateStorageBucket creates a bucket, versioned or not.
-func (s *Server) CreateStorageBucket(ctx context.Context, req adminapi.CreateStorageBucketRequestObject) (adminapi.CreateStorageBucketResponseObject, error) {
+func (s *Server) CreateStorageBucket(ctx context.Context, req adminserver.CreateStorageBucketRequestObject) (adminserver.CreateStorageBucketResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
@@ -49,65 +51,53 @@ func (s *Server) CreateStorageBucket(ctx context.Context, req adminapi.CreateSto
 		account = *req.Body.Account
 	}
 	b, err := st.CreateBucket(ctx, account, req.Body.Name, v)
-	if errors.Is(err, storage.ErrAlreadyExists) {
-		return nil, errConflict("bucket %q exists already", req.Body.Name)
-	}
 	if err != nil {
-		return nil, err
+		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("bucket %q exists already", req.Body.Name)})
 	}
-	return adminapi.CreateStorageBucket201JSONResponse(toAPIBucket(b)), nil
+	return adminserver.CreateStorageBucket201JSONResponse(toAPIBucket(b)), nil
 }
 
 // GetStorageBucket returns a bucket.
-func (s *Server) GetStorageBucket(ctx context.Context, req adminapi.GetStorageBucketRequestObject) (adminapi.GetStorageBucketResponseObject, error) {
+func (s *Server) GetStorageBucket(ctx context.Context, req adminserver.GetStorageBucketRequestObject) (adminserver.GetStorageBucketResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
 	}
 	b, err := st.Bucket(ctx, req.Bucket)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("bucket %q does not exist", req.Bucket)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
-	return adminapi.GetStorageBucket200JSONResponse(toAPIBucket(b)), nil
+	return adminserver.GetStorageBucket200JSONResponse(toAPIBucket(b)), nil
 }
 
 // DeleteStorageBucket deletes a bucket and its lifecycle configuration.
-func (s *Server) DeleteStorageBucket(ctx context.Context, req adminapi.DeleteStorageBucketRequestObject) (adminapi.DeleteStorageBucketResponseObject, error) {
+func (s *Server) DeleteStorageBucket(ctx context.Context, req adminserver.DeleteStorageBucketRequestObject) (adminserver.DeleteStorageBucketResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
 	}
 	err = st.DeleteBucket(ctx, req.Bucket)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("bucket %q does not exist", req.Bucket)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
-	return adminapi.DeleteStorageBucket204Response{}, nil
+	return adminserver.DeleteStorageBucket204Response{}, nil
 }
 
 // SetStorageBucketVersioning enables or suspends a bucket's versioning.
-func (s *Server) SetStorageBucketVersioning(ctx context.Context, req adminapi.SetStorageBucketVersioningRequestObject) (adminapi.SetStorageBucketVersioningResponseObject, error) {
+func (s *Server) SetStorageBucketVersioning(ctx context.Context, req adminserver.SetStorageBucketVersioningRequestObject) (adminserver.SetStorageBucketVersioningResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
 	}
 	b, err := st.SetVersioning(ctx, req.Bucket, storage.Versioning(req.Body.Status))
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("bucket %q does not exist", req.Bucket)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
-	return adminapi.SetStorageBucketVersioning200JSONResponse(toAPIBucket(b)), nil
+	return adminserver.SetStorageBucketVersioning200JSONResponse(toAPIBucket(b)), nil
 }
 
 // ListStorageKeys lists the access keys without their secrets.
-func (s *Server) ListStorageKeys(ctx context.Context, _ adminapi.ListStorageKeysRequestObject) (adminapi.ListStorageKeysResponseObject, error) {
+func (s *Server) ListStorageKeys(ctx context.Context, _ adminserver.ListStorageKeysRequestObject) (adminserver.ListStorageKeysResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
@@ -116,7 +106,7 @@ func (s *Server) ListStorageKeys(ctx context.Context, _ adminapi.ListStorageKeys
 	if err != nil {
 		return nil, err
 	}
-	out := adminapi.ListStorageKeys200JSONResponse{Keys: make([]adminapi.StorageKey, 0, len(keys))}
+	out := adminserver.ListStorageKeys200JSONResponse{Keys: make([]adminapi.StorageKey, 0, len(keys))}
 	for _, k := range keys {
 		out.Keys = append(out.Keys, adminapi.StorageKey{KeyId: k.KeyID, Account: k.Account, Description: k.Description, CreatedAt: k.CreatedAt.UTC()})
 	}
@@ -124,7 +114,7 @@ func (s *Server) ListStorageKeys(ctx context.Context, _ adminapi.ListStorageKeys
 }
 
 // CreateStorageKey issues an access key; its secret is in this answer only.
-func (s *Server) CreateStorageKey(ctx context.Context, req adminapi.CreateStorageKeyRequestObject) (adminapi.CreateStorageKeyResponseObject, error) {
+func (s *Server) CreateStorageKey(ctx context.Context, req adminserver.CreateStorageKeyRequestObject) (adminserver.CreateStorageKeyResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
@@ -140,25 +130,22 @@ func (s *Server) CreateStorageKey(ctx context.Context, req adminapi.CreateStorag
 	if err != nil {
 		return nil, err
 	}
-	return adminapi.CreateStorageKey201JSONResponse{
+	return adminserver.CreateStorageKey201JSONResponse{
 		KeyId: k.KeyID, Account: k.Account, Secret: k.Secret, Description: k.Description, CreatedAt: k.CreatedAt.UTC(),
 	}, nil
 }
 
 // DeleteStorageKey deletes an access key.
-func (s *Server) DeleteStorageKey(ctx context.Context, req adminapi.DeleteStorageKeyRequestObject) (adminapi.DeleteStorageKeyResponseObject, error) {
+func (s *Server) DeleteStorageKey(ctx context.Context, req adminserver.DeleteStorageKeyRequestObject) (adminserver.DeleteStorageKeyResponseObject, error) {
 	st, err := s.storage()
 	if err != nil {
 		return nil, err
 	}
 	err = st.DeleteKey(ctx, req.KeyId)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, errNotFound("key %q does not exist", req.KeyId)
-	}
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "key %q does not exist", req.KeyId)
 	}
-	return adminapi.DeleteStorageKey204Response{}, nil
+	return adminserver.DeleteStorageKey204Response{}, nil
 }
 
 func toAPIBucket(b storage.Bucket) adminapi.StorageBucket {

@@ -128,7 +128,7 @@ func TestStorageKeys_IssuedKeysSignUntilDeleted(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNoContent, del.StatusCode())
 	err = client.DeleteLifecycle(ctx, storagetest.Bucket)
-	var er *clientstorage.ErrorResponse
+	var er *clientstorage.Error
 	require.ErrorAs(t, err, &er)
 	assert.Equal(t, "InvalidAccessKeyId", er.Code)
 

@@ -20,6 +20,7 @@ import (
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 	"github.com/apistack/apistack/servers/storage/storagetest"
@@ -50,8 +51,10 @@ func startAdmin(t *testing.T, all bool) *fullAdmin {
 	faxDB := openFaxDB(t)
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
-	fs, err := fax.New(ctx, fax.Config{DB: faxDB, MasterKey: faxKey, ValidateResponses: true, OnResponseViolation: violation,
-		Logger: slog.New(slog.DiscardHandler)})
+	fs, err := fax.New(ctx, fax.Config{
+		Deps:      fax.Deps{DB: faxDB, ValidateResponses: true, OnResponseViolation: violation, Logger: slog.New(slog.DiscardHandler)},
+		MasterKey: faxKey,
+	})
 	require.NoError(t, err)
 	pam := pamtest.Start(t, pamtest.Options{})
 	rest := restauranttest.Start(t, restauranttest.Options{})
@@ -145,11 +148,36 @@ func (a *fullAdmin) sweep(t *testing.T, want int, values map[string]string, bodi
 func TestEveryOperation_WhenTheDatabasesFailAnswers500(t *testing.T) {
 	a := startFullAdmin(t)
 	for _, db := range a.dbs {
-		require.NoError(t, db.Close())
+		testdb.DropTables(t, db)
 	}
 	// The webhook public key and the maintenance switch are held in memory:
 	// their 500s are unreachable (testdata/contract/unreachable.yaml).
 	a.sweep(t, http.StatusInternalServerError, unknown, nil, "GetFaxWebhookPublicKey", "GetPAMMaintenance")
+}
+
+func TestEveryOperation_WhenTheDatabasesAreGoneAnswers503(t *testing.T) {
+	a := startFullAdmin(t)
+	for _, db := range a.dbs {
+		require.NoError(t, db.Close())
+	}
+	// The webhook public key and the maintenance switch are held in memory:
+	// their 503s are unreachable (testdata/contract/unreachable.yaml).
+	a.sweep(t, http.StatusServiceUnavailable, unknown, nil, "GetFaxWebhookPublicKey", "GetPAMMaintenance")
+}
+
+func TestEveryOperation_FromASourceOfTooManyWrongTokensAnswers429(t *testing.T) {
+	a := startFullAdmin(t)
+	for range 10 {
+		req, err := http.NewRequest(http.MethodGet, a.url+"/pam/maintenance", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer adm_guess")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	}
+	// The right token too: the source is refused before it is compared.
+	a.sweep(t, http.StatusTooManyRequests, unknown, nil)
 }
 
 func TestEveryOperation_ForUnknownEntitiesAnswers404(t *testing.T) {

@@ -18,7 +18,9 @@ import (
 
 func TestEveryOperation_WithoutTheAdminTokenAnswers401(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),
+	// Two wrong tokens an operation: more than a source may send before
+	// it is refused 429 (TestEveryOperation_FromASourceOfTooManyWrongTokensAnswers429).
+	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler), WrongTokenBurst: 1000,
 		OnResponseViolation: func(r *http.Request, status int, err error) {
 			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
 		}})

@@ -20,14 +20,13 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
-	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/requestlog"
-	"github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/restaurant"
-	"github.com/apistack/apistack/servers/storage"
 )
 
 // Prefix is where the console is mounted.
@@ -54,10 +53,10 @@ type Config struct {
 	// empty.
 	AdminToken string
 	// The servers shown; a nil server's page says it is not running.
-	Fax        *fax.Server
-	PAM        *pam.Server
-	Restaurant *restaurant.Server
-	Storage    *storage.Server
+	Fax        Fax
+	PAM        PAM
+	Restaurant Restaurant
+	Storage    Storage
 	// Requests is the log of the last requests of each API (the Requests
 	// page); nil shows an empty log.
 	Requests *requestlog.Log
@@ -80,6 +79,9 @@ type Console struct {
 	sessions  *sessions
 	pages     map[string]*template.Template
 	static    http.Handler
+	// wrongLogins limits the wrong tokens of each source (failguard's
+	// defaults: 10 at once, then one per 6 seconds).
+	wrongLogins *failguard.Guard
 }
 
 // New returns the console of cfg.
@@ -99,7 +101,8 @@ func New(cfg Config) (*Console, error) {
 	if cfg.Requests == nil {
 		cfg.Requests = requestlog.New(0)
 	}
-	c := &Console{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.AdminToken)), sessions: newSessions(cfg.SessionTTL, cfg.Now), pages: map[string]*template.Template{}}
+	c := &Console{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.AdminToken)), sessions: newSessions(cfg.SessionTTL, cfg.Now), pages: map[string]*template.Template{},
+		wrongLogins: failguard.New(0, 0, cfg.Now)}
 	for _, page := range []string{"login", "fax", "fax_live", "pam", "restaurant", "storage", "requests"} {
 		t := template.New("layout.html").Funcs(funcs)
 		var err error
@@ -259,8 +262,16 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forged or stale login form (CSRF token mismatch): reload the page", http.StatusForbidden)
 		return
 	}
+	src := failguard.Source(r)
+	if wait, blocked := c.wrongLogins.Blocked(src); blocked {
+		secs := int(math.Ceil(wait.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		c.showLogin(w, http.StatusTooManyRequests, fmt.Sprintf("Too many wrong tokens from this address: try again in %d s.", secs))
+		return
+	}
 	sum := sha256.Sum256([]byte(r.PostForm.Get("token")))
 	if !equal(string(sum[:]), string(c.tokenHash[:])) {
+		c.wrongLogins.Fail(src)
 		c.showLogin(w, http.StatusUnauthorized, "That is not the admin token.")
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -64,10 +65,7 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { _ = db.Close() })
 	masterKey, err := fax.LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)
-	w.fax, err = fax.New(ctx, fax.Config{
-		DB: db, MasterKey: masterKey, WebhookAttempts: 3, WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
-		Destinations: egress.Options{AllowPrivate: true}, Logger: slog.New(slog.DiscardHandler),
-	})
+	w.fax, err = fax.New(ctx, fax.Config{Deps: fax.Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, MasterKey: masterKey, Settings: fax.Settings{WebhookAttempts: 3, WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond, Destinations: egress.Options{AllowPrivate: true}}})
 	require.NoError(t, err)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -410,4 +408,33 @@ func TestConsole_NoPageContainsASecret(t *testing.T) {
 			assert.NotContains(t, page, secret, "page %d shows the %s", i, what)
 		}
 	}
+}
+
+func TestConsole_WrongTokensAreLimitedPerSource(t *testing.T) {
+	w := newWorld(t)
+	from := func(ip string) *http.Client {
+		c := browser(t)
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		c.Transport = &http.Transport{DialContext: d.DialContext}
+		return c
+	}
+	attempt := func(c *http.Client, token string) (int, string, http.Header) {
+		_, page, _ := get(t, c, w.url+"/console/login")
+		return post(t, c, w.url+"/console/login", url.Values{"csrf": {csrfOf(t, page)}, "token": {token}})
+	}
+	attacker := from("127.0.0.2")
+	for i := range 10 {
+		status, _, _ := attempt(attacker, "adm_guess")
+		require.Equal(t, http.StatusUnauthorized, status, "wrong token %d", i+1)
+	}
+	for range 5 {
+		status, body, h := attempt(attacker, "adm_guess")
+		assert.Equal(t, http.StatusTooManyRequests, status)
+		assert.Contains(t, body, "Too many wrong tokens")
+		assert.NotEmpty(t, h.Get("Retry-After"))
+	}
+	status, _, _ := attempt(attacker, adminToken)
+	assert.Equal(t, http.StatusTooManyRequests, status, "the right token too, while the source is blocked")
+	status, _, _ = attempt(from("127.0.0.3"), adminToken)
+	assert.Equal(t, http.StatusSeeOther, status, "another source logs in")
 }

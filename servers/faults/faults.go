@@ -27,9 +27,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/faxserver"
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/gen/storageserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
@@ -154,7 +158,7 @@ func specOf(api string) (routed, error) {
 	specsOnce.Do(func() {
 		specs = map[string]routed{}
 		for name, get := range map[string]func() (*openapi3.T, error){
-			"pam": pamapi.GetSpec, "fax": faxapi.GetSpec, "storage": storageapi.GetSpec, "restaurant": restaurantapi.GetSpec,
+			"pam": pamserver.GetSpec, "fax": faxserver.GetSpec, "storage": storageserver.GetSpec, "restaurant": restaurantserver.GetSpec,
 		} {
 			var r routed
 			if r.spec, r.err = get(); r.err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,11 +18,11 @@ import (
 
 // Errors returned (wrapped) by the admin calls.
 var (
-	ErrNotFound      = errNotFound
-	ErrAlreadyExists = errAlreadyExists
+	ErrNotFound      = storeerr.ErrNotFound
+	ErrAlreadyExists = storeerr.ErrAlreadyExists
 	// ErrInvalid is returned for input the operator must fix (a bad number,
 	// a document that is not a PDF).
-	ErrInvalid = errors.New("invalid")
+	ErrInvalid = storeerr.ErrInvalid
 )
 
 // The outcomes an injected inbound fax can have.
@@ -69,7 +70,7 @@ func (s *Server) IssueAPIKey(ctx context.Context, accountID string) (keyID, key 
 
 // APIKeyWorks reports whether key authenticates as accountID.
 func (s *Server) APIKeyWorks(ctx context.Context, accountID, key string) bool {
-	acct, _, err := s.store.keyByHash(ctx, hashKey(key))
+	acct, _, _, err := s.store.keyByHash(ctx, hashKey(key))
 	return err == nil && acct == accountID
 }
 
@@ -188,7 +189,7 @@ func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, erro
 		return "", fmt.Errorf("%w: document: %w", ErrInvalid, err)
 	}
 	n, err := s.store.number(ctx, to)
-	if errors.Is(err, errNotFound) || (err == nil && n.ApplicationID == nil) {
+	if errors.Is(err, storeerr.ErrNotFound) || (err == nil && n.ApplicationID == nil) {
 		return "", fmt.Errorf("%w: %s is not a number enabled on a fax application", ErrNotFound, to)
 	}
 	if err != nil {

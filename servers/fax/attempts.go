@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"net/url"
 	"time"
 
@@ -117,11 +118,41 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	if r.StatusCode != 0 {
 		status = r.StatusCode
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO delivery_attempts (event_seq, fax_id, attempt, target, attempted_at, status_code, error,
-		latency_micros, next_retry_at, headers, succeeded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.EventSeq, r.FaxID, r.Attempt, r.Target, micros(r.At), status, r.Error, r.Latency.Microseconds(), nullMicros(r.NextRetry), string(headers), r.Succeeded)
+	// An attempt is recorded only while its fax exists: an account deleted
+	// (a sandbox's) while a delivery was on the wire leaves nothing behind.
+	// On PostgreSQL the fax row is share-locked until the insert commits, and
+	// deleteAccount locks the account's faxes before it deletes the
+	// attempts, so either the insert sees no fax or the delete sees the
+	// attempt; SQLite's transactions are serial.
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
+	defer func() { _ = tx.Rollback() }()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT id FROM faxes WHERE id = ?`+s.lockClause(" FOR KEY SHARE")+`) f`, r.FaxID).Scan(&n); err != nil {
+		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO delivery_attempts (event_seq, fax_id, attempt, target, attempted_at, status_code, error,
+		latency_micros, next_retry_at, headers, succeeded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(), sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded)
+	if err != nil {
+		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
+	}
 	return nil
+}
+
+// lockClause is clause on PostgreSQL and nothing on SQLite, whose
+// transactions are serial.
+func (s *store) lockClause(clause string) string {
+	if s.db.Dialect() == sqldb.Postgres {
+		return clause
+	}
+	return ""
 }

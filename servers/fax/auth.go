@@ -7,11 +7,15 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"net/http"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 )
 
 // authState is what resolveAuth learned about a request's API key; the spec's
@@ -47,8 +51,12 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 		return &authState{err: errAuthentication("the Authorization header must be \"Bearer <API_KEY>\"")}
 	}
 	hash := hashKey(key)
-	acct, stored, err := s.apiKey(r.Context(), hash)
-	if err != nil && !errors.Is(err, errNotFound) {
+	k, err := s.apiKey(r.Context(), hash)
+	acct, stored := k.accountID, k.stored
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
+		if apiserver.Unavailable(err) {
+			return &authState{err: newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)}
+		}
 		s.logger.ErrorContext(r.Context(), "fax: look up api key", "err", err)
 		return &authState{err: errInternal()}
 	}
@@ -60,6 +68,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 	if subtle.ConstantTimeCompare(stored, hash) != 1 || acct == "" {
 		return &authState{err: errAuthentication("the API key is not valid")}
 	}
+	apiserver.Attribute(r.Context(), k.accountName)
 	return &authState{accountID: acct}
 }
 

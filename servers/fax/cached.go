@@ -14,28 +14,29 @@ const (
 
 // keyEntry is what an API key resolved to.
 type keyEntry struct {
-	accountID string
-	stored    []byte
+	accountID, accountName string
+	stored                 []byte
 }
 
 // apiKey returns the account and stored hash of the key whose hash is hash,
-// from the cache when it is there (errNotFound when no key has it; unknown
+// from the cache when it is there (storeerr.ErrNotFound when no key has it; unknown
 // keys are not cached, so a key created later works at once).
-func (s *Server) apiKey(ctx context.Context, hash []byte) (string, []byte, error) {
+func (s *Server) apiKey(ctx context.Context, hash []byte) (keyEntry, error) {
 	key := string(hash)
 	if e, ok := s.keys.Get(key); ok {
-		return e.accountID, e.stored, nil
+		return e, nil
 	}
 	gen := s.keys.Generation()
-	acct, stored, err := s.store.keyByHash(ctx, hash)
+	acct, name, stored, err := s.store.keyByHash(ctx, hash)
 	if err != nil {
-		return "", nil, err
+		return keyEntry{}, err
 	}
-	s.keys.Put(gen, key, keyEntry{accountID: acct, stored: stored})
-	return acct, stored, nil
+	e := keyEntry{accountID: acct, accountName: name, stored: stored}
+	s.keys.Put(gen, key, e)
+	return e, nil
 }
 
-// application returns the account's application id (errNotFound when it is
+// application returns the account's application id (storeerr.ErrNotFound when it is
 // missing or another account's), from the cache when it is there.
 func (s *Server) application(ctx context.Context, accountID, id string) (application, error) {
 	key := accountID + "|" + id

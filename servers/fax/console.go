@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
 )
 
@@ -95,7 +97,7 @@ func (s *Server) Accounts(ctx context.Context) ([]Account, error) {
 		if err := rows.Scan(&a.ID, &a.Name, &created); err != nil {
 			return nil, fmt.Errorf("list accounts: %w", err)
 		}
-		a.CreatedAt = fromMicros(created)
+		a.CreatedAt = sqldb.Time(created)
 		out = append(out, a)
 	}
 	return out, rows.Err()
@@ -124,7 +126,7 @@ func (s *Server) ConsoleFaxes(ctx context.Context, accountID string, limit int) 
 func (s *Server) ConsoleFax(ctx context.Context, id string) (ConsoleFax, error) {
 	f, err := scanFax(s.store.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND deleted_at IS NULL`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return ConsoleFax{}, errNotFound
+		return ConsoleFax{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return ConsoleFax{}, fmt.Errorf("read fax: %w", err)
@@ -184,13 +186,13 @@ func (s *store) faxEvents(ctx context.Context, faxID string) ([]storedEvent, err
 		if err := rows.Scan(&e.Seq, &e.EventID, &e.Type, &data, &e.Attempts, &created, &delivered, &e.DeliveredTo, &abandoned, &e.RedeliveryOf); err != nil {
 			return nil, fmt.Errorf("fax events: %w", err)
 		}
-		e.CreatedAt, e.occurredAt = fromMicros(created), fromMicros(created)
+		e.CreatedAt, e.occurredAt = sqldb.Time(created), sqldb.Time(created)
 		if delivered.Valid {
-			t := fromMicros(delivered.Int64)
+			t := sqldb.Time(delivered.Int64)
 			e.DeliveredAt = &t
 		}
 		if abandoned.Valid {
-			t := fromMicros(abandoned.Int64)
+			t := sqldb.Time(abandoned.Int64)
 			e.AbandonedAt = &t
 		}
 		e.DeliveredTo = redactURL(e.DeliveredTo)
@@ -235,9 +237,9 @@ func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]Deliver
 		if err := rows.Scan(&seq, &a.Attempt, &a.Target, &at, &a.StatusCode, &a.Error, &latency, &next, &headers, &a.Succeeded); err != nil {
 			return nil, fmt.Errorf("delivery attempts: %w", err)
 		}
-		a.At, a.Latency = fromMicros(at), time.Duration(latency)*time.Microsecond
+		a.At, a.Latency = sqldb.Time(at), time.Duration(latency)*time.Microsecond
 		if next.Valid {
-			t := fromMicros(next.Int64)
+			t := sqldb.Time(next.Int64)
 			a.NextRetry = &t
 		}
 		if err := json.Unmarshal([]byte(headers), &a.Headers); err != nil {
@@ -282,7 +284,7 @@ func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
 	var newSeq int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at, redelivery_of)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`, fmt.Sprintf("%s/redelivery/%d", e.EventID, copies+1), e.FaxID, e.Type, e.Data,
-		e.WebhookURL, e.FailoverURL, e.Attempts, micros(s.now()), seq).Scan(&newSeq); err != nil {
+		e.WebhookURL, e.FailoverURL, e.Attempts, sqldb.Micros(s.now()), seq).Scan(&newSeq); err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -147,7 +147,6 @@ func TestDestinations_EveryRefusedOrFailedDownloadLooksTheSame(t *testing.T) {
 	require.Equal(t, faxapi.FaxStatusDelivered, f.Status, "a public host is reached")
 
 	tests := []struct{ name, url string }{
-		{"media_url on loopback, refused by the policy", loopback.URL + "/doc.pdf"},
 		{"a public host redirecting to loopback, refused at the hop", "http://docs.test/to-loopback"},
 		{"a redirect to a name resolving to loopback", "http://docs.test/to-inside"},
 		{"a redirect to a file: URL", "http://docs.test/to-file"},
@@ -180,8 +179,19 @@ func TestDestinations_WebhooksToLoopbackAreRefusedAndAbandonedAndPublicOnesArriv
 	require.NoError(t, err)
 	hosts.set("hooks.test", u.Host)
 
-	// The receiver on loopback: with the default policy nothing reaches it.
-	h.useReceivers(hook.url, "")
+	// The receiver on loopback: with the default policy it is refused when
+	// set, naming the field and the flag that would open it.
+	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &hook.url})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
+	require.Len(t, resp.JSON422.Errors, 1)
+	assert.Equal(t, "/webhook_url", *resp.JSON422.Errors[0].Source.Pointer)
+	assert.Contains(t, resp.JSON422.Errors[0].Detail, "--fax-allow-destination "+u.Host)
+
+	// A name that resolves to loopback only once it was set (DNS
+	// rebinding): refused when a delivery connects, retried, abandoned.
+	h.useReceivers("http://rebinding.test:"+u.Port()+"/", "")
+	hosts.resolveTo("rebinding.test", netip.MustParseAddr("127.0.0.1"))
 	refused := h.sendDoc("+14155550123", "http://docs.test/3-pages.pdf", false)
 	require.Equal(t, faxapi.FaxStatusDelivered, h.waitFinal(refused).Status)
 	deadline := time.Now().Add(10 * time.Second)
@@ -221,8 +231,66 @@ func TestDestinations_RefusalsAreLoggedWithoutTheSecretsOfTheURLs(t *testing.T) 
 	h.stop()
 
 	out := logs.String()
-	require.Contains(t, out, "not a public address", "the log says why")
+	require.Contains(t, out, "is a loopback address", "the log says why")
 	for _, secret := range []string{"media-secret", "doc-password", "hop-secret", "hop-password"} {
 		assert.NotContains(t, out, secret, "a secret of a URL is logged")
 	}
+}
+
+func TestDestinations_AURLThatCanNeverPassIsRefusedWhenSet(t *testing.T) {
+	loopback := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(loopback.Close)
+	hosts := newLocalHosts(map[string]string{"docs.test": hostOf(documents(t))})
+	hosts.resolveTo("metadata.test", netip.MustParseAddr("169.254.169.254"))
+	hosts.resolveTo("private.test", netip.MustParseAddr("10.0.0.7"))
+	h := newHarness(t, publicNames(hosts))
+	send := func(body faxapi.SendFaxJSONRequestBody) *faxapi.SendFaxResponse {
+		body.ConnectionId, body.To, body.From = h.app, "+14155550123", h.from
+		if body.MediaUrl == "" {
+			body.MediaUrl = "http://docs.test/3-pages.pdf"
+		}
+		resp, err := h.api.SendFaxWithResponse(context.Background(), body)
+		require.NoError(t, err)
+		return resp
+	}
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name    string
+		body    faxapi.SendFaxJSONRequestBody
+		pointer string
+		detail  string
+	}{
+		{"media on loopback", faxapi.SendFaxJSONRequestBody{MediaUrl: loopback.URL + "/doc.pdf"}, "/media_url", "--fax-allow-destination " + hostOf(loopback)},
+		{"media at the metadata address", faxapi.SendFaxJSONRequestBody{MediaUrl: "http://169.254.169.254/latest/meta-data/"}, "/media_url", "never reachable"},
+		{"media named to the metadata address", faxapi.SendFaxJSONRequestBody{MediaUrl: "http://metadata.test/x"}, "/media_url", "never reachable"},
+		{"webhook on a private address", faxapi.SendFaxJSONRequestBody{WebhookUrl: str("http://private.test:8080/hook")}, "/webhook_url", "--fax-allow-private-destinations"},
+		{"failover on IPv6 link-local", faxapi.SendFaxJSONRequestBody{WebhookFailoverUrl: str("http://[fe80::1]/hook")}, "/webhook_failover_url", "never reachable"},
+	}
+	for _, tt := range tests {
+		resp := send(tt.body)
+		require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), tt.name)
+		require.Len(t, resp.JSON422.Errors, 1, tt.name)
+		assert.Equal(t, tt.pointer, *resp.JSON422.Errors[0].Source.Pointer, tt.name)
+		assert.Contains(t, resp.JSON422.Errors[0].Detail, tt.detail, tt.name)
+	}
+	create, err := h.api.CreateFaxApplicationWithResponse(context.Background(), faxapi.CreateFaxApplicationJSONRequestBody{
+		ApplicationName: "metadata", WebhookUrl: "http://169.254.169.254/hook",
+	})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, create.StatusCode(), string(create.Body))
+	assert.Equal(t, "/webhook_url", *create.JSON422.Errors[0].Source.Pointer)
+	assert.Equal(t, http.StatusAccepted, send(faxapi.SendFaxJSONRequestBody{}).StatusCode(), "a public media URL passes")
+}
+
+func TestDestinations_LoopbackAllowedPassesAndMetadataStillNot(t *testing.T) {
+	hook := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(hook.Close)
+	h := newHarness(t, func(c *Config) { c.Destinations = egress.Options{AllowLoopback: true} })
+	h.useReceivers(hook.URL+"/hook", "")
+	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, faxapi.UpdateFaxApplicationJSONRequestBody{
+		WebhookFailoverUrl: func() *string { s := "http://[fd00:ec2::254]/"; return &s }(),
+	})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
+	assert.Equal(t, "/webhook_failover_url", *resp.JSON422.Errors[0].Source.Pointer)
 }

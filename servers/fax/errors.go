@@ -1,8 +1,6 @@
 package fax
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -78,72 +76,67 @@ var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeUnsupportedMediaType: "Unsupported Media Type",
 	faxapi.ErrorCodeMethodNotAllowed:     "Method Not Allowed",
 	faxapi.ErrorCodeInternalError:        "Internal Error",
+	faxapi.ErrorCodeRequestTimeout:       "Request Timeout",
+	faxapi.ErrorCodeServiceUnavailable:   "Service Unavailable",
 }
+
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
 
 // errorHandler renders every error as {"errors": [...]}. Anything unexpected
 // becomes internal_error without detail (the detail goes to the log).
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
-	return func(err error, c echo.Context) {
-		if c.Response().Committed {
-			return
-		}
-		ae := toAPIError(err)
-		if ae.Status == http.StatusInternalServerError {
-			logger.ErrorContext(c.Request().Context(), "internal error", "path", c.Request().URL.Path, "err", err)
-		}
-		if ae.Status == apiserver.StatusClientClosedRequest {
-			c.Response().WriteHeader(ae.Status)
-			return
-		}
-		body := faxapi.Errors{Errors: make([]faxapi.Error, 0, len(ae.Items))}
-		for _, it := range ae.Items {
-			e := faxapi.Error{Code: it.Code, Title: titles[it.Code], Detail: it.Detail}
-			if it.Pointer != "" || it.Parameter != "" {
-				e.Source = &faxapi.ErrorSource{}
-				if it.Pointer != "" {
-					p := it.Pointer
-					e.Source.Pointer = &p
-				}
-				if it.Parameter != "" {
-					p := it.Parameter
-					e.Source.Parameter = &p
-				}
-			}
-			body.Errors = append(body.Errors, e)
-		}
-		if err := c.JSON(ae.Status, body); err != nil {
-			logger.WarnContext(c.Request().Context(), "write error response", "err", err)
-		}
-	}
+	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
+		API: "fax", Logger: logger,
+		Failure: fromValidation, Echo: fromEcho, Internal: errInternal, Render: render,
+		Unavailable: func() *apiError {
+			return newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)
+		},
+	})
 }
 
-func toAPIError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
-	}
-	var vf *validation.Failure
-	if errors.As(err, &vf) {
-		return fromValidation(vf)
-	}
-	if errors.Is(err, context.Canceled) {
-		return newError(apiserver.StatusClientClosedRequest, faxapi.ErrorCodeInternalError, "the client closed the connection")
-	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		msg := fmt.Sprint(he.Message)
-		switch he.Code {
-		case http.StatusBadRequest:
-			return newError(http.StatusUnprocessableEntity, faxapi.ErrorCodeInvalidParameter, "%s", msg)
-		case http.StatusNotFound:
-			return errNotFoundf("no such resource")
-		case http.StatusMethodNotAllowed:
-			return newError(http.StatusMethodNotAllowed, faxapi.ErrorCodeMethodNotAllowed, "%s", msg)
-		case http.StatusUnsupportedMediaType:
-			return newError(http.StatusUnsupportedMediaType, faxapi.ErrorCodeUnsupportedMediaType, "%s", msg)
+func render(c echo.Context, ae *apiError) error {
+	body := faxapi.Errors{Errors: make([]faxapi.Error, 0, len(ae.Items))}
+	for _, it := range ae.Items {
+		e := faxapi.Error{Code: it.Code, Title: titles[it.Code], Detail: it.Detail}
+		if it.Pointer != "" || it.Parameter != "" {
+			e.Source = &faxapi.ErrorSource{}
+			if it.Pointer != "" {
+				p := it.Pointer
+				e.Source.Pointer = &p
+			}
+			if it.Parameter != "" {
+				p := it.Parameter
+				e.Source.Parameter = &p
+			}
 		}
+		body.Errors = append(body.Errors, e)
 	}
-	return errInternal()
+	return c.JSON(ae.Status, body)
+}
+
+func fromEcho(he *echo.HTTPError) (*apiError, bool) {
+	msg := fmt.Sprint(he.Message)
+	switch he.Code {
+	case http.StatusBadRequest:
+		return newError(http.StatusUnprocessableEntity, faxapi.ErrorCodeInvalidParameter, "%s", msg), true
+	case http.StatusNotFound:
+		return errNotFoundf("no such resource"), true
+	case http.StatusMethodNotAllowed:
+		return newError(http.StatusMethodNotAllowed, faxapi.ErrorCodeMethodNotAllowed, "%s", msg), true
+	case http.StatusUnsupportedMediaType:
+		return newError(http.StatusUnsupportedMediaType, faxapi.ErrorCodeUnsupportedMediaType, "%s", msg), true
+	}
+	return nil, false
+}
+
+// failureAnswers are the fax API's answers to the failures of the spec
+// validation (a KindInvalid failure is a 422 listing each cause as an item).
+var failureNames = apiserver.FailureNames[faxapi.ErrorCode]{
+	Invalid: faxapi.ErrorCodeInvalidParameter, InvalidStatus: http.StatusUnprocessableEntity,
+	Unauthenticated: faxapi.ErrorCodeAuthenticationFailed, UnsupportedMediaType: faxapi.ErrorCodeUnsupportedMediaType,
+	NotFound: faxapi.ErrorCodeNotFound, MethodNotAllowed: faxapi.ErrorCodeMethodNotAllowed, TooLarge: faxapi.ErrorCodeRequestTooLarge,
+	Timeout: faxapi.ErrorCodeRequestTimeout,
 }
 
 // missingProperty matches kin-openapi's reasons that name a property at the
@@ -151,22 +144,12 @@ func toAPIError(err error) *apiError {
 // object's; the property is appended so source.pointer names the field.
 var missingProperty = regexp.MustCompile(`^property "([^"]+)" is (missing|unsupported)$`)
 
-func fromValidation(vf *validation.Failure) *apiError {
-	switch vf.Kind {
-	case validation.KindUnauthenticated:
-		var inner *apiError
-		if errors.As(vf.AuthErr, &inner) {
-			return inner
-		}
-		return errAuthentication("%s", vf.Message)
-	case validation.KindUnsupportedMediaType:
-		return newError(http.StatusUnsupportedMediaType, faxapi.ErrorCodeUnsupportedMediaType, "%s", vf.Message)
-	case validation.KindNotFound:
-		return errNotFoundf("%s", vf.Message)
-	case validation.KindMethodNotAllowed:
-		return newError(http.StatusMethodNotAllowed, faxapi.ErrorCodeMethodNotAllowed, "%s", vf.Message)
-	case validation.KindTooLarge:
-		return newError(http.StatusRequestEntityTooLarge, faxapi.ErrorCodeRequestTooLarge, "%s", vf.Message)
+func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
+	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
+		return inner
+	}
+	if status, code := failureNames.Of(vf.Kind); status != http.StatusUnprocessableEntity {
+		return newError(status, code, "%s", vf.Message)
 	}
 	ae := &apiError{Status: http.StatusUnprocessableEntity}
 	for _, c := range vf.Causes {

@@ -198,13 +198,13 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	masterKey, err := LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)
 	h.cfg = Config{
-		MasterKey:    masterKey,
-		StepInterval: 0, WebhookTimeout: 2 * time.Second, WebhookAttempts: 3,
-		WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
-		ReplicaID: "harness", Clock: h.clock, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler),
-		OnResponseViolation: func(r *http.Request, status int, err error) {
+		Deps: Deps{Clock: h.clock, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler), OnResponseViolation: func(r *http.Request, status int, err error) {
 			t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL.Path, err)
-		},
+		}},
+		MasterKey: masterKey,
+		Settings: Settings{StepInterval: 0, WebhookTimeout: 2 * time.Second, WebhookAttempts: 3,
+			WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond},
+		ReplicaID: "harness",
 	}
 	// The test servers are on loopback: the harness opts in to private
 	// destinations (tests of the policy use defaultDestinations). Every

@@ -86,9 +86,12 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 		r := &replica{}
 		id := fmt.Sprintf("replica-%d", i+1)
 		cfg := Config{
-			DB: reopen(), MasterKey: masterKey, ReplicaID: id, Lease: lease,
-			WebhookTimeout: webhookTimeout, WebhookAttempts: 3, WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
-			Clock: rs.clock, Logger: slog.New(slog.DiscardHandler), Destinations: egress.Options{AllowPrivate: true},
+			Deps:      Deps{DB: reopen(), Clock: rs.clock, Logger: slog.New(slog.DiscardHandler)},
+			MasterKey: masterKey,
+			ReplicaID: id,
+			Settings: Settings{Lease: lease, WebhookTimeout: webhookTimeout, WebhookAttempts: 3,
+				WebhookBackoff: 5 * time.Millisecond, WebhookMaxBackoff: 20 * time.Millisecond,
+				Destinations: egress.Options{AllowPrivate: true}},
 			WebhookTransport: func(base http.RoundTripper) http.RoundTripper {
 				return countingTransport{base: base, n: &r.posts, replica: id}
 			},

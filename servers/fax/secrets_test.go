@@ -22,7 +22,7 @@ func TestServerSecrets_AreSealedAtRest(t *testing.T) {
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)
 
-	first, err := New(ctx, Config{DB: db, MasterKey: key})
+	first, err := New(ctx, Config{Deps: Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
 	for _, name := range []string{"webhook_signing_seed", "media_link_key"} {
 		var stored []byte
@@ -33,13 +33,13 @@ func TestServerSecrets_AreSealedAtRest(t *testing.T) {
 	require.NoError(t, db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = 'webhook_signing_seed'`).Scan(&stored))
 	assert.False(t, bytes.Contains(stored, first.signingKey.Seed()), "the database holds no plain signing seed")
 
-	again, err := New(ctx, Config{DB: db, MasterKey: key})
+	again, err := New(ctx, Config{Deps: Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
 	assert.Equal(t, first.WebhookPublicKey(), again.WebhookPublicKey(), "the signing key survives restarts")
 
-	_, err = New(ctx, Config{DB: db, MasterKey: make([]byte, secretbox.KeySize)})
+	_, err = New(ctx, Config{Deps: Deps{DB: db}, MasterKey: make([]byte, secretbox.KeySize)})
 	assert.Error(t, err, "another master key cannot read the secrets")
-	_, err = New(ctx, Config{DB: db})
+	_, err = New(ctx, Config{Deps: Deps{DB: db}})
 	assert.Error(t, err, "a master key is required")
 }
 
@@ -54,7 +54,7 @@ func TestServerSecrets_WrittenBeforeSealingAreSealedInPlace(t *testing.T) {
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "fax-master.key"))
 	require.NoError(t, err)
 
-	srv, err := New(ctx, Config{DB: db, MasterKey: key})
+	srv, err := New(ctx, Config{Deps: Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
 	assert.Equal(t, seed, []byte(srv.signingKey.Seed()), "the existing key is kept")
 	var stored []byte

@@ -12,10 +12,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io"
 	"log/slog"
 	"net/http"
@@ -30,20 +30,25 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/faxserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the fax server.
 type Config struct {
-	// DB is the fax database, migrated with Migrations.
-	DB *sql.DB
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
 	// MasterKey (secretbox.KeySize bytes, kept outside the database; see
 	// LoadOrCreateMasterKey) seals the server's own secrets in DB: the
 	// webhook signing seed and the media-link key.
@@ -51,34 +56,13 @@ type Config struct {
 	// BaseURL is where the fax API is reached (signed media links point to
 	// it); SetBaseURL changes it once the listener's address is known.
 	BaseURL string
-	// StepInterval spaces the simulator's steps; 0 runs them back to back.
-	StepInterval time.Duration
+	// Settings are the server's knobs (0: their defaults).
+	Settings
 	// CatchUpSteps takes at once, in order, the steps a clock moved on by
 	// several intervals has passed (a test's fake clock: one Advance of ten
 	// minutes walks a fax to its end); without it each step is due
 	// StepInterval after the previous one was taken, however late.
 	CatchUpSteps bool
-	// MediaTimeout bounds the download of a fax document, body included;
-	// 0 means 10s.
-	MediaTimeout time.Duration
-	// Destinations is the policy of the URLs tenants choose: media_url
-	// (every redirect hop) and the webhook URLs. The zero value reaches
-	// public addresses only; AllowDestinations adds exact URLs (the demo's
-	// own inbox and sample document), and AllowPrivate opens every address
-	// (tests on loopback, a private deployment).
-	Destinations DestinationOptions
-	// WebhookTimeout bounds one delivery attempt; 0 means 10s.
-	WebhookTimeout time.Duration
-	// WebhookAttempts is how many times an event is tried on each URL (the
-	// webhook URL, then the failover URL); 0 means 5.
-	WebhookAttempts int
-	// WebhookBackoff is the first retry delay, doubled (with jitter) per
-	// attempt up to WebhookMaxBackoff; 0 means 1s and 1 minute.
-	WebhookBackoff    time.Duration
-	WebhookMaxBackoff time.Duration
-	// WebhookConcurrency is how many faxes' events are delivered at once; 0
-	// means 32. Events of one fax are always delivered one after another.
-	WebhookConcurrency int
 	// WebhookTransport, when set, wraps the webhook sender's transport
 	// (which keeps WebhookConcurrency connections per host and enforces
 	// Destinations beneath the wrapper), e.g. to validate deliveries in
@@ -89,33 +73,6 @@ type Config struct {
 	// a random one. Run first ends the claims made under the same name (a
 	// restarted replica takes its own work back at once).
 	ReplicaID string
-	// Lease is how long a replica's claim on a due step or on a fax's
-	// events lasts before another replica may take the work over (the
-	// claimer died). A replica extends its claim while it retries a
-	// delivery. It must exceed MediaTimeout and WebhookTimeout; 0 means 30s,
-	// or twice the longer of them when that is more.
-	Lease time.Duration
-	// Clock tells the time; nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
-	// OnResponseViolation is called for a response that breaks the spec
-	// (tests fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
 }
 
 // DestinationOptions configure the destination policy of Config.Destinations
@@ -151,7 +108,7 @@ type Server struct {
 	running    sync.Mutex
 }
 
-var _ faxapi.StrictServerInterface = (*Server)(nil)
+var _ faxserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a fax server on cfg.DB. Run starts its simulator and webhook
 // delivery.
@@ -159,52 +116,28 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("fax: Config.DB is nil")
 	}
-	if cfg.MediaTimeout == 0 {
-		cfg.MediaTimeout = 10 * time.Second
-	}
-	if cfg.WebhookTimeout == 0 {
-		cfg.WebhookTimeout = 10 * time.Second
-	}
-	if cfg.WebhookAttempts == 0 {
-		cfg.WebhookAttempts = 5
-	}
-	if cfg.WebhookBackoff == 0 {
-		cfg.WebhookBackoff = time.Second
-	}
-	if cfg.WebhookMaxBackoff == 0 {
-		cfg.WebhookMaxBackoff = time.Minute
-	}
-	if cfg.WebhookConcurrency == 0 {
-		cfg.WebhookConcurrency = 32
-	}
-	if cfg.Lease == 0 {
-		cfg.Lease = max(30*time.Second, 2*cfg.MediaTimeout, 2*cfg.WebhookTimeout)
-	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	if cfg.Lease <= cfg.MediaTimeout || cfg.Lease <= cfg.WebhookTimeout {
 		return nil, fmt.Errorf("fax: Config.Lease %v must exceed MediaTimeout %v and WebhookTimeout %v", cfg.Lease, cfg.MediaTimeout, cfg.WebhookTimeout)
 	}
 	if cfg.ReplicaID == "" {
 		cfg.ReplicaID = uuid.NewString()
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Deps = cfg.Deps.WithDefaults()
 	box, err := secretbox.New(cfg.MasterKey)
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing the database do not hear of each other's commits:
-	// then nothing the database holds is cached (a size of 0 holds nothing).
-	pageCacheSize, keysCacheSize := 64, keyCacheSize
-	if db.Shared() {
-		pageCacheSize, keysCacheSize = 0, 0
-	}
-	st := &store{db: db, box: box, pages: cache.New[faxPage](pageCacheSize, time.Minute)}
+	// The simulator's and the outbox's claims decide over every account's
+	// rows: the schema's transactions stay one at a time on PostgreSQL.
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true, SchemaLock: true})
+	// Every cache follows the database: dropped after this replica's
+	// commits (OnCommit, store.revoked) and after every commit another
+	// replica makes (Follow), and bypassed while this replica cannot hear
+	// those.
+	st := &store{db: db, box: box, pages: cache.New[faxPage](64, time.Minute)}
 	st.db.OnCommit(st.pages.Invalidate)
+	st.db.Follow(st.pages)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err
@@ -230,8 +163,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		webhookClient: &http.Client{Transport: hooksRT},
 		cfg:           cfg,
 		store:         st,
-		keys:          cache.New[keyEntry](keysCacheSize, keyCacheTTL),
-		apps:          cache.New[application](keysCacheSize, keyCacheTTL),
+		keys:          cache.New[keyEntry](keyCacheSize, keyCacheTTL),
+		apps:          cache.New[application](keyCacheSize, keyCacheTTL),
 		clock:         cfg.Clock,
 		logger:        cfg.Logger,
 		signingKey:    ed25519.NewKeyFromSeed(seed),
@@ -243,6 +176,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.keys.Invalidate()
 		s.apps.Invalidate()
 	}
+	st.db.Follow(s.keys)
+	st.db.Follow(s.apps)
 	s.SetBaseURL(cfg.BaseURL)
 	cfg.Telemetry.WatchOutbox(st.pendingEventCount)
 	return s, nil
@@ -269,7 +204,7 @@ func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // authentication and validation, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("fax", faxapi.GetSpec)
+	spec, err := apiserver.Spec("fax", faxserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("fax: load spec: %w", err)
 	}
@@ -289,6 +224,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
@@ -296,7 +232,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	// After validation: a form body reaches the handler as the JSON encoding
 	// of exactly the value the validator checked.
 	e.Use(validatedFormAsJSON)
-	faxapi.RegisterHandlers(e, faxapi.NewStrictHandler(s, nil))
+	faxserver.RegisterHandlers(e, faxserver.NewStrictHandler(s, nil))
 	return e, nil
 }
 
@@ -349,7 +285,7 @@ func validatedFormAsJSON(next echo.HandlerFunc) echo.HandlerFunc {
 
 // SendFax queues an outbound fax after checking what the schema cannot: the
 // numbers, the application, its voice profile and the sending number.
-func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (faxapi.SendFaxResponseObject, error) {
+func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject) (faxserver.SendFaxResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -370,9 +306,14 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 	if !httpURL(body.MediaUrl) {
 		problems = append(problems, invalidField("/media_url", "media_url must be an absolute http or https URL"))
 	}
+	problems = append(problems, s.destinationProblems(ctx, []fieldURL{
+		{"media_url", "/media_url", &body.MediaUrl},
+		{"webhook_url", "/webhook_url", body.WebhookUrl},
+		{"webhook_failover_url", "/webhook_failover_url", body.WebhookFailoverUrl},
+	})...)
 	app, err := s.application(ctx, acct, body.ConnectionId)
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		problems = append(problems, invalidField("/connection_id", "connection_id is not a fax application of this account"))
 	case err != nil:
 		return nil, err
@@ -381,10 +322,10 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 	}
 	if fromOK && err == nil {
 		n, nerr := s.store.number(ctx, from)
-		if nerr != nil && !errors.Is(nerr, errNotFound) {
+		if nerr != nil && !errors.Is(nerr, storeerr.ErrNotFound) {
 			return nil, nerr
 		}
-		if errors.Is(nerr, errNotFound) || n.AccountID != acct || n.ApplicationID == nil || *n.ApplicationID != app.ID {
+		if errors.Is(nerr, storeerr.ErrNotFound) || n.AccountID != acct || n.ApplicationID == nil || *n.ApplicationID != app.ID {
 			problems = append(problems, invalidField("/from", "from is not a number enabled on the fax application"))
 		}
 	}
@@ -419,12 +360,12 @@ func (s *Server) SendFax(ctx context.Context, req faxapi.SendFaxRequestObject) (
 		return nil, err
 	}
 	s.wake()
-	return faxapi.SendFax202JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.SendFax202JSONResponse{Data: s.toAPIFax(f)}, nil
 }
 
 // ListFaxes lists the account's faxes, newest first, one numbered page at a
 // time. It changes nothing and emits nothing.
-func (s *Server) ListFaxes(ctx context.Context, req faxapi.ListFaxesRequestObject) (faxapi.ListFaxesResponseObject, error) {
+func (s *Server) ListFaxes(ctx context.Context, req faxserver.ListFaxesRequestObject) (faxserver.ListFaxesResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -445,7 +386,7 @@ func (s *Server) ListFaxes(ctx context.Context, req faxapi.ListFaxesRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	out := faxapi.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
+	out := faxserver.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
 	for _, r := range rows {
 		out.Data = append(out.Data, s.toAPIFax(r))
 	}
@@ -453,16 +394,16 @@ func (s *Server) ListFaxes(ctx context.Context, req faxapi.ListFaxesRequestObjec
 }
 
 // GetFax returns one fax, with fresh signed media links.
-func (s *Server) GetFax(ctx context.Context, req faxapi.GetFaxRequestObject) (faxapi.GetFaxResponseObject, error) {
+func (s *Server) GetFax(ctx context.Context, req faxserver.GetFaxRequestObject) (faxserver.GetFaxResponseObject, error) {
 	f, err := s.faxOf(ctx, req.Id.String())
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.GetFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.GetFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 }
 
 // DeleteFax deletes a fax in a final state and emits fax.deleted.
-func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObject) (faxapi.DeleteFaxResponseObject, error) {
+func (s *Server) DeleteFax(ctx context.Context, req faxserver.DeleteFaxRequestObject) (faxserver.DeleteFaxResponseObject, error) {
 	f, err := s.faxOf(ctx, req.Id.String())
 	if err != nil {
 		return nil, err
@@ -484,14 +425,14 @@ func (s *Server) DeleteFax(ctx context.Context, req faxapi.DeleteFaxRequestObjec
 		return nil, err
 	}
 	s.wake()
-	return faxapi.DeleteFax204Response{}, nil
+	return faxserver.DeleteFax204Response{}, nil
 }
 
 // CancelFax fails an outbound fax that is still in progress with
 // user_cancelled. The simulator may move the fax on between the read and the
 // write; the cancel is then made again from the state it moved to, as long
 // as that state can still be cancelled.
-func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObject) (faxapi.CancelFaxResponseObject, error) {
+func (s *Server) CancelFax(ctx context.Context, req faxserver.CancelFaxRequestObject) (faxserver.CancelFaxResponseObject, error) {
 	const maxTries = 8
 	for try := 1; ; try++ {
 		f, err := s.faxOf(ctx, req.Id.String())
@@ -520,7 +461,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxapi.CancelFaxRequestObjec
 			return nil, err
 		}
 		s.wake()
-		return faxapi.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+		return faxserver.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 	}
 }
 
@@ -531,7 +472,7 @@ var cancellable = map[string]bool{
 }
 
 // RefreshFax answers the fax with freshly signed media links.
-func (s *Server) RefreshFax(ctx context.Context, req faxapi.RefreshFaxRequestObject) (faxapi.RefreshFaxResponseObject, error) {
+func (s *Server) RefreshFax(ctx context.Context, req faxserver.RefreshFaxRequestObject) (faxserver.RefreshFaxResponseObject, error) {
 	f, err := s.faxOf(ctx, req.Id.String())
 	if err != nil {
 		return nil, err
@@ -539,27 +480,27 @@ func (s *Server) RefreshFax(ctx context.Context, req faxapi.RefreshFaxRequestObj
 	if !hasDocument(f) {
 		return nil, errInvalidState("the fax has no stored or received document to link to")
 	}
-	return faxapi.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
 }
 
 // GetMedia serves a document through a signed link.
-func (s *Server) GetMedia(ctx context.Context, req faxapi.GetMediaRequestObject) (faxapi.GetMediaResponseObject, error) {
+func (s *Server) GetMedia(ctx context.Context, req faxserver.GetMediaRequestObject) (faxserver.GetMediaResponseObject, error) {
 	id := req.MediaId.String()
 	if err := s.checkMediaLink(id, req.Params.Expires, req.Params.Signature); err != nil {
 		return nil, err
 	}
 	doc, err := s.store.media(ctx, id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, errNotFoundf("the document does not exist any more")
 	}
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.GetMedia200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
+	return faxserver.GetMedia200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
 }
 
 // ListFaxApplications lists the account's fax applications.
-func (s *Server) ListFaxApplications(ctx context.Context, req faxapi.ListFaxApplicationsRequestObject) (faxapi.ListFaxApplicationsResponseObject, error) {
+func (s *Server) ListFaxApplications(ctx context.Context, req faxserver.ListFaxApplicationsRequestObject) (faxserver.ListFaxApplicationsResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -569,7 +510,7 @@ func (s *Server) ListFaxApplications(ctx context.Context, req faxapi.ListFaxAppl
 	if err != nil {
 		return nil, err
 	}
-	out := faxapi.ListFaxApplications200JSONResponse{Data: make([]faxapi.FaxApplication, 0, len(apps)), Meta: pageMeta(number, size, total)}
+	out := faxserver.ListFaxApplications200JSONResponse{Data: make([]faxapi.FaxApplication, 0, len(apps)), Meta: pageMeta(number, size, total)}
 	for _, a := range apps {
 		out.Data = append(out.Data, toAPIApplication(a))
 	}
@@ -577,7 +518,7 @@ func (s *Server) ListFaxApplications(ctx context.Context, req faxapi.ListFaxAppl
 }
 
 // CreateFaxApplication creates a fax application.
-func (s *Server) CreateFaxApplication(ctx context.Context, req faxapi.CreateFaxApplicationRequestObject) (faxapi.CreateFaxApplicationResponseObject, error) {
+func (s *Server) CreateFaxApplication(ctx context.Context, req faxserver.CreateFaxApplicationRequestObject) (faxserver.CreateFaxApplicationResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
@@ -588,26 +529,32 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxapi.CreateFaxA
 	if b.WebhookFailoverUrl != nil {
 		a.WebhookFailoverURL = *b.WebhookFailoverUrl
 	}
+	if problems := s.destinationProblems(ctx, []fieldURL{
+		{"webhook_url", "/webhook_url", &b.WebhookUrl},
+		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
+	}); len(problems) > 0 {
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+	}
 	if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
 		return nil, err
 	}
 	if err := s.store.insertApplication(ctx, a); err != nil {
 		return nil, err
 	}
-	return faxapi.CreateFaxApplication201JSONResponse{Data: toAPIApplication(a)}, nil
+	return faxserver.CreateFaxApplication201JSONResponse{Data: toAPIApplication(a)}, nil
 }
 
 // GetFaxApplication returns one fax application.
-func (s *Server) GetFaxApplication(ctx context.Context, req faxapi.GetFaxApplicationRequestObject) (faxapi.GetFaxApplicationResponseObject, error) {
+func (s *Server) GetFaxApplication(ctx context.Context, req faxserver.GetFaxApplicationRequestObject) (faxserver.GetFaxApplicationResponseObject, error) {
 	a, err := s.applicationOf(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.GetFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
+	return faxserver.GetFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
 }
 
 // UpdateFaxApplication changes the fields present in the body.
-func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxApplicationRequestObject) (faxapi.UpdateFaxApplicationResponseObject, error) {
+func (s *Server) UpdateFaxApplication(ctx context.Context, req faxserver.UpdateFaxApplicationRequestObject) (faxserver.UpdateFaxApplicationResponseObject, error) {
 	a, err := s.applicationOf(ctx, req.Id)
 	if err != nil {
 		return nil, err
@@ -622,6 +569,12 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxA
 	if b.WebhookFailoverUrl != nil {
 		a.WebhookFailoverURL = *b.WebhookFailoverUrl
 	}
+	if problems := s.destinationProblems(ctx, []fieldURL{
+		{"webhook_url", "/webhook_url", b.WebhookUrl},
+		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
+	}); len(problems) > 0 {
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+	}
 	if b.OutboundVoiceProfileId != nil {
 		if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
 			return nil, err
@@ -631,24 +584,24 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxapi.UpdateFaxA
 	if err := s.store.updateApplication(ctx, a); err != nil {
 		return nil, err
 	}
-	return faxapi.UpdateFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
+	return faxserver.UpdateFaxApplication200JSONResponse{Data: toAPIApplication(a)}, nil
 }
 
 // DeleteFaxApplication deletes a fax application; its numbers are no longer
 // enabled on any application.
-func (s *Server) DeleteFaxApplication(ctx context.Context, req faxapi.DeleteFaxApplicationRequestObject) (faxapi.DeleteFaxApplicationResponseObject, error) {
+func (s *Server) DeleteFaxApplication(ctx context.Context, req faxserver.DeleteFaxApplicationRequestObject) (faxserver.DeleteFaxApplicationResponseObject, error) {
 	acct, err := accountFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
 	err = s.store.deleteApplication(ctx, acct, req.Id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, errNotFoundf("fax application %q does not exist", req.Id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return faxapi.DeleteFaxApplication204Response{}, nil
+	return faxserver.DeleteFaxApplication204Response{}, nil
 }
 
 // setVoiceProfile sets a's outbound voice profile to id ("" or nil: none),
@@ -678,7 +631,7 @@ func (s *Server) faxOf(ctx context.Context, id string) (faxRow, error) {
 		return faxRow{}, err
 	}
 	f, err := s.store.fax(ctx, acct, id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return faxRow{}, errNoSuchFax()
 	}
 	return f, err
@@ -690,7 +643,7 @@ func (s *Server) applicationOf(ctx context.Context, id string) (application, err
 		return application{}, err
 	}
 	a, err := s.store.application(ctx, acct, id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return application{}, errNotFoundf("fax application %q does not exist", id)
 	}
 	return a, err

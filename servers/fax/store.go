@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"slices"
 	"strings"
@@ -36,10 +37,8 @@ func PostgresMigrations() fs.FS {
 	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
 
-// Store errors, mapped onto API errors by the handlers.
+// Store errors of the fax store alone (the shared ones are storeerr's).
 var (
-	errNotFound      = errors.New("not found")
-	errAlreadyExists = errors.New("already exists")
 	// errStale: the fax is no longer in the state the change was computed
 	// from (a cancel or delete won the race); the change was not made.
 	errStale = errors.New("fax changed concurrently")
@@ -65,11 +64,6 @@ func (s *store) changed() {
 		s.revoked()
 	}
 }
-
-// micros is how instants are stored: Unix microseconds, UTC.
-func micros(t time.Time) int64 { return t.UnixMicro() }
-
-func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
 // secret returns the server's named secret of size bytes, creating it at
 // first use. It is kept sealed (secretbox): a copy of the database alone
@@ -120,14 +114,10 @@ type account struct {
 }
 
 func (s *store) createAccount(ctx context.Context, a account) error {
-	res, err := s.db.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
 		`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		a.ID, a.Name, micros(a.CreatedAt))
-	if err != nil {
+		a.ID, a.Name, sqldb.Micros(a.CreatedAt)); err != nil {
 		return fmt.Errorf("create account: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errAlreadyExists
 	}
 	return nil
 }
@@ -145,18 +135,18 @@ func (s *store) scanAccount(row *sqldb.Row) (account, error) {
 	var created int64
 	err := row.Scan(&a.ID, &a.Name, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return account{}, errNotFound
+		return account{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return account{}, fmt.Errorf("read account: %w", err)
 	}
-	a.CreatedAt = fromMicros(created)
+	a.CreatedAt = sqldb.Time(created)
 	return a, nil
 }
 
 func (s *store) insertAPIKey(ctx context.Context, id, accountID string, hash []byte, now time.Time) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, key_hash, created_at) VALUES (?, ?, ?, ?)`,
-		id, accountID, hash, micros(now))
+		id, accountID, hash, sqldb.Micros(now))
 	if err != nil {
 		return fmt.Errorf("insert api key: %w", err)
 	}
@@ -164,15 +154,16 @@ func (s *store) insertAPIKey(ctx context.Context, id, accountID string, hash []b
 }
 
 // keyByHash returns the account and stored hash of the key whose hash is hash.
-func (s *store) keyByHash(ctx context.Context, hash []byte) (accountID string, stored []byte, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT account_id, key_hash FROM api_keys WHERE key_hash = ?`, hash).Scan(&accountID, &stored)
+func (s *store) keyByHash(ctx context.Context, hash []byte) (accountID, accountName string, stored []byte, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT k.account_id, a.name, k.key_hash FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		WHERE k.key_hash = ?`, hash).Scan(&accountID, &accountName, &stored)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil, errNotFound
+		return "", "", nil, storeerr.ErrNotFound
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("read api key: %w", err)
+		return "", "", nil, fmt.Errorf("read api key: %w", err)
 	}
-	return accountID, stored, nil
+	return accountID, accountName, stored, nil
 }
 
 // rotateAPIKey inserts a key and deletes the account's key replaced ("":
@@ -184,16 +175,12 @@ func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []b
 	}
 	defer tx.Rollback()
 	if replaced != "" {
-		res, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, replaced, accountID)
-		if err != nil {
+		if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("api key %s: %w", replaced, storeerr.ErrNotFound), `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, replaced, accountID); err != nil {
 			return fmt.Errorf("revoke api key: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("api key %s: %w", replaced, errNotFound)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, key_hash, created_at) VALUES (?, ?, ?, ?)`,
-		id, accountID, hash, micros(now)); err != nil {
+		id, accountID, hash, sqldb.Micros(now)); err != nil {
 		return fmt.Errorf("insert api key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -205,12 +192,8 @@ func (s *store) rotateAPIKey(ctx context.Context, accountID, id string, hash []b
 
 // deleteAPIKey deletes the account's key id.
 func (s *store) deleteAPIKey(ctx context.Context, accountID, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, id, accountID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, fmt.Errorf("api key %s: %w", id, storeerr.ErrNotFound), `DELETE FROM api_keys WHERE id = ? AND account_id = ?`, id, accountID); err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("api key %s: %w", id, errNotFound)
 	}
 	s.changed()
 	return nil
@@ -218,7 +201,7 @@ func (s *store) deleteAPIKey(ctx context.Context, accountID, id string) error {
 
 func (s *store) insertVoiceProfile(ctx context.Context, id, accountID, name string, now time.Time) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO outbound_voice_profiles (id, account_id, name, created_at) VALUES (?, ?, ?, ?)`,
-		id, accountID, name, micros(now))
+		id, accountID, name, sqldb.Micros(now))
 	if err != nil {
 		return fmt.Errorf("insert outbound voice profile: %w", err)
 	}
@@ -258,13 +241,13 @@ func scanApplication(sc interface{ Scan(...any) error }) (application, error) {
 	if profile.Valid {
 		a.VoiceProfileID = &profile.String
 	}
-	a.CreatedAt, a.UpdatedAt = fromMicros(created), fromMicros(updated)
+	a.CreatedAt, a.UpdatedAt = sqldb.Time(created), sqldb.Time(updated)
 	return a, nil
 }
 
 func (s *store) insertApplication(ctx context.Context, a application) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO fax_applications (`+applicationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.AccountID, a.Name, a.WebhookURL, a.WebhookFailoverURL, a.VoiceProfileID, micros(a.CreatedAt), micros(a.UpdatedAt))
+		a.ID, a.AccountID, a.Name, a.WebhookURL, a.WebhookFailoverURL, a.VoiceProfileID, sqldb.Micros(a.CreatedAt), sqldb.Micros(a.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("insert fax application: %w", err)
 	}
@@ -274,7 +257,7 @@ func (s *store) insertApplication(ctx context.Context, a application) error {
 func (s *store) updateApplication(ctx context.Context, a application) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE fax_applications SET application_name = ?, webhook_url = ?, webhook_failover_url = ?,
 		outbound_voice_profile_id = ?, updated_at = ? WHERE id = ? AND account_id = ?`,
-		a.Name, a.WebhookURL, a.WebhookFailoverURL, a.VoiceProfileID, micros(a.UpdatedAt), a.ID, a.AccountID)
+		a.Name, a.WebhookURL, a.WebhookFailoverURL, a.VoiceProfileID, sqldb.Micros(a.UpdatedAt), a.ID, a.AccountID)
 	if err != nil {
 		return fmt.Errorf("update fax application: %w", err)
 	}
@@ -282,12 +265,12 @@ func (s *store) updateApplication(ctx context.Context, a application) error {
 	return nil
 }
 
-// application returns the account's application id; errNotFound when it is
+// application returns the account's application id; storeerr.ErrNotFound when it is
 // missing or another account's.
 func (s *store) application(ctx context.Context, accountID, id string) (application, error) {
 	a, err := scanApplication(s.db.QueryRowContext(ctx, `SELECT `+applicationColumns+` FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return application{}, errNotFound
+		return application{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return application{}, fmt.Errorf("read fax application: %w", err)
@@ -323,12 +306,8 @@ func (s *store) deleteApplication(ctx context.Context, accountID, id string) err
 		return fmt.Errorf("delete fax application: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `DELETE FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, tx, storeerr.ErrNotFound, `DELETE FROM fax_applications WHERE id = ? AND account_id = ?`, id, accountID); err != nil {
 		return fmt.Errorf("delete fax application: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE numbers SET application_id = NULL WHERE application_id = ?`, id); err != nil {
 		return fmt.Errorf("disable numbers of fax application: %w", err)
@@ -348,16 +327,12 @@ type number struct {
 }
 
 // upsertNumber gives phoneNumber to accountID, enabled on applicationID (nil:
-// none). A number of another account is errAlreadyExists.
+// none). A number of another account is storeerr.ErrAlreadyExists.
 func (s *store) upsertNumber(ctx context.Context, n number) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO numbers (phone_number, account_id, application_id) VALUES (?, ?, ?)
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists, `INSERT INTO numbers (phone_number, account_id, application_id) VALUES (?, ?, ?)
 		ON CONFLICT (phone_number) DO UPDATE SET application_id = excluded.application_id WHERE numbers.account_id = excluded.account_id`,
-		n.PhoneNumber, n.AccountID, n.ApplicationID)
-	if err != nil {
+		n.PhoneNumber, n.AccountID, n.ApplicationID); err != nil {
 		return fmt.Errorf("upsert number: %w", err)
-	}
-	if c, _ := res.RowsAffected(); c == 0 {
-		return errAlreadyExists
 	}
 	return nil
 }
@@ -368,7 +343,7 @@ func (s *store) number(ctx context.Context, phoneNumber string) (number, error) 
 	err := s.db.QueryRowContext(ctx, `SELECT phone_number, account_id, application_id FROM numbers WHERE phone_number = ?`, phoneNumber).
 		Scan(&n.PhoneNumber, &n.AccountID, &app)
 	if errors.Is(err, sql.ErrNoRows) {
-		return number{}, errNotFound
+		return number{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return number{}, fmt.Errorf("read number: %w", err)
@@ -440,22 +415,15 @@ func scanFax(sc interface{ Scan(...any) error }) (faxRow, error) {
 		f.CallDurationSecs = &d
 	}
 	if next.Valid {
-		t := fromMicros(next.Int64)
+		t := sqldb.Time(next.Int64)
 		f.NextStepAt = &t
 	}
 	if deleted.Valid {
-		t := fromMicros(deleted.Int64)
+		t := sqldb.Time(deleted.Int64)
 		f.DeletedAt = &t
 	}
-	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
+	f.CreatedAt, f.UpdatedAt = sqldb.Time(created), sqldb.Time(updated)
 	return f, nil
-}
-
-func nullMicros(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return micros(*t)
 }
 
 // outboxEvent is one webhook event to deliver.
@@ -481,7 +449,7 @@ func insertEvents(ctx context.Context, tx *sqldb.Tx, events []outboxEvent) error
 		}
 		args := make([]any, 0, 7*n)
 		for _, e := range events[:n] {
-			args = append(args, e.EventID, e.FaxID, e.Type, e.Data, e.WebhookURL, e.FailoverURL, micros(e.CreatedAt))
+			args = append(args, e.EventID, e.FaxID, e.Type, e.Data, e.WebhookURL, e.FailoverURL, sqldb.Micros(e.CreatedAt))
 		}
 		if _, err := tx.ExecContext(ctx, insertEventsSQL(n), args...); err != nil {
 			return fmt.Errorf("queue events: %w", err)
@@ -514,14 +482,14 @@ func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []ou
 	defer tx.Rollback()
 	if doc != nil && f.MediaID != nil {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
-			*f.MediaID, f.AccountID, doc, micros(f.CreatedAt)); err != nil {
+			*f.MediaID, f.AccountID, doc, sqldb.Micros(f.CreatedAt)); err != nil {
 			return fmt.Errorf("insert media: %w", err)
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO faxes (`+faxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		f.ID, f.AccountID, f.ConnectionID, f.Direction, f.From, f.To, f.MediaURL, f.Quality, f.Status,
 		f.StoreMedia, f.MediaID, f.PageCount, f.FailureReason, f.PartialContent, f.CallDurationSecs, f.WebhookURL,
-		f.WebhookFailoverURL, f.Outcome, f.StepsLeft, nullMicros(f.NextStepAt), micros(f.CreatedAt), micros(f.UpdatedAt), nullMicros(f.DeletedAt))
+		f.WebhookFailoverURL, f.Outcome, f.StepsLeft, sqldb.NullMicros(f.NextStepAt), sqldb.Micros(f.CreatedAt), sqldb.Micros(f.UpdatedAt), sqldb.NullMicros(f.DeletedAt))
 	if err != nil {
 		return fmt.Errorf("insert fax: %w", err)
 	}
@@ -559,7 +527,7 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 	defer tx.Rollback()
 	if doc != nil && f.MediaID != nil {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
-			*f.MediaID, f.AccountID, doc, micros(f.UpdatedAt)); err != nil {
+			*f.MediaID, f.AccountID, doc, sqldb.Micros(f.UpdatedAt)); err != nil {
 			return fmt.Errorf("insert media: %w", err)
 		}
 	}
@@ -568,18 +536,14 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 		claimed_by = NULL, lease_until = NULL
 		WHERE id = ? AND status = ? AND deleted_at IS NULL`
 	args := []any{f.Status, f.MediaURL, f.MediaID, f.PageCount, f.FailureReason,
-		f.PartialContent, f.CallDurationSecs, f.Outcome, f.StepsLeft, nullMicros(f.NextStepAt), micros(f.UpdatedAt), nullMicros(f.DeletedAt),
+		f.PartialContent, f.CallDurationSecs, f.Outcome, f.StepsLeft, sqldb.NullMicros(f.NextStepAt), sqldb.Micros(f.UpdatedAt), sqldb.NullMicros(f.DeletedAt),
 		f.ID, g.Status}
 	if g.Claim != "" {
 		query += ` AND claimed_by = ? AND steps_left = ?`
 		args = append(args, g.Claim, g.StepsLeft)
 	}
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, tx, errStale, query, args...); err != nil {
 		return fmt.Errorf("update fax: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errStale
 	}
 	if err := insertEvents(ctx, tx, events); err != nil {
 		return err
@@ -591,7 +555,7 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 func (s *store) fax(ctx context.Context, accountID, id string) (faxRow, error) {
 	f, err := scanFax(s.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND account_id = ? AND deleted_at IS NULL`, id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return faxRow{}, errNotFound
+		return faxRow{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return faxRow{}, fmt.Errorf("read fax: %w", err)
@@ -609,10 +573,10 @@ func (s *store) listFaxes(ctx context.Context, accountID string, f faxFilter, of
 	where := []string{"account_id = ?", "deleted_at IS NULL"}
 	args := []any{accountID}
 	if f.CreatedGTE != nil {
-		where, args = append(where, "created_at >= ?"), append(args, micros(*f.CreatedGTE))
+		where, args = append(where, "created_at >= ?"), append(args, sqldb.Micros(*f.CreatedGTE))
 	}
 	if f.CreatedLTE != nil {
-		where, args = append(where, "created_at <= ?"), append(args, micros(*f.CreatedLTE))
+		where, args = append(where, "created_at <= ?"), append(args, sqldb.Micros(*f.CreatedLTE))
 	}
 	if f.Direction != "" {
 		where, args = append(where, "direction = ?"), append(args, f.Direction)
@@ -685,7 +649,7 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 				WHERE busy.account_id = due.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) <= ?
 			ORDER BY next_step_at, id LIMIT ?
 		) RETURNING `+faxColumns,
-		replica, micros(leaseUntil), micros(now), micros(now), micros(now), perAccount, limit)
+		replica, sqldb.Micros(leaseUntil), sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
@@ -738,14 +702,14 @@ func (s *store) releaseClaims(ctx context.Context, replica string) error {
 // nextDue returns when the earliest simulator step after now is due.
 func (s *store) nextDue(ctx context.Context, now time.Time) (*time.Time, error) {
 	var next sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT MIN(next_step_at) FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at > ? AND deleted_at IS NULL`, micros(now)).Scan(&next)
+	err := s.db.QueryRowContext(ctx, `SELECT MIN(next_step_at) FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at > ? AND deleted_at IS NULL`, sqldb.Micros(now)).Scan(&next)
 	if err != nil {
 		return nil, fmt.Errorf("next due fax: %w", err)
 	}
 	if !next.Valid {
 		return nil, nil
 	}
-	t := fromMicros(next.Int64)
+	t := sqldb.Time(next.Int64)
 	return &t, nil
 }
 
@@ -753,7 +717,7 @@ func (s *store) media(ctx context.Context, id string) ([]byte, error) {
 	var content []byte
 	err := s.db.QueryRowContext(ctx, `SELECT content FROM media WHERE id = ?`, id).Scan(&content)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
+		return nil, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read media: %w", err)
@@ -778,7 +742,7 @@ func (s *store) claimEvents(ctx context.Context, replica string, now, leaseUntil
 					AND claimed_by IS NOT NULL AND lease_until > ?
 			) ORDER BY seq LIMIT ?
 		) RETURNING seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at`,
-		replica, micros(leaseUntil), micros(now), limit)
+		replica, sqldb.Micros(leaseUntil), sqldb.Micros(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}
@@ -790,7 +754,7 @@ func (s *store) claimEvents(ctx context.Context, replica string, now, leaseUntil
 		if err := rows.Scan(&e.Seq, &e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created); err != nil {
 			return nil, fmt.Errorf("claim events: %w", err)
 		}
-		e.CreatedAt = fromMicros(created)
+		e.CreatedAt = sqldb.Time(created)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -831,7 +795,7 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 		}
 		args := make([]any, 0, 4*n)
 		for _, o := range outcomes[:n] {
-			args = append(args, o.Seq, o.Attempts, micros(o.At), o.DeliveredTo)
+			args = append(args, o.Seq, o.Attempts, sqldb.Micros(o.At), o.DeliveredTo)
 		}
 		if _, err := tx.ExecContext(ctx, recordOutcomesSQL(n), args...); err != nil {
 			return fmt.Errorf("record deliveries: %w", err)
@@ -872,7 +836,7 @@ func recordOutcomesSQL(n int) string {
 func (s *store) recordAttempts(ctx context.Context, e outboxEvent, attempts int, replica string, leaseUntil time.Time) (held bool, err error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = CASE WHEN seq = ? THEN ? ELSE attempts END
 		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`,
-		micros(leaseUntil), e.Seq, attempts, e.FaxID, replica)
+		sqldb.Micros(leaseUntil), e.Seq, attempts, e.FaxID, replica)
 	if err != nil {
 		return false, fmt.Errorf("record attempts of event %d: %w", e.Seq, err)
 	}
@@ -887,7 +851,7 @@ func (s *store) recordAttempts(ctx context.Context, e outboxEvent, attempts int,
 // leaseUntil. held is false when the claim is no longer replica's.
 func (s *store) renewEvents(ctx context.Context, faxID, replica string, leaseUntil time.Time) (held bool, err error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?
-		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`, micros(leaseUntil), faxID, replica)
+		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`, sqldb.Micros(leaseUntil), faxID, replica)
 	if err != nil {
 		return false, fmt.Errorf("renew the claim on the events of fax %s: %w", faxID, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
 // sweepBodies are well-formed bodies for the operations that take one,
@@ -70,8 +71,14 @@ func TestEveryOperation_ForAnUnknownIDAnswers404(t *testing.T) {
 
 func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
 	h := newHarness(t)
-	require.NoError(t, h.srv.cfg.DB.Close())
+	testdb.DropTables(t, h.srv.cfg.DB)
 	h.sweep(t, http.StatusInternalServerError, map[string]string{"id": "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"}, h.key, true)
+}
+
+func TestEveryOperation_WhenTheDatabaseIsGoneAnswers503(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.srv.cfg.DB.Close())
+	h.sweep(t, http.StatusServiceUnavailable, map[string]string{"id": "0f4c2a1e-9b7d-4c3a-8e6f-5d4c3b2a1f0e"}, h.key, true)
 }
 
 // rawStatus sends a request through the contract transport (request checks off) and
@@ -102,8 +109,10 @@ func TestGetMedia_AnswersEachFailureWithItsStatus(t *testing.T) {
 	signed := fmt.Sprintf("/v2/media/%s?expires=%d&signature=%s", unknown, expires, h.srv.linkSignature(unknown, expires))
 	assert.Equal(t, http.StatusNotFound, h.rawStatus(t, http.MethodGet, signed, "", nil), "a signed link to a document gone")
 	assert.Equal(t, http.StatusUnprocessableEntity, h.rawStatus(t, http.MethodGet, "/v2/media/"+unknown+"?expires=soon&signature=x", "", nil))
+	testdb.DropTables(t, h.srv.cfg.DB)
+	assert.Equal(t, http.StatusInternalServerError, h.rawStatus(t, http.MethodGet, signed, "", nil), "the database failing")
 	require.NoError(t, h.srv.cfg.DB.Close())
-	assert.Equal(t, http.StatusInternalServerError, h.rawStatus(t, http.MethodGet, signed, "", nil))
+	assert.Equal(t, http.StatusServiceUnavailable, h.rawStatus(t, http.MethodGet, signed, "", nil), "the database gone")
 }
 
 func TestInvalidParametersAnswer422(t *testing.T) {

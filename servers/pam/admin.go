@@ -3,6 +3,7 @@ package pam
 import (
 	"context"
 	"crypto/hmac"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
 )
 
@@ -12,8 +13,8 @@ import (
 
 // ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
 var (
-	ErrNotFound      = errNotFound
-	ErrAlreadyExists = errAlreadyExists
+	ErrNotFound      = storeerr.ErrNotFound
+	ErrAlreadyExists = storeerr.ErrAlreadyExists
 )
 
 // Team is a PAM tenant.
@@ -155,8 +156,10 @@ func (s *Server) Offline() bool {
 	if s.store.db.Shared() {
 		ctx, cancel := context.WithTimeout(context.Background(), offlineReadTimeout)
 		defer cancel()
+		gen := s.offlineSwitch.Generation()
 		if offline, err := s.store.offline(ctx); err == nil {
 			s.offline.Store(offline)
+			s.offlineSwitch.Put(gen, "", offline)
 		}
 	}
 	return s.offline.Load()

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 )
@@ -67,12 +69,12 @@ func (s *Server) resolveAuth(r *http.Request) *authState {
 	}
 	rec, err := s.token(r.Context(), hashSecret(strings.TrimSpace(token)))
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return &authState{err: errAuthentication("the bearer token is not valid; obtain a new one")}
 	case err != nil:
 		// A caller gone away becomes client_closed_connection; anything else
 		// unknown_error, its detail logged by the error handler.
-		return &authState{err: toAPIError(err)}
+		return &authState{err: lookupError(err)}
 	case !s.clock.Now().Before(rec.ExpiresAt):
 		return &authState{err: errAuthentication("the bearer token expired at %s; obtain a new one", rec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"))}
 	case rec.KeyDeleted:
@@ -126,6 +128,9 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			setRateHeadersOn(c.Response().Header(), unknownRate(s.cfg.RateLimit, s.cfg.RateLimitPeriod, s.clock.Now()))
 			return err
+		}
+		if st.principal != nil {
+			apiserver.Attribute(req.Context(), st.principal.TeamName)
 		}
 		rh := toRateHeaders(d)
 		ctx := context.WithValue(withRequestURL(req), authStateKey{}, st)
@@ -383,17 +388,23 @@ func (s *Server) authorize(ctx context.Context, teamName string, perm permission
 // maintenance answers every API call with 503 service_offline while the
 // operator has the service offline. It runs after the rate limiter, so the
 // answer carries the rate-limit headers like every other. On a shared
-// database the switch is read on every call, since the operator may have
-// flipped it through another replica.
+// database the switch is read from the database whenever the cache of it
+// was dropped (after any commit, this replica's or another's), since the
+// operator may have flipped it through another replica.
 func (s *Server) maintenance(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !strings.HasPrefix(c.Request().URL.Path, "/v1/") {
 			return next(c)
 		}
 		if s.store.db.Shared() {
-			offline, err := s.store.offline(c.Request().Context())
-			if err != nil {
-				return err
+			offline, ok := s.offlineSwitch.Get("")
+			if !ok {
+				gen := s.offlineSwitch.Generation()
+				var err error
+				if offline, err = s.store.offline(c.Request().Context()); err != nil {
+					return err
+				}
+				s.offlineSwitch.Put(gen, "", offline)
 			}
 			s.offline.Store(offline)
 		}

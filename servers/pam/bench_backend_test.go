@@ -2,6 +2,7 @@ package pam_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,11 +10,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
@@ -23,19 +27,25 @@ import (
 // PostgreSQL (the throwaway cluster of testdb, or APISTACK_TEST_POSTGRES_URL),
 // each as `apistack serve` runs it: request validation on, the default
 // configuration. On PostgreSQL the server takes its database to be shared
-// with other replicas, so it caches none of its content (token, roles, list
-// pages, rendered pages), reads the maintenance switch and spends from the
-// rate limit in the database on every request; on SQLite all of that is in
-// the process. The ratio is what scaling out costs one replica.
+// with other replicas: it keeps its caches (token, roles, list pages,
+// rendered pages, the maintenance switch) while it hears the other
+// replicas' commits, and spends from the rate limit in the database on every
+// request; on SQLite all of that is in the process. The ratio is what
+// scaling out costs one replica. Besides req/s each reports the process's
+// CPU time per request (user+sys, clients included: they are in the same
+// process) and allocations per request.
 
 // backendServer starts a PAM server on a fresh database of backend with team
 // acme, a pam_admin service user and 150 groups, and returns its URL and a
 // bearer token.
 func backendServer(b *testing.B, backend testdb.Backend) (baseURL, token string) {
+	return backendServerOn(b, testdb.OpenOn(b, backend, pamtest.Migrations))
+}
+
+// backendServerOn is backendServer on db.
+func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
 	ctx := context.Background()
-	db := testdb.OpenOn(b, backend, pamtest.Migrations)
-	srv, err := pam.New(ctx, pam.Config{DB: db, RateLimit: 1 << 30,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(b, err)
 	h, err := srv.Handler()
 	require.NoError(b, err)
@@ -64,6 +74,7 @@ func runClients(b *testing.B, newReq func() *http.Request, status int, minBytes 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.SetParallelism(8)
 	b.ReportAllocs()
+	cpu := cpuTime(b)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -81,6 +92,14 @@ func runClients(b *testing.B, newReq func() *http.Request, status int, minBytes 
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N), "cpu-us/op")
+}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var backends = []testdb.Backend{testdb.SQLite, testdb.Postgres}
@@ -98,6 +117,89 @@ func BenchmarkBackendListGroups(b *testing.B) {
 				return req
 			}, http.StatusOK, 5000)
 		})
+	}
+}
+
+// BenchmarkBackendCreateGroup16Teams: concurrent writes that need not
+// wait for each other, 16 clients each creating groups in a team of its
+// own (16 teams, each with its own pam_admin service user).
+func BenchmarkBackendCreateGroup16Teams(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(string(backend), func(b *testing.B) {
+			benchCreate16Teams(b, testdb.OpenOn(b, backend, pamtest.Migrations))
+		})
+	}
+}
+
+func benchCreate16Teams(b *testing.B, db *sql.DB) {
+	ctx := context.Background()
+	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
+	require.NoError(b, err)
+	h, err := srv.Handler()
+	require.NoError(b, err)
+	hs := httptest.NewServer(h)
+	b.Cleanup(hs.Close)
+	api, err := pamapi.NewClientWithResponses(hs.URL)
+	require.NoError(b, err)
+	type team struct{ url, token string }
+	teams := make([]team, 16)
+	for i := range teams {
+		name := fmt.Sprintf("team-%02d", i)
+		_, err = srv.CreateTeam(ctx, name)
+		require.NoError(b, err)
+		key, err := srv.BootstrapServiceUser(ctx, name, "bot", "bot-group", []string{"pam_admin"}, 0)
+		require.NoError(b, err)
+		tok, err := api.IssueServiceTokenWithResponse(ctx, name,
+			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
+		require.NoError(b, err)
+		require.NotNil(b, tok.JSON200, string(tok.Body))
+		teams[i] = team{url: hs.URL + "/v1/teams/" + name + "/groups", token: tok.JSON200.BearerToken}
+	}
+	var n atomic.Int64
+	runClients(b, func() *http.Request {
+		i := n.Add(1)
+		t := teams[i%int64(len(teams))]
+		body := fmt.Sprintf(`{"name":"new-%08d","roles":["end_user"]}`, i)
+		req, _ := http.NewRequest(http.MethodPost, t.url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+t.token)
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}, http.StatusCreated, 0)
+}
+
+// BenchmarkPoolSize measures a PAM replica on PostgreSQL with pools of
+// several sizes (pgdb.Options.MaxConns, serve's --database-max-conns) and
+// with pgx's two ways of running a statement (its per-connection statement
+// cache, the default, or describe-and-execute every time): the list of 100
+// groups and creates over 16 teams, 16 clients each.
+func BenchmarkPoolSize(b *testing.B) {
+	modes := []string{"cache_statement", "exec"}
+	for _, mode := range modes {
+		for _, conns := range []int{2, 4, 8, 16} {
+			open := func(b *testing.B) *sql.DB {
+				url, schema := testdb.OpenShared(b, pamtest.Migrations)
+				sep := "?"
+				if strings.Contains(url, "?") {
+					sep = "&"
+				}
+				db, err := pgdb.OpenWith(context.Background(), url+sep+"default_query_exec_mode="+mode, schema, pam.PostgresMigrations(), pgdb.Options{MaxConns: conns})
+				require.NoError(b, err)
+				b.Cleanup(func() { _ = db.Close() })
+				return db
+			}
+			b.Run(fmt.Sprintf("list/%s/conns=%d", mode, conns), func(b *testing.B) {
+				base, tok := backendServerOn(b, open(b))
+				url := base + "/v1/teams/acme/groups?count=100"
+				runClients(b, func() *http.Request {
+					req, _ := http.NewRequest(http.MethodGet, url, nil)
+					req.Header.Set("Authorization", "Bearer "+tok)
+					return req
+				}, http.StatusOK, 5000)
+			})
+			b.Run(fmt.Sprintf("create16teams/%s/conns=%d", mode, conns), func(b *testing.B) {
+				benchCreate16Teams(b, open(b))
+			})
+		}
 	}
 }
 

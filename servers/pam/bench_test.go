@@ -12,6 +12,7 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/validation"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -87,7 +88,7 @@ const (
 // mode, and returns a function that lists its first page of 100 groups and
 // one that waits for the background checks started so far.
 func listGroupsOn(b *testing.B, mode validationMode) (list func(), wait func()) {
-	opts := pamtest.Options{NoValidation: mode == off, RateLimit: 1 << 30}
+	opts := pamtest.Options{NoValidation: mode == off, Settings: pam.Settings{RateLimit: 1 << 30}}
 	wait = func() {}
 	if mode == background {
 		bg := validation.NewBackground(validation.BackgroundConfig{})

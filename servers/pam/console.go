@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"time"
 )
 
@@ -62,7 +63,7 @@ func (s *Server) ConsoleTeams(ctx context.Context) ([]ConsoleTeam, error) {
 	var teams []ConsoleTeam
 	for rows.Next() {
 		var t ConsoleTeam
-		if err := rows.Scan(&t.ID, &t.Name, &t.Disabled, &t.CreatedAt); err != nil {
+		if err := rows.Scan(&t.ID, &t.Name, &t.Disabled, sqldb.TimeInto(&t.CreatedAt)); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("console teams: %w", err)
 		}
@@ -112,7 +113,7 @@ func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 		(SELECT COUNT(*) FROM tokens WHERE key_id = k.id),
 		(SELECT COUNT(*) FROM tokens WHERE key_id = k.id AND expires_at > ? AND revoked_at IS NULL)
 		FROM users u LEFT JOIN service_keys k ON k.user_id = u.id AND k.deleted_at IS NULL
-		WHERE u.team_id = ? AND u.status <> 'deleted' ORDER BY u.name, u.id, k.created_at, k.id`, now, t.ID)
+		WHERE u.team_id = ? AND u.status <> 'deleted' ORDER BY u.name, u.id, k.created_at, k.id`, sqldb.Micros(now), t.ID)
 	if err != nil {
 		return fmt.Errorf("console users: %w", err)
 	}
@@ -120,8 +121,8 @@ func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 	for users.Next() {
 		var u ConsoleUser
 		var k ConsoleKey
-		var keyCreated, keyExpires sql.NullTime
-		if err := users.Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt, &k.ID, &keyCreated, &keyExpires, &k.Tokens, &k.LiveTokens); err != nil {
+		var keyCreated, keyExpires sql.NullInt64
+		if err := users.Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt), &k.ID, &keyCreated, &keyExpires, &k.Tokens, &k.LiveTokens); err != nil {
 			return fmt.Errorf("console users: %w", err)
 		}
 		if n := len(t.Users); n == 0 || t.Users[n-1].ID != u.ID {
@@ -130,10 +131,8 @@ func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 		if k.ID == "" {
 			continue
 		}
-		k.CreatedAt = keyCreated.Time
-		if keyExpires.Valid {
-			k.ExpiresAt = &keyExpires.Time
-		}
+		k.CreatedAt = sqldb.Time(keyCreated.Int64)
+		k.ExpiresAt = sqldb.NullTime(keyExpires)
 		last := &t.Users[len(t.Users)-1]
 		last.Keys = append(last.Keys, k)
 	}
@@ -141,8 +140,7 @@ func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 		return fmt.Errorf("console users: %w", err)
 	}
 	users.Close()
-	// The driver decodes a TIMESTAMP column, not an aggregate of one: the
-	// last use is read key by key.
+	// The last use is read key by key, with the rows closed.
 	for i := range t.Users {
 		// Read with the rows closed: the limiter's store may be this database.
 		d, err := s.limiter.Peek(ctx, "user:"+t.Users[i].ID)
@@ -156,7 +154,7 @@ func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 				continue
 			}
 			var last time.Time
-			err := s.store.db.QueryRowContext(ctx, `SELECT created_at FROM tokens WHERE key_id = ? ORDER BY created_at DESC LIMIT 1`, k.ID).Scan(&last)
+			err := s.store.db.QueryRowContext(ctx, `SELECT created_at FROM tokens WHERE key_id = ? ORDER BY created_at DESC LIMIT 1`, k.ID).Scan(sqldb.TimeInto(&last))
 			if err != nil {
 				return fmt.Errorf("console key last use: %w", err)
 			}

@@ -3,11 +3,13 @@ package pam
 import (
 	"context"
 	"errors"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/pamserver"
 )
 
 // The directory operations, in the order of the spec: the caller, groups and
@@ -15,23 +17,23 @@ import (
 // first (team, then role), so nothing of another team is ever looked up.
 
 // noContent is the 204 answer of every update, delete, add and remove.
-func noContent(ctx context.Context) pamapi.NoContentResponse {
-	return pamapi.NoContentResponse{Headers: pamapi.NoContentResponseHeaders(rateHeadersFrom(ctx))}
+func noContent(ctx context.Context) pamserver.NoContentResponse {
+	return pamserver.NoContentResponse{Headers: pamserver.NoContentResponseHeaders(rateHeadersFrom(ctx))}
 }
 
 // mapStoreErr turns the store's sentinel errors into the API's answers.
 func mapStoreErr(err error, notFound, exists string) error {
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return errNoSuch("%s", notFound)
-	case errors.Is(err, errAlreadyExists):
+	case errors.Is(err, storeerr.ErrAlreadyExists):
 		return newError(http.StatusConflict, pamapi.ErrorNameResourceAlreadyExists, "%s", exists)
 	}
 	return err
 }
 
 // GetCurrentUser returns the caller with its effective roles.
-func (s *Server) GetCurrentUser(ctx context.Context, req pamapi.GetCurrentUserRequestObject) (pamapi.GetCurrentUserResponseObject, error) {
+func (s *Server) GetCurrentUser(ctx context.Context, req pamserver.GetCurrentUserRequestObject) (pamserver.GetCurrentUserResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, anyMember)
 	if err != nil {
 		return nil, err
@@ -44,17 +46,17 @@ func (s *Server) GetCurrentUser(ctx context.Context, req pamapi.GetCurrentUserRe
 	for _, r := range p.Roles {
 		roles = append(roles, pamapi.Role(r))
 	}
-	return pamapi.GetCurrentUser200JSONResponse{
+	return pamserver.GetCurrentUser200JSONResponse{
 		Body: pamapi.CurrentUser{
 			Id: mustUUID(u.ID), Name: u.Name, Kind: pamapi.UserKind(u.Kind), Status: pamapi.UserStatus(u.Status),
 			CreatedAt: u.CreatedAt.UTC(), TeamName: p.TeamName, Roles: roles,
 		},
-		Headers: pamapi.GetCurrentUser200ResponseHeaders(rateHeadersFrom(ctx)),
+		Headers: pamserver.GetCurrentUser200ResponseHeaders(rateHeadersFrom(ctx)),
 	}, nil
 }
 
 // CreateGroup creates a group.
-func (s *Server) CreateGroup(ctx context.Context, req pamapi.CreateGroupRequestObject) (pamapi.CreateGroupResponseObject, error) {
+func (s *Server) CreateGroup(ctx context.Context, req pamserver.CreateGroupRequestObject) (pamserver.CreateGroupResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -63,11 +65,11 @@ func (s *Server) CreateGroup(ctx context.Context, req pamapi.CreateGroupRequestO
 	if err != nil {
 		return nil, mapStoreErr(err, "", "a live group named "+req.Body.Name+" exists already")
 	}
-	return pamapi.CreateGroup201JSONResponse{Body: toAPIGroup(g), Headers: pamapi.CreateGroup201ResponseHeaders(rateHeadersFrom(ctx))}, nil
+	return pamserver.CreateGroup201JSONResponse{Body: toAPIGroup(g), Headers: pamserver.CreateGroup201ResponseHeaders(rateHeadersFrom(ctx))}, nil
 }
 
 // GetGroup returns a group, live or deleted.
-func (s *Server) GetGroup(ctx context.Context, req pamapi.GetGroupRequestObject) (pamapi.GetGroupResponseObject, error) {
+func (s *Server) GetGroup(ctx context.Context, req pamserver.GetGroupRequestObject) (pamserver.GetGroupResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
@@ -76,11 +78,11 @@ func (s *Server) GetGroup(ctx context.Context, req pamapi.GetGroupRequestObject)
 	if err != nil {
 		return nil, mapStoreErr(err, "no group named "+req.GroupName, "")
 	}
-	return pamapi.GetGroup200JSONResponse{Body: toAPIGroup(g), Headers: pamapi.GetGroup200ResponseHeaders(rateHeadersFrom(ctx))}, nil
+	return pamserver.GetGroup200JSONResponse{Body: toAPIGroup(g), Headers: pamserver.GetGroup200ResponseHeaders(rateHeadersFrom(ctx))}, nil
 }
 
 // UpdateGroup replaces a live group's roles.
-func (s *Server) UpdateGroup(ctx context.Context, req pamapi.UpdateGroupRequestObject) (pamapi.UpdateGroupResponseObject, error) {
+func (s *Server) UpdateGroup(ctx context.Context, req pamserver.UpdateGroupRequestObject) (pamserver.UpdateGroupResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -88,11 +90,11 @@ func (s *Server) UpdateGroup(ctx context.Context, req pamapi.UpdateGroupRequestO
 	if err := s.store.updateGroupRoles(ctx, p.TeamID, req.GroupName, rolesToStrings(req.Body.Roles)); err != nil {
 		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
 	}
-	return pamapi.UpdateGroup204Response(noContent(ctx)), nil
+	return pamserver.UpdateGroup204Response(noContent(ctx)), nil
 }
 
 // DeleteGroup soft-deletes a live group.
-func (s *Server) DeleteGroup(ctx context.Context, req pamapi.DeleteGroupRequestObject) (pamapi.DeleteGroupResponseObject, error) {
+func (s *Server) DeleteGroup(ctx context.Context, req pamserver.DeleteGroupRequestObject) (pamserver.DeleteGroupResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -100,11 +102,11 @@ func (s *Server) DeleteGroup(ctx context.Context, req pamapi.DeleteGroupRequestO
 	if err := s.store.deleteGroup(ctx, p.TeamID, req.GroupName, s.clock.Now()); err != nil {
 		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
 	}
-	return pamapi.DeleteGroup204Response(noContent(ctx)), nil
+	return pamserver.DeleteGroup204Response(noContent(ctx)), nil
 }
 
 // ListGroupMembers lists the users of a live group.
-func (s *Server) ListGroupMembers(ctx context.Context, req pamapi.ListGroupMembersRequestObject) (pamapi.ListGroupMembersResponseObject, error) {
+func (s *Server) ListGroupMembers(ctx context.Context, req pamserver.ListGroupMembersRequestObject) (pamserver.ListGroupMembersResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
@@ -122,9 +124,9 @@ func (s *Server) ListGroupMembers(ctx context.Context, req pamapi.ListGroupMembe
 		return nil, err
 	}
 	rh := rateHeadersFrom(ctx)
-	return pamapi.ListGroupMembers200JSONResponse{
+	return pamserver.ListGroupMembers200JSONResponse{
 		Body: pamapi.UserList{List: toAPIUsers(users)},
-		Headers: pamapi.ListGroupMembers200ResponseHeaders{
+		Headers: pamserver.ListGroupMembers200ResponseHeaders{
 			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
 			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
 		},
@@ -132,7 +134,7 @@ func (s *Server) ListGroupMembers(ctx context.Context, req pamapi.ListGroupMembe
 }
 
 // AddGroupMember puts a user of the team in a live group.
-func (s *Server) AddGroupMember(ctx context.Context, req pamapi.AddGroupMemberRequestObject) (pamapi.AddGroupMemberResponseObject, error) {
+func (s *Server) AddGroupMember(ctx context.Context, req pamserver.AddGroupMemberRequestObject) (pamserver.AddGroupMemberResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -148,11 +150,11 @@ func (s *Server) AddGroupMember(ctx context.Context, req pamapi.AddGroupMemberRe
 	if err := s.store.addMember(ctx, g.ID, u.ID); err != nil {
 		return nil, mapStoreErr(err, "", req.Body.UserName+" is a member of "+req.GroupName+" already")
 	}
-	return pamapi.AddGroupMember204Response(noContent(ctx)), nil
+	return pamserver.AddGroupMember204Response(noContent(ctx)), nil
 }
 
 // RemoveGroupMember takes a user out of a live group.
-func (s *Server) RemoveGroupMember(ctx context.Context, req pamapi.RemoveGroupMemberRequestObject) (pamapi.RemoveGroupMemberResponseObject, error) {
+func (s *Server) RemoveGroupMember(ctx context.Context, req pamserver.RemoveGroupMemberRequestObject) (pamserver.RemoveGroupMemberResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -168,11 +170,11 @@ func (s *Server) RemoveGroupMember(ctx context.Context, req pamapi.RemoveGroupMe
 	if err := s.store.removeMember(ctx, g.ID, u.ID); err != nil {
 		return nil, mapStoreErr(err, req.UserName+" is not a member of "+req.GroupName, "")
 	}
-	return pamapi.RemoveGroupMember204Response(noContent(ctx)), nil
+	return pamserver.RemoveGroupMember204Response(noContent(ctx)), nil
 }
 
 // ListUsers lists the team's users, human and service.
-func (s *Server) ListUsers(ctx context.Context, req pamapi.ListUsersRequestObject) (pamapi.ListUsersResponseObject, error) {
+func (s *Server) ListUsers(ctx context.Context, req pamserver.ListUsersRequestObject) (pamserver.ListUsersResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
@@ -200,9 +202,9 @@ func (s *Server) ListUsers(ctx context.Context, req pamapi.ListUsersRequestObjec
 		return nil, err
 	}
 	rh := rateHeadersFrom(ctx)
-	return pamapi.ListUsers200JSONResponse{
+	return pamserver.ListUsers200JSONResponse{
 		Body: pamapi.UserList{List: toAPIUsers(users)},
-		Headers: pamapi.ListUsers200ResponseHeaders{
+		Headers: pamserver.ListUsers200ResponseHeaders{
 			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
 			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
 		},
@@ -210,7 +212,7 @@ func (s *Server) ListUsers(ctx context.Context, req pamapi.ListUsersRequestObjec
 }
 
 // GetUser returns a user of the team.
-func (s *Server) GetUser(ctx context.Context, req pamapi.GetUserRequestObject) (pamapi.GetUserResponseObject, error) {
+func (s *Server) GetUser(ctx context.Context, req pamserver.GetUserRequestObject) (pamserver.GetUserResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
@@ -219,11 +221,11 @@ func (s *Server) GetUser(ctx context.Context, req pamapi.GetUserRequestObject) (
 	if err != nil {
 		return nil, mapStoreErr(err, "no user named "+req.UserName, "")
 	}
-	return pamapi.GetUser200JSONResponse{Body: toAPIUser(u), Headers: pamapi.GetUser200ResponseHeaders(rateHeadersFrom(ctx))}, nil
+	return pamserver.GetUser200JSONResponse{Body: toAPIUser(u), Headers: pamserver.GetUser200ResponseHeaders(rateHeadersFrom(ctx))}, nil
 }
 
 // ListServiceUsers lists the team's service users.
-func (s *Server) ListServiceUsers(ctx context.Context, req pamapi.ListServiceUsersRequestObject) (pamapi.ListServiceUsersResponseObject, error) {
+func (s *Server) ListServiceUsers(ctx context.Context, req pamserver.ListServiceUsersRequestObject) (pamserver.ListServiceUsersResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
@@ -251,9 +253,9 @@ func (s *Server) ListServiceUsers(ctx context.Context, req pamapi.ListServiceUse
 		list = append(list, toAPIServiceUser(u))
 	}
 	rh := rateHeadersFrom(ctx)
-	return pamapi.ListServiceUsers200JSONResponse{
+	return pamserver.ListServiceUsers200JSONResponse{
 		Body: pamapi.ServiceUserList{List: list},
-		Headers: pamapi.ListServiceUsers200ResponseHeaders{
+		Headers: pamserver.ListServiceUsers200ResponseHeaders{
 			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
 			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
 		},
@@ -261,7 +263,7 @@ func (s *Server) ListServiceUsers(ctx context.Context, req pamapi.ListServiceUse
 }
 
 // CreateServiceUser creates an active service user without keys.
-func (s *Server) CreateServiceUser(ctx context.Context, req pamapi.CreateServiceUserRequestObject) (pamapi.CreateServiceUserResponseObject, error) {
+func (s *Server) CreateServiceUser(ctx context.Context, req pamserver.CreateServiceUserRequestObject) (pamserver.CreateServiceUserResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -270,11 +272,11 @@ func (s *Server) CreateServiceUser(ctx context.Context, req pamapi.CreateService
 	if err != nil {
 		return nil, mapStoreErr(err, "", "a user named "+req.Body.Name+" exists already")
 	}
-	return pamapi.CreateServiceUser201JSONResponse{Body: toAPIServiceUser(u), Headers: pamapi.CreateServiceUser201ResponseHeaders(rateHeadersFrom(ctx))}, nil
+	return pamserver.CreateServiceUser201JSONResponse{Body: toAPIServiceUser(u), Headers: pamserver.CreateServiceUser201ResponseHeaders(rateHeadersFrom(ctx))}, nil
 }
 
 // GetServiceUser returns a service user.
-func (s *Server) GetServiceUser(ctx context.Context, req pamapi.GetServiceUserRequestObject) (pamapi.GetServiceUserResponseObject, error) {
+func (s *Server) GetServiceUser(ctx context.Context, req pamserver.GetServiceUserRequestObject) (pamserver.GetServiceUserResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
@@ -283,11 +285,11 @@ func (s *Server) GetServiceUser(ctx context.Context, req pamapi.GetServiceUserRe
 	if err != nil {
 		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
 	}
-	return pamapi.GetServiceUser200JSONResponse{Body: toAPIServiceUser(u), Headers: pamapi.GetServiceUser200ResponseHeaders(rateHeadersFrom(ctx))}, nil
+	return pamserver.GetServiceUser200JSONResponse{Body: toAPIServiceUser(u), Headers: pamserver.GetServiceUser200ResponseHeaders(rateHeadersFrom(ctx))}, nil
 }
 
 // UpdateServiceUser renames, disables or enables a service user.
-func (s *Server) UpdateServiceUser(ctx context.Context, req pamapi.UpdateServiceUserRequestObject) (pamapi.UpdateServiceUserResponseObject, error) {
+func (s *Server) UpdateServiceUser(ctx context.Context, req pamserver.UpdateServiceUserRequestObject) (pamserver.UpdateServiceUserResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -308,11 +310,11 @@ func (s *Server) UpdateServiceUser(ctx context.Context, req pamapi.UpdateService
 		}
 		return nil, mapStoreErr(err, "", "a user named "+name+" exists already")
 	}
-	return pamapi.UpdateServiceUser204Response(noContent(ctx)), nil
+	return pamserver.UpdateServiceUser204Response(noContent(ctx)), nil
 }
 
 // ListServiceUserKeys lists a service user's live keys, never their secrets.
-func (s *Server) ListServiceUserKeys(ctx context.Context, req pamapi.ListServiceUserKeysRequestObject) (pamapi.ListServiceUserKeysResponseObject, error) {
+func (s *Server) ListServiceUserKeys(ctx context.Context, req pamserver.ListServiceUserKeysRequestObject) (pamserver.ListServiceUserKeysResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err
@@ -335,9 +337,9 @@ func (s *Server) ListServiceUserKeys(ctx context.Context, req pamapi.ListService
 		list = append(list, pamapi.ServiceUserKey{Id: k.ID, CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utcPtr(k.ExpiresAt)})
 	}
 	rh := rateHeadersFrom(ctx)
-	return pamapi.ListServiceUserKeys200JSONResponse{
+	return pamserver.ListServiceUserKeys200JSONResponse{
 		Body: pamapi.ServiceUserKeyList{List: list},
-		Headers: pamapi.ListServiceUserKeys200ResponseHeaders{
+		Headers: pamserver.ListServiceUserKeys200ResponseHeaders{
 			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
 			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
 		},
@@ -345,7 +347,7 @@ func (s *Server) ListServiceUserKeys(ctx context.Context, req pamapi.ListService
 }
 
 // CreateServiceUserKey issues a key and shows its secret this once.
-func (s *Server) CreateServiceUserKey(ctx context.Context, req pamapi.CreateServiceUserKeyRequestObject) (pamapi.CreateServiceUserKeyResponseObject, error) {
+func (s *Server) CreateServiceUserKey(ctx context.Context, req pamserver.CreateServiceUserKeyRequestObject) (pamserver.CreateServiceUserKeyResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -366,14 +368,14 @@ func (s *Server) CreateServiceUserKey(ctx context.Context, req pamapi.CreateServ
 	if err != nil {
 		return nil, err
 	}
-	return pamapi.CreateServiceUserKey201JSONResponse{
+	return pamserver.CreateServiceUserKey201JSONResponse{
 		Body:    pamapi.ServiceUserKeySecret{Id: k.ID, KeySecret: secret, CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utcPtr(k.ExpiresAt)},
-		Headers: pamapi.CreateServiceUserKey201ResponseHeaders(rateHeadersFrom(ctx)),
+		Headers: pamserver.CreateServiceUserKey201ResponseHeaders(rateHeadersFrom(ctx)),
 	}, nil
 }
 
 // DeleteServiceUserKey deletes a key; its tokens stop working at once.
-func (s *Server) DeleteServiceUserKey(ctx context.Context, req pamapi.DeleteServiceUserKeyRequestObject) (pamapi.DeleteServiceUserKeyResponseObject, error) {
+func (s *Server) DeleteServiceUserKey(ctx context.Context, req pamserver.DeleteServiceUserKeyRequestObject) (pamserver.DeleteServiceUserKeyResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
 	if err != nil {
 		return nil, err
@@ -385,7 +387,7 @@ func (s *Server) DeleteServiceUserKey(ctx context.Context, req pamapi.DeleteServ
 	if err := s.store.deleteKey(ctx, u.ID, req.KeyId, s.clock.Now()); err != nil {
 		return nil, mapStoreErr(err, "no live key "+req.KeyId+" of "+req.UserName, "")
 	}
-	return pamapi.DeleteServiceUserKey204Response(noContent(ctx)), nil
+	return pamserver.DeleteServiceUserKey204Response(noContent(ctx)), nil
 }
 
 // roleCatalog is every role with what it allows in this API, in name order.
@@ -401,7 +403,7 @@ var roleCatalog = []pamapi.RoleInfo{
 func roleKey(r pamapi.RoleInfo) keyset { return keyset{Name: string(r.Name), ID: string(r.Name)} }
 
 // ListRoles lists the roles a group can grant.
-func (s *Server) ListRoles(ctx context.Context, req pamapi.ListRolesRequestObject) (pamapi.ListRolesResponseObject, error) {
+func (s *Server) ListRoles(ctx context.Context, req pamserver.ListRolesRequestObject) (pamserver.ListRolesResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, anyMember)
 	if err != nil {
 		return nil, err
@@ -416,9 +418,9 @@ func (s *Server) ListRoles(ctx context.Context, req pamapi.ListRolesRequestObjec
 		roles = []pamapi.RoleInfo{}
 	}
 	rh := rateHeadersFrom(ctx)
-	return pamapi.ListRoles200JSONResponse{
+	return pamserver.ListRoles200JSONResponse{
 		Body: pamapi.RoleList{List: roles},
-		Headers: pamapi.ListRoles200ResponseHeaders{
+		Headers: pamserver.ListRoles200ResponseHeaders{
 			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
 			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
 		},

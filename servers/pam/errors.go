@@ -53,89 +53,90 @@ func errNoSuch(format string, args ...any) *apiError {
 	return newError(http.StatusNotFound, pamapi.ErrorNameResourceDoesNotExist, format, args...)
 }
 
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
+
 // errorHandler renders every error in the PAM body. Validation failures keep
 // their causes; anything unexpected becomes unknown_error without detail (the
 // detail goes to the log, never to the caller).
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
-	return func(err error, c echo.Context) {
-		if c.Response().Committed {
-			return
-		}
-		ae := toAPIError(err)
-		if ae.Status == http.StatusInternalServerError {
-			logger.ErrorContext(c.Request().Context(), "internal error", "path", c.Request().URL.Path, "err", err)
-		}
-		if ae.Causes == nil {
-			ae.Causes = []pamapi.ErrorCause{}
-		}
-		body := pamapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message, ErrorCause: ae.Causes}
-		if ae.Status == apiserver.StatusClientClosedRequest {
-			c.Response().WriteHeader(ae.Status)
-			return
-		}
-		if err := c.JSON(ae.Status, body); err != nil {
-			logger.WarnContext(c.Request().Context(), "write error response", "err", err)
-		}
-	}
+	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
+		API: "pam", Logger: logger,
+		Failure: fromValidation, Domain: fromQuota, Echo: fromEcho,
+		Internal:    errUnknown,
+		Unavailable: errUnavailable,
+		Render: func(c echo.Context, ae *apiError) error {
+			causes := ae.Causes
+			if causes == nil {
+				causes = []pamapi.ErrorCause{}
+			}
+			return c.JSON(ae.Status, pamapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message, ErrorCause: causes})
+		},
+	})
 }
 
-func toAPIError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
-	}
-	var qe *quotaError
-	if errors.As(err, &qe) {
-		return newError(http.StatusForbidden, pamapi.ErrorNameQuotaExceeded, "the team's %s", qe.Error())
-	}
-	var vf *validation.Failure
-	if errors.As(err, &vf) {
-		return fromValidation(vf)
-	}
-	if errors.Is(err, context.Canceled) {
-		return newError(apiserver.StatusClientClosedRequest, pamapi.ErrorNameClientClosedConnection, "the client closed the connection")
-	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		msg := fmt.Sprint(he.Message)
-		switch he.Code {
-		case http.StatusBadRequest:
-			return newError(http.StatusBadRequest, pamapi.ErrorNameInvalidRequest, "%s", msg)
-		case http.StatusNotFound, http.StatusMethodNotAllowed:
-			return newError(http.StatusNotFound, pamapi.ErrorNameResourceDoesNotExist, "no such resource")
-		case http.StatusUnsupportedMediaType:
-			return newError(http.StatusUnsupportedMediaType, pamapi.ErrorNameUnsupportedContentType, "%s", msg)
-		}
-	}
+// errUnavailable is the answer while the database cannot be reached: 503
+// service_offline (the error handler adds Retry-After).
+func errUnavailable() *apiError {
+	return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "%s", apiserver.UnavailableMessage)
+}
+
+func errUnknown() *apiError {
 	return newError(http.StatusInternalServerError, pamapi.ErrorNameUnknownError, "an unexpected error occurred; retry later")
 }
 
-func fromValidation(vf *validation.Failure) *apiError {
+// lookupError is the answer to a failed lookup outside a handler (resolving
+// a token): client_closed_connection when the caller went away, otherwise
+// service_offline when the database cannot be reached, otherwise
+// unknown_error.
+func lookupError(err error) *apiError {
+	if errors.Is(err, context.Canceled) {
+		return newError(apiserver.StatusClientClosedRequest, pamapi.ErrorNameClientClosedConnection, "the client closed the connection")
+	}
+	if apiserver.Unavailable(err) {
+		return errUnavailable()
+	}
+	return errUnknown()
+}
+
+func fromQuota(err error) (*apiError, bool) {
+	var qe *quotaError
+	if errors.As(err, &qe) {
+		return newError(http.StatusForbidden, pamapi.ErrorNameQuotaExceeded, "the team's %s", qe.Error()), true
+	}
+	return nil, false
+}
+
+func fromEcho(he *echo.HTTPError) (*apiError, bool) {
+	msg := fmt.Sprint(he.Message)
+	switch he.Code {
+	case http.StatusBadRequest:
+		return newError(http.StatusBadRequest, pamapi.ErrorNameInvalidRequest, "%s", msg), true
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		return newError(http.StatusNotFound, pamapi.ErrorNameResourceDoesNotExist, "no such resource"), true
+	case http.StatusUnsupportedMediaType:
+		return newError(http.StatusUnsupportedMediaType, pamapi.ErrorNameUnsupportedContentType, "%s", msg), true
+	}
+	return nil, false
+}
+
+// failureAnswers are PAM's answers to the failures of the spec validation.
+var failureNames = apiserver.FailureNames[pamapi.ErrorName]{
+	Invalid: pamapi.ErrorNameInvalidRequest, Unauthenticated: pamapi.ErrorNameAuthenticationError,
+	UnsupportedMediaType: pamapi.ErrorNameUnsupportedContentType, NotFound: pamapi.ErrorNameResourceDoesNotExist,
+}
+
+func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
 	causes := make([]pamapi.ErrorCause, 0, len(vf.Causes))
 	for _, c := range vf.Causes {
 		causes = append(causes, pamapi.ErrorCause{Error: c.Message, LocationType: locationType(c.In), Location: c.Name})
 	}
-	ae := &apiError{Message: vf.Message, Causes: causes}
-	switch vf.Kind {
-	case validation.KindUnauthenticated:
-		var inner *apiError
-		if errors.As(vf.AuthErr, &inner) {
-			inner.Causes = causes
-			return inner
-		}
-		ae.Status, ae.Name = http.StatusUnauthorized, pamapi.ErrorNameAuthenticationError
-	case validation.KindUnsupportedMediaType:
-		ae.Status, ae.Name = http.StatusUnsupportedMediaType, pamapi.ErrorNameUnsupportedContentType
-	case validation.KindNotFound:
-		ae.Status, ae.Name = http.StatusNotFound, pamapi.ErrorNameResourceDoesNotExist
-	case validation.KindMethodNotAllowed:
-		ae.Status, ae.Name = http.StatusMethodNotAllowed, pamapi.ErrorNameInvalidRequest
-	case validation.KindTooLarge:
-		ae.Status, ae.Name = http.StatusRequestEntityTooLarge, pamapi.ErrorNameInvalidRequest
-	default:
-		ae.Status, ae.Name = http.StatusBadRequest, pamapi.ErrorNameInvalidRequest
+	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
+		inner.Causes = causes
+		return inner
 	}
-	return ae
+	status, name := failureNames.Of(vf.Kind)
+	return &apiError{Status: status, Name: name, Message: vf.Message, Causes: causes}
 }
 
 func locationType(in string) pamapi.ErrorCauseLocationType {

@@ -89,7 +89,7 @@ func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
 		}},
 		{"unknown_error: a panic on a corrupt row", 500, pamapi.ErrorNameUnknownError, func(t *testing.T) (*http.Response, error) {
 			_, err := env.DB.ExecContext(ctx, `INSERT INTO team_groups (id, team_id, name, roles, created_at)
-				VALUES ('not-a-uuid', (SELECT id FROM teams WHERE name = 'broken'), 'corrupt', '', CURRENT_TIMESTAMP)`)
+				VALUES ('not-a-uuid', (SELECT id FROM teams WHERE name = 'broken'), 'corrupt', '', 0)`)
 			require.NoError(t, err)
 			return api.ListGroups(ctx, "broken", nil, bearer(brokenTok))
 		}},
@@ -115,7 +115,7 @@ func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
 func TestRateLimit_ABurstPastTheLimitGets429WithExactHeaders(t *testing.T) {
 	start := time.Unix(1_000_000_000, 0)
 	fake := clock.NewFake(start.Add(-3 * time.Second))
-	env := pamtest.Start(t, pamtest.Options{Clock: fake, RateLimit: 3, RateLimitPeriod: 3 * time.Second})
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pam.Settings{RateLimit: 3, RateLimitPeriod: 3 * time.Second}})
 	env.Team(t, "acme")
 	key := env.ServiceUser(t, "acme", "bot")
 	api := newAPI(t, env.URL)
@@ -154,7 +154,7 @@ func TestRateLimit_ABurstPastTheLimitGets429WithExactHeaders(t *testing.T) {
 }
 
 func TestRateLimit_EachPrincipalHasItsOwnBucket(t *testing.T) {
-	env := pamtest.Start(t, pamtest.Options{Clock: clock.NewFake(time.Now()), RateLimit: 1, RateLimitPeriod: time.Hour})
+	env := pamtest.Start(t, pamtest.Options{Clock: clock.NewFake(time.Now()), Settings: pam.Settings{RateLimit: 1, RateLimitPeriod: time.Hour}})
 	env.Team(t, "acme")
 	one := env.ServiceUser(t, "acme", "one")
 	two := env.ServiceUser(t, "acme", "two")

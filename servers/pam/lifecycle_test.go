@@ -11,6 +11,7 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -39,7 +40,7 @@ func issueStatus(t *testing.T, api *pamapi.ClientWithResponses, keyID, secret st
 
 func TestKeys_RotateDeleteExpireAndDisableEndAccessAsDesigned(t *testing.T) {
 	fake := clock.NewFake(time.Now())
-	env := pamtest.Start(t, pamtest.Options{Clock: fake, TokenTTL: time.Hour})
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pam.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	root := env.ServiceUser(t, "acme", "root", "pam_admin")
 	api := newAPI(t, env.URL)

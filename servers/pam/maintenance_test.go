@@ -17,7 +17,7 @@ func TestSetOffline_SurvivesARestart(t *testing.T) {
 	db := testdb.Open(t, pamtest.Migrations)
 	// Each server started on the database is the service restarted.
 	open := func() *pam.Server {
-		srv, err := pam.New(ctx, pam.Config{DB: db})
+		srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db}})
 		require.NoError(t, err)
 		return srv
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/pgdb"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
@@ -105,11 +106,13 @@ func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) 
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
 
-	// A group created on B is listed on A at once, though A listed the
-	// groups just before (no page of A's outlives B's write).
+	// A group created on B is listed on A once A heard B's commit, though
+	// A listed the groups just before (no page of A's outlives B's write
+	// by more than the notification's delivery: sqldb.Sync waits for it).
 	created, err := apiB.CreateGroupWithResponse(ctx, "acme", pamapi.CreateGroupJSONRequestBody{Name: "from-b", Roles: []pamapi.Role{pamapi.RoleEndUser}}, bearer(tok))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	require.NoError(t, sqldb.Sync(ctx, a.DB))
 	assert.Contains(t, listAll(t, []*pamapi.ClientWithResponses{apiA}, workerTok, 100), "from-b")
 
 	// 1,000 groups created through both replicas, walked in pages served
@@ -120,24 +123,29 @@ func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) 
 		require.NoError(t, envs[i%2].Server.CreateTeamGroup(ctx, "acme", name, nil))
 		want = append(want, name)
 	}
+	require.NoError(t, sqldb.Sync(ctx, a.DB))
+	require.NoError(t, sqldb.Sync(ctx, b.DB))
 	slices.Sort(want)
 	for _, count := range []int{37, 100} {
 		assert.Equal(t, want, listAll(t, []*pamapi.ClientWithResponses{apiA, apiB}, tok, count), "count %d", count)
 	}
 
-	// A narrowing of the worker's roles on A is seen by B on the next
-	// request.
+	// A narrowing of the worker's roles on A is seen by B on its next
+	// request once B heard A's commit.
 	upd, err := apiA.UpdateGroupWithResponse(ctx, "acme", "worker-group", pamapi.UpdateGroupJSONRequestBody{Roles: []pamapi.Role{pamapi.RoleEndUser}}, bearer(tok))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusNoContent, upd.StatusCode(), string(upd.Body))
+	require.NoError(t, sqldb.Sync(ctx, b.DB))
 	resp, err = apiB.ListGroupsWithResponse(ctx, "acme", nil, bearer(workerTok))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode(), string(resp.Body))
 
-	// The worker's key deleted on A: its token is refused by B at once.
+	// The worker's key deleted on A: its token is refused by B once B
+	// heard A's commit.
 	del, err := apiA.DeleteServiceUserKeyWithResponse(ctx, "acme", "worker", worker.KeyID, bearer(tok))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusNoContent, del.StatusCode(), string(del.Body))
+	require.NoError(t, sqldb.Sync(ctx, b.DB))
 	me, err = apiB.GetCurrentUserWithResponse(ctx, "acme", bearer(workerTok))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusUnauthorized, me.StatusCode(), string(me.Body))
@@ -154,11 +162,12 @@ func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) 
 	assert.False(t, a.Server.Offline())
 
 	// The team's tokens revoked by the operator on B: A refuses the root
-	// token at once.
+	// token once it heard B's commit.
 	me, err = apiA.GetCurrentUserWithResponse(ctx, "acme", bearer(tok))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, me.StatusCode(), string(me.Body))
 	require.NoError(t, b.Server.RevokeTokens(ctx, "acme"))
+	require.NoError(t, sqldb.Sync(ctx, a.DB))
 	me, err = apiA.GetCurrentUserWithResponse(ctx, "acme", bearer(tok))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusUnauthorized, me.StatusCode(), string(me.Body))
@@ -170,7 +179,7 @@ func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) 
 // once, whichever replica answered.
 func TestReplicas_RateLimitIsOneBucketAcrossReplicas(t *testing.T) {
 	const limit = 25
-	envs := startReplicas(t, 2, pamtest.Options{RateLimit: limit, RateLimitPeriod: time.Hour})
+	envs := startReplicas(t, 2, pamtest.Options{Settings: pam.Settings{RateLimit: limit, RateLimitPeriod: time.Hour}})
 	apis := []*pamapi.ClientWithResponses{newAPI(t, envs[0].URL), newAPI(t, envs[1].URL)}
 	envs[0].Team(t, "acme")
 	root := envs[1].ServiceUser(t, "acme", "root", "end_user")

@@ -7,10 +7,10 @@ package pam
 import (
 	"context"
 	"crypto/hmac"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -21,57 +21,32 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the PAM server.
 type Config struct {
-	// DB is the PAM database, migrated with Migrations.
-	DB *sql.DB
-	// TokenTTL is the lifetime of a bearer token; 0 means one hour.
-	TokenTTL time.Duration
-	// RateLimit requests are allowed per RateLimitPeriod per caller; 0 means
-	// 10,000 per hour.
-	RateLimit       int
-	RateLimitPeriod time.Duration
-	// ExchangeFailures failed token exchanges are allowed per
-	// ExchangeFailurePeriod from one source address, and as many naming one
-	// key id; 0 means 20 per 10 minutes.
-	ExchangeFailures      int
-	ExchangeFailurePeriod time.Duration
-	// Clock tells the time; nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
+	// Settings are the server's knobs (0: their defaults).
+	Settings
 	// DisableValidation turns spec validation of requests (and responses)
 	// off, to measure what validation costs; handlers still authenticate and
 	// authorize every call. Never set it in production: the handlers rely on
 	// validated input.
 	DisableValidation bool
-	// OnResponseViolation is called for a response that breaks the spec
-	// (tests fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
 }
 
 // The credential caches' bounds: entries for the tokens in use, each
@@ -110,46 +85,28 @@ type Server struct {
 	roles    *cache.Cache[[]string]
 	// offline is the operator's maintenance switch (SetOffline).
 	offline atomic.Bool
+	// offlineSwitch caches the stored switch on a shared database, where
+	// another replica may flip it.
+	offlineSwitch *cache.Cache[bool]
 }
 
-var _ pamapi.StrictServerInterface = (*Server)(nil)
+var _ pamserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a PAM server on cfg.DB.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("pam: Config.DB is nil")
 	}
-	if cfg.TokenTTL == 0 {
-		cfg.TokenTTL = time.Hour
-	}
-	if cfg.RateLimit == 0 {
-		cfg.RateLimit = 10000
-	}
-	if cfg.RateLimitPeriod == 0 {
-		cfg.RateLimitPeriod = time.Hour
-	}
-	if cfg.ExchangeFailures == 0 {
-		cfg.ExchangeFailures = 20
-	}
-	if cfg.ExchangeFailurePeriod == 0 {
-		cfg.ExchangeFailurePeriod = 10 * time.Minute
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	descriptor.ApplyDefaults(&cfg.Settings)
+	cfg.Deps = cfg.Deps.WithDefaults()
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing a database cache none of its content: another
-	// replica's commit (a revoked token, a new group) never reaches this
-	// process's OnCommit hooks, so every request reads what is stored.
-	pageSize, authSize := pageCacheSize, authCacheSize
-	if db.Shared() {
-		pageSize, authSize = 0, 0
-	}
-	st := &store{db: db, pages: cache.New[any](pageSize, pageCacheTTL)}
+	// Every cache follows the database: dropped after this replica's
+	// commits (OnCommit, store.revoked) and after every commit another
+	// replica makes (Follow), and bypassed while this replica cannot hear
+	// those.
+	st := &store{db: db, pages: cache.New[any](pageCacheSize, pageCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
+	st.db.Follow(st.pages)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -163,9 +120,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	srv := &Server{
 		cfg:              cfg,
 		store:            st,
-		tokens:           cache.New[tokenRecord](authSize, authCacheTTL),
-		roles:            cache.New[[]string](authSize, authCacheTTL),
-		rendered:         cache.New[renderedPage](pageSize, pageCacheTTL),
+		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
+		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
+		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
+		offlineSwitch:    cache.New[bool](1, pageCacheTTL),
 		clock:            cfg.Clock,
 		limiter:          ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, limits),
 		exchangeFailures: ratelimit.New("exchange_failures", cfg.ExchangeFailures, cfg.ExchangeFailurePeriod, cfg.Clock, limits),
@@ -173,6 +131,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		logger:           cfg.Logger,
 	}
 	st.db.OnCommit(srv.rendered.Invalidate)
+	st.db.OnCommit(srv.offlineSwitch.Invalidate)
+	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.rendered, srv.offlineSwitch} {
+		st.db.Follow(c)
+	}
 	st.revoked = func() {
 		srv.tokens.Invalidate()
 		srv.roles.Invalidate()
@@ -188,7 +150,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("pam", pamapi.GetSpec)
+	spec, err := apiserver.Spec("pam", pamserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("pam: load spec: %w", err)
 	}
@@ -211,11 +173,12 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
 	}
-	pamapi.RegisterHandlers(e, pamapi.NewStrictHandler(s, nil))
+	pamserver.RegisterHandlers(e, pamserver.NewStrictHandler(s, nil))
 	return e, nil
 }
 
@@ -226,13 +189,13 @@ func (s *Server) Handler() (http.Handler, error) {
 // which keys exist; a disabled team is only named to a caller that proved
 // it holds one of the team's keys. Each failure is counted against the
 // caller's address and the key id named (see exchangeLimits).
-func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceTokenRequestObject) (pamapi.IssueServiceTokenResponseObject, error) {
+func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServiceTokenRequestObject) (pamserver.IssueServiceTokenResponseObject, error) {
 	t, err := s.store.teamByName(ctx, req.TeamName)
-	if err != nil && !errors.Is(err, errNotFound) {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
 	}
 	k, err := s.store.keyByID(ctx, req.Body.KeyId)
-	if err != nil && !errors.Is(err, errNotFound) {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
 	}
 	// Compare even when the key is unknown, so every answer takes the same time.
@@ -241,6 +204,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	if !secretOK || t.ID == "" || k.TeamID != t.ID {
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("unknown key_id or wrong key_secret"))
 	}
+	apiserver.Attribute(ctx, t.Name)
 	switch {
 	case k.Deleted:
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("the key was deleted"))
@@ -270,14 +234,14 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamapi.IssueServiceT
 	if err := s.store.insertToken(ctx, hashSecret(token), k, now, expires); err != nil {
 		return nil, err
 	}
-	return pamapi.IssueServiceToken200JSONResponse{
+	return pamserver.IssueServiceToken200JSONResponse{
 		Body:    pamapi.ServiceToken{BearerToken: token, ExpiresAt: expires.UTC(), TeamName: t.Name},
-		Headers: pamapi.IssueServiceToken200ResponseHeaders(rh),
+		Headers: pamserver.IssueServiceToken200ResponseHeaders(rh),
 	}, nil
 }
 
 // ListGroups lists the team's groups, one keyset page at a time.
-func (s *Server) ListGroups(ctx context.Context, req pamapi.ListGroupsRequestObject) (pamapi.ListGroupsResponseObject, error) {
+func (s *Server) ListGroups(ctx context.Context, req pamserver.ListGroupsRequestObject) (pamserver.ListGroupsResponseObject, error) {
 	p, err := s.authorize(ctx, req.TeamName, readDirectory)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -62,7 +63,7 @@ func decodeError(t *testing.T, status int, body []byte) pamapi.Error {
 }
 
 func TestIssueServiceToken_ReturnsWorkingTokenForTheTeam(t *testing.T) {
-	env := pamtest.Start(t, pamtest.Options{TokenTTL: 10 * time.Minute})
+	env := pamtest.Start(t, pamtest.Options{Settings: pam.Settings{TokenTTL: 10 * time.Minute}})
 	env.Team(t, "acme")
 	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
 	api := newAPI(t, env.URL)
@@ -113,7 +114,7 @@ func TestIssueServiceToken_RefusesBadKeysAndBodies(t *testing.T) {
 		{"body not JSON", "acme", "application/json", `key_id=x&key_secret=y`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"body a JSON array", "acme", "application/json", `[1,2]`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"body a JSON string", "acme", "application/json", `"key"`, 415, pamapi.ErrorNameUnsupportedContentType},
-		{"duplicate key in body", "acme", "application/json", `{"key_id":"a","key_id":"b","key_secret":"c"}`, 415, pamapi.ErrorNameUnsupportedContentType},
+		{"duplicate key in body", "acme", "application/json", `{"key_id":"a","key_id":"b","key_secret":"c"}`, 400, pamapi.ErrorNameInvalidRequest},
 		{"wrong content type", "acme", "text/plain", `{"key_id":"` + key.KeyID + `","key_secret":"` + key.KeySecret + `"}`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"form content type", "acme", "application/x-www-form-urlencoded", `key_id=x&key_secret=y`, 415, pamapi.ErrorNameUnsupportedContentType},
 		{"missing key_secret", "acme", "application/json", `{"key_id":"x"}`, 400, pamapi.ErrorNameInvalidRequest},
@@ -165,7 +166,7 @@ func TestIssueServiceToken_DisabledTeamIsRefused(t *testing.T) {
 
 func TestListGroups_RefusesBadTokens(t *testing.T) {
 	fake := clock.NewFake(time.Now())
-	env := pamtest.Start(t, pamtest.Options{Clock: fake, TokenTTL: time.Hour})
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pam.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	env.Team(t, "other")
 	key := env.ServiceUser(t, "acme", "bot", "pam_admin")

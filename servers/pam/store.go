@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"slices"
 	"strings"
@@ -36,12 +37,6 @@ func Migrations() fs.FS {
 func PostgresMigrations() fs.FS {
 	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
-
-// Store errors, mapped onto API errors by the handlers.
-var (
-	errNotFound      = errors.New("not found")
-	errAlreadyExists = errors.New("already exists")
-)
 
 // store is every SQL statement of the PAM service.
 type store struct {
@@ -108,11 +103,11 @@ func hashSecret(secret string) []byte {
 	return sum[:]
 }
 
-// storedTime is t as both backends keep it: in UTC, to the microsecond
-// (PostgreSQL's precision; SQLite would keep the nanoseconds), so an answer
-// shows the instant a later read of the same row returns.
+// storedTime is t as every schema keeps it (sqldb.Micros): in UTC, to the
+// microsecond, so an answer shows the instant a later read of the same row
+// returns.
 func storedTime(t time.Time) time.Time {
-	return t.UTC().Truncate(time.Microsecond)
+	return sqldb.Time(sqldb.Micros(t))
 }
 
 func joinRoles(roles []string) string {
@@ -149,14 +144,10 @@ func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
 
 func (s *store) createTeam(ctx context.Context, name string, now time.Time) (team, error) {
 	t := team{ID: uuid.NewString(), Name: name, CreatedAt: storedTime(now)}
-	res, err := s.db.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
 		`INSERT INTO teams (id, name, disabled, created_at) VALUES (?, ?, FALSE, ?) ON CONFLICT (name) DO NOTHING`,
-		t.ID, t.Name, t.CreatedAt)
-	if err != nil {
+		t.ID, t.Name, sqldb.Micros(t.CreatedAt)); err != nil {
 		return team{}, fmt.Errorf("create team: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, errAlreadyExists
 	}
 	return t, nil
 }
@@ -165,9 +156,9 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 	var t team
 	err := s.db.QueryRowContext(ctx,
 		`SELECT id, name, disabled, created_at FROM teams WHERE name = ?`, name).
-		Scan(&t.ID, &t.Name, &t.Disabled, &t.CreatedAt)
+		Scan(&t.ID, &t.Name, &t.Disabled, sqldb.TimeInto(&t.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return team{}, errNotFound
+		return team{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return team{}, fmt.Errorf("read team: %w", err)
@@ -176,12 +167,8 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 }
 
 func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool) (team, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
 		return team{}, fmt.Errorf("update team: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return team{}, errNotFound
 	}
 	s.changed()
 	return s.teamByName(ctx, name)
@@ -211,21 +198,20 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	var teamID string
 	err = tx.QueryRowContext(ctx, `SELECT id FROM teams WHERE name = ?`, teamName).Scan(&teamID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return serviceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, errNotFound)
+		return serviceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("read team: %w", err)
 	}
+	if err := lockTeam(ctx, tx, teamID); err != nil {
+		return serviceUserCredentials{}, err
+	}
 	now = storedTime(now)
 	userID := uuid.NewString()
-	res, err := tx.ExecContext(ctx,
+	if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists),
 		`INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, 'service', 'active', ?)
-		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, now)
-	if err != nil {
+		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, sqldb.Micros(now)); err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("create user: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return serviceUserCredentials{}, fmt.Errorf("user %q: %w", userName, errAlreadyExists)
 	}
 
 	var groupID string
@@ -235,7 +221,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 		groupID = uuid.NewString()
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
-			groupID, teamID, groupName, joinRoles(roles), now); err != nil {
+			groupID, teamID, groupName, joinRoles(roles), sqldb.Micros(now)); err != nil {
 			return serviceUserCredentials{}, fmt.Errorf("create group: %w", err)
 		}
 	case err != nil:
@@ -257,7 +243,7 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	}
 	if _, err := tx.ExecContext(ctx,
 		`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		keyID, userID, hashSecret(secret), now, expires); err != nil {
+		keyID, userID, hashSecret(secret), sqldb.Micros(now), sqldb.NullMicros(expires)); err != nil {
 		return serviceUserCredentials{}, fmt.Errorf("create key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -277,9 +263,9 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 		SELECT k.id, k.user_id, u.team_id, k.secret_hash, k.expires_at, k.deleted_at, u.status
 		FROM service_keys k JOIN users u ON u.id = k.user_id
 		WHERE k.id = ?`, keyID).
-		Scan(&k.ID, &k.UserID, &k.TeamID, &k.SecretHash, &k.ExpiresAt, &deletedAt, &k.UserStatus)
+		Scan(&k.ID, &k.UserID, &k.TeamID, &k.SecretHash, sqldb.NullTimeInto(&k.ExpiresAt), sqldb.NullTimeInto(&deletedAt), &k.UserStatus)
 	if errors.Is(err, sql.ErrNoRows) {
-		return keyRecord{}, errNotFound
+		return keyRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return keyRecord{}, fmt.Errorf("read key: %w", err)
@@ -291,7 +277,7 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, expires time.Time) error {
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO tokens (hash, key_id, user_id, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		hash, k.ID, k.UserID, k.TeamID, storedTime(now), storedTime(expires))
+		hash, k.ID, k.UserID, k.TeamID, sqldb.Micros(now), sqldb.Micros(expires))
 	if err != nil {
 		return fmt.Errorf("store token: %w", err)
 	}
@@ -308,9 +294,9 @@ func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, erro
 		JOIN users u ON u.id = t.user_id
 		JOIN teams tm ON tm.id = t.team_id
 		WHERE t.hash = ?`, hash).
-		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, &keyDeletedAt, &revokedAt, &t.ExpiresAt)
+		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, sqldb.NullTimeInto(&keyDeletedAt), sqldb.NullTimeInto(&revokedAt), sqldb.TimeInto(&t.ExpiresAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return tokenRecord{}, errNotFound
+		return tokenRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return tokenRecord{}, fmt.Errorf("read token: %w", err)
@@ -433,7 +419,7 @@ type cachedPage[T any] struct {
 func scanGroup(rows *sql.Rows) (group, error) {
 	var g group
 	var roles string
-	err := rows.Scan(&g.ID, &g.Name, &roles, &g.DeletedAt)
+	err := rows.Scan(&g.ID, &g.Name, &roles, sqldb.NullTimeInto(&g.DeletedAt))
 	g.Roles = splitRoles(roles)
 	return g, err
 }
@@ -466,7 +452,7 @@ func (s *store) createKey(ctx context.Context, teamName, userName string, keyTTL
 		SELECT u.id FROM users u JOIN teams t ON t.id = u.team_id
 		WHERE t.name = ? AND u.name = ? AND u.kind = 'service' AND u.status <> 'deleted'`, teamName, userName).Scan(&userID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", nil, fmt.Errorf("service user %q of team %q: %w", userName, teamName, errNotFound)
+		return "", "", nil, fmt.Errorf("service user %q of team %q: %w", userName, teamName, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return "", "", nil, fmt.Errorf("read user: %w", err)
@@ -479,7 +465,7 @@ func (s *store) createKey(ctx context.Context, teamName, userName string, keyTTL
 	}
 	if _, err := s.db.ExecContext(ctx,
 		`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		keyID, userID, hashSecret(secret), now, expires); err != nil {
+		keyID, userID, hashSecret(secret), sqldb.Micros(now), sqldb.NullMicros(expires)); err != nil {
 		return "", "", nil, fmt.Errorf("create key: %w", err)
 	}
 	return keyID, secret, expires, nil
@@ -525,20 +511,18 @@ func checkQuota(ctx context.Context, tx *sqldb.Tx, teamID, resource, countSQL st
 	return nil
 }
 
-// inTx runs fn in a write transaction.
+// inTx runs fn in a write transaction (run again when PostgreSQL refused
+// it for a conflict: sqldb.DB.InTx).
 func (s *store) inTx(ctx context.Context, fn func(tx *sqldb.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return s.db.InTx(ctx, fn)
+}
+
+// lockTeam locks the team's row until tx ends: the transactions that check
+// one team's names or quotas before writing run one at a time on every
+// replica, while other teams' run beside them.
+func lockTeam(ctx context.Context, tx *sqldb.Tx, teamID string) error {
+	_, err := tx.LockRows(ctx, `SELECT id FROM teams WHERE id = ?`, teamID)
+	return err
 }
 
 // setQuotas sets (limit non-nil) or removes each of a team's quotas by
@@ -580,24 +564,27 @@ func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, erro
 	return out, rows.Err()
 }
 
-// createGroup creates a live group; errAlreadyExists when a live group has
+// createGroup creates a live group; storeerr.ErrAlreadyExists when a live group has
 // the name, a *quotaError when the team's group quota is used up.
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create group: %w", err)
 		}
 		if n > 0 {
-			return errAlreadyExists
+			return storeerr.ErrAlreadyExists
 		}
 		if err := checkQuota(ctx, tx, teamID, quotaGroups, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL`, teamID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
-			g.ID, teamID, name, joinRoles(roles), storedTime(now)); err != nil {
+			g.ID, teamID, name, joinRoles(roles), sqldb.Micros(now)); err != nil {
 			return fmt.Errorf("create group: %w", err)
 		}
 		return nil
@@ -616,9 +603,9 @@ func (s *store) groupByName(ctx context.Context, teamID, name string) (group, er
 	err := s.db.QueryRowContext(ctx, `
 		SELECT id, name, roles, deleted_at FROM team_groups WHERE team_id = ? AND name = ?
 		ORDER BY CASE WHEN deleted_at IS NULL THEN 0 ELSE 1 END, deleted_at DESC LIMIT 1`, teamID, name).
-		Scan(&g.ID, &g.Name, &roles, &g.DeletedAt)
+		Scan(&g.ID, &g.Name, &roles, sqldb.NullTimeInto(&g.DeletedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return group{}, errNotFound
+		return group{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return group{}, fmt.Errorf("read group: %w", err)
@@ -631,20 +618,16 @@ func (s *store) groupByName(ctx context.Context, teamID, name string) (group, er
 func (s *store) liveGroup(ctx context.Context, teamID, name string) (group, error) {
 	g, err := s.groupByName(ctx, teamID, name)
 	if err == nil && g.DeletedAt != nil {
-		return group{}, errNotFound
+		return group{}, storeerr.ErrNotFound
 	}
 	return g, err
 }
 
 // updateGroupRoles replaces a live group's roles.
 func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles []string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		joinRoles(roles), teamID, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		joinRoles(roles), teamID, name); err != nil {
 		return fmt.Errorf("update group: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
 	}
 	s.changed()
 	return nil
@@ -652,13 +635,9 @@ func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles
 
 // deleteGroup soft-deletes a live group.
 func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		storedTime(now), teamID, name)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), teamID, name); err != nil {
 		return fmt.Errorf("delete group: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
 	}
 	s.changed()
 	return nil
@@ -677,7 +656,7 @@ const userColumns = `u.id, u.name, u.kind, u.status, u.created_at`
 
 func scanUser(rows *sql.Rows) (user, error) {
 	var u user
-	err := rows.Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+	err := rows.Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	return u, err
 }
 
@@ -718,9 +697,9 @@ func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user
 	var u user
 	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u
 		WHERE u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind).
-		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return user{}, errNotFound
+		return user{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return user{}, fmt.Errorf("read user: %w", err)
@@ -732,9 +711,9 @@ func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user
 func (s *store) userByID(ctx context.Context, id string) (user, error) {
 	var u user
 	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ?`, id).
-		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, &u.CreatedAt)
+		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return user{}, errNotFound
+		return user{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return user{}, fmt.Errorf("read user: %w", err)
@@ -747,12 +726,15 @@ func (s *store) userByID(ctx context.Context, id string) (user, error) {
 func (s *store) createUser(ctx context.Context, teamID, name, kind string, now time.Time) (user, error) {
 	u := user{ID: uuid.NewString(), Name: name, Kind: kind, Status: "active", CreatedAt: storedTime(now)}
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ?`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create user: %w", err)
 		}
 		if n > 0 {
-			return errAlreadyExists
+			return storeerr.ErrAlreadyExists
 		}
 		if kind == "service" {
 			if err := checkQuota(ctx, tx, teamID, quotaServiceUsers,
@@ -761,7 +743,7 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, ?, 'active', ?)`,
-			u.ID, teamID, name, kind, u.CreatedAt); err != nil {
+			u.ID, teamID, name, kind, sqldb.Micros(u.CreatedAt)); err != nil {
 			return fmt.Errorf("create user: %w", err)
 		}
 		return nil
@@ -773,17 +755,20 @@ func (s *store) createUser(ctx context.Context, teamID, name, kind string, now t
 }
 
 // updateServiceUser renames a service user and/or sets its status;
-// errAlreadyExists when the new name is taken.
+// storeerr.ErrAlreadyExists when the new name is taken.
 func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, newName, status *string, now time.Time) error {
 	defer s.changed()
 	return s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		if newName != nil {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE team_id = ? AND name = ? AND id <> ?`, teamID, *newName, userID).Scan(&n); err != nil {
 				return fmt.Errorf("update user: %w", err)
 			}
 			if n > 0 {
-				return errAlreadyExists
+				return storeerr.ErrAlreadyExists
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE users SET name = ? WHERE id = ?`, *newName, userID); err != nil {
 				return fmt.Errorf("update user: %w", err)
@@ -794,7 +779,7 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 				return fmt.Errorf("update user: %w", err)
 			}
 			if *status == "disabled" {
-				if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, storedTime(now), userID); err != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, sqldb.Micros(now), userID); err != nil {
 					return fmt.Errorf("revoke tokens: %w", err)
 				}
 			}
@@ -803,27 +788,19 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 	})
 }
 
-// addMember puts a user in a group; errAlreadyExists when it is in already.
+// addMember puts a user in a group; storeerr.ErrAlreadyExists when it is in already.
 func (s *store) addMember(ctx context.Context, groupID, userID string) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID); err != nil {
 		return fmt.Errorf("add member: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errAlreadyExists
 	}
 	s.changed()
 	return nil
 }
 
-// removeMember takes a user out of a group; errNotFound when it was not in it.
+// removeMember takes a user out of a group; storeerr.ErrNotFound when it was not in it.
 func (s *store) removeMember(ctx context.Context, groupID, userID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID); err != nil {
 		return fmt.Errorf("remove member: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
 	}
 	s.changed()
 	return nil
@@ -843,7 +820,7 @@ func (s *store) listKeys(ctx context.Context, userID string, pos *keyset, backwa
 	q.and(`deleted_at IS NULL`)
 	return queryPage(ctx, s, q, pos, backwards, limit, func(rows *sql.Rows) (serviceKey, error) {
 		var k serviceKey
-		err := rows.Scan(&k.ID, &k.CreatedAt, &k.ExpiresAt)
+		err := rows.Scan(&k.ID, sqldb.TimeInto(&k.CreatedAt), sqldb.NullTimeInto(&k.ExpiresAt))
 		return k, err
 	})
 }
@@ -858,13 +835,16 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 	}
 	secret := randomSecret()
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
+		if err := lockTeam(ctx, tx, teamID); err != nil {
+			return err
+		}
 		if err := checkQuota(ctx, tx, teamID, quotaKeysPerServiceUser,
 			`SELECT COUNT(*) FROM service_keys WHERE user_id = ? AND deleted_at IS NULL`, userID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-			k.ID, userID, hashSecret(secret), k.CreatedAt, k.ExpiresAt); err != nil {
+			k.ID, userID, hashSecret(secret), sqldb.Micros(k.CreatedAt), sqldb.NullMicros(k.ExpiresAt)); err != nil {
 			return fmt.Errorf("create key: %w", err)
 		}
 		return nil
@@ -877,13 +857,9 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 
 // deleteKey deletes a live key of a service user.
 func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
-		storedTime(now), keyID, userID)
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), keyID, userID); err != nil {
 		return fmt.Errorf("delete key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
 	}
 	s.changed()
 	return nil

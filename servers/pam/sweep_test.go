@@ -14,6 +14,8 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -115,9 +117,16 @@ func TestEveryOperation_InMaintenanceAnswers503(t *testing.T) {
 
 func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
 	env, token := adminToken(t, pamtest.Options{})
-	require.NoError(t, env.DB.Close())
+	testdb.DropTables(t, env.DB)
 	sweepPAM(t, env, http.StatusInternalServerError, token, true)
 	sweepPAM(t, env, http.StatusInternalServerError, "", false)
+}
+
+func TestEveryOperation_WhenTheDatabaseIsGoneAnswers503(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	require.NoError(t, env.DB.Close())
+	sweepPAM(t, env, http.StatusServiceUnavailable, token, true)
+	sweepPAM(t, env, http.StatusServiceUnavailable, "", false)
 }
 
 func TestEveryOperation_WithAMalformedTeamNameAnswers400(t *testing.T) {
@@ -153,7 +162,7 @@ func TestEveryOperation_WithABodyThatIsNotJSONAnswers415(t *testing.T) {
 func TestEveryOperation_OverTheRateLimitAnswers429(t *testing.T) {
 	// The token exchange spends its principal's one request of the hour;
 	// every later one is refused.
-	env, token := adminToken(t, pamtest.Options{RateLimit: 1, RateLimitPeriod: time.Hour})
+	env, token := adminToken(t, pamtest.Options{Settings: pam.Settings{RateLimit: 1, RateLimitPeriod: time.Hour}})
 	sweepPAMWith(t, env, http.StatusTooManyRequests, sweep{values: map[string]string{"team_name": "acme"}, token: token, secured: true})
 }
 

@@ -32,11 +32,10 @@ func TestTelemetry_RequestsAndRefusalsThroughTheGeneratedClient(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	srv, err := pam.New(ctx, pam.Config{
-		DB: db, RateLimit: 3, ExchangeFailures: 1, Telemetry: tel, ValidateResponses: true,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		OnResponseViolation: func(r *http.Request, status int, err error) {
+		Deps: pam.Deps{DB: db, Telemetry: tel, ValidateResponses: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OnResponseViolation: func(r *http.Request, status int, err error) {
 			t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL.Path, err)
-		},
+		}},
+		Settings: pam.Settings{RateLimit: 3, ExchangeFailures: 1},
 	})
 	require.NoError(t, err)
 	h, err := srv.Handler()

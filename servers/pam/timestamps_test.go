@@ -11,6 +11,7 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestTimestamps_AnswersShowWhatIsStored(t *testing.T) {
 	ctx := context.Background()
 	fake := clock.NewFake(time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.UTC))
-	env := pamtest.Start(t, pamtest.Options{Clock: fake, TokenTTL: time.Hour})
+	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pam.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	root := env.ServiceUser(t, "acme", "root", "pam_admin")
 	api := newAPI(t, env.URL)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"slices"
 	"strings"
 	"time"
@@ -17,8 +18,8 @@ import (
 
 // ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
 var (
-	ErrNotFound      = errNotFound
-	ErrAlreadyExists = errAlreadyExists
+	ErrNotFound      = storeerr.ErrNotFound
+	ErrAlreadyExists = storeerr.ErrAlreadyExists
 )
 
 // Restaurant is a tenant of the configuration API.

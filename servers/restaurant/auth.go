@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"math"
 	"net/http"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 )
 
@@ -75,11 +78,14 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
 			"the Authorization header must be \"Bearer <accessToken>\"")}
 	}
-	clientID, expires, err := s.token(ctx, hashSecret(token))
+	t, err := s.token(ctx, hashSecret(token))
+	clientID, expires := t.clientID, t.expires
 	switch {
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDTOKEN,
 			"the bearer token is not valid; log in again")}
+	case err != nil && apiserver.Unavailable(err):
+		return &authState{err: newError(http.StatusServiceUnavailable, restaurantapi.ErrorKeySERVICEUNAVAILABLE, "%s", apiserver.UnavailableMessage)}
 	case err != nil:
 		s.logger.ErrorContext(ctx, "read token", "err", err)
 		return &authState{err: newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR,
@@ -88,6 +94,7 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyTOKENEXPIRED,
 			"the bearer token expired at %s; log in again", expires.UTC().Format(time.RFC3339))}
 	}
+	apiserver.Attribute(ctx, t.clientName)
 	return &authState{clientID: clientID}
 }
 
@@ -107,7 +114,7 @@ func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) e
 // header must exist and be granted to the caller, and the restaurant's rate
 // limits must allow one more request. It runs after validation, so the header
 // is a well-formed GUID and the token resolved.
-func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) restaurantapi.StrictHandlerFunc {
+func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) restaurantserver.StrictHandlerFunc {
 	if operationID == "Login" {
 		return f
 	}
@@ -133,11 +140,18 @@ func (s *Server) gate(f restaurantapi.StrictHandlerFunc, operationID string) res
 			e.Field = headerRestaurant
 			return nil, e
 		}
-		for _, l := range s.limiters {
-			d, err := l.limiter.Take(ctx, guid)
-			if err != nil {
-				return nil, err
-			}
+		// Both limits in one call of the store (one statement on
+		// PostgreSQL), the second spent only when the first allowed.
+		limiters := make([]*ratelimit.Limiter, len(s.limiters))
+		for i, l := range s.limiters {
+			limiters[i] = l.limiter
+		}
+		decisions, err := ratelimit.TakeAll(ctx, guid, limiters...)
+		if err != nil {
+			return nil, err
+		}
+		for i, d := range decisions {
+			l := s.limiters[i]
 			if !d.Allowed {
 				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,

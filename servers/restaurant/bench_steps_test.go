@@ -29,7 +29,7 @@ func BenchmarkListMenuItemsSteps(b *testing.B) {
 		b.Run(string(backend), func(b *testing.B) {
 			ctx := context.Background()
 			db := testdb.OpenOn(b, backend, testdb.Migrations{Schema: "restaurant", SQLite: Migrations(), Postgres: PostgresMigrations()})
-			srv, err := New(ctx, Config{DB: db, RatePerSecond: 1 << 30, RatePerWindow: 1 << 30, Logger: slog.New(slog.DiscardHandler)})
+			srv, err := New(ctx, Config{Deps: Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, Settings: Settings{RatePerSecond: 1 << 30, RatePerWindow: 1 << 30}})
 			require.NoError(b, err)
 			r, err := srv.CreateRestaurant(ctx, "", "Bench Bistro")
 			require.NoError(b, err)
@@ -46,7 +46,7 @@ func BenchmarkListMenuItemsSteps(b *testing.B) {
 
 			b.Run("token", func(b *testing.B) {
 				for b.Loop() {
-					if _, _, err := srv.store.tokenByHash(ctx, token); err != nil {
+					if _, _, _, err := srv.store.tokenByHash(ctx, token); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -81,8 +81,7 @@ func startListBenchmark(b *testing.B, backend testdb.Backend) (string, http.Head
 	b.Helper()
 	ctx := context.Background()
 	db := testdb.OpenOn(b, backend, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
-	srv, err := restaurant.New(ctx, restaurant.Config{DB: db, RatePerSecond: 1 << 30, RatePerWindow: 1 << 30,
-		Logger: slog.New(slog.DiscardHandler)})
+	srv, err := restaurant.New(ctx, restaurant.Config{Deps: restaurant.Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, Settings: restaurant.Settings{RatePerSecond: 1 << 30, RatePerWindow: 1 << 30}})
 	require.NoError(b, err)
 	h, err := srv.Handler()
 	require.NoError(b, err)

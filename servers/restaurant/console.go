@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"strings"
 	"time"
 )
@@ -21,7 +22,7 @@ type ConsoleClient struct {
 
 // ConsoleRestaurants lists every restaurant, by name.
 func (s *Server) ConsoleRestaurants(ctx context.Context) ([]Restaurant, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT guid, name, created_at_ms FROM restaurants ORDER BY name, guid`)
+	rows, err := s.store.db.QueryContext(ctx, `SELECT guid, name, created_at FROM restaurants ORDER BY name, guid`)
 	if err != nil {
 		return nil, fmt.Errorf("console restaurants: %w", err)
 	}
@@ -29,11 +30,11 @@ func (s *Server) ConsoleRestaurants(ctx context.Context) ([]Restaurant, error) {
 	var out []Restaurant
 	for rows.Next() {
 		var r Restaurant
-		var ms int64
-		if err := rows.Scan(&r.GUID, &r.Name, &ms); err != nil {
+		var created int64
+		if err := rows.Scan(&r.GUID, &r.Name, &created); err != nil {
 			return nil, fmt.Errorf("console restaurants: %w", err)
 		}
-		r.CreatedAt = time.UnixMilli(ms).UTC()
+		r.CreatedAt = sqldb.Time(created)
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -41,7 +42,7 @@ func (s *Server) ConsoleRestaurants(ctx context.Context) ([]Restaurant, error) {
 
 // ConsoleClients lists every API client with the restaurants it is granted.
 func (s *Server) ConsoleClients(ctx context.Context) ([]ConsoleClient, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT c.id, c.name, c.created_at_ms, COALESCE(g.restaurant_guid, '')
+	rows, err := s.store.db.QueryContext(ctx, `SELECT c.id, c.name, c.created_at, COALESCE(g.restaurant_guid, '')
 		FROM api_clients c LEFT JOIN client_grants g ON g.client_id = c.id ORDER BY c.name, c.id, g.restaurant_guid`)
 	if err != nil {
 		return nil, fmt.Errorf("console clients: %w", err)
@@ -50,13 +51,13 @@ func (s *Server) ConsoleClients(ctx context.Context) ([]ConsoleClient, error) {
 	var out []ConsoleClient
 	for rows.Next() {
 		var c ConsoleClient
-		var ms int64
+		var created int64
 		var grant string
-		if err := rows.Scan(&c.ID, &c.Name, &ms, &grant); err != nil {
+		if err := rows.Scan(&c.ID, &c.Name, &created, &grant); err != nil {
 			return nil, fmt.Errorf("console clients: %w", err)
 		}
 		if n := len(out); n == 0 || out[n-1].ID != c.ID {
-			c.CreatedAt = time.UnixMilli(ms).UTC()
+			c.CreatedAt = sqldb.Time(created)
 			out = append(out, c)
 		}
 		if grant != "" {
@@ -73,8 +74,8 @@ func (s *Server) ConsoleClients(ctx context.Context) ([]ConsoleClient, error) {
 // next page ("" on the last). ErrNotFound for an unknown resource or
 // restaurant; a token that is not one of this list's is an error.
 func (s *Server) ConsolePage(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error) {
-	k := kindByPath[resource]
-	if k == nil || k.Single {
+	r, ok := resourceByPath[resource]
+	if !ok || kinds[r].Single {
 		return nil, "", fmt.Errorf("resource %q: %w", resource, ErrNotFound)
 	}
 	guid := strings.ToLower(restaurantGUID)
@@ -88,7 +89,7 @@ func (s *Server) ConsolePage(ctx context.Context, restaurantGUID, resource, page
 	if pageSize > 0 {
 		q.PageSize = &pageSize
 	}
-	rows, next, err := s.page(context.WithValue(ctx, restaurantKey{}, guid), resource, q)
+	rows, next, err := s.page(context.WithValue(ctx, restaurantKey{}, guid), r, q)
 	if err != nil {
 		return nil, "", fmt.Errorf("page of %s: %w", resource, err)
 	}

@@ -23,24 +23,25 @@ const pageCacheSize = 64
 
 // tokenEntry is what a bearer token resolved to.
 type tokenEntry struct {
-	clientID string
-	expires  time.Time
+	clientID, clientName string
+	expires              time.Time
 }
 
 // token returns the client of the token whose hash is hash and when the
 // token expires, from the cache when it is there.
-func (s *Server) token(ctx context.Context, hash []byte) (string, time.Time, error) {
+func (s *Server) token(ctx context.Context, hash []byte) (tokenEntry, error) {
 	key := string(hash)
 	if e, ok := s.tokens.Get(key); ok {
-		return e.clientID, e.expires, nil
+		return e, nil
 	}
 	gen := s.tokens.Generation()
-	clientID, expires, err := s.store.tokenByHash(ctx, hash)
+	clientID, name, expires, err := s.store.tokenByHash(ctx, hash)
 	if err != nil {
-		return "", time.Time{}, err
+		return tokenEntry{}, err
 	}
-	s.tokens.Put(gen, key, tokenEntry{clientID: clientID, expires: expires})
-	return clientID, expires, nil
+	e := tokenEntry{clientID: clientID, clientName: name, expires: expires}
+	s.tokens.Put(gen, key, e)
+	return e, nil
 }
 
 // access reports whether the restaurant exists and whether the client was

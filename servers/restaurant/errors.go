@@ -1,8 +1,6 @@
 package restaurant
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -60,74 +58,71 @@ var errorCodes = map[restaurantapi.ErrorKey]int{
 	restaurantapi.ErrorKeyMETHODNOTALLOWED:            10021,
 	restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE:        10022,
 	restaurantapi.ErrorKeyREQUESTTOOLARGE:             10023,
+	restaurantapi.ErrorKeyREQUESTTIMEOUT:              10024,
 	restaurantapi.ErrorKeyRATELIMITED:                 10029,
 	restaurantapi.ErrorKeyINTERNALERROR:               10050,
+	restaurantapi.ErrorKeySERVICEUNAVAILABLE:          10053,
 }
+
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
 
 // errorHandler renders every error in the restaurant API's body. Anything
 // unexpected becomes INTERNAL_ERROR without detail (the detail goes to the
 // log, never to the caller).
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
-	return func(err error, c echo.Context) {
-		if c.Response().Committed {
-			return
-		}
-		ae := toAPIError(err, c.Request())
-		if ae.Status == apiserver.StatusClientClosedRequest {
-			c.Response().WriteHeader(ae.Status)
-			return
-		}
-		if ae.Status == http.StatusInternalServerError {
-			logger.ErrorContext(c.Request().Context(), "internal error", "path", c.Request().URL.Path, "err", err)
-		}
-		details := ae.Details
-		if details == nil {
-			details = []restaurantapi.ErrorDetail{}
-		}
-		var field *string
-		if ae.Field != "" {
-			field = &ae.Field
-		}
-		body := restaurantapi.Error{
-			Status: ae.Status, Code: errorCodes[ae.Key], Message: ae.Message, MessageKey: ae.Key,
-			FieldName: field, RequestId: requestIDFrom(c.Request().Context()),
-			CanRetry: ae.Status == http.StatusTooManyRequests || ae.Status >= 500,
-			Errors:   details,
-		}
-		if ae.Status == http.StatusTooManyRequests {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
-		}
-		if err := c.JSON(ae.Status, body); err != nil {
-			logger.WarnContext(c.Request().Context(), "write error response", "err", err)
-		}
-	}
+	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
+		API: "restaurant", Logger: logger,
+		Failure: fromValidation, Echo: fromEcho, Render: render,
+		Unavailable: func() *apiError {
+			return newError(http.StatusServiceUnavailable, restaurantapi.ErrorKeySERVICEUNAVAILABLE, "%s", apiserver.UnavailableMessage)
+		},
+		Internal: func() *apiError {
+			return newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR, "an unexpected error occurred; retry later")
+		},
+	})
 }
 
-func toAPIError(err error, r *http.Request) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
+func render(c echo.Context, ae *apiError) error {
+	details := ae.Details
+	if details == nil {
+		details = []restaurantapi.ErrorDetail{}
 	}
-	var vf *validation.Failure
-	if errors.As(err, &vf) {
-		return fromValidation(vf, r)
+	var field *string
+	if ae.Field != "" {
+		field = &ae.Field
 	}
-	if errors.Is(err, context.Canceled) {
-		return newError(apiserver.StatusClientClosedRequest, restaurantapi.ErrorKeyINTERNALERROR, "the client closed the connection")
+	body := restaurantapi.Error{
+		Status: ae.Status, Code: errorCodes[ae.Key], Message: ae.Message, MessageKey: ae.Key,
+		FieldName: field, RequestId: requestIDFrom(c.Request().Context()),
+		CanRetry: ae.Status == http.StatusTooManyRequests || ae.Status >= 500,
+		Errors:   details,
 	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		msg := fmt.Sprint(he.Message)
-		switch he.Code {
-		case http.StatusBadRequest:
-			return newError(http.StatusBadRequest, restaurantapi.ErrorKeyINVALIDREQUEST, "%s", msg)
-		case http.StatusNotFound:
-			return newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND, "no such resource")
-		case http.StatusMethodNotAllowed:
-			return newError(http.StatusMethodNotAllowed, restaurantapi.ErrorKeyMETHODNOTALLOWED, "method not allowed")
-		}
+	if ae.Status == http.StatusTooManyRequests {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
 	}
-	return newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR, "an unexpected error occurred; retry later")
+	return c.JSON(ae.Status, body)
+}
+
+func fromEcho(he *echo.HTTPError) (*apiError, bool) {
+	switch he.Code {
+	case http.StatusBadRequest:
+		return newError(http.StatusBadRequest, restaurantapi.ErrorKeyINVALIDREQUEST, "%s", fmt.Sprint(he.Message)), true
+	case http.StatusNotFound:
+		return newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND, "no such resource"), true
+	case http.StatusMethodNotAllowed:
+		return newError(http.StatusMethodNotAllowed, restaurantapi.ErrorKeyMETHODNOTALLOWED, "method not allowed"), true
+	}
+	return nil, false
+}
+
+// failureAnswers are the restaurant API's answers to the failures of the
+// spec validation.
+var failureNames = apiserver.FailureNames[restaurantapi.ErrorKey]{
+	Invalid: restaurantapi.ErrorKeyINVALIDREQUEST, Unauthenticated: restaurantapi.ErrorKeyAUTHENTICATIONREQUIRED,
+	UnsupportedMediaType: restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE, NotFound: restaurantapi.ErrorKeyNOTFOUND,
+	MethodNotAllowed: restaurantapi.ErrorKeyMETHODNOTALLOWED, TooLarge: restaurantapi.ErrorKeyREQUESTTOOLARGE,
+	Timeout: restaurantapi.ErrorKeyREQUESTTIMEOUT,
 }
 
 // fromValidation maps a refused request onto the API's errors. The restaurant
@@ -139,23 +134,12 @@ func fromValidation(vf *validation.Failure, r *http.Request) *apiError {
 		name := c.Name
 		details = append(details, restaurantapi.ErrorDetail{Message: c.Message, FieldName: &name})
 	}
-	ae := &apiError{Status: http.StatusBadRequest, Key: restaurantapi.ErrorKeyINVALIDREQUEST, Message: vf.Message, Details: details}
-	switch vf.Kind {
-	case validation.KindUnauthenticated:
-		var inner *apiError
-		if errors.As(vf.AuthErr, &inner) {
-			return inner
-		}
-		ae.Status, ae.Key = http.StatusUnauthorized, restaurantapi.ErrorKeyAUTHENTICATIONREQUIRED
-	case validation.KindUnsupportedMediaType:
-		ae.Status, ae.Key = http.StatusUnsupportedMediaType, restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE
-	case validation.KindNotFound:
-		ae.Status, ae.Key = http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND
-	case validation.KindMethodNotAllowed:
-		ae.Status, ae.Key = http.StatusMethodNotAllowed, restaurantapi.ErrorKeyMETHODNOTALLOWED
-	case validation.KindTooLarge:
-		ae.Status, ae.Key = http.StatusRequestEntityTooLarge, restaurantapi.ErrorKeyREQUESTTOOLARGE
-	default:
+	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
+		return inner
+	}
+	status, key := failureNames.Of(vf.Kind)
+	ae := &apiError{Status: status, Key: key, Message: vf.Message, Details: details}
+	if status == http.StatusBadRequest {
 		for _, c := range vf.Causes {
 			switch {
 			case c.In == "header" && http.CanonicalHeaderKey(c.Name) == http.CanonicalHeaderKey(headerRestaurant):

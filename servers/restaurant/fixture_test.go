@@ -44,11 +44,10 @@ func newFixture(t *testing.T, configure ...func(*restaurant.Config)) *fixture {
 	db := testdb.Open(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
 	clk := clock.NewFake(t0)
 	cfg := restaurant.Config{
-		DB: db, Clock: clk, RatePerSecond: 1 << 20, RatePerWindow: 1 << 30,
-		ValidateResponses: true,
-		OnResponseViolation: func(r *http.Request, status int, err error) {
+		Deps: restaurant.Deps{DB: db, Clock: clk, ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
 			t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-		},
+		}},
+		Settings: restaurant.Settings{RatePerSecond: 1 << 20, RatePerWindow: 1 << 30},
 	}
 	for _, f := range configure {
 		f(&cfg)

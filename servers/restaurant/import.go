@@ -11,7 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 )
 
 // maxProblems caps the problems an ImportError lists; the count is exact.
@@ -103,7 +103,7 @@ type schemaSet struct {
 }
 
 var loadSchemas = sync.OnceValues(func() (*schemaSet, error) {
-	spec, err := restaurantapi.GetSpec()
+	spec, err := restaurantserver.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("load spec: %w", err)
 	}
@@ -214,7 +214,7 @@ func parseDocument(data []byte) (*parsedDocument, error) {
 			}
 			present[self] = true
 			for _, rf := range k.Refs {
-				target := kindByPath[rf.Target]
+				target := &kinds[rf.Target]
 				var list []any
 				if rf.Many {
 					list, _ = item[rf.Field].([]any)

@@ -16,6 +16,7 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
@@ -24,6 +25,7 @@ import (
 type replica struct {
 	srv *restaurant.Server
 	url string
+	db  *sql.DB
 }
 
 // startReplicas starts two restaurant servers on one PostgreSQL schema, as
@@ -37,12 +39,12 @@ func startReplicas(t *testing.T, clk clock.Clock, perSecond, perWindow int) [2]r
 	var wg sync.WaitGroup
 	for i, db := range []*sql.DB{a, b} {
 		wg.Go(func() {
+			out[i].db = db
 			out[i].srv, errs[i] = restaurant.New(context.Background(), restaurant.Config{
-				DB: db, Clock: clk, RatePerSecond: perSecond, RatePerWindow: perWindow,
-				Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
-				OnResponseViolation: func(r *http.Request, status int, err error) {
+				Deps: restaurant.Deps{DB: db, Clock: clk, Logger: slog.New(slog.DiscardHandler), ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
 					t.Errorf("replica %d: response %d to %s %s breaks the spec: %v", i+1, status, r.Method, r.URL, err)
-				},
+				}},
+				Settings: restaurant.Settings{RatePerSecond: perSecond, RatePerWindow: perWindow},
 			})
 		})
 	}
@@ -151,8 +153,9 @@ func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T)
 	require.Len(t, list(), 5)
 
 	// Replica 2 read the page before replica 1 changed it: a page it kept
-	// would now be stale.
+	// is dropped once replica 2 heard replica 1's commit.
 	require.NoError(t, replicas[0].srv.Archive(context.Background(), guid, "menuItems", items[0].Guid))
+	require.NoError(t, sqldb.Sync(context.Background(), replicas[1].db))
 	got := list()
 	assert.Len(t, got, 4)
 	assert.NotContains(t, got, items[0].Guid)

@@ -10,9 +10,9 @@ package restaurant
 import (
 	"context"
 	"crypto/hmac"
-	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -21,9 +21,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -37,41 +39,16 @@ const (
 	MaxPageSize     = 300
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the restaurant server.
 type Config struct {
-	// DB is the restaurant database: SQLite migrated with Migrations, or
-	// PostgreSQL (pgx) migrated with PostgresMigrations, which any number of
-	// replicas may share.
-	DB *sql.DB
-	// TokenTTL is the lifetime of a bearer token; 0 means one hour.
-	TokenTTL time.Duration
-	// RatePerSecond requests are allowed per second per restaurant; 0 means 20.
-	RatePerSecond int
-	// RatePerWindow requests are allowed per RateWindow per restaurant; 0
-	// means 10,000 per 15 minutes.
-	RatePerWindow int
-	RateWindow    time.Duration
-	// Clock tells the time; nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
-	// OnResponseViolation is called for a response that breaks the spec
-	// (tests fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
+	// Settings are the server's knobs (0: their defaults).
+	Settings
 }
 
 // Server is the restaurant configuration API.
@@ -91,43 +68,26 @@ type Server struct {
 	grants *cache.Cache[struct{}]
 }
 
-var _ restaurantapi.StrictServerInterface = (*Server)(nil)
+var _ restaurantserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a restaurant server on cfg.DB.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("restaurant: Config.DB is nil")
 	}
-	if cfg.TokenTTL == 0 {
-		cfg.TokenTTL = time.Hour
-	}
-	if cfg.RatePerSecond == 0 {
-		cfg.RatePerSecond = 20
-	}
-	if cfg.RatePerWindow == 0 {
-		cfg.RatePerWindow = 10000
-	}
-	if cfg.RateWindow == 0 {
-		cfg.RateWindow = 15 * time.Minute
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	descriptor.ApplyDefaults(&cfg.Settings)
+	cfg.Deps = cfg.Deps.WithDefaults()
 	if _, err := loadSchemas(); err != nil {
 		return nil, fmt.Errorf("restaurant: %w", err)
 	}
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing the database cache nothing read from it: another
-	// replica's import never reaches this one's OnCommit.
-	pageSize, credentialSize := pageCacheSize, credentialCacheSize
-	if db.Shared() {
-		pageSize, credentialSize = 0, 0
-	}
-	st := &store{db: db, pages: cache.New[cachedPage](pageSize, credentialCacheTTL)}
+	// Every cache follows the database: dropped after this replica's
+	// commits (OnCommit, the store's revocations) and after every commit
+	// another replica makes (Follow), and bypassed while this replica cannot
+	// hear those.
+	st := &store{db: db, pages: cache.New[cachedPage](pageCacheSize, credentialCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
+	st.db.Follow(st.pages)
 	key, err := st.secretKey(ctx, "cursor_key")
 	if err != nil {
 		return nil, err
@@ -138,11 +98,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// Rate limits are shared by every replica of a shared database.
 	limits := ratelimit.StoreFor(st.db)
+	tokens := cache.New[tokenEntry](credentialCacheSize, credentialCacheTTL)
+	grants := cache.New[struct{}](credentialCacheSize, credentialCacheTTL)
+	st.db.Follow(tokens)
+	st.db.Follow(grants)
 	return &Server{
 		cfg:    cfg,
 		store:  st,
-		tokens: cache.New[tokenEntry](credentialSize, credentialCacheTTL),
-		grants: cache.New[struct{}](credentialSize, credentialCacheTTL),
+		tokens: tokens,
+		grants: grants,
 		clock:  cfg.Clock,
 		limiters: []namedLimiter{
 			{ratelimit.New("per_second", cfg.RatePerSecond, time.Second, cfg.Clock, limits), time.Second, telemetry.LimitPerSecond},
@@ -158,7 +122,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // token resolution, validation, the restaurant gate and rate limits, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("restaurant", restaurantapi.GetSpec)
+	spec, err := apiserver.Spec("restaurant", restaurantserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("restaurant: load spec: %w", err)
 	}
@@ -178,18 +142,19 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
 	}
-	restaurantapi.RegisterHandlers(e, restaurantapi.NewStrictHandler(s, []restaurantapi.StrictMiddlewareFunc{s.gate}))
+	restaurantserver.RegisterHandlers(e, restaurantserver.NewStrictHandler(s, []restaurantserver.StrictMiddlewareFunc{s.gate}))
 	return e, nil
 }
 
 // Login exchanges an API client's credentials for a bearer token.
-func (s *Server) Login(ctx context.Context, req restaurantapi.LoginRequestObject) (restaurantapi.LoginResponseObject, error) {
+func (s *Server) Login(ctx context.Context, req restaurantserver.LoginRequestObject) (restaurantserver.LoginResponseObject, error) {
 	c, err := s.store.client(ctx, req.Body.ClientId)
-	if err != nil && !errors.Is(err, errNotFound) {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return nil, err
 	}
 	want := c.SecretHash
@@ -199,12 +164,13 @@ func (s *Server) Login(ctx context.Context, req restaurantapi.LoginRequestObject
 	if !hmac.Equal(hashSecret(req.Body.ClientSecret), want) || c.ID == "" {
 		return nil, newError(http.StatusUnauthorized, restaurantapi.ErrorKeyINVALIDCREDENTIALS, "unknown clientId or wrong clientSecret")
 	}
+	apiserver.Attribute(ctx, c.Name)
 	token := "rst_" + randomSecret()
 	expires := s.clock.Now().Add(s.cfg.TokenTTL)
 	if err := s.store.insertToken(ctx, hashSecret(token), c.ID, expires); err != nil {
 		return nil, err
 	}
-	return restaurantapi.Login200JSONResponse{
+	return restaurantserver.Login200JSONResponse{
 		Status: restaurantapi.AuthenticationResponseStatusSUCCESS,
 		Token: restaurantapi.AuthenticationToken{
 			TokenType:   restaurantapi.AuthenticationTokenTokenTypeBearer,
@@ -231,8 +197,8 @@ type position struct {
 	Seq int64 `json:"s"`
 }
 
-func (s *Server) page(ctx context.Context, kindPath string, q listQuery) ([]entityRow, *string, error) {
-	restaurantGUID := restaurantFrom(ctx)
+func (s *Server) page(ctx context.Context, r resource, q listQuery) ([]entityRow, *string, error) {
+	restaurantGUID, kindPath := restaurantFrom(ctx), kinds[r].Path
 	pq := pageQuery{Restaurant: restaurantGUID, Kind: kindPath, Limit: DefaultPageSize}
 	if q.PageSize != nil {
 		pq.Limit = *q.PageSize
@@ -274,11 +240,11 @@ func (s *Server) page(ctx context.Context, kindPath string, q listQuery) ([]enti
 }
 
 // get answers a single-object operation with the stored document.
-func (s *Server) get(ctx context.Context, kindPath, guid string) ([]byte, error) {
-	doc, err := s.store.entity(ctx, restaurantFrom(ctx), kindPath, guid)
-	if errors.Is(err, errNotFound) {
+func (s *Server) get(ctx context.Context, r resource, guid string) ([]byte, error) {
+	doc, err := s.store.entity(ctx, restaurantFrom(ctx), kinds[r].Path, guid)
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND,
-			"no %s %s in this restaurant's configuration", kindByPath[kindPath].EntityType, strings.ToLower(guid))
+			"no %s %s in this restaurant's configuration", kinds[r].EntityType, strings.ToLower(guid))
 	}
 	if err != nil {
 		return nil, err
@@ -287,9 +253,9 @@ func (s *Server) get(ctx context.Context, kindPath, guid string) ([]byte, error)
 }
 
 // GetTipWithholding returns the restaurant's tip withholding setting.
-func (s *Server) GetTipWithholding(ctx context.Context, _ restaurantapi.GetTipWithholdingRequestObject) (restaurantapi.GetTipWithholdingResponseObject, error) {
-	doc, err := s.store.singleton(ctx, restaurantFrom(ctx), "tipWithholding")
-	if errors.Is(err, errNotFound) {
+func (s *Server) GetTipWithholding(ctx context.Context, _ restaurantserver.GetTipWithholdingRequestObject) (restaurantserver.GetTipWithholdingResponseObject, error) {
+	doc, err := s.store.singleton(ctx, restaurantFrom(ctx), kinds[resTipWithholding].Path)
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, restaurantapi.ErrorKeyNOTFOUND, "this restaurant has no tip withholding setting")
 	}
 	if err != nil {

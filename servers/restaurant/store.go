@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"strings"
 	"time"
@@ -34,12 +35,6 @@ func Migrations() fs.FS {
 func PostgresMigrations() fs.FS {
 	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
 }
-
-// Store errors, mapped onto API errors by the handlers and the admin calls.
-var (
-	errNotFound      = errors.New("not found")
-	errAlreadyExists = errors.New("already exists")
-)
 
 // store is every SQL statement of the restaurant service.
 type store struct {
@@ -92,30 +87,26 @@ type restaurantRecord struct {
 }
 
 func (s *store) createRestaurant(ctx context.Context, guid, name string, now time.Time) (restaurantRecord, error) {
-	res, err := s.db.ExecContext(ctx,
-		`INSERT INTO restaurants (guid, name, created_at_ms) VALUES (?, ?, ?) ON CONFLICT (guid) DO NOTHING`,
-		guid, name, now.UnixMilli())
-	if err != nil {
+	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
+		`INSERT INTO restaurants (guid, name, created_at) VALUES (?, ?, ?) ON CONFLICT (guid) DO NOTHING`,
+		guid, name, sqldb.Micros(now)); err != nil {
 		return restaurantRecord{}, fmt.Errorf("create restaurant: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return restaurantRecord{}, errAlreadyExists
-	}
-	return restaurantRecord{GUID: guid, Name: name, CreatedAt: time.UnixMilli(now.UnixMilli()).UTC()}, nil
+	return restaurantRecord{GUID: guid, Name: name, CreatedAt: sqldb.Time(sqldb.Micros(now))}, nil
 }
 
 func (s *store) restaurant(ctx context.Context, guid string) (restaurantRecord, error) {
 	var r restaurantRecord
-	var ms int64
-	err := s.db.QueryRowContext(ctx, `SELECT guid, name, created_at_ms FROM restaurants WHERE guid = ?`, guid).
-		Scan(&r.GUID, &r.Name, &ms)
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT guid, name, created_at FROM restaurants WHERE guid = ?`, guid).
+		Scan(&r.GUID, &r.Name, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return restaurantRecord{}, errNotFound
+		return restaurantRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return restaurantRecord{}, fmt.Errorf("read restaurant: %w", err)
 	}
-	r.CreatedAt = time.UnixMilli(ms).UTC()
+	r.CreatedAt = sqldb.Time(created)
 	return r, nil
 }
 
@@ -127,7 +118,7 @@ type clientRecord struct {
 }
 
 // createClient stores an API client granted restaurants, in one transaction;
-// errNotFound when one of the restaurants does not exist.
+// storeerr.ErrNotFound when one of the restaurants does not exist.
 func (s *store) createClient(ctx context.Context, id, name string, secretHash []byte, restaurants []string, now time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -135,15 +126,15 @@ func (s *store) createClient(ctx context.Context, id, name string, secretHash []
 	}
 	defer func() { _ = tx.Rollback() }()
 	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO api_clients (id, name, secret_hash, created_at_ms) VALUES (?, ?, ?, ?)`,
-		id, name, secretHash, now.UnixMilli()); err != nil {
+		`INSERT INTO api_clients (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`,
+		id, name, secretHash, sqldb.Micros(now)); err != nil {
 		return fmt.Errorf("create client: %w", err)
 	}
 	for _, r := range restaurants {
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM restaurants WHERE guid = ?`, r).Scan(&exists)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("restaurant %s: %w", r, errNotFound)
+			return fmt.Errorf("restaurant %s: %w", r, storeerr.ErrNotFound)
 		}
 		if err != nil {
 			return fmt.Errorf("read restaurant: %w", err)
@@ -164,7 +155,7 @@ func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT id, name, secret_hash FROM api_clients WHERE id = ?`, id).
 		Scan(&c.ID, &c.Name, &c.SecretHash)
 	if errors.Is(err, sql.ErrNoRows) {
-		return clientRecord{}, errNotFound
+		return clientRecord{}, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return clientRecord{}, fmt.Errorf("read client: %w", err)
@@ -187,7 +178,7 @@ func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
 
 func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, expires time.Time) error {
 	_, err := s.db.ExecContext(ctx,
-		`INSERT INTO tokens (hash, client_id, expires_at_ms) VALUES (?, ?, ?)`, hash, clientID, expires.UnixMilli())
+		`INSERT INTO tokens (hash, client_id, expires_at) VALUES (?, ?, ?)`, hash, clientID, sqldb.Micros(expires))
 	if err != nil {
 		return fmt.Errorf("store token: %w", err)
 	}
@@ -195,16 +186,17 @@ func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, e
 }
 
 // tokenByHash returns the client of a token and when the token expires.
-func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID string, expires time.Time, err error) {
-	var ms int64
-	err = s.db.QueryRowContext(ctx, `SELECT client_id, expires_at_ms FROM tokens WHERE hash = ?`, hash).Scan(&clientID, &ms)
+func (s *store) tokenByHash(ctx context.Context, hash []byte) (clientID, clientName string, expires time.Time, err error) {
+	var us int64
+	err = s.db.QueryRowContext(ctx, `SELECT t.client_id, c.name, t.expires_at FROM tokens t JOIN api_clients c ON c.id = t.client_id
+		WHERE t.hash = ?`, hash).Scan(&clientID, &clientName, &us)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", time.Time{}, errNotFound
+		return "", "", time.Time{}, storeerr.ErrNotFound
 	}
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("read token: %w", err)
+		return "", "", time.Time{}, fmt.Errorf("read token: %w", err)
 	}
-	return clientID, time.UnixMilli(ms), nil
+	return clientID, clientName, sqldb.Time(us), nil
 }
 
 // access reports whether the restaurant exists and whether the client was
@@ -236,7 +228,8 @@ type pageQuery struct {
 	Kind       string
 	// AfterSeq is the keyset position: only rows inserted after it.
 	AfterSeq int64
-	// ModifiedAfterMs, when set, keeps rows created or modified after it.
+	// ModifiedAfterMs, when set, keeps rows created or modified after it: in
+	// a later millisecond (lastModified's precision).
 	ModifiedAfterMs *int64
 	// Offset skips rows (the deprecated page parameter).
 	Offset int
@@ -259,8 +252,8 @@ func (s *store) page(ctx context.Context, q pageQuery) ([]entityRow, bool, error
 	b.WriteString(`SELECT seq, doc FROM entities
 		WHERE restaurant_guid = ? AND kind = ? AND seq > ? AND archived = FALSE AND removed = FALSE`)
 	if q.ModifiedAfterMs != nil {
-		b.WriteString(` AND modified_ms > ?`)
-		args = append(args, *q.ModifiedAfterMs)
+		b.WriteString(` AND modified_at >= ?`)
+		args = append(args, (*q.ModifiedAfterMs+1)*1000)
 	}
 	b.WriteString(` ORDER BY seq LIMIT ? OFFSET ?`)
 	args = append(args, q.Limit+1, q.Offset)
@@ -296,7 +289,7 @@ func (s *store) entity(ctx context.Context, restaurantGUID, kind, guid string) (
 		WHERE restaurant_guid = ? AND kind = ? AND guid = ? AND archived = FALSE AND removed = FALSE`,
 		restaurantGUID, kind, strings.ToLower(guid)).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
+		return nil, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", kind, err)
@@ -313,7 +306,7 @@ func (s *store) singleton(ctx context.Context, restaurantGUID, kind string) ([]b
 		WHERE restaurant_guid = ? AND kind = ? AND archived = FALSE AND removed = FALSE
 		ORDER BY seq DESC LIMIT 1`, restaurantGUID, kind).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
+		return nil, storeerr.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", kind, err)
@@ -350,10 +343,15 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	var exists int
 	err = tx.QueryRowContext(ctx, `SELECT 1 FROM restaurants WHERE guid = ?`, restaurantGUID).Scan(&exists)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("restaurant %s: %w", restaurantGUID, errNotFound)
+		return nil, fmt.Errorf("restaurant %s: %w", restaurantGUID, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read restaurant: %w", err)
+	}
+	// Imports of one restaurant run one at a time (on every replica): each
+	// compares the document with what is stored before it writes.
+	if _, err := tx.LockRows(ctx, `SELECT guid FROM restaurants WHERE guid = ?`, restaurantGUID); err != nil {
+		return nil, err
 	}
 
 	var problems []string
@@ -383,19 +381,19 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	}
 
 	ins, err := tx.PrepareContext(ctx, `
-		INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_ms, modified_ms, archived, removed)
+		INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_at, modified_at, archived, removed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, FALSE)
 		ON CONFLICT (restaurant_guid, kind, guid) DO UPDATE SET
-			external_id = excluded.external_id, doc = excluded.doc, modified_ms = excluded.modified_ms,
+			external_id = excluded.external_id, doc = excluded.doc, modified_at = excluded.modified_at,
 			archived = FALSE, removed = FALSE
 		WHERE entities.doc <> excluded.doc OR entities.archived OR entities.removed`)
 	if err != nil {
 		return nil, fmt.Errorf("prepare insert: %w", err)
 	}
 	defer ins.Close()
-	ms := now.UnixMilli()
+	at := sqldb.Micros(now)
 	for _, e := range entities {
-		if _, err := ins.ExecContext(ctx, restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, ms, ms); err != nil {
+		if _, err := ins.ExecContext(ctx, restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, at, at); err != nil {
 			return nil, fmt.Errorf("write %s %s: %w", e.Kind, e.GUID, err)
 		}
 	}
@@ -405,20 +403,20 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	return nil, nil
 }
 
-// setHidden archives or removes one entity; errNotFound when it is not stored.
+// setHidden archives or removes one entity; storeerr.ErrNotFound when it is not stored.
 func (s *store) setHidden(ctx context.Context, restaurantGUID, kind, guid string, removed bool, now time.Time) error {
 	column := "archived"
 	if removed {
 		column = "removed"
 	}
 	res, err := s.db.ExecContext(ctx,
-		`UPDATE entities SET `+column+` = TRUE, modified_ms = ? WHERE restaurant_guid = ? AND kind = ? AND guid = ?`,
-		now.UnixMilli(), restaurantGUID, kind, strings.ToLower(guid))
+		`UPDATE entities SET `+column+` = TRUE, modified_at = ? WHERE restaurant_guid = ? AND kind = ? AND guid = ?`,
+		sqldb.Micros(now), restaurantGUID, kind, strings.ToLower(guid))
 	if err != nil {
 		return fmt.Errorf("hide %s: %w", kind, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errNotFound
+		return storeerr.ErrNotFound
 	}
 	return nil
 }

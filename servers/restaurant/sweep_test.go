@@ -11,6 +11,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
 
@@ -75,9 +76,16 @@ func TestEveryOperation_OverTheRateLimitAnswers429(t *testing.T) {
 
 func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
 	f := newFixture(t)
-	require.NoError(t, f.db.Close())
+	testdb.DropTables(t, f.db)
 	f.sweep(t, http.StatusInternalServerError, f.a, f.token, true)
 	f.sweep(t, http.StatusInternalServerError, f.a, "", false)
+}
+
+func TestEveryOperation_WhenTheDatabaseIsGoneAnswers503(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.db.Close())
+	f.sweep(t, http.StatusServiceUnavailable, f.a, f.token, true)
+	f.sweep(t, http.StatusServiceUnavailable, f.a, "", false)
 }
 
 func TestEveryOperation_ForAnUnknownEntityAnswers404(t *testing.T) {

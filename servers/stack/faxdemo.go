@@ -20,10 +20,10 @@ import (
 // sample document to fax and a webhook inbox, so the demo works offline.
 const (
 	// FaxSamplePath serves a sample PDF of FaxSamplePages pages.
-	FaxSamplePath = "/fax/sample.pdf"
+	FaxSamplePath = fax.SamplePath
 	// FaxInboxPath takes webhook deliveries (POST) and lists them (GET,
 	// admin token).
-	FaxInboxPath = "/fax/webhook_inbox"
+	FaxInboxPath = fax.InboxPath
 	// FaxInboxEvents is how many deliveries the inbox keeps.
 	FaxInboxEvents = 100
 	// FaxSamplePages is the sample document's page count.

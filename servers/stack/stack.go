@@ -12,10 +12,12 @@ package stack
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -26,12 +28,14 @@ import (
 	"github.com/apistack/apistack/servers/faults"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
-	"github.com/apistack/apistack/servers/internal/egress"
+	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -42,7 +46,13 @@ const (
 	Storage    = "storage"
 	Restaurant = "restaurant"
 	Admin      = "admin"
+	// Sandbox is the sandbox API, served on the admin port under
+	// SandboxesPath.
+	Sandbox = "sandbox"
 )
+
+// SandboxesPath is where the admin port serves the sandbox API.
+const SandboxesPath = "/sandboxes"
 
 // APIs lists the APIs in the order they are started.
 var APIs = []string{PAM, Restaurant, Fax, Storage, Admin}
@@ -61,11 +71,12 @@ type Config struct {
 	// Telemetry counts every API's requests and events (/metrics on the
 	// admin port) and keeps the console's request log; nil records nothing.
 	Telemetry *telemetry.Telemetry
-	// FaxMasterKey and StorageMasterKey seal each API's secrets at rest;
-	// nil means the key files of DataDir (made on first use), or fresh
-	// random keys without a DataDir. Replicas sharing a database must all
-	// be given the same (serve derives them from --master-key-file).
-	FaxMasterKey, StorageMasterKey []byte
+	// MasterKey, when set, gives the key that seals the secrets at rest of
+	// each API that has them (fax, storage), by the API's name; nil means
+	// the key files of DataDir (<api>-master.key, made on first use), or
+	// fresh random keys without a DataDir. Replicas sharing a database must
+	// all be given the same (serve derives them from --master-key-file).
+	MasterKey func(api string) ([]byte, error)
 	// AdminToken guards the admin API; "" makes a random one (Stack.AdminToken).
 	AdminToken string
 	// Clock is the servers' time; nil means the system clock. Any other
@@ -78,79 +89,131 @@ type Config struct {
 	// ResponseChecks in the background (serve), else before it is sent.
 	ValidateResponses bool
 	ResponseChecks    *validation.Background
+	// DisableValidation turns the spec validation of the APIs that allow it
+	// (PAM) off: the benchmarks of what validation costs; see pam.Config.
+	DisableValidation bool
 	// OnResponseViolation hears of each response that breaks its spec (nil
 	// logs it).
 	OnResponseViolation func(api string, r *http.Request, status int, err error)
 	// Faults are the test kit's fault injectors, per API name; each also
 	// hears of the requests that break its API's spec.
 	Faults map[string]*faults.Injector
+	// WebhookTransport wraps the transport of the webhooks the servers send
+	// (the test kit's fault injection; see fax.Config).
+	WebhookTransport func(http.RoundTripper) http.RoundTripper
+	// SandboxCreatorToken may create sandboxes and do nothing else; ""
+	// makes a random one (Stack.SandboxCreatorToken).
+	SandboxCreatorToken string
+	// SandboxSweepInterval is how often the sandboxes past their TTL are
+	// looked for (on Clock); 0 means sandbox.DefaultSweepInterval.
+	SandboxSweepInterval time.Duration
+	// SandboxSampleSize is the number of menu items of each sandbox's
+	// restaurant configuration; 0 means DefaultSandboxSampleSize.
+	SandboxSampleSize int
 
-	// PAMDisableValidation turns the PAM server's spec validation off (the
-	// benchmarks of what validation costs; see pam.Config).
-	PAMDisableValidation bool
-	// RestaurantTokenTTL is the restaurant tokens' lifetime (0: the
-	// server's default).
-	RestaurantTokenTTL time.Duration
-	// PAM: token lifetime and rate limit (0: the server's defaults).
-	PAMTokenTTL   time.Duration
-	PAMRateLimit  int
-	PAMRatePeriod time.Duration
-	// Restaurant: rate limits (0: the server's defaults).
-	RestaurantRatePerSecond int
-	RestaurantRateLimit     int
-	RestaurantRatePeriod    time.Duration
-	// Fax: the simulator's step interval, the destination policy, and the
-	// webhook sender's retries and transport (0 and nil: the defaults).
-	FaxStepInterval      time.Duration
-	FaxAllowPrivate      bool
-	FaxWebhookAttempts   int
-	FaxWebhookBackoff    time.Duration
-	FaxWebhookMaxBackoff time.Duration
-	FaxWebhookTransport  func(http.RoundTripper) http.RoundTripper
-	// Storage: the region and the domain of virtual-host-style addresses
-	// ("": the defaults).
-	StorageRegion string
-	StorageDomain string
+	// Settings are the knobs of each API.
+	Settings
+
+	// journal is the sandbox API's journal the APIs write into (set by
+	// Open).
+	journal apiserver.Journal
 }
 
-// violation is what hears of api's responses that break the spec.
-func (c Config) violation(api string) func(*http.Request, int, error) {
-	if c.OnResponseViolation == nil {
-		return nil
+// DefaultSandboxSampleSize is the number of menu items of a sandbox's
+// restaurant configuration: every resource non-empty, small enough that a
+// sandbox is made in milliseconds.
+const DefaultSandboxSampleSize = 12
+
+// Settings are the knobs of every API, declared in the API's package (their
+// zero values: the API's defaults).
+type Settings struct {
+	PAM        pam.Settings
+	Fax        fax.Settings
+	Storage    storage.Settings
+	Restaurant restaurant.Settings
+}
+
+// RegisterFlags declares the flags of every API's knobs on fs (`apistack
+// serve`), bound to s.
+func (s *Settings) RegisterFlags(fs *flag.FlagSet) {
+	for _, api := range []any{&s.PAM, &s.Restaurant, &s.Fax, &s.Storage} {
+		descriptor.RegisterFlags(fs, api)
 	}
-	return func(r *http.Request, status int, err error) { c.OnResponseViolation(api, r, status, err) }
 }
 
-// NewPAM builds the PAM server of a stack configured by cfg on db: the one
-// place a PAM server is made, for the stack and for the PAM test harness
-// (servers/pam/pamtest), which runs it alone on a database of its choosing.
-func NewPAM(ctx context.Context, cfg Config, db *sql.DB) (*pam.Server, error) {
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.Default()
+// TenantSet names one isolated set of tenants, one in each API (Stack.Seed).
+type TenantSet = descriptor.TenantSet
+
+// DemoSet is the name of the demo tenants' set.
+const DemoSet = descriptor.DemoSet
+
+// env is what the stack gives the constructor of api on db (its master
+// key aside).
+func (c Config) env(api string, db *sql.DB) descriptor.Env {
+	e := descriptor.Env{
+		Deps: descriptor.Deps{
+			DB: db, Clock: c.Clock, Logger: c.Logger, Telemetry: c.Telemetry,
+			ValidateResponses: c.ValidateResponses, ResponseChecks: c.ResponseChecks, Journal: c.journal,
+		},
+		WebhookTransport: c.WebhookTransport, DisableValidation: c.DisableValidation,
 	}
-	return pam.New(ctx, pam.Config{
-		DB: db, TokenTTL: cfg.PAMTokenTTL, RateLimit: cfg.PAMRateLimit, RateLimitPeriod: cfg.PAMRatePeriod,
-		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		DisableValidation:   cfg.PAMDisableValidation,
-		OnResponseViolation: cfg.violation(PAM), Hooks: cfg.hooks(PAM), Telemetry: cfg.Telemetry,
-	})
-}
-
-// hooks are the hooks of api's fault injector, if any.
-func (c Config) hooks(api string) apiserver.Hooks {
 	if in := c.Faults[api]; in != nil {
-		return in.Hooks()
+		e.Hooks = in.Hooks()
 	}
-	return apiserver.Hooks{}
+	if c.OnResponseViolation != nil {
+		e.OnResponseViolation = func(r *http.Request, status int, err error) { c.OnResponseViolation(api, r, status, err) }
+	}
+	return e
+}
+
+// NewServer builds the server of one API as a stack configured by cfg
+// does, alone on db with settings: the per-API test harnesses (pamtest) run
+// it on a database of their choosing.
+func NewServer[S any, Srv descriptor.Server, C any](ctx context.Context, cfg Config, api descriptor.API[S, Srv, C], settings S, db *sql.DB) (Srv, error) {
+	e := cfg.env(api.Name, db)
+	if api.SealsSecrets {
+		key, err := cfg.masterKey(api.Name)
+		if err != nil {
+			var none Srv
+			return none, err
+		}
+		e.MasterKey = key
+	}
+	return api.New(ctx, e, settings)
+}
+
+// OpenServer opens the database of one API as a stack configured by cfg
+// does (cfg.OpenDB, else SQLite in cfg.DataDir) and builds its server on it
+// with settings: the per-API test harnesses run one API alone. The caller
+// closes the database.
+func OpenServer[S any, Srv descriptor.Server, C any](ctx context.Context, cfg Config, api descriptor.API[S, Srv, C], settings S) (Srv, *sql.DB, error) {
+	var none Srv
+	db, err := cfg.opener()(ctx, api.Migrations())
+	if err != nil {
+		return none, nil, fmt.Errorf("%s database: %w", api.Name, err)
+	}
+	srv, err := NewServer(ctx, cfg, api, settings, db)
+	if err != nil {
+		return none, nil, errors.Join(err, db.Close())
+	}
+	return srv, db, nil
+}
+
+// masterKey is the key that seals api's secrets (Config.MasterKey).
+func (c Config) masterKey(api string) ([]byte, error) {
+	switch {
+	case c.MasterKey != nil:
+		return c.MasterKey(api)
+	case c.DataDir != "":
+		return secretbox.LoadOrCreateKey(filepath.Join(c.DataDir, api+"-master.key"))
+	default:
+		return randomKey(), nil
+	}
 }
 
 // Migrations are one API's schema: its name (the PostgreSQL schema, the
 // SQLite file's base name) and its goose migrations in each dialect.
-type Migrations struct {
-	Schema           string
-	SQLite, Postgres fs.FS
-}
+type Migrations = descriptor.Migrations
 
 // OpenDBFunc opens (and migrates) the database of one API.
 type OpenDBFunc func(ctx context.Context, m Migrations) (*sql.DB, error)
@@ -165,15 +228,41 @@ type Stack struct {
 	Admin      *admin.Server
 	// AdminToken guards the admin API.
 	AdminToken string
+	// Sandboxes is the sandbox API (on the admin port under SandboxesPath).
+	Sandboxes *sandbox.Server
+	// SandboxCreatorToken may create sandboxes and nothing else.
+	SandboxCreatorToken string
 	// Inbox is the demo webhook receiver of the admin port (FaxInboxPath):
 	// the deliveries it verified, kept in this process's memory.
 	Inbox *FaxInbox
 
-	cfg     Config
-	logger  *slog.Logger
-	dbs     databases
-	closed  bool
-	stopFax func()
+	cfg    Config
+	logger *slog.Logger
+	// apis are the tenant APIs (all but admin), in the order of APIs, each
+	// with its database and server once opened.
+	apis      []api
+	sandboxDB *sql.DB
+	urls      map[string]string
+	closed    bool
+	stopFax   func()
+}
+
+// api is one tenant API of a stack.
+type api struct {
+	descriptor.Bound
+	db     *sql.DB
+	server descriptor.Server
+}
+
+// bind lists the tenant APIs of st, bound to cfg's settings and to st's
+// fields for their servers: the one list of the APIs a stack runs.
+func (st *Stack) bind(cfg *Config) []api {
+	return []api{
+		{Bound: pam.API.Bind(&cfg.PAM, &st.PAM)},
+		{Bound: restaurant.API.Bind(&cfg.Restaurant, &st.Restaurant)},
+		{Bound: fax.API.Bind(&cfg.Fax, &st.Fax)},
+		{Bound: storage.API.Bind(&cfg.Storage, &st.Storage)},
+	}
 }
 
 // Open opens the databases and builds every server. Close releases them.
@@ -185,7 +274,7 @@ func Open(ctx context.Context, cfg Config) (*Stack, error) {
 	return st, nil
 }
 
-func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
+func (st *Stack) open(ctx context.Context, cfg Config) error {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -193,143 +282,97 @@ func (st *Stack) open(ctx context.Context, cfg Config) (err error) {
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = NewAdminToken()
 	}
-	st.cfg, st.logger, st.AdminToken = cfg, logger, cfg.AdminToken
+	if cfg.SandboxCreatorToken == "" {
+		cfg.SandboxCreatorToken = NewAdminToken()
+	}
+	st.cfg, st.logger, st.AdminToken, st.SandboxCreatorToken = cfg, logger, cfg.AdminToken, cfg.SandboxCreatorToken
 	st.Inbox = &FaxInbox{}
-	dbs, err := openDatabases(ctx, cfg)
-	st.dbs = dbs
-	if err != nil {
+	st.apis = st.bind(&st.cfg)
+	if err := st.openDatabases(ctx); err != nil {
 		return err
 	}
-	faxKey, storageKey := cfg.FaxMasterKey, cfg.StorageMasterKey
-	if faxKey == nil || storageKey == nil {
-		// Key files are made only for a key not given: replicas on a shared
-		// database keep no state in their data directory.
-		fileFax, fileStorage, err := masterKeys(cfg.DataDir)
+	if err := st.openSandboxes(ctx); err != nil {
+		return err
+	}
+	st.cfg.journal = st.Sandboxes.Journal()
+	for i := range st.apis {
+		a := &st.apis[i]
+		e := st.cfg.env(a.Name(), a.db)
+		if a.SealsSecrets() {
+			// Key files are made only for a key not given: replicas on a
+			// shared database keep no state in their data directory.
+			key, err := st.cfg.masterKey(a.Name())
+			if err != nil {
+				return err
+			}
+			e.MasterKey = key
+		}
+		srv, err := a.Open(ctx, e)
 		if err != nil {
 			return err
 		}
-		if faxKey == nil {
-			faxKey = fileFax
-		}
-		if storageKey == nil {
-			storageKey = fileStorage
-		}
+		a.server = srv
 	}
-	violation := cfg.violation
-	if st.PAM, err = NewPAM(ctx, cfg, dbs.pam); err != nil {
-		return err
-	}
-	_, systemClock := cfg.Clock.(clock.System)
-	if st.Fax, err = fax.New(ctx, fax.Config{
-		DB: dbs.fax, MasterKey: faxKey, StepInterval: cfg.FaxStepInterval, CatchUpSteps: cfg.Clock != nil && !systemClock,
-		Destinations:    egress.Options{AllowPrivate: cfg.FaxAllowPrivate},
-		WebhookAttempts: cfg.FaxWebhookAttempts, WebhookBackoff: cfg.FaxWebhookBackoff, WebhookMaxBackoff: cfg.FaxWebhookMaxBackoff,
-		WebhookTransport: cfg.FaxWebhookTransport,
-		Clock:            cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Fax), Hooks: cfg.hooks(Fax), Telemetry: cfg.Telemetry,
-	}); err != nil {
-		return err
-	}
-	if st.Restaurant, err = restaurant.New(ctx, restaurant.Config{
-		DB: dbs.restaurant, TokenTTL: cfg.RestaurantTokenTTL, RatePerSecond: cfg.RestaurantRatePerSecond, RatePerWindow: cfg.RestaurantRateLimit, RateWindow: cfg.RestaurantRatePeriod,
-		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Restaurant), Hooks: cfg.hooks(Restaurant), Telemetry: cfg.Telemetry,
-	}); err != nil {
-		return err
-	}
-	if st.Storage, err = storage.New(storage.Config{
-		DB: dbs.storage, MasterKey: storageKey, Region: cfg.StorageRegion, Domain: cfg.StorageDomain,
-		Clock: cfg.Clock, Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Storage), Hooks: cfg.hooks(Storage), Telemetry: cfg.Telemetry,
-	}); err != nil {
-		return err
-	}
-	if st.Admin, err = admin.New(admin.Config{
+	var err error
+	st.Admin, err = admin.New(admin.Config{
 		Token: cfg.AdminToken, PAM: st.PAM, Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
-		OnResponseViolation: violation(Admin), Telemetry: cfg.Telemetry,
-	}); err != nil {
-		return err
+		OnResponseViolation: st.cfg.env(Admin, nil).OnResponseViolation, Telemetry: cfg.Telemetry,
+	})
+	return err
+}
+
+// opener opens and migrates the database of an API: with c.OpenDB when
+// set, else a SQLite file in c.DataDir. It is the one place a stack opens
+// databases.
+func (c Config) opener() OpenDBFunc {
+	if c.OpenDB != nil {
+		return c.OpenDB
+	}
+	return func(ctx context.Context, m Migrations) (*sql.DB, error) {
+		if c.DataDir == "" {
+			return nil, errors.New("stack: Config needs a DataDir or an OpenDB")
+		}
+		return sqlitedb.Open(ctx, filepath.Join(c.DataDir, m.Schema+".db"), m.SQLite, sqlitedb.WithFullSync(c.SQLiteFullSync))
+	}
+}
+
+// openDatabases opens and migrates the database of every API (opener).
+func (st *Stack) openDatabases(ctx context.Context) error {
+	open := st.cfg.opener()
+	for i := range st.apis {
+		m := st.apis[i].Migrations()
+		db, err := open(ctx, m)
+		if err != nil {
+			return fmt.Errorf("%s database: %w", m.Schema, err)
+		}
+		st.apis[i].db = db
 	}
 	return nil
-}
-
-// databases are the database of each API.
-type databases struct{ pam, fax, storage, restaurant *sql.DB }
-
-// openDatabases opens and migrates the database of every API: with
-// cfg.OpenDB when set, else SQLite files in cfg.DataDir, else SQLite in
-// memory. It is the one place a stack opens databases.
-func openDatabases(ctx context.Context, cfg Config) (databases, error) {
-	open := cfg.OpenDB
-	if open == nil {
-		if cfg.DataDir == "" {
-			return databases{}, errors.New("stack: Config needs a DataDir or an OpenDB")
-		}
-		open = func(ctx context.Context, m Migrations) (*sql.DB, error) {
-			return sqlitedb.Open(ctx, filepath.Join(cfg.DataDir, m.Schema+".db"), m.SQLite, sqlitedb.WithFullSync(cfg.SQLiteFullSync))
-		}
-	}
-	var dbs databases
-	for _, d := range []struct {
-		m  Migrations
-		db **sql.DB
-	}{
-		{Migrations{PAM, pam.Migrations(), pam.PostgresMigrations()}, &dbs.pam},
-		{Migrations{Fax, fax.Migrations(), fax.PostgresMigrations()}, &dbs.fax},
-		{Migrations{Restaurant, restaurant.Migrations(), restaurant.PostgresMigrations()}, &dbs.restaurant},
-		{Migrations{Storage, storage.Migrations(), storage.PostgresMigrations()}, &dbs.storage},
-	} {
-		db, err := open(ctx, d.m)
-		if err != nil {
-			return dbs, fmt.Errorf("%s database: %w", d.m.Schema, err)
-		}
-		*d.db = db
-	}
-	return dbs, nil
-}
-
-// masterKeys loads (or creates) the fax and storage master keys of dataDir;
-// without a directory they are fresh random keys.
-func masterKeys(dataDir string) (faxKey, storageKey []byte, err error) {
-	if dataDir == "" {
-		return randomKey(), randomKey(), nil
-	}
-	if faxKey, err = fax.LoadOrCreateMasterKey(filepath.Join(dataDir, "fax-master.key")); err != nil {
-		return nil, nil, err
-	}
-	if storageKey, err = storage.LoadOrCreateMasterKey(filepath.Join(dataDir, "storage-master.key")); err != nil {
-		return nil, nil, err
-	}
-	return faxKey, storageKey, nil
 }
 
 // Handlers returns the HTTP handler of every API, by name; the admin
 // handler also serves the fax demo routes (FaxSamplePath, FaxInboxPath).
 func (st *Stack) Handlers() (map[string]http.Handler, error) {
 	out := map[string]http.Handler{}
-	for _, api := range []struct {
-		name    string
-		handler func() (http.Handler, error)
-	}{
-		{PAM, st.PAM.Handler},
-		{Restaurant, st.Restaurant.Handler},
-		{Fax, st.Fax.Handler},
-		{Storage, st.Storage.Handler},
-		{Admin, func() (http.Handler, error) {
-			h, err := st.Admin.Handler()
-			if err != nil {
-				return nil, err
-			}
-			return withFaxDemoRoutes(h, st.Fax, st.Inbox, st.AdminToken, st.logger)
-		}},
-	} {
-		h, err := api.handler()
+	for _, a := range st.apis {
+		h, err := a.server.Handler()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", api.name, err)
+			return nil, fmt.Errorf("%s: %w", a.Name(), err)
 		}
-		out[api.name] = h
+		out[a.Name()] = h
 	}
+	h, err := st.Admin.Handler()
+	if err == nil {
+		h, err = withFaxDemoRoutes(h, st.Fax, st.Inbox, st.AdminToken, st.logger)
+	}
+	if err == nil {
+		h, err = st.withSandboxes(h)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Admin, err)
+	}
+	out[Admin] = h
 	return out, nil
 }
 
@@ -337,17 +380,19 @@ func (st *Stack) Handlers() (map[string]http.Handler, error) {
 // server's signed media links, and the admin port's demo sample and inbox,
 // the only loopback URLs the fax server reaches by default.
 func (st *Stack) SetURLs(urls map[string]string) error {
+	st.urls = maps.Clone(urls)
 	st.Fax.SetBaseURL(urls[Fax])
 	return st.Fax.AllowDestinations(urls[Admin]+FaxSamplePath, urls[Admin]+FaxInboxPath)
 }
 
-// Start runs the fax simulator and webhook sender until ctx ends or Close
-// is called; undelivered events wait in the outbox for the next start.
+// Start runs the fax simulator and webhook sender, and the sandbox sweep,
+// until ctx ends or Stop or Close is called; undelivered events wait in the outbox for the next start.
 func (st *Stack) Start(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); _ = st.Fax.Run(ctx) }()
+	go func() { defer wg.Done(); st.Sandboxes.Run(ctx) }()
 	st.stopFax = func() { cancel(); wg.Wait() }
 }
 
@@ -355,44 +400,85 @@ func (st *Stack) Start(ctx context.Context) {
 // previous names and still works is kept) and returns their credentials;
 // urls are the base URL of each API by name.
 func (st *Stack) Demo(ctx context.Context, previous Credentials, urls map[string]string) (Credentials, error) {
-	return st.DemoWith(ctx, previous, urls, DemoOptions{RestaurantMenuItems: demoRestaurantMenuItems})
+	return st.Seed(ctx, previous, TenantSet{Name: DemoSet, URLs: urls, SampleSize: demoRestaurantMenuItems})
 }
 
-// DemoOptions shape the demo tenants.
-type DemoOptions struct {
-	// RestaurantMenuItems is the size of the demo restaurant's generated
-	// configuration; 0 creates the restaurant with no configuration.
-	RestaurantMenuItems int
-	// FaxWebhookURL is where the demo fax application's webhooks go; ""
-	// means the admin port's inbox.
-	FaxWebhookURL string
-}
+// demoRestaurantMenuItems is the size of the demo restaurant's generated
+// configuration: enough menu items that pagination shows (pages hold at
+// most 300).
+const demoRestaurantMenuItems = 500
 
-// DemoWith is Demo shaped by opts.
-func (st *Stack) DemoWith(ctx context.Context, previous Credentials, urls map[string]string, opts DemoOptions) (Credentials, error) {
-	return bootstrapDemo(ctx, demoServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, previous, urls, st.AdminToken, opts)
+// Seed creates one isolated set of tenants, one in each API, named after
+// set.Name, and returns their credentials (with the admin section); it is
+// idempotent: what previous names and still works is kept.
+func (st *Stack) Seed(ctx context.Context, previous Credentials, set TenantSet) (Credentials, error) {
+	prev, err := sections(previous)
+	if err != nil {
+		return Credentials{}, err
+	}
+	out := map[string]json.RawMessage{}
+	for _, a := range st.apis {
+		creds, err := a.Seed(ctx, a.server, set, prev[a.Name()])
+		if err != nil {
+			return Credentials{}, fmt.Errorf("%s: %w", a.Name(), err)
+		}
+		out[a.Name()] = creds
+	}
+	if out[Admin], err = json.Marshal(AdminCredentials{BaseURL: set.URLs[Admin], Token: st.AdminToken}); err != nil {
+		return Credentials{}, err
+	}
+	if out["sandboxes"], err = json.Marshal(SandboxCredentials{BaseURL: set.URLs[Admin], Token: st.SandboxCreatorToken}); err != nil {
+		return Credentials{}, err
+	}
+	var creds Credentials
+	data, err := json.Marshal(out)
+	if err == nil {
+		err = json.Unmarshal(data, &creds)
+	}
+	return creds, err
 }
 
 // DB returns the database of the API named api (tests that must corrupt
 // or break it), nil for an unknown name.
 func (st *Stack) DB(api string) *sql.DB {
-	return map[string]*sql.DB{PAM: st.dbs.pam, Fax: st.dbs.fax, Storage: st.dbs.storage, Restaurant: st.dbs.restaurant}[api]
+	for _, a := range st.apis {
+		if a.Name() == api {
+			return a.db
+		}
+	}
+	if api == Sandbox {
+		return st.sandboxDB
+	}
+	return nil
 }
 
-// Close stops the fax workers and closes the databases.
-func (st *Stack) Close() error {
+// Stop stops what Start runs (the fax simulator and webhook sender, the
+// sandbox sweep) and waits for it, leaving the databases open: a test then
+// reads what they hold once nothing writes. Close calls it.
+func (st *Stack) Stop() {
 	if st.stopFax != nil {
 		st.stopFax()
 		st.stopFax = nil
 	}
+}
+
+// Close stops the fax workers and closes the databases.
+func (st *Stack) Close() error {
+	st.Stop()
 	if st.closed {
 		return nil
 	}
 	st.closed = true
 	var errs []error
-	for _, db := range []*sql.DB{st.dbs.pam, st.dbs.fax, st.dbs.storage, st.dbs.restaurant} {
-		if db != nil {
-			errs = append(errs, db.Close())
+	if st.Sandboxes != nil {
+		st.Sandboxes.Close()
+	}
+	if st.sandboxDB != nil {
+		errs = append(errs, st.sandboxDB.Close())
+	}
+	for _, a := range st.apis {
+		if a.db != nil {
+			errs = append(errs, a.db.Close())
 		}
 	}
 	return errors.Join(errs...)

@@ -2,14 +2,18 @@ package stack_test
 
 import (
 	"context"
+	"flag"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/stack"
+	"github.com/apistack/apistack/servers/storage"
 )
 
 func TestOpen_NeedsADataDirOrAnOpener(t *testing.T) {
@@ -38,12 +42,12 @@ func TestOpen_DemoTenantsSurviveARestartOfTheDataDirectory(t *testing.T) {
 		return st, urls
 	}
 	st, urls := start(stack.Config{DataDir: dir})
-	first, err := st.DemoWith(ctx, stack.Credentials{}, urls, stack.DemoOptions{RestaurantMenuItems: 5})
+	first, err := st.Seed(ctx, stack.Credentials{}, stack.TenantSet{Name: stack.DemoSet, URLs: urls, SampleSize: 5})
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 
 	st, urls = start(stack.Config{DataDir: dir})
-	again, err := st.DemoWith(ctx, first, urls, stack.DemoOptions{RestaurantMenuItems: 5})
+	again, err := st.Seed(ctx, first, stack.TenantSet{Name: stack.DemoSet, URLs: urls, SampleSize: 5})
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 	assert.Equal(t, first.PAM.KeyID, again.PAM.KeyID)
@@ -59,4 +63,20 @@ func TestOpen_DemoTenantsSurviveARestartOfTheDataDirectory(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	_, err = fresh.PAM.CreateTeam(ctx, "demo")
 	require.NoError(t, err, "a copy of the template has no team yet")
+}
+
+// The flags of every API's knobs read their tags, and the defaults a few
+// packages also export as constants agree with them.
+func TestSettings_FlagsShowTheDefaults(t *testing.T) {
+	var s stack.Settings
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	s.RegisterFlags(fs)
+	assert.Equal(t, fax.DefaultStepInterval, s.Fax.StepInterval)
+	assert.Equal(t, storage.DefaultRegion, s.Storage.Region)
+	assert.Equal(t, storage.DefaultDomain, s.Storage.Domain)
+	assert.Equal(t, time.Hour, s.PAM.TokenTTL)
+	assert.NotNil(t, fs.Lookup("fax-allow-private-destinations"), "a knob in a nested struct")
+	require.NoError(t, fs.Parse([]string{"--fax-allow-private-destinations", "--restaurant-token-ttl", "2h"}))
+	assert.True(t, s.Fax.Destinations.AllowPrivate)
+	assert.Equal(t, 2*time.Hour, s.Restaurant.TokenTTL)
 }

@@ -27,7 +27,7 @@ func clientOf(t *testing.T, env *storagetest.Env, key storage.AccessKey, now fun
 
 func requireAPIError(t *testing.T, err error, status int, code string) {
 	t.Helper()
-	var er *clientstorage.ErrorResponse
+	var er *clientstorage.Error
 	require.ErrorAs(t, err, &er)
 	assert.Equal(t, status, er.StatusCode)
 	assert.Equal(t, code, er.Code)

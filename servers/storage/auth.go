@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -78,6 +79,15 @@ func (s *Server) addressing(next echo.HandlerFunc) echo.HandlerFunc {
 			req.URL.Path = "/" + bucket + path
 			req.URL.RawPath = ""
 		}
+		// S3 accepts a slash after the bucket, and the JavaScript SDK v3 sends
+		// one with path-style addressing (PUT /bucket/?lifecycle=): route a
+		// bucket subresource /{bucket}/?… as /{bucket}?…. Only with a query,
+		// so the server's own pages (/docs/) keep their slash. The signature
+		// still covers the path sent.
+		if p := req.URL.Path; req.URL.RawQuery != "" && len(p) > 2 && strings.HasSuffix(p, "/") && strings.Count(p, "/") == 2 {
+			req.URL.Path = strings.TrimSuffix(p, "/")
+			req.URL.RawPath = ""
+		}
 		req = req.WithContext(context.WithValue(req.Context(), requestStateKey{}, st))
 		c.SetRequest(req)
 		return next(c)
@@ -106,7 +116,11 @@ func (s *Server) authenticateFirst(next echo.HandlerFunc) echo.HandlerFunc {
 		if st == nil {
 			return errors.New("storage: the request has no state: addressing did not run")
 		}
-		st.authErr = s.verify(req.Context(), req, st)
+		var release func()
+		st.authErr = s.verify(req.Context(), req, st, &release)
+		if release != nil {
+			defer release()
+		}
 		if st.authErr != nil {
 			req.Body, req.ContentLength = http.NoBody, 0
 		}
@@ -127,7 +141,10 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 
 // verify authenticates req, then reads its body and checks its hash (see
 // authenticateFirst).
-func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState) error {
+// A signed request with a body takes its share of the document budget
+// before the body is read; *release gives it back, once the answer is
+// written.
+func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState, release *func()) error {
 	verified, err := s.verifier.VerifySignature(ctx, sigv4.Request{
 		Method: req.Method,
 		Host:   st.host,
@@ -146,8 +163,15 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 		return err
 	}
 	st.account = account
+	apiserver.Attribute(ctx, account)
 	if req.ContentLength > lifecycledoc.MaxBodySize {
 		return lifecycledoc.TooLarge()
+	}
+	if req.Body != nil && req.Body != http.NoBody {
+		var err error
+		if *release, err = s.documents.acquire(req); err != nil {
+			return err
+		}
 	}
 	body, err := readBody(req)
 	if err != nil {
@@ -179,6 +203,10 @@ func readBody(req *http.Request) ([]byte, error) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return nil, lifecycledoc.TooLarge()
+		}
+		if apiserver.IsTimeout(err) {
+			// The caller's body stalled: 408, naming no address.
+			return nil, apiserver.ErrBodyTimeout
 		}
 		return nil, fmt.Errorf("storage: reading the body: %w", err)
 	}

@@ -276,3 +276,70 @@ func TestRouting_OnlyTheLifecycleSubresourceExists(t *testing.T) {
 }
 
 var _ = url.Values{}
+
+// The JavaScript SDK v3 sends PUT /{bucket}/?lifecycle= with path-style
+// addressing (S3 accepts the slash); it is the same bucket and the same
+// operation, and the signature covers the path as sent.
+func TestRouting_ASlashAfterTheBucketIsTheSameBucket(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	for _, target := range []string{"/" + storagetest.Bucket + "/?lifecycle", "/" + storagetest.Bucket + "/?lifecycle="} {
+		t.Run(target, func(t *testing.T) {
+			put := rawRequest{target: target, body: corpusFile(t, "valid", "legacy-prefix"), at: start}
+			status, e, _ := put.send(t, env)
+			require.Equal(t, http.StatusOK, status, e.Message)
+			get := rawRequest{method: http.MethodGet, target: target, at: start}
+			status, e, _ = get.send(t, env)
+			require.Equal(t, http.StatusOK, status, e.Message)
+			del := rawRequest{method: http.MethodDelete, target: target, at: start}
+			status, e, _ = del.send(t, env)
+			require.Equal(t, http.StatusNoContent, status, e.Message)
+			status, e, _ = get.send(t, env)
+			assert.Equal(t, http.StatusNotFound, status)
+			assert.Equal(t, storageapi.ErrorCodeNoSuchLifecycleConfiguration, e.Code)
+		})
+	}
+	// Without a query a trailing slash is kept: the docs page is /docs/.
+	resp, err := http.Get(env.URL + "/docs/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// What the service does not implement (an object, another subresource) is
+// answered only to a caller whose signature holds; any other caller gets the
+// signature's error first.
+func TestRouting_UnimplementedSubresourcesOnlyAfterAuthentication(t *testing.T) {
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	b := "/" + storagetest.Bucket
+	for _, tc := range []struct {
+		target string
+		status int
+		code   storageapi.ErrorCode
+	}{
+		{b + "/some/key", http.StatusNotImplemented, storageapi.ErrorCodeNotImplemented},
+		{b + "/some/key/", http.StatusNotImplemented, storageapi.ErrorCodeNotImplemented},
+		{"/no/such/route?x", http.StatusNotImplemented, storageapi.ErrorCodeNotImplemented},
+		{b + "?acl", http.StatusBadRequest, storageapi.ErrorCodeInvalidArgument},
+		{b + "/?acl=", http.StatusBadRequest, storageapi.ErrorCodeInvalidArgument},
+	} {
+		target := tc.target
+		t.Run(target, func(t *testing.T) {
+			unsigned := rawRequest{method: http.MethodGet, target: target, at: start, unsigned: true}
+			status, e, _ := unsigned.send(t, env)
+			assert.Equal(t, http.StatusForbidden, status, e.Message)
+			assert.NotEqual(t, storageapi.ErrorCodeNotImplemented, e.Code)
+
+			forged := rawRequest{method: http.MethodGet, target: target, at: start, secret: "not-the-secret"}
+			status, e, _ = forged.send(t, env)
+			assert.Equal(t, http.StatusForbidden, status, e.Message)
+			assert.Equal(t, storageapi.ErrorCodeSignatureDoesNotMatch, e.Code)
+
+			signed := rawRequest{method: http.MethodGet, target: target, at: start}
+			status, e, _ = signed.send(t, env)
+			assert.Equal(t, tc.status, status, e.Message)
+			assert.Equal(t, tc.code, e.Code)
+		})
+	}
+}

@@ -21,7 +21,7 @@ func TestConsoleBuckets_VersioningAndLifecycleRules(t *testing.T) {
 	// The document as PutLifecycle stores it (the API's own tests cover the
 	// PUT); the console reads what is stored.
 	_, err = env.DB.Exec(`INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES ($1, $2, $3)`, // $n: both engines read it
-		storagetest.Bucket, string(doc), time.Now().UTC())
+		storagetest.Bucket, string(doc), time.Now().UnixMicro())
 	require.NoError(t, err)
 
 	buckets, err := env.Server.ConsoleBuckets(context.Background())

@@ -1,15 +1,12 @@
 package storage
 
 import (
-	"bytes"
-	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"net/http"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
@@ -35,67 +32,86 @@ func newError(status int, code storageapi.ErrorCode, resource, format string, ar
 	return &apiError{Status: status, Code: code, Resource: resource, Message: fmt.Sprintf(format, args...)}
 }
 
+// HTTPStatus is the status e is answered with.
+func (e *apiError) HTTPStatus() int { return e.Status }
+
 // errorHandler renders every error as an object-storage <Error> document.
 // Anything unexpected becomes InternalError without detail (the detail goes to
 // the log, never to the caller).
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
+	apiserver.ErrorHandler(storageErrors(s.logger))(err, c)
+}
+
+// storageErrors is the storage API's side of the shared error handler.
+func storageErrors(logger *slog.Logger) apiserver.Errors[*apiError] {
+	return apiserver.Errors[*apiError]{
+		API: "storage", Logger: logger,
+		Failure: func(vf *validation.Failure, _ *http.Request) *apiError { return fromValidation(vf) },
+		Domain: func(err error) (*apiError, bool) {
+			e := fromDomain(err)
+			return e, e != nil
+		},
+		Echo: fromEcho, Internal: errInternal,
+		Unavailable: func() *apiError {
+			return newError(http.StatusServiceUnavailable, storageapi.ErrorCodeServiceUnavailable, "", "%s", apiserver.UnavailableMessage)
+		},
+		Render: func(c echo.Context, ae *apiError) error { return render(c, ae, logger) },
 	}
+}
+
+func render(c echo.Context, ae *apiError, logger *slog.Logger) error {
 	req := c.Request()
-	ae := toAPIError(err)
-	if ae.Status == apiserver.StatusClientClosedRequest {
-		c.Response().WriteHeader(ae.Status)
-		return
+	if ae.Code == storageapi.ErrorCodeNotImplemented {
+		// An unimplemented subresource is named only to a caller that proved
+		// who it is: any other gets the signature's error.
+		if st := stateFrom(req.Context()); st != nil && st.authErr != nil {
+			if e := fromDomain(st.authErr); e != nil {
+				ae = e
+			} else {
+				ae = toAPIError(st.authErr)
+			}
+		}
 	}
-	if ae.Status == http.StatusInternalServerError {
-		s.logger.ErrorContext(req.Context(), "storage: internal error", "path", req.URL.Path, "err", err)
-	}
-	if ae.Resource == "" {
-		ae.Resource = req.URL.Path
+	resource := ae.Resource
+	if resource == "" {
+		resource = req.URL.Path
 	}
 	id := c.Response().Header().Get("X-Cloud-Request-Id")
 	if id == "" {
 		id = requestID(req.Context())
 		c.Response().Header().Set("X-Cloud-Request-Id", id)
 	}
-	body, merr := xml.Marshal(storageapi.Error{Code: ae.Code, Message: ae.Message, Resource: &ae.Resource, RequestId: id})
-	if merr != nil {
-		s.logger.ErrorContext(req.Context(), "storage: marshal error response", "err", merr)
-		return
+	body, err := xml.Marshal(storageapi.Error{Code: ae.Code, Message: ae.Message, Resource: &resource, RequestId: id})
+	if err != nil {
+		logger.ErrorContext(req.Context(), "storage: marshal error response", "err", err)
+		return nil
 	}
-	if err := c.Blob(ae.Status, "application/xml", append([]byte(xml.Header), body...)); err != nil {
-		s.logger.WarnContext(req.Context(), "storage: write error response", "err", err)
-	}
+	return c.Blob(ae.Status, "application/xml", append([]byte(xml.Header), body...))
 }
 
+func errInternal() *apiError {
+	return newError(http.StatusInternalServerError, storageapi.ErrorCodeInternalError, "", "we encountered an internal error; please try again")
+}
+
+func fromEcho(he *echo.HTTPError) (*apiError, bool) {
+	switch he.Code {
+	case http.StatusNotFound:
+		return notImplemented(), true
+	case http.StatusMethodNotAllowed:
+		return newError(http.StatusMethodNotAllowed, storageapi.ErrorCodeMethodNotAllowed, "", "the method is not allowed on this resource"), true
+	case http.StatusBadRequest:
+		return newError(http.StatusBadRequest, storageapi.ErrorCodeInvalidRequest, "", "%v", he.Message), true
+	}
+	return nil, false
+}
+
+// toAPIError is the storage API's answer to err; a caller gone away gets a
+// bare 499.
 func toAPIError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
+	if ae, gone := storageErrors(nil).Answer(err, nil); !gone {
 		return ae
 	}
-	var vf *validation.Failure
-	if errors.As(err, &vf) {
-		return fromValidation(vf)
-	}
-	if e := fromDomain(err); e != nil {
-		return e
-	}
-	if errors.Is(err, context.Canceled) {
-		return &apiError{Status: apiserver.StatusClientClosedRequest}
-	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		switch he.Code {
-		case http.StatusNotFound:
-			return notImplemented()
-		case http.StatusMethodNotAllowed:
-			return newError(http.StatusMethodNotAllowed, storageapi.ErrorCodeMethodNotAllowed, "", "the method is not allowed on this resource")
-		case http.StatusBadRequest:
-			return newError(http.StatusBadRequest, storageapi.ErrorCodeInvalidRequest, "", "%v", he.Message)
-		}
-	}
-	return newError(http.StatusInternalServerError, storageapi.ErrorCodeInternalError, "", "we encountered an internal error; please try again")
+	return &apiError{Status: apiserver.StatusClientClosedRequest}
 }
 
 // fromDomain maps the errors of the signature check and of the lifecycle
@@ -108,6 +124,9 @@ func fromDomain(err error) *apiError {
 	var le *lifecycledoc.Error
 	if errors.As(err, &le) {
 		return &apiError{Status: le.Status, Code: storageapi.ErrorCode(le.Code), Message: le.Message}
+	}
+	if errors.Is(err, apiserver.ErrBodyTimeout) {
+		return newError(http.StatusRequestTimeout, storageapi.ErrorCodeRequestTimeout, "", "%s", apiserver.BodyTimeoutMessage)
 	}
 	return nil
 }
@@ -135,6 +154,8 @@ func fromValidation(vf *validation.Failure) *apiError {
 		return newError(http.StatusForbidden, storageapi.ErrorCodeAccessDenied, "", "access denied: %s", vf.Message)
 	case validation.KindTooLarge:
 		return fromDomain(lifecycledoc.TooLarge())
+	case validation.KindTimeout:
+		return newError(http.StatusRequestTimeout, storageapi.ErrorCodeRequestTimeout, "", "%s", apiserver.BodyTimeoutMessage)
 	case validation.KindNotFound:
 		return notImplemented()
 	case validation.KindMethodNotAllowed:
@@ -160,102 +181,4 @@ func hasBodyCause(vf *validation.Failure) bool {
 		}
 	}
 	return false
-}
-
-func init() {
-	// The storage API's XML bodies (requests and responses) are decoded for
-	// the spec validation by xmlBodyDecoder; no other API sends XML.
-	openapi3filter.RegisterBodyDecoder("application/xml", xmlBodyDecoder)
-}
-
-// xmlBodyDecoder is the openapi3filter.BodyDecoder of application/xml: a
-// LifecycleConfiguration is read by lifecycledoc (strictly, against the XSD)
-// into the generic value the OpenAPI schema is checked on, shaped by that
-// schema's arrays (asArrays); an object-storage <Error> document into a map of
-// its fields.
-func xmlBodyDecoder(body io.Reader, _ http.Header, schema *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
-	data, err := lifecycledoc.ReadBody(body)
-	if err != nil {
-		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
-	}
-	if isErrorDocument(data) {
-		v, err := decodeErrorDocument(data)
-		if err != nil {
-			return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
-		}
-		return v, nil
-	}
-	v, err := lifecycledoc.Value(data)
-	if err != nil {
-		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
-	}
-	return asArrays(v, schema), nil
-}
-
-// asArrays makes v an []any wherever the OpenAPI schema declares an array
-// (an unwrapped XML list, xml.wrapped false) and v holds a single element. In
-// XML one element and a list of one look the same: the XSD may allow an element
-// once (Rule/Transition, at most once in the Rule's xs:all) where the OpenAPI
-// schema, describing the protocol, allows a list.
-func asArrays(v any, ref *openapi3.SchemaRef) any {
-	if ref == nil || ref.Value == nil {
-		return v
-	}
-	s := ref.Value
-	if s.Type.Is(openapi3.TypeArray) {
-		list, ok := v.([]any)
-		if !ok {
-			list = []any{v}
-		}
-		for i, item := range list {
-			list[i] = asArrays(item, s.Items)
-		}
-		return list
-	}
-	if m, ok := v.(map[string]any); ok {
-		for k, child := range m {
-			m[k] = asArrays(child, s.Properties[k])
-		}
-	}
-	return v
-}
-
-// isErrorDocument reports whether data's root element is <Error> without a namespace.
-func isErrorDocument(data []byte) bool {
-	d := xml.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := d.RawToken()
-		if err != nil {
-			return false
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			return t.Name.Space == "" && t.Name.Local == "Error" && len(t.Attr) == 0
-		case xml.Directive:
-			return false
-		}
-	}
-}
-
-// decodeErrorDocument reads <Error> with text-only children into a map.
-func decodeErrorDocument(data []byte) (map[string]any, error) {
-	var doc struct {
-		XMLName xml.Name
-		Fields  []struct {
-			XMLName xml.Name
-			Value   string `xml:",chardata"`
-			Inner   []byte `xml:",innerxml"`
-		} `xml:",any"`
-	}
-	if err := xml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("an <Error> document that is not well-formed: %w", err)
-	}
-	out := map[string]any{}
-	for _, f := range doc.Fields {
-		if _, dup := out[f.XMLName.Local]; dup || f.XMLName.Space != "" || bytes.ContainsRune(f.Inner, '<') {
-			return nil, fmt.Errorf("the <Error> element %s is repeated, namespaced or not text", f.XMLName.Local)
-		}
-		out[f.XMLName.Local] = f.Value
-	}
-	return out, nil
 }

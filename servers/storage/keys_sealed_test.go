@@ -18,7 +18,7 @@ func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	db := testdb.Open(t, testdb.Migrations{Schema: "storage", SQLite: Migrations(), Postgres: PostgresMigrations()})
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "master.key"))
 	require.NoError(t, err)
-	srv, err := New(Config{DB: db, MasterKey: key})
+	srv, err := New(Config{Deps: Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
 
 	k, err := srv.CreateKey(ctx, "", "ci")
@@ -29,7 +29,7 @@ func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 
 	// The same database under another master key cannot verify the key.
-	srv2, err := New(Config{DB: db, MasterKey: make([]byte, MasterKeySize)})
+	srv2, err := New(Config{Deps: Deps{DB: db}, MasterKey: make([]byte, MasterKeySize)})
 	require.NoError(t, err)
 	assert.False(t, srv2.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 }

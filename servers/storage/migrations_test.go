@@ -28,7 +28,7 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	defer db.Close()
 	masterKey, err := LoadOrCreateMasterKey(filepath.Join(dir, "master.key"))
 	require.NoError(t, err)
-	srv, err := New(Config{DB: db, MasterKey: masterKey})
+	srv, err := New(Config{Deps: Deps{DB: db}, MasterKey: masterKey})
 	require.NoError(t, err)
 
 	// Data of the schema before accounts.
@@ -58,9 +58,11 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	b, err := srv.Bucket(ctx, "old-bucket")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultAccount, b.Account)
+	assert.Equal(t, now, b.CreatedAt, "the instant stored as a TIMESTAMP is read back from its BIGINT")
 	keys, err := srv.Keys(ctx)
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	assert.Equal(t, DefaultAccount, keys[0].Account)
+	assert.Equal(t, now, keys[0].CreatedAt)
 	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, "CKOLDKEY", "old-secret"), "the old key acts on the old bucket's account")
 }

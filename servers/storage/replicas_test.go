@@ -14,6 +14,7 @@ import (
 
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
@@ -21,8 +22,9 @@ import (
 
 // Two replicas on one PostgreSQL schema, given the same master key: a key
 // created through one signs requests to the other, what one stores the other
-// answers, and a key deleted through one stops working on the other at once
-// (no replica keeps a key it read).
+// answers, and a key deleted through one stops working on the other once
+// that one heard the commit (the notification's delivery; sqldb.Sync waits
+// for it).
 func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 	fake := clock.NewFake(start)
 	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()})
@@ -30,11 +32,12 @@ func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 	require.NoError(t, err)
 	var replicas [2]*storagetest.Env
 	for i, db := range []*sql.DB{a, b} {
-		srv, err := storage.New(storage.Config{DB: db, MasterKey: masterKey, Clock: fake, ValidateResponses: true,
-			OnResponseViolation: func(r *http.Request, status int, err error) {
+		srv, err := storage.New(storage.Config{
+			Deps: storage.Deps{DB: db, Clock: fake, ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
 				t.Errorf("replica %d: response %d to %s %s breaks the spec: %v", i+1, status, r.Method, r.URL, err)
-			},
-			Logger: slog.New(slog.DiscardHandler)})
+			}, Logger: slog.New(slog.DiscardHandler)},
+			MasterKey: masterKey,
+		})
 		require.NoError(t, err)
 		h, err := srv.Handler()
 		require.NoError(t, err)
@@ -62,6 +65,7 @@ func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 	require.Len(t, got.XML200.Rules, 1)
 
 	require.NoError(t, replicas[0].Server.DeleteKey(ctx, key.KeyID))
+	require.NoError(t, sqldb.Sync(ctx, b))
 	got, err = c2.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusForbidden, got.StatusCode(), "a key deleted through replica 1 is refused by replica 2: %s", got.Body)

@@ -10,7 +10,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,12 +20,14 @@ import (
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/gen/storageserver"
+	"github.com/apistack/apistack/internal/xmlbody"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
@@ -43,40 +44,23 @@ const (
 	Service = "s3"
 )
 
+// Deps are the dependencies every API's server takes alike.
+type Deps = descriptor.Deps
+
 // Config configures the storage server.
 type Config struct {
-	// DB is the storage database: SQLite migrated with Migrations, or
-	// PostgreSQL (pgx) migrated with PostgresMigrations, which any number of
-	// replicas may share (all given the same MasterKey).
-	DB *sql.DB
+	// Deps are the dependencies every API takes: DB, Clock, Logger,
+	// validation, Hooks, Telemetry.
+	Deps
 	// MasterKey (MasterKeySize bytes, kept outside the database; see
 	// LoadOrCreateMasterKey) seals the access-key secrets stored in DB.
 	MasterKey []byte
-	// Region is the region requests must be signed for; "" means DefaultRegion.
-	Region string
-	// Domain is the domain of virtual-host-style addresses; "" means DefaultDomain.
-	Domain string
-	// Clock tells the time (signature skew); nil means the system clock.
-	Clock clock.Clock
-	// Logger receives logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ValidateResponses checks every response against the spec.
-	ValidateResponses bool
-	// OnResponseViolation is called for a response that breaks the spec (tests
-	// fail on it); nil logs it.
-	OnResponseViolation func(r *http.Request, status int, err error)
-	// ResponseChecks, when set, checks responses after sending them on its
-	// bounded pool, sampling when it is saturated (apistack serve
-	// --validate-responses); nil checks each response before sending it, so a
-	// test hears of every violation before it sees the answer.
-	ResponseChecks *validation.Background
-	// Hooks let the in-process test kit inject faults and hear of the
-	// requests that break the spec (apistacktest); the zero value does
-	// nothing.
-	Hooks apiserver.Hooks
-	// Telemetry counts the server's requests and events for /metrics and
-	// feeds the console's request log; nil records nothing.
-	Telemetry *telemetry.Telemetry
+	// Settings are the server's knobs (0: their defaults).
+	Settings
+	// DocumentBudget is how many bytes of signed request bodies the server
+	// reads, checks and decodes at once (see documentBudget); 0 means
+	// DefaultDocumentBudget.
+	DocumentBudget int64
 }
 
 // Server is the storage API.
@@ -89,41 +73,33 @@ type Server struct {
 	// keys caches access keys' secrets (unsealed) and accounts, dropped when
 	// a key is deleted (store.revoked).
 	keys *cache.Cache[accessKey]
+	// documents bounds the request bodies read, validated and decoded at once.
+	documents *documentBudget
 }
 
-var _ storageapi.StrictServerInterface = (*Server)(nil)
+var _ storageserver.StrictServerInterface = (*Server)(nil)
 
 // New returns a storage server on cfg.DB.
 func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("storage: Config.DB is nil")
 	}
-	if cfg.Region == "" {
-		cfg.Region = DefaultRegion
-	}
-	if cfg.Domain == "" {
-		cfg.Domain = DefaultDomain
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.System{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	descriptor.ApplyDefaults(&cfg.Settings)
+	// The spec validation reads the API's XML bodies with xmlbody.Decoder.
+	xmlbody.Register()
+	cfg.Deps = cfg.Deps.WithDefaults()
 	box, err := secretbox.New(cfg.MasterKey)
 	if err != nil {
 		return nil, err
 	}
 	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
-	// Replicas sharing the database cache no key: a key deleted through
-	// another replica must stop working here at once.
-	keyCache := keyCacheSize
-	if db.Shared() {
-		keyCache = 0
-	}
+	// The key cache follows the database: dropped after this replica's
+	// revocations and after every commit another replica makes (Follow),
+	// and bypassed while this replica cannot hear those.
 	s := &Server{cfg: cfg, store: &store{db: db, box: box}, clock: cfg.Clock, logger: cfg.Logger,
-		keys: cache.New[accessKey](keyCache, keyCacheTTL)}
+		keys: cache.New[accessKey](keyCacheSize, keyCacheTTL), documents: newDocumentBudget(cfg.DocumentBudget)}
 	s.store.revoked = s.keys.Invalidate
+	db.Follow(s.keys)
 	s.verifier = sigv4.Verifier{
 		Scheme:  sigv4.Cloud4,
 		Region:  cfg.Region,
@@ -143,7 +119,7 @@ func (s *Server) Domain() string { return s.cfg.Domain }
 // virtual-host rewriting, signature verification and spec validation, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("storage", storageapi.GetSpec)
+	spec, err := apiserver.Spec("storage", storageserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("storage: load spec: %w", err)
 	}
@@ -164,6 +140,7 @@ func (s *Server) Handler() (http.Handler, error) {
 		Logger:       s.logger,
 		Hooks:        s.cfg.Hooks,
 		Observer:     s.cfg.Telemetry.Observer(),
+		Journal:      s.cfg.Journal,
 	})
 	if err != nil {
 		return nil, err
@@ -171,12 +148,12 @@ func (s *Server) Handler() (http.Handler, error) {
 	// Addressing runs before echo routes the request, so that a virtual-host
 	// address is routed as its path-style equivalent.
 	e.Pre(s.addressing)
-	storageapi.RegisterHandlers(e, storageapi.NewStrictHandler(s, nil))
+	storageserver.RegisterHandlers(e, storageserver.NewStrictHandler(s, nil))
 	return e, nil
 }
 
 // PutLifecycle replaces a bucket's lifecycle configuration.
-func (s *Server) PutLifecycle(ctx context.Context, req storageapi.PutLifecycleRequestObject) (storageapi.PutLifecycleResponseObject, error) {
+func (s *Server) PutLifecycle(ctx context.Context, req storageserver.PutLifecycleRequestObject) (storageserver.PutLifecycleResponseObject, error) {
 	b, err := s.bucket(ctx, req.Bucket)
 	if err != nil {
 		return nil, err
@@ -195,11 +172,11 @@ func (s *Server) PutLifecycle(ctx context.Context, req storageapi.PutLifecycleRe
 	if err := s.store.putLifecycle(ctx, b.Name, doc, s.clock.Now()); err != nil {
 		return nil, err
 	}
-	return storageapi.PutLifecycle200Response{Headers: storageapi.PutLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
+	return storageserver.PutLifecycle200Response{Headers: storageserver.PutLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
 }
 
 // GetLifecycle returns a bucket's lifecycle configuration as stored.
-func (s *Server) GetLifecycle(ctx context.Context, req storageapi.GetLifecycleRequestObject) (storageapi.GetLifecycleResponseObject, error) {
+func (s *Server) GetLifecycle(ctx context.Context, req storageserver.GetLifecycleRequestObject) (storageserver.GetLifecycleResponseObject, error) {
 	b, err := s.bucket(ctx, req.Bucket)
 	if err != nil {
 		return nil, err
@@ -212,15 +189,15 @@ func (s *Server) GetLifecycle(ctx context.Context, req storageapi.GetLifecycleRe
 	if err != nil {
 		return nil, err
 	}
-	return storageapi.GetLifecycle200ApplicationxmlResponse{
+	return storageserver.GetLifecycle200ApplicationxmlResponse{
 		Body:          bytesReader(doc),
 		ContentLength: int64(len(doc)),
-		Headers:       storageapi.GetLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)},
+		Headers:       storageserver.GetLifecycle200ResponseHeaders{XCloudRequestId: requestID(ctx)},
 	}, nil
 }
 
 // DeleteLifecycle removes a bucket's lifecycle configuration, if it has one.
-func (s *Server) DeleteLifecycle(ctx context.Context, req storageapi.DeleteLifecycleRequestObject) (storageapi.DeleteLifecycleResponseObject, error) {
+func (s *Server) DeleteLifecycle(ctx context.Context, req storageserver.DeleteLifecycleRequestObject) (storageserver.DeleteLifecycleResponseObject, error) {
 	b, err := s.bucket(ctx, req.Bucket)
 	if err != nil {
 		return nil, err
@@ -228,7 +205,7 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageapi.DeleteLifec
 	if err := s.store.deleteLifecycle(ctx, b.Name); err != nil {
 		return nil, err
 	}
-	return storageapi.DeleteLifecycle204Response{Headers: storageapi.DeleteLifecycle204ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
+	return storageserver.DeleteLifecycle204Response{Headers: storageserver.DeleteLifecycle204ResponseHeaders{XCloudRequestId: requestID(ctx)}}, nil
 }
 
 // bucket returns the named bucket if the request's key may act on it: a key

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"time"
 
@@ -34,14 +35,14 @@ func PostgresMigrations() fs.FS {
 }
 
 // Store errors, returned wrapped by the operator calls and mapped onto API
-// errors by the handlers.
+// errors by the handlers: the sentinels every store shares (storeerr).
 var (
 	// ErrNotFound: no bucket, key or configuration of that name.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = storeerr.ErrNotFound
 	// ErrAlreadyExists: the name is taken.
-	ErrAlreadyExists = errors.New("already exists")
+	ErrAlreadyExists = storeerr.ErrAlreadyExists
 	// ErrConflict: the change is not allowed from the current state.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = storeerr.ErrConflict
 )
 
 // store is every SQL statement of the storage service.
@@ -54,16 +55,11 @@ type store struct {
 	revoked func()
 }
 
-// instant is how a time is stored: in UTC, to the microsecond PostgreSQL
-// keeps, so what a call returns equals what a later read finds on either
-// engine.
-func instant(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
 func (s *store) createBucket(ctx context.Context, account, name string, v Versioning, now time.Time) (Bucket, error) {
-	now = instant(now)
+	now = sqldb.Time(sqldb.Micros(now))
 	res, err := s.db.ExecContext(ctx,
 		`INSERT INTO buckets (name, account, versioning, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		name, account, string(v), now)
+		name, account, string(v), sqldb.Micros(now))
 	if err != nil {
 		return Bucket{}, fmt.Errorf("create bucket: %w", err)
 	}
@@ -79,7 +75,7 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 	var b Bucket
 	var v string
 	err := s.db.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
-		Scan(&b.Name, &b.Account, &v, &b.CreatedAt)
+		Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
 	}
@@ -87,7 +83,6 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, err)
 	}
 	b.Versioning = Versioning(v)
-	b.CreatedAt = b.CreatedAt.UTC()
 	return b, nil
 }
 
@@ -101,11 +96,10 @@ func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
 	for rows.Next() {
 		var b Bucket
 		var v string
-		if err := rows.Scan(&b.Name, &b.Account, &v, &b.CreatedAt); err != nil {
+		if err := rows.Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt)); err != nil {
 			return nil, fmt.Errorf("list buckets: %w", err)
 		}
 		b.Versioning = Versioning(v)
-		b.CreatedAt = b.CreatedAt.UTC()
 		out = append(out, b)
 	}
 	if err := rows.Err(); err != nil {
@@ -120,10 +114,14 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	// The change depends on the bucket's versioning: one at a time.
+	if _, err := tx.LockRows(ctx, `SELECT name FROM buckets WHERE name = ?`, name); err != nil {
+		return Bucket{}, fmt.Errorf("set versioning: %w", err)
+	}
 	var b Bucket
 	var current string
 	err = tx.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
-		Scan(&b.Name, &b.Account, &current, &b.CreatedAt)
+		Scan(&b.Name, &b.Account, &current, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
 	}
@@ -140,7 +138,6 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
 	}
 	b.Versioning = v
-	b.CreatedAt = b.CreatedAt.UTC()
 	return b, nil
 }
 
@@ -169,10 +166,10 @@ func newKeyID() string {
 }
 
 func (s *store) createKey(ctx context.Context, account, description string, now time.Time) (AccessKey, error) {
-	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: instant(now)}
+	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: sqldb.Time(sqldb.Micros(now))}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO access_keys (key_id, secret, account, description, created_at) VALUES (?, ?, ?, ?, ?)`,
-		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Account, k.Description, k.CreatedAt)
+		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Account, k.Description, sqldb.Micros(k.CreatedAt))
 	if err != nil {
 		return AccessKey{}, fmt.Errorf("create key: %w", err)
 	}
@@ -217,10 +214,9 @@ func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
 	var out []AccessKey
 	for rows.Next() {
 		var k AccessKey
-		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, &k.CreatedAt); err != nil {
+		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, sqldb.TimeInto(&k.CreatedAt)); err != nil {
 			return nil, fmt.Errorf("list keys: %w", err)
 		}
-		k.CreatedAt = k.CreatedAt.UTC()
 		out = append(out, k)
 	}
 	if err := rows.Err(); err != nil {
@@ -249,7 +245,7 @@ func (s *store) putLifecycle(ctx context.Context, bucket string, document []byte
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES (?, ?, ?)
 		 ON CONFLICT (bucket) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at`,
-		bucket, string(document), instant(now))
+		bucket, string(document), sqldb.Micros(now))
 	if err != nil {
 		return fmt.Errorf("store lifecycle configuration: %w", err)
 	}

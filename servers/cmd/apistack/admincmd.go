@@ -8,184 +8,178 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/apistack/apistack/gen/adminapi"
 )
 
-const adminUsage = `usage: apistack admin [--admin-url URL] [--admin-token TOKEN] <command> [args]
+// adminCmd is one command of `apistack admin`: a row of its API's table
+// (admincmd_<api>.go), from which the usage text and the dispatch are made.
+// Every command is named <api>-<verb>; aliases are earlier names that still
+// work.
+type adminCmd struct {
+	// name is the command's, e.g. "pam-create-team".
+	name string
+	// aliases are other names it answers to (PAM's unprefixed ones).
+	aliases []string
+	// args is its synopsis after the name, flags included.
+	args string
+	// help says what it does, in a line.
+	help string
+	// minArgs and maxArgs bound the arguments left once the flags are parsed
+	// (maxArgs < 0: no bound).
+	minArgs, maxArgs int
+	// run declares the command's flags on fs (when it has any) and returns
+	// the call it makes with the arguments left.
+	run func(fs *flag.FlagSet) adminCall
+}
 
-commands:
-  create-team NAME                          create a PAM team
-  get-team NAME                             show a PAM team
-  disable-team NAME | enable-team NAME      disable or enable a PAM team
-  create-service-user [--key-expires D] TEAM USER GROUP [ROLE,ROLE...]
-                                            create a PAM service user with one key in GROUP
-  create-user TEAM NAME                     create a PAM human user (end_user implicitly)
-  quotas [--groups N] [--service-users N] [--keys-per-service-user N] TEAM
-                                            show a PAM team's quotas, or set them
-  maintenance [on|off]                      show or switch PAM maintenance mode (503 service_offline)
-  fax-create-account NAME                   create a fax account with its first API key
-  fax-create-key ACCOUNT [REPLACED_KEY_ID]  issue a fax API key (rotate: revoke REPLACED_KEY_ID with it)
-  fax-revoke-key ACCOUNT KEY_ID             revoke a fax API key
-  fax-set-number ACCOUNT NUMBER [APP_ID]    give NUMBER (E.164) to ACCOUNT, enabled on APP_ID
-  fax-inject [--outcome O] FROM TO FILE.pdf inject an inbound fax (O: received, partial, failed)
-  fax-webhook-key                           print the fax webhook public key (base64 Ed25519)
-  fax-webhook-stats                         count fax webhook events by fate
-  storage-create-bucket [--versioned] [--account A] NAME
-                                            create a storage bucket of account A (default "default")
-  storage-list-buckets                      list the storage buckets
-  storage-set-versioning BUCKET Enabled|Suspended
-                                            enable or suspend a bucket's versioning
-  storage-delete-bucket NAME                delete a bucket and its lifecycle configuration
-  storage-create-key [--account A] [DESCRIPTION]
-                                            issue a storage access key of account A (the secret is shown once)
-  storage-list-keys                         list the storage access keys
-  storage-delete-key KEY_ID                 delete a storage access key
-  restaurant-create NAME [GUID]             create a restaurant
-  restaurant-get GUID                       show a restaurant and its entity counts
-  restaurant-create-client NAME GUID[,GUID] create an API client granted those restaurants
-  restaurant-import GUID FILE.json          import a configuration document (all or nothing)
-  restaurant-demo GUID MENU_ITEMS           import a generated demo configuration
-  restaurant-archive GUID RESOURCE ENTITY   archive an entity (e.g. RESOURCE menuItems)
-  restaurant-remove GUID RESOURCE ENTITY    remove an entity
+// adminCall calls the admin API with a command's arguments.
+type adminCall func(ctx context.Context, c adminapi.ClientInterface, args []string) (*http.Response, error)
 
+// noFlags is the run of a command without flags.
+func noFlags(call adminCall) func(*flag.FlagSet) adminCall {
+	return func(*flag.FlagSet) adminCall { return call }
+}
+
+// usage is the command's usage line.
+func (c adminCmd) usage() string {
+	return strings.TrimSpace("usage: " + c.name + " " + c.args)
+}
+
+// adminTables are the commands of every API, in the order usage lists
+// them.
+var adminTables = [][]adminCmd{pamAdminCommands, faxAdminCommands, storageAdminCommands, restaurantAdminCommands}
+
+// findAdminCommand returns the command named (or aliased) name.
+func findAdminCommand(name string) (adminCmd, bool) {
+	for _, table := range adminTables {
+		for _, c := range table {
+			if c.name == name {
+				return c, true
+			}
+			for _, a := range c.aliases {
+				if a == name {
+					return c, true
+				}
+			}
+		}
+	}
+	return adminCmd{}, false
+}
+
+// helpColumn is where usage starts the commands' help.
+const helpColumn = 44
+
+// adminUsage is the usage text of `apistack admin`, made from the tables.
+func adminUsage() string {
+	var b strings.Builder
+	b.WriteString("usage: apistack admin [--admin-url URL] [--admin-token TOKEN] <command> [args]\n\ncommands:\n")
+	var aliases []string
+	for _, table := range adminTables {
+		for _, c := range table {
+			left := strings.TrimSpace("  " + c.name + " " + c.args)
+			if len(left)+2 >= helpColumn {
+				fmt.Fprintf(&b, "  %s\n%s%s\n", left, strings.Repeat(" ", helpColumn), c.help)
+			} else {
+				fmt.Fprintf(&b, "  %-*s%s\n", helpColumn-2, left, c.help)
+			}
+			for _, a := range c.aliases {
+				aliases = append(aliases, a+" = "+c.name)
+			}
+		}
+	}
+	if len(aliases) > 0 {
+		b.WriteString("\nearlier names, still accepted:\n")
+		for _, a := range aliases {
+			fmt.Fprintf(&b, "  %s\n", a)
+		}
+	}
+	b.WriteString(`
 The URL and token default to APISTACK_ADMIN_URL and APISTACK_ADMIN_TOKEN, then to
 the admin section of <data-dir>/demo-credentials.json.
-`
+`)
+	return b.String()
+}
 
 // adminCommand runs one admin API call through the generated client and
 // prints the JSON answer.
 func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("admin-url", "", "admin API base URL")
-	token := fs.String("admin-token", "", "admin API token")
-	dataDir := fs.String("data-dir", "data", "where demo-credentials.json is")
-	fs.Usage = func() { fmt.Fprint(stderr, adminUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
+	ep := bindEndpoint(fs, "admin", "admin API base URL", "admin API token")
+	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()); fs.PrintDefaults() }
+	if err := parseFlags(fs, "admin", args); err != nil {
 		return err
 	}
 	if err := flagDefaults(fs); err != nil {
 		return err
 	}
-	if *url == "" || *token == "" {
-		creds, err := readCredentials(filepath.Join(*dataDir, "demo-credentials.json"))
-		if err != nil {
-			return err
+	url, token, err := ep.resolve(func(c demoCredentials) (string, string) {
+		if c.Admin == nil {
+			return "", ""
 		}
-		if creds.Admin != nil {
-			if *url == "" {
-				*url = creds.Admin.BaseURL
-			}
-			if *token == "" {
-				*token = creds.Admin.Token
-			}
-		}
-	}
-	if *url == "" {
-		*url = "http://127.0.0.1:8089"
-	}
-	if *token == "" {
-		return errors.New("no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
+		return c.Admin.BaseURL, c.Admin.Token
+	}, "no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
+	if err != nil {
+		return err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
 		fs.Usage()
 		return errors.New("no admin command given")
 	}
-	client, err := adminapi.NewClientWithResponses(*url,
+	cmd, ok := findAdminCommand(rest[0])
+	if !ok {
+		fs.Usage()
+		return fmt.Errorf("unknown admin command %q", rest[0])
+	}
+	client, err := adminapi.NewClient(url,
 		adminapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
 		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+*token)
+			r.Header.Set("Authorization", "Bearer "+token)
 			return nil
 		}))
 	if err != nil {
 		return err
 	}
-	cmd, cmdArgs := rest[0], rest[1:]
-	var status int
-	var body []byte
-	switch cmd {
-	case "create-team":
-		if len(cmdArgs) != 1 {
-			return errors.New("usage: create-team NAME")
-		}
-		r, err := client.CreatePAMTeamWithResponse(ctx, adminapi.CreatePAMTeamJSONRequestBody{Name: cmdArgs[0]})
-		if err != nil {
-			return err
-		}
-		status, body = r.StatusCode(), r.Body
-	case "get-team":
-		if len(cmdArgs) != 1 {
-			return errors.New("usage: get-team NAME")
-		}
-		r, err := client.GetPAMTeamWithResponse(ctx, cmdArgs[0])
-		if err != nil {
-			return err
-		}
-		status, body = r.StatusCode(), r.Body
-	case "disable-team", "enable-team":
-		if len(cmdArgs) != 1 {
-			return fmt.Errorf("usage: %s NAME", cmd)
-		}
-		disabled := cmd == "disable-team"
-		r, err := client.UpdatePAMTeamWithResponse(ctx, cmdArgs[0], adminapi.UpdatePAMTeamJSONRequestBody{Disabled: &disabled})
-		if err != nil {
-			return err
-		}
-		status, body = r.StatusCode(), r.Body
-	case "create-service-user":
-		sub := flag.NewFlagSet("create-service-user", flag.ContinueOnError)
-		sub.SetOutput(stderr)
-		expires := sub.Duration("key-expires", 0, "key lifetime (0: never expires)")
-		if err := sub.Parse(cmdArgs); err != nil {
-			return err
-		}
-		a := sub.Args()
-		if len(a) < 3 || len(a) > 4 {
-			return errors.New("usage: create-service-user [--key-expires D] TEAM USER GROUP [ROLE,ROLE...]")
-		}
-		req := adminapi.BootstrapPAMServiceUserJSONRequestBody{Name: a[1], Group: a[2], Roles: []adminapi.PAMRole{}}
-		if len(a) == 4 && a[3] != "" {
-			for _, r := range strings.Split(a[3], ",") {
-				req.Roles = append(req.Roles, adminapi.PAMRole(strings.TrimSpace(r)))
-			}
-		}
-		if *expires > 0 {
-			secs := int(expires.Seconds())
-			req.KeyExpiresInSeconds = &secs
-		}
-		r, err := client.BootstrapPAMServiceUserWithResponse(ctx, a[0], req)
-		if err != nil {
-			return err
-		}
-		status, body = r.StatusCode(), r.Body
-	case "fax-create-account", "fax-create-key", "fax-revoke-key", "fax-set-number", "fax-inject", "fax-webhook-key", "fax-webhook-stats":
-		if status, body, err = faxAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
-			return err
-		}
-	case "storage-create-bucket", "storage-list-buckets", "storage-set-versioning", "storage-delete-bucket",
-		"storage-create-key", "storage-list-keys", "storage-delete-key":
-		if status, body, err = storageAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
-			return err
-		}
-	case "create-user", "quotas", "maintenance":
-		if status, body, err = pamAdminCommand(ctx, client, cmd, cmdArgs, stderr); err != nil {
-			return err
-		}
-	case "restaurant-create", "restaurant-get", "restaurant-create-client", "restaurant-import",
-		"restaurant-demo", "restaurant-archive", "restaurant-remove":
-		if status, body, err = restaurantAdminCommand(ctx, client, cmd, cmdArgs); err != nil {
-			return err
-		}
-	default:
-		fs.Usage()
-		return fmt.Errorf("unknown admin command %q", cmd)
+	status, body, err := cmd.call(ctx, client, rest[1:], stderr)
+	if err != nil {
+		return err
 	}
 	return printAnswer(stdout, status, body)
+}
+
+// call parses the command's flags and arguments and makes its call,
+// returning the answer's status and body.
+func (c adminCmd) call(ctx context.Context, client adminapi.ClientInterface, args []string, stderr io.Writer) (int, []byte, error) {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	call := c.run(fs)
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	// A command without flags takes every argument as it is (a name may
+	// start with a dash).
+	if hasFlags {
+		if err := fs.Parse(args); err != nil {
+			return 0, nil, err
+		}
+		args = fs.Args()
+	}
+	if n := len(args); n < c.minArgs || (c.maxArgs >= 0 && n > c.maxArgs) {
+		return 0, nil, errors.New(c.usage())
+	}
+	resp, err := call(ctx, client, args)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	return resp.StatusCode, body, nil
 }
 
 // printAnswer prints the JSON body indented, and fails on an error status.
@@ -202,3 +196,6 @@ func printAnswer(w io.Writer, status int, body []byte) error {
 	}
 	return nil
 }
+
+// errUsage is the error of a command given arguments it does not take.
+func errUsage(synopsis string) error { return errors.New("usage: " + synopsis) }

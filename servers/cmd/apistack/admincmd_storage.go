@@ -2,108 +2,66 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"io"
+	"net/http"
 
 	"github.com/apistack/apistack/gen/adminapi"
 )
 
-// storageAdminCommand runs one storage command of `apistack admin` and returns
-// the answer's status and body.
-func storageAdminCommand(ctx context.Context, client *adminapi.ClientWithResponses, cmd string, args []string, stderr io.Writer) (int, []byte, error) {
-	switch cmd {
-	case "storage-create-bucket":
-		sub := flag.NewFlagSet(cmd, flag.ContinueOnError)
-		sub.SetOutput(stderr)
-		versioned := sub.Bool("versioned", false, "enable versioning from the start")
-		account := sub.String("account", "", "the account that owns the bucket (default: the server's, \"default\")")
-		if err := sub.Parse(args); err != nil {
-			return 0, nil, err
-		}
-		if sub.NArg() != 1 {
-			return 0, nil, errors.New("usage: storage-create-bucket [--versioned] [--account ACCOUNT] NAME")
-		}
-		req := adminapi.CreateStorageBucketJSONRequestBody{Name: sub.Arg(0)}
-		if *account != "" {
-			req.Account = account
-		}
-		if *versioned {
-			v := adminapi.CreateStorageBucketRequestVersioningEnabled
-			req.Versioning = &v
-		}
-		r, err := client.CreateStorageBucketWithResponse(ctx, req)
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.StatusCode(), r.Body, nil
-	case "storage-list-buckets", "storage-list-keys":
-		if len(args) != 0 {
-			return 0, nil, errors.New("usage: " + cmd)
-		}
-		if cmd == "storage-list-keys" {
-			r, err := client.ListStorageKeysWithResponse(ctx)
-			if err != nil {
-				return 0, nil, err
+// storageAdminCommands are the storage commands of `apistack admin`.
+var storageAdminCommands = []adminCmd{
+	{name: "storage-create-bucket", args: "[--versioned] [--account A] NAME", help: `create a storage bucket of account A (default "default")`, minArgs: 1, maxArgs: 1,
+		run: func(fs *flag.FlagSet) adminCall {
+			versioned := fs.Bool("versioned", false, "enable versioning from the start")
+			account := fs.String("account", "", "the account that owns the bucket (default: the server's, \"default\")")
+			return func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
+				req := adminapi.CreateStorageBucketJSONRequestBody{Name: a[0]}
+				if *account != "" {
+					req.Account = account
+				}
+				if *versioned {
+					v := adminapi.CreateStorageBucketRequestVersioningEnabled
+					req.Versioning = &v
+				}
+				return c.CreateStorageBucket(ctx, req)
 			}
-			return r.StatusCode(), r.Body, nil
-		}
-		r, err := client.ListStorageBucketsWithResponse(ctx)
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.StatusCode(), r.Body, nil
-	case "storage-set-versioning":
-		if len(args) != 2 || (args[1] != "Enabled" && args[1] != "Suspended") {
-			return 0, nil, errors.New("usage: storage-set-versioning BUCKET Enabled|Suspended")
-		}
-		r, err := client.SetStorageBucketVersioningWithResponse(ctx, args[0],
-			adminapi.SetStorageBucketVersioningJSONRequestBody{Status: adminapi.SetStorageBucketVersioningRequestStatus(args[1])})
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.StatusCode(), r.Body, nil
-	case "storage-delete-bucket":
-		if len(args) != 1 {
-			return 0, nil, errors.New("usage: storage-delete-bucket NAME")
-		}
-		r, err := client.DeleteStorageBucketWithResponse(ctx, args[0])
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.StatusCode(), r.Body, nil
-	case "storage-create-key":
-		sub := flag.NewFlagSet(cmd, flag.ContinueOnError)
-		sub.SetOutput(stderr)
-		account := sub.String("account", "", "the account the key acts for (default: the server's, \"default\")")
-		if err := sub.Parse(args); err != nil {
-			return 0, nil, err
-		}
-		if sub.NArg() > 1 {
-			return 0, nil, errors.New("usage: storage-create-key [--account ACCOUNT] [DESCRIPTION]")
-		}
-		var req adminapi.CreateStorageKeyJSONRequestBody
-		if sub.NArg() == 1 {
-			description := sub.Arg(0)
-			req.Description = &description
-		}
-		if *account != "" {
-			req.Account = account
-		}
-		r, err := client.CreateStorageKeyWithResponse(ctx, req)
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.StatusCode(), r.Body, nil
-	case "storage-delete-key":
-		if len(args) != 1 {
-			return 0, nil, errors.New("usage: storage-delete-key KEY_ID")
-		}
-		r, err := client.DeleteStorageKeyWithResponse(ctx, args[0])
-		if err != nil {
-			return 0, nil, err
-		}
-		return r.StatusCode(), r.Body, nil
-	}
-	return 0, nil, errors.New("unknown storage command " + cmd)
+		}},
+	{name: "storage-list-buckets", help: "list the storage buckets",
+		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, _ []string) (*http.Response, error) {
+			return c.ListStorageBuckets(ctx)
+		})},
+	{name: "storage-set-versioning", args: "BUCKET Enabled|Suspended", help: "enable or suspend a bucket's versioning", minArgs: 2, maxArgs: 2,
+		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
+			if a[1] != "Enabled" && a[1] != "Suspended" {
+				return nil, errUsage("storage-set-versioning BUCKET Enabled|Suspended")
+			}
+			return c.SetStorageBucketVersioning(ctx, a[0],
+				adminapi.SetStorageBucketVersioningJSONRequestBody{Status: adminapi.SetStorageBucketVersioningRequestStatus(a[1])})
+		})},
+	{name: "storage-delete-bucket", args: "NAME", help: "delete a bucket and its lifecycle configuration", minArgs: 1, maxArgs: 1,
+		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
+			return c.DeleteStorageBucket(ctx, a[0])
+		})},
+	{name: "storage-create-key", args: "[--account A] [DESCRIPTION]", help: "issue a storage access key of account A (the secret is shown once)", maxArgs: 1,
+		run: func(fs *flag.FlagSet) adminCall {
+			account := fs.String("account", "", "the account the key acts for (default: the server's, \"default\")")
+			return func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
+				var req adminapi.CreateStorageKeyJSONRequestBody
+				if len(a) == 1 {
+					req.Description = &a[0]
+				}
+				if *account != "" {
+					req.Account = account
+				}
+				return c.CreateStorageKey(ctx, req)
+			}
+		}},
+	{name: "storage-list-keys", help: "list the storage access keys",
+		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, _ []string) (*http.Response, error) {
+			return c.ListStorageKeys(ctx)
+		})},
+	{name: "storage-delete-key", args: "KEY_ID", help: "delete a storage access key", minArgs: 1, maxArgs: 1,
+		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
+			return c.DeleteStorageKey(ctx, a[0])
+		})},
 }

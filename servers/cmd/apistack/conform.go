@@ -46,7 +46,7 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprint(fs.Output(), conformUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "conform", args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

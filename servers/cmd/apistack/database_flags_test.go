@@ -50,9 +50,11 @@ func TestParseServeFlags_DatabaseNeedsASharedMasterKeyAndAdminToken(t *testing.T
 				return
 			}
 			assert.Equal(t, "adm_shared", c.AdminToken)
-			fax, err := c.apiKey("fax", func(string) ([]byte, error) { panic("no key file with a master key") })
+			keys := c.apiKeys()
+			require.NotNil(t, keys, "keys derived from the master key, no key files")
+			fax, err := keys("fax")
 			require.NoError(t, err)
-			storage, err := c.apiKey("storage", func(string) ([]byte, error) { panic("no key file with a master key") })
+			storage, err := keys("storage")
 			require.NoError(t, err)
 			assert.Len(t, fax, 32)
 			assert.NotEqual(t, fax, storage, "each API derives its own key")
@@ -68,4 +70,15 @@ func TestParseServeFlags_DatabaseFromTheEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "postgres://x@127.0.0.1/y", c.Database)
 	assert.False(t, c.MasterKey.IsZero())
+}
+
+func TestParseServeFlags_DatabaseMaxConns(t *testing.T) {
+	c, err := parseServeFlags([]string{"--database-max-conns", "12"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 12, c.DatabaseMaxConns)
+	c, err = parseServeFlags(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Zero(t, c.DatabaseMaxConns, "0: the default pool size")
+	_, err = parseServeFlags([]string{"--database-max-conns", "-1"}, io.Discard)
+	assert.ErrorContains(t, err, "--database-max-conns -1")
 }

@@ -83,7 +83,7 @@ func printDemo(w io.Writer, path string, c demoCredentials) {
 	}
 	printFaxDemo(w, c.Fax, c.Admin)
 	printRestaurantDemo(w, c.Restaurant)
-	printStorageDemo(w, c.Storage)
+	printStorageDemo(w, c.Storage, filepath.Join(filepath.Dir(path), demoRulesFile))
 	if a := c.Admin; a != nil {
 		fmt.Fprintf(w, "admin      %s  (docs: %s/docs/)\n", a.BaseURL, a.BaseURL)
 		fmt.Fprintf(w, "  teams:   curl -s %s/pam/teams/demo -H 'Authorization: Bearer %s'\n", a.BaseURL, a.Token)

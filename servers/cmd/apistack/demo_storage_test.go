@@ -74,7 +74,7 @@ func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
 	oc := storageClient(t, map[string]string{"endpoint": creds["storage"]["endpoint"], "region": creds["storage"]["region"],
 		"key_id": other["key_id"].(string), "secret": other["secret"].(string)})
 	err := oc.PutLifecycle(context.Background(), "backups", storage.Configuration(storage.ExpireNoncurrentAfterDays("x", "", 1, 0)))
-	var se *storage.ErrorResponse
+	var se *storage.Error
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "AccessDenied", se.Code)
 	own := run("storage-create-bucket", "--account", "tenant-b", "tenant-b-logs")

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,19 +50,76 @@ func sendDemoFax(t *testing.T, fc map[string]string, mediaURL string) string {
 	return got.Data.FailureReason
 }
 
-func TestServe_FaxReachesOnlyTheDemoURLsOfLoopbackUnlessPrivateDestinationsAreAllowed(t *testing.T) {
+// postDemoFax sends a fax of mediaURL with the demo key and returns the
+// status and body of the answer.
+func postDemoFax(t *testing.T, fc map[string]string, mediaURL string) (int, string) {
+	t.Helper()
+	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
+	req, err := http.NewRequest(http.MethodPost, fc["base_url"]+"/v2/faxes", strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+func TestServe_ALocalStackReachesLoopbackWithNoFlag(t *testing.T) {
 	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "1ms")
 	creds, _, stop := startServe(t, t.TempDir())
+	defer func() { require.NoError(t, stop()) }()
+	fc, ac := creds["fax"], creds["admin"]
+	assert.Empty(t, sendDemoFax(t, fc, ac["base_url"]+faxSamplePath), "the demo's sample")
+	assert.Equal(t, "file_format_invalid", sendDemoFax(t, fc, ac["base_url"]+"/openapi.yaml"),
+		"every port on loopback and no --database: loopback is reached (and the spec is no PDF)")
+	status, body := postDemoFax(t, fc, "http://169.254.169.254/latest/meta-data/")
+	assert.Equal(t, http.StatusUnprocessableEntity, status, "cloud metadata, never")
+	assert.Contains(t, body, "/media_url")
+}
+
+func TestServe_AStackOffLoopbackReachesOnlyTheDemoURLsOfLoopbackUnlessAllowed(t *testing.T) {
+	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "1ms")
+	// The fax port on every interface: the stack is not local.
+	creds, _, stop := startServe(t, t.TempDir(), "--fax-addr", "0.0.0.0:0")
 	fc, ac := creds["fax"], creds["admin"]
 	assert.Empty(t, sendDemoFax(t, fc, ac["base_url"]+faxSamplePath), "the demo's sample is allowed")
-	// Another document of the admin port: refused, told apart from nothing.
-	assert.Equal(t, "file_download_failed", sendDemoFax(t, fc, ac["base_url"]+"/openapi.yaml"))
+	// Another document of the admin port: refused when sent, naming the
+	// field and the flag that would open it.
+	adminHost := strings.TrimPrefix(ac["base_url"], "http://")
+	status, body := postDemoFax(t, fc, ac["base_url"]+"/openapi.yaml")
+	assert.Equal(t, http.StatusUnprocessableEntity, status)
+	assert.Contains(t, body, "/media_url")
+	assert.Contains(t, body, "--fax-allow-destination "+adminHost)
 	require.NoError(t, stop())
 
-	t.Setenv("APISTACK_FAX_ALLOW_PRIVATE_DESTINATIONS", "true")
-	creds, _, stop = startServe(t, t.TempDir())
-	defer func() { require.NoError(t, stop()) }()
+	creds, _, stop = startServe(t, t.TempDir(), "--fax-addr", "0.0.0.0:0", "--fax-allow-private-destinations")
 	fc, ac = creds["fax"], creds["admin"]
 	assert.Equal(t, "file_format_invalid", sendDemoFax(t, fc, ac["base_url"]+"/openapi.yaml"),
-		"with the flag, loopback is reached (and the spec is no PDF)")
+		"with --fax-allow-private-destinations, loopback is reached (and the spec is no PDF)")
+	require.NoError(t, stop())
+}
+
+func TestLocalStack(t *testing.T) {
+	listen := func(addr string) listener {
+		ln, err := net.Listen("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = ln.Close() })
+		return listener{name: addr, ln: ln}
+	}
+	loop, loop6, any := listen("127.0.0.1:0"), listen("127.0.0.1:0"), listen("0.0.0.0:0")
+	assert.True(t, localStack([]listener{loop, loop6}, ""))
+	assert.False(t, localStack([]listener{loop, loop6}, "postgres://db/x"), "a shared database")
+	assert.False(t, localStack([]listener{loop, any}, ""), "a port on every interface")
+	assert.False(t, localStack(nil, ""))
+}
+
+func TestServeFlags_AllowDestination(t *testing.T) {
+	c, err := parseServeFlags([]string{"--fax-allow-destination", "hooks.internal:8443", "--fax-allow-destination", "10.0.0.5:80, docs:443"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, hostPorts{"hooks.internal:8443", "10.0.0.5:80", "docs:443"}, c.Destinations.Allow)
+	_, err = parseServeFlags([]string{"--fax-allow-destination", "no-port"}, io.Discard)
+	assert.Error(t, err)
 }

@@ -38,6 +38,12 @@ type connLimits struct {
 	// MaxConnections caps the connections a listener has open at once; the
 	// next wait in the kernel's accept queue until one closes.
 	MaxConnections int
+	// MaxPerSource caps the connections one source (remote IP address) has
+	// open on a listener at once; the next are closed as they are accepted,
+	// before they take one of MaxConnections.
+	MaxPerSource int
+	// FirstByteTimeout bounds the wait for a new connection's first byte.
+	FirstByteTimeout time.Duration
 }
 
 // registerConnFlags declares the flags of connLimits on fs.
@@ -49,6 +55,8 @@ func registerConnFlags(fs *flag.FlagSet, l *connLimits) {
 	l.MaxHeaderBytes = 64 << 10
 	fs.Var((*byteSize)(&l.MaxHeaderBytes), "max-header-bytes", "largest request header block (e.g. 64KiB, 1MiB or 65536); a larger one answers 431")
 	fs.IntVar(&l.MaxConnections, "max-connections", 512, "most connections each API's port holds at once; more wait to be accepted")
+	fs.IntVar(&l.MaxPerSource, "max-connections-per-source", 128, "most connections one source (remote IP address) holds on each API's port at once; more are closed as they arrive, so one source cannot fill a port")
+	fs.DurationVar(&l.FirstByteTimeout, "first-byte-timeout", 5*time.Second, "longest wait for a new connection's first byte; a connection silent that long is closed")
 }
 
 // validate refuses limits that would disable what they are for.
@@ -58,7 +66,7 @@ func (l connLimits) validate() error {
 		v    time.Duration
 	}{
 		{"--read-header-timeout", l.ReadHeaderTimeout}, {"--read-timeout", l.ReadTimeout},
-		{"--write-timeout", l.WriteTimeout}, {"--idle-timeout", l.IdleTimeout},
+		{"--write-timeout", l.WriteTimeout}, {"--idle-timeout", l.IdleTimeout}, {"--first-byte-timeout", l.FirstByteTimeout},
 	} {
 		if d.v <= 0 {
 			return fmt.Errorf("%s must be positive, not %s", d.name, d.v)
@@ -69,6 +77,9 @@ func (l connLimits) validate() error {
 	}
 	if l.MaxConnections < 1 {
 		return fmt.Errorf("--max-connections must be at least 1, not %d", l.MaxConnections)
+	}
+	if l.MaxPerSource < 1 {
+		return fmt.Errorf("--max-connections-per-source must be at least 1, not %d", l.MaxPerSource)
 	}
 	return nil
 }
@@ -89,8 +100,13 @@ func newHTTPServer(ctx context.Context, logger *slog.Logger, handler http.Handle
 	}
 }
 
-// limitListener caps the connections ln has open at once.
-func limitListener(ln net.Listener, l connLimits) net.Listener {
+// limitListener caps the connections ln has open at once, and those of
+// each source: a connection over its source's cap is closed as it is
+// accepted, without taking one of the listener's.
+func limitListener(ln net.Listener, l connLimits, logger *slog.Logger) net.Listener {
+	if l.MaxPerSource > 0 || l.FirstByteTimeout > 0 {
+		ln = newSourceListener(ln, l, logger)
+	}
 	return netutil.LimitListener(ln, l.MaxConnections)
 }
 

@@ -33,7 +33,7 @@ var testLimits = connLimits{
 
 // startLimited serves handler through runServers, the path `apistack serve`
 // takes, with limits, and returns its address.
-func startLimited(t *testing.T, limits connLimits, handler http.Handler) string {
+func startLimited(t testing.TB, limits connLimits, handler http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -250,6 +250,7 @@ func TestServeFlags_ConnectionLimits(t *testing.T) {
 	assert.Equal(t, connLimits{
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
 		IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10, MaxConnections: 512,
+		MaxPerSource: 128, FirstByteTimeout: 5 * time.Second,
 	}, c.Conn, "defaults")
 
 	t.Setenv("APISTACK_MAX_HEADER_BYTES", "1MiB")
@@ -264,6 +265,8 @@ func TestServeFlags_ConnectionLimits(t *testing.T) {
 	for _, args := range [][]string{
 		{"--read-timeout", "0s"},
 		{"--max-connections", "0"},
+		{"--max-connections-per-source", "0"},
+		{"--first-byte-timeout", "0s"},
 		{"--max-header-bytes", "lots"},
 		{"--max-header-bytes", "100"},
 	} {

@@ -2,6 +2,7 @@
 //
 //	apistack serve [--demo] [flags]   every API on its own port
 //	apistack admin <command> [args]   the admin API from the command line
+//	apistack sandbox <command> [args] the sandbox API from the command line
 //	apistack conform --api API [flags] the conformance suite against any implementation
 //
 // Every flag can also be set with an APISTACK_* environment variable named
@@ -31,6 +32,7 @@ func main() {
 const usage = `usage:
   apistack serve [--demo] [flags]    run every API on its own port (see apistack serve -h)
   apistack admin <command> [args]    drive the admin API (see apistack admin -h)
+  apistack sandbox <command> [args]  create, inspect, reset and delete sandboxes (see apistack sandbox -h)
   apistack conform --api API [flags] check an implementation of an API (see apistack conform -h)
 `
 
@@ -42,7 +44,10 @@ func exitStatus(err error, stderr io.Writer) int {
 		return 1
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, "apistack:", err)
+		// One line: an error of several (a driver's, one per address
+		// tried) is joined with semicolons.
+		msg := strings.Join(strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' }), "; ")
+		fmt.Fprintln(stderr, "apistack:", strings.Join(strings.Fields(msg), " "))
 	}
 	return 2
 }
@@ -57,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stdout, stderr)
 	case "admin":
 		return adminCommand(ctx, args[1:], stdout, stderr)
+	case "sandbox":
+		return sandboxCommand(ctx, args[1:], stdout, stderr)
 	case "conform":
 		return conformCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
@@ -90,4 +97,25 @@ func flagDefaults(fs *flag.FlagSet) error {
 		}
 	})
 	return err
+}
+
+// parseFlags parses args into fs. A bad flag or value is one line, the
+// flag package's message and a pointer to command's -h, rather than the
+// whole usage; -h and --help print the usage (fs.Usage) and return
+// flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, command string, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return fmt.Errorf("%w (see apistack %s -h)", err, command)
+	}
+	return nil
 }

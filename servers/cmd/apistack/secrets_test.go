@@ -58,7 +58,7 @@ func TestServeDemo_PrintsSecretsOnlyWhenCreated(t *testing.T) {
 			dbs++
 		}
 	}
-	assert.Equal(t, 4, dbs, "pam, fax, storage and restaurant databases")
+	assert.Equal(t, 5, dbs, "pam, fax, storage, restaurant and sandbox databases")
 }
 
 func TestServeFlags_AdminTokenFile(t *testing.T) {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,7 +20,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/dbopen"
 	"github.com/apistack/apistack/servers/internal/masterkey"
@@ -25,7 +27,6 @@ import (
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/stack"
-	"github.com/apistack/apistack/servers/storage"
 )
 
 // serveConfig is what `apistack serve` is told by flags and APISTACK_* variables.
@@ -38,29 +39,25 @@ type serveConfig struct {
 	PAMAddr           string
 	RestaurantAddr    string
 	FaxAddr           string
-	FaxStepInterval   time.Duration
-	FaxAllowPrivate   bool
 	StorageAddr       string
-	StorageRegion     string
-	StorageDomain     string
 	AdminAddr         string
 	AdminToken        string
 	AdminAllowRemote  bool
 	AdminTokenFile    string
+	SandboxToken      string
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
 	LogLevel          string
-	TokenTTL          time.Duration
-	PAMRateLimit      int
-	PAMRatePeriod     time.Duration
-	RestaurantRPS     int
-	RestaurantLimit   int
-	RestaurantPeriod  time.Duration
 	ShutdownTimeout   time.Duration
 	SQLiteFullSync    bool
+	DatabaseMaxConns  int
 	CPUProfile        string
 	Conn              connLimits
+	// APIs are the knobs of every API (--pam-*, --fax-*, ...).
+	APIs stack.Settings
+	// Destinations are the fax destinations allowed by name (--fax-allow-destination).
+	Destinations destinationFlags
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
@@ -69,40 +66,35 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory of the SQLite databases and demo-credentials.json")
 	fs.StringVar(&c.Database, "database", "", "PostgreSQL URL (postgres://user:pass@host:5432/db) shared by every replica; each API keeps its tables in its own schema (default: SQLite files in --data-dir). Requires a master key and an admin token")
+	fs.IntVar(&c.DatabaseMaxConns, "database-max-conns", 0, "with --database, the most PostgreSQL connections each API of this replica keeps (default: twice the CPUs, 4 to 8; the statement cache is tuned in the URL: statement_cache_capacity, default_query_exec_mode)")
 	fs.StringVar(&c.MasterKeyFile, "master-key-file", "", "file holding the master key, base64 of 32 random bytes (`head -c32 /dev/urandom | base64`), or APISTACK_MASTER_KEY holding the key itself; the fax and storage keys are derived from it (default: a key file per API in --data-dir)")
 	fs.DurationVar(&c.ShutdownDrain, "shutdown-drain", 0, "on SIGINT/SIGTERM, how long /readyz answers 503 while requests are still served, so a load balancer stops sending before the ports close")
 	fs.StringVar(&c.PAMAddr, "pam-addr", "127.0.0.1:8081", "address of the PAM API")
 	fs.StringVar(&c.RestaurantAddr, "restaurant-addr", "127.0.0.1:8084", "address of the restaurant configuration API")
 	fs.StringVar(&c.FaxAddr, "fax-addr", "127.0.0.1:8082", "address of the fax API")
-	fs.DurationVar(&c.FaxStepInterval, "fax-step-interval", time.Second, "time between the fax simulator's steps")
-	fs.BoolVar(&c.FaxAllowPrivate, "fax-allow-private-destinations", false, "let media_url and webhook URLs reach loopback, private and other non-public addresses (default: public only, plus the admin port's demo sample and inbox)")
 	fs.StringVar(&c.StorageAddr, "storage-addr", "127.0.0.1:8083", "address of the storage API")
-	fs.StringVar(&c.StorageRegion, "storage-region", storage.DefaultRegion, "region storage requests are signed for")
-	fs.StringVar(&c.StorageDomain, "storage-domain", storage.DefaultDomain, "domain of virtual-host-style storage addresses, {bucket}.{region}.{domain}")
 	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:8089", "address of the admin API; on loopback only, unless --admin-allow-remote")
 	fs.BoolVar(&c.AdminAllowRemote, "admin-allow-remote", false, "allow an --admin-addr off loopback (the admin API then faces the network, behind its token alone)")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random); "+
 		"WARNING: a command line is visible to every user of the machine (ps): prefer APISTACK_ADMIN_TOKEN or --admin-token-file")
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
+	fs.StringVar(&c.SandboxToken, "sandbox-token", "", "the sandbox-creator token, which may create sandboxes and do nothing else "+
+		"(default: reused from demo-credentials.json, else derived from the admin token, so replicas sharing a --database agree; prefer APISTACK_SANDBOX_TOKEN)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
 	fs.BoolVar(&c.ValidateResponses, "validate-responses", false, "check every response against the spec and log violations")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.DurationVar(&c.TokenTTL, "pam-token-ttl", time.Hour, "lifetime of PAM bearer tokens")
-	fs.IntVar(&c.PAMRateLimit, "pam-rate-limit", 10000, "PAM requests allowed per caller per --pam-rate-period")
-	fs.DurationVar(&c.PAMRatePeriod, "pam-rate-period", time.Hour, "PAM rate-limit period")
-	fs.IntVar(&c.RestaurantRPS, "restaurant-rate-per-second", 20, "restaurant requests allowed per second per restaurant")
-	fs.IntVar(&c.RestaurantLimit, "restaurant-rate-limit", 10000, "restaurant requests allowed per restaurant per --restaurant-rate-period")
-	fs.DurationVar(&c.RestaurantPeriod, "restaurant-rate-period", 15*time.Minute, "restaurant rate-limit period")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests get on SIGINT/SIGTERM")
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the whole run to this file, for performance work")
 	fs.BoolVar(&c.SQLiteFullSync, "sqlite-full-sync", false, "flush every SQLite commit to the disk (durable against power loss; default: durable against a crash of the process, much faster writes)")
 	registerConnFlags(fs, &c.Conn)
+	c.APIs.RegisterFlags(fs)
+	registerDestinationFlags(fs, &c.Destinations)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "serve", args); err != nil {
 		return c, err
 	}
 	if err := flagDefaults(fs); err != nil {
@@ -129,6 +121,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	if err := c.loadMasterKey(); err != nil {
 		return c, err
+	}
+	if c.DatabaseMaxConns < 0 {
+		return c, fmt.Errorf("--database-max-conns %d: want a positive number of connections (0: the default)", c.DatabaseMaxConns)
 	}
 	if c.Database != "" {
 		if c.MasterKey.IsZero() {
@@ -167,13 +162,14 @@ func (c *serveConfig) loadMasterKey() error {
 	return nil
 }
 
-// apiKey is the key that seals an API's secrets: derived from the master key
-// when one is given, else the key file of the API in the data directory.
-func (c serveConfig) apiKey(api string, loadFile func(string) ([]byte, error)) ([]byte, error) {
-	if !c.MasterKey.IsZero() {
-		return c.MasterKey.Derive(api)
+// apiKeys gives the key that seals an API's secrets, derived from the
+// master key; nil without one (the stack then keeps a key file per API in
+// the data directory).
+func (c serveConfig) apiKeys() func(api string) ([]byte, error) {
+	if c.MasterKey.IsZero() {
+		return nil
 	}
-	return loadFile(filepath.Join(c.DataDir, api+"-master.key"))
+	return c.MasterKey.Derive
 }
 
 func newLogger(c serveConfig, w io.Writer) (*slog.Logger, error) {
@@ -237,12 +233,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.AdminToken != "" {
 		operatorToken = append(operatorToken, c.AdminToken)
 	}
-	if c.AdminToken == "" && c.Demo && previous.Admin != nil {
+	// The token of demo-credentials.json is kept across restarts, with or
+	// without --demo, as --admin-token's help says.
+	reusedToken := c.AdminToken == "" && previous.Admin != nil && previous.Admin.Token != ""
+	if reusedToken {
 		c.AdminToken = previous.Admin.Token
 	}
 	generatedToken := c.AdminToken == ""
 	if generatedToken {
 		c.AdminToken = stack.NewAdminToken()
+	}
+	if c.SandboxToken == "" && c.Demo && previous.Sandboxes != nil {
+		c.SandboxToken = previous.Sandboxes.Token
+	}
+	if c.SandboxToken == "" {
+		c.SandboxToken = sandboxCreatorToken(c.AdminToken)
 	}
 
 	// One pool checks the responses of every API in the background.
@@ -257,14 +262,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// databases are opened and migrated and the servers built, then 200
 	// while the databases answer, and 503 again once shutdown starts.
 	var dbs []*sql.DB // read only once readiness has started
-	readiness := apiserver.NewReadiness(func(ctx context.Context) error {
-		for _, db := range dbs {
-			if err := db.PingContext(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	readiness := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return dbs }, c.Database != ""))
 	var listeners []listener
 	defer func() {
 		for _, l := range listeners {
@@ -285,26 +283,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	servers := startServing(ctx, logger, listeners, c.Conn)
 	defer servers.close()
 
-	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync}
-	faxKey, err := c.apiKey("fax", fax.LoadOrCreateMasterKey)
-	if err != nil {
-		return err
-	}
-	storageKey, err := c.apiKey("storage", storage.LoadOrCreateMasterKey)
-	if err != nil {
-		return err
-	}
+	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, MaxConns: c.DatabaseMaxConns}
+	// A local stack (every port on loopback, no shared database) may call
+	// the developer's own services on loopback.
+	c.APIs.Fax.Destinations.AllowLoopback = localStack(listeners, c.Database)
+	c.APIs.Fax.Destinations.AllowHosts = c.Destinations.Allow
 	st, err := stack.Open(ctx, stack.Config{
-		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, Logger: logger,
+		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, SandboxCreatorToken: c.SandboxToken, Logger: logger,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
-		FaxMasterKey: faxKey, StorageMasterKey: storageKey, Telemetry: tel,
+		MasterKey: c.apiKeys(), Telemetry: tel,
 		ValidateResponses: c.ValidateResponses, ResponseChecks: responseChecks,
-		PAMTokenTTL: c.TokenTTL, PAMRateLimit: c.PAMRateLimit, PAMRatePeriod: c.PAMRatePeriod,
-		RestaurantRatePerSecond: c.RestaurantRPS, RestaurantRateLimit: c.RestaurantLimit, RestaurantRatePeriod: c.RestaurantPeriod,
-		FaxStepInterval: c.FaxStepInterval, FaxAllowPrivate: c.FaxAllowPrivate,
-		StorageRegion: c.StorageRegion, StorageDomain: c.StorageDomain,
+		Settings: c.APIs,
 	})
 	if err != nil {
 		return err
@@ -314,7 +305,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dbs = []*sql.DB{st.DB(stack.PAM), st.DB(stack.Fax), st.DB(stack.Restaurant), st.DB(stack.Storage)}
+	for _, api := range append(stack.APIs, stack.Sandbox) {
+		if db := st.DB(api); db != nil {
+			dbs = append(dbs, db)
+		}
+	}
 	// On a failed start, the servers stop before the databases close.
 	defer servers.close()
 	// The web console on the admin port; its Requests page reads the last
@@ -355,14 +350,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeCredentials(credsPath, creds); err != nil {
 			return err
 		}
+		if err := writeDemoRules(c.DataDir); err != nil {
+			return err
+		}
 		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
 	} else if generatedToken {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
+	} else if reusedToken {
+		fmt.Fprintf(stdout, "admin token: the one in %s\n", credsPath)
 	} else {
 		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
 	}
 
 	readiness.Start()
+	servers.announce()
 	return servers.wait(ctx, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
 }
 
@@ -401,14 +402,17 @@ type shutdownPlan struct {
 // runServers serves every listener, within limits, until ctx ends, then
 // shuts them all down gracefully, giving in-flight requests up to timeout.
 func runServers(ctx context.Context, logger *slog.Logger, listeners []listener, limits connLimits, plan shutdownPlan) error {
-	return startServing(ctx, logger, listeners, limits).wait(ctx, plan)
+	s := startServing(ctx, logger, listeners, limits)
+	s.announce()
+	return s.wait(ctx, plan)
 }
 
 // serving is the HTTP servers of the listeners, started by startServing.
 type serving struct {
-	logger  *slog.Logger
-	servers []*http.Server
-	errc    chan error
+	logger    *slog.Logger
+	servers   []*http.Server
+	errc      chan error
+	listeners []listener
 }
 
 // startServing serves every listener, within limits, until wait or close.
@@ -421,15 +425,22 @@ func startServing(ctx context.Context, logger *slog.Logger, listeners []listener
 	for _, l := range listeners {
 		srv := newHTTPServer(ctx, logger, l.handler, limits)
 		servers = append(servers, srv)
-		logger.Info("listening", "api", l.name, "url", l.baseURL())
-		ln := limitListener(l.ln, limits)
+		ln := limitListener(l.ln, limits, logger)
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("%s: %w", l.name, err)
 			}
 		}()
 	}
-	return &serving{logger: logger, servers: servers, errc: errc}
+	return &serving{logger: logger, servers: servers, errc: errc, listeners: listeners}
+}
+
+// announce logs the URL of every listener: once the APIs are built, so
+// that an error at start comes before any "listening" line.
+func (s *serving) announce() {
+	for _, l := range s.listeners {
+		s.logger.Info("listening", "api", l.name, "url", l.baseURL())
+	}
 }
 
 // close stops the servers at once (a start that failed).
@@ -496,4 +507,13 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
 	}, nil
+}
+
+// sandboxCreatorToken derives the sandbox-creator token from the admin
+// token: every replica given the same admin token makes the same one, and
+// the creator token reveals nothing of the admin token.
+func sandboxCreatorToken(adminToken string) string {
+	mac := hmac.New(sha256.New, []byte(adminToken))
+	mac.Write([]byte("apistack sandbox-creator token"))
+	return "sbc_" + hex.EncodeToString(mac.Sum(nil))
 }

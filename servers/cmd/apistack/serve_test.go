@@ -38,7 +38,9 @@ func (s *syncBuffer) String() string {
 
 // startServe runs `apistack serve --demo` on free loopback ports until the
 // returned stop is called, and returns the credentials file it wrote.
-func startServe(t *testing.T, dataDir string) (creds map[string]map[string]string, stdout *syncBuffer, stop func() error) {
+// Extra arguments follow the test's own (a flag given twice takes its last
+// value).
+func startServe(t *testing.T, dataDir string, extra ...string) (creds map[string]map[string]string, stdout *syncBuffer, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
@@ -46,7 +48,7 @@ func startServe(t *testing.T, dataDir string) (creds map[string]map[string]strin
 	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
 		args = append(args, f, "127.0.0.1:0")
 	}
-	args = knownFlags(args)
+	args = append(knownFlags(args), extra...)
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, args, stdout, stderr) }()
 
@@ -98,6 +100,7 @@ var sectionKeys = map[string][]string{
 	"storage":    {"bucket", "endpoint", "key_id", "region", "secret", "versioned_bucket"},
 	"restaurant": {"base_url", "client_id", "client_secret", "restaurant_guid"},
 	"admin":      {"base_url", "token"},
+	"sandboxes":  {"base_url", "token"},
 }
 
 func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
@@ -140,9 +143,10 @@ func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(groups), `"demo-admins"`)
 
-	// The admin CLI reaches the admin API with the credentials file.
+	// The admin CLI reaches the admin API with the credentials file (the
+	// README's pam-create-team; create-team is its earlier name).
 	var out bytes.Buffer
-	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "create-team", "acme"}, &out, io.Discard))
+	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "pam-create-team", "acme"}, &out, io.Discard))
 	assert.Contains(t, out.String(), `"name": "acme"`)
 	out.Reset()
 	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "create-service-user", "acme", "bot", "ops", "pam_admin,security_admin"}, &out, io.Discard))
@@ -181,7 +185,7 @@ func TestServe_FlagsFallBackToEnvironment(t *testing.T) {
 	c, err := parseServeFlags([]string{"--pam-rate-limit", "7"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:9999", c.PAMAddr, "from APISTACK_PAM_ADDR")
-	assert.Equal(t, 7, c.PAMRateLimit, "a flag wins over its variable")
+	assert.Equal(t, 7, c.APIs.PAM.RateLimit, "a flag wins over its variable")
 
 	t.Setenv("APISTACK_PAM_RATE_LIMIT", "many")
 	_, err = parseServeFlags(nil, io.Discard)
@@ -191,15 +195,15 @@ func TestServe_FlagsFallBackToEnvironment(t *testing.T) {
 func TestServe_RestaurantRateFlags(t *testing.T) {
 	c, err := parseServeFlags(nil, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, 20, c.RestaurantRPS, "the documented 20 per second by default")
-	assert.Equal(t, 10000, c.RestaurantLimit)
-	assert.Equal(t, 15*time.Minute, c.RestaurantPeriod)
+	assert.Equal(t, 20, c.APIs.Restaurant.RatePerSecond, "the documented 20 per second by default")
+	assert.Equal(t, 10000, c.APIs.Restaurant.RatePerWindow)
+	assert.Equal(t, 15*time.Minute, c.APIs.Restaurant.RateWindow)
 
 	c, err = parseServeFlags([]string{"--restaurant-rate-per-second", "5000", "--restaurant-rate-limit", "1000000", "--restaurant-rate-period", "1m"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, 5000, c.RestaurantRPS)
-	assert.Equal(t, 1000000, c.RestaurantLimit)
-	assert.Equal(t, time.Minute, c.RestaurantPeriod)
+	assert.Equal(t, 5000, c.APIs.Restaurant.RatePerSecond)
+	assert.Equal(t, 1000000, c.APIs.Restaurant.RatePerWindow)
+	assert.Equal(t, time.Minute, c.APIs.Restaurant.RateWindow)
 }
 
 func TestAdminCLI_PAMAndRestaurantCommands(t *testing.T) {

@@ -64,6 +64,9 @@ type Config struct {
 	// Observer hears of every request answered (metrics, the console's
 	// request log); nil means none.
 	Observer Observer
+	// Journal keeps the requests made with a journaled tenant set's
+	// credentials (sandboxes); nil keeps none.
+	Journal Journal
 }
 
 // Hooks are the test kit's way into an API (servers/internal/faults).
@@ -123,10 +126,13 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, err
 	}
 	gate := &bodyGate{router: router, authenticate: vopts.Authenticate, limit: maxBody, limits: cfg.BodyLimits,
-		noteOperation: cfg.Observer != nil}
+		noteOperation: cfg.Observer != nil || cfg.Journal != nil}
 
 	if cfg.Observer != nil {
 		e.Use(observe(cfg.Observer, cfg.Name, router, vopts.ValidateResponses))
+	}
+	if cfg.Journal != nil {
+		e.Use(journal(cfg.Journal, cfg.Name, router))
 	}
 	e.Use(requestLogger(logger, cfg.Name))
 	e.Use(recoverer(logger))
@@ -201,6 +207,11 @@ func requestLogger(logger *slog.Logger, api string) echo.MiddlewareFunc {
 // answeredStatus is the status a request is logged with: the response's,
 // or 499 when the caller went away before it.
 func answeredStatus(c echo.Context) int {
+	if c.Response().Committed && c.Response().Status == http.StatusRequestTimeout {
+		// A stalled body: net/http ends the request's context as the read
+		// times out, but the 408 was sent, and the caller may read it.
+		return http.StatusRequestTimeout
+	}
 	if errors.Is(c.Request().Context().Err(), context.Canceled) {
 		return StatusClientClosedRequest
 	}
@@ -237,7 +248,9 @@ func capBody(limit int64) echo.MiddlewareFunc {
 	}
 }
 
-// tooLargeAsFailure hands the API's error handler a body read past its limit
+// tooLargeAsFailure hands a body that stalled past the read timeout to the
+// API's error handler as the KindTimeout failure every API renders as its
+// 408, and the API's error handler a body read past its limit
 // (an *http.MaxBytesError, whoever read it: the validation, a middleware, a
 // handler) as the KindTooLarge failure every API renders as its 413, rather
 // than as an unexpected error (a 500).
@@ -245,6 +258,12 @@ func tooLargeAsFailure(handler echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		var failure *validation.Failure
 		var tooLarge *http.MaxBytesError
+		if w, ok := c.Get(bodyWatchKey).(*bodyWatch); (ok && w.timedOut.Load()) || errors.Is(err, ErrBodyTimeout) {
+			// Whatever the reader made of it (a decoding error, an
+			// authentication failure), the body did not arrive: 408,
+			// naming no address.
+			err = &validation.Failure{Kind: validation.KindTimeout, Message: BodyTimeoutMessage, Err: ErrBodyTimeout}
+		}
 		if !errors.As(err, &failure) && errors.As(err, &tooLarge) {
 			err = tooLargeFailure(tooLarge.Limit, err)
 		}

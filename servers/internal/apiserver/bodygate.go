@@ -78,7 +78,9 @@ func (g *bodyGate) middleware(skip func(*http.Request) bool) echo.MiddlewareFunc
 			if hasBody {
 				capped := req.WithContext(req.Context())
 				capped.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
-				c.SetRequest(capped)
+				watched, watch := watchBody(capped)
+				c.Set(bodyWatchKey, watch)
+				c.SetRequest(watched)
 			}
 			return next(c)
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -53,7 +53,7 @@ type server struct {
 
 func start(t *testing.T) *server {
 	t.Helper()
-	spec, err := adminapi.GetSpec()
+	spec, err := adminserver.GetSpec()
 	require.NoError(t, err)
 	s := &server{failures: make(chan error, 16)}
 	e, err := apiserver.New(apiserver.Config{

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/validation"
@@ -80,7 +80,7 @@ func (r *recorder) lateFor(id uint64) []string {
 // missing), ListStorageBuckets a valid empty list.
 func observed(t *testing.T, o apiserver.Observer, background *validation.Background, hook func(*http.Request, int, error)) string {
 	t.Helper()
-	spec, err := adminapi.GetSpec()
+	spec, err := adminserver.GetSpec()
 	require.NoError(t, err)
 	e, err := apiserver.New(apiserver.Config{
 		Name:  "admin",

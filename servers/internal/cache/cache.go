@@ -31,6 +31,11 @@ type Cache[V any] struct {
 	ttl time.Duration
 	now func() time.Time
 
+	// fresh, when set (Gate), tells whether what the cache holds can be
+	// trusted: while it reports false, Get finds nothing and Put keeps
+	// nothing.
+	fresh func() bool
+
 	mu      sync.RWMutex
 	gen     uint64
 	entries map[string]entry[V]
@@ -46,15 +51,25 @@ type entry[V any] struct {
 // never decides whether a credential is valid (callers check expiry on the
 // value they get, against their own clock).
 //
-// A max of 0 (or less) makes a cache that holds nothing: what a service
-// caches about a database other replicas write too (sqldb.DB.Shared) would
-// outlive their commits, which never reach this process's Invalidate.
+// A max of 0 (or less) makes a cache that holds nothing. A cache of what a
+// database other replicas write too holds entries only while it hears their
+// commits (Gate, and sqldb.DB.Follow).
 func New[V any](max int, ttl time.Duration) *Cache[V] {
 	return &Cache[V]{max: max, ttl: ttl, now: time.Now, entries: make(map[string]entry[V])}
 }
 
+// Gate makes the cache answer only while fresh reports true: a cache of a
+// database other processes write holds its entries only while this process
+// hears of their commits (sqldb.DB.Fresh); while it does not, every lookup
+// misses and goes to the database. Call Gate before the cache is used.
+func (c *Cache[V]) Gate(fresh func() bool) { c.fresh = fresh }
+
 // Get returns the value cached for key.
 func (c *Cache[V]) Get(key string) (V, bool) {
+	if c.fresh != nil && !c.fresh() {
+		var zero V
+		return zero, false
+	}
 	c.mu.RLock()
 	e, ok := c.entries[key]
 	c.mu.RUnlock()
@@ -78,7 +93,7 @@ func (c *Cache[V]) Put(gen uint64, key string, value V) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.gen || c.max <= 0 {
+	if gen != c.gen || c.max <= 0 || (c.fresh != nil && !c.fresh()) {
 		return
 	}
 	if len(c.entries) >= c.max {

@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,4 +99,26 @@ func TestCache_SizeZeroHoldsNothing(t *testing.T) {
 	_, ok := c.Get("k")
 	assert.False(t, ok)
 	assert.Equal(t, 0, c.Len())
+}
+
+func TestCache_AGateThatIsNotFreshHidesAndRefusesEntries(t *testing.T) {
+	var fresh atomic.Bool
+	c := New[int](10, time.Minute)
+	c.Gate(fresh.Load)
+	c.Put(c.Generation(), "a", 1)
+	_, ok := c.Get("a")
+	assert.False(t, ok, "a Put while not fresh is not kept")
+
+	fresh.Store(true)
+	c.Put(c.Generation(), "a", 1)
+	v, ok := c.Get("a")
+	require.True(t, ok)
+	assert.Equal(t, 1, v)
+
+	fresh.Store(false)
+	_, ok = c.Get("a")
+	assert.False(t, ok, "an entry is not answered while the gate is shut")
+	fresh.Store(true)
+	_, ok = c.Get("a")
+	assert.True(t, ok, "the entry is answered again once the gate opens")
 }

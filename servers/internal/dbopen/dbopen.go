@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
@@ -24,6 +26,9 @@ type Target struct {
 	DataDir string
 	// SQLiteFullSync flushes every SQLite commit to the disk.
 	SQLiteFullSync bool
+	// MaxConns bounds each API's PostgreSQL connections per replica
+	// (0: pgdb.DefaultMaxConns).
+	MaxConns int
 }
 
 // Shared reports whether the target is a database other replicas may use
@@ -47,18 +52,38 @@ func Open(ctx context.Context, t Target, s Schema) (*sql.DB, error) {
 		if s.Postgres == nil {
 			return nil, fmt.Errorf("%s database: no PostgreSQL migrations", s.Name)
 		}
-		db, err := pgdb.Open(ctx, t.URL, s.Name, s.Postgres)
-		if err != nil {
-			return nil, fmt.Errorf("%s database: %w", s.Name, err)
-		}
-		return db, nil
+		// The caller names the database in its errors (stack.Open: "pam
+		// database: ..."), so they carry no prefix of the schema here.
+		return pgdb.OpenWith(ctx, t.URL, s.Name, s.Postgres, pgdb.Options{MaxConns: t.MaxConns})
 	}
 	if s.SQLite == nil {
 		return nil, fmt.Errorf("%s database: no SQLite migrations", s.Name)
 	}
-	db, err := sqlitedb.Open(ctx, filepath.Join(t.DataDir, s.Name+".db"), s.SQLite, sqlitedb.WithFullSync(t.SQLiteFullSync))
-	if err != nil {
-		return nil, fmt.Errorf("%s database: %w", s.Name, err)
+	path := filepath.Join(t.DataDir, s.Name+".db")
+	if err := refuseEmpty(path, filepath.Join(t.DataDir, s.Name+"-master.key")); err != nil {
+		return nil, err
 	}
-	return db, nil
+	return sqlitedb.Open(ctx, path, s.SQLite, sqlitedb.WithFullSync(t.SQLiteFullSync), sqlitedb.WithQuickCheck(QuickCheckTime))
+}
+
+// QuickCheckTime bounds the integrity check of each SQLite database at
+// start (PRAGMA quick_check): a database larger than it can check in that
+// time starts unchecked.
+var QuickCheckTime = 5 * time.Second
+
+// refuseEmpty refuses a database file of zero bytes when the API's key file
+// exists beside it: the key was made with a database that is now gone
+// (truncated, or replaced by an empty file), and SQLite would start it
+// afresh as a new, empty database, every account and secret lost without a
+// word.
+func refuseEmpty(path, keyFile string) error {
+	info, err := os.Stat(path)
+	if err != nil || info.Size() != 0 || !info.Mode().IsRegular() {
+		return nil // missing (a new data directory), or not empty
+	}
+	if _, err := os.Stat(keyFile); err != nil {
+		return nil
+	}
+	return fmt.Errorf("%s is empty (0 bytes) but %s, made with its data, exists: the database was truncated or replaced; "+
+		"restore %s from a backup, or move both files away to start with new, empty data", path, keyFile, path)
 }

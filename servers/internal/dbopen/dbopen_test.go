@@ -2,6 +2,7 @@ package dbopen_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,5 +68,55 @@ func TestOpen_Errors(t *testing.T) {
 	_, err = dbopen.Open(ctx, dbopen.Target{DataDir: t.TempDir()}, dbopen.Schema{Name: "things", Postgres: schema.Postgres})
 	require.ErrorContains(t, err, "no SQLite migrations")
 	_, err = dbopen.Open(ctx, dbopen.Target{URL: "postgres://127.0.0.1:1/x?connect_timeout=2"}, schema)
-	require.ErrorContains(t, err, "things database")
+	require.ErrorContains(t, err, "connect to PostgreSQL")
+	assert.NotContains(t, err.Error(), "things database", "the caller names the database, once")
+}
+
+func TestOpen_RefusesAnEmptyDatabaseWhoseKeyFileExists(t *testing.T) {
+	dir := t.TempDir()
+	target := dbopen.Target{DataDir: dir}
+	path := filepath.Join(dir, "things.db")
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	db, err := dbopen.Open(context.Background(), target, schema)
+	require.NoError(t, err, "an empty file without a key beside it is a new database")
+	require.NoError(t, db.Close())
+
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "things-master.key"), []byte("key"), 0o600))
+	_, err = dbopen.Open(context.Background(), target, schema)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n", "one line")
+	assert.Contains(t, err.Error(), path+" is empty (0 bytes)")
+	assert.Contains(t, err.Error(), "restore "+path+" from a backup")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Zero(t, info.Size(), "the file is left as it was")
+}
+
+func TestOpen_RefusesADatabaseDamagedInTheMiddle(t *testing.T) {
+	dir := t.TempDir()
+	target := dbopen.Target{DataDir: dir}
+	db, err := dbopen.Open(context.Background(), target, schema)
+	require.NoError(t, err)
+	for i := range 2000 {
+		_, err := db.Exec(`INSERT INTO things (name) VALUES (?)`, fmt.Sprintf("thing %d with a name long enough to fill pages", i))
+		require.NoError(t, err)
+	}
+	_, err = db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	path := filepath.Join(dir, "things.db")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, len(data), 8*4096)
+	// A page in the middle of the table's b-tree, overwritten.
+	for i := 4 * 4096; i < 6*4096; i++ {
+		data[i] = 0xA5
+	}
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	_, err = dbopen.Open(context.Background(), target, schema)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path+" is damaged")
+	assert.Contains(t, err.Error(), "restore it from a backup")
 }

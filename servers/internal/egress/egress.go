@@ -2,7 +2,11 @@
 // to URLs its tenants choose (documents to download, webhooks to call): by
 // default they may reach public addresses only, never loopback, private,
 // link-local or other special ranges, so a tenant cannot use the server to
-// reach what sits beside it.
+// reach what sits beside it. Options open it by degrees: loopback (a stack
+// whose every port is on loopback, where the tenants are the developer),
+// named destinations (host:port), or every private address. Link-local
+// addresses and the cloud providers' metadata services (Forbidden) stay
+// refused whatever the options, on every redirect hop.
 //
 // The policy is checked where it cannot be fooled: on the address actually
 // connected to, after name resolution, for every request, so for every
@@ -22,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ErrRefused is wrapped by the error of a request to a destination the
@@ -35,9 +40,18 @@ type Resolver interface {
 
 // Options configure a Policy.
 type Options struct {
-	// AllowPrivate lets requests reach every address, non-public ones
-	// included (tests on loopback, a deployment on a private network).
-	AllowPrivate bool
+	// AllowPrivate lets requests reach every address but the Forbidden
+	// ones, non-public ones included (tests on loopback, a deployment on a
+	// private network).
+	AllowPrivate bool `flag:"fax-allow-private-destinations" help:"let media_url and webhook URLs reach loopback, private and other non-public addresses, never link-local or cloud-metadata ones (default: public only, plus loopback when every port is on loopback and there is no --database, plus the admin port's demo sample and inbox)"`
+	// AllowLoopback lets requests reach loopback addresses (127.0.0.0/8,
+	// ::1): a stack running on a developer's machine, calling the
+	// developer's own services.
+	AllowLoopback bool
+	// AllowHosts are destinations, "host:port", that may be reached on any
+	// address but the Forbidden ones: a named service on a private network.
+	// The host is compared as written in the URL (a name or an address).
+	AllowHosts []string
 	// Allow lists URLs that may be reached even on a non-public address:
 	// exactly their scheme, host, port and path (any query).
 	Allow []string
@@ -53,9 +67,11 @@ type Options struct {
 // Policy decides which destinations outbound requests may reach. It is safe
 // for concurrent use.
 type Policy struct {
-	allowPrivate bool
-	resolver     Resolver
-	dial         func(ctx context.Context, network, address string) (net.Conn, error)
+	allowPrivate  bool
+	allowLoopback bool
+	allowHosts    map[string]bool // host:port, lower case
+	resolver      Resolver
+	dial          func(ctx context.Context, network, address string) (net.Conn, error)
 
 	mu    sync.RWMutex
 	allow map[string]bool // scheme://host:port/path
@@ -64,8 +80,18 @@ type Policy struct {
 
 // New returns the policy opts describe.
 func New(opts Options) (*Policy, error) {
-	p := &Policy{allowPrivate: opts.AllowPrivate, resolver: opts.Resolver, dial: opts.Dial,
-		allow: map[string]bool{}, hosts: map[string]bool{}}
+	p := &Policy{allowPrivate: opts.AllowPrivate, allowLoopback: opts.AllowLoopback, resolver: opts.Resolver, dial: opts.Dial,
+		allow: map[string]bool{}, hosts: map[string]bool{}, allowHosts: map[string]bool{}}
+	for _, hp := range opts.AllowHosts {
+		host, port, err := net.SplitHostPort(hp)
+		if err != nil || host == "" || port == "" {
+			return nil, fmt.Errorf("egress: allowed destination %q is not host:port", hp)
+		}
+		if a, err := netip.ParseAddr(host); err == nil && Forbidden(a) {
+			return nil, fmt.Errorf("egress: allowed destination %q is a link-local or metadata address, which is never reachable", hp)
+		}
+		p.allowHosts[net.JoinHostPort(strings.ToLower(host), port)] = true
+	}
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
 	}
@@ -123,6 +149,109 @@ func Public(a netip.Addr) bool {
 	}
 	return true
 }
+
+// Forbidden reports whether a may never be reached whatever the policy's
+// options: link-local addresses (169.254.0.0/16, fe80::/10, where the cloud
+// providers' metadata services answer), the metadata services at other
+// addresses (fd00:ec2::254, 100.100.100.200, 192.0.0.192), the unspecified
+// address and 0.0.0.0/8 (which reach the local host), multicast, and the
+// IPv6 forms that carry one of those IPv4 addresses.
+func Forbidden(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsValid() || a.IsUnspecified() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() {
+		return true
+	}
+	for _, p := range forbidden {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	if a.Is6() {
+		if nat64.Contains(a) {
+			b := a.As16()
+			return Forbidden(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+		}
+		if sixToFour.Contains(a) {
+			b := a.As16()
+			return Forbidden(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
+		}
+	}
+	return false
+}
+
+var forbidden = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8", "169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "100.100.100.200/32", "192.0.0.192/32", "255.255.255.255/32",
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// permitted reports whether a may be reached by a request that no allowed
+// URL or host exempts.
+func (p *Policy) permitted(a netip.Addr) bool {
+	a = a.Unmap()
+	switch {
+	case Forbidden(a):
+		return false
+	case Public(a), p.allowPrivate:
+		return true
+	case p.allowLoopback:
+		return a.IsLoopback()
+	}
+	return false
+}
+
+// refusal is the error of an address the policy refuses.
+func (p *Policy) refusal(a netip.Addr) error {
+	a = a.Unmap()
+	switch {
+	case Forbidden(a):
+		return &RefusedError{Addr: a, Reason: ReasonForbidden}
+	case a.IsLoopback():
+		return &RefusedError{Addr: a, Reason: ReasonLoopback}
+	}
+	return &RefusedError{Addr: a, Reason: ReasonPrivate}
+}
+
+// Reason says why an address is refused.
+type Reason int
+
+// The reasons an address is refused.
+const (
+	// ReasonForbidden is a link-local, metadata or other address never reachable.
+	ReasonForbidden Reason = iota + 1
+	// ReasonLoopback is a loopback address while loopback is not allowed.
+	ReasonLoopback
+	// ReasonPrivate is another non-public address (private, shared, special).
+	ReasonPrivate
+)
+
+// RefusedError is the error of a destination the policy refuses; it wraps
+// ErrRefused.
+type RefusedError struct {
+	// Addr is the address refused.
+	Addr netip.Addr
+	// Reason says why.
+	Reason Reason
+}
+
+// Error describes the refusal.
+func (e *RefusedError) Error() string {
+	switch e.Reason {
+	case ReasonForbidden:
+		return fmt.Sprintf("egress: %s is a link-local or cloud-metadata address, never reachable: %v", e.Addr, ErrRefused)
+	case ReasonLoopback:
+		return fmt.Sprintf("egress: %s is a loopback address: %v", e.Addr, ErrRefused)
+	}
+	return fmt.Sprintf("egress: %s is not a public address: %v", e.Addr, ErrRefused)
+}
+
+// Unwrap returns ErrRefused.
+func (e *RefusedError) Unwrap() error { return ErrRefused }
 
 var (
 	nat64     = netip.MustParsePrefix("64:ff9b::/96")
@@ -182,13 +311,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("a %q URL: %w", u.Scheme, ErrRefused)
 	}
 	ctx := req.Context()
-	if !t.p.allowPrivate {
+	if t.p.allowHosts[hostPort(u)] {
+		ctx = context.WithValue(ctx, allowedKey{}, hostPort(u))
+	} else if !t.p.allowPrivate {
 		t.p.mu.RLock()
 		exact, sameHost := t.p.allow[allowKey(u)], t.p.hosts[hostPort(u)]
 		t.p.mu.RUnlock()
 		switch {
 		case exact:
 			ctx = context.WithValue(ctx, allowedKey{}, hostPort(u))
+		case sameHost && t.p.allowLoopback && literalLoopback(u.Hostname()):
+			// Reachable without the exemption: its pooled connections
+			// were dialled to loopback, which the policy permits.
 		case sameHost:
 			closeBody(req)
 			return nil, fmt.Errorf("a URL of an allowed host other than the allowed ones: %w", ErrRefused)
@@ -213,7 +347,7 @@ func (p *Policy) dialContext(ctx context.Context, network, address string) (net.
 		return nil, fmt.Errorf("egress: %w", err)
 	}
 	allowed, _ := ctx.Value(allowedKey{}).(string)
-	exempt := p.allowPrivate || allowed != "" && strings.EqualFold(allowed, address)
+	exempt := allowed != "" && strings.EqualFold(allowed, address)
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		addrs = []netip.Addr{a}
@@ -226,8 +360,8 @@ func (p *Policy) dialContext(ctx context.Context, network, address string) (net.
 	err = fmt.Errorf("egress: %s resolves to no address: %w", host, ErrRefused)
 	for _, a := range addrs {
 		a = a.Unmap()
-		if !exempt && !Public(a) {
-			err = fmt.Errorf("egress: %s is not a public address: %w", a, ErrRefused)
+		if Forbidden(a) || !exempt && !p.permitted(a) {
+			err = p.refusal(a)
 			continue
 		}
 		conn, derr := p.dial(context.WithValue(ctx, checkedKey{}, exempt), network, net.JoinHostPort(a.String(), port))
@@ -241,17 +375,25 @@ func (p *Policy) dialContext(ctx context.Context, network, address string) (net.
 
 // control checks the address a socket is about to connect to.
 func (p *Policy) control(ctx context.Context, _, address string, _ syscall.RawConn) error {
-	if exempt, _ := ctx.Value(checkedKey{}).(bool); exempt || p.allowPrivate {
-		return nil
-	}
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return fmt.Errorf("egress: %w", err)
 	}
-	if !Public(ap.Addr()) {
-		return fmt.Errorf("egress: %s is not a public address: %w", ap.Addr(), ErrRefused)
+	a := ap.Addr().Unmap()
+	if exempt, _ := ctx.Value(checkedKey{}).(bool); Forbidden(a) || !exempt && !p.permitted(a) {
+		return p.refusal(a)
 	}
 	return nil
+}
+
+// literalLoopback reports whether host is a loopback address written as
+// such, or localhost (which the resolver may not send elsewhere).
+func literalLoopback(host string) bool {
+	host = strings.ToLower(host)
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap().IsLoopback()
+	}
+	return host == "localhost"
 }
 
 func allowKey(u *url.URL) string {
@@ -274,3 +416,50 @@ func hostPort(u *url.URL) string {
 	}
 	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
+
+// Check reports whether a request to raw could ever pass the policy, for a
+// URL a tenant sets before it is used: nil when it may (its host resolves
+// to a permitted address, or cannot be resolved now), else why not: not an
+// absolute http(s) URL, or every address of its host refused (a
+// *RefusedError, wrapping ErrRefused). An allowed URL or host passes on any
+// address but a Forbidden one.
+func (p *Policy) Check(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return fmt.Errorf("not an absolute http or https URL: %w", ErrRefused)
+	}
+	hp := hostPort(u)
+	p.mu.RLock()
+	exempt := p.allowHosts[hp] || p.allow[allowKey(u)]
+	p.mu.RUnlock()
+	host := strings.ToLower(u.Hostname())
+	var addrs []netip.Addr
+	switch a, err := netip.ParseAddr(host); {
+	case err == nil:
+		addrs = []netip.Addr{a}
+	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
+		addrs = []netip.Addr{netip.MustParseAddr("127.0.0.1")}
+	default:
+		ctx, cancel := context.WithTimeout(ctx, checkResolveTimeout)
+		defer cancel()
+		addrs, err = p.resolver.LookupNetIP(ctx, "ip", host)
+		if err != nil || len(addrs) == 0 {
+			return nil // it may resolve when it is used
+		}
+	}
+	var refused error
+	for _, a := range addrs {
+		a = a.Unmap()
+		if Forbidden(a) || !exempt && !p.permitted(a) {
+			if refused == nil {
+				refused = p.refusal(a)
+			}
+			continue
+		}
+		return nil
+	}
+	return refused
+}
+
+// checkResolveTimeout bounds Check's resolution of a host name.
+const checkResolveTimeout = 2 * time.Second

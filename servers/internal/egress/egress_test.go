@@ -160,3 +160,107 @@ func TestAllow_RefusesWhatIsNotAnHTTPURL(t *testing.T) {
 	_, err := New(Options{Allow: []string{"ftp://127.0.0.1/x"}})
 	assert.Error(t, err)
 }
+
+func TestForbidden(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"169.254.169.254": true, "169.254.0.1": true, "fe80::1": true, "fd00:ec2::254": true,
+		"100.100.100.200": true, "192.0.0.192": true, "0.0.0.0": true, "0.1.2.3": true, "::": true,
+		"::ffff:169.254.169.254": true, "64:ff9b::a9fe:a9fe": true, "224.0.0.1": true,
+		"127.0.0.1": false, "::1": false, "10.0.0.1": false, "192.168.1.1": false, "100.64.0.1": false,
+		"fd00::1": false, "8.8.8.8": false,
+	} {
+		assert.Equal(t, want, Forbidden(netip.MustParseAddr(addr)), addr)
+	}
+}
+
+// metadataAt returns Options in which metadata.test resolves to the cloud
+// metadata address but is in fact the local server srv: a dial that got
+// that far reached it.
+func metadataAt(srv *httptest.Server, opts Options) Options {
+	local := srv.Listener.Addr().String()
+	var d net.Dialer
+	opts.Resolver = mapResolver{"metadata.test": {netip.MustParseAddr("169.254.169.254")}, "private.test": {netip.MustParseAddr("10.1.2.3")}}
+	opts.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		if netip.MustParseAddrPort(address).Addr().Unmap() == netip.MustParseAddr("169.254.169.254") {
+			return d.DialContext(ctx, network, local)
+		}
+		return d.DialContext(ctx, network, address)
+	}
+	return opts
+}
+
+func TestTransport_MetadataIsRefusedWhateverTheOptionsOnEveryHop(t *testing.T) {
+	var reached atomic.Int32
+	meta := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { reached.Add(1) }))
+	t.Cleanup(meta.Close)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://metadata.test/latest/meta-data/", http.StatusFound)
+	}))
+	t.Cleanup(redirector.Close)
+	_, port, _ := net.SplitHostPort(redirector.Listener.Addr().String())
+	for name, opts := range map[string]Options{
+		"default":       {},
+		"loopback":      {AllowLoopback: true},
+		"private":       {AllowPrivate: true},
+		"allowed hosts": {AllowPrivate: true, AllowHosts: []string{"metadata.test:80", "127.0.0.1:" + port}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, p := client(t, metadataAt(meta, opts))
+			_, err := get(c, "http://metadata.test/latest/meta-data/")
+			var re *RefusedError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, ReasonForbidden, re.Reason)
+			if opts.AllowLoopback || opts.AllowPrivate {
+				_, err = get(c, redirector.URL+"/")
+				assert.ErrorIs(t, err, ErrRefused, "a redirect to the metadata address")
+			}
+			assert.ErrorIs(t, p.Check(context.Background(), "http://169.254.169.254/"), ErrRefused)
+			assert.ErrorIs(t, p.Check(context.Background(), "http://metadata.test/"), ErrRefused)
+		})
+	}
+	assert.Zero(t, reached.Load(), "the metadata address was never dialled")
+	_, err := New(Options{AllowHosts: []string{"169.254.169.254:80"}})
+	assert.Error(t, err, "a metadata address cannot be allowed by name")
+}
+
+func TestTransport_LoopbackWhenAllowedButNotPrivate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(srv.Close)
+	c, p := client(t, metadataAt(srv, Options{AllowLoopback: true}))
+	code, err := get(c, srv.URL+"/hook")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, code)
+	require.NoError(t, p.Check(context.Background(), srv.URL+"/hook"))
+	require.NoError(t, p.Check(context.Background(), "http://localhost:9/hook"))
+	var re *RefusedError
+	require.ErrorAs(t, p.Check(context.Background(), "http://10.0.0.1/hook"), &re)
+	assert.Equal(t, ReasonPrivate, re.Reason)
+	require.ErrorAs(t, p.Check(context.Background(), "http://private.test/hook"), &re)
+	assert.NoError(t, p.Check(context.Background(), "http://unresolvable.test/hook"), "a name that does not resolve now may later")
+	assert.ErrorIs(t, p.Check(context.Background(), "ftp://example.com/x"), ErrRefused)
+
+	// Without loopback, the loopback URL is refused, naming the reason.
+	c, p = client(t, Options{})
+	_, err = get(c, srv.URL+"/hook")
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, ReasonLoopback, re.Reason)
+	require.ErrorAs(t, p.Check(context.Background(), srv.URL+"/hook"), &re)
+	assert.Equal(t, ReasonLoopback, re.Reason)
+}
+
+func TestTransport_AnAllowedHostIsReachableOnItsPortOnly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(srv.Close)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(other.Close)
+	c, p := client(t, Options{AllowHosts: []string{srv.Listener.Addr().String()}})
+	code, err := get(c, srv.URL+"/any/path")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, code)
+	require.NoError(t, p.Check(context.Background(), srv.URL+"/x"))
+	_, err = get(c, other.URL+"/")
+	assert.ErrorIs(t, err, ErrRefused, "another port of the host")
+	assert.ErrorIs(t, p.Check(context.Background(), other.URL+"/"), ErrRefused)
+	_, err = New(Options{AllowHosts: []string{"no-port"}})
+	assert.Error(t, err)
+}

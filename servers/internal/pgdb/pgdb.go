@@ -7,6 +7,7 @@ package pgdb
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -21,10 +22,21 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
-// poolSize is how many connections a replica keeps per API: PostgreSQL runs
-// a process per connection, so a replica keeps few, and several replicas
-// of five APIs stay well under the default max_connections (100).
-var poolSize = min(max(2*runtime.GOMAXPROCS(0), 4), 8)
+// DefaultMaxConns is how many connections a replica keeps per API unless
+// told otherwise (Options.MaxConns, serve's --database-max-conns): twice the
+// CPUs, at least 4 and at most 8. PostgreSQL runs a process per connection,
+// so a replica keeps few, and several replicas of five APIs stay well under
+// the default max_connections (100). Measured in BenchmarkPoolSize (see
+// docs/scale-out-benchmarks.md): on 2 cores a PAM list replica gains
+// nothing beyond 4, and concurrent creates of 16 teams nothing beyond 8.
+var DefaultMaxConns = min(max(2*runtime.GOMAXPROCS(0), 4), 8)
+
+// Options tunes a pool.
+type Options struct {
+	// MaxConns bounds the pool's connections (idle ones included); 0 means
+	// DefaultMaxConns.
+	MaxConns int
+}
 
 var schemaName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
@@ -35,6 +47,17 @@ var schemaName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 // under a session advisory lock, so replicas started together wait for the
 // first one instead of racing it.
 func Open(ctx context.Context, url, schema string, migrations fs.FS) (*sql.DB, error) {
+	return OpenWith(ctx, url, schema, migrations, Options{})
+}
+
+// OpenWith is Open with a pool tuned by opts. pgx's statement cache is
+// tuned in url, as pgx reads it (statement_cache_capacity,
+// default_query_exec_mode).
+func OpenWith(ctx context.Context, url, schema string, migrations fs.FS, opts Options) (*sql.DB, error) {
+	poolSize := opts.MaxConns
+	if poolSize <= 0 {
+		poolSize = DefaultMaxConns
+	}
 	if !schemaName.MatchString(schema) {
 		return nil, fmt.Errorf("pgdb: schema name %q: want lower-case letters, digits and _", schema)
 	}
@@ -43,6 +66,10 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS) (*sql.DB, e
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
 	cfg.RuntimeParams["search_path"] = schema
+	// Every connection of this pool names the pool, so the commit
+	// notifications its own writes cause are told from other replicas'
+	// (see Watch).
+	cfg.RuntimeParams[replicaParam] = rand.Text()
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
@@ -57,6 +84,9 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS) (*sql.DB, e
 		return nil, errors.Join(err, db.Close())
 	}
 	if err := Migrate(ctx, db, migrations); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := installNotify(ctx, db, schema); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil

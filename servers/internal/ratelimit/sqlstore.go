@@ -51,11 +51,8 @@ RETURNING tat`
 // Take implements Store.
 func (s *SQLStore) Take(ctx context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error) {
 	n, iv, p := now.UnixMicro(), interval.Microseconds(), period.Microseconds()
-	if s.takes.Add(1)%4096 == 0 {
-		// Rows whose bucket is full are the same as no row.
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM rate_limits WHERE tat <= ?`, n); err != nil {
-			return time.Time{}, false, fmt.Errorf("rate limit: sweep: %w", err)
-		}
+	if err := s.sweep(ctx, now); err != nil {
+		return time.Time{}, false, err
 	}
 	var tat int64
 	err := s.db.QueryRowContext(ctx, takeSQL, key, n+iv, n, n, iv, n, n, iv, n, p).Scan(&tat)
@@ -70,6 +67,18 @@ func (s *SQLStore) Take(ctx context.Context, key string, now time.Time, interval
 		return time.Time{}, false, err
 	}
 	return tatNow, false, nil
+}
+
+// sweep deletes, once every 4096 takes, the rows whose bucket is full: the
+// same as no row.
+func (s *SQLStore) sweep(ctx context.Context, now time.Time) error {
+	if s.takes.Add(1)%4096 != 0 {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM rate_limits WHERE tat <= ?`, now.UnixMicro()); err != nil {
+		return fmt.Errorf("rate limit: sweep: %w", err)
+	}
+	return nil
 }
 
 // Peek implements Store.

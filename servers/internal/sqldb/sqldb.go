@@ -13,13 +13,19 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/apistack/apistack/servers/internal/pgdb"
 )
 
 // Dialect is the SQL engine behind a DB.
@@ -52,7 +58,8 @@ type DB struct {
 	db      *sql.DB
 	dialect Dialect
 	// writer, when not nil, is held by every write (ExecContext outside a
-	// transaction, and a whole transaction): see Options.SerializeWrites.
+	// transaction, and a whole transaction) on SQLite: see
+	// Options.SerializeWrites.
 	writer *sync.Mutex
 
 	mu    sync.RWMutex
@@ -61,22 +68,116 @@ type DB struct {
 	rebound      sync.Map
 	reboundCount atomic.Int64
 
-	// onCommit are called after every committed write (OnCommit).
-	onCommit []func()
+	// onCommit are called after every committed write (OnCommit), and
+	// onRemote after every commit heard from another pool (OnRemoteCommit):
+	// copied on registration, since the watcher may call them already.
+	onCommit, onRemote atomic.Pointer[[]func()]
+	// watcher hears the commits of other replicas (PostgreSQL only).
+	watcher *pgdb.Watcher
+	// schemaLock: see Options.SchemaLock.
+	schemaLock bool
 }
 
 // OnCommit registers f to be called after every write that committed: an
-// ExecContext outside a transaction, or a transaction's Commit. Caches of
-// what the database holds drop their entries in f. Register before the DB
-// is used. Writes made through SQL() bypass it.
+// ExecContext outside a transaction, or a transaction's Commit, and, on
+// PostgreSQL, every commit of another replica this one hears of (see
+// OnRemoteCommit). Caches of what the database holds drop their entries in
+// f. Register before the DB is used. Writes made through SQL() bypass it.
 func (d *DB) OnCommit(f func()) {
-	d.onCommit = append(d.onCommit, f)
+	register(&d.onCommit, f)
 }
 
-func (d *DB) committed() {
-	for _, f := range d.onCommit {
-		f()
+var registerMu sync.Mutex
+
+func register(hooks *atomic.Pointer[[]func()], f func()) {
+	registerMu.Lock()
+	defer registerMu.Unlock()
+	var fs []func()
+	if p := hooks.Load(); p != nil {
+		fs = slices.Clone(*p)
 	}
+	fs = append(fs, f)
+	hooks.Store(&fs)
+}
+
+func run(hooks *atomic.Pointer[[]func()]) {
+	if p := hooks.Load(); p != nil {
+		for _, f := range *p {
+			f()
+		}
+	}
+}
+
+// OnRemoteCommit registers f to be called after every commit another
+// replica makes to the API's schema, as soon as this replica hears of it
+// (PostgreSQL's LISTEN/NOTIFY; see pgdb.Watch), and whenever this replica
+// listens again after losing its listening session. Register before the DB
+// is used.
+func (d *DB) OnRemoteCommit(f func()) {
+	register(&d.onRemote, f)
+}
+
+// heard is the watcher's report of a commit made elsewhere.
+func (d *DB) heard() {
+	run(&d.onRemote)
+	d.committed()
+}
+
+// Fresh reports whether a cache of what the database holds may answer now:
+// always on SQLite, where this process makes every write; on PostgreSQL
+// while this replica is listening for the other replicas' commits.
+func (d *DB) Fresh() bool {
+	if d.dialect != Postgres {
+		return true
+	}
+	return d.watcher != nil && d.watcher.Listening()
+}
+
+// Follower is a cache that a DB keeps right (a *cache.Cache).
+type Follower interface {
+	Gate(fresh func() bool)
+	Invalidate()
+}
+
+// Follow keeps c right against the commits of other replicas: c answers
+// only while the DB is Fresh and is dropped on every commit heard from
+// another replica. The DB's own commits are the caller's to act on (OnCommit,
+// or a service's own invalidation after a revoking change). Call before c is
+// used.
+func (d *DB) Follow(c Follower) {
+	c.Gate(d.Fresh)
+	d.OnRemoteCommit(c.Invalidate)
+}
+
+// Sync returns once this replica has heard every commit other replicas made
+// before the call (at once on SQLite): tests use it to wait for a write
+// through one replica to reach another's caches.
+func (d *DB) Sync(ctx context.Context) error {
+	if d.watcher == nil {
+		return nil
+	}
+	return d.watcher.Sync(ctx)
+}
+
+// Sync waits, like DB.Sync, for the replica of the services on db (a pool
+// a service was given) to hear every commit made before the call.
+func Sync(ctx context.Context, db *sql.DB) error {
+	if w, ok := watchers.Load(db); ok {
+		return w.(*pgdb.Watcher).Sync(ctx)
+	}
+	return nil
+}
+
+// watchers holds the watcher of each PostgreSQL pool a DB was made on, so
+// that DBs on one pool share one listening session.
+var (
+	watchers  sync.Map // *sql.DB -> *pgdb.Watcher
+	watchMu   sync.Mutex
+	watchedBy = map[*sql.DB][]*DB{}
+)
+
+func (d *DB) committed() {
+	run(&d.onCommit)
 }
 
 // Options tunes a DB.
@@ -87,11 +188,18 @@ type Options struct {
 	// concurrent writes most of a write's latency is sleeping. Queued on a
 	// mutex, each writer starts the moment the previous one commits. Every
 	// transaction counts as a writer (the services' SQLite transactions take
-	// the write lock at BEGIN). On PostgreSQL, where the transactions of
-	// every replica queue on a lock in the database (see BeginTx), it keeps
-	// this replica's queue in Go, so waiting writers do not each hold one of
-	// the pool's few connections.
+	// the write lock at BEGIN). It has no effect on PostgreSQL, where
+	// writers run in parallel, each taking the row locks its invariant
+	// needs (see BeginTx), unless SchemaLock is set.
 	SerializeWrites bool
+	// SchemaLock keeps, on PostgreSQL, the transactions of the API's schema
+	// one at a time across every replica, as on SQLite: each takes a
+	// transaction-scoped advisory lock named after the schema (queued in Go
+	// first with SerializeWrites, so waiting writers hold no connection).
+	// For a store whose transactions decide over many rows of every tenant
+	// at once (the fax simulator's and outbox's claims and the recording of
+	// their outcomes), not yet given finer locks.
+	SchemaLock bool
 }
 
 // New wraps db, an SQLite database (modernc.org/sqlite) or a PostgreSQL one
@@ -104,10 +212,46 @@ func New(db *sql.DB, opts Options) *DB {
 	if _, ok := db.Driver().(*stdlib.Driver); ok {
 		d.dialect = Postgres
 	}
-	if opts.SerializeWrites {
+	if opts.SerializeWrites && (d.dialect == SQLite || opts.SchemaLock) {
 		d.writer = &sync.Mutex{}
 	}
+	d.schemaLock = opts.SchemaLock && d.dialect == Postgres
+	if d.dialect == Postgres {
+		d.watch()
+	}
 	return d
+}
+
+// watch joins (or starts) the watcher of the DB's pool. A pool that cannot
+// be watched (not opened by pgdb.Open) leaves the DB never Fresh: its
+// caches then hold nothing.
+func (d *DB) watch() {
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	if w, ok := watchers.Load(d.db); ok {
+		d.watcher = w.(*pgdb.Watcher)
+		watchedBy[d.db] = append(watchedBy[d.db], d)
+		return
+	}
+	pool := d.db
+	w := pgdb.Watch(pool, func() {
+		watchMu.Lock()
+		dbs := slices.Clone(watchedBy[pool])
+		watchMu.Unlock()
+		for _, db := range dbs {
+			db.heard()
+		}
+	})
+	d.watcher = w
+	watchers.Store(pool, w)
+	watchedBy[pool] = []*DB{d}
+	go func() {
+		<-w.Done()
+		watchMu.Lock()
+		watchers.Delete(pool)
+		delete(watchedBy, pool)
+		watchMu.Unlock()
+	}()
 }
 
 // Dialect returns the engine behind the DB.
@@ -115,9 +259,17 @@ func (d *DB) Dialect() Dialect { return d.dialect }
 
 // Shared reports whether other processes may write the database too (the
 // replicas of a scale-out on PostgreSQL). A cache of what the database holds
-// must not then answer for it: another replica's commit does not reach this
-// process's OnCommit hooks.
+// then answers only while the replica hears their commits (Follow).
 func (d *DB) Shared() bool { return d.dialect == Postgres }
+
+// Heard returns how many commits of other replicas this DB has heard of
+// (0 on SQLite).
+func (d *DB) Heard() uint64 {
+	if d.watcher == nil {
+		return 0
+	}
+	return d.watcher.Heard()
+}
 
 // Rebind rewrites the ? placeholders of query for the DB's dialect: $1, $2,
 // ... on PostgreSQL (a ? inside a quoted string or identifier, or in a
@@ -273,25 +425,26 @@ func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 }
 
 // BeginTx starts a transaction whose statements reuse the prepared ones.
-// With SerializeWrites it waits for the writers before it (or ctx) first.
+// With SerializeWrites on SQLite it waits for the writers before it (or ctx)
+// first: there, transactions run one at a time.
 //
-// On PostgreSQL a transaction first takes a transaction-scoped advisory lock
-// named after the API's schema, so the transactions of one API run one at a
-// time across every replica, as they do on SQLite: the stores' transactions
-// read, decide and write (a quota, a unique name, the simulator's next step,
-// an outbox claim), and under this lock what they read cannot change before
-// they commit, without a retry loop for serialization failures at each call.
-// Single statements outside a transaction (reads, and writes that are atomic
-// on their own, like a rate-limit update) do not take it.
+// On PostgreSQL transactions run in parallel (READ COMMITTED), on every
+// replica: a transaction that reads, decides and writes takes the locks its
+// decision needs, and no more: the row of the tenant whose quota or names
+// it checks (SELECT ... FOR UPDATE), or a named lock (Tx.Lock) for a
+// decision over many tenants' rows (the simulator's and the outbox's
+// claims). Constraints guard the rest (unique names, keys). InTx retries
+// what PostgreSQL may refuse under concurrency. With Options.SchemaLock the
+// schema's transactions run one at a time instead.
 func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 	if d.writer != nil {
 		d.writer.Lock()
 	}
 	tx, err := d.db.BeginTx(ctx, opts)
-	if err == nil && d.dialect == Postgres && (opts == nil || !opts.ReadOnly) {
+	if err == nil && d.schemaLock && (opts == nil || !opts.ReadOnly) {
 		if _, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()))`); err != nil {
 			_ = tx.Rollback()
-			err = fmt.Errorf("take the write lock: %w", err)
+			err = fmt.Errorf("take the schema's write lock: %w", err)
 		}
 	}
 	if err != nil {
@@ -301,6 +454,99 @@ func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 		return nil, err
 	}
 	return &Tx{tx: tx, db: d}, nil
+}
+
+// InTx runs fn in a transaction and commits it. On PostgreSQL a
+// transaction refused for a conflict with a concurrent one (a serialization
+// failure, a deadlock, or a unique violation: a row a concurrent transaction
+// inserted first) is run again, up to maxAttempts times in all, so that fn
+// decides again on what is committed now; fn must have no effect outside
+// the transaction. fn's own errors end it at once (after a rollback).
+func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := d.inTx(ctx, fn)
+		if err == nil || d.dialect != Postgres || attempt == maxAttempts || !Retryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(time.Duration(attempt) * time.Millisecond):
+		}
+	}
+}
+
+// maxAttempts bounds InTx's runs of one transaction.
+const maxAttempts = 8
+
+func (d *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := d.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Retryable reports whether err is PostgreSQL's refusal of a transaction
+// for a conflict with a concurrent one, which a new run may not meet:
+// serialization_failure (40001), deadlock_detected (40P01) or
+// unique_violation (23505).
+func Retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "40001", "40P01", "23505":
+		return true
+	}
+	return false
+}
+
+// Lock takes the transaction-scoped lock called name in the API's schema
+// (PostgreSQL; on SQLite the transaction runs alone already): the
+// transactions taking it, on every replica, run one at a time. For a
+// decision no row lock can guard, like claiming work among every
+// tenant's rows.
+func (t *Tx) Lock(ctx context.Context, name string) error {
+	if t.db.dialect != Postgres {
+		return nil
+	}
+	if _, err := t.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext($1))`, name); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	return nil
+}
+
+// LockRows locks, until the transaction ends, the rows query (a SELECT of
+// one table, without a locking clause) finds: FOR UPDATE on PostgreSQL, so
+// concurrent transactions locking one of them wait for this one to end;
+// nothing on SQLite, where the transaction runs alone already. It returns
+// how many rows were found.
+func (t *Tx) LockRows(ctx context.Context, query string, args ...any) (int, error) {
+	if t.db.dialect != Postgres {
+		return 0, nil
+	}
+	rows, err := t.QueryContext(ctx, query+` FOR UPDATE`, args...)
+	if err != nil {
+		return 0, fmt.Errorf("lock rows: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("lock rows: %w", err)
+	}
+	return n, nil
 }
 
 // Row is the result of QueryRowContext: a *sql.Row, or the error of

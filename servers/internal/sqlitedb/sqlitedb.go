@@ -18,6 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -27,7 +29,8 @@ import (
 type Option func(*options)
 
 type options struct {
-	fullSync bool
+	fullSync   bool
+	quickCheck time.Duration
 }
 
 // WithFullSync makes every commit wait for the disk (synchronous=FULL), so a
@@ -95,6 +98,11 @@ func Open(ctx context.Context, path string, migrations fs.FS, opts ...Option) (*
 	if err := db.PingContext(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("open %s: %w", path, err), db.Close())
 	}
+	if o.quickCheck > 0 {
+		if err := QuickCheck(ctx, db, path, o.quickCheck); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+	}
 	if err := Migrate(ctx, db, migrations); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
@@ -120,6 +128,78 @@ func makePrivate(path string) error {
 	return nil
 }
 
+// WithQuickCheck has Open check the database's integrity (PRAGMA
+// quick_check) for at most d before it is used: a damaged database is
+// refused at start rather than failing the first request that reads the
+// damage. A check that takes longer than d (a large database) is given up
+// and the database used unchecked.
+func WithQuickCheck(d time.Duration) Option {
+	return func(o *options) { o.quickCheck = d }
+}
+
+// quickCheckProblems is how many problems QuickCheck reports at most.
+const quickCheckProblems = 3
+
+// QuickCheck runs PRAGMA quick_check on db (the file at path) for at most d
+// and returns an error naming the file and its first problems if it is
+// damaged; nil if it is sound or the check ran out of time.
+func QuickCheck(ctx context.Context, db *sql.DB, path string, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", quickCheckProblems))
+	var problems []string
+	if err == nil {
+		for rows.Next() {
+			var line string
+			if err = rows.Scan(&line); err != nil {
+				break
+			}
+			problems = append(problems, line)
+		}
+		err = errors.Join(err, rows.Err(), rows.Close())
+	}
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil // out of time: a large database starts unchecked
+	case err != nil && !isCorrupt(err):
+		return fmt.Errorf("check %s: %w", path, err)
+	case err != nil:
+		problems = append(problems, err.Error())
+	case len(problems) == 1 && problems[0] == "ok":
+		return nil
+	}
+	return fmt.Errorf("%s is damaged (PRAGMA quick_check: %s): restore it from a backup, or recover what is left with sqlite3's .recover",
+		path, strings.Join(problems, "; "))
+}
+
+// isCorrupt reports whether err is SQLite's "database disk image is
+// malformed" or "file is not a database".
+func isCorrupt(err error) bool {
+	code := Code(err)
+	return code == codeCorrupt || code == codeNotADB
+}
+
+// SQLite's primary result codes that apistack tells apart.
+const (
+	codeCorrupt = 11 // SQLITE_CORRUPT
+	codeFull    = 13 // SQLITE_FULL
+	codeNotADB  = 26 // SQLITE_NOTADB
+)
+
+// Code returns the primary SQLite result code of err (the low byte of an
+// extended one), or 0 when err is not an SQLite error.
+func Code(err error) int {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		return coded.Code() & 0xff
+	}
+	return 0
+}
+
+// IsFull reports whether err is SQLite's "database or disk is full"
+// (SQLITE_FULL): the disk, or the file system's quota, has no room left.
+func IsFull(err error) bool { return Code(err) == codeFull }
+
 // Migrate applies the pending migrations of migrations to db.
 func Migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {
 	provider, err := goose.NewProvider(goose.DialectSQLite3, db, migrations)
@@ -140,4 +220,25 @@ func Dir(fsys embed.FS, dir string) fs.FS {
 		panic(fmt.Sprintf("sqlitedb: embedded directory %q: %v", dir, err)) // fixed at build time
 	}
 	return sub
+}
+
+// WriteProbe commits a write that changes nothing (the header's
+// user_version set to its own value): it appends to the write-ahead log as
+// any commit does, so it fails while commits fail, the disk full
+// (SQLITE_FULL) or the file unwritable included, when a ping still answers.
+// A readiness check calls it.
+func WriteProbe(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("write probe: %w", err)
+	}
+	defer conn.Close()
+	var v int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("write probe: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		return fmt.Errorf("write probe: the database takes no writes: %w", err)
+	}
+	return nil
 }

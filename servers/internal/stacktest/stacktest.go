@@ -6,6 +6,7 @@ package stacktest
 import (
 	"context"
 	"database/sql"
+	"net/http"
 	"testing"
 
 	"github.com/apistack/apistack/servers/internal/testdb"
@@ -21,4 +22,13 @@ func OpenDB(t testing.TB) stack.OpenDBFunc {
 	}
 	open := testdb.Opener(t)
 	return func(ctx context.Context, m stack.Migrations) (*sql.DB, error) { return open(ctx, testdb.Migrations(m)) }
+}
+
+// PerAPI adapts a harness's violation hook to the stack's, which names the
+// API; nil stays nil (violations are logged).
+func PerAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
+	if onViolation == nil {
+		return nil
+	}
+	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }

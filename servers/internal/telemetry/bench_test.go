@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/telemetry"
@@ -32,7 +32,7 @@ func BenchmarkObserver(b *testing.B) {
 		{"telemetry", telemetry.New(requestlog.New(0))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			spec, err := adminapi.GetSpec()
+			spec, err := adminserver.GetSpec()
 			require.NoError(b, err)
 			e, err := apiserver.New(apiserver.Config{
 				Name: "admin",

@@ -2,6 +2,7 @@ package testdb
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -43,10 +44,115 @@ func TestOpen_BothBackendsRunTheSameSQL(t *testing.T) {
 	}
 }
 
-// Transactions of one schema run one at a time on PostgreSQL, as on SQLite:
-// a read-modify-write under concurrency loses no update.
-func TestBeginTx_PostgresTransactionsOfASchemaQueue(t *testing.T) {
+// On PostgreSQL, transactions run in parallel: a read-modify-write that
+// locks its row (LockRows) loses no update under concurrency, a decision
+// over many rows under a named lock (Lock) sees every earlier one, and two
+// transactions on different rows do not wait for each other.
+func TestBeginTx_PostgresTransactionsLockWhatTheyDecideOn(t *testing.T) {
+	db := sqldb.New(OpenOn(t, Postgres, Migrations{Schema: "notes", SQLite: notes, Postgres: notes}), sqldb.Options{SerializeWrites: true})
+	ctx := context.Background()
+	_, err := db.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('c', '', 0), ('d', '', 0)`)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for range 10 {
+				assert.NoError(t, db.InTx(ctx, func(tx *sqldb.Tx) error {
+					if i%2 == 0 {
+						if _, err := tx.LockRows(ctx, `SELECT id FROM notes WHERE id = 'c'`); err != nil {
+							return err
+						}
+						var n int64
+						if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'c'`).Scan(&n); err != nil {
+							return err
+						}
+						_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = 'c'`, n+1)
+						return err
+					}
+					if err := tx.Lock(ctx, "count"); err != nil {
+						return err
+					}
+					var n int64
+					if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'd'`).Scan(&n); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = 'd'`, n+1)
+					return err
+				}))
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range []string{"c", "d"} {
+		var n int64
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = ?`, id).Scan(&n))
+		assert.Equal(t, int64(40), n, id)
+	}
+
+	// A transaction holding row c's lock does not hold up one writing d.
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.LockRows(ctx, `SELECT id FROM notes WHERE id = 'c'`)
+	require.NoError(t, err)
+	other, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = other.LockRows(ctx, `SELECT id FROM notes WHERE id = 'd'`)
+	require.NoError(t, err, "a lock on another row does not wait")
+	require.NoError(t, other.Commit())
+	require.NoError(t, tx.Commit())
+}
+
+// InTx runs a transaction again when a concurrent one inserted the unique
+// row it meant to insert, so its check runs again and decides on what is
+// committed.
+func TestInTx_AUniqueViolationRunsTheTransactionAgain(t *testing.T) {
 	db := sqldb.New(OpenOn(t, Postgres, Migrations{Schema: "notes", SQLite: notes, Postgres: notes}), sqldb.Options{})
+	ctx := context.Background()
+	runs := 0
+	err := db.InTx(ctx, func(tx *sqldb.Tx) error {
+		runs++
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE id = 'u'`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return errExists
+		}
+		if runs == 1 {
+			// A concurrent transaction inserts the row after the check.
+			if _, err := db.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('u', 'first', 0)`); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('u', 'second', 0)`)
+		return err
+	})
+	assert.ErrorIs(t, err, errExists)
+	assert.Equal(t, 2, runs)
+}
+
+var errExists = errors.New("exists")
+
+// Replicas starting together migrate once.
+func TestPostgres_ConcurrentOpensMigrateOnce(t *testing.T) {
+	url := NewDatabase(t)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			db, err := pgdb.Open(context.Background(), url, "notes", notes)
+			if assert.NoError(t, err) {
+				_ = db.Close()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// With SchemaLock, the transactions of one schema run one at a time on
+// PostgreSQL, as on SQLite: a read-modify-write that locks nothing loses no
+// update under concurrency.
+func TestBeginTx_WithSchemaLockPostgresTransactionsQueue(t *testing.T) {
+	db := sqldb.New(OpenOn(t, Postgres, Migrations{Schema: "notes", SQLite: notes, Postgres: notes}), sqldb.Options{SchemaLock: true})
 	ctx := context.Background()
 	_, err := db.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('c', '', 0)`)
 	require.NoError(t, err)
@@ -70,19 +176,4 @@ func TestBeginTx_PostgresTransactionsOfASchemaQueue(t *testing.T) {
 	var n int64
 	require.NoError(t, db.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'c'`).Scan(&n))
 	assert.Equal(t, int64(80), n)
-}
-
-// Replicas starting together migrate once.
-func TestPostgres_ConcurrentOpensMigrateOnce(t *testing.T) {
-	url := NewDatabase(t)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			db, err := pgdb.Open(context.Background(), url, "notes", notes)
-			if assert.NoError(t, err) {
-				_ = db.Close()
-			}
-		})
-	}
-	wg.Wait()
 }

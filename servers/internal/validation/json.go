@@ -3,6 +3,7 @@ package validation
 import (
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -11,10 +12,14 @@ import (
 // maxJSONDepth bounds nesting so a hostile body cannot exhaust the stack.
 const maxJSONDepth = 64
 
-func init() {
-	// Every JSON request body is decoded by StrictJSONDecoder: the value the
-	// validator checks must be the only reading of the bytes there is.
-	openapi3filter.RegisterBodyDecoder("application/json", StrictJSONDecoder)
+var registerJSON sync.Once
+
+// RegisterDecoders makes StrictJSONDecoder the decoder of every JSON body
+// openapi3filter validates, once per process: the value the validator checks
+// must be the only reading of the bytes there is. New calls it; nothing
+// replaces kin-openapi's decoders merely by being linked in.
+func RegisterDecoders() {
+	registerJSON.Do(func() { openapi3filter.RegisterBodyDecoder("application/json", StrictJSONDecoder) })
 }
 
 // StrictJSONDecoder is an openapi3filter.BodyDecoder that refuses what

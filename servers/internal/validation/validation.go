@@ -95,6 +95,9 @@ const (
 	KindMethodNotAllowed
 	// KindTooLarge: the body is over the server's size limit (413).
 	KindTooLarge
+	// KindTimeout: the body did not arrive within the server's read
+	// timeout (408).
+	KindTimeout
 )
 
 // Cause is one reason a request was refused.
@@ -128,6 +131,7 @@ func (f *Failure) Unwrap() error { return f.Err }
 
 // New builds the middleware for one API.
 func New(opts Options) (echo.MiddlewareFunc, error) {
+	RegisterDecoders()
 	if opts.Spec == nil {
 		return nil, errors.New("validation: Options.Spec is nil")
 	}
@@ -282,13 +286,57 @@ func validateRequest(req *http.Request, router routers.Router, opts *openapi3fil
 		Route:      route,
 		Options:    opts,
 	}
+	// openapi3filter writes the defaults of absent parameters into the
+	// query (an empty value counts as absent): look at the query as sent.
+	rawQuery := req.URL.RawQuery
 	if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
 		return route, input, classify(err)
+	}
+	if f := queryShapeFailure(rawQuery, route); f != nil {
+		return route, input, f
 	}
 	if err := canonicalizeBody(req); err != nil {
 		return route, input, &Failure{Kind: KindInvalid, Message: "the request body cannot be re-encoded", Err: err}
 	}
 	return route, input, nil
+}
+
+// queryShapeFailure refuses what openapi3filter lets through in a query: a
+// declared parameter given an empty value its spec does not allow
+// (openapi3filter reads "?count=" as no count at all), and a parameter that
+// is not an array given more than once (openapi3filter checks the first value
+// only, and the handler may read another).
+func queryShapeFailure(rawQuery string, route *routers.Route) *Failure {
+	if rawQuery == "" {
+		return nil
+	}
+	query, _ := url.ParseQuery(rawQuery) // what does not parse, openapi3filter refused
+	var causes []Cause
+	check := func(params openapi3.Parameters) {
+		for _, ref := range params {
+			prm := ref.Value
+			if prm == nil || prm.In != openapi3.ParameterInQuery {
+				continue
+			}
+			values, ok := query[prm.Name]
+			if !ok || (prm.Schema != nil && prm.Schema.Value != nil && prm.Schema.Value.Type.Is(openapi3.TypeArray)) {
+				continue
+			}
+			switch {
+			case len(values) > 1:
+				causes = append(causes, Cause{In: "query", Name: prm.Name,
+					Message: fmt.Sprintf("given %d times; it takes one value", len(values))})
+			case values[0] == "" && !prm.AllowEmptyValue:
+				causes = append(causes, Cause{In: "query", Name: prm.Name, Message: "an empty value is not allowed"})
+			}
+		}
+	}
+	check(route.PathItem.Parameters)
+	check(route.Operation.Parameters)
+	if len(causes) == 0 {
+		return nil
+	}
+	return &Failure{Kind: KindInvalid, Message: summarize(causes), Causes: causes}
 }
 
 func routeFailure(req *http.Request, err error) error {
@@ -358,6 +406,12 @@ func classify(err error) *Failure {
 			return &Failure{Kind: KindUnsupportedMediaType, Err: err,
 				Message: fmt.Sprintf("Content-Type %q is not accepted here", rerr.Input.Request.Header.Get("Content-Type")),
 				Causes:  []Cause{{In: "header", Name: "Content-Type", Message: "unsupported content type"}}}
+		case rerr.RequestBody != nil && rerr.Reason == "failed to decode request body" && isJSON(rerr.Input.Request.Header.Get("Content-Type")):
+			// A JSON content type with a body that is not JSON: the body is
+			// invalid (400), its type is the one accepted.
+			return &Failure{Kind: KindInvalid, Err: err,
+				Message: "the request body is not valid JSON: " + rootMessage(rerr.Err),
+				Causes:  []Cause{{In: "body", Name: "", Message: rootMessage(rerr.Err)}}}
 		case rerr.RequestBody != nil && (rerr.Reason == "failed to decode request body" || strings.HasPrefix(rerr.Reason, "unsupported content type")):
 			return &Failure{Kind: KindUnsupportedMediaType, Err: err,
 				Message: "the request body cannot be decoded: " + rootMessage(rerr.Err),

@@ -28,7 +28,9 @@ paths:
     post:
       security: [{key: []}]
       parameters:
-        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 10}}
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 10, default: 5}}
+        - {name: tags, in: query, schema: {type: array, items: {type: string}}}
+        - {name: flag, in: query, allowEmptyValue: true, schema: {type: string}}
       requestBody:
         required: true
         content:
@@ -142,10 +144,16 @@ func TestMiddleware_ClassifiesRefusedRequests(t *testing.T) {
 		{"no credentials", "", "", "application/json", `{"name":"a"}`, validation.KindUnauthenticated, "wrong key"},
 		{"security checked first", "?limit=99", "", "application/json", `{}`, validation.KindUnauthenticated, "wrong key"},
 		{"parameter out of range", "?limit=99", "secret", "application/json", `{"name":"a"}`, validation.KindInvalid, "query limit"},
+		{"empty value (not read as the default)", "?limit=", "secret", "application/json", `{"name":"a"}`, validation.KindInvalid, "query limit: an empty value is not allowed"},
+		{"repeated parameter", "?limit=1&limit=2", "secret", "application/json", `{"name":"a"}`, validation.KindInvalid, "query limit: given 2 times; it takes one value"},
+		{"security checked before the query's shape", "?limit=", "", "application/json", `{"name":"a"}`, validation.KindUnauthenticated, "wrong key"},
 		{"missing property", "", "secret", "application/json", `{}`, validation.KindInvalid, `property "name" is missing`},
 		{"unknown property", "", "secret", "application/json", `{"name":"a","Name":"b"}`, validation.KindInvalid, "Name"},
-		{"duplicate key", "", "secret", "application/json", `{"name":"a","name":"b"}`, validation.KindUnsupportedMediaType, "duplicate key"},
-		{"not JSON", "", "secret", "application/json", `name=a`, validation.KindUnsupportedMediaType, "cannot be decoded"},
+		// A JSON content type whose body is not JSON is an invalid body (400),
+		// not an unsupported type.
+		{"duplicate key", "", "secret", "application/json", `{"name":"a","name":"b"}`, validation.KindInvalid, "duplicate key"},
+		{"not JSON", "", "secret", "application/json", `name=a`, validation.KindInvalid, "not valid JSON"},
+		{"JSON syntax error", "", "secret", "application/json", `{"name": `, validation.KindInvalid, "not valid JSON"},
 		{"wrong content type", "", "secret", "text/plain", `{"name":"a"}`, validation.KindUnsupportedMediaType, "text/plain"},
 	}
 	for _, tt := range tests {
@@ -156,6 +164,14 @@ func TestMiddleware_ClassifiesRefusedRequests(t *testing.T) {
 			assert.Contains(t, body, tt.message)
 			assert.Empty(t, s.sawBody, "a refused request never reaches the handler")
 		})
+	}
+}
+
+func TestMiddleware_QueryShapesTheSpecAllows(t *testing.T) {
+	s := start(t)
+	for _, query := range []string{"?tags=a&tags=b", "?flag=", "?flag", "?limit=3&flag=&tags=x", ""} {
+		status, body, _ := s.post(t, query, "secret", "application/json", `{"name":"a"}`)
+		assert.Equal(t, http.StatusCreated, status, "%s: %s", query, body)
 	}
 }
 

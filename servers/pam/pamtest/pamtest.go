@@ -31,9 +31,8 @@ import (
 
 // Options tunes the server under test; the zero value is the defaults.
 type Options struct {
-	RateLimit       int
-	RateLimitPeriod time.Duration
-	TokenTTL        time.Duration
+	// Settings are the server's knobs (0: their defaults).
+	pam.Settings
 	// Clock drives the server's time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives the server's logs; nil discards them.
@@ -95,7 +94,7 @@ type Env struct {
 }
 
 // Migrations are the PAM migrations of both backends, for testdb.
-var Migrations = testdb.Migrations{Schema: "pam", SQLite: pam.Migrations(), Postgres: pam.PostgresMigrations()}
+var Migrations = testdb.Migrations(pam.API.Migrations())
 
 // Start runs a PAM server until the test ends, on a fresh database of the
 // test run's backend.
@@ -141,13 +140,13 @@ func OpenDB(db *sql.DB, opts Options, onViolation func(r *http.Request, status i
 	// The PAM server of the same assembly as `apistack serve` and the test
 	// kit (servers/stack), alone on db.
 	cfg := stack.Config{
-		Clock: opts.Clock, Logger: logger, PAMTokenTTL: opts.TokenTTL, PAMRateLimit: opts.RateLimit, PAMRatePeriod: opts.RateLimitPeriod,
-		ValidateResponses: !opts.NoValidation, PAMDisableValidation: opts.NoValidation, ResponseChecks: opts.ResponseChecks,
+		Clock: opts.Clock, Logger: logger,
+		ValidateResponses: !opts.NoValidation, DisableValidation: opts.NoValidation, ResponseChecks: opts.ResponseChecks,
 	}
 	if onViolation != nil {
 		cfg.OnResponseViolation = func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 	}
-	srv, err := stack.NewPAM(ctx, cfg, db)
+	srv, err := stack.NewServer(ctx, cfg, pam.API, opts.Settings, db)
 	if err != nil {
 		db.Close()
 		return nil, nil, err

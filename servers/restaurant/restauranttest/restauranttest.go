@@ -9,26 +9,21 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/restaurant"
-	"github.com/apistack/apistack/servers/stack"
 )
 
 // Options tunes the server under test; the zero value is the defaults.
 type Options struct {
-	TokenTTL      time.Duration
-	RatePerSecond int
-	RatePerWindow int
+	// Settings are the server's knobs (0: their defaults).
+	restaurant.Settings
 	// Clock drives the server's time; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives the server's logs; nil discards them.
@@ -54,57 +49,40 @@ type Env struct {
 // Start runs a restaurant server until the test ends.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := open(t.TempDir(), stacktest.OpenDB(t), opts, func(r *http.Request, status int, err error) {
-		t.Errorf("restaurant response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-	})
-	require.NoError(t, err)
-	t.Cleanup(stop)
+	env := &Env{}
+	env.set(stacktest.Start(t, restaurant.API, opts.Settings, opts.harness(), env.seed))
 	return env
 }
 
 // Open runs a restaurant server with its database in dir until stop is
 // called; onViolation hears of every response that breaks the spec. Examples
 // use it where there is no *testing.T.
-func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	return open(dir, stack.OpenFromTemplates(dir, stack.TempRoot()), opts, onViolation)
+func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (*Env, func(), error) {
+	env := &Env{}
+	served, stop, err := stacktest.Serve(dir, nil, restaurant.API, opts.Settings, opts.harness(), env.seed, onViolation)
+	env.set(served)
+	return env, stop, err
 }
 
-func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+func (o Options) harness() stacktest.Harness {
+	return stacktest.Harness{Clock: o.Clock, Logger: o.Logger, SkipResponseValidation: o.SkipResponseValidation}
+}
+
+func (e *Env) set(s stacktest.Served[*restaurant.Server]) {
+	e.URL, e.Server, e.DB = s.URL, s.Server, s.DB
+}
+
+// seed creates the two restaurants and the API client granted the first.
+func (e *Env) seed(srv *restaurant.Server) error {
 	ctx := context.Background()
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	// The restaurant server of the same assembly as `apistack serve` and
-	// the test kit (servers/stack), its database in dir.
-	st, err := stack.Open(ctx, stack.Config{
-		DataDir: dir, OpenDB: openDB, RestaurantTokenTTL: opts.TokenTTL, RestaurantRatePerSecond: opts.RatePerSecond, RestaurantRateLimit: opts.RatePerWindow,
-		Clock: opts.Clock, Logger: logger, ValidateResponses: !opts.SkipResponseValidation,
-		OnResponseViolation: perAPI(onViolation),
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	srv, db := st.Restaurant, st.DB(stack.Restaurant)
-	h, err := srv.Handler()
-	if err != nil {
-		st.Close()
-		return nil, nil, err
-	}
 	a, errA := srv.CreateRestaurant(ctx, "", "Test Bistro")
 	b, errB := srv.CreateRestaurant(ctx, "", "Other Bistro")
 	if errA != nil || errB != nil {
-		st.Close()
-		return nil, nil, fmt.Errorf("restauranttest: create restaurants: %w, %w", errA, errB)
+		return fmt.Errorf("restauranttest: create restaurants: %w, %w", errA, errB)
 	}
 	creds, err := srv.CreateClient(ctx, "test client", []string{a.GUID})
-	if err != nil {
-		st.Close()
-		return nil, nil, err
-	}
-	hs := httptest.NewServer(h)
-	env = &Env{URL: hs.URL, Server: srv, Restaurant: a.GUID, Other: b.GUID, ClientID: creds.ClientID, ClientSecret: creds.ClientSecret, DB: db}
-	return env, func() { hs.Close(); st.Close() }, nil
+	e.Restaurant, e.Other, e.ClientID, e.ClientSecret = a.GUID, b.GUID, creds.ClientID, creds.ClientSecret
+	return err
 }
 
 // ImportDemo imports a demo configuration of menuItems menu items into the
@@ -127,13 +105,4 @@ func (e *Env) ImportDemoErr(menuItems int) (*restaurant.Document, error) {
 		return nil, err
 	}
 	return doc, nil
-}
-
-// perAPI adapts a harness's violation hook to the stack's, which names the
-// API; nil stays nil (violations are logged).
-func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
-	if onViolation == nil {
-		return nil
-	}
-	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
 }

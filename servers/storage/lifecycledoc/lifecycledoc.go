@@ -9,6 +9,8 @@
 //     MaxBodySize+1 bytes (ReadBody), or before reading when its Content-Length
 //     says so (the server's job); a real configuration of 1000 rules is about
 //     300 KiB;
+//   - more Rule elements than MaxRules or more elements than MaxElements,
+//     refused at the first one too many, before the rest is read;
 //   - an empty body, invalid UTF-8, any document type declaration (so no entity is
 //     ever defined, let alone expanded), nesting deeper than MaxDepth, an unknown
 //     element, a root element in a namespace not accepted (Namespaces), an element
@@ -99,6 +101,14 @@ const MaxBodySize = 1 << 20
 // LifecycleConfiguration/Rule/Filter/And/Tag/Key, is 6 levels.
 const MaxDepth = 16
 
+// MaxElements is the most elements a document may hold: a configuration of
+// MaxRules rules, each with every element the schema allows and several
+// tags, fits well within it. Like the schema's maxOccurs (1,000 Rule
+// elements), it is enforced while the body is read: the element past it is
+// refused as it starts, so what a request costs in memory is bounded by
+// these counts, not by what a 1 MiB body could hold.
+const MaxElements = 32 << 10
+
 // Error codes, as object storage names them.
 const (
 	CodeMalformedXML    = "MalformedXML"
@@ -177,7 +187,7 @@ func validate(body []byte) (*xsd.Document, error) {
 	if !utf8.Valid(body) {
 		return nil, malformed("", nil, "the request body is not valid UTF-8")
 	}
-	doc, err := s.Validate(xml.NewDecoder(bytes.NewReader(body)), xsd.Options{MaxDepth: MaxDepth, Namespaces: Namespaces})
+	doc, err := s.Validate(xml.NewDecoder(bytes.NewReader(body)), xsd.Options{MaxDepth: MaxDepth, MaxElements: MaxElements, Namespaces: Namespaces})
 	if err != nil {
 		var xe *xsd.Error
 		if errors.As(err, &xe) {

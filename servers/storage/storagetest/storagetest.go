@@ -7,18 +7,11 @@ package storagetest
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/stacktest"
-	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -53,38 +46,25 @@ type Env struct {
 // Start runs a storage server until the test ends.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	env, stop, err := open(t.TempDir(), stacktest.OpenDB(t), opts, func(r *http.Request, status int, err error) {
-		t.Errorf("storage response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-	})
-	require.NoError(t, err)
-	t.Cleanup(stop)
+	env := &Env{}
+	served := stacktest.Start(t, storage.API, storage.Settings{}, stacktest.Harness{Clock: opts.Clock}, env.seed)
+	env.URL, env.Server, env.DB = served.URL, served.Server, served.DB
 	return env
 }
 
 // Open runs a storage server with its database in dir until stop is called;
 // onViolation hears of every response that breaks the spec. Examples use it
 // where there is no *testing.T.
-func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	return open(dir, stack.OpenFromTemplates(dir, stack.TempRoot()), opts, onViolation)
+func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (*Env, func(), error) {
+	env := &Env{}
+	served, stop, err := stacktest.Serve(dir, nil, storage.API, storage.Settings{}, stacktest.Harness{Clock: opts.Clock}, env.seed, onViolation)
+	env.URL, env.Server, env.DB = served.URL, served.Server, served.DB
+	return env, stop, err
 }
 
-func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
+// seed makes the access key and the two buckets of every Env.
+func (e *Env) seed(srv *storage.Server) error {
 	ctx := context.Background()
-	// The storage server of the same assembly as `apistack serve` and the
-	// test kit (servers/stack), its database and master key in dir.
-	st, err := stack.Open(ctx, stack.Config{
-		DataDir: dir, OpenDB: openDB, Clock: opts.Clock, ValidateResponses: true,
-		OnResponseViolation: perAPI(onViolation),
-		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	srv, db := st.Storage, st.DB(stack.Storage)
-	h, err := srv.Handler()
-	if err != nil {
-		return nil, nil, errors.Join(err, st.Close())
-	}
 	key, err := srv.CreateKey(ctx, Account, "tests")
 	if err == nil {
 		_, err = srv.CreateBucket(ctx, Account, Bucket, storage.Unversioned)
@@ -92,18 +72,6 @@ func open(dir string, openDB stack.OpenDBFunc, opts Options, onViolation func(r 
 	if err == nil {
 		_, err = srv.CreateBucket(ctx, Account, VersionedBucket, storage.Enabled)
 	}
-	if err != nil {
-		return nil, nil, errors.Join(err, st.Close())
-	}
-	ts := httptest.NewServer(h)
-	return &Env{URL: ts.URL, Server: srv, Key: key, DB: db}, func() { ts.Close(); _ = st.Close() }, nil
-}
-
-// perAPI adapts a harness's violation hook to the stack's, which names the
-// API; nil stays nil (violations are logged).
-func perAPI(onViolation func(r *http.Request, status int, err error)) func(string, *http.Request, int, error) {
-	if onViolation == nil {
-		return nil
-	}
-	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
+	e.Key = key
+	return err
 }

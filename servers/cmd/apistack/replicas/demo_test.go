@@ -55,7 +55,8 @@ func TestReplicas_DemoCreatedOnce(t *testing.T) {
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
-		assert.Equal(t, []string{"demo-credentials.json"}, names, "no SQLite file, no key file: the state is in PostgreSQL")
+		assert.Equal(t, []string{"demo-credentials.json", "demo-lifecycle.xml"}, names,
+			"the demo's files (its credentials, the document of the banner's storage line), no SQLite file, no key file: the state is in PostgreSQL")
 	}
 
 	// The demo key works on both replicas, and the demo bot has one key:

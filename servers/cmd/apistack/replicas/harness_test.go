@@ -158,12 +158,23 @@ func (c *cluster) start(t *testing.T, n int, extra ...string) []*replica {
 func (c *cluster) launch(t *testing.T, extra ...string) *replica {
 	t.Helper()
 	ports := freePorts(t, len(apis))
+	addr := map[string]string{}
+	for i, api := range apis {
+		addr[api] = ports[i]
+	}
+	return c.launchAt(t, addr, extra...)
+}
+
+// launchAt starts one replica on the given addresses (api -> host:port),
+// as a replica restarted in place is, and returns without waiting for it.
+func (c *cluster) launchAt(t *testing.T, addr map[string]string, extra ...string) *replica {
+	t.Helper()
 	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	args := []string{"serve", "--database", c.url, "--master-key-file", c.keyFile, "--admin-token-file", c.tokenFile,
 		"--data-dir", r.dataDir, "--log-level", "warn", "--shutdown-timeout", "5s"}
-	for i, api := range apis {
-		r.addr[api] = ports[i]
-		args = append(args, "--"+api+"-addr", ports[i])
+	for _, api := range apis {
+		r.addr[api] = addr[api]
+		args = append(args, "--"+api+"-addr", addr[api])
 	}
 	args = append(args, extra...)
 	r.cmd = exec.Command(binary, args...)

@@ -1,0 +1,110 @@
+package clients_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// serverSide are the modules a service importing the clients must not
+// compile: the server framework, the validator and its router, database
+// drivers, migrations, PDF, the docs UI, metrics, the browser driver.
+var serverSide = []string{
+	"github.com/labstack/echo", "github.com/getkin/kin-openapi", "github.com/gorilla/mux",
+	"github.com/jackc/pgx", "modernc.org/sqlite", "modernc.org/libc", "github.com/pressly/goose",
+	"github.com/pdfcpu/pdfcpu", "github.com/swaggest/swgui", "github.com/prometheus/",
+	"github.com/chromedp/", "github.com/nyaruka/phonenumbers",
+}
+
+// clientPackages are the packages a service imports to call the APIs.
+var clientPackages = []string{
+	"github.com/apistack/apistack/clients",
+	"github.com/apistack/apistack/clients/pam",
+	"github.com/apistack/apistack/clients/fax",
+	"github.com/apistack/apistack/clients/storage",
+	"github.com/apistack/apistack/clients/restaurant",
+}
+
+func goCmd(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// generatedClients are the generated client packages (models + client).
+var generatedClients = []string{
+	"github.com/apistack/apistack/gen/pamapi",
+	"github.com/apistack/apistack/gen/faxapi",
+	"github.com/apistack/apistack/gen/storageapi",
+	"github.com/apistack/apistack/gen/restaurantapi",
+	"github.com/apistack/apistack/gen/adminapi",
+	"github.com/apistack/apistack/gen/faxwebhooks",
+}
+
+// Each client, ergonomic or generated, compiles at most 25 non-standard
+// packages, none server-side.
+func TestImportable_ClientDependencies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	for _, pkg := range append(append([]string(nil), clientPackages[1:]...), generatedClients...) {
+		t.Run(filepath.Base(pkg), func(t *testing.T) {
+			out := goCmd(t, ".", nil, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg)
+			deps := strings.Fields(out)
+			t.Logf("%s: %d non-standard packages", pkg, len(deps))
+			assert.LessOrEqual(t, len(deps), 25, "%s", out)
+			for _, d := range deps {
+				for _, s := range serverSide {
+					assert.False(t, strings.HasPrefix(d, s), "%s compiles %s", pkg, d)
+				}
+				assert.False(t, strings.HasPrefix(d, "github.com/apistack/apistack/servers"), "%s compiles %s", pkg, d)
+				assert.False(t, strings.HasSuffix(d, "server"), "%s compiles the generated server %s", pkg, d)
+			}
+		})
+	}
+}
+
+// A throwaway module importing only the clients builds, and its go.sum names
+// no server-side module's code.
+func TestImportable_ThrowawayModuleGoSum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var imports strings.Builder
+	for _, p := range clientPackages {
+		imports.WriteString("\t_ \"" + p + "\"\n")
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/throwaway\n\ngo 1.26.8\n\n"+
+		"require github.com/apistack/apistack v0.0.0\n\nreplace github.com/apistack/apistack => "+root+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport (\n"+imports.String()+")\n\nfunc main() {}\n"), 0o644))
+	// -mod=mod records what the build needs in go.sum; the checksums come
+	// from the module cache (the repository's own go.sum verified them), so
+	// no checksum database is asked.
+	env := []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOWORK=off"}
+	goCmd(t, dir, env, "build", "-o", filepath.Join(dir, "throwaway"), ".")
+	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
+	require.NoError(t, err)
+	var modules []string
+	for _, line := range strings.Split(strings.TrimSpace(string(sum)), "\n") {
+		f := strings.Fields(line)
+		require.Len(t, f, 3, "go.sum line %q", line)
+		modules = append(modules, f[0])
+		for _, s := range serverSide {
+			assert.False(t, strings.HasPrefix(f[0], s), "go.sum names %s", f[0])
+		}
+	}
+	t.Logf("go.sum names %d modules: %s", len(modules), strings.Join(modules, " "))
+	assert.NotEmpty(t, modules)
+}

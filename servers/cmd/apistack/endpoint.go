@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"path/filepath"
+)
+
+// defaultAdminURL is the admin port's address under `make run`.
+const defaultAdminURL = "http://127.0.0.1:8089"
+
+// endpoint is where a command of the admin port (admin, sandbox) sends its
+// calls: a base URL and a bearer token, from the command's flags (and their
+// APISTACK_* variables), else from a section of the demo credentials.
+type endpoint struct {
+	url, token, dataDir *string
+}
+
+// bindEndpoint declares --<prefix>-url, --<prefix>-token and --data-dir on fs.
+func bindEndpoint(fs *flag.FlagSet, prefix, urlHelp, tokenHelp string) endpoint {
+	return endpoint{
+		url:     fs.String(prefix+"-url", "", urlHelp),
+		token:   fs.String(prefix+"-token", "", tokenHelp),
+		dataDir: fs.String("data-dir", "data", "where demo-credentials.json is"),
+	}
+}
+
+// resolve returns the base URL and the token: the flags' values, what
+// section picks from <data-dir>/demo-credentials.json for those left empty,
+// and the admin port's default address for the URL. noToken is the error
+// when no token is found anywhere.
+func (e endpoint) resolve(section func(demoCredentials) (url, token string), noToken string) (url, token string, err error) {
+	url, token = *e.url, *e.token
+	if url == "" || token == "" {
+		creds, err := readCredentials(filepath.Join(*e.dataDir, "demo-credentials.json"))
+		if err != nil {
+			return "", "", err
+		}
+		u, t := section(creds)
+		if url == "" {
+			url = u
+		}
+		if token == "" {
+			token = t
+		}
+	}
+	if url == "" {
+		url = defaultAdminURL
+	}
+	if token == "" {
+		return "", "", errors.New(noToken)
+	}
+	return url, token, nil
+}

@@ -1,0 +1,193 @@
+package replicas
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// repoRoot is the repository's root, from this package's directory.
+const repoRoot = "../../../.."
+
+// readmeBlock returns the first ```sh block after the README heading.
+func readmeBlock(t *testing.T, heading string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	text := string(data)
+	at := strings.Index(text, "\n"+heading+"\n")
+	require.GreaterOrEqual(t, at, 0, "README.md has no %q", heading)
+	text = text[at:]
+	start := strings.Index(text, "\n```sh\n")
+	require.GreaterOrEqual(t, start, 0, "no sh block under %q", heading)
+	text = text[start+len("\n```sh\n"):]
+	end := strings.Index(text, "\n```\n")
+	require.GreaterOrEqual(t, end, 0)
+	return text[:end+1]
+}
+
+// postgresBin is the directory of the machine's PostgreSQL programs
+// (Debian's layout), newest version first.
+func postgresBin(t *testing.T) string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool {
+		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
+		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
+		return vi > vj
+	})
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
+			return dir
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("PostgreSQL's programs are required under CI (Debian's postgresql)")
+	}
+	t.Skip("no PostgreSQL programs in /usr/lib/postgresql/*/bin")
+	return ""
+}
+
+// freshServer starts a PostgreSQL server of its own, as a newcomer's would
+// be: superuser postgres, listening on a loopback TCP port, nothing created
+// yet. It returns the port.
+func freshServer(t *testing.T, bin string) string {
+	t.Helper()
+	// Under the system's temporary directory, not t.TempDir: the postgres
+	// user must reach it (t.TempDir's parent is private to this user).
+	dir, err := os.MkdirTemp("", "apistack-readme-pg-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 { // the server refuses to run as root
+		u, err := user.Lookup("postgres")
+		require.NoError(t, err, "running as root, PostgreSQL needs the postgres user")
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		require.NoError(t, os.Chown(dir, uid, gid))
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.Dir = dir
+	out, err := initdb.CombinedOutput()
+	require.NoError(t, err, "initdb: %s", out)
+	port := strings.TrimPrefix(freePorts(t, 1)[0], "127.0.0.1:")
+	server := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir, "-c", "listen_addresses=127.0.0.1", "-p", port,
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	server.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
+	server.Dir = dir
+	log := &syncBuffer{}
+	server.Stdout, server.Stderr = log, log
+	require.NoError(t, server.Start())
+	exited := make(chan struct{})
+	go func() { _ = server.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = server.Process.Signal(syscall.SIGINT) // fast shutdown
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			_ = server.Process.Kill()
+		}
+	})
+	require.Eventually(t, func() bool {
+		return exec.Command(filepath.Join(bin, "pg_isready"), "-h", "127.0.0.1", "-p", port).Run() == nil
+	}, 30*time.Second, 50*time.Millisecond, "postgres did not start: %s", log)
+	return port
+}
+
+// TestReadme_ScalingOutStepsAsWritten runs the README's "Scaling out" block
+// in bash as a newcomer pastes it, from the repository's root, against a
+// fresh PostgreSQL server (PGHOST and PGPORT set, as the block says): it
+// makes the role and the database, builds the binary, starts three
+// replicas on their own ports and data directories and waits for each to be
+// ready. Then a token one replica issues works on the others.
+func TestReadme_ScalingOutStepsAsWritten(t *testing.T) {
+	bin := postgresBin(t)
+	for _, tool := range []string{"bash", "curl", "make", "base64"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is required under CI: %v", tool, err)
+			}
+			t.Skipf("%s not found", tool)
+		}
+	}
+	// The block binds 127.0.0.1:8181-8389: they must be free.
+	for i := 1; i <= 3; i++ {
+		for _, off := range []int{1, 2, 3, 4, 9} {
+			addr := fmt.Sprintf("127.0.0.1:%d", 8080+100*i+off)
+			if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+				resp.Body.Close()
+				t.Fatalf("%s is taken: the README's replicas need it", addr)
+			}
+		}
+	}
+	port := freshServer(t, bin)
+	block := readmeBlock(t, "## Scaling out")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	root, err := filepath.Abs(repoRoot)
+	require.NoError(t, err)
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", block)
+	cmd.Dir = root
+	var env []string
+	for _, kv := range cleanEnv() {
+		if !strings.HasPrefix(kv, "PG") && !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	// mktemp -d makes the working directory under the test's own.
+	tmp := t.TempDir()
+	cmd.Env = append(env, "PGHOST=127.0.0.1", "PGPORT="+port, "PATH="+bin+":"+os.Getenv("PATH"), "TMPDIR="+tmp)
+	// The replicas are the block's background jobs, in its process group:
+	// the cleanup ends them all (SIGTERM, as kill %1 %2 %3 would).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	output := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = output, output
+	started := time.Now()
+	require.NoError(t, cmd.Start())
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		require.Eventually(t, func() bool { return syscall.Kill(-pgid, 0) != nil }, 30*time.Second, 50*time.Millisecond,
+			"the replicas stop on SIGTERM")
+	})
+	err = cmd.Wait()
+	require.NoError(t, err, "the block as written:\n%s", output)
+	t.Logf("the Scaling out steps took %s (make build included)", time.Since(started).Round(time.Second))
+	assert.Equal(t, 3, strings.Count(output.String(), `{"status":"ready"}`), "step 5 saw the three ready:\n%s", output)
+
+	// One service: a team made through replica 1's admin port, a token
+	// issued by replica 2, used on replicas 1, 2 and 3.
+	rs := make([]*replica, 3)
+	for i := range rs {
+		p := 8080 + 100*(i+1)
+		rs[i] = &replica{addr: map[string]string{
+			"pam": fmt.Sprintf("127.0.0.1:%d", p+1), "admin": fmt.Sprintf("127.0.0.1:%d", p+9),
+		}}
+	}
+	tokenFiles, _ := filepath.Glob(filepath.Join(tmp, "*", "admin.token"))
+	require.Len(t, tokenFiles, 1, "step 3 wrote the admin token in its working directory")
+	adminToken, err := os.ReadFile(tokenFiles[0])
+	require.NoError(t, err)
+	team := newPAMTeam(t, direct(rs[0], "admin"), strings.TrimSpace(string(adminToken)), "scaled-out")
+	token := pamToken(t, direct(rs[1], "pam"), team)
+	for _, r := range rs {
+		mustCall(t, direct(r, "pam"), http.MethodGet, "http://pam/v1/teams/scaled-out/current_user", token, nil, http.StatusOK, nil)
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sandboxCLI runs `apistack sandbox args...` and returns its output.
+func sandboxCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), append([]string{"sandbox"}, args...), &out, &errOut)
+	return out.String(), err
+}
+
+func TestSandboxCommand_CreateGetRequestsResetDelete(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	require.Contains(t, creds, "sandboxes")
+	require.Equal(t, creds["admin"]["base_url"], creds["sandboxes"]["base_url"])
+
+	// create: the creator token of demo-credentials.json by default.
+	out, err := sandboxCLI(t, "--data-dir", dataDir, "create", "--clock", "frozen", "--ttl", "20m")
+	require.NoError(t, err)
+	var created struct {
+		ID          string                       `json:"id"`
+		Token       string                       `json:"token"`
+		Clock       string                       `json:"clock"`
+		TTL         string                       `json:"ttl"`
+		Credentials map[string]map[string]string `json:"credentials"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &created), out)
+	assert.Equal(t, "frozen", created.Clock)
+	assert.Equal(t, "20m0s", created.TTL)
+	for _, section := range []string{"pam", "fax", "storage", "restaurant"} {
+		assert.ElementsMatch(t, sectionKeys[section], keys(created.Credentials[section]), section)
+	}
+	own := []string{"--data-dir", dataDir, "--sandbox-token", created.Token}
+
+	// The creator token does nothing but create.
+	_, err = sandboxCLI(t, "--data-dir", dataDir, "get", created.ID)
+	require.ErrorContains(t, err, "403")
+
+	out, err = sandboxCLI(t, append(own, "get", created.ID)...)
+	require.NoError(t, err)
+	assert.Contains(t, out, created.Credentials["pam"]["key_id"])
+
+	// A request of its credentials shows in requests, filtered.
+	exchange(t, created.Credentials["pam"])
+	out, err = sandboxCLI(t, append(own, "requests", "--api", "pam", "--operation", "IssueServiceToken", "--status", "200", created.ID)...)
+	require.NoError(t, err)
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
+	require.Len(t, page.Data, 1)
+	assert.NotContains(t, out, created.Credentials["pam"]["key_secret"], "the journal redacts the key secret")
+
+	out, err = sandboxCLI(t, append(own, "reset", created.ID)...)
+	require.NoError(t, err)
+	assert.Contains(t, out, created.ID)
+	out, err = sandboxCLI(t, append(own, "requests", created.ID)...)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal([]byte(out), &page))
+	assert.Empty(t, page.Data, "a reset empties the journal")
+
+	out, err = sandboxCLI(t, append(own, "delete", created.ID)...)
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(out))
+	_, err = sandboxCLI(t, append(own, "get", created.ID)...)
+	require.ErrorContains(t, err, "401", "a deleted sandbox's token stops working")
+
+	// Bad arguments call nothing.
+	for _, args := range [][]string{
+		{"get"}, {"get", "a", "b"}, {"create", "extra"}, {"requests", "--since", "yesterday", created.ID}, {"launch"},
+	} {
+		_, err := sandboxCLI(t, append([]string{"--data-dir", dataDir}, args...)...)
+		assert.Error(t, err, "%q", args)
+	}
+	_, err = sandboxCLI(t, "--data-dir", dataDir, "create", "--ttl", "5s")
+	require.ErrorContains(t, err, "400")
+}
+
+// exchange trades a PAM key of creds for a token, over HTTP.
+func exchange(t *testing.T, creds map[string]string) {
+	t.Helper()
+	body := `{"key_id":"` + creds["key_id"] + `","key_secret":"` + creds["key_secret"] + `"}`
+	cmd := exec.Command("curl", "-sf", "-X", "POST", creds["base_url"]+"/v1/teams/"+creds["team"]+"/service_token",
+		"-H", "Content-Type: application/json", "-d", body)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestREADME_SandboxesSectionRuns runs the README's sandbox example, as
+// written, against `apistack serve --demo`.
+func TestREADME_SandboxesSectionRuns(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is needed (.ci/run installs it)", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	readme, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "<!-- sandbox-example -->\n```sh\n")
+	require.True(t, ok, "README has no sandbox example")
+	script, _, ok := strings.Cut(block, "```\n<!-- /sandbox-example -->")
+	require.True(t, ok)
+
+	dir := t.TempDir()
+	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
+	defer func() { require.NoError(t, stop()) }()
+
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's sandbox example failed:\n%s", out)
+
+	// It left nothing: the sandbox it made is gone.
+	var sb struct {
+		ID string `json:"id"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sb))
+	_, err = sandboxCLI(t, "--sandbox-url", creds["admin"]["base_url"], "--sandbox-token", creds["admin"]["token"], "get", sb.ID)
+	require.ErrorContains(t, err, "404")
+}
+
+func TestSandboxCreatorToken_DerivedFromTheAdminToken(t *testing.T) {
+	a := sandboxCreatorToken("adm_one")
+	assert.Equal(t, a, sandboxCreatorToken("adm_one"), "every replica derives the same")
+	assert.NotEqual(t, a, sandboxCreatorToken("adm_two"))
+	assert.NotContains(t, a, "adm_one")
+	assert.True(t, strings.HasPrefix(a, "sbc_"))
+}

@@ -1,0 +1,49 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/storage"
+)
+
+// The console reads each server through its console calls, not through
+// the servers' whole surface: *pam.Server, *fax.Server, *storage.Server and
+// *restaurant.Server satisfy these.
+
+// PAM is what the console reads of the PAM server.
+type PAM interface {
+	ConsoleTeams(ctx context.Context) ([]pam.ConsoleTeam, error)
+}
+
+// Fax is what the console reads of the fax server, and its redelivery.
+type Fax interface {
+	Accounts(ctx context.Context) ([]fax.Account, error)
+	ConsoleFaxes(ctx context.Context, accountID string, limit int) ([]fax.ConsoleFax, error)
+	Redeliver(ctx context.Context, seq int64) (int64, error)
+}
+
+// Storage is what the console reads of the storage server.
+type Storage interface {
+	ConsoleBuckets(ctx context.Context) ([]storage.ConsoleBucket, error)
+}
+
+// Restaurant is what the console reads of the restaurant server, and its
+// imports.
+type Restaurant interface {
+	ConsoleRestaurants(ctx context.Context) ([]restaurant.Restaurant, error)
+	ConsoleClients(ctx context.Context) ([]restaurant.ConsoleClient, error)
+	ConsolePage(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error)
+	GenerateDemo(ctx context.Context, restaurantGUID string, menuItems int, seed uint64) (restaurant.ImportResult, error)
+	Import(ctx context.Context, restaurantGUID string, document []byte) (restaurant.ImportResult, error)
+}
+
+var (
+	_ PAM        = (*pam.Server)(nil)
+	_ Fax        = (*fax.Server)(nil)
+	_ Storage    = (*storage.Server)(nil)
+	_ Restaurant = (*restaurant.Server)(nil)
+)

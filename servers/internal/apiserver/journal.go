@@ -1,0 +1,259 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/labstack/echo/v4"
+)
+
+// JournalBodyCap is the most bytes of a request's or a response's body a
+// journal entry keeps (the sandbox API's documented cap).
+const JournalBodyCap = 16 << 10
+
+// Redacted replaces the value of every secret a journal entry would show.
+const Redacted = "[redacted]"
+
+// Journal keeps the requests made with the credentials of the tenant sets
+// it journals (the sandboxes): servers/sandbox.
+type Journal interface {
+	// Journals reports whether the requests of the tenant set named set are
+	// kept.
+	Journals(set string) bool
+	// Now is the time a request is recorded as arriving at.
+	Now() time.Time
+	// Record keeps e, returning once it is stored (or could not be: the
+	// journal logs that), so a caller who read the response finds it.
+	Record(ctx context.Context, e JournalEntry)
+}
+
+// JournalEntry is one request made with a journaled tenant set's
+// credentials and its answer, secrets redacted and bodies capped at
+// JournalBodyCap.
+type JournalEntry struct {
+	// Set is the tenant set whose credentials made the request.
+	Set                                 string
+	API, Operation, Method, Path, Query string
+	Status                              int
+	Time                                time.Time
+	Duration                            time.Duration
+	RequestHeaders, ResponseHeaders     http.Header
+	RequestBody, ResponseBody           []byte
+	RequestTruncated, ResponseTruncated bool
+}
+
+// Attribute tells the journal that the request of ctx was made with the
+// credentials of the tenant set named set: each API's authentication calls
+// it once it knows whose credentials they are. It does nothing outside a
+// journaled request.
+func Attribute(ctx context.Context, set string) {
+	if jc, _ := ctx.Value(journalKey{}).(*journalCapture); jc != nil && set != "" && jc.journal.Journals(set) {
+		jc.set = set
+	}
+}
+
+type journalKey struct{}
+
+// journalCapture is what the journal middleware learns of one request.
+type journalCapture struct {
+	journal Journal
+	// set is the journaled tenant set the request was attributed to; ""
+	// until (unless) it is.
+	set               string
+	reqBody, respBody []byte
+	reqCut, respCut   bool
+}
+
+// teeBody keeps the first JournalBodyCap bytes read from a request body (the
+// set is often known only once the body is read: a token exchange).
+type teeBody struct {
+	io.ReadCloser
+	jc *journalCapture
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if n > 0 {
+		t.jc.reqBody, t.jc.reqCut = appendCapped(t.jc.reqBody, p[:n], t.jc.reqCut)
+	}
+	return n, err
+}
+
+// journalWriter keeps the first JournalBodyCap bytes of a response whose
+// request is attributed to a journaled set by the time it is written.
+type journalWriter struct {
+	http.ResponseWriter
+	jc *journalCapture
+}
+
+func (w *journalWriter) Write(p []byte) (int, error) {
+	if w.jc.set != "" {
+		w.jc.respBody, w.jc.respCut = appendCapped(w.jc.respBody, p, w.jc.respCut)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush passes a flush on when the writer underneath can.
+func (w *journalWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *journalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func appendCapped(buf, p []byte, cut bool) ([]byte, bool) {
+	if room := JournalBodyCap - len(buf); room < len(p) {
+		return append(buf, p[:max(room, 0)]...), true
+	}
+	return append(buf, p...), cut
+}
+
+// journal is the middleware that records, in j, each request attributed to
+// a journaled set (Attribute): it runs outside everything that reads the
+// body or writes the answer, and stores the entry before the response ends.
+func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if isCommonPath(req.URL.Path) {
+				return next(c)
+			}
+			start, at := time.Now(), j.Now()
+			jc := &journalCapture{journal: j}
+			tracked := req.WithContext(context.WithValue(req.Context(), journalKey{}, jc))
+			if req.Body != nil && req.Body != http.NoBody {
+				tracked.Body = &teeBody{ReadCloser: req.Body, jc: jc}
+			}
+			c.SetRequest(tracked)
+			resp := c.Response()
+			plain := resp.Writer
+			resp.Writer = &journalWriter{ResponseWriter: plain, jc: jc}
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			resp.Writer = plain
+			if jc.set == "" {
+				return nil
+			}
+			op, routed := c.Get(operationKey).(string)
+			if !routed {
+				if route, _, err := router.FindRoute(req); err == nil {
+					op = route.Operation.OperationID
+				}
+			}
+			j.Record(req.Context(), JournalEntry{
+				Set: jc.set, API: api, Operation: op, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
+				Status: answeredStatus(c), Time: at, Duration: time.Since(start),
+				RequestHeaders: RedactHeaders(req.Header), ResponseHeaders: RedactHeaders(resp.Header()),
+				RequestBody: RedactBody(jc.reqBody), RequestTruncated: jc.reqCut,
+				ResponseBody: RedactBody(jc.respBody), ResponseTruncated: jc.respCut,
+			})
+			return nil
+		}
+	}
+}
+
+// secretHeaders are the headers whose values are always redacted.
+var secretHeaders = map[string]bool{
+	"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "Set-Cookie": true,
+	"X-Api-Key": true, "X-Amz-Security-Token": true,
+}
+
+// secretWords mark a header or a JSON field as a secret when its name
+// holds one of them.
+var secretWords = []string{"signature", "token", "secret", "key", "password"}
+
+func secretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactHeaders returns a copy of h with the value of every secret header
+// replaced by Redacted.
+func RedactHeaders(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for name, values := range h {
+		if secretHeaders[http.CanonicalHeaderKey(name)] || secretName(name) {
+			values = []string{Redacted}
+		}
+		out[name] = append([]string(nil), values...)
+	}
+	return out
+}
+
+// RedactBody returns body with the value of every JSON object field whose
+// name marks a secret (secretWords) replaced by Redacted; a body that is not
+// a whole JSON document is returned as it is unless it names such a field,
+// in which case it is withheld (a capped JSON body cannot be parsed).
+func RedactBody(body []byte) []byte {
+	if len(body) == 0 || !mentionsSecret(body) {
+		return body
+	}
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		trimmed := bytes.TrimSpace(body)
+		if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+			return []byte(Redacted)
+		}
+		return body
+	}
+	out, err := json.Marshal(redactValue(doc))
+	if err != nil {
+		return []byte(Redacted)
+	}
+	return out
+}
+
+func mentionsSecret(body []byte) bool {
+	lower := bytes.ToLower(body)
+	for _, w := range secretWords {
+		if bytes.Contains(lower, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+func redactValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if secretName(k) && !isIdentifierField(k) {
+				x[k] = Redacted
+			} else {
+				x[k] = redactValue(val)
+			}
+		}
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i])
+		}
+	}
+	return v
+}
+
+// isIdentifierField names the fields that say "key" but are no secret: a
+// key's id is how a caller refers to it.
+func isIdentifierField(name string) bool {
+	switch strings.ToLower(name) {
+	case "key_id", "keyid", "tokentype", "token_type", "key_expires_at", "expires_at", "keys":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,243 @@
+// Package descriptor is how each API of apistack describes itself to the
+// code that assembles the APIs (servers/stack, `apistack serve`, the test
+// kit and the per-API test harnesses): its name, its migrations, its
+// settings, how to build its server from the dependencies every API shares,
+// and how to seed one isolated set of its tenants. Each server package
+// exports one API value; the assemblers loop over the list instead of wiring
+// each API by hand, so adding a knob to one API touches that API's package
+// alone.
+package descriptor
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/telemetry"
+	"github.com/apistack/apistack/servers/internal/validation"
+)
+
+// Migrations are one API's schema: its name (the PostgreSQL schema, the
+// SQLite file's base name) and its goose migrations in each dialect.
+type Migrations struct {
+	Schema           string
+	SQLite, Postgres fs.FS
+}
+
+// Deps are the dependencies every API's server takes alike: each server's
+// Config embeds them.
+type Deps struct {
+	// DB is the API's database, migrated with its Migrations.
+	DB *sql.DB
+	// Clock tells the time; nil means the system clock.
+	Clock clock.Clock
+	// Logger receives the server's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ValidateResponses checks every response against the spec.
+	ValidateResponses bool
+	// OnResponseViolation is called for a response that breaks the spec
+	// (tests fail on it); nil logs it.
+	OnResponseViolation func(r *http.Request, status int, err error)
+	// ResponseChecks, when set, checks responses after sending them on its
+	// bounded pool, sampling when it is saturated (apistack serve
+	// --validate-responses); nil checks each response before sending it, so a
+	// test hears of every violation before it sees the answer.
+	ResponseChecks *validation.Background
+	// Hooks let the in-process test kit inject faults and hear of the
+	// requests that break the spec (apistacktest); the zero value does
+	// nothing.
+	Hooks apiserver.Hooks
+	// Telemetry counts the server's requests and events for /metrics and
+	// feeds the console's request log; nil records nothing.
+	Telemetry *telemetry.Telemetry
+	// Journal keeps the requests made with the sandboxes' credentials
+	// (servers/sandbox); nil keeps none.
+	Journal apiserver.Journal
+}
+
+// WithDefaults returns d with a nil Clock and Logger set to the system
+// clock and slog.Default().
+func (d Deps) WithDefaults() Deps {
+	if d.Clock == nil {
+		d.Clock = clock.System{}
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return d
+}
+
+// Env is what an assembler gives an API's constructor: the shared
+// dependencies, and those only some APIs take.
+type Env struct {
+	Deps
+	// MasterKey seals the API's secrets at rest (APIs with SealsSecrets).
+	MasterKey []byte
+	// WebhookTransport, when set, wraps the transport of the webhooks the
+	// server sends (the test kit's fault injection; fax).
+	WebhookTransport func(http.RoundTripper) http.RoundTripper
+	// DisableValidation turns the spec validation of requests and
+	// responses off, to measure what it costs (benchmarks; PAM only:
+	// pam.Config.DisableValidation).
+	DisableValidation bool
+}
+
+// Server is what every API's server is to the assemblers.
+type Server interface {
+	// Handler returns the server's HTTP handler.
+	Handler() (http.Handler, error)
+}
+
+// TenantSet names one isolated set of tenants, one in each API, with the
+// credentials of each in a section of demo-credentials.json.
+type TenantSet struct {
+	// Name names the set; each API derives its tenants' names from it. The
+	// set named DemoSet is `apistack serve --demo`'s.
+	Name string
+	// URLs are the base URL of every API by name; each API writes its own
+	// into its credentials.
+	URLs map[string]string
+	// WebhookURL is where the set's webhooks go; "" means the admin port's
+	// inbox (URLs["admin"]).
+	WebhookURL string
+	// SampleSize is the size of the sample data generated for the set (the
+	// restaurant's menu items); 0 generates none.
+	SampleSize int
+}
+
+// DemoSet is the name of the demo tenants' set.
+const DemoSet = "demo"
+
+// API describes one API: S is its settings, Srv its server, C its section of
+// demo-credentials.json.
+type API[S any, Srv Server, C any] struct {
+	// Name is the API's, as the specs, ports and credentials name it, and
+	// its schema's (Migrations).
+	Name string
+	// SQLite and Postgres are the API's goose migrations in each dialect.
+	SQLite, Postgres fs.FS
+	// SealsSecrets says the server needs Deps.MasterKey.
+	SealsSecrets bool
+	// New builds the server on e with settings s (zero fields: defaults).
+	New func(ctx context.Context, e Env, s S) (Srv, error)
+	// Seed creates the tenants of set in srv, idempotently: what previous
+	// (the set's credentials of an earlier run, or nil) names and still
+	// works is kept. It returns the set's credentials.
+	Seed func(ctx context.Context, srv Srv, set TenantSet, previous *C) (*C, error)
+	// Reset puts the set's tenants back as Seed left them: creds (what Seed
+	// returned) keep working, everything made since is gone.
+	Reset func(ctx context.Context, srv Srv, set TenantSet, creds *C) error
+	// Delete removes the set's tenants with all their data; their
+	// credentials stop working at once. Deleting a set that is (partly)
+	// gone is not an error.
+	Delete func(ctx context.Context, srv Srv, set TenantSet) error
+}
+
+// Bound is an API with its settings, as an assembler loops over it.
+type Bound interface {
+	// Name is the API's.
+	Name() string
+	// Migrations are the API's schema.
+	Migrations() Migrations
+	// SealsSecrets says the server needs Deps.MasterKey.
+	SealsSecrets() bool
+	// Open builds the server on e.
+	Open(ctx context.Context, e Env) (Server, error)
+	// Seed runs the API's Seed on srv (a server Open returned); previous
+	// and the result are the API's section of demo-credentials.json.
+	Seed(ctx context.Context, srv Server, set TenantSet, previous json.RawMessage) (json.RawMessage, error)
+	// Reset runs the API's Reset on srv with creds, the API's section of
+	// the set's credentials.
+	Reset(ctx context.Context, srv Server, set TenantSet, creds json.RawMessage) error
+	// Delete runs the API's Delete on srv.
+	Delete(ctx context.Context, srv Server, set TenantSet) error
+}
+
+// Migrations are the API's schema.
+func (a API[S, Srv, C]) Migrations() Migrations {
+	return Migrations{Schema: a.Name, SQLite: a.SQLite, Postgres: a.Postgres}
+}
+
+// Bind binds a to its settings (read when Open is called) and to where Open
+// puts the server it builds (nil: nowhere).
+func (a API[S, Srv, C]) Bind(settings *S, server *Srv) Bound {
+	return bound[S, Srv, C]{api: a, settings: settings, server: server}
+}
+
+type bound[S any, Srv Server, C any] struct {
+	api      API[S, Srv, C]
+	settings *S
+	server   *Srv
+}
+
+func (b bound[S, Srv, C]) Name() string           { return b.api.Name }
+func (b bound[S, Srv, C]) Migrations() Migrations { return b.api.Migrations() }
+func (b bound[S, Srv, C]) SealsSecrets() bool     { return b.api.SealsSecrets }
+
+func (b bound[S, Srv, C]) Open(ctx context.Context, e Env) (Server, error) {
+	var s S
+	if b.settings != nil {
+		s = *b.settings
+	}
+	srv, err := b.api.New(ctx, e, s)
+	if err != nil {
+		return nil, err
+	}
+	if b.server != nil {
+		*b.server = srv
+	}
+	return srv, nil
+}
+
+func (b bound[S, Srv, C]) Seed(ctx context.Context, srv Server, set TenantSet, previous json.RawMessage) (json.RawMessage, error) {
+	typed, ok := srv.(Srv)
+	if !ok {
+		return nil, fmt.Errorf("%s: seed: a %T is not this API's server", b.api.Name, srv)
+	}
+	var prev *C
+	if len(previous) > 0 && string(previous) != "null" {
+		prev = new(C)
+		if err := json.Unmarshal(previous, prev); err != nil {
+			prev = nil // damaged: the seed issues fresh credentials
+		}
+	}
+	creds, err := b.api.Seed(ctx, typed, set, prev)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(creds)
+}
+
+func (b bound[S, Srv, C]) typed(srv Server, op string) (Srv, error) {
+	typed, ok := srv.(Srv)
+	if !ok {
+		return typed, fmt.Errorf("%s: %s: a %T is not this API's server", b.api.Name, op, srv)
+	}
+	return typed, nil
+}
+
+func (b bound[S, Srv, C]) Reset(ctx context.Context, srv Server, set TenantSet, creds json.RawMessage) error {
+	typed, err := b.typed(srv, "reset")
+	if err != nil {
+		return err
+	}
+	c := new(C)
+	if err := json.Unmarshal(creds, c); err != nil {
+		return fmt.Errorf("%s: reset: the set's credentials: %w", b.api.Name, err)
+	}
+	return b.api.Reset(ctx, typed, set, c)
+}
+
+func (b bound[S, Srv, C]) Delete(ctx context.Context, srv Server, set TenantSet) error {
+	typed, err := b.typed(srv, "delete")
+	if err != nil {
+		return err
+	}
+	return b.api.Delete(ctx, typed, set)
+}

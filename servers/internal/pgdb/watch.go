@@ -1,0 +1,399 @@
+package pgdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// How replicas hear of each other's commits.
+//
+// Every table of an API's schema (but quietTables) carries a row trigger
+// that, in the writing transaction, notifies the channel named after the
+// schema with the writer's pool name (replicaParam) as payload. PostgreSQL
+// delivers a notification only if and when its transaction commits, once
+// per transaction and payload, in commit order, to every session listening
+// on the channel. Each replica keeps one such session per API (Watch) and
+// drops its caches when it hears a commit of another pool.
+//
+// A cache is trusted only while its replica is listening (Watcher.Listening):
+// when the listening session is lost, and until it listens again, every
+// lookup goes to the database; on listening again the caches are dropped,
+// since commits may have gone unheard meanwhile. A session that died
+// silently (no error, no traffic) is found by a heartbeat: after
+// HeartbeatInterval without a notification the session runs a query, which
+// must answer within HeartbeatTimeout.
+//
+// So a commit is heard by another replica either through its notification
+// (the delivery latency: measured in BenchmarkCrossReplicaInvalidation) or,
+// when the listening session is lost, the replica stops trusting its caches
+// within HeartbeatInterval + HeartbeatTimeout of the loss.
+
+// replicaParam is the run-time parameter naming the pool a connection
+// belongs to (a random name per Open).
+const replicaParam = "apistack.replica"
+
+// The heartbeat of a listening session.
+const (
+	// HeartbeatInterval is how long a listening session stays silent before
+	// it is asked to prove it is alive.
+	HeartbeatInterval = time.Second
+	// HeartbeatTimeout is how long the session has to answer.
+	HeartbeatTimeout = time.Second
+	// reconnectDelay spaces the attempts to listen again.
+	reconnectDelay = 250 * time.Millisecond
+)
+
+// quietTables are the tables whose writes no cache depends on, so they
+// notify nobody: the migrations' bookkeeping and the rate limits (written
+// by nearly every request).
+var quietTables = []string{"goose_db_version", "rate_limits"}
+
+// notifyFunction is the trigger function of every table but quietTables.
+const notifyFunction = `CREATE OR REPLACE FUNCTION apistack_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_notify(TG_TABLE_SCHEMA, coalesce(current_setting('` + replicaParam + `', true), ''));
+	RETURN NULL;
+END
+$$`
+
+// installNotify gives every table of schema but quietTables the trigger
+// that announces its commits (see Watch). It runs after the migrations at
+// every Open, so a table a later migration adds is covered the next time a
+// replica starts; replicas starting together queue on an advisory lock.
+func installNotify(ctx context.Context, db *sql.DB, schema string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("notify triggers: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('apistack: notify triggers'))`); err != nil {
+		return fmt.Errorf("notify triggers: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, notifyFunction); err != nil {
+		return fmt.Errorf("notify triggers: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT (c.relname = ANY($2))
+		  AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'apistack_notify')
+		ORDER BY c.relname`, schema, quietTables)
+	if err != nil {
+		return fmt.Errorf("notify triggers: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("notify triggers: %w", err)
+		}
+		tables = append(tables, t)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("notify triggers: %w", err)
+	}
+	for _, t := range tables {
+		if _, err := tx.ExecContext(ctx, `CREATE TRIGGER apistack_notify AFTER INSERT OR UPDATE OR DELETE ON `+
+			pgx.Identifier{schema, t}.Sanitize()+` FOR EACH ROW EXECUTE FUNCTION apistack_notify()`); err != nil {
+			return fmt.Errorf("notify trigger on %s: %w", t, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("notify triggers: %w", err)
+	}
+	return nil
+}
+
+// Watcher listens, on a session of its own, for the commits other pools
+// make to one schema. It is safe for concurrent use.
+type Watcher struct {
+	db      *sql.DB
+	cfg     *pgconn.Config
+	channel string
+	self    string
+	heard   func()
+
+	// configured is closed once cfg, channel and self are set (configure).
+	configured chan struct{}
+
+	listening atomic.Bool
+	heardN    atomic.Uint64
+
+	mu    sync.Mutex
+	syncs map[string]chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+// Watch starts listening for the commits other pools make to the schema of
+// db (a pool opened by Open) and calls heard after each one, and each time
+// it listens again after losing its session (commits may have gone unheard
+// meanwhile). heard runs on the listening goroutine, one call at a time, in
+// commit order. The watcher stops by Close, or by itself once db is closed.
+//
+// The watcher reads the pool's settings from one of its connections, and
+// tries again until it can (a pool not opened by Open, which names no
+// schema, is never listened for: its caches never answer).
+func Watch(db *sql.DB, heard func()) *Watcher {
+	w := &Watcher{
+		db: db, heard: heard, configured: make(chan struct{}),
+		syncs: map[string]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go w.run()
+	return w
+}
+
+// errNotWatchable: the pool names no schema or pool (not opened by Open).
+var errNotWatchable = errors.New("watch: the pool was not opened by pgdb.Open (no schema or pool name)")
+
+// configure reads the pool's settings for the listening session.
+func (w *Watcher) configure(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := w.db.Conn(cctx)
+	if err != nil {
+		return w.poolError(ctx, fmt.Errorf("watch: %w", err))
+	}
+	var cfg *pgx.ConnConfig
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errNotWatchable
+		}
+		cfg = c.Conn().Config()
+		return nil
+	})
+	_ = conn.Close()
+	if err != nil {
+		return err
+	}
+	channel, self := cfg.RuntimeParams["search_path"], cfg.RuntimeParams[replicaParam]
+	if !schemaName.MatchString(channel) || self == "" {
+		return errNotWatchable
+	}
+	w.cfg, w.channel, w.self = &cfg.Config, channel, self
+	w.cfg.OnNotification = w.notified
+	w.cfg.RuntimeParams["application_name"] = "apistack watch " + self
+	close(w.configured)
+	return nil
+}
+
+// WatcherName returns the application_name of the listening session of the
+// watcher of db (whose pool db is), which names the pool: operators and tests
+// find the session by it in pg_stat_activity.
+func WatcherName(db *sql.DB) string {
+	return "apistack watch " + poolName(db)
+}
+
+// poolName returns the name Open gave db's pool ("" when it has none).
+func poolName(db *sql.DB) string {
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = conn.Close() }()
+	var name string
+	_ = conn.Raw(func(dc any) error {
+		if c, ok := dc.(*stdlib.Conn); ok {
+			name = c.Conn().Config().RuntimeParams[replicaParam]
+		}
+		return nil
+	})
+	return name
+}
+
+// Listening reports whether the watcher hears every commit now: what was
+// cached from the database may be trusted only while it does.
+func (w *Watcher) Listening() bool { return w.listening.Load() }
+
+// Heard returns how many commits of other pools (and re-listens) the
+// watcher has reported so far.
+func (w *Watcher) Heard() uint64 { return w.heardN.Load() }
+
+// Close stops the watcher and waits for its session to end.
+func (w *Watcher) Close() {
+	w.once.Do(func() { close(w.stop) })
+	<-w.done
+}
+
+// Sync returns once the watcher has heard, and reported, every commit made
+// to the schema before Sync was called: it sends a notification of its own
+// through db and waits for it to come back (notifications arrive in commit
+// order). Tests use it to wait for a commit through another replica to
+// reach this one.
+func (w *Watcher) Sync(ctx context.Context) error {
+	token := "sync:" + rand.Text()
+	ch := make(chan struct{})
+	w.mu.Lock()
+	w.syncs[token] = ch
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.syncs, token)
+		w.mu.Unlock()
+	}()
+	for {
+		if w.Listening() {
+			<-w.configured // set before the watcher listens
+			if _, err := w.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, w.channel, token); err != nil {
+				return fmt.Errorf("sync: %w", err)
+			}
+			wait := time.NewTimer(HeartbeatInterval + HeartbeatTimeout)
+			select {
+			case <-ch:
+				wait.Stop()
+				return nil
+			case <-ctx.Done():
+				wait.Stop()
+				return ctx.Err()
+			case <-wait.C:
+				// The session was lost before the notification came back:
+				// send another once listening again.
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(reconnectDelay):
+		}
+	}
+}
+
+// notified handles one notification (called by pgconn while the session
+// reads).
+func (w *Watcher) notified(_ *pgconn.PgConn, n *pgconn.Notification) {
+	if n.Channel != w.channel || n.Payload == w.self {
+		return
+	}
+	if strings.HasPrefix(n.Payload, "sync:") {
+		w.mu.Lock()
+		ch := w.syncs[n.Payload]
+		delete(w.syncs, n.Payload)
+		w.mu.Unlock()
+		if ch != nil {
+			close(ch)
+		}
+		return
+	}
+	w.report()
+}
+
+func (w *Watcher) report() {
+	w.heardN.Add(1)
+	w.heard()
+}
+
+// run keeps a listening session until the watcher stops.
+func (w *Watcher) run() {
+	defer close(w.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-w.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		err := w.configure(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || errors.Is(err, errPoolClosed) || errors.Is(err, errNotWatchable) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(reconnectDelay):
+		}
+	}
+	for {
+		err := w.listen(ctx)
+		w.listening.Store(false)
+		if ctx.Err() != nil || errors.Is(err, errPoolClosed) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(reconnectDelay):
+		}
+	}
+}
+
+var errPoolClosed = errors.New("the pool is closed")
+
+// listen opens a session, listens, reports a re-listen, and then waits for
+// notifications until the session fails.
+func (w *Watcher) listen(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	conn, err := pgconn.ConnectConfig(cctx, w.cfg)
+	cancel()
+	if err != nil {
+		return w.poolError(ctx, err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = conn.Close(cctx)
+	}()
+	if err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{w.channel}.Sanitize()).Close(); err != nil {
+		return err
+	}
+	// Commits made while no session listened went unheard: drop every
+	// cache before trusting any again.
+	w.report()
+	w.listening.Store(true)
+	for {
+		wctx, cancel := context.WithTimeout(ctx, HeartbeatInterval)
+		err := conn.WaitForNotification(wctx)
+		cancel()
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !pgconn.Timeout(err) {
+			return err
+		}
+		hctx, cancel := context.WithTimeout(ctx, HeartbeatTimeout)
+		err = conn.Exec(hctx, `SELECT 1`).Close()
+		cancel()
+		if err != nil {
+			return err
+		}
+		if err := w.poolError(ctx, nil); err != nil {
+			return err
+		}
+	}
+}
+
+// poolError returns errPoolClosed when the watched pool was closed (the
+// watcher then stops), else err.
+func (w *Watcher) poolError(ctx context.Context, err error) error {
+	pctx, cancel := context.WithTimeout(ctx, HeartbeatTimeout)
+	defer cancel()
+	if perr := w.db.PingContext(pctx); perr != nil && strings.Contains(perr.Error(), "database is closed") {
+		return errPoolClosed
+	}
+	return err
+}
+
+// Done is closed once the watcher has stopped.
+func (w *Watcher) Done() <-chan struct{} { return w.done }

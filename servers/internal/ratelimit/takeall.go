@@ -1,0 +1,180 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apistack/apistack/servers/internal/sqldb"
+)
+
+// Take is one limiter's part of a TakeAll.
+type Take struct {
+	Key      string
+	Interval time.Duration
+	Period   time.Duration
+}
+
+// MultiStore is a Store that spends from several buckets in one call, as
+// TakeAll needs: in order, stopping at the first that refuses (the buckets
+// after it are left untouched).
+type MultiStore interface {
+	Store
+	// TakeAll spends one request of each take's bucket in turn, as Take
+	// would, until one refuses. It returns the TAT after the call and
+	// whether it was allowed, for the takes up to and including the first
+	// refused one.
+	TakeAll(ctx context.Context, now time.Time, takes []Take) (tats []time.Time, allowed []bool, err error)
+}
+
+// TakeAll spends one request of key's bucket in each limiter, in order, and
+// stops at the first that refuses: the decisions returned are those of the
+// limiters up to and including that one (all of them when every one
+// allowed the request). Limiters sharing one MultiStore and one clock (a
+// request's several limits) are spent in one call of the store: on
+// PostgreSQL, one statement.
+func TakeAll(ctx context.Context, key string, limiters ...*Limiter) ([]Decision, error) {
+	if len(limiters) == 0 {
+		return nil, nil
+	}
+	ms, ok := limiters[0].store.(MultiStore)
+	for _, l := range limiters[1:] {
+		if l.store != limiters[0].store || l.clock != limiters[0].clock {
+			ok = false
+		}
+	}
+	if !ok {
+		out := make([]Decision, 0, len(limiters))
+		for _, l := range limiters {
+			d, err := l.Take(ctx, key)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+			if !d.Allowed {
+				break
+			}
+		}
+		return out, nil
+	}
+	now := limiters[0].clock.Now()
+	takes := make([]Take, len(limiters))
+	for i, l := range limiters {
+		takes[i] = Take{Key: l.prefix + key, Interval: l.interval, Period: l.period}
+	}
+	tats, allowed, err := ms.TakeAll(ctx, now, takes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Decision, len(tats))
+	for i := range tats {
+		out[i] = limiters[i].decision(allowed[i], tats[i], now)
+	}
+	return out, nil
+}
+
+// TakeAll implements MultiStore.
+func (m *MemoryStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
+	var tats []time.Time
+	var allowed []bool
+	for _, t := range takes {
+		tat, ok, err := m.Take(ctx, t.Key, now, t.Interval, t.Period)
+		if err != nil {
+			return nil, nil, err
+		}
+		tats, allowed = append(tats, tat), append(allowed, ok)
+		if !ok {
+			break
+		}
+	}
+	return tats, allowed, nil
+}
+
+// TakeAll implements MultiStore. On PostgreSQL the takes are one statement:
+// a chain of data-modifying CTEs, each take's upsert (takeSQL's) running
+// only when the one before it returned a row (was allowed). A refused take
+// returns nothing, and its bucket is read by a second statement, as Take
+// does (the statement's own snapshot may predate the concurrent takes its
+// upsert waited for). On SQLite the takes run one after the other.
+func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
+	if s.db.Dialect() != sqldb.Postgres || len(takes) == 1 {
+		var tats []time.Time
+		var allowed []bool
+		for _, t := range takes {
+			tat, ok, err := s.Take(ctx, t.Key, now, t.Interval, t.Period)
+			if err != nil {
+				return nil, nil, err
+			}
+			tats, allowed = append(tats, tat), append(allowed, ok)
+			if !ok {
+				break
+			}
+		}
+		return tats, allowed, nil
+	}
+	if err := s.sweep(ctx, now); err != nil {
+		return nil, nil, err
+	}
+	n := now.UnixMicro()
+	query, args := takeAllSQL(takes, n)
+	dest := make([]any, len(takes))
+	took := make([]*int64, len(takes))
+	for i := range takes {
+		dest[i] = &took[i]
+	}
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(dest...); err != nil {
+		return nil, nil, fmt.Errorf("rate limit: %w", err)
+	}
+	var tats []time.Time
+	var allowed []bool
+	for i := range takes {
+		if took[i] != nil {
+			tats, allowed = append(tats, time.UnixMicro(*took[i]).UTC()), append(allowed, true)
+			continue
+		}
+		tat, ok, err := s.Peek(ctx, takes[i].Key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, errors.New("rate limit: a refused take has no stored bucket")
+		}
+		tats, allowed = append(tats, tat), append(allowed, false)
+		break
+	}
+	return tats, allowed, nil
+}
+
+// takeAllSQL is TakeAll's statement for takes at now (Unix microseconds),
+// with its arguments.
+func takeAllSQL(takes []Take, n int64) (string, []any) {
+	var b strings.Builder
+	var args []any
+	b.WriteString("WITH ")
+	for i, t := range takes {
+		iv, p := t.Interval.Microseconds(), t.Period.Microseconds()
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, "t%d AS (INSERT INTO rate_limits (key, tat) SELECT CAST(? AS TEXT), CAST(? AS BIGINT)", i)
+		args = append(args, t.Key, n+iv)
+		if i > 0 {
+			fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM t%d)", i-1)
+		}
+		b.WriteString(` ON CONFLICT (key) DO UPDATE
+SET tat = (CASE WHEN rate_limits.tat > CAST(? AS BIGINT) THEN rate_limits.tat ELSE CAST(? AS BIGINT) END) + CAST(? AS BIGINT)
+WHERE (CASE WHEN rate_limits.tat > CAST(? AS BIGINT) THEN rate_limits.tat ELSE CAST(? AS BIGINT) END) + CAST(? AS BIGINT) - CAST(? AS BIGINT) <= CAST(? AS BIGINT)
+RETURNING tat)`)
+		args = append(args, n, n, iv, n, n, iv, n, p)
+	}
+	b.WriteString("\nSELECT ")
+	for i := range takes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(SELECT tat FROM t%d)", i)
+	}
+	return b.String(), args
+}

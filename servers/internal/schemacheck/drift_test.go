@@ -1,0 +1,85 @@
+package schemacheck_test
+
+import (
+	"context"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/schemacheck"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/sandbox"
+	"github.com/apistack/apistack/servers/storage"
+)
+
+// rateLimits is the table of the rate-limited APIs (PAM, restaurant) on
+// PostgreSQL alone.
+const rateLimits = "table rate_limits: only on postgres"
+
+// rateLimitsReason says why.
+const rateLimitsReason = "the rate limiters' buckets are shared by the replicas in PostgreSQL " +
+	"(ratelimit.SQLStore); one SQLite process keeps them in memory"
+
+// allowed are the differences between an API's two schemas that must be
+// there, each with its reason. Anything else is drift: fix it with a new
+// migration in the set that lacks it.
+var allowed = map[string]map[string]string{
+	"pam":        {rateLimits: rateLimitsReason},
+	"fax":        {},
+	"storage":    {},
+	"restaurant": {rateLimits: rateLimitsReason},
+}
+
+// TestMigrations_BothDialectsBuildTheSameSchema migrates each API's SQLite
+// and PostgreSQL sets and compares, per table, the columns (type family and
+// nullability), the primary key, the unique keys and the indexes.
+func TestMigrations_BothDialectsBuildTheSameSchema(t *testing.T) {
+	apis := []testdb.Migrations{
+		{Schema: "pam", SQLite: pam.Migrations(), Postgres: pam.PostgresMigrations()},
+		{Schema: "fax", SQLite: fax.Migrations(), Postgres: fax.PostgresMigrations()},
+		{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()},
+		{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()},
+		{Schema: "sandbox", SQLite: sandbox.Migrations(), Postgres: sandbox.PostgresMigrations()},
+	}
+	ctx := context.Background()
+	for _, m := range apis {
+		t.Run(m.Schema, func(t *testing.T) {
+			lite, err := schemacheck.ReadSQLite(ctx, testdb.OpenOn(t, testdb.SQLite, m))
+			require.NoError(t, err)
+			pg, err := schemacheck.ReadPostgres(ctx, testdb.OpenOn(t, testdb.Postgres, m))
+			require.NoError(t, err)
+			require.NotEmpty(t, lite)
+			require.NotEmpty(t, pg)
+
+			diff := schemacheck.Diff("sqlite", lite, "postgres", pg)
+			var drift, gone []string
+			for _, d := range diff {
+				if _, ok := allowed[m.Schema][d]; !ok {
+					drift = append(drift, d)
+				}
+			}
+			for d := range allowed[m.Schema] {
+				if !contains(diff, d) {
+					gone = append(gone, d)
+				}
+			}
+			sort.Strings(gone)
+			assert.Empty(t, drift, "the two migration sets of %s drifted apart", m.Schema)
+			assert.Empty(t, gone, "allowed differences of %s that are no more: remove them from the list", m.Schema)
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,56 @@
+package testdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+)
+
+// DropTables drops every table of db's schema (SQLite, or the PostgreSQL
+// schema the connection works in), leaving the database reachable: every
+// query then fails with an error of the SQL itself, an unexpected failure
+// (500), unlike a database that cannot be reached (503).
+func DropTables(t testing.TB, db *sql.DB) {
+	t.Helper()
+	ctx := context.Background()
+	list := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	var driver string
+	if err := db.QueryRowContext(ctx, `SELECT 'postgres' WHERE current_schema() IS NOT NULL`).Scan(&driver); err == nil {
+		list = `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`
+	}
+	rows, err := db.QueryContext(ctx, list)
+	if err != nil {
+		t.Fatalf("testdb: list tables: %v", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatalf("testdb: list tables: %v", err)
+		}
+		tables = append(tables, name)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatalf("testdb: list tables: %v", err)
+	}
+	// Tables referenced by others go once those are gone: pass again over
+	// what is left.
+	passes := len(tables) + 1
+	for pass := 0; len(tables) > 0; pass++ {
+		var left []string
+		var lastErr error
+		for _, name := range tables {
+			if _, err := db.ExecContext(ctx, fmt.Sprintf(`DROP TABLE IF EXISTS %q CASCADE`, name)); err == nil {
+				continue
+			}
+			if _, err := db.ExecContext(ctx, fmt.Sprintf(`DROP TABLE IF EXISTS %q`, name)); err != nil { // SQLite has no CASCADE
+				left, lastErr = append(left, name), err
+			}
+		}
+		if len(left) > 0 && pass >= passes {
+			t.Fatalf("testdb: drop tables %v: %v", left, lastErr)
+		}
+		tables = left
+	}
+}

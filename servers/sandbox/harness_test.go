@@ -1,0 +1,210 @@
+package sandbox_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/clients/pam"
+	"github.com/apistack/apistack/clients/restaurant"
+	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/clock"
+	faxserver "github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/stacktest"
+	pamserver "github.com/apistack/apistack/servers/pam"
+	"github.com/apistack/apistack/servers/stack"
+)
+
+// env is a whole stack on httptest servers, on the run's backend, with a
+// fake clock.
+type env struct {
+	st      *stack.Stack
+	urls    map[string]string
+	clock   *clock.Fake
+	admin   *sandboxapi.ClientWithResponses
+	creator *sandboxapi.ClientWithResponses
+}
+
+type envOptions struct {
+	sweep time.Duration
+	// pamRateLimit replaces PAM's requests per hour (benchmarks).
+	pamRateLimit int
+}
+
+func start(t testing.TB, opts envOptions) *env {
+	t.Helper()
+	ctx := context.Background()
+	clk := clock.NewFake(time.Now())
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clk, ValidateResponses: true,
+		SandboxSweepInterval: opts.sweep, Settings: stack.Settings{
+			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
+			PAM: pamserver.Settings{RateLimit: opts.pamRateLimit},
+		}, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
+			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
+		},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	handlers, err := st.Handlers()
+	require.NoError(t, err)
+	urls := map[string]string{}
+	for _, api := range stack.APIs {
+		hs := httptest.NewServer(handlers[api])
+		t.Cleanup(hs.Close)
+		urls[api] = hs.URL
+	}
+	require.NoError(t, st.SetURLs(urls))
+	st.Start(ctx)
+	e := &env{st: st, urls: urls, clock: clk}
+	e.admin = e.client(t, st.AdminToken)
+	e.creator = e.client(t, st.SandboxCreatorToken)
+	return e
+}
+
+// client is a generated sandbox API client sending token.
+func (e *env) client(t testing.TB, token string) *sandboxapi.ClientWithResponses {
+	t.Helper()
+	c, err := sandboxapi.NewClientWithResponses(e.urls[stack.Admin], sandboxapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		return nil
+	}))
+	require.NoError(t, err)
+	return c
+}
+
+// box is one sandbox as a test uses it: its token's client and a client of
+// every API on its credentials.
+type box struct {
+	*sandboxapi.CreatedSandbox
+	api        *sandboxapi.ClientWithResponses
+	pam        *pam.Client
+	fax        *faxclient.Client
+	storage    *storage.Client
+	restaurant *restaurant.Client
+}
+
+func (e *env) create(t testing.TB, body sandboxapi.CreateSandboxRequest) *box {
+	t.Helper()
+	resp, err := e.creator.CreateSandboxWithResponse(context.Background(), body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, resp.StatusCode(), string(resp.Body))
+	return e.open(t, resp.JSON201)
+}
+
+func (e *env) open(t testing.TB, sb *sandboxapi.CreatedSandbox) *box {
+	t.Helper()
+	c := sb.Credentials
+	b := &box{CreatedSandbox: sb, api: e.client(t, sb.Token)}
+	var err error
+	b.pam, err = pam.New(pam.Config{BaseURL: c.Pam.BaseUrl, Team: c.Pam.Team, KeyID: c.Pam.KeyId, KeySecret: c.Pam.KeySecret})
+	require.NoError(t, err)
+	b.fax, err = faxclient.New(faxclient.Config{BaseURL: c.Fax.BaseUrl, APIKey: c.Fax.ApiKey})
+	require.NoError(t, err)
+	b.storage, err = storage.New(storage.Config{Endpoint: c.Storage.Endpoint, Region: c.Storage.Region, KeyID: c.Storage.KeyId,
+		Secret: c.Storage.Secret, Now: e.clock.Now})
+	require.NoError(t, err)
+	b.restaurant, err = restaurant.New(restaurant.Config{BaseURL: c.Restaurant.BaseUrl, ClientID: c.Restaurant.ClientId,
+		ClientSecret: c.Restaurant.ClientSecret, Restaurant: c.Restaurant.RestaurantGuid})
+	require.NoError(t, err)
+	return b
+}
+
+// sendFax sends the sample document from the sandbox's number to to.
+func (e *env) sendFax(t testing.TB, b *box, to string) *faxclient.Fax {
+	t.Helper()
+	f, err := b.fax.SendFax(context.Background(), faxclient.SendFaxParams{
+		ConnectionID: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From, To: to,
+		MediaURL: e.urls[stack.Admin] + stack.FaxSamplePath,
+	})
+	require.NoError(t, err)
+	return f
+}
+
+// journal lists the whole journal of b through its own token.
+func journal(t testing.TB, b *box, params *sandboxapi.ListSandboxRequestsParams) []sandboxapi.JournalEntry {
+	t.Helper()
+	resp, err := b.api.ListSandboxRequestsWithResponse(context.Background(), b.Id, params)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	return resp.JSON200.Data
+}
+
+// tableCounts counts the rows of every table of every database of the
+// stack, by "<api>.<table>".
+func (e *env) tableCounts(t testing.TB) map[string]int {
+	t.Helper()
+	// What the journal writer holds is committed first.
+	e.st.Sandboxes.Journal().Flush(context.Background())
+	out := map[string]int{}
+	for _, api := range []string{stack.PAM, stack.Fax, stack.Storage, stack.Restaurant, stack.Sandbox} {
+		db := e.st.DB(api)
+		for _, table := range tables(t, db) {
+			var n int
+			require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM `+table).Scan(&n), table)
+			out[api+"."+table] = n
+		}
+	}
+	return out
+}
+
+func tables(t testing.TB, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`)
+	if err != nil {
+		rows, err = db.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()
+			AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`)
+	}
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		require.NoError(t, rows.Scan(&name))
+		out = append(out, name)
+	}
+	require.NoError(t, rows.Err())
+	require.NotEmpty(t, out)
+	sort.Strings(out)
+	return out
+}
+
+// statusOf is the HTTP status of an ergonomic client's error (0: none).
+func statusOf(err error) int {
+	var pe *pam.Error
+	var fe *faxclient.Error
+	var se *storage.Error
+	var re *restaurant.Error
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &pe):
+		return pe.StatusCode
+	case errors.As(err, &fe):
+		return fe.StatusCode
+	case errors.As(err, &se):
+		return se.StatusCode
+	case errors.As(err, &re):
+		return re.StatusCode
+	}
+	return -1
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func label(b *box) string { return fmt.Sprintf("sandbox %s", b.Id) }

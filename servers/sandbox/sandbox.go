@@ -1,0 +1,569 @@
+// Package sandbox is the sandbox API (specs/sandbox/openapi.yaml), served on
+// the admin port under /sandboxes: isolated tenant sets, one tenant in each
+// API, created, reset and deleted over HTTP, each with a journal of the
+// requests its credentials made. The tenants themselves are each API's
+// (their descriptors' Seed, Reset and Delete, run by servers/stack through
+// Tenants); this package keeps the sandboxes, their tokens and their
+// journals in its own database, so every replica answers the same.
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/gen/sandboxserver"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/secretbox"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/validation"
+)
+
+// IDPrefix starts every sandbox's id, which is also the name of its tenant
+// set in every API.
+const IDPrefix = "sbx-"
+
+// The TTL bounds and default (CreateSandboxRequest.ttl).
+const (
+	DefaultTTL = time.Hour
+	MinTTL     = time.Minute
+	MaxTTL     = 720 * time.Hour
+)
+
+// The clock modes.
+const (
+	ClockReal   = "real"
+	ClockFrozen = "frozen"
+)
+
+// DefaultSweepInterval is how often the server looks for sandboxes past
+// their TTL.
+const DefaultSweepInterval = time.Minute
+
+// staleCreation is how long a sandbox may stay half created before the
+// sweep takes it for the leftover of a replica that died creating it.
+const staleCreation = 10 * time.Minute
+
+// Tenants creates, resets and deletes the tenant sets of sandboxes in every
+// API (servers/stack). Credentials are the sections of
+// demo-credentials.json, one per API.
+type Tenants interface {
+	// Seed creates the set named set and returns its credentials.
+	Seed(ctx context.Context, set string) (json.RawMessage, error)
+	// Reset puts the set back as Seed left it, creds keeping working.
+	Reset(ctx context.Context, set string, creds json.RawMessage) error
+	// Delete removes the set and all its data from every API.
+	Delete(ctx context.Context, set string) error
+}
+
+// Config configures the sandbox API.
+type Config struct {
+	// DB is the sandbox database (Migrations, PostgresMigrations).
+	DB *sqldb.DB
+	// MasterKey seals the sandboxes' credentials at rest.
+	MasterKey []byte
+	// Tenants makes the sandboxes' tenants.
+	Tenants Tenants
+	// AdminToken may do everything; it must not be empty.
+	AdminToken string
+	// CreatorToken may only create sandboxes; "" means no creator token.
+	CreatorToken string
+	// Clock is the stack's time; nil means the system clock.
+	Clock clock.Clock
+	// SweepInterval is how often Run looks for expired sandboxes; 0 means
+	// DefaultSweepInterval.
+	SweepInterval time.Duration
+	// Logger receives logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ValidateResponses checks every response against the spec;
+	// ResponseChecks does it in the background.
+	ValidateResponses bool
+	ResponseChecks    *validation.Background
+	// OnResponseViolation is called for a response that breaks the spec.
+	OnResponseViolation func(r *http.Request, status int, err error)
+	// Observer hears of every request (metrics); nil means none.
+	Observer apiserver.Observer
+}
+
+// Server is the sandbox API.
+type Server struct {
+	cfg        Config
+	store      *store
+	box        *secretbox.Box
+	journal    *Journal
+	clock      clock.Clock
+	logger     *slog.Logger
+	adminHash  [32]byte
+	creatorSet bool
+	creator    [32]byte
+}
+
+var _ sandboxserver.StrictServerInterface = (*Server)(nil)
+
+// New returns the sandbox API on cfg.DB. Close stops its journal writer.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.DB == nil:
+		return nil, errors.New("sandbox: Config.DB is nil")
+	case cfg.Tenants == nil:
+		return nil, errors.New("sandbox: Config.Tenants is nil")
+	case cfg.AdminToken == "":
+		return nil, errors.New("sandbox: Config.AdminToken is empty")
+	}
+	box, err := secretbox.New(cfg.MasterKey)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.SweepInterval <= 0 {
+		cfg.SweepInterval = DefaultSweepInterval
+	}
+	st := &store{db: cfg.DB}
+	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
+		adminHash: sha256.Sum256([]byte(cfg.AdminToken))}
+	if cfg.CreatorToken != "" {
+		s.creatorSet, s.creator = true, sha256.Sum256([]byte(cfg.CreatorToken))
+	}
+	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
+	return s, nil
+}
+
+// Journal is the journal the APIs write the sandboxes' requests into.
+func (s *Server) Journal() *Journal { return s.journal }
+
+// Close commits what the journal holds and stops its writer.
+func (s *Server) Close() { s.journal.close() }
+
+// Handler returns the sandbox API's HTTP handler (paths under /sandboxes,
+// plus the /healthz, /openapi.yaml and /docs/ every API server has).
+func (s *Server) Handler() (http.Handler, error) {
+	spec, err := apiserver.Spec("sandbox", sandboxserver.GetSpec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: load spec: %w", err)
+	}
+	e, err := apiserver.New(apiserver.Config{
+		Name:  "sandbox",
+		Title: "apistack sandbox API",
+		Validation: validation.Options{
+			Spec:                spec,
+			Authenticate:        authenticate,
+			ValidateResponses:   s.cfg.ValidateResponses,
+			OnResponseViolation: s.cfg.OnResponseViolation,
+			Background:          s.cfg.ResponseChecks,
+		},
+		ErrorHandler: s.errorHandler,
+		Before:       []echo.MiddlewareFunc{s.resolve},
+		MaxBodyBytes: 1 << 20,
+		Logger:       s.logger,
+		Observer:     s.cfg.Observer,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sandboxserver.RegisterHandlers(e, sandboxserver.NewStrictHandler(s, nil))
+	return e, nil
+}
+
+// The kinds of callers.
+type role int
+
+const (
+	roleNone role = iota
+	roleAdmin
+	roleCreator
+	roleSandbox
+)
+
+// caller is who a request's token stands for.
+type caller struct {
+	role    role
+	sandbox string // roleSandbox: the sandbox's id
+	err     error
+}
+
+type callerKey struct{}
+
+// resolve looks the bearer token up once per request: the admin token, the
+// creator token (both compared by their hashes, in constant time), or a
+// ready sandbox's token (found by its hash, then compared in constant time).
+func (s *Server) resolve(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		cl := s.caller(req)
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), callerKey{}, cl)))
+		return next(c)
+	}
+}
+
+func (s *Server) caller(req *http.Request) *caller {
+	h := req.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return &caller{err: errors.New("an Authorization: Bearer <token> header is required (the admin, sandbox-creator or sandbox token)")}
+	}
+	hash := sha256.Sum256([]byte(token))
+	if subtle.ConstantTimeCompare(hash[:], s.adminHash[:]) == 1 {
+		return &caller{role: roleAdmin}
+	}
+	if s.creatorSet && subtle.ConstantTimeCompare(hash[:], s.creator[:]) == 1 {
+		return &caller{role: roleCreator}
+	}
+	r, err := s.store.byToken(req.Context(), hash[:])
+	switch {
+	case errors.Is(err, errNoSandbox):
+	case err != nil:
+		s.logger.ErrorContext(req.Context(), "sandbox: look up token", "err", err)
+		return &caller{err: errors.New("the token could not be checked; retry later")}
+	case subtle.ConstantTimeCompare(r.TokenHash, hash[:]) == 1 && r.State == stateReady:
+		return &caller{role: roleSandbox, sandbox: r.ID}
+	}
+	return &caller{err: errors.New("the token is not valid (a deleted sandbox's token stops working)")}
+}
+
+func callerFrom(ctx context.Context) *caller {
+	cl, _ := ctx.Value(callerKey{}).(*caller)
+	if cl == nil {
+		return &caller{err: errors.New("the request was not authenticated")}
+	}
+	return cl
+}
+
+// authenticate is the spec's check of the sandboxToken scheme.
+func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+	if in.SecuritySchemeName != "sandboxToken" {
+		return fmt.Errorf("unknown security scheme %q", in.SecuritySchemeName)
+	}
+	return callerFrom(ctx).err
+}
+
+// mayCreate refuses every token but the admin's and the creator's.
+func mayCreate(ctx context.Context) error {
+	switch callerFrom(ctx).role {
+	case roleAdmin, roleCreator:
+		return nil
+	}
+	return errForbidden("only the admin token or the sandbox-creator token may create sandboxes")
+}
+
+// mayControl refuses every token but the admin's and the sandbox's own: the
+// creator token may do nothing but create, and another sandbox's token sees
+// no such sandbox.
+func mayControl(ctx context.Context, id string) error {
+	cl := callerFrom(ctx)
+	switch {
+	case cl.role == roleAdmin:
+		return nil
+	case cl.role == roleCreator:
+		return errForbidden("the sandbox-creator token may only create sandboxes; use the sandbox's own token")
+	case cl.role == roleSandbox && cl.sandbox == id:
+		return nil
+	}
+	return errNotFound("no sandbox %s", id)
+}
+
+// newID returns a fresh sandbox id and token.
+func newID() (id, token string) {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return IDPrefix + hex.EncodeToString(b), "sbt_" + rand.Text()
+}
+
+// parseTTL reads a TTL as the spec allows it.
+func parseTTL(s *string) (time.Duration, error) {
+	if s == nil {
+		return DefaultTTL, nil
+	}
+	d, err := time.ParseDuration(*s)
+	if err != nil {
+		return 0, errBadRequest("ttl %q is not a Go duration such as 30m or 1h", *s)
+	}
+	if d < MinTTL || d > MaxTTL {
+		return 0, errBadRequest("ttl %s is out of range: at least %s, at most %s", d, MinTTL, MaxTTL)
+	}
+	return d, nil
+}
+
+// CreateSandbox creates a sandbox: its row first ('creating'), then its
+// tenants in every API, then its sealed credentials ('ready'). A failure
+// deletes what was made.
+func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSandboxRequestObject) (sandboxserver.CreateSandboxResponseObject, error) {
+	if err := mayCreate(ctx); err != nil {
+		return nil, err
+	}
+	mode, ttlText := ClockReal, (*string)(nil)
+	if req.Body != nil {
+		if req.Body.Clock != nil {
+			mode = string(*req.Body.Clock)
+		}
+		ttlText = req.Body.Ttl
+	}
+	if mode != ClockReal && mode != ClockFrozen {
+		return nil, errBadRequest("clock %q is neither frozen nor real", mode)
+	}
+	ttl, err := parseTTL(ttlText)
+	if err != nil {
+		return nil, err
+	}
+	id, token := newID()
+	tokenHash := sha256.Sum256([]byte(token))
+	now := s.clock.Now()
+	r := record{ID: id, TokenHash: tokenHash[:], Clock: mode, TTL: ttl, State: stateCreating, CreatedAt: now, LastUsedAt: now}
+	if err := s.store.insert(ctx, r); err != nil {
+		return nil, err
+	}
+	creds, err := s.cfg.Tenants.Seed(ctx, id)
+	if err == nil {
+		r.Credentials = s.box.Seal(sealLabel(id), creds)
+		err = s.store.ready(ctx, id, r.Credentials)
+	}
+	if err != nil {
+		cleanup := context.WithoutCancel(ctx)
+		return nil, errors.Join(fmt.Errorf("create sandbox %s: %w", id, err), s.remove(cleanup, id))
+	}
+	r.State = stateReady
+	out, err := s.view(r)
+	if err != nil {
+		return nil, err
+	}
+	return sandboxserver.CreateSandbox201JSONResponse{
+		Id: out.Id, Clock: out.Clock, Ttl: out.Ttl, CreatedAt: out.CreatedAt, LastUsedAt: out.LastUsedAt,
+		ExpiresAt: out.ExpiresAt, Credentials: out.Credentials, Token: token,
+	}, nil
+}
+
+func sealLabel(id string) string { return "sandbox-credentials:" + id }
+
+// view is the sandbox r as the API shows it.
+func (s *Server) view(r record) (sandboxapi.Sandbox, error) {
+	out := sandboxapi.Sandbox{
+		Id: r.ID, Clock: sandboxapi.ClockMode(r.Clock), Ttl: r.TTL.String(),
+		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, ExpiresAt: r.LastUsedAt.Add(r.TTL),
+	}
+	creds, err := s.credentials(r)
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal(creds, &out.Credentials); err != nil {
+		return out, fmt.Errorf("sandbox %s: credentials: %w", r.ID, err)
+	}
+	return out, nil
+}
+
+func (s *Server) credentials(r record) (json.RawMessage, error) {
+	creds, err := s.box.Open(sealLabel(r.ID), r.Credentials)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox %s: open credentials: %w", r.ID, err)
+	}
+	return creds, nil
+}
+
+// ready returns the ready sandbox id the caller controls, recording a use.
+func (s *Server) ready(ctx context.Context, id string) (record, error) {
+	if err := mayControl(ctx, id); err != nil {
+		return record{}, err
+	}
+	r, err := s.store.get(ctx, id)
+	if errors.Is(err, errNoSandbox) || (err == nil && r.State != stateReady) {
+		return record{}, errNotFound("no sandbox %s", id)
+	}
+	if err != nil {
+		return record{}, err
+	}
+	now := s.clock.Now()
+	if err := s.store.touch(ctx, id, now); err != nil {
+		return record{}, err
+	}
+	if now.After(r.LastUsedAt) {
+		r.LastUsedAt = now
+	}
+	return r, nil
+}
+
+// GetSandbox answers the sandbox (never its token).
+func (s *Server) GetSandbox(ctx context.Context, req sandboxserver.GetSandboxRequestObject) (sandboxserver.GetSandboxResponseObject, error) {
+	r, err := s.ready(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.view(r)
+	if err != nil {
+		return nil, err
+	}
+	return sandboxserver.GetSandbox200JSONResponse(out), nil
+}
+
+// DeleteSandbox deletes the sandbox, its tenants and its journal.
+func (s *Server) DeleteSandbox(ctx context.Context, req sandboxserver.DeleteSandboxRequestObject) (sandboxserver.DeleteSandboxResponseObject, error) {
+	if err := mayControl(ctx, req.Id); err != nil {
+		return nil, err
+	}
+	if err := s.Delete(ctx, req.Id); err != nil {
+		if errors.Is(err, errNoSandbox) {
+			return nil, errNotFound("no sandbox %s", req.Id)
+		}
+		return nil, err
+	}
+	return sandboxserver.DeleteSandbox204Response{}, nil
+}
+
+// Delete deletes the sandbox id: its token stops working first, then its
+// tenants go from every API, then its row and journal. A delete cut short
+// is finished by the sweep.
+func (s *Server) Delete(ctx context.Context, id string) error {
+	if err := s.store.markDeleting(ctx, id); err != nil {
+		return err
+	}
+	return s.remove(ctx, id)
+}
+
+// remove deletes the tenants of id and then its row.
+func (s *Server) remove(ctx context.Context, id string) error {
+	s.journal.Flush(ctx)
+	if err := s.cfg.Tenants.Delete(ctx, id); err != nil {
+		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
+	}
+	return s.store.remove(ctx, id)
+}
+
+// ResetSandbox puts the sandbox back as it was right after its creation.
+func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandboxRequestObject) (sandboxserver.ResetSandboxResponseObject, error) {
+	r, err := s.ready(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := s.credentials(r)
+	if err != nil {
+		return nil, err
+	}
+	s.journal.Flush(ctx)
+	if err := s.cfg.Tenants.Reset(ctx, r.ID, creds); err != nil {
+		return nil, fmt.Errorf("reset sandbox %s: %w", r.ID, err)
+	}
+	if err := s.store.clearJournal(ctx, r.ID, s.clock.Now()); err != nil {
+		return nil, err
+	}
+	out, err := s.view(r)
+	if err != nil {
+		return nil, err
+	}
+	return sandboxserver.ResetSandbox200JSONResponse(out), nil
+}
+
+// defaultJournalPage is the page size of ListSandboxRequests without limit.
+const defaultJournalPage = 100
+
+// ListSandboxRequests answers the sandbox's journal, oldest first.
+func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.ListSandboxRequestsRequestObject) (sandboxserver.ListSandboxRequestsResponseObject, error) {
+	r, err := s.ready(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	s.journal.Flush(ctx)
+	p := req.Params
+	f := journalFilter{Limit: defaultJournalPage, Since: p.Since}
+	if p.Api != nil {
+		f.API = string(*p.Api)
+	}
+	if p.Operation != nil {
+		f.Operation = *p.Operation
+	}
+	if p.Status != nil {
+		f.Status = *p.Status
+	}
+	if p.After != nil {
+		f.After = *p.After
+	}
+	if p.Limit != nil {
+		f.Limit = *p.Limit
+	}
+	entries, more, err := s.store.journal(ctx, r.ID, f)
+	if err != nil {
+		return nil, err
+	}
+	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
+	for _, e := range entries {
+		page.Data = append(page.Data, entryView(e))
+	}
+	if more && len(entries) > 0 {
+		next := entries[len(entries)-1].Seq
+		page.NextAfter = &next
+	}
+	return sandboxserver.ListSandboxRequests200JSONResponse(page), nil
+}
+
+func entryView(e storedEntry) sandboxapi.JournalEntry {
+	out := sandboxapi.JournalEntry{
+		Seq: e.Seq, Api: sandboxapi.JournalEntryApi(e.API), Operation: e.Operation, Method: e.Method, Path: e.Path,
+		Status: e.Status, Time: e.Time, DurationMs: float64(e.Duration.Microseconds()) / 1000,
+		RequestHeaders: sandboxapi.Headers(e.RequestHeaders), ResponseHeaders: sandboxapi.Headers(e.ResponseHeaders),
+		RequestBodyTruncated: e.RequestTruncated, ResponseBodyTruncated: e.ResponseTruncated,
+	}
+	if e.Query != "" {
+		q := e.Query
+		out.Query = &q
+	}
+	out.RequestBody, out.RequestBodyEncoding = bodyText(e.RequestBody, e.RequestTruncated)
+	out.ResponseBody, out.ResponseBodyEncoding = bodyText(e.ResponseBody, e.ResponseTruncated)
+	return out
+}
+
+// Run deletes the sandboxes past their TTL every SweepInterval of the
+// stack's clock, until ctx ends.
+func (s *Server) Run(ctx context.Context) {
+	for {
+		t := clock.NewTimerAt(s.clock, s.clock.Now().Add(s.cfg.SweepInterval))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+			s.logger.ErrorContext(ctx, "sandbox: sweep", "err", err)
+		}
+	}
+}
+
+// Sweep deletes, once, every sandbox past its TTL (and finishes deletes and
+// creations cut short), and returns how many it deleted.
+func (s *Server) Sweep(ctx context.Context) (int, error) {
+	ids, err := s.store.due(ctx, s.clock.Now(), staleCreation)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	n := 0
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			break
+		}
+		// A delete once begun is finished, even when ctx ends meanwhile.
+		if err := s.Delete(context.WithoutCancel(ctx), id); err != nil && !errors.Is(err, errNoSandbox) {
+			errs = append(errs, err)
+			continue
+		}
+		s.logger.InfoContext(ctx, "sandbox: deleted after its TTL", "sandbox", id)
+		n++
+	}
+	return n, errors.Join(errs...)
+}

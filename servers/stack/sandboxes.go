@@ -1,0 +1,117 @@
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/sandbox"
+)
+
+// SandboxMigrations are the sandbox API's schema.
+var SandboxMigrations = Migrations{Schema: Sandbox, SQLite: sandbox.Migrations(), Postgres: sandbox.PostgresMigrations()}
+
+// openSandboxes opens the sandbox database and builds the sandbox API,
+// whose tenants are this stack's (sandboxTenants).
+func (st *Stack) openSandboxes(ctx context.Context) error {
+	db, err := st.cfg.opener()(ctx, SandboxMigrations)
+	if err != nil {
+		return fmt.Errorf("%s database: %w", Sandbox, err)
+	}
+	st.sandboxDB = db
+	key, err := st.cfg.masterKey(Sandbox)
+	if err != nil {
+		return err
+	}
+	d := st.cfg.env(Sandbox, nil)
+	st.Sandboxes, err = sandbox.New(sandbox.Config{
+		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st},
+		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
+		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
+		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
+		OnResponseViolation: d.OnResponseViolation, Observer: st.cfg.Telemetry.Observer(),
+	})
+	return err
+}
+
+// withSandboxes serves the sandbox API beside the admin API: every path
+// under SandboxesPath, and the sandbox spec at SandboxesPath+"/openapi.yaml".
+func (st *Stack) withSandboxes(adminHandler http.Handler) (http.Handler, error) {
+	sh, err := st.Sandboxes.Handler()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Sandbox, err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case p == SandboxesPath+"/openapi.yaml":
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = "/openapi.yaml"
+			sh.ServeHTTP(w, r2)
+		case p == SandboxesPath || strings.HasPrefix(p, SandboxesPath+"/"):
+			sh.ServeHTTP(w, r)
+		default:
+			adminHandler.ServeHTTP(w, r)
+		}
+	}), nil
+}
+
+// sandboxTenants makes the sandboxes' tenant sets with the stack's APIs.
+type sandboxTenants struct{ st *Stack }
+
+// set is the tenant set of the sandbox named name.
+func (t sandboxTenants) set(name string) TenantSet {
+	size := t.st.cfg.SandboxSampleSize
+	if size <= 0 {
+		size = DefaultSandboxSampleSize
+	}
+	return TenantSet{Name: name, URLs: t.st.urls, SampleSize: size}
+}
+
+// Seed creates the set in every API and returns the sections of its
+// credentials.
+func (t sandboxTenants) Seed(ctx context.Context, name string) (json.RawMessage, error) {
+	if name == descriptor.DemoSet {
+		return nil, errors.New("stack: the demo set is not a sandbox's")
+	}
+	out := map[string]json.RawMessage{}
+	for _, a := range t.st.apis {
+		creds, err := a.Seed(ctx, a.server, t.set(name), nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.Name(), err)
+		}
+		out[a.Name()] = creds
+	}
+	return json.Marshal(out)
+}
+
+// Reset resets the set in every API.
+func (t sandboxTenants) Reset(ctx context.Context, name string, creds json.RawMessage) error {
+	var sections map[string]json.RawMessage
+	if err := json.Unmarshal(creds, &sections); err != nil {
+		return fmt.Errorf("stack: the credentials of %s: %w", name, err)
+	}
+	for _, a := range t.st.apis {
+		if err := a.Reset(ctx, a.server, t.set(name), sections[a.Name()]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete deletes the set from every API.
+func (t sandboxTenants) Delete(ctx context.Context, name string) error {
+	if name == descriptor.DemoSet {
+		return errors.New("stack: the demo set is never deleted")
+	}
+	var errs []error
+	for _, a := range t.st.apis {
+		errs = append(errs, a.Delete(ctx, a.server, t.set(name)))
+	}
+	return errors.Join(errs...)
+}

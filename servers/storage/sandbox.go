@@ -1,0 +1,83 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+)
+
+// resetTenants puts the set's account back as seedTenants left it: its two
+// buckets with their versioning and no lifecycle configuration, and the key
+// of creds; every other bucket and key of the account is deleted.
+func resetTenants(ctx context.Context, s *Server, set descriptor.TenantSet, creds *DemoCredentials) error {
+	account := setAccount(set.Name)
+	err := s.store.inTx(ctx, func(tx *sqldb.Tx) error {
+		steps := []struct {
+			q    string
+			args []any
+		}{
+			{`DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`, []any{account}},
+			{`DELETE FROM buckets WHERE account = ? AND name NOT IN (?, ?)`, []any{account, creds.Bucket, creds.VersionedBucket}},
+			{`UPDATE buckets SET versioning = ? WHERE account = ? AND name = ?`, []any{string(Unversioned), account, creds.Bucket}},
+			{`UPDATE buckets SET versioning = ? WHERE account = ? AND name = ?`, []any{string(Enabled), account, creds.VersionedBucket}},
+			{`DELETE FROM access_keys WHERE account = ? AND key_id <> ?`, []any{account, creds.KeyID}},
+		}
+		for _, st := range steps {
+			if _, err := tx.ExecContext(ctx, st.q, st.args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("storage: reset %s: %w", set.Name, err)
+	}
+	return nil
+}
+
+// deleteTenants deletes the set's account: its buckets with their lifecycle
+// configurations, and its keys.
+func deleteTenants(ctx context.Context, s *Server, set descriptor.TenantSet) error {
+	account := setAccount(set.Name)
+	if account == DefaultAccount {
+		return fmt.Errorf("storage: the set %q owns the default account, which is never deleted", set.Name)
+	}
+	err := s.store.inTx(ctx, func(tx *sqldb.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`,
+			`DELETE FROM buckets WHERE account = ?`,
+			`DELETE FROM access_keys WHERE account = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, account); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("storage: delete %s: %w", set.Name, err)
+	}
+	return nil
+}
+
+// inTx runs f in a transaction, commits it, then drops what the server
+// cached about keys.
+func (s *store) inTx(ctx context.Context, f func(*sqldb.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := f(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if s.revoked != nil {
+		s.revoked()
+	}
+	return nil
+}

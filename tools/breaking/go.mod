@@ -1,0 +1,25 @@
+module github.com/apistack/apistack/tools/breaking
+
+go 1.26.8
+
+require (
+	github.com/getkin/kin-openapi v0.153.0
+	github.com/oasdiff/oasdiff v1.37.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	cloud.google.com/go v0.123.0 // indirect
+	github.com/TwiN/go-color v1.4.1 // indirect
+	github.com/go-openapi/jsonpointer v1.0.2 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.2.0 // indirect
+	github.com/tidwall/pretty v1.2.2 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
+	github.com/wI2L/jsondiff v0.7.1 // indirect
+	github.com/yargevad/filepathx v1.0.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	go.yaml.in/yaml/v4 v4.0.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)
