@@ -266,7 +266,7 @@ func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
 	var created int64
 	err = tx.QueryRowContext(ctx, `SELECT o.event_id, o.fax_id, o.event_type, o.data, COALESCE(f.webhook_url, o.webhook_url),
 		COALESCE(f.webhook_failover_url, o.failover_url), o.attempts, o.created_at
-		FROM outbox o LEFT JOIN faxes f ON f.id = o.fax_id WHERE o.seq = ?`, seq).
+		FROM outbox o LEFT JOIN faxes f ON f.id = o.fax_id WHERE o.seq = ?`+s.store.lockClause(" FOR UPDATE OF o"), seq).
 		Scan(&e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("event %d: %w", seq, ErrNotFound)
@@ -278,6 +278,8 @@ func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE redelivery_of = ?`, seq).Scan(&copies); err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)
 	}
+	// The original's row is locked (PostgreSQL): concurrent redeliveries of
+	// one event count each other's copies.
 	// event_id is unique in the outbox: the copy's row gets its own, while
 	// the body it sends keeps the event's id.
 	// RETURNING, not LastInsertId: PostgreSQL's driver has none.

@@ -128,9 +128,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	// The simulator's and the outbox's claims decide over every account's
-	// rows: the schema's transactions stay one at a time on PostgreSQL.
-	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true, SchemaLock: true})
+	// On PostgreSQL the schema's transactions run in parallel: the
+	// simulator's and the outbox's claims lock the accounts and faxes they
+	// decide for (claimDueFaxes, claimEvents).
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
 	// Every cache follows the database: dropped after this replica's
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
