@@ -424,12 +424,17 @@ func (s *Server) token(ctx context.Context, hash []byte) (tokenRecord, error) {
 	if rec, ok := s.tokens.Get(key); ok {
 		return rec, nil
 	}
-	gen := s.tokens.Generation()
-	rec, err := s.store.tokenByHash(ctx, hash)
+	gen, switchGen := s.tokens.Generation(), s.offlineSwitch.Generation()
+	rec, offline, err := s.store.tokenByHash(ctx, hash)
 	if err != nil {
 		return tokenRecord{}, err
 	}
 	s.tokens.Put(gen, key, rec)
+	if offline != nil && s.store.db.Shared() {
+		// Read with the token: the maintenance check after authentication
+		// finds it cached instead of asking the database again.
+		s.offlineSwitch.Put(switchGen, "", *offline)
+	}
 	return rec, nil
 }
 

@@ -284,26 +284,34 @@ func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, 
 	return nil
 }
 
-func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, error) {
+// tokenByHash returns the record of the token whose hash is hash. The same
+// statement reads the maintenance switch (offline; nil when the
+// token is not found): on a shared database a request whose token is not
+// cached needs both, and reads them in one round trip.
+func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, *bool, error) {
 	var t tokenRecord
 	var keyDeletedAt, revokedAt *time.Time
+	var maintenance []byte
 	err := s.db.QueryRowContext(ctx, `
-		SELECT u.id, u.name, u.kind, u.status, tm.id, tm.name, tm.disabled, k.id, k.deleted_at, t.revoked_at, t.expires_at
+		SELECT u.id, u.name, u.kind, u.status, tm.id, tm.name, tm.disabled, k.id, k.deleted_at, t.revoked_at, t.expires_at,
+			(SELECT value FROM settings WHERE name = 'maintenance')
 		FROM tokens t
 		JOIN service_keys k ON k.id = t.key_id
 		JOIN users u ON u.id = t.user_id
 		JOIN teams tm ON tm.id = t.team_id
 		WHERE t.hash = ?`, hash).
-		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, sqldb.NullTimeInto(&keyDeletedAt), sqldb.NullTimeInto(&revokedAt), sqldb.TimeInto(&t.ExpiresAt))
+		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, sqldb.NullTimeInto(&keyDeletedAt), sqldb.NullTimeInto(&revokedAt), sqldb.TimeInto(&t.ExpiresAt),
+			&maintenance)
 	if errors.Is(err, sql.ErrNoRows) {
-		return tokenRecord{}, storeerr.ErrNotFound
+		return tokenRecord{}, nil, storeerr.ErrNotFound
 	}
 	if err != nil {
-		return tokenRecord{}, fmt.Errorf("read token: %w", err)
+		return tokenRecord{}, nil, fmt.Errorf("read token: %w", err)
 	}
 	t.KeyDeleted = keyDeletedAt != nil
 	t.Revoked = revokedAt != nil
-	return t, nil
+	offline := string(maintenance) == "on"
+	return t, &offline, nil
 }
 
 // rolesOf returns the union of the roles of the live groups userID is in.
@@ -572,6 +580,21 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 		if err := lockTeam(ctx, tx, teamID); err != nil {
 			return err
 		}
+		// The checks and the insert are one statement (a round trip each on
+		// PostgreSQL): the row is inserted only when the name is free and
+		// the quota, if any, has room; only a refused insert asks which.
+		res, err := tx.ExecContext(ctx, `INSERT INTO team_groups (id, team_id, name, roles, created_at)
+			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)
+			WHERE NOT EXISTS (SELECT 1 FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL)
+			AND NOT EXISTS (SELECT 1 FROM team_quotas q WHERE q.team_id = ? AND q.resource = ?
+				AND (SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL) >= q.max_count)`,
+			g.ID, teamID, name, joinRoles(roles), sqldb.Micros(now), teamID, name, teamID, quotaGroups, teamID)
+		if err != nil {
+			return fmt.Errorf("create group: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create group: %w", err)
@@ -582,12 +605,7 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 		if err := checkQuota(ctx, tx, teamID, quotaGroups, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL`, teamID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
-			g.ID, teamID, name, joinRoles(roles), sqldb.Micros(now)); err != nil {
-			return fmt.Errorf("create group: %w", err)
-		}
-		return nil
+		return errors.New("create group: the insert was refused with the name free and room in the quota")
 	})
 	if err != nil {
 		return group{}, err
