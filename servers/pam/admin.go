@@ -144,6 +144,7 @@ func (s *Server) SetOffline(ctx context.Context, offline bool) error {
 	if err := s.store.setOffline(ctx, offline); err != nil {
 		return err
 	}
+	s.offlineSwitch.Invalidate()
 	s.offline.Store(offline)
 	return nil
 }

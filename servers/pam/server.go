@@ -131,7 +131,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		logger:           cfg.Logger,
 	}
 	st.db.OnCommit(srv.rendered.Invalidate)
-	st.db.OnCommit(srv.offlineSwitch.Invalidate)
+	// The switch is dropped by the write of it (SetOffline), not by every
+	// commit of this replica: a request after a create would read it again.
 	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.rendered, srv.offlineSwitch} {
 		st.db.Follow(c)
 	}
