@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
@@ -44,9 +44,7 @@ func startFullAdmin(t *testing.T) *fullAdmin {
 // storage too when all is set.
 func startAdmin(t *testing.T, all bool) *fullAdmin {
 	t.Helper()
-	violation := func(r *http.Request, status int, err error) {
-		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-	}
+	violation := specViolation(t)
 	ctx := context.Background()
 	faxDB := openFaxDB(t)
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
@@ -59,17 +57,11 @@ func startAdmin(t *testing.T, all bool) *fullAdmin {
 	pam := pamtest.Start(t, pamtest.Options{})
 	rest := restauranttest.Start(t, restauranttest.Options{})
 	store := storagetest.Start(t, storagetest.Options{})
-	cfg := admin.Config{Token: adminToken, PAM: pam.Server, ValidateResponses: true, OnResponseViolation: violation, Logger: slog.New(slog.DiscardHandler)}
+	cfg := checked(t, admin.Config{PAM: pam.Server, Logger: slog.New(slog.DiscardHandler)})
 	if all {
 		cfg.Fax, cfg.Restaurant, cfg.Storage = fs, rest.Server, store.Server
 	}
-	srv, err := admin.New(cfg)
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	return &fullAdmin{url: hs.URL, dbs: []*sql.DB{pam.DB, faxDB, rest.DB, store.DB}}
+	return &fullAdmin{url: serveAdmin(t, cfg), dbs: []*sql.DB{pam.DB, faxDB, rest.DB, store.DB}}
 }
 
 // adminBodies are well-formed bodies of the operations that take one.
@@ -116,10 +108,7 @@ func (a *fullAdmin) sweep(t *testing.T, want int, values map[string]string, bodi
 	t.Helper()
 	_, ops, err := contractcoverage.Operations("admin")
 	require.NoError(t, err)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.WithoutRequestValidation(),
-		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	client := &http.Client{Transport: rt}
+	client := &http.Client{Transport: stacktest.Contract(t, contract.Admin, contract.WithoutRequestValidation())}
 	swept := 0
 	for _, op := range ops {
 		if !op.Declares(want) || slices.Contains(except, op.ID) || (a.only != "" && !strings.HasPrefix(op.Path, a.only)) {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +12,7 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -20,19 +20,8 @@ func TestEveryOperation_WithoutTheAdminTokenAnswers401(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	// Two wrong tokens an operation: more than a source may send before
 	// it is refused 429 (TestEveryOperation_FromASourceOfTooManyWrongTokensAnswers429).
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler), WrongTokenBurst: 1000,
-		OnResponseViolation: func(r *http.Request, status int, err error) {
-			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-		}})
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.WithoutRequestValidation(),
-		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	client := &http.Client{Transport: rt}
+	url := serveAdmin(t, checked(t, admin.Config{PAM: env.Server, Logger: slog.New(slog.DiscardHandler), WrongTokenBurst: 1000}))
+	client := &http.Client{Transport: stacktest.Contract(t, contract.Admin, contract.WithoutRequestValidation())}
 
 	doc, ops, err := contractcoverage.Operations("admin")
 	require.NoError(t, err)
@@ -43,7 +32,7 @@ func TestEveryOperation_WithoutTheAdminTokenAnswers401(t *testing.T) {
 		}
 		for _, token := range []string{"", "wrong-token"} {
 			swept++
-			req, err := op.NewRequest(hs.URL, nil, "")
+			req, err := op.NewRequest(url, nil, "")
 			require.NoError(t, err)
 			if token != "" {
 				req.Header.Set("Authorization", "Bearer "+token)
