@@ -12,6 +12,27 @@ import (
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
+func TestSetQuotas_ARefusedReplacementChangesNoQuota(t *testing.T) {
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	ctx := context.Background()
+	groups, users, keys := 5, 3, 2
+	before := pam.Quotas{Groups: &groups, ServiceUsers: &users, KeysPerServiceUser: &keys}
+	require.NoError(t, env.Server.SetQuotas(ctx, "acme", before))
+
+	// The store refuses a negative quota; the other two values of the same
+	// replacement must not be written either, whichever is written first.
+	newGroups, bad, newKeys := 7, -1, 9
+	for range 20 {
+		err := env.Server.SetQuotas(ctx, "acme", pam.Quotas{Groups: &newGroups, ServiceUsers: &bad, KeysPerServiceUser: &newKeys})
+		require.Error(t, err)
+		got, err := env.Server.TeamQuotas(ctx, "acme")
+		require.NoError(t, err)
+		require.Equal(t, before, got, "a refused SetQuotas left part of its values behind")
+	}
+
+}
+
 func TestSetOffline_SurvivesARestart(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.Open(t, pamtest.Migrations)
