@@ -60,8 +60,7 @@ func (s *Server) SetTeamDisabled(ctx context.Context, name string, disabled bool
 // BootstrapServiceUser creates a service user in group (created, or its roles
 // replaced) and issues one key, valid for keyTTL (0: no expiry).
 func (s *Server) BootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration) (ServiceUserCredentials, error) {
-	c, err := s.store.bootstrapServiceUser(ctx, teamName, userName, groupName, roles, keyTTL, s.clock.Now())
-	return ServiceUserCredentials(c), err
+	return s.store.bootstrapServiceUser(ctx, teamName, userName, groupName, roles, keyTTL, s.clock.Now())
 }
 
 // IssueKey issues a new key for an existing service user.
