@@ -3,7 +3,6 @@ package admin_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,11 +36,7 @@ func serveAdmin(t testing.TB, cfg admin.Config) string {
 	t.Helper()
 	srv, err := admin.New(cfg)
 	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return stacktest.HTTP(t, srv)
 }
 
 // withAdminToken sends the admin token.

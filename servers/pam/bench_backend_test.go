@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/pgdb"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
@@ -47,10 +47,7 @@ func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
 	ctx := context.Background()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(b, err)
-	h, err := srv.Handler()
-	require.NoError(b, err)
-	hs := httptest.NewServer(h)
-	b.Cleanup(hs.Close)
+	url := stacktest.HTTP(b, srv)
 	_, err = srv.CreateTeam(ctx, "acme")
 	require.NoError(b, err)
 	key, err := srv.BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
@@ -58,13 +55,13 @@ func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
 	for i := range 150 {
 		require.NoError(b, srv.CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
 	}
-	api, err := pamapi.NewClientWithResponses(hs.URL)
+	api, err := pamapi.NewClientWithResponses(url)
 	require.NoError(b, err)
 	tok, err := api.IssueServiceTokenWithResponse(ctx, "acme",
 		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
 	require.NoError(b, err)
 	require.NotNil(b, tok.JSON200, string(tok.Body))
-	return hs.URL, tok.JSON200.BearerToken
+	return url, tok.JSON200.BearerToken
 }
 
 // runClients runs b.N requests made by newReq from 16 concurrent clients
@@ -135,11 +132,8 @@ func benchCreate16Teams(b *testing.B, db *sql.DB) {
 	ctx := context.Background()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(b, err)
-	h, err := srv.Handler()
-	require.NoError(b, err)
-	hs := httptest.NewServer(h)
-	b.Cleanup(hs.Close)
-	api, err := pamapi.NewClientWithResponses(hs.URL)
+	url := stacktest.HTTP(b, srv)
+	api, err := pamapi.NewClientWithResponses(url)
 	require.NoError(b, err)
 	type team struct{ url, token string }
 	teams := make([]team, 16)
@@ -153,7 +147,7 @@ func benchCreate16Teams(b *testing.B, db *sql.DB) {
 			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
 		require.NoError(b, err)
 		require.NotNil(b, tok.JSON200, string(tok.Body))
-		teams[i] = team{url: hs.URL + "/v1/teams/" + name + "/groups", token: tok.JSON200.BearerToken}
+		teams[i] = team{url: url + "/v1/teams/" + name + "/groups", token: tok.JSON200.BearerToken}
 	}
 	var n atomic.Int64
 	runClients(b, func() *http.Request {
