@@ -21,7 +21,7 @@ import (
 func metricsHandler(t *testing.T) http.Handler {
 	t.Helper()
 	env := pamtest.Start(t, pamtest.Options{})
-	srv, err := admin.New(checked(t, admin.Config{PAM: env.Server, Telemetry: telemetry.New(requestlog.New(0))}))
+	srv, err := admin.New(checked(t, admin.Config{PAM: env.Operator, Telemetry: telemetry.New(requestlog.New(0))}))
 	require.NoError(t, err)
 	h, err := srv.Handler()
 	require.NoError(t, err)

@@ -22,7 +22,7 @@ import (
 func startStorage(t *testing.T) (*storagetest.Env, *adminapi.ClientWithResponses) {
 	t.Helper()
 	env := storagetest.Start(t, storagetest.Options{})
-	return env, adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pamtest.Start(t, pamtest.Options{}).Server, Storage: env.Server})))
+	return env, adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pamtest.Start(t, pamtest.Options{}).Operator, Storage: env.Server})))
 }
 
 func TestStorageBuckets_CreateListVersionDelete(t *testing.T) {
@@ -118,7 +118,7 @@ func TestStorageKeys_IssuedKeysSignUntilDeleted(t *testing.T) {
 }
 
 func TestStorageOperations_WithoutAStorageServerAreNotFound(t *testing.T) {
-	url := serveAdmin(t, admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Server})
+	url := serveAdmin(t, admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Operator})
 	c, err := adminapi.NewClientWithResponses(url, adminapi.WithRequestEditorFn(withAdminToken))
 	require.NoError(t, err)
 	resp, err := c.ListStorageBucketsWithResponse(context.Background())

@@ -57,7 +57,7 @@ func startAdmin(t *testing.T, all bool) *fullAdmin {
 	pam := pamtest.Start(t, pamtest.Options{})
 	rest := restauranttest.Start(t, restauranttest.Options{})
 	store := storagetest.Start(t, storagetest.Options{})
-	cfg := checked(t, admin.Config{PAM: pam.Server, Logger: slog.New(slog.DiscardHandler)})
+	cfg := checked(t, admin.Config{PAM: pam.Operator, Logger: slog.New(slog.DiscardHandler)})
 	if all {
 		cfg.Fax, cfg.Restaurant, cfg.Storage = fs, rest.Server, store.Server
 	}

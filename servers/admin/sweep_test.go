@@ -20,7 +20,7 @@ func TestEveryOperation_WithoutTheAdminTokenAnswers401(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	// Two wrong tokens an operation: more than a source may send before
 	// it is refused 429 (TestEveryOperation_FromASourceOfTooManyWrongTokensAnswers429).
-	url := serveAdmin(t, checked(t, admin.Config{PAM: env.Server, Logger: slog.New(slog.DiscardHandler), WrongTokenBurst: 1000}))
+	url := serveAdmin(t, checked(t, admin.Config{PAM: env.Operator, Logger: slog.New(slog.DiscardHandler), WrongTokenBurst: 1000}))
 	client := &http.Client{Transport: stacktest.Contract(t, contract.Admin, contract.WithoutRequestValidation())}
 
 	doc, ops, err := contractcoverage.Operations("admin")

@@ -18,15 +18,15 @@ func TestSetQuotas_ARefusedReplacementChangesNoQuota(t *testing.T) {
 	ctx := context.Background()
 	groups, users, keys := 5, 3, 2
 	before := pam.Quotas{Groups: &groups, ServiceUsers: &users, KeysPerServiceUser: &keys}
-	require.NoError(t, env.Server.SetQuotas(ctx, "acme", before))
+	require.NoError(t, env.Operator.SetQuotas(ctx, "acme", before))
 
 	// The store refuses a negative quota; the other two values of the same
 	// replacement must not be written either, whichever is written first.
 	newGroups, bad, newKeys := 7, -1, 9
 	for range 20 {
-		err := env.Server.SetQuotas(ctx, "acme", pam.Quotas{Groups: &newGroups, ServiceUsers: &bad, KeysPerServiceUser: &newKeys})
+		err := env.Operator.SetQuotas(ctx, "acme", pam.Quotas{Groups: &newGroups, ServiceUsers: &bad, KeysPerServiceUser: &newKeys})
 		require.Error(t, err)
-		got, err := env.Server.TeamQuotas(ctx, "acme")
+		got, err := env.Operator.TeamQuotas(ctx, "acme")
 		require.NoError(t, err)
 		require.Equal(t, before, got, "a refused SetQuotas left part of its values behind")
 	}
@@ -44,10 +44,10 @@ func TestSetOffline_SurvivesARestart(t *testing.T) {
 	}
 
 	first := open()
-	assert.False(t, first.Offline())
-	require.NoError(t, first.SetOffline(ctx, true))
-	assert.True(t, open().Offline(), "a restarted server stays in maintenance")
+	assert.False(t, first.Operator().Offline())
+	require.NoError(t, first.Operator().SetOffline(ctx, true))
+	assert.True(t, open().Operator().Offline(), "a restarted server stays in maintenance")
 
-	require.NoError(t, first.SetOffline(ctx, false))
-	assert.False(t, open().Offline())
+	require.NoError(t, first.Operator().SetOffline(ctx, false))
+	assert.False(t, open().Operator().Offline())
 }

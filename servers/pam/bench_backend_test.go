@@ -48,12 +48,12 @@ func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(b, err)
 	url := stacktest.HTTP(b, srv)
-	_, err = srv.CreateTeam(ctx, "acme")
+	_, err = srv.Operator().CreateTeam(ctx, "acme")
 	require.NoError(b, err)
-	key, err := srv.BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
+	key, err := srv.Operator().BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
 	require.NoError(b, err)
 	for i := range 150 {
-		require.NoError(b, srv.CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
+		require.NoError(b, srv.Operator().CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
 	}
 	api, err := pamapi.NewClientWithResponses(url)
 	require.NoError(b, err)
@@ -139,9 +139,9 @@ func benchCreate16Teams(b *testing.B, db *sql.DB) {
 	teams := make([]team, 16)
 	for i := range teams {
 		name := fmt.Sprintf("team-%02d", i)
-		_, err = srv.CreateTeam(ctx, name)
+		_, err = srv.Operator().CreateTeam(ctx, name)
 		require.NoError(b, err)
-		key, err := srv.BootstrapServiceUser(ctx, name, "bot", "bot-group", []string{"pam_admin"}, 0)
+		key, err := srv.Operator().BootstrapServiceUser(ctx, name, "bot", "bot-group", []string{"pam_admin"}, 0)
 		require.NoError(b, err)
 		tok, err := api.IssueServiceTokenWithResponse(ctx, name,
 			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})

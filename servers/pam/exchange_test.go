@@ -100,7 +100,7 @@ func TestIssueServiceToken_UnknownTeamAnswersAsAWrongKey(t *testing.T) {
 	env.Team(t, "frozen")
 	acme := env.ServiceUser(t, "acme", "bot", "pam_admin")
 	frozen := env.ServiceUser(t, "frozen", "bot", "pam_admin")
-	_, err := env.Server.SetTeamDisabled(context.Background(), "frozen", true)
+	_, err := env.Operator.SetTeamDisabled(context.Background(), "frozen", true)
 	require.NoError(t, err)
 	api := newAPI(t, env.URL)
 

@@ -24,15 +24,15 @@ func TestLists_EveryListPagesLikeGroupsWithCountCarriedIntoEveryLink(t *testing.
 	api := newAPI(t, env.URL)
 	tok := issueToken(t, api, "acme", root.KeyID, root.KeySecret)
 	ctx := context.Background()
-	require.NoError(t, env.Server.CreateTeamGroup(ctx, "acme", "big", nil))
+	require.NoError(t, env.Operator.CreateTeamGroup(ctx, "acme", "big", nil))
 	for i := range 5 {
 		name := fmt.Sprintf("human-%d", i)
 		env.HumanUser(t, "acme", name)
-		require.NoError(t, env.Server.AddMember(ctx, "acme", "big", name))
+		require.NoError(t, env.Operator.AddMember(ctx, "acme", "big", name))
 		env.ServiceUser(t, "acme", fmt.Sprintf("svc-%d", i))
 	}
 	for range 4 {
-		_, _, _, err := env.Server.IssueKey(ctx, "acme", "root", 0)
+		_, _, _, err := env.Operator.IssueKey(ctx, "acme", "root", 0)
 		require.NoError(t, err)
 	}
 
@@ -153,7 +153,7 @@ func pagingFixture(t *testing.T) (*pamapi.ClientWithResponses, string) {
 	env.Team(t, "acme")
 	root := env.ServiceUser(t, "acme", "root", "pam_admin")
 	for _, g := range []string{"grp-a", "grp-b", "grp-c", "grp-d"} {
-		require.NoError(t, env.Server.CreateTeamGroup(context.Background(), "acme", g, nil))
+		require.NoError(t, env.Operator.CreateTeamGroup(context.Background(), "acme", g, nil))
 	}
 	api := newAPI(t, env.URL)
 	return api, issueToken(t, api, "acme", root.KeyID, root.KeySecret)

@@ -63,7 +63,9 @@ const (
 	pageCacheTTL  = time.Minute
 )
 
-// Server is the PAM API.
+// Server is the PAM API: Handler serves it, and its exported methods are the
+// generated server's handlers. The operator's calls are on Operator(), the
+// web console's reads on Console().
 type Server struct {
 	cfg     Config
 	store   *store

@@ -110,7 +110,7 @@ func TestEveryOperation_WithoutATokenAnswers401(t *testing.T) {
 
 func TestEveryOperation_InMaintenanceAnswers503(t *testing.T) {
 	env, token := adminToken(t, pamtest.Options{})
-	require.NoError(t, env.Server.SetOffline(context.Background(), true))
+	require.NoError(t, env.Operator.SetOffline(context.Background(), true))
 	sweepPAM(t, env, http.StatusServiceUnavailable, token, true)
 	sweepPAM(t, env, http.StatusServiceUnavailable, "", false)
 }

@@ -40,9 +40,9 @@ func TestTelemetry_RequestsAndRefusalsThroughTheGeneratedClient(t *testing.T) {
 	})
 	require.NoError(t, err)
 	url := stacktest.HTTP(t, srv)
-	_, err = srv.CreateTeam(ctx, "acme")
+	_, err = srv.Operator().CreateTeam(ctx, "acme")
 	require.NoError(t, err)
-	key, err := srv.BootstrapServiceUser(ctx, "acme", "root", "root-group", []string{"pam_admin"}, 0)
+	key, err := srv.Operator().BootstrapServiceUser(ctx, "acme", "root", "root-group", []string{"pam_admin"}, 0)
 	require.NoError(t, err)
 	api := newAPI(t, url)
 
