@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
-	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -12,14 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
-	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
@@ -106,32 +105,21 @@ var unknown = map[string]string{
 // parameters and body (or adminBodies), and asserts each answers want.
 func (a *fullAdmin) sweep(t *testing.T, want int, values map[string]string, bodies map[string]string, except ...string) {
 	t.Helper()
-	_, ops, err := contractcoverage.Operations("admin")
-	require.NoError(t, err)
-	client := &http.Client{Transport: stacktest.Contract(t, contract.Admin, contract.WithoutRequestValidation())}
-	swept := 0
-	for _, op := range ops {
-		if !op.Declares(want) || slices.Contains(except, op.ID) || (a.only != "" && !strings.HasPrefix(op.Path, a.only)) {
-			continue
-		}
-		b, ok := bodies[op.ID]
-		if !ok {
-			b, ok = bodies["*"]
-		}
-		if !ok {
-			b = adminBodies[op.ID]
-		}
-		req, err := op.NewRequest(a.url, values, b)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+adminToken)
-		swept++
-		resp, err := client.Do(req)
-		require.NoError(t, err, op.ID)
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, want, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, answer)
-	}
-	assert.NotZero(t, swept)
+	contractsweep.Status(t, want, contractsweep.Sweep{
+		API: contract.Admin, BaseURL: a.url, Values: values, Authorization: "Bearer " + adminToken,
+		Body: func(id string) string {
+			if b, ok := bodies[id]; ok {
+				return b
+			}
+			if b, ok := bodies["*"]; ok {
+				return b
+			}
+			return adminBodies[id]
+		},
+		Keep: func(_ *openapi3.T, op contractcoverage.Operation) bool {
+			return !slices.Contains(except, op.ID) && (a.only == "" || strings.HasPrefix(op.Path, a.only))
+		},
+	})
 }
 
 func TestEveryOperation_WhenTheDatabasesFailAnswers500(t *testing.T) {
