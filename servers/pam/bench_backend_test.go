@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/pgdb"
-	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
@@ -47,7 +47,10 @@ func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
 	ctx := context.Background()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(b, err)
-	url := stacktest.HTTP(b, srv)
+	h, err := srv.Handler()
+	require.NoError(b, err)
+	hs := httptest.NewServer(h)
+	b.Cleanup(hs.Close)
 	_, err = srv.Operator().CreateTeam(ctx, "acme")
 	require.NoError(b, err)
 	key, err := srv.Operator().BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
@@ -55,13 +58,13 @@ func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
 	for i := range 150 {
 		require.NoError(b, srv.Operator().CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
 	}
-	api, err := pamapi.NewClientWithResponses(url)
+	api, err := pamapi.NewClientWithResponses(hs.URL)
 	require.NoError(b, err)
 	tok, err := api.IssueServiceTokenWithResponse(ctx, "acme",
 		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
 	require.NoError(b, err)
 	require.NotNil(b, tok.JSON200, string(tok.Body))
-	return url, tok.JSON200.BearerToken
+	return hs.URL, tok.JSON200.BearerToken
 }
 
 // runClients runs b.N requests made by newReq from 16 concurrent clients
@@ -132,8 +135,11 @@ func benchCreate16Teams(b *testing.B, db *sql.DB) {
 	ctx := context.Background()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(b, err)
-	url := stacktest.HTTP(b, srv)
-	api, err := pamapi.NewClientWithResponses(url)
+	h, err := srv.Handler()
+	require.NoError(b, err)
+	hs := httptest.NewServer(h)
+	b.Cleanup(hs.Close)
+	api, err := pamapi.NewClientWithResponses(hs.URL)
 	require.NoError(b, err)
 	type team struct{ url, token string }
 	teams := make([]team, 16)
@@ -147,7 +153,7 @@ func benchCreate16Teams(b *testing.B, db *sql.DB) {
 			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
 		require.NoError(b, err)
 		require.NotNil(b, tok.JSON200, string(tok.Body))
-		teams[i] = team{url: url + "/v1/teams/" + name + "/groups", token: tok.JSON200.BearerToken}
+		teams[i] = team{url: hs.URL + "/v1/teams/" + name + "/groups", token: tok.JSON200.BearerToken}
 	}
 	var n atomic.Int64
 	runClients(b, func() *http.Request {
