@@ -37,7 +37,7 @@ type TeamSeed struct {
 func (st *Stack) SeedTeam(t TB, team string, groups int, roles []string, serviceUsers ...string) TeamSeed {
 	t.Helper()
 	ctx := context.Background()
-	s := st.servers.PAM
+	s := st.servers.PAM.Operator()
 	if team == "" {
 		team = st.Credentials.PAM.Team
 	} else if _, err := s.CreateTeam(ctx, team); err != nil {

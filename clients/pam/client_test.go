@@ -156,7 +156,7 @@ func TestToken_RefreshesOnceOn401(t *testing.T) {
 	require.NoError(t, err)
 	// The server forgets every token (as after a revocation); the client
 	// still believes its token valid, gets a 401, refreshes once and succeeds.
-	require.NoError(t, env.Server.RevokeTokens(context.Background(), "acme"))
+	require.NoError(t, env.Operator.RevokeTokens(context.Background(), "acme"))
 	n := 0
 	for _, err := range c.ListGroups(context.Background(), nil) {
 		require.NoError(t, err)

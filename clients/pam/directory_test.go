@@ -149,8 +149,8 @@ func TestClient_RetriesWhileTheServiceIsOffline(t *testing.T) {
 	_, err := c.Token(context.Background())
 	require.NoError(t, err)
 
-	require.NoError(t, env.Server.SetOffline(context.Background(), true))
-	back := time.AfterFunc(300*time.Millisecond, func() { _ = env.Server.SetOffline(context.Background(), false) })
+	require.NoError(t, env.Operator.SetOffline(context.Background(), true))
+	back := time.AfterFunc(300*time.Millisecond, func() { _ = env.Operator.SetOffline(context.Background(), false) })
 	defer back.Stop()
 	me, err := c.GetCurrentUser(context.Background())
 	require.NoError(t, err, "503 service_offline is retried until the service is back")

@@ -27,15 +27,15 @@ func startServer() (url string, key pamserver.ServiceUserCredentials, stop func(
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := env.Server.CreateTeam(ctx, "demo"); err != nil {
+	if _, err := env.Operator.CreateTeam(ctx, "demo"); err != nil {
 		log.Fatal(err)
 	}
-	key, err = env.Server.BootstrapServiceUser(ctx, "demo", "demo-bot", "demo-admins", []string{"pam_admin"}, 0)
+	key, err = env.Operator.BootstrapServiceUser(ctx, "demo", "demo-bot", "demo-admins", []string{"pam_admin"}, 0)
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, name := range []string{"auditors", "operators"} {
-		if err := env.Server.CreateTeamGroup(ctx, "demo", name, []string{"security_admin"}); err != nil {
+		if err := env.Operator.CreateTeamGroup(ctx, "demo", name, []string{"security_admin"}); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -205,28 +205,13 @@ func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // authentication and validation, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("fax", faxserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("fax: load spec: %w", err)
-	}
-	e, err := apiserver.New(apiserver.Config{
-		Name:  "fax",
-		Title: "apistack fax API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-		},
+	e, err := s.cfg.Echo(apiserver.Config{
+		Name:         "fax",
+		Title:        "apistack fax API",
 		ErrorHandler: errorHandler(s.logger),
 		Before:       []echo.MiddlewareFunc{s.resolveAuth},
 		MaxBodyBytes: 64 << 10,
-		Logger:       s.logger,
-		Hooks:        s.cfg.Hooks,
-		Observer:     s.cfg.Telemetry.Observer(),
-		Journal:      s.cfg.Journal,
-	})
+	}, faxserver.GetSpec, authenticate)
 	if err != nil {
 		return nil, err
 	}

@@ -58,12 +58,12 @@ func startBackendServer(t testing.TB, db *sql.DB) (srv *pam.Server, baseURL, tok
 	require.NoError(t, err)
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	_, err = srv.CreateTeam(ctx, "acme")
+	_, err = srv.Operator().CreateTeam(ctx, "acme")
 	require.NoError(t, err)
-	key, err := srv.BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
+	key, err := srv.Operator().BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
 	require.NoError(t, err)
 	for i := range 150 {
-		require.NoError(t, srv.CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
+		require.NoError(t, srv.Operator().CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
 	}
 	api, err := pamapi.NewClientWithResponses(hs.URL)
 	require.NoError(t, err)
@@ -83,9 +83,9 @@ func teamTokens(t testing.TB, srv *pam.Server, baseURL string, n int) []string {
 	tokens := make([]string, n)
 	for i := range tokens {
 		name := fmt.Sprintf("team-%02d", i)
-		_, err = srv.CreateTeam(ctx, name)
+		_, err = srv.Operator().CreateTeam(ctx, name)
 		require.NoError(t, err)
-		key, err := srv.BootstrapServiceUser(ctx, name, "bot", "bot-group", []string{"pam_admin"}, 0)
+		key, err := srv.Operator().BootstrapServiceUser(ctx, name, "bot", "bot-group", []string{"pam_admin"}, 0)
 		require.NoError(t, err)
 		tok, err := api.IssueServiceTokenWithResponse(ctx, name,
 			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})

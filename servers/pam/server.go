@@ -63,7 +63,9 @@ const (
 	pageCacheTTL  = time.Minute
 )
 
-// Server is the PAM API.
+// Server is the PAM API: Handler serves it, and its exported methods are the
+// generated server's handlers. The operator's calls are on Operator(), the
+// web console's reads on Console().
 type Server struct {
 	cfg     Config
 	store   *store
@@ -151,31 +153,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("pam", pamserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("pam: load spec: %w", err)
-	}
-	e, err := apiserver.New(apiserver.Config{
-		Name:  "pam",
-		Title: "apistack PAM API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-			Skip:                func(*http.Request) bool { return s.cfg.DisableValidation },
-		},
+	e, err := s.cfg.Echo(apiserver.Config{
+		Name:         "pam",
+		Title:        "apistack PAM API",
+		Validation:   validation.Options{Skip: func(*http.Request) bool { return s.cfg.DisableValidation }},
 		ErrorHandler: errorHandler(s.logger),
 		Before:       []echo.MiddlewareFunc{s.authAndRateLimit, s.maintenance},
 		// requireJSONObject reads the body: only once the caller passed.
 		AfterAuth:    []echo.MiddlewareFunc{requireJSONObject},
 		MaxBodyBytes: 64 << 10,
-		Logger:       s.logger,
-		Hooks:        s.cfg.Hooks,
-		Observer:     s.cfg.Telemetry.Observer(),
-		Journal:      s.cfg.Journal,
-	})
+	}, pamserver.GetSpec, authenticate)
 	if err != nil {
 		return nil, err
 	}

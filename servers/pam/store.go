@@ -174,44 +174,32 @@ func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool)
 	return s.teamByName(ctx, name)
 }
 
-// serviceUserCredentials is what bootstrapping a service user returns.
-type serviceUserCredentials struct {
-	TeamName     string
-	UserID       string
-	UserName     string
-	Group        string
-	Roles        []string
-	KeyID        string
-	KeySecret    string
-	KeyExpiresAt *time.Time
-}
-
 // bootstrapServiceUser creates a service user in a group (created or updated
 // with roles) and issues one key, in one transaction.
-func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration, now time.Time) (serviceUserCredentials, error) {
+func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration, now time.Time) (ServiceUserCredentials, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("begin: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 
 	var teamID string
 	err = tx.QueryRowContext(ctx, `SELECT id FROM teams WHERE name = ?`, teamName).Scan(&teamID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return serviceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, storeerr.ErrNotFound)
+		return ServiceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, storeerr.ErrNotFound)
 	}
 	if err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("read team: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("read team: %w", err)
 	}
 	if err := lockTeam(ctx, tx, teamID); err != nil {
-		return serviceUserCredentials{}, err
+		return ServiceUserCredentials{}, err
 	}
 	now = storedTime(now)
 	userID := uuid.NewString()
 	if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists),
 		`INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, 'service', 'active', ?)
 		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, sqldb.Micros(now)); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("create user: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("create user: %w", err)
 	}
 
 	var groupID string
@@ -222,17 +210,17 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
 			groupID, teamID, groupName, joinRoles(roles), sqldb.Micros(now)); err != nil {
-			return serviceUserCredentials{}, fmt.Errorf("create group: %w", err)
+			return ServiceUserCredentials{}, fmt.Errorf("create group: %w", err)
 		}
 	case err != nil:
-		return serviceUserCredentials{}, fmt.Errorf("read group: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("read group: %w", err)
 	default:
 		if _, err := tx.ExecContext(ctx, `UPDATE team_groups SET roles = ? WHERE id = ?`, joinRoles(roles), groupID); err != nil {
-			return serviceUserCredentials{}, fmt.Errorf("update group roles: %w", err)
+			return ServiceUserCredentials{}, fmt.Errorf("update group roles: %w", err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?)`, groupID, userID); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("add member: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("add member: %w", err)
 	}
 
 	keyID, secret := uuid.NewString(), randomSecret()
@@ -244,13 +232,13 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	if _, err := tx.ExecContext(ctx,
 		`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
 		keyID, userID, hashSecret(secret), sqldb.Micros(now), sqldb.NullMicros(expires)); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("create key: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("create key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("commit: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("commit: %w", err)
 	}
 	s.changed() // an existing group's roles may have changed
-	return serviceUserCredentials{
+	return ServiceUserCredentials{
 		TeamName: teamName, UserID: userID, UserName: userName, Group: groupName,
 		Roles: splitRoles(joinRoles(roles)), KeyID: keyID, KeySecret: secret, KeyExpiresAt: expires,
 	}, nil
@@ -712,23 +700,19 @@ func (s *store) listMembers(ctx context.Context, groupID string, pos *keyset, ba
 
 // userByName returns a user of the team; kind "" matches either kind.
 func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user, error) {
-	var u user
-	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u
-		WHERE u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind).
-		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
-	if errors.Is(err, sql.ErrNoRows) {
-		return user{}, storeerr.ErrNotFound
-	}
-	if err != nil {
-		return user{}, fmt.Errorf("read user: %w", err)
-	}
-	return u, nil
+	return s.oneUser(ctx, `u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind)
 }
 
 // userByID returns a user by id.
 func (s *store) userByID(ctx context.Context, id string) (user, error) {
+	return s.oneUser(ctx, `u.id = ?`, id)
+}
+
+// oneUser returns the user of users u that where selects; ErrNotFound when
+// there is none.
+func (s *store) oneUser(ctx context.Context, where string, args ...any) (user, error) {
 	var u user
-	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ?`, id).
+	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE `+where, args...).
 		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return user{}, storeerr.ErrNotFound

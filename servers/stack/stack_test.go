@@ -61,7 +61,7 @@ func TestOpen_DemoTenantsSurviveARestartOfTheDataDirectory(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	_, err = fresh.PAM.CreateTeam(ctx, "demo")
+	_, err = fresh.PAM.Operator().CreateTeam(ctx, "demo")
 	require.NoError(t, err, "a copy of the template has no team yet")
 }
 

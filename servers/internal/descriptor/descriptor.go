@@ -17,6 +17,10 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/telemetry"
@@ -240,4 +244,29 @@ func (b bound[S, Srv, C]) Delete(ctx context.Context, srv Server, set TenantSet)
 		return err
 	}
 	return b.api.Delete(ctx, typed, set)
+}
+
+// Echo builds an API's echo server on these dependencies. c says what is the
+// API's own (its name, title, error handler, middleware and body limits, and
+// Validation.Skip); Echo adds the rest, alike for every API: the spec, parsed
+// once per process by load; the validation of requests, whose credentials
+// auth checks, and of responses as ValidateResponses, ResponseChecks and
+// OnResponseViolation say; the logger, the hooks, the telemetry's observer
+// and the journal.
+func (d Deps) Echo(c apiserver.Config, load func() (*openapi3.T, error), auth openapi3filter.AuthenticationFunc) (*echo.Echo, error) {
+	spec, err := apiserver.Spec(c.Name, load)
+	if err != nil {
+		return nil, fmt.Errorf("%s: load spec: %w", c.Name, err)
+	}
+	c.Validation = validation.Options{
+		Spec:                spec,
+		Authenticate:        auth,
+		ValidateResponses:   d.ValidateResponses,
+		OnResponseViolation: d.OnResponseViolation,
+		Background:          d.ResponseChecks,
+		Skip:                c.Validation.Skip,
+	}
+	c.Logger, c.Hooks, c.Journal = d.Logger, d.Hooks, d.Journal
+	c.Observer = d.Telemetry.Observer()
+	return apiserver.New(c)
 }

@@ -131,23 +131,40 @@ func Public(a netip.Addr) bool {
 		a.IsMulticast() || a.IsUnspecified() {
 		return false
 	}
-	for _, p := range special {
-		if p.Contains(a) {
-			return false
-		}
+	if anyContains(special, a) {
+		return false
 	}
-	if a.Is6() {
-		// Forms that carry an IPv4 address: judge that address.
-		if nat64.Contains(a) {
-			b := a.As16()
-			return Public(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-		}
-		if sixToFour.Contains(a) {
-			b := a.As16()
-			return Public(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-		}
+	if v4, ok := carriedIPv4(a); ok {
+		// A form that carries an IPv4 address: judge that address.
+		return Public(v4)
 	}
 	return true
+}
+
+// carriedIPv4 is the IPv4 address an IPv6 address of the NAT64
+// (64:ff9b::/96) or 6to4 (2002::/16) forms carries.
+func carriedIPv4(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, false
+	}
+	b := a.As16()
+	switch {
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	}
+	return netip.Addr{}, false
+}
+
+// anyContains reports whether one of prefixes contains a.
+func anyContains(prefixes []netip.Prefix, a netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // Forbidden reports whether a may never be reached whatever the policy's
@@ -162,20 +179,11 @@ func Forbidden(a netip.Addr) bool {
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() {
 		return true
 	}
-	for _, p := range forbidden {
-		if p.Contains(a) {
-			return true
-		}
+	if anyContains(forbidden, a) {
+		return true
 	}
-	if a.Is6() {
-		if nat64.Contains(a) {
-			b := a.As16()
-			return Forbidden(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-		}
-		if sixToFour.Contains(a) {
-			b := a.As16()
-			return Forbidden(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-		}
+	if v4, ok := carriedIPv4(a); ok {
+		return Forbidden(v4)
 	}
 	return false
 }

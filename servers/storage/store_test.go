@@ -4,16 +4,17 @@ import (
 	"context"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // SQLite only: it upgrades an SQLite file made before accounts; the
@@ -65,4 +66,26 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	assert.Equal(t, DefaultAccount, keys[0].Account)
 	assert.Equal(t, now, keys[0].CreatedAt)
 	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, "CKOLDKEY", "old-secret"), "the old key acts on the old bucket's account")
+}
+
+func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := testdb.Open(t, testdb.Migrations{Schema: "storage", SQLite: Migrations(), Postgres: PostgresMigrations()})
+	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "master.key"))
+	require.NoError(t, err)
+	srv, err := New(Config{Deps: Deps{DB: db}, MasterKey: key})
+	require.NoError(t, err)
+
+	k, err := srv.CreateKey(ctx, "", "ci")
+	require.NoError(t, err)
+	var stored string
+	require.NoError(t, srv.store.db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, k.KeyID).Scan(&stored))
+	assert.False(t, strings.Contains(stored, k.Secret), "the database holds no plain secret")
+	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
+
+	// The same database under another master key cannot verify the key.
+	srv2, err := New(Config{Deps: Deps{DB: db}, MasterKey: make([]byte, MasterKeySize)})
+	require.NoError(t, err)
+	assert.False(t, srv2.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 }

@@ -3,16 +3,43 @@ package storage_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/storageapi"
-	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )
+
+func TestDeleteLifecycle_ABucketNamedWrongOrUnknownIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, bucket string
+		status       int
+		code         storageapi.ErrorCode
+	}{
+		{"unknown bucket is NoSuchBucket", "no-such-bucket", http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket},
+		{"malformed name is InvalidArgument", "No_Such.Bucket", http.StatusBadRequest, storageapi.ErrorCodeInvalidArgument},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c := startLifecycle(t)
+			del, err := c.DeleteLifecycleWithResponse(context.Background(), tc.bucket, &storageapi.DeleteLifecycleParams{})
+			require.NoError(t, err)
+			require.Equal(t, tc.status, del.StatusCode(), "%s", del.Body)
+			assert.Equal(t, tc.code, errorOf(t, del.Body).Code)
+		})
+	}
+}
+
+func TestPutLifecycle_ABodyThatIsNotXMLIsRefused415(t *testing.T) {
+	_, c := startLifecycle(t)
+	put, err := c.PutLifecycleWithBodyWithResponse(context.Background(), storagetest.Bucket,
+		&storageapi.PutLifecycleParams{}, "text/plain", strings.NewReader("expire everything"))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnsupportedMediaType, put.StatusCode(), "%s", put.Body)
+}
 
 // A database that fails answers 500 InternalError on every operation, with
 // no detail of the failure, whether it fails while the access key is read
@@ -33,18 +60,12 @@ func TestLifecycle_AFailingDatabaseAnswers500WithoutItsDetail(t *testing.T) {
 }
 
 func failingDatabase(t *testing.T, fail func(t *testing.T, env *storagetest.Env), status int, code storageapi.ErrorCode) {
-	fake := clock.NewFake(start)
-	env := storagetest.Start(t, storagetest.Options{Clock: fake})
-	c := generated(t, env, fake.Now)
-	ctx := context.Background()
+	env, c := startLifecycle(t)
 	fail(t, env)
 
-	ct, body := xmlBody(corpusFile(t, "valid", "expire-days-filter-prefix"))
-	put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.Bucket, &storageapi.PutLifecycleParams{}, ct, body)
-	require.NoError(t, err)
-	get, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
-	require.NoError(t, err)
-	del, err := c.DeleteLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.DeleteLifecycleParams{})
+	put := putCorpus(t, c, storagetest.Bucket, "valid", "expire-days-filter-prefix")
+	get := getLifecycle(t, c, storagetest.Bucket)
+	del, err := c.DeleteLifecycleWithResponse(context.Background(), storagetest.Bucket, &storageapi.DeleteLifecycleParams{})
 	require.NoError(t, err)
 	for name, r := range map[string]struct {
 		status int
