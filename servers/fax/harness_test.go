@@ -187,7 +187,7 @@ type harness struct {
 type harnessOption func(*Config)
 
 // testMigrations are the fax schema's migrations for testdb.
-var testMigrations = testdb.Migrations{Schema: "fax", SQLite: Migrations(), Postgres: PostgresMigrations()}
+var testMigrations = testdb.Migrations(API.Migrations())
 
 func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()

@@ -41,7 +41,7 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func newFixture(t *testing.T, configure ...func(*restaurant.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db := testdb.Open(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	db := testdb.Open(t, testdb.Migrations(restaurant.API.Migrations()))
 	clk := clock.NewFake(t0)
 	cfg := restaurant.Config{
 		Deps: restaurant.Deps{DB: db, Clock: clk, ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {

@@ -33,7 +33,7 @@ type replica struct {
 // page-token key), with one fake clock.
 func startReplicas(t *testing.T, clk clock.Clock, perSecond, perWindow int) [2]replica {
 	t.Helper()
-	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations(restaurant.API.Migrations()))
 	var out [2]replica
 	var errs [2]error
 	var wg sync.WaitGroup
