@@ -87,6 +87,16 @@ type receiver struct {
 	notify chan struct{}
 }
 
+// newReceivingHarness is a harness whose application sends every webhook
+// to a receiver of the test's: how a test that watches the events starts.
+func newReceivingHarness(t testing.TB, opts ...harnessOption) (*harness, *receiver) {
+	t.Helper()
+	h := newHarness(t, opts...)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	return h, r
+}
+
 func newReceiver(t testing.TB, h *harness) *receiver {
 	t.Helper()
 	r := &receiver{t: t, notify: make(chan struct{}, 1)}
