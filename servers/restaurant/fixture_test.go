@@ -132,10 +132,16 @@ func (f *fixture) header(restaurant string) http.Header {
 
 func (f *fixture) importDoc(restaurantGUID string, doc any) restaurant.ImportResult {
 	f.t.Helper()
+	return importDoc(f.t, f.srv, restaurantGUID, doc)
+}
+
+// importDoc imports doc, as JSON, into the restaurant restaurantGUID of srv.
+func importDoc(t testing.TB, srv *restaurant.Server, restaurantGUID string, doc any) restaurant.ImportResult {
+	t.Helper()
 	data, err := json.Marshal(doc)
-	require.NoError(f.t, err)
-	res, err := f.srv.Import(context.Background(), restaurantGUID, data)
-	require.NoError(f.t, err)
+	require.NoError(t, err)
+	res, err := srv.Import(context.Background(), restaurantGUID, data)
+	require.NoError(t, err)
 	return res
 }
 

@@ -113,10 +113,7 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, "admin", args); err != nil {
 		return err
 	}
-	if err := flagDefaults(fs); err != nil {
-		return err
-	}
-	url, token, err := ep.resolve(func(c demoCredentials) (string, string) {
+	url, token, rest, err := ep.resolveArgs(fs, "admin", func(c demoCredentials) (string, string) {
 		if c.Admin == nil {
 			return "", ""
 		}
@@ -125,11 +122,6 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		fs.Usage()
-		return errors.New("no admin command given")
-	}
 	cmd, ok := findAdminCommand(rest[0])
 	if !ok {
 		fs.Usage()
@@ -137,10 +129,7 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	client, err := adminapi.NewClient(url,
 		adminapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
-		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+token)
-			return nil
-		}))
+		adminapi.WithRequestEditorFn(bearer(token)))
 	if err != nil {
 		return err
 	}
