@@ -2,7 +2,6 @@ package fax
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -191,13 +190,7 @@ func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
 
 func TestDelivery_ReceiverFailingThenSucceedingCountsAttempts(t *testing.T) {
 	h, r := newReceivingHarness(t)
-	var failures atomic.Int32
-	r.setBehaviour(func(e faxclient.Event) error {
-		if e.Type == "fax.queued" && failures.Add(1) <= 2 {
-			return errors.New("receiver hiccup")
-		}
-		return nil
-	})
+	r.failFirst("fax.queued", 2)
 	id := h.send("+14155550123")
 	evs := r.waitFor(id, "fax.delivered")
 	require.Equal(t, "fax.queued", evs[0].Type)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,6 +131,18 @@ func (r *receiver) setBehaviour(f func(e faxclient.Event) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.behave = f
+}
+
+// failFirst makes the receiver answer 500 to the first n deliveries of
+// events of type eventType (a receiver's hiccup) and take the rest.
+func (r *receiver) failFirst(eventType string, n int32) {
+	var failures atomic.Int32
+	r.setBehaviour(func(e faxclient.Event) error {
+		if e.Type == eventType && failures.Add(1) <= n {
+			return errors.New("receiver hiccup")
+		}
+		return nil
+	})
 }
 
 // eventsOf returns the events received about fax id, in arrival order.

@@ -113,12 +113,8 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, "admin", args); err != nil {
 		return err
 	}
-	url, token, rest, err := ep.resolveArgs(fs, "admin", func(c demoCredentials) (string, string) {
-		if c.Admin == nil {
-			return "", ""
-		}
-		return c.Admin.BaseURL, c.Admin.Token
-	}, "no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
+	url, token, rest, err := ep.resolveArgs(fs, "admin", func(c demoCredentials) (string, string) { return c.Admin.Endpoint() },
+		"no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
 	if err != nil {
 		return err
 	}

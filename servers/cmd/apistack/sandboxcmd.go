@@ -41,12 +41,8 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parseFlags(fs, "sandbox", args); err != nil {
 		return err
 	}
-	url, token, rest, err := ep.resolveArgs(fs, "sandbox", func(c demoCredentials) (string, string) {
-		if c.Sandboxes == nil {
-			return "", ""
-		}
-		return c.Sandboxes.BaseURL, c.Sandboxes.Token
-	}, "no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
+	url, token, rest, err := ep.resolveArgs(fs, "sandbox", func(c demoCredentials) (string, string) { return c.Sandboxes.Endpoint() },
+		"no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
 	if err != nil {
 		return err
 	}
