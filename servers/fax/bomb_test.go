@@ -17,9 +17,7 @@ import (
 )
 
 func TestSend_APDFBombFailsTheFaxInBoundedMemoryAndOthersGoThrough(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	// Four object streams of 256 MiB of spaces each: about 6.5 MB on the wire.
 	bomb := pdftest.Bomb(4, 256<<20)
 	require.Less(t, len(bomb), MaxMediaBytes)

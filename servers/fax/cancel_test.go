@@ -14,9 +14,7 @@ import (
 func TestCancel_RacingTheSimulatorStillCancelsAFaxInProgress(t *testing.T) {
 	// Steps back to back: the simulator moves each fax on (queued ->
 	// media.processed -> originated -> sending) while it is being cancelled.
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, _ := newReceivingHarness(t)
 	ctx := context.Background()
 
 	for range 15 {

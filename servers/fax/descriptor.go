@@ -19,7 +19,7 @@ const apiName = "fax"
 // serve`, the test kit). The stack runs the server's simulator and webhook
 // sender (Run) itself.
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
+	Name: apiName, Files: migrationFiles, SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
 	Reset: resetTenants, Delete: deleteTenants,
 }
 

@@ -2,7 +2,6 @@ package fax
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -19,9 +18,7 @@ import (
 )
 
 func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 
 	id := h.send("+14155550123")
 	evs := r.waitFor(id, "fax.delivered")
@@ -46,9 +43,7 @@ func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
 }
 
 func TestSend_EachTestNumberProducesItsOutcome(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 
 	for _, tn := range OutcomeNumbers() {
 		t.Run(tn.To+" "+tn.Outcome, func(t *testing.T) {
@@ -73,9 +68,7 @@ func TestSend_EachTestNumberProducesItsOutcome(t *testing.T) {
 }
 
 func TestSend_SlowNumberSpendsTenStepsSending(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.StepInterval = 10 * time.Millisecond; c.Clock = nil })
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = 10 * time.Millisecond; c.Clock = nil })
 
 	slow, normal := h.send("+13125550820"), h.send("+13125550800")
 	evs := r.waitFor(slow, "fax.delivered")
@@ -90,9 +83,7 @@ func TestSend_SlowNumberSpendsTenStepsSending(t *testing.T) {
 }
 
 func TestSend_DocumentProblemsFailWithTheirReason(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	tests := []struct {
 		name, path string
 		want       faxwebhooks.FaxFailureReason
@@ -113,9 +104,7 @@ func TestSend_DocumentProblemsFailWithTheirReason(t *testing.T) {
 
 func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 	// Steps a minute apart: the fax waits in queued until it is cancelled.
-	h := newHarness(t, func(c *Config) { c.StepInterval = time.Minute })
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = time.Minute })
 	ctx := context.Background()
 
 	id := h.send("+13125550800")
@@ -141,9 +130,7 @@ func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 }
 
 func TestDelete_EmitsFaxDeletedAndHidesTheFax(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	ctx := context.Background()
 
 	id := h.send("+14155550123")
@@ -171,9 +158,7 @@ func TestDelete_OfAFaxInProgressIsRefused(t *testing.T) {
 }
 
 func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	ctx := context.Background()
 	doc := makePDF(2)
 
@@ -195,9 +180,7 @@ func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
 }
 
 func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	id, err := h.srv.InjectInbound(context.Background(), InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundSenderCallDropped})
 	require.NoError(t, err)
 	evs := r.waitFor(id, "fax.failed")
@@ -206,16 +189,8 @@ func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
 }
 
 func TestDelivery_ReceiverFailingThenSucceedingCountsAttempts(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
-	var failures atomic.Int32
-	r.setBehaviour(func(e faxclient.Event) error {
-		if e.Type == "fax.queued" && failures.Add(1) <= 2 {
-			return errors.New("receiver hiccup")
-		}
-		return nil
-	})
+	h, r := newReceivingHarness(t)
+	r.failFirst("fax.queued", 2)
 	id := h.send("+14155550123")
 	evs := r.waitFor(id, "fax.delivered")
 	require.Equal(t, "fax.queued", evs[0].Type)
@@ -236,9 +211,7 @@ func TestDelivery_ReceiverDownGoesToTheFailoverURL(t *testing.T) {
 }
 
 func TestDelivery_SlowReceiverTimesOutAndIsRetried(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.WebhookTimeout = 100 * time.Millisecond })
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t, func(c *Config) { c.WebhookTimeout = 100 * time.Millisecond })
 	var slowOnce atomic.Bool
 	r.setBehaviour(func(e faxclient.Event) error {
 		if e.Type == "fax.queued" && slowOnce.CompareAndSwap(false, true) {

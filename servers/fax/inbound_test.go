@@ -14,9 +14,7 @@ import (
 )
 
 func TestInbound_TheDocumentIsLinkedOnlyOnceTheFaxIsReceived(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.StepInterval = time.Hour })
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = time.Hour })
 	ctx := context.Background()
 
 	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundReceived})

@@ -15,9 +15,7 @@ import (
 )
 
 func TestMediaLink_ASignatureWithAnotherLastCharacterIsRefused(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	id := h.sendDoc("+14155550123", h.docs.URL+"/3-pages.pdf", true)
 	r.waitFor(id, "fax.delivered")
 	got, err := h.api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))

@@ -169,9 +169,7 @@ func TestListFaxes_PagesAndFilters(t *testing.T) {
 }
 
 func TestMediaLink_ExpiresAfterTenMinutesAndIsTamperEvident(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	ctx := context.Background()
 
 	id := h.sendDoc("+14155550123", h.docs.URL+"/3-pages.pdf", true)

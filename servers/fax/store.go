@@ -20,22 +20,17 @@ import (
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-//go:embed migrations/*.sql
+// migrationFiles are the schema migrations of both dialects (API.Files).
+//
+//go:embed migrations
 var migrationFiles embed.FS
 
-//go:embed migrations/postgres/*.sql
-var postgresMigrationFiles embed.FS
-
 // Migrations returns the fax schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS {
-	return sqlitedb.Dir(migrationFiles, "migrations")
-}
+func Migrations() fs.FS { return API.Migrations().SQLite }
 
 // PostgresMigrations returns the fax schema migrations for PostgreSQL (goose
 // SQL files, applied in the fax schema by pgdb.Open).
-func PostgresMigrations() fs.FS {
-	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
-}
+func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // Store errors of the fax store alone (the shared ones are storeerr's).
 var (

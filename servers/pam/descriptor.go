@@ -13,7 +13,7 @@ const apiName = "pam"
 // API describes the PAM API to the assemblers (servers/stack, `apistack
 // serve`, the test kit, pamtest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), New: newFromEnv, Seed: seedTenants,
+	Name: apiName, Files: migrationFiles, New: newFromEnv, Seed: seedTenants,
 	Reset: resetTenants, Delete: deleteTenants,
 }
 

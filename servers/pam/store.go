@@ -18,25 +18,19 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-//go:embed migrations/*.sql
+// migrationFiles are the schema migrations of both dialects (API.Files).
+//
+//go:embed migrations
 var migrationFiles embed.FS
 
-//go:embed migrations/postgres/*.sql
-var postgresMigrationFiles embed.FS
-
 // Migrations returns the PAM schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS {
-	return sqlitedb.Dir(migrationFiles, "migrations")
-}
+func Migrations() fs.FS { return API.Migrations().SQLite }
 
 // PostgresMigrations returns the PAM schema migrations for PostgreSQL (goose
 // SQL files), applied in the pam schema by pgdb.Open.
-func PostgresMigrations() fs.FS {
-	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
-}
+func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the PAM service.
 type store struct {

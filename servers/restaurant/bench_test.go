@@ -81,7 +81,7 @@ func BenchmarkListMenuItems(b *testing.B) {
 func startListBenchmark(b testing.TB, backend testdb.Backend) (string, http.Header) {
 	b.Helper()
 	ctx := context.Background()
-	db := testdb.OpenOn(b, backend, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	db := testdb.OpenOn(b, backend, testdb.Migrations(restaurant.API.Migrations()))
 	srv, err := restaurant.New(ctx, restaurant.Config{Deps: restaurant.Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, Settings: restaurant.Settings{RatePerSecond: 1 << 30, RatePerWindow: 1 << 30}})
 	require.NoError(b, err)
 	h, err := srv.Handler()

@@ -41,29 +41,14 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parseFlags(fs, "sandbox", args); err != nil {
 		return err
 	}
-	if err := flagDefaults(fs); err != nil {
-		return err
-	}
-	url, token, err := ep.resolve(func(c demoCredentials) (string, string) {
-		if c.Sandboxes == nil {
-			return "", ""
-		}
-		return c.Sandboxes.BaseURL, c.Sandboxes.Token
-	}, "no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
+	url, token, rest, err := ep.resolveArgs(fs, "sandbox", func(c demoCredentials) (string, string) { return c.Sandboxes.Endpoint() },
+		"no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
 	if err != nil {
 		return err
 	}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		fs.Usage()
-		return errors.New("no sandbox command given")
-	}
 	client, err := sandboxapi.NewClient(url,
 		sandboxapi.WithHTTPClient(&http.Client{Timeout: 60 * time.Second}),
-		sandboxapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+token)
-			return nil
-		}))
+		sandboxapi.WithRequestEditorFn(bearer(token)))
 	if err != nil {
 		return err
 	}

@@ -124,8 +124,10 @@ type API[S any, Srv Server, C any] struct {
 	// Name is the API's, as the specs, ports and credentials name it, and
 	// its schema's (Migrations).
 	Name string
-	// SQLite and Postgres are the API's goose migrations in each dialect.
-	SQLite, Postgres fs.FS
+	// Files holds the API's goose migrations in each dialect, as the API
+	// embeds them (//go:embed migrations): SQLite's in migrations/,
+	// PostgreSQL's in migrations/postgres/.
+	Files fs.FS
 	// SealsSecrets says the server needs Deps.MasterKey.
 	SealsSecrets bool
 	// New builds the server on e with settings s (zero fields: defaults).
@@ -165,7 +167,17 @@ type Bound interface {
 
 // Migrations are the API's schema.
 func (a API[S, Srv, C]) Migrations() Migrations {
-	return Migrations{Schema: a.Name, SQLite: a.SQLite, Postgres: a.Postgres}
+	return Migrations{Schema: a.Name, SQLite: sub(a.Files, "migrations"), Postgres: sub(a.Files, "migrations/postgres")}
+}
+
+// sub is the directory dir of files; a path that is not valid is a bug of
+// the API's descriptor, fixed at build time.
+func sub(files fs.FS, dir string) fs.FS {
+	s, err := fs.Sub(files, dir)
+	if err != nil {
+		panic(fmt.Sprintf("descriptor: migrations directory %q: %v", dir, err))
+	}
+	return s
 }
 
 // Bind binds a to its settings (read when Open is called) and to where Open
