@@ -73,6 +73,30 @@ func TestImportable_ClientDependencies(t *testing.T) {
 	}
 }
 
+// clients/contract is its own import, for tests that check traffic against
+// the specs: it compiles the validator (kin-openapi and its router) but no
+// server framework, database, migration, PDF, UI or metrics code, and no
+// generated server package (it reads the specs from package specs).
+func TestImportable_ContractCompilesNoServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	const pkg = "github.com/apistack/apistack/clients/contract"
+	out := goCmd(t, ".", nil, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg)
+	deps := strings.Fields(out)
+	t.Logf("%s: %d non-standard packages", pkg, len(deps))
+	for _, d := range deps {
+		for _, s := range serverSide {
+			if strings.HasPrefix(d, "github.com/getkin/kin-openapi") || strings.HasPrefix(d, "github.com/gorilla/mux") {
+				continue // the validator is what the package is for
+			}
+			assert.False(t, strings.HasPrefix(d, s), "%s compiles %s", pkg, d)
+		}
+		assert.False(t, strings.HasPrefix(d, "github.com/apistack/apistack/gen/") && strings.HasSuffix(d, "server"),
+			"%s compiles the generated server %s", pkg, d)
+	}
+}
+
 // A throwaway module importing only the clients builds, and its go.sum names
 // no server-side module's code.
 func TestImportable_ThrowawayModuleGoSum(t *testing.T) {

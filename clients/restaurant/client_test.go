@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/gen/restaurantapi"
 	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
@@ -63,8 +62,8 @@ func TestList_YieldsEveryMenuItemOnceAcrossPages(t *testing.T) {
 	seen := map[string]bool{}
 	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
-		assert.False(t, seen[item.Guid], "yielded twice: %s", item.Guid)
-		seen[item.Guid] = true
+		assert.False(t, seen[item.GUID], "yielded twice: %s", item.GUID)
+		seen[item.GUID] = true
 	}
 	assert.Len(t, seen, len(doc.MenuItems))
 	assert.Equal(t, 3, tr.paths["/config/v2/menuItems"], "pages of 300")
@@ -94,13 +93,13 @@ func TestGet_ReturnsEveryResourceAndNotFoundAsAnError(t *testing.T) {
 
 	menu, err := c.GetMenu(ctx, doc.Menus[0].Guid)
 	require.NoError(t, err)
-	assert.Equal(t, doc.Menus[0], *menu)
+	assertSameJSON(t, doc.Menus[0], menu)
 	table, err := c.GetTable(ctx, strings.ToUpper(doc.Tables[3].Guid))
 	require.NoError(t, err)
-	assert.Equal(t, doc.Tables[3], *table)
+	assertSameJSON(t, doc.Tables[3], table)
 	tip, err := c.GetTipWithholding(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, *doc.TipWithholding, *tip)
+	assertSameJSON(t, doc.TipWithholding, tip)
 
 	_, err = c.GetMenuItem(ctx, "00000000-0000-4000-8000-000000000000")
 	assert.ErrorIs(t, err, &Error{Key: NotFound})
@@ -144,9 +143,9 @@ func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, "menus", got[0].Resource)
 	assert.Equal(t, doc.Menus[0].Guid, got[0].GUID)
-	assert.Equal(t, "Renamed Menu", got[0].Entity.(restaurantapi.Menu).Name)
+	assert.Equal(t, "Renamed Menu", got[0].Entity.(Menu).Name)
 	assert.Equal(t, "printers", got[1].Resource)
-	assert.Equal(t, "Renamed Printer", got[1].Entity.(restaurantapi.Printer).Name)
+	assert.Equal(t, "Renamed Printer", got[1].Entity.(Printer).Name)
 }
 
 func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
@@ -233,4 +232,15 @@ func TestChanges_IncludesAChangeInTheSameMillisecondAsSince(t *testing.T) {
 		got = append(got, ch.GUID)
 	}
 	assert.Equal(t, []string{doc.Printers[0].Guid}, got, "a change after since in the same millisecond is not missed")
+}
+
+// assertSameJSON asserts that the client's own type got carries what the
+// server's generated type want does: both encode to the same JSON.
+func assertSameJSON(t *testing.T, want, got any) {
+	t.Helper()
+	w, err := json.Marshal(want)
+	require.NoError(t, err)
+	g, err := json.Marshal(got)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(w), string(g))
 }

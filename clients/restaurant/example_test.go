@@ -66,7 +66,7 @@ func ExampleClient_GetServiceArea() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		area, err := c.GetServiceArea(ctx, table.ServiceArea.Guid)
+		area, err := c.GetServiceArea(ctx, table.ServiceArea.GUID)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/gen/lifecycle"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -19,8 +18,8 @@ const xsdPath = "../../specs/storage/lifecycle.xsd"
 
 // built returns a configuration made of every builder, and one of each kind of
 // bucket that the service accepts.
-func built() map[string]*lifecycle.LifecycleConfiguration {
-	return map[string]*lifecycle.LifecycleConfiguration{
+func built() map[string]*storage.LifecycleConfiguration {
+	return map[string]*storage.LifecycleConfiguration{
 		"plain": storage.Configuration(
 			storage.ExpireAfterDays("logs", "logs/", 30),
 			storage.ExpireOn("archive", "archive/", time.Date(2027, 1, 1, 15, 4, 5, 0, time.FixedZone("CET", 3600))),

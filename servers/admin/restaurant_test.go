@@ -43,7 +43,7 @@ func menuItemNames(t *testing.T, c *restaurantclient.Client) map[string]bool {
 	seen := map[string]bool{}
 	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
-		seen[item.Guid] = true
+		seen[item.GUID] = true
 	}
 	return seen
 }
