@@ -129,16 +129,18 @@ func advanceTenants(ctx context.Context, s *Server, set descriptor.TenantSet, no
 const advanceBatch = 64
 
 // deliveryPoll is how often Advance looks whether the account's events
-// went out.
-const deliveryPoll = 5 * time.Millisecond
+// went out when this replica records nothing (another replica sends them).
+const deliveryPoll = 50 * time.Millisecond
 
 // awaitDeliveries returns once none of the account's events waits to be
 // sent at now (each is delivered, abandoned, or has its next retry after
-// now), or ctx ends.
+// now), or ctx ends. It looks again whenever this replica records a
+// delivery or an attempt, and every deliveryPoll.
 func (s *Server) awaitDeliveries(ctx context.Context, accountID string, now time.Time) error {
 	t := time.NewTicker(deliveryPoll)
 	defer t.Stop()
 	for {
+		recorded := s.recorded.wait()
 		n, err := s.store.unsettledEvents(ctx, accountID, now)
 		if err != nil {
 			return fmt.Errorf("fax: advance: %w", err)
@@ -149,8 +151,35 @@ func (s *Server) awaitDeliveries(ctx context.Context, accountID string, now time
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("fax: advance: %d events not sent yet: %w", n, ctx.Err())
+		case <-recorded:
 		case <-t.C:
 		}
+	}
+}
+
+// signal wakes every waiter at once; its zero value is ready.
+type signal struct {
+	mu sync.Mutex
+	c  chan struct{}
+}
+
+// wait returns a channel closed at the next fire.
+func (g *signal) wait() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.c == nil {
+		g.c = make(chan struct{})
+	}
+	return g.c
+}
+
+// fire wakes the waiters.
+func (g *signal) fire() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.c != nil {
+		close(g.c)
+		g.c = nil
 	}
 }
 

@@ -250,6 +250,7 @@ func (d *delivery) send(ctx context.Context, e outboxEvent, clk clock.Clock) (de
 					d.mu.Lock()
 					d.queues[e.FaxID].leaseUntil = leaseUntil
 					d.mu.Unlock()
+					s.recorded.fire() // a retry is scheduled
 				}
 			}
 			return err
@@ -390,6 +391,7 @@ func (d *delivery) record(ctx context.Context) {
 		d.mu.Unlock()
 		batch = batch[:0]
 		d.s.wakeDelivery() // the faxes of these events may be claimed again
+		d.s.recorded.fire()
 	}
 	for o := range d.outcomes {
 		batch = append(batch, o)

@@ -104,6 +104,9 @@ type Server struct {
 	apps *cache.Cache[application]
 
 	wakeSim    chan struct{}
+	// recorded is fired when this replica records deliveries or failed
+	// attempts (Advance waits for them).
+	recorded signal
 	wakeOutbox chan struct{}
 	running    sync.Mutex
 }
