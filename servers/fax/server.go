@@ -103,10 +103,10 @@ type Server struct {
 	// or deleted.
 	apps *cache.Cache[application]
 
-	wakeSim    chan struct{}
+	wakeSim chan struct{}
 	// recorded is fired when this replica records deliveries or failed
 	// attempts (Advance waits for them).
-	recorded signal
+	recorded   signal
 	wakeOutbox chan struct{}
 	running    sync.Mutex
 }
