@@ -221,15 +221,17 @@ func (s *store) claimDueFaxesOf(ctx context.Context, replica, accountID string, 
 }
 
 // unsettledEvents counts the account's events waiting to be sent at now:
-// neither delivered nor abandoned, and not waiting for a retry due after
-// now (their last attempt's next_retry_at, in the account's time).
+// neither delivered nor abandoned, and not behind a retry due after now
+// (an event of the same fax, itself or one before it, whose last attempt's
+// next_retry_at, in the account's time, is later: a fax's events go out in
+// order).
 func (s *store) unsettledEvents(ctx context.Context, accountID string, now time.Time) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox AS o
 		WHERE o.fax_id IN (SELECT id FROM faxes WHERE account_id = ?)
 			AND o.delivered_at IS NULL AND o.abandoned_at IS NULL
-			AND NOT EXISTS (SELECT 1 FROM delivery_attempts AS d
-				WHERE d.event_seq = o.seq AND d.attempt = o.attempts AND d.next_retry_at > ?)`,
+			AND NOT EXISTS (SELECT 1 FROM outbox AS p JOIN delivery_attempts AS d ON d.event_seq = p.seq AND d.attempt = p.attempts
+				WHERE p.fax_id = o.fax_id AND p.delivered_at IS NULL AND p.abandoned_at IS NULL AND d.next_retry_at > ?)`,
 		accountID, sqldb.Micros(now)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count unsent events: %w", err)

@@ -2,14 +2,19 @@ package sandbox_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/restaurantapi"
@@ -272,4 +277,65 @@ func TestSandboxClock_RateLimitWindowsPassInTheirSandboxsTime(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, statusOf(err), "%v", err)
 	_, err = b.pam.GetGroup(ctx, "none")
 	assert.Equal(t, http.StatusTooManyRequests, statusOf(err), "%v", err)
+}
+
+// flakyReceiver answers 500 to its first fails requests, then 204, and
+// keeps what it was sent.
+type flakyReceiver struct {
+	mu    sync.Mutex
+	fails int
+	got   []string // "event_type/attempt status"
+}
+
+func (f *flakyReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var env struct {
+		Data struct {
+			EventType string `json:"event_type"`
+		} `json:"data"`
+		Meta struct {
+			Attempt int `json:"attempt"`
+		} `json:"meta"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&env)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	status := http.StatusNoContent
+	if f.fails > 0 {
+		f.fails--
+		status = http.StatusInternalServerError
+	}
+	f.got = append(f.got, fmt.Sprintf("%s/%d %d", env.Data.EventType, env.Meta.Attempt, status))
+	w.WriteHeader(status)
+}
+
+func (f *flakyReceiver) seen() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.got...)
+}
+
+func TestSandboxClock_WebhookRetriesWaitForTheSandboxsClock(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	recv := &flakyReceiver{fails: 2}
+	hs := httptest.NewServer(recv)
+	t.Cleanup(hs.Close)
+	require.NoError(t, e.st.Fax.AllowDestinations(hs.URL))
+	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: &hs.URL})
+	require.NoError(t, err)
+	f := e.sendFax(t, a, "+13125550800")
+
+	// The fax.queued event fails its first try, at the send; its retry waits
+	// for A's clock (the backoff starts at 1s).
+	require.Eventually(t, func() bool { return len(recv.seen()) == 1 }, 10*time.Second, 5*time.Millisecond)
+	// Ten minutes in A: the steps are taken, the retry fails again and the
+	// next one is due later in A's time; the events after it wait their turn.
+	advance(t, a, "10m")
+	assert.Equal(t, faxapi.FaxStatusDelivered, faxStatus(t, a, f.ID.String()))
+	assert.Equal(t, []string{"fax.queued/1 500", "fax.queued/2 500"}, recv.seen())
+	// A minute more: the third try succeeds, and the rest follow in order.
+	advance(t, a, "1m")
+	assert.Equal(t, []string{"fax.queued/1 500", "fax.queued/2 500", "fax.queued/3 204",
+		"fax.media.processed/1 204", "fax.sending.started/1 204", "fax.delivered/1 204"}, recv.seen())
 }
