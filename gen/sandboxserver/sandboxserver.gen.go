@@ -34,6 +34,12 @@ type ServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx echo.Context, id SandboxID) error
+	// GetSandboxClock Get a sandbox's clock
+	// (GET /sandboxes/{id}/clock)
+	GetSandboxClock(ctx echo.Context, id SandboxID) error
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	// (POST /sandboxes/{id}/clock)
+	AdvanceSandboxClock(ctx echo.Context, id SandboxID) error
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error
@@ -85,6 +91,38 @@ func (w *ServerInterfaceWrapper) GetSandbox(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetSandbox(ctx, id)
+	return err
+}
+
+// GetSandboxClock converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSandboxClock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSandboxClock(ctx, id)
+	return err
+}
+
+// AdvanceSandboxClock converts echo context to params.
+func (w *ServerInterfaceWrapper) AdvanceSandboxClock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AdvanceSandboxClock(ctx, id)
 	return err
 }
 
@@ -216,6 +254,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id", wrapper.GetSandbox, options.OperationMiddlewares["GetSandbox"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/reset", wrapper.ResetSandbox, options.OperationMiddlewares["ResetSandbox"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
 
 }
 
@@ -535,6 +575,235 @@ func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.Respons
 	return err
 }
 
+type GetSandboxClockRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type GetSandboxClockResponseObject interface {
+	VisitGetSandboxClockResponse(w http.ResponseWriter) error
+}
+
+type GetSandboxClock200JSONResponse SandboxClock
+
+func (response GetSandboxClock200JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSandboxClock400JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSandboxClock401JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSandboxClock403JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSandboxClock404JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetSandboxClock500JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClockRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *AdvanceSandboxClockJSONRequestBody
+}
+
+type AdvanceSandboxClockResponseObject interface {
+	VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error
+}
+
+type AdvanceSandboxClock200JSONResponse SandboxClock
+
+func (response AdvanceSandboxClock200JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AdvanceSandboxClock400JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AdvanceSandboxClock401JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AdvanceSandboxClock403JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AdvanceSandboxClock404JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AdvanceSandboxClock408JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response AdvanceSandboxClock413JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AdvanceSandboxClock415JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock500JSONResponse struct{ InternalJSONResponse }
+
+func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequestsRequestObject struct {
 	Id     SandboxID `json:"id"`
 	Params ListSandboxRequestsParams
@@ -731,6 +1000,12 @@ type StrictServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx context.Context, request GetSandboxRequestObject) (GetSandboxResponseObject, error)
+	// GetSandboxClock Get a sandbox's clock
+	// (GET /sandboxes/{id}/clock)
+	GetSandboxClock(ctx context.Context, request GetSandboxClockRequestObject) (GetSandboxClockResponseObject, error)
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	// (POST /sandboxes/{id}/clock)
+	AdvanceSandboxClock(ctx context.Context, request AdvanceSandboxClockRequestObject) (AdvanceSandboxClockResponseObject, error)
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx context.Context, request ListSandboxRequestsRequestObject) (ListSandboxRequestsResponseObject, error)
@@ -850,6 +1125,79 @@ func (sh *strictHandler) GetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// GetSandboxClock operation middleware
+func (sh *strictHandler) GetSandboxClock(ctx echo.Context, id SandboxID) error {
+	var request GetSandboxClockRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSandboxClock(ctx.Request().Context(), request.(GetSandboxClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSandboxClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSandboxClockResponseObject); ok {
+		return validResponse.VisitGetSandboxClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AdvanceSandboxClock operation middleware
+func (sh *strictHandler) AdvanceSandboxClock(ctx echo.Context, id SandboxID) error {
+	var request AdvanceSandboxClockRequestObject
+
+	request.Id = id
+
+	var body AdvanceSandboxClockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AdvanceSandboxClock(ctx.Request().Context(), request.(AdvanceSandboxClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AdvanceSandboxClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AdvanceSandboxClockResponseObject); ok {
+		return validResponse.VisitAdvanceSandboxClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSandboxRequests operation middleware
 func (sh *strictHandler) ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error {
 	var request ListSandboxRequestsRequestObject
@@ -906,76 +1254,89 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Frrchs3sn6VrjlbZdI7pCjbcWLqxyk5cRJtHEdnpa1NlamjAWeaJKIZYAJgJDG2Huu8wHmyrW5gLiSH",
-	"kry51P7IL5saXBp9w9df40OU6qLUCpWz0fRDVAojCnRo+NeZUNlc3558RT8ytKmRpZNaRdPofIVg/ecn",
-	"FmQ2juJI0odSuFUUR0oUGE0jmUVxZPDnShrMoqkzFcaRTVdYCL+dc2ho2v/a+e3o/WT0SowWFx8OX979",
-	"JYojty5pEeuMVMvo7u6O1rKlVhZZvtci+zv+XKF19CvVyqHi/4qyzGUqSNaDnywJ/KGz618MLqJp9F8H",
-	"7dkP/Fd78MYYbfxWuwc2fjOYGxRXFhzpgOeBNiDAVDmOo7s4+lqbucwyVH+MWE5foQJp4VrkMoN55aAQ",
-	"a1DaQabBraRlqU4U6Vrkv79Qxwoqhbclpg4zQBrGErzT7mtdqez3l+CdBlulq9pFYaANaIVsMq+uTKNl",
-	"FZEgRudDljC407ksUFd/gFclwaUund8xmbKIjaPpbA2ZzFhQYYy8RriRbiWVdz4012ieWDAoMghLHIFF",
-	"lYF0IJZCKj7WudZvhVniH+OPLLW0oK/RsJy5LKQDvYBD+F6+Zon+oUTlVtrIX/CPcQe2ekyBSrr0viAt",
-	"HJ+ewJXSNzZIZauy1MZh9j1mUpxzAvojdUbC/e3sh3fjiMaFqZzrdLZ+o1KdUSrcScdJ5RZfBOfhpYQF",
-	"h7fuCJK5sPjyRffbjfD7/OP869EXPIyyN6qqiKbvI1opiiM/LbrYycJx9GWu06vvdYYPXQspDZxCsjD6",
-	"F1QJFPoaLWiVr+FmhQqczrMYEoMiT2Ch81zfWLgRec6+PJ6pr3AhqtyFIWM4c9pgBkJlYFf6Rh1BpZzM",
-	"+WglmlEd7rwx5EJlNga8RrOupZopUymSwQeQE+lVLeh4pjpq8DLz7SXyfjUYFA7DHdm5h0SWSVKHyE+N",
-	"LtE4SbfVQuQW46js/OlDxPs+5Detuu/iyLl8V+vf6hvItVr6MwUd5JKULRYODUhnIRfWQWUxJt8Q8I2G",
-	"rDLsxzBIXk1sEkPyfFIk8Uwlhyv69WxFv4dTEA5ypOmHRUw/Cm0dfP5ssoLB8wlkYm2HY2hsdbhKgipv",
-	"RVHmpLRDggSFuH2LaulW0fT5s7h79w/o4r/462A2G/v/Df97oOzHyn78//+zHwv70X4sPq6Gw7/2gYLm",
-	"L3r+E6autUwWTMM2yfMfFtH0/f2arifcxR+2DMXZ4yF31zfKp5kjEMreILkqO7tWKY57RW+h0fuwx8XO",
-	"eS78iTJUTorcPiSFQyWUszE0l0RK4yxHzRWuLSXiJMNCj9J21THlsoSE3Dz4QrD+Nv8oSnl5hWtWzHZU",
-	"UN64rEze+zHVSnlxLmXWO2JhdNH74QbnK62vLstqnst0z/ZbGm1kiRuRt2UIO/auf9HjWqUodvVx75mv",
-	"cL3vsPTJYmrQ9X52KIpPOiRPaHbcWL/vLAatE5UR/mL7hCOluUTl9p0qfL3nYO3Gl8uqd5X9Z2z33t5p",
-	"d92+Q1unjfBIaOvEVXq1R15UWamlcp9qX4NL6RHCzqd7tHONxkqtMLvcK9KWehr5mi07TtBoJ6zWs8Gu",
-	"nrY2KNmvKBe0Ctzwnz5Ne7yzo+d0L3D49vz8lK5kV9lOtpTK4RIN26Fesb6kpeKS5zLg5SiOqi6ujKNF",
-	"U4nFkdLucsHlBw1rgN5lAHeXvJ8/dweRc10bCqc+FFCgtcGf7jcSn7s+QzuvT3PfoshCCd4PJj5E0mFh",
-	"+7OG/4MwRqyjHazpl6ZKsUIL8zWkQmklU5EDlewxeHehkiITVL51LNEK+DddkULeKGfWvddD10if4Dzt",
-	"KWpsculPudCmEC6aRpmu5jm2MqmqmHvnKNCtdH8cknDChVDc9bvm80lGdyNdmlQW2BJTGGBRuhqudiqz",
-	"Qrh0hVSYKRz23O2xJ0L6pPm5Qq+1HoJB3AB/Bj88BrkAoda9G9SOSph+T/ppB1xip3a4DwNt1BnbizhT",
-	"qZSgVWe/udY5CtUdu2r9976tajfv0Dr3HaYz4lecprvKg8cJgz/9PBZ/7rcwUsg8sVDmIsUaov3kw2ns",
-	"E5Z3dKncyxe9WdBnyI7InW+UtHY3/ue293oqIYPBThE03BAiEw5HvOZD4JUOzCgr6oZbE5VxzQsG4YOk",
-	"m3G+60A9Ntjy+31evtdxt31tr2ftd5aL/RnxtBdaZMKJjaR9nxdt5NaefK7w1l1yWbdr6FODFpXz6arQ",
-	"xvubROvz1RGUwlqmhiwkvAbV3Z6koXWhFEt8lBtumZ9P2KeXTg32a0vf1Fd1l8Jt3gj7fZTndOume/fq",
-	"DCWscVtKgzbstieePAEHGebo0G6U35XK0etaWiq7M5jjQht8bHzFkQeVbRFt57ej54tXYpIeZs/wxfwz",
-	"8fLzvnlU6F/Sjp+kqV5igTLW+fnbHcZgvFXdT4qJfTBFBMhOZvfbbZh0S+4NA2zasRetWkwrI936jKzp",
-	"PSxY4nx/6S6yQqqaGewYb8RyUVw0pKHoq/NJDew+fHGgMGhaLaycKz3bJ9VC1yyiSNkmoT0iSsnZlxAp",
-	"1Vo8yU4PDpbSrar5ONXFQT2m+c8uqAtBxmF+hdyJUEqqJdRTQICjvO/RE4e8UGv48gR+0nNmCuhnLtSy",
-	"EkucAop0NVO1K0sLQoG0OidjgUXmchueQSu+yGgO46aBgNPj74GKUSarSXdormWKFAdmpgIREYOAhbgF",
-	"kaa6oqTFY1t6NYbS6IXMMQaP8pjBYMLWTw5gsl5gpngFpjhopC9uLI1swWYtkS8deRyZljwZUq0Wchlc",
-	"fBhDmVcWxEzVt2a4punwzCm6FelYOgsd9wRKwGN4p/1XvWD9dFR5La0kIzhNmtBuxQx+l4qBN53VLVxh",
-	"6WqkQHmWiuEYrA7EpkHWGO0k/F0+U1rBqbZuafDsf94GMqpOT0ysztR5QLnS+iyW1ZyoDwqqjaBSVCsk",
-	"B7b2r2QM5yuDCN7ZfRRYEIaNgKXDbEqLj3ilp087Afb0KTelMt3R3VE7sjfynj6FQXJ8enJ2fvzld5dn",
-	"x+++ev3Dj5fnP3z35l3CUUlzk1a6musCvZgp2EdyDVkQJuZ8/oFmBRgkG6xuMjziyGAr0ZINtGmU+mLy",
-	"nI8h2kN0UwQdoUMGpkg11/YmdQ+KTCRcS1UDS0kisACNF7V7vwCnQTrmdOWCbpu6W4S30tLfVeZPyc6o",
-	"kBbtiO5dobWiDQQ7O4s0cPbt8ejZZy/9MrooBX2VigS2jsKJiXrgUt+GhWcq+TDjcncWxTDzFa//byh6",
-	"Z9FdEvYI7kaemGm0LM/xFoftOX5/k/qrNmPr13+3kDiXJ7ASlgEO5ShJqpaOex10scwU38ED0fbW1tuh",
-	"6xM9mbuxMpeDoU2kFUg3nHYu/pmqb37p6M8qLIr5IvaJxoeoT5U+2eR5UC2FMh/3hJJPgYpzq4aFMNPg",
-	"mDEs0cWUvegfv1e8AeTrlERLu3BZ2xvEcuwjPOH7NoFCZ8ihvtNAcTsUtm+eDJquDZkYCn3tPShfz9Ru",
-	"84bH+NRKSltYdMMYuCFgvcSBX4VcL720Ri6X5IXcJfz2/Px0plJdeBw6bfs6arN/Aw+0b3KZorLYuWOP",
-	"S5GucPRsPNm5ZW9ubsaCP4+1WR6Eufbg7cmXb96dveE5XFS5vHtbN7Icn560dBoBofHEz9AlKmZBoufj",
-	"yfh5KH8YlbTJlDGxtj340qcH24KOqW9Yejfq3LUxkzZZ6PJ0TOkDvw506exMde+owac2BoY8iOKlBT9w",
-	"vsKZah4fbLY8VmhwDO8QM7sfWdUpvHNNeCt2GJlGHXUl0VR2rwNV8Js0Z3ubeXe7T06eTQ5/4z2bNtWe",
-	"znBjUQ4vMoHXXcjsjZ3I715MJvs2bU5x0Hk1w1MOH56y0a3nSc8fntS+guEZXzw8Y+v1BU07fMRGzesG",
-	"nvDZY47T0+a/i6PPHqO+5hkNlx1VUQizbpy0DVkqBMTSMjfSRPwFzWkzwMEHmd358KfUvpsIvtotLGPv",
-	"Ah58cy7g9EgXlM+/GxcMDBaCcI1UsMjlcuU8+vYD8Br9GmleZZi1MV7zUXCyhW3rAd4DrdPlTN1oc8W1",
-	"hmN8Q/XAJjLtC2l/sG5Ib8TYi32qyP7j3fzFwzOaZ1C/0uW8Sh50uThaonuoa2zREUS0MXDdvd5OLzBQ",
-	"ZNTW+kwUbhr1G3R7LTr5zbLm49Lln37S+sk36B7hJN2nn3veSbRDDtqnofw+YSunHYQrmo3f631vQoao",
-	"uylZgI+bcLTrgE4zNmfUo/OMpi2koRqHJhIoFa5G/DUWGcObwH9ScZPqopDO+Qpmzg0cWz+nK2SeS4up",
-	"VpkNTSBpqPQPuj3ydUBbGfDeYUmfoGuqNbSQ6rqcS7oWicUzZalkg1xaZ5tM6fXAY+uJDaDyxGF9tlTk",
-	"uafuja6Wq4ZEqOcR9PNtBob41ledGyt3FOGGXIO81lmtJaYbqpL0ffgSvpOvPdocJP2EOr8X2sOUJ2DF",
-	"ukNGk/gWlaOq2j9FY7Hk9nM0kHamWA7/Cm3EpDwdOnm6ydInwzGchY6lT1CiLJEqKDJB6HLqxUwlxyFi",
-	"2XpJDMmXWl9JpP+doRu1v06Nvl2Pdob/ODou5eg7XPOBfxwdF7+MzgLpOOIKOuGcWZND4BsWcLPSFhmm",
-	"w0rnmYXEyqUSrjK8G+dSXtI3XhPCxMkVrhM2BllMpOQDa0je1z3Zi8Tje6t90c4zYSGR1vdM0UzNvUmD",
-	"N7aRBHibroRaooXB6fH3TyxvFx5RJHV52fBluV5K9cTOVOIps7PuuMD/uBWug7t6dwoJNfAZSne3DwI1",
-	"XEZFRZ6T7DBUn98YrZZUjwwhFYocY44zJZwzcl7RGGY8fH1jkD2HQgmzPpzxVlq3CepttJPqNjPTD1S+",
-	"dGpszjw1CdA8c/dN3LhD5Ebdh+2/ovd9Fz8sUU1LtOlo0O1aP7HdnvZwn9DdPl0reueZ3uFkEkeFVM3v",
-	"f0vYJo+FBC/t9kuPPuGaRuGGZLIgvX726hXL5X+xlLv9qUfYlTNzaIUSfDVNIS0pjpjh2iufVCluiPe4",
-	"ruleserroyNCYvHnxJs2adt+SR1CpcFrqSvLXbu9Vvatwl5B6+Zeo8pHKZJQFr8AbSSuDTzIwhvQw8lk",
-	"rzz8GLzfroeT4HDhZ480F78jsuz2cPegy5pvC0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9f",
-	"Nd7D151WbrP5O+eem60hm6HKu/MU2xPyWk2blkxXI6FE963HexpNoXkauO6lVsgXOiyNrkobc7PNxszs",
-	"dZa0R8CUQFyX//SlwEyKI8jlAtN1ut0Ks0ddQOBXGcYz5UlEJGBW8xEigAHKB+Fb3JDTTfAUpVv33dZ/",
-	"JxP9x5SQHVaVfefP8G7Dmy31MNnVacxzrG225N9fUEj5VkofEst1KvJOD7ttTA4SbnSbSiXDDVZ/enBw",
-	"+Ozz8WQ8GR9Ov5h88YqjNsjWT7PHdNOXmNaNFnZXT8i1jcFx5+JvDrh7Nf6TEcWeREeVjw8GLlXbOGmq",
-	"1XaTOgveXdz9KwAA//8=",
+	"7DzbctvIlb9yCpsqkw5EUbbHGVMPW7LHk3HGF22kVFJlaoUmcEj2COjGdDdEMbY+a39gv2zrnG5cSIKS",
+	"vDOeSqXmyQLRl3O/w5+iVBelVqicjSafolIYUaBDw09nQmUzffPmO3rI0KZGlk5qFU2i8yWC9a8fWZDZ",
+	"KIojSS9K4ZZRHClRYDSJZBbFkcGfK2kwiybOVBhHNl1iIfx1zqGhbf9tZzcHH8cHL8TB/OLT0fPbP0Rx",
+	"5NYlHWKdkWoR3d7e0lm21Moiw/dSZH/Fnyu0jp5SrRwq/lOUZS5TQbAe/mQJ4E+dW/9gcB5Nov84bHE/",
+	"9G/t4WtjtPFX7SJs/GUwMyiuLDiiAe8DbUCAqXIcRbdx9L02M5llqH4bsJy+QgXSwrXIZQazykEh1qC0",
+	"g0yDW0rLUL1RRGuRf32gThRUCm9KTB1mgLSMIXiv3fe6UtnXh+C9Bluly1pEYaANaIXMMk+uTKNlEhEg",
+	"RudDhjCI07ksUFe/gVQlQaQunb8xmTCIjaDpbA2ZzBhQYYy8RlhJt5TKCx+aazSPLBgUGYQjjsGiykA6",
+	"EAshFaN1rvVbYRb428gjQy0t6Gs0DGcuC+lAz+EI3smXDNHflKjcUhv5T/xtxIG5HpOiEi29LEgLJ6dv",
+	"4ErplQ1Q2aostXGYvcNMinM2QL8lzQi4v5x9eD+KaF3YyrZOZ+vXKtUZmcIdc5xUbv5tEB4+SlhweOOO",
+	"IZkJi8+fdd+thL/nb+ffH3zLy8h6o6qKaPIxopOiOPLboosdKxxHr3KdXr1aCuUFSmSZJDBEfmp0icZJ",
+	"ss5zkVvcxvT1jUhdvmby6zkkIrsWKsUEhMogsegSgqTsHEPH85pdnH/QK5gLA05Doa+9bqcEWkzYC/iz",
+	"hqwyzCkYJC/GNokhORoX/M/y6bhIhseQjG0CplLemq+0uYKsQlB6xTS5EUWZE/ZH4yKKo0LcvEW1cMto",
+	"8vRJ3HVfA/JdF38cTKcj/9fwPwfKfq7s5//9H/u5sJ/t5+Lzcjj8Y49fiyOLrt/FSmWdUG4XR3D6mJk4",
+	"w7k2/kXrj8kUEPxzbQrhokmUCYcH9GuPV21+0bOfMHUNh9/pDO9z/B6WQXLimRQCBt6eDEeQzI3+J6oE",
+	"CIvMgnUyz6FSTuZkoKSdqsDejDTTopu0PBAOpLOQVsYgkUAWCAMBc3EDP1XWkZmjI+q1WqU4ZFZOlXBM",
+	"EIU3DsIFMEimtSxNowlMo7GdRoH30rFZ1eQ59bVUC76NEDAo8rCIVkzVSuS5h6XMKy81ej636IENF1gW",
+	"aIv8S4ZZzM+0gIBlDPnI2XqqpLOYz2uzLmYEhACLqVbZCL7DuahyFwAZTVVHUz1xOcASeb+mGhSu5kon",
+	"VLpTZTfVjzl8n2lr5YWkyeX9ypprImwrP5DLayLV3KFh4uTCOqgs3qXApLfxVCVHS3p64vV4QgKQI20/",
+	"KmJ6KLR18Kcn4yUMno4hE2s77BDzaFmTslXw5VfT714NY85kgTXMkzz/MI8mH++mdL3hNv60xSh2cPfp",
+	"q14p7wmPQSi7QkOKp9gip2wxdkFvo/eP4Y6LHXwuPEYZKidFbu+DwqESytkYmjgmpXVea65wbdk5ZFjo",
+	"g7Q9dUTutsdBzAXTb8trlPLyCtdMmG2tINd2WZm892WqlfLgXMqsd8Xc6KL3xQpnS62vLstqlst0z/Vb",
+	"FG1giRuQt2EIN/aef9EjWqUodulxJ85XuN6HLL2ymBrvoHZeOxTFFyHJG5obN87vw8WgdaIywsdeX4BS",
+	"mktUbh9W4e0diLUXXy6q3lP249jevX3T7rl9SFunjfCx1RbGVXq1B15UWamlcl/KX4ML6YPYnqBkL3Wu",
+	"0VipFWaXe0HaIk8DX3NlRwga6oTTei7YpdPWBSXLFdmCloAb8tNHaR+S79A53Rv5/HB+fkrBjKtsx1pK",
+	"5XCBhvlQn1g7aak4K78MKV0UR1U39eEYLRQL4khpdznnDJmWNbnIZcg/Lvk+j3cnaeTSS8jt+6KAAq0N",
+	"8nQ3kxjvGod2Xx/lfkCRhSpRfzDxKZIOC9tvNfwPwhixjnbSIX80XIu8QgqRIBVKK5mKHJQoMAYvLpT1",
+	"ZiJ1mHU40QL4F10RQV4rZ9a97qHLpC8QnhaLOja59Fi2sbauZnkn0FZVMfPCUaBb6n49JOCEC6q4K3fN",
+	"6zcZ+UZympS52hJTGGBRujWslqg2igeFcOkSM1Ba4XDUl3Zwra4Pmp8r9FTrqYGJFfBr8MtjkHMQat17",
+	"QS2olHbuMT/tgkvspLd3xUAbqfD2Ic5UKqXQqnPfTOschequXbbye9dVtZh3Ko93IdNZ8Quw6Z5yLzph",
+	"8ZfjY/Hnfg4jqcwjC2UuUqxDtJ+8Om0klVK55896raC3kB2QO+84C925+O/b0uurXRkMOEB0Ir2q083h",
+	"F2S2XetGCHOUFXXVrdHKuC5dB+ADpJt6vitAPTzYkvt9Ur5XcLdlba9k7ReWi/0W8bQ3tMiEExtG+y4p",
+	"2rCtPfac8u5LTut2GX1qkBN3NleFNl7eJFpvr46hFJYTcmEh4TMSmGvT5vOlWOCDxHCL/YxhH106Odgv",
+	"TX1Tn9VdCrfpEfbLKO/p5k133tVZSrHGTSkN2nDbHn3yNWLIMEeHdiP9rlSOntbSUtqdhWLSQ/UrjnxQ",
+	"2SbRdnZz8HT+QozTo+wJPpt9I57/qW8fJfqXdOMXUUrp1b2ZJReJuGzEpiKG1VKmS64uhKwTLH4Bhr3F",
+	"DLrz/PztTpViq2S4HBdje69ZCmkCiZpH0V+6IUxbFNtg/aYE3SHgr2px3pTyIgS7DxbyB7Lh4TT29bM7",
+	"Cry7LJYWBJnbOhgKDiK+jyUP4kjhw2DPiwBcb/5hMa2MdOszIpOnZoDzfH8xRmSFVHU7ooPaAfObLF3T",
+	"qRB9lRvCiPnCoQAKg6bFaOlc6VsMUs113boQKVM39GRFKZlclGNQ9syb7OTwcCHdspqNUl0c1muaP3bD",
+	"9CBVbLivkNufSkm1gHoLCHDkyX08zEZcqDW8egM/6RnXfugxF2pRiQVOAEW6nKraOBGHFUirc1ICsMgN",
+	"pKZypBWHJrSHI+GBgNOTd+BQFFxK5RKquZYpkmUzUxVKSzH4CrJIU10pF9a2PZ0YSqPnMscYfNzONSnu",
+	"EvnNIT2oD5gqPoGLVrTSp6skiNCmDzVEvhjA64i1JJSQajWXiyCtw9hXlcVU1XFQCLwIebxGs3ZLojFb",
+	"uFbtuRY+gvfav9Vzpk+HlNfSSmKC00QJ7ZbcNuwW1+B153QLV1i6OvYjzzkTljIv7YEAg0wxukl45Zsq",
+	"reBUW7cwePZfb0N5sXY4BY6maqrOQ94irfdLGWh/hVcKynahUpT9JYe2lq9kBOdLgwhe2L0WWBCGmYCl",
+	"w2xChx/wSY8fdxTs8WPuhGe6Q7vjdmWv5j1+DIPk5PTN2fnJqx8vz07ef/fywz8uzz/8+Pp9wlpJe5MW",
+	"urp6CXo+VbCvbDlkQLjU6u06NCfAINmo0yfDY9YM5hId2QSrDVGfjZ8yGqJFomsiCIVOeTdFyqK3L6kb",
+	"38Qi4Wpw+D6VrwkEBqCRovbuZ+A0SMfGVs4pfqhb1HgjrfPNDsaShVEhHdoB3YtCy0VSKcy4ZblEaeDs",
+	"h5ODJ98898foohT0VioCOHTDyL0AF29sOHiqkk9TLmBMoximvobh/wxljGl0m4Q7griRJGYaLcNzstWV",
+	"6DSpQvCUMffr3y0kzuUJLIXlkJVslCRSS8cNVnLYU8VR1UC0Df31tup6Q0/sbrjMPi30prUC6YaTTig3",
+	"VXUsJ7nLpcKhmM9jb2i8inpT6Y1NngfSkiozum/I+BSo2LZqcrOTIJgxLNDFZL3oH39XvJGaBZPkf6Q4",
+	"yK4QS7ppqtxOu6FuEf4Z3UZ7MIb+ruGko6tTRaw+yCgVVE0asNNIgLnOc71iinC+SBbeyqLKSa0fWbAO",
+	"SxtDKKAzBeU1ctZB9PG0Mch5SBwGRDjEWsdgKHTxEwwrqTK9sjEUmEkBuVRXdujFndIZMq1NuzHIe9z2",
+	"lVnNZpiKArkNSJJjKkXWrc1wyXo0aAXYppuaiBYUkYgCWcK40Nc4gu9Flbv6Oo8n5HrhzzBysSDl44kM",
+	"rmGmusCpooTKN8JymaKy2AkTTkqRLvHgyWi8EyisVquR4NcjbRaHYa89fPvm1ev3Z695D2f6Lu8GHI2G",
+	"nZy+aWu8FJaNjvwOXaLi0lz0dDQePQ05OQdWrT/gEFbbnoDRWzjbxk0TP+jhNaETLsRcScxC67EjU56Z",
+	"ta2Szk5V180OvrRbNWwav238RvyeqmZoa7MPt0SDI3iPmNn9wWHthTqeznOxUyZsyFGnt0254WWoX/0q",
+	"Qy29Hebb3VG9J+OjX/nOpne6Z6Km4SjbRE4AmXbBOTV8Irl7Nh7vu7TB4rAzbchbju7fsjHlxJue3r+p",
+	"nR7kHd/ev2Nrao22HT3gomYqjDd88xB0esajbuPom4eQrxk/5MypKgph1o2QtipLuYxYWC7YNRp/QXta",
+	"C3D4SWa3Xv3JO+0agu92qx3xRg2AbAF7SfKxPjrf8JEwmAsytFLBPJeLpfMJhF+A1+jPSPMqw6zV8bpI",
+	"Cm+2wvN6gZdA63Q5VeQTOF3yoyuU0mwG130q7RHrqvSGjj3bR4rsX17Mn92/oxkf/YUi50lyr8jF0WLf",
+	"WFYbgVh0FOXaOMQL2+YFBt5XN9zn6vUmU9vIaJej41/Naj7MXP4uJ62c/BndA4SkOzK/Z3inXXLYjtTz",
+	"0MyWTTtsSs4PED0fWBc6Qx/khZrbPtl6FUqMX1vA/D13S1kN/e/StkfaagJ1pM4//zKJi/cEzu/09aa3",
+	"rOusc21WwmQTLiA007qDjRJr7IdoteF2ztDXSPRU8TwvDIRqpljvnFedbGDPt3vTudBoYSbSq3iqrPZp",
+	"lAqVLpEbFNkaMorzOQ+mDEsXGMZCF0Kq4Qi25o75K4CVbkpSCldNWTnVRSEdpcVzaaw79il2k8TV9ead",
+	"FJTB8tOoU+Uh4RHPu/LRVFSLpYOqpDhDmwzNcZO7baaoPrEOGSqsltoik0TP54CqCUI4KeB8AjwRdKhI",
+	"LIUNebWPXrhY1e0FSesRDdfyyOpMKKKrr3ushORyztx/6oLOrJnEuXBoRnC21FXegOmLgx4S2pRJhAKF",
+	"Wi25slqXluqFc6mkXWJnBttPw06VH4O1IzjpzBIHkK0Ta1tPCdcsPAZRD+0Ss5kFWsHc6AIk5boftlLp",
+	"mmz9CbhB/+nFfM7fsvSFZD1FjK+Va3Xm7m83mxbOVHj7r2XbO8l1yjDHmwPQJFr/bvb/3z5bC8IehvUf",
+	"5K96opygHHZvoPM65EH1IFPmP3vaMr3dMNtpLqJybUfnGW1j+x3XY/tsnn1ptq64jOB1GD0gPW8Nv1Qw",
+	"49kpW0/lFzLPZbBFwQVIM1UNuY59wbYt4fLd4Uhv1uoph+BAatPHbqOtN3kXJx3k0jrb5IOeDrx207g2",
+	"Pfsat1TkuZ+aMbpaLJtuT72PjK+f8AG71KvgITZO7hDCDdlHvtRZTSXuC1Ul0fvoOfwoX/qa2iDpn2Xh",
+	"Uf09QypkydedORAC36JyQ7Lh/KFS7VM3P1biz0YYDv+N0gHPwxDSyePNAZlkOIKzMCzoYwlRliiML6eH",
+	"AUPyhMlJsBTMvSSG5JXWVxLprzN0B+3TqdE364Od5f84OCnlwY+4ZoT/cXBS/PPgLHSHD7jV4b9xqrt4",
+	"4GeFgidXokBY6jyzkFi5UMJVhm/jjJGP9DOPHGUlV7hOmBnEMZGSDKwh+ViPQ14kvoppte+u8E6YS6Tz",
+	"fUtvqmaepUEaW00CvPHW2sLg9OTdI8vXhfnlpO4DNI3NXC+kemSnKvG9zbPuutCoc0tcB3H14hQMoK1D",
+	"ue71m/EVkAWnNywwFHeujFYLuML1EFKhfEA5VcI5I2cVreHWlK/iBudNqtTvut9K6zZLlzbaCa83LdMH",
+	"la+7zRC2PHW3pvkI2s9Pxp2Oe9T97PkXjJ3exvdDVPePWnM06A6MPrLdcdLhPqC7I3It6J0vZI7G4zgq",
+	"pGqe/1/ANnYsGHhpt4es+4BrZvQ2IJMF0fWbFy8YLv/EUO6Ohj2Ar2yZwxSicNymCxGNtHVKsxc+qVLc",
+	"AO9hA4t7wardRweExOLPiWdt0k7cJbUKlQavpa4sD8zt5bKf0usFtJ6ra0j5IEJSJMgfXzUQ1wweZOHz",
+	"q6PxeC883Gjr5+vROAhceOyB5uIrhsDd8ck9EXA9qxFQ34xEfq91tGEkGd4tM7AnrqPYrxNUBgr/+oU3",
+	"bndv/w8Yv05x5bRym3OXMx6OsnXIZuRi6TpfQfrJCa0mzexMlyKhEeFnxO6YCArTg2EoYUHJMDl0WBhd",
+	"lTbmqSgbc/+yc6Q9Bm58xHWTg95wt/sYcjnHdJ1uzyzZ425A4E8ZxqG6gEiBWZNOh2CA7EF4FzcJeKM8",
+	"RenWfd76r8Sif5lCeSe9Zdn5Xb1b9WZO3d/S60xQsq5tzk5+vCCV8jMvfZFYrlORd4YN2wmyQcITiaZS",
+	"yXBjdmFyeHj05E+j8Wg8Opp8O/72BWttgK1/mCAmT19iWk/EsLj6tmNbRBp1HH+D4K5r/DtHFHsMHWU+",
+	"9SiJ/3w96EmTrbaX1Faw3/tuDYSFtkDY6rPy24vb/wsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

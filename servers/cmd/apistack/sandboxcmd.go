@@ -23,6 +23,9 @@ commands:
                                             print the requests its credentials made (its journal)
   reset ID                                  put a sandbox back as it was when created
   delete ID                                 delete a sandbox and everything of it
+  advance ID DURATION | advance --set RFC3339 ID
+                                            move its clock on (the work that became due runs first)
+  clock ID                                  print its clock
 
 create needs the sandbox-creator token (or the admin token); the other commands the
 sandbox's own token (or the admin token). The URL and token default to
@@ -148,8 +151,10 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 			p.Limit = limit
 		}
 		return client.ListSandboxRequests(ctx, id, &p)
+	case "advance", "clock":
+		return sandboxClockCall(ctx, client, name, fs, args)
 	}
-	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, reset, delete)", name)
+	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, reset, delete, advance, clock)", name)
 }
 
 // printSandboxAnswer prints the JSON body indented (nothing for a 204), and

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSandboxCommand_AdvanceAndClock(t *testing.T) {
+	dataDir := t.TempDir()
+	_, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	out, err := sandboxCLI(t, "--data-dir", dataDir, "create", "--clock", "frozen")
+	require.NoError(t, err)
+	var created struct {
+		ID    string    `json:"id"`
+		Token string    `json:"token"`
+		Now   time.Time `json:"now"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &created), out)
+	own := []string{"--data-dir", dataDir, "--sandbox-token", created.Token}
+	type clockView struct {
+		Mode   string    `json:"mode"`
+		Now    time.Time `json:"now"`
+		Offset string    `json:"offset"`
+	}
+	read := func(out string) clockView {
+		var c clockView
+		require.NoError(t, json.Unmarshal([]byte(out), &c), out)
+		return c
+	}
+
+	out, err = sandboxCLI(t, append(own, "clock", created.ID)...)
+	require.NoError(t, err)
+	assert.Equal(t, clockView{Mode: "frozen", Now: created.Now, Offset: read(out).Offset}, read(out))
+
+	out, err = sandboxCLI(t, append(own, "advance", created.ID, "1h30m")...)
+	require.NoError(t, err)
+	assert.Equal(t, created.Now.Add(90*time.Minute), read(out).Now)
+
+	to := created.Now.Add(48 * time.Hour).UTC()
+	out, err = sandboxCLI(t, append(own, "advance", "--set", to.Format(time.RFC3339Nano), created.ID)...)
+	require.NoError(t, err)
+	assert.Equal(t, to, read(out).Now)
+
+	// Bad arguments call nothing; the API refuses going back.
+	for _, args := range [][]string{
+		{"advance", created.ID}, {"advance", created.ID, "ten"}, {"advance", created.ID, "1m", "2m"},
+		{"advance", "--set", "tomorrow", created.ID}, {"advance", "--set", to.Format(time.RFC3339), created.ID, "1m"},
+		{"clock"}, {"clock", "--set", to.Format(time.RFC3339), created.ID},
+	} {
+		_, err := sandboxCLI(t, append(own, args...)...)
+		assert.Error(t, err, "%q", args)
+	}
+	_, err = sandboxCLI(t, append(own, "advance", "--set", created.Now.Format(time.RFC3339Nano), created.ID)...)
+	require.ErrorContains(t, err, "400")
+	_, err = sandboxCLI(t, append(own, "advance", created.ID, "-1m")...)
+	require.ErrorContains(t, err, "400")
+	out, err = sandboxCLI(t, append(own, "clock", created.ID)...)
+	require.NoError(t, err)
+	assert.Equal(t, to, read(out).Now, "refused changes changed nothing")
+}
+
+// TestREADME_SandboxClockRuns runs the README's sandbox clock example, as
+// written, against `apistack serve --demo`.
+func TestREADME_SandboxClockRuns(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is needed (.ci/run installs it)", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	readme, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "<!-- sandbox-clock-example -->\n```sh\n")
+	require.True(t, ok, "README has no sandbox clock example")
+	script, _, ok := strings.Cut(block, "```\n<!-- /sandbox-clock-example -->")
+	require.True(t, ok)
+
+	dir := t.TempDir()
+	_, _, stop := startServe(t, filepath.Join(dir, "data"))
+	defer func() { require.NoError(t, stop()) }()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's sandbox clock example failed:\n%s", out)
+	assert.Contains(t, string(out), "true", "the fax was delivered when the advance answered")
+}
