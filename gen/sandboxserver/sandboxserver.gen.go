@@ -34,12 +34,27 @@ type ServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx echo.Context, id SandboxID) error
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx echo.Context, id SandboxID) error
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx echo.Context, id SandboxID) error
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx echo.Context, id SandboxID) error
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx echo.Context, id SandboxID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -85,6 +100,78 @@ func (w *ServerInterfaceWrapper) GetSandbox(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetSandbox(ctx, id)
+	return err
+}
+
+// ClearSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearSandboxFaults(ctx, id)
+	return err
+}
+
+// ListSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxFaults(ctx, id)
+	return err
+}
+
+// AddSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) AddSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddSandboxFault(ctx, id)
+	return err
+}
+
+// DeleteSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "fault_id" -------------
+	var faultId FaultID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fault_id", ctx.Param("fault_id"), &faultId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fault_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSandboxFault(ctx, id, faultId)
 	return err
 }
 
@@ -164,6 +251,22 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// TriggerInboundFax converts echo context to params.
+func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TriggerInboundFax(ctx, id)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -216,6 +319,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id", wrapper.GetSandbox, options.OperationMiddlewares["GetSandbox"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/reset", wrapper.ResetSandbox, options.OperationMiddlewares["ResetSandbox"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults", wrapper.ClearSandboxFaults, options.OperationMiddlewares["ClearSandboxFaults"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/faults", wrapper.ListSandboxFaults, options.OperationMiddlewares["ListSandboxFaults"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults/:fault_id", wrapper.DeleteSandboxFault, options.OperationMiddlewares["DeleteSandboxFault"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/triggers/inbound-fax", wrapper.TriggerInboundFax, options.OperationMiddlewares["TriggerInboundFax"]...)
 
 }
 
@@ -535,6 +643,364 @@ func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.Respons
 	return err
 }
 
+type ClearSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ClearSandboxFaultsResponseObject interface {
+	VisitClearSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ClearSandboxFaults204Response struct {
+}
+
+func (response ClearSandboxFaults204Response) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClearSandboxFaults400JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClearSandboxFaults401JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClearSandboxFaults403JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClearSandboxFaults404JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ClearSandboxFaults500JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ListSandboxFaultsResponseObject interface {
+	VisitListSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxFaults200JSONResponse FaultList
+
+func (response ListSandboxFaults200JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxFaults400JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxFaults401JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxFaults403JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxFaults404JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxFaults500JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFaultRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *AddSandboxFaultJSONRequestBody
+}
+
+type AddSandboxFaultResponseObject interface {
+	VisitAddSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type AddSandboxFault201JSONResponse Fault
+
+func (response AddSandboxFault201JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddSandboxFault400JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddSandboxFault401JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddSandboxFault403JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddSandboxFault404JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFaultRequestObject struct {
+	Id      SandboxID `json:"id"`
+	FaultId FaultID   `json:"fault_id"`
+}
+
+type DeleteSandboxFaultResponseObject interface {
+	VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type DeleteSandboxFault204Response struct {
+}
+
+func (response DeleteSandboxFault204Response) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSandboxFault400JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSandboxFault401JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSandboxFault403JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSandboxFault404JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSandboxFault500JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequestsRequestObject struct {
 	Id     SandboxID `json:"id"`
 	Params ListSandboxRequestsParams
@@ -720,6 +1186,113 @@ func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type TriggerInboundFaxRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *TriggerInboundFaxJSONRequestBody
+}
+
+type TriggerInboundFaxResponseObject interface {
+	VisitTriggerInboundFaxResponse(w http.ResponseWriter) error
+}
+
+type TriggerInboundFax201JSONResponse InboundFax
+
+func (response TriggerInboundFax201JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TriggerInboundFax400JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TriggerInboundFax401JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TriggerInboundFax403JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TriggerInboundFax404JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response TriggerInboundFax413JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax500JSONResponse struct{ InternalJSONResponse }
+
+func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CreateSandbox Create a sandbox
@@ -731,12 +1304,27 @@ type StrictServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx context.Context, request GetSandboxRequestObject) (GetSandboxResponseObject, error)
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx context.Context, request ClearSandboxFaultsRequestObject) (ClearSandboxFaultsResponseObject, error)
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx context.Context, request ListSandboxFaultsRequestObject) (ListSandboxFaultsResponseObject, error)
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx context.Context, request AddSandboxFaultRequestObject) (AddSandboxFaultResponseObject, error)
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx context.Context, request DeleteSandboxFaultRequestObject) (DeleteSandboxFaultResponseObject, error)
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx context.Context, request ListSandboxRequestsRequestObject) (ListSandboxRequestsResponseObject, error)
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -850,6 +1438,130 @@ func (sh *strictHandler) GetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// ClearSandboxFaults operation middleware
+func (sh *strictHandler) ClearSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ClearSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearSandboxFaults(ctx.Request().Context(), request.(ClearSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearSandboxFaultsResponseObject); ok {
+		return validResponse.VisitClearSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSandboxFaults operation middleware
+func (sh *strictHandler) ListSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ListSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxFaults(ctx.Request().Context(), request.(ListSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxFaultsResponseObject); ok {
+		return validResponse.VisitListSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddSandboxFault operation middleware
+func (sh *strictHandler) AddSandboxFault(ctx echo.Context, id SandboxID) error {
+	var request AddSandboxFaultRequestObject
+
+	request.Id = id
+
+	var body AddSandboxFaultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddSandboxFault(ctx.Request().Context(), request.(AddSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddSandboxFaultResponseObject); ok {
+		return validResponse.VisitAddSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSandboxFault operation middleware
+func (sh *strictHandler) DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error {
+	var request DeleteSandboxFaultRequestObject
+
+	request.Id = id
+	request.FaultId = faultId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSandboxFault(ctx.Request().Context(), request.(DeleteSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSandboxFaultResponseObject); ok {
+		return validResponse.VisitDeleteSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSandboxRequests operation middleware
 func (sh *strictHandler) ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error {
 	var request ListSandboxRequestsRequestObject
@@ -901,81 +1613,171 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// TriggerInboundFax operation middleware
+func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error {
+	var request TriggerInboundFaxRequestObject
+
+	request.Id = id
+
+	var body TriggerInboundFaxJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TriggerInboundFax(ctx.Request().Context(), request.(TriggerInboundFaxRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TriggerInboundFax")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TriggerInboundFaxResponseObject); ok {
+		return validResponse.VisitTriggerInboundFaxResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Frrchs3sn6VrjlbZdI7pCjbcWLqxyk5cRJtHEdnpa1NlamjAWeaJKIZYAJgJDG2Huu8wHmyrW5gLiSH",
-	"kry51P7IL5saXBp9w9df40OU6qLUCpWz0fRDVAojCnRo+NeZUNlc3558RT8ytKmRpZNaRdPofIVg/ecn",
-	"FmQ2juJI0odSuFUUR0oUGE0jmUVxZPDnShrMoqkzFcaRTVdYCL+dc2ho2v/a+e3o/WT0SowWFx8OX979",
-	"JYojty5pEeuMVMvo7u6O1rKlVhZZvtci+zv+XKF19CvVyqHi/4qyzGUqSNaDnywJ/KGz618MLqJp9F8H",
-	"7dkP/Fd78MYYbfxWuwc2fjOYGxRXFhzpgOeBNiDAVDmOo7s4+lqbucwyVH+MWE5foQJp4VrkMoN55aAQ",
-	"a1DaQabBraRlqU4U6Vrkv79Qxwoqhbclpg4zQBrGErzT7mtdqez3l+CdBlulq9pFYaANaIVsMq+uTKNl",
-	"FZEgRudDljC407ksUFd/gFclwaUund8xmbKIjaPpbA2ZzFhQYYy8RriRbiWVdz4012ieWDAoMghLHIFF",
-	"lYF0IJZCKj7WudZvhVniH+OPLLW0oK/RsJy5LKQDvYBD+F6+Zon+oUTlVtrIX/CPcQe2ekyBSrr0viAt",
-	"HJ+ewJXSNzZIZauy1MZh9j1mUpxzAvojdUbC/e3sh3fjiMaFqZzrdLZ+o1KdUSrcScdJ5RZfBOfhpYQF",
-	"h7fuCJK5sPjyRffbjfD7/OP869EXPIyyN6qqiKbvI1opiiM/LbrYycJx9GWu06vvdYYPXQspDZxCsjD6",
-	"F1QJFPoaLWiVr+FmhQqczrMYEoMiT2Ch81zfWLgRec6+PJ6pr3AhqtyFIWM4c9pgBkJlYFf6Rh1BpZzM",
-	"+WglmlEd7rwx5EJlNga8RrOupZopUymSwQeQE+lVLeh4pjpq8DLz7SXyfjUYFA7DHdm5h0SWSVKHyE+N",
-	"LtE4SbfVQuQW46js/OlDxPs+5Detuu/iyLl8V+vf6hvItVr6MwUd5JKULRYODUhnIRfWQWUxJt8Q8I2G",
-	"rDLsxzBIXk1sEkPyfFIk8Uwlhyv69WxFv4dTEA5ypOmHRUw/Cm0dfP5ssoLB8wlkYm2HY2hsdbhKgipv",
-	"RVHmpLRDggSFuH2LaulW0fT5s7h79w/o4r/462A2G/v/Df97oOzHyn78//+zHwv70X4sPq6Gw7/2gYLm",
-	"L3r+E6autUwWTMM2yfMfFtH0/f2arifcxR+2DMXZ4yF31zfKp5kjEMreILkqO7tWKY57RW+h0fuwx8XO",
-	"eS78iTJUTorcPiSFQyWUszE0l0RK4yxHzRWuLSXiJMNCj9J21THlsoSE3Dz4QrD+Nv8oSnl5hWtWzHZU",
-	"UN64rEze+zHVSnlxLmXWO2JhdNH74QbnK62vLstqnst0z/ZbGm1kiRuRt2UIO/auf9HjWqUodvVx75mv",
-	"cL3vsPTJYmrQ9X52KIpPOiRPaHbcWL/vLAatE5UR/mL7hCOluUTl9p0qfL3nYO3Gl8uqd5X9Z2z33t5p",
-	"d92+Q1unjfBIaOvEVXq1R15UWamlcp9qX4NL6RHCzqd7tHONxkqtMLvcK9KWehr5mi07TtBoJ6zWs8Gu",
-	"nrY2KNmvKBe0Ctzwnz5Ne7yzo+d0L3D49vz8lK5kV9lOtpTK4RIN26Fesb6kpeKS5zLg5SiOqi6ujKNF",
-	"U4nFkdLucsHlBw1rgN5lAHeXvJ8/dweRc10bCqc+FFCgtcGf7jcSn7s+QzuvT3PfoshCCd4PJj5E0mFh",
-	"+7OG/4MwRqyjHazpl6ZKsUIL8zWkQmklU5EDlewxeHehkiITVL51LNEK+DddkULeKGfWvddD10if4Dzt",
-	"KWpsculPudCmEC6aRpmu5jm2MqmqmHvnKNCtdH8cknDChVDc9bvm80lGdyNdmlQW2BJTGGBRuhqudiqz",
-	"Qrh0hVSYKRz23O2xJ0L6pPm5Qq+1HoJB3AB/Bj88BrkAoda9G9SOSph+T/ppB1xip3a4DwNt1BnbizhT",
-	"qZSgVWe/udY5CtUdu2r9976tajfv0Dr3HaYz4lecprvKg8cJgz/9PBZ/7rcwUsg8sVDmIsUaov3kw2ns",
-	"E5Z3dKncyxe9WdBnyI7InW+UtHY3/ue293oqIYPBThE03BAiEw5HvOZD4JUOzCgr6oZbE5VxzQsG4YOk",
-	"m3G+60A9Ntjy+31evtdxt31tr2ftd5aL/RnxtBdaZMKJjaR9nxdt5NaefK7w1l1yWbdr6FODFpXz6arQ",
-	"xvubROvz1RGUwlqmhiwkvAbV3Z6koXWhFEt8lBtumZ9P2KeXTg32a0vf1Fd1l8Jt3gj7fZTndOume/fq",
-	"DCWscVtKgzbstieePAEHGebo0G6U35XK0etaWiq7M5jjQht8bHzFkQeVbRFt57ej54tXYpIeZs/wxfwz",
-	"8fLzvnlU6F/Sjp+kqV5igTLW+fnbHcZgvFXdT4qJfTBFBMhOZvfbbZh0S+4NA2zasRetWkwrI936jKzp",
-	"PSxY4nx/6S6yQqqaGewYb8RyUVw0pKHoq/NJDew+fHGgMGhaLaycKz3bJ9VC1yyiSNkmoT0iSsnZlxAp",
-	"1Vo8yU4PDpbSrar5ONXFQT2m+c8uqAtBxmF+hdyJUEqqJdRTQICjvO/RE4e8UGv48gR+0nNmCuhnLtSy",
-	"EkucAop0NVO1K0sLQoG0OidjgUXmchueQSu+yGgO46aBgNPj74GKUSarSXdormWKFAdmpgIREYOAhbgF",
-	"kaa6oqTFY1t6NYbS6IXMMQaP8pjBYMLWTw5gsl5gpngFpjhopC9uLI1swWYtkS8deRyZljwZUq0Wchlc",
-	"fBhDmVcWxEzVt2a4punwzCm6FelYOgsd9wRKwGN4p/1XvWD9dFR5La0kIzhNmtBuxQx+l4qBN53VLVxh",
-	"6WqkQHmWiuEYrA7EpkHWGO0k/F0+U1rBqbZuafDsf94GMqpOT0ysztR5QLnS+iyW1ZyoDwqqjaBSVCsk",
-	"B7b2r2QM5yuDCN7ZfRRYEIaNgKXDbEqLj3ilp087Afb0KTelMt3R3VE7sjfynj6FQXJ8enJ2fvzld5dn",
-	"x+++ev3Dj5fnP3z35l3CUUlzk1a6musCvZgp2EdyDVkQJuZ8/oFmBRgkG6xuMjziyGAr0ZINtGmU+mLy",
-	"nI8h2kN0UwQdoUMGpkg11/YmdQ+KTCRcS1UDS0kisACNF7V7vwCnQTrmdOWCbpu6W4S30tLfVeZPyc6o",
-	"kBbtiO5dobWiDQQ7O4s0cPbt8ejZZy/9MrooBX2VigS2jsKJiXrgUt+GhWcq+TDjcncWxTDzFa//byh6",
-	"Z9FdEvYI7kaemGm0LM/xFoftOX5/k/qrNmPr13+3kDiXJ7ASlgEO5ShJqpaOex10scwU38ED0fbW1tuh",
-	"6xM9mbuxMpeDoU2kFUg3nHYu/pmqb37p6M8qLIr5IvaJxoeoT5U+2eR5UC2FMh/3hJJPgYpzq4aFMNPg",
-	"mDEs0cWUvegfv1e8AeTrlERLu3BZ2xvEcuwjPOH7NoFCZ8ihvtNAcTsUtm+eDJquDZkYCn3tPShfz9Ru",
-	"84bH+NRKSltYdMMYuCFgvcSBX4VcL720Ri6X5IXcJfz2/Px0plJdeBw6bfs6arN/Aw+0b3KZorLYuWOP",
-	"S5GucPRsPNm5ZW9ubsaCP4+1WR6Eufbg7cmXb96dveE5XFS5vHtbN7Icn560dBoBofHEz9AlKmZBoufj",
-	"yfh5KH8YlbTJlDGxtj340qcH24KOqW9Yejfq3LUxkzZZ6PJ0TOkDvw506exMde+owac2BoY8iOKlBT9w",
-	"vsKZah4fbLY8VmhwDO8QM7sfWdUpvHNNeCt2GJlGHXUl0VR2rwNV8Js0Z3ubeXe7T06eTQ5/4z2bNtWe",
-	"znBjUQ4vMoHXXcjsjZ3I715MJvs2bU5x0Hk1w1MOH56y0a3nSc8fntS+guEZXzw8Y+v1BU07fMRGzesG",
-	"nvDZY47T0+a/i6PPHqO+5hkNlx1VUQizbpy0DVkqBMTSMjfSRPwFzWkzwMEHmd358KfUvpsIvtotLGPv",
-	"Ah58cy7g9EgXlM+/GxcMDBaCcI1UsMjlcuU8+vYD8Br9GmleZZi1MV7zUXCyhW3rAd4DrdPlTN1oc8W1",
-	"hmN8Q/XAJjLtC2l/sG5Ib8TYi32qyP7j3fzFwzOaZ1C/0uW8Sh50uThaonuoa2zREUS0MXDdvd5OLzBQ",
-	"ZNTW+kwUbhr1G3R7LTr5zbLm49Lln37S+sk36B7hJN2nn3veSbRDDtqnofw+YSunHYQrmo3f631vQoao",
-	"uylZgI+bcLTrgE4zNmfUo/OMpi2koRqHJhIoFa5G/DUWGcObwH9ScZPqopDO+Qpmzg0cWz+nK2SeS4up",
-	"VpkNTSBpqPQPuj3ydUBbGfDeYUmfoGuqNbSQ6rqcS7oWicUzZalkg1xaZ5tM6fXAY+uJDaDyxGF9tlTk",
-	"uafuja6Wq4ZEqOcR9PNtBob41ledGyt3FOGGXIO81lmtJaYbqpL0ffgSvpOvPdocJP2EOr8X2sOUJ2DF",
-	"ukNGk/gWlaOq2j9FY7Hk9nM0kHamWA7/Cm3EpDwdOnm6ydInwzGchY6lT1CiLJEqKDJB6HLqxUwlxyFi",
-	"2XpJDMmXWl9JpP+doRu1v06Nvl2Pdob/ODou5eg7XPOBfxwdF7+MzgLpOOIKOuGcWZND4BsWcLPSFhmm",
-	"w0rnmYXEyqUSrjK8G+dSXtI3XhPCxMkVrhM2BllMpOQDa0je1z3Zi8Tje6t90c4zYSGR1vdM0UzNvUmD",
-	"N7aRBHibroRaooXB6fH3TyxvFx5RJHV52fBluV5K9cTOVOIps7PuuMD/uBWug7t6dwoJNfAZSne3DwI1",
-	"XEZFRZ6T7DBUn98YrZZUjwwhFYocY44zJZwzcl7RGGY8fH1jkD2HQgmzPpzxVlq3CepttJPqNjPTD1S+",
-	"dGpszjw1CdA8c/dN3LhD5Ebdh+2/ovd9Fz8sUU1LtOlo0O1aP7HdnvZwn9DdPl0reueZ3uFkEkeFVM3v",
-	"f0vYJo+FBC/t9kuPPuGaRuGGZLIgvX726hXL5X+xlLv9qUfYlTNzaIUSfDVNIS0pjpjh2iufVCluiPe4",
-	"ruleserroyNCYvHnxJs2adt+SR1CpcFrqSvLXbu9Vvatwl5B6+Zeo8pHKZJQFr8AbSSuDTzIwhvQw8lk",
-	"rzz8GLzfroeT4HDhZ480F78jsuz2cPegy5pvC0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9f",
-	"Nd7D151WbrP5O+eem60hm6HKu/MU2xPyWk2blkxXI6FE963HexpNoXkauO6lVsgXOiyNrkobc7PNxszs",
-	"dZa0R8CUQFyX//SlwEyKI8jlAtN1ut0Ks0ddQOBXGcYz5UlEJGBW8xEigAHKB+Fb3JDTTfAUpVv33dZ/",
-	"JxP9x5SQHVaVfefP8G7Dmy31MNnVacxzrG225N9fUEj5VkofEst1KvJOD7ttTA4SbnSbSiXDDVZ/enBw",
-	"+Ozz8WQ8GR9Ov5h88YqjNsjWT7PHdNOXmNaNFnZXT8i1jcFx5+JvDrh7Nf6TEcWeREeVjw8GLlXbOGmq",
-	"1XaTOgveXdz9KwAA//8=",
+	"7F39ctu2ln8VDPfOREopWfJH2sh/7Lit0/o2Sb2J79zORF4TIiEJNQmwAGhZN/Vj7Qvsk+2cA4AEJcp2",
+	"vjp3dnL/aSwSwMHB+cbv8L6PUlmUUjBhdDR5H5VU0YIZpvCvF7TKzdmP8M+M6VTx0nApokl0sWRkDg+f",
+	"aMKzYRRHHH4uqVlGcSRowaJJhC9c8SyKI8X+qLhiWTQxqmJxpNMlK6hd0BimYPB/z3MzeDcaPKeD+eX7",
+	"8bO7v0VxZNYlTKWN4mIR3d3F0Vsqspm83UWVto/vo+vxFOnZ7YMU3cFcupRCM+TZ9zR7w/6omDbwVyqF",
+	"YQL/Scsy5ykFWvd+10Dw+2DVvyk2jybRf+w157Fnn+q9U6Wkskttb1jZxchMMXqtiQEe4DgiFaFEVTkb",
+	"Rndx9EKqGc8yJv4asoy8ZoJwTW5ozjMyqwwp6JoIaUgmiVlyjVSdCeA1zb88USeCVILdliw1LCMMXkMK",
+	"XkvzQlYi+/IUvJZEV+nSiyjpSUWkYHhkll2ZZBpZBIQomfeRQidOF7xgsvoLpCpxInVl7IrJBEmsBU1m",
+	"a5LxDAmlSvEbRlbcLLmwwsfUDVNPNFGMZsRNcUw0ExnhhtAF5QK3dSHlS6oW7K+RR6SaayJvmEI6c15w",
+	"Q+ScjMkr/j1S9A9BK7OUiv+L/TXigKceg6ICL60scE1Ozs/ItZAr7ajSVVlKZVj2imWcXqAB+it5BsT9",
+	"/e2vr4dogN1QtHUyW5+KVGZgCrfMcVKZ+XdOeHAqqolht+aYJDOq2bPD8NmK2nX+cfFi8B2+BtabiaqI",
+	"Ju8imCmKIzssutyywnH0Qy7T61cyYw+5hRRenJBkruS/mEhIIW+YJlLka7JaMkGMzLOYJIrRPCFzmedy",
+	"pcmK5jnK8nAqfmTo2NwrQ/LWSMUyQkVG9FKuxDGphOE5bq1kauDVHRcmORWZjgm7YWrtqZoKVQmgwSqQ",
+	"oem1J3Q4FQEbLM3ovWjezQbFqGHORwZ+iGYZB3bQ/FzJkinDwVvNaa5ZHJXBT+8jXPchuWnYfRdHxuTb",
+	"XP9ZrkguxcLuyfEg58BsOjdMEW40yak2pNIsBtmg5CdJskqhHJNe8nykk5gkB6MiiaciGS/hr/0l/N2f",
+	"EGpIzmD4uIjhj0JqQ77dHy1J72BEMrrW/SGpz2q8TBwrb2lR5sC0MYQEBb19ycTCLKPJwX4c+v4eOP7L",
+	"b3rT6dD+q/+fPaH/rPSf//s/+s9C/6n/LP5c9vvfdIcp7hc5+52lpjmZzB0Nnkme/zqPJu/u57QfcBe/",
+	"3zgotB4PibtcCWtmjgkVesVAVFHYpUjZsJP0JjR659a43NrPpd1RxoThNNcPUWGYoMLomNROIoX3NGrN",
+	"NVtrMMRJxgo5SJtZh2DLEiCyvfE5Rf61f6Qlv7pma2TMplaA3biqVN75MJVCWHIgVu16Y65k0flgxWZL",
+	"Ka+vymqW83TH8hscrWmJa5I3aXArds5/2SFaJS22+XHvnq/Zetdm4ZFmqWKm87FhtPigTeKAesXW/F17",
+	"UUwbWilqHdsHbCnNORNm167c03s21ix8tag6Z9m9x2btzZW25+3atDZSURsJbey4Sq930MtEVkouzIee",
+	"r2ILbiOErUf3cOeGKc2lYNnVTpI22FPTVy8ZCEHNHTdbxwLbfNpYoES5AlvQMLAlP12ctvHOFp/TnYHD",
+	"zxcX5+CSTaUDa8mFYQum8Bz8jN5Jc4Epz5WLl6M4qsK4Mo7mdSYWR0KaqzmmH/BaHehdueDuCtez+w4i",
+	"csxrXeLUFQUUTGsnT/cfEu7b76EZ18U5rAV0mt2HYgUceXJ+BrOAfy3KUHwCVqaysvK8HUkUVKwhfTD0",
+	"muljMiIFowIiRhvHdx9Nal3uFcVJ51IV8K8oo4YNgJNRB+syltNuJ2L1qYkf5rkZjMb7B4dHz7797jmd",
+	"pRmbd814zW1y+SCLfoEX7+II2EvNLiVVzKj1FYZQ3Uq8pIq19yurWR5sVlTFzDIIuCnuYbgTO42pasYg",
+	"elOc6T6ehJTXREsypyqG0NVGtIphJtJ1HhuiZ50BR8m3B+/paR3cTlEEgerUWMieVkupWUO+8eUqKz9h",
+	"ZvEBVqThcXNcWxT8c0lNsB5k9BOSKBA5lFSWJaR3uP+8H5OkEvSG8pzOcpaQ3tHoAH70ij1ApUymonc0",
+	"GsEDncsVRMCZkmVCaAoJY73FY5K4YGGQVTYZZPCy/1ExqTKmMJD2v80pzxOfdczpLaEpHsQTTdwrwZm3",
+	"E5FwP9bA+Y0EpmngzQpQHsUREN4ENQ2dwW+OzOAXIHL3GbzkusMmZdRg4ssNK/SjVC9qInaqFF1vSStO",
+	"uVMWPy7R+njTuS307qDWxL1FKNk4ZyuP8G9NemNI6/HYudImSJTGQ5sU8QIOejwaxVHBhfsr/gibLee4",
+	"jmC3hhTUpEsuFrvtyoaigqGXitCZZsJgkQksfoImLnEuwNodKdgm5fC/gPpRF/W1td+Ru1Kndo6opcwz",
+	"yFMd/V1Zq89ED0Zh/rmvh18s2fxUD7NVJq2fnmX++E7Oz55ookuWHvvTaHHfj9jYpZef+u/4QX/WYU0p",
+	"Odx/DnJwNDoghuW5Fd2U5jlTxEiyorzzLFZLmWOuKUVWl1dWXLE4qB7opnowXoaa8EWPrPbS26qcLqlI",
+	"gcSZvGFkhClyTWFMjGXJpi6hQoP7ROd2m+aV5jfslZd+e8mxHRI0CtOpKj5U2LCGKHBd1vBnRjN3d9Rt",
+	"CAOjvJ1atgzwZkHSTk1uaF4xTWZrklIhBU9pTgQtWExsTqGJYhlNDcuCGKQh8EzMINp+0VVBmNNblzR1",
+	"XXbZKyVfwAB3CYFGD06HCyxmsRvQuCcksRMl/WEUsLyqMOJ5fHFBViaVBQtTC8VSxm/Q5ZZUGU5zjF14",
+	"zrJOH1nSBbuqLfS2+TPy4RTBcaWuSRgZNbS1lri8l98fWYykeX7lNRqS6h2lphyV1JsrGHWM/kJWBoJV",
+	"KRgoSMYUsI/AVmx9li4YQepb3uO7Z4cPe75MplXBxA6HfP7jC+KPKya2cN14h/GIvOLf94+x5I1+LQFS",
+	"dNISmdnasPtEpqPixkSGly9WcUEyT4fjZ4cE5gzKod+MD8dHR0dHkL/YAltj2KbTb96NB88v0aq9H8fj",
+	"w7tOExbI59b9kd13QnqZXbE/qbWG65ovBA30EPaOwpxMgkfcLKfCP/H5cELAkA1BxUDo3QVCvWs4dwJh",
+	"pia9xP56ZSVIybJkoJLtMPYj9GmHAOIjL38ac8SWDNjLBYhevNwkwIoFv2HiE8Ivq8EbLtyffk2NL8MG",
+	"QT5hAsL1DNwiGK/gCineJTbtydwivSSs2M7p7RDE0xq/D5aqrsL532UF2cSpMGq9s/7wSelcbV+sY3pE",
+	"4lwws5Td9bV7YiuQk+7gCkMr0oPI3V9DBTeu6OtZRoQUrD+MOgUTIpQOav6omFp3U6LoiuBjYl+PCZ8T",
+	"KtadC/gC1Exm6x1lieaFKxbcCd4XlLbuDzcnMaoSkB6GbJ5JmTMqwneXTchx31I+MgngGvdtJnjjE3YT",
+	"zvLgdtzLH74fzf7oPmEGKvNEkzKnKfORy+9WnVqOhgvz7LCzhGYrnzuiB95l/f+5Kb0WIpCR3tblZjtA",
+	"uqcstxGSwIbx9iQK1a3WytjjfRzxjtK2nm8LUMcZbMj9LinfKbibsrZTsnYLy+Vui3jeeWXwQcWPlm3t",
+	"CMEhbd+Vm50rZtNyOPBCKitvnGlrr45JSbVGyIcmCc6RgD9pygHgMh8lho+txQR3q596pf0xpeO0fR96",
+	"71rBq3eQr5VcMe1W26FPFlhDMpYzw3TrWr0SObO85ppUmmVkxuZSscfq13ZxW89uBwfz53SUjrN9djg7",
+	"os++7RqXU22uYMUP4lQnYAAs1sXFy608frhxaz8qRvpBE+Gu4uDY7XKtI92gu3UA7XPsvIXSLK0UN+u3",
+	"cJpWwtxJXOy+kqdZwYVH/ASHN0C6QC9qMBDtur8HNqD4oONgVGGZ1BG3NKa0KB4u5tKjg2iKZ+Jgj7Tk",
+	"aH2jOMI7VBykJ3t7C26W1WyYymLPv1P/YzsPd0qGan7NEGEoBBcL4ocQSgzYfRs9ocpTsSY/nJHf5Qxj",
+	"S/gzp2JR0QWbEEbT5VR4UeaaUEG4ljkcFtEMMVo1fgATOYFjXP5Nzk9eEcNoYfMoinrCUwZ6oKbCAQxi",
+	"QlvRr303jHlLJec8Z7GPa2EgArHsYBdM+gmmAmdA6AK8aS8tdYzFQR9seorslbAt5PjcIJVizhdOxPsx",
+	"KfNKEzoV3ms6Nw2bxxqbwWIPROqBeELmY4bktbRP5Rz5E7DyhmsOh2AkcEKapU2TgoCdnAaza3LNSuMj",
+	"BbCzkLjGRMv29Q6sRK0vnwopyLnUZqHY2/966UAm3jwhYGoq/LUM19aKZb4YZ5WilMqQCrI1kuxpL1/J",
+	"kFwsFWPECrvVAk2owkNgpWHZBCYf4ExPnwYK9vQpgk0zGfDuuHmzU/OePiW95OT87O3FyQ+/XL09ef3j",
+	"97/+dnXx6y+nrxPUShibNNR5DAuR86kgu8ArfSQEATfW/pB6BtJLWmitpH+MmoGnBFPWoU3N1MPRAW6D",
+	"NpsITQRsIQD5pIzM1mRzEY8t1baSWEPQCFIJJCABtRQ1ax8SI4mrtPI5eBuPAmW3HKvhIrO7RGEUDCYN",
+	"SLei0JyidsA5FBauyNufTwb7R8/sNLIoKTzlAgjWBtQJAXgEr/C1m3gqkvdTvMaeRjGZ2pts+093mT2N",
+	"7hK3hhM3kMRM4pXWVJxsYNMsds96UutqMzx9/7smiTF5QpZUY4ADNooDq7lBDCM4lqlAH9yjDWZ2vam6",
+	"1tCLoHZu00EH/8SsvD8JHP9UeM/PMRMXblKWz2NraKyKWlNpjU2eO9aCKuN2z8D4FEygbcXL24kTzJgs",
+	"mInBesF/7FpxK5D3JgmmNs5Z6xVj5dBqeIL+NiGFzLDapreAkWYLmmZBkb0ajQlHTAp5YyUoX0/FNigT",
+	"37GmFZg218z0Y3tDoy3F/voylwtLreKLBUghon9/vrg4n4pUFjYOnTR4TdHGZZL7YJlTgVcqoMaNzdp7",
+	"z7O7PUsK6v4129h0ffUlVcctKym4nrElvWGxcxeOdJzKukZbUbXezKKvqUHpso7LVrhynjKhWeD+T0qa",
+	"LtlgfzjaCgBWq9WQ4uOhVIs9N1bvvTz74fT121Mcg/meycNAombTyflZg+CBGG04tiNkyQQWaKKD4Wh4",
+	"4DIzDJganmG4LnVH6Gstl27ioYnFSFsJD8KAGK8AMgcsDRjuuOhsEDd6KkL32ftQLGIfXwJmN3EZuViy",
+	"qaj7HdooyyVTbEheM5bp3UGf9y6BB7OnGBSLanb4JKdOOr93VYzPggfvxA/fbXe57I/Gn3nNGhm7A4xe",
+	"nyhqPhyB5Z1zOvU5gdwdjka7Fq13sRc06uCQ8cNDWg0COOjg4UFN4w2O+O7hERsNHzBs/IiF6oYKHHD0",
+	"mO10dBbcxdHRY9hXd+5gRlQVBVXrWkgblUVUz0Jj2abW+EsYs2E1rfqD19k2BD9u57yxFQGbF6AtQMuN",
+	"4B90DS3fR3pzCiEXF2Se88XS2MTAvmDv7QgXaV5lLGt03JfKyNlG2O1fsBKojSynYiXVNaZBBkOvDkxU",
+	"h0rbjYUq3dKxw12syP7txfzw4RF159UnipxlyYMiF0cLZh4CqmtmIHrVMcGSwHrTvJCegENtTh9rmO1D",
+	"/YmZnSc6+mxW83Hm8qucNHLyEzOPEJKwA3ZHa0bzyl7TjYotEd2R4H2m7Q2zDUjWVNh7tva93XETM2LW",
+	"ZBNoIVVB83xtG+q81dkWxh9yRpWj0gasjzIzOOyrmekwMxsH1SVQ7tQfaXJ84iLzDLIsROTFNrRFT7Z8",
+	"BBoX4s8ajnuMtS6gz8JgE6xYJZieolukLlTNuYY8sCPl7fJVL7k2DwjS57NuDbpzh32zXPsqn418Arda",
+	"peO5P6UOufx4KxfvSNZeYYJay2hBM5ekt/Pf0JcGya7LgFxGjLUOnxLLOXrboHrrkny6xv/+JMk1xw8R",
+	"iEGpZMq03zrJ5JCc2D+mAoURgkjZVYcIyILELSbWzxu5VRDDrA2mACoLGdam2wHfxJMBZru7sArRhVdP",
+	"rqeC3dLUEJoqqbWfRpMeGgNfhqnVF8dB1mtkwVNwBn2sSzg596v3ElryhPjbkWOS1HqdxFhC2YQkUBMA",
+	"PuOpkKVFa0024Z727s8CQvtIWHO757e1BfqFw56Kxr6ZGvPokb0oDjNplqTnsb7WRtWWjClm+dA/JoJx",
+	"WzENEambq9ZygCk6SoIrkQYVrrZ4TgWem5ArgRXwpponZPDehrcmYDPgCV7fYve0FSRqs/pfuMi2OwLq",
+	"Kun+cysTrdaAo9FBbPlhoWJvmFHrwQleqU5FLwkgtElMshrAajOZ85NXTzRJfhu8oYa9hBUHTxPirriP",
+	"OxoOPDFHo9Gx9UNObq1QePyS/4qC7d/uuWWMlFfgrXz7k8aWA3cncyXn85wL7EyoBLL2yq56HKIqYR5P",
+	"Vf3cXcA80eS3Vy+nIvFW8DQYH1y9uGnenFycXr08e3V2cfpjAmKVnL2+OH3z+uTl1embN7++SfquftPI",
+	"dP0RBlWJocd/W+R3WA2dw2SIH29gbmS/QRNPxcFIx03neN/XTYUN4TTh5th3c6S51C6/bVpBawAj9TcA",
+	"w6k4aewAAoEDadMeiLqkIsuZ8mdis1R2C0q2qGu6nlNTkcsFF31b7OSujI+QMFzTAvYQQpKR2bqB6D+x",
+	"BfR/uiKmtzZCEmtwgD+Npen7jhXTdCvwEDEXYNSmwqbkk66mFkT7aSuXYXOBtw3B3GbFUxZ2vPguGHec",
+	"O+eY0fQ66OJvmitc4/pUQCyF6Iee5SaC/BTRzJ2iWUmiV7QsWdaPN1sxbC03nHkqfN+Gu31M3N+BbI37",
+	"nbS66gXM7C5m0DXVJC1p1tQk0ZJo6YI9sBu8voGpMc1ewXVXFHiSZWEQ+IXKkK2umrv25b5RFfuS5UjX",
+	"EHRP2BnUIPnXFCkIQU+yrM49IHK6LzfamS3vvfcfjtqoCd5TOmtk8Wv97GMTWynYo9Paj04f4gdf9t8c",
+	"66yn+KAC9tqZWp+6ANwDZx9OQjDCX9tbpHYKbiHoqyVer9ns2dnRITl1UDcIEVNZFNwYe1k9Q6yu9l9E",
+	"Knie87oDaW4rzmCd3Zkc2yvfJvrAtd2U1ix7VJ0z/h6CYd1/fbMVT4W165DU6zoRCUIFP7B2BhYj5veG",
+	"7VSI0lSyWixrvIgfh6kCIkrxNlf76DmYOWCEsanI9zLzXMIEqCqB3+Nn5Bf+vXW/vaQbO4lh4w5QZEI0",
+	"XQe4Q++M+8eE2mgUyeKbXxTCFAvpsP0YA8RfwqaTp21AJoSFb10/kY3fwZVTZS/kXQ+SnE9FcuI03edT",
+	"yQ9SXnOMcN8yM2j+Olfydj3Yev23wUnJB7+wNW74t8FJ8a/BW4cvGyBYIsGAzOOAXODuSjuCFswFM4nm",
+	"C0FNhflTgjGfC71hGzYcu2brBA8jDOiSd75j6jKxwR8kO1hphJFkzhnMb3OAqZjZI/WdNk0e5ANMXecC",
+	"zac+ks2ok2DQ+URPRWLRUW/D9xzUxyzZ2olrK7N10JUPSMN6lKyUFAtyzdZ9klIBgjFjGHYpPqvgHQS3",
+	"2PtixVBybH3sgVqYpynasopty/SryNdhAuEKERbvUX+p0OL14wCzF4XfJvyENgcwvQ9R5BEojTnqhQ0K",
+	"T3RYK+jvIjqEZDekf1Bb6GOIre2YM/Bcb36so4u4GhPeosx22Bw9fx7224xGXVDkR5wrWmaHeqcGgT4O",
+	"mMBBjxDMtJM+LlLWIu9xAPmdZHn3EZCQaPZHYo82aRDeiVehUrEbLiuNAO2dp2xR4Z2Eehz3fb3X2xRD",
+	"eI3NcTXF/oCbFGg02kkP1lK6z3U8eqiR6u7yC9ayQ7j+jrTCQ6vc1tuRyNdYdaPI3TYDu4rLFD9t44NX",
+	"x+HPf8WHgLnNT+d+npL6eWXaOH+sS1DtQzbFF0sTfE3PYi+lmNTo2416psg8yvweTLHDyTtY4wLSAnDo",
+	"ZKFkVeoYcdU6RqRUMKU+JgixiH1BAp4ULOP0mOR8ztJ1uol61sdhQGBn6cdTYUFZDAIzj++gLhjAwq99",
+	"Ftc4xFp5itKsu7z1Gziif5sr+QClhrLzVb0b9caT+gjw0J5HeO45eOTAfyPwsyvlSRcEUxP8KMNj+m57",
+	"DVSTzNZT4TukY4KXP/naNsC0e5pXssozCyflptVL7bXVNV1D7mK1ckXzawSv7qruBVUsp7K9ZE5vh/VE",
+	"Q22ocqkY1q3xMer00F20hW/Zi4tmBhiIWQf2BNt+7b6veLJsKtxFXPPVoUDz/E0gVudrmmHDQf90j5Lz",
+	"H1/47nowHa55pu6+lnPfWO8atINqapeluLBiFHwl4svUN7c/i/CFMZbBjnZYp1Co3ZH+f7NMH4yi/BRT",
+	"9sp2R7Vh2l0d9IGR81YMbFzQZ4amq91h9u4SLJTtDOjKNnOZ0jxoyWr6bHoJmhFViaTfQoJP9vbG+98O",
+	"R8PRcDz5bvTdczSCjrRuaHYM2UzJUt83gCbAFmybPpdhkNzURnw7/Hef+ukO5jQT7mJq5b6v5mKBuiLX",
+	"LOIjve0l3JF0gPFx5nvQ+MON/1cDvWt2DKk0WdKyxLaFZjn70RFZGc0zRnptJH8/WKAWgrvLu/8LAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -78,6 +78,9 @@ type Config struct {
 	MasterKey []byte
 	// Tenants makes the sandboxes' tenants.
 	Tenants Tenants
+	// Fax is where the inbound-fax trigger makes faxes arrive; nil answers
+	// that trigger 500.
+	Fax Fax
 	// AdminToken may do everything; it must not be empty.
 	AdminToken string
 	// CreatorToken may only create sandboxes; "" means no creator token.
@@ -110,6 +113,7 @@ type Server struct {
 	adminHash  [32]byte
 	creatorSet bool
 	creator    [32]byte
+	faults     *faultSet
 }
 
 var _ sandboxserver.StrictServerInterface = (*Server)(nil)
@@ -144,6 +148,8 @@ func New(cfg Config) (*Server, error) {
 		s.creatorSet, s.creator = true, sha256.Sum256([]byte(cfg.CreatorToken))
 	}
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
+	s.faults = newFaultSet(st, cfg.Clock, cfg.Logger)
+	s.journal.faults = s.faults
 	return s, nil
 }
 
@@ -173,8 +179,10 @@ func (s *Server) Handler() (http.Handler, error) {
 		ErrorHandler: s.errorHandler,
 		Before:       []echo.MiddlewareFunc{s.resolve},
 		MaxBodyBytes: 1 << 20,
-		Logger:       s.logger,
-		Observer:     s.cfg.Observer,
+		// An inbound fax's document, base64.
+		BodyLimits: map[string]int64{"TriggerInboundFax": MaxInboundDocument*4/3 + 1<<20},
+		Logger:     s.logger,
+		Observer:   s.cfg.Observer,
 	})
 	if err != nil {
 		return nil, err
@@ -462,6 +470,10 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandbo
 	if err := s.store.clearJournal(ctx, r.ID, s.clock.Now()); err != nil {
 		return nil, err
 	}
+	if _, err := s.store.deleteFaults(ctx, r.ID, ""); err != nil {
+		return nil, err
+	}
+	s.faults.changed()
 	out, err := s.view(r)
 	if err != nil {
 		return nil, err
