@@ -323,7 +323,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	if err != nil {
 		return backoff.Permanent(fmt.Errorf("webhook URL: %w", err))
 	}
-	actx, cancel := context.WithTimeout(ctx, s.cfg.WebhookTimeout)
+	actx, cancel := context.WithTimeout(s.withDelivery(ctx, e.FaxID, attempt), s.cfg.WebhookTimeout)
 	defer cancel()
 	rec.sent(s.clock.Now(), sig, ts)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,

@@ -347,11 +347,21 @@ func (s *Server) ClearSandboxFaults(ctx context.Context, req sandboxserver.Clear
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.store.deleteFaults(ctx, r.ID, ""); err != nil {
+	if err := s.clearFaults(ctx, r.ID); err != nil {
 		return nil, err
 	}
-	s.faults.changed()
 	return sandboxserver.ClearSandboxFaults204Response{}, nil
+}
+
+// clearFaults deletes every fault of the sandbox id and sends the delivery
+// a reorder fault holds back on this replica, if any.
+func (s *Server) clearFaults(ctx context.Context, id string) error {
+	if _, err := s.store.deleteFaults(ctx, id, ""); err != nil {
+		return err
+	}
+	s.faults.changed()
+	s.hooks.forget(id, true)
+	return nil
 }
 
 const faultColumns = `id, sandbox_id, kind, api, operation, count, share_ppm, retry_after_micros, delay_micros, attempt, taken, created_at`

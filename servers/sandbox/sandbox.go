@@ -114,6 +114,7 @@ type Server struct {
 	creatorSet bool
 	creator    [32]byte
 	faults     *faultSet
+	hooks      hookState
 }
 
 var _ sandboxserver.StrictServerInterface = (*Server)(nil)
@@ -447,6 +448,7 @@ func (s *Server) Delete(ctx context.Context, id string) error {
 // remove deletes the tenants of id and then its row.
 func (s *Server) remove(ctx context.Context, id string) error {
 	s.journal.Flush(ctx)
+	s.hooks.forget(id, false)
 	if err := s.cfg.Tenants.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
@@ -470,10 +472,9 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandbo
 	if err := s.store.clearJournal(ctx, r.ID, s.clock.Now()); err != nil {
 		return nil, err
 	}
-	if _, err := s.store.deleteFaults(ctx, r.ID, ""); err != nil {
+	if err := s.clearFaults(ctx, r.ID); err != nil {
 		return nil, err
 	}
-	s.faults.changed()
 	out, err := s.view(r)
 	if err != nil {
 		return nil, err

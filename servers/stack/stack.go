@@ -295,6 +295,15 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 		return err
 	}
 	st.cfg.journal = st.Sandboxes.Journal()
+	// The sandboxes' webhook faults act on their deliveries, outside the
+	// kit's.
+	kit := st.cfg.WebhookTransport
+	st.cfg.WebhookTransport = func(next http.RoundTripper) http.RoundTripper {
+		if kit != nil {
+			next = kit(next)
+		}
+		return st.Sandboxes.WebhookTransport(next)
+	}
 	for i := range st.apis {
 		a := &st.apis[i]
 		e := st.cfg.env(a.Name(), a.db)

@@ -66,3 +66,28 @@ func answerFault(c echo.Context, jc *journalCapture) {
 		c.Logger().Error(err)
 	}
 }
+
+// Delivery is what the transport of a webhook delivery learns of it from
+// the request's context (WithDelivery): the attempt, and whose credentials'
+// tenant set the event belongs to, so that the set's webhook faults act on
+// it (servers/sandbox).
+type Delivery struct {
+	// Attempt is the delivery attempt, 1 for the first.
+	Attempt int
+	// Set looks the tenant set of the event up.
+	Set func(ctx context.Context) (string, error)
+}
+
+type deliveryKey struct{}
+
+// WithDelivery returns ctx carrying d, for the transport of the request
+// that delivers it.
+func WithDelivery(ctx context.Context, d Delivery) context.Context {
+	return context.WithValue(ctx, deliveryKey{}, d)
+}
+
+// DeliveryOf returns the Delivery ctx carries.
+func DeliveryOf(ctx context.Context) (Delivery, bool) {
+	d, ok := ctx.Value(deliveryKey{}).(Delivery)
+	return d, ok && d.Set != nil
+}
