@@ -773,6 +773,8 @@ type ClientInterface interface {
 
 	// DeleteSandboxFault Delete one fault of a sandbox
 	//
+	// Removes the fault; requests it would have taken are served normally at once.
+	//
 	// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
 	DeleteSandboxFault(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -1042,6 +1044,8 @@ func (c *Client) AddSandboxFault(ctx context.Context, id SandboxID, body AddSand
 }
 
 // DeleteSandboxFault Delete one fault of a sandbox
+//
+// Removes the fault; requests it would have taken are served normally at once.
 //
 // Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
 func (c *Client) DeleteSandboxFault(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1799,6 +1803,8 @@ type ClientWithResponsesInterface interface {
 	AddSandboxFaultWithResponse(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error)
 
 	// DeleteSandboxFaultWithResponse Delete one fault of a sandbox
+	//
+	// Removes the fault; requests it would have taken are served normally at once.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2811,6 +2817,8 @@ func (c *ClientWithResponses) AddSandboxFaultWithResponse(ctx context.Context, i
 }
 
 // DeleteSandboxFaultWithResponse Delete one fault of a sandbox
+//
+// Removes the fault; requests it would have taken are served normally at once.
 //
 // Returns a wrapper object for the known response body format(s).
 //
