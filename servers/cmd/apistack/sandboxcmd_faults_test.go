@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestREADME_SandboxFaultsSectionRuns runs the README's sandbox faults
-// example, as written, against `apistack serve --demo`, then the same
-// faults through `apistack sandbox faults`.
-func TestREADME_SandboxFaultsSectionRuns(t *testing.T) {
+// readmeScript returns the shell block of the README between
+// <!-- name --> and <!-- /name -->, once bash, curl and jq are found (CI
+// must have them: .ci/run installs them; elsewhere the test is skipped).
+func readmeScript(t *testing.T, name string) string {
+	t.Helper()
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {
@@ -26,11 +27,18 @@ func TestREADME_SandboxFaultsSectionRuns(t *testing.T) {
 	}
 	readme, err := os.ReadFile("../../../README.md")
 	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "<!-- sandbox-faults-example -->\n```sh\n")
-	require.True(t, ok, "README has no sandbox faults example")
-	script, _, ok := strings.Cut(block, "```\n<!-- /sandbox-faults-example -->")
-	require.True(t, ok)
+	_, block, ok := strings.Cut(string(readme), "<!-- "+name+" -->\n```sh\n")
+	require.True(t, ok, "README has no %s block", name)
+	script, _, ok := strings.Cut(block, "```\n<!-- /"+name+" -->")
+	require.True(t, ok, "README's %s block has no end", name)
+	return script
+}
 
+// TestREADME_SandboxFaultsSectionRuns runs the README's sandbox faults
+// example, as written, against `apistack serve --demo`, then the same
+// faults through `apistack sandbox faults`.
+func TestREADME_SandboxFaultsSectionRuns(t *testing.T) {
+	script := readmeScript(t, "sandbox-faults-example")
 	dir := t.TempDir()
 	dataDir := filepath.Join(dir, "data")
 	creds, _, stop := startServe(t, dataDir)
