@@ -720,7 +720,8 @@ type ClientInterface interface {
 	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
-	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
 	// A request that authenticates in its handler (PAM's token exchange, the restaurant
 	// login) runs it, and its answer is replaced by the fault's.
 	//
@@ -755,7 +756,8 @@ type ClientInterface interface {
 	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
-	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
 	// A request that authenticates in its handler (PAM's token exchange, the restaurant
 	// login) runs it, and its answer is replaced by the fault's.
 	//
@@ -972,7 +974,8 @@ func (c *Client) ListSandboxFaults(ctx context.Context, id SandboxID, reqEditors
 // `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 // `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 // operation does not run. `slow` holds the request for `delay` (default 2s, at most
-// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
 // A request that authenticates in its handler (PAM's token exchange, the restaurant
 // login) runs it, and its answer is replaced by the fault's.
 //
@@ -1017,7 +1020,8 @@ func (c *Client) AddSandboxFaultWithBody(ctx context.Context, id SandboxID, cont
 // `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 // `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 // operation does not run. `slow` holds the request for `delay` (default 2s, at most
-// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
 // A request that authenticates in its handler (PAM's token exchange, the restaurant
 // login) runs it, and its answer is replaced by the fault's.
 //
@@ -1751,7 +1755,8 @@ type ClientWithResponsesInterface interface {
 	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
-	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
 	// A request that authenticates in its handler (PAM's token exchange, the restaurant
 	// login) runs it, and its answer is replaced by the fault's.
 	//
@@ -1786,7 +1791,8 @@ type ClientWithResponsesInterface interface {
 	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
-	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
 	// A request that authenticates in its handler (PAM's token exchange, the restaurant
 	// login) runs it, and its answer is replaced by the fault's.
 	//
@@ -2753,7 +2759,8 @@ func (c *ClientWithResponses) ListSandboxFaultsWithResponse(ctx context.Context,
 // `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 // `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 // operation does not run. `slow` holds the request for `delay` (default 2s, at most
-// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
 // A request that authenticates in its handler (PAM's token exchange, the restaurant
 // login) runs it, and its answer is replaced by the fault's.
 //
@@ -2794,7 +2801,8 @@ func (c *ClientWithResponses) AddSandboxFaultWithBodyWithResponse(ctx context.Co
 // `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
 // `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
 // operation does not run. `slow` holds the request for `delay` (default 2s, at most
-// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
 // A request that authenticates in its handler (PAM's token exchange, the restaurant
 // login) runs it, and its answer is replaced by the fault's.
 //

@@ -206,6 +206,13 @@ func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {
 	for _, en := range entries {
 		assert.NotEmpty(t, en.ResponseHeaders["Retry-After"], en.Operation)
 	}
+	dropped := 0
+	for _, en := range journal(t, b, &sandboxapi.ListSandboxRequestsParams{Limit: ptr(1000)}) {
+		if en.Status == 0 {
+			dropped++
+		}
+	}
+	assert.Equal(t, 4*2, dropped, "two drops of each API, journaled with status 0")
 }
 
 func TestFaults_ShareAndEveryOperation(t *testing.T) {
