@@ -40,12 +40,27 @@ type ServerInterface interface {
 	// AdvanceSandboxClock Advance or set a sandbox's clock
 	// (POST /sandboxes/{id}/clock)
 	AdvanceSandboxClock(ctx echo.Context, id SandboxID) error
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx echo.Context, id SandboxID) error
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx echo.Context, id SandboxID) error
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx echo.Context, id SandboxID) error
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx echo.Context, id SandboxID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -126,6 +141,78 @@ func (w *ServerInterfaceWrapper) AdvanceSandboxClock(ctx echo.Context) error {
 	return err
 }
 
+// ClearSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearSandboxFaults(ctx, id)
+	return err
+}
+
+// ListSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxFaults(ctx, id)
+	return err
+}
+
+// AddSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) AddSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddSandboxFault(ctx, id)
+	return err
+}
+
+// DeleteSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "fault_id" -------------
+	var faultId FaultID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fault_id", ctx.Param("fault_id"), &faultId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fault_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSandboxFault(ctx, id, faultId)
+	return err
+}
+
 // ListSandboxRequests converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSandboxRequests(ctx echo.Context) error {
 	var err error
@@ -202,6 +289,22 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// TriggerInboundFax converts echo context to params.
+func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TriggerInboundFax(ctx, id)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -254,6 +357,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id", wrapper.GetSandbox, options.OperationMiddlewares["GetSandbox"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/reset", wrapper.ResetSandbox, options.OperationMiddlewares["ResetSandbox"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults", wrapper.ClearSandboxFaults, options.OperationMiddlewares["ClearSandboxFaults"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/faults", wrapper.ListSandboxFaults, options.OperationMiddlewares["ListSandboxFaults"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults/:fault_id", wrapper.DeleteSandboxFault, options.OperationMiddlewares["DeleteSandboxFault"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/triggers/inbound-fax", wrapper.TriggerInboundFax, options.OperationMiddlewares["TriggerInboundFax"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
 
@@ -804,6 +912,364 @@ func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockRespo
 	return err
 }
 
+type ClearSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ClearSandboxFaultsResponseObject interface {
+	VisitClearSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ClearSandboxFaults204Response struct {
+}
+
+func (response ClearSandboxFaults204Response) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClearSandboxFaults400JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClearSandboxFaults401JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClearSandboxFaults403JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClearSandboxFaults404JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ClearSandboxFaults500JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ListSandboxFaultsResponseObject interface {
+	VisitListSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxFaults200JSONResponse FaultList
+
+func (response ListSandboxFaults200JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxFaults400JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxFaults401JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxFaults403JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxFaults404JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxFaults500JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFaultRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *AddSandboxFaultJSONRequestBody
+}
+
+type AddSandboxFaultResponseObject interface {
+	VisitAddSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type AddSandboxFault201JSONResponse Fault
+
+func (response AddSandboxFault201JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddSandboxFault400JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddSandboxFault401JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddSandboxFault403JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddSandboxFault404JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFaultRequestObject struct {
+	Id      SandboxID `json:"id"`
+	FaultId FaultID   `json:"fault_id"`
+}
+
+type DeleteSandboxFaultResponseObject interface {
+	VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type DeleteSandboxFault204Response struct {
+}
+
+func (response DeleteSandboxFault204Response) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSandboxFault400JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSandboxFault401JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSandboxFault403JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSandboxFault404JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSandboxFault500JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequestsRequestObject struct {
 	Id     SandboxID `json:"id"`
 	Params ListSandboxRequestsParams
@@ -989,6 +1455,113 @@ func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type TriggerInboundFaxRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *TriggerInboundFaxJSONRequestBody
+}
+
+type TriggerInboundFaxResponseObject interface {
+	VisitTriggerInboundFaxResponse(w http.ResponseWriter) error
+}
+
+type TriggerInboundFax201JSONResponse InboundFax
+
+func (response TriggerInboundFax201JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TriggerInboundFax400JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TriggerInboundFax401JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TriggerInboundFax403JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TriggerInboundFax404JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response TriggerInboundFax413JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax500JSONResponse struct{ InternalJSONResponse }
+
+func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CreateSandbox Create a sandbox
@@ -1006,12 +1579,27 @@ type StrictServerInterface interface {
 	// AdvanceSandboxClock Advance or set a sandbox's clock
 	// (POST /sandboxes/{id}/clock)
 	AdvanceSandboxClock(ctx context.Context, request AdvanceSandboxClockRequestObject) (AdvanceSandboxClockResponseObject, error)
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx context.Context, request ClearSandboxFaultsRequestObject) (ClearSandboxFaultsResponseObject, error)
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx context.Context, request ListSandboxFaultsRequestObject) (ListSandboxFaultsResponseObject, error)
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx context.Context, request AddSandboxFaultRequestObject) (AddSandboxFaultResponseObject, error)
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx context.Context, request DeleteSandboxFaultRequestObject) (DeleteSandboxFaultResponseObject, error)
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx context.Context, request ListSandboxRequestsRequestObject) (ListSandboxRequestsResponseObject, error)
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -1198,6 +1786,130 @@ func (sh *strictHandler) AdvanceSandboxClock(ctx echo.Context, id SandboxID) err
 	return nil
 }
 
+// ClearSandboxFaults operation middleware
+func (sh *strictHandler) ClearSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ClearSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearSandboxFaults(ctx.Request().Context(), request.(ClearSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearSandboxFaultsResponseObject); ok {
+		return validResponse.VisitClearSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSandboxFaults operation middleware
+func (sh *strictHandler) ListSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ListSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxFaults(ctx.Request().Context(), request.(ListSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxFaultsResponseObject); ok {
+		return validResponse.VisitListSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddSandboxFault operation middleware
+func (sh *strictHandler) AddSandboxFault(ctx echo.Context, id SandboxID) error {
+	var request AddSandboxFaultRequestObject
+
+	request.Id = id
+
+	var body AddSandboxFaultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddSandboxFault(ctx.Request().Context(), request.(AddSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddSandboxFaultResponseObject); ok {
+		return validResponse.VisitAddSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSandboxFault operation middleware
+func (sh *strictHandler) DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error {
+	var request DeleteSandboxFaultRequestObject
+
+	request.Id = id
+	request.FaultId = faultId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSandboxFault(ctx.Request().Context(), request.(DeleteSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSandboxFaultResponseObject); ok {
+		return validResponse.VisitDeleteSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSandboxRequests operation middleware
 func (sh *strictHandler) ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error {
 	var request ListSandboxRequestsRequestObject
@@ -1249,94 +1961,184 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// TriggerInboundFax operation middleware
+func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error {
+	var request TriggerInboundFaxRequestObject
+
+	request.Id = id
+
+	var body TriggerInboundFaxJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TriggerInboundFax(ctx.Request().Context(), request.(TriggerInboundFaxRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TriggerInboundFax")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TriggerInboundFaxResponseObject); ok {
+		return validResponse.VisitTriggerInboundFaxResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7DzbctvIlb9yCpsqkw5EUbbHGVMPW7LHk3HGF22kVFJlaoUmcEj2COjGdDdEMbY+a39gv2zrnG5cSIKS",
-	"vDOeSqXmyQLRl3O/w5+iVBelVqicjSafolIYUaBDw09nQmUzffPmO3rI0KZGlk5qFU2i8yWC9a8fWZDZ",
-	"KIojSS9K4ZZRHClRYDSJZBbFkcGfK2kwiybOVBhHNl1iIfx1zqGhbf9tZzcHH8cHL8TB/OLT0fPbP0Rx",
-	"5NYlHWKdkWoR3d7e0lm21Moiw/dSZH/Fnyu0jp5SrRwq/lOUZS5TQbAe/mQJ4E+dW/9gcB5Nov84bHE/",
-	"9G/t4WtjtPFX7SJs/GUwMyiuLDiiAe8DbUCAqXIcRbdx9L02M5llqH4bsJy+QgXSwrXIZQazykEh1qC0",
-	"g0yDW0rLUL1RRGuRf32gThRUCm9KTB1mgLSMIXiv3fe6UtnXh+C9Bluly1pEYaANaIXMMk+uTKNlEhEg",
-	"RudDhjCI07ksUFe/gVQlQaQunb8xmTCIjaDpbA2ZzBhQYYy8RlhJt5TKCx+aazSPLBgUGYQjjsGiykA6",
-	"EAshFaN1rvVbYRb428gjQy0t6Gs0DGcuC+lAz+EI3smXDNHflKjcUhv5T/xtxIG5HpOiEi29LEgLJ6dv",
-	"4ErplQ1Q2aostXGYvcNMinM2QL8lzQi4v5x9eD+KaF3YyrZOZ+vXKtUZmcIdc5xUbv5tEB4+SlhweOOO",
-	"IZkJi8+fdd+thL/nb+ffH3zLy8h6o6qKaPIxopOiOPLboosdKxxHr3KdXr1aCuUFSmSZJDBEfmp0icZJ",
-	"ss5zkVvcxvT1jUhdvmby6zkkIrsWKsUEhMogsegSgqTsHEPH85pdnH/QK5gLA05Doa+9bqcEWkzYC/iz",
-	"hqwyzCkYJC/GNokhORoX/M/y6bhIhseQjG0CplLemq+0uYKsQlB6xTS5EUWZE/ZH4yKKo0LcvEW1cMto",
-	"8vRJ3HVfA/JdF38cTKcj/9fwPwfKfq7s5//9H/u5sJ/t5+Lzcjj8Y49fiyOLrt/FSmWdUG4XR3D6mJk4",
-	"w7k2/kXrj8kUEPxzbQrhokmUCYcH9GuPV21+0bOfMHUNh9/pDO9z/B6WQXLimRQCBt6eDEeQzI3+J6oE",
-	"CIvMgnUyz6FSTuZkoKSdqsDejDTTopu0PBAOpLOQVsYgkUAWCAMBc3EDP1XWkZmjI+q1WqU4ZFZOlXBM",
-	"EIU3DsIFMEimtSxNowlMo7GdRoH30rFZ1eQ59bVUC76NEDAo8rCIVkzVSuS5h6XMKy81ej636IENF1gW",
-	"aIv8S4ZZzM+0gIBlDPnI2XqqpLOYz2uzLmYEhACLqVbZCL7DuahyFwAZTVVHUz1xOcASeb+mGhSu5kon",
-	"VLpTZTfVjzl8n2lr5YWkyeX9ypprImwrP5DLayLV3KFh4uTCOqgs3qXApLfxVCVHS3p64vV4QgKQI20/",
-	"KmJ6KLR18Kcn4yUMno4hE2s77BDzaFmTslXw5VfT714NY85kgTXMkzz/MI8mH++mdL3hNv60xSh2cPfp",
-	"q14p7wmPQSi7QkOKp9gip2wxdkFvo/eP4Y6LHXwuPEYZKidFbu+DwqESytkYmjgmpXVea65wbdk5ZFjo",
-	"g7Q9dUTutsdBzAXTb8trlPLyCtdMmG2tINd2WZm892WqlfLgXMqsd8Xc6KL3xQpnS62vLstqlst0z/Vb",
-	"FG1giRuQt2EIN/aef9EjWqUodulxJ85XuN6HLL2ymBrvoHZeOxTFFyHJG5obN87vw8WgdaIywsdeX4BS",
-	"mktUbh9W4e0diLUXXy6q3lP249jevX3T7rl9SFunjfCx1RbGVXq1B15UWamlcl/KX4ML6YPYnqBkL3Wu",
-	"0VipFWaXe0HaIk8DX3NlRwga6oTTei7YpdPWBSXLFdmCloAb8tNHaR+S79A53Rv5/HB+fkrBjKtsx1pK",
-	"5XCBhvlQn1g7aak4K78MKV0UR1U39eEYLRQL4khpdznnDJmWNbnIZcg/Lvk+j3cnaeTSS8jt+6KAAq0N",
-	"8nQ3kxjvGod2Xx/lfkCRhSpRfzDxKZIOC9tvNfwPwhixjnbSIX80XIu8QgqRIBVKK5mKHJQoMAYvLpT1",
-	"ZiJ1mHU40QL4F10RQV4rZ9a97qHLpC8QnhaLOja59Fi2sbauZnkn0FZVMfPCUaBb6n49JOCEC6q4K3fN",
-	"6zcZ+UZympS52hJTGGBRujWslqg2igeFcOkSM1Ba4XDUl3Zwra4Pmp8r9FTrqYGJFfBr8MtjkHMQat17",
-	"QS2olHbuMT/tgkvspLd3xUAbqfD2Ic5UKqXQqnPfTOschequXbbye9dVtZh3Ko93IdNZ8Quw6Z5yLzph",
-	"8ZfjY/Hnfg4jqcwjC2UuUqxDtJ+8Om0klVK55896raC3kB2QO+84C925+O/b0uurXRkMOEB0Ir2q083h",
-	"F2S2XetGCHOUFXXVrdHKuC5dB+ADpJt6vitAPTzYkvt9Ur5XcLdlba9k7ReWi/0W8bQ3tMiEExtG+y4p",
-	"2rCtPfac8u5LTut2GX1qkBN3NleFNl7eJFpvr46hFJYTcmEh4TMSmGvT5vOlWOCDxHCL/YxhH106Odgv",
-	"TX1Tn9VdCrfpEfbLKO/p5k133tVZSrHGTSkN2nDbHn3yNWLIMEeHdiP9rlSOntbSUtqdhWLSQ/UrjnxQ",
-	"2SbRdnZz8HT+QozTo+wJPpt9I57/qW8fJfqXdOMXUUrp1b2ZJReJuGzEpiKG1VKmS64uhKwTLH4Bhr3F",
-	"DLrz/PztTpViq2S4HBdje69ZCmkCiZpH0V+6IUxbFNtg/aYE3SHgr2px3pTyIgS7DxbyB7Lh4TT29bM7",
-	"Cry7LJYWBJnbOhgKDiK+jyUP4kjhw2DPiwBcb/5hMa2MdOszIpOnZoDzfH8xRmSFVHU7ooPaAfObLF3T",
-	"qRB9lRvCiPnCoQAKg6bFaOlc6VsMUs113boQKVM39GRFKZlclGNQ9syb7OTwcCHdspqNUl0c1muaP3bD",
-	"9CBVbLivkNufSkm1gHoLCHDkyX08zEZcqDW8egM/6RnXfugxF2pRiQVOAEW6nKraOBGHFUirc1ICsMgN",
-	"pKZypBWHJrSHI+GBgNOTd+BQFFxK5RKquZYpkmUzUxVKSzH4CrJIU10pF9a2PZ0YSqPnMscYfNzONSnu",
-	"EvnNIT2oD5gqPoGLVrTSp6skiNCmDzVEvhjA64i1JJSQajWXiyCtw9hXlcVU1XFQCLwIebxGs3ZLojFb",
-	"uFbtuRY+gvfav9Vzpk+HlNfSSmKC00QJ7ZbcNuwW1+B153QLV1i6OvYjzzkTljIv7YEAg0wxukl45Zsq",
-	"reBUW7cwePZfb0N5sXY4BY6maqrOQ94irfdLGWh/hVcKynahUpT9JYe2lq9kBOdLgwhe2L0WWBCGmYCl",
-	"w2xChx/wSY8fdxTs8WPuhGe6Q7vjdmWv5j1+DIPk5PTN2fnJqx8vz07ef/fywz8uzz/8+Pp9wlpJe5MW",
-	"urp6CXo+VbCvbDlkQLjU6u06NCfAINmo0yfDY9YM5hId2QSrDVGfjZ8yGqJFomsiCIVOeTdFyqK3L6kb",
-	"38Qi4Wpw+D6VrwkEBqCRovbuZ+A0SMfGVs4pfqhb1HgjrfPNDsaShVEhHdoB3YtCy0VSKcy4ZblEaeDs",
-	"h5ODJ98898foohT0VioCOHTDyL0AF29sOHiqkk9TLmBMoximvobh/wxljGl0m4Q7griRJGYaLcNzstWV",
-	"6DSpQvCUMffr3y0kzuUJLIXlkJVslCRSS8cNVnLYU8VR1UC0Df31tup6Q0/sbrjMPi30prUC6YaTTig3",
-	"VXUsJ7nLpcKhmM9jb2i8inpT6Y1NngfSkiozum/I+BSo2LZqcrOTIJgxLNDFZL3oH39XvJGaBZPkf6Q4",
-	"yK4QS7ppqtxOu6FuEf4Z3UZ7MIb+ruGko6tTRaw+yCgVVE0asNNIgLnOc71iinC+SBbeyqLKSa0fWbAO",
-	"SxtDKKAzBeU1ctZB9PG0Mch5SBwGRDjEWsdgKHTxEwwrqTK9sjEUmEkBuVRXdujFndIZMq1NuzHIe9z2",
-	"lVnNZpiKArkNSJJjKkXWrc1wyXo0aAXYppuaiBYUkYgCWcK40Nc4gu9Flbv6Oo8n5HrhzzBysSDl44kM",
-	"rmGmusCpooTKN8JymaKy2AkTTkqRLvHgyWi8EyisVquR4NcjbRaHYa89fPvm1ev3Z695D2f6Lu8GHI2G",
-	"nZy+aWu8FJaNjvwOXaLi0lz0dDQePQ05OQdWrT/gEFbbnoDRWzjbxk0TP+jhNaETLsRcScxC67EjU56Z",
-	"ta2Szk5V180OvrRbNWwav238RvyeqmZoa7MPt0SDI3iPmNn9wWHthTqeznOxUyZsyFGnt0254WWoX/0q",
-	"Qy29Hebb3VG9J+OjX/nOpne6Z6Km4SjbRE4AmXbBOTV8Irl7Nh7vu7TB4rAzbchbju7fsjHlxJue3r+p",
-	"nR7kHd/ev2Nrao22HT3gomYqjDd88xB0esajbuPom4eQrxk/5MypKgph1o2QtipLuYxYWC7YNRp/QXta",
-	"C3D4SWa3Xv3JO+0agu92qx3xRg2AbAF7SfKxPjrf8JEwmAsytFLBPJeLpfMJhF+A1+jPSPMqw6zV8bpI",
-	"Cm+2wvN6gZdA63Q5VeQTOF3yoyuU0mwG130q7RHrqvSGjj3bR4rsX17Mn92/oxkf/YUi50lyr8jF0WLf",
-	"WFYbgVh0FOXaOMQL2+YFBt5XN9zn6vUmU9vIaJej41/Naj7MXP4uJ62c/BndA4SkOzK/Z3inXXLYjtTz",
-	"0MyWTTtsSs4PED0fWBc6Qx/khZrbPtl6FUqMX1vA/D13S1kN/e/StkfaagJ1pM4//zKJi/cEzu/09aa3",
-	"rOusc21WwmQTLiA007qDjRJr7IdoteF2ztDXSPRU8TwvDIRqpljvnFedbGDPt3vTudBoYSbSq3iqrPZp",
-	"lAqVLpEbFNkaMorzOQ+mDEsXGMZCF0Kq4Qi25o75K4CVbkpSCldNWTnVRSEdpcVzaaw79il2k8TV9ead",
-	"FJTB8tOoU+Uh4RHPu/LRVFSLpYOqpDhDmwzNcZO7baaoPrEOGSqsltoik0TP54CqCUI4KeB8AjwRdKhI",
-	"LIUNebWPXrhY1e0FSesRDdfyyOpMKKKrr3ushORyztx/6oLOrJnEuXBoRnC21FXegOmLgx4S2pRJhAKF",
-	"Wi25slqXluqFc6mkXWJnBttPw06VH4O1IzjpzBIHkK0Ta1tPCdcsPAZRD+0Ss5kFWsHc6AIk5boftlLp",
-	"mmz9CbhB/+nFfM7fsvSFZD1FjK+Va3Xm7m83mxbOVHj7r2XbO8l1yjDHmwPQJFr/bvb/3z5bC8IehvUf",
-	"5K96opygHHZvoPM65EH1IFPmP3vaMr3dMNtpLqJybUfnGW1j+x3XY/tsnn1ptq64jOB1GD0gPW8Nv1Qw",
-	"49kpW0/lFzLPZbBFwQVIM1UNuY59wbYt4fLd4Uhv1uoph+BAatPHbqOtN3kXJx3k0jrb5IOeDrx207g2",
-	"Pfsat1TkuZ+aMbpaLJtuT72PjK+f8AG71KvgITZO7hDCDdlHvtRZTSXuC1Ul0fvoOfwoX/qa2iDpn2Xh",
-	"Uf09QypkydedORAC36JyQ7Lh/KFS7VM3P1biz0YYDv+N0gHPwxDSyePNAZlkOIKzMCzoYwlRliiML6eH",
-	"AUPyhMlJsBTMvSSG5JXWVxLprzN0B+3TqdE364Od5f84OCnlwY+4ZoT/cXBS/PPgLHSHD7jV4b9xqrt4",
-	"4GeFgidXokBY6jyzkFi5UMJVhm/jjJGP9DOPHGUlV7hOmBnEMZGSDKwh+ViPQ14kvoppte+u8E6YS6Tz",
-	"fUtvqmaepUEaW00CvPHW2sLg9OTdI8vXhfnlpO4DNI3NXC+kemSnKvG9zbPuutCoc0tcB3H14hQMoK1D",
-	"ue71m/EVkAWnNywwFHeujFYLuML1EFKhfEA5VcI5I2cVreHWlK/iBudNqtTvut9K6zZLlzbaCa83LdMH",
-	"la+7zRC2PHW3pvkI2s9Pxp2Oe9T97PkXjJ3exvdDVPePWnM06A6MPrLdcdLhPqC7I3It6J0vZI7G4zgq",
-	"pGqe/1/ANnYsGHhpt4es+4BrZvQ2IJMF0fWbFy8YLv/EUO6Ohj2Ar2yZwxSicNymCxGNtHVKsxc+qVLc",
-	"AO9hA4t7wardRweExOLPiWdt0k7cJbUKlQavpa4sD8zt5bKf0usFtJ6ra0j5IEJSJMgfXzUQ1wweZOHz",
-	"q6PxeC883Gjr5+vROAhceOyB5uIrhsDd8ck9EXA9qxFQ34xEfq91tGEkGd4tM7AnrqPYrxNUBgr/+oU3",
-	"bndv/w8Yv05x5bRym3OXMx6OsnXIZuRi6TpfQfrJCa0mzexMlyKhEeFnxO6YCArTg2EoYUHJMDl0WBhd",
-	"lTbmqSgbc/+yc6Q9Bm58xHWTg95wt/sYcjnHdJ1uzyzZ425A4E8ZxqG6gEiBWZNOh2CA7EF4FzcJeKM8",
-	"RenWfd76r8Sif5lCeSe9Zdn5Xb1b9WZO3d/S60xQsq5tzk5+vCCV8jMvfZFYrlORd4YN2wmyQcITiaZS",
-	"yXBjdmFyeHj05E+j8Wg8Opp8O/72BWttgK1/mCAmT19iWk/EsLj6tmNbRBp1HH+D4K5r/DtHFHsMHWU+",
-	"9SiJ/3w96EmTrbaX1Faw3/tuDYSFtkDY6rPy24vb/wsAAP//",
+	"7H3rchs31uCroLhflUmnRVG+JaZ+bCmOkuiL7WhtTU2qQq8a7D4kEXUDDIAWxXH0WPsC+2RfnQOgG002",
+	"JfqWmpry/InFxuXg3HCumPe9TJVLJUFa0xu/7y255iVY0PTXj7wq7NkP+M8cTKbF0gole+PexQLYDD8+",
+	"MEzkw17SE/jzkttFL+lJXkJv3KMBlyLvJT0Nf1ZCQ94bW11B0jPZAkruNrQWNE7+v7PCHvw+OnjOD2bv",
+	"3h89u/2vXtKz6yUuZawWct67vU16b7nMp+pmF1TGfb4Lrv0hMtObeyG6xbXMUkkDhLPvef4G/qzAWPwr",
+	"U9KCpH/y5bIQGUdYD/8wCPD7aNf/0jDrjXv/67Chx6H7ag5PtVbabbV9YO02Y1MN/MowizigeUxpxpmu",
+	"Chj2bpPej0pPRZ6D/HvAsuoKJBOGXfNC5GxaWVbyNZPKslwxuxCGoDqTiGtefHmgTiSrJNwsIbOQM8Bh",
+	"BMFrZX9Ulcy/PASvFTNVtggsyvpKMyWBSObQlSswhCIERKtiQBB6droQJajqb+Cq1LPUpXU7pmMCsWY0",
+	"la9ZLnIClGstroGthF0I6ZgP9DXoB4Zp4DnzSxwzAzJnwjI+50LSsS6Uesn1HP4efiSohWHqGjTBWYhS",
+	"WKZm7Ii9Et8TRP+QvLILpcW/4O9hB6J6goKKuHS8IAw7OT9jV1KtjIfKVMul0hbyV5ALfkEK6O/EGQL3",
+	"329/fT0kBeynkq5T+fpUZipHVbiljtPKzr7zzENLccMs3Nhjlk65gWdP4m8r7vb5x8WPB9/RMNTeIKuy",
+	"N/69hyv1kp6b1nu3pYWT3otCZVcvFlw6huJ5LhAMXpxrtQRtBWrnGS8MbJ709IZntlgT+tWMpTy/5jKD",
+	"lHGZs9SATRGSZbQMLk9jts/8s1qxGdfMKlaqayfbGYKW4Ok5+0mxvNJEKdZPn49MmrD0aFTSfxaPR2U6",
+	"OGbpyKRMV9Jp85XSVyyvgEm1Ipzc8HJZ4OmPRmUv6ZX85iXIuV30xo8fJfH11ce76903/clk6P41+N99",
+	"af6qzF////+Zv0rzl/mr/GsxGHzTca8lPQO2+4oV0lgu7fYZmVXHRMQpzJR2H5r7GFUBwj9TuuS2N+7l",
+	"3MIB/tp5z/tf1PQPyGxN4Vcqh/sufgdLPz1xRPIGA01PB0OWzrT6F8iU4Slyw4wVRcEqaUWBCkqYifTk",
+	"zVEyDdhxQwNumbCGZZXWgCgQJbA+ZzN+w/6ojEU1h0uEsUpmMCBSTiS3hBAJN5b5DVg/nQRemvTGbNIb",
+	"mUnP015YUqsKb051LeScdsMDaOCFH4QjJnLFi8LBsiwqxzVqNjPggPUbGGJoA/RLDnlCf+MABJZOSEtO",
+	"1xMprIFiFtQ6nyIQnBnIlMyH7Acg084DMpzISFIdcsnA4kW3pGrgNlAlMpXuFNm2+BGF71NtDb8gN9mi",
+	"W1gLhYht+IcV4hpRNbOgCTkFN5ZVBu4SYJTbZCLTowX+9cjJ8RgZoACcflQm+EepjGXfPhotWP/xiOV8",
+	"bQYRMo8WAZWNgC++mHx3ShhRJvekIZoUxa+z3vj3uzEdJtwm7zcIRRfcffKqVtLdhMeMS7MCjYInSSNn",
+	"pDG2QW+s99/9Hu+2zvPOnSgHaQUvzH1QWJBcWpOw2o7JcJyTmitYG7occijVQdasOsTrtuOCmHHC38at",
+	"sRSXV7AmxGxKBV5tl5UuOj9mSkoHDrpTXSNmWpWdH1YwXSh1dbmspoXIdmy/gdEalqQGeRMGv2Pn+u86",
+	"WGvJy2183HnmK1jvOix+MpBpd0FtfbbAyw86JE2od2yt33UWDcbySnNne33AkbJCgLS7TuW/3nGwZuPL",
+	"edW5yu4zNntv7rS9btehjVWaO9tq48RVdrUDXpD5UglpP5S+GubCGbEdRslO7FyDNkJJyC93grSBnhq+",
+	"esuICWrs+NU6NtjG08YGS+Ir1AUNAlv804VpZ5Jv4Tnbafn8fHFxjsaMrUykLYW0MAdNdAgrhktaSPLK",
+	"L71L10t6Vez6kI3mgwVJTyp7OSMPGYfVvsil9z8uaT937shppNCL9+27rIASjPH8dDeR6NzhDM28LsxR",
+	"uKpT7d5nK9DMk/MzXAXv13IZs0+EykxV0nZbEiWXazTaLL8Cc8xGrAQu0alxrmY3aTJ35V5yWnQf0xjd",
+	"l4J3XyJOnhr7YVbYg9HRo8dPnj779rvnfJrlMOta8Uq4+Me9KPoFB94mPUQvt7uEVIPV60syobqFeME1",
+	"tM+rqmkRHVZW5dQhCLEp70C4ZztD0ZQc0HrTAsyAKKHUFTMKHbKEKcngGjTOIGe5ix4brOcuA0Gc7wgf",
+	"4GkRbicrIkN1Siw6+KuFMtCAb0NE1fFP7Px+gBZpcNyQawuCfy68K+L2yxWYMUs1shxxKuQp6z959HyQ",
+	"sLSS/JqLgk8LSFn/6egx/hgE+4CEMp3I/tPRCD+YQq3QAs61WqaMZ+gA1Uc8Zqk3Fg7yysUrAAeHHzUo",
+	"nYMmQzr8NuOiSHERB+4N4xkR4oFhfkhE87YjEp/HKbhwkEg1HQS1gpD3kh4C3hg1DZzRbx7M6BcEcjcN",
+	"XgrToZNybik2IyyUZi/R6zUWO9ear7e4lZbcyYsf52h9vOrcZnpPqDXzoxhnG3R2/Ij/Nqx/hG40kV1o",
+	"YyNH6WjonCJRIqGPRqOkVwrp/0o+QmerWeOYl9xmC/S1d+qVDUFFRa8041Py/NFhRo2fkopL/RXg9I6S",
+	"sAk5/i+CftQFfa3td/iu3IudB2qhihz9VA9/l9caPNHHo9j/fGSGXzCY9Gk3zFYkv/56lgfynZyfPTDM",
+	"LCE7DtRoYT/M2Dhl4J/67+Te+6xDm3L25NFz5IOno8fMQlE41s14UQAFA1dcdNJitVAF+MCKCYpuJTQk",
+	"UfTANNGDo0UsCV+UZPUtvS3K2YLLDEGcqmtgI3KRawgTZh1KNmWJBBqvTxfFzIrKiGt4Fbjf5eG2TYJG",
+	"YDpFJZgKG9qQGK5LG/4MPPfpzW5FGCnlbdeypYA3I8luaXbNiwoMm65ZxqWSIuMFk7yEhDmfwjANOc8s",
+	"5JEN0gB4Jqdobf/YFUGY8RvvNHXlY13WMwQw8LpEQ6NPYT5JwSy4Rol7wFK3UDpoBWSriiye/YMLqrKZ",
+	"KiF2LTRkIK7pyl1ybQUvyHYRBeSdd+SSz+Gy1tDb6s+q+10Ej5U6JmFVr4GttcW7O/H9kcFIXhSXQaLR",
+	"qd4RaipISIO6wlnHdYBXuOyPMCwHjehjeBQaiNAzgr51e3z37Mn9N1+usqoEueNCPv/hRxbIlTCXW2lu",
+	"h6MReyW+H7iAPt1rKYJi0hbLTNcW7mKZjogbyJzyg05wkTNPh0fPnjBcMwqHfnP05Ojp06dP0X9xAbZG",
+	"sU0m3/x+dPD8HWm190fJ0ZPbThUW8edWitOdO2X93O04GNdSI0yNF0YKeohnJ2ZOx9Enir2HL8EfThkq",
+	"siGKGDK9z3HVp0a6MzQzDeun7tdLx0FaLZeAItk2Yz9CnnYwIH0K/GfIR2zxAFstQJL1EvgmRVTMxTXI",
+	"TzC/nARvXOGB+jU0IQwbGfkMJJrrOV6LlMdospzJLrZpL+Y36adxxHbGb4bInk75fTBXdQXO/1tV6E2c",
+	"SqvXO+MPn+TO1frFXUx7OM4l2IXqjq/dYVshn3QbV2RasT5a7mvHKXFRAN31kDOpJAyGvU7GRAulA5o/",
+	"K9Drbkg0XzH6zNzwhIkZ43LduUEIQE1Vvt4RlmgGXEKUtr7LKG2luDcXsbqS6B7GaJ4qVQCX8dhFY3Lc",
+	"tVWwTKKKorsOE434hNPEq9x7HD/4w89j4M9uCgOKzAPDlgXPIFgufzhxal00QtpnTzpDaC7yucN6EF3a",
+	"/5+b3OuqWHLWJ/VheXYV0siDD8hYxyYJHpiyJ71Y3GqpTEJJmgfeQ9qW820G6qDBBt/v4vKdjLvJazs5",
+	"azezvNutEc87UwYfFPxo6dYOExzd9l2+2bkG55YjwUulHb8JME5fHbMlN5Ro54altEaK90kTDsArcy82",
+	"3DcWE+VWPzWl/TGh46ydD71zr2joLfprS6HB+N12yJOr/WI5FGDBtNLqlSzA4VoYVhnIfZHIvvK1Hdw2",
+	"05uDx7PnfJQd5Y/gyfQpf/Zt17yCG3uJO34QpqRa3ZsxpuIPKgchVZGw1UJkC7JVfDaZGfiAE3YWKeCe",
+	"Fxcvt2IHG6VAi1E5MveqJZ/+Q1ZzR3SbtphpA2Mt0rc56A4GfxHYuc3lpU9i7c3ke5Jhfxy7upg7Cre2",
+	"SSwM46hua2PVXRDJfSTZiyKlS285WnjgOvOKBrJKC7t+i2hy2PRwXuwusuB5KWQoM4yOdkD0Rk1XVyDy",
+	"rooMPBHRhUwB4JoC3x64hbVLVzoo5EyFkkSeEXZ9rTVfCkJXL+lRVpwmmfHh4VzYRTUdZqo8DGPqf2xH",
+	"VjxXkeK+AiprllLIOQtTGGcWb3JnD5MS53LNXpyxP9SUvAX8s+ByXvE5jBnwbDGRQTkhhSUTRhUoBMwA",
+	"FYbWFSHkmkua4yMq7PzkFbPAS+cZc9J8IgPUbHoifclIwnjLn3FjYy9mqdVMFJAETwUnUvWnm+zdg7DA",
+	"RNIKVIyCI10aGhmRNe5DgMgl+V1oLnh7mZIzMffcOkhctRifyGAHecMLD09RU0vhO9JwjdhTjduQvVbu",
+	"q5oRfiJUXgsjkAhWISaUXTjHN3LB2Gm0umFXsLTB9sObc8oNJMyodsIOd+JO+CZSSXaujJ1rePt/Xvqy",
+	"oXDhlDCcyIkMiTZh3L2Uh/CqE4ql0pZV6H+z9NAE/kqH7GKhAZhjdicFhnFNRIClhXyMix/QSg8fRgL2",
+	"8CFVuOcqwt1xM7JT8h4+ZP305Pzs7cXJi18u3568/uH7X3+7vPj1l9PXKUklzk0b6EJVElOziWS7ypEG",
+	"BAiVUDm9zuoVWD9t1d+lg2OSDKISLlkbqzVSn4we0zF4c4hYReARorKtDNh0zTY3CQXtxsWG/TK0nyzW",
+	"CAIBUHNRs/cTZhXzsXMxQ/shlJ7DjaD8hszdKYkZJeCiEeiOFRoqokhBTqXICxCavf355ODR02duGVUu",
+	"OX4VEgH2Va54vTAqyjB+4YlM30+oMGHSS9jE1Sa4f/ryhEnvNvV7eHZDTswVJSkn8mSj2jAqPvXGU07U",
+	"D78bllpbpGzBDZmsqKMEolpYKpzGC3siyarq86ZQf70puk7Ryygb4u40X3NOcZbBODLlJjLYcoJiK9Iv",
+	"CsUscYrGiahTlU7ZFIVHLYoyHfcMlU8JknQrpePHnjETNgeboPbC/7i9kpZr5lWS+xHtILMCWOJOE2m3",
+	"yghD6e9PYFtlvwnrrgYeR7I6kUjqgxxdQVm7AVsFgmymikKtCCP9EDE0oqwKFOsHhhkLS5OE/DRh0CcP",
+	"CT8ONxrID0l84weZWOuENUlrthIyVyuTsBJywVkh5JUZOHZHdwZVa11G7Pk9aerFScymkPESqLwXOUdX",
+	"ErVb4+Gi9qiP5WGbtCURDJOIIjRk8cSluga3SMi/F2qOgkMDbyzRmxJ5qGoavXr4XuS3hxSjM6SfrjbL",
+	"w+uEq9IduX1WCjOFBb+GxF9pVov5HDQt5a5vF8d3N65rS/HV2u5ydXHVQmQgDUQmysmSZws4eDQcbRkp",
+	"q9VqyOnzUOn5oZ9rDl+evTh9/faU5lCUwRaxsVNL98n5WVM3hibh8MjNUEuQFBbsPR6Oho99PICMugZn",
+	"ZD4r02GsOu1qGptt7JpHnBRGpkpCiafclzNHCPdY9HpSWDOR8RXf/9AK2EFdTN7YjsgmE1k3grVrexeg",
+	"YcheA+Rmt2EabsDolnVUjEKUNTqCa12HOr73sbPP0ijTWbV+u93+92h09Jn3rOuxd3Tp1BQlfUzOJ+HO",
+	"X4w1nZDvnoxGuzatT3EYdTDSlKP7p7Q6p2jS4/snNR2JNOO7+2dsdMLhtKM9Nqo7zWjC032O09FydZv0",
+	"nu6Dvrqlkby2qiy5XtdM2ogs1ZLNDQULa4l/h3M2tKYTf7wZtxXBD9uRlqQVfxCh6o1KzsgzaN3PrD/j",
+	"qOSFZLNCzBfWOS9ugMsWMyGzosohb2Q8BGjZ2YZrEAY4DjRWLScS7yNy1Vw7TEclXodIu4PFIt2SsSe7",
+	"UJH/27P5k/tn1C2pn8hyDiX3slzSm+9q9WquZwMWLWyTeFtlU72wvrMTaupT5LxN1MYq26bo6LNpzf3U",
+	"5Vc+afjkJ7B7MEn8NMCOhqBmyGHTpk+NOJuWYB3u3oP1nFFfqhyckerjfbt464UPb35pBnP73M1lAfqv",
+	"3LaD2wKCIq5zf38axyU7DOdX6rp9W4YY70zpFdf5mIIXdQdwvxXeTVxjrtKUShq4+IyaSOoRZn1yQVzM",
+	"4M4e2HHr9LS7U51zBYZNeXaVTKRRzoWTPsrGCw08X7Mc7XzywdG7I7eLWk3nXMjBkG30MtPLAitVh8Mk",
+	"rOqQdqbKUlh0yanA9ti597UDuVWYESwKAst1uE6kg4TaRu/yhTNezReWVUu0M6h8+rjLx6udeu8d+xp5",
+	"RImazRjI2gghp4D8Ce97Kh8NWXDjfXpnvVCgLM5DuaJiGbalNtgpl4hXF3NZcUGhpJl7PgOsXhOKC25B",
+	"D9nbhaqKGkwXmHSQ4KRcAFWdrhYU1Q1hrTBwJqQwC4j6ul2H7UT6CtAhO4n6kz3IxvK1qX1ZT8JjxkMj",
+	"MBKbSKCkKxsT6Ib/uuHGB7R1O/8a3HMOsxm9j9FlknUEUL6UrxX18t+2EyZWV3D776XbI+c6I5iTdlN1",
+	"ToXf/1n6/z/eW/PM7h8A2Ou+6rByXLzrLgfuDZR0JTmV5WrY2qr3uImMUfzapTKk0iUvirXT/MG32jaL",
+	"XhTAtWdqF5bby5miaV+dqQ5naoNQXWazp/qejpUbnTBV5GCsu4wTF8Ajf32xR6fbREatbseUdUT43PWZ",
+	"Uu4wpUQBOf/cB+QKYfD670g+dKn/l8LYexjp86nhpnNqhw52WPvKnw1/IrZaemoWqNTBl1/AsqYwfM2j",
+	"Jc/dq1AbVmQcMYhC+j7O25UzUTO6TqM8uk9z8DX99yfFrgS9QycPllplYMLRWa7QnqI/JpKYEU0vxTry",
+	"RhFYShbrxJvkVm2lJsnod5mS2ITaDmuNAxiotrtT3PTCkBdPYSYS0HxnPNPKmLCMYX1SBiEhVosvzYOc",
+	"catKkeFlMCBD3/N52L2f8qVIWTChjllay3WKEGyX+3IbNVMlE6mWrhNivNlK5erqXLPVgABrKufCsbYa",
+	"6pDYE9noN1v3E4WuOWKHqbIL1g99dE5H1ZoM0LFCPAyOmQThctdxt9fmrjUfUCKCOMEnq6NcY5s9J5Lo",
+	"JtVKUi1Ck1eVKhq3cVsz1Bn4hUoj6fEsx0jc5S5+ETLf7rat89WPnjueaLXdPh09Thw+XBvGG/RJDk6o",
+	"XHEi+2nUnpYmLK+bw5yrdH7y6oFh6W8Hb7iFl7jjwcOU+fLR445m3gDM09Ho2N1Dnm8dU4TegPCInnu+",
+	"q++3sUpd4m0VnhYw1M7rq2Mu1WxWCEldv5Uk1F66XY/jjiVcJ0BVf/elMA8M++3Vy4lMgxY8jeZHRTB+",
+	"mTcnF6eXL89enV2c/kCee3r2+uL0zeuTl5enb978+iYd+CxVw9P1G3yULvW9la6rMs5Lo3uYUm9m00LC",
+	"HjWdehP5eGQSVr/MVPut0plwhgl7HDqls0IZ7xU2z6zUzUFc1nUH/ag8mu7vNlDEH66kmI1QG5w0aoN6",
+	"8iLmNKEnbMFlXoAOJAwJ6eDLtBE7kYWaCzkIT1Q1j0h5d1w4xcUzyNl03XTLPnCVD//0Xn9QTlIxp58Q",
+	"nY1iGoTmcds0Dou4eSVqF5lIl6cYd/WXU+ONcWwc9/kGVRKtbVcig7j5PDSke+rvXGPKsyuvoWyrz9m/",
+	"ITWRaHpRIXLfYZP6bSinbkKMhpkVXy4hHySbXdEuwR2vPJGhhdqXjaX+74gVjwadsPqUDq7sK2roJqtB",
+	"WvC8SdSS4jHK24YuKBNKZ+r2wqAPTHfMII9txi8UL2g1uO8VMDj6vHvfaaVGiVnx1aNq+dh57aqgoXWX",
+	"K7XTuT58H54Zvt3Hz671UeRWC8tWqipyhraot686Xe1dTnYrWdkw+teM5cc62UrC3i72R7syyb2Dw/PX",
+	"nRmswD47k1in3hkIDXL3O0Tkbaxd3U47HOCfeaTQuyv5C0p6yE59SwuybBPUF5JNqSfPhFccS1EUon5p",
+	"YOZy/Kj6PU2OXSFgYwnR3n5JJzmhe8bfLCGs7WyLupbIpS+E9QYKtPBAY9uB87oXJJyNnk2gbiytqvmi",
+	"riIO88htoc4xZhZqZYIlH60cIcI6t+h7lQcskTNWLRHfR8/YL+J7d7f30+4eKTJhdzQ/pczwddRfFG76",
+	"wTHjzjIO+ZL247bk7hEcru/6gPqs8NDpw3bjFZqob/27Ac6XQDuBa1em6d8aULOJTE+8pAffLn2h1JUg",
+	"a/st2IPmr3OtbtYHW8N/OzhZioNfYE0H/u3gpPzXwVvfdXBAJbTuTdxQHe6dCB9mkrwEbymlRswltxX5",
+	"cikZlN4NwGM4W+8K1ikRI7YW09/DywjvUmdZouNFqhhnspkAXN/5IxM5dSQNHfWNTxasV1P7Jc2Tfumm",
+	"ScvIon1gJjJ1NfNv43G+ANwuYO3ZteVlm5Cm29sl7HO20krO2RWsByzj0iULyabTYlrhGCp5dhV6PjHj",
+	"YnX3xOUCTL0trdjWTL/KYh37DT4o4qqA60fzXV9uEnVy9OJn8j+hnRlV730QhbrkRh3140bkByaOWwx2",
+	"AR23Xjagf9DzL/sAW+sxr+CF2XyUrwu4uvezBZnrpH/6/HncVz8adbUc7kFX0sy+uxXtF11nq4QJ6eqd",
+	"8AmZQQu8/Rphd4IVro8IhNTAn6kjbdp0cqZBhJYaroWqDDVi7qSy6/7sBDT0a971xtI2xGi70yMYNcSB",
+	"wI1/NRrthIfiOt10PRrd92DC7bsvGFeP23J3+CwhuuCP3rZEvtqqGwH3thrYFejm1OMXjFeP4c9fVEVt",
+	"FJv/Ly6fJ7x/Xtl2Py8FPbgJJpsW84WNXs12HTlKjuuerI3YqsxD7+EdnWa+K9U3u8zRLcALnc21qpYm",
+	"oW47k1BterSkOWZU1JqEaAd+oS6KY1aIGWTrbLMXzhzHBoFbZZD4yhEANMzqUglvDFAQ2n1L6uKKWnjK",
+	"pV133dZvkET/NkWQUekC8c5X8W7Emyj1EeXah74xxRz6hpSD8Bb4ZxfKk66mF6oU4nu9r9NvmmPo1f/w",
+	"ElLCwNeRUYdz++0iFyqhBh5hW28mBWn1jyuh7+KkcsWLK6pO2hU6jEJkXmT76YzfDOuFhsZy7V0xiqHT",
+	"Z5LpoU/6xaNcEqVZASeS10Fv/7h3mQZNCdhE+qRg87poJHkhK+nangLMeODonaQ+Z+c//Bhe0ULV4Vuq",
+	"61eW1Cw8oOUfYopCtV2a4sKxUfQa3JcJnm4/f/aFu1qiE+3QTjFTe5L+xxVQfWgl1KeosleuZ77dGNf1",
+	"Ulak5IIWQx0XvT5Aqqv97sDv71BDuX7RLm+zUBkvokb9pvu6n5Ia0ZVMB63eu/Hh4dGjb4ej4Wh4NP5u",
+	"9N1zUoIetO5muAS9mSVkoZuUVICLBjdFkMPIuamV+Lb575/07DbmDEgb2jAdGr0tUEfkmk2CpdftYWw0",
+	"U/uydj/VVZVtT/S07OibJJDuaJwcbvw/85ldq5MtZtiCL5cgW5F5V16qKmtEDr7iuRbVQbRBzT23727/",
+	"JwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -26,6 +26,7 @@ commands:
   advance ID DURATION | advance --set RFC3339 ID
                                             move its clock on (the work that became due runs first)
   clock ID                                  print its clock
+  faults add|list|clear ...                 add, list or clear a sandbox's faults (apistack sandbox faults)
 
 create needs the sandbox-creator token (or the admin token); the other commands the
 sandbox's own token (or the admin token). The URL and token default to
@@ -116,6 +117,8 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 			return nil, err
 		}
 		return client.DeleteSandbox(ctx, id)
+	case "faults":
+		return sandboxFaultsCall(ctx, client, args, stderr)
 	case "requests":
 		var p sandboxapi.ListSandboxRequestsParams
 		api := fs.String("api", "", "only the requests to this API (pam, fax, storage, restaurant)")
