@@ -325,7 +325,7 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	}
 	actx, cancel := context.WithTimeout(ctx, s.cfg.WebhookTimeout)
 	defer cancel()
-	rec.sent(s.clock.Now(), sig, ts)
+	rec.sent(s.clock.Now(), sig, ts, body)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,
 		&faxwebhooks.ReceiveFaxEventParams{WebhookSignatureEd25519: sig, WebhookTimestamp: tsInt},
 		"application/json", bytes.NewReader(body),
