@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // ServerInterface represents all server handlers.
@@ -40,6 +41,12 @@ type ServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	// (GET /sandboxes/{id}/webhooks)
+	ListSandboxWebhooks(ctx echo.Context, id SandboxID, params ListSandboxWebhooksParams) error
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	// (POST /sandboxes/{id}/webhooks/{event_id}/redeliver)
+	RedeliverSandboxWebhook(ctx echo.Context, id SandboxID, eventId openapi_types.UUID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -164,6 +171,69 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// ListSandboxWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxWebhooks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSandboxWebhooksParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxWebhooks(ctx, id, params)
+	return err
+}
+
+// RedeliverSandboxWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverSandboxWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "event_id" -------------
+	var eventId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "event_id", ctx.Param("event_id"), &eventId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter event_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverSandboxWebhook(ctx, id, eventId)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -216,6 +286,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id", wrapper.GetSandbox, options.OperationMiddlewares["GetSandbox"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/reset", wrapper.ResetSandbox, options.OperationMiddlewares["ResetSandbox"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/webhooks", wrapper.ListSandboxWebhooks, options.OperationMiddlewares["ListSandboxWebhooks"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/webhooks/:event_id/redeliver", wrapper.RedeliverSandboxWebhook, options.OperationMiddlewares["RedeliverSandboxWebhook"]...)
 
 }
 
@@ -720,6 +792,192 @@ func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type ListSandboxWebhooksRequestObject struct {
+	Id     SandboxID `json:"id"`
+	Params ListSandboxWebhooksParams
+}
+
+type ListSandboxWebhooksResponseObject interface {
+	VisitListSandboxWebhooksResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxWebhooks200JSONResponse WebhookLogPage
+
+func (response ListSandboxWebhooks200JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxWebhooks400JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxWebhooks401JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxWebhooks403JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxWebhooks404JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxWebhooks500JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhookRequestObject struct {
+	Id      SandboxID          `json:"id"`
+	EventId openapi_types.UUID `json:"event_id"`
+}
+
+type RedeliverSandboxWebhookResponseObject interface {
+	VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error
+}
+
+type RedeliverSandboxWebhook202JSONResponse WebhookEvent
+
+func (response RedeliverSandboxWebhook202JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RedeliverSandboxWebhook400JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RedeliverSandboxWebhook401JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RedeliverSandboxWebhook403JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RedeliverSandboxWebhook404JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook500JSONResponse struct{ InternalJSONResponse }
+
+func (response RedeliverSandboxWebhook500JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CreateSandbox Create a sandbox
@@ -737,6 +995,12 @@ type StrictServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	// (GET /sandboxes/{id}/webhooks)
+	ListSandboxWebhooks(ctx context.Context, request ListSandboxWebhooksRequestObject) (ListSandboxWebhooksResponseObject, error)
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	// (POST /sandboxes/{id}/webhooks/{event_id}/redeliver)
+	RedeliverSandboxWebhook(ctx context.Context, request RedeliverSandboxWebhookRequestObject) (RedeliverSandboxWebhookResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -901,81 +1165,161 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// ListSandboxWebhooks operation middleware
+func (sh *strictHandler) ListSandboxWebhooks(ctx echo.Context, id SandboxID, params ListSandboxWebhooksParams) error {
+	var request ListSandboxWebhooksRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxWebhooks(ctx.Request().Context(), request.(ListSandboxWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxWebhooksResponseObject); ok {
+		return validResponse.VisitListSandboxWebhooksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedeliverSandboxWebhook operation middleware
+func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID, eventId openapi_types.UUID) error {
+	var request RedeliverSandboxWebhookRequestObject
+
+	request.Id = id
+	request.EventId = eventId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverSandboxWebhook(ctx.Request().Context(), request.(RedeliverSandboxWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverSandboxWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverSandboxWebhookResponseObject); ok {
+		return validResponse.VisitRedeliverSandboxWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Frrchs3sn6VrjlbZdI7pCjbcWLqxyk5cRJtHEdnpa1NlamjAWeaJKIZYAJgJDG2Huu8wHmyrW5gLiSH",
-	"kry51P7IL5saXBp9w9df40OU6qLUCpWz0fRDVAojCnRo+NeZUNlc3558RT8ytKmRpZNaRdPofIVg/ecn",
-	"FmQ2juJI0odSuFUUR0oUGE0jmUVxZPDnShrMoqkzFcaRTVdYCL+dc2ho2v/a+e3o/WT0SowWFx8OX979",
-	"JYojty5pEeuMVMvo7u6O1rKlVhZZvtci+zv+XKF19CvVyqHi/4qyzGUqSNaDnywJ/KGz618MLqJp9F8H",
-	"7dkP/Fd78MYYbfxWuwc2fjOYGxRXFhzpgOeBNiDAVDmOo7s4+lqbucwyVH+MWE5foQJp4VrkMoN55aAQ",
-	"a1DaQabBraRlqU4U6Vrkv79Qxwoqhbclpg4zQBrGErzT7mtdqez3l+CdBlulq9pFYaANaIVsMq+uTKNl",
-	"FZEgRudDljC407ksUFd/gFclwaUund8xmbKIjaPpbA2ZzFhQYYy8RriRbiWVdz4012ieWDAoMghLHIFF",
-	"lYF0IJZCKj7WudZvhVniH+OPLLW0oK/RsJy5LKQDvYBD+F6+Zon+oUTlVtrIX/CPcQe2ekyBSrr0viAt",
-	"HJ+ewJXSNzZIZauy1MZh9j1mUpxzAvojdUbC/e3sh3fjiMaFqZzrdLZ+o1KdUSrcScdJ5RZfBOfhpYQF",
-	"h7fuCJK5sPjyRffbjfD7/OP869EXPIyyN6qqiKbvI1opiiM/LbrYycJx9GWu06vvdYYPXQspDZxCsjD6",
-	"F1QJFPoaLWiVr+FmhQqczrMYEoMiT2Ch81zfWLgRec6+PJ6pr3AhqtyFIWM4c9pgBkJlYFf6Rh1BpZzM",
-	"+WglmlEd7rwx5EJlNga8RrOupZopUymSwQeQE+lVLeh4pjpq8DLz7SXyfjUYFA7DHdm5h0SWSVKHyE+N",
-	"LtE4SbfVQuQW46js/OlDxPs+5Detuu/iyLl8V+vf6hvItVr6MwUd5JKULRYODUhnIRfWQWUxJt8Q8I2G",
-	"rDLsxzBIXk1sEkPyfFIk8Uwlhyv69WxFv4dTEA5ypOmHRUw/Cm0dfP5ssoLB8wlkYm2HY2hsdbhKgipv",
-	"RVHmpLRDggSFuH2LaulW0fT5s7h79w/o4r/462A2G/v/Df97oOzHyn78//+zHwv70X4sPq6Gw7/2gYLm",
-	"L3r+E6autUwWTMM2yfMfFtH0/f2arifcxR+2DMXZ4yF31zfKp5kjEMreILkqO7tWKY57RW+h0fuwx8XO",
-	"eS78iTJUTorcPiSFQyWUszE0l0RK4yxHzRWuLSXiJMNCj9J21THlsoSE3Dz4QrD+Nv8oSnl5hWtWzHZU",
-	"UN64rEze+zHVSnlxLmXWO2JhdNH74QbnK62vLstqnst0z/ZbGm1kiRuRt2UIO/auf9HjWqUodvVx75mv",
-	"cL3vsPTJYmrQ9X52KIpPOiRPaHbcWL/vLAatE5UR/mL7hCOluUTl9p0qfL3nYO3Gl8uqd5X9Z2z33t5p",
-	"d92+Q1unjfBIaOvEVXq1R15UWamlcp9qX4NL6RHCzqd7tHONxkqtMLvcK9KWehr5mi07TtBoJ6zWs8Gu",
-	"nrY2KNmvKBe0Ctzwnz5Ne7yzo+d0L3D49vz8lK5kV9lOtpTK4RIN26Fesb6kpeKS5zLg5SiOqi6ujKNF",
-	"U4nFkdLucsHlBw1rgN5lAHeXvJ8/dweRc10bCqc+FFCgtcGf7jcSn7s+QzuvT3PfoshCCd4PJj5E0mFh",
-	"+7OG/4MwRqyjHazpl6ZKsUIL8zWkQmklU5EDlewxeHehkiITVL51LNEK+DddkULeKGfWvddD10if4Dzt",
-	"KWpsculPudCmEC6aRpmu5jm2MqmqmHvnKNCtdH8cknDChVDc9bvm80lGdyNdmlQW2BJTGGBRuhqudiqz",
-	"Qrh0hVSYKRz23O2xJ0L6pPm5Qq+1HoJB3AB/Bj88BrkAoda9G9SOSph+T/ppB1xip3a4DwNt1BnbizhT",
-	"qZSgVWe/udY5CtUdu2r9976tajfv0Dr3HaYz4lecprvKg8cJgz/9PBZ/7rcwUsg8sVDmIsUaov3kw2ns",
-	"E5Z3dKncyxe9WdBnyI7InW+UtHY3/ue293oqIYPBThE03BAiEw5HvOZD4JUOzCgr6oZbE5VxzQsG4YOk",
-	"m3G+60A9Ntjy+31evtdxt31tr2ftd5aL/RnxtBdaZMKJjaR9nxdt5NaefK7w1l1yWbdr6FODFpXz6arQ",
-	"xvubROvz1RGUwlqmhiwkvAbV3Z6koXWhFEt8lBtumZ9P2KeXTg32a0vf1Fd1l8Jt3gj7fZTndOume/fq",
-	"DCWscVtKgzbstieePAEHGebo0G6U35XK0etaWiq7M5jjQht8bHzFkQeVbRFt57ej54tXYpIeZs/wxfwz",
-	"8fLzvnlU6F/Sjp+kqV5igTLW+fnbHcZgvFXdT4qJfTBFBMhOZvfbbZh0S+4NA2zasRetWkwrI936jKzp",
-	"PSxY4nx/6S6yQqqaGewYb8RyUVw0pKHoq/NJDew+fHGgMGhaLaycKz3bJ9VC1yyiSNkmoT0iSsnZlxAp",
-	"1Vo8yU4PDpbSrar5ONXFQT2m+c8uqAtBxmF+hdyJUEqqJdRTQICjvO/RE4e8UGv48gR+0nNmCuhnLtSy",
-	"EkucAop0NVO1K0sLQoG0OidjgUXmchueQSu+yGgO46aBgNPj74GKUSarSXdormWKFAdmpgIREYOAhbgF",
-	"kaa6oqTFY1t6NYbS6IXMMQaP8pjBYMLWTw5gsl5gpngFpjhopC9uLI1swWYtkS8deRyZljwZUq0Wchlc",
-	"fBhDmVcWxEzVt2a4punwzCm6FelYOgsd9wRKwGN4p/1XvWD9dFR5La0kIzhNmtBuxQx+l4qBN53VLVxh",
-	"6WqkQHmWiuEYrA7EpkHWGO0k/F0+U1rBqbZuafDsf94GMqpOT0ysztR5QLnS+iyW1ZyoDwqqjaBSVCsk",
-	"B7b2r2QM5yuDCN7ZfRRYEIaNgKXDbEqLj3ilp087Afb0KTelMt3R3VE7sjfynj6FQXJ8enJ2fvzld5dn",
-	"x+++ev3Dj5fnP3z35l3CUUlzk1a6musCvZgp2EdyDVkQJuZ8/oFmBRgkG6xuMjziyGAr0ZINtGmU+mLy",
-	"nI8h2kN0UwQdoUMGpkg11/YmdQ+KTCRcS1UDS0kisACNF7V7vwCnQTrmdOWCbpu6W4S30tLfVeZPyc6o",
-	"kBbtiO5dobWiDQQ7O4s0cPbt8ejZZy/9MrooBX2VigS2jsKJiXrgUt+GhWcq+TDjcncWxTDzFa//byh6",
-	"Z9FdEvYI7kaemGm0LM/xFoftOX5/k/qrNmPr13+3kDiXJ7ASlgEO5ShJqpaOex10scwU38ED0fbW1tuh",
-	"6xM9mbuxMpeDoU2kFUg3nHYu/pmqb37p6M8qLIr5IvaJxoeoT5U+2eR5UC2FMh/3hJJPgYpzq4aFMNPg",
-	"mDEs0cWUvegfv1e8AeTrlERLu3BZ2xvEcuwjPOH7NoFCZ8ihvtNAcTsUtm+eDJquDZkYCn3tPShfz9Ru",
-	"84bH+NRKSltYdMMYuCFgvcSBX4VcL720Ri6X5IXcJfz2/Px0plJdeBw6bfs6arN/Aw+0b3KZorLYuWOP",
-	"S5GucPRsPNm5ZW9ubsaCP4+1WR6Eufbg7cmXb96dveE5XFS5vHtbN7Icn560dBoBofHEz9AlKmZBoufj",
-	"yfh5KH8YlbTJlDGxtj340qcH24KOqW9Yejfq3LUxkzZZ6PJ0TOkDvw506exMde+owac2BoY8iOKlBT9w",
-	"vsKZah4fbLY8VmhwDO8QM7sfWdUpvHNNeCt2GJlGHXUl0VR2rwNV8Js0Z3ubeXe7T06eTQ5/4z2bNtWe",
-	"znBjUQ4vMoHXXcjsjZ3I715MJvs2bU5x0Hk1w1MOH56y0a3nSc8fntS+guEZXzw8Y+v1BU07fMRGzesG",
-	"nvDZY47T0+a/i6PPHqO+5hkNlx1VUQizbpy0DVkqBMTSMjfSRPwFzWkzwMEHmd358KfUvpsIvtotLGPv",
-	"Ah58cy7g9EgXlM+/GxcMDBaCcI1UsMjlcuU8+vYD8Br9GmleZZi1MV7zUXCyhW3rAd4DrdPlTN1oc8W1",
-	"hmN8Q/XAJjLtC2l/sG5Ib8TYi32qyP7j3fzFwzOaZ1C/0uW8Sh50uThaonuoa2zREUS0MXDdvd5OLzBQ",
-	"ZNTW+kwUbhr1G3R7LTr5zbLm49Lln37S+sk36B7hJN2nn3veSbRDDtqnofw+YSunHYQrmo3f631vQoao",
-	"uylZgI+bcLTrgE4zNmfUo/OMpi2koRqHJhIoFa5G/DUWGcObwH9ScZPqopDO+Qpmzg0cWz+nK2SeS4up",
-	"VpkNTSBpqPQPuj3ydUBbGfDeYUmfoGuqNbSQ6rqcS7oWicUzZalkg1xaZ5tM6fXAY+uJDaDyxGF9tlTk",
-	"uafuja6Wq4ZEqOcR9PNtBob41ledGyt3FOGGXIO81lmtJaYbqpL0ffgSvpOvPdocJP2EOr8X2sOUJ2DF",
-	"ukNGk/gWlaOq2j9FY7Hk9nM0kHamWA7/Cm3EpDwdOnm6ydInwzGchY6lT1CiLJEqKDJB6HLqxUwlxyFi",
-	"2XpJDMmXWl9JpP+doRu1v06Nvl2Pdob/ODou5eg7XPOBfxwdF7+MzgLpOOIKOuGcWZND4BsWcLPSFhmm",
-	"w0rnmYXEyqUSrjK8G+dSXtI3XhPCxMkVrhM2BllMpOQDa0je1z3Zi8Tje6t90c4zYSGR1vdM0UzNvUmD",
-	"N7aRBHibroRaooXB6fH3TyxvFx5RJHV52fBluV5K9cTOVOIps7PuuMD/uBWug7t6dwoJNfAZSne3DwI1",
-	"XEZFRZ6T7DBUn98YrZZUjwwhFYocY44zJZwzcl7RGGY8fH1jkD2HQgmzPpzxVlq3CepttJPqNjPTD1S+",
-	"dGpszjw1CdA8c/dN3LhD5Ebdh+2/ovd9Fz8sUU1LtOlo0O1aP7HdnvZwn9DdPl0reueZ3uFkEkeFVM3v",
-	"f0vYJo+FBC/t9kuPPuGaRuGGZLIgvX726hXL5X+xlLv9qUfYlTNzaIUSfDVNIS0pjpjh2iufVCluiPe4",
-	"ruleserroyNCYvHnxJs2adt+SR1CpcFrqSvLXbu9Vvatwl5B6+Zeo8pHKZJQFr8AbSSuDTzIwhvQw8lk",
-	"rzz8GLzfroeT4HDhZ480F78jsuz2cPegy5pvC0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9f",
-	"Nd7D151WbrP5O+eem60hm6HKu/MU2xPyWk2blkxXI6FE963HexpNoXkauO6lVsgXOiyNrkobc7PNxszs",
-	"dZa0R8CUQFyX//SlwEyKI8jlAtN1ut0Ks0ddQOBXGcYz5UlEJGBW8xEigAHKB+Fb3JDTTfAUpVv33dZ/",
-	"JxP9x5SQHVaVfefP8G7Dmy31MNnVacxzrG225N9fUEj5VkofEst1KvJOD7ttTA4SbnSbSiXDDVZ/enBw",
-	"+Ozz8WQ8GR9Ov5h88YqjNsjWT7PHdNOXmNaNFnZXT8i1jcFx5+JvDrh7Nf6TEcWeREeVjw8GLlXbOGmq",
-	"1XaTOgveXdz9KwAA//8=",
+	"7Fzdchs3sn4V1JytMukdUZRsZ2Pq4pSSKBtvFFtryZWtCnU04EyTRDQDTACMKK6jxzovcJ7sVDeA+SGH",
+	"+kkc117kSiIHP41Go/F19zf8GKWqKJUEaU00+RiVXPMCLGj6dM5lNlO3b77BDxmYVIvSCiWjSXSxBGbc",
+	"42eGiWwUxZHAByW3yyiOJC8gmkQii+JIwy+V0JBFE6sriCOTLqHgbjprQWO3/zGz272fxnuv+d788uPB",
+	"F3d/ieLIrkscxFgt5CK6u7vDsUyppAGS7yuevYdfKjAWP6VKWpD0Ly/LXKQcZd3/2aDAH1uz/kXDPJpE",
+	"/7XfrH3fPTX7J1or7abaXrB2k7GZBn5tmEUdUD+mNONMVzmMors4+lbpmcgykJ9HLKuuQTJh2A3PRcZm",
+	"lWUFXzOpLMsUs0thSKo3EnXN8z9eqGPJKgm3JaQWMgbYjCR4q+y3qpLZHy/BW8VMlS6DibKB0kxJoC1z",
+	"6soUGFIRCqJVPiQJvTldiAJU9RmsKvEmdWXdjMmERKwNTWVrlomMBOVaixtgK2GXQjrjA30D+plhGnjG",
+	"/BBHzIDMmLCML7iQtKwLpU65XsDnsUeSWhimbkCTnLkohGVqzg7YD+IrkuiD5JVdKi3+DZ/HHGjXYzyo",
+	"qEtnC8Kw47M37FqqlfFSmaoslbaQ/QCZ4BfkgD6nzlC4f5y/ezuKsJ3vSr5OZesTmaoMXeGWO04qO//S",
+	"Gw8NxQ2zcGuPWDLjBr542X624m6eDxff7n1JzdB7g6yKaPJThCNFceS6RZdbXjiOvs5Vev2DyuChayHF",
+	"hhOWzLX6N8iEFeoGDFMyX7PVEiSzKs9ilmjgecLmKs/VyrAVz3Oy5dFUfgNzXuXWNxmxc6s0ZIzLjJml",
+	"WskjVkkrclpaCXovHHeamOVcZiZmcAN6HaSaSl1JlMEdIMvT6yDoaCpbanAy0+3F8341aOAW/B3Zuod4",
+	"lglUB8/PtCpBW4G31ZznBuKobH31MaJ5H7KbRt13cWRtvq3179SK5Uou3Jq8DnKByuZzC5oJa1jOjWWV",
+	"gRhtg7O/K5ZVmuyYDZLXY5PELHkxLpJ4KpODJX46XOLn4YRxy3LA7gdFjB8KZSz72+F4yQYvxizjazMc",
+	"sXqvDpaJV+UtL8oclXaAkKDgt6cgF3YZTV4cxu27f4AX/+VfB9PpyP03/O+BNL9W5tf/+1/za2F+Nb8W",
+	"vy6Hw7/2gYL6GzX7GVLb7Ezmt4b2JM/fzaPJT/drOnS4iz9ubBR5j4fMXa2kczNHjEuzAjRVMnYlUxj1",
+	"it5Ao5/8HJdb67l0K8pAWsFz85AUFiSX1sSsviRSbGfo1FzD2qAjTjIo1F7ajDpCX5agkN2Fzznpr/sl",
+	"L8XVNaxJMZunAv3GVaXz3oepktKJcyWy3hZzrYreByuYLZW6viqrWS7SHdNvaLSWJa5F3pTBz9g7/mWP",
+	"aZW82NbHvWu+hvWuxeIjA6kG2/vYAi+etEjqUM/YGb9vLRqM5ZXm7mJ7wpLSXIC0u1bln96zsGbiq0XV",
+	"O8ruNTZzb860PW7foo1VmjsktLHiKr3eIS/IrFRC2qfur4aFcAhh69E92rkBbYSSkF3tFGlDPbV89ZQt",
+	"I6i140frmWBbTxsTlGRX6AsaBXbsp0/TDu9s6TndCRy+u7g4wyvZVqblLYW0sABN+xBGDJe0kBTyXHm8",
+	"HMVR1caVcTSvI7E4kspezSn8wGY10Lvy4O6K5nPrbiFyimt94NSHAgowxtvT/ZtE6w5raPr1ae474JkP",
+	"wfvBxMdIWChMv9dwX3Ct+TrawppuaIwUKzBstmYpl0qKlOcMQ/aYOXPBkCLjGL61dqIR8B+qQoWcSKvX",
+	"vddDe5OeYDzNKgI2uXKrnCtdcBtNokxVsxwamWRVzJxxFGCXqv8conDc+qO4bXf14zcZ3o14aWJYYEpI",
+	"2QCK0ga42orMCm7TJWBgJmHYc7fHLhHSJ80vFTit9SQY+IrRY+aax0zMGZfr3gmCoSKm3+F+mgZX0Iod",
+	"7sNAnThjcxCrK5kitGrNN1MqBy7bbZeN/d43VTDzVlrnvsW0WvyO1bRHeXA5vvHT12Pgl/4dBjwyzwwr",
+	"c55CgGg/u+M0cg7LGbqQ9ouXvV7QeciWyK1n6LS2J/5x03pdKiFjg60gaNgRIuMW9mjMh8ArLphQVtQ+",
+	"bvWpjENe0AvvJe2e820D6tmDDbvfZeU7DXfT1nZa1m5judztEc96oUXGLe847fusqONbe/y5hFt7RWHd",
+	"9kafaTAgrXNXhdLO3gQY56+OWMmNodSQYQmNgXG3S9LguKzkC3iUGW5sP62wTy+tGOz3hr6pi+quuO3e",
+	"CLttlPq046Z752o1RaxxWwoNxs+24zy5BBzLIAcLphN+VzIHp2thMOzO2AzmSsNjz1ccOVDZBNFmdrv3",
+	"Yv6aj9OD7BBezl7xL/7W1w8D/Suc8Uma6k0soMe6uDjdyhiMNqL7cTE2D7oID9lx2910nS3dkLuzAd19",
+	"7DOzH130dmwt3tc9kKR5sL1C//CZYQ5NOLeIh/6ZYUkBlo98k2QYs1RV0mJkjzvvcksf3p/2A1bf7Ylb",
+	"Ee7AHVlCPOExg1ue2pwSfUYsJDrzf5y/e0vpvOERa8EWqexSyAWl/bBvL5ioofWmpa/Jqv1C2JyLvHVv",
+	"2MrEjIfMM/6rYU7G3kTZwyPGZ41XEpaZKk0Bsg62bEly4zOt9x1Wv98n1PYujpYPI+ZtiLmlXj+K1zCu",
+	"8SQ7fPXq4DWpmNtKA2VRhDW0ZmN5UTIh07zKdiDlnFuQ6frxMJbcuwar1/e7HnLXVq8DYiW1oa/JKoh9",
+	"2o+H/QrbZ5ec2uD4wkn8OJPciWeas9NBNLla+MuGPnHjUu5Up2junicBnqtHBY6uwsP1AmydhOsaICJ2",
+	"lvIC+o9sbZz9U20MzQ5vb1vjtMCja9g/yIf3p6xUBr2IVTFVdFRlyawc+lcarwzNhJyr0SOxlzs3tc+J",
+	"ahE23FB7iR37bE6Rd0H3ONqTcEg33OyMy4wyC0/xd14805/YLrhcs7N35xeGocpZwTNAoxe2fwN/C0zI",
+	"IBc3uJ9P6jXnt7syP2KH+dAmUcGc0vC44+TTU0TkQHBhgE7UC7Rm1wAlfj3cEQKGhldq3j9jYuCXpOsk",
+	"qPCFp8B3NqFS+LjTuDO08WvrOAIDMqMS5S8VVLCxuKVXgVrJ4RN8QY8XSEqQiNoTNpgBXnb1juJZWnFh",
+	"8cu5K9Ojcx3GLKnbJFQXTGrrTdjAXezU1DvRYbtI5qeLWqaD5ywM0JvSsL6Y2ACnOb8dtfs/5piLumFt",
+	"gBs4yqmodazuOcenanF/yLK9zfXuhfH9ZeN9esxUnmGMORfa0BF9VNSzAeB+d9xTC+fKip8w8onrzd99",
+	"Clx9tbFBiYYXjIOtwXa1xAahqHYwHo+HT1VajYK6KusL0Rrhe3O+BtJKC7s+xwmcIfh45mJ3AYxnhZCh",
+	"vt4KgfbIKlHHdemd91XLcLm0IrpBgWvQjdqX1pauZo53YajF85TctCcZ8VJQDiOKI6pYUCcz2d9fCLus",
+	"ZqNUFfuhTf3PNgL0oSoFy9dAfB4p0W2ELoh0cc8ceHPeRK7Z12/Yz2pG9Tb8mHO5qPgCJgx4upzKEBAK",
+	"w7hkwii8cjNmgBgRdbUO/bGQ1IeyjwPOzo5/YBZ4QQABdQf6RqRA0GAqfTkvJpR3y3hKgYlv25AUYlZq",
+	"NRc5xCG6wY5Ee3CdfUo2DDCVNAIVCrGlKxEYh+1DyjZI5Aow1A63Ft0aIv+5WPhAcRizMq8M41MZck8+",
+	"2YWLJyfrghO8BlpBngtU2Fsfuqg56aelyhthBG6CVagJZZd0ybQLmuykNbph11DacCnhUZhxAzEzigVP",
+	"TxrDmbjLiE2lkuxMGbvQcP7PUw/5QpBP9ISpvPC5YmFcLiALzAJ3KEqlLavwBmTJvgn2lYzYxVIDMGfs",
+	"7hQYxjVtAiBQm+DgezTS8+etA/b8OVG7MtXS3VHTsvfkPX/OBsnx2Zvzi+Ovv786P377zVfv/nV18e77",
+	"k7fu4rMEE2rpQsWYqflUsl2l4iEJQuVtd/uwegQ2SDrciARDQLlmtEs4ZJ0grJX6cvyClsGbRbRdBC6h",
+	"VVJPgc3WbHOSwOQyLsypCR+MpEQRSIDaipq5XzKrmLAOkiGyrDlXcCsMfi8zt0oyRgk4aEt0ZwrNLhpP",
+	"UyFjEZqdf3e8d/jqCzeMKkqOT4VEgY3F40R0F0YFM+MHnsrk45SKRtMoZlMXoLt/feloGt0lfg5vbmiJ",
+	"mQJD8hxvMEEcU8blo1zCKqPdD98bllibJwTK8LJEHyVQ1cJS6gCDuKmk4J5QnGeorTePrnP0uN31LhP6",
+	"9GQrJRHNTlrps6kM+TOB2BSkHxTyuYuN/BF1rtI5mzz3qsWjTMt9g86nAErNGMXmXE+8YcZsgRcuQgQb",
+	"+6XHnXR4cEk4tPUpL7MCKEfuhCeUtUpYoTKgo75FQ7JbRBBHQRrU3CfcYlaoG2dB+XoqtylQ1Ma5VlTa",
+	"3IAdxoxoNcZJ7FkKGF87abVYLNAKKRuFcfBUpqpwmGbSsKNklwXF7iNBuTW3Zxokp8JYf9A86DDJkBZv",
+	"/MibsDCEHI1W5vx2Kj08okXSY5e7CpkXunGaJNcMx3W0Iqt6lCzkTN0eTWXyPgQVXSETij/o4nWhDwU6",
+	"7jwn9bWeC2Nxi4zVwAsTEhg4JZ/KXKU8ZxpSwPEdsykXKUgDLQxyXPJ0CXuHo/EWClmtViNOj0dKL/Z9",
+	"X7N/+ubrk7fnJ9SHSjc2b6OZeq+Oz940RftoEh2MDlwPVYKkWmv0YjQevfBFFkJtzWVD0F6ZnkyEc5+m",
+	"AWUTR4t0x6yFRWIqDWce57d2wSkyOEJhzVS27/DBU+lHwzq71oBDdrGEqawpzl1i1RI0jNhbgMzsRp7h",
+	"imtdo24XW3XfWh2hXlHXj77yydhPQgHtpQzebRPbD8cHn3jOmgy3g39a7yidTEpwku78zVfvE9rdy/F4",
+	"16T1KvZb3HzqcvBwlw4nmDq9eLhTw7WnHl8+3GOD443dDh4xUc2hpg6vHrOcHjLxXRy9eoz6arI+hWVV",
+	"UXC9ro20ObKU5VsYSg/UJ/4S+zQeYP+jyO7c8cerb9sRfLNdvoqdCbjghHwB+Xa8wN391LmA2WDOEfcJ",
+	"yea5WCyti05cA+/xQ5a8OeOh6s3ebGD/OsVOFmisKqdypfQ1xWKW8B/GS13k3nek3cLaR7pzxl7uUkX2",
+	"H2/mLx/uUb9s8TtNzqnkQZOLo53p7ubONmARQpuYUXVvvele2AABgm52n3Ih3U39O9idOzr+ZF7zce7y",
+	"Tztp7OTvYB9hJO0XzHawsZsm+80LaMSC3vBp+/6Kps3vtb4T7yECZyuDFvJsXlNoGSBiPrl2qKedonMX",
+	"I4J2bkNEFLDIiJ14lgUGf6kqCmGti/BmRBMz4aWdQuS5MJAqBKUOIAs9lbVuj3xuvo6cXHrQDekcdCB0",
+	"eHgd8hYU8jZILJ5KgyEtYVtTe0qnB2obOtaAytETwtpSnvtCr1bVYlknWUK/mDC1tBhTUBRAUXln5JYi",
+	"7JDiiq9UFrRE6ZiqRH0ffMG+F185tDlI+mk79FbCDj5Owgxft1K/oc49PGLcBROh7Nl96YUJM5Ukh3vX",
+	"ZY+oP7jo5HmXC5QMR+zc8yKdg+JlCRhh4hZ4LqWaT2Vy7E8s7V4Ss+Rrpa4F4H/nYPeaT2da3a73tpr/",
+	"a++4FHvfw5oW/K+94+Lfe+c+KbtHGYaEfGZInvnAia2WygDBdLZUeWZYUlescVjypTSko3cmVO+4hnVC",
+	"m4E7xlO0gTVLfgrMz8vE4XujXFKDerK5ABzfZdKmcua21Ftjc5IY3KZLLhdg2ODs+IdnhqbzVO0khN91",
+	"PjFXCyGfmalMXErxvN3O58fsEtbeXJ05eYfq8z1StafvRp8MPSk+IYNhA85WWskFxiNDlnKJhjGDqeTW",
+	"ajGrXGGWqgUY32ggy6EwMevDGa3oOMgUbbm6rmd6h+FLKwdhXIDrkiT1y7SOKhq3Et1R+/XZ38GwvYsf",
+	"liikbRp3NGhzY5+ZNnN2uEvoNhuwEb31MtDBeBxHhZD1598kbO3HvIMXZpNP3idcTUfsSCYK1Our169J",
+	"LveJpNxmwT1iX8kze8IlwlddB9ICzxFlAHfKJ2QKHfEex83cKVa4PloiuAoxbW3SFNnqmnGp4UaoylCF",
+	"bOcuu8Jcr6ChkFar8lGKRJRFJbFa4rDBg5ASOgi1sh556JXT/n09GHuD8x97pLn8A5Flmym6A12GfKRf",
+	"+mZJ9U/MGTAnOt4NN7AD1yH2a4FSr+E/ApIaB0R/+6jxjnzdWWW7FNMZ1SRNgGwaI+/WC5+uYKHkpC5Z",
+	"tTXiQ3RXmr2nEOepBb4WsFAS6EJnC62q0sRUjDQxZfZaQ5ojRimBOIT/+KSATPAjlos5pOt0s1RojtqA",
+	"wI0yjKfSJREBgVnIR3APBogP5J7FdfK+PjxFadd9t/V73KL/mBCylVUl2/nzeDfHm3bqNyS79n3xYndg",
+	"2E1LtGodk3vKGXg05vzWm/RGfDiVFMDU6VNXbxjwQAGXajVhnnwRd+lJNTNkGLfpix/en07l4H5yoO/R",
+	"JkA2GXJnVVQ4jNss3ql0TICYgqa4ebmJiDCO81QTSf2p6qnTEAO5CbCm0h9HaamubttcoZRLNkML3/O8",
+	"x9naOgYF/TPYLsZkCgzC/IbZ5UJZ+2iODRsYhfEQv0H8Xm/kGnw0euHLPML/fsZcq+IhesAWCYDhPe5z",
+	"A4FX5KBUm3dHBNggAE7mCGcttOXSognBlmTEfnQDrrjAIIh3Q/e5kJlpL6lDwCK2m/GxNbWnnwYIFKOp",
+	"fDE2w07hBuNlpST+JRYK6iNVmryqcqQWv/5Jw/nYKJZN5WzNuHE52gUXskm00OKdOoRb/Yi5k43CCzAN",
+	"Y9hlqJkG90sRwj4QbYVa5KOjrQ3OWoN/Pz+ubUT5jMA23v3TEYoMx7OaatMKvkGDc2ISNul+m++GTOUg",
+	"OQg/J2GI++HJbS/Gpv6ZiIlfdkjou43uWzBKtSt0/JS/I/FHYv4NtuUORPAYQmXjkb1f9M7wT9jQExWE",
+	"e91fEj5R1YcnasDwyQOCMPL+R9qoKxckeIl+V6AQ308w99eQyJKAXfCqHu74obYg3L0/11a7vqoSWf8R",
+	"6g9d/llBBa27m7xMA7EcKWO15JaSqzNIMVghqeNA/JjzNlL78P7UTFxsEJgZbAG2uZgD/qL/UQnDwFmc",
+	"azDL1us7lOIMyVI6Xm5chAYute2g0ao5n47Rx+lLN4+73lwWNumw8hP0m5QqVVoshOT5MzNix/7qPRwf",
+	"NhclUeQzlqpyR9zSy3HZDmEOP7Xf8gTjfq+F4nbeL4j9Qv50SZ0iKtkory24xUfq90NtPjZ5hi4T+6dL",
+	"PG6OQdcHeRxtqaEuN3zUQUL8Zl3JZNghK0329w8O/zYaj8ajg8mX4y9fUzLCi9bPHoqZkKaENPDr6DR5",
+	"FFc7wlErn1nHbdvu60dKlO7I37iwAkenClwT/tdFuGaSkNzp95AYwQU1d66DEPr5N+lcsAeGaS6MZ/v1",
+	"x4bxVHoapnvbxRUahR2x4y79rc3Lbl6+uYfkNpU1yy1mydm78wu2eb/Qw2SbduyiBu8aKQzAG3Du4fZU",
+	"9rzZaDzU952Kit5MIP0i0Dgcv6xf4aQiU8xejg/qd0zx08up9HXADll7oSRQNY7o8xgL0s/VOIlbKuG2",
+	"Jn99eH9KuXHg5I6pCBnuAcePTz6UGbfwLb89boZInhmWhJ9yqnSeDBvARJS+JcipDG4dvXULhte2xSn4",
+	"bkyLnHGAo+GE3l3e/X8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

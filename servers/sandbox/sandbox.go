@@ -78,6 +78,9 @@ type Config struct {
 	MasterKey []byte
 	// Tenants makes the sandboxes' tenants.
 	Tenants Tenants
+	// Webhooks is the fax webhook log of the sandboxes (webhooks.go); nil
+	// makes its operations fail.
+	Webhooks Webhooks
 	// AdminToken may do everything; it must not be empty.
 	AdminToken string
 	// CreatorToken may only create sandboxes; "" means no creator token.
