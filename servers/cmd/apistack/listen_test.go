@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -154,4 +157,92 @@ func TestListen_ForwardsEachDeliveryVerifiableAndResumesAcrossARestart(t *testin
 // lineOf is how listen names a forwarded delivery.
 func lineOf(typ, id string, attempt int) string {
 	return fmt.Sprintf("%s %s (attempt %d)", typ, id, attempt)
+}
+
+// readmeBlock is the sh block of the README between <!-- name --> and
+// <!-- /name -->.
+func readmeBlock(t *testing.T, name string) string {
+	t.Helper()
+	readme, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "<!-- "+name+" -->\n```sh\n")
+	require.True(t, ok, "README has no %s block", name)
+	script, _, ok := strings.Cut(block, "```\n<!-- /"+name+" -->")
+	require.True(t, ok, name)
+	return script
+}
+
+func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is needed (.ci/run installs it)", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
+	defer func() { require.NoError(t, stop()) }()
+
+	// The curl block: reads the log, redelivers.
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", readmeBlock(t, "sandbox-webhooks-example"))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's webhook log example failed:\n%s", out)
+	var sb createdSandbox
+	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sb))
+	defer func() {
+		_, err := sandboxCLI(t, "--sandbox-url", creds["admin"]["base_url"], "--sandbox-token", sb.Token, "delete", sb.ID)
+		assert.NoError(t, err)
+	}()
+
+	// The listen block, with the binary built from here, forwarding to a
+	// receiver that verifies each delivery: the redelivered event arrives
+	// twice, each signed anew.
+	bin := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "apistack"), ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run(), "go build")
+	key, err := faxclient.ParseWebhookPublicKey(sb.Credentials["fax"]["webhook_public_key"])
+	require.NoError(t, err)
+	events := make(chan faxclient.Event, 100)
+	receiver, err := faxclient.NewWebhookHandler(key, func(_ context.Context, e faxclient.Event) error {
+		events <- e
+		return nil
+	})
+	require.NoError(t, err)
+	local := httptest.NewServer(receiver)
+	defer local.Close()
+	listenOut := &syncBuffer{}
+	listen := exec.Command("bash", "-euo", "pipefail", "-c", readmeBlock(t, "sandbox-listen-example"))
+	listen.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"SBX_URL="+creds["admin"]["base_url"], "SBX_ID="+sb.ID, "SBX_TOKEN="+sb.Token, "LOCAL_URL="+local.URL+"/fax-webhooks")
+	listen.Stdout, listen.Stderr = listenOut, listenOut
+	require.NoError(t, listen.Start())
+	defer func() {
+		// bash runs the block's one command in its own process: the signal
+		// reaches apistack listen, which stops.
+		_ = listen.Process.Signal(os.Interrupt)
+		_ = listen.Wait()
+	}()
+	var queued []faxclient.Event
+	timeout := time.After(60 * time.Second)
+	for len(queued) < 2 {
+		select {
+		case e := <-events:
+			if e.Type == "fax.queued" {
+				queued = append(queued, e)
+			}
+		case <-timeout:
+			t.Fatalf("listen forwarded %d fax.queued deliveries: %s", len(queued), listenOut.String())
+		}
+	}
+	assert.Equal(t, queued[0].ID, queued[1].ID, "the redelivery is the same event")
+	require.Eventually(t, func() bool {
+		return strings.Count(listenOut.String(), "fax.queued "+queued[0].ID) == 2
+	}, 30*time.Second, 10*time.Millisecond, listenOut.String())
+	assert.Contains(t, listenOut.String(), "-> 204 No Content")
 }
