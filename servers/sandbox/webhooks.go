@@ -54,11 +54,17 @@ func (s *Server) Ready(ctx context.Context, id string) (bool, error) {
 	return r.State == stateReady, nil
 }
 
-func (s *Server) webhooks() (Webhooks, error) {
-	if s.cfg.Webhooks == nil {
-		return nil, errors.New("sandbox: no webhook log (Config.Webhooks is nil)")
+// webhookLog returns the ready sandbox id the caller controls (recording a
+// use) and the webhook log.
+func (s *Server) webhookLog(ctx context.Context, id string) (record, Webhooks, error) {
+	r, err := s.ready(ctx, id)
+	if err != nil {
+		return record{}, nil, err
 	}
-	return s.cfg.Webhooks, nil
+	if s.cfg.Webhooks == nil {
+		return record{}, nil, errors.New("sandbox: no webhook log (Config.Webhooks is nil)")
+	}
+	return r, s.cfg.Webhooks, nil
 }
 
 // ListSandboxWebhooks answers the sandbox's webhook log after the cursor,
@@ -82,11 +88,7 @@ func (s *Server) ListSandboxWebhooks(ctx context.Context, req sandboxserver.List
 		}
 		wait = d
 	}
-	r, err := s.ready(ctx, req.Id)
-	if err != nil {
-		return nil, err
-	}
-	w, err := s.webhooks()
+	r, w, err := s.webhookLog(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -133,11 +135,7 @@ func (s *Server) ListSandboxWebhooks(ctx context.Context, req sandboxserver.List
 
 // RedeliverSandboxWebhook queues one of the sandbox's events again.
 func (s *Server) RedeliverSandboxWebhook(ctx context.Context, req sandboxserver.RedeliverSandboxWebhookRequestObject) (sandboxserver.RedeliverSandboxWebhookResponseObject, error) {
-	r, err := s.ready(ctx, req.Id)
-	if err != nil {
-		return nil, err
-	}
-	w, err := s.webhooks()
+	r, w, err := s.webhookLog(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}

@@ -76,17 +76,7 @@ func TestListen_ForwardsEachDeliveryVerifiableAndResumesAcrossARestart(t *testin
 	require.NoError(t, json.Unmarshal([]byte(out), &sb), out)
 	fc := sb.Credentials["fax"]
 
-	// The local receiver verifies every delivery as a real one would.
-	key, err := faxclient.ParseWebhookPublicKey(fc["webhook_public_key"])
-	require.NoError(t, err)
-	events := make(chan faxclient.Event, 100)
-	receiver, err := faxclient.NewWebhookHandler(key, func(_ context.Context, e faxclient.Event) error {
-		events <- e
-		return nil
-	})
-	require.NoError(t, err)
-	local := httptest.NewServer(receiver)
-	defer local.Close()
+	local, events := verifyingReceiver(t, fc["webhook_public_key"])
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -159,6 +149,38 @@ func lineOf(typ, id string, attempt int) string {
 	return fmt.Sprintf("%s %s (attempt %d)", typ, id, attempt)
 }
 
+// verifyingReceiver is a local webhook receiver that verifies every
+// delivery with the base64 public key as a real one would, and hands the
+// events it accepted to the channel.
+func verifyingReceiver(t *testing.T, publicKey string) (*httptest.Server, <-chan faxclient.Event) {
+	t.Helper()
+	key, err := faxclient.ParseWebhookPublicKey(publicKey)
+	require.NoError(t, err)
+	events := make(chan faxclient.Event, 100)
+	receiver, err := faxclient.NewWebhookHandler(key, func(_ context.Context, e faxclient.Event) error {
+		events <- e
+		return nil
+	})
+	require.NoError(t, err)
+	local := httptest.NewServer(receiver)
+	t.Cleanup(local.Close)
+	return local, events
+}
+
+// needTools skips the test when a tool is missing (fails under CI, where
+// .ci/run installs them).
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is needed (.ci/run installs it)", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+}
+
 // readmeBlock is the sh block of the README between <!-- name --> and
 // <!-- /name -->.
 func readmeBlock(t *testing.T, name string) string {
@@ -173,14 +195,7 @@ func readmeBlock(t *testing.T, name string) string {
 }
 
 func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	needTools(t, "bash", "curl", "jq")
 	dir := t.TempDir()
 	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
 	defer func() { require.NoError(t, stop()) }()
@@ -206,16 +221,7 @@ func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "apistack"), ".")
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run(), "go build")
-	key, err := faxclient.ParseWebhookPublicKey(sb.Credentials["fax"]["webhook_public_key"])
-	require.NoError(t, err)
-	events := make(chan faxclient.Event, 100)
-	receiver, err := faxclient.NewWebhookHandler(key, func(_ context.Context, e faxclient.Event) error {
-		events <- e
-		return nil
-	})
-	require.NoError(t, err)
-	local := httptest.NewServer(receiver)
-	defer local.Close()
+	local, events := verifyingReceiver(t, sb.Credentials["fax"]["webhook_public_key"])
 	listenOut := &syncBuffer{}
 	listen := exec.Command("bash", "-euo", "pipefail", "-c", readmeBlock(t, "sandbox-listen-example"))
 	listen.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),

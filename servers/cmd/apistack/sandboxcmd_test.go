@@ -112,14 +112,7 @@ func keys(m map[string]string) []string {
 // TestREADME_SandboxesSectionRuns runs the README's sandbox example, as
 // written, against `apistack serve --demo`.
 func TestREADME_SandboxesSectionRuns(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	needTools(t, "bash", "curl", "jq")
 	readme, err := os.ReadFile("../../../README.md")
 	require.NoError(t, err)
 	_, block, ok := strings.Cut(string(readme), "<!-- sandbox-example -->\n```sh\n")
