@@ -3,8 +3,11 @@ package sandbox_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,6 +20,9 @@ import (
 
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/dbopen"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
@@ -315,4 +321,71 @@ func TestSandboxWebhooks_ALoggedDeliveryVerifiesWhenPostedAgain(t *testing.T) {
 	ts, err := strconv.ParseInt(page.Data[0].Headers[faxclient.HeaderTimestamp], 10, 64)
 	require.NoError(t, err)
 	assert.Equal(t, page.Data[0].AttemptedAt.Unix(), ts)
+}
+
+// replica is one stack of several sharing a PostgreSQL database, on
+// httptest servers; started says whether its fax sender runs.
+func replica(t *testing.T, dbURL, dir string, clk *clock.Fake, started bool) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: dir, Clock: clk, ValidateResponses: true, AdminToken: "adm_replicas", SandboxCreatorToken: "sbc_replicas",
+		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
+			return dbopen.Open(ctx, dbopen.Target{URL: dbURL, DataDir: dir}, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
+		},
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
+			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
+		},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	handlers, err := st.Handlers()
+	require.NoError(t, err)
+	urls := map[string]string{}
+	for _, api := range stack.APIs {
+		hs := httptest.NewServer(handlers[api])
+		t.Cleanup(hs.Close)
+		urls[api] = hs.URL
+	}
+	require.NoError(t, st.SetURLs(urls))
+	if started {
+		st.Start(ctx)
+	}
+	e := &env{st: st, urls: urls, clock: clk}
+	e.admin = e.client(t, st.AdminToken)
+	e.creator = e.client(t, st.SandboxCreatorToken)
+	return e
+}
+
+func TestSandboxWebhooks_AnotherReplicaAnswersTheLogAndItsLongPoll(t *testing.T) {
+	if testdb.Current() != testdb.Postgres {
+		t.Skip("replicas share a PostgreSQL database (APISTACK_TEST_BACKEND=postgres)")
+	}
+	dbURL, dir, clk := testdb.NewDatabase(t), t.TempDir(), clock.NewFake(time.Now())
+	ra := replica(t, dbURL, dir, clk, true)
+	// B never sends a webhook: whatever its log shows, A recorded.
+	rb := replica(t, dbURL, dir, clk, false)
+	onA := ra.create(t, sandboxapi.CreateSandboxRequest{})
+	onB := rb.open(t, onA.CreatedSandbox)
+
+	polled := make(chan *sandboxapi.ListSandboxWebhooksResponse, 1)
+	go func() {
+		resp, err := onB.api.ListSandboxWebhooksWithResponse(context.Background(), onA.Id, &sandboxapi.ListSandboxWebhooksParams{Wait: ptr("30s")})
+		assert.NoError(t, err)
+		polled <- resp
+	}()
+	f := ra.sendFax(t, onA, "+13125550800")
+	got := <-polled
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	require.NotEmpty(t, got.JSON200.Data, "B's long poll answered without A's attempt")
+	first := got.JSON200.Data[0]
+	assert.Equal(t, f.ID.String(), first.Event.FaxId)
+	assert.Equal(t, "fax.queued", first.Event.Type)
+	assert.Equal(t, ra.urls[stack.Admin]+sandbox.InboxPathOf(onA.Id), first.Target)
+	ra.verify(t, onA, first)
+
+	// Both replicas answer the same log.
+	page := ra.driveUntil(t, onA, "fax.delivered", delivered(f.ID.String(), "fax.delivered"))
+	assert.Equal(t, page.Data, webhookLog(t, onB, 0).Data)
 }
