@@ -213,6 +213,27 @@ func (e JournalEntryApi) Valid() bool {
 	}
 }
 
+// Defines values for WebhookEventState.
+const (
+	WebhookEventStateAbandoned WebhookEventState = "abandoned"
+	WebhookEventStateDelivered WebhookEventState = "delivered"
+	WebhookEventStatePending   WebhookEventState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventState enum.
+func (e WebhookEventState) Valid() bool {
+	switch e {
+	case WebhookEventStateAbandoned:
+		return true
+	case WebhookEventStateDelivered:
+		return true
+	case WebhookEventStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListSandboxRequestsParamsApi.
 const (
 	ListSandboxRequestsParamsApiFax        ListSandboxRequestsParamsApi = "fax"
@@ -554,6 +575,80 @@ type SandboxClock struct {
 	Offset string `json:"offset"`
 }
 
+// WebhookAttempt defines model for WebhookAttempt.
+type WebhookAttempt struct {
+	// Attempt The attempt's number (the body's `meta.attempt`), counted over every URL.
+	Attempt     int       `json:"attempt"`
+	AttemptedAt time.Time `json:"attempted_at"`
+
+	// Body The body sent, exactly as signed (JSON text); empty when nothing was sent.
+	Body string `json:"body"`
+
+	// Error Why the attempt failed (the status, a timeout, a refused connection); absent when it succeeded.
+	Error *string      `json:"error,omitempty"`
+	Event WebhookEvent `json:"event"`
+
+	// Headers The headers sent, the Ed25519 signature and its timestamp included.
+	Headers   map[string]string `json:"headers"`
+	LatencyMs float64           `json:"latency_ms"`
+
+	// NextRetryAt When the next try of the event is due, after a failed attempt that is retried.
+	NextRetryAt *time.Time `json:"next_retry_at,omitempty"`
+
+	// Seq The attempt's place in the log; pass the last one read as `after`.
+	Seq int64 `json:"seq"`
+
+	// StatusCode The HTTP status the target answered; absent when none came.
+	StatusCode *int `json:"status_code,omitempty"`
+
+	// Succeeded The target answered 2xx.
+	Succeeded bool `json:"succeeded"`
+
+	// Target The URL posted to, without its query or user info.
+	Target string `json:"target"`
+}
+
+// WebhookEvent defines model for WebhookEvent.
+type WebhookEvent struct {
+	AbandonedAt *time.Time `json:"abandoned_at,omitempty"`
+
+	// Attempts How many POSTs were made of it.
+	Attempts    int        `json:"attempts"`
+	CreatedAt   time.Time  `json:"created_at"`
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+	FaxId       string     `json:"fax_id"`
+
+	// Id The event's id, as its body carries it (a redelivery keeps it).
+	Id string `json:"id"`
+
+	// RedeliveryOf The `seq` of the event this one delivers again.
+	RedeliveryOf *int64 `json:"redelivery_of,omitempty"`
+
+	// Seq The event's place in the sender's queue (a redelivery has its own).
+	Seq int64 `json:"seq"`
+
+	// State `pending` (being delivered or waiting for a retry), `delivered`, or `abandoned` (every retry failed).
+	State WebhookEventState `json:"state"`
+
+	// Type Example: fax.delivered
+	Type string `json:"type"`
+}
+
+// WebhookEventState `pending` (being delivered or waiting for a retry), `delivered`, or `abandoned` (every retry failed).
+type WebhookEventState string
+
+// WebhookLogPage defines model for WebhookLogPage.
+type WebhookLogPage struct {
+	// Data The delivery attempts after `after`, oldest first.
+	Data []WebhookAttempt `json:"data"`
+
+	// NextAfter Present when more attempts follow; pass it as `after` for the next page.
+	NextAfter *int64 `json:"next_after,omitempty"`
+
+	// Pending The events not delivered nor abandoned yet, oldest first (at most 1000).
+	Pending []WebhookEvent `json:"pending"`
+}
+
 // FaultID defines model for FaultID.
 type FaultID = string
 
@@ -607,6 +702,19 @@ type ListSandboxRequestsParams struct {
 
 // ListSandboxRequestsParamsApi defines parameters for ListSandboxRequests.
 type ListSandboxRequestsParamsApi string
+
+// ListSandboxWebhooksParams defines parameters for ListSandboxWebhooks.
+type ListSandboxWebhooksParams struct {
+	// After Only the attempts after this `seq`.
+	After *int64 `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most attempts answered (default 100).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Wait How long to wait for an attempt when there is none after `after`, as a Go duration
+	// (`10s`, `30s`); at most 30s. Default: answer at once.
+	Wait *string `form:"wait,omitempty" json:"wait,omitempty"`
+}
 
 // CreateSandboxJSONRequestBody defines body for CreateSandbox for application/json ContentType.
 type CreateSandboxJSONRequestBody = CreateSandboxRequest
@@ -931,6 +1039,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
 	TriggerInboundFax(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	//
+	// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+	// each with its event (as it is now: pending, delivered or abandoned), the target URL
+	// (without its query or user info), the HTTP status answered or the error, the attempt
+	// number, when, when the next retry is due, and the signed headers and exact body that
+	// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+	// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+	//
+	// The log is read from the database, so every replica answers the same. Page with
+	// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+	// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+	// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+	// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+	//
+	// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+	ListSandboxWebhooks(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	//
+	// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+	// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+	// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+	// original's. Answers 202 with the queued copy.
+	//
+	// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+	RedeliverSandboxWebhook(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CreateSandboxWithBody Create a sandbox
@@ -1321,6 +1457,54 @@ func (c *Client) TriggerInboundFaxWithBody(ctx context.Context, id SandboxID, co
 // Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
 func (c *Client) TriggerInboundFax(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTriggerInboundFaxRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSandboxWebhooks List the webhook deliveries of a sandbox
+//
+// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+// each with its event (as it is now: pending, delivered or abandoned), the target URL
+// (without its query or user info), the HTTP status answered or the error, the attempt
+// number, when, when the next retry is due, and the signed headers and exact body that
+// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+//
+// The log is read from the database, so every replica answers the same. Page with
+// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+//
+// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+func (c *Client) ListSandboxWebhooks(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSandboxWebhooksRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RedeliverSandboxWebhook Deliver a webhook event again
+//
+// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+// original's. Answers 202 with the queued copy.
+//
+// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+func (c *Client) RedeliverSandboxWebhook(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRedeliverSandboxWebhookRequest(c.Server, id, eventId)
 	if err != nil {
 		return nil, err
 	}
@@ -1878,6 +2062,132 @@ func NewTriggerInboundFaxRequestWithBody(server string, id SandboxID, contentTyp
 	return req, nil
 }
 
+// NewListSandboxWebhooksRequest constructs an http.Request for the ListSandboxWebhooks method
+func NewListSandboxWebhooksRequest(server string, id SandboxID, params *ListSandboxWebhooksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/webhooks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Wait != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", *params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRedeliverSandboxWebhookRequest constructs an http.Request for the RedeliverSandboxWebhook method
+func NewRedeliverSandboxWebhookRequest(server string, id SandboxID, eventId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "event_id", eventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/webhooks/%s/redeliver", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2175,6 +2485,38 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
 	TriggerInboundFaxWithResponse(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error)
+
+	// ListSandboxWebhooksWithResponse List the webhook deliveries of a sandbox
+	//
+	// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+	// each with its event (as it is now: pending, delivered or abandoned), the target URL
+	// (without its query or user info), the HTTP status answered or the error, the attempt
+	// number, when, when the next retry is due, and the signed headers and exact body that
+	// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+	// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+	//
+	// The log is read from the database, so every replica answers the same. Page with
+	// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+	// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+	// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+	// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+	ListSandboxWebhooksWithResponse(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*ListSandboxWebhooksResponse, error)
+
+	// RedeliverSandboxWebhookWithResponse Deliver a webhook event again
+	//
+	// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+	// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+	// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+	// original's. Answers 202 with the queued copy.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+	RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error)
 }
 
 type CreateSandboxResponse struct {
@@ -3110,6 +3452,158 @@ func (r TriggerInboundFaxResponse) ContentType() string {
 	return ""
 }
 
+type ListSandboxWebhooksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookLogPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON200() *WebhookLogPage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSandboxWebhooksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSandboxWebhooksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSandboxWebhooksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSandboxWebhooksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RedeliverSandboxWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *WebhookEvent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON202() *WebhookEvent {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RedeliverSandboxWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RedeliverSandboxWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RedeliverSandboxWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RedeliverSandboxWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateSandboxWithBodyWithResponse Create a sandbox
 //
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
@@ -3458,6 +3952,50 @@ func (c *ClientWithResponses) TriggerInboundFaxWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseTriggerInboundFaxResponse(rsp)
+}
+
+// ListSandboxWebhooksWithResponse List the webhook deliveries of a sandbox
+//
+// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+// each with its event (as it is now: pending, delivered or abandoned), the target URL
+// (without its query or user info), the HTTP status answered or the error, the attempt
+// number, when, when the next retry is due, and the signed headers and exact body that
+// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+//
+// The log is read from the database, so every replica answers the same. Page with
+// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+func (c *ClientWithResponses) ListSandboxWebhooksWithResponse(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*ListSandboxWebhooksResponse, error) {
+	rsp, err := c.ListSandboxWebhooks(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSandboxWebhooksResponse(rsp)
+}
+
+// RedeliverSandboxWebhookWithResponse Deliver a webhook event again
+//
+// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+// original's. Answers 202 with the queued copy.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+func (c *ClientWithResponses) RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error) {
+	rsp, err := c.RedeliverSandboxWebhook(ctx, id, eventId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRedeliverSandboxWebhookResponse(rsp)
 }
 
 // ParseCreateSandboxResponse parses an HTTP response from a CreateSandboxWithResponse call
@@ -4209,6 +4747,128 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSandboxWebhooksResponse parses an HTTP response from a ListSandboxWebhooksWithResponse call
+func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSandboxWebhooksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookLogPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRedeliverSandboxWebhookResponse parses an HTTP response from a RedeliverSandboxWebhookWithResponse call
+func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandboxWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RedeliverSandboxWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest WebhookEvent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal

@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // ServerInterface represents all server handlers.
@@ -61,6 +62,12 @@ type ServerInterface interface {
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx echo.Context, id SandboxID) error
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	// (GET /sandboxes/{id}/webhooks)
+	ListSandboxWebhooks(ctx echo.Context, id SandboxID, params ListSandboxWebhooksParams) error
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	// (POST /sandboxes/{id}/webhooks/{event_id}/redeliver)
+	RedeliverSandboxWebhook(ctx echo.Context, id SandboxID, eventId openapi_types.UUID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -305,6 +312,69 @@ func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
 	return err
 }
 
+// ListSandboxWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxWebhooks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSandboxWebhooksParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxWebhooks(ctx, id, params)
+	return err
+}
+
+// RedeliverSandboxWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverSandboxWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "event_id" -------------
+	var eventId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "event_id", ctx.Param("event_id"), &eventId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter event_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverSandboxWebhook(ctx, id, eventId)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -357,6 +427,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id", wrapper.GetSandbox, options.OperationMiddlewares["GetSandbox"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/reset", wrapper.ResetSandbox, options.OperationMiddlewares["ResetSandbox"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/webhooks", wrapper.ListSandboxWebhooks, options.OperationMiddlewares["ListSandboxWebhooks"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/webhooks/:event_id/redeliver", wrapper.RedeliverSandboxWebhook, options.OperationMiddlewares["RedeliverSandboxWebhook"]...)
 	router.DELETE(options.BaseURL+"/sandboxes/:id/faults", wrapper.ClearSandboxFaults, options.OperationMiddlewares["ClearSandboxFaults"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/faults", wrapper.ListSandboxFaults, options.OperationMiddlewares["ListSandboxFaults"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
@@ -1562,6 +1634,192 @@ func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(
 	return err
 }
 
+type ListSandboxWebhooksRequestObject struct {
+	Id     SandboxID `json:"id"`
+	Params ListSandboxWebhooksParams
+}
+
+type ListSandboxWebhooksResponseObject interface {
+	VisitListSandboxWebhooksResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxWebhooks200JSONResponse WebhookLogPage
+
+func (response ListSandboxWebhooks200JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxWebhooks400JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxWebhooks401JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxWebhooks403JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxWebhooks404JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxWebhooks500JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhookRequestObject struct {
+	Id      SandboxID          `json:"id"`
+	EventId openapi_types.UUID `json:"event_id"`
+}
+
+type RedeliverSandboxWebhookResponseObject interface {
+	VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error
+}
+
+type RedeliverSandboxWebhook202JSONResponse WebhookEvent
+
+func (response RedeliverSandboxWebhook202JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RedeliverSandboxWebhook400JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RedeliverSandboxWebhook401JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RedeliverSandboxWebhook403JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RedeliverSandboxWebhook404JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook500JSONResponse struct{ InternalJSONResponse }
+
+func (response RedeliverSandboxWebhook500JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CreateSandbox Create a sandbox
@@ -1600,6 +1858,12 @@ type StrictServerInterface interface {
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	// (GET /sandboxes/{id}/webhooks)
+	ListSandboxWebhooks(ctx context.Context, request ListSandboxWebhooksRequestObject) (ListSandboxWebhooksResponseObject, error)
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	// (POST /sandboxes/{id}/webhooks/{event_id}/redeliver)
+	RedeliverSandboxWebhook(ctx context.Context, request RedeliverSandboxWebhookRequestObject) (RedeliverSandboxWebhookResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -2012,133 +2276,211 @@ func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error
 	return nil
 }
 
+// ListSandboxWebhooks operation middleware
+func (sh *strictHandler) ListSandboxWebhooks(ctx echo.Context, id SandboxID, params ListSandboxWebhooksParams) error {
+	var request ListSandboxWebhooksRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxWebhooks(ctx.Request().Context(), request.(ListSandboxWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxWebhooksResponseObject); ok {
+		return validResponse.VisitListSandboxWebhooksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedeliverSandboxWebhook operation middleware
+func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID, eventId openapi_types.UUID) error {
+	var request RedeliverSandboxWebhookRequestObject
+
+	request.Id = id
+	request.EventId = eventId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverSandboxWebhook(ctx.Request().Context(), request.(RedeliverSandboxWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverSandboxWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverSandboxWebhookResponseObject); ok {
+		return validResponse.VisitRedeliverSandboxWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchs31uCroLhflUmnRVG+JaZ+bCmOkuiL7WhtTU2qQq8a7D4kEXUDDIAWxXH0WPsC+2RfnQOgG002",
-	"JfqWmpry/InFxuXg3HCumPe9TJVLJUFa0xu/7y255iVY0PTXj7wq7NkP+M8cTKbF0gole+PexQLYDD8+",
-	"MEzkw17SE/jzkttFL+lJXkJv3KMBlyLvJT0Nf1ZCQ94bW11B0jPZAkruNrQWNE7+v7PCHvw+OnjOD2bv",
-	"3h89u/2vXtKz6yUuZawWct67vU16b7nMp+pmF1TGfb4Lrv0hMtObeyG6xbXMUkkDhLPvef4G/qzAWPwr",
-	"U9KCpH/y5bIQGUdYD/8wCPD7aNf/0jDrjXv/67Chx6H7ag5PtVbabbV9YO02Y1MN/MowizigeUxpxpmu",
-	"Chj2bpPej0pPRZ6D/HvAsuoKJBOGXfNC5GxaWVbyNZPKslwxuxCGoDqTiGtefHmgTiSrJNwsIbOQM8Bh",
-	"BMFrZX9Ulcy/PASvFTNVtggsyvpKMyWBSObQlSswhCIERKtiQBB6droQJajqb+Cq1LPUpXU7pmMCsWY0",
-	"la9ZLnIClGstroGthF0I6ZgP9DXoB4Zp4DnzSxwzAzJnwjI+50LSsS6Uesn1HP4efiSohWHqGjTBWYhS",
-	"WKZm7Ii9Et8TRP+QvLILpcW/4O9hB6J6goKKuHS8IAw7OT9jV1KtjIfKVMul0hbyV5ALfkEK6O/EGQL3",
-	"329/fT0kBeynkq5T+fpUZipHVbiljtPKzr7zzENLccMs3Nhjlk65gWdP4m8r7vb5x8WPB9/RMNTeIKuy",
-	"N/69hyv1kp6b1nu3pYWT3otCZVcvFlw6huJ5LhAMXpxrtQRtBWrnGS8MbJ709IZntlgT+tWMpTy/5jKD",
-	"lHGZs9SATRGSZbQMLk9jts/8s1qxGdfMKlaqayfbGYKW4Ok5+0mxvNJEKdZPn49MmrD0aFTSfxaPR2U6",
-	"OGbpyKRMV9Jp85XSVyyvgEm1Ipzc8HJZ4OmPRmUv6ZX85iXIuV30xo8fJfH11ce76903/clk6P41+N99",
-	"af6qzF////+Zv0rzl/mr/GsxGHzTca8lPQO2+4oV0lgu7fYZmVXHRMQpzJR2H5r7GFUBwj9TuuS2N+7l",
-	"3MIB/tp5z/tf1PQPyGxN4Vcqh/sufgdLPz1xRPIGA01PB0OWzrT6F8iU4Slyw4wVRcEqaUWBCkqYifTk",
-	"zVEyDdhxQwNumbCGZZXWgCgQJbA+ZzN+w/6ojEU1h0uEsUpmMCBSTiS3hBAJN5b5DVg/nQRemvTGbNIb",
-	"mUnP015YUqsKb051LeScdsMDaOCFH4QjJnLFi8LBsiwqxzVqNjPggPUbGGJoA/RLDnlCf+MABJZOSEtO",
-	"1xMprIFiFtQ6nyIQnBnIlMyH7Acg084DMpzISFIdcsnA4kW3pGrgNlAlMpXuFNm2+BGF71NtDb8gN9mi",
-	"W1gLhYht+IcV4hpRNbOgCTkFN5ZVBu4SYJTbZCLTowX+9cjJ8RgZoACcflQm+EepjGXfPhotWP/xiOV8",
-	"bQYRMo8WAZWNgC++mHx3ShhRJvekIZoUxa+z3vj3uzEdJtwm7zcIRRfcffKqVtLdhMeMS7MCjYInSSNn",
-	"pDG2QW+s99/9Hu+2zvPOnSgHaQUvzH1QWJBcWpOw2o7JcJyTmitYG7occijVQdasOsTrtuOCmHHC38at",
-	"sRSXV7AmxGxKBV5tl5UuOj9mSkoHDrpTXSNmWpWdH1YwXSh1dbmspoXIdmy/gdEalqQGeRMGv2Pn+u86",
-	"WGvJy2183HnmK1jvOix+MpBpd0FtfbbAyw86JE2od2yt33UWDcbySnNne33AkbJCgLS7TuW/3nGwZuPL",
-	"edW5yu4zNntv7rS9btehjVWaO9tq48RVdrUDXpD5UglpP5S+GubCGbEdRslO7FyDNkJJyC93grSBnhq+",
-	"esuICWrs+NU6NtjG08YGS+Ir1AUNAlv804VpZ5Jv4Tnbafn8fHFxjsaMrUykLYW0MAdNdAgrhktaSPLK",
-	"L71L10t6Vez6kI3mgwVJTyp7OSMPGYfVvsil9z8uaT937shppNCL9+27rIASjPH8dDeR6NzhDM28LsxR",
-	"uKpT7d5nK9DMk/MzXAXv13IZs0+EykxV0nZbEiWXazTaLL8Cc8xGrAQu0alxrmY3aTJ35V5yWnQf0xjd",
-	"l4J3XyJOnhr7YVbYg9HRo8dPnj779rvnfJrlMOta8Uq4+Me9KPoFB94mPUQvt7uEVIPV60syobqFeME1",
-	"tM+rqmkRHVZW5dQhCLEp70C4ZztD0ZQc0HrTAsyAKKHUFTMKHbKEKcngGjTOIGe5ix4brOcuA0Gc7wgf",
-	"4GkRbicrIkN1Siw6+KuFMtCAb0NE1fFP7Px+gBZpcNyQawuCfy68K+L2yxWYMUs1shxxKuQp6z959HyQ",
-	"sLSS/JqLgk8LSFn/6egx/hgE+4CEMp3I/tPRCD+YQq3QAs61WqaMZ+gA1Uc8Zqk3Fg7yysUrAAeHHzUo",
-	"nYMmQzr8NuOiSHERB+4N4xkR4oFhfkhE87YjEp/HKbhwkEg1HQS1gpD3kh4C3hg1DZzRbx7M6BcEcjcN",
-	"XgrToZNybik2IyyUZi/R6zUWO9ear7e4lZbcyYsf52h9vOrcZnpPqDXzoxhnG3R2/Ij/Nqx/hG40kV1o",
-	"YyNH6WjonCJRIqGPRqOkVwrp/0o+QmerWeOYl9xmC/S1d+qVDUFFRa8041Py/NFhRo2fkopL/RXg9I6S",
-	"sAk5/i+CftQFfa3td/iu3IudB2qhihz9VA9/l9caPNHHo9j/fGSGXzCY9Gk3zFYkv/56lgfynZyfPTDM",
-	"LCE7DtRoYT/M2Dhl4J/67+Te+6xDm3L25NFz5IOno8fMQlE41s14UQAFA1dcdNJitVAF+MCKCYpuJTQk",
-	"UfTANNGDo0UsCV+UZPUtvS3K2YLLDEGcqmtgI3KRawgTZh1KNmWJBBqvTxfFzIrKiGt4Fbjf5eG2TYJG",
-	"YDpFJZgKG9qQGK5LG/4MPPfpzW5FGCnlbdeypYA3I8luaXbNiwoMm65ZxqWSIuMFk7yEhDmfwjANOc8s",
-	"5JEN0gB4Jqdobf/YFUGY8RvvNHXlY13WMwQw8LpEQ6NPYT5JwSy4Rol7wFK3UDpoBWSriiye/YMLqrKZ",
-	"KiF2LTRkIK7pyl1ybQUvyHYRBeSdd+SSz+Gy1tDb6s+q+10Ej5U6JmFVr4GttcW7O/H9kcFIXhSXQaLR",
-	"qd4RaipISIO6wlnHdYBXuOyPMCwHjehjeBQaiNAzgr51e3z37Mn9N1+usqoEueNCPv/hRxbIlTCXW2lu",
-	"h6MReyW+H7iAPt1rKYJi0hbLTNcW7mKZjogbyJzyg05wkTNPh0fPnjBcMwqHfnP05Ojp06dP0X9xAbZG",
-	"sU0m3/x+dPD8HWm190fJ0ZPbThUW8edWitOdO2X93O04GNdSI0yNF0YKeohnJ2ZOx9Enir2HL8EfThkq",
-	"siGKGDK9z3HVp0a6MzQzDeun7tdLx0FaLZeAItk2Yz9CnnYwIH0K/GfIR2zxAFstQJL1EvgmRVTMxTXI",
-	"TzC/nARvXOGB+jU0IQwbGfkMJJrrOV6LlMdospzJLrZpL+Y36adxxHbGb4bInk75fTBXdQXO/1tV6E2c",
-	"SqvXO+MPn+TO1frFXUx7OM4l2IXqjq/dYVshn3QbV2RasT5a7mvHKXFRAN31kDOpJAyGvU7GRAulA5o/",
-	"K9Drbkg0XzH6zNzwhIkZ43LduUEIQE1Vvt4RlmgGXEKUtr7LKG2luDcXsbqS6B7GaJ4qVQCX8dhFY3Lc",
-	"tVWwTKKKorsOE434hNPEq9x7HD/4w89j4M9uCgOKzAPDlgXPIFgufzhxal00QtpnTzpDaC7yucN6EF3a",
-	"/5+b3OuqWHLWJ/VheXYV0siDD8hYxyYJHpiyJ71Y3GqpTEJJmgfeQ9qW820G6qDBBt/v4vKdjLvJazs5",
-	"azezvNutEc87UwYfFPxo6dYOExzd9l2+2bkG55YjwUulHb8JME5fHbMlN5Ro54altEaK90kTDsArcy82",
-	"3DcWE+VWPzWl/TGh46ydD71zr2joLfprS6HB+N12yJOr/WI5FGDBtNLqlSzA4VoYVhnIfZHIvvK1Hdw2",
-	"05uDx7PnfJQd5Y/gyfQpf/Zt17yCG3uJO34QpqRa3ZsxpuIPKgchVZGw1UJkC7JVfDaZGfiAE3YWKeCe",
-	"Fxcvt2IHG6VAi1E5MveqJZ/+Q1ZzR3SbtphpA2Mt0rc56A4GfxHYuc3lpU9i7c3ke5Jhfxy7upg7Cre2",
-	"SSwM46hua2PVXRDJfSTZiyKlS285WnjgOvOKBrJKC7t+i2hy2PRwXuwusuB5KWQoM4yOdkD0Rk1XVyDy",
-	"rooMPBHRhUwB4JoC3x64hbVLVzoo5EyFkkSeEXZ9rTVfCkJXL+lRVpwmmfHh4VzYRTUdZqo8DGPqf2xH",
-	"VjxXkeK+AiprllLIOQtTGGcWb3JnD5MS53LNXpyxP9SUvAX8s+ByXvE5jBnwbDGRQTkhhSUTRhUoBMwA",
-	"FYbWFSHkmkua4yMq7PzkFbPAS+cZc9J8IgPUbHoifclIwnjLn3FjYy9mqdVMFJAETwUnUvWnm+zdg7DA",
-	"RNIKVIyCI10aGhmRNe5DgMgl+V1oLnh7mZIzMffcOkhctRifyGAHecMLD09RU0vhO9JwjdhTjduQvVbu",
-	"q5oRfiJUXgsjkAhWISaUXTjHN3LB2Gm0umFXsLTB9sObc8oNJMyodsIOd+JO+CZSSXaujJ1rePt/Xvqy",
-	"oXDhlDCcyIkMiTZh3L2Uh/CqE4ql0pZV6H+z9NAE/kqH7GKhAZhjdicFhnFNRIClhXyMix/QSg8fRgL2",
-	"8CFVuOcqwt1xM7JT8h4+ZP305Pzs7cXJi18u3568/uH7X3+7vPj1l9PXKUklzk0b6EJVElOziWS7ypEG",
-	"BAiVUDm9zuoVWD9t1d+lg2OSDKISLlkbqzVSn4we0zF4c4hYReARorKtDNh0zTY3CQXtxsWG/TK0nyzW",
-	"CAIBUHNRs/cTZhXzsXMxQ/shlJ7DjaD8hszdKYkZJeCiEeiOFRoqokhBTqXICxCavf355ODR02duGVUu",
-	"OX4VEgH2Va54vTAqyjB+4YlM30+oMGHSS9jE1Sa4f/ryhEnvNvV7eHZDTswVJSkn8mSj2jAqPvXGU07U",
-	"D78bllpbpGzBDZmsqKMEolpYKpzGC3siyarq86ZQf70puk7Ryygb4u40X3NOcZbBODLlJjLYcoJiK9Iv",
-	"CsUscYrGiahTlU7ZFIVHLYoyHfcMlU8JknQrpePHnjETNgeboPbC/7i9kpZr5lWS+xHtILMCWOJOE2m3",
-	"yghD6e9PYFtlvwnrrgYeR7I6kUjqgxxdQVm7AVsFgmymikKtCCP9EDE0oqwKFOsHhhkLS5OE/DRh0CcP",
-	"CT8ONxrID0l84weZWOuENUlrthIyVyuTsBJywVkh5JUZOHZHdwZVa11G7Pk9aerFScymkPESqLwXOUdX",
-	"ErVb4+Gi9qiP5WGbtCURDJOIIjRk8cSluga3SMi/F2qOgkMDbyzRmxJ5qGoavXr4XuS3hxSjM6SfrjbL",
-	"w+uEq9IduX1WCjOFBb+GxF9pVov5HDQt5a5vF8d3N65rS/HV2u5ydXHVQmQgDUQmysmSZws4eDQcbRkp",
-	"q9VqyOnzUOn5oZ9rDl+evTh9/faU5lCUwRaxsVNL98n5WVM3hibh8MjNUEuQFBbsPR6Oho99PICMugZn",
-	"ZD4r02GsOu1qGptt7JpHnBRGpkpCiafclzNHCPdY9HpSWDOR8RXf/9AK2EFdTN7YjsgmE1k3grVrexeg",
-	"YcheA+Rmt2EabsDolnVUjEKUNTqCa12HOr73sbPP0ijTWbV+u93+92h09Jn3rOuxd3Tp1BQlfUzOJ+HO",
-	"X4w1nZDvnoxGuzatT3EYdTDSlKP7p7Q6p2jS4/snNR2JNOO7+2dsdMLhtKM9Nqo7zWjC032O09FydZv0",
-	"nu6Dvrqlkby2qiy5XtdM2ogs1ZLNDQULa4l/h3M2tKYTf7wZtxXBD9uRlqQVfxCh6o1KzsgzaN3PrD/j",
-	"qOSFZLNCzBfWOS9ugMsWMyGzosohb2Q8BGjZ2YZrEAY4DjRWLScS7yNy1Vw7TEclXodIu4PFIt2SsSe7",
-	"UJH/27P5k/tn1C2pn8hyDiX3slzSm+9q9WquZwMWLWyTeFtlU72wvrMTaupT5LxN1MYq26bo6LNpzf3U",
-	"5Vc+afjkJ7B7MEn8NMCOhqBmyGHTpk+NOJuWYB3u3oP1nFFfqhyckerjfbt464UPb35pBnP73M1lAfqv",
-	"3LaD2wKCIq5zf38axyU7DOdX6rp9W4YY70zpFdf5mIIXdQdwvxXeTVxjrtKUShq4+IyaSOoRZn1yQVzM",
-	"4M4e2HHr9LS7U51zBYZNeXaVTKRRzoWTPsrGCw08X7Mc7XzywdG7I7eLWk3nXMjBkG30MtPLAitVh8Mk",
-	"rOqQdqbKUlh0yanA9ti597UDuVWYESwKAst1uE6kg4TaRu/yhTNezReWVUu0M6h8+rjLx6udeu8d+xp5",
-	"RImazRjI2gghp4D8Ce97Kh8NWXDjfXpnvVCgLM5DuaJiGbalNtgpl4hXF3NZcUGhpJl7PgOsXhOKC25B",
-	"D9nbhaqKGkwXmHSQ4KRcAFWdrhYU1Q1hrTBwJqQwC4j6ul2H7UT6CtAhO4n6kz3IxvK1qX1ZT8JjxkMj",
-	"MBKbSKCkKxsT6Ib/uuHGB7R1O/8a3HMOsxm9j9FlknUEUL6UrxX18t+2EyZWV3D776XbI+c6I5iTdlN1",
-	"ToXf/1n6/z/eW/PM7h8A2Ou+6rByXLzrLgfuDZR0JTmV5WrY2qr3uImMUfzapTKk0iUvirXT/MG32jaL",
-	"XhTAtWdqF5bby5miaV+dqQ5naoNQXWazp/qejpUbnTBV5GCsu4wTF8Ajf32xR6fbREatbseUdUT43PWZ",
-	"Uu4wpUQBOf/cB+QKYfD670g+dKn/l8LYexjp86nhpnNqhw52WPvKnw1/IrZaemoWqNTBl1/AsqYwfM2j",
-	"Jc/dq1AbVmQcMYhC+j7O25UzUTO6TqM8uk9z8DX99yfFrgS9QycPllplYMLRWa7QnqI/JpKYEU0vxTry",
-	"RhFYShbrxJvkVm2lJsnod5mS2ITaDmuNAxiotrtT3PTCkBdPYSYS0HxnPNPKmLCMYX1SBiEhVosvzYOc",
-	"catKkeFlMCBD3/N52L2f8qVIWTChjllay3WKEGyX+3IbNVMlE6mWrhNivNlK5erqXLPVgABrKufCsbYa",
-	"6pDYE9noN1v3E4WuOWKHqbIL1g99dE5H1ZoM0LFCPAyOmQThctdxt9fmrjUfUCKCOMEnq6NcY5s9J5Lo",
-	"JtVKUi1Ck1eVKhq3cVsz1Bn4hUoj6fEsx0jc5S5+ETLf7rat89WPnjueaLXdPh09Thw+XBvGG/RJDk6o",
-	"XHEi+2nUnpYmLK+bw5yrdH7y6oFh6W8Hb7iFl7jjwcOU+fLR445m3gDM09Ho2N1Dnm8dU4TegPCInnu+",
-	"q++3sUpd4m0VnhYw1M7rq2Mu1WxWCEldv5Uk1F66XY/jjiVcJ0BVf/elMA8M++3Vy4lMgxY8jeZHRTB+",
-	"mTcnF6eXL89enV2c/kCee3r2+uL0zeuTl5enb978+iYd+CxVw9P1G3yULvW9la6rMs5Lo3uYUm9m00LC",
-	"HjWdehP5eGQSVr/MVPut0plwhgl7HDqls0IZ7xU2z6zUzUFc1nUH/ag8mu7vNlDEH66kmI1QG5w0aoN6",
-	"8iLmNKEnbMFlXoAOJAwJ6eDLtBE7kYWaCzkIT1Q1j0h5d1w4xcUzyNl03XTLPnCVD//0Xn9QTlIxp58Q",
-	"nY1iGoTmcds0Dou4eSVqF5lIl6cYd/WXU+ONcWwc9/kGVRKtbVcig7j5PDSke+rvXGPKsyuvoWyrz9m/",
-	"ITWRaHpRIXLfYZP6bSinbkKMhpkVXy4hHySbXdEuwR2vPJGhhdqXjaX+74gVjwadsPqUDq7sK2roJqtB",
-	"WvC8SdSS4jHK24YuKBNKZ+r2wqAPTHfMII9txi8UL2g1uO8VMDj6vHvfaaVGiVnx1aNq+dh57aqgoXWX",
-	"K7XTuT58H54Zvt3Hz671UeRWC8tWqipyhraot686Xe1dTnYrWdkw+teM5cc62UrC3i72R7syyb2Dw/PX",
-	"nRmswD47k1in3hkIDXL3O0Tkbaxd3U47HOCfeaTQuyv5C0p6yE59SwuybBPUF5JNqSfPhFccS1EUon5p",
-	"YOZy/Kj6PU2OXSFgYwnR3n5JJzmhe8bfLCGs7WyLupbIpS+E9QYKtPBAY9uB87oXJJyNnk2gbiytqvmi",
-	"riIO88htoc4xZhZqZYIlH60cIcI6t+h7lQcskTNWLRHfR8/YL+J7d7f30+4eKTJhdzQ/pczwddRfFG76",
-	"wTHjzjIO+ZL247bk7hEcru/6gPqs8NDpw3bjFZqob/27Ac6XQDuBa1em6d8aULOJTE+8pAffLn2h1JUg",
-	"a/st2IPmr3OtbtYHW8N/OzhZioNfYE0H/u3gpPzXwVvfdXBAJbTuTdxQHe6dCB9mkrwEbymlRswltxX5",
-	"cikZlN4NwGM4W+8K1ikRI7YW09/DywjvUmdZouNFqhhnspkAXN/5IxM5dSQNHfWNTxasV1P7Jc2Tfumm",
-	"ScvIon1gJjJ1NfNv43G+ANwuYO3ZteVlm5Cm29sl7HO20krO2RWsByzj0iULyabTYlrhGCp5dhV6PjHj",
-	"YnX3xOUCTL0trdjWTL/KYh37DT4o4qqA60fzXV9uEnVy9OJn8j+hnRlV730QhbrkRh3140bkByaOWwx2",
-	"AR23Xjagf9DzL/sAW+sxr+CF2XyUrwu4uvezBZnrpH/6/HncVz8adbUc7kFX0sy+uxXtF11nq4QJ6eqd",
-	"8AmZQQu8/Rphd4IVro8IhNTAn6kjbdp0cqZBhJYaroWqDDVi7qSy6/7sBDT0a971xtI2xGi70yMYNcSB",
-	"wI1/NRrthIfiOt10PRrd92DC7bsvGFeP23J3+CwhuuCP3rZEvtqqGwH3thrYFejm1OMXjFeP4c9fVEVt",
-	"FJv/Ly6fJ7x/Xtl2Py8FPbgJJpsW84WNXs12HTlKjuuerI3YqsxD7+EdnWa+K9U3u8zRLcALnc21qpYm",
-	"oW47k1BterSkOWZU1JqEaAd+oS6KY1aIGWTrbLMXzhzHBoFbZZD4yhEANMzqUglvDFAQ2n1L6uKKWnjK",
-	"pV133dZvkET/NkWQUekC8c5X8W7Emyj1EeXah74xxRz6hpSD8Bb4ZxfKk66mF6oU4nu9r9NvmmPo1f/w",
-	"ElLCwNeRUYdz++0iFyqhBh5hW28mBWn1jyuh7+KkcsWLK6pO2hU6jEJkXmT76YzfDOuFhsZy7V0xiqHT",
-	"Z5LpoU/6xaNcEqVZASeS10Fv/7h3mQZNCdhE+qRg87poJHkhK+nangLMeODonaQ+Z+c//Bhe0ULV4Vuq",
-	"61eW1Cw8oOUfYopCtV2a4sKxUfQa3JcJnm4/f/aFu1qiE+3QTjFTe5L+xxVQfWgl1KeosleuZ77dGNf1",
-	"Ulak5IIWQx0XvT5Aqqv97sDv71BDuX7RLm+zUBkvokb9pvu6n5Ia0ZVMB63eu/Hh4dGjb4ej4Wh4NP5u",
-	"9N1zUoIetO5muAS9mSVkoZuUVICLBjdFkMPIuamV+Lb575/07DbmDEgb2jAdGr0tUEfkmk2CpdftYWw0",
-	"U/uydj/VVZVtT/S07OibJJDuaJwcbvw/85ldq5MtZtiCL5cgW5F5V16qKmtEDr7iuRbVQbRBzT23727/",
-	"JwAA//8=",
+	"7H39cts29uirYHR/M5G6tCw7SbeR/7jjtu5utvnaxJ3tTJVrQiQkoSYBlQAta1M/1n2B+2R3zjkACEqU",
+	"LDdJZ2cn/aexRAIHON+f+tDLdLnUSihreuMPvSWveCmsqPCvH3hd2Offwz9zYbJKLq3UqjfuXS4Em8GX",
+	"jwyT+bCX9CR8vOR20Ut6ipeiN+7hA1cy7yW9SvxWy0rkvbGtapH0TLYQJacNrRUVvPx/ZoU9+mV09Iwf",
+	"zd5/OPn67n96Sc+ul7CUsZVU897dXdJ7x1U+1be7oDL09T64DofITG/vhegO1jJLrYzAO/uW52/Fb7Uw",
+	"Fv7KtLJC4T/5clnIjAOsx78aAPhDtOv/VGLWG/f+13GDj2P61hxfVJWuaKvtA1e0GZtWgl8bZuEO8D2m",
+	"K8ZZVRdi2LtLej/oairzXKg/Byyrr4Vi0rAbXsicTWvLSr5mSluWa2YX0iBUzxXcNS8+P1DnitVK3C5F",
+	"ZkXOBDyGELzS9gddq/zzQ/BKM1NnC0+irK8rppVAlNF15VoYvCIApNLFACF05HQpS6HrP4GqUkdSV5Z2",
+	"TMcIYiA0na9ZLnMElFeVvBFsJe1CKiI+Ud2I6pFhleA5c0ucMSNUzqRlfM6lwmNdav2CV3Px59AjQi0N",
+	"0zeiQjgLWUrL9IydsJfyW4ToJ8Vru9CV/Lf4c8gBsZ4Ao8JdEi1Iw87fPGfXSq+Mg8rUy6WurMhfilzy",
+	"SxRAf+adAXD/ePf61RAFsHsVZZ3O1xcq0zmIwi1xnNZ29o0jHlyKG2bFrT1j6ZQb8fWT+LsVp31+uvzh",
+	"6Bt8DKS3UHXZG//Sg5V6SY9e673fksJJ77tCZ9ffLbgiguJ5LgEMXryp9FJUVoJ0nvHCiM2TXtzyzBZr",
+	"vH49YynPb7jKRMq4yllqhE0BkmW0DCyPz2yf+e96xWa8YlazUt8Qb2cAWgKn5+xvmuV1hZhi/fTZyKQJ",
+	"S09GJf5v8XhUpoMzlo5MyqpakTRf6eqa5bVgSq/wTm55uSzg9Cejspf0Sn77Qqi5XfTGj0+TWH31QXe9",
+	"/0t/MhnSvwb/u6/M77X5/f/9X/N7aX43v5e/LwaDv3TotaRnhO1WsVIZy5XdPiOz+gyROBUzXdEXjT4G",
+	"UQDwz3RVctsb93JuxRF82qnn3Sd6+qvIbMDwS52L+xQ/wdJPzwlJzmDA19PBkKWzSv9bqJTBKXLDjJVF",
+	"wWplZQECSpqJcujNgTONsOMGB9wyaQ3L6qoScAWyFKzP2Yzfsl9rY0HMwRL+Wa0yMUBUThS3eCFK3Frm",
+	"NmD9dOJpadIbs0lvZCY9h3tpUaxq0Jz6Rqo57gYHqAQv3EPwxESteFEQLMuiJqrRs5kRBKzbwCBBG4Gf",
+	"5CJP8G94AIDFE+KS0/VESWtEMfNinU8BCM6MyLTKh+x7gaadA2Q4URGn0uWigcWLbk6tBLceK5GptJdl",
+	"2+yHGL5PtDX0AtRki25mLTRcbEM/rJA3cFUzKyq8nIIby2oj9jEw8G0yUenJAv46JT4eAwEUAl4/KRP4",
+	"o9TGsr+ejhas/3jEcr42g+gyTxb+KhsGX3w2/u7kMMRM7lCDOCmK17Pe+Jf9N+1fuEs+bCAKFdx9/KpX",
+	"ijThGePKrEQFjKdQImcoMbZBb6z3X9we77fO855OlAtlJS/MfVBYobiyJmHBjsngOeKaa7E2qBxyUeqj",
+	"rFl1COq2Q0HMON7fhtZYyqtrscaL2eQKUG1XdVV0fplppQgccKe6nphVuuz8YiWmC62vr5b1tJDZju03",
+	"bjTAkgSQN2FwO3au/76DtJa83L6PvWe+Futdh4WvjMgqUlBbX1vBywcdEl8IO7bW7zpLJYzldcXJ9nrA",
+	"kbJCCmV3ncp9u+dgzcZX87pzld1nbPbe3Gl73a5DG6srTrbVxonr7HoHvELlSy2VfSh+KzGXZMR2GCU7",
+	"b+dGVEZqJfKrnSBtXE+AL2wZEUG4Hbdaxwbb97SxwRLpCmRBc4Et+um6aTLJt+4522n5/P3y8g0YM7Y2",
+	"kbSUyoq5qBAPfkWvpKVCr/zKuXS9pFfHrg/aaC5YkPSUtlcz9JDhseCLXDn/4wr3o3NHTiOGXpxv32UF",
+	"lMIYR0/7kYTn9mdo3uu6OQxXdYrd+2wFfPP8zXNYBfRruYzJJ7rKTNfKdlsSJVdrMNosvxbmjI1YKbgC",
+	"p4ZczW7UZKRyrzgueohpDO5LwbuVCPFTYz/MCns0Ojl9/OTp13/95hmfZrmYda14LSn+ce8V/QgP3iU9",
+	"uF5udzFpJWy1vkITqpuJF7wS7fPqelpEh1V1OaULgttUey7ckZ3BaEouwHqrpDADxITW18xocMgSphUT",
+	"N6KCN9BZ7sLHBumRMpBI+YR4D08LcTtJEQiqk2PBwV8ttBEN+NZHVIl+Yuf3AVKkueMGXVsQ/GvhXBHa",
+	"L9fCjFlaAckhpYo8Zf0np88GCUtrxW+4LPi0ECnrPx09hg89Yx8hU6YT1X86GsEXptArsIDzSi9TxjNw",
+	"gMIRz1jqjIWjvKZ4hYCH/YeV0FUuKjSk/WczLosUFiFwbxnPEBGPDHOPRDhvOyLxeUjA+YNEounIixWA",
+	"vJf0APDGqGngjD5zYEafAJC7cfBCmg6ZlHOLsRlpRWkOYr1eY7HzquLrLWrFJXfS4h9ztP646Nwmeoeo",
+	"NXNPMc428Ez0CP82rH8CbjSiXVbGRo7SyZCcIlkCok9Go6RXSuX+Sv6AzNazxjEvuc0W4GvvlCsbjAqC",
+	"XleMT9HzB4cZJH6KIi51KoDkjlZiE3L4L4J+1AV9kPY7fFfu2M4BtdBFDn6qg7/La/We6ONR7H+emuFn",
+	"DCZ9nIbZiuSHb5/nHn3nb54/MswsRXbmsdG6ff/Gxik9/YS/k3v1WYc05ezJ6TOgg6ejx8yKoiDSzXhR",
+	"CAwGrrjsxMVqoQvhAivGC7qVrEQSRQ9MEz04WcSc8FlRFrT0NitnC64yAHGqbwQboYscIEyYpSvZ5CVk",
+	"aFCfFMXMitrIG/HSUz/l4bZNgoZhOlnFmwob0hAJrksa/l3w3KU3uwVhJJS3XcuWAN6MJNPS7IYXtTBs",
+	"umYZV1rJjBdM8VIkjHwKwyqR88yKPLJBGgCfqylY2z90RRBm/NY5TV35WMp6+gAGqEswNPoY5lMYzBI3",
+	"wHGPWEoLpYNWQLau0eI5PLiga5vpUsSuRSUyIW9Q5S55ZSUv0HaRhcg7deSSz8VVkNDb4s/q+10Edysh",
+	"JmF1r4GttcX7vff9B4ORvCiuPEeDU70j1FQgk3pxBW+dhQCvpOyPNCwXFVwfg6PggwA9Q+hb2uObr5/c",
+	"r/lyndWlUDsU8pvvf2AeXQmj3EqjHU5G7KX8dkABfdRrKYBi0hbJTNdW7COZjoibUDnmB4lxgTIvhidf",
+	"P2GwZhQO/cvJk5OnT58+Bf+FAmyNYJtM/vLLydGz9yjVPpwkJ0/uOkVYRJ9bKU46d8r6Oe04GAeukSbc",
+	"C0MBPYSzIzGn4+grjL37b7w/nDIQZENgMSB6l+MKpwa8MzAzDeun9OkVUVCll0sBLNk2Y/8AP+0gQPzK",
+	"059BH7FFA2y1EAqtF083KVzFXN4I9RHmF3Hwhgr32A/Q+DBsZOQzocBcz0EtYh6jyXImu8imvZjbpJ/G",
+	"EdsZvx0CeZLwezBVdQXO/6Fr8CYulK3WO+MPH+XOBflCiukAx7kUdqG742t7bCugk27jCk0r1gfLfU2U",
+	"EhcFoK4XOVNaicGw10mYYKF0QPNbLap1NyQVXzH8mtHjCZMzxtW6cwMfgJrqfL0jLNE8cCWitPU+o7SV",
+	"4t5cxFa1Avcwvuap1oXgKn520Zgc+7bylklUUbTvMNETH3GaeJV7j+Mefvh5jPitG8MCWOaRYcuCZ8Jb",
+	"Lr8SO7UUjVT26yedITSKfO6wHmSX9P/XJvVSFUvO+ig+LM+ufRp58ICMdWySwIExe9KL2S1wZeJL0hzw",
+	"DtI2n28TUAcONuh+F5XvJNxNWttJWbuJ5f1uifimM2XwoOBHS7Z2mODgtu/yzd5UgtxyQHipK6I3KQzJ",
+	"qzO25AYT7dywFNdIQZ804QBQmQeR4aGxmCi3+rEp7T8SOs7a+dC9e0WP3oG/tpSVMG63HfxEtV8sF4Ww",
+	"wrTS6rUqBN21NKw2IndFIofy13Zw20xvjx7PnvFRdpKfiifTp/zrv3a9V3Bjr2DHB92U0qt7M8ZY/IHl",
+	"ICgqErZayGyBtorLJjMjHnDCziIF2PPy8sVW7GCjFGgxKkfmXrHk0n9AanRE2rRFTBs31kJ9m4L2EPh3",
+	"npzbVF66JNbBRH4gGg6/Y6qL2VO4tY1iaRgHcRuMVVIQyX0oOQgjJaW3CBcOuK57/RdFSs+bCOuGkbkv",
+	"9Oq+jCxiX3f3yLC0FJYP3SPpICFnE8xu4GWKnv309kV3/sq99kDm8lbNjpJDkNkJE64ujxtm5FyBev7H",
+	"u9evsDZwcMYiQ1Rpi3GmFTwqlO00D0MSdFN2rRGpPihNrlWwBGwNePZlrAkGVmcovpp6iEEIOCI00jJT",
+	"Z5kQeSvAE0Fy41zyfVzg8H2Bz94lvcX9YauOROHm9bpV3A3DGS/y06dPT57hFXNbVyJUhcGZjeXlkkmV",
+	"FXW+I1xVcCtUtj7cMUGF7UKq+5QJKmBbhfg8XpurrUtcgRb3+PLow9Aj+u+g5/PD5cJOC7XhnZaNWui5",
+	"Mx/wL24ogoNFz4018SAT9uqgFD+Vi/NqLmwol2oTIPhgLOOl6GbZQJzdW20szU5vb6N1IneAHuxe5Ke3",
+	"L9hSG5AiVidRmMs4f05XYARUTKqZHh5oTRPfNFmmAMKGGIqP2KLPhoucCNojaC88k26I2SlXOdaAPETe",
+	"OfDMniTUm9fvLg2DK2clz7ES+RPXDMgbwOeD3mrCzTussQ6HDu4N49CoHwHjKNMz8LEEGoB9EKIhG3gt",
+	"xBI+Huxw6v2DV3rWvWNqxG9pW0hgFT1wgXvZ+LaDw7hxp7PqztYSBCGy91starFxuIW7Ar1SgwfIgq6I",
+	"5VIo8MNS1p8KUHYBo8BLKy4tfDijnh8QroOEpeGZFJsM0kC9Kev7YgiQsCREB62iA9quF5EO8JlfoDNI",
+	"ZV1nQlSAwm+H8fuHsHmTg0iayH7LPqUrithqDx+/0PP9Tuj9iWpfDexkesJ0kQtjKTGNPWaH+LEbBtxH",
+	"e7IBuJkuCr36hL5sEpC/mwuoWaOhQYU5cEccbC1s+5bitMJoNHjopQUr6P4CiAb4zuo8I7K6knb9DjYg",
+	"QnDW/uXuUmWel1L5Zp3IQThCqoQ7Dn08vKuuGY6LJ0INKniF5SMOuIW1S2rAAV3oG3t4hmLadSzypUSn",
+	"o5f0sLYUXzLj4+O5tIt6Osx0eeyfCf/YtgCdb4bhj2uBzYFKgdjwr4ClCzgj442kiVqz756zX/UUY+7w",
+	"Z8HVvOZzMWaCZ4uJ8i4++EmKSaNB5WKnAUplX1eNCS6F77i8JHtz/pJZwUvKL3GMH8hMoGkwUa7wOmG8",
+	"lRWgZ+NcwLLSM1mIxHs38CL2UNHLLsjuF5goXAFLuuFJKuY0ZNv7ILyHiEplKcHtcyaZVjM5dz7fIKGe",
+	"Cz5RPprowpdweBSy5JxgnKBxnslRYa+c66JneD/RVd5IIwEJVsNNaLug9FGUyGAX0eqGXYul9UoJWGHK",
+	"jUiY0e2yN9iJkws7UVqxN9rYeSXe/fOFM/l82KYUw4maKF+uJg1Fd3JfpEBMsdSVZTVoQJYeG09f6ZBd",
+	"LiohGBE7cYFhvEIkCDDUxrD4Ea701VcRg331FfaJ5jq6u7PmyU7O++or1k/P3zx/d3n+3Y9X785fff/t",
+	"65+vLl//ePGKFJ9FMyFA52v7mZ5NFNtV1D9AQLARgbQPCyuwftrqYknBBVRrhliCJUPIN1zqk9FjPAZv",
+	"DhGLCDhC1PyQCTZds81NfFuoITfHLYP7qWINICAAgYqavZ8wq5mrQJFgWYYGTnErsUpI5XRKJEYlYNEI",
+	"dCKFBovAUgIdHbsQsmLv/n5+dPr0a1pGl0sO30oFALteMVmKIcPSZuMWnqj0wwTLeye9hE3IQad/uiLf",
+	"Se8udXs4cgNKzDWW+k3U+UbPTtTC5UKQOWLff25Yam2RolEGyhJklISrlhZDB+DETRQ6933etLuuN1mX",
+	"BL2KaorI+nSdm5itHIyjgOhE+YioxAylcouKYka+kWNREpUkbIrCXS2wMh73OQifUmBohopax44wEzYH",
+	"hQsmgk3c0ZNWgsOJJPrw8vIFMyshlrDTRNmtZhzfQPc3YVvNcwnr7qkbR7w6UYDqo7ySN0IFA2SrzcZZ",
+	"LeQP+Ly7kWVdAFs/MsxYsTSJr/LEG3QleHg/dDfk5ZvEtU9joHKdsKb0k62kyvXKJKwUueSskOraDIjc",
+	"wZQC0Rqa8Ry9J03XJbLZVIAvjU1yQDlVrUC6NXkikB7hWA62SZsThWEKrogZgdRW6huSrljyBuKkkZ3H",
+	"H2R+d4zZbIMy6HqzkTKUJoLhv1UFy0pppmLBb0Ti1Jat5HwuKlyKVDRVvJBWpQZu19dICjQIfr96oees",
+	"n76QxtODs8sAQLMANBIBb5V4dqX3J8pZkEj5+DWF93xwCpVyEwecwrouu6/ZNrXCaW7PJip96/2uNpAp",
+	"umh4cPIO0Reky0mD5VNIY6kptBK8ND7GA1vyiSp0xgtfKFFRhUYhM6GMiMy08yXPFuLodDjaMtRWq9WQ",
+	"49dDXc2P3bvm+MXz7y5evbvAdzBfaYvY4AsS7vzN86YDpTfunQxP6A29FAoLDHqPh6PhY5dZRMO2oSn0",
+	"frTpCNaQhjGN3TqmNnSSRJG5lmAJW+5coQgLjsqcrpDWTFRs5vQf2ks3CAHIxn4GfpuoMFKi3SW4EJUY",
+	"sldC5Ga3ce6tgMjSICxGxQ7hOnySLiRNv3Xx6k/Sct/Z/3q3PUjkdHTyifcMnZ07+v0DRpEzMQaMd+eM",
+	"g4AnoLsno9GuTcMpjqNZKPjKyf2vtGYw4EuP73+pmW2Cb3xz/xsbMzXgtZMDNgozK/CFp4ccp2N4w13S",
+	"e3rI9YXhKOi51mXJq3Ug0oZlMRA6NxhBCRz/Ht7Z0CrE/mAdbAuC77dztkkrkyl9/ww2r6B31LJRWH/G",
+	"QdFJxWaFnC8sOXD0gJP4PpHQ8Lgv9WDPN9yjkIVACjRWLycKdDK6q9RY39HT08HSdLCYpVs89mTXVeT/",
+	"8WT+5P43wnCbjyQ5upJ7SS7p7cwINDrbCAtehkmcvbYpXlifbKWAfQwXtZHaWKbbGB19Mql5mLj8QicN",
+	"nfxN2AOIJB4ytmO0QPPIcTPwC1v6Ny3lUDhzAOmRY1PqnLKcvnJgF2195wolPjeB0T77qcxD/4XadlCb",
+	"v6CI6ujvj6O4ZIfh/FLftLWlrxaZ6WrFq3yMAZwwS6jfKhRJaMSPrjCUP6AYlZ4onDbE+uiiUdxk7zSd",
+	"cev0uDuJzrkWhk15dp1MlNHkxvoiCV5UgudrloOdj3EI8HB1KdzQGnCOBkO2MRUJk84rHTxDJVahOCbT",
+	"ZSmtFTnF+s8oxBGc6C0f0FsUPlef12KiCBIcQLMvHpDxer6wrF6CnYGNmGddPnAIbLgIgeu2hSvRsxkT",
+	"Khgh6BSgP8HoErSLCC24cXEN5zbqWStW4toTVZMESZoMSLIjKYdXXHArqiF7t9B1EcCk4CxBguk9KbB/",
+	"bbXAyLYP7fkHZ1JJsxDRhCia1TNRrpdsyM6jSUcOZGP52gRf36HwjHE/UggrGAAFWlEDirTDiXq9Ecrw",
+	"19YdAKkEDYabzXDSXpdJ1hFE+ly+VjQV7K6dL7JVLe7+s2R75FxnCHPSHs+UYwvpf5f8/6/31hyxu1Fi",
+	"B+mrDiuH4oH7HLi3okSVRCKL4mVt0XvWRA4xhk/pHKWrkhfFmiS/9622zaLvCsF9ZI3Clgc5U/jaF2eq",
+	"w5naQFSX2eywfqBjRU+3E+8JBfDQX18cMDNjoqKhGWeYeQX4SH2mmD9NMVmCzj93ATkMnuZdCZgu8R/F",
+	"kXcR0qcTw80Mhh0ymG7tC3029Am31ZJTM4+lDrr8DJY1pikCjWI1XJMqaIRnFDGIUh4uztuVN8KSulaH",
+	"oUv1cCoB/ptm1xJr19TRstKZMP7oLNdgT+EfE4XECKZXVzYiBkurYp04k9zqrfQsGv2ULYpNqO2w1tiD",
+	"AWK7O82PyQzHntJMFBZPM55V2hi/jGF9FAY+KRjY1xd8c6tLmYEyGKCh7+jc795P+VKmzJtQZywNfJ0C",
+	"BNuNg9xGYxmSidJLqlsebw5loLomKmIdIGBN3ZI/1tZoDkD2RDXyzYbJBH7+BpLDVNsF6/uJHCSjgiQT",
+	"4FjBPQzOmBKS8vfx3IjNXQMdYCICKcEl7KN8a5s8JwrxpvRKYT1Gk1tWOnpuQ1szkBnwDTZZ4RheIiRO",
+	"uYsfpcq35/aEnP3pM6KJ1gCfp6PHCd0HNXS/BZ/k6ByLxSaqn0aDLtIkZN1ODLlKb85fPjIs/fnoLbfi",
+	"Bex49FXqs3ZnHWOBPDBPR6Mz0kOObokofJexH8dNSb++28ZqfQXayg8pMzgYyFUIXenZrJAK5wfVCq/2",
+	"inY9i2cfwDoeqvC9Kwd6ZNjPL19MVOql4EX0flQI5JZ5e355cfXi+cvnlxffo+eePn91efH21fmLq4u3",
+	"b1+/TQcuS9XQdJjmjSljN6WF5rPEuXlwD1Oc8tI0o7PTZubHRD0emYSFGa/Bb1Vkwhkm7ZmfuZQV2jiv",
+	"sGlQCPXXXIXai37UaIn6uw0U0ocrOB+BNDhvxAZO94iI0/jpEguu8kJUHoU+Ke99mfbFTlSh51IN/LDb",
+	"Zhytc8clCS6eiZxN183cnUdU/eGyu0E4Kc1IPsF1NoJp4MdQ2aayU8Zt8B2Z6XHXpCqXRUYyjicGeVES",
+	"rW1XMhPxGCs/2sphf+caU55dOwllW4WobhrtRPkWFwqS+IQ0M8Ih3a40Myu+XIp8kGzOV6ICgHjlifKZ",
+	"elc6l/o+oIYUTwadsLqUDqzsqopQkwWQFjxvErUoeIx2tqFrzvClPX5QiZcHpjtmkMc242eKF7RGZR0U",
+	"MDj5tHvvtVKjxKz84lG1fOw8uCpgaO1zpXY618cf/A+W3B3iZwd5FLnV0rKVroucgS3q7KtOV3uXk91K",
+	"VjaE/iVj+UedbK3EwS72H3Zlknsf9j+k05nB8uSzM4l14ZwBP2rjfocIvY011e20wwFuYDyG3qns0Qvp",
+	"IbtwzfFAsk1QXyo2xekexs+DL2VRyDCzbEY5fhD9DidnrgEnWELUA0BLEuf4PnynWXxYm2yLUEtE6Qtp",
+	"nYEiWveAz7YD56Gr3J8NB7BhN2el6/kiVFL799BtwRkUro7NWfLRytFFWHKLvtW5vyV0xuol3PfJ1+xH",
+	"+S3p9n7aPW0BTdgdYxRSZvg66u/wmn5wxjhZxj5f0v6ZDHT3EA6a4HSEExvg0OlX7REOYKK+cxPIyJcA",
+	"O4FXVKrqppbp2USl547TvW+Xfqf1tURr+52wR81fbyp9uz7aevzno/OlPPpRrPHAPx+dl/8+euc6L46w",
+	"jJh+XcNXyDsnwoWZFC+Fs5TS0JYKy6JB6dwAOAbZetdinSIyYmsx/cXPWHufkmUJjheKYniTzaSA9ckf",
+	"magpodTP5mp8Mm+9muCXNMPB002TlqFF+8hMVEp9A+/i51wRvF2ItSPXlpdtfJruYJewz9mq0mrOrsV6",
+	"wDKuKFmINl0lpzV1X2JLkMpDYoZidffE5TxMvS2p2JZMr1Wxjv0GFxShSujw81s04SeJull68Q9ufcRg",
+	"JBC990Hka7MbcdSPRxo9MnHcYrAL6HiISwP6gwZJHgJskGNOwEuzOd67C7gwRaYFGc3kevrsWTyhazTq",
+	"Gl5yAF5RMrs5OWC/VCFbJY1PV++ET6pMtMA7bKTOTrC8+ohAoDZQRG3adNKFxtBlJW6krg22we3EMnXf",
+	"dQLqu+X2TWvdhhhsd+x7CxB7BDf+lW+I64AH4zrdeD0Z3Td67e79Z4yrxwN+dvgsPrrgjr7ZN/nFVm0F",
+	"3NtiYFegm+O0EG+8uhv+9EVV2Eqy+XuQnya8/6a27clAGPTgxptslZwvbPT7O9SVpNU49KVtxFZV7vsv",
+	"93Tbuf5h1/AzB7cAFDqbV7pemgQ7Dk2CtenRkuaMYVFr4qMd8A12kpyxQs5Ets42+wHNWWwQ0CqDxFWO",
+	"4EyCplTCGQMYhKbvklBcEZinXNp1l7Z+Cyj6jymCjEoXkHa+sHfD3oipP1Cufewad8yxa9g58r8q9MmZ",
+	"8ryrKQgrhfhBkzr7TfMQ/n6Yn6namuLDN6agUqgEG5ykbU1f9dzqxrSC70JcueLFNVYn7QodRiEyx7L9",
+	"dMZvh2GhobG8cq4YxtDxa+TpoUv6xU9REqVZIYxSwCmiNOF10JSATZRLCja/UxBxns9KUv+YhxkOHE1c",
+	"7XP25vsf/DxeEB2urTzMa9UzP4rXjXSNQrVdkuKSyCiaK/15gqfbg5Q/c1dLdKId0ikmaofS/7oCqodW",
+	"Qn2MKHtJcwPajYNdM3cjIeelWLeMcyxhDqzgjjoSx3uaDn2en2TARgwszhkHQcH63E8nVHo1Zm6KRNKe",
+	"sxIKPAdJPIfpp7cvJqq/f8qReyOe5NT0sZHmxAxlEo8jmyi6zgQDQ0kzdxdTMVRSGiZi+bLM7W5KqgYI",
+	"QaSJciaHspiVaeWaMq7YFLT4kRvgNF1bGgWB/+hvt0zmWhgQPM2ImiafeNiwENY3uhQUNVc6IHItXMTt",
+	"0jVjSverwmE4+p45B1vTDBj4Kn5ot3MOyV2MBwjhJC8PAGxG4j7yKCn/mqJrlg7Zv2jBFZc2TaLcPjrM",
+	"M6lyEx+pNUkGK4SNix/i8/iLHv048TtotVdyw4wm9efmxVci0xVajpqmc4SakTC8YqOlFWutuaFOKqz5",
+	"C8FkPDxdh6TTDxlZLwC8FKYZfUbpEVa5bAgWCu+LKPmO4YMjShvDdxof/8/33RtQ/kTnPdn9a6X0cyJu",
+	"PEsgLS8bKkFCTInNuUWb8yonqp+e+F8wNTjEovlpmDBTfewT8j5rhYjuOjBAtSs89il/uvRzxjU2xkbt",
+	"sCsOmQzVSGQnF50w/OIadUQ+Ono4diTsgsHwyYMefuXjD4ioKwqEOIg+yu9K9k/Kc2pI5qm3XUBVN3LF",
+	"zQp3XOaB620WJ3SKvu7fdNntCf6zFrWIdDdKmcbEotEJqwW3mEByszEQ6sQXRNIP0XiM/vT2hRn7LhdX",
+	"GzIXtlHM3v7Cf8MlDPzwpVklzCKaQ4ppHJ8QSpomHzANKH1nXWtS4E8aTcTxQ9qH1JsraG6NF0xdSw94",
+	"XHIuFS8emSE7d6r3dHTaKEqc9ZezTC93xGY6J1Fsh2lOP7XccpPSuqUWgNsalJi4g3wRSa3CAaRRHig4",
+	"mhrSLYfiwXIoGdoj5X55D+xGo4C6TB4aLtLMYGsGa/VTjI5UtUoHrZEi4+Pjk9O/DkfD0fBk/M3om2cY",
+	"23Ggdc/4SJhUZikyPygIuclZcUEQDqOcTYhNbYsv95tn3TFqcitowg55hy7EGQoNmk18ALtbQm7MyXLd",
+	"uu5VapbZftG5qB3jchCkPfNyosVdVciO1THEbNiCL5dgckUFR+SZ6NoamQvXyBkiEINog+AUd58cfFdP",
+	"YC1F2G5JdG6uMKzi0oicnL1OrziZKBczoyAclZFIrGfeiOlFAaswP3XPEJ6JClN4Epa+ef3ukm1qVvwy",
+	"3Z4cR/6SUwroAAFOZs7RmKiO4dTGOTnupbLG4ZKhbfJ09CRM4cYSgoQ9GZ2EMeHw15OJCvXaUS/nXCuB",
+	"tRY4ARG8YPxtaII4uhLXPQln/untC8x8Co6KCEtM2j+9lv60zLkVP/Db82aJ9JEJlZlXdVWkg8ZUxJFD",
+	"OJjKKzTQU5EDEriKY9ihYSpUQ94Q97Lp7v3d/w8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -329,7 +329,7 @@ func (d *delivery) post(ctx context.Context, clk clock.Clock, target string, e o
 	}
 	actx, cancel := context.WithTimeout(s.withDelivery(ctx, e.FaxID, attempt), s.cfg.WebhookTimeout)
 	defer cancel()
-	rec.sent(clk.Now(), s.clock.Now(), sig, ts)
+	rec.sent(clk.Now(), s.clock.Now(), sig, ts, body)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,
 		&faxwebhooks.ReceiveFaxEventParams{WebhookSignatureEd25519: sig, WebhookTimestamp: tsInt},
 		"application/json", bytes.NewReader(body),

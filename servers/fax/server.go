@@ -201,6 +201,12 @@ func (s *Server) AllowDestinations(urls ...string) error {
 	return s.destinations.Allow(urls...)
 }
 
+// AllowDestinationPrefixes adds URL prefixes (ending in /) the server may
+// reach even on a non-public address: every URL below one.
+func (s *Server) AllowDestinationPrefixes(prefixes ...string) error {
+	return s.destinations.AllowPrefix(prefixes...)
+}
+
 // WebhookPublicKey is the Ed25519 public key webhook receivers verify with.
 func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 	return s.signingKey.Public().(ed25519.PublicKey)

@@ -42,6 +42,9 @@ var (
 // store is every SQL statement of the fax service.
 type store struct {
 	db *sqldb.DB
+	// attemptLog wakes the readers of the webhook log waiting for an
+	// attempt (webhooklog.go).
+	attemptLog attemptNotifier
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed

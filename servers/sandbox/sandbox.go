@@ -82,6 +82,9 @@ type Config struct {
 	// Fax is where the inbound-fax trigger makes faxes arrive; nil answers
 	// that trigger 500.
 	Fax Fax
+	// Webhooks is the fax webhook log of the sandboxes (webhooks.go); nil
+	// makes its operations fail.
+	Webhooks Webhooks
 	// AdminToken may do everything; it must not be empty.
 	AdminToken string
 	// CreatorToken may only create sandboxes; "" means no creator token.

@@ -32,7 +32,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 	}
 	d := st.cfg.env(Sandbox, nil)
 	st.Sandboxes, err = sandbox.New(sandbox.Config{
-		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st}, Fax: sandboxFax{st},
+		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st}, Fax: sandboxFax{st}, Webhooks: faxWebhooks{st},
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
 		Advance:       sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
@@ -49,8 +49,16 @@ func (st *Stack) withSandboxes(adminHandler http.Handler) (http.Handler, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Sandbox, err)
 	}
+	inbox, err := st.sandboxInbox()
+	if err != nil {
+		return nil, fmt.Errorf("%s inbox: %w", Sandbox, err)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
+		if id, ok := inboxID(p); ok {
+			inbox(id, w, r)
+			return
+		}
 		switch {
 		case p == SandboxesPath+"/openapi.yaml":
 			r2 := r.Clone(r.Context())
@@ -73,7 +81,7 @@ func (t sandboxTenants) set(name string) TenantSet {
 	if size <= 0 {
 		size = DefaultSandboxSampleSize
 	}
-	return TenantSet{Name: name, URLs: t.st.urls, SampleSize: size}
+	return TenantSet{Name: name, URLs: t.st.urls, SampleSize: size, WebhookURL: t.st.urls[Admin] + sandbox.InboxPathOf(name)}
 }
 
 // Seed creates the set in every API and returns the sections of its

@@ -396,6 +396,9 @@ func (st *Stack) Handlers() (map[string]http.Handler, error) {
 func (st *Stack) SetURLs(urls map[string]string) error {
 	st.urls = maps.Clone(urls)
 	st.Fax.SetBaseURL(urls[Fax])
+	if err := st.Fax.AllowDestinationPrefixes(urls[Admin] + SandboxesPath + "/"); err != nil { // the sandboxes' inboxes
+		return err
+	}
 	return st.Fax.AllowDestinations(urls[Admin]+FaxSamplePath, urls[Admin]+FaxInboxPath)
 }
 

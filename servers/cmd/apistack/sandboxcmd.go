@@ -41,7 +41,7 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	ep := bindEndpoint(fs, "sandbox", "sandbox API base URL (the admin port)",
 		"token: the sandbox-creator token to create, a sandbox's own token for the rest")
-	fs.Usage = func() { fmt.Fprint(stderr, sandboxUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, sandboxUsage, sandboxWebhooksUsage); fs.PrintDefaults() }
 	if err := parseFlags(fs, "sandbox", args); err != nil {
 		return err
 	}
@@ -119,6 +119,8 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 		return client.DeleteSandbox(ctx, id)
 	case "faults":
 		return sandboxFaultsCall(ctx, client, args, stderr)
+	case "webhooks":
+		return sandboxWebhooks(ctx, client, fs, args)
 	case "requests":
 		var p sandboxapi.ListSandboxRequestsParams
 		api := fs.String("api", "", "only the requests to this API (pam, fax, storage, restaurant)")
@@ -157,7 +159,7 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 	case "advance", "clock":
 		return sandboxClockCall(ctx, client, name, fs, args)
 	}
-	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, reset, delete, advance, clock)", name)
+	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, reset, delete, advance, clock, faults)", name)
 }
 
 // printSandboxAnswer prints the JSON body indented (nothing for a 204), and

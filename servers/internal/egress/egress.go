@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,6 +77,9 @@ type Policy struct {
 	mu    sync.RWMutex
 	allow map[string]bool // scheme://host:port/path
 	hosts map[string]bool // host:port of the allowed URLs
+	// prefixes are the allowed URL prefixes (AllowPrefix), as allowKey
+	// writes them.
+	prefixes []string
 }
 
 // New returns the policy opts describe.
@@ -118,6 +122,41 @@ func (p *Policy) Allow(urls ...string) error {
 		p.hosts[hostPort(u)] = true
 	}
 	return nil
+}
+
+// AllowPrefix adds URL prefixes (scheme://host:port/path/): every URL
+// whose path starts with one's, and holds no "." or ".." segment, may be
+// reached as an allowed URL may (the sandboxes' inboxes on the admin port).
+func (p *Policy) AllowPrefix(prefixes ...string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, raw := range prefixes {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.HasSuffix(u.Path, "/") {
+			return fmt.Errorf("egress: allowed URL prefix %q is not an absolute http(s) URL ending in /", raw)
+		}
+		p.prefixes = append(p.prefixes, allowKey(u))
+		p.hosts[hostPort(u)] = true
+	}
+	return nil
+}
+
+// allowedLocked reports whether u is an allowed URL or under an allowed
+// prefix; p.mu is held.
+func (p *Policy) allowedLocked(u *url.URL) bool {
+	key := allowKey(u)
+	if p.allow[key] {
+		return true
+	}
+	if len(p.prefixes) == 0 || path.Clean(u.EscapedPath()) != u.EscapedPath() {
+		return false
+	}
+	for _, prefix := range p.prefixes {
+		if strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Public reports whether a is a public unicast address: not loopback,
@@ -323,7 +362,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx = context.WithValue(ctx, allowedKey{}, hostPort(u))
 	} else if !t.p.allowPrivate {
 		t.p.mu.RLock()
-		exact, sameHost := t.p.allow[allowKey(u)], t.p.hosts[hostPort(u)]
+		exact, sameHost := t.p.allowedLocked(u), t.p.hosts[hostPort(u)]
 		t.p.mu.RUnlock()
 		switch {
 		case exact:
@@ -438,7 +477,7 @@ func (p *Policy) Check(ctx context.Context, raw string) error {
 	}
 	hp := hostPort(u)
 	p.mu.RLock()
-	exempt := p.allowHosts[hp] || p.allow[allowKey(u)]
+	exempt := p.allowHosts[hp] || p.allowedLocked(u)
 	p.mu.RUnlock()
 	host := strings.ToLower(u.Hostname())
 	var addrs []netip.Addr
