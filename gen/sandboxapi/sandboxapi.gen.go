@@ -61,6 +61,7 @@ const (
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
+	ErrorErrorUnavailable            ErrorError = "unavailable"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
 
@@ -78,6 +79,8 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorRequestTimeout:
 		return true
 	case ErrorErrorUnauthorized:
+		return true
+	case ErrorErrorUnavailable:
 		return true
 	case ErrorErrorUnsupportedContentType:
 		return true
@@ -104,6 +107,33 @@ func (e JournalEntryApi) Valid() bool {
 	case JournalEntryApiRestaurant:
 		return true
 	case JournalEntryApiStorage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JournalViolationIn.
+const (
+	JournalViolationInBody   JournalViolationIn = "body"
+	JournalViolationInCookie JournalViolationIn = "cookie"
+	JournalViolationInHeader JournalViolationIn = "header"
+	JournalViolationInPath   JournalViolationIn = "path"
+	JournalViolationInQuery  JournalViolationIn = "query"
+)
+
+// Valid indicates whether the value is a known member of the JournalViolationIn enum.
+func (e JournalViolationIn) Valid() bool {
+	switch e {
+	case JournalViolationInBody:
+		return true
+	case JournalViolationInCookie:
+		return true
+	case JournalViolationInHeader:
+		return true
+	case JournalViolationInPath:
+		return true
+	case JournalViolationInQuery:
 		return true
 	default:
 		return false
@@ -264,6 +294,11 @@ type JournalEntry struct {
 
 	// Time When the request arrived (the stack's clock).
 	Time time.Time `json:"time"`
+
+	// Violations The spec violations found in the request (empty when it kept to its API's spec):
+	// each place where it broke the spec and the rule it broke, as the API's 400 (or
+	// 404, 405, 413, 415) answer named them.
+	Violations []JournalViolation `json:"violations"`
 }
 
 // JournalEntryApi defines model for JournalEntry.Api.
@@ -276,6 +311,24 @@ type JournalPage struct {
 	// NextAfter Present when more entries match; pass it as `after` for the next page.
 	NextAfter *int64 `json:"next_after,omitempty"`
 }
+
+// JournalViolation defines model for JournalViolation.
+type JournalViolation struct {
+	// In Where the violation is.
+	In JournalViolationIn `json:"in"`
+
+	// Name The parameter or header name, or a JSON pointer into the body (`/fax/to`); empty
+	// when the whole request or body is meant.
+	Name string `json:"name"`
+
+	// Rule The rule broken, as the API's error message words it.
+	//
+	// Example: must be at most 100
+	Rule string `json:"rule"`
+}
+
+// JournalViolationIn Where the violation is.
+type JournalViolationIn string
 
 // Sandbox defines model for Sandbox.
 type Sandbox struct {
@@ -324,6 +377,9 @@ type TooLarge = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -1019,6 +1075,11 @@ type ClientWithResponsesInterface interface {
 	ResetSandboxWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
 }
 
+// CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
+type CreateSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1038,6 +1099,10 @@ type CreateSandboxResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSandboxResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1080,6 +1145,11 @@ func (r CreateSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -1109,6 +1179,11 @@ func (r CreateSandboxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandbox
+type DeleteSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1122,6 +1197,10 @@ type DeleteSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxResponse503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -1147,6 +1226,11 @@ func (r DeleteSandboxResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1178,6 +1262,11 @@ func (r DeleteSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxResponse503Headers the declared response headers of an HTTP 503 response for GetSandbox
+type GetSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1193,6 +1282,10 @@ type GetSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1225,6 +1318,11 @@ func (r GetSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -1254,6 +1352,11 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
+type ListSandboxRequestsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListSandboxRequestsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1269,6 +1372,10 @@ type ListSandboxRequestsResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxRequestsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1301,6 +1408,11 @@ func (r ListSandboxRequestsResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxRequestsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListSandboxRequestsResponse) GetBody() []byte {
 	return r.Body
@@ -1330,6 +1442,11 @@ func (r ListSandboxRequestsResponse) ContentType() string {
 	return ""
 }
 
+// ResetSandboxResponse503Headers the declared response headers of an HTTP 503 response for ResetSandbox
+type ResetSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type ResetSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1345,6 +1462,10 @@ type ResetSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResetSandboxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1375,6 +1496,11 @@ func (r ResetSandboxResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ResetSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResetSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1591,6 +1717,26 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1648,6 +1794,26 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1709,6 +1875,26 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1770,6 +1956,26 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListSandboxRequestsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1831,6 +2037,26 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ResetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

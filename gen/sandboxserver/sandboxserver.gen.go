@@ -233,6 +233,15 @@ type TooLargeJSONResponse Error
 
 type UnauthorizedJSONResponse Error
 
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body Error
+
+	Headers UnavailableResponseHeaders
+}
+
 type UnsupportedMediaTypeJSONResponse Error
 
 type CreateSandboxRequestObject struct {
@@ -357,6 +366,21 @@ func (response CreateSandbox500JSONResponse) VisitCreateSandboxResponse(w http.R
 	return err
 }
 
+type CreateSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateSandbox503JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteSandboxRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -439,6 +463,21 @@ func (response DeleteSandbox500JSONResponse) VisitDeleteSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandbox503JSONResponse) VisitDeleteSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -531,6 +570,21 @@ func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandbox503JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -628,6 +682,21 @@ func (response ListSandboxRequests500JSONResponse) VisitListSandboxRequestsRespo
 	return err
 }
 
+type ListSandboxRequests503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxRequests503JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResetSandboxRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -716,6 +785,21 @@ func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ResetSandbox503JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -906,76 +990,83 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Frrchs3sn6VrjlbZdI7pCjbcWLqxyk5cRJtHEdnpa1NlamjAWeaJKIZYAJgJDG2Huu8wHmyrW5gLiSH",
-	"kry51P7IL5saXBp9w9df40OU6qLUCpWz0fRDVAojCnRo+NeZUNlc3558RT8ytKmRpZNaRdPofIVg/ecn",
-	"FmQ2juJI0odSuFUUR0oUGE0jmUVxZPDnShrMoqkzFcaRTVdYCL+dc2ho2v/a+e3o/WT0SowWFx8OX979",
-	"JYojty5pEeuMVMvo7u6O1rKlVhZZvtci+zv+XKF19CvVyqHi/4qyzGUqSNaDnywJ/KGz618MLqJp9F8H",
-	"7dkP/Fd78MYYbfxWuwc2fjOYGxRXFhzpgOeBNiDAVDmOo7s4+lqbucwyVH+MWE5foQJp4VrkMoN55aAQ",
-	"a1DaQabBraRlqU4U6Vrkv79Qxwoqhbclpg4zQBrGErzT7mtdqez3l+CdBlulq9pFYaANaIVsMq+uTKNl",
-	"FZEgRudDljC407ksUFd/gFclwaUund8xmbKIjaPpbA2ZzFhQYYy8RriRbiWVdz4012ieWDAoMghLHIFF",
-	"lYF0IJZCKj7WudZvhVniH+OPLLW0oK/RsJy5LKQDvYBD+F6+Zon+oUTlVtrIX/CPcQe2ekyBSrr0viAt",
-	"HJ+ewJXSNzZIZauy1MZh9j1mUpxzAvojdUbC/e3sh3fjiMaFqZzrdLZ+o1KdUSrcScdJ5RZfBOfhpYQF",
-	"h7fuCJK5sPjyRffbjfD7/OP869EXPIyyN6qqiKbvI1opiiM/LbrYycJx9GWu06vvdYYPXQspDZxCsjD6",
-	"F1QJFPoaLWiVr+FmhQqczrMYEoMiT2Ch81zfWLgRec6+PJ6pr3AhqtyFIWM4c9pgBkJlYFf6Rh1BpZzM",
-	"+WglmlEd7rwx5EJlNga8RrOupZopUymSwQeQE+lVLeh4pjpq8DLz7SXyfjUYFA7DHdm5h0SWSVKHyE+N",
-	"LtE4SbfVQuQW46js/OlDxPs+5Detuu/iyLl8V+vf6hvItVr6MwUd5JKULRYODUhnIRfWQWUxJt8Q8I2G",
-	"rDLsxzBIXk1sEkPyfFIk8Uwlhyv69WxFv4dTEA5ypOmHRUw/Cm0dfP5ssoLB8wlkYm2HY2hsdbhKgipv",
-	"RVHmpLRDggSFuH2LaulW0fT5s7h79w/o4r/462A2G/v/Df97oOzHyn78//+zHwv70X4sPq6Gw7/2gYLm",
-	"L3r+E6autUwWTMM2yfMfFtH0/f2arifcxR+2DMXZ4yF31zfKp5kjEMreILkqO7tWKY57RW+h0fuwx8XO",
-	"eS78iTJUTorcPiSFQyWUszE0l0RK4yxHzRWuLSXiJMNCj9J21THlsoSE3Dz4QrD+Nv8oSnl5hWtWzHZU",
-	"UN64rEze+zHVSnlxLmXWO2JhdNH74QbnK62vLstqnst0z/ZbGm1kiRuRt2UIO/auf9HjWqUodvVx75mv",
-	"cL3vsPTJYmrQ9X52KIpPOiRPaHbcWL/vLAatE5UR/mL7hCOluUTl9p0qfL3nYO3Gl8uqd5X9Z2z33t5p",
-	"d92+Q1unjfBIaOvEVXq1R15UWamlcp9qX4NL6RHCzqd7tHONxkqtMLvcK9KWehr5mi07TtBoJ6zWs8Gu",
-	"nrY2KNmvKBe0Ctzwnz5Ne7yzo+d0L3D49vz8lK5kV9lOtpTK4RIN26Fesb6kpeKS5zLg5SiOqi6ujKNF",
-	"U4nFkdLucsHlBw1rgN5lAHeXvJ8/dweRc10bCqc+FFCgtcGf7jcSn7s+QzuvT3PfoshCCd4PJj5E0mFh",
-	"+7OG/4MwRqyjHazpl6ZKsUIL8zWkQmklU5EDlewxeHehkiITVL51LNEK+DddkULeKGfWvddD10if4Dzt",
-	"KWpsculPudCmEC6aRpmu5jm2MqmqmHvnKNCtdH8cknDChVDc9bvm80lGdyNdmlQW2BJTGGBRuhqudiqz",
-	"Qrh0hVSYKRz23O2xJ0L6pPm5Qq+1HoJB3AB/Bj88BrkAoda9G9SOSph+T/ppB1xip3a4DwNt1BnbizhT",
-	"qZSgVWe/udY5CtUdu2r9976tajfv0Dr3HaYz4lecprvKg8cJgz/9PBZ/7rcwUsg8sVDmIsUaov3kw2ns",
-	"E5Z3dKncyxe9WdBnyI7InW+UtHY3/ue293oqIYPBThE03BAiEw5HvOZD4JUOzCgr6oZbE5VxzQsG4YOk",
-	"m3G+60A9Ntjy+31evtdxt31tr2ftd5aL/RnxtBdaZMKJjaR9nxdt5NaefK7w1l1yWbdr6FODFpXz6arQ",
-	"xvubROvz1RGUwlqmhiwkvAbV3Z6koXWhFEt8lBtumZ9P2KeXTg32a0vf1Fd1l8Jt3gj7fZTndOume/fq",
-	"DCWscVtKgzbstieePAEHGebo0G6U35XK0etaWiq7M5jjQht8bHzFkQeVbRFt57ej54tXYpIeZs/wxfwz",
-	"8fLzvnlU6F/Sjp+kqV5igTLW+fnbHcZgvFXdT4qJfTBFBMhOZvfbbZh0S+4NA2zasRetWkwrI936jKzp",
-	"PSxY4nx/6S6yQqqaGewYb8RyUVw0pKHoq/NJDew+fHGgMGhaLaycKz3bJ9VC1yyiSNkmoT0iSsnZlxAp",
-	"1Vo8yU4PDpbSrar5ONXFQT2m+c8uqAtBxmF+hdyJUEqqJdRTQICjvO/RE4e8UGv48gR+0nNmCuhnLtSy",
-	"EkucAop0NVO1K0sLQoG0OidjgUXmchueQSu+yGgO46aBgNPj74GKUSarSXdormWKFAdmpgIREYOAhbgF",
-	"kaa6oqTFY1t6NYbS6IXMMQaP8pjBYMLWTw5gsl5gpngFpjhopC9uLI1swWYtkS8deRyZljwZUq0Wchlc",
-	"fBhDmVcWxEzVt2a4punwzCm6FelYOgsd9wRKwGN4p/1XvWD9dFR5La0kIzhNmtBuxQx+l4qBN53VLVxh",
-	"6WqkQHmWiuEYrA7EpkHWGO0k/F0+U1rBqbZuafDsf94GMqpOT0ysztR5QLnS+iyW1ZyoDwqqjaBSVCsk",
-	"B7b2r2QM5yuDCN7ZfRRYEIaNgKXDbEqLj3ilp087Afb0KTelMt3R3VE7sjfynj6FQXJ8enJ2fvzld5dn",
-	"x+++ev3Dj5fnP3z35l3CUUlzk1a6musCvZgp2EdyDVkQJuZ8/oFmBRgkG6xuMjziyGAr0ZINtGmU+mLy",
-	"nI8h2kN0UwQdoUMGpkg11/YmdQ+KTCRcS1UDS0kisACNF7V7vwCnQTrmdOWCbpu6W4S30tLfVeZPyc6o",
-	"kBbtiO5dobWiDQQ7O4s0cPbt8ejZZy/9MrooBX2VigS2jsKJiXrgUt+GhWcq+TDjcncWxTDzFa//byh6",
-	"Z9FdEvYI7kaemGm0LM/xFoftOX5/k/qrNmPr13+3kDiXJ7ASlgEO5ShJqpaOex10scwU38ED0fbW1tuh",
-	"6xM9mbuxMpeDoU2kFUg3nHYu/pmqb37p6M8qLIr5IvaJxoeoT5U+2eR5UC2FMh/3hJJPgYpzq4aFMNPg",
-	"mDEs0cWUvegfv1e8AeTrlERLu3BZ2xvEcuwjPOH7NoFCZ8ihvtNAcTsUtm+eDJquDZkYCn3tPShfz9Ru",
-	"84bH+NRKSltYdMMYuCFgvcSBX4VcL720Ri6X5IXcJfz2/Px0plJdeBw6bfs6arN/Aw+0b3KZorLYuWOP",
-	"S5GucPRsPNm5ZW9ubsaCP4+1WR6Eufbg7cmXb96dveE5XFS5vHtbN7Icn560dBoBofHEz9AlKmZBoufj",
-	"yfh5KH8YlbTJlDGxtj340qcH24KOqW9Yejfq3LUxkzZZ6PJ0TOkDvw506exMde+owac2BoY8iOKlBT9w",
-	"vsKZah4fbLY8VmhwDO8QM7sfWdUpvHNNeCt2GJlGHXUl0VR2rwNV8Js0Z3ubeXe7T06eTQ5/4z2bNtWe",
-	"znBjUQ4vMoHXXcjsjZ3I715MJvs2bU5x0Hk1w1MOH56y0a3nSc8fntS+guEZXzw8Y+v1BU07fMRGzesG",
-	"nvDZY47T0+a/i6PPHqO+5hkNlx1VUQizbpy0DVkqBMTSMjfSRPwFzWkzwMEHmd358KfUvpsIvtotLGPv",
-	"Ah58cy7g9EgXlM+/GxcMDBaCcI1UsMjlcuU8+vYD8Br9GmleZZi1MV7zUXCyhW3rAd4DrdPlTN1oc8W1",
-	"hmN8Q/XAJjLtC2l/sG5Ib8TYi32qyP7j3fzFwzOaZ1C/0uW8Sh50uThaonuoa2zREUS0MXDdvd5OLzBQ",
-	"ZNTW+kwUbhr1G3R7LTr5zbLm49Lln37S+sk36B7hJN2nn3veSbRDDtqnofw+YSunHYQrmo3f631vQoao",
-	"uylZgI+bcLTrgE4zNmfUo/OMpi2koRqHJhIoFa5G/DUWGcObwH9ScZPqopDO+Qpmzg0cWz+nK2SeS4up",
-	"VpkNTSBpqPQPuj3ydUBbGfDeYUmfoGuqNbSQ6rqcS7oWicUzZalkg1xaZ5tM6fXAY+uJDaDyxGF9tlTk",
-	"uafuja6Wq4ZEqOcR9PNtBob41ledGyt3FOGGXIO81lmtJaYbqpL0ffgSvpOvPdocJP2EOr8X2sOUJ2DF",
-	"ukNGk/gWlaOq2j9FY7Hk9nM0kHamWA7/Cm3EpDwdOnm6ydInwzGchY6lT1CiLJEqKDJB6HLqxUwlxyFi",
-	"2XpJDMmXWl9JpP+doRu1v06Nvl2Pdob/ODou5eg7XPOBfxwdF7+MzgLpOOIKOuGcWZND4BsWcLPSFhmm",
-	"w0rnmYXEyqUSrjK8G+dSXtI3XhPCxMkVrhM2BllMpOQDa0je1z3Zi8Tje6t90c4zYSGR1vdM0UzNvUmD",
-	"N7aRBHibroRaooXB6fH3TyxvFx5RJHV52fBluV5K9cTOVOIps7PuuMD/uBWug7t6dwoJNfAZSne3DwI1",
-	"XEZFRZ6T7DBUn98YrZZUjwwhFYocY44zJZwzcl7RGGY8fH1jkD2HQgmzPpzxVlq3CepttJPqNjPTD1S+",
-	"dGpszjw1CdA8c/dN3LhD5Ebdh+2/ovd9Fz8sUU1LtOlo0O1aP7HdnvZwn9DdPl0reueZ3uFkEkeFVM3v",
-	"f0vYJo+FBC/t9kuPPuGaRuGGZLIgvX726hXL5X+xlLv9qUfYlTNzaIUSfDVNIS0pjpjh2iufVCluiPe4",
-	"ruleserroyNCYvHnxJs2adt+SR1CpcFrqSvLXbu9Vvatwl5B6+Zeo8pHKZJQFr8AbSSuDTzIwhvQw8lk",
-	"rzz8GLzfroeT4HDhZ480F78jsuz2cPegy5pvC0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9f",
-	"Nd7D151WbrP5O+eem60hm6HKu/MU2xPyWk2blkxXI6FE963HexpNoXkauO6lVsgXOiyNrkobc7PNxszs",
-	"dZa0R8CUQFyX//SlwEyKI8jlAtN1ut0Ks0ddQOBXGcYz5UlEJGBW8xEigAHKB+Fb3JDTTfAUpVv33dZ/",
-	"JxP9x5SQHVaVfefP8G7Dmy31MNnVacxzrG225N9fUEj5VkofEst1KvJOD7ttTA4SbnSbSiXDDVZ/enBw",
-	"+Ozz8WQ8GR9Ov5h88YqjNsjWT7PHdNOXmNaNFnZXT8i1jcFx5+JvDrh7Nf6TEcWeREeVjw8GLlXbOGmq",
-	"1XaTOgveXdz9KwAA//8=",
+	"7HvbchtHkvarZPQ/EQI0TRCUKI1FXvxB2RpbtixxTc6OIwQuu9CdAMrsrmpXVROEJT7WvsA+2UZmVR8A",
+	"NEhqZGvnwjc2G3XKyuOXmaUPUaqLUitUzkZHH6JSGFGgQ8NfZ0JlU33z+hv6yNCmRpZOahUdRecLBOuH",
+	"H1mQ2SiKI0kDpXCLKI6UKDA6imQWxZHBXytpMIuOnKkwjmy6wEL445xDQ8v+y05v9t6P916IvdnFh4Pn",
+	"t3+J4sitStrEOiPVPLq9vaW9bKmVRabvpch+wl8rtI6+Uq0cKv5TlGUuU0G07v9iieAPnVP/YnAWHUX/",
+	"b7+9+74ftfuvjNHGH7V9YeMPg6lBcWXBEQ94HWgDAkyV4yi6jaO/azOVWYbqy5Dl9BUqkBauRS4zmFYO",
+	"CrECpR1kGtxCWqbqtSJei/yPJ+pEQaXwpsTUYQZI05iCt9r9XVcq++MpeKvBVumiVlEYaANaIYvMsyvT",
+	"aJlFRIjR+ZApDOp0LgvU1RfQqiSo1KXzJyZHTGKjaDpbQSYzJlQYI68RltItpPLKh+YazSMLBkUGYYtj",
+	"sKgykA7EXEjF1zrX+o0wc/wy+shUSwv6Gg3TmctCOtAzOIAf5Uum6B9KVG6hjfwNv4w6sNRjMlTipdcF",
+	"aeHk9DVcKb20NVXXQuZimn8BViVVe1qQuxcopEIRkQZFugDpLGTCiamweAwGnVmBmDk0kPxEH3sn9JGA",
+	"xVSrzJIjXqDIggvvTNl24md+CTgNSyEdTHGmDYIzK6nmtfrc5b8LqWRRFdHRQeOspXI4R74wM9RWZamN",
+	"w+xHzKQ450lfUgmJkd+fvXs7imheWMrBQ2erVyrVGcWWLdYklZt9FaTCWwkLDm/cMSQkiOeH3bGl8Of8",
+	"4/zve1/xNGIbKuLM+4h2iuLIL4sutsJaHH2d6/TqR53hfXE2pYlHkMyM/g1VAoW+Rgta5StYLlCB03kW",
+	"Q2JQ5AnMdJ7rpYWlyHN2DqOJ+gZnospdmDKCM6cNZiBUBnahl+oYKuVkzlcr0ezV/pMPhlyozMaA12hW",
+	"NVUTZSpFNHgFdiK9qgkdTVSHDZ5mVieR97PBoHAYQEcnsIssk8QOkZ8aXaJxksL/TOQW46js/PQh4nPv",
+	"05uW3bdx5Fy+zfXv9BJyreb+ToEHuSRme9Mjo8yFdVBZjEk3BHyrIasM6zEMkhdjm8SQPB0XSTxRycGC",
+	"vp4s6Ht4BMJBjrT8oIjpo9DWwd+ejBcweDqGTKzscASNrA4WSWDljShKck3RAWGsQty8QTV3i+jo6ZO4",
+	"C6YGhKQu/jqYTEb+r+H/Hyj7sbIf/+e/7cfCfrQfi4+L4fCvfSir+UVPf8HUtZLJgmhYJnn+bhYdvb+b",
+	"0/WC2/jDhqDYHd+n7nqpvN8+BqHsEklVWdm1SnHUS3rrq96HMy627nPhb5ShclLk9j4qHCqhnI2hibop",
+	"zbNsNVe4shTZkgwLvZe2u47IlyVE5PrFZ4L5t/6jKOXlFa6YMZtWQX7jsjJ572CqlfLkXMqsd8bM6KJ3",
+	"YInThdZXl2U1zWW64/gNjja0xA3JmzSEE3v3v+hRrVIU2/y4885XuNp1WRqymBp0vcMORfFJl+QFzYlr",
+	"+/fdxaB1ojLCB7ZPuFKaS1Ru163C6B0Xaw++nFe9u+y+Y3v25knb+/Zd2jpthIeWGzeu0qsd9KLKSi2V",
+	"+1T5GpxLjxC2hu7gzjUaK7XC7HInSRvsaehrjuwoQcOdsFvPAdt82jigZL0iX9AycE1/+jjt8c4Wn9Od",
+	"wOG78/NTCsmush1v2SC0OMJ6xzpIS8U55GVIQKI4qrpAPY5mTWobR0q7yxnnczStAXqXAdxd8nn+3p0U",
+	"hwsFIRPl7RvE3YcJCrQ2aNfdImMu1Ddq1/Xx8bsWHvdDiw+RdFjYfh/ifxDGiFW0hTz91pSIV2hhuiIo",
+	"r5VMRQ5KFBiDVx7K2DJB2XFHLi2B3+uK2PNKObPqDRZdkX2CKrW3qJHKpb/lTJtCuOgoynRFkmhWqKqY",
+	"elUp0C10v1USccIFw9zWwmb4dUaRkkIoZV22xBQGWJSuBq+dxLcQLl0g5b0Khz2RPvZ1pj5qfq3Qc62n",
+	"fiOWwMPgp8cgZyDUqveAWm0J4e9wRu2ES+xkEnchorWsY3MTZyqVEtDqnDfVOkehunM76d1dR9Vq3qma",
+	"3XWZzozPuE13l3uvEyZ/+n0s/tovYSSTeWShzEWKNWD7xZvTyLsvr+hSueeHvT7R+8sOyZ0xcmHbB/9z",
+	"U3t9pSaDwVZKNFwjIhMO93jPHv27ljpns9kFUMl+2knAnri+ck1J176kgyssHWX7lL6cnL5+ZHmX4dFE",
+	"canBc225QIM0e2r0lS+Z8VkEd3nvKm+HOfkJJv3IwuF4DANtJupwfBjD4fhZDIcHT+k/z4YBw7Mj5J0K",
+	"n9U0vvYu4QeX+J/1fbdd8UY8IBVhlBp1HVTjx+K6UB3EHWS77hm3Ta5Hazc8xS6/sNPUN61zpy3uNq81",
+	"ZbnYHVBOe3FaJpxYi3kPkIMPTT3hUOGNuxT95aZTgxaV89pYaOPNVaL17v4YSmEtFy4tJMJXtWbalxBp",
+	"XyjFHB9kxRu6wDe8gy+tVm0xR6peezfeLhq2g7Tdkk/QLR+K6nocp0r6SpKWsaT7ArPvm/TZe9OaAW3A",
+	"7xgwBTcfvj979xYYtKIBqZxuy1ODZH8mbvadTobHwA5hopqIu1zovPUX2jSFswKFct5Ct6NFle+gkp0D",
+	"ewa14RoYmUHAZbDUJiNZj9bKGkVlHUyxKYkcjMf3ZvlS1e2mQFefoDuVi88tGKW+FnIp3DpyusuXp+vV",
+	"hjvP6kwlhH5TSoM2nLYj7oSycYY5OrRrRatK5eiNSlqoLGahyPvwOORTsVZGdnqz93T2QozTg+wJHk6f",
+	"ied/61uXC+su6cRP4lRvOY4U6/z8zVadbbRRExsXY3u/vvhEl8Tuj1sT6QbdawJYl2NvjmcxrYx0qzOS",
+	"ptewIInz3QUvkRVS1Q2KjvD2mC5ygE3vQvRVx4gNrD4MsFAY9jWBuIVzpa+RSzXTde1dpCyT0KUVpWSU",
+	"QvmYycMie7S/P5duUU1HqS726znNH9vJTzAy9udXyA1RpbiTEJaAAEdexmcZ7NuFWsHXr+EXPeX6Gn3m",
+	"Qs0rMccjIFAyUbUqSwuCHC25XMzAIreUmuqcVgz4GMhQfjEQcHryIzgUBffMiHdormWKZAdmokL5LgYB",
+	"M3EDIk11RdGJ57ZNiRhKo2cyxxh8NsRAiPtGfnFIuuoNJop34MIgzfQlAUsz26SspsgXXHgeiZY0GVKt",
+	"ZnIeVHwYQ5lXFsRE1T46wFm6PFfi3YJ4TJCuo55AkXYEb7Uf1TPmT4eV19JKEoLTxAntFtxI7BYw4VVn",
+	"d+uxY4CXdT8qBqtDO8Agc4xOEh7zTpRWcKqtmxs8+483Af7V7onbERN1HrJBab0Xy+pOgjeKUhsHlaJY",
+	"l+zbWr+SEZwvDCJ4ZfdWYEEYFgKWDrMj2nyPd3r8uGNgjx9zbzzTHd4dtzN7Le/xYxgkJ6evz85Pvv7h",
+	"8uzk7Tcv3/18ef7uh1dvE7ZKWpu01NUVYtCziYJdpeEhE8LlbO9/oNkBBslaL4TiNlkGS4m2bABtw9TD",
+	"8VO+hmgv0XURdIVOCT1FmK5g85C6FU4iEq5t8ABTSSQwAY0WtWcf+qSCI76cUbSpm9Z4Iy39rjJ/S1ZG",
+	"hbRph3SvCq0UbWhLsbJIA2ffnew9efbcb6OLUtCoVESwdWRO3N4CLpDZsPFEJR8mXBaaRDFMfGXI/xlA",
+	"yCS6TWqM4lWENDHTaJmek43Oj++M+UjqQ23G0q9/t5A4lyewEJaRLPkoSayWjjuEFFgmimPwQLQt/tWm",
+	"6XpHT+JupMxlk9CtJrDpht1+8UTVkV86+lmFTTGfxd7ReBP1rtI7mzwPrCVT5uu+JudToGLfqmEmzFFQ",
+	"zBjm6GLyXvQ/f1a8lmbWLqlOESlY2yViOfIWnnC8TaDQGbKpb7Ud3Vbjx7ccB02vk0QMhb72GpQ3GLbb",
+	"8uQ53rUS02YW3TAGbqNZT3HoSkCu555aI+dz0kJ+rPDd+fnpRKW68AnHUdsNVetdT7ir6TlRrygI1Uzh",
+	"mgTk0jrbJtN9ibvkumBI3JN2RjL0MDyXKSqLncB9Uop0gXtPRuOt0L1cLkeCh0fazPfDWrv/5vXXr96e",
+	"veI1XNFweRcCNBc8OX3dVrYJXY0O/ApdouISZPR0NB49DZk0Q53WQzPQ1rYHtHqfY1skc+QfY3jd7ATw",
+	"OBQKfMO1ox/em9TeQzo7Ud3AN/jUHt2QJxHzW0QF5wucqOZh1Xr3kdK/EbxFzOxuuFbHhU7s8VLslEMb",
+	"dtTpSVMkeBnqdL/LO4nevvrt9nO6J+OD3/nMpmO845FGI1G2WRKB510IF42cSO8Ox+Ndhza32O+8COQl",
+	"B/cvWXuJxIue3r+ofeHHK766f8XGyzJadvCAg5qXW7zg2UOu0/Pi5jaOnj2Efc0TQV7w9EHMa9o3nP9U",
+	"RSHMqlHs1swpIxFzy6W5xktc0JrWa+x/kNmtdxkUY7adxzfbGW7s1cZnAew/2E9TpPSBYC3SwWAmCGBJ",
+	"BbNczhfOpwF+Al6j3yPNqwyz1i/UBWR4vQGy6wlea63T5UQttbnipMcx0KLEZB0i97kBf7GuG1izy8Nd",
+	"rMj+7U3j8P4VzbPQ/wM19Wy8V03jaI7uvociFh3hWxsDFw1Wm24MBooUodUY7gasK8K36HZqwfh3884P",
+	"c8t/6tbn6da36B6gWN0n9zueU7VT9tsn+fyMacN37gf4wArTq7Gvgieq26xZwMvr+LurtE5zMsKITOcZ",
+	"LZtJQ0kdLSQULlyd4tQ4aQSvQmWfsrlUF4V0zqdsU+7s2voZcyHzXIanq6E7LM1ENew99olPmwrx2WFL",
+	"HwjqJkLoLdeFCM5hW5QYT5SlHDUAcVzjA8+tFzZgLzyHDXdLRZ77np7R1XzRVE3qdQRLA9annMb6NHtt",
+	"5w4j3JAThZc6q7nE9ZWqJH4fPIcf5EuPhAdJf9+InxXuaAglYMWq02Yh8i0qNzwG4ev7TJbcfLUK0k4U",
+	"0+Efq+5x74kunTxeb0YlwxGchacM3qmJskRKGbkt4p8/6NlEJSfByll6SQzJ19wDob/O0O21X6dG36z2",
+	"tqb/vHdSyr0fcMUX/nnvpPht7yxUWfe4ZJCwn62rYXVrZLnQFjmFgIXOMwuJlXMlXGX4NPa/vKV/kZEQ",
+	"Xk+ucJWwMEhiIiUdWEHyvn6scZH43MNqX6XglTCTSPv70thETb1Igza2lgR4ky6EmqOFwenJj48sHxfe",
+	"WiV1Pt0UCHM9l+qRnajE1wjPuvNCwcstcBXU1atTcMKhgKN09/hAUFO8qSirdZIVBgYClkarOeVKw/r9",
+	"+RQnSjhn5LSiOVzi8bmXQdYcMiXM+vDMG2ndesJhoy1Xt+6Z3lFq1SkqsOepqx7NPy+qW2pt5TrqPkj/",
+	"jEcxt/H9FNV1mNYdDbrPWR7Z7mOX4S6iu+3ozlv69jXvwXgcR4VUzfe/RGzjx4KDl3bzQVgfcU0/fI0y",
+	"/8r/2YsXcefNP1G53Xl9gFzZM4c3EoKbjnWSL8mOuKS3kz6pUlwj7yGNpTvIqsNHh4TE4q+JF23SNrST",
+	"2oRKg9dSV5b70Tul7JvgvYTWbeuGlQ9iJCEz7oo2FNcCHmThqfjBeLyTHv5HOP1yPRgHhdv9jzku/kA0",
+	"2n2dsAORdmtpEu06EvkTp34eTiVnveE6dmBBwosdIBuk8kfAWOvB67++a7yj/nhaufUO+ZQbk7aGeUbO",
+	"F67zrzx810Kro6Zv1eVIKB/4/uwd3bjQYQ4NgblWyCAA5kZXpY25I2ljrlR2trTHwOWKuC5N0EiBmRTH",
+	"kMsZpqt0s19oj7sgwu8yjCfKF0WRwFxdKxEBQJAPCWNxU8FvDK4o3aovwv9EIvq3SVU7VWLWnT9dwue5",
+	"BJbu/cW7zosHts/1tw7vL8gMfY+qD/HlOhV553FA2/EdJPyCwFQqGa51No729w+e/G00Ho1HB0dfjb96",
+	"wZYeaOtvNcSEKEpM6w4Wq7gvMLYd11EHYDQX3A7B/2TkssM5UoblDYhT4ta2mqy4PaT2nLcXt/8bAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
