@@ -37,6 +37,7 @@ import (
 	"github.com/apistack/apistack/gen/faxwebhooksserver"
 	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/gen/sandboxserver"
 	"github.com/apistack/apistack/gen/storageserver"
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/internal/xmlbody"
@@ -54,6 +55,8 @@ const (
 	// Storage is the storage API; ForAPI registers the decoder of its XML
 	// bodies (internal/xmlbody) with openapi3filter.
 	Storage API = "storage"
+	// Sandbox is the sandbox API (served on the admin port under /sandboxes).
+	Sandbox API = "sandbox"
 	// FaxWebhooks is the receiving endpoint of the fax webhooks (specs/fax/webhooks.yaml).
 	FaxWebhooks API = "faxwebhooks"
 )
@@ -66,6 +69,7 @@ var specs = map[API]func() (*openapi3.T, error){
 	Fax:         faxserver.GetSpec,
 	FaxWebhooks: faxwebhooksserver.GetSpec,
 	Storage:     storageserver.GetSpec,
+	Sandbox:     sandboxserver.GetSpec,
 }
 
 // Violation is the error of a request or response that breaks the spec.
