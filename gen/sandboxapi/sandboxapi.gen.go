@@ -167,16 +167,31 @@ func (e ListSandboxRequestsParamsApi) Valid() bool {
 // BodyEncoding `utf8`: the body as text; `base64`: the body was not UTF-8 text.
 type BodyEncoding string
 
-// ClockMode The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-// runs on the stack's clock.
+// ClockChange Exactly one of `advance` and `set`.
+type ClockChange struct {
+	// Advance How far to move the clock, as a Go duration (`90s`, `10m`, `1h30m`); `0s` runs the work due now.
+	//
+	// Example: 10m
+	Advance *string `json:"advance,omitempty"`
+
+	// Set The instant to move the clock to; not before the sandbox's time.
+	Set *time.Time `json:"set,omitempty"`
+}
+
+// ClockMode The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+// advanced or set: work due at its current time (a fax just sent is due at once) runs
+// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+// wall time plus the offset its advances and sets added, and its due work runs by
+// itself within about a second. Default `real`.
 type ClockMode string
 
 // CreateSandboxRequest defines model for CreateSandboxRequest.
 type CreateSandboxRequest struct {
-	// Clock The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-	// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-	// runs on the stack's clock.
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work runs by
+	// itself within about a second. Default `real`.
 	Clock *ClockMode `json:"clock,omitempty"`
 
 	// Ttl How long the sandbox lives after its last use, as a Go duration (`90s`, `30m`,
@@ -189,9 +204,11 @@ type CreateSandboxRequest struct {
 
 // CreatedSandbox defines model for CreatedSandbox.
 type CreatedSandbox struct {
-	// Clock The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-	// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-	// runs on the stack's clock.
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work runs by
+	// itself within about a second. Default `real`.
 	Clock     ClockMode `json:"clock"`
 	CreatedAt time.Time `json:"created_at"`
 
@@ -204,6 +221,9 @@ type CreatedSandbox struct {
 	// Id Example: sbx-3f9a0c1d2e4b5a67
 	Id         string    `json:"id"`
 	LastUsedAt time.Time `json:"last_used_at"`
+
+	// Now The sandbox's time (its clock), which its tenants see.
+	Now time.Time `json:"now"`
 
 	// Token The sandbox's own token; answered only once.
 	Token string `json:"token"`
@@ -332,9 +352,11 @@ type JournalViolationIn string
 
 // Sandbox defines model for Sandbox.
 type Sandbox struct {
-	// Clock The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-	// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-	// runs on the stack's clock.
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work runs by
+	// itself within about a second. Default `real`.
 	Clock     ClockMode `json:"clock"`
 	CreatedAt time.Time `json:"created_at"`
 
@@ -348,10 +370,31 @@ type Sandbox struct {
 	Id         string    `json:"id"`
 	LastUsedAt time.Time `json:"last_used_at"`
 
+	// Now The sandbox's time (its clock), which its tenants see.
+	Now time.Time `json:"now"`
+
 	// Ttl The TTL as a Go duration.
 	//
 	// Example: 1h0m0s
 	Ttl string `json:"ttl"`
+}
+
+// SandboxClock defines model for SandboxClock.
+type SandboxClock struct {
+	// Mode The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work runs by
+	// itself within about a second. Default `real`.
+	Mode ClockMode `json:"mode"`
+
+	// Now The sandbox's time.
+	Now time.Time `json:"now"`
+
+	// Offset How far the sandbox's time is ahead of the stack's, as a Go duration.
+	//
+	// Example: 10m0s
+	Offset string `json:"offset"`
 }
 
 // SandboxID defines model for SandboxID.
@@ -410,6 +453,9 @@ type ListSandboxRequestsParamsApi string
 
 // CreateSandboxJSONRequestBody defines body for CreateSandbox for application/json ContentType.
 type CreateSandboxJSONRequestBody = CreateSandboxRequest
+
+// AdvanceSandboxClockJSONRequestBody defines body for AdvanceSandboxClock for application/json ContentType.
+type AdvanceSandboxClockJSONRequestBody = ClockChange
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -523,6 +569,51 @@ type ClientInterface interface {
 	// Corresponds with GET /sandboxes/{id} (the `GetSandbox` operationId).
 	GetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetSandboxClock Get a sandbox's clock
+	//
+	// The sandbox's clock mode and time.
+	//
+	// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+	GetSandboxClock(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdvanceSandboxClockWithBody Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClockWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClock(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	//
 	// Every request made with the sandbox's credentials to any API, oldest first, with
@@ -625,6 +716,81 @@ func (c *Client) DeleteSandbox(ctx context.Context, id SandboxID, reqEditors ...
 // Corresponds with GET /sandboxes/{id} (the `GetSandbox` operationId).
 func (c *Client) GetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSandboxRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSandboxClock Get a sandbox's clock
+//
+// The sandbox's clock mode and time.
+//
+// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+func (c *Client) GetSandboxClock(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSandboxClockRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdvanceSandboxClockWithBody Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *Client) AdvanceSandboxClockWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceSandboxClockRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdvanceSandboxClock Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *Client) AdvanceSandboxClock(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceSandboxClockRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -792,6 +958,87 @@ func NewGetSandboxRequest(server string, id SandboxID) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGetSandboxClockRequest constructs an http.Request for the GetSandboxClock method
+func NewGetSandboxClockRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/clock", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdvanceSandboxClockRequest calls the generic AdvanceSandboxClock builder with application/json body
+func NewAdvanceSandboxClockRequest(server string, id SandboxID, body AdvanceSandboxClockJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAdvanceSandboxClockRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewAdvanceSandboxClockRequestWithBody constructs an http.Request for the AdvanceSandboxClock method, with any body, and a specified content type
+func NewAdvanceSandboxClockRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/clock", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -1036,6 +1283,53 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /sandboxes/{id} (the `GetSandbox` operationId).
 	GetSandboxWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error)
+
+	// GetSandboxClockWithResponse Get a sandbox's clock
+	//
+	// The sandbox's clock mode and time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+	GetSandboxClockWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*GetSandboxClockResponse, error)
+
+	// AdvanceSandboxClockWithBodyWithResponse Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClockWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error)
+
+	// AdvanceSandboxClockWithResponse Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClockWithResponse(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error)
 
 	// ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
 	//
@@ -1352,6 +1646,179 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+type GetSandboxClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxClock
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSandboxClockResponse) GetJSON200() *SandboxClock {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSandboxClockResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSandboxClockResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSandboxClockResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSandboxClockResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSandboxClockResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSandboxClockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSandboxClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSandboxClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSandboxClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AdvanceSandboxClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxClock
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON200() *SandboxClock {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AdvanceSandboxClockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdvanceSandboxClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdvanceSandboxClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdvanceSandboxClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
 type ListSandboxRequestsResponse503Headers struct {
 	RetryAfter int
@@ -1596,6 +2063,71 @@ func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id San
 		return nil, err
 	}
 	return ParseGetSandboxResponse(rsp)
+}
+
+// GetSandboxClockWithResponse Get a sandbox's clock
+//
+// The sandbox's clock mode and time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+func (c *ClientWithResponses) GetSandboxClockWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*GetSandboxClockResponse, error) {
+	rsp, err := c.GetSandboxClock(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSandboxClockResponse(rsp)
+}
+
+// AdvanceSandboxClockWithBodyWithResponse Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *ClientWithResponses) AdvanceSandboxClockWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error) {
+	rsp, err := c.AdvanceSandboxClockWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdvanceSandboxClockResponse(rsp)
+}
+
+// AdvanceSandboxClockWithResponse Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *ClientWithResponses) AdvanceSandboxClockWithResponse(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error) {
+	rsp, err := c.AdvanceSandboxClock(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdvanceSandboxClockResponse(rsp)
 }
 
 // ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
@@ -1895,6 +2427,149 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSandboxClockResponse parses an HTTP response from a GetSandboxClockWithResponse call
+func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSandboxClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxClock
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAdvanceSandboxClockResponse parses an HTTP response from a AdvanceSandboxClockWithResponse call
+func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdvanceSandboxClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxClock
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
 	}
 
 	return response, nil

@@ -34,6 +34,12 @@ type ServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx echo.Context, id SandboxID) error
+	// GetSandboxClock Get a sandbox's clock
+	// (GET /sandboxes/{id}/clock)
+	GetSandboxClock(ctx echo.Context, id SandboxID) error
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	// (POST /sandboxes/{id}/clock)
+	AdvanceSandboxClock(ctx echo.Context, id SandboxID) error
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error
@@ -85,6 +91,38 @@ func (w *ServerInterfaceWrapper) GetSandbox(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetSandbox(ctx, id)
+	return err
+}
+
+// GetSandboxClock converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSandboxClock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSandboxClock(ctx, id)
+	return err
+}
+
+// AdvanceSandboxClock converts echo context to params.
+func (w *ServerInterfaceWrapper) AdvanceSandboxClock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AdvanceSandboxClock(ctx, id)
 	return err
 }
 
@@ -216,6 +254,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id", wrapper.GetSandbox, options.OperationMiddlewares["GetSandbox"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/reset", wrapper.ResetSandbox, options.OperationMiddlewares["ResetSandbox"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
 
 }
 
@@ -589,6 +629,235 @@ func (response GetSandbox503JSONResponse) VisitGetSandboxResponse(w http.Respons
 	return err
 }
 
+type GetSandboxClockRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type GetSandboxClockResponseObject interface {
+	VisitGetSandboxClockResponse(w http.ResponseWriter) error
+}
+
+type GetSandboxClock200JSONResponse SandboxClock
+
+func (response GetSandboxClock200JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSandboxClock400JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSandboxClock401JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSandboxClock403JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSandboxClock404JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetSandboxClock500JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClockRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *AdvanceSandboxClockJSONRequestBody
+}
+
+type AdvanceSandboxClockResponseObject interface {
+	VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error
+}
+
+type AdvanceSandboxClock200JSONResponse SandboxClock
+
+func (response AdvanceSandboxClock200JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AdvanceSandboxClock400JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AdvanceSandboxClock401JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AdvanceSandboxClock403JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AdvanceSandboxClock404JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AdvanceSandboxClock408JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response AdvanceSandboxClock413JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AdvanceSandboxClock415JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock500JSONResponse struct{ InternalJSONResponse }
+
+func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequestsRequestObject struct {
 	Id     SandboxID `json:"id"`
 	Params ListSandboxRequestsParams
@@ -815,6 +1084,12 @@ type StrictServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx context.Context, request GetSandboxRequestObject) (GetSandboxResponseObject, error)
+	// GetSandboxClock Get a sandbox's clock
+	// (GET /sandboxes/{id}/clock)
+	GetSandboxClock(ctx context.Context, request GetSandboxClockRequestObject) (GetSandboxClockResponseObject, error)
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	// (POST /sandboxes/{id}/clock)
+	AdvanceSandboxClock(ctx context.Context, request AdvanceSandboxClockRequestObject) (AdvanceSandboxClockResponseObject, error)
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx context.Context, request ListSandboxRequestsRequestObject) (ListSandboxRequestsResponseObject, error)
@@ -934,6 +1209,79 @@ func (sh *strictHandler) GetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// GetSandboxClock operation middleware
+func (sh *strictHandler) GetSandboxClock(ctx echo.Context, id SandboxID) error {
+	var request GetSandboxClockRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSandboxClock(ctx.Request().Context(), request.(GetSandboxClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSandboxClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSandboxClockResponseObject); ok {
+		return validResponse.VisitGetSandboxClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AdvanceSandboxClock operation middleware
+func (sh *strictHandler) AdvanceSandboxClock(ctx echo.Context, id SandboxID) error {
+	var request AdvanceSandboxClockRequestObject
+
+	request.Id = id
+
+	var body AdvanceSandboxClockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AdvanceSandboxClock(ctx.Request().Context(), request.(AdvanceSandboxClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AdvanceSandboxClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AdvanceSandboxClockResponseObject); ok {
+		return validResponse.VisitAdvanceSandboxClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSandboxRequests operation middleware
 func (sh *strictHandler) ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error {
 	var request ListSandboxRequestsRequestObject
@@ -990,83 +1338,97 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HvbchtHkvarZPQ/EQI0TRCUKI1FXvxB2RpbtixxTc6OIwQuu9CdAMrsrmpXVROEJT7WvsA+2UZmVR8A",
-	"NEhqZGvnwjc2G3XKyuOXmaUPUaqLUitUzkZHH6JSGFGgQ8NfZ0JlU33z+hv6yNCmRpZOahUdRecLBOuH",
-	"H1mQ2SiKI0kDpXCLKI6UKDA6imQWxZHBXytpMIuOnKkwjmy6wEL445xDQ8v+y05v9t6P916IvdnFh4Pn",
-	"t3+J4sitStrEOiPVPLq9vaW9bKmVRabvpch+wl8rtI6+Uq0cKv5TlGUuU0G07v9iieAPnVP/YnAWHUX/",
-	"b7+9+74ftfuvjNHGH7V9YeMPg6lBcWXBEQ94HWgDAkyV4yi6jaO/azOVWYbqy5Dl9BUqkBauRS4zmFYO",
-	"CrECpR1kGtxCWqbqtSJei/yPJ+pEQaXwpsTUYQZI05iCt9r9XVcq++MpeKvBVumiVlEYaANaIYvMsyvT",
-	"aJlFRIjR+ZApDOp0LgvU1RfQqiSo1KXzJyZHTGKjaDpbQSYzJlQYI68RltItpPLKh+YazSMLBkUGYYtj",
-	"sKgykA7EXEjF1zrX+o0wc/wy+shUSwv6Gg3TmctCOtAzOIAf5Uum6B9KVG6hjfwNv4w6sNRjMlTipdcF",
-	"aeHk9DVcKb20NVXXQuZimn8BViVVe1qQuxcopEIRkQZFugDpLGTCiamweAwGnVmBmDk0kPxEH3sn9JGA",
-	"xVSrzJIjXqDIggvvTNl24md+CTgNSyEdTHGmDYIzK6nmtfrc5b8LqWRRFdHRQeOspXI4R74wM9RWZamN",
-	"w+xHzKQ450lfUgmJkd+fvXs7imheWMrBQ2erVyrVGcWWLdYklZt9FaTCWwkLDm/cMSQkiOeH3bGl8Of8",
-	"4/zve1/xNGIbKuLM+4h2iuLIL4sutsJaHH2d6/TqR53hfXE2pYlHkMyM/g1VAoW+Rgta5StYLlCB03kW",
-	"Q2JQ5AnMdJ7rpYWlyHN2DqOJ+gZnospdmDKCM6cNZiBUBnahl+oYKuVkzlcr0ezV/pMPhlyozMaA12hW",
-	"NVUTZSpFNHgFdiK9qgkdTVSHDZ5mVieR97PBoHAYQEcnsIssk8QOkZ8aXaJxksL/TOQW46js/PQh4nPv",
-	"05uW3bdx5Fy+zfXv9BJyreb+ToEHuSRme9Mjo8yFdVBZjEk3BHyrIasM6zEMkhdjm8SQPB0XSTxRycGC",
-	"vp4s6Ht4BMJBjrT8oIjpo9DWwd+ejBcweDqGTKzscASNrA4WSWDljShKck3RAWGsQty8QTV3i+jo6ZO4",
-	"C6YGhKQu/jqYTEb+r+H/Hyj7sbIf/+e/7cfCfrQfi4+L4fCvfSir+UVPf8HUtZLJgmhYJnn+bhYdvb+b",
-	"0/WC2/jDhqDYHd+n7nqpvN8+BqHsEklVWdm1SnHUS3rrq96HMy627nPhb5ShclLk9j4qHCqhnI2hibop",
-	"zbNsNVe4shTZkgwLvZe2u47IlyVE5PrFZ4L5t/6jKOXlFa6YMZtWQX7jsjJ572CqlfLkXMqsd8bM6KJ3",
-	"YInThdZXl2U1zWW64/gNjja0xA3JmzSEE3v3v+hRrVIU2/y4885XuNp1WRqymBp0vcMORfFJl+QFzYlr",
-	"+/fdxaB1ojLCB7ZPuFKaS1Ru163C6B0Xaw++nFe9u+y+Y3v25knb+/Zd2jpthIeWGzeu0qsd9KLKSi2V",
-	"+1T5GpxLjxC2hu7gzjUaK7XC7HInSRvsaehrjuwoQcOdsFvPAdt82jigZL0iX9AycE1/+jjt8c4Wn9Od",
-	"wOG78/NTCsmush1v2SC0OMJ6xzpIS8U55GVIQKI4qrpAPY5mTWobR0q7yxnnczStAXqXAdxd8nn+3p0U",
-	"hwsFIRPl7RvE3YcJCrQ2aNfdImMu1Ddq1/Xx8bsWHvdDiw+RdFjYfh/ifxDGiFW0hTz91pSIV2hhuiIo",
-	"r5VMRQ5KFBiDVx7K2DJB2XFHLi2B3+uK2PNKObPqDRZdkX2CKrW3qJHKpb/lTJtCuOgoynRFkmhWqKqY",
-	"elUp0C10v1USccIFw9zWwmb4dUaRkkIoZV22xBQGWJSuBq+dxLcQLl0g5b0Khz2RPvZ1pj5qfq3Qc62n",
-	"fiOWwMPgp8cgZyDUqveAWm0J4e9wRu2ES+xkEnchorWsY3MTZyqVEtDqnDfVOkehunM76d1dR9Vq3qma",
-	"3XWZzozPuE13l3uvEyZ/+n0s/tovYSSTeWShzEWKNWD7xZvTyLsvr+hSueeHvT7R+8sOyZ0xcmHbB/9z",
-	"U3t9pSaDwVZKNFwjIhMO93jPHv27ljpns9kFUMl+2knAnri+ck1J176kgyssHWX7lL6cnL5+ZHmX4dFE",
-	"canBc225QIM0e2r0lS+Z8VkEd3nvKm+HOfkJJv3IwuF4DANtJupwfBjD4fhZDIcHT+k/z4YBw7Mj5J0K",
-	"n9U0vvYu4QeX+J/1fbdd8UY8IBVhlBp1HVTjx+K6UB3EHWS77hm3Ta5Hazc8xS6/sNPUN61zpy3uNq81",
-	"ZbnYHVBOe3FaJpxYi3kPkIMPTT3hUOGNuxT95aZTgxaV89pYaOPNVaL17v4YSmEtFy4tJMJXtWbalxBp",
-	"XyjFHB9kxRu6wDe8gy+tVm0xR6peezfeLhq2g7Tdkk/QLR+K6nocp0r6SpKWsaT7ArPvm/TZe9OaAW3A",
-	"7xgwBTcfvj979xYYtKIBqZxuy1ODZH8mbvadTobHwA5hopqIu1zovPUX2jSFswKFct5Ct6NFle+gkp0D",
-	"ewa14RoYmUHAZbDUJiNZj9bKGkVlHUyxKYkcjMf3ZvlS1e2mQFefoDuVi88tGKW+FnIp3DpyusuXp+vV",
-	"hjvP6kwlhH5TSoM2nLYj7oSycYY5OrRrRatK5eiNSlqoLGahyPvwOORTsVZGdnqz93T2QozTg+wJHk6f",
-	"ied/61uXC+su6cRP4lRvOY4U6/z8zVadbbRRExsXY3u/vvhEl8Tuj1sT6QbdawJYl2NvjmcxrYx0qzOS",
-	"ptewIInz3QUvkRVS1Q2KjvD2mC5ygE3vQvRVx4gNrD4MsFAY9jWBuIVzpa+RSzXTde1dpCyT0KUVpWSU",
-	"QvmYycMie7S/P5duUU1HqS726znNH9vJTzAy9udXyA1RpbiTEJaAAEdexmcZ7NuFWsHXr+EXPeX6Gn3m",
-	"Qs0rMccjIFAyUbUqSwuCHC25XMzAIreUmuqcVgz4GMhQfjEQcHryIzgUBffMiHdormWKZAdmokL5LgYB",
-	"M3EDIk11RdGJ57ZNiRhKo2cyxxh8NsRAiPtGfnFIuuoNJop34MIgzfQlAUsz26SspsgXXHgeiZY0GVKt",
-	"ZnIeVHwYQ5lXFsRE1T46wFm6PFfi3YJ4TJCuo55AkXYEb7Uf1TPmT4eV19JKEoLTxAntFtxI7BYw4VVn",
-	"d+uxY4CXdT8qBqtDO8Agc4xOEh7zTpRWcKqtmxs8+483Af7V7onbERN1HrJBab0Xy+pOgjeKUhsHlaJY",
-	"l+zbWr+SEZwvDCJ4ZfdWYEEYFgKWDrMj2nyPd3r8uGNgjx9zbzzTHd4dtzN7Le/xYxgkJ6evz85Pvv7h",
-	"8uzk7Tcv3/18ef7uh1dvE7ZKWpu01NUVYtCziYJdpeEhE8LlbO9/oNkBBslaL4TiNlkGS4m2bABtw9TD",
-	"8VO+hmgv0XURdIVOCT1FmK5g85C6FU4iEq5t8ABTSSQwAY0WtWcf+qSCI76cUbSpm9Z4Iy39rjJ/S1ZG",
-	"hbRph3SvCq0UbWhLsbJIA2ffnew9efbcb6OLUtCoVESwdWRO3N4CLpDZsPFEJR8mXBaaRDFMfGXI/xlA",
-	"yCS6TWqM4lWENDHTaJmek43Oj++M+UjqQ23G0q9/t5A4lyewEJaRLPkoSayWjjuEFFgmimPwQLQt/tWm",
-	"6XpHT+JupMxlk9CtJrDpht1+8UTVkV86+lmFTTGfxd7ReBP1rtI7mzwPrCVT5uu+JudToGLfqmEmzFFQ",
-	"zBjm6GLyXvQ/f1a8lmbWLqlOESlY2yViOfIWnnC8TaDQGbKpb7Ud3Vbjx7ccB02vk0QMhb72GpQ3GLbb",
-	"8uQ53rUS02YW3TAGbqNZT3HoSkCu555aI+dz0kJ+rPDd+fnpRKW68AnHUdsNVetdT7ir6TlRrygI1Uzh",
-	"mgTk0jrbJtN9ibvkumBI3JN2RjL0MDyXKSqLncB9Uop0gXtPRuOt0L1cLkeCh0fazPfDWrv/5vXXr96e",
-	"veI1XNFweRcCNBc8OX3dVrYJXY0O/ApdouISZPR0NB49DZk0Q53WQzPQ1rYHtHqfY1skc+QfY3jd7ATw",
-	"OBQKfMO1ox/em9TeQzo7Ud3AN/jUHt2QJxHzW0QF5wucqOZh1Xr3kdK/EbxFzOxuuFbHhU7s8VLslEMb",
-	"dtTpSVMkeBnqdL/LO4nevvrt9nO6J+OD3/nMpmO845FGI1G2WRKB510IF42cSO8Ox+Ndhza32O+8COQl",
-	"B/cvWXuJxIue3r+ofeHHK766f8XGyzJadvCAg5qXW7zg2UOu0/Pi5jaOnj2Efc0TQV7w9EHMa9o3nP9U",
-	"RSHMqlHs1swpIxFzy6W5xktc0JrWa+x/kNmtdxkUY7adxzfbGW7s1cZnAew/2E9TpPSBYC3SwWAmCGBJ",
-	"BbNczhfOpwF+Al6j3yPNqwyz1i/UBWR4vQGy6wlea63T5UQttbnipMcx0KLEZB0i97kBf7GuG1izy8Nd",
-	"rMj+7U3j8P4VzbPQ/wM19Wy8V03jaI7uvociFh3hWxsDFw1Wm24MBooUodUY7gasK8K36HZqwfh3884P",
-	"c8t/6tbn6da36B6gWN0n9zueU7VT9tsn+fyMacN37gf4wArTq7Gvgieq26xZwMvr+LurtE5zMsKITOcZ",
-	"LZtJQ0kdLSQULlyd4tQ4aQSvQmWfsrlUF4V0zqdsU+7s2voZcyHzXIanq6E7LM1ENew99olPmwrx2WFL",
-	"HwjqJkLoLdeFCM5hW5QYT5SlHDUAcVzjA8+tFzZgLzyHDXdLRZ77np7R1XzRVE3qdQRLA9annMb6NHtt",
-	"5w4j3JAThZc6q7nE9ZWqJH4fPIcf5EuPhAdJf9+InxXuaAglYMWq02Yh8i0qNzwG4ev7TJbcfLUK0k4U",
-	"0+Efq+5x74kunTxeb0YlwxGchacM3qmJskRKGbkt4p8/6NlEJSfByll6SQzJ19wDob/O0O21X6dG36z2",
-	"tqb/vHdSyr0fcMUX/nnvpPht7yxUWfe4ZJCwn62rYXVrZLnQFjmFgIXOMwuJlXMlXGX4NPa/vKV/kZEQ",
-	"Xk+ucJWwMEhiIiUdWEHyvn6scZH43MNqX6XglTCTSPv70thETb1Igza2lgR4ky6EmqOFwenJj48sHxfe",
-	"WiV1Pt0UCHM9l+qRnajE1wjPuvNCwcstcBXU1atTcMKhgKN09/hAUFO8qSirdZIVBgYClkarOeVKw/r9",
-	"+RQnSjhn5LSiOVzi8bmXQdYcMiXM+vDMG2ndesJhoy1Xt+6Z3lFq1SkqsOepqx7NPy+qW2pt5TrqPkj/",
-	"jEcxt/H9FNV1mNYdDbrPWR7Z7mOX4S6iu+3ozlv69jXvwXgcR4VUzfe/RGzjx4KDl3bzQVgfcU0/fI0y",
-	"/8r/2YsXcefNP1G53Xl9gFzZM4c3EoKbjnWSL8mOuKS3kz6pUlwj7yGNpTvIqsNHh4TE4q+JF23SNrST",
-	"2oRKg9dSV5b70Tul7JvgvYTWbeuGlQ9iJCEz7oo2FNcCHmThqfjBeLyTHv5HOP1yPRgHhdv9jzku/kA0",
-	"2n2dsAORdmtpEu06EvkTp34eTiVnveE6dmBBwosdIBuk8kfAWOvB67++a7yj/nhaufUO+ZQbk7aGeUbO",
-	"F67zrzx810Kro6Zv1eVIKB/4/uwd3bjQYQ4NgblWyCAA5kZXpY25I2ljrlR2trTHwOWKuC5N0EiBmRTH",
-	"kMsZpqt0s19oj7sgwu8yjCfKF0WRwFxdKxEBQJAPCWNxU8FvDK4o3aovwv9EIvq3SVU7VWLWnT9dwue5",
-	"BJbu/cW7zosHts/1tw7vL8gMfY+qD/HlOhV553FA2/EdJPyCwFQqGa51No729w+e/G00Ho1HB0dfjb96",
-	"wZYeaOtvNcSEKEpM6w4Wq7gvMLYd11EHYDQX3A7B/2TkssM5UoblDYhT4ta2mqy4PaT2nLcXt/8bAAD/",
-	"/w==",
+	"7Hzrchu5lfCroPpLlUmnRVG27IypH1/JHk9GGV+0kbJJlalVg92HJEbdQA+AFsXYeqx9gX2yrXMA9IVs",
+	"SvL6sqls/syYblzO/Q5/jFJVlEqCtCaafIxKrnkBFjT9OuMym6mbkx/xRwYm1aK0QsloEp0vgRn3+ZFh",
+	"IhtFcSTwQ8ntMoojyQuIJpHIojjS8FslNGTRxOoK4sikSyi4u85a0LjtP8zsZu/DeO8F35tffDx4fvu7",
+	"KI7susRDjNVCLqLb21s8y5RKGiD4XvLsz/BbBcbir1RJC5L+yMsyFylHWPd/NQjwx9atv9MwjybR/9tv",
+	"cN93X83+a62VdldtI6zdZWymgV8ZZpEGtI8pzTjTVQ6j6DaOflJ6JrIM5PcBy6orkEwYds1zkbFZZVnB",
+	"10wqyzLF7FIYgupEIq15/u2BOpasknBTQmohY4DLCIJ3yv6kKpl9ewjeKWaqdBlElA2UZkoCscyRK1Ng",
+	"iEQIiFb5kCD04nQuClDVd5CqxIvUpXU3JhMCsRY0la1ZJjIClGstroGthF0K6YQP9DXoR4Zp4BnzRxwx",
+	"AzJjwjK+4EISWudKveF6Ad9HHglqYZi6Bk1w5qIQlqk5O2BvxUuC6C+SV3aptPg7fB9xIK7HqKhISycL",
+	"wrDj0xN2JdXKBKiuucj5LP8OpEqq5jbPd8dQlnKJQGrg6ZIJa1jGLZ9xA0dMg9VrxucWNEv+jD/2jvFH",
+	"wgykSmYGDfESeOZNeGvJthE/c1uYVWzFhWUzmCsNzOq1kIsgPnfZ70JIUVRFNDmojbWQFhZACBNBTVWW",
+	"SlvI3kIm+Dkt+p5CiIT809n7d6MI1/mt5DxUtn4tU5Whb9kiTVLZ+Q+eK3QUN8zCjT1iCTLi+WH724q7",
+	"e/5y/tPeD7QMyQYSKfMhwpOiOHLboosttxZHr3KVXr1acuk0lGeZQDB4fqpVCdoKdHdznhvYxPT1DU9t",
+	"viZ5VnOW8OyayxQSxmXGEgM2QUjK1jF4PK3ZxvlntWJzrlEcCnXtjGWKoMWIPWd/VCyrNHGKDZIXY5PE",
+	"LDkYF/S/5dNxkQyPWDI2CdOVdO5xpfQVyypgUq2IJje8KFG5ooNxEcVRwW/egFzYZTR5+iRuxwMDDAYu",
+	"fj+YTkfuT8P/P5DmU2U+/dd/mk+F+WQ+FZ+Ww+HvewKFODJg+2MWIY3l0m7jyKw6IiYGJegEOGhbEf65",
+	"0gW30STKuIU9/NueMKX+GzX7FVJbc/ityuC+SMrBMkiOHZN8BEbbk+GIJXOt/g4yYYhFZpixIs9ZJa3I",
+	"0eILM5WevRmaOgN20vCAWzImaaU1IAlEAWzA2ZzfsF8rY9Fv4BFhrZIpDImVU8ktEUTCjWX+AjZIpkGW",
+	"ptGETaOxmUae98KSn1IYiqhrtCZ4GyKgged+Ea6YyhXPcwdLmVdOatR8bsAB6y8wJNAG6G8yyGL6Taax",
+	"8lJGR87WUymsgXwe/CSfIRDcm8cR+xHmvMqtB2Q0lS1NdcQli8fzfk3VwG3gSiv2vFNlu+pHHL7PtDXy",
+	"gtJk835lzRUStpEflotrJBV5ByROzo1llYG7FBj1Np7K5GCJv544PZ6gAOSA2w+KGH8Uylj2hyfjJRs8",
+	"HbOMr82wRcyDZSBlo+DLb6bfvRpGnMk8a4gnef5+Hk0+3E3psOE2/rjBKIoY7tNXtZIutDhiXJoVaFQ8",
+	"SRY5JYuxDXrjTj/4Oy628LlwGGUgreC5uQ8KC5JLa2JWB4YprnNacwVrQ84hg0Ltpc2pI3S3PQ5izol+",
+	"G16jFJdXsCbCbGoFurbLSue9H1MlpQPnUmS9K+ZaFb0fVjBbKnV1WVazXKQ7rt+gaA1LXIO8CYO/sff8",
+	"ix7RKnmxTY87cb6C9S5k8ZOBVDsHtfXZAi8+C0naUN/YOb8PFw3G8kpzF3t9BkppLkDaXVj5r3cg1lx8",
+	"uah6T9mNY3P35k3b5/YhbazS3MVWGxhX6dUOeEFmpRLSfi5/NSyEC2J7gpKd1LkGbYSSkF3uBGmDPDV8",
+	"9ZUtIaip40/ruWCbThsXlCRXaAsaAnbkp4/SLiTfonO6M/L5+fz8FIMZW5mWtayTiDiCcGJw0kJSmePS",
+	"58hRHFXtXJJiNF99iSOp7OWcSg64rM5FLn3+cUn3ObxbWTjVsnyxhI6vk8K+mKAAY7x03c0yokLAqNnX",
+	"R8efmwyuP7T4GAkLhem3Ie4vuNZ8HW0lR+5ods3zCjBgwmxTSZHynEleQMyc8BimIeOphazFlwbAP6kK",
+	"yfNaWr3udRZtln2GKDVYhEjl0mHZRN6qQk7UO2RVzJyoFGCXql8rEThuvWJuS2H9+SRDT4ku9Pj0hJkS",
+	"UjaAorRrtlqC7NRmCm7TJWRMKgnDUV8SQqXQPmh+q8BRrafEyFeMPjO3PGZizrhc914QxBaT0B3GqFlw",
+	"Ca1k966IqJMYbx5idSVTDLRa982UyoHL9tpWBeKuq4KYtwq7dyHTWvEF2LRPuRcdv/jz8THwWz+HAVXm",
+	"kWFlzlMIAduvTp06KaaQ9vlhr0109rIFcusb5aRbF/91U3pdMTFjAwoXLU+vQvI5fGieG0fXQuWkNrsC",
+	"VNSfZhEjSxxQDpC09UtYdgUlZeeYvhyfnjwydMpwMpVUDXNUWy1BA66eaXXlc3W8C8NdOrvKm8+U/HiV",
+	"fmTY4XjMBkpP5eH4MGaH42cxOzx4iv95NvQxPBlCOqlwWU1ta+9ivjeJ/x7w3TbFG/4ARYSi1KhtoGo7",
+	"Fodeime3523XMm6rXI/UbliKXXZhp6pvaudOXdytXh1hudjtUE5747SMW97xeQ/gg3NNPe5Qwo295P0V",
+	"0VMNVAUhaSyUduoqwDhzf8RKbqi6wQ1LuCu8zpVuiiMlX8CDtHhDFgjDO+jSSNUWcYTs1Xdfw6rJzoRp",
+	"VyW9bDlXFErGlCqpK4FSRpzuc8yutden73X3kCnN3Ik+pqD+2J/O3r9jFLSCZkJa1VRQB8n+nN/sW5UM",
+	"jxgZhKmsPe5qqfLGXihd13YL4NI6Dd32FlW+A0oyDmQZ5IZpoMiM+biMrZTOkNfdumVRGctmUJdEDsbj",
+	"e7N8IUNH1MPVx+hW5eJLC0apq4VcctuNnO6y5Wm32nDnXa2lGKHflEKD8bft8Du+s5FBDhZMp2hVyRyc",
+	"UgnDKgOZL8E+3A+5VKzhkZnd7D2dv+Dj9CB7AoezZ/z5H/r25dzYS7zxsygl1ereegyVVqnYSi41Zqul",
+	"8L0cX6thBj4Dw94SIN55fv5mq7a3UWhfjouxuV9GXXKNouZQdJd2hGmDYh3WdyXoDgF/FcS5K+WFTxEf",
+	"LOQPZMPDaeyqzne0RbZZLAzjaOdC0uADqfg+ljyII4VLFx0vPHC9WbuBtNLCrs+QTI6aHs7z3SVMnhVC",
+	"hq5oC7U94je6tLphyvvqnYgR8YVCZuCavIcHbmlt6RpzQs5VaPjxlKjrR0N4KYhcmGHr3G8yk/39hbDL",
+	"ajZKVbEf1tR/2E5nvVSRh74CmsKQktqXfgvjzKLfcHkjeWsu1+zVCftVzahiij9zLhcVX8CEYZg5lcE4",
+	"IYfRdaITBepAEK9DvVVJCuEpNMWMccDZ6fFbZoEX1ICgxoO+FimgZdNT6QuyMXN9F56mqpLWr206oTEr",
+	"tZqLHGLm8lsKbalZ7Tb7NDocMJV0ApV6caUr8qAgsibNDhC5EhqtQ9aiULJUyblYeGkdxq4Xw6cyeF2f",
+	"oCDycA16bZdIY7JwjdpTB2nE3in3Vc2JPi1SXgsjkAlWISWUXdL0QrskzV63TjcuG/AJQ2iCx8woBwTT",
+	"QBTDm7hTvqlUkp0qYxcazv7tjQ/og8MpYDSVU3nu83thnF/KmHJXOKUolbaskhi9JPsmyFcyYudLDcCc",
+	"sDstMIxrYgKUFrIJHr5HJz1+3FKwx49pICdTLdodNSt7Ne/xYzZIjk9Pzs6PX/1yeXb87seX7/92ef7+",
+	"l9fvEtJK3Js00IWaP1PzqWS7iv1DAoQaFM6us/oENkg63S2MxFAziEt4ZJ2i1EQ9HD8lNHiDRNtEIAqt",
+	"pkgKbLZmm5eE+RtkEbcBHLpP5msEgQCopai5+9CliWRsxRzjhzApAzfCWNciJCxJGCXgoS3QnSg0XESV",
+	"gsxHhEKzs5+P9548e+6OUUXJ8auQCLDvIaN7YVTyNP7gqUw+TqnQN41iNnW1PvdHH1ZOo9skRJ1ORFAS",
+	"MwWG4Dne6OW1Wrs+eMqI++HvDUuszRO25IZyE7RRAkktLI0loMOeSoqqBryZK1pvqq4z9Mjumsvk0/yI",
+	"DKYPdtgeUpnKEMsJ6g1Lfyjk89gZGqeizlQ6Y5PnnrSoyoTuCRqfAiTZVoVuduIFM2YLsDFaL/yfuyvu",
+	"FA6CSQpJP4ZCZgVQjpyGJxTNJAz9KKm656/MmFmqlTza8Ogot6H9Htrs5OV9BxvlMWQlKs/i0MumNc60",
+	"St+6HsaMGqPGQez7TCxXCwetFosFSiFNSP18fn46lakqXAo58bwlmjoaBpGgFrc3VZ2aDdHyNTqhQBSq",
+	"MrFcGGua8khfKUZQpdeXYpJmRTIcfRX2xF3eIP5TuZvwfwTbmXmIWf8oxKRlSqcSWbCXaXENsk7Ht7qj",
+	"bK7yXK1IYKnshQ7YiKLK0eo+QgGB0sSBWyTg4hoo+/cyJjQNYAlAxtIYIUXA65hpjCzdnNtKyEytTMwK",
+	"yARnuZBXZuisEQoPer56hsKbo7gZliErOIOUF0CzDajYupLofBqmo3Gv0fKwTbuGEgyTSCLMMxDjQl3D",
+	"iP30WVKJZg+mEqXSZdm5SEEaaEVxxyVPl7D3ZDTeiuNWq9WI0+eR0ot9v9fsvzl59frd2WvaQwVLm7fj",
+	"wVraj09PmsYVRs2jA7dDlSCpwxA9HY1HT32hjOLexl1ThqFMTzzvHJBpwtqJGwd0hqoVzcW+DujmKVoy",
+	"5ZgZXImwZirbUdDgc1vww3qapQmvkd9TWY/2docLlqBhxN4BZGZ37B6ChFYg4rjY6nbU5AjVh7oG+NKX",
+	"4b/KpF7v2Mzt9kD3k/HBV76zHgjZMSZYc5QMOOXnRDsfO9R8Qrk7HI93XVpjsd+aSactB/dv6czC0qan",
+	"929qZsxpxw/379iYbcZtBw+4qJ4dpg3PHoJOz8znbRw9ewj56iF12vD0QcSru7OUDFdFwfW6FuxGzTE9",
+	"5QtDlffaSlzgnsZq7H8U2a0zGejRto3Hj9sFrLhT1hHBaWPY5KKCTtjDBnOOxllINs/FYmldTugWwDW4",
+	"M9K8yiBr7ELoD7GTjYwrLHBSa6wqpxL9CGXAboYPs9RuvtRnBhxibTPQ0cvDXaTI/uFV4/D+HfXDhP8F",
+	"MXVkvFdM42ixa6a1iXQMWEx2TOzjkk0zxgYuJqglhpp9XUFoIrBtKRh/Nev8MLP8L9n6Mtn6I9gHCFb7",
+	"0deOaclmyX7zKIymFDds537drXiAuLqgn/IzsoG+XLtLHl/56vS3Fkp3z92SWWde/7cldLe0BQK1pM79",
+	"/jKJi3cE9W/VddcrhxL9XOkV19mEak/184hBpzofu1cLSlPLd+jKa2oq6QEFG3BZPxu484HApIM93e7M",
+	"7UKBYTOeXsVTaZRL8aQvkvJcA8/WLMMchEoomP2pAvwc/oILORyxjYce9I5tpepqpoRV3ZFIVVEIiyn7",
+	"XGhjj1wloU4wQ6tiKz0msNz4/1Q6SKjgcFeunPJqsbSsKjGeUToDfVTnld302SX9Pntmq6UyQCRR8zkD",
+	"WQc7lLC4IQxHBOWLWUtufM7voiSqc7bbiMI4RP219EZgxiXS1ZXMVlxQJXDuHmvSQyokcc4t6BE7W6oq",
+	"r8F0dWUHCW7KBFC7ebWkonyoSoaFcyGFWULr0Yt7fjCV4VkWO2493vAgG8vXJjzLCCw8YjxUlpDZoeYz",
+	"16pgAvPw9xtpfiBbf3FAg3s8OJ/Ta8y+0K+nwPKt8sDWQ6fbbr/L6gpu/7FseyvxTwnmuPviBEXrn83+",
+	"/zNmkh0n5YXdv456kL/qiXK8cpidgc5rn2+FWdHMl4i7prcdmltF9XeqO6k8w21kv+PwTorMs6vqh2rQ",
+	"iL3240mo543hF5LNaDzVhGdQhchz4W2RdwFCT2VNriNX62+q/3S3P9KZtTAJ5R1IMH3kNppamHNxwvra",
+	"M3ToQGu7xrUe9wi4pTzP3WCiVtViWTcKwz40vr68bZZq5T1E5+QWIeyQfORLlQUqUUuxKpHeB8/ZL+Kl",
+	"q/cNkv7hN3obtWOqDS35ujUrhuAbkHaINpyGlIJP7b4OpXd6BId7FLpHA3SIdPK4O1GXDEfszM9ju1iC",
+	"lyVw7ToxfoYbPWFy7C0FcS+JWfKKBrnwT2dg95pfp1rdrPe2lv9t77gUe7/AmhD+295x8fe9Mz9YsEdd",
+	"MveoNDSAw3yX8+SSF8CWKs8MS4xYSG4rTbdRlklHurFyirKSK1gnxAzkGE9RBtYs+RAmzi8SV2E1yjXm",
+	"aCebC8DzXTd4KmeOpV4aG01icOOstWGD0+O3jwxd5x+MJKFHUffEc7UQ8pGZysS1xc/a63yP1y5h7cXV",
+	"iZM3gCaEcu3ru/EVQwuOX0hgMO5caSUX7ArWw/DOewZTya3VYlbhGupqugqzd96oSv2u+40wtltWNdFW",
+	"eN21TO9lvm43asjyhEZf/c94hLnAZlgjaj/8/oLJ/tv4fohC67ExR4P2TP4j057YH+4Cuj1T23qz3jxJ",
+	"PBiP46gQsv79PwK2tmPewAuz+aqlD7h6qLcDmXtN/+zFi7j1th6h3B4ffQBfyTL7QW9Ok5MhohEmpDQ7",
+	"4RMyhQ54D3v7vBOs4D5aICQGfksca5NmKjcJKlRquBaqMjRUu5PLbpK3F9Awe1uT8kGExEiQRjtriAOD",
+	"B5l/73owHu+Eh5qA/Xw9GHuB2/2PJlx8wxC4PWK9IwJut4+py9mORP5Vjfuyahwa6w3TsSMWxHixFYh6",
+	"rnz9Yh217zf/3aevU5A5rWx3zHdGs3gmhHlaLJa29VTdDeooOalHtdoU8U0SN5J4xwCaH1b1MzALTKAx",
+	"CGALrarSxDSEZ2Lqx7aONEeMmjJxaMDgF+reH7FczCFdp5sjcuaoHUS4U4axr0gAYDBXp+A+gEAb4r/F",
+	"ddJeK1xR2nWfh/8zsugfpiDfSolJdv5lEr7MJBB3729RtoZ8ST+7470fLlAN3VhWX8SXq5TnrXnYZshx",
+	"kNDQrK5kMuzMb0z29w+e/GE0Ho1HB5Mfxj+8IE33sPUPVMQYUZSQhqkgEnHXRm2KVaNWgFEjuO2C/0qR",
+	"yw7jiBlWGKdx/y6J1606K24uCZaz38tvzCz69oPf6rL/24vb/w4AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
+
+	"github.com/apistack/apistack/servers/clock"
 )
 
 // attemptRecord is one POST of a webhook event, as the delivery_attempts
@@ -19,7 +21,8 @@ type attemptRecord struct {
 	FaxID      string
 	Attempt    int
 	Target     string // redacted: no query, no user info
-	At         time.Time
+	At         time.Time // in the clock of the fax's tenant
+	sentAt     time.Time // in the stack's clock: the latency's start
 	StatusCode int // 0: no answer
 	Error      string
 	Latency    time.Duration
@@ -29,8 +32,8 @@ type attemptRecord struct {
 }
 
 // sent notes the request's start and its signed headers.
-func (r *attemptRecord) sent(at time.Time, signature, timestamp string) {
-	r.At = at
+func (r *attemptRecord) sent(at, stackAt time.Time, signature, timestamp string) {
+	r.At, r.sentAt = at, stackAt
 	r.Headers = map[string]string{
 		"Content-Type":  "application/json",
 		"User-Agent":    "apistack-fax-webhooks/2",
@@ -73,16 +76,16 @@ func (p *peekBackOff) Reset() {
 // repeat gets its next retry time. Nothing is recorded when ctx ended (the
 // process is stopping and the attempt was cut short). A failure to record is
 // logged: the delivery goes on.
-func (d *delivery) recordAttempt(ctx context.Context, rec *attemptRecord, err error, pb *peekBackOff, tries int) {
+func (d *delivery) recordAttempt(ctx context.Context, clk clock.Clock, rec *attemptRecord, err error, pb *peekBackOff, tries int) {
 	if ctx.Err() != nil {
 		return
 	}
 	s := d.s
-	now := s.clock.Now()
+	now := clk.Now()
 	if rec.At.IsZero() {
-		rec.At = now // failed before sending (an unusable stored event)
+		rec.At, rec.sentAt = now, s.clock.Now() // failed before sending (an unusable stored event)
 	}
-	rec.Latency = now.Sub(rec.At)
+	rec.Latency = s.clock.Now().Sub(rec.sentAt)
 	rec.Succeeded = err == nil
 	if err != nil {
 		rec.Error = attemptError(err)

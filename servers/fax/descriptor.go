@@ -20,7 +20,7 @@ const apiName = "fax"
 // sender (Run) itself.
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
-	Reset: resetTenants, Delete: deleteTenants,
+	Reset: resetTenants, Delete: deleteTenants, Advance: advanceTenants,
 }
 
 // newFromEnv is the fax server of an assembler. A clock other than the

@@ -172,6 +172,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		wakeSim:       make(chan struct{}, 1),
 		wakeOutbox:    make(chan struct{}, 1),
 	}
+	st.ownClocks = cfg.Clocks != nil
 	st.revoked = func() {
 		s.keys.Invalidate()
 		s.apps.Invalidate()
@@ -333,7 +334,7 @@ func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject
 		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
 	}
 
-	now := s.now()
+	now := s.tenantNow(ctx)
 	f := faxRow{
 		ID: uuid.NewString(), AccountID: acct, ConnectionID: app.ID, Direction: "outbound",
 		From: from, To: to, MediaURL: body.MediaUrl, Quality: string(faxapi.FaxQualityNormal), Status: string(faxapi.FaxStatusQueued),
@@ -360,7 +361,7 @@ func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject
 		return nil, err
 	}
 	s.wake()
-	return faxserver.SendFax202JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.SendFax202JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 }
 
 // ListFaxes lists the account's faxes, newest first, one numbered page at a
@@ -388,7 +389,7 @@ func (s *Server) ListFaxes(ctx context.Context, req faxserver.ListFaxesRequestOb
 	}
 	out := faxserver.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
 	for _, r := range rows {
-		out.Data = append(out.Data, s.toAPIFax(r))
+		out.Data = append(out.Data, s.toAPIFax(ctx, r))
 	}
 	return out, nil
 }
@@ -399,7 +400,7 @@ func (s *Server) GetFax(ctx context.Context, req faxserver.GetFaxRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	return faxserver.GetFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.GetFax200JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 }
 
 // DeleteFax deletes a fax in a final state and emits fax.deleted.
@@ -411,7 +412,7 @@ func (s *Server) DeleteFax(ctx context.Context, req faxserver.DeleteFaxRequestOb
 	if !isFinal(f.Status) {
 		return nil, errInvalidState("the fax is %s; only a delivered, failed or received fax can be deleted (cancel it first)", f.Status)
 	}
-	now := s.now()
+	now := s.tenantNow(ctx)
 	from := f.Status
 	f.DeletedAt, f.UpdatedAt, f.NextStepAt = &now, now, nil
 	ev, err := s.newEvent(f, eventDeleted, now)
@@ -443,7 +444,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxserver.CancelFaxRequestOb
 			return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
 		}
 		from := faxGuard{Status: f.Status}
-		now := s.now()
+		now := s.tenantNow(ctx)
 		reason := string(faxapi.FaxFailureReasonUserCancelled)
 		f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now
 		ev, err := s.newEvent(f, eventFailed, now)
@@ -461,7 +462,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxserver.CancelFaxRequestOb
 			return nil, err
 		}
 		s.wake()
-		return faxserver.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+		return faxserver.CancelFax200JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 	}
 }
 
@@ -480,7 +481,7 @@ func (s *Server) RefreshFax(ctx context.Context, req faxserver.RefreshFaxRequest
 	if !hasDocument(f) {
 		return nil, errInvalidState("the fax has no stored or received document to link to")
 	}
-	return faxserver.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.RefreshFax200JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 }
 
 // GetMedia serves a document through a signed link.
@@ -709,7 +710,7 @@ func pageMeta(number, size, total int) faxapi.PageMeta {
 }
 
 // toAPIFax renders a fax; its media links are signed now, valid 10 minutes.
-func (s *Server) toAPIFax(f faxRow) faxapi.Fax {
+func (s *Server) toAPIFax(ctx context.Context, f faxRow) faxapi.Fax {
 	out := faxapi.Fax{
 		Id: uuid.MustParse(f.ID), RecordType: faxapi.FaxRecordTypeFax, ConnectionId: f.ConnectionID,
 		Direction: faxapi.FaxDirection(f.Direction), From: f.From, To: f.To,
@@ -727,7 +728,7 @@ func (s *Server) toAPIFax(f faxRow) faxapi.Fax {
 		out.MediaUrl = &u
 	}
 	if hasDocument(f) {
-		link := s.mediaLink(*f.MediaID, s.clock.Now())
+		link := s.mediaLink(*f.MediaID, s.tenantNow(ctx))
 		if f.Direction == "inbound" {
 			out.MediaUrl = &link
 		} else {

@@ -56,6 +56,9 @@ type store struct {
 	// key or changes or deletes a fax application: the server drops what it
 	// cached about keys and applications.
 	revoked func()
+	// ownClocks says the sandboxes' accounts run on clocks of their own
+	// (Deps.Clocks): the simulator leaves their steps to Advance.
+	ownClocks bool
 }
 
 // changed reports a committed change that may revoke access.
@@ -643,7 +646,7 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 			SELECT id FROM (
 				SELECT id, account_id, next_step_at, ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY next_step_at, id) AS account_rank
 				FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL
-					AND (claimed_by IS NULL OR lease_until <= ?)
+					AND (claimed_by IS NULL OR lease_until <= ?)`+s.stackClockOnly()+`
 			) AS due
 			WHERE account_rank + (SELECT COUNT(*) FROM faxes AS busy
 				WHERE busy.account_id = due.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) <= ?

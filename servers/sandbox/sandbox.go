@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -97,6 +98,12 @@ type Config struct {
 	OnResponseViolation func(r *http.Request, status int, err error)
 	// Observer hears of every request (metrics); nil means none.
 	Observer apiserver.Observer
+	// Advance runs a sandbox's due work when its clock moves (clock.go);
+	// nil: none.
+	Advance Advancer
+	// DriveInterval is how often the due work of the real clocks runs; 0
+	// means DefaultDriveInterval.
+	DriveInterval time.Duration
 }
 
 // Server is the sandbox API.
@@ -105,6 +112,7 @@ type Server struct {
 	store      *store
 	box        *secretbox.Box
 	journal    *Journal
+	clocks     *Clocks
 	clock      clock.Clock
 	logger     *slog.Logger
 	adminHash  [32]byte
@@ -137,6 +145,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = DefaultSweepInterval
 	}
+	if cfg.DriveInterval <= 0 {
+		cfg.DriveInterval = DefaultDriveInterval
+	}
 	st := &store{db: cfg.DB}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
 		adminHash: sha256.Sum256([]byte(cfg.AdminToken))}
@@ -144,6 +155,7 @@ func New(cfg Config) (*Server, error) {
 		s.creatorSet, s.creator = true, sha256.Sum256([]byte(cfg.CreatorToken))
 	}
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
+	s.clocks = newClocks(cfg.DB, st, cfg.Clock, cfg.Logger)
 	return s, nil
 }
 
@@ -346,7 +358,7 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 		return nil, err
 	}
 	return sandboxserver.CreateSandbox201JSONResponse{
-		Id: out.Id, Clock: out.Clock, Ttl: out.Ttl, CreatedAt: out.CreatedAt, LastUsedAt: out.LastUsedAt,
+		Id: out.Id, Clock: out.Clock, Now: out.Now, Ttl: out.Ttl, CreatedAt: out.CreatedAt, LastUsedAt: out.LastUsedAt,
 		ExpiresAt: out.ExpiresAt, Credentials: out.Credentials, Token: token,
 	}, nil
 }
@@ -358,6 +370,7 @@ func (s *Server) view(r record) (sandboxapi.Sandbox, error) {
 	out := sandboxapi.Sandbox{
 		Id: r.ID, Clock: sandboxapi.ClockMode(r.Clock), Ttl: r.TTL.String(),
 		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, ExpiresAt: r.LastUsedAt.Add(r.TTL),
+		Now: s.clocks.For(r.ID).Now().UTC(),
 	}
 	creds, err := s.credentials(r)
 	if err != nil {
@@ -442,6 +455,7 @@ func (s *Server) remove(ctx context.Context, id string) error {
 	if err := s.cfg.Tenants.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
+	defer s.clocks.forget(id)
 	return s.store.remove(ctx, id)
 }
 
@@ -532,8 +546,14 @@ func entryView(e storedEntry) sandboxapi.JournalEntry {
 }
 
 // Run deletes the sandboxes past their TTL every SweepInterval of the
-// stack's clock, until ctx ends.
+// stack's clock, and runs the due work of their clocks (drive), until ctx
+// ends.
 func (s *Server) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(2)
+	go func() { defer wg.Done(); s.clocks.run(ctx) }()
+	go func() { defer wg.Done(); s.drive(ctx) }()
 	for {
 		t := clock.NewTimerAt(s.clock, s.clock.Now().Add(s.cfg.SweepInterval))
 		select {

@@ -73,8 +73,10 @@ func scanRecord(row interface{ Scan(...any) error }) (record, error) {
 }
 
 func (s *store) insert(ctx context.Context, r record) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt))
+	// The sandbox's clock starts at the stack's time (clock.go).
+	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
+		sqldb.Micros(r.CreatedAt), sqldb.Micros(r.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert sandbox: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -32,6 +33,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 	st.Sandboxes, err = sandbox.New(sandbox.Config{
 		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st},
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
+		Advance: sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
 		OnResponseViolation: d.OnResponseViolation, Observer: st.cfg.Telemetry.Observer(),
@@ -114,4 +116,15 @@ func (t sandboxTenants) Delete(ctx context.Context, name string) error {
 		errs = append(errs, a.Delete(ctx, a.server, t.set(name)))
 	}
 	return errors.Join(errs...)
+}
+
+// Advance runs the set's work due at now (its clock moved there) in every
+// API.
+func (t sandboxTenants) Advance(ctx context.Context, name string, now time.Time) error {
+	for _, a := range t.st.apis {
+		if err := a.Advance(ctx, a.server, t.set(name), now); err != nil {
+			return fmt.Errorf("%s: %w", a.Name(), err)
+		}
+	}
+	return nil
 }

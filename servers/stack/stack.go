@@ -117,6 +117,9 @@ type Config struct {
 	// journal is the sandbox API's journal the APIs write into (set by
 	// Open).
 	journal apiserver.Journal
+	// clocks tells each tenant set's clock: the sandboxes' own (set by
+	// Open).
+	clocks func(set string) clock.Clock
 }
 
 // DefaultSandboxSampleSize is the number of menu items of a sandbox's
@@ -154,6 +157,7 @@ func (c Config) env(api string, db *sql.DB) descriptor.Env {
 		Deps: descriptor.Deps{
 			DB: db, Clock: c.Clock, Logger: c.Logger, Telemetry: c.Telemetry,
 			ValidateResponses: c.ValidateResponses, ResponseChecks: c.ResponseChecks, Journal: c.journal,
+			Clocks: c.clocks,
 		},
 		WebhookTransport: c.WebhookTransport, DisableValidation: c.DisableValidation,
 	}
@@ -295,6 +299,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 		return err
 	}
 	st.cfg.journal = st.Sandboxes.Journal()
+	st.cfg.clocks = st.Sandboxes.Clocks().For
 	for i := range st.apis {
 		a := &st.apis[i]
 		e := st.cfg.env(a.Name(), a.db)

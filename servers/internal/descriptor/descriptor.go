@@ -16,6 +16,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
@@ -59,7 +61,38 @@ type Deps struct {
 	// Journal keeps the requests made with the sandboxes' credentials
 	// (servers/sandbox); nil keeps none.
 	Journal apiserver.Journal
+	// Clocks tells the clock of a tenant set by its name (a sandbox's own
+	// clock for its set); nil means Clock for every set. See ClockFor.
+	Clocks func(set string) clock.Clock
 }
+
+// ClockFor returns the clock of the tenant set named set: what Clocks says
+// for it, Clock when Clocks is nil or says nil. What an API does for a
+// tenant in time (expiry, windows, its simulators' steps) reads this clock.
+func (d Deps) ClockFor(set string) clock.Clock {
+	if d.Clocks != nil {
+		if c := d.Clocks(set); c != nil {
+			return c
+		}
+	}
+	if d.Clock == nil {
+		return clock.System{}
+	}
+	return d.Clock
+}
+
+// OwnClock reports whether the set named set runs on a clock of its own
+// (a sandbox's), not on the stack's: the APIs' background loops leave the
+// due work of such a set to Advance.
+func (d Deps) OwnClock(set string) bool {
+	return d.Clocks != nil && IsSandboxSet(set)
+}
+
+// SandboxSetPrefix starts the name of every sandbox's tenant set.
+const SandboxSetPrefix = "sbx-"
+
+// IsSandboxSet reports whether set is a sandbox's tenant set.
+func IsSandboxSet(set string) bool { return strings.HasPrefix(set, SandboxSetPrefix) }
 
 // WithDefaults returns d with a nil Clock and Logger set to the system
 // clock and slog.Default().
@@ -137,6 +170,12 @@ type API[S any, Srv Server, C any] struct {
 	// credentials stop working at once. Deleting a set that is (partly)
 	// gone is not an error.
 	Delete func(ctx context.Context, srv Srv, set TenantSet) error
+	// Advance runs, before it returns, the work of the set's tenants that
+	// is due at now on the set's clock (a sandbox's clock was moved to
+	// now): the steps of the API's simulators, its deliveries. It must be
+	// safe to run on several replicas at once and again after a crash
+	// (claims). nil: the API has no work in time of its own.
+	Advance func(ctx context.Context, srv Srv, set TenantSet, now time.Time) error
 }
 
 // Bound is an API with its settings, as an assembler loops over it.
@@ -157,6 +196,8 @@ type Bound interface {
 	Reset(ctx context.Context, srv Server, set TenantSet, creds json.RawMessage) error
 	// Delete runs the API's Delete on srv.
 	Delete(ctx context.Context, srv Server, set TenantSet) error
+	// Advance runs the API's Advance on srv (nothing when it has none).
+	Advance(ctx context.Context, srv Server, set TenantSet, now time.Time) error
 }
 
 // Migrations are the API's schema.
@@ -240,4 +281,15 @@ func (b bound[S, Srv, C]) Delete(ctx context.Context, srv Server, set TenantSet)
 		return err
 	}
 	return b.api.Delete(ctx, typed, set)
+}
+
+func (b bound[S, Srv, C]) Advance(ctx context.Context, srv Server, set TenantSet, now time.Time) error {
+	if b.api.Advance == nil {
+		return nil
+	}
+	typed, err := b.typed(srv, "advance")
+	if err != nil {
+		return err
+	}
+	return b.api.Advance(ctx, typed, set, now)
 }
