@@ -1646,6 +1646,11 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxClock
+type GetSandboxClockResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSandboxClockResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1661,6 +1666,10 @@ type GetSandboxClockResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxClockResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1693,6 +1702,11 @@ func (r GetSandboxClockResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxClockResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetSandboxClockResponse) GetBody() []byte {
 	return r.Body
@@ -1722,6 +1736,11 @@ func (r GetSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// AdvanceSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for AdvanceSandboxClock
+type AdvanceSandboxClockResponse503Headers struct {
+	RetryAfter int
+}
+
 type AdvanceSandboxClockResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1743,6 +1762,10 @@ type AdvanceSandboxClockResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdvanceSandboxClockResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1788,6 +1811,11 @@ func (r AdvanceSandboxClockResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AdvanceSandboxClockResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2488,6 +2516,26 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSandboxClockResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -2570,6 +2618,26 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers AdvanceSandboxClockResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

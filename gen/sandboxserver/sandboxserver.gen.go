@@ -721,6 +721,21 @@ func (response GetSandboxClock500JSONResponse) VisitGetSandboxClockResponse(w ht
 	return err
 }
 
+type GetSandboxClock503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandboxClock503JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AdvanceSandboxClockRequestObject struct {
 	Id   SandboxID `json:"id"`
 	Body *AdvanceSandboxClockJSONRequestBody
@@ -854,6 +869,21 @@ func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response AdvanceSandboxClock503JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1338,97 +1368,97 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Hzrchu5lfCroPpLlUmnRVG27IypH1/JHk9GGV+0kbJJlalVg92HJEbdQA+AFsXYeqx9gX2yrXMA9IVs",
-	"SvL6sqls/syYblzO/Q5/jFJVlEqCtCaafIxKrnkBFjT9OuMym6mbkx/xRwYm1aK0QsloEp0vgRn3+ZFh",
-	"IhtFcSTwQ8ntMoojyQuIJpHIojjS8FslNGTRxOoK4sikSyi4u85a0LjtP8zsZu/DeO8F35tffDx4fvu7",
-	"KI7susRDjNVCLqLb21s8y5RKGiD4XvLsz/BbBcbir1RJC5L+yMsyFylHWPd/NQjwx9atv9MwjybR/9tv",
-	"cN93X83+a62VdldtI6zdZWymgV8ZZpEGtI8pzTjTVQ6j6DaOflJ6JrIM5PcBy6orkEwYds1zkbFZZVnB",
-	"10wqyzLF7FIYgupEIq15/u2BOpasknBTQmohY4DLCIJ3yv6kKpl9ewjeKWaqdBlElA2UZkoCscyRK1Ng",
-	"iEQIiFb5kCD04nQuClDVd5CqxIvUpXU3JhMCsRY0la1ZJjIClGstroGthF0K6YQP9DXoR4Zp4BnzRxwx",
-	"AzJjwjK+4EISWudKveF6Ad9HHglqYZi6Bk1w5qIQlqk5O2BvxUuC6C+SV3aptPg7fB9xIK7HqKhISycL",
-	"wrDj0xN2JdXKBKiuucj5LP8OpEqq5jbPd8dQlnKJQGrg6ZIJa1jGLZ9xA0dMg9VrxucWNEv+jD/2jvFH",
-	"wgykSmYGDfESeOZNeGvJthE/c1uYVWzFhWUzmCsNzOq1kIsgPnfZ70JIUVRFNDmojbWQFhZACBNBTVWW",
-	"SlvI3kIm+Dkt+p5CiIT809n7d6MI1/mt5DxUtn4tU5Whb9kiTVLZ+Q+eK3QUN8zCjT1iCTLi+WH724q7",
-	"e/5y/tPeD7QMyQYSKfMhwpOiOHLboosttxZHr3KVXr1acuk0lGeZQDB4fqpVCdoKdHdznhvYxPT1DU9t",
-	"viZ5VnOW8OyayxQSxmXGEgM2QUjK1jF4PK3ZxvlntWJzrlEcCnXtjGWKoMWIPWd/VCyrNHGKDZIXY5PE",
-	"LDkYF/S/5dNxkQyPWDI2CdOVdO5xpfQVyypgUq2IJje8KFG5ooNxEcVRwW/egFzYZTR5+iRuxwMDDAYu",
-	"fj+YTkfuT8P/P5DmU2U+/dd/mk+F+WQ+FZ+Ww+HvewKFODJg+2MWIY3l0m7jyKw6IiYGJegEOGhbEf65",
-	"0gW30STKuIU9/NueMKX+GzX7FVJbc/ityuC+SMrBMkiOHZN8BEbbk+GIJXOt/g4yYYhFZpixIs9ZJa3I",
-	"0eILM5WevRmaOgN20vCAWzImaaU1IAlEAWzA2ZzfsF8rY9Fv4BFhrZIpDImVU8ktEUTCjWX+AjZIpkGW",
-	"ptGETaOxmUae98KSn1IYiqhrtCZ4GyKgged+Ea6YyhXPcwdLmVdOatR8bsAB6y8wJNAG6G8yyGL6Taax",
-	"8lJGR87WUymsgXwe/CSfIRDcm8cR+xHmvMqtB2Q0lS1NdcQli8fzfk3VwG3gSiv2vFNlu+pHHL7PtDXy",
-	"gtJk835lzRUStpEflotrJBV5ByROzo1llYG7FBj1Np7K5GCJv544PZ6gAOSA2w+KGH8Uylj2hyfjJRs8",
-	"HbOMr82wRcyDZSBlo+DLb6bfvRpGnMk8a4gnef5+Hk0+3E3psOE2/rjBKIoY7tNXtZIutDhiXJoVaFQ8",
-	"SRY5JYuxDXrjTj/4Oy628LlwGGUgreC5uQ8KC5JLa2JWB4YprnNacwVrQ84hg0Ltpc2pI3S3PQ5izol+",
-	"G16jFJdXsCbCbGoFurbLSue9H1MlpQPnUmS9K+ZaFb0fVjBbKnV1WVazXKQ7rt+gaA1LXIO8CYO/sff8",
-	"ix7RKnmxTY87cb6C9S5k8ZOBVDsHtfXZAi8+C0naUN/YOb8PFw3G8kpzF3t9BkppLkDaXVj5r3cg1lx8",
-	"uah6T9mNY3P35k3b5/YhbazS3MVWGxhX6dUOeEFmpRLSfi5/NSyEC2J7gpKd1LkGbYSSkF3uBGmDPDV8",
-	"9ZUtIaip40/ruWCbThsXlCRXaAsaAnbkp4/SLiTfonO6M/L5+fz8FIMZW5mWtayTiDiCcGJw0kJSmePS",
-	"58hRHFXtXJJiNF99iSOp7OWcSg64rM5FLn3+cUn3ObxbWTjVsnyxhI6vk8K+mKAAY7x03c0yokLAqNnX",
-	"R8efmwyuP7T4GAkLhem3Ie4vuNZ8HW0lR+5ods3zCjBgwmxTSZHynEleQMyc8BimIeOphazFlwbAP6kK",
-	"yfNaWr3udRZtln2GKDVYhEjl0mHZRN6qQk7UO2RVzJyoFGCXql8rEThuvWJuS2H9+SRDT4ku9Pj0hJkS",
-	"UjaAorRrtlqC7NRmCm7TJWRMKgnDUV8SQqXQPmh+q8BRrafEyFeMPjO3PGZizrhc914QxBaT0B3GqFlw",
-	"Ca1k966IqJMYbx5idSVTDLRa982UyoHL9tpWBeKuq4KYtwq7dyHTWvEF2LRPuRcdv/jz8THwWz+HAVXm",
-	"kWFlzlMIAduvTp06KaaQ9vlhr0109rIFcusb5aRbF/91U3pdMTFjAwoXLU+vQvI5fGieG0fXQuWkNrsC",
-	"VNSfZhEjSxxQDpC09UtYdgUlZeeYvhyfnjwydMpwMpVUDXNUWy1BA66eaXXlc3W8C8NdOrvKm8+U/HiV",
-	"fmTY4XjMBkpP5eH4MGaH42cxOzx4iv95NvQxPBlCOqlwWU1ta+9ivjeJ/x7w3TbFG/4ARYSi1KhtoGo7",
-	"Fodeime3523XMm6rXI/UbliKXXZhp6pvaudOXdytXh1hudjtUE5747SMW97xeQ/gg3NNPe5Qwo295P0V",
-	"0VMNVAUhaSyUduoqwDhzf8RKbqi6wQ1LuCu8zpVuiiMlX8CDtHhDFgjDO+jSSNUWcYTs1Xdfw6rJzoRp",
-	"VyW9bDlXFErGlCqpK4FSRpzuc8yutden73X3kCnN3Ik+pqD+2J/O3r9jFLSCZkJa1VRQB8n+nN/sW5UM",
-	"jxgZhKmsPe5qqfLGXihd13YL4NI6Dd32FlW+A0oyDmQZ5IZpoMiM+biMrZTOkNfdumVRGctmUJdEDsbj",
-	"e7N8IUNH1MPVx+hW5eJLC0apq4VcctuNnO6y5Wm32nDnXa2lGKHflEKD8bft8Du+s5FBDhZMp2hVyRyc",
-	"UgnDKgOZL8E+3A+5VKzhkZnd7D2dv+Dj9CB7AoezZ/z5H/r25dzYS7zxsygl1ereegyVVqnYSi41Zqul",
-	"8L0cX6thBj4Dw94SIN55fv5mq7a3UWhfjouxuV9GXXKNouZQdJd2hGmDYh3WdyXoDgF/FcS5K+WFTxEf",
-	"LOQPZMPDaeyqzne0RbZZLAzjaOdC0uADqfg+ljyII4VLFx0vPHC9WbuBtNLCrs+QTI6aHs7z3SVMnhVC",
-	"hq5oC7U94je6tLphyvvqnYgR8YVCZuCavIcHbmlt6RpzQs5VaPjxlKjrR0N4KYhcmGHr3G8yk/39hbDL",
-	"ajZKVbEf1tR/2E5nvVSRh74CmsKQktqXfgvjzKLfcHkjeWsu1+zVCftVzahiij9zLhcVX8CEYZg5lcE4",
-	"IYfRdaITBepAEK9DvVVJCuEpNMWMccDZ6fFbZoEX1ICgxoO+FimgZdNT6QuyMXN9F56mqpLWr206oTEr",
-	"tZqLHGLm8lsKbalZ7Tb7NDocMJV0ApV6caUr8qAgsibNDhC5EhqtQ9aiULJUyblYeGkdxq4Xw6cyeF2f",
-	"oCDycA16bZdIY7JwjdpTB2nE3in3Vc2JPi1SXgsjkAlWISWUXdL0QrskzV63TjcuG/AJQ2iCx8woBwTT",
-	"QBTDm7hTvqlUkp0qYxcazv7tjQ/og8MpYDSVU3nu83thnF/KmHJXOKUolbaskhi9JPsmyFcyYudLDcCc",
-	"sDstMIxrYgKUFrIJHr5HJz1+3FKwx49pICdTLdodNSt7Ne/xYzZIjk9Pzs6PX/1yeXb87seX7/92ef7+",
-	"l9fvEtJK3Js00IWaP1PzqWS7iv1DAoQaFM6us/oENkg63S2MxFAziEt4ZJ2i1EQ9HD8lNHiDRNtEIAqt",
-	"pkgKbLZmm5eE+RtkEbcBHLpP5msEgQCopai5+9CliWRsxRzjhzApAzfCWNciJCxJGCXgoS3QnSg0XESV",
-	"gsxHhEKzs5+P9548e+6OUUXJ8auQCLDvIaN7YVTyNP7gqUw+TqnQN41iNnW1PvdHH1ZOo9skRJ1ORFAS",
-	"MwWG4Dne6OW1Wrs+eMqI++HvDUuszRO25IZyE7RRAkktLI0loMOeSoqqBryZK1pvqq4z9Mjumsvk0/yI",
-	"DKYPdtgeUpnKEMsJ6g1Lfyjk89gZGqeizlQ6Y5PnnrSoyoTuCRqfAiTZVoVuduIFM2YLsDFaL/yfuyvu",
-	"FA6CSQpJP4ZCZgVQjpyGJxTNJAz9KKm656/MmFmqlTza8Ogot6H9Htrs5OV9BxvlMWQlKs/i0MumNc60",
-	"St+6HsaMGqPGQez7TCxXCwetFosFSiFNSP18fn46lakqXAo58bwlmjoaBpGgFrc3VZ2aDdHyNTqhQBSq",
-	"MrFcGGua8khfKUZQpdeXYpJmRTIcfRX2xF3eIP5TuZvwfwTbmXmIWf8oxKRlSqcSWbCXaXENsk7Ht7qj",
-	"bK7yXK1IYKnshQ7YiKLK0eo+QgGB0sSBWyTg4hoo+/cyJjQNYAlAxtIYIUXA65hpjCzdnNtKyEytTMwK",
-	"yARnuZBXZuisEQoPer56hsKbo7gZliErOIOUF0CzDajYupLofBqmo3Gv0fKwTbuGEgyTSCLMMxDjQl3D",
-	"iP30WVKJZg+mEqXSZdm5SEEaaEVxxyVPl7D3ZDTeiuNWq9WI0+eR0ot9v9fsvzl59frd2WvaQwVLm7fj",
-	"wVraj09PmsYVRs2jA7dDlSCpwxA9HY1HT32hjOLexl1ThqFMTzzvHJBpwtqJGwd0hqoVzcW+DujmKVoy",
-	"5ZgZXImwZirbUdDgc1vww3qapQmvkd9TWY/2docLlqBhxN4BZGZ37B6ChFYg4rjY6nbU5AjVh7oG+NKX",
-	"4b/KpF7v2Mzt9kD3k/HBV76zHgjZMSZYc5QMOOXnRDsfO9R8Qrk7HI93XVpjsd+aSactB/dv6czC0qan",
-	"929qZsxpxw/379iYbcZtBw+4qJ4dpg3PHoJOz8znbRw9ewj56iF12vD0QcSru7OUDFdFwfW6FuxGzTE9",
-	"5QtDlffaSlzgnsZq7H8U2a0zGejRto3Hj9sFrLhT1hHBaWPY5KKCTtjDBnOOxllINs/FYmldTugWwDW4",
-	"M9K8yiBr7ELoD7GTjYwrLHBSa6wqpxL9CGXAboYPs9RuvtRnBhxibTPQ0cvDXaTI/uFV4/D+HfXDhP8F",
-	"MXVkvFdM42ixa6a1iXQMWEx2TOzjkk0zxgYuJqglhpp9XUFoIrBtKRh/Nev8MLP8L9n6Mtn6I9gHCFb7",
-	"0deOaclmyX7zKIymFDds537drXiAuLqgn/IzsoG+XLtLHl/56vS3Fkp3z92SWWde/7cldLe0BQK1pM79",
-	"/jKJi3cE9W/VddcrhxL9XOkV19mEak/184hBpzofu1cLSlPLd+jKa2oq6QEFG3BZPxu484HApIM93e7M",
-	"7UKBYTOeXsVTaZRL8aQvkvJcA8/WLMMchEoomP2pAvwc/oILORyxjYce9I5tpepqpoRV3ZFIVVEIiyn7",
-	"XGhjj1wloU4wQ6tiKz0msNz4/1Q6SKjgcFeunPJqsbSsKjGeUToDfVTnld302SX9Pntmq6UyQCRR8zkD",
-	"WQc7lLC4IQxHBOWLWUtufM7voiSqc7bbiMI4RP219EZgxiXS1ZXMVlxQJXDuHmvSQyokcc4t6BE7W6oq",
-	"r8F0dWUHCW7KBFC7ebWkonyoSoaFcyGFWULr0Yt7fjCV4VkWO2493vAgG8vXJjzLCCw8YjxUlpDZoeYz",
-	"16pgAvPw9xtpfiBbf3FAg3s8OJ/Ta8y+0K+nwPKt8sDWQ6fbbr/L6gpu/7FseyvxTwnmuPviBEXrn83+",
-	"/zNmkh0n5YXdv456kL/qiXK8cpidgc5rn2+FWdHMl4i7prcdmltF9XeqO6k8w21kv+PwTorMs6vqh2rQ",
-	"iL3240mo543hF5LNaDzVhGdQhchz4W2RdwFCT2VNriNX62+q/3S3P9KZtTAJ5R1IMH3kNppamHNxwvra",
-	"M3ToQGu7xrUe9wi4pTzP3WCiVtViWTcKwz40vr68bZZq5T1E5+QWIeyQfORLlQUqUUuxKpHeB8/ZL+Kl",
-	"q/cNkv7hN3obtWOqDS35ujUrhuAbkHaINpyGlIJP7b4OpXd6BId7FLpHA3SIdPK4O1GXDEfszM9ju1iC",
-	"lyVw7ToxfoYbPWFy7C0FcS+JWfKKBrnwT2dg95pfp1rdrPe2lv9t77gUe7/AmhD+295x8fe9Mz9YsEdd",
-	"MveoNDSAw3yX8+SSF8CWKs8MS4xYSG4rTbdRlklHurFyirKSK1gnxAzkGE9RBtYs+RAmzi8SV2E1yjXm",
-	"aCebC8DzXTd4KmeOpV4aG01icOOstWGD0+O3jwxd5x+MJKFHUffEc7UQ8pGZysS1xc/a63yP1y5h7cXV",
-	"iZM3gCaEcu3ru/EVQwuOX0hgMO5caSUX7ArWw/DOewZTya3VYlbhGupqugqzd96oSv2u+40wtltWNdFW",
-	"eN21TO9lvm43asjyhEZf/c94hLnAZlgjaj/8/oLJ/tv4fohC67ExR4P2TP4j057YH+4Cuj1T23qz3jxJ",
-	"PBiP46gQsv79PwK2tmPewAuz+aqlD7h6qLcDmXtN/+zFi7j1th6h3B4ffQBfyTL7QW9Ok5MhohEmpDQ7",
-	"4RMyhQ54D3v7vBOs4D5aICQGfksca5NmKjcJKlRquBaqMjRUu5PLbpK3F9Awe1uT8kGExEiQRjtriAOD",
-	"B5l/73owHu+Eh5qA/Xw9GHuB2/2PJlx8wxC4PWK9IwJut4+py9mORP5Vjfuyahwa6w3TsSMWxHixFYh6",
-	"rnz9Yh217zf/3aevU5A5rWx3zHdGs3gmhHlaLJa29VTdDeooOalHtdoU8U0SN5J4xwCaH1b1MzALTKAx",
-	"CGALrarSxDSEZ2Lqx7aONEeMmjJxaMDgF+reH7FczCFdp5sjcuaoHUS4U4axr0gAYDBXp+A+gEAb4r/F",
-	"ddJeK1xR2nWfh/8zsugfpiDfSolJdv5lEr7MJBB3729RtoZ8ST+7470fLlAN3VhWX8SXq5TnrXnYZshx",
-	"kNDQrK5kMuzMb0z29w+e/GE0Ho1HB5Mfxj+8IE33sPUPVMQYUZSQhqkgEnHXRm2KVaNWgFEjuO2C/0qR",
-	"yw7jiBlWGKdx/y6J1606K24uCZaz38tvzCz69oPf6rL/24vb/w4AAP//",
+	"7Hzrcts4lvCroPhNVaQMLcuJk+nIP75y0ulpT+fiHXt2pirymhB5JKFNAmwAtKxJ/Fj7AvtkW+cA4EWi",
+	"bGdz2amt/tMdhbic+x35GKWqKJUEaU00+RiVXPMCLGj6dcZlNlM3Jz/ijwxMqkVphZLRJDpfAjPu8yPD",
+	"RDaK4kjgh5LbZRRHkhcQTSKRRXGk4bdKaMiiidUVxJFJl1Bwd521oHHbf5jZzd6H8d4Lvje/+Hjw/PYP",
+	"URzZdYmHGKuFXES3t7d4limVNEDwveTZX+G3CozFX6mSFiT9kZdlLlKOsO7/ahDgj61b/6BhHk2i/7ff",
+	"4L7vvpr911or7a7aRli7y9hMA78yzCINaB9TmnGmqxxG0W0c/aT0TGQZyO8DllVXIJkw7JrnImOzyrKC",
+	"r5lUlmWK2aUwBNWJRFrz/NsDdSxZJeGmhNRCxgCXEQTvlP1JVTL79hC8U8xU6TKIKBsozZQEYpkjV6bA",
+	"EIkQEK3yIUHoxelcFKCq7yBViRepS+tuTCYEYi1oKluzTGQEKNdaXANbCbsU0gkf6GvQjwzTwDPmjzhi",
+	"BmTGhGV8wYUktM6VesP1Ar6PPBLUwjB1DZrgzEUhLFNzdsDeipcE0d8kr+xSafFP+D7iQFyPUVGRlk4W",
+	"hGHHpyfsSqqVCVBdc5HzWf4dSJVUzW2e746hLOUSgdTA0yUT1rCMWz7jBo6YBqvXjM8taJb8FX/sHeOP",
+	"hBlIlcwMGuIl8Myb8NaSbSN+5rYwq9iKC8tmMFcamNVrIRdBfO6y34WQoqiKaHJQG2shLSyAECaCmqos",
+	"lbaQvYVM8HNa9D2FEAn5l7P370YRrvNbyXmobP1apipD37JFmqSy8x88V+gobpiFG3vEEmTE88P2txV3",
+	"9/zt/Ke9H2gZkg0kUuZDhCdFceS2RRdbbi2OXuUqvXq15NJpKM8ygWDw/FSrErQV6O7mPDewienrG57a",
+	"fE3yrOYs4dk1lykkjMuMJQZsgpCUrWPweFqzjfPPasXmXKM4FOraGcsUQYsRe87+rFhWaeIUGyQvxiaJ",
+	"WXIwLuh/y6fjIhkesWRsEqYr6dzjSukrllXApFoRTW54UaJyRQfjIoqjgt+8Abmwy2jy9EncjgcGGAxc",
+	"/HEwnY7cn4b/fyDNp8p8+q//NJ8K88l8Kj4th8M/9gQKcWTA9scsQhrLpd3GkVl1REwMStAJcNC2Ivxz",
+	"pQtuo0mUcQt7+Lc9YUr9N2r2K6S25vBblcF9kZSDZZAcOyb5CIy2J8MRS+Za/RNkwhCLzDBjRZ6zSlqR",
+	"o8UXZio9ezM0dQbspOEBt2RM0kprQBKIAtiAszm/Yb9WxqLfwCPCWiVTGBIrp5JbIoiEG8v8BWyQTIMs",
+	"TaMJm0ZjM40874UlP6UwFFHXaE3wNkRAA8/9IlwxlSue5w6WMq+c1Kj53IAD1l9gSKAN0N9kkMX0m0xj",
+	"5aWMjpytp1JYA/k8+Ek+QyC4N48j9iPMeZVbD8hoKlua6ohLFo/n/ZqqgdvAlVbseafKdtWPOHyfaWvk",
+	"BaXJ5v3KmiskbCM/LBfXSCryDkicnBvLKgN3KTDqbTyVycESfz1xejxBAcgBtx8UMf4olLHsT0/GSzZ4",
+	"OmYZX5thi5gHy0DKRsGX30y/ezWMOJN51hBP8vz9PJp8uJvSYcNt/HGDURQx3KevaiVdaHHEuDQr0Kh4",
+	"kixyShZjG/TGnX7wd1xs4XPhMMpAWsFzcx8UFiSX1sSsDgxTXOe05grWhpxDBoXaS5tTR+huexzEnBP9",
+	"NrxGKS6vYE2E2dQKdG2Xlc57P6ZKSgfOpch6V8y1Kno/rGC2VOrqsqxmuUh3XL9B0RqWuAZ5EwZ/Y+/5",
+	"Fz2iVfJimx534nwF613I4icDqXYOauuzBV58FpK0ob6xc34fLhqM5ZXmLvb6DJTSXIC0u7DyX+9ArLn4",
+	"clH1nrIbx+buzZu2z+1D2liluYutNjCu0qsd8ILMSiWk/Vz+algIF8T2BCU7qXMN2gglIbvcCdIGeWr4",
+	"6itbQlBTx5/Wc8E2nTYuKEmu0BY0BOzITx+lXUi+Red0Z+Tz8/n5KQYztjIta1knEXEE4cTgpIWkMsel",
+	"z5GjOKrauSTFaL76EkdS2cs5lRxwWZ2LXPr845Luc3i3snCqZfliCR1fJ4V9MUEBxnjpuptlRIWAUbOv",
+	"j44/Nxlcf2jxMRIWCtNvQ9xfcK35OtpKjtzR7JrnFWDAhNmmkiLlOZO8gJg54TFMQ8ZTC1mLLw2Af1EV",
+	"kue1tHrd6yzaLPsMUWqwCJHKpcOyibxVhZyod8iqmDlRKcAuVb9WInDcesXclsL680mGnhJd6PHpCTMl",
+	"pGwARWnXbLUE2anNFNymS8iYVBKGo74khEqhfdD8VoGjWk+Jka8YfWZueczEnHG57r0giC0moTuMUbPg",
+	"ElrJ7l0RUScx3jzE6kqmGGi17psplQOX7bWtCsRdVwUxbxV270KmteILsGmfci86fvHn42Pgt34OA6rM",
+	"I8PKnKcQArZfnTp1Ukwh7fPDXpvo7GUL5NY3ykm3Lv77pvS6YmLGBhQuWp5eheRz+NA8N46uhcpJbXYF",
+	"qKg/zSJGljigHCBp65ew7ApKys4xfTk+PXlk6JThZCqpGuaotlqCBlw90+rK5+p4F4a7dHaVN58p+fEq",
+	"/ciww/GYDZSeysPxYcwOx89idnjwFP/zbOhjeDKEdFLhspra1t7FfG8S/z3gu22KN/wBighFqVHbQNV2",
+	"LA69FM9uz9uuZdxWuR6p3bAUu+zCTlXf1M6durhbvTrCcrHboZz2xmkZt7zj8x7AB+eaetyhhBt7yfsr",
+	"oqcaqApC0lgo7dRVgHHm/oiV3FB1gxuWcFd4nSvdFEdKvoAHafGGLBCGd9Clkaot4gjZq+++hlWTnQnT",
+	"rkp62XKuKJSMKVVSVwKljDjd55hda69P3+vuIVOauRN9TEH9sb+cvX/HKGgFzYS0qqmgDpL9Ob/ZtyoZ",
+	"HjEyCFNZe9zVUuWNvVC6ru0WwKV1GrrtLap8B5RkHMgyyA3TQJEZ83EZWymdIa+7dcuiMpbNoC6JHIzH",
+	"92b5QoaOqIerj9GtysWXFoxSVwu55LYbOd1ly9NuteHOu1pLMUK/KYUG42/b4Xd8ZyODHCyYTtGqkjk4",
+	"pRKGVQYyX4J9uB9yqVjDIzO72Xs6f8HH6UH2BA5nz/jzP/Xty7mxl3jjZ1FKqtW99RgqrVKxlVxqzFZL",
+	"4Xs5vlbDDHwGhr0lQLzz/PzNVm1vo9C+HBdjc7+MuuQaRc2h6C7tCNMGxTqs70rQHQL+KohzV8oLnyI+",
+	"WMgfyIaH09hVne9oi2yzWBjG0c6FpMEHUvF9LHkQRwqXLjpeeOB6s3YDaaWFXZ8hmRw1PZznu0uYPCuE",
+	"DF3RFmp7xG90aXXDlPfVOxEj4guFzMA1eQ8P3NLa0jXmhJyr0PDjKVHXj4bwUhC5MMPWud9kJvv7C2GX",
+	"1WyUqmI/rKn/sJ3OeqkiD30FNIUhJbUv/RbGmUW/4fJG8tZcrtmrE/armlHFFH/mXC4qvoAJwzBzKoNx",
+	"Qg6j60QnCtSBIF6HequSFMJTaIoZ44Cz0+O3zAIvqAFBjQd9LVJAy6an0hdkY+b6LjxNVSWtX9t0QmNW",
+	"ajUXOcTM5bcU2lKz2m32aXQ4YCrpBCr14kpX5EFBZE2aHSByJTRah6xFoWSpknOx8NI6jF0vhk9l8Lo+",
+	"QUHk4Rr02i6RxmThGrWnDtKIvVPuq5oTfVqkvBZGIBOsQkoou6TphXZJmr1unW5cNuAThtAEj5lRDgim",
+	"gSiGN3GnfFOpJDtVxi40nP3bGx/QB4dTwGgqp/Lc5/fCOL+UMeWucEpRKm1ZJTF6SfZNkK9kxM6XGoA5",
+	"YXdaYBjXxAQoLWQTPHyPTnr8uKVgjx/TQE6mWrQ7alb2at7jx2yQHJ+enJ0fv/rl8uz43Y8v3//j8vz9",
+	"L6/fJaSVuDdpoAs1f6bmU8l2FfuHBAg1KJxdZ/UJbJB0ulsYiaFmEJfwyDpFqYl6OH5KaPAGibaJQBRa",
+	"TZEU2GzNNi8J8zfIIm4DOHSfzNcIAgFQS1Fz96FLE8nYijnGD2FSBm6Esa5FSFiSMErAQ1ugO1FouIgq",
+	"BZmPCIVmZz8f7z159twdo4qS41chEWDfQ0b3wqjkafzBU5l8nFKhbxrFbOpqfe6PPqycRrdJiDqdiKAk",
+	"ZgoMwXO80ctrtXZ98JQR98PfG5ZYmydsyQ3lJmijBJJaWBpLQIc9lRRVDXgzV7TeVF1n6JHdNZfJp/kR",
+	"GUwf7LA9pDKVIZYT1BuW/lDI57EzNE5Fnal0xibPPWlRlQndEzQ+BUiyrQrd7MQLZswWYGO0Xvg/d1fc",
+	"KRwEkxSSfgyFzAqgHDkNTyiaSRj6UVJ1z1+ZMbNUK3m04dFRbkP7PbTZycv7DjbKY8hKVJ7FoZdNa5xp",
+	"lb51PYwZNUaNg9j3mViuFg5aLRYLlEKakPr5/Px0KlNVuBRy4nlLNHU0DCJBLW5vqjo1G6Lla3RCgShU",
+	"ZWK5MNY05ZG+UoygSq8vxSTNimQ4+irsibu8Qfyncjfh/wy2M/MQs/5RiEnLlE4lsmAv0+IaZJ2Ob3VH",
+	"2VzluVqRwFLZCx2wEUWVo9V9hAICpYkDt0jAxTVQ9u9lTGgawBKAjKUxQoqA1zHTGFm6ObeVkJlamZgV",
+	"kAnOciGvzNBZIxQe9Hz1DIU3R3EzLENWcAYpL4BmG1CxdSXR+TRMR+Neo+Vhm3YNJRgmkUSYZyDGhbqG",
+	"Efvps6QSzR5MJUqly7JzkYI00IrijkueLmHvyWi8FcetVqsRp88jpRf7fq/Zf3Py6vW7s9e0hwqWNm/H",
+	"g7W0H5+eNI0rjJpHB26HKkFShyF6OhqPnvpCGcW9jbumDEOZnnjeOSDThLUTNw7oDFUrmot9HdDNU7Rk",
+	"yjEzuBJhzVS2o6DB57bgh/U0SxNeI7+nsh7t7Q4XLEHDiL0DyMzu2D0ECa1AxHGx1e2oyRGqD3UN8KUv",
+	"w3+VSb3esZnb7YHuJ+ODr3xnPRCyY0yw5igZcMrPiXY+dqj5hHJ3OB7vurTGYr81k05bDu7f0pmFpU1P",
+	"79/UzJjTjh/u37Ex24zbDh5wUT07TBuePQSdnpnP2zh69hDy1UPqtOHpg4hXd2cpGa6Kgut1LdiNmmN6",
+	"yheGKu+1lbjAPY3V2P8osltnMtCjbRuPH7cLWHGnrCOC08awyUUFnbCHDeYcjbOQbJ6LxdK6nNAtgGtw",
+	"Z6R5lUHW2IXQH2InGxlXWOCk1lhVTiX6EcqA3QwfZqndfKnPDDjE2mago5eHu0iR/curxuH9O+qHCf8L",
+	"YurIeK+YxtFi10xrE+kYsJjsmNjHJZtmjA1cTFBLDDX7uoLQRGDbUjD+atb5YWb5d9n6Mtn6M9gHCFb7",
+	"0deOaclmyX7zKIymFDds537drXiAuLqgn/IzsoG+XLtLHl/56vS3Fkp3z92SWWdev0vo15PQQNSWpLrf",
+	"Xyal8Y5E4K267nryUNafK73iOptQvap+UjHoVPRj99JBaWoTD11JTk0lPbpgAy7rpwZ3PiqYdLCn252J",
+	"XigwbMbTq3gqjXJpofSFVZ5r4NmaZZi3UNkFM0ZVgJ/dX3AhhyO28TiE3r6tVF0BlbCquxipKgphMc2f",
+	"C23skas+1ElpaG9spdQElnsyMJUOEipS3JVfp7xaLC2rSoyBlM5AH9W5aDfldoUCn3Gz1VIZIJKo+ZyB",
+	"rAMkSnLc4IYjgvIFsCU3vk7gIiuqjbZbj8I4RP219K5gxiXS1ZXZVlxQ9XDuHnjS4yskcc4t6BE7W6oq",
+	"r8F0tWgHCW7KBFCLerWkQn6oZIaFcyGFWULroYx7sjCV4SkXO249+PAgG8vXJjzlCCw8YjxUo5DZoU40",
+	"16pgAnP39xulgUC2/oKCBvfgcD6nF5x94WJPUeZb5Y6tx1G33R6Z1RXc/mv5g1axICWY4+4rFRSt/2s+",
+	"4/fss8exeQXxr7Ae5ON6oimvUGZnQPXa53VhJjXzpeiuuW6nAFZRnZ/qWyrPcBvZ/Di8xyKT7roHoeo0",
+	"Yq/9GBTahsZZCMlmNAZrwnOrQuS58PbLuw2hp7Km2JHrKTRdBrrbH+lMYZi48k4nmEtyNU3NzblFYX2N",
+	"Gzp0oLVdg1yPlQTcUp7nbgBSq2qxrBuSYR8abF9GN0u18l6lc3KLEHZIfvWlygKVqHVZlUjvg+fsF/HS",
+	"1RUHSf+QHb3B2jE9h9Z/3ZpJQ/ANSDtEu0/DUMEPd1+h0ntAgsM9Pt2jQT1EOnncndxLhiN25ue+XfzB",
+	"yxK4dh0fPyuO3jM59taFuJfELHlFA2P4pzOwe82vU61u1ntby/+xd1yKvV9gTQj/Y++4+OfemR9g2KNu",
+	"nHu8GhrNYY7MeX/JC2BLlWeGJUYsJLeVptsom6Uj3fg6RWbJFawTYgZyjKcoA2uWfAiT7ReJq+Qa5RqA",
+	"tJPNBeD5rus8lTPHUi+NjSYxuHEW3rDB6fHbR4au8w9TktALqXvvuVoI+chMZeLa72ftdb6XbJew9uLq",
+	"xMkbTRPCv/b13ZiModXHLyQwGKuutJILdgXrYXhPPoOp5NZqMatwDXVPXSXbO3xUpX53/0YY2y3fmmgr",
+	"JO9apvcyX7cbQmR5QkOx/udCwvxhMxQStR+Yf8ELgtv4fohCi7MxR4P27P8j034ZMNwFdHt2t/U2vnn6",
+	"eDAex1EhZP37fwRsbce8gRdm8/VMH3D18HAHMvdq/9mLF3HrDT9CuT2m+gC+kmX2A+WcJjRDFCRMSIN2",
+	"widkCh3wHvbGeidYwX20QEgM/JY41ibN9G8SVKjUcC1UZWh4dyeX3cRwL6Bhxrcm5YMIidEjjZDWEAcG",
+	"DzL/rvZgPN4JDzUb+/l6MPYCt/sfZ7j4hmFze5R7R9TcblNTN7UdifxeU/my0BON9Ybp2BELYrzYCkQ9",
+	"V75+UZDGBDb/famvU8Q5rWx3nHhGM38mhHlaLJa29STeDQQpOalHwtoU8c0YN/p4x6CbH4r1szYLTLox",
+	"CGALrarSxDTsZ2Lq+7aONEeMmj9xaPTgF5oSOGK5mEO6TjdH8cxRO4hwpwxjX8UAwGCuTtt9AIE2xH+L",
+	"60S/VriitOs+D/9XZNG/TOG/lUaT7PxuEr7MJBB372+FtoaJST+7Y8QfLlAN3fhXX8SXq5TnrbnbZphy",
+	"kNBwrq5kMuzMiUz29w+e/Gk0Ho1HB5Mfxj+8IE33sPUPbsQYUZSQhukjEnHXrm0KXKNWgFEjuO2C/06R",
+	"yw7jiBlWGNtx//6J1606K24uCZaz38tvzEb6Noff6rL/24vb/w4AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
