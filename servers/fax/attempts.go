@@ -20,10 +20,10 @@ type attemptRecord struct {
 	EventSeq   int64
 	FaxID      string
 	Attempt    int
-	Target     string // redacted: no query, no user info
+	Target     string    // redacted: no query, no user info
 	At         time.Time // in the clock of the fax's tenant
 	sentAt     time.Time // in the stack's clock: the latency's start
-	StatusCode int // 0: no answer
+	StatusCode int       // 0: no answer
 	Error      string
 	Latency    time.Duration
 	NextRetry  *time.Time

@@ -25,7 +25,7 @@ type authState struct {
 	accountID string
 	// accountName names the account's tenant set (whose clock its time is).
 	accountName string
-	err       *apiError
+	err         *apiError
 }
 
 type authStateKey struct{}

@@ -52,6 +52,20 @@ func (s *Server) faxClock(ctx context.Context, id string) clock.Clock {
 	return s.cfg.ClockFor(name)
 }
 
+// mediaClock is the clock of the tenant of stored document id (its links
+// expire in its time).
+func (s *Server) mediaClock(ctx context.Context, id string) clock.Clock {
+	if !s.store.ownClocks {
+		return s.clock
+	}
+	var name string
+	err := s.store.db.QueryRowContext(ctx, `SELECT a.name FROM media AS m JOIN accounts AS a ON a.id = m.account_id WHERE m.id = ?`, id).Scan(&name)
+	if err != nil {
+		return s.clock // gone: GetMedia answers 404
+	}
+	return s.cfg.ClockFor(name)
+}
+
 // advanceTenants runs the work of the set's account due at now on its
 // clock: it takes every simulator step due by now (the steps the clock
 // passed, in order: each due StepInterval after the one before), then waits

@@ -487,7 +487,7 @@ func (s *Server) RefreshFax(ctx context.Context, req faxserver.RefreshFaxRequest
 // GetMedia serves a document through a signed link.
 func (s *Server) GetMedia(ctx context.Context, req faxserver.GetMediaRequestObject) (faxserver.GetMediaResponseObject, error) {
 	id := req.MediaId.String()
-	if err := s.checkMediaLink(id, req.Params.Expires, req.Params.Signature); err != nil {
+	if err := s.checkMediaLink(ctx, id, req.Params.Expires, req.Params.Signature); err != nil {
 		return nil, err
 	}
 	doc, err := s.store.media(ctx, id)

@@ -200,7 +200,10 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServi
 	}
 	// Compare even when the key is unknown, so every answer takes the same time.
 	secretOK := hmac.Equal(hashSecret(req.Body.KeySecret), k.SecretHash) && k.ID != ""
-	now := s.clock.Now()
+	// The team's time (its sandbox's clock): its tokens expire, and its
+	// users' windows pass, in it.
+	teamClock := s.cfg.ClockFor(t.Name)
+	now := teamClock.Now()
 	if !secretOK || t.ID == "" || k.TeamID != t.ID {
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("unknown key_id or wrong key_secret"))
 	}
@@ -217,7 +220,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServi
 	}
 	// A proven key spends from its user's own bucket, like every request the
 	// user's tokens make.
-	d, err := s.limiter.Take(ctx, "user:"+k.UserID)
+	d, err := s.limiter.Take(ratelimit.WithClock(ctx, teamClock), "user:"+k.UserID)
 	if err != nil {
 		return nil, err
 	}

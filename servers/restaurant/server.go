@@ -166,7 +166,7 @@ func (s *Server) Login(ctx context.Context, req restaurantserver.LoginRequestObj
 	}
 	apiserver.Attribute(ctx, c.Name)
 	token := "rst_" + randomSecret()
-	expires := s.clock.Now().Add(s.cfg.TokenTTL)
+	expires := s.cfg.ClockFor(c.Name).Now().Add(s.cfg.TokenTTL)
 	if err := s.store.insertToken(ctx, hashSecret(token), c.ID, expires); err != nil {
 		return nil, err
 	}

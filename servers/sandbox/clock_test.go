@@ -11,7 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 // advance moves b's clock by d through its own token and returns the clock.
@@ -177,4 +180,96 @@ func TestSandboxClock_RefusesBadChangesAndOtherTokens(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
 	assert.Equal(t, before.Now.Add(time.Minute), resp.JSON200.Now)
+}
+
+// bearer sets a bearer token on a generated client's requests.
+func bearer(token string) func(context.Context, *http.Request) error {
+	return func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}
+}
+
+func TestSandboxClock_TokensExpireInTheirSandboxsTime(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	b := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	advance(t, a, "5h") // A is five hours ahead: its tokens are issued in its time
+
+	pamClient, err := pamapi.NewClientWithResponses(e.urls[stack.PAM])
+	require.NoError(t, err)
+	restClient, err := restaurantapi.NewClientWithResponses(e.urls[stack.Restaurant])
+	require.NoError(t, err)
+	type tokens struct{ pam, restaurant string }
+	issue := func(x *box) tokens {
+		c := x.Credentials
+		p, err := pamClient.IssueServiceTokenWithResponse(ctx, c.Pam.Team, pamapi.ServiceTokenRequest{KeyId: c.Pam.KeyId, KeySecret: c.Pam.KeySecret})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, p.StatusCode(), string(p.Body))
+		assert.Equal(t, clockOf(t, x).Now.Add(time.Hour), p.JSON200.ExpiresAt, "the PAM token expires an hour after its sandbox's now")
+		r, err := restClient.LoginWithResponse(ctx, restaurantapi.AuthenticationRequest{ClientId: c.Restaurant.ClientId,
+			ClientSecret: c.Restaurant.ClientSecret, UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, r.StatusCode(), string(r.Body))
+		return tokens{pam: p.JSON200.BearerToken, restaurant: r.JSON200.Token.AccessToken}
+	}
+	use := func(x *box, tk tokens) (pamStatus, restaurantStatus int) {
+		p, err := pamClient.ListGroupsWithResponse(ctx, x.Credentials.Pam.Team, nil, bearer(tk.pam))
+		require.NoError(t, err)
+		r, err := restClient.GetTipWithholdingWithResponse(ctx, &restaurantapi.GetTipWithholdingParams{
+			PlatformRestaurantExternalID: x.Credentials.Restaurant.RestaurantGuid}, bearer(tk.restaurant))
+		require.NoError(t, err)
+		return p.StatusCode(), r.StatusCode()
+	}
+	ta, tb := issue(a), issue(b)
+
+	advance(t, a, "59m59s")
+	p, r := use(a, ta)
+	assert.Equal(t, []int{http.StatusOK, http.StatusOK}, []int{p, r}, "a second before A's tokens expire")
+	advance(t, a, "1s")
+	p, r = use(a, ta)
+	assert.Equal(t, []int{http.StatusUnauthorized, http.StatusUnauthorized}, []int{p, r}, "A's tokens expired in A's time")
+	p, r = use(b, tb)
+	assert.Equal(t, []int{http.StatusOK, http.StatusOK}, []int{p, r}, "B's tokens did not")
+
+	// The ergonomic clients get a new token and go on.
+	_, err = a.pam.CreateGroup(ctx, "after-expiry")
+	require.NoError(t, err)
+	_, err = a.restaurant.GetTipWithholding(ctx)
+	require.NoError(t, err)
+}
+
+func TestSandboxClock_RateLimitWindowsPassInTheirSandboxsTime(t *testing.T) {
+	e := start(t, envOptions{pamRateLimit: 3})
+	ctx := context.Background()
+	// A TTL (stack time) beyond the stack's hour below.
+	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen), Ttl: ptr("3h")})
+	b := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen), Ttl: ptr("3h")})
+	// Spend each sandbox user's allowance (the token exchange spends one).
+	spend := func(x *box) int {
+		for n := 0; n < 10; n++ {
+			_, err := x.pam.GetGroup(ctx, "none")
+			if statusOf(err) == http.StatusTooManyRequests {
+				return n
+			}
+			require.Equal(t, http.StatusNotFound, statusOf(err), "%v", err)
+		}
+		t.Fatalf("%s: no 429 after 10 requests", x.Id)
+		return 0
+	}
+	assert.Equal(t, 2, spend(a))
+	assert.Equal(t, 2, spend(b))
+
+	// The stack's hour passing frees neither.
+	e.clock.Advance(time.Hour)
+	_, err := a.pam.GetGroup(ctx, "none")
+	assert.Equal(t, http.StatusTooManyRequests, statusOf(err), "%v", err)
+
+	// A's hour frees A's user only.
+	advance(t, a, "1h")
+	_, err = a.pam.GetGroup(ctx, "none")
+	assert.Equal(t, http.StatusNotFound, statusOf(err), "%v", err)
+	_, err = b.pam.GetGroup(ctx, "none")
+	assert.Equal(t, http.StatusTooManyRequests, statusOf(err), "%v", err)
 }

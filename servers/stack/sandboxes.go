@@ -33,7 +33,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 	st.Sandboxes, err = sandbox.New(sandbox.Config{
 		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st},
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
-		Advance: sandboxTenants{st}.Advance,
+		Advance:       sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
 		OnResponseViolation: d.OnResponseViolation, Observer: st.cfg.Telemetry.Observer(),

@@ -59,7 +59,7 @@ func TakeAll(ctx context.Context, key string, limiters ...*Limiter) ([]Decision,
 		}
 		return out, nil
 	}
-	now := limiters[0].clock.Now()
+	now := limiters[0].now(ctx)
 	takes := make([]Take, len(limiters))
 	for i, l := range limiters {
 		takes[i] = Take{Key: l.prefix + key, Interval: l.interval, Period: l.period}
