@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for BodyEncoding.
@@ -83,6 +84,108 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorUnavailable:
 		return true
 	case ErrorErrorUnsupportedContentType:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FaultAPI.
+const (
+	FaultAPIFax        FaultAPI = "fax"
+	FaultAPIPam        FaultAPI = "pam"
+	FaultAPIRestaurant FaultAPI = "restaurant"
+	FaultAPIStorage    FaultAPI = "storage"
+)
+
+// Valid indicates whether the value is a known member of the FaultAPI enum.
+func (e FaultAPI) Valid() bool {
+	switch e {
+	case FaultAPIFax:
+		return true
+	case FaultAPIPam:
+		return true
+	case FaultAPIRestaurant:
+		return true
+	case FaultAPIStorage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FaultKind.
+const (
+	FaultKindDrop             FaultKind = "drop"
+	FaultKindInternalError    FaultKind = "internal-error"
+	FaultKindRateLimited      FaultKind = "rate-limited"
+	FaultKindSlow             FaultKind = "slow"
+	FaultKindUnavailable      FaultKind = "unavailable"
+	FaultKindWebhookDuplicate FaultKind = "webhook-duplicate"
+	FaultKindWebhookFail      FaultKind = "webhook-fail"
+	FaultKindWebhookReorder   FaultKind = "webhook-reorder"
+)
+
+// Valid indicates whether the value is a known member of the FaultKind enum.
+func (e FaultKind) Valid() bool {
+	switch e {
+	case FaultKindDrop:
+		return true
+	case FaultKindInternalError:
+		return true
+	case FaultKindRateLimited:
+		return true
+	case FaultKindSlow:
+		return true
+	case FaultKindUnavailable:
+		return true
+	case FaultKindWebhookDuplicate:
+		return true
+	case FaultKindWebhookFail:
+		return true
+	case FaultKindWebhookReorder:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboundFaxOutcome.
+const (
+	InboundFaxOutcomeFailed   InboundFaxOutcome = "failed"
+	InboundFaxOutcomePartial  InboundFaxOutcome = "partial"
+	InboundFaxOutcomeReceived InboundFaxOutcome = "received"
+)
+
+// Valid indicates whether the value is a known member of the InboundFaxOutcome enum.
+func (e InboundFaxOutcome) Valid() bool {
+	switch e {
+	case InboundFaxOutcomeFailed:
+		return true
+	case InboundFaxOutcomePartial:
+		return true
+	case InboundFaxOutcomeReceived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboundFaxRequestOutcome.
+const (
+	InboundFaxRequestOutcomeFailed   InboundFaxRequestOutcome = "failed"
+	InboundFaxRequestOutcomePartial  InboundFaxRequestOutcome = "partial"
+	InboundFaxRequestOutcomeReceived InboundFaxRequestOutcome = "received"
+)
+
+// Valid indicates whether the value is a known member of the InboundFaxRequestOutcome enum.
+func (e InboundFaxRequestOutcome) Valid() bool {
+	switch e {
+	case InboundFaxRequestOutcomeFailed:
+		return true
+	case InboundFaxRequestOutcomePartial:
+		return true
+	case InboundFaxRequestOutcomeReceived:
 		return true
 	default:
 		return false
@@ -276,8 +379,115 @@ type Error struct {
 // ErrorError defines model for Error.Error.
 type ErrorError string
 
+// Fault defines model for Fault.
+type Fault struct {
+	// Api The API whose requests the fault takes.
+	Api     *FaultAPI `json:"api,omitempty"`
+	Attempt *int      `json:"attempt,omitempty"`
+
+	// Count How many it takes; 0 means no limit.
+	Count     int       `json:"count"`
+	CreatedAt time.Time `json:"created_at"`
+	Delay     *string   `json:"delay,omitempty"`
+
+	// Id Example: flt-0123456789abcdef
+	Id string `json:"id"`
+
+	// Kind What the fault does: `rate-limited` (429), `unavailable` (503), `internal-error`
+	// (500), `slow`, `drop` act on requests; `webhook-duplicate`, `webhook-reorder`,
+	// `webhook-fail` on the fax account's webhook deliveries.
+	Kind       FaultKind `json:"kind"`
+	Operation  *string   `json:"operation,omitempty"`
+	RetryAfter *string   `json:"retry_after,omitempty"`
+	Share      *float64  `json:"share,omitempty"`
+
+	// Taken How many requests (or deliveries) it took so far, on every replica.
+	Taken int `json:"taken"`
+}
+
+// FaultAPI The API whose requests the fault takes.
+type FaultAPI string
+
+// FaultKind What the fault does: `rate-limited` (429), `unavailable` (503), `internal-error`
+// (500), `slow`, `drop` act on requests; `webhook-duplicate`, `webhook-reorder`,
+// `webhook-fail` on the fax account's webhook deliveries.
+type FaultKind string
+
+// FaultList defines model for FaultList.
+type FaultList struct {
+	Data []Fault `json:"data"`
+}
+
+// FaultRequest defines model for FaultRequest.
+type FaultRequest struct {
+	// Api The API whose requests the fault takes.
+	Api *FaultAPI `json:"api,omitempty"`
+
+	// Attempt The delivery attempt a `webhook-fail` fault fails (1 is the first). Default 1.
+	Attempt *int `json:"attempt,omitempty"`
+
+	// Count How many of the next matching requests (or deliveries) the fault takes; 0 or absent with no `share` means every one.
+	Count *int `json:"count,omitempty"`
+
+	// Delay How long a `slow` fault holds a request, as a Go duration (at most 30s). Default 2s.
+	Delay *string `json:"delay,omitempty"`
+
+	// Kind What the fault does: `rate-limited` (429), `unavailable` (503), `internal-error`
+	// (500), `slow`, `drop` act on requests; `webhook-duplicate`, `webhook-reorder`,
+	// `webhook-fail` on the fax account's webhook deliveries.
+	Kind FaultKind `json:"kind"`
+
+	// Operation An operationId of the API's spec; absent means every operation.
+	Operation *string `json:"operation,omitempty"`
+
+	// RetryAfter What a 429 or 503 tells the caller to wait, as a Go duration (whole seconds on the wire, at least 1s, at most 1h). Default 1s.
+	RetryAfter *string `json:"retry_after,omitempty"`
+
+	// Share The chance, above 0 and at most 1, that a matching request is taken.
+	Share *float64 `json:"share,omitempty"`
+}
+
 // Headers Header values by canonical name, secrets redacted.
 type Headers map[string][]string
+
+// InboundFax defines model for InboundFax.
+type InboundFax struct {
+	// FaxId The fax's id in the fax API (and in its events' `fax_id`).
+	FaxId     openapi_types.UUID `json:"fax_id"`
+	From      string             `json:"from"`
+	Outcome   InboundFaxOutcome  `json:"outcome"`
+	PageCount int                `json:"page_count"`
+	To        string             `json:"to"`
+}
+
+// InboundFaxOutcome defines model for InboundFax.Outcome.
+type InboundFaxOutcome string
+
+// InboundFaxRequest defines model for InboundFaxRequest.
+type InboundFaxRequest struct {
+	// CallDurationSecs The length of the call; without it one is derived from the page count.
+	CallDurationSecs *int `json:"call_duration_secs,omitempty"`
+
+	// Document The PDF received, base64 (at most 10 MiB); not with `pages`.
+	Document *[]byte `json:"document,omitempty"`
+
+	// From The sender's number in E.164 form. Default `+14155550123`.
+	From *string `json:"from,omitempty"`
+
+	// Outcome `received` (default): the fax is received whole. `partial`: received with
+	// `partial_content` true. `failed`: the sender's call drops (`sender_call_dropped`).
+	Outcome *InboundFaxRequestOutcome `json:"outcome,omitempty"`
+
+	// Pages The pages of the sample PDF received when no `document` is given. Default 1.
+	Pages *int `json:"pages,omitempty"`
+
+	// To A number of the sandbox's fax account enabled on its application, in E.164 form. Default the sandbox's number (`credentials.fax.from`).
+	To *string `json:"to,omitempty"`
+}
+
+// InboundFaxRequestOutcome `received` (default): the fax is received whole. `partial`: received with
+// `partial_content` true. `failed`: the sender's call drops (`sender_call_dropped`).
+type InboundFaxRequestOutcome string
 
 // JournalEntry defines model for JournalEntry.
 type JournalEntry struct {
@@ -397,6 +607,9 @@ type SandboxClock struct {
 	Offset string `json:"offset"`
 }
 
+// FaultID defines model for FaultID.
+type FaultID = string
+
 // SandboxID defines model for SandboxID.
 type SandboxID = string
 
@@ -456,6 +669,12 @@ type CreateSandboxJSONRequestBody = CreateSandboxRequest
 
 // AdvanceSandboxClockJSONRequestBody defines body for AdvanceSandboxClock for application/json ContentType.
 type AdvanceSandboxClockJSONRequestBody = ClockChange
+
+// AddSandboxFaultJSONRequestBody defines body for AddSandboxFault for application/json ContentType.
+type AddSandboxFaultJSONRequestBody = FaultRequest
+
+// TriggerInboundFaxJSONRequestBody defines body for TriggerInboundFax for application/json ContentType.
+type TriggerInboundFaxJSONRequestBody = InboundFaxRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -614,6 +833,96 @@ type ClientInterface interface {
 	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
 	AdvanceSandboxClock(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ClearSandboxFaults Delete every fault of a sandbox
+	//
+	// Removes every fault of the sandbox; requests are served normally again at once.
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+	ClearSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSandboxFaults List a sandbox's faults
+	//
+	// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+	// took so far; a fault whose `count` was all taken is listed until it is deleted.
+	//
+	// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+	ListSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddSandboxFaultWithBody Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFaultWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddSandboxFault Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFault(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSandboxFault Delete one fault of a sandbox
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+	DeleteSandboxFault(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	//
 	// Every request made with the sandbox's credentials to any API, oldest first, with
@@ -646,6 +955,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TriggerInboundFaxWithBody Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFaxWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFax(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CreateSandboxWithBody Create a sandbox
@@ -801,6 +1138,146 @@ func (c *Client) AdvanceSandboxClock(ctx context.Context, id SandboxID, body Adv
 	return c.Client.Do(req)
 }
 
+// ClearSandboxFaults Delete every fault of a sandbox
+//
+// Removes every fault of the sandbox; requests are served normally again at once.
+//
+// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+func (c *Client) ClearSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClearSandboxFaultsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSandboxFaults List a sandbox's faults
+//
+// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+// took so far; a fault whose `count` was all taken is listed until it is deleted.
+//
+// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+func (c *Client) ListSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSandboxFaultsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddSandboxFaultWithBody Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *Client) AddSandboxFaultWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddSandboxFaultRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddSandboxFault Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *Client) AddSandboxFault(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddSandboxFaultRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSandboxFault Delete one fault of a sandbox
+//
+// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+func (c *Client) DeleteSandboxFault(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSandboxFaultRequest(c.Server, id, faultId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListSandboxRequests List the requests a sandbox's credentials made
 //
 // Every request made with the sandbox's credentials to any API, oldest first, with
@@ -844,6 +1321,54 @@ func (c *Client) ListSandboxRequests(ctx context.Context, id SandboxID, params *
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 func (c *Client) ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetSandboxRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TriggerInboundFaxWithBody Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *Client) TriggerInboundFaxWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTriggerInboundFaxRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TriggerInboundFax Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *Client) TriggerInboundFax(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTriggerInboundFaxRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1043,6 +1568,162 @@ func NewAdvanceSandboxClockRequestWithBody(server string, id SandboxID, contentT
 	return req, nil
 }
 
+// NewClearSandboxFaultsRequest constructs an http.Request for the ClearSandboxFaults method
+func NewClearSandboxFaultsRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListSandboxFaultsRequest constructs an http.Request for the ListSandboxFaults method
+func NewListSandboxFaultsRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAddSandboxFaultRequest calls the generic AddSandboxFault builder with application/json body
+func NewAddSandboxFaultRequest(server string, id SandboxID, body AddSandboxFaultJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddSandboxFaultRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewAddSandboxFaultRequestWithBody constructs an http.Request for the AddSandboxFault method, with any body, and a specified content type
+func NewAddSandboxFaultRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteSandboxFaultRequest constructs an http.Request for the DeleteSandboxFault method
+func NewDeleteSandboxFaultRequest(server string, id SandboxID, faultId FaultID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "fault_id", faultId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListSandboxRequestsRequest constructs an http.Request for the ListSandboxRequests method
 func NewListSandboxRequestsRequest(server string, id SandboxID, params *ListSandboxRequestsParams) (*http.Request, error) {
 	var err error
@@ -1198,6 +1879,53 @@ func NewResetSandboxRequest(server string, id SandboxID) (*http.Request, error) 
 	return req, nil
 }
 
+// NewTriggerInboundFaxRequest calls the generic TriggerInboundFax builder with application/json body
+func NewTriggerInboundFaxRequest(server string, id SandboxID, body TriggerInboundFaxJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTriggerInboundFaxRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewTriggerInboundFaxRequestWithBody constructs an http.Request for the TriggerInboundFax method, with any body, and a specified content type
+func NewTriggerInboundFaxRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/triggers/inbound-fax", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1331,6 +2059,102 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
 	AdvanceSandboxClockWithResponse(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error)
 
+	// ClearSandboxFaultsWithResponse Delete every fault of a sandbox
+	//
+	// Removes every fault of the sandbox; requests are served normally again at once.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+	ClearSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ClearSandboxFaultsResponse, error)
+
+	// ListSandboxFaultsWithResponse List a sandbox's faults
+	//
+	// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+	// took so far; a fault whose `count` was all taken is listed until it is deleted.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+	ListSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxFaultsResponse, error)
+
+	// AddSandboxFaultWithBodyWithResponse Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFaultWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error)
+
+	// AddSandboxFaultWithResponse Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFaultWithResponse(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error)
+
+	// DeleteSandboxFaultWithResponse Delete one fault of a sandbox
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+	DeleteSandboxFaultWithResponse(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*DeleteSandboxFaultResponse, error)
+
 	// ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
 	//
 	// Every request made with the sandbox's credentials to any API, oldest first, with
@@ -1367,6 +2191,34 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandboxWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
+
+	// TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFaxWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error)
+
+	// TriggerInboundFaxWithResponse Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFaxWithResponse(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error)
 }
 
 // CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
@@ -1847,6 +2699,296 @@ func (r AdvanceSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+type ClearSandboxFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ClearSandboxFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClearSandboxFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClearSandboxFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClearSandboxFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSandboxFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaultList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON200() *FaultList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSandboxFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSandboxFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSandboxFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSandboxFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AddSandboxFaultResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Fault
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON201() *Fault {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AddSandboxFaultResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddSandboxFaultResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddSandboxFaultResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddSandboxFaultResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteSandboxFaultResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSandboxFaultResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSandboxFaultResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSandboxFaultResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSandboxFaultResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
 type ListSandboxRequestsResponse503Headers struct {
 	RetryAfter int
@@ -2027,6 +3169,89 @@ func (r ResetSandboxResponse) ContentType() string {
 	return ""
 }
 
+type TriggerInboundFaxResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *InboundFax
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON201() *InboundFax {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r TriggerInboundFaxResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TriggerInboundFaxResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TriggerInboundFaxResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TriggerInboundFaxResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateSandboxWithBodyWithResponse Create a sandbox
 //
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
@@ -2158,6 +3383,132 @@ func (c *ClientWithResponses) AdvanceSandboxClockWithResponse(ctx context.Contex
 	return ParseAdvanceSandboxClockResponse(rsp)
 }
 
+// ClearSandboxFaultsWithResponse Delete every fault of a sandbox
+//
+// Removes every fault of the sandbox; requests are served normally again at once.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+func (c *ClientWithResponses) ClearSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ClearSandboxFaultsResponse, error) {
+	rsp, err := c.ClearSandboxFaults(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClearSandboxFaultsResponse(rsp)
+}
+
+// ListSandboxFaultsWithResponse List a sandbox's faults
+//
+// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+// took so far; a fault whose `count` was all taken is listed until it is deleted.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+func (c *ClientWithResponses) ListSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxFaultsResponse, error) {
+	rsp, err := c.ListSandboxFaults(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSandboxFaultsResponse(rsp)
+}
+
+// AddSandboxFaultWithBodyWithResponse Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *ClientWithResponses) AddSandboxFaultWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error) {
+	rsp, err := c.AddSandboxFaultWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddSandboxFaultResponse(rsp)
+}
+
+// AddSandboxFaultWithResponse Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer.
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *ClientWithResponses) AddSandboxFaultWithResponse(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error) {
+	rsp, err := c.AddSandboxFault(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddSandboxFaultResponse(rsp)
+}
+
+// DeleteSandboxFaultWithResponse Delete one fault of a sandbox
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+func (c *ClientWithResponses) DeleteSandboxFaultWithResponse(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*DeleteSandboxFaultResponse, error) {
+	rsp, err := c.DeleteSandboxFault(ctx, id, faultId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSandboxFaultResponse(rsp)
+}
+
 // ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
 //
 // Every request made with the sandbox's credentials to any API, oldest first, with
@@ -2205,6 +3556,46 @@ func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, id S
 		return nil, err
 	}
 	return ParseResetSandboxResponse(rsp)
+}
+
+// TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *ClientWithResponses) TriggerInboundFaxWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error) {
+	rsp, err := c.TriggerInboundFaxWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTriggerInboundFaxResponse(rsp)
+}
+
+// TriggerInboundFaxWithResponse Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *ClientWithResponses) TriggerInboundFaxWithResponse(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error) {
+	rsp, err := c.TriggerInboundFax(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTriggerInboundFaxResponse(rsp)
 }
 
 // ParseCreateSandboxResponse parses an HTTP response from a CreateSandboxWithResponse call
@@ -2643,6 +4034,242 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 	return response, nil
 }
 
+// ParseClearSandboxFaultsResponse parses an HTTP response from a ClearSandboxFaultsWithResponse call
+func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClearSandboxFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSandboxFaultsResponse parses an HTTP response from a ListSandboxFaultsWithResponse call
+func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSandboxFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaultList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAddSandboxFaultResponse parses an HTTP response from a AddSandboxFaultWithResponse call
+func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddSandboxFaultResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Fault
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSandboxFaultResponse parses an HTTP response from a DeleteSandboxFaultWithResponse call
+func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSandboxFaultResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListSandboxRequestsResponse parses an HTTP response from a ListSandboxRequestsWithResponse call
 func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2800,6 +4427,74 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTriggerInboundFaxResponse parses an HTTP response from a TriggerInboundFaxWithResponse call
+func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TriggerInboundFaxResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest InboundFax
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
 	}
 
 	return response, nil

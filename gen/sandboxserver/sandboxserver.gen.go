@@ -40,12 +40,27 @@ type ServerInterface interface {
 	// AdvanceSandboxClock Advance or set a sandbox's clock
 	// (POST /sandboxes/{id}/clock)
 	AdvanceSandboxClock(ctx echo.Context, id SandboxID) error
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx echo.Context, id SandboxID) error
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx echo.Context, id SandboxID) error
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx echo.Context, id SandboxID) error
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx echo.Context, id SandboxID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -126,6 +141,78 @@ func (w *ServerInterfaceWrapper) AdvanceSandboxClock(ctx echo.Context) error {
 	return err
 }
 
+// ClearSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearSandboxFaults(ctx, id)
+	return err
+}
+
+// ListSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxFaults(ctx, id)
+	return err
+}
+
+// AddSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) AddSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddSandboxFault(ctx, id)
+	return err
+}
+
+// DeleteSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "fault_id" -------------
+	var faultId FaultID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fault_id", ctx.Param("fault_id"), &faultId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fault_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSandboxFault(ctx, id, faultId)
+	return err
+}
+
 // ListSandboxRequests converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSandboxRequests(ctx echo.Context) error {
 	var err error
@@ -202,6 +289,22 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// TriggerInboundFax converts echo context to params.
+func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TriggerInboundFax(ctx, id)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -256,6 +359,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults", wrapper.ClearSandboxFaults, options.OperationMiddlewares["ClearSandboxFaults"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/faults", wrapper.ListSandboxFaults, options.OperationMiddlewares["ListSandboxFaults"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults/:fault_id", wrapper.DeleteSandboxFault, options.OperationMiddlewares["DeleteSandboxFault"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/triggers/inbound-fax", wrapper.TriggerInboundFax, options.OperationMiddlewares["TriggerInboundFax"]...)
 
 }
 
@@ -888,6 +996,364 @@ func (response AdvanceSandboxClock503JSONResponse) VisitAdvanceSandboxClockRespo
 	return err
 }
 
+type ClearSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ClearSandboxFaultsResponseObject interface {
+	VisitClearSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ClearSandboxFaults204Response struct {
+}
+
+func (response ClearSandboxFaults204Response) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClearSandboxFaults400JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClearSandboxFaults401JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClearSandboxFaults403JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClearSandboxFaults404JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ClearSandboxFaults500JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ListSandboxFaultsResponseObject interface {
+	VisitListSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxFaults200JSONResponse FaultList
+
+func (response ListSandboxFaults200JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxFaults400JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxFaults401JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxFaults403JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxFaults404JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxFaults500JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFaultRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *AddSandboxFaultJSONRequestBody
+}
+
+type AddSandboxFaultResponseObject interface {
+	VisitAddSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type AddSandboxFault201JSONResponse Fault
+
+func (response AddSandboxFault201JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddSandboxFault400JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddSandboxFault401JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddSandboxFault403JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddSandboxFault404JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFaultRequestObject struct {
+	Id      SandboxID `json:"id"`
+	FaultId FaultID   `json:"fault_id"`
+}
+
+type DeleteSandboxFaultResponseObject interface {
+	VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type DeleteSandboxFault204Response struct {
+}
+
+func (response DeleteSandboxFault204Response) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSandboxFault400JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSandboxFault401JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSandboxFault403JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSandboxFault404JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSandboxFault500JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequestsRequestObject struct {
 	Id     SandboxID `json:"id"`
 	Params ListSandboxRequestsParams
@@ -1103,6 +1569,113 @@ func (response ResetSandbox503JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type TriggerInboundFaxRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *TriggerInboundFaxJSONRequestBody
+}
+
+type TriggerInboundFaxResponseObject interface {
+	VisitTriggerInboundFaxResponse(w http.ResponseWriter) error
+}
+
+type TriggerInboundFax201JSONResponse InboundFax
+
+func (response TriggerInboundFax201JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TriggerInboundFax400JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TriggerInboundFax401JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TriggerInboundFax403JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TriggerInboundFax404JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response TriggerInboundFax413JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax500JSONResponse struct{ InternalJSONResponse }
+
+func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CreateSandbox Create a sandbox
@@ -1120,12 +1693,27 @@ type StrictServerInterface interface {
 	// AdvanceSandboxClock Advance or set a sandbox's clock
 	// (POST /sandboxes/{id}/clock)
 	AdvanceSandboxClock(ctx context.Context, request AdvanceSandboxClockRequestObject) (AdvanceSandboxClockResponseObject, error)
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx context.Context, request ClearSandboxFaultsRequestObject) (ClearSandboxFaultsResponseObject, error)
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx context.Context, request ListSandboxFaultsRequestObject) (ListSandboxFaultsResponseObject, error)
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx context.Context, request AddSandboxFaultRequestObject) (AddSandboxFaultResponseObject, error)
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx context.Context, request DeleteSandboxFaultRequestObject) (DeleteSandboxFaultResponseObject, error)
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx context.Context, request ListSandboxRequestsRequestObject) (ListSandboxRequestsResponseObject, error)
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -1312,6 +1900,130 @@ func (sh *strictHandler) AdvanceSandboxClock(ctx echo.Context, id SandboxID) err
 	return nil
 }
 
+// ClearSandboxFaults operation middleware
+func (sh *strictHandler) ClearSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ClearSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearSandboxFaults(ctx.Request().Context(), request.(ClearSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearSandboxFaultsResponseObject); ok {
+		return validResponse.VisitClearSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSandboxFaults operation middleware
+func (sh *strictHandler) ListSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ListSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxFaults(ctx.Request().Context(), request.(ListSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxFaultsResponseObject); ok {
+		return validResponse.VisitListSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddSandboxFault operation middleware
+func (sh *strictHandler) AddSandboxFault(ctx echo.Context, id SandboxID) error {
+	var request AddSandboxFaultRequestObject
+
+	request.Id = id
+
+	var body AddSandboxFaultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddSandboxFault(ctx.Request().Context(), request.(AddSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddSandboxFaultResponseObject); ok {
+		return validResponse.VisitAddSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSandboxFault operation middleware
+func (sh *strictHandler) DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error {
+	var request DeleteSandboxFaultRequestObject
+
+	request.Id = id
+	request.FaultId = faultId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSandboxFault(ctx.Request().Context(), request.(DeleteSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSandboxFaultResponseObject); ok {
+		return validResponse.VisitDeleteSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSandboxRequests operation middleware
 func (sh *strictHandler) ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error {
 	var request ListSandboxRequestsRequestObject
@@ -1363,102 +2075,191 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// TriggerInboundFax operation middleware
+func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error {
+	var request TriggerInboundFaxRequestObject
+
+	request.Id = id
+
+	var body TriggerInboundFaxJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TriggerInboundFax(ctx.Request().Context(), request.(TriggerInboundFaxRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TriggerInboundFax")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TriggerInboundFaxResponseObject); ok {
+		return validResponse.VisitTriggerInboundFaxResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Hzrcts4lvCroPhNVaQMLcuJk+nIP75y0ulpT+fiHXt2pirymhB5JKFNAmwAtKxJ/Fj7AvtkW+cA4EWi",
-	"bGdz2amt/tMdhbic+x35GKWqKJUEaU00+RiVXPMCLGj6dcZlNlM3Jz/ijwxMqkVphZLRJDpfAjPu8yPD",
-	"RDaK4kjgh5LbZRRHkhcQTSKRRXGk4bdKaMiiidUVxJFJl1Bwd521oHHbf5jZzd6H8d4Lvje/+Hjw/PYP",
-	"URzZdYmHGKuFXES3t7d4limVNEDwveTZX+G3CozFX6mSFiT9kZdlLlKOsO7/ahDgj61b/6BhHk2i/7ff",
-	"4L7vvpr911or7a7aRli7y9hMA78yzCINaB9TmnGmqxxG0W0c/aT0TGQZyO8DllVXIJkw7JrnImOzyrKC",
-	"r5lUlmWK2aUwBNWJRFrz/NsDdSxZJeGmhNRCxgCXEQTvlP1JVTL79hC8U8xU6TKIKBsozZQEYpkjV6bA",
-	"EIkQEK3yIUHoxelcFKCq7yBViRepS+tuTCYEYi1oKluzTGQEKNdaXANbCbsU0gkf6GvQjwzTwDPmjzhi",
-	"BmTGhGV8wYUktM6VesP1Ar6PPBLUwjB1DZrgzEUhLFNzdsDeipcE0d8kr+xSafFP+D7iQFyPUVGRlk4W",
-	"hGHHpyfsSqqVCVBdc5HzWf4dSJVUzW2e746hLOUSgdTA0yUT1rCMWz7jBo6YBqvXjM8taJb8FX/sHeOP",
-	"hBlIlcwMGuIl8Myb8NaSbSN+5rYwq9iKC8tmMFcamNVrIRdBfO6y34WQoqiKaHJQG2shLSyAECaCmqos",
-	"lbaQvYVM8HNa9D2FEAn5l7P370YRrvNbyXmobP1apipD37JFmqSy8x88V+gobpiFG3vEEmTE88P2txV3",
-	"9/zt/Ke9H2gZkg0kUuZDhCdFceS2RRdbbi2OXuUqvXq15NJpKM8ygWDw/FSrErQV6O7mPDewienrG57a",
-	"fE3yrOYs4dk1lykkjMuMJQZsgpCUrWPweFqzjfPPasXmXKM4FOraGcsUQYsRe87+rFhWaeIUGyQvxiaJ",
-	"WXIwLuh/y6fjIhkesWRsEqYr6dzjSukrllXApFoRTW54UaJyRQfjIoqjgt+8Abmwy2jy9EncjgcGGAxc",
-	"/HEwnY7cn4b/fyDNp8p8+q//NJ8K88l8Kj4th8M/9gQKcWTA9scsQhrLpd3GkVl1REwMStAJcNC2Ivxz",
-	"pQtuo0mUcQt7+Lc9YUr9N2r2K6S25vBblcF9kZSDZZAcOyb5CIy2J8MRS+Za/RNkwhCLzDBjRZ6zSlqR",
-	"o8UXZio9ezM0dQbspOEBt2RM0kprQBKIAtiAszm/Yb9WxqLfwCPCWiVTGBIrp5JbIoiEG8v8BWyQTIMs",
-	"TaMJm0ZjM40874UlP6UwFFHXaE3wNkRAA8/9IlwxlSue5w6WMq+c1Kj53IAD1l9gSKAN0N9kkMX0m0xj",
-	"5aWMjpytp1JYA/k8+Ek+QyC4N48j9iPMeZVbD8hoKlua6ohLFo/n/ZqqgdvAlVbseafKdtWPOHyfaWvk",
-	"BaXJ5v3KmiskbCM/LBfXSCryDkicnBvLKgN3KTDqbTyVycESfz1xejxBAcgBtx8UMf4olLHsT0/GSzZ4",
-	"OmYZX5thi5gHy0DKRsGX30y/ezWMOJN51hBP8vz9PJp8uJvSYcNt/HGDURQx3KevaiVdaHHEuDQr0Kh4",
-	"kixyShZjG/TGnX7wd1xs4XPhMMpAWsFzcx8UFiSX1sSsDgxTXOe05grWhpxDBoXaS5tTR+huexzEnBP9",
-	"NrxGKS6vYE2E2dQKdG2Xlc57P6ZKSgfOpch6V8y1Kno/rGC2VOrqsqxmuUh3XL9B0RqWuAZ5EwZ/Y+/5",
-	"Fz2iVfJimx534nwF613I4icDqXYOauuzBV58FpK0ob6xc34fLhqM5ZXmLvb6DJTSXIC0u7DyX+9ArLn4",
-	"clH1nrIbx+buzZu2z+1D2liluYutNjCu0qsd8ILMSiWk/Vz+algIF8T2BCU7qXMN2gglIbvcCdIGeWr4",
-	"6itbQlBTx5/Wc8E2nTYuKEmu0BY0BOzITx+lXUi+Red0Z+Tz8/n5KQYztjIta1knEXEE4cTgpIWkMsel",
-	"z5GjOKrauSTFaL76EkdS2cs5lRxwWZ2LXPr845Luc3i3snCqZfliCR1fJ4V9MUEBxnjpuptlRIWAUbOv",
-	"j44/Nxlcf2jxMRIWCtNvQ9xfcK35OtpKjtzR7JrnFWDAhNmmkiLlOZO8gJg54TFMQ8ZTC1mLLw2Af1EV",
-	"kue1tHrd6yzaLPsMUWqwCJHKpcOyibxVhZyod8iqmDlRKcAuVb9WInDcesXclsL680mGnhJd6PHpCTMl",
-	"pGwARWnXbLUE2anNFNymS8iYVBKGo74khEqhfdD8VoGjWk+Jka8YfWZueczEnHG57r0giC0moTuMUbPg",
-	"ElrJ7l0RUScx3jzE6kqmGGi17psplQOX7bWtCsRdVwUxbxV270KmteILsGmfci86fvHn42Pgt34OA6rM",
-	"I8PKnKcQArZfnTp1Ukwh7fPDXpvo7GUL5NY3ykm3Lv77pvS6YmLGBhQuWp5eheRz+NA8N46uhcpJbXYF",
-	"qKg/zSJGljigHCBp65ew7ApKys4xfTk+PXlk6JThZCqpGuaotlqCBlw90+rK5+p4F4a7dHaVN58p+fEq",
-	"/ciww/GYDZSeysPxYcwOx89idnjwFP/zbOhjeDKEdFLhspra1t7FfG8S/z3gu22KN/wBighFqVHbQNV2",
-	"LA69FM9uz9uuZdxWuR6p3bAUu+zCTlXf1M6durhbvTrCcrHboZz2xmkZt7zj8x7AB+eaetyhhBt7yfsr",
-	"oqcaqApC0lgo7dRVgHHm/oiV3FB1gxuWcFd4nSvdFEdKvoAHafGGLBCGd9Clkaot4gjZq+++hlWTnQnT",
-	"rkp62XKuKJSMKVVSVwKljDjd55hda69P3+vuIVOauRN9TEH9sb+cvX/HKGgFzYS0qqmgDpL9Ob/ZtyoZ",
-	"HjEyCFNZe9zVUuWNvVC6ru0WwKV1GrrtLap8B5RkHMgyyA3TQJEZ83EZWymdIa+7dcuiMpbNoC6JHIzH",
-	"92b5QoaOqIerj9GtysWXFoxSVwu55LYbOd1ly9NuteHOu1pLMUK/KYUG42/b4Xd8ZyODHCyYTtGqkjk4",
-	"pRKGVQYyX4J9uB9yqVjDIzO72Xs6f8HH6UH2BA5nz/jzP/Xty7mxl3jjZ1FKqtW99RgqrVKxlVxqzFZL",
-	"4Xs5vlbDDHwGhr0lQLzz/PzNVm1vo9C+HBdjc7+MuuQaRc2h6C7tCNMGxTqs70rQHQL+KohzV8oLnyI+",
-	"WMgfyIaH09hVne9oi2yzWBjG0c6FpMEHUvF9LHkQRwqXLjpeeOB6s3YDaaWFXZ8hmRw1PZznu0uYPCuE",
-	"DF3RFmp7xG90aXXDlPfVOxEj4guFzMA1eQ8P3NLa0jXmhJyr0PDjKVHXj4bwUhC5MMPWud9kJvv7C2GX",
-	"1WyUqmI/rKn/sJ3OeqkiD30FNIUhJbUv/RbGmUW/4fJG8tZcrtmrE/armlHFFH/mXC4qvoAJwzBzKoNx",
-	"Qg6j60QnCtSBIF6HequSFMJTaIoZ44Cz0+O3zAIvqAFBjQd9LVJAy6an0hdkY+b6LjxNVSWtX9t0QmNW",
-	"ajUXOcTM5bcU2lKz2m32aXQ4YCrpBCr14kpX5EFBZE2aHSByJTRah6xFoWSpknOx8NI6jF0vhk9l8Lo+",
-	"QUHk4Rr02i6RxmThGrWnDtKIvVPuq5oTfVqkvBZGIBOsQkoou6TphXZJmr1unW5cNuAThtAEj5lRDgim",
-	"gSiGN3GnfFOpJDtVxi40nP3bGx/QB4dTwGgqp/Lc5/fCOL+UMeWucEpRKm1ZJTF6SfZNkK9kxM6XGoA5",
-	"YXdaYBjXxAQoLWQTPHyPTnr8uKVgjx/TQE6mWrQ7alb2at7jx2yQHJ+enJ0fv/rl8uz43Y8v3//j8vz9",
-	"L6/fJaSVuDdpoAs1f6bmU8l2FfuHBAg1KJxdZ/UJbJB0ulsYiaFmEJfwyDpFqYl6OH5KaPAGibaJQBRa",
-	"TZEU2GzNNi8J8zfIIm4DOHSfzNcIAgFQS1Fz96FLE8nYijnGD2FSBm6Esa5FSFiSMErAQ1ugO1FouIgq",
-	"BZmPCIVmZz8f7z159twdo4qS41chEWDfQ0b3wqjkafzBU5l8nFKhbxrFbOpqfe6PPqycRrdJiDqdiKAk",
-	"ZgoMwXO80ctrtXZ98JQR98PfG5ZYmydsyQ3lJmijBJJaWBpLQIc9lRRVDXgzV7TeVF1n6JHdNZfJp/kR",
-	"GUwf7LA9pDKVIZYT1BuW/lDI57EzNE5Fnal0xibPPWlRlQndEzQ+BUiyrQrd7MQLZswWYGO0Xvg/d1fc",
-	"KRwEkxSSfgyFzAqgHDkNTyiaSRj6UVJ1z1+ZMbNUK3m04dFRbkP7PbTZycv7DjbKY8hKVJ7FoZdNa5xp",
-	"lb51PYwZNUaNg9j3mViuFg5aLRYLlEKakPr5/Px0KlNVuBRy4nlLNHU0DCJBLW5vqjo1G6Lla3RCgShU",
-	"ZWK5MNY05ZG+UoygSq8vxSTNimQ4+irsibu8Qfyncjfh/wy2M/MQs/5RiEnLlE4lsmAv0+IaZJ2Ob3VH",
-	"2VzluVqRwFLZCx2wEUWVo9V9hAICpYkDt0jAxTVQ9u9lTGgawBKAjKUxQoqA1zHTGFm6ObeVkJlamZgV",
-	"kAnOciGvzNBZIxQe9Hz1DIU3R3EzLENWcAYpL4BmG1CxdSXR+TRMR+Neo+Vhm3YNJRgmkUSYZyDGhbqG",
-	"Efvps6QSzR5MJUqly7JzkYI00IrijkueLmHvyWi8FcetVqsRp88jpRf7fq/Zf3Py6vW7s9e0hwqWNm/H",
-	"g7W0H5+eNI0rjJpHB26HKkFShyF6OhqPnvpCGcW9jbumDEOZnnjeOSDThLUTNw7oDFUrmot9HdDNU7Rk",
-	"yjEzuBJhzVS2o6DB57bgh/U0SxNeI7+nsh7t7Q4XLEHDiL0DyMzu2D0ECa1AxHGx1e2oyRGqD3UN8KUv",
-	"w3+VSb3esZnb7YHuJ+ODr3xnPRCyY0yw5igZcMrPiXY+dqj5hHJ3OB7vurTGYr81k05bDu7f0pmFpU1P",
-	"79/UzJjTjh/u37Ex24zbDh5wUT07TBuePQSdnpnP2zh69hDy1UPqtOHpg4hXd2cpGa6Kgut1LdiNmmN6",
-	"yheGKu+1lbjAPY3V2P8osltnMtCjbRuPH7cLWHGnrCOC08awyUUFnbCHDeYcjbOQbJ6LxdK6nNAtgGtw",
-	"Z6R5lUHW2IXQH2InGxlXWOCk1lhVTiX6EcqA3QwfZqndfKnPDDjE2mago5eHu0iR/curxuH9O+qHCf8L",
-	"YurIeK+YxtFi10xrE+kYsJjsmNjHJZtmjA1cTFBLDDX7uoLQRGDbUjD+atb5YWb5d9n6Mtn6M9gHCFb7",
-	"0deOaclmyX7zKIymFDds537drXiAuLqgn/IzsoG+XLtLHl/56vS3Fkp3z92SWWdev0vo15PQQNSWpLrf",
-	"Xyal8Y5E4K267nryUNafK73iOptQvap+UjHoVPRj99JBaWoTD11JTk0lPbpgAy7rpwZ3PiqYdLCn252J",
-	"XigwbMbTq3gqjXJpofSFVZ5r4NmaZZi3UNkFM0ZVgJ/dX3AhhyO28TiE3r6tVF0BlbCquxipKgphMc2f",
-	"C23skas+1ElpaG9spdQElnsyMJUOEipS3JVfp7xaLC2rSoyBlM5AH9W5aDfldoUCn3Gz1VIZIJKo+ZyB",
-	"rAMkSnLc4IYjgvIFsCU3vk7gIiuqjbZbj8I4RP219K5gxiXS1ZXZVlxQ9XDuHnjS4yskcc4t6BE7W6oq",
-	"r8F0tWgHCW7KBFCLerWkQn6oZIaFcyGFWULroYx7sjCV4SkXO249+PAgG8vXJjzlCCw8YjxUo5DZoU40",
-	"16pgAnP39xulgUC2/oKCBvfgcD6nF5x94WJPUeZb5Y6tx1G33R6Z1RXc/mv5g1axICWY4+4rFRSt/2s+",
-	"4/fss8exeQXxr7Ae5ON6oimvUGZnQPXa53VhJjXzpeiuuW6nAFZRnZ/qWyrPcBvZ/Di8xyKT7roHoeo0",
-	"Yq/9GBTahsZZCMlmNAZrwnOrQuS58PbLuw2hp7Km2JHrKTRdBrrbH+lMYZi48k4nmEtyNU3NzblFYX2N",
-	"Gzp0oLVdg1yPlQTcUp7nbgBSq2qxrBuSYR8abF9GN0u18l6lc3KLEHZIfvWlygKVqHVZlUjvg+fsF/HS",
-	"1RUHSf+QHb3B2jE9h9Z/3ZpJQ/ANSDtEu0/DUMEPd1+h0ntAgsM9Pt2jQT1EOnncndxLhiN25ue+XfzB",
-	"yxK4dh0fPyuO3jM59taFuJfELHlFA2P4pzOwe82vU61u1ntby/+xd1yKvV9gTQj/Y++4+OfemR9g2KNu",
-	"nHu8GhrNYY7MeX/JC2BLlWeGJUYsJLeVptsom6Uj3fg6RWbJFawTYgZyjKcoA2uWfAiT7ReJq+Qa5RqA",
-	"tJPNBeD5rus8lTPHUi+NjSYxuHEW3rDB6fHbR4au8w9TktALqXvvuVoI+chMZeLa72ftdb6XbJew9uLq",
-	"xMkbTRPCv/b13ZiModXHLyQwGKuutJILdgXrYXhPPoOp5NZqMatwDXVPXSXbO3xUpX53/0YY2y3fmmgr",
-	"JO9apvcyX7cbQmR5QkOx/udCwvxhMxQStR+Yf8ELgtv4fohCi7MxR4P27P8j034ZMNwFdHt2t/U2vnn6",
-	"eDAex1EhZP37fwRsbce8gRdm8/VMH3D18HAHMvdq/9mLF3HrDT9CuT2m+gC+kmX2A+WcJjRDFCRMSIN2",
-	"widkCh3wHvbGeidYwX20QEgM/JY41ibN9G8SVKjUcC1UZWh4dyeX3cRwL6Bhxrcm5YMIidEjjZDWEAcG",
-	"DzL/rvZgPN4JDzUb+/l6MPYCt/sfZ7j4hmFze5R7R9TcblNTN7UdifxeU/my0BON9Ybp2BELYrzYCkQ9",
-	"V75+UZDGBDb/famvU8Q5rWx3nHhGM38mhHlaLJa29STeDQQpOalHwtoU8c0YN/p4x6CbH4r1szYLTLox",
-	"CGALrarSxDTsZ2Lq+7aONEeMmj9xaPTgF5oSOGK5mEO6TjdH8cxRO4hwpwxjX8UAwGCuTtt9AIE2xH+L",
-	"60S/VriitOs+D/9XZNG/TOG/lUaT7PxuEr7MJBB372+FtoaJST+7Y8QfLlAN3fhXX8SXq5TnrbnbZphy",
-	"kNBwrq5kMuzMiUz29w+e/Gk0Ho1HB5Mfxj+8IE33sPUPbsQYUZSQhukjEnHXrm0KXKNWgFEjuO2C/06R",
-	"yw7jiBlWGNtx//6J1606K24uCZaz38tvzEb6Noff6rL/24vb/w4AAP//",
+	"7H3tdts20+Ct4GjfcyKltCzHdtrIP/a4qdP6aT68id99ek6ZNSESklCTgEqAlvWkvqy9gb2yPTMDkKBE",
+	"2cpX9znvpj8ayyKBwcxgvmf8oZfqYqGVUNb0xh96C17yQlhR4qcXvMrt+U/wYyZMWsqFlVr1xr3LuWBT",
+	"+PKRYTIb9qKehF8vuJ33op7iheiNe/jAlcx6Ua8Uf1ayFFlvbMtKRD2TzkXBaUNrRQkv/69pbvd+H+09",
+	"43vT9x8Ont79Ry/q2dUCljK2lGrWu7uLeu+4yib6dhtUhr6+D67dITKT2wchuoO1zEIrIxBnP/Lsrfiz",
+	"EsbCp1QrKxT+yBeLXKYcYN3/wwDAH4Jd/6MU096499/2G3rs07dm/6wsdUlbbR64pM3YpBT82jALOMD3",
+	"mC4ZZ2WVi2HvLuq90OVEZplQfw9YVl8LxaRhNzyXGZtUlhV8xZS2LNPMzqVBqM4V4JrnXx+oU8UqJW4X",
+	"IrUiYwIeQwhea/tCVyr7+hC81sxU6dyzKOvrkmklkGSErkwLgygCQEqdDxBCx06XshC6+hu4KnEsdWVp",
+	"x2SMINaMprMVy2SGgPKylDeCLaWdS0XMJ8obUT4yrBQ8Y26JE2aEypi0jM+4VHisS61f8nIm/h5+RKil",
+	"YfpGlAhnLgtpmZ6yA/ZK/ogQ/afilZ3rUv5L/D3sgFSP4KICLokXpGGnF+fsWuml8VDdcJnzSf43oCqp",
+	"mt0c3YmgLOUKgCwFT+dMWsMybvmEG3HCSmHLFeNTK0qWvIUPe6fwIWFGpFplBgTxXPDMqZXgkU0h/o5e",
+	"YVazJZeWTcRUl4LZciXVzLPPffK7kEoWVdEbH9TCWiorZgIPjAg11WKhSyuyVyKT/BIf+juZEBD5j3dv",
+	"Xg9Ro7lXUXnobHWmUp2BbtlATVLZ6Q+OKrgUN8yKW3vCEiDE06PwuyWnff7z8sXeD/gYoE0owMzvPVip",
+	"F/Xotd77DbUW9Z7nOr1+PueKbijPMglg8Pyi1AtRWgnqbspzI9ZPenbLU5uvkJ/1lCU8u+EqFQnjKmOJ",
+	"ETYBSBbBMrA8PrN55l/0kk15CexQ6BsSlimAFsHpOftZs6wqkVKsnzwbmSRiycGowH/mh6MiGZywZGQS",
+	"VlaK1ONSl9csqwRTeok4ueXFAi5X72BU9KJewW9fCjWz89748EkU2gN9MAbef9eP4yH9NPjvfWX+qsxf",
+	"/+d/m78K85f5q/hrPhh812EoRD0jbLfNIpWxXNnNMzKrT5CI/hK0DByQrQD/VJcFt71xL+NW7MFvOw0n",
+	"9xs9+UOktqbwK52JhywpgqWfnBKRnAWGryeDIUumpf6XUAmDU2SGGSvznFXKyhwkvjSxcuTNQNQZYccN",
+	"DbhFYZJWZSkABbIQrM/ZlN+yPypjQW/AEv5ZrVIxQFLGiltEiBK3lrkNWD+JPS/FvTGLeyMT9xztpUU9",
+	"pcEU0TcgTWA3OEApeO4egiditeR5TrAs8oq4Rk+nRhCwbgODDG0E/iYTWYSfUTRWjstwyckqVtIakU+9",
+	"nuQTAII78ThkPwm0lR0gw1gFN5WQixKP5903tRTceqoEtue9V7Z9/ZDCD4m2hl+Am2zefVlzDYht+Ifl",
+	"8gZQhdoBkJNzY1llxH0XGO5tFKvkYA6fntA9HgMD5AJePygi+FBoY9n3T0Zz1j8csYyvzCBA5sHco7K5",
+	"4POvdr87bxhSJnOkQZrk+Ztpb/z7/Zj2L9xFH9YIhRbDQ/dVLxWZFieMK7MUJVw8hRI5RYmxCXqjTn93",
+	"e7zfOM97OlEmlJU8Nw9BYYXiypqI1YZhCs/RrbkWK4PKIROF3kubVYegbjsUxJQj/ta0xkJeXYsVImb9",
+	"VoBqu6rKvPPLVCtF4IB/2vXEtNRF5xdLMZlrfX21qCa5TLdsv4bRGpaoBnkdBrdj5/rvO1hrwYtNfNx7",
+	"5mux2nZY+MqItCQFtfG1Fbz4qEPiC/WOrfW7zlIKY3lVcrK9PuJIaS6FsttO5b6952DNxlezqnOV7Wds",
+	"9l7faXPdrkMbq0tOttXaiav0egu8QmULLZX9WPqWYibJiO0wSrZi50aURmolsqutIK2hp4av3jJggho7",
+	"brWODTbxtLbBAvkKZEGDwBb/dGGaTPINPKdbLZ9fLi8vwJixlQmkZe1ERD3hV/RKWioMc1w5H7kX9arQ",
+	"l0QbzUVfop7S9mqKIQd4rPZFrpz/cYX70bkDLxxjWS5YgsvXTmGXTVAIYxx33U8yxII/UfNeFx4xGtgp",
+	"hB+yHPDN04tzWAW0bbEImSlAbKorZbvtioKrFZhwll8Lc8JGrBBcgYtDnnw3oVJSwFccF93FUAZnJufd",
+	"KoVuV2NNTHO7Nzp4cnh0/PT7H57xSZqJadeK15LCSw+i6Fd48C7qAXq53XZl0d2+4t593rzSc16K9nl1",
+	"BYxSg6aqYkIIAmyqexDumNBgsCoTYMuVUpgBUkLra2Y0uGcR04qJG1HCG+g6d9FjjfVINUi8B0R4D0+L",
+	"cFtZERiq8/6eXpyz5Vwb0YBvfcCa+Cd0hT9CpjQ4bsi1AcE/584xof0yLcyYJSWwHHKqyBLWP3rybBCx",
+	"VrSF9Y9Hh/BLf8338FImseofj0bwhcn1EuzhrNSLhPEU3KH6iCcscabDXlZR9ELAw/6XpdBlJko0q/3v",
+	"plzmCSxC4N4yniIhHhnmHglo3nZLwvOsyaNGUO15sQKQ96IeAN6YOA2cwe8cmMFvAMjtNHgpTYdMyrjF",
+	"SI20ojA7Xb1eY7/zsuSrDW7FJbfy4qe5XZ8uOjeZ3hFqxdxTjLM1OhM/ws+G9Q/AqUayy9LYwG06GJKL",
+	"5GJoo1F0b0TtYZmtp42bXnCbzsHz3ipX1i4qCHpdMj7BOAC4zyDxExRxiVMBJHe0EuuQw38B9KMu6Gtp",
+	"v8WT5e7aOaDmOs/Aa3Xwd/mw3i89HIXe6BMz/Iqhpc/TMBuJkvrb88yT7/Ti/JFhZiHSE0+NFvb9G2un",
+	"9PxTf44e1Gcd0pSzoyfPgA+OR4fMijwn1k15novSR4q7aLGc61z4KLQXdEtZiiiIJZgmlnAwD2/CVyVZ",
+	"raU3r3I65yoFECf6RrAROsw1hBGzhJL1u4QXGtQnxTTTvDLyRrzy3E9h8k2ToLkwnVfFmwpr0hAZrksa",
+	"/tKE+bsFYSCUNx3NlgBejyvT0uyG55UwbLJiKVdayZTnTPFCRIw8DMNKkfHUiiywQRoAz9UEbO8XXfGE",
+	"Kb91LlRXupuSyj6cAeoSDI0+Bv0UhrbEDdy4RyyhhZJBKzxbVWjx7B5q0JVNdSFCR6MUqZA3qHIXvLQS",
+	"nQEQ6SLr1JELPhNXtYTeFH9WP+wiOKzUEQqrew1srS3e34vvTwxN8jy/8jcaXOwtgaccL6kXV/DWSR3u",
+	"lZRck4ZlogT0MTgKPgjQM4S+pT1+eHr0sObLdFoVQm1RyBc/vWCeXBGjTEujHQ5G7JX8cUDhfdRrCYBi",
+	"khbLTFZW3McyHfE3oTJMv9LFBc48Gx48PWKwZhAc/e7g6OD4+PgY/BcKtzWCLY6/+/1g79l7lGofDqKD",
+	"o7tOERbw50YGmc6dsH5GOw7G9a2RpsYLQwE9hLMjMyfj4CuMxPtvvHecMBBkQ7hiwPR1jtKdGujOwMw0",
+	"rJ/Qb6+Ig0q9WAi4km0z9hPu0xYGxK88/xn0EVs8wJZzodB68XyTACpm8kaozzC/6AavqXBP/RoaH5QN",
+	"jHwmFJjrGahFzGo0Oc9oG9u0F3Ob9JMwfjvlt0NgTxJ+H81VXWH0f+gKvIkzZcvV1vjDZ7lztXwhxbSD",
+	"41wIO9fd0bZ7bCvgk27jCk0r1gfLfUWcEtZcoK4XGVNaicGw18mYYKF0QPNnJcpVNyQlXzL8mtHjEZNT",
+	"xtWqcwMfjprobLUlLNE8cCWCJPZ9Rmkr4b2+iC0rBe5hiOaJ1rngKnw2qCy4bytvmQQFW/cdJnjiM04T",
+	"rvLgcdzDH38eI/7sprCAK/PIsEXOU+Etlz/oOrUUjVT26VFnCI3ioFusB9kl/f+5zr1UJJSxPooPy9Nr",
+	"n1Qe7Jq/jno3Uud4bbYlnuD+NA8xjLD6I3tIwvslLbsWC8y6g/hrHJzBOFZY5UJYW85FKeDpSamvXQ4e",
+	"9gK7D9eu8uZrdEIaf+loNAIPN1ZHo6OIHY2OI3Z0cAj/Ox643BzarrhSQappp5iFE4n/05/3wfAFsAhm",
+	"n3qhgKrlWORrJB25HW3bknHzynVw7Zqk2CYXtl719du59S5uv14tZnm/XaFcdOZfPip21FJNHR6MErd2",
+	"m2t7UQqKagA3Frqk6yqFIXF/whbcYNUCNyzhVFA11WUTTQGLY6dbvGsoa4OrNpAjVed9d7UpNdqZXAux",
+	"Im+RKvKlYBj11dcSuAwp3aWYqWS329xylcpMl4xWdG4g1r3+492b1wyTUWgEW91URvWT/Sm/3bc6GZww",
+	"FAixqjUuRQy8vNBlXbNVCK4s3dBNbVHlW6BE4YCSQa2JBgyNMpdvYUtdZkDrdj1SURnLJqJx/kejB7P3",
+	"UvlKZwdXF6GDioTPLQT5lBRL2q4iuHev4NE7wM1ClsK43bboHVexmIlcWGFaxSiVygVdKmlYZUTmSqt2",
+	"10PrSSAzud07nD7jo/QgeyKOJsf86fdd7+Xc2CvY8aMwpfTywToLLJnCIipUqRFbzqWr0XQ1GMyIjzhh",
+	"Z2kP7Hl5+XIjxrZWQDcfFSPzMI9S0hxYjY5Im7aYaQ1jLdK3OegeBn/u2bnN5YVL/e7M5DuSYXccUzXZ",
+	"PeWOmySWhnGQc7VTR4ZU9BBJdqJIQWlgooUDrjMbb0RaldKu3gGaCJsOzsvtpUk8K6Ty1c7B0faQ3qDS",
+	"6kJo3lXHBCdCuqDJLHiJ2sMBN7d2QQW3Uk21L+TlKWLXtXzwhUR09aIe1pLgS2a8vz+Tdl5Nhqku9v0z",
+	"9Q+bEUjHVaihrwV2VyiFZcnuFcaZBb1BfiNqa65W7Pk5+0NP0KuGjzlXs4rPxJiBmRkrL5yAwqA6QYkK",
+	"rCxEWvs6KgxhKXzHRR7ZxekrZgUvKILEUfLJVIBkK2PlCq0ixlt+Pz0bevuLUk9lLiLv0cOLWIROLzs3",
+	"2i8QK1wBS7jgSSreAEZkjZvtIaLSGAph+6hIqtVUzhy3DiKqseSx8lrXOShweMwuWAxzo4Rrrj1Whg7Z",
+	"a03f6iniJ0DljTQSiGA1YELbOQWIglAFOwtWN+QNOIfBF7dHzOh2Yht24nT5YqUVu9DGzkrx7n+8dAa9",
+	"VziFGMYqVj4hLQ3ppcynIehSLHRpWaXAekn2jeevZMgu56UQjJidboFhvEQiiIUV2RgW38OVHj8OLtjj",
+	"x9hok+kAdyfNk5037/Fj1k9OL87fXZ4+//Xq3enrn35889vV5Ztfz14neCvh3aSBztfyMT2NFdtWxDdA",
+	"QLDwkOQ6q1dg/aRVtQqWGOYKgUqwZO2i1Eg9Gh3iMXhziFBEwBGCYsdUsMmKrW/i+2oM5VDcMrifylcA",
+	"AgJQc1Gz9xG5iShs5RTsB98BI24l5gFVRqdEZlQCFg1AJ1ZoqAhXSmTOIpQle/fL6d6T46e0jC4WHL6V",
+	"CgB2teGgXhiWMhm3cKySDzEW8MS9iMVUw0M/OrMy7t0l3uokFgFOzDQm82N1ulajG5RsO+MpQ+r73xuW",
+	"WJsnbM4N+iYgoySgWlpsNwCFHSu0qvq86RdarV9dEvQqyBqSTnOtLxiPHITNJ7HytpzEGKRyi4p8GpGg",
+	"oStKopKETZ471MJVxuOeg/AphELZimUrY8eYEZsJG4H0gn9or6gVOPAiyTv9YAqZpRCLId3wBK2ZhIEe",
+	"xavu6KsyZuZ6qU7WNDrwrS+r9+XzqOVdZTrwo/dKdJ5FvkYdnyHRqlxJ+iCi3LQhiH3hRq5nBG0pZzPg",
+	"Qux8+uXy8iJWqS7IhRw72iJOCYeeJbB03YmqVswGcXkGSsgjBaNMLJe+0GZrKEZics6FYpLmCYzKfwHy",
+	"RG3awPljtR3xPwvb6mWIWHeLwzgQpbECEuxlpbwRqnbHN6qe2VTnuV4iw/Z94sPIospB6j4CBhELE3lq",
+	"IYO7GgjPY7LExiopgLDYHogW8CpiTe0NW0qV6aWJWCEyyVku1bUZkDQC5gHNV/dGOHEUNU0wKAUnIuWF",
+	"wJ4FuNhlpUD5NEQH4V4fy8EWtwWlMEwBisDPgBMX+kYM2YuP4koQeyJWwJXDWNG74KrXW+x/kNndPrE6",
+	"6pbr9YaYuqhElx31S6yQZiLm/EZEzhxxQOBSZHpRrpKsJepsdP0pZBiR+5/LVCgjAvPydMHTudh7Mhxt",
+	"GJjL5XLI8euhLmf77l2z//L8+dnrd2f4DkZSbR4aqvU1PL04byplwZwfHtAbeiEUpj56h8PR8NBF8NAg",
+	"b3CGro82HY4GaUbT2Ntj6j8kCRqYmZELUFIDR4Bwh0Wn46Q1sQrNs/7H1vwP6vaZxu4HRoxV3Uvc7maY",
+	"i1IM2WshMrPdqfDWS2AhERWDNEyNDh8WqYOTP7r8wBdpDezs07nb7CB/Mjr4wnvWHShb+hJriqJmwcAB",
+	"4s4ZNTWdgO+ORqNtm9an2A+a4PGVg4dfaTXf4kuHD7/UNLXjGz88/MZaMzW8drDDRnWzMr5wvMtxOppM",
+	"76Le8S7oq7vi8YXDnZBXl1+il14VBS9XNWM31xxrbGcGUwK1lHgP76xJWhIZoGo3hcdPm5G1qBVvkt6a",
+	"wFJcNFda9hjrTzloDanYNJezuSVnlR6gKhomVZpXmcgaueATV+x8zRX0DxDXGqsXsQIFh645NQ12VCh3",
+	"iAE6WCgGWvfyaBsqsn/7q3H08Bv1JIT/B2xKaHyQTaPebFsTbWMGGGHBCzORM5jWxRjrk7FScwxmIduM",
+	"0JiGm1ww+mLSeTex/I23Po+3fhZ2B8YKJ99sac9sHtlvptBgW+S6lVqnUXZgV/JG0HFEGejiyNv48bkL",
+	"m39tpqR97ufM2iX8xqFfjkM9UgNOpc+fx6XRFkfglb5pa3Kfb5jqcsnLbIyBtHqGQ7+VaohotIIuMX89",
+	"oFihjhVOeWB9dKkofnXvFINx6/S4O4nomRaGTXh6HcXKaPJXlYv48rwUPFuxDPwWjAeBK6sL4YYFzLhU",
+	"gyFbm0aBw3aWug7NKrGs0yupLgpprcioKeKEwiK1t7xRTOetHQSLZhTEiiDB6Ml9jn/Kq9ncsmoBNhC2",
+	"vJx0+ax1BMOFAlxfE6BET6dMqNpAQieHKkoICdpF5ubcuAAGWVYYtA1zotQIovy2OMhgwhXgleJ/Sy4x",
+	"rDmliVI47QVQnHMryiF7N9dVXoNJQXKCBF7KpMDc+XKOGQYfYvUPTqWSZi6CyRw0IyFWfnYMOw0mTDiQ",
+	"jeUrU/vmjoQnjPswGRDbB7Cw1FfaYazerMUsPNq6Ix2loAlH0ymOjOoyFzuiRV/Ldwymsdy1k3e2rMTd",
+	"v5c+CIIFKcIctcdiZNis819LZ3zzPjsUm7sgbuzLTjquw5qimN99DulbUaAaIzFHtcptcX3SRAcx/0Kp",
+	"OKXLguf5irSF9xU3za/nueCluwgUmtzJOcTX/r93DrscvTVCdZnnjuo7On0+BaLzTBhLCjyiICbGH+Y7",
+	"dDTHKmhpPsGsOcBHKjfB3HeCiS4MZnAXlMylAZOhI3nWpTJeSmMfYKQvJ7qbDtktcpuw9o0/G/4EbLXk",
+	"1NRTqYMvv4I1jqmImkcLnrl0X9vyDKMZQVrDxbq7kkp6iio4qANxiRm+wn9/1uxa4jhXtbcodSqMPzrL",
+	"NNhg+CFWyIwCx/N1JNYCsLTKV5Ez463eSK2jo0CppNDs2gzTjT0YILa7SzRwrpy7ntLESoDJz3haamP8",
+	"Mob1URj4jGF9ffE9kTFudSFTUAYDdA4cn/vd+wlfyIR5s+uEJfW9TiJMxq63dXAb1JRHsdIL6ngbr7fM",
+	"UgEwNdUOELCmxNcfa6NxGojtytRr/qC+Ud8dHVH1qp2zvu+XJhlVSzIs2wU8DE6YEpJqL8Ku3vVdaz7A",
+	"ZAxygiu2CJKxbfaMFdJN6aXCWpqmLkDp4Lk1bc1AZsA3WNCNIxOJkTjlb36VKtucqlDXWzx5RjzRGq9w",
+	"PDqMCB/UbhcOqoxVPwnakJOIZXUTMLlXF6evHhmW/Lb3llvxEnbce5y4umNz0jG0wQNzPBqdkB5yfEtM",
+	"4XvA/CxaV5rstrFaX4G28gNlDI5tcNVdV3o6zaXC6Q6VQtRe0a4nYWcqrOOhqr93pVyPDPvt1ctYJV4K",
+	"ngXvB0Vcbpm3p5dnVy/PX51fnv2E3n5y/vry7O3r05dXZ2/fvnmbDFymruHpepQt5pNdDz11z4eJe3Ap",
+	"E+zBb1oF2ZOmIztWhyMTsXoeX+3rKjLhDJP2xE/ESHNtnCfZDNeqm0C5ryUaxuq0kQPYTB1wm/GFCnOu",
+	"slyUniY+Be8dmjamYpXrmVQDP2mwmQXofHJJkoinImOTVTPm4BGV4vzTuf5e2ijNSOAAfhpJM/BTP2wz",
+	"8UGGXYdBn1+sKJEy7hoMgh2ThvgyHNDgZUOwtl3KVIRTQ/wkEUfOrWtMeHrd1JcEAyrcKMBYgS2FLRB9",
+	"wiY2SmIVgfGBGmaWfLEQ2SBaH2dBWftw5Vj52ReujjFxnwPeOhh0wupyTrCyK/FC1VSDNOdZk31GSWK0",
+	"M/YoMuNrueq+cH/BTXfgIAuNwK8UNGhNJtkpanDwZfe+1+wMss3ym4vUcpqz2vcAy+k+32irt7z/wY/f",
+	"X8vk3pPwbHjxW9bzUx1brcTObu0nuw/Rgw/7v9zQmZ3yRsXWBNWZM8B98/HDTgha+CuqF2q74G6gLobI",
+	"qUzUy9EhO3P9bmAiNsF3qdgE+52Nn5dbyDyX9RSXKdUJgHR2NDmh4tHG+sC93ZIkln1rnRP+PvxM6r+u",
+	"YaI0g7SumFG08IDPtgPcdf+QPxuOpMFO11JXs3ldee7fQ1eB6iXNXC+Nt56DlQNEWHJFftSZxxI6QNUC",
+	"8H3wlP0qfyT120+6uynRbNzSJpkww1dB86FXxoMTxska9XmN9hhxdLEQDpppsYcdmXDo5HG7RRPMwndu",
+	"JgvZ76DKeUmlvW6Oi57GKjl1N937U8lz7AyEn94Ju9d8uij17Wpv4/Hf9k4Xcu9XscID/7Z3Wvxr753r",
+	"VNnDsmuaPu47CnzDIIV2FC+EM2YSI2eK2wr9pwRtPmd6wzHIHLsWqwSJERp0ye9+6sz7hIw/cHYw0ghv",
+	"sqkUsD75ALGaEEn9tJLGD/IGpql9gWZ4arJudTI0Oh+ZWCXUZ/EufM41Ddi5WDl2bXm2xqfTdnbD+pwt",
+	"S61m7FqsBv4PAkwEml2lnFTwDJbJU2WgS6BQfOyBWJiHqbchFduS6Y3KV6ED4QIRVDle/70X32jadP/0",
+	"wr8Q8BmjIkD0PgSRr2VvxFE/HPLwyISxgsE2oMMm7eCPG3zMaK1dgK3lmBPw0qyPP+0Cru4Sb0FGU0qO",
+	"nz0LZ5aMRl39yDvQFSWzmxzAsRXXZ5Wk8WnlrfBJlYoWeLsNyd8KllcfAQiJEX8mRNqkafNO/BValOJG",
+	"6spgl/ZWKlNreCegvpn7vvl1mxCDeY29wjXEnsCNCzQabYUHYynddD0YPTSM5u79V4xlhz37W9yKsB8B",
+	"y+ZDS+RbjcrnpfIwMN4WHdsC0hx7Sb3B66jy5YussB9k/Y+WfZkw/EVl233jGMvgxpt5pZzNbfA3Dajz",
+	"S6tx3fu3FgNVme9xvaej0XU/u6aqGbgSYASwWamrhYmwq9NEWEcfLGlOGBbTRj6IAd9gO8gJy+VUpKt0",
+	"vefSnIRGBK0yiFxViBBgzNVlEM6AwGAxfRfVhRP1hSsWdtWl4d8Cif5tCimDsgTknW8i4fNEAlL3E0rL",
+	"9333z75ruNnzf93hi1/k066mHqwc4jvNSOs3zT/4d1z8NLuICVdXht337flzS13lGTUoSduae+dvuBuQ",
+	"Bz4S3eQlz6+xWmlbFDGIlrlr3k+m/HZYLzQ0lpfO5cP4OH6NcmDoEnrhU5QgaVaAF9G7wfltNFtv0JSE",
+	"xX6CSjMhOritPuNIjWMeZjhwMOuuz9nFTy/8JEQQN67dv56Up6d+CKIbphdEbbukyyWxUTDR8+vEUTdH",
+	"WH7lrp3gRFskWsjUjqT/5QqqPrYy6nOid69onkO78a9r2mEg5LwUAxkXTMZA0dWeifH7e5BQ1Mvc5dXm",
+	"OuV5MESimQzQT1CMlJVKBq3ewvH+/sGT74ej4Wh4MP5h9MMzFIIOtO5mvwi8poVIfSstigAKDDdFkcPA",
+	"iaqF+Kab4cYydxuARijre1AJjc5+qCN/zSbeOuz2ZNYa/V1pvHuVKsY2X3S07OgLRZDuaQwdrv3xWrNt",
+	"dbTfDJvzxQI7tJvtqNxUV9bITLgK6PqqDoINau65e3/3fwMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

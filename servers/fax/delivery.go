@@ -326,7 +326,7 @@ func (d *delivery) post(ctx context.Context, clk clock.Clock, target string, e o
 	if err != nil {
 		return backoff.Permanent(fmt.Errorf("webhook URL: %w", err))
 	}
-	actx, cancel := context.WithTimeout(ctx, s.cfg.WebhookTimeout)
+	actx, cancel := context.WithTimeout(s.withDelivery(ctx, e.FaxID, attempt), s.cfg.WebhookTimeout)
 	defer cancel()
 	rec.sent(clk.Now(), s.clock.Now(), sig, ts)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,

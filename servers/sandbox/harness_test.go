@@ -42,13 +42,23 @@ type envOptions struct {
 	sweep time.Duration
 	// pamRateLimit replaces PAM's requests per hour (benchmarks).
 	pamRateLimit int
+	// replica, when set, opens the databases with openDB and shares the
+	// tokens and keys of this stack (a replica of the stack of replica).
+	replica *replicaOf
+}
+
+// replicaOf is what replicas sharing a database share.
+type replicaOf struct {
+	openDB                   stack.OpenDBFunc
+	adminToken, creatorToken string
+	masterKey                func(api string) ([]byte, error)
 }
 
 func start(t testing.TB, opts envOptions) *env {
 	t.Helper()
 	ctx := context.Background()
 	clk := clock.NewFake(time.Now())
-	st, err := stack.Open(ctx, stack.Config{
+	cfg := stack.Config{
 		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clk, ValidateResponses: true,
 		SandboxSweepInterval: opts.sweep, Settings: stack.Settings{
 			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
@@ -57,7 +67,11 @@ func start(t testing.TB, opts envOptions) *env {
 		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
 			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 		},
-	})
+	}
+	if r := opts.replica; r != nil {
+		cfg.OpenDB, cfg.AdminToken, cfg.SandboxCreatorToken, cfg.MasterKey = r.openDB, r.adminToken, r.creatorToken, r.masterKey
+	}
+	st, err := stack.Open(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	handlers, err := st.Handlers()

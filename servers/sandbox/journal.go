@@ -27,6 +27,8 @@ type Journal struct {
 	clock   clock.Clock
 	logger  *slog.Logger
 	enabled atomic.Bool
+	// faults are the sandboxes' faults (TakeFault).
+	faults *faultSet
 
 	mu      sync.Mutex
 	pending []pendingEntry

@@ -79,6 +79,9 @@ type Config struct {
 	MasterKey []byte
 	// Tenants makes the sandboxes' tenants.
 	Tenants Tenants
+	// Fax is where the inbound-fax trigger makes faxes arrive; nil answers
+	// that trigger 500.
+	Fax Fax
 	// AdminToken may do everything; it must not be empty.
 	AdminToken string
 	// CreatorToken may only create sandboxes; "" means no creator token.
@@ -118,6 +121,8 @@ type Server struct {
 	adminHash  [32]byte
 	creatorSet bool
 	creator    [32]byte
+	faults     *faultSet
+	hooks      hookState
 }
 
 var _ sandboxserver.StrictServerInterface = (*Server)(nil)
@@ -156,6 +161,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
 	s.clocks = newClocks(cfg.DB, st, cfg.Clock, cfg.Logger)
+	s.faults = newFaultSet(st, cfg.Clock, cfg.Logger)
+	s.journal.faults = s.faults
 	return s, nil
 }
 
@@ -185,8 +192,10 @@ func (s *Server) Handler() (http.Handler, error) {
 		ErrorHandler: s.errorHandler,
 		Before:       []echo.MiddlewareFunc{s.resolve},
 		MaxBodyBytes: 1 << 20,
-		Logger:       s.logger,
-		Observer:     s.cfg.Observer,
+		// An inbound fax's document, base64.
+		BodyLimits: map[string]int64{"TriggerInboundFax": MaxInboundDocument*4/3 + 1<<20},
+		Logger:     s.logger,
+		Observer:   s.cfg.Observer,
 	})
 	if err != nil {
 		return nil, err
@@ -452,6 +461,7 @@ func (s *Server) Delete(ctx context.Context, id string) error {
 // remove deletes the tenants of id and then its row.
 func (s *Server) remove(ctx context.Context, id string) error {
 	s.journal.Flush(ctx)
+	s.hooks.forget(id, false)
 	if err := s.cfg.Tenants.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
@@ -474,6 +484,9 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandbo
 		return nil, fmt.Errorf("reset sandbox %s: %w", r.ID, err)
 	}
 	if err := s.store.clearJournal(ctx, r.ID, s.clock.Now()); err != nil {
+		return nil, err
+	}
+	if err := s.clearFaults(ctx, r.ID); err != nil {
 		return nil, err
 	}
 	out, err := s.view(r)

@@ -370,13 +370,34 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 				To: "+13125550800", MediaURL: e.urls["admin"] + "/fax/sample.pdf"}); err != nil {
 				t.Errorf("%s: fax: %v", b.Id, err)
 			}
+			// Half of them have every GetGroup of theirs fail: no fault
+			// crosses to the other half.
+			faulted := i%2 == 1
+			if faulted {
+				resp, err := b.api.AddSandboxFaultWithResponse(ctx, b.Id, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindInternalError,
+					Api: apiOf("pam"), Operation: ptr("GetGroup")})
+				if err != nil || resp.StatusCode() != http.StatusCreated {
+					t.Errorf("%s: add a fault: %v %s", b.Id, err, resp.Body)
+					return
+				}
+			}
+			c := b.Credentials.Pam
+			once, err := pam.New(pam.Config{BaseURL: c.BaseUrl, Team: c.Team, KeyID: c.KeyId, KeySecret: c.KeySecret, Retry: noRetry})
+			if err != nil {
+				t.Errorf("%s: %v", b.Id, err)
+				return
+			}
+			_, err = once.GetGroup(ctx, "own-"+b.Id)
+			if want := map[bool]int{true: http.StatusInternalServerError, false: 0}[faulted]; statusOf(err) != want {
+				t.Errorf("%s (faulted %v): GetGroup answered %v, want status %d", b.Id, faulted, err, want)
+			}
 		}()
 	}
 	wg.Wait()
 	close(errs)
 	require.Empty(t, errs)
 	froms := map[string]bool{}
-	for _, b := range boxes {
+	for i, b := range boxes {
 		require.NotNil(t, b)
 		require.False(t, froms[b.Credentials.Fax.From], "two sandboxes share the number %s", b.Credentials.Fax.From)
 		froms[b.Credentials.Fax.From] = true
@@ -391,7 +412,16 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 		for _, en := range entries {
 			ops = append(ops, en.Operation)
 		}
-		assert.Equal(t, []string{"IssueServiceToken", "CreateGroup", "SendFax", "ListGroups"}, ops, b.Id)
+		assert.Equal(t, []string{"IssueServiceToken", "CreateGroup", "SendFax", "IssueServiceToken", "GetGroup", "ListGroups"}, ops, b.Id)
+		if len(entries) == len(ops) && len(ops) == 6 {
+			assert.Equal(t, map[bool]int{true: http.StatusInternalServerError, false: http.StatusOK}[i%2 == 1], entries[4].Status, "%s: GetGroup", b.Id)
+		}
+		if faults := listFaults(t, b); i%2 == 1 {
+			require.Len(t, faults, 1, b.Id)
+			assert.Equal(t, 1, faults[0].Taken, "%s: its fault took its one GetGroup, and no other sandbox's", b.Id)
+		} else {
+			assert.Empty(t, faults, b.Id)
+		}
 		for _, en := range entries {
 			if en.Api == "pam" {
 				assert.Contains(t, en.Path, b.Id, "a PAM request of another sandbox in %s's journal", b.Id)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/sandbox"
@@ -31,7 +32,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 	}
 	d := st.cfg.env(Sandbox, nil)
 	st.Sandboxes, err = sandbox.New(sandbox.Config{
-		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st},
+		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st}, Fax: sandboxFax{st},
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
 		Advance:       sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
@@ -127,4 +128,16 @@ func (t sandboxTenants) Advance(ctx context.Context, name string, now time.Time)
 		}
 	}
 	return nil
+}
+
+// sandboxFax is the stack's fax server, for the sandboxes' inbound-fax
+// trigger.
+type sandboxFax struct{ st *Stack }
+
+// InjectInbound makes an inbound fax arrive.
+func (f sandboxFax) InjectInbound(ctx context.Context, in fax.InboundFax) (string, error) {
+	if f.st.Fax == nil {
+		return "", errors.New("stack: the fax API is not served")
+	}
+	return f.st.Fax.InjectInbound(ctx, in)
 }

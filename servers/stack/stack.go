@@ -300,6 +300,15 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 	}
 	st.cfg.journal = st.Sandboxes.Journal()
 	st.cfg.clocks = st.Sandboxes.Clocks().For
+	// The sandboxes' webhook faults act on their deliveries, outside the
+	// kit's.
+	kit := st.cfg.WebhookTransport
+	st.cfg.WebhookTransport = func(next http.RoundTripper) http.RoundTripper {
+		if kit != nil {
+			next = kit(next)
+		}
+		return st.Sandboxes.WebhookTransport(next)
+	}
 	for i := range st.apis {
 		a := &st.apis[i]
 		e := st.cfg.env(a.Name(), a.db)

@@ -23,6 +23,7 @@ commands:
                                             print the requests its credentials made (its journal)
   reset ID                                  put a sandbox back as it was when created
   delete ID                                 delete a sandbox and everything of it
+  faults add|list|clear ...                 add, list or clear a sandbox's faults (apistack sandbox faults)
 
 create needs the sandbox-creator token (or the admin token); the other commands the
 sandbox's own token (or the admin token). The URL and token default to
@@ -128,6 +129,8 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 			return nil, err
 		}
 		return client.DeleteSandbox(ctx, id)
+	case "faults":
+		return sandboxFaultsCall(ctx, client, args, stderr)
 	case "requests":
 		var p sandboxapi.ListSandboxRequestsParams
 		api := fs.String("api", "", "only the requests to this API (pam, fax, storage, restaurant)")

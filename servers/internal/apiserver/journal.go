@@ -60,10 +60,18 @@ type JournalEntry struct {
 // credentials of the tenant set named set: each API's authentication calls
 // it once it knows whose credentials they are. It does nothing outside a
 // journaled request.
+//
+// A journal that is a FaultTaker is offered the request then: a fault of
+// set that takes it holds it (slow) or has it answered in its stead.
 func Attribute(ctx context.Context, set string) {
-	if jc, _ := ctx.Value(journalKey{}).(*journalCapture); jc != nil && set != "" && jc.journal.Journals(set) {
+	jc, _ := ctx.Value(journalKey{}).(*journalCapture)
+	if jc == nil || set == "" {
+		return
+	}
+	if jc.journal.Journals(set) {
 		jc.set = set
 	}
+	jc.takeFault(ctx, set)
 }
 
 type journalKey struct{}
@@ -79,6 +87,16 @@ type journalCapture struct {
 	// violations are those of the request's validation failure, noted as
 	// the error handler renders it (noteViolations).
 	violations []validation.Cause
+
+	// The request's faults (FaultTaker): api and operation describe the
+	// request; offered is set once it was offered to taker; fault is the
+	// one that took it, muted whether what the API writes is held back.
+	api       string
+	operation func() string
+	taker     FaultTaker
+	offered   bool
+	fault     InjectedFault
+	muted     bool
 }
 
 // noteViolations notes, in a journaled request's capture, the violations of
@@ -116,14 +134,27 @@ type journalWriter struct {
 }
 
 func (w *journalWriter) Write(p []byte) (int, error) {
+	if w.jc.muted {
+		return len(p), nil
+	}
 	if w.jc.set != "" {
 		w.jc.respBody, w.jc.respCut = appendCapped(w.jc.respBody, p, w.jc.respCut)
 	}
 	return w.ResponseWriter.Write(p)
 }
 
+// WriteHeader passes the status on, unless a fault took the request.
+func (w *journalWriter) WriteHeader(status int) {
+	if !w.jc.muted {
+		w.ResponseWriter.WriteHeader(status)
+	}
+}
+
 // Flush passes a flush on when the writer underneath can.
 func (w *journalWriter) Flush() {
+	if w.jc.muted {
+		return
+	}
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -150,7 +181,8 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 				return next(c)
 			}
 			start, at := time.Now(), j.Now()
-			jc := &journalCapture{journal: j}
+			jc := &journalCapture{journal: j, api: api, operation: func() string { return operationOf(c, router, req) }}
+			jc.taker, _ = j.(FaultTaker)
 			tracked := req.WithContext(context.WithValue(req.Context(), journalKey{}, jc))
 			if req.Body != nil && req.Body != http.NoBody {
 				tracked.Body = &teeBody{ReadCloser: req.Body, jc: jc}
@@ -164,15 +196,13 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			resp.Writer = plain
+			if jc.fault != nil {
+				answerFault(c, jc)
+			}
 			if jc.set == "" {
 				return nil
 			}
-			op, routed := c.Get(operationKey).(string)
-			if !routed {
-				if route, _, err := router.FindRoute(req); err == nil {
-					op = route.Operation.OperationID
-				}
-			}
+			op := operationOf(c, router, req)
 			j.Record(req.Context(), JournalEntry{
 				Set: jc.set, API: api, Operation: op, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
 				Status: answeredStatus(c), Time: at, Duration: time.Since(start),
@@ -204,6 +234,18 @@ func violationsOf(f *validation.Failure) []validation.Cause {
 		return []validation.Cause{{In: in, Message: f.Message}}
 	}
 	return append([]validation.Cause(nil), f.Causes...)
+}
+
+// operationOf is the operationId of req: as the body gate found it, or
+// looked up.
+func operationOf(c echo.Context, router routers.Router, req *http.Request) string {
+	if op, routed := c.Get(operationKey).(string); routed {
+		return op
+	}
+	if route, _, err := router.FindRoute(req); err == nil {
+		return route.Operation.OperationID
+	}
+	return ""
 }
 
 // secretHeaders are the headers whose values are always redacted.
