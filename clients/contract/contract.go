@@ -52,6 +52,8 @@ const (
 	// Storage is the storage API; ForAPI registers the decoder of its XML
 	// bodies (internal/xmlbody) with openapi3filter.
 	Storage API = "storage"
+	// Sandbox is the sandbox API (served on the admin port under /sandboxes).
+	Sandbox API = "sandbox"
 	// FaxWebhooks is the receiving endpoint of the fax webhooks (specs/fax/webhooks.yaml).
 	FaxWebhooks API = "faxwebhooks"
 )

@@ -62,6 +62,7 @@ const (
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
+	ErrorErrorUnavailable            ErrorError = "unavailable"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
 
@@ -79,6 +80,8 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorRequestTimeout:
 		return true
 	case ErrorErrorUnauthorized:
+		return true
+	case ErrorErrorUnavailable:
 		return true
 	case ErrorErrorUnsupportedContentType:
 		return true
@@ -207,6 +210,33 @@ func (e JournalEntryApi) Valid() bool {
 	case JournalEntryApiRestaurant:
 		return true
 	case JournalEntryApiStorage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JournalViolationIn.
+const (
+	JournalViolationInBody   JournalViolationIn = "body"
+	JournalViolationInCookie JournalViolationIn = "cookie"
+	JournalViolationInHeader JournalViolationIn = "header"
+	JournalViolationInPath   JournalViolationIn = "path"
+	JournalViolationInQuery  JournalViolationIn = "query"
+)
+
+// Valid indicates whether the value is a known member of the JournalViolationIn enum.
+func (e JournalViolationIn) Valid() bool {
+	switch e {
+	case JournalViolationInBody:
+		return true
+	case JournalViolationInCookie:
+		return true
+	case JournalViolationInHeader:
+		return true
+	case JournalViolationInPath:
+		return true
+	case JournalViolationInQuery:
 		return true
 	default:
 		return false
@@ -515,6 +545,11 @@ type JournalEntry struct {
 
 	// Time When the request arrived (the stack's clock).
 	Time time.Time `json:"time"`
+
+	// Violations The spec violations found in the request (empty when it kept to its API's spec):
+	// each place where it broke the spec and the rule it broke, as the API's 400 (or
+	// 404, 405, 413, 415) answer named them.
+	Violations []JournalViolation `json:"violations"`
 }
 
 // JournalEntryApi defines model for JournalEntry.Api.
@@ -527,6 +562,24 @@ type JournalPage struct {
 	// NextAfter Present when more entries match; pass it as `after` for the next page.
 	NextAfter *int64 `json:"next_after,omitempty"`
 }
+
+// JournalViolation defines model for JournalViolation.
+type JournalViolation struct {
+	// In Where the violation is.
+	In JournalViolationIn `json:"in"`
+
+	// Name The parameter or header name, or a JSON pointer into the body (`/fax/to`); empty
+	// when the whole request or body is meant.
+	Name string `json:"name"`
+
+	// Rule The rule broken, as the API's error message words it.
+	//
+	// Example: must be at most 100
+	Rule string `json:"rule"`
+}
+
+// JournalViolationIn Where the violation is.
+type JournalViolationIn string
 
 // Sandbox defines model for Sandbox.
 type Sandbox struct {
@@ -675,6 +728,9 @@ type TooLarge = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Error
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -2519,6 +2575,11 @@ type ClientWithResponsesInterface interface {
 	RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error)
 }
 
+// CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
+type CreateSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type CreateSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2538,6 +2599,10 @@ type CreateSandboxResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSandboxResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -2580,6 +2645,11 @@ func (r CreateSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -2609,6 +2679,11 @@ func (r CreateSandboxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandbox
+type DeleteSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2622,6 +2697,10 @@ type DeleteSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxResponse503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -2647,6 +2726,11 @@ func (r DeleteSandboxResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2678,6 +2762,11 @@ func (r DeleteSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxResponse503Headers the declared response headers of an HTTP 503 response for GetSandbox
+type GetSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2693,6 +2782,10 @@ type GetSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2725,6 +2818,11 @@ func (r GetSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -2754,6 +2852,11 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxClock
+type GetSandboxClockResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSandboxClockResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2769,6 +2872,10 @@ type GetSandboxClockResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxClockResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2801,6 +2908,11 @@ func (r GetSandboxClockResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxClockResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetSandboxClockResponse) GetBody() []byte {
 	return r.Body
@@ -2830,6 +2942,11 @@ func (r GetSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// AdvanceSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for AdvanceSandboxClock
+type AdvanceSandboxClockResponse503Headers struct {
+	RetryAfter int
+}
+
 type AdvanceSandboxClockResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2851,6 +2968,10 @@ type AdvanceSandboxClockResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdvanceSandboxClockResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2896,6 +3017,11 @@ func (r AdvanceSandboxClockResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AdvanceSandboxClockResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -3217,6 +3343,11 @@ func (r DeleteSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
+type ListSandboxRequestsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListSandboxRequestsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3232,6 +3363,10 @@ type ListSandboxRequestsResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxRequestsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3264,6 +3399,11 @@ func (r ListSandboxRequestsResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxRequestsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListSandboxRequestsResponse) GetBody() []byte {
 	return r.Body
@@ -3293,6 +3433,11 @@ func (r ListSandboxRequestsResponse) ContentType() string {
 	return ""
 }
 
+// ResetSandboxResponse503Headers the declared response headers of an HTTP 503 response for ResetSandbox
+type ResetSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type ResetSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3308,6 +3453,10 @@ type ResetSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResetSandboxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3338,6 +3487,11 @@ func (r ResetSandboxResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ResetSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResetSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4068,6 +4222,26 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4125,6 +4299,26 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4186,6 +4380,26 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4247,6 +4461,26 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSandboxClockResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4329,6 +4563,26 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers AdvanceSandboxClockResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4626,6 +4880,26 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListSandboxRequestsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4687,6 +4961,26 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ResetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -453,6 +453,15 @@ type TooLargeJSONResponse Error
 
 type UnauthorizedJSONResponse Error
 
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body Error
+
+	Headers UnavailableResponseHeaders
+}
+
 type UnsupportedMediaTypeJSONResponse Error
 
 type CreateSandboxRequestObject struct {
@@ -577,6 +586,21 @@ func (response CreateSandbox500JSONResponse) VisitCreateSandboxResponse(w http.R
 	return err
 }
 
+type CreateSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateSandbox503JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteSandboxRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -659,6 +683,21 @@ func (response DeleteSandbox500JSONResponse) VisitDeleteSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandbox503JSONResponse) VisitDeleteSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -755,6 +794,21 @@ func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.Respons
 	return err
 }
 
+type GetSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandbox503JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSandboxClockRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -843,6 +897,21 @@ func (response GetSandboxClock500JSONResponse) VisitGetSandboxClockResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandboxClock503JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -980,6 +1049,21 @@ func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response AdvanceSandboxClock503JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1435,6 +1519,21 @@ func (response ListSandboxRequests500JSONResponse) VisitListSandboxRequestsRespo
 	return err
 }
 
+type ListSandboxRequests503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxRequests503JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResetSandboxRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -1523,6 +1622,21 @@ func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ResetSandbox503JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2333,154 +2447,160 @@ func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID,
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H39cts29uirYHR/M5G6tCw7SbeR/7jjtu5utvnaxJ3tTJVrQiQkoSYBlQAta1M/1n2B+2R3zjkACEqU",
-	"LDdJZ2cn/aexRAIHON+f+tDLdLnUSihreuMPvSWveCmsqPCvH3hd2Offwz9zYbJKLq3UqjfuXS4Em8GX",
-	"jwyT+bCX9CR8vOR20Ut6ipeiN+7hA1cy7yW9SvxWy0rkvbGtapH0TLYQJacNrRUVvPx/ZoU9+mV09Iwf",
-	"zd5/OPn67n96Sc+ul7CUsZVU897dXdJ7x1U+1be7oDL09T64DofITG/vhegO1jJLrYzAO/uW52/Fb7Uw",
-	"Fv7KtLJC4T/5clnIjAOsx78aAPhDtOv/VGLWG/f+13GDj2P61hxfVJWuaKvtA1e0GZtWgl8bZuEO8D2m",
-	"K8ZZVRdi2LtLej/oairzXKg/Byyrr4Vi0rAbXsicTWvLSr5mSluWa2YX0iBUzxXcNS8+P1DnitVK3C5F",
-	"ZkXOBDyGELzS9gddq/zzQ/BKM1NnC0+irK8rppVAlNF15VoYvCIApNLFACF05HQpS6HrP4GqUkdSV5Z2",
-	"TMcIYiA0na9ZLnMElFeVvBFsJe1CKiI+Ud2I6pFhleA5c0ucMSNUzqRlfM6lwmNdav2CV3Px59AjQi0N",
-	"0zeiQjgLWUrL9IydsJfyW4ToJ8Vru9CV/Lf4c8gBsZ4Ao8JdEi1Iw87fPGfXSq+Mg8rUy6WurMhfilzy",
-	"SxRAf+adAXD/ePf61RAFsHsVZZ3O1xcq0zmIwi1xnNZ29o0jHlyKG2bFrT1j6ZQb8fWT+LsVp31+uvzh",
-	"6Bt8DKS3UHXZG//Sg5V6SY9e673fksJJ77tCZ9ffLbgiguJ5LgEMXryp9FJUVoJ0nvHCiM2TXtzyzBZr",
-	"vH49YynPb7jKRMq4yllqhE0BkmW0DCyPz2yf+e96xWa8YlazUt8Qb2cAWgKn5+xvmuV1hZhi/fTZyKQJ",
-	"S09GJf5v8XhUpoMzlo5MyqpakTRf6eqa5bVgSq/wTm55uSzg9Cejspf0Sn77Qqi5XfTGj0+TWH31QXe9",
-	"/0t/MhnSvwb/u6/M77X5/f/9X/N7aX43v5e/LwaDv3TotaRnhO1WsVIZy5XdPiOz+gyROBUzXdEXjT4G",
-	"UQDwz3RVctsb93JuxRF82qnn3Sd6+qvIbMDwS52L+xQ/wdJPzwlJzmDA19PBkKWzSv9bqJTBKXLDjJVF",
-	"wWplZQECSpqJcujNgTONsOMGB9wyaQ3L6qoScAWyFKzP2Yzfsl9rY0HMwRL+Wa0yMUBUThS3eCFK3Frm",
-	"NmD9dOJpadIbs0lvZCY9h3tpUaxq0Jz6Rqo57gYHqAQv3EPwxESteFEQLMuiJqrRs5kRBKzbwCBBG4Gf",
-	"5CJP8G94AIDFE+KS0/VESWtEMfNinU8BCM6MyLTKh+x7gaadA2Q4URGn0uWigcWLbk6tBLceK5GptJdl",
-	"2+yHGL5PtDX0AtRki25mLTRcbEM/rJA3cFUzKyq8nIIby2oj9jEw8G0yUenJAv46JT4eAwEUAl4/KRP4",
-	"o9TGsr+ejhas/3jEcr42g+gyTxb+KhsGX3w2/u7kMMRM7lCDOCmK17Pe+Jf9N+1fuEs+bCAKFdx9/KpX",
-	"ijThGePKrEQFjKdQImcoMbZBb6z3X9we77fO855OlAtlJS/MfVBYobiyJmHBjsngOeKaa7E2qBxyUeqj",
-	"rFl1COq2Q0HMON7fhtZYyqtrscaL2eQKUG1XdVV0fplppQgccKe6nphVuuz8YiWmC62vr5b1tJDZju03",
-	"bjTAkgSQN2FwO3au/76DtJa83L6PvWe+Futdh4WvjMgqUlBbX1vBywcdEl8IO7bW7zpLJYzldcXJ9nrA",
-	"kbJCCmV3ncp9u+dgzcZX87pzld1nbPbe3Gl73a5DG6srTrbVxonr7HoHvELlSy2VfSh+KzGXZMR2GCU7",
-	"b+dGVEZqJfKrnSBtXE+AL2wZEUG4Hbdaxwbb97SxwRLpCmRBc4Et+um6aTLJt+4522n5/P3y8g0YM7Y2",
-	"kbSUyoq5qBAPfkWvpKVCr/zKuXS9pFfHrg/aaC5YkPSUtlcz9JDhseCLXDn/4wr3o3NHTiOGXpxv32UF",
-	"lMIYR0/7kYTn9mdo3uu6OQxXdYrd+2wFfPP8zXNYBfRruYzJJ7rKTNfKdlsSJVdrMNosvxbmjI1YKbgC",
-	"p4ZczW7UZKRyrzgueohpDO5LwbuVCPFTYz/MCns0Ojl9/OTp13/95hmfZrmYda14LSn+ce8V/QgP3iU9",
-	"uF5udzFpJWy1vkITqpuJF7wS7fPqelpEh1V1OaULgttUey7ckZ3BaEouwHqrpDADxITW18xocMgSphUT",
-	"N6KCN9BZ7sLHBumRMpBI+YR4D08LcTtJEQiqk2PBwV8ttBEN+NZHVIl+Yuf3AVKkueMGXVsQ/GvhXBHa",
-	"L9fCjFlaAckhpYo8Zf0np88GCUtrxW+4LPi0ECnrPx09hg89Yx8hU6YT1X86GsEXptArsIDzSi9TxjNw",
-	"gMIRz1jqjIWjvKZ4hYCH/YeV0FUuKjSk/WczLosUFiFwbxnPEBGPDHOPRDhvOyLxeUjA+YNEounIixWA",
-	"vJf0APDGqGngjD5zYEafAJC7cfBCmg6ZlHOLsRlpRWkOYr1eY7HzquLrLWrFJXfS4h9ztP646Nwmeoeo",
-	"NXNPMc428Ez0CP82rH8CbjSiXVbGRo7SyZCcIlkCok9Go6RXSuX+Sv6AzNazxjEvuc0W4GvvlCsbjAqC",
-	"XleMT9HzB4cZJH6KIi51KoDkjlZiE3L4L4J+1AV9kPY7fFfu2M4BtdBFDn6qg7/La/We6ONR7H+emuFn",
-	"DCZ9nIbZiuSHb5/nHn3nb54/MswsRXbmsdG6ff/Gxik9/YS/k3v1WYc05ezJ6TOgg6ejx8yKoiDSzXhR",
-	"CAwGrrjsxMVqoQvhAivGC7qVrEQSRQ9MEz04WcSc8FlRFrT0NitnC64yAHGqbwQboYscIEyYpSvZ5CVk",
-	"aFCfFMXMitrIG/HSUz/l4bZNgoZhOlnFmwob0hAJrksa/l3w3KU3uwVhJJS3XcuWAN6MJNPS7IYXtTBs",
-	"umYZV1rJjBdM8VIkjHwKwyqR88yKPLJBGgCfqylY2z90RRBm/NY5TV35WMp6+gAGqEswNPoY5lMYzBI3",
-	"wHGPWEoLpYNWQLau0eI5PLiga5vpUsSuRSUyIW9Q5S55ZSUv0HaRhcg7deSSz8VVkNDb4s/q+10Edysh",
-	"JmF1r4GttcX7vff9B4ORvCiuPEeDU70j1FQgk3pxBW+dhQCvpOyPNCwXFVwfg6PggwA9Q+hb2uObr5/c",
-	"r/lyndWlUDsU8pvvf2AeXQmj3EqjHU5G7KX8dkABfdRrKYBi0hbJTNdW7COZjoibUDnmB4lxgTIvhidf",
-	"P2GwZhQO/cvJk5OnT58+Bf+FAmyNYJtM/vLLydGz9yjVPpwkJ0/uOkVYRJ9bKU46d8r6Oe04GAeukSbc",
-	"C0MBPYSzIzGn4+grjL37b7w/nDIQZENgMSB6l+MKpwa8MzAzDeun9OkVUVCll0sBLNk2Y/8AP+0gQPzK",
-	"059BH7FFA2y1EAqtF083KVzFXN4I9RHmF3Hwhgr32A/Q+DBsZOQzocBcz0EtYh6jyXImu8imvZjbpJ/G",
-	"EdsZvx0CeZLwezBVdQXO/6Fr8CYulK3WO+MPH+XOBflCiukAx7kUdqG742t7bCugk27jCk0r1gfLfU2U",
-	"EhcFoK4XOVNaicGw10mYYKF0QPNbLap1NyQVXzH8mtHjCZMzxtW6cwMfgJrqfL0jLNE8cCWitPU+o7SV",
-	"4t5cxFa1Avcwvuap1oXgKn520Zgc+7bylklUUbTvMNETH3GaeJV7j+Mefvh5jPitG8MCWOaRYcuCZ8Jb",
-	"Lr8SO7UUjVT26yedITSKfO6wHmSX9P/XJvVSFUvO+ig+LM+ufRp58ICMdWySwIExe9KL2S1wZeJL0hzw",
-	"DtI2n28TUAcONuh+F5XvJNxNWttJWbuJ5f1uifimM2XwoOBHS7Z2mODgtu/yzd5UgtxyQHipK6I3KQzJ",
-	"qzO25AYT7dywFNdIQZ804QBQmQeR4aGxmCi3+rEp7T8SOs7a+dC9e0WP3oG/tpSVMG63HfxEtV8sF4Ww",
-	"wrTS6rUqBN21NKw2IndFIofy13Zw20xvjx7PnvFRdpKfiifTp/zrv3a9V3Bjr2DHB92U0qt7M8ZY/IHl",
-	"ICgqErZayGyBtorLJjMjHnDCziIF2PPy8sVW7GCjFGgxKkfmXrHk0n9AanRE2rRFTBs31kJ9m4L2EPh3",
-	"npzbVF66JNbBRH4gGg6/Y6qL2VO4tY1iaRgHcRuMVVIQyX0oOQgjJaW3CBcOuK57/RdFSs+bCOuGkbkv",
-	"9Oq+jCxiX3f3yLC0FJYP3SPpICFnE8xu4GWKnv309kV3/sq99kDm8lbNjpJDkNkJE64ujxtm5FyBev7H",
-	"u9evsDZwcMYiQ1Rpi3GmFTwqlO00D0MSdFN2rRGpPihNrlWwBGwNePZlrAkGVmcovpp6iEEIOCI00jJT",
-	"Z5kQeSvAE0Fy41zyfVzg8H2Bz94lvcX9YauOROHm9bpV3A3DGS/y06dPT57hFXNbVyJUhcGZjeXlkkmV",
-	"FXW+I1xVcCtUtj7cMUGF7UKq+5QJKmBbhfg8XpurrUtcgRb3+PLow9Aj+u+g5/PD5cJOC7XhnZaNWui5",
-	"Mx/wL24ogoNFz4018SAT9uqgFD+Vi/NqLmwol2oTIPhgLOOl6GbZQJzdW20szU5vb6N1IneAHuxe5Ke3",
-	"L9hSG5AiVidRmMs4f05XYARUTKqZHh5oTRPfNFmmAMKGGIqP2KLPhoucCNojaC88k26I2SlXOdaAPETe",
-	"OfDMniTUm9fvLg2DK2clz7ES+RPXDMgbwOeD3mrCzTussQ6HDu4N49CoHwHjKNMz8LEEGoB9EKIhG3gt",
-	"xBI+Huxw6v2DV3rWvWNqxG9pW0hgFT1wgXvZ+LaDw7hxp7PqztYSBCGy91starFxuIW7Ar1SgwfIgq6I",
-	"5VIo8MNS1p8KUHYBo8BLKy4tfDijnh8QroOEpeGZFJsM0kC9Kev7YgiQsCREB62iA9quF5EO8JlfoDNI",
-	"ZV1nQlSAwm+H8fuHsHmTg0iayH7LPqUrithqDx+/0PP9Tuj9iWpfDexkesJ0kQtjKTGNPWaH+LEbBtxH",
-	"e7IBuJkuCr36hL5sEpC/mwuoWaOhQYU5cEccbC1s+5bitMJoNHjopQUr6P4CiAb4zuo8I7K6knb9DjYg",
-	"QnDW/uXuUmWel1L5Zp3IQThCqoQ7Dn08vKuuGY6LJ0INKniF5SMOuIW1S2rAAV3oG3t4hmLadSzypUSn",
-	"o5f0sLYUXzLj4+O5tIt6Osx0eeyfCf/YtgCdb4bhj2uBzYFKgdjwr4ClCzgj442kiVqz756zX/UUY+7w",
-	"Z8HVvOZzMWaCZ4uJ8i4++EmKSaNB5WKnAUplX1eNCS6F77i8JHtz/pJZwUvKL3GMH8hMoGkwUa7wOmG8",
-	"lRWgZ+NcwLLSM1mIxHs38CL2UNHLLsjuF5goXAFLuuFJKuY0ZNv7ILyHiEplKcHtcyaZVjM5dz7fIKGe",
-	"Cz5RPprowpdweBSy5JxgnKBxnslRYa+c66JneD/RVd5IIwEJVsNNaLug9FGUyGAX0eqGXYul9UoJWGHK",
-	"jUiY0e2yN9iJkws7UVqxN9rYeSXe/fOFM/l82KYUw4maKF+uJg1Fd3JfpEBMsdSVZTVoQJYeG09f6ZBd",
-	"LiohGBE7cYFhvEIkCDDUxrD4Ea701VcRg331FfaJ5jq6u7PmyU7O++or1k/P3zx/d3n+3Y9X785fff/t",
-	"65+vLl//ePGKFJ9FMyFA52v7mZ5NFNtV1D9AQLARgbQPCyuwftrqYknBBVRrhliCJUPIN1zqk9FjPAZv",
-	"DhGLCDhC1PyQCTZds81NfFuoITfHLYP7qWINICAAgYqavZ8wq5mrQJFgWYYGTnErsUpI5XRKJEYlYNEI",
-	"dCKFBovAUgIdHbsQsmLv/n5+dPr0a1pGl0sO30oFALteMVmKIcPSZuMWnqj0wwTLeye9hE3IQad/uiLf",
-	"Se8udXs4cgNKzDWW+k3U+UbPTtTC5UKQOWLff25Yam2RolEGyhJklISrlhZDB+DETRQ6933etLuuN1mX",
-	"BL2KaorI+nSdm5itHIyjgOhE+YioxAylcouKYka+kWNREpUkbIrCXS2wMh73OQifUmBohopax44wEzYH",
-	"hQsmgk3c0ZNWgsOJJPrw8vIFMyshlrDTRNmtZhzfQPc3YVvNcwnr7qkbR7w6UYDqo7ySN0IFA2SrzcZZ",
-	"LeQP+Ly7kWVdAFs/MsxYsTSJr/LEG3QleHg/dDfk5ZvEtU9joHKdsKb0k62kyvXKJKwUueSskOraDIjc",
-	"wZQC0Rqa8Ry9J03XJbLZVIAvjU1yQDlVrUC6NXkikB7hWA62SZsThWEKrogZgdRW6huSrljyBuKkkZ3H",
-	"H2R+d4zZbIMy6HqzkTKUJoLhv1UFy0pppmLBb0Ti1Jat5HwuKlyKVDRVvJBWpQZu19dICjQIfr96oees",
-	"n76QxtODs8sAQLMANBIBb5V4dqX3J8pZkEj5+DWF93xwCpVyEwecwrouu6/ZNrXCaW7PJip96/2uNpAp",
-	"umh4cPIO0Reky0mD5VNIY6kptBK8ND7GA1vyiSp0xgtfKFFRhUYhM6GMiMy08yXPFuLodDjaMtRWq9WQ",
-	"49dDXc2P3bvm+MXz7y5evbvAdzBfaYvY4AsS7vzN86YDpTfunQxP6A29FAoLDHqPh6PhY5dZRMO2oSn0",
-	"frTpCNaQhjGN3TqmNnSSRJG5lmAJW+5coQgLjsqcrpDWTFRs5vQf2ks3CAHIxn4GfpuoMFKi3SW4EJUY",
-	"sldC5Ga3ce6tgMjSICxGxQ7hOnySLiRNv3Xx6k/Sct/Z/3q3PUjkdHTyifcMnZ07+v0DRpEzMQaMd+eM",
-	"g4AnoLsno9GuTcMpjqNZKPjKyf2vtGYw4EuP73+pmW2Cb3xz/xsbMzXgtZMDNgozK/CFp4ccp2N4w13S",
-	"e3rI9YXhKOi51mXJq3Ug0oZlMRA6NxhBCRz/Ht7Z0CrE/mAdbAuC77dztkkrkyl9/ww2r6B31LJRWH/G",
-	"QdFJxWaFnC8sOXD0gJP4PpHQ8Lgv9WDPN9yjkIVACjRWLycKdDK6q9RY39HT08HSdLCYpVs89mTXVeT/",
-	"8WT+5P43wnCbjyQ5upJ7SS7p7cwINDrbCAtehkmcvbYpXlifbKWAfQwXtZHaWKbbGB19Mql5mLj8QicN",
-	"nfxN2AOIJB4ytmO0QPPIcTPwC1v6Ny3lUDhzAOmRY1PqnLKcvnJgF2195wolPjeB0T77qcxD/4XadlCb",
-	"v6CI6ujvj6O4ZIfh/FLftLWlrxaZ6WrFq3yMAZwwS6jfKhRJaMSPrjCUP6AYlZ4onDbE+uiiUdxk7zSd",
-	"cev0uDuJzrkWhk15dp1MlNHkxvoiCV5UgudrloOdj3EI8HB1KdzQGnCOBkO2MRUJk84rHTxDJVahOCbT",
-	"ZSmtFTnF+s8oxBGc6C0f0FsUPlef12KiCBIcQLMvHpDxer6wrF6CnYGNmGddPnAIbLgIgeu2hSvRsxkT",
-	"Khgh6BSgP8HoErSLCC24cXEN5zbqWStW4toTVZMESZoMSLIjKYdXXHArqiF7t9B1EcCk4CxBguk9KbB/",
-	"bbXAyLYP7fkHZ1JJsxDRhCia1TNRrpdsyM6jSUcOZGP52gRf36HwjHE/UggrGAAFWlEDirTDiXq9Ecrw",
-	"19YdAKkEDYabzXDSXpdJ1hFE+ly+VjQV7K6dL7JVLe7+s2R75FxnCHPSHs+UYwvpf5f8/6/31hyxu1Fi",
-	"B+mrDiuH4oH7HLi3okSVRCKL4mVt0XvWRA4xhk/pHKWrkhfFmiS/9622zaLvCsF9ZI3Clgc5U/jaF2eq",
-	"w5naQFSX2eywfqBjRU+3E+8JBfDQX18cMDNjoqKhGWeYeQX4SH2mmD9NMVmCzj93ATkMnuZdCZgu8R/F",
-	"kXcR0qcTw80Mhh0ymG7tC3029Am31ZJTM4+lDrr8DJY1pikCjWI1XJMqaIRnFDGIUh4uztuVN8KSulaH",
-	"oUv1cCoB/ptm1xJr19TRstKZMP7oLNdgT+EfE4XECKZXVzYiBkurYp04k9zqrfQsGv2ULYpNqO2w1tiD",
-	"AWK7O82PyQzHntJMFBZPM55V2hi/jGF9FAY+KRjY1xd8c6tLmYEyGKCh7+jc795P+VKmzJtQZywNfJ0C",
-	"BNuNg9xGYxmSidJLqlsebw5loLomKmIdIGBN3ZI/1tZoDkD2RDXyzYbJBH7+BpLDVNsF6/uJHCSjgiQT",
-	"4FjBPQzOmBKS8vfx3IjNXQMdYCICKcEl7KN8a5s8JwrxpvRKYT1Gk1tWOnpuQ1szkBnwDTZZ4RheIiRO",
-	"uYsfpcq35/aEnP3pM6KJ1gCfp6PHCd0HNXS/BZ/k6ByLxSaqn0aDLtIkZN1ODLlKb85fPjIs/fnoLbfi",
-	"Bex49FXqs3ZnHWOBPDBPR6Mz0kOObokofJexH8dNSb++28ZqfQXayg8pMzgYyFUIXenZrJAK5wfVCq/2",
-	"inY9i2cfwDoeqvC9Kwd6ZNjPL19MVOql4EX0flQI5JZ5e355cfXi+cvnlxffo+eePn91efH21fmLq4u3",
-	"b1+/TQcuS9XQdJjmjSljN6WF5rPEuXlwD1Oc8tI0o7PTZubHRD0emYSFGa/Bb1Vkwhkm7ZmfuZQV2jiv",
-	"sGlQCPXXXIXai37UaIn6uw0U0ocrOB+BNDhvxAZO94iI0/jpEguu8kJUHoU+Ke99mfbFTlSh51IN/LDb",
-	"Zhytc8clCS6eiZxN183cnUdU/eGyu0E4Kc1IPsF1NoJp4MdQ2aayU8Zt8B2Z6XHXpCqXRUYyjicGeVES",
-	"rW1XMhPxGCs/2sphf+caU55dOwllW4WobhrtRPkWFwqS+IQ0M8Ih3a40Myu+XIp8kGzOV6ICgHjlifKZ",
-	"elc6l/o+oIYUTwadsLqUDqzsqopQkwWQFjxvErUoeIx2tqFrzvClPX5QiZcHpjtmkMc242eKF7RGZR0U",
-	"MDj5tHvvtVKjxKz84lG1fOw8uCpgaO1zpXY618cf/A+W3B3iZwd5FLnV0rKVroucgS3q7KtOV3uXk91K",
-	"VjaE/iVj+UedbK3EwS72H3Zlknsf9j+k05nB8uSzM4l14ZwBP2rjfocIvY011e20wwFuYDyG3qns0Qvp",
-	"IbtwzfFAsk1QXyo2xekexs+DL2VRyDCzbEY5fhD9DidnrgEnWELUA0BLEuf4PnynWXxYm2yLUEtE6Qtp",
-	"nYEiWveAz7YD56Gr3J8NB7BhN2el6/kiVFL799BtwRkUro7NWfLRytFFWHKLvtW5vyV0xuol3PfJ1+xH",
-	"+S3p9n7aPW0BTdgdYxRSZvg66u/wmn5wxjhZxj5f0v6ZDHT3EA6a4HSEExvg0OlX7REOYKK+cxPIyJcA",
-	"O4FXVKrqppbp2USl547TvW+Xfqf1tURr+52wR81fbyp9uz7aevzno/OlPPpRrPHAPx+dl/8+euc6L46w",
-	"jJh+XcNXyDsnwoWZFC+Fs5TS0JYKy6JB6dwAOAbZetdinSIyYmsx/cXPWHufkmUJjheKYniTzaSA9ckf",
-	"magpodTP5mp8Mm+9muCXNMPB002TlqFF+8hMVEp9A+/i51wRvF2ItSPXlpdtfJruYJewz9mq0mrOrsV6",
-	"wDKuKFmINl0lpzV1X2JLkMpDYoZidffE5TxMvS2p2JZMr1Wxjv0GFxShSujw81s04SeJull68Q9ufcRg",
-	"JBC990Hka7MbcdSPRxo9MnHcYrAL6HiISwP6gwZJHgJskGNOwEuzOd67C7gwRaYFGc3kevrsWTyhazTq",
-	"Gl5yAF5RMrs5OWC/VCFbJY1PV++ET6pMtMA7bKTOTrC8+ohAoDZQRG3adNKFxtBlJW6krg22we3EMnXf",
-	"dQLqu+X2TWvdhhhsd+x7CxB7BDf+lW+I64AH4zrdeD0Z3Td67e79Z4yrxwN+dvgsPrrgjr7ZN/nFVm0F",
-	"3NtiYFegm+O0EG+8uhv+9EVV2Eqy+XuQnya8/6a27clAGPTgxptslZwvbPT7O9SVpNU49KVtxFZV7vsv",
-	"93Tbuf5h1/AzB7cAFDqbV7pemgQ7Dk2CtenRkuaMYVFr4qMd8A12kpyxQs5Ets42+wHNWWwQ0CqDxFWO",
-	"4EyCplTCGQMYhKbvklBcEZinXNp1l7Z+Cyj6jymCjEoXkHa+sHfD3oipP1Cufewad8yxa9g58r8q9MmZ",
-	"8ryrKQgrhfhBkzr7TfMQ/n6Yn6namuLDN6agUqgEG5ykbU1f9dzqxrSC70JcueLFNVYn7QodRiEyx7L9",
-	"dMZvh2GhobG8cq4YxtDxa+TpoUv6xU9REqVZIYxSwCmiNOF10JSATZRLCja/UxBxns9KUv+YhxkOHE1c",
-	"7XP25vsf/DxeEB2urTzMa9UzP4rXjXSNQrVdkuKSyCiaK/15gqfbg5Q/c1dLdKId0ikmaofS/7oCqodW",
-	"Qn2MKHtJcwPajYNdM3cjIeelWLeMcyxhDqzgjjoSx3uaDn2en2TARgwszhkHQcH63E8nVHo1Zm6KRNKe",
-	"sxIKPAdJPIfpp7cvJqq/f8qReyOe5NT0sZHmxAxlEo8jmyi6zgQDQ0kzdxdTMVRSGiZi+bLM7W5KqgYI",
-	"QaSJciaHspiVaeWaMq7YFLT4kRvgNF1bGgWB/+hvt0zmWhgQPM2ImiafeNiwENY3uhQUNVc6IHItXMTt",
-	"0jVjSverwmE4+p45B1vTDBj4Kn5ot3MOyV2MBwjhJC8PAGxG4j7yKCn/mqJrlg7Zv2jBFZc2TaLcPjrM",
-	"M6lyEx+pNUkGK4SNix/i8/iLHv048TtotVdyw4wm9efmxVci0xVajpqmc4SakTC8YqOlFWutuaFOKqz5",
-	"C8FkPDxdh6TTDxlZLwC8FKYZfUbpEVa5bAgWCu+LKPmO4YMjShvDdxof/8/33RtQ/kTnPdn9a6X0cyJu",
-	"PEsgLS8bKkFCTInNuUWb8yonqp+e+F8wNTjEovlpmDBTfewT8j5rhYjuOjBAtSs89il/uvRzxjU2xkbt",
-	"sCsOmQzVSGQnF50w/OIadUQ+Ono4diTsgsHwyYMefuXjD4ioKwqEOIg+yu9K9k/Kc2pI5qm3XUBVN3LF",
-	"zQp3XOaB620WJ3SKvu7fdNntCf6zFrWIdDdKmcbEotEJqwW3mEByszEQ6sQXRNIP0XiM/vT2hRn7LhdX",
-	"GzIXtlHM3v7Cf8MlDPzwpVklzCKaQ4ppHJ8QSpomHzANKH1nXWtS4E8aTcTxQ9qH1JsraG6NF0xdSw94",
-	"XHIuFS8emSE7d6r3dHTaKEqc9ZezTC93xGY6J1Fsh2lOP7XccpPSuqUWgNsalJi4g3wRSa3CAaRRHig4",
-	"mhrSLYfiwXIoGdoj5X55D+xGo4C6TB4aLtLMYGsGa/VTjI5UtUoHrZEi4+Pjk9O/DkfD0fBk/M3om2cY",
-	"23Ggdc/4SJhUZikyPygIuclZcUEQDqOcTYhNbYsv95tn3TFqcitowg55hy7EGQoNmk18ALtbQm7MyXLd",
-	"uu5VapbZftG5qB3jchCkPfNyosVdVciO1THEbNiCL5dgckUFR+SZ6NoamQvXyBkiEINog+AUd58cfFdP",
-	"YC1F2G5JdG6uMKzi0oicnL1OrziZKBczoyAclZFIrGfeiOlFAaswP3XPEJ6JClN4Epa+ef3ukm1qVvwy",
-	"3Z4cR/6SUwroAAFOZs7RmKiO4dTGOTnupbLG4ZKhbfJ09CRM4cYSgoQ9GZ2EMeHw15OJCvXaUS/nXCuB",
-	"tRY4ARG8YPxtaII4uhLXPQln/untC8x8Co6KCEtM2j+9lv60zLkVP/Db82aJ9JEJlZlXdVWkg8ZUxJFD",
-	"OJjKKzTQU5EDEriKY9ihYSpUQ94Q97Lp7v3d/w8AAP//",
+	"7H3tcttGtuCrdHFvlckMRFGylImlH1tKosx44g9dW9lJVegVmkCT7AjoZtANURxHj7UvsE+2dc7pbjRI",
+	"kKJjOzt1r+fHxCKAxunT5/sL73uZLhdaCWVN7+x9b8ErXgorKvzrB14X9vn38M9cmKySCyu16p31rueC",
+	"TeHiE8NkPuwlPQk/L7id95Ke4qXonfXwhhuZ95JeJX6rZSXy3pmtapH0TDYXJacXWisqePh/Twt78Mvo",
+	"4Bk/mL57f/T1w3/0kp5dLWApYyupZr2Hh6T3lqt8ou+3QWXo8i649ofITO4fhegB1jILrYxAnH3L8zfi",
+	"t1oYC39lWlmh8J98sShkxgHWw18NAPw+eut/VGLaO+v9j8PmPA7pqjm8rCpd0as2N1zRy9ikEvzWMAs4",
+	"wOeYrhhnVV2IYe8h6f2gq4nMc6H+HLCsvhWKScPueCFzNqktK/mKKW1ZrpmdS4NQPVeAa158fqAuFKuV",
+	"uF+IzIqcCbgNIXil7Q+6Vvnnh+CVZqbO5p5EWV9XTCuBR0boyrUwiCIApNLFACF05HQtS6HrP4GqUkdS",
+	"N5bemJ4hiIHQdL5iucwRUF5V8k6wpbRzqYj4RHUnqieGVYLnzC1xzoxQOZOW8RmXCrd1rfULXs3En0OP",
+	"CLU0TN+JCuEsZCkt01N2xF7KbxGinxSv7VxX8l/izyEHPPUEGBVwSbQgDbu4es5ulV4aD9UdlwWfFH8C",
+	"qtK6eZs7dzpQlnEFQFaCZ3MmrWE5t3zCjThnlbDVivGpFRVL38AfBxfwR8qMyLTKDQjiueC5UyvRLZtC",
+	"/C09wqxmSy4tm4iprgSz1UqqmSefXfK7lEqWddk7OwrCWiorZgI3jAg19WKhKyvylyKX/Bpv+jOJEBD5",
+	"j7evXw1Ro7lHUXnofHWpMp2DbtlATVrb6TfuVHApbpgV9/acpXAQX5/E15ac3vPT9Q8H3+BtgDahADO/",
+	"9GClXtKjx3rvNtRa0vuu0Nntd3OuiEN5nksAgxdXlV6IykpQd1NeGLG+08t7ntlihfSspyzl+R1XmUgZ",
+	"VzlLjbApQLKIloHl8Z7NPf9dL9mUV0AOpb4jYZkBaAnsnrO/aZbXFZ4U66fPRiZNWHo0KvE/86ejMh2c",
+	"s3RkUlbVitTjUle3LK8FU3qJOLnn5QKYq3c0KntJr+T3L4Sa2Xnv7OlxEtsDfTAG3v2lPx4P6V+D/9lX",
+	"5vfa/P5//4/5vTS/m9/L3+eDwV86DIWkZ4TttlmkMpYru7lHZvU5HqJngpaBA7IV4J/qquS2d9bLuRUH",
+	"8Gun4eR+0ZNfRWbDCb/UuXjMkiJY+ukFHZKzwPDxdDBk6bTS/xIqZbCL3DBjZVGwWllZgMSXZqzc8eYg",
+	"6oywZ80ZcIvCJKurSgAKZClYn7Mpv2e/1saC3oAl/L1aZWKARzlW3CJClLi3zL2A9dOxp6Vx74yNeyMz",
+	"7rmzlxb1lAZTRN+BNIG3wQYqwQt3E9wxVkteFATLoqiJavR0agQB615gkKCNwF9ykSf4N4rG2lEZLjlZ",
+	"jZW0RhRTryf5BIDgTjwO2fcCbWUHyHCsIk4l5KLE40U3p1aCW38qke25k2Xb7Icn/Jhoa+gFqMkW3cxa",
+	"aEBsQz+skHeAKtQOgJyCG8tqI3YxMPBtMlbp0Rz+OiY+PgMCKAQ8flQm8EepjWV/PR7NWf/piOV8ZQYR",
+	"Mo/mHpUNg88/G393chieTO6OBs+kKF5Pe2e/7Ma0f+Aheb92UGgxPMaveqnItDhnXJmlqIDxFErkDCXG",
+	"JuiNOv3FvePdxn7e0Y5yoazkhXkMCisUV9YkLBiGGdxHXHMrVgaVQy5KfZA1qw5B3XYoiClH/K1pjYW8",
+	"uRUrRMw6V4Bqu6mrovNippUicMA/7bpjWumy88JSTOZa394s6kkhsy2vX8NogCUJIK/D4N7Yuf67DtJa",
+	"8HITHzv3fCtW2zYLl4zIKlJQG5et4OUHbRIfCG9srd+1l0oYy+uKk+31AVvKCimU3bYrd3XHxpoX38zq",
+	"zlW277F59/qbNtft2rSxuuJkW63tuM5ut8ArVL7QUtkPPd9KzCQZsR1GyVbs3InKSK1EfrMVpDX0BPjC",
+	"KyMiCNhxq3W8YBNPay9YIF2BLGgQ2KKfLkyTSb6B52yr5fP36+srMGZsbSJpGZyIpCf8il5JS4Vhjhvn",
+	"I/eSXh37kmijuehL0lPa3kwx5AC3BV/kxvkfN/g+2nfkhWMsywVLcPngFHbZBKUwxlHX7iNDLPgdNc91",
+	"4RGjgZ1C+DHLAZ+8uHoOq4C2LRcxMUWIzXStbLddUXK1AhPO8lthztmIlYIrcHHIk+8+qIwU8A3HRfcx",
+	"lMGZKXi3SiHuaqyJaWEPRkfHT09Ov/7rN8/4JMvFtGvFW0nhpUdR9CPc+JD0AL3cbmNZdLdvuHefN1l6",
+	"zivR3q+ugVACaKouJ4QgwKbagXBHhAaDVbkAW66SwgzwJLS+ZUaDe5YwrZi4ExU8ga5z13mskR6pBol8",
+	"QAfv4Wkd3FZSBILq5N+Lq+dsOddGNOBbH7Am+old4Q+QKQ2Om+PagOCfc+eY0PtyLcwZSysgOaRUkaes",
+	"f3L8bJCwVrSF9U9HT+FHz+YHyJTpWPVPRyO4YAq9BHs4r/QiZTwDdyhs8ZylznQ4yGuKXgi42f9YCV3l",
+	"okKz2v825bJIYREC957xDA/iiWHulujM225JvJ81edQIqgMvVgDyXtIDwBsTp4Ez+s2BGf0CQG4/gxfS",
+	"dMiknFuM1EgrSrMX6/Ua+51XFV9tUCsuuZUW/5jb9cdF5ybRu4NaMXcX42ztnIke4d+G9Y/AqcZjl5Wx",
+	"kdt0NCQXycXQRqNkZ0TtcZmtp42bXnKbzcHz3ipX1hgVBL2uGJ9gHADcZ5D4KYq41KkAkjtaiXXI4X8R",
+	"9KMu6IO03+LJcsd2Dqi5LnLwWh38XT6s90ufjmJv9NgMP2No6eM0zEaiJFx9nvvju7h6/sQwsxDZuT+N",
+	"Fvb9E2u79PQT/k4e1Wcd0pSzk+NnQAeno6fMiqIg0s14UYjKR4q7zmI514XwUWgv6JayEkkUSzBNLOFo",
+	"HnPCZz2yoKU3WTmbc5UBiBN9J9gIHeYAYcIsoWSdl5ChQX1STDMraiPvxEtP/RQm3zQJGobpZBVvKqxJ",
+	"QyS4Lmn49ybM3y0II6G86Wi2BPB6XJmWZne8qIVhkxXLuNJKZrxgipciYeRhGFaJnGdW5JEN0gD4XE3A",
+	"9v6hK54w5ffOhepKd1NS2YczQF2CodHHoJ/C0Ja4A457wlJaKB20wrN1jRbP/qEGXdtMlyJ2NCqRCXmH",
+	"KnfBKyvRGQCRLvJOHbngM3ETJPSm+LP6cRfBYSVEKKzuNbC1XvFuJ77/YGiSF8WN52hwsbcEngpkUi+u",
+	"4KnzEO6VlFyThuWiAvQx2AreCNAzhL6lPb75+uRxzZfrrC6F2qKQr77/gfnjShhlWhrtcDRiL+W3Awrv",
+	"o15LARSTtkhmsrJiF8l0xN+EyjH9SowLlHk5PPr6hMGaUXD0L0cnR6enp6fgv1C4rRFs4/Fffjk6ePYO",
+	"pdr7o+To5KFThEX0uZFBpn2nrJ/TGwdngWukCXhhKKCHsHck5vQsuoSReH/Fe8cpA0E2BBYDog85Srdr",
+	"OHcGZqZh/ZR+vSEKqvRiIYAl22bsH+CnLQSIlzz9GfQRWzTAlnOh0HrxdJMCKmbyTqiPML+Ig9dUuD/9",
+	"AI0PykZGPhMKzPUc1CJmNZqcZ7KNbNqLuZf00zh+O+X3QyBPEn4fTFVdYfR/6Bq8iUtlq9XW+MNHuXNB",
+	"vpBi2sNxLoWd6+5o2w7bCuik27hC04r1wXJfEaXENReo60XOlFZiMOx1EiZYKB3Q/FaLatUNScWXDC8z",
+	"uj1hcsq4WnW+wIejJjpfbQlLNDfciCiJvcsobSW81xexVa3APYzRPNG6EFzF90aVBbte5S2TqGBr12ai",
+	"Oz5iN/Eqj27H3fzh+zHit+4TFsAyTwxbFDwT3nL5ldippWiksl+fdIbQKA66xXqQXdL/n+vUS0VCOeuj",
+	"+LA8u/VJ5cG++eukdyd1gWyzLfEE/NPcxDDC6rfsIYn5S1p2KxaYdQfx1zg4g7OxwioXwtpyLioBd08q",
+	"fety8PAusPtw7bpoLqMT0vhLJ6MReLhjdTI6SdjJ6DRhJ0dP4f9OBy43h7YrrlSSatorZuFE4v/y+300",
+	"fAEkgtmnXiygghxLfI2kO253tm3JuMlyHVS7Jim2yYWtrL7OnVt5cTt7tYjl3XaFctWZf/mg2FFLNXV4",
+	"MErc222u7VUlKKoB1FjqithVCkPi/pwtuMGqBW5YyqmgaqqrJpoCFsdeXLxvKGuDqjaQI1Unv7valIB2",
+	"JtdCrEhbpIp8KRhGffWtBCrDk+5SzFSy221uuUplpitGKzo3EOte//H29SuGySg0gq1uKqP66eGU3x9a",
+	"nQ7OGQqEsQoalyIGXl7oKtRslYIrSxy6qS3qYguUKBxQMqg10YChUebyLWypqxzOul2PVNbGsolonP/R",
+	"6NHsvVS+0tnB1XXQUUXCxxaC/JEUS9auItj5rujWB8DNQlbCuLdt0TuuYjEXhbDCtIpRalUIYippWG1E",
+	"7kqr9tdD60kgM7k/eDp9xkfZUX4sTian/Ou/dj1XcGNv4I0fhCmll4/WWWDJFBZRoUpN2HIuXY2mq8Fg",
+	"RnzADjtLe+Cd19cvNmJsawV081E5Mo/TKCXNgdRoi/TSFjGtYax19G0K2kHg33lyblN56VK/exP5nsew",
+	"P46pmmxHuePmEUvDOMi54NSRIZU8diR7nUhJaWA6CwdcF17/SRmFiyYTseaM7UpRuIuR5+hl8hPD0lJY",
+	"PnS3pIOEgjLgngIvU5T5pzcvuvO87rEPZC5v/W8p1AXlnDDhqlm5YUbOFJixqFusuLdef3jX3mI8dgm3",
+	"CmU73ahQOrAuu1Z4qD55QyGIYDHbGs7ZV9MnmICYovhqqogGITDvzVtTZ5kQeSsQGkFy50JXu7jAnfcl",
+	"3vvQquLeFt7tSKivo9et4jAMe7zMj09Pj54hirmtKxFqKWHPxvJywaTKijrfEtYtuBUqW+3vwKNl5lIP",
+	"u5QJWlq2CnksRJurSE1cWSP35+WPD0P0GOcCgy7fXy5s9eQa3mn5coWeOTsR/+KGIp3Ye9GYjR/k6t3s",
+	"VRhDXSu8mgkbigzbBKgAkIyXoptlA3F2v2ptaXZ8fx+tE7nNdGP3Ij+9ecEW2oAUsTqJwsHGxT10BUYA",
+	"GIhT/XhhJPlQxDdNNjaAsCaG4i226LPhog3Dd0PQXnomXROzE65yrJz6EHnnwDM7krVXr99eGwYoZyXP",
+	"sX7/E9fWyDs4zw96qknLbLHGOgIfgDfM16B+hBNHmZ7xCj0saVkfhGjImt8KsYCfB1uCX/7GGz3tfmNq",
+	"xG9pW0hgMw9wgXvYNO0r+3Dj1qCO21tLEIQI+G+1qMXa5uYOBXqpBh8gC7oi+wuhwPtOWX8iQNmFEwVe",
+	"WnJp4ccptR6CcB0kLA33pOicpYF6U9b3RUMgYUmIDlqeI72uF5EO8JlfoNNntK6fJyrU4vfD+Pl92LzJ",
+	"1SVNBqxlnxKKIrbawccv9Gx3tOHxgg5fQ+9kesJ0kYOPigUcw30DR2sG3EeHLAJwU10UevkJgxZJOPzt",
+	"XEAtTg0NKqwVccTBVsK2sRSn30ajwYciLVhBjxcKNcB31rQakdWVtKu38AIiBGftX28v8Od5KZXvGYwc",
+	"hAOkSsBxaCfkXd0AsF3cEWpQwSuMwTjg5tYuqG0NdKFvh+MZimnXOM0XEp2OXtLDimx8yJwdHs6kndeT",
+	"YabLQ39P+MemBeh8M4xz3QrsUVYKm/vcI2DpwpmR8UbSRK3Yd8/Zr3qCuSn4s+BqVvOZOGOCZ/Ox8i4+",
+	"+EmKSaNB5WJ/Dkpl342AiWCFz7j8Pbu6eMms4CXlYTnGD2Qm0DQYK9eukDDeyp7RvXHObFHpqSxE4r0b",
+	"eBBbOelhl4zyC4wVroCNEHAnlUAbsu19sspDRAXmVAjic4uZVlM5cz7fIKFOJT5WPnblwvyweRSy5Jxg",
+	"nKBxnslRYa+c66KniJ8IlXfSSDgEqwET2s4pzRol/NhltLqhmLpTSr5FNGFGt8tD4U2cXNix0opdaWNn",
+	"lXj7ny+cyefDNqUYjtVY+bJOaSi6k/tiHmKKha4sq0EDsvTQePpKh+x6XgnBiNiJCwzjFR6CAEPtDBY/",
+	"wJW++ipisK++wnb1XEe4O2/u7OS8r75i/fTi6vnb64vvfrx5e/Hq+29f/3xz/frHy1ek+CyaCQE63xHD",
+	"9HSs2LZWmAECgu07pH1YWIH101bvVwouoFoxPCVYMgT6A1JPRk9xG7zZRCwiYAtRy1Am2GTF1l/iu9MN",
+	"uTluGXyfKlYAAgIQqKh59wklW8gkA8sy9JGLe4nVdCqnXSIxKgGLRqATKTSnCCwlchdXlRV7+/eLg+PT",
+	"r2kZXS44XJUKAHYdlrIUQ4YNAcYtPFbp+zGWwY97CRuTg07/dMHZce8h9bFbIhGgxFxjSexYXax1ukWN",
+	"jy4EmePp+98NS60tUjTKQFmCjJKAamkxdABO3Fihc9/nTdf9ap11SdCrqPaOrE/XQI5Z/UHcwj1WPiIq",
+	"MZOv3KKimJJv5FiURCUJm6JwqAVWxu0+B+FTCgzNUPH3mSPMhM1A4YKJYBO39aSVfnMiiX68vn7BzFKI",
+	"BbxprOxGC5tvO/2bsK2W04R1d6KeRbw6VnDUB3kl74QKBshGc5qzWsgf8PUpRpZ1AWz9xDBjxcIkvhoa",
+	"MehKVX3+T1bOyzeJm+KAgcpVwpoSabaUKtdLk7BS5JKzQqpbMyByB1MKRGtoYXX0njS9yshmEwG+NLaW",
+	"AuVUtQLp1uRTQXqEbTnYxm1OFIYpQBEzAqmt1HckXbE0FMRJIzsP38v84RCrPgzKoNv19uNQwguG/0a1",
+	"OCulmYg5vxOJU1u2krOZqHApUtFUGUZaleZIuG5gUqBB8PvVCz1j/fSFNJ4enF0GAJo5HCMR8EYpdFcZ",
+	"zFg5CxIpHy9TeM8Hp1ApN3HACazrqmA026RW2M39+Vilb7zf1QYyRRcNN07eIfqChJw0WD6FNJZaqSvB",
+	"S+NjPPBKPlaFznjhC4oIP5dgx3hVj+l+XMM0eequnLi0psmJp80dvjyqkJlQRkS238WCZ3NxcDwcbVh/",
+	"y+VyyPHyUFezQ/esOXzx/LvLV28v8RksFrBFbEUGsXlx9bxpBuud9Y6GR/SEXgiF1T29p8PR8KlLUqO1",
+	"3BAqulTadESASG2Zxhg+oxEbJN4iGzBxOXjyr6KjdaTrFJC0Zqxi26n/oW2tgxDVbIxyYOKxCuNy2g27",
+	"c1GJIXslRG62W/zetIjMFzrFqNIooMNn/kL+/VsXBP8k0y86W9EfNockHY+OPvE7Q5P1ltEb4USR3TGw",
+	"jLhzFkc4J6C7k9Fo20vDLg6jOU/4yNHjj7Tmy+BDTx9/qJnbhE988/gTa/OC4LGjPV4U5vHgA6f7bKdj",
+	"jspD0jvdB31h8BM+8HQv5IUOI3Sh67Lk1SoQdsPmGJGdGQzlBCnxDp5ZU28kMsBM2RQe328mj5NWSlX6",
+	"hjfsNkM3rWUssf6Ug8aVik0LOZtb8iTpBqd6fEajkQu+Nos9X/PTQjoEqdZYvRgrMA7Qb6a5GB1NeB1i",
+	"gDYWi4EWX55sQ0X+b88aJ48/EYZ9/X8gU0Ljo2Sa9LamMxqDwwgLLpJJnLG5LsZYnwy9QDEY62oTQmNW",
+	"b1LB6JNJ5/3E8hfa+jja+puwexBWPNxxywSS5pbDZtAiTv5Ydw1CpdAe5EqeXKlzSuv6Uolt9Pidqwz5",
+	"3ERJ79lNmR76LxT6CSnUIzWiVPr746g02eIIvNR3bU3uS2qmulryKj/DKFcYU9ZvVdMkND1MV5jvGFAg",
+	"T48VDjJjffRjKbi0c1DXWWv3+HYS0TMtDJvw7DYZK6PJ1/eVJLyoBM9XLAe/BYM1bCIyXQo3Dws8yMGQ",
+	"rQ1cw8z8Ugf3WYllqCDKdFlKa0VOCZFzigOFSMOGo+ytHV/QkNdirAgSnG21K2iS8Xo2t6xegA2EXd3n",
+	"XYGCEP1xYRTXug8o0dMpEyoYSOjkUNE0IUG7sNmcGxf8cb61nrYCSq7XWTWZoqRJEyVbMpeI4oJbUQ3Z",
+	"27muiwAmRbAJEsyBSoHlocs5hv99/NPfOJVKmrmIhs/RGLCx8uMR2UU0RM2BbCxfmRAQcUd4zrifVoZl",
+	"HnAEWlE3m7TDsXq9Fu/xaOuOElWChnhOpzgVtctc7Ii0fS7fMRo4+NBOqtmqFg//XvogChZkCHPSnvyW",
+	"Yz/6fy2d8cX77FBsjkHcZMO9dFyHNUWB1l0O6RtRohojMUeByLa4Pm9CspgcoTyZ0lXJi2JF2sL7ipvm",
+	"13eF4D5kSfHgvZxDfOy/vXPY5eitHVSXee5OfU+nj+5uVzQkFMTE+MN8j6E9YxVN7TnHlDbARyo3xcR0",
+	"ilkoDGZwF5TEqHTeldnqUhlRgH4bIX060d0MgdkitwlrX+izoU/AVktOTf0pddDlZ7DGMf8TaBTLDJsc",
+	"TCM8o2hGlEtyse6uhBzWKrZanF0OjVNt9d80u5VYFKgOFpXOhPFbZ7kGGwz/GCskRmG60zwxWFoVq8SZ",
+	"8VZv5L3RUaA0XGx2bYbpzjwYILa76ycwS+TYU5qxwqp0xrNKG+OXMayPwsAndgL7+kp6bnUpM1AGA3QO",
+	"HJ37t/dTvpAp82bXOUsDX6cAwWbnMrdR22QyVnpBBeFn61NhqGCMqoMHCFhTEOa3tTEbCA7bdWIG+qDR",
+	"KH4AUEINWnbO+n4kEMmoIMmwMw3wMDhnSkgqjIgH16y/NdABJmOQElwlRJTIbpPnWOG5Kb1UWOjSJO2V",
+	"ju5b09YMZAZcwZ5FnApOhMQpf/OjVPnm4LBQDHH8jGiiNUHsdPQ0IXzQRIl4FvtY9dNo0k6ahHTmkSH3",
+	"6uri5RPD0p8P3nArXsAbD75KfTr0vGMumQfmdDQ6Jz3k6JaIwo858J9bcN137jVW6xvQVn5mosHJZK70",
+	"6kZPp4VUOMCsVojaG3rreTx8BdbxUIXrrs7qiWE/v3wxVqmXgpfR81GFlVvmzcX15c2L5y+fX19+j95+",
+	"+vzV9eWbVxcvbi7fvHn9Jh24TF1D0+FrDZiLd2OiaEBUXPQALmWKY6aaaRjsuBk6NFZPRyZhYeR08HUV",
+	"mXCGSXvuh75lhTbOk2w6P0JhO1ehqKUfdXpHGWEPFNKHq+QfgTS4aMQGjheKiNP4jPGcq7wQlT9CX+3g",
+	"/Z82Yseq0DOpBn72djMd27nwkgQXz0TOJqtm8NcTKqtxafMgnJRmJJ8AnY1gGvg5eLYpmZXxHI6OlP9Z",
+	"16g8l55HMo5HlnlREq1tlzIT8Rw9P1vPnf7WNSY8u3USyrYqfN1w7LHyvUMUWPGZfmaEO3S71Mws+WIh",
+	"8kGyPuCNKivilcfKl0C4msTUN1g1pHg06ITVpahgZVeuhZosgDTneZOsRsFjtLMNXdeLr5nyk5K8PDDd",
+	"cYY8thk/U4yhNatvryDD0ad9904rNUpOyy8eVcvHzoOrAobWLldqq3N9+N5/kOphHz87yKPIrZaWLXVd",
+	"5AxsUWdfdbra25zsVvK1IfQvGdg/6mRrJfZ2sf+wK5M8erP/UFpnpsyTz9Zk2aVzBvysn8cdIvQ2VlS7",
+	"1A4HuO9XYLie6km9kB6ySzdeAki2SQRIxSY4Xsj4z1OUsihkGJo4pZoFEP3uTM5dZ1OwhKi5gpYkzvGT",
+	"LJxm8aFwsi1CPRWlPKR1Bopo4QHvbQfbQ7u+3xtOgMQ22UrXs3koUffPodtCVXFUIOgs+WjlCBGW3KJv",
+	"de6xhM5YvQB8H33NfpTfkm7vp93DS9CE3TKVJGWGr6LGGa/pB+eMk2Xscyztr/agu4dw0Ai5AxyAAptO",
+	"v2pPRAET9a0bgUi+BNgJvKIaYDc2UU/HKr1wnO59u/Q7HMQB/3or7EHz11Wl71cHG7f/fHCxkAc/ihVu",
+	"+OeDi/JfB29dS8sB1mfTx35864Gfz0FhJsVL4SylNPT7wrJoUDo3ALZBtt6tWKV4GLG1mP7ihzy+S8my",
+	"BMcLRTE8yaZSwPrkj4zVhI7UDwdsfDJvvZrglzTfKkjXTVqGFu0TM1YpNWS8je9z3QV2LlaOXFtetvGp",
+	"vb1dwj5ny0qrGbsVq4H//tZEoE1XyUlNba3Ya6XykMyhWN0jcTkPU29DKrYl02tVrGK/wQVFqMQ8fF7R",
+	"z3Vp2oR68Qe5PmIyG4jexyDyRe+NOOrHM9WemDhuMdgGdDwTKfqW2IdMst0H2CDHnICXZv1rA13AhaFM",
+	"LchoKODps2fxiMDRqGv8zx7nipLZDeriOPnGZ7ik8SnurfBJlYkWePt9k2orWF59RCBQfy0ebdq0KIaO",
+	"20Ul7qSuDfYXbj1lamvsBNS3Ie4aF70JMdju2FAYIPYH3PhXvtOwAx6M63Sf69HosdmPD+8+Y1w9HpG1",
+	"xWeJq86x/aHdkPqlXuZj0ooYpG+Ljm3BcY6jW7zB607l0xd8YV/P+jeCP01K4Kq27TFNGCjhxpt5lZzN",
+	"bfQJMWoR0+osNAmuxWNV7pthd7Q+umZu1301A1cCjAA2q3S9MAm2f5oEa/qjJc05w8LexEdI4Aq29Zyz",
+	"Qk5FtsrWmzPNeWxE0CqDxFWo4ICIpiTDGRAYuKZrSSjiCAxXLuyqS8O/gSP6tynqjEokkHa+iISPEwl4",
+	"un+gzP3QdV6ZQ9dxdeA/pvbJGfmiq6sLq5j4XiOJ+033F3420Q+Pbo1h4mvjnikkgx1q0rbGTHsOd/Oo",
+	"wUciTl7y4hYrp7aFKKNQnGPzfjrl98Ow0NBYXjmXD2P1eBnlwNAlF+O7KFnTrBBmYeC4ZBplPWjK08Z+",
+	"YGHzQZaIW332kxoAPcyw4Wi0dJ+zq+9/8IPHQdy4uQBhMLWe+pnjbnZ1FBLuki7XREbRAP3PE6TdnBj/",
+	"mTuIoh1tkWgxUbsj/S9X3PWhVVofE717SYMf2p2fXcPFIyHnpVi3jHMsYfasSI9aSs92dI36egKSAWux",
+	"tjg3HQQF63M/XlLp5RlzY0CS9qCcUHw6SOJBWj+9eTFW/d1jqtwT8SiupmeQtC1mQpN4ntxYEToTDEAl",
+	"zYBxTPlQuWsYaeZLRjfbYanqIASrxsqZKcpi9qeV08q4YhPQ/AduAtdkZWmWB/6jv9nzmmthQPA0M4aa",
+	"vOV+015Y3+hSUHRe6XCQK+Eie9eum1a6r9OHr0DsGFSxMY6CXeHAVvo6gXNCyS2NJ0DhKDYPALyMxH3k",
+	"uVKeN0UXMB2yf9KCSy5tmkQ1BOiYT6XKTbyl1iggrF42Lk6J9+Oni/pxgnnQamXlhhlN6s99GKMSma7Q",
+	"2tQ0XiXUpoTpI2s9yVgHzs1t+Cx7E7TGzRM6JO1+yMh6AeClMM3sOkrDsMplXaR9JHLlW773jlytTU9q",
+	"Ygl/foygAeVPDBIk2z/S7L6wT/N1Aml52VAJEmJKrA+eWh84Olb99Mh/uNngFJLmG1jh4xFnPvHvs2M0",
+	"7bxjwwDVtjDcp/xi8+eMn6zN/dpiV+wz2quRyE4uOmH4JRvYES3p6C/ZkhgMBsMnD5T4lQ/f40HdUPDE",
+	"QfRRfleye9ShU0MyT73tAqq6kStuDLvjMg9cb70IolP0dX+8arsn+J+1qEWku1HKNCYWzb5YzrnFRJUb",
+	"boJQJ77wkr645U/0pzcvzJnvwHE1KDNhG8Xs7S/8NyBh4KdnTSth5tEgWUwX+cRT0jQggWlAaULr2qYC",
+	"f9JsKY4/0ntIvbnC6dZ8yNS1G4HHJWdS8eKJGbILp3qPR8eNosRhjTnL9GJLPKdzlMhmaOf4U8stN+qu",
+	"W2oBuK1Jl4nbyBeR1CpQQBrlgYKjsS/dciieDIiSoT0T8Jd3wG40y6nL5KHpMM0QvWYyWj/F6EhVq3TQ",
+	"Gt9ydnh4dPzX4Wg4Gh6dfTP65hnGdhxo3fNUEiaVWYjMT3pCbnJWXBCEwyg3FGJTm+LLfdyxO65NbgWN",
+	"SCLv0IVFQ0FD8xIf9O6WkGuDzlz3sXuUmnI2H3Quase8IwRpx8CjaHFXfbJldQxLGzbniwWYXFFhE3km",
+	"urZG5sI1mYYIxCB6QXCKu3cOvqsnsJYibLdLOjdXGFZxaUROzl6nV5yMlYuZURCOylUk1k2vxfSigFUY",
+	"gLtjitJYhTFKCUuvXr+9ZuuaFS+mm6P/yF9ySgEdIDiTqXM0xqpjurhxTo57CL+00W9aOo9HJ2GMOpYq",
+	"JOxkdBTmvMNfJ2MV6sKjPtOZVgJrOnCEJXjB+BUSgjhCievshD3/9OYFZlgFR0WEpSztb0ymPy1ybsUP",
+	"/P6iWSJ9YkIF6E1dFemgMRVxZhROFvMKDfRU5IAEruIYdmiYaqwiQ9zLpod3D/8vAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/clients/pam"
 	"github.com/apistack/apistack/clients/restaurant"
@@ -92,12 +93,17 @@ func start(t testing.TB, opts envOptions) *env {
 // client is a generated sandbox API client sending token.
 func (e *env) client(t testing.TB, token string) *sandboxapi.ClientWithResponses {
 	t.Helper()
+	// The answers are checked against the spec (and recorded for the
+	// contract coverage); the requests are not: some break it on purpose.
+	checked, err := contract.ForAPI(contract.Sandbox, nil, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
 	c, err := sandboxapi.NewClientWithResponses(e.urls[stack.Admin], sandboxapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 		if token != "" {
 			r.Header.Set("Authorization", "Bearer "+token)
 		}
 		return nil
-	}))
+	}), sandboxapi.WithHTTPClient(&http.Client{Transport: checked}))
 	require.NoError(t, err)
 	return c
 }

@@ -175,8 +175,9 @@ func (j *Journal) flush() {
 	}
 }
 
-// write commits batch; when that fails (an entry's sandbox was deleted
-// meanwhile), each entry is tried alone, and those refused are dropped.
+// write commits batch, one row per sandbox; when that fails (a sandbox was
+// deleted meanwhile), each sandbox's row is tried alone, and those refused
+// are dropped.
 func (j *Journal) write(batch []pendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -189,12 +190,17 @@ func (j *Journal) write(batch []pendingEntry) {
 	if len(entries) == 0 {
 		return
 	}
-	if err := j.store.appendJournal(ctx, entries, j.clock.Now()); err == nil {
+	groups := groupBySandbox(entries)
+	now := j.clock.Now()
+	if err := j.store.appendJournal(ctx, groups, now); err == nil || len(groups) == 1 {
+		if err != nil {
+			j.logger.DebugContext(ctx, "sandbox journal: entries dropped (their sandbox is gone?)", "sandbox", groups[0].sandbox, "err", err)
+		}
 		return
 	}
-	for _, e := range entries {
-		if err := j.store.appendEntry(ctx, e); err != nil {
-			j.logger.DebugContext(ctx, "sandbox journal: entry dropped (its sandbox is gone?)", "sandbox", e.Set, "err", err)
+	for _, g := range groups {
+		if err := j.store.appendJournal(ctx, []journalGroup{g}, now); err != nil {
+			j.logger.DebugContext(ctx, "sandbox journal: entries dropped (their sandbox is gone?)", "sandbox", g.sandbox, "err", err)
 		}
 	}
 }

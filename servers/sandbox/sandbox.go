@@ -554,6 +554,10 @@ func entryView(e storedEntry) sandboxapi.JournalEntry {
 	}
 	out.RequestBody, out.RequestBodyEncoding = bodyText(e.RequestBody, e.RequestTruncated)
 	out.ResponseBody, out.ResponseBodyEncoding = bodyText(e.ResponseBody, e.ResponseTruncated)
+	out.Violations = make([]sandboxapi.JournalViolation, 0, len(e.Violations))
+	for _, v := range e.Violations {
+		out.Violations = append(out.Violations, sandboxapi.JournalViolation{In: sandboxapi.JournalViolationIn(v.In), Name: v.Name, Rule: v.Message})
+	}
 	return out
 }
 

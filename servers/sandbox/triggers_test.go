@@ -24,10 +24,10 @@ func triggerInbound(t testing.TB, b *box, body sandboxapi.InboundFaxRequest) str
 	return resp.JSON201.FaxId.String()
 }
 
-// inboxUntil moves the stack's clock a second at a time until the demo
-// inbox holds the event of type last of fax id, and returns that fax's
+// inboxUntil moves the stack's clock and b's a second at a time until the
+// demo inbox holds the event of type last of fax id, and returns that fax's
 // deliveries in the order they arrived.
-func (e *env) inboxUntil(t testing.TB, id, last string) []stack.InboxEvent {
+func (e *env) inboxUntil(t testing.TB, b *box, id, last string) []stack.InboxEvent {
 	t.Helper()
 	var got []stack.InboxEvent
 	require.Eventually(t, func() bool {
@@ -41,6 +41,10 @@ func (e *env) inboxUntil(t testing.TB, id, last string) []stack.InboxEvent {
 		}
 		if !done {
 			e.clock.Advance(time.Second)
+			resp, err := b.api.AdvanceSandboxClockWithResponse(context.Background(), b.Id, sandboxapi.ClockChange{Advance: ptr("1s")})
+			if err != nil || resp.StatusCode() != http.StatusOK {
+				t.Errorf("advance the clock of %s: %v %v", b.Id, err, resp)
+			}
 		}
 		return done
 	}, 20*time.Second, 10*time.Millisecond, "fax %s: no %s in the inbox", id, last)
@@ -71,7 +75,7 @@ func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
 	f, err := b.fax.GetFax(ctx, id)
 	require.NoError(t, err, "the sandbox's own key sees the fax")
 	assert.Equal(t, faxapi.FaxDirectionInbound, f.Direction)
-	events := e.inboxUntil(t, id, "fax.received")
+	events := e.inboxUntil(t, b, id, "fax.received")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(events))
 	f, err = b.fax.GetFax(ctx, id)
 	require.NoError(t, err)
@@ -83,7 +87,7 @@ func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, statusOf(err))
 	failed := triggerInbound(t, b, sandboxapi.InboundFaxRequest{From: ptr("+13125550199"),
 		Outcome: ptr(sandboxapi.InboundFaxRequestOutcomeFailed)})
-	assert.Contains(t, types(e.inboxUntil(t, failed, "fax.failed")), "fax.failed")
+	assert.Contains(t, types(e.inboxUntil(t, b, failed, "fax.failed")), "fax.failed")
 
 	// Bad triggers answer 400 and make no fax: another sandbox's number,
 	// a document that is no PDF, a document and pages together.
@@ -119,14 +123,14 @@ func TestFaults_WebhookDeliveriesFailDuplicateAndReorder(t *testing.T) {
 	// event comes again, attempt 2.
 	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookFail, Count: ptr(1)})
 	id := triggerInbound(t, a, sandboxapi.InboundFaxRequest{})
-	events := e.inboxUntil(t, id, "fax.received")
+	events := e.inboxUntil(t, a, id, "fax.received")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(events))
 	assert.Equal(t, 2, events[0].Attempt, "the first attempt failed")
 	assert.Equal(t, 1, events[1].Attempt)
 	assert.Equal(t, 1, listFaults(t, a)[0].Taken)
 	// B's deliveries meanwhile: untouched.
 	idB := triggerInbound(t, b, sandboxapi.InboundFaxRequest{})
-	eventsB := e.inboxUntil(t, idB, "fax.received")
+	eventsB := e.inboxUntil(t, b, idB, "fax.received")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(eventsB))
 	for _, ev := range eventsB {
 		assert.Equal(t, 1, ev.Attempt)
@@ -136,7 +140,7 @@ func TestFaults_WebhookDeliveriesFailDuplicateAndReorder(t *testing.T) {
 	// Duplicated: the next delivery comes twice, the same event.
 	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookDuplicate, Count: ptr(1)})
 	id = triggerInbound(t, a, sandboxapi.InboundFaxRequest{})
-	events = e.inboxUntil(t, id, "fax.received")
+	events = e.inboxUntil(t, a, id, "fax.received")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(events))
 	assert.Equal(t, events[0].ID, events[1].ID)
 	clearFaults(t, a)
@@ -144,7 +148,7 @@ func TestFaults_WebhookDeliveriesFailDuplicateAndReorder(t *testing.T) {
 	// Reordered: the next delivery comes after the one that follows it.
 	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookReorder, Count: ptr(1)})
 	id = triggerInbound(t, a, sandboxapi.InboundFaxRequest{})
-	events = e.inboxUntil(t, id, "fax.received")
+	events = e.inboxUntil(t, a, id, "fax.received")
 	assert.Equal(t, []string{"fax.media.processing.started", "fax.receiving.started", "fax.received"}, types(events))
 	assert.Equal(t, 1, listFaults(t, a)[0].Taken)
 }

@@ -99,7 +99,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.HTTPErrorHandler = tooLargeAsFailure(cfg.ErrorHandler)
+	e.HTTPErrorHandler = tooLargeAsFailure(noteViolations(cfg.ErrorHandler))
 	if onError := cfg.Hooks.OnError; onError != nil {
 		render := e.HTTPErrorHandler
 		e.HTTPErrorHandler = func(err error, c echo.Context) { onError(c, err); render(err, c) }

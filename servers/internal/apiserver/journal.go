@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/servers/internal/validation"
 )
 
 // JournalBodyCap is the most bytes of a request's or a response's body a
@@ -46,6 +49,11 @@ type JournalEntry struct {
 	RequestHeaders, ResponseHeaders     http.Header
 	RequestBody, ResponseBody           []byte
 	RequestTruncated, ResponseTruncated bool
+	// Violations are the causes of the request's validation failure: where
+	// (In: query, header, path, body; Name: the parameter or a JSON pointer
+	// into the body) and the rule broken (Message). Empty when the request
+	// kept to its spec.
+	Violations []validation.Cause
 }
 
 // Attribute tells the journal that the request of ctx was made with the
@@ -76,6 +84,9 @@ type journalCapture struct {
 	set               string
 	reqBody, respBody []byte
 	reqCut, respCut   bool
+	// violations are those of the request's validation failure, noted as
+	// the error handler renders it (noteViolations).
+	violations []validation.Cause
 
 	// The request's faults (FaultTaker): api and operation describe the
 	// request; offered is set once it was offered to taker; fault is the
@@ -86,6 +97,18 @@ type journalCapture struct {
 	offered   bool
 	fault     InjectedFault
 	muted     bool
+}
+
+// noteViolations notes, in a journaled request's capture, the violations of
+// the validation failure handler is about to render.
+func noteViolations(handler echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		var failure *validation.Failure
+		if jc, _ := c.Request().Context().Value(journalKey{}).(*journalCapture); jc != nil && errors.As(err, &failure) {
+			jc.violations = violationsOf(failure)
+		}
+		handler(err, c)
+	}
 }
 
 // teeBody keeps the first JournalBodyCap bytes read from a request body (the
@@ -186,10 +209,31 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 				RequestHeaders: RedactHeaders(req.Header), ResponseHeaders: RedactHeaders(resp.Header()),
 				RequestBody: RedactBody(jc.reqBody), RequestTruncated: jc.reqCut,
 				ResponseBody: RedactBody(jc.respBody), ResponseTruncated: jc.respCut,
+				Violations: jc.violations,
 			})
 			return nil
 		}
 	}
+}
+
+// violationsOf lists the causes of a request's validation failure: those
+// of a broken schema or rule, an unsupported body and an over-large one
+// (not a failed authentication: that is no spec violation).
+func violationsOf(f *validation.Failure) []validation.Cause {
+	if f.Kind == validation.KindUnauthenticated || f.Kind == validation.KindTimeout {
+		return nil
+	}
+	if len(f.Causes) == 0 {
+		in := "body"
+		switch f.Kind {
+		case validation.KindNotFound, validation.KindMethodNotAllowed:
+			in = "path"
+		case validation.KindUnsupportedMediaType:
+			in = "header"
+		}
+		return []validation.Cause{{In: in, Message: f.Message}}
+	}
+	return append([]validation.Cause(nil), f.Causes...)
 }
 
 // operationOf is the operationId of req: as the body gate found it, or
