@@ -48,10 +48,10 @@ func faxStatus(t testing.TB, b *box, id string) faxapi.FaxStatus {
 	return f.Status
 }
 
-// inboxTypes lists the event types the stack's inbox received for a fax.
-func (e *env) inboxTypes(faxID string) []string {
+// inboxTypes lists the event types b's receiver got for a fax.
+func inboxTypes(b *box, faxID string) []string {
 	var out []string
-	for _, ev := range e.st.Inbox.List() {
+	for _, ev := range b.inbox.List() {
 		if ev.FaxID == faxID {
 			out = append(out, ev.EventType)
 		}
@@ -64,6 +64,8 @@ func TestSandboxClock_AdvanceDeliversOneSandboxsFaxOnly(t *testing.T) {
 	ctx := context.Background()
 	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
 	b := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	e.receive(t, a)
+	e.receive(t, b)
 	startA, startB := clockOf(t, a), clockOf(t, b)
 	assert.Equal(t, sandboxapi.ClockModeFrozen, startA.Mode)
 	assert.WithinDuration(t, e.clock.Now(), startA.Now, time.Second)
@@ -72,7 +74,7 @@ func TestSandboxClock_AdvanceDeliversOneSandboxsFaxOnly(t *testing.T) {
 	faxB := e.sendFax(t, b, "+13125550800")
 	assert.Equal(t, startA.Now, faxA.CreatedAt, "a fax is made at its sandbox's time")
 
-	require.Eventually(t, func() bool { return len(e.inboxTypes(faxB.ID.String())) == 1 }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return len(inboxTypes(b, faxB.ID.String())) == 1 }, 10*time.Second, 5*time.Millisecond,
 		"B's fax.queued went out at the send")
 
 	// The stack's time passing moves neither frozen sandbox.
@@ -91,13 +93,13 @@ func TestSandboxClock_AdvanceDeliversOneSandboxsFaxOnly(t *testing.T) {
 	assert.Equal(t, faxapi.FaxStatusDelivered, f.Status)
 	assert.True(t, f.UpdatedAt.After(startA.Now.Add(time.Second)) && !f.UpdatedAt.After(got.Now),
 		"the fax's steps were taken in A's time: updated %s", f.UpdatedAt)
-	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, e.inboxTypes(faxA.ID.String()))
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, inboxTypes(a, faxA.ID.String()))
 
 	// B did not move: its fax is queued, only its fax.queued went out (at
 	// the send).
 	assert.Equal(t, startB.Now, clockOf(t, b).Now)
 	assert.Equal(t, faxapi.FaxStatusQueued, faxStatus(t, b, faxB.ID.String()))
-	assert.Equal(t, []string{"fax.queued"}, e.inboxTypes(faxB.ID.String()))
+	assert.Equal(t, []string{"fax.queued"}, inboxTypes(b, faxB.ID.String()))
 	// Nor did the stack.
 	assert.Equal(t, stackBefore.Add(time.Minute), e.clock.Now())
 
@@ -108,7 +110,7 @@ func TestSandboxClock_AdvanceDeliversOneSandboxsFaxOnly(t *testing.T) {
 	assert.Equal(t, got.Now, resp.JSON200.Now)
 	advance(t, b, "0s")
 	assert.Equal(t, faxapi.FaxStatusMediaProcessed, faxStatus(t, b, faxB.ID.String()))
-	assert.Equal(t, []string{"fax.queued", "fax.media.processed"}, e.inboxTypes(faxB.ID.String()))
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed"}, inboxTypes(b, faxB.ID.String()))
 	assert.Equal(t, faxapi.FaxStatusDelivered, faxStatus(t, a, faxA.ID.String()))
 }
 

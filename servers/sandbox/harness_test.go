@@ -117,6 +117,8 @@ type box struct {
 	fax        *faxclient.Client
 	storage    *storage.Client
 	restaurant *restaurant.Client
+	// inbox is what the test's own receiver got (receive), nil until then.
+	inbox *stack.FaxInbox
 }
 
 func (e *env) create(t testing.TB, body sandboxapi.CreateSandboxRequest) *box {
@@ -228,3 +230,27 @@ func statusOf(err error) int {
 func ptr[T any](v T) *T { return &v }
 
 func label(b *box) string { return fmt.Sprintf("sandbox %s", b.Id) }
+
+// receive points b's fax application at a receiver of the test's own (as a
+// consumer's service would be) that verifies each delivery's signature on
+// the stack's clock, and returns what it received, in the order it arrived.
+// The tests of delivery order and duplicates read it: the webhook log lists
+// the sender's attempts, not what reached the receiver.
+func (e *env) receive(t testing.TB, b *box) *stack.FaxInbox {
+	t.Helper()
+	inbox := &stack.FaxInbox{}
+	h, err := faxclient.NewWebhookHandler(e.st.Fax.WebhookPublicKey(), func(_ context.Context, ev faxclient.Event) error {
+		inbox.Add(stack.InboxEvent{ID: ev.ID, EventType: ev.Type, FaxID: ev.FaxID, Attempt: ev.Attempt, ReceivedAt: e.clock.Now(), Body: ev.Raw})
+		return nil
+	}, faxclient.WithClock(e.clock.Now))
+	require.NoError(t, err)
+	target := httptest.NewServer(h)
+	t.Cleanup(target.Close)
+	// The receiver is on loopback: allowed as `serve --fax-allow-destination` would.
+	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
+	url := target.URL + "/hooks"
+	_, err = b.fax.UpdateApplication(context.Background(), b.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: &url})
+	require.NoError(t, err)
+	b.inbox = inbox
+	return inbox
+}

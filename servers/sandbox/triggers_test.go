@@ -25,7 +25,7 @@ func triggerInbound(t testing.TB, b *box, body sandboxapi.InboundFaxRequest) str
 }
 
 // inboxUntil moves the stack's clock and b's a second at a time until the
-// demo inbox holds the event of type last of fax id, and returns that fax's
+// receiver of b (receive) holds the event of type last of fax id, and returns that fax's
 // deliveries in the order they arrived.
 func (e *env) inboxUntil(t testing.TB, b *box, id, last string) []stack.InboxEvent {
 	t.Helper()
@@ -33,7 +33,7 @@ func (e *env) inboxUntil(t testing.TB, b *box, id, last string) []stack.InboxEve
 	require.Eventually(t, func() bool {
 		got = got[:0]
 		done := false
-		for _, ev := range e.st.Inbox.List() {
+		for _, ev := range b.inbox.List() {
 			if ev.FaxID == id {
 				got = append(got, ev)
 				done = done || ev.EventType == last
@@ -63,6 +63,7 @@ func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
 	b := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	e.receive(t, b)
 	resp, err := b.api.TriggerInboundFaxWithResponse(ctx, b.Id, sandboxapi.InboundFaxRequest{Pages: ptr(3)})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, resp.StatusCode(), string(resp.Body))
@@ -118,6 +119,8 @@ func TestFaults_WebhookDeliveriesFailDuplicateAndReorder(t *testing.T) {
 	e := start(t, envOptions{})
 	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
 	b := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	e.receive(t, a)
+	e.receive(t, b)
 
 	// The first attempt of the next event fails, as a receiver's 503: the
 	// event comes again, attempt 2.
