@@ -658,9 +658,15 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 		out = out[:0]
 		scope, scopeArgs := "", []any(nil)
 		if s.db.Dialect() == sqldb.Postgres {
+			// The accounts with due faxes and room under perAccount, oldest
+			// due first: an account at its share is not locked, so it does
+			// not take the place of one that can be claimed for.
 			accounts, err := queryStrings(ctx, tx, `SELECT account_id FROM faxes
 				WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)`+s.stackClockOnly()+`
-				GROUP BY account_id ORDER BY MIN(next_step_at), account_id LIMIT ?`, sqldb.Micros(now), sqldb.Micros(now), limit)
+				GROUP BY account_id
+				HAVING (SELECT COUNT(*) FROM faxes AS busy
+					WHERE busy.account_id = faxes.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) < ?
+				ORDER BY MIN(next_step_at), account_id LIMIT ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit)
 			if err != nil {
 				return err
 			}
