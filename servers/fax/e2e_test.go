@@ -3,6 +3,7 @@ package fax
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -259,4 +260,86 @@ func TestDelivery_EventsPendingAtAKillAreDeliveredAfterRestart(t *testing.T) {
 		pending, _, _, err := h.srv.WebhookStats(context.Background())
 		return err == nil && pending == 0
 	}, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestCancel_RacingTheSimulatorStillCancelsAFaxInProgress(t *testing.T) {
+	// Steps back to back: the simulator moves each fax on (queued ->
+	// media.processed -> originated -> sending) while it is being cancelled.
+	h, _ := newReceivingHarness(t)
+	ctx := context.Background()
+
+	for range 15 {
+		sent, err := h.api.SendFaxWithResponse(ctx, faxapi.SendFaxJSONRequestBody{
+			ConnectionId: h.app, To: "+13125550820", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
+		})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusAccepted, sent.StatusCode(), string(sent.Body))
+		id := sent.JSON202.Data.Id
+		cancelled, err := h.api.CancelFaxWithResponse(ctx, id)
+		require.NoError(t, err)
+		if cancelled.StatusCode() == http.StatusOK {
+			assert.Equal(t, faxapi.FaxFailureReasonUserCancelled, *cancelled.JSON200.Data.FailureReason)
+			continue
+		}
+		// Only a fax that is no longer in progress may refuse the cancel.
+		require.Equal(t, http.StatusUnprocessableEntity, cancelled.StatusCode(), string(cancelled.Body))
+		got, err := h.api.GetFaxWithResponse(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, faxapi.FaxStatusDelivered, got.JSON200.Data.Status,
+			"cancel refused a fax in progress: %s", cancelled.Body)
+	}
+}
+
+func TestInbound_TheDocumentIsLinkedOnlyOnceTheFaxIsReceived(t *testing.T) {
+	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = time.Hour })
+	ctx := context.Background()
+
+	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundReceived})
+	require.NoError(t, err)
+	r.waitFor(id, "fax.media.processing.started")
+
+	// The PDF is still being generated: fax.received brings its link.
+	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode())
+	require.Equal(t, faxapi.FaxStatusMediaProcessing, got.JSON200.Data.Status)
+	assert.Nil(t, got.JSON200.Data.MediaUrl, "no link to a PDF that is not ready")
+	refreshed, err := h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnprocessableEntity, refreshed.StatusCode(), "nothing to refresh before the fax is received")
+
+	h.clock.Advance(time.Hour)
+	r.waitFor(id, "fax.received")
+	got, err = h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, faxapi.FaxStatusReceived, got.JSON200.Data.Status)
+	require.NotNil(t, got.JSON200.Data.MediaUrl)
+	refreshed, err = h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, refreshed.StatusCode())
+}
+
+func TestDelivery_ARedirectIsNotAnAcknowledgementAndIsNotFollowed(t *testing.T) {
+	// A plain client: the contract transport would refuse the 302 itself.
+	h := newHarness(t, func(c *Config) { c.WebhookTransport = nil })
+	var followed atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/elsewhere", http.StatusFound)
+	})
+	mux.HandleFunc("GET /elsewhere", func(w http.ResponseWriter, _ *http.Request) {
+		followed.Add(1)
+		w.WriteHeader(http.StatusOK)
+	})
+	redirecting := httptest.NewServer(mux)
+	t.Cleanup(redirecting.Close)
+	failover := newReceiver(t, h)
+	h.useReceivers(redirecting.URL+"/", failover.url)
+
+	id := h.send("+14155550123")
+	evs := failover.waitFor(id, "fax.delivered")
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, failover.typesOf(id),
+		"a 302 is not a 2xx: every event goes on to the failover URL")
+	assert.Equal(t, 4, evs[0].Attempt, "three attempts on the redirecting URL, then the failover")
+	assert.Zero(t, followed.Load(), "the sender never follows a redirect")
 }
