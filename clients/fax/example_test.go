@@ -5,10 +5,38 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	"github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/clients/internal/examplestack"
 )
+
+// startService starts a fax server whose webhooks go to webhookURL, with an
+// account, an application and a document to send, in a process of its own
+// (clients/internal/examplestack).
+func startService(webhookURL string) (*examplestack.Env, error) {
+	return examplestack.Start("fax", webhookURL)
+}
+
+// lateHandler lets a test server exist before its handler does.
+type lateHandler struct {
+	mu sync.Mutex
+	h  http.Handler
+}
+
+func (l *lateHandler) set(h http.Handler) { l.mu.Lock(); l.h = h; l.mu.Unlock() }
+
+func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.mu.Lock()
+	h := l.h
+	l.mu.Unlock()
+	if h == nil {
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
 
 // Example sends a fax and follows it through its webhooks.
 func Example() {
@@ -20,12 +48,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer svc.stop()
+	defer svc.Stop()
 
 	// Events arrive on the webhook server's goroutines, possibly before Send
 	// returns: hand them over on a channel and print them here, in order.
 	events := make(chan string, 16)
-	handler, err := fax.NewWebhookHandler(svc.Server.WebhookPublicKey(), func(_ context.Context, e fax.Event) error {
+	handler, err := fax.NewWebhookHandler(svc.WebhookPublicKey, func(_ context.Context, e fax.Event) error {
 		events <- e.Type
 		return nil
 	})
@@ -75,7 +103,7 @@ func ExampleClient_ListFaxes() {
 		fmt.Println(err)
 		return
 	}
-	defer svc.stop()
+	defer svc.Stop()
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
 	if err != nil {
 		fmt.Println(err)
@@ -132,7 +160,7 @@ func ExampleClient_CreateApplication() {
 		fmt.Println(err)
 		return
 	}
-	defer svc.stop()
+	defer svc.Stop()
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
 	if err != nil {
 		fmt.Println(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/apistack/apistack/clients/internal/e2e/faxenv"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -40,9 +41,9 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 	late := &lateHandler{}
 	hooks := httptest.NewServer(late)
 	t.Cleanup(hooks.Close)
-	svc, err := startService(hooks.URL + "/")
+	svc, err := faxenv.Start(hooks.URL + "/")
 	require.NoError(t, err)
-	t.Cleanup(svc.stop)
+	t.Cleanup(svc.Stop)
 
 	var mu sync.Mutex
 	types := map[string][]string{}
@@ -109,9 +110,9 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 }
 
 func TestClient_SendRefusedNamesTheBadFields(t *testing.T) {
-	svc, err := startService("http://127.0.0.1:9/")
+	svc, err := faxenv.Start("http://127.0.0.1:9/")
 	require.NoError(t, err)
-	t.Cleanup(svc.stop)
+	t.Cleanup(svc.Stop)
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey, Transport: rt})
@@ -131,9 +132,9 @@ func TestClient_SendRefusedNamesTheBadFields(t *testing.T) {
 }
 
 func TestClient_FaxApplicationsCreateGetUpdateListDelete(t *testing.T) {
-	svc, err := startService("http://127.0.0.1:9/")
+	svc, err := faxenv.Start("http://127.0.0.1:9/")
 	require.NoError(t, err)
-	t.Cleanup(svc.stop)
+	t.Cleanup(svc.Stop)
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey, Transport: rt})
