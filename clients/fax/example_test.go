@@ -185,3 +185,31 @@ func ExampleClient_CreateApplication() {
 	fmt.Println(got.Name, got.WebhookURL)
 	// Output: billing https://example.com/hooks/v2
 }
+
+// ExampleClient_GetFax sends a fax and reads it back by id.
+func ExampleClient_GetFax() {
+	svc, err := startService("http://127.0.0.1:9/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer svc.Stop()
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	sent, err := c.SendFax(ctx, fax.SendFaxParams{ConnectionID: svc.ConnectionID, From: svc.From, To: "+14155550123", MediaURL: svc.DocURL})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := c.GetFax(ctx, sent.ID.String())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(got.ID == sent.ID, got.Direction, got.From, got.To)
+	// Output: true outbound +13125550100 +14155550123
+}

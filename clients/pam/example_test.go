@@ -147,3 +147,39 @@ func ExampleClient_GetCurrentUser() {
 	fmt.Println(me.Name, me.Kind, me.Roles)
 	// Output: demo-bot service [pam_admin]
 }
+
+// ExampleClient_CreateGroup walks a group through its life: create, change
+// its roles, read, delete. Deleting is soft: the group still reads, with
+// DeletedAt set.
+func ExampleClient_CreateGroup() {
+	env := startServer()
+	defer env.Stop()
+	ctx := context.Background()
+
+	client, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: env.KeyID, KeySecret: env.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.CreateGroup(ctx, "on-call", pam.SecurityAdmin); err != nil {
+		log.Fatal(err)
+	}
+	if err := client.UpdateGroup(ctx, "on-call", pam.SecurityAdmin, pam.ResourceAdmin); err != nil {
+		log.Fatal(err)
+	}
+	g, err := client.GetGroup(ctx, "on-call")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.Name, g.Roles)
+	if err := client.DeleteGroup(ctx, "on-call"); err != nil {
+		log.Fatal(err)
+	}
+	g, err = client.GetGroup(ctx, "on-call")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("deleted:", g.DeletedAt != nil)
+	// Output:
+	// on-call [resource_admin security_admin]
+	// deleted: true
+}
