@@ -269,8 +269,8 @@ func TestSandboxes_DeleteWithAFaxInFlightLeavesNothing(t *testing.T) {
 	require.Eventually(t, func() bool {
 		f, err := a.fax.GetFax(ctx, slow.ID.String())
 		require.NoError(t, err)
-		last = f.Status
-		return f.Status != faxapi.FaxStatusQueued
+		last = faxapi.FaxStatus(f.Status)
+		return last != faxapi.FaxStatusQueued
 	}, 10*time.Second, 5*time.Millisecond, "the slow fax never left the queue")
 	require.NotEqual(t, faxapi.FaxStatusDelivered, last, "the slow fax is no longer in flight")
 
