@@ -1,17 +1,21 @@
 package clients_test
 
 import (
+	"io/fs"
 	"iter"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/clients/pam"
 	"github.com/apistack/apistack/clients/restaurant"
 	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/specs"
 )
 
 // leaks walks t (and what it is made of: elements, fields, the parameters
@@ -100,5 +104,34 @@ func TestConvention_EveryMethod(t *testing.T) {
 		var found []string
 		leaks(reflect.TypeOf(e), reflect.TypeOf(e).String(), map[reflect.Type]bool{}, &found)
 		assert.Empty(t, found, "%T exposes generated types", e)
+	}
+}
+
+// Every operation of the four specs has a method on its client: the method
+// of the operation's name, or the one named here.
+func TestConvention_EveryOperationIsWrapped(t *testing.T) {
+	renamed := map[string]string{
+		"IssueServiceToken":    "Token", // pam: the token the calls use
+		"ListFaxApplications":  "ListApplications",
+		"CreateFaxApplication": "CreateApplication",
+		"GetFaxApplication":    "GetApplication",
+		"UpdateFaxApplication": "UpdateApplication",
+		"DeleteFaxApplication": "DeleteApplication",
+		"Login":                "Token", // restaurant: the token the calls use
+	}
+	operationID := regexp.MustCompile(`(?m)^\s+operationId:\s*(\w+)\s*$`)
+	for api, client := range map[string]any{"pam": &pam.Client{}, "fax": &fax.Client{}, "storage": &storage.Client{}, "restaurant": &restaurant.Client{}} {
+		doc, err := fs.ReadFile(specs.FS, api+"/openapi.yaml")
+		require.NoError(t, err)
+		ops := operationID.FindAllStringSubmatch(string(doc), -1)
+		require.NotEmpty(t, ops, api)
+		for _, op := range ops {
+			name := op[1]
+			if r, ok := renamed[name]; ok {
+				name = r
+			}
+			_, ok := reflect.TypeOf(client).MethodByName(name)
+			assert.True(t, ok, "%s: operation %s has no method %s", api, op[1], name)
+		}
 	}
 }
