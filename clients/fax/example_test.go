@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"time"
 
 	"github.com/apistack/apistack/clients/fax"
@@ -19,28 +18,9 @@ func startService(webhookURL string) (*examplestack.Env, error) {
 	return examplestack.Start("fax", webhookURL)
 }
 
-// lateHandler lets a test server exist before its handler does.
-type lateHandler struct {
-	mu sync.Mutex
-	h  http.Handler
-}
-
-func (l *lateHandler) set(h http.Handler) { l.mu.Lock(); l.h = h; l.mu.Unlock() }
-
-func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	l.mu.Lock()
-	h := l.h
-	l.mu.Unlock()
-	if h == nil {
-		http.Error(w, "not ready", http.StatusServiceUnavailable)
-		return
-	}
-	h.ServeHTTP(w, r)
-}
-
 // Example sends a fax and follows it through its webhooks.
 func Example() {
-	late := &lateHandler{}
+	late := &examplestack.LateHandler{}
 	hooks := httptest.NewServer(late)
 	defer hooks.Close()
 	svc, err := startService(hooks.URL + "/")
@@ -61,7 +41,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	late.set(handler)
+	late.Set(handler)
 
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,4 +110,27 @@ func (e *Env) Stop() {
 		_ = e.stdin.Close()
 		_ = e.cmd.Wait()
 	})
+}
+
+// LateHandler lets an HTTP server exist before its handler does (a webhook
+// receiver whose URL the server it verifies must know first): it answers
+// 503 until Set is called.
+type LateHandler struct {
+	mu sync.Mutex
+	h  http.Handler
+}
+
+// Set installs h.
+func (l *LateHandler) Set(h http.Handler) { l.mu.Lock(); l.h = h; l.mu.Unlock() }
+
+// ServeHTTP implements http.Handler.
+func (l *LateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.mu.Lock()
+	h := l.h
+	l.mu.Unlock()
+	if h == nil {
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+		return
+	}
+	h.ServeHTTP(w, r)
 }

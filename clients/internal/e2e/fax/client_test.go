@@ -16,29 +16,11 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/clients/internal/examplestack"
 )
 
-// lateHandler lets a test server exist before its handler does.
-type lateHandler struct {
-	mu sync.Mutex
-	h  http.Handler
-}
-
-func (l *lateHandler) set(h http.Handler) { l.mu.Lock(); l.h = h; l.mu.Unlock() }
-
-func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	l.mu.Lock()
-	h := l.h
-	l.mu.Unlock()
-	if h == nil {
-		http.Error(w, "not ready", http.StatusServiceUnavailable)
-		return
-	}
-	h.ServeHTTP(w, r)
-}
-
 func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
-	late := &lateHandler{}
+	late := &examplestack.LateHandler{}
 	hooks := httptest.NewServer(late)
 	t.Cleanup(hooks.Close)
 	svc, err := faxenv.Start(hooks.URL + "/")
@@ -54,7 +36,7 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	late.set(h)
+	late.Set(h)
 	typesOf := func(id string) []string {
 		mu.Lock()
 		defer mu.Unlock()
