@@ -45,7 +45,7 @@ func faxStatus(t testing.TB, b *box, id string) faxapi.FaxStatus {
 	t.Helper()
 	f, err := b.fax.GetFax(context.Background(), id)
 	require.NoError(t, err)
-	return f.Status
+	return faxapi.FaxStatus(f.Status)
 }
 
 // inboxTypes lists the event types b's receiver got for a fax.

@@ -267,8 +267,8 @@ func TestSandboxes_DeleteWithAFaxInFlightLeavesNothing(t *testing.T) {
 	advance(t, a, "2s")
 	f, err := a.fax.GetFax(ctx, slow.ID.String())
 	require.NoError(t, err)
-	require.NotEqual(t, faxapi.FaxStatusQueued, f.Status, "the slow fax never left the queue")
-	require.NotEqual(t, faxapi.FaxStatusDelivered, f.Status, "the slow fax is no longer in flight")
+	require.NotEqual(t, faxapi.FaxStatusQueued, faxapi.FaxStatus(f.Status), "the slow fax never left the queue")
+	require.NotEqual(t, faxapi.FaxStatusDelivered, faxapi.FaxStatus(f.Status), "the slow fax is no longer in flight")
 
 	resp, err := a.api.DeleteSandboxWithResponse(ctx, a.Id)
 	require.NoError(t, err)

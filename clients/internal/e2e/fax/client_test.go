@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/apistack/apistack/clients/internal/e2e/faxenv"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -15,34 +16,16 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/clients/internal/examplestack"
 )
 
-// lateHandler lets a test server exist before its handler does.
-type lateHandler struct {
-	mu sync.Mutex
-	h  http.Handler
-}
-
-func (l *lateHandler) set(h http.Handler) { l.mu.Lock(); l.h = h; l.mu.Unlock() }
-
-func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	l.mu.Lock()
-	h := l.h
-	l.mu.Unlock()
-	if h == nil {
-		http.Error(w, "not ready", http.StatusServiceUnavailable)
-		return
-	}
-	h.ServeHTTP(w, r)
-}
-
 func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
-	late := &lateHandler{}
+	late := &examplestack.LateHandler{}
 	hooks := httptest.NewServer(late)
 	t.Cleanup(hooks.Close)
-	svc, err := startService(hooks.URL + "/")
+	svc, err := faxenv.Start(hooks.URL + "/")
 	require.NoError(t, err)
-	t.Cleanup(svc.stop)
+	t.Cleanup(svc.Stop)
 
 	var mu sync.Mutex
 	types := map[string][]string{}
@@ -53,7 +36,7 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	late.set(h)
+	late.Set(h)
 	typesOf := func(id string) []string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -109,9 +92,9 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 }
 
 func TestClient_SendRefusedNamesTheBadFields(t *testing.T) {
-	svc, err := startService("http://127.0.0.1:9/")
+	svc, err := faxenv.Start("http://127.0.0.1:9/")
 	require.NoError(t, err)
-	t.Cleanup(svc.stop)
+	t.Cleanup(svc.Stop)
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey, Transport: rt})
@@ -131,9 +114,9 @@ func TestClient_SendRefusedNamesTheBadFields(t *testing.T) {
 }
 
 func TestClient_FaxApplicationsCreateGetUpdateListDelete(t *testing.T) {
-	svc, err := startService("http://127.0.0.1:9/")
+	svc, err := faxenv.Start("http://127.0.0.1:9/")
 	require.NoError(t, err)
-	t.Cleanup(svc.stop)
+	t.Cleanup(svc.Stop)
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey, Transport: rt})

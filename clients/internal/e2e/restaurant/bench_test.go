@@ -1,9 +1,10 @@
-package restaurant
+package restaurant_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/apistack/apistack/clients/restaurant"
 	"io"
 	"net/http"
 	"net/url"
@@ -38,7 +39,7 @@ func BenchmarkIterateMenuItems(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		srv := startBenchServer(b, n)
 		b.Logf("imported %d menu items (demo configuration) in %.2fs", n, srv.ImportSeconds)
-		c, err := New(Config{BaseURL: srv.URL, ClientID: srv.ClientID, ClientSecret: srv.ClientSecret, Restaurant: srv.Restaurant})
+		c, err := restaurant.New(restaurant.Config{BaseURL: srv.URL, ClientID: srv.ClientID, ClientSecret: srv.ClientSecret, Restaurant: srv.Restaurant})
 		require.NoError(b, err)
 		ctx := context.Background()
 		token, err := c.Token(ctx)
@@ -79,7 +80,7 @@ func BenchmarkIterateMenuItems(b *testing.B) {
 }
 
 // clientWalk iterates every menu item through the client.
-func clientWalk(b *testing.B, c *Client) int {
+func clientWalk(b *testing.B, c *restaurant.Client) int {
 	count := 0
 	for _, err := range c.ListMenuItems(context.Background(), nil) {
 		if err != nil {
@@ -176,7 +177,7 @@ func bareLoop(b *testing.B, base, restaurantGUID, token string) int {
 			b.Fatal(err)
 		}
 		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set(headerRestaurant, restaurantGUID)
+		req.Header.Set("Platform-Restaurant-External-ID", restaurantGUID)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)

@@ -1,9 +1,10 @@
-package restaurant
+package restaurant_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/apistack/apistack/clients/restaurant"
 	"net/http"
 	"strings"
 	"sync"
@@ -45,8 +46,8 @@ func newTransport(t *testing.T) *counting {
 	return &counting{next: rt, paths: map[string]int{}, codes: map[int]int{}}
 }
 
-func newTestClient(t *testing.T, env *restauranttest.Env, tr http.RoundTripper) *Client {
-	c, err := New(Config{BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant, Transport: tr})
+func newTestClient(t *testing.T, env *restauranttest.Env, tr http.RoundTripper) *restaurant.Client {
+	c, err := restaurant.New(restaurant.Config{BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant, Transport: tr})
 	require.NoError(t, err)
 	return c
 }
@@ -102,8 +103,8 @@ func TestGet_ReturnsEveryResourceAndNotFoundAsAnError(t *testing.T) {
 	assertSameJSON(t, doc.TipWithholding, tip)
 
 	_, err = c.GetMenuItem(ctx, "00000000-0000-4000-8000-000000000000")
-	assert.ErrorIs(t, err, &Error{Key: NotFound})
-	var apiErr *Error
+	assert.ErrorIs(t, err, &restaurant.Error{Key: restaurant.NotFound})
+	var apiErr *restaurant.Error
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
 	assert.NotEmpty(t, apiErr.RequestID)
@@ -113,7 +114,7 @@ func TestList_ARestaurantNotGrantedIsAnError(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
 	c := newTestClient(t, env, newTransport(t)).ForRestaurant(env.Other)
 	for _, err := range c.ListPrinters(context.Background(), nil) {
-		assert.ErrorIs(t, err, &Error{Key: RestaurantNotGranted})
+		assert.ErrorIs(t, err, &restaurant.Error{Key: restaurant.RestaurantNotGranted})
 	}
 }
 
@@ -135,7 +136,7 @@ func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 	require.NoError(t, err)
 
 	c := newTestClient(t, env, newTransport(t))
-	var got []Change
+	var got []restaurant.Change
 	for ch, err := range c.Changes(context.Background(), since) {
 		require.NoError(t, err)
 		got = append(got, ch)
@@ -143,9 +144,9 @@ func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, "menus", got[0].Resource)
 	assert.Equal(t, doc.Menus[0].Guid, got[0].GUID)
-	assert.Equal(t, "Renamed Menu", got[0].Entity.(Menu).Name)
+	assert.Equal(t, "Renamed Menu", got[0].Entity.(restaurant.Menu).Name)
 	assert.Equal(t, "printers", got[1].Resource)
-	assert.Equal(t, "Renamed Printer", got[1].Entity.(Printer).Name)
+	assert.Equal(t, "Renamed Printer", got[1].Entity.(restaurant.Printer).Name)
 }
 
 func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
@@ -157,7 +158,7 @@ func TestClient_LogsInAgainWhenTheTokenExpires(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := c.GetPrinter(ctx, "00000000-0000-4000-8000-000000000000")
-	require.ErrorIs(t, err, &Error{Key: NotFound})
+	require.ErrorIs(t, err, &restaurant.Error{Key: restaurant.NotFound})
 	clk.advance(2 * time.Hour) // the server sees the token expired; the client does not know yet
 	for _, err := range c.ListPrinters(ctx, nil) {
 		require.NoError(t, err)
@@ -183,11 +184,11 @@ func TestClient_Retries429AfterRetryAfter(t *testing.T) {
 
 func TestClient_WrongCredentialsAreAnError(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
-	c, err := New(Config{BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: "wrong", Restaurant: env.Restaurant, Transport: newTransport(t)})
+	c, err := restaurant.New(restaurant.Config{BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: "wrong", Restaurant: env.Restaurant, Transport: newTransport(t)})
 	require.NoError(t, err)
 	_, err = c.GetTipWithholding(context.Background())
-	assert.ErrorIs(t, err, &Error{Key: InvalidCredentials})
-	assert.False(t, errors.Is(err, &Error{Key: NotFound}))
+	assert.ErrorIs(t, err, &restaurant.Error{Key: restaurant.InvalidCredentials})
+	assert.False(t, errors.Is(err, &restaurant.Error{Key: restaurant.NotFound}))
 }
 
 type fakeClock struct {

@@ -1,7 +1,8 @@
-package pam
+package pam_test
 
 import (
 	"context"
+	"github.com/apistack/apistack/clients/pam"
 	"net/http"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestGroups_CompletesA500ItemIterationUnderATinyRateLimitWithoutSendingBefor
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	seen := map[string]bool{}
-	for g, err := range c.ListGroups(ctx, &ListGroupsOptions{PageSize: 25}) {
+	for g, err := range c.ListGroups(ctx, &pam.ListGroupsOptions{PageSize: 25}) {
 		require.NoError(t, err)
 		require.False(t, seen[g.Name], "%s seen twice", g.Name)
 		seen[g.Name] = true

@@ -1,9 +1,10 @@
-package pam
+package pam_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/clients/pam"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,27 +39,27 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	me, err := c.GetCurrentUser(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "bot", me.Name)
-	assert.Equal(t, []Role{PAMAdmin}, me.Roles)
+	assert.Equal(t, []pam.Role{pam.PAMAdmin}, me.Roles)
 
-	g, err := c.CreateGroup(ctx, "ops", SecurityAdmin)
+	g, err := c.CreateGroup(ctx, "ops", pam.SecurityAdmin)
 	require.NoError(t, err)
-	assert.Equal(t, []Role{SecurityAdmin}, g.Roles)
-	require.NoError(t, c.UpdateGroup(ctx, "ops", ResourceAdmin, EndUser))
+	assert.Equal(t, []pam.Role{pam.SecurityAdmin}, g.Roles)
+	require.NoError(t, c.UpdateGroup(ctx, "ops", pam.ResourceAdmin, pam.EndUser))
 	g, err = c.GetGroup(ctx, "ops")
 	require.NoError(t, err)
-	assert.Equal(t, []Role{EndUser, ResourceAdmin}, g.Roles)
+	assert.Equal(t, []pam.Role{pam.EndUser, pam.ResourceAdmin}, g.Roles)
 
 	require.NoError(t, c.AddGroupMember(ctx, "ops", "alice"))
 	members := collect(t, c.ListGroupMembers(ctx, "ops", nil))
 	require.Len(t, members, 1)
-	assert.Equal(t, Human, members[0].Kind)
+	assert.Equal(t, pam.Human, members[0].Kind)
 	require.NoError(t, c.RemoveGroupMember(ctx, "ops", "alice"))
-	assert.Empty(t, collect(t, c.ListGroupMembers(ctx, "ops", &ListOptions{PageSize: 1})))
+	assert.Empty(t, collect(t, c.ListGroupMembers(ctx, "ops", &pam.ListOptions{PageSize: 1})))
 
 	svc, err := c.CreateServiceUser(ctx, "deployer")
 	require.NoError(t, err)
-	assert.Equal(t, Active, svc.Status)
-	key, err := c.CreateServiceUserKey(ctx, "deployer", &CreateServiceUserKeyOptions{ExpiresAt: time.Now().Add(time.Hour)})
+	assert.Equal(t, pam.Active, svc.Status)
+	key, err := c.CreateServiceUserKey(ctx, "deployer", &pam.CreateServiceUserKeyOptions{ExpiresAt: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	require.NotNil(t, key.ExpiresAt)
 	keys := collect(t, c.ListServiceUserKeys(ctx, "deployer", nil))
@@ -66,40 +67,40 @@ func TestClient_ManagesGroupsMembersServiceUsersAndKeys(t *testing.T) {
 	assert.Equal(t, key.ID, keys[0].ID)
 
 	// The new key works as a client of its own.
-	deployer, err := New(Config{BaseURL: env.URL, Team: "acme", KeyID: key.ID, KeySecret: key.KeySecret, Transport: contractTransport(t)})
+	deployer, err := pam.New(pam.Config{BaseURL: env.URL, Team: "acme", KeyID: key.ID, KeySecret: key.KeySecret, Transport: contractTransport(t)})
 	require.NoError(t, err)
 	who, err := deployer.GetCurrentUser(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "deployer", who.Name)
 
-	require.NoError(t, c.UpdateServiceUser(ctx, "deployer", UpdateServiceUserOptions{Name: "releaser", Status: Disabled}))
+	require.NoError(t, c.UpdateServiceUser(ctx, "deployer", pam.UpdateServiceUserOptions{Name: "releaser", Status: pam.Disabled}))
 	got, err := c.GetServiceUser(ctx, "releaser")
 	require.NoError(t, err)
-	assert.Equal(t, Disabled, got.Status)
+	assert.Equal(t, pam.Disabled, got.Status)
 	_, err = deployer.GetCurrentUser(ctx)
-	var apiErr *Error
+	var apiErr *pam.Error
 	require.ErrorAs(t, err, &apiErr, "a disabled user's client fails with a typed error")
 	assert.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
 
 	require.NoError(t, c.DeleteServiceUserKey(ctx, "releaser", key.ID))
 	assert.Empty(t, collect(t, c.ListServiceUserKeys(ctx, "releaser", nil)))
 
-	users := collect(t, c.ListUsers(ctx, &ListUsersOptions{Kind: Human}))
+	users := collect(t, c.ListUsers(ctx, &pam.ListUsersOptions{Kind: pam.Human}))
 	require.Len(t, users, 1)
 	assert.Equal(t, "alice", users[0].Name)
 	u, err := c.GetUser(ctx, "alice")
 	require.NoError(t, err)
-	assert.Equal(t, Human, u.Kind)
-	disabled := collect(t, c.ListServiceUsers(ctx, &ListServiceUsersOptions{Status: Disabled}))
+	assert.Equal(t, pam.Human, u.Kind)
+	disabled := collect(t, c.ListServiceUsers(ctx, &pam.ListServiceUsersOptions{Status: pam.Disabled}))
 	require.Len(t, disabled, 1)
 	assert.Equal(t, "releaser", disabled[0].Name)
 
 	require.NoError(t, c.DeleteGroup(ctx, "ops"))
-	deleted := collect(t, c.ListGroups(ctx, &ListGroupsOptions{IncludeDeleted: true, Contains: "ops"}))
+	deleted := collect(t, c.ListGroups(ctx, &pam.ListGroupsOptions{IncludeDeleted: true, Contains: "ops"}))
 	require.Len(t, deleted, 1)
 	assert.NotNil(t, deleted[0].DeletedAt)
 
-	roles := collect(t, c.ListRoles(ctx, &ListOptions{PageSize: 4}))
+	roles := collect(t, c.ListRoles(ctx, &pam.ListOptions{PageSize: 4}))
 	assert.Len(t, roles, 6)
 }
 
@@ -115,16 +116,16 @@ func TestClient_MethodsReturnTypedErrors(t *testing.T) {
 		name   string
 		err    error
 		status int
-		want   ErrorName
+		want   pam.ErrorName
 	}{
-		{"create a taken name", err, http.StatusConflict, ResourceAlreadyExists},
-		{"get a missing group", func() error { _, err := c.GetGroup(ctx, "nope"); return err }(), http.StatusNotFound, ResourceDoesNotExist},
-		{"delete a missing key", c.DeleteServiceUserKey(ctx, "bot", "nope"), http.StatusNotFound, ResourceDoesNotExist},
-		{"list another user's keys", collectErr(c.ListServiceUserKeys(ctx, "nobody", nil)), http.StatusNotFound, ResourceDoesNotExist},
+		{"create a taken name", err, http.StatusConflict, pam.ResourceAlreadyExists},
+		{"get a missing group", func() error { _, err := c.GetGroup(ctx, "nope"); return err }(), http.StatusNotFound, pam.ResourceDoesNotExist},
+		{"delete a missing key", c.DeleteServiceUserKey(ctx, "bot", "nope"), http.StatusNotFound, pam.ResourceDoesNotExist},
+		{"list another user's keys", collectErr(c.ListServiceUserKeys(ctx, "nobody", nil)), http.StatusNotFound, pam.ResourceDoesNotExist},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var apiErr *Error
+			var apiErr *pam.Error
 			require.True(t, errors.As(tt.err, &apiErr), "%v", tt.err)
 			assert.Equal(t, tt.status, apiErr.StatusCode)
 			assert.Equal(t, tt.want, apiErr.Name)
@@ -178,7 +179,7 @@ func TestClient_BacksOffOn503WhateverRetryAtSays(t *testing.T) {
 		fmt.Fprint(w, `{"list":[]}`)
 	}))
 	defer srv.Close()
-	c, err := New(Config{BaseURL: srv.URL, Team: "acme", KeyID: "k", KeySecret: "s"})
+	c, err := pam.New(pam.Config{BaseURL: srv.URL, Team: "acme", KeyID: "k", KeySecret: "s"})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -14,7 +14,7 @@ import (
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
-const xsdPath = "../../specs/storage/lifecycle.xsd"
+const xsdPath = "../../../../specs/storage/lifecycle.xsd"
 
 // built returns a configuration made of every builder, and one of each kind of
 // bucket that the service accepts.

@@ -1,9 +1,10 @@
-package pam
+package pam_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/clients/pam"
 	"net/http"
 	"slices"
 	"sync"
@@ -30,10 +31,10 @@ func contractTransport(t *testing.T) http.RoundTripper {
 	return rt
 }
 
-func newTestClient(t *testing.T, env *pamtest.Env, team string, roles ...string) *Client {
+func newTestClient(t *testing.T, env *pamtest.Env, team string, roles ...string) *pam.Client {
 	t.Helper()
 	key := env.ServiceUser(t, team, "bot", roles...)
-	c, err := New(Config{BaseURL: env.URL, Team: team, KeyID: key.KeyID, KeySecret: key.KeySecret, Transport: contractTransport(t)})
+	c, err := pam.New(pam.Config{BaseURL: env.URL, Team: team, KeyID: key.KeyID, KeySecret: key.KeySecret, Transport: contractTransport(t)})
 	require.NoError(t, err)
 	return c
 }
@@ -57,7 +58,7 @@ func TestGroups_YieldsEveryGroupOnceInOrder(t *testing.T) {
 		for _, count := range []int{0, 1, 7, 100} {
 			t.Run(fmt.Sprintf("groups=%d/count=%d", n, count), func(t *testing.T) {
 				var got []string
-				for g, err := range c.ListGroups(context.Background(), &ListGroupsOptions{PageSize: count, Contains: contains}) {
+				for g, err := range c.ListGroups(context.Background(), &pam.ListGroupsOptions{PageSize: count, Contains: contains}) {
 					require.NoError(t, err)
 					got = append(got, g.Name)
 				}
@@ -73,7 +74,7 @@ func TestGroups_StopsWhenTheCallerBreaks(t *testing.T) {
 	c := newTestClient(t, env, "acme", "pam_admin")
 	env.Groups(t, "acme", "g", 30)
 	got := 0
-	for _, err := range c.ListGroups(context.Background(), &ListGroupsOptions{PageSize: 10}) {
+	for _, err := range c.ListGroups(context.Background(), &pam.ListGroupsOptions{PageSize: 10}) {
 		require.NoError(t, err)
 		got++
 		if got == 5 {
@@ -89,12 +90,12 @@ func TestGroups_YieldsTypedErrors(t *testing.T) {
 	env.Team(t, "acme")
 	c := newTestClient(t, env, "acme") // no role: may not read the directory
 	for _, err := range c.ListGroups(context.Background(), nil) {
-		var apiErr *Error
+		var apiErr *pam.Error
 		require.True(t, errors.As(err, &apiErr), "%v", err)
 		assert.Equal(t, http.StatusForbidden, apiErr.StatusCode)
-		assert.Equal(t, ForbiddenError, apiErr.Name)
+		assert.Equal(t, pam.ForbiddenError, apiErr.Name)
 		assert.NotEmpty(t, apiErr.Message)
-		assert.ErrorIs(t, err, &Error{Name: ForbiddenError})
+		assert.ErrorIs(t, err, &pam.Error{Name: pam.ForbiddenError})
 	}
 }
 
@@ -102,12 +103,12 @@ func TestNew_WrongSecretIsAnAuthenticationError(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
 	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
-	c, err := New(Config{BaseURL: env.URL, Team: "acme", KeyID: key.KeyID, KeySecret: "wrong", Transport: contractTransport(t)})
+	c, err := pam.New(pam.Config{BaseURL: env.URL, Team: "acme", KeyID: key.KeyID, KeySecret: "wrong", Transport: contractTransport(t)})
 	require.NoError(t, err)
 	_, err = c.Token(context.Background())
-	var apiErr *Error
+	var apiErr *pam.Error
 	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, AuthenticationError, apiErr.Name)
+	assert.Equal(t, pam.AuthenticationError, apiErr.Name)
 	assert.Equal(t, http.StatusUnauthorized, apiErr.StatusCode)
 }
 
@@ -118,10 +119,12 @@ func TestToken_ConcurrentCallersAfterExpiryShareOneRefresh(t *testing.T) {
 	fake := &sharedClock{now: time.Now()}
 	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pamserver.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
-	c := newTestClient(t, env, "acme", "pam_admin")
-	c.setClock(fake.Now)
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	c, err := pam.New(pam.Config{BaseURL: env.URL, Team: "acme", KeyID: key.KeyID, KeySecret: key.KeySecret,
+		Transport: contractTransport(t), Now: fake.Now})
+	require.NoError(t, err)
 
-	_, err := c.Token(context.Background())
+	_, err = c.Token(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, env.Count(http.MethodPost, "/v1/teams/acme/service_token"))
 

@@ -1,4 +1,8 @@
-package fax_test
+// Package faxenv starts a fax server in-process on loopback, with an
+// account, an application and a document server, for the fax client's
+// end-to-end tests and the server its runnable examples call
+// (clients/internal/e2e/exampleserver).
+package faxenv
 
 import (
 	"bytes"
@@ -14,13 +18,19 @@ import (
 	faxserver "github.com/apistack/apistack/servers/fax"
 )
 
-// service is a fax server running in-process on loopback, with an account,
+// Service is a fax server running in-process on loopback, with an account,
 // an application sending from From, and a document server.
-type service struct {
+type Service struct {
+	// URL is the API; APIKey the account's key; ConnectionID the
+	// application's id; From its number; DocURL a one-page PDF to send.
 	URL, APIKey, ConnectionID, From, DocURL string
-	Server                                  *faxserver.Server
-	stop                                    func()
+	// Server is the server itself.
+	Server *faxserver.Server
+	stop   func()
 }
+
+// Stop shuts the server down and removes its data.
+func (s *Service) Stop() { s.stop() }
 
 // onePagePDF is a minimal valid PDF of one page.
 func onePagePDF() []byte {
@@ -44,8 +54,8 @@ func onePagePDF() []byte {
 	return b.Bytes()
 }
 
-// startService starts a fax service whose webhooks go to webhookURL.
-func startService(webhookURL string) (*service, error) {
+// Start starts a fax service whose webhooks go to webhookURL.
+func Start(webhookURL string) (*Service, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	dir, err := os.MkdirTemp("", "faxclient")
 	if err != nil {
@@ -81,7 +91,7 @@ func startService(webhookURL string) (*service, error) {
 	}))
 	done := make(chan struct{})
 	go func() { defer close(done); _ = srv.Run(ctx) }()
-	s := &service{URL: api.URL, From: "+13125550100", DocURL: docs.URL + "/doc.pdf", Server: srv, stop: func() {
+	s := &Service{URL: api.URL, From: "+13125550100", DocURL: docs.URL + "/doc.pdf", Server: srv, stop: func() {
 		cancel()
 		<-done
 		api.Close()
