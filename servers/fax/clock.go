@@ -93,6 +93,12 @@ func advanceTenants(ctx context.Context, s *Server, set descriptor.TenantSet, no
 	}
 	for {
 		stackNow := s.clock.Now()
+		if found, err := s.store.anyDueFaxOf(ctx, a.ID, now, stackNow); err != nil || !found {
+			if err != nil {
+				return fmt.Errorf("fax: advance %s: %w", set.Name, err)
+			}
+			break
+		}
 		due, err := s.store.claimDueFaxesOf(ctx, s.cfg.ReplicaID, a.ID, now, stackNow, stackNow.Add(s.cfg.Lease), advanceBatch)
 		if err != nil {
 			return fmt.Errorf("fax: advance %s: %w", set.Name, err)
@@ -218,6 +224,19 @@ func (s *store) claimDueFaxesOf(ctx context.Context, replica, accountID string, 
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
 	return out, nil
+}
+
+// anyDueFaxOf reports whether claimDueFaxesOf would claim a fax (without
+// the write transaction of a claim).
+func (s *store) anyDueFaxOf(ctx context.Context, accountID string, now, stackNow time.Time) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM faxes WHERE account_id = ? AND next_step_at IS NOT NULL
+		AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?) LIMIT 1) AS due`,
+		accountID, sqldb.Micros(now), sqldb.Micros(stackNow)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look for due faxes: %w", err)
+	}
+	return n > 0, nil
 }
 
 // unsettledEvents counts the account's events waiting to be sent at now:
