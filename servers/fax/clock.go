@@ -29,6 +29,18 @@ func (s *Server) tenantNow(ctx context.Context) time.Time {
 	return s.cfg.ClockFor(name).Now().UTC().Truncate(time.Microsecond)
 }
 
+// accountNow is the time of the account id, to the microsecond.
+func (s *Server) accountNow(ctx context.Context, id string) time.Time {
+	if !s.store.ownClocks {
+		return s.now()
+	}
+	a, err := s.store.accountByID(ctx, id)
+	if err != nil {
+		return s.now() // gone: its fax is refused by the insert
+	}
+	return s.cfg.ClockFor(a.Name).Now().UTC().Truncate(time.Microsecond)
+}
+
 // stackClockOnly restricts a claim of due faxes to the accounts on the
 // stack's clock.
 func (s *store) stackClockOnly() string {
