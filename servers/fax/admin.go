@@ -211,7 +211,7 @@ func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, erro
 	if err != nil {
 		return "", err
 	}
-	now := s.now()
+	now := s.accountNow(ctx, n.AccountID)
 	duration := in.CallDurationSecs
 	if duration == 0 {
 		duration = callDuration(pages, 1)

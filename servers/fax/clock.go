@@ -29,6 +29,18 @@ func (s *Server) tenantNow(ctx context.Context) time.Time {
 	return s.cfg.ClockFor(name).Now().UTC().Truncate(time.Microsecond)
 }
 
+// accountNow is the time of the account id, to the microsecond.
+func (s *Server) accountNow(ctx context.Context, id string) time.Time {
+	if !s.store.ownClocks {
+		return s.now()
+	}
+	a, err := s.store.accountByID(ctx, id)
+	if err != nil {
+		return s.now() // gone: its fax is refused by the insert
+	}
+	return s.cfg.ClockFor(a.Name).Now().UTC().Truncate(time.Microsecond)
+}
+
 // stackClockOnly restricts a claim of due faxes to the accounts on the
 // stack's clock.
 func (s *store) stackClockOnly() string {
@@ -93,6 +105,12 @@ func advanceTenants(ctx context.Context, s *Server, set descriptor.TenantSet, no
 	}
 	for {
 		stackNow := s.clock.Now()
+		if found, err := s.store.anyDueFaxOf(ctx, a.ID, now, stackNow); err != nil || !found {
+			if err != nil {
+				return fmt.Errorf("fax: advance %s: %w", set.Name, err)
+			}
+			break
+		}
 		due, err := s.store.claimDueFaxesOf(ctx, s.cfg.ReplicaID, a.ID, now, stackNow, stackNow.Add(s.cfg.Lease), advanceBatch)
 		if err != nil {
 			return fmt.Errorf("fax: advance %s: %w", set.Name, err)
@@ -218,6 +236,19 @@ func (s *store) claimDueFaxesOf(ctx context.Context, replica, accountID string, 
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
 	return out, nil
+}
+
+// anyDueFaxOf reports whether claimDueFaxesOf would claim a fax (without
+// the write transaction of a claim).
+func (s *store) anyDueFaxOf(ctx context.Context, accountID string, now, stackNow time.Time) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM faxes WHERE account_id = ? AND next_step_at IS NOT NULL
+		AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?) LIMIT 1) AS due`,
+		accountID, sqldb.Micros(now), sqldb.Micros(stackNow)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look for due faxes: %w", err)
+	}
+	return n > 0, nil
 }
 
 // unsettledEvents counts the account's events waiting to be sent at now:

@@ -263,13 +263,13 @@ func (d *delivery) send(ctx context.Context, e outboxEvent, clk clock.Clock) (de
 			return deliveryOutcome{}, false
 		}
 		if err == nil {
-			return deliveryOutcome{Seq: e.Seq, Attempts: attempts, DeliveredTo: target, At: s.clock.Now()}, true
+			return deliveryOutcome{Seq: e.Seq, Attempts: attempts, DeliveredTo: target, At: clk.Now()}, true
 		}
 		s.logger.WarnContext(ctx, "fax webhooks: giving up on a URL", "event_id", e.EventID, "event_type", e.Type,
 			"url", redactURL(target), "attempts", attempts, "err", err)
 	}
 	s.logger.ErrorContext(ctx, "fax webhooks: event abandoned", "event_id", e.EventID, "event_type", e.Type, "fax_id", e.FaxID, "attempts", attempts)
-	return deliveryOutcome{Seq: e.Seq, Attempts: attempts, At: s.clock.Now()}, true
+	return deliveryOutcome{Seq: e.Seq, Attempts: attempts, At: clk.Now()}, true
 }
 
 // backOff is the schedule of a URL's retries: exponential, with jitter.

@@ -520,7 +520,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxserver.CreateF
 		return nil, err
 	}
 	b := req.Body
-	now := s.now()
+	now := s.tenantNow(ctx)
 	a := application{ID: uuid.NewString(), AccountID: acct, Name: b.ApplicationName, WebhookURL: b.WebhookUrl, CreatedAt: now, UpdatedAt: now}
 	if b.WebhookFailoverUrl != nil {
 		a.WebhookFailoverURL = *b.WebhookFailoverUrl
@@ -576,7 +576,7 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxserver.UpdateF
 			return nil, err
 		}
 	}
-	a.UpdatedAt = s.now()
+	a.UpdatedAt = s.tenantNow(ctx)
 	if err := s.store.updateApplication(ctx, a); err != nil {
 		return nil, err
 	}

@@ -143,6 +143,9 @@ func (s *Server) drive(ctx context.Context) {
 	sem := make(chan struct{}, driveConcurrency)
 	var mu sync.Mutex
 	busy := map[string]bool{}
+	if s.cfg.Advance == nil {
+		return
+	}
 	for {
 		t := clock.NewTimerAt(s.clock, s.clock.Now().Add(s.cfg.DriveInterval))
 		poll := time.NewTimer(s.cfg.DriveInterval)
@@ -177,7 +180,18 @@ func (s *Server) drive(ctx context.Context) {
 			go func() {
 				defer func() { <-sem; mu.Lock(); delete(busy, id); mu.Unlock(); wg.Done() }()
 				now := st.now(stackNow)
-				if st.Due != nil && st.Due.After(now) {
+				if st.Due == nil {
+					// A real clock's work: its steps are taken at once; its
+					// deliveries are not waited for longer than a few rounds
+					// (nobody waits for an answer).
+					rctx, cancel := context.WithTimeout(ctx, 5*s.cfg.DriveInterval)
+					defer cancel()
+					if err := s.cfg.Advance(rctx, id, now); err != nil && rctx.Err() == nil {
+						s.logger.ErrorContext(ctx, "sandbox: run due work", "sandbox", id, "err", err)
+					}
+					return
+				}
+				if st.Due.After(now) {
 					now = *st.Due
 				}
 				if err := s.runDue(ctx, id, now); err != nil && ctx.Err() == nil && !errors.Is(err, errNoSandbox) {

@@ -128,6 +128,13 @@ func TestSandboxClock_SetAndRealClocks(t *testing.T) {
 	assert.Equal(t, "1h0m0s", c.Offset)
 	assert.WithinDuration(t, e.clock.Now().Add(time.Hour), c.Now, time.Millisecond)
 
+	// A real sandbox's work runs by itself as its time passes.
+	f := e.sendFax(t, r, "+13125550800")
+	assert.Equal(t, c.Now.Truncate(time.Millisecond), f.CreatedAt.Truncate(time.Millisecond), "a fax is made at its sandbox's time")
+	e.clock.Advance(10 * time.Second)
+	require.Eventually(t, func() bool { return faxStatus(t, r, f.ID.String()) == faxapi.FaxStatusDelivered },
+		20*time.Second, 10*time.Millisecond, "the real sandbox's fax was not delivered as its time passed")
+
 	// Set moves a frozen clock to an instant.
 	fz := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
 	to := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -137,7 +144,7 @@ func TestSandboxClock_SetAndRealClocks(t *testing.T) {
 	assert.Equal(t, to, resp.JSON200.Now)
 	assert.Equal(t, to, clockOf(t, fz).Now)
 	// A fax sent now is made at that time.
-	f := e.sendFax(t, fz, "+13125550800")
+	f = e.sendFax(t, fz, "+13125550800")
 	assert.Equal(t, to, f.CreatedAt)
 	assert.Equal(t, c.Now.Truncate(time.Hour), clockOf(t, r).Now.Truncate(time.Hour), "the real sandbox did not move")
 }

@@ -85,13 +85,6 @@ func (d Deps) ClockFor(set string) clock.Clock {
 	return d.Clock
 }
 
-// OwnClock reports whether the set named set runs on a clock of its own
-// (a sandbox's), not on the stack's: the APIs' background loops leave the
-// due work of such a set to Advance.
-func (d Deps) OwnClock(set string) bool {
-	return d.Clocks != nil && IsSandboxSet(set)
-}
-
 // SandboxSetPrefix starts the name of every sandbox's tenant set.
 const SandboxSetPrefix = "sbx-"
 
