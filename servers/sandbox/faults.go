@@ -170,11 +170,7 @@ func (t *takenFault) Hold(ctx context.Context) bool {
 // the connection.
 func (t *takenFault) Answer(c echo.Context) error {
 	if t.fault.Kind == faults.Drop {
-		err := faults.DropConnection(c)
-		// The journal lists a dropped request with status 0: nothing was
-		// answered.
-		c.Response().Status = 0
-		return err
+		return faults.DropConnection(c)
 	}
 	return faults.Answer(c, t.api, t.fault, t.clock.Now())
 }

@@ -158,6 +158,9 @@ func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {
 				kind   sandboxapi.FaultKind
 				status int
 			}{{sandboxapi.FaultKindRateLimited, 429}, {sandboxapi.FaultKindUnavailable, 503}, {sandboxapi.FaultKindInternalError, 500}} {
+				// A new second of the restaurant API's real rate limit (20 a
+				// second, on the stack's frozen clock).
+				e.clock.Advance(time.Second)
 				req := sandboxapi.FaultRequest{Kind: x.kind, Api: apiOf(c.api), Operation: &c.operation, Count: ptr(2)}
 				if x.status != 500 {
 					req.RetryAfter = ptr("1s")
@@ -183,6 +186,7 @@ func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {
 			}
 
 			// slow: served, after the delay.
+			e.clock.Advance(time.Second)
 			addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf(c.api), Operation: &c.operation, Count: ptr(1), Delay: ptr("300ms")})
 			start := time.Now()
 			require.NoError(t, c.call(ctx, once))

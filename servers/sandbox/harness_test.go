@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/clients"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/clients/pam"
 	"github.com/apistack/apistack/clients/restaurant"
@@ -131,20 +132,8 @@ func (e *env) create(t testing.TB, body sandboxapi.CreateSandboxRequest) *box {
 
 func (e *env) open(t testing.TB, sb *sandboxapi.CreatedSandbox) *box {
 	t.Helper()
-	c := sb.Credentials
-	b := &box{CreatedSandbox: sb, api: e.client(t, sb.Token)}
-	var err error
-	b.pam, err = pam.New(pam.Config{BaseURL: c.Pam.BaseUrl, Team: c.Pam.Team, KeyID: c.Pam.KeyId, KeySecret: c.Pam.KeySecret})
-	require.NoError(t, err)
-	b.fax, err = faxclient.New(faxclient.Config{BaseURL: c.Fax.BaseUrl, APIKey: c.Fax.ApiKey})
-	require.NoError(t, err)
-	b.storage, err = storage.New(storage.Config{Endpoint: c.Storage.Endpoint, Region: c.Storage.Region, KeyID: c.Storage.KeyId,
-		Secret: c.Storage.Secret, Now: e.clock.Now})
-	require.NoError(t, err)
-	b.restaurant, err = restaurant.New(restaurant.Config{BaseURL: c.Restaurant.BaseUrl, ClientID: c.Restaurant.ClientId,
-		ClientSecret: c.Restaurant.ClientSecret, Restaurant: c.Restaurant.RestaurantGuid})
-	require.NoError(t, err)
-	return b
+	// The clients' default retries.
+	return e.clientsOf(t, &box{CreatedSandbox: sb, api: e.client(t, sb.Token)}, clients.RetryPolicy{})
 }
 
 // sendFax sends the sample document from the sandbox's number to to.

@@ -97,6 +97,8 @@ type journalCapture struct {
 	offered   bool
 	fault     InjectedFault
 	muted     bool
+	// unanswered: the fault answered nothing (it dropped the connection).
+	unanswered bool
 }
 
 // noteViolations notes, in a journaled request's capture, the violations of
@@ -205,7 +207,7 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 			op := operationOf(c, router, req)
 			j.Record(req.Context(), JournalEntry{
 				Set: jc.set, API: api, Operation: op, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
-				Status: answeredStatus(c), Time: at, Duration: time.Since(start),
+				Status: jc.status(c), Time: at, Duration: time.Since(start),
 				RequestHeaders: RedactHeaders(req.Header), ResponseHeaders: RedactHeaders(resp.Header()),
 				RequestBody: RedactBody(jc.reqBody), RequestTruncated: jc.reqCut,
 				ResponseBody: RedactBody(jc.respBody), ResponseTruncated: jc.respCut,

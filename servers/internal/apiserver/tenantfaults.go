@@ -65,6 +65,16 @@ func answerFault(c echo.Context, jc *journalCapture) {
 	if err := jc.fault.Answer(c); err != nil {
 		c.Logger().Error(err)
 	}
+	jc.unanswered = !resp.Committed
+}
+
+// status is the status the journal records: 0 for a request a fault
+// answered nothing (a dropped connection).
+func (jc *journalCapture) status(c echo.Context) int {
+	if jc.unanswered {
+		return 0
+	}
+	return answeredStatus(c)
 }
 
 // Delivery is what the transport of a webhook delivery learns of it from
