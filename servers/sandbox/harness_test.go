@@ -57,20 +57,29 @@ type replicaOf struct {
 
 func start(t testing.TB, opts envOptions) *env {
 	t.Helper()
-	ctx := context.Background()
-	clk := clock.NewFake(time.Now())
 	cfg := stack.Config{
-		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clk, ValidateResponses: true,
+		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()),
 		SandboxSweepInterval: opts.sweep, Settings: stack.Settings{
 			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
 			PAM: pamserver.Settings{RateLimit: opts.pamRateLimit},
-		}, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
-			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 		},
 	}
 	if r := opts.replica; r != nil {
 		cfg.OpenDB, cfg.AdminToken, cfg.SandboxCreatorToken, cfg.MasterKey = r.openDB, r.adminToken, r.creatorToken, r.masterKey
+	}
+	return openEnv(t, cfg, true)
+}
+
+// openEnv opens a stack on cfg, whose Clock is a *clock.Fake, with every
+// response validated (a violation fails t) and errors logged, serves its
+// APIs on httptest servers and, when started, runs its workers.
+func openEnv(t testing.TB, cfg stack.Config, started bool) *env {
+	t.Helper()
+	ctx := context.Background()
+	cfg.ValidateResponses = true
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	cfg.OnResponseViolation = func(api string, r *http.Request, status int, err error) {
+		t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 	}
 	st, err := stack.Open(ctx, cfg)
 	require.NoError(t, err)
@@ -84,8 +93,10 @@ func start(t testing.TB, opts envOptions) *env {
 		urls[api] = hs.URL
 	}
 	require.NoError(t, st.SetURLs(urls))
-	st.Start(ctx)
-	e := &env{st: st, urls: urls, clock: clk}
+	if started {
+		st.Start(ctx)
+	}
+	e := &env{st: st, urls: urls, clock: cfg.Clock.(*clock.Fake)}
 	e.admin = e.client(t, st.AdminToken)
 	e.creator = e.client(t, st.SandboxCreatorToken)
 	return e

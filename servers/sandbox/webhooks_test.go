@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -323,39 +321,17 @@ func TestSandboxWebhooks_ALoggedDeliveryVerifiesWhenPostedAgain(t *testing.T) {
 	assert.Equal(t, page.Data[0].AttemptedAt.Unix(), ts)
 }
 
-// replica is one stack of several sharing a PostgreSQL database, on
-// httptest servers; started says whether its fax sender runs.
+// replica is one stack of several sharing the PostgreSQL database dbURL
+// and the master keys in dir; started says whether its workers (the fax
+// sender) run.
 func replica(t *testing.T, dbURL, dir string, clk *clock.Fake, started bool) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := stack.Open(ctx, stack.Config{
-		DataDir: dir, Clock: clk, ValidateResponses: true, AdminToken: "adm_replicas", SandboxCreatorToken: "sbc_replicas",
+	return openEnv(t, stack.Config{
+		DataDir: dir, Clock: clk, AdminToken: "adm_replicas", SandboxCreatorToken: "sbc_replicas",
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, dbopen.Target{URL: dbURL, DataDir: dir}, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
-			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
-		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	handlers, err := st.Handlers()
-	require.NoError(t, err)
-	urls := map[string]string{}
-	for _, api := range stack.APIs {
-		hs := httptest.NewServer(handlers[api])
-		t.Cleanup(hs.Close)
-		urls[api] = hs.URL
-	}
-	require.NoError(t, st.SetURLs(urls))
-	if started {
-		st.Start(ctx)
-	}
-	e := &env{st: st, urls: urls, clock: clk}
-	e.admin = e.client(t, st.AdminToken)
-	e.creator = e.client(t, st.SandboxCreatorToken)
-	return e
+	}, started)
 }
 
 func TestSandboxWebhooks_AnotherReplicaAnswersTheLogAndItsLongPoll(t *testing.T) {
