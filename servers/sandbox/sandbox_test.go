@@ -262,9 +262,17 @@ func TestSandboxes_DeleteWithAFaxInFlightLeavesNothing(t *testing.T) {
 
 	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
 	e.use(t, a)
+	// Every part holds rows of A: a fault, a clock moved on, a journal and
+	// webhook attempts.
+	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookDuplicate, Count: ptr(3)})
 	slow := e.sendFax(t, a, "+13125550820")
 	// Take the fax into flight: A's clock is frozen, so through A's clock.
 	advance(t, a, "2s")
+	require.NotEmpty(t, webhookLog(t, a, 0).Data)
+	mid := e.tableCounts(t)
+	for _, table := range []string{"sandbox.sandboxes", "sandbox.faults", "sandbox.journal_batches", "fax.faxes", "fax.outbox", "fax.delivery_attempts"} {
+		assert.Greater(t, mid[table], before[table], "%s holds no row of A: the count would not show a leftover", table)
+	}
 	f, err := a.fax.GetFax(ctx, slow.ID.String())
 	require.NoError(t, err)
 	require.NotEqual(t, faxapi.FaxStatusQueued, faxapi.FaxStatus(f.Status), "the slow fax never left the queue")
@@ -298,6 +306,9 @@ func TestSandboxes_ExpireAfterTheirTTLSinceLastUse(t *testing.T) {
 	before := e.tableCounts(t)
 	a := e.create(t, sandboxapi.CreateSandboxRequest{Ttl: ptr("10m")})
 	e.use(t, a)
+	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf("storage"), Delay: ptr("1ms")})
+	advance(t, a, "1m")
+	require.NotEmpty(t, webhookLog(t, a, 0).Data)
 
 	// A use 8 minutes in moves the expiry.
 	e.clock.Advance(8 * time.Minute)
@@ -340,6 +351,8 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 	ctx := context.Background()
 	const n = 50
 	boxes := make([]*box, n)
+	faxIDs := make([]string, n)
+	faultedAt := func(i int) bool { return i%4 == 1 || i%4 == 2 }
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	errs := make(chan error, n)
@@ -349,7 +362,8 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			body := sandboxapi.CreateSandboxRequest{}
+			// Even ones frozen, odd ones real.
+			body := sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeReal)}
 			if i%2 == 0 {
 				body.Clock = ptr(sandboxapi.ClockModeFrozen)
 			}
@@ -366,13 +380,26 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 				t.Errorf("%s: group: %v", b.Id, err)
 				return
 			}
-			if _, err := b.fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From,
-				To: "+13125550800", MediaURL: e.urls["admin"] + "/fax/sample.pdf"}); err != nil {
+			f, err := b.fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From,
+				To: "+13125550800", MediaURL: e.urls["admin"] + "/fax/sample.pdf"})
+			if err != nil {
 				t.Errorf("%s: fax: %v", b.Id, err)
+				return
 			}
-			// Half of them have every GetGroup of theirs fail: no fault
-			// crosses to the other half.
-			faulted := i%2 == 1
+			faxIDs[i] = f.ID.String()
+			// Half of the frozen ones move their clock on 10 minutes: their
+			// fax is delivered when the advance answers.
+			if i%4 == 0 {
+				d := "10m"
+				resp, err := b.api.AdvanceSandboxClockWithResponse(ctx, b.Id, sandboxapi.ClockChange{Advance: &d})
+				if err != nil || resp.StatusCode() != http.StatusOK {
+					t.Errorf("%s: advance: %v %s", b.Id, err, resp.Body)
+					return
+				}
+			}
+			// Half of them (frozen and real) have every GetGroup of theirs
+			// fail: no fault crosses to the other half.
+			faulted := faultedAt(i)
 			if faulted {
 				resp, err := b.api.AddSandboxFaultWithResponse(ctx, b.Id, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindInternalError,
 					Api: apiOf("pam"), Operation: ptr("GetGroup")})
@@ -414,9 +441,9 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 		}
 		assert.Equal(t, []string{"IssueServiceToken", "CreateGroup", "SendFax", "IssueServiceToken", "GetGroup", "ListGroups"}, ops, b.Id)
 		if len(entries) == len(ops) && len(ops) == 6 {
-			assert.Equal(t, map[bool]int{true: http.StatusInternalServerError, false: http.StatusOK}[i%2 == 1], entries[4].Status, "%s: GetGroup", b.Id)
+			assert.Equal(t, map[bool]int{true: http.StatusInternalServerError, false: http.StatusOK}[faultedAt(i)], entries[4].Status, "%s: GetGroup", b.Id)
 		}
-		if faults := listFaults(t, b); i%2 == 1 {
+		if faults := listFaults(t, b); faultedAt(i) {
 			require.Len(t, faults, 1, b.Id)
 			assert.Equal(t, 1, faults[0].Taken, "%s: its fault took its one GetGroup, and no other sandbox's", b.Id)
 		} else {
@@ -437,5 +464,47 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 			faxes++
 		}
 		assert.Equal(t, 1, faxes, b.Id)
+	}
+
+	// Clocks: the advanced frozen ones are 10 minutes ahead of the stack,
+	// the other frozen ones where they were made, the real ones on the
+	// stack's time; each fax's state follows its own sandbox's clock.
+	for i, b := range boxes {
+		c := clockOf(t, b)
+		switch {
+		case i%4 == 0:
+			assert.Equal(t, "10m0s", c.Offset, b.Id)
+			assert.Equal(t, faxapi.FaxStatusDelivered, faxStatus(t, b, faxIDs[i]), b.Id)
+		case i%2 == 0:
+			assert.Equal(t, "0s", c.Offset, b.Id)
+			assert.Equal(t, b.Now, c.Now, b.Id)
+			assert.Equal(t, faxapi.FaxStatusQueued, faxStatus(t, b, faxIDs[i]), b.Id)
+		default:
+			assert.Equal(t, sandboxapi.ClockModeReal, c.Mode, b.Id)
+			assert.Equal(t, "0s", c.Offset, b.Id)
+		}
+	}
+	// The real ones' faxes are delivered as the stack's time passes.
+	e.clock.Advance(10 * time.Minute)
+	for i, b := range boxes {
+		if i%2 == 1 {
+			e.driveUntil(t, b, "the real sandbox's fax delivered", delivered(faxIDs[i], "fax.delivered"))
+		}
+	}
+	// Webhook logs: every attempt is of the sandbox's own fax, to its own
+	// inbox; every advanced or real one holds the delivered event.
+	for i, b := range boxes {
+		page := webhookLog(t, b, 0)
+		e.inboxOnly(t, b, page, faxIDs[i])
+		if i%4 != 2 {
+			assert.True(t, delivered(faxIDs[i], "fax.delivered")(page), "%s: fax.delivered not in its log", b.Id)
+		} else {
+			// The stack's time and the others' advances never moved it.
+			assert.Equal(t, b.Now, clockOf(t, b).Now, b.Id)
+			assert.Equal(t, faxapi.FaxStatusQueued, faxStatus(t, b, faxIDs[i]), b.Id)
+		}
+		for _, p := range page.Pending {
+			assert.Equal(t, faxIDs[i], p.FaxId, "%s: another sandbox's pending event", b.Id)
+		}
 	}
 }
