@@ -305,8 +305,10 @@ type ClockChange struct {
 // ClockMode The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
 // advanced or set: work due at its current time (a fax just sent is due at once) runs
 // at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
-// wall time plus the offset its advances and sets added, and its due work runs by
-// itself within about a second. Default `real`.
+// wall time plus the offset its advances and sets added, and its due work (a fax's
+// steps, its webhook deliveries and retries) runs by itself within about a second, on
+// whichever replica gets to it first. A reset puts either back at the stack's time with
+// no offset. Default `real`.
 type ClockMode string
 
 // CreateSandboxRequest defines model for CreateSandboxRequest.
@@ -314,8 +316,10 @@ type CreateSandboxRequest struct {
 	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
 	// advanced or set: work due at its current time (a fax just sent is due at once) runs
 	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
-	// wall time plus the offset its advances and sets added, and its due work runs by
-	// itself within about a second. Default `real`.
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
 	Clock *ClockMode `json:"clock,omitempty"`
 
 	// Ttl How long the sandbox lives after its last use, as a Go duration (`90s`, `30m`,
@@ -331,8 +335,10 @@ type CreatedSandbox struct {
 	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
 	// advanced or set: work due at its current time (a fax just sent is due at once) runs
 	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
-	// wall time plus the offset its advances and sets added, and its due work runs by
-	// itself within about a second. Default `real`.
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
 	Clock     ClockMode `json:"clock"`
 	CreatedAt time.Time `json:"created_at"`
 
@@ -590,8 +596,10 @@ type Sandbox struct {
 	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
 	// advanced or set: work due at its current time (a fax just sent is due at once) runs
 	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
-	// wall time plus the offset its advances and sets added, and its due work runs by
-	// itself within about a second. Default `real`.
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
 	Clock     ClockMode `json:"clock"`
 	CreatedAt time.Time `json:"created_at"`
 
@@ -619,8 +627,10 @@ type SandboxClock struct {
 	// Mode The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
 	// advanced or set: work due at its current time (a fax just sent is due at once) runs
 	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
-	// wall time plus the offset its advances and sets added, and its due work runs by
-	// itself within about a second. Default `real`.
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
 	Mode ClockMode `json:"mode"`
 
 	// Now The sandbox's time.
