@@ -21,12 +21,21 @@ commands:
   get ID                                    print a sandbox and its credentials
   requests [--api API] [--operation OP] [--status N] [--since RFC3339] [--after SEQ] [--limit N] ID
                                             print the requests its credentials made (its journal)
-  reset ID                                  put a sandbox back as it was when created
-  delete ID                                 delete a sandbox and everything of it
+  webhooks [--after SEQ] [--limit N] [--wait 30s] ID
+                                            print its webhook log: every delivery attempt of its
+                                            fax events with the signed headers and body, and the
+                                            events still pending (--wait: long-poll for the next)
+  redeliver ID EVENT_ID                     deliver one of its fax events again, freshly signed
+  inbound-fax [--from E164] [--pages N] [--outcome received|partial|failed] ID
+                                            make a fax arrive at its number
   advance ID DURATION | advance --set RFC3339 ID
                                             move its clock on (the work that became due runs first)
   clock ID                                  print its clock
-  faults add|list|clear ...                 add, list or clear a sandbox's faults (apistack sandbox faults)
+  faults add|list|clear ...                 add, list or clear its faults (apistack sandbox faults)
+  reset ID                                  put a sandbox back as it was when created
+  delete ID                                 delete a sandbox and everything of it
+
+To forward its webhooks to a local URL as they happen: apistack listen --sandbox ID --forward-to URL.
 
 create needs the sandbox-creator token (or the admin token); the other commands the
 sandbox's own token (or the admin token). The URL and token default to
@@ -41,7 +50,7 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	ep := bindEndpoint(fs, "sandbox", "sandbox API base URL (the admin port)",
 		"token: the sandbox-creator token to create, a sandbox's own token for the rest")
-	fs.Usage = func() { fmt.Fprint(stderr, sandboxUsage, sandboxWebhooksUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, sandboxUsage); fs.PrintDefaults() }
 	if err := parseFlags(fs, "sandbox", args); err != nil {
 		return err
 	}
@@ -158,8 +167,10 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 		return client.ListSandboxRequests(ctx, id, &p)
 	case "advance", "clock":
 		return sandboxClockCall(ctx, client, name, fs, args)
+	case "redeliver", "inbound-fax":
+		return sandboxTriggerCall(ctx, client, name, fs, args)
 	}
-	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, reset, delete, advance, clock, faults)", name)
+	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, redeliver, inbound-fax, advance, clock, faults, reset, delete)", name)
 }
 
 // printSandboxAnswer prints the JSON body indented (nothing for a 204), and

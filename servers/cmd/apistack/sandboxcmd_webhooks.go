@@ -9,15 +9,6 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 )
 
-// sandboxWebhooksUsage is the webhooks line of `apistack sandbox -h`.
-const sandboxWebhooksUsage = `
-more commands:
-  webhooks [--after SEQ] [--limit N] [--wait 30s] ID
-                                            print its webhook log: every delivery attempt of its
-                                            fax events with the signed headers and body, and the
-                                            events still pending (--wait: long-poll for the next)
-`
-
 // sandboxWebhooks parses `apistack sandbox webhooks` and lists the log.
 func sandboxWebhooks(ctx context.Context, client *sandboxapi.Client, fs *flag.FlagSet, args []string) (*http.Response, error) {
 	after := fs.Int64("after", 0, "only the attempts after this seq (the last one read, or next_after)")
