@@ -196,16 +196,8 @@ func readmeBlock(t *testing.T, name string) string {
 }
 
 func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
-	needTools(t, "bash", "curl", "jq")
-	dir := t.TempDir()
-	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
-	defer func() { require.NoError(t, stop()) }()
-
 	// The curl block: reads the log, redelivers.
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", readmeBlock(t, "sandbox-webhooks-example"))
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's webhook log example failed:\n%s", out)
+	dir, creds, _ := runREADMEBlock(t, "sandbox-webhooks-example")
 	var sb createdSandbox
 	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
 	require.NoError(t, err)

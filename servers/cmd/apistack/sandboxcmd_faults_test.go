@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,41 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeScript returns the shell block of the README between
-// <!-- name --> and <!-- /name -->, once bash, curl and jq are found (CI
-// must have them: .ci/run installs them; elsewhere the test is skipped).
-func readmeScript(t *testing.T, name string) string {
-	t.Helper()
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-	readme, err := os.ReadFile("../../../README.md")
-	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "<!-- "+name+" -->\n```sh\n")
-	require.True(t, ok, "README has no %s block", name)
-	script, _, ok := strings.Cut(block, "```\n<!-- /"+name+" -->")
-	require.True(t, ok, "README's %s block has no end", name)
-	return script
-}
-
 // TestREADME_SandboxFaultsSectionRuns runs the README's sandbox faults
 // example, as written, against `apistack serve --demo`, then the same
 // faults through `apistack sandbox faults`.
 func TestREADME_SandboxFaultsSectionRuns(t *testing.T) {
-	script := readmeScript(t, "sandbox-faults-example")
-	dir := t.TempDir()
+	dir, creds, _ := runREADMEBlock(t, "sandbox-faults-example")
 	dataDir := filepath.Join(dir, "data")
-	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's sandbox faults example failed:\n%s", out)
 	var fault struct {
 		ID    string `json:"id"`
 		Count int    `json:"count"`

@@ -109,19 +109,35 @@ func keys(m map[string]string) []string {
 	return out
 }
 
+// runREADMEBlock runs the README's sh block name, as written, with bash in
+// a new directory dir beside `apistack serve --demo` on dir/data (stopped at
+// the test's end), and returns dir, the demo credentials and what the block
+// printed. Without bash, curl or jq the test is skipped (CI fails).
+func runREADMEBlock(t *testing.T, name string) (dir string, creds map[string]map[string]string, out string) {
+	t.Helper()
+	script := readmeScript(t, name)
+	dir = t.TempDir()
+	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's %s block failed:\n%s", name, b)
+	return dir, creds, string(b)
+}
+
+// readmeScript returns the README's sh block name once bash, curl and jq
+// are found.
+func readmeScript(t *testing.T, name string) string {
+	t.Helper()
+	needTools(t, "bash", "curl", "jq")
+	return readmeBlock(t, name)
+}
+
 // TestREADME_SandboxesSectionRuns runs the README's sandbox example, as
 // written, against `apistack serve --demo`.
 func TestREADME_SandboxesSectionRuns(t *testing.T) {
-	script := readmeScript(t, "sandbox-example")
-
-	dir := t.TempDir()
-	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
-	defer func() { require.NoError(t, stop()) }()
-
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's sandbox example failed:\n%s", out)
+	dir, creds, _ := runREADMEBlock(t, "sandbox-example")
 
 	// It left nothing: the sandbox it made is gone.
 	var sb struct {
