@@ -34,7 +34,8 @@ func (e *env) inboxOnly(t testing.TB, b *box, page *sandboxapi.WebhookLogPage, f
 	for _, a := range page.Data {
 		assert.Contains(t, faxIDs, a.Event.FaxId, "%s: an event of another fax in its log", label(b))
 		assert.Equal(t, e.urls[stack.Admin]+sandbox.InboxPathOf(b.Id), a.Target, label(b))
-		assert.True(t, a.Succeeded, "%s: attempt %d of %s: %v %v", label(b), a.Attempt, a.Event.Type, a.StatusCode, a.Error)
+		assert.True(t, a.Succeeded, "%s: attempt %d of %s: status %d, error %q", label(b), a.Attempt, a.Event.Type,
+			deref(a.StatusCode), deref(a.Error))
 		e.verify(t, b, a)
 	}
 }
@@ -130,4 +131,13 @@ func TestSandboxes_ResetBringsEveryPartBackToRightAfterCreation(t *testing.T) {
 		ops = append(ops, en.Operation)
 	}
 	assert.Contains(t, strings.Join(ops, ","), "SendFax")
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
