@@ -90,7 +90,7 @@ func TestSandboxClock_AdvanceDeliversOneSandboxsFaxOnly(t *testing.T) {
 	// When the advance answered, A's fax was delivered, every event in the inbox.
 	f, err := a.fax.GetFax(ctx, faxA.ID.String())
 	require.NoError(t, err)
-	assert.Equal(t, faxapi.FaxStatusDelivered, f.Status)
+	assert.Equal(t, faxapi.FaxStatusDelivered, faxapi.FaxStatus(f.Status))
 	assert.True(t, f.UpdatedAt.After(startA.Now.Add(time.Second)) && !f.UpdatedAt.After(got.Now),
 		"the fax's steps were taken in A's time: updated %s", f.UpdatedAt)
 	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, inboxTypes(a, faxA.ID.String()))

@@ -75,12 +75,12 @@ func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
 
 	f, err := b.fax.GetFax(ctx, id)
 	require.NoError(t, err, "the sandbox's own key sees the fax")
-	assert.Equal(t, faxapi.FaxDirectionInbound, f.Direction)
+	assert.Equal(t, faxapi.FaxDirectionInbound, faxapi.FaxDirection(f.Direction))
 	events := e.inboxUntil(t, b, id, "fax.received")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(events))
 	f, err = b.fax.GetFax(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, faxapi.FaxStatusReceived, f.Status)
+	assert.Equal(t, faxapi.FaxStatusReceived, faxapi.FaxStatus(f.Status))
 
 	// Another sandbox's key does not see it; a failed call is a failed fax.
 	other := e.create(t, sandboxapi.CreateSandboxRequest{})
