@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -71,27 +68,9 @@ func TestSandboxCommand_AdvanceAndClock(t *testing.T) {
 // TestREADME_SandboxClockRuns runs the README's sandbox clock example, as
 // written, against `apistack serve --demo`.
 func TestREADME_SandboxClockRuns(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-	readme, err := os.ReadFile("../../../README.md")
-	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "<!-- sandbox-clock-example -->\n```sh\n")
-	require.True(t, ok, "README has no sandbox clock example")
-	script, _, ok := strings.Cut(block, "```\n<!-- /sandbox-clock-example -->")
-	require.True(t, ok)
-
 	dir := t.TempDir()
 	_, _, stop := startServe(t, filepath.Join(dir, "data"))
 	defer func() { require.NoError(t, stop()) }()
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's sandbox clock example failed:\n%s", out)
-	assert.Contains(t, string(out), "true", "the fax was delivered when the advance answered")
+	out := runREADMEBlock(t, "sandbox-clock-example", dir)
+	assert.Contains(t, out, "true", "the fax was delivered when the advance answered")
 }

@@ -112,16 +112,10 @@ func keys(m map[string]string) []string {
 // TestREADME_SandboxesSectionRuns runs the README's sandbox example, as
 // written, against `apistack serve --demo`.
 func TestREADME_SandboxesSectionRuns(t *testing.T) {
-	script := readmeScript(t, "sandbox-example")
-
 	dir := t.TempDir()
 	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
 	defer func() { require.NoError(t, stop()) }()
-
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's sandbox example failed:\n%s", out)
+	runREADMEBlock(t, "sandbox-example", dir)
 
 	// It left nothing: the sandbox it made is gone.
 	var sb struct {
@@ -140,4 +134,30 @@ func TestSandboxCreatorToken_DerivedFromTheAdminToken(t *testing.T) {
 	assert.NotEqual(t, a, sandboxCreatorToken("adm_two"))
 	assert.NotContains(t, a, "adm_one")
 	assert.True(t, strings.HasPrefix(a, "sbc_"))
+}
+
+// runREADMEBlock runs, as written, the README's sh block between
+// <!-- marker --> and <!-- /marker --> with bash in dir (where `serve --demo`
+// keeps its data in dir/data), and returns its output.
+func runREADMEBlock(t *testing.T, marker, dir string) string {
+	t.Helper()
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is needed (.ci/run installs it)", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	readme, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "<!-- "+marker+" -->\n```sh\n")
+	require.True(t, ok, "README has no %s block", marker)
+	script, _, ok := strings.Cut(block, "```\n<!-- /"+marker+" -->")
+	require.True(t, ok)
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's %s block failed:\n%s", marker, out)
+	return string(out)
 }
