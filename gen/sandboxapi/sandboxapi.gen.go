@@ -539,11 +539,15 @@ type JournalEntry struct {
 	// ResponseHeaders Header values by canonical name, secrets redacted.
 	ResponseHeaders Headers `json:"response_headers"`
 
+	// SandboxTime When the request arrived on the sandbox's own clock (`GetSandboxClock`): the time its
+	// tenants saw, e.g. the `created_at` of a fax it sent.
+	SandboxTime time.Time `json:"sandbox_time"`
+
 	// Seq The entry's place in the journal.
 	Seq    int64 `json:"seq"`
 	Status int   `json:"status"`
 
-	// Time When the request arrived (the stack's clock).
+	// Time When the request arrived, in wall time (the stack's clock; `since` filters on it).
 	Time time.Time `json:"time"`
 
 	// Violations The spec violations found in the request (empty when it kept to its API's spec):
@@ -1063,7 +1067,9 @@ type ClientInterface interface {
 	// Puts the sandbox back as it was right after its creation: the same credentials
 	// and token, everything its credentials created since gone (PAM groups, users, keys
 	// and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-	// the seeded tenants as they were seeded, and the journal empty.
+	// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+	// offset (the one time a sandbox's time may go back).
 	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1460,7 +1466,9 @@ func (c *Client) ListSandboxRequests(ctx context.Context, id SandboxID, params *
 // Puts the sandbox back as it was right after its creation: the same credentials
 // and token, everything its credentials created since gone (PAM groups, users, keys
 // and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-// the seeded tenants as they were seeded, and the journal empty.
+// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+// offset (the one time a sandbox's time may go back).
 //
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 func (c *Client) ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2507,7 +2515,9 @@ type ClientWithResponsesInterface interface {
 	// Puts the sandbox back as it was right after its creation: the same credentials
 	// and token, everything its credentials created since gone (PAM groups, users, keys
 	// and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-	// the seeded tenants as they were seeded, and the journal empty.
+	// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+	// offset (the one time a sandbox's time may go back).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4055,7 +4065,9 @@ func (c *ClientWithResponses) ListSandboxRequestsWithResponse(ctx context.Contex
 // Puts the sandbox back as it was right after its creation: the same credentials
 // and token, everything its credentials created since gone (PAM groups, users, keys
 // and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-// the seeded tenants as they were seeded, and the journal empty.
+// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+// offset (the one time a sandbox's time may go back).
 //
 // Returns a wrapper object for the known response body format(s).
 //

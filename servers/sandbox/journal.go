@@ -29,6 +29,8 @@ type Journal struct {
 	enabled atomic.Bool
 	// faults are the sandboxes' faults (TakeFault).
 	faults *faultSet
+	// clocks are the sandboxes' clocks: an entry's SetTime.
+	clocks *Clocks
 
 	mu      sync.Mutex
 	pending []pendingEntry
@@ -86,10 +88,24 @@ func (j *Journal) Now() time.Time { return j.clock.Now() }
 // Record queues e for the writer; it waits for the commit only while the
 // writer is maxPending entries behind (or until ctx ends).
 func (j *Journal) Record(ctx context.Context, e apiserver.JournalEntry) {
+	e.SetTime = j.sandboxTime(ctx, e.Set, e.Time)
 	p := pendingEntry{entry: e, done: make(chan struct{})}
 	if j.enqueue(p) >= maxPending {
 		j.wait(ctx, p)
 	}
+}
+
+// sandboxTime is the instant at of the stack's clock on the clock of
+// sandbox id (at itself when there is no such sandbox).
+func (j *Journal) sandboxTime(ctx context.Context, id string, at time.Time) time.Time {
+	if j.clocks == nil {
+		return at
+	}
+	st, ok, _ := j.clocks.state(ctx, id)
+	if !ok {
+		return at
+	}
+	return st.now(at)
 }
 
 // Flush waits until every entry queued before it is committed (or ctx

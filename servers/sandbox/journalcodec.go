@@ -21,14 +21,17 @@ import (
 // small part of what a row per entry did (BenchmarkJournalCost); a read
 // decodes the rows of its sandbox.
 //
-// The format (version 1): a uvarint count of entries, then each entry as
+// The format (version 2): a uvarint count of entries, then each entry as
 // its strings (API, operation, method, path, query), status, arrival
-// (Unix microseconds), duration (microseconds), request and response
+// (Unix microseconds) on the stack's clock and on the sandbox's, duration
+// (microseconds), request and response
 // headers, request body, response body, the two truncation flags and the
 // spec violations. A string or a body is a uvarint length and its bytes;
 // headers are a uvarint count of names, each name followed by a uvarint
-// count of values; a violation is three strings (in, name, rule).
-const codecVersion = 1
+// count of values; a violation is three strings (in, name, rule). Version 1
+// (still read) had no arrival on the sandbox's clock: it reads as the
+// stack's.
+const codecVersion = 2
 
 // seqShift makes an entry's seq: its row's id shifted left by seqShift,
 // plus its place in the row (a row holds at most maxBatch entries).
@@ -50,6 +53,7 @@ func encodeEntries(entries []apiserver.JournalEntry) []byte {
 		}
 		buf = binary.AppendVarint(buf, int64(e.Status))
 		buf = binary.AppendVarint(buf, e.Time.UnixMicro())
+		buf = binary.AppendVarint(buf, e.SetTime.UnixMicro())
 		buf = binary.AppendVarint(buf, e.Duration.Microseconds())
 		buf = appendHeaders(buf, e.RequestHeaders)
 		buf = appendHeaders(buf, e.ResponseHeaders)
@@ -102,9 +106,10 @@ var errCorrupt = errors.New("corrupt journal row")
 
 // decodeEntries is the reverse of encodeEntries.
 func decodeEntries(data []byte) ([]apiserver.JournalEntry, error) {
-	if len(data) == 0 || data[0] != codecVersion {
+	if len(data) == 0 || (data[0] != codecVersion && data[0] != 1) {
 		return nil, fmt.Errorf("%w: unknown encoding", errCorrupt)
 	}
+	version := data[0]
 	raw, err := zDecoder.DecodeAll(data[1:], nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errCorrupt, err)
@@ -120,6 +125,10 @@ func decodeEntries(data []byte) ([]apiserver.JournalEntry, error) {
 		e.API, e.Operation, e.Method, e.Path, e.Query = d.string(), d.string(), d.string(), d.string(), d.string()
 		e.Status = int(d.varint())
 		e.Time = sqldb.Time(d.varint())
+		e.SetTime = e.Time
+		if version >= 2 {
+			e.SetTime = sqldb.Time(d.varint())
+		}
 		e.Duration = time.Duration(d.varint()) * time.Microsecond
 		e.RequestHeaders, e.ResponseHeaders = d.headers(), d.headers()
 		e.RequestBody, e.ResponseBody = []byte(d.string()), []byte(d.string())

@@ -165,7 +165,7 @@ func New(cfg Config) (*Server, error) {
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
 	s.clocks = newClocks(cfg.DB, st, cfg.Clock, cfg.Logger)
 	s.faults = newFaultSet(st, cfg.Clock, cfg.Logger)
-	s.journal.faults = s.faults
+	s.journal.faults, s.journal.clocks = s.faults, s.clocks
 	return s, nil
 }
 
@@ -483,11 +483,15 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandbo
 		return nil, err
 	}
 	s.journal.Flush(ctx)
+	// The clock first: the tenants are seeded again in the sandbox's time
+	// of a new sandbox.
+	now := s.clock.Now().UTC().Truncate(time.Microsecond)
+	if err := s.store.clearJournal(ctx, r.ID, now); err != nil {
+		return nil, err
+	}
+	s.clocks.put(r.ID, clockState{Mode: r.Clock, Base: now, Ref: now})
 	if err := s.cfg.Tenants.Reset(ctx, r.ID, creds); err != nil {
 		return nil, fmt.Errorf("reset sandbox %s: %w", r.ID, err)
-	}
-	if err := s.store.clearJournal(ctx, r.ID, s.clock.Now()); err != nil {
-		return nil, err
 	}
 	if err := s.clearFaults(ctx, r.ID); err != nil {
 		return nil, err
@@ -544,7 +548,7 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 func entryView(e storedEntry) sandboxapi.JournalEntry {
 	out := sandboxapi.JournalEntry{
 		Seq: e.Seq, Api: sandboxapi.JournalEntryApi(e.API), Operation: e.Operation, Method: e.Method, Path: e.Path,
-		Status: e.Status, Time: e.Time, DurationMs: float64(e.Duration.Microseconds()) / 1000,
+		Status: e.Status, Time: e.Time, SandboxTime: e.SetTime, DurationMs: float64(e.Duration.Microseconds()) / 1000,
 		RequestHeaders: sandboxapi.Headers(e.RequestHeaders), ResponseHeaders: sandboxapi.Headers(e.ResponseHeaders),
 		RequestBodyTruncated: e.RequestTruncated, ResponseBodyTruncated: e.ResponseTruncated,
 	}

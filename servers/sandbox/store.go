@@ -146,7 +146,9 @@ func (s *store) remove(ctx context.Context, id string) error {
 	return nil
 }
 
-// clearJournal deletes the sandbox's journal and records a use.
+// clearJournal deletes the sandbox's journal, puts its clock back as it
+// was created (the stack's time now, no offset, nothing due) and records a
+// use.
 func (s *store) clearJournal(ctx context.Context, id string, now time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -156,7 +158,8 @@ func (s *store) clearJournal(ctx context.Context, id string, now time.Time) erro
 	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
 		return fmt.Errorf("delete journal: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ? WHERE id = ?`, sqldb.Micros(now), id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
+		WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
 		return fmt.Errorf("touch sandbox: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -44,7 +44,11 @@ type JournalEntry struct {
 	Set                                 string
 	API, Operation, Method, Path, Query string
 	Status                              int
-	Time                                time.Time
+	// Time is when the request arrived, on the stack's clock (wall time).
+	Time time.Time
+	// SetTime is the same instant on the tenant set's own clock (a
+	// sandbox's), filled in by the journal.
+	SetTime                             time.Time
 	Duration                            time.Duration
 	RequestHeaders, ResponseHeaders     http.Header
 	RequestBody, ResponseBody           []byte
