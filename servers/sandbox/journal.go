@@ -29,6 +29,11 @@ type Journal struct {
 	enabled atomic.Bool
 	// faults are the sandboxes' faults (TakeFault).
 	faults *faultSet
+	// local keeps the requests of one set that is no sandbox's in memory
+	// (KeepLocal); localSet is its name, read on every request.
+	localMu  sync.Mutex
+	local    localJournal
+	localSet atomic.Pointer[string]
 
 	mu      sync.Mutex
 	pending []pendingEntry
@@ -75,9 +80,10 @@ func newJournal(st *store, c clock.Clock, logger *slog.Logger) *Journal {
 // what the journal costs measures both in one run.
 func (j *Journal) SetEnabled(on bool) { j.enabled.Store(on) }
 
-// Journals reports whether set is a sandbox's, while journaling is on.
+// Journals reports whether set is a sandbox's, while journaling is on, or
+// the set KeepLocal names.
 func (j *Journal) Journals(set string) bool {
-	return j.enabled.Load() && strings.HasPrefix(set, IDPrefix)
+	return j.enabled.Load() && strings.HasPrefix(set, IDPrefix) || j.keptLocally(set)
 }
 
 // Now is the stack's clock.
@@ -86,6 +92,9 @@ func (j *Journal) Now() time.Time { return j.clock.Now() }
 // Record queues e for the writer; it waits for the commit only while the
 // writer is maxPending entries behind (or until ctx ends).
 func (j *Journal) Record(ctx context.Context, e apiserver.JournalEntry) {
+	if j.recordLocal(e) {
+		return
+	}
 	p := pendingEntry{entry: e, done: make(chan struct{})}
 	if j.enqueue(p) >= maxPending {
 		j.wait(ctx, p)
