@@ -136,6 +136,9 @@ type Stack struct {
 	hookRT     http.RoundTripper
 	violations violationLog
 	closers    []func()
+	// remote is the sandbox a connected stack runs on (Connect); nil in
+	// process.
+	remote *remoteSandbox
 }
 
 type violationLog struct {
@@ -236,6 +239,9 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	}
 	st.servers = servers
 	st.closers = append(st.closers, func() { _ = servers.Close() })
+	// The requests of the kit's tenants are journaled, as a sandbox's are
+	// (Requests).
+	servers.Sandboxes.Journal().KeepLocal(stack.DemoSet)
 	handlers, err := servers.Handlers()
 	if err != nil {
 		return err
@@ -315,8 +321,12 @@ func (st *Stack) RestaurantConfig() restaurant.Config {
 
 // Violations returns every spec violation seen so far: requests that broke
 // their API's spec (faults.Violation) and responses of apistack that broke
-// theirs.
+// theirs; connected (Connect), the requests the sandbox's journal lists
+// with violations (RequestViolation).
 func (st *Stack) Violations() []error {
+	if st.remote != nil {
+		return st.remoteViolations()
+	}
 	st.violations.mu.Lock()
 	defer st.violations.mu.Unlock()
 	return append([]error(nil), st.violations.list...)
@@ -338,6 +348,12 @@ func (st *Stack) Close() {
 // their timestamps by Clock.Now).
 func (st *Stack) SetFaxWebhookURL(t TB, url string) {
 	t.Helper()
+	if st.remote != nil {
+		if err := st.setRemoteWebhookURL(url); err != nil {
+			t.Fatalf("apistacktest: %v", err)
+		}
+		return
+	}
 	ctx := context.Background()
 	acct, err := st.servers.Fax.AccountByName(ctx, "demo")
 	if err == nil {

@@ -54,6 +54,26 @@ type Fax struct {
 // FailureReason says why a fax failed.
 type FailureReason string
 
+// The values of FailureReason.
+const (
+	FailureReasonDestinationUnreachable          FailureReason = "destination_unreachable"
+	FailureReasonFaxSignalingError               FailureReason = "fax_signaling_error"
+	FailureReasonFileDownloadFailed              FailureReason = "file_download_failed"
+	FailureReasonFileFormatInvalid               FailureReason = "file_format_invalid"
+	FailureReasonInvalidEcmResponseFromReceiver  FailureReason = "invalid_ecm_response_from_receiver"
+	FailureReasonPageCountLimitExceeded          FailureReason = "page_count_limit_exceeded"
+	FailureReasonReceiverCallDropped             FailureReason = "receiver_call_dropped"
+	FailureReasonReceiverDecline                 FailureReason = "receiver_decline"
+	FailureReasonReceiverIncompatibleDestination FailureReason = "receiver_incompatible_destination"
+	FailureReasonReceiverNoAnswer                FailureReason = "receiver_no_answer"
+	FailureReasonReceiverNoResponse              FailureReason = "receiver_no_response"
+	FailureReasonReceiverUnallocatedNumber       FailureReason = "receiver_unallocated_number"
+	FailureReasonSenderCallDropped               FailureReason = "sender_call_dropped"
+	FailureReasonServiceUnavailable              FailureReason = "service_unavailable"
+	FailureReasonUserBusy                        FailureReason = "user_busy"
+	FailureReasonUserCancelled                   FailureReason = "user_cancelled"
+)
+
 // decodeFax reads the fax of a {"data": …} success answer.
 func decodeFax(body []byte) (*Fax, error) {
 	var env struct {
@@ -68,11 +88,40 @@ func decodeFax(body []byte) (*Fax, error) {
 // Quality is a fax's fidelity setting.
 type Quality string
 
+// The values of Quality.
+const (
+	QualityHigh       Quality = "high"
+	QualityNormal     Quality = "normal"
+	QualityUltraDark  Quality = "ultra_dark"
+	QualityUltraLight Quality = "ultra_light"
+	QualityVeryHigh   Quality = "very_high"
+)
+
 // Status is a fax's state.
 type Status string
 
+// The values of Status.
+const (
+	StatusDelivered       Status = "delivered"
+	StatusFailed          Status = "failed"
+	StatusInitiated       Status = "initiated"
+	StatusMediaProcessed  Status = "media.processed"
+	StatusMediaProcessing Status = "media.processing"
+	StatusOriginated      Status = "originated"
+	StatusQueued          Status = "queued"
+	StatusReceived        Status = "received"
+	StatusReceiving       Status = "receiving"
+	StatusSending         Status = "sending"
+)
+
 // Direction is outbound or inbound.
 type Direction string
+
+// The values of Direction.
+const (
+	DirectionInbound  Direction = "inbound"
+	DirectionOutbound Direction = "outbound"
+)
 
 // Config says where the fax API is and which API key to use.
 type Config struct {

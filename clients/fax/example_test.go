@@ -97,7 +97,7 @@ func ExampleClient_ListFaxes() {
 		}
 	}
 	n := 0
-	for f, err := range c.ListFaxes(ctx, &fax.ListFaxesOptions{PageSize: 2, Direction: "outbound"}) {
+	for f, err := range c.ListFaxes(ctx, &fax.ListFaxesOptions{PageSize: 2, Direction: fax.DirectionOutbound}) {
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -221,9 +221,14 @@ func TestInjectFaxInbound_DeliversTheFaxAndItsSignedEventsToTheApplication(t *te
 
 			f, err := env.faxClient(t, tn.key).GetFax(ctx, id)
 			require.NoError(t, err)
-			assert.Equal(t, faxapi.FaxDirectionInbound, f.Direction)
-			assert.Equal(t, tt.wantStatus, f.Status)
-			assert.Equal(t, tt.wantReason, f.FailureReason)
+			assert.Equal(t, faxapi.FaxDirectionInbound, faxapi.FaxDirection(f.Direction))
+			assert.Equal(t, tt.wantStatus, faxapi.FaxStatus(f.Status))
+			var reason *faxapi.FaxFailureReason
+			if f.FailureReason != nil {
+				r := faxapi.FaxFailureReason(*f.FailureReason)
+				reason = &r
+			}
+			assert.Equal(t, tt.wantReason, reason)
 			assert.Equal(t, "+14155550123", f.From)
 			if tt.wantStatus == faxapi.FaxStatusReceived {
 				assert.Equal(t, &tt.partial, f.PartialContent)

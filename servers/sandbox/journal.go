@@ -31,6 +31,11 @@ type Journal struct {
 	faults *faultSet
 	// clocks are the sandboxes' clocks: an entry's SetTime.
 	clocks *Clocks
+	// local keeps the requests of one set that is no sandbox's in memory
+	// (KeepLocal); localSet is its name, read on every request.
+	localMu  sync.Mutex
+	local    localJournal
+	localSet atomic.Pointer[string]
 
 	mu      sync.Mutex
 	pending []pendingEntry
@@ -77,9 +82,10 @@ func newJournal(st *store, c clock.Clock, logger *slog.Logger) *Journal {
 // what the journal costs measures both in one run.
 func (j *Journal) SetEnabled(on bool) { j.enabled.Store(on) }
 
-// Journals reports whether set is a sandbox's, while journaling is on.
+// Journals reports whether set is a sandbox's, while journaling is on, or
+// the set KeepLocal names.
 func (j *Journal) Journals(set string) bool {
-	return j.enabled.Load() && strings.HasPrefix(set, IDPrefix)
+	return j.enabled.Load() && strings.HasPrefix(set, IDPrefix) || j.keptLocally(set)
 }
 
 // Now is the stack's clock.
@@ -89,6 +95,9 @@ func (j *Journal) Now() time.Time { return j.clock.Now() }
 // writer is maxPending entries behind (or until ctx ends).
 func (j *Journal) Record(ctx context.Context, e apiserver.JournalEntry) {
 	e.SetTime = j.sandboxTime(ctx, e.Set, e.Time)
+	if j.recordLocal(e) {
+		return
+	}
 	p := pendingEntry{entry: e, done: make(chan struct{})}
 	if j.enqueue(p) >= maxPending {
 		j.wait(ctx, p)

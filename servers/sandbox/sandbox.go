@@ -513,7 +513,24 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 		return nil, err
 	}
 	s.journal.Flush(ctx)
-	p := req.Params
+	f := filterOf(req.Params)
+	entries, more, err := s.store.journal(ctx, r.ID, f)
+	if err != nil {
+		return nil, err
+	}
+	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
+	for _, e := range entries {
+		page.Data = append(page.Data, entryView(e))
+	}
+	if more && len(entries) > 0 {
+		next := entries[len(entries)-1].Seq
+		page.NextAfter = &next
+	}
+	return sandboxserver.ListSandboxRequests200JSONResponse(page), nil
+}
+
+// filterOf is the journal filter of ListSandboxRequests' parameters.
+func filterOf(p sandboxapi.ListSandboxRequestsParams) journalFilter {
 	f := journalFilter{Limit: defaultJournalPage, Since: p.Since}
 	if p.Api != nil {
 		f.API = string(*p.Api)
@@ -530,19 +547,7 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 	if p.Limit != nil {
 		f.Limit = *p.Limit
 	}
-	entries, more, err := s.store.journal(ctx, r.ID, f)
-	if err != nil {
-		return nil, err
-	}
-	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
-	for _, e := range entries {
-		page.Data = append(page.Data, entryView(e))
-	}
-	if more && len(entries) > 0 {
-		next := entries[len(entries)-1].Seq
-		page.NextAfter = &next
-	}
-	return sandboxserver.ListSandboxRequests200JSONResponse(page), nil
+	return f
 }
 
 func entryView(e storedEntry) sandboxapi.JournalEntry {

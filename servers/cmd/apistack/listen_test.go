@@ -197,7 +197,7 @@ func readmeBlock(t *testing.T, name string) string {
 
 func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
 	// The curl block: reads the log, redelivers.
-	dir, creds, _ := runREADMEBlock(t, "sandbox-webhooks-example")
+	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-webhooks-example")
 	var sb createdSandbox
 	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
 	require.NoError(t, err)

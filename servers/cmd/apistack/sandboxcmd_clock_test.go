@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -67,6 +68,9 @@ func TestSandboxCommand_AdvanceAndClock(t *testing.T) {
 // TestREADME_SandboxClockRuns runs the README's sandbox clock example, as
 // written, against `apistack serve --demo`.
 func TestREADME_SandboxClockRuns(t *testing.T) {
-	_, _, out := runREADMEBlock(t, "sandbox-clock-example")
+	dir := t.TempDir()
+	_, _, stop := startServe(t, filepath.Join(dir, "data"))
+	defer func() { require.NoError(t, stop()) }()
+	out := runREADMEBlock(t, "sandbox-clock-example", dir)
 	assert.Contains(t, out, "true", "the fax was delivered when the advance answered")
 }

@@ -15,7 +15,7 @@ import (
 // example, as written, against `apistack serve --demo`, then the same
 // faults through `apistack sandbox faults`.
 func TestREADME_SandboxFaultsSectionRuns(t *testing.T) {
-	dir, creds, _ := runREADMEBlock(t, "sandbox-faults-example")
+	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-faults-example")
 	dataDir := filepath.Join(dir, "data")
 	var fault struct {
 		ID    string `json:"id"`

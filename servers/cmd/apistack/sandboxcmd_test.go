@@ -109,21 +109,17 @@ func keys(m map[string]string) []string {
 	return out
 }
 
-// runREADMEBlock runs the README's sh block name, as written, with bash in
-// a new directory dir beside `apistack serve --demo` on dir/data (stopped at
-// the test's end), and returns dir, the demo credentials and what the block
-// printed. Without bash, curl or jq the test is skipped (CI fails).
-func runREADMEBlock(t *testing.T, name string) (dir string, creds map[string]map[string]string, out string) {
+// runREADMEBlockOnDemo runs the README's sh block name (runREADMEBlock) in
+// a new directory dir beside `apistack serve --demo` on dir/data (stopped
+// at the test's end), and returns dir, the demo credentials and what the
+// block printed.
+func runREADMEBlockOnDemo(t *testing.T, name string) (dir string, creds map[string]map[string]string, out string) {
 	t.Helper()
-	script := readmeScript(t, name)
+	needTools(t, "bash", "curl", "jq")
 	dir = t.TempDir()
 	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
 	t.Cleanup(func() { assert.NoError(t, stop()) })
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	b, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's %s block failed:\n%s", name, b)
-	return dir, creds, string(b)
+	return dir, creds, runREADMEBlock(t, name, dir)
 }
 
 // readmeScript returns the README's sh block name once bash, curl and jq
@@ -137,7 +133,7 @@ func readmeScript(t *testing.T, name string) string {
 // TestREADME_SandboxesSectionRuns runs the README's sandbox example, as
 // written, against `apistack serve --demo`.
 func TestREADME_SandboxesSectionRuns(t *testing.T) {
-	dir, creds, _ := runREADMEBlock(t, "sandbox-example")
+	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-example")
 
 	// It left nothing: the sandbox it made is gone.
 	var sb struct {
@@ -156,4 +152,16 @@ func TestSandboxCreatorToken_DerivedFromTheAdminToken(t *testing.T) {
 	assert.NotEqual(t, a, sandboxCreatorToken("adm_two"))
 	assert.NotContains(t, a, "adm_one")
 	assert.True(t, strings.HasPrefix(a, "sbc_"))
+}
+
+// runREADMEBlock runs, as written, the README's sh block between
+// <!-- marker --> and <!-- /marker --> with bash in dir (where `serve --demo`
+// keeps its data in dir/data), and returns its output.
+func runREADMEBlock(t *testing.T, marker, dir string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", readmeScript(t, marker))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's %s block failed:\n%s", marker, out)
+	return string(out)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // sandboxCluster starts three replicas whose fax work may reach the
-// admin ports' inboxes, with short leases so a crash is recovered from in
+// sandboxes' inboxes on the admin ports, with short leases so a crash is recovered from in
 // seconds.
 func sandboxCluster(t *testing.T) (*cluster, []*replica) {
 	c := newCluster(t)
@@ -21,7 +21,7 @@ func sandboxCluster(t *testing.T) (*cluster, []*replica) {
 }
 
 // replicaSandbox is a sandbox made through one replica's admin port: its
-// faxes' events go to that replica's inbox.
+// faxes' events go to its inbox on that replica's admin port.
 type replicaSandbox struct {
 	ID, Token string
 	fax       faxTenant
@@ -59,20 +59,26 @@ func faxStatus(t *testing.T, c *http.Client, sb replicaSandbox, id string) strin
 	return f.Data.Status
 }
 
-// inbox lists the event types in an admin port's inbox by fax id (admin
-// is a client of that port).
-func inbox(t *testing.T, c *cluster, admin *http.Client) map[string][]string {
+// inbox lists the event types sb's inbox acknowledged, by fax id, as its
+// webhook log tells them (admin is a client of any replica's admin port:
+// the log is in the database).
+func inbox(t *testing.T, admin *http.Client, sb replicaSandbox) map[string][]string {
 	t.Helper()
-	var in struct {
-		Events []struct {
-			EventType string `json:"event_type"`
-			FaxID     string `json:"fax_id"`
-		} `json:"events"`
+	var log struct {
+		Data []struct {
+			Succeeded bool `json:"succeeded"`
+			Event     struct {
+				Type  string `json:"type"`
+				FaxID string `json:"fax_id"`
+			} `json:"event"`
+		} `json:"data"`
 	}
-	mustCall(t, admin, http.MethodGet, "http://admin/fax/webhook_inbox", c.adminToken, nil, http.StatusOK, &in)
+	mustCall(t, admin, http.MethodGet, "http://admin/sandboxes/"+sb.ID+"/webhooks?limit=1000", sb.Token, nil, http.StatusOK, &log)
 	out := map[string][]string{}
-	for _, e := range in.Events {
-		out[e.FaxID] = append(out[e.FaxID], e.EventType)
+	for _, a := range log.Data {
+		if a.Succeeded {
+			out[a.Event.FaxID] = append(out[a.Event.FaxID], a.Event.Type)
+		}
 	}
 	return out
 }
@@ -101,7 +107,7 @@ func TestReplicas_SandboxClockAcrossReplicas(t *testing.T) {
 	// Read through the third replica: delivered, every event in the inbox of
 	// the replica that made the sandbox; B untouched.
 	assert.Equal(t, "delivered", faxStatus(t, direct(rs[0], "fax"), a, faxA))
-	assert.Equal(t, faxSteps, inbox(t, c, direct(rs[2], "admin"))[faxA])
+	assert.Equal(t, faxSteps, inbox(t, direct(rs[2], "admin"), a)[faxA])
 	assert.Equal(t, "queued", faxStatus(t, direct(rs[0], "fax"), b, faxB))
 	mustCall(t, direct(rs[0], "admin"), http.MethodGet, "http://admin/sandboxes/"+a.ID+"/clock", a.Token, nil, http.StatusOK, &clk)
 	assert.Equal(t, before.Add(10*time.Minute), clk.Now, "every replica tells the new time")
@@ -157,7 +163,7 @@ func TestReplicas_SandboxAdvanceSurvivesAKilledReplica(t *testing.T) {
 	}, time.Minute, 50*time.Millisecond, "the faxes were not all delivered after the crash")
 	admin := direct(rs[2], "admin")
 	require.Eventually(t, func() bool {
-		got := inbox(t, c, admin)
+		got := inbox(t, admin, sb)
 		for _, id := range ids {
 			types := got[id]
 			if len(types) < len(faxSteps) || types[len(types)-1] != "fax.delivered" {
