@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,4 +134,35 @@ func TestExpireLogs_PutsTheLifecycleRule(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cfg.Rules, 1)
 	assert.Equal(t, "expire-logs", *cfg.Rules[0].ID)
+}
+
+// TestREADME_ShowsTheseTests checks that the Go code the README's "Testing
+// your service against apistack" section shows is this file's, verbatim.
+func TestREADME_ShowsTheseTests(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	own, err := os.ReadFile("consumer_test.go")
+	require.NoError(t, err)
+	section := string(readme)
+	start := strings.Index(section, "## Testing your service against apistack")
+	require.GreaterOrEqual(t, start, 0)
+	section = section[start:]
+	section = section[:strings.Index(section[3:], "\n## ")+3]
+	blocks := 0
+	for rest := section; ; blocks++ {
+		i := strings.Index(rest, "```go\n")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("```go\n"):]
+		end := strings.Index(rest, "```")
+		require.GreaterOrEqual(t, end, 0)
+		// Each declaration of the block is in this file as it is shown.
+		for _, decl := range strings.SplitAfter(rest[:end], "\n}\n") {
+			assert.Contains(t, string(own), strings.TrimPrefix(decl, "\n"), "a README declaration that is not in consumer_test.go")
+		}
+		assert.Contains(t, rest[:end], "apistacktest.Connect(")
+		rest = rest[end:]
+	}
+	assert.Equal(t, 1, blocks)
 }
