@@ -72,42 +72,36 @@ type Fake struct {
 	advanced chan struct{} // closed and replaced on every move
 	waiting  chan struct{} // closed and replaced when a timer starts waiting
 	// follow, when set, moves the clock this fake mirrors (Follow).
-	follow func(d time.Duration, to time.Time) time.Time
+	follow func(d time.Duration, to time.Time, progress func(time.Time)) time.Time
 }
 
 // Follow makes f mirror a clock kept elsewhere (a sandbox's clock on a
-// running apistack): from then on Advance(d) and Set(t) move f as before,
-// then call move(d, time.Time{}) or move(0, t), outside f's lock, and f
-// then moves to the time move answers (move answers the other clock's
-// time, having reported why, when it could not move it).
-func (f *Fake) Follow(move func(d time.Duration, to time.Time) time.Time) {
+// running apistack): from then on Advance(d) calls move(d, time.Time{},
+// progress) and Set(t) calls move(0, t, progress), outside f's lock; move
+// calls progress(t) to move f to t as it moves the other clock (ahead of
+// each of its steps), and f ends at the time move answers (move answers the
+// other clock's time, having reported why, when it could not move it).
+func (f *Fake) Follow(move func(d time.Duration, to time.Time, progress func(time.Time)) time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.follow = move
 }
 
 // followed moves the followed clock, if any, and reports whether there is
-// one. f moves to the time asked for first, so that what the other clock's
-// move makes happen meanwhile (webhooks signed with its new time) is judged
-// by the time it will show.
+// one.
 func (f *Fake) followed(d time.Duration, to time.Time) bool {
 	f.mu.Lock()
 	move := f.follow
-	if move != nil {
-		if to.IsZero() {
-			f.moveLocked(f.now.Add(d))
-		} else {
-			f.moveLocked(to)
-		}
-	}
 	f.mu.Unlock()
 	if move == nil {
 		return false
 	}
-	now := move(d, to)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.moveLocked(now)
+	progress := func(t time.Time) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.moveLocked(t)
+	}
+	progress(move(d, to, progress))
 	return true
 }
 

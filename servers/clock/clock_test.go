@@ -91,7 +91,7 @@ func TestFake_FollowMovesTheOtherClockFirstAndTakesItsTime(t *testing.T) {
 	}
 	var moves []move
 	other := t0.Add(time.Hour) // the other clock is ahead
-	f.Follow(func(d time.Duration, to time.Time) time.Time {
+	f.Follow(func(d time.Duration, to time.Time, _ func(time.Time)) time.Time {
 		moves = append(moves, move{d, to})
 		if to.IsZero() {
 			other = other.Add(d)
