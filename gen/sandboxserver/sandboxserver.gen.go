@@ -1154,6 +1154,21 @@ func (response ClearSandboxFaults500JSONResponse) VisitClearSandboxFaultsRespons
 	return err
 }
 
+type ClearSandboxFaults503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ClearSandboxFaults503JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxFaultsRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -1246,6 +1261,21 @@ func (response ListSandboxFaults500JSONResponse) VisitListSandboxFaultsResponse(
 	return err
 }
 
+type ListSandboxFaults503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxFaults503JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddSandboxFaultRequestObject struct {
 	Id   SandboxID `json:"id"`
 	Body *AddSandboxFaultJSONRequestBody
@@ -1325,6 +1355,50 @@ func (response AddSandboxFault404JSONResponse) VisitAddSandboxFaultResponse(w ht
 	return err
 }
 
+type AddSandboxFault408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AddSandboxFault408JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response AddSandboxFault413JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddSandboxFault415JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
 
 func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
@@ -1335,6 +1409,21 @@ func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response AddSandboxFault503JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1422,6 +1511,21 @@ func (response DeleteSandboxFault500JSONResponse) VisitDeleteSandboxFaultRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandboxFault503JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1748,6 +1852,21 @@ func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(
 	return err
 }
 
+type TriggerInboundFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response TriggerInboundFax503JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxWebhooksRequestObject struct {
 	Id     SandboxID `json:"id"`
 	Params ListSandboxWebhooksParams
@@ -1841,6 +1960,21 @@ func (response ListSandboxWebhooks500JSONResponse) VisitListSandboxWebhooksRespo
 	return err
 }
 
+type ListSandboxWebhooks503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxWebhooks503JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RedeliverSandboxWebhookRequestObject struct {
 	Id      SandboxID          `json:"id"`
 	EventId openapi_types.UUID `json:"event_id"`
@@ -1930,6 +2064,21 @@ func (response RedeliverSandboxWebhook500JSONResponse) VisitRedeliverSandboxWebh
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response RedeliverSandboxWebhook503JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2559,58 +2708,58 @@ var swaggerSpec = []string{
 	"aOSQI56QoJ0vasmN98SSvxADhMs4tEQLDX7EpAlKJzvyJBDFBbeiGrN3S10XAczYO4QZF1JgMvp6idHC",
 	"hx1E1OJxqny7XHYeNdV0IBvLN8a3y/RbeMa4D0lhUhlsgVZUQyzteKp+7IRePNr64zWVoKbO8zl2ye5T",
 	"F3sCaZ/Ldowa0N61Q/i2qsXdfy15EDkLMoQ5aXcCzbELyH8vmfHF+uwRbO6AuKDxXjKuR5uicMF9Bulb",
-	"QSFrYnMUFGqz67MmnImeRHIqK12VvCg2LnLibMVt9Ws7rLqXcYiv/X9vHPYZep2N6lPP3a7vafTR0+38",
-	"qYScmOh/WO7RKm2qol5pZ5gCA/CRyE0xjyXF0A46M7hzSmIgMO8LF/WJjK2o/edU5ZvWWzv4NmHtC302",
-	"9AnYavGpud+lHrr8DNo4vxamoVFMam7i4Q3zjLwZpTQzseQ3IsScnB45VZEi6XIYoqQuSspbc6rk+Jtm",
-	"1xJTkNXBqtKZMH7pLNegg+EHlwMmDNsKWmNRegSWVsUmcWp8k64UNDgKtWOEPVa7tt10px4MYNsuOMna",
-	"sUlspe+OpzRThTUwjGeVNqZJqxsiM/Bx2HB8fd0Ot7qUGQiDERoHjs797MOUr2TKvNp1xtJwrtMEU566",
-	"/SK4jWq2k6nSKyo/Oe324qL0VKpFGCFgTV6OX9ZWRzbYbFcGHuiDGlL5tmsJlYPaJRv6RmzEowInwzpY",
-	"wMPojCnqhj5Vcbuw7qyBDjAYg5TgwoZRvlCbPKcK903ptcIgchMJVzp6riOtGfAM+IXSeaRPk6LGWVP1",
-	"g1T5drvGEDk8fkE00erb+HzyLCF8UJJKfDfHVA3TqL9ZmoTUkiND5tXl+esnhqX/PHjLrXgFMx48TX1q",
-	"yllPN0gPzPPJ5Izk0P35UFTr66axWl+BtPKdajGLK3VpPFd6Pi+kwtzBWiFqr2jWs7jlFYzjoQq/u7TD",
-	"J4b98/WrqUo9F7yI3o8SMt0wb8/fX1y9evn65fuL79DaT1++eX/x9s35q6uLt29/fJuOXKSuoelwew9m",
-	"xbnmfNSWL254ACZlis39mh5E7Lhp9TZVzyY+mwovKPBGmyIVzjBpz3yrzazQxlmSTZ1ZKKPhKkSAh1Ev",
-	"CpTfbaCQPlzd0AS4wXnDNjDjKiJO45uKLbnKC1H5LfRJh97+aSN2qgq9kGrk72JobktwJrwkxsUzkbPZ",
-	"pmm3+MQgc3IJPYE5Kc2IPwE6G8Y08t1HbZOgL4Xpzb6aKoq7nPY1KMV6DUNkHDeK9KwkGtuuZSbi7qW+",
-	"o6nb/Z1jYOoRcSjbqidwVxJMla9UJMeKT7FiRrhNt2vNzJqvViIfJd22miVK1njkqfLZaC7hKvXlnA0p",
-	"Ho16YXUhKkxEpNwGlGQBpCXPm2A1Mh6jnW7oaux8goHvT+f5gen3M7SyPz+Tj6HVIXUvJ8PRp537Xi01",
-	"Ck7LLxZVy8bOg6mCGYj3mFI7jevD3/wFhXf72NmBH0VmtbRsresiZ6CLOv2q19TeZWRvpyh/icB+lJGt",
-	"ldjbxP7Dpkzy4MP+4szeSJknn53BsotWKvY+BhFaGxvKXWq7A9x9RuiupyRNz6TH7MI1swGSbQIBUrEZ",
-	"NnUz/uqhUhaFDK1q577eIOzJmaujDJoQlXLRkHRyfN+ckGdPrnDSLUI+FYU8pHUKSjslHZ9tO9tDcxC/",
-	"Nuy7i0X5la4XS1BJW753NFuwTRczS702XpOPRo4QYcks+obS1YMx1spbR9k+TPtbJaEKu6MHUsoM30Rl",
-	"el7Sj84YJ83Yx1jat7ihuYdwUOPOA2y3BItOn7b7L4GK+s41niVbAvQEXlFirWtWq+dTlZ67k+5tu/Rb",
-	"bPsDf70T9qD5dFnp283B1uP/PDhfyYMfxAYX/M+D8/JfB+9cAd0BJjPS5W967vbUdQMiN5PipXCaUhq6",
-	"C8CwqFA6MwCWQbretdikuBmxtpj+7MsMPqSkWYLhhawY3mRzKWB8skemylUg+JasjU3mtVcT7JLmhpi0",
-	"q9Iy1GifmKlKqX7rXfycS8W1S7Fx5Nqyso0P7e1tEg45W1daLdi12Iz8fYwzgTpdJWc1FdFjZafKQzCH",
-	"fHUP+OU8TIMtrtjmTD+qYtMulPHlFOeXL8N1u76LVFOUOIgvaPyIfpjAeh+CyGeSN+xoGHeyfGJiv8Vo",
-	"F9BxQ7bobsnH9A/fB9jAxxyDl6Z7x0sfcKEjXAsyasX6/MWLuDHrZNLXbGyPfUXO7Noxcuyz5SNc0vgQ",
-	"9074pMpEC7z97ijcCZYXHxEIVM2PW5s2BdGhvn9ViRupa4PVzDt3mYqoewH1Rc/3Nenfhhh0dyxfDhD7",
-	"DW7sK1/X3AMP+nX69/Vo8lDH3bsPn9GvHjfk22GzeO+CW3q3/P1LvszHhBXRSd9mHbuc4xwbRXmF1+3K",
-	"p0/4woqq7p3xnyYkcFnbdlM4urDSeDUvLtBypUVI01Gxctsfq3Jfeh/VT3cLHF3rCFfStABTApQAtqh0",
-	"vTIJVoubBHP6oyHNGcPE3sR7SOAXrK49Y4Wci2yTdWu5zVmsRNAoo8RlqGA7miYlwykQ6Lim35K4rWxI",
-	"6IjrzbDjVcKUniofI/SPdarOAgWdep9eqXO6gqJ7N2ji7ziZKncVKvJerKCQpdhOZyr5hi00bt2oT/2I",
-	"6/D+8zNOo/wNJOwv/Orj+BXu7h/IwT/0daOHrmL0wN+v+cm5zHm7KpWUHUyx4nt1qceOju7B2Waq/H0C",
-	"rY50vHMDAPmLsK1GXOwvG/bjrigAA47YzJoX15jWtct/GvkJHQ8apnN+Ow4DjY3llbNHMZCAPyOTGrvI",
-	"Z/wURZKaEUJbIOygT7cbjJrcuakv523u6IpOq+dM1CfAwwwLjm4bGHJ2+d33/i4K4IWuRUq4q0DP/TUU",
-	"7jqDyF/dx1226og/kwd5+xKRz1zeFK1oB0eLidpt6X+7zLPHppB9jGvxNfXAaXhEEI+d8vWIyXku1s/j",
-	"3JEwe6bLR7K922Ag7i7gkx2IB3QcgXHgPDAKNuS+067S61PmOiIl7Z5hITN2lMQ9BX96+2qqhvd37HNv",
-	"xF0Jm4JGkrYYpk3i1ppTRehM0DuWNHdOYDyKcnFDd0efz7rdN4FSIoInbaqcDqUshqZaAbeMKzYDyX/g",
-	"mhHONpbaGuEfw+0eCLkWBhhP026tCaru1/iKDY0uBYUOlA4buRHO7fiemkdSAI1HFwM9okJ9zC6xdzVd",
-	"WOMsZLKZ42Z4WLfvAYDJiN1HZjUFoVO0T9Mx+wcNiE0vkijBAb0Gc6lyEy+p1RUNU6t98w98HltpDOPo",
-	"96hVZ8sNM5rEn7srqRKZrlAV1tRpKiTOhE5KvkeFa8GJSercUHkcJj4GjzountAhafVjRtoLAC+Fadp4",
-	"UoyIVS4kJO0DbjXfMWRvt1qnkVzj6PjzHRgNKH+iByPZfW8/XaXnWo0F0vK8oRLExJTo9uDr9l6eqmF6",
-	"5O/yN9hPoLkWMdwndOqzEnzoju6B6FkwQLXLR/gpL/H/nM6dTgvEHXrFPl0OG47s+KJjhl9ClT2unJ7i",
-	"lx1Ry6AwfHIvjh/58DfcqCvy7DiIPsruSu7v+urEkMxTr7uAqG74iruRwp0yD9ygm6HRy/r67zPcbQn+",
-	"Ry1qEclu5DKNigXyIsHOUxhFcz3QEOrEZ4XSJYx+R396+8qc+vIglyCzELYRzF7/wr8BCSPfCXBeCbOM",
-	"empjLMtHxZKmOgpUA4phWlfTFc4ndYkhDw/NQ+LNZXW3WuWmrhYKLC65kIoXT8yYnTvRezw5bgQl9q3N",
-	"WaZXm35/Tm8Hpm3XzvGn5luu62c/1wJwW01/E7eQLyyplT2BNNr0PyO6QdLv50Nxk1TkDO32qD9/gONG",
-	"3Zv6VB7qGdb0E216HA1T9I5UtUpHrd4yp4eHR8d/HU/Gk/HR6deTr1+gb8eB1t/sJWFSmZXIbEJePTxN",
-	"TosLjHAcBa6Cb2qbfbn7fvud7mRWoLfGXbLufLYh26KZxHvk+zlkp2WRK412r1LF0PaLzkRt3o0CjHmf",
-	"nAkZ9NHgLjVmx+joMzdsyVcrULmirCuyTHRtjcyFq4ANHohRNEEwivtXDrarJ7CWIGzXcjozVxhWcWlE",
-	"TsZer1WcTJXzmZETjnJpJCZ1d3x6kcMq9AJvtdvr9oOE3cEuegm7r8XedhMvspecUEADCHv2OUNjqnou",
-	"WjDOyHEv4aVDw6be9HhyEm6UwDyKhJ1MjsKVF/DpZKpC0npUBLvQSmDCCTZRBCsYL2QiiCOUuLJTWPNP",
-	"b19h+FdwFESYZ9O+djj9aZVzK77nt+fNEOkTE9JTr+qqoLZ+ubetML95qrxAAzkVGSDhVHF0OzSHaqoi",
-	"RdzzprsPd/8vAAD//w==",
+	"QSFrYnMUFGqz67MmnImeRHIqK12VvCg2LnLibMVt9Ws7rLqXcYivfTEOP5Fx2NncPpXeUcqehiI93c65",
+	"SsjxiT6L5R7t1aYq6q92hmkzAB+J6RRzX1IMB6EDhDtHJgYP874QU5+Y2Yr0f071v2nXtYPXE9a+0PTH",
+	"0TRguMUP535ne2j5M2j9/FqYhq4xebqJuzdMOvKalNLMxJLfiBDbcvrqVEUKq8uViJLHKPlvzali5G+a",
+	"XUtMdVYHq0pnwvils1yDrocfXK6ZMGwrOI7F7xFYWhWbxJkLTVpU0BQppI+R/Fi923YHnnowQDy4IChr",
+	"x0CxZb870tJMFdbaMJ5V2pgmfW+IDMTHe8OR9/VB3OpSZiB0RmiEuLPhZx+mfCVT5tW7M5YGXpAmmFrV",
+	"7UvBbVQbnkyVXlGZy2m35xelwVLNwwgBa/J//LK2Or/BZrty80Af1PjKt3dLqOzULtnQN3wjvha4H9bb",
+	"Ah5GZ0xR1/WpituSdWcNdIBBH6QEF56M8pLa5DlVuG9KrxUGq5uIu9LRcx2tgAGfgV8obUj6dCxq0DVV",
+	"P0iVb7eFDBHK4xdEE63+kM8nzxLCByXDxHeATNUwjfqopUlIYTkyZMZdnr9+Ylj6z4O33IpXMOPB09Sn",
+	"wJz1dJ30wDyfTM5Idt2fd0U1xW4aq/UVSDjfERezxVKXLnSl5/NCKsxRrBWi9opmPYtba8E4Hqrwu0tv",
+	"fGLYP1+/mqrUc86L6P0o8dMN8/b8/cXVq5evX76/+A69CunLN+8v3r45f3V18fbtj2/TkYsINjQdbgnC",
+	"7DvXBJDa/8WNFcB0TbGJYNPriB03LeWm6tnEZ23hRQjeOFSkKhom7Zlv6ZkV2jiLtalnC+U6XIVI8zDq",
+	"eYEyvw0U0oerT5oANzhv2AZmdkXEaXzzsiVXeSEqv4U+udHbWW3ETlWhF1KN/J0Pza0MzlUgiXHxTORs",
+	"tmnaOj4xyJxc4lBgTkoz4k+AzoYxjXyXU9sUAkhherO8poriO6d9jVCxLsQQGccNKT0rica2a5mJuEuq",
+	"75zqdn/nGJjiRBzKtuoW3NUHU+UrIsmB41O5mBFu0+1aM7Pmq5XIR0m3fWeJkjUeeap81ptL7Ep92WhD",
+	"ikejXlhdKAwTHimHAiVZAGnJ8yYojozHaKdPulo+n8jg++B5fmD6/RmtLNPP5MtodWLdy5lx9Gnnvlez",
+	"jYLgMv/ipPj/wkmRB7sNUzjvsSt3eicOf/M3PN7t46gIjDbyS0jL1roucgZKtlMce30Vu7wU2zneX0LY",
+	"f7qXQiuxt4/iD9t1yYMP+9tKe8OTnuR2RigvWvnv+1iHaHptKGGs7U9xl0hhjIQyY73EGrML10EIyLyJ",
+	"vkjFZthJz/j7nkpZFDL0B577Io+wLWeueDWohVQ/R0PSafPNikJxA8UfSNEKSWwUZ5LWaWvtOgB8th3h",
+	"CB1Z/Nqw2TF2Qqh0vViCft4KeKANh73RmFnqtfFmTTRyhAhLNuI3VCMQLNNWsQAqOsO0vz8V6vM7Gk+l",
+	"zPBNVBvp1Z7RGeNkJvjAVvvqPLR9EQ7qlnqAPa5g0enTdtMr0NffuW6/ZFiB0sQrymZ2HYL1fKrSc8cd",
+	"vKGbfou9luCvd8IeNJ8uK327Odh6/J8H5yt58IPY4IL/eXBe/uvgnataPMAMUrpxT8/dnroWTOSnU7wU",
+	"Tm1MQ0sHGBa1a2cTwTJI8b0WmxQ3I1ad0599bceHlNRssEKRfcObbC4FjE/G2VS5sg/fB7cxUL0qb4KR",
+	"1lzLk3b1e4bq/RMzVSkVzb2Ln3P5z3YpNo5cWy4H4+Ope9vHQ87WlVYLdi02I38J5kygglvJWU2dC7Cc",
+	"VuUhgkbOzgccmx6mwRZXbHOmH1WxaVcn+RqW88uX4Y5j37qrqQQdxLdifkQTUmC9D0Hk0/cbdjSM24c+",
+	"MbETZ7QL6LgLXnSh52Oatu8DbOBjjsFL071Ypw+40IavBRn1v33+4kXcDXcy6evwtse+Imd2PTA5Njfz",
+	"YUVpfF7BTvikykQLvP0uhtwJlhcfEQjUQgG3Nm2q0ENThVUlbqSuDZaQ79xlqlzvBdRXmt93M8I2xGDI",
+	"YM14gNhvcGNs+mLyHnjQydW/r0eTh9oc3334jIGJuAviDgPOu1rc0rs9B77otx8dsWizjl2RAo7dubzC",
+	"63bl02fZYRlb96L+TxMfuaxtuxMf3RJqvJoXV8W5ei6k6ahCvO2cVrnvdxAVrXerSl2/DldHtgBTApQA",
+	"tqh0vTIJluibBAspoiHNGcNs6sS7i+AXLGk+Y4Wci2yTdQvozVmsRNAoo8SlBWEPoCYPxikQ6MWn35K4",
+	"l2/IoomL/LDNWMKUniofZPWPdUr9AgWdegdnqXO696N7IWviL5aZKnf/LPJeLFuRpdjOISv5hi00bt2o",
+	"T/2Iix//89N8o6QZJOwv/Orj+BXu7h8ofDj0xbqHrkz3wF9q+sm5zHm7FJiUHcxr43tdDYBtNN2Ds81U",
+	"+UscWm0AeefaBfIxYS+TuMOCbNiPuxcCDDhiM2teXGMu3S5ncuQ0dTxomM757TgMNDaWV84exagK/oxM",
+	"auzCwPFTFFZrRgi9mPDaArpSYtQkLE59DXVzMVp0Wj1nouYMHmZYcHTFw5Czy+++9xeAAC90fWnCBRF6",
+	"7u/+cHdIRM77Pu6yVbz9mdzp2ze3fOaasmhFOzhaTNRuS//bedIf6xL/s9nfa2pW1PCVIFI7fQYixug5",
+	"Xz9fdMfI7FnXEOkD3U4QcRsIny1CfKPjPIwzDwJzYUPuWyIrvT5lrnVV0m7uFlKYR0nc/PGnt6+manh/",
+	"a0X3Rtw+sqk8JQmNce4k7oE6VYTOBD1qSXM5CAb0KGk6tOH0icfbDS4opyR436bK6V3KYmyvFbHMuGIz",
+	"0BYOXNfI2cZS/yn8Y7jdrCLXwgCzavriNVHp/TqUsaHRpaAQhdJhIzfCuSrfU5dPikDy6AanR7QSGLNL",
+	"bDJONws5q5rs7LhrITZY8ADAZCQiIlOcovgp2rTpmP2DBsTuJEmUIYKehrlUuYmX1GpfhznwvksLPo89",
+	"T4Zx+sCoVRDNDTOaRKa71KoSma5QfdbUEixkHoWWV76ZiOuVitUE3FAdI2aoBi88Lp7QIWn1Y0YaDwAv",
+	"hWn6rVIsilUu9CTtA64439plb1dcp+Nf4xz5850eDSh/otcj2Xktpbvz0PWEC6TleUMliIkp0W2W2G2S",
+	"PVXD9GiCLZ6eTQw2fmjurwwXP536tA4fIqQLO3oWDFDt8it+wvsTP6tDqNOrcocusk87yoYjO77omOEX",
+	"E+wTuYx6Kpt2REeDkvHJvUV+5MPfcHOvyIPkIPoo+y65v6WvE10yT72+A+K94UXuuhF3Mj1wg25aTC+7",
+	"7L+scrfF+R+1qEUk75EzNWoZyJgE24phtM41uEOoE5+KSzds+h396e0rc+prv1xW0kLYRph7nQ3/BiSM",
+	"fJvHeSXMMmqYjjEzH31LmtI3UCcoVmpdwV4409QCiDxJNA+JRJd+3+qDnLpCN7Ds5EIqXjwxY3buxPXx",
+	"5LgRrtiUOGeZXm36/Ua97bW2XUjHn5rXuZau/ZwOwG11dE7cQr6wsY/O7EC6bhriEa3hcennXXHXXOQm",
+	"7X65P3+AI0rtvPpUK2oi1zSYbZpeDVP03FS1SketZkOnh4dHx38dT8aT8dHp15OvX6DfyYHW3/0nYVKZ",
+	"lchsQh5HPIFOWwzMcxwF1YLfbJvluQug+wMCZL6gJ8nduu/8ySETpJnERwv6uWqnh5WrlXevUgnZ9ovO",
+	"FG7ejYKfeZ9sCqUO0eAubWfH6OjPN2zJVytQ7aIsMrKAdG2NzIUriQ7ekVE0QTC++1cONrInsJbwbBf3",
+	"OnNaGFZxaURORmWv9Z1MlfPnkYOQ8nwkZt93/I2RMy00h2/1X+w2CIXdwbaKCbuv5+J2Vzeyy5wgQUML",
+	"mzg6g2aqem7eMM6Yci/hLVTDpgD5eHISrhjBHI+EnUyOwh0o8OlkqkJ1QVQVvdBKYDIMdtUEaxtv6CKI",
+	"I5S4OmRY809vX2FoWnAUXpgD1L6HOv1plXMrvue3580Q6RMT8oiv6qqgPo+5t+EwEX2qvBAE2RYZOuFU",
+	"cXRvNIdqqiKF3/Omuw93/y8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -16,6 +16,7 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -31,6 +32,13 @@ func operations(id string) []operation {
 		{"AdvanceSandboxClock", http.MethodPost, "/sandboxes/" + id + "/clock", `{"advance": "1s"}`},
 		{"ResetSandbox", http.MethodPost, "/sandboxes/" + id + "/reset", ""},
 		{"ListSandboxRequests", http.MethodGet, "/sandboxes/" + id + "/requests", ""},
+		{"AddSandboxFault", http.MethodPost, "/sandboxes/" + id + "/faults", `{"kind": "unavailable", "api": "pam", "count": 1}`},
+		{"ListSandboxFaults", http.MethodGet, "/sandboxes/" + id + "/faults", ""},
+		{"DeleteSandboxFault", http.MethodDelete, "/sandboxes/" + id + "/faults/flt-0000000000000000", ""},
+		{"ClearSandboxFaults", http.MethodDelete, "/sandboxes/" + id + "/faults", ""},
+		{"ListSandboxWebhooks", http.MethodGet, "/sandboxes/" + id + "/webhooks", ""},
+		{"RedeliverSandboxWebhook", http.MethodPost, "/sandboxes/" + id + "/webhooks/00000000-0000-4000-8000-000000000000/redeliver", ""},
+		{"TriggerInboundFax", http.MethodPost, "/sandboxes/" + id + "/triggers/inbound-fax", `{"pages": 1}`},
 		{"DeleteSandbox", http.MethodDelete, "/sandboxes/" + id, ""},
 	}
 }
@@ -96,7 +104,8 @@ func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
 
 // The answers every operation has besides its success: a malformed id is
 // 400, no token 401, the creator's token 403 (on all but CreateSandbox); a
-// body over 1 MiB is 413 and one that is not JSON 415.
+// body over the limit (1 MiB; the inbound-fax trigger's holds a document)
+// is 413 and one that is not JSON 415.
 func TestEveryOperation_RefusesBadIDsMissingTokensAndBadBodies(t *testing.T) {
 	e := start(t, envOptions{})
 	b := e.create(t, sandboxapi.CreateSandboxRequest{})
@@ -110,8 +119,12 @@ func TestEveryOperation_RefusesBadIDsMissingTokensAndBadBodies(t *testing.T) {
 		resp, answer := e.call(t, "", op)
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s: %+v", op.id, answer)
 		if op.body != "" {
-			huge := op
-			huge.body = `{"x": "` + strings.Repeat("x", 1<<20) + `"}`
+			huge, limit := op, 1<<20
+			if op.id == "TriggerInboundFax" {
+				// Its body carries a document of up to 10 MiB, base64.
+				limit = sandbox.MaxInboundDocument*4/3 + 2<<20
+			}
+			huge.body = `{"x": "` + strings.Repeat("x", limit) + `"}`
 			resp, answer = e.call(t, e.st.AdminToken, huge)
 			assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s: %+v", op.id, answer)
 		}
