@@ -62,7 +62,6 @@ const (
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
-	ErrorErrorUnavailable            ErrorError = "unavailable"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
 
@@ -80,8 +79,6 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorRequestTimeout:
 		return true
 	case ErrorErrorUnauthorized:
-		return true
-	case ErrorErrorUnavailable:
 		return true
 	case ErrorErrorUnsupportedContentType:
 		return true
@@ -237,6 +234,21 @@ func (e JournalViolationIn) Valid() bool {
 	case JournalViolationInPath:
 		return true
 	case JournalViolationInQuery:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnavailableErrorError.
+const (
+	UnavailableErrorErrorUnavailable UnavailableErrorError = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the UnavailableErrorError enum.
+func (e UnavailableErrorError) Valid() bool {
+	switch e {
+	case UnavailableErrorErrorUnavailable:
 		return true
 	default:
 		return false
@@ -607,6 +619,17 @@ type SandboxClock struct {
 	Offset string `json:"offset"`
 }
 
+// UnavailableError The body of a 503 (the shape of Error).
+type UnavailableError struct {
+	// Code The HTTP status (503).
+	Code    int                   `json:"code"`
+	Error   UnavailableErrorError `json:"error"`
+	Message string                `json:"message"`
+}
+
+// UnavailableErrorError defines model for UnavailableError.Error.
+type UnavailableErrorError string
+
 // FaultID defines model for FaultID.
 type FaultID = string
 
@@ -634,8 +657,8 @@ type TooLarge = Error
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
 
-// Unavailable defines model for Unavailable.
-type Unavailable = Error
+// Unavailable The body of a 503 (the shape of Error).
+type Unavailable = UnavailableError
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -2699,6 +2722,11 @@ func (r AdvanceSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// ClearSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ClearSandboxFaults
+type ClearSandboxFaultsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ClearSandboxFaultsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2712,6 +2740,10 @@ type ClearSandboxFaultsResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClearSandboxFaultsResponse503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -2737,6 +2769,11 @@ func (r ClearSandboxFaultsResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ClearSandboxFaultsResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2768,6 +2805,11 @@ func (r ClearSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxFaults
+type ListSandboxFaultsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListSandboxFaultsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2783,6 +2825,10 @@ type ListSandboxFaultsResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxFaultsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2815,6 +2861,11 @@ func (r ListSandboxFaultsResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListSandboxFaultsResponse) GetBody() []byte {
 	return r.Body
@@ -2844,6 +2895,11 @@ func (r ListSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// AddSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for AddSandboxFault
+type AddSandboxFaultResponse503Headers struct {
+	RetryAfter int
+}
+
 type AddSandboxFaultResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2859,6 +2915,10 @@ type AddSandboxFaultResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddSandboxFaultResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -2891,6 +2951,11 @@ func (r AddSandboxFaultResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r AddSandboxFaultResponse) GetBody() []byte {
 	return r.Body
@@ -2920,6 +2985,11 @@ func (r AddSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxFault
+type DeleteSandboxFaultResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteSandboxFaultResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2933,6 +3003,10 @@ type DeleteSandboxFaultResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxFaultResponse503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -2958,6 +3032,11 @@ func (r DeleteSandboxFaultResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteSandboxFaultResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -3169,6 +3248,11 @@ func (r ResetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// TriggerInboundFaxResponse503Headers the declared response headers of an HTTP 503 response for TriggerInboundFax
+type TriggerInboundFaxResponse503Headers struct {
+	RetryAfter int
+}
+
 type TriggerInboundFaxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3186,6 +3270,10 @@ type TriggerInboundFaxResponse struct {
 	JSON413 *TooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TriggerInboundFaxResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -3221,6 +3309,11 @@ func (r TriggerInboundFaxResponse) GetJSON413() *TooLarge {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r TriggerInboundFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4086,6 +4179,26 @@ func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ClearSandboxFaultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4147,6 +4260,26 @@ func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListSandboxFaultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4208,6 +4341,26 @@ func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers AddSandboxFaultResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4265,6 +4418,26 @@ func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxFaultResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4495,6 +4668,26 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers TriggerInboundFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -385,7 +385,7 @@ type UnavailableResponseHeaders struct {
 	RetryAfter int
 }
 type UnavailableJSONResponse struct {
-	Body Error
+	Body UnavailableError
 
 	Headers UnavailableResponseHeaders
 }
@@ -1082,6 +1082,21 @@ func (response ClearSandboxFaults500JSONResponse) VisitClearSandboxFaultsRespons
 	return err
 }
 
+type ClearSandboxFaults503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ClearSandboxFaults503JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxFaultsRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -1170,6 +1185,21 @@ func (response ListSandboxFaults500JSONResponse) VisitListSandboxFaultsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxFaults503JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1267,6 +1297,21 @@ func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w ht
 	return err
 }
 
+type AddSandboxFault503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response AddSandboxFault503JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteSandboxFaultRequestObject struct {
 	Id      SandboxID `json:"id"`
 	FaultId FaultID   `json:"fault_id"`
@@ -1350,6 +1395,21 @@ func (response DeleteSandboxFault500JSONResponse) VisitDeleteSandboxFaultRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandboxFault503JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1672,6 +1732,21 @@ func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response TriggerInboundFax503JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2131,135 +2206,136 @@ func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3tdts20+Ct4GjfcyKltCzHdtrIP/a4qdP6aT68id99ek6ZNSESklCTgEqAlvWkvqy9gb2yPTMDkKBE",
-	"2cpX9znvpj8ayyKBwcxgvmf8oZfqYqGVUNb0xh96C17yQlhR4qcXvMrt+U/wYyZMWsqFlVr1xr3LuWBT",
-	"+PKRYTIb9qKehF8vuJ33op7iheiNe/jAlcx6Ua8Uf1ayFFlvbMtKRD2TzkXBaUNrRQkv/69pbvd+H+09",
+	"7H1tc9u21uBfwWifmUgpLcuxnTbyhx03dVrf5sWb+NnbmTJrQiQkoSYBlQAt66b+WfsH9pftnHMAEpQo",
+	"W2lenjvP5H64jSwSODg472/60Et1sdBKKGt64w+9BS95Iawo8dMLXuX2/Cf4ZyZMWsqFlVr1xr3LuWBT",
+	"+PKRYTIb9qKehD8vuJ33op7iheiNe/jAlcx6Ua8Uf1ayFFlvbMtKRD2TzkXBaUNrRQkv/59pbvd+H+09",
 	"43vT9x8Ont79Ry/q2dUCljK2lGrWu7uLeu+4yib6dhtUhr6+D67dITKT2wchuoO1zEIrIxBnP/Lsrfiz",
-	"EsbCp1QrKxT+yBeLXKYcYN3/wwDAH4Jd/6MU096499/2G3rs07dm/6wsdUlbbR64pM3YpBT82jALOMD3",
-	"mC4ZZ2WVi2HvLuq90OVEZplQfw9YVl8LxaRhNzyXGZtUlhV8xZS2LNPMzqVBqM4V4JrnXx+oU8UqJW4X",
-	"IrUiYwIeQwhea/tCVyr7+hC81sxU6dyzKOvrkmklkGSErkwLgygCQEqdDxBCx06XshC6+hu4KnEsdWVp",
-	"x2SMINaMprMVy2SGgPKylDeCLaWdS0XMJ8obUT4yrBQ8Y26JE2aEypi0jM+4VHisS61f8nIm/h5+RKil",
-	"YfpGlAhnLgtpmZ6yA/ZK/ogQ/afilZ3rUv5L/D3sgFSP4KICLokXpGGnF+fsWuml8VDdcJnzSf43oCqp",
-	"mt0c3YmgLOUKgCwFT+dMWsMybvmEG3HCSmHLFeNTK0qWvIUPe6fwIWFGpFplBgTxXPDMqZXgkU0h/o5e",
-	"YVazJZeWTcRUl4LZciXVzLPPffK7kEoWVdEbH9TCWiorZgIPjAg11WKhSyuyVyKT/BIf+juZEBD5j3dv",
-	"Xg9Ro7lXUXnobHWmUp2BbtlATVLZ6Q+OKrgUN8yKW3vCEiDE06PwuyWnff7z8sXeD/gYoE0owMzvPVip",
-	"F/Xotd77DbUW9Z7nOr1+PueKbijPMglg8Pyi1AtRWgnqbspzI9ZPenbLU5uvkJ/1lCU8u+EqFQnjKmOJ",
-	"ETYBSBbBMrA8PrN55l/0kk15CexQ6BsSlimAFsHpOftZs6wqkVKsnzwbmSRiycGowH/mh6MiGZywZGQS",
-	"VlaK1ONSl9csqwRTeok4ueXFAi5X72BU9KJewW9fCjWz89748EkU2gN9MAbef9eP4yH9NPjvfWX+qsxf",
-	"/+d/m78K85f5q/hrPhh812EoRD0jbLfNIpWxXNnNMzKrT5CI/hK0DByQrQD/VJcFt71xL+NW7MFvOw0n",
-	"9xs9+UOktqbwK52JhywpgqWfnBKRnAWGryeDIUumpf6XUAmDU2SGGSvznFXKyhwkvjSxcuTNQNQZYccN",
-	"DbhFYZJWZSkABbIQrM/ZlN+yPypjQW/AEv5ZrVIxQFLGiltEiBK3lrkNWD+JPS/FvTGLeyMT9xztpUU9",
-	"pcEU0TcgTWA3OEApeO4egiditeR5TrAs8oq4Rk+nRhCwbgODDG0E/iYTWYSfUTRWjstwyckqVtIakU+9",
-	"nuQTAII78ThkPwm0lR0gw1gFN5WQixKP5903tRTceqoEtue9V7Z9/ZDCD4m2hl+Am2zefVlzDYht+Ifl",
-	"8gZQhdoBkJNzY1llxH0XGO5tFKvkYA6fntA9HgMD5AJePygi+FBoY9n3T0Zz1j8csYyvzCBA5sHco7K5",
-	"4POvdr87bxhSJnOkQZrk+Ztpb/z7/Zj2L9xFH9YIhRbDQ/dVLxWZFieMK7MUJVw8hRI5RYmxCXqjTn93",
-	"e7zfOM97OlEmlJU8Nw9BYYXiypqI1YZhCs/RrbkWK4PKIROF3kubVYegbjsUxJQj/ta0xkJeXYsVImb9",
-	"VoBqu6rKvPPLVCtF4IB/2vXEtNRF5xdLMZlrfX21qCa5TLdsv4bRGpaoBnkdBrdj5/rvO1hrwYtNfNx7",
-	"5mux2nZY+MqItCQFtfG1Fbz4qEPiC/WOrfW7zlIKY3lVcrK9PuJIaS6FsttO5b6952DNxlezqnOV7Wds",
-	"9l7faXPdrkMbq0tOttXaiav0egu8QmULLZX9WPqWYibJiO0wSrZi50aURmolsqutIK2hp4av3jJggho7",
-	"brWODTbxtLbBAvkKZEGDwBb/dGGaTPINPKdbLZ9fLi8vwJixlQmkZe1ERD3hV/RKWioMc1w5H7kX9arQ",
-	"l0QbzUVfop7S9mqKIQd4rPZFrpz/cYX70bkDLxxjWS5YgsvXTmGXTVAIYxx33U8yxII/UfNeFx4xGtgp",
-	"hB+yHPDN04tzWAW0bbEImSlAbKorZbvtioKrFZhwll8Lc8JGrBBcgYtDnnw3oVJSwFccF93FUAZnJufd",
-	"KoVuV2NNTHO7Nzp4cnh0/PT7H57xSZqJadeK15LCSw+i6Fd48C7qAXq53XZl0d2+4t593rzSc16K9nl1",
-	"BYxSg6aqYkIIAmyqexDumNBgsCoTYMuVUpgBUkLra2Y0uGcR04qJG1HCG+g6d9FjjfVINUi8B0R4D0+L",
-	"cFtZERiq8/6eXpyz5Vwb0YBvfcCa+Cd0hT9CpjQ4bsi1AcE/584xof0yLcyYJSWwHHKqyBLWP3rybBCx",
-	"VrSF9Y9Hh/BLf8338FImseofj0bwhcn1EuzhrNSLhPEU3KH6iCcscabDXlZR9ELAw/6XpdBlJko0q/3v",
-	"plzmCSxC4N4yniIhHhnmHglo3nZLwvOsyaNGUO15sQKQ96IeAN6YOA2cwe8cmMFvAMjtNHgpTYdMyrjF",
-	"SI20ojA7Xb1eY7/zsuSrDW7FJbfy4qe5XZ8uOjeZ3hFqxdxTjLM1OhM/ws+G9Q/AqUayy9LYwG06GJKL",
-	"5GJoo1F0b0TtYZmtp42bXnCbzsHz3ipX1i4qCHpdMj7BOAC4zyDxExRxiVMBJHe0EuuQw38B9KMu6Gtp",
-	"v8WT5e7aOaDmOs/Aa3Xwd/mw3i89HIXe6BMz/Iqhpc/TMBuJkvrb88yT7/Ti/JFhZiHSE0+NFvb9G2un",
-	"9PxTf44e1Gcd0pSzoyfPgA+OR4fMijwn1k15novSR4q7aLGc61z4KLQXdEtZiiiIJZgmlnAwD2/CVyVZ",
-	"raU3r3I65yoFECf6RrAROsw1hBGzhJL1u4QXGtQnxTTTvDLyRrzy3E9h8k2ToLkwnVfFmwpr0hAZrksa",
-	"/tKE+bsFYSCUNx3NlgBejyvT0uyG55UwbLJiKVdayZTnTPFCRIw8DMNKkfHUiiywQRoAz9UEbO8XXfGE",
-	"Kb91LlRXupuSyj6cAeoSDI0+Bv0UhrbEDdy4RyyhhZJBKzxbVWjx7B5q0JVNdSFCR6MUqZA3qHIXvLQS",
-	"nQEQ6SLr1JELPhNXtYTeFH9WP+wiOKzUEQqrew1srS3e34vvTwxN8jy/8jcaXOwtgaccL6kXV/DWSR3u",
-	"lZRck4ZlogT0MTgKPgjQM4S+pT1+eHr0sObLdFoVQm1RyBc/vWCeXBGjTEujHQ5G7JX8cUDhfdRrCYBi",
-	"khbLTFZW3McyHfE3oTJMv9LFBc48Gx48PWKwZhAc/e7g6OD4+PgY/BcKtzWCLY6/+/1g79l7lGofDqKD",
-	"o7tOERbw50YGmc6dsH5GOw7G9a2RpsYLQwE9hLMjMyfj4CuMxPtvvHecMBBkQ7hiwPR1jtKdGujOwMw0",
-	"rJ/Qb6+Ig0q9WAi4km0z9hPu0xYGxK88/xn0EVs8wJZzodB68XyTACpm8kaozzC/6AavqXBP/RoaH5QN",
-	"jHwmFJjrGahFzGo0Oc9oG9u0F3Ob9JMwfjvlt0NgTxJ+H81VXWH0f+gKvIkzZcvV1vjDZ7lztXwhxbSD",
-	"41wIO9fd0bZ7bCvgk27jCk0r1gfLfUWcEtZcoK4XGVNaicGw18mYYKF0QPNnJcpVNyQlXzL8mtHjEZNT",
-	"xtWqcwMfjprobLUlLNE8cCWCJPZ9Rmkr4b2+iC0rBe5hiOaJ1rngKnw2qCy4bytvmQQFW/cdJnjiM04T",
-	"rvLgcdzDH38eI/7sprCAK/PIsEXOU+Etlz/oOrUUjVT26VFnCI3ioFusB9kl/f+5zr1UJJSxPooPy9Nr",
-	"n1Qe7Jq/jno3Uud4bbYlnuD+NA8xjLD6I3tIwvslLbsWC8y6g/hrHJzBOFZY5UJYW85FKeDpSamvXQ4e",
-	"9gK7D9eu8uZrdEIaf+loNAIPN1ZHo6OIHY2OI3Z0cAj/Ox643BzarrhSQappp5iFE4n/05/3wfAFsAhm",
-	"n3qhgKrlWORrJB25HW3bknHzynVw7Zqk2CYXtl719du59S5uv14tZnm/XaFcdOZfPip21FJNHR6MErd2",
-	"m2t7UQqKagA3Frqk6yqFIXF/whbcYNUCNyzhVFA11WUTTQGLY6dbvGsoa4OrNpAjVed9d7UpNdqZXAux",
-	"Im+RKvKlYBj11dcSuAwp3aWYqWS329xylcpMl4xWdG4g1r3+492b1wyTUWgEW91URvWT/Sm/3bc6GZww",
-	"FAixqjUuRQy8vNBlXbNVCK4s3dBNbVHlW6BE4YCSQa2JBgyNMpdvYUtdZkDrdj1SURnLJqJx/kejB7P3",
-	"UvlKZwdXF6GDioTPLQT5lBRL2q4iuHev4NE7wM1ClsK43bboHVexmIlcWGFaxSiVygVdKmlYZUTmSqt2",
-	"10PrSSAzud07nD7jo/QgeyKOJsf86fdd7+Xc2CvY8aMwpfTywToLLJnCIipUqRFbzqWr0XQ1GMyIjzhh",
-	"Z2kP7Hl5+XIjxrZWQDcfFSPzMI9S0hxYjY5Im7aYaQ1jLdK3OegeBn/u2bnN5YVL/e7M5DuSYXccUzXZ",
-	"PeWOmySWhnGQc7VTR4ZU9BBJdqJIQWlgooUDrjMbb0RaldKu3gGaCJsOzsvtpUk8K6Ty1c7B0faQ3qDS",
-	"6kJo3lXHBCdCuqDJLHiJ2sMBN7d2QQW3Uk21L+TlKWLXtXzwhUR09aIe1pLgS2a8vz+Tdl5Nhqku9v0z",
-	"9Q+bEUjHVaihrwV2VyiFZcnuFcaZBb1BfiNqa65W7Pk5+0NP0KuGjzlXs4rPxJiBmRkrL5yAwqA6QYkK",
-	"rCxEWvs6KgxhKXzHRR7ZxekrZgUvKILEUfLJVIBkK2PlCq0ixlt+Pz0bevuLUk9lLiLv0cOLWIROLzs3",
-	"2i8QK1wBS7jgSSreAEZkjZvtIaLSGAph+6hIqtVUzhy3DiKqseSx8lrXOShweMwuWAxzo4Rrrj1Whg7Z",
-	"a03f6iniJ0DljTQSiGA1YELbOQWIglAFOwtWN+QNOIfBF7dHzOh2Yht24nT5YqUVu9DGzkrx7n+8dAa9",
-	"VziFGMYqVj4hLQ3ppcynIehSLHRpWaXAekn2jeevZMgu56UQjJidboFhvEQiiIUV2RgW38OVHj8OLtjj",
-	"x9hok+kAdyfNk5037/Fj1k9OL87fXZ4+//Xq3enrn35889vV5Ztfz14neCvh3aSBztfyMT2NFdtWxDdA",
-	"QLDwkOQ6q1dg/aRVtQqWGOYKgUqwZO2i1Eg9Gh3iMXhziFBEwBGCYsdUsMmKrW/i+2oM5VDcMrifylcA",
-	"AgJQc1Gz9xG5iShs5RTsB98BI24l5gFVRqdEZlQCFg1AJ1ZoqAhXSmTOIpQle/fL6d6T46e0jC4WHL6V",
-	"CgB2teGgXhiWMhm3cKySDzEW8MS9iMVUw0M/OrMy7t0l3uokFgFOzDQm82N1ulajG5RsO+MpQ+r73xuW",
-	"WJsnbM4N+iYgoySgWlpsNwCFHSu0qvq86RdarV9dEvQqyBqSTnOtLxiPHITNJ7HytpzEGKRyi4p8GpGg",
-	"oStKopKETZ471MJVxuOeg/AphELZimUrY8eYEZsJG4H0gn9or6gVOPAiyTv9YAqZpRCLId3wBK2ZhIEe",
-	"xavu6KsyZuZ6qU7WNDrwrS+r9+XzqOVdZTrwo/dKdJ5FvkYdnyHRqlxJ+iCi3LQhiH3hRq5nBG0pZzPg",
-	"Qux8+uXy8iJWqS7IhRw72iJOCYeeJbB03YmqVswGcXkGSsgjBaNMLJe+0GZrKEZics6FYpLmCYzKfwHy",
-	"RG3awPljtR3xPwvb6mWIWHeLwzgQpbECEuxlpbwRqnbHN6qe2VTnuV4iw/Z94sPIospB6j4CBhELE3lq",
-	"IYO7GgjPY7LExiopgLDYHogW8CpiTe0NW0qV6aWJWCEyyVku1bUZkDQC5gHNV/dGOHEUNU0wKAUnIuWF",
-	"wJ4FuNhlpUD5NEQH4V4fy8EWtwWlMEwBisDPgBMX+kYM2YuP4koQeyJWwJXDWNG74KrXW+x/kNndPrE6",
-	"6pbr9YaYuqhElx31S6yQZiLm/EZEzhxxQOBSZHpRrpKsJepsdP0pZBiR+5/LVCgjAvPydMHTudh7Mhxt",
-	"GJjL5XLI8euhLmf77l2z//L8+dnrd2f4DkZSbR4aqvU1PL04byplwZwfHtAbeiEUpj56h8PR8NBF8NAg",
-	"b3CGro82HY4GaUbT2Ntj6j8kCRqYmZELUFIDR4Bwh0Wn46Q1sQrNs/7H1vwP6vaZxu4HRoxV3Uvc7maY",
-	"i1IM2WshMrPdqfDWS2AhERWDNEyNDh8WqYOTP7r8wBdpDezs07nb7CB/Mjr4wnvWHShb+hJriqJmwcAB",
-	"4s4ZNTWdgO+ORqNtm9an2A+a4PGVg4dfaTXf4kuHD7/UNLXjGz88/MZaMzW8drDDRnWzMr5wvMtxOppM",
-	"76Le8S7oq7vi8YXDnZBXl1+il14VBS9XNWM31xxrbGcGUwK1lHgP76xJWhIZoGo3hcdPm5G1qBVvkt6a",
-	"wFJcNFda9hjrTzloDanYNJezuSVnlR6gKhomVZpXmcgaueATV+x8zRX0DxDXGqsXsQIFh645NQ12VCh3",
-	"iAE6WCgGWvfyaBsqsn/7q3H08Bv1JIT/B2xKaHyQTaPebFsTbWMGGGHBCzORM5jWxRjrk7FScwxmIduM",
-	"0JiGm1ww+mLSeTex/I23Po+3fhZ2B8YKJ99sac9sHtlvptBgW+S6lVqnUXZgV/JG0HFEGejiyNv48bkL",
-	"m39tpqR97ufM2iX8xqFfjkM9UgNOpc+fx6XRFkfglb5pa3Kfb5jqcsnLbIyBtHqGQ7+VaohotIIuMX89",
-	"oFihjhVOeWB9dKkofnXvFINx6/S4O4nomRaGTXh6HcXKaPJXlYv48rwUPFuxDPwWjAeBK6sL4YYFzLhU",
-	"gyFbm0aBw3aWug7NKrGs0yupLgpprcioKeKEwiK1t7xRTOetHQSLZhTEiiDB6Ml9jn/Kq9ncsmoBNhC2",
-	"vJx0+ax1BMOFAlxfE6BET6dMqNpAQieHKkoICdpF5ubcuAAGWVYYtA1zotQIovy2OMhgwhXgleJ/Sy4x",
-	"rDmliVI47QVQnHMryiF7N9dVXoNJQXKCBF7KpMDc+XKOGQYfYvUPTqWSZi6CyRw0IyFWfnYMOw0mTDiQ",
-	"jeUrU/vmjoQnjPswGRDbB7Cw1FfaYazerMUsPNq6Ix2loAlH0ymOjOoyFzuiRV/Ldwymsdy1k3e2rMTd",
-	"v5c+CIIFKcIctcdiZNis819LZ3zzPjsUm7sgbuzLTjquw5qimN99DulbUaAaIzFHtcptcX3SRAcx/0Kp",
-	"OKXLguf5irSF9xU3za/nueCluwgUmtzJOcTX/r93DrscvTVCdZnnjuo7On0+BaLzTBhLCjyiICbGH+Y7",
-	"dDTHKmhpPsGsOcBHKjfB3HeCiS4MZnAXlMylAZOhI3nWpTJeSmMfYKQvJ7qbDtktcpuw9o0/G/4EbLXk",
-	"1NRTqYMvv4I1jqmImkcLnrl0X9vyDKMZQVrDxbq7kkp6iio4qANxiRm+wn9/1uxa4jhXtbcodSqMPzrL",
-	"NNhg+CFWyIwCx/N1JNYCsLTKV5Ez463eSK2jo0CppNDs2gzTjT0YILa7SzRwrpy7ntLESoDJz3haamP8",
-	"Mob1URj4jGF9ffE9kTFudSFTUAYDdA4cn/vd+wlfyIR5s+uEJfW9TiJMxq63dXAb1JRHsdIL6ngbr7fM",
-	"UgEwNdUOELCmxNcfa6NxGojtytRr/qC+Ud8dHVH1qp2zvu+XJhlVSzIs2wU8DE6YEpJqL8Ku3vVdaz7A",
-	"ZAxygiu2CJKxbfaMFdJN6aXCWpqmLkDp4Lk1bc1AZsA3WNCNIxOJkTjlb36VKtucqlDXWzx5RjzRGq9w",
-	"PDqMCB/UbhcOqoxVPwnakJOIZXUTMLlXF6evHhmW/Lb3llvxEnbce5y4umNz0jG0wQNzPBqdkB5yfEtM",
-	"4XvA/CxaV5rstrFaX4G28gNlDI5tcNVdV3o6zaXC6Q6VQtRe0a4nYWcqrOOhqr93pVyPDPvt1ctYJV4K",
-	"ngXvB0Vcbpm3p5dnVy/PX51fnv2E3n5y/vry7O3r05dXZ2/fvnmbDFymruHpepQt5pNdDz11z4eJe3Ap",
-	"E+zBb1oF2ZOmIztWhyMTsXoeX+3rKjLhDJP2xE/ESHNtnCfZDNeqm0C5ryUaxuq0kQPYTB1wm/GFCnOu",
-	"slyUniY+Be8dmjamYpXrmVQDP2mwmQXofHJJkoinImOTVTPm4BGV4vzTuf5e2ijNSOAAfhpJM/BTP2wz",
-	"8UGGXYdBn1+sKJEy7hoMgh2ThvgyHNDgZUOwtl3KVIRTQ/wkEUfOrWtMeHrd1JcEAyrcKMBYgS2FLRB9",
-	"wiY2SmIVgfGBGmaWfLEQ2SBaH2dBWftw5Vj52ReujjFxnwPeOhh0wupyTrCyK/FC1VSDNOdZk31GSWK0",
-	"M/YoMuNrueq+cH/BTXfgIAuNwK8UNGhNJtkpanDwZfe+1+wMss3ym4vUcpqz2vcAy+k+32irt7z/wY/f",
-	"X8vk3pPwbHjxW9bzUx1brcTObu0nuw/Rgw/7v9zQmZ3yRsXWBNWZM8B98/HDTgha+CuqF2q74G6gLobI",
-	"qUzUy9EhO3P9bmAiNsF3qdgE+52Nn5dbyDyX9RSXKdUJgHR2NDmh4tHG+sC93ZIkln1rnRP+PvxM6r+u",
-	"YaI0g7SumFG08IDPtgPcdf+QPxuOpMFO11JXs3ldee7fQ1eB6iXNXC+Nt56DlQNEWHJFftSZxxI6QNUC",
-	"8H3wlP0qfyT120+6uynRbNzSJpkww1dB86FXxoMTxska9XmN9hhxdLEQDpppsYcdmXDo5HG7RRPMwndu",
-	"JgvZ76DKeUmlvW6Oi57GKjl1N937U8lz7AyEn94Ju9d8uij17Wpv4/Hf9k4Xcu9XscID/7Z3Wvxr753r",
-	"VNnDsmuaPu47CnzDIIV2FC+EM2YSI2eK2wr9pwRtPmd6wzHIHLsWqwSJERp0ye9+6sz7hIw/cHYw0ghv",
-	"sqkUsD75ALGaEEn9tJLGD/IGpql9gWZ4arJudTI0Oh+ZWCXUZ/EufM41Ddi5WDl2bXm2xqfTdnbD+pwt",
-	"S61m7FqsBv4PAkwEml2lnFTwDJbJU2WgS6BQfOyBWJiHqbchFduS6Y3KV6ED4QIRVDle/70X32jadP/0",
-	"wr8Q8BmjIkD0PgSRr2VvxFE/HPLwyISxgsE2oMMm7eCPG3zMaK1dgK3lmBPw0qyPP+0Cru4Sb0FGU0qO",
-	"nz0LZ5aMRl39yDvQFSWzmxzAsRXXZ5Wk8WnlrfBJlYoWeLsNyd8KllcfAQiJEX8mRNqkafNO/BValOJG",
-	"6spgl/ZWKlNreCegvpn7vvl1mxCDeY29wjXEnsCNCzQabYUHYynddD0YPTSM5u79V4xlhz37W9yKsB8B",
-	"y+ZDS+RbjcrnpfIwMN4WHdsC0hx7Sb3B66jy5YussB9k/Y+WfZkw/EVl233jGMvgxpt5pZzNbfA3Dajz",
-	"S6tx3fu3FgNVme9xvaej0XU/u6aqGbgSYASwWamrhYmwq9NEWEcfLGlOGBbTRj6IAd9gO8gJy+VUpKt0",
-	"vefSnIRGBK0yiFxViBBgzNVlEM6AwGAxfRfVhRP1hSsWdtWl4d8Cif5tCimDsgTknW8i4fNEAlL3E0rL",
-	"9333z75ruNnzf93hi1/k066mHqwc4jvNSOs3zT/4d1z8NLuICVdXht337flzS13lGTUoSduae+dvuBuQ",
-	"Bz4S3eQlz6+xWmlbFDGIlrlr3k+m/HZYLzQ0lpfO5cP4OH6NcmDoEnrhU5QgaVaAF9G7wfltNFtv0JSE",
-	"xX6CSjMhOritPuNIjWMeZjhwMOuuz9nFTy/8JEQQN67dv56Up6d+CKIbphdEbbukyyWxUTDR8+vEUTdH",
-	"WH7lrp3gRFskWsjUjqT/5QqqPrYy6nOid69onkO78a9r2mEg5LwUAxkXTMZA0dWeifH7e5BQ1Mvc5dXm",
-	"OuV5MESimQzQT1CMlJVKBq3ewvH+/sGT74ej4Wh4MP5h9MMzFIIOtO5mvwi8poVIfSstigAKDDdFkcPA",
-	"iaqF+Kab4cYydxuARijre1AJjc5+qCN/zSbeOuz2ZNYa/V1pvHuVKsY2X3S07OgLRZDuaQwdrv3xWrNt",
-	"dbTfDJvzxQI7tJvtqNxUV9bITLgK6PqqDoINau65e3/3fwMAAP//",
+	"EsbCp1QrKxT+ky8WuUw5wLr/hwGAPwS7/kcppr1x73/sN/exT9+a/bOy1CVttXngkjZjk1Lwa8Ms4ADf",
+	"Y7pknJVVLoa9u6j3QpcTmWVCfR2wrL4WiknDbnguMzapLCv4iiltWaaZnUuDUJ0rwDXPvzxQp4pVStwu",
+	"RGpFxgQ8hhC81vaFrlT25SF4rZmp0rknUdbXJdNK4JURujItDKIIACl1PkAIHTldykLo6itQVeJI6srS",
+	"jskYQawJTWcrlskMAeVlKW8EW0o7l4qIT5Q3onxkWCl4xtwSJ8wIlTFpGZ9xqfBYl1q/5OVMfB16RKil",
+	"YfpGlAhnLgtpmZ6yA/ZK/ogQ/afilZ3rUv5LfB1ywFuPgFEBl0QL0rDTi3N2rfTSeKhuuMz5JP98qArW",
+	"3E4GVfOQIwG6W5ZyBfCWgqdzJq1hGbd8wo04YaWw5YrxqRUlS97Ch71T+JAwI1KtMgMyeS545jRM8Mim",
+	"PH9HrzCr2ZJLyyZiqkvBbLmSauYp6T5RXkgli6rojQ9quS2VFTOBB0bcmmqx0KUV2SuRSX6JD31NegRE",
+	"/uPdm9dDVG7uVdQjOludqVRnoGY2UJNUdvqDuxVcihtmxa09YQlcxNOj8Lslp33+8/LF3g/4GKBNKMDM",
+	"7z1YqRf16LXe+w0NF/We5zq9fj7nipiVZ5kEMHh+UeqFKK0EzTfluRHrJz275anNV0jaesoSnt1wlYqE",
+	"cZWxxAibACSLYBlYHp/ZPPMvesmmvARyKPQNyc0UQIvg9Jz9rFlWlXhTrJ88G5kkYsnBqMD/zA9HRTI4",
+	"YcnIJKysFGnKpS6vWVYJpvQScXLLiwXwWe9gVPSiXsFvXwo1s/Pe+PBJFJoGfbAL3n/Xj+Mh/WvwP/vK",
+	"/FWZv/7f/zV/FeYv81fx13ww+K7DZoh6Rthu80UqY7mym2dkVp/gJXomaNk6IGYB/qkuC257417GrdiD",
+	"v3baUO4vevKHSG19w690Jh4yqgiWfnJKl+SMMXw9GQxZMi31v4RKGJwiM8xYmeesUlbmIPyliZW73gyk",
+	"nhF23NwBtyhM0qosBaBAFoL1OZvyW/ZHZSyoEFjCP6tVKgZ4lbHiFhGixK1lbgPWT2JPS3FvzOLeyMQ9",
+	"d/fSosrSYJXoG5AmsBscoBQ8dw/BE7Fa8jwnWBZ5RVSjp1MjCFi3gUGCNgL/koksws8oGitHZbjkZBUr",
+	"aY3Ip15l8gkAwZ14HLKfBJrNDpBhrAJOJeSixON5N6eWglt/K4EZei/LttkPb/gh0dbQC1CTzbuZNdeA",
+	"2IZ+WC5vAFWoHQA5OTeWVUbcx8DAt1GskoM5fHpCfDwGAsgFvH5QRPCh0May75+M5qx/OGIZX5lBgMyD",
+	"uUdlw+DzL8bfnRyGN5O5q8E7yfM309749/sx7V+4iz6sXRQaDw/xq14qsjJOGFdmKUpgPIUSOUWJsQl6",
+	"o05/d3u83zjPezpRJpSVPDcPQWGF4sqaiNU2YgrPEddci5VB5ZCJQu+lzapDULcdCmLKEX9rWmMhr67F",
+	"ChGzzhWg2q6qMu/8MtVKETjgqnY9MS110fnFUkzmWl9fLapJLtMt269htIYlqkFeh8Ht2Ln++w7SWvBi",
+	"Ex/3nvlarLYdFr4yIi1JQW18bQUvPuqQ+EK9Y2v9rrOUwlhelZxsr484UppLoey2U7lv7zlYs/HVrOpc",
+	"ZfsZm73Xd9pct+vQxuqSk221duIqvd4Cr1DZQktlP/Z+SzGTZMR2GCVbsXMjSiO1EtnVVpDW0FPDV28Z",
+	"EEGNHbdaxwabeFrbYIF0BbKgQWCLfrowTSb5Bp7TrZbPL5eXF2DM2MoE0rJ2IqKe8Ct6JS0VRjyunLvc",
+	"i3pV6FaijeYCMVFPaXs1xegDPFb7IlfO/7jC/ejcgUOOYS0XN+myAgphjKOn+y8Jz+3P0LzXhTkMBXaK",
+	"3YdsBXzz9OIcVgH9WixC8glQmepK2W5LouBqBUab5dfCnLARKwRX4NSQG999NSmp3CuOi+5iGoP7kvNu",
+	"JUL81NgP09zujQ6eHB4dP/3+h2d8kmZi2rXitaTY0oMo+hUevIt6gF5utzEpOthX3DvMm0w856Von1dX",
+	"kzw4rKqKCSEIsKnuQbgjO4ORqkyA9VZKYQZ4E1pfM6PBIYuYVkzciBLeQGe56z7WSI+UgUTKp4v38LQu",
+	"bispAkF1cuzpxTlbzrURDfjWR6uJfkLn9yOkSIPj5ro2IPjn3LkitF+mhRmzpASSQ0oVWcL6R0+eDSLW",
+	"iq+w/vHoEP7oGXsPmTKJVf94NIIvTK6XYAFnpV4kjKfgANVHPGGJMxb2soriFQIe9n8shS4zUaIh7f82",
+	"5TJPYBEC95bxFC/ikWHukeDO245IeB4ScHWEqhFNe16sAOS9qAeAN0ZNA2fwNwdm8BcAcvsdvJSmQyZl",
+	"3GJsRlpRmJ1Yr9dY7Lws+WqDWnHJrbT49xytvy86N4neXdSKuacYZ2v3TPQI/zasfwBuNF67LI0NHKWD",
+	"ITlFLmo2GkX3xtAeltl62jjmBbfpHHztrXJljVFB0OuS8Ql6/uAwg8RPUMQlTgWQ3NFKrEMO/wugH3VB",
+	"X0v7Lb4rd2zngJrrPAM/1cHf5bV6T/RwFPqfT8zwCwaTPk3DbGRJ6m/PM399pxfnjwwzC5Ge+NtoYd+/",
+	"sXZKTz/15+hBfdYhTTk7evIM6OB4dMisyHMi3ZTnuSh9bLjrLpZznQsfd/aCbilLEQXRA9NEDw7mISd8",
+	"0SurtfQmK6dzrlIAcaJvBBuhi1xDGDFLKFnnJWRoUJ8UxUzzysgb8cpTPwXGN02ChmE6WcWbCmvSEAmu",
+	"Sxr+0gT2uwVhIJQ3XcuWAF6PJNPS7IbnlTBssmIpV1rJlOdM8UJEjHwKw0qR8dSKLLBBGgDP1QSs7Rdd",
+	"EYQpv3VOU1eumzLKPoAB6hIMjT6G+RQGs8QNcNwjltBCyaAVkK0qtHh2Dy7oyqa6EKFrUYpUyBtUuQte",
+	"WslztF1kLrJOHbngM3FVS+hN8Wf1wy6Cw0odk7C618DW2uL9vfj+m8FInudXnqPBqd4SasqRSb24grdO",
+	"6gCvpMyaNCwTJaCPwVHwQYCeIfQt7fHD06OHNV+m06oQaotCvvjpBfPXFTHKrTTa4WDEXskfBxTQR72W",
+	"ACgmaZHMZGXFfSTTEXETKsPcKzEuUObZ8ODpEYM1g3DodwdHB8fHx8fgv1CArRFscfzd7wd7z96jVPtw",
+	"EB0c3XWKsIA+N9LHdO6E9TPacTCuuUaaGi8MBfQQzo7EnIyDrzD27r/x/nDCQJANgcWA6OuspDs13DsD",
+	"M9OwfkJ/vSIKKvViIYAl22bs3+CnLQSIX3n6M+gjtmiALedCofXi6SYBVMzkjVCfYH4RB6+pcH/7NTQ+",
+	"DBsY+UwoMNczUIuYx2iynNE2smkv5jbpJ2HEdspvh0CeJPw+mqq6Auf/0BV4E2fKlqut8YdPcudq+UKK",
+	"aQfHuRB2rrvja/fYVkAn3cYVmlasD5b7iiglLLhAXS8yprQSg2GvkzDBQumA5s9KlKtuSEq+ZPg1o8cj",
+	"JqeMq1XnBj4ANdHZaktYonngSgRp6/uM0laKe30RW1YK3MMQzROtc8FV+GxQS3DfVt4yCaq17jtM8MQn",
+	"nCZc5cHjuIc//jxG/Nl9wwJY5pFhi5ynwlsufxA7tRSNVPbpUWcIjSKfW6wH2SX9/7lOvVQhlLE+ig/L",
+	"02ufRh7smrGOejdS58g221JNwD/NQwxjqv7IHpKQv6Rl12KBeXYQf42DMxjHCutaCGvLuSgFPD0p9bXL",
+	"usNeYPfh2lXefI1OSOMvHY1G4OHG6mh0FLGj0XHEjg4O4f+OBy4bh7YrrlSQatopZuFE4v/2530wfAEk",
+	"gvmmXiigajkW+QJJd93ubtuScZPlOqh2TVJskwtbWX2dO7fy4nb2ahHL++0K5aIz4/JRsaOWaurwYJS4",
+	"tdtc24tSUFQDqLHQJbGrFIbE/QlbcIN1CtywhFMJ1VSXTTQFLI6duHjXUNYGVW0gR6pOfnfVKDXamVwL",
+	"sSJtkSryxV8Y9dXXEqgMb7pLMVO9bre55cqUmS4ZrejcQCx6/ce7N68Zpp/QCLa6qYXqJ/tTfrtvdTI4",
+	"YSgQYlVrXIoYeHmhy7pKqxBcWeLQTW1R5VugROGAkkGtiQYMjTKXb2FLXWZw1+0KpKIylk1E4/yPRg/m",
+	"66XyZc4Orq6LDmoQPrX04++kWNJ23cC9ewWP3gFuFrIUxu22Re+4GsVM5MIK0yo/qVQuiKmkYZURmSum",
+	"2l0PrSeBzOR273D6jI/Sg+yJOJoc86ffd72Xc2OvYMePwpTSywcrK7BICsumUKVGbDmXrirTVV0wIz7i",
+	"hJ3FPLDn5eXLjRjbWsncfFSMzMM0SmlyIDU6Im3aIqY1jLWuvk1B9xD4c0/ObSovXLJ3ZyLf8Rp2xzHV",
+	"j91T4Lh5xdIwDnKudurIkIoeupKdbqSgNDDdhQOuC68bVcOdWEGZqaeMY8CWzL45X2ABKL422Czp2SkB",
+	"TzmyHdPwYU7q6+TIqYKiKqVdvQMyopO5e7zcXqzFs0IqXwoeXP0e8gOo/LpKnHdVdgFCkG7RpRC8RO3q",
+	"gJtbu6ASZKmm2pc28xSpz/XD8IVEcupFPayuwZfMeH9/Ju28mgxTXez7Z+p/bEZoHdehBXMtsPVEKSzU",
+	"dq8wzizoVfKr0ZrhasWen7M/9ASjDvAx52pW8ZkYMzDDY+WFN3AAmBZgZAistURe8JVlGOJT+I6LzLKL",
+	"01fMCl5QhI2jZpCpAMlfxsqVnkWMt+Ii9GwYDVmUeipzEfmIB7yIFfr0sgsz+AVihStgURs8SeUswKis",
+	"CUN4iKhYiEL8PmqUajWVM8fNg4iqTnmsvFXiHDg4PGZfLKYBUAM0YhFrZYfstaZv9RTxE6DyRhoJl2A1",
+	"YELbOQXQglAOOwtWN+QtOYfKl/tHzOh24p/4Hm87VlqxC23srBTv/tdL5/B4hVyIYaxi5RP20pDeznya",
+	"hphioUvLKgXWXbJvPH0lQ3Y5L4VgROzEBYbxEi9BLKzIxrD4Hq70+HHAYI8fYxdSpgPcnTRPdnLe48es",
+	"n5xenL+7PH3+69W709c//fjmt6vLN7+evU6QK+HdpIHOVzcyPY0V21bWOEBAsBST9B6rV2D9pFXHC5Yq",
+	"5lLhlmDJ2oWrkXo0OsRj8OYQoYiAIwTln6lgkxVb38Q3HRnKMbllcD+VrwAEBKCmombvI3KjURnJKdhX",
+	"vj1I3ErMk6qMTonEqAQsGoBOpNDcIrCUyJzFLEv27pfTvSfHT2kZXSw4fCsVAOyq5UH9knIxbuFYJR9i",
+	"FN5xL2IxyW/6pxPhce8u8VY5kQhQYqax2CFWp2tVy0ERuzMuM7x9/3fDEmvzhM25Qd8NZJQEVEuLDRhg",
+	"0MQKrc4+b5qpVuusS4JeBVlV0vmuLwjjtYOwHSdW3taVGKNVblGRTyMSNMSiJCpJ2OS5Qy2wMh73HIRP",
+	"IRTKVizrGTvCjNhM2AikF/yH9opagRUvknxQBExFsxRiMSQOT9DaSxjYGcjq7n5VxsxcL9XJmsUDdOsb",
+	"DXxDAVpBrlYf6NF7bTrPIl+1j8+QaFWuSH8QUe7eEMS+sCXXM4K2lLMZUCG2hYGtEatUF+Rij93dIk4J",
+	"h54ksJjfiapWTAtxeQZKyCMFo3Asl74QaWuoSmLy0oWqkuYJzFp8huuJ2ncD54/VdsT/LGyruyNi3U0f",
+	"40CUxgquYC8r5Y1Qdbhiow6cTXWe6yUSbN8nhowsqhyk7iMgELEwkb8tJHBXI+JpTJbYaiYFXCz2TqKH",
+	"sIpYU5vEllJlemkiVohMcpZLdW0GJI2AeEDz1d0iThxFTVsQSsGJSHkhsIsDGLusFCif5tJBuNfHcrDF",
+	"bUEpDFOAIvDD4MSFvhFD9uKjqBLEnogVUOUwVvQu6wc6cf+DzO72idRRt1yvtwjVRTe67KjvYoU0EzHn",
+	"NyJy5ogDApci04tyuWQtUdun69ghw4jCI7lMhTIiMC9PFzydi70nw9GGgblcLoccvx7qcrbv3jX7L8+f",
+	"n71+d4bvYKTZ5qGhWrPh6cV5UzsM7s7wgN7QC6EwNdQ7HI6Ghy7CiQZ5gzN0DbXpcMRIM5rG3h5TcyZJ",
+	"0MDMjFwAl1paAoQ7LDodJ62JVWie9T+2C2JQNxQ1dj8QYqzqRut2f8dclGLIXguRme1OhbdeAguJbjFI",
+	"U9Xo8GGjOnj7o8uffJZmyc7OpbvN9vono4PPvGfdk7OlU7O+UdQsGFhB3Dmjpr4noLuj0WjbpvUp9oMJ",
+	"AfjKwcOvtDqT8aXDh19qOv7xjR8efmOt0xxeO9hho7qTG1843uU4HW23d1HveBf01SMD8IXDnZBXhwLQ",
+	"S6+KgpermrAbNsca5JnBlEktJd7DO2uSlkQGqNpN4fHTZuQxasXjpLcmsFQZzZWWPcb6Uw5aQyo2zeVs",
+	"bslZpQeoyohJleZVJrJGLvjEHjtfcwX9A0S1xupFrEDBoWtObZQdFdwdYoAOFoqBFl8ebUNF9m/PGkcP",
+	"v1GPifgvIFNC44NkGvVm29qKGzPACAtemImcwbQuxlifjJWaYjDg1iaExjTcpILRZ5POu4nlb7T1abT1",
+	"s7A7EFY4FmhLw2rzyH4zogcbRdet1DrNtAO5kjeCjiPKQBdn30aPz11a4UsTJe1zP2XWLuE3Cv18FOqR",
+	"GlAqff40Ko22OAKv9E1bk/t8zFSXS15mYwyk1VMt+q1UTETDJnSJ+f0BxQp1rHDuBeujS0Xxq3vnOoxb",
+	"p8fdSUTPtDBswtPrKFZGk7+qXMSX56Xg2Ypl4LdgPAhcWV0INz5hxqUaDNnafA6cRLTUdWhWiWWdfkp1",
+	"UUhrRUZNIycUFqm95Y1iQ2/tIFg0tSFWBAlGT+5z/FNezeaWVQuwgbAl6KTLZ60jGC4U4Pq+ACV6OmVC",
+	"1QYSOjlUcUNI0C4yN+fGBTDIssKgbZgzpkYZ5bfF0Q4TrgCvFP9bcolhzSmN28L5N4DinFtRDtm7ua7y",
+	"GkwKkhMk8FImBdYWLOeYYfAhVv/gVCpp5iKYVUJTI2Llp+mw02DmhgPZWL4ytW/urvCEcR8mg8v2ASws",
+	"hZZ2GKs3azELj7buSEcpaPzTdIrztLrMxY5o0ZfyHYP5NHft/J0tK3H376UPgmBBijBH7UEhGTYz/ffS",
+	"Gd+8zw7F5hjEDcLZScd1WFMU87vPIX0rClRjJOaolrstrk+a6CDmXygVp3RZ8DxfkbbwvuKm+fU8F7x0",
+	"jEChyZ2cQ3ztm3P4mZzDtcvtMukdpezoKPq0ic4zYSwp/YgCnxizmO/QJR6roE38BDPtAB+p6QTz5Qkm",
+	"xzAAwl0gM5cGzIyOhFuXmnkpjX2A+D6fuG+6jrfIesLaN5r+NJoGDLfk4dTfbActfwGrH1MeNV0XPHNp",
+	"xbaFG0ZNgvSJi6l3Ja/0FFV9UG/iEkB8hf/9WbNriTN11d6i1Kkw/ugs02Dr4YdYIQELHIzYkcALwNIq",
+	"X0XOXbB6I4WPDgmlrELzbjMcOPZggHroLgXBiX6OpaWJlQDXgvG01Mb4ZQzrowDxmcma5fE9kTFudSFT",
+	"UDoDdEIcb/jd+wlfyIR58+6EJbUsSCJM+q6313Ab1PZHsdIL6jwcr7cuUyE2NTcPELCm1Nofa6OBHS7b",
+	"tQvU9EH9u75LPaIqYjtnfd+3TnKtln5YPg14GJwwJSTVeITd1eu71nSASR+kBFfUESR92+QZK7w3pZcK",
+	"a3aa+gOlg+fWrAIGcga+wcJ6HFZJhMQpT/SrVNnmdIu6ruPJM6KJ1piL49FhRPigtsdwRGis+knQDp5E",
+	"LKubscmNuzh99ciw5Le9t9yKl7Dj3uPE1X+bk47hGR6Y49HohHSXo1siCt+L5wcCuxJxt43V+go0nB/l",
+	"Y3B8hqsiu9LTaS4VTtmoFKL2inY9CTuEYR0PVf29Kxl7ZNhvr17GKvGS8yx4PygWc8u8Pb08u3p5/ur8",
+	"8uwnjCok568vz96+Pn15dfb27Zu3ycBlBBuarucJY97azTKgKQZhgQC4rgnOQmhaNtmTpjM+VocjE7F6",
+	"EmLtUysyFQ2T9sRPJklzbZzH2ow1q5txua9ZGsbqtJED2NQeUJvxBRFzrrJclP5OfKrfO05tTMUq1zOp",
+	"Bn7GYzOF0fn+kiQRT0XGJqtm3MQjKvn5pwsxeGmjNCOBA/hpJM3AT1+xzeQNGXZ/Bv2WsaKEzbhrQAt2",
+	"rhqiy3BQhpcNwdp2KVMRTm/xE13cdW5dY8LT66aOJRgU4oYwxgrsL2xF6RM2sWEVqxWMDwgxs+SLhcgG",
+	"0fpYEaoOCFeOlZ9B4uolE/c5oK2DQSesLrcFK7tSMlRNNUhznjVZbpQkRjsDkSJAvmas7s/3DG66AxRZ",
+	"aDh+oeBEa0LMTtGJg8+7972mapDVlt9csU926LPaxwFr6z4fbKsnv//B/27CWpb5nmRsQ7/fMrJf0+nW",
+	"Suzscv9tNyV68GH/Mx2d2TZvvGxNuJ05Q983mz/s7KAnsaL6p3Z4wI1MxpA/lb16eT1kZ66/EUzRJpkg",
+	"FZtgf7vxE5ELmeeyntozpboH0ALuWk6oGLaxcnBvtySJf99K6ZSMD6eTmVHXZFHaRFpXnClaeMBn2wH7",
+	"ul/Mnw1HEGFnc6mr2byupPfvoUtC9Z9mrpfGW+nBygEiLLk8P+rMYwkdrWoB+D54yn6VP5Ka7yfd3bNo",
+	"nm5pi02Y4aug2dQr/cEJ42T1+jxNe1A8unIIB80w2cMOXDh08rjdkgvm5zs3g4f8BDAZeEmlym5uj57G",
+	"Kjl10sH7bclz7ASFf70Tdq/5dFHq29XexuO/7Z0u5N6vYoUH/m3vtPjX3jvXebOHZeQ0X953SPgGUQo7",
+	"KV4IZzQlRs4UtxX6aQnals7Eh2OQ2XctVgleRmg4Jr/7KUPvEzIywanCyCm8yaZSwPrka8RqQlfqp9M0",
+	"/pY3ZE3tczTjcZN165ahcfvIxCqhvpF34XOuCcLOxcqRa8uDNj49uLO71+dsWWo1Y9diNfA/+TARaN6V",
+	"clLBM1j2T5WOLiFEsbsH4nQept6GVGxLpjcqX4WOigt4UCV8/eM+vrG46Wbqhb8B8QmjQUD0PgSRr81v",
+	"xFE/HOrxyIQxicE2oMOm/ODnKz5mlNouwNZyzAl4adYH3HYBV08FaEFGU2mOnz0LZ9SMRl395zvcK0pm",
+	"NymCY+u1z5JJ49PkW+GTKhUt8Hb7GYStYHn1EYCQGPFnQlebNG39iWehRSlupK4MduVvvWUaBdAJqG/e",
+	"v29e4SbEYMZjb3gNsb/gxtUajbbCgzGb7ns9GD00fOju/ReMs4czGra4L2F/BbYBhJbIN/v2MwTg26Jj",
+	"W+CbY3usN3jdrXz+ojHsb1n/hbrPE+6/qGx7TgDGTLjxZl4pZ3Mb/GoFdbJpNa57GddirSrzPbv3dGi6",
+	"bnfXJDYDVwKMADYrdbUwEXapmgj7AoIlzQnD4uDIB0vgG2xvOWG5nIp0la73kJqT0IigVQaRq3IRAoy5",
+	"uqzDGRAYlKbvoroQpGa4YmFXXRr+LVzRv01haFBmgbTzTSR8mkjA2/0bpfL7vptp3zUQ7fnf7/jsjHza",
+	"1aSElVB8p5l4/aaZCX+px08vjJhwdXI4baE9b3CpqzyjhitpW3MOPYe7gYjgIxEnL3l+jdVX26KVQVTO",
+	"sXk/mfLbYb3Q0FheOpcP4/D4NcqBoUschk9RIqZZAV5E7wbn9dEsxUFT4hb7iTnNRPCAW31mkxrhPMxw",
+	"4GC2YZ+zi59e+MmXIG7c+IJ6MqKe+qGXbnhiEB3uki6XREbBBNcvE6/dHFn6hbuQghNtkWghUbsr/W9X",
+	"IPaxlV5fW/y9opkW7ebHromYgWD0kg/kYjAdBMVdey7I7+9BqlE/d5cnnOuU58EgjWY6Qj9B0VNWKhm0",
+	"+ivH+/sHT74fjoaj4cH4h9EPz1BwOtC6Gx4j8LQWIvXtxCg2KADdFIYOA8erFvybrokb3d1tNBqhrO/D",
+	"JTQ6m6OOFjabeIuy2/tZG3bg2gPcq1Q1t/miu8uO3lgE6Z7m2OHarxubbaujzWfYnC8W2KXebEclt7qy",
+	"RmbCVYHX7D0INqip5+793f8PAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

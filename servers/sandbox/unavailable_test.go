@@ -14,6 +14,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/stack"
@@ -29,6 +30,11 @@ func operations(id string) []operation {
 		{"GetSandbox", http.MethodGet, "/sandboxes/" + id, ""},
 		{"GetSandboxClock", http.MethodGet, "/sandboxes/" + id + "/clock", ""},
 		{"AdvanceSandboxClock", http.MethodPost, "/sandboxes/" + id + "/clock", `{"advance": "1s"}`},
+		{"AddSandboxFault", http.MethodPost, "/sandboxes/" + id + "/faults", `{"kind": "webhook-duplicate", "count": 1}`},
+		{"ListSandboxFaults", http.MethodGet, "/sandboxes/" + id + "/faults", ""},
+		{"DeleteSandboxFault", http.MethodDelete, "/sandboxes/" + id + "/faults/flt-0000000000000000", ""},
+		{"ClearSandboxFaults", http.MethodDelete, "/sandboxes/" + id + "/faults", ""},
+		{"TriggerInboundFax", http.MethodPost, "/sandboxes/" + id + "/triggers/inbound-fax", `{"pages": 1}`},
 		{"ResetSandbox", http.MethodPost, "/sandboxes/" + id + "/reset", ""},
 		{"ListSandboxRequests", http.MethodGet, "/sandboxes/" + id + "/requests", ""},
 		{"DeleteSandbox", http.MethodDelete, "/sandboxes/" + id, ""},
@@ -84,7 +90,7 @@ func TestEveryOperation_WhenTheDatabaseIsGoneAnswers503(t *testing.T) {
 	e := start(t, envOptions{})
 	b := e.create(t, sandboxapi.CreateSandboxRequest{})
 	require.NoError(t, e.st.DB(stack.Sandbox).Close())
-	sweepOperations(t, e, b.Id, http.StatusServiceUnavailable, sandboxapi.ErrorErrorUnavailable)
+	sweepOperations(t, e, b.Id, http.StatusServiceUnavailable, sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable))
 }
 
 func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
@@ -106,12 +112,18 @@ func TestEveryOperation_RefusesBadIDsMissingTokensAndBadBodies(t *testing.T) {
 			assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: %+v", op.id, answer)
 			resp, answer = e.call(t, e.st.SandboxCreatorToken, op)
 			assert.Equal(t, http.StatusForbidden, resp.StatusCode, "%s: %+v", op.id, answer)
+			unknown := operations("sbx-0000000000000000")[slices.IndexFunc(operations(b.Id), func(o operation) bool { return o.id == op.id })]
+			resp, answer = e.call(t, e.st.AdminToken, unknown)
+			assert.Equal(t, http.StatusNotFound, resp.StatusCode, "%s: %+v", op.id, answer)
 		}
 		resp, answer := e.call(t, "", op)
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s: %+v", op.id, answer)
-		if op.body != "" {
-			huge := op
-			huge.body = `{"x": "` + strings.Repeat("x", 1<<20) + `"}`
+		if op.body != "" && op.id != "AddSandboxFault" {
+			huge, size := op, 1<<20
+			if op.id == "TriggerInboundFax" {
+				size = sandbox.MaxInboundDocument*4/3 + 1<<20
+			}
+			huge.body = `{"x": "` + strings.Repeat("x", size) + `"}`
 			resp, answer = e.call(t, e.st.AdminToken, huge)
 			assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s: %+v", op.id, answer)
 		}
