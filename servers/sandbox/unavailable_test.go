@@ -14,9 +14,9 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/sandboxapi"
-	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
 
