@@ -62,7 +62,6 @@ const (
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
-	ErrorErrorUnavailable            ErrorError = "unavailable"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
 
@@ -80,8 +79,6 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorRequestTimeout:
 		return true
 	case ErrorErrorUnauthorized:
-		return true
-	case ErrorErrorUnavailable:
 		return true
 	case ErrorErrorUnsupportedContentType:
 		return true
@@ -237,6 +234,21 @@ func (e JournalViolationIn) Valid() bool {
 	case JournalViolationInPath:
 		return true
 	case JournalViolationInQuery:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnavailableErrorError.
+const (
+	UnavailableErrorErrorUnavailable UnavailableErrorError = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the UnavailableErrorError enum.
+func (e UnavailableErrorError) Valid() bool {
+	switch e {
+	case UnavailableErrorErrorUnavailable:
 		return true
 	default:
 		return false
@@ -642,6 +654,17 @@ type SandboxClock struct {
 	Offset string `json:"offset"`
 }
 
+// UnavailableError The body of a 503 (the shape of Error).
+type UnavailableError struct {
+	// Code The HTTP status (503).
+	Code    int                   `json:"code"`
+	Error   UnavailableErrorError `json:"error"`
+	Message string                `json:"message"`
+}
+
+// UnavailableErrorError defines model for UnavailableError.Error.
+type UnavailableErrorError string
+
 // WebhookAttempt defines model for WebhookAttempt.
 type WebhookAttempt struct {
 	// Attempt The attempt's number (the body's `meta.attempt`), counted over every URL.
@@ -743,8 +766,8 @@ type TooLarge = Error
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
 
-// Unavailable defines model for Unavailable.
-type Unavailable = Error
+// Unavailable The body of a 503 (the shape of Error).
+type Unavailable = UnavailableError
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error

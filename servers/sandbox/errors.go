@@ -60,7 +60,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			return &apiError{he.Code, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
 		},
 		Unavailable: func() *apiError {
-			return &apiError{http.StatusServiceUnavailable, sandboxapi.ErrorErrorUnavailable, apiserver.UnavailableMessage}
+			return &apiError{http.StatusServiceUnavailable, sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable), apiserver.UnavailableMessage}
 		},
 		Internal: func() *apiError {
 			return &apiError{http.StatusInternalServerError, sandboxapi.ErrorErrorInternal, "an unexpected error occurred"}

@@ -92,7 +92,7 @@ func TestEveryOperation_WhenTheDatabaseIsGoneAnswers503(t *testing.T) {
 	e := start(t, envOptions{})
 	b := e.create(t, sandboxapi.CreateSandboxRequest{})
 	require.NoError(t, e.st.DB(stack.Sandbox).Close())
-	sweepOperations(t, e, b.Id, http.StatusServiceUnavailable, sandboxapi.ErrorErrorUnavailable)
+	sweepOperations(t, e, b.Id, http.StatusServiceUnavailable, sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable))
 }
 
 func TestEveryOperation_WhenTheDatabaseFailsAnswers500(t *testing.T) {
@@ -115,6 +115,9 @@ func TestEveryOperation_RefusesBadIDsMissingTokensAndBadBodies(t *testing.T) {
 			assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: %+v", op.id, answer)
 			resp, answer = e.call(t, e.st.SandboxCreatorToken, op)
 			assert.Equal(t, http.StatusForbidden, resp.StatusCode, "%s: %+v", op.id, answer)
+			unknown := operations("sbx-0000000000000000")[slices.IndexFunc(operations(b.Id), func(o operation) bool { return o.id == op.id })]
+			resp, answer = e.call(t, e.st.AdminToken, unknown)
+			assert.Equal(t, http.StatusNotFound, resp.StatusCode, "%s: %+v", op.id, answer)
 		}
 		resp, answer := e.call(t, "", op)
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s: %+v", op.id, answer)
