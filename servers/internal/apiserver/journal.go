@@ -270,18 +270,31 @@ func secretName(name string) bool {
 
 // hasSecretWord reports whether s holds one of secretWords, in any case of
 // ASCII letters, without copying s: it runs on every journaled request's
-// header names and bodies.
+// header names and bodies. Most bytes start no word (secretStarts).
 func hasSecretWord[S string | []byte](s S) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i] | 0x20 // ASCII lower case for letters
-		for _, w := range secretWords {
-			if c == w[0] && len(s)-i >= len(w) && foldEqualsLower(s[i+1:i+len(w)], w[1:]) {
+		m := secretStarts[s[i]]
+		if m == 0 {
+			continue
+		}
+		for k, w := range secretWords {
+			if m&(1<<k) != 0 && len(s)-i >= len(w) && foldEqualsLower(s[i+1:i+len(w)], w[1:]) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// secretStarts maps a byte to the set (bit k: secretWords[k]) of secret
+// words it starts, in either case.
+var secretStarts = func() (t [256]uint8) {
+	for k, w := range secretWords {
+		t[w[0]] |= 1 << k
+		t[w[0]-'a'+'A'] |= 1 << k
+	}
+	return t
+}()
 
 // foldEqualsLower reports whether s equals the lower-case ASCII word w
 // regardless of the case of s's letters.
