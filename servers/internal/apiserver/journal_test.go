@@ -60,7 +60,7 @@ func TestRedact_FindsSecretNamesInAnyCase(t *testing.T) {
 			assert.Equal(t, tc.want, string(apiserver.RedactBody([]byte(tc.in))))
 		})
 	}
-	got := apiserver.RedactHeaders(http.Header{"x-session-TOKEN": {"t"}, "Accept": {"a", "b"}})
-	assert.Equal(t, []string{apiserver.Redacted}, got["x-session-TOKEN"])
+	got := apiserver.RedactHeaders(http.Header{"X-Session-Token": {"t"}, "Accept": {"a", "b"}})
+	assert.Equal(t, []string{apiserver.Redacted}, got["X-Session-Token"])
 	assert.Equal(t, []string{"a", "b"}, got["Accept"])
 }
