@@ -52,7 +52,9 @@ var _ apiserver.Journal = (*Journal)(nil)
 
 type pendingEntry struct {
 	entry apiserver.JournalEntry
-	// marker is a Flush's place in the queue: nothing to write.
+	// marker is a Flush's place in the queue: nothing to write; done is
+	// closed once what was queued before it is committed (entries have
+	// none: a request that must wait queues a marker).
 	marker bool
 	done   chan struct{}
 }
@@ -98,9 +100,8 @@ func (j *Journal) Record(ctx context.Context, e apiserver.JournalEntry) {
 	if j.recordLocal(e) {
 		return
 	}
-	p := pendingEntry{entry: e, done: make(chan struct{})}
-	if j.enqueue(p) >= maxPending {
-		j.wait(ctx, p)
+	if j.enqueue(pendingEntry{entry: e}) >= maxPending {
+		j.Flush(ctx)
 	}
 }
 
@@ -185,6 +186,12 @@ func (j *Journal) flush() {
 		j.mu.Lock()
 		n := min(len(j.pending), maxBatch)
 		batch := j.pending[:n:n]
+		// all is the queue's array when the batch takes it all: it is
+		// the queue's again once written (unless a new one began).
+		var all []pendingEntry
+		if n == len(j.pending) {
+			all = j.pending
+		}
 		j.pending = j.pending[n:]
 		if len(j.pending) == 0 {
 			j.pending = nil
@@ -195,7 +202,17 @@ func (j *Journal) flush() {
 		}
 		j.write(batch)
 		for _, p := range batch {
-			close(p.done)
+			if p.marker {
+				close(p.done)
+			}
+		}
+		if all != nil {
+			clear(all)
+			j.mu.Lock()
+			if j.pending == nil {
+				j.pending = all[:0]
+			}
+			j.mu.Unlock()
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -45,8 +46,14 @@ var (
 
 // encodeEntries encodes entries together and compresses them.
 func encodeEntries(entries []apiserver.JournalEntry) []byte {
-	buf := make([]byte, 0, 4096)
-	buf = binary.AppendUvarint(buf, uint64(len(entries)))
+	scratch := encodeBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*scratch) <= 1<<20 { // a rare huge batch's is not kept
+			encodeBuffers.Put(scratch)
+		}
+	}()
+	buf := binary.AppendUvarint((*scratch)[:0], uint64(len(entries)))
+	var names []string
 	for _, e := range entries {
 		for _, s := range []string{e.API, e.Operation, e.Method, e.Path, e.Query} {
 			buf = appendString(buf, s)
@@ -55,10 +62,10 @@ func encodeEntries(entries []apiserver.JournalEntry) []byte {
 		buf = binary.AppendVarint(buf, e.Time.UnixMicro())
 		buf = binary.AppendVarint(buf, e.SetTime.UnixMicro())
 		buf = binary.AppendVarint(buf, e.Duration.Microseconds())
-		buf = appendHeaders(buf, e.RequestHeaders)
-		buf = appendHeaders(buf, e.ResponseHeaders)
-		buf = appendString(buf, string(e.RequestBody))
-		buf = appendString(buf, string(e.ResponseBody))
+		buf, names = appendHeaders(buf, e.RequestHeaders, names)
+		buf, names = appendHeaders(buf, e.ResponseHeaders, names)
+		buf = appendString(buf, e.RequestBody)
+		buf = appendString(buf, e.ResponseBody)
 		var flags byte
 		if e.RequestTruncated {
 			flags |= 1
@@ -74,18 +81,28 @@ func encodeEntries(entries []apiserver.JournalEntry) []byte {
 			buf = appendString(buf, v.Message)
 		}
 	}
-	return zEncoder.EncodeAll(buf, []byte{codecVersion})
+	*scratch = buf
+	// The compressed row is the caller's (the database driver's); the
+	// uncompressed encoding goes back to the pool.
+	row := make([]byte, 1, 64+len(buf)/4)
+	row[0] = codecVersion
+	return zEncoder.EncodeAll(buf, row)
 }
 
-func appendString(buf []byte, s string) []byte {
+// encodeBuffers keep encodeEntries' uncompressed encodings between
+// commits (a commit's is tens of KiB).
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+func appendString[S string | []byte](buf []byte, s S) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(s)))
 	return append(buf, s...)
 }
 
 // appendHeaders encodes h, its names sorted (the same headers encode
-// alike, which compresses well).
-func appendHeaders(buf []byte, h http.Header) []byte {
-	names := make([]string, 0, len(h))
+// alike, which compresses well); names is scratch space, returned for the
+// next call.
+func appendHeaders(buf []byte, h http.Header, names []string) ([]byte, []string) {
+	names = names[:0]
 	for name := range h {
 		names = append(names, name)
 	}
@@ -98,7 +115,7 @@ func appendHeaders(buf []byte, h http.Header) []byte {
 			buf = appendString(buf, v)
 		}
 	}
-	return buf
+	return buf, names
 }
 
 // errCorrupt: a stored row does not decode.

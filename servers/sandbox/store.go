@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -198,6 +199,9 @@ type journalGroup struct {
 
 // groupBySandbox splits entries by sandbox, keeping their order.
 func groupBySandbox(entries []apiserver.JournalEntry) []journalGroup {
+	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e apiserver.JournalEntry) bool { return e.Set != entries[0].Set }) {
+		return []journalGroup{{sandbox: entries[0].Set, entries: entries}} // one sandbox: no copy
+	}
 	var groups []journalGroup
 	at := map[string]int{}
 	for _, e := range entries {

@@ -265,27 +265,75 @@ var secretHeaders = map[string]bool{
 var secretWords = []string{"signature", "token", "secret", "key", "password"}
 
 func secretName(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
+	return hasSecretWord(name)
+}
+
+// hasSecretWord reports whether s holds one of secretWords, in any case of
+// ASCII letters, without copying s: it runs on every journaled request's
+// header names and bodies. Most bytes start no word (secretStarts).
+func hasSecretWord[S string | []byte](s S) bool {
+	for i := 0; i < len(s); i++ {
+		m := secretStarts[s[i]]
+		if m == 0 {
+			continue
+		}
+		for k, w := range secretWords {
+			if m&(1<<k) != 0 && len(s)-i >= len(w) && foldEqualsLower(s[i+1:i+len(w)], w[1:]) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// secretStarts maps a byte to the set (bit k: secretWords[k]) of secret
+// words it starts, in either case.
+var secretStarts = func() (t [256]uint8) {
+	for k, w := range secretWords {
+		t[w[0]] |= 1 << k
+		t[w[0]-'a'+'A'] |= 1 << k
+	}
+	return t
+}()
+
+// foldEqualsLower reports whether s equals the lower-case ASCII word w
+// regardless of the case of s's letters.
+func foldEqualsLower[S string | []byte](s S, w string) bool {
+	for k := 0; k < len(w); k++ {
+		c := s[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // RedactHeaders returns a copy of h with the value of every secret header
 // replaced by Redacted.
 func RedactHeaders(h http.Header) http.Header {
+	n := 0
+	for _, values := range h {
+		n += len(values)
+	}
+	// One array holds every value of the copy: two allocations, not one
+	// per header.
+	all := make([]string, 0, n)
 	out := make(http.Header, len(h))
 	for name, values := range h {
 		if secretHeaders[http.CanonicalHeaderKey(name)] || secretName(name) {
-			values = []string{Redacted}
+			values = redactedValue
 		}
-		out[name] = append([]string(nil), values...)
+		start := len(all)
+		all = append(all, values...)
+		out[name] = all[start:len(all):len(all)]
 	}
 	return out
 }
+
+var redactedValue = []string{Redacted}
 
 // RedactBody returns body with the value of every JSON object field whose
 // name marks a secret (secretWords) replaced by Redacted; a body that is not
@@ -312,15 +360,7 @@ func RedactBody(body []byte) []byte {
 	return out
 }
 
-func mentionsSecret(body []byte) bool {
-	lower := bytes.ToLower(body)
-	for _, w := range secretWords {
-		if bytes.Contains(lower, []byte(w)) {
-			return true
-		}
-	}
-	return false
-}
+func mentionsSecret(body []byte) bool { return hasSecretWord(body) }
 
 func redactValue(v any) any {
 	switch x := v.(type) {
