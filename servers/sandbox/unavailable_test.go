@@ -132,7 +132,10 @@ func TestEveryOperation_RefusesBadIDsMissingTokensAndBadBodies(t *testing.T) {
 			assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s: %+v", op.id, answer)
 		}
 	}
-	for _, op := range []operation{operations(b.Id)[0], operations(b.Id)[3]} {
+	for _, op := range operations(b.Id) {
+		if !slices.Contains([]string{"CreateSandbox", "AdvanceSandboxClock", "AddSandboxFault"}, op.id) {
+			continue
+		}
 		req, err := http.NewRequestWithContext(context.Background(), op.method, e.urls[stack.Admin]+op.path, strings.NewReader("advance=1s"))
 		require.NoError(t, err)
 		req.Header.Set("Authorization", "Bearer "+e.st.AdminToken)
