@@ -258,14 +258,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 		return err
 	}
 	st.WebhookPublicKey = servers.Fax.WebhookPublicKey()
-	receiver, err := faxclient.NewWebhookHandler(st.WebhookPublicKey, func(_ context.Context, e faxclient.Event) error {
-		st.Inbox.add(e)
-		return nil
-	}, faxclient.WithClock(opts.Clock.Now))
-	if err != nil {
-		return err
-	}
-	rs := httptest.NewServer(receiver)
+	rs := httptest.NewServer(st.receiver(opts.Clock.Now(), opts.Clock.Now))
 	st.closers = append(st.closers, rs.Close)
 	st.webhookURL = opts.FaxWebhookURL
 	if st.webhookURL == "" {

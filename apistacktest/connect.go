@@ -126,7 +126,7 @@ func connect(t TB, url, token string) (st *Stack, err error) {
 	if err := st.clients(); err != nil {
 		return nil, err
 	}
-	rs := httptest.NewServer(st.remoteReceiver(sb.Now))
+	rs := httptest.NewServer(st.receiver(sb.Now, st.Clock.Now))
 	st.closers = append(st.closers, rs.Close)
 	if err := st.setRemoteWebhookURL(rs.URL + "/fax-webhooks"); err != nil {
 		return nil, err
@@ -136,19 +136,22 @@ func connect(t TB, url, token string) (st *Stack, err error) {
 
 func ptr[T any](v T) *T { return &v }
 
-// remoteReceiver is the connected stack's webhook receiver: deliveries
-// verified with the sandbox's key, judged by the sandbox's time. An advance
-// of the sandbox's clock runs the fax steps that came due in order, each
-// signed with its own time, before it answers: a delivery is accepted when
-// its timestamp lies between start (the sandbox's creation) and the kit's
-// clock (which moves first), within the usual tolerance.
-func (st *Stack) remoteReceiver(start time.Time) http.Handler {
+// receiver is the kit's webhook receiver (in process and connected):
+// deliveries verified with the stack's key, judged by the time they were
+// signed at when that lies between start (the stack's or the sandbox's
+// creation) and now (the kit's clock), within the usual tolerance. The
+// kit's clock jumps (an Advance of ten minutes while a delivery is on its
+// way, or a connected advance that runs the fax steps that came due, each
+// signed with its own time): a receiver on wall time never sees such a
+// jump, so a delivery signed before one is not stale here. The signature is
+// always checked; a timestamp after now is judged as any receiver would.
+func (st *Stack) receiver(start time.Time, now func() time.Time) http.Handler {
 	add := func(_ context.Context, e faxclient.Event) error {
 		st.Inbox.add(e)
 		return nil
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		judged := st.Clock.Now()
+		judged := now()
 		if ts, err := strconv.ParseInt(r.Header.Get(faxclient.HeaderTimestamp), 10, 64); err == nil {
 			// Timestamps are whole seconds.
 			if at := time.Unix(ts, 0); !at.Before(start.Truncate(time.Second)) && at.Before(judged) {
