@@ -71,13 +71,15 @@ $(PRISM):
 ## runs (every declared (operation, status) pair produced, or listed in
 ## testdata/contract/unreachable.yaml), the example module's tests
 ## (examples/consumer, its own go.mod, with -mod=readonly so a stale go.mod/go.sum fails, against
-## the test kit), tools/breaking (its own go.mod), and each fuzz target briefly
+## the test kit in process, then against `apistack serve --demo` through apistacktest.Connect:
+## examples/consumer/against-serve.sh), tools/breaking (its own go.mod), and each fuzz target briefly
 test:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 ./... && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=postgres $(GO) test -race -count=1 $$($(GO) list ./servers/... ./clients/... | grep -v /cmd/apistack/replicas$$) && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -count=1 -tags contractcoverage -run '^TestContractCoverage$$' -v ./internal/contractcoverage/
 	cd examples/consumer && GOFLAGS=-mod=readonly $(GO) test -race -count=1 ./...
+	GO=$(GO) examples/consumer/against-serve.sh
 	cd $(BREAKING_DIR) && $(GO) test -race -count=1 ./...
 	$(MAKE) fuzz
 

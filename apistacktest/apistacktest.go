@@ -136,6 +136,9 @@ type Stack struct {
 	hookRT     http.RoundTripper
 	violations violationLog
 	closers    []func()
+	// remote is the sandbox a connected stack runs on (Connect); nil in
+	// process.
+	remote *remoteSandbox
 }
 
 type violationLog struct {
@@ -236,6 +239,9 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	}
 	st.servers = servers
 	st.closers = append(st.closers, func() { _ = servers.Close() })
+	// The requests of the kit's tenants are journaled, as a sandbox's are
+	// (Requests).
+	servers.Sandboxes.Journal().KeepLocal(stack.DemoSet)
 	handlers, err := servers.Handlers()
 	if err != nil {
 		return err
@@ -252,14 +258,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 		return err
 	}
 	st.WebhookPublicKey = servers.Fax.WebhookPublicKey()
-	receiver, err := faxclient.NewWebhookHandler(st.WebhookPublicKey, func(_ context.Context, e faxclient.Event) error {
-		st.Inbox.add(e)
-		return nil
-	}, faxclient.WithClock(opts.Clock.Now))
-	if err != nil {
-		return err
-	}
-	rs := httptest.NewServer(receiver)
+	rs := httptest.NewServer(st.receiver(opts.Clock.Now(), opts.Clock.Now))
 	st.closers = append(st.closers, rs.Close)
 	st.webhookURL = opts.FaxWebhookURL
 	if st.webhookURL == "" {
@@ -315,8 +314,12 @@ func (st *Stack) RestaurantConfig() restaurant.Config {
 
 // Violations returns every spec violation seen so far: requests that broke
 // their API's spec (faults.Violation) and responses of apistack that broke
-// theirs.
+// theirs; connected (Connect), the requests the sandbox's journal lists
+// with violations (RequestViolation).
 func (st *Stack) Violations() []error {
+	if st.remote != nil {
+		return st.remoteViolations()
+	}
 	st.violations.mu.Lock()
 	defer st.violations.mu.Unlock()
 	return append([]error(nil), st.violations.list...)
@@ -338,6 +341,12 @@ func (st *Stack) Close() {
 // their timestamps by Clock.Now).
 func (st *Stack) SetFaxWebhookURL(t TB, url string) {
 	t.Helper()
+	if st.remote != nil {
+		if err := st.setRemoteWebhookURL(url); err != nil {
+			t.Fatalf("apistacktest: %v", err)
+		}
+		return
+	}
 	ctx := context.Background()
 	acct, err := st.servers.Fax.AccountByName(ctx, "demo")
 	if err == nil {

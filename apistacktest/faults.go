@@ -54,6 +54,12 @@ func (st *Stack) Inject(t TB, api string, f Fault) {
 
 // InjectErr is Inject returning the error (an unknown API or operation).
 func (st *Stack) InjectErr(api string, f Fault) error {
+	if st.remote != nil {
+		if api != PAM && api != Fax && api != Storage && api != Restaurant {
+			return fmt.Errorf("apistacktest: no API %q (PAM, Fax, Storage or Restaurant)", api)
+		}
+		return st.remote.addFault(api, f)
+	}
 	in, ok := st.injectors[api]
 	if !ok {
 		return fmt.Errorf("apistacktest: no API %q (PAM, Fax, Storage or Restaurant)", api)
@@ -61,8 +67,15 @@ func (st *Stack) InjectErr(api string, f Fault) error {
 	return in.Add(f)
 }
 
-// ClearFaults removes the faults of every API.
+// ClearFaults removes the faults of every API (connected: the sandbox's
+// webhook faults too).
 func (st *Stack) ClearFaults() {
+	if st.remote != nil {
+		if err := st.remote.clearFaults(); err != nil {
+			st.remote.t.Errorf("%v", err)
+		}
+		return
+	}
 	for _, in := range st.injectors {
 		in.Clear()
 	}
@@ -70,11 +83,20 @@ func (st *Stack) ClearFaults() {
 
 // Injected returns how many requests of api faults of kind k took.
 func (st *Stack) Injected(api string, k FaultKind) int {
+	if st.remote != nil {
+		return st.remote.injected(api, k)
+	}
 	if in, ok := st.injectors[api]; ok {
 		return in.Injected(k)
 	}
 	return 0
 }
 
-// Webhooks returns the faults of the fax webhook deliveries.
-func (st *Stack) Webhooks() *WebhookFaults { return st.webhooks }
+// Webhooks returns the faults of the fax webhook deliveries: in process
+// the kit's *WebhookFaults, connected the sandbox's webhook faults.
+func (st *Stack) Webhooks() WebhookFaulter {
+	if st.remote != nil {
+		return remoteWebhooks{st.remote}
+	}
+	return st.webhooks
+}

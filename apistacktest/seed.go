@@ -37,7 +37,13 @@ type TeamSeed struct {
 func (st *Stack) SeedTeam(t TB, team string, groups int, roles []string, serviceUsers ...string) TeamSeed {
 	t.Helper()
 	ctx := context.Background()
-	s := st.servers.PAM
+	if st.remote != nil && team == "" && len(serviceUsers) == 0 {
+		return st.seedGroupsRemotely(t, groups)
+	}
+	if !st.inProcessOnly(t, "SeedTeam (of another team, or with service users)") {
+		return TeamSeed{}
+	}
+	s := st.servers.PAM.Operator()
 	if team == "" {
 		team = st.Credentials.PAM.Team
 	} else if _, err := s.CreateTeam(ctx, team); err != nil {
@@ -74,6 +80,9 @@ type RestaurantSeed struct {
 // makes it reproducible.
 func (st *Stack) SeedMenu(t TB, menuItems int, seed uint64) {
 	t.Helper()
+	if !st.inProcessOnly(t, "SeedMenu") {
+		return
+	}
 	st.importMenu(t, st.Credentials.Restaurant.RestaurantGUID, menuItems, seed)
 }
 
@@ -81,6 +90,9 @@ func (st *Stack) SeedMenu(t TB, menuItems int, seed uint64) {
 // menuItems items, and an API client granted it.
 func (st *Stack) SeedRestaurant(t TB, name string, menuItems int, seed uint64) RestaurantSeed {
 	t.Helper()
+	if !st.inProcessOnly(t, "SeedRestaurant") {
+		return RestaurantSeed{}
+	}
 	ctx := context.Background()
 	s := st.servers.Restaurant
 	guid := uuid.NewString()
@@ -110,6 +122,9 @@ func (st *Stack) importMenu(t TB, guid string, menuItems int, seed uint64) {
 // ones with versioning enabled).
 func (st *Stack) SeedBuckets(t TB, versioned bool, names ...string) {
 	t.Helper()
+	if !st.inProcessOnly(t, "SeedBuckets") {
+		return
+	}
 	v := storageserver.Unversioned
 	if versioned {
 		v = storageserver.Enabled
@@ -132,6 +147,9 @@ type FaxAccountSeed struct {
 // application and the sending numbers given (E.164, such as +13125550199).
 func (st *Stack) SeedFaxAccount(t TB, name string, numbers ...string) FaxAccountSeed {
 	t.Helper()
+	if !st.inProcessOnly(t, "SeedFaxAccount") {
+		return FaxAccountSeed{}
+	}
 	ctx := context.Background()
 	s := st.servers.Fax
 	acct, err := s.CreateAccount(ctx, name)
@@ -159,6 +177,9 @@ func (st *Stack) SeedFaxAccount(t TB, name string, numbers ...string) FaxAccount
 // account accountID ("" and "": the stack's own).
 func (st *Stack) SeedFaxNumbers(t TB, accountID, connectionID string, numbers ...string) {
 	t.Helper()
+	if !st.inProcessOnly(t, "SeedFaxNumbers") {
+		return
+	}
 	ctx := context.Background()
 	if accountID == "" {
 		acct, err := st.servers.Fax.AccountByName(ctx, "demo")
@@ -172,4 +193,19 @@ func (st *Stack) SeedFaxNumbers(t TB, accountID, connectionID string, numbers ..
 			t.Fatalf("apistacktest: assign %s: %v", n, err)
 		}
 	}
+}
+
+// seedGroupsRemotely creates groups groups in the connected stack's team
+// through the PAM API, named as SeedTeam names them.
+func (st *Stack) seedGroupsRemotely(t TB, groups int) TeamSeed {
+	t.Helper()
+	out := TeamSeed{Name: st.Credentials.PAM.Team}
+	for i := range groups {
+		name := fmt.Sprintf("group-%04d", i)
+		if _, err := st.PAM.CreateGroup(context.Background(), name); err != nil {
+			t.Fatalf("apistacktest: create group %s: %v", name, err)
+		}
+		out.Groups = append(out.Groups, name)
+	}
+	return out
 }

@@ -11,8 +11,20 @@
 // server (gen/<api>server), and a test (TestImportable_*) keeps each client
 // under 25 non-standard packages, none of echo, kin-openapi, gorilla/mux, a
 // database driver, goose, PDF or UI code. clients/contract, the validating
-// http.RoundTripper for tests, is a separate import and does compile
-// kin-openapi.
+// http.RoundTripper for tests, is a separate import: it compiles kin-openapi
+// and reads the specs from package specs, no generated server. The clients'
+// own tests import no server package either, since `go mod tidy` in an
+// importing module records what they import too: the end-to-end tests live
+// in clients/internal/e2e, and the runnable examples start their server in a
+// process of its own (clients/internal/examplestack).
+//
+// # Types
+//
+// Every parameter and result is the client's own type, with Go names for
+// the wire fields (ID, GUID, URL), converted from the generated models at
+// the edge; no generated type appears in a client's API but in API(). A
+// test walks every method to keep it so, and each client tests that its
+// types still carry every field of the spec's schemas.
 //
 // # Construction
 //

@@ -73,9 +73,38 @@ func TestImportable_ClientDependencies(t *testing.T) {
 	}
 }
 
-// A throwaway module importing only the clients builds, and its go.sum names
-// no server-side module's code.
-func TestImportable_ThrowawayModuleGoSum(t *testing.T) {
+// clients/contract is its own import, for tests that check traffic against
+// the specs: it compiles the validator (kin-openapi and its router) but no
+// server framework, database, migration, PDF, UI or metrics code, and no
+// generated server package (it reads the specs from package specs).
+func TestImportable_ContractCompilesNoServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	const pkg = "github.com/apistack/apistack/clients/contract"
+	out := goCmd(t, ".", nil, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg)
+	deps := strings.Fields(out)
+	t.Logf("%s: %d non-standard packages", pkg, len(deps))
+	for _, d := range deps {
+		for _, s := range serverSide {
+			if strings.HasPrefix(d, "github.com/getkin/kin-openapi") || strings.HasPrefix(d, "github.com/gorilla/mux") {
+				continue // the validator is what the package is for
+			}
+			assert.False(t, strings.HasPrefix(d, s), "%s compiles %s", pkg, d)
+		}
+		assert.False(t, strings.HasPrefix(d, "github.com/apistack/apistack/gen/") && strings.HasSuffix(d, "server"),
+			"%s compiles the generated server %s", pkg, d)
+	}
+}
+
+// A throwaway module importing only the clients (and the S3 SDK signer)
+// builds, and after `go mod tidy` neither its go.mod nor its go.sum names a
+// server-side module. Tidy records the modules of every imported package's
+// own test imports too (it loads the tests of every package in "all"), so
+// this holds only while the clients' tests import no server package: the
+// end-to-end tests live in clients/internal/e2e, and the runnable examples
+// call their servers in a process of their own (clients/internal/examplestack).
+func TestImportable_ThrowawayModuleTidy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
 	}
@@ -83,28 +112,40 @@ func TestImportable_ThrowawayModuleGoSum(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	var imports strings.Builder
-	for _, p := range clientPackages {
+	for _, p := range append(clientPackages, "github.com/apistack/apistack/clients/storage/s3compat") {
 		imports.WriteString("\t_ \"" + p + "\"\n")
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/throwaway\n\ngo 1.26.8\n\n"+
 		"require github.com/apistack/apistack v0.0.0\n\nreplace github.com/apistack/apistack => "+root+"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport (\n"+imports.String()+")\n\nfunc main() {}\n"), 0o644))
-	// -mod=mod records what the build needs in go.sum; the checksums come
-	// from the module cache (the repository's own go.sum verified them), so
-	// no checksum database is asked.
-	env := []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOWORK=off"}
+	// Offline: the module cache (filled for this repository's own build and
+	// tests, whose go.sum verified it) is the only source, and no checksum
+	// database is asked.
+	env := []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off"}
+	goCmd(t, dir, env, "mod", "tidy")
 	goCmd(t, dir, env, "build", "-o", filepath.Join(dir, "throwaway"), ".")
-	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
-	require.NoError(t, err)
-	var modules []string
-	for _, line := range strings.Split(strings.TrimSpace(string(sum)), "\n") {
-		f := strings.Fields(line)
-		require.Len(t, f, 3, "go.sum line %q", line)
-		modules = append(modules, f[0])
-		for _, s := range serverSide {
-			assert.False(t, strings.HasPrefix(f[0], s), "go.sum names %s", f[0])
+	for _, file := range []string{"go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		require.NoError(t, err)
+		var modules []string
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			f := strings.Fields(strings.TrimSpace(line))
+			if len(f) < 2 || strings.HasPrefix(f[0], "//") || f[0] == "module" || f[0] == "go" || f[1] == "(" {
+				continue
+			}
+			mod := f[0]
+			if mod == "require" || mod == "replace" {
+				mod = f[1]
+			}
+			if len(modules) > 0 && modules[len(modules)-1] == mod {
+				continue // go.sum: the module's zip and go.mod lines
+			}
+			modules = append(modules, mod)
+			for _, s := range serverSide {
+				assert.False(t, strings.HasPrefix(mod, s), "%s names %s", file, mod)
+			}
 		}
+		t.Logf("%s names %d modules: %s", file, len(modules), strings.Join(modules, " "))
+		assert.NotEmpty(t, modules)
 	}
-	t.Logf("go.sum names %d modules: %s", len(modules), strings.Join(modules, " "))
-	assert.NotEmpty(t, modules)
 }

@@ -52,7 +52,27 @@ type Fax struct {
 }
 
 // FailureReason says why a fax failed.
-type FailureReason = faxapi.FaxFailureReason
+type FailureReason string
+
+// The values of FailureReason.
+const (
+	FailureReasonDestinationUnreachable          FailureReason = "destination_unreachable"
+	FailureReasonFaxSignalingError               FailureReason = "fax_signaling_error"
+	FailureReasonFileDownloadFailed              FailureReason = "file_download_failed"
+	FailureReasonFileFormatInvalid               FailureReason = "file_format_invalid"
+	FailureReasonInvalidEcmResponseFromReceiver  FailureReason = "invalid_ecm_response_from_receiver"
+	FailureReasonPageCountLimitExceeded          FailureReason = "page_count_limit_exceeded"
+	FailureReasonReceiverCallDropped             FailureReason = "receiver_call_dropped"
+	FailureReasonReceiverDecline                 FailureReason = "receiver_decline"
+	FailureReasonReceiverIncompatibleDestination FailureReason = "receiver_incompatible_destination"
+	FailureReasonReceiverNoAnswer                FailureReason = "receiver_no_answer"
+	FailureReasonReceiverNoResponse              FailureReason = "receiver_no_response"
+	FailureReasonReceiverUnallocatedNumber       FailureReason = "receiver_unallocated_number"
+	FailureReasonSenderCallDropped               FailureReason = "sender_call_dropped"
+	FailureReasonServiceUnavailable              FailureReason = "service_unavailable"
+	FailureReasonUserBusy                        FailureReason = "user_busy"
+	FailureReasonUserCancelled                   FailureReason = "user_cancelled"
+)
 
 // decodeFax reads the fax of a {"data": …} success answer.
 func decodeFax(body []byte) (*Fax, error) {
@@ -66,13 +86,42 @@ func decodeFax(body []byte) (*Fax, error) {
 }
 
 // Quality is a fax's fidelity setting.
-type Quality = faxapi.FaxQuality
+type Quality string
+
+// The values of Quality.
+const (
+	QualityHigh       Quality = "high"
+	QualityNormal     Quality = "normal"
+	QualityUltraDark  Quality = "ultra_dark"
+	QualityUltraLight Quality = "ultra_light"
+	QualityVeryHigh   Quality = "very_high"
+)
 
 // Status is a fax's state.
-type Status = faxapi.FaxStatus
+type Status string
+
+// The values of Status.
+const (
+	StatusDelivered       Status = "delivered"
+	StatusFailed          Status = "failed"
+	StatusInitiated       Status = "initiated"
+	StatusMediaProcessed  Status = "media.processed"
+	StatusMediaProcessing Status = "media.processing"
+	StatusOriginated      Status = "originated"
+	StatusQueued          Status = "queued"
+	StatusReceived        Status = "received"
+	StatusReceiving       Status = "receiving"
+	StatusSending         Status = "sending"
+)
 
 // Direction is outbound or inbound.
-type Direction = faxapi.FaxDirection
+type Direction string
+
+// The values of Direction.
+const (
+	DirectionInbound  Direction = "inbound"
+	DirectionOutbound Direction = "outbound"
+)
 
 // Config says where the fax API is and which API key to use.
 type Config struct {
@@ -148,7 +197,7 @@ type SendFaxParams struct {
 func (c *Client) SendFax(ctx context.Context, p SendFaxParams) (*Fax, error) {
 	body := faxapi.SendFaxFormdataRequestBody{ConnectionId: p.ConnectionID, To: p.To, From: p.From, MediaUrl: p.MediaURL}
 	if p.Quality != "" {
-		q := p.Quality
+		q := faxapi.FaxQuality(p.Quality)
 		body.Quality = &q
 	}
 	if p.StoreMedia {
@@ -209,7 +258,8 @@ func (c *Client) ListFaxes(ctx context.Context, opts *ListFaxesOptions) iter.Seq
 			params.PageSize = &opts.PageSize
 		}
 		if opts.Direction != "" {
-			params.FilterDirection = &opts.Direction
+			d := faxapi.FaxDirection(opts.Direction)
+			params.FilterDirection = &d
 		}
 		if opts.From != "" {
 			params.FilterFrom = &opts.From
@@ -327,7 +377,22 @@ func (c *Client) GetMedia(ctx context.Context, link string) ([]byte, error) {
 const maxMediaBytes = 64 << 20
 
 // ErrorItem is one entry of an error answer.
-type ErrorItem = faxapi.Error
+type ErrorItem struct {
+	// Code is a stable machine-readable code, such as "invalid_field".
+	Code string
+	// Title is a short summary of the code; Detail what went wrong in this
+	// request.
+	Title, Detail string
+	// Source is where in the request, when the answer says.
+	Source *ErrorSource
+}
+
+// ErrorSource is the part of a request an error entry is about.
+type ErrorSource struct {
+	// Parameter is the bad query or path parameter; Pointer a JSON pointer
+	// to the bad body field ("/to").
+	Parameter, Pointer *string
+}
 
 // Error is an error answer of the fax API. Use errors.As to get it from any
 // error a method returns.
@@ -362,7 +427,7 @@ func (e *Error) ErrorCode() string {
 	if len(e.Items) == 0 {
 		return ""
 	}
-	return string(e.Items[0].Code)
+	return e.Items[0].Code
 }
 
 // ErrorMessage is the first item's detail, or its title (clients.Error).
@@ -400,8 +465,15 @@ func parseError(resp *http.Response, body []byte) error {
 	}
 	var e faxapi.Errors
 	if err := json.Unmarshal(body, &e); err != nil || len(e.Errors) == 0 {
-		return retry.Wrap(resp, &Error{StatusCode: status, Items: []ErrorItem{{Code: faxapi.ErrorCodeInternalError, Title: "Unexpected answer",
+		return retry.Wrap(resp, &Error{StatusCode: status, Items: []ErrorItem{{Code: string(faxapi.ErrorCodeInternalError), Title: "Unexpected answer",
 			Detail: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}}})
 	}
-	return retry.Wrap(resp, &Error{StatusCode: status, Items: e.Errors})
+	items := make([]ErrorItem, len(e.Errors))
+	for i, it := range e.Errors {
+		items[i] = ErrorItem{Code: string(it.Code), Title: it.Title, Detail: it.Detail}
+		if it.Source != nil {
+			items[i].Source = &ErrorSource{Parameter: it.Source.Parameter, Pointer: it.Source.Pointer}
+		}
+	}
+	return retry.Wrap(resp, &Error{StatusCode: status, Items: items})
 }

@@ -8,11 +8,19 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/clients/internal/examplestack"
 )
+
+// startService starts a fax server whose webhooks go to webhookURL, with an
+// account, an application and a document to send, in a process of its own
+// (clients/internal/examplestack).
+func startService(webhookURL string) (*examplestack.Env, error) {
+	return examplestack.Start("fax", webhookURL)
+}
 
 // Example sends a fax and follows it through its webhooks.
 func Example() {
-	late := &lateHandler{}
+	late := &examplestack.LateHandler{}
 	hooks := httptest.NewServer(late)
 	defer hooks.Close()
 	svc, err := startService(hooks.URL + "/")
@@ -20,12 +28,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer svc.stop()
+	defer svc.Stop()
 
 	// Events arrive on the webhook server's goroutines, possibly before Send
 	// returns: hand them over on a channel and print them here, in order.
 	events := make(chan string, 16)
-	handler, err := fax.NewWebhookHandler(svc.Server.WebhookPublicKey(), func(_ context.Context, e fax.Event) error {
+	handler, err := fax.NewWebhookHandler(svc.WebhookPublicKey, func(_ context.Context, e fax.Event) error {
 		events <- e.Type
 		return nil
 	})
@@ -33,7 +41,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	late.set(handler)
+	late.Set(handler)
 
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
 	if err != nil {
@@ -75,7 +83,7 @@ func ExampleClient_ListFaxes() {
 		fmt.Println(err)
 		return
 	}
-	defer svc.stop()
+	defer svc.Stop()
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
 	if err != nil {
 		fmt.Println(err)
@@ -89,7 +97,7 @@ func ExampleClient_ListFaxes() {
 		}
 	}
 	n := 0
-	for f, err := range c.ListFaxes(ctx, &fax.ListFaxesOptions{PageSize: 2, Direction: "outbound"}) {
+	for f, err := range c.ListFaxes(ctx, &fax.ListFaxesOptions{PageSize: 2, Direction: fax.DirectionOutbound}) {
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -132,7 +140,7 @@ func ExampleClient_CreateApplication() {
 		fmt.Println(err)
 		return
 	}
-	defer svc.stop()
+	defer svc.Stop()
 	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
 	if err != nil {
 		fmt.Println(err)
@@ -156,4 +164,32 @@ func ExampleClient_CreateApplication() {
 	}
 	fmt.Println(got.Name, got.WebhookURL)
 	// Output: billing https://example.com/hooks/v2
+}
+
+// ExampleClient_GetFax sends a fax and reads it back by id.
+func ExampleClient_GetFax() {
+	svc, err := startService("http://127.0.0.1:9/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer svc.Stop()
+	c, err := fax.New(fax.Config{BaseURL: svc.URL, APIKey: svc.APIKey})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	sent, err := c.SendFax(ctx, fax.SendFaxParams{ConnectionID: svc.ConnectionID, From: svc.From, To: "+14155550123", MediaURL: svc.DocURL})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := c.GetFax(ctx, sent.ID.String())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(got.ID == sent.ID, got.Direction, got.From, got.To)
+	// Output: true outbound +13125550100 +14155550123
 }

@@ -46,6 +46,8 @@ type Config struct {
 	// zero value is the documented default. A call's overall bound is its
 	// context.
 	Retry clients.RetryPolicy
+	// Now is the clock the token's expiry is judged by; nil means time.Now.
+	Now func() time.Time
 }
 
 // Client calls the PAM API for one team. It is safe for concurrent use.
@@ -95,6 +97,9 @@ func New(cfg Config) (*Client, error) {
 		}
 		return bearer.Token{Value: resp.JSON200.BearerToken, ExpiresAt: resp.JSON200.ExpiresAt}, nil
 	})
+	if cfg.Now != nil {
+		c.tokens.SetClock(cfg.Now)
+	}
 
 	// Calls: retries outermost, then the token, then the wire, so a retried
 	// call picks up a refreshed token.
@@ -119,6 +124,3 @@ func (c *Client) Token(ctx context.Context) (string, error) {
 // API returns the generated client the methods are built on, authenticated
 // and retrying like them, for operations this package does not wrap.
 func (c *Client) API() *pamapi.ClientWithResponses { return c.api }
-
-// setClock replaces the clock token expiry is judged by (tests).
-func (c *Client) setClock(now func() time.Time) { c.tokens.SetClock(now) }

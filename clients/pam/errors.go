@@ -12,30 +12,37 @@ import (
 )
 
 // ErrorName is one of the PAM API's error names.
-type ErrorName = pamapi.ErrorName
+type ErrorName string
 
 // The PAM API's error names (the "error" field of an error answer).
 const (
-	InvalidRequest             ErrorName = pamapi.ErrorNameInvalidRequest
-	AuthenticationError        ErrorName = pamapi.ErrorNameAuthenticationError
-	AuthorizationError         ErrorName = pamapi.ErrorNameAuthorizationError
-	ServerAuthorizationRevoked ErrorName = pamapi.ErrorNameServerAuthorizationRevoked
-	ForbiddenError             ErrorName = pamapi.ErrorNameForbiddenError
-	QuotaExceeded              ErrorName = pamapi.ErrorNameQuotaExceeded
-	DisabledTeam               ErrorName = pamapi.ErrorNameDisabledTeam
-	ResourceDoesNotExist       ErrorName = pamapi.ErrorNameResourceDoesNotExist
-	ResourceDeprecated         ErrorName = pamapi.ErrorNameResourceDeprecated
-	ResourceAlreadyExists      ErrorName = pamapi.ErrorNameResourceAlreadyExists
-	UnsupportedContentType     ErrorName = pamapi.ErrorNameUnsupportedContentType
-	TooManyRequests            ErrorName = pamapi.ErrorNameTooManyRequests
-	ClientClosedConnection     ErrorName = pamapi.ErrorNameClientClosedConnection
-	UnknownError               ErrorName = pamapi.ErrorNameUnknownError
-	ServiceOffline             ErrorName = pamapi.ErrorNameServiceOffline
-	GatewayTimeout             ErrorName = pamapi.ErrorNameGatewayTimeout
+	InvalidRequest             ErrorName = "invalid_request"
+	AuthenticationError        ErrorName = "authentication_error"
+	AuthorizationError         ErrorName = "authorization_error"
+	ServerAuthorizationRevoked ErrorName = "server_authorization_revoked"
+	ForbiddenError             ErrorName = "forbidden_error"
+	QuotaExceeded              ErrorName = "quota_exceeded"
+	DisabledTeam               ErrorName = "disabled_team"
+	ResourceDoesNotExist       ErrorName = "resource_does_not_exist"
+	ResourceDeprecated         ErrorName = "resource_deprecated"
+	ResourceAlreadyExists      ErrorName = "resource_already_exists"
+	UnsupportedContentType     ErrorName = "unsupported_content_type"
+	TooManyRequests            ErrorName = "too_many_requests"
+	ClientClosedConnection     ErrorName = "client_closed_connection"
+	UnknownError               ErrorName = "unknown_error"
+	ServiceOffline             ErrorName = "service_offline"
+	GatewayTimeout             ErrorName = "gateway_timeout"
 )
 
 // Cause is one reason the server gave for an error.
-type Cause = pamapi.ErrorCause
+type Cause struct {
+	// Error says what is wrong at Location.
+	Error string `json:"error"`
+	// Location is the parameter name, or a JSON pointer into the body.
+	Location string `json:"location"`
+	// LocationType says what Location names (such as "body", "query").
+	LocationType string `json:"location_type"`
+}
 
 // Error is an error answer of the PAM API. Use errors.As to get it from any
 // error a method returns.
@@ -96,5 +103,17 @@ func parseError(resp *http.Response, body []byte) error {
 	if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
 		return retry.Wrap(resp, &Error{StatusCode: status, Name: UnknownError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)})
 	}
-	return retry.Wrap(resp, &Error{StatusCode: status, Name: e.Error, Message: e.Message, Causes: e.ErrorCause})
+	return retry.Wrap(resp, &Error{StatusCode: status, Name: ErrorName(e.Error), Message: e.Message, Causes: causes(e.ErrorCause)})
+}
+
+// causes converts the generated causes of an error answer.
+func causes(in []pamapi.ErrorCause) []Cause {
+	if in == nil {
+		return nil
+	}
+	out := make([]Cause, len(in))
+	for i, c := range in {
+		out[i] = Cause{Error: c.Error, Location: c.Location, LocationType: string(c.LocationType)}
+	}
+	return out
 }

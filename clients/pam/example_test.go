@@ -5,48 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/http"
-	"os"
 
+	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/pam"
-	pamserver "github.com/apistack/apistack/servers/pam"
-	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
-// startServer runs a PAM server with one team and a service-user key, as
-// `apistack serve --demo` would, and returns its URL and the key.
-func startServer() (url string, key pamserver.ServiceUserCredentials, stop func()) {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "pam-example")
+// startServer runs a PAM server with team "demo", a pam_admin service-user
+// key and the groups auditors and operators, as `apistack serve --demo`
+// would, in a process of its own (clients/internal/examplestack).
+func startServer() *examplestack.Env {
+	env, err := examplestack.Start("pam")
 	if err != nil {
 		log.Fatal(err)
 	}
-	env, closeEnv, err := pamtest.Open(dir, pamtest.Options{}, func(r *http.Request, status int, err error) {
-		log.Fatalf("response %d to %s breaks the spec: %v", status, r.URL, err)
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	if _, err := env.Server.CreateTeam(ctx, "demo"); err != nil {
-		log.Fatal(err)
-	}
-	key, err = env.Server.BootstrapServiceUser(ctx, "demo", "demo-bot", "demo-admins", []string{"pam_admin"}, 0)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, name := range []string{"auditors", "operators"} {
-		if err := env.Server.CreateTeamGroup(ctx, "demo", name, []string{"security_admin"}); err != nil {
-			log.Fatal(err)
-		}
-	}
-	return env.URL, key, func() { closeEnv(); os.RemoveAll(dir) }
+	return env
 }
 
 func ExampleClient_ListGroups() {
-	url, key, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 
-	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	client, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: env.KeyID, KeySecret: env.KeySecret})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,10 +43,10 @@ func ExampleClient_ListGroups() {
 }
 
 func ExampleError() {
-	url, key, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 
-	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: "not-the-secret"})
+	client, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: env.KeyID, KeySecret: "not-the-secret"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -81,11 +60,11 @@ func ExampleError() {
 }
 
 func ExampleClient_CreateServiceUserKey() {
-	url, key, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 	ctx := context.Background()
 
-	admin, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	admin, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: env.KeyID, KeySecret: env.KeySecret})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -101,7 +80,7 @@ func ExampleClient_CreateServiceUserKey() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	deployer, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: newKey.ID, KeySecret: newKey.KeySecret})
+	deployer, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: newKey.ID, KeySecret: newKey.KeySecret})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -125,11 +104,11 @@ func ExampleClient_CreateServiceUserKey() {
 }
 
 func ExampleClient_AddGroupMember() {
-	url, key, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 	ctx := context.Background()
 
-	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	client, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: env.KeyID, KeySecret: env.KeySecret})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -154,10 +133,10 @@ func ExampleClient_AddGroupMember() {
 }
 
 func ExampleClient_GetCurrentUser() {
-	url, key, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 
-	client, err := pam.New(pam.Config{BaseURL: url, Team: "demo", KeyID: key.KeyID, KeySecret: key.KeySecret})
+	client, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: env.KeyID, KeySecret: env.KeySecret})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -167,4 +146,40 @@ func ExampleClient_GetCurrentUser() {
 	}
 	fmt.Println(me.Name, me.Kind, me.Roles)
 	// Output: demo-bot service [pam_admin]
+}
+
+// ExampleClient_CreateGroup walks a group through its life: create, change
+// its roles, read, delete. Deleting is soft: the group still reads, with
+// DeletedAt set.
+func ExampleClient_CreateGroup() {
+	env := startServer()
+	defer env.Stop()
+	ctx := context.Background()
+
+	client, err := pam.New(pam.Config{BaseURL: env.URL, Team: "demo", KeyID: env.KeyID, KeySecret: env.KeySecret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.CreateGroup(ctx, "on-call", pam.SecurityAdmin); err != nil {
+		log.Fatal(err)
+	}
+	if err := client.UpdateGroup(ctx, "on-call", pam.SecurityAdmin, pam.ResourceAdmin); err != nil {
+		log.Fatal(err)
+	}
+	g, err := client.GetGroup(ctx, "on-call")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.Name, g.Roles)
+	if err := client.DeleteGroup(ctx, "on-call"); err != nil {
+		log.Fatal(err)
+	}
+	g, err = client.GetGroup(ctx, "on-call")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("deleted:", g.DeletedAt != nil)
+	// Output:
+	// on-call [resource_admin security_admin]
+	// deleted: true
 }

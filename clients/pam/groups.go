@@ -9,16 +9,16 @@ import (
 )
 
 // Role is a role a group grants its members.
-type Role = pamapi.Role
+type Role string
 
 // The roles of the PAM API.
 const (
-	PAMAdmin               Role = pamapi.RolePamAdmin
-	ResourceAdmin          Role = pamapi.RoleResourceAdmin
-	DelegatedResourceAdmin Role = pamapi.RoleDelegatedResourceAdmin
-	SecurityAdmin          Role = pamapi.RoleSecurityAdmin
-	DelegatedSecurityAdmin Role = pamapi.RoleDelegatedSecurityAdmin
-	EndUser                Role = pamapi.RoleEndUser
+	PAMAdmin               Role = "pam_admin"
+	ResourceAdmin          Role = "resource_admin"
+	DelegatedResourceAdmin Role = "delegated_resource_admin"
+	SecurityAdmin          Role = "security_admin"
+	DelegatedSecurityAdmin Role = "delegated_security_admin"
+	EndUser                Role = "end_user"
 )
 
 // ListGroupsOptions narrows a group listing. The zero value lists every live
@@ -68,7 +68,7 @@ func (c *Client) CreateGroup(ctx context.Context, name string, roles ...Role) (*
 	if roles == nil {
 		roles = []Role{}
 	}
-	resp, err := c.api.CreateGroupWithResponse(ctx, c.team, pamapi.CreateGroupJSONRequestBody{Name: name, Roles: roles})
+	resp, err := c.api.CreateGroupWithResponse(ctx, c.team, pamapi.CreateGroupJSONRequestBody{Name: name, Roles: wireRoles(roles)})
 	if err != nil {
 		return nil, failed("create group", err)
 	}
@@ -83,7 +83,7 @@ func (c *Client) UpdateGroup(ctx context.Context, name string, roles ...Role) er
 	if roles == nil {
 		roles = []Role{}
 	}
-	resp, err := c.api.UpdateGroupWithResponse(ctx, c.team, name, pamapi.UpdateGroupJSONRequestBody{Roles: roles})
+	resp, err := c.api.UpdateGroupWithResponse(ctx, c.team, name, pamapi.UpdateGroupJSONRequestBody{Roles: wireRoles(roles)})
 	if err != nil {
 		return failed("update group", err)
 	}
@@ -131,4 +131,13 @@ func (c *Client) ListRoles(ctx context.Context, opts *ListOptions) iter.Seq2[Rol
 	return listAll[RoleInfo](ctx, c, "list roles", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ClientInterface.ListRoles(ctx, c.team, params)
 	})
+}
+
+// wireRoles converts roles to the generated type of a request body.
+func wireRoles(roles []Role) []pamapi.Role {
+	out := make([]pamapi.Role, len(roles))
+	for i, r := range roles {
+		out[i] = pamapi.Role(r)
+	}
+	return out
 }

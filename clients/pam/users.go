@@ -10,17 +10,17 @@ import (
 )
 
 // UserKind says whether a user is a human or a service user.
-type UserKind = pamapi.UserKind
+type UserKind string
 
 // UserStatus is whether a user is active or disabled.
-type UserStatus = pamapi.UserStatus
+type UserStatus string
 
 // The kinds and statuses of users.
 const (
-	Human    UserKind   = pamapi.UserKindHuman
-	Service  UserKind   = pamapi.UserKindService
-	Active   UserStatus = pamapi.UserStatusActive
-	Disabled UserStatus = pamapi.UserStatusDisabled
+	Human    UserKind   = "human"
+	Service  UserKind   = "service"
+	Active   UserStatus = "active"
+	Disabled UserStatus = "disabled"
 )
 
 // ListUsersOptions narrows a user listing; the zero value lists every user.
@@ -45,10 +45,12 @@ func (c *Client) ListUsers(ctx context.Context, opts *ListUsersOptions) iter.Seq
 		params.Contains = &opts.Contains
 	}
 	if opts.Kind != "" {
-		params.Kind = &opts.Kind
+		k := pamapi.UserKind(opts.Kind)
+		params.Kind = &k
 	}
 	if opts.Status != "" {
-		params.Status = &opts.Status
+		st := pamapi.UserStatus(opts.Status)
+		params.Status = &st
 	}
 	return listAll[User](ctx, c, "list users", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ClientInterface.ListUsers(ctx, c.team, params)
@@ -101,7 +103,8 @@ func (c *Client) ListServiceUsers(ctx context.Context, opts *ListServiceUsersOpt
 		params.Contains = &opts.Contains
 	}
 	if opts.Status != "" {
-		params.Status = &opts.Status
+		st := pamapi.UserStatus(opts.Status)
+		params.Status = &st
 	}
 	return listAll[ServiceUser](ctx, c, "list service users", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ClientInterface.ListServiceUsers(ctx, c.team, params)
@@ -147,7 +150,8 @@ func (c *Client) UpdateServiceUser(ctx context.Context, name string, opts Update
 		body.Name = &opts.Name
 	}
 	if opts.Status != "" {
-		body.Status = &opts.Status
+		st := pamapi.UserStatus(opts.Status)
+		body.Status = &st
 	}
 	resp, err := c.api.UpdateServiceUserWithResponse(ctx, c.team, name, body)
 	if err != nil {

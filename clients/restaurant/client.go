@@ -211,9 +211,9 @@ func get[T any](ctx context.Context, c *Client, r Resource[T], guid string) (*T,
 	return &v, nil
 }
 
-// TipWithholding returns the restaurant's tip withholding setting.
-func (c *Client) GetTipWithholding(ctx context.Context) (*restaurantapi.TipWithholding, error) {
-	var v restaurantapi.TipWithholding
+// GetTipWithholding returns the restaurant's tip withholding setting.
+func (c *Client) GetTipWithholding(ctx context.Context) (*TipWithholding, error) {
+	var v TipWithholding
 	if _, err := c.getJSON(ctx, "/config/v2/tipWithholding", nil, &v); err != nil {
 		return nil, fmt.Errorf("restaurant: get tip withholding: %w", err)
 	}
@@ -226,7 +226,8 @@ type Change struct {
 	Resource string
 	// GUID is the entity's GUID.
 	GUID string
-	// Entity is the entity as its generated type (restaurantapi.MenuItem, ...).
+	// Entity is the entity as this package's type of its resource (MenuItem,
+	// ...), a value, not a pointer.
 	Entity any
 }
 

@@ -14,23 +14,23 @@ import (
 )
 
 // ErrorKey is the machine-readable name of an API error (its messageKey).
-type ErrorKey = restaurantapi.ErrorKey
+type ErrorKey string
 
 // The error keys a caller most often tells apart.
 const (
-	InvalidRequest              ErrorKey = restaurantapi.ErrorKeyINVALIDREQUEST
-	InvalidPageToken            ErrorKey = restaurantapi.ErrorKeyINVALIDPAGETOKEN
-	InvalidLastModified         ErrorKey = restaurantapi.ErrorKeyINVALIDLASTMODIFIED
-	MissingRestaurantExternalID ErrorKey = restaurantapi.ErrorKeyMISSINGRESTAURANTEXTERNALID
-	InvalidRestaurantExternalID ErrorKey = restaurantapi.ErrorKeyINVALIDRESTAURANTEXTERNALID
-	UnknownRestaurant           ErrorKey = restaurantapi.ErrorKeyUNKNOWNRESTAURANT
-	RestaurantNotGranted        ErrorKey = restaurantapi.ErrorKeyRESTAURANTNOTGRANTED
-	InvalidToken                ErrorKey = restaurantapi.ErrorKeyINVALIDTOKEN
-	TokenExpired                ErrorKey = restaurantapi.ErrorKeyTOKENEXPIRED
-	InvalidCredentials          ErrorKey = restaurantapi.ErrorKeyINVALIDCREDENTIALS
-	NotFound                    ErrorKey = restaurantapi.ErrorKeyNOTFOUND
-	RateLimited                 ErrorKey = restaurantapi.ErrorKeyRATELIMITED
-	InternalError               ErrorKey = restaurantapi.ErrorKeyINTERNALERROR
+	InvalidRequest              ErrorKey = "INVALID_REQUEST"
+	InvalidPageToken            ErrorKey = "INVALID_PAGE_TOKEN"
+	InvalidLastModified         ErrorKey = "INVALID_LAST_MODIFIED"
+	MissingRestaurantExternalID ErrorKey = "MISSING_RESTAURANT_EXTERNAL_ID"
+	InvalidRestaurantExternalID ErrorKey = "INVALID_RESTAURANT_EXTERNAL_ID"
+	UnknownRestaurant           ErrorKey = "UNKNOWN_RESTAURANT"
+	RestaurantNotGranted        ErrorKey = "RESTAURANT_NOT_GRANTED"
+	InvalidToken                ErrorKey = "INVALID_TOKEN"
+	TokenExpired                ErrorKey = "TOKEN_EXPIRED"
+	InvalidCredentials          ErrorKey = "INVALID_CREDENTIALS"
+	NotFound                    ErrorKey = "NOT_FOUND"
+	RateLimited                 ErrorKey = "RATE_LIMITED"
+	InternalError               ErrorKey = "INTERNAL_ERROR"
 )
 
 // Error is an error answer of the API. Use errors.As to read it, or
@@ -92,7 +92,7 @@ func parseError(resp *http.Response, body []byte) error {
 	if err := json.Unmarshal(body, &e); err != nil || e.MessageKey == "" {
 		return retry.Wrap(resp, &Error{StatusCode: status, Key: InternalError, Message: fmt.Sprintf("unexpected answer %d: %.200s", status, body)})
 	}
-	out := &Error{StatusCode: status, Key: e.MessageKey, Code: e.Code, Message: e.Message, RequestID: e.RequestId, CanRetry: e.CanRetry}
+	out := &Error{StatusCode: status, Key: ErrorKey(e.MessageKey), Code: e.Code, Message: e.Message, RequestID: e.RequestId, CanRetry: e.CanRetry}
 	if e.FieldName != nil {
 		out.FieldName = *e.FieldName
 	}

@@ -4,32 +4,25 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 	"time"
 
+	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/restaurant"
-	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
-// demoServer starts a server with a 400-item demo configuration.
-func demoServer() (*restauranttest.Env, func()) {
-	dir, err := os.MkdirTemp("", "restaurant-example")
+// demoServer starts a server with a 400-item demo configuration, in a
+// process of its own (clients/internal/examplestack).
+func demoServer() *examplestack.Env {
+	env, err := examplestack.Start("restaurant")
 	if err != nil {
 		log.Fatal(err)
 	}
-	env, stop, err := restauranttest.Open(dir, restauranttest.Options{}, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if _, err := env.ImportDemoErr(400); err != nil {
-		log.Fatal(err)
-	}
-	return env, func() { stop(); os.RemoveAll(dir) }
+	return env
 }
 
 func ExampleClient_ListMenuItems() {
-	env, stop := demoServer()
-	defer stop()
+	env := demoServer()
+	defer env.Stop()
 	c, err := restaurant.New(restaurant.Config{
 		BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant,
 	})
@@ -53,8 +46,8 @@ func ExampleClient_ListMenuItems() {
 }
 
 func ExampleClient_GetServiceArea() {
-	env, stop := demoServer()
-	defer stop()
+	env := demoServer()
+	defer env.Stop()
 	c, err := restaurant.New(restaurant.Config{
 		BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant,
 	})
@@ -66,7 +59,7 @@ func ExampleClient_GetServiceArea() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		area, err := c.GetServiceArea(ctx, table.ServiceArea.Guid)
+		area, err := c.GetServiceArea(ctx, table.ServiceArea.GUID)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -78,8 +71,8 @@ func ExampleClient_GetServiceArea() {
 }
 
 func ExampleClient_Changes() {
-	env, stop := demoServer()
-	defer stop()
+	env := demoServer()
+	defer env.Stop()
 	c, err := restaurant.New(restaurant.Config{
 		BaseURL: env.URL, ClientID: env.ClientID, ClientSecret: env.ClientSecret, Restaurant: env.Restaurant,
 	})

@@ -1,56 +1,54 @@
 package restaurant
 
-import "github.com/apistack/apistack/gen/restaurantapi"
-
 // The resources of the configuration API, as Changes reports them; each has
 // its List and Get methods on Client.
 var (
 	// AlternatePaymentTypes are the restaurant's alternate payment types.
-	AlternatePaymentTypes = Resource[restaurantapi.AlternatePaymentType]{path: "alternatePaymentTypes", guid: func(v *restaurantapi.AlternatePaymentType) string { return v.Guid }}
+	AlternatePaymentTypes = Resource[AlternatePaymentType]{path: "alternatePaymentTypes", guid: func(v *AlternatePaymentType) string { return v.GUID }}
 	// BreakTypes are the restaurant's break types.
-	BreakTypes = Resource[restaurantapi.BreakType]{path: "breakTypes", guid: func(v *restaurantapi.BreakType) string { return v.Guid }}
+	BreakTypes = Resource[BreakType]{path: "breakTypes", guid: func(v *BreakType) string { return v.GUID }}
 	// CashDrawers are the restaurant's cash drawers.
-	CashDrawers = Resource[restaurantapi.CashDrawer]{path: "cashDrawers", guid: func(v *restaurantapi.CashDrawer) string { return v.Guid }}
+	CashDrawers = Resource[CashDrawer]{path: "cashDrawers", guid: func(v *CashDrawer) string { return v.GUID }}
 	// DiningOptions are the restaurant's dining options.
-	DiningOptions = Resource[restaurantapi.DiningOption]{path: "diningOptions", guid: func(v *restaurantapi.DiningOption) string { return v.Guid }}
+	DiningOptions = Resource[DiningOption]{path: "diningOptions", guid: func(v *DiningOption) string { return v.GUID }}
 	// Discounts are the restaurant's discounts.
-	Discounts = Resource[restaurantapi.Discount]{path: "discounts", guid: func(v *restaurantapi.Discount) string { return v.Guid }}
+	Discounts = Resource[Discount]{path: "discounts", guid: func(v *Discount) string { return v.GUID }}
 	// MenuGroups are the restaurant's menu groups.
-	MenuGroups = Resource[restaurantapi.MenuGroup]{path: "menuGroups", guid: func(v *restaurantapi.MenuGroup) string { return v.Guid }}
+	MenuGroups = Resource[MenuGroup]{path: "menuGroups", guid: func(v *MenuGroup) string { return v.GUID }}
 	// MenuItems are the restaurant's menu items and modifiers.
-	MenuItems = Resource[restaurantapi.MenuItem]{path: "menuItems", guid: func(v *restaurantapi.MenuItem) string { return v.Guid }}
+	MenuItems = Resource[MenuItem]{path: "menuItems", guid: func(v *MenuItem) string { return v.GUID }}
 	// MenuOptionGroups are the restaurant's modifier groups.
-	MenuOptionGroups = Resource[restaurantapi.MenuOptionGroup]{path: "menuOptionGroups", guid: func(v *restaurantapi.MenuOptionGroup) string { return v.Guid }}
+	MenuOptionGroups = Resource[MenuOptionGroup]{path: "menuOptionGroups", guid: func(v *MenuOptionGroup) string { return v.GUID }}
 	// Menus are the restaurant's menus.
-	Menus = Resource[restaurantapi.Menu]{path: "menus", guid: func(v *restaurantapi.Menu) string { return v.Guid }}
+	Menus = Resource[Menu]{path: "menus", guid: func(v *Menu) string { return v.GUID }}
 	// NoSaleReasons are the restaurant's no-sale reasons.
-	NoSaleReasons = Resource[restaurantapi.NoSaleReason]{path: "noSaleReasons", guid: func(v *restaurantapi.NoSaleReason) string { return v.Guid }}
+	NoSaleReasons = Resource[NoSaleReason]{path: "noSaleReasons", guid: func(v *NoSaleReason) string { return v.GUID }}
 	// PayoutReasons are the restaurant's payout reasons.
-	PayoutReasons = Resource[restaurantapi.PayoutReason]{path: "payoutReasons", guid: func(v *restaurantapi.PayoutReason) string { return v.Guid }}
+	PayoutReasons = Resource[PayoutReason]{path: "payoutReasons", guid: func(v *PayoutReason) string { return v.GUID }}
 	// PreModifiers are the restaurant's pre-modifiers.
-	PreModifiers = Resource[restaurantapi.PreModifier]{path: "preModifiers", guid: func(v *restaurantapi.PreModifier) string { return v.Guid }}
+	PreModifiers = Resource[PreModifier]{path: "preModifiers", guid: func(v *PreModifier) string { return v.GUID }}
 	// PreModifierGroups are the restaurant's pre-modifier groups.
-	PreModifierGroups = Resource[restaurantapi.PreModifierGroup]{path: "preModifierGroups", guid: func(v *restaurantapi.PreModifierGroup) string { return v.Guid }}
+	PreModifierGroups = Resource[PreModifierGroup]{path: "preModifierGroups", guid: func(v *PreModifierGroup) string { return v.GUID }}
 	// PriceGroups are the restaurant's price groups.
-	PriceGroups = Resource[restaurantapi.PriceGroup]{path: "priceGroups", guid: func(v *restaurantapi.PriceGroup) string { return v.Guid }}
+	PriceGroups = Resource[PriceGroup]{path: "priceGroups", guid: func(v *PriceGroup) string { return v.GUID }}
 	// Printers are the restaurant's printers.
-	Printers = Resource[restaurantapi.Printer]{path: "printers", guid: func(v *restaurantapi.Printer) string { return v.Guid }}
+	Printers = Resource[Printer]{path: "printers", guid: func(v *Printer) string { return v.GUID }}
 	// RestaurantServices are the restaurant's restaurant services.
-	RestaurantServices = Resource[restaurantapi.RestaurantService]{path: "restaurantServices", guid: func(v *restaurantapi.RestaurantService) string { return v.Guid }}
+	RestaurantServices = Resource[RestaurantService]{path: "restaurantServices", guid: func(v *RestaurantService) string { return v.GUID }}
 	// RevenueCenters are the restaurant's revenue centers.
-	RevenueCenters = Resource[restaurantapi.RevenueCenter]{path: "revenueCenters", guid: func(v *restaurantapi.RevenueCenter) string { return v.Guid }}
+	RevenueCenters = Resource[RevenueCenter]{path: "revenueCenters", guid: func(v *RevenueCenter) string { return v.GUID }}
 	// SalesCategories are the restaurant's sales categories.
-	SalesCategories = Resource[restaurantapi.SalesCategory]{path: "salesCategories", guid: func(v *restaurantapi.SalesCategory) string { return v.Guid }}
+	SalesCategories = Resource[SalesCategory]{path: "salesCategories", guid: func(v *SalesCategory) string { return v.GUID }}
 	// ServiceAreas are the restaurant's service areas.
-	ServiceAreas = Resource[restaurantapi.ServiceArea]{path: "serviceAreas", guid: func(v *restaurantapi.ServiceArea) string { return v.Guid }}
+	ServiceAreas = Resource[ServiceArea]{path: "serviceAreas", guid: func(v *ServiceArea) string { return v.GUID }}
 	// ServiceCharges are the restaurant's service charges.
-	ServiceCharges = Resource[restaurantapi.ServiceCharge]{path: "serviceCharges", guid: func(v *restaurantapi.ServiceCharge) string { return v.Guid }}
+	ServiceCharges = Resource[ServiceCharge]{path: "serviceCharges", guid: func(v *ServiceCharge) string { return v.GUID }}
 	// Tables are the restaurant's tables.
-	Tables = Resource[restaurantapi.Table]{path: "tables", guid: func(v *restaurantapi.Table) string { return v.Guid }}
+	Tables = Resource[Table]{path: "tables", guid: func(v *Table) string { return v.GUID }}
 	// TaxRates are the restaurant's tax rates.
-	TaxRates = Resource[restaurantapi.TaxRate]{path: "taxRates", guid: func(v *restaurantapi.TaxRate) string { return v.Guid }}
+	TaxRates = Resource[TaxRate]{path: "taxRates", guid: func(v *TaxRate) string { return v.GUID }}
 	// VoidReasons are the restaurant's void reasons.
-	VoidReasons = Resource[restaurantapi.VoidReason]{path: "voidReasons", guid: func(v *restaurantapi.VoidReason) string { return v.Guid }}
+	VoidReasons = Resource[VoidReason]{path: "voidReasons", guid: func(v *VoidReason) string { return v.GUID }}
 )
 
 // all lists every resource, for Changes.

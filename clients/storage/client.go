@@ -13,7 +13,6 @@ import (
 	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/retry"
 	"github.com/apistack/apistack/clients/storage/sigv4"
-	"github.com/apistack/apistack/gen/lifecycle"
 	"github.com/apistack/apistack/gen/storageapi"
 )
 
@@ -136,7 +135,7 @@ func (c *Client) editors(bucket string) []storageapi.RequestEditorFn {
 }
 
 // PutLifecycle replaces the bucket's lifecycle configuration with cfg.
-func (c *Client) PutLifecycle(ctx context.Context, bucket string, cfg *lifecycle.LifecycleConfiguration) error {
+func (c *Client) PutLifecycle(ctx context.Context, bucket string, cfg *LifecycleConfiguration) error {
 	body, err := MarshalConfiguration(cfg)
 	if err != nil {
 		return err
@@ -154,7 +153,7 @@ func (c *Client) PutLifecycle(ctx context.Context, bucket string, cfg *lifecycle
 
 // GetLifecycle returns the bucket's lifecycle configuration. A bucket without
 // one answers an *Error with Code "NoSuchLifecycleConfiguration".
-func (c *Client) GetLifecycle(ctx context.Context, bucket string) (*lifecycle.LifecycleConfiguration, error) {
+func (c *Client) GetLifecycle(ctx context.Context, bucket string) (*LifecycleConfiguration, error) {
 	resp, err := c.api.GetLifecycleWithResponse(ctx, bucket, &storageapi.GetLifecycleParams{}, c.editors(bucket)...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: get lifecycle of %q: %w", bucket, err)
@@ -162,7 +161,7 @@ func (c *Client) GetLifecycle(ctx context.Context, bucket string) (*lifecycle.Li
 	if resp.StatusCode() != http.StatusOK || resp.XML200 == nil {
 		return nil, fmt.Errorf("storage: get lifecycle of %q: %w", bucket, errorFrom(resp.HTTPResponse, resp.Body))
 	}
-	return resp.XML200, nil
+	return fromWire(resp.XML200), nil
 }
 
 // DeleteLifecycle removes the bucket's lifecycle configuration; deleting one

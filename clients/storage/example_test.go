@@ -5,37 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/http"
-	"os"
 
+	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/storage"
-	storageserver "github.com/apistack/apistack/servers/storage"
-	"github.com/apistack/apistack/servers/storage/storagetest"
 )
 
-// startServer runs a storage server with a plain bucket, a versioned bucket and
-// an access key, as `apistack serve --demo` would.
-func startServer() (env *storagetest.Env, stop func()) {
-	dir, err := os.MkdirTemp("", "storage-example")
+// startServer runs a storage server with a plain bucket, a versioned bucket
+// and an access key, as `apistack serve --demo` would, in a process of its
+// own (clients/internal/examplestack).
+func startServer() *examplestack.Env {
+	env, err := examplestack.Start("storage")
 	if err != nil {
 		log.Fatal(err)
 	}
-	env, closeEnv, err := storagetest.Open(dir, storagetest.Options{}, func(r *http.Request, status int, err error) {
-		log.Fatalf("response %d to %s breaks the spec: %v", status, r.URL, err)
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	return env, func() { closeEnv(); os.RemoveAll(dir) }
+	return env
 }
 
 func ExampleClient_PutLifecycle() {
-	env, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 	ctx := context.Background()
 
 	client, err := storage.New(storage.Config{
-		Endpoint: env.URL, Region: storageserver.DefaultRegion, KeyID: env.Key.KeyID, Secret: env.Key.Secret,
+		Endpoint: env.URL, Region: env.Region, KeyID: env.KeyID, Secret: env.KeySecret,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -45,10 +37,10 @@ func ExampleClient_PutLifecycle() {
 		storage.ExpireAfterDays("expire-logs", "logs/", 30),
 		storage.AbortIncompleteUploadsAfterDays("abort-uploads", "", 7),
 	)
-	if err := client.PutLifecycle(ctx, storagetest.Bucket, cfg); err != nil {
+	if err := client.PutLifecycle(ctx, env.Bucket, cfg); err != nil {
 		log.Fatal(err)
 	}
-	got, err := client.GetLifecycle(ctx, storagetest.Bucket)
+	got, err := client.GetLifecycle(ctx, env.Bucket)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,23 +53,23 @@ func ExampleClient_PutLifecycle() {
 }
 
 func ExampleError() {
-	env, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 	ctx := context.Background()
 
 	client, err := storage.New(storage.Config{
-		Endpoint: env.URL, Region: storageserver.DefaultRegion, KeyID: env.Key.KeyID, Secret: env.Key.Secret,
+		Endpoint: env.URL, Region: env.Region, KeyID: env.KeyID, Secret: env.KeySecret,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	// Expiration is for a bucket without versioning.
-	err = client.PutLifecycle(ctx, storagetest.VersionedBucket, storage.Configuration(storage.ExpireAfterDays("", "", 1)))
+	err = client.PutLifecycle(ctx, env.VersionedBucket, storage.Configuration(storage.ExpireAfterDays("", "", 1)))
 	var er *storage.Error
 	if errors.As(err, &er) {
 		fmt.Println(er.StatusCode, er.Code)
 	}
-	_, err = client.GetLifecycle(ctx, storagetest.Bucket)
+	_, err = client.GetLifecycle(ctx, env.Bucket)
 	if errors.As(err, &er) {
 		fmt.Println(er.StatusCode, er.Code)
 	}
@@ -87,21 +79,21 @@ func ExampleError() {
 }
 
 func ExampleClient_DeleteLifecycle() {
-	env, stop := startServer()
-	defer stop()
+	env := startServer()
+	defer env.Stop()
 	ctx := context.Background()
 
 	client, err := storage.New(storage.Config{
-		Endpoint: env.URL, Region: storageserver.DefaultRegion, KeyID: env.Key.KeyID, Secret: env.Key.Secret,
+		Endpoint: env.URL, Region: env.Region, KeyID: env.KeyID, Secret: env.KeySecret,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	rules := storage.Configuration(storage.ExpireNoncurrentAfterDays("old-versions", "", 30, 3))
-	if err := client.PutLifecycle(ctx, storagetest.VersionedBucket, rules); err != nil {
+	if err := client.PutLifecycle(ctx, env.VersionedBucket, rules); err != nil {
 		log.Fatal(err)
 	}
-	if err := client.DeleteLifecycle(ctx, storagetest.VersionedBucket); err != nil {
+	if err := client.DeleteLifecycle(ctx, env.VersionedBucket); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("deleted")

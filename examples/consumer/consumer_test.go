@@ -3,6 +3,8 @@ package consumer_test
 import (
 	"context"
 	"net/http/httptest"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,11 +16,24 @@ import (
 	"example.com/consumer"
 )
 
+// newStack is the whole of apistack for the test: in the test's process
+// (apistacktest.Start), or, when APISTACK_URL names a running apistack's
+// admin port (`make test` starts `apistack serve --demo` for it), a sandbox
+// of it created with APISTACK_SANDBOX_TOKEN and deleted when the test ends
+// (apistacktest.Connect). The tests below run the same either way.
+func newStack(t *testing.T, opts apistacktest.Options) *apistacktest.Stack {
+	t.Helper()
+	if url := os.Getenv("APISTACK_URL"); url != "" {
+		return apistacktest.Connect(t, url, os.Getenv("APISTACK_SANDBOX_TOKEN"))
+	}
+	return apistacktest.Start(t, opts)
+}
+
 // newService starts the whole of apistack for the test and the service
 // configured against it, its webhook receiver included.
 func newService(t *testing.T, opts apistacktest.Options) (*apistacktest.Stack, *consumer.Service) {
 	t.Helper()
-	st := apistacktest.Start(t, opts)
+	st := newStack(t, opts)
 	svc, err := consumer.New(consumer.Config{
 		PAM: st.PAMConfig(), Restaurant: st.RestaurantConfig(), Storage: st.StorageConfig(), Fax: st.FaxConfig(),
 		FaxConnectionID: st.Credentials.Fax.ConnectionID, FaxFrom: st.Credentials.Fax.From,
@@ -58,6 +73,9 @@ func TestGroupNames_RidesOutARateLimit(t *testing.T) {
 func TestMenuItemNames_FollowsEveryPage(t *testing.T) {
 	t.Parallel()
 	st, svc := newService(t, apistacktest.Options{})
+	if st.Remote() {
+		t.Skip("SeedMenu imports a menu through the restaurant server's operator code path, which only an in-process stack exposes")
+	}
 	st.SeedMenu(t, 350, 1) // more than one page of 300
 
 	names, err := svc.MenuItemNames(context.Background())
@@ -75,6 +93,10 @@ func TestSendFax_LearnsOfTheDeliveryFromTheWebhook(t *testing.T) {
 	require.NoError(t, err)
 	st.Clock.Advance(10 * time.Minute) // no sleep: the fax takes its steps now
 	require.NoError(t, svc.WaitForFax(ctx, id))
+	// What the service sent, as the journal has it: this fax, once.
+	sent := st.Requests(t, apistacktest.RequestFilter{API: "fax", Operation: "SendFax"})
+	require.Len(t, sent, 1)
+	assert.Contains(t, sent[0].RequestBody, "to=%2B13125550800")
 }
 
 func TestSendFax_ABusyLineFails(t *testing.T) {
@@ -112,4 +134,35 @@ func TestExpireLogs_PutsTheLifecycleRule(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cfg.Rules, 1)
 	assert.Equal(t, "expire-logs", *cfg.Rules[0].ID)
+}
+
+// TestREADME_ShowsTheseTests checks that the Go code the README's "Testing
+// your service against apistack" section shows is this file's, verbatim.
+func TestREADME_ShowsTheseTests(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	own, err := os.ReadFile("consumer_test.go")
+	require.NoError(t, err)
+	section := string(readme)
+	start := strings.Index(section, "## Testing your service against apistack")
+	require.GreaterOrEqual(t, start, 0)
+	section = section[start:]
+	section = section[:strings.Index(section[3:], "\n## ")+3]
+	blocks := 0
+	for rest := section; ; blocks++ {
+		i := strings.Index(rest, "```go\n")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("```go\n"):]
+		end := strings.Index(rest, "```")
+		require.GreaterOrEqual(t, end, 0)
+		// Each declaration of the block is in this file as it is shown.
+		for _, decl := range strings.SplitAfter(rest[:end], "\n}\n") {
+			assert.Contains(t, string(own), strings.TrimPrefix(decl, "\n"), "a README declaration that is not in consumer_test.go")
+		}
+		assert.Contains(t, rest[:end], "apistacktest.Connect(")
+		rest = rest[end:]
+	}
+	assert.Equal(t, 1, blocks)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for BodyEncoding.
@@ -86,6 +87,108 @@ func (e ErrorError) Valid() bool {
 	}
 }
 
+// Defines values for FaultAPI.
+const (
+	FaultAPIFax        FaultAPI = "fax"
+	FaultAPIPam        FaultAPI = "pam"
+	FaultAPIRestaurant FaultAPI = "restaurant"
+	FaultAPIStorage    FaultAPI = "storage"
+)
+
+// Valid indicates whether the value is a known member of the FaultAPI enum.
+func (e FaultAPI) Valid() bool {
+	switch e {
+	case FaultAPIFax:
+		return true
+	case FaultAPIPam:
+		return true
+	case FaultAPIRestaurant:
+		return true
+	case FaultAPIStorage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FaultKind.
+const (
+	FaultKindDrop             FaultKind = "drop"
+	FaultKindInternalError    FaultKind = "internal-error"
+	FaultKindRateLimited      FaultKind = "rate-limited"
+	FaultKindSlow             FaultKind = "slow"
+	FaultKindUnavailable      FaultKind = "unavailable"
+	FaultKindWebhookDuplicate FaultKind = "webhook-duplicate"
+	FaultKindWebhookFail      FaultKind = "webhook-fail"
+	FaultKindWebhookReorder   FaultKind = "webhook-reorder"
+)
+
+// Valid indicates whether the value is a known member of the FaultKind enum.
+func (e FaultKind) Valid() bool {
+	switch e {
+	case FaultKindDrop:
+		return true
+	case FaultKindInternalError:
+		return true
+	case FaultKindRateLimited:
+		return true
+	case FaultKindSlow:
+		return true
+	case FaultKindUnavailable:
+		return true
+	case FaultKindWebhookDuplicate:
+		return true
+	case FaultKindWebhookFail:
+		return true
+	case FaultKindWebhookReorder:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboundFaxOutcome.
+const (
+	InboundFaxOutcomeFailed   InboundFaxOutcome = "failed"
+	InboundFaxOutcomePartial  InboundFaxOutcome = "partial"
+	InboundFaxOutcomeReceived InboundFaxOutcome = "received"
+)
+
+// Valid indicates whether the value is a known member of the InboundFaxOutcome enum.
+func (e InboundFaxOutcome) Valid() bool {
+	switch e {
+	case InboundFaxOutcomeFailed:
+		return true
+	case InboundFaxOutcomePartial:
+		return true
+	case InboundFaxOutcomeReceived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboundFaxRequestOutcome.
+const (
+	InboundFaxRequestOutcomeFailed   InboundFaxRequestOutcome = "failed"
+	InboundFaxRequestOutcomePartial  InboundFaxRequestOutcome = "partial"
+	InboundFaxRequestOutcomeReceived InboundFaxRequestOutcome = "received"
+)
+
+// Valid indicates whether the value is a known member of the InboundFaxRequestOutcome enum.
+func (e InboundFaxRequestOutcome) Valid() bool {
+	switch e {
+	case InboundFaxRequestOutcomeFailed:
+		return true
+	case InboundFaxRequestOutcomePartial:
+		return true
+	case InboundFaxRequestOutcomeReceived:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for JournalEntryApi.
 const (
 	JournalEntryApiFax        JournalEntryApi = "fax"
@@ -104,6 +207,69 @@ func (e JournalEntryApi) Valid() bool {
 	case JournalEntryApiRestaurant:
 		return true
 	case JournalEntryApiStorage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JournalViolationIn.
+const (
+	JournalViolationInBody   JournalViolationIn = "body"
+	JournalViolationInCookie JournalViolationIn = "cookie"
+	JournalViolationInHeader JournalViolationIn = "header"
+	JournalViolationInPath   JournalViolationIn = "path"
+	JournalViolationInQuery  JournalViolationIn = "query"
+)
+
+// Valid indicates whether the value is a known member of the JournalViolationIn enum.
+func (e JournalViolationIn) Valid() bool {
+	switch e {
+	case JournalViolationInBody:
+		return true
+	case JournalViolationInCookie:
+		return true
+	case JournalViolationInHeader:
+		return true
+	case JournalViolationInPath:
+		return true
+	case JournalViolationInQuery:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnavailableErrorError.
+const (
+	UnavailableErrorErrorUnavailable UnavailableErrorError = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the UnavailableErrorError enum.
+func (e UnavailableErrorError) Valid() bool {
+	switch e {
+	case UnavailableErrorErrorUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventState.
+const (
+	WebhookEventStateAbandoned WebhookEventState = "abandoned"
+	WebhookEventStateDelivered WebhookEventState = "delivered"
+	WebhookEventStatePending   WebhookEventState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventState enum.
+func (e WebhookEventState) Valid() bool {
+	switch e {
+	case WebhookEventStateAbandoned:
+		return true
+	case WebhookEventStateDelivered:
+		return true
+	case WebhookEventStatePending:
 		return true
 	default:
 		return false
@@ -137,16 +303,35 @@ func (e ListSandboxRequestsParamsApi) Valid() bool {
 // BodyEncoding `utf8`: the body as text; `base64`: the body was not UTF-8 text.
 type BodyEncoding string
 
-// ClockMode The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-// runs on the stack's clock.
+// ClockChange Exactly one of `advance` and `set`.
+type ClockChange struct {
+	// Advance How far to move the clock, as a Go duration (`90s`, `10m`, `1h30m`); `0s` runs the work due now.
+	//
+	// Example: 10m
+	Advance *string `json:"advance,omitempty"`
+
+	// Set The instant to move the clock to; not before the sandbox's time.
+	Set *time.Time `json:"set,omitempty"`
+}
+
+// ClockMode The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+// advanced or set: work due at its current time (a fax just sent is due at once) runs
+// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+// wall time plus the offset its advances and sets added, and its due work (a fax's
+// steps, its webhook deliveries and retries) runs by itself within about a second, on
+// whichever replica gets to it first. A reset puts either back at the stack's time with
+// no offset. Default `real`.
 type ClockMode string
 
 // CreateSandboxRequest defines model for CreateSandboxRequest.
 type CreateSandboxRequest struct {
-	// Clock The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-	// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-	// runs on the stack's clock.
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
 	Clock *ClockMode `json:"clock,omitempty"`
 
 	// Ttl How long the sandbox lives after its last use, as a Go duration (`90s`, `30m`,
@@ -159,9 +344,13 @@ type CreateSandboxRequest struct {
 
 // CreatedSandbox defines model for CreatedSandbox.
 type CreatedSandbox struct {
-	// Clock The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-	// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-	// runs on the stack's clock.
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
 	Clock     ClockMode `json:"clock"`
 	CreatedAt time.Time `json:"created_at"`
 
@@ -174,6 +363,9 @@ type CreatedSandbox struct {
 	// Id Example: sbx-3f9a0c1d2e4b5a67
 	Id         string    `json:"id"`
 	LastUsedAt time.Time `json:"last_used_at"`
+
+	// Now The sandbox's time (its clock), which its tenants see.
+	Now time.Time `json:"now"`
 
 	// Token The sandbox's own token; answered only once.
 	Token string `json:"token"`
@@ -226,8 +418,115 @@ type Error struct {
 // ErrorError defines model for Error.Error.
 type ErrorError string
 
+// Fault defines model for Fault.
+type Fault struct {
+	// Api The API whose requests the fault takes.
+	Api     *FaultAPI `json:"api,omitempty"`
+	Attempt *int      `json:"attempt,omitempty"`
+
+	// Count How many it takes; 0 means no limit.
+	Count     int       `json:"count"`
+	CreatedAt time.Time `json:"created_at"`
+	Delay     *string   `json:"delay,omitempty"`
+
+	// Id Example: flt-0123456789abcdef
+	Id string `json:"id"`
+
+	// Kind What the fault does: `rate-limited` (429), `unavailable` (503), `internal-error`
+	// (500), `slow`, `drop` act on requests; `webhook-duplicate`, `webhook-reorder`,
+	// `webhook-fail` on the fax account's webhook deliveries.
+	Kind       FaultKind `json:"kind"`
+	Operation  *string   `json:"operation,omitempty"`
+	RetryAfter *string   `json:"retry_after,omitempty"`
+	Share      *float64  `json:"share,omitempty"`
+
+	// Taken How many requests (or deliveries) it took so far, on every replica.
+	Taken int `json:"taken"`
+}
+
+// FaultAPI The API whose requests the fault takes.
+type FaultAPI string
+
+// FaultKind What the fault does: `rate-limited` (429), `unavailable` (503), `internal-error`
+// (500), `slow`, `drop` act on requests; `webhook-duplicate`, `webhook-reorder`,
+// `webhook-fail` on the fax account's webhook deliveries.
+type FaultKind string
+
+// FaultList defines model for FaultList.
+type FaultList struct {
+	Data []Fault `json:"data"`
+}
+
+// FaultRequest defines model for FaultRequest.
+type FaultRequest struct {
+	// Api The API whose requests the fault takes.
+	Api *FaultAPI `json:"api,omitempty"`
+
+	// Attempt The delivery attempt a `webhook-fail` fault fails (1 is the first). Default 1.
+	Attempt *int `json:"attempt,omitempty"`
+
+	// Count How many of the next matching requests (or deliveries) the fault takes; 0 or absent with no `share` means every one.
+	Count *int `json:"count,omitempty"`
+
+	// Delay How long a `slow` fault holds a request, as a Go duration (at most 30s). Default 2s.
+	Delay *string `json:"delay,omitempty"`
+
+	// Kind What the fault does: `rate-limited` (429), `unavailable` (503), `internal-error`
+	// (500), `slow`, `drop` act on requests; `webhook-duplicate`, `webhook-reorder`,
+	// `webhook-fail` on the fax account's webhook deliveries.
+	Kind FaultKind `json:"kind"`
+
+	// Operation An operationId of the API's spec; absent means every operation.
+	Operation *string `json:"operation,omitempty"`
+
+	// RetryAfter What a 429 or 503 tells the caller to wait, as a Go duration (whole seconds on the wire, at least 1s, at most 1h). Default 1s.
+	RetryAfter *string `json:"retry_after,omitempty"`
+
+	// Share The chance, above 0 and at most 1, that a matching request is taken.
+	Share *float64 `json:"share,omitempty"`
+}
+
 // Headers Header values by canonical name, secrets redacted.
 type Headers map[string][]string
+
+// InboundFax defines model for InboundFax.
+type InboundFax struct {
+	// FaxId The fax's id in the fax API (and in its events' `fax_id`).
+	FaxId     openapi_types.UUID `json:"fax_id"`
+	From      string             `json:"from"`
+	Outcome   InboundFaxOutcome  `json:"outcome"`
+	PageCount int                `json:"page_count"`
+	To        string             `json:"to"`
+}
+
+// InboundFaxOutcome defines model for InboundFax.Outcome.
+type InboundFaxOutcome string
+
+// InboundFaxRequest defines model for InboundFaxRequest.
+type InboundFaxRequest struct {
+	// CallDurationSecs The length of the call; without it one is derived from the page count.
+	CallDurationSecs *int `json:"call_duration_secs,omitempty"`
+
+	// Document The PDF received, base64 (at most 10 MiB); not with `pages`.
+	Document *[]byte `json:"document,omitempty"`
+
+	// From The sender's number in E.164 form. Default `+14155550123`.
+	From *string `json:"from,omitempty"`
+
+	// Outcome `received` (default): the fax is received whole. `partial`: received with
+	// `partial_content` true. `failed`: the sender's call drops (`sender_call_dropped`).
+	Outcome *InboundFaxRequestOutcome `json:"outcome,omitempty"`
+
+	// Pages The pages of the sample PDF received when no `document` is given. Default 1.
+	Pages *int `json:"pages,omitempty"`
+
+	// To A number of the sandbox's fax account enabled on its application, in E.164 form. Default the sandbox's number (`credentials.fax.from`).
+	To *string `json:"to,omitempty"`
+}
+
+// InboundFaxRequestOutcome `received` (default): the fax is received whole. `partial`: received with
+// `partial_content` true. `failed`: the sender's call drops (`sender_call_dropped`).
+type InboundFaxRequestOutcome string
 
 // JournalEntry defines model for JournalEntry.
 type JournalEntry struct {
@@ -258,12 +557,21 @@ type JournalEntry struct {
 	// ResponseHeaders Header values by canonical name, secrets redacted.
 	ResponseHeaders Headers `json:"response_headers"`
 
+	// SandboxTime When the request arrived on the sandbox's own clock (`GetSandboxClock`): the time its
+	// tenants saw, e.g. the `created_at` of a fax it sent.
+	SandboxTime time.Time `json:"sandbox_time"`
+
 	// Seq The entry's place in the journal.
 	Seq    int64 `json:"seq"`
 	Status int   `json:"status"`
 
-	// Time When the request arrived (the stack's clock).
+	// Time When the request arrived, in wall time (the stack's clock; `since` filters on it).
 	Time time.Time `json:"time"`
+
+	// Violations The spec violations found in the request (empty when it kept to its API's spec):
+	// each place where it broke the spec and the rule it broke, as the API's 400 (or
+	// 404, 405, 413, 415) answer named them.
+	Violations []JournalViolation `json:"violations"`
 }
 
 // JournalEntryApi defines model for JournalEntry.Api.
@@ -277,11 +585,33 @@ type JournalPage struct {
 	NextAfter *int64 `json:"next_after,omitempty"`
 }
 
+// JournalViolation defines model for JournalViolation.
+type JournalViolation struct {
+	// In Where the violation is.
+	In JournalViolationIn `json:"in"`
+
+	// Name The parameter or header name, or a JSON pointer into the body (`/fax/to`); empty
+	// when the whole request or body is meant.
+	Name string `json:"name"`
+
+	// Rule The rule broken, as the API's error message words it.
+	//
+	// Example: must be at most 100
+	Rule string `json:"rule"`
+}
+
+// JournalViolationIn Where the violation is.
+type JournalViolationIn string
+
 // Sandbox defines model for Sandbox.
 type Sandbox struct {
-	// Clock The sandbox's clock: `frozen` moves only when told, `real` follows wall time.
-	// Default `real`. Stored and shown; until the per-sandbox clock lands, every sandbox
-	// runs on the stack's clock.
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
 	Clock     ClockMode `json:"clock"`
 	CreatedAt time.Time `json:"created_at"`
 
@@ -295,11 +625,122 @@ type Sandbox struct {
 	Id         string    `json:"id"`
 	LastUsedAt time.Time `json:"last_used_at"`
 
+	// Now The sandbox's time (its clock), which its tenants see.
+	Now time.Time `json:"now"`
+
 	// Ttl The TTL as a Go duration.
 	//
 	// Example: 1h0m0s
 	Ttl string `json:"ttl"`
 }
+
+// SandboxClock defines model for SandboxClock.
+type SandboxClock struct {
+	// Mode The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
+	Mode ClockMode `json:"mode"`
+
+	// Now The sandbox's time.
+	Now time.Time `json:"now"`
+
+	// Offset How far the sandbox's time is ahead of the stack's, as a Go duration.
+	//
+	// Example: 10m0s
+	Offset string `json:"offset"`
+}
+
+// UnavailableError The body of a 503 (the shape of Error).
+type UnavailableError struct {
+	// Code The HTTP status (503).
+	Code    int                   `json:"code"`
+	Error   UnavailableErrorError `json:"error"`
+	Message string                `json:"message"`
+}
+
+// UnavailableErrorError defines model for UnavailableError.Error.
+type UnavailableErrorError string
+
+// WebhookAttempt defines model for WebhookAttempt.
+type WebhookAttempt struct {
+	// Attempt The attempt's number (the body's `meta.attempt`), counted over every URL.
+	Attempt     int       `json:"attempt"`
+	AttemptedAt time.Time `json:"attempted_at"`
+
+	// Body The body sent, exactly as signed (JSON text); empty when nothing was sent.
+	Body string `json:"body"`
+
+	// Error Why the attempt failed (the status, a timeout, a refused connection); absent when it succeeded.
+	Error *string      `json:"error,omitempty"`
+	Event WebhookEvent `json:"event"`
+
+	// Headers The headers sent, the Ed25519 signature and its timestamp included.
+	Headers   map[string]string `json:"headers"`
+	LatencyMs float64           `json:"latency_ms"`
+
+	// NextRetryAt When the next try of the event is due, after a failed attempt that is retried.
+	NextRetryAt *time.Time `json:"next_retry_at,omitempty"`
+
+	// Seq The attempt's place in the log; pass the last one read as `after`.
+	Seq int64 `json:"seq"`
+
+	// StatusCode The HTTP status the target answered; absent when none came.
+	StatusCode *int `json:"status_code,omitempty"`
+
+	// Succeeded The target answered 2xx.
+	Succeeded bool `json:"succeeded"`
+
+	// Target The URL posted to, without its query or user info.
+	Target string `json:"target"`
+}
+
+// WebhookEvent defines model for WebhookEvent.
+type WebhookEvent struct {
+	AbandonedAt *time.Time `json:"abandoned_at,omitempty"`
+
+	// Attempts How many POSTs were made of it.
+	Attempts    int        `json:"attempts"`
+	CreatedAt   time.Time  `json:"created_at"`
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+	FaxId       string     `json:"fax_id"`
+
+	// Id The event's id, as its body carries it (a redelivery keeps it).
+	Id string `json:"id"`
+
+	// RedeliveryOf The `seq` of the event this one delivers again.
+	RedeliveryOf *int64 `json:"redelivery_of,omitempty"`
+
+	// Seq The event's place in the sender's queue (a redelivery has its own).
+	Seq int64 `json:"seq"`
+
+	// State `pending` (being delivered or waiting for a retry), `delivered`, or `abandoned` (every retry failed).
+	State WebhookEventState `json:"state"`
+
+	// Type Example: fax.delivered
+	Type string `json:"type"`
+}
+
+// WebhookEventState `pending` (being delivered or waiting for a retry), `delivered`, or `abandoned` (every retry failed).
+type WebhookEventState string
+
+// WebhookLogPage defines model for WebhookLogPage.
+type WebhookLogPage struct {
+	// Data The delivery attempts after `after`, oldest first.
+	Data []WebhookAttempt `json:"data"`
+
+	// NextAfter Present when more attempts follow; pass it as `after` for the next page.
+	NextAfter *int64 `json:"next_after,omitempty"`
+
+	// Pending The events not delivered nor abandoned yet, oldest first (at most 1000).
+	Pending []WebhookEvent `json:"pending"`
+}
+
+// FaultID defines model for FaultID.
+type FaultID = string
 
 // SandboxID defines model for SandboxID.
 type SandboxID = string
@@ -324,6 +765,9 @@ type TooLarge = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
+
+// Unavailable The body of a 503 (the shape of Error).
+type Unavailable = UnavailableError
 
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Error
@@ -352,8 +796,30 @@ type ListSandboxRequestsParams struct {
 // ListSandboxRequestsParamsApi defines parameters for ListSandboxRequests.
 type ListSandboxRequestsParamsApi string
 
+// ListSandboxWebhooksParams defines parameters for ListSandboxWebhooks.
+type ListSandboxWebhooksParams struct {
+	// After Only the attempts after this `seq`.
+	After *int64 `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most attempts answered (default 100).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Wait How long to wait for an attempt when there is none after `after`, as a Go duration
+	// (`10s`, `30s`); at most 30s. Default: answer at once.
+	Wait *string `form:"wait,omitempty" json:"wait,omitempty"`
+}
+
 // CreateSandboxJSONRequestBody defines body for CreateSandbox for application/json ContentType.
 type CreateSandboxJSONRequestBody = CreateSandboxRequest
+
+// AdvanceSandboxClockJSONRequestBody defines body for AdvanceSandboxClock for application/json ContentType.
+type AdvanceSandboxClockJSONRequestBody = ClockChange
+
+// AddSandboxFaultJSONRequestBody defines body for AddSandboxFault for application/json ContentType.
+type AddSandboxFaultJSONRequestBody = FaultRequest
+
+// TriggerInboundFaxJSONRequestBody defines body for TriggerInboundFax for application/json ContentType.
+type TriggerInboundFaxJSONRequestBody = InboundFaxRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -467,6 +933,145 @@ type ClientInterface interface {
 	// Corresponds with GET /sandboxes/{id} (the `GetSandbox` operationId).
 	GetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetSandboxClock Get a sandbox's clock
+	//
+	// The sandbox's clock mode and time.
+	//
+	// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+	GetSandboxClock(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdvanceSandboxClockWithBody Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClockWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClock(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClearSandboxFaults Delete every fault of a sandbox
+	//
+	// Removes every fault of the sandbox; requests are served normally again at once.
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+	ClearSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSandboxFaults List a sandbox's faults
+	//
+	// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+	// took so far; a fault whose `count` was all taken is listed until it is deleted.
+	//
+	// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+	ListSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddSandboxFaultWithBody Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFaultWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddSandboxFault Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFault(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSandboxFault Delete one fault of a sandbox
+	//
+	// Removes the fault; requests it would have taken are served normally at once.
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+	DeleteSandboxFault(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	//
 	// Every request made with the sandbox's credentials to any API, oldest first, with
@@ -495,10 +1100,68 @@ type ClientInterface interface {
 	// Puts the sandbox back as it was right after its creation: the same credentials
 	// and token, everything its credentials created since gone (PAM groups, users, keys
 	// and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-	// the seeded tenants as they were seeded, and the journal empty.
+	// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+	// offset (the one time a sandbox's time may go back).
 	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TriggerInboundFaxWithBody Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFaxWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFax(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	//
+	// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+	// each with its event (as it is now: pending, delivered or abandoned), the target URL
+	// (without its query or user info), the HTTP status answered or the error, the attempt
+	// number, when, when the next retry is due, and the signed headers and exact body that
+	// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+	// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+	//
+	// The log is read from the database, so every replica answers the same. Page with
+	// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+	// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+	// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+	// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+	//
+	// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+	ListSandboxWebhooks(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	//
+	// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+	// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+	// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+	// original's. Answers 202 with the queued copy.
+	//
+	// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+	RedeliverSandboxWebhook(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CreateSandboxWithBody Create a sandbox
@@ -579,6 +1242,225 @@ func (c *Client) GetSandbox(ctx context.Context, id SandboxID, reqEditors ...Req
 	return c.Client.Do(req)
 }
 
+// GetSandboxClock Get a sandbox's clock
+//
+// The sandbox's clock mode and time.
+//
+// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+func (c *Client) GetSandboxClock(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSandboxClockRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdvanceSandboxClockWithBody Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *Client) AdvanceSandboxClockWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceSandboxClockRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdvanceSandboxClock Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *Client) AdvanceSandboxClock(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceSandboxClockRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClearSandboxFaults Delete every fault of a sandbox
+//
+// Removes every fault of the sandbox; requests are served normally again at once.
+//
+// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+func (c *Client) ClearSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClearSandboxFaultsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSandboxFaults List a sandbox's faults
+//
+// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+// took so far; a fault whose `count` was all taken is listed until it is deleted.
+//
+// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+func (c *Client) ListSandboxFaults(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSandboxFaultsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddSandboxFaultWithBody Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *Client) AddSandboxFaultWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddSandboxFaultRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddSandboxFault Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *Client) AddSandboxFault(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddSandboxFaultRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSandboxFault Delete one fault of a sandbox
+//
+// Removes the fault; requests it would have taken are served normally at once.
+//
+// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+func (c *Client) DeleteSandboxFault(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSandboxFaultRequest(c.Server, id, faultId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListSandboxRequests List the requests a sandbox's credentials made
 //
 // Every request made with the sandbox's credentials to any API, oldest first, with
@@ -617,11 +1499,109 @@ func (c *Client) ListSandboxRequests(ctx context.Context, id SandboxID, params *
 // Puts the sandbox back as it was right after its creation: the same credentials
 // and token, everything its credentials created since gone (PAM groups, users, keys
 // and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-// the seeded tenants as they were seeded, and the journal empty.
+// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+// offset (the one time a sandbox's time may go back).
 //
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 func (c *Client) ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetSandboxRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TriggerInboundFaxWithBody Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *Client) TriggerInboundFaxWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTriggerInboundFaxRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TriggerInboundFax Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *Client) TriggerInboundFax(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTriggerInboundFaxRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSandboxWebhooks List the webhook deliveries of a sandbox
+//
+// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+// each with its event (as it is now: pending, delivered or abandoned), the target URL
+// (without its query or user info), the HTTP status answered or the error, the attempt
+// number, when, when the next retry is due, and the signed headers and exact body that
+// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+//
+// The log is read from the database, so every replica answers the same. Page with
+// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+//
+// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+func (c *Client) ListSandboxWebhooks(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSandboxWebhooksRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RedeliverSandboxWebhook Deliver a webhook event again
+//
+// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+// original's. Answers 202 with the queued copy.
+//
+// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+func (c *Client) RedeliverSandboxWebhook(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRedeliverSandboxWebhookRequest(c.Server, id, eventId)
 	if err != nil {
 		return nil, err
 	}
@@ -733,6 +1713,243 @@ func NewGetSandboxRequest(server string, id SandboxID) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSandboxClockRequest constructs an http.Request for the GetSandboxClock method
+func NewGetSandboxClockRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/clock", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdvanceSandboxClockRequest calls the generic AdvanceSandboxClock builder with application/json body
+func NewAdvanceSandboxClockRequest(server string, id SandboxID, body AdvanceSandboxClockJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAdvanceSandboxClockRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewAdvanceSandboxClockRequestWithBody constructs an http.Request for the AdvanceSandboxClock method, with any body, and a specified content type
+func NewAdvanceSandboxClockRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/clock", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClearSandboxFaultsRequest constructs an http.Request for the ClearSandboxFaults method
+func NewClearSandboxFaultsRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListSandboxFaultsRequest constructs an http.Request for the ListSandboxFaults method
+func NewListSandboxFaultsRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAddSandboxFaultRequest calls the generic AddSandboxFault builder with application/json body
+func NewAddSandboxFaultRequest(server string, id SandboxID, body AddSandboxFaultJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddSandboxFaultRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewAddSandboxFaultRequestWithBody constructs an http.Request for the AddSandboxFault method, with any body, and a specified content type
+func NewAddSandboxFaultRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteSandboxFaultRequest constructs an http.Request for the DeleteSandboxFault method
+func NewDeleteSandboxFaultRequest(server string, id SandboxID, faultId FaultID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "fault_id", faultId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/faults/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -895,6 +2112,179 @@ func NewResetSandboxRequest(server string, id SandboxID) (*http.Request, error) 
 	return req, nil
 }
 
+// NewTriggerInboundFaxRequest calls the generic TriggerInboundFax builder with application/json body
+func NewTriggerInboundFaxRequest(server string, id SandboxID, body TriggerInboundFaxJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTriggerInboundFaxRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewTriggerInboundFaxRequestWithBody constructs an http.Request for the TriggerInboundFax method, with any body, and a specified content type
+func NewTriggerInboundFaxRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/triggers/inbound-fax", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListSandboxWebhooksRequest constructs an http.Request for the ListSandboxWebhooks method
+func NewListSandboxWebhooksRequest(server string, id SandboxID, params *ListSandboxWebhooksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/webhooks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Wait != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", *params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRedeliverSandboxWebhookRequest constructs an http.Request for the RedeliverSandboxWebhook method
+func NewRedeliverSandboxWebhookRequest(server string, id SandboxID, eventId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "event_id", eventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/webhooks/%s/redeliver", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -981,6 +2371,153 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /sandboxes/{id} (the `GetSandbox` operationId).
 	GetSandboxWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*GetSandboxResponse, error)
 
+	// GetSandboxClockWithResponse Get a sandbox's clock
+	//
+	// The sandbox's clock mode and time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+	GetSandboxClockWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*GetSandboxClockResponse, error)
+
+	// AdvanceSandboxClockWithBodyWithResponse Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClockWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error)
+
+	// AdvanceSandboxClockWithResponse Advance or set a sandbox's clock
+	//
+	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// The new time is committed first; then the work of the sandbox's tenants that is due
+	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+	// the retries whose backoff ended) and the answer comes once it has: every event of
+	// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+	// the replica answering die meanwhile, another replica finishes the work within
+	// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+	// Other sandboxes and the stack's demo tenants are not affected.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+	AdvanceSandboxClockWithResponse(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error)
+
+	// ClearSandboxFaultsWithResponse Delete every fault of a sandbox
+	//
+	// Removes every fault of the sandbox; requests are served normally again at once.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+	ClearSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ClearSandboxFaultsResponse, error)
+
+	// ListSandboxFaultsWithResponse List a sandbox's faults
+	//
+	// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+	// took so far; a fault whose `count` was all taken is listed until it is deleted.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+	ListSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxFaultsResponse, error)
+
+	// AddSandboxFaultWithBodyWithResponse Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFaultWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error)
+
+	// AddSandboxFaultWithResponse Add a fault to a sandbox
+	//
+	// Makes requests made with the sandbox's credentials misbehave, or the webhook
+	// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+	// applies to the sandbox's own credentials only, never to another sandbox or to the
+	// demo tenants, on every replica: faults are kept in the database, and `count` is
+	// exact across replicas (each request taken is counted atomically).
+	//
+	// Request faults (`api` required; `operation`, an operationId of that API's spec,
+	// optional: every operation when absent) take the next `count` matching requests, or
+	// each with the chance `share`, or both (`share` until `count` were taken); neither
+	// means every matching request. A fault is applied once the request's credentials
+	// are known, so a request no credential of the sandbox authenticated is never taken.
+	// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+	// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+	// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+	// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+	// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+	// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+	// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+	// (the journal lists the request with status 0).
+	// A request that authenticates in its handler (PAM's token exchange, the restaurant
+	// login) runs it, and its answer is replaced by the fault's.
+	//
+	// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+	// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+	// `webhook-reorder` holds each of the next `count` back until the delivery after it
+	// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+	// attempt number `attempt` (default 1) of the next `count` events fail as if the
+	// receiver had answered 503, so it is retried as the fax API documents.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+	AddSandboxFaultWithResponse(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error)
+
+	// DeleteSandboxFaultWithResponse Delete one fault of a sandbox
+	//
+	// Removes the fault; requests it would have taken are served normally at once.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+	DeleteSandboxFaultWithResponse(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*DeleteSandboxFaultResponse, error)
+
 	// ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
 	//
 	// Every request made with the sandbox's credentials to any API, oldest first, with
@@ -1011,12 +2548,79 @@ type ClientWithResponsesInterface interface {
 	// Puts the sandbox back as it was right after its creation: the same credentials
 	// and token, everything its credentials created since gone (PAM groups, users, keys
 	// and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-	// the seeded tenants as they were seeded, and the journal empty.
+	// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+	// offset (the one time a sandbox's time may go back).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandboxWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
+
+	// TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFaxWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error)
+
+	// TriggerInboundFaxWithResponse Make a fax arrive at the sandbox's number
+	//
+	// An inbound fax arrives at a number of the sandbox's fax account (its number by
+	// default), exactly as a sender's call would make it: the fax is created `receiving`
+	// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+	// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+	// to the account's application webhook. The document is `document` (a PDF, base64),
+	// or a sample PDF of `pages` pages (default 1).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+	TriggerInboundFaxWithResponse(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error)
+
+	// ListSandboxWebhooksWithResponse List the webhook deliveries of a sandbox
+	//
+	// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+	// each with its event (as it is now: pending, delivered or abandoned), the target URL
+	// (without its query or user info), the HTTP status answered or the error, the attempt
+	// number, when, when the next retry is due, and the signed headers and exact body that
+	// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+	// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+	//
+	// The log is read from the database, so every replica answers the same. Page with
+	// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+	// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+	// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+	// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+	ListSandboxWebhooksWithResponse(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*ListSandboxWebhooksResponse, error)
+
+	// RedeliverSandboxWebhookWithResponse Deliver a webhook event again
+	//
+	// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+	// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+	// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+	// original's. Answers 202 with the queued copy.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+	RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error)
+}
+
+// CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
+type CreateSandboxResponse503Headers struct {
+	RetryAfter int
 }
 
 type CreateSandboxResponse struct {
@@ -1038,6 +2642,10 @@ type CreateSandboxResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSandboxResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1080,6 +2688,11 @@ func (r CreateSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -1109,6 +2722,11 @@ func (r CreateSandboxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandbox
+type DeleteSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type DeleteSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1122,6 +2740,10 @@ type DeleteSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxResponse503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -1147,6 +2769,11 @@ func (r DeleteSandboxResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -1178,6 +2805,11 @@ func (r DeleteSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxResponse503Headers the declared response headers of an HTTP 503 response for GetSandbox
+type GetSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type GetSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1193,6 +2825,10 @@ type GetSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1225,6 +2861,11 @@ func (r GetSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -1254,6 +2895,579 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxClock
+type GetSandboxClockResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetSandboxClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxClock
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxClockResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSandboxClockResponse) GetJSON200() *SandboxClock {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSandboxClockResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSandboxClockResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSandboxClockResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSandboxClockResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSandboxClockResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxClockResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSandboxClockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSandboxClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSandboxClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSandboxClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AdvanceSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for AdvanceSandboxClock
+type AdvanceSandboxClockResponse503Headers struct {
+	RetryAfter int
+}
+
+type AdvanceSandboxClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxClock
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdvanceSandboxClockResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON200() *SandboxClock {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AdvanceSandboxClockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdvanceSandboxClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdvanceSandboxClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdvanceSandboxClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ClearSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ClearSandboxFaults
+type ClearSandboxFaultsResponse503Headers struct {
+	RetryAfter int
+}
+
+type ClearSandboxFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClearSandboxFaultsResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ClearSandboxFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClearSandboxFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClearSandboxFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClearSandboxFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxFaults
+type ListSandboxFaultsResponse503Headers struct {
+	RetryAfter int
+}
+
+type ListSandboxFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaultList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxFaultsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON200() *FaultList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSandboxFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSandboxFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSandboxFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSandboxFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AddSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for AddSandboxFault
+type AddSandboxFaultResponse503Headers struct {
+	RetryAfter int
+}
+
+type AddSandboxFaultResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Fault
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddSandboxFaultResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON201() *Fault {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AddSandboxFaultResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddSandboxFaultResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddSandboxFaultResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddSandboxFaultResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxFault
+type DeleteSandboxFaultResponse503Headers struct {
+	RetryAfter int
+}
+
+type DeleteSandboxFaultResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxFaultResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSandboxFaultResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSandboxFaultResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSandboxFaultResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSandboxFaultResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
+type ListSandboxRequestsResponse503Headers struct {
+	RetryAfter int
+}
+
 type ListSandboxRequestsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1269,6 +3483,10 @@ type ListSandboxRequestsResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxRequestsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1301,6 +3519,11 @@ func (r ListSandboxRequestsResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxRequestsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListSandboxRequestsResponse) GetBody() []byte {
 	return r.Body
@@ -1330,6 +3553,11 @@ func (r ListSandboxRequestsResponse) ContentType() string {
 	return ""
 }
 
+// ResetSandboxResponse503Headers the declared response headers of an HTTP 503 response for ResetSandbox
+type ResetSandboxResponse503Headers struct {
+	RetryAfter int
+}
+
 type ResetSandboxResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1345,6 +3573,10 @@ type ResetSandboxResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResetSandboxResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1377,6 +3609,11 @@ func (r ResetSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResetSandboxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ResetSandboxResponse) GetBody() []byte {
 	return r.Body
@@ -1400,6 +3637,283 @@ func (r ResetSandboxResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ResetSandboxResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TriggerInboundFaxResponse503Headers the declared response headers of an HTTP 503 response for TriggerInboundFax
+type TriggerInboundFaxResponse503Headers struct {
+	RetryAfter int
+}
+
+type TriggerInboundFaxResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *InboundFax
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TriggerInboundFaxResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON201() *InboundFax {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TriggerInboundFaxResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TriggerInboundFaxResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TriggerInboundFaxResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TriggerInboundFaxResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListSandboxWebhooksResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxWebhooks
+type ListSandboxWebhooksResponse503Headers struct {
+	RetryAfter int
+}
+
+type ListSandboxWebhooksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookLogPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxWebhooksResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON200() *WebhookLogPage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSandboxWebhooksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSandboxWebhooksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSandboxWebhooksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSandboxWebhooksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RedeliverSandboxWebhookResponse503Headers the declared response headers of an HTTP 503 response for RedeliverSandboxWebhook
+type RedeliverSandboxWebhookResponse503Headers struct {
+	RetryAfter int
+}
+
+type RedeliverSandboxWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *WebhookEvent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RedeliverSandboxWebhookResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON202() *WebhookEvent {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RedeliverSandboxWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RedeliverSandboxWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RedeliverSandboxWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RedeliverSandboxWebhookResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1472,6 +3986,201 @@ func (c *ClientWithResponses) GetSandboxWithResponse(ctx context.Context, id San
 	return ParseGetSandboxResponse(rsp)
 }
 
+// GetSandboxClockWithResponse Get a sandbox's clock
+//
+// The sandbox's clock mode and time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/clock (the `GetSandboxClock` operationId).
+func (c *ClientWithResponses) GetSandboxClockWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*GetSandboxClockResponse, error) {
+	rsp, err := c.GetSandboxClock(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSandboxClockResponse(rsp)
+}
+
+// AdvanceSandboxClockWithBodyWithResponse Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *ClientWithResponses) AdvanceSandboxClockWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error) {
+	rsp, err := c.AdvanceSandboxClockWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdvanceSandboxClockResponse(rsp)
+}
+
+// AdvanceSandboxClockWithResponse Advance or set a sandbox's clock
+//
+// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
+// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
+// so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// The new time is committed first; then the work of the sandbox's tenants that is due
+// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
+// the retries whose backoff ended) and the answer comes once it has: every event of
+// the sandbox is then delivered, abandoned, or waiting for a retry due later. Should
+// the replica answering die meanwhile, another replica finishes the work within
+// seconds. A `frozen` sandbox stays at its new time; a `real` one runs on from it.
+// Other sandboxes and the stack's demo tenants are not affected.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/clock (the `AdvanceSandboxClock` operationId).
+func (c *ClientWithResponses) AdvanceSandboxClockWithResponse(ctx context.Context, id SandboxID, body AdvanceSandboxClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceSandboxClockResponse, error) {
+	rsp, err := c.AdvanceSandboxClock(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdvanceSandboxClockResponse(rsp)
+}
+
+// ClearSandboxFaultsWithResponse Delete every fault of a sandbox
+//
+// Removes every fault of the sandbox; requests are served normally again at once.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /sandboxes/{id}/faults (the `ClearSandboxFaults` operationId).
+func (c *ClientWithResponses) ClearSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ClearSandboxFaultsResponse, error) {
+	rsp, err := c.ClearSandboxFaults(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClearSandboxFaultsResponse(rsp)
+}
+
+// ListSandboxFaultsWithResponse List a sandbox's faults
+//
+// The sandbox's faults, oldest first, each with how many requests (or deliveries) it
+// took so far; a fault whose `count` was all taken is listed until it is deleted.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/faults (the `ListSandboxFaults` operationId).
+func (c *ClientWithResponses) ListSandboxFaultsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxFaultsResponse, error) {
+	rsp, err := c.ListSandboxFaults(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSandboxFaultsResponse(rsp)
+}
+
+// AddSandboxFaultWithBodyWithResponse Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *ClientWithResponses) AddSandboxFaultWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error) {
+	rsp, err := c.AddSandboxFaultWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddSandboxFaultResponse(rsp)
+}
+
+// AddSandboxFaultWithResponse Add a fault to a sandbox
+//
+// Makes requests made with the sandbox's credentials misbehave, or the webhook
+// deliveries of its fax account, the way the Go kit's in-process faults do. A fault
+// applies to the sandbox's own credentials only, never to another sandbox or to the
+// demo tenants, on every replica: faults are kept in the database, and `count` is
+// exact across replicas (each request taken is counted atomically).
+//
+// Request faults (`api` required; `operation`, an operationId of that API's spec,
+// optional: every operation when absent) take the next `count` matching requests, or
+// each with the chance `share`, or both (`share` until `count` were taken); neither
+// means every matching request. A fault is applied once the request's credentials
+// are known, so a request no credential of the sandbox authenticated is never taken.
+// Kinds: `rate-limited` answers 429 and `unavailable` 503, both with `Retry-After`
+// (`retry_after`, default 1s) and PAM's `X-RateLimit-*` headers; `internal-error`
+// answers 500; each in the API's documented error body (PAM's `too_many_requests`,
+// `service_offline`, `unknown_error`; the fax API's `internal_error`; storage's XML
+// `InternalError`; the restaurant API's `RATE_LIMITED` or `INTERNAL_ERROR`). The
+// operation does not run. `slow` holds the request for `delay` (default 2s, at most
+// 30s, wall time) and then serves it; `drop` closes the connection without an answer
+// (the journal lists the request with status 0).
+// A request that authenticates in its handler (PAM's token exchange, the restaurant
+// login) runs it, and its answer is replaced by the fault's.
+//
+// Webhook faults (no `api` or `operation`) act on the deliveries of the sandbox's fax
+// events: `webhook-duplicate` sends each of the next `count` deliveries twice,
+// `webhook-reorder` holds each of the next `count` back until the delivery after it
+// was sent (the receiver sees the two swapped), `webhook-fail` makes the delivery
+// attempt number `attempt` (default 1) of the next `count` events fail as if the
+// receiver had answered 503, so it is retried as the fax API documents.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/faults (the `AddSandboxFault` operationId).
+func (c *ClientWithResponses) AddSandboxFaultWithResponse(ctx context.Context, id SandboxID, body AddSandboxFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*AddSandboxFaultResponse, error) {
+	rsp, err := c.AddSandboxFault(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddSandboxFaultResponse(rsp)
+}
+
+// DeleteSandboxFaultWithResponse Delete one fault of a sandbox
+//
+// Removes the fault; requests it would have taken are served normally at once.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /sandboxes/{id}/faults/{fault_id} (the `DeleteSandboxFault` operationId).
+func (c *ClientWithResponses) DeleteSandboxFaultWithResponse(ctx context.Context, id SandboxID, faultId FaultID, reqEditors ...RequestEditorFn) (*DeleteSandboxFaultResponse, error) {
+	rsp, err := c.DeleteSandboxFault(ctx, id, faultId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSandboxFaultResponse(rsp)
+}
+
 // ListSandboxRequestsWithResponse List the requests a sandbox's credentials made
 //
 // Every request made with the sandbox's credentials to any API, oldest first, with
@@ -1508,7 +4217,9 @@ func (c *ClientWithResponses) ListSandboxRequestsWithResponse(ctx context.Contex
 // Puts the sandbox back as it was right after its creation: the same credentials
 // and token, everything its credentials created since gone (PAM groups, users, keys
 // and tokens; faxes, events and media; lifecycle configurations; restaurant tokens),
-// the seeded tenants as they were seeded, and the journal empty.
+// the seeded tenants as they were seeded, the journal and the webhook log empty, no
+// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
+// offset (the one time a sandbox's time may go back).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -1519,6 +4230,90 @@ func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, id S
 		return nil, err
 	}
 	return ParseResetSandboxResponse(rsp)
+}
+
+// TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *ClientWithResponses) TriggerInboundFaxWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error) {
+	rsp, err := c.TriggerInboundFaxWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTriggerInboundFaxResponse(rsp)
+}
+
+// TriggerInboundFaxWithResponse Make a fax arrive at the sandbox's number
+//
+// An inbound fax arrives at a number of the sandbox's fax account (its number by
+// default), exactly as a sender's call would make it: the fax is created `receiving`
+// and walks on as the fax API documents, with its events (`fax.receiving.started`,
+// then `fax.media.processing.started` and `fax.received`, or `fax.failed`) delivered
+// to the account's application webhook. The document is `document` (a PDF, base64),
+// or a sample PDF of `pages` pages (default 1).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/triggers/inbound-fax (the `TriggerInboundFax` operationId).
+func (c *ClientWithResponses) TriggerInboundFaxWithResponse(ctx context.Context, id SandboxID, body TriggerInboundFaxJSONRequestBody, reqEditors ...RequestEditorFn) (*TriggerInboundFaxResponse, error) {
+	rsp, err := c.TriggerInboundFax(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTriggerInboundFaxResponse(rsp)
+}
+
+// ListSandboxWebhooksWithResponse List the webhook deliveries of a sandbox
+//
+// The sandbox's webhook log: every delivery attempt of its fax events, oldest first,
+// each with its event (as it is now: pending, delivered or abandoned), the target URL
+// (without its query or user info), the HTTP status answered or the error, the attempt
+// number, when, when the next retry is due, and the signed headers and exact body that
+// were sent, so the delivery can be re-posted byte for byte (`apistack listen` does).
+// `pending` lists the events not delivered nor abandoned yet (some have no attempt yet).
+//
+// The log is read from the database, so every replica answers the same. Page with
+// `after` (the `seq` of the last attempt read, or `next_after`) and `limit`. With
+// `wait`, a request that finds no attempt after `after` waits up to that long (at most
+// 30s) and answers as soon as one is recorded, on any replica: a client streams the log
+// by asking again with the last `seq` it read. Reset empties the log; delete removes it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/webhooks (the `ListSandboxWebhooks` operationId).
+func (c *ClientWithResponses) ListSandboxWebhooksWithResponse(ctx context.Context, id SandboxID, params *ListSandboxWebhooksParams, reqEditors ...RequestEditorFn) (*ListSandboxWebhooksResponse, error) {
+	rsp, err := c.ListSandboxWebhooks(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSandboxWebhooksResponse(rsp)
+}
+
+// RedeliverSandboxWebhookWithResponse Deliver a webhook event again
+//
+// Queues the event for delivery again, whatever became of it, to the fax's webhook URLs:
+// the receiver gets the same event (same `id`) with a fresh timestamp and signature, and
+// the log shows the new attempts under a new event `seq` whose `redelivery_of` is the
+// original's. Answers 202 with the queued copy.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/webhooks/{event_id}/redeliver (the `RedeliverSandboxWebhook` operationId).
+func (c *ClientWithResponses) RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error) {
+	rsp, err := c.RedeliverSandboxWebhook(ctx, id, eventId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRedeliverSandboxWebhookResponse(rsp)
 }
 
 // ParseCreateSandboxResponse parses an HTTP response from a CreateSandboxWithResponse call
@@ -1591,6 +4386,26 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1648,6 +4463,26 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1709,6 +4544,546 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSandboxClockResponse parses an HTTP response from a GetSandboxClockWithResponse call
+func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSandboxClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxClock
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSandboxClockResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAdvanceSandboxClockResponse parses an HTTP response from a AdvanceSandboxClockWithResponse call
+func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdvanceSandboxClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxClock
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers AdvanceSandboxClockResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseClearSandboxFaultsResponse parses an HTTP response from a ClearSandboxFaultsWithResponse call
+func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClearSandboxFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ClearSandboxFaultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSandboxFaultsResponse parses an HTTP response from a ListSandboxFaultsWithResponse call
+func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSandboxFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaultList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListSandboxFaultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAddSandboxFaultResponse parses an HTTP response from a AddSandboxFaultWithResponse call
+func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddSandboxFaultResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Fault
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers AddSandboxFaultResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSandboxFaultResponse parses an HTTP response from a DeleteSandboxFaultWithResponse call
+func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSandboxFaultResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxFaultResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1770,6 +5145,26 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListSandboxRequestsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -1831,6 +5226,276 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ResetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTriggerInboundFaxResponse parses an HTTP response from a TriggerInboundFaxWithResponse call
+func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TriggerInboundFaxResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest InboundFax
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers TriggerInboundFaxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSandboxWebhooksResponse parses an HTTP response from a ListSandboxWebhooksWithResponse call
+func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSandboxWebhooksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookLogPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListSandboxWebhooksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRedeliverSandboxWebhookResponse parses an HTTP response from a RedeliverSandboxWebhookWithResponse call
+func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandboxWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RedeliverSandboxWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest WebhookEvent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RedeliverSandboxWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

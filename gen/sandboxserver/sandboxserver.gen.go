@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // ServerInterface represents all server handlers.
@@ -34,12 +35,39 @@ type ServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx echo.Context, id SandboxID) error
+	// GetSandboxClock Get a sandbox's clock
+	// (GET /sandboxes/{id}/clock)
+	GetSandboxClock(ctx echo.Context, id SandboxID) error
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	// (POST /sandboxes/{id}/clock)
+	AdvanceSandboxClock(ctx echo.Context, id SandboxID) error
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx echo.Context, id SandboxID) error
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx echo.Context, id SandboxID) error
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx echo.Context, id SandboxID) error
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx echo.Context, id SandboxID) error
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	// (GET /sandboxes/{id}/webhooks)
+	ListSandboxWebhooks(ctx echo.Context, id SandboxID, params ListSandboxWebhooksParams) error
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	// (POST /sandboxes/{id}/webhooks/{event_id}/redeliver)
+	RedeliverSandboxWebhook(ctx echo.Context, id SandboxID, eventId openapi_types.UUID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -85,6 +113,110 @@ func (w *ServerInterfaceWrapper) GetSandbox(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetSandbox(ctx, id)
+	return err
+}
+
+// GetSandboxClock converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSandboxClock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSandboxClock(ctx, id)
+	return err
+}
+
+// AdvanceSandboxClock converts echo context to params.
+func (w *ServerInterfaceWrapper) AdvanceSandboxClock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AdvanceSandboxClock(ctx, id)
+	return err
+}
+
+// ClearSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearSandboxFaults(ctx, id)
+	return err
+}
+
+// ListSandboxFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxFaults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxFaults(ctx, id)
+	return err
+}
+
+// AddSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) AddSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddSandboxFault(ctx, id)
+	return err
+}
+
+// DeleteSandboxFault converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSandboxFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "fault_id" -------------
+	var faultId FaultID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fault_id", ctx.Param("fault_id"), &faultId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fault_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSandboxFault(ctx, id, faultId)
 	return err
 }
 
@@ -164,6 +296,85 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// TriggerInboundFax converts echo context to params.
+func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TriggerInboundFax(ctx, id)
+	return err
+}
+
+// ListSandboxWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxWebhooks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSandboxWebhooksParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "wait" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", ctx.QueryParams(), &params.Wait, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter wait: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxWebhooks(ctx, id, params)
+	return err
+}
+
+// RedeliverSandboxWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverSandboxWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "event_id" -------------
+	var eventId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "event_id", ctx.Param("event_id"), &eventId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter event_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverSandboxWebhook(ctx, id, eventId)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -216,6 +427,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/sandboxes/:id", wrapper.GetSandbox, options.OperationMiddlewares["GetSandbox"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/reset", wrapper.ResetSandbox, options.OperationMiddlewares["ResetSandbox"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/requests", wrapper.ListSandboxRequests, options.OperationMiddlewares["ListSandboxRequests"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/webhooks", wrapper.ListSandboxWebhooks, options.OperationMiddlewares["ListSandboxWebhooks"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/webhooks/:event_id/redeliver", wrapper.RedeliverSandboxWebhook, options.OperationMiddlewares["RedeliverSandboxWebhook"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults", wrapper.ClearSandboxFaults, options.OperationMiddlewares["ClearSandboxFaults"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/faults", wrapper.ListSandboxFaults, options.OperationMiddlewares["ListSandboxFaults"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/faults/:fault_id", wrapper.DeleteSandboxFault, options.OperationMiddlewares["DeleteSandboxFault"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/triggers/inbound-fax", wrapper.TriggerInboundFax, options.OperationMiddlewares["TriggerInboundFax"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
 
 }
 
@@ -232,6 +452,15 @@ type RequestTimeoutJSONResponse Error
 type TooLargeJSONResponse Error
 
 type UnauthorizedJSONResponse Error
+
+type UnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type UnavailableJSONResponse struct {
+	Body UnavailableError
+
+	Headers UnavailableResponseHeaders
+}
 
 type UnsupportedMediaTypeJSONResponse Error
 
@@ -357,6 +586,21 @@ func (response CreateSandbox500JSONResponse) VisitCreateSandboxResponse(w http.R
 	return err
 }
 
+type CreateSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateSandbox503JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteSandboxRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -439,6 +683,21 @@ func (response DeleteSandbox500JSONResponse) VisitDeleteSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandbox503JSONResponse) VisitDeleteSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -531,6 +790,742 @@ func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandbox503JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClockRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type GetSandboxClockResponseObject interface {
+	VisitGetSandboxClockResponse(w http.ResponseWriter) error
+}
+
+type GetSandboxClock200JSONResponse SandboxClock
+
+func (response GetSandboxClock200JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSandboxClock400JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSandboxClock401JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSandboxClock403JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSandboxClock404JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetSandboxClock500JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandboxClock503JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClockRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *AdvanceSandboxClockJSONRequestBody
+}
+
+type AdvanceSandboxClockResponseObject interface {
+	VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error
+}
+
+type AdvanceSandboxClock200JSONResponse SandboxClock
+
+func (response AdvanceSandboxClock200JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AdvanceSandboxClock400JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AdvanceSandboxClock401JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AdvanceSandboxClock403JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AdvanceSandboxClock404JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AdvanceSandboxClock408JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response AdvanceSandboxClock413JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AdvanceSandboxClock415JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock500JSONResponse struct{ InternalJSONResponse }
+
+func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceSandboxClock503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response AdvanceSandboxClock503JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ClearSandboxFaultsResponseObject interface {
+	VisitClearSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ClearSandboxFaults204Response struct {
+}
+
+func (response ClearSandboxFaults204Response) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClearSandboxFaults400JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClearSandboxFaults401JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClearSandboxFaults403JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClearSandboxFaults404JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ClearSandboxFaults500JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ClearSandboxFaults503JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaultsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ListSandboxFaultsResponseObject interface {
+	VisitListSandboxFaultsResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxFaults200JSONResponse FaultList
+
+func (response ListSandboxFaults200JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxFaults400JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxFaults401JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxFaults403JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxFaults404JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxFaults500JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxFaults503JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFaultRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *AddSandboxFaultJSONRequestBody
+}
+
+type AddSandboxFaultResponseObject interface {
+	VisitAddSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type AddSandboxFault201JSONResponse Fault
+
+func (response AddSandboxFault201JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddSandboxFault400JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddSandboxFault401JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddSandboxFault403JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddSandboxFault404JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AddSandboxFault408JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response AddSandboxFault413JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddSandboxFault415JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSandboxFault503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response AddSandboxFault503JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFaultRequestObject struct {
+	Id      SandboxID `json:"id"`
+	FaultId FaultID   `json:"fault_id"`
+}
+
+type DeleteSandboxFaultResponseObject interface {
+	VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error
+}
+
+type DeleteSandboxFault204Response struct {
+}
+
+func (response DeleteSandboxFault204Response) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSandboxFault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSandboxFault400JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSandboxFault401JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSandboxFault403JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSandboxFault404JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSandboxFault500JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandboxFault503JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -628,6 +1623,21 @@ func (response ListSandboxRequests500JSONResponse) VisitListSandboxRequestsRespo
 	return err
 }
 
+type ListSandboxRequests503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxRequests503JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResetSandboxRequestObject struct {
 	Id SandboxID `json:"id"`
 }
@@ -720,6 +1730,359 @@ func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type ResetSandbox503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ResetSandbox503JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFaxRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *TriggerInboundFaxJSONRequestBody
+}
+
+type TriggerInboundFaxResponseObject interface {
+	VisitTriggerInboundFaxResponse(w http.ResponseWriter) error
+}
+
+type TriggerInboundFax201JSONResponse InboundFax
+
+func (response TriggerInboundFax201JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TriggerInboundFax400JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TriggerInboundFax401JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TriggerInboundFax403JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TriggerInboundFax404JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response TriggerInboundFax413JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax500JSONResponse struct{ InternalJSONResponse }
+
+func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response TriggerInboundFax503JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooksRequestObject struct {
+	Id     SandboxID `json:"id"`
+	Params ListSandboxWebhooksParams
+}
+
+type ListSandboxWebhooksResponseObject interface {
+	VisitListSandboxWebhooksResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxWebhooks200JSONResponse WebhookLogPage
+
+func (response ListSandboxWebhooks200JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxWebhooks400JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxWebhooks401JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxWebhooks403JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxWebhooks404JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxWebhooks500JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxWebhooks503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxWebhooks503JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhookRequestObject struct {
+	Id      SandboxID          `json:"id"`
+	EventId openapi_types.UUID `json:"event_id"`
+}
+
+type RedeliverSandboxWebhookResponseObject interface {
+	VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error
+}
+
+type RedeliverSandboxWebhook202JSONResponse WebhookEvent
+
+func (response RedeliverSandboxWebhook202JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RedeliverSandboxWebhook400JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RedeliverSandboxWebhook401JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RedeliverSandboxWebhook403JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RedeliverSandboxWebhook404JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook500JSONResponse struct{ InternalJSONResponse }
+
+func (response RedeliverSandboxWebhook500JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response RedeliverSandboxWebhook503JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// CreateSandbox Create a sandbox
@@ -731,12 +2094,39 @@ type StrictServerInterface interface {
 	// GetSandbox Get a sandbox
 	// (GET /sandboxes/{id})
 	GetSandbox(ctx context.Context, request GetSandboxRequestObject) (GetSandboxResponseObject, error)
+	// GetSandboxClock Get a sandbox's clock
+	// (GET /sandboxes/{id}/clock)
+	GetSandboxClock(ctx context.Context, request GetSandboxClockRequestObject) (GetSandboxClockResponseObject, error)
+	// AdvanceSandboxClock Advance or set a sandbox's clock
+	// (POST /sandboxes/{id}/clock)
+	AdvanceSandboxClock(ctx context.Context, request AdvanceSandboxClockRequestObject) (AdvanceSandboxClockResponseObject, error)
+	// ClearSandboxFaults Delete every fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults)
+	ClearSandboxFaults(ctx context.Context, request ClearSandboxFaultsRequestObject) (ClearSandboxFaultsResponseObject, error)
+	// ListSandboxFaults List a sandbox's faults
+	// (GET /sandboxes/{id}/faults)
+	ListSandboxFaults(ctx context.Context, request ListSandboxFaultsRequestObject) (ListSandboxFaultsResponseObject, error)
+	// AddSandboxFault Add a fault to a sandbox
+	// (POST /sandboxes/{id}/faults)
+	AddSandboxFault(ctx context.Context, request AddSandboxFaultRequestObject) (AddSandboxFaultResponseObject, error)
+	// DeleteSandboxFault Delete one fault of a sandbox
+	// (DELETE /sandboxes/{id}/faults/{fault_id})
+	DeleteSandboxFault(ctx context.Context, request DeleteSandboxFaultRequestObject) (DeleteSandboxFaultResponseObject, error)
 	// ListSandboxRequests List the requests a sandbox's credentials made
 	// (GET /sandboxes/{id}/requests)
 	ListSandboxRequests(ctx context.Context, request ListSandboxRequestsRequestObject) (ListSandboxRequestsResponseObject, error)
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// TriggerInboundFax Make a fax arrive at the sandbox's number
+	// (POST /sandboxes/{id}/triggers/inbound-fax)
+	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
+	// ListSandboxWebhooks List the webhook deliveries of a sandbox
+	// (GET /sandboxes/{id}/webhooks)
+	ListSandboxWebhooks(ctx context.Context, request ListSandboxWebhooksRequestObject) (ListSandboxWebhooksResponseObject, error)
+	// RedeliverSandboxWebhook Deliver a webhook event again
+	// (POST /sandboxes/{id}/webhooks/{event_id}/redeliver)
+	RedeliverSandboxWebhook(ctx context.Context, request RedeliverSandboxWebhookRequestObject) (RedeliverSandboxWebhookResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -850,6 +2240,203 @@ func (sh *strictHandler) GetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// GetSandboxClock operation middleware
+func (sh *strictHandler) GetSandboxClock(ctx echo.Context, id SandboxID) error {
+	var request GetSandboxClockRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSandboxClock(ctx.Request().Context(), request.(GetSandboxClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSandboxClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSandboxClockResponseObject); ok {
+		return validResponse.VisitGetSandboxClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AdvanceSandboxClock operation middleware
+func (sh *strictHandler) AdvanceSandboxClock(ctx echo.Context, id SandboxID) error {
+	var request AdvanceSandboxClockRequestObject
+
+	request.Id = id
+
+	var body AdvanceSandboxClockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AdvanceSandboxClock(ctx.Request().Context(), request.(AdvanceSandboxClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AdvanceSandboxClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AdvanceSandboxClockResponseObject); ok {
+		return validResponse.VisitAdvanceSandboxClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClearSandboxFaults operation middleware
+func (sh *strictHandler) ClearSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ClearSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearSandboxFaults(ctx.Request().Context(), request.(ClearSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearSandboxFaultsResponseObject); ok {
+		return validResponse.VisitClearSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSandboxFaults operation middleware
+func (sh *strictHandler) ListSandboxFaults(ctx echo.Context, id SandboxID) error {
+	var request ListSandboxFaultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxFaults(ctx.Request().Context(), request.(ListSandboxFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxFaultsResponseObject); ok {
+		return validResponse.VisitListSandboxFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddSandboxFault operation middleware
+func (sh *strictHandler) AddSandboxFault(ctx echo.Context, id SandboxID) error {
+	var request AddSandboxFaultRequestObject
+
+	request.Id = id
+
+	var body AddSandboxFaultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddSandboxFault(ctx.Request().Context(), request.(AddSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddSandboxFaultResponseObject); ok {
+		return validResponse.VisitAddSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSandboxFault operation middleware
+func (sh *strictHandler) DeleteSandboxFault(ctx echo.Context, id SandboxID, faultId FaultID) error {
+	var request DeleteSandboxFaultRequestObject
+
+	request.Id = id
+	request.FaultId = faultId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSandboxFault(ctx.Request().Context(), request.(DeleteSandboxFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSandboxFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSandboxFaultResponseObject); ok {
+		return validResponse.VisitDeleteSandboxFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSandboxRequests operation middleware
 func (sh *strictHandler) ListSandboxRequests(ctx echo.Context, id SandboxID, params ListSandboxRequestsParams) error {
 	var request ListSandboxRequestsRequestObject
@@ -901,81 +2488,279 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// TriggerInboundFax operation middleware
+func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error {
+	var request TriggerInboundFaxRequestObject
+
+	request.Id = id
+
+	var body TriggerInboundFaxJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TriggerInboundFax(ctx.Request().Context(), request.(TriggerInboundFaxRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TriggerInboundFax")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TriggerInboundFaxResponseObject); ok {
+		return validResponse.VisitTriggerInboundFaxResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSandboxWebhooks operation middleware
+func (sh *strictHandler) ListSandboxWebhooks(ctx echo.Context, id SandboxID, params ListSandboxWebhooksParams) error {
+	var request ListSandboxWebhooksRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxWebhooks(ctx.Request().Context(), request.(ListSandboxWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxWebhooksResponseObject); ok {
+		return validResponse.VisitListSandboxWebhooksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedeliverSandboxWebhook operation middleware
+func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID, eventId openapi_types.UUID) error {
+	var request RedeliverSandboxWebhookRequestObject
+
+	request.Id = id
+	request.EventId = eventId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverSandboxWebhook(ctx.Request().Context(), request.(RedeliverSandboxWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverSandboxWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverSandboxWebhookResponseObject); ok {
+		return validResponse.VisitRedeliverSandboxWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Frrchs3sn6VrjlbZdI7pCjbcWLqxyk5cRJtHEdnpa1NlamjAWeaJKIZYAJgJDG2Huu8wHmyrW5gLiSH",
-	"kry51P7IL5saXBp9w9df40OU6qLUCpWz0fRDVAojCnRo+NeZUNlc3558RT8ytKmRpZNaRdPofIVg/ecn",
-	"FmQ2juJI0odSuFUUR0oUGE0jmUVxZPDnShrMoqkzFcaRTVdYCL+dc2ho2v/a+e3o/WT0SowWFx8OX979",
-	"JYojty5pEeuMVMvo7u6O1rKlVhZZvtci+zv+XKF19CvVyqHi/4qyzGUqSNaDnywJ/KGz618MLqJp9F8H",
-	"7dkP/Fd78MYYbfxWuwc2fjOYGxRXFhzpgOeBNiDAVDmOo7s4+lqbucwyVH+MWE5foQJp4VrkMoN55aAQ",
-	"a1DaQabBraRlqU4U6Vrkv79Qxwoqhbclpg4zQBrGErzT7mtdqez3l+CdBlulq9pFYaANaIVsMq+uTKNl",
-	"FZEgRudDljC407ksUFd/gFclwaUund8xmbKIjaPpbA2ZzFhQYYy8RriRbiWVdz4012ieWDAoMghLHIFF",
-	"lYF0IJZCKj7WudZvhVniH+OPLLW0oK/RsJy5LKQDvYBD+F6+Zon+oUTlVtrIX/CPcQe2ekyBSrr0viAt",
-	"HJ+ewJXSNzZIZauy1MZh9j1mUpxzAvojdUbC/e3sh3fjiMaFqZzrdLZ+o1KdUSrcScdJ5RZfBOfhpYQF",
-	"h7fuCJK5sPjyRffbjfD7/OP869EXPIyyN6qqiKbvI1opiiM/LbrYycJx9GWu06vvdYYPXQspDZxCsjD6",
-	"F1QJFPoaLWiVr+FmhQqczrMYEoMiT2Ch81zfWLgRec6+PJ6pr3AhqtyFIWM4c9pgBkJlYFf6Rh1BpZzM",
-	"+WglmlEd7rwx5EJlNga8RrOupZopUymSwQeQE+lVLeh4pjpq8DLz7SXyfjUYFA7DHdm5h0SWSVKHyE+N",
-	"LtE4SbfVQuQW46js/OlDxPs+5Detuu/iyLl8V+vf6hvItVr6MwUd5JKULRYODUhnIRfWQWUxJt8Q8I2G",
-	"rDLsxzBIXk1sEkPyfFIk8Uwlhyv69WxFv4dTEA5ypOmHRUw/Cm0dfP5ssoLB8wlkYm2HY2hsdbhKgipv",
-	"RVHmpLRDggSFuH2LaulW0fT5s7h79w/o4r/462A2G/v/Df97oOzHyn78//+zHwv70X4sPq6Gw7/2gYLm",
-	"L3r+E6autUwWTMM2yfMfFtH0/f2arifcxR+2DMXZ4yF31zfKp5kjEMreILkqO7tWKY57RW+h0fuwx8XO",
-	"eS78iTJUTorcPiSFQyWUszE0l0RK4yxHzRWuLSXiJMNCj9J21THlsoSE3Dz4QrD+Nv8oSnl5hWtWzHZU",
-	"UN64rEze+zHVSnlxLmXWO2JhdNH74QbnK62vLstqnst0z/ZbGm1kiRuRt2UIO/auf9HjWqUodvVx75mv",
-	"cL3vsPTJYmrQ9X52KIpPOiRPaHbcWL/vLAatE5UR/mL7hCOluUTl9p0qfL3nYO3Gl8uqd5X9Z2z33t5p",
-	"d92+Q1unjfBIaOvEVXq1R15UWamlcp9qX4NL6RHCzqd7tHONxkqtMLvcK9KWehr5mi07TtBoJ6zWs8Gu",
-	"nrY2KNmvKBe0Ctzwnz5Ne7yzo+d0L3D49vz8lK5kV9lOtpTK4RIN26Fesb6kpeKS5zLg5SiOqi6ujKNF",
-	"U4nFkdLucsHlBw1rgN5lAHeXvJ8/dweRc10bCqc+FFCgtcGf7jcSn7s+QzuvT3PfoshCCd4PJj5E0mFh",
-	"+7OG/4MwRqyjHazpl6ZKsUIL8zWkQmklU5EDlewxeHehkiITVL51LNEK+DddkULeKGfWvddD10if4Dzt",
-	"KWpsculPudCmEC6aRpmu5jm2MqmqmHvnKNCtdH8cknDChVDc9bvm80lGdyNdmlQW2BJTGGBRuhqudiqz",
-	"Qrh0hVSYKRz23O2xJ0L6pPm5Qq+1HoJB3AB/Bj88BrkAoda9G9SOSph+T/ppB1xip3a4DwNt1BnbizhT",
-	"qZSgVWe/udY5CtUdu2r9976tajfv0Dr3HaYz4lecprvKg8cJgz/9PBZ/7rcwUsg8sVDmIsUaov3kw2ns",
-	"E5Z3dKncyxe9WdBnyI7InW+UtHY3/ue293oqIYPBThE03BAiEw5HvOZD4JUOzCgr6oZbE5VxzQsG4YOk",
-	"m3G+60A9Ntjy+31evtdxt31tr2ftd5aL/RnxtBdaZMKJjaR9nxdt5NaefK7w1l1yWbdr6FODFpXz6arQ",
-	"xvubROvz1RGUwlqmhiwkvAbV3Z6koXWhFEt8lBtumZ9P2KeXTg32a0vf1Fd1l8Jt3gj7fZTndOume/fq",
-	"DCWscVtKgzbstieePAEHGebo0G6U35XK0etaWiq7M5jjQht8bHzFkQeVbRFt57ej54tXYpIeZs/wxfwz",
-	"8fLzvnlU6F/Sjp+kqV5igTLW+fnbHcZgvFXdT4qJfTBFBMhOZvfbbZh0S+4NA2zasRetWkwrI936jKzp",
-	"PSxY4nx/6S6yQqqaGewYb8RyUVw0pKHoq/NJDew+fHGgMGhaLaycKz3bJ9VC1yyiSNkmoT0iSsnZlxAp",
-	"1Vo8yU4PDpbSrar5ONXFQT2m+c8uqAtBxmF+hdyJUEqqJdRTQICjvO/RE4e8UGv48gR+0nNmCuhnLtSy",
-	"EkucAop0NVO1K0sLQoG0OidjgUXmchueQSu+yGgO46aBgNPj74GKUSarSXdormWKFAdmpgIREYOAhbgF",
-	"kaa6oqTFY1t6NYbS6IXMMQaP8pjBYMLWTw5gsl5gpngFpjhopC9uLI1swWYtkS8deRyZljwZUq0Wchlc",
-	"fBhDmVcWxEzVt2a4punwzCm6FelYOgsd9wRKwGN4p/1XvWD9dFR5La0kIzhNmtBuxQx+l4qBN53VLVxh",
-	"6WqkQHmWiuEYrA7EpkHWGO0k/F0+U1rBqbZuafDsf94GMqpOT0ysztR5QLnS+iyW1ZyoDwqqjaBSVCsk",
-	"B7b2r2QM5yuDCN7ZfRRYEIaNgKXDbEqLj3ilp087Afb0KTelMt3R3VE7sjfynj6FQXJ8enJ2fvzld5dn",
-	"x+++ev3Dj5fnP3z35l3CUUlzk1a6musCvZgp2EdyDVkQJuZ8/oFmBRgkG6xuMjziyGAr0ZINtGmU+mLy",
-	"nI8h2kN0UwQdoUMGpkg11/YmdQ+KTCRcS1UDS0kisACNF7V7vwCnQTrmdOWCbpu6W4S30tLfVeZPyc6o",
-	"kBbtiO5dobWiDQQ7O4s0cPbt8ejZZy/9MrooBX2VigS2jsKJiXrgUt+GhWcq+TDjcncWxTDzFa//byh6",
-	"Z9FdEvYI7kaemGm0LM/xFoftOX5/k/qrNmPr13+3kDiXJ7ASlgEO5ShJqpaOex10scwU38ED0fbW1tuh",
-	"6xM9mbuxMpeDoU2kFUg3nHYu/pmqb37p6M8qLIr5IvaJxoeoT5U+2eR5UC2FMh/3hJJPgYpzq4aFMNPg",
-	"mDEs0cWUvegfv1e8AeTrlERLu3BZ2xvEcuwjPOH7NoFCZ8ihvtNAcTsUtm+eDJquDZkYCn3tPShfz9Ru",
-	"84bH+NRKSltYdMMYuCFgvcSBX4VcL720Ri6X5IXcJfz2/Px0plJdeBw6bfs6arN/Aw+0b3KZorLYuWOP",
-	"S5GucPRsPNm5ZW9ubsaCP4+1WR6Eufbg7cmXb96dveE5XFS5vHtbN7Icn560dBoBofHEz9AlKmZBoufj",
-	"yfh5KH8YlbTJlDGxtj340qcH24KOqW9Yejfq3LUxkzZZ6PJ0TOkDvw506exMde+owac2BoY8iOKlBT9w",
-	"vsKZah4fbLY8VmhwDO8QM7sfWdUpvHNNeCt2GJlGHXUl0VR2rwNV8Js0Z3ubeXe7T06eTQ5/4z2bNtWe",
-	"znBjUQ4vMoHXXcjsjZ3I715MJvs2bU5x0Hk1w1MOH56y0a3nSc8fntS+guEZXzw8Y+v1BU07fMRGzesG",
-	"nvDZY47T0+a/i6PPHqO+5hkNlx1VUQizbpy0DVkqBMTSMjfSRPwFzWkzwMEHmd358KfUvpsIvtotLGPv",
-	"Ah58cy7g9EgXlM+/GxcMDBaCcI1UsMjlcuU8+vYD8Br9GmleZZi1MV7zUXCyhW3rAd4DrdPlTN1oc8W1",
-	"hmN8Q/XAJjLtC2l/sG5Ib8TYi32qyP7j3fzFwzOaZ1C/0uW8Sh50uThaonuoa2zREUS0MXDdvd5OLzBQ",
-	"ZNTW+kwUbhr1G3R7LTr5zbLm49Lln37S+sk36B7hJN2nn3veSbRDDtqnofw+YSunHYQrmo3f631vQoao",
-	"uylZgI+bcLTrgE4zNmfUo/OMpi2koRqHJhIoFa5G/DUWGcObwH9ScZPqopDO+Qpmzg0cWz+nK2SeS4up",
-	"VpkNTSBpqPQPuj3ydUBbGfDeYUmfoGuqNbSQ6rqcS7oWicUzZalkg1xaZ5tM6fXAY+uJDaDyxGF9tlTk",
-	"uafuja6Wq4ZEqOcR9PNtBob41ledGyt3FOGGXIO81lmtJaYbqpL0ffgSvpOvPdocJP2EOr8X2sOUJ2DF",
-	"ukNGk/gWlaOq2j9FY7Hk9nM0kHamWA7/Cm3EpDwdOnm6ydInwzGchY6lT1CiLJEqKDJB6HLqxUwlxyFi",
-	"2XpJDMmXWl9JpP+doRu1v06Nvl2Pdob/ODou5eg7XPOBfxwdF7+MzgLpOOIKOuGcWZND4BsWcLPSFhmm",
-	"w0rnmYXEyqUSrjK8G+dSXtI3XhPCxMkVrhM2BllMpOQDa0je1z3Zi8Tje6t90c4zYSGR1vdM0UzNvUmD",
-	"N7aRBHibroRaooXB6fH3TyxvFx5RJHV52fBluV5K9cTOVOIps7PuuMD/uBWug7t6dwoJNfAZSne3DwI1",
-	"XEZFRZ6T7DBUn98YrZZUjwwhFYocY44zJZwzcl7RGGY8fH1jkD2HQgmzPpzxVlq3CepttJPqNjPTD1S+",
-	"dGpszjw1CdA8c/dN3LhD5Ebdh+2/ovd9Fz8sUU1LtOlo0O1aP7HdnvZwn9DdPl0reueZ3uFkEkeFVM3v",
-	"f0vYJo+FBC/t9kuPPuGaRuGGZLIgvX726hXL5X+xlLv9qUfYlTNzaIUSfDVNIS0pjpjh2iufVCluiPe4",
-	"ruleserroyNCYvHnxJs2adt+SR1CpcFrqSvLXbu9Vvatwl5B6+Zeo8pHKZJQFr8AbSSuDTzIwhvQw8lk",
-	"rzz8GLzfroeT4HDhZ480F78jsuz2cPegy5pvC0ffRCJ/Ys4Wc1Li3UoDe3AdYb8OKA0a/j0gqfVA9N9f",
-	"Nd7D151WbrP5O+eem60hm6HKu/MU2xPyWk2blkxXI6FE963HexpNoXkauO6lVsgXOiyNrkobc7PNxszs",
-	"dZa0R8CUQFyX//SlwEyKI8jlAtN1ut0Ks0ddQOBXGcYz5UlEJGBW8xEigAHKB+Fb3JDTTfAUpVv33dZ/",
-	"JxP9x5SQHVaVfefP8G7Dmy31MNnVacxzrG225N9fUEj5VkofEst1KvJOD7ttTA4SbnSbSiXDDVZ/enBw",
-	"+Ozz8WQ8GR9Ov5h88YqjNsjWT7PHdNOXmNaNFnZXT8i1jcFx5+JvDrh7Nf6TEcWeREeVjw8GLlXbOGmq",
-	"1XaTOgveXdz9KwAA//8=",
+	"7H1tcxs30uBfQfGeKpPeEUXJUjaWPlwpibLrjV/02MptqkKfBpwBSURDgBlgRHEd/az7A/fLrrobwGCG",
+	"Q4mKX56n9pwPsUjOAI1Go9+78aGX6cVSK6Gs6Z186C15yRfCihI//cirwr74Af7MhclKubRSq95J73Iu",
+	"2BR+fGKYzIe9pCfh6yW3817SU3wheic9fOBK5r2kV4rfK1mKvHdiy0okPZPNxYLThNaKEl7+39PC7v06",
+	"2nvO96bvPxx8c/cfvaRn10sYythSqlnv7i7pveMqn+jbbVAZ+vk+uHaHyExuH4ToDsYyS62MQJx9x/O3",
+	"4vdKGAufMq2sUPgnXy4LmXGAdf83AwB/iGb9j1JMeye9/7Ff78c+/Wr2z8tSlzTV5oJLmoxNSsGvDbOA",
+	"A3yP6ZJxVlaFGPbukt6PupzIPBfqy4Bl9bVQTBp2wwuZs0ll2YKvmdKW5ZrZuTQI1QsFuObF5wfqTLFK",
+	"idulyKzImYDHEILX2v6oK5V/fghea2aqbO5JlPV1ybQSuGWErlwLgygCQEpdDBBCR06XciF09QWoKnUk",
+	"dWVpxvQEQQyEpvM1y2WOgPKylDeCraSdS0XEJ8obUT4xrBQ8Z26IU2aEypm0jM+4VLisS61f8nImvgw9",
+	"ItTSMH0jSoSzkAtpmZ6yA/ZKfocQ/ax4Zee6lP8SX4YccNcTOKiAS6IFadjZxQt2rfTKeKhuuCz4pPh0",
+	"qIrG3E4GVf2QIwHaW5ZxBfCWgmdzJq1hObd8wo04ZaWw5ZrxqRUlS9/Ch70z+JAyIzKtcgM8eS547iRM",
+	"9MgmP39HrzCr2YpLyyZiqkvBbLmWauYp6T5WvpBKLqpF7+Qg8G2prJgJXDDi1lTLpS6tyF+JXPJLfOhL",
+	"0iMg8h/v3rweonBzr6Ic0fn6XGU6BzGzgZq0stNv3a7gUNwwK27tKUthI745in9bcZrn58sf977FxwBt",
+	"QgFmfu3BSL2kR6/13m9IuKT3faGz6+/nXNFh5XkuAQxeXJR6KUorQfJNeWFEe6XntzyzxRpJW09ZyvMb",
+	"rjKRMq5ylhphU4BkGQ0Dw+Mzm2v+u16xKS+BHBb6hvhmBqAlsHrO/qZZXpW4U6yfPh+ZNGHpwWiB/8yf",
+	"jRbp4JSlI5OyslIkKVe6vGZ5JZjSK8TJLV8s4Zz1DkaLXtJb8NuXQs3svHfy7DCJVYM+6AXv/9Ifj4f0",
+	"1+B/9pX5ozJ//N//Y/5YmD/MH4s/5oPBXzp0hqRnhO1WX6Qyliu7uUZm9Sluoj8EDV0H2CzAP9Xlgtve",
+	"SS/nVuzBt506lPtGT34TmQ07/Ern4iGlimDpp2e0SU4Zw9fTwZCl01L/S6iUwSpyw4yVRcEqZWUBzF+a",
+	"sXLbmwPXM8Ke1HvALTKTrCpLASiQC8H6nE35LfutMhZECAzhn9UqEwPcyrHiFhGixK1lbgLWT8eelsa9",
+	"Ezbujcy45/ZeWhRZGrQSfQPcBGaDBZSCF+4heGKsVrwoCJZlURHV6OnUCALWTWCQoI3Ab3KRJ/gZWWPl",
+	"qIxW8sSMlbFiaRL8dSUmc62vWS4KeSNK6QYCLiqFodWxyRqeFcXUi1k+AcC5Y6kJ02qsVnOZzQVw51Ig",
+	"w2IzgMZqWOtUlsYO2RkrBQC+rKxhQtq5KNmEZ9fMoc9Ynl07anKrV9qtdsh+EKjQOxQNxyriIbTtyIt5",
+	"0c1DSsGtp5dIQb6XmTQZA9LeQ0y3pmSgc1t0s5FCw5bXlM0A/cbJLdiYghvLKiPuYy3AUZKxSg/m8OmQ",
+	"OMwJILMQ8PrBIoEPC20s++vhaM76z0Ys52sziJB5MPeorFnP/LNxns6zjzuTu63BPSmKN9Peya/3Y9q/",
+	"cJd8aG0UqjUPcRK9UqT/nDKuzEqUwBIUyooMedkm6LWg/9XN8X5jPe9pRblQVvLCPASFFYorC6fRa68Z",
+	"PEfH8FqsDYqtXCz0XlaPOgRFoEN0TTniryXPlvLqWqwRMe1TAUL3qiqLzh8zrRSBA0Z01xPTUi86f3B8",
+	"5WpZTQqZbZm+hdEASxJAbsPgZuwc/30HaS35YhMf9675Wqy3LRZ+MiIrSXRu/GwFXzxqkfhCmLExftda",
+	"SmEsr0pOWuEjlpQVUii7bVXu13sWVk98Nas6R9m+xnru9kyb43Yt2lhdctL6Wiuusust8AqVL7VU9rH7",
+	"W4qZJPW6Q13aip0bURqplcivtoLUQk+AL0wZEUHAjhutY4JNPLUmWCJdAS+oEdigny5Mk7Gwgedsq072",
+	"98vLC5DYtjIRtwzmTdITfkQvpKVCX8yVM+R7Sa+KDV7UHp2LKOkpba+m6BeBx4KVdOUsoyucj9YduQrQ",
+	"4eY8Ol1awEIY4+jp/k3Cdfs11O91YQ6dlJ1s9yFdAd88u3gBo4B8XSxj8olQmelK2W5NYsEVqGfM8mth",
+	"TtmILQRXYG6Rg6F7azISuVccB91FaQfDquDdQoTOU60/TAu7Nzo4fHZ0/M1fv33OJ1kupl0jXkvyej2I",
+	"op/gwbukB+jldtshRdP/intTfvMQz3kpmuvV1aSIFquqxYQQBNhU9yDckZ1BH1qtPA9wJ0ChNhpMRVCN",
+	"GSjFa68Vd+1Hi/RIGEikfNp4D09j47aSIhBU54k9u3jBVnNtRA2+9X50op/YLH8EF6lxXG/XBgT/nDst",
+	"n+bLtTAnLC2B5JBSRZ6y/tHh80HCGp4f1j8ePYMv/cHew0OZjlX/eDSCH0yhV6AB56VepoxnYJqFJZ6y",
+	"1CkLe3lFnhQBD/svS6HLXJSoSPvvplwWKQxC4N4ynuFGPOkymJqGSLweYnDBd1azpj3PVgDyXtIDwGul",
+	"poYz+s6BGX0DQG7fg5fSdPCknFv0GkkrFmano9erNXZelny9Qa045FZa/HOG1p9nnZtE7zZqzdxTjLPW",
+	"PhM9wt+G9Q/AwMdtB5M1MpQOhmQUOX/eaJTc6917mGfrae0yWHCbzaWabecrrYMKjF6XjE/QJwGmMnD8",
+	"FFlc6kQA8R2tRBty+C+CftQFfeD2W2xX7o6dA2quixzsVAd/l9XqLdFno9j+PDTDz+jm+jgJsxG/Cb++",
+	"yP32nV28eGKYWYrs1O9GA/v+jdYqPf2Ez8mD8qyDm3J2dPgc6OB49IxZURREuhkvClF6r3XXXqzmuhDe",
+	"I+4Z3UqWIom8B6b2HhzM45PwWbcsSOnNo5zNucoAxIm+EWyEJnKAMGGWUNI+S3igQXySfzUrKiNvxCtP",
+	"/eSy31QJ6gPTeVS8qtDihkhwXdzw73XIoZsRRkx507RsMOC2j5uGZje8qAQ66zKutJIZL5jiC5EwsikM",
+	"K0XOMyvySAepAXyhJqBt/9jlQZjyW2c0dUXhKdbtHRggLkHR6KMDUqEzS9zAiXvCUhooHTRcxVWFGs/u",
+	"zgVd2UwvRGxalCIT8gZF7pKXVvICdRdZiLxTRi75TFwFDr3J/qx+2ERwWAk+Cat7NWyNKd7fi+8/6Yzk",
+	"RXHlTzQY1VtcTQUeUs+u4K3T4HqWFPOThuWiBPQxWAo+CNAzhL4hPb795uhhyZfrrFoItUUgX/zwI/Pb",
+	"lTCK+tTS4WDEXsnvBhRqQLmWAigmbZDMZG3FfSTT4XETKseoMB1coMzz4cE3RwzGjNyhfzk4Ojg+Pj4G",
+	"+4UcbDVjG4//8uvB3vP3yNU+HCQHR3edLCyiz43ANq07Zf2cZhychFMjTcALQwY9hLUjMacn0U/oF/e/",
+	"eHs4ZcDIhnDEgOhDvNStGvadgZppWD+lb6+Igkq9XAo4kk019k+cpy0EiD95+jNoIzZogK3mQqH24ukm",
+	"BVTM5I1QH6F+0QluiXC/+wEa74aNlHwmFKjrOYhFjLDU8ddkG9k0B3OT9NPYYzvlt0MgT2J+j6aqLsf5",
+	"P3QF1sS5suV6q//ho8y5wF9IMO1gOC+Enetu/9o9uhXQSbdyhaoV64PmviZKiVNBUNaLnCmtxGDY6yRM",
+	"0FA6oPm9EuW6G5KSrxj+zOjxhMkp42rdOYF3QE10vt7ilqgfuBJRQP0+pbQRfG8PYstKgXkYo3midSG4",
+	"ip+Nshzum8prJlEe2X2LiZ74iNXEozy4HPfw49fjjiQ6B7tU6BY1US5R7vXhZqjIB57/Jmwz6EycFkOW",
+	"0pqxchEdZvgqYWI4G+Lvae25SYG8KawsKahMvHc3N5wRv3dTrQA28MSwZcEz4bWx34hFNISnVPabo063",
+	"IHlzt2hEj8Ihcso6ct2Po7uIyVOWGomZGFNZWFEaYreD4c6IuJG6QH6xLcYGjKN+iKEz2ePFgxszFmnZ",
+	"tVhaClmbyLIbnIwVphoRaldzUcJes0mpr10iBMwFCi+OXRX1z2h91Ybi0WgEpv1YHY2OEnY0Ok7Y0cEz",
+	"+N/xwIUhUWnHkRZEFzs5a5ws+F9+vQ/6bYCOMNDWizlzYOCJz1l1NOEIoHWmmhJik/V0nN4Wx9zGH7ey",
+	"vDaX2sqTtrOZBu283y5YLzojT4/yoTVEdIclp8St3WbiX5SCvDtAnAtd0hGXwpDYO2VLbjCThBuWckpy",
+	"m+qy9iqB5rXTyd/VpbdBZBvIkaqTR7h8oYB2JluuZiQ1Esk+PQ+93/paApXhTncpKJRR3a12ukRypktG",
+	"IzpzGNOS//HuzWuGYTg0Bqyus9X66f6U3+5bnQ5OGfKHsQqaB3lOPPvQZcijWwjuGfmm1KyKLVAir0BG",
+	"oVqcAl3EzMWd2EqXOex1M0dsURnLJqJ2goxGD+YtSOUT0R1cXRsd5WJ8bArMnwk1Zc38iXvnih69A9ws",
+	"ZSmMm22LrHJZpLkohBWmkYZTqULQoZKGVUbkLt1td7HUDoaZye3es+lzPsoO8kNxNDnm3/y1672CG3sF",
+	"Mz4KU0qvHswwQQGMiW2wL4OEYaoWyrigq4hHrLAzqQnmvLx8ueFrbCU1zkeLkXmYRildAEiNlkiTNoip",
+	"hbHG1jcp6B4C/96Tc5PKFy7ovTOR77gNu+OYct7uSUHd3GJpGAc+F4xbUreSh7Zkpx1ZUDic9sIB14XX",
+	"jbzuTqwgz0Ql+Hj0zCmHc77EFF18bbCZ2rRTIgLFCndMR4hjc18qV+CfFHk6qyNWLaP9vlCW+zHyMHiZ",
+	"9cSwdCEsH7pH0kFCzjuwZoDXUTTi57cvu3HjXnsk8/FW4pYNBuUlYcJlYHPDjJwpkbM+yl4rbq2Xr94F",
+	"ZNFvv4JHhbKd5rbopqp/ztdI9D7IR66qYHfYCs6BLwZJMFA1RfZe55cNQgDHWwOmyjIh8obDPILkxrk4",
+	"7+MSbr/P8dm7RuXBtjBAR+JFG71uFIdhWON5fnh8fPAcUcxtVYqQ/wtrNpYvlkyqrKjyLe7/gluhsvXu",
+	"jh7UXF2I6j5hi5qoLUO8E9HmsqgTl/DK/X757cNQDvpDQeHNhx9vHddnp2EfF3rm9Gj8xA15xLF0qFar",
+	"H2U+X+3GqdBpwMuZsCH9tEmACgDJ+EJ0H9lAnN1TtYZmh7e30TiRe4Ue7B7k57cv2VIb4CJWJ1HYwDj/",
+	"mC5BSQIFeqofTpklk5POTR21DyC02FC8xAZ91qdowzDYYLTn/pC22OyEqxxz6h7D7xx45p6g/sWbd5eG",
+	"AcrZguco0D5xDpa8gf181Ft1+G6LttrhTAK8YVwP9QfYceTpGS/RApWW9YGJhuyKayGWxjtwOtyG/sEr",
+	"Pe2eMTXi97TJJLAWDU6Be9nUJVe7nMatjjK3tgYjCJGS3ytRidbi5g4FeqUGj+AFXRGgpVC5VLOU9ScC",
+	"hF3YUThLKy4tfDmlyllgroOEpeGZFI3XNFBvyvo+uQw4LDHRQcOypul6EenAOfMDdOo91tWgRQl9/HYY",
+	"v7/LMa9jukkdKW3o74Si6Fjdc45f6tn93piHE398dYXj6QnTRQ42PNWm7OpnaylwH+3SCcBNdVHo1Sd0",
+	"6iRh87efAirLq2lQYU6RIw62FraJpThMOxoNHou0oAU9nFBWA9+Z7WxEVpXSrt/BBEQIzhq63F76wfOF",
+	"VL7kNTKg9pAqAcehGpZ31YnAcnFFKEEFL9FH5YCbW7ukUkuQhb6Ek2fIpl3dP19KNMp6SQ9z9fElc7K/",
+	"P5N2Xk2GmV7s+2fCH5saoLNd0Q94LbDEXiksSHWvgKYLe0bKG3ETtWbfv2C/6Ql65uFjwdWs4jOBOapa",
+	"ibFyfhGsCmevfcaqAdusxPHZhTZ2Vop3//kylNwO2TmPasrBClVMGg0CGyvSmJ6GoEhC+QaKoTud0kTY",
+	"xdkrZgVfULifo3tGZoI0C1cGk7iAiY/RUhC8EZpdlnoqC5F44wjexEJmetvFPBsjUIENPEip9WAkjFUd",
+	"E/UQUeUC5Rv5EHam1VTOnEk9IOWIzCyyYpp7oITITTJWS1EGVMFwaJyBWngyVmO1x54+jTwXT5+yftqo",
+	"W0sTFgWgfOzJ8EVX4RA3Y8W21Q6xfrrkWJk65Tisww/8WSMgHQzZa2eW6SluXr3RMPqNNBLWZzXjYL9R",
+	"skE0GS2Kk+8JF9QOoCWsu5jzpC7m7C/0jTBUnQWsE2ZulXEOUDJS8WS/VTLJlashHAzZeb1D8MBeXsob",
+	"oTyLhYE3arMcawauXCdrGLmoCuAaTwxz9ZRbaintXMgSBnZFlYnrtYD+qnXC6oxhtpIq1yuTsIXIJWeF",
+	"VNdmyNCU4irUlZJObxIPMFZ3osU0EWAvYMknqCxlpYbsMoq8ASmEVflwFe6aX7UwTGERpxE4tsT6VOG2",
+	"EZMdiCzPcl+wh/mTsIsvpbHxd1ij+H0heNn6FsnyB/S+NsZw5Ixi7rVjw3NeCq8VhuTYdvoGDBgRnQ+k",
+	"HR0+T9DDhBmSI6/qkX/dJ5v4XhzkgUoYzGcKvSI5UCIWXJLM6baSWVC8gGd68/U1DRPyuJFIXQa3yMOZ",
+	"8FEEF6RFvEZIdHlhBvDi1TwXdphSoXK0ZGQ/jiCiTIokeD/wTGCRsDvAQP5JyAn0PoUE9HxYU7WEQ33w",
+	"DftJfudpBY/HtrAqnI4VpWBmWplqgbwAmSA3RpQWQ7z9cW+xDizeeDUfRoZjZak1S8jTwdrpQcCYx32h",
+	"Z21sOR0DiI5TivJSF4VLIQPFukaj1wyRjbgt68wIcjqSx613YHn3CwqO2tM1gZFdPpCGsTeTCIBeptg8",
+	"QirswJKCwcj2w+nb/yDzu338MR0gCQJnRUOcIMRxhbE04JClQegX0liqfC8FXxiqREFcZLzw2ValQ6Ut",
+	"5WwmSvP06QnKa0pGpJwEHwzrSGi6pNfq3EUAEpSJKb8FyMhuq/VJtNdYP33rbanmZqV+Z7EsHHf0LfwV",
+	"yTcsD/cAgcHASjmbW6fLo+aGGc0oA5s8IEdcUYUvaCuJP2hJTEe4i8TY2EwrcRq1PEDPuRIrEHxPDC4V",
+	"B336lGJHCHGDkQHIcWAFVQYQRiAEEAo201R6jzLaWL1EBo4qg8XTqzLgt2N11ioOj7oYuNhVjhTivzcs",
+	"tbZIkfWDFQHqlwSBAZKF1yXl+Vj1a+ZDxf0x6ojzqSh5nWjPNYahPI2TrkiatGNlQVqFjgGxXuSQ0oGT",
+	"hljGuECkTmJOhlQ4ctA6E2Z0s7DKi8WgEVELBKeVhKemUkkzF1H3DVBPI+nqC6To8Vwivx4rXz8lDS06",
+	"ZAmRVbHUpWWVysG+rE9zCuK3FIKRtUDEaFA28CwTSytyp/fBSE+fRhbK06fYrirXkU55Wj/ZabqQYL54",
+	"8e7y7Pufrt6dvf7huze/XF2++en8NXkOMBGphs7rjIiCrZriAAFB3YvM90hXaKung1MiHEB5QxKF3Tka",
+	"PcNl8HoRsY0FS4iq8TMBpNSexHenMqT1uGHo7BTr07DntaLt5z6i5B7yaYEQDX2kxK3EshWVO6YClKiQ",
+	"3UagEynUuwhKs8hd4F6W7N3fz/YOj7+hYfRiyeFXqVAgUlsVuQCLCRQOr6aMVfphjDGkcS9hY4pw0J8u",
+	"kjTu3aU+OYBIBCgx1772rJCZUEZElubZkmdzsXc4HG3YmqvVasjx56EuZ/vuXbP/8sX356/fneM7mO5l",
+	"i9hmDcg8u3hRFyX3TnoHwwN6Qy+FwpzT3rPhaPjMZRChbV6fCHTgaNPhb6Y9NvXZP6F+VMQzIpMxcQlS",
+	"JAEiQeUPPO0W5uLFAqH/2PYKgxBDqV0AoE6PVegt12wcMRelGLLXYOpt9y/4cxidddrFSGsL6PB5GCEb",
+	"6jsXcvsk/aE6W6LcbXYUPBwdfOI5Q7OPLc2pwo6i9ECBirhzxzPsE9Dd0Wi0bdKwiv2oKSK+cvDwK41m",
+	"bPjSs4dfqpsc4hvfPvxGq7kevHaww0SheR2+cLzLcjo6jd0lveNd0Be6JOILz3ZCXoito8OuWix4uQ6E",
+	"XR9zjP/MDDqOA5d4D++0tGJiGaBobDKPHzZTeZKGHiZ9GTbWQKNXp6mV9accBJpUbFqAggk6gbPdvRng",
+	"46c1X/DZtexFyxoLwVekWlDyxqrW8lCwdZSGd7CBhnLZ2ziXR9tQkf+3PxpHD78ROmP+F5ApofFBMk16",
+	"W4OntXZjhAV9wiTO59NmY6xPPpdAMehZbxJC7TXbpILRJ+POu7Hlr7T1cbT1N2F3IKy4E/KWTlj1I/t1",
+	"V2LsQNX2KIS8zR3IlWzfhc4picQnrm2jx+9dnt7nJkqa537K9NB/pdBPSKEeqRGl0uePo9JkiyHwCn39",
+	"HQmOU12ueJmfoEkYGnn2G7mNCfXX1CVGV70Hbayw1SeYlqHB5b2tLE8aq8fZiUXPtDDok0rGymiyP33e",
+	"Gi9KwXOw2ZUgDwibiEwvhOsYOeNSDYas1ZIU84BWOjgZlFiFfM5MLxbSWpFT+BVdUyr2XLRBd9qOT5/K",
+	"KzFWBAk2cuzfE73IeDWbW1YtQQdCT/XplogGeWJcNMP5SwAlejplQgUFCY0ccsQTErTzRc258Z5Y8hdi",
+	"gHAeh5ZoocGPmNRB6WRLngSiuOBWlEP2bq6rIoAZe4cw40IKTNZfzTFa+LCDiJpejpVvIMzOojajDmRj",
+	"+dr4BqJ+C08Z9yEpTCqDLdCKaqylHY7Vm1boxaOtO15TCup4PZ1iC/EudbEjkPa5bMeoJe9dM4Rvy0rc",
+	"/feSB5GzIEOYk2Zv1By7pPx7yYyv1meHYHMHxAWNd5JxHdoUhQvuM0jfCgpZE5ujoFCTXZ/W4Uz0JJJT",
+	"WelywYti7SInzlbcVL82w6o7GYf42lfj8BMZh63N7VLpHaXsaCjS082cq4Qcn+izmO/Qfm6sov5zp5g2",
+	"A/CRmE4x9yXFcBA6QLhzZGLwMO8KMXWJmY1I/+dU/+t2Zlt4PWHtK01/HE0Dhhv8cOp3toOWP4PWz6+F",
+	"qekak6fruHvNpCOvyUKaiZjzGxFiW05fHatIYXW5ElHyGCX/rThVjPxNs2uJqc5qb1nqTBi/dJZr0PXw",
+	"g8s1E4ZtBMexOUAEllbFOnHmQp0WFTRFCuljJD9W7zbdgSceDBAPLgjKmjFQvMTAHWlpxgprbRjPSm1M",
+	"nb7XRwbi473hyPv6IG71QmYgdAZohLiz4Wfvp3wpU+bVu1OWBl6QJpha1e7bwW1UO5+MlV5SmctJuyca",
+	"pcFSzcMAAavzf/yyNjrjwWa7cvxAH9QYzLe/S6gs185Z3zfEI74WuB/WIwMeBqdMUR/6sYrbtrVnDXSA",
+	"QR+kBBeejPKSmuQ5VrhvSq8UBqvriLvS0XMtrYABn4FfKG1I+nQsamA2Vj9JlW+2zQwRysPnRBON/pnH",
+	"o2cJ4YOSYeJbUcaqn0Z95tIkpLAcGDLjLs5ePTEs/WXvLbfiJcy49zT1KTCnHV05PTDHo9Epya77866o",
+	"5tpNY7W+AgnnewRjtljq0oWu9HRaSIU5ipVC1F7RrKdx6zEYx0MVfnfpjU8M++XVy7FKPec8j96PEj/d",
+	"MG/PLs+vXr549eLy/Af0KqQvXl+ev3199vLq/O3bN2/TgYsI1jQdrlDC7DvXJJHaI8aNJ8B0TbHJYt0L",
+	"ih3WLffG6tnIZ23h1RDeOFSkKhom7alveZoV2jiLta5nC+U6XIVIcz/qCYIyvwkU0oerTxoBNzir2QZm",
+	"dkXEaXxztzlXeSFKv4U+udHbWU3EjlWhZ1IN/C0Y9T0VzlUgiXHxTORssq7bXj4xyJxc4lBgTkoz4k+A",
+	"zpoxDXwXWFsXAkhhOrO8xoriOyddjWKxLsQQGccNOz0rica2K5mJuIus7yzrdn/rGJjiRBzKNuoW3GUQ",
+	"Y+UrIsmB41O5mBFu0+1KM7Piy6XIB0m7vekCJWs88lj5rDeX2JX6stGaFA8GnbC6UBgmPFIOBUqyANKc",
+	"53VQHBmP0U6fdLV8PpHB9wn0/MB0+zMaWaafyZfR6FS7kzPj4NPOfa9mGwXBZf7VSfH/hZMiD3YbpnDe",
+	"Y1du9U7sf/DXX97t4qgIjDbyS0jLVroqcgZKtlMcO30V27wUmzneX0PYX9xLoZXY2Ufxp+265MGH/VWu",
+	"neFJT3JbI5Tnjfz3XaxDNL3WlDDW9Ke4a7UwRkKZsV5iDdm567AEZF5HX6RiE+w0aPwNWAtZFDL0T576",
+	"Io+wLaeueDWohVQ/R0PSafPNnEJxA8UfSNEKSWwUZ5LWaWvNOgB8thnhCB1r/NqwGTR2Qih1NZuDft4I",
+	"eKANh73jmJnrlfFmTTRyhAhLNuJ3VCMQLNNGsQAqOv20u38X6vNbGnOlzPB1VBvp1Z7BKeNkJvjAVvMy",
+	"QbR9EQ7qJruHPcBg0enTZlMw0NffuW7IZFiB0sRLymZ2HZT1dKzSM8cdvKGbfo+9qOCvd8Lu1Z8uSn27",
+	"3tt4/Je9s6Xc+0msccG/7J0t/rX3zlUt7mEGKd1BqKduT12LKvLTKb4QTm1MQ0sHGBa1a2cTwTJI8b0W",
+	"6xQ3I1ad0199bcf7lNRssEKRfcObbCoFjE/G2Vi5sg/fJ7g2UL0qb4KRVl9UlLb1e4bq/RMzVikVzb2L",
+	"n3P5z3Yu1o5cGy4H4+OpO9vHfc5WpVYzdi3WA38t6ESgglvKSUWdC7CcVuUhgkbOzgccmx6m3gZXbHKm",
+	"N6pYN6uTfA3L2cWLcAG0b21WV4L24ntCP6JJK7DehyDy6fs1O+rH7VWfmNiJM9gGdNwlMLri9DFN7XcB",
+	"NvAxx+ClaV811AVcaFPYgIz6Ax8/fx53Cx6Nujrg7bCvyJldj1COzd98WFEan1ewFT6pMtEAb7erMreC",
+	"5cVHBAK1UMCtTesq9NBUYVmKG6krgyXkW3eZKtc7AfWV5vfdHLEJMRgyWDMeIPYbXBubvpi8Ax50cnXv",
+	"68HooTbQd+8/Y2Ai7hK5xYDzrha39HbPga/67UdHLJqsY1ukgGODLq/wul359Fl2WMZGV/h/6vjIRWWb",
+	"nQrp3lTj1by4Ks7VcyFNRxXiTee0yn2/g6hovV1V6vp1uDqyGZgSoASwWamrpUmwRN8kWEgRDWlOGWZT",
+	"J95dBL9gSfMpK+RUZOusXUBvTmMlgkYZJC4tCHsA1XkwToFALz79lsS9jkMWTVzkh23GEqb0WPkgq3+s",
+	"VeoXKOjEOzgXOqd7UdpX1Cb+4p2xcjfyIu/FshW5EJs5ZAu+ZjONWzfoUj/i4sf/+jTfKGkGCfsrv/o4",
+	"foW7+ycKH/Z9se6+K9Pd89e8fnIuc9YsBSZlB/Pa+E5XJ2CbUffgZD1W/pKLRhtA3rqWgnxM2Msk7rAg",
+	"a/bj7s0AA47YzIoX15hLt82ZHDlNHQ/qp1N+OwwDDY3lpbNHMaqCPyOTGrowcPwUhdXqEUIvJrzWga7c",
+	"GNQJi2NfQ11fHBedVs+ZqDmDhxkWHF2B0efs4ocf/QUpwAtdX5pwgYae+rtR3B0bkfO+i7tsFG9/Jnf6",
+	"5s02n7mmLFrRFo4WE7Xb0n87T/pjXeJfmv29omZFNV8JIrXVZyBijJ7zdfNFd4zMjnUNkT7Q7gQRt4Hw",
+	"2SLEN1rOwzjzIDAX1ue+ZbTSqxPmWlclzeZuIYV5kMTNH39++3Ks+ve3VnRvxO0j68pTktAY507iHqhj",
+	"RehM0KOW1JenYECPkqZDG06feLzZ4IJySoL3bayc3qUsxvYaEcuMKzYBbWHPdY2crC31n8I/+pvNKnIt",
+	"DDCrui9eHZXerUMZ6xu9EBSiUDps5Fo4V+UldfmkCCSPbrh6RCuBIbvAJux085KzqsnOjrsWYoMFDwBM",
+	"RiIiMsUpip+iTZsO2T9pQOxOkkQZIuhpmEqVm3hJjfZ1mAPvu7Tg89jzpB+nDwwaBdHcMKNJZLpLv0qR",
+	"6RLVZ00twULmUWh55ZuJuF6pWE3ADdUxYoZq8MLj4gkdklY/ZKTxAPBSmLrfKsWiWOlCT9I+4IrzrV12",
+	"dsW1Ov7VzpEv7/SoQfmCXo9k67Wd7k5I1xMukJbnDaUgJqZEu1liu4n4WPXTgxG2eHo2Mtj4ob7fM1yM",
+	"deLTOnyIkC406VgwQLXNr/gJ75f8rA6hVq/KLbrILu0oa47s+KJjhl9NsE/kMuqobNoSHQ1Kxif3FvmR",
+	"9z/g5l6RB8lB9FH2XXJ/S18numSeen0HxHvNi9x1LO5keuB67bSYTnbZfZnndovzPytRiUjeI2eq1TKQ",
+	"MQm2FcNonWtwh1AnPhWXbiD1O/rz25fmxNd+uaykmbC1MPc6G/4NSBj4No/TUph51DAdY2Y++pbUpW+g",
+	"TlCs1LqCvXCmqQUQeZJoHhKJLv2+0Qc5dYVuYNnJmVS8eGKG7MyJ68PRYS1csSlxzjK9XHf7jTrba226",
+	"kA4/Na9zLV27OR2A2+jonLiFfGVjH53ZgXRdN8QjWsPj0s274q65yE2a/XJ/fQ9HlNp5dalW1ESubjBb",
+	"N73qp+i5KSuVDhrNhk729w8O/zocDUfDg5NvR98+R7+TA627+0/CpDJLkdmEPI54Ap22GJjnMAqqBb/Z",
+	"JstzF2R3BwTIfEFP0pysUOdPDpkg9SQ+WtDNVVs9rFytvHuVSsg2X3SmcP1uFPzMu2RTKHWIBndpO1tG",
+	"R3++YXO+XIJqF2WRkQWkK2tkLlxJdPCODKIJgvHdvXKwkT2BNYRns7jXmdPCsJJLI3IyKjut72SsnD+P",
+	"HISU5yMx+77lb4ycaaE5fKP/YrtBKOwOtlVM2H09Fze7upFd5gQJGlrYxNEZNGPVcfOGccaUewlv6erX",
+	"BciHo6NwxQjmeCTsaHQQ7kCBT0djFaoLoqromVYCk2GwqyZY23iDGUEcocTVIcOaf377EkPTgqPwwhyg",
+	"5j3d6c/LnFvxI789q4dIn5iQR3xVlQX1ecy9DYeJ6GPlhSDItsjQCaeKo3ujPlRjFSn8njfdvb/7fwEA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

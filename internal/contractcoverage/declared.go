@@ -21,6 +21,7 @@ var APIs = map[string]string{
 	"storage":     "storage/openapi.yaml",
 	"restaurant":  "restaurant/openapi.yaml",
 	"admin":       "admin/openapi.yaml",
+	"sandbox":     "sandbox/openapi.yaml",
 }
 
 // Declared returns every (operation, status) pair the spec of api declares,

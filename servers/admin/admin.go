@@ -19,6 +19,7 @@ import (
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
@@ -100,29 +101,20 @@ func New(cfg Config) (*Server, error) {
 // Handler returns the admin API's HTTP handler, with the metrics at
 // MetricsPath when Config.Telemetry is set.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("admin", adminserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("admin: load spec: %w", err)
+	deps := descriptor.Deps{
+		Logger: s.logger, Telemetry: s.cfg.Telemetry, ValidateResponses: s.cfg.ValidateResponses,
+		OnResponseViolation: s.cfg.OnResponseViolation, ResponseChecks: s.cfg.ResponseChecks,
 	}
-	e, err := apiserver.New(apiserver.Config{
-		Name:  "admin",
-		Title: "apistack admin API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        s.authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-		},
+	e, err := deps.Echo(apiserver.Config{
+		Name:         "admin",
+		Title:        "apistack admin API",
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: MaxBodyBytes,
 		BodyLimits: map[string]int64{
 			"ImportRestaurantConfiguration": MaxConfigurationBytes,
 			"InjectFaxInbound":              MaxInboundFaxBytes,
 		},
-		Logger:   s.logger,
-		Observer: s.cfg.Telemetry.Observer(),
-	})
+	}, adminserver.GetSpec, s.authenticate)
 	if err != nil {
 		return nil, err
 	}

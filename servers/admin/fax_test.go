@@ -25,6 +25,7 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -43,9 +44,7 @@ func startFax(t *testing.T) *faxEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	db := openFaxDB(t)
-	violation := func(r *http.Request, status int, err error) {
-		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-	}
+	violation := specViolation(t)
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
 	fs, err := fax.New(ctx, fax.Config{Deps: fax.Deps{DB: db, ValidateResponses: true, OnResponseViolation: violation}, MasterKey: faxKey, Settings: fax.Settings{WebhookBackoff: time.Millisecond, WebhookMaxBackoff: 10 * time.Millisecond, Destinations: fax.DestinationOptions{AllowPrivate: true}}}) // webhooks to loopback receivers
@@ -59,36 +58,19 @@ func startFax(t *testing.T) *faxEnv {
 	t.Cleanup(func() { cancel(); <-done; faxHTTP.Close(); _ = db.Close() })
 
 	env := pamtest.Start(t, pamtest.Options{})
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, Fax: fs, ValidateResponses: true, OnResponseViolation: violation})
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	c, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithHTTPClient(&http.Client{Transport: rt}),
-		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+adminToken)
-			return nil
-		}))
-	require.NoError(t, err)
-	raw, err := adminapi.NewClient(hs.URL, adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+adminToken)
-		return nil
-	}))
+	adminURL := serveAdmin(t, checked(t, admin.Config{PAM: env.Operator, Fax: fs}))
+	c := adminClient(t, adminURL)
+	raw, err := adminapi.NewClient(adminURL, adminapi.WithRequestEditorFn(withAdminToken))
 	require.NoError(t, err)
 	pdf, err := fax.SamplePDF(2)
 	require.NoError(t, err)
-	return &faxEnv{admin: c, raw: raw, adminURL: hs.URL, faxURL: faxHTTP.URL, pdf: pdf}
+	return &faxEnv{admin: c, raw: raw, adminURL: adminURL, faxURL: faxHTTP.URL, pdf: pdf}
 }
 
 // faxClient is a fax API client with key, validating every exchange.
 func (e *faxEnv) faxClient(t *testing.T, key string) *faxclient.Client {
 	t.Helper()
-	rt, err := contract.ForAPI(contract.Fax, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	c, err := faxclient.New(faxclient.Config{BaseURL: e.faxURL, APIKey: key, Transport: rt, Retry: clients.RetryPolicy{MaxRetries: -1}})
+	c, err := faxclient.New(faxclient.Config{BaseURL: e.faxURL, APIKey: key, Transport: stacktest.Contract(t, contract.Fax), Retry: clients.RetryPolicy{MaxRetries: -1}})
 	require.NoError(t, err)
 	return c
 }
@@ -239,9 +221,14 @@ func TestInjectFaxInbound_DeliversTheFaxAndItsSignedEventsToTheApplication(t *te
 
 			f, err := env.faxClient(t, tn.key).GetFax(ctx, id)
 			require.NoError(t, err)
-			assert.Equal(t, faxapi.FaxDirectionInbound, f.Direction)
-			assert.Equal(t, tt.wantStatus, f.Status)
-			assert.Equal(t, tt.wantReason, f.FailureReason)
+			assert.Equal(t, faxapi.FaxDirectionInbound, faxapi.FaxDirection(f.Direction))
+			assert.Equal(t, tt.wantStatus, faxapi.FaxStatus(f.Status))
+			var reason *faxapi.FaxFailureReason
+			if f.FailureReason != nil {
+				r := faxapi.FaxFailureReason(*f.FailureReason)
+				reason = &r
+			}
+			assert.Equal(t, tt.wantReason, reason)
 			assert.Equal(t, "+14155550123", f.From)
 			if tt.wantStatus == faxapi.FaxStatusReceived {
 				assert.Equal(t, &tt.partial, f.PartialContent)

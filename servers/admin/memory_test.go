@@ -5,15 +5,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"runtime"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/internal/heaptest"
 )
 
 // largeImport is a restaurant configuration of about size bytes of menu
@@ -27,35 +25,6 @@ func largeImport(size int) []byte {
 	}
 	fmt.Fprintf(&b, `{"guid":"%s","entityType":"MenuItem","name":"Ghost","optionGroups":[{"guid":"%s","entityType":"MenuOptionGroup"}]}]}`, uuid.NewString(), uuid.NewString())
 	return b.Bytes()
-}
-
-// peakHeap runs f while sampling the heap and returns the peak growth of
-// HeapInuse.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base, peak := ms.HeapInuse, ms.HeapInuse
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	f()
-	close(done)
-	wg.Wait()
-	return peak - base
 }
 
 // BenchmarkImportLargestConfiguration sends a 30 MiB restaurant
@@ -73,7 +42,7 @@ func BenchmarkImportLargestConfiguration(b *testing.B) {
 	doc := largeImport(30 << 20)
 	var peaks []uint64
 	for b.Loop() {
-		peaks = append(peaks, peakHeap(func() {
+		peaks = append(peaks, heaptest.During(func() {
 			resp, err := env.api.ImportRestaurantConfigurationWithBodyWithResponse(ctx, guid, "application/json", bytes.NewReader(doc))
 			require.NoError(b, err)
 			require.Equal(b, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/internal/requestlog"
@@ -22,10 +21,7 @@ import (
 func metricsHandler(t *testing.T) http.Handler {
 	t.Helper()
 	env := pamtest.Start(t, pamtest.Options{})
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, Telemetry: telemetry.New(requestlog.New(0)),
-		ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
-			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-		}})
+	srv, err := admin.New(checked(t, admin.Config{PAM: env.Operator, Telemetry: telemetry.New(requestlog.New(0))}))
 	require.NoError(t, err)
 	h, err := srv.Handler()
 	require.NoError(t, err)
@@ -35,14 +31,7 @@ func metricsHandler(t *testing.T) http.Handler {
 func TestMetrics_ServedOnLoopbackAndCountTheAdminAPIsRequests(t *testing.T) {
 	hs := httptest.NewServer(metricsHandler(t))
 	t.Cleanup(hs.Close)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	api, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithHTTPClient(&http.Client{Transport: rt}),
-		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+adminToken)
-			return nil
-		}))
-	require.NoError(t, err)
+	api := adminClient(t, hs.URL)
 	ctx := context.Background()
 	scrape := func() telemetrytest.Families {
 		t.Helper()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,43 +13,23 @@ import (
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
-
-const adminToken = "test-admin-token"
 
 // start runs a PAM server and the admin API over it, and returns the PAM
 // environment and an authenticated admin client validated against its spec.
 func start(t *testing.T) (*pamtest.Env, *adminapi.ClientWithResponses) {
 	t.Helper()
 	env := pamtest.Start(t, pamtest.Options{})
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true,
-		OnResponseViolation: func(r *http.Request, status int, err error) {
-			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-		}})
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	c, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithHTTPClient(&http.Client{Transport: rt}),
-		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+adminToken)
-			return nil
-		}))
-	require.NoError(t, err)
-	return env, c
+	return env, adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: env.Operator})))
 }
 
 // pamCall lists the team's users through the PAM API with a fresh pam_admin
 // token and returns the status and error name.
 func pamCall(t *testing.T, env *pamtest.Env, tok string, call func(api *pamapi.ClientWithResponses, auth pamapi.RequestEditorFn) (*http.Response, error)) (int, pamapi.ErrorName) {
 	t.Helper()
-	rt, err := contract.ForAPI(contract.PAM, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	api, err := pamapi.NewClientWithResponses(env.URL, pamapi.WithHTTPClient(&http.Client{Transport: rt}))
+	api, err := pamapi.NewClientWithResponses(env.URL, pamapi.WithHTTPClient(&http.Client{Transport: stacktest.Contract(t, contract.PAM)}))
 	require.NoError(t, err)
 	resp, err := call(api, func(_ context.Context, r *http.Request) error {
 		r.Header.Set("Authorization", "Bearer "+tok)

@@ -3,7 +3,6 @@ package admin_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	restaurantclient "github.com/apistack/apistack/clients/restaurant"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/admin"
@@ -35,25 +33,7 @@ func startRestaurantAdminTB(t testing.TB) *restaurantAdmin {
 	t.Helper()
 	rest := restauranttest.Start(t, restauranttest.Options{})
 	pam := pamtest.Start(t, pamtest.Options{})
-	srv, err := admin.New(admin.Config{
-		Token: adminToken, PAM: pam.Server, Restaurant: rest.Server, ValidateResponses: true,
-		OnResponseViolation: func(r *http.Request, status int, err error) {
-			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-		},
-	})
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	api, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithHTTPClient(&http.Client{Transport: rt}),
-		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+adminToken)
-			return nil
-		}))
-	require.NoError(t, err)
+	api := adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pam.Operator, Restaurant: rest.Server})))
 	return &restaurantAdmin{api: api, restaurantURL: rest.URL}
 }
 
@@ -63,7 +43,7 @@ func menuItemNames(t *testing.T, c *restaurantclient.Client) map[string]bool {
 	seen := map[string]bool{}
 	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
-		seen[item.Guid] = true
+		seen[item.GUID] = true
 	}
 	return seen
 }

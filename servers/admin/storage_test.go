@@ -3,13 +3,11 @@ package admin_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	clientstorage "github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/admin"
@@ -24,25 +22,7 @@ import (
 func startStorage(t *testing.T) (*storagetest.Env, *adminapi.ClientWithResponses) {
 	t.Helper()
 	env := storagetest.Start(t, storagetest.Options{})
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Server, Storage: env.Server,
-		ValidateResponses: true,
-		OnResponseViolation: func(r *http.Request, status int, err error) {
-			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-		}})
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	c, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithHTTPClient(&http.Client{Transport: rt}),
-		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+adminToken)
-			return nil
-		}))
-	require.NoError(t, err)
-	return env, c
+	return env, adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pamtest.Start(t, pamtest.Options{}).Operator, Storage: env.Server})))
 }
 
 func TestStorageBuckets_CreateListVersionDelete(t *testing.T) {
@@ -138,16 +118,8 @@ func TestStorageKeys_IssuedKeysSignUntilDeleted(t *testing.T) {
 }
 
 func TestStorageOperations_WithoutAStorageServerAreNotFound(t *testing.T) {
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Server})
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	c, err := adminapi.NewClientWithResponses(hs.URL, adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+adminToken)
-		return nil
-	}))
+	url := serveAdmin(t, admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Operator})
+	c, err := adminapi.NewClientWithResponses(url, adminapi.WithRequestEditorFn(withAdminToken))
 	require.NoError(t, err)
 	resp, err := c.ListStorageBucketsWithResponse(context.Background())
 	require.NoError(t, err)

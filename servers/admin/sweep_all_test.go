@@ -4,20 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/testdb"
@@ -44,9 +43,7 @@ func startFullAdmin(t *testing.T) *fullAdmin {
 // storage too when all is set.
 func startAdmin(t *testing.T, all bool) *fullAdmin {
 	t.Helper()
-	violation := func(r *http.Request, status int, err error) {
-		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-	}
+	violation := specViolation(t)
 	ctx := context.Background()
 	faxDB := openFaxDB(t)
 	faxKey, err := fax.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
@@ -59,17 +56,11 @@ func startAdmin(t *testing.T, all bool) *fullAdmin {
 	pam := pamtest.Start(t, pamtest.Options{})
 	rest := restauranttest.Start(t, restauranttest.Options{})
 	store := storagetest.Start(t, storagetest.Options{})
-	cfg := admin.Config{Token: adminToken, PAM: pam.Server, ValidateResponses: true, OnResponseViolation: violation, Logger: slog.New(slog.DiscardHandler)}
+	cfg := checked(t, admin.Config{PAM: pam.Operator, Logger: slog.New(slog.DiscardHandler)})
 	if all {
 		cfg.Fax, cfg.Restaurant, cfg.Storage = fs, rest.Server, store.Server
 	}
-	srv, err := admin.New(cfg)
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	return &fullAdmin{url: hs.URL, dbs: []*sql.DB{pam.DB, faxDB, rest.DB, store.DB}}
+	return &fullAdmin{url: serveAdmin(t, cfg), dbs: []*sql.DB{pam.DB, faxDB, rest.DB, store.DB}}
 }
 
 // adminBodies are well-formed bodies of the operations that take one.
@@ -114,35 +105,21 @@ var unknown = map[string]string{
 // parameters and body (or adminBodies), and asserts each answers want.
 func (a *fullAdmin) sweep(t *testing.T, want int, values map[string]string, bodies map[string]string, except ...string) {
 	t.Helper()
-	_, ops, err := contractcoverage.Operations("admin")
-	require.NoError(t, err)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.WithoutRequestValidation(),
-		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	client := &http.Client{Transport: rt}
-	swept := 0
-	for _, op := range ops {
-		if !op.Declares(want) || slices.Contains(except, op.ID) || (a.only != "" && !strings.HasPrefix(op.Path, a.only)) {
-			continue
-		}
-		b, ok := bodies[op.ID]
-		if !ok {
-			b, ok = bodies["*"]
-		}
-		if !ok {
-			b = adminBodies[op.ID]
-		}
-		req, err := op.NewRequest(a.url, values, b)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+adminToken)
-		swept++
-		resp, err := client.Do(req)
-		require.NoError(t, err, op.ID)
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, want, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, answer)
-	}
-	assert.NotZero(t, swept)
+	contractsweep.Status(t, want, contractsweep.Sweep{
+		API: contract.Admin, BaseURL: a.url, Values: values, Authorization: "Bearer " + adminToken,
+		Body: func(id string) string {
+			if b, ok := bodies[id]; ok {
+				return b
+			}
+			if b, ok := bodies["*"]; ok {
+				return b
+			}
+			return adminBodies[id]
+		},
+		Keep: func(_ *openapi3.T, op contractcoverage.Operation) bool {
+			return !slices.Contains(except, op.ID) && (a.only == "" || strings.HasPrefix(op.Path, a.only))
+		},
+	})
 }
 
 func TestEveryOperation_WhenTheDatabasesFailAnswers500(t *testing.T) {

@@ -1,17 +1,12 @@
 package admin_test
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
@@ -20,40 +15,10 @@ func TestEveryOperation_WithoutTheAdminTokenAnswers401(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	// Two wrong tokens an operation: more than a source may send before
 	// it is refused 429 (TestEveryOperation_FromASourceOfTooManyWrongTokensAnswers429).
-	srv, err := admin.New(admin.Config{Token: adminToken, PAM: env.Server, ValidateResponses: true, Logger: slog.New(slog.DiscardHandler), WrongTokenBurst: 1000,
-		OnResponseViolation: func(r *http.Request, status int, err error) {
-			t.Errorf("admin response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
-		}})
-	require.NoError(t, err)
-	h, err := srv.Handler()
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	rt, err := contract.ForAPI(contract.Admin, http.DefaultTransport, contract.WithoutRequestValidation(),
-		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	client := &http.Client{Transport: rt}
-
-	doc, ops, err := contractcoverage.Operations("admin")
-	require.NoError(t, err)
-	swept := 0
-	for _, op := range ops {
-		if !op.Declares(http.StatusUnauthorized) || !op.Secured(doc) {
-			continue
-		}
-		for _, token := range []string{"", "wrong-token"} {
-			swept++
-			req, err := op.NewRequest(hs.URL, nil, "")
-			require.NoError(t, err)
-			if token != "" {
-				req.Header.Set("Authorization", "Bearer "+token)
-			}
-			resp, err := client.Do(req)
-			require.NoError(t, err, op.ID)
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, body)
-		}
+	url := serveAdmin(t, checked(t, admin.Config{PAM: env.Operator, Logger: slog.New(slog.DiscardHandler), WrongTokenBurst: 1000}))
+	for _, auth := range []string{"", "Bearer wrong-token"} {
+		contractsweep.Status(t, http.StatusUnauthorized, contractsweep.Sweep{
+			API: contract.Admin, BaseURL: url, Authorization: auth, Keep: contractsweep.Secured(true),
+		})
 	}
-	assert.NotZero(t, swept)
 }

@@ -71,6 +71,38 @@ type Fake struct {
 	timers   []*fakeTimer
 	advanced chan struct{} // closed and replaced on every move
 	waiting  chan struct{} // closed and replaced when a timer starts waiting
+	// follow, when set, moves the clock this fake mirrors (Follow).
+	follow func(d time.Duration, to time.Time, progress func(time.Time)) time.Time
+}
+
+// Follow makes f mirror a clock kept elsewhere (a sandbox's clock on a
+// running apistack): from then on Advance(d) calls move(d, time.Time{},
+// progress) and Set(t) calls move(0, t, progress), outside f's lock; move
+// calls progress(t) to move f to t as it moves the other clock (ahead of
+// each of its steps), and f ends at the time move answers (move answers the
+// other clock's time, having reported why, when it could not move it).
+func (f *Fake) Follow(move func(d time.Duration, to time.Time, progress func(time.Time)) time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.follow = move
+}
+
+// followed moves the followed clock, if any, and reports whether there is
+// one.
+func (f *Fake) followed(d time.Duration, to time.Time) bool {
+	f.mu.Lock()
+	move := f.follow
+	f.mu.Unlock()
+	if move == nil {
+		return false
+	}
+	progress := func(t time.Time) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.moveLocked(t)
+	}
+	progress(move(d, to, progress))
+	return true
 }
 
 // NewFake returns a Fake clock set to now.
@@ -85,6 +117,9 @@ func (f *Fake) Now() time.Time {
 
 // Advance moves the fake clock forward by d, firing the timers it reaches.
 func (f *Fake) Advance(d time.Duration) {
+	if f.followed(d, time.Time{}) {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.moveLocked(f.now.Add(d))
@@ -92,6 +127,9 @@ func (f *Fake) Advance(d time.Duration) {
 
 // Set moves the fake clock to t, firing the timers it reaches.
 func (f *Fake) Set(t time.Time) {
+	if f.followed(0, t) {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.moveLocked(t)

@@ -81,3 +81,39 @@ func TestNewTimerAt_SystemAndPlainClocksUseRealTimers(t *testing.T) {
 type plain struct{}
 
 func (plain) Now() time.Time { return time.Now() }
+
+func TestFake_FollowMovesTheOtherClockFirstAndTakesItsTime(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := clock.NewFake(t0)
+	type move struct {
+		d  time.Duration
+		to time.Time
+	}
+	var moves []move
+	other := t0.Add(time.Hour) // the other clock is ahead
+	f.Follow(func(d time.Duration, to time.Time, _ func(time.Time)) time.Time {
+		moves = append(moves, move{d, to})
+		if to.IsZero() {
+			other = other.Add(d)
+		} else {
+			other = to
+		}
+		return other
+	})
+	timer := f.NewTimerAt(t0.Add(90 * time.Minute))
+	f.Advance(time.Minute)
+	assert.Equal(t, t0.Add(61*time.Minute), f.Now(), "the other clock's answer")
+	select {
+	case <-timer.C():
+		t.Fatal("fired early")
+	default:
+	}
+	f.Set(t0.Add(2 * time.Hour))
+	assert.Equal(t, t0.Add(2*time.Hour), f.Now())
+	select {
+	case <-timer.C():
+	default:
+		t.Fatal("a timer passed by a followed move did not fire")
+	}
+	assert.Equal(t, []move{{time.Minute, time.Time{}}, {0, t0.Add(2 * time.Hour)}}, moves)
+}

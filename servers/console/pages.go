@@ -141,7 +141,7 @@ func (c *Console) pamPage(w http.ResponseWriter, r *http.Request, s *session) er
 	var teams []pam.ConsoleTeam
 	if c.cfg.PAM != nil {
 		var err error
-		if teams, err = c.cfg.PAM.ConsoleTeams(r.Context()); err != nil {
+		if teams, err = c.cfg.PAM.Teams(r.Context()); err != nil {
 			return err
 		}
 	}

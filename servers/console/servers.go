@@ -11,12 +11,12 @@ import (
 )
 
 // The console reads each server through its console calls, not through
-// the servers' whole surface: *pam.Server, *fax.Server, *storage.Server and
-// *restaurant.Server satisfy these.
+// the servers' whole surface: *pam.Console (a PAM server's Console()),
+// *fax.Server, *storage.Server and *restaurant.Server satisfy these.
 
 // PAM is what the console reads of the PAM server.
 type PAM interface {
-	ConsoleTeams(ctx context.Context) ([]pam.ConsoleTeam, error)
+	Teams(ctx context.Context) ([]pam.ConsoleTeam, error)
 }
 
 // Fax is what the console reads of the fax server, and its redelivery.
@@ -42,7 +42,7 @@ type Restaurant interface {
 }
 
 var (
-	_ PAM        = (*pam.Server)(nil)
+	_ PAM        = (*pam.Console)(nil)
 	_ Fax        = (*fax.Server)(nil)
 	_ Storage    = (*storage.Server)(nil)
 	_ Restaurant = (*restaurant.Server)(nil)

@@ -12,6 +12,7 @@
 package faults
 
 import (
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -223,8 +224,10 @@ func (in *Injector) Injected(k Kind) int {
 	return in.seen[k]
 }
 
-func (in *Injector) hasOperation(id string) bool {
-	for _, item := range in.spec.Paths.Map() {
+func (in *Injector) hasOperation(id string) bool { return hasOperation(in.spec, id) }
+
+func hasOperation(spec *openapi3.T, id string) bool {
+	for _, item := range spec.Paths.Map() {
 		for _, op := range item.Operations() {
 			if op.OperationID == id {
 				return true
@@ -232,6 +235,20 @@ func (in *Injector) hasOperation(id string) bool {
 		}
 	}
 	return false
+}
+
+// CheckOperation returns an error naming what is wrong unless api is one of
+// the APIs faults know ("pam", "fax", "storage", "restaurant") and op is ""
+// or an operationId of its spec.
+func CheckOperation(api, op string) error {
+	r, err := specOf(api)
+	if err != nil {
+		return err
+	}
+	if op != "" && !hasOperation(r.spec, op) {
+		return fmt.Errorf("faults: the %s API has no operation %q", api, op)
+	}
+	return nil
 }
 
 // Hooks returns the hooks to give the API's server (its Config.Hooks).
@@ -282,31 +299,51 @@ func (in *Injector) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		switch f.Kind {
 		case Slow:
-			delay := f.Delay
-			if delay == 0 {
-				delay = 2 * time.Second
-			}
-			t := time.NewTimer(delay)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-c.Request().Context().Done():
+			if !Hold(c.Request().Context(), f) {
 				return nil
 			}
 			return next(c)
 		case Drop:
-			conn, _, err := c.Response().Hijack()
-			if err != nil {
-				return fmt.Errorf("faults: drop the connection: %w", err)
-			}
-			return conn.Close()
+			return DropConnection(c)
 		}
-		return in.answer(c, f)
+		return Answer(c, in.api, f, in.clock.Now())
 	}
 }
 
-// answer writes the status of f in the API's own shape.
-func (in *Injector) answer(c echo.Context, f Fault) error {
+// DefaultDelay is how long a Slow fault without a Delay holds a request.
+const DefaultDelay = 2 * time.Second
+
+// Hold waits for the delay of a Slow fault f (real time, so the caller's
+// timeout can fire); it returns false when ctx ended first.
+func Hold(ctx context.Context, f Fault) bool {
+	delay := f.Delay
+	if delay == 0 {
+		delay = DefaultDelay
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// DropConnection closes the request's connection without an answer (a Drop
+// fault).
+func DropConnection(c echo.Context) error {
+	conn, _, err := c.Response().Hijack()
+	if err != nil {
+		return fmt.Errorf("faults: drop the connection: %w", err)
+	}
+	return conn.Close()
+}
+
+// Answer writes the answer of a RateLimited, Unavailable or InternalError
+// fault f to a request of api, in the API's own shape (its documented
+// error body, PAM's X-RateLimit-* headers dated from now, Retry-After).
+func Answer(c echo.Context, api string, f Fault, now time.Time) error {
 	status := map[Kind]int{RateLimited: http.StatusTooManyRequests, Unavailable: http.StatusServiceUnavailable, InternalError: http.StatusInternalServerError}[f.Kind]
 	retry := max(int((f.RetryAfter+time.Second-1)/time.Second), 1)
 	h := c.Response().Header()
@@ -314,9 +351,8 @@ func (in *Injector) answer(c echo.Context, f Fault) error {
 		h.Set("Retry-After", strconv.Itoa(retry))
 	}
 	const msg = "fault injected by the test kit"
-	switch in.api {
+	switch api {
 	case "pam":
-		now := in.clock.Now()
 		at := strconv.FormatInt(now.Add(time.Duration(retry)*time.Second).Unix(), 10)
 		h.Set("X-RateLimit-Limit", "10000")
 		h.Set("X-RateLimit-Remaining", "0")

@@ -165,6 +165,9 @@ type InboundFax struct {
 	// CallDurationSecs is the length of the call; 0 derives one from the
 	// page count.
 	CallDurationSecs int
+	// Account, when set, is the name of the account To must belong to (a
+	// sandbox's): another account's number is ErrNotFound.
+	Account string
 }
 
 // InjectInbound starts an inbound fax: it is created receiving (emitting
@@ -195,11 +198,20 @@ func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, erro
 	if err != nil {
 		return "", err
 	}
+	if in.Account != "" {
+		a, err := s.store.accountByID(ctx, n.AccountID)
+		if err != nil {
+			return "", err
+		}
+		if a.Name != in.Account {
+			return "", fmt.Errorf("%w: %s is not a number of account %s", ErrNotFound, to, in.Account)
+		}
+	}
 	app, err := s.store.application(ctx, n.AccountID, *n.ApplicationID)
 	if err != nil {
 		return "", err
 	}
-	now := s.now()
+	now := s.accountNow(ctx, n.AccountID)
 	duration := in.CallDurationSecs
 	if duration == 0 {
 		duration = callDuration(pages, 1)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
+
+	"github.com/apistack/apistack/servers/clock"
 )
 
 // attemptRecord is one POST of a webhook event, as the delivery_attempts
@@ -18,19 +20,23 @@ type attemptRecord struct {
 	EventSeq   int64
 	FaxID      string
 	Attempt    int
-	Target     string // redacted: no query, no user info
-	At         time.Time
-	StatusCode int // 0: no answer
+	Target     string    // redacted: no query, no user info
+	At         time.Time // in the clock of the fax's tenant
+	sentAt     time.Time // in the stack's clock: the latency's start
+	StatusCode int       // 0: no answer
 	Error      string
 	Latency    time.Duration
 	NextRetry  *time.Time
 	Headers    map[string]string
 	Succeeded  bool
+	// Body is what was POSTed, exactly as signed (nil: nothing was sent).
+	Body []byte
 }
 
-// sent notes the request's start and its signed headers.
-func (r *attemptRecord) sent(at time.Time, signature, timestamp string) {
-	r.At = at
+// sent notes the request's start (on the tenant's clock and the stack's),
+// its signed headers and its body.
+func (r *attemptRecord) sent(at, stackAt time.Time, signature, timestamp string, body []byte) {
+	r.At, r.sentAt, r.Body = at, stackAt, body
 	r.Headers = map[string]string{
 		"Content-Type":  "application/json",
 		"User-Agent":    "apistack-fax-webhooks/2",
@@ -73,16 +79,16 @@ func (p *peekBackOff) Reset() {
 // repeat gets its next retry time. Nothing is recorded when ctx ended (the
 // process is stopping and the attempt was cut short). A failure to record is
 // logged: the delivery goes on.
-func (d *delivery) recordAttempt(ctx context.Context, rec *attemptRecord, err error, pb *peekBackOff, tries int) {
+func (d *delivery) recordAttempt(ctx context.Context, clk clock.Clock, rec *attemptRecord, err error, pb *peekBackOff, tries int) {
 	if ctx.Err() != nil {
 		return
 	}
 	s := d.s
-	now := s.clock.Now()
+	now := clk.Now()
 	if rec.At.IsZero() {
-		rec.At = now // failed before sending (an unusable stored event)
+		rec.At, rec.sentAt = now, s.clock.Now() // failed before sending (an unusable stored event)
 	}
-	rec.Latency = now.Sub(rec.At)
+	rec.Latency = s.clock.Now().Sub(rec.sentAt)
 	rec.Succeeded = err == nil
 	if err != nil {
 		rec.Error = attemptError(err)
@@ -136,15 +142,25 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	if n == 0 {
 		return nil
 	}
+	// The webhook log (WebhookAttempts) is read by attempt id after a
+	// cursor: on PostgreSQL an account's attempts are recorded one at a
+	// time, so their ids commit in order and a reader never passes an id
+	// that commits later.
+	if s.lockClause("x") != "" {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+attemptLogLock+`, hashtext(account_id)) FROM faxes WHERE id = ?`, r.FaxID); err != nil {
+			return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
+		}
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO delivery_attempts (event_seq, fax_id, attempt, target, attempted_at, status_code, error,
-		latency_micros, next_retry_at, headers, succeeded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(), sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded)
+		latency_micros, next_retry_at, headers, succeeded, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(), sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded, r.Body)
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
+	s.attemptLog.notify()
 	return nil
 }
 

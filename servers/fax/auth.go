@@ -23,7 +23,9 @@ import (
 // so the key is looked up once per request.
 type authState struct {
 	accountID string
-	err       *apiError
+	// accountName names the account's tenant set (whose clock its time is).
+	accountName string
+	err         *apiError
 }
 
 type authStateKey struct{}
@@ -69,7 +71,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 		return &authState{err: errAuthentication("the API key is not valid")}
 	}
 	apiserver.Attribute(r.Context(), k.accountName)
-	return &authState{accountID: acct}
+	return &authState{accountID: acct, accountName: k.accountName}
 }
 
 // authenticate is the spec's check of the bearerAuth scheme: it passes when

@@ -42,6 +42,34 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 	}
 }
 
+// BenchmarkWebhookThroughputVersus compares one server on SQLite with three
+// replicas on PostgreSQL sharing the database, in rounds that alternate
+// between the two (a machine whose load changes slows both alike): each
+// round delivers 5,000 events committed as BenchmarkWebhookThroughput
+// commits them. It reports the median events/s of each and the median of
+// the rounds' ratios (PostgreSQL / SQLite). Run with -benchtime 1x.
+func BenchmarkWebhookThroughputVersus(b *testing.B) {
+	const rounds = 3
+	var sqlite, postgres, ratios []float64
+	for r := range rounds {
+		b.Setenv(testdb.BackendVariable, string(testdb.SQLite))
+		one := deliverEvents(b, 1, 500, 10, 500, 0).eventsPerSecond
+		b.Setenv(testdb.BackendVariable, string(testdb.Postgres))
+		three := deliverEvents(b, 3, 500, 10, 500, 0).eventsPerSecond
+		b.Logf("round %d: sqlite, one server %.0f events/s; postgres, three replicas %.0f events/s", r+1, one, three)
+		sqlite, postgres, ratios = append(sqlite, one), append(postgres, three), append(ratios, three/one)
+	}
+	b.ReportMetric(medianOf(sqlite), "sqlite-events/s")
+	b.ReportMetric(medianOf(postgres), "postgres3-events/s")
+	b.ReportMetric(medianOf(ratios), "ratio")
+}
+
+func medianOf(vs []float64) float64 {
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	return vs[len(vs)/2]
+}
+
 // BenchmarkWebhookLatency commits 2,000 events at a steady 500 events per
 // second (one fax's 10 events per transaction, every 20ms), well under the
 // sender's capacity, and reports the p50/p99 time from commit to receipt:

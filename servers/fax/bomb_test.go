@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,46 +13,11 @@ import (
 	"github.com/apistack/apistack/gen/faxwebhooks"
 	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
 	"github.com/apistack/apistack/servers/fax/internal/pdftest"
+	"github.com/apistack/apistack/servers/internal/heaptest"
 )
 
-// heapPeak samples the heap until stop is called and returns the peak of
-// HeapInuse above what it was at the start.
-func heapPeak(t *testing.T) (stop func() uint64) {
-	t.Helper()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	peak := base
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return peak - base
-	}
-}
-
 func TestSend_APDFBombFailsTheFaxInBoundedMemoryAndOthersGoThrough(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	// Four object streams of 256 MiB of spaces each: about 6.5 MB on the wire.
 	bomb := pdftest.Bomb(4, 256<<20)
 	require.Less(t, len(bomb), MaxMediaBytes)
@@ -64,7 +27,7 @@ func TestSend_APDFBombFailsTheFaxInBoundedMemoryAndOthersGoThrough(t *testing.T)
 	}))
 	t.Cleanup(srv.Close)
 
-	stop := heapPeak(t)
+	stop := heaptest.Peak()
 	start := time.Now()
 	bombID := h.sendDoc("+14155550123", srv.URL+"/bomb.pdf", false)
 	normalID := h.send("+14155550124")
@@ -85,7 +48,7 @@ func TestSend_APDFBombFailsTheFaxInBoundedMemoryAndOthersGoThrough(t *testing.T)
 func TestCountPages_ADocumentJustUnderTheDecodeBudgetIsCountedInBoundedMemory(t *testing.T) {
 	// Four object streams of 7 MiB: 28 MiB decoded, under MaxDecodedBytes.
 	doc := pdftest.Bomb(4, 7<<20)
-	stop := heapPeak(t)
+	stop := heaptest.Peak()
 	start := time.Now()
 	n, err := CountPages(doc)
 	elapsed := time.Since(start)
@@ -100,7 +63,7 @@ func TestCountPages_ObjectsAreBounded(t *testing.T) {
 	// n pages are n+2 objects and n+3 cross-reference entries: at the limit,
 	// counted (and refused later for its pages).
 	atLimit := makePDF(MaxObjects - 3)
-	stop := heapPeak(t)
+	stop := heaptest.Peak()
 	start := time.Now()
 	n, err := CountPages(atLimit)
 	elapsed := time.Since(start)

@@ -38,9 +38,7 @@ func TestSend_AnApplicationChangedAfterUseIsReadAfresh(t *testing.T) {
 // Pages of the list are kept until the next write: a fax sent, or moved on
 // by the simulator, is seen by the next list.
 func TestListFaxes_EveryWriteIsSeenByTheNextList(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	statuses := func() []faxapi.FaxStatus {
 		resp, err := h.api.ListFaxesWithResponse(context.Background(), &faxapi.ListFaxesParams{})
 		require.NoError(t, err)

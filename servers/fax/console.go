@@ -171,8 +171,7 @@ type storedEvent struct {
 }
 
 func (s *store) faxEvents(ctx context.Context, faxID string) ([]storedEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, event_id, event_type, data, attempts, created_at, delivered_at,
-		COALESCE(delivered_to, ''), abandoned_at, COALESCE(redelivery_of, 0) FROM outbox WHERE fax_id = ? ORDER BY seq`, faxID)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+logEventColumns+` FROM outbox o WHERE o.fax_id = ? ORDER BY o.seq`, faxID)
 	if err != nil {
 		return nil, fmt.Errorf("fax events: %w", err)
 	}
@@ -180,50 +179,70 @@ func (s *store) faxEvents(ctx context.Context, faxID string) ([]storedEvent, err
 	var out []storedEvent
 	for rows.Next() {
 		var e storedEvent
-		var data []byte
-		var created int64
-		var delivered, abandoned sql.NullInt64
-		if err := rows.Scan(&e.Seq, &e.EventID, &e.Type, &data, &e.Attempts, &created, &delivered, &e.DeliveredTo, &abandoned, &e.RedeliveryOf); err != nil {
+		var fax string
+		c := eventCols{e: &e, faxID: &fax}
+		if err := rows.Scan(c.dest()...); err != nil {
 			return nil, fmt.Errorf("fax events: %w", err)
 		}
-		e.CreatedAt, e.occurredAt = sqldb.Time(created), sqldb.Time(created)
-		if delivered.Valid {
-			t := sqldb.Time(delivered.Int64)
-			e.DeliveredAt = &t
-		}
-		if abandoned.Valid {
-			t := sqldb.Time(abandoned.Int64)
-			e.AbandonedAt = &t
-		}
-		e.DeliveredTo = redactURL(e.DeliveredTo)
-		if e.DeliveredAt == nil {
-			e.DeliveredTo = ""
-		}
-		var body struct {
-			ID         string `json:"id"`
-			OccurredAt string `json:"occurred_at"`
-			Payload    struct {
-				Status string `json:"status"`
-			} `json:"payload"`
-		}
-		if json.Unmarshal(data, &body) == nil {
-			e.status = body.Payload.Status
-			if body.ID != "" {
-				e.EventID = body.ID
-			}
-			if t, err := time.Parse(EventTimeLayout, body.OccurredAt); err == nil {
-				e.occurredAt = t
-			}
-		}
+		c.finish()
 		out = append(out, e)
 	}
 	return out, rows.Err()
 }
 
+// eventCols scans logEventColumns into e and faxID.
+type eventCols struct {
+	e                    *storedEvent
+	faxID                *string
+	data                 []byte
+	created              int64
+	delivered, abandoned sql.NullInt64
+}
+
+func (c *eventCols) dest() []any {
+	e := c.e
+	return []any{&e.Seq, &e.EventID, &e.Type, &c.data, &e.Attempts, &c.created, &c.delivered, &e.DeliveredTo, &c.abandoned, &e.RedeliveryOf, c.faxID}
+}
+
+// finish fills in what the columns scanned into c say: the times, the
+// redacted delivery URL, and from the event's data its id (a redelivery's
+// row has its own), occurred_at and the fax status it reports.
+func (c *eventCols) finish() {
+	e := c.e
+	e.CreatedAt, e.occurredAt = sqldb.Time(c.created), sqldb.Time(c.created)
+	if c.delivered.Valid {
+		t := sqldb.Time(c.delivered.Int64)
+		e.DeliveredAt = &t
+	}
+	if c.abandoned.Valid {
+		t := sqldb.Time(c.abandoned.Int64)
+		e.AbandonedAt = &t
+	}
+	e.DeliveredTo = redactURL(e.DeliveredTo)
+	if e.DeliveredAt == nil {
+		e.DeliveredTo = ""
+	}
+	var body struct {
+		ID         string `json:"id"`
+		OccurredAt string `json:"occurred_at"`
+		Payload    struct {
+			Status string `json:"status"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(c.data, &body) == nil {
+		e.status = body.Payload.Status
+		if body.ID != "" {
+			e.EventID = body.ID
+		}
+		if t, err := time.Parse(EventTimeLayout, body.OccurredAt); err == nil {
+			e.occurredAt = t
+		}
+	}
+}
+
 // attempts returns the fax's recorded attempts by event seq, oldest first.
 func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]DeliveryAttempt, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT event_seq, attempt, target, attempted_at, COALESCE(status_code, 0), error, latency_micros,
-		next_retry_at, headers, succeeded FROM delivery_attempts WHERE fax_id = ? ORDER BY event_seq, id`, faxID)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts a WHERE a.fax_id = ? ORDER BY a.event_seq, a.id`, faxID)
 	if err != nil {
 		return nil, fmt.Errorf("delivery attempts: %w", err)
 	}
@@ -231,19 +250,14 @@ func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]Deliver
 	out := map[int64][]DeliveryAttempt{}
 	for rows.Next() {
 		var a DeliveryAttempt
-		var seq, at, latency int64
-		var next sql.NullInt64
+		var seq int64
 		var headers string
-		if err := rows.Scan(&seq, &a.Attempt, &a.Target, &at, &a.StatusCode, &a.Error, &latency, &next, &headers, &a.Succeeded); err != nil {
+		c := attemptCols{a: &a, seq: &seq, headers: &headers}
+		if err := rows.Scan(c.dest()...); err != nil {
 			return nil, fmt.Errorf("delivery attempts: %w", err)
 		}
-		a.At, a.Latency = sqldb.Time(at), time.Duration(latency)*time.Microsecond
-		if next.Valid {
-			t := sqldb.Time(next.Int64)
-			a.NextRetry = &t
-		}
-		if err := json.Unmarshal([]byte(headers), &a.Headers); err != nil {
-			return nil, fmt.Errorf("delivery attempt headers: %w", err)
+		if err := c.finish(); err != nil {
+			return nil, err
 		}
 		out[seq] = append(out[seq], a)
 	}
@@ -266,7 +280,7 @@ func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
 	var created int64
 	err = tx.QueryRowContext(ctx, `SELECT o.event_id, o.fax_id, o.event_type, o.data, COALESCE(f.webhook_url, o.webhook_url),
 		COALESCE(f.webhook_failover_url, o.failover_url), o.attempts, o.created_at
-		FROM outbox o LEFT JOIN faxes f ON f.id = o.fax_id WHERE o.seq = ?`, seq).
+		FROM outbox o LEFT JOIN faxes f ON f.id = o.fax_id WHERE o.seq = ?`+s.store.lockClause(" FOR UPDATE OF o"), seq).
 		Scan(&e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("event %d: %w", seq, ErrNotFound)
@@ -278,6 +292,8 @@ func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE redelivery_of = ?`, seq).Scan(&copies); err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)
 	}
+	// The original's row is locked (PostgreSQL): concurrent redeliveries of
+	// one event count each other's copies.
 	// event_id is unique in the outbox: the copy's row gets its own, while
 	// the body it sends keeps the event's id.
 	// RETURNING, not LastInsertId: PostgreSQL's driver has none.

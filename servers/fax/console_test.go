@@ -2,15 +2,11 @@ package fax
 
 import (
 	"context"
-	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	faxclient "github.com/apistack/apistack/clients/fax"
 )
 
 // consoleEvent returns the fax's event of type typ (the first, or the
@@ -36,13 +32,7 @@ func TestConsole_RecordsEveryAttemptAndRedelivers(t *testing.T) {
 	h := newHarness(t)
 	r := newReceiver(t, h)
 	h.useReceivers(r.url+"?token=receiver-secret", "")
-	var failures atomic.Int32
-	r.setBehaviour(func(e faxclient.Event) error {
-		if e.Type == "fax.queued" && failures.Add(1) <= 2 {
-			return errors.New("receiver hiccup")
-		}
-		return nil
-	})
+	r.failFirst("fax.queued", 2)
 	id := h.send("+14155550123")
 	r.waitFor(id, "fax.delivered")
 

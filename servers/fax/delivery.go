@@ -152,6 +152,7 @@ func (s *Server) runDelivery(ctx context.Context) {
 // sendAll sends the queued events of one fax, one after another.
 func (d *delivery) sendAll(ctx context.Context, faxID string) {
 	defer d.s.wakeDelivery() // the fax's later events, if any, can be claimed
+	clk := d.s.faxClock(ctx, faxID)
 	for {
 		d.mu.Lock()
 		q := d.queues[faxID]
@@ -164,7 +165,7 @@ func (d *delivery) sendAll(ctx context.Context, faxID string) {
 		q.events = q.events[1:]
 		d.mu.Unlock()
 
-		o, ok := d.send(ctx, e)
+		o, ok := d.send(ctx, e, clk)
 		if ok {
 			d.mu.Lock()
 			d.unrecorded[e.Seq] = true
@@ -215,7 +216,9 @@ func (d *delivery) holdClaim(ctx context.Context, faxID string) error {
 // send delivers one event: up to WebhookAttempts tries on the webhook URL,
 // then as many on the failover URL, while this replica's claim on the
 // event holds. ok is false when ctx ended first or the claim was lost.
-func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bool) {
+//
+// The waits between tries are in clk, the clock of the fax's tenant.
+func (d *delivery) send(ctx context.Context, e outboxEvent, clk clock.Clock) (deliveryOutcome, bool) {
 	s := d.s
 	attempts := e.Attempts
 	for _, target := range []string{e.WebhookURL, e.FailoverURL} {
@@ -225,15 +228,15 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 		// The claim outlasts the longest wait before the next attempt.
 		maxWait := time.Duration(float64(s.cfg.WebhookMaxBackoff) * 1.5)
 		pb, tries := &peekBackOff{BackOff: d.backOff()}, 0
-		err := d.retry(ctx, pb, func() error {
+		err := d.retry(ctx, clk, pb, func() error {
 			if err := d.holdClaim(ctx, e.FaxID); err != nil {
 				return backoff.Permanent(err)
 			}
 			attempts++
 			tries++
 			rec := &attemptRecord{EventSeq: e.Seq, FaxID: e.FaxID, Attempt: attempts, Target: redactURL(target)}
-			err := d.post(ctx, target, e, attempts, rec)
-			d.recordAttempt(ctx, rec, err, pb, tries)
+			err := d.post(ctx, clk, target, e, attempts, rec)
+			d.recordAttempt(ctx, clk, rec, err, pb, tries)
 			s.countAttempt(ctx, err)
 			if err != nil && ctx.Err() == nil {
 				leaseUntil := s.clock.Now().Add(s.cfg.Lease + maxWait)
@@ -247,6 +250,7 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 					d.mu.Lock()
 					d.queues[e.FaxID].leaseUntil = leaseUntil
 					d.mu.Unlock()
+					s.recorded.fire() // a retry is scheduled
 				}
 			}
 			return err
@@ -259,13 +263,13 @@ func (d *delivery) send(ctx context.Context, e outboxEvent) (deliveryOutcome, bo
 			return deliveryOutcome{}, false
 		}
 		if err == nil {
-			return deliveryOutcome{Seq: e.Seq, Attempts: attempts, DeliveredTo: target, At: s.clock.Now()}, true
+			return deliveryOutcome{Seq: e.Seq, Attempts: attempts, DeliveredTo: target, At: clk.Now()}, true
 		}
 		s.logger.WarnContext(ctx, "fax webhooks: giving up on a URL", "event_id", e.EventID, "event_type", e.Type,
 			"url", redactURL(target), "attempts", attempts, "err", err)
 	}
 	s.logger.ErrorContext(ctx, "fax webhooks: event abandoned", "event_id", e.EventID, "event_type", e.Type, "fax_id", e.FaxID, "attempts", attempts)
-	return deliveryOutcome{Seq: e.Seq, Attempts: attempts, At: s.clock.Now()}, true
+	return deliveryOutcome{Seq: e.Seq, Attempts: attempts, At: clk.Now()}, true
 }
 
 // backOff is the schedule of a URL's retries: exponential, with jitter.
@@ -282,9 +286,9 @@ func (d *delivery) backOff() backoff.BackOff {
 // from the start of the failed try: a test's fake clock moved on by the
 // wait, once it saw the try fail, lets the next one go. A backoff.Permanent
 // error is not retried.
-func (d *delivery) retry(ctx context.Context, b backoff.BackOff, attempt func() error) error {
+func (d *delivery) retry(ctx context.Context, clk clock.Clock, b backoff.BackOff, attempt func() error) error {
 	for try := 1; ; try++ {
-		started := d.s.clock.Now()
+		started := clk.Now()
 		err := attempt()
 		if err == nil {
 			return nil
@@ -296,7 +300,7 @@ func (d *delivery) retry(ctx context.Context, b backoff.BackOff, attempt func() 
 		if try >= d.s.cfg.WebhookAttempts || ctx.Err() != nil {
 			return err
 		}
-		timer := clock.NewTimerAt(d.s.clock, started.Add(b.NextBackOff()))
+		timer := clock.NewTimerAt(clk, started.Add(b.NextBackOff()))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -308,7 +312,7 @@ func (d *delivery) retry(ctx context.Context, b backoff.BackOff, attempt func() 
 
 // post makes one signed attempt of e to target, noting in rec what it sent
 // and what came back.
-func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attempt int, rec *attemptRecord) error {
+func (d *delivery) post(ctx context.Context, clk clock.Clock, target string, e outboxEvent, attempt int, rec *attemptRecord) error {
 	s := d.s
 	d.sem <- struct{}{}
 	defer func() { <-d.sem }()
@@ -323,9 +327,9 @@ func (d *delivery) post(ctx context.Context, target string, e outboxEvent, attem
 	if err != nil {
 		return backoff.Permanent(fmt.Errorf("webhook URL: %w", err))
 	}
-	actx, cancel := context.WithTimeout(ctx, s.cfg.WebhookTimeout)
+	actx, cancel := context.WithTimeout(s.withDelivery(ctx, e.FaxID, attempt), s.cfg.WebhookTimeout)
 	defer cancel()
-	rec.sent(s.clock.Now(), sig, ts)
+	rec.sent(clk.Now(), s.clock.Now(), sig, ts, body)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,
 		&faxwebhooks.ReceiveFaxEventParams{WebhookSignatureEd25519: sig, WebhookTimestamp: tsInt},
 		"application/json", bytes.NewReader(body),
@@ -387,6 +391,7 @@ func (d *delivery) record(ctx context.Context) {
 		d.mu.Unlock()
 		batch = batch[:0]
 		d.s.wakeDelivery() // the faxes of these events may be claimed again
+		d.s.recorded.fire()
 	}
 	for o := range d.outcomes {
 		batch = append(batch, o)

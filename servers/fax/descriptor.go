@@ -19,8 +19,8 @@ const apiName = "fax"
 // serve`, the test kit). The stack runs the server's simulator and webhook
 // sender (Run) itself.
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
-	Reset: resetTenants, Delete: deleteTenants,
+	Name: apiName, Files: migrationFiles, SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
+	Reset: resetTenants, Delete: deleteTenants, Advance: advanceTenants,
 }
 
 // newFromEnv is the fax server of an assembler. A clock other than the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/egress"
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 
 // publicNames keeps the default destination policy (public addresses
@@ -222,7 +223,7 @@ func TestDestinations_RefusalsAreLoggedWithoutTheSecretsOfTheURLs(t *testing.T) 
 		http.Redirect(w, r, "http://hop-user:hop-password@"+hostOf(loopback)+"/doc.pdf?sig=hop-secret", http.StatusFound)
 	}))
 	t.Cleanup(redirecting.Close)
-	var logs syncBuffer
+	var logs safebuf.Buffer
 	h := newHarness(t, publicNames(newLocalHosts(map[string]string{"docs.test": hostOf(redirecting)})), func(c *Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})

@@ -2,8 +2,8 @@ package fax
 
 import (
 	"context"
-	"errors"
 	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,9 +19,7 @@ import (
 )
 
 func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 
 	id := h.send("+14155550123")
 	evs := r.waitFor(id, "fax.delivered")
@@ -46,9 +44,7 @@ func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
 }
 
 func TestSend_EachTestNumberProducesItsOutcome(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 
 	for _, tn := range OutcomeNumbers() {
 		t.Run(tn.To+" "+tn.Outcome, func(t *testing.T) {
@@ -73,9 +69,7 @@ func TestSend_EachTestNumberProducesItsOutcome(t *testing.T) {
 }
 
 func TestSend_SlowNumberSpendsTenStepsSending(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.StepInterval = 10 * time.Millisecond; c.Clock = nil })
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = 10 * time.Millisecond; c.Clock = nil })
 
 	slow, normal := h.send("+13125550820"), h.send("+13125550800")
 	evs := r.waitFor(slow, "fax.delivered")
@@ -90,9 +84,7 @@ func TestSend_SlowNumberSpendsTenStepsSending(t *testing.T) {
 }
 
 func TestSend_DocumentProblemsFailWithTheirReason(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	tests := []struct {
 		name, path string
 		want       faxwebhooks.FaxFailureReason
@@ -113,9 +105,7 @@ func TestSend_DocumentProblemsFailWithTheirReason(t *testing.T) {
 
 func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 	// Steps a minute apart: the fax waits in queued until it is cancelled.
-	h := newHarness(t, func(c *Config) { c.StepInterval = time.Minute })
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = time.Minute })
 	ctx := context.Background()
 
 	id := h.send("+13125550800")
@@ -141,9 +131,7 @@ func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 }
 
 func TestDelete_EmitsFaxDeletedAndHidesTheFax(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	ctx := context.Background()
 
 	id := h.send("+14155550123")
@@ -171,9 +159,7 @@ func TestDelete_OfAFaxInProgressIsRefused(t *testing.T) {
 }
 
 func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	ctx := context.Background()
 	doc := makePDF(2)
 
@@ -195,9 +181,7 @@ func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
 }
 
 func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t)
 	id, err := h.srv.InjectInbound(context.Background(), InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundSenderCallDropped})
 	require.NoError(t, err)
 	evs := r.waitFor(id, "fax.failed")
@@ -206,16 +190,8 @@ func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
 }
 
 func TestDelivery_ReceiverFailingThenSucceedingCountsAttempts(t *testing.T) {
-	h := newHarness(t)
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
-	var failures atomic.Int32
-	r.setBehaviour(func(e faxclient.Event) error {
-		if e.Type == "fax.queued" && failures.Add(1) <= 2 {
-			return errors.New("receiver hiccup")
-		}
-		return nil
-	})
+	h, r := newReceivingHarness(t)
+	r.failFirst("fax.queued", 2)
 	id := h.send("+14155550123")
 	evs := r.waitFor(id, "fax.delivered")
 	require.Equal(t, "fax.queued", evs[0].Type)
@@ -236,9 +212,7 @@ func TestDelivery_ReceiverDownGoesToTheFailoverURL(t *testing.T) {
 }
 
 func TestDelivery_SlowReceiverTimesOutAndIsRetried(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.WebhookTimeout = 100 * time.Millisecond })
-	r := newReceiver(t, h)
-	h.useReceivers(r.url, "")
+	h, r := newReceivingHarness(t, func(c *Config) { c.WebhookTimeout = 100 * time.Millisecond })
 	var slowOnce atomic.Bool
 	r.setBehaviour(func(e faxclient.Event) error {
 		if e.Type == "fax.queued" && slowOnce.CompareAndSwap(false, true) {
@@ -286,4 +260,86 @@ func TestDelivery_EventsPendingAtAKillAreDeliveredAfterRestart(t *testing.T) {
 		pending, _, _, err := h.srv.WebhookStats(context.Background())
 		return err == nil && pending == 0
 	}, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestCancel_RacingTheSimulatorStillCancelsAFaxInProgress(t *testing.T) {
+	// Steps back to back: the simulator moves each fax on (queued ->
+	// media.processed -> originated -> sending) while it is being cancelled.
+	h, _ := newReceivingHarness(t)
+	ctx := context.Background()
+
+	for range 15 {
+		sent, err := h.api.SendFaxWithResponse(ctx, faxapi.SendFaxJSONRequestBody{
+			ConnectionId: h.app, To: "+13125550820", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
+		})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusAccepted, sent.StatusCode(), string(sent.Body))
+		id := sent.JSON202.Data.Id
+		cancelled, err := h.api.CancelFaxWithResponse(ctx, id)
+		require.NoError(t, err)
+		if cancelled.StatusCode() == http.StatusOK {
+			assert.Equal(t, faxapi.FaxFailureReasonUserCancelled, *cancelled.JSON200.Data.FailureReason)
+			continue
+		}
+		// Only a fax that is no longer in progress may refuse the cancel.
+		require.Equal(t, http.StatusUnprocessableEntity, cancelled.StatusCode(), string(cancelled.Body))
+		got, err := h.api.GetFaxWithResponse(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, faxapi.FaxStatusDelivered, got.JSON200.Data.Status,
+			"cancel refused a fax in progress: %s", cancelled.Body)
+	}
+}
+
+func TestInbound_TheDocumentIsLinkedOnlyOnceTheFaxIsReceived(t *testing.T) {
+	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = time.Hour })
+	ctx := context.Background()
+
+	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundReceived})
+	require.NoError(t, err)
+	r.waitFor(id, "fax.media.processing.started")
+
+	// The PDF is still being generated: fax.received brings its link.
+	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode())
+	require.Equal(t, faxapi.FaxStatusMediaProcessing, got.JSON200.Data.Status)
+	assert.Nil(t, got.JSON200.Data.MediaUrl, "no link to a PDF that is not ready")
+	refreshed, err := h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnprocessableEntity, refreshed.StatusCode(), "nothing to refresh before the fax is received")
+
+	h.clock.Advance(time.Hour)
+	r.waitFor(id, "fax.received")
+	got, err = h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	require.Equal(t, faxapi.FaxStatusReceived, got.JSON200.Data.Status)
+	require.NotNil(t, got.JSON200.Data.MediaUrl)
+	refreshed, err = h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, refreshed.StatusCode())
+}
+
+func TestDelivery_ARedirectIsNotAnAcknowledgementAndIsNotFollowed(t *testing.T) {
+	// A plain client: the contract transport would refuse the 302 itself.
+	h := newHarness(t, func(c *Config) { c.WebhookTransport = nil })
+	var followed atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/elsewhere", http.StatusFound)
+	})
+	mux.HandleFunc("GET /elsewhere", func(w http.ResponseWriter, _ *http.Request) {
+		followed.Add(1)
+		w.WriteHeader(http.StatusOK)
+	})
+	redirecting := httptest.NewServer(mux)
+	t.Cleanup(redirecting.Close)
+	failover := newReceiver(t, h)
+	h.useReceivers(redirecting.URL+"/", failover.url)
+
+	id := h.send("+14155550123")
+	evs := failover.waitFor(id, "fax.delivered")
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, failover.typesOf(id),
+		"a 302 is not a 2xx: every event goes on to the failover URL")
+	assert.Equal(t, 4, evs[0].Attempt, "three attempts on the redirecting URL, then the failover")
+	assert.Zero(t, followed.Load(), "the sender never follows a redirect")
 }

@@ -158,3 +158,30 @@ func TestClaimDueFaxes_OneAccountsBacklogDoesNotHideAnothersDueFax(t *testing.T)
 	assert.Equal(t, map[string]int{h.acct: simPerAccount, other.acct: 1}, perAccount)
 	assert.Contains(t, ids, late, "the other account's due fax is read despite the backlog")
 }
+
+// An account at its share of claimed faxes does not take the place of
+// another account's due fax, even when a single fax is claimed.
+func TestClaimDueFaxes_AnAccountAtItsShareLeavesTheClaimToAnother(t *testing.T) {
+	h := newHarness(t)
+	other := h.newTenant("other", "+13125550104")
+	ctx := context.Background()
+	at := h.clock.Now().Add(time.Hour) // later than the running simulator looks
+	insert := func(acct, app string, at time.Time) string {
+		f := faxRow{ID: uuid.NewString(), AccountID: acct, ConnectionID: app, Direction: "outbound", From: h.from, To: "+14155550123",
+			MediaURL: "http://docs.test/doc.pdf", Quality: "normal", Status: "queued", Outcome: "delivered", NextStepAt: &at, CreatedAt: at, UpdatedAt: at}
+		require.NoError(t, h.srv.store.insertFax(ctx, f, nil, nil))
+		return f.ID
+	}
+	for i := range 5 {
+		insert(h.acct, h.app, at.Add(time.Duration(i)*time.Microsecond))
+	}
+	late := insert(other.acct, other.app, at.Add(time.Second))
+	now := at.Add(time.Hour)
+	held, err := h.srv.store.claimDueFaxes(ctx, "elsewhere", now, now.Add(time.Minute), simPerAccount, simPerAccount)
+	require.NoError(t, err)
+	require.Len(t, held, simPerAccount)
+	due, err := h.srv.store.claimDueFaxes(ctx, "test", now, now.Add(time.Minute), simPerAccount, 1)
+	require.NoError(t, err)
+	require.Len(t, due, 1)
+	assert.Equal(t, late, due[0].ID, "the first account holds its share: the other's fax is claimed")
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,6 +89,16 @@ type receiver struct {
 	notify chan struct{}
 }
 
+// newReceivingHarness is a harness whose application sends every webhook
+// to a receiver of the test's: how a test that watches the events starts.
+func newReceivingHarness(t testing.TB, opts ...harnessOption) (*harness, *receiver) {
+	t.Helper()
+	h := newHarness(t, opts...)
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+	return h, r
+}
+
 func newReceiver(t testing.TB, h *harness) *receiver {
 	t.Helper()
 	r := &receiver{t: t, notify: make(chan struct{}, 1)}
@@ -119,6 +131,18 @@ func (r *receiver) setBehaviour(f func(e faxclient.Event) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.behave = f
+}
+
+// failFirst makes the receiver answer 500 to the first n deliveries of
+// events of type eventType (a receiver's hiccup) and take the rest.
+func (r *receiver) failFirst(eventType string, n int32) {
+	var failures atomic.Int32
+	r.setBehaviour(func(e faxclient.Event) error {
+		if e.Type == eventType && failures.Add(1) <= n {
+			return errors.New("receiver hiccup")
+		}
+		return nil
+	})
 }
 
 // eventsOf returns the events received about fax id, in arrival order.
@@ -187,7 +211,7 @@ type harness struct {
 type harnessOption func(*Config)
 
 // testMigrations are the fax schema's migrations for testdb.
-var testMigrations = testdb.Migrations{Schema: "fax", SQLite: Migrations(), Postgres: PostgresMigrations()}
+var testMigrations = testdb.Migrations(API.Migrations())
 
 func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()

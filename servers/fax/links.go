@@ -1,6 +1,7 @@
 package fax
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -33,7 +34,7 @@ func (s *Server) linkSignature(id string, expires int64) string {
 
 // checkMediaLink refuses (403) a link that was altered or has expired. The
 // signature is checked first, so an altered expiry never reads as "expired".
-func (s *Server) checkMediaLink(id string, expires int64, signature string) error {
+func (s *Server) checkMediaLink(ctx context.Context, id string, expires int64, signature string) error {
 	// Strict: a lenient decoder ignores the unused bits of the last
 	// character, so several strings would pass for one signature.
 	got, err := base64.RawURLEncoding.Strict().DecodeString(signature)
@@ -41,7 +42,7 @@ func (s *Server) checkMediaLink(id string, expires int64, signature string) erro
 	if err != nil || !hmac.Equal(got, want) {
 		return errForbidden("the media link is not valid")
 	}
-	if !s.clock.Now().Before(time.Unix(expires, 0)) {
+	if !s.mediaClock(ctx, id).Now().Before(time.Unix(expires, 0)) {
 		return errForbidden("the media link expired at %s; refresh the fax for a new one", time.Unix(expires, 0).UTC().Format(time.RFC3339))
 	}
 	return nil

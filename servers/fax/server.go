@@ -103,7 +103,10 @@ type Server struct {
 	// or deleted.
 	apps *cache.Cache[application]
 
-	wakeSim    chan struct{}
+	wakeSim chan struct{}
+	// recorded is fired when this replica records deliveries or failed
+	// attempts (Advance waits for them).
+	recorded   signal
 	wakeOutbox chan struct{}
 	running    sync.Mutex
 }
@@ -128,9 +131,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fax: master key: %w", err)
 	}
-	// The simulator's and the outbox's claims decide over every account's
-	// rows: the schema's transactions stay one at a time on PostgreSQL.
-	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true, SchemaLock: true})
+	// On PostgreSQL the schema's transactions run in parallel: the
+	// simulator's and the outbox's claims lock the accounts and faxes they
+	// decide for (claimDueFaxes, claimEvents).
+	db := sqldb.New(cfg.DB, sqldb.Options{SerializeWrites: true})
 	// Every cache follows the database: dropped after this replica's
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
@@ -172,6 +176,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		wakeSim:       make(chan struct{}, 1),
 		wakeOutbox:    make(chan struct{}, 1),
 	}
+	st.ownClocks = cfg.Clocks != nil
 	st.revoked = func() {
 		s.keys.Invalidate()
 		s.apps.Invalidate()
@@ -196,6 +201,12 @@ func (s *Server) AllowDestinations(urls ...string) error {
 	return s.destinations.Allow(urls...)
 }
 
+// AllowDestinationPrefixes adds URL prefixes (ending in /) the server may
+// reach even on a non-public address: every URL below one.
+func (s *Server) AllowDestinationPrefixes(prefixes ...string) error {
+	return s.destinations.AllowPrefix(prefixes...)
+}
+
 // WebhookPublicKey is the Ed25519 public key webhook receivers verify with.
 func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 	return s.signingKey.Public().(ed25519.PublicKey)
@@ -204,28 +215,13 @@ func (s *Server) WebhookPublicKey() ed25519.PublicKey {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // authentication and validation, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("fax", faxserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("fax: load spec: %w", err)
-	}
-	e, err := apiserver.New(apiserver.Config{
-		Name:  "fax",
-		Title: "apistack fax API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-		},
+	e, err := s.cfg.Echo(apiserver.Config{
+		Name:         "fax",
+		Title:        "apistack fax API",
 		ErrorHandler: errorHandler(s.logger),
 		Before:       []echo.MiddlewareFunc{s.resolveAuth},
 		MaxBodyBytes: 64 << 10,
-		Logger:       s.logger,
-		Hooks:        s.cfg.Hooks,
-		Observer:     s.cfg.Telemetry.Observer(),
-		Journal:      s.cfg.Journal,
-	})
+	}, faxserver.GetSpec, authenticate)
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +329,7 @@ func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject
 		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
 	}
 
-	now := s.now()
+	now := s.tenantNow(ctx)
 	f := faxRow{
 		ID: uuid.NewString(), AccountID: acct, ConnectionID: app.ID, Direction: "outbound",
 		From: from, To: to, MediaURL: body.MediaUrl, Quality: string(faxapi.FaxQualityNormal), Status: string(faxapi.FaxStatusQueued),
@@ -360,7 +356,7 @@ func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject
 		return nil, err
 	}
 	s.wake()
-	return faxserver.SendFax202JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.SendFax202JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 }
 
 // ListFaxes lists the account's faxes, newest first, one numbered page at a
@@ -388,7 +384,7 @@ func (s *Server) ListFaxes(ctx context.Context, req faxserver.ListFaxesRequestOb
 	}
 	out := faxserver.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
 	for _, r := range rows {
-		out.Data = append(out.Data, s.toAPIFax(r))
+		out.Data = append(out.Data, s.toAPIFax(ctx, r))
 	}
 	return out, nil
 }
@@ -399,7 +395,7 @@ func (s *Server) GetFax(ctx context.Context, req faxserver.GetFaxRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	return faxserver.GetFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.GetFax200JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 }
 
 // DeleteFax deletes a fax in a final state and emits fax.deleted.
@@ -411,7 +407,7 @@ func (s *Server) DeleteFax(ctx context.Context, req faxserver.DeleteFaxRequestOb
 	if !isFinal(f.Status) {
 		return nil, errInvalidState("the fax is %s; only a delivered, failed or received fax can be deleted (cancel it first)", f.Status)
 	}
-	now := s.now()
+	now := s.tenantNow(ctx)
 	from := f.Status
 	f.DeletedAt, f.UpdatedAt, f.NextStepAt = &now, now, nil
 	ev, err := s.newEvent(f, eventDeleted, now)
@@ -443,7 +439,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxserver.CancelFaxRequestOb
 			return nil, errInvalidState("the fax is %s %s; only an outbound fax that is queued, media.processed, originated or sending can be cancelled", f.Direction, f.Status)
 		}
 		from := faxGuard{Status: f.Status}
-		now := s.now()
+		now := s.tenantNow(ctx)
 		reason := string(faxapi.FaxFailureReasonUserCancelled)
 		f.Status, f.FailureReason, f.NextStepAt, f.UpdatedAt = string(faxapi.FaxStatusFailed), &reason, nil, now
 		ev, err := s.newEvent(f, eventFailed, now)
@@ -461,7 +457,7 @@ func (s *Server) CancelFax(ctx context.Context, req faxserver.CancelFaxRequestOb
 			return nil, err
 		}
 		s.wake()
-		return faxserver.CancelFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+		return faxserver.CancelFax200JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 	}
 }
 
@@ -480,13 +476,13 @@ func (s *Server) RefreshFax(ctx context.Context, req faxserver.RefreshFaxRequest
 	if !hasDocument(f) {
 		return nil, errInvalidState("the fax has no stored or received document to link to")
 	}
-	return faxserver.RefreshFax200JSONResponse{Data: s.toAPIFax(f)}, nil
+	return faxserver.RefreshFax200JSONResponse{Data: s.toAPIFax(ctx, f)}, nil
 }
 
 // GetMedia serves a document through a signed link.
 func (s *Server) GetMedia(ctx context.Context, req faxserver.GetMediaRequestObject) (faxserver.GetMediaResponseObject, error) {
 	id := req.MediaId.String()
-	if err := s.checkMediaLink(id, req.Params.Expires, req.Params.Signature); err != nil {
+	if err := s.checkMediaLink(ctx, id, req.Params.Expires, req.Params.Signature); err != nil {
 		return nil, err
 	}
 	doc, err := s.store.media(ctx, id)
@@ -524,7 +520,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxserver.CreateF
 		return nil, err
 	}
 	b := req.Body
-	now := s.now()
+	now := s.tenantNow(ctx)
 	a := application{ID: uuid.NewString(), AccountID: acct, Name: b.ApplicationName, WebhookURL: b.WebhookUrl, CreatedAt: now, UpdatedAt: now}
 	if b.WebhookFailoverUrl != nil {
 		a.WebhookFailoverURL = *b.WebhookFailoverUrl
@@ -580,7 +576,7 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxserver.UpdateF
 			return nil, err
 		}
 	}
-	a.UpdatedAt = s.now()
+	a.UpdatedAt = s.tenantNow(ctx)
 	if err := s.store.updateApplication(ctx, a); err != nil {
 		return nil, err
 	}
@@ -709,7 +705,7 @@ func pageMeta(number, size, total int) faxapi.PageMeta {
 }
 
 // toAPIFax renders a fax; its media links are signed now, valid 10 minutes.
-func (s *Server) toAPIFax(f faxRow) faxapi.Fax {
+func (s *Server) toAPIFax(ctx context.Context, f faxRow) faxapi.Fax {
 	out := faxapi.Fax{
 		Id: uuid.MustParse(f.ID), RecordType: faxapi.FaxRecordTypeFax, ConnectionId: f.ConnectionID,
 		Direction: faxapi.FaxDirection(f.Direction), From: f.From, To: f.To,
@@ -727,7 +723,7 @@ func (s *Server) toAPIFax(f faxRow) faxapi.Fax {
 		out.MediaUrl = &u
 	}
 	if hasDocument(f) {
-		link := s.mediaLink(*f.MediaID, s.clock.Now())
+		link := s.mediaLink(*f.MediaID, s.tenantNow(ctx))
 		if f.Direction == "inbound" {
 			out.MediaUrl = &link
 		} else {

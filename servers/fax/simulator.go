@@ -99,7 +99,7 @@ func (s *Server) runSimulator(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := s.step(ctx, f); err != nil && ctx.Err() == nil {
+				if err := s.step(ctx, f, s.now, s.cfg.CatchUpSteps); err != nil && ctx.Err() == nil {
 					s.logger.ErrorContext(ctx, "fax simulator: step", "fax_id", f.ID, "status", f.Status, "err", err)
 					// Due again at once rather than after the lease.
 					if err := s.store.releaseFax(ctx, f.ID, s.cfg.ReplicaID); err != nil && ctx.Err() == nil {
@@ -161,7 +161,7 @@ func (s *Server) sleep(ctx context.Context, wake <-chan struct{}, d time.Duratio
 // step moves f one state on and commits the change with its event. A change
 // that lost a race (the fax was cancelled or deleted meanwhile, or another
 // replica took the step over after this one's lease ended) is dropped.
-func (s *Server) step(ctx context.Context, f faxRow) error {
+func (s *Server) step(ctx context.Context, f faxRow, clockNow func() time.Time, catchUpSteps bool) error {
 	from := faxGuard{Status: f.Status, StepsLeft: f.StepsLeft, Claim: s.cfg.ReplicaID}
 	var doc []byte
 	var events []string
@@ -172,9 +172,9 @@ func (s *Server) step(ctx context.Context, f faxRow) error {
 	// after this step was: the steps the clock already passed are taken at
 	// once, in order.
 	next := func() {
-		now := s.now()
+		now := clockNow()
 		t := now.Add(s.cfg.StepInterval)
-		if s.cfg.CatchUpSteps && f.NextStepAt != nil {
+		if catchUpSteps && f.NextStepAt != nil {
 			if catchUp := f.NextStepAt.Add(s.cfg.StepInterval); !catchUp.After(now) {
 				t = catchUp
 			}
@@ -247,7 +247,7 @@ func (s *Server) step(ctx context.Context, f faxRow) error {
 	default:
 		f.NextStepAt = nil // a final state has no step; never look at it again
 	}
-	now := s.now()
+	now := clockNow()
 	f.UpdatedAt = now
 	out := make([]outboxEvent, 0, len(events))
 	for _, typ := range events {

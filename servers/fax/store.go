@@ -20,22 +20,17 @@ import (
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-//go:embed migrations/*.sql
+// migrationFiles are the schema migrations of both dialects (API.Files).
+//
+//go:embed migrations
 var migrationFiles embed.FS
 
-//go:embed migrations/postgres/*.sql
-var postgresMigrationFiles embed.FS
-
 // Migrations returns the fax schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS {
-	return sqlitedb.Dir(migrationFiles, "migrations")
-}
+func Migrations() fs.FS { return API.Migrations().SQLite }
 
 // PostgresMigrations returns the fax schema migrations for PostgreSQL (goose
 // SQL files, applied in the fax schema by pgdb.Open).
-func PostgresMigrations() fs.FS {
-	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
-}
+func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // Store errors of the fax store alone (the shared ones are storeerr's).
 var (
@@ -47,6 +42,9 @@ var (
 // store is every SQL statement of the fax service.
 type store struct {
 	db *sqldb.DB
+	// attemptLog wakes the readers of the webhook log waiting for an
+	// attempt (webhooklog.go).
+	attemptLog attemptNotifier
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed
@@ -56,6 +54,9 @@ type store struct {
 	// key or changes or deletes a fax application: the server drops what it
 	// cached about keys and applications.
 	revoked func()
+	// ownClocks says the sandboxes' accounts run on clocks of their own
+	// (Deps.Clocks): the simulator leaves their steps to Advance.
+	ownClocks bool
 }
 
 // changed reports a committed change that may revoke access.
@@ -520,6 +521,11 @@ type faxGuard struct {
 // without its state change, nor a state change without its event. The
 // fax's claim, whoever holds it, ends with the change.
 func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte, events []outboxEvent) error {
+	ctx, cancel, err := settled(ctx)
+	if err != nil {
+		return fmt.Errorf("update fax: %w", err)
+	}
+	defer cancel()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("update fax: %w", err)
@@ -630,42 +636,72 @@ type faxPage struct {
 // whose holder's lease has ended), oldest first; an account has at most
 // perAccount faxes claimed at once, whichever replicas hold them, so one
 // account's backlog neither holds every worker nor hides another account's
-// due faxes. The claim is one statement in a transaction, which runs alone
-// among the fax schema's transactions (the single writer of SQLite, the
-// schema's advisory lock on PostgreSQL), so two replicas never claim one fax.
+// due faxes.
+//
+// Claims of different accounts run in parallel on every replica. Each
+// account's claims are decided one at a time: on PostgreSQL the claim first
+// takes, without waiting, the lock of each account with due faxes (up to
+// limit of them, oldest due first; an account another replica is claiming
+// for is left to it), then decides, in a statement that sees every claim
+// committed before, for the accounts it holds. On SQLite the transaction
+// runs alone. The UPDATE checks the due conditions again on each row, so a
+// fax a concurrent step or release changed meanwhile is claimed only while
+// still due and free: two replicas never claim one fax.
 func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUntil time.Time, perAccount, limit int) ([]faxRow, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	ctx, cancel, err := settled(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `UPDATE faxes SET claimed_by = ?, lease_until = ? WHERE id IN (
-			SELECT id FROM (
-				SELECT id, account_id, next_step_at, ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY next_step_at, id) AS account_rank
-				FROM faxes WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL
-					AND (claimed_by IS NULL OR lease_until <= ?)
-			) AS due
-			WHERE account_rank + (SELECT COUNT(*) FROM faxes AS busy
-				WHERE busy.account_id = due.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) <= ?
-			ORDER BY next_step_at, id LIMIT ?
-		) RETURNING `+faxColumns,
-		replica, sqldb.Micros(leaseUntil), sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim due faxes: %w", err)
-	}
-	defer rows.Close()
+	defer cancel()
 	var out []faxRow
-	for rows.Next() {
-		f, err := scanFax(rows)
-		if err != nil {
-			return nil, fmt.Errorf("claim due faxes: %w", err)
+	err = s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		out = out[:0]
+		scope, scopeArgs := "", []any(nil)
+		if s.db.Dialect() == sqldb.Postgres {
+			// The accounts with due faxes and room under perAccount, oldest
+			// due first: an account at its share is not locked, so it does
+			// not take the place of one that can be claimed for.
+			accounts, err := queryStrings(ctx, tx, `SELECT account_id FROM faxes
+				WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)`+s.stackClockOnly()+`
+				GROUP BY account_id
+				HAVING (SELECT COUNT(*) FROM faxes AS busy
+					WHERE busy.account_id = faxes.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) < ?
+				ORDER BY MIN(next_step_at), account_id LIMIT ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit)
+			if err != nil {
+				return err
+			}
+			if accounts, err = tx.TryLock(ctx, "fax-claim-account", accounts); err != nil || len(accounts) == 0 {
+				return err
+			}
+			scope, scopeArgs = ` AND account_id = ANY(?)`, []any{accounts}
 		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim due faxes: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
+		args := append([]any{replica, sqldb.Micros(leaseUntil)}, scopeArgs...)
+		args = append(args, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit, sqldb.Micros(now), sqldb.Micros(now))
+		rows, err := tx.QueryContext(ctx, `UPDATE faxes SET claimed_by = ?, lease_until = ? WHERE id IN (
+				SELECT id FROM (
+					SELECT id, account_id, next_step_at, ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY next_step_at, id) AS account_rank
+					FROM faxes WHERE next_step_at IS NOT NULL`+scope+` AND next_step_at <= ? AND deleted_at IS NULL
+						AND (claimed_by IS NULL OR lease_until <= ?)`+s.stackClockOnly()+`
+				) AS due
+				WHERE account_rank + (SELECT COUNT(*) FROM faxes AS busy
+					WHERE busy.account_id = due.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) <= ?
+				ORDER BY next_step_at, id LIMIT ?
+			) AND next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)
+			RETURNING `+faxColumns, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			f, err := scanFax(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, f)
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
 	// RETURNING follows no ORDER BY: oldest first again.
@@ -678,9 +714,52 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 	return out, nil
 }
 
+// settleTimeout bounds a write of the worker loops that runs on after their
+// context ended.
+const settleTimeout = 10 * time.Second
+
+// settled returns the context a write of the worker loops runs in: ctx's
+// values without its end, for at most settleTimeout, and an error when ctx
+// has ended already (the write is not started then). A write that has
+// started runs to its end, so its fate is known when the loops return. A
+// write whose context ends while PostgreSQL runs it, or runs its COMMIT, is
+// abandoned by the client at once while the server may still commit it: a
+// claim could then appear after Run returned, held by a replica that no
+// longer works on it.
+func settled(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	return c, cancel, nil
+}
+
+// queryStrings runs a query of one text column and returns its values.
+func queryStrings(ctx context.Context, tx *sqldb.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // releaseFax ends replica's claim on fax id, so its step is due again at once
 // (the step failed for a reason that may pass).
 func (s *store) releaseFax(ctx context.Context, id, replica string) error {
+	ctx, cancel, err := settled(ctx)
+	if err != nil {
+		return fmt.Errorf("release fax %s: %w", id, err)
+	}
+	defer cancel()
 	if _, err := s.db.ExecContext(ctx, `UPDATE faxes SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?`, id, replica); err != nil {
 		return fmt.Errorf("release fax %s: %w", id, err)
 	}
@@ -728,39 +807,68 @@ func (s *store) media(ctx context.Context, id string) ([]byte, error) {
 // claimEvents claims for replica, until leaseUntil, up to limit pending
 // events, in seq order, of the faxes none of whose pending events a replica
 // holds (or whose holder's lease has ended): a fax's events are held by one
-// replica at a time, which sends them in order. Like claimDueFaxes, the
-// claim runs alone among the schema's transactions.
+// replica at a time, which sends them in order.
+//
+// Claims of different faxes run in parallel on every replica. On
+// PostgreSQL the claim takes, without waiting, the lock of each fax with
+// pending events among the first limit (a fax another replica is claiming
+// for is left to it), then locks those faxes' pending events, so a holder's
+// renewal or a recorded outcome of them is either committed before the
+// decision or made after it (and then finds the claim is no longer its
+// holder's), then decides in a statement that sees all of that. On SQLite
+// the transaction runs alone.
 func (s *store) claimEvents(ctx context.Context, replica string, now, leaseUntil time.Time, limit int) ([]outboxEvent, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	ctx, cancel, err := settled(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE seq IN (
-			SELECT seq FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND fax_id NOT IN (
-				SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
-					AND claimed_by IS NOT NULL AND lease_until > ?
-			) ORDER BY seq LIMIT ?
-		) RETURNING seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at`,
-		replica, sqldb.Micros(leaseUntil), sqldb.Micros(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim events: %w", err)
-	}
-	defer rows.Close()
+	defer cancel()
 	var out []outboxEvent
-	for rows.Next() {
-		var e outboxEvent
-		var created int64
-		if err := rows.Scan(&e.Seq, &e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created); err != nil {
-			return nil, fmt.Errorf("claim events: %w", err)
+	err = s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		out = out[:0]
+		scope, scopeArgs := "", []any(nil)
+		if s.db.Dialect() == sqldb.Postgres {
+			faxes, err := queryStrings(ctx, tx, `SELECT DISTINCT fax_id FROM (
+					SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND fax_id NOT IN (
+						SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
+							AND claimed_by IS NOT NULL AND lease_until > ?
+					) ORDER BY seq LIMIT ?
+				) AS pending`, sqldb.Micros(now), limit)
+			if err != nil {
+				return err
+			}
+			if faxes, err = tx.TryLock(ctx, "fax-claim-events", faxes); err != nil || len(faxes) == 0 {
+				return err
+			}
+			if _, err := tx.LockRows(ctx, `SELECT seq FROM outbox WHERE fax_id = ANY(?) AND delivered_at IS NULL AND abandoned_at IS NULL ORDER BY seq`, faxes); err != nil {
+				return err
+			}
+			scope, scopeArgs = ` AND fax_id = ANY(?)`, []any{faxes}
 		}
-		e.CreatedAt = sqldb.Time(created)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim events: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
+		args := append([]any{replica, sqldb.Micros(leaseUntil)}, scopeArgs...)
+		args = append(args, sqldb.Micros(now), limit)
+		rows, err := tx.QueryContext(ctx, `UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE seq IN (
+				SELECT seq FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL`+scope+` AND fax_id NOT IN (
+					SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
+						AND claimed_by IS NOT NULL AND lease_until > ?
+				) ORDER BY seq LIMIT ?
+			) RETURNING seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e outboxEvent
+			var created int64
+			if err := rows.Scan(&e.Seq, &e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created); err != nil {
+				return err
+			}
+			e.CreatedAt = sqldb.Time(created)
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}
 	// RETURNING follows no ORDER BY: seq order again.
@@ -780,29 +888,33 @@ type deliveryOutcome struct {
 // ending their claims. An outcome is recorded whoever holds the event now: a
 // delivery is a fact even when a slow replica's lease ended meanwhile.
 func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	// In InTx: on PostgreSQL a concurrent claim locking some of these
+	// events may deadlock with it (each locks many rows), and the
+	// transaction is then run again.
+	err := s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		// A few statements of many rows each, not a statement per event: on
+		// PostgreSQL each statement is a round trip. The chunks have sizes of
+		// powers of two, so the statements have few distinct texts.
+		for left := outcomes; len(left) > 0; {
+			n := recordChunk
+			for n > len(left) {
+				n /= 2
+			}
+			args := make([]any, 0, 4*n)
+			for _, o := range left[:n] {
+				args = append(args, o.Seq, o.Attempts, sqldb.Micros(o.At), o.DeliveredTo)
+			}
+			if _, err := tx.ExecContext(ctx, recordOutcomesSQL(n), args...); err != nil {
+				return err
+			}
+			left = left[n:]
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("record deliveries: %w", err)
 	}
-	defer tx.Rollback()
-	// A few statements of many rows each, not a statement per event: on
-	// PostgreSQL each statement is a round trip. The chunks have sizes of
-	// powers of two, so the statements have few distinct texts.
-	for len(outcomes) > 0 {
-		n := recordChunk
-		for n > len(outcomes) {
-			n /= 2
-		}
-		args := make([]any, 0, 4*n)
-		for _, o := range outcomes[:n] {
-			args = append(args, o.Seq, o.Attempts, sqldb.Micros(o.At), o.DeliveredTo)
-		}
-		if _, err := tx.ExecContext(ctx, recordOutcomesSQL(n), args...); err != nil {
-			return fmt.Errorf("record deliveries: %w", err)
-		}
-		outcomes = outcomes[n:]
-	}
-	return tx.Commit()
+	return nil
 }
 
 // recordChunk is the most outcomes one statement records.
@@ -834,6 +946,11 @@ func recordOutcomesSQL(n int) string {
 // replica's claim on the pending events of the event's fax to leaseUntil.
 // held is false when the claim is no longer replica's.
 func (s *store) recordAttempts(ctx context.Context, e outboxEvent, attempts int, replica string, leaseUntil time.Time) (held bool, err error) {
+	ctx, cancel, err := settled(ctx)
+	if err != nil {
+		return false, fmt.Errorf("record attempts of event %d: %w", e.Seq, err)
+	}
+	defer cancel()
 	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = CASE WHEN seq = ? THEN ? ELSE attempts END
 		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`,
 		sqldb.Micros(leaseUntil), e.Seq, attempts, e.FaxID, replica)
@@ -850,6 +967,11 @@ func (s *store) recordAttempts(ctx context.Context, e outboxEvent, attempts int,
 // renewEvents extends replica's claim on the pending events of fax faxID to
 // leaseUntil. held is false when the claim is no longer replica's.
 func (s *store) renewEvents(ctx context.Context, faxID, replica string, leaseUntil time.Time) (held bool, err error) {
+	ctx, cancel, err := settled(ctx)
+	if err != nil {
+		return false, fmt.Errorf("renew the claim on the events of fax %s: %w", faxID, err)
+	}
+	defer cancel()
 	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?
 		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`, sqldb.Micros(leaseUntil), faxID, replica)
 	if err != nil {

@@ -2,11 +2,9 @@ package fax
 
 import (
 	"context"
-	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,13 +35,7 @@ func TestTelemetry_AFaxFlowMovesTheCounters(t *testing.T) {
 
 	failover := newReceiver(t, h)
 	h.useReceivers("http://127.0.0.1:9/", failover.url) // port 9 (discard) refuses connections
-	var failures atomic.Int32
-	failover.setBehaviour(func(e faxclient.Event) error {
-		if e.Type == "fax.queued" && failures.Add(1) <= 2 {
-			return errors.New("receiver hiccup")
-		}
-		return nil
-	})
+	failover.failFirst("fax.queued", 2)
 	id := h.send("+14155550123")
 	evs := failover.waitFor(id, "fax.delivered")
 	require.Len(t, evs, 4)

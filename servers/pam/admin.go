@@ -7,9 +7,14 @@ import (
 	"time"
 )
 
-// The operator's side of the PAM service, used by the admin API and by
-// `apistack serve --demo`. These calls bypass tokens and roles: the admin API
-// guards them with its own token.
+// Operator is the operator's side of a PAM server, beside its API: the calls
+// the admin API, the demo seed and the test kit make. They bypass tokens and
+// roles: the admin API guards them with its own token. Server.Operator gives
+// a server's.
+type Operator Server
+
+// Operator is the operator's side of s.
+func (s *Server) Operator() *Operator { return (*Operator)(s) }
 
 // ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
 var (
@@ -39,38 +44,37 @@ type ServiceUserCredentials struct {
 }
 
 // CreateTeam creates a team; ErrAlreadyExists when the name is taken.
-func (s *Server) CreateTeam(ctx context.Context, name string) (Team, error) {
+func (s *Operator) CreateTeam(ctx context.Context, name string) (Team, error) {
 	t, err := s.store.createTeam(ctx, name, s.clock.Now())
 	return Team(t), err
 }
 
 // Team returns the named team; ErrNotFound when there is none.
-func (s *Server) Team(ctx context.Context, name string) (Team, error) {
+func (s *Operator) Team(ctx context.Context, name string) (Team, error) {
 	t, err := s.store.teamByName(ctx, name)
 	return Team(t), err
 }
 
 // SetTeamDisabled disables (or enables again) a team. A disabled team's calls
 // answer 403 disabled_team.
-func (s *Server) SetTeamDisabled(ctx context.Context, name string, disabled bool) (Team, error) {
+func (s *Operator) SetTeamDisabled(ctx context.Context, name string, disabled bool) (Team, error) {
 	t, err := s.store.setTeamDisabled(ctx, name, disabled)
 	return Team(t), err
 }
 
 // BootstrapServiceUser creates a service user in group (created, or its roles
 // replaced) and issues one key, valid for keyTTL (0: no expiry).
-func (s *Server) BootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration) (ServiceUserCredentials, error) {
-	c, err := s.store.bootstrapServiceUser(ctx, teamName, userName, groupName, roles, keyTTL, s.clock.Now())
-	return ServiceUserCredentials(c), err
+func (s *Operator) BootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration) (ServiceUserCredentials, error) {
+	return s.store.bootstrapServiceUser(ctx, teamName, userName, groupName, roles, keyTTL, s.clock.Now())
 }
 
 // IssueKey issues a new key for an existing service user.
-func (s *Server) IssueKey(ctx context.Context, teamName, userName string, keyTTL time.Duration) (keyID, secret string, expires *time.Time, err error) {
+func (s *Operator) IssueKey(ctx context.Context, teamName, userName string, keyTTL time.Duration) (keyID, secret string, expires *time.Time, err error) {
 	return s.store.createKey(ctx, teamName, userName, keyTTL, s.clock.Now())
 }
 
 // KeyWorks reports whether keyID/secret would issue a token on teamName now.
-func (s *Server) KeyWorks(ctx context.Context, teamName, keyID, secret string) bool {
+func (s *Operator) KeyWorks(ctx context.Context, teamName, keyID, secret string) bool {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil || t.Disabled {
 		return false
@@ -88,7 +92,7 @@ func (s *Server) KeyWorks(ctx context.Context, teamName, keyID, secret string) b
 // CreateTeamGroup creates a group with roles in a team (operator call; the
 // API's own CreateGroup checks the caller's roles). The team's group quota
 // applies.
-func (s *Server) CreateTeamGroup(ctx context.Context, teamName, name string, roles []string) error {
+func (s *Operator) CreateTeamGroup(ctx context.Context, teamName, name string, roles []string) error {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil {
 		return err
@@ -99,7 +103,7 @@ func (s *Server) CreateTeamGroup(ctx context.Context, teamName, name string, rol
 
 // TokenCount returns how many bearer tokens were ever issued (operators and
 // tests watch it to see that refused requests issue none).
-func (s *Server) TokenCount(ctx context.Context) (int, error) {
+func (s *Operator) TokenCount(ctx context.Context) (int, error) {
 	var n int
 	err := s.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM tokens`).Scan(&n)
 	return n, err
@@ -107,7 +111,7 @@ func (s *Server) TokenCount(ctx context.Context) (int, error) {
 
 // RevokeTokens ends every bearer token of a team at once (an operator's
 // emergency stop); callers must exchange their keys again.
-func (s *Server) RevokeTokens(ctx context.Context, teamName string) error {
+func (s *Operator) RevokeTokens(ctx context.Context, teamName string) error {
 	_, err := s.store.db.ExecContext(ctx, `DELETE FROM tokens WHERE team_id = (SELECT id FROM teams WHERE name = ?)`, teamName)
 	if err != nil {
 		return err
@@ -128,7 +132,7 @@ type User struct {
 // CreateHumanUser creates an active human user in a team (humans sign in
 // through the dashboard, not the API, so only the operator creates them);
 // ErrNotFound for an unknown team, ErrAlreadyExists for a taken name.
-func (s *Server) CreateHumanUser(ctx context.Context, teamName, name string) (User, error) {
+func (s *Operator) CreateHumanUser(ctx context.Context, teamName, name string) (User, error) {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil {
 		return User{}, err
@@ -140,10 +144,11 @@ func (s *Server) CreateHumanUser(ctx context.Context, teamName, name string) (Us
 // SetOffline puts the service in (or takes it out of) maintenance: while
 // offline, every API call answers 503 service_offline. The switch is stored,
 // so a restarted server stays in maintenance until told otherwise.
-func (s *Server) SetOffline(ctx context.Context, offline bool) error {
+func (s *Operator) SetOffline(ctx context.Context, offline bool) error {
 	if err := s.store.setOffline(ctx, offline); err != nil {
 		return err
 	}
+	s.offlineSwitch.Invalidate()
 	s.offline.Store(offline)
 	return nil
 }
@@ -152,7 +157,7 @@ func (s *Server) SetOffline(ctx context.Context, offline bool) error {
 // database it reads the stored switch (another replica may have flipped
 // it), and answers the last switch seen when the database cannot be read
 // within offlineReadTimeout.
-func (s *Server) Offline() bool {
+func (s *Operator) Offline() bool {
 	if s.store.db.Shared() {
 		ctx, cancel := context.WithTimeout(context.Background(), offlineReadTimeout)
 		defer cancel()
@@ -180,7 +185,7 @@ type Quotas struct {
 
 // SetQuotas replaces a team's quotas; a create over a quota answers 403
 // quota_exceeded. Things that exist already are kept.
-func (s *Server) SetQuotas(ctx context.Context, teamName string, q Quotas) error {
+func (s *Operator) SetQuotas(ctx context.Context, teamName string, q Quotas) error {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil {
 		return err
@@ -189,7 +194,7 @@ func (s *Server) SetQuotas(ctx context.Context, teamName string, q Quotas) error
 }
 
 // TeamQuotas returns a team's quotas.
-func (s *Server) TeamQuotas(ctx context.Context, teamName string) (Quotas, error) {
+func (s *Operator) TeamQuotas(ctx context.Context, teamName string) (Quotas, error) {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil {
 		return Quotas{}, err
@@ -209,7 +214,7 @@ func (s *Server) TeamQuotas(ctx context.Context, teamName string) (Quotas, error
 
 // AddMember puts a user of a team in one of its live groups (operator call;
 // the API's AddGroupMember checks the caller's roles).
-func (s *Server) AddMember(ctx context.Context, teamName, groupName, userName string) error {
+func (s *Operator) AddMember(ctx context.Context, teamName, groupName, userName string) error {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil {
 		return err

@@ -75,7 +75,7 @@ func (s *Server) resolveAuth(r *http.Request) *authState {
 		// A caller gone away becomes client_closed_connection; anything else
 		// unknown_error, its detail logged by the error handler.
 		return &authState{err: lookupError(err)}
-	case !s.clock.Now().Before(rec.ExpiresAt):
+	case !s.cfg.ClockFor(rec.TeamName).Now().Before(rec.ExpiresAt):
 		return &authState{err: errAuthentication("the bearer token expired at %s; obtain a new one", rec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"))}
 	case rec.KeyDeleted:
 		return &authState{err: errAuthorization("the key that issued this token was deleted; authenticate with a live key")}
@@ -120,11 +120,12 @@ func (s *Server) authAndRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			return s.exchange(c, next)
 		}
 		st := s.resolveAuth(req)
-		key := "source:" + sourceAddress(req)
+		key, takeCtx := "source:"+sourceAddress(req), req.Context()
 		if st.principal != nil {
-			key = "user:" + st.principal.UserID
+			// A user's window passes in its team's time.
+			key, takeCtx = "user:"+st.principal.UserID, ratelimit.WithClock(takeCtx, s.cfg.ClockFor(st.principal.TeamName))
 		}
-		d, err := s.limiter.Take(req.Context(), key)
+		d, err := s.limiter.Take(takeCtx, key)
 		if err != nil {
 			setRateHeadersOn(c.Response().Header(), unknownRate(s.cfg.RateLimit, s.cfg.RateLimitPeriod, s.clock.Now()))
 			return err
@@ -424,12 +425,17 @@ func (s *Server) token(ctx context.Context, hash []byte) (tokenRecord, error) {
 	if rec, ok := s.tokens.Get(key); ok {
 		return rec, nil
 	}
-	gen := s.tokens.Generation()
-	rec, err := s.store.tokenByHash(ctx, hash)
+	gen, switchGen := s.tokens.Generation(), s.offlineSwitch.Generation()
+	rec, offline, err := s.store.tokenByHash(ctx, hash)
 	if err != nil {
 		return tokenRecord{}, err
 	}
 	s.tokens.Put(gen, key, rec)
+	if offline != nil && s.store.db.Shared() {
+		// Read with the token: the maintenance check after authentication
+		// finds it cached instead of asking the database again.
+		s.offlineSwitch.Put(switchGen, "", *offline)
+	}
 	return rec, nil
 }
 

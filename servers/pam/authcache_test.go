@@ -24,16 +24,16 @@ func TestAuthCache_OperatorRevocationsTakeEffectOnTheNextRequest(t *testing.T) {
 		error  pamapi.ErrorName
 	}{
 		{"tokens revoked", func(t *testing.T, env *pamtest.Env) {
-			require.NoError(t, env.Server.RevokeTokens(ctx, "acme"))
+			require.NoError(t, env.Operator.RevokeTokens(ctx, "acme"))
 		}, http.StatusUnauthorized, pamapi.ErrorNameAuthenticationError},
 		{"team disabled", func(t *testing.T, env *pamtest.Env) {
-			_, err := env.Server.SetTeamDisabled(ctx, "acme", true)
+			_, err := env.Operator.SetTeamDisabled(ctx, "acme", true)
 			require.NoError(t, err)
 		}, http.StatusForbidden, pamapi.ErrorNameDisabledTeam},
 		{"roles of its group replaced", func(t *testing.T, env *pamtest.Env) {
 			// Bootstrapping another user into the same group resets the
 			// group's roles to the ones given: none.
-			_, err := env.Server.BootstrapServiceUser(ctx, "acme", "other", "root-group", []string{}, 0)
+			_, err := env.Operator.BootstrapServiceUser(ctx, "acme", "other", "root-group", []string{}, 0)
 			require.NoError(t, err)
 		}, http.StatusForbidden, pamapi.ErrorNameForbiddenError},
 	} {
@@ -84,7 +84,7 @@ func TestListGroups_EveryWriteIsSeenByTheNextList(t *testing.T) {
 	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
 	assert.Equal(t, []string{"api-made", "root-group"}, names())
 
-	require.NoError(t, env.Server.CreateTeamGroup(ctx, "acme", "operator-made", nil))
+	require.NoError(t, env.Operator.CreateTeamGroup(ctx, "acme", "operator-made", nil))
 	assert.Equal(t, []string{"api-made", "operator-made", "root-group"}, names())
 
 	deleted, err := api.DeleteGroupWithResponse(ctx, "acme", "api-made", tok)

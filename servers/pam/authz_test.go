@@ -30,14 +30,14 @@ func fixtures(t *testing.T, env *pamtest.Env, team, sfx string) string {
 	t.Helper()
 	ctx := context.Background()
 	for _, g := range []string{"grp-", "del-", "rm-"} {
-		require.NoError(t, env.Server.CreateTeamGroup(ctx, team, g+sfx, []string{"end_user"}))
+		require.NoError(t, env.Operator.CreateTeamGroup(ctx, team, g+sfx, []string{"end_user"}))
 	}
 	env.HumanUser(t, team, "alice-"+sfx)
 	env.HumanUser(t, team, "bob-"+sfx)
 	env.ServiceUser(t, team, "svc-"+sfx)
-	keyID, _, _, err := env.Server.IssueKey(ctx, team, "svc-"+sfx, 0)
+	keyID, _, _, err := env.Operator.IssueKey(ctx, team, "svc-"+sfx, 0)
 	require.NoError(t, err)
-	require.NoError(t, env.Server.AddMember(ctx, team, "rm-"+sfx, "bob-"+sfx))
+	require.NoError(t, env.Operator.AddMember(ctx, team, "rm-"+sfx, "bob-"+sfx))
 	return keyID
 }
 

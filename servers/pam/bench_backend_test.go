@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/benchproc"
 	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
@@ -44,27 +45,55 @@ func backendServer(b *testing.B, backend testdb.Backend) (baseURL, token string)
 
 // backendServerOn is backendServer on db.
 func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
+	_, baseURL, token = startBackendServer(b, db)
+	return baseURL, token
+}
+
+// startBackendServer is backendServerOn, returning the server too.
+func startBackendServer(t testing.TB, db *sql.DB) (srv *pam.Server, baseURL, token string) {
 	ctx := context.Background()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
-	require.NoError(b, err)
+	require.NoError(t, err)
 	h, err := srv.Handler()
-	require.NoError(b, err)
+	require.NoError(t, err)
 	hs := httptest.NewServer(h)
-	b.Cleanup(hs.Close)
-	_, err = srv.CreateTeam(ctx, "acme")
-	require.NoError(b, err)
-	key, err := srv.BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
-	require.NoError(b, err)
+	t.Cleanup(hs.Close)
+	_, err = srv.Operator().CreateTeam(ctx, "acme")
+	require.NoError(t, err)
+	key, err := srv.Operator().BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
+	require.NoError(t, err)
 	for i := range 150 {
-		require.NoError(b, srv.CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
+		require.NoError(t, srv.Operator().CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
 	}
 	api, err := pamapi.NewClientWithResponses(hs.URL)
-	require.NoError(b, err)
+	require.NoError(t, err)
 	tok, err := api.IssueServiceTokenWithResponse(ctx, "acme",
 		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
-	require.NoError(b, err)
-	require.NotNil(b, tok.JSON200, string(tok.Body))
-	return hs.URL, tok.JSON200.BearerToken
+	require.NoError(t, err)
+	require.NotNil(t, tok.JSON200, string(tok.Body))
+	return srv, hs.URL, tok.JSON200.BearerToken
+}
+
+// teamTokens creates n teams, team-00..., each with a pam_admin service
+// user, on srv served at baseURL, and returns a bearer token of each.
+func teamTokens(t testing.TB, srv *pam.Server, baseURL string, n int) []string {
+	ctx := context.Background()
+	api, err := pamapi.NewClientWithResponses(baseURL)
+	require.NoError(t, err)
+	tokens := make([]string, n)
+	for i := range tokens {
+		name := fmt.Sprintf("team-%02d", i)
+		_, err = srv.Operator().CreateTeam(ctx, name)
+		require.NoError(t, err)
+		key, err := srv.Operator().BootstrapServiceUser(ctx, name, "bot", "bot-group", []string{"pam_admin"}, 0)
+		require.NoError(t, err)
+		tok, err := api.IssueServiceTokenWithResponse(ctx, name,
+			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
+		require.NoError(t, err)
+		require.NotNil(t, tok.JSON200, string(tok.Body))
+		tokens[i] = tok.JSON200.BearerToken
+	}
+	return tokens
 }
 
 // runClients runs b.N requests made by newReq from 16 concurrent clients
@@ -139,32 +168,22 @@ func benchCreate16Teams(b *testing.B, db *sql.DB) {
 	require.NoError(b, err)
 	hs := httptest.NewServer(h)
 	b.Cleanup(hs.Close)
-	api, err := pamapi.NewClientWithResponses(hs.URL)
-	require.NoError(b, err)
-	type team struct{ url, token string }
-	teams := make([]team, 16)
-	for i := range teams {
-		name := fmt.Sprintf("team-%02d", i)
-		_, err = srv.CreateTeam(ctx, name)
-		require.NoError(b, err)
-		key, err := srv.BootstrapServiceUser(ctx, name, "bot", "bot-group", []string{"pam_admin"}, 0)
-		require.NoError(b, err)
-		tok, err := api.IssueServiceTokenWithResponse(ctx, name,
-			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
-		require.NoError(b, err)
-		require.NotNil(b, tok.JSON200, string(tok.Body))
-		teams[i] = team{url: hs.URL + "/v1/teams/" + name + "/groups", token: tok.JSON200.BearerToken}
-	}
+	tokens := teamTokens(b, srv, hs.URL, 16)
 	var n atomic.Int64
 	runClients(b, func() *http.Request {
-		i := n.Add(1)
-		t := teams[i%int64(len(teams))]
-		body := fmt.Sprintf(`{"name":"new-%08d","roles":["end_user"]}`, i)
-		req, _ := http.NewRequest(http.MethodPost, t.url, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+t.token)
-		req.Header.Set("Content-Type", "application/json")
-		return req
+		return createGroupRequest(hs.URL, tokens, n.Add(1))
 	}, http.StatusCreated, 0)
+}
+
+// createGroupRequest is the i-th create of a group, in team i mod
+// len(tokens) (teamTokens).
+func createGroupRequest(baseURL string, tokens []string, i int64) *http.Request {
+	team := i % int64(len(tokens))
+	body := fmt.Sprintf(`{"name":"new-%08d","roles":["end_user"]}`, i)
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("%s/v1/teams/team-%02d/groups", baseURL, team), strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tokens[team])
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }
 
 // BenchmarkPoolSize measures a PAM replica on PostgreSQL with pools of
@@ -221,4 +240,49 @@ func BenchmarkBackendCreateGroup(b *testing.B) {
 			}, http.StatusCreated, 0)
 		})
 	}
+}
+
+// TestBenchProcessServer is the server of BenchmarkProcess, run in a child
+// process of it (benchproc): PAM on the backend the benchmark asks for,
+// with team acme's 150 groups (backendServer) and 16 teams of their own
+// (teamTokens). Run alone, it skips.
+func TestBenchProcessServer(t *testing.T) {
+	benchproc.Child(t, func(t testing.TB, backend testdb.Backend) (string, map[string]string) {
+		srv, url, token := startBackendServer(t, testdb.OpenOn(t, backend, pamtest.Migrations))
+		return url, map[string]string{"token": token, "teams": strings.Join(teamTokens(t, srv, url, 16), " ")}
+	})
+}
+
+// BenchmarkProcess compares one PAM server process on SQLite with one on
+// PostgreSQL, each in a child process of its own (benchproc), so the CPU
+// time and allocations per request are the server's alone; PostgreSQL's
+// own CPU (its backends' processes) is reported apart, as
+// postgres-db-cpu-us/req. Rounds of 16 clients alternate between the two
+// servers, and the ratios (PostgreSQL / SQLite) are the median of the
+// rounds' ratios. Run with -benchtime 1x.
+func BenchmarkProcess(b *testing.B) {
+	procs := [2]*benchproc.Proc{
+		benchproc.Start(b, "TestBenchProcessServer", testdb.SQLite),
+		benchproc.Start(b, "TestBenchProcessServer", testdb.Postgres),
+	}
+	const rounds, perRound, clients = 5, 3000, 16
+	b.Run("list100", func(b *testing.B) {
+		benchproc.Interleave(b, rounds, procs, func(p *benchproc.Proc) benchproc.Result {
+			url := p.URL + "/v1/teams/acme/groups?count=100"
+			return p.Round(b, perRound, clients, func(p *benchproc.Proc, _ int64) *http.Request {
+				req, _ := http.NewRequest(http.MethodGet, url, nil)
+				req.Header.Set("Authorization", "Bearer "+p.Info["token"])
+				return req
+			}, http.StatusOK, 5000)
+		})
+	})
+	var n atomic.Int64
+	b.Run("create16teams", func(b *testing.B) {
+		benchproc.Interleave(b, rounds, procs, func(p *benchproc.Proc) benchproc.Result {
+			tokens := strings.Fields(p.Info["teams"])
+			return p.Round(b, perRound/3, clients, func(p *benchproc.Proc, _ int64) *http.Request {
+				return createGroupRequest(p.URL, tokens, n.Add(1))
+			}, http.StatusCreated, 0)
+		})
+	})
 }

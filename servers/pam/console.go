@@ -54,8 +54,15 @@ type ConsoleKey struct {
 	Tokens, LiveTokens int
 }
 
-// ConsoleTeams returns every team, by name, with its groups, users and keys.
-func (s *Server) ConsoleTeams(ctx context.Context) ([]ConsoleTeam, error) {
+// Console is what the web console (servers/console) reads of a PAM server.
+// Server.Console gives a server's.
+type Console Server
+
+// Console is the console's view of s.
+func (s *Server) Console() *Console { return (*Console)(s) }
+
+// Teams returns every team, by name, with its groups, users and keys.
+func (s *Console) Teams(ctx context.Context) ([]ConsoleTeam, error) {
 	rows, err := s.store.db.QueryContext(ctx, `SELECT id, name, disabled, created_at FROM teams ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("console teams: %w", err)
@@ -81,7 +88,7 @@ func (s *Server) ConsoleTeams(ctx context.Context) ([]ConsoleTeam, error) {
 	return teams, nil
 }
 
-func (s *Server) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
+func (s *Console) fillConsoleTeam(ctx context.Context, t *ConsoleTeam) error {
 	groups, err := s.store.db.QueryContext(ctx, `SELECT g.id, g.name, g.roles, COALESCE(u.name, '')
 		FROM team_groups g LEFT JOIN group_members m ON m.group_id = g.id LEFT JOIN users u ON u.id = m.user_id
 		WHERE g.team_id = ? AND g.deleted_at IS NULL ORDER BY g.name, g.id, u.name`, t.ID)

@@ -19,7 +19,7 @@ func TestConsoleTeams_GroupsUsersKeysTokensAndRateLimits(t *testing.T) {
 	creds := env.ServiceUser(t, "acme", "bot", "pam_admin")
 	api := apiFrom(t, env.URL, "127.0.0.1")
 
-	teams, err := env.Server.ConsoleTeams(context.Background())
+	teams, err := env.Server.Console().Teams(context.Background())
 	require.NoError(t, err)
 	require.Len(t, teams, 1)
 	require.Len(t, teams[0].Users, 1)
@@ -47,7 +47,7 @@ func TestConsoleTeams_GroupsUsersKeysTokensAndRateLimits(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, groups.StatusCode())
 
-	teams, err = env.Server.ConsoleTeams(context.Background())
+	teams, err = env.Server.Console().Teams(context.Background())
 	require.NoError(t, err)
 	team := teams[0]
 	assert.Equal(t, "acme", team.Name)

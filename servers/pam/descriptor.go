@@ -13,7 +13,7 @@ const apiName = "pam"
 // API describes the PAM API to the assemblers (servers/stack, `apistack
 // serve`, the test kit, pamtest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), New: newFromEnv, Seed: seedTenants,
+	Name: apiName, Files: migrationFiles, New: newFromEnv, Seed: seedTenants,
 	Reset: resetTenants, Delete: deleteTenants,
 }
 
@@ -34,7 +34,8 @@ type DemoCredentials struct {
 // seedTenants creates the set's team (named after the set) with a service
 // user <set>-bot in a group <set>-admins holding pam_admin, and returns its
 // key: the previous one while it works, else a fresh one.
-func seedTenants(ctx context.Context, s *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+	s := srv.Operator()
 	team, user, group := set.Name, set.Name+"-bot", set.Name+"-admins"
 	if _, err := s.CreateTeam(ctx, team); err != nil && !errors.Is(err, ErrAlreadyExists) {
 		return nil, err

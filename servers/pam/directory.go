@@ -21,6 +21,23 @@ func noContent(ctx context.Context) pamserver.NoContentResponse {
 	return pamserver.NoContentResponse{Headers: pamserver.NoContentResponseHeaders(rateHeadersFrom(ctx))}
 }
 
+// listHeaders are the headers of every list's answer: the Link to the other
+// pages and the caller's rate limit.
+type listHeaders struct {
+	Link                *string
+	XRateLimitLimit     int64
+	XRateLimitRemaining int64
+	XRateLimitReset     int64
+	XRateLimitRetryAt   int64
+}
+
+// pageHeaders are the headers of a page of a list whose other pages link
+// names.
+func pageHeaders(ctx context.Context, link *string) listHeaders {
+	rh := rateHeadersFrom(ctx)
+	return listHeaders{link, rh.XRateLimitLimit, rh.XRateLimitRemaining, rh.XRateLimitReset, rh.XRateLimitRetryAt}
+}
+
 // mapStoreErr turns the store's sentinel errors into the API's answers.
 func mapStoreErr(err error, notFound, exists string) error {
 	switch {
@@ -30,6 +47,28 @@ func mapStoreErr(err error, notFound, exists string) error {
 		return newError(http.StatusConflict, pamapi.ErrorNameResourceAlreadyExists, "%s", exists)
 	}
 	return err
+}
+
+// liveGroupOf authorizes the caller for perm on the team, then finds the
+// team's live group named name.
+func (s *Server) liveGroupOf(ctx context.Context, team, name string, perm permission) (*principal, group, error) {
+	p, err := s.authorize(ctx, team, perm)
+	if err != nil {
+		return nil, group{}, err
+	}
+	g, err := s.store.liveGroup(ctx, p.TeamID, name)
+	return p, g, mapStoreErr(err, "no live group named "+name, "")
+}
+
+// serviceUserOf authorizes the caller for perm on the team, then finds the
+// team's service user named name.
+func (s *Server) serviceUserOf(ctx context.Context, team, name string, perm permission) (*principal, user, error) {
+	p, err := s.authorize(ctx, team, perm)
+	if err != nil {
+		return nil, user{}, err
+	}
+	u, err := s.store.userByName(ctx, p.TeamID, name, "service")
+	return p, u, mapStoreErr(err, "no service user named "+name, "")
 }
 
 // GetCurrentUser returns the caller with its effective roles.
@@ -107,13 +146,9 @@ func (s *Server) DeleteGroup(ctx context.Context, req pamserver.DeleteGroupReque
 
 // ListGroupMembers lists the users of a live group.
 func (s *Server) ListGroupMembers(ctx context.Context, req pamserver.ListGroupMembersRequestObject) (pamserver.ListGroupMembersResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	p, g, err := s.liveGroupOf(ctx, req.TeamName, req.GroupName, readDirectory)
 	if err != nil {
 		return nil, err
-	}
-	g, err := s.store.liveGroup(ctx, p.TeamID, req.GroupName)
-	if err != nil {
-		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
 	}
 	users, link, err := paginate(ctx, s, pageRequest{
 		list: "members|" + g.ID, teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset,
@@ -123,25 +158,14 @@ func (s *Server) ListGroupMembers(ctx context.Context, req pamserver.ListGroupMe
 	if err != nil {
 		return nil, err
 	}
-	rh := rateHeadersFrom(ctx)
-	return pamserver.ListGroupMembers200JSONResponse{
-		Body: pamapi.UserList{List: toAPIUsers(users)},
-		Headers: pamserver.ListGroupMembers200ResponseHeaders{
-			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
-			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
-		},
-	}, nil
+	return pamserver.ListGroupMembers200JSONResponse{Body: pamapi.UserList{List: toAPIUsers(users)}, Headers: pamserver.ListGroupMembers200ResponseHeaders(pageHeaders(ctx, link))}, nil
 }
 
 // AddGroupMember puts a user of the team in a live group.
 func (s *Server) AddGroupMember(ctx context.Context, req pamserver.AddGroupMemberRequestObject) (pamserver.AddGroupMemberResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, g, err := s.liveGroupOf(ctx, req.TeamName, req.GroupName, manageDirectory)
 	if err != nil {
 		return nil, err
-	}
-	g, err := s.store.liveGroup(ctx, p.TeamID, req.GroupName)
-	if err != nil {
-		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
 	}
 	u, err := s.store.userByName(ctx, p.TeamID, req.Body.UserName, "")
 	if err != nil {
@@ -155,13 +179,9 @@ func (s *Server) AddGroupMember(ctx context.Context, req pamserver.AddGroupMembe
 
 // RemoveGroupMember takes a user out of a live group.
 func (s *Server) RemoveGroupMember(ctx context.Context, req pamserver.RemoveGroupMemberRequestObject) (pamserver.RemoveGroupMemberResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, g, err := s.liveGroupOf(ctx, req.TeamName, req.GroupName, manageDirectory)
 	if err != nil {
 		return nil, err
-	}
-	g, err := s.store.liveGroup(ctx, p.TeamID, req.GroupName)
-	if err != nil {
-		return nil, mapStoreErr(err, "no live group named "+req.GroupName, "")
 	}
 	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "")
 	if err != nil {
@@ -179,20 +199,7 @@ func (s *Server) ListUsers(ctx context.Context, req pamserver.ListUsersRequestOb
 	if err != nil {
 		return nil, err
 	}
-	f := userFilter{}
-	filters := url.Values{}
-	if req.Params.Contains != nil {
-		f.Contains = *req.Params.Contains
-		addFilter(filters, "contains", req.Params.Contains)
-	}
-	if req.Params.Kind != nil {
-		f.Kind = string(*req.Params.Kind)
-		addFilter(filters, "kind", &f.Kind)
-	}
-	if req.Params.Status != nil {
-		f.Status = string(*req.Params.Status)
-		addFilter(filters, "status", &f.Status)
-	}
+	f, filters := usersFiltered(req.Params.Contains, (*string)(req.Params.Kind), (*string)(req.Params.Status))
 	users, link, err := paginate(ctx, s, pageRequest{
 		list: "users", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset, filters: filters,
 	}, userKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]user, bool, error) {
@@ -201,14 +208,7 @@ func (s *Server) ListUsers(ctx context.Context, req pamserver.ListUsersRequestOb
 	if err != nil {
 		return nil, err
 	}
-	rh := rateHeadersFrom(ctx)
-	return pamserver.ListUsers200JSONResponse{
-		Body: pamapi.UserList{List: toAPIUsers(users)},
-		Headers: pamserver.ListUsers200ResponseHeaders{
-			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
-			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
-		},
-	}, nil
+	return pamserver.ListUsers200JSONResponse{Body: pamapi.UserList{List: toAPIUsers(users)}, Headers: pamserver.ListUsers200ResponseHeaders(pageHeaders(ctx, link))}, nil
 }
 
 // GetUser returns a user of the team.
@@ -230,16 +230,8 @@ func (s *Server) ListServiceUsers(ctx context.Context, req pamserver.ListService
 	if err != nil {
 		return nil, err
 	}
-	f := userFilter{Kind: "service"}
-	filters := url.Values{}
-	if req.Params.Contains != nil {
-		f.Contains = *req.Params.Contains
-		addFilter(filters, "contains", req.Params.Contains)
-	}
-	if req.Params.Status != nil {
-		f.Status = string(*req.Params.Status)
-		addFilter(filters, "status", &f.Status)
-	}
+	f, filters := usersFiltered(req.Params.Contains, nil, (*string)(req.Params.Status))
+	f.Kind = "service"
 	users, link, err := paginate(ctx, s, pageRequest{
 		list: "service_users", teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset, filters: filters,
 	}, userKey, func(ctx context.Context, pos *keyset, backwards bool, limit int) ([]user, bool, error) {
@@ -252,14 +244,7 @@ func (s *Server) ListServiceUsers(ctx context.Context, req pamserver.ListService
 	for _, u := range users {
 		list = append(list, toAPIServiceUser(u))
 	}
-	rh := rateHeadersFrom(ctx)
-	return pamserver.ListServiceUsers200JSONResponse{
-		Body: pamapi.ServiceUserList{List: list},
-		Headers: pamserver.ListServiceUsers200ResponseHeaders{
-			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
-			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
-		},
-	}, nil
+	return pamserver.ListServiceUsers200JSONResponse{Body: pamapi.ServiceUserList{List: list}, Headers: pamserver.ListServiceUsers200ResponseHeaders(pageHeaders(ctx, link))}, nil
 }
 
 // CreateServiceUser creates an active service user without keys.
@@ -277,26 +262,18 @@ func (s *Server) CreateServiceUser(ctx context.Context, req pamserver.CreateServ
 
 // GetServiceUser returns a service user.
 func (s *Server) GetServiceUser(ctx context.Context, req pamserver.GetServiceUserRequestObject) (pamserver.GetServiceUserResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	_, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, readDirectory)
 	if err != nil {
 		return nil, err
-	}
-	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
-	if err != nil {
-		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
 	}
 	return pamserver.GetServiceUser200JSONResponse{Body: toAPIServiceUser(u), Headers: pamserver.GetServiceUser200ResponseHeaders(rateHeadersFrom(ctx))}, nil
 }
 
 // UpdateServiceUser renames, disables or enables a service user.
 func (s *Server) UpdateServiceUser(ctx context.Context, req pamserver.UpdateServiceUserRequestObject) (pamserver.UpdateServiceUserResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, manageDirectory)
 	if err != nil {
 		return nil, err
-	}
-	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
-	if err != nil {
-		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
 	}
 	var status *string
 	if req.Body.Status != nil {
@@ -315,13 +292,9 @@ func (s *Server) UpdateServiceUser(ctx context.Context, req pamserver.UpdateServ
 
 // ListServiceUserKeys lists a service user's live keys, never their secrets.
 func (s *Server) ListServiceUserKeys(ctx context.Context, req pamserver.ListServiceUserKeysRequestObject) (pamserver.ListServiceUserKeysResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	p, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, readDirectory)
 	if err != nil {
 		return nil, err
-	}
-	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
-	if err != nil {
-		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
 	}
 	keys, link, err := paginate(ctx, s, pageRequest{
 		list: "keys|" + u.ID, teamID: p.TeamID, count: req.Params.Count, offset: req.Params.Offset,
@@ -336,25 +309,14 @@ func (s *Server) ListServiceUserKeys(ctx context.Context, req pamserver.ListServ
 	for _, k := range keys {
 		list = append(list, pamapi.ServiceUserKey{Id: k.ID, CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utcPtr(k.ExpiresAt)})
 	}
-	rh := rateHeadersFrom(ctx)
-	return pamserver.ListServiceUserKeys200JSONResponse{
-		Body: pamapi.ServiceUserKeyList{List: list},
-		Headers: pamserver.ListServiceUserKeys200ResponseHeaders{
-			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
-			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
-		},
-	}, nil
+	return pamserver.ListServiceUserKeys200JSONResponse{Body: pamapi.ServiceUserKeyList{List: list}, Headers: pamserver.ListServiceUserKeys200ResponseHeaders(pageHeaders(ctx, link))}, nil
 }
 
 // CreateServiceUserKey issues a key and shows its secret this once.
 func (s *Server) CreateServiceUserKey(ctx context.Context, req pamserver.CreateServiceUserKeyRequestObject) (pamserver.CreateServiceUserKeyResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, manageDirectory)
 	if err != nil {
 		return nil, err
-	}
-	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
-	if err != nil {
-		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
 	}
 	now := s.clock.Now()
 	var expires *time.Time
@@ -376,13 +338,9 @@ func (s *Server) CreateServiceUserKey(ctx context.Context, req pamserver.CreateS
 
 // DeleteServiceUserKey deletes a key; its tokens stop working at once.
 func (s *Server) DeleteServiceUserKey(ctx context.Context, req pamserver.DeleteServiceUserKeyRequestObject) (pamserver.DeleteServiceUserKeyResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	_, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, manageDirectory)
 	if err != nil {
 		return nil, err
-	}
-	u, err := s.store.userByName(ctx, p.TeamID, req.UserName, "service")
-	if err != nil {
-		return nil, mapStoreErr(err, "no service user named "+req.UserName, "")
 	}
 	if err := s.store.deleteKey(ctx, u.ID, req.KeyId, s.clock.Now()); err != nil {
 		return nil, mapStoreErr(err, "no live key "+req.KeyId+" of "+req.UserName, "")
@@ -417,14 +375,26 @@ func (s *Server) ListRoles(ctx context.Context, req pamserver.ListRolesRequestOb
 	if roles == nil {
 		roles = []pamapi.RoleInfo{}
 	}
-	rh := rateHeadersFrom(ctx)
-	return pamserver.ListRoles200JSONResponse{
-		Body: pamapi.RoleList{List: roles},
-		Headers: pamserver.ListRoles200ResponseHeaders{
-			Link: link, XRateLimitLimit: rh.XRateLimitLimit, XRateLimitRemaining: rh.XRateLimitRemaining,
-			XRateLimitReset: rh.XRateLimitReset, XRateLimitRetryAt: rh.XRateLimitRetryAt,
-		},
-	}, nil
+	return pamserver.ListRoles200JSONResponse{Body: pamapi.RoleList{List: roles}, Headers: pamserver.ListRoles200ResponseHeaders(pageHeaders(ctx, link))}, nil
+}
+
+// usersFiltered is the filter of a list of users by the parameters given
+// (nil: not filtered by it), and those parameters as the pages' links repeat
+// them.
+func usersFiltered(contains, kind, status *string) (userFilter, url.Values) {
+	var f userFilter
+	filters := url.Values{}
+	for _, p := range []struct {
+		name  string
+		value *string
+		field *string
+	}{{"contains", contains, &f.Contains}, {"kind", kind, &f.Kind}, {"status", status, &f.Status}} {
+		if p.value != nil {
+			*p.field = *p.value
+			addFilter(filters, p.name, p.value)
+		}
+	}
+	return f, filters
 }
 
 func userKey(u user) keyset { return keyset{Name: u.Name, ID: u.ID} }

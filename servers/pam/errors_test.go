@@ -66,12 +66,12 @@ func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
 		}},
 		{"quota_exceeded: one group more than the quota", 403, pamapi.ErrorNameQuotaExceeded, func(t *testing.T) (*http.Response, error) {
 			live := 3 // the root, viewer and doomed groups
-			require.NoError(t, env.Server.SetQuotas(ctx, "acme", pam.Quotas{Groups: &live}))
-			t.Cleanup(func() { require.NoError(t, env.Server.SetQuotas(ctx, "acme", pam.Quotas{})) })
+			require.NoError(t, env.Operator.SetQuotas(ctx, "acme", pam.Quotas{Groups: &live}))
+			t.Cleanup(func() { require.NoError(t, env.Operator.SetQuotas(ctx, "acme", pam.Quotas{})) })
 			return api.CreateGroup(ctx, "acme", pamapi.CreateGroupJSONRequestBody{Name: "one-too-many", Roles: []pamapi.Role{}}, bearer(rootTok))
 		}},
 		{"disabled_team: the operator disabled the team", 403, pamapi.ErrorNameDisabledTeam, func(t *testing.T) (*http.Response, error) {
-			_, err := env.Server.SetTeamDisabled(ctx, "frozen", true)
+			_, err := env.Operator.SetTeamDisabled(ctx, "frozen", true)
 			require.NoError(t, err)
 			return api.ListGroups(ctx, "frozen", nil, bearer(frozenTok))
 		}},
@@ -94,8 +94,8 @@ func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
 			return api.ListGroups(ctx, "broken", nil, bearer(brokenTok))
 		}},
 		{"service_offline: maintenance mode", 503, pamapi.ErrorNameServiceOffline, func(t *testing.T) (*http.Response, error) {
-			require.NoError(t, env.Server.SetOffline(context.Background(), true))
-			t.Cleanup(func() { _ = env.Server.SetOffline(context.Background(), false) })
+			require.NoError(t, env.Operator.SetOffline(context.Background(), true))
+			t.Cleanup(func() { _ = env.Operator.SetOffline(context.Background(), false) })
 			return api.ListGroups(ctx, "acme", nil, bearer(rootTok))
 		}},
 	}

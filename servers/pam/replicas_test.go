@@ -120,7 +120,7 @@ func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) 
 	want := []string{"from-b", "root-group", "worker-group"}
 	for i := range 1000 {
 		name := fmt.Sprintf("g-%04d", i)
-		require.NoError(t, envs[i%2].Server.CreateTeamGroup(ctx, "acme", name, nil))
+		require.NoError(t, envs[i%2].Operator.CreateTeamGroup(ctx, "acme", name, nil))
 		want = append(want, name)
 	}
 	require.NoError(t, sqldb.Sync(ctx, a.DB))
@@ -153,20 +153,20 @@ func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) 
 
 	// Maintenance switched on through A: B answers 503 at once, and says
 	// so to the operator.
-	require.NoError(t, a.Server.SetOffline(ctx, true))
-	assert.True(t, b.Server.Offline())
+	require.NoError(t, a.Operator.SetOffline(ctx, true))
+	assert.True(t, b.Operator.Offline())
 	me, err = apiB.GetCurrentUserWithResponse(ctx, "acme", bearer(tok))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusServiceUnavailable, me.StatusCode(), string(me.Body))
-	require.NoError(t, b.Server.SetOffline(ctx, false))
-	assert.False(t, a.Server.Offline())
+	require.NoError(t, b.Operator.SetOffline(ctx, false))
+	assert.False(t, a.Operator.Offline())
 
 	// The team's tokens revoked by the operator on B: A refuses the root
 	// token once it heard B's commit.
 	me, err = apiA.GetCurrentUserWithResponse(ctx, "acme", bearer(tok))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, me.StatusCode(), string(me.Body))
-	require.NoError(t, b.Server.RevokeTokens(ctx, "acme"))
+	require.NoError(t, b.Operator.RevokeTokens(ctx, "acme"))
 	require.NoError(t, sqldb.Sync(ctx, a.DB))
 	me, err = apiA.GetCurrentUserWithResponse(ctx, "acme", bearer(tok))
 	require.NoError(t, err)
@@ -241,7 +241,7 @@ func TestReplicas_ConcurrentCreatesKeepNamesAndQuotasExact(t *testing.T) {
 	root := envs[1].ServiceUser(t, "acme", "root", "pam_admin") // root-group is one live group
 	tok := issueToken(t, apis[0], "acme", root.KeyID, root.KeySecret)
 	q := quota
-	require.NoError(t, envs[0].Server.SetQuotas(ctx, "acme", pam.Quotas{Groups: &q}))
+	require.NoError(t, envs[0].Operator.SetQuotas(ctx, "acme", pam.Quotas{Groups: &q}))
 
 	var (
 		mu       sync.Mutex

@@ -63,7 +63,9 @@ const (
 	pageCacheTTL  = time.Minute
 )
 
-// Server is the PAM API.
+// Server is the PAM API: Handler serves it, and its exported methods are the
+// generated server's handlers. The operator's calls are on Operator(), the
+// web console's reads on Console().
 type Server struct {
 	cfg     Config
 	store   *store
@@ -131,7 +133,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		logger:           cfg.Logger,
 	}
 	st.db.OnCommit(srv.rendered.Invalidate)
-	st.db.OnCommit(srv.offlineSwitch.Invalidate)
+	// The switch is dropped by the write of it (SetOffline), not by every
+	// commit of this replica: a request after a create would read it again.
 	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.rendered, srv.offlineSwitch} {
 		st.db.Follow(c)
 	}
@@ -150,31 +153,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("pam", pamserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("pam: load spec: %w", err)
-	}
-	e, err := apiserver.New(apiserver.Config{
-		Name:  "pam",
-		Title: "apistack PAM API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-			Skip:                func(*http.Request) bool { return s.cfg.DisableValidation },
-		},
+	e, err := s.cfg.Echo(apiserver.Config{
+		Name:         "pam",
+		Title:        "apistack PAM API",
+		Validation:   validation.Options{Skip: func(*http.Request) bool { return s.cfg.DisableValidation }},
 		ErrorHandler: errorHandler(s.logger),
 		Before:       []echo.MiddlewareFunc{s.authAndRateLimit, s.maintenance},
 		// requireJSONObject reads the body: only once the caller passed.
 		AfterAuth:    []echo.MiddlewareFunc{requireJSONObject},
 		MaxBodyBytes: 64 << 10,
-		Logger:       s.logger,
-		Hooks:        s.cfg.Hooks,
-		Observer:     s.cfg.Telemetry.Observer(),
-		Journal:      s.cfg.Journal,
-	})
+	}, pamserver.GetSpec, authenticate)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +188,10 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServi
 	}
 	// Compare even when the key is unknown, so every answer takes the same time.
 	secretOK := hmac.Equal(hashSecret(req.Body.KeySecret), k.SecretHash) && k.ID != ""
-	now := s.clock.Now()
+	// The team's time (its sandbox's clock): its tokens expire, and its
+	// users' windows pass, in it.
+	teamClock := s.cfg.ClockFor(t.Name)
+	now := teamClock.Now()
 	if !secretOK || t.ID == "" || k.TeamID != t.ID {
 		return nil, s.exchangeFailed(ctx, req.Body.KeyId, errAuthentication("unknown key_id or wrong key_secret"))
 	}
@@ -217,7 +208,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServi
 	}
 	// A proven key spends from its user's own bucket, like every request the
 	// user's tokens make.
-	d, err := s.limiter.Take(ctx, "user:"+k.UserID)
+	d, err := s.limiter.Take(ratelimit.WithClock(ctx, teamClock), "user:"+k.UserID)
 	if err != nil {
 		return nil, err
 	}

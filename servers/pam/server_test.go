@@ -138,7 +138,7 @@ func TestIssueServiceToken_RefusesBadKeysAndBodies(t *testing.T) {
 // bookkeeping of requests: every 200 of service_token is one token.
 func countTokens(t *testing.T, env *pamtest.Env) int {
 	t.Helper()
-	n, err := env.Server.TokenCount(context.Background())
+	n, err := env.Operator.TokenCount(context.Background())
 	require.NoError(t, err)
 	return n
 }
@@ -149,7 +149,7 @@ func TestIssueServiceToken_DisabledTeamIsRefused(t *testing.T) {
 	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
 	api := newAPI(t, env.URL)
 	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
-	_, err := env.Server.SetTeamDisabled(context.Background(), "acme", true)
+	_, err := env.Operator.SetTeamDisabled(context.Background(), "acme", true)
 	require.NoError(t, err)
 
 	resp, err := api.IssueServiceTokenWithResponse(context.Background(), "acme",

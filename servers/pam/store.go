@@ -18,25 +18,19 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-//go:embed migrations/*.sql
+// migrationFiles are the schema migrations of both dialects (API.Files).
+//
+//go:embed migrations
 var migrationFiles embed.FS
 
-//go:embed migrations/postgres/*.sql
-var postgresMigrationFiles embed.FS
-
 // Migrations returns the PAM schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS {
-	return sqlitedb.Dir(migrationFiles, "migrations")
-}
+func Migrations() fs.FS { return API.Migrations().SQLite }
 
 // PostgresMigrations returns the PAM schema migrations for PostgreSQL (goose
 // SQL files), applied in the pam schema by pgdb.Open.
-func PostgresMigrations() fs.FS {
-	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
-}
+func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the PAM service.
 type store struct {
@@ -174,44 +168,32 @@ func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool)
 	return s.teamByName(ctx, name)
 }
 
-// serviceUserCredentials is what bootstrapping a service user returns.
-type serviceUserCredentials struct {
-	TeamName     string
-	UserID       string
-	UserName     string
-	Group        string
-	Roles        []string
-	KeyID        string
-	KeySecret    string
-	KeyExpiresAt *time.Time
-}
-
 // bootstrapServiceUser creates a service user in a group (created or updated
 // with roles) and issues one key, in one transaction.
-func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration, now time.Time) (serviceUserCredentials, error) {
+func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, groupName string, roles []string, keyTTL time.Duration, now time.Time) (ServiceUserCredentials, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("begin: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 
 	var teamID string
 	err = tx.QueryRowContext(ctx, `SELECT id FROM teams WHERE name = ?`, teamName).Scan(&teamID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return serviceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, storeerr.ErrNotFound)
+		return ServiceUserCredentials{}, fmt.Errorf("team %q: %w", teamName, storeerr.ErrNotFound)
 	}
 	if err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("read team: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("read team: %w", err)
 	}
 	if err := lockTeam(ctx, tx, teamID); err != nil {
-		return serviceUserCredentials{}, err
+		return ServiceUserCredentials{}, err
 	}
 	now = storedTime(now)
 	userID := uuid.NewString()
 	if err := sqldb.ExecOne(ctx, tx, fmt.Errorf("user %q: %w", userName, storeerr.ErrAlreadyExists),
 		`INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, 'service', 'active', ?)
 		 ON CONFLICT (team_id, name) DO NOTHING`, userID, teamID, userName, sqldb.Micros(now)); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("create user: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("create user: %w", err)
 	}
 
 	var groupID string
@@ -222,17 +204,17 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
 			groupID, teamID, groupName, joinRoles(roles), sqldb.Micros(now)); err != nil {
-			return serviceUserCredentials{}, fmt.Errorf("create group: %w", err)
+			return ServiceUserCredentials{}, fmt.Errorf("create group: %w", err)
 		}
 	case err != nil:
-		return serviceUserCredentials{}, fmt.Errorf("read group: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("read group: %w", err)
 	default:
 		if _, err := tx.ExecContext(ctx, `UPDATE team_groups SET roles = ? WHERE id = ?`, joinRoles(roles), groupID); err != nil {
-			return serviceUserCredentials{}, fmt.Errorf("update group roles: %w", err)
+			return ServiceUserCredentials{}, fmt.Errorf("update group roles: %w", err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?)`, groupID, userID); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("add member: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("add member: %w", err)
 	}
 
 	keyID, secret := uuid.NewString(), randomSecret()
@@ -244,13 +226,13 @@ func (s *store) bootstrapServiceUser(ctx context.Context, teamName, userName, gr
 	if _, err := tx.ExecContext(ctx,
 		`INSERT INTO service_keys (id, user_id, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
 		keyID, userID, hashSecret(secret), sqldb.Micros(now), sqldb.NullMicros(expires)); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("create key: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("create key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return serviceUserCredentials{}, fmt.Errorf("commit: %w", err)
+		return ServiceUserCredentials{}, fmt.Errorf("commit: %w", err)
 	}
 	s.changed() // an existing group's roles may have changed
-	return serviceUserCredentials{
+	return ServiceUserCredentials{
 		TeamName: teamName, UserID: userID, UserName: userName, Group: groupName,
 		Roles: splitRoles(joinRoles(roles)), KeyID: keyID, KeySecret: secret, KeyExpiresAt: expires,
 	}, nil
@@ -284,26 +266,34 @@ func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, 
 	return nil
 }
 
-func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, error) {
+// tokenByHash returns the record of the token whose hash is hash. The same
+// statement reads the maintenance switch (offline; nil when the
+// token is not found): on a shared database a request whose token is not
+// cached needs both, and reads them in one round trip.
+func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, *bool, error) {
 	var t tokenRecord
 	var keyDeletedAt, revokedAt *time.Time
+	var maintenance []byte
 	err := s.db.QueryRowContext(ctx, `
-		SELECT u.id, u.name, u.kind, u.status, tm.id, tm.name, tm.disabled, k.id, k.deleted_at, t.revoked_at, t.expires_at
+		SELECT u.id, u.name, u.kind, u.status, tm.id, tm.name, tm.disabled, k.id, k.deleted_at, t.revoked_at, t.expires_at,
+			(SELECT value FROM settings WHERE name = 'maintenance')
 		FROM tokens t
 		JOIN service_keys k ON k.id = t.key_id
 		JOIN users u ON u.id = t.user_id
 		JOIN teams tm ON tm.id = t.team_id
 		WHERE t.hash = ?`, hash).
-		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, sqldb.NullTimeInto(&keyDeletedAt), sqldb.NullTimeInto(&revokedAt), sqldb.TimeInto(&t.ExpiresAt))
+		Scan(&t.UserID, &t.UserName, &t.UserKind, &t.UserStatus, &t.TeamID, &t.TeamName, &t.TeamDisabled, &t.KeyID, sqldb.NullTimeInto(&keyDeletedAt), sqldb.NullTimeInto(&revokedAt), sqldb.TimeInto(&t.ExpiresAt),
+			&maintenance)
 	if errors.Is(err, sql.ErrNoRows) {
-		return tokenRecord{}, storeerr.ErrNotFound
+		return tokenRecord{}, nil, storeerr.ErrNotFound
 	}
 	if err != nil {
-		return tokenRecord{}, fmt.Errorf("read token: %w", err)
+		return tokenRecord{}, nil, fmt.Errorf("read token: %w", err)
 	}
 	t.KeyDeleted = keyDeletedAt != nil
 	t.Revoked = revokedAt != nil
-	return t, nil
+	offline := string(maintenance) == "on"
+	return t, &offline, nil
 }
 
 // rolesOf returns the union of the roles of the live groups userID is in.
@@ -572,6 +562,21 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 		if err := lockTeam(ctx, tx, teamID); err != nil {
 			return err
 		}
+		// The checks and the insert are one statement (a round trip each on
+		// PostgreSQL): the row is inserted only when the name is free and
+		// the quota, if any, has room; only a refused insert asks which.
+		res, err := tx.ExecContext(ctx, `INSERT INTO team_groups (id, team_id, name, roles, created_at)
+			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)
+			WHERE NOT EXISTS (SELECT 1 FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL)
+			AND NOT EXISTS (SELECT 1 FROM team_quotas q WHERE q.team_id = ? AND q.resource = ?
+				AND (SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL) >= q.max_count)`,
+			g.ID, teamID, name, joinRoles(roles), sqldb.Micros(now), teamID, name, teamID, quotaGroups, teamID)
+		if err != nil {
+			return fmt.Errorf("create group: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL`, teamID, name).Scan(&n); err != nil {
 			return fmt.Errorf("create group: %w", err)
@@ -582,12 +587,7 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 		if err := checkQuota(ctx, tx, teamID, quotaGroups, `SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL`, teamID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO team_groups (id, team_id, name, roles, created_at) VALUES (?, ?, ?, ?, ?)`,
-			g.ID, teamID, name, joinRoles(roles), sqldb.Micros(now)); err != nil {
-			return fmt.Errorf("create group: %w", err)
-		}
-		return nil
+		return errors.New("create group: the insert was refused with the name free and room in the quota")
 	})
 	if err != nil {
 		return group{}, err
@@ -694,23 +694,19 @@ func (s *store) listMembers(ctx context.Context, groupID string, pos *keyset, ba
 
 // userByName returns a user of the team; kind "" matches either kind.
 func (s *store) userByName(ctx context.Context, teamID, name, kind string) (user, error) {
-	var u user
-	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u
-		WHERE u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind).
-		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
-	if errors.Is(err, sql.ErrNoRows) {
-		return user{}, storeerr.ErrNotFound
-	}
-	if err != nil {
-		return user{}, fmt.Errorf("read user: %w", err)
-	}
-	return u, nil
+	return s.oneUser(ctx, `u.team_id = ? AND u.name = ? AND u.status <> 'deleted' AND (? = '' OR u.kind = ?)`, teamID, name, kind, kind)
 }
 
 // userByID returns a user by id.
 func (s *store) userByID(ctx context.Context, id string) (user, error) {
+	return s.oneUser(ctx, `u.id = ?`, id)
+}
+
+// oneUser returns the user of users u that where selects; ErrNotFound when
+// there is none.
+func (s *store) oneUser(ctx context.Context, where string, args ...any) (user, error) {
 	var u user
-	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ?`, id).
+	err := s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE `+where, args...).
 		Scan(&u.ID, &u.Name, &u.Kind, &u.Status, sqldb.TimeInto(&u.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return user{}, storeerr.ErrNotFound

@@ -2,18 +2,19 @@ package pam_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
@@ -53,40 +54,22 @@ type sweep struct {
 // sweepPAMWith is sweepPAM with every detail of the requests given.
 func sweepPAMWith(t *testing.T, env *pamtest.Env, want int, sw sweep) {
 	t.Helper()
-	doc, ops, err := contractcoverage.Operations("pam")
-	require.NoError(t, err)
-	rt, err := contract.ForAPI(contract.PAM, http.DefaultTransport, contract.WithoutRequestValidation(),
-		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	client := &http.Client{Transport: rt}
-	swept := 0
-	for _, op := range ops {
-		if !op.Declares(want) || op.Secured(doc) != sw.secured || slices.Contains(sw.except, op.ID) {
-			continue
-		}
-		swept++
-		body := sw.body
-		if body == "" {
-			body = pamBodies[op.ID]
-		}
-		req, err := op.NewRequest(env.URL, sw.values, body)
-		require.NoError(t, err)
-		if sw.token != "" {
-			req.Header.Set("Authorization", "Bearer "+sw.token)
-		}
-		if sw.contentType != "" {
-			if req.Body == nil {
-				continue // the condition is about bodies
-			}
-			req.Header.Set("Content-Type", sw.contentType)
-		}
-		resp, err := client.Do(req)
-		require.NoError(t, err, op.ID)
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, want, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, answer)
+	auth := ""
+	if sw.token != "" {
+		auth = "Bearer " + sw.token
 	}
-	assert.NotZero(t, swept, "some operation declares %d", want)
+	contractsweep.Status(t, want, contractsweep.Sweep{
+		API: contract.PAM, BaseURL: env.URL, Values: sw.values, Authorization: auth, ContentType: sw.contentType,
+		Body: func(id string) string {
+			if sw.body != "" {
+				return sw.body
+			}
+			return pamBodies[id]
+		},
+		Keep: func(doc *openapi3.T, op contractcoverage.Operation) bool {
+			return op.Secured(doc) == sw.secured && !slices.Contains(sw.except, op.ID)
+		},
+	})
 }
 
 // adminToken starts a server with team acme and returns a pam_admin token.
@@ -110,7 +93,7 @@ func TestEveryOperation_WithoutATokenAnswers401(t *testing.T) {
 
 func TestEveryOperation_InMaintenanceAnswers503(t *testing.T) {
 	env, token := adminToken(t, pamtest.Options{})
-	require.NoError(t, env.Server.SetOffline(context.Background(), true))
+	require.NoError(t, env.Operator.SetOffline(context.Background(), true))
 	sweepPAM(t, env, http.StatusServiceUnavailable, token, true)
 	sweepPAM(t, env, http.StatusServiceUnavailable, "", false)
 }

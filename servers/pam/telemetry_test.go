@@ -16,6 +16,7 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/telemetry/telemetrytest"
 	"github.com/apistack/apistack/servers/pam"
@@ -38,15 +39,12 @@ func TestTelemetry_RequestsAndRefusalsThroughTheGeneratedClient(t *testing.T) {
 		Settings: pam.Settings{RateLimit: 3, ExchangeFailures: 1},
 	})
 	require.NoError(t, err)
-	h, err := srv.Handler()
+	url := stacktest.HTTP(t, srv)
+	_, err = srv.Operator().CreateTeam(ctx, "acme")
 	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	_, err = srv.CreateTeam(ctx, "acme")
+	key, err := srv.Operator().BootstrapServiceUser(ctx, "acme", "root", "root-group", []string{"pam_admin"}, 0)
 	require.NoError(t, err)
-	key, err := srv.BootstrapServiceUser(ctx, "acme", "root", "root-group", []string{"pam_admin"}, 0)
-	require.NoError(t, err)
-	api := newAPI(t, hs.URL)
+	api := newAPI(t, url)
 
 	// The exchange spends one of the user's three requests; two lists, then
 	// the bucket is empty.
@@ -63,7 +61,7 @@ func TestTelemetry_RequestsAndRefusalsThroughTheGeneratedClient(t *testing.T) {
 		source string
 		want   int
 	}{{"127.0.0.1", http.StatusUnauthorized}, {"127.0.0.2", http.StatusTooManyRequests}, {"127.0.0.1", http.StatusTooManyRequests}} {
-		resp, err := apiFrom(t, hs.URL, tc.source).IssueServiceTokenWithResponse(ctx, "acme",
+		resp, err := apiFrom(t, url, tc.source).IssueServiceTokenWithResponse(ctx, "acme",
 			pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: "wrong"})
 		require.NoError(t, err)
 		require.Equal(t, tc.want, resp.StatusCode(), string(resp.Body))

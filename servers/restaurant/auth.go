@@ -25,7 +25,9 @@ import (
 // the request context, so the token is looked up once per request.
 type authState struct {
 	clientID string
-	err      *apiError
+	// clientName names the client's tenant set, whose clock is its time.
+	clientName string
+	err        *apiError
 }
 
 type (
@@ -90,12 +92,12 @@ func (s *Server) resolveToken(ctx context.Context, header string) *authState {
 		s.logger.ErrorContext(ctx, "read token", "err", err)
 		return &authState{err: newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR,
 			"an unexpected error occurred; retry later")}
-	case !s.clock.Now().Before(expires):
+	case !s.cfg.ClockFor(t.clientName).Now().Before(expires):
 		return &authState{err: newError(http.StatusUnauthorized, restaurantapi.ErrorKeyTOKENEXPIRED,
 			"the bearer token expired at %s; log in again", expires.UTC().Format(time.RFC3339))}
 	}
 	apiserver.Attribute(ctx, t.clientName)
-	return &authState{clientID: clientID}
+	return &authState{clientID: clientID, clientName: t.clientName}
 }
 
 // authenticate is the spec's check of the bearerAuth scheme: it passes when
@@ -146,7 +148,9 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 		for i, l := range s.limiters {
 			limiters[i] = l.limiter
 		}
-		decisions, err := ratelimit.TakeAll(ctx, guid, limiters...)
+		// The windows pass in the caller's time (its sandbox's clock).
+		clientClock := s.cfg.ClockFor(st.clientName)
+		decisions, err := ratelimit.TakeAll(ratelimit.WithClock(ctx, clientClock), guid, limiters...)
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +160,7 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,
 					"restaurant %s is over its limit of %d requests per %s; retry after %s", guid, d.Limit, l.period, d.RetryAt.UTC().Format(time.RFC3339))
-				e.RetryAfter = retryAfterSeconds(s.clock.Now(), d)
+				e.RetryAfter = retryAfterSeconds(clientClock.Now(), d)
 				return nil, e
 			}
 		}

@@ -28,7 +28,7 @@ func BenchmarkListMenuItemsSteps(b *testing.B) {
 	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
 		b.Run(string(backend), func(b *testing.B) {
 			ctx := context.Background()
-			db := testdb.OpenOn(b, backend, testdb.Migrations{Schema: "restaurant", SQLite: Migrations(), Postgres: PostgresMigrations()})
+			db := testdb.OpenOn(b, backend, testdb.Migrations(API.Migrations()))
 			srv, err := New(ctx, Config{Deps: Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, Settings: Settings{RatePerSecond: 1 << 30, RatePerWindow: 1 << 30}})
 			require.NoError(b, err)
 			r, err := srv.CreateRestaurant(ctx, "", "Bench Bistro")

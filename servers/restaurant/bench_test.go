@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/internal/benchproc"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
@@ -77,10 +78,10 @@ func BenchmarkListMenuItems(b *testing.B) {
 // startListBenchmark starts a restaurant server on backend with 100 menu
 // items imported and returns the URL of their list and the headers of a
 // request for it.
-func startListBenchmark(b *testing.B, backend testdb.Backend) (string, http.Header) {
+func startListBenchmark(b testing.TB, backend testdb.Backend) (string, http.Header) {
 	b.Helper()
 	ctx := context.Background()
-	db := testdb.OpenOn(b, backend, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	db := testdb.OpenOn(b, backend, testdb.Migrations(restaurant.API.Migrations()))
 	srv, err := restaurant.New(ctx, restaurant.Config{Deps: restaurant.Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, Settings: restaurant.Settings{RatePerSecond: 1 << 30, RatePerWindow: 1 << 30}})
 	require.NoError(b, err)
 	h, err := srv.Handler()
@@ -106,4 +107,37 @@ func startListBenchmark(b *testing.B, backend testdb.Backend) (string, http.Head
 		"Platform-Restaurant-External-Id": {r.GUID},
 	}
 	return hs.URL + "/config/v2/menuItems?pageSize=100", header
+}
+
+// TestBenchProcessServer is the server of BenchmarkProcess, run in a child
+// process of it (benchproc): a restaurant server with 100 menu items
+// (startListBenchmark) on the backend the benchmark asks for. Run alone, it
+// skips.
+func TestBenchProcessServer(t *testing.T) {
+	benchproc.Child(t, func(t testing.TB, backend testdb.Backend) (string, map[string]string) {
+		url, header := startListBenchmark(t, backend)
+		return url, map[string]string{"authorization": header.Get("Authorization"), "restaurant": header.Get("Platform-Restaurant-External-Id")}
+	})
+}
+
+// BenchmarkProcess compares one restaurant server process on SQLite with
+// one on PostgreSQL listing 100 menu items to 16 clients, each server in a
+// child process of its own (benchproc), in interleaved rounds: requests per
+// second, the server's CPU time and allocations per request, PostgreSQL's
+// own CPU apart. Run with -benchtime 1x.
+func BenchmarkProcess(b *testing.B) {
+	procs := [2]*benchproc.Proc{
+		benchproc.Start(b, "TestBenchProcessServer", testdb.SQLite),
+		benchproc.Start(b, "TestBenchProcessServer", testdb.Postgres),
+	}
+	b.Run("list100", func(b *testing.B) {
+		benchproc.Interleave(b, 5, procs, func(p *benchproc.Proc) benchproc.Result {
+			return p.Round(b, 3000, 16, func(p *benchproc.Proc, _ int64) *http.Request {
+				req, _ := http.NewRequest(http.MethodGet, p.URL, nil)
+				req.Header.Set("Authorization", p.Info["authorization"])
+				req.Header.Set("Platform-Restaurant-External-Id", p.Info["restaurant"])
+				return req
+			}, http.StatusOK, 10000)
+		})
+	})
 }

@@ -18,7 +18,7 @@ const apiName = "restaurant"
 // API describes the restaurant configuration API to the assemblers
 // (servers/stack, `apistack serve`, the test kit, restauranttest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), New: newFromEnv, Seed: seedTenants,
+	Name: apiName, Files: migrationFiles, New: newFromEnv, Seed: seedTenants,
 	Reset: resetTenants, Delete: deleteTenants,
 }
 

@@ -41,7 +41,7 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func newFixture(t *testing.T, configure ...func(*restaurant.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db := testdb.Open(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	db := testdb.Open(t, testdb.Migrations(restaurant.API.Migrations()))
 	clk := clock.NewFake(t0)
 	cfg := restaurant.Config{
 		Deps: restaurant.Deps{DB: db, Clock: clk, ValidateResponses: true, OnResponseViolation: func(r *http.Request, status int, err error) {
@@ -132,10 +132,16 @@ func (f *fixture) header(restaurant string) http.Header {
 
 func (f *fixture) importDoc(restaurantGUID string, doc any) restaurant.ImportResult {
 	f.t.Helper()
+	return importDoc(f.t, f.srv, restaurantGUID, doc)
+}
+
+// importDoc imports doc, as JSON, into the restaurant restaurantGUID of srv.
+func importDoc(t testing.TB, srv *restaurant.Server, restaurantGUID string, doc any) restaurant.ImportResult {
+	t.Helper()
 	data, err := json.Marshal(doc)
-	require.NoError(f.t, err)
-	res, err := f.srv.Import(context.Background(), restaurantGUID, data)
-	require.NoError(f.t, err)
+	require.NoError(t, err)
+	res, err := srv.Import(context.Background(), restaurantGUID, data)
+	require.NoError(t, err)
 	return res
 }
 

@@ -33,7 +33,7 @@ type replica struct {
 // page-token key), with one fake clock.
 func startReplicas(t *testing.T, clk clock.Clock, perSecond, perWindow int) [2]replica {
 	t.Helper()
-	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()})
+	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations(restaurant.API.Migrations()))
 	var out [2]replica
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -97,10 +97,7 @@ func TestReplicas_AWalkOfA1000ItemMenuWithPagesFromAlternatingReplicasReturnsEve
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	guid, token := setUpReplicas(t, replicas)
 	items := plainItems("Dish", 1000)
-	data, err := json.Marshal(restaurant.Document{MenuItems: items})
-	require.NoError(t, err)
-	_, err = replicas[1].srv.Import(context.Background(), guid, data)
-	require.NoError(t, err)
+	importDoc(t, replicas[1].srv, guid, restaurant.Document{MenuItems: items})
 
 	clients := [2]*restaurantapi.ClientWithResponses{replicaClient(t, replicas[0].url, token), replicaClient(t, replicas[1].url, token)}
 	op := opFor(t, "menuItems")
@@ -134,10 +131,7 @@ func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T)
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	guid, token := setUpReplicas(t, replicas)
 	items := plainItems("Dish", 5)
-	data, err := json.Marshal(restaurant.Document{MenuItems: items})
-	require.NoError(t, err)
-	_, err = replicas[0].srv.Import(context.Background(), guid, data)
-	require.NoError(t, err)
+	importDoc(t, replicas[0].srv, guid, restaurant.Document{MenuItems: items})
 	c := replicaClient(t, replicas[1].url, token)
 	op := opFor(t, "menuItems")
 	list := func() []string {

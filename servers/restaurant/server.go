@@ -30,7 +30,6 @@ import (
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
-	"github.com/apistack/apistack/servers/internal/validation"
 )
 
 // Page sizes of the list operations.
@@ -122,28 +121,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // token resolution, validation, the restaurant gate and rate limits, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("restaurant", restaurantserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("restaurant: load spec: %w", err)
-	}
-	e, err := apiserver.New(apiserver.Config{
-		Name:  "restaurant",
-		Title: "apistack restaurant configuration API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-		},
+	e, err := s.cfg.Echo(apiserver.Config{
+		Name:         "restaurant",
+		Title:        "apistack restaurant configuration API",
 		ErrorHandler: errorHandler(s.logger),
 		Before:       []echo.MiddlewareFunc{s.resolve},
 		MaxBodyBytes: 16 << 10,
-		Logger:       s.logger,
-		Hooks:        s.cfg.Hooks,
-		Observer:     s.cfg.Telemetry.Observer(),
-		Journal:      s.cfg.Journal,
-	})
+	}, restaurantserver.GetSpec, authenticate)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +150,7 @@ func (s *Server) Login(ctx context.Context, req restaurantserver.LoginRequestObj
 	}
 	apiserver.Attribute(ctx, c.Name)
 	token := "rst_" + randomSecret()
-	expires := s.clock.Now().Add(s.cfg.TokenTTL)
+	expires := s.cfg.ClockFor(c.Name).Now().Add(s.cfg.TokenTTL)
 	if err := s.store.insertToken(ctx, hashSecret(token), c.ID, expires); err != nil {
 		return nil, err
 	}

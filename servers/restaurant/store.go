@@ -15,26 +15,20 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-//go:embed migrations/*.sql
+// migrationFiles are the schema migrations of both dialects (API.Files).
+//
+//go:embed migrations
 var migrationFiles embed.FS
-
-//go:embed migrations/postgres/*.sql
-var postgresMigrationFiles embed.FS
 
 // Migrations returns the restaurant schema migrations for SQLite (goose SQL
 // files).
-func Migrations() fs.FS {
-	return sqlitedb.Dir(migrationFiles, "migrations")
-}
+func Migrations() fs.FS { return API.Migrations().SQLite }
 
 // PostgresMigrations returns the restaurant schema migrations for PostgreSQL
 // (goose SQL files, applied by pgdb.Open in the restaurant schema).
-func PostgresMigrations() fs.FS {
-	return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres")
-}
+func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the restaurant service.
 type store struct {

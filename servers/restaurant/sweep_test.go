@@ -11,6 +11,7 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
@@ -114,4 +115,9 @@ func TestLogin_RefusesWhatIsNotALoginRequest(t *testing.T) {
 			assert.Equal(t, tt.want, resp.StatusCode, string(body))
 		})
 	}
+}
+
+func TestEveryOperation_WithABodyOverTheLimitAnswers413(t *testing.T) {
+	f := newFixture(t)
+	contractsweep.TooLarge(t, contract.Restaurant, f.url, nil, "Bearer "+f.token, func(string) int64 { return 16 << 10 })
 }

@@ -59,6 +59,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		Echo: func(he *echo.HTTPError) (*apiError, bool) {
 			return &apiError{he.Code, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
 		},
+		Unavailable: func() *apiError {
+			return &apiError{http.StatusServiceUnavailable, sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable), apiserver.UnavailableMessage}
+		},
 		Internal: func() *apiError {
 			return &apiError{http.StatusInternalServerError, sandboxapi.ErrorErrorInternal, "an unexpected error occurred"}
 		},

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/clients"
+	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/clients/pam"
 	"github.com/apistack/apistack/clients/restaurant"
@@ -41,22 +43,45 @@ type envOptions struct {
 	sweep time.Duration
 	// pamRateLimit replaces PAM's requests per hour (benchmarks).
 	pamRateLimit int
+	// replica, when set, opens the databases with openDB and shares the
+	// tokens and keys of this stack (a replica of the stack of replica).
+	replica *replicaOf
+}
+
+// replicaOf is what replicas sharing a database share.
+type replicaOf struct {
+	openDB                   stack.OpenDBFunc
+	adminToken, creatorToken string
+	masterKey                func(api string) ([]byte, error)
 }
 
 func start(t testing.TB, opts envOptions) *env {
 	t.Helper()
-	ctx := context.Background()
-	clk := clock.NewFake(time.Now())
-	st, err := stack.Open(ctx, stack.Config{
-		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clk, ValidateResponses: true,
+	cfg := stack.Config{
+		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()),
 		SandboxSweepInterval: opts.sweep, Settings: stack.Settings{
 			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
 			PAM: pamserver.Settings{RateLimit: opts.pamRateLimit},
-		}, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
-			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 		},
-	})
+	}
+	if r := opts.replica; r != nil {
+		cfg.OpenDB, cfg.AdminToken, cfg.SandboxCreatorToken, cfg.MasterKey = r.openDB, r.adminToken, r.creatorToken, r.masterKey
+	}
+	return openEnv(t, cfg, true)
+}
+
+// openEnv opens a stack on cfg, whose Clock is a *clock.Fake, with every
+// response validated (a violation fails t) and errors logged, serves its
+// APIs on httptest servers and, when started, runs its workers.
+func openEnv(t testing.TB, cfg stack.Config, started bool) *env {
+	t.Helper()
+	ctx := context.Background()
+	cfg.ValidateResponses = true
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	cfg.OnResponseViolation = func(api string, r *http.Request, status int, err error) {
+		t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
+	}
+	st, err := stack.Open(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	handlers, err := st.Handlers()
@@ -68,8 +93,10 @@ func start(t testing.TB, opts envOptions) *env {
 		urls[api] = hs.URL
 	}
 	require.NoError(t, st.SetURLs(urls))
-	st.Start(ctx)
-	e := &env{st: st, urls: urls, clock: clk}
+	if started {
+		st.Start(ctx)
+	}
+	e := &env{st: st, urls: urls, clock: cfg.Clock.(*clock.Fake)}
 	e.admin = e.client(t, st.AdminToken)
 	e.creator = e.client(t, st.SandboxCreatorToken)
 	return e
@@ -78,12 +105,17 @@ func start(t testing.TB, opts envOptions) *env {
 // client is a generated sandbox API client sending token.
 func (e *env) client(t testing.TB, token string) *sandboxapi.ClientWithResponses {
 	t.Helper()
+	// The answers are checked against the spec (and recorded for the
+	// contract coverage); the requests are not: some break it on purpose.
+	checked, err := contract.ForAPI(contract.Sandbox, nil, contract.WithoutRequestValidation(),
+		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
 	c, err := sandboxapi.NewClientWithResponses(e.urls[stack.Admin], sandboxapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 		if token != "" {
 			r.Header.Set("Authorization", "Bearer "+token)
 		}
 		return nil
-	}))
+	}), sandboxapi.WithHTTPClient(&http.Client{Transport: checked}))
 	require.NoError(t, err)
 	return c
 }
@@ -97,6 +129,8 @@ type box struct {
 	fax        *faxclient.Client
 	storage    *storage.Client
 	restaurant *restaurant.Client
+	// inbox is what the test's own receiver got (receive), nil until then.
+	inbox *stack.FaxInbox
 }
 
 func (e *env) create(t testing.TB, body sandboxapi.CreateSandboxRequest) *box {
@@ -109,20 +143,8 @@ func (e *env) create(t testing.TB, body sandboxapi.CreateSandboxRequest) *box {
 
 func (e *env) open(t testing.TB, sb *sandboxapi.CreatedSandbox) *box {
 	t.Helper()
-	c := sb.Credentials
-	b := &box{CreatedSandbox: sb, api: e.client(t, sb.Token)}
-	var err error
-	b.pam, err = pam.New(pam.Config{BaseURL: c.Pam.BaseUrl, Team: c.Pam.Team, KeyID: c.Pam.KeyId, KeySecret: c.Pam.KeySecret})
-	require.NoError(t, err)
-	b.fax, err = faxclient.New(faxclient.Config{BaseURL: c.Fax.BaseUrl, APIKey: c.Fax.ApiKey})
-	require.NoError(t, err)
-	b.storage, err = storage.New(storage.Config{Endpoint: c.Storage.Endpoint, Region: c.Storage.Region, KeyID: c.Storage.KeyId,
-		Secret: c.Storage.Secret, Now: e.clock.Now})
-	require.NoError(t, err)
-	b.restaurant, err = restaurant.New(restaurant.Config{BaseURL: c.Restaurant.BaseUrl, ClientID: c.Restaurant.ClientId,
-		ClientSecret: c.Restaurant.ClientSecret, Restaurant: c.Restaurant.RestaurantGuid})
-	require.NoError(t, err)
-	return b
+	// The clients' default retries.
+	return e.clientsOf(t, &box{CreatedSandbox: sb, api: e.client(t, sb.Token)}, clients.RetryPolicy{})
 }
 
 // sendFax sends the sample document from the sandbox's number to to.
@@ -208,3 +230,27 @@ func statusOf(err error) int {
 func ptr[T any](v T) *T { return &v }
 
 func label(b *box) string { return fmt.Sprintf("sandbox %s", b.Id) }
+
+// receive points b's fax application at a receiver of the test's own (as a
+// consumer's service would be) that verifies each delivery's signature on
+// the stack's clock, and returns what it received, in the order it arrived.
+// The tests of delivery order and duplicates read it: the webhook log lists
+// the sender's attempts, not what reached the receiver.
+func (e *env) receive(t testing.TB, b *box) *stack.FaxInbox {
+	t.Helper()
+	inbox := &stack.FaxInbox{}
+	h, err := faxclient.NewWebhookHandler(e.st.Fax.WebhookPublicKey(), func(_ context.Context, ev faxclient.Event) error {
+		inbox.Add(stack.InboxEvent{ID: ev.ID, EventType: ev.Type, FaxID: ev.FaxID, Attempt: ev.Attempt, ReceivedAt: e.clock.Now(), Body: ev.Raw})
+		return nil
+	}, faxclient.WithClock(e.clock.Now))
+	require.NoError(t, err)
+	target := httptest.NewServer(h)
+	t.Cleanup(target.Close)
+	// The receiver is on loopback: allowed as `serve --fax-allow-destination` would.
+	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
+	url := target.URL + "/hooks"
+	_, err = b.fax.UpdateApplication(context.Background(), b.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: &url})
+	require.NoError(t, err)
+	b.inbox = inbox
+	return inbox
+}

@@ -27,6 +27,15 @@ type Journal struct {
 	clock   clock.Clock
 	logger  *slog.Logger
 	enabled atomic.Bool
+	// faults are the sandboxes' faults (TakeFault).
+	faults *faultSet
+	// clocks are the sandboxes' clocks: an entry's SetTime.
+	clocks *Clocks
+	// local keeps the requests of one set that is no sandbox's in memory
+	// (KeepLocal); localSet is its name, read on every request.
+	localMu  sync.Mutex
+	local    localJournal
+	localSet atomic.Pointer[string]
 
 	mu      sync.Mutex
 	pending []pendingEntry
@@ -43,7 +52,9 @@ var _ apiserver.Journal = (*Journal)(nil)
 
 type pendingEntry struct {
 	entry apiserver.JournalEntry
-	// marker is a Flush's place in the queue: nothing to write.
+	// marker is a Flush's place in the queue: nothing to write; done is
+	// closed once what was queued before it is committed (entries have
+	// none: a request that must wait queues a marker).
 	marker bool
 	done   chan struct{}
 }
@@ -73,9 +84,10 @@ func newJournal(st *store, c clock.Clock, logger *slog.Logger) *Journal {
 // what the journal costs measures both in one run.
 func (j *Journal) SetEnabled(on bool) { j.enabled.Store(on) }
 
-// Journals reports whether set is a sandbox's, while journaling is on.
+// Journals reports whether set is a sandbox's, while journaling is on, or
+// the set KeepLocal names.
 func (j *Journal) Journals(set string) bool {
-	return j.enabled.Load() && strings.HasPrefix(set, IDPrefix)
+	return j.enabled.Load() && strings.HasPrefix(set, IDPrefix) || j.keptLocally(set)
 }
 
 // Now is the stack's clock.
@@ -84,10 +96,26 @@ func (j *Journal) Now() time.Time { return j.clock.Now() }
 // Record queues e for the writer; it waits for the commit only while the
 // writer is maxPending entries behind (or until ctx ends).
 func (j *Journal) Record(ctx context.Context, e apiserver.JournalEntry) {
-	p := pendingEntry{entry: e, done: make(chan struct{})}
-	if j.enqueue(p) >= maxPending {
-		j.wait(ctx, p)
+	e.SetTime = j.sandboxTime(ctx, e.Set, e.Time)
+	if j.recordLocal(e) {
+		return
 	}
+	if j.enqueue(pendingEntry{entry: e}) >= maxPending {
+		j.Flush(ctx)
+	}
+}
+
+// sandboxTime is the instant at of the stack's clock on the clock of
+// sandbox id (at itself when there is no such sandbox).
+func (j *Journal) sandboxTime(ctx context.Context, id string, at time.Time) time.Time {
+	if j.clocks == nil {
+		return at
+	}
+	st, ok, _ := j.clocks.state(ctx, id)
+	if !ok {
+		return at
+	}
+	return st.now(at)
 }
 
 // Flush waits until every entry queued before it is committed (or ctx
@@ -158,6 +186,12 @@ func (j *Journal) flush() {
 		j.mu.Lock()
 		n := min(len(j.pending), maxBatch)
 		batch := j.pending[:n:n]
+		// all is the queue's array when the batch takes it all: it is
+		// the queue's again once written (unless a new one began).
+		var all []pendingEntry
+		if n == len(j.pending) {
+			all = j.pending
+		}
 		j.pending = j.pending[n:]
 		if len(j.pending) == 0 {
 			j.pending = nil
@@ -168,13 +202,24 @@ func (j *Journal) flush() {
 		}
 		j.write(batch)
 		for _, p := range batch {
-			close(p.done)
+			if p.marker {
+				close(p.done)
+			}
+		}
+		if all != nil {
+			clear(all)
+			j.mu.Lock()
+			if j.pending == nil {
+				j.pending = all[:0]
+			}
+			j.mu.Unlock()
 		}
 	}
 }
 
-// write commits batch; when that fails (an entry's sandbox was deleted
-// meanwhile), each entry is tried alone, and those refused are dropped.
+// write commits batch, one row per sandbox; when that fails (a sandbox was
+// deleted meanwhile), each sandbox's row is tried alone, and those refused
+// are dropped.
 func (j *Journal) write(batch []pendingEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -187,12 +232,17 @@ func (j *Journal) write(batch []pendingEntry) {
 	if len(entries) == 0 {
 		return
 	}
-	if err := j.store.appendJournal(ctx, entries, j.clock.Now()); err == nil {
+	groups := groupBySandbox(entries)
+	now := j.clock.Now()
+	if err := j.store.appendJournal(ctx, groups, now); err == nil || len(groups) == 1 {
+		if err != nil {
+			j.logger.DebugContext(ctx, "sandbox journal: entries dropped (their sandbox is gone?)", "sandbox", groups[0].sandbox, "err", err)
+		}
 		return
 	}
-	for _, e := range entries {
-		if err := j.store.appendEntry(ctx, e); err != nil {
-			j.logger.DebugContext(ctx, "sandbox journal: entry dropped (its sandbox is gone?)", "sandbox", e.Set, "err", err)
+	for _, g := range groups {
+		if err := j.store.appendJournal(ctx, []journalGroup{g}, now); err != nil {
+			j.logger.DebugContext(ctx, "sandbox journal: entries dropped (their sandbox is gone?)", "sandbox", g.sandbox, "err", err)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -78,6 +79,12 @@ type Config struct {
 	MasterKey []byte
 	// Tenants makes the sandboxes' tenants.
 	Tenants Tenants
+	// Fax is where the inbound-fax trigger makes faxes arrive; nil answers
+	// that trigger 500.
+	Fax Fax
+	// Webhooks is the fax webhook log of the sandboxes (webhooks.go); nil
+	// makes its operations fail.
+	Webhooks Webhooks
 	// AdminToken may do everything; it must not be empty.
 	AdminToken string
 	// CreatorToken may only create sandboxes; "" means no creator token.
@@ -97,6 +104,12 @@ type Config struct {
 	OnResponseViolation func(r *http.Request, status int, err error)
 	// Observer hears of every request (metrics); nil means none.
 	Observer apiserver.Observer
+	// Advance runs a sandbox's due work when its clock moves (clock.go);
+	// nil: none.
+	Advance Advancer
+	// DriveInterval is how often the due work of the real clocks runs; 0
+	// means DefaultDriveInterval.
+	DriveInterval time.Duration
 }
 
 // Server is the sandbox API.
@@ -105,11 +118,14 @@ type Server struct {
 	store      *store
 	box        *secretbox.Box
 	journal    *Journal
+	clocks     *Clocks
 	clock      clock.Clock
 	logger     *slog.Logger
 	adminHash  [32]byte
 	creatorSet bool
 	creator    [32]byte
+	faults     *faultSet
+	hooks      hookState
 }
 
 var _ sandboxserver.StrictServerInterface = (*Server)(nil)
@@ -137,6 +153,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = DefaultSweepInterval
 	}
+	if cfg.DriveInterval <= 0 {
+		cfg.DriveInterval = DefaultDriveInterval
+	}
 	st := &store{db: cfg.DB}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
 		adminHash: sha256.Sum256([]byte(cfg.AdminToken))}
@@ -144,6 +163,9 @@ func New(cfg Config) (*Server, error) {
 		s.creatorSet, s.creator = true, sha256.Sum256([]byte(cfg.CreatorToken))
 	}
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
+	s.clocks = newClocks(cfg.DB, st, cfg.Clock, cfg.Logger)
+	s.faults = newFaultSet(st, cfg.Clock, cfg.Logger)
+	s.journal.faults, s.journal.clocks = s.faults, s.clocks
 	return s, nil
 }
 
@@ -173,8 +195,10 @@ func (s *Server) Handler() (http.Handler, error) {
 		ErrorHandler: s.errorHandler,
 		Before:       []echo.MiddlewareFunc{s.resolve},
 		MaxBodyBytes: 1 << 20,
-		Logger:       s.logger,
-		Observer:     s.cfg.Observer,
+		// An inbound fax's document, base64.
+		BodyLimits: map[string]int64{"TriggerInboundFax": MaxInboundDocument*4/3 + 1<<20},
+		Logger:     s.logger,
+		Observer:   s.cfg.Observer,
 	})
 	if err != nil {
 		return nil, err
@@ -346,7 +370,7 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 		return nil, err
 	}
 	return sandboxserver.CreateSandbox201JSONResponse{
-		Id: out.Id, Clock: out.Clock, Ttl: out.Ttl, CreatedAt: out.CreatedAt, LastUsedAt: out.LastUsedAt,
+		Id: out.Id, Clock: out.Clock, Now: out.Now, Ttl: out.Ttl, CreatedAt: out.CreatedAt, LastUsedAt: out.LastUsedAt,
 		ExpiresAt: out.ExpiresAt, Credentials: out.Credentials, Token: token,
 	}, nil
 }
@@ -358,6 +382,7 @@ func (s *Server) view(r record) (sandboxapi.Sandbox, error) {
 	out := sandboxapi.Sandbox{
 		Id: r.ID, Clock: sandboxapi.ClockMode(r.Clock), Ttl: r.TTL.String(),
 		CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt, ExpiresAt: r.LastUsedAt.Add(r.TTL),
+		Now: s.clocks.For(r.ID).Now().UTC(),
 	}
 	creds, err := s.credentials(r)
 	if err != nil {
@@ -439,9 +464,11 @@ func (s *Server) Delete(ctx context.Context, id string) error {
 // remove deletes the tenants of id and then its row.
 func (s *Server) remove(ctx context.Context, id string) error {
 	s.journal.Flush(ctx)
+	s.hooks.forget(id, false)
 	if err := s.cfg.Tenants.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
+	defer s.clocks.forget(id)
 	return s.store.remove(ctx, id)
 }
 
@@ -456,10 +483,17 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandbo
 		return nil, err
 	}
 	s.journal.Flush(ctx)
+	// The clock first: the tenants are seeded again in the sandbox's time
+	// of a new sandbox.
+	now := s.clock.Now().UTC().Truncate(time.Microsecond)
+	if err := s.store.clearJournal(ctx, r.ID, now); err != nil {
+		return nil, err
+	}
+	s.clocks.put(r.ID, clockState{Mode: r.Clock, Base: now, Ref: now})
 	if err := s.cfg.Tenants.Reset(ctx, r.ID, creds); err != nil {
 		return nil, fmt.Errorf("reset sandbox %s: %w", r.ID, err)
 	}
-	if err := s.store.clearJournal(ctx, r.ID, s.clock.Now()); err != nil {
+	if err := s.clearFaults(ctx, r.ID); err != nil {
 		return nil, err
 	}
 	out, err := s.view(r)
@@ -479,7 +513,24 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 		return nil, err
 	}
 	s.journal.Flush(ctx)
-	p := req.Params
+	f := filterOf(req.Params)
+	entries, more, err := s.store.journal(ctx, r.ID, f)
+	if err != nil {
+		return nil, err
+	}
+	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
+	for _, e := range entries {
+		page.Data = append(page.Data, entryView(e))
+	}
+	if more && len(entries) > 0 {
+		next := entries[len(entries)-1].Seq
+		page.NextAfter = &next
+	}
+	return sandboxserver.ListSandboxRequests200JSONResponse(page), nil
+}
+
+// filterOf is the journal filter of ListSandboxRequests' parameters.
+func filterOf(p sandboxapi.ListSandboxRequestsParams) journalFilter {
 	f := journalFilter{Limit: defaultJournalPage, Since: p.Since}
 	if p.Api != nil {
 		f.API = string(*p.Api)
@@ -496,25 +547,13 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 	if p.Limit != nil {
 		f.Limit = *p.Limit
 	}
-	entries, more, err := s.store.journal(ctx, r.ID, f)
-	if err != nil {
-		return nil, err
-	}
-	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
-	for _, e := range entries {
-		page.Data = append(page.Data, entryView(e))
-	}
-	if more && len(entries) > 0 {
-		next := entries[len(entries)-1].Seq
-		page.NextAfter = &next
-	}
-	return sandboxserver.ListSandboxRequests200JSONResponse(page), nil
+	return f
 }
 
 func entryView(e storedEntry) sandboxapi.JournalEntry {
 	out := sandboxapi.JournalEntry{
 		Seq: e.Seq, Api: sandboxapi.JournalEntryApi(e.API), Operation: e.Operation, Method: e.Method, Path: e.Path,
-		Status: e.Status, Time: e.Time, DurationMs: float64(e.Duration.Microseconds()) / 1000,
+		Status: e.Status, Time: e.Time, SandboxTime: e.SetTime, DurationMs: float64(e.Duration.Microseconds()) / 1000,
 		RequestHeaders: sandboxapi.Headers(e.RequestHeaders), ResponseHeaders: sandboxapi.Headers(e.ResponseHeaders),
 		RequestBodyTruncated: e.RequestTruncated, ResponseBodyTruncated: e.ResponseTruncated,
 	}
@@ -524,12 +563,22 @@ func entryView(e storedEntry) sandboxapi.JournalEntry {
 	}
 	out.RequestBody, out.RequestBodyEncoding = bodyText(e.RequestBody, e.RequestTruncated)
 	out.ResponseBody, out.ResponseBodyEncoding = bodyText(e.ResponseBody, e.ResponseTruncated)
+	out.Violations = make([]sandboxapi.JournalViolation, 0, len(e.Violations))
+	for _, v := range e.Violations {
+		out.Violations = append(out.Violations, sandboxapi.JournalViolation{In: sandboxapi.JournalViolationIn(v.In), Name: v.Name, Rule: v.Message})
+	}
 	return out
 }
 
 // Run deletes the sandboxes past their TTL every SweepInterval of the
-// stack's clock, until ctx ends.
+// stack's clock, and runs the due work of their clocks (drive), until ctx
+// ends.
 func (s *Server) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(2)
+	go func() { defer wg.Done(); s.clocks.run(ctx) }()
+	go func() { defer wg.Done(); s.drive(ctx) }()
 	for {
 		t := clock.NewTimerAt(s.clock, s.clock.Now().Add(s.cfg.SweepInterval))
 		select {

@@ -262,17 +262,21 @@ func TestSandboxes_DeleteWithAFaxInFlightLeavesNothing(t *testing.T) {
 
 	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
 	e.use(t, a)
+	// Every part holds rows of A: a fault, a clock moved on, a journal and
+	// webhook attempts.
+	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookDuplicate, Count: ptr(3)})
 	slow := e.sendFax(t, a, "+13125550820")
-	// Let the simulator take the fax into flight.
-	e.clock.Advance(2 * time.Second)
-	var last faxapi.FaxStatus
-	require.Eventually(t, func() bool {
-		f, err := a.fax.GetFax(ctx, slow.ID.String())
-		require.NoError(t, err)
-		last = f.Status
-		return f.Status != faxapi.FaxStatusQueued
-	}, 10*time.Second, 5*time.Millisecond, "the slow fax never left the queue")
-	require.NotEqual(t, faxapi.FaxStatusDelivered, last, "the slow fax is no longer in flight")
+	// Take the fax into flight: A's clock is frozen, so through A's clock.
+	advance(t, a, "2s")
+	require.NotEmpty(t, webhookLog(t, a, 0).Data)
+	mid := e.tableCounts(t)
+	for _, table := range []string{"sandbox.sandboxes", "sandbox.faults", "sandbox.journal_batches", "fax.faxes", "fax.outbox", "fax.delivery_attempts"} {
+		assert.Greater(t, mid[table], before[table], "%s holds no row of A: the count would not show a leftover", table)
+	}
+	f, err := a.fax.GetFax(ctx, slow.ID.String())
+	require.NoError(t, err)
+	require.NotEqual(t, faxapi.FaxStatusQueued, faxapi.FaxStatus(f.Status), "the slow fax never left the queue")
+	require.NotEqual(t, faxapi.FaxStatusDelivered, faxapi.FaxStatus(f.Status), "the slow fax is no longer in flight")
 
 	resp, err := a.api.DeleteSandboxWithResponse(ctx, a.Id)
 	require.NoError(t, err)
@@ -302,6 +306,9 @@ func TestSandboxes_ExpireAfterTheirTTLSinceLastUse(t *testing.T) {
 	before := e.tableCounts(t)
 	a := e.create(t, sandboxapi.CreateSandboxRequest{Ttl: ptr("10m")})
 	e.use(t, a)
+	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf("storage"), Delay: ptr("1ms")})
+	advance(t, a, "1m")
+	require.NotEmpty(t, webhookLog(t, a, 0).Data)
 
 	// A use 8 minutes in moves the expiry.
 	e.clock.Advance(8 * time.Minute)
@@ -344,6 +351,8 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 	ctx := context.Background()
 	const n = 50
 	boxes := make([]*box, n)
+	faxIDs := make([]string, n)
+	faultedAt := func(i int) bool { return i%4 == 1 || i%4 == 2 }
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	errs := make(chan error, n)
@@ -353,7 +362,8 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			body := sandboxapi.CreateSandboxRequest{}
+			// Even ones frozen, odd ones real.
+			body := sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeReal)}
 			if i%2 == 0 {
 				body.Clock = ptr(sandboxapi.ClockModeFrozen)
 			}
@@ -370,9 +380,43 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 				t.Errorf("%s: group: %v", b.Id, err)
 				return
 			}
-			if _, err := b.fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From,
-				To: "+13125550800", MediaURL: e.urls["admin"] + "/fax/sample.pdf"}); err != nil {
+			f, err := b.fax.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From,
+				To: "+13125550800", MediaURL: e.urls["admin"] + "/fax/sample.pdf"})
+			if err != nil {
 				t.Errorf("%s: fax: %v", b.Id, err)
+				return
+			}
+			faxIDs[i] = f.ID.String()
+			// Half of the frozen ones move their clock on 10 minutes: their
+			// fax is delivered when the advance answers.
+			if i%4 == 0 {
+				d := "10m"
+				resp, err := b.api.AdvanceSandboxClockWithResponse(ctx, b.Id, sandboxapi.ClockChange{Advance: &d})
+				if err != nil || resp.StatusCode() != http.StatusOK {
+					t.Errorf("%s: advance: %v %s", b.Id, err, resp.Body)
+					return
+				}
+			}
+			// Half of them (frozen and real) have every GetGroup of theirs
+			// fail: no fault crosses to the other half.
+			faulted := faultedAt(i)
+			if faulted {
+				resp, err := b.api.AddSandboxFaultWithResponse(ctx, b.Id, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindInternalError,
+					Api: apiOf("pam"), Operation: ptr("GetGroup")})
+				if err != nil || resp.StatusCode() != http.StatusCreated {
+					t.Errorf("%s: add a fault: %v %s", b.Id, err, resp.Body)
+					return
+				}
+			}
+			c := b.Credentials.Pam
+			once, err := pam.New(pam.Config{BaseURL: c.BaseUrl, Team: c.Team, KeyID: c.KeyId, KeySecret: c.KeySecret, Retry: noRetry})
+			if err != nil {
+				t.Errorf("%s: %v", b.Id, err)
+				return
+			}
+			_, err = once.GetGroup(ctx, "own-"+b.Id)
+			if want := map[bool]int{true: http.StatusInternalServerError, false: 0}[faulted]; statusOf(err) != want {
+				t.Errorf("%s (faulted %v): GetGroup answered %v, want status %d", b.Id, faulted, err, want)
 			}
 		}()
 	}
@@ -380,7 +424,7 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 	close(errs)
 	require.Empty(t, errs)
 	froms := map[string]bool{}
-	for _, b := range boxes {
+	for i, b := range boxes {
 		require.NotNil(t, b)
 		require.False(t, froms[b.Credentials.Fax.From], "two sandboxes share the number %s", b.Credentials.Fax.From)
 		froms[b.Credentials.Fax.From] = true
@@ -395,7 +439,16 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 		for _, en := range entries {
 			ops = append(ops, en.Operation)
 		}
-		assert.Equal(t, []string{"IssueServiceToken", "CreateGroup", "SendFax", "ListGroups"}, ops, b.Id)
+		assert.Equal(t, []string{"IssueServiceToken", "CreateGroup", "SendFax", "IssueServiceToken", "GetGroup", "ListGroups"}, ops, b.Id)
+		if len(entries) == len(ops) && len(ops) == 6 {
+			assert.Equal(t, map[bool]int{true: http.StatusInternalServerError, false: http.StatusOK}[faultedAt(i)], entries[4].Status, "%s: GetGroup", b.Id)
+		}
+		if faults := listFaults(t, b); faultedAt(i) {
+			require.Len(t, faults, 1, b.Id)
+			assert.Equal(t, 1, faults[0].Taken, "%s: its fault took its one GetGroup, and no other sandbox's", b.Id)
+		} else {
+			assert.Empty(t, faults, b.Id)
+		}
 		for _, en := range entries {
 			if en.Api == "pam" {
 				assert.Contains(t, en.Path, b.Id, "a PAM request of another sandbox in %s's journal", b.Id)
@@ -411,5 +464,48 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 			faxes++
 		}
 		assert.Equal(t, 1, faxes, b.Id)
+	}
+
+	// Clocks: the advanced frozen ones are 10 minutes ahead of the stack,
+	// the other frozen ones where they were made, the real ones on the
+	// stack's time; each fax's state follows its own sandbox's clock.
+	for i, b := range boxes {
+		c := clockOf(t, b)
+		switch {
+		case i%4 == 0:
+			assert.Equal(t, "10m0s", c.Offset, b.Id)
+			assert.Equal(t, faxapi.FaxStatusDelivered, faxStatus(t, b, faxIDs[i]), b.Id)
+		case i%2 == 0:
+			assert.Equal(t, "0s", c.Offset, b.Id)
+			assert.Equal(t, b.Now, c.Now, b.Id)
+			assert.Equal(t, faxapi.FaxStatusQueued, faxStatus(t, b, faxIDs[i]), b.Id)
+		default:
+			assert.Equal(t, sandboxapi.ClockModeReal, c.Mode, b.Id)
+			assert.Equal(t, "0s", c.Offset, b.Id)
+		}
+	}
+	// The real ones' faxes are delivered as the stack's time passes (a
+	// second at a time: a delivery signed before a jump of minutes would be
+	// stale at the inbox).
+	for i, b := range boxes {
+		if i%2 == 1 {
+			e.driveUntil(t, b, "the real sandbox's fax delivered", delivered(faxIDs[i], "fax.delivered"))
+		}
+	}
+	// Webhook logs: every attempt is of the sandbox's own fax, to its own
+	// inbox; every advanced or real one holds the delivered event.
+	for i, b := range boxes {
+		page := webhookLog(t, b, 0)
+		e.inboxOnly(t, b, page, faxIDs[i])
+		if i%4 != 2 {
+			assert.True(t, delivered(faxIDs[i], "fax.delivered")(page), "%s: fax.delivered not in its log", b.Id)
+		} else {
+			// The stack's time and the others' advances never moved it.
+			assert.Equal(t, b.Now, clockOf(t, b).Now, b.Id)
+			assert.Equal(t, faxapi.FaxStatusQueued, faxStatus(t, b, faxIDs[i]), b.Id)
+		}
+		for _, p := range page.Pending {
+			assert.Equal(t, faxIDs[i], p.FaxId, "%s: another sandbox's pending event", b.Id)
+		}
 	}
 }

@@ -4,11 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,8 +74,10 @@ func scanRecord(row interface{ Scan(...any) error }) (record, error) {
 }
 
 func (s *store) insert(ctx context.Context, r record) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt))
+	// The sandbox's clock starts at the stack's time (clock.go).
+	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
+		sqldb.Micros(r.CreatedAt), sqldb.Micros(r.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert sandbox: %w", err)
 	}
@@ -134,7 +135,7 @@ func (s *store) remove(ctx context.Context, id string) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE sandbox_id = ?`, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
 		return fmt.Errorf("delete journal: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM sandboxes WHERE id = ?`, id); err != nil {
@@ -146,17 +147,20 @@ func (s *store) remove(ctx context.Context, id string) error {
 	return nil
 }
 
-// clearJournal deletes the sandbox's journal and records a use.
+// clearJournal deletes the sandbox's journal, puts its clock back as it
+// was created (the stack's time now, no offset, nothing due) and records a
+// use.
 func (s *store) clearJournal(ctx context.Context, id string, now time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE sandbox_id = ?`, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
 		return fmt.Errorf("delete journal: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ? WHERE id = ?`, sqldb.Micros(now), id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
+		WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
 		return fmt.Errorf("touch sandbox: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -187,80 +191,53 @@ func (s *store) due(ctx context.Context, now time.Time, stale time.Duration) ([]
 	return ids, rows.Err()
 }
 
-// journalInsert stores one entry; the foreign key refuses it when its
-// sandbox is gone.
-const journalInsert = `INSERT INTO journal (sandbox_id, api, operation, method, path, query, status, at, duration_micros,
-	request_headers, response_headers, request_body, request_truncated, response_body, response_truncated)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-func journalArgs(e apiserver.JournalEntry) ([]any, error) {
-	reqH, err := json.Marshal(e.RequestHeaders)
-	if err != nil {
-		return nil, err
-	}
-	respH, err := json.Marshal(e.ResponseHeaders)
-	if err != nil {
-		return nil, err
-	}
-	return []any{e.Set, e.API, e.Operation, e.Method, e.Path, e.Query, e.Status, sqldb.Micros(e.Time), e.Duration.Microseconds(),
-		string(reqH), string(respH), nonNil(e.RequestBody), e.RequestTruncated, nonNil(e.ResponseBody), e.ResponseTruncated}, nil
+// journalGroup is the entries of one sandbox in one commit of the writer.
+type journalGroup struct {
+	sandbox string
+	entries []apiserver.JournalEntry
 }
 
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
+// groupBySandbox splits entries by sandbox, keeping their order.
+func groupBySandbox(entries []apiserver.JournalEntry) []journalGroup {
+	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e apiserver.JournalEntry) bool { return e.Set != entries[0].Set }) {
+		return []journalGroup{{sandbox: entries[0].Set, entries: entries}} // one sandbox: no copy
 	}
-	return b
+	var groups []journalGroup
+	at := map[string]int{}
+	for _, e := range entries {
+		i, ok := at[e.Set]
+		if !ok {
+			i = len(groups)
+			at[e.Set] = i
+			groups = append(groups, journalGroup{sandbox: e.Set})
+		}
+		groups[i].entries = append(groups[i].entries, e)
+	}
+	return groups
 }
 
-// appendEntry stores one entry on its own (after its batch failed: its
-// sandbox may be gone).
-func (s *store) appendEntry(ctx context.Context, e apiserver.JournalEntry) error {
-	args, err := journalArgs(e)
-	if err != nil {
-		return err
-	}
-	if _, err := s.db.ExecContext(ctx, journalInsert, args...); err != nil {
-		return fmt.Errorf("insert journal entry: %w", err)
-	}
-	return nil
-}
-
-// rowsPerInsert is how many entries one INSERT statement stores: one
-// statement of many rows costs far less than as many statements.
-const rowsPerInsert = 32
-
-// journalRow is the placeholders of one entry in a multi-row INSERT.
-const journalRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// appendJournal stores entries in one transaction and records the use of
-// their sandboxes; at is the time of use.
-func (s *store) appendJournal(ctx context.Context, entries []apiserver.JournalEntry, at time.Time) error {
+// appendJournal stores each group as one row, in one transaction, and
+// records the use of their sandboxes; at is the time of use. The foreign
+// key refuses a group whose sandbox is gone (and with it the transaction).
+func (s *store) appendJournal(ctx context.Context, groups []journalGroup, at time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	used := map[string]bool{}
-	for start := 0; start < len(entries); start += rowsPerInsert {
-		chunk := entries[start:min(start+rowsPerInsert, len(entries))]
-		args := make([]any, 0, 15*len(chunk))
-		for _, e := range chunk {
-			a, err := journalArgs(e)
-			if err != nil {
-				return err
+	for _, g := range groups {
+		last := g.entries[0].Time
+		for _, e := range g.entries[1:] {
+			if e.Time.After(last) {
+				last = e.Time
 			}
-			args = append(args, a...)
-			used[e.Set] = true
 		}
-		q := strings.TrimSuffix(journalInsert, journalRow) + strings.Repeat(journalRow+`, `, len(chunk)-1) + journalRow
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES (?, ?, ?, ?)`,
+			g.sandbox, len(g.entries), sqldb.Micros(last), encodeEntries(g.entries)); err != nil {
 			return fmt.Errorf("insert journal entries: %w", err)
 		}
-	}
-	for id := range used {
 		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
-			sqldb.Micros(at), id, sqldb.Micros(at)); err != nil {
+			sqldb.Micros(at), g.sandbox, sqldb.Micros(at)); err != nil {
 			return fmt.Errorf("touch sandbox: %w", err)
 		}
 	}
@@ -285,48 +262,42 @@ type storedEntry struct {
 	apiserver.JournalEntry
 }
 
+// journal reads the sandbox's entries that f selects, oldest first, and
+// whether more than f.Limit match. Rows are read in order and decoded;
+// the filters other than since and after apply to the decoded entries.
 func (s *store) journal(ctx context.Context, id string, f journalFilter) ([]storedEntry, bool, error) {
-	where := []string{`sandbox_id = ?`, `seq > ?`}
-	args := []any{id, f.After}
-	if f.API != "" {
-		where, args = append(where, `api = ?`), append(args, f.API)
-	}
-	if f.Operation != "" {
-		where, args = append(where, `operation = ?`), append(args, f.Operation)
-	}
-	if f.Status != 0 {
-		where, args = append(where, `status = ?`), append(args, f.Status)
-	}
+	where := []string{`sandbox_id = ?`, `id >= ?`}
+	args := []any{id, f.After >> seqShift}
 	if f.Since != nil {
-		where, args = append(where, `at >= ?`), append(args, sqldb.Micros(*f.Since))
+		where, args = append(where, `last_at >= ?`), append(args, sqldb.Micros(*f.Since))
 	}
-	args = append(args, f.Limit+1)
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, api, operation, method, path, query, status, at, duration_micros,
-		request_headers, response_headers, request_body, request_truncated, response_body, response_truncated
-		FROM journal WHERE `+strings.Join(where, ` AND `)+` ORDER BY seq LIMIT ?`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, data FROM journal_batches WHERE `+strings.Join(where, ` AND `)+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("read journal: %w", err)
 	}
 	defer rows.Close()
 	var out []storedEntry
-	for rows.Next() {
-		var e storedEntry
-		var at, dur int64
-		var reqH, respH string
-		if err := rows.Scan(&e.Seq, &e.API, &e.Operation, &e.Method, &e.Path, &e.Query, &e.Status, &at, &dur,
-			&reqH, &respH, &e.RequestBody, &e.RequestTruncated, &e.ResponseBody, &e.ResponseTruncated); err != nil {
+	for rows.Next() && len(out) <= f.Limit {
+		var row int64
+		var data []byte
+		if err := rows.Scan(&row, &data); err != nil {
 			return nil, false, fmt.Errorf("read journal: %w", err)
 		}
-		e.Time, e.Duration = sqldb.Time(at), time.Duration(dur)*time.Microsecond
-		e.RequestHeaders, e.ResponseHeaders = http.Header{}, http.Header{}
-		if err := json.Unmarshal([]byte(reqH), &e.RequestHeaders); err != nil {
-			return nil, false, fmt.Errorf("read journal headers: %w", err)
+		entries, err := decodeEntries(data)
+		if err != nil {
+			return nil, false, fmt.Errorf("read journal row %d: %w", row, err)
 		}
-		if err := json.Unmarshal([]byte(respH), &e.ResponseHeaders); err != nil {
-			return nil, false, fmt.Errorf("read journal headers: %w", err)
+		for i, e := range entries {
+			seq := row<<seqShift | int64(i)
+			if seq <= f.After || !f.matches(e) {
+				continue
+			}
+			e.Set = id
+			out = append(out, storedEntry{Seq: seq, JournalEntry: e})
+			if len(out) > f.Limit {
+				break
+			}
 		}
-		e.Set = id
-		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("read journal: %w", err)
@@ -336,4 +307,10 @@ func (s *store) journal(ctx context.Context, id string, f journalFilter) ([]stor
 		out = out[:f.Limit]
 	}
 	return out, more, nil
+}
+
+// matches reports whether e passes f's filters (all but after).
+func (f journalFilter) matches(e apiserver.JournalEntry) bool {
+	return (f.API == "" || e.API == f.API) && (f.Operation == "" || e.Operation == f.Operation) &&
+		(f.Status == 0 || e.Status == f.Status) && (f.Since == nil || !e.Time.Before(*f.Since))
 }

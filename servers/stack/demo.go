@@ -35,14 +35,24 @@ type AdminCredentials struct {
 	Token   string `json:"token"`
 }
 
+// Endpoint returns the section's base URL and token, or "" for a missing
+// section.
+func (c *AdminCredentials) Endpoint() (url, token string) {
+	if c == nil {
+		return "", ""
+	}
+	return c.BaseURL, c.Token
+}
+
 // SandboxCredentials is the sandboxes section of demo-credentials.json: the
 // sandbox API's base URL (the admin port; its paths start with
 // /sandboxes) and the sandbox-creator token, which may create sandboxes
 // and do nothing else.
-type SandboxCredentials struct {
-	BaseURL string `json:"base_url"`
-	Token   string `json:"token"`
-}
+type SandboxCredentials AdminCredentials
+
+// Endpoint returns the section's base URL and token, or "" for a missing
+// section.
+func (c *SandboxCredentials) Endpoint() (url, token string) { return (*AdminCredentials)(c).Endpoint() }
 
 // sections are c's sections by API name, each as its JSON.
 func sections(c Credentials) (map[string]json.RawMessage, error) {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -24,15 +23,7 @@ func TestFaults_ADatabaseUnavailableIs503WithRetryAfterOnEveryAPI(t *testing.T) 
 	ctx := context.Background()
 	st, err := stack.Open(ctx, stack.Config{DataDir: t.TempDir()})
 	require.NoError(t, err)
-	handlers, err := st.Handlers()
-	require.NoError(t, err)
-	urls := map[string]string{}
-	for name, h := range handlers {
-		srv := httptest.NewServer(h)
-		t.Cleanup(srv.Close)
-		urls[name] = srv.URL
-	}
-	require.NoError(t, st.SetURLs(urls))
+	urls := serveHandlers(t, st)
 	creds, err := st.Seed(ctx, stack.Credentials{}, stack.TenantSet{Name: stack.DemoSet, URLs: urls, SampleSize: 5})
 	require.NoError(t, err)
 	for _, api := range []string{stack.PAM, stack.Fax, stack.Restaurant, stack.Storage} {

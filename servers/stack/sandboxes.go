@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/sandbox"
@@ -30,8 +32,9 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 	}
 	d := st.cfg.env(Sandbox, nil)
 	st.Sandboxes, err = sandbox.New(sandbox.Config{
-		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st},
+		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st}, Fax: sandboxFax{st}, Webhooks: faxWebhooks{st},
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
+		Advance:       sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
 		OnResponseViolation: d.OnResponseViolation, Observer: st.cfg.Telemetry.Observer(),
@@ -46,8 +49,16 @@ func (st *Stack) withSandboxes(adminHandler http.Handler) (http.Handler, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Sandbox, err)
 	}
+	inbox, err := st.sandboxInbox()
+	if err != nil {
+		return nil, fmt.Errorf("%s inbox: %w", Sandbox, err)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
+		if id, ok := inboxID(p); ok {
+			inbox(id, w, r)
+			return
+		}
 		switch {
 		case p == SandboxesPath+"/openapi.yaml":
 			r2 := r.Clone(r.Context())
@@ -70,7 +81,7 @@ func (t sandboxTenants) set(name string) TenantSet {
 	if size <= 0 {
 		size = DefaultSandboxSampleSize
 	}
-	return TenantSet{Name: name, URLs: t.st.urls, SampleSize: size}
+	return TenantSet{Name: name, URLs: t.st.urls, SampleSize: size, WebhookURL: t.st.urls[Admin] + sandbox.InboxPathOf(name)}
 }
 
 // Seed creates the set in every API and returns the sections of its
@@ -114,4 +125,27 @@ func (t sandboxTenants) Delete(ctx context.Context, name string) error {
 		errs = append(errs, a.Delete(ctx, a.server, t.set(name)))
 	}
 	return errors.Join(errs...)
+}
+
+// Advance runs the set's work due at now (its clock moved there) in every
+// API.
+func (t sandboxTenants) Advance(ctx context.Context, name string, now time.Time) error {
+	for _, a := range t.st.apis {
+		if err := a.Advance(ctx, a.server, t.set(name), now); err != nil {
+			return fmt.Errorf("%s: %w", a.Name(), err)
+		}
+	}
+	return nil
+}
+
+// sandboxFax is the stack's fax server, for the sandboxes' inbound-fax
+// trigger.
+type sandboxFax struct{ st *Stack }
+
+// InjectInbound makes an inbound fax arrive.
+func (f sandboxFax) InjectInbound(ctx context.Context, in fax.InboundFax) (string, error) {
+	if f.st.Fax == nil {
+		return "", errors.New("stack: the fax API is not served")
+	}
+	return f.st.Fax.InjectInbound(ctx, in)
 }

@@ -117,6 +117,9 @@ type Config struct {
 	// journal is the sandbox API's journal the APIs write into (set by
 	// Open).
 	journal apiserver.Journal
+	// clocks tells each tenant set's clock: the sandboxes' own (set by
+	// Open).
+	clocks func(set string) clock.Clock
 }
 
 // DefaultSandboxSampleSize is the number of menu items of a sandbox's
@@ -154,6 +157,7 @@ func (c Config) env(api string, db *sql.DB) descriptor.Env {
 		Deps: descriptor.Deps{
 			DB: db, Clock: c.Clock, Logger: c.Logger, Telemetry: c.Telemetry,
 			ValidateResponses: c.ValidateResponses, ResponseChecks: c.ResponseChecks, Journal: c.journal,
+			Clocks: c.clocks,
 		},
 		WebhookTransport: c.WebhookTransport, DisableValidation: c.DisableValidation,
 	}
@@ -295,6 +299,16 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 		return err
 	}
 	st.cfg.journal = st.Sandboxes.Journal()
+	st.cfg.clocks = st.Sandboxes.Clocks().For
+	// The sandboxes' webhook faults act on their deliveries, outside the
+	// kit's.
+	kit := st.cfg.WebhookTransport
+	st.cfg.WebhookTransport = func(next http.RoundTripper) http.RoundTripper {
+		if kit != nil {
+			next = kit(next)
+		}
+		return st.Sandboxes.WebhookTransport(next)
+	}
 	for i := range st.apis {
 		a := &st.apis[i]
 		e := st.cfg.env(a.Name(), a.db)
@@ -315,7 +329,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 	}
 	var err error
 	st.Admin, err = admin.New(admin.Config{
-		Token: cfg.AdminToken, PAM: st.PAM, Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
+		Token: cfg.AdminToken, PAM: st.PAM.Operator(), Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: st.cfg.env(Admin, nil).OnResponseViolation, Telemetry: cfg.Telemetry,
 	})
@@ -382,6 +396,9 @@ func (st *Stack) Handlers() (map[string]http.Handler, error) {
 func (st *Stack) SetURLs(urls map[string]string) error {
 	st.urls = maps.Clone(urls)
 	st.Fax.SetBaseURL(urls[Fax])
+	if err := st.Fax.AllowDestinationPrefixes(urls[Admin] + SandboxesPath + "/"); err != nil { // the sandboxes' inboxes
+		return err
+	}
 	return st.Fax.AllowDestinations(urls[Admin]+FaxSamplePath, urls[Admin]+FaxInboxPath)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -29,15 +28,7 @@ func TestOpen_DemoTenantsSurviveARestartOfTheDataDirectory(t *testing.T) {
 	start := func(cfg stack.Config) (*stack.Stack, map[string]string) {
 		st, err := stack.Open(ctx, cfg)
 		require.NoError(t, err)
-		handlers, err := st.Handlers()
-		require.NoError(t, err)
-		urls := map[string]string{}
-		for name, h := range handlers {
-			srv := httptest.NewServer(h)
-			t.Cleanup(srv.Close)
-			urls[name] = srv.URL
-		}
-		require.NoError(t, st.SetURLs(urls))
+		urls := serveHandlers(t, st)
 		st.Start(ctx)
 		return st, urls
 	}
@@ -61,7 +52,7 @@ func TestOpen_DemoTenantsSurviveARestartOfTheDataDirectory(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	_, err = fresh.PAM.CreateTeam(ctx, "demo")
+	_, err = fresh.PAM.Operator().CreateTeam(ctx, "demo")
 	require.NoError(t, err, "a copy of the template has no team yet")
 }
 

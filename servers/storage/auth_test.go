@@ -343,3 +343,18 @@ func TestRouting_UnimplementedSubresourcesOnlyAfterAuthentication(t *testing.T) 
 		})
 	}
 }
+
+// An access key's secret is cached after its first use; deleting the key
+// must still refuse its very next request.
+func TestKeys_ADeletedKeyIsRefusedOnTheNextRequestEvenAfterUse(t *testing.T) {
+	env, c := startLifecycle(t)
+	for range 2 {
+		put := putCorpus(t, c, storagetest.Bucket, "valid", "expire-days-filter-prefix")
+		require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+	}
+	require.NoError(t, env.Server.DeleteKey(context.Background(), env.Key.KeyID))
+
+	got := getLifecycle(t, c, storagetest.Bucket)
+	require.Equal(t, http.StatusForbidden, got.StatusCode(), "%s", got.Body)
+	assert.Equal(t, storageapi.ErrorCodeInvalidAccessKeyId, errorOf(t, got.Body).Code)
+}

@@ -14,7 +14,7 @@ const apiName = "storage"
 // API describes the storage API to the assemblers (servers/stack, `apistack
 // serve`, the test kit, storagetest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
-	Name: apiName, SQLite: Migrations(), Postgres: PostgresMigrations(), SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
+	Name: apiName, Files: migrationFiles, SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
 	Reset: resetTenants, Delete: deleteTenants,
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/servers/internal/heaptest"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )
 
@@ -39,37 +39,6 @@ func manyRules(size int) []byte {
 	return b.Bytes()
 }
 
-// heapPeak samples the heap until stop is called and returns the peak of
-// HeapInuse above what it was at the start.
-func heapPeak() (stop func() uint64) {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	peak := base
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return peak - base
-	}
-}
-
 // parallelSignedPuts sends n validly signed PUTs of doc at once and returns
 // the peak heap growth while they were in flight; every one must answer want.
 func parallelSignedPuts(tb testing.TB, env *storagetest.Env, doc []byte, n, want int) uint64 {
@@ -79,7 +48,7 @@ func parallelSignedPuts(tb testing.TB, env *storagetest.Env, doc []byte, n, want
 	for i := range reqs {
 		reqs[i] = bodyRequest(tb, env, bytes.NewReader(doc), int64(len(doc)), hash, rightSecret, time.Now())
 	}
-	stop := heapPeak()
+	stop := heaptest.Peak()
 	var wg sync.WaitGroup
 	statuses := make(chan int, n)
 	for _, req := range reqs {

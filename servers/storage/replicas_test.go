@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
@@ -39,11 +39,8 @@ func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 			MasterKey: masterKey,
 		})
 		require.NoError(t, err)
-		h, err := srv.Handler()
-		require.NoError(t, err)
-		hs := httptest.NewServer(h)
-		t.Cleanup(hs.Close)
-		replicas[i] = &storagetest.Env{URL: hs.URL, Server: srv, DB: db}
+		url := stacktest.HTTP(t, srv)
+		replicas[i] = &storagetest.Env{URL: url, Server: srv, DB: db}
 	}
 	ctx := context.Background()
 	key, err := replicas[0].Server.CreateKey(ctx, storagetest.Account, "replicated")

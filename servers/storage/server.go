@@ -11,7 +11,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -28,7 +27,6 @@ import (
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/validation"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -119,29 +117,14 @@ func (s *Server) Domain() string { return s.cfg.Domain }
 // virtual-host rewriting, signature verification and spec validation, plus
 // /healthz, /openapi.yaml and /docs/.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("storage", storageserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("storage: load spec: %w", err)
-	}
-	e, err := apiserver.New(apiserver.Config{
+	e, err := s.cfg.Echo(apiserver.Config{
 		Name:  "storage",
 		Title: "apistack storage API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        s.authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-		},
 		// The signature is checked before the spec validation reads the body.
 		Before:       []echo.MiddlewareFunc{s.authenticateFirst},
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: lifecycledoc.MaxBodySize,
-		Logger:       s.logger,
-		Hooks:        s.cfg.Hooks,
-		Observer:     s.cfg.Telemetry.Observer(),
-		Journal:      s.cfg.Journal,
-	})
+	}, storageserver.GetSpec, s.authenticate)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,42 @@ func corpusFile(t *testing.T, kind, name string) []byte {
 
 func xmlBody(b []byte) (string, io.Reader) { return "application/xml", bytes.NewReader(b) }
 
+// startLifecycle starts a server on a fake clock set at start and returns it
+// with the generated client signing at that clock's time.
+func startLifecycle(t *testing.T) (*storagetest.Env, *storageapi.ClientWithResponses) {
+	t.Helper()
+	fake := clock.NewFake(start)
+	env := storagetest.Start(t, storagetest.Options{Clock: fake})
+	return env, generated(t, env, fake.Now)
+}
+
+// putCorpus puts the corpus document kind/name as bucket's lifecycle
+// configuration.
+func putCorpus(t *testing.T, c *storageapi.ClientWithResponses, bucket, kind, name string) *storageapi.PutLifecycleResponse {
+	t.Helper()
+	ct, body := xmlBody(corpusFile(t, kind, name))
+	resp, err := c.PutLifecycleWithBodyWithResponse(context.Background(), bucket, &storageapi.PutLifecycleParams{}, ct, body)
+	require.NoError(t, err)
+	return resp
+}
+
+// getLifecycle gets bucket's lifecycle configuration.
+func getLifecycle(t *testing.T, c *storageapi.ClientWithResponses, bucket string) *storageapi.GetLifecycleResponse {
+	t.Helper()
+	got, err := c.GetLifecycleWithResponse(context.Background(), bucket, &storageapi.GetLifecycleParams{})
+	require.NoError(t, err)
+	return got
+}
+
+// storedConfigurations is how many lifecycle configurations env's server
+// stores.
+func storedConfigurations(t *testing.T, env *storagetest.Env) int {
+	t.Helper()
+	n, err := env.Server.LifecycleCount(context.Background())
+	require.NoError(t, err)
+	return n
+}
+
 func errorOf(t *testing.T, body []byte) storageapi.Error {
 	t.Helper()
 	var e storageapi.Error
@@ -56,44 +92,32 @@ func errorOf(t *testing.T, body []byte) storageapi.Error {
 }
 
 func TestLifecycle_PutGetDeleteThroughTheGeneratedClient(t *testing.T) {
-	fake := clock.NewFake(start)
-	env := storagetest.Start(t, storagetest.Options{Clock: fake})
-	c := generated(t, env, fake.Now)
-	ctx := context.Background()
+	_, c := startLifecycle(t)
 
-	ct, body := xmlBody(corpusFile(t, "valid", "expire-days-filter-prefix"))
-	put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.Bucket, &storageapi.PutLifecycleParams{}, ct, body)
-	require.NoError(t, err)
+	put := putCorpus(t, c, storagetest.Bucket, "valid", "expire-days-filter-prefix")
 	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
 	assert.Regexp(t, `^[0-9A-F]{16}$`, put.HTTPResponse.Header.Get("X-Cloud-Request-Id"))
 
-	got, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
-	require.NoError(t, err)
+	got := getLifecycle(t, c, storagetest.Bucket)
 	require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
 	require.NotNil(t, got.XML200)
 	require.Len(t, got.XML200.Rules, 1)
 	assert.Equal(t, "expire-logs", *got.XML200.Rules[0].ID)
 	assert.Equal(t, int32(30), *got.XML200.Rules[0].Expiration.Days)
 
-	del, err := c.DeleteLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.DeleteLifecycleParams{})
+	del, err := c.DeleteLifecycleWithResponse(context.Background(), storagetest.Bucket, &storageapi.DeleteLifecycleParams{})
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNoContent, del.StatusCode())
 
-	got, err = c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
-	require.NoError(t, err)
+	got = getLifecycle(t, c, storagetest.Bucket)
 	require.Equal(t, http.StatusNotFound, got.StatusCode())
 	assert.Equal(t, storageapi.ErrorCodeNoSuchLifecycleConfiguration, got.XML404.Code)
 }
 
 func TestLifecycle_VersionedBucketTakesNoncurrentVersionExpiration(t *testing.T) {
-	fake := clock.NewFake(start)
-	env := storagetest.Start(t, storagetest.Options{Clock: fake})
-	c := generated(t, env, fake.Now)
-	ctx := context.Background()
+	env, c := startLifecycle(t)
 
-	ct, body := xmlBody(corpusFile(t, "valid", "noncurrent-version-expiration"))
-	put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.VersionedBucket, &storageapi.PutLifecycleParams{}, ct, body)
-	require.NoError(t, err)
+	put := putCorpus(t, c, storagetest.VersionedBucket, "valid", "noncurrent-version-expiration")
 	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
 
 	for _, tc := range []struct {
@@ -109,34 +133,24 @@ func TestLifecycle_VersionedBucketTakesNoncurrentVersionExpiration(t *testing.T)
 		{"no-such-bucket", "expire-days-filter-prefix", 404, storageapi.ErrorCodeNoSuchBucket},
 	} {
 		t.Run(tc.bucket+"/"+tc.file, func(t *testing.T) {
-			ct, body := xmlBody(corpusFile(t, "valid", tc.file))
-			resp, err := c.PutLifecycleWithBodyWithResponse(ctx, tc.bucket, &storageapi.PutLifecycleParams{}, ct, body)
-			require.NoError(t, err)
+			resp := putCorpus(t, c, tc.bucket, "valid", tc.file)
 			require.Equal(t, tc.status, resp.StatusCode(), "%s", resp.Body)
 			e := errorOf(t, resp.Body)
 			assert.Equal(t, tc.code, e.Code)
 			assert.Equal(t, resp.HTTPResponse.Header.Get("X-Cloud-Request-Id"), e.RequestId)
 		})
 	}
-	n, err := env.Server.LifecycleCount(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, 1, n, "only the valid configuration is stored")
+	assert.Equal(t, 1, storedConfigurations(t, env), "only the valid configuration is stored")
 }
 
 func TestLifecycle_ChildrenInAnyOrder(t *testing.T) {
-	fake := clock.NewFake(start)
-	env := storagetest.Start(t, storagetest.Options{Clock: fake})
-	c := generated(t, env, fake.Now)
-	ctx := context.Background()
+	env, c := startLifecycle(t)
 
 	// The AWS SDKs write a rule's Expiration before its ID.
-	ct, body := xmlBody(corpusFile(t, "valid", "order-aws-sdk"))
-	put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.Bucket, &storageapi.PutLifecycleParams{}, ct, body)
-	require.NoError(t, err)
+	put := putCorpus(t, c, storagetest.Bucket, "valid", "order-aws-sdk")
 	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
 
-	got, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
-	require.NoError(t, err)
+	got := getLifecycle(t, c, storagetest.Bucket)
 	require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
 	require.NotNil(t, got.XML200)
 	require.Len(t, got.XML200.Rules, 2)
@@ -153,37 +167,26 @@ func TestLifecycle_ChildrenInAnyOrder(t *testing.T) {
 	// A duplicate Status is MalformedXML, and the stored configuration stays.
 	for _, file := range []string{"duplicate-status", "duplicate-expiration"} {
 		t.Run(file, func(t *testing.T) {
-			ct, body := xmlBody(corpusFile(t, "invalid", file))
-			resp, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.VersionedBucket, &storageapi.PutLifecycleParams{}, ct, body)
-			require.NoError(t, err)
+			resp := putCorpus(t, c, storagetest.VersionedBucket, "invalid", file)
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode(), "%s", resp.Body)
 			assert.Equal(t, storageapi.ErrorCodeMalformedXML, errorOf(t, resp.Body).Code)
 			assert.Contains(t, errorOf(t, resp.Body).Message, "occurs more than once")
 		})
 	}
-	n, err := env.Server.LifecycleCount(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, 1, n, "only the valid configuration is stored")
-	again, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
-	require.NoError(t, err)
+	assert.Equal(t, 1, storedConfigurations(t, env), "only the valid configuration is stored")
+	again := getLifecycle(t, c, storagetest.Bucket)
 	assert.Equal(t, string(got.Body), string(again.Body), "the stored configuration is unchanged")
 }
 
 func TestLifecycle_EveryAcceptedNamespaceIsAnsweredInTheProtocolNamespace(t *testing.T) {
-	fake := clock.NewFake(start)
-	env := storagetest.Start(t, storagetest.Options{Clock: fake})
-	c := generated(t, env, fake.Now)
-	ctx := context.Background()
+	env, c := startLifecycle(t)
 
 	for _, file := range []string{"namespace-s3", "namespace-s3-prefixed", "namespace-apistack", "no-namespace"} {
 		t.Run(file, func(t *testing.T) {
-			ct, body := xmlBody(corpusFile(t, "valid", file))
-			put, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.Bucket, &storageapi.PutLifecycleParams{}, ct, body)
-			require.NoError(t, err)
+			put := putCorpus(t, c, storagetest.Bucket, "valid", file)
 			require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
 
-			got, err := c.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
-			require.NoError(t, err)
+			got := getLifecycle(t, c, storagetest.Bucket)
 			require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
 			assert.Contains(t, string(got.Body), `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule>`)
 			require.NotNil(t, got.XML200)
@@ -193,14 +196,10 @@ func TestLifecycle_EveryAcceptedNamespaceIsAnsweredInTheProtocolNamespace(t *tes
 
 	for _, file := range []string{"wrong-namespace", "namespace-s3-root-apistack-child", "no-namespace-root-s3-child", "namespace-s3-root-unqualified-child"} {
 		t.Run(file, func(t *testing.T) {
-			ct, body := xmlBody(corpusFile(t, "invalid", file))
-			resp, err := c.PutLifecycleWithBodyWithResponse(ctx, storagetest.VersionedBucket, &storageapi.PutLifecycleParams{}, ct, body)
-			require.NoError(t, err)
+			resp := putCorpus(t, c, storagetest.VersionedBucket, "invalid", file)
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode(), "%s", resp.Body)
 			assert.Equal(t, storageapi.ErrorCodeMalformedXML, errorOf(t, resp.Body).Code)
 		})
 	}
-	n, err := env.Server.LifecycleCount(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, 1, n, "no document in a namespace not accepted is stored")
+	assert.Equal(t, 1, storedConfigurations(t, env), "no document in a namespace not accepted is stored")
 }

@@ -5,41 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/http"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/storage/s3compat"
-	"github.com/apistack/apistack/servers/storage"
-	"github.com/apistack/apistack/servers/storage/storagetest"
 )
 
 // The AWS SDK's own S3 client, pointed at the storage API: only the signer is
 // apistack's.
 func Example() {
-	dir, err := os.MkdirTemp("", "s3compat-example")
+	// A storage server with a bucket and an access key, in a process of its
+	// own (clients/internal/examplestack).
+	env, err := examplestack.Start("storage")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
-	env, stop, err := storagetest.Open(dir, storagetest.Options{}, func(r *http.Request, status int, err error) {
-		log.Fatalf("response %d to %s breaks the spec: %v", status, r.URL, err)
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer stop()
+	defer env.Stop()
 	ctx := context.Background()
 
 	client := s3compat.NewClient(s3compat.Config{
-		Endpoint: env.URL, Region: storage.DefaultRegion, KeyID: env.Key.KeyID, Secret: env.Key.Secret,
+		Endpoint: env.URL, Region: env.Region, KeyID: env.KeyID, Secret: env.KeySecret,
 	})
 	_, err = client.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
-		Bucket: aws.String(storagetest.Bucket),
+		Bucket: aws.String(env.Bucket),
 		LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{{
 			ID:         aws.String("expire-logs"),
 			Filter:     &types.LifecycleRuleFilter{Prefix: aws.String("logs/")},
@@ -50,7 +42,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	got, err := client.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(storagetest.Bucket)})
+	got, err := client.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(env.Bucket)})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -113,22 +113,10 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, "admin", args); err != nil {
 		return err
 	}
-	if err := flagDefaults(fs); err != nil {
-		return err
-	}
-	url, token, err := ep.resolve(func(c demoCredentials) (string, string) {
-		if c.Admin == nil {
-			return "", ""
-		}
-		return c.Admin.BaseURL, c.Admin.Token
-	}, "no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
+	url, token, rest, err := ep.resolveArgs(fs, "admin", func(c demoCredentials) (string, string) { return c.Admin.Endpoint() },
+		"no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
 	if err != nil {
 		return err
-	}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		fs.Usage()
-		return errors.New("no admin command given")
 	}
 	cmd, ok := findAdminCommand(rest[0])
 	if !ok {
@@ -137,10 +125,7 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	client, err := adminapi.NewClient(url,
 		adminapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
-		adminapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+token)
-			return nil
-		}))
+		adminapi.WithRequestEditorFn(bearer(token)))
 	if err != nil {
 		return err
 	}

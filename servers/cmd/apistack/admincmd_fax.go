@@ -12,6 +12,19 @@ import (
 	"github.com/apistack/apistack/gen/adminapi"
 )
 
+// uuidArg parses a[i], the argument named name, as a UUID; nil when a
+// stops before it.
+func uuidArg(a []string, i int, name string) (*uuid.UUID, error) {
+	if i >= len(a) {
+		return nil, nil
+	}
+	id, err := uuid.Parse(a[i])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &id, nil
+}
+
 // faxAdminCommands are the fax commands of `apistack admin`.
 var faxAdminCommands = []adminCmd{
 	{name: "fax-create-account", args: "NAME", help: "create a fax account with its first API key", minArgs: 1, maxArgs: 1,
@@ -20,35 +33,27 @@ var faxAdminCommands = []adminCmd{
 		})},
 	{name: "fax-create-key", args: "ACCOUNT [REPLACED_KEY_ID]", help: "issue a fax API key (rotate: revoke REPLACED_KEY_ID with it)", minArgs: 1, maxArgs: 2,
 		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
-			var req adminapi.FaxCreateAPIKeyRequest
-			if len(a) == 2 {
-				id, err := uuid.Parse(a[1])
-				if err != nil {
-					return nil, fmt.Errorf("REPLACED_KEY_ID: %w", err)
-				}
-				req.Replaces = &id
+			replaces, err := uuidArg(a, 1, "REPLACED_KEY_ID")
+			if err != nil {
+				return nil, err
 			}
-			return c.CreateFaxAPIKey(ctx, a[0], req)
+			return c.CreateFaxAPIKey(ctx, a[0], adminapi.FaxCreateAPIKeyRequest{Replaces: replaces})
 		})},
 	{name: "fax-revoke-key", args: "ACCOUNT KEY_ID", help: "revoke a fax API key", minArgs: 2, maxArgs: 2,
 		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
-			id, err := uuid.Parse(a[1])
+			id, err := uuidArg(a, 1, "KEY_ID")
 			if err != nil {
-				return nil, fmt.Errorf("KEY_ID: %w", err)
+				return nil, err
 			}
-			return c.RevokeFaxAPIKey(ctx, a[0], id)
+			return c.RevokeFaxAPIKey(ctx, a[0], *id)
 		})},
 	{name: "fax-set-number", args: "ACCOUNT NUMBER [APP_ID]", help: "give NUMBER (E.164) to ACCOUNT, enabled on APP_ID", minArgs: 2, maxArgs: 3,
 		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
-			var req adminapi.FaxSetNumberRequest
-			if len(a) == 3 {
-				id, err := uuid.Parse(a[2])
-				if err != nil {
-					return nil, fmt.Errorf("APP_ID: %w", err)
-				}
-				req.ApplicationId = &id
+			app, err := uuidArg(a, 2, "APP_ID")
+			if err != nil {
+				return nil, err
 			}
-			return c.SetFaxNumber(ctx, a[0], a[1], req)
+			return c.SetFaxNumber(ctx, a[0], a[1], adminapi.FaxSetNumberRequest{ApplicationId: app})
 		})},
 	{name: "fax-inject", args: "[--outcome O] FROM TO FILE.pdf", help: "inject an inbound fax (O: received, partial, failed)", minArgs: 3, maxArgs: 3,
 		run: func(fs *flag.FlagSet) adminCall {

@@ -23,6 +23,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 
 // startPrismProxy runs `prism proxy` on the API's spec in front of upstream
@@ -37,7 +39,7 @@ func startPrismProxy(t *testing.T, prism, spec, upstream string) string {
 	base := closedPortURL(t)
 	_, port, err := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
 	require.NoError(t, err)
-	var logs syncBuffer
+	var logs safebuf.Buffer
 	cmd := exec.Command(prism, "proxy", spec, upstream, "-p", port, "-h", "127.0.0.1", "--cors=false")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 
 // conformRow is one row of `apistack conform --format json`.
@@ -228,7 +230,7 @@ func startPrism(t *testing.T, prism, api string) string {
 	require.NoError(t, err)
 	spec, err := filepath.Abs(filepath.Join("..", "..", "..", "specs", api, "openapi.yaml"))
 	require.NoError(t, err)
-	var logs syncBuffer
+	var logs safebuf.Buffer
 	cmd := exec.Command(prism, "mock", spec, "-p", port, "-h", "127.0.0.1")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	// Its own process group, so the node process and anything it starts end together.

@@ -23,6 +23,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 
 // chromiumPath returns the Chromium the browser tests drive: $APISTACK_CHROMIUM
@@ -59,7 +61,7 @@ func artifactsDir(t *testing.T) string {
 type serveProcess struct {
 	creds map[string]map[string]string
 	cmd   *exec.Cmd
-	out   *syncBuffer
+	out   *safebuf.Buffer
 }
 
 // startServeProcess builds apistack and runs `serve --demo` on free loopback
@@ -75,9 +77,9 @@ func startServeProcess(t *testing.T, extra ...string) *serveProcess {
 	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
 		args = append(args, f, "127.0.0.1:0")
 	}
-	p := &serveProcess{cmd: exec.Command(bin, append(args, extra...)...), out: &syncBuffer{}}
+	p := &serveProcess{cmd: exec.Command(bin, append(args, extra...)...), out: &safebuf.Buffer{}}
 	p.cmd.Stdout = p.out
-	stderr := &syncBuffer{}
+	stderr := &safebuf.Buffer{}
 	p.cmd.Stderr = stderr
 	require.NoError(t, p.cmd.Start())
 	exited := make(chan struct{})

@@ -44,11 +44,11 @@ func TestServeDemo_StorageCredentialsSignAndSurviveARestart(t *testing.T) {
 	assert.Equal(t, "logs", *got.Rules[0].ID)
 }
 
-func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
-	dataDir := t.TempDir()
-	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	run := func(args ...string) map[string]any {
+// adminRunner runs `apistack admin --data-dir dataDir ARGS...` in the test's
+// process and returns its JSON answer (nil when it printed nothing); an
+// error fails the test.
+func adminRunner(t *testing.T, dataDir string) func(args ...string) map[string]any {
+	return func(args ...string) map[string]any {
 		t.Helper()
 		var out bytes.Buffer
 		require.NoError(t, adminCommand(context.Background(), append([]string{"--data-dir", dataDir}, args...), &out, io.Discard))
@@ -58,6 +58,13 @@ func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
 		}
 		return v
 	}
+}
+
+func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	run := adminRunner(t, dataDir)
 	assert.Equal(t, "Enabled", run("storage-create-bucket", "--versioned", "backups")["versioning"])
 	assert.Equal(t, "Suspended", run("storage-set-versioning", "backups", "Suspended")["versioning"])
 	assert.Len(t, run("storage-list-buckets")["buckets"], 3)

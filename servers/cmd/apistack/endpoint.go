@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"net/http"
 	"path/filepath"
 )
 
@@ -51,4 +54,31 @@ func (e endpoint) resolve(section func(demoCredentials) (url, token string), noT
 		return "", "", errors.New(noToken)
 	}
 	return url, token, nil
+}
+
+// resolveArgs is resolve for a command whose flags fs has parsed: the flags
+// left empty take their APISTACK_* variables first. rest is what follows the
+// flags: a subcommand and its arguments (none prints the usage and is an
+// error).
+func (e endpoint) resolveArgs(fs *flag.FlagSet, command string, section func(demoCredentials) (url, token string), noToken string) (url, token string, rest []string, err error) {
+	if err := flagDefaults(fs); err != nil {
+		return "", "", nil, err
+	}
+	if url, token, err = e.resolve(section, noToken); err != nil {
+		return "", "", nil, err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return "", "", nil, fmt.Errorf("no %s command given", command)
+	}
+	return url, token, fs.Args(), nil
+}
+
+// bearer is a request editor of a generated client that sends token as the
+// request's bearer credentials.
+func bearer(token string) func(context.Context, *http.Request) error {
+	return func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}
 }

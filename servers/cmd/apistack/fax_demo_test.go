@@ -122,16 +122,7 @@ func TestAdminCommand_FaxCommandsInjectAnInboundFaxThatReachesTheInbox(t *testin
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
 	defer func() { require.NoError(t, stop()) }()
-	admin := func(args ...string) map[string]any {
-		t.Helper()
-		var out bytes.Buffer
-		require.NoError(t, adminCommand(context.Background(), append([]string{"--data-dir", dataDir}, args...), &out, io.Discard))
-		var v map[string]any
-		if out.Len() > 0 {
-			require.NoError(t, json.Unmarshal(out.Bytes(), &v), out.String())
-		}
-		return v
-	}
+	admin := adminRunner(t, dataDir)
 
 	key := admin("fax-webhook-key")
 	assert.Equal(t, creds["fax"]["webhook_public_key"], key["public_key"])

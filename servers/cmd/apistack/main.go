@@ -4,6 +4,7 @@
 //	apistack admin <command> [args]   the admin API from the command line
 //	apistack sandbox <command> [args] the sandbox API from the command line
 //	apistack conform --api API [flags] the conformance suite against any implementation
+//	apistack listen --sandbox ID --forward-to URL  a sandbox's webhooks forwarded to a local URL
 //
 // Every flag can also be set with an APISTACK_* environment variable named
 // after it (--pam-addr is APISTACK_PAM_ADDR); a flag on the command line wins.
@@ -34,6 +35,7 @@ const usage = `usage:
   apistack admin <command> [args]    drive the admin API (see apistack admin -h)
   apistack sandbox <command> [args]  create, inspect, reset and delete sandboxes (see apistack sandbox -h)
   apistack conform --api API [flags] check an implementation of an API (see apistack conform -h)
+  apistack listen --sandbox ID --forward-to URL  forward a sandbox's webhooks to a local URL (see apistack listen -h)
 `
 
 // exitStatus reports err and returns the process status: 1 when conformance
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return sandboxCommand(ctx, args[1:], stdout, stderr)
 	case "conform":
 		return conformCommand(ctx, args[1:], stdout, stderr)
+	case "listen":
+		return listenCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -21,8 +21,21 @@ commands:
   get ID                                    print a sandbox and its credentials
   requests [--api API] [--operation OP] [--status N] [--since RFC3339] [--after SEQ] [--limit N] ID
                                             print the requests its credentials made (its journal)
+  webhooks [--after SEQ] [--limit N] [--wait 30s] ID
+                                            print its webhook log: every delivery attempt of its
+                                            fax events with the signed headers and body, and the
+                                            events still pending (--wait: long-poll for the next)
+  redeliver ID EVENT_ID                     deliver one of its fax events again, freshly signed
+  inbound-fax [--from E164] [--pages N] [--outcome received|partial|failed] ID
+                                            make a fax arrive at its number
+  advance ID DURATION | advance --set RFC3339 ID
+                                            move its clock on (the work that became due runs first)
+  clock ID                                  print its clock
+  faults add|list|clear ...                 add, list or clear its faults (apistack sandbox faults)
   reset ID                                  put a sandbox back as it was when created
   delete ID                                 delete a sandbox and everything of it
+
+To forward its webhooks to a local URL as they happen: apistack listen --sandbox ID --forward-to URL.
 
 create needs the sandbox-creator token (or the admin token); the other commands the
 sandbox's own token (or the admin token). The URL and token default to
@@ -41,29 +54,14 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parseFlags(fs, "sandbox", args); err != nil {
 		return err
 	}
-	if err := flagDefaults(fs); err != nil {
-		return err
-	}
-	url, token, err := ep.resolve(func(c demoCredentials) (string, string) {
-		if c.Sandboxes == nil {
-			return "", ""
-		}
-		return c.Sandboxes.BaseURL, c.Sandboxes.Token
-	}, "no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
+	url, token, rest, err := ep.resolveArgs(fs, "sandbox", func(c demoCredentials) (string, string) { return c.Sandboxes.Endpoint() },
+		"no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
 	if err != nil {
 		return err
 	}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		fs.Usage()
-		return errors.New("no sandbox command given")
-	}
 	client, err := sandboxapi.NewClient(url,
 		sandboxapi.WithHTTPClient(&http.Client{Timeout: 60 * time.Second}),
-		sandboxapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+token)
-			return nil
-		}))
+		sandboxapi.WithRequestEditorFn(bearer(token)))
 	if err != nil {
 		return err
 	}
@@ -128,6 +126,10 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 			return nil, err
 		}
 		return client.DeleteSandbox(ctx, id)
+	case "faults":
+		return sandboxFaultsCall(ctx, client, args, stderr)
+	case "webhooks":
+		return sandboxWebhooks(ctx, client, fs, args)
 	case "requests":
 		var p sandboxapi.ListSandboxRequestsParams
 		api := fs.String("api", "", "only the requests to this API (pam, fax, storage, restaurant)")
@@ -163,8 +165,12 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 			p.Limit = limit
 		}
 		return client.ListSandboxRequests(ctx, id, &p)
+	case "advance", "clock":
+		return sandboxClockCall(ctx, client, name, fs, args)
+	case "redeliver", "inbound-fax":
+		return sandboxTriggerCall(ctx, client, name, fs, args)
 	}
-	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, reset, delete)", name)
+	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, redeliver, inbound-fax, advance, clock, faults, reset, delete)", name)
 }
 
 // printSandboxAnswer prints the JSON body indented (nothing for a 204), and

@@ -109,32 +109,31 @@ func keys(m map[string]string) []string {
 	return out
 }
 
+// runREADMEBlockOnDemo runs the README's sh block name (runREADMEBlock) in
+// a new directory dir beside `apistack serve --demo` on dir/data (stopped
+// at the test's end), and returns dir, the demo credentials and what the
+// block printed.
+func runREADMEBlockOnDemo(t *testing.T, name string) (dir string, creds map[string]map[string]string, out string) {
+	t.Helper()
+	needTools(t, "bash", "curl", "jq")
+	dir = t.TempDir()
+	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	return dir, creds, runREADMEBlock(t, name, dir)
+}
+
+// readmeScript returns the README's sh block name once bash, curl and jq
+// are found.
+func readmeScript(t *testing.T, name string) string {
+	t.Helper()
+	needTools(t, "bash", "curl", "jq")
+	return readmeBlock(t, name)
+}
+
 // TestREADME_SandboxesSectionRuns runs the README's sandbox example, as
 // written, against `apistack serve --demo`.
 func TestREADME_SandboxesSectionRuns(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-	readme, err := os.ReadFile("../../../README.md")
-	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "<!-- sandbox-example -->\n```sh\n")
-	require.True(t, ok, "README has no sandbox example")
-	script, _, ok := strings.Cut(block, "```\n<!-- /sandbox-example -->")
-	require.True(t, ok)
-
-	dir := t.TempDir()
-	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
-	defer func() { require.NoError(t, stop()) }()
-
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's sandbox example failed:\n%s", out)
+	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-example")
 
 	// It left nothing: the sandbox it made is gone.
 	var sb struct {
@@ -153,4 +152,16 @@ func TestSandboxCreatorToken_DerivedFromTheAdminToken(t *testing.T) {
 	assert.NotEqual(t, a, sandboxCreatorToken("adm_two"))
 	assert.NotContains(t, a, "adm_one")
 	assert.True(t, strings.HasPrefix(a, "sbc_"))
+}
+
+// runREADMEBlock runs, as written, the README's sh block between
+// <!-- marker --> and <!-- /marker --> with bash in dir (where `serve --demo`
+// keeps its data in dir/data), and returns its output.
+func runREADMEBlock(t *testing.T, marker, dir string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", readmeScript(t, marker))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's %s block failed:\n%s", marker, out)
+	return string(out)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 
 // fileSecrets are the secrets of the credentials file in dataDir.
@@ -96,7 +98,7 @@ func TestServe_PrintsTheAdminTokenOnlyWhenGenerated(t *testing.T) {
 				args = append(args, f, "127.0.0.1:0")
 			}
 			ctx, cancel := context.WithCancel(context.Background())
-			stdout := &syncBuffer{}
+			stdout := &safebuf.Buffer{}
 			done := make(chan error, 1)
 			go func() { done <- serve(ctx, args, stdout, io.Discard) }()
 			require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "admin token:") }, 60*time.Second, 20*time.Millisecond)

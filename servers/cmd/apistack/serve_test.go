@@ -10,40 +10,23 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startServe runs `apistack serve --demo` on free loopback ports until the
 // returned stop is called, and returns the credentials file it wrote.
 // Extra arguments follow the test's own (a flag given twice takes its last
 // value).
-func startServe(t *testing.T, dataDir string, extra ...string) (creds map[string]map[string]string, stdout *syncBuffer, stop func() error) {
+func startServe(t *testing.T, dataDir string, extra ...string) (creds map[string]map[string]string, stdout *safebuf.Buffer, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &safebuf.Buffer{}, &safebuf.Buffer{}
 	args := []string{"--demo", "--data-dir", dataDir}
 	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
 		args = append(args, f, "127.0.0.1:0")

@@ -18,12 +18,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
 func TestServe_ABadFlagIsOneLineAndAPointerToHelp(t *testing.T) {
 	for _, args := range [][]string{{"serve", "--no-such-flag"}, {"serve", "--read-timeout", "soon"}, {"conform", "--bogus"}, {"admin", "--bogus"}} {
-		var stdout, stderr syncBuffer
+		var stdout, stderr safebuf.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)
 		require.Error(t, err, "%v", args)
 		exitStatus(err, &stderr)
@@ -31,7 +32,7 @@ func TestServe_ABadFlagIsOneLineAndAPointerToHelp(t *testing.T) {
 		assert.Len(t, lines, 1, "%v: %q", args, stderr.String())
 		assert.Contains(t, lines[0], "(see apistack "+args[0]+" -h)")
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr safebuf.Buffer
 	require.Error(t, run(context.Background(), []string{"serve", "-h"}, &stdout, &stderr))
 	assert.Greater(t, strings.Count(stderr.String(), "\n"), 40, "-h prints the whole usage")
 }
@@ -44,13 +45,13 @@ func TestServe_ADatabaseErrorAtStartHasOnePrefixAndComesBeforeAnyListeningLine(t
 	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
 		args = append(args, f, "127.0.0.1:0")
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr safebuf.Buffer
 	err := serve(context.Background(), args, &stdout, &stderr)
 	require.Error(t, err)
 	assert.Equal(t, 1, strings.Count(err.Error(), "database:"), "one prefix: %v", err)
 	assert.True(t, strings.HasPrefix(err.Error(), "pam database: "), err.Error())
 	assert.NotContains(t, stderr.String(), "listening", "no port was announced")
-	var out syncBuffer
+	var out safebuf.Buffer
 	exitStatus(err, &out)
 	assert.Equal(t, 1, strings.Count(out.String(), "\n"), "reported on one line: %q", out.String())
 }
@@ -70,7 +71,7 @@ func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
 	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
 		args = append(args, f, "127.0.0.1:0")
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr safebuf.Buffer
 	err := serve(context.Background(), args, &stdout, &stderr)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "\n", "one line")
@@ -91,7 +92,7 @@ func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *test
 		args = append(args, f, "127.0.0.1:0")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &safebuf.Buffer{}, &safebuf.Buffer{}
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, args, stdout, stderr) }()
 	defer func() {

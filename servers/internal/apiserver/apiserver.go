@@ -99,7 +99,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.HTTPErrorHandler = tooLargeAsFailure(cfg.ErrorHandler)
+	e.HTTPErrorHandler = tooLargeAsFailure(noteViolations(cfg.ErrorHandler))
 	if onError := cfg.Hooks.OnError; onError != nil {
 		render := e.HTTPErrorHandler
 		e.HTTPErrorHandler = func(err error, c echo.Context) { onError(c, err); render(err, c) }
@@ -143,10 +143,17 @@ func New(cfg Config) (*echo.Echo, error) {
 	// gate then holds each request to its own operation's.
 	e.Use(capBody(gate.largest()))
 	e.Use(cfg.Before...)
+	if cfg.Journal != nil {
+		// A request a sandbox's fault took goes no further.
+		e.Use(skipFaulted)
+	}
 	e.Use(gate.middleware(vopts.Skip))
 	e.Use(cfg.AfterAuth...)
 	e.Use(validate)
 	e.Use(recoverer(logger))
+	if cfg.Journal != nil {
+		e.Use(skipFaulted)
+	}
 
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})

@@ -51,6 +51,14 @@ type server struct {
 	failures chan error
 }
 
+// bearerToken accepts the requests that carry the test token.
+func bearerToken(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	if in.RequestValidationInput.Request.Header.Get("Authorization") != "Bearer "+token {
+		return errors.New("wrong token")
+	}
+	return nil
+}
+
 func start(t *testing.T) *server {
 	t.Helper()
 	spec, err := adminserver.GetSpec()
@@ -59,13 +67,8 @@ func start(t *testing.T) *server {
 	e, err := apiserver.New(apiserver.Config{
 		Name: "admin",
 		Validation: validation.Options{
-			Spec: spec,
-			Authenticate: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {
-				if in.RequestValidationInput.Request.Header.Get("Authorization") != "Bearer "+token {
-					return errors.New("wrong token")
-				}
-				return nil
-			},
+			Spec:         spec,
+			Authenticate: bearerToken,
 		},
 		ErrorHandler: func(err error, c echo.Context) {
 			status := http.StatusInternalServerError

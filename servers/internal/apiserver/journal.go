@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/servers/internal/validation"
 )
 
 // JournalBodyCap is the most bytes of a request's or a response's body a
@@ -41,21 +44,38 @@ type JournalEntry struct {
 	Set                                 string
 	API, Operation, Method, Path, Query string
 	Status                              int
-	Time                                time.Time
+	// Time is when the request arrived, on the stack's clock (wall time).
+	Time time.Time
+	// SetTime is the same instant on the tenant set's own clock (a
+	// sandbox's), filled in by the journal.
+	SetTime                             time.Time
 	Duration                            time.Duration
 	RequestHeaders, ResponseHeaders     http.Header
 	RequestBody, ResponseBody           []byte
 	RequestTruncated, ResponseTruncated bool
+	// Violations are the causes of the request's validation failure: where
+	// (In: query, header, path, body; Name: the parameter or a JSON pointer
+	// into the body) and the rule broken (Message). Empty when the request
+	// kept to its spec.
+	Violations []validation.Cause
 }
 
 // Attribute tells the journal that the request of ctx was made with the
 // credentials of the tenant set named set: each API's authentication calls
 // it once it knows whose credentials they are. It does nothing outside a
 // journaled request.
+//
+// A journal that is a FaultTaker is offered the request then: a fault of
+// set that takes it holds it (slow) or has it answered in its stead.
 func Attribute(ctx context.Context, set string) {
-	if jc, _ := ctx.Value(journalKey{}).(*journalCapture); jc != nil && set != "" && jc.journal.Journals(set) {
+	jc, _ := ctx.Value(journalKey{}).(*journalCapture)
+	if jc == nil || set == "" {
+		return
+	}
+	if jc.journal.Journals(set) {
 		jc.set = set
 	}
+	jc.takeFault(ctx, set)
 }
 
 type journalKey struct{}
@@ -68,6 +88,33 @@ type journalCapture struct {
 	set               string
 	reqBody, respBody []byte
 	reqCut, respCut   bool
+	// violations are those of the request's validation failure, noted as
+	// the error handler renders it (noteViolations).
+	violations []validation.Cause
+
+	// The request's faults (FaultTaker): api and operation describe the
+	// request; offered is set once it was offered to taker; fault is the
+	// one that took it, muted whether what the API writes is held back.
+	api       string
+	operation func() string
+	taker     FaultTaker
+	offered   bool
+	fault     InjectedFault
+	muted     bool
+	// unanswered: the fault answered nothing (it dropped the connection).
+	unanswered bool
+}
+
+// noteViolations notes, in a journaled request's capture, the violations of
+// the validation failure handler is about to render.
+func noteViolations(handler echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		var failure *validation.Failure
+		if jc, _ := c.Request().Context().Value(journalKey{}).(*journalCapture); jc != nil && errors.As(err, &failure) {
+			jc.violations = violationsOf(failure)
+		}
+		handler(err, c)
+	}
 }
 
 // teeBody keeps the first JournalBodyCap bytes read from a request body (the
@@ -93,14 +140,27 @@ type journalWriter struct {
 }
 
 func (w *journalWriter) Write(p []byte) (int, error) {
+	if w.jc.muted {
+		return len(p), nil
+	}
 	if w.jc.set != "" {
 		w.jc.respBody, w.jc.respCut = appendCapped(w.jc.respBody, p, w.jc.respCut)
 	}
 	return w.ResponseWriter.Write(p)
 }
 
+// WriteHeader passes the status on, unless a fault took the request.
+func (w *journalWriter) WriteHeader(status int) {
+	if !w.jc.muted {
+		w.ResponseWriter.WriteHeader(status)
+	}
+}
+
 // Flush passes a flush on when the writer underneath can.
 func (w *journalWriter) Flush() {
+	if w.jc.muted {
+		return
+	}
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -127,7 +187,8 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 				return next(c)
 			}
 			start, at := time.Now(), j.Now()
-			jc := &journalCapture{journal: j}
+			jc := &journalCapture{journal: j, api: api, operation: func() string { return operationOf(c, router, req) }}
+			jc.taker, _ = j.(FaultTaker)
 			tracked := req.WithContext(context.WithValue(req.Context(), journalKey{}, jc))
 			if req.Body != nil && req.Body != http.NoBody {
 				tracked.Body = &teeBody{ReadCloser: req.Body, jc: jc}
@@ -141,25 +202,56 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			resp.Writer = plain
+			if jc.fault != nil {
+				answerFault(c, jc)
+			}
 			if jc.set == "" {
 				return nil
 			}
-			op, routed := c.Get(operationKey).(string)
-			if !routed {
-				if route, _, err := router.FindRoute(req); err == nil {
-					op = route.Operation.OperationID
-				}
-			}
+			op := operationOf(c, router, req)
 			j.Record(req.Context(), JournalEntry{
 				Set: jc.set, API: api, Operation: op, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
-				Status: answeredStatus(c), Time: at, Duration: time.Since(start),
+				Status: jc.status(c), Time: at, Duration: time.Since(start),
 				RequestHeaders: RedactHeaders(req.Header), ResponseHeaders: RedactHeaders(resp.Header()),
 				RequestBody: RedactBody(jc.reqBody), RequestTruncated: jc.reqCut,
 				ResponseBody: RedactBody(jc.respBody), ResponseTruncated: jc.respCut,
+				Violations: jc.violations,
 			})
 			return nil
 		}
 	}
+}
+
+// violationsOf lists the causes of a request's validation failure: those
+// of a broken schema or rule, an unsupported body and an over-large one
+// (not a failed authentication: that is no spec violation).
+func violationsOf(f *validation.Failure) []validation.Cause {
+	if f.Kind == validation.KindUnauthenticated || f.Kind == validation.KindTimeout {
+		return nil
+	}
+	if len(f.Causes) == 0 {
+		in := "body"
+		switch f.Kind {
+		case validation.KindNotFound, validation.KindMethodNotAllowed:
+			in = "path"
+		case validation.KindUnsupportedMediaType:
+			in = "header"
+		}
+		return []validation.Cause{{In: in, Message: f.Message}}
+	}
+	return append([]validation.Cause(nil), f.Causes...)
+}
+
+// operationOf is the operationId of req: as the body gate found it, or
+// looked up.
+func operationOf(c echo.Context, router routers.Router, req *http.Request) string {
+	if op, routed := c.Get(operationKey).(string); routed {
+		return op
+	}
+	if route, _, err := router.FindRoute(req); err == nil {
+		return route.Operation.OperationID
+	}
+	return ""
 }
 
 // secretHeaders are the headers whose values are always redacted.
@@ -173,27 +265,75 @@ var secretHeaders = map[string]bool{
 var secretWords = []string{"signature", "token", "secret", "key", "password"}
 
 func secretName(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
+	return hasSecretWord(name)
+}
+
+// hasSecretWord reports whether s holds one of secretWords, in any case of
+// ASCII letters, without copying s: it runs on every journaled request's
+// header names and bodies. Most bytes start no word (secretStarts).
+func hasSecretWord[S string | []byte](s S) bool {
+	for i := 0; i < len(s); i++ {
+		m := secretStarts[s[i]]
+		if m == 0 {
+			continue
+		}
+		for k, w := range secretWords {
+			if m&(1<<k) != 0 && len(s)-i >= len(w) && foldEqualsLower(s[i+1:i+len(w)], w[1:]) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// secretStarts maps a byte to the set (bit k: secretWords[k]) of secret
+// words it starts, in either case.
+var secretStarts = func() (t [256]uint8) {
+	for k, w := range secretWords {
+		t[w[0]] |= 1 << k
+		t[w[0]-'a'+'A'] |= 1 << k
+	}
+	return t
+}()
+
+// foldEqualsLower reports whether s equals the lower-case ASCII word w
+// regardless of the case of s's letters.
+func foldEqualsLower[S string | []byte](s S, w string) bool {
+	for k := 0; k < len(w); k++ {
+		c := s[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // RedactHeaders returns a copy of h with the value of every secret header
 // replaced by Redacted.
 func RedactHeaders(h http.Header) http.Header {
+	n := 0
+	for _, values := range h {
+		n += len(values)
+	}
+	// One array holds every value of the copy: two allocations, not one
+	// per header.
+	all := make([]string, 0, n)
 	out := make(http.Header, len(h))
 	for name, values := range h {
 		if secretHeaders[http.CanonicalHeaderKey(name)] || secretName(name) {
-			values = []string{Redacted}
+			values = redactedValue
 		}
-		out[name] = append([]string(nil), values...)
+		start := len(all)
+		all = append(all, values...)
+		out[name] = all[start:len(all):len(all)]
 	}
 	return out
 }
+
+var redactedValue = []string{Redacted}
 
 // RedactBody returns body with the value of every JSON object field whose
 // name marks a secret (secretWords) replaced by Redacted; a body that is not
@@ -220,15 +360,7 @@ func RedactBody(body []byte) []byte {
 	return out
 }
 
-func mentionsSecret(body []byte) bool {
-	lower := bytes.ToLower(body)
-	for _, w := range secretWords {
-		if bytes.Contains(lower, []byte(w)) {
-			return true
-		}
-	}
-	return false
-}
+func mentionsSecret(body []byte) bool { return hasSecretWord(body) }
 
 func redactValue(v any) any {
 	switch x := v.(type) {

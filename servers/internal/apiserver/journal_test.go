@@ -45,3 +45,22 @@ func TestRedactBody_HidesSecretFields(t *testing.T) {
 		})
 	}
 }
+
+func TestRedact_FindsSecretNamesInAnyCase(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"upper case field", `{"API_KEY":"k","name":"x"}`, `{"API_KEY":"[redacted]","name":"x"}`},
+		{"mixed case field", `{"PassWord":"p"}`, `{"PassWord":"[redacted]"}`},
+		{"word at the end", `{"x":1,"sessionTOKEN":"t"}`, `{"sessionTOKEN":"[redacted]","x":1}`},
+		{"a word's start at the end of the body", `{"name":"toke"}`, `{"name":"toke"}`},
+		{"no word", `{"NAME":"GROUP","roles":["ADMIN"]}`, `{"NAME":"GROUP","roles":["ADMIN"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, string(apiserver.RedactBody([]byte(tc.in))))
+		})
+	}
+	got := apiserver.RedactHeaders(http.Header{"X-Session-Token": {"t"}, "Accept": {"a", "b"}})
+	assert.Equal(t, []string{apiserver.Redacted}, got["X-Session-Token"])
+	assert.Equal(t, []string{"a", "b"}, got["Accept"])
+}

@@ -1,7 +1,6 @@
 package apiserver_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,13 +84,8 @@ func observed(t *testing.T, o apiserver.Observer, background *validation.Backgro
 		Name:  "admin",
 		Title: "admin",
 		Validation: validation.Options{
-			Spec: spec,
-			Authenticate: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {
-				if in.RequestValidationInput.Request.Header.Get("Authorization") != "Bearer "+token {
-					return errors.New("wrong token")
-				}
-				return nil
-			},
+			Spec:                spec,
+			Authenticate:        bearerToken,
 			ValidateResponses:   true,
 			Background:          background,
 			OnResponseViolation: hook,

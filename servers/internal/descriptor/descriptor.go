@@ -16,6 +16,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
@@ -59,7 +65,31 @@ type Deps struct {
 	// Journal keeps the requests made with the sandboxes' credentials
 	// (servers/sandbox); nil keeps none.
 	Journal apiserver.Journal
+	// Clocks tells the clock of a tenant set by its name (a sandbox's own
+	// clock for its set); nil means Clock for every set. See ClockFor.
+	Clocks func(set string) clock.Clock
 }
+
+// ClockFor returns the clock of the tenant set named set: what Clocks says
+// for it, Clock when Clocks is nil or says nil. What an API does for a
+// tenant in time (expiry, windows, its simulators' steps) reads this clock.
+func (d Deps) ClockFor(set string) clock.Clock {
+	if d.Clocks != nil {
+		if c := d.Clocks(set); c != nil {
+			return c
+		}
+	}
+	if d.Clock == nil {
+		return clock.System{}
+	}
+	return d.Clock
+}
+
+// SandboxSetPrefix starts the name of every sandbox's tenant set.
+const SandboxSetPrefix = "sbx-"
+
+// IsSandboxSet reports whether set is a sandbox's tenant set.
+func IsSandboxSet(set string) bool { return strings.HasPrefix(set, SandboxSetPrefix) }
 
 // WithDefaults returns d with a nil Clock and Logger set to the system
 // clock and slog.Default().
@@ -120,8 +150,10 @@ type API[S any, Srv Server, C any] struct {
 	// Name is the API's, as the specs, ports and credentials name it, and
 	// its schema's (Migrations).
 	Name string
-	// SQLite and Postgres are the API's goose migrations in each dialect.
-	SQLite, Postgres fs.FS
+	// Files holds the API's goose migrations in each dialect, as the API
+	// embeds them (//go:embed migrations): SQLite's in migrations/,
+	// PostgreSQL's in migrations/postgres/.
+	Files fs.FS
 	// SealsSecrets says the server needs Deps.MasterKey.
 	SealsSecrets bool
 	// New builds the server on e with settings s (zero fields: defaults).
@@ -137,6 +169,12 @@ type API[S any, Srv Server, C any] struct {
 	// credentials stop working at once. Deleting a set that is (partly)
 	// gone is not an error.
 	Delete func(ctx context.Context, srv Srv, set TenantSet) error
+	// Advance runs, before it returns, the work of the set's tenants that
+	// is due at now on the set's clock (a sandbox's clock was moved to
+	// now): the steps of the API's simulators, its deliveries. It must be
+	// safe to run on several replicas at once and again after a crash
+	// (claims). nil: the API has no work in time of its own.
+	Advance func(ctx context.Context, srv Srv, set TenantSet, now time.Time) error
 }
 
 // Bound is an API with its settings, as an assembler loops over it.
@@ -157,11 +195,23 @@ type Bound interface {
 	Reset(ctx context.Context, srv Server, set TenantSet, creds json.RawMessage) error
 	// Delete runs the API's Delete on srv.
 	Delete(ctx context.Context, srv Server, set TenantSet) error
+	// Advance runs the API's Advance on srv (nothing when it has none).
+	Advance(ctx context.Context, srv Server, set TenantSet, now time.Time) error
 }
 
 // Migrations are the API's schema.
 func (a API[S, Srv, C]) Migrations() Migrations {
-	return Migrations{Schema: a.Name, SQLite: a.SQLite, Postgres: a.Postgres}
+	return Migrations{Schema: a.Name, SQLite: sub(a.Files, "migrations"), Postgres: sub(a.Files, "migrations/postgres")}
+}
+
+// sub is the directory dir of files; a path that is not valid is a bug of
+// the API's descriptor, fixed at build time.
+func sub(files fs.FS, dir string) fs.FS {
+	s, err := fs.Sub(files, dir)
+	if err != nil {
+		panic(fmt.Sprintf("descriptor: migrations directory %q: %v", dir, err))
+	}
+	return s
 }
 
 // Bind binds a to its settings (read when Open is called) and to where Open
@@ -240,4 +290,40 @@ func (b bound[S, Srv, C]) Delete(ctx context.Context, srv Server, set TenantSet)
 		return err
 	}
 	return b.api.Delete(ctx, typed, set)
+}
+
+// Echo builds an API's echo server on these dependencies. c says what is the
+// API's own (its name, title, error handler, middleware and body limits, and
+// Validation.Skip); Echo adds the rest, alike for every API: the spec, parsed
+// once per process by load; the validation of requests, whose credentials
+// auth checks, and of responses as ValidateResponses, ResponseChecks and
+// OnResponseViolation say; the logger, the hooks, the telemetry's observer
+// and the journal.
+func (d Deps) Echo(c apiserver.Config, load func() (*openapi3.T, error), auth openapi3filter.AuthenticationFunc) (*echo.Echo, error) {
+	spec, err := apiserver.Spec(c.Name, load)
+	if err != nil {
+		return nil, fmt.Errorf("%s: load spec: %w", c.Name, err)
+	}
+	c.Validation = validation.Options{
+		Spec:                spec,
+		Authenticate:        auth,
+		ValidateResponses:   d.ValidateResponses,
+		OnResponseViolation: d.OnResponseViolation,
+		Background:          d.ResponseChecks,
+		Skip:                c.Validation.Skip,
+	}
+	c.Logger, c.Hooks, c.Journal = d.Logger, d.Hooks, d.Journal
+	c.Observer = d.Telemetry.Observer()
+	return apiserver.New(c)
+}
+
+func (b bound[S, Srv, C]) Advance(ctx context.Context, srv Server, set TenantSet, now time.Time) error {
+	if b.api.Advance == nil {
+		return nil
+	}
+	typed, err := b.typed(srv, "advance")
+	if err != nil {
+		return err
+	}
+	return b.api.Advance(ctx, typed, set, now)
 }

@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,6 +77,9 @@ type Policy struct {
 	mu    sync.RWMutex
 	allow map[string]bool // scheme://host:port/path
 	hosts map[string]bool // host:port of the allowed URLs
+	// prefixes are the allowed URL prefixes (AllowPrefix), as allowKey
+	// writes them.
+	prefixes []string
 }
 
 // New returns the policy opts describe.
@@ -120,6 +124,41 @@ func (p *Policy) Allow(urls ...string) error {
 	return nil
 }
 
+// AllowPrefix adds URL prefixes (scheme://host:port/path/): every URL
+// whose path starts with one's, and holds no "." or ".." segment, may be
+// reached as an allowed URL may (the sandboxes' inboxes on the admin port).
+func (p *Policy) AllowPrefix(prefixes ...string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, raw := range prefixes {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.HasSuffix(u.Path, "/") {
+			return fmt.Errorf("egress: allowed URL prefix %q is not an absolute http(s) URL ending in /", raw)
+		}
+		p.prefixes = append(p.prefixes, allowKey(u))
+		p.hosts[hostPort(u)] = true
+	}
+	return nil
+}
+
+// allowedLocked reports whether u is an allowed URL or under an allowed
+// prefix; p.mu is held.
+func (p *Policy) allowedLocked(u *url.URL) bool {
+	key := allowKey(u)
+	if p.allow[key] {
+		return true
+	}
+	if len(p.prefixes) == 0 || path.Clean(u.EscapedPath()) != u.EscapedPath() {
+		return false
+	}
+	for _, prefix := range p.prefixes {
+		if strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // Public reports whether a is a public unicast address: not loopback,
 // private (RFC 1918, unique local), link-local, unspecified, multicast,
 // shared (CGNAT), documentation, benchmarking, reserved, or an IPv6 form
@@ -131,23 +170,40 @@ func Public(a netip.Addr) bool {
 		a.IsMulticast() || a.IsUnspecified() {
 		return false
 	}
-	for _, p := range special {
-		if p.Contains(a) {
-			return false
-		}
+	if anyContains(special, a) {
+		return false
 	}
-	if a.Is6() {
-		// Forms that carry an IPv4 address: judge that address.
-		if nat64.Contains(a) {
-			b := a.As16()
-			return Public(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-		}
-		if sixToFour.Contains(a) {
-			b := a.As16()
-			return Public(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-		}
+	if v4, ok := carriedIPv4(a); ok {
+		// A form that carries an IPv4 address: judge that address.
+		return Public(v4)
 	}
 	return true
+}
+
+// carriedIPv4 is the IPv4 address an IPv6 address of the NAT64
+// (64:ff9b::/96) or 6to4 (2002::/16) forms carries.
+func carriedIPv4(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, false
+	}
+	b := a.As16()
+	switch {
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	}
+	return netip.Addr{}, false
+}
+
+// anyContains reports whether one of prefixes contains a.
+func anyContains(prefixes []netip.Prefix, a netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // Forbidden reports whether a may never be reached whatever the policy's
@@ -162,20 +218,11 @@ func Forbidden(a netip.Addr) bool {
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() {
 		return true
 	}
-	for _, p := range forbidden {
-		if p.Contains(a) {
-			return true
-		}
+	if anyContains(forbidden, a) {
+		return true
 	}
-	if a.Is6() {
-		if nat64.Contains(a) {
-			b := a.As16()
-			return Forbidden(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-		}
-		if sixToFour.Contains(a) {
-			b := a.As16()
-			return Forbidden(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-		}
+	if v4, ok := carriedIPv4(a); ok {
+		return Forbidden(v4)
 	}
 	return false
 }
@@ -315,7 +362,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx = context.WithValue(ctx, allowedKey{}, hostPort(u))
 	} else if !t.p.allowPrivate {
 		t.p.mu.RLock()
-		exact, sameHost := t.p.allow[allowKey(u)], t.p.hosts[hostPort(u)]
+		exact, sameHost := t.p.allowedLocked(u), t.p.hosts[hostPort(u)]
 		t.p.mu.RUnlock()
 		switch {
 		case exact:
@@ -430,7 +477,7 @@ func (p *Policy) Check(ctx context.Context, raw string) error {
 	}
 	hp := hostPort(u)
 	p.mu.RLock()
-	exempt := p.allowHosts[hp] || p.allow[allowKey(u)]
+	exempt := p.allowHosts[hp] || p.allowedLocked(u)
 	p.mu.RUnlock()
 	host := strings.ToLower(u.Hostname())
 	var addrs []netip.Addr

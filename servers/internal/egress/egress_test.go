@@ -264,3 +264,22 @@ func TestTransport_AnAllowedHostIsReachableOnItsPortOnly(t *testing.T) {
 	_, err = New(Options{AllowHosts: []string{"no-port"}})
 	assert.Error(t, err)
 }
+
+func TestTransport_AnAllowedPrefixOpensTheURLsBelowItOnly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(srv.Close)
+	c, p := client(t, Options{})
+	require.NoError(t, p.AllowPrefix(srv.URL+"/sandboxes/"))
+	for _, path := range []string{"/sandboxes/sbx-1/inbox", "/sandboxes/sbx-2/inbox?x=1"} {
+		code, err := get(c, srv.URL+path)
+		require.NoError(t, err, path)
+		assert.Equal(t, http.StatusOK, code, path)
+		assert.NoError(t, p.Check(context.Background(), srv.URL+path), path)
+	}
+	for _, path := range []string{"/sandboxes", "/pam/teams/demo", "/sandboxes/../pam/teams", "/sandboxes/./x", "/sandboxesx/y"} {
+		_, err := get(c, srv.URL+path)
+		assert.ErrorIs(t, err, ErrRefused, path)
+	}
+	assert.Error(t, p.AllowPrefix(srv.URL+"/no-slash"))
+	assert.Error(t, p.AllowPrefix("ftp://127.0.0.1/x/"))
+}

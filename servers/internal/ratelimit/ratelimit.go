@@ -89,9 +89,26 @@ func New(name string, limit int, period time.Duration, clk clock.Clock, store St
 // Limit returns the requests allowed per period.
 func (l *Limiter) Limit() int { return l.limit }
 
+type clockKey struct{}
+
+// WithClock makes the limiters read clk's time, not their own clock's, for
+// the buckets spent or read with the returned context: the clock of the
+// tenant a request is of (a sandbox's own clock), so its windows follow it.
+func WithClock(ctx context.Context, clk clock.Clock) context.Context {
+	return context.WithValue(ctx, clockKey{}, clk)
+}
+
+// now is the time of a take or peek made with ctx.
+func (l *Limiter) now(ctx context.Context) time.Time {
+	if clk, ok := ctx.Value(clockKey{}).(clock.Clock); ok && clk != nil {
+		return clk.Now()
+	}
+	return l.clock.Now()
+}
+
 // Take spends one request of key's bucket when it has one.
 func (l *Limiter) Take(ctx context.Context, key string) (Decision, error) {
-	now := l.clock.Now()
+	now := l.now(ctx)
 	tat, allowed, err := l.store.Take(ctx, l.prefix+key, now, l.interval, l.period)
 	if err != nil {
 		return Decision{}, err
@@ -101,7 +118,7 @@ func (l *Limiter) Take(ctx context.Context, key string) (Decision, error) {
 
 // Peek reports key's bucket without spending from it.
 func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
-	now := l.clock.Now()
+	now := l.now(ctx)
 	tat, ok, err := l.store.Peek(ctx, l.prefix+key)
 	if err != nil {
 		return Decision{}, err

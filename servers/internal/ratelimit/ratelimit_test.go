@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -112,6 +113,69 @@ func TestLimiter_ConcurrentTakesAllowExactlyTheLimit(t *testing.T) {
 			}
 			wg.Wait()
 			assert.Equal(t, int64(20), allowed.Load())
+		})
+	}
+}
+
+// Concurrent takes of one client on two replicas' SQL stores are spent in
+// batches, with the outcome of takes one after the other: exactly the
+// limit allowed, each allowed request seeing its own place in the bucket
+// (Remaining 19 down to 0, once each); and in a chain of two limits the
+// first spends a request for each take and the second only for those the
+// first allowed.
+func TestSQLStore_ConcurrentTakesOfOneClientAreSpentAsIfOneAfterTheOther(t *testing.T) {
+	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
+		t.Run(string(backend), func(t *testing.T) {
+			m := testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}
+			var replicas [2]*SQLStore
+			if backend == testdb.Postgres {
+				first, second := testdb.OpenSchemaTwice(t, m)
+				replicas = [2]*SQLStore{NewSQLStore(sqldb.New(first, sqldb.Options{})), NewSQLStore(sqldb.New(second, sqldb.Options{}))}
+			} else {
+				db := sqldb.New(testdb.OpenOn(t, backend, m), sqldb.Options{})
+				replicas = [2]*SQLStore{NewSQLStore(db), NewSQLStore(db)}
+			}
+			ctx := context.Background()
+			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			limiters := [2]*Limiter{New("one", 20, time.Hour, clk, replicas[0]), New("one", 20, time.Hour, clk, replicas[1])}
+			chains := [2][]*Limiter{
+				{New("a", 10, time.Hour, clk, replicas[0]), New("b", 5, time.Hour, clk, replicas[0])},
+				{New("a", 10, time.Hour, clk, replicas[1]), New("b", 5, time.Hour, clk, replicas[1])},
+			}
+			var mu sync.Mutex
+			var remaining []int
+			var firstAllowed, bothAllowed int
+			var wg sync.WaitGroup
+			for g := range 64 {
+				wg.Go(func() {
+					d, err := limiters[g%2].Take(ctx, "client")
+					if assert.NoError(t, err) && d.Allowed {
+						mu.Lock()
+						remaining = append(remaining, d.Remaining)
+						mu.Unlock()
+					}
+					ds, err := TakeAll(ctx, "client", chains[g%2]...)
+					if assert.NoError(t, err) {
+						mu.Lock()
+						if ds[0].Allowed {
+							firstAllowed++
+						}
+						if len(ds) == 2 && ds[1].Allowed {
+							bothAllowed++
+						}
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			slices.Sort(remaining)
+			want := make([]int, 20)
+			for i := range want {
+				want[i] = i
+			}
+			assert.Equal(t, want, remaining)
+			assert.Equal(t, 10, firstAllowed)
+			assert.Equal(t, 5, bothAllowed)
 		})
 	}
 }

@@ -22,9 +22,13 @@ const Schema = `CREATE TABLE rate_limits (
 // microseconds, so every replica sharing the database shares each key's
 // bucket. A take is one atomic statement: an insert of a missing key, or an
 // update guarded by the GCRA test, returning the new TAT only when allowed.
+//
+// Concurrent takes of the same buckets are spent in one statement (see
+// batches).
 type SQLStore struct {
-	db    *sqldb.DB
-	takes atomic.Int64
+	db      *sqldb.DB
+	takes   atomic.Int64
+	batches batches
 }
 
 // NewSQLStore returns a store on db's rate_limits table.
@@ -50,6 +54,16 @@ RETURNING tat`
 
 // Take implements Store.
 func (s *SQLStore) Take(ctx context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error) {
+	tats, allowed, err := s.batches.take(ctx, now, []Take{{Key: key, Interval: interval, Period: period}}, s.spend)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return tats[0], allowed[0], nil
+}
+
+// take spends one request of key's bucket (interval may be several
+// requests' intervals: a batch's) in one statement.
+func (s *SQLStore) take(ctx context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error) {
 	n, iv, p := now.UnixMicro(), interval.Microseconds(), period.Microseconds()
 	if err := s.sweep(ctx, now); err != nil {
 		return time.Time{}, false, err

@@ -59,7 +59,7 @@ func TakeAll(ctx context.Context, key string, limiters ...*Limiter) ([]Decision,
 		}
 		return out, nil
 	}
-	now := limiters[0].clock.Now()
+	now := limiters[0].now(ctx)
 	takes := make([]Take, len(limiters))
 	for i, l := range limiters {
 		takes[i] = Take{Key: l.prefix + key, Interval: l.interval, Period: l.period}
@@ -92,18 +92,24 @@ func (m *MemoryStore) TakeAll(ctx context.Context, now time.Time, takes []Take) 
 	return tats, allowed, nil
 }
 
-// TakeAll implements MultiStore. On PostgreSQL the takes are one statement:
+// TakeAll implements MultiStore; concurrent TakeAlls of the same buckets
+// are spent together (see batches).
+func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
+	return s.batches.take(ctx, now, takes, s.spend)
+}
+
+// spend is TakeAll's statement. On PostgreSQL the takes are one statement:
 // a chain of data-modifying CTEs, each take's upsert (takeSQL's) running
 // only when the one before it returned a row (was allowed). A refused take
 // returns nothing, and its bucket is read by a second statement, as Take
 // does (the statement's own snapshot may predate the concurrent takes its
 // upsert waited for). On SQLite the takes run one after the other.
-func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
+func (s *SQLStore) spend(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
 	if s.db.Dialect() != sqldb.Postgres || len(takes) == 1 {
 		var tats []time.Time
 		var allowed []bool
 		for _, t := range takes {
-			tat, ok, err := s.Take(ctx, t.Key, now, t.Interval, t.Period)
+			tat, ok, err := s.take(ctx, t.Key, now, t.Interval, t.Period)
 			if err != nil {
 				return nil, nil, err
 			}

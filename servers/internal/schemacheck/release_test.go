@@ -187,7 +187,7 @@ func TestReleaseDataDirectory_PAMInstants(t *testing.T) {
 	defer db.Close()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db}})
 	require.NoError(t, err)
-	team, err := srv.Team(ctx, oldTeam[0][0].(string))
+	team, err := srv.Operator().Team(ctx, oldTeam[0][0].(string))
 	require.NoError(t, err)
 	want, err := time.Parse(layout, oldTeam[0][1].(string))
 	require.NoError(t, err)

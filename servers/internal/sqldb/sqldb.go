@@ -74,8 +74,6 @@ type DB struct {
 	onCommit, onRemote atomic.Pointer[[]func()]
 	// watcher hears the commits of other replicas (PostgreSQL only).
 	watcher *pgdb.Watcher
-	// schemaLock: see Options.SchemaLock.
-	schemaLock bool
 }
 
 // OnCommit registers f to be called after every write that committed: an
@@ -189,17 +187,9 @@ type Options struct {
 	// mutex, each writer starts the moment the previous one commits. Every
 	// transaction counts as a writer (the services' SQLite transactions take
 	// the write lock at BEGIN). It has no effect on PostgreSQL, where
-	// writers run in parallel, each taking the row locks its invariant
-	// needs (see BeginTx), unless SchemaLock is set.
+	// writers run in parallel, each taking the locks its invariant needs
+	// (see BeginTx).
 	SerializeWrites bool
-	// SchemaLock keeps, on PostgreSQL, the transactions of the API's schema
-	// one at a time across every replica, as on SQLite: each takes a
-	// transaction-scoped advisory lock named after the schema (queued in Go
-	// first with SerializeWrites, so waiting writers hold no connection).
-	// For a store whose transactions decide over many rows of every tenant
-	// at once (the fax simulator's and outbox's claims and the recording of
-	// their outcomes), not yet given finer locks.
-	SchemaLock bool
 }
 
 // New wraps db, an SQLite database (modernc.org/sqlite) or a PostgreSQL one
@@ -212,10 +202,9 @@ func New(db *sql.DB, opts Options) *DB {
 	if _, ok := db.Driver().(*stdlib.Driver); ok {
 		d.dialect = Postgres
 	}
-	if opts.SerializeWrites && (d.dialect == SQLite || opts.SchemaLock) {
+	if opts.SerializeWrites && d.dialect == SQLite {
 		d.writer = &sync.Mutex{}
 	}
-	d.schemaLock = opts.SchemaLock && d.dialect == Postgres
 	if d.dialect == Postgres {
 		d.watch()
 	}
@@ -431,22 +420,17 @@ func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 // On PostgreSQL transactions run in parallel (READ COMMITTED), on every
 // replica: a transaction that reads, decides and writes takes the locks its
 // decision needs, and no more: the row of the tenant whose quota or names
-// it checks (SELECT ... FOR UPDATE), or a named lock (Tx.Lock) for a
-// decision over many tenants' rows (the simulator's and the outbox's
-// claims). Constraints guard the rest (unique names, keys). InTx retries
-// what PostgreSQL may refuse under concurrency. With Options.SchemaLock the
-// schema's transactions run one at a time instead.
+// it checks (SELECT ... FOR UPDATE), a named lock (Tx.Lock) for a
+// decision over many tenants' rows, or the locks of the tenants or items it
+// claims work for, skipping those another replica is claiming for
+// (Tx.TryLock: the fax simulator's and outbox's claims). Constraints guard
+// the rest (unique names, keys). InTx retries what PostgreSQL may refuse
+// under concurrency.
 func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 	if d.writer != nil {
 		d.writer.Lock()
 	}
 	tx, err := d.db.BeginTx(ctx, opts)
-	if err == nil && d.schemaLock && (opts == nil || !opts.ReadOnly) {
-		if _, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()))`); err != nil {
-			_ = tx.Rollback()
-			err = fmt.Errorf("take the schema's write lock: %w", err)
-		}
-	}
 	if err != nil {
 		if d.writer != nil {
 			d.writer.Unlock()
@@ -523,6 +507,37 @@ func (t *Tx) Lock(ctx context.Context, name string) error {
 		return fmt.Errorf("lock %s: %w", name, err)
 	}
 	return nil
+}
+
+// TryLock takes, until the transaction ends, the locks it can of those
+// named name:key for each of keys, without waiting, and returns the keys it
+// locked, in their order: on PostgreSQL a transaction-scoped advisory lock
+// per key, so concurrent transactions of every replica that claim work by
+// the same keys divide it between them instead of queuing; on SQLite, where
+// the transaction runs alone already, every key. Two keys may hash to one
+// lock: a key is then skipped while the other is held, never taken twice.
+func (t *Tx) TryLock(ctx context.Context, name string, keys []string) ([]string, error) {
+	if t.db.dialect != Postgres || len(keys) == 0 {
+		return keys, nil
+	}
+	rows, err := t.tx.QueryContext(ctx, `SELECT k FROM unnest($1::text[]) WITH ORDINALITY AS u(k, i)
+		WHERE pg_try_advisory_xact_lock(hashtext(current_schema() || ':' || $2), hashtext(k)) ORDER BY i`, keys, name)
+	if err != nil {
+		return nil, fmt.Errorf("try lock %s: %w", name, err)
+	}
+	defer rows.Close()
+	var locked []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("try lock %s: %w", name, err)
+		}
+		locked = append(locked, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("try lock %s: %w", name, err)
+	}
+	return locked, nil
 }
 
 // LockRows locks, until the transaction ends, the rows query (a SELECT of

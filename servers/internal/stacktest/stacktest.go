@@ -1,6 +1,7 @@
-// Package stacktest opens the databases of a test's stack (servers/stack)
-// on the test run's backend, for the per-API test harnesses that start
-// their server through the stack.
+// Package stacktest holds what the servers' tests share: it opens the
+// databases of a test's stack (servers/stack) on the test run's backend, for
+// the per-API test harnesses that start their server through the stack, and
+// holds a test's exchanges to an API's spec.
 package stacktest
 
 import (

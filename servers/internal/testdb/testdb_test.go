@@ -148,32 +148,37 @@ func TestPostgres_ConcurrentOpensMigrateOnce(t *testing.T) {
 	wg.Wait()
 }
 
-// With SchemaLock, the transactions of one schema run one at a time on
-// PostgreSQL, as on SQLite: a read-modify-write that locks nothing loses no
-// update under concurrency.
-func TestBeginTx_WithSchemaLockPostgresTransactionsQueue(t *testing.T) {
-	db := sqldb.New(OpenOn(t, Postgres, Migrations{Schema: "notes", SQLite: notes, Postgres: notes}), sqldb.Options{SchemaLock: true})
-	ctx := context.Background()
-	_, err := db.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('c', '', 0)`)
-	require.NoError(t, err)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 10 {
-				tx, err := db.BeginTx(ctx, nil)
-				if !assert.NoError(t, err) {
-					return
-				}
-				var n int64
-				assert.NoError(t, tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'c'`).Scan(&n))
-				_, err = tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = 'c'`, n+1)
-				assert.NoError(t, err)
-				assert.NoError(t, tx.Commit())
+// TryLock divides keys between concurrent transactions without waiting: a
+// key another transaction holds is skipped until that one ends, a key of
+// another name is not, and on SQLite (one transaction at a time) every key
+// is taken.
+func TestTryLock_ConcurrentTransactionsDivideTheKeys(t *testing.T) {
+	for _, b := range []Backend{SQLite, Postgres} {
+		t.Run(string(b), func(t *testing.T) {
+			db := sqldb.New(OpenOn(t, b, Migrations{Schema: "notes", SQLite: notes, Postgres: notes}), sqldb.Options{})
+			ctx := context.Background()
+			first, err := db.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			defer first.Rollback()
+			got, err := first.TryLock(ctx, "claim", []string{"a", "b", "c"})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"a", "b", "c"}, got)
+			if b == SQLite {
+				return
 			}
+			second, err := db.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			defer second.Rollback()
+			got, err = second.TryLock(ctx, "claim", []string{"d", "b", "e", "a"})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"d", "e"}, got, "the keys the first holds are skipped, the order kept")
+			got, err = second.TryLock(ctx, "other", []string{"a"})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"a"}, got, "a key of another name is another lock")
+			require.NoError(t, first.Commit())
+			got, err = second.TryLock(ctx, "claim", []string{"a", "b"})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"a", "b"}, got, "free once the first ended")
 		})
 	}
-	wg.Wait()
-	var n int64
-	require.NoError(t, db.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'c'`).Scan(&n))
-	assert.Equal(t, int64(80), n)
 }

@@ -1,7 +1,6 @@
 package validation_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -78,7 +78,7 @@ func TestBackground_WhenSaturatedChecksTheFirstOfEachPairAndASample(t *testing.T
 	// later response finds the pool busy. The first of the pair was checked;
 	// the sampler (a burst of one, then next to nothing) takes one more; the
 	// rest are skipped and counted.
-	var logs lockedBuffer
+	var logs safebuf.Buffer
 	bg := validation.NewBackground(validation.BackgroundConfig{Workers: 1, FirstPerPair: 1, SamplePerSecond: 1e-9,
 		SummaryEvery: time.Nanosecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	held := make(chan struct{})
@@ -104,24 +104,6 @@ func TestBackground_WhenSaturatedChecksTheFirstOfEachPairAndASample(t *testing.T
 	defer mu.Unlock()
 	assert.Equal(t, 2, reported)
 	assert.Contains(t, logs.String(), "skipped_total=4", "skipped checks are logged in a summary")
-}
-
-// lockedBuffer is a bytes.Buffer for a logger written from several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // Under load the checks would take as much CPU as the answers: with free

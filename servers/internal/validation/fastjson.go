@@ -124,20 +124,28 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 			return nil, err
 		}
 		obj[key] = v
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return nil, d.errorf("unexpected end of input")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return obj, nil
-		default:
-			return nil, d.errorf("',' or '}' expected")
+		if done, err := d.afterElement('}'); done || err != nil {
+			return obj, err
 		}
 	}
+}
+
+// afterElement reads what follows an element of an object or an array: a
+// comma, or the closing byte, which ends it (done).
+func (d *jsonDecoder) afterElement(closing byte) (done bool, err error) {
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return false, d.errorf("unexpected end of input")
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		return false, nil
+	case closing:
+		d.pos++
+		return true, nil
+	}
+	return false, d.errorf("',' or '%c' expected", closing)
 }
 
 func (d *jsonDecoder) array(depth int) (any, error) {
@@ -155,18 +163,8 @@ func (d *jsonDecoder) array(depth int) (any, error) {
 			return nil, err
 		}
 		arr = append(arr, v)
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return nil, d.errorf("unexpected end of input")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			return arr, nil
-		default:
-			return nil, d.errorf("',' or ']' expected")
+		if done, err := d.afterElement(']'); done || err != nil {
+			return arr, err
 		}
 	}
 }

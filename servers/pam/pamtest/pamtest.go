@@ -82,8 +82,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 type Env struct {
 	// URL is the server's base URL.
 	URL string
-	// Server is the PAM server, for operator calls (teams, service users).
+	// Server is the PAM server.
 	Server *pam.Server
+	// Operator is the server's operator calls (teams, service users).
+	Operator *pam.Operator
 	// Handler is the server's HTTP handler, for tests that call it directly.
 	Handler http.Handler
 	// DB is the server's database, for tests that must corrupt it.
@@ -156,7 +158,7 @@ func OpenDB(db *sql.DB, opts Options, onViolation func(r *http.Request, status i
 		db.Close()
 		return nil, nil, err
 	}
-	env = &Env{Server: srv, Handler: h, DB: db}
+	env = &Env{Server: srv, Operator: srv.Operator(), Handler: h, DB: db}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := Request{Method: r.Method, Path: r.URL.Path, At: time.Now()}
 		sw := &statusWriter{ResponseWriter: w}
@@ -192,7 +194,7 @@ func (e *Env) Count(method, path string) int {
 // Team creates a team.
 func (e *Env) Team(t testing.TB, name string) {
 	t.Helper()
-	_, err := e.Server.CreateTeam(context.Background(), name)
+	_, err := e.Operator.CreateTeam(context.Background(), name)
 	require.NoError(t, err)
 }
 
@@ -203,7 +205,7 @@ func (e *Env) ServiceUser(t testing.TB, team, name string, roles ...string) pam.
 	if roles == nil {
 		roles = []string{}
 	}
-	c, err := e.Server.BootstrapServiceUser(context.Background(), team, name, name+"-group", roles, 0)
+	c, err := e.Operator.BootstrapServiceUser(context.Background(), team, name, name+"-group", roles, 0)
 	require.NoError(t, err)
 	return c
 }
@@ -215,7 +217,7 @@ func (e *Env) Groups(t testing.TB, team, prefix string, n int) []string {
 	names := make([]string, 0, n)
 	for i := range n {
 		name := fmt.Sprintf("%s-%04d", prefix, i)
-		require.NoError(t, e.Server.CreateTeamGroup(context.Background(), team, name, nil))
+		require.NoError(t, e.Operator.CreateTeamGroup(context.Background(), team, name, nil))
 		names = append(names, name)
 	}
 	return names
@@ -224,7 +226,7 @@ func (e *Env) Groups(t testing.TB, team, prefix string, n int) []string {
 // HumanUser creates a human user.
 func (e *Env) HumanUser(t testing.TB, team, name string) pam.User {
 	t.Helper()
-	u, err := e.Server.CreateHumanUser(context.Background(), team, name)
+	u, err := e.Operator.CreateHumanUser(context.Background(), team, name)
 	require.NoError(t, err)
 	return u
 }

@@ -1,7 +1,6 @@
 package replicas
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/fax"
 )
 
 // faxLease is the fax server's default lease on a claimed step or delivery.
@@ -143,9 +144,11 @@ func newFaxTenant(t *testing.T, admin *http.Client, token string, recv *receiver
 	mustCall(t, admin, http.MethodPut, "http://admin/fax/accounts/sender/numbers/"+from, token,
 		map[string]any{"application_id": app.ID}, http.StatusOK, nil)
 
+	doc, err := fax.SamplePDF(1)
+	require.NoError(t, err)
 	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
-		_, _ = w.Write(onePagePDF)
+		_, _ = w.Write(doc)
 	}))
 	t.Cleanup(docs.Close)
 	return faxTenant{apiKey: acct.APIKey.Key, connectionID: app.ID, from: from, mediaURL: docs.URL + "/doc.pdf"}
@@ -300,24 +303,3 @@ func TestReplicas_FaxesSurviveAKilledReplica(t *testing.T) {
 		}
 	}
 }
-
-// onePagePDF is a minimal valid PDF of one empty page.
-var onePagePDF = func() []byte {
-	var b bytes.Buffer
-	var offsets []int
-	b.WriteString("%PDF-1.4\n")
-	obj := func(s string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), s)
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
-	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> >>")
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return b.Bytes()
-}()

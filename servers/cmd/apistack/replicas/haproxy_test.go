@@ -23,6 +23,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 
 // deployConfig is the HAProxy configuration of deploy/compose.yaml.
@@ -37,7 +39,7 @@ type haproxy struct {
 	front  *replica // the frontends' addresses, shaped as a replica for client()
 	socket string   // the admin socket (show stat)
 	cmd    *exec.Cmd
-	output *syncBuffer
+	output *safebuf.Buffer
 }
 
 // requireHAProxy skips the test without haproxy, except under CI (CI=true),
@@ -70,7 +72,7 @@ func startHAProxy(t *testing.T, replicas []*replica) *haproxy {
 	require.NoError(t, err)
 	cfg := string(data)
 	dir := t.TempDir()
-	h := &haproxy{front: &replica{addr: map[string]string{}}, socket: filepath.Join(dir, "admin.sock"), output: &syncBuffer{}}
+	h := &haproxy{front: &replica{addr: map[string]string{}}, socket: filepath.Join(dir, "admin.sock"), output: &safebuf.Buffer{}}
 
 	servers := 0
 	cfg = serverLine.ReplaceAllStringFunc(cfg, func(line string) string {

@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
@@ -55,31 +55,13 @@ func TestMain(m *testing.M) {
 // apis are the ports of a replica, in the order of its flags.
 var apis = []string{"pam", "restaurant", "fax", "storage", "admin"}
 
-// syncBuffer collects a process's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // replica is one `apistack serve` process.
 type replica struct {
 	cmd     *exec.Cmd
 	addr    map[string]string // api -> host:port
 	dataDir string
-	stdout  *syncBuffer
-	stderr  *syncBuffer
+	stdout  *safebuf.Buffer
+	stderr  *safebuf.Buffer
 	exited  chan struct{}
 }
 
@@ -169,7 +151,7 @@ func (c *cluster) launch(t *testing.T, extra ...string) *replica {
 // as a replica restarted in place is, and returns without waiting for it.
 func (c *cluster) launchAt(t *testing.T, addr map[string]string, extra ...string) *replica {
 	t.Helper()
-	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &safebuf.Buffer{}, stderr: &safebuf.Buffer{}, exited: make(chan struct{})}
 	args := []string{"serve", "--database", c.url, "--master-key-file", c.keyFile, "--admin-token-file", c.tokenFile,
 		"--data-dir", r.dataDir, "--log-level", "warn", "--shutdown-timeout", "5s"}
 	for _, api := range apis {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 
 // repoRoot is the repository's root, from this package's directory.
@@ -91,7 +93,7 @@ func freshServer(t *testing.T, bin string) string {
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	server.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
 	server.Dir = dir
-	log := &syncBuffer{}
+	log := &safebuf.Buffer{}
 	server.Stdout, server.Stderr = log, log
 	require.NoError(t, server.Start())
 	exited := make(chan struct{})
@@ -157,7 +159,7 @@ func TestReadme_ScalingOutStepsAsWritten(t *testing.T) {
 	// The replicas are the block's background jobs, in its process group:
 	// the cleanup ends them all (SIGTERM, as kill %1 %2 %3 would).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	output := &syncBuffer{}
+	output := &safebuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = output, output
 	started := time.Now()
 	require.NoError(t, cmd.Start())

@@ -1,0 +1,128 @@
+package apistacktest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/apistacktest"
+	"github.com/apistack/apistack/clients/pam"
+)
+
+// bothWays runs test on an in-process stack and on a sandbox of a running
+// stack (Connect, here to an in-process stack's admin port).
+func bothWays(t *testing.T, test func(t *testing.T, st *apistacktest.Stack)) {
+	t.Run("in process", func(t *testing.T) {
+		t.Parallel()
+		test(t, apistacktest.Start(t, apistacktest.Options{}))
+	})
+	t.Run("connected", func(t *testing.T) {
+		t.Parallel()
+		host := apistacktest.Start(t, apistacktest.Options{})
+		st := apistacktest.Connect(t, host.AdminURL, host.SandboxCreatorToken())
+		require.True(t, st.Remote())
+		test(t, st)
+	})
+}
+
+// The same test code drives the clients, the clock, the inbox, faults and
+// the journal in process and connected.
+func TestConnect_TheSameTestRunsInProcessAndConnected(t *testing.T) {
+	bothWays(t, func(t *testing.T, st *apistacktest.Stack) {
+		ctx := context.Background()
+		_, err := st.PAM.CreateGroup(ctx, "payroll")
+		require.NoError(t, err)
+		created := st.Requests(t, apistacktest.RequestFilter{Operation: "CreateGroup"})
+		require.Len(t, created, 1)
+		assert.Equal(t, http.StatusCreated, created[0].Status)
+		assert.Contains(t, created[0].RequestBody, "payroll")
+		assert.Empty(t, created[0].Violations)
+
+		// The clock: a fax is delivered once time moves.
+		id := sendFax(t, st, "+13125550800")
+		t0 := st.Clock.Now()
+		st.Clock.Advance(10 * time.Minute)
+		assert.Equal(t, t0.Add(10*time.Minute), st.Clock.Now())
+		wait(t, st, id, "fax.delivered")
+		sent := st.Requests(t, apistacktest.RequestFilter{API: "fax", Operation: "SendFax"})
+		require.Len(t, sent, 1, "my code sent this fax once")
+		assert.Contains(t, sent[0].RequestBody, "to=%2B13125550800")
+
+		// A fault: the next ListGroups answers 429; the client rides it out.
+		st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.RateLimited, Operation: "ListGroups", Count: 1})
+		require.NoError(t, listGroups(st))
+		assert.Equal(t, 1, st.Injected(apistacktest.PAM, apistacktest.RateLimited))
+		assert.NotEmpty(t, st.Requests(t, apistacktest.RequestFilter{Operation: "ListGroups", Status: http.StatusOK}))
+
+		// Webhook faults: the next delivery comes twice.
+		st.Webhooks().Duplicate(1)
+		id = sendFax(t, st, "+13125550800")
+		st.Clock.Advance(10 * time.Minute)
+		wait(t, st, id, "fax.delivered")
+		events := st.Inbox.EventsOf(id)
+		require.NotEmpty(t, events)
+		assert.Equal(t, events[0].ID, events[1].ID, "the first delivery came twice: %v", typesOf(events))
+		st.ClearFaults()
+
+		team := st.SeedTeam(t, "", 3, nil)
+		assert.Len(t, team.Groups, 3)
+		assert.Empty(t, st.Violations())
+	})
+}
+
+// A connected stack's sandbox is gone once the test ends, and its
+// credentials with it.
+func TestConnect_DeletesItsSandboxAtCleanup(t *testing.T) {
+	t.Parallel()
+	host := apistacktest.Start(t, apistacktest.Options{})
+	var id string
+	var cfg pam.Config
+	t.Run("uses a sandbox", func(t *testing.T) {
+		st := apistacktest.Connect(t, host.AdminURL, host.SandboxCreatorToken())
+		id, cfg = st.SandboxID(), st.PAMConfig()
+		_, err := st.PAM.CreateGroup(context.Background(), "g")
+		require.NoError(t, err)
+	})
+	require.NotEmpty(t, id)
+	c, err := pam.New(cfg)
+	require.NoError(t, err)
+	_, err = c.CreateGroup(context.Background(), "h")
+	var pe *pam.Error
+	require.True(t, errors.As(err, &pe), "the deleted sandbox's key still works: %v", err)
+	assert.Equal(t, http.StatusUnauthorized, pe.StatusCode)
+}
+
+// A connected stack refuses what needs the servers in process, and a bad
+// URL or token fails Connect.
+func TestConnect_RefusesInProcessOnlyHelpersAndBadTokens(t *testing.T) {
+	t.Parallel()
+	host := apistacktest.Start(t, apistacktest.Options{})
+	rec := &recorder{}
+	st := apistacktest.Connect(rec, host.AdminURL, host.SandboxCreatorToken())
+	require.NotNil(t, st)
+	st.SeedMenu(rec, 3, 1)
+	require.Len(t, rec.failures(), 1)
+	assert.Contains(t, rec.failures()[0], "SeedMenu works only in process")
+	rec.finish()
+	assert.Len(t, rec.failures(), 1, "the cleanup deletes the sandbox without an error")
+
+	bad := &recorder{}
+	assert.Nil(t, apistacktest.Connect(bad, host.AdminURL, "wrong-token"))
+	require.Len(t, bad.failures(), 1)
+	assert.Contains(t, bad.failures()[0], "401")
+}
+
+// listGroups lists the stack's groups to the end.
+func listGroups(st *apistacktest.Stack) error {
+	for _, err := range st.PAM.ListGroups(context.Background(), nil) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package examplestack
+
+// raceEnabled: the test runs without -race.
+const raceEnabled = false

@@ -1,0 +1,56 @@
+package admin_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/internal/stacktest"
+)
+
+const adminToken = "test-admin-token"
+
+// specViolation fails t on each response of a server that breaks its spec
+// (a Config's OnResponseViolation).
+func specViolation(t testing.TB) func(r *http.Request, status int, err error) {
+	return func(r *http.Request, status int, err error) {
+		t.Errorf("response %d to %s %s breaks the spec: %v", status, r.Method, r.URL, err)
+	}
+}
+
+// checked is cfg with its token set to adminToken and every response checked
+// against the spec, a violation failing t.
+func checked(t testing.TB, cfg admin.Config) admin.Config {
+	cfg.Token, cfg.ValidateResponses, cfg.OnResponseViolation = adminToken, true, specViolation(t)
+	return cfg
+}
+
+// serveAdmin serves the admin API cfg configures until t ends and returns its
+// URL.
+func serveAdmin(t testing.TB, cfg admin.Config) string {
+	t.Helper()
+	srv, err := admin.New(cfg)
+	require.NoError(t, err)
+	return stacktest.HTTP(t, srv)
+}
+
+// withAdminToken sends the admin token.
+func withAdminToken(_ context.Context, r *http.Request) error {
+	r.Header.Set("Authorization", "Bearer "+adminToken)
+	return nil
+}
+
+// adminClient is a client of the admin API at url that sends the admin
+// token, its exchanges held to the spec (a violation fails t).
+func adminClient(t testing.TB, url string) *adminapi.ClientWithResponses {
+	t.Helper()
+	c, err := adminapi.NewClientWithResponses(url, adminapi.WithHTTPClient(&http.Client{Transport: stacktest.Contract(t, contract.Admin)}),
+		adminapi.WithRequestEditorFn(withAdminToken))
+	require.NoError(t, err)
+	return c
+}

@@ -1,0 +1,424 @@
+package sandbox_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients"
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/clients/pam"
+	"github.com/apistack/apistack/clients/restaurant"
+	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/pgdb"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/stack"
+)
+
+// noRetry makes the ergonomic clients answer the first attempt's error.
+var noRetry = clients.RetryPolicy{MaxRetries: -1}
+
+// fastRetry retries soon, and waits at most 3s when told to.
+var fastRetry = clients.RetryPolicy{MaxRetries: 3, MaxWait: 3 * time.Second, WaitMin: time.Millisecond, WaitMax: 10 * time.Millisecond}
+
+// clientsOf returns b's ergonomic clients with the retry policy p.
+func (e *env) clientsOf(t testing.TB, b *box, p clients.RetryPolicy) *box {
+	t.Helper()
+	c := b.Credentials
+	out := &box{CreatedSandbox: b.CreatedSandbox, api: b.api}
+	var err error
+	out.pam, err = pam.New(pam.Config{BaseURL: c.Pam.BaseUrl, Team: c.Pam.Team, KeyID: c.Pam.KeyId, KeySecret: c.Pam.KeySecret, Retry: p})
+	require.NoError(t, err)
+	out.fax, err = faxclient.New(faxclient.Config{BaseURL: c.Fax.BaseUrl, APIKey: c.Fax.ApiKey, Retry: p})
+	require.NoError(t, err)
+	out.storage, err = storage.New(storage.Config{Endpoint: c.Storage.Endpoint, Region: c.Storage.Region, KeyID: c.Storage.KeyId,
+		Secret: c.Storage.Secret, Now: e.clock.Now, Retry: p})
+	require.NoError(t, err)
+	out.restaurant, err = restaurant.New(restaurant.Config{BaseURL: c.Restaurant.BaseUrl, ClientID: c.Restaurant.ClientId,
+		ClientSecret: c.Restaurant.ClientSecret, Restaurant: c.Restaurant.RestaurantGuid, Retry: p})
+	require.NoError(t, err)
+	return out
+}
+
+// apiCall is one read of an API through its ergonomic client: the
+// operation a fault names and the call.
+type apiCall struct {
+	api, operation string
+	call           func(ctx context.Context, b *box) error
+}
+
+var apiCalls = []apiCall{
+	{"pam", "ListGroups", func(ctx context.Context, b *box) error {
+		for _, err := range b.pam.ListGroups(ctx, nil) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"fax", "ListFaxes", func(ctx context.Context, b *box) error {
+		for _, err := range b.fax.ListFaxes(ctx, nil) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"storage", "GetLifecycle", func(ctx context.Context, b *box) error {
+		_, err := b.storage.GetLifecycle(ctx, b.Credentials.Storage.Bucket)
+		return err
+	}},
+	{"restaurant", "GetTipWithholding", func(ctx context.Context, b *box) error {
+		_, err := b.restaurant.GetTipWithholding(ctx)
+		return err
+	}},
+}
+
+// addFault adds f to b through b's own token and returns it.
+func addFault(t testing.TB, b *box, f sandboxapi.FaultRequest) sandboxapi.Fault {
+	t.Helper()
+	resp, err := b.api.AddSandboxFaultWithResponse(context.Background(), b.Id, f)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, resp.StatusCode(), string(resp.Body))
+	return *resp.JSON201
+}
+
+func listFaults(t testing.TB, b *box) []sandboxapi.Fault {
+	t.Helper()
+	resp, err := b.api.ListSandboxFaultsWithResponse(context.Background(), b.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	return resp.JSON200.Data
+}
+
+func clearFaults(t testing.TB, b *box) {
+	t.Helper()
+	resp, err := b.api.ClearSandboxFaultsWithResponse(context.Background(), b.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode(), string(resp.Body))
+}
+
+func apiOf(name string) *sandboxapi.FaultAPI { a := sandboxapi.FaultAPI(name); return &a }
+
+// errorBody checks the API's documented error of a fault's answer, as its
+// client reads it.
+func errorBody(t *testing.T, api string, status int, err error) {
+	t.Helper()
+	require.Error(t, err)
+	require.Equal(t, status, statusOf(err), "%s: %v", api, err)
+	switch api {
+	case "pam":
+		var pe *pam.Error
+		require.ErrorAs(t, err, &pe)
+		want := map[int]pam.ErrorName{429: pam.TooManyRequests, 503: pam.ServiceOffline, 500: pam.UnknownError}[status]
+		assert.Equal(t, want, pe.Name)
+	case "fax":
+		var fe *faxclient.Error
+		require.ErrorAs(t, err, &fe)
+		require.NotEmpty(t, fe.Items)
+		assert.Equal(t, "internal_error", string(fe.Items[0].Code))
+	case "storage":
+		var se *storage.Error
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, "InternalError", se.Code)
+		assert.NotEmpty(t, se.RequestID)
+	case "restaurant":
+		var re *restaurant.Error
+		require.ErrorAs(t, err, &re)
+		want := map[int]restaurant.ErrorKey{429: "RATE_LIMITED", 503: "INTERNAL_ERROR", 500: "INTERNAL_ERROR"}[status]
+		assert.Equal(t, want, re.Key)
+		assert.True(t, re.Retryable())
+		if status == 429 {
+			assert.Equal(t, time.Second, re.RetryAfter)
+		}
+	}
+}
+
+func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	require.NoError(t, b.storage.PutLifecycle(ctx, b.Credentials.Storage.Bucket,
+		storage.Configuration(storage.ExpireAfterDays("tmp", "tmp/", 7))))
+	once, retrying := e.clientsOf(t, b, noRetry), e.clientsOf(t, b, fastRetry)
+	for _, c := range apiCalls {
+		t.Run(c.api, func(t *testing.T) {
+			require.NoError(t, c.call(ctx, once), "no fault yet")
+			for _, x := range []struct {
+				kind   sandboxapi.FaultKind
+				status int
+			}{{sandboxapi.FaultKindRateLimited, 429}, {sandboxapi.FaultKindUnavailable, 503}, {sandboxapi.FaultKindInternalError, 500}} {
+				// A new second of the restaurant API's real rate limit (20 a
+				// second, on the stack's frozen clock).
+				e.clock.Advance(time.Second)
+				req := sandboxapi.FaultRequest{Kind: x.kind, Api: apiOf(c.api), Operation: &c.operation, Count: ptr(2)}
+				if x.status != 500 {
+					req.RetryAfter = ptr("1s")
+				}
+				f := addFault(t, b, req)
+				assert.Equal(t, 2, f.Count)
+				assert.Regexp(t, `^flt-[0-9a-f]{16}$`, f.Id)
+				// The first of the two: the client's typed error, the API's body.
+				errorBody(t, c.api, x.status, c.call(ctx, once))
+				// The second: a retrying client comes through.
+				start := time.Now()
+				require.NoError(t, c.call(ctx, retrying), "%s %s: the client retries", c.api, x.kind)
+				if x.status != 500 && c.api != "pam" {
+					// It waited as Retry-After said (PAM's client waits for
+					// X-RateLimit-Retry-At, dated by the stack's frozen clock).
+					assert.GreaterOrEqual(t, time.Since(start), time.Second, "%s %s: Retry-After honoured", c.api, x.kind)
+				}
+				faults := listFaults(t, b)
+				require.Len(t, faults, 1)
+				assert.Equal(t, 2, faults[0].Taken, "%s %s", c.api, x.kind)
+				require.NoError(t, c.call(ctx, once), "the fault is used up")
+				clearFaults(t, b)
+			}
+
+			// slow: served, after the delay.
+			e.clock.Advance(time.Second)
+			addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf(c.api), Operation: &c.operation, Count: ptr(1), Delay: ptr("300ms")})
+			start := time.Now()
+			require.NoError(t, c.call(ctx, once))
+			assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
+			clearFaults(t, b)
+
+			// drop: no answer; a retrying client comes through.
+			addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindDrop, Api: apiOf(c.api), Operation: &c.operation, Count: ptr(2)})
+			err := c.call(ctx, once)
+			require.Error(t, err)
+			assert.Equal(t, -1, statusOf(err), "no answer, so no API error: %v", err)
+			require.NoError(t, c.call(ctx, retrying))
+			assert.Equal(t, 2, listFaults(t, b)[0].Taken)
+			clearFaults(t, b)
+		})
+	}
+
+	// Every answer of a fault is in the journal, as the caller saw it.
+	entries := journal(t, b, &sandboxapi.ListSandboxRequestsParams{Status: ptr(http.StatusServiceUnavailable)})
+	assert.Len(t, entries, 4*2, "two 503s of each API")
+	for _, en := range entries {
+		assert.NotEmpty(t, en.ResponseHeaders["Retry-After"], en.Operation)
+	}
+	dropped := 0
+	for _, en := range journal(t, b, &sandboxapi.ListSandboxRequestsParams{Limit: ptr(1000)}) {
+		if en.Status == 0 {
+			dropped++
+		}
+	}
+	assert.Equal(t, 4*2, dropped, "two drops of each API, journaled with status 0")
+}
+
+func TestFaults_ShareAndEveryOperation(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	once := e.clientsOf(t, b, noRetry)
+	// No operation: every request of the API, the token exchange too.
+	addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("restaurant")})
+	for range 3 {
+		_, err := once.restaurant.GetTipWithholding(ctx)
+		errorBody(t, "restaurant", 503, err)
+	}
+	clearFaults(t, b)
+	_, err := once.restaurant.GetTipWithholding(ctx)
+	require.NoError(t, err)
+
+	// A share takes about that share of the requests.
+	f := addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindInternalError, Api: apiOf("pam"), Operation: ptr("GetGroup"), Share: ptr(0.5)})
+	require.NotNil(t, f.Share)
+	assert.InDelta(t, 0.5, *f.Share, 1e-9)
+	failed := 0
+	const n = 60
+	for range n {
+		if _, err := once.pam.GetGroup(ctx, b.Id+"-admins"); err != nil {
+			require.Equal(t, 500, statusOf(err))
+			failed++
+		}
+	}
+	assert.InDelta(t, n/2, failed, n/4, "a share of 0.5 took %d of %d", failed, n)
+	assert.Equal(t, failed, listFaults(t, b)[0].Taken)
+}
+
+func TestFaults_NeverTouchAnotherSandboxOrTheDemoTenants(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	a := e.create(t, sandboxapi.CreateSandboxRequest{})
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	demoCreds, err := e.st.Demo(ctx, stack.Credentials{}, e.urls)
+	require.NoError(t, err)
+	var creds sandboxapi.Credentials
+	raw, err := json.Marshal(demoCreds)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &creds))
+	demo := e.clientsOf(t, &box{CreatedSandbox: &sandboxapi.CreatedSandbox{Credentials: creds}}, noRetry)
+	for _, api := range []string{"pam", "fax", "storage", "restaurant"} {
+		addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf(api)})
+	}
+	oa, ob := e.clientsOf(t, a, noRetry), e.clientsOf(t, b, noRetry)
+	for _, c := range apiCalls {
+		if c.api == "storage" {
+			continue // no lifecycle configuration: below
+		}
+		assert.Equal(t, 503, statusOf(c.call(ctx, oa)), "%s: A's own fault", c.api)
+		assert.NoError(t, c.call(ctx, ob), "%s: B has no fault", c.api)
+		assert.NoError(t, c.call(ctx, demo), "%s: the demo tenants have no fault", c.api)
+	}
+	_, err = oa.storage.GetLifecycle(ctx, a.Credentials.Storage.Bucket)
+	assert.Equal(t, 503, statusOf(err))
+	_, err = ob.storage.GetLifecycle(ctx, b.Credentials.Storage.Bucket)
+	assert.NotEqual(t, 503, statusOf(err))
+	// A's faults are A's: B's token neither lists nor deletes them.
+	resp, err := b.api.ListSandboxFaultsWithResponse(ctx, a.Id)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode())
+	del, err := b.api.ClearSandboxFaultsWithResponse(ctx, a.Id)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, del.StatusCode())
+	assert.Len(t, listFaults(t, a), 4)
+	assert.Empty(t, listFaults(t, b))
+	// A reset clears them; one deleted by id goes alone.
+	f := addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf("pam")})
+	addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindDrop, Api: apiOf("pam"), Count: ptr(1)})
+	one, err := b.api.DeleteSandboxFaultWithResponse(ctx, b.Id, f.Id)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, one.StatusCode())
+	again, err := b.api.DeleteSandboxFaultWithResponse(ctx, b.Id, f.Id)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, again.StatusCode())
+	left := listFaults(t, b)
+	require.Len(t, left, 1)
+	assert.Equal(t, sandboxapi.FaultKindDrop, left[0].Kind)
+	reset, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, reset.StatusCode())
+	assert.Empty(t, listFaults(t, a))
+	assert.NoError(t, apiCalls[0].call(ctx, oa), "no fault after the reset")
+}
+
+func TestFaults_BadDefinitionsAre400AndStoreNothing(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	for _, c := range []struct {
+		name, body, field string
+	}{
+		{"no kind", `{"api":"pam"}`, "kind"},
+		{"unknown kind", `{"kind":"explode","api":"pam"}`, "kind"},
+		{"unknown api", `{"kind":"slow","api":"mail"}`, "api"},
+		{"no api", `{"kind":"unavailable"}`, "api"},
+		{"unknown operation", `{"kind":"unavailable","api":"pam","operation":"SendFax"}`, "operation"},
+		{"negative count", `{"kind":"unavailable","api":"pam","count":-1}`, "count"},
+		{"share above 1", `{"kind":"unavailable","api":"pam","share":1.5}`, "share"},
+		{"share 0", `{"kind":"unavailable","api":"pam","share":0}`, "share"},
+		{"delay not a duration", `{"kind":"slow","api":"pam","delay":"soon"}`, "delay"},
+		{"delay over the cap", `{"kind":"slow","api":"pam","delay":"31s"}`, "delay"},
+		{"delay of another kind", `{"kind":"unavailable","api":"pam","delay":"1s"}`, "delay"},
+		{"retry_after too short", `{"kind":"rate-limited","api":"pam","retry_after":"10ms"}`, "retry_after"},
+		{"retry_after of a 500", `{"kind":"internal-error","api":"pam","retry_after":"1s"}`, "retry_after"},
+		{"webhook fault with an api", `{"kind":"webhook-duplicate","api":"fax"}`, "api"},
+		{"webhook fault with a share", `{"kind":"webhook-reorder","share":0.5}`, "share"},
+		{"attempt of a request fault", `{"kind":"drop","api":"fax","attempt":2}`, "attempt"},
+		{"attempt 0", `{"kind":"webhook-fail","attempt":0}`, "attempt"},
+		{"unknown field", `{"kind":"drop","api":"fax","typo":1}`, "typo"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, err := b.api.AddSandboxFaultWithBodyWithResponse(ctx, b.Id, "application/json", strings.NewReader(c.body))
+			require.NoError(t, err)
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))
+			require.NotNil(t, resp.JSON400, string(resp.Body))
+			assert.Contains(t, resp.JSON400.Message, c.field)
+		})
+	}
+	assert.Empty(t, listFaults(t, b), "nothing stored")
+}
+
+func TestFaults_NextNIsExactAcrossTwoStacksOnOneDatabase(t *testing.T) {
+	openDB := sharedOpenDB(t)
+	first := start(t, envOptions{replica: &replicaOf{openDB: openDB, adminToken: "admin-token", creatorToken: "creator-token", masterKey: fixedKey}})
+	second := start(t, envOptions{replica: &replicaOf{openDB: openDB, adminToken: "admin-token", creatorToken: "creator-token", masterKey: fixedKey}})
+	ctx := context.Background()
+	sb := first.create(t, sandboxapi.CreateSandboxRequest{})
+	// The same sandbox through the second stack's URLs.
+	viaSecond := *sb.CreatedSandbox
+	creds := viaSecond.Credentials
+	creds.Pam.BaseUrl, creds.Fax.BaseUrl = second.urls[stack.PAM], second.urls[stack.Fax]
+	creds.Storage.Endpoint, creds.Restaurant.BaseUrl = second.urls[stack.Storage], second.urls[stack.Restaurant]
+	viaSecond.Credentials = creds
+	b2 := second.open(t, &viaSecond)
+	clients := []*box{first.clientsOf(t, sb, noRetry), second.clientsOf(t, b2, noRetry)}
+	// Both replicas know the sandbox has no fault (their caches hold it).
+	for _, c := range clients {
+		require.NoError(t, apiCalls[0].call(ctx, c))
+	}
+	const count, requests = 7, 40
+	addFault(t, sb, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("pam"), Operation: ptr("ListGroups"), Count: ptr(count)})
+	require.NoError(t, sqldb.Sync(ctx, second.st.DB(stack.Sandbox)))
+	var mu sync.Mutex
+	failed, other := 0, []error{}
+	var wg sync.WaitGroup
+	for i := range requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := apiCalls[0].call(ctx, clients[i%2])
+			mu.Lock()
+			defer mu.Unlock()
+			switch statusOf(err) {
+			case 0:
+			case 503:
+				failed++
+			default:
+				other = append(other, err)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Empty(t, other)
+	assert.Equal(t, count, failed, "exactly count requests failed, across both stacks")
+	assert.Equal(t, count, listFaults(t, b2)[0].Taken)
+}
+
+// sharedOpenDB opens every API's schema once on the run's PostgreSQL
+// server and returns an opener that gives each stack its own pool on it:
+// replicas sharing one database. It skips on SQLite.
+func sharedOpenDB(t *testing.T) stack.OpenDBFunc {
+	t.Helper()
+	if testdb.Current() != testdb.Postgres {
+		t.Skip("replicas share a PostgreSQL database (APISTACK_TEST_BACKEND=postgres)")
+	}
+	var mu sync.Mutex
+	schemas := map[string][2]string{}
+	return func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
+		mu.Lock()
+		s, ok := schemas[m.Schema]
+		if !ok {
+			url, schema := testdb.OpenShared(t, testdb.Migrations(m))
+			s = [2]string{url, schema}
+			schemas[m.Schema] = s
+		}
+		mu.Unlock()
+		db, err := pgdb.Open(ctx, s[0], s[1], m.Postgres)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		return db, nil
+	}
+}
+
+func fixedKey(api string) ([]byte, error) {
+	k := make([]byte, 32)
+	copy(k, api)
+	return k, nil
+}

@@ -1,0 +1,367 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/dbopen"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/sandbox"
+	"github.com/apistack/apistack/servers/stack"
+)
+
+// webhookLog reads b's whole webhook log after after (one page of 1000).
+func webhookLog(t testing.TB, b *box, after int64) *sandboxapi.WebhookLogPage {
+	t.Helper()
+	resp, err := b.api.ListSandboxWebhooksWithResponse(context.Background(), b.Id,
+		&sandboxapi.ListSandboxWebhooksParams{After: &after, Limit: ptr(1000)})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	return resp.JSON200
+}
+
+// driveUntil moves the stack's clock on, a second at a time, until done
+// holds for b's webhook log.
+func (e *env) driveUntil(t testing.TB, b *box, what string, done func(page *sandboxapi.WebhookLogPage) bool) *sandboxapi.WebhookLogPage {
+	t.Helper()
+	var page *sandboxapi.WebhookLogPage
+	require.Eventually(t, func() bool {
+		page = webhookLog(t, b, 0)
+		if done(page) {
+			return true
+		}
+		e.clock.Advance(time.Second)
+		return false
+	}, 30*time.Second, 5*time.Millisecond, "%s: %s never happened", label(b), what)
+	return page
+}
+
+// delivered reports whether the log shows an acknowledged eventType of fax,
+// its outcome recorded.
+func delivered(fax, eventType string) func(*sandboxapi.WebhookLogPage) bool {
+	return func(p *sandboxapi.WebhookLogPage) bool {
+		for _, a := range p.Data {
+			if a.Event.FaxId == fax && a.Event.Type == eventType && a.Succeeded && a.Event.State == sandboxapi.WebhookEventStateDelivered {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func publicKey(t testing.TB, b *box) []byte {
+	t.Helper()
+	k, err := faxclient.ParseWebhookPublicKey(b.Credentials.Fax.WebhookPublicKey)
+	require.NoError(t, err)
+	return k
+}
+
+// verify checks an attempt's headers and body as a receiver would.
+func (e *env) verify(t testing.TB, b *box, a sandboxapi.WebhookAttempt) {
+	t.Helper()
+	err := faxclient.VerifySignature(publicKey(t, b), a.Headers[faxclient.HeaderTimestamp], a.Headers[faxclient.HeaderSignature],
+		[]byte(a.Body), e.clock.Now(), time.Hour)
+	assert.NoError(t, err, "attempt %d of %s", a.Attempt, a.Event.Type)
+}
+
+func TestSandboxWebhooks_TheLogShowsEveryEventAndAttemptOfItsOwnFaxesOnly(t *testing.T) {
+	e := start(t, envOptions{})
+	a := e.create(t, sandboxapi.CreateSandboxRequest{})
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	faxA := e.sendFax(t, a, "+13125550800")
+	faxB := e.sendFax(t, b, "+13125550800")
+	e.driveUntil(t, b, "B's fax delivered", delivered(faxB.ID.String(), "fax.delivered"))
+	page := e.driveUntil(t, a, "A's fax delivered", delivered(faxA.ID.String(), "fax.delivered"))
+
+	inbox := e.urls[stack.Admin] + sandbox.InboxPathOf(a.Id)
+	var types []string
+	var last int64
+	for _, at := range page.Data {
+		assert.Equal(t, faxA.ID.String(), at.Event.FaxId, "only A's fax in A's log")
+		assert.Greater(t, at.Seq, last, "oldest first")
+		last = at.Seq
+		types = append(types, at.Event.Type)
+		assert.Equal(t, inbox, at.Target, "by default to the sandbox's own inbox")
+		require.NotNil(t, at.StatusCode)
+		assert.Equal(t, http.StatusNoContent, *at.StatusCode, "the inbox verified the signature")
+		assert.True(t, at.Succeeded)
+		assert.Nil(t, at.Error)
+		assert.Nil(t, at.NextRetryAt)
+		assert.Equal(t, 1, at.Attempt)
+		assert.Equal(t, sandboxapi.WebhookEventStateDelivered, at.Event.State)
+		assert.Equal(t, "application/json", at.Headers["Content-Type"])
+		assert.Contains(t, at.Body, `"id":"`+at.Event.Id+`"`)
+		e.verify(t, a, at)
+	}
+	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, types)
+	assert.Empty(t, page.Pending)
+	for _, at := range webhookLog(t, b, 0).Data {
+		assert.Equal(t, faxB.ID.String(), at.Event.FaxId, "only B's fax in B's log")
+	}
+
+	// Paging: one at a time, each page pointing at the next.
+	resp, err := a.api.ListSandboxWebhooksWithResponse(context.Background(), a.Id, &sandboxapi.ListSandboxWebhooksParams{Limit: ptr(1)})
+	require.NoError(t, err)
+	require.Len(t, resp.JSON200.Data, 1)
+	require.NotNil(t, resp.JSON200.NextAfter)
+	assert.Equal(t, page.Data[1].Seq, webhookLog(t, a, *resp.JSON200.NextAfter).Data[0].Seq)
+	assert.Empty(t, webhookLog(t, a, last).Data)
+
+	// Another sandbox's token sees no such sandbox; bad parameters are 400.
+	other, err := b.api.ListSandboxWebhooksWithResponse(context.Background(), a.Id, nil)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, other.StatusCode())
+	for _, wait := range []string{"31s", "1y", "-1s"} {
+		bad, err := a.api.ListSandboxWebhooksWithResponse(context.Background(), a.Id, &sandboxapi.ListSandboxWebhooksParams{Wait: &wait})
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusBadRequest, bad.StatusCode(), "wait=%s: %s", wait, bad.Body)
+	}
+
+	// The inbox refuses a forged delivery and a sandbox that is gone.
+	forged, err := http.Post(inbox, "application/json", strings.NewReader(page.Data[0].Body))
+	require.NoError(t, err)
+	require.NoError(t, forged.Body.Close())
+	assert.Equal(t, http.StatusUnauthorized, forged.StatusCode)
+	gone, err := http.Post(e.urls[stack.Admin]+sandbox.InboxPathOf("sbx-0000000000000000"), "application/json", strings.NewReader("{}"))
+	require.NoError(t, err)
+	require.NoError(t, gone.Body.Close())
+	assert.Equal(t, http.StatusNotFound, gone.StatusCode)
+}
+
+func TestSandboxWebhooks_ATestsOwnTargetItsFailuresAndRetries(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	a := e.create(t, sandboxapi.CreateSandboxRequest{})
+	var hits atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) <= 2 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(target.Close)
+	// The target is on loopback: allowed as `serve --fax-allow-destination` would.
+	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
+	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: ptr(target.URL + "/hooks?secret=s3")})
+	require.NoError(t, err)
+	f := e.sendFax(t, a, "+13125550800")
+	page := e.driveUntil(t, a, "fax.queued acknowledged", delivered(f.ID.String(), "fax.queued"))
+
+	require.GreaterOrEqual(t, len(page.Data), 3)
+	for i, at := range page.Data[:3] {
+		assert.Equal(t, "fax.queued", at.Event.Type)
+		assert.Equal(t, i+1, at.Attempt)
+		assert.Equal(t, target.URL+"/hooks", at.Target, "the test's URL, its query (a secret) left out")
+		e.verify(t, a, at)
+		require.NotNil(t, at.StatusCode)
+		if i < 2 {
+			assert.Equal(t, http.StatusInternalServerError, *at.StatusCode)
+			assert.False(t, at.Succeeded)
+			require.NotNil(t, at.Error)
+			assert.Contains(t, *at.Error, "500")
+			require.NotNil(t, at.NextRetryAt, "a failed attempt that is retried says when")
+			assert.True(t, at.NextRetryAt.After(at.AttemptedAt))
+		} else {
+			assert.Equal(t, http.StatusOK, *at.StatusCode)
+			assert.True(t, at.Succeeded)
+			assert.Nil(t, at.NextRetryAt)
+		}
+	}
+	assert.Equal(t, sandboxapi.WebhookEventStateDelivered, page.Data[2].Event.State)
+	assert.Equal(t, 3, page.Data[2].Event.Attempts)
+}
+
+func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	a := e.create(t, sandboxapi.CreateSandboxRequest{})
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	f := e.sendFax(t, a, "+13125550800")
+	page := e.driveUntil(t, a, "fax.delivered acknowledged", delivered(f.ID.String(), "fax.delivered"))
+	first := page.Data[0]
+	last := page.Data[len(page.Data)-1].Seq
+	e.clock.Advance(time.Second) // a fresh timestamp for the redelivery; the fax is done
+
+	// A long poll after the last attempt answers once the redelivery's
+	// attempt is recorded.
+	polled := make(chan *sandboxapi.ListSandboxWebhooksResponse, 1)
+	go func() {
+		resp, err := a.api.ListSandboxWebhooksWithResponse(ctx, a.Id, &sandboxapi.ListSandboxWebhooksParams{After: &last, Wait: ptr("30s")})
+		assert.NoError(t, err)
+		polled <- resp
+	}()
+	id := uuid.MustParse(first.Event.Id)
+	resp, err := a.api.RedeliverSandboxWebhookWithResponse(ctx, a.Id, id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	copyEv := resp.JSON202
+	assert.Equal(t, first.Event.Id, copyEv.Id)
+	assert.Equal(t, "fax.queued", copyEv.Type)
+	require.NotNil(t, copyEv.RedeliveryOf)
+	assert.Equal(t, first.Event.Seq, *copyEv.RedeliveryOf)
+	assert.NotEqual(t, first.Event.Seq, copyEv.Seq)
+
+	got := <-polled
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	var again *sandboxapi.WebhookAttempt
+	for i := range got.JSON200.Data {
+		if got.JSON200.Data[i].Event.Seq == copyEv.Seq {
+			again = &got.JSON200.Data[i]
+		}
+	}
+	require.NotNil(t, again, "the long poll answered without the redelivery: %+v", got.JSON200.Data)
+	assert.Equal(t, first.Event.Id, again.Event.Id)
+	assert.True(t, again.Succeeded)
+	assert.NotEqual(t, first.Headers[faxclient.HeaderSignature], again.Headers[faxclient.HeaderSignature], "a fresh signature")
+	assert.NotEqual(t, first.Headers[faxclient.HeaderTimestamp], again.Headers[faxclient.HeaderTimestamp])
+	e.verify(t, a, *again)
+
+	// An unknown event, or another sandbox's, is 404.
+	missing, err := a.api.RedeliverSandboxWebhookWithResponse(ctx, a.Id, uuid.New())
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, missing.StatusCode())
+	foreign, err := b.api.RedeliverSandboxWebhookWithResponse(ctx, b.Id, id)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, foreign.StatusCode())
+
+	// A long poll with nothing new answers empty when its wait is over.
+	lastNow := got.JSON200.Data[len(got.JSON200.Data)-1].Seq
+	short, err := a.api.ListSandboxWebhooksWithResponse(ctx, a.Id, &sandboxapi.ListSandboxWebhooksParams{After: &lastNow, Wait: ptr("50ms")})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, short.StatusCode())
+	assert.Empty(t, short.JSON200.Data)
+}
+
+func TestSandboxWebhooks_ResetEmptiesAndDeleteRemovesTheLog(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	a := e.create(t, sandboxapi.CreateSandboxRequest{})
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	fa := e.sendFax(t, a, "+13125550800")
+	fb := e.sendFax(t, b, "+13125550800")
+	e.driveUntil(t, a, "A's fax.queued", delivered(fa.ID.String(), "fax.queued"))
+	e.driveUntil(t, b, "B's fax.queued", delivered(fb.ID.String(), "fax.queued"))
+	bBefore := len(webhookLog(t, b, 0).Data)
+
+	reset, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, reset.StatusCode())
+	after := webhookLog(t, a, 0)
+	assert.Empty(t, after.Data)
+	assert.Empty(t, after.Pending)
+	assert.GreaterOrEqual(t, len(webhookLog(t, b, 0).Data), bBefore, "B's log untouched")
+
+	// After the reset the application delivers to the inbox again.
+	f2 := e.sendFax(t, a, "+13125550800")
+	page := e.driveUntil(t, a, "fax.queued after the reset", delivered(f2.ID.String(), "fax.queued"))
+	assert.Equal(t, e.urls[stack.Admin]+sandbox.InboxPathOf(a.Id), page.Data[0].Target)
+
+	del, err := a.api.DeleteSandboxWithResponse(ctx, a.Id)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, del.StatusCode())
+	gone, err := e.admin.ListSandboxWebhooksWithResponse(ctx, a.Id, nil)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, gone.StatusCode())
+	var n int
+	require.NoError(t, e.st.DB(stack.Fax).QueryRow(`SELECT COUNT(*) FROM delivery_attempts WHERE fax_id IN ('`+
+		fa.ID.String()+`', '`+f2.ID.String()+`')`).Scan(&n)) // uuids: nothing to quote
+	assert.Zero(t, n)
+	assert.NotEmpty(t, webhookLog(t, b, 0).Data, "B's log untouched")
+}
+
+// postAttempt re-posts a logged attempt to url with its signed headers.
+func postAttempt(t testing.TB, url string, a sandboxapi.WebhookAttempt) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(a.Body)))
+	require.NoError(t, err)
+	for k, v := range a.Headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	return resp.StatusCode
+}
+
+func TestSandboxWebhooks_ALoggedDeliveryVerifiesWhenPostedAgain(t *testing.T) {
+	e := start(t, envOptions{})
+	a := e.create(t, sandboxapi.CreateSandboxRequest{})
+	f := e.sendFax(t, a, "+13125550800")
+	page := e.driveUntil(t, a, "fax.queued", delivered(f.ID.String(), "fax.queued"))
+	var got []faxclient.Event
+	h, err := faxclient.NewWebhookHandler(publicKey(t, a), func(_ context.Context, ev faxclient.Event) error {
+		got = append(got, ev)
+		return nil
+	}, faxclient.WithClock(e.clock.Now))
+	require.NoError(t, err)
+	local := httptest.NewServer(h)
+	t.Cleanup(local.Close)
+	assert.Equal(t, http.StatusNoContent, postAttempt(t, local.URL, page.Data[0]))
+	require.Len(t, got, 1)
+	assert.Equal(t, page.Data[0].Event.Id, got[0].ID)
+	assert.Equal(t, f.ID.String(), got[0].FaxID)
+	ts, err := strconv.ParseInt(page.Data[0].Headers[faxclient.HeaderTimestamp], 10, 64)
+	require.NoError(t, err)
+	assert.Equal(t, page.Data[0].AttemptedAt.Unix(), ts)
+}
+
+// replica is one stack of several sharing the PostgreSQL database dbURL
+// and the master keys in dir; started says whether its workers (the fax
+// sender) run.
+func replica(t *testing.T, dbURL, dir string, clk *clock.Fake, started bool) *env {
+	t.Helper()
+	return openEnv(t, stack.Config{
+		DataDir: dir, Clock: clk, AdminToken: "adm_replicas", SandboxCreatorToken: "sbc_replicas",
+		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
+			return dbopen.Open(ctx, dbopen.Target{URL: dbURL, DataDir: dir}, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
+		},
+	}, started)
+}
+
+func TestSandboxWebhooks_AnotherReplicaAnswersTheLogAndItsLongPoll(t *testing.T) {
+	if testdb.Current() != testdb.Postgres {
+		t.Skip("replicas share a PostgreSQL database (APISTACK_TEST_BACKEND=postgres)")
+	}
+	dbURL, dir, clk := testdb.NewDatabase(t), t.TempDir(), clock.NewFake(time.Now())
+	ra := replica(t, dbURL, dir, clk, true)
+	// B never sends a webhook: whatever its log shows, A recorded.
+	rb := replica(t, dbURL, dir, clk, false)
+	onA := ra.create(t, sandboxapi.CreateSandboxRequest{})
+	onB := rb.open(t, onA.CreatedSandbox)
+
+	polled := make(chan *sandboxapi.ListSandboxWebhooksResponse, 1)
+	go func() {
+		resp, err := onB.api.ListSandboxWebhooksWithResponse(context.Background(), onA.Id, &sandboxapi.ListSandboxWebhooksParams{Wait: ptr("30s")})
+		assert.NoError(t, err)
+		polled <- resp
+	}()
+	f := ra.sendFax(t, onA, "+13125550800")
+	got := <-polled
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	require.NotEmpty(t, got.JSON200.Data, "B's long poll answered without A's attempt")
+	first := got.JSON200.Data[0]
+	assert.Equal(t, f.ID.String(), first.Event.FaxId)
+	assert.Equal(t, "fax.queued", first.Event.Type)
+	assert.Equal(t, ra.urls[stack.Admin]+sandbox.InboxPathOf(onA.Id), first.Target)
+	ra.verify(t, onA, first)
+
+	// Both replicas answer the same log.
+	page := ra.driveUntil(t, onA, "fax.delivered", delivered(f.ID.String(), "fax.delivered"))
+	assert.Equal(t, page.Data, webhookLog(t, onB, 0).Data)
+}

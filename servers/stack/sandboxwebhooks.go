@@ -1,0 +1,85 @@
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/sandbox"
+)
+
+// faxWebhooks is the sandbox API's view of the fax API's webhook log. The
+// fax server is built after the sandbox API (whose journal it writes to),
+// so it is looked up at each call.
+type faxWebhooks struct{ st *Stack }
+
+var _ sandbox.Webhooks = faxWebhooks{}
+
+func (w faxWebhooks) WebhookAttempts(ctx context.Context, account string, after int64, limit int) ([]fax.LogAttempt, error) {
+	return w.st.Fax.WebhookAttempts(ctx, account, after, limit)
+}
+
+func (w faxWebhooks) PendingWebhookEvents(ctx context.Context, account string, limit int) ([]fax.LogEvent, error) {
+	return w.st.Fax.PendingWebhookEvents(ctx, account, limit)
+}
+
+func (w faxWebhooks) RedeliverEventOf(ctx context.Context, account, eventID string) (fax.LogEvent, error) {
+	return w.st.Fax.RedeliverEventOf(ctx, account, eventID)
+}
+
+func (w faxWebhooks) AttemptRecorded() <-chan struct{} { return w.st.Fax.AttemptRecorded() }
+
+// sandboxInbox is the default webhook receiver of every sandbox's fax
+// application, POST /sandboxes/{id}/inbox: a receiver like any other, built
+// on clients/fax's handler, verifying each delivery's signature and
+// timestamp (on the stack's clock, which signs them) before it answers 204.
+// The deliveries themselves are in the sandbox's webhook log (the fax
+// server records each attempt and its answer). A sandbox that is gone
+// answers 404.
+func (st *Stack) sandboxInbox() (func(id string, w http.ResponseWriter, r *http.Request), error) {
+	now := time.Now
+	if st.cfg.Clock != nil {
+		now = st.cfg.Clock.Now
+	}
+	receive, err := faxclient.NewWebhookHandler(st.Fax.WebhookPublicKey(), func(context.Context, faxclient.Event) error { return nil },
+		faxclient.WithClock(now))
+	if err != nil {
+		return nil, err
+	}
+	return func(id string, w http.ResponseWriter, r *http.Request) {
+		ok, err := st.Sandboxes.Ready(r.Context(), id)
+		if err != nil {
+			st.logger.ErrorContext(r.Context(), "sandbox inbox: look the sandbox up", "sandbox", id, "err", err)
+			inboxError(w, http.StatusInternalServerError, "the sandbox could not be looked up; retry later")
+			return
+		}
+		if !ok {
+			inboxError(w, http.StatusNotFound, "no sandbox "+id)
+			return
+		}
+		receive.ServeHTTP(w, r)
+	}, nil
+}
+
+func inboxError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// inboxID returns the sandbox id of an inbox path, or false.
+func inboxID(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, SandboxesPath+"/")
+	if !ok {
+		return "", false
+	}
+	id, ok := strings.CutSuffix(rest, "/inbox")
+	if !ok || !strings.HasPrefix(id, sandbox.IDPrefix) || strings.Contains(id, "/") {
+		return "", false
+	}
+	return id, sandbox.InboxPathOf(id) == path
+}
