@@ -220,16 +220,8 @@ func (s *store) claimDueFaxesOf(ctx context.Context, replica, accountID string, 
 	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
-	defer rows.Close()
-	var out []faxRow
-	for rows.Next() {
-		f, err := scanFax(rows)
-		if err != nil {
-			return nil, fmt.Errorf("claim due faxes: %w", err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanFaxes(rows)
+	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -427,6 +427,20 @@ func scanFax(sc interface{ Scan(...any) error }) (faxRow, error) {
 	return f, nil
 }
 
+// scanFaxes reads every fax of rows and closes them.
+func scanFaxes(rows *sql.Rows) ([]faxRow, error) {
+	defer rows.Close()
+	var out []faxRow
+	for rows.Next() {
+		f, err := scanFax(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
 // outboxEvent is one webhook event to deliver.
 type outboxEvent struct {
 	Seq         int64
@@ -608,17 +622,9 @@ func (s *store) listFaxes(ctx context.Context, accountID string, f faxFilter, of
 	if err != nil {
 		return nil, 0, fmt.Errorf("list faxes: %w", err)
 	}
-	defer rows.Close()
-	var out []faxRow
-	for rows.Next() {
-		fx, err := scanFax(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list faxes: %w", err)
-		}
-		out = append(out, fx)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
+	out, err := scanFaxes(rows)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list faxes: %w", err)
 	}
 	s.pages.Put(gen, key, faxPage{rows: out, total: total})
 	return out, total, nil
@@ -691,15 +697,8 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			f, err := scanFax(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, f)
-		}
-		return rows.Err()
+		out, err = scanFaxes(rows)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
