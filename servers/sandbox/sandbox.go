@@ -29,8 +29,10 @@ import (
 	"github.com/apistack/apistack/gen/sandboxserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -102,8 +104,8 @@ type Config struct {
 	ResponseChecks    *validation.Background
 	// OnResponseViolation is called for a response that breaks the spec.
 	OnResponseViolation func(r *http.Request, status int, err error)
-	// Observer hears of every request (metrics); nil means none.
-	Observer apiserver.Observer
+	// Telemetry counts the requests for /metrics; nil means none.
+	Telemetry *telemetry.Telemetry
 	// Advance runs a sandbox's due work when its clock moves (clock.go);
 	// nil: none.
 	Advance Advancer
@@ -178,28 +180,19 @@ func (s *Server) Close() { s.journal.close() }
 // Handler returns the sandbox API's HTTP handler (paths under /sandboxes,
 // plus the /healthz, /openapi.yaml and /docs/ every API server has).
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := apiserver.Spec("sandbox", sandboxserver.GetSpec)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: load spec: %w", err)
+	deps := descriptor.Deps{
+		Logger: s.logger, Telemetry: s.cfg.Telemetry, ValidateResponses: s.cfg.ValidateResponses,
+		OnResponseViolation: s.cfg.OnResponseViolation, ResponseChecks: s.cfg.ResponseChecks,
 	}
-	e, err := apiserver.New(apiserver.Config{
-		Name:  "sandbox",
-		Title: "apistack sandbox API",
-		Validation: validation.Options{
-			Spec:                spec,
-			Authenticate:        authenticate,
-			ValidateResponses:   s.cfg.ValidateResponses,
-			OnResponseViolation: s.cfg.OnResponseViolation,
-			Background:          s.cfg.ResponseChecks,
-		},
+	e, err := deps.Echo(apiserver.Config{
+		Name:         "sandbox",
+		Title:        "apistack sandbox API",
 		ErrorHandler: s.errorHandler,
 		Before:       []echo.MiddlewareFunc{s.resolve},
 		MaxBodyBytes: 1 << 20,
 		// An inbound fax's document, base64.
 		BodyLimits: map[string]int64{"TriggerInboundFax": MaxInboundDocument*4/3 + 1<<20},
-		Logger:     s.logger,
-		Observer:   s.cfg.Observer,
-	})
+	}, sandboxserver.GetSpec, authenticate)
 	if err != nil {
 		return nil, err
 	}
