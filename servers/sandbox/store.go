@@ -12,23 +12,25 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/migrationset"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-//go:embed migrations/*.sql
+// migrationFiles are the schema migrations of both dialects
+// (servers/internal/migrationset).
+//
+//go:embed migrations
 var migrationFiles embed.FS
-
-//go:embed migrations/postgres/*.sql
-var postgresMigrationFiles embed.FS
 
 // Migrations returns the sandbox schema migrations for SQLite (goose SQL
 // files).
-func Migrations() fs.FS { return sqlitedb.Dir(migrationFiles, "migrations") }
+func Migrations() fs.FS { return migrationset.Must(migrationFiles, "migrations", migrationset.SQLite) }
 
 // PostgresMigrations returns the sandbox schema migrations for PostgreSQL,
 // applied in the sandbox schema.
-func PostgresMigrations() fs.FS { return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres") }
+func PostgresMigrations() fs.FS {
+	return migrationset.Must(migrationFiles, "migrations", migrationset.Postgres)
+}
 
 // The states of a sandbox row.
 const (

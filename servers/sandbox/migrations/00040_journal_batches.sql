@@ -8,32 +8,15 @@
 -- for the journal's `since` filter.
 DROP TABLE journal;
 CREATE TABLE journal_batches (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         {{autoincrement}},
     sandbox_id TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
     entries    INTEGER NOT NULL,
     last_at    BIGINT NOT NULL,
-    data       BLOB NOT NULL
+    data       {{bytes}} NOT NULL
 );
 CREATE INDEX journal_batches_by_sandbox ON journal_batches (sandbox_id, id);
 
 -- +goose Down
 DROP TABLE journal_batches;
-CREATE TABLE journal (
-    seq                INTEGER PRIMARY KEY AUTOINCREMENT,
-    sandbox_id         TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
-    api                TEXT NOT NULL,
-    operation          TEXT NOT NULL,
-    method             TEXT NOT NULL,
-    path               TEXT NOT NULL,
-    query              TEXT NOT NULL,
-    status             INTEGER NOT NULL,
-    at                 BIGINT NOT NULL,
-    duration_micros    BIGINT NOT NULL,
-    request_headers    TEXT NOT NULL,
-    response_headers   TEXT NOT NULL,
-    request_body       BLOB NOT NULL,
-    request_truncated  BOOLEAN NOT NULL,
-    response_body      BLOB NOT NULL,
-    response_truncated BOOLEAN NOT NULL
-);
-CREATE INDEX journal_by_sandbox ON journal (sandbox_id, seq);
+-- The journal table of 00001, as it made it.
+{{template "journal"}}
