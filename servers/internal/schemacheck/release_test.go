@@ -23,11 +23,23 @@ import (
 // says how it was made).
 var releaseDir = filepath.Join("..", "..", "..", "testdata", "datadir-fe4e5b5")
 
+// lastTwoSetsDir is a data directory written by the last release whose
+// migrations were two hand-kept sets per API (its README says how it was
+// made).
+var lastTwoSetsDir = filepath.Join("..", "..", "..", "testdata", "datadir-0401f8e")
+
 // copyDB copies one database of the release's data directory into a fresh
 // directory and returns its path.
 func copyDB(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(releaseDir, name+".db"))
+	return copyDBFrom(t, releaseDir, name)
+}
+
+// copyDBFrom copies one database of the data directory dir into a fresh
+// directory and returns its path.
+func copyDBFrom(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name+".db"))
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), name+".db")
 	require.NoError(t, os.WriteFile(path, data, 0o600))
@@ -104,6 +116,62 @@ func TestReleaseDataDirectory_OpensAndKeepsItsData(t *testing.T) {
 			assert.Equal(t, before, rowCounts(t, db), "every row is kept")
 		})
 	}
+}
+
+// sqliteSchema is every statement of db's schema (sqlite_master), by kind
+// and name, as SQLite keeps its text.
+func sqliteSchema(t *testing.T, db *sql.DB) map[string]string {
+	t.Helper()
+	rows, err := db.Query(`SELECT type || ' ' || name, COALESCE(sql, '') FROM sqlite_master`)
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, text string
+		require.NoError(t, rows.Scan(&name, &text))
+		out[name] = text
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestLastTwoSetsDataDirectory_OpensAsItIs opens each SQLite file of the
+// last release that kept two migration sets per API with today's, written
+// once where the engines share them: goose finds every version it applied
+// (so it applies none of them again), every row is kept, and the file's
+// schema is, to the text of each statement, the one a new file gets.
+func TestLastTwoSetsDataDirectory_OpensAsItIs(t *testing.T) {
+	ctx := context.Background()
+	for _, m := range apis() {
+		t.Run(m.Schema, func(t *testing.T) {
+			path := copyDBFrom(t, lastTwoSetsDir, m.Schema)
+			raw, err := sql.Open("sqlite", "file:"+path)
+			require.NoError(t, err)
+			before := rowCounts(t, raw)
+			applied := readRawDB1(t, raw, `SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0`)
+			require.NoError(t, raw.Close())
+			require.NotZero(t, applied)
+
+			db, err := sqlitedb.Open(ctx, path, m.SQLite)
+			require.NoError(t, err)
+			defer db.Close()
+			fresh, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "new.db"), m.SQLite)
+			require.NoError(t, err)
+			defer fresh.Close()
+
+			assert.Equal(t, before, rowCounts(t, db), "every row is kept")
+			assert.Equal(t, sqliteSchema(t, fresh), sqliteSchema(t, db), "the same schema as a new file's")
+			assert.Equal(t, readRawDB1(t, fresh, `SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0`),
+				readRawDB1(t, db, `SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0`), "every version applied once")
+		})
+	}
+}
+
+func readRawDB1(t *testing.T, db *sql.DB, query string) int64 {
+	t.Helper()
+	var n int64
+	require.NoError(t, db.QueryRow(query).Scan(&n))
+	return n
 }
 
 func TestReleaseDataDirectory_StorageInstants(t *testing.T) {
