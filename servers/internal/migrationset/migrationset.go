@@ -40,9 +40,16 @@
 // moving a migration between the folders, or writing two dialects' copies
 // once, leaves every existing database (a SQLite file, a PostgreSQL schema)
 // as it is, as long as each version keeps its number and builds the same
-// schema. Of the ways to write a migration once:
+// schema (servers/internal/schemacheck pins the released versions, compares
+// the two dialects' schemas, and opens the data directories of earlier
+// releases). A new migration takes a version above every set's last: goose
+// refuses to apply one below a version a database already has. Of the ways
+// to write a migration once:
+//   - one spelling for both engines: PostgreSQL has no BLOB, and SQLite
+//     would take BYTEA with another type affinity (NUMERIC) than today's
+//     files have;
 //   - a shared folder of plain SQL alone would leave the largest twins (fax's
-//     first migration differs from its PostgreSQL copy in four words);
+//     first migration differs from its PostgreSQL copy in five types);
 //   - goose Go migrations would turn readable SQL into Go building strings;
 //   - rewriting one dialect into the other (BLOB into BYTEA, silently) hides
 //     where they differ, where these few words show it;
