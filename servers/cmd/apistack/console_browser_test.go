@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // chromiumPath returns the Chromium the browser tests drive: $APISTACK_CHROMIUM
@@ -81,29 +82,9 @@ func startServeProcess(t *testing.T, extra ...string) *serveProcess {
 	p.cmd.Stdout = p.out
 	stderr := &safebuf.Buffer{}
 	p.cmd.Stderr = stderr
-	require.NoError(t, p.cmd.Start())
-	exited := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("apistack's log:\n%s", stderr.String())
-		}
-	})
-	require.Eventually(t, func() bool {
-		select {
-		case <-exited:
-			t.Fatalf("apistack exited: %s", stderr.String())
-		default:
-		}
-		return strings.Contains(p.out.String(), "console ")
-	}, 60*time.Second, 20*time.Millisecond, "apistack did not start: %s", stderr.String())
+	proc := testkit.Start(t, p.cmd, testkit.Stop{Signal: os.Interrupt, Grace: 30 * time.Second}, "apistack's log", stderr.String)
+	proc.Await(t, 60*time.Second, 20*time.Millisecond, func() bool { return strings.Contains(p.out.String(), "console ") },
+		"apistack did not start", stderr.String)
 	data, err := os.ReadFile(filepath.Join(dir, "data", "demo-credentials.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &p.creds))

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // deployConfig is the HAProxy configuration of deploy/compose.yaml.
@@ -102,21 +102,7 @@ func startHAProxy(t *testing.T, replicas []*replica) *haproxy {
 
 	h.cmd = exec.Command(bin, "-db", "-f", path)
 	h.cmd.Stdout, h.cmd.Stderr = h.output, h.output
-	require.NoError(t, h.cmd.Start())
-	exited := make(chan struct{})
-	go func() { _ = h.cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = h.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = h.cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("haproxy output:\n%s", tail(h.output.String(), 4000))
-		}
-	})
+	testkit.Start(t, h.cmd, testkit.Stop{}, "haproxy output", func() string { return tail(h.output.String(), 4000) })
 	for i := range replicas {
 		h.waitState(t, i, "UP")
 	}

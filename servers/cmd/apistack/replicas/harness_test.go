@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // binary is the apistack binary built once for the run by TestMain.
@@ -57,12 +57,11 @@ var apis = []string{"pam", "restaurant", "fax", "storage", "admin"}
 
 // replica is one `apistack serve` process.
 type replica struct {
-	cmd     *exec.Cmd
+	proc    *testkit.Process
 	addr    map[string]string // api -> host:port
 	dataDir string
 	stdout  *safebuf.Buffer
 	stderr  *safebuf.Buffer
-	exited  chan struct{}
 }
 
 // cluster is the replicas of one database.
@@ -151,7 +150,7 @@ func (c *cluster) launch(t *testing.T, extra ...string) *replica {
 // as a replica restarted in place is, and returns without waiting for it.
 func (c *cluster) launchAt(t *testing.T, addr map[string]string, extra ...string) *replica {
 	t.Helper()
-	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &safebuf.Buffer{}, stderr: &safebuf.Buffer{}, exited: make(chan struct{})}
+	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &safebuf.Buffer{}, stderr: &safebuf.Buffer{}}
 	args := []string{"serve", "--database", c.url, "--master-key-file", c.keyFile, "--admin-token-file", c.tokenFile,
 		"--data-dir", r.dataDir, "--log-level", "warn", "--shutdown-timeout", "5s"}
 	for _, api := range apis {
@@ -159,17 +158,11 @@ func (c *cluster) launchAt(t *testing.T, addr map[string]string, extra ...string
 		args = append(args, "--"+api+"-addr", addr[api])
 	}
 	args = append(args, extra...)
-	r.cmd = exec.Command(binary, args...)
-	r.cmd.Env = cleanEnv()
-	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
-	require.NoError(t, r.cmd.Start())
-	go func() { _ = r.cmd.Wait(); close(r.exited) }()
-	t.Cleanup(func() {
-		r.stop()
-		if t.Failed() {
-			t.Logf("replica %v stderr:\n%s", r.addr["pam"], tail(r.stderr.String(), 4000))
-		}
-	})
+	cmd := exec.Command(binary, args...)
+	cmd.Env = cleanEnv()
+	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
+	r.proc = testkit.Start(t, cmd, testkit.Stop{Grace: 15 * time.Second}, fmt.Sprintf("replica %v stderr", r.addr["pam"]),
+		func() string { return tail(r.stderr.String(), 4000) })
 	return r
 }
 
@@ -201,7 +194,7 @@ func (r *replica) waitReady(t *testing.T, mayRetry bool) bool {
 	for _, api := range apis {
 		for {
 			select {
-			case <-r.exited:
+			case <-r.proc.Exited():
 				if mayRetry && strings.Contains(r.stderr.String(), "address already in use") {
 					t.Logf("replica could not bind a port, starting it again: %s", tail(r.stderr.String(), 300))
 					return false
@@ -226,26 +219,10 @@ func (r *replica) waitReady(t *testing.T, mayRetry bool) bool {
 }
 
 // stop ends r gracefully (SIGTERM), or kills it after 15 s.
-func (r *replica) stop() {
-	select {
-	case <-r.exited:
-		return
-	default:
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(15 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
-	}
-}
+func (r *replica) stop() { r.proc.End() }
 
 // kill ends r at once (SIGKILL), as a crash would.
-func (r *replica) kill() {
-	_ = r.cmd.Process.Kill()
-	<-r.exited
-}
+func (r *replica) kill() { r.proc.Kill() }
 
 // roundRobin sends each request to the next replica's port of one API: the
 // request's host is replaced.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // repoRoot is the repository's root, from this package's directory.
@@ -42,24 +43,17 @@ func readmeBlock(t *testing.T, heading string) string {
 }
 
 // postgresBin is the directory of the machine's PostgreSQL programs
-// (Debian's layout), newest version first.
+// (testdb.BinDir). Without them the test is skipped, except under CI.
 func postgresBin(t *testing.T) string {
 	t.Helper()
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(dirs, func(i, j int) bool {
-		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
-		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
-		return vi > vj
-	})
-	for _, dir := range dirs {
-		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
-			return dir
-		}
+	dir, err := testdb.BinDir()
+	if err == nil {
+		return dir
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatal("PostgreSQL's programs are required under CI (Debian's postgresql)")
+		t.Fatalf("PostgreSQL's programs are required under CI (Debian's postgresql): %v", err)
 	}
-	t.Skip("no PostgreSQL programs in /usr/lib/postgresql/*/bin")
+	t.Skip(err)
 	return ""
 }
 
@@ -95,20 +89,10 @@ func freshServer(t *testing.T, bin string) string {
 	server.Dir = dir
 	log := &safebuf.Buffer{}
 	server.Stdout, server.Stderr = log, log
-	require.NoError(t, server.Start())
-	exited := make(chan struct{})
-	go func() { _ = server.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = server.Process.Signal(syscall.SIGINT) // fast shutdown
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = server.Process.Kill()
-		}
-	})
-	require.Eventually(t, func() bool {
+	proc := testkit.Start(t, server, testkit.Stop{Signal: syscall.SIGINT, Grace: 15 * time.Second}, "postgres log", log.String) // SIGINT: fast shutdown
+	proc.Await(t, 30*time.Second, 50*time.Millisecond, func() bool {
 		return exec.Command(filepath.Join(bin, "pg_isready"), "-h", "127.0.0.1", "-p", port).Run() == nil
-	}, 30*time.Second, 50*time.Millisecond, "postgres did not start: %s", log)
+	}, "postgres did not start", log.String)
 	return port
 }
 
