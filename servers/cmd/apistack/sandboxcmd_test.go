@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,4 +165,199 @@ func runREADMEBlock(t *testing.T, marker, dir string) string {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the README's %s block failed:\n%s", marker, out)
 	return string(out)
+}
+
+func TestSandboxCommand_AdvanceAndClock(t *testing.T) {
+	dataDir := t.TempDir()
+	_, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	out, err := sandboxCLI(t, "--data-dir", dataDir, "create", "--clock", "frozen")
+	require.NoError(t, err)
+	var created struct {
+		ID    string    `json:"id"`
+		Token string    `json:"token"`
+		Now   time.Time `json:"now"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &created), out)
+	own := []string{"--data-dir", dataDir, "--sandbox-token", created.Token}
+	type clockView struct {
+		Mode   string    `json:"mode"`
+		Now    time.Time `json:"now"`
+		Offset string    `json:"offset"`
+	}
+	read := func(out string) clockView {
+		var c clockView
+		require.NoError(t, json.Unmarshal([]byte(out), &c), out)
+		return c
+	}
+
+	out, err = sandboxCLI(t, append(own, "clock", created.ID)...)
+	require.NoError(t, err)
+	assert.Equal(t, clockView{Mode: "frozen", Now: created.Now, Offset: read(out).Offset}, read(out))
+
+	out, err = sandboxCLI(t, append(own, "advance", created.ID, "1h30m")...)
+	require.NoError(t, err)
+	assert.Equal(t, created.Now.Add(90*time.Minute), read(out).Now)
+
+	to := created.Now.Add(48 * time.Hour).UTC()
+	out, err = sandboxCLI(t, append(own, "advance", "--set", to.Format(time.RFC3339Nano), created.ID)...)
+	require.NoError(t, err)
+	assert.Equal(t, to, read(out).Now)
+
+	// Bad arguments call nothing; the API refuses going back.
+	for _, args := range [][]string{
+		{"advance", created.ID}, {"advance", created.ID, "ten"}, {"advance", created.ID, "1m", "2m"},
+		{"advance", "--set", "tomorrow", created.ID}, {"advance", "--set", to.Format(time.RFC3339), created.ID, "1m"},
+		{"clock"}, {"clock", "--set", to.Format(time.RFC3339), created.ID},
+	} {
+		_, err := sandboxCLI(t, append(own, args...)...)
+		assert.Error(t, err, "%q", args)
+	}
+	_, err = sandboxCLI(t, append(own, "advance", "--set", created.Now.Format(time.RFC3339Nano), created.ID)...)
+	require.ErrorContains(t, err, "400")
+	_, err = sandboxCLI(t, append(own, "advance", created.ID, "-1m")...)
+	require.ErrorContains(t, err, "400")
+	out, err = sandboxCLI(t, append(own, "clock", created.ID)...)
+	require.NoError(t, err)
+	assert.Equal(t, to, read(out).Now, "refused changes changed nothing")
+}
+
+// TestREADME_SandboxClockRuns runs the README's sandbox clock example, as
+// written, against `apistack serve --demo`.
+func TestREADME_SandboxClockRuns(t *testing.T) {
+	dir := t.TempDir()
+	_, _, stop := startServe(t, filepath.Join(dir, "data"))
+	defer func() { require.NoError(t, stop()) }()
+	out := runREADMEBlock(t, "sandbox-clock-example", dir)
+	assert.Contains(t, out, "true", "the fax was delivered when the advance answered")
+}
+
+// TestREADME_SandboxFaultsSectionRuns runs the README's sandbox faults
+// example, as written, against `apistack serve --demo`, then the same
+// faults through `apistack sandbox faults`.
+func TestREADME_SandboxFaultsSectionRuns(t *testing.T) {
+	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-faults-example")
+	dataDir := filepath.Join(dir, "data")
+	var fault struct {
+		ID    string `json:"id"`
+		Count int    `json:"count"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "fault.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &fault))
+	assert.Equal(t, 2, fault.Count)
+	assert.True(t, strings.HasPrefix(fault.ID, "flt-"))
+
+	// The CLI: add, list, clear one, clear all.
+	text, err := sandboxCLI(t, "--data-dir", dataDir, "create")
+	require.NoError(t, err)
+	var sb struct {
+		ID    string `json:"id"`
+		Token string `json:"token"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(text), &sb))
+	own := []string{"--sandbox-url", creds["sandboxes"]["base_url"], "--sandbox-token", sb.Token, "faults"}
+	text, err = sandboxCLI(t, append(own, "add", "--api", "pam", "--operation", "ListGroups", "--count", "3", "--retry-after", "2s", sb.ID, "rate-limited")...)
+	require.NoError(t, err)
+	var added struct {
+		ID, Kind, Operation string
+		Count               int
+		RetryAfter          string `json:"retry_after"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(text), &added), text)
+	assert.Equal(t, "rate-limited", added.Kind)
+	assert.Equal(t, "ListGroups", added.Operation)
+	assert.Equal(t, 3, added.Count)
+	assert.Equal(t, "2s", added.RetryAfter)
+	_, err = sandboxCLI(t, append(own, "add", "--attempt", "2", sb.ID, "webhook-fail")...)
+	require.NoError(t, err)
+	_, err = sandboxCLI(t, append(own, "add", "--api", "pam", "--operation", "NoSuchOperation", sb.ID, "drop")...)
+	require.ErrorContains(t, err, "NoSuchOperation")
+	list := func() []map[string]any {
+		text, err := sandboxCLI(t, append(own, "list", sb.ID)...)
+		require.NoError(t, err)
+		var page struct{ Data []map[string]any }
+		require.NoError(t, json.Unmarshal([]byte(text), &page), text)
+		return page.Data
+	}
+	require.Len(t, list(), 2)
+	_, err = sandboxCLI(t, append(own, "clear", sb.ID, added.ID)...)
+	require.NoError(t, err)
+	left := list()
+	require.Len(t, left, 1)
+	assert.Equal(t, "webhook-fail", left[0]["kind"])
+	_, err = sandboxCLI(t, append(own, "clear", sb.ID)...)
+	require.NoError(t, err)
+	assert.Empty(t, list())
+	_, err = sandboxCLI(t, append(own, "explode", sb.ID)...)
+	require.ErrorContains(t, err, "unknown faults command")
+}
+
+func TestSandboxCommand_UsageListsEveryCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	_ = run(context.Background(), []string{"sandbox", "-h"}, &out, &errOut)
+	usage := errOut.String()
+	for _, cmd := range []string{"create", "get ID", "requests", "webhooks", "redeliver ID EVENT_ID", "inbound-fax", "advance ID DURATION",
+		"clock ID", "faults add|list|clear", "reset ID", "delete ID"} {
+		assert.Contains(t, usage, "\n  "+cmd, "apistack sandbox -h does not list %q", cmd)
+	}
+	assert.Contains(t, usage, "apistack listen --sandbox ID --forward-to URL")
+}
+
+func TestSandboxCommand_InboundFaxWebhooksAndRedeliver(t *testing.T) {
+	dataDir := t.TempDir()
+	_, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	out, err := sandboxCLI(t, "--data-dir", dataDir, "create")
+	require.NoError(t, err)
+	var created struct {
+		ID    string `json:"id"`
+		Token string `json:"token"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &created), out)
+	own := []string{"--data-dir", dataDir, "--sandbox-token", created.Token}
+
+	out, err = sandboxCLI(t, append(own, "inbound-fax", "--pages", "2", "--from", "+14155550199", created.ID)...)
+	require.NoError(t, err)
+	var inbound struct {
+		FaxID string `json:"fax_id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &inbound), out)
+	require.NotEmpty(t, inbound.FaxID)
+
+	// The first delivery of its events, long-polled.
+	out, err = sandboxCLI(t, append(own, "webhooks", "--wait", "30s", created.ID)...)
+	require.NoError(t, err)
+	var log struct {
+		Data []struct {
+			Event struct {
+				ID    string `json:"id"`
+				FaxID string `json:"fax_id"`
+			} `json:"event"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &log), out)
+	require.NotEmpty(t, log.Data)
+	ev := log.Data[0].Event
+	assert.Equal(t, inbound.FaxID, ev.FaxID)
+
+	out, err = sandboxCLI(t, append(own, "redeliver", created.ID, ev.ID)...)
+	require.NoError(t, err)
+	var copyOf struct {
+		ID           string `json:"id"`
+		RedeliveryOf int64  `json:"redelivery_of"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &copyOf), out)
+	assert.Equal(t, ev.ID, copyOf.ID)
+	assert.NotZero(t, copyOf.RedeliveryOf)
+
+	// Bad arguments call nothing.
+	for _, args := range [][]string{
+		{"redeliver", created.ID}, {"redeliver", created.ID, "not-a-uuid"}, {"inbound-fax"}, {"inbound-fax", "a", "b"},
+	} {
+		_, err := sandboxCLI(t, append(own, args...)...)
+		assert.Error(t, err, "%q", args)
+	}
+	_, err = sandboxCLI(t, append(own, "inbound-fax", "--outcome", "lost", created.ID)...)
+	assert.ErrorContains(t, err, "400")
 }
