@@ -74,6 +74,27 @@ func (e endpoint) resolveArgs(fs *flag.FlagSet, command string, section func(dem
 	return url, token, fs.Args(), nil
 }
 
+// given is v, or nil when *v is its type's zero value: an optional field of
+// a request, set from a flag only when the flag has a value.
+func given[T comparable](v *T) *T {
+	var zero T
+	if *v == zero {
+		return nil
+	}
+	return v
+}
+
+// flagged is v when fs's flag name was set on the command line (even to its
+// zero value), else nil.
+func flagged[T any](fs *flag.FlagSet, name string, v *T) *T {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if !set {
+		return nil
+	}
+	return v
+}
+
 // bearer is a request editor of a generated client that sends token as the
 // request's bearer credentials.
 func bearer(token string) func(context.Context, *http.Request) error {
