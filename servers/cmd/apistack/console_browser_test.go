@@ -94,18 +94,8 @@ func startServeProcess(t *testing.T, extra ...string) *serveProcess {
 // faxAPI calls the demo fax account's API.
 func faxAPI(t *testing.T, fc map[string]string, method, path, contentType string, body io.Reader) map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(method, fc["base_url"]+path, body)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Less(t, resp.StatusCode, 300, "%s %s: %s", method, path, raw)
+	status, raw := faxCall(t, fc, method, path, contentType, body)
+	require.Less(t, status, 300, "%s %s: %s", method, path, raw)
 	var out struct {
 		Data map[string]any `json:"data"`
 	}
@@ -115,9 +105,13 @@ func faxAPI(t *testing.T, fc map[string]string, method, path, contentType string
 
 func sendFax(t *testing.T, fc map[string]string, mediaURL string) string {
 	t.Helper()
-	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
-	data := faxAPI(t, fc, http.MethodPost, "/v2/faxes", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
-	return data["id"].(string)
+	status, raw := postDemoFax(t, fc, mediaURL)
+	require.Less(t, status, 300, "POST /v2/faxes: %s", raw)
+	var sent struct {
+		Data map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &sent))
+	return sent.Data["id"].(string)
 }
 
 // pageWatch records what the browser saw go wrong: console errors, uncaught

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,21 +215,14 @@ func TestServeDemo_SendsThePrintedFaxOfflineAndItsEventsReachTheInbox(t *testing
 	assert.Equal(t, stack.FaxSamplePages, pages)
 
 	// Send as the printed curl line does: a form with the demo key.
-	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
-	req, err := http.NewRequest(http.MethodPost, fc["base_url"]+"/v2/faxes", strings.NewReader(form.Encode()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
-	resp, err = http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	status, raw := postDemoFax(t, fc, mediaURL)
 	var sent struct {
 		Data struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&sent))
-	resp.Body.Close()
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.NoError(t, json.Unmarshal(raw, &sent))
+	require.Equal(t, http.StatusAccepted, status)
 
 	var types []string
 	require.Eventually(t, func() bool {

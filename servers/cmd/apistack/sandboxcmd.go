@@ -103,24 +103,14 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 			return nil, errors.New("usage: apistack sandbox create [--clock frozen|real] [--ttl DURATION]")
 		}
 		return client.CreateSandbox(ctx, sandboxapi.CreateSandboxRequest{Clock: (*sandboxapi.ClockMode)(given(clockMode)), Ttl: given(ttl)})
-	case "get":
+	case "get", "reset", "delete":
 		id, err := oneID()
 		if err != nil {
 			return nil, err
 		}
-		return client.GetSandbox(ctx, id)
-	case "reset":
-		id, err := oneID()
-		if err != nil {
-			return nil, err
-		}
-		return client.ResetSandbox(ctx, id)
-	case "delete":
-		id, err := oneID()
-		if err != nil {
-			return nil, err
-		}
-		return client.DeleteSandbox(ctx, id)
+		call := map[string]func(context.Context, string, ...sandboxapi.RequestEditorFn) (*http.Response, error){
+			"get": client.GetSandbox, "reset": client.ResetSandbox, "delete": client.DeleteSandbox}[name]
+		return call(ctx, id)
 	case "faults":
 		return sandboxFaultsCall(ctx, client, args, stderr)
 	case "webhooks":
