@@ -155,16 +155,7 @@ func (c adminCmd) call(ctx context.Context, client adminapi.ClientInterface, arg
 	if n := len(args); n < c.minArgs || (c.maxArgs >= 0 && n > c.maxArgs) {
 		return 0, nil, errors.New(c.usage())
 	}
-	resp, err := call(ctx, client, args)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	return resp.StatusCode, body, nil
+	return readAnswer(call(ctx, client, args))
 }
 
 // printAnswer prints the JSON body indented, and fails on an error status.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 )
@@ -93,6 +94,20 @@ func flagged[T any](fs *flag.FlagSet, name string, v *T) *T {
 		return nil
 	}
 	return v
+}
+
+// readAnswer reads the answer of a generated client's call: its status and
+// body, or the call's error.
+func readAnswer(resp *http.Response, err error) (int, []byte, error) {
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	return resp.StatusCode, body, nil
 }
 
 // bearer is a request editor of a generated client that sends token as the

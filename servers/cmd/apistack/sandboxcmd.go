@@ -67,16 +67,11 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	resp, err := sandboxCall(ctx, client, rest[0], rest[1:], stderr)
+	status, body, err := readAnswer(sandboxCall(ctx, client, rest[0], rest[1:], stderr))
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	return printSandboxAnswer(stdout, resp.StatusCode, body)
+	return printSandboxAnswer(stdout, status, body)
 }
 
 // sandboxCall parses one command's flags and arguments and makes its call.
