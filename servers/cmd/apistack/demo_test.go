@@ -21,22 +21,9 @@ import (
 	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/telemetry/telemetrytest"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
-
-// requireShellTools skips the test when bash or curl is missing, except
-// under CI (CI=true), where it fails: .ci/run installs them.
-func requireShellTools(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"bash", "curl", "sha256sum", "sed"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required under CI: %v", tool, err)
-			}
-			t.Skipf("%s not found: %v", tool, err)
-		}
-	}
-}
 
 // bannerCurl is one curl line of the demo banner: "  send:    curl …".
 var bannerCurl = regexp.MustCompile(`(?m)^  ([a-z]+):\s+(curl .*)$`)
@@ -59,7 +46,7 @@ func pasted(t *testing.T, dir, line string) string {
 // bash, from the same directory, judging each answer. A line added to the
 // banner without a check here fails the test.
 func TestServeDemo_EveryBannerCurlLineWorksWhenPasted(t *testing.T) {
-	requireShellTools(t)
+	testkit.Tools(t, "bash", "curl", "sha256sum", "sed")
 	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "20ms")
 	dir := t.TempDir()
 	t.Chdir(dir)

@@ -168,20 +168,6 @@ func verifyingReceiver(t *testing.T, publicKey string) (*httptest.Server, <-chan
 	return local, events
 }
 
-// needTools skips the test when a tool is missing (fails under CI, where
-// .ci/run installs them).
-func needTools(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-}
-
 // readmeBlock is the sh block of the README between <!-- name --> and
 // <!-- /name -->.
 func readmeBlock(t *testing.T, name string) string {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // sandboxCLI runs `apistack sandbox args...` and returns its output.
@@ -116,7 +118,7 @@ func keys(m map[string]string) []string {
 // block printed.
 func runREADMEBlockOnDemo(t *testing.T, name string) (dir string, creds map[string]map[string]string, out string) {
 	t.Helper()
-	needTools(t, "bash", "curl", "jq")
+	testkit.Tools(t, "bash", "curl", "jq")
 	dir = t.TempDir()
 	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
 	t.Cleanup(func() { assert.NoError(t, stop()) })
@@ -127,7 +129,7 @@ func runREADMEBlockOnDemo(t *testing.T, name string) (dir string, creds map[stri
 // are found.
 func readmeScript(t *testing.T, name string) string {
 	t.Helper()
-	needTools(t, "bash", "curl", "jq")
+	testkit.Tools(t, "bash", "curl", "jq")
 	return readmeBlock(t, name)
 }
 

@@ -42,20 +42,6 @@ type haproxy struct {
 	output *safebuf.Buffer
 }
 
-// requireHAProxy skips the test without haproxy, except under CI (CI=true),
-// where it fails: .ci/run installs Debian's haproxy.
-func requireHAProxy(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("haproxy")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("haproxy is required under CI: %v", err)
-		}
-		t.Skipf("haproxy not found: %v", err)
-	}
-	return path
-}
-
 var (
 	serverLine = regexp.MustCompile(`(?m)^(\s*server\s+replica([123])\s+)replica[123]:(\d+)`)
 	bindLine   = regexp.MustCompile(`(?m)^(\s*bind\s+):(\d+)\s*$`)
@@ -66,7 +52,7 @@ var (
 // replica up.
 func startHAProxy(t *testing.T, replicas []*replica) *haproxy {
 	t.Helper()
-	bin := requireHAProxy(t)
+	bin := testkit.Tools(t, "haproxy")[0] // .ci/run installs Debian's haproxy
 	require.Len(t, replicas, 3, "deploy/haproxy.cfg names three replicas")
 	data, err := os.ReadFile(deployConfig)
 	require.NoError(t, err)
@@ -263,7 +249,7 @@ func replicaOf(resp *http.Response) string { return resp.Header.Get("X-Apistack-
 //     it when it died, and none after HAProxy marks it down;
 //   - a token, a page token and a rate limit behave as one service.
 func TestHAProxy_ThreeReplicasAsOneService(t *testing.T) {
-	requireHAProxy(t)
+	testkit.Tools(t, "haproxy")
 	outer := t
 	c := newCluster(t)
 	flags := []string{"--shutdown-drain", "3s", "--pam-rate-limit", "100000000",

@@ -47,14 +47,8 @@ func readmeBlock(t *testing.T, heading string) string {
 func postgresBin(t *testing.T) string {
 	t.Helper()
 	dir, err := testdb.BinDir()
-	if err == nil {
-		return dir
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("PostgreSQL's programs are required under CI (Debian's postgresql): %v", err)
-	}
-	t.Skip(err)
-	return ""
+	testkit.Need(t, "PostgreSQL's programs (Debian's postgresql)", err)
+	return dir
 }
 
 // freshServer starts a PostgreSQL server of its own, as a newcomer's would
@@ -104,14 +98,7 @@ func freshServer(t *testing.T, bin string) string {
 // ready. Then a token one replica issues works on the others.
 func TestReadme_ScalingOutStepsAsWritten(t *testing.T) {
 	bin := postgresBin(t)
-	for _, tool := range []string{"bash", "curl", "make", "base64"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required under CI: %v", tool, err)
-			}
-			t.Skipf("%s not found", tool)
-		}
-	}
+	testkit.Tools(t, "bash", "curl", "make", "base64")
 	// The block binds 127.0.0.1:8181-8389: they must be free.
 	for i := 1; i <= 3; i++ {
 		for _, off := range []int{1, 2, 3, 4, 9} {
