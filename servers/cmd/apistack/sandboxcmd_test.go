@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
@@ -362,4 +367,216 @@ func TestSandboxCommand_InboundFaxWebhooksAndRedeliver(t *testing.T) {
 	}
 	_, err = sandboxCLI(t, append(own, "inbound-fax", "--outcome", "lost", created.ID)...)
 	assert.ErrorContains(t, err, "400")
+}
+
+// freeAddrs returns n loopback addresses free right now.
+func freeAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		out = append(out, l.Addr().String())
+		require.NoError(t, l.Close())
+	}
+	return out
+}
+
+// createdSandbox is what `apistack sandbox create` prints, as the tests
+// read it.
+type createdSandbox struct {
+	ID          string                       `json:"id"`
+	Token       string                       `json:"token"`
+	Credentials map[string]map[string]string `json:"credentials"`
+}
+
+// awaitEvent reads deliveries from events until one of fax faxID of type
+// typ arrives.
+func awaitEvent(t *testing.T, events <-chan faxclient.Event, faxID, typ string) faxclient.Event {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case e := <-events:
+			if e.FaxID == faxID && e.Type == typ {
+				return e
+			}
+		case <-timeout:
+			t.Fatalf("no %s of fax %s forwarded", typ, faxID)
+		}
+	}
+}
+
+func TestListen_ForwardsEachDeliveryVerifiableAndResumesAcrossARestart(t *testing.T) {
+	dataDir := t.TempDir()
+	addrs := freeAddrs(t, 5)
+	fixed := []string{"--pam-addr", addrs[0], "--fax-addr", addrs[1], "--storage-addr", addrs[2], "--restaurant-addr", addrs[3], "--admin-addr", addrs[4]}
+	creds, _, stop := startServe(t, dataDir, fixed...)
+	running := true
+	defer func() {
+		if running {
+			require.NoError(t, stop())
+		}
+	}()
+	adminURL := creds["admin"]["base_url"]
+
+	out, err := sandboxCLI(t, "--data-dir", dataDir, "create")
+	require.NoError(t, err)
+	var sb createdSandbox
+	require.NoError(t, json.Unmarshal([]byte(out), &sb), out)
+	fc := sb.Credentials["fax"]
+
+	local, events := verifyingReceiver(t, fc["webhook_public_key"])
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lout, lerr := &safebuf.Buffer{}, &safebuf.Buffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"listen", "--sandbox", sb.ID, "--forward-to", local.URL, "--url", adminURL, "--token", sb.Token}, lout, lerr)
+	}()
+
+	client, err := faxclient.New(faxclient.Config{BaseURL: fc["base_url"], APIKey: fc["api_key"]})
+	require.NoError(t, err)
+	send := func() string {
+		f, err := client.SendFax(context.Background(), faxclient.SendFaxParams{ConnectionID: fc["connection_id"], From: fc["from"],
+			To: "+13125550800", MediaURL: adminURL + "/fax/sample.pdf"})
+		require.NoError(t, err)
+		return f.ID.String()
+	}
+	first := send()
+	awaitEvent(t, events, first, "fax.queued")
+
+	// The remote side goes away and comes back on the same addresses and
+	// database: listen waits, then resumes where it was.
+	require.NoError(t, stop())
+	running = false
+	require.Eventually(t, func() bool { return strings.Contains(lerr.String(), "unreachable") }, 30*time.Second, 10*time.Millisecond, lerr.String())
+	_, _, stop = startServe(t, dataDir, fixed...)
+	running = true
+	second := send()
+	e := awaitEvent(t, events, second, "fax.queued")
+	// The receiver answered; listen prints the line once it has the answer.
+	want := lineOf(e.Type, e.ID, e.Attempt) + " -> 204 No Content"
+	require.Eventually(t, func() bool { return strings.Contains(lout.String(), want) }, 30*time.Second, 10*time.Millisecond, lout.String())
+	assert.Contains(t, lerr.String(), "back; resuming")
+	cancel()
+	require.NoError(t, <-done)
+
+	// One line per forward, each accepted by the verifying receiver, none
+	// forwarded twice, each a delivery of the log.
+	out, err = sandboxCLI(t, "--data-dir", dataDir, "--sandbox-token", sb.Token, "webhooks", "--limit", "1000", sb.ID)
+	require.NoError(t, err)
+	var page struct {
+		Data []struct {
+			Attempt int `json:"attempt"`
+			Event   struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			} `json:"event"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
+	logged := map[string]bool{}
+	for _, a := range page.Data {
+		logged[lineOf(a.Event.Type, a.Event.ID, a.Attempt)] = true
+	}
+	lines := strings.Split(strings.TrimSpace(lout.String()), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, lout.String())
+	seen := map[string]bool{}
+	for _, l := range lines {
+		head, status, ok := strings.Cut(l, " -> ")
+		require.True(t, ok, l)
+		assert.Equal(t, "204 No Content", status, l)
+		assert.False(t, seen[head], "forwarded twice: %s", l)
+		seen[head] = true
+		assert.True(t, logged[head], "not a delivery of the log: %s", l)
+	}
+}
+
+// lineOf is how listen names a forwarded delivery.
+func lineOf(typ, id string, attempt int) string {
+	return fmt.Sprintf("%s %s (attempt %d)", typ, id, attempt)
+}
+
+// verifyingReceiver is a local webhook receiver that verifies every
+// delivery with the base64 public key as a real one would, and hands the
+// events it accepted to the channel.
+func verifyingReceiver(t *testing.T, publicKey string) (*httptest.Server, <-chan faxclient.Event) {
+	t.Helper()
+	key, err := faxclient.ParseWebhookPublicKey(publicKey)
+	require.NoError(t, err)
+	events := make(chan faxclient.Event, 100)
+	receiver, err := faxclient.NewWebhookHandler(key, func(_ context.Context, e faxclient.Event) error {
+		events <- e
+		return nil
+	})
+	require.NoError(t, err)
+	local := httptest.NewServer(receiver)
+	t.Cleanup(local.Close)
+	return local, events
+}
+
+// readmeBlock is the sh block of the README between <!-- name --> and
+// <!-- /name -->.
+func readmeBlock(t *testing.T, name string) string {
+	t.Helper()
+	readme, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "<!-- "+name+" -->\n```sh\n")
+	require.True(t, ok, "README has no %s block", name)
+	script, _, ok := strings.Cut(block, "```\n<!-- /"+name+" -->")
+	require.True(t, ok, name)
+	return script
+}
+
+func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
+	// The curl block: reads the log, redelivers.
+	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-webhooks-example")
+	var sb createdSandbox
+	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sb))
+	defer func() {
+		_, err := sandboxCLI(t, "--sandbox-url", creds["admin"]["base_url"], "--sandbox-token", sb.Token, "delete", sb.ID)
+		assert.NoError(t, err)
+	}()
+
+	// The listen block, with the binary built from here, forwarding to a
+	// receiver that verifies each delivery: the redelivered event arrives
+	// twice, each signed anew.
+	bin := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "apistack"), ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run(), "go build")
+	local, events := verifyingReceiver(t, sb.Credentials["fax"]["webhook_public_key"])
+	listenOut := &safebuf.Buffer{}
+	listen := exec.Command("bash", "-euo", "pipefail", "-c", readmeBlock(t, "sandbox-listen-example"))
+	listen.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"SBX_URL="+creds["admin"]["base_url"], "SBX_ID="+sb.ID, "SBX_TOKEN="+sb.Token, "LOCAL_URL="+local.URL+"/fax-webhooks")
+	listen.Stdout, listen.Stderr = listenOut, listenOut
+	require.NoError(t, listen.Start())
+	defer func() {
+		// bash runs the block's one command in its own process: the signal
+		// reaches apistack listen, which stops.
+		_ = listen.Process.Signal(os.Interrupt)
+		_ = listen.Wait()
+	}()
+	var queued []faxclient.Event
+	timeout := time.After(60 * time.Second)
+	for len(queued) < 2 {
+		select {
+		case e := <-events:
+			if e.Type == "fax.queued" {
+				queued = append(queued, e)
+			}
+		case <-timeout:
+			t.Fatalf("listen forwarded %d fax.queued deliveries: %s", len(queued), listenOut.String())
+		}
+	}
+	assert.Equal(t, queued[0].ID, queued[1].ID, "the redelivery is the same event")
+	require.Eventually(t, func() bool {
+		return strings.Count(listenOut.String(), "fax.queued "+queued[0].ID) == 2
+	}, 30*time.Second, 10*time.Millisecond, listenOut.String())
+	assert.Contains(t, listenOut.String(), "-> 204 No Content")
 }
