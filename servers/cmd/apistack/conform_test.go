@@ -72,14 +72,21 @@ func names(rows []conformRow) []string {
 	return out
 }
 
-func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
+// serveForConform runs `apistack serve --demo` with a fast fax simulator
+// until the test ends, and returns its credentials and the path of its
+// credentials file. The runner's document and webhook receiver are on
+// loopback, which a local stack's fax server reaches with no flag.
+func serveForConform(t *testing.T) (creds map[string]map[string]string, path string) {
+	t.Helper()
 	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
-	// The runner's document and webhook receiver are on loopback, which a
-	// local stack's fax server reaches with no flag.
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	path := filepath.Join(dataDir, "demo-credentials.json")
+	t.Cleanup(func() { require.NoError(t, stop()) })
+	return creds, filepath.Join(dataDir, "demo-credentials.json")
+}
+
+func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
+	creds, path := serveForConform(t)
 	for _, api := range []string{"pam", "fax", "storage", "restaurant"} {
 		t.Run(api, func(t *testing.T) {
 			require.Contains(t, creds, api)
@@ -112,13 +119,7 @@ func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
 }
 
 func TestConform_TableOutputAndOverrides(t *testing.T) {
-	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
-	// The runner's document and webhook receiver are on loopback, which a
-	// local stack's fax server reaches with no flag.
-	dataDir := t.TempDir()
-	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	path := filepath.Join(dataDir, "demo-credentials.json")
+	creds, path := serveForConform(t)
 
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), []string{"conform", "--api", "restaurant", "--credentials", path}, &out, io.Discard))
@@ -389,12 +390,8 @@ func startViolationRecorder(t *testing.T, target string) (string, *violationReco
 // response violation Prism reports fails the test, naming the request.
 func TestConform_ThroughPrismValidatingProxy(t *testing.T) {
 	prism := prismPath(t)
-	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
 	t.Setenv("APISTACK_FAX_ALLOW_PRIVATE_DESTINATIONS", "true")
-	dataDir := t.TempDir()
-	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	path := filepath.Join(dataDir, "demo-credentials.json")
+	creds, path := serveForConform(t)
 
 	for _, api := range []string{"pam", "fax", "restaurant"} {
 		t.Run(api, func(t *testing.T) {

@@ -79,11 +79,8 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 	fs := flag.NewFlagSet("sandbox "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	oneID := func() (string, error) {
-		if err := fs.Parse(args); err != nil {
+		if err := parseArgs(fs, args, 1, "usage: apistack sandbox "+name+" ID"); err != nil {
 			return "", err
-		}
-		if fs.NArg() != 1 {
-			return "", fmt.Errorf("usage: apistack sandbox %s ID", name)
 		}
 		return fs.Arg(0), nil
 	}
@@ -91,11 +88,8 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 	case "create":
 		clockMode := fs.String("clock", "", "frozen or real (default real)")
 		ttl := fs.String("ttl", "", "how long the sandbox lives after its last use, e.g. 30m (default 1h)")
-		if err := fs.Parse(args); err != nil {
+		if err := parseArgs(fs, args, 0, "usage: apistack sandbox create [--clock frozen|real] [--ttl DURATION]"); err != nil {
 			return nil, err
-		}
-		if fs.NArg() != 0 {
-			return nil, errors.New("usage: apistack sandbox create [--clock frozen|real] [--ttl DURATION]")
 		}
 		return client.CreateSandbox(ctx, sandboxapi.CreateSandboxRequest{Clock: (*sandboxapi.ClockMode)(given(clockMode)), Ttl: given(ttl)})
 	case "get", "reset", "delete":
@@ -137,6 +131,18 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 		return sandboxTriggerCall(ctx, client, name, fs, args)
 	}
 	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, redeliver, inbound-fax, advance, clock, faults, reset, delete)", name)
+}
+
+// parseArgs parses args into fs and wants n arguments after the flags:
+// usage is the error otherwise.
+func parseArgs(fs *flag.FlagSet, args []string, n int, usage string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != n {
+		return errors.New(usage)
+	}
+	return nil
 }
 
 // printSandboxAnswer prints the JSON body indented (nothing for a 204), and
@@ -242,11 +248,8 @@ func sandboxFaultsCall(ctx context.Context, client *sandboxapi.Client, args []st
 			Attempt:    flagged(fs, "attempt", attempt),
 		})
 	case "list":
-		if err := fs.Parse(args[1:]); err != nil {
+		if err := parseArgs(fs, args[1:], 1, "usage: apistack sandbox faults list ID"); err != nil {
 			return nil, err
-		}
-		if fs.NArg() != 1 {
-			return nil, errors.New("usage: apistack sandbox faults list ID")
 		}
 		return client.ListSandboxFaults(ctx, fs.Arg(0))
 	case "clear":
@@ -269,11 +272,8 @@ func sandboxFaultsCall(ctx context.Context, client *sandboxapi.Client, args []st
 // `apistack sandbox inbound-fax [flags] ID` and makes the call.
 func sandboxTriggerCall(ctx context.Context, client *sandboxapi.Client, name string, fs *flag.FlagSet, args []string) (*http.Response, error) {
 	if name == "redeliver" {
-		if err := fs.Parse(args); err != nil {
+		if err := parseArgs(fs, args, 2, "usage: apistack sandbox redeliver ID EVENT_ID"); err != nil {
 			return nil, err
-		}
-		if fs.NArg() != 2 {
-			return nil, fmt.Errorf("usage: apistack sandbox redeliver ID EVENT_ID")
 		}
 		event, err := uuid.Parse(fs.Arg(1))
 		if err != nil {
@@ -284,11 +284,8 @@ func sandboxTriggerCall(ctx context.Context, client *sandboxapi.Client, name str
 	from := fs.String("from", "", "the sender's number in E.164 form (default +14155550123)")
 	pages := fs.Int("pages", 0, "the pages of the sample PDF received (default 1)")
 	outcome := fs.String("outcome", "", "received (default), partial or failed")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "usage: apistack sandbox inbound-fax [--from E164] [--pages N] [--outcome received|partial|failed] ID"); err != nil {
 		return nil, err
-	}
-	if fs.NArg() != 1 {
-		return nil, fmt.Errorf("usage: apistack sandbox inbound-fax [--from E164] [--pages N] [--outcome received|partial|failed] ID")
 	}
 	return client.TriggerInboundFax(ctx, fs.Arg(0),
 		sandboxapi.InboundFaxRequest{From: given(from), Pages: given(pages), Outcome: (*sandboxapi.InboundFaxRequestOutcome)(given(outcome))})
@@ -299,11 +296,8 @@ func sandboxWebhooks(ctx context.Context, client *sandboxapi.Client, fs *flag.Fl
 	after := fs.Int64("after", 0, "only the attempts after this seq (the last one read, or next_after)")
 	limit := fs.Int("limit", 0, "the most attempts (1-1000; default 100)")
 	wait := fs.String("wait", "", "with no attempt after --after, wait this long for one (a Go duration, at most 30s)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "usage: apistack sandbox webhooks [--after SEQ] [--limit N] [--wait DURATION] ID"); err != nil {
 		return nil, err
-	}
-	if fs.NArg() != 1 {
-		return nil, fmt.Errorf("usage: apistack sandbox webhooks [--after SEQ] [--limit N] [--wait DURATION] ID")
 	}
 	return client.ListSandboxWebhooks(ctx, fs.Arg(0), &sandboxapi.ListSandboxWebhooksParams{After: given(after), Limit: given(limit), Wait: given(wait)})
 }
