@@ -103,18 +103,13 @@ func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
 
 	// The demo fax application's webhooks go to the admin inbox again: the
 	// webhook check restored the URL it borrowed.
-	req, err := http.NewRequest(http.MethodGet, creds["fax"]["base_url"]+"/v2/fax_applications/"+creds["fax"]["connection_id"], nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+creds["fax"]["api_key"])
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
+	_, raw := faxCall(t, creds["fax"], http.MethodGet, "/v2/fax_applications/"+creds["fax"]["connection_id"], "", nil)
 	var app struct {
 		Data struct {
 			WebhookURL string `json:"webhook_url"`
 		} `json:"data"`
 	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&app))
+	require.NoError(t, json.Unmarshal(raw, &app))
 	assert.Equal(t, creds["admin"]["base_url"]+faxInboxPath, app.Data.WebhookURL)
 }
 
@@ -450,15 +445,8 @@ func readEveryRestaurantResource(t *testing.T, base string, creds map[string]str
 		// The restaurant allows 20 requests a second: a 429 is waited out
 		// as its Retry-After says, as a client does.
 		for attempt := 0; ; attempt++ {
-			req, err := http.NewRequest(http.MethodGet, base+path, nil)
-			require.NoError(t, err)
-			req.Header.Set("Authorization", "Bearer "+login.Token.AccessToken)
-			req.Header.Set("Platform-Restaurant-External-ID", creds["restaurant_guid"])
-			resp, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			data, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			require.NoError(t, err)
+			resp, data := testkit.Request{Method: http.MethodGet, URL: base + path, Token: login.Token.AccessToken,
+				Header: []string{"Platform-Restaurant-External-ID", creds["restaurant_guid"]}}.Do(t)
 			if resp.StatusCode == http.StatusTooManyRequests && attempt < 10 {
 				secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
 				require.NoError(t, err, "429 with Retry-After in seconds: %s", data)

@@ -166,17 +166,12 @@ func TestServeDemo_MetricsOnTheAdminPortCountEveryAPI(t *testing.T) {
 // inboxList reads the admin port's webhook inbox with token.
 func inboxList(t *testing.T, adminURL, token string) (int, []stack.InboxEvent) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, adminURL+faxInboxPath, nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
+	resp, raw := testkit.Request{Method: http.MethodGet, URL: adminURL + faxInboxPath, Token: token}.Do(t)
 	var body struct {
 		Events []stack.InboxEvent `json:"events"`
 	}
 	if resp.StatusCode == http.StatusOK {
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+		require.NoError(t, json.Unmarshal(raw, &body))
 	}
 	return resp.StatusCode, body.Events
 }

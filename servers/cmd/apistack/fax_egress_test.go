@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // faxCall makes a request of the demo fax account's API with its key (a
@@ -19,17 +21,7 @@ import (
 // and body.
 func faxCall(t *testing.T, fc map[string]string, method, path, contentType string, body io.Reader) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, fc["base_url"]+path, body)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, raw := testkit.Request{Method: method, URL: fc["base_url"] + path, Token: fc["api_key"], Body: body, ContentType: contentType}.Do(t)
 	return resp.StatusCode, raw
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // startServe runs `apistack serve --demo` on free loopback ports until the
@@ -124,12 +125,7 @@ func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
-	req, _ := http.NewRequest(http.MethodGet, pam["base_url"]+"/v1/teams/demo/groups", nil)
-	req.Header.Set("Authorization", "Bearer "+tok.BearerToken)
-	resp, err = http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	groups, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, groups := testkit.Request{Method: http.MethodGet, URL: pam["base_url"] + "/v1/teams/demo/groups", Token: tok.BearerToken}.Do(t)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(groups), `"demo-admins"`)
 
@@ -377,12 +373,7 @@ func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *test
 	// The admin API, on its new port, takes the token of the file.
 	adminURL := regexp.MustCompile(`api=admin url=(\S+)`).FindStringSubmatch(stderr.String())
 	require.Len(t, adminURL, 2, stderr.String())
-	req, err := http.NewRequest(http.MethodGet, adminURL[1]+"/pam/maintenance", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
+	resp, _ := testkit.Request{Method: http.MethodGet, URL: adminURL[1] + "/pam/maintenance", Token: token}.Do(t)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
 

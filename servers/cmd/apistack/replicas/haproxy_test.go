@@ -344,16 +344,11 @@ func TestHAProxy_ThreeReplicasAsOneService(t *testing.T) {
 			return out.Token.AccessToken
 		}
 		get := func(guid, bearer, u string) (*http.Response, []map[string]any) {
-			req, err := http.NewRequest(http.MethodGet, u, nil)
-			require.NoError(t, err)
-			req.Header.Set("Authorization", "Bearer "+bearer)
-			req.Header.Set("Platform-Restaurant-External-ID", guid)
-			resp, err := restaurant.Do(req)
-			require.NoError(t, err)
-			defer resp.Body.Close()
+			resp, data := testkit.Request{Method: http.MethodGet, URL: u, Token: bearer, Client: restaurant,
+				Header: []string{"Platform-Restaurant-External-ID", guid}}.Do(t)
 			var items []map[string]any
 			if resp.StatusCode == http.StatusOK {
-				require.NoError(t, json.NewDecoder(resp.Body).Decode(&items))
+				require.NoError(t, json.Unmarshal(data, &items))
 			}
 			return resp, items
 		}

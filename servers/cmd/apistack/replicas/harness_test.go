@@ -5,13 +5,11 @@
 package replicas
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
@@ -256,40 +254,30 @@ func direct(r *replica, api string) *http.Client { return client(api, r) }
 // call sends a JSON request (body nil for none) with a bearer token (or
 // none) and returns the response with its body read.
 func call(ctx context.Context, c *http.Client, method, url, token string, body any) (*http.Response, []byte, error) {
-	var rd io.Reader
+	r := testkit.Request{Method: method, URL: url, Token: token, Client: c}
 	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return nil, nil, err
-		}
-		rd = bytes.NewReader(data)
+		r = r.JSON(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
-		return nil, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp, data, err
+	return r.Send(ctx)
 }
 
 // mustCall is call that fails the test on a transport error or a status
 // other than want, and decodes the body into out (when not nil).
 func mustCall(t *testing.T, c *http.Client, method, url, token string, body any, want int, out any) *http.Response {
 	t.Helper()
-	resp, data, err := call(context.Background(), c, method, url, token, body)
-	require.NoError(t, err)
-	require.Equal(t, want, resp.StatusCode, "%s %s: %s", method, url, data)
+	r := testkit.Request{Method: method, URL: url, Token: token, Client: c}
+	if body != nil {
+		r = r.JSON(body)
+	}
+	return expect(t, r, want, out)
+}
+
+// expect sends r, fails the test on a transport error or a status other
+// than want, and decodes the body into out (when not nil).
+func expect(t *testing.T, r testkit.Request, want int, out any) *http.Response {
+	t.Helper()
+	resp, data := r.Do(t)
+	require.Equal(t, want, resp.StatusCode, "%s %s: %s", r.Method, r.URL, data)
 	if out != nil {
 		require.NoError(t, json.Unmarshal(data, out), "%s", data)
 	}
@@ -340,20 +328,4 @@ func nextLink(h http.Header) string {
 		}
 	}
 	return ""
-}
-
-// doJSON sends req through c, requires the status want and decodes the body
-// into out.
-func doJSON(t *testing.T, c *http.Client, req *http.Request, want int, out any) *http.Response {
-	t.Helper()
-	resp, err := c.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, want, resp.StatusCode, "%s %s: %s", req.Method, req.URL, data)
-	if out != nil {
-		require.NoError(t, json.Unmarshal(data, out), "%s", data)
-	}
-	return resp
 }
