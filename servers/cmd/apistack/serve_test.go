@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +22,6 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/safebuf"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
@@ -379,23 +377,16 @@ func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *test
 
 func TestReadyProbe_NotReadyWhileASQLiteDatabaseTakesNoWrites(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "x.db"), fstest.MapFS{
-		"00001_init.sql": {Data: []byte("-- +goose Up\nCREATE TABLE t (x INTEGER);\n")},
-	})
-	require.NoError(t, err)
-	defer db.Close()
+	db := testkit.SQLite(t)
 	readiness := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return []*sql.DB{db} }, false))
 	readiness.Start()
 	require.NoError(t, readiness.Check(ctx))
 
 	// Every write fails (as on a full disk), while a ping still answers.
-	db.SetMaxOpenConns(1)
-	_, err = db.ExecContext(ctx, "PRAGMA query_only = 1")
-	require.NoError(t, err)
-	require.NoError(t, db.PingContext(ctx))
+	testkit.RefuseWrites(t, db)
 	notReady := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return []*sql.DB{db} }, false))
 	notReady.Start()
-	err = notReady.Check(ctx)
+	err := notReady.Check(ctx)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "takes no writes")
 }
