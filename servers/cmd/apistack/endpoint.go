@@ -96,6 +96,31 @@ func flagged[T any](fs *flag.FlagSet, name string, v *T) *T {
 	return v
 }
 
+// endpointCommand is a command of the admin port (admin, sandbox): its
+// name (its flags' prefix), its flags' help, its usage text, and where the
+// demo credentials keep its endpoint (section; noToken is the error when no
+// token is found anywhere).
+type endpointCommand struct {
+	name, urlHelp, tokenHelp, usage string
+	section                         func(demoCredentials) (url, token string)
+	noToken                         string
+}
+
+// parse parses the command's flags from args and resolves its endpoint:
+// the base URL, the token, and the subcommand with its arguments (rest).
+// fs's Usage prints the command's usage.
+func (c endpointCommand) parse(args []string, stderr io.Writer) (fs *flag.FlagSet, url, token string, rest []string, err error) {
+	fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ep := bindEndpoint(fs, c.name, c.urlHelp, c.tokenHelp)
+	fs.Usage = func() { fmt.Fprint(stderr, c.usage); fs.PrintDefaults() }
+	if err := parseFlags(fs, c.name, args); err != nil {
+		return nil, "", "", nil, err
+	}
+	url, token, rest, err = ep.resolveArgs(fs, c.name, c.section, c.noToken)
+	return fs, url, token, rest, err
+}
+
 // readAnswer reads the answer of a generated client's call: its status and
 // body, or the call's error.
 func readAnswer(resp *http.Response, err error) (int, []byte, error) {

@@ -48,16 +48,10 @@ APISTACK_SANDBOX_URL and APISTACK_SANDBOX_TOKEN, then to the sandboxes section o
 // sandboxCommand runs one sandbox API call through the generated client and
 // prints the JSON answer.
 func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	ep := bindEndpoint(fs, "sandbox", "sandbox API base URL (the admin port)",
-		"token: the sandbox-creator token to create, a sandbox's own token for the rest")
-	fs.Usage = func() { fmt.Fprint(stderr, sandboxUsage); fs.PrintDefaults() }
-	if err := parseFlags(fs, "sandbox", args); err != nil {
-		return err
-	}
-	url, token, rest, err := ep.resolveArgs(fs, "sandbox", func(c demoCredentials) (string, string) { return c.Sandboxes.Endpoint() },
-		"no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
+	_, url, token, rest, err := endpointCommand{name: "sandbox", urlHelp: "sandbox API base URL (the admin port)",
+		tokenHelp: "token: the sandbox-creator token to create, a sandbox's own token for the rest", usage: sandboxUsage,
+		section: func(c demoCredentials) (string, string) { return c.Sandboxes.Endpoint() },
+		noToken: "no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first"}.parse(args, stderr)
 	if err != nil {
 		return err
 	}
