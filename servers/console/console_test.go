@@ -24,6 +24,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/requestlog"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 	"github.com/apistack/apistack/servers/storage/storagetest"
@@ -108,14 +109,7 @@ func newWorld(t *testing.T) *world {
 	require.NoError(t, w.fax.AssignNumber(ctx, acct.ID, "+13125550100", app.ID))
 
 	form := url.Values{"media_url": {hooks.URL + "/doc.pdf"}, "connection_id": {app.ID}, "to": {"+14155550123"}, "from": {"+13125550100"}}
-	req, err := http.NewRequest(http.MethodPost, faxAPI.URL+"/v2/faxes", strings.NewReader(form.Encode()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+apiKey)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := testkit.Request{Method: http.MethodPost, URL: faxAPI.URL + "/v2/faxes", Token: apiKey}.Form(form).Do(t)
 	require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
 	w.faxID = regexp.MustCompile(`"id":"([0-9a-f-]{36})"`).FindStringSubmatch(string(body))[1]
 	// Wait for the fax to be delivered and every event acknowledged.

@@ -82,16 +82,8 @@ func deleteTenants(ctx context.Context, s *Server, set descriptor.TenantSet) err
 // revokingTx runs f in a transaction, commits it, then drops the cached
 // tokens and grants.
 func (s *Server) revokingTx(ctx context.Context, f func(*sqldb.Tx) error) error {
-	tx, err := s.store.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := f(tx); err != nil {
+	if err := s.store.db.InTxOnce(ctx, f); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	s.tokens.Invalidate()
 	s.grants.Invalidate()

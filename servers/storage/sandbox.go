@@ -65,16 +65,8 @@ func deleteTenants(ctx context.Context, s *Server, set descriptor.TenantSet) err
 // inTx runs f in a transaction, commits it, then drops what the server
 // cached about keys.
 func (s *store) inTx(ctx context.Context, f func(*sqldb.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := f(tx); err != nil {
+	if err := s.db.InTxOnce(ctx, f); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	if s.revoked != nil {
 		s.revoked()

@@ -77,10 +77,19 @@ func TakeAll(ctx context.Context, key string, limiters ...*Limiter) ([]Decision,
 
 // TakeAll implements MultiStore.
 func (m *MemoryStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
+	return takeInTurn(ctx, now, takes, m.Take)
+}
+
+// takeInTurn makes the takes one after the other with take, up to the
+// first refused one: what TakeAll answers where the takes are not one
+// statement.
+func takeInTurn(ctx context.Context, now time.Time, takes []Take,
+	take func(ctx context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error),
+) ([]time.Time, []bool, error) {
 	var tats []time.Time
 	var allowed []bool
 	for _, t := range takes {
-		tat, ok, err := m.Take(ctx, t.Key, now, t.Interval, t.Period)
+		tat, ok, err := take(ctx, t.Key, now, t.Interval, t.Period)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -106,19 +115,7 @@ func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]
 // upsert waited for). On SQLite the takes run one after the other.
 func (s *SQLStore) spend(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
 	if s.db.Dialect() != sqldb.Postgres || len(takes) == 1 {
-		var tats []time.Time
-		var allowed []bool
-		for _, t := range takes {
-			tat, ok, err := s.take(ctx, t.Key, now, t.Interval, t.Period)
-			if err != nil {
-				return nil, nil, err
-			}
-			tats, allowed = append(tats, tat), append(allowed, ok)
-			if !ok {
-				break
-			}
-		}
-		return tats, allowed, nil
+		return takeInTurn(ctx, now, takes, s.take)
 	}
 	if err := s.sweep(ctx, now); err != nil {
 		return nil, nil, err

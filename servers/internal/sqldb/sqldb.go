@@ -448,7 +448,7 @@ func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 // the transaction. fn's own errors end it at once (after a rollback).
 func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		err := d.inTx(ctx, fn)
+		err := d.InTxOnce(ctx, fn)
 		if err == nil || d.dialect != Postgres || attempt == maxAttempts || !Retryable(err) {
 			return err
 		}
@@ -463,7 +463,10 @@ func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 // maxAttempts bounds InTx's runs of one transaction.
 const maxAttempts = 8
 
-func (d *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+// InTxOnce runs fn in a transaction and commits it, with no second
+// attempt: for work with effects outside the transaction, or whose caller
+// acts once it has committed. fn's errors end it (after a rollback).
+func (d *DB) InTxOnce(ctx context.Context, fn func(tx *Tx) error) error {
 	tx, err := d.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
