@@ -33,7 +33,7 @@ func startRestaurantAdminTB(t testing.TB) *restaurantAdmin {
 	t.Helper()
 	rest := restauranttest.Start(t, restauranttest.Options{})
 	pam := pamtest.Start(t, pamtest.Options{})
-	api := adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pam.Operator, Restaurant: rest.Server})))
+	api := adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pam.Operator, Restaurant: rest.Operator})))
 	return &restaurantAdmin{api: api, restaurantURL: rest.URL}
 }
 

@@ -13,8 +13,8 @@ import (
 
 // The admin API reaches each server through the operator calls it makes,
 // not through the servers' whole surface (their generated handlers among
-// it): *pam.Operator (a PAM server's Operator()), *fax.Server,
-// *storage.Server and *restaurant.Server satisfy these.
+// it): each server's Operator() (*pam.Operator, *storage.Operator,
+// *restaurant.Operator) and *fax.Server satisfy these.
 
 // PAM is the PAM server's operator calls.
 type PAM interface {
@@ -70,6 +70,6 @@ type Restaurant interface {
 var (
 	_ PAM        = (*pam.Operator)(nil)
 	_ Fax        = (*fax.Server)(nil)
-	_ Storage    = (*storage.Server)(nil)
-	_ Restaurant = (*restaurant.Server)(nil)
+	_ Storage    = (*storage.Operator)(nil)
+	_ Restaurant = (*restaurant.Operator)(nil)
 )

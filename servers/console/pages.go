@@ -188,10 +188,10 @@ func (c *Console) restaurantData(r *http.Request) (restaurantView, error) {
 	}
 	ctx := r.Context()
 	var err error
-	if v.Restaurants, err = c.cfg.Restaurant.ConsoleRestaurants(ctx); err != nil {
+	if v.Restaurants, err = c.cfg.Restaurant.Restaurants(ctx); err != nil {
 		return v, err
 	}
-	if v.Clients, err = c.cfg.Restaurant.ConsoleClients(ctx); err != nil {
+	if v.Clients, err = c.cfg.Restaurant.Clients(ctx); err != nil {
 		return v, err
 	}
 	v.Resources = slices.DeleteFunc(v.Resources, func(s string) bool { return s == "tipWithholding" })
@@ -207,7 +207,7 @@ func (c *Console) restaurantData(r *http.Request) (restaurantView, error) {
 		v.PageSize = n
 	}
 	if v.Restaurant != "" {
-		docs, next, err := c.cfg.Restaurant.ConsolePage(ctx, v.Restaurant, v.Resource, q.Get("pageToken"), v.PageSize)
+		docs, next, err := c.cfg.Restaurant.Page(ctx, v.Restaurant, v.Resource, q.Get("pageToken"), v.PageSize)
 		if err != nil {
 			v.BrowseError = err.Error()
 		}
@@ -292,7 +292,7 @@ func (c *Console) storagePage(w http.ResponseWriter, r *http.Request, s *session
 	var buckets []storage.ConsoleBucket
 	if c.cfg.Storage != nil {
 		var err error
-		if buckets, err = c.cfg.Storage.ConsoleBuckets(r.Context()); err != nil {
+		if buckets, err = c.cfg.Storage.Buckets(r.Context()); err != nil {
 			return err
 		}
 	}

@@ -20,8 +20,15 @@ type ConsoleClient struct {
 	Restaurants []string
 }
 
-// ConsoleRestaurants lists every restaurant, by name.
-func (s *Server) ConsoleRestaurants(ctx context.Context) ([]Restaurant, error) {
+// Console is what the web console (servers/console) reads of a restaurant
+// server, and the imports it makes. Server.Console gives a server's.
+type Console Server
+
+// Console is the console's view of s.
+func (s *Server) Console() *Console { return (*Console)(s) }
+
+// Restaurants lists every restaurant, by name.
+func (s *Console) Restaurants(ctx context.Context) ([]Restaurant, error) {
 	rows, err := s.store.db.QueryContext(ctx, `SELECT guid, name, created_at FROM restaurants ORDER BY name, guid`)
 	if err != nil {
 		return nil, fmt.Errorf("console restaurants: %w", err)
@@ -40,8 +47,8 @@ func (s *Server) ConsoleRestaurants(ctx context.Context) ([]Restaurant, error) {
 	return out, rows.Err()
 }
 
-// ConsoleClients lists every API client with the restaurants it is granted.
-func (s *Server) ConsoleClients(ctx context.Context) ([]ConsoleClient, error) {
+// Clients lists every API client with the restaurants it is granted.
+func (s *Console) Clients(ctx context.Context) ([]ConsoleClient, error) {
 	rows, err := s.store.db.QueryContext(ctx, `SELECT c.id, c.name, c.created_at, COALESCE(g.restaurant_guid, '')
 		FROM api_clients c LEFT JOIN client_grants g ON g.client_id = c.id ORDER BY c.name, c.id, g.restaurant_guid`)
 	if err != nil {
@@ -68,12 +75,12 @@ func (s *Server) ConsoleClients(ctx context.Context) ([]ConsoleClient, error) {
 	return out, rows.Err()
 }
 
-// ConsolePage returns one page of a restaurant's resource list exactly as
+// Page returns one page of a restaurant's resource list exactly as
 // the API pages it: pageSize entities (0: the API's default) after the
 // position pageToken carries ("" for the first page), and the token of the
 // next page ("" on the last). ErrNotFound for an unknown resource or
 // restaurant; a token that is not one of this list's is an error.
-func (s *Server) ConsolePage(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error) {
+func (s *Console) Page(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error) {
 	r, ok := resourceByPath[resource]
 	if !ok || kinds[r].Single {
 		return nil, "", fmt.Errorf("resource %q: %w", resource, ErrNotFound)
@@ -89,7 +96,7 @@ func (s *Server) ConsolePage(ctx context.Context, restaurantGUID, resource, page
 	if pageSize > 0 {
 		q.PageSize = &pageSize
 	}
-	rows, next, err := s.page(context.WithValue(ctx, restaurantKey{}, guid), r, q)
+	rows, next, err := (*Server)(s).page(context.WithValue(ctx, restaurantKey{}, guid), r, q)
 	if err != nil {
 		return nil, "", fmt.Errorf("page of %s: %w", resource, err)
 	}
@@ -107,10 +114,16 @@ func (s *Server) ConsolePage(ctx context.Context, restaurantGUID, resource, page
 // GenerateDemo imports into the restaurant the demo configuration of
 // menuItems menu items built from seed (Demo), as an operator's import
 // would: the result, or an *ImportError with the problems found.
-func (s *Server) GenerateDemo(ctx context.Context, restaurantGUID string, menuItems int, seed uint64) (ImportResult, error) {
+func (s *Console) GenerateDemo(ctx context.Context, restaurantGUID string, menuItems int, seed uint64) (ImportResult, error) {
 	doc, err := json.Marshal(Demo(DemoOptions{MenuItems: menuItems, Seed: seed}))
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("demo document: %w", err)
 	}
 	return s.Import(ctx, restaurantGUID, doc)
+}
+
+// Import is Operator.Import: the console's import of a configuration
+// document.
+func (s *Console) Import(ctx context.Context, restaurantGUID string, document []byte) (ImportResult, error) {
+	return (*Operator)(s).Import(ctx, restaurantGUID, document)
 }

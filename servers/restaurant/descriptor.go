@@ -58,7 +58,8 @@ func setRestaurant(set string) (guid, name string) {
 // set.SampleSize menu items (every resource non-empty) and an API client
 // granted it. It is idempotent: an existing configuration is left as it is,
 // and credentials from a previous run that still work are kept.
-func seedTenants(ctx context.Context, s *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+	s := srv.Operator()
 	if set.Name == "" {
 		return nil, errors.New("restaurant: a tenant set needs a name")
 	}

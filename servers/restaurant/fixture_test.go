@@ -59,11 +59,11 @@ func newFixture(t *testing.T, configure ...func(*restaurant.Config)) *fixture {
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 
-	a, err := srv.CreateRestaurant(ctx, "", "Restaurant A")
+	a, err := srv.Operator().CreateRestaurant(ctx, "", "Restaurant A")
 	require.NoError(t, err)
-	b, err := srv.CreateRestaurant(ctx, "", "Restaurant B")
+	b, err := srv.Operator().CreateRestaurant(ctx, "", "Restaurant B")
 	require.NoError(t, err)
-	creds, err := srv.CreateClient(ctx, "integration A", []string{a.GUID})
+	creds, err := srv.Operator().CreateClient(ctx, "integration A", []string{a.GUID})
 	require.NoError(t, err)
 	f := &fixture{t: t, srv: srv, url: hs.URL, clock: clk, db: db, a: a.GUID, b: b.GUID, clientID: creds.ClientID, secret: creds.ClientSecret}
 	f.token = f.login(creds.ClientID, creds.ClientSecret)
@@ -140,7 +140,7 @@ func importDoc(t testing.TB, srv *restaurant.Server, restaurantGUID string, doc 
 	t.Helper()
 	data, err := json.Marshal(doc)
 	require.NoError(t, err)
-	res, err := srv.Import(context.Background(), restaurantGUID, data)
+	res, err := srv.Operator().Import(context.Background(), restaurantGUID, data)
 	require.NoError(t, err)
 	return res
 }

@@ -52,7 +52,7 @@ type ImportResult struct {
 // already stored with the same GUID are replaced; others stay as they are.
 // A document with any problem is rejected whole with an *ImportError and
 // changes nothing; ErrNotFound when the restaurant does not exist.
-func (s *Server) Import(ctx context.Context, restaurantGUID string, document []byte) (ImportResult, error) {
+func (s *Operator) Import(ctx context.Context, restaurantGUID string, document []byte) (ImportResult, error) {
 	p, err := parseDocument(document)
 	if err != nil {
 		return ImportResult{}, err

@@ -50,7 +50,9 @@ type Config struct {
 	Settings
 }
 
-// Server is the restaurant configuration API.
+// Server is the restaurant configuration API: Handler serves it, and its
+// exported methods are the generated server's handlers. The operator's calls
+// are on Operator(), the web console's reads on Console().
 type Server struct {
 	cfg      Config
 	store    *store

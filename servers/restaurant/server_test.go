@@ -71,8 +71,8 @@ func TestGet_UnknownArchivedAndRemovedEntitiesAreNotFound(t *testing.T) {
 	f := newFixture(t)
 	f.importDoc(f.a, restaurant.Document{MenuItems: plainItems("Dish", 3)})
 	ctx := context.Background()
-	require.NoError(t, f.srv.Archive(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000001"))
-	require.NoError(t, f.srv.Remove(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000002"))
+	require.NoError(t, f.srv.Operator().Archive(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000001"))
+	require.NoError(t, f.srv.Operator().Remove(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000002"))
 	op := opFor(t, "menuItems")
 	for _, guid := range []string{"00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000009"} {
 		status, _, err := op.get(ctx, f.client(), f.a, guid)
@@ -179,7 +179,7 @@ func TestListMenuItems_AWalkReturnsEveryItemPresentThroughoutExactlyOnceWhileDat
 		for _, idx := range []int{(page*100 + 150) % 1000, page * 100 / 2} {
 			g := items[idx].Guid
 			if !archived[g] {
-				require.NoError(t, f.srv.Archive(ctx, f.a, "menuItems", g))
+				require.NoError(t, f.srv.Operator().Archive(ctx, f.a, "menuItems", g))
 				archived[g] = true
 			}
 		}
@@ -259,7 +259,7 @@ func TestIsolation_AClientGrantedAGetsNothingOfB(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, status)
 
 	// A page token of A's list does not open B's, even to a client granted both.
-	both, err := f.srv.CreateClient(ctx, "both", []string{f.a, f.b})
+	both, err := f.srv.Operator().CreateClient(ctx, "both", []string{f.a, f.b})
 	require.NoError(t, err)
 	f.token = f.login(both.ClientID, both.ClientSecret)
 	one := 1
@@ -377,7 +377,7 @@ func TestRateLimit_PerSecondAndPerWindowAnswer429WithRetryAfter(t *testing.T) {
 			assert.Equal(t, tc.wantRetryAfter, h.Get("Retry-After"))
 
 			// The limit is per restaurant: another granted restaurant is unaffected.
-			both, err := f.srv.CreateClient(context.Background(), "both", []string{f.a, f.b})
+			both, err := f.srv.Operator().CreateClient(context.Background(), "both", []string{f.a, f.b})
 			require.NoError(t, err)
 			f.token = f.login(both.ClientID, both.ClientSecret)
 			status, _, _ = f.raw("/config/v2/menus", f.header(f.b))
@@ -395,7 +395,7 @@ func TestImport_ABadDocumentIsRejectedWholeAndChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	base := restaurant.Demo(restaurant.DemoOptions{MenuItems: 60, Seed: 1})
 	f.importDoc(f.a, base)
-	before, err := f.srv.Counts(ctx, f.a)
+	before, err := f.srv.Operator().Counts(ctx, f.a)
 	require.NoError(t, err)
 
 	// The first item is good; it must not be written either.
@@ -417,11 +417,11 @@ func TestImport_ABadDocumentIsRejectedWholeAndChangesNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.srv.Import(ctx, f.a, []byte(tc.doc))
+			_, err := f.srv.Operator().Import(ctx, f.a, []byte(tc.doc))
 			var ie *restaurant.ImportError
 			require.ErrorAs(t, err, &ie)
 			assert.Contains(t, err.Error(), tc.want)
-			after, err := f.srv.Counts(ctx, f.a)
+			after, err := f.srv.Operator().Counts(ctx, f.a)
 			require.NoError(t, err)
 			assert.Equal(t, before, after)
 		})
@@ -437,7 +437,7 @@ func TestImport_AReferenceMayNameAnEntityStoredBefore(t *testing.T) {
 	item.OptionGroups = []restaurantapi.ExternalReference{{Guid: base.MenuOptionGroups[0].Guid, EntityType: "MenuOptionGroup"}}
 	res := f.importDoc(f.a, restaurant.Document{MenuItems: []restaurantapi.MenuItem{item}})
 	assert.Equal(t, 1, res.Total)
-	_, err := f.srv.Import(context.Background(), "0f0f0f0f-0000-4000-8000-000000000000", []byte(`{}`))
+	_, err := f.srv.Operator().Import(context.Background(), "0f0f0f0f-0000-4000-8000-000000000000", []byte(`{}`))
 	assert.ErrorIs(t, err, restaurant.ErrNotFound)
 }
 

@@ -37,9 +37,9 @@ func TestAccounts_AKeyActsOnItsOwnAccountsBucketsOnly(t *testing.T) {
 	fake := clock.NewFake(start)
 	env := storagetest.Start(t, storagetest.Options{Clock: fake})
 	ctx := context.Background()
-	keyB, err := env.Server.CreateKey(ctx, "tenant-b", "tenant b")
+	keyB, err := env.Operator.CreateKey(ctx, "tenant-b", "tenant b")
 	require.NoError(t, err)
-	_, err = env.Server.CreateBucket(ctx, "tenant-b", "tenant-b-logs", storage.Unversioned)
+	_, err = env.Operator.CreateBucket(ctx, "tenant-b", "tenant-b-logs", storage.Unversioned)
 	require.NoError(t, err)
 	a, b := clientOf(t, env, env.Key, fake.Now), clientOf(t, env, keyB, fake.Now)
 

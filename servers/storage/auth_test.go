@@ -111,7 +111,7 @@ func (r rawRequest) send(t *testing.T, env *storagetest.Env) (int, storageapi.Er
 
 func requireNothingStored(t *testing.T, env *storagetest.Env) {
 	t.Helper()
-	n, err := env.Server.LifecycleCount(context.Background())
+	n, err := env.Operator.LifecycleCount(context.Background())
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing is stored after a refused request")
 }
@@ -125,8 +125,8 @@ func TestSignature_EveryFailureHasItsCode(t *testing.T) {
 	ok := base
 	status, e, _ := ok.send(t, env)
 	require.Equal(t, http.StatusOK, status, "the unmodified request is accepted: %s", e.Message)
-	require.NoError(t, env.Server.DeleteBucket(context.Background(), storagetest.Bucket))
-	_, err := env.Server.CreateBucket(context.Background(), storagetest.Account, storagetest.Bucket, storage.Unversioned)
+	require.NoError(t, env.Operator.DeleteBucket(context.Background(), storagetest.Bucket))
+	_, err := env.Operator.CreateBucket(context.Background(), storagetest.Account, storagetest.Bucket, storage.Unversioned)
 	require.NoError(t, err)
 	requireNothingStored(t, env)
 
@@ -352,7 +352,7 @@ func TestKeys_ADeletedKeyIsRefusedOnTheNextRequestEvenAfterUse(t *testing.T) {
 		put := putCorpus(t, c, storagetest.Bucket, "valid", "expire-days-filter-prefix")
 		require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
 	}
-	require.NoError(t, env.Server.DeleteKey(context.Background(), env.Key.KeyID))
+	require.NoError(t, env.Operator.DeleteKey(context.Background(), env.Key.KeyID))
 
 	got := getLifecycle(t, c, storagetest.Bucket)
 	require.Equal(t, http.StatusForbidden, got.StatusCode(), "%s", got.Body)

@@ -30,9 +30,16 @@ type ConsoleRule struct {
 	Actions []string
 }
 
-// ConsoleBuckets returns every bucket, by name, with its lifecycle rules.
-func (s *Server) ConsoleBuckets(ctx context.Context) ([]ConsoleBucket, error) {
-	buckets, err := s.Buckets(ctx)
+// Console is what the web console (servers/console) reads of a storage
+// server. Server.Console gives a server's.
+type Console Server
+
+// Console is the console's view of s.
+func (s *Server) Console() *Console { return (*Console)(s) }
+
+// Buckets returns every bucket, by name, with its lifecycle rules.
+func (s *Console) Buckets(ctx context.Context) ([]ConsoleBucket, error) {
+	buckets, err := s.store.buckets(ctx)
 	if err != nil {
 		return nil, err
 	}

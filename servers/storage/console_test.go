@@ -24,7 +24,7 @@ func TestConsoleBuckets_VersioningAndLifecycleRules(t *testing.T) {
 		storagetest.Bucket, string(doc), time.Now().UnixMicro())
 	require.NoError(t, err)
 
-	buckets, err := env.Server.ConsoleBuckets(context.Background())
+	buckets, err := env.Server.Console().Buckets(context.Background())
 	require.NoError(t, err)
 	byName := map[string]storage.ConsoleBucket{}
 	for _, b := range buckets {

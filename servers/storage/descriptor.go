@@ -49,7 +49,8 @@ func setAccount(set string) string {
 // buckets are created when missing (the versioned one has its versioning
 // enabled again if it was suspended), and a key from a previous run that
 // still works is kept.
-func seedTenants(ctx context.Context, s *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+	s := srv.Operator()
 	account := setAccount(set.Name)
 	plain, versioned := set.Name+"-bucket", set.Name+"-versioned"
 	for _, b := range []struct {

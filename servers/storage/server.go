@@ -61,7 +61,9 @@ type Config struct {
 	DocumentBudget int64
 }
 
-// Server is the storage API.
+// Server is the storage API: Handler serves it, and its exported methods are
+// the generated server's handlers. The operator's calls are on Operator(),
+// the web console's reads on Console().
 type Server struct {
 	cfg      Config
 	store    *store
@@ -106,12 +108,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	return s, nil
 }
-
-// Region is the region requests must be signed for.
-func (s *Server) Region() string { return s.cfg.Region }
-
-// Domain is the domain of virtual-host-style addresses.
-func (s *Server) Domain() string { return s.cfg.Domain }
 
 // Handler returns the HTTP handler of the API: the generated routes behind
 // virtual-host rewriting, signature verification and spec validation, plus

@@ -79,7 +79,7 @@ func getLifecycle(t *testing.T, c *storageapi.ClientWithResponses, bucket string
 // stores.
 func storedConfigurations(t *testing.T, env *storagetest.Env) int {
 	t.Helper()
-	n, err := env.Server.LifecycleCount(context.Background())
+	n, err := env.Operator.LifecycleCount(context.Background())
 	require.NoError(t, err)
 	return n
 }
