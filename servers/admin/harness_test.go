@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
 	"testing"
 
@@ -10,7 +11,9 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
 const adminToken = "test-admin-token"
@@ -53,4 +56,12 @@ func adminClient(t testing.TB, url string) *adminapi.ClientWithResponses {
 		adminapi.WithRequestEditorFn(withAdminToken))
 	require.NoError(t, err)
 	return c
+}
+
+// openFaxDB returns a fresh, migrated fax database, closed when t ends.
+// SQLite whatever the run's backend: fax has no PostgreSQL migrations on this
+// branch yet; once it has (fax.PostgresMigrations), this is testdb.Open.
+func openFaxDB(t *testing.T) *sql.DB {
+	t.Helper()
+	return testdb.OpenOn(t, testdb.SQLite, testdb.Migrations{Schema: "fax", SQLite: fax.Migrations()})
 }
