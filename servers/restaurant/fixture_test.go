@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -143,21 +142,6 @@ func importDoc(t testing.TB, srv *restaurant.Server, restaurantGUID string, doc 
 	res, err := srv.Operator().Import(context.Background(), restaurantGUID, data)
 	require.NoError(t, err)
 	return res
-}
-
-// plainItems returns n menu items without references, named by prefix.
-func plainItems(prefix string, n int) []restaurantapi.MenuItem {
-	items := make([]restaurantapi.MenuItem, n)
-	for i := range items {
-		items[i] = restaurantapi.MenuItem{
-			Guid: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), EntityType: "MenuItem",
-			Name: fmt.Sprintf("%s %d", prefix, i), Sku: fmt.Sprintf("SKU-%d", i), Plu: fmt.Sprint(i),
-			Type: restaurantapi.MenuItemTypeNONE, OptionGroups: []restaurantapi.ExternalReference{}, Images: []restaurantapi.Image{},
-			UnitOfMeasure: restaurantapi.UnitOfMeasureNONE, OrderableOnline: restaurantapi.OrderableOnlineYES,
-			Visibility: restaurantapi.VisibilityALL,
-		}
-	}
-	return items
 }
 
 // walk follows the page tokens of a list to the end, returning each page.

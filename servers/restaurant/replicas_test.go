@@ -96,7 +96,7 @@ func setUpReplicas(t *testing.T, replicas [2]replica) (restaurantGUID, token str
 func TestReplicas_AWalkOfA1000ItemMenuWithPagesFromAlternatingReplicasReturnsEveryItemOnce(t *testing.T) {
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	guid, token := setUpReplicas(t, replicas)
-	items := plainItems("Dish", 1000)
+	items := restaurant.PlainItems("Dish", 1000)
 	importDoc(t, replicas[1].srv, guid, restaurant.Document{MenuItems: items})
 
 	clients := [2]*restaurantapi.ClientWithResponses{replicaClient(t, replicas[0].url, token), replicaClient(t, replicas[1].url, token)}
@@ -130,7 +130,7 @@ func TestReplicas_AWalkOfA1000ItemMenuWithPagesFromAlternatingReplicasReturnsEve
 func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T) {
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	guid, token := setUpReplicas(t, replicas)
-	items := plainItems("Dish", 5)
+	items := restaurant.PlainItems("Dish", 5)
 	importDoc(t, replicas[0].srv, guid, restaurant.Document{MenuItems: items})
 	c := replicaClient(t, replicas[1].url, token)
 	op := opFor(t, "menuItems")
