@@ -117,25 +117,6 @@ func splitRoles(s string) []string {
 	return strings.Split(s, ",")
 }
 
-// secretKey returns the named server secret, creating it at first use, so it
-// survives restarts (page tokens stay valid).
-func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
-	var key []byte
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&key)
-	if err == nil {
-		return key, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read setting %s: %w", name, err)
-	}
-	key = make([]byte, 32)
-	_, _ = rand.Read(key)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, key); err != nil {
-		return nil, fmt.Errorf("store setting %s: %w", name, err)
-	}
-	return s.secretKey(ctx, name)
-}
-
 func (s *store) createTeam(ctx context.Context, name string, now time.Time) (team, error) {
 	t := team{ID: uuid.NewString(), Name: name, CreatedAt: storedTime(now)}
 	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,

@@ -24,6 +24,7 @@ import (
 	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
@@ -89,11 +90,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	st := &store{db: db, pages: cache.New[cachedPage](pageCacheSize, credentialCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
 	st.db.Follow(st.pages)
-	key, err := st.secretKey(ctx, "cursor_key")
-	if err != nil {
-		return nil, err
-	}
-	cursors, err := pagetoken.New(key)
+	cursors, err := apistore.Cursors(ctx, st.db)
 	if err != nil {
 		return nil, err
 	}
