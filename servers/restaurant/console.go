@@ -2,11 +2,14 @@ package restaurant
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/sqldb"
 	"strings"
 	"time"
+
+	"github.com/apistack/apistack/servers/internal/apistore"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 )
 
 // The web console's view of the restaurant service (servers/console):
@@ -29,50 +32,38 @@ func (s *Server) Console() *Console { return (*Console)(s) }
 
 // Restaurants lists every restaurant, by name.
 func (s *Console) Restaurants(ctx context.Context) ([]Restaurant, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT guid, name, created_at FROM restaurants ORDER BY name, guid`)
+	out, err := apistore.Collect(ctx, s.store.db, func(rows *sql.Rows, r *Restaurant) error {
+		return rows.Scan(&r.GUID, &r.Name, sqldb.TimeInto(&r.CreatedAt))
+	}, `SELECT guid, name, created_at FROM restaurants ORDER BY name, guid`)
 	if err != nil {
 		return nil, fmt.Errorf("console restaurants: %w", err)
 	}
-	defer rows.Close()
-	var out []Restaurant
-	for rows.Next() {
-		var r Restaurant
-		var created int64
-		if err := rows.Scan(&r.GUID, &r.Name, &created); err != nil {
-			return nil, fmt.Errorf("console restaurants: %w", err)
-		}
-		r.CreatedAt = sqldb.Time(created)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Clients lists every API client with the restaurants it is granted.
 func (s *Console) Clients(ctx context.Context) ([]ConsoleClient, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT c.id, c.name, c.created_at, COALESCE(g.restaurant_guid, '')
+	// One row per grant (one without a grant for a client that has none),
+	// by client.
+	grants, err := apistore.Collect(ctx, s.store.db, func(rows *sql.Rows, g *ConsoleClient) error {
+		g.Restaurants = make([]string, 1)
+		return rows.Scan(&g.ID, &g.Name, sqldb.TimeInto(&g.CreatedAt), &g.Restaurants[0])
+	}, `SELECT c.id, c.name, c.created_at, COALESCE(g.restaurant_guid, '')
 		FROM api_clients c LEFT JOIN client_grants g ON g.client_id = c.id ORDER BY c.name, c.id, g.restaurant_guid`)
 	if err != nil {
 		return nil, fmt.Errorf("console clients: %w", err)
 	}
-	defer rows.Close()
 	var out []ConsoleClient
-	for rows.Next() {
-		var c ConsoleClient
-		var created int64
-		var grant string
-		if err := rows.Scan(&c.ID, &c.Name, &created, &grant); err != nil {
-			return nil, fmt.Errorf("console clients: %w", err)
+	for _, g := range grants {
+		if n := len(out); n == 0 || out[n-1].ID != g.ID {
+			out = append(out, ConsoleClient{ID: g.ID, Name: g.Name, CreatedAt: g.CreatedAt})
 		}
-		if n := len(out); n == 0 || out[n-1].ID != c.ID {
-			c.CreatedAt = sqldb.Time(created)
-			out = append(out, c)
-		}
-		if grant != "" {
+		if grant := g.Restaurants[0]; grant != "" {
 			last := &out[len(out)-1]
 			last.Restaurants = append(last.Restaurants, grant)
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Page returns one page of a restaurant's resource list exactly as

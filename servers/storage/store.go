@@ -7,12 +7,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // migrationFiles are the schema migrations of both dialects (API.Files).
@@ -81,22 +82,10 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 }
 
 func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, account, versioning, created_at FROM buckets ORDER BY name`)
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, b *Bucket) error {
+		return rows.Scan(&b.Name, &b.Account, (*string)(&b.Versioning), sqldb.TimeInto(&b.CreatedAt))
+	}, `SELECT name, account, versioning, created_at FROM buckets ORDER BY name`)
 	if err != nil {
-		return nil, fmt.Errorf("list buckets: %w", err)
-	}
-	defer rows.Close()
-	var out []Bucket
-	for rows.Next() {
-		var b Bucket
-		var v string
-		if err := rows.Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt)); err != nil {
-			return nil, fmt.Errorf("list buckets: %w", err)
-		}
-		b.Versioning = Versioning(v)
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list buckets: %w", err)
 	}
 	return out, nil
@@ -136,16 +125,17 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 }
 
 func (s *store) deleteBucket(ctx context.Context, name string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM buckets WHERE name = ?`, name)
-	if err != nil {
-		return fmt.Errorf("delete bucket: %w", err)
+	return deleteOne(ctx, s.db, "bucket", `DELETE FROM buckets WHERE name = ?`, name)
+}
+
+// deleteOne runs a delete of one row of a kind by its key: the store's
+// ErrNotFound (naming the key) when there was none.
+func deleteOne(ctx context.Context, db sqldb.Execer, kind, query, key string) error {
+	err := sqldb.ExecOne(ctx, db, fmt.Errorf("%s %q: %w", kind, key, ErrNotFound), query, key)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("delete %s: %w", kind, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete bucket: %w", err)
-	} else if n == 0 {
-		return fmt.Errorf("bucket %q: %w", name, ErrNotFound)
-	}
-	return nil
+	return err
 }
 
 // newKeyID returns a key id in the protocol's style: 20 uppercase letters and digits.
@@ -200,34 +190,18 @@ func (s *store) keyAccount(ctx context.Context, keyID string) (string, error) {
 }
 
 func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT key_id, account, description, created_at FROM access_keys ORDER BY created_at, key_id`)
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, k *AccessKey) error {
+		return rows.Scan(&k.KeyID, &k.Account, &k.Description, sqldb.TimeInto(&k.CreatedAt))
+	}, `SELECT key_id, account, description, created_at FROM access_keys ORDER BY created_at, key_id`)
 	if err != nil {
-		return nil, fmt.Errorf("list keys: %w", err)
-	}
-	defer rows.Close()
-	var out []AccessKey
-	for rows.Next() {
-		var k AccessKey
-		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, sqldb.TimeInto(&k.CreatedAt)); err != nil {
-			return nil, fmt.Errorf("list keys: %w", err)
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
 	}
 	return out, nil
 }
 
 func (s *store) deleteKey(ctx context.Context, keyID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM access_keys WHERE key_id = ?`, keyID)
-	if err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	} else if n == 0 {
-		return fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+	if err := deleteOne(ctx, s.db, "key", `DELETE FROM access_keys WHERE key_id = ?`, keyID); err != nil {
+		return err
 	}
 	if s.revoked != nil {
 		s.revoked()
