@@ -8,7 +8,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
 	"io/fs"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // migrationFiles are the schema migrations of both dialects (API.Files).
@@ -683,7 +683,7 @@ func (s *store) userByID(ctx context.Context, id string) (user, error) {
 	return s.oneUser(ctx, `u.id = ?`, id)
 }
 
-// oneUser returns the user of users u that where selects; ErrNotFound when
+// oneUser returns the user of users u that where selects; storeerr.ErrNotFound when
 // there is none.
 func (s *store) oneUser(ctx context.Context, where string, args ...any) (user, error) {
 	var u user

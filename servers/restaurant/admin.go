@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/hmac"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // Operator is the operator's side of a restaurant server, beside its API:
@@ -20,12 +21,6 @@ type Operator Server
 
 // Operator is the operator's side of s.
 func (s *Server) Operator() *Operator { return (*Operator)(s) }
-
-// ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
-var (
-	ErrNotFound      = storeerr.ErrNotFound
-	ErrAlreadyExists = storeerr.ErrAlreadyExists
-)
 
 // Restaurant is a tenant of the configuration API.
 type Restaurant struct {
@@ -44,7 +39,7 @@ type ClientCredentials struct {
 }
 
 // CreateRestaurant creates a restaurant with the given GUID (a new one when
-// guid is empty); ErrAlreadyExists when the GUID is taken.
+// guid is empty); storeerr.ErrAlreadyExists when the GUID is taken.
 func (s *Operator) CreateRestaurant(ctx context.Context, guid, name string) (Restaurant, error) {
 	if guid == "" {
 		guid = uuid.NewString()
@@ -57,14 +52,14 @@ func (s *Operator) CreateRestaurant(ctx context.Context, guid, name string) (Res
 	return Restaurant(r), err
 }
 
-// Restaurant returns a restaurant; ErrNotFound when there is none.
+// Restaurant returns a restaurant; storeerr.ErrNotFound when there is none.
 func (s *Operator) Restaurant(ctx context.Context, guid string) (Restaurant, error) {
 	r, err := s.store.restaurant(ctx, strings.ToLower(guid))
 	return Restaurant(r), err
 }
 
 // CreateClient creates an API client granted the given restaurants;
-// ErrNotFound when one of them does not exist.
+// storeerr.ErrNotFound when one of them does not exist.
 func (s *Operator) CreateClient(ctx context.Context, name string, restaurants []string) (ClientCredentials, error) {
 	grants := make([]string, 0, len(restaurants))
 	for _, r := range restaurants {
@@ -90,19 +85,19 @@ func (s *Operator) ClientWorks(ctx context.Context, clientID, secret, restaurant
 }
 
 // Archive hides one entity of a restaurant's configuration, as the
-// restaurant's staff archiving it would; ErrNotFound when it is not stored.
+// restaurant's staff archiving it would; storeerr.ErrNotFound when it is not stored.
 func (s *Operator) Archive(ctx context.Context, restaurantGUID, resource, guid string) error {
 	if kindByPath[resource] == nil {
-		return fmt.Errorf("resource %q: %w", resource, ErrNotFound)
+		return fmt.Errorf("resource %q: %w", resource, storeerr.ErrNotFound)
 	}
 	return s.store.setHidden(ctx, strings.ToLower(restaurantGUID), resource, guid, false, s.clock.Now())
 }
 
-// Remove removes one entity from a restaurant's configuration; ErrNotFound
+// Remove removes one entity from a restaurant's configuration; storeerr.ErrNotFound
 // when it is not stored.
 func (s *Operator) Remove(ctx context.Context, restaurantGUID, resource, guid string) error {
 	if kindByPath[resource] == nil {
-		return fmt.Errorf("resource %q: %w", resource, ErrNotFound)
+		return fmt.Errorf("resource %q: %w", resource, storeerr.ErrNotFound)
 	}
 	return s.store.setHidden(ctx, strings.ToLower(restaurantGUID), resource, guid, true, s.clock.Now())
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // The web console's view of the restaurant service (servers/console):
@@ -69,12 +70,12 @@ func (s *Console) Clients(ctx context.Context) ([]ConsoleClient, error) {
 // Page returns one page of a restaurant's resource list exactly as
 // the API pages it: pageSize entities (0: the API's default) after the
 // position pageToken carries ("" for the first page), and the token of the
-// next page ("" on the last). ErrNotFound for an unknown resource or
+// next page ("" on the last). storeerr.ErrNotFound for an unknown resource or
 // restaurant; a token that is not one of this list's is an error.
 func (s *Console) Page(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error) {
 	r, ok := resourceByPath[resource]
 	if !ok || kinds[r].Single {
-		return nil, "", fmt.Errorf("resource %q: %w", resource, ErrNotFound)
+		return nil, "", fmt.Errorf("resource %q: %w", resource, storeerr.ErrNotFound)
 	}
 	guid := strings.ToLower(restaurantGUID)
 	if _, err := s.store.restaurant(ctx, guid); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // apiName is the restaurant API's name.
@@ -64,7 +65,7 @@ func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, pre
 		return nil, errors.New("restaurant: a tenant set needs a name")
 	}
 	guid, name := setRestaurant(set.Name)
-	if _, err := s.CreateRestaurant(ctx, guid, name); err != nil && !errors.Is(err, ErrAlreadyExists) {
+	if _, err := s.CreateRestaurant(ctx, guid, name); err != nil && !errors.Is(err, storeerr.ErrAlreadyExists) {
 		return nil, err
 	}
 	counts, err := s.Counts(ctx, guid)

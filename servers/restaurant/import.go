@@ -51,7 +51,7 @@ type ImportResult struct {
 // must name an entity of the document or a live one already stored. Entities
 // already stored with the same GUID are replaced; others stay as they are.
 // A document with any problem is rejected whole with an *ImportError and
-// changes nothing; ErrNotFound when the restaurant does not exist.
+// changes nothing; storeerr.ErrNotFound when the restaurant does not exist.
 func (s *Operator) Import(ctx context.Context, restaurantGUID string, document []byte) (ImportResult, error) {
 	p, err := parseDocument(document)
 	if err != nil {

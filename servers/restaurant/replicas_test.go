@@ -17,6 +17,7 @@ import (
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
@@ -225,7 +226,7 @@ func TestReplicas_TheSameImportThroughBothReplicasAtOnceIsStoredOnce(t *testing.
 	r, err := replicas[0].srv.Operator().CreateRestaurant(ctx, "", "Demo Bistro")
 	require.NoError(t, err)
 	_, err = replicas[1].srv.Operator().CreateRestaurant(ctx, r.GUID, "Demo Bistro")
-	require.ErrorIs(t, err, restaurant.ErrAlreadyExists)
+	require.ErrorIs(t, err, storeerr.ErrAlreadyExists)
 	data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: 200, Seed: 1}))
 	require.NoError(t, err)
 	var results [2]restaurant.ImportResult

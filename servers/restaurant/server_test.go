@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
@@ -439,7 +440,7 @@ func TestImport_AReferenceMayNameAnEntityStoredBefore(t *testing.T) {
 	res := f.importDoc(f.a, restaurant.Document{MenuItems: []restaurantapi.MenuItem{item}})
 	assert.Equal(t, 1, res.Total)
 	_, err := f.srv.Operator().Import(context.Background(), "0f0f0f0f-0000-4000-8000-000000000000", []byte(`{}`))
-	assert.ErrorIs(t, err, restaurant.ErrNotFound)
+	assert.ErrorIs(t, err, storeerr.ErrNotFound)
 }
 
 func TestDemo_FillsEveryResourceWithExactlyTheItemsAskedFor(t *testing.T) {
@@ -508,7 +509,7 @@ func TestConsole_RestaurantsClientsAndPages(t *testing.T) {
 	_, _, err = env.Server.Console().Page(ctx, env.Restaurant, "menuItems", "forged", 7)
 	assert.Error(t, err)
 	_, _, err = env.Server.Console().Page(ctx, env.Restaurant, "nope", "", 0)
-	assert.ErrorIs(t, err, restaurant.ErrNotFound)
+	assert.ErrorIs(t, err, storeerr.ErrNotFound)
 
 	_, err = env.Server.Console().Import(ctx, env.Restaurant, []byte(`{"menuItems":[{"guid":"not-a-guid"}]}`))
 	var ie *restaurant.ImportError

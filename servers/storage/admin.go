@@ -58,7 +58,7 @@ type AccessKey struct {
 }
 
 // CreateBucket creates a bucket owned by account ("" means DefaultAccount);
-// ErrAlreadyExists when the name is taken (bucket names are global, whatever
+// storeerr.ErrAlreadyExists when the name is taken (bucket names are global, whatever
 // their account, as in object storage).
 func (s *Operator) CreateBucket(ctx context.Context, account, name string, v Versioning) (Bucket, error) {
 	if account == "" {
@@ -67,7 +67,7 @@ func (s *Operator) CreateBucket(ctx context.Context, account, name string, v Ver
 	return s.store.createBucket(ctx, account, name, v, s.clock.Now())
 }
 
-// Bucket returns the named bucket; ErrNotFound when there is none.
+// Bucket returns the named bucket; storeerr.ErrNotFound when there is none.
 func (s *Operator) Bucket(ctx context.Context, name string) (Bucket, error) {
 	return s.store.bucket(ctx, name)
 }
@@ -77,8 +77,8 @@ func (s *Operator) Buckets(ctx context.Context) ([]Bucket, error) {
 	return s.store.buckets(ctx)
 }
 
-// SetVersioning enables or suspends a bucket's versioning; ErrNotFound for no
-// such bucket, ErrConflict for turning versioning off once it was on.
+// SetVersioning enables or suspends a bucket's versioning; storeerr.ErrNotFound for no
+// such bucket, storeerr.ErrConflict for turning versioning off once it was on.
 func (s *Operator) SetVersioning(ctx context.Context, name string, v Versioning) (Bucket, error) {
 	return s.store.setVersioning(ctx, name, v)
 }

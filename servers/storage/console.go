@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apistack/apistack/gen/lifecycle"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -48,7 +49,7 @@ func (s *Console) Buckets(ctx context.Context) ([]ConsoleBucket, error) {
 		cb := ConsoleBucket{Bucket: b}
 		doc, err := s.store.lifecycle(ctx, b.Name)
 		switch {
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, storeerr.ErrNotFound):
 		case err != nil:
 			return nil, err
 		default:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // apiName is the storage API's name.
@@ -57,7 +58,7 @@ func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, pre
 		name       string
 		versioning Versioning
 	}{{plain, Unversioned}, {versioned, Enabled}} {
-		if _, err := s.CreateBucket(ctx, account, b.name, b.versioning); err != nil && !errors.Is(err, ErrAlreadyExists) {
+		if _, err := s.CreateBucket(ctx, account, b.name, b.versioning); err != nil && !errors.Is(err, storeerr.ErrAlreadyExists) {
 			return nil, err
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -161,7 +162,7 @@ func (s *Server) GetLifecycle(ctx context.Context, req storageserver.GetLifecycl
 		return nil, err
 	}
 	doc, err := s.store.lifecycle(ctx, b.Name)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchLifecycleConfiguration, "/"+b.Name,
 			"the bucket '%s' has no lifecycle configuration", b.Name)
 	}
@@ -193,7 +194,7 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageserver.DeleteLi
 // NoSuchBucket whoever asks, bucket names being global).
 func (s *Server) bucket(ctx context.Context, name string) (Bucket, error) {
 	b, err := s.store.bucket(ctx, name)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name, "the bucket '%s' does not exist", name)
 	}
 	if err != nil {

@@ -29,17 +29,6 @@ func Migrations() fs.FS { return API.Migrations().SQLite }
 // (goose SQL files, applied by pgdb.Open in the storage schema).
 func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
-// Store errors, returned wrapped by the operator calls and mapped onto API
-// errors by the handlers: the sentinels every store shares (storeerr).
-var (
-	// ErrNotFound: no bucket, key or configuration of that name.
-	ErrNotFound = storeerr.ErrNotFound
-	// ErrAlreadyExists: the name is taken.
-	ErrAlreadyExists = storeerr.ErrAlreadyExists
-	// ErrConflict: the change is not allowed from the current state.
-	ErrConflict = storeerr.ErrConflict
-)
-
 // store is every SQL statement of the storage service.
 type store struct {
 	db *sqldb.DB
@@ -61,7 +50,7 @@ func (s *store) createBucket(ctx context.Context, account, name string, v Versio
 	if n, err := res.RowsAffected(); err != nil {
 		return Bucket{}, fmt.Errorf("create bucket: %w", err)
 	} else if n == 0 {
-		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrAlreadyExists)
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, storeerr.ErrAlreadyExists)
 	}
 	return Bucket{Name: name, Account: account, Versioning: v, CreatedAt: now}, nil
 }
@@ -72,7 +61,7 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
 		Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, err)
@@ -106,13 +95,13 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 	err = tx.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
 		Scan(&b.Name, &b.Account, &current, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
 	}
 	if v == Unversioned && Versioning(current) != Unversioned {
-		return Bucket{}, fmt.Errorf("bucket %q: versioning, once enabled, can only be suspended: %w", name, ErrConflict)
+		return Bucket{}, fmt.Errorf("bucket %q: versioning, once enabled, can only be suspended: %w", name, storeerr.ErrConflict)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE buckets SET versioning = ? WHERE name = ?`, string(v), name); err != nil {
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
@@ -129,10 +118,10 @@ func (s *store) deleteBucket(ctx context.Context, name string) error {
 }
 
 // deleteOne runs a delete of one row of a kind by its key: the store's
-// ErrNotFound (naming the key) when there was none.
+// storeerr.ErrNotFound (naming the key) when there was none.
 func deleteOne(ctx context.Context, db sqldb.Execer, kind, query, key string) error {
-	err := sqldb.ExecOne(ctx, db, fmt.Errorf("%s %q: %w", kind, key, ErrNotFound), query, key)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	err := sqldb.ExecOne(ctx, db, fmt.Errorf("%s %q: %w", kind, key, storeerr.ErrNotFound), query, key)
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return fmt.Errorf("delete %s: %w", kind, err)
 	}
 	return err
@@ -181,7 +170,7 @@ func (s *store) keyAccount(ctx context.Context, keyID string) (string, error) {
 	var account string
 	err := s.db.QueryRowContext(ctx, `SELECT account FROM access_keys WHERE key_id = ?`, keyID).Scan(&account)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+		return "", fmt.Errorf("key %q: %w", keyID, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return "", fmt.Errorf("look up the account of key %s: %w", keyID, err)
@@ -224,7 +213,7 @@ func (s *store) lifecycle(ctx context.Context, bucket string) ([]byte, error) {
 	var doc string
 	err := s.db.QueryRowContext(ctx, `SELECT document FROM lifecycle_configurations WHERE bucket = ?`, bucket).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("lifecycle configuration of %q: %w", bucket, ErrNotFound)
+		return nil, fmt.Errorf("lifecycle configuration of %q: %w", bucket, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read lifecycle configuration: %w", err)
