@@ -50,6 +50,17 @@ func (s *store) changed() {
 	}
 }
 
+// change runs a statement that is to change a row (sqldb.ExecOne: none
+// when it changed nothing), wrapping its errors with what, and reports the
+// change (changed).
+func (s *store) change(ctx context.Context, what string, none error, query string, args ...any) error {
+	if err := sqldb.ExecOne(ctx, s.db, none, query, args...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	s.changed()
+	return nil
+}
+
 type team struct {
 	ID        string
 	Name      string
@@ -142,10 +153,9 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 }
 
 func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool) (team, error) {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
-		return team{}, fmt.Errorf("update team: %w", err)
+	if err := s.change(ctx, "update team", storeerr.ErrNotFound, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
+		return team{}, err
 	}
-	s.changed()
 	return s.teamByName(ctx, name)
 }
 
@@ -606,22 +616,14 @@ func (s *store) liveGroup(ctx context.Context, teamID, name string) (group, erro
 
 // updateGroupRoles replaces a live group's roles.
 func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles []string) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		joinRoles(roles), teamID, name); err != nil {
-		return fmt.Errorf("update group: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "update group", storeerr.ErrNotFound, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		joinRoles(roles), teamID, name)
 }
 
 // deleteGroup soft-deletes a live group.
 func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.Time) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		sqldb.Micros(now), teamID, name); err != nil {
-		return fmt.Errorf("delete group: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "delete group", storeerr.ErrNotFound, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), teamID, name)
 }
 
 // user is a human or service user of a team.
@@ -767,20 +769,14 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 
 // addMember puts a user in a group; storeerr.ErrAlreadyExists when it is in already.
 func (s *store) addMember(ctx context.Context, groupID, userID string) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID); err != nil {
-		return fmt.Errorf("add member: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "add member", storeerr.ErrAlreadyExists, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`,
+		groupID, userID)
 }
 
 // removeMember takes a user out of a group; storeerr.ErrNotFound when it was not in it.
 func (s *store) removeMember(ctx context.Context, groupID, userID string) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID); err != nil {
-		return fmt.Errorf("remove member: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "remove member", storeerr.ErrNotFound, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`,
+		groupID, userID)
 }
 
 // serviceKey is a live service-user key (never its secret).
@@ -834,12 +830,8 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 
 // deleteKey deletes a live key of a service user.
 func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Time) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
-		sqldb.Micros(now), keyID, userID); err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "delete key", storeerr.ErrNotFound, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), keyID, userID)
 }
 
 // offline reads the stored maintenance switch.
