@@ -261,10 +261,7 @@ func (s *Server) ListGroups(ctx context.Context, req pamserver.ListGroupsRequest
 	if err != nil {
 		return nil, err
 	}
-	list := make([]pamapi.Group, 0, len(groups))
-	for _, g := range groups {
-		list = append(list, toAPIGroup(g))
-	}
+	list := mapped(groups, toAPIGroup)
 	body, err := json.Marshal(pamapi.GroupList{List: list})
 	if err != nil {
 		return nil, fmt.Errorf("encode groups: %w", err)
@@ -277,10 +274,7 @@ func (s *Server) ListGroups(ctx context.Context, req pamserver.ListGroupsRequest
 func groupKey(g group) keyset { return keyset{Name: g.Name, ID: g.ID} }
 
 func toAPIGroup(g group) pamapi.Group {
-	roles := make([]pamapi.Role, 0, len(g.Roles))
-	for _, r := range g.Roles {
-		roles = append(roles, pamapi.Role(r))
-	}
+	roles := mapped(g.Roles, toRole)
 	var deleted *time.Time
 	if g.DeletedAt != nil {
 		d := g.DeletedAt.UTC()
