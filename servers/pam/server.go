@@ -107,9 +107,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
-	st := &store{db: db, pages: cache.New[any](pageCacheSize, pageCacheTTL)}
-	st.db.OnCommit(st.pages.Invalidate)
-	st.db.Follow(st.pages)
+	st := &store{db: db, pages: apistore.PageCache[any](db, pageCacheSize, pageCacheTTL)}
 	cursors, err := apistore.Cursors(ctx, st.db)
 	if err != nil {
 		return nil, err
@@ -121,7 +119,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		store:            st,
 		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
 		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
-		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
+		rendered:         apistore.PageCache[renderedPage](st.db, pageCacheSize, pageCacheTTL),
 		offlineSwitch:    cache.New[bool](1, pageCacheTTL),
 		clock:            cfg.Clock,
 		limiter:          ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, limits),
@@ -129,10 +127,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cursors:          cursors,
 		logger:           cfg.Logger,
 	}
-	st.db.OnCommit(srv.rendered.Invalidate)
 	// The switch is dropped by the write of it (SetOffline), not by every
 	// commit of this replica: a request after a create would read it again.
-	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.rendered, srv.offlineSwitch} {
+	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.offlineSwitch} {
 		st.db.Follow(c)
 	}
 	st.revoked = func() {

@@ -87,9 +87,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, the store's revocations) and after every commit
 	// another replica makes (Follow), and bypassed while this replica cannot
 	// hear those.
-	st := &store{db: db, pages: cache.New[cachedPage](pageCacheSize, credentialCacheTTL)}
-	st.db.OnCommit(st.pages.Invalidate)
-	st.db.Follow(st.pages)
+	st := &store{db: db, pages: apistore.PageCache[cachedPage](db, pageCacheSize, credentialCacheTTL)}
 	cursors, err := apistore.Cursors(ctx, st.db)
 	if err != nil {
 		return nil, err

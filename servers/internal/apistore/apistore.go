@@ -10,7 +10,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
@@ -48,6 +50,17 @@ func Cursors(ctx context.Context, db *sqldb.DB) (*pagetoken.Codec, error) {
 		return nil, err
 	}
 	return pagetoken.New(key)
+}
+
+// PageCache returns a cache of what db's reads give (list pages, rendered
+// answers), dropped after every commit of this replica (OnCommit) and after
+// every commit another replica makes (Follow), and bypassed while this
+// replica cannot hear those.
+func PageCache[T any](db *sqldb.DB, size int, ttl time.Duration) *cache.Cache[T] {
+	c := cache.New[T](size, ttl)
+	db.OnCommit(c.Invalidate)
+	db.Follow(c)
+	return c
 }
 
 // Querier runs a query: a *sqldb.DB or a *sqldb.Tx.
