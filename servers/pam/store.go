@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/storeerr"
@@ -289,23 +290,18 @@ func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, *boo
 
 // rolesOf returns the union of the roles of the live groups userID is in.
 func (s *store) rolesOf(ctx context.Context, userID string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `
+	groups, err := apistore.Collect(ctx, s.db, apistore.Scan[string], `
 		SELECT g.roles FROM team_groups g JOIN group_members m ON m.group_id = g.id
 		WHERE m.user_id = ? AND g.deleted_at IS NULL`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("read roles: %w", err)
 	}
-	defer rows.Close()
 	var roles []string
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, fmt.Errorf("read roles: %w", err)
-		}
+	for _, r := range groups {
 		roles = append(roles, splitRoles(r)...)
 	}
 	slices.Sort(roles)
-	return slices.Compact(roles), rows.Err()
+	return slices.Compact(roles), nil
 }
 
 // groupFilter narrows a group listing.
@@ -528,21 +524,11 @@ func (s *store) setQuotas(ctx context.Context, teamID string, limits map[string]
 
 // quotas returns a team's quotas by resource.
 func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT resource, max_count FROM team_quotas WHERE team_id = ?`, teamID)
+	out, err := apistore.Counts(ctx, s.db, `SELECT resource, max_count FROM team_quotas WHERE team_id = ?`, teamID)
 	if err != nil {
 		return nil, fmt.Errorf("read quotas: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var r string
-		var n int
-		if err := rows.Scan(&r, &n); err != nil {
-			return nil, fmt.Errorf("read quotas: %w", err)
-		}
-		out[r] = n
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // createGroup creates a live group; storeerr.ErrAlreadyExists when a live group has

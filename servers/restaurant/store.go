@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/storeerr"
@@ -135,20 +136,12 @@ func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
 	if err != nil {
 		return clientRecord{}, fmt.Errorf("read client: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT restaurant_guid FROM client_grants WHERE client_id = ? ORDER BY restaurant_guid`, id)
+	grants, err := apistore.Collect(ctx, s.db, apistore.Scan[string], `SELECT restaurant_guid FROM client_grants WHERE client_id = ? ORDER BY restaurant_guid`, id)
 	if err != nil {
 		return clientRecord{}, fmt.Errorf("read grants: %w", err)
 	}
-	defer rows.Close()
-	c.Restaurants = []string{}
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return clientRecord{}, fmt.Errorf("read grants: %w", err)
-		}
-		c.Restaurants = append(c.Restaurants, r)
-	}
-	return c, rows.Err()
+	c.Restaurants = append([]string{}, grants...)
+	return c, nil
 }
 
 func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, expires time.Time) error {
@@ -398,22 +391,12 @@ func (s *store) setHidden(ctx context.Context, restaurantGUID, kind, guid string
 
 // counts returns the number of live entities per kind of a restaurant.
 func (s *store) counts(ctx context.Context, restaurantGUID string) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `
+	out, err := apistore.Counts(ctx, s.db, `
 		SELECT kind, COUNT(*) FROM entities
 		WHERE restaurant_guid = ? AND archived = FALSE AND removed = FALSE
 		GROUP BY kind`, restaurantGUID)
 	if err != nil {
 		return nil, fmt.Errorf("count entities: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			return nil, fmt.Errorf("count entities: %w", err)
-		}
-		out[k] = n
-	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -86,6 +86,26 @@ func Collect[T any](ctx context.Context, q Querier, scan func(rows *sql.Rows, v 
 	return out, rows.Err()
 }
 
+// Scan reads a row of one column into v (Collect's scan of such a query).
+func Scan[T any](rows *sql.Rows, v *T) error { return rows.Scan(v) }
+
+// Counts runs a query of (name, count) rows and returns the counts by name.
+func Counts(ctx context.Context, q Querier, query string, args ...any) (map[string]int, error) {
+	type count struct {
+		name string
+		n    int
+	}
+	rows, err := Collect(ctx, q, func(rows *sql.Rows, c *count) error { return rows.Scan(&c.name, &c.n) }, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(rows))
+	for _, c := range rows {
+		out[c.name] = c.n
+	}
+	return out, nil
+}
+
 // Step is one statement of a script of statements (Run).
 type Step struct {
 	Query string

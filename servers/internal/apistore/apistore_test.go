@@ -83,4 +83,24 @@ func TestRunAndCollect(t *testing.T) {
 
 	_, err = apistore.Collect(ctx, db, scan, `SELECT nothing FROM names`)
 	assert.Error(t, err, "a query's error is returned")
+
+	ids, err := apistore.Collect(ctx, db, apistore.Scan[int64], `SELECT id FROM names ORDER BY id`)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{2, 3}, ids)
+}
+
+func TestCounts(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	counts, err := apistore.Counts(ctx, db, `SELECT name, COUNT(*) FROM names GROUP BY name`)
+	require.NoError(t, err)
+	assert.Empty(t, counts)
+	assert.NotNil(t, counts, "no rows is an empty map")
+	for i, name := range []string{"a", "b", "a", "c", "a"} {
+		_, err := db.ExecContext(ctx, `INSERT INTO names (id, name) VALUES (?, ?)`, i, name)
+		require.NoError(t, err)
+	}
+	counts, err = apistore.Counts(ctx, db, `SELECT name, COUNT(*) FROM names WHERE name <> ? GROUP BY name`, "c")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"a": 3, "b": 1}, counts)
 }
