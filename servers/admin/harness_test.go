@@ -14,6 +14,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
 const adminToken = "test-admin-token"
@@ -40,6 +41,17 @@ func serveAdmin(t testing.TB, cfg admin.Config) string {
 	srv, err := admin.New(cfg)
 	require.NoError(t, err)
 	return stacktest.HTTP(t, srv)
+}
+
+// adminOver serves the admin API over cfg's servers (and over a fresh PAM
+// server when cfg names none), checked against its spec, until t ends, and
+// returns a client of it.
+func adminOver(t testing.TB, cfg admin.Config) *adminapi.ClientWithResponses {
+	t.Helper()
+	if cfg.PAM == nil {
+		cfg.PAM = pamtest.Start(t, pamtest.Options{}).Operator
+	}
+	return adminClient(t, serveAdmin(t, checked(t, cfg)))
 }
 
 // withAdminToken sends the admin token.

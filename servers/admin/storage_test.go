@@ -22,7 +22,7 @@ import (
 func startStorage(t *testing.T) (*storagetest.Env, *adminapi.ClientWithResponses) {
 	t.Helper()
 	env := storagetest.Start(t, storagetest.Options{})
-	return env, adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pamtest.Start(t, pamtest.Options{}).Operator, Storage: env.Operator})))
+	return env, adminOver(t, admin.Config{Storage: env.Operator})
 }
 
 func TestStorageBuckets_CreateListVersionDelete(t *testing.T) {
