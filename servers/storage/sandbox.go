@@ -36,16 +36,11 @@ func deleteTenants(ctx context.Context, s *Server, set descriptor.TenantSet) err
 		return fmt.Errorf("storage: the set %q owns the default account, which is never deleted", set.Name)
 	}
 	err := s.store.inTx(ctx, func(tx *sqldb.Tx) error {
-		for _, q := range []string{
-			`DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`,
-			`DELETE FROM buckets WHERE account = ?`,
-			`DELETE FROM access_keys WHERE account = ?`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, account); err != nil {
-				return err
-			}
-		}
-		return nil
+		of := []any{account}
+		return apistore.Run(ctx, tx,
+			apistore.Step{Query: `DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`, Args: of},
+			apistore.Step{Query: `DELETE FROM buckets WHERE account = ?`, Args: of},
+			apistore.Step{Query: `DELETE FROM access_keys WHERE account = ?`, Args: of})
 	})
 	if err != nil {
 		return fmt.Errorf("storage: delete %s: %w", set.Name, err)
