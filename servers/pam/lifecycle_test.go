@@ -42,10 +42,8 @@ func TestKeys_RotateDeleteExpireAndDisableEndAccessAsDesigned(t *testing.T) {
 	fake := clock.NewFake(time.Now())
 	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pam.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
-	root := env.ServiceUser(t, "acme", "root", "pam_admin")
-	api := newAPI(t, env.URL)
+	api, admin := rootSession(t, env)
 	ctx := context.Background()
-	admin := bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
 
 	created, err := api.CreateServiceUserWithResponse(ctx, "acme", pamapi.CreateServiceUserJSONRequestBody{Name: "worker"}, admin)
 	require.NoError(t, err)
@@ -288,9 +286,7 @@ func TestTimestamps_AnswersShowWhatIsStored(t *testing.T) {
 	fake := clock.NewFake(time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.UTC))
 	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pam.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
-	root := env.ServiceUser(t, "acme", "root", "pam_admin")
-	api := newAPI(t, env.URL)
-	admin := bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
+	api, admin := rootSession(t, env)
 
 	created, err := api.CreateServiceUserWithResponse(ctx, "acme", pamapi.CreateServiceUserJSONRequestBody{Name: "worker"}, admin)
 	require.NoError(t, err)

@@ -133,9 +133,7 @@ func TestAuthCache_OperatorRevocationsTakeEffectOnTheNextRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env := pamtest.Start(t, pamtest.Options{})
 			env.Team(t, "acme")
-			root := env.ServiceUser(t, "acme", "root", "pam_admin")
-			api := newAPI(t, env.URL)
-			tok := bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
+			api, tok := rootSession(t, env)
 			for range 3 { // cached after the first
 				resp, err := api.ListGroupsWithResponse(ctx, "acme", nil, tok)
 				require.NoError(t, err)

@@ -51,6 +51,15 @@ func issueToken(t *testing.T, api *pamapi.ClientWithResponses, team, keyID, secr
 	return resp.JSON200.BearerToken
 }
 
+// rootSession makes a pam_admin service user "root" of the team acme and
+// returns a client checked against the spec and root's token.
+func rootSession(t *testing.T, env *pamtest.Env) (*pamapi.ClientWithResponses, pamapi.RequestEditorFn) {
+	t.Helper()
+	root := env.ServiceUser(t, "acme", "root", "pam_admin")
+	api := newAPI(t, env.URL)
+	return api, bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
+}
+
 // decodeError reads the PAM error body and checks its shape.
 func decodeError(t *testing.T, status int, body []byte) pamapi.Error {
 	t.Helper()
