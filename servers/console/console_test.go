@@ -131,7 +131,7 @@ func newWorld(t *testing.T) *world {
 	requests.Add(requestlog.Entry{Time: time.Now(), API: "fax", Operation: "SendFax", Method: "POST", Path: "/v2/faxes", Status: 422, Latency: time.Millisecond, Violations: []string{"body: missing property \"data\""}})
 
 	con, err := console.New(console.Config{
-		AdminToken: adminToken, Fax: w.fax, PAM: pamEnv.Server.Console(), Restaurant: restEnv.Server, Storage: storeEnv.Server,
+		AdminToken: adminToken, Fax: w.fax, PAM: pamEnv.Server.Console(), Restaurant: restEnv.Server.Console(), Storage: storeEnv.Server.Console(),
 		Requests: requests, Logger: slog.New(slog.DiscardHandler),
 		Inbox: func() []console.InboxEvent {
 			return []console.InboxEvent{{ID: "evt-1", Type: "fax.delivered", FaxID: w.faxID, Attempt: 1, ReceivedAt: time.Now()}}

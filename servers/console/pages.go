@@ -202,10 +202,10 @@ func (c *Console) restaurantData(r *http.Request) (restaurantView, error) {
 	}
 	ctx := r.Context()
 	var err error
-	if v.Restaurants, err = c.cfg.Restaurant.ConsoleRestaurants(ctx); err != nil {
+	if v.Restaurants, err = c.cfg.Restaurant.Restaurants(ctx); err != nil {
 		return v, err
 	}
-	if v.Clients, err = c.cfg.Restaurant.ConsoleClients(ctx); err != nil {
+	if v.Clients, err = c.cfg.Restaurant.Clients(ctx); err != nil {
 		return v, err
 	}
 	v.Resources = slices.DeleteFunc(v.Resources, func(s string) bool { return s == "tipWithholding" })
@@ -221,7 +221,7 @@ func (c *Console) restaurantData(r *http.Request) (restaurantView, error) {
 		v.PageSize = n
 	}
 	if v.Restaurant != "" {
-		docs, next, err := c.cfg.Restaurant.ConsolePage(ctx, v.Restaurant, v.Resource, q.Get("pageToken"), v.PageSize)
+		docs, next, err := c.cfg.Restaurant.Page(ctx, v.Restaurant, v.Resource, q.Get("pageToken"), v.PageSize)
 		if err != nil {
 			v.BrowseError = err.Error()
 		}
@@ -304,7 +304,7 @@ func (c *Console) restaurantImport(w http.ResponseWriter, r *http.Request, s *se
 
 func (c *Console) storagePage(w http.ResponseWriter, r *http.Request, s *session) error {
 	return listPage(c, w, r, s, "storage", "Storage", c.cfg.Storage != nil, func(ctx context.Context) ([]storage.ConsoleBucket, error) {
-		return c.cfg.Storage.ConsoleBuckets(ctx)
+		return c.cfg.Storage.Buckets(ctx)
 	})
 }
 

@@ -11,8 +11,8 @@ import (
 )
 
 // The console reads each server through its console calls, not through
-// the servers' whole surface: *pam.Console (a PAM server's Console()),
-// *fax.Server, *storage.Server and *restaurant.Server satisfy these.
+// the servers' whole surface: each server's Console() (*pam.Console,
+// *storage.Console, *restaurant.Console) and *fax.Server satisfy these.
 
 // PAM is what the console reads of the PAM server.
 type PAM interface {
@@ -28,15 +28,15 @@ type Fax interface {
 
 // Storage is what the console reads of the storage server.
 type Storage interface {
-	ConsoleBuckets(ctx context.Context) ([]storage.ConsoleBucket, error)
+	Buckets(ctx context.Context) ([]storage.ConsoleBucket, error)
 }
 
 // Restaurant is what the console reads of the restaurant server, and its
 // imports.
 type Restaurant interface {
-	ConsoleRestaurants(ctx context.Context) ([]restaurant.Restaurant, error)
-	ConsoleClients(ctx context.Context) ([]restaurant.ConsoleClient, error)
-	ConsolePage(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error)
+	Restaurants(ctx context.Context) ([]restaurant.Restaurant, error)
+	Clients(ctx context.Context) ([]restaurant.ConsoleClient, error)
+	Page(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error)
 	GenerateDemo(ctx context.Context, restaurantGUID string, menuItems int, seed uint64) (restaurant.ImportResult, error)
 	Import(ctx context.Context, restaurantGUID string, document []byte) (restaurant.ImportResult, error)
 }
@@ -44,6 +44,6 @@ type Restaurant interface {
 var (
 	_ PAM        = (*pam.Console)(nil)
 	_ Fax        = (*fax.Server)(nil)
-	_ Storage    = (*storage.Server)(nil)
-	_ Restaurant = (*restaurant.Server)(nil)
+	_ Storage    = (*storage.Console)(nil)
+	_ Restaurant = (*restaurant.Console)(nil)
 )

@@ -56,16 +56,16 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	require.Len(t, cfg.Rules, 1)
 	assert.Equal(t, lifecycledoc.Namespace, cfg.XMLName.Space)
 
-	b, err := srv.Bucket(ctx, "old-bucket")
+	b, err := srv.Operator().Bucket(ctx, "old-bucket")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultAccount, b.Account)
 	assert.Equal(t, now, b.CreatedAt, "the instant stored as a TIMESTAMP is read back from its BIGINT")
-	keys, err := srv.Keys(ctx)
+	keys, err := srv.Operator().Keys(ctx)
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	assert.Equal(t, DefaultAccount, keys[0].Account)
 	assert.Equal(t, now, keys[0].CreatedAt)
-	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, "CKOLDKEY", "old-secret"), "the old key acts on the old bucket's account")
+	assert.True(t, srv.Operator().KeyWorks(ctx, DefaultAccount, "CKOLDKEY", "old-secret"), "the old key acts on the old bucket's account")
 }
 
 func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
@@ -77,15 +77,15 @@ func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	srv, err := New(Config{Deps: Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
 
-	k, err := srv.CreateKey(ctx, "", "ci")
+	k, err := srv.Operator().CreateKey(ctx, "", "ci")
 	require.NoError(t, err)
 	var stored string
 	require.NoError(t, srv.store.db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, k.KeyID).Scan(&stored))
 	assert.False(t, strings.Contains(stored, k.Secret), "the database holds no plain secret")
-	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
+	assert.True(t, srv.Operator().KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 
 	// The same database under another master key cannot verify the key.
 	srv2, err := New(Config{Deps: Deps{DB: db}, MasterKey: make([]byte, MasterKeySize)})
 	require.NoError(t, err)
-	assert.False(t, srv2.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
+	assert.False(t, srv2.Operator().KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 }

@@ -190,14 +190,14 @@ func TestReleaseDataDirectory_StorageInstants(t *testing.T) {
 	for _, row := range old {
 		want, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", row[1].(string))
 		require.NoError(t, err, "the release stored time.Time's text")
-		b, err := srv.Bucket(ctx, row[0].(string))
+		b, err := srv.Operator().Bucket(ctx, row[0].(string))
 		require.NoError(t, err)
 		assert.Equal(t, want.UTC(), b.CreatedAt, "bucket %s", row[0])
 	}
-	n, err := srv.LifecycleCount(ctx)
+	n, err := srv.Operator().LifecycleCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the stored lifecycle configuration is kept")
-	keys, err := srv.Keys(ctx)
+	keys, err := srv.Operator().Keys(ctx)
 	require.NoError(t, err)
 	require.NotEmpty(t, keys)
 	for _, k := range keys {
@@ -222,10 +222,10 @@ func TestReleaseDataDirectory_RestaurantInstants(t *testing.T) {
 	srv, err := restaurant.New(ctx, restaurant.Config{Deps: restaurant.Deps{DB: db}})
 	require.NoError(t, err)
 	guid := old[0][0].(string)
-	r, err := srv.Restaurant(ctx, guid)
+	r, err := srv.Operator().Restaurant(ctx, guid)
 	require.NoError(t, err)
 	assert.Equal(t, time.UnixMilli(old[0][1].(int64)).UTC(), r.CreatedAt)
-	counts, err := srv.Counts(ctx, guid)
+	counts, err := srv.Operator().Counts(ctx, guid)
 	require.NoError(t, err)
 	total := 0
 	for _, c := range counts {
