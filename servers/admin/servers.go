@@ -13,7 +13,7 @@ import (
 
 // The admin API reaches each server through the operator calls it makes,
 // not through the servers' whole surface (their generated handlers among
-// it): *pam.Operator (a PAM server's Operator()), *fax.Server,
+// it): *pam.Operator (a PAM server's Operator()), *fax.Operator,
 // *storage.Server and *restaurant.Server satisfy these.
 
 // PAM is the PAM server's operator calls.
@@ -69,7 +69,7 @@ type Restaurant interface {
 
 var (
 	_ PAM        = (*pam.Operator)(nil)
-	_ Fax        = (*fax.Server)(nil)
+	_ Fax        = (*fax.Operator)(nil)
 	_ Storage    = (*storage.Server)(nil)
 	_ Restaurant = (*restaurant.Server)(nil)
 )

@@ -83,8 +83,15 @@ type DeliveryAttempt struct {
 	Headers map[string]string
 }
 
+// Console is what the web console (servers/console) reads of a fax server,
+// and its redelivery. Server.Console gives a server's.
+type Console Server
+
+// Console is the console's view of s.
+func (s *Server) Console() *Console { return (*Console)(s) }
+
 // Accounts lists every account, oldest first.
-func (s *Server) Accounts(ctx context.Context) ([]Account, error) {
+func (s *Console) Accounts(ctx context.Context) ([]Account, error) {
 	rows, err := s.store.db.QueryContext(ctx, `SELECT id, name, created_at FROM accounts ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list accounts: %w", err)
@@ -103,9 +110,9 @@ func (s *Server) Accounts(ctx context.Context) ([]Account, error) {
 	return out, rows.Err()
 }
 
-// ConsoleFaxes returns the account's latest limit faxes, newest first, with
+// Faxes returns the account's latest limit faxes, newest first, with
 // their timelines, events and attempts.
-func (s *Server) ConsoleFaxes(ctx context.Context, accountID string, limit int) ([]ConsoleFax, error) {
+func (s *Console) Faxes(ctx context.Context, accountID string, limit int) ([]ConsoleFax, error) {
 	rows, _, err := s.store.listFaxes(ctx, accountID, faxFilter{}, 0, limit)
 	if err != nil {
 		return nil, err
@@ -121,9 +128,9 @@ func (s *Server) ConsoleFaxes(ctx context.Context, accountID string, limit int) 
 	return out, nil
 }
 
-// ConsoleFax returns one fax of any account; ErrNotFound when there is none
+// Fax returns one fax of any account; ErrNotFound when there is none
 // (or it was deleted).
-func (s *Server) ConsoleFax(ctx context.Context, id string) (ConsoleFax, error) {
+func (s *Console) Fax(ctx context.Context, id string) (ConsoleFax, error) {
 	f, err := scanFax(s.store.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND deleted_at IS NULL`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ConsoleFax{}, storeerr.ErrNotFound
@@ -134,7 +141,7 @@ func (s *Server) ConsoleFax(ctx context.Context, id string) (ConsoleFax, error) 
 	return s.consoleFax(ctx, f)
 }
 
-func (s *Server) consoleFax(ctx context.Context, f faxRow) (ConsoleFax, error) {
+func (s *Console) consoleFax(ctx context.Context, f faxRow) (ConsoleFax, error) {
 	cf := ConsoleFax{
 		ID: f.ID, Direction: f.Direction, From: f.From, To: f.To, Status: f.Status,
 		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt, Final: isFinal(f.Status),
@@ -270,7 +277,11 @@ func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]Deliver
 // webhook URLs, its attempt numbers continuing the original's. The original
 // row keeps its history. It returns the new row's seq; ErrNotFound when
 // there is no such event.
-func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
+func (s *Console) Redeliver(ctx context.Context, seq int64) (int64, error) {
+	return (*Server)(s).redeliver(ctx, seq)
+}
+
+func (s *Server) redeliver(ctx context.Context, seq int64) (int64, error) {
 	tx, err := s.store.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)

@@ -163,7 +163,7 @@ func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
 	ctx := context.Background()
 	doc := makePDF(2)
 
-	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: doc, Outcome: InboundPartial, CallDurationSecs: 42})
+	id, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: doc, Outcome: InboundPartial, CallDurationSecs: 42})
 	require.NoError(t, err)
 	evs := r.waitFor(id, "fax.received")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, r.typesOf(id))
@@ -182,7 +182,7 @@ func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
 
 func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
 	h, r := newReceivingHarness(t)
-	id, err := h.srv.InjectInbound(context.Background(), InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundSenderCallDropped})
+	id, err := h.srv.Operator().InjectInbound(context.Background(), InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundSenderCallDropped})
 	require.NoError(t, err)
 	evs := r.waitFor(id, "fax.failed")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.failed"}, r.typesOf(id))
@@ -257,7 +257,7 @@ func TestDelivery_EventsPendingAtAKillAreDeliveredAfterRestart(t *testing.T) {
 	r.waitFor(id, "fax.delivered")
 	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, r.typesOf(id))
 	require.Eventually(t, func() bool {
-		pending, _, _, err := h.srv.WebhookStats(context.Background())
+		pending, _, _, err := h.srv.Operator().WebhookStats(context.Background())
 		return err == nil && pending == 0
 	}, 5*time.Second, 10*time.Millisecond)
 }
@@ -294,7 +294,7 @@ func TestInbound_TheDocumentIsLinkedOnlyOnceTheFaxIsReceived(t *testing.T) {
 	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = time.Hour })
 	ctx := context.Background()
 
-	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundReceived})
+	id, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundReceived})
 	require.NoError(t, err)
 	r.waitFor(id, "fax.media.processing.started")
 

@@ -27,15 +27,15 @@ type tenant struct {
 func (h *harness) newTenant(name, from string) tenant {
 	h.t.Helper()
 	ctx := context.Background()
-	a, err := h.srv.CreateAccount(ctx, name)
+	a, err := h.srv.Operator().CreateAccount(ctx, name)
 	require.NoError(h.t, err)
-	_, key, err := h.srv.IssueAPIKey(ctx, a.ID)
+	_, key, err := h.srv.Operator().IssueAPIKey(ctx, a.ID)
 	require.NoError(h.t, err)
-	profile, err := h.srv.CreateOutboundVoiceProfile(ctx, a.ID, "default")
+	profile, err := h.srv.Operator().CreateOutboundVoiceProfile(ctx, a.ID, "default")
 	require.NoError(h.t, err)
-	app, err := h.srv.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: profile})
+	app, err := h.srv.Operator().CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: profile})
 	require.NoError(h.t, err)
-	require.NoError(h.t, h.srv.AssignNumber(ctx, a.ID, from, app.ID))
+	require.NoError(h.t, h.srv.Operator().AssignNumber(ctx, a.ID, from, app.ID))
 	api, err := faxapi.NewClientWithResponses(h.url, faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 		req.Header.Set("Authorization", "Bearer "+key)
 		return nil

@@ -102,7 +102,7 @@ func newReceivingHarness(t testing.TB, opts ...harnessOption) (*harness, *receiv
 func newReceiver(t testing.TB, h *harness) *receiver {
 	t.Helper()
 	r := &receiver{t: t, notify: make(chan struct{}, 1)}
-	handler, err := faxclient.NewWebhookHandler(h.srv.WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxclient.NewWebhookHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
 		r.mu.Lock()
 		behave := r.behave
 		r.mu.Unlock()
@@ -245,21 +245,21 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		o(&h.cfg)
 	}
 	h.start()
-	h.webhookKey = h.srv.WebhookPublicKey()
+	h.webhookKey = h.srv.Operator().WebhookPublicKey()
 	h.docs = documents(t)
 
 	ctx := context.Background()
-	a, err := h.srv.CreateAccount(ctx, "acme")
+	a, err := h.srv.Operator().CreateAccount(ctx, "acme")
 	require.NoError(t, err)
 	h.acct = a.ID
-	_, h.key, err = h.srv.IssueAPIKey(ctx, a.ID)
+	_, h.key, err = h.srv.Operator().IssueAPIKey(ctx, a.ID)
 	require.NoError(t, err)
-	profile, err := h.srv.CreateOutboundVoiceProfile(ctx, a.ID, "default")
+	profile, err := h.srv.Operator().CreateOutboundVoiceProfile(ctx, a.ID, "default")
 	require.NoError(t, err)
-	app, err := h.srv.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: profile})
+	app, err := h.srv.Operator().CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: profile})
 	require.NoError(t, err)
 	h.app = app.ID
-	require.NoError(t, h.srv.AssignNumber(ctx, a.ID, h.from, app.ID))
+	require.NoError(t, h.srv.Operator().AssignNumber(ctx, a.ID, h.from, app.ID))
 
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) {
 		t.Errorf("fax API breaks its spec: %v", v)

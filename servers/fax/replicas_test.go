@@ -112,7 +112,7 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 		rs.replicas = append(rs.replicas, r)
 	}
 	// Every replica has the same webhook key: it is in the database.
-	handler, err := faxclient.NewWebhookHandler(rs.replicas[0].srv.WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxclient.NewWebhookHandler(rs.replicas[0].srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
 		rs.mu.Lock()
 		rs.received[e.FaxID] = append(rs.received[e.FaxID], e)
 		rs.byID[e.ID]++
@@ -153,15 +153,15 @@ func (rs *replicaSet) newSender(name, from string) sender {
 	t.Helper()
 	ctx := context.Background()
 	srv := rs.replicas[0].srv
-	a, err := srv.CreateAccount(ctx, name)
+	a, err := srv.Operator().CreateAccount(ctx, name)
 	require.NoError(t, err)
-	_, key, err := srv.IssueAPIKey(ctx, a.ID)
+	_, key, err := srv.Operator().IssueAPIKey(ctx, a.ID)
 	require.NoError(t, err)
-	profile, err := srv.CreateOutboundVoiceProfile(ctx, a.ID, "default")
+	profile, err := srv.Operator().CreateOutboundVoiceProfile(ctx, a.ID, "default")
 	require.NoError(t, err)
-	app, err := srv.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: rs.hook, OutboundVoiceProfileID: profile})
+	app, err := srv.Operator().CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: rs.hook, OutboundVoiceProfileID: profile})
 	require.NoError(t, err)
-	require.NoError(t, srv.AssignNumber(ctx, a.ID, from, app.ID))
+	require.NoError(t, srv.Operator().AssignNumber(ctx, a.ID, from, app.ID))
 	s := sender{app: app.ID, from: from}
 	for _, r := range rs.replicas {
 		api, err := faxapi.NewClientWithResponses(r.url, faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {

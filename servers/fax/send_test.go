@@ -67,16 +67,16 @@ func TestSendFax_InvalidRequestsAnswer422NamingTheFieldAndQueueNothing(t *testin
 	h := newHarness(t)
 	ctx := context.Background()
 	// Objects of another account and an application without a profile.
-	other, err := h.srv.CreateAccount(ctx, "other")
+	other, err := h.srv.Operator().CreateAccount(ctx, "other")
 	require.NoError(t, err)
-	otherProfile, err := h.srv.CreateOutboundVoiceProfile(ctx, other.ID, "p")
+	otherProfile, err := h.srv.Operator().CreateOutboundVoiceProfile(ctx, other.ID, "p")
 	require.NoError(t, err)
-	otherApp, err := h.srv.CreateApplication(ctx, Application{AccountID: other.ID, Name: "theirs", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: otherProfile})
+	otherApp, err := h.srv.Operator().CreateApplication(ctx, Application{AccountID: other.ID, Name: "theirs", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: otherProfile})
 	require.NoError(t, err)
-	noProfile, err := h.srv.CreateApplication(ctx, Application{AccountID: h.acct, Name: "receive only", WebhookURL: "http://127.0.0.1:9/"})
+	noProfile, err := h.srv.Operator().CreateApplication(ctx, Application{AccountID: h.acct, Name: "receive only", WebhookURL: "http://127.0.0.1:9/"})
 	require.NoError(t, err)
-	require.NoError(t, h.srv.AssignNumber(ctx, h.acct, "+13125550199", noProfile.ID))
-	require.NoError(t, h.srv.AssignNumber(ctx, h.acct, "+13125550198", ""))
+	require.NoError(t, h.srv.Operator().AssignNumber(ctx, h.acct, "+13125550199", noProfile.ID))
+	require.NoError(t, h.srv.Operator().AssignNumber(ctx, h.acct, "+13125550198", ""))
 
 	tests := []struct {
 		name    string
@@ -142,7 +142,7 @@ func TestListFaxes_PagesAndFilters(t *testing.T) {
 		h.send("+14155550123")
 	}
 	last := h.send("+13125550800")
-	_, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundReceived})
+	_, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundReceived})
 	require.NoError(t, err)
 
 	size := 2

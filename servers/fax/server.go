@@ -208,7 +208,7 @@ func (s *Server) AllowDestinationPrefixes(prefixes ...string) error {
 }
 
 // WebhookPublicKey is the Ed25519 public key webhook receivers verify with.
-func (s *Server) WebhookPublicKey() ed25519.PublicKey {
+func (s *Operator) WebhookPublicKey() ed25519.PublicKey {
 	return s.signingKey.Public().(ed25519.PublicKey)
 }
 

@@ -70,7 +70,7 @@ func (n *attemptNotifier) notify() {
 // AttemptRecorded returns a channel closed once this process records its
 // next delivery attempt (of any account). Other replicas' attempts are seen
 // by reading the log again.
-func (s *Server) AttemptRecorded() <-chan struct{} { return s.store.attemptLog.wait() }
+func (s *Operator) AttemptRecorded() <-chan struct{} { return s.store.attemptLog.wait() }
 
 const logEventColumns = `o.seq, o.event_id, o.event_type, o.data, o.attempts, o.created_at, o.delivered_at,
 	COALESCE(o.delivered_to, ''), o.abandoned_at, COALESCE(o.redelivery_of, 0), o.fax_id`
@@ -82,7 +82,7 @@ const ofAccount = `(SELECT f.id FROM faxes f JOIN accounts c ON c.id = f.account
 // WebhookAttempts returns the delivery attempts of the events of the
 // account named account whose ID is above after, oldest first, at most
 // limit.
-func (s *Server) WebhookAttempts(ctx context.Context, account string, after int64, limit int) ([]LogAttempt, error) {
+func (s *Operator) WebhookAttempts(ctx context.Context, account string, after int64, limit int) ([]LogAttempt, error) {
 	rows, err := s.store.db.QueryContext(ctx, `SELECT a.id, `+attemptColumns+`, a.body, `+logEventColumns+`
 		FROM delivery_attempts a JOIN outbox o ON o.seq = a.event_seq
 		WHERE a.fax_id IN `+ofAccount+` AND a.id > ? ORDER BY a.id LIMIT ?`, account, after, limit)
@@ -113,7 +113,7 @@ func (s *Server) WebhookAttempts(ctx context.Context, account string, after int6
 
 // PendingWebhookEvents returns the events of the account named account not
 // yet delivered nor abandoned, oldest first, at most limit.
-func (s *Server) PendingWebhookEvents(ctx context.Context, account string, limit int) ([]LogEvent, error) {
+func (s *Operator) PendingWebhookEvents(ctx context.Context, account string, limit int) ([]LogEvent, error) {
 	rows, err := s.store.db.QueryContext(ctx, `SELECT `+logEventColumns+` FROM outbox o
 		WHERE o.fax_id IN `+ofAccount+` AND o.delivered_at IS NULL AND o.abandoned_at IS NULL ORDER BY o.seq LIMIT ?`, account, limit)
 	if err != nil {
@@ -136,10 +136,10 @@ func (s *Server) PendingWebhookEvents(ctx context.Context, account string, limit
 }
 
 // RedeliverEventOf queues the event eventID of the account named account
-// again (Redeliver): its original outbox row is copied, and the copy is
+// again (Console.Redeliver): its original outbox row is copied, and the copy is
 // sent with fresh signatures. ErrNotFound when the account has no such
 // event.
-func (s *Server) RedeliverEventOf(ctx context.Context, account, eventID string) (LogEvent, error) {
+func (s *Operator) RedeliverEventOf(ctx context.Context, account, eventID string) (LogEvent, error) {
 	var seq int64
 	err := s.store.db.QueryRowContext(ctx, `SELECT o.seq FROM outbox o WHERE o.event_id = ? AND o.redelivery_of IS NULL
 		AND o.fax_id IN `+ofAccount, eventID, account).Scan(&seq)
@@ -149,7 +149,7 @@ func (s *Server) RedeliverEventOf(ctx context.Context, account, eventID string) 
 	if err != nil {
 		return LogEvent{}, fmt.Errorf("redeliver: %w", err)
 	}
-	copySeq, err := s.Redeliver(ctx, seq)
+	copySeq, err := s.server().redeliver(ctx, seq)
 	if err != nil {
 		return LogEvent{}, err
 	}

@@ -239,7 +239,7 @@ func label(b *box) string { return fmt.Sprintf("sandbox %s", b.Id) }
 func (e *env) receive(t testing.TB, b *box) *stack.FaxInbox {
 	t.Helper()
 	inbox := &stack.FaxInbox{}
-	h, err := faxclient.NewWebhookHandler(e.st.Fax.WebhookPublicKey(), func(_ context.Context, ev faxclient.Event) error {
+	h, err := faxclient.NewWebhookHandler(e.st.Fax.Operator().WebhookPublicKey(), func(_ context.Context, ev faxclient.Event) error {
 		inbox.Add(stack.InboxEvent{ID: ev.ID, EventType: ev.Type, FaxID: ev.FaxID, Attempt: ev.Attempt, ReceivedAt: e.clock.Now(), Body: ev.Raw})
 		return nil
 	}, faxclient.WithClock(e.clock.Now))
