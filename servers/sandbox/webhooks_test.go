@@ -25,64 +25,9 @@ import (
 	"github.com/apistack/apistack/servers/stack"
 )
 
-// webhookLog reads b's whole webhook log after after (one page of 1000).
-func webhookLog(t testing.TB, b *box, after int64) *sandboxapi.WebhookLogPage {
-	t.Helper()
-	resp, err := b.api.ListSandboxWebhooksWithResponse(context.Background(), b.Id,
-		&sandboxapi.ListSandboxWebhooksParams{After: &after, Limit: ptr(1000)})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
-	return resp.JSON200
-}
-
-// driveUntil moves the stack's clock on, a second at a time, until done
-// holds for b's webhook log.
-func (e *env) driveUntil(t testing.TB, b *box, what string, done func(page *sandboxapi.WebhookLogPage) bool) *sandboxapi.WebhookLogPage {
-	t.Helper()
-	var page *sandboxapi.WebhookLogPage
-	require.Eventually(t, func() bool {
-		page = webhookLog(t, b, 0)
-		if done(page) {
-			return true
-		}
-		e.clock.Advance(time.Second)
-		return false
-	}, 30*time.Second, 5*time.Millisecond, "%s: %s never happened", label(b), what)
-	return page
-}
-
-// delivered reports whether the log shows an acknowledged eventType of fax,
-// its outcome recorded.
-func delivered(fax, eventType string) func(*sandboxapi.WebhookLogPage) bool {
-	return func(p *sandboxapi.WebhookLogPage) bool {
-		for _, a := range p.Data {
-			if a.Event.FaxId == fax && a.Event.Type == eventType && a.Succeeded && a.Event.State == sandboxapi.WebhookEventStateDelivered {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-func publicKey(t testing.TB, b *box) []byte {
-	t.Helper()
-	k, err := faxclient.ParseWebhookPublicKey(b.Credentials.Fax.WebhookPublicKey)
-	require.NoError(t, err)
-	return k
-}
-
-// verify checks an attempt's headers and body as a receiver would.
-func (e *env) verify(t testing.TB, b *box, a sandboxapi.WebhookAttempt) {
-	t.Helper()
-	err := faxclient.VerifySignature(publicKey(t, b), a.Headers[faxclient.HeaderTimestamp], a.Headers[faxclient.HeaderSignature],
-		[]byte(a.Body), e.clock.Now(), time.Hour)
-	assert.NoError(t, err, "attempt %d of %s", a.Attempt, a.Event.Type)
-}
-
 func TestSandboxWebhooks_TheLogShowsEveryEventAndAttemptOfItsOwnFaxesOnly(t *testing.T) {
 	e := start(t, envOptions{})
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	faxA := e.sendFax(t, a, "+13125550800")
 	faxB := e.sendFax(t, b, "+13125550800")
 	e.driveUntil(t, b, "B's fax delivered", delivered(faxB.ID.String(), "fax.delivered"))
@@ -190,8 +135,7 @@ func TestSandboxWebhooks_ATestsOwnTargetItsFailuresAndRetries(t *testing.T) {
 func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	f := e.sendFax(t, a, "+13125550800")
 	page := e.driveUntil(t, a, "fax.delivered acknowledged", delivered(f.ID.String(), "fax.delivered"))
 	first := page.Data[0]
@@ -208,8 +152,7 @@ func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	}()
 	id := uuid.MustParse(first.Event.Id)
 	resp, err := a.api.RedeliverSandboxWebhookWithResponse(ctx, a.Id, id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	answered(t, http.StatusAccepted, resp, err)
 	copyEv := resp.JSON202
 	assert.Equal(t, first.Event.Id, copyEv.Id)
 	assert.Equal(t, "fax.queued", copyEv.Type)
@@ -251,8 +194,7 @@ func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 func TestSandboxWebhooks_ResetEmptiesAndDeleteRemovesTheLog(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	fa := e.sendFax(t, a, "+13125550800")
 	fb := e.sendFax(t, b, "+13125550800")
 	e.driveUntil(t, a, "A's fax.queued", delivered(fa.ID.String(), "fax.queued"))
