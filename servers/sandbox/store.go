@@ -130,43 +130,36 @@ func (s *store) markDeleting(ctx context.Context, id string) error {
 
 // remove deletes the sandbox row and its journal.
 func (s *store) remove(ctx context.Context, id string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
-		return fmt.Errorf("delete journal: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sandboxes WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("delete sandbox: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sandboxes WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("delete sandbox: %w", err)
+		}
+		return nil
+	})
 }
 
 // clearJournal deletes the sandbox's journal, puts its clock back as it
 // was created (the stack's time now, no offset, nothing due) and records a
 // use.
 func (s *store) clearJournal(ctx context.Context, id string, now time.Time) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
-		return fmt.Errorf("delete journal: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
+	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
 		WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
-		return fmt.Errorf("touch sandbox: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+			return fmt.Errorf("touch sandbox: %w", err)
+		}
+		return nil
+	})
+}
+
+// dropJournal deletes the sandbox's journal and runs then, in one
+// transaction (sqldb.InTx).
+func (s *store) dropJournal(ctx context.Context, id string, then func(tx *sqldb.Tx) error) error {
+	return s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
+			return fmt.Errorf("delete journal: %w", err)
+		}
+		return then(tx)
+	})
 }
 
 // due lists the sandboxes the sweep must delete at now: ready ones unused
