@@ -2,6 +2,7 @@ package fax
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -36,11 +37,9 @@ func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
 	assert.Equal(t, h.acct, d.Payload.UserId)
 	assert.Equal(t, h.from, d.Payload.From)
 
-	got, err := h.api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
-	assert.Equal(t, faxapi.FaxStatusDelivered, got.JSON200.Data.Status)
-	assert.Equal(t, 3, *got.JSON200.Data.PageCount)
+	got := getFax(t, h.api, id)
+	assert.Equal(t, faxapi.FaxStatusDelivered, got.Status)
+	assert.Equal(t, 3, *got.PageCount)
 }
 
 func TestSend_EachTestNumberProducesItsOutcome(t *testing.T) {
@@ -299,21 +298,18 @@ func TestInbound_TheDocumentIsLinkedOnlyOnceTheFaxIsReceived(t *testing.T) {
 	r.waitFor(id, "fax.media.processing.started")
 
 	// The PDF is still being generated: fax.received brings its link.
-	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
-	require.Equal(t, faxapi.FaxStatusMediaProcessing, got.JSON200.Data.Status)
-	assert.Nil(t, got.JSON200.Data.MediaUrl, "no link to a PDF that is not ready")
+	got := getFax(t, h.api, id)
+	require.Equal(t, faxapi.FaxStatusMediaProcessing, got.Status)
+	assert.Nil(t, got.MediaUrl, "no link to a PDF that is not ready")
 	refreshed, err := h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusUnprocessableEntity, refreshed.StatusCode(), "nothing to refresh before the fax is received")
 
 	h.clock.Advance(time.Hour)
 	r.waitFor(id, "fax.received")
-	got, err = h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, faxapi.FaxStatusReceived, got.JSON200.Data.Status)
-	require.NotNil(t, got.JSON200.Data.MediaUrl)
+	got = getFax(t, h.api, id)
+	require.Equal(t, faxapi.FaxStatusReceived, got.Status)
+	require.NotNil(t, got.MediaUrl)
 	refreshed, err = h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, refreshed.StatusCode())
@@ -342,4 +338,27 @@ func TestDelivery_ARedirectIsNotAnAcknowledgementAndIsNotFollowed(t *testing.T) 
 		"a 302 is not a 2xx: every event goes on to the failover URL")
 	assert.Equal(t, 4, evs[0].Attempt, "three attempts on the redirecting URL, then the failover")
 	assert.Zero(t, followed.Load(), "the sender never follows a redirect")
+}
+
+func TestNewEvent_OccurredAtAlwaysHasSixFractionalDigits(t *testing.T) {
+	h := newHarness(t)
+	f := faxRow{ID: uuid.NewString(), AccountID: h.acct, ConnectionID: h.app, Direction: "outbound",
+		From: h.from, To: "+14155550123", Status: string(faxapi.FaxStatusQueued)}
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 22, 10, 47, 34, 0, time.UTC), "2026-11-22T10:47:34.000000Z"},
+		{time.Date(2026, 11, 22, 10, 47, 34, 620_000_000, time.UTC), "2026-11-22T10:47:34.620000Z"},
+		{time.Date(2026, 11, 22, 10, 47, 34, 622_130_999, time.UTC), "2026-11-22T10:47:34.622130Z"},
+		{time.Date(2026, 11, 22, 11, 47, 34, 5_000, time.FixedZone("CET", 3600)), "2026-11-22T10:47:34.000005Z"},
+	} {
+		ev, err := h.srv.newEvent(f, eventQueued, tc.at)
+		require.NoError(t, err)
+		var data struct {
+			OccurredAt string `json:"occurred_at"`
+		}
+		require.NoError(t, json.Unmarshal(ev.Data, &data), string(ev.Data))
+		assert.Equal(t, tc.want, data.OccurredAt)
+	}
 }
