@@ -44,7 +44,7 @@ type store struct {
 	db *sqldb.DB
 	// attemptLog wakes the readers of the webhook log waiting for an
 	// attempt (webhooklog.go).
-	attemptLog attemptNotifier
+	attemptLog signal
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -39,32 +38,6 @@ type LogAttempt struct {
 	Body []byte
 	// Event is the attempt's event, as it is now.
 	Event LogEvent
-}
-
-// attemptNotifier lets readers wait for the next recorded attempt; its zero
-// value is ready to use.
-type attemptNotifier struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-// wait returns a channel closed at the next notify.
-func (n *attemptNotifier) wait() <-chan struct{} {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.ch == nil {
-		n.ch = make(chan struct{})
-	}
-	return n.ch
-}
-
-func (n *attemptNotifier) notify() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.ch != nil {
-		close(n.ch)
-		n.ch = nil
-	}
 }
 
 // AttemptRecorded returns a channel closed once this process records its
