@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
@@ -92,22 +93,13 @@ func (s *Server) Console() *Console { return (*Console)(s) }
 
 // Accounts lists every account, oldest first.
 func (s *Console) Accounts(ctx context.Context) ([]Account, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT id, name, created_at FROM accounts ORDER BY created_at, id`)
+	out, err := apistore.Collect(ctx, s.store.db, func(rows *sql.Rows, a *Account) error {
+		return rows.Scan(&a.ID, &a.Name, sqldb.TimeInto(&a.CreatedAt))
+	}, `SELECT id, name, created_at FROM accounts ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list accounts: %w", err)
 	}
-	defer rows.Close()
-	var out []Account
-	for rows.Next() {
-		var a Account
-		var created int64
-		if err := rows.Scan(&a.ID, &a.Name, &created); err != nil {
-			return nil, fmt.Errorf("list accounts: %w", err)
-		}
-		a.CreatedAt = sqldb.Time(created)
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Faxes returns the account's latest limit faxes, newest first, with
@@ -178,23 +170,24 @@ type storedEvent struct {
 }
 
 func (s *store) faxEvents(ctx context.Context, faxID string) ([]storedEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+logEventColumns+` FROM outbox o WHERE o.fax_id = ? ORDER BY o.seq`, faxID)
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, e *storedEvent) error {
+		var fax string
+		return scanEvent(rows, e, &fax)
+	}, `SELECT `+logEventColumns+` FROM outbox o WHERE o.fax_id = ? ORDER BY o.seq`, faxID)
 	if err != nil {
 		return nil, fmt.Errorf("fax events: %w", err)
 	}
-	defer rows.Close()
-	var out []storedEvent
-	for rows.Next() {
-		var e storedEvent
-		var fax string
-		c := eventCols{e: &e, faxID: &fax}
-		if err := rows.Scan(c.dest()...); err != nil {
-			return nil, fmt.Errorf("fax events: %w", err)
-		}
-		c.finish()
-		out = append(out, e)
+	return out, nil
+}
+
+// scanEvent reads a row of logEventColumns into e and faxID.
+func scanEvent(row interface{ Scan(...any) error }, e *storedEvent, faxID *string) error {
+	c := eventCols{e: e, faxID: faxID}
+	if err := row.Scan(c.dest()...); err != nil {
+		return err
 	}
-	return out, rows.Err()
+	c.finish()
+	return nil
 }
 
 // eventCols scans logEventColumns into e and faxID.

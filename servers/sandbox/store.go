@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
@@ -166,22 +167,13 @@ func (s *store) dropJournal(ctx context.Context, id string, then func(tx *sqldb.
 // for their TTL, ones whose delete did not finish, and ones left
 // 'creating' for longer than stale (a replica died creating them).
 func (s *store) due(ctx context.Context, now time.Time, stale time.Duration) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sandboxes
+	ids, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, id *string) error { return rows.Scan(id) }, `SELECT id FROM sandboxes
 		WHERE (state = ? AND last_used_at + ttl_micros <= ?) OR state = ? OR (state = ? AND created_at <= ?)
 		ORDER BY last_used_at`, stateReady, sqldb.Micros(now), stateDeleting, stateCreating, sqldb.Micros(now.Add(-stale)))
 	if err != nil {
 		return nil, fmt.Errorf("list expired sandboxes: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list expired sandboxes: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // journalGroup is the entries of one sandbox in one commit of the writer.
