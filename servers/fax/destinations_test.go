@@ -20,6 +20,7 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // publicNames keeps the default destination policy (public addresses
@@ -165,8 +166,7 @@ func TestDestinations_WebhooksToLoopbackAreRefusedAndAbandonedAndPublicOnesArriv
 	// The receiver on loopback: with the default policy it is refused when
 	// set, naming the field and the flag that would open it.
 	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &hook.url})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, resp, err)
 	require.Len(t, resp.JSON422.Errors, 1)
 	assert.Equal(t, "/webhook_url", *resp.JSON422.Errors[0].Source.Pointer)
 	assert.Contains(t, resp.JSON422.Errors[0].Detail, "--fax-allow-destination "+u.Host)
@@ -259,8 +259,7 @@ func TestDestinations_AURLThatCanNeverPassIsRefusedWhenSet(t *testing.T) {
 	create, err := h.api.CreateFaxApplicationWithResponse(context.Background(), faxapi.CreateFaxApplicationJSONRequestBody{
 		ApplicationName: "metadata", WebhookUrl: "http://169.254.169.254/hook",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, create.StatusCode(), string(create.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, create, err)
 	assert.Equal(t, "/webhook_url", *create.JSON422.Errors[0].Source.Pointer)
 	assert.Equal(t, http.StatusAccepted, send(faxapi.SendFaxJSONRequestBody{}).StatusCode(), "a public media URL passes")
 }
@@ -273,8 +272,7 @@ func TestDestinations_LoopbackAllowedPassesAndMetadataStillNot(t *testing.T) {
 	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, faxapi.UpdateFaxApplicationJSONRequestBody{
 		WebhookFailoverUrl: func() *string { s := "http://[fd00:ec2::254]/"; return &s }(),
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, resp, err)
 	assert.Equal(t, "/webhook_failover_url", *resp.JSON422.Errors[0].Source.Pointer)
 }
 

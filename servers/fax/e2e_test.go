@@ -17,6 +17,7 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/faxwebhooks"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
@@ -114,8 +115,7 @@ func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 	// (the order of every event is checked below).
 	r.waitFor(id, "fax.media.processed")
 	resp, err := h.api.CancelFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, faxapi.FaxStatusFailed, resp.JSON200.Data.Status)
 	assert.Equal(t, faxapi.FaxFailureReasonUserCancelled, *resp.JSON200.Data.FailureReason)
 
@@ -136,8 +136,7 @@ func TestDelete_EmitsFaxDeletedAndHidesTheFax(t *testing.T) {
 	id := h.send("+14155550123")
 	r.waitFor(id, "fax.delivered")
 	del, err := h.api.DeleteFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, del.StatusCode(), string(del.Body))
+	testkit.Answered(t, http.StatusNoContent, del, err)
 	r.waitFor(id, "fax.deleted")
 
 	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
@@ -271,8 +270,7 @@ func TestCancel_RacingTheSimulatorStillCancelsAFaxInProgress(t *testing.T) {
 		sent, err := h.api.SendFaxWithResponse(ctx, faxapi.SendFaxJSONRequestBody{
 			ConnectionId: h.app, To: "+13125550820", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
 		})
-		require.NoError(t, err)
-		require.Equal(t, http.StatusAccepted, sent.StatusCode(), string(sent.Body))
+		testkit.Answered(t, http.StatusAccepted, sent, err)
 		id := sent.JSON202.Data.Id
 		cancelled, err := h.api.CancelFaxWithResponse(ctx, id)
 		require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // tenant is a second account of the harness's server, with its own key,
@@ -45,8 +46,7 @@ func (tn tenant) send(t *testing.T, mediaURL string) string {
 	resp, err := tn.api.SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
 		ConnectionId: tn.app, To: "+14155550123", From: tn.from, MediaUrl: mediaURL,
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusAccepted, resp, err)
 	return resp.JSON202.Data.Id.String()
 }
 

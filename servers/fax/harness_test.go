@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // makePDF returns a minimal valid PDF of pages empty pages.
@@ -393,8 +394,7 @@ func (h *harness) useReceivers(primary, failover string) {
 	h.t.Helper()
 	body := faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &primary, WebhookFailoverUrl: &failover}
 	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, body)
-	require.NoError(h.t, err)
-	require.Equal(h.t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(h.t, http.StatusOK, resp, err)
 }
 
 // send sends a fax of the 3-page document to to and returns its id.
@@ -408,8 +408,7 @@ func (h *harness) sendDoc(to, mediaURL string, store bool) string {
 	resp, err := h.api.SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
 		ConnectionId: h.app, To: to, From: h.from, MediaUrl: mediaURL, StoreMedia: &store,
 	})
-	require.NoError(h.t, err)
-	require.Equal(h.t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(h.t, http.StatusAccepted, resp, err)
 	require.Equal(h.t, faxapi.FaxStatusQueued, resp.JSON202.Data.Status)
 	return resp.JSON202.Data.Id.String()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // postForm sends a form-encoded request as the service description shows.
@@ -218,8 +219,7 @@ func TestFaxApplications_CreateGetUpdateListDelete(t *testing.T) {
 	created, err := h.api.CreateFaxApplicationWithResponse(ctx, faxapi.CreateFaxApplicationJSONRequestBody{
 		ApplicationName: "second", WebhookUrl: "https://example.com/hooks",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	testkit.Answered(t, http.StatusCreated, created, err)
 	app := created.JSON201.Data
 	assert.Nil(t, app.OutboundVoiceProfileId)
 	assert.Equal(t, "", app.WebhookFailoverUrl)
@@ -255,14 +255,12 @@ func TestFaxApplications_AnIDOverTheLimitAnswersADeclared422(t *testing.T) {
 	long := strings.Repeat("a", 65)
 
 	got, err := h.api.GetFaxApplicationWithResponse(ctx, long)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, got.StatusCode(), string(got.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, got, err)
 	require.NotNil(t, got.JSON422)
 	assert.Equal(t, "id", *got.JSON422.Errors[0].Source.Parameter)
 
 	del, err := h.api.DeleteFaxApplicationWithResponse(ctx, long)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, del.StatusCode(), string(del.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, del, err)
 	require.NotNil(t, del.JSON422)
 	assert.Equal(t, "id", *del.JSON422.Errors[0].Source.Parameter)
 }
@@ -277,8 +275,7 @@ func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
 	sent, err := h.api.SendFaxWithResponse(ctx, faxapi.SendFaxJSONRequestBody{
 		ConnectionId: h.app, To: "+13125550820", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusAccepted, sent.StatusCode(), string(sent.Body))
+	testkit.Answered(t, http.StatusAccepted, sent, err)
 	got, err := h.api.GetFaxWithResponse(ctx, sent.JSON202.Data.Id)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, got.StatusCode())
@@ -286,8 +283,7 @@ func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
 
 	h.clock.Advance(123 * time.Nanosecond)
 	cancelled, err := h.api.CancelFaxWithResponse(ctx, sent.JSON202.Data.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, cancelled.StatusCode(), string(cancelled.Body))
+	testkit.Answered(t, http.StatusOK, cancelled, err)
 	got, err = h.api.GetFaxWithResponse(ctx, sent.JSON202.Data.Id)
 	require.NoError(t, err)
 	assert.Equal(t, got.JSON200.Data.UpdatedAt, cancelled.JSON200.Data.UpdatedAt, "cancel answers the updated_at a get answers")
@@ -296,8 +292,7 @@ func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
 	created, err := h.api.CreateFaxApplicationWithResponse(ctx, faxapi.CreateFaxApplicationJSONRequestBody{
 		ApplicationName: "third", WebhookUrl: "https://example.com/hooks",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	testkit.Answered(t, http.StatusCreated, created, err)
 	app, err := h.api.GetFaxApplicationWithResponse(ctx, created.JSON201.Data.Id)
 	require.NoError(t, err)
 	assert.Equal(t, app.JSON200.Data.CreatedAt, created.JSON201.Data.CreatedAt, "create answers the created_at a get answers")
@@ -356,8 +351,7 @@ func TestSend_AnApplicationChangedAfterUseIsReadAfresh(t *testing.T) {
 	assert.Empty(t, first.eventsOf(b), "the old URL gets nothing of a fax sent after the change")
 
 	del, err := h.api.DeleteFaxApplicationWithResponse(context.Background(), h.app)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, del.StatusCode(), string(del.Body))
+	testkit.Answered(t, http.StatusNoContent, del, err)
 	resp, err := h.api.SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
 		ConnectionId: h.app, To: "+14155550123", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
 	})
@@ -371,8 +365,7 @@ func TestListFaxes_EveryWriteIsSeenByTheNextList(t *testing.T) {
 	h, r := newReceivingHarness(t)
 	statuses := func() []faxapi.FaxStatus {
 		resp, err := h.api.ListFaxesWithResponse(context.Background(), &faxapi.ListFaxesParams{})
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+		testkit.Answered(t, http.StatusOK, resp, err)
 		var out []faxapi.FaxStatus
 		for _, f := range resp.JSON200.Data {
 			out = append(out, f.Status)

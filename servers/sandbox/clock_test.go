@@ -19,6 +19,7 @@ import (
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -101,7 +102,7 @@ func TestSandboxClock_SetAndRealClocks(t *testing.T) {
 	fz := e.create(t, frozenClock)
 	to := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
 	resp, err := fz.api.AdvanceSandboxClockWithResponse(ctx, fz.Id, sandboxapi.ClockChange{Set: &to})
-	answered(t, http.StatusOK, resp, err)
+	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, to, resp.JSON200.Now)
 	assert.Equal(t, to, clockOf(t, fz).Now)
 	// A fax sent now is made at that time.
@@ -151,7 +152,7 @@ func TestSandboxClock_RefusesBadChangesAndOtherTokens(t *testing.T) {
 	assert.Equal(t, before.Now, clockOf(t, a).Now)
 	// The admin token may.
 	resp, err = e.admin.AdvanceSandboxClockWithResponse(ctx, a.Id, sandboxapi.ClockChange{Advance: &d})
-	answered(t, http.StatusOK, resp, err)
+	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, before.Now.Add(time.Minute), resp.JSON200.Now)
 }
 
@@ -177,11 +178,11 @@ func TestSandboxClock_TokensExpireInTheirSandboxsTime(t *testing.T) {
 	issue := func(x *box) tokens {
 		c := x.Credentials
 		p, err := pamClient.IssueServiceTokenWithResponse(ctx, c.Pam.Team, pamapi.ServiceTokenRequest{KeyId: c.Pam.KeyId, KeySecret: c.Pam.KeySecret})
-		answered(t, http.StatusOK, p, err)
+		testkit.Answered(t, http.StatusOK, p, err)
 		assert.Equal(t, clockOf(t, x).Now.Add(time.Hour), p.JSON200.ExpiresAt, "the PAM token expires an hour after its sandbox's now")
 		r, err := restClient.LoginWithResponse(ctx, restaurantapi.AuthenticationRequest{ClientId: c.Restaurant.ClientId,
 			ClientSecret: c.Restaurant.ClientSecret, UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT})
-		answered(t, http.StatusOK, r, err)
+		testkit.Answered(t, http.StatusOK, r, err)
 		return tokens{pam: p.JSON200.BearerToken, restaurant: r.JSON200.Token.AccessToken}
 	}
 	use := func(x *box, tk tokens) (pamStatus, restaurantStatus int) {

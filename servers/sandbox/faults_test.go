@@ -22,6 +22,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -288,7 +289,7 @@ func TestFaults_BadDefinitionsAre400AndStoreNothing(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp, err := b.api.AddSandboxFaultWithBodyWithResponse(ctx, b.Id, "application/json", strings.NewReader(c.body))
-			answered(t, http.StatusBadRequest, resp, err)
+			testkit.Answered(t, http.StatusBadRequest, resp, err)
 			require.NotNil(t, resp.JSON400, string(resp.Body))
 			assert.Contains(t, resp.JSON400.Message, c.field)
 		})

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -29,6 +28,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	faxserver "github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
@@ -141,7 +141,7 @@ type box struct {
 func (e *env) create(t testing.TB, body sandboxapi.CreateSandboxRequest) *box {
 	t.Helper()
 	resp, err := e.creator.CreateSandboxWithResponse(context.Background(), body)
-	return e.open(t, answered(t, http.StatusCreated, resp, err).JSON201)
+	return e.open(t, testkit.Answered(t, http.StatusCreated, resp, err).JSON201)
 }
 
 // frozenClock asks for a sandbox whose clock is frozen.
@@ -174,16 +174,7 @@ func (e *env) sendFax(t testing.TB, b *box, to string) *faxclient.Fax {
 func journal(t testing.TB, b *box, params *sandboxapi.ListSandboxRequestsParams) []sandboxapi.JournalEntry {
 	t.Helper()
 	resp, err := b.api.ListSandboxRequestsWithResponse(context.Background(), b.Id, params)
-	return answered(t, http.StatusOK, resp, err).JSON200.Data
-}
-
-// answered checks a generated client's answer: no error, and the status
-// want (else the body is shown).
-func answered[R interface{ StatusCode() int }](t testing.TB, want int, resp R, err error) R {
-	t.Helper()
-	require.NoError(t, err)
-	require.Equal(t, want, resp.StatusCode(), string(reflect.ValueOf(resp).Elem().FieldByName("Body").Bytes()))
-	return resp
+	return testkit.Answered(t, http.StatusOK, resp, err).JSON200.Data
 }
 
 // tableCounts counts the rows of every table of every database of the
@@ -297,19 +288,19 @@ func (e *env) clientsOf(t testing.TB, b *box, p clients.RetryPolicy) *box {
 func addFault(t testing.TB, b *box, f sandboxapi.FaultRequest) sandboxapi.Fault {
 	t.Helper()
 	resp, err := b.api.AddSandboxFaultWithResponse(context.Background(), b.Id, f)
-	return *answered(t, http.StatusCreated, resp, err).JSON201
+	return *testkit.Answered(t, http.StatusCreated, resp, err).JSON201
 }
 
 func listFaults(t testing.TB, b *box) []sandboxapi.Fault {
 	t.Helper()
 	resp, err := b.api.ListSandboxFaultsWithResponse(context.Background(), b.Id)
-	return answered(t, http.StatusOK, resp, err).JSON200.Data
+	return testkit.Answered(t, http.StatusOK, resp, err).JSON200.Data
 }
 
 func clearFaults(t testing.TB, b *box) {
 	t.Helper()
 	resp, err := b.api.ClearSandboxFaultsWithResponse(context.Background(), b.Id)
-	answered(t, http.StatusNoContent, resp, err)
+	testkit.Answered(t, http.StatusNoContent, resp, err)
 }
 
 func apiOf(name string) *sandboxapi.FaultAPI { a := sandboxapi.FaultAPI(name); return &a }
@@ -318,14 +309,14 @@ func apiOf(name string) *sandboxapi.FaultAPI { a := sandboxapi.FaultAPI(name); r
 func advance(t testing.TB, b *box, d string) sandboxapi.SandboxClock {
 	t.Helper()
 	resp, err := b.api.AdvanceSandboxClockWithResponse(context.Background(), b.Id, sandboxapi.ClockChange{Advance: &d})
-	return *answered(t, http.StatusOK, resp, err).JSON200
+	return *testkit.Answered(t, http.StatusOK, resp, err).JSON200
 }
 
 // clockOf reads b's clock through its own token.
 func clockOf(t testing.TB, b *box) sandboxapi.SandboxClock {
 	t.Helper()
 	resp, err := b.api.GetSandboxClockWithResponse(context.Background(), b.Id)
-	return *answered(t, http.StatusOK, resp, err).JSON200
+	return *testkit.Answered(t, http.StatusOK, resp, err).JSON200
 }
 
 // faxStatus reads a fax's status through b's fax client.
@@ -353,7 +344,7 @@ func webhookLog(t testing.TB, b *box, after int64) *sandboxapi.WebhookLogPage {
 	t.Helper()
 	resp, err := b.api.ListSandboxWebhooksWithResponse(context.Background(), b.Id,
 		&sandboxapi.ListSandboxWebhooksParams{After: &after, Limit: ptr(1000)})
-	return answered(t, http.StatusOK, resp, err).JSON200
+	return testkit.Answered(t, http.StatusOK, resp, err).JSON200
 }
 
 // driveUntil moves the stack's clock on, a second at a time, until done
@@ -434,7 +425,7 @@ func deref[T any](p *T) T {
 func triggerInbound(t testing.TB, b *box, body sandboxapi.InboundFaxRequest) string {
 	t.Helper()
 	resp, err := b.api.TriggerInboundFaxWithResponse(context.Background(), b.Id, body)
-	return answered(t, http.StatusCreated, resp, err).JSON201.FaxId.String()
+	return testkit.Answered(t, http.StatusCreated, resp, err).JSON201.FaxId.String()
 }
 
 // inboxUntil moves the stack's clock and b's a second at a time until the

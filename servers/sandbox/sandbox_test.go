@@ -17,6 +17,7 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 func TestSandboxes_TwoSandboxesAreIsolatedInEveryAPIAndJournal(t *testing.T) {
@@ -162,7 +163,7 @@ func TestSandboxes_CreateRefusesBadInput(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp, err := e.creator.CreateSandboxWithBodyWithResponse(ctx, "application/json", strings.NewReader(body))
-			answered(t, http.StatusBadRequest, resp, err)
+			testkit.Answered(t, http.StatusBadRequest, resp, err)
 			require.NotNil(t, resp.JSON400)
 			assert.Equal(t, sandboxapi.ErrorErrorInvalidRequest, resp.JSON400.Error)
 			assert.NotEmpty(t, resp.JSON400.Message)
@@ -184,7 +185,7 @@ func TestSandboxes_CreateRefusesBadInput(t *testing.T) {
 	assert.Equal(t, before, e.tableCounts(t), "a refused create changes nothing")
 	// No body at all is a default sandbox.
 	ok, err := e.creator.CreateSandboxWithBodyWithResponse(ctx, "application/json", http.NoBody)
-	answered(t, http.StatusCreated, ok, err)
+	testkit.Answered(t, http.StatusCreated, ok, err)
 	assert.Equal(t, "1h0m0s", ok.JSON201.Ttl)
 }
 
@@ -197,7 +198,7 @@ func TestSandboxes_ResetTouchesOneSandboxOnly(t *testing.T) {
 	journalB := journal(t, b, nil)
 
 	resp, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
-	answered(t, http.StatusOK, resp, err)
+	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, a.Credentials, resp.JSON200.Credentials)
 
 	// A: the same credentials work, what they made is gone, the journal
@@ -256,7 +257,7 @@ func TestSandboxes_DeleteWithAFaxInFlightLeavesNothing(t *testing.T) {
 	require.NotEqual(t, faxapi.FaxStatusDelivered, faxapi.FaxStatus(f.Status), "the slow fax is no longer in flight")
 
 	resp, err := a.api.DeleteSandboxWithResponse(ctx, a.Id)
-	answered(t, http.StatusNoContent, resp, err)
+	testkit.Answered(t, http.StatusNoContent, resp, err)
 	// Whatever was due runs, then nothing more writes.
 	e.clock.Advance(10 * time.Minute)
 	e.st.Stop()
@@ -501,7 +502,7 @@ func TestSandboxes_ResetBringsEveryPartBackToRightAfterCreation(t *testing.T) {
 	bClock := clockOf(t, b)
 
 	resp, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
-	answered(t, http.StatusOK, resp, err)
+	testkit.Answered(t, http.StatusOK, resp, err)
 	// The clock as a new sandbox's: frozen, at the stack's time, no offset.
 	c := clockOf(t, a)
 	assert.Equal(t, sandboxapi.ClockModeFrozen, c.Mode)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
@@ -19,7 +20,7 @@ func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
 	b := e.create(t, frozenClock)
 	e.receive(t, b)
 	resp, err := b.api.TriggerInboundFaxWithResponse(ctx, b.Id, sandboxapi.InboundFaxRequest{Pages: ptr(3)})
-	answered(t, http.StatusCreated, resp, err)
+	testkit.Answered(t, http.StatusCreated, resp, err)
 	in := resp.JSON201
 	assert.Equal(t, b.Credentials.Fax.From, in.To, "the sandbox's number by default")
 	assert.Equal(t, "+14155550123", in.From)

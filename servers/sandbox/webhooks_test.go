@@ -21,6 +21,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/dbopen"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
@@ -152,7 +153,7 @@ func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	}()
 	id := uuid.MustParse(first.Event.Id)
 	resp, err := a.api.RedeliverSandboxWebhookWithResponse(ctx, a.Id, id)
-	answered(t, http.StatusAccepted, resp, err)
+	testkit.Answered(t, http.StatusAccepted, resp, err)
 	copyEv := resp.JSON202
 	assert.Equal(t, first.Event.Id, copyEv.Id)
 	assert.Equal(t, "fax.queued", copyEv.Type)
