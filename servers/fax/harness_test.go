@@ -300,8 +300,7 @@ func keyClient(t testing.TB, url, key string) *faxapi.ClientWithResponses {
 func getFax(t testing.TB, api *faxapi.ClientWithResponses, id string) faxapi.Fax {
 	t.Helper()
 	got, err := api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
+	testkit.Answered(t, http.StatusOK, got, err)
 	return got.JSON200.Data
 }
 

@@ -148,8 +148,7 @@ func TestListFaxes_PagesAndFilters(t *testing.T) {
 
 	size := 2
 	p1, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{PageSize: &size})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, p1.StatusCode())
+	testkit.Answered(t, http.StatusOK, p1, err)
 	assert.Equal(t, faxapi.PageMeta{PageNumber: 1, PageSize: 2, TotalPages: 3, TotalResults: 5}, p1.JSON200.Meta)
 
 	to := "+13125550800"
@@ -208,8 +207,7 @@ func TestMediaLink_ExpiresAfterTenMinutesAndIsTamperEvident(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, get(link), "expired after 10 minutes")
 
 	fresh, err := h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, fresh.StatusCode())
+	testkit.Answered(t, http.StatusOK, fresh, err)
 	assert.Equal(t, http.StatusOK, get(*fresh.JSON200.Data.StoredMediaUrl), "refresh issues a fresh link")
 }
 
@@ -226,15 +224,13 @@ func TestFaxApplications_CreateGetUpdateListDelete(t *testing.T) {
 
 	name := "renamed"
 	upd, err := h.api.UpdateFaxApplicationWithResponse(ctx, app.Id, faxapi.UpdateFaxApplicationJSONRequestBody{ApplicationName: &name})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, upd.StatusCode())
+	testkit.Answered(t, http.StatusOK, upd, err)
 	assert.Equal(t, "renamed", upd.JSON200.Data.ApplicationName)
 	assert.Equal(t, "https://example.com/hooks", upd.JSON200.Data.WebhookUrl, "absent fields keep their value")
 
 	bogus := uuid.NewString()
 	bad, err := h.api.UpdateFaxApplicationWithResponse(ctx, app.Id, faxapi.UpdateFaxApplicationJSONRequestBody{OutboundVoiceProfileId: &bogus})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, bad.StatusCode())
+	testkit.Answered(t, http.StatusUnprocessableEntity, bad, err)
 	assert.Equal(t, "/outbound_voice_profile_id", *bad.JSON422.Errors[0].Source.Pointer)
 
 	list, err := h.api.ListFaxApplicationsWithResponse(ctx, &faxapi.ListFaxApplicationsParams{})
@@ -242,8 +238,7 @@ func TestFaxApplications_CreateGetUpdateListDelete(t *testing.T) {
 	assert.Equal(t, 2, list.JSON200.Meta.TotalResults)
 
 	del, err := h.api.DeleteFaxApplicationWithResponse(ctx, app.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, del.StatusCode())
+	testkit.Answered(t, http.StatusNoContent, del, err)
 	gone, err := h.api.GetFaxApplicationWithResponse(ctx, app.Id)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, gone.StatusCode())
@@ -277,8 +272,7 @@ func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
 	})
 	testkit.Answered(t, http.StatusAccepted, sent, err)
 	got, err := h.api.GetFaxWithResponse(ctx, sent.JSON202.Data.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
+	testkit.Answered(t, http.StatusOK, got, err)
 	assert.Equal(t, got.JSON200.Data.CreatedAt, sent.JSON202.Data.CreatedAt, "send answers the created_at a get answers")
 
 	h.clock.Advance(123 * time.Nanosecond)

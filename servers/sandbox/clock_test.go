@@ -69,8 +69,7 @@ func TestSandboxClock_AdvanceDeliversOneSandboxsFaxOnly(t *testing.T) {
 
 	// A's GetSandbox shows its time; B's advance by 0s runs B's due work.
 	resp, err := a.api.GetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode())
+	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, got.Now, resp.JSON200.Now)
 	advance(t, b, "0s")
 	assert.Equal(t, faxapi.FaxStatusMediaProcessed, faxStatus(t, b, faxB.ID.String()))

@@ -131,15 +131,13 @@ func TestSandboxes_TokensControlTheirOwnSandboxOnly(t *testing.T) {
 	// The admin token does everything, on both.
 	for _, x := range []*box{a, b} {
 		resp, err := e.admin.GetSandboxWithResponse(ctx, x.Id)
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode())
+		testkit.Answered(t, http.StatusOK, resp, err)
 		assert.Equal(t, x.Credentials, resp.JSON200.Credentials)
 	}
 	assert.Equal(t, http.StatusCreated, status(e.admin.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})))
 	// Its own token: get, then delete; then the token is dead.
 	got, err := a.api.GetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
+	testkit.Answered(t, http.StatusOK, got, err)
 	assert.Equal(t, a.Credentials, got.JSON200.Credentials)
 	assert.Equal(t, http.StatusNoContent, status(a.api.DeleteSandboxWithResponse(ctx, a.Id)))
 	assert.Equal(t, http.StatusUnauthorized, status(a.api.GetSandboxWithResponse(ctx, a.Id)))
@@ -292,8 +290,7 @@ func TestSandboxes_ExpireAfterTheirTTLSinceLastUse(t *testing.T) {
 	_, err := a.pam.GetGroup(ctx, "g-"+a.Id)
 	require.NoError(t, err)
 	got, err := a.api.GetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
+	testkit.Answered(t, http.StatusOK, got, err)
 	assert.Equal(t, e.clock.Now().Add(10*time.Minute).Unix(), got.JSON200.ExpiresAt.Unix())
 	e.clock.Advance(8 * time.Minute)
 	n, err := e.st.Sandboxes.Sweep(ctx)

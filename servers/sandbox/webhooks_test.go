@@ -188,8 +188,7 @@ func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	// A long poll with nothing new answers empty when its wait is over.
 	lastNow := got.JSON200.Data[len(got.JSON200.Data)-1].Seq
 	short, err := a.api.ListSandboxWebhooksWithResponse(ctx, a.Id, &sandboxapi.ListSandboxWebhooksParams{After: &lastNow, Wait: ptr("50ms")})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, short.StatusCode())
+	testkit.Answered(t, http.StatusOK, short, err)
 	assert.Empty(t, short.JSON200.Data)
 }
 
@@ -204,8 +203,7 @@ func TestSandboxWebhooks_ResetEmptiesAndDeleteRemovesTheLog(t *testing.T) {
 	bBefore := len(webhookLog(t, b, 0).Data)
 
 	reset, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, reset.StatusCode())
+	testkit.Answered(t, http.StatusOK, reset, err)
 	after := webhookLog(t, a, 0)
 	assert.Empty(t, after.Data)
 	assert.Empty(t, after.Pending)
@@ -217,8 +215,7 @@ func TestSandboxWebhooks_ResetEmptiesAndDeleteRemovesTheLog(t *testing.T) {
 	assert.Equal(t, e.urls[stack.Admin]+sandbox.InboxPathOf(a.Id), page.Data[0].Target)
 
 	del, err := a.api.DeleteSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, del.StatusCode())
+	testkit.Answered(t, http.StatusNoContent, del, err)
 	gone, err := e.admin.ListSandboxWebhooksWithResponse(ctx, a.Id, nil)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, gone.StatusCode())
