@@ -116,10 +116,7 @@ func newReceiver(t testing.TB, h *harness) *receiver {
 		r.mu.Lock()
 		r.events = append(r.events, e)
 		r.mu.Unlock()
-		select {
-		case r.notify <- struct{}{}:
-		default:
-		}
+		nudge(r.notify)
 		return nil
 	}, faxclient.WithClock(h.clock.Now))
 	require.NoError(t, err)

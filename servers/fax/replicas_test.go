@@ -107,10 +107,7 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 		rs.byID[e.ID]++
 		rs.total++
 		rs.mu.Unlock()
-		select {
-		case rs.progress <- struct{}{}:
-		default:
-		}
+		nudge(rs.progress)
 		return nil
 	}, faxclient.WithClock(rs.clock.Now))
 	require.NoError(t, err)

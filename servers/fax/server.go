@@ -600,27 +600,26 @@ func (s *Server) setVoiceProfile(ctx context.Context, a *application, id *string
 }
 
 func (s *Server) faxOf(ctx context.Context, id string) (faxRow, error) {
-	acct, err := accountFrom(ctx)
-	if err != nil {
-		return faxRow{}, err
-	}
-	f, err := s.store.fax(ctx, acct, id)
-	if errors.Is(err, storeerr.ErrNotFound) {
-		return faxRow{}, errNoSuchFax()
-	}
-	return f, err
+	return ofCaller(ctx, id, s.store.fax, func() error { return errNoSuchFax() })
 }
 
 func (s *Server) applicationOf(ctx context.Context, id string) (application, error) {
+	return ofCaller(ctx, id, s.store.application, func() error { return errNotFoundf("fax application %q does not exist", id) })
+}
+
+// ofCaller reads, with read, the caller's account's row id; a missing one is
+// answered missing().
+func ofCaller[T any](ctx context.Context, id string, read func(ctx context.Context, accountID, id string) (T, error), missing func() error) (T, error) {
+	var zero T
 	acct, err := accountFrom(ctx)
 	if err != nil {
-		return application{}, err
+		return zero, err
 	}
-	a, err := s.store.application(ctx, acct, id)
+	v, err := read(ctx, acct, id)
 	if errors.Is(err, storeerr.ErrNotFound) {
-		return application{}, errNotFoundf("fax application %q does not exist", id)
+		return zero, missing()
 	}
-	return a, err
+	return v, err
 }
 
 func errNoSuchFax() *apiError { return errNotFoundf("no such fax") }
@@ -741,16 +740,19 @@ func toAPIApplication(a application) faxapi.FaxApplication {
 
 // wake nudges the simulator and the webhook sender after a commit.
 func (s *Server) wake() {
-	select {
-	case s.wakeSim <- struct{}{}:
-	default:
-	}
+	nudge(s.wakeSim)
 	s.wakeDelivery()
 }
 
 func (s *Server) wakeDelivery() {
+	nudge(s.wakeOutbox)
+}
+
+// nudge wakes the loop waiting on ch (buffered), without blocking when it
+// is already woken.
+func nudge(ch chan<- struct{}) {
 	select {
-	case s.wakeOutbox <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }

@@ -406,15 +406,7 @@ func (s *store) faults(ctx context.Context, sandboxID string, active bool) ([]*f
 // is used up (or it is gone): one statement, so that replicas sharing the
 // database together take exactly count.
 func (s *store) takeFault(ctx context.Context, id string) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE faults SET taken = taken + 1 WHERE id = ? AND (count = 0 OR taken < count)`, id)
-	if err != nil {
-		return false, fmt.Errorf("take fault: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("take fault: %w", err)
-	}
-	return n == 1, nil
+	return s.changedRow(ctx, "take fault", `UPDATE faults SET taken = taken + 1 WHERE id = ? AND (count = 0 OR taken < count)`, id)
 }
 
 // deleteFaults deletes the sandbox's fault id, or all its faults when id is

@@ -129,6 +129,20 @@ func (s *store) markDeleting(ctx context.Context, id string) error {
 	return nil
 }
 
+// changedRow runs an update of one row by its key and reports whether it
+// changed the row (its conditions held); what names it in errors.
+func (s *store) changedRow(ctx context.Context, what, query string, args ...any) (bool, error) {
+	res, err := s.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	return n == 1, nil
+}
+
 // remove deletes the sandbox row and its journal.
 func (s *store) remove(ctx context.Context, id string) error {
 	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
