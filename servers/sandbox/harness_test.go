@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/clock"
 	faxserver "github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	pamserver "github.com/apistack/apistack/servers/pam"
@@ -197,20 +198,14 @@ func (e *env) tableCounts(t testing.TB) map[string]int {
 
 func tables(t testing.TB, db *sql.DB) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`)
+	ctx := context.Background()
+	name := func(rows *sql.Rows, name *string) error { return rows.Scan(name) }
+	out, err := apistore.Collect(ctx, db, name, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`)
 	if err != nil {
-		rows, err = db.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()
+		out, err = apistore.Collect(ctx, db, name, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()
 			AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`)
 	}
 	require.NoError(t, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		require.NoError(t, rows.Scan(&name))
-		out = append(out, name)
-	}
-	require.NoError(t, rows.Err())
 	require.NotEmpty(t, out)
 	sort.Strings(out)
 	return out
