@@ -151,7 +151,7 @@ func (st *Stack) SeedFaxAccount(t TB, name string, numbers ...string) FaxAccount
 		return FaxAccountSeed{}
 	}
 	ctx := context.Background()
-	s := st.servers.Fax
+	s := st.servers.Fax.Operator()
 	acct, err := s.CreateAccount(ctx, name)
 	if err != nil {
 		t.Fatalf("apistacktest: create fax account %s: %v", name, err)
@@ -182,14 +182,14 @@ func (st *Stack) SeedFaxNumbers(t TB, accountID, connectionID string, numbers ..
 	}
 	ctx := context.Background()
 	if accountID == "" {
-		acct, err := st.servers.Fax.AccountByName(ctx, "demo")
+		acct, err := st.servers.Fax.Operator().AccountByName(ctx, "demo")
 		if err != nil {
 			t.Fatalf("apistacktest: the stack's fax account: %v", err)
 		}
 		accountID, connectionID = acct.ID, st.Credentials.Fax.ConnectionID
 	}
 	for _, n := range numbers {
-		if err := st.servers.Fax.AssignNumber(ctx, accountID, n, connectionID); err != nil {
+		if err := st.servers.Fax.Operator().AssignNumber(ctx, accountID, n, connectionID); err != nil {
 			t.Fatalf("apistacktest: assign %s: %v", n, err)
 		}
 	}

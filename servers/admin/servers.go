@@ -17,8 +17,8 @@ import (
 
 // The admin API reaches each server through the operator calls it makes,
 // not through the servers' whole surface (their generated handlers among
-// it): each server's Operator() (*pam.Operator, *storage.Operator,
-// *restaurant.Operator) and *fax.Server satisfy these.
+// it): each server's Operator() (*pam.Operator, *fax.Operator,
+// *storage.Operator, *restaurant.Operator) satisfies these.
 
 // PAM is the PAM server's operator calls.
 type PAM interface {
@@ -73,7 +73,7 @@ type Restaurant interface {
 
 var (
 	_ PAM        = (*pam.Operator)(nil)
-	_ Fax        = (*fax.Server)(nil)
+	_ Fax        = (*fax.Operator)(nil)
 	_ Storage    = (*storage.Operator)(nil)
 	_ Restaurant = (*restaurant.Operator)(nil)
 )

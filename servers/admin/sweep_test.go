@@ -58,7 +58,7 @@ func startAdmin(t *testing.T, all bool) *fullAdmin {
 	store := storagetest.Start(t, storagetest.Options{})
 	cfg := checked(t, admin.Config{PAM: pam.Operator, Logger: slog.New(slog.DiscardHandler)})
 	if all {
-		cfg.Fax, cfg.Restaurant, cfg.Storage = fs, rest.Operator, store.Operator
+		cfg.Fax, cfg.Restaurant, cfg.Storage = fs.Operator(), rest.Operator, store.Operator
 	}
 	return &fullAdmin{url: serveAdmin(t, cfg), dbs: []*sql.DB{pam.DB, faxDB, rest.DB, store.DB}}
 }

@@ -76,7 +76,7 @@ func (c *Console) faxData(r *http.Request, s *session) (faxView, error) {
 		}
 	}
 	if v.Account != "" {
-		v.Faxes, err = c.cfg.Fax.ConsoleFaxes(ctx, v.Account, faxesShown)
+		v.Faxes, err = c.cfg.Fax.Faxes(ctx, v.Account, faxesShown)
 		if err != nil {
 			return v, err
 		}

@@ -12,7 +12,7 @@ import (
 
 // The console reads each server through its console calls, not through
 // the servers' whole surface: each server's Console() (*pam.Console,
-// *storage.Console, *restaurant.Console) and *fax.Server satisfy these.
+// *fax.Console, *storage.Console, *restaurant.Console) satisfies these.
 
 // PAM is what the console reads of the PAM server.
 type PAM interface {
@@ -22,7 +22,7 @@ type PAM interface {
 // Fax is what the console reads of the fax server, and its redelivery.
 type Fax interface {
 	Accounts(ctx context.Context) ([]fax.Account, error)
-	ConsoleFaxes(ctx context.Context, accountID string, limit int) ([]fax.ConsoleFax, error)
+	Faxes(ctx context.Context, accountID string, limit int) ([]fax.ConsoleFax, error)
 	Redeliver(ctx context.Context, seq int64) (int64, error)
 }
 
@@ -43,7 +43,7 @@ type Restaurant interface {
 
 var (
 	_ PAM        = (*pam.Console)(nil)
-	_ Fax        = (*fax.Server)(nil)
+	_ Fax        = (*fax.Console)(nil)
 	_ Storage    = (*storage.Console)(nil)
 	_ Restaurant = (*restaurant.Console)(nil)
 )

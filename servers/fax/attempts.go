@@ -160,7 +160,7 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
-	s.attemptLog.notify()
+	s.attemptLog.fire()
 	return nil
 }
 

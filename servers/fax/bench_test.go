@@ -114,7 +114,7 @@ func deliverEvents(b *testing.B, replicas, faxes, perFax, txSize int, interval t
 	committed := make(map[string]time.Time, total)
 	received := make(map[string]time.Time, total)
 	done := make(chan struct{})
-	handler, err := faxclient.NewWebhookHandler(h.srv.WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxclient.NewWebhookHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
 		now := time.Now()
 		mu.Lock()
 		defer mu.Unlock()

@@ -45,15 +45,22 @@ func TestSend_APDFBombFailsTheFaxInBoundedMemoryAndOthersGoThrough(t *testing.T)
 	require.Len(t, got.JSON200.Data, 2)
 }
 
-func TestCountPages_ADocumentJustUnderTheDecodeBudgetIsCountedInBoundedMemory(t *testing.T) {
-	// Four object streams of 7 MiB: 28 MiB decoded, under MaxDecodedBytes.
-	doc := pdftest.Bomb(4, 7<<20)
+// countMeasured counts doc's pages, which must succeed, and returns the
+// time it took and the heap's peak growth meanwhile.
+func countMeasured(t *testing.T, doc []byte) (pages int, elapsed time.Duration, peak uint64) {
+	t.Helper()
 	stop := heaptest.Peak()
 	start := time.Now()
-	n, err := CountPages(doc)
-	elapsed := time.Since(start)
-	peak := stop()
+	pages, err := CountPages(doc)
+	elapsed = time.Since(start)
+	peak = stop()
 	require.NoError(t, err)
+	return pages, elapsed, peak
+}
+
+func TestCountPages_ADocumentJustUnderTheDecodeBudgetIsCountedInBoundedMemory(t *testing.T) {
+	// Four object streams of 7 MiB: 28 MiB decoded, under MaxDecodedBytes.
+	n, elapsed, peak := countMeasured(t, pdftest.Bomb(4, 7<<20))
 	assert.Equal(t, 4, n)
 	t.Logf("a document decoding to 28 MiB: counted in %v, peak heap growth %.1f MiB", elapsed, float64(peak)/(1<<20))
 	assert.Less(t, peak, uint64(4*MaxDecodedBytes), "at most four times the decode budget")
@@ -63,16 +70,11 @@ func TestCountPages_ObjectsAreBounded(t *testing.T) {
 	// n pages are n+2 objects and n+3 cross-reference entries: at the limit,
 	// counted (and refused later for its pages).
 	atLimit := makePDF(MaxObjects - 3)
-	stop := heaptest.Peak()
-	start := time.Now()
-	n, err := CountPages(atLimit)
-	elapsed := time.Since(start)
-	peak := stop()
-	require.NoError(t, err)
+	n, elapsed, peak := countMeasured(t, atLimit)
 	assert.Equal(t, MaxObjects-3, n)
 	t.Logf("a document of %d objects (%.1f MB): counted in %v, peak heap growth %.1f MiB", MaxObjects, float64(len(atLimit))/1e6, elapsed, float64(peak)/(1<<20))
 	assert.Less(t, peak, uint64(4*MaxDecodedBytes), "at most four times the decode budget")
 
-	_, err = CountPages(makePDF(MaxObjects - 2))
+	_, err := CountPages(makePDF(MaxObjects - 2))
 	assert.ErrorIs(t, err, pdflimit.ErrLimit, "one object more is refused before the library reads it")
 }

@@ -134,7 +134,7 @@ func (s *store) resetAccount(ctx context.Context, name string, keyHash []byte, a
 	})
 }
 
-// revokingTx runs f in a transaction, commits it, then drops what the
+// revokingTx runs f in a transaction (sqldb.InTx), then drops what the
 // server cached about keys and applications.
 func (s *store) revokingTx(ctx context.Context, f func(*sqldb.Tx) error) error {
 	if err := s.db.InTxOnce(ctx, f); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -44,7 +45,7 @@ type store struct {
 	db *sqldb.DB
 	// attemptLog wakes the readers of the webhook log waiting for an
 	// attempt (webhooklog.go).
-	attemptLog attemptNotifier
+	attemptLog signal
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed
@@ -284,21 +285,15 @@ func (s *store) listApplications(ctx context.Context, accountID string, offset, 
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM fax_applications WHERE account_id = ?`, accountID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count fax applications: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+applicationColumns+` FROM fax_applications WHERE account_id = ?
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, a *application) (err error) {
+		*a, err = scanApplication(rows)
+		return err
+	}, `SELECT `+applicationColumns+` FROM fax_applications WHERE account_id = ?
 		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, accountID, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list fax applications: %w", err)
 	}
-	defer rows.Close()
-	var out []application
-	for rows.Next() {
-		a, err := scanApplication(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list fax applications: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 func (s *store) deleteApplication(ctx context.Context, accountID, id string) error {
@@ -735,20 +730,7 @@ func settled(ctx context.Context) (context.Context, context.CancelFunc, error) {
 
 // queryStrings runs a query of one text column and returns its values.
 func queryStrings(ctx context.Context, tx *sqldb.Tx, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return apistore.Collect(ctx, tx, func(rows *sql.Rows, v *string) error { return rows.Scan(v) }, query, args...)
 }
 
 // releaseFax ends replica's claim on fax id, so its step is due again at once

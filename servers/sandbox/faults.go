@@ -20,6 +20,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/faults"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
@@ -384,23 +385,18 @@ func (s *store) faults(ctx context.Context, sandboxID string, active bool) ([]*f
 	if active {
 		q += ` AND (count = 0 OR taken < count)`
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY seq, id`, sandboxID)
-	if err != nil {
-		return nil, fmt.Errorf("read faults: %w", err)
-	}
-	defer rows.Close()
-	var out []*faultDef
-	for rows.Next() {
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, out **faultDef) error {
 		d := &faultDef{}
-		var retry, delay, created int64
+		var retry, delay int64
 		if err := rows.Scan(&d.ID, &d.SandboxID, &d.Kind, &d.API, &d.Operation, &d.Count, &d.SharePPM, &retry, &delay,
-			&d.Attempt, &d.Taken, &created); err != nil {
-			return nil, fmt.Errorf("read faults: %w", err)
+			&d.Attempt, &d.Taken, sqldb.TimeInto(&d.CreatedAt)); err != nil {
+			return err
 		}
-		d.RetryAfter, d.Delay, d.CreatedAt = time.Duration(retry)*time.Microsecond, time.Duration(delay)*time.Microsecond, sqldb.Time(created)
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
+		d.RetryAfter, d.Delay = time.Duration(retry)*time.Microsecond, time.Duration(delay)*time.Microsecond
+		*out = d
+		return nil
+	}, q+` ORDER BY seq, id`, sandboxID)
+	if err != nil {
 		return nil, fmt.Errorf("read faults: %w", err)
 	}
 	return out, nil
@@ -410,15 +406,7 @@ func (s *store) faults(ctx context.Context, sandboxID string, active bool) ([]*f
 // is used up (or it is gone): one statement, so that replicas sharing the
 // database together take exactly count.
 func (s *store) takeFault(ctx context.Context, id string) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE faults SET taken = taken + 1 WHERE id = ? AND (count = 0 OR taken < count)`, id)
-	if err != nil {
-		return false, fmt.Errorf("take fault: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("take fault: %w", err)
-	}
-	return n == 1, nil
+	return s.changedRow(ctx, "take fault", `UPDATE faults SET taken = taken + 1 WHERE id = ? AND (count = 0 OR taken < count)`, id)
 }
 
 // deleteFaults deletes the sandbox's fault id, or all its faults when id is
