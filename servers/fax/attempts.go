@@ -124,12 +124,17 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	if r.StatusCode != 0 {
 		status = r.StatusCode
 	}
+	args := []any{r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(),
+		sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded, r.Body}
 	// An attempt is recorded only while its fax exists: an account deleted
 	// (a sandbox's) while a delivery was on the wire leaves nothing behind.
 	// On PostgreSQL the fax row is share-locked until the insert commits, and
 	// deleteAccount locks the account's faxes before it deletes the
 	// attempts, so either the insert sees no fax or the delete sees the
 	// attempt; SQLite's transactions are serial.
+	if s.db.Dialect() == sqldb.Postgres {
+		return s.insertAttemptPipelined(ctx, r.FaxID, args)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
@@ -142,18 +147,7 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	if n == 0 {
 		return nil
 	}
-	// The webhook log (WebhookAttempts) is read by attempt id after a
-	// cursor: on PostgreSQL an account's attempts are recorded one at a
-	// time, so their ids commit in order and a reader never passes an id
-	// that commits later.
-	if s.lockClause("x") != "" {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+attemptLogLock+`, hashtext(account_id)) FROM faxes WHERE id = ?`, r.FaxID); err != nil {
-			return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
-		}
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO delivery_attempts (event_seq, fax_id, attempt, target, attempted_at, status_code, error,
-		latency_micros, next_retry_at, headers, succeeded, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(), sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded, r.Body)
+	_, err = tx.ExecContext(ctx, `INSERT INTO delivery_attempts (`+insertedAttemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
@@ -161,6 +155,36 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
 	s.attemptLog.notify()
+	return nil
+}
+
+// insertedAttemptColumns are the delivery_attempts columns an insert gives.
+const insertedAttemptColumns = `event_seq, fax_id, attempt, target, attempted_at, status_code, error,
+	latency_micros, next_retry_at, headers, succeeded, body`
+
+// insertAttemptPipelined is insertAttempt on PostgreSQL, in one round trip
+// (sqldb.DB.Pipeline): the fax row's share lock, then the account's lock
+// of the webhook log, then the insert, which finds the fax only when the
+// first statement locked it. The webhook log (WebhookAttempts) is read by
+// attempt id after a cursor: an account's attempts are recorded one at a
+// time, so their ids commit in order and a reader never passes an id that
+// commits later. The account's lock is held while the transaction runs in
+// PostgreSQL, with no round trip to the replica inside it.
+func (s *store) insertAttemptPipelined(ctx context.Context, faxID string, args []any) error {
+	var found int
+	err := s.db.Pipeline(ctx,
+		sqldb.Statement{SQL: `SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(` + attemptLogLock + `, hashtext(account_id))
+			FROM (SELECT account_id FROM faxes WHERE id = ? FOR KEY SHARE) AS f) AS l`, Args: []any{faxID}, Scan: []any{&found}},
+		sqldb.Statement{SQL: `INSERT INTO delivery_attempts (` + insertedAttemptColumns + `)
+			SELECT CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS INTEGER),
+				CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BOOLEAN), CAST(? AS BYTEA)
+			WHERE EXISTS (SELECT 1 FROM faxes WHERE id = ?)`, Args: append(args, faxID)})
+	if err != nil {
+		return fmt.Errorf("record attempt of event %d: %w", args[0], err)
+	}
+	if found > 0 {
+		s.attemptLog.notify()
+	}
 	return nil
 }
 

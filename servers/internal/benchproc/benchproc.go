@@ -264,21 +264,39 @@ func (p *Proc) backendCPU(b *testing.B) int64 {
 	if p.pg == nil {
 		return 0
 	}
-	rows, err := p.pg.QueryContext(context.Background(), `SELECT pid FROM pg_stat_activity`)
+	total, err := PostgresCPU(context.Background(), p.pg)
 	if err != nil {
-		b.Fatalf("benchproc: backends: %v", err)
+		b.Fatalf("benchproc: %v", err)
+	}
+	return total
+}
+
+// PostgresCPU sums the CPU time (ns, user and system) of the processes of
+// the PostgreSQL server db (a pgx pool) is connected to: every backend and
+// background worker pg_stat_activity lists, read from /proc at a
+// resolution of 10 ms a process (0 for a server not on this machine).
+func PostgresCPU(ctx context.Context, db *sql.DB) (int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT pid FROM pg_stat_activity`)
+	if err != nil {
+		return 0, fmt.Errorf("backends: %w", err)
 	}
 	defer rows.Close()
 	var total int64
 	for rows.Next() {
 		var pid int
 		if err := rows.Scan(&pid); err != nil {
-			b.Fatalf("benchproc: backends: %v", err)
+			return 0, fmt.Errorf("backends: %w", err)
 		}
 		total += procCPU(pid)
 	}
-	return total
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("backends: %w", err)
+	}
+	return total, nil
 }
+
+// ProcessCPU is this process's CPU time so far (ns), user and system.
+func ProcessCPU() int64 { return spentSoFar().CPUNanos }
 
 // procCPU is the CPU time (ns) of process pid, user and system, from
 // /proc/pid/stat (in clock ticks of 10 ms); 0 when it cannot be read.
