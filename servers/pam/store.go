@@ -37,6 +37,8 @@ type store struct {
 	db *sqldb.DB
 	// pages caches list pages read, dropped after every committed write.
 	pages *cache.Cache[any]
+	// creates commits concurrent group creates together (PostgreSQL).
+	creates createBatches
 	// revoked is called after every committed change that can take access
 	// away or change what a token may do (keys, users, teams, group roles and
 	// members): the server drops what it cached about credentials.
@@ -559,7 +561,7 @@ func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, erro
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
 	if s.db.Dialect() == sqldb.Postgres {
-		if err := s.createGroupPipelined(ctx, g, teamID, now); err != nil {
+		if err := s.creates.create(ctx, s, g, teamID, now); err != nil {
 			return group{}, err
 		}
 		return g, nil
@@ -599,49 +601,6 @@ func (s *store) createGroup(ctx context.Context, teamID, name string, roles []st
 		return group{}, err
 	}
 	return g, nil
-}
-
-// createGroupSQL inserts a group when its name is free among the team's
-// live groups and the team's group quota, if any, has room, and returns the
-// verdict it decided by: whether the name is taken, the quota (NULL for
-// none) and, under a quota, the team's live groups. Parameters: the team
-// and name, the team (count), the team and quota resource, then the row.
-const createGroupSQL = `WITH v AS (
-	SELECT EXISTS (SELECT 1 FROM team_groups WHERE team_id = ? AND name = ? AND deleted_at IS NULL) AS taken,
-		q.max_count AS lim,
-		CASE WHEN q.max_count IS NULL THEN 0
-			ELSE (SELECT COUNT(*) FROM team_groups WHERE team_id = ? AND deleted_at IS NULL) END AS n
-	FROM (SELECT 1) AS one LEFT JOIN team_quotas q ON q.team_id = ? AND q.resource = ?
-), ins AS (
-	INSERT INTO team_groups (id, team_id, name, roles, created_at)
-	SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)
-	FROM v WHERE NOT v.taken AND (v.lim IS NULL OR v.n < v.lim)
-	RETURNING 1
-)
-SELECT v.taken, v.lim, v.n FROM v`
-
-// createGroupPipelined is createGroup on PostgreSQL in one round trip: the
-// team's row lock, then the checks and the insert in one statement
-// (createGroupSQL), which, run after the lock is held, sees every create
-// of the team committed before (sqldb.DB.Pipeline).
-func (s *store) createGroupPipelined(ctx context.Context, g group, teamID string, now time.Time) error {
-	var taken bool
-	var limit sql.NullInt64
-	var n int
-	err := s.db.Pipeline(ctx,
-		sqldb.Statement{SQL: `SELECT id FROM teams WHERE id = ? FOR UPDATE`, Args: []any{teamID}},
-		sqldb.Statement{SQL: createGroupSQL,
-			Args: []any{teamID, g.Name, teamID, teamID, quotaGroups, g.ID, teamID, g.Name, joinRoles(g.Roles), sqldb.Micros(now)},
-			Scan: []any{&taken, &limit, &n}})
-	switch {
-	case err != nil:
-		return fmt.Errorf("create group: %w", err)
-	case taken:
-		return storeerr.ErrAlreadyExists
-	case limit.Valid && int64(n) >= limit.Int64:
-		return &quotaError{Resource: quotaGroups, Limit: int(limit.Int64)}
-	}
-	return nil
 }
 
 // groupByName returns the team's live group of that name or, when there is
