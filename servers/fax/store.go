@@ -45,6 +45,9 @@ type store struct {
 	// attemptLog wakes the readers of the webhook log waiting for an
 	// attempt (webhooklog.go).
 	attemptLog attemptNotifier
+	// attemptBatches commits concurrent deliveries' attempts together
+	// (PostgreSQL).
+	attemptBatches *sqldb.GroupCommit[*attemptRow]
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -23,99 +22,41 @@ import (
 // order (no deadlock between them), and a batch of n creates costs one
 // round trip, one commit and one commit notification instead of n of each.
 // A batch PostgreSQL refuses (an error, not a verdict) is not the members'
-// fault: each member then runs alone.
+// fault: each member then runs alone. (sqldb.GroupCommit queues them.)
 
-// createBatchMax bounds the creates of one batch.
-const createBatchMax = 64
-
-// createBatchTimeout bounds a batch's transaction. The batch runs on its own
-// goroutine, not in one member's context; a member waits for its outcome
-// even when its own context ends, so an error always means nothing was
-// created.
-const createBatchTimeout = 10 * time.Second
-
-// createBatches queues a store's concurrent group creates.
-type createBatches struct {
-	mu      sync.Mutex
-	running bool
-	waiting []*pendingCreate
-}
-
-// pendingCreate is one create waiting in a batch.
+// pendingCreate is one create waiting in a batch, and, once committed, the
+// verdict createGroupSQL returned.
 type pendingCreate struct {
-	ctx    context.Context
 	g      group
 	teamID string
 	now    time.Time
-	done   chan struct{}
-	err    error
-	// The verdict createGroupSQL returned.
-	taken bool
-	limit sql.NullInt64
-	n     int
+	taken  bool
+	limit  sql.NullInt64
+	n      int
 }
 
-// create creates g in team teamID in a batch with the concurrent creates
-// (see createGroup for the errors).
-func (b *createBatches) create(ctx context.Context, s *store, g group, teamID string, now time.Time) error {
-	p := &pendingCreate{ctx: ctx, g: g, teamID: teamID, now: now, done: make(chan struct{})}
-	b.mu.Lock()
-	b.waiting = append(b.waiting, p)
-	if !b.running {
-		b.running = true
-		go b.run(s)
-	}
-	b.mu.Unlock()
-	<-p.done
-	return p.err
+// newCreateBatches returns the group commit of a store's creates.
+func newCreateBatches(db *sqldb.DB) *sqldb.GroupCommit[*pendingCreate] {
+	return &sqldb.GroupCommit[*pendingCreate]{Commit: func(ctx context.Context, batch []*pendingCreate) []error {
+		return commitCreates(ctx, db, batch)
+	}}
 }
 
-// run commits batches until no create waits.
-func (b *createBatches) run(s *store) {
-	for {
-		b.mu.Lock()
-		n := min(len(b.waiting), createBatchMax)
-		if n == 0 {
-			b.running = false
-			b.mu.Unlock()
-			return
-		}
-		batch := b.waiting[:n:n]
-		b.waiting = b.waiting[n:]
-		b.mu.Unlock()
-		commitCreates(s, batch)
-		for _, p := range batch {
-			close(p.done)
-		}
-	}
-}
-
-// commitCreates commits batch in one transaction and gives each member its
+// commitCreates commits batch in one transaction and returns each member's
 // outcome; when PostgreSQL refuses the batch, each member runs alone.
-func commitCreates(s *store, batch []*pendingCreate) {
-	live := batch[:0:0]
-	for _, p := range batch {
-		if err := p.ctx.Err(); err != nil {
-			p.err = err // gave up before its batch started: nothing created
-			continue
+func commitCreates(ctx context.Context, db *sqldb.DB, batch []*pendingCreate) []error {
+	errs := make([]error, len(batch))
+	err := db.Pipeline(ctx, createStatements(batch)...)
+	if err == nil || len(batch) == 1 {
+		for i, p := range batch {
+			errs[i] = p.outcome(err)
 		}
-		live = append(live, p)
+		return errs
 	}
-	if len(live) == 0 {
-		return
+	for i, p := range batch {
+		errs[i] = p.outcome(db.Pipeline(ctx, createStatements([]*pendingCreate{p})...))
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), createBatchTimeout)
-	defer cancel()
-	err := s.db.Pipeline(ctx, createStatements(live)...)
-	if err == nil || len(live) == 1 {
-		for _, p := range live {
-			p.err = p.outcome(err)
-		}
-		return
-	}
-	for _, p := range live {
-		p.err = p.outcome(s.db.Pipeline(ctx, createStatements([]*pendingCreate{p})...))
-	}
+	return errs
 }
 
 // createStatements are the statements of a batch: each team's row lock,
