@@ -322,7 +322,7 @@ func procCPU(pid int) int64 {
 // each measure and, for the second proc against the first, the median of
 // the rounds' ratios: "<backend>-req/s", "<backend>-cpu-us/req",
 // "<backend>-allocs/req", "<backend>-db-cpu-us/req", and "ratio-req/s",
-// "ratio-cpu", "ratio-allocs".
+// "ratio-cpu", "ratio-allocs", "cpu-bound-ratio".
 func Interleave(b *testing.B, rounds int, procs [2]*Proc, round func(p *Proc) Result) {
 	b.Helper()
 	var res [2][]Result
@@ -350,6 +350,15 @@ func Interleave(b *testing.B, rounds int, procs [2]*Proc, round func(p *Proc) Re
 	b.ReportMetric(ratio(func(r Result) float64 { return r.ReqPerSec }), "ratio-req/s")
 	b.ReportMetric(ratio(func(r Result) float64 { return r.CPUMicros }), "ratio-cpu")
 	b.ReportMetric(ratio(func(r Result) float64 { return r.Allocs }), "ratio-allocs")
+	// What a request costs the machine, the server's CPU and its
+	// database's: on cores both setups share and keep busy, throughput goes
+	// as its inverse, so this ratio (the first proc's cost over the
+	// second's, clients left out) is what ratio-req/s tends to there.
+	costs := make([]float64, rounds)
+	for r := range rounds {
+		costs[r] = (res[0][r].CPUMicros + res[0][r].BackendCPUMicros) / (res[1][r].CPUMicros + res[1][r].BackendCPUMicros)
+	}
+	b.ReportMetric(medianOf(costs), "cpu-bound-ratio")
 	for r := range rounds {
 		b.Logf("round %d: %s %.0f req/s %.0f cpu-us %.0f allocs; %s %.0f req/s %.0f cpu-us %.0f allocs %.0f db-cpu-us", r+1,
 			procs[0].Backend, res[0][r].ReqPerSec, res[0][r].CPUMicros, res[0][r].Allocs,
