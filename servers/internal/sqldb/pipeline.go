@@ -40,15 +40,20 @@ var ErrNoPipeline = errors.New("sqldb: pipelines are for PostgreSQL")
 // (Retryable) is run again, as InTx does. After a commit the OnCommit hooks
 // run. On SQLite it returns ErrNoPipeline.
 func (d *DB) Pipeline(ctx context.Context, stmts ...Statement) error {
-	if d.dialect != Postgres {
-		return ErrNoPipeline
-	}
-	err := d.retry(ctx, func() error { return d.pipeline(ctx, stmts) })
-	if err != nil {
+	if err := d.QuietPipeline(ctx, stmts...); err != nil {
 		return err
 	}
 	d.committed()
 	return nil
+}
+
+// QuietPipeline is Pipeline without the OnCommit hooks: for writes no cache
+// depends on (the rate limits), which must not drop the caches.
+func (d *DB) QuietPipeline(ctx context.Context, stmts ...Statement) error {
+	if d.dialect != Postgres {
+		return ErrNoPipeline
+	}
+	return d.retry(ctx, func() error { return d.pipeline(ctx, stmts) })
 }
 
 func (d *DB) pipeline(ctx context.Context, stmts []Statement) error {
