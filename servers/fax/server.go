@@ -140,6 +140,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
 	st := &store{db: db, box: box, pages: cache.New[faxPage](64, time.Minute)}
+	st.attemptBatches = newAttemptBatches(st)
 	st.db.OnCommit(st.pages.Invalidate)
 	st.db.Follow(st.pages)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)

@@ -46,6 +46,9 @@ type store struct {
 	// attemptLog wakes the readers of the webhook log waiting for an
 	// attempt (webhooklog.go).
 	attemptLog signal
+	// attemptBatches commits concurrent deliveries' attempts together
+	// (PostgreSQL).
+	attemptBatches *sqldb.GroupCommit[*attemptRow]
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed
@@ -872,6 +875,9 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 	// In InTx: on PostgreSQL a concurrent claim locking some of these
 	// events may deadlock with it (each locks many rows), and the
 	// transaction is then run again.
+	if s.db.Dialect() == sqldb.Postgres {
+		return s.recordOutcomesArrays(ctx, outcomes)
+	}
 	err := s.db.InTx(ctx, func(tx *sqldb.Tx) error {
 		// A few statements of many rows each, not a statement per event: on
 		// PostgreSQL each statement is a round trip. The chunks have sizes of
@@ -892,6 +898,33 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("record deliveries: %w", err)
+	}
+	return nil
+}
+
+// recordOutcomesArrays is recordOutcomes on PostgreSQL: one statement
+// whatever the number of outcomes, its rows given as arrays. The events
+// are found through the primary key by their seqs (seq = ANY): a join on a
+// VALUES list let the planner, misled by an outbox whose statistics lag its
+// churn, walk every pending event for each batch (tens of milliseconds).
+func (s *store) recordOutcomesArrays(ctx context.Context, outcomes []deliveryOutcome) error {
+	seqs, attempts, at, to := make([]int64, len(outcomes)), make([]int64, len(outcomes)), make([]int64, len(outcomes)), make([]string, len(outcomes))
+	for i, o := range outcomes {
+		seqs[i], attempts[i], at[i], to[i] = o.Seq, int64(o.Attempts), sqldb.Micros(o.At), o.DeliveredTo
+	}
+	// One statement, its own transaction, which a Pipeline runs again when
+	// it deadlocked with a concurrent claim (as InTx would).
+	err := s.db.Pipeline(ctx, sqldb.Statement{SQL: `UPDATE outbox SET attempts = o.attempts,
+			delivered_at = CASE WHEN o.url = '' THEN NULL ELSE o.at END,
+			delivered_to = NULLIF(o.url, ''),
+			abandoned_at = CASE WHEN o.url = '' THEN o.at ELSE NULL END,
+			claimed_by = NULL, lease_until = NULL
+			FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[])) AS o(seq, attempts, at, url)
+			WHERE outbox.seq = o.seq AND outbox.seq = ANY(CAST(? AS BIGINT[]))
+				AND outbox.delivered_at IS NULL AND outbox.abandoned_at IS NULL`,
+		Args: []any{seqs, attempts, at, to, seqs}})
 	if err != nil {
 		return fmt.Errorf("record deliveries: %w", err)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
-	"github.com/apistack/apistack/servers/internal/migrationset"
 	"github.com/apistack/apistack/servers/internal/apistore"
+	"github.com/apistack/apistack/servers/internal/migrationset"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
 

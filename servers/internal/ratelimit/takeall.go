@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,7 +105,75 @@ func takeInTurn(ctx context.Context, now time.Time, takes []Take,
 // TakeAll implements MultiStore; concurrent TakeAlls of the same buckets
 // are spent together (see batches).
 func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
-	return s.batches.take(ctx, now, takes, s.spend)
+	return s.batches.take(ctx, now, takes, s.spend, s.spendMany)
+}
+
+// spendMany spends each chain's takes as spend does. On PostgreSQL the
+// chains' statements (spend's, one per chain) go in one round trip and
+// commit together (a pipeline: the concurrent requests of different
+// clients cost one round trip and one commit), in the order of the chains'
+// first keys; when PostgreSQL refuses the pipeline, nothing of it was
+// spent, and each chain is spent alone.
+func (s *SQLStore) spendMany(ctx context.Context, chains []*chainSpend) {
+	alone := func() {
+		for _, c := range chains {
+			c.tats, c.allowed, c.err = s.spend(ctx, c.now, c.takes)
+		}
+	}
+	if s.db.Dialect() != sqldb.Postgres || len(chains) == 1 {
+		alone()
+		return
+	}
+	if err := s.sweep(ctx, chains[0].now); err != nil {
+		for _, c := range chains {
+			c.err = err
+		}
+		return
+	}
+	byKey := slices.Clone(chains)
+	slices.SortFunc(byKey, func(a, b *chainSpend) int { return strings.Compare(a.takes[0].Key, b.takes[0].Key) })
+	took := make(map[*chainSpend][]*int64, len(chains))
+	stmts := make([]sqldb.Statement, 0, len(chains))
+	for _, c := range byKey {
+		query, args := takeAllSQL(c.takes, c.now.UnixMicro())
+		t := make([]*int64, len(c.takes))
+		dest := make([]any, len(c.takes))
+		for i := range dest {
+			dest[i] = &t[i]
+		}
+		took[c] = t
+		stmts = append(stmts, sqldb.Statement{SQL: query, Args: args, Scan: dest})
+	}
+	if err := s.db.QuietPipeline(ctx, stmts...); err != nil {
+		alone()
+		return
+	}
+	for _, c := range chains {
+		c.tats, c.allowed, c.err = s.outcomes(ctx, c.takes, took[c])
+	}
+}
+
+// outcomes are the TATs and decisions of takes whose statement returned
+// took (nil: refused), up to the first refused, whose bucket is read.
+func (s *SQLStore) outcomes(ctx context.Context, takes []Take, took []*int64) ([]time.Time, []bool, error) {
+	var tats []time.Time
+	var allowed []bool
+	for i := range takes {
+		if took[i] != nil {
+			tats, allowed = append(tats, time.UnixMicro(*took[i]).UTC()), append(allowed, true)
+			continue
+		}
+		tat, ok, err := s.Peek(ctx, takes[i].Key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, errors.New("rate limit: a refused take has no stored bucket")
+		}
+		tats, allowed = append(tats, tat), append(allowed, false)
+		break
+	}
+	return tats, allowed, nil
 }
 
 // spend is TakeAll's statement. On PostgreSQL the takes are one statement:
@@ -130,24 +199,7 @@ func (s *SQLStore) spend(ctx context.Context, now time.Time, takes []Take) ([]ti
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(dest...); err != nil {
 		return nil, nil, fmt.Errorf("rate limit: %w", err)
 	}
-	var tats []time.Time
-	var allowed []bool
-	for i := range takes {
-		if took[i] != nil {
-			tats, allowed = append(tats, time.UnixMicro(*took[i]).UTC()), append(allowed, true)
-			continue
-		}
-		tat, ok, err := s.Peek(ctx, takes[i].Key)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !ok {
-			return nil, nil, errors.New("rate limit: a refused take has no stored bucket")
-		}
-		tats, allowed = append(tats, tat), append(allowed, false)
-		break
-	}
-	return tats, allowed, nil
+	return s.outcomes(ctx, takes, took)
 }
 
 // takeAllSQL is TakeAll's statement for takes at now (Unix microseconds),

@@ -447,8 +447,15 @@ func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 // decides again on what is committed now; fn must have no effect outside
 // the transaction. fn's own errors end it at once (after a rollback).
 func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return d.retry(ctx, func() error { return d.InTxOnce(ctx, fn) })
+}
+
+// retry runs run, a transaction, and on PostgreSQL runs it again while
+// PostgreSQL refuses it for a conflict (Retryable), up to maxAttempts times
+// in all.
+func (d *DB) retry(ctx context.Context, run func() error) error {
 	for attempt := 1; ; attempt++ {
-		err := d.InTxOnce(ctx, fn)
+		err := run()
 		if err == nil || d.dialect != Postgres || attempt == maxAttempts || !Retryable(err) {
 			return err
 		}
