@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -44,16 +43,24 @@ var (
 	zDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20))
 )
 
-// encodeEntries encodes entries together and compresses them.
-func encodeEntries(entries []apiserver.JournalEntry) []byte {
-	scratch := encodeBuffers.Get().(*[]byte)
-	defer func() {
-		if cap(*scratch) <= 1<<20 { // a rare huge batch's is not kept
-			encodeBuffers.Put(scratch)
-		}
-	}()
-	buf := binary.AppendUvarint((*scratch)[:0], uint64(len(entries)))
-	var names []string
+// entryEncoder encodes the journal writer's rows. Its buffers are kept
+// from one row to the next (a row's encoding is tens or hundreds of KiB),
+// so one encoder serves one goroutine: the writer's.
+type entryEncoder struct {
+	raw, row []byte
+	names    []string
+}
+
+// maxKeptBuffer is the largest buffer an entryEncoder keeps for the next
+// row (a rare huge row's is left to the garbage collector).
+const maxKeptBuffer = 8 << 20
+
+// encode encodes entries together, their secrets redacted (Record gets
+// them as they were sent: apiserver.JournalEntry), and compresses them.
+// The row it returns is valid until the next call.
+func (c *entryEncoder) encode(entries []apiserver.JournalEntry) []byte {
+	buf := binary.AppendUvarint(c.raw[:0], uint64(len(entries)))
+	names := c.names
 	for _, e := range entries {
 		for _, s := range []string{e.API, e.Operation, e.Method, e.Path, e.Query} {
 			buf = appendString(buf, s)
@@ -64,8 +71,8 @@ func encodeEntries(entries []apiserver.JournalEntry) []byte {
 		buf = binary.AppendVarint(buf, e.Duration.Microseconds())
 		buf, names = appendHeaders(buf, e.RequestHeaders, names)
 		buf, names = appendHeaders(buf, e.ResponseHeaders, names)
-		buf = appendString(buf, e.RequestBody)
-		buf = appendString(buf, e.ResponseBody)
+		buf = appendString(buf, apiserver.RedactBody(e.RequestBody))
+		buf = appendString(buf, apiserver.RedactBody(e.ResponseBody))
 		var flags byte
 		if e.RequestTruncated {
 			flags |= 1
@@ -81,17 +88,18 @@ func encodeEntries(entries []apiserver.JournalEntry) []byte {
 			buf = appendString(buf, v.Message)
 		}
 	}
-	*scratch = buf
-	// The compressed row is the caller's (the database driver's); the
-	// uncompressed encoding goes back to the pool.
-	row := make([]byte, 1, 64+len(buf)/4)
-	row[0] = codecVersion
-	return zEncoder.EncodeAll(buf, row)
+	row := zEncoder.EncodeAll(buf, append(c.row[:0], codecVersion))
+	c.raw, c.row, c.names = keep(buf), keep(row), names
+	return row
 }
 
-// encodeBuffers keep encodeEntries' uncompressed encodings between
-// commits (a commit's is tens of KiB).
-var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+// keep is buf to reuse, unless it grew past maxKeptBuffer.
+func keep(buf []byte) []byte {
+	if cap(buf) > maxKeptBuffer {
+		return nil
+	}
+	return buf
+}
 
 func appendString[S string | []byte](buf []byte, s S) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(s)))
@@ -99,8 +107,9 @@ func appendString[S string | []byte](buf []byte, s S) []byte {
 }
 
 // appendHeaders encodes h, its names sorted (the same headers encode
-// alike, which compresses well); names is scratch space, returned for the
-// next call.
+// alike, which compresses well), the value of every secret header
+// (apiserver.SecretHeader) as apiserver.Redacted; names is scratch space,
+// returned for the next call.
 func appendHeaders(buf []byte, h http.Header, names []string) ([]byte, []string) {
 	names = names[:0]
 	for name := range h {
@@ -110,13 +119,19 @@ func appendHeaders(buf []byte, h http.Header, names []string) ([]byte, []string)
 	buf = binary.AppendUvarint(buf, uint64(len(names)))
 	for _, name := range names {
 		buf = appendString(buf, name)
-		buf = binary.AppendUvarint(buf, uint64(len(h[name])))
-		for _, v := range h[name] {
+		values := h[name]
+		if apiserver.SecretHeader(name) {
+			values = redacted
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(values)))
+		for _, v := range values {
 			buf = appendString(buf, v)
 		}
 	}
 	return buf, names
 }
+
+var redacted = []string{apiserver.Redacted}
 
 // errCorrupt: a stored row does not decode.
 var errCorrupt = errors.New("corrupt journal row")
