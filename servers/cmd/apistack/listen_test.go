@@ -245,3 +245,85 @@ func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
 	}, 30*time.Second, 10*time.Millisecond, listenOut.String())
 	assert.Contains(t, listenOut.String(), "-> 204 No Content")
 }
+
+// listen forwards each event once, as `stripe listen` does: an event whose
+// delivery failed on the remote side and was retried there is forwarded
+// by its first attempt only.
+func TestListen_ForwardsEachEventOnceWhateverItsRetries(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	adminURL := creds["admin"]["base_url"]
+	out, err := sandboxCLI(t, "--data-dir", dataDir, "create", "--clock", "frozen")
+	require.NoError(t, err)
+	var sb createdSandbox
+	require.NoError(t, json.Unmarshal([]byte(out), &sb), out)
+	own := []string{"--sandbox-url", adminURL, "--sandbox-token", sb.Token}
+	// The first attempt of the next event fails on the remote side.
+	_, err = sandboxCLI(t, append(own, "faults", "add", "--attempt", "1", "--count", "1", sb.ID, "webhook-fail")...)
+	require.NoError(t, err)
+
+	fc := sb.Credentials["fax"]
+	local, events := verifyingReceiver(t, fc["webhook_public_key"])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lout, lerr := &safebuf.Buffer{}, &safebuf.Buffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"listen", "--sandbox", sb.ID, "--forward-to", local.URL, "--url", adminURL, "--token", sb.Token}, lout, lerr)
+	}()
+	client, err := faxclient.New(faxclient.Config{BaseURL: fc["base_url"], APIKey: fc["api_key"]})
+	require.NoError(t, err)
+	f, err := client.SendFax(ctx, faxclient.SendFaxParams{ConnectionID: fc["connection_id"], From: fc["from"],
+		To: "+13125550800", MediaURL: adminURL + "/fax/sample.pdf"})
+	require.NoError(t, err)
+	// Once the first attempt failed, its retry comes due on the sandbox's
+	// clock, with the fax's steps.
+	require.Eventually(t, func() bool {
+		out, err := sandboxCLI(t, append(own, "webhooks", sb.ID)...)
+		return err == nil && strings.Contains(out, `"succeeded": false`)
+	}, 30*time.Second, 20*time.Millisecond)
+	_, err = sandboxCLI(t, append(own, "advance", sb.ID, "10m")...)
+	require.NoError(t, err)
+	awaitEvent(t, events, f.ID.String(), "fax.delivered")
+
+	out, err = sandboxCLI(t, append(own, "webhooks", "--limit", "1000", sb.ID)...)
+	require.NoError(t, err)
+	var page struct {
+		Data []struct {
+			Attempt   int  `json:"attempt"`
+			Succeeded bool `json:"succeeded"`
+			Event     struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			} `json:"event"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
+	var retried string
+	for _, a := range page.Data {
+		if a.Attempt > 1 {
+			retried = a.Event.ID
+		}
+	}
+	require.NotEmpty(t, retried, "an event was retried on the remote side: %s", out)
+	events2 := map[string]int{}
+	for _, a := range page.Data {
+		if a.Attempt == 1 {
+			events2[lineOf(a.Event.Type, a.Event.ID, 1)+" -> 204 No Content"]++
+		}
+	}
+	require.Eventually(t, func() bool {
+		for line := range events2 {
+			if !strings.Contains(lout.String(), line) {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 10*time.Millisecond, lout.String())
+	cancel()
+	require.NoError(t, <-done)
+	lines := strings.Split(strings.TrimSpace(lout.String()), "\n")
+	assert.Len(t, lines, len(events2), "one line per event: %s", lout.String())
+	assert.Equal(t, 1, strings.Count(lout.String(), " "+retried+" "), "the retried event once: %s", lout.String())
+}
