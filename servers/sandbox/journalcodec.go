@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -136,8 +138,12 @@ var redacted = []string{apiserver.Redacted}
 // errCorrupt: a stored row does not decode.
 var errCorrupt = errors.New("corrupt journal row")
 
-// decodeEntries is the reverse of encodeEntries.
+// decodeEntries is the reverse of entryEncoder.encode; it also reads the
+// rows converted from the per-entry table (convertedVersion).
 func decodeEntries(data []byte) ([]apiserver.JournalEntry, error) {
+	if len(data) > 0 && data[0] == convertedVersion {
+		return decodeConverted(data[1:])
+	}
 	if len(data) == 0 || (data[0] != codecVersion && data[0] != 1) {
 		return nil, fmt.Errorf("%w: unknown encoding", errCorrupt)
 	}
@@ -179,6 +185,71 @@ func decodeEntries(data []byte) ([]apiserver.JournalEntry, error) {
 		d.err = fmt.Errorf("%w: %d bytes left over", errCorrupt, len(d.buf))
 	}
 	return out, d.err
+}
+
+// convertedVersion marks a row converted by SQL from one entry of the
+// per-entry journal table that journal_batches replaced: the row is that
+// byte, then the entry as a JSON object (convertedEntry), uncompressed.
+// The table's entries were redacted when stored and had no sandbox time
+// (read as the stack's) nor violations.
+const convertedVersion = 3
+
+// convertedEntry is a converted row's JSON object: the per-entry table's
+// columns, the bodies in hexadecimal (either case), the truncation flags
+// as booleans or 0/1 (PostgreSQL's or SQLite's JSON of a boolean column),
+// the headers as the table stored them (JSON of an http.Header).
+type convertedEntry struct {
+	API               string          `json:"api"`
+	Operation         string          `json:"operation"`
+	Method            string          `json:"method"`
+	Path              string          `json:"path"`
+	Query             string          `json:"query"`
+	Status            int             `json:"status"`
+	At                int64           `json:"at"`
+	DurationMicros    int64           `json:"duration_micros"`
+	RequestHeaders    http.Header     `json:"request_headers"`
+	ResponseHeaders   http.Header     `json:"response_headers"`
+	RequestBody       string          `json:"request_body"`
+	RequestTruncated  json.RawMessage `json:"request_truncated"`
+	ResponseBody      string          `json:"response_body"`
+	ResponseTruncated json.RawMessage `json:"response_truncated"`
+}
+
+// decodeConverted reads a converted row (after its version byte).
+func decodeConverted(data []byte) ([]apiserver.JournalEntry, error) {
+	var c convertedEntry
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%w: converted entry: %w", errCorrupt, err)
+	}
+	reqBody, err1 := hex.DecodeString(c.RequestBody)
+	respBody, err2 := hex.DecodeString(c.ResponseBody)
+	reqCut, err3 := jsonFlag(c.RequestTruncated)
+	respCut, err4 := jsonFlag(c.ResponseTruncated)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, fmt.Errorf("%w: converted entry: %w", errCorrupt, err)
+	}
+	e := apiserver.JournalEntry{API: c.API, Operation: c.Operation, Method: c.Method, Path: c.Path, Query: c.Query,
+		Status: c.Status, Time: sqldb.Time(c.At), SetTime: sqldb.Time(c.At), Duration: time.Duration(c.DurationMicros) * time.Microsecond,
+		RequestHeaders: c.RequestHeaders, ResponseHeaders: c.ResponseHeaders, RequestBody: reqBody, ResponseBody: respBody,
+		RequestTruncated: reqCut, ResponseTruncated: respCut}
+	if e.RequestHeaders == nil {
+		e.RequestHeaders = http.Header{}
+	}
+	if e.ResponseHeaders == nil {
+		e.ResponseHeaders = http.Header{}
+	}
+	return []apiserver.JournalEntry{e}, nil
+}
+
+// jsonFlag reads a JSON boolean, or 0 or 1.
+func jsonFlag(raw json.RawMessage) (bool, error) {
+	switch string(raw) {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("flag %s is not a boolean", raw)
 }
 
 // decoder reads the format; its first error sticks.
