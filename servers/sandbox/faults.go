@@ -146,16 +146,19 @@ func (j *Journal) TakeFault(ctx context.Context, api, set string, operation func
 			d.spent.Store(true)
 			continue
 		}
-		return &takenFault{api: api, fault: faults.Fault{Kind: requestKinds[d.Kind], RetryAfter: d.RetryAfter, Delay: d.Delay}, clock: j.faults.clock}
+		return &takenFault{api: api, fault: faults.Fault{Kind: requestKinds[d.Kind], RetryAfter: d.RetryAfter, Delay: d.Delay},
+			now: func() time.Time { return j.sandboxTime(ctx, set, j.faults.clock.Now()) }}
 	}
 	return nil
 }
 
-// takenFault is a request fault that took a request.
+// takenFault is a request fault that took a request; now is the time on
+// the clock of the sandbox whose request it is (PAM's rate-limit headers
+// are dated by it, as the sandbox's real limits are).
 type takenFault struct {
 	api   string
 	fault faults.Fault
-	clock clock.Clock
+	now   func() time.Time
 }
 
 // Hold waits out a slow fault, which then lets the request be served.
@@ -173,7 +176,7 @@ func (t *takenFault) Answer(c echo.Context) error {
 	if t.fault.Kind == faults.Drop {
 		return faults.DropConnection(c)
 	}
-	return faults.Answer(c, t.api, t.fault, t.clock.Now())
+	return faults.Answer(c, t.api, t.fault, t.now())
 }
 
 // parseBound reads a Go duration within [lo, hi].

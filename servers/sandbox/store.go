@@ -192,10 +192,12 @@ func (s *store) due(ctx context.Context, now time.Time, stale time.Duration) ([]
 	return ids, nil
 }
 
-// journalGroup is the entries of one sandbox in one commit of the writer.
+// journalGroup is the entries of one sandbox in one commit of the writer;
+// touch: the commit records the sandbox's use (journal.touches).
 type journalGroup struct {
 	sandbox string
 	entries []apiserver.JournalEntry
+	touch   bool
 }
 
 // groupBySandbox splits entries by sandbox, keeping their order.
@@ -217,15 +219,21 @@ func groupBySandbox(entries []apiserver.JournalEntry) []journalGroup {
 	return groups
 }
 
-// appendJournal stores each group as one row, in one transaction, and
-// records the use of their sandboxes; at is the time of use. The foreign
-// key refuses a group whose sandbox is gone (and with it the transaction).
-func (s *store) appendJournal(ctx context.Context, groups []journalGroup, at time.Time) error {
+// appendJournal stores each group as one row, encoded by enc, in one
+// transaction, and records the use of the sandboxes of the groups to touch;
+// at is the time of use. The foreign key refuses a group whose sandbox is
+// gone (and with it the transaction). The commit is quiet (sqldb.Tx.Quiet):
+// no replica caches the journal, and the writer commits many times a
+// second, so other replicas are not told of it.
+func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []journalGroup, at time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	if err := tx.Quiet(ctx); err != nil {
+		return err
+	}
 	for _, g := range groups {
 		last := g.entries[0].Time
 		for _, e := range g.entries[1:] {
@@ -234,8 +242,11 @@ func (s *store) appendJournal(ctx context.Context, groups []journalGroup, at tim
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES (?, ?, ?, ?)`,
-			g.sandbox, len(g.entries), sqldb.Micros(last), encodeEntries(g.entries)); err != nil {
+			g.sandbox, len(g.entries), sqldb.Micros(last), enc.encode(g.entries)); err != nil {
 			return fmt.Errorf("insert journal entries: %w", err)
+		}
+		if !g.touch {
+			continue
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
 			sqldb.Micros(at), g.sandbox, sqldb.Micros(at)); err != nil {

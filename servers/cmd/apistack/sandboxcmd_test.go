@@ -424,26 +424,8 @@ func TestListen_ForwardsEachDeliveryVerifiableAndResumesAcrossARestart(t *testin
 	require.NoError(t, err)
 	var sb createdSandbox
 	require.NoError(t, json.Unmarshal([]byte(out), &sb), out)
-	fc := sb.Credentials["fax"]
-
-	local, events := verifyingReceiver(t, fc["webhook_public_key"])
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	lout, lerr := &safebuf.Buffer{}, &safebuf.Buffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"listen", "--sandbox", sb.ID, "--forward-to", local.URL, "--url", adminURL, "--token", sb.Token}, lout, lerr)
-	}()
-
-	client, err := faxclient.New(faxclient.Config{BaseURL: fc["base_url"], APIKey: fc["api_key"]})
-	require.NoError(t, err)
-	send := func() string {
-		f, err := client.SendFax(context.Background(), faxclient.SendFaxParams{ConnectionID: fc["connection_id"], From: fc["from"],
-			To: "+13125550800", MediaURL: adminURL + "/fax/sample.pdf"})
-		require.NoError(t, err)
-		return f.ID.String()
-	}
+	l := listenTo(t, sb, adminURL)
+	events, lout, lerr, send := l.events, l.out, l.err, l.send
 	first := send()
 	awaitEvent(t, events, first, "fax.queued")
 
@@ -460,8 +442,7 @@ func TestListen_ForwardsEachDeliveryVerifiableAndResumesAcrossARestart(t *testin
 	want := lineOf(e.Type, e.ID, e.Attempt) + " -> 204 No Content"
 	require.Eventually(t, func() bool { return strings.Contains(lout.String(), want) }, 30*time.Second, 10*time.Millisecond, lout.String())
 	assert.Contains(t, lerr.String(), "back; resuming")
-	cancel()
-	require.NoError(t, <-done)
+	require.NoError(t, l.stop())
 
 	// One line per forward, each accepted by the verifying receiver, none
 	// forwarded twice, each a delivery of the log.
@@ -579,4 +560,114 @@ func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
 		return strings.Count(listenOut.String(), "fax.queued "+queued[0].ID) == 2
 	}, 30*time.Second, 10*time.Millisecond, listenOut.String())
 	assert.Contains(t, listenOut.String(), "-> 204 No Content")
+}
+
+// listen forwards each event once, as `stripe listen` does: an event whose
+// delivery failed on the remote side and was retried there is forwarded
+// by its first attempt only.
+func TestListen_ForwardsEachEventOnceWhateverItsRetries(t *testing.T) {
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	adminURL := creds["admin"]["base_url"]
+	out, err := sandboxCLI(t, "--data-dir", dataDir, "create", "--clock", "frozen")
+	require.NoError(t, err)
+	var sb createdSandbox
+	require.NoError(t, json.Unmarshal([]byte(out), &sb), out)
+	own := []string{"--sandbox-url", adminURL, "--sandbox-token", sb.Token}
+	// The first attempt of the next event fails on the remote side.
+	_, err = sandboxCLI(t, append(own, "faults", "add", "--attempt", "1", "--count", "1", sb.ID, "webhook-fail")...)
+	require.NoError(t, err)
+
+	l := listenTo(t, sb, adminURL)
+	id := l.send()
+	// Once the first attempt failed, its retry comes due on the sandbox's
+	// clock, with the fax's steps.
+	require.Eventually(t, func() bool {
+		out, err := sandboxCLI(t, append(own, "webhooks", sb.ID)...)
+		return err == nil && strings.Contains(out, `"succeeded": false`)
+	}, 30*time.Second, 20*time.Millisecond)
+	_, err = sandboxCLI(t, append(own, "advance", sb.ID, "10m")...)
+	require.NoError(t, err)
+	awaitEvent(t, l.events, id, "fax.delivered")
+
+	out, err = sandboxCLI(t, append(own, "webhooks", "--limit", "1000", sb.ID)...)
+	require.NoError(t, err)
+	var page struct {
+		Data []struct {
+			Attempt   int  `json:"attempt"`
+			Succeeded bool `json:"succeeded"`
+			Event     struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			} `json:"event"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
+	var retried string
+	for _, a := range page.Data {
+		if a.Attempt > 1 {
+			retried = a.Event.ID
+		}
+	}
+	require.NotEmpty(t, retried, "an event was retried on the remote side: %s", out)
+	events2 := map[string]int{}
+	for _, a := range page.Data {
+		if a.Attempt == 1 {
+			events2[lineOf(a.Event.Type, a.Event.ID, 1)+" -> 204 No Content"]++
+		}
+	}
+	require.Eventually(t, func() bool {
+		for line := range events2 {
+			if !strings.Contains(l.out.String(), line) {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 10*time.Millisecond, l.out.String())
+	require.NoError(t, l.stop())
+	lines := strings.Split(strings.TrimSpace(l.out.String()), "\n")
+	assert.Len(t, lines, len(events2), "one line per event: %s", l.out.String())
+	assert.Equal(t, 1, strings.Count(l.out.String(), " "+retried+" "), "the retried event once: %s", l.out.String())
+}
+
+// listening is `apistack listen` forwarding a sandbox's webhooks to a
+// verifying receiver (listenTo).
+type listening struct {
+	// events are those the receiver accepted; out and err what listen
+	// printed.
+	events   <-chan faxclient.Event
+	out, err *safebuf.Buffer
+	// stop stops listen and returns its error; send sends a fax of the
+	// sandbox and returns its id.
+	stop func() error
+	send func() string
+}
+
+// listenTo runs `apistack listen` for sandbox sb of the stack at adminURL
+// until stop is called or the test ends.
+func listenTo(t *testing.T, sb createdSandbox, adminURL string) *listening {
+	t.Helper()
+	fc := sb.Credentials["fax"]
+	local, events := verifyingReceiver(t, fc["webhook_public_key"])
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	l := &listening{events: events, out: &safebuf.Buffer{}, err: &safebuf.Buffer{}}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"listen", "--sandbox", sb.ID, "--forward-to", local.URL, "--url", adminURL, "--token", sb.Token}, l.out, l.err)
+	}()
+	l.stop = func() error {
+		cancel()
+		return <-done
+	}
+	client, err := faxclient.New(faxclient.Config{BaseURL: fc["base_url"], APIKey: fc["api_key"]})
+	require.NoError(t, err)
+	l.send = func() string {
+		f, err := client.SendFax(context.Background(), faxclient.SendFaxParams{ConnectionID: fc["connection_id"], From: fc["from"],
+			To: "+13125550800", MediaURL: adminURL + "/fax/sample.pdf"})
+		require.NoError(t, err)
+		return f.ID.String()
+	}
+	return l
 }

@@ -19,8 +19,9 @@ import (
 // How replicas hear of each other's commits.
 //
 // Every table of an API's schema (but quietTables) carries a row trigger
-// that, in the writing transaction, notifies the channel named after the
-// schema with the writer's pool name (replicaParam) as payload. PostgreSQL
+// that, in the writing transaction (unless it is quiet: QuietParam),
+// notifies the channel named after the schema with the writer's pool name
+// (replicaParam) as payload. PostgreSQL
 // delivers a notification only if and when its transaction commits, once
 // per transaction and payload, in commit order, to every session listening
 // on the channel. Each replica keeps one such session per API (Watch) and
@@ -54,6 +55,11 @@ const (
 	reconnectDelay = 250 * time.Millisecond
 )
 
+// QuietParam is the run-time parameter that, set to "on" for a transaction
+// (sqldb.Tx.Quiet), keeps its commit from being announced: for writes no
+// cache depends on.
+const QuietParam = "apistack.quiet"
+
 // quietTables are the tables whose writes no cache depends on, so they
 // notify nobody: the migrations' bookkeeping and the rate limits (written
 // by nearly every request). An API declares its own such tables with
@@ -72,6 +78,9 @@ const QuietComment = "apistack: quiet"
 // notifyFunction is the trigger function of every table but quietTables.
 const notifyFunction = `CREATE OR REPLACE FUNCTION apistack_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+	IF current_setting('` + QuietParam + `', true) = 'on' THEN
+		RETURN NULL;
+	END IF;
 	PERFORM pg_notify(TG_TABLE_SCHEMA, coalesce(current_setting('` + replicaParam + `', true), ''));
 	RETURN NULL;
 END

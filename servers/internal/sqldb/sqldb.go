@@ -166,6 +166,16 @@ func Sync(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+// HeardOn returns how many commits of other replicas (and re-listens) the
+// replica of the services on db (a pool a service was given) has heard so
+// far, each of which dropped their caches; 0 on SQLite.
+func HeardOn(db *sql.DB) uint64 {
+	if w, ok := watchers.Load(db); ok {
+		return w.(*pgdb.Watcher).Heard()
+	}
+	return 0
+}
+
 // watchers holds the watcher of each PostgreSQL pool a DB was made on, so
 // that DBs on one pool share one listening session.
 var (
@@ -515,6 +525,21 @@ func (t *Tx) Lock(ctx context.Context, name string) error {
 	}
 	if _, err := t.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext($1))`, name); err != nil {
 		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	return nil
+}
+
+// Quiet keeps the transaction's commit from being announced to the other
+// replicas (PostgreSQL's notify triggers, pgdb.Watch; nothing to do on
+// SQLite): for frequent writes that no replica caches, such as the
+// sandboxes' request journal, which would otherwise make every other
+// replica drop the caches of the schema at each commit.
+func (t *Tx) Quiet(ctx context.Context) error {
+	if t.db.dialect != Postgres {
+		return nil
+	}
+	if _, err := t.tx.ExecContext(ctx, `SELECT set_config('`+pgdb.QuietParam+`', 'on', true)`); err != nil {
+		return fmt.Errorf("quiet: %w", err)
 	}
 	return nil
 }
