@@ -106,7 +106,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
-	st := &store{db: db, pages: cache.New[any](pageCacheSize, pageCacheTTL), creates: newCreateBatches(db)}
+	st := &store{db: db, pages: cache.New[any](pageCacheSize, pageCacheTTL)}
 	st.db.OnCommit(st.pages.Invalidate)
 	st.db.Follow(st.pages)
 	key, err := st.secretKey(ctx, "cursor_key")
