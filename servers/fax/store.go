@@ -46,9 +46,6 @@ type store struct {
 	// attemptLog wakes the readers of the webhook log waiting for an
 	// attempt (webhooklog.go).
 	attemptLog signal
-	// attemptBatches commits concurrent deliveries' attempts together
-	// (PostgreSQL).
-	attemptBatches *sqldb.GroupCommit[*attemptRow]
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed
@@ -61,6 +58,9 @@ type store struct {
 	// ownClocks says the sandboxes' accounts run on clocks of their own
 	// (Deps.Clocks): the simulator leaves their steps to Advance.
 	ownClocks bool
+	// attemptBatches commits concurrent deliveries' attempts together
+	// (PostgreSQL).
+	attemptBatches *sqldb.GroupCommit[*attemptRow]
 }
 
 // changed reports a committed change that may revoke access.

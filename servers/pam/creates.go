@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -35,11 +36,21 @@ type pendingCreate struct {
 	n      int
 }
 
-// newCreateBatches returns the group commit of a store's creates.
-func newCreateBatches(db *sqldb.DB) *sqldb.GroupCommit[*pendingCreate] {
-	return &sqldb.GroupCommit[*pendingCreate]{Commit: func(ctx context.Context, batch []*pendingCreate) []error {
-		return commitCreates(ctx, db, batch)
-	}}
+// createBatches is the group commit of a store's creates, made at first
+// use.
+type createBatches struct {
+	once sync.Once
+	gc   *sqldb.GroupCommit[*pendingCreate]
+}
+
+// of returns the group commit of the creates on db.
+func (b *createBatches) of(db *sqldb.DB) *sqldb.GroupCommit[*pendingCreate] {
+	b.once.Do(func() {
+		b.gc = &sqldb.GroupCommit[*pendingCreate]{Commit: func(ctx context.Context, batch []*pendingCreate) []error {
+			return commitCreates(ctx, db, batch)
+		}}
+	})
+	return b.gc
 }
 
 // commitCreates commits batch in one transaction and returns each member's

@@ -107,7 +107,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
-	st := &store{db: db, pages: apistore.PageCache[any](db, pageCacheSize, pageCacheTTL), creates: newCreateBatches(db)}
+	st := &store{db: db, pages: apistore.PageCache[any](db, pageCacheSize, pageCacheTTL)}
 	cursors, err := apistore.Cursors(ctx, st.db)
 	if err != nil {
 		return nil, err

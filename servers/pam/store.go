@@ -39,7 +39,7 @@ type store struct {
 	// pages caches list pages read, dropped after every committed write.
 	pages *cache.Cache[any]
 	// creates commits concurrent group creates together (PostgreSQL).
-	creates *sqldb.GroupCommit[*pendingCreate]
+	creates createBatches
 	// revoked is called after every committed change that can take access
 	// away or change what a token may do (keys, users, teams, group roles and
 	// members): the server drops what it cached about credentials.
@@ -538,7 +538,7 @@ func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, erro
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
 	if s.db.Dialect() == sqldb.Postgres {
-		if err := s.creates.Do(ctx, &pendingCreate{g: g, teamID: teamID, now: now}); err != nil {
+		if err := s.creates.of(s.db).Do(ctx, &pendingCreate{g: g, teamID: teamID, now: now}); err != nil {
 			return group{}, err
 		}
 		return g, nil

@@ -127,15 +127,7 @@ func TestLimiter_ConcurrentTakesAllowExactlyTheLimit(t *testing.T) {
 func TestSQLStore_ConcurrentTakesOfOneClientAreSpentAsIfOneAfterTheOther(t *testing.T) {
 	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
 		t.Run(string(backend), func(t *testing.T) {
-			m := testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}
-			var replicas [2]*SQLStore
-			if backend == testdb.Postgres {
-				first, second := testdb.OpenSchemaTwice(t, m)
-				replicas = [2]*SQLStore{NewSQLStore(sqldb.New(first, sqldb.Options{})), NewSQLStore(sqldb.New(second, sqldb.Options{}))}
-			} else {
-				db := sqldb.New(testdb.OpenOn(t, backend, m), sqldb.Options{})
-				replicas = [2]*SQLStore{NewSQLStore(db), NewSQLStore(db)}
-			}
+			replicas := twoReplicas(t, backend)
 			ctx := context.Background()
 			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			limiters := [2]*Limiter{New("one", 20, time.Hour, clk, replicas[0]), New("one", 20, time.Hour, clk, replicas[1])}
@@ -188,15 +180,7 @@ func TestSQLStore_ConcurrentTakesOfOneClientAreSpentAsIfOneAfterTheOther(t *test
 func TestSQLStore_ConcurrentTakesOfManyClientsKeepEachLimitExact(t *testing.T) {
 	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
 		t.Run(string(backend), func(t *testing.T) {
-			m := testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}
-			var replicas [2]*SQLStore
-			if backend == testdb.Postgres {
-				first, second := testdb.OpenSchemaTwice(t, m)
-				replicas = [2]*SQLStore{NewSQLStore(sqldb.New(first, sqldb.Options{})), NewSQLStore(sqldb.New(second, sqldb.Options{}))}
-			} else {
-				db := sqldb.New(testdb.OpenOn(t, backend, m), sqldb.Options{})
-				replicas = [2]*SQLStore{NewSQLStore(db), NewSQLStore(db)}
-			}
+			replicas := twoReplicas(t, backend)
 			ctx := context.Background()
 			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			limiters := [2]*Limiter{New("one", 10, time.Hour, clk, replicas[0]), New("one", 10, time.Hour, clk, replicas[1])}
@@ -227,4 +211,17 @@ func TestSQLStore_ConcurrentTakesOfManyClientsKeepEachLimitExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoReplicas returns the SQL stores of two replicas sharing a fresh
+// database of backend (on SQLite, one database's store twice).
+func twoReplicas(t *testing.T, backend testdb.Backend) [2]*SQLStore {
+	t.Helper()
+	m := testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}
+	if backend == testdb.Postgres {
+		first, second := testdb.OpenSchemaTwice(t, m)
+		return [2]*SQLStore{NewSQLStore(sqldb.New(first, sqldb.Options{})), NewSQLStore(sqldb.New(second, sqldb.Options{}))}
+	}
+	db := sqldb.New(testdb.OpenOn(t, backend, m), sqldb.Options{})
+	return [2]*SQLStore{NewSQLStore(db), NewSQLStore(db)}
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"slices"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
