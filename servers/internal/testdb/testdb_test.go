@@ -54,6 +54,15 @@ func TestBeginTx_PostgresTransactionsLockWhatTheyDecideOn(t *testing.T) {
 	ctx := context.Background()
 	_, err := db.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('c', '', 0), ('d', '', 0)`)
 	require.NoError(t, err)
+	// increment reads note id's n and writes it back plus one.
+	increment := func(tx *sqldb.Tx, id string) error {
+		var n int64
+		if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = ?`, id).Scan(&n); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = ?`, n+1, id)
+		return err
+	}
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -63,22 +72,12 @@ func TestBeginTx_PostgresTransactionsLockWhatTheyDecideOn(t *testing.T) {
 						if _, err := tx.LockRows(ctx, `SELECT id FROM notes WHERE id = 'c'`); err != nil {
 							return err
 						}
-						var n int64
-						if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'c'`).Scan(&n); err != nil {
-							return err
-						}
-						_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = 'c'`, n+1)
-						return err
+						return increment(tx, "c")
 					}
 					if err := tx.Lock(ctx, "count"); err != nil {
 						return err
 					}
-					var n int64
-					if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'd'`).Scan(&n); err != nil {
-						return err
-					}
-					_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = 'd'`, n+1)
-					return err
+					return increment(tx, "d")
 				}))
 			}
 		})
