@@ -66,7 +66,6 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-	"testing/fstest"
 	"text/template"
 
 	"github.com/pressly/goose/v3"
@@ -118,7 +117,7 @@ func Set(dir fs.FS, d Dialect) (fs.FS, error) {
 	if _, ok := words[d]; !ok {
 		return nil, fmt.Errorf("migrations: unknown dialect %q", d)
 	}
-	out := fstest.MapFS{} // the standard library's in-memory file system
+	out := files{}
 	versions := map[int64]string{}
 	add := func(name string, data []byte) error {
 		v, err := goose.NumericComponent(path.Base(name))
@@ -129,7 +128,7 @@ func Set(dir fs.FS, d Dialect) (fs.FS, error) {
 			return fmt.Errorf("migrations: version %d is both %s and %s: a version is shared or written per dialect", v, other, name)
 		}
 		versions[v] = name
-		out[path.Base(name)] = &fstest.MapFile{Data: data, Mode: 0o444}
+		out[path.Base(name)] = data
 		return nil
 	}
 

@@ -61,6 +61,11 @@ func TestSet_RendersTheSharedFilesForEachDialectAndAddsItsOwn(t *testing.T) {
 			set, err := migrationset.Set(dir, tc.dialect)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, read(t, set))
+			var names []string
+			for name := range tc.want {
+				names = append(names, name)
+			}
+			assert.NoError(t, fstest.TestFS(set, names...), "a well-behaved file system (goose globs, opens and reads it)")
 		})
 	}
 }
