@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"io/fs"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,35 +16,33 @@ import (
 	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
-// The SQL that converts the rows of the per-entry journal table (before
-// migration 00040) into journal_batches rows (convertedVersion), one row
-// per entry, in their order: migration 00040 can run it between creating
-// journal_batches and dropping journal instead of dropping the entries.
-const (
-	convertJournalSQLite = `INSERT INTO journal_batches (sandbox_id, entries, last_at, data)
-SELECT sandbox_id, 1, at, CAST(X'03' || json_object('api', api, 'operation', operation, 'method', method, 'path', path,
-    'query', query, 'status', status, 'at', at, 'duration_micros', duration_micros,
-    'request_headers', json(request_headers), 'response_headers', json(response_headers),
-    'request_body', hex(request_body), 'request_truncated', request_truncated,
-    'response_body', hex(response_body), 'response_truncated', response_truncated) AS BLOB)
-FROM journal ORDER BY seq`
-	convertJournalPostgres = `INSERT INTO journal_batches (sandbox_id, entries, last_at, data)
-SELECT sandbox_id, 1, at, '\x03'::bytea || convert_to(json_build_object('api', api, 'operation', operation, 'method', method,
-    'path', path, 'query', query, 'status', status, 'at', at, 'duration_micros', duration_micros,
-    'request_headers', request_headers::json, 'response_headers', response_headers::json,
-    'request_body', encode(request_body, 'hex'), 'request_truncated', request_truncated,
-    'response_body', encode(response_body, 'hex'), 'response_truncated', response_truncated)::text, 'UTF8')
-FROM journal ORDER BY seq`
-)
+// convertJournal is the statement of migration 00040 (as the current
+// backend's set renders it) that converts the rows of the per-entry journal
+// table into journal_batches rows, one row per entry, in their order.
+func convertJournal(t *testing.T) string {
+	t.Helper()
+	set := Migrations()
+	if testdb.Current() == testdb.Postgres {
+		set = PostgresMigrations()
+	}
+	text, err := fs.ReadFile(set, "00040_journal_batches.sql")
+	require.NoError(t, err)
+	up, _, _ := strings.Cut(string(text), "-- +goose Down")
+	_, stmt, ok := strings.Cut(up, "INSERT INTO journal_batches")
+	require.True(t, ok, "00040 converts the per-entry table:\n%s", up)
+	stmt, _, ok = strings.Cut(stmt, ";")
+	require.True(t, ok)
+	return "INSERT INTO journal_batches" + stmt
+}
 
-// The per-entry table's rows, converted by that SQL, read back as the
+// The per-entry table's rows, converted by migration 00040, read back as the
 // entries they were (the stack's time standing for the sandbox's).
 func TestJournalCodec_ReadsTheEntriesConvertedFromThePerEntryTable(t *testing.T) {
 	ctx := context.Background()
 	db := sqldb.New(testdb.Open(t, testdb.Migrations{Schema: "sandbox", SQLite: Migrations(), Postgres: PostgresMigrations()}), sqldb.Options{})
-	blob, convert := "BLOB", convertJournalSQLite
+	blob, convert := "BLOB", convertJournal(t)
 	if testdb.Current() == testdb.Postgres {
-		blob, convert = "BYTEA", convertJournalPostgres
+		blob = "BYTEA"
 	}
 	// The table as it was (migration 00001), with two entries.
 	_, err := db.ExecContext(ctx, `CREATE TABLE journal (seq BIGINT PRIMARY KEY, sandbox_id TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
