@@ -25,9 +25,12 @@ type recorder struct {
 	logs   []string
 }
 
-func (r *recorder) Helper()                           {}
-func (r *recorder) Errorf(format string, args ...any) { r.failed = true; r.logs = append(r.logs, format) }
-func (r *recorder) FailNow()                          { r.failed = true; panic(r) }
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed = true
+	r.logs = append(r.logs, format)
+}
+func (r *recorder) FailNow() { r.failed = true; panic(r) }
 
 // answered runs testkit.Answered on a recorder, reporting whether it failed.
 func answered(t *testing.T, want int, resp *response, err error) (failed bool, got *response) {
