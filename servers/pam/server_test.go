@@ -17,7 +17,9 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
@@ -325,6 +327,12 @@ func TestListGroups_FiltersByNameAndDeletion(t *testing.T) {
 		names = append(names, g.Name)
 	}
 	assert.Equal(t, []string{"ops-0000", "ops-0001", "ops-0002"}, names)
+}
+
+// The server exports the generated handlers, Handler and its operator's and
+// console's views only (issue 25 item 8).
+func TestServer_ExportsItsHandlersAndLifecycleOnly(t *testing.T) {
+	testkit.ExportsOnly(t, &pam.Server{}, (*pamserver.StrictServerInterface)(nil), "Handler", "Operator", "Console")
 }
 
 func TestServer_ServesHealthSpecAndDocs(t *testing.T) {

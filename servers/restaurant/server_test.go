@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/servers/internal/storeerr"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
@@ -33,6 +35,12 @@ func documentSections(t *testing.T, d *restaurant.Document) map[string][]json.Ra
 		out[k] = items
 	}
 	return out
+}
+
+// The server exports the generated handlers, Handler and its operator's and
+// console's views only (issue 25 item 8).
+func TestServer_ExportsItsHandlersAndLifecycleOnly(t *testing.T) {
+	testkit.ExportsOnly(t, &restaurant.Server{}, (*restaurantserver.StrictServerInterface)(nil), "Handler", "Operator", "Console")
 }
 
 func TestEveryOperation_AnswersWhatWasImported(t *testing.T) {

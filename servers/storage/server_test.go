@@ -17,7 +17,9 @@ import (
 	clientstorage "github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/gen/storageserver"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )
@@ -89,6 +91,12 @@ func errorOf(t *testing.T, body []byte) storageapi.Error {
 	var e storageapi.Error
 	require.NoError(t, xml.Unmarshal(body, &e), "%s", body)
 	return e
+}
+
+// The server exports the generated handlers, Handler and its operator's and
+// console's views only (issue 25 item 8).
+func TestServer_ExportsItsHandlersAndLifecycleOnly(t *testing.T) {
+	testkit.ExportsOnly(t, &storage.Server{}, (*storageserver.StrictServerInterface)(nil), "Handler", "Operator", "Console")
 }
 
 func TestLifecycle_PutGetDeleteThroughTheGeneratedClient(t *testing.T) {
