@@ -22,15 +22,6 @@ type wide struct{ narrow }
 
 func (*wide) Extra() {}
 
-// recorder is a testing.TB that keeps the failures instead of reporting them.
-type recorder struct {
-	testing.TB
-	errors int
-}
-
-func (r *recorder) Helper()               {}
-func (r *recorder) Errorf(string, ...any) { r.errors++ }
-
 func TestExportsOnly(t *testing.T) {
 	ok := &recorder{TB: t}
 	testkit.ExportsOnly(ok, &narrow{}, (*handlers)(nil), "Handler")

@@ -18,16 +18,19 @@ type response struct {
 
 func (r *response) StatusCode() int { return r.HTTPResponse.StatusCode }
 
-// recorder is a testing.TB that records failures instead of ending the test.
+// recorder is a testing.TB that records failures instead of reporting
+// them or ending the test (FailNow panics with the recorder).
 type recorder struct {
 	testing.TB
 	failed bool
+	errors int
 	logs   []string
 }
 
 func (r *recorder) Helper() {}
 func (r *recorder) Errorf(format string, args ...any) {
 	r.failed = true
+	r.errors++
 	r.logs = append(r.logs, format)
 }
 func (r *recorder) FailNow() { r.failed = true; panic(r) }
