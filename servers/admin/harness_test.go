@@ -75,5 +75,5 @@ func adminClient(t testing.TB, url string) *adminapi.ClientWithResponses {
 // branch yet; once it has (fax.PostgresMigrations), this is testdb.Open.
 func openFaxDB(t *testing.T) *sql.DB {
 	t.Helper()
-	return testdb.OpenOn(t, testdb.SQLite, testdb.Migrations{Schema: "fax", SQLite: fax.Migrations()})
+	return testdb.OpenOn(t, testdb.SQLite, testdb.Migrations{Schema: "fax", SQLite: fax.API.Migrations().SQLite})
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/apistack/apistack/servers/internal/storeerr"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -21,24 +20,18 @@ import (
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-// migrationFiles are the schema migrations of both dialects (API.Files).
-//
-//go:embed migrations
-var migrationFiles embed.FS
-
-// Migrations returns the fax schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the fax schema migrations for PostgreSQL (goose
-// SQL files, applied in the fax schema by pgdb.Open).
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
-
 // Store errors of the fax store alone (the shared ones are storeerr's).
 var (
 	// errStale: the fax is no longer in the state the change was computed
 	// from (a cancel or delete won the race); the change was not made.
 	errStale = errors.New("fax changed concurrently")
 )
+
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
+//
+//go:embed migrations
+var migrationFiles embed.FS
 
 // store is every SQL statement of the fax service.
 type store struct {
@@ -1013,7 +1006,7 @@ func (s *store) eventStats(ctx context.Context) (pending, delivered, abandoned i
 // OpenDB opens (creating when needed) the fax database at path and brings
 // its schema up to date.
 func OpenDB(ctx context.Context, path string, opts ...sqlitedb.Option) (*sql.DB, error) {
-	db, err := sqlitedb.Open(ctx, path, Migrations(), opts...)
+	db, err := sqlitedb.Open(ctx, path, API.Migrations().SQLite, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fax database: %w", err)
 	}

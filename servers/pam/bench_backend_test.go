@@ -202,7 +202,7 @@ func BenchmarkPoolSize(b *testing.B) {
 				if strings.Contains(url, "?") {
 					sep = "&"
 				}
-				db, err := pgdb.OpenWith(context.Background(), url+sep+"default_query_exec_mode="+mode, schema, pam.PostgresMigrations(), pgdb.Options{MaxConns: conns})
+				db, err := pgdb.OpenWith(context.Background(), url+sep+"default_query_exec_mode="+mode, schema, pam.API.Migrations().Postgres, pgdb.Options{MaxConns: conns})
 				require.NoError(b, err)
 				b.Cleanup(func() { _ = db.Close() })
 				return db

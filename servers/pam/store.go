@@ -8,7 +8,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -21,17 +20,11 @@ import (
 	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// migrationFiles are the schema migrations of both dialects (API.Files).
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
 //
 //go:embed migrations
 var migrationFiles embed.FS
-
-// Migrations returns the PAM schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the PAM schema migrations for PostgreSQL (goose
-// SQL files), applied in the pam schema by pgdb.Open.
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the PAM service.
 type store struct {

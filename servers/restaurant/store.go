@@ -8,7 +8,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -18,18 +17,11 @@ import (
 	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// migrationFiles are the schema migrations of both dialects (API.Files).
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
 //
 //go:embed migrations
 var migrationFiles embed.FS
-
-// Migrations returns the restaurant schema migrations for SQLite (goose SQL
-// files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the restaurant schema migrations for PostgreSQL
-// (goose SQL files, applied by pgdb.Open in the restaurant schema).
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the restaurant service.
 type store struct {

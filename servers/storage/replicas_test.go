@@ -27,7 +27,7 @@ import (
 // for it).
 func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 	fake := clock.NewFake(start)
-	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()})
+	a, b := testdb.OpenSchemaTwice(t, storage.API.Migrations())
 	masterKey, err := storage.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "storage-master.key"))
 	require.NoError(t, err)
 	var replicas [2]*storagetest.Env

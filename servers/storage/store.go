@@ -7,7 +7,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/apistore"
@@ -16,18 +15,11 @@ import (
 	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// migrationFiles are the schema migrations of both dialects (API.Files).
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
 //
 //go:embed migrations
 var migrationFiles embed.FS
-
-// Migrations returns the storage schema migrations for SQLite (goose SQL
-// files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the storage schema migrations for PostgreSQL
-// (goose SQL files, applied by pgdb.Open in the storage schema).
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the storage service.
 type store struct {

@@ -22,7 +22,7 @@ import (
 func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocumentsTheProtocolNamespace(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	first, err := fs.ReadFile(Migrations(), "00001_init.sql")
+	first, err := fs.ReadFile(API.Migrations().SQLite, "00001_init.sql")
 	require.NoError(t, err)
 	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "storage.db"), fstest.MapFS{"00001_init.sql": {Data: first}})
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	_, err = db.ExecContext(ctx, `INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES ('old-bucket', ?, ?)`, old, now)
 	require.NoError(t, err)
 
-	require.NoError(t, sqlitedb.Migrate(ctx, db, Migrations()))
+	require.NoError(t, sqlitedb.Migrate(ctx, db, API.Migrations().SQLite))
 	doc, err := srv.store.lifecycle(ctx, "old-bucket")
 	require.NoError(t, err)
 	assert.Contains(t, string(doc), `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ID>logs</ID>`,
@@ -71,7 +71,7 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db := testdb.Open(t, testdb.Migrations{Schema: "storage", SQLite: Migrations(), Postgres: PostgresMigrations()})
+	db := testdb.Open(t, API.Migrations())
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "master.key"))
 	require.NoError(t, err)
 	srv, err := New(Config{Deps: Deps{DB: db}, MasterKey: key})

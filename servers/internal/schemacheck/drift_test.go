@@ -40,10 +40,10 @@ var allowed = map[string]map[string]string{
 // apis are every API's migrations, both dialects.
 func apis() []testdb.Migrations {
 	return []testdb.Migrations{
-		{Schema: "pam", SQLite: pam.Migrations(), Postgres: pam.PostgresMigrations()},
-		{Schema: "fax", SQLite: fax.Migrations(), Postgres: fax.PostgresMigrations()},
-		{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()},
-		{Schema: "restaurant", SQLite: restaurant.Migrations(), Postgres: restaurant.PostgresMigrations()},
+		pam.API.Migrations(),
+		fax.API.Migrations(),
+		storage.API.Migrations(),
+		restaurant.API.Migrations(),
 		{Schema: "sandbox", SQLite: sandbox.Migrations(), Postgres: sandbox.PostgresMigrations()},
 	}
 }

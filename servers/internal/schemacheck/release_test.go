@@ -98,7 +98,7 @@ func rowCounts(t *testing.T, db *sql.DB) map[string]int64 {
 func TestReleaseDataDirectory_OpensAndKeepsItsData(t *testing.T) {
 	ctx := context.Background()
 	apis := map[string]fs.FS{
-		"pam": pam.Migrations(), "fax": fax.Migrations(), "storage": storage.Migrations(), "restaurant": restaurant.Migrations(),
+		"pam": pam.API.Migrations().SQLite, "fax": fax.API.Migrations().SQLite, "storage": storage.API.Migrations().SQLite, "restaurant": restaurant.API.Migrations().SQLite,
 	}
 	for name, migrations := range apis {
 		t.Run(name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestReleaseDataDirectory_StorageInstants(t *testing.T) {
 	old := readRaw(t, path, `SELECT name, CAST(created_at AS TEXT) FROM buckets ORDER BY name`)
 	require.NotEmpty(t, old)
 
-	db, err := sqlitedb.Open(ctx, path, storage.Migrations())
+	db, err := sqlitedb.Open(ctx, path, storage.API.Migrations().SQLite)
 	require.NoError(t, err)
 	defer db.Close()
 	key, err := os.ReadFile(filepath.Join(releaseDir, "storage-master.key"))
@@ -212,7 +212,7 @@ func TestReleaseDataDirectory_RestaurantInstants(t *testing.T) {
 	require.Len(t, old, 1)
 	oldEntities := readRaw(t, path, `SELECT SUM(created_ms), SUM(modified_ms) FROM entities`)
 
-	db, err := sqlitedb.Open(ctx, path, restaurant.Migrations())
+	db, err := sqlitedb.Open(ctx, path, restaurant.API.Migrations().SQLite)
 	require.NoError(t, err)
 	defer db.Close()
 	newEntities := readRawDB(t, db, `SELECT SUM(created_at), SUM(modified_at) FROM entities`)
@@ -250,7 +250,7 @@ func TestReleaseDataDirectory_PAMInstants(t *testing.T) {
 	oldToken := readRaw(t, path, `SELECT CAST(created_at AS TEXT), CAST(expires_at AS TEXT), revoked_at FROM tokens`)
 	require.Len(t, oldToken, 1)
 
-	db, err := sqlitedb.Open(ctx, path, pam.Migrations())
+	db, err := sqlitedb.Open(ctx, path, pam.API.Migrations().SQLite)
 	require.NoError(t, err)
 	defer db.Close()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db}})
