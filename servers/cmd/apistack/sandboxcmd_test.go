@@ -446,18 +446,7 @@ func TestListen_ForwardsEachDeliveryVerifiableAndResumesAcrossARestart(t *testin
 
 	// One line per forward, each accepted by the verifying receiver, none
 	// forwarded twice, each a delivery of the log.
-	out, err = sandboxCLI(t, "--data-dir", dataDir, "--sandbox-token", sb.Token, "webhooks", "--limit", "1000", sb.ID)
-	require.NoError(t, err)
-	var page struct {
-		Data []struct {
-			Attempt int `json:"attempt"`
-			Event   struct {
-				ID   string `json:"id"`
-				Type string `json:"type"`
-			} `json:"event"`
-		} `json:"data"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
+	page := webhookLogOf(t, "--data-dir", dataDir, "--sandbox-token", sb.Token, "webhooks", "--limit", "1000", sb.ID)
 	logged := map[string]bool{}
 	for _, a := range page.Data {
 		logged[lineOf(a.Event.Type, a.Event.ID, a.Attempt)] = true
@@ -591,26 +580,14 @@ func TestListen_ForwardsEachEventOnceWhateverItsRetries(t *testing.T) {
 	require.NoError(t, err)
 	awaitEvent(t, l.events, id, "fax.delivered")
 
-	out, err = sandboxCLI(t, append(own, "webhooks", "--limit", "1000", sb.ID)...)
-	require.NoError(t, err)
-	var page struct {
-		Data []struct {
-			Attempt   int  `json:"attempt"`
-			Succeeded bool `json:"succeeded"`
-			Event     struct {
-				ID   string `json:"id"`
-				Type string `json:"type"`
-			} `json:"event"`
-		} `json:"data"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
+	page := webhookLogOf(t, append(own, "webhooks", "--limit", "1000", sb.ID)...)
 	var retried string
 	for _, a := range page.Data {
 		if a.Attempt > 1 {
 			retried = a.Event.ID
 		}
 	}
-	require.NotEmpty(t, retried, "an event was retried on the remote side: %s", out)
+	require.NotEmpty(t, retried, "an event was retried on the remote side: %+v", page)
 	events2 := map[string]int{}
 	for _, a := range page.Data {
 		if a.Attempt == 1 {
@@ -670,4 +647,28 @@ func listenTo(t *testing.T, sb createdSandbox, adminURL string) *listening {
 		return f.ID.String()
 	}
 	return l
+}
+
+// webhookLog is what `apistack sandbox webhooks` prints: a page of a
+// sandbox's delivery attempts, each with its event.
+type webhookLog struct {
+	Data []struct {
+		Attempt   int  `json:"attempt"`
+		Succeeded bool `json:"succeeded"`
+		Event     struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		} `json:"event"`
+	} `json:"data"`
+}
+
+// webhookLogOf runs `apistack sandbox` with args (a webhooks command) and
+// decodes the page it prints.
+func webhookLogOf(t *testing.T, args ...string) webhookLog {
+	t.Helper()
+	out, err := sandboxCLI(t, args...)
+	require.NoError(t, err)
+	var page webhookLog
+	require.NoError(t, json.Unmarshal([]byte(out), &page), out)
+	return page
 }
