@@ -257,7 +257,7 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	if err := servers.SetURLs(urls); err != nil {
 		return err
 	}
-	st.WebhookPublicKey = servers.Fax.WebhookPublicKey()
+	st.WebhookPublicKey = servers.Fax.Operator().WebhookPublicKey()
 	rs := httptest.NewServer(st.receiver(opts.Clock.Now(), opts.Clock.Now))
 	st.closers = append(st.closers, rs.Close)
 	st.webhookURL = opts.FaxWebhookURL
@@ -348,9 +348,9 @@ func (st *Stack) SetFaxWebhookURL(t TB, url string) {
 		return
 	}
 	ctx := context.Background()
-	acct, err := st.servers.Fax.AccountByName(ctx, "demo")
+	acct, err := st.servers.Fax.Operator().AccountByName(ctx, "demo")
 	if err == nil {
-		err = st.servers.Fax.SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
+		err = st.servers.Fax.Operator().SetApplicationWebhookURL(ctx, acct.ID, st.Credentials.Fax.ConnectionID, url)
 	}
 	if err != nil {
 		t.Fatalf("apistacktest: set the fax webhook URL: %v", err)

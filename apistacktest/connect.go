@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	faxclient "github.com/apistack/apistack/clients/fax"
@@ -34,10 +35,10 @@ import (
 // through the API, and Set cannot move it back); Inject, ClearFaults,
 // Injected and Webhooks set the sandbox's faults; Requests reads its
 // journal; SetFaxWebhookURL points its fax application at a URL through
-// the fax API. Inbox is fed by a receiver in the test process the
-// sandbox's fax application delivers to, so the stack must reach the test
-// (a `serve` on the same machine needs --fax-allow-private-destinations).
-// Violations are those the journal lists, and each fails the test at its
+// the fax API. Inbox is fed from the sandbox's webhook log (GET
+// /sandboxes/{id}/webhooks): the deliveries the sandbox's own inbox
+// accepted, so the deployment never needs to reach the test (a CI job
+// talking to a shared apistack works). Violations are those the journal lists, and each fails the test at its
 // end.
 //
 // What cannot work remotely: the Seed* helpers but SeedTeam of the
@@ -65,6 +66,26 @@ type remoteSandbox struct {
 	t   TB
 	id  string
 	api *sandboxapi.ClientWithResponses
+
+	// The Inbox's mirror of the sandbox's webhook duplicate and reorder
+	// faults (followLog): those act on the deliveries' transport, which
+	// the log does not show. hooks applies them to the deliveries the log
+	// lists; planned are the faults set but not yet reached by the log's
+	// reader, each for the attempts after a seq.
+	mu      sync.Mutex
+	hooks   *faults.Webhooks
+	planned []plannedHook
+	// read is the seq of the last attempt the log's reader handled.
+	read atomic.Int64
+	// deliver adds a delivery the log lists to the Inbox (followLog).
+	deliver http.RoundTripper
+}
+
+// plannedHook is a webhook fault of the sandbox the Inbox mirrors from the
+// attempt after seq on.
+type plannedHook struct {
+	after int64
+	apply func(*faults.Webhooks)
 }
 
 // sandboxClient is a client of the sandbox API at url sending token.
@@ -97,7 +118,7 @@ func connect(t TB, url, token string) (st *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	st = &Stack{remote: &remoteSandbox{t: t, id: sb.Id, api: own}, Inbox: newInbox(), AdminURL: strings.TrimSuffix(url, "/")}
+	st = &Stack{remote: &remoteSandbox{t: t, id: sb.Id, api: own, hooks: &faults.Webhooks{}}, Inbox: newInbox(), AdminURL: strings.TrimSuffix(url, "/")}
 	st.closers = append(st.closers, func() {
 		if _, err := own.DeleteSandboxWithResponse(context.Background(), sb.Id); err != nil {
 			t.Errorf("apistacktest: delete sandbox %s: %v", sb.Id, err)
@@ -126,24 +147,18 @@ func connect(t TB, url, token string) (st *Stack, err error) {
 	if err := st.clients(); err != nil {
 		return nil, err
 	}
-	rs := httptest.NewServer(st.receiver(sb.Now, st.Clock.Now))
-	st.closers = append(st.closers, rs.Close)
-	if err := st.setRemoteWebhookURL(rs.URL + "/fax-webhooks"); err != nil {
-		return nil, err
-	}
+	st.closers = append(st.closers, st.remote.followLog(st.Inbox, st.WebhookPublicKey))
 	return st, nil
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// receiver is the kit's webhook receiver (in process and connected):
-// deliveries verified with the stack's key, judged by the time they were
-// signed at when that lies between start (the stack's or the sandbox's
-// creation) and now (the kit's clock), within the usual tolerance. The
-// kit's clock jumps (an Advance of ten minutes while a delivery is on its
-// way, or a connected advance that runs the fax steps that came due, each
-// signed with its own time): a receiver on wall time never sees such a
-// jump, so a delivery signed before one is not stale here. The signature is
+// receiver is the kit's webhook receiver in process: deliveries verified
+// with the stack's key, judged by the time they were signed at when that
+// lies between start (the stack's creation) and now (the kit's clock),
+// within the usual tolerance. The kit's clock jumps (an Advance of ten
+// minutes while a delivery is on its way): a receiver on wall time never
+// sees such a jump, so a delivery signed before one is not stale here. The signature is
 // always checked; a timestamp after now is judged as any receiver would.
 func (st *Stack) receiver(start time.Time, now func() time.Time) http.Handler {
 	add := func(_ context.Context, e faxclient.Event) error {
@@ -300,8 +315,14 @@ func (r *remoteSandbox) faults() ([]sandboxapi.Fault, error) {
 	return resp.JSON200.Data, nil
 }
 
-// clearFaults removes the sandbox's faults.
+// clearFaults removes the sandbox's faults (and the Inbox's mirror of its
+// webhook faults, delivering a held event as the sandbox does).
 func (r *remoteSandbox) clearFaults() error {
+	r.mu.Lock()
+	held := r.hooks
+	r.hooks, r.planned = &faults.Webhooks{}, nil
+	r.mu.Unlock()
+	_ = held.Release(r.deliver)
 	resp, err := r.api.ClearSandboxFaultsWithResponse(context.Background(), r.id)
 	if err == nil && resp.StatusCode() != http.StatusNoContent {
 		err = fmt.Errorf("%d %s", resp.StatusCode(), resp.Body)
@@ -333,17 +354,30 @@ type remoteWebhooks struct{ r *remoteSandbox }
 
 // Duplicate sends each of the next n deliveries twice.
 func (w remoteWebhooks) Duplicate(n int) {
-	if err := w.r.fault(sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookDuplicate, Count: &n}); err != nil {
-		w.r.t.Errorf("%v", err)
-	}
+	w.r.webhookFault(sandboxapi.FaultKindWebhookDuplicate, n, func(h *faults.Webhooks) { h.Duplicate(n) })
 }
 
 // Reorder holds each of the next n deliveries back until the one after it
 // was sent.
 func (w remoteWebhooks) Reorder(n int) {
-	if err := w.r.fault(sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookReorder, Count: &n}); err != nil {
-		w.r.t.Errorf("%v", err)
+	w.r.webhookFault(sandboxapi.FaultKindWebhookReorder, n, func(h *faults.Webhooks) { h.Reorder(n) })
+}
+
+// webhookFault sets the sandbox's webhook fault of kind for the next n
+// deliveries, and plans the Inbox's mirror of it (apply) from the first
+// attempt the log lists after it was set.
+func (r *remoteSandbox) webhookFault(kind sandboxapi.FaultKind, n int, apply func(*faults.Webhooks)) {
+	end, err := r.logEnd()
+	if err == nil {
+		err = r.fault(sandboxapi.FaultRequest{Kind: kind, Count: &n})
 	}
+	if err != nil {
+		r.t.Errorf("%v", err)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.planned = append(r.planned, plannedHook{after: end, apply: apply})
 }
 
 // WebhookFaulter makes fax webhook deliveries come twice or out of order

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -125,4 +126,49 @@ func listGroups(st *apistacktest.Stack) error {
 		}
 	}
 	return nil
+}
+
+// A connected stack's Inbox reads the sandbox's webhook log: the sandbox's
+// fax application keeps delivering to the sandbox's own inbox (the
+// deployment never posts to the test), a reordering fault shows in the
+// Inbox as the deployment applied it, and deliveries to a test's own URL
+// are not the Inbox's.
+func TestConnect_InboxReadsTheSandboxsWebhookLog(t *testing.T) {
+	t.Parallel()
+	host := apistacktest.Start(t, apistacktest.Options{})
+	st := apistacktest.Connect(t, host.AdminURL, host.SandboxCreatorToken())
+	ctx := context.Background()
+	app, err := st.Fax.GetApplication(ctx, st.Credentials.Fax.ConnectionID)
+	require.NoError(t, err)
+	assert.Equal(t, host.AdminURL+"/sandboxes/"+st.SandboxID()+"/inbox", app.WebhookURL)
+
+	st.Webhooks().Reorder(1)
+	id := sendFax(t, st, "+13125550800")
+	st.Clock.Advance(10 * time.Minute)
+	wait(t, st, id, "fax.delivered")
+	types := typesOf(st.Inbox.EventsOf(id))
+	require.GreaterOrEqual(t, len(types), 2)
+	assert.Equal(t, []string{"fax.media.processed", "fax.queued"}, types[:2], "the first two came swapped")
+
+	// Pointed at a receiver of the test's own, the deliveries go there.
+	got := make(chan string, 16)
+	own := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Content-Type")
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer own.Close()
+	st.SetFaxWebhookURL(t, own.URL+"/hooks")
+	before := len(st.Inbox.Events())
+	id = sendFax(t, st, "+13125550800")
+	st.Clock.Advance(10 * time.Minute)
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery reached the test's own receiver")
+	}
+	status, err := st.Fax.GetFax(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, "delivered", string(status.Status))
+	assert.Empty(t, st.Inbox.EventsOf(id), "a delivery to another URL is not the inbox's")
+	assert.Len(t, st.Inbox.Events(), before)
 }

@@ -94,7 +94,7 @@ func (st *Stack) SeedRestaurant(t TB, name string, menuItems int, seed uint64) R
 		return RestaurantSeed{}
 	}
 	ctx := context.Background()
-	s := st.servers.Restaurant
+	s := st.servers.Restaurant.Operator()
 	guid := uuid.NewString()
 	if _, err := s.CreateRestaurant(ctx, guid, name); err != nil {
 		t.Fatalf("apistacktest: create restaurant %s: %v", name, err)
@@ -113,7 +113,7 @@ func (st *Stack) importMenu(t TB, guid string, menuItems int, seed uint64) {
 	if err != nil {
 		t.Fatalf("apistacktest: generate a menu: %v", err)
 	}
-	if _, err := st.servers.Restaurant.Import(context.Background(), guid, doc); err != nil {
+	if _, err := st.servers.Restaurant.Operator().Import(context.Background(), guid, doc); err != nil {
 		t.Fatalf("apistacktest: import a menu: %v", err)
 	}
 }
@@ -130,7 +130,7 @@ func (st *Stack) SeedBuckets(t TB, versioned bool, names ...string) {
 		v = storageserver.Enabled
 	}
 	for _, name := range names {
-		if _, err := st.servers.Storage.CreateBucket(context.Background(), storageserver.DefaultAccount, name, v); err != nil {
+		if _, err := st.servers.Storage.Operator().CreateBucket(context.Background(), storageserver.DefaultAccount, name, v); err != nil {
 			t.Fatalf("apistacktest: create bucket %s: %v", name, err)
 		}
 	}
@@ -151,7 +151,7 @@ func (st *Stack) SeedFaxAccount(t TB, name string, numbers ...string) FaxAccount
 		return FaxAccountSeed{}
 	}
 	ctx := context.Background()
-	s := st.servers.Fax
+	s := st.servers.Fax.Operator()
 	acct, err := s.CreateAccount(ctx, name)
 	if err != nil {
 		t.Fatalf("apistacktest: create fax account %s: %v", name, err)
@@ -182,14 +182,14 @@ func (st *Stack) SeedFaxNumbers(t TB, accountID, connectionID string, numbers ..
 	}
 	ctx := context.Background()
 	if accountID == "" {
-		acct, err := st.servers.Fax.AccountByName(ctx, "demo")
+		acct, err := st.servers.Fax.Operator().AccountByName(ctx, "demo")
 		if err != nil {
 			t.Fatalf("apistacktest: the stack's fax account: %v", err)
 		}
 		accountID, connectionID = acct.ID, st.Credentials.Fax.ConnectionID
 	}
 	for _, n := range numbers {
-		if err := st.servers.Fax.AssignNumber(ctx, accountID, n, connectionID); err != nil {
+		if err := st.servers.Fax.Operator().AssignNumber(ctx, accountID, n, connectionID); err != nil {
 			t.Fatalf("apistacktest: assign %s: %v", n, err)
 		}
 	}

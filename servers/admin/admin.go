@@ -118,7 +118,11 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	adminserver.RegisterHandlers(e, adminserver.NewStrictHandler(s, nil))
+	spec, err := adminserver.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("admin spec: %w", err)
+	}
+	adminserver.RegisterHandlers(e, adminserver.NewStrictHandler(s, []adminserver.StrictMiddlewareFunc{s.servedOnly(spec)}))
 	return s.guardTokens(s.withMetrics(e)), nil
 }
 

@@ -16,26 +16,13 @@ import (
 	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// faxServer returns the fax server, or an error when this process does not
-// serve the fax API.
-func (s *Server) faxServer() (Fax, error) {
-	if s.cfg.Fax == nil {
-		return nil, errNotFound("the fax API is not served by this process")
-	}
-	return s.cfg.Fax, nil
-}
-
-// faxAccount returns the fax server and the named account.
-func (s *Server) faxAccount(ctx context.Context, name string) (Fax, fax.Account, error) {
-	fs, err := s.faxServer()
+// faxAccount returns the named fax account.
+func (s *Server) faxAccount(ctx context.Context, name string) (fax.Account, error) {
+	a, err := s.cfg.Fax.AccountByName(ctx, name)
 	if err != nil {
-		return nil, fax.Account{}, err
+		return fax.Account{}, notFound(fmt.Errorf("read fax account: %w", err), "fax account %q does not exist", name)
 	}
-	a, err := fs.AccountByName(ctx, name)
-	if err != nil {
-		return nil, fax.Account{}, notFound(fmt.Errorf("read fax account: %w", err), "fax account %q does not exist", name)
-	}
-	return fs, a, nil
+	return a, nil
 }
 
 // faxError says what the store sentinels mean for an operation on the
@@ -50,15 +37,11 @@ func faxError(err error, what string) error {
 
 // CreateFaxAccount creates a fax account and its first API key.
 func (s *Server) CreateFaxAccount(ctx context.Context, req adminserver.CreateFaxAccountRequestObject) (adminserver.CreateFaxAccountResponseObject, error) {
-	fs, err := s.faxServer()
-	if err != nil {
-		return nil, err
-	}
-	a, err := fs.CreateAccount(ctx, req.Body.Name)
+	a, err := s.cfg.Fax.CreateAccount(ctx, req.Body.Name)
 	if err != nil {
 		return nil, faxError(err, fmt.Sprintf("fax account %q", req.Body.Name))
 	}
-	keyID, key, err := fs.IssueAPIKey(ctx, a.ID)
+	keyID, key, err := s.cfg.Fax.IssueAPIKey(ctx, a.ID)
 	if err != nil {
 		return nil, fmt.Errorf("issue fax api key: %w", err)
 	}
@@ -70,7 +53,7 @@ func (s *Server) CreateFaxAccount(ctx context.Context, req adminserver.CreateFax
 
 // GetFaxAccount returns a fax account.
 func (s *Server) GetFaxAccount(ctx context.Context, req adminserver.GetFaxAccountRequestObject) (adminserver.GetFaxAccountResponseObject, error) {
-	_, a, err := s.faxAccount(ctx, req.AccountName)
+	a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +62,7 @@ func (s *Server) GetFaxAccount(ctx context.Context, req adminserver.GetFaxAccoun
 
 // CreateFaxAPIKey issues an API key, revoking the one it replaces.
 func (s *Server) CreateFaxAPIKey(ctx context.Context, req adminserver.CreateFaxAPIKeyRequestObject) (adminserver.CreateFaxAPIKeyResponseObject, error) {
-	fs, a, err := s.faxAccount(ctx, req.AccountName)
+	a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +70,7 @@ func (s *Server) CreateFaxAPIKey(ctx context.Context, req adminserver.CreateFaxA
 	if req.Body.Replaces != nil {
 		replaced = req.Body.Replaces.String()
 	}
-	keyID, key, err := fs.RotateAPIKey(ctx, a.ID, replaced)
+	keyID, key, err := s.cfg.Fax.RotateAPIKey(ctx, a.ID, replaced)
 	if err != nil {
 		return nil, faxError(err, fmt.Sprintf("API key %s of fax account %q", replaced, a.Name))
 	}
@@ -96,11 +79,11 @@ func (s *Server) CreateFaxAPIKey(ctx context.Context, req adminserver.CreateFaxA
 
 // RevokeFaxAPIKey revokes an API key.
 func (s *Server) RevokeFaxAPIKey(ctx context.Context, req adminserver.RevokeFaxAPIKeyRequestObject) (adminserver.RevokeFaxAPIKeyResponseObject, error) {
-	fs, a, err := s.faxAccount(ctx, req.AccountName)
+	a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
 	}
-	if err := fs.RevokeAPIKey(ctx, a.ID, req.KeyId.String()); err != nil {
+	if err := s.cfg.Fax.RevokeAPIKey(ctx, a.ID, req.KeyId.String()); err != nil {
 		return nil, faxError(err, fmt.Sprintf("API key %s of fax account %q", req.KeyId, a.Name))
 	}
 	return adminserver.RevokeFaxAPIKey204Response{}, nil
@@ -108,11 +91,11 @@ func (s *Server) RevokeFaxAPIKey(ctx context.Context, req adminserver.RevokeFaxA
 
 // CreateFaxOutboundVoiceProfile creates an outbound voice profile.
 func (s *Server) CreateFaxOutboundVoiceProfile(ctx context.Context, req adminserver.CreateFaxOutboundVoiceProfileRequestObject) (adminserver.CreateFaxOutboundVoiceProfileResponseObject, error) {
-	fs, a, err := s.faxAccount(ctx, req.AccountName)
+	a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
 	}
-	id, err := fs.CreateOutboundVoiceProfile(ctx, a.ID, req.Body.Name)
+	id, err := s.cfg.Fax.CreateOutboundVoiceProfile(ctx, a.ID, req.Body.Name)
 	if err != nil {
 		return nil, fmt.Errorf("create outbound voice profile: %w", err)
 	}
@@ -121,7 +104,7 @@ func (s *Server) CreateFaxOutboundVoiceProfile(ctx context.Context, req adminser
 
 // CreateFaxApplication creates a fax application for an account.
 func (s *Server) CreateFaxApplication(ctx context.Context, req adminserver.CreateFaxApplicationRequestObject) (adminserver.CreateFaxApplicationResponseObject, error) {
-	fs, a, err := s.faxAccount(ctx, req.AccountName)
+	a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +115,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req adminserver.Creat
 	if req.Body.OutboundVoiceProfileId != nil {
 		in.OutboundVoiceProfileID = req.Body.OutboundVoiceProfileId.String()
 	}
-	app, err := fs.CreateApplication(ctx, in)
+	app, err := s.cfg.Fax.CreateApplication(ctx, in)
 	if err != nil {
 		return nil, faxError(err, "fax application")
 	}
@@ -145,7 +128,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req adminserver.Creat
 
 // SetFaxNumber gives a number to an account, enabled on an application.
 func (s *Server) SetFaxNumber(ctx context.Context, req adminserver.SetFaxNumberRequestObject) (adminserver.SetFaxNumberResponseObject, error) {
-	fs, a, err := s.faxAccount(ctx, req.AccountName)
+	a, err := s.faxAccount(ctx, req.AccountName)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +136,7 @@ func (s *Server) SetFaxNumber(ctx context.Context, req adminserver.SetFaxNumberR
 	if req.Body.ApplicationId != nil {
 		appID = req.Body.ApplicationId.String()
 	}
-	if err := fs.AssignNumber(ctx, a.ID, req.PhoneNumber, appID); err != nil {
+	if err := s.cfg.Fax.AssignNumber(ctx, a.ID, req.PhoneNumber, appID); err != nil {
 		return nil, about(err, sentences{
 			storeerr.ErrInvalid:       "",
 			storeerr.ErrAlreadyExists: req.PhoneNumber + " belongs to another fax account",
@@ -172,11 +155,8 @@ var inboundOutcomes = map[adminapi.FaxInboundOutcome]string{
 
 // InjectFaxInbound starts an inbound fax, from JSON or a multipart form.
 func (s *Server) InjectFaxInbound(ctx context.Context, req adminserver.InjectFaxInboundRequestObject) (adminserver.InjectFaxInboundResponseObject, error) {
-	fs, err := s.faxServer()
-	if err != nil {
-		return nil, err
-	}
 	var in adminapi.FaxInboundRequest
+	var err error
 	switch {
 	case req.JSONBody != nil:
 		in = *req.JSONBody
@@ -195,7 +175,7 @@ func (s *Server) InjectFaxInbound(ctx context.Context, req adminserver.InjectFax
 	if in.CallDurationSecs != nil {
 		f.CallDurationSecs = *in.CallDurationSecs
 	}
-	id, err := fs.InjectInbound(ctx, f)
+	id, err := s.cfg.Fax.InjectInbound(ctx, f)
 	if err != nil {
 		return nil, about(err, sentences{
 			storeerr.ErrInvalid:  "",
@@ -246,22 +226,14 @@ func readInboundForm(r *multipart.Reader) (adminapi.FaxInboundRequest, error) {
 
 // GetFaxWebhookPublicKey returns the key fax webhooks are signed with.
 func (s *Server) GetFaxWebhookPublicKey(_ context.Context, _ adminserver.GetFaxWebhookPublicKeyRequestObject) (adminserver.GetFaxWebhookPublicKeyResponseObject, error) {
-	fs, err := s.faxServer()
-	if err != nil {
-		return nil, err
-	}
 	return adminserver.GetFaxWebhookPublicKey200JSONResponse{
-		Algorithm: adminapi.FaxWebhookPublicKeyAlgorithmEd25519, PublicKey: fs.WebhookPublicKey(),
+		Algorithm: adminapi.FaxWebhookPublicKeyAlgorithmEd25519, PublicKey: s.cfg.Fax.WebhookPublicKey(),
 	}, nil
 }
 
 // GetFaxWebhookStats counts the fax webhook outbox's events by fate.
 func (s *Server) GetFaxWebhookStats(ctx context.Context, _ adminserver.GetFaxWebhookStatsRequestObject) (adminserver.GetFaxWebhookStatsResponseObject, error) {
-	fs, err := s.faxServer()
-	if err != nil {
-		return nil, err
-	}
-	pending, delivered, abandoned, err := fs.WebhookStats(ctx)
+	pending, delivered, abandoned, err := s.cfg.Fax.WebhookStats(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fax webhook stats: %w", err)
 	}

@@ -58,7 +58,7 @@ func startFax(t *testing.T) *faxEnv {
 	t.Cleanup(func() { cancel(); <-done; faxHTTP.Close(); _ = db.Close() })
 
 	env := pamtest.Start(t, pamtest.Options{})
-	adminURL := serveAdmin(t, checked(t, admin.Config{PAM: env.Operator, Fax: fs}))
+	adminURL := serveAdmin(t, checked(t, admin.Config{PAM: env.Operator, Fax: fs.Operator()}))
 	c := adminClient(t, adminURL)
 	raw, err := adminapi.NewClient(adminURL, adminapi.WithRequestEditorFn(withAdminToken))
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
 	"testing"
 
@@ -10,7 +11,10 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
 const adminToken = "test-admin-token"
@@ -39,6 +43,17 @@ func serveAdmin(t testing.TB, cfg admin.Config) string {
 	return stacktest.HTTP(t, srv)
 }
 
+// adminOver serves the admin API over cfg's servers (and over a fresh PAM
+// server when cfg names none), checked against its spec, until t ends, and
+// returns a client of it.
+func adminOver(t testing.TB, cfg admin.Config) *adminapi.ClientWithResponses {
+	t.Helper()
+	if cfg.PAM == nil {
+		cfg.PAM = pamtest.Start(t, pamtest.Options{}).Operator
+	}
+	return adminClient(t, serveAdmin(t, checked(t, cfg)))
+}
+
 // withAdminToken sends the admin token.
 func withAdminToken(_ context.Context, r *http.Request) error {
 	r.Header.Set("Authorization", "Bearer "+adminToken)
@@ -53,4 +68,12 @@ func adminClient(t testing.TB, url string) *adminapi.ClientWithResponses {
 		adminapi.WithRequestEditorFn(withAdminToken))
 	require.NoError(t, err)
 	return c
+}
+
+// openFaxDB returns a fresh, migrated fax database, closed when t ends.
+// SQLite whatever the run's backend: fax has no PostgreSQL migrations on this
+// branch yet; once it has (fax.PostgresMigrations), this is testdb.Open.
+func openFaxDB(t *testing.T) *sql.DB {
+	t.Helper()
+	return testdb.OpenOn(t, testdb.SQLite, testdb.Migrations{Schema: "fax", SQLite: fax.API.Migrations().SQLite})
 }

@@ -22,7 +22,7 @@ import (
 func start(t *testing.T) (*pamtest.Env, *adminapi.ClientWithResponses) {
 	t.Helper()
 	env := pamtest.Start(t, pamtest.Options{})
-	return env, adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: env.Operator})))
+	return env, adminOver(t, admin.Config{PAM: env.Operator})
 }
 
 // pamCall lists the team's users through the PAM API with a fresh pam_admin

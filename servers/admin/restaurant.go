@@ -12,26 +12,13 @@ import (
 	"github.com/apistack/apistack/servers/restaurant"
 )
 
-// restaurantServer returns the restaurant server, or an error when this
-// process does not serve the restaurant API.
-func (s *Server) restaurantServer() (Restaurant, error) {
-	if s.cfg.Restaurant == nil {
-		return nil, errNotFound("the restaurant API is not served by this process")
-	}
-	return s.cfg.Restaurant, nil
-}
-
 // CreateRestaurant creates a restaurant.
 func (s *Server) CreateRestaurant(ctx context.Context, req adminserver.CreateRestaurantRequestObject) (adminserver.CreateRestaurantResponseObject, error) {
-	rs, err := s.restaurantServer()
-	if err != nil {
-		return nil, err
-	}
 	guid := ""
 	if req.Body.Guid != nil {
 		guid = *req.Body.Guid
 	}
-	r, err := rs.CreateRestaurant(ctx, guid, req.Body.Name)
+	r, err := s.cfg.Restaurant.CreateRestaurant(ctx, guid, req.Body.Name)
 	if err != nil {
 		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("restaurant %s exists already", guid)})
 	}
@@ -40,15 +27,11 @@ func (s *Server) CreateRestaurant(ctx context.Context, req adminserver.CreateRes
 
 // GetRestaurant returns a restaurant with its entity counts.
 func (s *Server) GetRestaurant(ctx context.Context, req adminserver.GetRestaurantRequestObject) (adminserver.GetRestaurantResponseObject, error) {
-	rs, err := s.restaurantServer()
-	if err != nil {
-		return nil, err
-	}
-	r, err := rs.Restaurant(ctx, req.RestaurantGuid)
+	r, err := s.cfg.Restaurant.Restaurant(ctx, req.RestaurantGuid)
 	if err != nil {
 		return nil, notFound(err, "restaurant %s does not exist", req.RestaurantGuid)
 	}
-	counts, err := rs.Counts(ctx, r.GUID)
+	counts, err := s.cfg.Restaurant.Counts(ctx, r.GUID)
 	if err != nil {
 		return nil, err
 	}
@@ -57,15 +40,11 @@ func (s *Server) GetRestaurant(ctx context.Context, req adminserver.GetRestauran
 
 // ImportRestaurantConfiguration imports a configuration document.
 func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminserver.ImportRestaurantConfigurationRequestObject) (adminserver.ImportRestaurantConfigurationResponseObject, error) {
-	rs, err := s.restaurantServer()
-	if err != nil {
-		return nil, err
-	}
 	data, err := json.Marshal(req.Body)
 	if err != nil {
 		return nil, fmt.Errorf("encode configuration: %w", err)
 	}
-	res, err := importInto(ctx, rs, req.RestaurantGuid, data)
+	res, err := s.importInto(ctx, req.RestaurantGuid, data)
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +53,6 @@ func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminser
 
 // GenerateRestaurantDemo imports a generated demo configuration.
 func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminserver.GenerateRestaurantDemoRequestObject) (adminserver.GenerateRestaurantDemoResponseObject, error) {
-	rs, err := s.restaurantServer()
-	if err != nil {
-		return nil, err
-	}
 	seed := uint64(1)
 	if req.Body.Seed != nil {
 		seed = uint64(*req.Body.Seed)
@@ -86,15 +61,16 @@ func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminserver.Gen
 	if err != nil {
 		return nil, fmt.Errorf("encode demo configuration: %w", err)
 	}
-	res, err := importInto(ctx, rs, req.RestaurantGuid, data)
+	res, err := s.importInto(ctx, req.RestaurantGuid, data)
 	if err != nil {
 		return nil, err
 	}
 	return adminserver.GenerateRestaurantDemo200JSONResponse(res), nil
 }
 
-func importInto(ctx context.Context, rs Restaurant, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
-	res, err := rs.Import(ctx, guid, data)
+// importInto imports a configuration document into the restaurant guid.
+func (s *Server) importInto(ctx context.Context, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
+	res, err := s.cfg.Restaurant.Import(ctx, guid, data)
 	var ie *restaurant.ImportError
 	switch {
 	case errors.As(err, &ie):
@@ -107,11 +83,7 @@ func importInto(ctx context.Context, rs Restaurant, guid string, data []byte) (a
 
 // ArchiveRestaurantEntity archives one entity.
 func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminserver.ArchiveRestaurantEntityRequestObject) (adminserver.ArchiveRestaurantEntityResponseObject, error) {
-	rs, err := s.restaurantServer()
-	if err != nil {
-		return nil, err
-	}
-	if err := hideErr(rs.Archive(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
+	if err := hideErr(s.cfg.Restaurant.Archive(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
 		return nil, err
 	}
 	return adminserver.ArchiveRestaurantEntity204Response{}, nil
@@ -119,11 +91,7 @@ func (s *Server) ArchiveRestaurantEntity(ctx context.Context, req adminserver.Ar
 
 // RemoveRestaurantEntity removes one entity.
 func (s *Server) RemoveRestaurantEntity(ctx context.Context, req adminserver.RemoveRestaurantEntityRequestObject) (adminserver.RemoveRestaurantEntityResponseObject, error) {
-	rs, err := s.restaurantServer()
-	if err != nil {
-		return nil, err
-	}
-	if err := hideErr(rs.Remove(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
+	if err := hideErr(s.cfg.Restaurant.Remove(ctx, req.RestaurantGuid, string(req.Resource), req.EntityGuid), req.Resource, req.EntityGuid); err != nil {
 		return nil, err
 	}
 	return adminserver.RemoveRestaurantEntity204Response{}, nil
@@ -135,11 +103,7 @@ func hideErr(err error, resource adminapi.RestaurantResource, guid string) error
 
 // CreateRestaurantClient creates an API client granted restaurants.
 func (s *Server) CreateRestaurantClient(ctx context.Context, req adminserver.CreateRestaurantClientRequestObject) (adminserver.CreateRestaurantClientResponseObject, error) {
-	rs, err := s.restaurantServer()
-	if err != nil {
-		return nil, err
-	}
-	c, err := rs.CreateClient(ctx, req.Body.Name, req.Body.Restaurants)
+	c, err := s.cfg.Restaurant.CreateClient(ctx, req.Body.Name, req.Body.Restaurants)
 	if err != nil {
 		return nil, notFound(err, "a granted restaurant does not exist: %s", err)
 	}

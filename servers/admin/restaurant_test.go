@@ -13,7 +13,6 @@ import (
 	restaurantclient "github.com/apistack/apistack/clients/restaurant"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/admin"
-	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
@@ -32,9 +31,7 @@ func startRestaurantAdmin(t *testing.T) *restaurantAdmin {
 func startRestaurantAdminTB(t testing.TB) *restaurantAdmin {
 	t.Helper()
 	rest := restauranttest.Start(t, restauranttest.Options{})
-	pam := pamtest.Start(t, pamtest.Options{})
-	api := adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pam.Operator, Restaurant: rest.Server})))
-	return &restaurantAdmin{api: api, restaurantURL: rest.URL}
+	return &restaurantAdmin{api: adminOver(t, admin.Config{Restaurant: rest.Operator}), restaurantURL: rest.URL}
 }
 
 // menuItemNames lists the menu items a client sees.

@@ -5,6 +5,10 @@ import (
 	"crypto/ed25519"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -13,8 +17,8 @@ import (
 
 // The admin API reaches each server through the operator calls it makes,
 // not through the servers' whole surface (their generated handlers among
-// it): *pam.Operator (a PAM server's Operator()), *fax.Server,
-// *storage.Server and *restaurant.Server satisfy these.
+// it): each server's Operator() (*pam.Operator, *fax.Operator,
+// *storage.Operator, *restaurant.Operator) satisfies these.
 
 // PAM is the PAM server's operator calls.
 type PAM interface {
@@ -69,7 +73,52 @@ type Restaurant interface {
 
 var (
 	_ PAM        = (*pam.Operator)(nil)
-	_ Fax        = (*fax.Server)(nil)
-	_ Storage    = (*storage.Server)(nil)
-	_ Restaurant = (*restaurant.Server)(nil)
+	_ Fax        = (*fax.Operator)(nil)
+	_ Storage    = (*storage.Operator)(nil)
+	_ Restaurant = (*restaurant.Operator)(nil)
 )
+
+// notServed are the answers to an operation of an API this process does not
+// serve, by API (the operation's tag in the spec).
+var notServed = map[string]string{
+	"fax":        "the fax API is not served by this process",
+	"restaurant": "the restaurant API is not served by this process",
+	"storage":    "this server runs no storage API",
+}
+
+// serves reports whether this process serves the API a tag names (PAM, and
+// the admin API's own operations, always).
+func (s *Server) serves(api string) bool {
+	switch api {
+	case "fax":
+		return s.cfg.Fax != nil
+	case "restaurant":
+		return s.cfg.Restaurant != nil
+	case "storage":
+		return s.cfg.Storage != nil
+	}
+	return true
+}
+
+// servedOnly answers 404 to every operation of an API this process does not
+// serve before its handler runs, so that a handler uses its API's server as
+// Config gives it.
+func (s *Server) servedOnly(spec *openapi3.T) adminserver.StrictMiddlewareFunc {
+	apis := map[string]string{} // operation ID: the API its tag names
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			if len(op.Tags) > 0 {
+				apis[op.OperationID] = op.Tags[0]
+			}
+		}
+	}
+	return func(f adminserver.StrictHandlerFunc, operationID string) adminserver.StrictHandlerFunc {
+		api := apis[operationID]
+		return func(c echo.Context, req any) (any, error) {
+			if !s.serves(api) {
+				return nil, errNotFound("%s", notServed[api])
+			}
+			return f(c, req)
+		}
+	}
+}

@@ -12,20 +12,9 @@ import (
 
 // The storage API's operations: buckets, their versioning and access keys.
 
-func (s *Server) storage() (Storage, error) {
-	if s.cfg.Storage == nil {
-		return nil, errNotFound("this server runs no storage API")
-	}
-	return s.cfg.Storage, nil
-}
-
 // ListStorageBuckets lists the buckets.
 func (s *Server) ListStorageBuckets(ctx context.Context, _ adminserver.ListStorageBucketsRequestObject) (adminserver.ListStorageBucketsResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
-	buckets, err := st.Buckets(ctx)
+	buckets, err := s.cfg.Storage.Buckets(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +27,6 @@ func (s *Server) ListStorageBuckets(ctx context.Context, _ adminserver.ListStora
 
 // CreateStorageBucket creates a bucket, versioned or not.
 func (s *Server) CreateStorageBucket(ctx context.Context, req adminserver.CreateStorageBucketRequestObject) (adminserver.CreateStorageBucketResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
 	v := storage.Unversioned
 	if req.Body.Versioning != nil {
 		v = storage.Versioning(*req.Body.Versioning)
@@ -50,7 +35,7 @@ func (s *Server) CreateStorageBucket(ctx context.Context, req adminserver.Create
 	if req.Body.Account != nil {
 		account = *req.Body.Account
 	}
-	b, err := st.CreateBucket(ctx, account, req.Body.Name, v)
+	b, err := s.cfg.Storage.CreateBucket(ctx, account, req.Body.Name, v)
 	if err != nil {
 		return nil, about(err, sentences{storeerr.ErrAlreadyExists: fmt.Sprintf("bucket %q exists already", req.Body.Name)})
 	}
@@ -59,11 +44,7 @@ func (s *Server) CreateStorageBucket(ctx context.Context, req adminserver.Create
 
 // GetStorageBucket returns a bucket.
 func (s *Server) GetStorageBucket(ctx context.Context, req adminserver.GetStorageBucketRequestObject) (adminserver.GetStorageBucketResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
-	b, err := st.Bucket(ctx, req.Bucket)
+	b, err := s.cfg.Storage.Bucket(ctx, req.Bucket)
 	if err != nil {
 		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
@@ -72,12 +53,7 @@ func (s *Server) GetStorageBucket(ctx context.Context, req adminserver.GetStorag
 
 // DeleteStorageBucket deletes a bucket and its lifecycle configuration.
 func (s *Server) DeleteStorageBucket(ctx context.Context, req adminserver.DeleteStorageBucketRequestObject) (adminserver.DeleteStorageBucketResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
-	err = st.DeleteBucket(ctx, req.Bucket)
-	if err != nil {
+	if err := s.cfg.Storage.DeleteBucket(ctx, req.Bucket); err != nil {
 		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
 	return adminserver.DeleteStorageBucket204Response{}, nil
@@ -85,11 +61,7 @@ func (s *Server) DeleteStorageBucket(ctx context.Context, req adminserver.Delete
 
 // SetStorageBucketVersioning enables or suspends a bucket's versioning.
 func (s *Server) SetStorageBucketVersioning(ctx context.Context, req adminserver.SetStorageBucketVersioningRequestObject) (adminserver.SetStorageBucketVersioningResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
-	b, err := st.SetVersioning(ctx, req.Bucket, storage.Versioning(req.Body.Status))
+	b, err := s.cfg.Storage.SetVersioning(ctx, req.Bucket, storage.Versioning(req.Body.Status))
 	if err != nil {
 		return nil, notFound(err, "bucket %q does not exist", req.Bucket)
 	}
@@ -98,11 +70,7 @@ func (s *Server) SetStorageBucketVersioning(ctx context.Context, req adminserver
 
 // ListStorageKeys lists the access keys without their secrets.
 func (s *Server) ListStorageKeys(ctx context.Context, _ adminserver.ListStorageKeysRequestObject) (adminserver.ListStorageKeysResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
-	keys, err := st.Keys(ctx)
+	keys, err := s.cfg.Storage.Keys(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +83,6 @@ func (s *Server) ListStorageKeys(ctx context.Context, _ adminserver.ListStorageK
 
 // CreateStorageKey issues an access key; its secret is in this answer only.
 func (s *Server) CreateStorageKey(ctx context.Context, req adminserver.CreateStorageKeyRequestObject) (adminserver.CreateStorageKeyResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
 	var account, description string
 	if req.Body != nil && req.Body.Description != nil {
 		description = *req.Body.Description
@@ -126,7 +90,7 @@ func (s *Server) CreateStorageKey(ctx context.Context, req adminserver.CreateSto
 	if req.Body != nil && req.Body.Account != nil {
 		account = *req.Body.Account
 	}
-	k, err := st.CreateKey(ctx, account, description)
+	k, err := s.cfg.Storage.CreateKey(ctx, account, description)
 	if err != nil {
 		return nil, err
 	}
@@ -137,12 +101,7 @@ func (s *Server) CreateStorageKey(ctx context.Context, req adminserver.CreateSto
 
 // DeleteStorageKey deletes an access key.
 func (s *Server) DeleteStorageKey(ctx context.Context, req adminserver.DeleteStorageKeyRequestObject) (adminserver.DeleteStorageKeyResponseObject, error) {
-	st, err := s.storage()
-	if err != nil {
-		return nil, err
-	}
-	err = st.DeleteKey(ctx, req.KeyId)
-	if err != nil {
+	if err := s.cfg.Storage.DeleteKey(ctx, req.KeyId); err != nil {
 		return nil, notFound(err, "key %q does not exist", req.KeyId)
 	}
 	return adminserver.DeleteStorageKey204Response{}, nil

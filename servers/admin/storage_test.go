@@ -22,7 +22,7 @@ import (
 func startStorage(t *testing.T) (*storagetest.Env, *adminapi.ClientWithResponses) {
 	t.Helper()
 	env := storagetest.Start(t, storagetest.Options{})
-	return env, adminClient(t, serveAdmin(t, checked(t, admin.Config{PAM: pamtest.Start(t, pamtest.Options{}).Operator, Storage: env.Server})))
+	return env, adminOver(t, admin.Config{Storage: env.Operator})
 }
 
 func TestStorageBuckets_CreateListVersionDelete(t *testing.T) {
@@ -55,7 +55,7 @@ func TestStorageBuckets_CreateListVersionDelete(t *testing.T) {
 	set, err = c.SetStorageBucketVersioningWithResponse(ctx, "logs", adminapi.SetStorageBucketVersioningJSONRequestBody{Status: adminapi.SetStorageBucketVersioningRequestStatusSuspended})
 	require.NoError(t, err)
 	assert.Equal(t, adminapi.StorageVersioningSuspended, set.JSON200.Versioning)
-	b, err := env.Server.Bucket(ctx, "logs")
+	b, err := env.Operator.Bucket(ctx, "logs")
 	require.NoError(t, err)
 	assert.True(t, b.Versioning.Versioned(), "a suspended bucket keeps its noncurrent versions")
 

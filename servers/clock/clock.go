@@ -155,23 +155,20 @@ func (f *Fake) NextDeadline() (time.Time, bool) {
 }
 
 // Moved returns a channel closed the next time the clock moves.
-func (f *Fake) Moved() <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.advanced == nil {
-		f.advanced = make(chan struct{})
-	}
-	return f.advanced
-}
+func (f *Fake) Moved() <-chan struct{} { return f.next(&f.advanced) }
 
 // Waiting returns a channel closed the next time a timer starts waiting.
-func (f *Fake) Waiting() <-chan struct{} {
+func (f *Fake) Waiting() <-chan struct{} { return f.next(&f.waiting) }
+
+// next returns the channel *ch, made when there is none: the one the next
+// happening of its event closes (see happened).
+func (f *Fake) next(ch *chan struct{}) <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.waiting == nil {
-		f.waiting = make(chan struct{})
+	if *ch == nil {
+		*ch = make(chan struct{})
 	}
-	return f.waiting
+	return *ch
 }
 
 // AdvanceToNextTimer moves the clock to the earliest waiting timer's
@@ -200,10 +197,7 @@ func (f *Fake) NewTimerAt(deadline time.Time) Timer {
 	f.timers = append(f.timers, nil)
 	copy(f.timers[i+1:], f.timers[i:])
 	f.timers[i] = t
-	if f.waiting != nil {
-		close(f.waiting)
-	}
-	f.waiting = make(chan struct{})
+	happened(&f.waiting)
 	return t
 }
 
@@ -218,10 +212,16 @@ func (f *Fake) moveLocked(t time.Time) {
 		fired++
 	}
 	f.timers = append(f.timers[:0], f.timers[fired:]...)
-	if f.advanced != nil {
-		close(f.advanced)
+	happened(&f.advanced)
+}
+
+// happened closes *ch, telling its event to whoever waits on it, and puts a
+// new channel in its place for the next one.
+func happened(ch *chan struct{}) {
+	if *ch != nil {
+		close(*ch)
 	}
-	f.advanced = make(chan struct{})
+	*ch = make(chan struct{})
 }
 
 type fakeTimer struct {

@@ -82,7 +82,9 @@ type plain struct{}
 
 func (plain) Now() time.Time { return time.Now() }
 
-func TestFake_FollowMovesTheOtherClockFirstAndTakesItsTime(t *testing.T) {
+// A followed fake hands each Advance and Set to the other clock, takes the
+// time it answers as its own, and fires its timers as that time passes them.
+func TestFake_FollowHandsEachMoveToTheOtherClockAndTakesItsAnswer(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f := clock.NewFake(t0)
 	type move struct {

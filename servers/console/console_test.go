@@ -24,6 +24,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/requestlog"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 	"github.com/apistack/apistack/servers/storage/storagetest"
@@ -96,31 +97,24 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(hooks.Close)
 	w.secrets["webhook URL query secret"] = "hook-query-secret-42"
 
-	acct, err := w.fax.CreateAccount(ctx, "demo")
+	acct, err := w.fax.Operator().CreateAccount(ctx, "demo")
 	require.NoError(t, err)
-	_, apiKey, err := w.fax.IssueAPIKey(ctx, acct.ID)
+	_, apiKey, err := w.fax.Operator().IssueAPIKey(ctx, acct.ID)
 	require.NoError(t, err)
 	w.secrets["fax API key"] = apiKey
-	profile, err := w.fax.CreateOutboundVoiceProfile(ctx, acct.ID, "default")
+	profile, err := w.fax.Operator().CreateOutboundVoiceProfile(ctx, acct.ID, "default")
 	require.NoError(t, err)
-	app, err := w.fax.CreateApplication(ctx, fax.Application{AccountID: acct.ID, Name: "main", WebhookURL: hooks.URL + "/hooks?token=hook-query-secret-42", OutboundVoiceProfileID: profile})
+	app, err := w.fax.Operator().CreateApplication(ctx, fax.Application{AccountID: acct.ID, Name: "main", WebhookURL: hooks.URL + "/hooks?token=hook-query-secret-42", OutboundVoiceProfileID: profile})
 	require.NoError(t, err)
-	require.NoError(t, w.fax.AssignNumber(ctx, acct.ID, "+13125550100", app.ID))
+	require.NoError(t, w.fax.Operator().AssignNumber(ctx, acct.ID, "+13125550100", app.ID))
 
 	form := url.Values{"media_url": {hooks.URL + "/doc.pdf"}, "connection_id": {app.ID}, "to": {"+14155550123"}, "from": {"+13125550100"}}
-	req, err := http.NewRequest(http.MethodPost, faxAPI.URL+"/v2/faxes", strings.NewReader(form.Encode()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+apiKey)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := testkit.Request{Method: http.MethodPost, URL: faxAPI.URL + "/v2/faxes", Token: apiKey}.Form(form).Do(t)
 	require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
 	w.faxID = regexp.MustCompile(`"id":"([0-9a-f-]{36})"`).FindStringSubmatch(string(body))[1]
 	// Wait for the fax to be delivered and every event acknowledged.
 	require.Eventually(t, func() bool {
-		f, err := w.fax.ConsoleFax(ctx, w.faxID)
+		f, err := w.fax.Console().Fax(ctx, w.faxID)
 		if err != nil || f.Status != "delivered" {
 			return false
 		}
@@ -137,7 +131,7 @@ func newWorld(t *testing.T) *world {
 	requests.Add(requestlog.Entry{Time: time.Now(), API: "fax", Operation: "SendFax", Method: "POST", Path: "/v2/faxes", Status: 422, Latency: time.Millisecond, Violations: []string{"body: missing property \"data\""}})
 
 	con, err := console.New(console.Config{
-		AdminToken: adminToken, Fax: w.fax, PAM: pamEnv.Server.Console(), Restaurant: restEnv.Server, Storage: storeEnv.Server,
+		AdminToken: adminToken, Fax: w.fax.Console(), PAM: pamEnv.Server.Console(), Restaurant: restEnv.Server.Console(), Storage: storeEnv.Server.Console(),
 		Requests: requests, Logger: slog.New(slog.DiscardHandler),
 		Inbox: func() []console.InboxEvent {
 			return []console.InboxEvent{{ID: "evt-1", Type: "fax.delivered", FaxID: w.faxID, Attempt: 1, ReceivedAt: time.Now()}}
@@ -222,7 +216,7 @@ func TestConsole_EveryPageAndActionRefusesWithoutASession(t *testing.T) {
 	status, _, _ := get(t, c, w.url+"/console/fax/live", "X-Console-Live", "1")
 	assert.Equal(t, http.StatusUnauthorized, status, "a live fragment polled without a session is refused")
 
-	before, err := w.fax.ConsoleFax(context.Background(), w.faxID)
+	before, err := w.fax.Console().Fax(context.Background(), w.faxID)
 	require.NoError(t, err)
 	for _, action := range []string{"/console/fax/redeliver", "/console/restaurant/demo", "/console/restaurant/import", "/console/logout"} {
 		t.Run("POST "+action, func(t *testing.T) {
@@ -230,7 +224,7 @@ func TestConsole_EveryPageAndActionRefusesWithoutASession(t *testing.T) {
 			assert.Equal(t, http.StatusForbidden, status)
 		})
 	}
-	after, err := w.fax.ConsoleFax(context.Background(), w.faxID)
+	after, err := w.fax.Console().Fax(context.Background(), w.faxID)
 	require.NoError(t, err)
 	assert.Len(t, after.Events, len(before.Events), "nothing was redelivered")
 
@@ -294,7 +288,7 @@ func TestConsole_ForgedCSRFIsRefusedAndTheRightOneRedelivers(t *testing.T) {
 	w := newWorld(t)
 	c := browser(t)
 	csrf := w.login(t, c)
-	f, err := w.fax.ConsoleFax(context.Background(), w.faxID)
+	f, err := w.fax.Console().Fax(context.Background(), w.faxID)
 	require.NoError(t, err)
 	seq := f.Events[0].Seq
 
@@ -304,7 +298,7 @@ func TestConsole_ForgedCSRFIsRefusedAndTheRightOneRedelivers(t *testing.T) {
 			assert.Equal(t, http.StatusForbidden, status)
 		})
 	}
-	f, err = w.fax.ConsoleFax(context.Background(), w.faxID)
+	f, err = w.fax.Console().Fax(context.Background(), w.faxID)
 	require.NoError(t, err)
 	require.Len(t, f.Events, 4, "no forged form redelivered")
 

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,7 +76,7 @@ func (c *Console) faxData(r *http.Request, s *session) (faxView, error) {
 		}
 	}
 	if v.Account != "" {
-		v.Faxes, err = c.cfg.Fax.ConsoleFaxes(ctx, v.Account, faxesShown)
+		v.Faxes, err = c.cfg.Fax.Faxes(ctx, v.Account, faxesShown)
 		if err != nil {
 			return v, err
 		}
@@ -138,17 +139,30 @@ func (c *Console) redeliver(w http.ResponseWriter, r *http.Request, _ *session) 
 }
 
 func (c *Console) pamPage(w http.ResponseWriter, r *http.Request, s *session) error {
-	var teams []pam.ConsoleTeam
-	if c.cfg.PAM != nil {
+	return listPage(c, w, r, s, "pam", "PAM", c.cfg.PAM != nil, func(ctx context.Context) ([]pam.ConsoleTeam, error) {
+		return c.cfg.PAM.Teams(ctx)
+	})
+}
+
+// listView is the page of one API's list (its teams, its buckets).
+type listView[T any] struct {
+	// Running says whether the API runs: Items is empty when not.
+	Running bool
+	Items   []T
+}
+
+// listPage renders the page name of an API whose list is all it shows:
+// the list when the API is running.
+func listPage[T any](c *Console, w http.ResponseWriter, r *http.Request, s *session, name, title string, running bool,
+	list func(context.Context) ([]T, error)) error {
+	var items []T
+	if running {
 		var err error
-		if teams, err = c.cfg.PAM.Teams(r.Context()); err != nil {
+		if items, err = list(r.Context()); err != nil {
 			return err
 		}
 	}
-	return c.render(w, "pam", http.StatusOK, view{Title: "PAM", Nav: "pam", CSRF: s.csrf, Data: struct {
-		Running bool
-		Teams   []pam.ConsoleTeam
-	}{c.cfg.PAM != nil, teams}})
+	return c.render(w, name, http.StatusOK, view{Title: title, Nav: name, CSRF: s.csrf, Data: listView[T]{running, items}})
 }
 
 // restaurantView is the Restaurant page.
@@ -188,10 +202,10 @@ func (c *Console) restaurantData(r *http.Request) (restaurantView, error) {
 	}
 	ctx := r.Context()
 	var err error
-	if v.Restaurants, err = c.cfg.Restaurant.ConsoleRestaurants(ctx); err != nil {
+	if v.Restaurants, err = c.cfg.Restaurant.Restaurants(ctx); err != nil {
 		return v, err
 	}
-	if v.Clients, err = c.cfg.Restaurant.ConsoleClients(ctx); err != nil {
+	if v.Clients, err = c.cfg.Restaurant.Clients(ctx); err != nil {
 		return v, err
 	}
 	v.Resources = slices.DeleteFunc(v.Resources, func(s string) bool { return s == "tipWithholding" })
@@ -207,7 +221,7 @@ func (c *Console) restaurantData(r *http.Request) (restaurantView, error) {
 		v.PageSize = n
 	}
 	if v.Restaurant != "" {
-		docs, next, err := c.cfg.Restaurant.ConsolePage(ctx, v.Restaurant, v.Resource, q.Get("pageToken"), v.PageSize)
+		docs, next, err := c.cfg.Restaurant.Page(ctx, v.Restaurant, v.Resource, q.Get("pageToken"), v.PageSize)
 		if err != nil {
 			v.BrowseError = err.Error()
 		}
@@ -289,17 +303,9 @@ func (c *Console) restaurantImport(w http.ResponseWriter, r *http.Request, s *se
 }
 
 func (c *Console) storagePage(w http.ResponseWriter, r *http.Request, s *session) error {
-	var buckets []storage.ConsoleBucket
-	if c.cfg.Storage != nil {
-		var err error
-		if buckets, err = c.cfg.Storage.ConsoleBuckets(r.Context()); err != nil {
-			return err
-		}
-	}
-	return c.render(w, "storage", http.StatusOK, view{Title: "Storage", Nav: "storage", CSRF: s.csrf, Data: struct {
-		Running bool
-		Buckets []storage.ConsoleBucket
-	}{c.cfg.Storage != nil, buckets}})
+	return listPage(c, w, r, s, "storage", "Storage", c.cfg.Storage != nil, func(ctx context.Context) ([]storage.ConsoleBucket, error) {
+		return c.cfg.Storage.Buckets(ctx)
+	})
 }
 
 // requestsView is the Requests page.

@@ -11,8 +11,8 @@ import (
 )
 
 // The console reads each server through its console calls, not through
-// the servers' whole surface: *pam.Console (a PAM server's Console()),
-// *fax.Server, *storage.Server and *restaurant.Server satisfy these.
+// the servers' whole surface: each server's Console() (*pam.Console,
+// *fax.Console, *storage.Console, *restaurant.Console) satisfies these.
 
 // PAM is what the console reads of the PAM server.
 type PAM interface {
@@ -22,28 +22,28 @@ type PAM interface {
 // Fax is what the console reads of the fax server, and its redelivery.
 type Fax interface {
 	Accounts(ctx context.Context) ([]fax.Account, error)
-	ConsoleFaxes(ctx context.Context, accountID string, limit int) ([]fax.ConsoleFax, error)
+	Faxes(ctx context.Context, accountID string, limit int) ([]fax.ConsoleFax, error)
 	Redeliver(ctx context.Context, seq int64) (int64, error)
 }
 
 // Storage is what the console reads of the storage server.
 type Storage interface {
-	ConsoleBuckets(ctx context.Context) ([]storage.ConsoleBucket, error)
+	Buckets(ctx context.Context) ([]storage.ConsoleBucket, error)
 }
 
 // Restaurant is what the console reads of the restaurant server, and its
 // imports.
 type Restaurant interface {
-	ConsoleRestaurants(ctx context.Context) ([]restaurant.Restaurant, error)
-	ConsoleClients(ctx context.Context) ([]restaurant.ConsoleClient, error)
-	ConsolePage(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error)
+	Restaurants(ctx context.Context) ([]restaurant.Restaurant, error)
+	Clients(ctx context.Context) ([]restaurant.ConsoleClient, error)
+	Page(ctx context.Context, restaurantGUID, resource, pageToken string, pageSize int) ([]json.RawMessage, string, error)
 	GenerateDemo(ctx context.Context, restaurantGUID string, menuItems int, seed uint64) (restaurant.ImportResult, error)
 	Import(ctx context.Context, restaurantGUID string, document []byte) (restaurant.ImportResult, error)
 }
 
 var (
 	_ PAM        = (*pam.Console)(nil)
-	_ Fax        = (*fax.Server)(nil)
-	_ Storage    = (*storage.Server)(nil)
-	_ Restaurant = (*restaurant.Server)(nil)
+	_ Fax        = (*fax.Console)(nil)
+	_ Storage    = (*storage.Console)(nil)
+	_ Restaurant = (*restaurant.Console)(nil)
 )

@@ -12,9 +12,17 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 )
 
-// The operator's side of the fax service, used by the admin API and by
-// `apistack serve --demo`. These calls bypass API keys: the admin API guards
-// them with its own token.
+// Operator is the operator's side of a fax server, beside its API: the calls
+// the admin API, the sandbox API, the demo seed and the test kit make. They
+// bypass API keys: the admin and sandbox APIs guard them with their own
+// tokens. Server.Operator gives a server's.
+type Operator Server
+
+// Operator is the operator's side of s.
+func (s *Server) Operator() *Operator { return (*Operator)(s) }
+
+// server is the server o is the operator's side of.
+func (s *Operator) server() *Server { return (*Server)(s) }
 
 // Errors returned (wrapped) by the admin calls.
 var (
@@ -40,8 +48,8 @@ type Account struct {
 }
 
 // CreateAccount creates an account; ErrAlreadyExists when the name is taken.
-func (s *Server) CreateAccount(ctx context.Context, name string) (Account, error) {
-	a := account{ID: uuid.NewString(), Name: name, CreatedAt: s.now()}
+func (s *Operator) CreateAccount(ctx context.Context, name string) (Account, error) {
+	a := account{ID: uuid.NewString(), Name: name, CreatedAt: s.server().now()}
 	if err := s.store.createAccount(ctx, a); err != nil {
 		return Account{}, err
 	}
@@ -49,14 +57,14 @@ func (s *Server) CreateAccount(ctx context.Context, name string) (Account, error
 }
 
 // AccountByName returns the named account; ErrNotFound when there is none.
-func (s *Server) AccountByName(ctx context.Context, name string) (Account, error) {
+func (s *Operator) AccountByName(ctx context.Context, name string) (Account, error) {
 	a, err := s.store.accountByName(ctx, name)
 	return Account(a), err
 }
 
 // IssueAPIKey creates an API key for the account and returns it; only its
 // hash is stored.
-func (s *Server) IssueAPIKey(ctx context.Context, accountID string) (keyID, key string, err error) {
+func (s *Operator) IssueAPIKey(ctx context.Context, accountID string) (keyID, key string, err error) {
 	if _, err := s.store.accountByID(ctx, accountID); err != nil {
 		return "", "", err
 	}
@@ -69,14 +77,14 @@ func (s *Server) IssueAPIKey(ctx context.Context, accountID string) (keyID, key 
 }
 
 // APIKeyWorks reports whether key authenticates as accountID.
-func (s *Server) APIKeyWorks(ctx context.Context, accountID, key string) bool {
+func (s *Operator) APIKeyWorks(ctx context.Context, accountID, key string) bool {
 	acct, _, _, err := s.store.keyByHash(ctx, hashKey(key))
 	return err == nil && acct == accountID
 }
 
 // CreateOutboundVoiceProfile creates an outbound voice profile, which a fax
 // application needs to send.
-func (s *Server) CreateOutboundVoiceProfile(ctx context.Context, accountID, name string) (string, error) {
+func (s *Operator) CreateOutboundVoiceProfile(ctx context.Context, accountID, name string) (string, error) {
 	if _, err := s.store.accountByID(ctx, accountID); err != nil {
 		return "", err
 	}
@@ -96,8 +104,8 @@ type Application struct {
 
 // CreateApplication creates a fax application for the account (as the
 // public API's CreateFaxApplication does, without an API key).
-func (s *Server) CreateApplication(ctx context.Context, a Application) (Application, error) {
-	now := s.now()
+func (s *Operator) CreateApplication(ctx context.Context, a Application) (Application, error) {
+	now := s.server().now()
 	row := application{ID: uuid.NewString(), AccountID: a.AccountID, Name: a.Name, WebhookURL: a.WebhookURL,
 		WebhookFailoverURL: a.WebhookFailoverURL, CreatedAt: now, UpdatedAt: now}
 	if a.OutboundVoiceProfileID != "" {
@@ -120,7 +128,7 @@ func (s *Server) CreateApplication(ctx context.Context, a Application) (Applicat
 
 // ApplicationOf returns the account's application id; ErrNotFound when it
 // is missing.
-func (s *Server) ApplicationOf(ctx context.Context, accountID, id string) (Application, error) {
+func (s *Operator) ApplicationOf(ctx context.Context, accountID, id string) (Application, error) {
 	a, err := s.store.application(ctx, accountID, id)
 	if err != nil {
 		return Application{}, err
@@ -134,7 +142,7 @@ func (s *Server) ApplicationOf(ctx context.Context, accountID, id string) (Appli
 
 // AssignNumber gives phoneNumber (E.164) to the account and enables it on
 // applicationID ("" for none). ErrAlreadyExists when another account has it.
-func (s *Server) AssignNumber(ctx context.Context, accountID, phoneNumber, applicationID string) error {
+func (s *Operator) AssignNumber(ctx context.Context, accountID, phoneNumber, applicationID string) error {
 	n, ok := e164(phoneNumber)
 	if !ok {
 		return fmt.Errorf("%w: %q is not a valid E.164 phone number", ErrInvalid, phoneNumber)
@@ -173,7 +181,7 @@ type InboundFax struct {
 // InjectInbound starts an inbound fax: it is created receiving (emitting
 // fax.receiving.started) and walks media.processing -> received, or fails
 // with sender_call_dropped. It returns the fax id.
-func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, error) {
+func (s *Operator) InjectInbound(ctx context.Context, in InboundFax) (string, error) {
 	from, ok := e164(in.From)
 	if !ok {
 		return "", fmt.Errorf("%w: from %q is not a valid E.164 phone number", ErrInvalid, in.From)
@@ -211,7 +219,7 @@ func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, erro
 	if err != nil {
 		return "", err
 	}
-	now := s.accountNow(ctx, n.AccountID)
+	now := s.server().accountNow(ctx, n.AccountID)
 	duration := in.CallDurationSecs
 	if duration == 0 {
 		duration = callDuration(pages, 1)
@@ -227,20 +235,20 @@ func (s *Server) InjectInbound(ctx context.Context, in InboundFax) (string, erro
 		id := uuid.NewString()
 		f.MediaID, f.PageCount, doc = &id, &pages, in.Document
 	}
-	ev, err := s.newEvent(f, eventReceivingStarted, now)
+	ev, err := s.server().newEvent(f, eventReceivingStarted, now)
 	if err != nil {
 		return "", err
 	}
 	if err := s.store.insertFax(ctx, f, doc, []outboxEvent{ev}); err != nil {
 		return "", err
 	}
-	s.wake()
+	s.server().wake()
 	return f.ID, nil
 }
 
 // WebhookStats counts the outbox's events: waiting to be delivered,
 // delivered, and abandoned after every retry.
-func (s *Server) WebhookStats(ctx context.Context) (pending, delivered, abandoned int, err error) {
+func (s *Operator) WebhookStats(ctx context.Context) (pending, delivered, abandoned int, err error) {
 	return s.store.eventStats(ctx)
 }
 
@@ -248,7 +256,7 @@ func (s *Server) WebhookStats(ctx context.Context) (pending, delivered, abandone
 // transaction, revokes the account's key replacedKeyID ("" revokes none):
 // either both happen or neither. ErrNotFound when the account or the key to
 // replace does not exist.
-func (s *Server) RotateAPIKey(ctx context.Context, accountID, replacedKeyID string) (keyID, key string, err error) {
+func (s *Operator) RotateAPIKey(ctx context.Context, accountID, replacedKeyID string) (keyID, key string, err error) {
 	if _, err := s.store.accountByID(ctx, accountID); err != nil {
 		return "", "", err
 	}
@@ -262,13 +270,13 @@ func (s *Server) RotateAPIKey(ctx context.Context, accountID, replacedKeyID stri
 
 // RevokeAPIKey deletes the account's key keyID: requests bearing it answer
 // 401 from then on. ErrNotFound when the account has no such key.
-func (s *Server) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
+func (s *Operator) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
 	return s.store.deleteAPIKey(ctx, accountID, keyID)
 }
 
 // SetApplicationWebhookURL points the account's application id at
 // webhookURL; events committed from then on go there.
-func (s *Server) SetApplicationWebhookURL(ctx context.Context, accountID, id, webhookURL string) error {
+func (s *Operator) SetApplicationWebhookURL(ctx context.Context, accountID, id, webhookURL string) error {
 	if !httpURL(webhookURL) {
 		return fmt.Errorf("%w: webhook URL %q is not an http(s) URL", ErrInvalid, webhookURL)
 	}
@@ -276,6 +284,6 @@ func (s *Server) SetApplicationWebhookURL(ctx context.Context, accountID, id, we
 	if err != nil {
 		return err
 	}
-	a.WebhookURL, a.UpdatedAt = webhookURL, s.now()
+	a.WebhookURL, a.UpdatedAt = webhookURL, s.server().now()
 	return s.store.updateApplication(ctx, a)
 }

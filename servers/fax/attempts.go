@@ -130,6 +130,12 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	// deleteAccount locks the account's faxes before it deletes the
 	// attempts, so either the insert sees no fax or the delete sees the
 	// attempt; SQLite's transactions are serial.
+	if s.db.Dialect() == sqldb.Postgres {
+		if err := s.attemptBatches.Do(ctx, &attemptRow{rec: r, headers: string(headers)}); err != nil {
+			return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
+		}
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
@@ -142,25 +148,108 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 	if n == 0 {
 		return nil
 	}
-	// The webhook log (WebhookAttempts) is read by attempt id after a
-	// cursor: on PostgreSQL an account's attempts are recorded one at a
-	// time, so their ids commit in order and a reader never passes an id
-	// that commits later.
-	if s.lockClause("x") != "" {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+attemptLogLock+`, hashtext(account_id)) FROM faxes WHERE id = ?`, r.FaxID); err != nil {
-			return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
-		}
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO delivery_attempts (event_seq, fax_id, attempt, target, attempted_at, status_code, error,
-		latency_micros, next_retry_at, headers, succeeded, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(), sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded, r.Body)
+	_, err = tx.ExecContext(ctx, `INSERT INTO delivery_attempts (`+insertedAttemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(),
+		sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded, r.Body)
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
-	s.attemptLog.notify()
+	s.attemptLog.fire()
+	return nil
+}
+
+// insertedAttemptColumns are the delivery_attempts columns an insert gives.
+const insertedAttemptColumns = `event_seq, fax_id, attempt, target, attempted_at, status_code, error,
+	latency_micros, next_retry_at, headers, succeeded, body`
+
+// attemptRow is an attempt waiting to be recorded on PostgreSQL.
+type attemptRow struct {
+	rec     *attemptRecord
+	headers string
+}
+
+// newAttemptBatches returns the group commit of s's attempts (PostgreSQL).
+func newAttemptBatches(s *store) *sqldb.GroupCommit[*attemptRow] {
+	return &sqldb.GroupCommit[*attemptRow]{Commit: func(ctx context.Context, batch []*attemptRow) []error {
+		errs := make([]error, len(batch))
+		err := s.commitAttempts(ctx, batch)
+		if err == nil || len(batch) == 1 {
+			for i := range errs {
+				errs[i] = err
+			}
+			return errs
+		}
+		for i, r := range batch {
+			errs[i] = s.commitAttempts(ctx, []*attemptRow{r})
+		}
+		return errs
+	}}
+}
+
+// commitAttempts records the attempts of batch on PostgreSQL, in one
+// transaction sent in one round trip (sqldb.DB.Pipeline; the concurrent
+// deliveries' attempts are committed together: sqldb.GroupCommit): the
+// faxes' rows are share-locked, then the webhook log's lock of each of
+// their accounts is taken, in one order, then the attempts are inserted,
+// in batch order, those of faxes the first statement found. The webhook log
+// (WebhookAttempts) is read by attempt id after a cursor: an account's
+// attempts are recorded one transaction at a time, so their ids commit in
+// order and a reader never passes an id that commits later. The locks are
+// held while the transaction runs in PostgreSQL, with no round trip to the
+// replica inside it.
+func (s *store) commitAttempts(ctx context.Context, batch []*attemptRow) error {
+	n := len(batch)
+	var (
+		seqs, at, latency  = make([]int64, n), make([]int64, n), make([]int64, n)
+		faxIDs, targets    = make([]string, n), make([]string, n)
+		errs, headers      = make([]string, n), make([]string, n)
+		attempts, statuses = make([]int32, n), make([]*int32, n)
+		next               = make([]*int64, n)
+		succeeded          = make([]bool, n)
+		bodies             = make([][]byte, n)
+	)
+	for i, row := range batch {
+		r := row.rec
+		seqs[i], faxIDs[i], attempts[i], targets[i], at[i] = r.EventSeq, r.FaxID, int32(r.Attempt), r.Target, sqldb.Micros(r.At)
+		if r.StatusCode != 0 {
+			code := int32(r.StatusCode)
+			statuses[i] = &code
+		}
+		if r.NextRetry != nil {
+			us := sqldb.Micros(*r.NextRetry)
+			next[i] = &us
+		}
+		errs[i], latency[i], headers[i], succeeded[i], bodies[i] = r.Error, r.Latency.Microseconds(), row.headers, r.Succeeded, r.Body
+	}
+	var found, accounts, inserted int
+	err := s.db.Pipeline(ctx,
+		sqldb.Statement{SQL: `SELECT COUNT(*) FROM (SELECT id FROM faxes WHERE id = ANY(CAST(? AS TEXT[])) ORDER BY id FOR KEY SHARE) AS f`,
+			Args: []any{faxIDs}, Scan: []any{&found}},
+		sqldb.Statement{SQL: `SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(` + attemptLogLock + `, h)
+			FROM (SELECT DISTINCT hashtext(account_id) AS h FROM faxes WHERE id = ANY(CAST(? AS TEXT[])) ORDER BY h) AS a) AS l`,
+			Args: []any{faxIDs}, Scan: []any{&accounts}},
+		sqldb.Statement{SQL: `WITH ins AS (INSERT INTO delivery_attempts (` + insertedAttemptColumns + `)
+			SELECT r.event_seq, r.fax_id, r.attempt, r.target, r.attempted_at, r.status_code, r.error, r.latency_micros,
+				r.next_retry_at, r.headers, r.succeeded, r.body
+			FROM unnest(CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS INTEGER[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]),
+				CAST(? AS INTEGER[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]),
+				CAST(? AS BOOLEAN[]), CAST(? AS BYTEA[])) WITH ORDINALITY
+				AS r(event_seq, fax_id, attempt, target, attempted_at, status_code, error, latency_micros,
+					next_retry_at, headers, succeeded, body, ord)
+			WHERE EXISTS (SELECT 1 FROM faxes f WHERE f.id = r.fax_id)
+			ORDER BY r.ord
+			RETURNING 1) SELECT COUNT(*) FROM ins`,
+			Args: []any{seqs, faxIDs, attempts, targets, at, statuses, errs, latency, next, headers, succeeded, bodies},
+			Scan: []any{&inserted}})
+	if err != nil {
+		return err
+	}
+	if inserted > 0 {
+		s.attemptLog.fire()
+	}
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/benchproc"
 	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
@@ -50,18 +51,29 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 // the rounds' ratios (PostgreSQL / SQLite). Run with -benchtime 1x.
 func BenchmarkWebhookThroughputVersus(b *testing.B) {
 	const rounds = 3
-	var sqlite, postgres, ratios []float64
+	var sqlite, postgres, ratios, sqliteCPU, pgCPU, pgDBCPU, cpuRatios []float64
 	for r := range rounds {
 		b.Setenv(testdb.BackendVariable, string(testdb.SQLite))
-		one := deliverEvents(b, 1, 500, 10, 500, 0).eventsPerSecond
+		one := deliverEvents(b, 1, 500, 10, 500, 0)
 		b.Setenv(testdb.BackendVariable, string(testdb.Postgres))
-		three := deliverEvents(b, 3, 500, 10, 500, 0).eventsPerSecond
-		b.Logf("round %d: sqlite, one server %.0f events/s; postgres, three replicas %.0f events/s", r+1, one, three)
-		sqlite, postgres, ratios = append(sqlite, one), append(postgres, three), append(ratios, three/one)
+		three := deliverEvents(b, 3, 500, 10, 500, 0)
+		b.Logf("round %d: sqlite, one server %.0f events/s, %.0f cpu-us/event; postgres, three replicas %.0f events/s, %.0f cpu-us/event + %.0f db-cpu-us/event",
+			r+1, one.eventsPerSecond, one.cpuMicros, three.eventsPerSecond, three.cpuMicros, three.dbCPUMicros)
+		sqlite, postgres, ratios = append(sqlite, one.eventsPerSecond), append(postgres, three.eventsPerSecond), append(ratios, three.eventsPerSecond/one.eventsPerSecond)
+		sqliteCPU, pgCPU, pgDBCPU = append(sqliteCPU, one.cpuMicros), append(pgCPU, three.cpuMicros), append(pgDBCPU, three.dbCPUMicros)
+		cpuRatios = append(cpuRatios, one.cpuMicros/(three.cpuMicros+three.dbCPUMicros))
 	}
 	b.ReportMetric(medianOf(sqlite), "sqlite-events/s")
 	b.ReportMetric(medianOf(postgres), "postgres3-events/s")
 	b.ReportMetric(medianOf(ratios), "ratio")
+	b.ReportMetric(medianOf(sqliteCPU), "sqlite-cpu-us/event")
+	b.ReportMetric(medianOf(pgCPU), "postgres3-cpu-us/event")
+	b.ReportMetric(medianOf(pgDBCPU), "postgres3-db-cpu-us/event")
+	// On a machine whose cores both setups share, and which they keep
+	// busy, throughput goes as the inverse of the CPU an event costs: the
+	// ratio of the costs (SQLite's over PostgreSQL's, the servers' and
+	// PostgreSQL's together) is what the throughput ratio tends to there.
+	b.ReportMetric(medianOf(cpuRatios), "cpu-bound-ratio")
 }
 
 func medianOf(vs []float64) float64 {
@@ -83,6 +95,10 @@ func BenchmarkWebhookLatency(b *testing.B) {
 type deliveryResult struct {
 	eventsPerSecond float64
 	p50Ms, p99Ms    float64
+	// cpuMicros is this process's CPU time per event (the servers, the
+	// receiver verifying each signature, the commits of the events), and
+	// dbCPUMicros PostgreSQL's (0 on SQLite).
+	cpuMicros, dbCPUMicros float64
 }
 
 // deliverEvents commits faxes*perFax events in transactions of txSize, one
@@ -114,7 +130,7 @@ func deliverEvents(b *testing.B, replicas, faxes, perFax, txSize int, interval t
 	committed := make(map[string]time.Time, total)
 	received := make(map[string]time.Time, total)
 	done := make(chan struct{})
-	handler, err := faxclient.NewWebhookHandler(h.srv.WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxclient.NewWebhookHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
 		now := time.Now()
 		mu.Lock()
 		defer mu.Unlock()
@@ -145,6 +161,15 @@ func deliverEvents(b *testing.B, replicas, faxes, perFax, txSize int, interval t
 		}
 	}
 
+	dbCPU := func() int64 {
+		if testdb.Current() != testdb.Postgres {
+			return 0
+		}
+		ns, err := benchproc.PostgresCPU(ctx, h.srv.store.db.SQL())
+		require.NoError(b, err)
+		return ns
+	}
+	cpu0, db0 := benchproc.ProcessCPU(), dbCPU()
 	b.ResetTimer()
 	start := time.Now()
 	for i, evs := range batches {
@@ -173,6 +198,7 @@ func deliverEvents(b *testing.B, replicas, faxes, perFax, txSize int, interval t
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
+	cpu1, db1 := benchproc.ProcessCPU(), dbCPU()
 
 	mu.Lock()
 	lat := make([]time.Duration, 0, total)
@@ -185,6 +211,8 @@ func deliverEvents(b *testing.B, replicas, faxes, perFax, txSize int, interval t
 		eventsPerSecond: float64(total) / elapsed.Seconds(),
 		p50Ms:           float64(lat[len(lat)/2].Microseconds()) / 1000,
 		p99Ms:           float64(lat[len(lat)*99/100].Microseconds()) / 1000,
+		cpuMicros:       float64(cpu1-cpu0) / 1e3 / float64(total),
+		dbCPUMicros:     float64(db1-db0) / 1e3 / float64(total),
 	}
 }
 

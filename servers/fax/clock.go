@@ -51,29 +51,27 @@ func (s *store) stackClockOnly() string {
 		descriptor.SandboxSetPrefix + `%')`
 }
 
-// faxClock is the clock of the tenant of fax id.
+// faxClock is the clock of the tenant of fax id (the stack's when the fax
+// is gone: its events are moot).
 func (s *Server) faxClock(ctx context.Context, id string) clock.Clock {
-	if !s.store.ownClocks {
-		return s.clock
-	}
-	var name string
-	err := s.store.db.QueryRowContext(ctx, `SELECT a.name FROM faxes AS f JOIN accounts AS a ON a.id = f.account_id WHERE f.id = ?`, id).Scan(&name)
-	if err != nil {
-		return s.clock // gone: its events are moot
-	}
-	return s.cfg.ClockFor(name)
+	return s.ownerClock(ctx, `SELECT a.name FROM faxes AS f JOIN accounts AS a ON a.id = f.account_id WHERE f.id = ?`, id)
 }
 
 // mediaClock is the clock of the tenant of stored document id (its links
-// expire in its time).
+// expire in its time; the stack's when it is gone: GetMedia answers 404).
 func (s *Server) mediaClock(ctx context.Context, id string) clock.Clock {
+	return s.ownerClock(ctx, `SELECT a.name FROM media AS m JOIN accounts AS a ON a.id = m.account_id WHERE m.id = ?`, id)
+}
+
+// ownerClock is the clock of the account whose name query reads for id,
+// or the stack's when the accounts share it or the query finds none.
+func (s *Server) ownerClock(ctx context.Context, query, id string) clock.Clock {
 	if !s.store.ownClocks {
 		return s.clock
 	}
 	var name string
-	err := s.store.db.QueryRowContext(ctx, `SELECT a.name FROM media AS m JOIN accounts AS a ON a.id = m.account_id WHERE m.id = ?`, id).Scan(&name)
-	if err != nil {
-		return s.clock // gone: GetMedia answers 404
+	if err := s.store.db.QueryRowContext(ctx, query, id).Scan(&name); err != nil {
+		return s.clock
 	}
 	return s.cfg.ClockFor(name)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
@@ -83,29 +84,27 @@ type DeliveryAttempt struct {
 	Headers map[string]string
 }
 
+// Console is what the web console (servers/console) reads of a fax server,
+// and its redelivery. Server.Console gives a server's.
+type Console Server
+
+// Console is the console's view of s.
+func (s *Server) Console() *Console { return (*Console)(s) }
+
 // Accounts lists every account, oldest first.
-func (s *Server) Accounts(ctx context.Context) ([]Account, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT id, name, created_at FROM accounts ORDER BY created_at, id`)
+func (s *Console) Accounts(ctx context.Context) ([]Account, error) {
+	out, err := apistore.Collect(ctx, s.store.db, func(rows *sql.Rows, a *Account) error {
+		return rows.Scan(&a.ID, &a.Name, sqldb.TimeInto(&a.CreatedAt))
+	}, `SELECT id, name, created_at FROM accounts ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list accounts: %w", err)
 	}
-	defer rows.Close()
-	var out []Account
-	for rows.Next() {
-		var a Account
-		var created int64
-		if err := rows.Scan(&a.ID, &a.Name, &created); err != nil {
-			return nil, fmt.Errorf("list accounts: %w", err)
-		}
-		a.CreatedAt = sqldb.Time(created)
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// ConsoleFaxes returns the account's latest limit faxes, newest first, with
+// Faxes returns the account's latest limit faxes, newest first, with
 // their timelines, events and attempts.
-func (s *Server) ConsoleFaxes(ctx context.Context, accountID string, limit int) ([]ConsoleFax, error) {
+func (s *Console) Faxes(ctx context.Context, accountID string, limit int) ([]ConsoleFax, error) {
 	rows, _, err := s.store.listFaxes(ctx, accountID, faxFilter{}, 0, limit)
 	if err != nil {
 		return nil, err
@@ -121,9 +120,9 @@ func (s *Server) ConsoleFaxes(ctx context.Context, accountID string, limit int) 
 	return out, nil
 }
 
-// ConsoleFax returns one fax of any account; ErrNotFound when there is none
+// Fax returns one fax of any account; ErrNotFound when there is none
 // (or it was deleted).
-func (s *Server) ConsoleFax(ctx context.Context, id string) (ConsoleFax, error) {
+func (s *Console) Fax(ctx context.Context, id string) (ConsoleFax, error) {
 	f, err := scanFax(s.store.db.QueryRowContext(ctx, `SELECT `+faxColumns+` FROM faxes WHERE id = ? AND deleted_at IS NULL`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ConsoleFax{}, storeerr.ErrNotFound
@@ -134,7 +133,7 @@ func (s *Server) ConsoleFax(ctx context.Context, id string) (ConsoleFax, error) 
 	return s.consoleFax(ctx, f)
 }
 
-func (s *Server) consoleFax(ctx context.Context, f faxRow) (ConsoleFax, error) {
+func (s *Console) consoleFax(ctx context.Context, f faxRow) (ConsoleFax, error) {
 	cf := ConsoleFax{
 		ID: f.ID, Direction: f.Direction, From: f.From, To: f.To, Status: f.Status,
 		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt, Final: isFinal(f.Status),
@@ -171,23 +170,24 @@ type storedEvent struct {
 }
 
 func (s *store) faxEvents(ctx context.Context, faxID string) ([]storedEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+logEventColumns+` FROM outbox o WHERE o.fax_id = ? ORDER BY o.seq`, faxID)
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, e *storedEvent) error {
+		var fax string
+		return scanEvent(rows, e, &fax)
+	}, `SELECT `+logEventColumns+` FROM outbox o WHERE o.fax_id = ? ORDER BY o.seq`, faxID)
 	if err != nil {
 		return nil, fmt.Errorf("fax events: %w", err)
 	}
-	defer rows.Close()
-	var out []storedEvent
-	for rows.Next() {
-		var e storedEvent
-		var fax string
-		c := eventCols{e: &e, faxID: &fax}
-		if err := rows.Scan(c.dest()...); err != nil {
-			return nil, fmt.Errorf("fax events: %w", err)
-		}
-		c.finish()
-		out = append(out, e)
+	return out, nil
+}
+
+// scanEvent reads a row of logEventColumns into e and faxID.
+func scanEvent(row interface{ Scan(...any) error }, e *storedEvent, faxID *string) error {
+	c := eventCols{e: e, faxID: faxID}
+	if err := row.Scan(c.dest()...); err != nil {
+		return err
 	}
-	return out, rows.Err()
+	c.finish()
+	return nil
 }
 
 // eventCols scans logEventColumns into e and faxID.
@@ -270,7 +270,11 @@ func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]Deliver
 // webhook URLs, its attempt numbers continuing the original's. The original
 // row keeps its history. It returns the new row's seq; ErrNotFound when
 // there is no such event.
-func (s *Server) Redeliver(ctx context.Context, seq int64) (int64, error) {
+func (s *Console) Redeliver(ctx context.Context, seq int64) (int64, error) {
+	return (*Server)(s).redeliver(ctx, seq)
+}
+
+func (s *Server) redeliver(ctx context.Context, seq int64) (int64, error) {
 	tx, err := s.store.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)

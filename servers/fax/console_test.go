@@ -15,7 +15,7 @@ func consoleEvent(t *testing.T, h *harness, faxID, typ string, redelivery bool) 
 	t.Helper()
 	var found WebhookEvent
 	require.Eventually(t, func() bool {
-		f, err := h.srv.ConsoleFax(context.Background(), faxID)
+		f, err := h.srv.Console().Fax(context.Background(), faxID)
 		require.NoError(t, err)
 		for _, e := range f.Events {
 			if e.Type == typ && (e.RedeliveryOf != 0) == redelivery && e.State() != "pending" {
@@ -58,7 +58,7 @@ func TestConsole_RecordsEveryAttemptAndRedelivers(t *testing.T) {
 	assert.Nil(t, last.NextRetry)
 	assert.Equal(t, r.url, queued.DeliveredTo)
 
-	f, err := h.srv.ConsoleFax(context.Background(), id)
+	f, err := h.srv.Console().Fax(context.Background(), id)
 	require.NoError(t, err)
 	var states []string
 	for _, tr := range f.Timeline {
@@ -68,7 +68,7 @@ func TestConsole_RecordsEveryAttemptAndRedelivers(t *testing.T) {
 	assert.True(t, f.Final)
 
 	before := len(r.eventsOf(id))
-	newSeq, err := h.srv.Redeliver(context.Background(), queued.Seq)
+	newSeq, err := h.srv.Console().Redeliver(context.Background(), queued.Seq)
 	require.NoError(t, err)
 	assert.Greater(t, newSeq, queued.Seq)
 	again := consoleEvent(t, h, id, "fax.queued", true)
@@ -81,7 +81,7 @@ func TestConsole_RecordsEveryAttemptAndRedelivers(t *testing.T) {
 	evs := r.eventsOf(id)
 	assert.Equal(t, queued.EventID, evs[len(evs)-1].ID)
 
-	_, err = h.srv.Redeliver(context.Background(), 1<<40)
+	_, err = h.srv.Console().Redeliver(context.Background(), 1<<40)
 	assert.ErrorIs(t, err, ErrNotFound)
 }
 
@@ -97,11 +97,11 @@ func TestConsole_AbandonedAttemptHasNoNextRetryAndAccountsList(t *testing.T) {
 	assert.Zero(t, queued.AttemptLog[2].StatusCode)
 	assert.NotEmpty(t, queued.AttemptLog[2].Error)
 
-	accounts, err := h.srv.Accounts(context.Background())
+	accounts, err := h.srv.Console().Accounts(context.Background())
 	require.NoError(t, err)
 	require.Len(t, accounts, 1)
 	assert.Equal(t, "acme", accounts[0].Name)
-	faxes, err := h.srv.ConsoleFaxes(context.Background(), accounts[0].ID, 10)
+	faxes, err := h.srv.Console().Faxes(context.Background(), accounts[0].ID, 10)
 	require.NoError(t, err)
 	require.Len(t, faxes, 1)
 	assert.Equal(t, id, faxes[0].ID)

@@ -86,7 +86,8 @@ func nextSenderNumber(n string) string {
 // keeping whatever a previous run created that still works. The
 // application's webhooks go to set.WebhookURL, by default the admin port's
 // inbox; a webhook URL the user set (anything but an earlier inbox) is kept.
-func seedTenants(ctx context.Context, s *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+	s := srv.Operator()
 	inboxURL := set.WebhookURL
 	if inboxURL == "" {
 		inboxURL = set.URLs["admin"] + InboxPath

@@ -8,18 +8,19 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // publicNames keeps the default destination policy (public addresses
@@ -95,24 +96,6 @@ func (l *localHosts) LookupNetIP(_ context.Context, _, host string) ([]netip.Add
 // hostOf is the host:port of a test server.
 func hostOf(srv *httptest.Server) string { return srv.Listener.Addr().String() }
 
-// waitFinal polls the fax until it is in a final state and returns it.
-func (h *harness) waitFinal(id string) faxapi.Fax {
-	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got, err := h.api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
-		require.NoError(h.t, err)
-		require.Equal(h.t, http.StatusOK, got.StatusCode())
-		if isFinal(string(got.JSON200.Data.Status)) {
-			return got.JSON200.Data
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("fax %s still %s", id, got.JSON200.Data.Status)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not a wait for an event
-	}
-}
-
 func TestDestinations_EveryRefusedOrFailedDownloadLooksTheSame(t *testing.T) {
 	var loopbackHits atomic.Int32
 	loopback := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -183,8 +166,7 @@ func TestDestinations_WebhooksToLoopbackAreRefusedAndAbandonedAndPublicOnesArriv
 	// The receiver on loopback: with the default policy it is refused when
 	// set, naming the field and the flag that would open it.
 	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &hook.url})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, resp, err)
 	require.Len(t, resp.JSON422.Errors, 1)
 	assert.Equal(t, "/webhook_url", *resp.JSON422.Errors[0].Source.Pointer)
 	assert.Contains(t, resp.JSON422.Errors[0].Detail, "--fax-allow-destination "+u.Host)
@@ -277,8 +259,7 @@ func TestDestinations_AURLThatCanNeverPassIsRefusedWhenSet(t *testing.T) {
 	create, err := h.api.CreateFaxApplicationWithResponse(context.Background(), faxapi.CreateFaxApplicationJSONRequestBody{
 		ApplicationName: "metadata", WebhookUrl: "http://169.254.169.254/hook",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, create.StatusCode(), string(create.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, create, err)
 	assert.Equal(t, "/webhook_url", *create.JSON422.Errors[0].Source.Pointer)
 	assert.Equal(t, http.StatusAccepted, send(faxapi.SendFaxJSONRequestBody{}).StatusCode(), "a public media URL passes")
 }
@@ -291,7 +272,47 @@ func TestDestinations_LoopbackAllowedPassesAndMetadataStillNot(t *testing.T) {
 	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, faxapi.UpdateFaxApplicationJSONRequestBody{
 		WebhookFailoverUrl: func() *string { s := "http://[fd00:ec2::254]/"; return &s }(),
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, resp, err)
 	assert.Equal(t, "/webhook_failover_url", *resp.JSON422.Errors[0].Source.Pointer)
+}
+
+func TestDelivery_FailuresAreLoggedWithoutTheSecretsOfTheURLs(t *testing.T) {
+	var logs safebuf.Buffer
+	h := newHarness(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	failover := newReceiver(t, h)
+	// Port 9 (discard) refuses connections: every attempt on the webhook URL
+	// fails and is logged.
+	h.useReceivers("http://hook-user:hook-password@127.0.0.1:9/?token=primary-secret", failover.url+"?token=failover-secret")
+
+	id := h.send("+14155550123")
+	failover.waitFor(id, "fax.delivered")
+	h.stop()
+
+	out := logs.String()
+	require.True(t, strings.Contains(out, "giving up on a URL"), "the failures are logged:\n%s", out)
+	for _, secret := range []string{"primary-secret", "hook-password", "failover-secret"} {
+		assert.NotContains(t, out, secret, "a secret of a webhook URL is logged")
+	}
+}
+
+func TestSend_DownloadFailuresAreLoggedWithoutTheSecretsOfTheMediaURL(t *testing.T) {
+	var logs safebuf.Buffer
+	h := newHarness(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	r := newReceiver(t, h)
+	h.useReceivers(r.url, "")
+
+	// A presigned document URL whose server refuses connections.
+	id := h.sendDoc("+14155550123", "http://doc-user:doc-password@127.0.0.1:9/fax.pdf?X-Amz-Signature=media-secret", false)
+	r.waitFor(id, "fax.failed")
+	h.stop()
+
+	out := logs.String()
+	require.True(t, strings.Contains(out, "download failed"), "the failure is logged:\n%s", out)
+	for _, secret := range []string{"media-secret", "doc-password"} {
+		assert.NotContains(t, out, secret, "a secret of the media URL is logged")
+	}
 }

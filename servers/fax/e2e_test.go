@@ -2,6 +2,7 @@ package fax
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -15,7 +16,11 @@ import (
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/faxwebhooks"
+	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
+	"github.com/apistack/apistack/servers/fax/internal/pdftest"
+	"github.com/apistack/apistack/servers/internal/heaptest"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
@@ -36,11 +41,9 @@ func TestSend_EveryOutboundEventArrivesVerifiedAndInOrder(t *testing.T) {
 	assert.Equal(t, h.acct, d.Payload.UserId)
 	assert.Equal(t, h.from, d.Payload.From)
 
-	got, err := h.api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
-	assert.Equal(t, faxapi.FaxStatusDelivered, got.JSON200.Data.Status)
-	assert.Equal(t, 3, *got.JSON200.Data.PageCount)
+	got := getFax(t, h.api, id)
+	assert.Equal(t, faxapi.FaxStatusDelivered, got.Status)
+	assert.Equal(t, 3, *got.PageCount)
 }
 
 func TestSend_EachTestNumberProducesItsOutcome(t *testing.T) {
@@ -115,8 +118,7 @@ func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 	// (the order of every event is checked below).
 	r.waitFor(id, "fax.media.processed")
 	resp, err := h.api.CancelFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, faxapi.FaxStatusFailed, resp.JSON200.Data.Status)
 	assert.Equal(t, faxapi.FaxFailureReasonUserCancelled, *resp.JSON200.Data.FailureReason)
 
@@ -125,8 +127,7 @@ func TestCancel_FailsTheFaxWithUserCancelled(t *testing.T) {
 	assert.Equal(t, faxwebhooks.FaxFailureReasonUserCancelled, evs[2].Value.(faxwebhooks.FaxFailedEvent).Payload.FailureReason)
 
 	again, err := h.api.CancelFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, again.StatusCode())
+	testkit.Answered(t, http.StatusUnprocessableEntity, again, err)
 	assert.Equal(t, faxapi.ErrorCodeInvalidState, again.JSON422.Errors[0].Code)
 }
 
@@ -137,8 +138,7 @@ func TestDelete_EmitsFaxDeletedAndHidesTheFax(t *testing.T) {
 	id := h.send("+14155550123")
 	r.waitFor(id, "fax.delivered")
 	del, err := h.api.DeleteFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, del.StatusCode(), string(del.Body))
+	testkit.Answered(t, http.StatusNoContent, del, err)
 	r.waitFor(id, "fax.deleted")
 
 	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
@@ -153,8 +153,7 @@ func TestDelete_OfAFaxInProgressIsRefused(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.StepInterval = time.Hour })
 	id := h.send("+14155550123")
 	del, err := h.api.DeleteFaxWithResponse(context.Background(), uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, del.StatusCode())
+	testkit.Answered(t, http.StatusUnprocessableEntity, del, err)
 	assert.Equal(t, faxapi.ErrorCodeInvalidState, del.JSON422.Errors[0].Code)
 }
 
@@ -163,7 +162,7 @@ func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
 	ctx := context.Background()
 	doc := makePDF(2)
 
-	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: doc, Outcome: InboundPartial, CallDurationSecs: 42})
+	id, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: doc, Outcome: InboundPartial, CallDurationSecs: 42})
 	require.NoError(t, err)
 	evs := r.waitFor(id, "fax.received")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, r.typesOf(id))
@@ -182,7 +181,7 @@ func TestInbound_InjectedFaxWalksToReceivedWithASignedLink(t *testing.T) {
 
 func TestInbound_SenderHangingUpFailsWithSenderCallDropped(t *testing.T) {
 	h, r := newReceivingHarness(t)
-	id, err := h.srv.InjectInbound(context.Background(), InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundSenderCallDropped})
+	id, err := h.srv.Operator().InjectInbound(context.Background(), InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundSenderCallDropped})
 	require.NoError(t, err)
 	evs := r.waitFor(id, "fax.failed")
 	assert.Equal(t, []string{"fax.receiving.started", "fax.failed"}, r.typesOf(id))
@@ -257,7 +256,7 @@ func TestDelivery_EventsPendingAtAKillAreDeliveredAfterRestart(t *testing.T) {
 	r.waitFor(id, "fax.delivered")
 	assert.Equal(t, []string{"fax.queued", "fax.media.processed", "fax.sending.started", "fax.delivered"}, r.typesOf(id))
 	require.Eventually(t, func() bool {
-		pending, _, _, err := h.srv.WebhookStats(context.Background())
+		pending, _, _, err := h.srv.Operator().WebhookStats(context.Background())
 		return err == nil && pending == 0
 	}, 5*time.Second, 10*time.Millisecond)
 }
@@ -272,8 +271,7 @@ func TestCancel_RacingTheSimulatorStillCancelsAFaxInProgress(t *testing.T) {
 		sent, err := h.api.SendFaxWithResponse(ctx, faxapi.SendFaxJSONRequestBody{
 			ConnectionId: h.app, To: "+13125550820", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
 		})
-		require.NoError(t, err)
-		require.Equal(t, http.StatusAccepted, sent.StatusCode(), string(sent.Body))
+		testkit.Answered(t, http.StatusAccepted, sent, err)
 		id := sent.JSON202.Data.Id
 		cancelled, err := h.api.CancelFaxWithResponse(ctx, id)
 		require.NoError(t, err)
@@ -294,26 +292,23 @@ func TestInbound_TheDocumentIsLinkedOnlyOnceTheFaxIsReceived(t *testing.T) {
 	h, r := newReceivingHarness(t, func(c *Config) { c.StepInterval = time.Hour })
 	ctx := context.Background()
 
-	id, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundReceived})
+	id, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundReceived})
 	require.NoError(t, err)
 	r.waitFor(id, "fax.media.processing.started")
 
 	// The PDF is still being generated: fax.received brings its link.
-	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
-	require.Equal(t, faxapi.FaxStatusMediaProcessing, got.JSON200.Data.Status)
-	assert.Nil(t, got.JSON200.Data.MediaUrl, "no link to a PDF that is not ready")
+	got := getFax(t, h.api, id)
+	require.Equal(t, faxapi.FaxStatusMediaProcessing, got.Status)
+	assert.Nil(t, got.MediaUrl, "no link to a PDF that is not ready")
 	refreshed, err := h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusUnprocessableEntity, refreshed.StatusCode(), "nothing to refresh before the fax is received")
 
 	h.clock.Advance(time.Hour)
 	r.waitFor(id, "fax.received")
-	got, err = h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, faxapi.FaxStatusReceived, got.JSON200.Data.Status)
-	require.NotNil(t, got.JSON200.Data.MediaUrl)
+	got = getFax(t, h.api, id)
+	require.Equal(t, faxapi.FaxStatusReceived, got.Status)
+	require.NotNil(t, got.MediaUrl)
 	refreshed, err = h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, refreshed.StatusCode())
@@ -342,4 +337,90 @@ func TestDelivery_ARedirectIsNotAnAcknowledgementAndIsNotFollowed(t *testing.T) 
 		"a 302 is not a 2xx: every event goes on to the failover URL")
 	assert.Equal(t, 4, evs[0].Attempt, "three attempts on the redirecting URL, then the failover")
 	assert.Zero(t, followed.Load(), "the sender never follows a redirect")
+}
+
+func TestNewEvent_OccurredAtAlwaysHasSixFractionalDigits(t *testing.T) {
+	h := newHarness(t)
+	f := faxRow{ID: uuid.NewString(), AccountID: h.acct, ConnectionID: h.app, Direction: "outbound",
+		From: h.from, To: "+14155550123", Status: string(faxapi.FaxStatusQueued)}
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 22, 10, 47, 34, 0, time.UTC), "2026-11-22T10:47:34.000000Z"},
+		{time.Date(2026, 11, 22, 10, 47, 34, 620_000_000, time.UTC), "2026-11-22T10:47:34.620000Z"},
+		{time.Date(2026, 11, 22, 10, 47, 34, 622_130_999, time.UTC), "2026-11-22T10:47:34.622130Z"},
+		{time.Date(2026, 11, 22, 11, 47, 34, 5_000, time.FixedZone("CET", 3600)), "2026-11-22T10:47:34.000005Z"},
+	} {
+		ev, err := h.srv.newEvent(f, eventQueued, tc.at)
+		require.NoError(t, err)
+		var data struct {
+			OccurredAt string `json:"occurred_at"`
+		}
+		require.NoError(t, json.Unmarshal(ev.Data, &data), string(ev.Data))
+		assert.Equal(t, tc.want, data.OccurredAt)
+	}
+}
+
+func TestSend_APDFBombFailsTheFaxInBoundedMemoryAndOthersGoThrough(t *testing.T) {
+	h, r := newReceivingHarness(t)
+	// Four object streams of 256 MiB of spaces each: about 6.5 MB on the wire.
+	bomb := pdftest.Bomb(4, 256<<20)
+	require.Less(t, len(bomb), MaxMediaBytes)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(bomb)
+	}))
+	t.Cleanup(srv.Close)
+
+	stop := heaptest.Peak()
+	start := time.Now()
+	bombID := h.sendDoc("+14155550123", srv.URL+"/bomb.pdf", false)
+	normalID := h.send("+14155550124")
+	evs := r.waitFor(bombID, "fax.failed")
+	elapsed := time.Since(start)
+	peak := stop()
+	r.waitFor(normalID, "fax.delivered")
+
+	assert.Equal(t, faxwebhooks.FaxFailureReasonFileFormatInvalid, evs[len(evs)-1].Value.(faxwebhooks.FaxFailedEvent).Payload.FailureReason)
+	t.Logf("PDF bomb (%d bytes, 4 x 256 MiB inflated): failed in %v, peak heap growth %.1f MiB", len(bomb), elapsed, float64(peak)/(1<<20))
+	assert.Less(t, peak, uint64(64<<20), "refusing the bomb costs under 64 MiB of heap")
+
+	got, err := h.api.ListFaxesWithResponse(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, got.JSON200.Data, 2)
+}
+
+// countMeasured counts doc's pages, which must succeed, and returns the
+// time it took and the heap's peak growth meanwhile.
+func countMeasured(t *testing.T, doc []byte) (pages int, elapsed time.Duration, peak uint64) {
+	t.Helper()
+	stop := heaptest.Peak()
+	start := time.Now()
+	pages, err := CountPages(doc)
+	elapsed = time.Since(start)
+	peak = stop()
+	require.NoError(t, err)
+	return pages, elapsed, peak
+}
+
+func TestCountPages_ADocumentJustUnderTheDecodeBudgetIsCountedInBoundedMemory(t *testing.T) {
+	// Four object streams of 7 MiB: 28 MiB decoded, under MaxDecodedBytes.
+	n, elapsed, peak := countMeasured(t, pdftest.Bomb(4, 7<<20))
+	assert.Equal(t, 4, n)
+	t.Logf("a document decoding to 28 MiB: counted in %v, peak heap growth %.1f MiB", elapsed, float64(peak)/(1<<20))
+	assert.Less(t, peak, uint64(4*MaxDecodedBytes), "at most four times the decode budget")
+}
+
+func TestCountPages_ObjectsAreBounded(t *testing.T) {
+	// n pages are n+2 objects and n+3 cross-reference entries: at the limit,
+	// counted (and refused later for its pages).
+	atLimit := makePDF(MaxObjects - 3)
+	n, elapsed, peak := countMeasured(t, atLimit)
+	assert.Equal(t, MaxObjects-3, n)
+	t.Logf("a document of %d objects (%.1f MB): counted in %v, peak heap growth %.1f MiB", MaxObjects, float64(len(atLimit))/1e6, elapsed, float64(peak)/(1<<20))
+	assert.Less(t, peak, uint64(4*MaxDecodedBytes), "at most four times the decode budget")
+
+	_, err := CountPages(makePDF(MaxObjects - 2))
+	assert.ErrorIs(t, err, pdflimit.ErrLimit, "one object more is refused before the library reads it")
 }

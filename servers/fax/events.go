@@ -47,6 +47,10 @@ func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, err
 	if f.CallDurationSecs != nil {
 		duration = *f.CallDurationSecs
 	}
+	// The payload of the events that add the page count to the base (their
+	// generated payload types have the same fields).
+	paged := faxwebhooks.FaxMediaProcessedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
+		From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}
 	var d faxwebhooks.FaxEventData
 	var err error
 	switch typ {
@@ -54,12 +58,10 @@ func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, err
 		err = d.FromFaxQueuedEvent(faxwebhooks.FaxQueuedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxQueuedEventRecordTypeEvent, Payload: base})
 	case eventMediaProcessed:
 		err = d.FromFaxMediaProcessedEvent(faxwebhooks.FaxMediaProcessedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxMediaProcessedEventRecordTypeEvent,
-			Payload: faxwebhooks.FaxMediaProcessedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
-				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
+			Payload: paged})
 	case eventSendingStarted:
 		err = d.FromFaxSendingStartedEvent(faxwebhooks.FaxSendingStartedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxSendingStartedEventRecordTypeEvent,
-			Payload: faxwebhooks.FaxSendingStartedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
-				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
+			Payload: faxwebhooks.FaxSendingStartedPayload(paged)})
 	case eventDelivered:
 		err = d.FromFaxDeliveredEvent(faxwebhooks.FaxDeliveredEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxDeliveredEventRecordTypeEvent,
 			Payload: faxwebhooks.FaxDeliveredPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
@@ -76,8 +78,7 @@ func (s *Server) newEvent(f faxRow, typ string, now time.Time) (outboxEvent, err
 		err = d.FromFaxReceivingStartedEvent(faxwebhooks.FaxReceivingStartedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxReceivingStartedEventRecordTypeEvent, Payload: base})
 	case eventMediaProcessingStarted:
 		err = d.FromFaxMediaProcessingStartedEvent(faxwebhooks.FaxMediaProcessingStartedEvent{Id: id, OccurredAt: occurred, RecordType: faxwebhooks.FaxMediaProcessingStartedEventRecordTypeEvent,
-			Payload: faxwebhooks.FaxMediaProcessingStartedPayload{ConnectionId: base.ConnectionId, Direction: base.Direction, FaxId: base.FaxId,
-				From: base.From, To: base.To, Status: base.Status, UserId: base.UserId, PageCount: pages}})
+			Payload: faxwebhooks.FaxMediaProcessingStartedPayload(paged)})
 	case eventReceived:
 		partial := f.PartialContent != nil && *f.PartialContent
 		link := ""

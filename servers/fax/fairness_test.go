@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // tenant is a second account of the harness's server, with its own key,
@@ -26,22 +27,18 @@ type tenant struct {
 
 func (h *harness) newTenant(name, from string) tenant {
 	h.t.Helper()
-	ctx := context.Background()
-	a, err := h.srv.CreateAccount(ctx, name)
-	require.NoError(h.t, err)
-	_, key, err := h.srv.IssueAPIKey(ctx, a.ID)
-	require.NoError(h.t, err)
-	profile, err := h.srv.CreateOutboundVoiceProfile(ctx, a.ID, "default")
-	require.NoError(h.t, err)
-	app, err := h.srv.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: profile})
-	require.NoError(h.t, err)
-	require.NoError(h.t, h.srv.AssignNumber(ctx, a.ID, from, app.ID))
-	api, err := faxapi.NewClientWithResponses(h.url, faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-		req.Header.Set("Authorization", "Bearer "+key)
-		return nil
-	}))
-	require.NoError(h.t, err)
-	return tenant{acct: a.ID, api: api, app: app.ID, from: from}
+	acct, key, app := newSendingAccount(h.t, h.srv.Operator(), name, from, "http://127.0.0.1:9/")
+	return tenant{acct: acct, api: keyClient(h.t, h.url, key), app: app, from: from}
+}
+
+// insertQueued stores a queued fax of the account's application, due at at,
+// as a send would, and returns its id.
+func (h *harness) insertQueued(acct, app string, at time.Time) string {
+	h.t.Helper()
+	f := faxRow{ID: uuid.NewString(), AccountID: acct, ConnectionID: app, Direction: "outbound", From: h.from, To: "+14155550123",
+		MediaURL: "http://docs.test/doc.pdf", Quality: "normal", Status: "queued", Outcome: "delivered", NextStepAt: &at, CreatedAt: at, UpdatedAt: at}
+	require.NoError(h.t, h.srv.store.insertFax(context.Background(), f, nil, nil))
+	return f.ID
 }
 
 func (tn tenant) send(t *testing.T, mediaURL string) string {
@@ -49,17 +46,13 @@ func (tn tenant) send(t *testing.T, mediaURL string) string {
 	resp, err := tn.api.SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
 		ConnectionId: tn.app, To: "+14155550123", From: tn.from, MediaUrl: mediaURL,
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusAccepted, resp, err)
 	return resp.JSON202.Data.Id.String()
 }
 
 func (tn tenant) status(t *testing.T, id string) faxapi.FaxStatus {
 	t.Helper()
-	got, err := tn.api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
-	return got.JSON200.Data.Status
+	return getFax(t, tn.api, id).Status
 }
 
 // trickle serves a PDF one byte every interval, until the client leaves.
@@ -135,16 +128,10 @@ func TestClaimDueFaxes_OneAccountsBacklogDoesNotHideAnothersDueFax(t *testing.T)
 	// Due in an hour by the harness's clock, so the running simulator leaves
 	// them alone; read as of two hours on.
 	at := h.clock.Now().Add(time.Hour)
-	insert := func(acct, app string, at time.Time) string {
-		f := faxRow{ID: uuid.NewString(), AccountID: acct, ConnectionID: app, Direction: "outbound", From: h.from, To: "+14155550123",
-			MediaURL: "http://docs.test/doc.pdf", Quality: "normal", Status: "queued", Outcome: "delivered", NextStepAt: &at, CreatedAt: at, UpdatedAt: at}
-		require.NoError(t, h.srv.store.insertFax(ctx, f, nil, nil))
-		return f.ID
-	}
 	for i := range 300 {
-		insert(h.acct, h.app, at.Add(time.Duration(i)*time.Microsecond))
+		h.insertQueued(h.acct, h.app, at.Add(time.Duration(i)*time.Microsecond))
 	}
-	late := insert(other.acct, other.app, at.Add(time.Second)) // the newest of all
+	late := h.insertQueued(other.acct, other.app, at.Add(time.Second)) // the newest of all
 
 	now := at.Add(time.Hour)
 	due, err := h.srv.store.claimDueFaxes(ctx, "test", now, now.Add(time.Minute), simPerAccount, 256)
@@ -166,16 +153,10 @@ func TestClaimDueFaxes_AnAccountAtItsShareLeavesTheClaimToAnother(t *testing.T) 
 	other := h.newTenant("other", "+13125550104")
 	ctx := context.Background()
 	at := h.clock.Now().Add(time.Hour) // later than the running simulator looks
-	insert := func(acct, app string, at time.Time) string {
-		f := faxRow{ID: uuid.NewString(), AccountID: acct, ConnectionID: app, Direction: "outbound", From: h.from, To: "+14155550123",
-			MediaURL: "http://docs.test/doc.pdf", Quality: "normal", Status: "queued", Outcome: "delivered", NextStepAt: &at, CreatedAt: at, UpdatedAt: at}
-		require.NoError(t, h.srv.store.insertFax(ctx, f, nil, nil))
-		return f.ID
-	}
 	for i := range 5 {
-		insert(h.acct, h.app, at.Add(time.Duration(i)*time.Microsecond))
+		h.insertQueued(h.acct, h.app, at.Add(time.Duration(i)*time.Microsecond))
 	}
-	late := insert(other.acct, other.app, at.Add(time.Second))
+	late := h.insertQueued(other.acct, other.app, at.Add(time.Second))
 	now := at.Add(time.Hour)
 	held, err := h.srv.store.claimDueFaxes(ctx, "elsewhere", now, now.Add(time.Minute), simPerAccount, simPerAccount)
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
@@ -26,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // makePDF returns a minimal valid PDF of pages empty pages.
@@ -102,7 +104,7 @@ func newReceivingHarness(t testing.TB, opts ...harnessOption) (*harness, *receiv
 func newReceiver(t testing.TB, h *harness) *receiver {
 	t.Helper()
 	r := &receiver{t: t, notify: make(chan struct{}, 1)}
-	handler, err := faxclient.NewWebhookHandler(h.srv.WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxclient.NewWebhookHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
 		r.mu.Lock()
 		behave := r.behave
 		r.mu.Unlock()
@@ -114,10 +116,7 @@ func newReceiver(t testing.TB, h *harness) *receiver {
 		r.mu.Lock()
 		r.events = append(r.events, e)
 		r.mu.Unlock()
-		select {
-		case r.notify <- struct{}{}:
-		default:
-		}
+		nudge(r.notify)
 		return nil
 	}, faxclient.WithClock(h.clock.Now))
 	require.NoError(t, err)
@@ -245,21 +244,10 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		o(&h.cfg)
 	}
 	h.start()
-	h.webhookKey = h.srv.WebhookPublicKey()
+	h.webhookKey = h.srv.Operator().WebhookPublicKey()
 	h.docs = documents(t)
 
-	ctx := context.Background()
-	a, err := h.srv.CreateAccount(ctx, "acme")
-	require.NoError(t, err)
-	h.acct = a.ID
-	_, h.key, err = h.srv.IssueAPIKey(ctx, a.ID)
-	require.NoError(t, err)
-	profile, err := h.srv.CreateOutboundVoiceProfile(ctx, a.ID, "default")
-	require.NoError(t, err)
-	app, err := h.srv.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: profile})
-	require.NoError(t, err)
-	h.app = app.ID
-	require.NoError(t, h.srv.AssignNumber(ctx, a.ID, h.from, app.ID))
+	h.acct, h.key, h.app = newSendingAccount(t, h.srv.Operator(), "acme", h.from, "http://127.0.0.1:9/")
 
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) {
 		t.Errorf("fax API breaks its spec: %v", v)
@@ -274,6 +262,43 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		}))
 	require.NoError(t, err)
 	return h
+}
+
+// newSendingAccount creates, through op, an account that can send from the
+// number from: its API key, an outbound voice profile, an application whose
+// webhooks go to webhookURL, and the number enabled on it.
+func newSendingAccount(t testing.TB, op *Operator, name, from, webhookURL string) (acct, key, app string) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := op.CreateAccount(ctx, name)
+	require.NoError(t, err)
+	_, key, err = op.IssueAPIKey(ctx, a.ID)
+	require.NoError(t, err)
+	profile, err := op.CreateOutboundVoiceProfile(ctx, a.ID, "default")
+	require.NoError(t, err)
+	application, err := op.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: webhookURL, OutboundVoiceProfileID: profile})
+	require.NoError(t, err)
+	require.NoError(t, op.AssignNumber(ctx, a.ID, from, application.ID))
+	return a.ID, key, application.ID
+}
+
+// keyClient is a client of the fax API at url sending key.
+func keyClient(t testing.TB, url, key string) *faxapi.ClientWithResponses {
+	t.Helper()
+	api, err := faxapi.NewClientWithResponses(url, faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+key)
+		return nil
+	}))
+	require.NoError(t, err)
+	return api
+}
+
+// getFax reads fax id through api, which must answer 200.
+func getFax(t testing.TB, api *faxapi.ClientWithResponses, id string) faxapi.Fax {
+	t.Helper()
+	got, err := api.GetFaxWithResponse(context.Background(), uuid.MustParse(id))
+	testkit.Answered(t, http.StatusOK, got, err)
+	return got.JSON200.Data
 }
 
 // verifyDelivery checks the signature of a webhook delivery with the
@@ -292,20 +317,11 @@ func (h *harness) verifyDelivery(_ *openapi3.SecurityScheme, req *http.Request, 
 func (h *harness) start() {
 	t := h.t
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	db := h.reopen()
 	cfg := h.cfg
-	var err error
 	cfg.DB = db
-	h.srv, err = New(ctx, cfg)
-	require.NoError(t, err)
-	handler, err := h.srv.Handler()
-	require.NoError(t, err)
-	api := httptest.NewServer(handler)
-	h.url = api.URL
-	h.srv.SetBaseURL(api.URL)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = h.srv.Run(ctx) }()
+	s := serve(t, cfg)
+	h.srv, h.url = s.srv, s.api.URL
 	if fake, ok := cfg.Clock.(*clock.Fake); ok {
 		// Webhook retries wait in the server's clock: the fake one is moved
 		// on to each retry as soon as its wait starts (waits up to the
@@ -318,7 +334,7 @@ func (h *harness) start() {
 				}
 				select {
 				case <-waiting:
-				case <-ctx.Done():
+				case <-s.ctx.Done():
 					return
 				}
 			}
@@ -330,12 +346,42 @@ func (h *harness) start() {
 			return
 		}
 		stopped = true
-		cancel()
-		<-done
-		api.Close()
+		s.stop()
+		s.api.Close()
 		_ = db.Close()
 	}
 	t.Cleanup(func() { h.stop() })
+}
+
+// served is a fax server served over HTTP with its loops running.
+type served struct {
+	srv *Server
+	api *httptest.Server
+	// ctx ends at stop.
+	ctx context.Context
+	// stop ends the server's loops and waits for them; like a crash, it
+	// releases nothing. The API is served until the test ends.
+	stop func()
+}
+
+// serve starts a fax server on cfg, serves its API (its base URL set to it)
+// and runs its simulator and webhook sender until stop or the test's end.
+func serve(t testing.TB, cfg Config) served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := New(ctx, cfg)
+	require.NoError(t, err)
+	handler, err := srv.Handler()
+	require.NoError(t, err)
+	api := httptest.NewServer(handler)
+	t.Cleanup(api.Close)
+	srv.SetBaseURL(api.URL)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Run(ctx) }()
+	var once sync.Once
+	stop := func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return served{srv: srv, api: api, ctx: ctx, stop: stop}
 }
 
 // useReceivers points the application's webhooks at primary and failover
@@ -344,8 +390,7 @@ func (h *harness) useReceivers(primary, failover string) {
 	h.t.Helper()
 	body := faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &primary, WebhookFailoverUrl: &failover}
 	resp, err := h.api.UpdateFaxApplicationWithResponse(context.Background(), h.app, body)
-	require.NoError(h.t, err)
-	require.Equal(h.t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(h.t, http.StatusOK, resp, err)
 }
 
 // send sends a fax of the 3-page document to to and returns its id.
@@ -359,8 +404,23 @@ func (h *harness) sendDoc(to, mediaURL string, store bool) string {
 	resp, err := h.api.SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
 		ConnectionId: h.app, To: to, From: h.from, MediaUrl: mediaURL, StoreMedia: &store,
 	})
-	require.NoError(h.t, err)
-	require.Equal(h.t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(h.t, http.StatusAccepted, resp, err)
 	require.Equal(h.t, faxapi.FaxStatusQueued, resp.JSON202.Data.Status)
 	return resp.JSON202.Data.Id.String()
+}
+
+// waitFinal polls the fax until it is in a final state and returns it.
+func (h *harness) waitFinal(id string) faxapi.Fax {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := getFax(h.t, h.api, id)
+		if isFinal(string(got.Status)) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("fax %s still %s", id, got.Status)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval, not a wait for an event
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // replica is one fax server of several sharing a database, served over
@@ -82,7 +83,6 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 	masterKey, err := LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
 	for i := range n {
-		ctx, cancel := context.WithCancel(context.Background())
 		r := &replica{}
 		id := fmt.Sprintf("replica-%d", i+1)
 		cfg := Config{
@@ -96,32 +96,18 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 				return countingTransport{base: base, n: &r.posts, replica: id}
 			},
 		}
-		r.srv, err = New(ctx, cfg)
-		require.NoError(t, err)
-		handler, err := r.srv.Handler()
-		require.NoError(t, err)
-		api := httptest.NewServer(handler)
-		t.Cleanup(api.Close)
-		r.url = api.URL
-		r.srv.SetBaseURL(api.URL)
-		done := make(chan struct{})
-		go func() { defer close(done); _ = r.srv.Run(ctx) }()
-		var once sync.Once
-		r.stop = func() { once.Do(func() { cancel(); <-done }) }
-		t.Cleanup(r.stop)
+		s := serve(t, cfg)
+		r.srv, r.url, r.stop = s.srv, s.api.URL, s.stop
 		rs.replicas = append(rs.replicas, r)
 	}
 	// Every replica has the same webhook key: it is in the database.
-	handler, err := faxclient.NewWebhookHandler(rs.replicas[0].srv.WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxclient.NewWebhookHandler(rs.replicas[0].srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
 		rs.mu.Lock()
 		rs.received[e.FaxID] = append(rs.received[e.FaxID], e)
 		rs.byID[e.ID]++
 		rs.total++
 		rs.mu.Unlock()
-		select {
-		case rs.progress <- struct{}{}:
-		default:
-		}
+		nudge(rs.progress)
 		return nil
 	}, faxclient.WithClock(rs.clock.Now))
 	require.NoError(t, err)
@@ -151,25 +137,10 @@ type sender struct {
 func (rs *replicaSet) newSender(name, from string) sender {
 	t := rs.t
 	t.Helper()
-	ctx := context.Background()
-	srv := rs.replicas[0].srv
-	a, err := srv.CreateAccount(ctx, name)
-	require.NoError(t, err)
-	_, key, err := srv.IssueAPIKey(ctx, a.ID)
-	require.NoError(t, err)
-	profile, err := srv.CreateOutboundVoiceProfile(ctx, a.ID, "default")
-	require.NoError(t, err)
-	app, err := srv.CreateApplication(ctx, Application{AccountID: a.ID, Name: "main", WebhookURL: rs.hook, OutboundVoiceProfileID: profile})
-	require.NoError(t, err)
-	require.NoError(t, srv.AssignNumber(ctx, a.ID, from, app.ID))
-	s := sender{app: app.ID, from: from}
+	_, key, app := newSendingAccount(t, rs.replicas[0].srv.Operator(), name, from, rs.hook)
+	s := sender{app: app, from: from}
 	for _, r := range rs.replicas {
-		api, err := faxapi.NewClientWithResponses(r.url, faxapi.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-			req.Header.Set("Authorization", "Bearer "+key)
-			return nil
-		}))
-		require.NoError(t, err)
-		s.apis = append(s.apis, api)
+		s.apis = append(s.apis, keyClient(t, r.url, key))
 	}
 	return s
 }
@@ -196,8 +167,7 @@ func (rs *replicaSet) sendAll(senders []sender, perSender, replicas int) []strin
 			resp, err := s.apis[turn%replicas].SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
 				ConnectionId: s.app, To: "+14155550123", From: s.from, MediaUrl: rs.docs.URL + "/3-pages.pdf",
 			})
-			require.NoError(t, err)
-			require.Equal(t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+			testkit.Answered(t, http.StatusAccepted, resp, err)
 			ids = append(ids, resp.JSON202.Data.Id.String())
 			turn++
 		}

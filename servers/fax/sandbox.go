@@ -134,19 +134,11 @@ func (s *store) resetAccount(ctx context.Context, name string, keyHash []byte, a
 	})
 }
 
-// revokingTx runs f in a transaction, commits it, then drops what the
+// revokingTx runs f in a transaction (sqldb.InTx), then drops what the
 // server cached about keys and applications.
 func (s *store) revokingTx(ctx context.Context, f func(*sqldb.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := f(tx); err != nil {
+	if err := s.db.InTxOnce(ctx, f); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	s.changed()
 	return nil

@@ -35,7 +35,7 @@ func TestServerSecrets_AreSealedAtRest(t *testing.T) {
 
 	again, err := New(ctx, Config{Deps: Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
-	assert.Equal(t, first.WebhookPublicKey(), again.WebhookPublicKey(), "the signing key survives restarts")
+	assert.Equal(t, first.Operator().WebhookPublicKey(), again.Operator().WebhookPublicKey(), "the signing key survives restarts")
 
 	_, err = New(ctx, Config{Deps: Deps{DB: db}, MasterKey: make([]byte, secretbox.KeySize)})
 	assert.Error(t, err, "another master key cannot read the secrets")

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // postForm sends a form-encoded request as the service description shows.
@@ -67,16 +68,16 @@ func TestSendFax_InvalidRequestsAnswer422NamingTheFieldAndQueueNothing(t *testin
 	h := newHarness(t)
 	ctx := context.Background()
 	// Objects of another account and an application without a profile.
-	other, err := h.srv.CreateAccount(ctx, "other")
+	other, err := h.srv.Operator().CreateAccount(ctx, "other")
 	require.NoError(t, err)
-	otherProfile, err := h.srv.CreateOutboundVoiceProfile(ctx, other.ID, "p")
+	otherProfile, err := h.srv.Operator().CreateOutboundVoiceProfile(ctx, other.ID, "p")
 	require.NoError(t, err)
-	otherApp, err := h.srv.CreateApplication(ctx, Application{AccountID: other.ID, Name: "theirs", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: otherProfile})
+	otherApp, err := h.srv.Operator().CreateApplication(ctx, Application{AccountID: other.ID, Name: "theirs", WebhookURL: "http://127.0.0.1:9/", OutboundVoiceProfileID: otherProfile})
 	require.NoError(t, err)
-	noProfile, err := h.srv.CreateApplication(ctx, Application{AccountID: h.acct, Name: "receive only", WebhookURL: "http://127.0.0.1:9/"})
+	noProfile, err := h.srv.Operator().CreateApplication(ctx, Application{AccountID: h.acct, Name: "receive only", WebhookURL: "http://127.0.0.1:9/"})
 	require.NoError(t, err)
-	require.NoError(t, h.srv.AssignNumber(ctx, h.acct, "+13125550199", noProfile.ID))
-	require.NoError(t, h.srv.AssignNumber(ctx, h.acct, "+13125550198", ""))
+	require.NoError(t, h.srv.Operator().AssignNumber(ctx, h.acct, "+13125550199", noProfile.ID))
+	require.NoError(t, h.srv.Operator().AssignNumber(ctx, h.acct, "+13125550198", ""))
 
 	tests := []struct {
 		name    string
@@ -142,13 +143,12 @@ func TestListFaxes_PagesAndFilters(t *testing.T) {
 		h.send("+14155550123")
 	}
 	last := h.send("+13125550800")
-	_, err := h.srv.InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundReceived})
+	_, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(1), Outcome: InboundReceived})
 	require.NoError(t, err)
 
 	size := 2
 	p1, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{PageSize: &size})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, p1.StatusCode())
+	testkit.Answered(t, http.StatusOK, p1, err)
 	assert.Equal(t, faxapi.PageMeta{PageNumber: 1, PageSize: 2, TotalPages: 3, TotalResults: 5}, p1.JSON200.Meta)
 
 	to := "+13125550800"
@@ -207,8 +207,7 @@ func TestMediaLink_ExpiresAfterTenMinutesAndIsTamperEvident(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, get(link), "expired after 10 minutes")
 
 	fresh, err := h.api.RefreshFaxWithResponse(ctx, uuid.MustParse(id))
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, fresh.StatusCode())
+	testkit.Answered(t, http.StatusOK, fresh, err)
 	assert.Equal(t, http.StatusOK, get(*fresh.JSON200.Data.StoredMediaUrl), "refresh issues a fresh link")
 }
 
@@ -218,23 +217,20 @@ func TestFaxApplications_CreateGetUpdateListDelete(t *testing.T) {
 	created, err := h.api.CreateFaxApplicationWithResponse(ctx, faxapi.CreateFaxApplicationJSONRequestBody{
 		ApplicationName: "second", WebhookUrl: "https://example.com/hooks",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	testkit.Answered(t, http.StatusCreated, created, err)
 	app := created.JSON201.Data
 	assert.Nil(t, app.OutboundVoiceProfileId)
 	assert.Equal(t, "", app.WebhookFailoverUrl)
 
 	name := "renamed"
 	upd, err := h.api.UpdateFaxApplicationWithResponse(ctx, app.Id, faxapi.UpdateFaxApplicationJSONRequestBody{ApplicationName: &name})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, upd.StatusCode())
+	testkit.Answered(t, http.StatusOK, upd, err)
 	assert.Equal(t, "renamed", upd.JSON200.Data.ApplicationName)
 	assert.Equal(t, "https://example.com/hooks", upd.JSON200.Data.WebhookUrl, "absent fields keep their value")
 
 	bogus := uuid.NewString()
 	bad, err := h.api.UpdateFaxApplicationWithResponse(ctx, app.Id, faxapi.UpdateFaxApplicationJSONRequestBody{OutboundVoiceProfileId: &bogus})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, bad.StatusCode())
+	testkit.Answered(t, http.StatusUnprocessableEntity, bad, err)
 	assert.Equal(t, "/outbound_voice_profile_id", *bad.JSON422.Errors[0].Source.Pointer)
 
 	list, err := h.api.ListFaxApplicationsWithResponse(ctx, &faxapi.ListFaxApplicationsParams{})
@@ -242,8 +238,7 @@ func TestFaxApplications_CreateGetUpdateListDelete(t *testing.T) {
 	assert.Equal(t, 2, list.JSON200.Meta.TotalResults)
 
 	del, err := h.api.DeleteFaxApplicationWithResponse(ctx, app.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, del.StatusCode())
+	testkit.Answered(t, http.StatusNoContent, del, err)
 	gone, err := h.api.GetFaxApplicationWithResponse(ctx, app.Id)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, gone.StatusCode())
@@ -255,14 +250,12 @@ func TestFaxApplications_AnIDOverTheLimitAnswersADeclared422(t *testing.T) {
 	long := strings.Repeat("a", 65)
 
 	got, err := h.api.GetFaxApplicationWithResponse(ctx, long)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, got.StatusCode(), string(got.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, got, err)
 	require.NotNil(t, got.JSON422)
 	assert.Equal(t, "id", *got.JSON422.Errors[0].Source.Parameter)
 
 	del, err := h.api.DeleteFaxApplicationWithResponse(ctx, long)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnprocessableEntity, del.StatusCode(), string(del.Body))
+	testkit.Answered(t, http.StatusUnprocessableEntity, del, err)
 	require.NotNil(t, del.JSON422)
 	assert.Equal(t, "id", *del.JSON422.Errors[0].Source.Parameter)
 }
@@ -277,17 +270,14 @@ func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
 	sent, err := h.api.SendFaxWithResponse(ctx, faxapi.SendFaxJSONRequestBody{
 		ConnectionId: h.app, To: "+13125550820", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusAccepted, sent.StatusCode(), string(sent.Body))
+	testkit.Answered(t, http.StatusAccepted, sent, err)
 	got, err := h.api.GetFaxWithResponse(ctx, sent.JSON202.Data.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
+	testkit.Answered(t, http.StatusOK, got, err)
 	assert.Equal(t, got.JSON200.Data.CreatedAt, sent.JSON202.Data.CreatedAt, "send answers the created_at a get answers")
 
 	h.clock.Advance(123 * time.Nanosecond)
 	cancelled, err := h.api.CancelFaxWithResponse(ctx, sent.JSON202.Data.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, cancelled.StatusCode(), string(cancelled.Body))
+	testkit.Answered(t, http.StatusOK, cancelled, err)
 	got, err = h.api.GetFaxWithResponse(ctx, sent.JSON202.Data.Id)
 	require.NoError(t, err)
 	assert.Equal(t, got.JSON200.Data.UpdatedAt, cancelled.JSON200.Data.UpdatedAt, "cancel answers the updated_at a get answers")
@@ -296,8 +286,7 @@ func TestFaxRecords_AnsweredTimestampsAreTheStoredOnes(t *testing.T) {
 	created, err := h.api.CreateFaxApplicationWithResponse(ctx, faxapi.CreateFaxApplicationJSONRequestBody{
 		ApplicationName: "third", WebhookUrl: "https://example.com/hooks",
 	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	testkit.Answered(t, http.StatusCreated, created, err)
 	app, err := h.api.GetFaxApplicationWithResponse(ctx, created.JSON201.Data.Id)
 	require.NoError(t, err)
 	assert.Equal(t, app.JSON200.Data.CreatedAt, created.JSON201.Data.CreatedAt, "create answers the created_at a get answers")
@@ -339,4 +328,48 @@ func TestMediaLink_ASignatureWithAnotherLastCharacterIsRefused(t *testing.T) {
 	q.Set("signature", altered)
 	u.RawQuery = q.Encode()
 	assert.Equal(t, http.StatusForbidden, get(u.String()), "only the canonical encoding of the signature is accepted")
+}
+
+// A send reads its application from a cache; changing the application's
+// webhook URL is seen by the very next send, and so is deleting it.
+func TestSend_AnApplicationChangedAfterUseIsReadAfresh(t *testing.T) {
+	h := newHarness(t)
+	first, second := newReceiver(t, h), newReceiver(t, h)
+	h.useReceivers(first.url, "")
+	a := h.send("+14155550123")
+	first.waitFor(a, "fax.delivered")
+
+	h.useReceivers(second.url, "")
+	b := h.send("+14155550123")
+	second.waitFor(b, "fax.delivered")
+	assert.Empty(t, first.eventsOf(b), "the old URL gets nothing of a fax sent after the change")
+
+	del, err := h.api.DeleteFaxApplicationWithResponse(context.Background(), h.app)
+	testkit.Answered(t, http.StatusNoContent, del, err)
+	resp, err := h.api.SendFaxWithResponse(context.Background(), faxapi.SendFaxJSONRequestBody{
+		ConnectionId: h.app, To: "+14155550123", From: h.from, MediaUrl: h.docs.URL + "/3-pages.pdf",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode(), string(resp.Body))
+}
+
+// Pages of the list are kept until the next write: a fax sent, or moved on
+// by the simulator, is seen by the next list.
+func TestListFaxes_EveryWriteIsSeenByTheNextList(t *testing.T) {
+	h, r := newReceivingHarness(t)
+	statuses := func() []faxapi.FaxStatus {
+		resp, err := h.api.ListFaxesWithResponse(context.Background(), &faxapi.ListFaxesParams{})
+		testkit.Answered(t, http.StatusOK, resp, err)
+		var out []faxapi.FaxStatus
+		for _, f := range resp.JSON200.Data {
+			out = append(out, f.Status)
+		}
+		return out
+	}
+	assert.Empty(t, statuses())
+	assert.Empty(t, statuses(), "read again from the cache")
+	id := h.send("+14155550123")
+	assert.Len(t, statuses(), 1, "the send is seen")
+	r.waitFor(id, "fax.delivered")
+	assert.Equal(t, []faxapi.FaxStatus{faxapi.FaxStatusDelivered}, statuses(), "so is every step of the simulator")
 }

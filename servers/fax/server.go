@@ -140,6 +140,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
 	st := &store{db: db, box: box, pages: cache.New[faxPage](64, time.Minute)}
+	st.attemptBatches = newAttemptBatches(st)
 	st.db.OnCommit(st.pages.Invalidate)
 	st.db.Follow(st.pages)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
@@ -208,7 +209,7 @@ func (s *Server) AllowDestinationPrefixes(prefixes ...string) error {
 }
 
 // WebhookPublicKey is the Ed25519 public key webhook receivers verify with.
-func (s *Server) WebhookPublicKey() ed25519.PublicKey {
+func (s *Operator) WebhookPublicKey() ed25519.PublicKey {
 	return s.signingKey.Public().(ed25519.PublicKey)
 }
 
@@ -336,18 +337,10 @@ func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject
 		WebhookURL: app.WebhookURL, WebhookFailoverURL: app.WebhookFailoverURL,
 		Outcome: outcomeFor(to).name, NextStepAt: &now, CreatedAt: now, UpdatedAt: now,
 	}
-	if body.Quality != nil {
-		f.Quality = string(*body.Quality)
-	}
-	if body.StoreMedia != nil {
-		f.StoreMedia = *body.StoreMedia
-	}
-	if body.WebhookUrl != nil {
-		f.WebhookURL = *body.WebhookUrl
-	}
-	if body.WebhookFailoverUrl != nil {
-		f.WebhookFailoverURL = *body.WebhookFailoverUrl
-	}
+	setString(&f.Quality, body.Quality)
+	setIf(&f.StoreMedia, body.StoreMedia)
+	setIf(&f.WebhookURL, body.WebhookUrl)
+	setIf(&f.WebhookFailoverURL, body.WebhookFailoverUrl)
 	ev, err := s.newEvent(f, eventQueued, now)
 	if err != nil {
 		return nil, err
@@ -369,15 +362,9 @@ func (s *Server) ListFaxes(ctx context.Context, req faxserver.ListFaxesRequestOb
 	p := req.Params
 	number, size := page(p.PageNumber, p.PageSize)
 	f := faxFilter{CreatedGTE: p.FilterCreatedAtGte, CreatedLTE: p.FilterCreatedAtLte}
-	if p.FilterDirection != nil {
-		f.Direction = string(*p.FilterDirection)
-	}
-	if p.FilterFrom != nil {
-		f.From = *p.FilterFrom
-	}
-	if p.FilterTo != nil {
-		f.To = *p.FilterTo
-	}
+	setString(&f.Direction, p.FilterDirection)
+	setIf(&f.From, p.FilterFrom)
+	setIf(&f.To, p.FilterTo)
 	rows, total, err := s.store.listFaxes(ctx, acct, f, (number-1)*size, size)
 	if err != nil {
 		return nil, err
@@ -522,9 +509,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxserver.CreateF
 	b := req.Body
 	now := s.tenantNow(ctx)
 	a := application{ID: uuid.NewString(), AccountID: acct, Name: b.ApplicationName, WebhookURL: b.WebhookUrl, CreatedAt: now, UpdatedAt: now}
-	if b.WebhookFailoverUrl != nil {
-		a.WebhookFailoverURL = *b.WebhookFailoverUrl
-	}
+	setIf(&a.WebhookFailoverURL, b.WebhookFailoverUrl)
 	if problems := s.destinationProblems(ctx, []fieldURL{
 		{"webhook_url", "/webhook_url", &b.WebhookUrl},
 		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
@@ -556,15 +541,9 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxserver.UpdateF
 		return nil, err
 	}
 	b := req.Body
-	if b.ApplicationName != nil {
-		a.Name = *b.ApplicationName
-	}
-	if b.WebhookUrl != nil {
-		a.WebhookURL = *b.WebhookUrl
-	}
-	if b.WebhookFailoverUrl != nil {
-		a.WebhookFailoverURL = *b.WebhookFailoverUrl
-	}
+	setIf(&a.Name, b.ApplicationName)
+	setIf(&a.WebhookURL, b.WebhookUrl)
+	setIf(&a.WebhookFailoverURL, b.WebhookFailoverUrl)
 	if problems := s.destinationProblems(ctx, []fieldURL{
 		{"webhook_url", "/webhook_url", b.WebhookUrl},
 		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
@@ -622,27 +601,26 @@ func (s *Server) setVoiceProfile(ctx context.Context, a *application, id *string
 }
 
 func (s *Server) faxOf(ctx context.Context, id string) (faxRow, error) {
-	acct, err := accountFrom(ctx)
-	if err != nil {
-		return faxRow{}, err
-	}
-	f, err := s.store.fax(ctx, acct, id)
-	if errors.Is(err, storeerr.ErrNotFound) {
-		return faxRow{}, errNoSuchFax()
-	}
-	return f, err
+	return ofCaller(ctx, id, s.store.fax, func() error { return errNoSuchFax() })
 }
 
 func (s *Server) applicationOf(ctx context.Context, id string) (application, error) {
+	return ofCaller(ctx, id, s.store.application, func() error { return errNotFoundf("fax application %q does not exist", id) })
+}
+
+// ofCaller reads, with read, the caller's account's row id; a missing one is
+// answered missing().
+func ofCaller[T any](ctx context.Context, id string, read func(ctx context.Context, accountID, id string) (T, error), missing func() error) (T, error) {
+	var zero T
 	acct, err := accountFrom(ctx)
 	if err != nil {
-		return application{}, err
+		return zero, err
 	}
-	a, err := s.store.application(ctx, acct, id)
+	v, err := read(ctx, acct, id)
 	if errors.Is(err, storeerr.ErrNotFound) {
-		return application{}, errNotFoundf("fax application %q does not exist", id)
+		return zero, missing()
 	}
-	return a, err
+	return v, err
 }
 
 func errNoSuchFax() *apiError { return errNotFoundf("no such fax") }
@@ -689,14 +667,24 @@ func isFinal(status string) bool {
 	return false
 }
 
+// setIf sets *dst to *v when v is given (a request's optional field).
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// setString sets *dst to the text of *v when v is given.
+func setString[S ~string](dst *string, v *S) {
+	if v != nil {
+		*dst = string(*v)
+	}
+}
+
 func page(number *faxapi.PageNumber, size *faxapi.PageSize) (int, int) {
 	n, sz := 1, 20
-	if number != nil {
-		n = *number
-	}
-	if size != nil {
-		sz = *size
-	}
+	setIf(&n, number)
+	setIf(&sz, size)
 	return n, sz
 }
 
@@ -753,16 +741,19 @@ func toAPIApplication(a application) faxapi.FaxApplication {
 
 // wake nudges the simulator and the webhook sender after a commit.
 func (s *Server) wake() {
-	select {
-	case s.wakeSim <- struct{}{}:
-	default:
-	}
+	nudge(s.wakeSim)
 	s.wakeDelivery()
 }
 
 func (s *Server) wakeDelivery() {
+	nudge(s.wakeOutbox)
+}
+
+// nudge wakes the loop waiting on ch (buffered), without blocking when it
+// is already woken.
+func nudge(ch chan<- struct{}) {
 	select {
-	case s.wakeOutbox <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }

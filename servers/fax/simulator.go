@@ -107,10 +107,7 @@ func (s *Server) runSimulator(ctx context.Context) {
 					}
 				}
 				<-sem
-				select {
-				case s.wakeSim <- struct{}{}:
-				default:
-				}
+				nudge(s.wakeSim)
 			}()
 		}
 		// Sleep until the next step that is not yet due; due steps that

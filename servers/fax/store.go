@@ -9,28 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"github.com/apistack/apistack/servers/internal/storeerr"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
-
-// migrationFiles are the schema migrations of both dialects (API.Files).
-//
-//go:embed migrations
-var migrationFiles embed.FS
-
-// Migrations returns the fax schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the fax schema migrations for PostgreSQL (goose
-// SQL files, applied in the fax schema by pgdb.Open).
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // Store errors of the fax store alone (the shared ones are storeerr's).
 var (
@@ -39,12 +27,18 @@ var (
 	errStale = errors.New("fax changed concurrently")
 )
 
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
+//
+//go:embed migrations
+var migrationFiles embed.FS
+
 // store is every SQL statement of the fax service.
 type store struct {
 	db *sqldb.DB
 	// attemptLog wakes the readers of the webhook log waiting for an
 	// attempt (webhooklog.go).
-	attemptLog attemptNotifier
+	attemptLog signal
 	// box seals the server's own secrets in the settings table.
 	box *secretbox.Box
 	// pages caches pages of faxes listed, dropped after every committed
@@ -57,6 +51,9 @@ type store struct {
 	// ownClocks says the sandboxes' accounts run on clocks of their own
 	// (Deps.Clocks): the simulator leaves their steps to Advance.
 	ownClocks bool
+	// attemptBatches commits concurrent deliveries' attempts together
+	// (PostgreSQL).
+	attemptBatches *sqldb.GroupCommit[*attemptRow]
 }
 
 // changed reports a committed change that may revoke access.
@@ -284,21 +281,15 @@ func (s *store) listApplications(ctx context.Context, accountID string, offset, 
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM fax_applications WHERE account_id = ?`, accountID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count fax applications: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+applicationColumns+` FROM fax_applications WHERE account_id = ?
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, a *application) (err error) {
+		*a, err = scanApplication(rows)
+		return err
+	}, `SELECT `+applicationColumns+` FROM fax_applications WHERE account_id = ?
 		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, accountID, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list fax applications: %w", err)
 	}
-	defer rows.Close()
-	var out []application
-	for rows.Next() {
-		a, err := scanApplication(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list fax applications: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 func (s *store) deleteApplication(ctx context.Context, accountID, id string) error {
@@ -735,20 +726,7 @@ func settled(ctx context.Context) (context.Context, context.CancelFunc, error) {
 
 // queryStrings runs a query of one text column and returns its values.
 func queryStrings(ctx context.Context, tx *sqldb.Tx, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return apistore.Collect(ctx, tx, func(rows *sql.Rows, v *string) error { return rows.Scan(v) }, query, args...)
 }
 
 // releaseFax ends replica's claim on fax id, so its step is due again at once
@@ -890,6 +868,9 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 	// In InTx: on PostgreSQL a concurrent claim locking some of these
 	// events may deadlock with it (each locks many rows), and the
 	// transaction is then run again.
+	if s.db.Dialect() == sqldb.Postgres {
+		return s.recordOutcomesArrays(ctx, outcomes)
+	}
 	err := s.db.InTx(ctx, func(tx *sqldb.Tx) error {
 		// A few statements of many rows each, not a statement per event: on
 		// PostgreSQL each statement is a round trip. The chunks have sizes of
@@ -910,6 +891,33 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("record deliveries: %w", err)
+	}
+	return nil
+}
+
+// recordOutcomesArrays is recordOutcomes on PostgreSQL: one statement
+// whatever the number of outcomes, its rows given as arrays. The events
+// are found through the primary key by their seqs (seq = ANY): a join on a
+// VALUES list let the planner, misled by an outbox whose statistics lag its
+// churn, walk every pending event for each batch (tens of milliseconds).
+func (s *store) recordOutcomesArrays(ctx context.Context, outcomes []deliveryOutcome) error {
+	seqs, attempts, at, to := make([]int64, len(outcomes)), make([]int64, len(outcomes)), make([]int64, len(outcomes)), make([]string, len(outcomes))
+	for i, o := range outcomes {
+		seqs[i], attempts[i], at[i], to[i] = o.Seq, int64(o.Attempts), sqldb.Micros(o.At), o.DeliveredTo
+	}
+	// One statement, its own transaction, which a Pipeline runs again when
+	// it deadlocked with a concurrent claim (as InTx would).
+	err := s.db.Pipeline(ctx, sqldb.Statement{SQL: `UPDATE outbox SET attempts = o.attempts,
+			delivered_at = CASE WHEN o.url = '' THEN NULL ELSE o.at END,
+			delivered_to = NULLIF(o.url, ''),
+			abandoned_at = CASE WHEN o.url = '' THEN o.at ELSE NULL END,
+			claimed_by = NULL, lease_until = NULL
+			FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[])) AS o(seq, attempts, at, url)
+			WHERE outbox.seq = o.seq AND outbox.seq = ANY(CAST(? AS BIGINT[]))
+				AND outbox.delivered_at IS NULL AND outbox.abandoned_at IS NULL`,
+		Args: []any{seqs, attempts, at, to, seqs}})
 	if err != nil {
 		return fmt.Errorf("record deliveries: %w", err)
 	}
@@ -998,7 +1006,7 @@ func (s *store) eventStats(ctx context.Context) (pending, delivered, abandoned i
 // OpenDB opens (creating when needed) the fax database at path and brings
 // its schema up to date.
 func OpenDB(ctx context.Context, path string, opts ...sqlitedb.Option) (*sql.DB, error) {
-	db, err := sqlitedb.Open(ctx, path, Migrations(), opts...)
+	db, err := sqlitedb.Open(ctx, path, API.Migrations().SQLite, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fax database: %w", err)
 	}

@@ -8,11 +8,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
@@ -30,30 +32,17 @@ var sweepBodies = map[string]string{
 // middleware and the contract transport check every answer.
 func (h *harness) sweep(t *testing.T, want int, values map[string]string, key string, secured bool, except ...string) {
 	t.Helper()
-	doc, ops, err := contractcoverage.Operations("fax")
-	require.NoError(t, err)
-	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(),
-		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
-	require.NoError(t, err)
-	client := &http.Client{Transport: rt}
-	swept := 0
-	for _, op := range ops {
-		if !op.Declares(want) || op.Secured(doc) != secured || slices.Contains(except, op.ID) {
-			continue
-		}
-		swept++
-		req, err := op.NewRequest(h.url, values, sweepBodies[op.ID])
-		require.NoError(t, err)
-		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		}
-		resp, err := client.Do(req)
-		require.NoError(t, err, op.ID)
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, want, resp.StatusCode, "%s %s %s: %s", op.ID, req.Method, req.URL.Path, body)
+	auth := ""
+	if key != "" {
+		auth = "Bearer " + key
 	}
-	assert.NotZero(t, swept, "some operation declares %d", want)
+	contractsweep.Status(t, want, contractsweep.Sweep{
+		API: contract.Fax, BaseURL: h.url, Values: values, Authorization: auth,
+		Body: func(id string) string { return sweepBodies[id] },
+		Keep: func(doc *openapi3.T, op contractcoverage.Operation) bool {
+			return op.Secured(doc) == secured && !slices.Contains(except, op.ID)
+		},
+	})
 }
 
 func TestEveryOperation_WithoutAnAPIKeyAnswers401(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
 
@@ -41,36 +41,10 @@ type LogAttempt struct {
 	Event LogEvent
 }
 
-// attemptNotifier lets readers wait for the next recorded attempt; its zero
-// value is ready to use.
-type attemptNotifier struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-// wait returns a channel closed at the next notify.
-func (n *attemptNotifier) wait() <-chan struct{} {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.ch == nil {
-		n.ch = make(chan struct{})
-	}
-	return n.ch
-}
-
-func (n *attemptNotifier) notify() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.ch != nil {
-		close(n.ch)
-		n.ch = nil
-	}
-}
-
 // AttemptRecorded returns a channel closed once this process records its
 // next delivery attempt (of any account). Other replicas' attempts are seen
 // by reading the log again.
-func (s *Server) AttemptRecorded() <-chan struct{} { return s.store.attemptLog.wait() }
+func (s *Operator) AttemptRecorded() <-chan struct{} { return s.store.attemptLog.wait() }
 
 const logEventColumns = `o.seq, o.event_id, o.event_type, o.data, o.attempts, o.created_at, o.delivered_at,
 	COALESCE(o.delivered_to, ''), o.abandoned_at, COALESCE(o.redelivery_of, 0), o.fax_id`
@@ -82,64 +56,54 @@ const ofAccount = `(SELECT f.id FROM faxes f JOIN accounts c ON c.id = f.account
 // WebhookAttempts returns the delivery attempts of the events of the
 // account named account whose ID is above after, oldest first, at most
 // limit.
-func (s *Server) WebhookAttempts(ctx context.Context, account string, after int64, limit int) ([]LogAttempt, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT a.id, `+attemptColumns+`, a.body, `+logEventColumns+`
-		FROM delivery_attempts a JOIN outbox o ON o.seq = a.event_seq
-		WHERE a.fax_id IN `+ofAccount+` AND a.id > ? ORDER BY a.id LIMIT ?`, account, after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("webhook log: %w", err)
-	}
-	defer rows.Close()
-	var out []LogAttempt
-	for rows.Next() {
-		var a LogAttempt
+func (s *Operator) WebhookAttempts(ctx context.Context, account string, after int64, limit int) ([]LogAttempt, error) {
+	out, err := apistore.Collect(ctx, s.store.db, func(rows *sql.Rows, a *LogAttempt) error {
 		var seq int64
 		var ev storedEvent
 		var headers string
 		ac := attemptCols{a: &a.DeliveryAttempt, seq: &seq, headers: &headers}
 		ec := eventCols{e: &ev, faxID: &a.Event.FaxID}
 		if err := rows.Scan(append(append([]any{&a.ID}, ac.dest()...), append([]any{&a.Body}, ec.dest()...)...)...); err != nil {
-			return nil, fmt.Errorf("webhook log: %w", err)
-		}
-		if err := ac.finish(); err != nil {
-			return nil, err
+			return err
 		}
 		ec.finish()
 		a.Event.WebhookEvent = ev.WebhookEvent
-		out = append(out, a)
+		return ac.finish()
+	}, `SELECT a.id, `+attemptColumns+`, a.body, `+logEventColumns+`
+		FROM delivery_attempts a JOIN outbox o ON o.seq = a.event_seq
+		WHERE a.fax_id IN `+ofAccount+` AND a.id > ? ORDER BY a.id LIMIT ?`, account, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("webhook log: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // PendingWebhookEvents returns the events of the account named account not
 // yet delivered nor abandoned, oldest first, at most limit.
-func (s *Server) PendingWebhookEvents(ctx context.Context, account string, limit int) ([]LogEvent, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT `+logEventColumns+` FROM outbox o
+func (s *Operator) PendingWebhookEvents(ctx context.Context, account string, limit int) ([]LogEvent, error) {
+	out, err := apistore.Collect(ctx, s.store.db, func(rows *sql.Rows, e *LogEvent) error { return scanLogEvent(rows, e) }, `SELECT `+logEventColumns+` FROM outbox o
 		WHERE o.fax_id IN `+ofAccount+` AND o.delivered_at IS NULL AND o.abandoned_at IS NULL ORDER BY o.seq LIMIT ?`, account, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending webhook events: %w", err)
 	}
-	defer rows.Close()
-	var out []LogEvent
-	for rows.Next() {
-		var ev storedEvent
-		var e LogEvent
-		ec := eventCols{e: &ev, faxID: &e.FaxID}
-		if err := rows.Scan(ec.dest()...); err != nil {
-			return nil, fmt.Errorf("pending webhook events: %w", err)
-		}
-		ec.finish()
-		e.WebhookEvent = ev.WebhookEvent
-		out = append(out, e)
+	return out, nil
+}
+
+// scanLogEvent reads a row of logEventColumns into e.
+func scanLogEvent(row interface{ Scan(...any) error }, e *LogEvent) error {
+	var ev storedEvent
+	if err := scanEvent(row, &ev, &e.FaxID); err != nil {
+		return err
 	}
-	return out, rows.Err()
+	e.WebhookEvent = ev.WebhookEvent
+	return nil
 }
 
 // RedeliverEventOf queues the event eventID of the account named account
-// again (Redeliver): its original outbox row is copied, and the copy is
+// again (Console.Redeliver): its original outbox row is copied, and the copy is
 // sent with fresh signatures. ErrNotFound when the account has no such
 // event.
-func (s *Server) RedeliverEventOf(ctx context.Context, account, eventID string) (LogEvent, error) {
+func (s *Operator) RedeliverEventOf(ctx context.Context, account, eventID string) (LogEvent, error) {
 	var seq int64
 	err := s.store.db.QueryRowContext(ctx, `SELECT o.seq FROM outbox o WHERE o.event_id = ? AND o.redelivery_of IS NULL
 		AND o.fax_id IN `+ofAccount, eventID, account).Scan(&seq)
@@ -149,18 +113,14 @@ func (s *Server) RedeliverEventOf(ctx context.Context, account, eventID string) 
 	if err != nil {
 		return LogEvent{}, fmt.Errorf("redeliver: %w", err)
 	}
-	copySeq, err := s.Redeliver(ctx, seq)
+	copySeq, err := s.server().redeliver(ctx, seq)
 	if err != nil {
 		return LogEvent{}, err
 	}
-	var ev storedEvent
 	var e LogEvent
-	ec := eventCols{e: &ev, faxID: &e.FaxID}
-	if err := s.store.db.QueryRowContext(ctx, `SELECT `+logEventColumns+` FROM outbox o WHERE o.seq = ?`, copySeq).Scan(ec.dest()...); err != nil {
+	if err := scanLogEvent(s.store.db.QueryRowContext(ctx, `SELECT `+logEventColumns+` FROM outbox o WHERE o.seq = ?`, copySeq), &e); err != nil {
 		return LogEvent{}, fmt.Errorf("redeliver: read the copy: %w", err)
 	}
-	ec.finish()
-	e.WebhookEvent = ev.WebhookEvent
 	return e, nil
 }
 

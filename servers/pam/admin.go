@@ -3,7 +3,6 @@ package pam
 import (
 	"context"
 	"crypto/hmac"
-	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
 )
 
@@ -15,12 +14,6 @@ type Operator Server
 
 // Operator is the operator's side of s.
 func (s *Server) Operator() *Operator { return (*Operator)(s) }
-
-// ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
-var (
-	ErrNotFound      = storeerr.ErrNotFound
-	ErrAlreadyExists = storeerr.ErrAlreadyExists
-)
 
 // Team is a PAM tenant.
 type Team struct {
@@ -43,13 +36,13 @@ type ServiceUserCredentials struct {
 	KeyExpiresAt *time.Time
 }
 
-// CreateTeam creates a team; ErrAlreadyExists when the name is taken.
+// CreateTeam creates a team; storeerr.ErrAlreadyExists when the name is taken.
 func (s *Operator) CreateTeam(ctx context.Context, name string) (Team, error) {
 	t, err := s.store.createTeam(ctx, name, s.clock.Now())
 	return Team(t), err
 }
 
-// Team returns the named team; ErrNotFound when there is none.
+// Team returns the named team; storeerr.ErrNotFound when there is none.
 func (s *Operator) Team(ctx context.Context, name string) (Team, error) {
 	t, err := s.store.teamByName(ctx, name)
 	return Team(t), err
@@ -131,7 +124,7 @@ type User struct {
 
 // CreateHumanUser creates an active human user in a team (humans sign in
 // through the dashboard, not the API, so only the operator creates them);
-// ErrNotFound for an unknown team, ErrAlreadyExists for a taken name.
+// storeerr.ErrNotFound for an unknown team, storeerr.ErrAlreadyExists for a taken name.
 func (s *Operator) CreateHumanUser(ctx context.Context, teamName, name string) (User, error) {
 	t, err := s.store.teamByName(ctx, teamName)
 	if err != nil {

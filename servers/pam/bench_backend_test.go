@@ -49,29 +49,36 @@ func backendServerOn(b *testing.B, db *sql.DB) (baseURL, token string) {
 	return baseURL, token
 }
 
-// startBackendServer is backendServerOn, returning the server too.
-func startBackendServer(t testing.TB, db *sql.DB) (srv *pam.Server, baseURL, token string) {
-	ctx := context.Background()
-	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
+// serveUnlimited serves a PAM server on db, its rate limit out of the way,
+// until t ends.
+func serveUnlimited(t testing.TB, db *sql.DB) (*pam.Server, string) {
+	srv, err := pam.New(context.Background(), pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.DiscardHandler)}, Settings: pam.Settings{RateLimit: 1 << 30}})
 	require.NoError(t, err)
 	h, err := srv.Handler()
 	require.NoError(t, err)
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	_, err = srv.Operator().CreateTeam(ctx, "acme")
+	return srv, hs.URL
+}
+
+// startBackendServer is backendServerOn, returning the server too.
+func startBackendServer(t testing.TB, db *sql.DB) (srv *pam.Server, baseURL, token string) {
+	ctx := context.Background()
+	srv, url := serveUnlimited(t, db)
+	_, err := srv.Operator().CreateTeam(ctx, "acme")
 	require.NoError(t, err)
 	key, err := srv.Operator().BootstrapServiceUser(ctx, "acme", "bot", "bot-group", []string{"pam_admin"}, 0)
 	require.NoError(t, err)
 	for i := range 150 {
 		require.NoError(t, srv.Operator().CreateTeamGroup(ctx, "acme", fmt.Sprintf("g-%04d", i), nil))
 	}
-	api, err := pamapi.NewClientWithResponses(hs.URL)
+	api, err := pamapi.NewClientWithResponses(url)
 	require.NoError(t, err)
 	tok, err := api.IssueServiceTokenWithResponse(ctx, "acme",
 		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
 	require.NoError(t, err)
 	require.NotNil(t, tok.JSON200, string(tok.Body))
-	return srv, hs.URL, tok.JSON200.BearerToken
+	return srv, url, tok.JSON200.BearerToken
 }
 
 // teamTokens creates n teams, team-00..., each with a pam_admin service
@@ -161,17 +168,11 @@ func BenchmarkBackendCreateGroup16Teams(b *testing.B) {
 }
 
 func benchCreate16Teams(b *testing.B, db *sql.DB) {
-	ctx := context.Background()
-	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Settings: pam.Settings{RateLimit: 1 << 30}})
-	require.NoError(b, err)
-	h, err := srv.Handler()
-	require.NoError(b, err)
-	hs := httptest.NewServer(h)
-	b.Cleanup(hs.Close)
-	tokens := teamTokens(b, srv, hs.URL, 16)
+	srv, url := serveUnlimited(b, db)
+	tokens := teamTokens(b, srv, url, 16)
 	var n atomic.Int64
 	runClients(b, func() *http.Request {
-		return createGroupRequest(hs.URL, tokens, n.Add(1))
+		return createGroupRequest(url, tokens, n.Add(1))
 	}, http.StatusCreated, 0)
 }
 
@@ -201,7 +202,7 @@ func BenchmarkPoolSize(b *testing.B) {
 				if strings.Contains(url, "?") {
 					sep = "&"
 				}
-				db, err := pgdb.OpenWith(context.Background(), url+sep+"default_query_exec_mode="+mode, schema, pam.PostgresMigrations(), pgdb.Options{MaxConns: conns})
+				db, err := pgdb.OpenWith(context.Background(), url+sep+"default_query_exec_mode="+mode, schema, pam.API.Migrations().Postgres, pgdb.Options{MaxConns: conns})
 				require.NoError(b, err)
 				b.Cleanup(func() { _ = db.Close() })
 				return db

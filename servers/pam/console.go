@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/sqldb"
 	"time"
+
+	"github.com/apistack/apistack/servers/internal/apistore"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 )
 
 // The web console's view of PAM (servers/console): every team with its
@@ -63,21 +65,10 @@ func (s *Server) Console() *Console { return (*Console)(s) }
 
 // Teams returns every team, by name, with its groups, users and keys.
 func (s *Console) Teams(ctx context.Context) ([]ConsoleTeam, error) {
-	rows, err := s.store.db.QueryContext(ctx, `SELECT id, name, disabled, created_at FROM teams ORDER BY name`)
+	teams, err := apistore.Collect(ctx, s.store.db, func(rows *sql.Rows, t *ConsoleTeam) error {
+		return rows.Scan(&t.ID, &t.Name, &t.Disabled, sqldb.TimeInto(&t.CreatedAt))
+	}, `SELECT id, name, disabled, created_at FROM teams ORDER BY name`)
 	if err != nil {
-		return nil, fmt.Errorf("console teams: %w", err)
-	}
-	var teams []ConsoleTeam
-	for rows.Next() {
-		var t ConsoleTeam
-		if err := rows.Scan(&t.ID, &t.Name, &t.Disabled, sqldb.TimeInto(&t.CreatedAt)); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("console teams: %w", err)
-		}
-		teams = append(teams, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("console teams: %w", err)
 	}
 	for i := range teams {

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // apiName is the PAM API's name.
@@ -37,7 +38,7 @@ type DemoCredentials struct {
 func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
 	s := srv.Operator()
 	team, user, group := set.Name, set.Name+"-bot", set.Name+"-admins"
-	if _, err := s.CreateTeam(ctx, team); err != nil && !errors.Is(err, ErrAlreadyExists) {
+	if _, err := s.CreateTeam(ctx, team); err != nil && !errors.Is(err, storeerr.ErrAlreadyExists) {
 		return nil, err
 	}
 	if _, err := s.SetTeamDisabled(ctx, team, false); err != nil {
@@ -53,7 +54,7 @@ func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, pre
 		out.KeyID, out.KeySecret = c.KeyID, c.KeySecret
 		return out, nil
 	}
-	if !errors.Is(err, ErrAlreadyExists) {
+	if !errors.Is(err, storeerr.ErrAlreadyExists) {
 		return nil, err
 	}
 	if out.KeyID, out.KeySecret, _, err = s.IssueKey(ctx, team, user, 0); err != nil {

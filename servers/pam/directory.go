@@ -81,10 +81,7 @@ func (s *Server) GetCurrentUser(ctx context.Context, req pamserver.GetCurrentUse
 	if err != nil {
 		return nil, err
 	}
-	roles := make([]pamapi.Role, 0, len(p.Roles))
-	for _, r := range p.Roles {
-		roles = append(roles, pamapi.Role(r))
-	}
+	roles := mapped(p.Roles, toRole)
 	return pamserver.GetCurrentUser200JSONResponse{
 		Body: pamapi.CurrentUser{
 			Id: mustUUID(u.ID), Name: u.Name, Kind: pamapi.UserKind(u.Kind), Status: pamapi.UserStatus(u.Status),
@@ -240,10 +237,7 @@ func (s *Server) ListServiceUsers(ctx context.Context, req pamserver.ListService
 	if err != nil {
 		return nil, err
 	}
-	list := make([]pamapi.ServiceUser, 0, len(users))
-	for _, u := range users {
-		list = append(list, toAPIServiceUser(u))
-	}
+	list := mapped(users, toAPIServiceUser)
 	return pamserver.ListServiceUsers200JSONResponse{Body: pamapi.ServiceUserList{List: list}, Headers: pamserver.ListServiceUsers200ResponseHeaders(pageHeaders(ctx, link))}, nil
 }
 
@@ -305,10 +299,9 @@ func (s *Server) ListServiceUserKeys(ctx context.Context, req pamserver.ListServ
 	if err != nil {
 		return nil, err
 	}
-	list := make([]pamapi.ServiceUserKey, 0, len(keys))
-	for _, k := range keys {
-		list = append(list, pamapi.ServiceUserKey{Id: k.ID, CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utcPtr(k.ExpiresAt)})
-	}
+	list := mapped(keys, func(k serviceKey) pamapi.ServiceUserKey {
+		return pamapi.ServiceUserKey{Id: k.ID, CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utcPtr(k.ExpiresAt)}
+	})
 	return pamserver.ListServiceUserKeys200JSONResponse{Body: pamapi.ServiceUserKeyList{List: list}, Headers: pamserver.ListServiceUserKeys200ResponseHeaders(pageHeaders(ctx, link))}, nil
 }
 
@@ -403,13 +396,19 @@ func toAPIUser(u user) pamapi.User {
 	return pamapi.User{Id: mustUUID(u.ID), Name: u.Name, Kind: pamapi.UserKind(u.Kind), Status: pamapi.UserStatus(u.Status), CreatedAt: u.CreatedAt.UTC()}
 }
 
-func toAPIUsers(users []user) []pamapi.User {
-	list := make([]pamapi.User, 0, len(users))
-	for _, u := range users {
-		list = append(list, toAPIUser(u))
+func toAPIUsers(users []user) []pamapi.User { return mapped(users, toAPIUser) }
+
+// mapped converts each element of in with f: an empty in gives an empty
+// list (a JSON []), never nil.
+func mapped[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, 0, len(in))
+	for _, v := range in {
+		out = append(out, f(v))
 	}
-	return list
+	return out
 }
+
+func toRole(r string) pamapi.Role { return pamapi.Role(r) }
 
 func toAPIServiceUser(u user) pamapi.ServiceUser {
 	return pamapi.ServiceUser{Id: mustUUID(u.ID), Name: u.Name, Status: pamapi.UserStatus(u.Status), CreatedAt: u.CreatedAt.UTC()}

@@ -41,7 +41,7 @@ func startReplicas(t *testing.T, n int, opts pamtest.Options) []*pamtest.Env {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			db, err := pgdb.Open(context.Background(), url, schema, pam.PostgresMigrations())
+			db, err := pgdb.Open(context.Background(), url, schema, pam.API.Migrations().Postgres)
 			if err != nil {
 				errs[i] = err
 				return

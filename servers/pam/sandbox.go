@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/storeerr"
@@ -47,18 +48,16 @@ func (s *store) deleteTeam(ctx context.Context, name string) error {
 		if err := s.deleteRateLimits(ctx, tx, teamID, ""); err != nil {
 			return err
 		}
-		for _, q := range []string{
-			`DELETE FROM tokens WHERE team_id = ?`,
-			`DELETE FROM service_keys WHERE user_id IN (SELECT id FROM users WHERE team_id = ?)`,
-			`DELETE FROM group_members WHERE group_id IN (SELECT id FROM team_groups WHERE team_id = ?)`,
-			`DELETE FROM team_quotas WHERE team_id = ?`,
-			`DELETE FROM team_groups WHERE team_id = ?`,
-			`DELETE FROM users WHERE team_id = ?`,
-			`DELETE FROM teams WHERE id = ?`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, teamID); err != nil {
-				return fmt.Errorf("delete team: %w", err)
-			}
+		team := []any{teamID}
+		if err := apistore.Run(ctx, tx,
+			apistore.Step{Query: `DELETE FROM tokens WHERE team_id = ?`, Args: team},
+			apistore.Step{Query: `DELETE FROM service_keys WHERE user_id IN (SELECT id FROM users WHERE team_id = ?)`, Args: team},
+			apistore.Step{Query: `DELETE FROM group_members WHERE group_id IN (SELECT id FROM team_groups WHERE team_id = ?)`, Args: team},
+			apistore.Step{Query: `DELETE FROM team_quotas WHERE team_id = ?`, Args: team},
+			apistore.Step{Query: `DELETE FROM team_groups WHERE team_id = ?`, Args: team},
+			apistore.Step{Query: `DELETE FROM users WHERE team_id = ?`, Args: team},
+			apistore.Step{Query: `DELETE FROM teams WHERE id = ?`, Args: team}); err != nil {
+			return fmt.Errorf("delete team: %w", err)
 		}
 		return nil
 	})
@@ -89,25 +88,18 @@ func (s *store) resetTeam(ctx context.Context, name, user, group, keyID, roles s
 		if err := s.deleteRateLimits(ctx, tx, teamID, keyID); err != nil {
 			return err
 		}
-		steps := []struct {
-			q    string
-			args []any
-		}{
-			{`DELETE FROM tokens WHERE team_id = ?`, []any{teamID}},
-			{`DELETE FROM service_keys WHERE user_id IN (SELECT id FROM users WHERE team_id = ?) AND id <> ?`, []any{teamID, keyID}},
-			{`UPDATE service_keys SET deleted_at = NULL WHERE id = ?`, []any{keyID}},
-			{`DELETE FROM group_members WHERE group_id IN (SELECT id FROM team_groups WHERE team_id = ?) AND NOT (group_id = ? AND user_id = ?)`, []any{teamID, groupID, userID}},
-			{`DELETE FROM team_quotas WHERE team_id = ?`, []any{teamID}},
-			{`DELETE FROM team_groups WHERE team_id = ? AND id <> ?`, []any{teamID, groupID}},
-			{`UPDATE team_groups SET roles = ?, deleted_at = NULL WHERE id = ?`, []any{roles, groupID}},
-			{`DELETE FROM users WHERE team_id = ? AND id <> ?`, []any{teamID, userID}},
-			{`UPDATE users SET status = 'active' WHERE id = ?`, []any{userID}},
-			{`UPDATE teams SET disabled = ? WHERE id = ?`, []any{false, teamID}},
-		}
-		for _, st := range steps {
-			if _, err := tx.ExecContext(ctx, st.q, st.args...); err != nil {
-				return fmt.Errorf("reset team: %w", err)
-			}
+		if err := apistore.Run(ctx, tx,
+			apistore.Step{Query: `DELETE FROM tokens WHERE team_id = ?`, Args: []any{teamID}},
+			apistore.Step{Query: `DELETE FROM service_keys WHERE user_id IN (SELECT id FROM users WHERE team_id = ?) AND id <> ?`, Args: []any{teamID, keyID}},
+			apistore.Step{Query: `UPDATE service_keys SET deleted_at = NULL WHERE id = ?`, Args: []any{keyID}},
+			apistore.Step{Query: `DELETE FROM group_members WHERE group_id IN (SELECT id FROM team_groups WHERE team_id = ?) AND NOT (group_id = ? AND user_id = ?)`, Args: []any{teamID, groupID, userID}},
+			apistore.Step{Query: `DELETE FROM team_quotas WHERE team_id = ?`, Args: []any{teamID}},
+			apistore.Step{Query: `DELETE FROM team_groups WHERE team_id = ? AND id <> ?`, Args: []any{teamID, groupID}},
+			apistore.Step{Query: `UPDATE team_groups SET roles = ?, deleted_at = NULL WHERE id = ?`, Args: []any{roles, groupID}},
+			apistore.Step{Query: `DELETE FROM users WHERE team_id = ? AND id <> ?`, Args: []any{teamID, userID}},
+			apistore.Step{Query: `UPDATE users SET status = 'active' WHERE id = ?`, Args: []any{userID}},
+			apistore.Step{Query: `UPDATE teams SET disabled = ? WHERE id = ?`, Args: []any{false, teamID}}); err != nil {
+			return fmt.Errorf("reset team: %w", err)
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID).Scan(&n); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
@@ -106,14 +107,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
-	st := &store{db: db, pages: cache.New[any](pageCacheSize, pageCacheTTL)}
-	st.db.OnCommit(st.pages.Invalidate)
-	st.db.Follow(st.pages)
-	key, err := st.secretKey(ctx, "cursor_key")
-	if err != nil {
-		return nil, err
-	}
-	cursors, err := pagetoken.New(key)
+	st := &store{db: db, pages: apistore.PageCache[any](db, pageCacheSize, pageCacheTTL)}
+	cursors, err := apistore.Cursors(ctx, st.db)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +119,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		store:            st,
 		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
 		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
-		rendered:         cache.New[renderedPage](pageCacheSize, pageCacheTTL),
+		rendered:         apistore.PageCache[renderedPage](st.db, pageCacheSize, pageCacheTTL),
 		offlineSwitch:    cache.New[bool](1, pageCacheTTL),
 		clock:            cfg.Clock,
 		limiter:          ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, limits),
@@ -132,10 +127,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cursors:          cursors,
 		logger:           cfg.Logger,
 	}
-	st.db.OnCommit(srv.rendered.Invalidate)
 	// The switch is dropped by the write of it (SetOffline), not by every
 	// commit of this replica: a request after a create would read it again.
-	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.rendered, srv.offlineSwitch} {
+	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.offlineSwitch} {
 		st.db.Follow(c)
 	}
 	st.revoked = func() {
@@ -264,10 +258,7 @@ func (s *Server) ListGroups(ctx context.Context, req pamserver.ListGroupsRequest
 	if err != nil {
 		return nil, err
 	}
-	list := make([]pamapi.Group, 0, len(groups))
-	for _, g := range groups {
-		list = append(list, toAPIGroup(g))
-	}
+	list := mapped(groups, toAPIGroup)
 	body, err := json.Marshal(pamapi.GroupList{List: list})
 	if err != nil {
 		return nil, fmt.Errorf("encode groups: %w", err)
@@ -280,10 +271,7 @@ func (s *Server) ListGroups(ctx context.Context, req pamserver.ListGroupsRequest
 func groupKey(g group) keyset { return keyset{Name: g.Name, ID: g.ID} }
 
 func toAPIGroup(g group) pamapi.Group {
-	roles := make([]pamapi.Role, 0, len(g.Roles))
-	for _, r := range g.Roles {
-		roles = append(roles, pamapi.Role(r))
-	}
+	roles := mapped(g.Roles, toRole)
 	var deleted *time.Time
 	if g.DeletedAt != nil {
 		d := g.DeletedAt.UTC()

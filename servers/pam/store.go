@@ -8,35 +8,31 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// migrationFiles are the schema migrations of both dialects (API.Files).
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
 //
 //go:embed migrations
 var migrationFiles embed.FS
-
-// Migrations returns the PAM schema migrations for SQLite (goose SQL files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the PAM schema migrations for PostgreSQL (goose
-// SQL files), applied in the pam schema by pgdb.Open.
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the PAM service.
 type store struct {
 	db *sqldb.DB
 	// pages caches list pages read, dropped after every committed write.
 	pages *cache.Cache[any]
+	// creates commits concurrent group creates together (PostgreSQL).
+	creates createBatches
 	// revoked is called after every committed change that can take access
 	// away or change what a token may do (keys, users, teams, group roles and
 	// members): the server drops what it cached about credentials.
@@ -48,6 +44,17 @@ func (s *store) changed() {
 	if s.revoked != nil {
 		s.revoked()
 	}
+}
+
+// change runs a statement that is to change a row (sqldb.ExecOne: none
+// when it changed nothing), wrapping its errors with what, and reports the
+// change (changed).
+func (s *store) change(ctx context.Context, what string, none error, query string, args ...any) error {
+	if err := sqldb.ExecOne(ctx, s.db, none, query, args...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	s.changed()
+	return nil
 }
 
 type team struct {
@@ -117,25 +124,6 @@ func splitRoles(s string) []string {
 	return strings.Split(s, ",")
 }
 
-// secretKey returns the named server secret, creating it at first use, so it
-// survives restarts (page tokens stay valid).
-func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
-	var key []byte
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&key)
-	if err == nil {
-		return key, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read setting %s: %w", name, err)
-	}
-	key = make([]byte, 32)
-	_, _ = rand.Read(key)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, key); err != nil {
-		return nil, fmt.Errorf("store setting %s: %w", name, err)
-	}
-	return s.secretKey(ctx, name)
-}
-
 func (s *store) createTeam(ctx context.Context, name string, now time.Time) (team, error) {
 	t := team{ID: uuid.NewString(), Name: name, CreatedAt: storedTime(now)}
 	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists,
@@ -161,10 +149,9 @@ func (s *store) teamByName(ctx context.Context, name string) (team, error) {
 }
 
 func (s *store) setTeamDisabled(ctx context.Context, name string, disabled bool) (team, error) {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
-		return team{}, fmt.Errorf("update team: %w", err)
+	if err := s.change(ctx, "update team", storeerr.ErrNotFound, `UPDATE teams SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
+		return team{}, err
 	}
-	s.changed()
 	return s.teamByName(ctx, name)
 }
 
@@ -298,23 +285,18 @@ func (s *store) tokenByHash(ctx context.Context, hash []byte) (tokenRecord, *boo
 
 // rolesOf returns the union of the roles of the live groups userID is in.
 func (s *store) rolesOf(ctx context.Context, userID string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `
+	groups, err := apistore.Collect(ctx, s.db, apistore.Scan[string], `
 		SELECT g.roles FROM team_groups g JOIN group_members m ON m.group_id = g.id
 		WHERE m.user_id = ? AND g.deleted_at IS NULL`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("read roles: %w", err)
 	}
-	defer rows.Close()
 	var roles []string
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, fmt.Errorf("read roles: %w", err)
-		}
+	for _, r := range groups {
 		roles = append(roles, splitRoles(r)...)
 	}
 	slices.Sort(roles)
-	return slices.Compact(roles), rows.Err()
+	return slices.Compact(roles), nil
 }
 
 // groupFilter narrows a group listing.
@@ -537,27 +519,23 @@ func (s *store) setQuotas(ctx context.Context, teamID string, limits map[string]
 
 // quotas returns a team's quotas by resource.
 func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT resource, max_count FROM team_quotas WHERE team_id = ?`, teamID)
+	out, err := apistore.Counts(ctx, s.db, `SELECT resource, max_count FROM team_quotas WHERE team_id = ?`, teamID)
 	if err != nil {
 		return nil, fmt.Errorf("read quotas: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var r string
-		var n int
-		if err := rows.Scan(&r, &n); err != nil {
-			return nil, fmt.Errorf("read quotas: %w", err)
-		}
-		out[r] = n
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // createGroup creates a live group; storeerr.ErrAlreadyExists when a live group has
 // the name, a *quotaError when the team's group quota is used up.
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
+	if s.db.Dialect() == sqldb.Postgres {
+		if err := s.creates.of(s.db).Do(ctx, &pendingCreate{g: g, teamID: teamID, now: now}); err != nil {
+			return group{}, err
+		}
+		return g, nil
+	}
 	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
 		if err := lockTeam(ctx, tx, teamID); err != nil {
 			return err
@@ -625,22 +603,14 @@ func (s *store) liveGroup(ctx context.Context, teamID, name string) (group, erro
 
 // updateGroupRoles replaces a live group's roles.
 func (s *store) updateGroupRoles(ctx context.Context, teamID, name string, roles []string) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		joinRoles(roles), teamID, name); err != nil {
-		return fmt.Errorf("update group: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "update group", storeerr.ErrNotFound, `UPDATE team_groups SET roles = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		joinRoles(roles), teamID, name)
 }
 
 // deleteGroup soft-deletes a live group.
 func (s *store) deleteGroup(ctx context.Context, teamID, name string, now time.Time) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
-		sqldb.Micros(now), teamID, name); err != nil {
-		return fmt.Errorf("delete group: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "delete group", storeerr.ErrNotFound, `UPDATE team_groups SET deleted_at = ? WHERE team_id = ? AND name = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), teamID, name)
 }
 
 // user is a human or service user of a team.
@@ -702,7 +672,7 @@ func (s *store) userByID(ctx context.Context, id string) (user, error) {
 	return s.oneUser(ctx, `u.id = ?`, id)
 }
 
-// oneUser returns the user of users u that where selects; ErrNotFound when
+// oneUser returns the user of users u that where selects; storeerr.ErrNotFound when
 // there is none.
 func (s *store) oneUser(ctx context.Context, where string, args ...any) (user, error) {
 	var u user
@@ -786,20 +756,14 @@ func (s *store) updateServiceUser(ctx context.Context, teamID, userID string, ne
 
 // addMember puts a user in a group; storeerr.ErrAlreadyExists when it is in already.
 func (s *store) addMember(ctx context.Context, groupID, userID string) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrAlreadyExists, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID); err != nil {
-		return fmt.Errorf("add member: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "add member", storeerr.ErrAlreadyExists, `INSERT INTO group_members (group_id, user_id) VALUES (?, ?) ON CONFLICT (group_id, user_id) DO NOTHING`,
+		groupID, userID)
 }
 
 // removeMember takes a user out of a group; storeerr.ErrNotFound when it was not in it.
 func (s *store) removeMember(ctx context.Context, groupID, userID string) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID); err != nil {
-		return fmt.Errorf("remove member: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "remove member", storeerr.ErrNotFound, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`,
+		groupID, userID)
 }
 
 // serviceKey is a live service-user key (never its secret).
@@ -853,12 +817,8 @@ func (s *store) addKey(ctx context.Context, teamID, userID string, expires *time
 
 // deleteKey deletes a live key of a service user.
 func (s *store) deleteKey(ctx context.Context, userID, keyID string, now time.Time) error {
-	if err := sqldb.ExecOne(ctx, s.db, storeerr.ErrNotFound, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
-		sqldb.Micros(now), keyID, userID); err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	s.changed()
-	return nil
+	return s.change(ctx, "delete key", storeerr.ErrNotFound, `UPDATE service_keys SET deleted_at = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
+		sqldb.Micros(now), keyID, userID)
 }
 
 // offline reads the stored maintenance switch.

@@ -162,3 +162,9 @@ func TestUpdateServiceUser_RenamingOntoATakenNameIsAConflict(t *testing.T) {
 	require.NotNil(t, resp.JSON409)
 	assert.Equal(t, pamapi.ErrorNameResourceAlreadyExists, resp.JSON409.Error)
 }
+
+func TestEveryOperation_WithABodyOverTheLimitAnswers413(t *testing.T) {
+	env, token := adminToken(t, pamtest.Options{})
+	contractsweep.TooLarge(t, contract.PAM, env.URL, map[string]string{"team_name": "acme"}, "Bearer "+token,
+		func(string) int64 { return 64 << 10 })
+}

@@ -29,7 +29,7 @@ func TestTelemetry_RequestsAndRefusalsThroughTheGeneratedClient(t *testing.T) {
 	ctx := context.Background()
 	log := requestlog.New(0)
 	tel := telemetry.New(log)
-	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "pam.db"), pam.Migrations())
+	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "pam.db"), pam.API.Migrations().SQLite)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	srv, err := pam.New(ctx, pam.Config{

@@ -4,23 +4,23 @@ import (
 	"context"
 	"crypto/hmac"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// The operator's side of the restaurant service, used by the admin API and by
-// `apistack serve --demo`. These calls bypass tokens and grants: the admin API
-// guards them with its own token.
+// Operator is the operator's side of a restaurant server, beside its API:
+// the calls the admin API, the demo seed and the test kit make. They bypass
+// tokens and grants: the admin API guards them with its own token.
+// Server.Operator gives a server's.
+type Operator Server
 
-// ErrNotFound and ErrAlreadyExists are returned (wrapped) by the admin calls.
-var (
-	ErrNotFound      = storeerr.ErrNotFound
-	ErrAlreadyExists = storeerr.ErrAlreadyExists
-)
+// Operator is the operator's side of s.
+func (s *Server) Operator() *Operator { return (*Operator)(s) }
 
 // Restaurant is a tenant of the configuration API.
 type Restaurant struct {
@@ -39,8 +39,8 @@ type ClientCredentials struct {
 }
 
 // CreateRestaurant creates a restaurant with the given GUID (a new one when
-// guid is empty); ErrAlreadyExists when the GUID is taken.
-func (s *Server) CreateRestaurant(ctx context.Context, guid, name string) (Restaurant, error) {
+// guid is empty); storeerr.ErrAlreadyExists when the GUID is taken.
+func (s *Operator) CreateRestaurant(ctx context.Context, guid, name string) (Restaurant, error) {
 	if guid == "" {
 		guid = uuid.NewString()
 	}
@@ -52,15 +52,15 @@ func (s *Server) CreateRestaurant(ctx context.Context, guid, name string) (Resta
 	return Restaurant(r), err
 }
 
-// Restaurant returns a restaurant; ErrNotFound when there is none.
-func (s *Server) Restaurant(ctx context.Context, guid string) (Restaurant, error) {
+// Restaurant returns a restaurant; storeerr.ErrNotFound when there is none.
+func (s *Operator) Restaurant(ctx context.Context, guid string) (Restaurant, error) {
 	r, err := s.store.restaurant(ctx, strings.ToLower(guid))
 	return Restaurant(r), err
 }
 
 // CreateClient creates an API client granted the given restaurants;
-// ErrNotFound when one of them does not exist.
-func (s *Server) CreateClient(ctx context.Context, name string, restaurants []string) (ClientCredentials, error) {
+// storeerr.ErrNotFound when one of them does not exist.
+func (s *Operator) CreateClient(ctx context.Context, name string, restaurants []string) (ClientCredentials, error) {
 	grants := make([]string, 0, len(restaurants))
 	for _, r := range restaurants {
 		grants = append(grants, strings.ToLower(r))
@@ -76,7 +76,7 @@ func (s *Server) CreateClient(ctx context.Context, name string, restaurants []st
 
 // ClientWorks reports whether clientID/secret would log in now and is granted
 // restaurantGUID.
-func (s *Server) ClientWorks(ctx context.Context, clientID, secret, restaurantGUID string) bool {
+func (s *Operator) ClientWorks(ctx context.Context, clientID, secret, restaurantGUID string) bool {
 	c, err := s.store.client(ctx, clientID)
 	if err != nil || !hmac.Equal(hashSecret(secret), c.SecretHash) {
 		return false
@@ -85,24 +85,24 @@ func (s *Server) ClientWorks(ctx context.Context, clientID, secret, restaurantGU
 }
 
 // Archive hides one entity of a restaurant's configuration, as the
-// restaurant's staff archiving it would; ErrNotFound when it is not stored.
-func (s *Server) Archive(ctx context.Context, restaurantGUID, resource, guid string) error {
+// restaurant's staff archiving it would; storeerr.ErrNotFound when it is not stored.
+func (s *Operator) Archive(ctx context.Context, restaurantGUID, resource, guid string) error {
 	if kindByPath[resource] == nil {
-		return fmt.Errorf("resource %q: %w", resource, ErrNotFound)
+		return fmt.Errorf("resource %q: %w", resource, storeerr.ErrNotFound)
 	}
 	return s.store.setHidden(ctx, strings.ToLower(restaurantGUID), resource, guid, false, s.clock.Now())
 }
 
-// Remove removes one entity from a restaurant's configuration; ErrNotFound
+// Remove removes one entity from a restaurant's configuration; storeerr.ErrNotFound
 // when it is not stored.
-func (s *Server) Remove(ctx context.Context, restaurantGUID, resource, guid string) error {
+func (s *Operator) Remove(ctx context.Context, restaurantGUID, resource, guid string) error {
 	if kindByPath[resource] == nil {
-		return fmt.Errorf("resource %q: %w", resource, ErrNotFound)
+		return fmt.Errorf("resource %q: %w", resource, storeerr.ErrNotFound)
 	}
 	return s.store.setHidden(ctx, strings.ToLower(restaurantGUID), resource, guid, true, s.clock.Now())
 }
 
 // Counts returns the number of live entities per resource of a restaurant.
-func (s *Server) Counts(ctx context.Context, restaurantGUID string) (map[string]int, error) {
+func (s *Operator) Counts(ctx context.Context, restaurantGUID string) (map[string]int, error) {
 	return s.store.counts(ctx, strings.ToLower(restaurantGUID))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // apiName is the restaurant API's name.
@@ -58,12 +59,13 @@ func setRestaurant(set string) (guid, name string) {
 // set.SampleSize menu items (every resource non-empty) and an API client
 // granted it. It is idempotent: an existing configuration is left as it is,
 // and credentials from a previous run that still work are kept.
-func seedTenants(ctx context.Context, s *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+	s := srv.Operator()
 	if set.Name == "" {
 		return nil, errors.New("restaurant: a tenant set needs a name")
 	}
 	guid, name := setRestaurant(set.Name)
-	if _, err := s.CreateRestaurant(ctx, guid, name); err != nil && !errors.Is(err, ErrAlreadyExists) {
+	if _, err := s.CreateRestaurant(ctx, guid, name); err != nil && !errors.Is(err, storeerr.ErrAlreadyExists) {
 		return nil, err
 	}
 	counts, err := s.Counts(ctx, guid)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -59,11 +58,11 @@ func newFixture(t *testing.T, configure ...func(*restaurant.Config)) *fixture {
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 
-	a, err := srv.CreateRestaurant(ctx, "", "Restaurant A")
+	a, err := srv.Operator().CreateRestaurant(ctx, "", "Restaurant A")
 	require.NoError(t, err)
-	b, err := srv.CreateRestaurant(ctx, "", "Restaurant B")
+	b, err := srv.Operator().CreateRestaurant(ctx, "", "Restaurant B")
 	require.NoError(t, err)
-	creds, err := srv.CreateClient(ctx, "integration A", []string{a.GUID})
+	creds, err := srv.Operator().CreateClient(ctx, "integration A", []string{a.GUID})
 	require.NoError(t, err)
 	f := &fixture{t: t, srv: srv, url: hs.URL, clock: clk, db: db, a: a.GUID, b: b.GUID, clientID: creds.ClientID, secret: creds.ClientSecret}
 	f.token = f.login(creds.ClientID, creds.ClientSecret)
@@ -140,24 +139,9 @@ func importDoc(t testing.TB, srv *restaurant.Server, restaurantGUID string, doc 
 	t.Helper()
 	data, err := json.Marshal(doc)
 	require.NoError(t, err)
-	res, err := srv.Import(context.Background(), restaurantGUID, data)
+	res, err := srv.Operator().Import(context.Background(), restaurantGUID, data)
 	require.NoError(t, err)
 	return res
-}
-
-// plainItems returns n menu items without references, named by prefix.
-func plainItems(prefix string, n int) []restaurantapi.MenuItem {
-	items := make([]restaurantapi.MenuItem, n)
-	for i := range items {
-		items[i] = restaurantapi.MenuItem{
-			Guid: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), EntityType: "MenuItem",
-			Name: fmt.Sprintf("%s %d", prefix, i), Sku: fmt.Sprintf("SKU-%d", i), Plu: fmt.Sprint(i),
-			Type: restaurantapi.MenuItemTypeNONE, OptionGroups: []restaurantapi.ExternalReference{}, Images: []restaurantapi.Image{},
-			UnitOfMeasure: restaurantapi.UnitOfMeasureNONE, OrderableOnline: restaurantapi.OrderableOnlineYES,
-			Visibility: restaurantapi.VisibilityALL,
-		}
-	}
-	return items
 }
 
 // walk follows the page tokens of a list to the end, returning each page.

@@ -51,8 +51,8 @@ type ImportResult struct {
 // must name an entity of the document or a live one already stored. Entities
 // already stored with the same GUID are replaced; others stay as they are.
 // A document with any problem is rejected whole with an *ImportError and
-// changes nothing; ErrNotFound when the restaurant does not exist.
-func (s *Server) Import(ctx context.Context, restaurantGUID string, document []byte) (ImportResult, error) {
+// changes nothing; storeerr.ErrNotFound when the restaurant does not exist.
+func (s *Operator) Import(ctx context.Context, restaurantGUID string, document []byte) (ImportResult, error) {
 	p, err := parseDocument(document)
 	if err != nil {
 		return ImportResult{}, err

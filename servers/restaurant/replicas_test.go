@@ -17,6 +17,7 @@ import (
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
 )
@@ -82,9 +83,9 @@ func replicaClient(t *testing.T, url, token string) *restaurantapi.ClientWithRes
 func setUpReplicas(t *testing.T, replicas [2]replica) (restaurantGUID, token string) {
 	t.Helper()
 	ctx := context.Background()
-	r, err := replicas[0].srv.CreateRestaurant(ctx, "", "Shared Bistro")
+	r, err := replicas[0].srv.Operator().CreateRestaurant(ctx, "", "Shared Bistro")
 	require.NoError(t, err)
-	creds, err := replicas[0].srv.CreateClient(ctx, "replicated client", []string{r.GUID})
+	creds, err := replicas[0].srv.Operator().CreateClient(ctx, "replicated client", []string{r.GUID})
 	require.NoError(t, err)
 	login, err := replicaClient(t, replicas[1].url, "").LoginWithResponse(ctx, restaurantapi.LoginJSONRequestBody{
 		ClientId: creds.ClientID, ClientSecret: creds.ClientSecret, UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT})
@@ -96,7 +97,7 @@ func setUpReplicas(t *testing.T, replicas [2]replica) (restaurantGUID, token str
 func TestReplicas_AWalkOfA1000ItemMenuWithPagesFromAlternatingReplicasReturnsEveryItemOnce(t *testing.T) {
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	guid, token := setUpReplicas(t, replicas)
-	items := plainItems("Dish", 1000)
+	items := restaurant.PlainItems("Dish", 1000)
 	importDoc(t, replicas[1].srv, guid, restaurant.Document{MenuItems: items})
 
 	clients := [2]*restaurantapi.ClientWithResponses{replicaClient(t, replicas[0].url, token), replicaClient(t, replicas[1].url, token)}
@@ -130,7 +131,7 @@ func TestReplicas_AWalkOfA1000ItemMenuWithPagesFromAlternatingReplicasReturnsEve
 func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T) {
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	guid, token := setUpReplicas(t, replicas)
-	items := plainItems("Dish", 5)
+	items := restaurant.PlainItems("Dish", 5)
 	importDoc(t, replicas[0].srv, guid, restaurant.Document{MenuItems: items})
 	c := replicaClient(t, replicas[1].url, token)
 	op := opFor(t, "menuItems")
@@ -148,7 +149,7 @@ func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T)
 
 	// Replica 2 read the page before replica 1 changed it: a page it kept
 	// is dropped once replica 2 heard replica 1's commit.
-	require.NoError(t, replicas[0].srv.Archive(context.Background(), guid, "menuItems", items[0].Guid))
+	require.NoError(t, replicas[0].srv.Operator().Archive(context.Background(), guid, "menuItems", items[0].Guid))
 	require.NoError(t, sqldb.Sync(context.Background(), replicas[1].db))
 	got := list()
 	assert.Len(t, got, 4)
@@ -222,24 +223,24 @@ func TestReplicas_ARateLimitIsSharedExactlyAcrossReplicas(t *testing.T) {
 func TestReplicas_TheSameImportThroughBothReplicasAtOnceIsStoredOnce(t *testing.T) {
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	ctx := context.Background()
-	r, err := replicas[0].srv.CreateRestaurant(ctx, "", "Demo Bistro")
+	r, err := replicas[0].srv.Operator().CreateRestaurant(ctx, "", "Demo Bistro")
 	require.NoError(t, err)
-	_, err = replicas[1].srv.CreateRestaurant(ctx, r.GUID, "Demo Bistro")
-	require.ErrorIs(t, err, restaurant.ErrAlreadyExists)
+	_, err = replicas[1].srv.Operator().CreateRestaurant(ctx, r.GUID, "Demo Bistro")
+	require.ErrorIs(t, err, storeerr.ErrAlreadyExists)
 	data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: 200, Seed: 1}))
 	require.NoError(t, err)
 	var results [2]restaurant.ImportResult
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i := range replicas {
-		wg.Go(func() { results[i], errs[i] = replicas[i].srv.Import(ctx, r.GUID, data) })
+		wg.Go(func() { results[i], errs[i] = replicas[i].srv.Operator().Import(ctx, r.GUID, data) })
 	}
 	wg.Wait()
 	require.NoError(t, errs[0])
 	require.NoError(t, errs[1])
 	assert.Equal(t, results[0], results[1])
 	for i := range replicas {
-		counts, err := replicas[i].srv.Counts(ctx, r.GUID)
+		counts, err := replicas[i].srv.Operator().Counts(ctx, r.GUID)
 		require.NoError(t, err)
 		assert.Equal(t, results[0].Counts, counts, "replica %d", i+1)
 	}

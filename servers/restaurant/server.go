@@ -24,6 +24,7 @@ import (
 	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
@@ -50,7 +51,9 @@ type Config struct {
 	Settings
 }
 
-// Server is the restaurant configuration API.
+// Server is the restaurant configuration API: Handler serves it, and its
+// exported methods are the generated server's handlers. The operator's calls
+// are on Operator(), the web console's reads on Console().
 type Server struct {
 	cfg      Config
 	store    *store
@@ -84,14 +87,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, the store's revocations) and after every commit
 	// another replica makes (Follow), and bypassed while this replica cannot
 	// hear those.
-	st := &store{db: db, pages: cache.New[cachedPage](pageCacheSize, credentialCacheTTL)}
-	st.db.OnCommit(st.pages.Invalidate)
-	st.db.Follow(st.pages)
-	key, err := st.secretKey(ctx, "cursor_key")
-	if err != nil {
-		return nil, err
-	}
-	cursors, err := pagetoken.New(key)
+	st := &store{db: db, pages: apistore.PageCache[cachedPage](db, pageCacheSize, credentialCacheTTL)}
+	cursors, err := apistore.Cursors(ctx, st.db)
 	if err != nil {
 		return nil, err
 	}

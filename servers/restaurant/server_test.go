@@ -13,7 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/servers/internal/storeerr"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
 // documentSections returns the demo document's entities per resource, as JSON.
@@ -31,6 +35,12 @@ func documentSections(t *testing.T, d *restaurant.Document) map[string][]json.Ra
 		out[k] = items
 	}
 	return out
+}
+
+// The server exports the generated handlers, Handler and its operator's and
+// console's views only (issue 25 item 8).
+func TestServer_ExportsItsHandlersAndLifecycleOnly(t *testing.T) {
+	testkit.ExportsOnly(t, &restaurant.Server{}, (*restaurantserver.StrictServerInterface)(nil), "Handler", "Operator", "Console")
 }
 
 func TestEveryOperation_AnswersWhatWasImported(t *testing.T) {
@@ -69,10 +79,10 @@ func TestEveryOperation_AnswersWhatWasImported(t *testing.T) {
 
 func TestGet_UnknownArchivedAndRemovedEntitiesAreNotFound(t *testing.T) {
 	f := newFixture(t)
-	f.importDoc(f.a, restaurant.Document{MenuItems: plainItems("Dish", 3)})
+	f.importDoc(f.a, restaurant.Document{MenuItems: restaurant.PlainItems("Dish", 3)})
 	ctx := context.Background()
-	require.NoError(t, f.srv.Archive(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000001"))
-	require.NoError(t, f.srv.Remove(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000002"))
+	require.NoError(t, f.srv.Operator().Archive(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000001"))
+	require.NoError(t, f.srv.Operator().Remove(ctx, f.a, "menuItems", "00000000-0000-4000-8000-000000000002"))
 	op := opFor(t, "menuItems")
 	for _, guid := range []string{"00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000009"} {
 		status, _, err := op.get(ctx, f.client(), f.a, guid)
@@ -94,7 +104,7 @@ func TestListMenuItems_PagesHoldAtMost300AndOnlyTheLastLacksAToken(t *testing.T)
 		t.Run(fmt.Sprintf("%d items", n), func(t *testing.T) {
 			f := newFixture(t)
 			if n > 0 {
-				f.importDoc(f.a, restaurant.Document{MenuItems: plainItems("Dish", n)})
+				f.importDoc(f.a, restaurant.Document{MenuItems: restaurant.PlainItems("Dish", n)})
 			}
 			op := opFor(t, "menuItems")
 			for _, size := range []*int{nil, ptr(restaurant.MaxPageSize)} {
@@ -125,7 +135,7 @@ func TestListMenuItems_PagesHoldAtMost300AndOnlyTheLastLacksAToken(t *testing.T)
 
 func TestListMenuItems_TheLastPageHasNoNextPageHeader(t *testing.T) {
 	f := newFixture(t)
-	f.importDoc(f.a, restaurant.Document{MenuItems: plainItems("Dish", 301)})
+	f.importDoc(f.a, restaurant.Document{MenuItems: restaurant.PlainItems("Dish", 301)})
 	size := 300
 	status, h, items, err := opFor(t, "menuItems").list(context.Background(), f.client(), f.a, listParams{PageSize: &size})
 	require.NoError(t, err)
@@ -143,7 +153,7 @@ func TestListMenuItems_TheLastPageHasNoNextPageHeader(t *testing.T) {
 
 func TestListMenuItems_DeprecatedPageAndPageSizeStillSelectAPage(t *testing.T) {
 	f := newFixture(t)
-	f.importDoc(f.a, restaurant.Document{MenuItems: plainItems("Dish", 250)})
+	f.importDoc(f.a, restaurant.Document{MenuItems: restaurant.PlainItems("Dish", 250)})
 	page, size := 2, 100
 	status, _, items, err := opFor(t, "menuItems").list(context.Background(), f.client(), f.a, listParams{Page: &page, PageSize: &size})
 	require.NoError(t, err)
@@ -155,7 +165,7 @@ func TestListMenuItems_DeprecatedPageAndPageSizeStillSelectAPage(t *testing.T) {
 
 func TestListMenuItems_AWalkReturnsEveryItemPresentThroughoutExactlyOnceWhileDataChanges(t *testing.T) {
 	f := newFixture(t)
-	items := plainItems("Dish", 1000)
+	items := restaurant.PlainItems("Dish", 1000)
 	f.importDoc(f.a, restaurant.Document{MenuItems: items})
 	ctx := context.Background()
 
@@ -164,7 +174,7 @@ func TestListMenuItems_AWalkReturnsEveryItemPresentThroughoutExactlyOnceWhileDat
 	between := func(page int) {
 		f.clock.Advance(time.Second)
 		// Add items: they land after every existing one.
-		fresh := plainItems("New", 1000+added+10)[1000+added:]
+		fresh := restaurant.PlainItems("New", 1000+added+10)[1000+added:]
 		for i := range fresh {
 			fresh[i].Guid = strings.Replace(fresh[i].Guid, "00000000-0000-4000-8000", "11111111-0000-4000-8000", 1)
 		}
@@ -179,7 +189,7 @@ func TestListMenuItems_AWalkReturnsEveryItemPresentThroughoutExactlyOnceWhileDat
 		for _, idx := range []int{(page*100 + 150) % 1000, page * 100 / 2} {
 			g := items[idx].Guid
 			if !archived[g] {
-				require.NoError(t, f.srv.Archive(ctx, f.a, "menuItems", g))
+				require.NoError(t, f.srv.Operator().Archive(ctx, f.a, "menuItems", g))
 				archived[g] = true
 			}
 		}
@@ -206,14 +216,14 @@ func TestListMenuItems_AWalkReturnsEveryItemPresentThroughoutExactlyOnceWhileDat
 
 func TestListMenuItems_LastModifiedKeepsOnlyWhatChangedAfterIt(t *testing.T) {
 	f := newFixture(t)
-	items := plainItems("Dish", 20)
+	items := restaurant.PlainItems("Dish", 20)
 	f.importDoc(f.a, restaurant.Document{MenuItems: items})
 	f.clock.Advance(time.Minute)
 	since := f.clock.Now()
 	f.clock.Advance(time.Minute)
 	items[3].Name = "Changed"
 	f.importDoc(f.a, restaurant.Document{MenuItems: items}) // only item 3 differs
-	f.importDoc(f.a, restaurant.Document{MenuItems: append(plainItems("Dish", 0), restaurantapi.MenuItem{
+	f.importDoc(f.a, restaurant.Document{MenuItems: append(restaurant.PlainItems("Dish", 0), restaurantapi.MenuItem{
 		Guid: "22222222-0000-4000-8000-000000000000", EntityType: "MenuItem", Name: "Created later",
 		Type: restaurantapi.MenuItemTypeNONE, OptionGroups: []restaurantapi.ExternalReference{}, Images: []restaurantapi.Image{},
 		UnitOfMeasure: restaurantapi.UnitOfMeasureNONE, OrderableOnline: restaurantapi.OrderableOnlineYES, Visibility: restaurantapi.VisibilityALL,
@@ -235,8 +245,8 @@ func TestListMenuItems_LastModifiedKeepsOnlyWhatChangedAfterIt(t *testing.T) {
 
 func TestIsolation_AClientGrantedAGetsNothingOfB(t *testing.T) {
 	f := newFixture(t)
-	f.importDoc(f.a, restaurant.Document{MenuItems: plainItems("A dish", 5)})
-	bItems := plainItems("B dish", 5)
+	f.importDoc(f.a, restaurant.Document{MenuItems: restaurant.PlainItems("A dish", 5)})
+	bItems := restaurant.PlainItems("B dish", 5)
 	for i := range bItems {
 		bItems[i].Guid = strings.Replace(bItems[i].Guid, "00000000", "bbbbbbbb", 1)
 	}
@@ -259,7 +269,7 @@ func TestIsolation_AClientGrantedAGetsNothingOfB(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, status)
 
 	// A page token of A's list does not open B's, even to a client granted both.
-	both, err := f.srv.CreateClient(ctx, "both", []string{f.a, f.b})
+	both, err := f.srv.Operator().CreateClient(ctx, "both", []string{f.a, f.b})
 	require.NoError(t, err)
 	f.token = f.login(both.ClientID, both.ClientSecret)
 	one := 1
@@ -274,7 +284,7 @@ func TestIsolation_AClientGrantedAGetsNothingOfB(t *testing.T) {
 
 func TestBadInput_EachAnswersItsOwnError(t *testing.T) {
 	f := newFixture(t)
-	f.importDoc(f.a, restaurant.Document{MenuItems: plainItems("Dish", 5)})
+	f.importDoc(f.a, restaurant.Document{MenuItems: restaurant.PlainItems("Dish", 5)})
 	one := 1
 	_, h, _, err := opFor(t, "menuItems").list(context.Background(), f.client(), f.a, listParams{PageSize: &one})
 	require.NoError(t, err)
@@ -377,7 +387,7 @@ func TestRateLimit_PerSecondAndPerWindowAnswer429WithRetryAfter(t *testing.T) {
 			assert.Equal(t, tc.wantRetryAfter, h.Get("Retry-After"))
 
 			// The limit is per restaurant: another granted restaurant is unaffected.
-			both, err := f.srv.CreateClient(context.Background(), "both", []string{f.a, f.b})
+			both, err := f.srv.Operator().CreateClient(context.Background(), "both", []string{f.a, f.b})
 			require.NoError(t, err)
 			f.token = f.login(both.ClientID, both.ClientSecret)
 			status, _, _ = f.raw("/config/v2/menus", f.header(f.b))
@@ -395,11 +405,11 @@ func TestImport_ABadDocumentIsRejectedWholeAndChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	base := restaurant.Demo(restaurant.DemoOptions{MenuItems: 60, Seed: 1})
 	f.importDoc(f.a, base)
-	before, err := f.srv.Counts(ctx, f.a)
+	before, err := f.srv.Operator().Counts(ctx, f.a)
 	require.NoError(t, err)
 
 	// The first item is good; it must not be written either.
-	dangling := plainItems("Fresh", 2)
+	dangling := restaurant.PlainItems("Fresh", 2)
 	dangling[0].Guid = "44444444-0000-4000-8000-000000000000"
 	dangling[1].OptionGroups = []restaurantapi.ExternalReference{{Guid: "99999999-0000-4000-8000-000000000000", EntityType: "MenuOptionGroup"}}
 	tests := []struct {
@@ -412,16 +422,16 @@ func TestImport_ABadDocumentIsRejectedWholeAndChangesNothing(t *testing.T) {
 		{"unknown field", `{"printers": [{"guid": "00000000-0000-4000-8000-000000000001", "name": "P", "colour": "red"}]}`, "/printers/0/colour: unknown field"},
 		{"bad enum", `{"diningOptions": [{"guid": "00000000-0000-4000-8000-000000000001", "name": "Drive", "behavior": "DRIVE_THRU", "curbside": false}]}`, "/diningOptions/0"},
 		{"reference of the wrong type", `{"cashDrawers": [{"guid": "00000000-0000-4000-8000-000000000001", "printer": {"guid": "00000000-0000-4000-8000-000000000002", "entityType": "Table"}}]}`, "refers to a Printer here"},
-		{"duplicate GUID", mustJSON(t, restaurant.Document{MenuItems: append(plainItems("X", 1), plainItems("Y", 1)...)}), "appears twice"},
+		{"duplicate GUID", mustJSON(t, restaurant.Document{MenuItems: append(restaurant.PlainItems("X", 1), restaurant.PlainItems("Y", 1)...)}), "appears twice"},
 		{"not JSON", `[1, 2]`, "not a JSON object"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.srv.Import(ctx, f.a, []byte(tc.doc))
+			_, err := f.srv.Operator().Import(ctx, f.a, []byte(tc.doc))
 			var ie *restaurant.ImportError
 			require.ErrorAs(t, err, &ie)
 			assert.Contains(t, err.Error(), tc.want)
-			after, err := f.srv.Counts(ctx, f.a)
+			after, err := f.srv.Operator().Counts(ctx, f.a)
 			require.NoError(t, err)
 			assert.Equal(t, before, after)
 		})
@@ -432,13 +442,13 @@ func TestImport_AReferenceMayNameAnEntityStoredBefore(t *testing.T) {
 	f := newFixture(t)
 	base := restaurant.Demo(restaurant.DemoOptions{MenuItems: 60, Seed: 1})
 	f.importDoc(f.a, base)
-	item := plainItems("Burger", 1)[0]
+	item := restaurant.PlainItems("Burger", 1)[0]
 	item.Guid = "33333333-0000-4000-8000-000000000000"
 	item.OptionGroups = []restaurantapi.ExternalReference{{Guid: base.MenuOptionGroups[0].Guid, EntityType: "MenuOptionGroup"}}
 	res := f.importDoc(f.a, restaurant.Document{MenuItems: []restaurantapi.MenuItem{item}})
 	assert.Equal(t, 1, res.Total)
-	_, err := f.srv.Import(context.Background(), "0f0f0f0f-0000-4000-8000-000000000000", []byte(`{}`))
-	assert.ErrorIs(t, err, restaurant.ErrNotFound)
+	_, err := f.srv.Operator().Import(context.Background(), "0f0f0f0f-0000-4000-8000-000000000000", []byte(`{}`))
+	assert.ErrorIs(t, err, storeerr.ErrNotFound)
 }
 
 func TestDemo_FillsEveryResourceWithExactlyTheItemsAskedFor(t *testing.T) {
@@ -463,3 +473,54 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestConsole_RestaurantsClientsAndPages(t *testing.T) {
+	env := restauranttest.Start(t, restauranttest.Options{})
+	ctx := context.Background()
+
+	rs, err := env.Server.Console().Restaurants(ctx)
+	require.NoError(t, err)
+	require.Len(t, rs, 2)
+	assert.Equal(t, "Other Bistro", rs[0].Name)
+	assert.Equal(t, "Test Bistro", rs[1].Name)
+
+	clients, err := env.Server.Console().Clients(ctx)
+	require.NoError(t, err)
+	require.Len(t, clients, 1)
+	assert.Equal(t, restaurant.ConsoleClient{ID: env.ClientID, Name: "test client", CreatedAt: clients[0].CreatedAt, Restaurants: []string{env.Restaurant}}, clients[0])
+
+	res, err := env.Server.Console().GenerateDemo(ctx, env.Restaurant, 30, 7)
+	require.NoError(t, err)
+	require.Positive(t, res.Counts["menuItems"])
+
+	// Paging through the whole list with the API's tokens gives every item once.
+	seen := map[string]bool{}
+	token, pages := "", 0
+	for {
+		docs, next, err := env.Server.Console().Page(ctx, env.Restaurant, "menuItems", token, 7)
+		require.NoError(t, err)
+		pages++
+		for _, d := range docs {
+			var e struct{ GUID string }
+			require.NoError(t, json.Unmarshal(d, &e))
+			assert.False(t, seen[e.GUID], "each item once")
+			seen[e.GUID] = true
+		}
+		if next == "" {
+			break
+		}
+		token = next
+	}
+	assert.Len(t, seen, res.Counts["menuItems"])
+	assert.Equal(t, (res.Counts["menuItems"]+6)/7, pages)
+
+	_, _, err = env.Server.Console().Page(ctx, env.Restaurant, "menuItems", "forged", 7)
+	assert.Error(t, err)
+	_, _, err = env.Server.Console().Page(ctx, env.Restaurant, "nope", "", 0)
+	assert.ErrorIs(t, err, storeerr.ErrNotFound)
+
+	_, err = env.Server.Console().Import(ctx, env.Restaurant, []byte(`{"menuItems":[{"guid":"not-a-guid"}]}`))
+	var ie *restaurant.ImportError
+	require.ErrorAs(t, err, &ie)
+	assert.NotEmpty(t, ie.Problems)
+}

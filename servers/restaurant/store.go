@@ -8,27 +8,20 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
-	"io/fs"
 	"strings"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// migrationFiles are the schema migrations of both dialects (API.Files).
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
 //
 //go:embed migrations
 var migrationFiles embed.FS
-
-// Migrations returns the restaurant schema migrations for SQLite (goose SQL
-// files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the restaurant schema migrations for PostgreSQL
-// (goose SQL files, applied by pgdb.Open in the restaurant schema).
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
 
 // store is every SQL statement of the restaurant service.
 type store struct {
@@ -53,25 +46,6 @@ func hashSecret(secret string) []byte {
 
 func randomSecret() string {
 	return rand.Text() + rand.Text()
-}
-
-// secretKey returns the named server secret, creating it at first use, so it
-// survives restarts (page tokens stay valid).
-func (s *store) secretKey(ctx context.Context, name string) ([]byte, error) {
-	var key []byte
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&key)
-	if err == nil {
-		return key, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read setting %s: %w", name, err)
-	}
-	key = make([]byte, 32)
-	_, _ = rand.Read(key)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, key); err != nil {
-		return nil, fmt.Errorf("store setting %s: %w", name, err)
-	}
-	return s.secretKey(ctx, name)
 }
 
 type restaurantRecord struct {
@@ -154,20 +128,12 @@ func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
 	if err != nil {
 		return clientRecord{}, fmt.Errorf("read client: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT restaurant_guid FROM client_grants WHERE client_id = ? ORDER BY restaurant_guid`, id)
+	grants, err := apistore.Collect(ctx, s.db, apistore.Scan[string], `SELECT restaurant_guid FROM client_grants WHERE client_id = ? ORDER BY restaurant_guid`, id)
 	if err != nil {
 		return clientRecord{}, fmt.Errorf("read grants: %w", err)
 	}
-	defer rows.Close()
-	c.Restaurants = []string{}
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return clientRecord{}, fmt.Errorf("read grants: %w", err)
-		}
-		c.Restaurants = append(c.Restaurants, r)
-	}
-	return c, rows.Err()
+	c.Restaurants = append([]string{}, grants...)
+	return c, nil
 }
 
 func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, expires time.Time) error {
@@ -417,22 +383,12 @@ func (s *store) setHidden(ctx context.Context, restaurantGUID, kind, guid string
 
 // counts returns the number of live entities per kind of a restaurant.
 func (s *store) counts(ctx context.Context, restaurantGUID string) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `
+	out, err := apistore.Counts(ctx, s.db, `
 		SELECT kind, COUNT(*) FROM entities
 		WHERE restaurant_guid = ? AND archived = FALSE AND removed = FALSE
 		GROUP BY kind`, restaurantGUID)
 	if err != nil {
 		return nil, fmt.Errorf("count entities: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			return nil, fmt.Errorf("count entities: %w", err)
-		}
-		out[k] = n
-	}
-	return out, rows.Err()
+	return out, nil
 }

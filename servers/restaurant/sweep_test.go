@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/restaurant"
@@ -25,31 +24,19 @@ func (f *fixture) sweep(t *testing.T, want int, restaurantID, token string, secu
 	f.sweepWith(t, want, map[string]string{"Platform-Restaurant-External-ID": restaurantID}, token, secured)
 }
 
-// sweepWith is sweep with every parameter value given.
+// sweepWith is sweep with every parameter value given (contractsweep.Status,
+// a login request's body where one is sent).
 func (f *fixture) sweepWith(t *testing.T, want int, values map[string]string, token string, secured bool) {
 	t.Helper()
-	doc, ops, err := contractcoverage.Operations("restaurant")
-	require.NoError(t, err)
-	client := &http.Client{Transport: f.transport(contract.WithoutRequestValidation())}
-	swept := 0
-	for _, op := range ops {
-		if !op.Declares(want) || op.Secured(doc) != secured {
-			continue
-		}
-		swept++
-		req, err := op.NewRequest(f.url, values,
-			`{"clientId":"`+f.clientID+`","clientSecret":"`+f.secret+`","userAccessType":"PLATFORM_MACHINE_CLIENT"}`)
-		require.NoError(t, err)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := client.Do(req)
-		require.NoError(t, err, op.ID)
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, want, resp.StatusCode, "%s %s: %s", op.ID, req.URL.Path, body)
+	auth := ""
+	if token != "" {
+		auth = "Bearer " + token
 	}
-	assert.NotZero(t, swept, "some operation declares %d", want)
+	login := `{"clientId":"` + f.clientID + `","clientSecret":"` + f.secret + `","userAccessType":"PLATFORM_MACHINE_CLIENT"}`
+	contractsweep.Status(t, want, contractsweep.Sweep{
+		API: contract.Restaurant, BaseURL: f.url, Values: values, Authorization: auth,
+		Body: func(string) string { return login }, Keep: contractsweep.Secured(secured),
+	})
 }
 
 func TestEveryOperation_WithoutATokenAnswers401(t *testing.T) {

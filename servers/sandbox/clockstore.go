@@ -64,18 +64,10 @@ func (s *store) clock(ctx context.Context, id string) (clockState, error) {
 // moveClock replaces the clock of the ready sandbox id by to when it still
 // is from; false when another change came first.
 func (s *store) moveClock(ctx context.Context, id string, from, to clockState) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE sandboxes SET clock_base = ?, clock_ref = ?, clock_due = ?, clock_lease = ?
+	return s.changedRow(ctx, "move sandbox clock", `UPDATE sandboxes SET clock_base = ?, clock_ref = ?, clock_due = ?, clock_lease = ?
 		WHERE id = ? AND state = ? AND clock_base = ? AND clock_ref = ?`,
 		sqldb.Micros(to.Base), sqldb.Micros(to.Ref), sqldb.NullMicros(to.Due), sqldb.Micros(to.Lease),
 		id, stateReady, sqldb.Micros(from.Base), sqldb.Micros(from.Ref))
-	if err != nil {
-		return false, fmt.Errorf("move sandbox clock: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("move sandbox clock: %w", err)
-	}
-	return n == 1, nil
 }
 
 // settle records that the work due by due has run, unless a later advance

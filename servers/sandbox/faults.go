@@ -20,6 +20,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/faults"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
@@ -145,16 +146,19 @@ func (j *Journal) TakeFault(ctx context.Context, api, set string, operation func
 			d.spent.Store(true)
 			continue
 		}
-		return &takenFault{api: api, fault: faults.Fault{Kind: requestKinds[d.Kind], RetryAfter: d.RetryAfter, Delay: d.Delay}, clock: j.faults.clock}
+		return &takenFault{api: api, fault: faults.Fault{Kind: requestKinds[d.Kind], RetryAfter: d.RetryAfter, Delay: d.Delay},
+			now: func() time.Time { return j.sandboxTime(ctx, set, j.faults.clock.Now()) }}
 	}
 	return nil
 }
 
-// takenFault is a request fault that took a request.
+// takenFault is a request fault that took a request; now is the time on
+// the clock of the sandbox whose request it is (PAM's rate-limit headers
+// are dated by it, as the sandbox's real limits are).
 type takenFault struct {
 	api   string
 	fault faults.Fault
-	clock clock.Clock
+	now   func() time.Time
 }
 
 // Hold waits out a slow fault, which then lets the request be served.
@@ -172,7 +176,7 @@ func (t *takenFault) Answer(c echo.Context) error {
 	if t.fault.Kind == faults.Drop {
 		return faults.DropConnection(c)
 	}
-	return faults.Answer(c, t.api, t.fault, t.clock.Now())
+	return faults.Answer(c, t.api, t.fault, t.now())
 }
 
 // parseBound reads a Go duration within [lo, hi].
@@ -384,23 +388,18 @@ func (s *store) faults(ctx context.Context, sandboxID string, active bool) ([]*f
 	if active {
 		q += ` AND (count = 0 OR taken < count)`
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY seq, id`, sandboxID)
-	if err != nil {
-		return nil, fmt.Errorf("read faults: %w", err)
-	}
-	defer rows.Close()
-	var out []*faultDef
-	for rows.Next() {
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, out **faultDef) error {
 		d := &faultDef{}
-		var retry, delay, created int64
+		var retry, delay int64
 		if err := rows.Scan(&d.ID, &d.SandboxID, &d.Kind, &d.API, &d.Operation, &d.Count, &d.SharePPM, &retry, &delay,
-			&d.Attempt, &d.Taken, &created); err != nil {
-			return nil, fmt.Errorf("read faults: %w", err)
+			&d.Attempt, &d.Taken, sqldb.TimeInto(&d.CreatedAt)); err != nil {
+			return err
 		}
-		d.RetryAfter, d.Delay, d.CreatedAt = time.Duration(retry)*time.Microsecond, time.Duration(delay)*time.Microsecond, sqldb.Time(created)
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
+		d.RetryAfter, d.Delay = time.Duration(retry)*time.Microsecond, time.Duration(delay)*time.Microsecond
+		*out = d
+		return nil
+	}, q+` ORDER BY seq, id`, sandboxID)
+	if err != nil {
 		return nil, fmt.Errorf("read faults: %w", err)
 	}
 	return out, nil
@@ -410,15 +409,7 @@ func (s *store) faults(ctx context.Context, sandboxID string, active bool) ([]*f
 // is used up (or it is gone): one statement, so that replicas sharing the
 // database together take exactly count.
 func (s *store) takeFault(ctx context.Context, id string) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE faults SET taken = taken + 1 WHERE id = ? AND (count = 0 OR taken < count)`, id)
-	if err != nil {
-		return false, fmt.Errorf("take fault: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("take fault: %w", err)
-	}
-	return n == 1, nil
+	return s.changedRow(ctx, "take fault", `UPDATE faults SET taken = taken + 1 WHERE id = ? AND (count = 0 OR taken < count)`, id)
 }
 
 // deleteFaults deletes the sandbox's fault id, or all its faults when id is

@@ -22,6 +22,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -30,25 +31,6 @@ var noRetry = clients.RetryPolicy{MaxRetries: -1}
 
 // fastRetry retries soon, and waits at most 3s when told to.
 var fastRetry = clients.RetryPolicy{MaxRetries: 3, MaxWait: 3 * time.Second, WaitMin: time.Millisecond, WaitMax: 10 * time.Millisecond}
-
-// clientsOf returns b's ergonomic clients with the retry policy p.
-func (e *env) clientsOf(t testing.TB, b *box, p clients.RetryPolicy) *box {
-	t.Helper()
-	c := b.Credentials
-	out := &box{CreatedSandbox: b.CreatedSandbox, api: b.api}
-	var err error
-	out.pam, err = pam.New(pam.Config{BaseURL: c.Pam.BaseUrl, Team: c.Pam.Team, KeyID: c.Pam.KeyId, KeySecret: c.Pam.KeySecret, Retry: p})
-	require.NoError(t, err)
-	out.fax, err = faxclient.New(faxclient.Config{BaseURL: c.Fax.BaseUrl, APIKey: c.Fax.ApiKey, Retry: p})
-	require.NoError(t, err)
-	out.storage, err = storage.New(storage.Config{Endpoint: c.Storage.Endpoint, Region: c.Storage.Region, KeyID: c.Storage.KeyId,
-		Secret: c.Storage.Secret, Now: e.clock.Now, Retry: p})
-	require.NoError(t, err)
-	out.restaurant, err = restaurant.New(restaurant.Config{BaseURL: c.Restaurant.BaseUrl, ClientID: c.Restaurant.ClientId,
-		ClientSecret: c.Restaurant.ClientSecret, Restaurant: c.Restaurant.RestaurantGuid, Retry: p})
-	require.NoError(t, err)
-	return out
-}
 
 // apiCall is one read of an API through its ergonomic client: the
 // operation a fault names and the call.
@@ -83,32 +65,6 @@ var apiCalls = []apiCall{
 		return err
 	}},
 }
-
-// addFault adds f to b through b's own token and returns it.
-func addFault(t testing.TB, b *box, f sandboxapi.FaultRequest) sandboxapi.Fault {
-	t.Helper()
-	resp, err := b.api.AddSandboxFaultWithResponse(context.Background(), b.Id, f)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, resp.StatusCode(), string(resp.Body))
-	return *resp.JSON201
-}
-
-func listFaults(t testing.TB, b *box) []sandboxapi.Fault {
-	t.Helper()
-	resp, err := b.api.ListSandboxFaultsWithResponse(context.Background(), b.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
-	return resp.JSON200.Data
-}
-
-func clearFaults(t testing.TB, b *box) {
-	t.Helper()
-	resp, err := b.api.ClearSandboxFaultsWithResponse(context.Background(), b.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, resp.StatusCode(), string(resp.Body))
-}
-
-func apiOf(name string) *sandboxapi.FaultAPI { a := sandboxapi.FaultAPI(name); return &a }
 
 // errorBody checks the API's documented error of a fault's answer, as its
 // client reads it.
@@ -253,8 +209,7 @@ func TestFaults_ShareAndEveryOperation(t *testing.T) {
 func TestFaults_NeverTouchAnotherSandboxOrTheDemoTenants(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	demoCreds, err := e.st.Demo(ctx, stack.Credentials{}, e.urls)
 	require.NoError(t, err)
 	var creds sandboxapi.Credentials
@@ -300,8 +255,7 @@ func TestFaults_NeverTouchAnotherSandboxOrTheDemoTenants(t *testing.T) {
 	require.Len(t, left, 1)
 	assert.Equal(t, sandboxapi.FaultKindDrop, left[0].Kind)
 	reset, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, reset.StatusCode())
+	testkit.Answered(t, http.StatusOK, reset, err)
 	assert.Empty(t, listFaults(t, a))
 	assert.NoError(t, apiCalls[0].call(ctx, oa), "no fault after the reset")
 }
@@ -334,8 +288,7 @@ func TestFaults_BadDefinitionsAre400AndStoreNothing(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp, err := b.api.AddSandboxFaultWithBodyWithResponse(ctx, b.Id, "application/json", strings.NewReader(c.body))
-			require.NoError(t, err)
-			require.Equal(t, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))
+			testkit.Answered(t, http.StatusBadRequest, resp, err)
 			require.NotNil(t, resp.JSON400, string(resp.Body))
 			assert.Contains(t, resp.JSON400.Message, c.field)
 		})
@@ -421,4 +374,71 @@ func fixedKey(api string) ([]byte, error) {
 	k := make([]byte, 32)
 	copy(k, api)
 	return k, nil
+}
+
+func TestFaults_WebhookDeliveriesFailDuplicateAndReorder(t *testing.T) {
+	e := start(t, envOptions{})
+	a, b := e.pair(t, frozenClock)
+	e.receive(t, a)
+	e.receive(t, b)
+
+	// The first attempt of the next event fails, as a receiver's 503: the
+	// event comes again, attempt 2.
+	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookFail, Count: ptr(1)})
+	id := triggerInbound(t, a, sandboxapi.InboundFaxRequest{})
+	events := e.inboxUntil(t, a, id, "fax.received")
+	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(events))
+	assert.Equal(t, 2, events[0].Attempt, "the first attempt failed")
+	assert.Equal(t, 1, events[1].Attempt)
+	assert.Equal(t, 1, listFaults(t, a)[0].Taken)
+	// B's deliveries meanwhile: untouched.
+	idB := triggerInbound(t, b, sandboxapi.InboundFaxRequest{})
+	eventsB := e.inboxUntil(t, b, idB, "fax.received")
+	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(eventsB))
+	for _, ev := range eventsB {
+		assert.Equal(t, 1, ev.Attempt)
+	}
+	clearFaults(t, a)
+
+	// Duplicated: the next delivery comes twice, the same event.
+	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookDuplicate, Count: ptr(1)})
+	id = triggerInbound(t, a, sandboxapi.InboundFaxRequest{})
+	events = e.inboxUntil(t, a, id, "fax.received")
+	assert.Equal(t, []string{"fax.receiving.started", "fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(events))
+	assert.Equal(t, events[0].ID, events[1].ID)
+	clearFaults(t, a)
+
+	// Reordered: the next delivery comes after the one that follows it.
+	addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindWebhookReorder, Count: ptr(1)})
+	id = triggerInbound(t, a, sandboxapi.InboundFaxRequest{})
+	events = e.inboxUntil(t, a, id, "fax.received")
+	assert.Equal(t, []string{"fax.media.processing.started", "fax.receiving.started", "fax.received"}, types(events))
+	assert.Equal(t, 1, listFaults(t, a)[0].Taken)
+}
+
+// BenchmarkFaultLookup measures what the sandboxes' faults cost a request
+// that no fault takes, at its authentication (Journal.TakeFault): a sandbox
+// without faults, and one whose only fault is on another operation (the
+// request's operation is then looked up). Both answer from the replica's
+// cache, without a query.
+func BenchmarkFaultLookup(b *testing.B) {
+	e := start(b, envOptions{})
+	ctx := context.Background()
+	none := e.create(b, sandboxapi.CreateSandboxRequest{})
+	other := e.create(b, sandboxapi.CreateSandboxRequest{})
+	addFault(b, other, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("pam"), Operation: ptr("DeleteGroup")})
+	j := e.st.Sandboxes.Journal()
+	op := func() string { return "ListGroups" }
+	for _, c := range []struct {
+		name string
+		id   string
+	}{{"no-faults", none.Id}, {"fault-on-another-operation", other.Id}, {"demo-tenants", "demo"}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if j.TakeFault(ctx, "pam", c.id, op) != nil {
+					b.Fatal("a fault took the request")
+				}
+			}
+		})
+	}
 }

@@ -39,13 +39,22 @@ type Journal struct {
 
 	mu      sync.Mutex
 	pending []pendingEntry
-	kick    chan struct{}
+	// spare is the queue's other array: the writer takes the queue and
+	// gives the array back once written, so queueing allocates nothing.
+	spare []pendingEntry
+	kick  chan struct{}
 	// urgent cuts the writer's linger short: a Flush waits, or a batch is
 	// full.
 	urgent chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
 	once   sync.Once
+
+	// The writer's own: its encoder, its list of a batch's entries, and
+	// when (on the stack's clock) it last recorded each sandbox's use.
+	enc     entryEncoder
+	entries []apiserver.JournalEntry
+	touched map[string]time.Time
 }
 
 var _ apiserver.Journal = (*Journal)(nil)
@@ -59,22 +68,29 @@ type pendingEntry struct {
 	done   chan struct{}
 }
 
-// maxBatch is the most entries committed together; maxPending the most
-// waiting before requests wait for the writer.
+// maxBatch is the most entries committed together (a row's places:
+// seqShift); maxPending the most waiting before requests wait for the
+// writer.
 const (
-	maxBatch   = 256
-	maxPending = 4096
+	maxBatch   = 1 << seqShift
+	maxPending = 4 * maxBatch
 )
 
 // linger is how long the writer waits for more entries before it commits
 // a batch (unless a Flush waits or the batch is full): a commit costs about
 // as much as the entries it stores, so fewer, larger ones leave the
-// requests the CPU.
-const linger = 10 * time.Millisecond
+// requests the CPU (BenchmarkJournalCost). Another replica sees an entry
+// about linger after its request.
+const linger = 25 * time.Millisecond
+
+// touchEvery is how often at most (on the stack's clock) the writer
+// records a sandbox's use, which its TTL counts from: a row's update per
+// commit would cost more than the entries.
+const touchEvery = time.Second
 
 func newJournal(st *store, c clock.Clock, logger *slog.Logger) *Journal {
 	j := &Journal{store: st, clock: c, logger: logger, kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), touched: map[string]time.Time{}}
 	j.enabled.Store(true)
 	go j.run()
 	return j
@@ -93,8 +109,9 @@ func (j *Journal) Journals(set string) bool {
 // Now is the stack's clock.
 func (j *Journal) Now() time.Time { return j.clock.Now() }
 
-// Record queues e for the writer; it waits for the commit only while the
-// writer is maxPending entries behind (or until ctx ends).
+// Record queues e for the writer, which redacts, encodes and stores it off
+// the request's path; it waits for the commit only while the writer is
+// maxPending entries behind (or until ctx ends).
 func (j *Journal) Record(ctx context.Context, e apiserver.JournalEntry) {
 	e.SetTime = j.sandboxTime(ctx, e.Set, e.Time)
 	if j.recordLocal(e) {
@@ -184,66 +201,87 @@ func (j *Journal) run() {
 func (j *Journal) flush() {
 	for {
 		j.mu.Lock()
-		n := min(len(j.pending), maxBatch)
-		batch := j.pending[:n:n]
-		// all is the queue's array when the batch takes it all: it is
-		// the queue's again once written (unless a new one began).
-		var all []pendingEntry
-		if n == len(j.pending) {
-			all = j.pending
-		}
-		j.pending = j.pending[n:]
-		if len(j.pending) == 0 {
-			j.pending = nil
-		}
+		queue := j.pending
+		j.pending, j.spare = j.spare[:0], nil
 		j.mu.Unlock()
-		if n == 0 {
+		if len(queue) == 0 {
+			j.mu.Lock()
+			j.spare = queue[:0]
+			j.mu.Unlock()
 			return
 		}
-		j.write(batch)
-		for _, p := range batch {
-			if p.marker {
-				close(p.done)
+		for rest := queue; len(rest) > 0; {
+			batch := rest[:min(len(rest), maxBatch)]
+			rest = rest[len(batch):]
+			j.write(batch)
+			for _, p := range batch {
+				if p.marker {
+					close(p.done)
+				}
 			}
 		}
-		if all != nil {
-			clear(all)
-			j.mu.Lock()
-			if j.pending == nil {
-				j.pending = all[:0]
-			}
-			j.mu.Unlock()
-		}
+		clear(queue)
+		j.mu.Lock()
+		j.spare = queue[:0]
+		j.mu.Unlock()
 	}
 }
 
 // write commits batch, one row per sandbox; when that fails (a sandbox was
 // deleted meanwhile), each sandbox's row is tried alone, and those refused
-// are dropped.
+// are dropped. Then the entries' buffers go back to the requests.
 func (j *Journal) write(batch []pendingEntry) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	entries := make([]apiserver.JournalEntry, 0, len(batch))
+	entries := j.entries[:0]
 	for _, p := range batch {
 		if !p.marker {
 			entries = append(entries, p.entry)
 		}
 	}
+	j.entries = entries
+	defer func() {
+		for i := range entries {
+			entries[i].Release()
+		}
+		clear(entries)
+	}()
 	if len(entries) == 0 {
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	groups := groupBySandbox(entries)
 	now := j.clock.Now()
-	if err := j.store.appendJournal(ctx, groups, now); err == nil || len(groups) == 1 {
+	j.touches(groups, now)
+	if err := j.store.appendJournal(ctx, &j.enc, groups, now); err == nil || len(groups) == 1 {
 		if err != nil {
 			j.logger.DebugContext(ctx, "sandbox journal: entries dropped (their sandbox is gone?)", "sandbox", groups[0].sandbox, "err", err)
 		}
 		return
 	}
 	for _, g := range groups {
-		if err := j.store.appendJournal(ctx, []journalGroup{g}, now); err != nil {
+		if err := j.store.appendJournal(ctx, &j.enc, []journalGroup{g}, now); err != nil {
 			j.logger.DebugContext(ctx, "sandbox journal: entries dropped (their sandbox is gone?)", "sandbox", g.sandbox, "err", err)
 		}
+	}
+}
+
+// touches marks the groups whose sandbox's use the commit records at now:
+// those not recorded by this writer in the last touchEvery.
+func (j *Journal) touches(groups []journalGroup, now time.Time) {
+	if len(j.touched) > 1024 {
+		for id, at := range j.touched {
+			if now.Sub(at) >= touchEvery || at.After(now) {
+				delete(j.touched, id)
+			}
+		}
+	}
+	for i, g := range groups {
+		at, ok := j.touched[g.sandbox]
+		if ok && now.Sub(at) < touchEvery && !at.After(now) {
+			continue
+		}
+		groups[i].touch = true
+		j.touched[g.sandbox] = now
 	}
 }
 

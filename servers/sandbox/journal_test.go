@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 // send makes one request with an Authorization header and answers its status.
@@ -80,4 +82,31 @@ func TestJournal_ListsTheSpecViolationsOfARequest(t *testing.T) {
 	require.Len(t, ok, 1)
 	assert.NotNil(t, ok[0].Violations)
 	assert.Empty(t, ok[0].Violations)
+}
+
+// On PostgreSQL, the journal's commits are not announced to the other
+// replicas (they cache nothing of the journal), so requests journaled
+// through one replica leave the clock and fault caches of another alone;
+// a fault set is announced.
+func TestJournal_CommitsLeaveTheOtherReplicasCachesAlone(t *testing.T) {
+	openDB := sharedOpenDB(t)
+	first := start(t, envOptions{replica: &replicaOf{openDB: openDB, adminToken: "admin-token", creatorToken: "creator-token", masterKey: fixedKey}})
+	second := start(t, envOptions{replica: &replicaOf{openDB: openDB, adminToken: "admin-token", creatorToken: "creator-token", masterKey: fixedKey}})
+	ctx := context.Background()
+	sb := first.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	pool := second.st.DB(stack.Sandbox)
+	require.NoError(t, sqldb.Sync(ctx, pool))
+	heard := sqldb.HeardOn(pool)
+	for i := range 20 {
+		_, err := sb.pam.CreateGroup(ctx, fmt.Sprintf("group-%02d", i))
+		require.NoError(t, err)
+		first.st.Sandboxes.Journal().Flush(ctx) // a commit each
+	}
+	require.NoError(t, sqldb.Sync(ctx, pool))
+	assert.Equal(t, heard, sqldb.HeardOn(pool), "journal commits are not announced")
+	require.Len(t, journal(t, sb, &sandboxapi.ListSandboxRequestsParams{Operation: ptr("CreateGroup")}), 20)
+
+	addFault(t, sb, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("pam"), Count: ptr(1)})
+	require.NoError(t, sqldb.Sync(ctx, pool))
+	assert.Greater(t, sqldb.HeardOn(pool), heard, "a fault's change is")
 }

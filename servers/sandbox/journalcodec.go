@@ -2,11 +2,12 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -44,16 +45,24 @@ var (
 	zDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20))
 )
 
-// encodeEntries encodes entries together and compresses them.
-func encodeEntries(entries []apiserver.JournalEntry) []byte {
-	scratch := encodeBuffers.Get().(*[]byte)
-	defer func() {
-		if cap(*scratch) <= 1<<20 { // a rare huge batch's is not kept
-			encodeBuffers.Put(scratch)
-		}
-	}()
-	buf := binary.AppendUvarint((*scratch)[:0], uint64(len(entries)))
-	var names []string
+// entryEncoder encodes the journal writer's rows. Its buffers are kept
+// from one row to the next (a row's encoding is tens or hundreds of KiB),
+// so one encoder serves one goroutine: the writer's.
+type entryEncoder struct {
+	raw, row []byte
+	names    []string
+}
+
+// maxKeptBuffer is the largest buffer an entryEncoder keeps for the next
+// row (a rare huge row's is left to the garbage collector).
+const maxKeptBuffer = 8 << 20
+
+// encode encodes entries together, their secrets redacted (Record gets
+// them as they were sent: apiserver.JournalEntry), and compresses them.
+// The row it returns is valid until the next call.
+func (c *entryEncoder) encode(entries []apiserver.JournalEntry) []byte {
+	buf := binary.AppendUvarint(c.raw[:0], uint64(len(entries)))
+	names := c.names
 	for _, e := range entries {
 		for _, s := range []string{e.API, e.Operation, e.Method, e.Path, e.Query} {
 			buf = appendString(buf, s)
@@ -64,8 +73,8 @@ func encodeEntries(entries []apiserver.JournalEntry) []byte {
 		buf = binary.AppendVarint(buf, e.Duration.Microseconds())
 		buf, names = appendHeaders(buf, e.RequestHeaders, names)
 		buf, names = appendHeaders(buf, e.ResponseHeaders, names)
-		buf = appendString(buf, e.RequestBody)
-		buf = appendString(buf, e.ResponseBody)
+		buf = appendString(buf, apiserver.RedactBody(e.RequestBody))
+		buf = appendString(buf, apiserver.RedactBody(e.ResponseBody))
 		var flags byte
 		if e.RequestTruncated {
 			flags |= 1
@@ -81,17 +90,18 @@ func encodeEntries(entries []apiserver.JournalEntry) []byte {
 			buf = appendString(buf, v.Message)
 		}
 	}
-	*scratch = buf
-	// The compressed row is the caller's (the database driver's); the
-	// uncompressed encoding goes back to the pool.
-	row := make([]byte, 1, 64+len(buf)/4)
-	row[0] = codecVersion
-	return zEncoder.EncodeAll(buf, row)
+	row := zEncoder.EncodeAll(buf, append(c.row[:0], codecVersion))
+	c.raw, c.row, c.names = keep(buf), keep(row), names
+	return row
 }
 
-// encodeBuffers keep encodeEntries' uncompressed encodings between
-// commits (a commit's is tens of KiB).
-var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+// keep is buf to reuse, unless it grew past maxKeptBuffer.
+func keep(buf []byte) []byte {
+	if cap(buf) > maxKeptBuffer {
+		return nil
+	}
+	return buf
+}
 
 func appendString[S string | []byte](buf []byte, s S) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(s)))
@@ -99,8 +109,9 @@ func appendString[S string | []byte](buf []byte, s S) []byte {
 }
 
 // appendHeaders encodes h, its names sorted (the same headers encode
-// alike, which compresses well); names is scratch space, returned for the
-// next call.
+// alike, which compresses well), the value of every secret header
+// (apiserver.SecretHeader) as apiserver.Redacted; names is scratch space,
+// returned for the next call.
 func appendHeaders(buf []byte, h http.Header, names []string) ([]byte, []string) {
 	names = names[:0]
 	for name := range h {
@@ -110,19 +121,29 @@ func appendHeaders(buf []byte, h http.Header, names []string) ([]byte, []string)
 	buf = binary.AppendUvarint(buf, uint64(len(names)))
 	for _, name := range names {
 		buf = appendString(buf, name)
-		buf = binary.AppendUvarint(buf, uint64(len(h[name])))
-		for _, v := range h[name] {
+		values := h[name]
+		if apiserver.SecretHeader(name) {
+			values = redacted
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(values)))
+		for _, v := range values {
 			buf = appendString(buf, v)
 		}
 	}
 	return buf, names
 }
 
+var redacted = []string{apiserver.Redacted}
+
 // errCorrupt: a stored row does not decode.
 var errCorrupt = errors.New("corrupt journal row")
 
-// decodeEntries is the reverse of encodeEntries.
+// decodeEntries is the reverse of entryEncoder.encode; it also reads the
+// rows converted from the per-entry table (convertedVersion).
 func decodeEntries(data []byte) ([]apiserver.JournalEntry, error) {
+	if len(data) > 0 && data[0] == convertedVersion {
+		return decodeConverted(data[1:])
+	}
 	if len(data) == 0 || (data[0] != codecVersion && data[0] != 1) {
 		return nil, fmt.Errorf("%w: unknown encoding", errCorrupt)
 	}
@@ -164,6 +185,71 @@ func decodeEntries(data []byte) ([]apiserver.JournalEntry, error) {
 		d.err = fmt.Errorf("%w: %d bytes left over", errCorrupt, len(d.buf))
 	}
 	return out, d.err
+}
+
+// convertedVersion marks a row converted by SQL from one entry of the
+// per-entry journal table that journal_batches replaced: the row is that
+// byte, then the entry as a JSON object (convertedEntry), uncompressed.
+// The table's entries were redacted when stored and had no sandbox time
+// (read as the stack's) nor violations.
+const convertedVersion = 3
+
+// convertedEntry is a converted row's JSON object: the per-entry table's
+// columns, the bodies in hexadecimal (either case), the truncation flags
+// as booleans or 0/1 (PostgreSQL's or SQLite's JSON of a boolean column),
+// the headers as the table stored them (JSON of an http.Header).
+type convertedEntry struct {
+	API               string          `json:"api"`
+	Operation         string          `json:"operation"`
+	Method            string          `json:"method"`
+	Path              string          `json:"path"`
+	Query             string          `json:"query"`
+	Status            int             `json:"status"`
+	At                int64           `json:"at"`
+	DurationMicros    int64           `json:"duration_micros"`
+	RequestHeaders    http.Header     `json:"request_headers"`
+	ResponseHeaders   http.Header     `json:"response_headers"`
+	RequestBody       string          `json:"request_body"`
+	RequestTruncated  json.RawMessage `json:"request_truncated"`
+	ResponseBody      string          `json:"response_body"`
+	ResponseTruncated json.RawMessage `json:"response_truncated"`
+}
+
+// decodeConverted reads a converted row (after its version byte).
+func decodeConverted(data []byte) ([]apiserver.JournalEntry, error) {
+	var c convertedEntry
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%w: converted entry: %w", errCorrupt, err)
+	}
+	reqBody, err1 := hex.DecodeString(c.RequestBody)
+	respBody, err2 := hex.DecodeString(c.ResponseBody)
+	reqCut, err3 := jsonFlag(c.RequestTruncated)
+	respCut, err4 := jsonFlag(c.ResponseTruncated)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, fmt.Errorf("%w: converted entry: %w", errCorrupt, err)
+	}
+	e := apiserver.JournalEntry{API: c.API, Operation: c.Operation, Method: c.Method, Path: c.Path, Query: c.Query,
+		Status: c.Status, Time: sqldb.Time(c.At), SetTime: sqldb.Time(c.At), Duration: time.Duration(c.DurationMicros) * time.Microsecond,
+		RequestHeaders: c.RequestHeaders, ResponseHeaders: c.ResponseHeaders, RequestBody: reqBody, ResponseBody: respBody,
+		RequestTruncated: reqCut, ResponseTruncated: respCut}
+	if e.RequestHeaders == nil {
+		e.RequestHeaders = http.Header{}
+	}
+	if e.ResponseHeaders == nil {
+		e.ResponseHeaders = http.Header{}
+	}
+	return []apiserver.JournalEntry{e}, nil
+}
+
+// jsonFlag reads a JSON boolean, or 0 or 1.
+func jsonFlag(raw json.RawMessage) (bool, error) {
+	switch string(raw) {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("flag %s is not a boolean", raw)
 }
 
 // decoder reads the format; its first error sticks.

@@ -26,17 +26,17 @@ func TestJournalCodec_RoundTrips(t *testing.T) {
 			RequestTruncated: true,
 			Violations:       []validation.Cause{{In: "body", Name: "/to", Message: "value must be a string"}, {In: "body", Message: "property \"media_url\" is missing"}}},
 	}
-	got, err := decodeEntries(encodeEntries(entries))
+	got, err := decodeEntries(new(entryEncoder).encode(entries))
 	require.NoError(t, err)
 	assert.Equal(t, entries, got)
 
-	empty, err := decodeEntries(encodeEntries(nil))
+	empty, err := decodeEntries(new(entryEncoder).encode(nil))
 	require.NoError(t, err)
 	assert.Empty(t, empty)
 }
 
 func TestJournalCodec_RefusesCorruptRows(t *testing.T) {
-	good := encodeEntries([]apiserver.JournalEntry{{API: "pam", RequestHeaders: http.Header{}, ResponseHeaders: http.Header{},
+	good := new(entryEncoder).encode([]apiserver.JournalEntry{{API: "pam", RequestHeaders: http.Header{}, ResponseHeaders: http.Header{},
 		RequestBody: []byte{}, ResponseBody: []byte{}, Time: time.UnixMicro(0).UTC(), SetTime: time.UnixMicro(0).UTC()}})
 	for name, data := range map[string][]byte{
 		"empty":            nil,
@@ -75,4 +75,29 @@ func TestJournalCodec_ReadsVersion1RowsWithTheStacksTimeAsTheSandboxs(t *testing
 	assert.Equal(t, 200, got[0].Status)
 	assert.Equal(t, at, got[0].Time)
 	assert.Equal(t, at, got[0].SetTime)
+}
+
+// The journal gets entries as they were sent: the encoding redacts their
+// secret headers and body fields, and the encoder's buffers serve the
+// next row without changing the last one's entries.
+func TestJournalCodec_RedactsWhatItEncodes(t *testing.T) {
+	at := time.Date(2026, 11, 26, 2, 30, 0, 0, time.UTC)
+	entry := apiserver.JournalEntry{API: "pam", Operation: "CreateToken", Method: "POST", Path: "/v1/token", Status: 200, Time: at, SetTime: at,
+		RequestHeaders:  http.Header{"Authorization": {"Bearer abc"}, "X-Session-Token": {"t1"}, "Accept": {"application/json"}},
+		ResponseHeaders: http.Header{"Set-Cookie": {"s=1"}, "Content-Type": {"application/json"}},
+		RequestBody:     []byte(`{"key_id":"k1","key_secret":"s3cret"}`), ResponseBody: []byte(`{"access_token":"tok","token_type":"bearer"}`)}
+	var enc entryEncoder
+	got, err := decodeEntries(enc.encode([]apiserver.JournalEntry{entry}))
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	e := got[0]
+	assert.Equal(t, http.Header{"Authorization": {apiserver.Redacted}, "X-Session-Token": {apiserver.Redacted}, "Accept": {"application/json"}}, e.RequestHeaders)
+	assert.Equal(t, http.Header{"Set-Cookie": {apiserver.Redacted}, "Content-Type": {"application/json"}}, e.ResponseHeaders)
+	assert.JSONEq(t, `{"key_id":"k1","key_secret":"[redacted]"}`, string(e.RequestBody))
+	assert.JSONEq(t, `{"access_token":"[redacted]","token_type":"bearer"}`, string(e.ResponseBody))
+	assert.Equal(t, "Bearer abc", entry.RequestHeaders.Get("Authorization"), "the request's own headers are left as they were")
+
+	again, err := decodeEntries(enc.encode([]apiserver.JournalEntry{entry, entry}))
+	require.NoError(t, err)
+	assert.Equal(t, []apiserver.JournalEntry{e, e}, again)
 }

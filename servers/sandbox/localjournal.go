@@ -30,12 +30,13 @@ func (j *Journal) keptLocally(set string) bool {
 	return p != nil && *p != "" && *p == set
 }
 
-// recordLocal keeps e when it is of the local set, and reports whether it
-// was.
+// recordLocal keeps e, redacted, when it is of the local set, and reports
+// whether it was.
 func (j *Journal) recordLocal(e apiserver.JournalEntry) bool {
 	if !j.keptLocally(e.Set) {
 		return false
 	}
+	e.Redact()
 	j.localMu.Lock()
 	defer j.localMu.Unlock()
 	if e.Set == j.local.set {

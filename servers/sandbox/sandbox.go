@@ -528,19 +528,18 @@ func filterOf(p sandboxapi.ListSandboxRequestsParams) journalFilter {
 	if p.Api != nil {
 		f.API = string(*p.Api)
 	}
-	if p.Operation != nil {
-		f.Operation = *p.Operation
-	}
-	if p.Status != nil {
-		f.Status = *p.Status
-	}
-	if p.After != nil {
-		f.After = *p.After
-	}
-	if p.Limit != nil {
-		f.Limit = *p.Limit
-	}
+	setIf(&f.Operation, p.Operation)
+	setIf(&f.Status, p.Status)
+	setIf(&f.After, p.After)
+	setIf(&f.Limit, p.Limit)
 	return f
+}
+
+// setIf sets *dst to *v when v is given (a request's optional field).
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 func entryView(e storedEntry) sandboxapi.JournalEntry {

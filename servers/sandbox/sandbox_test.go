@@ -14,28 +14,11 @@ import (
 
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/clients/pam"
-	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
-
-// use makes one call of every API with b's credentials and checks each
-// worked: a PAM group, a fax to a normal test number, a lifecycle
-// configuration, a restaurant read.
-func (e *env) use(t testing.TB, b *box) (group string, fax *faxclient.Fax) {
-	t.Helper()
-	ctx := context.Background()
-	group = "g-" + b.Id
-	_, err := b.pam.CreateGroup(ctx, group, pam.EndUser)
-	require.NoError(t, err, label(b))
-	fax = e.sendFax(t, b, "+13125550800")
-	require.NoError(t, b.storage.PutLifecycle(ctx, b.Credentials.Storage.Bucket,
-		storage.Configuration(storage.ExpireAfterDays("tmp", "tmp/", 7))), label(b))
-	_, err = b.restaurant.GetTipWithholding(ctx)
-	require.NoError(t, err, label(b))
-	return group, fax
-}
 
 func TestSandboxes_TwoSandboxesAreIsolatedInEveryAPIAndJournal(t *testing.T) {
 	e := start(t, envOptions{})
@@ -118,8 +101,7 @@ func TestSandboxes_TwoSandboxesAreIsolatedInEveryAPIAndJournal(t *testing.T) {
 func TestSandboxes_TokensControlTheirOwnSandboxOnly(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 
 	status := func(resp interface{ StatusCode() int }, err error) int {
 		require.NoError(t, err)
@@ -149,15 +131,13 @@ func TestSandboxes_TokensControlTheirOwnSandboxOnly(t *testing.T) {
 	// The admin token does everything, on both.
 	for _, x := range []*box{a, b} {
 		resp, err := e.admin.GetSandboxWithResponse(ctx, x.Id)
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode())
+		testkit.Answered(t, http.StatusOK, resp, err)
 		assert.Equal(t, x.Credentials, resp.JSON200.Credentials)
 	}
 	assert.Equal(t, http.StatusCreated, status(e.admin.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})))
 	// Its own token: get, then delete; then the token is dead.
 	got, err := a.api.GetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
+	testkit.Answered(t, http.StatusOK, got, err)
 	assert.Equal(t, a.Credentials, got.JSON200.Credentials)
 	assert.Equal(t, http.StatusNoContent, status(a.api.DeleteSandboxWithResponse(ctx, a.Id)))
 	assert.Equal(t, http.StatusUnauthorized, status(a.api.GetSandboxWithResponse(ctx, a.Id)))
@@ -181,8 +161,7 @@ func TestSandboxes_CreateRefusesBadInput(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp, err := e.creator.CreateSandboxWithBodyWithResponse(ctx, "application/json", strings.NewReader(body))
-			require.NoError(t, err)
-			require.Equal(t, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))
+			testkit.Answered(t, http.StatusBadRequest, resp, err)
 			require.NotNil(t, resp.JSON400)
 			assert.Equal(t, sandboxapi.ErrorErrorInvalidRequest, resp.JSON400.Error)
 			assert.NotEmpty(t, resp.JSON400.Message)
@@ -204,23 +183,20 @@ func TestSandboxes_CreateRefusesBadInput(t *testing.T) {
 	assert.Equal(t, before, e.tableCounts(t), "a refused create changes nothing")
 	// No body at all is a default sandbox.
 	ok, err := e.creator.CreateSandboxWithBodyWithResponse(ctx, "application/json", http.NoBody)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, ok.StatusCode(), string(ok.Body))
+	testkit.Answered(t, http.StatusCreated, ok, err)
 	assert.Equal(t, "1h0m0s", ok.JSON201.Ttl)
 }
 
 func TestSandboxes_ResetTouchesOneSandboxOnly(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	groupA, faxA := e.use(t, a)
 	groupB, faxB := e.use(t, b)
 	journalB := journal(t, b, nil)
 
 	resp, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, a.Credentials, resp.JSON200.Credentials)
 
 	// A: the same credentials work, what they made is gone, the journal
@@ -260,7 +236,7 @@ func TestSandboxes_DeleteWithAFaxInFlightLeavesNothing(t *testing.T) {
 	require.NoError(t, err)
 	before := e.tableCounts(t)
 
-	a := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	a := e.create(t, frozenClock)
 	e.use(t, a)
 	// Every part holds rows of A: a fault, a clock moved on, a journal and
 	// webhook attempts.
@@ -279,8 +255,7 @@ func TestSandboxes_DeleteWithAFaxInFlightLeavesNothing(t *testing.T) {
 	require.NotEqual(t, faxapi.FaxStatusDelivered, faxapi.FaxStatus(f.Status), "the slow fax is no longer in flight")
 
 	resp, err := a.api.DeleteSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusNoContent, resp, err)
 	// Whatever was due runs, then nothing more writes.
 	e.clock.Advance(10 * time.Minute)
 	e.st.Stop()
@@ -315,8 +290,7 @@ func TestSandboxes_ExpireAfterTheirTTLSinceLastUse(t *testing.T) {
 	_, err := a.pam.GetGroup(ctx, "g-"+a.Id)
 	require.NoError(t, err)
 	got, err := a.api.GetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, got.StatusCode())
+	testkit.Answered(t, http.StatusOK, got, err)
 	assert.Equal(t, e.clock.Now().Add(10*time.Minute).Unix(), got.JSON200.ExpiresAt.Unix())
 	e.clock.Advance(8 * time.Minute)
 	n, err := e.st.Sandboxes.Sweep(ctx)
@@ -508,4 +482,56 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 			assert.Equal(t, faxIDs[i], p.FaxId, "%s: another sandbox's pending event", b.Id)
 		}
 	}
+}
+
+func TestSandboxes_ResetBringsEveryPartBackToRightAfterCreation(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	a, b := e.pair(t, frozenClock)
+	for _, x := range []*box{a, b} {
+		e.use(t, x)
+		addFault(t, x, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("fax"), Operation: ptr("ListFaxes")})
+		advance(t, x, "3h")
+		require.NotEmpty(t, webhookLog(t, x, 0).Data, label(x))
+		require.NotEmpty(t, journal(t, x, nil), label(x))
+	}
+	e.clock.Advance(time.Minute)
+	bClock := clockOf(t, b)
+
+	resp, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
+	testkit.Answered(t, http.StatusOK, resp, err)
+	// The clock as a new sandbox's: frozen, at the stack's time, no offset.
+	c := clockOf(t, a)
+	assert.Equal(t, sandboxapi.ClockModeFrozen, c.Mode)
+	assert.Equal(t, "0s", c.Offset)
+	assert.Equal(t, e.clock.Now().UTC().Truncate(time.Microsecond), c.Now.UTC())
+	assert.Equal(t, c.Now, resp.JSON200.Now)
+	// No faults, an empty webhook log and journal.
+	assert.Empty(t, listFaults(t, a))
+	page := webhookLog(t, a, 0)
+	assert.Empty(t, page.Data)
+	assert.Empty(t, page.Pending)
+	assert.Empty(t, journal(t, a, nil))
+	// It works as a new one: ListFaxes answers (no fault), with no faxes; a
+	// fax is made at the clock's time and stays queued until an advance.
+	for _, err := range a.fax.ListFaxes(ctx, nil) {
+		require.NoError(t, err)
+		t.Fatal("a fax survived the reset")
+	}
+	f := e.sendFax(t, a, "+13125550800")
+	assert.Equal(t, c.Now.UTC(), f.CreatedAt.UTC())
+	assert.Equal(t, faxapi.FaxStatusQueued, faxStatus(t, a, f.ID.String()))
+	advance(t, a, "10m")
+	assert.Equal(t, faxapi.FaxStatusDelivered, faxStatus(t, a, f.ID.String()))
+	e.inboxOnly(t, a, webhookLog(t, a, 0), f.ID.String())
+
+	// B kept everything.
+	assert.Equal(t, bClock, clockOf(t, b))
+	require.Len(t, listFaults(t, b), 1)
+	assert.NotEmpty(t, webhookLog(t, b, 0).Data)
+	ops := []string{}
+	for _, en := range journal(t, b, nil) {
+		ops = append(ops, en.Operation)
+	}
+	assert.Contains(t, strings.Join(ops, ","), "SendFax")
 }

@@ -12,23 +12,26 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
+	"github.com/apistack/apistack/servers/internal/migrationset"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/internal/sqlitedb"
 )
 
-//go:embed migrations/*.sql
+// migrationFiles are the schema migrations of both dialects
+// (servers/internal/migrationset).
+//
+//go:embed migrations
 var migrationFiles embed.FS
-
-//go:embed migrations/postgres/*.sql
-var postgresMigrationFiles embed.FS
 
 // Migrations returns the sandbox schema migrations for SQLite (goose SQL
 // files).
-func Migrations() fs.FS { return sqlitedb.Dir(migrationFiles, "migrations") }
+func Migrations() fs.FS { return migrationset.Must(migrationFiles, "migrations", migrationset.SQLite) }
 
 // PostgresMigrations returns the sandbox schema migrations for PostgreSQL,
 // applied in the sandbox schema.
-func PostgresMigrations() fs.FS { return sqlitedb.Dir(postgresMigrationFiles, "migrations/postgres") }
+func PostgresMigrations() fs.FS {
+	return migrationset.Must(migrationFiles, "migrations", migrationset.Postgres)
+}
 
 // The states of a sandbox row.
 const (
@@ -128,73 +131,73 @@ func (s *store) markDeleting(ctx context.Context, id string) error {
 	return nil
 }
 
+// changedRow runs an update of one row by its key and reports whether it
+// changed the row (its conditions held); what names it in errors.
+func (s *store) changedRow(ctx context.Context, what, query string, args ...any) (bool, error) {
+	res, err := s.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	return n == 1, nil
+}
+
 // remove deletes the sandbox row and its journal.
 func (s *store) remove(ctx context.Context, id string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
-		return fmt.Errorf("delete journal: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sandboxes WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("delete sandbox: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sandboxes WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("delete sandbox: %w", err)
+		}
+		return nil
+	})
 }
 
 // clearJournal deletes the sandbox's journal, puts its clock back as it
 // was created (the stack's time now, no offset, nothing due) and records a
 // use.
 func (s *store) clearJournal(ctx context.Context, id string, now time.Time) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
-		return fmt.Errorf("delete journal: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
+	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
 		WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
-		return fmt.Errorf("touch sandbox: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+			return fmt.Errorf("touch sandbox: %w", err)
+		}
+		return nil
+	})
+}
+
+// dropJournal deletes the sandbox's journal and runs then, in one
+// transaction (sqldb.InTx).
+func (s *store) dropJournal(ctx context.Context, id string, then func(tx *sqldb.Tx) error) error {
+	return s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE sandbox_id = ?`, id); err != nil {
+			return fmt.Errorf("delete journal: %w", err)
+		}
+		return then(tx)
+	})
 }
 
 // due lists the sandboxes the sweep must delete at now: ready ones unused
 // for their TTL, ones whose delete did not finish, and ones left
 // 'creating' for longer than stale (a replica died creating them).
 func (s *store) due(ctx context.Context, now time.Time, stale time.Duration) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sandboxes
+	ids, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, id *string) error { return rows.Scan(id) }, `SELECT id FROM sandboxes
 		WHERE (state = ? AND last_used_at + ttl_micros <= ?) OR state = ? OR (state = ? AND created_at <= ?)
 		ORDER BY last_used_at`, stateReady, sqldb.Micros(now), stateDeleting, stateCreating, sqldb.Micros(now.Add(-stale)))
 	if err != nil {
 		return nil, fmt.Errorf("list expired sandboxes: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list expired sandboxes: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
-// journalGroup is the entries of one sandbox in one commit of the writer.
+// journalGroup is the entries of one sandbox in one commit of the writer;
+// touch: the commit records the sandbox's use (journal.touches).
 type journalGroup struct {
 	sandbox string
 	entries []apiserver.JournalEntry
+	touch   bool
 }
 
 // groupBySandbox splits entries by sandbox, keeping their order.
@@ -216,15 +219,21 @@ func groupBySandbox(entries []apiserver.JournalEntry) []journalGroup {
 	return groups
 }
 
-// appendJournal stores each group as one row, in one transaction, and
-// records the use of their sandboxes; at is the time of use. The foreign
-// key refuses a group whose sandbox is gone (and with it the transaction).
-func (s *store) appendJournal(ctx context.Context, groups []journalGroup, at time.Time) error {
+// appendJournal stores each group as one row, encoded by enc, in one
+// transaction, and records the use of the sandboxes of the groups to touch;
+// at is the time of use. The foreign key refuses a group whose sandbox is
+// gone (and with it the transaction). The commit is quiet (sqldb.Tx.Quiet):
+// no replica caches the journal, and the writer commits many times a
+// second, so other replicas are not told of it.
+func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []journalGroup, at time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	if err := tx.Quiet(ctx); err != nil {
+		return err
+	}
 	for _, g := range groups {
 		last := g.entries[0].Time
 		for _, e := range g.entries[1:] {
@@ -233,8 +242,11 @@ func (s *store) appendJournal(ctx context.Context, groups []journalGroup, at tim
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES (?, ?, ?, ?)`,
-			g.sandbox, len(g.entries), sqldb.Micros(last), encodeEntries(g.entries)); err != nil {
+			g.sandbox, len(g.entries), sqldb.Micros(last), enc.encode(g.entries)); err != nil {
 			return fmt.Errorf("insert journal entries: %w", err)
+		}
+		if !g.touch {
+			continue
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
 			sqldb.Micros(at), g.sandbox, sqldb.Micros(at)); err != nil {

@@ -15,10 +15,12 @@ import (
 )
 
 // Fax is the fax server the inbound-fax trigger goes through
-// (*fax.Server).
+// (*fax.Operator, a fax server's Operator()).
 type Fax interface {
 	InjectInbound(ctx context.Context, in fax.InboundFax) (string, error)
 }
+
+var _ Fax = (*fax.Operator)(nil)
 
 // DefaultInboundFrom is the sender of an inbound fax whose trigger names
 // none.

@@ -11,7 +11,7 @@ import (
 )
 
 // Webhooks is the fax API's webhook log of the sandboxes' accounts (each
-// named after its sandbox); *fax.Server is one.
+// named after its sandbox); *fax.Operator (a fax server's Operator()) is one.
 type Webhooks interface {
 	// WebhookAttempts lists the account's delivery attempts after the id
 	// after, oldest first, at most limit.
@@ -25,6 +25,8 @@ type Webhooks interface {
 	// AttemptRecorded is closed at the next attempt this process records.
 	AttemptRecorded() <-chan struct{}
 }
+
+var _ Webhooks = (*fax.Operator)(nil)
 
 // The webhook log's page sizes and long-poll bounds.
 const (

@@ -17,72 +17,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/dbopen"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
 
-// webhookLog reads b's whole webhook log after after (one page of 1000).
-func webhookLog(t testing.TB, b *box, after int64) *sandboxapi.WebhookLogPage {
-	t.Helper()
-	resp, err := b.api.ListSandboxWebhooksWithResponse(context.Background(), b.Id,
-		&sandboxapi.ListSandboxWebhooksParams{After: &after, Limit: ptr(1000)})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
-	return resp.JSON200
-}
-
-// driveUntil moves the stack's clock on, a second at a time, until done
-// holds for b's webhook log.
-func (e *env) driveUntil(t testing.TB, b *box, what string, done func(page *sandboxapi.WebhookLogPage) bool) *sandboxapi.WebhookLogPage {
-	t.Helper()
-	var page *sandboxapi.WebhookLogPage
-	require.Eventually(t, func() bool {
-		page = webhookLog(t, b, 0)
-		if done(page) {
-			return true
-		}
-		e.clock.Advance(time.Second)
-		return false
-	}, 30*time.Second, 5*time.Millisecond, "%s: %s never happened", label(b), what)
-	return page
-}
-
-// delivered reports whether the log shows an acknowledged eventType of fax,
-// its outcome recorded.
-func delivered(fax, eventType string) func(*sandboxapi.WebhookLogPage) bool {
-	return func(p *sandboxapi.WebhookLogPage) bool {
-		for _, a := range p.Data {
-			if a.Event.FaxId == fax && a.Event.Type == eventType && a.Succeeded && a.Event.State == sandboxapi.WebhookEventStateDelivered {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-func publicKey(t testing.TB, b *box) []byte {
-	t.Helper()
-	k, err := faxclient.ParseWebhookPublicKey(b.Credentials.Fax.WebhookPublicKey)
-	require.NoError(t, err)
-	return k
-}
-
-// verify checks an attempt's headers and body as a receiver would.
-func (e *env) verify(t testing.TB, b *box, a sandboxapi.WebhookAttempt) {
-	t.Helper()
-	err := faxclient.VerifySignature(publicKey(t, b), a.Headers[faxclient.HeaderTimestamp], a.Headers[faxclient.HeaderSignature],
-		[]byte(a.Body), e.clock.Now(), time.Hour)
-	assert.NoError(t, err, "attempt %d of %s", a.Attempt, a.Event.Type)
-}
-
 func TestSandboxWebhooks_TheLogShowsEveryEventAndAttemptOfItsOwnFaxesOnly(t *testing.T) {
 	e := start(t, envOptions{})
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	faxA := e.sendFax(t, a, "+13125550800")
 	faxB := e.sendFax(t, b, "+13125550800")
 	e.driveUntil(t, b, "B's fax delivered", delivered(faxB.ID.String(), "fax.delivered"))
@@ -190,8 +137,7 @@ func TestSandboxWebhooks_ATestsOwnTargetItsFailuresAndRetries(t *testing.T) {
 func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	f := e.sendFax(t, a, "+13125550800")
 	page := e.driveUntil(t, a, "fax.delivered acknowledged", delivered(f.ID.String(), "fax.delivered"))
 	first := page.Data[0]
@@ -208,8 +154,7 @@ func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	}()
 	id := uuid.MustParse(first.Event.Id)
 	resp, err := a.api.RedeliverSandboxWebhookWithResponse(ctx, a.Id, id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusAccepted, resp.StatusCode(), string(resp.Body))
+	testkit.Answered(t, http.StatusAccepted, resp, err)
 	copyEv := resp.JSON202
 	assert.Equal(t, first.Event.Id, copyEv.Id)
 	assert.Equal(t, "fax.queued", copyEv.Type)
@@ -243,16 +188,14 @@ func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	// A long poll with nothing new answers empty when its wait is over.
 	lastNow := got.JSON200.Data[len(got.JSON200.Data)-1].Seq
 	short, err := a.api.ListSandboxWebhooksWithResponse(ctx, a.Id, &sandboxapi.ListSandboxWebhooksParams{After: &lastNow, Wait: ptr("50ms")})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, short.StatusCode())
+	testkit.Answered(t, http.StatusOK, short, err)
 	assert.Empty(t, short.JSON200.Data)
 }
 
 func TestSandboxWebhooks_ResetEmptiesAndDeleteRemovesTheLog(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
-	a := e.create(t, sandboxapi.CreateSandboxRequest{})
-	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
 	fa := e.sendFax(t, a, "+13125550800")
 	fb := e.sendFax(t, b, "+13125550800")
 	e.driveUntil(t, a, "A's fax.queued", delivered(fa.ID.String(), "fax.queued"))
@@ -260,8 +203,7 @@ func TestSandboxWebhooks_ResetEmptiesAndDeleteRemovesTheLog(t *testing.T) {
 	bBefore := len(webhookLog(t, b, 0).Data)
 
 	reset, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, reset.StatusCode())
+	testkit.Answered(t, http.StatusOK, reset, err)
 	after := webhookLog(t, a, 0)
 	assert.Empty(t, after.Data)
 	assert.Empty(t, after.Pending)
@@ -273,8 +215,7 @@ func TestSandboxWebhooks_ResetEmptiesAndDeleteRemovesTheLog(t *testing.T) {
 	assert.Equal(t, e.urls[stack.Admin]+sandbox.InboxPathOf(a.Id), page.Data[0].Target)
 
 	del, err := a.api.DeleteSandboxWithResponse(ctx, a.Id)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNoContent, del.StatusCode())
+	testkit.Answered(t, http.StatusNoContent, del, err)
 	gone, err := e.admin.ListSandboxWebhooksWithResponse(ctx, a.Id, nil)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, gone.StatusCode())
@@ -364,4 +305,59 @@ func TestSandboxWebhooks_AnotherReplicaAnswersTheLogAndItsLongPoll(t *testing.T)
 	// Both replicas answer the same log.
 	page := ra.driveUntil(t, onA, "fax.delivered", delivered(f.ID.String(), "fax.delivered"))
 	assert.Equal(t, page.Data, webhookLog(t, onB, 0).Data)
+}
+
+func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	b := e.create(t, frozenClock)
+	e.receive(t, b)
+	resp, err := b.api.TriggerInboundFaxWithResponse(ctx, b.Id, sandboxapi.InboundFaxRequest{Pages: ptr(3)})
+	testkit.Answered(t, http.StatusCreated, resp, err)
+	in := resp.JSON201
+	assert.Equal(t, b.Credentials.Fax.From, in.To, "the sandbox's number by default")
+	assert.Equal(t, "+14155550123", in.From)
+	assert.Equal(t, 3, in.PageCount)
+	id := in.FaxId.String()
+
+	f, err := b.fax.GetFax(ctx, id)
+	require.NoError(t, err, "the sandbox's own key sees the fax")
+	assert.Equal(t, faxapi.FaxDirectionInbound, faxapi.FaxDirection(f.Direction))
+	events := e.inboxUntil(t, b, id, "fax.received")
+	assert.Equal(t, []string{"fax.receiving.started", "fax.media.processing.started", "fax.received"}, types(events))
+	f, err = b.fax.GetFax(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, faxapi.FaxStatusReceived, faxapi.FaxStatus(f.Status))
+
+	// Another sandbox's key does not see it; a failed call is a failed fax.
+	other := e.create(t, sandboxapi.CreateSandboxRequest{})
+	_, err = other.fax.GetFax(ctx, id)
+	assert.Equal(t, http.StatusNotFound, statusOf(err))
+	failed := triggerInbound(t, b, sandboxapi.InboundFaxRequest{From: ptr("+13125550199"),
+		Outcome: ptr(sandboxapi.InboundFaxRequestOutcomeFailed)})
+	assert.Contains(t, types(e.inboxUntil(t, b, failed, "fax.failed")), "fax.failed")
+
+	// Bad triggers answer 400 and make no fax: another sandbox's number,
+	// a document that is no PDF, a document and pages together.
+	for _, body := range []string{
+		`{"to":"` + other.Credentials.Fax.From + `"}`,
+		`{"document":"` + "bm90IGEgcGRm" + `"}`,
+		`{"document":"` + "bm90IGEgcGRm" + `","pages":2}`,
+		`{"pages":0}`,
+		`{"from":"12345"}`,
+	} {
+		r, err := b.api.TriggerInboundFaxWithBodyWithResponse(ctx, b.Id, "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusBadRequest, r.StatusCode(), "%s: %s", body, r.Body)
+	}
+	n := 0
+	for _, err := range b.fax.ListFaxes(ctx, nil) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 2, n, "only the two good triggers made faxes")
+	// Another sandbox's token cannot trigger into b.
+	r, err := other.api.TriggerInboundFaxWithResponse(ctx, b.Id, sandboxapi.InboundFaxRequest{})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, r.StatusCode())
 }

@@ -72,7 +72,7 @@ func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, inbox *FaxInbo
 	if err != nil {
 		return nil, err
 	}
-	receive, err := faxclient.NewWebhookHandler(fs.WebhookPublicKey(), func(ctx context.Context, e faxclient.Event) error {
+	receive, err := faxclient.NewWebhookHandler(fs.Operator().WebhookPublicKey(), func(ctx context.Context, e faxclient.Event) error {
 		inbox.Add(InboxEvent{ID: e.ID, EventType: e.Type, FaxID: e.FaxID, Attempt: e.Attempt, ReceivedAt: time.Now().UTC(), Body: e.Raw})
 		logger.InfoContext(ctx, "fax webhook received", "event_type", e.Type, "fax_id", e.FaxID, "attempt", e.Attempt)
 		return nil

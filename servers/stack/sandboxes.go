@@ -147,5 +147,5 @@ func (f sandboxFax) InjectInbound(ctx context.Context, in fax.InboundFax) (strin
 	if f.st.Fax == nil {
 		return "", errors.New("stack: the fax API is not served")
 	}
-	return f.st.Fax.InjectInbound(ctx, in)
+	return f.st.Fax.Operator().InjectInbound(ctx, in)
 }

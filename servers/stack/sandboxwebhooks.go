@@ -20,18 +20,18 @@ type faxWebhooks struct{ st *Stack }
 var _ sandbox.Webhooks = faxWebhooks{}
 
 func (w faxWebhooks) WebhookAttempts(ctx context.Context, account string, after int64, limit int) ([]fax.LogAttempt, error) {
-	return w.st.Fax.WebhookAttempts(ctx, account, after, limit)
+	return w.st.Fax.Operator().WebhookAttempts(ctx, account, after, limit)
 }
 
 func (w faxWebhooks) PendingWebhookEvents(ctx context.Context, account string, limit int) ([]fax.LogEvent, error) {
-	return w.st.Fax.PendingWebhookEvents(ctx, account, limit)
+	return w.st.Fax.Operator().PendingWebhookEvents(ctx, account, limit)
 }
 
 func (w faxWebhooks) RedeliverEventOf(ctx context.Context, account, eventID string) (fax.LogEvent, error) {
-	return w.st.Fax.RedeliverEventOf(ctx, account, eventID)
+	return w.st.Fax.Operator().RedeliverEventOf(ctx, account, eventID)
 }
 
-func (w faxWebhooks) AttemptRecorded() <-chan struct{} { return w.st.Fax.AttemptRecorded() }
+func (w faxWebhooks) AttemptRecorded() <-chan struct{} { return w.st.Fax.Operator().AttemptRecorded() }
 
 // sandboxInbox is the default webhook receiver of every sandbox's fax
 // application, POST /sandboxes/{id}/inbox: a receiver like any other, built
@@ -45,7 +45,7 @@ func (st *Stack) sandboxInbox() (func(id string, w http.ResponseWriter, r *http.
 	if st.cfg.Clock != nil {
 		now = st.cfg.Clock.Now
 	}
-	receive, err := faxclient.NewWebhookHandler(st.Fax.WebhookPublicKey(), func(context.Context, faxclient.Event) error { return nil },
+	receive, err := faxclient.NewWebhookHandler(st.Fax.Operator().WebhookPublicKey(), func(context.Context, faxclient.Event) error { return nil },
 		faxclient.WithClock(now))
 	if err != nil {
 		return nil, err

@@ -329,7 +329,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 	}
 	var err error
 	st.Admin, err = admin.New(admin.Config{
-		Token: cfg.AdminToken, PAM: st.PAM.Operator(), Restaurant: st.Restaurant, Fax: st.Fax, Storage: st.Storage,
+		Token: cfg.AdminToken, PAM: st.PAM.Operator(), Restaurant: st.Restaurant.Operator(), Fax: st.Fax.Operator(), Storage: st.Storage.Operator(),
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: st.cfg.env(Admin, nil).OnResponseViolation, Telemetry: cfg.Telemetry,
 	})

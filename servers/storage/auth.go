@@ -17,6 +17,7 @@ import (
 
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -156,7 +157,7 @@ func (s *Server) verify(ctx context.Context, req *http.Request, st *requestState
 		return err
 	}
 	account, err := s.keyAccount(ctx, verified.AccessKeyID)
-	if errors.Is(err, ErrNotFound) { // deleted since its secret was read
+	if errors.Is(err, storeerr.ErrNotFound) { // deleted since its secret was read
 		return &sigv4.Error{Code: sigv4.CodeInvalidAccessKeyID, Status: http.StatusForbidden, Message: "the access key id does not exist"}
 	}
 	if err != nil {

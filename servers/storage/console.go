@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apistack/apistack/gen/lifecycle"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -30,9 +31,16 @@ type ConsoleRule struct {
 	Actions []string
 }
 
-// ConsoleBuckets returns every bucket, by name, with its lifecycle rules.
-func (s *Server) ConsoleBuckets(ctx context.Context) ([]ConsoleBucket, error) {
-	buckets, err := s.Buckets(ctx)
+// Console is what the web console (servers/console) reads of a storage
+// server. Server.Console gives a server's.
+type Console Server
+
+// Console is the console's view of s.
+func (s *Server) Console() *Console { return (*Console)(s) }
+
+// Buckets returns every bucket, by name, with its lifecycle rules.
+func (s *Console) Buckets(ctx context.Context) ([]ConsoleBucket, error) {
+	buckets, err := s.store.buckets(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +49,7 @@ func (s *Server) ConsoleBuckets(ctx context.Context) ([]ConsoleBucket, error) {
 		cb := ConsoleBucket{Bucket: b}
 		doc, err := s.store.lifecycle(ctx, b.Name)
 		switch {
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, storeerr.ErrNotFound):
 		case err != nil:
 			return nil, err
 		default:

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"time"
 )
 
@@ -47,7 +48,7 @@ func (s *Server) keySecret(ctx context.Context, keyID string) (string, bool, err
 	return k.secret, found, err
 }
 
-// keyAccount returns the account of an access key; ErrNotFound when it was
+// keyAccount returns the account of an access key; storeerr.ErrNotFound when it was
 // deleted.
 func (s *Server) keyAccount(ctx context.Context, keyID string) (string, error) {
 	k, found, err := s.key(ctx, keyID)
@@ -55,7 +56,7 @@ func (s *Server) keyAccount(ctx context.Context, keyID string) (string, error) {
 		return "", err
 	}
 	if !found {
-		return "", fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+		return "", fmt.Errorf("key %q: %w", keyID, storeerr.ErrNotFound)
 	}
 	return k.account, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // apiName is the storage API's name.
@@ -49,14 +50,15 @@ func setAccount(set string) string {
 // buckets are created when missing (the versioned one has its versioning
 // enabled again if it was suspended), and a key from a previous run that
 // still works is kept.
-func seedTenants(ctx context.Context, s *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, previous *DemoCredentials) (*DemoCredentials, error) {
+	s := srv.Operator()
 	account := setAccount(set.Name)
 	plain, versioned := set.Name+"-bucket", set.Name+"-versioned"
 	for _, b := range []struct {
 		name       string
 		versioning Versioning
 	}{{plain, Unversioned}, {versioned, Enabled}} {
-		if _, err := s.CreateBucket(ctx, account, b.name, b.versioning); err != nil && !errors.Is(err, ErrAlreadyExists) {
+		if _, err := s.CreateBucket(ctx, account, b.name, b.versioning); err != nil && !errors.Is(err, storeerr.ErrAlreadyExists) {
 			return nil, err
 		}
 	}

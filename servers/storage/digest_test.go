@@ -64,7 +64,7 @@ func TestDigests_AreCheckedAsObjectStorageChecksThem(t *testing.T) {
 		assert.Equal(t, http.StatusOK, status, "%s", e.Message)
 	})
 
-	n, err := env.Server.LifecycleCount(t.Context())
+	n, err := env.Operator.LifecycleCount(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	status, e, _ := rawRequest{method: http.MethodDelete, at: start}.send(t, env)

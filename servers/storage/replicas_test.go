@@ -27,7 +27,7 @@ import (
 // for it).
 func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 	fake := clock.NewFake(start)
-	a, b := testdb.OpenSchemaTwice(t, testdb.Migrations{Schema: "storage", SQLite: storage.Migrations(), Postgres: storage.PostgresMigrations()})
+	a, b := testdb.OpenSchemaTwice(t, storage.API.Migrations())
 	masterKey, err := storage.LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "storage-master.key"))
 	require.NoError(t, err)
 	var replicas [2]*storagetest.Env
@@ -40,12 +40,12 @@ func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 		})
 		require.NoError(t, err)
 		url := stacktest.HTTP(t, srv)
-		replicas[i] = &storagetest.Env{URL: url, Server: srv, DB: db}
+		replicas[i] = &storagetest.Env{URL: url, Server: srv, Operator: srv.Operator(), DB: db}
 	}
 	ctx := context.Background()
-	key, err := replicas[0].Server.CreateKey(ctx, storagetest.Account, "replicated")
+	key, err := replicas[0].Operator.CreateKey(ctx, storagetest.Account, "replicated")
 	require.NoError(t, err)
-	_, err = replicas[0].Server.CreateBucket(ctx, storagetest.Account, storagetest.Bucket, storage.Unversioned)
+	_, err = replicas[0].Operator.CreateBucket(ctx, storagetest.Account, storagetest.Bucket, storage.Unversioned)
 	require.NoError(t, err)
 	for _, r := range replicas {
 		r.Key = key
@@ -61,7 +61,7 @@ func TestReplicas_AKeyWorksOnEveryReplicaUntilDeletedThroughAny(t *testing.T) {
 	require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
 	require.Len(t, got.XML200.Rules, 1)
 
-	require.NoError(t, replicas[0].Server.DeleteKey(ctx, key.KeyID))
+	require.NoError(t, replicas[0].Operator.DeleteKey(ctx, key.KeyID))
 	require.NoError(t, sqldb.Sync(ctx, b))
 	got, err = c2.GetLifecycleWithResponse(ctx, storagetest.Bucket, &storageapi.GetLifecycleParams{})
 	require.NoError(t, err)

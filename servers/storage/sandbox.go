@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
@@ -14,22 +15,12 @@ import (
 func resetTenants(ctx context.Context, s *Server, set descriptor.TenantSet, creds *DemoCredentials) error {
 	account := setAccount(set.Name)
 	err := s.store.inTx(ctx, func(tx *sqldb.Tx) error {
-		steps := []struct {
-			q    string
-			args []any
-		}{
-			{`DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`, []any{account}},
-			{`DELETE FROM buckets WHERE account = ? AND name NOT IN (?, ?)`, []any{account, creds.Bucket, creds.VersionedBucket}},
-			{`UPDATE buckets SET versioning = ? WHERE account = ? AND name = ?`, []any{string(Unversioned), account, creds.Bucket}},
-			{`UPDATE buckets SET versioning = ? WHERE account = ? AND name = ?`, []any{string(Enabled), account, creds.VersionedBucket}},
-			{`DELETE FROM access_keys WHERE account = ? AND key_id <> ?`, []any{account, creds.KeyID}},
-		}
-		for _, st := range steps {
-			if _, err := tx.ExecContext(ctx, st.q, st.args...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return apistore.Run(ctx, tx,
+			apistore.Step{Query: `DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`, Args: []any{account}},
+			apistore.Step{Query: `DELETE FROM buckets WHERE account = ? AND name NOT IN (?, ?)`, Args: []any{account, creds.Bucket, creds.VersionedBucket}},
+			apistore.Step{Query: `UPDATE buckets SET versioning = ? WHERE account = ? AND name = ?`, Args: []any{string(Unversioned), account, creds.Bucket}},
+			apistore.Step{Query: `UPDATE buckets SET versioning = ? WHERE account = ? AND name = ?`, Args: []any{string(Enabled), account, creds.VersionedBucket}},
+			apistore.Step{Query: `DELETE FROM access_keys WHERE account = ? AND key_id <> ?`, Args: []any{account, creds.KeyID}})
 	})
 	if err != nil {
 		return fmt.Errorf("storage: reset %s: %w", set.Name, err)
@@ -45,16 +36,11 @@ func deleteTenants(ctx context.Context, s *Server, set descriptor.TenantSet) err
 		return fmt.Errorf("storage: the set %q owns the default account, which is never deleted", set.Name)
 	}
 	err := s.store.inTx(ctx, func(tx *sqldb.Tx) error {
-		for _, q := range []string{
-			`DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`,
-			`DELETE FROM buckets WHERE account = ?`,
-			`DELETE FROM access_keys WHERE account = ?`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, account); err != nil {
-				return err
-			}
-		}
-		return nil
+		of := []any{account}
+		return apistore.Run(ctx, tx,
+			apistore.Step{Query: `DELETE FROM lifecycle_configurations WHERE bucket IN (SELECT name FROM buckets WHERE account = ?)`, Args: of},
+			apistore.Step{Query: `DELETE FROM buckets WHERE account = ?`, Args: of},
+			apistore.Step{Query: `DELETE FROM access_keys WHERE account = ?`, Args: of})
 	})
 	if err != nil {
 		return fmt.Errorf("storage: delete %s: %w", set.Name, err)
@@ -65,16 +51,8 @@ func deleteTenants(ctx context.Context, s *Server, set descriptor.TenantSet) err
 // inTx runs f in a transaction, commits it, then drops what the server
 // cached about keys.
 func (s *store) inTx(ctx context.Context, f func(*sqldb.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := f(tx); err != nil {
+	if err := s.db.InTxOnce(ctx, f); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	if s.revoked != nil {
 		s.revoked()

@@ -27,6 +27,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
@@ -61,7 +62,9 @@ type Config struct {
 	DocumentBudget int64
 }
 
-// Server is the storage API.
+// Server is the storage API: Handler serves it, and its exported methods are
+// the generated server's handlers. The operator's calls are on Operator(),
+// the web console's reads on Console().
 type Server struct {
 	cfg      Config
 	store    *store
@@ -106,12 +109,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	return s, nil
 }
-
-// Region is the region requests must be signed for.
-func (s *Server) Region() string { return s.cfg.Region }
-
-// Domain is the domain of virtual-host-style addresses.
-func (s *Server) Domain() string { return s.cfg.Domain }
 
 // Handler returns the HTTP handler of the API: the generated routes behind
 // virtual-host rewriting, signature verification and spec validation, plus
@@ -165,7 +162,7 @@ func (s *Server) GetLifecycle(ctx context.Context, req storageserver.GetLifecycl
 		return nil, err
 	}
 	doc, err := s.store.lifecycle(ctx, b.Name)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchLifecycleConfiguration, "/"+b.Name,
 			"the bucket '%s' has no lifecycle configuration", b.Name)
 	}
@@ -197,7 +194,7 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageserver.DeleteLi
 // NoSuchBucket whoever asks, bucket names being global).
 func (s *Server) bucket(ctx context.Context, name string) (Bucket, error) {
 	b, err := s.store.bucket(ctx, name)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name, "the bucket '%s' does not exist", name)
 	}
 	if err != nil {

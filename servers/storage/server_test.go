@@ -17,7 +17,9 @@ import (
 	clientstorage "github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/gen/storageserver"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )
@@ -79,7 +81,7 @@ func getLifecycle(t *testing.T, c *storageapi.ClientWithResponses, bucket string
 // stores.
 func storedConfigurations(t *testing.T, env *storagetest.Env) int {
 	t.Helper()
-	n, err := env.Server.LifecycleCount(context.Background())
+	n, err := env.Operator.LifecycleCount(context.Background())
 	require.NoError(t, err)
 	return n
 }
@@ -89,6 +91,12 @@ func errorOf(t *testing.T, body []byte) storageapi.Error {
 	var e storageapi.Error
 	require.NoError(t, xml.Unmarshal(body, &e), "%s", body)
 	return e
+}
+
+// The server exports the generated handlers, Handler and its operator's and
+// console's views only (issue 25 item 8).
+func TestServer_ExportsItsHandlersAndLifecycleOnly(t *testing.T) {
+	testkit.ExportsOnly(t, &storage.Server{}, (*storageserver.StrictServerInterface)(nil), "Handler", "Operator", "Console")
 }
 
 func TestLifecycle_PutGetDeleteThroughTheGeneratedClient(t *testing.T) {
@@ -202,4 +210,34 @@ func TestLifecycle_EveryAcceptedNamespaceIsAnsweredInTheProtocolNamespace(t *tes
 		})
 	}
 	assert.Equal(t, 1, storedConfigurations(t, env), "no document in a namespace not accepted is stored")
+}
+
+func TestConsoleBuckets_VersioningAndLifecycleRules(t *testing.T) {
+	env := storagetest.Start(t, storagetest.Options{})
+	doc, err := os.ReadFile(filepath.Join("..", "..", "testdata", "lifecycle", "valid", "all-supported-actions.xml"))
+	require.NoError(t, err)
+	// The document as PutLifecycle stores it (the API's own tests cover the
+	// PUT); the console reads what is stored.
+	_, err = env.DB.Exec(`INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES ($1, $2, $3)`, // $n: both engines read it
+		storagetest.Bucket, string(doc), time.Now().UnixMicro())
+	require.NoError(t, err)
+
+	buckets, err := env.Server.Console().Buckets(context.Background())
+	require.NoError(t, err)
+	byName := map[string]storage.ConsoleBucket{}
+	for _, b := range buckets {
+		byName[b.Name] = b
+	}
+	versioned := byName[storagetest.VersionedBucket]
+	assert.Equal(t, storage.Enabled, versioned.Versioning)
+	assert.Empty(t, versioned.XML)
+	assert.Empty(t, versioned.Rules)
+
+	photos := byName[storagetest.Bucket]
+	assert.Equal(t, storage.Unversioned, photos.Versioning)
+	assert.Equal(t, string(doc), photos.XML)
+	assert.Equal(t, []storage.ConsoleRule{{
+		ID: "all", Status: "Enabled", Filter: `prefix "x/"`,
+		Actions: []string{"expire after 90 days", "expire noncurrent versions after 10 days", "abort incomplete uploads after 2 days"},
+	}}, photos.Rules)
 }

@@ -7,37 +7,19 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
-	"io/fs"
 	"time"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// migrationFiles are the schema migrations of both dialects (API.Files).
+// migrationFiles are the schema migrations of both dialects (API.Files,
+// servers/internal/migrationset).
 //
 //go:embed migrations
 var migrationFiles embed.FS
-
-// Migrations returns the storage schema migrations for SQLite (goose SQL
-// files).
-func Migrations() fs.FS { return API.Migrations().SQLite }
-
-// PostgresMigrations returns the storage schema migrations for PostgreSQL
-// (goose SQL files, applied by pgdb.Open in the storage schema).
-func PostgresMigrations() fs.FS { return API.Migrations().Postgres }
-
-// Store errors, returned wrapped by the operator calls and mapped onto API
-// errors by the handlers: the sentinels every store shares (storeerr).
-var (
-	// ErrNotFound: no bucket, key or configuration of that name.
-	ErrNotFound = storeerr.ErrNotFound
-	// ErrAlreadyExists: the name is taken.
-	ErrAlreadyExists = storeerr.ErrAlreadyExists
-	// ErrConflict: the change is not allowed from the current state.
-	ErrConflict = storeerr.ErrConflict
-)
 
 // store is every SQL statement of the storage service.
 type store struct {
@@ -60,7 +42,7 @@ func (s *store) createBucket(ctx context.Context, account, name string, v Versio
 	if n, err := res.RowsAffected(); err != nil {
 		return Bucket{}, fmt.Errorf("create bucket: %w", err)
 	} else if n == 0 {
-		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrAlreadyExists)
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, storeerr.ErrAlreadyExists)
 	}
 	return Bucket{Name: name, Account: account, Versioning: v, CreatedAt: now}, nil
 }
@@ -71,7 +53,7 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
 		Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return Bucket{}, fmt.Errorf("bucket %q: %w", name, err)
@@ -81,22 +63,10 @@ func (s *store) bucket(ctx context.Context, name string) (Bucket, error) {
 }
 
 func (s *store) buckets(ctx context.Context) ([]Bucket, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, account, versioning, created_at FROM buckets ORDER BY name`)
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, b *Bucket) error {
+		return rows.Scan(&b.Name, &b.Account, (*string)(&b.Versioning), sqldb.TimeInto(&b.CreatedAt))
+	}, `SELECT name, account, versioning, created_at FROM buckets ORDER BY name`)
 	if err != nil {
-		return nil, fmt.Errorf("list buckets: %w", err)
-	}
-	defer rows.Close()
-	var out []Bucket
-	for rows.Next() {
-		var b Bucket
-		var v string
-		if err := rows.Scan(&b.Name, &b.Account, &v, sqldb.TimeInto(&b.CreatedAt)); err != nil {
-			return nil, fmt.Errorf("list buckets: %w", err)
-		}
-		b.Versioning = Versioning(v)
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list buckets: %w", err)
 	}
 	return out, nil
@@ -117,13 +87,13 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 	err = tx.QueryRowContext(ctx, `SELECT name, account, versioning, created_at FROM buckets WHERE name = ?`, name).
 		Scan(&b.Name, &b.Account, &current, sqldb.TimeInto(&b.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Bucket{}, fmt.Errorf("bucket %q: %w", name, ErrNotFound)
+		return Bucket{}, fmt.Errorf("bucket %q: %w", name, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
 	}
 	if v == Unversioned && Versioning(current) != Unversioned {
-		return Bucket{}, fmt.Errorf("bucket %q: versioning, once enabled, can only be suspended: %w", name, ErrConflict)
+		return Bucket{}, fmt.Errorf("bucket %q: versioning, once enabled, can only be suspended: %w", name, storeerr.ErrConflict)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE buckets SET versioning = ? WHERE name = ?`, string(v), name); err != nil {
 		return Bucket{}, fmt.Errorf("set versioning: %w", err)
@@ -136,16 +106,17 @@ func (s *store) setVersioning(ctx context.Context, name string, v Versioning) (B
 }
 
 func (s *store) deleteBucket(ctx context.Context, name string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM buckets WHERE name = ?`, name)
-	if err != nil {
-		return fmt.Errorf("delete bucket: %w", err)
+	return deleteOne(ctx, s.db, "bucket", `DELETE FROM buckets WHERE name = ?`, name)
+}
+
+// deleteOne runs a delete of one row of a kind by its key: the store's
+// storeerr.ErrNotFound (naming the key) when there was none.
+func deleteOne(ctx context.Context, db sqldb.Execer, kind, query, key string) error {
+	err := sqldb.ExecOne(ctx, db, fmt.Errorf("%s %q: %w", kind, key, storeerr.ErrNotFound), query, key)
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
+		return fmt.Errorf("delete %s: %w", kind, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete bucket: %w", err)
-	} else if n == 0 {
-		return fmt.Errorf("bucket %q: %w", name, ErrNotFound)
-	}
-	return nil
+	return err
 }
 
 // newKeyID returns a key id in the protocol's style: 20 uppercase letters and digits.
@@ -191,7 +162,7 @@ func (s *store) keyAccount(ctx context.Context, keyID string) (string, error) {
 	var account string
 	err := s.db.QueryRowContext(ctx, `SELECT account FROM access_keys WHERE key_id = ?`, keyID).Scan(&account)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+		return "", fmt.Errorf("key %q: %w", keyID, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return "", fmt.Errorf("look up the account of key %s: %w", keyID, err)
@@ -200,34 +171,18 @@ func (s *store) keyAccount(ctx context.Context, keyID string) (string, error) {
 }
 
 func (s *store) keys(ctx context.Context) ([]AccessKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT key_id, account, description, created_at FROM access_keys ORDER BY created_at, key_id`)
+	out, err := apistore.Collect(ctx, s.db, func(rows *sql.Rows, k *AccessKey) error {
+		return rows.Scan(&k.KeyID, &k.Account, &k.Description, sqldb.TimeInto(&k.CreatedAt))
+	}, `SELECT key_id, account, description, created_at FROM access_keys ORDER BY created_at, key_id`)
 	if err != nil {
-		return nil, fmt.Errorf("list keys: %w", err)
-	}
-	defer rows.Close()
-	var out []AccessKey
-	for rows.Next() {
-		var k AccessKey
-		if err := rows.Scan(&k.KeyID, &k.Account, &k.Description, sqldb.TimeInto(&k.CreatedAt)); err != nil {
-			return nil, fmt.Errorf("list keys: %w", err)
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
 	}
 	return out, nil
 }
 
 func (s *store) deleteKey(ctx context.Context, keyID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM access_keys WHERE key_id = ?`, keyID)
-	if err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	} else if n == 0 {
-		return fmt.Errorf("key %q: %w", keyID, ErrNotFound)
+	if err := deleteOne(ctx, s.db, "key", `DELETE FROM access_keys WHERE key_id = ?`, keyID); err != nil {
+		return err
 	}
 	if s.revoked != nil {
 		s.revoked()
@@ -250,7 +205,7 @@ func (s *store) lifecycle(ctx context.Context, bucket string) ([]byte, error) {
 	var doc string
 	err := s.db.QueryRowContext(ctx, `SELECT document FROM lifecycle_configurations WHERE bucket = ?`, bucket).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("lifecycle configuration of %q: %w", bucket, ErrNotFound)
+		return nil, fmt.Errorf("lifecycle configuration of %q: %w", bucket, storeerr.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read lifecycle configuration: %w", err)

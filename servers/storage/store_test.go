@@ -22,7 +22,7 @@ import (
 func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocumentsTheProtocolNamespace(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	first, err := fs.ReadFile(Migrations(), "00001_init.sql")
+	first, err := fs.ReadFile(API.Migrations().SQLite, "00001_init.sql")
 	require.NoError(t, err)
 	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "storage.db"), fstest.MapFS{"00001_init.sql": {Data: first}})
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	_, err = db.ExecContext(ctx, `INSERT INTO lifecycle_configurations (bucket, document, updated_at) VALUES ('old-bucket', ?, ?)`, old, now)
 	require.NoError(t, err)
 
-	require.NoError(t, sqlitedb.Migrate(ctx, db, Migrations()))
+	require.NoError(t, sqlitedb.Migrate(ctx, db, API.Migrations().SQLite))
 	doc, err := srv.store.lifecycle(ctx, "old-bucket")
 	require.NoError(t, err)
 	assert.Contains(t, string(doc), `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ID>logs</ID>`,
@@ -56,36 +56,36 @@ func TestMigrations_GiveExistingBucketsAndKeysTheDefaultAccountAndStoredDocument
 	require.Len(t, cfg.Rules, 1)
 	assert.Equal(t, lifecycledoc.Namespace, cfg.XMLName.Space)
 
-	b, err := srv.Bucket(ctx, "old-bucket")
+	b, err := srv.Operator().Bucket(ctx, "old-bucket")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultAccount, b.Account)
 	assert.Equal(t, now, b.CreatedAt, "the instant stored as a TIMESTAMP is read back from its BIGINT")
-	keys, err := srv.Keys(ctx)
+	keys, err := srv.Operator().Keys(ctx)
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	assert.Equal(t, DefaultAccount, keys[0].Account)
 	assert.Equal(t, now, keys[0].CreatedAt)
-	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, "CKOLDKEY", "old-secret"), "the old key acts on the old bucket's account")
+	assert.True(t, srv.Operator().KeyWorks(ctx, DefaultAccount, "CKOLDKEY", "old-secret"), "the old key acts on the old bucket's account")
 }
 
 func TestCreateKey_StoresNoPlainSecret(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db := testdb.Open(t, testdb.Migrations{Schema: "storage", SQLite: Migrations(), Postgres: PostgresMigrations()})
+	db := testdb.Open(t, API.Migrations())
 	key, err := LoadOrCreateMasterKey(filepath.Join(dir, "master.key"))
 	require.NoError(t, err)
 	srv, err := New(Config{Deps: Deps{DB: db}, MasterKey: key})
 	require.NoError(t, err)
 
-	k, err := srv.CreateKey(ctx, "", "ci")
+	k, err := srv.Operator().CreateKey(ctx, "", "ci")
 	require.NoError(t, err)
 	var stored string
 	require.NoError(t, srv.store.db.QueryRowContext(ctx, `SELECT secret FROM access_keys WHERE key_id = ?`, k.KeyID).Scan(&stored))
 	assert.False(t, strings.Contains(stored, k.Secret), "the database holds no plain secret")
-	assert.True(t, srv.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
+	assert.True(t, srv.Operator().KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 
 	// The same database under another master key cannot verify the key.
 	srv2, err := New(Config{Deps: Deps{DB: db}, MasterKey: make([]byte, MasterKeySize)})
 	require.NoError(t, err)
-	assert.False(t, srv2.KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
+	assert.False(t, srv2.Operator().KeyWorks(ctx, DefaultAccount, k.KeyID, k.Secret))
 }

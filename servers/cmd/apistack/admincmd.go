@@ -106,15 +106,9 @@ the admin section of <data-dir>/demo-credentials.json.
 // adminCommand runs one admin API call through the generated client and
 // prints the JSON answer.
 func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	ep := bindEndpoint(fs, "admin", "admin API base URL", "admin API token")
-	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()); fs.PrintDefaults() }
-	if err := parseFlags(fs, "admin", args); err != nil {
-		return err
-	}
-	url, token, rest, err := ep.resolveArgs(fs, "admin", func(c demoCredentials) (string, string) { return c.Admin.Endpoint() },
-		"no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first")
+	fs, url, token, rest, err := endpointCommand{name: "admin", urlHelp: "admin API base URL", tokenHelp: "admin API token", usage: adminUsage(),
+		section: func(c demoCredentials) (string, string) { return c.Admin.Endpoint() },
+		noToken: "no admin token: set --admin-token or APISTACK_ADMIN_TOKEN, or run `apistack serve --demo` first"}.parse(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -155,16 +149,7 @@ func (c adminCmd) call(ctx context.Context, client adminapi.ClientInterface, arg
 	if n := len(args); n < c.minArgs || (c.maxArgs >= 0 && n > c.maxArgs) {
 		return 0, nil, errors.New(c.usage())
 	}
-	resp, err := call(ctx, client, args)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	return resp.StatusCode, body, nil
+	return readAnswer(call(ctx, client, args))
 }
 
 // printAnswer prints the JSON body indented, and fails on an error status.

@@ -15,10 +15,7 @@ var storageAdminCommands = []adminCmd{
 			versioned := fs.Bool("versioned", false, "enable versioning from the start")
 			account := fs.String("account", "", "the account that owns the bucket (default: the server's, \"default\")")
 			return func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
-				req := adminapi.CreateStorageBucketJSONRequestBody{Name: a[0]}
-				if *account != "" {
-					req.Account = account
-				}
+				req := adminapi.CreateStorageBucketJSONRequestBody{Name: a[0], Account: given(account)}
 				if *versioned {
 					v := adminapi.CreateStorageBucketRequestVersioningEnabled
 					req.Versioning = &v
@@ -46,12 +43,9 @@ var storageAdminCommands = []adminCmd{
 		run: func(fs *flag.FlagSet) adminCall {
 			account := fs.String("account", "", "the account the key acts for (default: the server's, \"default\")")
 			return func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
-				var req adminapi.CreateStorageKeyJSONRequestBody
+				req := adminapi.CreateStorageKeyJSONRequestBody{Account: given(account)}
 				if len(a) == 1 {
 					req.Description = &a[0]
-				}
-				if *account != "" {
-					req.Account = account
 				}
 				return c.CreateStorageKey(ctx, req)
 			}

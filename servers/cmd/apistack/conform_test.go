@@ -10,18 +10,24 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // conformRow is one row of `apistack conform --format json`.
@@ -66,14 +72,21 @@ func names(rows []conformRow) []string {
 	return out
 }
 
-func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
+// serveForConform runs `apistack serve --demo` with a fast fax simulator
+// until the test ends, and returns its credentials and the path of its
+// credentials file. The runner's document and webhook receiver are on
+// loopback, which a local stack's fax server reaches with no flag.
+func serveForConform(t *testing.T) (creds map[string]map[string]string, path string) {
+	t.Helper()
 	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
-	// The runner's document and webhook receiver are on loopback, which a
-	// local stack's fax server reaches with no flag.
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	path := filepath.Join(dataDir, "demo-credentials.json")
+	t.Cleanup(func() { require.NoError(t, stop()) })
+	return creds, filepath.Join(dataDir, "demo-credentials.json")
+}
+
+func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
+	creds, path := serveForConform(t)
 	for _, api := range []string{"pam", "fax", "storage", "restaurant"} {
 		t.Run(api, func(t *testing.T) {
 			require.Contains(t, creds, api)
@@ -90,29 +103,18 @@ func TestConform_ApistackPassesEveryCheckOfEveryAPI(t *testing.T) {
 
 	// The demo fax application's webhooks go to the admin inbox again: the
 	// webhook check restored the URL it borrowed.
-	req, err := http.NewRequest(http.MethodGet, creds["fax"]["base_url"]+"/v2/fax_applications/"+creds["fax"]["connection_id"], nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+creds["fax"]["api_key"])
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
+	_, raw := faxCall(t, creds["fax"], http.MethodGet, "/v2/fax_applications/"+creds["fax"]["connection_id"], "", nil)
 	var app struct {
 		Data struct {
 			WebhookURL string `json:"webhook_url"`
 		} `json:"data"`
 	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&app))
+	require.NoError(t, json.Unmarshal(raw, &app))
 	assert.Equal(t, creds["admin"]["base_url"]+faxInboxPath, app.Data.WebhookURL)
 }
 
 func TestConform_TableOutputAndOverrides(t *testing.T) {
-	t.Setenv("APISTACK_FAX_STEP_INTERVAL", "10ms")
-	// The runner's document and webhook receiver are on loopback, which a
-	// local stack's fax server reaches with no flag.
-	dataDir := t.TempDir()
-	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	path := filepath.Join(dataDir, "demo-credentials.json")
+	creds, path := serveForConform(t)
 
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), []string{"conform", "--api", "restaurant", "--credentials", path}, &out, io.Discard))
@@ -212,12 +214,8 @@ func prismPath(t *testing.T) string {
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	require.NoError(t, err)
 	p := filepath.Join(root, ".tools", "node_modules", ".bin", "prism")
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Prism is not installed (%s): CI installs it with make prism", p)
-		}
-		t.Skipf("Prism is not installed (%s); run make prism or set APISTACK_PRISM", p)
-	}
+	_, err = os.Stat(p)
+	testkit.Need(t, "Prism (make prism installs it, or set APISTACK_PRISM)", err)
 	return p
 }
 
@@ -225,47 +223,31 @@ func prismPath(t *testing.T) string {
 // the test ends, and returns its URL once it answers.
 func startPrism(t *testing.T, prism, api string) string {
 	t.Helper()
+	return runPrism(t, prism, "prism mock "+api, "/", time.Second, "mock", specPath(t, api))
+}
+
+// runPrism runs prism with args on a free loopback port, in a process group
+// of its own (the node process and anything it starts end together) until
+// the test ends, and returns its URL once probe answers there.
+func runPrism(t *testing.T, prism, what, probe string, timeout time.Duration, args ...string) string {
+	t.Helper()
 	base := closedPortURL(t)
 	_, port, err := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
 	require.NoError(t, err)
-	spec, err := filepath.Abs(filepath.Join("..", "..", "..", "specs", api, "openapi.yaml"))
-	require.NoError(t, err)
 	var logs safebuf.Buffer
-	cmd := exec.Command(prism, "mock", spec, "-p", port, "-h", "127.0.0.1")
+	cmd := exec.Command(prism, append(args, "-p", port, "-h", "127.0.0.1")...)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	// Its own process group, so the node process and anything it starts end together.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(t, cmd.Start())
-	// exited is closed when Prism ends; waitErr is then its exit status.
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
+	p := testkit.Start(t, cmd, testkit.Stop{Group: true}, what+" log", logs.String)
+	client := &http.Client{Timeout: timeout}
+	p.Await(t, 90*time.Second, 50*time.Millisecond, func() bool { // poll until Prism answers
+		resp, err := client.Get(base + probe)
+		if err != nil {
+			return false
 		}
-	})
-	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		resp, err := client.Get(base + "/")
-		if err == nil {
-			resp.Body.Close()
-			return base
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prism mock %s did not answer on %s: %s", api, base, logs.String())
-		}
-		select { // poll until Prism answers; its exit ends the wait early
-		case <-exited:
-			t.Fatalf("prism mock %s exited: %v: %s", api, waitErr, logs.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+		resp.Body.Close()
+		return true
+	}, what+" did not answer on "+base, logs.String)
+	return base
 }
 
 func TestConform_PrismMockFailsTheChecksAMockCannotPass(t *testing.T) {
@@ -327,4 +309,212 @@ func TestConform_PrismMockFailsTheChecksAMockCannotPass(t *testing.T) {
 			t.Logf("%s against prism: %d checks, all failed (%s)", api, len(rows), failed.summary)
 		})
 	}
+}
+
+// startPrismProxy runs `prism proxy` on the API's spec in front of upstream
+// until the test ends, and returns its URL once it answers. It runs without
+// --errors: with it Prism answers a request that breaks the spec itself (422)
+// instead of forwarding it, and the conformance checks send such requests on
+// purpose to see the implementation's own error. Prism validates every
+// response either way and reports what it finds in the sl-violations header.
+func startPrismProxy(t *testing.T, prism, spec, upstream string) string {
+	t.Helper()
+	api := filepath.Base(filepath.Dir(spec))
+	return runPrism(t, prism, "prism proxy "+api, "/healthz", 2*time.Second, "proxy", spec, upstream, "--cors=false")
+}
+
+// prismViolation is one entry of Prism's sl-violations header.
+type prismViolation struct {
+	Location []string `json:"location"`
+	Severity string   `json:"severity"`
+	Code     any      `json:"code"`
+	Message  string   `json:"message"`
+}
+
+// violationRecorder is a reverse proxy in front of Prism that keeps every
+// violation Prism reports, by request.
+type violationRecorder struct {
+	mu        sync.Mutex
+	responses []string // response violations: each fails the test
+	requests  int      // request violations (the checks send bad requests on purpose)
+	exchanges int
+}
+
+func (v *violationRecorder) record(resp *http.Response) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.exchanges++
+	h := resp.Header.Get("sl-violations")
+	if h == "" {
+		return nil
+	}
+	where := fmt.Sprintf("%s %s -> %d", resp.Request.Method, resp.Request.URL.RequestURI(), resp.StatusCode)
+	var found []prismViolation
+	if err := json.Unmarshal([]byte(h), &found); err != nil {
+		v.responses = append(v.responses, where+": unreadable sl-violations: "+h)
+		return nil
+	}
+	for _, f := range found {
+		if len(f.Location) > 0 && f.Location[0] == "response" {
+			v.responses = append(v.responses, fmt.Sprintf("%s: %s %s: %s", where, f.Severity, strings.Join(f.Location, "."), f.Message))
+		} else {
+			v.requests++
+		}
+	}
+	return nil
+}
+
+// startViolationRecorder serves a reverse proxy to target that records
+// Prism's verdicts.
+func startViolationRecorder(t *testing.T, target string) (string, *violationRecorder) {
+	t.Helper()
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	rec := &violationRecorder{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ModifyResponse = rec.record
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.URL, rec
+}
+
+// TestConform_ThroughPrismValidatingProxy runs the conformance suite of PAM,
+// fax and restaurant against apistack with Prism's validating proxy in
+// between: a second, independent validator of every response the suite
+// provokes (the suite's own is kin-openapi, through clients/contract). Any
+// response violation Prism reports fails the test, naming the request.
+func TestConform_ThroughPrismValidatingProxy(t *testing.T) {
+	prism := prismPath(t)
+	t.Setenv("APISTACK_FAX_ALLOW_PRIVATE_DESTINATIONS", "true")
+	creds, path := serveForConform(t)
+
+	for _, api := range []string{"pam", "fax", "restaurant"} {
+		t.Run(api, func(t *testing.T) {
+			proxy := startPrismProxy(t, prism, specPath(t, api), creds[api]["base_url"])
+			front, rec := startViolationRecorder(t, proxy)
+			rows, err := runConform(t, "--api", api, "--credentials", path, "--base-url", front, "--timeout", "30s")
+			for _, r := range rows {
+				assert.True(t, r.Passed, "%s/%s through Prism: %s", r.API, r.Check, r.Detail)
+			}
+			require.NoError(t, err)
+			assert.Equal(t, checkNames[api], names(rows))
+			if api == "restaurant" {
+				// The suite reads menu items only: read every other resource
+				// too, a list page and one entity of each.
+				readEveryRestaurantResource(t, front, creds["restaurant"])
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			assert.Empty(t, rec.responses, "Prism found responses that break specs/%s/openapi.yaml", api)
+			assert.Positive(t, rec.exchanges)
+			t.Logf("%s: %d checks passed through prism proxy; %d exchanges, %d response violations, %d request violations (sent on purpose)",
+				api, len(rows), rec.exchanges, len(rec.responses), rec.requests)
+		})
+	}
+}
+
+// specPath is the absolute path of the API's spec.
+func specPath(t *testing.T, api string) string {
+	t.Helper()
+	spec, err := filepath.Abs(filepath.Join("..", "..", "..", "specs", api, "openapi.yaml"))
+	require.NoError(t, err)
+	return spec
+}
+
+// readEveryRestaurantResource logs in at base and reads the first page of
+// every restaurant list and the first entity of each by its GUID.
+func readEveryRestaurantResource(t *testing.T, base string, creds map[string]string) {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromFile(specPath(t, "restaurant"))
+	require.NoError(t, err)
+	body, err := json.Marshal(map[string]string{"clientId": creds["client_id"], "clientSecret": creds["client_secret"],
+		"userAccessType": "PLATFORM_MACHINE_CLIENT"})
+	require.NoError(t, err)
+	resp, err := http.Post(base+"/authentication/v1/authentication/login", "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	var login struct {
+		Token struct {
+			AccessToken string `json:"accessToken"`
+		} `json:"token"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&login))
+	resp.Body.Close()
+	require.NotEmpty(t, login.Token.AccessToken)
+	get := func(path string) []byte {
+		// The restaurant allows 20 requests a second: a 429 is waited out
+		// as its Retry-After says, as a client does.
+		for attempt := 0; ; attempt++ {
+			resp, data := testkit.Request{Method: http.MethodGet, URL: base + path, Token: login.Token.AccessToken,
+				Header: []string{"Platform-Restaurant-External-ID", creds["restaurant_guid"]}}.Do(t)
+			if resp.StatusCode == http.StatusTooManyRequests && attempt < 10 {
+				secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+				require.NoError(t, err, "429 with Retry-After in seconds: %s", data)
+				time.Sleep(time.Duration(max(secs, 1)) * time.Second)
+				continue
+			}
+			require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s: %s", path, data)
+			return data
+		}
+	}
+	lists := 0
+	for _, path := range doc.Paths.InMatchingOrder() {
+		item := doc.Paths.Value(path)
+		if item.Get == nil || !strings.HasPrefix(path, "/config/v2/") || strings.Contains(path, "{") {
+			continue
+		}
+		lists++
+		data := get(path)
+		if doc.Paths.Value(path+"/{guid}") == nil {
+			continue
+		}
+		var entities []struct {
+			GUID string `json:"guid"`
+		}
+		require.NoError(t, json.Unmarshal(data, &entities), "GET %s", path)
+		require.NotEmpty(t, entities, "the demo restaurant has every resource: %s", path)
+		get(path + "/" + entities[0].GUID)
+	}
+	assert.Greater(t, lists, 20, "every list of the spec read")
+}
+
+// TestPrismProxy_CatchesTheNullableAllOf proves the proxied run fails on the
+// construct it was made for: the restaurant spec as it was, with
+// MenuGroup.parent written `nullable` beside `allOf`, makes Prism refuse
+// every top-level group's null parent, which kin-openapi accepts.
+func TestPrismProxy_CatchesTheNullableAllOf(t *testing.T) {
+	prism := prismPath(t)
+	data, err := os.ReadFile(specPath(t, "restaurant"))
+	require.NoError(t, err)
+	spec := string(data)
+	start := strings.Index(spec, "            parent:\n              # An ExternalReference or null.")
+	require.Positive(t, start, "MenuGroup.parent in the spec")
+	end := strings.Index(spec[start:], "            items:\n")
+	require.Positive(t, end)
+	old := spec[:start] + `            parent:
+              description: The enclosing group; null for a top-level group.
+              type: object
+              nullable: true
+              allOf:
+                - $ref: '#/components/schemas/ExternalReference'
+` + spec[start+end:]
+	dir := filepath.Join(t.TempDir(), "restaurant")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	oldSpec := filepath.Join(dir, "openapi.yaml")
+	require.NoError(t, os.WriteFile(oldSpec, []byte(old), 0o600))
+
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	defer func() { require.NoError(t, stop()) }()
+	proxy := startPrismProxy(t, prism, oldSpec, creds["restaurant"]["base_url"])
+	front, rec := startViolationRecorder(t, proxy)
+	readEveryRestaurantResource(t, front, creds["restaurant"])
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.NotEmpty(t, rec.responses, "Prism reads null as invalid for nullable beside allOf")
+	for _, v := range rec.responses {
+		assert.Contains(t, v, "/config/v2/menuGroups")
+		assert.Contains(t, v, "parent")
+	}
+	t.Logf("%d response violations, e.g. %s", len(rec.responses), rec.responses[0])
 }

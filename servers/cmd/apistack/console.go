@@ -26,7 +26,7 @@ type consoleServers struct {
 // token, showing the servers, the request log and the demo webhook inbox.
 func newConsole(adminToken string, s consoleServers, requests *requestlog.Log, inbox *stack.FaxInbox, logger *slog.Logger) (*console.Console, error) {
 	return console.New(console.Config{
-		AdminToken: adminToken, Fax: s.fax, PAM: s.pam.Console(), Restaurant: s.restaurant, Storage: s.storage,
+		AdminToken: adminToken, Fax: s.fax.Console(), PAM: s.pam.Console(), Restaurant: s.restaurant.Console(), Storage: s.storage.Console(),
 		Requests: requests, Logger: logger,
 		Inbox: func() []console.InboxEvent {
 			events := inbox.List()

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // chromiumPath returns the Chromium the browser tests drive: $APISTACK_CHROMIUM
@@ -36,12 +37,8 @@ func chromiumPath(t *testing.T) string {
 	if p == "" {
 		p = "/usr/bin/chromium"
 	}
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and Chromium is missing (%v): the browser tests need the Debian package chromium (apt-get install -y chromium)", err)
-		}
-		t.Skipf("Chromium is missing (%v): install the Debian package chromium (apt-get install -y chromium) to run the browser tests", err)
-	}
+	_, err := os.Stat(p)
+	testkit.Need(t, "Chromium (the Debian package chromium: apt-get install -y chromium)", err)
 	return p
 }
 
@@ -81,29 +78,9 @@ func startServeProcess(t *testing.T, extra ...string) *serveProcess {
 	p.cmd.Stdout = p.out
 	stderr := &safebuf.Buffer{}
 	p.cmd.Stderr = stderr
-	require.NoError(t, p.cmd.Start())
-	exited := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("apistack's log:\n%s", stderr.String())
-		}
-	})
-	require.Eventually(t, func() bool {
-		select {
-		case <-exited:
-			t.Fatalf("apistack exited: %s", stderr.String())
-		default:
-		}
-		return strings.Contains(p.out.String(), "console ")
-	}, 60*time.Second, 20*time.Millisecond, "apistack did not start: %s", stderr.String())
+	proc := testkit.Start(t, p.cmd, testkit.Stop{Signal: os.Interrupt, Grace: 30 * time.Second}, "apistack's log", stderr.String)
+	proc.Await(t, 60*time.Second, 20*time.Millisecond, func() bool { return strings.Contains(p.out.String(), "console ") },
+		"apistack did not start", stderr.String)
 	data, err := os.ReadFile(filepath.Join(dir, "data", "demo-credentials.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &p.creds))
@@ -113,18 +90,8 @@ func startServeProcess(t *testing.T, extra ...string) *serveProcess {
 // faxAPI calls the demo fax account's API.
 func faxAPI(t *testing.T, fc map[string]string, method, path, contentType string, body io.Reader) map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(method, fc["base_url"]+path, body)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Less(t, resp.StatusCode, 300, "%s %s: %s", method, path, raw)
+	status, raw := faxCall(t, fc, method, path, contentType, body)
+	require.Less(t, status, 300, "%s %s: %s", method, path, raw)
 	var out struct {
 		Data map[string]any `json:"data"`
 	}
@@ -134,9 +101,13 @@ func faxAPI(t *testing.T, fc map[string]string, method, path, contentType string
 
 func sendFax(t *testing.T, fc map[string]string, mediaURL string) string {
 	t.Helper()
-	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
-	data := faxAPI(t, fc, http.MethodPost, "/v2/faxes", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
-	return data["id"].(string)
+	status, raw := postDemoFax(t, fc, mediaURL)
+	require.Less(t, status, 300, "POST /v2/faxes: %s", raw)
+	var sent struct {
+		Data map[string]any `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &sent))
+	return sent.Data["id"].(string)
 }
 
 // pageWatch records what the browser saw go wrong: console errors, uncaught

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 )
@@ -72,6 +73,66 @@ func (e endpoint) resolveArgs(fs *flag.FlagSet, command string, section func(dem
 		return "", "", nil, fmt.Errorf("no %s command given", command)
 	}
 	return url, token, fs.Args(), nil
+}
+
+// given is v, or nil when *v is its type's zero value: an optional field of
+// a request, set from a flag only when the flag has a value.
+func given[T comparable](v *T) *T {
+	var zero T
+	if *v == zero {
+		return nil
+	}
+	return v
+}
+
+// flagged is v when fs's flag name was set on the command line (even to its
+// zero value), else nil.
+func flagged[T any](fs *flag.FlagSet, name string, v *T) *T {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if !set {
+		return nil
+	}
+	return v
+}
+
+// endpointCommand is a command of the admin port (admin, sandbox): its
+// name (its flags' prefix), its flags' help, its usage text, and where the
+// demo credentials keep its endpoint (section; noToken is the error when no
+// token is found anywhere).
+type endpointCommand struct {
+	name, urlHelp, tokenHelp, usage string
+	section                         func(demoCredentials) (url, token string)
+	noToken                         string
+}
+
+// parse parses the command's flags from args and resolves its endpoint:
+// the base URL, the token, and the subcommand with its arguments (rest).
+// fs's Usage prints the command's usage.
+func (c endpointCommand) parse(args []string, stderr io.Writer) (fs *flag.FlagSet, url, token string, rest []string, err error) {
+	fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ep := bindEndpoint(fs, c.name, c.urlHelp, c.tokenHelp)
+	fs.Usage = func() { fmt.Fprint(stderr, c.usage); fs.PrintDefaults() }
+	if err := parseFlags(fs, c.name, args); err != nil {
+		return nil, "", "", nil, err
+	}
+	url, token, rest, err = ep.resolveArgs(fs, c.name, c.section, c.noToken)
+	return fs, url, token, rest, err
+}
+
+// readAnswer reads the answer of a generated client's call: its status and
+// body, or the call's error.
+func readAnswer(resp *http.Response, err error) (int, []byte, error) {
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	return resp.StatusCode, body, nil
 }
 
 // bearer is a request editor of a generated client that sends token as the

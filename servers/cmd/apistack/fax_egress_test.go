@@ -12,17 +12,31 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
+
+// faxCall makes a request of the demo fax account's API with its key (a
+// body of contentType when body is not nil) and returns the answer's status
+// and body.
+func faxCall(t *testing.T, fc map[string]string, method, path, contentType string, body io.Reader) (int, []byte) {
+	t.Helper()
+	resp, raw := testkit.Request{Method: method, URL: fc["base_url"] + path, Token: fc["api_key"], Body: body, ContentType: contentType}.Do(t)
+	return resp.StatusCode, raw
+}
+
+// postDemoFax sends a fax of mediaURL as the demo's printed curl line does
+// (a form, with the demo key) and returns the status and body of the answer.
+func postDemoFax(t *testing.T, fc map[string]string, mediaURL string) (int, []byte) {
+	t.Helper()
+	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
+	return faxCall(t, fc, http.MethodPost, "/v2/faxes", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+}
 
 // sendDemoFax sends a fax of mediaURL with the demo key and returns its
 // failure reason once it is final ("" when delivered).
 func sendDemoFax(t *testing.T, fc map[string]string, mediaURL string) string {
 	t.Helper()
-	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
-	req, err := http.NewRequest(http.MethodPost, fc["base_url"]+"/v2/faxes", strings.NewReader(form.Encode()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
 	type faxBody struct {
 		Data struct {
 			ID            string `json:"id"`
@@ -30,41 +44,17 @@ func sendDemoFax(t *testing.T, fc map[string]string, mediaURL string) string {
 			FailureReason string `json:"failure_reason"`
 		} `json:"data"`
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	status, raw := postDemoFax(t, fc, mediaURL)
 	var sent faxBody
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&sent))
-	resp.Body.Close()
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.NoError(t, json.Unmarshal(raw, &sent))
+	require.Equal(t, http.StatusAccepted, status)
 	var got faxBody
 	require.Eventually(t, func() bool {
-		req, err := http.NewRequest(http.MethodGet, fc["base_url"]+"/v2/faxes/"+sent.Data.ID, nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+fc["api_key"])
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+		_, raw := faxCall(t, fc, http.MethodGet, "/v2/faxes/"+sent.Data.ID, "", nil)
+		require.NoError(t, json.Unmarshal(raw, &got))
 		return got.Data.Status == "delivered" || got.Data.Status == "failed"
 	}, 20*time.Second, 10*time.Millisecond)
 	return got.Data.FailureReason
-}
-
-// postDemoFax sends a fax of mediaURL with the demo key and returns the
-// status and body of the answer.
-func postDemoFax(t *testing.T, fc map[string]string, mediaURL string) (int, string) {
-	t.Helper()
-	form := url.Values{"media_url": {mediaURL}, "connection_id": {fc["connection_id"]}, "to": {"+13125550800"}, "from": {fc["from"]}}
-	req, err := http.NewRequest(http.MethodPost, fc["base_url"]+"/v2/faxes", strings.NewReader(form.Encode()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+fc["api_key"])
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(body)
 }
 
 func TestServe_ALocalStackReachesLoopbackWithNoFlag(t *testing.T) {
@@ -77,7 +67,7 @@ func TestServe_ALocalStackReachesLoopbackWithNoFlag(t *testing.T) {
 		"every port on loopback and no --database: loopback is reached (and the spec is no PDF)")
 	status, body := postDemoFax(t, fc, "http://169.254.169.254/latest/meta-data/")
 	assert.Equal(t, http.StatusUnprocessableEntity, status, "cloud metadata, never")
-	assert.Contains(t, body, "/media_url")
+	assert.Contains(t, string(body), "/media_url")
 }
 
 func TestServe_AStackOffLoopbackReachesOnlyTheDemoURLsOfLoopbackUnlessAllowed(t *testing.T) {
@@ -91,8 +81,8 @@ func TestServe_AStackOffLoopbackReachesOnlyTheDemoURLsOfLoopbackUnlessAllowed(t 
 	adminHost := strings.TrimPrefix(ac["base_url"], "http://")
 	status, body := postDemoFax(t, fc, ac["base_url"]+"/openapi.yaml")
 	assert.Equal(t, http.StatusUnprocessableEntity, status)
-	assert.Contains(t, body, "/media_url")
-	assert.Contains(t, body, "--fax-allow-destination "+adminHost)
+	assert.Contains(t, string(body), "/media_url")
+	assert.Contains(t, string(body), "--fax-allow-destination "+adminHost)
 	require.NoError(t, stop())
 
 	creds, _, stop = startServe(t, t.TempDir(), "--fax-addr", "0.0.0.0:0", "--fax-allow-private-destinations")

@@ -17,12 +17,15 @@ import (
 
 const listenUsage = `usage: apistack listen --sandbox ID --forward-to URL [--url ADMIN_URL] [--token TOKEN] [--after SEQ]
 
-Streams a sandbox's fax webhook deliveries from a (possibly remote) apistack and posts each
-again, with its original signed headers and body, to a local URL: a receiver there verifies
-the signature as it would the stand-in's own delivery. One line per forward: the event type,
-the event id, the attempt and the local answer. It long-polls the sandbox's webhook log
+Streams a sandbox's fax webhook events from a (possibly remote) apistack and posts each
+once, as its first delivery was signed (headers and body), to a local URL: a receiver there
+verifies the signature as it would the stand-in's own delivery. The remote side's retries of
+an event (its delivery failed there) are not forwarded again; a redelivery (POST
+.../redeliver) is a new copy of the event and is. One line per forward: the event type, the
+event id, the attempt forwarded and the local answer. It long-polls the sandbox's webhook log
 (GET /sandboxes/{id}/webhooks), so it survives a restart of the remote side and resumes after
-the last delivery it forwarded. --after starts after that log seq (default: from the start).
+the last delivery it read. --after starts after that log seq (default: from the start); an
+event read before it and retried after it is forwarded once more.
 
 The URL and token default to APISTACK_SANDBOX_URL and APISTACK_SANDBOX_TOKEN, then to
 <data-dir>/demo-credentials.json (the admin section). The token is the sandbox's own (or the
@@ -101,6 +104,7 @@ func listen(ctx context.Context, o listenOptions, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stderr, "forwarding the webhooks of sandbox %s to %s (Ctrl-C to stop)\n", o.sandbox, o.forwardTo)
 	after, retry, down := o.after, 250*time.Millisecond, false
 	wait := listenWait
+	var events forwardedEvents
 	for ctx.Err() == nil {
 		resp, err := client.ListSandboxWebhooksWithResponse(ctx, o.sandbox,
 			&sandboxapi.ListSandboxWebhooksParams{After: &after, Limit: ptrTo(100), Wait: &wait})
@@ -140,24 +144,45 @@ func listen(ctx context.Context, o listenOptions, stdout, stderr io.Writer) erro
 		}
 		retry = 250 * time.Millisecond
 		for _, a := range resp.JSON200.Data {
-			line := forward(ctx, local, o.forwardTo, a)
-			if ctx.Err() != nil {
-				return nil // stopped mid-forward: not reported as forwarded
+			if events.first(a) {
+				line := forward(ctx, local, o.forwardTo, a)
+				if ctx.Err() != nil {
+					return nil // stopped mid-forward: not reported as forwarded
+				}
+				fmt.Fprintln(stdout, line)
 			}
-			fmt.Fprintln(stdout, line)
 			after = a.Seq
 		}
 	}
 	return nil
 }
 
+// forwardedEvents tells which logged attempts listen forwards: each event
+// (each copy: a redelivery is a new one) once, by its first attempt that
+// sent a body, as `stripe listen` forwards each event once whatever became
+// of its deliveries.
+type forwardedEvents struct {
+	// seen are the events (their seq) forwarded so far.
+	seen map[int64]bool
+}
+
+// first reports whether a is the attempt of its event to forward, and
+// notes it.
+func (f *forwardedEvents) first(a sandboxapi.WebhookAttempt) bool {
+	if a.Body == "" || f.seen[a.Event.Seq] {
+		return false // nothing to forward (the stand-in sent nothing), or a retry
+	}
+	if f.seen == nil {
+		f.seen = map[int64]bool{}
+	}
+	f.seen[a.Event.Seq] = true
+	return true
+}
+
 // forward posts one logged delivery to target with its signed headers and
 // body, and returns the line that reports it.
 func forward(ctx context.Context, c *http.Client, target string, a sandboxapi.WebhookAttempt) string {
 	line := fmt.Sprintf("%s %s (attempt %d) ->", a.Event.Type, a.Event.Id, a.Attempt)
-	if a.Body == "" {
-		return line + " skipped: the stand-in sent nothing"
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte(a.Body)))
 	if err != nil {
 		return fmt.Sprintf("%s error: %v", line, err)

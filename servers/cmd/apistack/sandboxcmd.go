@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/apistack/apistack/gen/sandboxapi"
 )
 
@@ -46,16 +48,10 @@ APISTACK_SANDBOX_URL and APISTACK_SANDBOX_TOKEN, then to the sandboxes section o
 // sandboxCommand runs one sandbox API call through the generated client and
 // prints the JSON answer.
 func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	ep := bindEndpoint(fs, "sandbox", "sandbox API base URL (the admin port)",
-		"token: the sandbox-creator token to create, a sandbox's own token for the rest")
-	fs.Usage = func() { fmt.Fprint(stderr, sandboxUsage); fs.PrintDefaults() }
-	if err := parseFlags(fs, "sandbox", args); err != nil {
-		return err
-	}
-	url, token, rest, err := ep.resolveArgs(fs, "sandbox", func(c demoCredentials) (string, string) { return c.Sandboxes.Endpoint() },
-		"no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first")
+	_, url, token, rest, err := endpointCommand{name: "sandbox", urlHelp: "sandbox API base URL (the admin port)",
+		tokenHelp: "token: the sandbox-creator token to create, a sandbox's own token for the rest", usage: sandboxUsage,
+		section: func(c demoCredentials) (string, string) { return c.Sandboxes.Endpoint() },
+		noToken: "no token: set --sandbox-token or APISTACK_SANDBOX_TOKEN, or run `apistack serve --demo` first"}.parse(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -65,16 +61,11 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	resp, err := sandboxCall(ctx, client, rest[0], rest[1:], stderr)
+	status, body, err := readAnswer(sandboxCall(ctx, client, rest[0], rest[1:], stderr))
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	return printSandboxAnswer(stdout, resp.StatusCode, body)
+	return printSandboxAnswer(stdout, status, body)
 }
 
 // sandboxCall parses one command's flags and arguments and makes its call.
@@ -82,11 +73,8 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 	fs := flag.NewFlagSet("sandbox "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	oneID := func() (string, error) {
-		if err := fs.Parse(args); err != nil {
+		if err := parseArgs(fs, args, 1, "usage: apistack sandbox "+name+" ID"); err != nil {
 			return "", err
-		}
-		if fs.NArg() != 1 {
-			return "", fmt.Errorf("usage: apistack sandbox %s ID", name)
 		}
 		return fs.Arg(0), nil
 	}
@@ -94,44 +82,23 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 	case "create":
 		clockMode := fs.String("clock", "", "frozen or real (default real)")
 		ttl := fs.String("ttl", "", "how long the sandbox lives after its last use, e.g. 30m (default 1h)")
-		if err := fs.Parse(args); err != nil {
+		if err := parseArgs(fs, args, 0, "usage: apistack sandbox create [--clock frozen|real] [--ttl DURATION]"); err != nil {
 			return nil, err
 		}
-		if fs.NArg() != 0 {
-			return nil, errors.New("usage: apistack sandbox create [--clock frozen|real] [--ttl DURATION]")
-		}
-		var body sandboxapi.CreateSandboxRequest
-		if *clockMode != "" {
-			body.Clock = (*sandboxapi.ClockMode)(clockMode)
-		}
-		if *ttl != "" {
-			body.Ttl = ttl
-		}
-		return client.CreateSandbox(ctx, body)
-	case "get":
+		return client.CreateSandbox(ctx, sandboxapi.CreateSandboxRequest{Clock: (*sandboxapi.ClockMode)(given(clockMode)), Ttl: given(ttl)})
+	case "get", "reset", "delete":
 		id, err := oneID()
 		if err != nil {
 			return nil, err
 		}
-		return client.GetSandbox(ctx, id)
-	case "reset":
-		id, err := oneID()
-		if err != nil {
-			return nil, err
-		}
-		return client.ResetSandbox(ctx, id)
-	case "delete":
-		id, err := oneID()
-		if err != nil {
-			return nil, err
-		}
-		return client.DeleteSandbox(ctx, id)
+		call := map[string]func(context.Context, string, ...sandboxapi.RequestEditorFn) (*http.Response, error){
+			"get": client.GetSandbox, "reset": client.ResetSandbox, "delete": client.DeleteSandbox}[name]
+		return call(ctx, id)
 	case "faults":
 		return sandboxFaultsCall(ctx, client, args, stderr)
 	case "webhooks":
 		return sandboxWebhooks(ctx, client, fs, args)
 	case "requests":
-		var p sandboxapi.ListSandboxRequestsParams
 		api := fs.String("api", "", "only the requests to this API (pam, fax, storage, restaurant)")
 		op := fs.String("operation", "", "only the requests of this operationId")
 		status := fs.Int("status", 0, "only the requests answered with this status")
@@ -142,27 +109,14 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 		if err != nil {
 			return nil, err
 		}
-		if *api != "" {
-			p.Api = (*sandboxapi.ListSandboxRequestsParamsApi)(api)
-		}
-		if *op != "" {
-			p.Operation = op
-		}
-		if *status != 0 {
-			p.Status = status
-		}
+		p := sandboxapi.ListSandboxRequestsParams{Api: (*sandboxapi.ListSandboxRequestsParamsApi)(given(api)), Operation: given(op),
+			Status: given(status), After: given(after), Limit: given(limit)}
 		if *since != "" {
 			t, err := time.Parse(time.RFC3339Nano, *since)
 			if err != nil {
 				return nil, fmt.Errorf("--since %q is not an RFC 3339 instant: %w", *since, err)
 			}
 			p.Since = &t
-		}
-		if *after != 0 {
-			p.After = after
-		}
-		if *limit != 0 {
-			p.Limit = limit
 		}
 		return client.ListSandboxRequests(ctx, id, &p)
 	case "advance", "clock":
@@ -171,6 +125,18 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 		return sandboxTriggerCall(ctx, client, name, fs, args)
 	}
 	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, redeliver, inbound-fax, advance, clock, faults, reset, delete)", name)
+}
+
+// parseArgs parses args into fs and wants n arguments after the flags:
+// usage is the error otherwise.
+func parseArgs(fs *flag.FlagSet, args []string, n int, usage string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != n {
+		return errors.New(usage)
+	}
+	return nil
 }
 
 // printSandboxAnswer prints the JSON body indented (nothing for a 204), and
@@ -191,4 +157,141 @@ func printSandboxAnswer(w io.Writer, status int, body []byte) error {
 		return fmt.Errorf("sandbox API answered %d", status)
 	}
 	return nil
+}
+
+// sandboxClockUsage is the usage of the clock commands.
+const sandboxClockUsage = `usage: apistack sandbox advance ID DURATION      move the sandbox's clock on by a Go duration (10m, 1h30m)
+       apistack sandbox advance --set RFC3339 ID   move it to an instant (never back)
+       apistack sandbox clock ID                   print the sandbox's clock`
+
+// sandboxClockCall makes the call of the clock commands (advance, clock):
+// an advance answers once the work that became due has run.
+func sandboxClockCall(ctx context.Context, client *sandboxapi.Client, name string, fs *flag.FlagSet, args []string) (*http.Response, error) {
+	set := fs.String("set", "", "the RFC 3339 instant to set the clock to, instead of a DURATION")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if name == "clock" {
+		if fs.NArg() != 1 || *set != "" {
+			return nil, errors.New(sandboxClockUsage)
+		}
+		return client.GetSandboxClock(ctx, fs.Arg(0))
+	}
+	var body sandboxapi.ClockChange
+	switch {
+	case *set != "" && fs.NArg() == 1:
+		t, err := time.Parse(time.RFC3339Nano, *set)
+		if err != nil {
+			return nil, fmt.Errorf("--set %q is not an RFC 3339 instant: %w", *set, err)
+		}
+		body.Set = &t
+	case *set == "" && fs.NArg() == 2:
+		d := fs.Arg(1)
+		if _, err := time.ParseDuration(d); err != nil {
+			return nil, fmt.Errorf("%q is not a Go duration such as 10m or 1h30m", d)
+		}
+		body.Advance = &d
+	default:
+		return nil, errors.New(sandboxClockUsage)
+	}
+	return client.AdvanceSandboxClock(ctx, fs.Arg(0), body)
+}
+
+const sandboxFaultsUsage = `usage: apistack sandbox faults add [flags] ID KIND
+       apistack sandbox faults list ID
+       apistack sandbox faults clear ID [FAULT_ID]
+
+KIND is rate-limited, unavailable, internal-error, slow or drop (request faults: --api
+needed) or webhook-duplicate, webhook-reorder, webhook-fail (the sandbox's fax webhook
+deliveries). clear deletes every fault of the sandbox, or the one FAULT_ID.
+`
+
+// sandboxFaultsCall runs `apistack sandbox faults add|list|clear`.
+func sandboxFaultsCall(ctx context.Context, client *sandboxapi.Client, args []string, stderr io.Writer) (*http.Response, error) {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, sandboxFaultsUsage)
+		return nil, errors.New("no faults command given (add, list, clear)")
+	}
+	fs := flag.NewFlagSet("sandbox faults "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, sandboxFaultsUsage); fs.PrintDefaults() }
+	switch args[0] {
+	case "add":
+		api := fs.String("api", "", "the API whose requests the fault takes (pam, fax, storage, restaurant)")
+		op := fs.String("operation", "", "only requests of this operationId (default every operation)")
+		count := fs.Int("count", 0, "how many of the next matching requests (0 with no --share: every one)")
+		share := fs.Float64("share", 0, "the chance, in (0, 1], that a matching request is taken")
+		retry := fs.String("retry-after", "", "what a 429 or 503 tells the caller to wait, e.g. 2s")
+		delay := fs.String("delay", "", "how long a slow fault holds a request, e.g. 1500ms (at most 30s)")
+		attempt := fs.Int("attempt", 0, "the delivery attempt a webhook-fail fault fails (default 1)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return nil, err
+		}
+		if fs.NArg() != 2 {
+			fs.Usage()
+			return nil, errors.New("usage: apistack sandbox faults add [flags] ID KIND")
+		}
+		return client.AddSandboxFault(ctx, fs.Arg(0), sandboxapi.FaultRequest{
+			Kind:       sandboxapi.FaultKind(fs.Arg(1)),
+			Api:        (*sandboxapi.FaultAPI)(flagged(fs, "api", api)),
+			Operation:  flagged(fs, "operation", op),
+			Count:      flagged(fs, "count", count),
+			Share:      flagged(fs, "share", share),
+			RetryAfter: flagged(fs, "retry-after", retry),
+			Delay:      flagged(fs, "delay", delay),
+			Attempt:    flagged(fs, "attempt", attempt),
+		})
+	case "list":
+		if err := parseArgs(fs, args[1:], 1, "usage: apistack sandbox faults list ID"); err != nil {
+			return nil, err
+		}
+		return client.ListSandboxFaults(ctx, fs.Arg(0))
+	case "clear":
+		if err := fs.Parse(args[1:]); err != nil {
+			return nil, err
+		}
+		switch fs.NArg() {
+		case 1:
+			return client.ClearSandboxFaults(ctx, fs.Arg(0))
+		case 2:
+			return client.DeleteSandboxFault(ctx, fs.Arg(0), fs.Arg(1))
+		}
+		return nil, errors.New("usage: apistack sandbox faults clear ID [FAULT_ID]")
+	}
+	fs.Usage()
+	return nil, fmt.Errorf("unknown faults command %q (add, list, clear)", args[0])
+}
+
+// sandboxTriggerCall parses `apistack sandbox redeliver ID EVENT_ID` and
+// `apistack sandbox inbound-fax [flags] ID` and makes the call.
+func sandboxTriggerCall(ctx context.Context, client *sandboxapi.Client, name string, fs *flag.FlagSet, args []string) (*http.Response, error) {
+	if name == "redeliver" {
+		if err := parseArgs(fs, args, 2, "usage: apistack sandbox redeliver ID EVENT_ID"); err != nil {
+			return nil, err
+		}
+		event, err := uuid.Parse(fs.Arg(1))
+		if err != nil {
+			return nil, fmt.Errorf("event id %q is not a UUID: %w", fs.Arg(1), err)
+		}
+		return client.RedeliverSandboxWebhook(ctx, fs.Arg(0), event)
+	}
+	from := fs.String("from", "", "the sender's number in E.164 form (default +14155550123)")
+	pages := fs.Int("pages", 0, "the pages of the sample PDF received (default 1)")
+	outcome := fs.String("outcome", "", "received (default), partial or failed")
+	if err := parseArgs(fs, args, 1, "usage: apistack sandbox inbound-fax [--from E164] [--pages N] [--outcome received|partial|failed] ID"); err != nil {
+		return nil, err
+	}
+	return client.TriggerInboundFax(ctx, fs.Arg(0),
+		sandboxapi.InboundFaxRequest{From: given(from), Pages: given(pages), Outcome: (*sandboxapi.InboundFaxRequestOutcome)(given(outcome))})
+}
+
+// sandboxWebhooks parses `apistack sandbox webhooks` and lists the log.
+func sandboxWebhooks(ctx context.Context, client *sandboxapi.Client, fs *flag.FlagSet, args []string) (*http.Response, error) {
+	after := fs.Int64("after", 0, "only the attempts after this seq (the last one read, or next_after)")
+	limit := fs.Int("limit", 0, "the most attempts (1-1000; default 100)")
+	wait := fs.String("wait", "", "with no attempt after --after, wait this long for one (a Go duration, at most 30s)")
+	if err := parseArgs(fs, args, 1, "usage: apistack sandbox webhooks [--after SEQ] [--limit N] [--wait DURATION] ID"); err != nil {
+		return nil, err
+	}
+	return client.ListSandboxWebhooks(ctx, fs.Arg(0), &sandboxapi.ListSandboxWebhooksParams{After: given(after), Limit: given(limit), Wait: given(wait)})
 }

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -16,7 +20,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // startServe runs `apistack serve --demo` on free loopback ports until the
@@ -117,12 +123,7 @@ func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
-	req, _ := http.NewRequest(http.MethodGet, pam["base_url"]+"/v1/teams/demo/groups", nil)
-	req.Header.Set("Authorization", "Bearer "+tok.BearerToken)
-	resp, err = http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	groups, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, groups := testkit.Request{Method: http.MethodGet, URL: pam["base_url"] + "/v1/teams/demo/groups", Token: tok.BearerToken}.Do(t)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(groups), `"demo-admins"`)
 
@@ -189,57 +190,328 @@ func TestServe_RestaurantRateFlags(t *testing.T) {
 	assert.Equal(t, time.Minute, c.APIs.Restaurant.RateWindow)
 }
 
-func TestAdminCLI_PAMAndRestaurantCommands(t *testing.T) {
+// fileSecrets are the secrets of the credentials file in dataDir.
+func fileSecrets(t *testing.T, dataDir string) []demoSecret {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dataDir, "demo-credentials.json"))
+	require.NoError(t, err)
+	var c demoCredentials
+	require.NoError(t, json.Unmarshal(data, &c))
+	secrets := secretsOf(c)
+	require.Len(t, secrets, 5, "pam, fax, storage, restaurant and admin each have a secret")
+	return secrets
+}
+
+func TestServeDemo_PrintsSecretsOnlyWhenCreated(t *testing.T) {
+	dataDir := t.TempDir()
+	_, first, stop := startServe(t, dataDir)
+	require.NoError(t, stop())
+	secrets := fileSecrets(t, dataDir)
+	for _, s := range secrets {
+		assert.Contains(t, first.String(), s.value, "the first start shows %s, just created", s.path)
+	}
+
+	_, second, stop := startServe(t, dataDir)
+	require.NoError(t, stop())
+	assert.Equal(t, secrets, fileSecrets(t, dataDir), "the second start reuses every secret")
+	out := second.String()
+	for _, s := range secrets {
+		assert.NotContains(t, out, s.value, "the second start hides %s", s.path)
+		assert.Contains(t, out, "<"+s.path+">")
+	}
+	assert.Contains(t, out, filepath.Join(dataDir, "demo-credentials.json"))
+	assert.Contains(t, out, "curl -s", "the curl lines are still printed")
+
+	// Every file of the data directory is its owner's alone.
+	files, err := filepath.Glob(filepath.Join(dataDir, "*"))
+	require.NoError(t, err)
+	var dbs int
+	for _, f := range files {
+		info, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), filepath.Base(f))
+		if filepath.Ext(f) == ".db" {
+			dbs++
+		}
+	}
+	assert.Equal(t, 5, dbs, "pam, fax, storage, restaurant and sandbox databases")
+}
+
+func TestServeFlags_AdminTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "admin-token")
+	require.NoError(t, os.WriteFile(path, []byte("adm_from_file\n"), 0o600))
+	c, err := parseServeFlags([]string{"--admin-token-file", path}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "adm_from_file", c.AdminToken)
+
+	_, err = parseServeFlags([]string{"--admin-token-file", path, "--admin-token", "x"}, io.Discard)
+	assert.ErrorContains(t, err, "not both")
+	_, err = parseServeFlags([]string{"--admin-token-file", filepath.Join(dir, "missing")}, io.Discard)
+	assert.Error(t, err)
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.WriteFile(empty, []byte(" \n"), 0o600))
+	_, err = parseServeFlags([]string{"--admin-token-file", empty}, io.Discard)
+	assert.ErrorContains(t, err, "empty")
+
+	var help strings.Builder
+	_, _ = parseServeFlags([]string{"-h"}, &help)
+	assert.Contains(t, help.String(), "prefer APISTACK_ADMIN_TOKEN or --admin-token-file", "--admin-token warns of ps")
+}
+
+// Without --demo, serve prints the admin token only when it made it up.
+func TestServe_PrintsTheAdminTokenOnlyWhenGenerated(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		token string
+	}{{"generated", ""}, {"given", "adm_given_by_operator"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("APISTACK_ADMIN_TOKEN", tc.token)
+			args := []string{"--data-dir", t.TempDir()}
+			for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+				args = append(args, f, "127.0.0.1:0")
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			stdout := &safebuf.Buffer{}
+			done := make(chan error, 1)
+			go func() { done <- serve(ctx, args, stdout, io.Discard) }()
+			require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "admin token:") }, 60*time.Second, 20*time.Millisecond)
+			cancel()
+			require.NoError(t, <-done)
+			line := stdout.String()
+			if tc.token == "" {
+				assert.Regexp(t, `admin token: adm_\S+`, line)
+			} else {
+				assert.NotContains(t, line, tc.token)
+			}
+		})
+	}
+}
+
+func TestServe_ABadFlagIsOneLineAndAPointerToHelp(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--no-such-flag"}, {"serve", "--read-timeout", "soon"}, {"conform", "--bogus"}, {"admin", "--bogus"}} {
+		var stdout, stderr safebuf.Buffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		require.Error(t, err, "%v", args)
+		exitStatus(err, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		assert.Len(t, lines, 1, "%v: %q", args, stderr.String())
+		assert.Contains(t, lines[0], "(see apistack "+args[0]+" -h)")
+	}
+	var stdout, stderr safebuf.Buffer
+	require.Error(t, run(context.Background(), []string{"serve", "-h"}, &stdout, &stderr))
+	assert.Greater(t, strings.Count(stderr.String(), "\n"), 40, "-h prints the whole usage")
+}
+
+func TestServe_ADatabaseErrorAtStartHasOnePrefixAndComesBeforeAnyListeningLine(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "master.key")
+	require.NoError(t, os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))), 0o600))
+	t.Setenv("APISTACK_ADMIN_TOKEN", "a-token-long-enough-for-the-admin-api-0123456789")
+	args := []string{"--database", "postgres://127.0.0.1:1/x?connect_timeout=2", "--master-key-file", keyFile, "--data-dir", t.TempDir()}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	var stdout, stderr safebuf.Buffer
+	err := serve(context.Background(), args, &stdout, &stderr)
+	require.Error(t, err)
+	assert.Equal(t, 1, strings.Count(err.Error(), "database:"), "one prefix: %v", err)
+	assert.True(t, strings.HasPrefix(err.Error(), "pam database: "), err.Error())
+	assert.NotContains(t, stderr.String(), "listening", "no port was announced")
+	var out safebuf.Buffer
+	exitStatus(err, &out)
+	assert.Equal(t, 1, strings.Count(out.String(), "\n"), "reported on one line: %q", out.String())
+}
+
+func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
-	defer func() { require.NoError(t, stop()) }()
-	run := func(args ...string) (string, error) {
-		var out bytes.Buffer
-		err := adminCommand(context.Background(), append([]string{"--data-dir", dataDir}, args...), &out, io.Discard)
-		return out.String(), err
+	require.NotEmpty(t, creds["fax"])
+	require.NoError(t, stop())
+	faxDB := filepath.Join(dataDir, "fax.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(faxDB + suffix)
+	}
+	require.NoError(t, os.WriteFile(faxDB, nil, 0o600))
+
+	args := []string{"--data-dir", dataDir}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	var stdout, stderr safebuf.Buffer
+	err := serve(context.Background(), args, &stdout, &stderr)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n", "one line")
+	assert.Contains(t, err.Error(), faxDB+" is empty (0 bytes) but "+filepath.Join(dataDir, "fax-master.key"))
+	assert.Contains(t, err.Error(), "restore "+faxDB+" from a backup")
+}
+
+func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *testing.T) {
+	t.Setenv("APISTACK_ADMIN_TOKEN", "")
+	dataDir := t.TempDir()
+	creds, _, stop := startServe(t, dataDir)
+	token := creds["admin"]["token"]
+	require.NotEmpty(t, token)
+	require.NoError(t, stop())
+
+	args := []string{"--data-dir", dataDir}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &safebuf.Buffer{}, &safebuf.Buffer{}
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, args, stdout, stderr) }()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "admin token:") }, 60*time.Second, 20*time.Millisecond)
+	assert.Contains(t, stdout.String(), "admin token: the one in "+filepath.Join(dataDir, "demo-credentials.json"))
+	assert.NotContains(t, stdout.String(), token, "a token already written down is not printed")
+	// The admin API, on its new port, takes the token of the file.
+	adminURL := regexp.MustCompile(`api=admin url=(\S+)`).FindStringSubmatch(stderr.String())
+	require.Len(t, adminURL, 2, stderr.String())
+	resp, _ := testkit.Request{Method: http.MethodGet, URL: adminURL[1] + "/pam/maintenance", Token: token}.Do(t)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func TestReadyProbe_NotReadyWhileASQLiteDatabaseTakesNoWrites(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.SQLite(t)
+	readiness := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return []*sql.DB{db} }, false))
+	readiness.Start()
+	require.NoError(t, readiness.Check(ctx))
+
+	// Every write fails (as on a full disk), while a ping still answers.
+	testkit.RefuseWrites(t, db)
+	notReady := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return []*sql.DB{db} }, false))
+	notReady.Start()
+	err := notReady.Check(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "takes no writes")
+}
+
+// --cpu-profile (here through its variable) profiles the whole run: the file
+// is a gzipped pprof profile once serve has stopped.
+func TestServe_CPUProfileIsWrittenWhenServeStops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	t.Setenv("APISTACK_CPU_PROFILE", path)
+	_, _, stop := startServe(t, t.TempDir())
+	require.NoError(t, stop())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, len(data), 2)
+	assert.Equal(t, []byte{0x1f, 0x8b}, data[:2], "pprof profiles are gzipped")
+}
+
+func TestServeFlags_AdminAddrMustBeLoopbackUnlessAllowed(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:8089", "127.0.0.2:0", "[::1]:8089", "localhost:8089", "LOCALHOST:0"} {
+		c, err := parseServeFlags([]string{"--admin-addr", addr}, io.Discard)
+		require.NoError(t, err, addr)
+		assert.Equal(t, addr, c.AdminAddr)
+	}
+	for _, addr := range []string{":8089", "0.0.0.0:8089", "[::]:8089", "192.0.2.10:8089", "admin.example.com:8089", "8089"} {
+		_, err := parseServeFlags([]string{"--admin-addr", addr}, io.Discard)
+		assert.Error(t, err, addr)
+		if addr != "8089" {
+			assert.ErrorContains(t, err, "--admin-allow-remote", addr)
+		}
+		c, err := parseServeFlags([]string{"--admin-addr", addr, "--admin-allow-remote"}, io.Discard)
+		require.NoError(t, err, "%s with --admin-allow-remote", addr)
+		assert.True(t, c.AdminAllowRemote)
 	}
 
-	out, err := run("create-user", "demo", "alice")
-	require.NoError(t, err)
-	assert.Contains(t, out, `"alice"`)
+	t.Setenv("APISTACK_ADMIN_ADDR", "0.0.0.0:8089")
+	_, err := parseServeFlags(nil, io.Discard)
+	assert.Error(t, err, "from APISTACK_ADMIN_ADDR")
+	t.Setenv("APISTACK_ADMIN_ALLOW_REMOTE", "true")
+	_, err = parseServeFlags(nil, io.Discard)
+	assert.NoError(t, err, "with APISTACK_ADMIN_ALLOW_REMOTE=true")
+}
 
-	out, err = run("quotas", "--groups", "5", "demo")
+// serve itself refuses to start on a non-loopback admin address: it listens
+// on no port.
+func TestServe_RefusesARemoteAdminAddr(t *testing.T) {
+	pamLn, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	assert.Contains(t, out, `"groups": 5`)
-	out, err = run("quotas", "demo")
-	require.NoError(t, err)
-	assert.Contains(t, out, `"groups": 5`)
+	pamAddr := pamLn.Addr().String()
+	require.NoError(t, pamLn.Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = serve(ctx, []string{"--data-dir", t.TempDir(), "--pam-addr", pamAddr, "--admin-addr", "0.0.0.0:0"}, io.Discard, io.Discard)
+	require.ErrorContains(t, err, "not on loopback")
+	_, err = http.Get("http://" + pamAddr + "/healthz")
+	assert.Error(t, err, "nothing listens")
+}
 
-	// Maintenance mode answers every PAM call with 503 service_offline.
-	_, err = run("maintenance", "on")
-	require.NoError(t, err)
-	resp, err := http.Post(creds["pam"]["base_url"]+"/v1/teams/demo/service_token", "application/json", strings.NewReader(`{"key_id":"x","key_secret":"y"}`))
-	require.NoError(t, err)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
-	assert.Contains(t, string(body), "service_offline")
-	out, err = run("maintenance")
-	require.NoError(t, err)
-	assert.Contains(t, out, `"offline": true`)
-	_, err = run("maintenance", "off")
-	require.NoError(t, err)
+func TestParseServeFlags_DatabaseNeedsASharedMasterKeyAndAdminToken(t *testing.T) {
+	dir := t.TempDir()
+	keyText := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	keyFile := filepath.Join(dir, "master.key")
+	require.NoError(t, os.WriteFile(keyFile, []byte(keyText+"\n"), 0o600))
+	tokenFile := filepath.Join(dir, "admin.token")
+	require.NoError(t, os.WriteFile(tokenFile, []byte("adm_shared\n"), 0o600))
+	const url = "postgres://apistack@127.0.0.1:5432/apistack"
 
-	if _, ok := creds["restaurant"]; !ok {
-		return
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string // APISTACK_MASTER_KEY, when set
+		err  string
+	}{
+		{name: "sqlite needs nothing", args: nil},
+		{name: "no master key", args: []string{"--database", url, "--admin-token-file", tokenFile}, err: "head -c32 /dev/urandom | base64"},
+		{name: "no admin token", args: []string{"--database", url, "--master-key-file", keyFile}, err: "admin token every replica shares"},
+		{name: "key file", args: []string{"--database", url, "--master-key-file", keyFile, "--admin-token-file", tokenFile}},
+		{name: "key in the environment", args: []string{"--database", url, "--admin-token-file", tokenFile}, env: keyText},
+		{name: "key twice", args: []string{"--master-key-file", keyFile}, env: keyText, err: "not both"},
+		{name: "bad key", args: nil, env: "c2hvcnQ=", err: "5 bytes, want 32"},
+		{name: "missing key file", args: []string{"--master-key-file", filepath.Join(dir, "missing")}, err: "--master-key-file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv(masterKeyVariable, tc.env)
+			}
+			c, err := parseServeFlags(tc.args, io.Discard)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			if c.Database == "" && tc.env == "" {
+				assert.True(t, c.MasterKey.IsZero())
+				return
+			}
+			assert.Equal(t, "adm_shared", c.AdminToken)
+			keys := c.apiKeys()
+			require.NotNil(t, keys, "keys derived from the master key, no key files")
+			fax, err := keys("fax")
+			require.NoError(t, err)
+			storage, err := keys("storage")
+			require.NoError(t, err)
+			assert.Len(t, fax, 32)
+			assert.NotEqual(t, fax, storage, "each API derives its own key")
+		})
 	}
-	guid := "0f8d4b0e-1c7a-4c55-9f1e-6b2f3a9d8e71"
-	_, err = run("restaurant-create", "Corner Cafe", guid)
+}
+
+func TestParseServeFlags_DatabaseFromTheEnvironment(t *testing.T) {
+	t.Setenv("APISTACK_DATABASE", "postgres://x@127.0.0.1/y")
+	t.Setenv(masterKeyVariable, base64.StdEncoding.EncodeToString(make([]byte, 32)))
+	t.Setenv("APISTACK_ADMIN_TOKEN", "adm_env")
+	c, err := parseServeFlags(nil, io.Discard)
 	require.NoError(t, err)
-	out, err = run("restaurant-create-client", "kiosk", guid)
+	assert.Equal(t, "postgres://x@127.0.0.1/y", c.Database)
+	assert.False(t, c.MasterKey.IsZero())
+}
+
+func TestParseServeFlags_DatabaseMaxConns(t *testing.T) {
+	c, err := parseServeFlags([]string{"--database-max-conns", "12"}, io.Discard)
 	require.NoError(t, err)
-	assert.Contains(t, out, `"clientSecret"`)
-	out, err = run("restaurant-demo", guid, "25")
+	assert.Equal(t, 12, c.DatabaseMaxConns)
+	c, err = parseServeFlags(nil, io.Discard)
 	require.NoError(t, err)
-	assert.Contains(t, out, `"menuItems": 25`)
-	out, err = run("restaurant-get", guid)
-	require.NoError(t, err)
-	assert.Contains(t, out, "Corner Cafe")
-	_, err = run("restaurant-archive", guid, "menuItems", "11111111-2222-4333-8444-555555555555")
-	assert.ErrorContains(t, err, "404", "archiving an entity that does not exist")
+	assert.Zero(t, c.DatabaseMaxConns, "0: the default pool size")
+	_, err = parseServeFlags([]string{"--database-max-conns", "-1"}, io.Discard)
+	assert.ErrorContains(t, err, "--database-max-conns -1")
 }

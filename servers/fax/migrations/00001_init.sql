@@ -1,10 +1,11 @@
 -- +goose Up
--- Portable SQL: the same schema runs on PostgreSQL (text ids, booleans as
--- BOOLEAN; outbox.seq becomes BIGSERIAL there). Instants are BIGINT Unix
--- microseconds in UTC, so they compare and sort the same on both engines.
+-- Both dialects (servers/internal/migrationset): text ids, booleans as
+-- BOOLEAN, bytes as BLOB or BYTEA, outbox.seq SQLite's rowid or a PostgreSQL
+-- identity. Instants are BIGINT Unix microseconds in UTC, so they compare and
+-- sort the same on both engines.
 CREATE TABLE settings (
     name  TEXT PRIMARY KEY,
-    value BLOB NOT NULL
+    value {{bytes}} NOT NULL
 );
 
 CREATE TABLE accounts (
@@ -16,7 +17,7 @@ CREATE TABLE accounts (
 CREATE TABLE api_keys (
     id         TEXT PRIMARY KEY,
     account_id TEXT NOT NULL REFERENCES accounts (id),
-    key_hash   BLOB NOT NULL UNIQUE,
+    key_hash   {{bytes}} NOT NULL UNIQUE,
     created_at BIGINT NOT NULL
 );
 
@@ -49,7 +50,7 @@ CREATE TABLE numbers (
 CREATE TABLE media (
     id         TEXT PRIMARY KEY,
     account_id TEXT NOT NULL REFERENCES accounts (id),
-    content    BLOB NOT NULL,
+    content    {{bytes}} NOT NULL,
     created_at BIGINT NOT NULL
 );
 
@@ -86,11 +87,11 @@ CREATE INDEX faxes_due ON faxes (next_step_at) WHERE next_step_at IS NOT NULL;
 -- The webhook outbox: each event is inserted in the transaction of the state
 -- change it reports, and delivered from here, in seq order per fax.
 CREATE TABLE outbox (
-    seq           INTEGER PRIMARY KEY,
+    seq           {{serial}},
     event_id      TEXT NOT NULL UNIQUE,
     fax_id        TEXT NOT NULL,
     event_type    TEXT NOT NULL,
-    data          BLOB NOT NULL,
+    data          {{bytes}} NOT NULL,
     webhook_url   TEXT NOT NULL,
     failover_url  TEXT NOT NULL DEFAULT '',
     attempts      INTEGER NOT NULL DEFAULT 0,

@@ -3,9 +3,9 @@
 -- without its query or user info, which receivers use for secrets), what came
 -- back, how long it took, when the next try is due, and the headers sent
 -- (the signature is not a secret; the signing key never leaves the server).
--- Portable SQL as in 00001: id becomes BIGSERIAL on PostgreSQL.
+-- Both dialects, as 00001: id is SQLite's rowid or a PostgreSQL identity.
 CREATE TABLE delivery_attempts (
-    id             INTEGER PRIMARY KEY,
+    id             {{serial}},
     event_seq      BIGINT NOT NULL,
     fax_id         TEXT NOT NULL,
     attempt        INTEGER NOT NULL,

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -122,18 +123,7 @@ func (s *server) send(t *testing.T, method, path, auth string, body io.Reader, l
 	t.Helper()
 	s.read.Store(0)
 	s.sawBody.Store(false)
-	req, err := http.NewRequest(method, s.url+path, body)
-	require.NoError(t, err)
-	req.ContentLength = length
-	req.Header.Set("Content-Type", "application/json")
-	if auth != "" {
-		req.Header.Set("Authorization", "Bearer "+auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, data := testkit.Request{Method: method, URL: s.url + path, Token: auth, Body: body, ContentType: "application/json", ContentLength: length}.Do(t)
 	return resp.StatusCode, string(data)
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/routers"
@@ -32,13 +33,16 @@ type Journal interface {
 	// Now is the time a request is recorded as arriving at.
 	Now() time.Time
 	// Record keeps e, returning once it is stored (or could not be: the
-	// journal logs that), so a caller who read the response finds it.
+	// journal logs that), so a caller who read the response finds it. The
+	// journal owns e from then on: it redacts e's secrets before it stores
+	// or shows e (Redact, or SecretHeader and RedactBody), off the request's
+	// path, and calls Release once it no longer reads e's bodies.
 	Record(ctx context.Context, e JournalEntry)
 }
 
 // JournalEntry is one request made with a journaled tenant set's
-// credentials and its answer, secrets redacted and bodies capped at
-// JournalBodyCap.
+// credentials and its answer, bodies capped at JournalBodyCap. As Record
+// gets it, its secrets are NOT yet redacted (Redact).
 type JournalEntry struct {
 	// Set is the tenant set whose credentials made the request.
 	Set                                 string
@@ -48,9 +52,15 @@ type JournalEntry struct {
 	Time time.Time
 	// SetTime is the same instant on the tenant set's own clock (a
 	// sandbox's), filled in by the journal.
-	SetTime                             time.Time
-	Duration                            time.Duration
-	RequestHeaders, ResponseHeaders     http.Header
+	SetTime  time.Time
+	Duration time.Duration
+	// RequestHeaders and ResponseHeaders are, as Record gets them, the
+	// request's and the response's own header maps (nothing changes them
+	// once the response is written): read them, never change them.
+	RequestHeaders, ResponseHeaders http.Header
+	// RequestBody and ResponseBody are what was read and written, up to
+	// JournalBodyCap bytes; as Record gets them, they are held in buffers
+	// that Release hands to later requests.
 	RequestBody, ResponseBody           []byte
 	RequestTruncated, ResponseTruncated bool
 	// Violations are the causes of the request's validation failure: where
@@ -58,6 +68,68 @@ type JournalEntry struct {
 	// into the body) and the rule broken (Message). Empty when the request
 	// kept to its spec.
 	Violations []validation.Cause
+
+	// bufs are the pooled buffers the bodies were captured in (Release).
+	bufs [2]*bodyBuffer
+}
+
+// Redact replaces e's headers and bodies by copies with every secret
+// redacted (RedactHeaders, RedactBody), for a journal that keeps e as it
+// is; the copies need no Release.
+func (e *JournalEntry) Redact() {
+	e.RequestHeaders, e.ResponseHeaders = RedactHeaders(e.RequestHeaders), RedactHeaders(e.ResponseHeaders)
+	e.RequestBody, e.ResponseBody = bytes.Clone(RedactBody(e.RequestBody)), bytes.Clone(RedactBody(e.ResponseBody))
+	e.Release()
+}
+
+// Release hands the buffers e's bodies were captured in to later requests'
+// captures: once it is called, e's bodies must not be read (unless Redact
+// copied them). Call it once, when e's bodies are stored; an entry never
+// released is left to the garbage collector.
+func (e *JournalEntry) Release() {
+	for i, b := range e.bufs {
+		b.release()
+		e.bufs[i] = nil
+	}
+}
+
+// bodyBuffer holds a captured body; bodyBuffers keeps them between
+// requests (most journaled requests' bodies fit in the first one's
+// capacity), so that capturing costs no allocation.
+type bodyBuffer struct{ b []byte }
+
+var bodyBuffers = sync.Pool{New: func() any { return &bodyBuffer{b: make([]byte, 0, 4<<10)} }}
+
+func (b *bodyBuffer) release() {
+	if b == nil || cap(b.b) > JournalBodyCap {
+		return
+	}
+	b.b = b.b[:0]
+	bodyBuffers.Put(b)
+}
+
+// appendCapped appends p to the body captured in *b (taking a buffer from
+// bodyBuffers first), keeping the first JournalBodyCap bytes, and reports
+// whether the body was cut.
+func appendCapped(b **bodyBuffer, p []byte, cut bool) bool {
+	if *b == nil {
+		*b = bodyBuffers.Get().(*bodyBuffer)
+	}
+	buf := *b
+	if room := JournalBodyCap - len(buf.b); room < len(p) {
+		buf.b = append(buf.b, p[:max(room, 0)]...)
+		return true
+	}
+	buf.b = append(buf.b, p...)
+	return cut
+}
+
+// bodyOf is the body captured in b (nil when none was).
+func bodyOf(b *bodyBuffer) []byte {
+	if b == nil {
+		return nil
+	}
+	return b.b
 }
 
 // Attribute tells the journal that the request of ctx was made with the
@@ -86,7 +158,7 @@ type journalCapture struct {
 	// set is the journaled tenant set the request was attributed to; ""
 	// until (unless) it is.
 	set               string
-	reqBody, respBody []byte
+	reqBody, respBody *bodyBuffer
 	reqCut, respCut   bool
 	// violations are those of the request's validation failure, noted as
 	// the error handler renders it (noteViolations).
@@ -127,7 +199,7 @@ type teeBody struct {
 func (t *teeBody) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
 	if n > 0 {
-		t.jc.reqBody, t.jc.reqCut = appendCapped(t.jc.reqBody, p[:n], t.jc.reqCut)
+		t.jc.reqCut = appendCapped(&t.jc.reqBody, p[:n], t.jc.reqCut)
 	}
 	return n, err
 }
@@ -144,7 +216,7 @@ func (w *journalWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if w.jc.set != "" {
-		w.jc.respBody, w.jc.respCut = appendCapped(w.jc.respBody, p, w.jc.respCut)
+		w.jc.respCut = appendCapped(&w.jc.respBody, p, w.jc.respCut)
 	}
 	return w.ResponseWriter.Write(p)
 }
@@ -168,13 +240,6 @@ func (w *journalWriter) Flush() {
 
 // Unwrap gives http.ResponseController the writer underneath.
 func (w *journalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func appendCapped(buf, p []byte, cut bool) ([]byte, bool) {
-	if room := JournalBodyCap - len(buf); room < len(p) {
-		return append(buf, p[:max(room, 0)]...), true
-	}
-	return append(buf, p...), cut
-}
 
 // journal is the middleware that records, in j, each request attributed to
 // a journaled set (Attribute): it runs outside everything that reads the
@@ -206,16 +271,20 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 				answerFault(c, jc)
 			}
 			if jc.set == "" {
+				jc.reqBody.release()
+				jc.respBody.release()
 				return nil
 			}
 			op := operationOf(c, router, req)
+			// The headers and bodies go to the journal as they are: it
+			// redacts them off the request's path (JournalEntry).
 			j.Record(req.Context(), JournalEntry{
 				Set: jc.set, API: api, Operation: op, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
 				Status: jc.status(c), Time: at, Duration: time.Since(start),
-				RequestHeaders: RedactHeaders(req.Header), ResponseHeaders: RedactHeaders(resp.Header()),
-				RequestBody: RedactBody(jc.reqBody), RequestTruncated: jc.reqCut,
-				ResponseBody: RedactBody(jc.respBody), ResponseTruncated: jc.respCut,
-				Violations: jc.violations,
+				RequestHeaders: req.Header, ResponseHeaders: resp.Header(),
+				RequestBody: bodyOf(jc.reqBody), RequestTruncated: jc.reqCut,
+				ResponseBody: bodyOf(jc.respBody), ResponseTruncated: jc.respCut,
+				Violations: jc.violations, bufs: [2]*bodyBuffer{jc.reqBody, jc.respBody},
 			})
 			return nil
 		}
@@ -266,6 +335,12 @@ var secretWords = []string{"signature", "token", "secret", "key", "password"}
 
 func secretName(name string) bool {
 	return hasSecretWord(name)
+}
+
+// SecretHeader reports whether the values of the header named name are
+// secrets, which RedactHeaders replaces by Redacted.
+func SecretHeader(name string) bool {
+	return secretHeaders[http.CanonicalHeaderKey(name)] || secretName(name)
 }
 
 // hasSecretWord reports whether s holds one of secretWords, in any case of
@@ -323,7 +398,7 @@ func RedactHeaders(h http.Header) http.Header {
 	all := make([]string, 0, n)
 	out := make(http.Header, len(h))
 	for name, values := range h {
-		if secretHeaders[http.CanonicalHeaderKey(name)] || secretName(name) {
+		if SecretHeader(name) {
 			values = redactedValue
 		}
 		start := len(all)

@@ -18,6 +18,7 @@ import (
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/requestlog"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -127,15 +128,7 @@ func observed(t *testing.T, o apiserver.Observer, background *validation.Backgro
 
 func get(t *testing.T, url, auth string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	require.NoError(t, err)
-	if auth != "" {
-		req.Header.Set("Authorization", "Bearer "+auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp, _ := testkit.Request{Method: http.MethodGet, URL: url, Token: auth}.Do(t)
 	return resp.StatusCode
 }
 

@@ -264,21 +264,39 @@ func (p *Proc) backendCPU(b *testing.B) int64 {
 	if p.pg == nil {
 		return 0
 	}
-	rows, err := p.pg.QueryContext(context.Background(), `SELECT pid FROM pg_stat_activity`)
+	total, err := PostgresCPU(context.Background(), p.pg)
 	if err != nil {
-		b.Fatalf("benchproc: backends: %v", err)
+		b.Fatalf("benchproc: %v", err)
+	}
+	return total
+}
+
+// PostgresCPU sums the CPU time (ns, user and system) of the processes of
+// the PostgreSQL server db (a pgx pool) is connected to: every backend and
+// background worker pg_stat_activity lists, read from /proc at a
+// resolution of 10 ms a process (0 for a server not on this machine).
+func PostgresCPU(ctx context.Context, db *sql.DB) (int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT pid FROM pg_stat_activity`)
+	if err != nil {
+		return 0, fmt.Errorf("backends: %w", err)
 	}
 	defer rows.Close()
 	var total int64
 	for rows.Next() {
 		var pid int
 		if err := rows.Scan(&pid); err != nil {
-			b.Fatalf("benchproc: backends: %v", err)
+			return 0, fmt.Errorf("backends: %w", err)
 		}
 		total += procCPU(pid)
 	}
-	return total
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("backends: %w", err)
+	}
+	return total, nil
 }
+
+// ProcessCPU is this process's CPU time so far (ns), user and system.
+func ProcessCPU() int64 { return spentSoFar().CPUNanos }
 
 // procCPU is the CPU time (ns) of process pid, user and system, from
 // /proc/pid/stat (in clock ticks of 10 ms); 0 when it cannot be read.
@@ -304,7 +322,7 @@ func procCPU(pid int) int64 {
 // each measure and, for the second proc against the first, the median of
 // the rounds' ratios: "<backend>-req/s", "<backend>-cpu-us/req",
 // "<backend>-allocs/req", "<backend>-db-cpu-us/req", and "ratio-req/s",
-// "ratio-cpu", "ratio-allocs".
+// "ratio-cpu", "ratio-allocs", "cpu-bound-ratio".
 func Interleave(b *testing.B, rounds int, procs [2]*Proc, round func(p *Proc) Result) {
 	b.Helper()
 	var res [2][]Result
@@ -332,6 +350,15 @@ func Interleave(b *testing.B, rounds int, procs [2]*Proc, round func(p *Proc) Re
 	b.ReportMetric(ratio(func(r Result) float64 { return r.ReqPerSec }), "ratio-req/s")
 	b.ReportMetric(ratio(func(r Result) float64 { return r.CPUMicros }), "ratio-cpu")
 	b.ReportMetric(ratio(func(r Result) float64 { return r.Allocs }), "ratio-allocs")
+	// What a request costs the machine, the server's CPU and its
+	// database's: on cores both setups share and keep busy, throughput goes
+	// as its inverse, so this ratio (the first proc's cost over the
+	// second's, clients left out) is what ratio-req/s tends to there.
+	costs := make([]float64, rounds)
+	for r := range rounds {
+		costs[r] = (res[0][r].CPUMicros + res[0][r].BackendCPUMicros) / (res[1][r].CPUMicros + res[1][r].BackendCPUMicros)
+	}
+	b.ReportMetric(medianOf(costs), "cpu-bound-ratio")
 	for r := range rounds {
 		b.Logf("round %d: %s %.0f req/s %.0f cpu-us %.0f allocs; %s %.0f req/s %.0f cpu-us %.0f allocs %.0f db-cpu-us", r+1,
 			procs[0].Backend, res[0][r].ReqPerSec, res[0][r].CPUMicros, res[0][r].Allocs,

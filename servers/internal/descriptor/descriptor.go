@@ -25,6 +25,7 @@ import (
 
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/migrationset"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -150,9 +151,10 @@ type API[S any, Srv Server, C any] struct {
 	// Name is the API's, as the specs, ports and credentials name it, and
 	// its schema's (Migrations).
 	Name string
-	// Files holds the API's goose migrations in each dialect, as the API
-	// embeds them (//go:embed migrations): SQLite's in migrations/,
-	// PostgreSQL's in migrations/postgres/.
+	// Files holds the API's goose migrations, as the API embeds them
+	// (//go:embed migrations): those both dialects share in migrations/,
+	// each dialect's own in migrations/sqlite/ and migrations/postgres/
+	// (servers/internal/migrationset).
 	Files fs.FS
 	// SealsSecrets says the server needs Deps.MasterKey.
 	SealsSecrets bool
@@ -201,17 +203,11 @@ type Bound interface {
 
 // Migrations are the API's schema.
 func (a API[S, Srv, C]) Migrations() Migrations {
-	return Migrations{Schema: a.Name, SQLite: sub(a.Files, "migrations"), Postgres: sub(a.Files, "migrations/postgres")}
-}
-
-// sub is the directory dir of files; a path that is not valid is a bug of
-// the API's descriptor, fixed at build time.
-func sub(files fs.FS, dir string) fs.FS {
-	s, err := fs.Sub(files, dir)
-	if err != nil {
-		panic(fmt.Sprintf("descriptor: migrations directory %q: %v", dir, err))
+	return Migrations{
+		Schema:   a.Name,
+		SQLite:   migrationset.Must(a.Files, "migrations", migrationset.SQLite),
+		Postgres: migrationset.Must(a.Files, "migrations", migrationset.Postgres),
 	}
-	return s
 }
 
 // Bind binds a to its settings (read when Open is called) and to where Open

@@ -19,8 +19,9 @@ import (
 // How replicas hear of each other's commits.
 //
 // Every table of an API's schema (but quietTables) carries a row trigger
-// that, in the writing transaction, notifies the channel named after the
-// schema with the writer's pool name (replicaParam) as payload. PostgreSQL
+// that, in the writing transaction (unless it is quiet: QuietParam),
+// notifies the channel named after the schema with the writer's pool name
+// (replicaParam) as payload. PostgreSQL
 // delivers a notification only if and when its transaction commits, once
 // per transaction and payload, in commit order, to every session listening
 // on the channel. Each replica keeps one such session per API (Watch) and
@@ -54,23 +55,43 @@ const (
 	reconnectDelay = 250 * time.Millisecond
 )
 
+// QuietParam is the run-time parameter that, set to "on" for a transaction
+// (sqldb.Tx.Quiet), keeps its commit from being announced: for writes no
+// cache depends on.
+const QuietParam = "apistack.quiet"
+
 // quietTables are the tables whose writes no cache depends on, so they
 // notify nobody: the migrations' bookkeeping and the rate limits (written
-// by nearly every request).
+// by nearly every request). An API declares its own such tables with
+// QuietComment.
 var quietTables = []string{"goose_db_version", "rate_limits"}
+
+// QuietComment starts the comment (COMMENT ON TABLE, in the API's
+// PostgreSQL migrations) of a table whose writes no replica's cache depends
+// on: its commits notify no replica. A notification costs the writing
+// transaction a trigger call and a place in PostgreSQL's notification
+// queue, and every listening replica (its PostgreSQL backend and its
+// watcher) a wake-up; a table written several times per unit of work (the
+// fax outbox's claims, outcomes and attempts) is worth sparing them.
+const QuietComment = "apistack: quiet"
 
 // notifyFunction is the trigger function of every table but quietTables.
 const notifyFunction = `CREATE OR REPLACE FUNCTION apistack_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+	IF current_setting('` + QuietParam + `', true) = 'on' THEN
+		RETURN NULL;
+	END IF;
 	PERFORM pg_notify(TG_TABLE_SCHEMA, coalesce(current_setting('` + replicaParam + `', true), ''));
 	RETURN NULL;
 END
 $$`
 
-// installNotify gives every table of schema but quietTables the trigger
-// that announces its commits (see Watch). It runs after the migrations at
-// every Open, so a table a later migration adds is covered the next time a
-// replica starts; replicas starting together queue on an advisory lock.
+// installNotify gives every table of schema but the quiet ones
+// (quietTables, QuietComment) the trigger that announces its commits (see
+// Watch), and takes it off a table a migration has made quiet since. It
+// runs after the migrations at every Open, so a table a later migration
+// adds is covered the next time a replica starts; replicas starting
+// together queue on an advisory lock.
 func installNotify(ctx context.Context, db *sql.DB, schema string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -83,30 +104,44 @@ func installNotify(ctx context.Context, db *sql.DB, schema string) error {
 	if _, err := tx.ExecContext(ctx, notifyFunction); err != nil {
 		return fmt.Errorf("notify triggers: %w", err)
 	}
+	// The tables whose trigger is missing (quiet false) or no longer
+	// wanted (quiet true).
 	rows, err := tx.QueryContext(ctx, `
-		SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT (c.relname = ANY($2))
-		  AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'apistack_notify')
-		ORDER BY c.relname`, schema, quietTables)
+		SELECT relname, quiet FROM (
+			SELECT c.relname,
+				c.relname = ANY($2) OR coalesce(obj_description(c.oid, 'pg_class'), '') LIKE $3 || '%' AS quiet,
+				EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'apistack_notify') AS notifies
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
+		) AS t WHERE quiet = notifies
+		ORDER BY relname`, schema, quietTables, QuietComment)
 	if err != nil {
 		return fmt.Errorf("notify triggers: %w", err)
 	}
-	var tables []string
+	type change struct {
+		table string
+		quiet bool
+	}
+	var changes []change
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var c change
+		if err := rows.Scan(&c.table, &c.quiet); err != nil {
 			_ = rows.Close()
 			return fmt.Errorf("notify triggers: %w", err)
 		}
-		tables = append(tables, t)
+		changes = append(changes, c)
 	}
 	if err := rows.Close(); err != nil {
 		return fmt.Errorf("notify triggers: %w", err)
 	}
-	for _, t := range tables {
-		if _, err := tx.ExecContext(ctx, `CREATE TRIGGER apistack_notify AFTER INSERT OR UPDATE OR DELETE ON `+
-			pgx.Identifier{schema, t}.Sanitize()+` FOR EACH ROW EXECUTE FUNCTION apistack_notify()`); err != nil {
-			return fmt.Errorf("notify trigger on %s: %w", t, err)
+	for _, c := range changes {
+		stmt := `CREATE TRIGGER apistack_notify AFTER INSERT OR UPDATE OR DELETE ON ` +
+			pgx.Identifier{schema, c.table}.Sanitize() + ` FOR EACH ROW EXECUTE FUNCTION apistack_notify()`
+		if c.quiet {
+			stmt = `DROP TRIGGER apistack_notify ON ` + pgx.Identifier{schema, c.table}.Sanitize()
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("notify trigger on %s: %w", c.table, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -54,25 +54,48 @@ type batchMember struct {
 	err     error
 }
 
-// batchQueue is the takes of one chain of buckets waiting for a statement,
-// and whether one is on its way.
+// batchQueue is the takes of one chain of buckets waiting for a statement.
 type batchQueue struct {
 	takes   []Take
-	running bool
+	most    int
 	waiting []*batchMember
 }
 
+// Different clients' batches waiting at the same moment are spent together
+// too, each its own statement but all in one round trip and one commit
+// (spendMany; on PostgreSQL a pipeline): one batch of statements is on its
+// way at a time per store, and the batches that queued meanwhile, of every
+// chain of buckets, go in the next.
+
+// spendFunc spends takes at now in one statement (a store's).
+type spendFunc func(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error)
+
+// chainSpend is one chain's batch in a spendMany: its takes (n requests
+// each) at now, and the outcome.
+type chainSpend struct {
+	now     time.Time
+	takes   []Take
+	tats    []time.Time
+	allowed []bool
+	err     error
+}
+
+// spendManyFunc spends each chain's takes, as spendFunc would one after
+// the other, filling in each chain's outcome.
+type spendManyFunc func(ctx context.Context, chains []*chainSpend)
+
 // batches coalesces an SQLStore's concurrent takes.
 type batches struct {
-	mu     sync.Mutex
-	queues map[string]*batchQueue
+	mu      sync.Mutex
+	queues  map[string]*batchQueue
+	running bool
 }
 
 // take spends one request of each of takes' buckets, in a batch with the
-// concurrent takes of the same buckets, with spend (the store's statement
-// for n requests of each bucket).
-func (b *batches) take(ctx context.Context, now time.Time, takes []Take,
-	spend func(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error)) ([]time.Time, []bool, error) {
+// concurrent takes of the same buckets, with spendMany (the store's
+// statements for n requests of each bucket of several chains) and spend
+// (one chain's).
+func (b *batches) take(ctx context.Context, now time.Time, takes []Take, spend spendFunc, spendMany spendManyFunc) ([]time.Time, []bool, error) {
 	m := &batchMember{ctx: ctx, now: now, done: make(chan struct{})}
 	key := batchKey(takes)
 	b.mu.Lock()
@@ -81,13 +104,19 @@ func (b *batches) take(ctx context.Context, now time.Time, takes []Take,
 	}
 	q := b.queues[key]
 	if q == nil {
-		q = &batchQueue{takes: takes}
+		// n requests of a bucket fit in it only while n intervals fit in
+		// its period: the upsert of a missing row admits them unchecked.
+		most := 1 << 10
+		for _, t := range takes {
+			most = min(most, max(1, int(t.Period/t.Interval)))
+		}
+		q = &batchQueue{takes: takes, most: most}
 		b.queues[key] = q
 	}
 	q.waiting = append(q.waiting, m)
-	if !q.running {
-		q.running = true
-		go b.run(key, q, spend)
+	if !b.running {
+		b.running = true
+		go b.run(spend, spendMany)
 	}
 	b.mu.Unlock()
 	select {
@@ -98,58 +127,82 @@ func (b *batches) take(ctx context.Context, now time.Time, takes []Take,
 	}
 }
 
-// run spends the batches of q until no take waits.
-func (b *batches) run(key string, q *batchQueue, spend func(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error)) {
-	// n requests of a bucket fit in it only while n intervals fit in its
-	// period: the upsert of a missing row admits them unchecked.
-	most := 1 << 10
-	for _, t := range q.takes {
-		most = min(most, max(1, int(t.Period/t.Interval)))
-	}
+// readyBatch is one chain's members spent in a round.
+type readyBatch struct {
+	takes   []Take
+	members []*batchMember
+}
+
+// run spends rounds of batches, one batch per chain of buckets waiting,
+// until no take waits.
+func (b *batches) run(spend spendFunc, spendMany spendManyFunc) {
 	for {
 		b.mu.Lock()
-		n := min(len(q.waiting), most)
-		if n == 0 {
-			q.running = false
-			delete(b.queues, key)
+		var ready []readyBatch
+		for key, q := range b.queues {
+			n := min(len(q.waiting), q.most)
+			if n == 0 {
+				delete(b.queues, key)
+				continue
+			}
+			ready = append(ready, readyBatch{takes: q.takes, members: q.waiting[:n:n]})
+			q.waiting = q.waiting[n:]
+		}
+		if len(ready) == 0 {
+			b.running = false
 			b.mu.Unlock()
 			return
 		}
-		batch := q.waiting[:n:n]
-		q.waiting = q.waiting[n:]
 		b.mu.Unlock()
-		spendBatch(q.takes, batch, spend)
-		for _, m := range batch {
-			close(m.done)
+		spendBatches(ready, spend, spendMany)
+		for _, r := range ready {
+			for _, m := range r.members {
+				close(m.done)
+			}
 		}
 	}
 }
 
-// spendBatch spends the requests of batch's members and gives each its
-// outcome.
-func spendBatch(takes []Take, batch []*batchMember, spend func(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error)) {
-	// The batch is spent when its statement runs, after every member's
-	// now: the latest of them (they come from one clock).
-	now := batch[0].now
-	for _, m := range batch[1:] {
-		if m.now.After(now) {
-			now = m.now
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), batchTimeout)
+// spendBatches spends the requests of each ready batch's members, the
+// batches' first statements together (spendMany), and gives each member
+// its outcome.
+func spendBatches(ready []readyBatch, spend spendFunc, spendMany spendManyFunc) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ready[0].members[0].ctx), batchTimeout)
 	defer cancel()
-	n := len(batch)
-	scaled := make([]Take, len(takes))
-	for i, t := range takes {
-		scaled[i] = Take{Key: t.Key, Interval: time.Duration(n) * t.Interval, Period: t.Period}
+	chains := make([]*chainSpend, len(ready))
+	for i, r := range ready {
+		// A batch is spent when its statement runs, after every member's
+		// now: the latest of them (they come from one clock).
+		now := r.members[0].now
+		for _, m := range r.members[1:] {
+			if m.now.After(now) {
+				now = m.now
+			}
+		}
+		n := len(r.members)
+		scaled := make([]Take, len(r.takes))
+		for j, t := range r.takes {
+			scaled[j] = Take{Key: t.Key, Interval: time.Duration(n) * t.Interval, Period: t.Period}
+		}
+		chains[i] = &chainSpend{now: now, takes: scaled}
 	}
-	tats, allowed, err := spend(ctx, now, scaled)
-	if err != nil {
+	spendMany(ctx, chains)
+	for i, r := range ready {
+		finishBatch(ctx, r.takes, r.members, chains[i], spend)
+	}
+}
+
+// finishBatch gives each member of batch its outcome once the batch's
+// statement returned c's; a bucket that refused the batch is then spent
+// from by each member, one after the other.
+func finishBatch(ctx context.Context, takes []Take, batch []*batchMember, c *chainSpend, spend spendFunc) {
+	if c.err != nil {
 		for _, m := range batch {
-			m.err = err
+			m.err = c.err
 		}
 		return
 	}
+	tats, allowed, n := c.tats, c.allowed, len(batch)
 	// The buckets that allowed the batch: member i sees the TAT after its
 	// own request, n-1-i intervals before the batch's last.
 	spent := len(tats)
@@ -167,7 +220,7 @@ func spendBatch(takes []Take, batch []*batchMember, spend func(ctx context.Conte
 	}
 	// A bucket refused the batch: from it on, one member after the other.
 	for _, m := range batch {
-		t, a, err := spend(ctx, now, takes[spent:])
+		t, a, err := spend(ctx, c.now, takes[spent:])
 		if err != nil {
 			m.err = err
 			continue

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -126,15 +127,7 @@ func TestLimiter_ConcurrentTakesAllowExactlyTheLimit(t *testing.T) {
 func TestSQLStore_ConcurrentTakesOfOneClientAreSpentAsIfOneAfterTheOther(t *testing.T) {
 	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
 		t.Run(string(backend), func(t *testing.T) {
-			m := testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}
-			var replicas [2]*SQLStore
-			if backend == testdb.Postgres {
-				first, second := testdb.OpenSchemaTwice(t, m)
-				replicas = [2]*SQLStore{NewSQLStore(sqldb.New(first, sqldb.Options{})), NewSQLStore(sqldb.New(second, sqldb.Options{}))}
-			} else {
-				db := sqldb.New(testdb.OpenOn(t, backend, m), sqldb.Options{})
-				replicas = [2]*SQLStore{NewSQLStore(db), NewSQLStore(db)}
-			}
+			replicas := twoReplicas(t, backend)
 			ctx := context.Background()
 			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			limiters := [2]*Limiter{New("one", 20, time.Hour, clk, replicas[0]), New("one", 20, time.Hour, clk, replicas[1])}
@@ -178,4 +171,57 @@ func TestSQLStore_ConcurrentTakesOfOneClientAreSpentAsIfOneAfterTheOther(t *test
 			assert.Equal(t, 5, bothAllowed)
 		})
 	}
+}
+
+// Concurrent takes of many clients on two replicas' SQL stores: the
+// clients' batches are spent together (one pipeline on PostgreSQL), and
+// each client is held to its own limit exactly, each allowed request
+// seeing its own place in its bucket.
+func TestSQLStore_ConcurrentTakesOfManyClientsKeepEachLimitExact(t *testing.T) {
+	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
+		t.Run(string(backend), func(t *testing.T) {
+			replicas := twoReplicas(t, backend)
+			ctx := context.Background()
+			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			limiters := [2]*Limiter{New("one", 10, time.Hour, clk, replicas[0]), New("one", 10, time.Hour, clk, replicas[1])}
+			const clients, perClient = 12, 16
+			var mu sync.Mutex
+			remaining := map[string][]int{}
+			var wg sync.WaitGroup
+			for g := range clients * perClient {
+				wg.Go(func() {
+					client := fmt.Sprintf("client-%02d", g%clients)
+					d, err := limiters[g%2].Take(ctx, client)
+					if assert.NoError(t, err) && d.Allowed {
+						mu.Lock()
+						remaining[client] = append(remaining[client], d.Remaining)
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			want := make([]int, 10)
+			for i := range want {
+				want[i] = i
+			}
+			require.Len(t, remaining, clients)
+			for client, got := range remaining {
+				slices.Sort(got)
+				assert.Equal(t, want, got, client)
+			}
+		})
+	}
+}
+
+// twoReplicas returns the SQL stores of two replicas sharing a fresh
+// database of backend (on SQLite, one database's store twice).
+func twoReplicas(t *testing.T, backend testdb.Backend) [2]*SQLStore {
+	t.Helper()
+	m := testdb.Migrations{Schema: "rl", SQLite: migrations, Postgres: migrations}
+	if backend == testdb.Postgres {
+		first, second := testdb.OpenSchemaTwice(t, m)
+		return [2]*SQLStore{NewSQLStore(sqldb.New(first, sqldb.Options{})), NewSQLStore(sqldb.New(second, sqldb.Options{}))}
+	}
+	db := sqldb.New(testdb.OpenOn(t, backend, m), sqldb.Options{})
+	return [2]*SQLStore{NewSQLStore(db), NewSQLStore(db)}
 }

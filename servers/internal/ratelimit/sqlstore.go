@@ -54,7 +54,7 @@ RETURNING tat`
 
 // Take implements Store.
 func (s *SQLStore) Take(ctx context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error) {
-	tats, allowed, err := s.batches.take(ctx, now, []Take{{Key: key, Interval: interval, Period: period}}, s.spend)
+	tats, allowed, err := s.batches.take(ctx, now, []Take{{Key: key, Interval: interval, Period: period}}, s.spend, s.spendMany)
 	if err != nil {
 		return time.Time{}, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,10 +78,19 @@ func TakeAll(ctx context.Context, key string, limiters ...*Limiter) ([]Decision,
 
 // TakeAll implements MultiStore.
 func (m *MemoryStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
+	return takeInTurn(ctx, now, takes, m.Take)
+}
+
+// takeInTurn makes the takes one after the other with take, up to the
+// first refused one: what TakeAll answers where the takes are not one
+// statement.
+func takeInTurn(ctx context.Context, now time.Time, takes []Take,
+	take func(ctx context.Context, key string, now time.Time, interval, period time.Duration) (time.Time, bool, error),
+) ([]time.Time, []bool, error) {
 	var tats []time.Time
 	var allowed []bool
 	for _, t := range takes {
-		tat, ok, err := m.Take(ctx, t.Key, now, t.Interval, t.Period)
+		tat, ok, err := take(ctx, t.Key, now, t.Interval, t.Period)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -95,44 +105,57 @@ func (m *MemoryStore) TakeAll(ctx context.Context, now time.Time, takes []Take) 
 // TakeAll implements MultiStore; concurrent TakeAlls of the same buckets
 // are spent together (see batches).
 func (s *SQLStore) TakeAll(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
-	return s.batches.take(ctx, now, takes, s.spend)
+	return s.batches.take(ctx, now, takes, s.spend, s.spendMany)
 }
 
-// spend is TakeAll's statement. On PostgreSQL the takes are one statement:
-// a chain of data-modifying CTEs, each take's upsert (takeSQL's) running
-// only when the one before it returned a row (was allowed). A refused take
-// returns nothing, and its bucket is read by a second statement, as Take
-// does (the statement's own snapshot may predate the concurrent takes its
-// upsert waited for). On SQLite the takes run one after the other.
-func (s *SQLStore) spend(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
-	if s.db.Dialect() != sqldb.Postgres || len(takes) == 1 {
-		var tats []time.Time
-		var allowed []bool
-		for _, t := range takes {
-			tat, ok, err := s.take(ctx, t.Key, now, t.Interval, t.Period)
-			if err != nil {
-				return nil, nil, err
-			}
-			tats, allowed = append(tats, tat), append(allowed, ok)
-			if !ok {
-				break
-			}
+// spendMany spends each chain's takes as spend does. On PostgreSQL the
+// chains' statements (spend's, one per chain) go in one round trip and
+// commit together (a pipeline: the concurrent requests of different
+// clients cost one round trip and one commit), in the order of the chains'
+// first keys; when PostgreSQL refuses the pipeline, nothing of it was
+// spent, and each chain is spent alone.
+func (s *SQLStore) spendMany(ctx context.Context, chains []*chainSpend) {
+	alone := func() {
+		for _, c := range chains {
+			c.tats, c.allowed, c.err = s.spend(ctx, c.now, c.takes)
 		}
-		return tats, allowed, nil
 	}
-	if err := s.sweep(ctx, now); err != nil {
-		return nil, nil, err
+	if s.db.Dialect() != sqldb.Postgres || len(chains) == 1 {
+		alone()
+		return
 	}
-	n := now.UnixMicro()
-	query, args := takeAllSQL(takes, n)
-	dest := make([]any, len(takes))
-	took := make([]*int64, len(takes))
-	for i := range takes {
-		dest[i] = &took[i]
+	if err := s.sweep(ctx, chains[0].now); err != nil {
+		for _, c := range chains {
+			c.err = err
+		}
+		return
 	}
-	if err := s.db.QueryRowContext(ctx, query, args...).Scan(dest...); err != nil {
-		return nil, nil, fmt.Errorf("rate limit: %w", err)
+	byKey := slices.Clone(chains)
+	slices.SortFunc(byKey, func(a, b *chainSpend) int { return strings.Compare(a.takes[0].Key, b.takes[0].Key) })
+	took := make(map[*chainSpend][]*int64, len(chains))
+	stmts := make([]sqldb.Statement, 0, len(chains))
+	for _, c := range byKey {
+		query, args := takeAllSQL(c.takes, c.now.UnixMicro())
+		t := make([]*int64, len(c.takes))
+		dest := make([]any, len(c.takes))
+		for i := range dest {
+			dest[i] = &t[i]
+		}
+		took[c] = t
+		stmts = append(stmts, sqldb.Statement{SQL: query, Args: args, Scan: dest})
 	}
+	if err := s.db.QuietPipeline(ctx, stmts...); err != nil {
+		alone()
+		return
+	}
+	for _, c := range chains {
+		c.tats, c.allowed, c.err = s.outcomes(ctx, c.takes, took[c])
+	}
+}
+
+// outcomes are the TATs and decisions of takes whose statement returned
+// took (nil: refused), up to the first refused, whose bucket is read.
+func (s *SQLStore) outcomes(ctx context.Context, takes []Take, took []*int64) ([]time.Time, []bool, error) {
 	var tats []time.Time
 	var allowed []bool
 	for i := range takes {
@@ -151,6 +174,32 @@ func (s *SQLStore) spend(ctx context.Context, now time.Time, takes []Take) ([]ti
 		break
 	}
 	return tats, allowed, nil
+}
+
+// spend is TakeAll's statement. On PostgreSQL the takes are one statement:
+// a chain of data-modifying CTEs, each take's upsert (takeSQL's) running
+// only when the one before it returned a row (was allowed). A refused take
+// returns nothing, and its bucket is read by a second statement, as Take
+// does (the statement's own snapshot may predate the concurrent takes its
+// upsert waited for). On SQLite the takes run one after the other.
+func (s *SQLStore) spend(ctx context.Context, now time.Time, takes []Take) ([]time.Time, []bool, error) {
+	if s.db.Dialect() != sqldb.Postgres || len(takes) == 1 {
+		return takeInTurn(ctx, now, takes, s.take)
+	}
+	if err := s.sweep(ctx, now); err != nil {
+		return nil, nil, err
+	}
+	n := now.UnixMicro()
+	query, args := takeAllSQL(takes, n)
+	dest := make([]any, len(takes))
+	took := make([]*int64, len(takes))
+	for i := range takes {
+		dest[i] = &took[i]
+	}
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(dest...); err != nil {
+		return nil, nil, fmt.Errorf("rate limit: %w", err)
+	}
+	return s.outcomes(ctx, takes, took)
 }
 
 // takeAllSQL is TakeAll's statement for takes at now (Unix microseconds),

@@ -23,11 +23,23 @@ import (
 // says how it was made).
 var releaseDir = filepath.Join("..", "..", "..", "testdata", "datadir-fe4e5b5")
 
+// lastTwoSetsDir is a data directory written by the last release whose
+// migrations were two hand-kept sets per API (its README says how it was
+// made).
+var lastTwoSetsDir = filepath.Join("..", "..", "..", "testdata", "datadir-0401f8e")
+
 // copyDB copies one database of the release's data directory into a fresh
 // directory and returns its path.
 func copyDB(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(releaseDir, name+".db"))
+	return copyDBFrom(t, releaseDir, name)
+}
+
+// copyDBFrom copies one database of the data directory dir into a fresh
+// directory and returns its path.
+func copyDBFrom(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name+".db"))
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), name+".db")
 	require.NoError(t, os.WriteFile(path, data, 0o600))
@@ -86,7 +98,7 @@ func rowCounts(t *testing.T, db *sql.DB) map[string]int64 {
 func TestReleaseDataDirectory_OpensAndKeepsItsData(t *testing.T) {
 	ctx := context.Background()
 	apis := map[string]fs.FS{
-		"pam": pam.Migrations(), "fax": fax.Migrations(), "storage": storage.Migrations(), "restaurant": restaurant.Migrations(),
+		"pam": pam.API.Migrations().SQLite, "fax": fax.API.Migrations().SQLite, "storage": storage.API.Migrations().SQLite, "restaurant": restaurant.API.Migrations().SQLite,
 	}
 	for name, migrations := range apis {
 		t.Run(name, func(t *testing.T) {
@@ -106,13 +118,69 @@ func TestReleaseDataDirectory_OpensAndKeepsItsData(t *testing.T) {
 	}
 }
 
+// sqliteSchema is every statement of db's schema (sqlite_master), by kind
+// and name, as SQLite keeps its text.
+func sqliteSchema(t *testing.T, db *sql.DB) map[string]string {
+	t.Helper()
+	rows, err := db.Query(`SELECT type || ' ' || name, COALESCE(sql, '') FROM sqlite_master`)
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, text string
+		require.NoError(t, rows.Scan(&name, &text))
+		out[name] = text
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestLastTwoSetsDataDirectory_OpensAsItIs opens each SQLite file of the
+// last release that kept two migration sets per API with today's, written
+// once where the engines share them: goose finds every version it applied
+// (so it applies none of them again), every row is kept, and the file's
+// schema is, to the text of each statement, the one a new file gets.
+func TestLastTwoSetsDataDirectory_OpensAsItIs(t *testing.T) {
+	ctx := context.Background()
+	for _, m := range apis() {
+		t.Run(m.Schema, func(t *testing.T) {
+			path := copyDBFrom(t, lastTwoSetsDir, m.Schema)
+			raw, err := sql.Open("sqlite", "file:"+path)
+			require.NoError(t, err)
+			before := rowCounts(t, raw)
+			applied := readRawDB1(t, raw, `SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0`)
+			require.NoError(t, raw.Close())
+			require.NotZero(t, applied)
+
+			db, err := sqlitedb.Open(ctx, path, m.SQLite)
+			require.NoError(t, err)
+			defer db.Close()
+			fresh, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "new.db"), m.SQLite)
+			require.NoError(t, err)
+			defer fresh.Close()
+
+			assert.Equal(t, before, rowCounts(t, db), "every row is kept")
+			assert.Equal(t, sqliteSchema(t, fresh), sqliteSchema(t, db), "the same schema as a new file's")
+			assert.Equal(t, readRawDB1(t, fresh, `SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0`),
+				readRawDB1(t, db, `SELECT COUNT(*) FROM goose_db_version WHERE version_id > 0`), "every version applied once")
+		})
+	}
+}
+
+func readRawDB1(t *testing.T, db *sql.DB, query string) int64 {
+	t.Helper()
+	var n int64
+	require.NoError(t, db.QueryRow(query).Scan(&n))
+	return n
+}
+
 func TestReleaseDataDirectory_StorageInstants(t *testing.T) {
 	ctx := context.Background()
 	path := copyDB(t, "storage")
 	old := readRaw(t, path, `SELECT name, CAST(created_at AS TEXT) FROM buckets ORDER BY name`)
 	require.NotEmpty(t, old)
 
-	db, err := sqlitedb.Open(ctx, path, storage.Migrations())
+	db, err := sqlitedb.Open(ctx, path, storage.API.Migrations().SQLite)
 	require.NoError(t, err)
 	defer db.Close()
 	key, err := os.ReadFile(filepath.Join(releaseDir, "storage-master.key"))
@@ -122,14 +190,14 @@ func TestReleaseDataDirectory_StorageInstants(t *testing.T) {
 	for _, row := range old {
 		want, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", row[1].(string))
 		require.NoError(t, err, "the release stored time.Time's text")
-		b, err := srv.Bucket(ctx, row[0].(string))
+		b, err := srv.Operator().Bucket(ctx, row[0].(string))
 		require.NoError(t, err)
 		assert.Equal(t, want.UTC(), b.CreatedAt, "bucket %s", row[0])
 	}
-	n, err := srv.LifecycleCount(ctx)
+	n, err := srv.Operator().LifecycleCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the stored lifecycle configuration is kept")
-	keys, err := srv.Keys(ctx)
+	keys, err := srv.Operator().Keys(ctx)
 	require.NoError(t, err)
 	require.NotEmpty(t, keys)
 	for _, k := range keys {
@@ -144,7 +212,7 @@ func TestReleaseDataDirectory_RestaurantInstants(t *testing.T) {
 	require.Len(t, old, 1)
 	oldEntities := readRaw(t, path, `SELECT SUM(created_ms), SUM(modified_ms) FROM entities`)
 
-	db, err := sqlitedb.Open(ctx, path, restaurant.Migrations())
+	db, err := sqlitedb.Open(ctx, path, restaurant.API.Migrations().SQLite)
 	require.NoError(t, err)
 	defer db.Close()
 	newEntities := readRawDB(t, db, `SELECT SUM(created_at), SUM(modified_at) FROM entities`)
@@ -154,10 +222,10 @@ func TestReleaseDataDirectory_RestaurantInstants(t *testing.T) {
 	srv, err := restaurant.New(ctx, restaurant.Config{Deps: restaurant.Deps{DB: db}})
 	require.NoError(t, err)
 	guid := old[0][0].(string)
-	r, err := srv.Restaurant(ctx, guid)
+	r, err := srv.Operator().Restaurant(ctx, guid)
 	require.NoError(t, err)
 	assert.Equal(t, time.UnixMilli(old[0][1].(int64)).UTC(), r.CreatedAt)
-	counts, err := srv.Counts(ctx, guid)
+	counts, err := srv.Operator().Counts(ctx, guid)
 	require.NoError(t, err)
 	total := 0
 	for _, c := range counts {
@@ -182,7 +250,7 @@ func TestReleaseDataDirectory_PAMInstants(t *testing.T) {
 	oldToken := readRaw(t, path, `SELECT CAST(created_at AS TEXT), CAST(expires_at AS TEXT), revoked_at FROM tokens`)
 	require.Len(t, oldToken, 1)
 
-	db, err := sqlitedb.Open(ctx, path, pam.Migrations())
+	db, err := sqlitedb.Open(ctx, path, pam.API.Migrations().SQLite)
 	require.NoError(t, err)
 	defer db.Close()
 	srv, err := pam.New(ctx, pam.Config{Deps: pam.Deps{DB: db}})

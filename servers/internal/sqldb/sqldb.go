@@ -166,6 +166,16 @@ func Sync(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+// HeardOn returns how many commits of other replicas (and re-listens) the
+// replica of the services on db (a pool a service was given) has heard so
+// far, each of which dropped their caches; 0 on SQLite.
+func HeardOn(db *sql.DB) uint64 {
+	if w, ok := watchers.Load(db); ok {
+		return w.(*pgdb.Watcher).Heard()
+	}
+	return 0
+}
+
 // watchers holds the watcher of each PostgreSQL pool a DB was made on, so
 // that DBs on one pool share one listening session.
 var (
@@ -447,8 +457,15 @@ func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 // decides again on what is committed now; fn must have no effect outside
 // the transaction. fn's own errors end it at once (after a rollback).
 func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return d.retry(ctx, func() error { return d.InTxOnce(ctx, fn) })
+}
+
+// retry runs run, a transaction, and on PostgreSQL runs it again while
+// PostgreSQL refuses it for a conflict (Retryable), up to maxAttempts times
+// in all.
+func (d *DB) retry(ctx context.Context, run func() error) error {
 	for attempt := 1; ; attempt++ {
-		err := d.inTx(ctx, fn)
+		err := run()
 		if err == nil || d.dialect != Postgres || attempt == maxAttempts || !Retryable(err) {
 			return err
 		}
@@ -463,7 +480,10 @@ func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 // maxAttempts bounds InTx's runs of one transaction.
 const maxAttempts = 8
 
-func (d *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+// InTxOnce runs fn in a transaction and commits it, with no second
+// attempt: for work with effects outside the transaction, or whose caller
+// acts once it has committed. fn's errors end it (after a rollback).
+func (d *DB) InTxOnce(ctx context.Context, fn func(tx *Tx) error) error {
 	tx, err := d.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -505,6 +525,21 @@ func (t *Tx) Lock(ctx context.Context, name string) error {
 	}
 	if _, err := t.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext($1))`, name); err != nil {
 		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	return nil
+}
+
+// Quiet keeps the transaction's commit from being announced to the other
+// replicas (PostgreSQL's notify triggers, pgdb.Watch; nothing to do on
+// SQLite): for frequent writes that no replica caches, such as the
+// sandboxes' request journal, which would otherwise make every other
+// replica drop the caches of the schema at each commit.
+func (t *Tx) Quiet(ctx context.Context) error {
+	if t.db.dialect != Postgres {
+		return nil
+	}
+	if _, err := t.tx.ExecContext(ctx, `SELECT set_config('`+pgdb.QuietParam+`', 'on', true)`); err != nil {
+		return fmt.Errorf("quiet: %w", err)
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -210,16 +209,6 @@ func Migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
-}
-
-// Dir returns the directory dir of an embedded file system: each service
-// embeds its migrations as migrations/*.sql and hands Migrate the directory.
-func Dir(fsys embed.FS, dir string) fs.FS {
-	sub, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(fmt.Sprintf("sqlitedb: embedded directory %q: %v", dir, err)) // fixed at build time
-	}
-	return sub
 }
 
 // WriteProbe commits a write that changes nothing (the header's

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 var migrations = fstest.MapFS{
@@ -83,21 +84,13 @@ func TestOpen_SynchronousFollowsTheOption(t *testing.T) {
 
 func TestWriteProbe_FailsWhileWritesFail(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "probe.db"), fstest.MapFS{
-		"00001_init.sql": {Data: []byte("-- +goose Up\nCREATE TABLE t (x INTEGER);\n")},
-	})
-	require.NoError(t, err)
-	defer db.Close()
+	db := testkit.SQLite(t)
 	require.NoError(t, sqlitedb.WriteProbe(ctx, db))
 	// One connection, made read-only: every write fails, a ping answers.
-	db.SetMaxOpenConns(1)
-	_, err = db.ExecContext(ctx, "PRAGMA query_only = 1")
-	require.NoError(t, err)
-	require.NoError(t, db.PingContext(ctx))
-	err = sqlitedb.WriteProbe(ctx, db)
+	allow := testkit.RefuseWrites(t, db)
+	err := sqlitedb.WriteProbe(ctx, db)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "takes no writes")
-	_, err = db.ExecContext(ctx, "PRAGMA query_only = 0")
-	require.NoError(t, err)
+	allow()
 	require.NoError(t, sqlitedb.WriteProbe(ctx, db), "ready again once writes succeed")
 }

@@ -41,10 +41,11 @@ func postgresURL() (string, error) {
 	return clusterURL, clusterErr
 }
 
-// binDir finds the directory of initdb and postgres: pg_config's answer, or
-// the newest /usr/lib/postgresql/<version>/bin (Debian's layout, where
-// pg_config is not on PATH without the dev package).
-func binDir() (string, error) {
+// BinDir finds the directory of the PostgreSQL programs (initdb, postgres,
+// pg_isready): pg_config's answer, or the newest
+// /usr/lib/postgresql/<version>/bin (Debian's layout, where pg_config is not
+// on PATH without the dev package).
+func BinDir() (string, error) {
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
 		dir := strings.TrimSpace(string(out))
 		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
@@ -74,7 +75,7 @@ func binDir() (string, error) {
 // told to die with this process (parent-death signal); the directories of
 // clusters whose server is gone are removed by the next start.
 func startCluster() (string, error) {
-	bin, err := binDir()
+	bin, err := BinDir()
 	if err != nil {
 		return "", err
 	}

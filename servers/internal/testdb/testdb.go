@@ -16,7 +16,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
-	"io/fs"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,13 +55,9 @@ func Current() Backend {
 	}
 }
 
-// Migrations are an API's schema migrations, one set per dialect.
-type Migrations struct {
-	// Schema is the API's PostgreSQL schema and SQLite file name ("pam").
-	Schema string
-	// SQLite and Postgres are the goose migrations of each dialect.
-	SQLite, Postgres fs.FS
-}
+// Migrations are an API's schema: its name and its goose migrations in
+// each dialect (an API's descriptor gives them: pam.API.Migrations()).
+type Migrations = descriptor.Migrations
 
 // Open returns a fresh, migrated database for one API on the current
 // backend, closed (and on PostgreSQL dropped) when t ends.

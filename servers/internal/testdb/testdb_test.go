@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -53,6 +54,15 @@ func TestBeginTx_PostgresTransactionsLockWhatTheyDecideOn(t *testing.T) {
 	ctx := context.Background()
 	_, err := db.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('c', '', 0), ('d', '', 0)`)
 	require.NoError(t, err)
+	// increment reads note id's n and writes it back plus one.
+	increment := func(tx *sqldb.Tx, id string) error {
+		var n int64
+		if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = ?`, id).Scan(&n); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = ?`, n+1, id)
+		return err
+	}
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -62,22 +72,12 @@ func TestBeginTx_PostgresTransactionsLockWhatTheyDecideOn(t *testing.T) {
 						if _, err := tx.LockRows(ctx, `SELECT id FROM notes WHERE id = 'c'`); err != nil {
 							return err
 						}
-						var n int64
-						if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'c'`).Scan(&n); err != nil {
-							return err
-						}
-						_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = 'c'`, n+1)
-						return err
+						return increment(tx, "c")
 					}
 					if err := tx.Lock(ctx, "count"); err != nil {
 						return err
 					}
-					var n int64
-					if err := tx.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'd'`).Scan(&n); err != nil {
-						return err
-					}
-					_, err := tx.ExecContext(ctx, `UPDATE notes SET n = ? WHERE id = 'd'`, n+1)
-					return err
+					return increment(tx, "d")
 				}))
 			}
 		})
@@ -132,6 +132,53 @@ func TestInTx_AUniqueViolationRunsTheTransactionAgain(t *testing.T) {
 }
 
 var errExists = errors.New("exists")
+
+// A Pipeline is one transaction: its lock queues concurrent pipelines (a
+// read-modify-write loses no update, each statement seeing what the lock's
+// previous holder committed), a statement PostgreSQL refuses rolls back the
+// statements before it, and a commit runs the OnCommit hooks. On SQLite it
+// is refused.
+func TestPipeline_IsOneTransactionWhoseLockQueuesTheOthers(t *testing.T) {
+	m := Migrations{Schema: "notes", SQLite: notes, Postgres: notes}
+	assert.ErrorIs(t, sqldb.New(OpenOn(t, SQLite, m), sqldb.Options{}).Pipeline(context.Background()), sqldb.ErrNoPipeline)
+
+	db := sqldb.New(OpenOn(t, Postgres, m), sqldb.Options{})
+	ctx := context.Background()
+	var commits atomic.Int32
+	db.OnCommit(func() { commits.Add(1) })
+	_, err := db.ExecContext(ctx, `INSERT INTO notes (id, body, n) VALUES ('c', '', 0)`)
+	require.NoError(t, err)
+	// Once the watcher listens (Sync), the hooks run for this pool's
+	// commits alone.
+	require.NoError(t, db.Sync(ctx))
+	commits.Store(0)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				var n int64
+				assert.NoError(t, db.Pipeline(ctx,
+					sqldb.Statement{SQL: `SELECT id FROM notes WHERE id = ? FOR UPDATE`, Args: []any{"c"}},
+					sqldb.Statement{SQL: `UPDATE notes SET n = (SELECT n FROM notes WHERE id = ?) + 1 WHERE id = ? RETURNING n`,
+						Args: []any{"c", "c"}, Scan: []any{&n}}))
+				assert.Positive(t, n)
+			}
+		})
+	}
+	wg.Wait()
+	var n int64
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT n FROM notes WHERE id = 'c'`).Scan(&n))
+	assert.Equal(t, int64(80), n, "no update lost")
+	assert.Equal(t, int32(80), commits.Load(), "each commit runs the hooks")
+
+	err = db.Pipeline(ctx,
+		sqldb.Statement{SQL: `INSERT INTO notes (id, body, n) VALUES (?, '', 0)`, Args: []any{"d"}},
+		sqldb.Statement{SQL: `INSERT INTO notes (id, body, n) VALUES (?, '', 0)`, Args: []any{"c"}})
+	require.Error(t, err, "a duplicate key")
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE id = 'd'`).Scan(&n))
+	assert.Zero(t, n, "the failed statement rolled back the one before it")
+	assert.Equal(t, int32(80), commits.Load(), "a rollback runs no hook")
+}
 
 // Replicas starting together migrate once.
 func TestPostgres_ConcurrentOpensMigrateOnce(t *testing.T) {

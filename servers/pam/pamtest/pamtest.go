@@ -122,7 +122,7 @@ func StartOn(t testing.TB, db *sql.DB, opts Options) *Env {
 // called; onViolation hears of every response that breaks the spec. Examples
 // use it where there is no *testing.T (and so no testdb).
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (env *Env, stop func(), err error) {
-	db, err := sqlitedb.Open(context.Background(), filepath.Join(dir, "pam.db"), pam.Migrations())
+	db, err := sqlitedb.Open(context.Background(), filepath.Join(dir, "pam.db"), pam.API.Migrations().SQLite)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,11 +1,11 @@
 -- +goose Up
--- Portable SQL: the same schema runs on PostgreSQL, where entities.seq is
--- BIGINT GENERATED ALWAYS AS IDENTITY (SQLite's INTEGER PRIMARY KEY is the
--- rowid, assigned in increasing order and never reused since rows are never
--- deleted). Instants are Unix milliseconds, so they compare as numbers on both.
+-- Both dialects (servers/internal/migrationset): bytes as BLOB or BYTEA,
+-- entities.seq SQLite's rowid or a PostgreSQL identity, and on PostgreSQL the
+-- rate limits every replica shares. Instants are Unix milliseconds, so they
+-- compare as numbers on both (00002 made them microseconds).
 CREATE TABLE settings (
     name  TEXT PRIMARY KEY,
-    value BLOB NOT NULL
+    value {{bytes}} NOT NULL
 );
 
 CREATE TABLE restaurants (
@@ -17,7 +17,7 @@ CREATE TABLE restaurants (
 CREATE TABLE api_clients (
     id            TEXT PRIMARY KEY,
     name          TEXT NOT NULL,
-    secret_hash   BLOB NOT NULL,
+    secret_hash   {{bytes}} NOT NULL,
     created_at_ms BIGINT NOT NULL
 );
 
@@ -28,7 +28,7 @@ CREATE TABLE client_grants (
 );
 
 CREATE TABLE tokens (
-    hash          BLOB PRIMARY KEY,
+    hash          {{bytes}} PRIMARY KEY,
     client_id     TEXT NOT NULL REFERENCES api_clients (id),
     expires_at_ms BIGINT NOT NULL
 );
@@ -37,8 +37,12 @@ CREATE INDEX tokens_by_client ON tokens (client_id);
 -- One row per configuration entity of every resource type. seq is the
 -- insertion order: immutable, so it is the keyset of every page walk; an
 -- update rewrites doc and modified_ms in place and never moves the row.
+-- SQLite's rowid is assigned in increasing order (and never reused, since
+-- rows are never deleted); on PostgreSQL the store's writing transactions
+-- run one at a time (sqldb's advisory lock), so seq values become visible in
+-- increasing order too, and a page walk never skips a row committed behind it.
 CREATE TABLE entities (
-    seq             INTEGER PRIMARY KEY,
+    seq             {{serial}},
     restaurant_guid TEXT NOT NULL REFERENCES restaurants (guid),
     kind            TEXT NOT NULL,
     guid            TEXT NOT NULL,
@@ -52,8 +56,17 @@ CREATE TABLE entities (
 );
 CREATE INDEX entities_page ON entities (restaurant_guid, kind, seq);
 CREATE INDEX entities_modified ON entities (restaurant_guid, kind, modified_ms);
-
+{{if postgres}}
+-- The per-restaurant rate limits every replica shares (servers/internal/ratelimit);
+-- one SQLite process keeps them in memory.
+CREATE TABLE rate_limits (
+    key TEXT PRIMARY KEY,
+    tat BIGINT NOT NULL
+);
+{{end}}
 -- +goose Down
+{{if postgres}}DROP TABLE rate_limits;
+{{end -}}
 DROP TABLE entities;
 DROP TABLE tokens;
 DROP TABLE client_grants;

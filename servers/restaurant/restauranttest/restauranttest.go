@@ -36,8 +36,10 @@ type Options struct {
 type Env struct {
 	// URL is the server's base URL.
 	URL string
-	// Server is the restaurant server, for operator calls (imports, archive).
+	// Server is the restaurant server.
 	Server *restaurant.Server
+	// Operator is the server's operator calls (imports, archive).
+	Operator *restaurant.Operator
 	// Restaurant is granted to the API client; Other is not.
 	Restaurant, Other string
 	// ClientID and ClientSecret are the API client's credentials.
@@ -69,12 +71,12 @@ func (o Options) harness() stacktest.Harness {
 }
 
 func (e *Env) set(s stacktest.Served[*restaurant.Server]) {
-	e.URL, e.Server, e.DB = s.URL, s.Server, s.DB
+	e.URL, e.Server, e.Operator, e.DB = s.URL, s.Server, s.Server.Operator(), s.DB
 }
 
 // seed creates the two restaurants and the API client granted the first.
-func (e *Env) seed(srv *restaurant.Server) error {
-	ctx := context.Background()
+func (e *Env) seed(s *restaurant.Server) error {
+	ctx, srv := context.Background(), s.Operator()
 	a, errA := srv.CreateRestaurant(ctx, "", "Test Bistro")
 	b, errB := srv.CreateRestaurant(ctx, "", "Other Bistro")
 	if errA != nil || errB != nil {
@@ -101,7 +103,7 @@ func (e *Env) ImportDemoErr(menuItems int) (*restaurant.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.Server.Import(context.Background(), e.Restaurant, data); err != nil {
+	if _, err := e.Operator.Import(context.Background(), e.Restaurant, data); err != nil {
 		return nil, err
 	}
 	return doc, nil

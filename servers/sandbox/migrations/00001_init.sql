@@ -7,7 +7,7 @@
 -- Unix microseconds.
 CREATE TABLE sandboxes (
     id           TEXT PRIMARY KEY,
-    token_hash   BLOB NOT NULL UNIQUE,
+    token_hash   {{bytes}} NOT NULL UNIQUE,
     clock        TEXT NOT NULL CHECK (clock IN ('frozen', 'real')),
     ttl_micros   BIGINT NOT NULL,
     state        TEXT NOT NULL CHECK (state IN ('creating', 'ready', 'deleting')),
@@ -19,8 +19,9 @@ CREATE TABLE sandboxes (
 -- The request journal: every request a sandbox's credentials made, with its
 -- answer, secrets redacted and bodies capped. An entry cannot outlive its
 -- sandbox (the foreign key refuses a late write and a delete takes them all).
-CREATE TABLE journal (
-    seq                INTEGER PRIMARY KEY AUTOINCREMENT,
+-- 00040 replaced it; its Down puts this table back (the "journal" block).
+{{block "journal" .}}CREATE TABLE journal (
+    seq                {{autoincrement}},
     sandbox_id         TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
     api                TEXT NOT NULL,
     operation          TEXT NOT NULL,
@@ -32,12 +33,12 @@ CREATE TABLE journal (
     duration_micros    BIGINT NOT NULL,
     request_headers    TEXT NOT NULL,
     response_headers   TEXT NOT NULL,
-    request_body       BLOB NOT NULL,
+    request_body       {{bytes}} NOT NULL,
     request_truncated  BOOLEAN NOT NULL,
-    response_body      BLOB NOT NULL,
+    response_body      {{bytes}} NOT NULL,
     response_truncated BOOLEAN NOT NULL
 );
-CREATE INDEX journal_by_sandbox ON journal (sandbox_id, seq);
+CREATE INDEX journal_by_sandbox ON journal (sandbox_id, seq);{{end}}
 
 -- +goose Down
 DROP TABLE journal;

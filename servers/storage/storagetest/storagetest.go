@@ -35,8 +35,10 @@ type Options struct {
 type Env struct {
 	// URL is the server's base URL.
 	URL string
-	// Server is the storage server, for operator calls and LifecycleCount.
+	// Server is the storage server.
 	Server *storage.Server
+	// Operator is the server's operator calls (buckets, keys, LifecycleCount).
+	Operator *storage.Operator
 	// Key is an access key that signs requests.
 	Key storage.AccessKey
 	// DB is the server's database, for tests that make it fail.
@@ -48,7 +50,7 @@ func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
 	env := &Env{}
 	served := stacktest.Start(t, storage.API, storage.Settings{}, stacktest.Harness{Clock: opts.Clock}, env.seed)
-	env.URL, env.Server, env.DB = served.URL, served.Server, served.DB
+	env.set(served)
 	return env
 }
 
@@ -58,13 +60,17 @@ func Start(t testing.TB, opts Options) *Env {
 func Open(dir string, opts Options, onViolation func(r *http.Request, status int, err error)) (*Env, func(), error) {
 	env := &Env{}
 	served, stop, err := stacktest.Serve(dir, nil, storage.API, storage.Settings{}, stacktest.Harness{Clock: opts.Clock}, env.seed, onViolation)
-	env.URL, env.Server, env.DB = served.URL, served.Server, served.DB
+	env.set(served)
 	return env, stop, err
 }
 
+func (e *Env) set(s stacktest.Served[*storage.Server]) {
+	e.URL, e.Server, e.Operator, e.DB = s.URL, s.Server, s.Server.Operator(), s.DB
+}
+
 // seed makes the access key and the two buckets of every Env.
-func (e *Env) seed(srv *storage.Server) error {
-	ctx := context.Background()
+func (e *Env) seed(s *storage.Server) error {
+	ctx, srv := context.Background(), s.Operator()
 	key, err := srv.CreateKey(ctx, Account, "tests")
 	if err == nil {
 		_, err = srv.CreateBucket(ctx, Account, Bucket, storage.Unversioned)

@@ -112,7 +112,7 @@ func start(api string, args []string, dir string) (*examplestack.Env, func(), er
 			return nil, nil, err
 		}
 		return &examplestack.Env{URL: svc.URL, APIKey: svc.APIKey, ConnectionID: svc.ConnectionID, From: svc.From, DocURL: svc.DocURL,
-			WebhookPublicKey: svc.Server.WebhookPublicKey()}, svc.Stop, nil
+			WebhookPublicKey: svc.Server.Operator().WebhookPublicKey()}, svc.Stop, nil
 	}
 	return nil, nil, fmt.Errorf("unknown API %q", api)
 }

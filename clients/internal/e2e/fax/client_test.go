@@ -29,7 +29,7 @@ func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {
 
 	var mu sync.Mutex
 	types := map[string][]string{}
-	h, err := fax.NewWebhookHandler(svc.Server.WebhookPublicKey(), func(_ context.Context, e fax.Event) error {
+	h, err := fax.NewWebhookHandler(svc.Server.Operator().WebhookPublicKey(), func(_ context.Context, e fax.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		types[e.FaxID] = append(types[e.FaxID], e.Type)

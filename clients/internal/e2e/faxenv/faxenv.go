@@ -99,21 +99,21 @@ func Start(webhookURL string) (*Service, error) {
 		_ = db.Close()
 		_ = os.RemoveAll(dir)
 	}}
-	acct, err := srv.CreateAccount(ctx, "acme")
+	acct, err := srv.Operator().CreateAccount(ctx, "acme")
 	if err == nil {
-		_, s.APIKey, err = srv.IssueAPIKey(ctx, acct.ID)
+		_, s.APIKey, err = srv.Operator().IssueAPIKey(ctx, acct.ID)
 	}
 	var profile string
 	if err == nil {
-		profile, err = srv.CreateOutboundVoiceProfile(ctx, acct.ID, "default")
+		profile, err = srv.Operator().CreateOutboundVoiceProfile(ctx, acct.ID, "default")
 	}
 	var app faxserver.Application
 	if err == nil {
-		app, err = srv.CreateApplication(ctx, faxserver.Application{AccountID: acct.ID, Name: "main", WebhookURL: webhookURL, OutboundVoiceProfileID: profile})
+		app, err = srv.Operator().CreateApplication(ctx, faxserver.Application{AccountID: acct.ID, Name: "main", WebhookURL: webhookURL, OutboundVoiceProfileID: profile})
 	}
 	if err == nil {
 		s.ConnectionID = app.ID
-		err = srv.AssignNumber(ctx, acct.ID, s.From, app.ID)
+		err = srv.Operator().AssignNumber(ctx, acct.ID, s.From, app.ID)
 	}
 	if err != nil {
 		s.stop()

@@ -130,7 +130,7 @@ func TestChanges_YieldsWhatWasCreatedOrModifiedAfterTheInstant(t *testing.T) {
 
 	doc.Menus[0].Name = "Renamed Menu"
 	doc.Printers[1].Name = "Renamed Printer"
-	_, err := env.Server.Import(context.Background(), env.Restaurant, mustJSON(t, map[string]any{
+	_, err := env.Operator.Import(context.Background(), env.Restaurant, mustJSON(t, map[string]any{
 		"menus": doc.Menus, "printers": doc.Printers,
 	}))
 	require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestChanges_IncludesAChangeInTheSameMillisecondAsSince(t *testing.T) {
 	clk.advance(500 * time.Microsecond) // still the same millisecond as since
 
 	doc.Printers[0].Name = "Renamed Printer"
-	_, err := env.Server.Import(context.Background(), env.Restaurant, mustJSON(t, map[string]any{"printers": doc.Printers}))
+	_, err := env.Operator.Import(context.Background(), env.Restaurant, mustJSON(t, map[string]any{"printers": doc.Printers}))
 	require.NoError(t, err)
 
 	c := newTestClient(t, env, newTransport(t))

@@ -220,7 +220,7 @@ func TestS3SDK_ErrorAnswersAreTheSDKsAPIErrors(t *testing.T) {
 	ctx := context.Background()
 	rec := newRecorder(t)
 	c := sdkClient(env, env.Key, rec)
-	otherKey, err := env.Server.CreateKey(ctx, "tenant-b", "another account")
+	otherKey, err := env.Operator.CreateKey(ctx, "tenant-b", "another account")
 	require.NoError(t, err)
 	other := sdkClient(env, otherKey, rec)
 	rules := &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{expireAfter("r", "logs/", 30)}}

@@ -19,7 +19,7 @@ import (
 // faxes for 10 s against three replicas: no 5xx, and the database holds
 // exactly what was answered 2xx.
 func TestReplicas_ConcurrentWrites(t *testing.T) {
-	c, rs := faxCluster(t)
+	c, rs := faxCluster(t, "--fax-step-interval", "20ms") // the simulator steps fast
 	recv := newReceiver(t)
 	f := newFaxTenant(t, client("admin", rs...), c.adminToken, recv)
 	team := newPAMTeam(t, client("admin", rs...), c.adminToken, "busy")

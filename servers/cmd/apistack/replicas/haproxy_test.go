@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // deployConfig is the HAProxy configuration of deploy/compose.yaml.
@@ -42,20 +42,6 @@ type haproxy struct {
 	output *safebuf.Buffer
 }
 
-// requireHAProxy skips the test without haproxy, except under CI (CI=true),
-// where it fails: .ci/run installs Debian's haproxy.
-func requireHAProxy(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("haproxy")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("haproxy is required under CI: %v", err)
-		}
-		t.Skipf("haproxy not found: %v", err)
-	}
-	return path
-}
-
 var (
 	serverLine = regexp.MustCompile(`(?m)^(\s*server\s+replica([123])\s+)replica[123]:(\d+)`)
 	bindLine   = regexp.MustCompile(`(?m)^(\s*bind\s+):(\d+)\s*$`)
@@ -66,7 +52,7 @@ var (
 // replica up.
 func startHAProxy(t *testing.T, replicas []*replica) *haproxy {
 	t.Helper()
-	bin := requireHAProxy(t)
+	bin := testkit.Tools(t, "haproxy")[0] // .ci/run installs Debian's haproxy
 	require.Len(t, replicas, 3, "deploy/haproxy.cfg names three replicas")
 	data, err := os.ReadFile(deployConfig)
 	require.NoError(t, err)
@@ -102,21 +88,7 @@ func startHAProxy(t *testing.T, replicas []*replica) *haproxy {
 
 	h.cmd = exec.Command(bin, "-db", "-f", path)
 	h.cmd.Stdout, h.cmd.Stderr = h.output, h.output
-	require.NoError(t, h.cmd.Start())
-	exited := make(chan struct{})
-	go func() { _ = h.cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = h.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = h.cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("haproxy output:\n%s", tail(h.output.String(), 4000))
-		}
-	})
+	testkit.Start(t, h.cmd, testkit.Stop{}, "haproxy output", func() string { return tail(h.output.String(), 4000) })
 	for i := range replicas {
 		h.waitState(t, i, "UP")
 	}
@@ -277,7 +249,7 @@ func replicaOf(resp *http.Response) string { return resp.Header.Get("X-Apistack-
 //     it when it died, and none after HAProxy marks it down;
 //   - a token, a page token and a rate limit behave as one service.
 func TestHAProxy_ThreeReplicasAsOneService(t *testing.T) {
-	requireHAProxy(t)
+	testkit.Tools(t, "haproxy")
 	outer := t
 	c := newCluster(t)
 	flags := []string{"--shutdown-drain", "3s", "--pam-rate-limit", "100000000",
@@ -372,16 +344,11 @@ func TestHAProxy_ThreeReplicasAsOneService(t *testing.T) {
 			return out.Token.AccessToken
 		}
 		get := func(guid, bearer, u string) (*http.Response, []map[string]any) {
-			req, err := http.NewRequest(http.MethodGet, u, nil)
-			require.NoError(t, err)
-			req.Header.Set("Authorization", "Bearer "+bearer)
-			req.Header.Set("Platform-Restaurant-External-ID", guid)
-			resp, err := restaurant.Do(req)
-			require.NoError(t, err)
-			defer resp.Body.Close()
+			resp, data := testkit.Request{Method: http.MethodGet, URL: u, Token: bearer, Client: restaurant,
+				Header: []string{"Platform-Restaurant-External-ID", guid}}.Do(t)
 			var items []map[string]any
 			if resp.StatusCode == http.StatusOK {
-				require.NoError(t, json.NewDecoder(resp.Body).Decode(&items))
+				require.NoError(t, json.Unmarshal(data, &items))
 			}
 			return resp, items
 		}

@@ -5,13 +5,11 @@
 package replicas
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
@@ -20,7 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +25,7 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // binary is the apistack binary built once for the run by TestMain.
@@ -57,12 +55,11 @@ var apis = []string{"pam", "restaurant", "fax", "storage", "admin"}
 
 // replica is one `apistack serve` process.
 type replica struct {
-	cmd     *exec.Cmd
+	proc    *testkit.Process
 	addr    map[string]string // api -> host:port
 	dataDir string
 	stdout  *safebuf.Buffer
 	stderr  *safebuf.Buffer
-	exited  chan struct{}
 }
 
 // cluster is the replicas of one database.
@@ -151,7 +148,7 @@ func (c *cluster) launch(t *testing.T, extra ...string) *replica {
 // as a replica restarted in place is, and returns without waiting for it.
 func (c *cluster) launchAt(t *testing.T, addr map[string]string, extra ...string) *replica {
 	t.Helper()
-	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &safebuf.Buffer{}, stderr: &safebuf.Buffer{}, exited: make(chan struct{})}
+	r := &replica{addr: map[string]string{}, dataDir: t.TempDir(), stdout: &safebuf.Buffer{}, stderr: &safebuf.Buffer{}}
 	args := []string{"serve", "--database", c.url, "--master-key-file", c.keyFile, "--admin-token-file", c.tokenFile,
 		"--data-dir", r.dataDir, "--log-level", "warn", "--shutdown-timeout", "5s"}
 	for _, api := range apis {
@@ -159,17 +156,11 @@ func (c *cluster) launchAt(t *testing.T, addr map[string]string, extra ...string
 		args = append(args, "--"+api+"-addr", addr[api])
 	}
 	args = append(args, extra...)
-	r.cmd = exec.Command(binary, args...)
-	r.cmd.Env = cleanEnv()
-	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
-	require.NoError(t, r.cmd.Start())
-	go func() { _ = r.cmd.Wait(); close(r.exited) }()
-	t.Cleanup(func() {
-		r.stop()
-		if t.Failed() {
-			t.Logf("replica %v stderr:\n%s", r.addr["pam"], tail(r.stderr.String(), 4000))
-		}
-	})
+	cmd := exec.Command(binary, args...)
+	cmd.Env = cleanEnv()
+	cmd.Stdout, cmd.Stderr = r.stdout, r.stderr
+	r.proc = testkit.Start(t, cmd, testkit.Stop{Grace: 15 * time.Second}, fmt.Sprintf("replica %v stderr", r.addr["pam"]),
+		func() string { return tail(r.stderr.String(), 4000) })
 	return r
 }
 
@@ -201,7 +192,7 @@ func (r *replica) waitReady(t *testing.T, mayRetry bool) bool {
 	for _, api := range apis {
 		for {
 			select {
-			case <-r.exited:
+			case <-r.proc.Exited():
 				if mayRetry && strings.Contains(r.stderr.String(), "address already in use") {
 					t.Logf("replica could not bind a port, starting it again: %s", tail(r.stderr.String(), 300))
 					return false
@@ -226,26 +217,10 @@ func (r *replica) waitReady(t *testing.T, mayRetry bool) bool {
 }
 
 // stop ends r gracefully (SIGTERM), or kills it after 15 s.
-func (r *replica) stop() {
-	select {
-	case <-r.exited:
-		return
-	default:
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(15 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
-	}
-}
+func (r *replica) stop() { r.proc.End() }
 
 // kill ends r at once (SIGKILL), as a crash would.
-func (r *replica) kill() {
-	_ = r.cmd.Process.Kill()
-	<-r.exited
-}
+func (r *replica) kill() { r.proc.Kill() }
 
 // roundRobin sends each request to the next replica's port of one API: the
 // request's host is replaced.
@@ -279,40 +254,30 @@ func direct(r *replica, api string) *http.Client { return client(api, r) }
 // call sends a JSON request (body nil for none) with a bearer token (or
 // none) and returns the response with its body read.
 func call(ctx context.Context, c *http.Client, method, url, token string, body any) (*http.Response, []byte, error) {
-	var rd io.Reader
+	r := testkit.Request{Method: method, URL: url, Token: token, Client: c}
 	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return nil, nil, err
-		}
-		rd = bytes.NewReader(data)
+		r = r.JSON(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
-		return nil, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp, data, err
+	return r.Send(ctx)
 }
 
 // mustCall is call that fails the test on a transport error or a status
 // other than want, and decodes the body into out (when not nil).
 func mustCall(t *testing.T, c *http.Client, method, url, token string, body any, want int, out any) *http.Response {
 	t.Helper()
-	resp, data, err := call(context.Background(), c, method, url, token, body)
-	require.NoError(t, err)
-	require.Equal(t, want, resp.StatusCode, "%s %s: %s", method, url, data)
+	r := testkit.Request{Method: method, URL: url, Token: token, Client: c}
+	if body != nil {
+		r = r.JSON(body)
+	}
+	return expect(t, r, want, out)
+}
+
+// expect sends r, fails the test on a transport error or a status other
+// than want, and decodes the body into out (when not nil).
+func expect(t *testing.T, r testkit.Request, want int, out any) *http.Response {
+	t.Helper()
+	resp, data := r.Do(t)
+	require.Equal(t, want, resp.StatusCode, "%s %s: %s", r.Method, r.URL, data)
 	if out != nil {
 		require.NoError(t, json.Unmarshal(data, out), "%s", data)
 	}
@@ -363,20 +328,4 @@ func nextLink(h http.Header) string {
 		}
 	}
 	return ""
-}
-
-// doJSON sends req through c, requires the status want and decodes the body
-// into out.
-func doJSON(t *testing.T, c *http.Client, req *http.Request, want int, out any) *http.Response {
-	t.Helper()
-	resp, err := c.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, want, resp.StatusCode, "%s %s: %s", req.Method, req.URL, data)
-	if out != nil {
-		require.NoError(t, json.Unmarshal(data, out), "%s", data)
-	}
-	return resp
 }

@@ -54,9 +54,9 @@ func TestReplicas_NotReadyUntilMigrated(t *testing.T) {
 	require.NoError(t, err)
 	r.waitReady(t, false)
 
-	require.NoError(t, r.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, r.proc.Cmd.Process.Signal(syscall.SIGTERM))
 	require.Eventually(t, func() bool { return readyz(r, "pam") == http.StatusServiceUnavailable }, 3*time.Second, 10*time.Millisecond,
 		"503 from the start of the shutdown")
-	<-r.exited
+	<-r.proc.Exited()
 	assert.Zero(t, readyz(r, "pam"), "the port is closed after the drain")
 }

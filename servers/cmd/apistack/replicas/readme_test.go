@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/safebuf"
+	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // repoRoot is the repository's root, from this package's directory.
@@ -42,25 +43,12 @@ func readmeBlock(t *testing.T, heading string) string {
 }
 
 // postgresBin is the directory of the machine's PostgreSQL programs
-// (Debian's layout), newest version first.
+// (testdb.BinDir). Without them the test is skipped, except under CI.
 func postgresBin(t *testing.T) string {
 	t.Helper()
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(dirs, func(i, j int) bool {
-		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
-		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
-		return vi > vj
-	})
-	for _, dir := range dirs {
-		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
-			return dir
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("PostgreSQL's programs are required under CI (Debian's postgresql)")
-	}
-	t.Skip("no PostgreSQL programs in /usr/lib/postgresql/*/bin")
-	return ""
+	dir, err := testdb.BinDir()
+	testkit.Need(t, "PostgreSQL's programs (Debian's postgresql)", err)
+	return dir
 }
 
 // freshServer starts a PostgreSQL server of its own, as a newcomer's would
@@ -95,20 +83,10 @@ func freshServer(t *testing.T, bin string) string {
 	server.Dir = dir
 	log := &safebuf.Buffer{}
 	server.Stdout, server.Stderr = log, log
-	require.NoError(t, server.Start())
-	exited := make(chan struct{})
-	go func() { _ = server.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = server.Process.Signal(syscall.SIGINT) // fast shutdown
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = server.Process.Kill()
-		}
-	})
-	require.Eventually(t, func() bool {
+	proc := testkit.Start(t, server, testkit.Stop{Signal: syscall.SIGINT, Grace: 15 * time.Second}, "postgres log", log.String) // SIGINT: fast shutdown
+	proc.Await(t, 30*time.Second, 50*time.Millisecond, func() bool {
 		return exec.Command(filepath.Join(bin, "pg_isready"), "-h", "127.0.0.1", "-p", port).Run() == nil
-	}, 30*time.Second, 50*time.Millisecond, "postgres did not start: %s", log)
+	}, "postgres did not start", log.String)
 	return port
 }
 
@@ -120,14 +98,7 @@ func freshServer(t *testing.T, bin string) string {
 // ready. Then a token one replica issues works on the others.
 func TestReadme_ScalingOutStepsAsWritten(t *testing.T) {
 	bin := postgresBin(t)
-	for _, tool := range []string{"bash", "curl", "make", "base64"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required under CI: %v", tool, err)
-			}
-			t.Skipf("%s not found", tool)
-		}
-	}
+	testkit.Tools(t, "bash", "curl", "make", "base64")
 	// The block binds 127.0.0.1:8181-8389: they must be free.
 	for i := 1; i <= 3; i++ {
 		for _, off := range []int{1, 2, 3, 4, 9} {

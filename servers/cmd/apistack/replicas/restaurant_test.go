@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // TestReplicas_RestaurantMenuWalk: a paged walk of a 1,000-item menu whose
@@ -52,14 +54,11 @@ func TestReplicas_RestaurantMenuWalk(t *testing.T) {
 		if token != "" {
 			u += "&pageToken=" + url.QueryEscape(token)
 		}
-		req, err := http.NewRequest(http.MethodGet, u, nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+login.Token.AccessToken)
-		req.Header.Set("Platform-Restaurant-External-ID", guid)
 		var items []struct {
 			GUID string `json:"guid"`
 		}
-		resp := doJSON(t, rr, req, http.StatusOK, &items)
+		resp := expect(t, testkit.Request{Method: http.MethodGet, URL: u, Token: login.Token.AccessToken, Client: rr,
+			Header: []string{"Platform-Restaurant-External-ID", guid}}, http.StatusOK, &items)
 		pages++
 		for _, it := range items {
 			seen[it.GUID]++

@@ -1,7 +1,8 @@
 -- +goose Up
 -- The PAM schema on PostgreSQL: the final schema of the SQLite set
--- (migrations/*.sql, 00001 to 00004) in PostgreSQL types, plus the shared
--- rate-limit table. Later migrations are written in both sets.
+-- (migrations/sqlite/, 00001 to 00004) in PostgreSQL types, plus the shared
+-- rate-limit table. A later migration is written once for both dialects
+-- (servers/internal/migrationset), with a version above both sets' last.
 --
 -- Names and ids are sorted with COLLATE "C" (byte order, as SQLite compares
 -- text): the keyset pagination orders by (name, id) and its cursors must

@@ -1,7 +1,8 @@
 -- +goose Up
--- The storage schema on PostgreSQL: the final SQLite schema (migrations/*.sql,
--- accounts and the protocol namespace included) in PostgreSQL types. Any
--- later migration is written in both sets.
+-- The storage schema on PostgreSQL: the final SQLite schema (migrations/sqlite/,
+-- accounts and the protocol namespace included) in PostgreSQL types. A later
+-- migration is written once for both dialects (servers/internal/migrationset),
+-- with a version above both sets' last.
 --
 -- Names are listed in byte order (ORDER BY name, key_id), as SQLite compares
 -- text: COLLATE "C" keeps that order whatever the cluster's locale.

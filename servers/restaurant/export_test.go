@@ -1,0 +1,4 @@
+package restaurant
+
+// PlainItems is plainItems, for the package's external tests.
+var PlainItems = plainItems

@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/testdb"
+)
+
+// convertJournal is the statement of migration 00040 (as the current
+// backend's set renders it) that converts the rows of the per-entry journal
+// table into journal_batches rows, one row per entry, in their order.
+func convertJournal(t *testing.T) string {
+	t.Helper()
+	set := Migrations()
+	if testdb.Current() == testdb.Postgres {
+		set = PostgresMigrations()
+	}
+	text, err := fs.ReadFile(set, "00040_journal_batches.sql")
+	require.NoError(t, err)
+	up, _, _ := strings.Cut(string(text), "-- +goose Down")
+	_, stmt, ok := strings.Cut(up, "INSERT INTO journal_batches")
+	require.True(t, ok, "00040 converts the per-entry table:\n%s", up)
+	stmt, _, ok = strings.Cut(stmt, ";")
+	require.True(t, ok)
+	return "INSERT INTO journal_batches" + stmt
+}
+
+// The per-entry table's rows, converted by migration 00040, read back as the
+// entries they were (the stack's time standing for the sandbox's).
+func TestJournalCodec_ReadsTheEntriesConvertedFromThePerEntryTable(t *testing.T) {
+	ctx := context.Background()
+	db := sqldb.New(testdb.Open(t, testdb.Migrations{Schema: "sandbox", SQLite: Migrations(), Postgres: PostgresMigrations()}), sqldb.Options{})
+	blob, convert := "BLOB", convertJournal(t)
+	if testdb.Current() == testdb.Postgres {
+		blob = "BYTEA"
+	}
+	// The table as it was (migration 00001), with two entries.
+	_, err := db.ExecContext(ctx, `CREATE TABLE journal (seq BIGINT PRIMARY KEY, sandbox_id TEXT NOT NULL REFERENCES sandboxes (id) ON DELETE CASCADE,
+		api TEXT NOT NULL, operation TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, query TEXT NOT NULL, status INTEGER NOT NULL,
+		at BIGINT NOT NULL, duration_micros BIGINT NOT NULL, request_headers TEXT NOT NULL, response_headers TEXT NOT NULL,
+		request_body `+blob+` NOT NULL, request_truncated BOOLEAN NOT NULL, response_body `+blob+` NOT NULL, response_truncated BOOLEAN NOT NULL)`)
+	require.NoError(t, err)
+	at := time.Date(2026, 11, 20, 9, 30, 0, 123000, time.UTC)
+	_, err = db.ExecContext(ctx, (`INSERT INTO sandboxes (id, token_hash, clock, ttl_micros, state, created_at, last_used_at)
+		VALUES ('sbx-old', ?, 'frozen', 3600000000, 'ready', ?, ?)`), []byte{1, 2, 3}, at.UnixMicro(), at.UnixMicro())
+	require.NoError(t, err)
+	insert := (`INSERT INTO journal VALUES (?, 'sbx-old', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	_, err = db.ExecContext(ctx, insert, 7, "pam", "CreateGroup", "POST", "/v1/teams/t/groups", "", 201, at.UnixMicro(), 1500,
+		`{"Authorization":["[redacted]"],"Content-Type":["application/json"]}`, `{"Location":["/v1/teams/t/groups/g"]}`,
+		[]byte(`{"name":"payroll"}`), false, []byte{0xff, 0x00, 'x'}, true)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, insert, 9, "fax", "ListFaxes", "GET", "/v2/faxes", "page=2", 200, at.Add(time.Second).UnixMicro(), 20,
+		`{}`, `{}`, []byte{}, false, []byte{}, false)
+	require.NoError(t, err)
+
+	_, err = db.ExecContext(ctx, convert)
+	require.NoError(t, err)
+	var got []apiserver.JournalEntry
+	rows, err := db.QueryContext(ctx, `SELECT entries, last_at, data FROM journal_batches WHERE sandbox_id = 'sbx-old' ORDER BY id`)
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var n int
+		var last int64
+		var data []byte
+		require.NoError(t, rows.Scan(&n, &last, &data))
+		entries, err := decodeEntries(data)
+		require.NoError(t, err)
+		require.Len(t, entries, n)
+		assert.Equal(t, last, entries[0].Time.UnixMicro())
+		got = append(got, entries...)
+	}
+	require.NoError(t, rows.Err())
+	assert.Equal(t, []apiserver.JournalEntry{
+		{API: "pam", Operation: "CreateGroup", Method: "POST", Path: "/v1/teams/t/groups", Status: 201, Time: at, SetTime: at,
+			Duration: 1500 * time.Microsecond, RequestHeaders: http.Header{"Authorization": {"[redacted]"}, "Content-Type": {"application/json"}},
+			ResponseHeaders: http.Header{"Location": {"/v1/teams/t/groups/g"}}, RequestBody: []byte(`{"name":"payroll"}`),
+			ResponseBody: []byte{0xff, 0x00, 'x'}, ResponseTruncated: true},
+		{API: "fax", Operation: "ListFaxes", Method: "GET", Path: "/v2/faxes", Query: "page=2", Status: 200, Time: at.Add(time.Second),
+			SetTime: at.Add(time.Second), Duration: 20 * time.Microsecond, RequestHeaders: http.Header{}, ResponseHeaders: http.Header{},
+			RequestBody: []byte{}, ResponseBody: []byte{}},
+	}, got)
+
+	for name, data := range map[string]string{"not JSON": "\x03{", "bad hex": "\x03" + `{"request_body":"zz","request_truncated":false,"response_truncated":false}`,
+		"bad flag": "\x03" + `{"request_truncated":"yes","response_truncated":false}`} {
+		_, err := decodeEntries([]byte(data))
+		assert.ErrorIs(t, err, errCorrupt, name)
+	}
+}
