@@ -1,5 +1,5 @@
-// Package testkit holds the helpers that the servers' tests of several
-// owners share: what a test repeats to start, reach and stop what it tests.
+// Package testkit holds the helpers that the servers' tests in several
+// packages share: what a test repeats to start, reach and stop what it tests.
 package testkit
 
 import (
