@@ -118,8 +118,18 @@ func TestImportable_ThrowawayModuleTidy(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/throwaway\n\ngo 1.26.8\n\n"+
 		"require github.com/apistack/apistack v0.0.0\n\nreplace github.com/apistack/apistack => "+root+"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport (\n"+imports.String()+")\n\nfunc main() {}\n"), 0o644))
-	// Offline: the module cache (filled for this repository's own build and
-	// tests, whose go.sum verified it) is the only source, and no checksum
+	// Tidy loads the tests of every package it imports, so it needs modules
+	// that only the dependencies' own tests use (go-retryablehttp's tests
+	// import go-hclog, oapi-codegen/runtime's import nullable). A build or
+	// `go mod download` does not fetch those, so the cache a new machine has
+	// after them is not enough: download the whole module graph of this
+	// repository first (verified by its go.sum; a no-op on a cache that holds
+	// it), so the test does not depend on what earlier work left behind. The
+	// modules are named one by one: `go mod download all` would also write
+	// go.sum lines for the whole graph into the repository's go.sum.
+	mods := strings.Fields(goCmd(t, root, nil, "list", "-m", "-f", "{{if not .Main}}{{.Path}}@{{.Version}}{{end}}", "all"))
+	goCmd(t, root, nil, append([]string{"mod", "download"}, mods...)...)
+	// Then offline: the module cache is the only source, and no checksum
 	// database is asked.
 	env := []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off"}
 	goCmd(t, dir, env, "mod", "tidy")
