@@ -217,7 +217,7 @@ func TestServeDemo_PrintsSecretsOnlyWhenCreated(t *testing.T) {
 	out := second.String()
 	for _, s := range secrets {
 		assert.NotContains(t, out, s.value, "the second start hides %s", s.path)
-		assert.Contains(t, out, "<"+s.path+">")
+		assert.Contains(t, out, " creds --data-dir "+shellQuote(dataDir)+" "+s.path+")", "the second start reads %s from the file", s.path)
 	}
 	assert.Contains(t, out, filepath.Join(dataDir, "demo-credentials.json"))
 	assert.Contains(t, out, "curl -s", "the curl lines are still printed")
