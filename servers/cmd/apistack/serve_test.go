@@ -128,7 +128,7 @@ func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
 	assert.Contains(t, string(groups), `"demo-admins"`)
 
 	// The admin CLI reaches the admin API with the credentials file (the
-	// README's pam-create-team; create-team is its earlier name).
+	// pam-create-team of docs/server.md; create-team is its earlier name).
 	var out bytes.Buffer
 	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "pam-create-team", "acme"}, &out, io.Discard))
 	assert.Contains(t, out.String(), `"name": "acme"`)
