@@ -42,7 +42,7 @@ func freshServer(t *testing.T, bin string) string {
 	t.Helper()
 	// Under the system's temporary directory, not t.TempDir: the postgres
 	// user must reach it (t.TempDir's parent is private to this user).
-	dir, err := os.MkdirTemp("", "apistack-readme-pg-")
+	dir, err := os.MkdirTemp("", "apistack-docs-pg-")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	var cred *syscall.Credential
