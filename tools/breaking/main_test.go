@@ -178,7 +178,7 @@ func section(text, version string) string {
 	return before
 }
 
-// TestMakeTargets_InThisRepository runs the README's commands on this
+// TestMakeTargets_InThisRepository runs the specs guide's commands on this
 // repository: make breaking against HEAD (the work tree may hold edits, but
 // none of this repository's own history breaks a consumer unnoticed) and the
 // pull-request form against the merge base with origin/main when the clone

@@ -5,6 +5,7 @@
 //	apistack sandbox <command> [args] the sandbox API from the command line
 //	apistack conform --api API [flags] the conformance suite against any implementation
 //	apistack listen --sandbox ID --forward-to URL  a sandbox's webhooks forwarded to a local URL
+//	apistack creds [--data-dir DIR] SECTION.KEY   one value of demo-credentials.json
 //
 // Every flag can also be set with an APISTACK_* environment variable named
 // after it (--pam-addr is APISTACK_PAM_ADDR); a flag on the command line wins.
@@ -36,6 +37,7 @@ const usage = `usage:
   apistack sandbox <command> [args]  create, inspect, reset and delete sandboxes (see apistack sandbox -h)
   apistack conform --api API [flags] check an implementation of an API (see apistack conform -h)
   apistack listen --sandbox ID --forward-to URL  forward a sandbox's webhooks to a local URL (see apistack listen -h)
+  apistack creds [--data-dir DIR] SECTION.KEY   print one value of demo-credentials.json (see apistack creds -h)
 `
 
 // exitStatus reports err and returns the process status: 1 when conformance
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return conformCommand(ctx, args[1:], stdout, stderr)
 	case "listen":
 		return listenCommand(ctx, args[1:], stdout, stderr)
+	case "creds":
+		return credsCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

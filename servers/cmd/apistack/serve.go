@@ -353,7 +353,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeDemoRules(c.DataDir); err != nil {
 			return err
 		}
-		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
+		printDemoBanner(stdout, credsPath, creds, previous, credsCommandLine(c.DataDir), operatorToken...)
 	} else if generatedToken {
 		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
 	} else if reusedToken {

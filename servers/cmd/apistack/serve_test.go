@@ -128,7 +128,7 @@ func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
 	assert.Contains(t, string(groups), `"demo-admins"`)
 
 	// The admin CLI reaches the admin API with the credentials file (the
-	// README's pam-create-team; create-team is its earlier name).
+	// pam-create-team of docs/server.md; create-team is its earlier name).
 	var out bytes.Buffer
 	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "pam-create-team", "acme"}, &out, io.Discard))
 	assert.Contains(t, out.String(), `"name": "acme"`)
@@ -217,7 +217,7 @@ func TestServeDemo_PrintsSecretsOnlyWhenCreated(t *testing.T) {
 	out := second.String()
 	for _, s := range secrets {
 		assert.NotContains(t, out, s.value, "the second start hides %s", s.path)
-		assert.Contains(t, out, "<"+s.path+">")
+		assert.Contains(t, out, " creds --data-dir "+shellQuote(dataDir)+" "+s.path+")", "the second start reads %s from the file", s.path)
 	}
 	assert.Contains(t, out, filepath.Join(dataDir, "demo-credentials.json"))
 	assert.Contains(t, out, "curl -s", "the curl lines are still printed")

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/internal/docblocks"
 	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/testkit"
@@ -24,23 +25,6 @@ import (
 
 // repoRoot is the repository's root, from this package's directory.
 const repoRoot = "../../../.."
-
-// readmeBlock returns the first ```sh block after the README heading.
-func readmeBlock(t *testing.T, heading string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
-	require.NoError(t, err)
-	text := string(data)
-	at := strings.Index(text, "\n"+heading+"\n")
-	require.GreaterOrEqual(t, at, 0, "README.md has no %q", heading)
-	text = text[at:]
-	start := strings.Index(text, "\n```sh\n")
-	require.GreaterOrEqual(t, start, 0, "no sh block under %q", heading)
-	text = text[start+len("\n```sh\n"):]
-	end := strings.Index(text, "\n```\n")
-	require.GreaterOrEqual(t, end, 0)
-	return text[:end+1]
-}
 
 // postgresBin is the directory of the machine's PostgreSQL programs
 // (testdb.BinDir). Without them the test is skipped, except under CI.
@@ -58,7 +42,7 @@ func freshServer(t *testing.T, bin string) string {
 	t.Helper()
 	// Under the system's temporary directory, not t.TempDir: the postgres
 	// user must reach it (t.TempDir's parent is private to this user).
-	dir, err := os.MkdirTemp("", "apistack-readme-pg-")
+	dir, err := os.MkdirTemp("", "apistack-docs-pg-")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	var cred *syscall.Credential
@@ -90,27 +74,32 @@ func freshServer(t *testing.T, bin string) string {
 	return port
 }
 
-// TestReadme_ScalingOutStepsAsWritten runs the README's "Scaling out" block
-// in bash as a newcomer pastes it, from the repository's root, against a
-// fresh PostgreSQL server (PGHOST and PGPORT set, as the block says): it
-// makes the role and the database, builds the binary, starts three
-// replicas on their own ports and data directories and waits for each to be
-// ready. Then a token one replica issues works on the others.
-func TestReadme_ScalingOutStepsAsWritten(t *testing.T) {
+// TestDocs_ScalingOutStepsAsWritten runs the scaling-out guide's steps,
+// then its HAProxy-on-the-host steps, in one bash as a newcomer pastes them,
+// from the repository's root, against a fresh PostgreSQL server (PGHOST and
+// PGPORT set, as the block says): it makes the role and the database, builds
+// the binary, starts three replicas on their own ports and data directories,
+// waits for each to be ready, and puts HAProxy in front on the usual ports.
+// Then a token one replica issues works on the others.
+func TestDocs_ScalingOutStepsAsWritten(t *testing.T) {
 	bin := postgresBin(t)
-	testkit.Tools(t, "bash", "curl", "make", "base64")
-	// The block binds 127.0.0.1:8181-8389: they must be free.
-	for i := 1; i <= 3; i++ {
+	testkit.Tools(t, "bash", "curl", "make", "base64", "haproxy", "sed")
+	// The blocks bind 127.0.0.1:8181-8389 and HAProxy 8481-8484 and 8489:
+	// they must be free.
+	var addrs []string
+	for _, i := range []int{1, 2, 3, 4} {
 		for _, off := range []int{1, 2, 3, 4, 9} {
-			addr := fmt.Sprintf("127.0.0.1:%d", 8080+100*i+off)
-			if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-				resp.Body.Close()
-				t.Fatalf("%s is taken: the README's replicas need it", addr)
-			}
+			addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", 8080+100*i+off))
+		}
+	}
+	for _, addr := range addrs {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			t.Fatalf("%s is taken: the guide's replicas and HAProxy need it", addr)
 		}
 	}
 	port := freshServer(t, bin)
-	block := readmeBlock(t, "## Scaling out")
+	block := docblocks.Block(t, "docs/scaling-out.md", "scaling-out") + docblocks.Block(t, "docs/scaling-out.md", "haproxy-host")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -143,7 +132,8 @@ func TestReadme_ScalingOutStepsAsWritten(t *testing.T) {
 	err = cmd.Wait()
 	require.NoError(t, err, "the block as written:\n%s", output)
 	t.Logf("the Scaling out steps took %s (make build included)", time.Since(started).Round(time.Second))
-	assert.Equal(t, 3, strings.Count(output.String(), `{"status":"ready"}`), "step 5 saw the three ready:\n%s", output)
+	assert.Equal(t, 4, strings.Count(output.String(), `{"status":"ready"}`), "step 5 saw the three ready, step 7 HAProxy:\n%s", output)
+	assert.Regexp(t, `(?i)x-apistack-replica: replica[123]`, output.String(), "step 7 names the replica that answered")
 
 	// One service: a team made through replica 1's admin port, a token
 	// issued by replica 2, used on replicas 1, 2 and 3.
