@@ -2,8 +2,12 @@ package contract
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"slices"
+	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
@@ -88,5 +92,63 @@ func (c *Checked) checkResponse(ctx context.Context, status int, header http.Hea
 		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, ExcludeResponseBody: noBody},
 	}
 	in.SetBodyBytes(body)
-	return openapi3filter.ValidateResponse(ctx, in)
+	err := openapi3filter.ValidateResponse(ctx, in)
+	var rerr *openapi3filter.ResponseError
+	if err == nil || !errors.As(err, &rerr) || !strings.Contains(rerr.Reason, "header") {
+		return err
+	}
+	// kin-openapi stops at the first header that breaks the spec: check
+	// each declared header alone, and the body without them, so every
+	// violation is reported.
+	return c.eachPart(ctx, status, header, body, noBody)
+}
+
+// eachPart validates the answer's declared headers one at a time, then its
+// body, against copies of the operation that declare only that part.
+func (c *Checked) eachPart(ctx context.Context, status int, header http.Header, body []byte, noBody bool) error {
+	ref := c.route.Operation.Responses.Status(status)
+	if ref == nil {
+		ref = c.route.Operation.Responses.Default()
+	}
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	check := func(only *openapi3.Response, skipBody bool) error {
+		op := *c.route.Operation
+		op.Responses = openapi3.NewResponses(openapi3.WithStatus(status, &openapi3.ResponseRef{Value: only}))
+		route := *c.route
+		route.Operation = &op
+		input := *c.input
+		input.Route = &route
+		in := &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: &input, Status: status, Header: header,
+			Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, ExcludeResponseBody: skipBody},
+		}
+		in.SetBodyBytes(body)
+		return openapi3filter.ValidateResponse(ctx, in)
+	}
+	names := make([]string, 0, len(ref.Value.Headers))
+	for name := range ref.Value.Headers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var errs openapi3.MultiError
+	for _, name := range names {
+		only := *ref.Value
+		only.Headers = openapi3.Headers{name: ref.Value.Headers[name]}
+		if err := check(&only, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if !noBody {
+		only := *ref.Value
+		only.Headers = nil
+		if err := check(&only, false); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
 }
