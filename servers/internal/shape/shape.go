@@ -388,8 +388,9 @@ func Decode(contentType string, body []byte) (any, error) {
 }
 
 // XMLTree reads an XML document as nested objects: an element is an
-// object of its child elements by name (a name repeated is an array), an
-// element without children is its text as a string.
+// object of its child elements by name, each name an array of the elements
+// of that name (how many there are is a value, not a shape), an element
+// without children is its text as a string.
 func XMLTree(body []byte) (any, error) {
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	for {
@@ -427,14 +428,8 @@ func xmlElement(dec *xml.Decoder) (any, error) {
 			}
 			has = true
 			name := t.Name.Local
-			switch prev := children[name].(type) {
-			case nil:
-				children[name] = v
-			case []any:
-				children[name] = append(prev, v)
-			default:
-				children[name] = []any{prev, v}
-			}
+			prev, _ := children[name].([]any)
+			children[name] = append(prev, v)
 		case xml.CharData:
 			text.Write(t)
 		case xml.EndElement:
