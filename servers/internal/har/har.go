@@ -79,7 +79,8 @@ type Violation struct {
 	// Where is "request" or "response".
 	Where string `json:"where"`
 	// Pointer is a JSON pointer into the exchange: /status, /header/<name>,
-	// /query/<name>, /path/<name>, /body/<pointer into the body>, or "" for
+	// /query/<name>, /path/<name>, /body/<pointer into the body>, /security
+	// (no security requirement met), or "" for
 	// the exchange as a whole (no operation has its method and path).
 	Pointer string `json:"pointer"`
 	Message string `json:"message"`

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,67 +20,8 @@ import (
 	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/internal/har/hartest"
 	"github.com/apistack/apistack/servers/internal/harproxy"
+	"github.com/apistack/apistack/servers/internal/harproxy/harproxytest"
 )
-
-// received is what the upstream was sent.
-type received struct {
-	method, uri string
-	header      http.Header
-	body        []byte
-}
-
-// deviatingPAM is a PAM service that departs from the spec in known ways:
-// a member of the wrong type, a member the spec does not declare, a status
-// it does not declare, a required header missing, and a request that
-// breaks the spec accepted. It keeps what it was sent.
-type deviatingPAM struct {
-	mu   sync.Mutex
-	got  []received
-	sent [][]byte
-}
-
-const groupID = "0d1c3a52-8a57-4a39-9ad3-2f4f1f3c5a10"
-
-func rateHeaders(h http.Header, limit bool) {
-	if limit {
-		h.Set("X-RateLimit-Limit", "10000")
-	}
-	h.Set("X-RateLimit-Remaining", "9999")
-	h.Set("X-RateLimit-Reset", "1767225600")
-	h.Set("X-RateLimit-Retry-At", "1767225600")
-}
-
-func (d *deviatingPAM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	d.mu.Lock()
-	d.got = append(d.got, received{method: r.Method, uri: r.RequestURI, header: r.Header.Clone(), body: body})
-	d.mu.Unlock()
-	answer := func(status int, doc string, limit bool) {
-		rateHeaders(w.Header(), limit)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		d.mu.Lock()
-		d.sent = append(d.sent, []byte(doc))
-		d.mu.Unlock()
-		_, _ = io.WriteString(w, doc)
-	}
-	switch r.Method + " " + r.URL.Path {
-	case "POST /v1/teams/demo/service_token":
-		answer(200, `{"bearer_token":"pat_upstream","expires_at":"2030-01-01T00:00:00Z","team_name":"demo"}`, true)
-	case "GET /v1/teams/demo/groups":
-		// roles of the wrong type, an undeclared member, no X-RateLimit-Limit.
-		answer(200, `{"list":[{"id":"`+groupID+`","name":"ops","roles":"pam_admin","deleted_at":null,"colour":"blue"}]}`, false)
-	case "GET /v1/teams/demo/groups/ops":
-		answer(200, `{"id":"`+groupID+`","name":"ops","roles":["pam_admin"],"deleted_at":null}`, true)
-	case "GET /v1/teams/demo/groups/teapot":
-		answer(http.StatusTeapot, `{"code":418,"error":"teapot","message":"short and stout"}`, true)
-	case "POST /v1/teams/demo/groups":
-		// Accepts a group without its required name.
-		answer(201, `{"id":"`+groupID+`","name":"unnamed","roles":["end_user"],"deleted_at":null}`, true)
-	default:
-		answer(404, `{"code":404,"error":"resource_not_found","message":"no such thing"}`, true)
-	}
-}
 
 // startProxy runs a proxy of api in front of upstream recording into a
 // HAR file, returning its URL, the proxy and the file's path.
@@ -136,7 +76,7 @@ func send(t *testing.T, method, url, contentType, body string, header ...string)
 }
 
 func TestProxy_EveryDeviationIsRecordedAndNothingValidIsFlagged(t *testing.T) {
-	up := &deviatingPAM{}
+	up := &harproxytest.DeviatingPAM{}
 	upstream := httptest.NewServer(up)
 	t.Cleanup(upstream.Close)
 	u, err := url.Parse(upstream.URL)
@@ -145,12 +85,9 @@ func TestProxy_EveryDeviationIsRecordedAndNothingValidIsFlagged(t *testing.T) {
 
 	auth := []string{"Authorization", "Bearer pat_upstream", "X-Trace", "abc"}
 	type call struct{ method, path, body string }
-	calls := []call{
-		{"POST", "/v1/teams/demo/service_token", `{"key_id":"k1","key_secret":"s3cret-value"}`},
-		{"GET", "/v1/teams/demo/groups?count=5", ""},
-		{"GET", "/v1/teams/demo/groups/ops", ""},
-		{"GET", "/v1/teams/demo/groups/teapot", ""},
-		{"POST", "/v1/teams/demo/groups", `{"roles": ["end_user"]}`},
+	var calls []call
+	for _, c := range harproxytest.Calls {
+		calls = append(calls, call{c[0], c[1], c[2]})
 	}
 	for i, c := range calls {
 		ct := ""
@@ -158,16 +95,14 @@ func TestProxy_EveryDeviationIsRecordedAndNothingValidIsFlagged(t *testing.T) {
 			ct = "application/json"
 		}
 		status, header, body := send(t, c.method, proxyURL+c.path, ct, c.body, auth...)
-		up.mu.Lock()
-		got, sent := up.got[i], up.sent[i]
-		up.mu.Unlock()
+		got, sent := up.Exchange(i)
 		// Passed on byte for byte, both ways.
-		assert.Equal(t, c.method, got.method)
-		assert.Equal(t, c.path, got.uri)
-		assert.Equal(t, c.body, string(got.body))
-		assert.Equal(t, "Bearer pat_upstream", got.header.Get("Authorization"))
-		assert.Equal(t, "abc", got.header.Get("X-Trace"))
-		assert.Empty(t, got.header.Get("X-Forwarded-For"), "the proxy adds nothing")
+		assert.Equal(t, c.method, got.Method)
+		assert.Equal(t, c.path, got.URI)
+		assert.Equal(t, c.body, string(got.Body))
+		assert.Equal(t, "Bearer pat_upstream", got.Header.Get("Authorization"))
+		assert.Equal(t, "abc", got.Header.Get("X-Trace"))
+		assert.Empty(t, got.Header.Get("X-Forwarded-For"), "the proxy adds nothing")
 		assert.Equal(t, sent, body, "%s %s: the answer's body", c.method, c.path)
 		assert.NotZero(t, status)
 		assert.Equal(t, "application/json", header.Get("Content-Type"))
@@ -193,7 +128,7 @@ func TestProxy_EveryDeviationIsRecordedAndNothingValidIsFlagged(t *testing.T) {
 		return out
 	}
 	assert.Empty(t, byOp["IssueServiceToken /v1/teams/demo/service_token"])
-	assert.Empty(t, byOp["GetGroup /v1/teams/demo/groups/ops"])
+	assert.Empty(t, byOp["GetGroup /v1/teams/demo/groups/demo-admins"])
 	assert.ElementsMatch(t, []string{"response /header/X-RateLimit-Limit", "response /body/list/0/roles", "response /body/list/0/colour"},
 		pointers(byOp["ListGroups /v1/teams/demo/groups?count=5"]), "%+v", byOp["ListGroups /v1/teams/demo/groups?count=5"])
 	assert.Equal(t, []string{"response /status"}, pointers(byOp["GetGroup /v1/teams/demo/groups/teapot"]))
@@ -225,10 +160,10 @@ func TestProxy_BodiesOverTheCapPassWholeAndAreRecordedCut(t *testing.T) {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, _ := io.ReadAll(r.Body)
 		assert.Equal(t, big, got)
-		rateHeaders(w.Header(), true)
+		harproxytest.RateHeaders(w.Header(), true)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(201)
-		_, _ = w.Write(append(append([]byte(`{"id":"`+groupID+`","name":"ops","roles":[],"deleted_at":null,"pad":"`), big...), '"', '}'))
+		_, _ = w.Write(append(append([]byte(`{"id":"`+harproxytest.GroupID+`","name":"ops","roles":[],"deleted_at":null,"pad":"`), big...), '"', '}'))
 	}))
 	t.Cleanup(upstream.Close)
 	u, _ := url.Parse(upstream.URL)
@@ -236,7 +171,7 @@ func TestProxy_BodiesOverTheCapPassWholeAndAreRecordedCut(t *testing.T) {
 
 	status, _, body := send(t, "POST", proxyURL+"/v1/teams/demo/groups", "application/json", string(big), "Authorization", "Bearer x")
 	assert.Equal(t, 201, status)
-	assert.Len(t, body, len(big)+len(`{"id":"`+groupID+`","name":"ops","roles":[],"deleted_at":null,"pad":""}`))
+	assert.Len(t, body, len(big)+len(`{"id":"`+harproxytest.GroupID+`","name":"ops","roles":[],"deleted_at":null,"pad":""}`))
 
 	log := finish(t, p, path)
 	require.Len(t, log.Entries, 1)
@@ -253,13 +188,13 @@ func TestProxy_BodiesOverTheCapPassWholeAndAreRecordedCut(t *testing.T) {
 // A gzip answer passes compressed, as sent; the recording and the check
 // see it decoded.
 func TestProxy_CompressedAnswersPassAsSentAndAreCheckedDecoded(t *testing.T) {
-	doc := `{"list":[{"id":"` + groupID + `","name":"ops","roles":["pam_admin"],"deleted_at":null}]}`
+	doc := `{"list":[{"id":"` + harproxytest.GroupID + `","name":"ops","roles":["pam_admin"],"deleted_at":null}]}`
 	var zipped bytes.Buffer
 	zw := gzip.NewWriter(&zipped)
 	_, _ = zw.Write([]byte(doc))
 	require.NoError(t, zw.Close())
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rateHeaders(w.Header(), true)
+		harproxytest.RateHeaders(w.Header(), true)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Encoding", "gzip")
 		_, _ = w.Write(zipped.Bytes())

@@ -145,7 +145,7 @@ func violations(where, at string, err error, out *[]har.Violation) {
 		for _, x := range e.Errors {
 			msgs = append(msgs, x.Error())
 		}
-		*out = append(*out, har.Violation{Where: where, Pointer: "/header/Authorization",
+		*out = append(*out, har.Violation{Where: where, Pointer: "/security",
 			Message: "no security requirement met: " + strings.Join(msgs, "; ")})
 	case *openapi3.SchemaError:
 		ptr := at
