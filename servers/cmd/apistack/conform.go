@@ -16,6 +16,7 @@ import (
 
 const conformUsage = `usage: apistack conform --api pam|fax|storage|restaurant [--credentials FILE] [--base-url URL] [flags]
        apistack conform --api pam|fax|storage|restaurant --har FILE
+       apistack conform --api fax --webhooks --har FILE
 
 With --har, checks a recorded HAR (apistack proxy's, or any other) against
 the API's spec offline, one line per violation: no implementation is
@@ -52,6 +53,7 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	listen := fs.String("listen", "127.0.0.1:0", "the address of the local receiver of the fax webhooks and document")
 	receiverURL := fs.String("receiver-url", "", "the base URL the implementation reaches the receiver at, when not http://<--listen> (a tunnel, a NAT)")
 	harFile := fs.String("har", "", "check this recorded HAR against the spec offline instead of running the suite")
+	webhooks := fs.Bool("webhooks", false, "with --api fax --har: the recording is of webhook deliveries (specs/fax/webhooks.yaml)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), conformUsage)
 		fs.PrintDefaults()
@@ -72,8 +74,15 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.Usage()
 		return fmt.Errorf("conform: --format %q: want table or json", *format)
 	}
+	if *webhooks && (*harFile == "" || which != conform.Fax) {
+		return errors.New("conform: --webhooks checks a recording of fax webhook deliveries: give --api fax and --har")
+	}
 	if *harFile != "" {
-		return conformHAR(ctx, which, *harFile, stdout)
+		spec := contract.API(which)
+		if *webhooks {
+			spec = contract.FaxWebhooks
+		}
+		return conformHAR(ctx, spec, *harFile, stdout)
 	}
 	if *timeout <= 0 {
 		return errors.New("conform: --timeout must be positive")
@@ -100,12 +109,12 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // conformHAR is `apistack conform --har`: every entry of a recording held
 // to the spec offline.
-func conformHAR(ctx context.Context, api conform.API, path string, stdout io.Writer) error {
+func conformHAR(ctx context.Context, api contract.API, path string, stdout io.Writer) error {
 	log, err := har.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("conform: %w", err)
 	}
-	findings, checked, err := harproxy.CheckLog(ctx, contract.API(api), log)
+	findings, checked, err := harproxy.CheckLog(ctx, api, log)
 	if err != nil {
 		return err
 	}

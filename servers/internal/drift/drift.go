@@ -97,8 +97,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &replayer{cfg: cfg, target: target, checker: checker, creds: creds, ids: map[string]string{}}
+	// Entries are replayed in the order they started (a recorder appends
+	// each as it ends, so concurrent exchanges' entries can be out of it).
+	order := make([]int, len(cfg.Log.Entries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cfg.Log.Entries[a].Started().Compare(cfg.Log.Entries[b].Started())
+	})
 	res := &Result{}
-	for i := range cfg.Log.Entries {
+	for _, i := range order {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("drift: %w", err)
 		}
@@ -232,6 +241,12 @@ func (r *replayer) replay(ctx context.Context, i int, e *har.Entry, res *Result)
 		add("body", "recorded "+shape.TypeName(recDoc)+", target "+describeErr(gotErr))
 		return nil
 	}
+	recDoc = mapStrings(recDoc, func(s string) any {
+		if s == har.Redacted {
+			return shape.Unknown
+		}
+		return s
+	})
 	schema := shape.ResponseSchema(route.Operation, resp.StatusCode, resp.Header.Get("Content-Type"))
 	for _, d := range shape.Diff(schema, recDoc, gotDoc) {
 		field := d.Pointer
@@ -300,7 +315,7 @@ func (r *replayer) mapBody(contentType string, body []byte) []byte {
 		return body
 	}
 	changed := false
-	doc = mapStrings(doc, func(s string) string {
+	doc = mapStrings(doc, func(s string) any {
 		if v, ok := r.ids[s]; ok {
 			changed = true
 			return v
@@ -317,7 +332,7 @@ func (r *replayer) mapBody(contentType string, body []byte) []byte {
 	return out
 }
 
-func mapStrings(v any, f func(string) string) any {
+func mapStrings(v any, f func(string) any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {

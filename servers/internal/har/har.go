@@ -320,5 +320,16 @@ func toHeader(list []NameValue) http.Header {
 // Millis is d in HAR's milliseconds.
 func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// DateTime is t as HAR's startedDateTime (ISO 8601 with milliseconds).
-func DateTime(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z07:00") }
+// DateTime is t as HAR's startedDateTime (ISO 8601, to the microsecond so
+// that exchanges sent one after the other sort in the order they were sent).
+func DateTime(t time.Time) string { return t.Format("2006-01-02T15:04:05.000000Z07:00") }
+
+// Started is when the entry's request started (the zero time when its
+// startedDateTime does not parse).
+func (e *Entry) Started() time.Time {
+	t, err := time.Parse(time.RFC3339Nano, e.StartedDateTime)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

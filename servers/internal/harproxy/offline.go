@@ -2,9 +2,12 @@ package harproxy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/servers/internal/har"
@@ -57,11 +60,18 @@ func CheckLog(ctx context.Context, api contract.API, log *har.Log) ([]Finding, i
 				Violation: har.Violation{Where: "request", Message: err.Error()}})
 			continue
 		}
-		if api == contract.Storage {
+		switch api {
+		case contract.Storage:
 			PathStyle(x.Request)
+		case contract.FaxWebhooks:
+			x.Request.URL.Path, x.Request.URL.RawPath = "/", ""
 		}
 		op, vs := Check(ctx, checker, x)
 		for _, v := range vs {
+			if redactedAt(x, v) {
+				// The recording holds no value there to check.
+				continue
+			}
 			out = append(out, Finding{Entry: i, Method: e.Request.Method, URL: u.RequestURI(), Operation: op, Violation: v})
 		}
 	}
@@ -93,4 +103,44 @@ func exchangeOf(e *har.Entry, u *url.URL) (*Exchange, error) {
 	x.Answered, x.Status, x.Header, x.ResponseBody = true, e.Response.Status, e.Response.Header(), respBody
 	x.ResponseUnread = e.Response.Content.Truncated
 	return x, nil
+}
+
+// redactedAt reports a violation at a value the recording redacted: a
+// secret header, or a member of a body at or under a redacted one.
+func redactedAt(x *Exchange, v har.Violation) bool {
+	header, body := x.Request.Header, x.RequestBody
+	if v.Where == "response" {
+		header, body = x.Header, x.ResponseBody
+	}
+	if name, ok := strings.CutPrefix(v.Pointer, "/header/"); ok {
+		return header.Get(name) == har.Redacted
+	}
+	ptr, ok := strings.CutPrefix(v.Pointer, "/body")
+	if !ok {
+		return false
+	}
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return false
+	}
+	tokens := strings.Split(ptr, "/")[1:]
+	for _, tok := range append(tokens, "") {
+		if s, ok := doc.(string); ok && s == har.Redacted {
+			return true
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch d := doc.(type) {
+		case map[string]any:
+			doc = d[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(d) {
+				return false
+			}
+			doc = d[i]
+		default:
+			return false
+		}
+	}
+	return false
 }

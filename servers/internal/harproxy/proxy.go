@@ -201,9 +201,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
+// singleJoin is the upstream's path a followed by the request's b; b "/"
+// is a itself (a webhook receiver's URL is posted to exactly).
 func singleJoin(a, b string) string {
 	if a == "" || a == "/" {
 		return b
+	}
+	if b == "" || b == "/" {
+		return a
 	}
 	return strings.TrimSuffix(a, "/") + "/" + strings.TrimPrefix(b, "/")
 }
@@ -308,8 +313,12 @@ func (p *Proxy) checkedRequest(x *exchange, body []byte) *http.Request {
 	if p.cfg.Forward {
 		req.Host = x.url.Host
 	}
-	if p.cfg.API == contract.Storage {
+	switch p.cfg.API {
+	case contract.Storage:
 		PathStyle(req)
+	case contract.FaxWebhooks:
+		// The receiving endpoint is the whole URL: the spec's one path.
+		req.URL.Path, req.URL.RawPath = "/", ""
 	}
 	return req.WithContext(context.Background())
 }

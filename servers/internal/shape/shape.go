@@ -175,6 +175,7 @@ func undeclared(s *openapi3.Schema, doc any, ptr string, out *[]string) {
 	if s == nil {
 		return
 	}
+	s = Resolve(s, doc)
 	switch v := doc.(type) {
 	case map[string]any:
 		check := closed(s)
@@ -195,6 +196,12 @@ func undeclared(s *openapi3.Schema, doc any, ptr string, out *[]string) {
 		}
 	}
 }
+
+// Unknown stands, in a document given to Diff, for a value whose shape is
+// not known (a secret a recording redacted): it differs from nothing.
+var Unknown any = unknown{}
+
+type unknown struct{}
 
 // Difference is one way two documents' shapes differ.
 type Difference struct {
@@ -217,9 +224,10 @@ func Diff(s *openapi3.Schema, recorded, target any) []Difference {
 }
 
 func diff(s *openapi3.Schema, ptr string, a, b any, out *[]Difference) {
-	if Opaque(s) {
+	if Opaque(s) || a == Unknown || b == Unknown {
 		return
 	}
+	s = Resolve(s, a)
 	ta, tb := typeOf(a), typeOf(b)
 	if ta != tb {
 		if (ta == "null" || tb == "null") && nullable(s) {
@@ -491,6 +499,7 @@ func Pairs(s *openapi3.Schema, recorded, target any, f func(recorded, target str
 }
 
 func pairs(s *openapi3.Schema, name string, a, b any, f func(string, string)) {
+	s = Resolve(s, a)
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -528,3 +537,67 @@ func timestamp(s *openapi3.Schema) bool {
 
 // TypeName is the JSON type of a decoded document ("object", "array", ...).
 func TypeName(v any) string { return typeOf(v) }
+
+// Resolve is the branch of a oneOf or anyOf schema that doc is (by the
+// discriminator when there is one, else the first branch doc validates
+// against), or s itself when s is no such choice or no branch fits.
+func Resolve(s *openapi3.Schema, doc any) *openapi3.Schema {
+	if s == nil || len(s.Properties) > 0 {
+		return s
+	}
+	choices := s.OneOf
+	if len(choices) == 0 {
+		choices = s.AnyOf
+	}
+	if len(choices) == 0 {
+		return s
+	}
+	if d := s.Discriminator; d != nil {
+		if m, ok := doc.(map[string]any); ok {
+			if v, ok := m[d.PropertyName].(string); ok {
+				want := "/" + v
+				if ref, ok := d.Mapping[v]; ok {
+					want = ref.Ref
+				}
+				for _, b := range choices {
+					if b != nil && b.Value != nil && (b.Ref == want || strings.HasSuffix(b.Ref, want)) {
+						return b.Value
+					}
+				}
+			}
+		}
+	}
+	plainDoc := plain(doc)
+	for _, b := range choices {
+		if b != nil && b.Value != nil && b.Value.VisitJSON(plainDoc) == nil {
+			return b.Value
+		}
+	}
+	return s
+}
+
+// plain is doc with its json.Numbers as float64s, as kin-openapi's
+// VisitJSON takes it.
+func plain(doc any) any {
+	switch v := doc.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = plain(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = plain(x)
+		}
+		return out
+	case json.Number:
+		f, err := v.Float64()
+		if err != nil {
+			return v.String()
+		}
+		return f
+	}
+	return doc
+}
