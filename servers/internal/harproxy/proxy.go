@@ -296,12 +296,14 @@ func (p *Proxy) finish(x *exchange) {
 			Content: har.Content{MimeType: "x-unknown"}, HeadersSize: -1, BodySize: -1}
 	}
 	entry.Operation, entry.Violations = Check(context.Background(), p.checker, check)
-	p.report.add(entry.Operation, len(entry.Violations), x.err != nil)
 	if p.cfg.Record != nil {
 		if err := p.cfg.Record.Append(entry); err != nil && !errors.Is(err, har.ErrClosed) {
 			p.cfg.Logger.Error("apistack proxy: record", "err", err)
 		}
 	}
+	// Counted once recorded: the live summary never counts an exchange
+	// the file does not hold yet.
+	p.report.add(entry.Operation, len(entry.Violations), x.err != nil)
 }
 
 // checkedRequest is the request as the checker routes it: path style for a
