@@ -54,6 +54,8 @@ func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	record := fs.String("record", "", "the HAR file to record the exchanges in (none when empty)")
 	bodyCap := byteSize(harproxy.DefaultBodyCap)
 	fs.Var(&bodyCap, "body-cap", "the most bytes of one body checked and recorded (the rest passes, unrecorded)")
+	bodyMemory := byteSize(harproxy.DefaultBodyMemory)
+	fs.Var(&bodyMemory, "body-memory", "the most bytes of the bodies of all exchanges in flight kept at once (a body beyond it is recorded cut)")
 	failOnViolation := fs.Bool("fail-on-violation", false, "exit 1 when any exchange broke the spec")
 	forward := fs.Bool("forward", false, "be a forward HTTP proxy: each request goes to its own URL, its Host unchanged")
 	webhooks := fs.Bool("webhooks", false, "check fax webhook deliveries (specs/fax/webhooks.yaml) passed on to --upstream")
@@ -71,7 +73,7 @@ func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if fs.NArg() > 0 {
 		return fmt.Errorf("proxy: unexpected argument %q (see apistack proxy -h)", fs.Arg(0))
 	}
-	cfg := harproxy.Config{Forward: *forward, BodyCap: int64(bodyCap),
+	cfg := harproxy.Config{Forward: *forward, BodyCap: int64(bodyCap), BodyMemory: int64(bodyMemory),
 		Logger: slog.New(slog.NewTextHandler(stderr, nil))}
 	switch *api {
 	case "pam", "fax", "storage", "restaurant":
@@ -107,8 +109,8 @@ func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		cfg.Upstream = u
 	}
-	if bodyCap <= 0 {
-		return errors.New("proxy: --body-cap must be positive")
+	if bodyCap <= 0 || bodyMemory <= 0 {
+		return errors.New("proxy: --body-cap and --body-memory must be positive")
 	}
 	if *record != "" {
 		w, err := har.Create(*record, har.Log{

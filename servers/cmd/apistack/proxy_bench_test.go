@@ -177,6 +177,13 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 		pr, pw := io.Pipe()
 		cmd.Stdout = pw
 		require.NoError(b, cmd.Start())
+		exited := false
+		defer func() {
+			if !exited {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		}()
 		addr := make(chan string, 1)
 		go func() {
 			sc := bufio.NewScanner(pr)
@@ -235,6 +242,7 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 		require.NoError(b, err)
 		require.NoError(b, cmd.Process.Signal(os.Interrupt))
 		require.NoError(b, cmd.Wait())
+		exited = true
 		pw.Close()
 		info, err := os.Stat(path)
 		require.NoError(b, err)

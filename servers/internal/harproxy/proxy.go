@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
@@ -42,6 +43,10 @@ const ReportPath = "/_apistack/report"
 
 // DefaultBodyCap is the most bytes of one body kept by default.
 const DefaultBodyCap = 1 << 20
+
+// DefaultBodyMemory is the most bytes of the bodies of every exchange in
+// flight kept at once by default.
+const DefaultBodyMemory = 256 << 20
 
 // WebhookTolerance is how far a webhook's timestamp may be from the clock.
 const WebhookTolerance = 5 * time.Minute
@@ -65,6 +70,11 @@ type Config struct {
 	Record *har.Writer
 	// BodyCap is the most bytes of one body kept (DefaultBodyCap when 0).
 	BodyCap int64
+	// BodyMemory is the most bytes of the bodies of all the exchanges in
+	// flight kept at once (DefaultBodyMemory when 0): a body that finds
+	// it spent is kept no further, and recorded cut, so memory stays
+	// bounded whatever the number of exchanges at once.
+	BodyMemory int64
 	// Transport sends the requests; nil is a transport of the proxy's own
 	// that never decompresses (the answer is passed on as it came) and
 	// ignores the environment's proxy settings.
@@ -85,6 +95,8 @@ type Proxy struct {
 	// handler waits for a slot, so the kept bodies are bounded too.
 	work    chan struct{}
 	pending sync.WaitGroup
+	// memory holds the bytes of the bodies kept (Config.BodyMemory).
+	memory *semaphore.Weighted
 }
 
 // New returns a Proxy.
@@ -97,6 +109,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.BodyCap <= 0 {
 		cfg.BodyCap = DefaultBodyCap
+	}
+	if cfg.BodyMemory <= 0 {
+		cfg.BodyMemory = DefaultBodyMemory
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -122,7 +137,8 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harproxy: %w", err)
 	}
-	p := &Proxy{cfg: cfg, checker: checker, report: newReport(), work: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	p := &Proxy{cfg: cfg, checker: checker, report: newReport(), work: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		memory: semaphore.NewWeighted(cfg.BodyMemory)}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      cfg.Transport,
@@ -186,7 +202,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x := &exchange{start: time.Now(), method: r.Method, url: &target, proto: r.Proto, header: r.Header.Clone()}
 	if r.Body != nil && r.Body != http.NoBody {
-		x.reqBody = &capture{rc: r.Body, limit: p.cfg.BodyCap}
+		x.reqBody = &capture{rc: r.Body, limit: p.cfg.BodyCap, memory: p.memory}
 		r.Body = x.reqBody
 	}
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
@@ -198,6 +214,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer func() { <-p.work; p.pending.Done() }()
 		p.finish(x)
+		x.reqBody.release()
+		x.respBody.release()
 	}()
 }
 
@@ -238,7 +256,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	x.waited = time.Since(x.start)
 	x.status, x.statusText, x.respProto = resp.StatusCode, resp.Status, resp.Proto
 	x.respHeader = resp.Header.Clone()
-	x.respBody = &capture{rc: resp.Body, limit: p.cfg.BodyCap}
+	x.respBody = &capture{rc: resp.Body, limit: p.cfg.BodyCap, memory: p.memory}
 	resp.Body = x.respBody
 	return nil
 }
@@ -290,6 +308,9 @@ func (p *Proxy) finish(x *exchange) {
 		body, cut, size := x.respBody.result()
 		decoded, note, whole := decode(x.respHeader.Get("Content-Encoding"), body, cut, p.cfg.BodyCap)
 		check.ResponseBody, check.ResponseUnread = decoded, !whole || x.err != nil
+		if x.respBody.short() {
+			note = cutNote(p.cfg.BodyCap, size, true)
+		}
 		entry.Response = harResponse(x, decoded, size, note, cut || !whole, p.cfg.BodyCap)
 	} else {
 		entry.Response = har.Response{Status: 0, HTTPVersion: "", Cookies: []har.Cookie{}, Headers: []har.NameValue{},
@@ -356,15 +377,9 @@ func (p *Proxy) harRequest(x *exchange, body []byte, cut bool, size int64) har.R
 	}
 	if x.reqBody != nil {
 		text, enc := har.BodyText(har.RedactBody(body))
-		if cut {
-			text, enc = har.BodyText(body)
-			if json.Valid(body) || enc == "" {
-				text, enc = har.BodyText(har.RedactBody(body))
-			}
-		}
 		r.PostData = &har.PostData{MimeType: contentType(x.header), Text: text, Encoding: enc, Truncated: cut}
 		if cut {
-			r.PostData.Comment = cutNote(p.cfg.BodyCap, size)
+			r.PostData.Comment = cutNote(p.cfg.BodyCap, size, x.reqBody.short())
 		}
 	}
 	return r
@@ -376,7 +391,7 @@ func harResponse(x *exchange, body []byte, wireSize int64, note string, cut bool
 	if cut {
 		c.Size = wireSize
 		if c.Comment == "" {
-			c.Comment = cutNote(limit, wireSize)
+			c.Comment = cutNote(limit, wireSize, false)
 		}
 	} else if x.respHeader.Get("Content-Encoding") != "" {
 		c.Compression = int64(len(body)) - wireSize
@@ -389,7 +404,10 @@ func harResponse(x *exchange, body []byte, wireSize int64, note string, cut bool
 	}
 }
 
-func cutNote(limit, size int64) string {
+func cutNote(limit, size int64, short bool) string {
+	if short {
+		return fmt.Sprintf("body cut short (it had %d bytes): the proxy's memory for the bodies in flight was in use; not checked against the spec", size)
+	}
 	return fmt.Sprintf("body cut at the recording's cap of %d bytes per body (it had %d bytes); not checked against the spec", limit, size)
 }
 
@@ -430,22 +448,33 @@ func decode(encoding string, body []byte, cut bool, limit int64) (decoded []byte
 	return body, fmt.Sprintf("body encoded %s: kept as sent, not checked", encoding), false
 }
 
-// capture keeps the first limit bytes read through it.
+// capture keeps the first limit bytes read through it, as far as memory
+// allows.
 type capture struct {
-	rc    io.ReadCloser
-	limit int64
+	rc     io.ReadCloser
+	limit  int64
+	memory *semaphore.Weighted
 
 	mu   sync.Mutex
 	buf  []byte
 	n    int64
 	done bool
+	// starved: memory was spent, so the body was kept no further.
+	starved bool
+	// released: the exchange is recorded; nothing more is kept.
+	released bool
 }
 
 func (c *capture) Read(p []byte) (int, error) {
 	n, err := c.rc.Read(p)
 	c.mu.Lock()
-	if room := c.limit - int64(len(c.buf)); room > 0 && n > 0 {
-		c.buf = append(c.buf, p[:min(int64(n), room)]...)
+	if room := c.limit - int64(len(c.buf)); room > 0 && n > 0 && !c.starved && !c.released {
+		k := min(int64(n), room)
+		if c.memory.TryAcquire(k) {
+			c.buf = append(c.buf, p[:k]...)
+		} else {
+			c.starved = true
+		}
 	}
 	c.n += int64(n)
 	if err == io.EOF {
@@ -457,8 +486,8 @@ func (c *capture) Read(p []byte) (int, error) {
 
 func (c *capture) Close() error { return c.rc.Close() }
 
-// result is what was kept, whether the body was cut (over the cap, or not
-// read to its end) and how many bytes passed.
+// result is what was kept, whether the body was cut (over the cap, short
+// of memory, or not read to its end) and how many bytes passed.
 func (c *capture) result() (body []byte, cut bool, size int64) {
 	if c == nil {
 		return nil, false, 0
@@ -466,4 +495,28 @@ func (c *capture) result() (body []byte, cut bool, size int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.buf, c.n > int64(len(c.buf)) || !c.done, c.n
+}
+
+// short reports a body cut because memory was spent, not at the cap.
+func (c *capture) short() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.starved
+}
+
+// release gives back the memory of the body kept; nothing is kept after.
+func (c *capture) release() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.released {
+		c.released = true
+		c.memory.Release(int64(len(c.buf)))
+		c.buf = nil
+	}
 }

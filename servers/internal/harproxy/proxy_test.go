@@ -190,6 +190,33 @@ func TestProxy_BodiesOverTheCapPassWholeAndAreRecordedCut(t *testing.T) {
 	assert.Empty(t, e.Violations, "what is known of the exchange keeps to the spec: %+v", e.Violations)
 }
 
+// Bodies in flight share a bound on the memory they are kept in: one that
+// finds it spent passes whole and is recorded cut, saying why.
+func TestProxy_BodiesBeyondTheMemoryBoundAreRecordedCut(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		harproxytest.RateHeaders(w.Header(), true)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"list":[]}`)
+	}))
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(upstream.URL)
+	proxyURL, p, path := startProxy(t, harproxy.Config{API: contract.PAM, Upstream: u, BodyMemory: 4})
+	status, _, body := send(t, "GET", proxyURL+"/v1/teams/demo/groups", "", "", "Authorization", "Bearer x")
+	assert.Equal(t, 200, status)
+	assert.Equal(t, `{"list":[]}`, string(body))
+	log := finish(t, p, path)
+	require.Len(t, log.Entries, 1)
+	c := log.Entries[0].Response.Content
+	assert.True(t, c.Truncated)
+	assert.Equal(t, int64(len(body)), c.Size)
+	assert.Contains(t, c.Comment, "memory for the bodies in flight")
+	assert.Empty(t, log.Entries[0].Violations)
+
+	// The memory is given back once an exchange is recorded.
+	status, _, _ = send(t, "GET", proxyURL+"/v1/teams/demo/groups", "", "", "Authorization", "Bearer x")
+	assert.Equal(t, 200, status)
+}
+
 // A gzip answer passes compressed, as sent; the recording and the check
 // see it decoded.
 func TestProxy_CompressedAnswersPassAsSentAndAreCheckedDecoded(t *testing.T) {
