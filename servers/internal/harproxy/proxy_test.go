@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +121,9 @@ func TestProxy_EveryDeviationIsRecordedAndNothingValidIsFlagged(t *testing.T) {
 
 	log := finish(t, p, path)
 	require.Len(t, log.Entries, len(calls))
+	// Each entry is written as its exchange ends: in the order they
+	// started once sorted.
+	slices.SortStableFunc(log.Entries, func(a, b har.Entry) int { return a.Started().Compare(b.Started()) })
 	byOp := map[string][]har.Violation{}
 	for i, e := range log.Entries {
 		assert.Equal(t, calls[i].method, e.Request.Method)
