@@ -134,6 +134,15 @@ func BenchmarkProxyOverhead_PAMList(b *testing.B) {
 	b.ReportMetric(float64(w.Entries()), "recorded")
 }
 
+// rssExchanges is how many exchanges BenchmarkProxyRSS_2000ExchangesOf1MiB
+// sends (fewer under APISTACK_PROXY_RSS_EXCHANGES, to try it quickly).
+var rssExchanges = func() int {
+	if n, err := strconv.Atoi(os.Getenv("APISTACK_PROXY_RSS_EXCHANGES")); err == nil && n > 0 {
+		return n
+	}
+	return 2000
+}()
+
 // procStatusKiB reads a field (VmHWM, VmRSS) of /proc/<pid>/status in KiB.
 func procStatusKiB(pid int, field string) (int, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
@@ -176,6 +185,13 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 		cmd := exec.Command(bin, "proxy", "--api", "pam", "--upstream", upstream.URL, "--addr", "127.0.0.1:0", "--record", path)
 		pr, pw := io.Pipe()
 		cmd.Stdout = pw
+		stderr := &bytes.Buffer{}
+		cmd.Stderr = stderr
+		defer func() {
+			if b.Failed() {
+				b.Logf("apistack proxy's log:\n%s", stderr.String())
+			}
+		}()
 		require.NoError(b, cmd.Start())
 		exited := false
 		defer func() {
@@ -207,7 +223,7 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 				defer wg.Done()
 				for {
 					next.Lock()
-					if sent == 2000 {
+					if sent == rssExchanges {
 						next.Unlock()
 						return
 					}
@@ -236,7 +252,7 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 			}
 			defer resp.Body.Close()
 			data, _ := io.ReadAll(resp.Body)
-			return bytes.Contains(data, []byte(`"exchanges":2000,`))
+			return bytes.Contains(data, []byte(fmt.Sprintf(`"exchanges":%d,`, rssExchanges)))
 		}, time.Minute, 10*time.Millisecond)
 		hwm, err := procStatusKiB(cmd.Process.Pid, "VmHWM")
 		require.NoError(b, err)

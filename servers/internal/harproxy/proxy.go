@@ -206,9 +206,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = x.reqBody
 	}
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
-	p.rp.ServeHTTP(w, r)
+	// The request body streams to the upstream while the answer streams
+	// back: without full duplex, the server would end the request body as
+	// the answer starts, before the transport has read its end, and the
+	// upstream connection would be dropped mid-answer.
+	_ = http.NewResponseController(w).EnableFullDuplex()
+	p.serve(w, r, x)
 	x.end = time.Now()
+	p.record(x)
+}
 
+// record checks and records x off the handler's path, once a slot is free.
+func (p *Proxy) record(x *exchange) {
 	p.work <- struct{}{}
 	p.pending.Add(1)
 	go func() {
@@ -217,6 +226,26 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		x.reqBody.release()
 		x.respBody.release()
 	}()
+}
+
+// serve proxies r. An answer that breaks off while streaming aborts the
+// handler (http.ErrAbortHandler, so the client sees it cut); the exchange
+// is recorded first, with its error.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, x *exchange) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			x.end = time.Now()
+			if x.err == nil {
+				x.err = errors.New("the answer broke off")
+			}
+			p.record(x)
+			panic(v)
+		}
+	}()
+	p.rp.ServeHTTP(w, r)
 }
 
 // singleJoin is the upstream's path a followed by the request's b; b "/"
