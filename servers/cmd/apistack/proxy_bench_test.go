@@ -163,7 +163,8 @@ func procStatusKiB(pid int, field string) (int, error) {
 // in front of a service answering 1 MiB bodies and sends it 2,000
 // requests of 1 MiB bodies (4 clients), every body recorded whole (the
 // default cap is 1 MiB), then reports the proxy process's peak resident
-// set (VmHWM) in MiB. Run it with -benchtime=1x.
+// set (VmHWM) in MiB, after the first tenth of the exchanges and after
+// them all. Run it with -benchtime=1x.
 func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "apistack")
@@ -214,46 +215,55 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 		}()
 		base := <-addr
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
-		var wg sync.WaitGroup
-		var next sync.Mutex
+		// send sends exchanges up to total, 4 at a time, and waits until
+		// the live summary counts them all (every one recorded).
 		sent := 0
-		for range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					next.Lock()
-					if sent == rssExchanges {
+		send := func(total int) {
+			var wg sync.WaitGroup
+			var next sync.Mutex
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						next.Lock()
+						if sent == total {
+							next.Unlock()
+							return
+						}
+						sent++
 						next.Unlock()
-						return
+						resp, err := client.Post(base+"/v1/teams/demo/groups", "text/plain", bytes.NewReader(body))
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						n, err := io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						if err != nil || n != int64(len(body)) {
+							b.Errorf("answer of %d bytes: %v", n, err)
+							return
+						}
 					}
-					sent++
-					next.Unlock()
-					resp, err := client.Post(base+"/v1/teams/demo/groups", "text/plain", bytes.NewReader(body))
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					n, _ := io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if n != int64(len(body)) {
-						b.Errorf("answer of %d bytes", n)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		// Every exchange is recorded once the live summary counts it.
-		require.Eventually(b, func() bool {
-			resp, err := http.Get(base + harproxy.ReportPath)
-			if err != nil {
-				return false
+				}()
 			}
-			defer resp.Body.Close()
-			data, _ := io.ReadAll(resp.Body)
-			return bytes.Contains(data, []byte(fmt.Sprintf(`"exchanges":%d,`, rssExchanges)))
-		}, time.Minute, 10*time.Millisecond)
+			wg.Wait()
+			require.Eventually(b, func() bool {
+				resp, err := http.Get(base + harproxy.ReportPath)
+				if err != nil {
+					return false
+				}
+				defer resp.Body.Close()
+				data, _ := io.ReadAll(resp.Body)
+				return bytes.Contains(data, []byte(fmt.Sprintf(`"exchanges":%d,`, total)))
+			}, time.Minute, 10*time.Millisecond)
+		}
+		// The peak after a tenth of the exchanges, and after them all: a
+		// bounded proxy's does not grow with the exchanges recorded.
+		send(rssExchanges / 10)
+		early, err := procStatusKiB(cmd.Process.Pid, "VmHWM")
+		require.NoError(b, err)
+		send(rssExchanges)
 		hwm, err := procStatusKiB(cmd.Process.Pid, "VmHWM")
 		require.NoError(b, err)
 		require.NoError(b, cmd.Process.Signal(os.Interrupt))
@@ -263,6 +273,7 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 		info, err := os.Stat(path)
 		require.NoError(b, err)
 		b.ReportMetric(float64(hwm)/1024, "peak-RSS-MiB")
+		b.ReportMetric(float64(early)/1024, "peak-RSS-MiB-after-10%")
 		b.ReportMetric(float64(info.Size())/(1<<20), "HAR-MiB")
 		require.NoError(b, os.Remove(path))
 	}
