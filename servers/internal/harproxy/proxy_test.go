@@ -284,3 +284,17 @@ func TestProxy_RefusesCONNECTAndRelativeURLsInForwardMode(t *testing.T) {
 	_, err = harproxy.New(harproxy.Config{API: contract.PAM})
 	assert.Error(t, err, "neither an upstream nor forward mode")
 }
+
+func TestPathStyle_VirtualHostStorageAddressesRouteAsPathStyle(t *testing.T) {
+	tests := []struct{ host, path, want string }{
+		{"logs.us-east-1.storage.example", "/", "/logs"},
+		{"logs.us-east-1.localhost:8083", "/", "/logs"},
+		{"127.0.0.1:8083", "/logs", "/logs"},
+		{"storage.example", "/logs", "/logs"},
+	}
+	for _, tt := range tests {
+		req := &http.Request{Host: tt.host, URL: &url.URL{Path: tt.path, RawQuery: "lifecycle"}}
+		harproxy.PathStyle(req)
+		assert.Equal(t, tt.want, req.URL.Path, tt.host)
+	}
+}
