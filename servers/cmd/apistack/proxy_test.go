@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -236,13 +237,31 @@ func TestProxy_EachAPIThroughTheProxyThenDriftFindsNone(t *testing.T) {
 		require.NoError(t, err)
 		log := readHAR(t, hooksPath)
 		require.GreaterOrEqual(t, len(log.Entries), 4)
-		forged := log.Entries[len(log.Entries)-1]
-		requireConforming(t, &har.Log{Entries: log.Entries[:len(log.Entries)-1]}, 3)
+		var forged har.Entry
+		var delivered []har.Entry
+		forgedAt := -1
+		for i, e := range log.Entries {
+			if e.Request.PostData != nil && e.Request.PostData.Text == `{"data":{}}` {
+				forged, forgedAt = e, i
+			} else {
+				delivered = append(delivered, e)
+			}
+		}
+		require.NotEqual(t, -1, forgedAt, "the forged delivery is recorded")
+		requireConforming(t, &har.Log{Entries: delivered}, 3)
 		var where []string
 		for _, v := range forged.Violations {
 			where = append(where, v.Where+" "+v.Pointer)
 		}
 		assert.Contains(t, where, "request /security", "%+v", forged.Violations)
+
+		// Offline, the deliveries keep to the webhooks spec but the forged one.
+		out := &safebuf.Buffer{}
+		err = conformCommand(ctx, []string{"--api", "fax", "--webhooks", "--har", hooksPath}, out, out)
+		var failed *checksFailed
+		require.ErrorAs(t, err, &failed, "%s", out.String())
+		assert.Contains(t, out.String(), fmt.Sprintf("entry %d ReceiveFaxEvent", forgedAt))
+		assert.Equal(t, len(forged.Violations), strings.Count(out.String(), "ReceiveFaxEvent"), "%s", out.String())
 	})
 }
 
