@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/gen/sandboxserver"
 	"github.com/apistack/apistack/servers/internal/rights"
+	"github.com/apistack/apistack/servers/sandbox"
 )
 
 // sandboxBodies are a valid request body per request schema. A request
@@ -141,4 +143,46 @@ func TestRights_EveryOperationAnswersEveryTokenAsTheSpecSays(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The spec alone decides: with the sandbox token taken out of one
+// operation's list (the spec edited in memory, the handler built from the
+// edited spec), that token's call answers 403, while the admin token's
+// still passes, and the real handler still lets the sandbox token in.
+func TestRights_ATokenTakenOutOfTheSpecIsRefused(t *testing.T) {
+	e := start(t, envOptions{})
+	own := e.create(t, sandboxapi.CreateSandboxRequest{})
+	doc, err := sandboxserver.GetSpec()
+	require.NoError(t, err)
+	op := doc.Paths.Find("/sandboxes/{id}/clock").Get
+	require.Equal(t, "GetSandboxClock", op.OperationID)
+	require.Equal(t, []any{"admin", "sandbox"}, op.Extensions[rights.Extension])
+	op.Extensions[rights.Extension] = []any{"admin"}
+	table, err := rights.FromSpec(doc)
+	require.NoError(t, err)
+	h, err := sandbox.HandlerWithRights(e.st.Sandboxes, table)
+	require.NoError(t, err)
+	edited := httptest.NewServer(h)
+	t.Cleanup(edited.Close)
+
+	get := func(base, token string) (int, []byte) {
+		req, err := http.NewRequest(http.MethodGet, base+"/sandboxes/"+own.Id+"/clock", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, body
+	}
+	code, body := get(edited.URL, own.Token)
+	require.Equal(t, http.StatusForbidden, code, string(body))
+	var answer sandboxapi.Error
+	require.NoError(t, json.Unmarshal(body, &answer))
+	assert.Equal(t, sandboxapi.ErrorErrorForbidden, answer.Error)
+	code, body = get(edited.URL, e.st.AdminToken)
+	assert.Equal(t, http.StatusOK, code, string(body))
+	code, body = get(e.urls["admin"], own.Token)
+	assert.Equal(t, http.StatusOK, code, "the spec as shipped lets the sandbox token read its clock: %s", body)
 }

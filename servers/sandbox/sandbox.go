@@ -179,8 +179,23 @@ func (s *Server) Journal() *Journal { return s.journal }
 func (s *Server) Close() { s.journal.close() }
 
 // Handler returns the sandbox API's HTTP handler (paths under /sandboxes,
-// plus the /healthz, /openapi.yaml and /docs/ every API server has).
+// plus the /healthz, /openapi.yaml and /docs/ every API server has). Who may
+// call each operation is read from the spec (x-apistack-roles); a spec that
+// does not say it for every operation fails here.
 func (s *Server) Handler() (http.Handler, error) {
+	spec, err := sandboxserver.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox spec: %w", err)
+	}
+	table, err := rights.FromSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return s.handlerWith(table)
+}
+
+// handlerWith is Handler with the operations authorized by table.
+func (s *Server) handlerWith(table *rights.Table) (http.Handler, error) {
 	deps := descriptor.Deps{
 		Logger: s.logger, Telemetry: s.cfg.Telemetry, ValidateResponses: s.cfg.ValidateResponses,
 		OnResponseViolation: s.cfg.OnResponseViolation, ResponseChecks: s.cfg.ResponseChecks,
@@ -194,14 +209,6 @@ func (s *Server) Handler() (http.Handler, error) {
 		// An inbound fax's document, base64.
 		BodyLimits: map[string]int64{"TriggerInboundFax": MaxInboundDocument*4/3 + 1<<20},
 	}, sandboxserver.GetSpec, authenticate)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := sandboxserver.GetSpec()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox spec: %w", err)
-	}
-	table, err := rights.FromSpec(spec)
 	if err != nil {
 		return nil, err
 	}
