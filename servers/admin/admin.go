@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/failguard"
+	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -122,9 +124,39 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin spec: %w", err)
 	}
+	if err := checkRights(spec); err != nil {
+		return nil, err
+	}
 	adminserver.RegisterHandlers(e, adminserver.NewStrictHandler(s, []adminserver.StrictMiddlewareFunc{s.servedOnly(spec)}))
 	return s.guardTokens(s.withMetrics(e)), nil
 }
+
+// checkRights reads who may call each operation from the spec
+// (x-apistack-roles) and refuses to serve one that the admin token may not
+// call. The admin token is the API's only kind of caller, so once it is
+// authenticated (authenticate) every operation the spec grants it is
+// allowed: the spec's rights are enforced here, at start, rather than on
+// every request.
+func checkRights(spec *openapi3.T) error {
+	table, err := rights.FromSpec(spec)
+	if err != nil {
+		return err
+	}
+	admin := table.Caller(adminRole)
+	var refused []string
+	for _, op := range table.Operations() {
+		if !table.Allows(op, admin) {
+			refused = append(refused, op)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("admin: the spec lets no caller of this API call %s: list %q in their %s", strings.Join(refused, ", "), adminRole, rights.Extension)
+	}
+	return nil
+}
+
+// adminRole is the role of the admin token in the spec's role table.
+const adminRole = "admin"
 
 // authenticate checks the admin token, hashing both sides so the comparison
 // takes the same time whatever the guess.

@@ -86,7 +86,7 @@ func errorBody(t *testing.T, api string, status int, err error) {
 	case "storage":
 		var se *storage.Error
 		require.ErrorAs(t, err, &se)
-		assert.Equal(t, "InternalError", se.Code)
+		assert.Equal(t, storage.ErrorCodeInternalError, se.Code)
 		assert.NotEmpty(t, se.RequestID)
 	case "restaurant":
 		var re *restaurant.Error

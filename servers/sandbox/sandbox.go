@@ -30,6 +30,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
@@ -178,8 +179,23 @@ func (s *Server) Journal() *Journal { return s.journal }
 func (s *Server) Close() { s.journal.close() }
 
 // Handler returns the sandbox API's HTTP handler (paths under /sandboxes,
-// plus the /healthz, /openapi.yaml and /docs/ every API server has).
+// plus the /healthz, /openapi.yaml and /docs/ every API server has). Who may
+// call each operation is read from the spec (x-apistack-roles); a spec that
+// does not say it for every operation fails here.
 func (s *Server) Handler() (http.Handler, error) {
+	spec, err := sandboxserver.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox spec: %w", err)
+	}
+	table, err := rights.FromSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return s.handlerWith(table)
+}
+
+// handlerWith is Handler with the operations authorized by table.
+func (s *Server) handlerWith(table *rights.Table) (http.Handler, error) {
 	deps := descriptor.Deps{
 		Logger: s.logger, Telemetry: s.cfg.Telemetry, ValidateResponses: s.cfg.ValidateResponses,
 		OnResponseViolation: s.cfg.OnResponseViolation, ResponseChecks: s.cfg.ResponseChecks,
@@ -196,18 +212,18 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	sandboxserver.RegisterHandlers(e, sandboxserver.NewStrictHandler(s, nil))
+	sandboxserver.RegisterHandlers(e, sandboxserver.NewStrictHandler(s, []sandboxserver.StrictMiddlewareFunc{authorizeOperations(table)}))
 	return e, nil
 }
 
-// The kinds of callers.
-type role int
+// The kinds of callers: the roles of the spec's role table (on the
+// sandboxToken scheme), by the names it gives them.
+type role string
 
 const (
-	roleNone role = iota
-	roleAdmin
-	roleCreator
-	roleSandbox
+	roleAdmin   role = "admin"
+	roleCreator role = "sandbox_creator"
+	roleSandbox role = "sandbox"
 )
 
 // caller is who a request's token stands for.
@@ -273,26 +289,48 @@ func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) e
 	return callerFrom(ctx).err
 }
 
-// mayCreate refuses every token but the admin's and the creator's.
-func mayCreate(ctx context.Context) error {
-	switch callerFrom(ctx).role {
-	case roleAdmin, roleCreator:
-		return nil
+// authorizeOperations is the API's one authorization: before an
+// operation's handler runs it admits the caller's kind of token by the
+// operation's x-apistack-roles, read from the spec at start, and answers
+// 403 otherwise. Which sandbox a sandbox's token may touch is the handlers'
+// business (mayControl).
+func authorizeOperations(table *rights.Table) sandboxserver.StrictMiddlewareFunc {
+	return func(next sandboxserver.StrictHandlerFunc, op string) sandboxserver.StrictHandlerFunc {
+		return func(c echo.Context, req any) (any, error) {
+			if err := admit(c.Request().Context(), table, op); err != nil {
+				return nil, err
+			}
+			return next(c, req)
+		}
 	}
-	return errForbidden("only the admin token or the sandbox-creator token may create sandboxes")
 }
 
-// mayControl refuses every token but the admin's and the sandbox's own: the
-// creator token may do nothing but create, and another sandbox's token sees
-// no such sandbox.
+// admit decides whether the request's caller may call op; a map lookup, no
+// allocation when it may.
+func admit(ctx context.Context, table *rights.Table, op string) error {
+	rule, ok := table.Rule(op)
+	if !ok {
+		return fmt.Errorf("sandbox: operation %s has no rights in the spec", op)
+	}
+	if rule.Open {
+		return nil
+	}
+	cl := callerFrom(ctx)
+	if cl.err != nil {
+		return cl.err
+	}
+	if !rule.Allows(table.Caller(string(cl.role))) {
+		return errForbidden("the %s token may not call %s; it needs the %s token", cl.role, op, strings.Join(rule.Names, " or "))
+	}
+	return nil
+}
+
+// mayControl lets the admin token at every sandbox and a sandbox's own
+// token at its sandbox; to any other token (one the operation's roles let
+// in) the sandbox does not exist.
 func mayControl(ctx context.Context, id string) error {
 	cl := callerFrom(ctx)
-	switch {
-	case cl.role == roleAdmin:
-		return nil
-	case cl.role == roleCreator:
-		return errForbidden("the sandbox-creator token may only create sandboxes; use the sandbox's own token")
-	case cl.role == roleSandbox && cl.sandbox == id:
+	if cl.role == roleAdmin || (cl.role == roleSandbox && cl.sandbox == id) {
 		return nil
 	}
 	return errNotFound("no sandbox %s", id)
@@ -324,9 +362,6 @@ func parseTTL(s *string) (time.Duration, error) {
 // tenants in every API, then its sealed credentials ('ready'). A failure
 // deletes what was made.
 func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSandboxRequestObject) (sandboxserver.CreateSandboxResponseObject, error) {
-	if err := mayCreate(ctx); err != nil {
-		return nil, err
-	}
 	mode, ttlText := ClockReal, (*string)(nil)
 	if req.Body != nil {
 		if req.Body.Clock != nil {

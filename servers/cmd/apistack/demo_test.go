@@ -326,7 +326,7 @@ func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
 	err := oc.PutLifecycle(context.Background(), "backups", storage.Configuration(storage.ExpireNoncurrentAfterDays("x", "", 1, 0)))
 	var se *storage.Error
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, "AccessDenied", se.Code)
+	assert.Equal(t, storage.ErrorCodeAccessDenied, se.Code)
 	own := run("storage-create-bucket", "--account", "tenant-b", "tenant-b-logs")
 	assert.Equal(t, "tenant-b", own["account"])
 	require.NoError(t, oc.PutLifecycle(context.Background(), "tenant-b-logs", storage.Configuration(storage.ExpireAfterDays("logs", "", 1))))

@@ -60,7 +60,7 @@ func TestClient_PutGetDeleteLifecycle(t *testing.T) {
 		_, err = c.GetLifecycle(ctx, storagetest.Bucket)
 		var er *storage.Error
 		require.ErrorAs(t, err, &er)
-		assert.Equal(t, "NoSuchLifecycleConfiguration", er.Code)
+		assert.Equal(t, storage.ErrorCodeNoSuchLifecycleConfiguration, er.Code)
 		assert.Equal(t, http.StatusNotFound, er.StatusCode)
 		assert.NotEmpty(t, er.RequestID)
 	}
@@ -77,7 +77,7 @@ func TestClient_VersionedBucket(t *testing.T) {
 	err := c.PutLifecycle(ctx, storagetest.Bucket, cfg)
 	var er *storage.Error
 	require.ErrorAs(t, err, &er)
-	assert.Equal(t, "InvalidArgument", er.Code)
+	assert.Equal(t, storage.ErrorCodeInvalidArgument, er.Code)
 	assert.Contains(t, er.Message, "NoncurrentVersionExpiration")
 }
 
@@ -89,18 +89,18 @@ func TestClient_ErrorsAreTyped(t *testing.T) {
 	_, err := newClient(t, env, fake.Now, false).GetLifecycle(ctx, "no-such-bucket")
 	var er *storage.Error
 	require.ErrorAs(t, err, &er)
-	assert.Equal(t, "NoSuchBucket", er.Code)
+	assert.Equal(t, storage.ErrorCodeNoSuchBucket, er.Code)
 
 	slow := newClient(t, env, func() time.Time { return start.Add(-time.Hour) }, false)
 	err = slow.DeleteLifecycle(ctx, storagetest.Bucket)
 	require.ErrorAs(t, err, &er)
-	assert.Equal(t, "RequestTimeTooSkewed", er.Code)
+	assert.Equal(t, storage.ErrorCodeRequestTimeTooSkewed, er.Code)
 
 	wrong, err := storage.New(storage.Config{Endpoint: env.URL, Region: storageserver.DefaultRegion, KeyID: env.Key.KeyID, Secret: "wrong", Now: fake.Now})
 	require.NoError(t, err)
 	err = wrong.DeleteLifecycle(ctx, storagetest.Bucket)
 	require.ErrorAs(t, err, &er)
-	assert.Equal(t, "SignatureDoesNotMatch", er.Code)
+	assert.Equal(t, storage.ErrorCodeSignatureDoesNotMatch, er.Code)
 	assert.True(t, errors.As(err, &er))
 }
 
