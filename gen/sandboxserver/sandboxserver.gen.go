@@ -59,6 +59,18 @@ type ServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// ListSandboxSnapshots List a sandbox's snapshots
+	// (GET /sandboxes/{id}/snapshots)
+	ListSandboxSnapshots(ctx echo.Context, id SandboxID) error
+	// CreateSandboxSnapshot Snapshot a sandbox
+	// (POST /sandboxes/{id}/snapshots)
+	CreateSandboxSnapshot(ctx echo.Context, id SandboxID) error
+	// DeleteSandboxSnapshot Delete a snapshot
+	// (DELETE /sandboxes/{id}/snapshots/{snapshot_id})
+	DeleteSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error
+	// GetSandboxSnapshot Get a snapshot
+	// (GET /sandboxes/{id}/snapshots/{snapshot_id})
+	GetSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx echo.Context, id SandboxID) error
@@ -296,6 +308,86 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// ListSandboxSnapshots converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxSnapshots(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxSnapshots(ctx, id)
+	return err
+}
+
+// CreateSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSandboxSnapshot(ctx, id)
+	return err
+}
+
+// DeleteSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "snapshot_id" -------------
+	var snapshotId SnapshotID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "snapshot_id", ctx.Param("snapshot_id"), &snapshotId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter snapshot_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSandboxSnapshot(ctx, id, snapshotId)
+	return err
+}
+
+// GetSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "snapshot_id" -------------
+	var snapshotId SnapshotID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "snapshot_id", ctx.Param("snapshot_id"), &snapshotId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter snapshot_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSandboxSnapshot(ctx, id, snapshotId)
+	return err
+}
+
 // TriggerInboundFax converts echo context to params.
 func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
 	var err error
@@ -434,6 +526,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
 	router.DELETE(options.BaseURL+"/sandboxes/:id/faults/:fault_id", wrapper.DeleteSandboxFault, options.OperationMiddlewares["DeleteSandboxFault"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/triggers/inbound-fax", wrapper.TriggerInboundFax, options.OperationMiddlewares["TriggerInboundFax"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/snapshots", wrapper.ListSandboxSnapshots, options.OperationMiddlewares["ListSandboxSnapshots"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/snapshots", wrapper.CreateSandboxSnapshot, options.OperationMiddlewares["CreateSandboxSnapshot"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/snapshots/:snapshot_id", wrapper.DeleteSandboxSnapshot, options.OperationMiddlewares["DeleteSandboxSnapshot"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/snapshots/:snapshot_id", wrapper.GetSandboxSnapshot, options.OperationMiddlewares["GetSandboxSnapshot"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
 
@@ -444,6 +540,8 @@ type BadRequestJSONResponse Error
 type ForbiddenJSONResponse Error
 
 type InternalJSONResponse Error
+
+type LimitReachedJSONResponse Error
 
 type NotFoundJSONResponse Error
 
@@ -524,6 +622,20 @@ func (response CreateSandbox403JSONResponse) VisitCreateSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandbox404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSandbox404JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1745,6 +1857,489 @@ func (response ResetSandbox503JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type ListSandboxSnapshotsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ListSandboxSnapshotsResponseObject interface {
+	VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxSnapshots200JSONResponse SnapshotList
+
+func (response ListSandboxSnapshots200JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxSnapshots400JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxSnapshots401JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxSnapshots403JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxSnapshots404JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxSnapshots500JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxSnapshots503JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshotRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *CreateSandboxSnapshotJSONRequestBody
+}
+
+type CreateSandboxSnapshotResponseObject interface {
+	VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type CreateSandboxSnapshot201JSONResponse Snapshot
+
+func (response CreateSandboxSnapshot201JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSandboxSnapshot400JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSandboxSnapshot401JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSandboxSnapshot403JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSandboxSnapshot404JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateSandboxSnapshot408JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot409JSONResponse struct{ LimitReachedJSONResponse }
+
+func (response CreateSandboxSnapshot409JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateSandboxSnapshot413JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSandboxSnapshot415JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateSandboxSnapshot500JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateSandboxSnapshot503JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshotRequestObject struct {
+	Id         SandboxID  `json:"id"`
+	SnapshotId SnapshotID `json:"snapshot_id"`
+}
+
+type DeleteSandboxSnapshotResponseObject interface {
+	VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type DeleteSandboxSnapshot204Response struct {
+}
+
+func (response DeleteSandboxSnapshot204Response) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSandboxSnapshot400JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSandboxSnapshot401JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSandboxSnapshot403JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSandboxSnapshot404JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSandboxSnapshot500JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandboxSnapshot503JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshotRequestObject struct {
+	Id         SandboxID  `json:"id"`
+	SnapshotId SnapshotID `json:"snapshot_id"`
+}
+
+type GetSandboxSnapshotResponseObject interface {
+	VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type GetSandboxSnapshot200JSONResponse Snapshot
+
+func (response GetSandboxSnapshot200JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSandboxSnapshot400JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSandboxSnapshot401JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSandboxSnapshot403JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSandboxSnapshot404JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetSandboxSnapshot500JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandboxSnapshot503JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TriggerInboundFaxRequestObject struct {
 	Id   SandboxID `json:"id"`
 	Body *TriggerInboundFaxJSONRequestBody
@@ -2118,6 +2713,18 @@ type StrictServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// ListSandboxSnapshots List a sandbox's snapshots
+	// (GET /sandboxes/{id}/snapshots)
+	ListSandboxSnapshots(ctx context.Context, request ListSandboxSnapshotsRequestObject) (ListSandboxSnapshotsResponseObject, error)
+	// CreateSandboxSnapshot Snapshot a sandbox
+	// (POST /sandboxes/{id}/snapshots)
+	CreateSandboxSnapshot(ctx context.Context, request CreateSandboxSnapshotRequestObject) (CreateSandboxSnapshotResponseObject, error)
+	// DeleteSandboxSnapshot Delete a snapshot
+	// (DELETE /sandboxes/{id}/snapshots/{snapshot_id})
+	DeleteSandboxSnapshot(ctx context.Context, request DeleteSandboxSnapshotRequestObject) (DeleteSandboxSnapshotResponseObject, error)
+	// GetSandboxSnapshot Get a snapshot
+	// (GET /sandboxes/{id}/snapshots/{snapshot_id})
+	GetSandboxSnapshot(ctx context.Context, request GetSandboxSnapshotRequestObject) (GetSandboxSnapshotResponseObject, error)
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
@@ -2488,6 +3095,134 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// ListSandboxSnapshots operation middleware
+func (sh *strictHandler) ListSandboxSnapshots(ctx echo.Context, id SandboxID) error {
+	var request ListSandboxSnapshotsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxSnapshots(ctx.Request().Context(), request.(ListSandboxSnapshotsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxSnapshots")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxSnapshotsResponseObject); ok {
+		return validResponse.VisitListSandboxSnapshotsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSandboxSnapshot operation middleware
+func (sh *strictHandler) CreateSandboxSnapshot(ctx echo.Context, id SandboxID) error {
+	var request CreateSandboxSnapshotRequestObject
+
+	request.Id = id
+
+	var body CreateSandboxSnapshotJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSandboxSnapshot(ctx.Request().Context(), request.(CreateSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitCreateSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSandboxSnapshot operation middleware
+func (sh *strictHandler) DeleteSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error {
+	var request DeleteSandboxSnapshotRequestObject
+
+	request.Id = id
+	request.SnapshotId = snapshotId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSandboxSnapshot(ctx.Request().Context(), request.(DeleteSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitDeleteSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSandboxSnapshot operation middleware
+func (sh *strictHandler) GetSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error {
+	var request GetSandboxSnapshotRequestObject
+
+	request.Id = id
+	request.SnapshotId = snapshotId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSandboxSnapshot(ctx.Request().Context(), request.(GetSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitGetSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // TriggerInboundFax operation middleware
 func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error {
 	var request TriggerInboundFaxRequestObject
@@ -2596,171 +3331,204 @@ func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID,
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1tcxs30uBfQfGeKpPeEUXJUjaWPlwpibLrjV/02MptqkKfBpwBSURDgBlgRHEd/az7A/fLrrobwGCG",
-	"Q4mKX56n9pwPsUjOAI1Go9+78aGX6cVSK6Gs6Z186C15yRfCihI//cirwr74Af7MhclKubRSq95J73Iu",
-	"2BR+fGKYzIe9pCfh6yW3817SU3wheic9fOBK5r2kV4rfK1mKvHdiy0okPZPNxYLThNaKEl7+39PC7v06",
-	"2nvO96bvPxx8c/cfvaRn10sYythSqlnv7i7pveMqn+jbbVAZ+vk+uHaHyExuH4ToDsYyS62MQJx9x/O3",
-	"4vdKGAufMq2sUPgnXy4LmXGAdf83AwB/iGb9j1JMeye9/7Ff78c+/Wr2z8tSlzTV5oJLmoxNSsGvDbOA",
-	"A3yP6ZJxVlaFGPbukt6PupzIPBfqy4Bl9bVQTBp2wwuZs0ll2YKvmdKW5ZrZuTQI1QsFuObF5wfqTLFK",
-	"idulyKzImYDHEILX2v6oK5V/fghea2aqbO5JlPV1ybQSuGWErlwLgygCQEpdDBBCR06XciF09QWoKnUk",
-	"dWVpxvQEQQyEpvM1y2WOgPKylDeCraSdS0XEJ8obUT4xrBQ8Z26IU2aEypm0jM+4VLisS61f8nImvgw9",
-	"ItTSMH0jSoSzkAtpmZ6yA/ZKfocQ/ax4Zee6lP8SX4YccNcTOKiAS6IFadjZxQt2rfTKeKhuuCz4pPh0",
-	"qIrG3E4GVf2QIwHaW5ZxBfCWgmdzJq1hObd8wo04ZaWw5ZrxqRUlS9/Ch70z+JAyIzKtcgM8eS547iRM",
-	"9MgmP39HrzCr2YpLyyZiqkvBbLmWauYp6T5WvpBKLqpF7+Qg8G2prJgJXDDi1lTLpS6tyF+JXPJLfOhL",
-	"0iMg8h/v3rweonBzr6Ic0fn6XGU6BzGzgZq0stNv3a7gUNwwK27tKUthI745in9bcZrn58sf977FxwBt",
-	"QgFmfu3BSL2kR6/13m9IuKT3faGz6+/nXNFh5XkuAQxeXJR6KUorQfJNeWFEe6XntzyzxRpJW09ZyvMb",
-	"rjKRMq5ylhphU4BkGQ0Dw+Mzm2v+u16xKS+BHBb6hvhmBqAlsHrO/qZZXpW4U6yfPh+ZNGHpwWiB/8yf",
-	"jRbp4JSlI5OyslIkKVe6vGZ5JZjSK8TJLV8s4Zz1DkaLXtJb8NuXQs3svHfy7DCJVYM+6AXv/9Ifj4f0",
-	"1+B/9pX5ozJ//N//Y/5YmD/MH4s/5oPBXzp0hqRnhO1WX6Qyliu7uUZm9Sluoj8EDV0H2CzAP9Xlgtve",
-	"SS/nVuzBt506lPtGT34TmQ07/Ern4iGlimDpp2e0SU4Zw9fTwZCl01L/S6iUwSpyw4yVRcEqZWUBzF+a",
-	"sXLbmwPXM8Ke1HvALTKTrCpLASiQC8H6nE35LfutMhZECAzhn9UqEwPcyrHiFhGixK1lbgLWT8eelsa9",
-	"Ezbujcy45/ZeWhRZGrQSfQPcBGaDBZSCF+4heGKsVrwoCJZlURHV6OnUCALWTWCQoI3Ab3KRJ/gZWWPl",
-	"qIxW8sSMlbFiaRL8dSUmc62vWS4KeSNK6QYCLiqFodWxyRqeFcXUi1k+AcC5Y6kJ02qsVnOZzQVw51Ig",
-	"w2IzgMZqWOtUlsYO2RkrBQC+rKxhQtq5KNmEZ9fMoc9Ynl07anKrV9qtdsh+EKjQOxQNxyriIbTtyIt5",
-	"0c1DSsGtp5dIQb6XmTQZA9LeQ0y3pmSgc1t0s5FCw5bXlM0A/cbJLdiYghvLKiPuYy3AUZKxSg/m8OmQ",
-	"OMwJILMQ8PrBIoEPC20s++vhaM76z0Ys52sziJB5MPeorFnP/LNxns6zjzuTu63BPSmKN9Peya/3Y9q/",
-	"cJd8aG0UqjUPcRK9UqT/nDKuzEqUwBIUyooMedkm6LWg/9XN8X5jPe9pRblQVvLCPASFFYorC6fRa68Z",
-	"PEfH8FqsDYqtXCz0XlaPOgRFoEN0TTniryXPlvLqWqwRMe1TAUL3qiqLzh8zrRSBA0Z01xPTUi86f3B8",
-	"5WpZTQqZbZm+hdEASxJAbsPgZuwc/30HaS35YhMf9675Wqy3LRZ+MiIrSXRu/GwFXzxqkfhCmLExftda",
-	"SmEsr0pOWuEjlpQVUii7bVXu13sWVk98Nas6R9m+xnru9kyb43Yt2lhdctL6Wiuusust8AqVL7VU9rH7",
-	"W4qZJPW6Q13aip0bURqplcivtoLUQk+AL0wZEUHAjhutY4JNPLUmWCJdAS+oEdigny5Mk7Gwgedsq072",
-	"98vLC5DYtjIRtwzmTdITfkQvpKVCX8yVM+R7Sa+KDV7UHp2LKOkpba+m6BeBx4KVdOUsoyucj9YduQrQ",
-	"4eY8Ol1awEIY4+jp/k3Cdfs11O91YQ6dlJ1s9yFdAd88u3gBo4B8XSxj8olQmelK2W5NYsEVqGfM8mth",
-	"TtmILQRXYG6Rg6F7azISuVccB91FaQfDquDdQoTOU60/TAu7Nzo4fHZ0/M1fv33OJ1kupl0jXkvyej2I",
-	"op/gwbukB+jldtshRdP/intTfvMQz3kpmuvV1aSIFquqxYQQBNhU9yDckZ1BH1qtPA9wJ0ChNhpMRVCN",
-	"GSjFa68Vd+1Hi/RIGEikfNp4D09j47aSIhBU54k9u3jBVnNtRA2+9X50op/YLH8EF6lxXG/XBgT/nDst",
-	"n+bLtTAnLC2B5JBSRZ6y/tHh80HCGp4f1j8ePYMv/cHew0OZjlX/eDSCH0yhV6AB56VepoxnYJqFJZ6y",
-	"1CkLe3lFnhQBD/svS6HLXJSoSPvvplwWKQxC4N4ynuFGPOkymJqGSLweYnDBd1azpj3PVgDyXtIDwGul",
-	"poYz+s6BGX0DQG7fg5fSdPCknFv0GkkrFmano9erNXZelny9Qa045FZa/HOG1p9nnZtE7zZqzdxTjLPW",
-	"PhM9wt+G9Q/AwMdtB5M1MpQOhmQUOX/eaJTc6917mGfrae0yWHCbzaWabecrrYMKjF6XjE/QJwGmMnD8",
-	"FFlc6kQA8R2tRBty+C+CftQFfeD2W2xX7o6dA2quixzsVAd/l9XqLdFno9j+PDTDz+jm+jgJsxG/Cb++",
-	"yP32nV28eGKYWYrs1O9GA/v+jdYqPf2Ez8mD8qyDm3J2dPgc6OB49IxZURREuhkvClF6r3XXXqzmuhDe",
-	"I+4Z3UqWIom8B6b2HhzM45PwWbcsSOnNo5zNucoAxIm+EWyEJnKAMGGWUNI+S3igQXySfzUrKiNvxCtP",
-	"/eSy31QJ6gPTeVS8qtDihkhwXdzw73XIoZsRRkx507RsMOC2j5uGZje8qAQ66zKutJIZL5jiC5EwsikM",
-	"K0XOMyvySAepAXyhJqBt/9jlQZjyW2c0dUXhKdbtHRggLkHR6KMDUqEzS9zAiXvCUhooHTRcxVWFGs/u",
-	"zgVd2UwvRGxalCIT8gZF7pKXVvICdRdZiLxTRi75TFwFDr3J/qx+2ERwWAk+Cat7NWyNKd7fi+8/6Yzk",
-	"RXHlTzQY1VtcTQUeUs+u4K3T4HqWFPOThuWiBPQxWAo+CNAzhL4hPb795uhhyZfrrFoItUUgX/zwI/Pb",
-	"lTCK+tTS4WDEXsnvBhRqQLmWAigmbZDMZG3FfSTT4XETKseoMB1coMzz4cE3RwzGjNyhfzk4Ojg+Pj4G",
-	"+4UcbDVjG4//8uvB3vP3yNU+HCQHR3edLCyiz43ANq07Zf2cZhychFMjTcALQwY9hLUjMacn0U/oF/e/",
-	"eHs4ZcDIhnDEgOhDvNStGvadgZppWD+lb6+Igkq9XAo4kk019k+cpy0EiD95+jNoIzZogK3mQqH24ukm",
-	"BVTM5I1QH6F+0QluiXC/+wEa74aNlHwmFKjrOYhFjLDU8ddkG9k0B3OT9NPYYzvlt0MgT2J+j6aqLsf5",
-	"P3QF1sS5suV6q//ho8y5wF9IMO1gOC+Enetu/9o9uhXQSbdyhaoV64PmviZKiVNBUNaLnCmtxGDY6yRM",
-	"0FA6oPm9EuW6G5KSrxj+zOjxhMkp42rdOYF3QE10vt7ilqgfuBJRQP0+pbQRfG8PYstKgXkYo3midSG4",
-	"ip+Nshzum8prJlEe2X2LiZ74iNXEozy4HPfw49fjjiQ6B7tU6BY1US5R7vXhZqjIB57/Jmwz6EycFkOW",
-	"0pqxchEdZvgqYWI4G+Lvae25SYG8KawsKahMvHc3N5wRv3dTrQA28MSwZcEz4bWx34hFNISnVPabo063",
-	"IHlzt2hEj8Ihcso6ct2Po7uIyVOWGomZGFNZWFEaYreD4c6IuJG6QH6xLcYGjKN+iKEz2ePFgxszFmnZ",
-	"tVhaClmbyLIbnIwVphoRaldzUcJes0mpr10iBMwFCi+OXRX1z2h91Ybi0WgEpv1YHY2OEnY0Ok7Y0cEz",
-	"+N/xwIUhUWnHkRZEFzs5a5ws+F9+vQ/6bYCOMNDWizlzYOCJz1l1NOEIoHWmmhJik/V0nN4Wx9zGH7ey",
-	"vDaX2sqTtrOZBu283y5YLzojT4/yoTVEdIclp8St3WbiX5SCvDtAnAtd0hGXwpDYO2VLbjCThBuWckpy",
-	"m+qy9iqB5rXTyd/VpbdBZBvIkaqTR7h8oYB2JluuZiQ1Esk+PQ+93/paApXhTncpKJRR3a12ukRypktG",
-	"IzpzGNOS//HuzWuGYTg0Bqyus9X66f6U3+5bnQ5OGfKHsQqaB3lOPPvQZcijWwjuGfmm1KyKLVAir0BG",
-	"oVqcAl3EzMWd2EqXOex1M0dsURnLJqJ2goxGD+YtSOUT0R1cXRsd5WJ8bArMnwk1Zc38iXvnih69A9ws",
-	"ZSmMm22LrHJZpLkohBWmkYZTqULQoZKGVUbkLt1td7HUDoaZye3es+lzPsoO8kNxNDnm3/y1672CG3sF",
-	"Mz4KU0qvHswwQQGMiW2wL4OEYaoWyrigq4hHrLAzqQnmvLx8ueFrbCU1zkeLkXmYRildAEiNlkiTNoip",
-	"hbHG1jcp6B4C/96Tc5PKFy7ovTOR77gNu+OYct7uSUHd3GJpGAc+F4xbUreSh7Zkpx1ZUDic9sIB14XX",
-	"jbzuTqwgz0Ql+Hj0zCmHc77EFF18bbCZ2rRTIgLFCndMR4hjc18qV+CfFHk6qyNWLaP9vlCW+zHyMHiZ",
-	"9cSwdCEsH7pH0kFCzjuwZoDXUTTi57cvu3HjXnsk8/FW4pYNBuUlYcJlYHPDjJwpkbM+yl4rbq2Xr94F",
-	"ZNFvv4JHhbKd5rbopqp/ztdI9D7IR66qYHfYCs6BLwZJMFA1RfZe55cNQgDHWwOmyjIh8obDPILkxrk4",
-	"7+MSbr/P8dm7RuXBtjBAR+JFG71uFIdhWON5fnh8fPAcUcxtVYqQ/wtrNpYvlkyqrKjyLe7/gluhsvXu",
-	"jh7UXF2I6j5hi5qoLUO8E9HmsqgTl/DK/X757cNQDvpDQeHNhx9vHddnp2EfF3rm9Gj8xA15xLF0qFar",
-	"H2U+X+3GqdBpwMuZsCH9tEmACgDJ+EJ0H9lAnN1TtYZmh7e30TiRe4Ue7B7k57cv2VIb4CJWJ1HYwDj/",
-	"mC5BSQIFeqofTpklk5POTR21DyC02FC8xAZ91qdowzDYYLTn/pC22OyEqxxz6h7D7xx45p6g/sWbd5eG",
-	"AcrZguco0D5xDpa8gf181Ft1+G6LttrhTAK8YVwP9QfYceTpGS/RApWW9YGJhuyKayGWxjtwOtyG/sEr",
-	"Pe2eMTXi97TJJLAWDU6Be9nUJVe7nMatjjK3tgYjCJGS3ytRidbi5g4FeqUGj+AFXRGgpVC5VLOU9ScC",
-	"hF3YUThLKy4tfDmlyllgroOEpeGZFI3XNFBvyvo+uQw4LDHRQcOypul6EenAOfMDdOo91tWgRQl9/HYY",
-	"v7/LMa9jukkdKW3o74Si6Fjdc45f6tn93piHE398dYXj6QnTRQ42PNWm7OpnaylwH+3SCcBNdVHo1Sd0",
-	"6iRh87efAirLq2lQYU6RIw62FraJpThMOxoNHou0oAU9nFBWA9+Z7WxEVpXSrt/BBEQIzhq63F76wfOF",
-	"VL7kNTKg9pAqAcehGpZ31YnAcnFFKEEFL9FH5YCbW7ukUkuQhb6Ek2fIpl3dP19KNMp6SQ9z9fElc7K/",
-	"P5N2Xk2GmV7s+2fCH5saoLNd0Q94LbDEXiksSHWvgKYLe0bKG3ETtWbfv2C/6Ql65uFjwdWs4jOBOapa",
-	"ibFyfhGsCmevfcaqAdusxPHZhTZ2Vop3//kylNwO2TmPasrBClVMGg0CGyvSmJ6GoEhC+QaKoTud0kTY",
-	"xdkrZgVfULifo3tGZoI0C1cGk7iAiY/RUhC8EZpdlnoqC5F44wjexEJmetvFPBsjUIENPEip9WAkjFUd",
-	"E/UQUeUC5Rv5EHam1VTOnEk9IOWIzCyyYpp7oITITTJWS1EGVMFwaJyBWngyVmO1x54+jTwXT5+yftqo",
-	"W0sTFgWgfOzJ8EVX4RA3Y8W21Q6xfrrkWJk65Tisww/8WSMgHQzZa2eW6SluXr3RMPqNNBLWZzXjYL9R",
-	"skE0GS2Kk+8JF9QOoCWsu5jzpC7m7C/0jTBUnQWsE2ZulXEOUDJS8WS/VTLJlashHAzZeb1D8MBeXsob",
-	"oTyLhYE3arMcawauXCdrGLmoCuAaTwxz9ZRbaintXMgSBnZFlYnrtYD+qnXC6oxhtpIq1yuTsIXIJWeF",
-	"VNdmyNCU4irUlZJObxIPMFZ3osU0EWAvYMknqCxlpYbsMoq8ASmEVflwFe6aX7UwTGERpxE4tsT6VOG2",
-	"EZMdiCzPcl+wh/mTsIsvpbHxd1ij+H0heNn6FsnyB/S+NsZw5Ixi7rVjw3NeCq8VhuTYdvoGDBgRnQ+k",
-	"HR0+T9DDhBmSI6/qkX/dJ5v4XhzkgUoYzGcKvSI5UCIWXJLM6baSWVC8gGd68/U1DRPyuJFIXQa3yMOZ",
-	"8FEEF6RFvEZIdHlhBvDi1TwXdphSoXK0ZGQ/jiCiTIokeD/wTGCRsDvAQP5JyAn0PoUE9HxYU7WEQ33w",
-	"DftJfudpBY/HtrAqnI4VpWBmWplqgbwAmSA3RpQWQ7z9cW+xDizeeDUfRoZjZak1S8jTwdrpQcCYx32h",
-	"Z21sOR0DiI5TivJSF4VLIQPFukaj1wyRjbgt68wIcjqSx613YHn3CwqO2tM1gZFdPpCGsTeTCIBeptg8",
-	"QirswJKCwcj2w+nb/yDzu338MR0gCQJnRUOcIMRxhbE04JClQegX0liqfC8FXxiqREFcZLzw2ValQ6Ut",
-	"5WwmSvP06QnKa0pGpJwEHwzrSGi6pNfq3EUAEpSJKb8FyMhuq/VJtNdYP33rbanmZqV+Z7EsHHf0LfwV",
-	"yTcsD/cAgcHASjmbW6fLo+aGGc0oA5s8IEdcUYUvaCuJP2hJTEe4i8TY2EwrcRq1PEDPuRIrEHxPDC4V",
-	"B336lGJHCHGDkQHIcWAFVQYQRiAEEAo201R6jzLaWL1EBo4qg8XTqzLgt2N11ioOj7oYuNhVjhTivzcs",
-	"tbZIkfWDFQHqlwSBAZKF1yXl+Vj1a+ZDxf0x6ojzqSh5nWjPNYahPI2TrkiatGNlQVqFjgGxXuSQ0oGT",
-	"hljGuECkTmJOhlQ4ctA6E2Z0s7DKi8WgEVELBKeVhKemUkkzF1H3DVBPI+nqC6To8Vwivx4rXz8lDS06",
-	"ZAmRVbHUpWWVysG+rE9zCuK3FIKRtUDEaFA28CwTSytyp/fBSE+fRhbK06fYrirXkU55Wj/ZabqQYL54",
-	"8e7y7Pufrt6dvf7huze/XF2++en8NXkOMBGphs7rjIiCrZriAAFB3YvM90hXaKung1MiHEB5QxKF3Tka",
-	"PcNl8HoRsY0FS4iq8TMBpNSexHenMqT1uGHo7BTr07DntaLt5z6i5B7yaYEQDX2kxK3EshWVO6YClKiQ",
-	"3UagEynUuwhKs8hd4F6W7N3fz/YOj7+hYfRiyeFXqVAgUlsVuQCLCRQOr6aMVfphjDGkcS9hY4pw0J8u",
-	"kjTu3aU+OYBIBCgx1772rJCZUEZElubZkmdzsXc4HG3YmqvVasjx56EuZ/vuXbP/8sX356/fneM7mO5l",
-	"i9hmDcg8u3hRFyX3TnoHwwN6Qy+FwpzT3rPhaPjMZRChbV6fCHTgaNPhb6Y9NvXZP6F+VMQzIpMxcQlS",
-	"JAEiQeUPPO0W5uLFAqH/2PYKgxBDqV0AoE6PVegt12wcMRelGLLXYOpt9y/4cxidddrFSGsL6PB5GCEb",
-	"6jsXcvsk/aE6W6LcbXYUPBwdfOI5Q7OPLc2pwo6i9ECBirhzxzPsE9Dd0Wi0bdKwiv2oKSK+cvDwK41m",
-	"bPjSs4dfqpsc4hvfPvxGq7kevHaww0SheR2+cLzLcjo6jd0lveNd0Be6JOILz3ZCXoito8OuWix4uQ6E",
-	"XR9zjP/MDDqOA5d4D++0tGJiGaBobDKPHzZTeZKGHiZ9GTbWQKNXp6mV9accBJpUbFqAggk6gbPdvRng",
-	"46c1X/DZtexFyxoLwVekWlDyxqrW8lCwdZSGd7CBhnLZ2ziXR9tQkf+3PxpHD78ROmP+F5ApofFBMk16",
-	"W4OntXZjhAV9wiTO59NmY6xPPpdAMehZbxJC7TXbpILRJ+POu7Hlr7T1cbT1N2F3IKy4E/KWTlj1I/t1",
-	"V2LsQNX2KIS8zR3IlWzfhc4picQnrm2jx+9dnt7nJkqa537K9NB/pdBPSKEeqRGl0uePo9JkiyHwCn39",
-	"HQmOU12ueJmfoEkYGnn2G7mNCfXX1CVGV70Hbayw1SeYlqHB5b2tLE8aq8fZiUXPtDDok0rGymiyP33e",
-	"Gi9KwXOw2ZUgDwibiEwvhOsYOeNSDYas1ZIU84BWOjgZlFiFfM5MLxbSWpFT+BVdUyr2XLRBd9qOT5/K",
-	"KzFWBAk2cuzfE73IeDWbW1YtQQdCT/XplogGeWJcNMP5SwAlejplQgUFCY0ccsQTErTzRc258Z5Y8hdi",
-	"gHAeh5ZoocGPmNRB6WRLngSiuOBWlEP2bq6rIoAZe4cw40IKTNZfzTFa+LCDiJpejpVvIMzOojajDmRj",
-	"+dr4BqJ+C08Z9yEpTCqDLdCKaqylHY7Vm1boxaOtO15TCup4PZ1iC/EudbEjkPa5bMeoJe9dM4Rvy0rc",
-	"/feSB5GzIEOYk2Zv1By7pPx7yYyv1meHYHMHxAWNd5JxHdoUhQvuM0jfCgpZE5ujoFCTXZ/W4Uz0JJJT",
-	"WelywYti7SInzlbcVL82w6o7GYf42lfj8BMZh63N7VLpHaXsaCjS082cq4Qcn+izmO/Qfm6sov5zp5g2",
-	"A/CRmE4x9yXFcBA6QLhzZGLwMO8KMXWJmY1I/+dU/+t2Zlt4PWHtK01/HE0Dhhv8cOp3toOWP4PWz6+F",
-	"qekak6fruHvNpCOvyUKaiZjzGxFiW05fHatIYXW5ElHyGCX/rThVjPxNs2uJqc5qb1nqTBi/dJZr0PXw",
-	"g8s1E4ZtBMexOUAEllbFOnHmQp0WFTRFCuljJD9W7zbdgSceDBAPLgjKmjFQvMTAHWlpxgprbRjPSm1M",
-	"nb7XRwbi473hyPv6IG71QmYgdAZohLiz4Wfvp3wpU+bVu1OWBl6QJpha1e7bwW1UO5+MlV5SmctJuyca",
-	"pcFSzcMAAavzf/yyNjrjwWa7cvxAH9QYzLe/S6gs185Z3zfEI74WuB/WIwMeBqdMUR/6sYrbtrVnDXSA",
-	"QR+kBBeejPKSmuQ5VrhvSq8UBqvriLvS0XMtrYABn4FfKG1I+nQsamA2Vj9JlW+2zQwRysPnRBON/pnH",
-	"o2cJ4YOSYeJbUcaqn0Z95tIkpLAcGDLjLs5ePTEs/WXvLbfiJcy49zT1KTCnHV05PTDHo9Epya77866o",
-	"5tpNY7W+AgnnewRjtljq0oWu9HRaSIU5ipVC1F7RrKdx6zEYx0MVfnfpjU8M++XVy7FKPec8j96PEj/d",
-	"MG/PLs+vXr549eLy/Af0KqQvXl+ev3199vLq/O3bN2/TgYsI1jQdrlDC7DvXJJHaI8aNJ8B0TbHJYt0L",
-	"ih3WLffG6tnIZ23h1RDeOFSkKhom7alveZoV2jiLta5nC+U6XIVIcz/qCYIyvwkU0oerTxoBNzir2QZm",
-	"dkXEaXxztzlXeSFKv4U+udHbWU3EjlWhZ1IN/C0Y9T0VzlUgiXHxTORssq7bXj4xyJxc4lBgTkoz4k+A",
-	"zpoxDXwXWFsXAkhhOrO8xoriOyddjWKxLsQQGccNOz0rica2K5mJuIus7yzrdn/rGJjiRBzKNuoW3GUQ",
-	"Y+UrIsmB41O5mBFu0+1KM7Piy6XIB0m7vekCJWs88lj5rDeX2JX6stGaFA8GnbC6UBgmPFIOBUqyANKc",
-	"53VQHBmP0U6fdLV8PpHB9wn0/MB0+zMaWaafyZfR6FS7kzPj4NPOfa9mGwXBZf7VSfH/hZMiD3YbpnDe",
-	"Y1du9U7sf/DXX97t4qgIjDbyS0jLVroqcgZKtlMcO30V27wUmzneX0PYX9xLoZXY2Ufxp+265MGH/VWu",
-	"neFJT3JbI5Tnjfz3XaxDNL3WlDDW9Ke4a7UwRkKZsV5iDdm567AEZF5HX6RiE+w0aPwNWAtZFDL0T576",
-	"Io+wLaeueDWohVQ/R0PSafPNnEJxA8UfSNEKSWwUZ5LWaWvNOgB8thnhCB1r/NqwGTR2Qih1NZuDft4I",
-	"eKANh73jmJnrlfFmTTRyhAhLNuJ3VCMQLNNGsQAqOv20u38X6vNbGnOlzPB1VBvp1Z7BKeNkJvjAVvMy",
-	"QbR9EQ7qJruHPcBg0enTZlMw0NffuW7IZFiB0sRLymZ2HZT1dKzSM8cdvKGbfo+9qOCvd8Lu1Z8uSn27",
-	"3tt4/Je9s6Xc+0msccG/7J0t/rX3zlUt7mEGKd1BqKduT12LKvLTKb4QTm1MQ0sHGBa1a2cTwTJI8b0W",
-	"6xQ3I1ad0199bcf7lNRssEKRfcObbCoFjE/G2Vi5sg/fJ7g2UL0qb4KRVl9UlLb1e4bq/RMzVikVzb2L",
-	"n3P5z3Yu1o5cGy4H4+OpO9vHfc5WpVYzdi3WA38t6ESgglvKSUWdC7CcVuUhgkbOzgccmx6m3gZXbHKm",
-	"N6pYN6uTfA3L2cWLcAG0b21WV4L24ntCP6JJK7DehyDy6fs1O+rH7VWfmNiJM9gGdNwlMLri9DFN7XcB",
-	"NvAxx+ClaV811AVcaFPYgIz6Ax8/fx53Cx6Nujrg7bCvyJldj1COzd98WFEan1ewFT6pMtEAb7erMreC",
-	"5cVHBAK1UMCtTesq9NBUYVmKG6krgyXkW3eZKtc7AfWV5vfdHLEJMRgyWDMeIPYbXBubvpi8Ax50cnXv",
-	"68HooTbQd+8/Y2Ai7hK5xYDzrha39HbPga/67UdHLJqsY1ukgGODLq/wul359Fl2WMZGV/h/6vjIRWWb",
-	"nQrp3lTj1by4Ks7VcyFNRxXiTee0yn2/g6hovV1V6vp1uDqyGZgSoASwWamrpUmwRN8kWEgRDWlOGWZT",
-	"J95dBL9gSfMpK+RUZOusXUBvTmMlgkYZJC4tCHsA1XkwToFALz79lsS9jkMWTVzkh23GEqb0WPkgq3+s",
-	"VeoXKOjEOzgXOqd7UdpX1Cb+4p2xcjfyIu/FshW5EJs5ZAu+ZjONWzfoUj/i4sf/+jTfKGkGCfsrv/o4",
-	"foW7+ycKH/Z9se6+K9Pd89e8fnIuc9YsBSZlB/Pa+E5XJ2CbUffgZD1W/pKLRhtA3rqWgnxM2Msk7rAg",
-	"a/bj7s0AA47YzIoX15hLt82ZHDlNHQ/qp1N+OwwDDY3lpbNHMaqCPyOTGrowcPwUhdXqEUIvJrzWga7c",
-	"GNQJi2NfQ11fHBedVs+ZqDmDhxkWHF2B0efs4ocf/QUpwAtdX5pwgYae+rtR3B0bkfO+i7tsFG9/Jnf6",
-	"5s02n7mmLFrRFo4WE7Xb0n87T/pjXeJfmv29omZFNV8JIrXVZyBijJ7zdfNFd4zMjnUNkT7Q7gQRt4Hw",
-	"2SLEN1rOwzjzIDAX1ue+ZbTSqxPmWlclzeZuIYV5kMTNH39++3Ks+ve3VnRvxO0j68pTktAY507iHqhj",
-	"RehM0KOW1JenYECPkqZDG06feLzZ4IJySoL3bayc3qUsxvYaEcuMKzYBbWHPdY2crC31n8I/+pvNKnIt",
-	"DDCrui9eHZXerUMZ6xu9EBSiUDps5Fo4V+UldfmkCCSPbrh6RCuBIbvAJux085KzqsnOjrsWYoMFDwBM",
-	"RiIiMsUpip+iTZsO2T9pQOxOkkQZIuhpmEqVm3hJjfZ1mAPvu7Tg89jzpB+nDwwaBdHcMKNJZLpLv0qR",
-	"6RLVZ00twULmUWh55ZuJuF6pWE3ADdUxYoZq8MLj4gkdklY/ZKTxAPBSmLrfKsWiWOlCT9I+4IrzrV12",
-	"dsW1Ov7VzpEv7/SoQfmCXo9k67Wd7k5I1xMukJbnDaUgJqZEu1liu4n4WPXTgxG2eHo2Mtj4ob7fM1yM",
-	"deLTOnyIkC406VgwQLXNr/gJ75f8rA6hVq/KLbrILu0oa47s+KJjhl9NsE/kMuqobNoSHQ1Kxif3FvmR",
-	"9z/g5l6RB8lB9FH2XXJ/S18numSeen0HxHvNi9x1LO5keuB67bSYTnbZfZnndovzPytRiUjeI2eq1TKQ",
-	"MQm2FcNonWtwh1AnPhWXbiD1O/rz25fmxNd+uaykmbC1MPc6G/4NSBj4No/TUph51DAdY2Y++pbUpW+g",
-	"TlCs1LqCvXCmqQUQeZJoHhKJLv2+0Qc5dYVuYNnJmVS8eGKG7MyJ68PRYS1csSlxzjK9XHf7jTrba226",
-	"kA4/Na9zLV27OR2A2+jonLiFfGVjH53ZgXRdN8QjWsPj0s274q65yE2a/XJ/fQ9HlNp5dalW1ESubjBb",
-	"N73qp+i5KSuVDhrNhk729w8O/zocDUfDg5NvR98+R7+TA627+0/CpDJLkdmEPI54Ap22GJjnMAqqBb/Z",
-	"JstzF2R3BwTIfEFP0pysUOdPDpkg9SQ+WtDNVVs9rFytvHuVSsg2X3SmcP1uFPzMu2RTKHWIBndpO1tG",
-	"R3++YXO+XIJqF2WRkQWkK2tkLlxJdPCODKIJgvHdvXKwkT2BNYRns7jXmdPCsJJLI3IyKjut72SsnD+P",
-	"HISU5yMx+77lb4ycaaE5fKP/YrtBKOwOtlVM2H09Fze7upFd5gQJGlrYxNEZNGPVcfOGccaUewlv6erX",
-	"BciHo6NwxQjmeCTsaHQQ7kCBT0djFaoLoqromVYCk2GwqyZY23iDGUEcocTVIcOaf377EkPTgqPwwhyg",
-	"5j3d6c/LnFvxI789q4dIn5iQR3xVlQX1ecy9DYeJ6GPlhSDItsjQCaeKo3ujPlRjFSn8njfdvb/7fwEA",
-	"AP//",
+	"7L3rdhs5kif+Kjj8zzkm3SmKkmV3Wfowf1WV3e0p2+WxXdt9tuhVgpkgiVYSYCeQoti2H2teYJ5sT0QA",
+	"SGQyeZFvvdvr+lAWybwAgUAgLr+IeN/L9GKplVDW9M7f95a85AthRYmfnvKqsM9+hj9zYbJSLq3Uqnfe",
+	"ezsXbAo/3jNM5sNe0pPw9ZLbeS/pKb4QvfMeXnAl817SK8XfK1mKvHduy0okPZPNxYLTC60VJdz8v6aF",
+	"Pfp9dPSYH03fvT959PHfeknPrpfwKGNLqWa9jx+T3huu8om+3TYqQz/vGtfhIzKT20NGpPjSzPVWQhn3",
+	"+64x+WvuQC6jlnsH9xGeZZZaGYEL+iPPX4u/V8JY+JRpZYXCP/lyWciMw6iP/2Zg6O+jt/5bKaa9897/",
+	"d1wzyzH9ao6flKUu6VWbUy/pZWxSCn5tmAVq4H1Ml4yzsirEsPcx6T3V5UTmuVDfZlhWXwvFpGE3vJA5",
+	"m1SWLfiaKW1ZrpmdS4OjeqaA1rz4+oO6VKxS4nYpMityJuAyHMFzuZD2teDZHJjhW5AmF8tCrxdCWTbX",
+	"RW4YN2zB1TpwMX4jkWAXLBeFsIJpJWBBV1xaNtUlfraaidulLGmBX2r7VFfqG0zipWamyuZeELC+H09Y",
+	"91wLg2sNAyl1McARun3xVi6Err7B9kjd3riy9Mb0HIcYdozO1yyXOQ6Ul6W8EWwl7Vwq2kWivBHlPcNK",
+	"wXPmHnHBjFA5LA6fcalwWm+1fs7Lmfg23IOjlobpG1HiOAtgYKan7IS9kD/iiH5TvLJzXcp/iG/DDrjq",
+	"CTAo0JJ4QRp2+eoZu1Z6Zfyobrgs+KT4cqSKnrmdDar6IscCtLYs4wrGW8LuZ9IalnPLJ9yIC1YKW64Z",
+	"n1pRsvQ1fDi6hA8pMyLTKjdwyswFz905Hl2yeUS9oVtgw+IGnoipLgWz5VqqmeekXWfSQiq5qBa985Nw",
+	"AEllxUzghJG2ploudWlF/kLkkr/Fi74lPwIh/+PNry+HeGC7W/FA1Pn6icp0DuflBmnSyk5/cKuCj+KG",
+	"WXFrL1gKC/HoLP5txek9v719evQDXgZkEwoo83sPntRLenRb793GUZ30fip0dv3TnCvarDzPJQyDF69K",
+	"vRSllXCET3lhRHumT255Zos1ieEpS3l+w1UmUsZVzlIjbAojWUaPgcfjNZtz/rNesSkvgR0W+obkZgZD",
+	"S2D2nP1Js7wqcaVYP308MmnC0pPRAv+ZPxgt0sEFS0cmZWWl6Mhf6fKa5ZVgSq+QJrd8sYR91jsZLXpJ",
+	"b8Fvnws1s/Pe+YPTJNZx+qDgvPtDfzwe0l+Df+8r86EyH/77v8yHhflgPiw+zAeDP3QoP0nPCNutkUll",
+	"LFd2c47M6gtcRL8JGholiFkY/1SXC257572cW3EE33bqhe4bPfmbyGxY4Rc6F/tUVxpLP72kRXIqL96e",
+	"DoYsnZb6H0KlDGaRG2asLApWKSsLEP7SjJVb3hyknhH2vF4DblGYZFVZwiEPo2d9zqb8lv2tMhaOEHiE",
+	"v1arTAxwKceKWySIEreWuRewfjr2vDTunbNxb2TGPbf20uKRpUG90jcgTeBtMIFS8MJdBFeM1YoXBY1l",
+	"WVTENXo6NYIG615gkKGNwG9ykSf4GUVj5biMZnLPjJWxYmkS/HUlJnOtr0FbkTeilO5BIEWlMDQ7NlnD",
+	"taKY+mOWT2Dg3InUhGk1Vqu5zOYCpHMpUGCxGYzGapjrVJbGDtklKwUMfFlZw4S0c1GyCc+umSOfsTy7",
+	"dtzkZq+0m+2Q/SzQbHIkGo5VJENo2VEW86JbhpSCW88vkaa/U5g0BQPy3j6hW3Pyx6Q3lbe2KsW+e566",
+	"y2BjOl1yy+7MQYrxoHGyftqYl7e30gEQfgrLHu1TNi31gjYxETd14/PEDMIHDKiH+Wn2eHLCR+LB9Iw/",
+	"AhF9NxMr6VlbdEvRQgPHRyMD7jPu2Aa+LLixrDJil2QFgZqMVXoyh0+nJGDPgZcKAbefLBL4sNDGsj+e",
+	"juas/2DEcr42g4iXTuYbkz+ZfzXB2yn6aAHdyn0aZx5AaM8xbUpn8Hqp1SalN0g5VrtpeXq2SczTs38G",
+	"NXO3H5CMRfHrtHf+++4t6G/4mLxv0xZ05H3Hkl4pUqYvGFdmJUo4XxQqHhkejJtDr7XG39073m3M5x3N",
+	"KBfKSl6YfaOwQnFlQbR7UyiD60imX4u1QR0oFwt9lNVPHYJW2aEHTTnSr6UcLeXVtVgjYdrbHTS4q6os",
+	"On/MtFI0nCuZd14B0qnzB3dIXS2rSSGzLa9vUTSMJQlDbo/BvbHz+e86WGvJF5v02Dnna7HeNln4yYis",
+	"JD1sU3IKvrjTJPGG8MbG87vmUgpjeVVyMjHuMKWskELZbbNyv+6YWP3iq1nV+ZTtc6zf3X7T5nO7Jm2s",
+	"LjmZEK0ZV9n1lvEKlS+1VPau61uKmSRbrUP33kqdG1EaqZXIr7YOqUWeML7wyogJAnXc0zpesEmn1guW",
+	"yFcgC2oCNvini9JkeW7QOduq4P/57dtXoP7ZykTSMtjKSU/4J3qNTyr0UF45r1Av6VWx9wRNEec4TXpK",
+	"26spOtmSHvpdrkrnOYTbggl+5czuK3w/0SHyQ6F/2vk9u1TMhTDG8dfGb7hIXT4GmD3Y38xdwfqvn/7E",
+	"Hj0enQxAWrcdX/cMm0pR5HA247GbsNVcKDRwpTkHnW+sOHOKXcLSY/fn8ZIvjmelrpbm+ORY8cWm1rf9",
+	"0r0HGK6sX6WaEl28gZGTzoNlr5oMd16+egZPAQ1isYw3SMQsma6U7VaI0GErLbP8WpgLNmILwZVhSpM/",
+	"rpv5MlIqrjg+9BAbN+nlouDdxyRJjJrs08IejU5OH5w9fPTHHx7zSZaLadcTryU5ifeS6Be48GPSA/Jy",
+	"u00MoafsinvP16aYmnOyXOr56mpSRJNV1WJCBAJqqh0Edxxs0OVc25oDXAmwP41mU16CJcnAhlx7I7Jr",
+	"PVqsR8edxL1NC+/H01i4rawIDNW5Ky9fPWOruTaiHr71wT3in9iLdQc5WdO4Xq6NEfxl7oxiel+uhTln",
+	"aQksh5wq8pT1z04fDxLWcJSy/sPRA/jSi6oj3JTpWPUfjkbwgyn0CiymvNTLlPHMAtX9FC9Y6tSho7wi",
+	"x6OAi/2XpdBlLko0vPx3Uy6LFB5Cw71lPMOFuNflX2ja7fF8SIQHV3MtbI+8WIGR95IeDLxW2+pxRt+5",
+	"YUbfwCC3r8FzaTpkUs4tOlmlFQtz0Nbr1TYJL0u+3uBWfORWXvw06+/TRWdXkAsXas3cVYyz1joTP8Lf",
+	"hvVPmHS7QpbGRsbgyZDMPuf+Ho2Snc7w/TLbnYXoYVtwm82lmm2XK62NCoJel4xP0IW3knYOEj9FEZe6",
+	"I4DkjlaiPXL4Lxr9qGv0QdpvMcG523ZuUC5+6Mff5eXwnosHo9jGPjXDr+gV/rwTZiNuG359lvvlu3z1",
+	"7J5hZimyC78aDer7O1qz9PwTPid7z7MOacrZ2elj4IOHowfMiqIg1s14UYjSB3m61mI114XwASQv6FYS",
+	"9KvaRWJqb9PJPN4JX3XJwim9uZWzOVcZDHGibwQboRMgjDBhlkjS3ku4oeH4pHBEVlRG3ogXnvspwrWp",
+	"EtQbpnOreFWhJQ2R4TqlYe04vUO05xJMiNLCbMCWEBhx50yJlXeSoGsEw4bEiXql2I3O+KQqeLlO6Kcl",
+	"Ly0zc74UOSvktRgrpBXdQSoF6OIS5AoGFRjG6NDlw6xeemZ37hjH297VOeeG3jNW9ER8nSQV3pZcGZ45",
+	"hxwsmFflab1I7NIYMKYGSzdkr6pJIc0cRzBW0tLEOPE3WhdvCFviPb5D2s7k+mETYWTuYr+wN4cM/UoL",
+	"2BjGno9V+n4MCs64d87ej3tkGsCH39+PEaZD8Y3p7RH+NO4lbNwrdSHoojFYqVeVEeW49+7ju48fg+VB",
+	"5/vPOtvi2nKjvWfiSYCeUBa9897c2qU5Pz6eSTuvJsNML475UmIQof5jUujJ8YJLdQwzM8duGY47CIF2",
+	"WuNkdS6fXfLw1eWLyH3f9Kt0oX7878BKWk3lLHhbYa14vpDKcZpcgFXKcp1VCDrpp8/wm9fhGelY6Smj",
+	"eeGdgwQVZ57Jpn8dZC6aG8130jJs2v/btuNeV2TkVYw412nhCatU7sAPwDRecaCLZpyijQsMVOnyGjbK",
+	"WMHe1UqY6F7DF+4BgyG7dEc62MB2LkrBeCmYgmMcJ9e5ns0vr8XabBc0h67+L2Ld6wy0G1HeyEww4H9z",
+	"j9ywk3U893vG0QPEFZBg2NvnlcExvzto7f5cgx22zTDot5t+yIYu254ePZrd8KISOKmMK61kxgucUMLI",
+	"AWVYKXKeWZF3TCzpPVMTXan8aZe7ecpvnYetC2VJWEbv7QbLA2y2PoY+FUY3xA0s1z2W0oPSQSNIXVVo",
+	"PB7uidaVzfRCxH6oUmRC3qD1AoJc8gLNQFmIvNPcWPKZuArK7qYmafV+p5+jSnBgW92rx9Z4xbud9P7E",
+	"MCgviiuvHF0ZsU14F6jv+MMQ7roIQW9pnceK5aIE8mFsEi+E0TMcfUMR/+HR2X4jwsvK7gG9+vkp88uV",
+	"MMKb1Ir2yYi9kD8O6vgoS2EoJm2wzGRtxS6W6dr/ILlgj6MOBJz5ZHjy6Ax2+yKKnv3h5Ozk4cOHD0cn",
+	"pw8oGlPriOPxH34/OXr8DhXE9yfJyVl3wDXizw1IHc07Zf2c3jg4D7tGmkAXhrruEOaOzJyeRz9R0Nj9",
+	"4p2lKQOdcAhbDJg+ILXcrGHdGVjshvVT+vaKOKjUy6WALdn0CHzCftrCgPiT5z93/sU8QKcGGIKeb1Ig",
+	"xUzeCPUZlizt4LZm6lY/jMafy5G/hAnFJwWpkYjtqJFfyTa2aT7MvaSfxuG9Kb8dAnuS8LszV3WdKf+h",
+	"K1Dcnihbrre6cj/LMxbkCx1MB/ggF8LOdXcwZoeZCnzSbaeiXsX6YrG066BfBCsJzSaRo6YxGPY6GROM",
+	"vY7R/L0S5XqLeshXDH9mdHnC5JRxte58gY9OTHS+3uLhrS+4EhGUb5dG04D9tR9iy0ploMtF75toXQiu",
+	"4msjfOWuV3nNJILi75pMdMVnzCZ+yt7puIvvPh+3JTFy1OWNaHEToZhz71po4go85O1PwjbhbiRpESwl",
+	"rRkrb28avkqYGM6G+HtaO8FTQg+hyCc4G8newyIaRvy9m2sFiAEwZAueCa+N/Y1EROPwlMo+OuuMsFDo",
+	"b4tGdCcaoqSsMXP9GFeGlLxgqZGIAZ3KworSkLgdDA8mxI3UBcqLbYAMEBz1RQwjj54ufrixYJGWXYul",
+	"JbCciZxkg/OxIpcEknaFBo60bFLqawfBhHeBwovPror658Tb//S4s9GI9XU5Vmejs4SdjR4m7OzkAfzv",
+	"4cBhVlBpz8kCQb44yO/tzoL/4ee71wUOfISojF4smYMAT3z+j+MJxwCtPdU8ITZFT8fubUnMbfJxq8hr",
+	"S6mtMmm7mGnwzrvtB+urTpjCncIRjSO6w5JT4tZu85a+KkVtVS90SVtcCkPH3gVbcoMYVm5Yygle72xX",
+	"ctCD5nXQzj80OrLBZBvEkapTRjikciA7k62oHbIaHck+MQADifpaApfhSncpKJSd1q12ukRBpktGT3Tm",
+	"MHojG8F+qayucfL99HjKb4+tTgcXDOXDWAXNg5zQXnzoMiD4F4J7Qb55albFllGirEBBoVqSAqNtzIXw",
+	"2UqXOax1E52+qIxlE1H7k0ejvRgBqXxSnxtX10JH7rS7+X7RwLt8wazgi3uGkY8yIa+LA0dHfpjEO6VI",
+	"LEvDMF64CYKj5zR23R1MZc8kkff/9OHDdigjUsl/vzz6n/zoH6CQ139eDf//o3f3Ow0+dLIeLBNeXb54",
+	"rQt0VC747TO65dEece1XDN/UtWT1o04wUtaWNI7w6AA2XUk2jXXB446zhYjNJVoFOp8SMs45uxZrlDp4",
+	"B/zEpBqr9FqsTXoePN1XsSm05Ish/u5OPEMeR+9b1MY5Fu9w/NUM6ybym3H2yB6ybCHHn6sFVwcTY3j3",
+	"YR42vo879+YvYt3pR/1EtGPMIfu9X42rD4c8di/U3fZzLQ320PpPcOFLYCU3/eYmjUObpz/sDW3GS9Vx",
+	"kjshs2dIMF0YUfcG302xb0eqrzmZ6E0b2w6/hh3mdlccmnDhtsZe27lGXdvdy96mY+QKwzakMeqqzET4",
+	"IheFmKHdtvGTEVlVSrvuuHbjJx9569RhYkLu5cr4lPJH1N7zKcLhf24uzaeA8LJmwGrnu6JLP4Kqs5Sl",
+	"MO5tW0xPl45Kqd6mkdBSqUKQjiwNSPPc5c0dbmV2nF8H5hG1ptLGG5rJ7dGD6WM+yk7yU3E2ecgf/bFr",
+	"AAU3FnjnbiRXerU3TQENc0w+gQUeJAyTx9D2DT4McQdSdaa/wDvfvn2+AedopVnOR4uR2a+7EuYceJam",
+	"SC9tcGWLYg0earJil3yKXTub22XhkNMH75YDl+FwGlMW3o6k2M0lloZxsH+C05vcMMm+JTloRRaEOKa1",
+	"cIPrpGuUULfhpjZbkZ/GQz/1yjQTqBC7tfssaMv+byPsPllkuZkdzgsbEqU7XfCTZUOweQPRV1hrIxcX",
+	"zIEDEOhjKGX38IF7F9K2kLKX3rJ+IzBvn+TTgq/B5iXa5Qy9iIMm7x4qWz9DYp2e3UFkRRM+QH41BBZu",
+	"j1076gtgZsPm/GTY7EYhiU6qoqsEfd8PRw+cT3jOl7i4eNtg0/I/KFmF0NYHpqzE6Oa75Y98erbFXwi7",
+	"e1ljfltCcBcY2P0YBRa9q+qeYelCWD50l6SDhGL2IqcKJ4R5++31827auNvuKOF8cGjLAhuhbMKEK/nA",
+	"DTNypkTO+uhys+LWereaj/wifA63OgZDOqVqN1f9ZU4QHg+Tpgh1CDfYCo45X30mQajvFNXAOgdxECCw",
+	"PghgqiwTIm/gZKKR3Dhkw64d5db7CV77sVHqZBv6pyN1pU1e9xRHYZjjk/z04cOTx0hijlaSLzgAczaW",
+	"L5ZMqqyo8i2on4JbobL14fFddFg7kO+uEw4d0LYMiHEkmyvbkLjEZ+7Xyy8fgisRBmFLSSP+zKBYvXca",
+	"YbFCz5z7HD9xQ0AYrFVUe9PvFDW7OkxSYayQlzNhQ4pykwEVDCTjC9G9ZQNzdr+q9Wh2ensbPSeKqtKF",
+	"3Q/57fVzttQGpIjVSYQWMi4srkt0jTGppnp/WjVFmmjf1HkPYQgtMRRPscGf9S7aiAdsCNonfpO2xOyE",
+	"qxzzLu8i79zwzI60iFe/vnlrGJA8aCtfOItN3sB63umuGrW3RXXsiCED3RDOl1AVNUMyPeMlBp6kZX0Q",
+	"oiE/5VqIpfFx2w60gL/wSk+735ga8fe0KSQoEKBCFoypazwdshu3xsfd3BqCIACk/l6JSrQmN3ck0Cs1",
+	"uIMs6AJ+LYXKpZqlrD8RcNiFFfVl6eBLwsmjcB0kLA3XpBizSgP3pqzv0/NAwpIQHTQCavS6XsQ6sM/8",
+	"Azr1HuuKXkUpkfx2GN9/yDavoZxJDZBsqLdEomhb7djHz/VsdxB2f+qUr7LhZHrCdJEL44vhHOq4bylw",
+	"nx3JDYOb6qLQqy8Yy03C4m/fBVQHrOZBhVlZjjnYWtgmlWJ05mg0uCvRgha037aoB9+JqvZ+VcxAIEZw",
+	"ptXb7eVBCMzvauxF/pEj5EqgcSi/x7tqicB0cUZ4ggpeYrzDDW5u7ZJqu8FZ6GvG8czWcceeT4K4U8bE",
+	"pgboXFMY/r8WWJxUKayA524BTRfWjJQ3kiZqzX56xv6mJwjIgY8FV7OKzwRm+Wolxso5I7AMJXvpc34N",
+	"2GYlPp+90sbOSvHmP5+HGn9D9oRHRSylYVwxaXSB4VwjLNPTgIVKCGZc5/yAoPVhYh9IjCPDvlRK4nBS",
+	"HppJ2NcGInNZ6qksROKNI7gTKyfS3Q7q2HgCof/hQiq/AEbCWNVQSD8iqm7hEoC6MjcGLgqK0pismOYa",
+	"KCFyk4zVUpSBVPA4NM5ALTwfq7E6YvfvR47J+/fbBaXShEW4Mw85wwyMzeIy3IwV21ZfhvXTJcdSeFOO",
+	"j3X0gT9rAqSDIXvpzDI9xcWrFxqefiONhPlZzTjYb4Qxjl5Gk+LkWsYJtXFzCeuuHndeV4/rL/SNMFTB",
+	"B0QnvLlVN26AJyNVa+u3arRx5YqWDYbsSb1CcMFRXsobobyIhQdv1O9xohmkco3RNnJRFSA17hnmCrht",
+	"Kd5m50KW8GBXxS1xxV3Ru7NOWJ1zzVZS5XplErYQueSskOraDBmaUlyFQnYuVp74Aa+orhi3bCLAXsAa",
+	"c6CylJVyqWMOcAesEGblUWq4an7WwjCFVeOMwGdLLIgn3DIixpnY8jL3RZ0wAxVW8bk0Nv4Oq4L9VAhe",
+	"tr5FtvwZ3XaNZzh2xmPupRPDc16KVuENs4Hahgc2cp0IP3d2+jhBDxPmmI68qkewGo8x91WMyQOVYL6S",
+	"KfSKzoESqeCw8RfbavSB4gUy05uvL+kxIRMemdTlwIs87AkPHnLYTKRrRESXDmKALl7Nc2ijqa8VFqaM",
+	"4scxRASgToL3A/cEAm/cBgb2T0IqkPcpJC6VklVL2NQnj9gv8kfPK7g9tqEpYXesKIk108pUC5QFKAS5",
+	"MaK0iOzsj3uLdRDxxqv58GTYVpaKWgd4PhZrHASKedoXetamltMxgOk4JXkvdVG4zBFQrGsyes0QxYhb",
+	"ss5EAKcjedp6B5Z3v+DBUXu6JvBklwag4dmb2GHglylWq5UKSz6nYDCy47D7jt/L/OMx/pgOkAVBsqIh",
+	"TiPE5wpj6YFDloZDv5DGUqnNUvCFoVoeSIuMFz7JonSktKWczURp7t8/x/OacpAIiuwxcB15DG/ptjpl",
+	"CQYJysSU38LIyG6r9Um011g/fe1tqeZipX5lsQ4lruhr+Cs637AepR8QJhGXcja3Tpf31fJYH8/ApgzI",
+	"kVZUBQ60lcRvtCTmI1xFEmxsppW4iGqsouffpTzeMzhVfOj9+xR0wBE3BBkMOY6bosoAhxEcAjgKNtNU",
+	"6xPPaGP1EgU4qgwWd6/KQN6O1WWrHGNUNtUHPZBD/PeGpdYWKYp+sCJ8TMSHT3wRx3ys+rXwoWqiMelI",
+	"8qko/Z94z1WiJnj2eVf4StqxsnBahRKlsV7kiNJBk8axTBU1a3USodhS4ZOD1pkwo5ulaWIIGWpELmGb",
+	"tJJw1VQqaeYiKvcL6ml0uvoSM3R5LlFej5WvQCMNTTokB5BVganBhFtL692cwvFbCsHIWiBmNHg28CwT",
+	"Sytyp/fBk+7fjyyU+/cxvpXrSKe8qK/sNF3oYH717M3by59+uXpz+fLnH3/969XbX3958pI8B5h/UI/O",
+	"64xIgq2a4gAHgrqXS7avdYW2ejq4IMYBkjdOorA6Z6MHOA1eTyK2sWAKUcXGTAArtV/iy+Eb0nrcY2jv",
+	"FOuLsOa1ou3ffUaYfvJpwSEaCteLW4mFP1TuhApwokJxGw2dWKFeRVCaRe7wurJkb/58eXT68BE9Ri+W",
+	"vCRIKxyIVMdZLsBiAoXDqymUzp/pXFCiPmoj9KeLJI17H1OPCQ4Z6ViCiICRhcyEMiKyNC+XPJuLo9Ph",
+	"aMPWXK1WQ44/D3U5O3b3muPnz3568vLNE7wHszxsEdusgZiXr57Vhet6572TobtDL4XCVLPeg+Fo+MAl",
+	"DqBtXu8IdOBo0+Fv/skVUQh7/5wqMJDMiEzGxOVF0AkQHVR+w9NqYQpOfCD071qCcxBiKLULANTpsQpd",
+	"OZrFReeiFEP2Eky97f4Fvw+jvY5c9RdUVHwF4IaDwkfXQ04uHYQxJo5oOYEtaYRgqYMepRdUfiKuOSEN",
+	"W4b6FNwcWINicN6qfTFWO1qlwCZmlbpWQLlSFyiMmasR6NSJhC14MdUlrOVfXzxH0ztozLjGg2jrjXwO",
+	"MCH1HYEa4H2nwrXq8YFwzzdLdLTLI3QADGEHC1JAEMncgQBLD6uhEC2wh1C0Vlgaj6TAWYBU21tT+pz0",
+	"wahpD6JjpK/ZBkIi00uJIsitZnyCBsSXx3kAoRYgh1Tf4eVS/L1Ow623BGlM7ngHFamleznFye2ap7q8",
+	"NmMFIlOqXCyFgmv9iulSzqTiRdMzMqUdj6Kc5Fxk1wSB4RGNIU3oRxeU/iItGzqrlH/c7FZ0Ojr5wu8M",
+	"JZO39IsIMg8XAFVOlC6O2YMkA8l8Nhpte2mYxXHUcAlvOdl/S6M/Ct70YP9NdQMlvONs/x2hIw/e8MP+",
+	"G1oNcuC2kwNGFhrQ4A0PD5l/R7eQj0nv4SH0Di2b8IYHB1E7wFXQB14tFrxch51Qn5wYUp0ZjMWEg/cd",
+	"3NMyNOkUBt198zz+eRNFmzRMm4acIUdp09DpTznoiFKxaQE2G0liusBZ1h6SUMsVn6fKnrUcHAHPgGwO",
+	"dtNY1YYT6ood9So75EbDXuttbOSzbaTI/9X20rdmUyLjXjZNelvxCFH5JGFBRTeJc6O25R7rkxszcAwG",
+	"q5qMUDuiN7lg9MXE+WFy/DtvfR5v/UnYAxgr7hm5pQFBfclx3b8RC/+3nXQBRXwAu5I7CXQrcqU6qPc2",
+	"fvzJIUO/NlPSe3Zzph/9dw79ghzqiRpxKn3+PC5NttjWLzB81pESMNXlipf5OXpZQjOufgPunFCPLF0i",
+	"YME7pccK23WhoeebVO1sR3XemD2+nUT0TAuDVlYyVkaT8eOhoLwoBc/XLNdKkFORTQSYZa7r04xLNRiy",
+	"VlsxhNatdPDboSHiMiAyvVhIa0VOiAb09qrYGdgeutN2PCIxr8RY0UiwGVN/R0Aw49Vsblm1xHKSZS7K",
+	"iy1BQnJuugChc0ECSfR0ysBWcgoS+g0otkVE0M69O+fGBzfIBY8x96Z9iRMNrvmkxnkkW6BHSOKCW1EO",
+	"2Zu5roowzNjhiiAmKTDtfTWXZOrv87lS46qx8k0A2WXUKqx2eqyNbwLml/CCcR/lRZwmLIFW5BmRdjhW",
+	"v7aimZ5s3SFQrE1oGZ9OsZ9pl7rYEZv+WsZm1FbvYxMVY8tKfPw/6zyI/G8Zjjlp9jfLsXTzd+vzX976",
+	"dBvE4TAOOuM6tCnyJ+0ySF8LQoGQmKM4a1NcX9QIAXTOU5xG6XLBi2LtgpHOVtxUvzaRCgcZh3jbd+Pw",
+	"CxmHrcXtUukdpxxoKHo/ZQxjdIUc0GcxP6AnxlhFTTEw5Q3HR8d0inCyFCOs6ADhLjaA8fi8K2rbdcxs",
+	"gGe+pvpf91jYIuuJat95+vN4GijckIdTv7IdvPwVtH5+LUzN15iPUENZaiEdeU0W0kzEnN+IEC52+upY",
+	"RQqrgx9FeEwKZqw4JWH9SbNridkD6mhZ6kwYP3WWa9D18IODbwrDNvAmWGYvGpZWxTpx5kKNNAyaIqFk",
+	"MBgSq3eb7sBzPww4HhyuoBUUwUbEbktLM1aYvsZ4VmpjakRsHwWIh1CELe9T7rjVC5nBoTNAI8TtDf/2",
+	"fsqXMmVevbtgaZAFKQbKNipghnL3ZimyZKz0kjLHztuNGghZTmlEAxxYDanz09po1wGL7QrbBf6gbgW+",
+	"J0dCBa7snPV9lw6Sa0H6YWUvoMPgginqJTtWcS+J9lsDHzQL9mcihvo12ZMCSBhURPxHDWJROrqupRUw",
+	"kDPwCyHxpEc4UleFsfpFqnyzl0+IPJ4+Jp5oNPV5OHqQED0oKhl3Nh+rfho1v0iTgAo7MWTGvbp8cc+w",
+	"9K9Hr7kVz+GNR/dTjyq76GgV5AfzcDS6oLNrN5SRqpe511itr+CE863ZEICZ+qo9ejotpELYr4vXXtFb",
+	"L+Ii3vAcP6rwu0MM3zPsry+ej1XqJeeT6P4IS+0e8/ry7ZOr589ePHv75Gf0KqTPXr598vrl5fOrJ69f",
+	"//o6Hbgge83TuabILQFaXecW6tkSl3AE0zXFzi91VWV2WvcBGasHIw+ExPbO3jhUpCoaJu2F78OUFdo4",
+	"i7VOEQ0ZcFwF8EY/qq6JZ35zUMgfLuVvBNLgshYbCJaMmNP4MulzrvJClH4JPV7Y21lNwo5VoWdSDXwn",
+	"67rXtHMVSOO6EIg8VLoH2twzFJd2HgkvnJRmJJ+AnLVgGvjWVLbOrZHCdAInx4riO+dd3asw1cq44O50",
+	"UzxFz7YrmYm4tZVvd+VWf+szMGhPEso2UoFcn92x8knG5MDx6EhmhFt0u9LMrPhyKfJB0u65tMCTNX7y",
+	"WHkgqcNKpj4Tu2bFuoNgY6wuFIYYYoIl4UkWhjTneY0zQcFjtNMnXXqsxwb5ivteHphuf0YDuP2VfBmN",
+	"9lkHOTNOvuy7d2q2UdRc5t+dFP9POCnyYLchKnqHXbnVO3H8Hv+92hM5946KIGgjv4S0bKWrImdzxAah",
+	"4tjpq9jmpdhMm/gewv7mXgqtxME+ik+265K9F+PybwtPepbbGqF80kgpOcQ6RNNrTRjMpj+F0vEw+8OB",
+	"zf2JNWRPXK1iYPM6+iIVm2DNfuOCAWwhi0KGpm5TnzcVluXC5YMHtZBSUumRtNt8WeSQL0TxB1K0Ai6U",
+	"4kzSOm2tmVqD1zYjHKFYnJ8bdqjD4iKlrmZz0M8bAQ+04bAKOzNzvTLerImeHBHCko34I6XdBMu0kX+D",
+	"ig6YFV2VsFGf31LiOmWGr6N0Y6/2DC4YJzPBB7ZAv/7t7dOjH7AyC9q+OA7qy3KE1bRh0un9Znlt0Nff",
+	"uL5CZFiB0sRLShBwvYj0dKzSSycdvKGb/oRVneGvN8Ie1Z9elfp2fbRx+V+PLpfy6Bexxgn/9ehy8Y+j",
+	"Ny4R+AhB2WlADlLaPhV7XoVCsk5tTEOVFHgsatfOJoJpkOJ7LdYpLkasOqe/+3Spdymp2WCFoviGOwl6",
+	"apxxNlYuk8p33KkNVK/Km2Ck1cVS07Z+z1C9v2fGKqU81DfxdS6lwM7F2rFrw+VgfDz1YPu4z9mq1GrG",
+	"rsV6wDKuKKqLCm4pJxUVA8EMdZWHCBo5O/c4Nv2YehtSsSmZflXFupnw59PCLl89w6RzuMoXCa+Tq31+",
+	"Nv/MdicgeveNyGfE1OKoHzcquWdiJ85g26Djevv10O/UafOQwQY55gS8NO0O712DCwX/GyOjTjsPHz+O",
+	"++6MRl215A9YV5TMrtsGxzLqPqwojccVbB2fVJloDO+Qcig7huWPj2gIVJUElzatCzuEOiXLUtxIXRms",
+	"yrB1lakYROdAffGGXe1sN0cMhgyWYQgj9gtcG5u+PkPHeNDJ1b2uJ6N9DZU+vvuKgYm438IWA867WtzU",
+	"22U8vuu3nx2xaIqObZECjjXvvMLrVuXLo+wwM5R6RX7p+MiryjaLBKPXiBuv5sWJpi5FMmoN2k44dehm",
+	"KiES1YFoJ2r7RgeUmjkDUwKUgGaHhARzk6JHmguGaOrEu4swVwMs6gtWyKnI1lm7JoW5iJUIesogcbAg",
+	"LKtV42CcAoFefPotibsGBRRNnDeLlfsSpvRY+SCrv6yVPRs46Nw7OBc6p2bNMTSHEtJdN/CxopINJHsx",
+	"EwxTVNoYsgVfs5nGpRt0qR9xPvE/H+YbgWaQsb/Lq8+TV7i6n5D4cOyTpsxuAK+/KhRzi8UFKi/ox6EE",
+	"0qVEXF3jPGKtwkNjxQujQ5wADJNGvnOjmO0edfpNmMPX5Ou4uuw25vYD+c7OXxgwYKIlDpwdvvs6sIGn",
+	"pRD/2IALu577lltxXuf9+JxDhwjw50l/I+1wrOoQ+3YHE2IxF5qaZS8GUYoi1advZCkOCDhbJyNSq9go",
+	"iQhxrfWJNWwnkrvgbUjJxARMxJqOVY0g9dhSFrM605WlqgwN/FkD5hOpDm/fPh+rvntSrUlg0aLJulUM",
+	"J2R4Dtkly8Wy0GtsOE7OC1+BjTMj7FjVfUxrYdU/Gz1mKWr5V6Xg2VzkKZuItVb5oCM/OUQYfQ2kZmry",
+	"7sTLUDL6qyZgupd8owzMugz2bnn3PXLkpvN4/20Ic3hNzPivH27yHNStmkQCfJdqcvze/3l1l1zN8GqH",
+	"AnCyeCM33AE8UOTVtWq9R2+srK5gsTZUGIYaTN2x4O46TKe0+x7G+mdkYtbE71Yv9qrGLaV4C7eUgucH",
+	"8MqOlLjtbDL6Lvf/70yF28d7XzFy6ld6m9fJl0c7doXRjqb89us4oS6bxdfIF45aHj+oRz3qxe7CyXqs",
+	"nP930Gi8wFv9/wmCgNVj45qWsvZOpQQ/kmqWkhdqxYtrTLXahjWKMDXORdVPp/x2GB40xCo2FK5E0B3+",
+	"jD6soUMJx1cR6rJ+Qqh+jf3zsdJ1Oqjz2ca+ap0jzL1Gv35vBpB48mOGCaf+A6Y9vvr5aeIinoNkrFwl",
+	"YKz3+urnp1graMlnwqTo8DcxtqvroNsol/eVtOT6Bd9IQ45mtEVWxkztlvRfTl2+qwr7reXsCyoPXcuV",
+	"4HFtVXaMRLCXfN26qdtG5sC098j4btfejAtv+mQCkhstbEkMTA/ChfW5b+an9OqcuWLhSbOcfshwHSRx",
+	"u43fXoMxvruZhbsjbthR1/oiBy7CoJO464y3xhMEXCR13yzEe1JObWh84vNSN0uKUspBAGeMlXPLK4vQ",
+	"zwagNeOKTQQrxZHr0zFZW6r4jX/0N8uD5loYEFZ1J4IatHxYTXjWN3ohvOczLORaOCTLW+qrQgBVntdl",
+	"y+5QvHHIXmG3a8QV+Tr4FIaN+0RgSUs/AHgZHRFRpJZA3uQMSYfsL/RArAebRAkE6MudSpWbeEqNhgGY",
+	"Iu3r4uL1WGW2H6PLB40SdNwwo+nIxLLnQI9Mlxhd0VSEPSSmhCLjvnyr606DyebcUJkbTGAMIC2cPJFD",
+	"0uyHjBziMHgpTN3hhtRsVjpkorR7XMu+mO7BSI1Wj4U6dv7tY+L1UL5hUDzp6giD/GE1Mo6rwh9Yy8uG",
+	"UpAQU6LdnqLddm6s+unJCItqPxgZLLXpXIEPRmbIfqY5nnvUv0eQUuvsjgnDqLbBTh6cNhrM9n8fHT1+",
+	"94f+eDykvwb/3lfmQ2U+/Pd/mQ8L88F8WHyYDwZ/6Gg6+1XxAq3uIFt0kUMagNQS2clFJwy/23pfCFHQ",
+	"UfhiC3g2KBlfHEzgn3z8Hhf3igAGbkSfZd8lu5souaNL5qnXd+B4r2XRktt5vTP94HrtrIlOcVlVMu/e",
+	"dt0W539WohLReY+SqVbL4IxJsJA7gjldSwEcdeIzNac81u5+e/3cnPvSIC5pZSZsfZh7nQ3/BiIMfGON",
+	"aSnMPGpRh5BKD85M6soooE4QlNa6ei5hT1MBTgIa0HvoSHTZ2Y3OU6mrgwKWHZWcvGeG7NId16ej0/pw",
+	"xTZQOcv0ct0NK+gsaL7pnTr90rLONdHplnQw3EYPrcRN5LsY+2yPKfJ13YKAeA23S7fsivsUoTRpdij6",
+	"/R1sUSqg3qVaUdn+uqVPXWa8n6LnpqxUOmiUdz4/Pj45/eNwNBwNT85/GP3wGP1Obmjd9ZYTJpVZiswm",
+	"BEjBHei0xSA8hxHmMsAqNkXeX6j5Q3dol8wX9CTNyQp1cKOQKFC/xIPJuqVqq2q4K6XmbqUKI5s3OlO4",
+	"vjfCxuZdZ1PIhI8e7rI6Np9OIfPG86N4uW/SVsfLo8B2ElXTJesBqwB3x6A36q23I9jOC+UXK7hTtxAE",
+	"EWqGzflyCdpolBdFb9SVxQB+v9kiYhDRJPgLuhcLzHq/JxrnfbNclfMACMNKLo3IyQ7udBgkY+VckOTT",
+	"pNiVxHzylos08v+FDoKNJh3tLjLAUNh7I2G7GnNslv4nU9KdfWgbYqcPZ4ONVUd7VuPsP3fTosL2aqGk",
+	"1unoLPShxcB/ws5GJ6FRLnw6G6uQLx/V+ZppJTC9A1uvZFxRgWwacUQSV1kL5vzb6+cIthYcz1vMaml4",
+	"efvpb8ucW/GU317Wj0jvmZAZe1WVBTUDyb3ZianVY+XPbTiOI9ssCAKOHplaDsQcHMTpx3cf/3cAAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

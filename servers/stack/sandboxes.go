@@ -149,3 +149,79 @@ func (f sandboxFax) InjectInbound(ctx context.Context, in fax.InboundFax) (strin
 	}
 	return f.st.Fax.Operator().InjectInbound(ctx, in)
 }
+
+// Fixture applies the sections of a fixture (by API name) to the set whose
+// credentials creds are, each API's in its own transaction, in the order the
+// stack starts the APIs, and returns the credentials each made by the
+// fixture's names. A section for an API the stack does not serve is refused.
+func (t sandboxTenants) Fixture(ctx context.Context, name string, creds json.RawMessage, sections map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	var have map[string]json.RawMessage
+	if err := json.Unmarshal(creds, &have); err != nil {
+		return nil, fmt.Errorf("stack: the credentials of %s: %w", name, err)
+	}
+	served := map[string]bool{}
+	named := map[string]json.RawMessage{}
+	for _, a := range t.st.apis {
+		served[a.Name()] = true
+		section, ok := sections[a.Name()]
+		if !ok || len(section) == 0 || string(section) == "null" {
+			continue
+		}
+		out, err := a.Fixture(ctx, a.server, t.set(name), have[a.Name()], section)
+		var fe *descriptor.FixtureError
+		if errors.As(err, &fe) {
+			return nil, &descriptor.FixtureError{Pointer: "/" + a.Name() + fe.Pointer, Message: fe.Message}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: fixture: %w", a.Name(), err)
+		}
+		if len(out) > 0 {
+			named[a.Name()] = out
+		}
+	}
+	for api := range sections {
+		if !served[api] {
+			return nil, descriptor.Fixturef("/"+api, "this stack serves no %s API", api)
+		}
+	}
+	return named, nil
+}
+
+// Copy copies the tenants of set from into set to in every API that can
+// copy its rows (each API's copy is one transaction inside its database),
+// and seeds fresh tenants of to in the others. creds and named are from's
+// credentials and fixture credentials; it returns to's, and the APIs whose
+// rows it copied.
+func (t sandboxTenants) Copy(ctx context.Context, from, to string, creds json.RawMessage, named map[string]json.RawMessage) (json.RawMessage, map[string]json.RawMessage, []string, error) {
+	var have map[string]json.RawMessage
+	if err := json.Unmarshal(creds, &have); err != nil {
+		return nil, nil, nil, fmt.Errorf("stack: the credentials of %s: %w", from, err)
+	}
+	out := map[string]json.RawMessage{}
+	outNamed := map[string]json.RawMessage{}
+	var copied []string
+	for _, a := range t.st.apis {
+		if !a.Copies() {
+			c, err := a.Seed(ctx, a.server, t.set(to), nil)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: %w", a.Name(), err)
+			}
+			out[a.Name()] = c
+			continue
+		}
+		c, n, err := a.Copy(ctx, a.server, t.set(from), t.set(to), have[a.Name()], named[a.Name()])
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: copy %s to %s: %w", a.Name(), from, to, err)
+		}
+		out[a.Name()] = c
+		if len(n) > 0 {
+			outNamed[a.Name()] = n
+		}
+		copied = append(copied, a.Name())
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return raw, outNamed, copied, nil
+}
