@@ -279,4 +279,3 @@ func TestSnapshots_RightsTTLAndCap(t *testing.T) {
 	require.Len(t, data, 1)
 	assert.Equal(t, snap.Id, data[0].Id)
 }
-
