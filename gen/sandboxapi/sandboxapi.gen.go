@@ -273,6 +273,27 @@ func (e PAMRole) Valid() bool {
 	}
 }
 
+// Defines values for StorageFixtureBucketsVersioning.
+const (
+	StorageFixtureBucketsVersioningEnabled     StorageFixtureBucketsVersioning = "Enabled"
+	StorageFixtureBucketsVersioningSuspended   StorageFixtureBucketsVersioning = "Suspended"
+	StorageFixtureBucketsVersioningUnversioned StorageFixtureBucketsVersioning = "Unversioned"
+)
+
+// Valid indicates whether the value is a known member of the StorageFixtureBucketsVersioning enum.
+func (e StorageFixtureBucketsVersioning) Valid() bool {
+	switch e {
+	case StorageFixtureBucketsVersioningEnabled:
+		return true
+	case StorageFixtureBucketsVersioningSuspended:
+		return true
+	case StorageFixtureBucketsVersioningUnversioned:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnavailableErrorError.
 const (
 	UnavailableErrorErrorUnavailable UnavailableErrorError = "unavailable"
@@ -563,9 +584,18 @@ type Fixture struct {
 	// Pam The PAM team's groups, users and service users, created in this order.
 	Pam *PAMFixture `json:"pam,omitempty"`
 
-	// Restaurant The restaurant's configuration: the admin API's import document (`ImportRestaurant`
-	// of specs/admin), replacing the sandbox's sample configuration.
+	// Restaurant The restaurant's configuration: an import document of the admin API
+	// (`ImportRestaurantConfiguration` of specs/admin: resource names holding arrays of
+	// entities shaped as the restaurant API returns them), imported into the sandbox's
+	// restaurant: entities with the GUID of a sample entity replace it, the others are
+	// added. A document with a problem is refused whole, `pointer` naming its first.
 	Restaurant *map[string]interface{} `json:"restaurant,omitempty"`
+
+	// Storage Buckets of the sandbox's storage account, with their versioning and lifecycle
+	// configuration, and access keys. Bucket names are global, so each bucket is named after
+	// the sandbox (`<sandbox id>-<name>`): `fixture_credentials.storage.buckets` maps the
+	// fixture's names to them (and a fork's to its own).
+	Storage *StorageFixture `json:"storage,omitempty"`
 }
 
 // FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
@@ -575,6 +605,16 @@ type FixtureCredentials struct {
 		// Keys The service users' keys by the fixture's names for them.
 		Keys map[string]PAMFixtureKey `json:"keys"`
 	} `json:"pam,omitempty"`
+	Storage *struct {
+		// Buckets The buckets' names by the fixture's names for them.
+		Buckets *map[string]string `json:"buckets,omitempty"`
+
+		// Keys The access keys by the fixture's names for them.
+		Keys *map[string]struct {
+			KeyId  string `json:"key_id"`
+			Secret string `json:"secret"`
+		} `json:"keys,omitempty"`
+	} `json:"storage,omitempty"`
 }
 
 // Headers Header values by canonical name, secrets redacted.
@@ -834,6 +874,28 @@ type Snapshot struct {
 type SnapshotList struct {
 	Data []Snapshot `json:"data"`
 }
+
+// StorageFixture Buckets of the sandbox's storage account, with their versioning and lifecycle
+// configuration, and access keys. Bucket names are global, so each bucket is named after
+// the sandbox (`<sandbox id>-<name>`): `fixture_credentials.storage.buckets` maps the
+// fixture's names to them (and a fork's to its own).
+type StorageFixture struct {
+	Buckets *[]struct {
+		// Lifecycle The bucket's lifecycle configuration, the XML document `PutLifecycle` takes
+		// (specs/storage), held to the same rules.
+		Lifecycle *string `json:"lifecycle,omitempty"`
+		Name      string  `json:"name"`
+
+		// Versioning Default `Unversioned`.
+		Versioning *StorageFixtureBucketsVersioning `json:"versioning,omitempty"`
+	} `json:"buckets,omitempty"`
+
+	// Keys Names of access keys to make; `fixture_credentials.storage.keys` answers them.
+	Keys *[]string `json:"keys,omitempty"`
+}
+
+// StorageFixtureBucketsVersioning Default `Unversioned`.
+type StorageFixtureBucketsVersioning string
 
 // UnavailableError The body of a 503 (the shape of Error).
 type UnavailableError struct {
