@@ -12,8 +12,8 @@ import (
 
 	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/gen/sandboxapi"
-	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/internal/testkit"
+	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 )
 
 // expireLogs is a lifecycle configuration for a bucket without versioning.
