@@ -150,6 +150,36 @@ func (e FaultKind) Valid() bool {
 	}
 }
 
+// Defines values for FaxFixtureFaxesStatus.
+const (
+	FaxFixtureFaxesStatusDelivered      FaxFixtureFaxesStatus = "delivered"
+	FaxFixtureFaxesStatusFailed         FaxFixtureFaxesStatus = "failed"
+	FaxFixtureFaxesStatusMediaProcessed FaxFixtureFaxesStatus = "media.processed"
+	FaxFixtureFaxesStatusOriginated     FaxFixtureFaxesStatus = "originated"
+	FaxFixtureFaxesStatusQueued         FaxFixtureFaxesStatus = "queued"
+	FaxFixtureFaxesStatusSending        FaxFixtureFaxesStatus = "sending"
+)
+
+// Valid indicates whether the value is a known member of the FaxFixtureFaxesStatus enum.
+func (e FaxFixtureFaxesStatus) Valid() bool {
+	switch e {
+	case FaxFixtureFaxesStatusDelivered:
+		return true
+	case FaxFixtureFaxesStatusFailed:
+		return true
+	case FaxFixtureFaxesStatusMediaProcessed:
+		return true
+	case FaxFixtureFaxesStatusOriginated:
+		return true
+	case FaxFixtureFaxesStatusQueued:
+		return true
+	case FaxFixtureFaxesStatusSending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InboundFaxOutcome.
 const (
 	InboundFaxOutcomeFailed   InboundFaxOutcome = "failed"
@@ -575,12 +605,71 @@ type FaultRequest struct {
 	Share *float64 `json:"share,omitempty"`
 }
 
+// FaxFixture Fax applications (each with an outbound voice profile, so it can send), numbers enabled
+// on them, API keys, and outbound faxes in a given status. Phone numbers are global, so the
+// sandbox allocates each number (`fixture_credentials.fax.numbers` answers them by the
+// fixture's names). A fax is as the simulator would have left it in its status, with the
+// webhook events it would have queued on the way (`fax.queued`, `fax.media.processed`,
+// `fax.sending.started`, then `fax.delivered` or `fax.failed`), which the sandbox then
+// delivers to the application's webhook URL as it does every event (attempts in its
+// webhook log); a fax still in flight goes on in the sandbox's time.
+type FaxFixture struct {
+	// ApiKeys Names of API keys to make; `fixture_credentials.fax.api_keys` answers them.
+	ApiKeys      *[]string `json:"api_keys,omitempty"`
+	Applications *[]struct {
+		Name               string  `json:"name"`
+		WebhookFailoverUrl *string `json:"webhook_failover_url,omitempty"`
+
+		// WebhookUrl Default the sandbox's webhook inbox.
+		WebhookUrl *string `json:"webhook_url,omitempty"`
+	} `json:"applications,omitempty"`
+	Faxes *[]struct {
+		// Application The name of the fixture's application that sent it.
+		Application string `json:"application"`
+
+		// FailureReason A `FaxFailureReason` of the fax API, for a failed fax (default `receiver_no_answer`).
+		FailureReason *string `json:"failure_reason,omitempty"`
+
+		// From The name of the fixture's number it was sent from (enabled on the application).
+		From string `json:"from"`
+
+		// MediaUrl Default the admin port's sample document.
+		MediaUrl *string `json:"media_url,omitempty"`
+
+		// Pages Default 1.
+		Pages  *int                  `json:"pages,omitempty"`
+		Status FaxFixtureFaxesStatus `json:"status"`
+
+		// To An E.164 number; the test numbers of the fax API choose the outcome of a fax
+		// still in flight.
+		To string `json:"to"`
+	} `json:"faxes,omitempty"`
+	Numbers *[]struct {
+		// Application The name of the fixture's application the number is enabled on.
+		Application *string `json:"application,omitempty"`
+		Name        string  `json:"name"`
+	} `json:"numbers,omitempty"`
+}
+
+// FaxFixtureFaxesStatus defines model for FaxFixture.Faxes.Status.
+type FaxFixtureFaxesStatus string
+
 // Fixture A starting state for a new sandbox, in each API's own vocabulary, each part shaped like
 // that API's create bodies; it is applied on top of the tenants every sandbox has, each
 // API's part in one transaction, and a fixture that fails creates nothing. Published on
 // its own as the JSON Schema `fixture.schema.json` beside this spec. The smallest:
 // `{"pam": {"groups": [{"name": "fx-group", "roles": ["end_user"]}]}}`.
 type Fixture struct {
+	// Fax Fax applications (each with an outbound voice profile, so it can send), numbers enabled
+	// on them, API keys, and outbound faxes in a given status. Phone numbers are global, so the
+	// sandbox allocates each number (`fixture_credentials.fax.numbers` answers them by the
+	// fixture's names). A fax is as the simulator would have left it in its status, with the
+	// webhook events it would have queued on the way (`fax.queued`, `fax.media.processed`,
+	// `fax.sending.started`, then `fax.delivered` or `fax.failed`), which the sandbox then
+	// delivers to the application's webhook URL as it does every event (attempts in its
+	// webhook log); a fax still in flight goes on in the sandbox's time.
+	Fax *FaxFixture `json:"fax,omitempty"`
+
 	// Pam The PAM team's groups, users and service users, created in this order.
 	Pam *PAMFixture `json:"pam,omitempty"`
 
@@ -601,6 +690,16 @@ type Fixture struct {
 // FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
 // new ones under the same names). Absent when there are none.
 type FixtureCredentials struct {
+	Fax *struct {
+		// ApiKeys The API keys by the fixture's names for them.
+		ApiKeys *map[string]string `json:"api_keys,omitempty"`
+
+		// Applications The applications' ids (`connection_id`) by the fixture's names for them.
+		Applications *map[string]string `json:"applications,omitempty"`
+
+		// Numbers The numbers allocated by the fixture's names for them.
+		Numbers *map[string]string `json:"numbers,omitempty"`
+	} `json:"fax,omitempty"`
 	Pam *struct {
 		// Keys The service users' keys by the fixture's names for them.
 		Keys map[string]PAMFixtureKey `json:"keys"`

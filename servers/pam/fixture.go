@@ -70,8 +70,12 @@ func (f *fixture) check(set descriptor.TenantSet) error {
 	}
 	users := map[string]bool{set.Name + "-bot": true}
 	keys := map[string]bool{}
-	for kind, list := range map[string][]fixtureUser{"users": f.Users, "service_users": f.ServiceUsers} {
-		for i, u := range list {
+	for _, section := range []struct {
+		kind string
+		list []fixtureUser
+	}{{"users", f.Users}, {"service_users", f.ServiceUsers}} {
+		kind := section.kind
+		for i, u := range section.list {
 			if users[u.Name] {
 				return descriptor.Fixturef(fmt.Sprintf("/%s/%d/name", kind, i), "the user %q is there already", u.Name)
 			}
@@ -123,8 +127,12 @@ func applyFixture(ctx context.Context, s *Server, set descriptor.TenantSet, _ *D
 				return fmt.Errorf("create group %q: %w", g.Name, err)
 			}
 		}
-		for kind, list := range map[string][]fixtureUser{"human": f.Users, "service": f.ServiceUsers} {
-			for _, u := range list {
+		for _, section := range []struct {
+			kind string
+			list []fixtureUser
+		}{{"human", f.Users}, {"service", f.ServiceUsers}} {
+			kind := section.kind
+			for _, u := range section.list {
 				id := uuid.NewString()
 				if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, team_id, name, kind, status, created_at) VALUES (?, ?, ?, ?, 'active', ?)`,
 					id, teamID, u.Name, kind, now); err != nil {

@@ -149,7 +149,7 @@ func TestSnapshots_AForkHoldsEveryAPIsState(t *testing.T) {
 	orig := e.createFixture(t, `{"pam": {"groups": [{"name": "fx-group", "roles": ["end_user"]}]}, "storage": `+
 		strings.TrimSuffix(strings.TrimPrefix(storageFixture, `{"storage": `), "}")+`, "restaurant": `+doc+`}`)
 	snap := snapshot(t, orig)
-	assert.ElementsMatch(t, []string{"pam", "storage", "restaurant"}, snap.Apis)
+	assert.ElementsMatch(t, []string{"pam", "fax", "storage", "restaurant"}, snap.Apis)
 	a, b := e.fork(t, snap.Id), e.fork(t, snap.Id)
 	for _, f := range []*box{a, b} {
 		e.checkStorageFixture(t, f)
