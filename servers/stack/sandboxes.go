@@ -225,3 +225,7 @@ func (t sandboxTenants) Copy(ctx context.Context, from, to string, creds json.Ra
 	}
 	return raw, outNamed, copied, nil
 }
+
+// DemoRestaurantMenuItems is the size of the demo restaurant's generated
+// configuration (the benchmarks of fixtures and forks hold one as large).
+const DemoRestaurantMenuItems = demoRestaurantMenuItems
