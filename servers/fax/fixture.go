@@ -55,7 +55,7 @@ type fixtureCredentials struct {
 // eventsTo are the events the simulator has queued for an outbound fax by
 // the time it reaches each status, and whether it has steps left.
 var eventsTo = map[faxapi.FaxStatus]struct {
-	events []string
+	events   []string
 	inFlight bool
 }{
 	faxapi.FaxStatusQueued:         {[]string{eventQueued}, true},

@@ -150,24 +150,53 @@ func (f sandboxFax) InjectInbound(ctx context.Context, in fax.InboundFax) (strin
 	return f.st.Fax.Operator().InjectInbound(ctx, in)
 }
 
-// Fixture applies the sections of a fixture (by API name) to the set whose
-// credentials creds are, each API's in its own transaction, in the order the
-// stack starts the APIs, and returns the credentials each made by the
-// fixture's names. A section for an API the stack does not serve is refused.
+// Fixture applies the sections of a fixture (by API name) to the sandbox's
+// set whose credentials creds are (sandbox.Tenants).
 func (t sandboxTenants) Fixture(ctx context.Context, name string, creds json.RawMessage, sections map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	var have map[string]json.RawMessage
 	if err := json.Unmarshal(creds, &have); err != nil {
 		return nil, fmt.Errorf("stack: the credentials of %s: %w", name, err)
 	}
+	return t.st.fixture(ctx, t.set(name), have, sections)
+}
+
+// Fixture applies a fixture document (specs/sandbox, Fixture: a section
+// per API, by name) to the tenant set set whose credentials creds are (what
+// Seed returned), each API's section in its own transaction, in the order
+// the stack starts the APIs, and returns the credentials each section made,
+// by the fixture's names, by API. A section that breaks a rule answers a
+// *descriptor.FixtureError whose pointer is within the document.
+func (st *Stack) Fixture(ctx context.Context, set TenantSet, creds Credentials, fixture json.RawMessage) (map[string]json.RawMessage, error) {
+	have, err := sections(creds)
+	if err != nil {
+		return nil, err
+	}
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal(fixture, &parts); err != nil {
+		return nil, descriptor.Fixturef("", "a fixture is a JSON object of sections by API name: %v", err)
+	}
+	return st.fixture(ctx, set, have, parts)
+}
+
+// fixture applies the sections to set, whose credentials are have, by API.
+// A section for an API the stack does not serve is refused.
+func (st *Stack) fixture(ctx context.Context, set TenantSet, have, sections map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	served := map[string]bool{}
-	named := map[string]json.RawMessage{}
-	for _, a := range t.st.apis {
+	for _, a := range st.apis {
 		served[a.Name()] = true
+	}
+	for api := range sections {
+		if !served[api] {
+			return nil, descriptor.Fixturef("/"+api, "this stack serves no %s API", api)
+		}
+	}
+	named := map[string]json.RawMessage{}
+	for _, a := range st.apis {
 		section, ok := sections[a.Name()]
 		if !ok || len(section) == 0 || string(section) == "null" {
 			continue
 		}
-		out, err := a.Fixture(ctx, a.server, t.set(name), have[a.Name()], section)
+		out, err := a.Fixture(ctx, a.server, set, have[a.Name()], section)
 		var fe *descriptor.FixtureError
 		if errors.As(err, &fe) {
 			return nil, &descriptor.FixtureError{Pointer: "/" + a.Name() + fe.Pointer, Message: fe.Message}
@@ -177,11 +206,6 @@ func (t sandboxTenants) Fixture(ctx context.Context, name string, creds json.Raw
 		}
 		if len(out) > 0 {
 			named[a.Name()] = out
-		}
-	}
-	for api := range sections {
-		if !served[api] {
-			return nil, descriptor.Fixturef("/"+api, "this stack serves no %s API", api)
 		}
 	}
 	return named, nil
