@@ -29,10 +29,10 @@ func TestRead_JSONAndYAMLGiveTheSameDocument(t *testing.T) {
 
 func TestParse_RefusesWhatIsNoFixture(t *testing.T) {
 	for name, text := range map[string]string{
-		"a list":        "- pam\n- fax\n",
-		"a scalar":      "pam",
-		"broken YAML":   "pam: [groups\n",
-		"broken JSON":   `{"pam": {"groups": [}`,
+		"a list":         "- pam\n- fax\n",
+		"a scalar":       "pam",
+		"broken YAML":    "pam: [groups\n",
+		"broken JSON":    `{"pam": {"groups": [}`,
 		"non-string key": "1: x\n? [a, b]\n: y\n",
 	} {
 		_, err := fixturefile.Parse([]byte(text))
