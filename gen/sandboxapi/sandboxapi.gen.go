@@ -59,7 +59,6 @@ const (
 	ErrorErrorForbidden              ErrorError = "forbidden"
 	ErrorErrorInternal               ErrorError = "internal"
 	ErrorErrorInvalidRequest         ErrorError = "invalid_request"
-	ErrorErrorLimitReached           ErrorError = "limit_reached"
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
@@ -74,8 +73,6 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorInternal:
 		return true
 	case ErrorErrorInvalidRequest:
-		return true
-	case ErrorErrorLimitReached:
 		return true
 	case ErrorErrorNotFound:
 		return true
@@ -267,6 +264,21 @@ func (e JournalViolationIn) Valid() bool {
 	case JournalViolationInPath:
 		return true
 	case JournalViolationInQuery:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LimitReachedErrorError.
+const (
+	LimitReachedErrorErrorLimitReached LimitReachedErrorError = "limit_reached"
+)
+
+// Valid indicates whether the value is a known member of the LimitReachedErrorError enum.
+func (e LimitReachedErrorError) Valid() bool {
+	switch e {
+	case LimitReachedErrorErrorLimitReached:
 		return true
 	default:
 		return false
@@ -833,6 +845,17 @@ type JournalViolation struct {
 // JournalViolationIn Where the violation is.
 type JournalViolationIn string
 
+// LimitReachedError The body of a 409 (the shape of Error).
+type LimitReachedError struct {
+	// Code The HTTP status (409).
+	Code    int                    `json:"code"`
+	Error   LimitReachedErrorError `json:"error"`
+	Message string                 `json:"message"`
+}
+
+// LimitReachedErrorError defines model for LimitReachedError.Error.
+type LimitReachedErrorError string
+
 // PAMFixture The PAM team's groups, users and service users, created in this order.
 type PAMFixture struct {
 	Groups *[]struct {
@@ -1099,8 +1122,8 @@ type Forbidden = Error
 // Internal defines model for Internal.
 type Internal = Error
 
-// LimitReached defines model for LimitReached.
-type LimitReached = Error
+// LimitReached The body of a 409 (the shape of Error).
+type LimitReached = LimitReachedError
 
 // NotFound defines model for NotFound.
 type NotFound = Error

@@ -15,7 +15,10 @@ import (
 
 	"github.com/apistack/apistack/clients/pam"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testkit"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 // createFrom creates a sandbox from the JSON body given as is.
@@ -278,4 +281,20 @@ func TestSnapshots_RightsTTLAndCap(t *testing.T) {
 	data := testkit.Answered(t, http.StatusOK, list, err).JSON200.Data
 	require.Len(t, data, 1)
 	assert.Equal(t, snap.Id, data[0].Id)
+}
+
+func TestSnapshots_TheDeploymentHoldsAtMostItsLimit(t *testing.T) {
+	cfg := stack.Config{DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()), SnapshotLimit: 2}
+	e := openEnv(t, cfg, true)
+	ctx := context.Background()
+	a, b := e.pair(t, sandboxapi.CreateSandboxRequest{})
+	first, second := snapshot(t, a), snapshot(t, b)
+	over, err := a.api.CreateSandboxSnapshotWithResponse(ctx, a.Id, sandboxapi.CreateSandboxSnapshotJSONRequestBody{})
+	ans := testkit.Answered(t, http.StatusConflict, over, err).JSON409
+	assert.Equal(t, sandboxapi.LimitReachedErrorErrorLimitReached, ans.Error)
+	assert.Contains(t, ans.Message, "2 snapshots")
+	gone, err := a.api.DeleteSandboxSnapshotWithResponse(ctx, a.Id, first.Id)
+	testkit.Answered(t, http.StatusNoContent, gone, err)
+	snapshot(t, a)
+	assert.Equal(t, b.Id, second.SandboxId)
 }

@@ -247,7 +247,7 @@ func (s *Server) snapshot(ctx context.Context, sb record, ttl time.Duration) (sn
 		return snap, err
 	}
 	if !ok {
-		return snap, &apiError{Status: http.StatusConflict, Name: sandboxapi.ErrorErrorLimitReached, Message: fmt.Sprintf("the deployment holds %d snapshots, as many as it may: delete one or wait for one to expire", s.cfg.SnapshotLimit)}
+		return snap, &apiError{Status: http.StatusConflict, Name: sandboxapi.ErrorError(sandboxapi.LimitReachedErrorErrorLimitReached), Message: fmt.Sprintf("the deployment holds %d snapshots, as many as it may: delete one or wait for one to expire", s.cfg.SnapshotLimit)}
 	}
 	err = s.fillSnapshot(ctx, sb, &snap)
 	if err != nil {

@@ -35,7 +35,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 		DB: sqldb.New(db, sqldb.Options{SerializeWrites: true}), MasterKey: key, Tenants: sandboxTenants{st}, Fax: sandboxFax{st}, Webhooks: faxWebhooks{st},
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
 		Advance:       sandboxTenants{st}.Advance,
-		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
+		SweepInterval: st.cfg.SandboxSweepInterval, SnapshotLimit: st.cfg.SnapshotLimit, Logger: st.logger,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
 		OnResponseViolation: d.OnResponseViolation, Telemetry: st.cfg.Telemetry,
 	})
