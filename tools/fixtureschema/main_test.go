@@ -45,4 +45,3 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
-
