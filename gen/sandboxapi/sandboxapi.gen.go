@@ -147,6 +147,36 @@ func (e FaultKind) Valid() bool {
 	}
 }
 
+// Defines values for FaxFixtureFaxesStatus.
+const (
+	FaxFixtureFaxesStatusDelivered      FaxFixtureFaxesStatus = "delivered"
+	FaxFixtureFaxesStatusFailed         FaxFixtureFaxesStatus = "failed"
+	FaxFixtureFaxesStatusMediaProcessed FaxFixtureFaxesStatus = "media.processed"
+	FaxFixtureFaxesStatusOriginated     FaxFixtureFaxesStatus = "originated"
+	FaxFixtureFaxesStatusQueued         FaxFixtureFaxesStatus = "queued"
+	FaxFixtureFaxesStatusSending        FaxFixtureFaxesStatus = "sending"
+)
+
+// Valid indicates whether the value is a known member of the FaxFixtureFaxesStatus enum.
+func (e FaxFixtureFaxesStatus) Valid() bool {
+	switch e {
+	case FaxFixtureFaxesStatusDelivered:
+		return true
+	case FaxFixtureFaxesStatusFailed:
+		return true
+	case FaxFixtureFaxesStatusMediaProcessed:
+		return true
+	case FaxFixtureFaxesStatusOriginated:
+		return true
+	case FaxFixtureFaxesStatusQueued:
+		return true
+	case FaxFixtureFaxesStatusSending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InboundFaxOutcome.
 const (
 	InboundFaxOutcomeFailed   InboundFaxOutcome = "failed"
@@ -234,6 +264,72 @@ func (e JournalViolationIn) Valid() bool {
 	case JournalViolationInPath:
 		return true
 	case JournalViolationInQuery:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LimitReachedErrorError.
+const (
+	LimitReachedErrorErrorLimitReached LimitReachedErrorError = "limit_reached"
+)
+
+// Valid indicates whether the value is a known member of the LimitReachedErrorError enum.
+func (e LimitReachedErrorError) Valid() bool {
+	switch e {
+	case LimitReachedErrorErrorLimitReached:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PAMRole.
+const (
+	PAMRoleDelegatedResourceAdmin PAMRole = "delegated_resource_admin"
+	PAMRoleDelegatedSecurityAdmin PAMRole = "delegated_security_admin"
+	PAMRoleEndUser                PAMRole = "end_user"
+	PAMRolePamAdmin               PAMRole = "pam_admin"
+	PAMRoleResourceAdmin          PAMRole = "resource_admin"
+	PAMRoleSecurityAdmin          PAMRole = "security_admin"
+)
+
+// Valid indicates whether the value is a known member of the PAMRole enum.
+func (e PAMRole) Valid() bool {
+	switch e {
+	case PAMRoleDelegatedResourceAdmin:
+		return true
+	case PAMRoleDelegatedSecurityAdmin:
+		return true
+	case PAMRoleEndUser:
+		return true
+	case PAMRolePamAdmin:
+		return true
+	case PAMRoleResourceAdmin:
+		return true
+	case PAMRoleSecurityAdmin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StorageFixtureBucketsVersioning.
+const (
+	StorageFixtureBucketsVersioningEnabled     StorageFixtureBucketsVersioning = "Enabled"
+	StorageFixtureBucketsVersioningSuspended   StorageFixtureBucketsVersioning = "Suspended"
+	StorageFixtureBucketsVersioningUnversioned StorageFixtureBucketsVersioning = "Unversioned"
+)
+
+// Valid indicates whether the value is a known member of the StorageFixtureBucketsVersioning enum.
+func (e StorageFixtureBucketsVersioning) Valid() bool {
+	switch e {
+	case StorageFixtureBucketsVersioningEnabled:
+		return true
+	case StorageFixtureBucketsVersioningSuspended:
+		return true
+	case StorageFixtureBucketsVersioningUnversioned:
 		return true
 	default:
 		return false
@@ -334,11 +430,35 @@ type CreateSandboxRequest struct {
 	// no offset. Default `real`.
 	Clock *ClockMode `json:"clock,omitempty"`
 
+	// Fixture A starting state for a new sandbox, in each API's own vocabulary, each part shaped like
+	// that API's create bodies; it is applied on top of the tenants every sandbox has, each
+	// API's part in one transaction, and a fixture that fails creates nothing. Published on
+	// its own as the JSON Schema `fixture.schema.json` beside this spec. The smallest:
+	// `{"pam": {"groups": [{"name": "fx-group", "roles": ["end_user"]}]}}`.
+	Fixture *Fixture `json:"fixture,omitempty"`
+
+	// Snapshot The id of a snapshot (`CreateSandboxSnapshot`) to fork the sandbox from; not with
+	// `fixture`.
+	//
+	//
+	// Example: snp-5d2c9b1a0e3f4a68
+	Snapshot *string `json:"snapshot,omitempty"`
+
 	// Ttl How long the sandbox lives after its last use, as a Go duration (`90s`, `30m`,
 	// `1h`, `2h30m`): at least 1m, at most 720h (30 days). Default `1h`.
 	//
 	//
 	// Example: 1h
+	Ttl *string `json:"ttl,omitempty"`
+}
+
+// CreateSnapshotRequest defines model for CreateSnapshotRequest.
+type CreateSnapshotRequest struct {
+	// Ttl How long the snapshot lives after its creation, as a Go duration: at least 1m, at
+	// most 720h (30 days). Default `24h`.
+	//
+	//
+	// Example: 24h
 	Ttl *string `json:"ttl,omitempty"`
 }
 
@@ -359,6 +479,10 @@ type CreatedSandbox struct {
 
 	// ExpiresAt When the server deletes the sandbox unless it is used before.
 	ExpiresAt time.Time `json:"expires_at"`
+
+	// FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
+	// new ones under the same names). Absent when there are none.
+	FixtureCredentials *FixtureCredentials `json:"fixture_credentials,omitempty"`
 
 	// Id Example: sbx-3f9a0c1d2e4b5a67
 	Id         string    `json:"id"`
@@ -413,6 +537,13 @@ type Error struct {
 	Code    int        `json:"code"`
 	Error   ErrorError `json:"error"`
 	Message string     `json:"message"`
+
+	// Pointer The JSON pointer (RFC 6901) of the request body's field at fault, when one is: for
+	// a fixture, `/fixture/pam/groups/1/name`.
+	//
+	//
+	// Example: /fixture/pam/groups/1/name
+	Pointer *string `json:"pointer,omitempty"`
 }
 
 // ErrorError defines model for Error.Error.
@@ -484,6 +615,117 @@ type FaultRequest struct {
 
 	// Share The chance, above 0 and at most 1, that a matching request is taken.
 	Share *float64 `json:"share,omitempty"`
+}
+
+// FaxFixture Fax applications (each with an outbound voice profile, so it can send), numbers enabled
+// on them, API keys, and outbound faxes in a given status. Phone numbers are global, so the
+// sandbox allocates each number (`fixture_credentials.fax.numbers` answers them by the
+// fixture's names). A fax is as the simulator would have left it in its status, with the
+// webhook events it would have queued on the way (`fax.queued`, `fax.media.processed`,
+// `fax.sending.started`, then `fax.delivered` or `fax.failed`), which the sandbox then
+// delivers to the application's webhook URL as it does every event (attempts in its
+// webhook log); a fax still in flight goes on in the sandbox's time.
+type FaxFixture struct {
+	// ApiKeys Names of API keys to make; `fixture_credentials.fax.api_keys` answers them.
+	ApiKeys      *[]string `json:"api_keys,omitempty"`
+	Applications *[]struct {
+		Name               string  `json:"name"`
+		WebhookFailoverUrl *string `json:"webhook_failover_url,omitempty"`
+
+		// WebhookUrl Default the sandbox's webhook inbox.
+		WebhookUrl *string `json:"webhook_url,omitempty"`
+	} `json:"applications,omitempty"`
+	Faxes *[]struct {
+		// Application The name of the fixture's application that sent it.
+		Application string `json:"application"`
+
+		// FailureReason A `FaxFailureReason` of the fax API, for a failed fax (default `receiver_no_answer`).
+		FailureReason *string `json:"failure_reason,omitempty"`
+
+		// From The name of the fixture's number it was sent from (enabled on the application).
+		From string `json:"from"`
+
+		// MediaUrl Default the admin port's sample document.
+		MediaUrl *string `json:"media_url,omitempty"`
+
+		// Pages Default 1.
+		Pages  *int                  `json:"pages,omitempty"`
+		Status FaxFixtureFaxesStatus `json:"status"`
+
+		// To An E.164 number; the test numbers of the fax API choose the outcome of a fax
+		// still in flight.
+		To string `json:"to"`
+	} `json:"faxes,omitempty"`
+	Numbers *[]struct {
+		// Application The name of the fixture's application the number is enabled on.
+		Application *string `json:"application,omitempty"`
+		Name        string  `json:"name"`
+	} `json:"numbers,omitempty"`
+}
+
+// FaxFixtureFaxesStatus defines model for FaxFixture.Faxes.Status.
+type FaxFixtureFaxesStatus string
+
+// Fixture A starting state for a new sandbox, in each API's own vocabulary, each part shaped like
+// that API's create bodies; it is applied on top of the tenants every sandbox has, each
+// API's part in one transaction, and a fixture that fails creates nothing. Published on
+// its own as the JSON Schema `fixture.schema.json` beside this spec. The smallest:
+// `{"pam": {"groups": [{"name": "fx-group", "roles": ["end_user"]}]}}`.
+type Fixture struct {
+	// Fax Fax applications (each with an outbound voice profile, so it can send), numbers enabled
+	// on them, API keys, and outbound faxes in a given status. Phone numbers are global, so the
+	// sandbox allocates each number (`fixture_credentials.fax.numbers` answers them by the
+	// fixture's names). A fax is as the simulator would have left it in its status, with the
+	// webhook events it would have queued on the way (`fax.queued`, `fax.media.processed`,
+	// `fax.sending.started`, then `fax.delivered` or `fax.failed`), which the sandbox then
+	// delivers to the application's webhook URL as it does every event (attempts in its
+	// webhook log); a fax still in flight goes on in the sandbox's time.
+	Fax *FaxFixture `json:"fax,omitempty"`
+
+	// Pam The PAM team's groups, users and service users, created in this order.
+	Pam *PAMFixture `json:"pam,omitempty"`
+
+	// Restaurant The restaurant's configuration: an import document of the admin API
+	// (`ImportRestaurantConfiguration` of specs/admin: resource names holding arrays of
+	// entities shaped as the restaurant API returns them), imported into the sandbox's
+	// restaurant: entities with the GUID of a sample entity replace it, the others are
+	// added. A document with a problem is refused whole, `pointer` naming its first.
+	Restaurant *map[string]interface{} `json:"restaurant,omitempty"`
+
+	// Storage Buckets of the sandbox's storage account, with their versioning and lifecycle
+	// configuration, and access keys. Bucket names are global, so each bucket is named after
+	// the sandbox (`<sandbox id>-<name>`): `fixture_credentials.storage.buckets` maps the
+	// fixture's names to them (and a fork's to its own).
+	Storage *StorageFixture `json:"storage,omitempty"`
+}
+
+// FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
+// new ones under the same names). Absent when there are none.
+type FixtureCredentials struct {
+	Fax *struct {
+		// ApiKeys The API keys by the fixture's names for them.
+		ApiKeys *map[string]string `json:"api_keys,omitempty"`
+
+		// Applications The applications' ids (`connection_id`) by the fixture's names for them.
+		Applications *map[string]string `json:"applications,omitempty"`
+
+		// Numbers The numbers allocated by the fixture's names for them.
+		Numbers *map[string]string `json:"numbers,omitempty"`
+	} `json:"fax,omitempty"`
+	Pam *struct {
+		// Keys The service users' keys by the fixture's names for them.
+		Keys map[string]PAMFixtureKey `json:"keys"`
+	} `json:"pam,omitempty"`
+	Storage *struct {
+		// Buckets The buckets' names by the fixture's names for them.
+		Buckets *map[string]string `json:"buckets,omitempty"`
+
+		// Keys The access keys by the fixture's names for them.
+		Keys *map[string]struct {
+			KeyId  string `json:"key_id"`
+			Secret string `json:"secret"`
+		} `json:"keys,omitempty"`
+	} `json:"storage,omitempty"`
 }
 
 // Headers Header values by canonical name, secrets redacted.
@@ -603,6 +845,63 @@ type JournalViolation struct {
 // JournalViolationIn Where the violation is.
 type JournalViolationIn string
 
+// LimitReachedError The body of a 409 (the shape of Error).
+type LimitReachedError struct {
+	// Code The HTTP status (409).
+	Code    int                    `json:"code"`
+	Error   LimitReachedErrorError `json:"error"`
+	Message string                 `json:"message"`
+}
+
+// LimitReachedErrorError defines model for LimitReachedError.Error.
+type LimitReachedErrorError string
+
+// PAMFixture The PAM team's groups, users and service users, created in this order.
+type PAMFixture struct {
+	Groups *[]struct {
+		Name  string    `json:"name"`
+		Roles []PAMRole `json:"roles"`
+	} `json:"groups,omitempty"`
+
+	// ServiceUsers Service users, each a member of the groups named, with a key for each name in
+	// `keys`: `fixture_credentials.pam.keys` answers them under those names.
+	ServiceUsers *[]PAMFixtureServiceUser `json:"service_users,omitempty"`
+
+	// Users Human users, each a member of the groups named.
+	Users *[]PAMFixtureUser `json:"users,omitempty"`
+}
+
+// PAMFixtureKey defines model for PAMFixtureKey.
+type PAMFixtureKey struct {
+	KeyId       string `json:"key_id"`
+	KeySecret   string `json:"key_secret"`
+	ServiceUser string `json:"service_user"`
+}
+
+// PAMFixtureServiceUser defines model for PAMFixtureServiceUser.
+type PAMFixtureServiceUser struct {
+	// Groups Names of groups the fixture creates.
+	Groups *PAMGroupNames `json:"groups,omitempty"`
+	Keys   *[]string      `json:"keys,omitempty"`
+	Name   PAMUserName    `json:"name"`
+}
+
+// PAMFixtureUser defines model for PAMFixtureUser.
+type PAMFixtureUser struct {
+	// Groups Names of groups the fixture creates.
+	Groups *PAMGroupNames `json:"groups,omitempty"`
+	Name   PAMUserName    `json:"name"`
+}
+
+// PAMGroupNames Names of groups the fixture creates.
+type PAMGroupNames = []string
+
+// PAMRole defines model for PAMRole.
+type PAMRole string
+
+// PAMUserName defines model for PAMUserName.
+type PAMUserName = string
+
 // Sandbox defines model for Sandbox.
 type Sandbox struct {
 	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
@@ -620,6 +919,10 @@ type Sandbox struct {
 
 	// ExpiresAt When the server deletes the sandbox unless it is used before.
 	ExpiresAt time.Time `json:"expires_at"`
+
+	// FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
+	// new ones under the same names). Absent when there are none.
+	FixtureCredentials *FixtureCredentials `json:"fixture_credentials,omitempty"`
 
 	// Id Example: sbx-3f9a0c1d2e4b5a67
 	Id         string    `json:"id"`
@@ -653,6 +956,68 @@ type SandboxClock struct {
 	// Example: 10m0s
 	Offset string `json:"offset"`
 }
+
+// Snapshot defines model for Snapshot.
+type Snapshot struct {
+	// Apis The APIs whose rows the snapshot holds.
+	Apis []string `json:"apis"`
+
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
+	Clock     ClockMode `json:"clock"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// ExpiresAt When the server deletes the snapshot.
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Id Example: snp-5d2c9b1a0e3f4a68
+	Id string `json:"id"`
+
+	// Now The sandbox's time when the snapshot was made; a fork starts at it.
+	Now time.Time `json:"now"`
+
+	// SandboxId The sandbox it was made of (which may be deleted since).
+	//
+	// Example: sbx-3f9a0c1d2e4b5a67
+	SandboxId string `json:"sandbox_id"`
+
+	// Ttl The TTL as a Go duration.
+	//
+	// Example: 24h0m0s
+	Ttl string `json:"ttl"`
+}
+
+// SnapshotList defines model for SnapshotList.
+type SnapshotList struct {
+	Data []Snapshot `json:"data"`
+}
+
+// StorageFixture Buckets of the sandbox's storage account, with their versioning and lifecycle
+// configuration, and access keys. Bucket names are global, so each bucket is named after
+// the sandbox (`<sandbox id>-<name>`): `fixture_credentials.storage.buckets` maps the
+// fixture's names to them (and a fork's to its own).
+type StorageFixture struct {
+	Buckets *[]struct {
+		// Lifecycle The bucket's lifecycle configuration, the XML document `PutLifecycle` takes
+		// (specs/storage), held to the same rules.
+		Lifecycle *string `json:"lifecycle,omitempty"`
+		Name      string  `json:"name"`
+
+		// Versioning Default `Unversioned`.
+		Versioning *StorageFixtureBucketsVersioning `json:"versioning,omitempty"`
+	} `json:"buckets,omitempty"`
+
+	// Keys Names of access keys to make; `fixture_credentials.storage.keys` answers them.
+	Keys *[]string `json:"keys,omitempty"`
+}
+
+// StorageFixtureBucketsVersioning Default `Unversioned`.
+type StorageFixtureBucketsVersioning string
 
 // UnavailableError The body of a 503 (the shape of Error).
 type UnavailableError struct {
@@ -745,6 +1110,9 @@ type FaultID = string
 // SandboxID defines model for SandboxID.
 type SandboxID = string
 
+// SnapshotID defines model for SnapshotID.
+type SnapshotID = string
+
 // BadRequest defines model for BadRequest.
 type BadRequest = Error
 
@@ -753,6 +1121,9 @@ type Forbidden = Error
 
 // Internal defines model for Internal.
 type Internal = Error
+
+// LimitReached The body of a 409 (the shape of Error).
+type LimitReached = LimitReachedError
 
 // NotFound defines model for NotFound.
 type NotFound = Error
@@ -817,6 +1188,9 @@ type AdvanceSandboxClockJSONRequestBody = ClockChange
 
 // AddSandboxFaultJSONRequestBody defines body for AddSandboxFault for application/json ContentType.
 type AddSandboxFaultJSONRequestBody = FaultRequest
+
+// CreateSandboxSnapshotJSONRequestBody defines body for CreateSandboxSnapshot for application/json ContentType.
+type CreateSandboxSnapshotJSONRequestBody = CreateSnapshotRequest
 
 // TriggerInboundFaxJSONRequestBody defines body for TriggerInboundFax for application/json ContentType.
 type TriggerInboundFaxJSONRequestBody = InboundFaxRequest
@@ -901,6 +1275,18 @@ type ClientInterface interface {
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
 	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -911,6 +1297,18 @@ type ClientInterface interface {
 	// Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
+	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1104,8 +1502,66 @@ type ClientInterface interface {
 	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 	// offset (the one time a sandbox's time may go back).
 	//
+	// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+	// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+	// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+	// over from it.
+	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSandboxSnapshots List a sandbox's snapshots
+	//
+	// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+	// also lists those of a sandbox deleted since.
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+	ListSandboxSnapshots(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSandboxSnapshotWithBody Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshotWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSandboxSnapshot Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshot(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSandboxSnapshot Delete a snapshot
+	//
+	// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+	// touched. The admin token also deletes those of a sandbox deleted since.
+	//
+	// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+	DeleteSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSandboxSnapshot Get a snapshot
+	//
+	// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+	GetSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TriggerInboundFaxWithBody Make a fax arrive at the sandbox's number
 	//
@@ -1170,6 +1626,18 @@ type ClientInterface interface {
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
 //
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -1190,6 +1658,18 @@ func (c *Client) CreateSandboxWithBody(ctx context.Context, contentType string, 
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
+//
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1503,9 +1983,117 @@ func (c *Client) ListSandboxRequests(ctx context.Context, id SandboxID, params *
 // faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 // offset (the one time a sandbox's time may go back).
 //
+// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+// over from it.
+//
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 func (c *Client) ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetSandboxRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSandboxSnapshots List a sandbox's snapshots
+//
+// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+// also lists those of a sandbox deleted since.
+//
+// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+func (c *Client) ListSandboxSnapshots(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSandboxSnapshotsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSandboxSnapshotWithBody Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *Client) CreateSandboxSnapshotWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSandboxSnapshotRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSandboxSnapshot Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *Client) CreateSandboxSnapshot(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSandboxSnapshotRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSandboxSnapshot Delete a snapshot
+//
+// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+// touched. The admin token also deletes those of a sandbox deleted since.
+//
+// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+func (c *Client) DeleteSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSandboxSnapshotRequest(c.Server, id, snapshotId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSandboxSnapshot Get a snapshot
+//
+// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+//
+// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+func (c *Client) GetSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSandboxSnapshotRequest(c.Server, id, snapshotId)
 	if err != nil {
 		return nil, err
 	}
@@ -2112,6 +2700,169 @@ func NewResetSandboxRequest(server string, id SandboxID) (*http.Request, error) 
 	return req, nil
 }
 
+// NewListSandboxSnapshotsRequest constructs an http.Request for the ListSandboxSnapshots method
+func NewListSandboxSnapshotsRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateSandboxSnapshotRequest calls the generic CreateSandboxSnapshot builder with application/json body
+func NewCreateSandboxSnapshotRequest(server string, id SandboxID, body CreateSandboxSnapshotJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSandboxSnapshotRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCreateSandboxSnapshotRequestWithBody constructs an http.Request for the CreateSandboxSnapshot method, with any body, and a specified content type
+func NewCreateSandboxSnapshotRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteSandboxSnapshotRequest constructs an http.Request for the DeleteSandboxSnapshot method
+func NewDeleteSandboxSnapshotRequest(server string, id SandboxID, snapshotId SnapshotID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "snapshot_id", snapshotId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSandboxSnapshotRequest constructs an http.Request for the GetSandboxSnapshot method
+func NewGetSandboxSnapshotRequest(server string, id SandboxID, snapshotId SnapshotID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "snapshot_id", snapshotId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewTriggerInboundFaxRequest calls the generic TriggerInboundFax builder with application/json body
 func NewTriggerInboundFaxRequest(server string, id SandboxID, body TriggerInboundFaxJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2335,6 +3086,18 @@ type ClientWithResponsesInterface interface {
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
 	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -2345,6 +3108,18 @@ type ClientWithResponsesInterface interface {
 	// Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
+	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2552,10 +3327,74 @@ type ClientWithResponsesInterface interface {
 	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 	// offset (the one time a sandbox's time may go back).
 	//
+	// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+	// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+	// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+	// over from it.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandboxWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
+
+	// ListSandboxSnapshotsWithResponse List a sandbox's snapshots
+	//
+	// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+	// also lists those of a sandbox deleted since.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+	ListSandboxSnapshotsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxSnapshotsResponse, error)
+
+	// CreateSandboxSnapshotWithBodyWithResponse Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshotWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error)
+
+	// CreateSandboxSnapshotWithResponse Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error)
+
+	// DeleteSandboxSnapshotWithResponse Delete a snapshot
+	//
+	// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+	// touched. The admin token also deletes those of a sandbox deleted since.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+	DeleteSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*DeleteSandboxSnapshotResponse, error)
+
+	// GetSandboxSnapshotWithResponse Get a snapshot
+	//
+	// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+	GetSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*GetSandboxSnapshotResponse, error)
 
 	// TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
 	//
@@ -2634,6 +3473,8 @@ type CreateSandboxResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
 	// JSON408 the response for an HTTP 408 `application/json` response
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -2666,6 +3507,11 @@ func (r CreateSandboxResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateSandboxResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateSandboxResponse) GetJSON404() *NotFound {
+	return r.JSON404
 }
 
 // GetJSON408 returns the response for an HTTP 408 `application/json` response
@@ -3643,6 +4489,387 @@ func (r ResetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxSnapshotsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxSnapshots
+type ListSandboxSnapshotsResponse503Headers struct {
+	RetryAfter int
+}
+
+type ListSandboxSnapshotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SnapshotList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxSnapshotsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON200() *SnapshotList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSandboxSnapshotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSandboxSnapshotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSandboxSnapshotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSandboxSnapshotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for CreateSandboxSnapshot
+type CreateSandboxSnapshotResponse503Headers struct {
+	RetryAfter int
+}
+
+type CreateSandboxSnapshotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Snapshot
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *LimitReached
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSandboxSnapshotResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON201() *Snapshot {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON409() *LimitReached {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateSandboxSnapshotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateSandboxSnapshotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateSandboxSnapshotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateSandboxSnapshotResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxSnapshot
+type DeleteSandboxSnapshotResponse503Headers struct {
+	RetryAfter int
+}
+
+type DeleteSandboxSnapshotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxSnapshotResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSandboxSnapshotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSandboxSnapshotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSandboxSnapshotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSandboxSnapshotResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxSnapshot
+type GetSandboxSnapshotResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetSandboxSnapshotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Snapshot
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxSnapshotResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON200() *Snapshot {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSandboxSnapshotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSandboxSnapshotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSandboxSnapshotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSandboxSnapshotResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // TriggerInboundFaxResponse503Headers the declared response headers of an HTTP 503 response for TriggerInboundFax
 type TriggerInboundFaxResponse503Headers struct {
 	RetryAfter int
@@ -3926,6 +5153,18 @@ func (r RedeliverSandboxWebhookResponse) ContentType() string {
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
 //
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -3942,6 +5181,18 @@ func (c *ClientWithResponses) CreateSandboxWithBodyWithResponse(ctx context.Cont
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
+//
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4221,6 +5472,11 @@ func (c *ClientWithResponses) ListSandboxRequestsWithResponse(ctx context.Contex
 // faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 // offset (the one time a sandbox's time may go back).
 //
+// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+// over from it.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
@@ -4230,6 +5486,95 @@ func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, id S
 		return nil, err
 	}
 	return ParseResetSandboxResponse(rsp)
+}
+
+// ListSandboxSnapshotsWithResponse List a sandbox's snapshots
+//
+// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+// also lists those of a sandbox deleted since.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+func (c *ClientWithResponses) ListSandboxSnapshotsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxSnapshotsResponse, error) {
+	rsp, err := c.ListSandboxSnapshots(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSandboxSnapshotsResponse(rsp)
+}
+
+// CreateSandboxSnapshotWithBodyWithResponse Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *ClientWithResponses) CreateSandboxSnapshotWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error) {
+	rsp, err := c.CreateSandboxSnapshotWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSandboxSnapshotResponse(rsp)
+}
+
+// CreateSandboxSnapshotWithResponse Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *ClientWithResponses) CreateSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error) {
+	rsp, err := c.CreateSandboxSnapshot(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSandboxSnapshotResponse(rsp)
+}
+
+// DeleteSandboxSnapshotWithResponse Delete a snapshot
+//
+// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+// touched. The admin token also deletes those of a sandbox deleted since.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+func (c *ClientWithResponses) DeleteSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*DeleteSandboxSnapshotResponse, error) {
+	rsp, err := c.DeleteSandboxSnapshot(ctx, id, snapshotId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSandboxSnapshotResponse(rsp)
+}
+
+// GetSandboxSnapshotWithResponse Get a snapshot
+//
+// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+func (c *ClientWithResponses) GetSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*GetSandboxSnapshotResponse, error) {
+	rsp, err := c.GetSandboxSnapshot(ctx, id, snapshotId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSandboxSnapshotResponse(rsp)
 }
 
 // TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
@@ -4357,6 +5702,13 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
 		var dest RequestTimeout
@@ -5238,6 +6590,354 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 	switch {
 	case rsp.StatusCode == 503:
 		var headers ResetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSandboxSnapshotsResponse parses an HTTP response from a ListSandboxSnapshotsWithResponse call
+func ParseListSandboxSnapshotsResponse(rsp *http.Response) (*ListSandboxSnapshotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSandboxSnapshotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SnapshotList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListSandboxSnapshotsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateSandboxSnapshotResponse parses an HTTP response from a CreateSandboxSnapshotWithResponse call
+func ParseCreateSandboxSnapshotResponse(rsp *http.Response) (*CreateSandboxSnapshotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateSandboxSnapshotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Snapshot
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LimitReached
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateSandboxSnapshotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSandboxSnapshotResponse parses an HTTP response from a DeleteSandboxSnapshotWithResponse call
+func ParseDeleteSandboxSnapshotResponse(rsp *http.Response) (*DeleteSandboxSnapshotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSandboxSnapshotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxSnapshotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSandboxSnapshotResponse parses an HTTP response from a GetSandboxSnapshotWithResponse call
+func ParseGetSandboxSnapshotResponse(rsp *http.Response) (*GetSandboxSnapshotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSandboxSnapshotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Snapshot
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSandboxSnapshotResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

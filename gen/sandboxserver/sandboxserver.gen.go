@@ -59,6 +59,18 @@ type ServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// ListSandboxSnapshots List a sandbox's snapshots
+	// (GET /sandboxes/{id}/snapshots)
+	ListSandboxSnapshots(ctx echo.Context, id SandboxID) error
+	// CreateSandboxSnapshot Snapshot a sandbox
+	// (POST /sandboxes/{id}/snapshots)
+	CreateSandboxSnapshot(ctx echo.Context, id SandboxID) error
+	// DeleteSandboxSnapshot Delete a snapshot
+	// (DELETE /sandboxes/{id}/snapshots/{snapshot_id})
+	DeleteSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error
+	// GetSandboxSnapshot Get a snapshot
+	// (GET /sandboxes/{id}/snapshots/{snapshot_id})
+	GetSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx echo.Context, id SandboxID) error
@@ -296,6 +308,86 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// ListSandboxSnapshots converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxSnapshots(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxSnapshots(ctx, id)
+	return err
+}
+
+// CreateSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSandboxSnapshot(ctx, id)
+	return err
+}
+
+// DeleteSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "snapshot_id" -------------
+	var snapshotId SnapshotID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "snapshot_id", ctx.Param("snapshot_id"), &snapshotId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter snapshot_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSandboxSnapshot(ctx, id, snapshotId)
+	return err
+}
+
+// GetSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "snapshot_id" -------------
+	var snapshotId SnapshotID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "snapshot_id", ctx.Param("snapshot_id"), &snapshotId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter snapshot_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSandboxSnapshot(ctx, id, snapshotId)
+	return err
+}
+
 // TriggerInboundFax converts echo context to params.
 func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
 	var err error
@@ -434,6 +526,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
 	router.DELETE(options.BaseURL+"/sandboxes/:id/faults/:fault_id", wrapper.DeleteSandboxFault, options.OperationMiddlewares["DeleteSandboxFault"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/triggers/inbound-fax", wrapper.TriggerInboundFax, options.OperationMiddlewares["TriggerInboundFax"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/snapshots", wrapper.ListSandboxSnapshots, options.OperationMiddlewares["ListSandboxSnapshots"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/snapshots", wrapper.CreateSandboxSnapshot, options.OperationMiddlewares["CreateSandboxSnapshot"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/snapshots/:snapshot_id", wrapper.DeleteSandboxSnapshot, options.OperationMiddlewares["DeleteSandboxSnapshot"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/snapshots/:snapshot_id", wrapper.GetSandboxSnapshot, options.OperationMiddlewares["GetSandboxSnapshot"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
 
@@ -444,6 +540,8 @@ type BadRequestJSONResponse Error
 type ForbiddenJSONResponse Error
 
 type InternalJSONResponse Error
+
+type LimitReachedJSONResponse LimitReachedError
 
 type NotFoundJSONResponse Error
 
@@ -524,6 +622,20 @@ func (response CreateSandbox403JSONResponse) VisitCreateSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandbox404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSandbox404JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1745,6 +1857,489 @@ func (response ResetSandbox503JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type ListSandboxSnapshotsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ListSandboxSnapshotsResponseObject interface {
+	VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxSnapshots200JSONResponse SnapshotList
+
+func (response ListSandboxSnapshots200JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxSnapshots400JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxSnapshots401JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxSnapshots403JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxSnapshots404JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxSnapshots500JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxSnapshots503JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshotRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *CreateSandboxSnapshotJSONRequestBody
+}
+
+type CreateSandboxSnapshotResponseObject interface {
+	VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type CreateSandboxSnapshot201JSONResponse Snapshot
+
+func (response CreateSandboxSnapshot201JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSandboxSnapshot400JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSandboxSnapshot401JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSandboxSnapshot403JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSandboxSnapshot404JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateSandboxSnapshot408JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot409JSONResponse struct{ LimitReachedJSONResponse }
+
+func (response CreateSandboxSnapshot409JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateSandboxSnapshot413JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSandboxSnapshot415JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateSandboxSnapshot500JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateSandboxSnapshot503JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshotRequestObject struct {
+	Id         SandboxID  `json:"id"`
+	SnapshotId SnapshotID `json:"snapshot_id"`
+}
+
+type DeleteSandboxSnapshotResponseObject interface {
+	VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type DeleteSandboxSnapshot204Response struct {
+}
+
+func (response DeleteSandboxSnapshot204Response) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSandboxSnapshot400JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSandboxSnapshot401JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSandboxSnapshot403JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSandboxSnapshot404JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSandboxSnapshot500JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandboxSnapshot503JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshotRequestObject struct {
+	Id         SandboxID  `json:"id"`
+	SnapshotId SnapshotID `json:"snapshot_id"`
+}
+
+type GetSandboxSnapshotResponseObject interface {
+	VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type GetSandboxSnapshot200JSONResponse Snapshot
+
+func (response GetSandboxSnapshot200JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSandboxSnapshot400JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSandboxSnapshot401JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSandboxSnapshot403JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSandboxSnapshot404JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetSandboxSnapshot500JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandboxSnapshot503JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TriggerInboundFaxRequestObject struct {
 	Id   SandboxID `json:"id"`
 	Body *TriggerInboundFaxJSONRequestBody
@@ -2118,6 +2713,18 @@ type StrictServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// ListSandboxSnapshots List a sandbox's snapshots
+	// (GET /sandboxes/{id}/snapshots)
+	ListSandboxSnapshots(ctx context.Context, request ListSandboxSnapshotsRequestObject) (ListSandboxSnapshotsResponseObject, error)
+	// CreateSandboxSnapshot Snapshot a sandbox
+	// (POST /sandboxes/{id}/snapshots)
+	CreateSandboxSnapshot(ctx context.Context, request CreateSandboxSnapshotRequestObject) (CreateSandboxSnapshotResponseObject, error)
+	// DeleteSandboxSnapshot Delete a snapshot
+	// (DELETE /sandboxes/{id}/snapshots/{snapshot_id})
+	DeleteSandboxSnapshot(ctx context.Context, request DeleteSandboxSnapshotRequestObject) (DeleteSandboxSnapshotResponseObject, error)
+	// GetSandboxSnapshot Get a snapshot
+	// (GET /sandboxes/{id}/snapshots/{snapshot_id})
+	GetSandboxSnapshot(ctx context.Context, request GetSandboxSnapshotRequestObject) (GetSandboxSnapshotResponseObject, error)
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
@@ -2488,6 +3095,134 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// ListSandboxSnapshots operation middleware
+func (sh *strictHandler) ListSandboxSnapshots(ctx echo.Context, id SandboxID) error {
+	var request ListSandboxSnapshotsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxSnapshots(ctx.Request().Context(), request.(ListSandboxSnapshotsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxSnapshots")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxSnapshotsResponseObject); ok {
+		return validResponse.VisitListSandboxSnapshotsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSandboxSnapshot operation middleware
+func (sh *strictHandler) CreateSandboxSnapshot(ctx echo.Context, id SandboxID) error {
+	var request CreateSandboxSnapshotRequestObject
+
+	request.Id = id
+
+	var body CreateSandboxSnapshotJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSandboxSnapshot(ctx.Request().Context(), request.(CreateSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitCreateSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSandboxSnapshot operation middleware
+func (sh *strictHandler) DeleteSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error {
+	var request DeleteSandboxSnapshotRequestObject
+
+	request.Id = id
+	request.SnapshotId = snapshotId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSandboxSnapshot(ctx.Request().Context(), request.(DeleteSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitDeleteSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSandboxSnapshot operation middleware
+func (sh *strictHandler) GetSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error {
+	var request GetSandboxSnapshotRequestObject
+
+	request.Id = id
+	request.SnapshotId = snapshotId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSandboxSnapshot(ctx.Request().Context(), request.(GetSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitGetSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // TriggerInboundFax operation middleware
 func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error {
 	var request TriggerInboundFaxRequestObject
@@ -2596,173 +3331,226 @@ func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID,
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3/chs30uCroHhflUnviKJkORtLf1wpibPrje34s53brQp9GnAGJLGaAZgBRhTX0WPdC9yTXXU3gMEM",
-	"hxIVy96vvnP+iEVyBmg0Gv27Gx8HmS5XWgllzeD042DFK14KKyr89COvC/viB/gzFyar5MpKrQang/dL",
-	"webw4yPDZD4eJAMJX6+4XQ6SgeKlGJwO8IELmQ+SQSV+q2Ul8sGprWqRDEy2FCWnCa0VFbz8v+eFPfh1",
-	"cvCMH8w/fDz65uY/BsnAblYwlLGVVIvBzU0yeMdVPtPXu6Ay9PNtcO0PkZld3wnRDYxlVloZgTj7judv",
-	"xW+1MBY+ZVpZofBPvloVMuMA6+E/DQD8MZr1PyoxH5wO/sdhsx+H9Ks5fF5VuqKpthdc0WRsVgl+aZgF",
-	"HOB7TFeMs6ouxHhwkwx+1NVM5rlQXwYsqy+FYtKwK17InM1qy0q+YUpblmtml9IgVC8U4JoXnx+oc8Vq",
-	"Ja5XIrMiZwIeQwhea/ujrlX++SF4rZmps6UnUTbUFdNK4JYRunItDKIIAKl0MUIIHTm9l6XQ9RegqtSR",
-	"1IWlGdNTBDEQms43LJc5AsqrSl4JtpZ2KRURn6iuRPXIsErwnLkhzpgRKmfSMr7gUuGy3mv9klcL8WXo",
-	"EaGWhukrUSGchSylZXrOjtgr+R1C9IvitV3qSv5LfBlywF1P4KACLokWpGHnb16wS6XXxkN1xWXBZ8XD",
-	"oSoaczcZ1M1DjgRob1nGFcBbCZ4tmbSG5dzyGTfijFXCVhvG51ZULH0LHw7O4UPKjMi0yg3w5KXguZMw",
-	"0SPb/PwdvcKsZmsuLZuJua4Es9VGqoWnpNtYeSmVLOtycHoU+LZUViwELhhxa+rVSldW5K9ELvl7fOhL",
-	"0iMg8m/vfn49RuHmXkU5ovPNc5XpHMTMFmrS2s6/dbuCQ3HDrLi2ZyyFjfjmJP5tzWmeX97/ePAtPgZo",
-	"Ewow8+sARhokA3pt8GFLwiWD7wudXX6/5IoOK89zCWDw4k2lV6KyEiTfnBdGdFf6/Jpnttggaes5S3l+",
-	"xVUmUsZVzlIjbAqQrKJhYHh8ZnvNf9VrNucVkEOpr4hvZgBaAqvn7C+a5XWFO8WG6bOJSROWHk1K/Gf5",
-	"ZFKmozOWTkzKqlqRpFzr6pLltWBKrxEn17xcwTkbHE3KQTIo+fVLoRZ2OTh9cpzEqsEQ9IIPfxpOp2P6",
-	"a/Q/h8r8Xpvf/+//Mb+X5nfze/n7cjT6U4/OkAyMsP3qi1TGcmW318isPsNN9IegpesAmwX457oquR2c",
-	"DnJuxQF826tDuW/07J8is2GHX+lc3KVUESzD9Jw2ySlj+Ho6GrN0Xul/CZUyWEVumLGyKFitrCyA+Usz",
-	"VW57c+B6RtjTZg+4RWaS1VUlAAWyFGzI2Zxfs3/WxoIIgSH8s1plYoRbOVXcIkKUuLbMTcCG6dTT0nRw",
-	"yqaDiZkO3N5LiyJLg1air4CbwGywgErwwj0ET0zVmhcFwbIqaqIaPZ8bQcC6CQwStBH4TS7yBD8ja6wd",
-	"ldFKHpmpMlasTIK/rsVsqfUly0Uhr0Ql3UDARaUwtDo228Czoph7MctnADh3LDVhWk3VeimzpQDuXAlk",
-	"WGwB0FgNa53LytgxO2eVAMBXtTVMSLsUFZvx7JI59BnLs0tHTW71SrvVjtkPAhV6h6LxVEU8hLYdeTEv",
-	"+nlIJbj19BIpyLcykzZjQNq7i+k2lAx0bot+NlJo2PKGshmg3zi5BRtTcGNZbcRtrAU4SjJV6dESPh0T",
-	"hzkFZBYCXj8qE/hQamPZn48nSzZ8MmE535hRhMyjpUdlw3qWn43z9J593JncbQ3uSVH8PB+c/no7pv0L",
-	"N8nHzkahWnMXJ9FrRfrPGePKrEUFLEGhrMiQl22D3gj6X90cH7bW84FWlAtlJS/MXVBYobiycBq99prB",
-	"c3QML8XGoNjKRakPsmbUMSgCPaJrzhF/HXm2kheXYoOI6Z4KELoXdVX0/phppQgcMKL7nphXuuz9wfGV",
-	"i1U9K2S2Y/oORgMsSQC5C4ObsXf8Dz2kteLlNj5uXfOl2OxaLPxkRFaR6Nz62Qpe3muR+EKYsTV+31oq",
-	"YSyvK05a4T2WlBVSKLtrVe7XWxbWTHyxqHtH2b3GZu7uTNvj9i3aWF1x0vo6K66zyx3wCpWvtFT2vvtb",
-	"iYUk9bpHXdqJnStRGamVyC92gtRBT4AvTBkRQcCOG61ngm08dSZYIV0BL2gQ2KKfPkyTsbCF52ynTvbX",
-	"9+/fgMS2tYm4ZTBvkoHwI3ohLRX6Yi6cIT9IBnVs8KL26FxEyUBpezFHvwg8FqykC2cZXeB8tO7IVYAO",
-	"N+fR6dMCSmGMo6fbNwnX7dfQvNeHOXRS9rLdu3QFfPP8zQsYBeRruYrJJ0Jlpmtl+zWJkitQz5jll8Kc",
-	"sQkrBVdgbpGDoX9rMhK5FxwH3UdpB8Oq4P1ChM5Toz/MC3swOTp+cvL0mz9/+4zPslzM+0a8lOT1uhNF",
-	"P8GDN8kA0MvtrkOKpv8F96b89iFe8kq016vrWREtVtXljBAE2FS3INyRnUEfWqM8j3AnQKE2GkxFUI0Z",
-	"KMUbrxX37UeH9EgYSKR82ngPT2vjdpIiEFTviT1/84Ktl9qIBnzr/ehEP7FZfg8u0uC42a4tCP6+dFo+",
-	"zZdrYU5ZWgHJIaWKPGXDk+Nno4S1PD9s+HTyBL70B/sAD2U6VcOnkwn8YAq9Bg04r/QqZTwD0yws8Yyl",
-	"Tlk4yGvypAh42H9ZCV3lokJF2n8357JIYRAC95rxDDfiUZ/B1DZE4vUQgwu+s4Y1HXi2ApAPkgEA3ig1",
-	"DZzRdw7M6BsAcvcevJSmhyfl3KLXSFpRmr2O3qDR2HlV8c0WteKQO2nxjxlaf5x1bhO926gNc08xzjr7",
-	"TPQIfxs2PAIDH7cdTNbIUDoak1Hk/HmTSXKrd+9unq3njcug5DZbSrXYzVc6BxUYva4Yn6FPAkxl4Pgp",
-	"srjUiQDiO1qJLuTwXwT9pA/6wO132K7cHTsH1FIXOdipDv4+q9Vbok8msf15bMaf0c31aRJmK34Tfn2R",
-	"++07f/PikWFmJbIzvxst7Ps3Oqv09BM+J3fKsx5uytnJ8TOgg6eTJ8yKoiDSzXhRiMp7rfv2Yr3UhfAe",
-	"cc/o1rISSeQ9MI334GgZn4TPumVBSm8f5WzJVQYgzvSVYBM0kQOECbOEku5ZwgMN4pP8q1lRG3klXnnq",
-	"J5f9tkrQHJjeo+JVhQ43RILr44Z/bUIO/YwwYsrbpmWLAXd93DQ0u+JFLdBZl3Gllcx4wRQvRcLIpjCs",
-	"EjnPrMgjHaQB8IWagbb9Y58HYc6vndHUF4WnWLd3YIC4BEVjiA5Ihc4scQUn7hFLaaB01HIV1zVqPPs7",
-	"F3RtM12K2LSoRCbkFYrcFa+s5AXqLrIQea+MXPGFuAgcepv9WX23ieCwEnwSVg8a2FpTfLgV33/QGcmL",
-	"4sKfaDCqd7iaCjyknl3BW2fB9Swp5icNy0UF6GOwFHwQoGcIfUt6fPvNyd2SL9dZXQq1QyC/+eFH5rcr",
-	"YRT1aaTD0YS9kt+NKNSAci0FUEzaIpnZxorbSKbH4yZUjlFhOrhAmc/HR9+cMBgzcof+6ejk6OnTp0/B",
-	"fiEHW8PYptM//Xp08OwDcrWPR8nRyU0vC4vocyuwTetO2TCnGUen4dRIE/DCkEGPYe1IzOlp9BP6xf0v",
-	"3h5OGTCyMRwxIPoQL3Wrhn1noGYaNkzp2wuioEqvVgKOZFuN/QPnaQcB4k+e/gzaiC0aYOulUKi9eLpJ",
-	"ARULeSXUJ6hfdII7ItzvfoDGu2EjJZ8JBep6DmIRIyxN/DXZRTbtwdwkwzT22M759RjIk5jfvamqz3H+",
-	"N12DNfFc2Wqz0//wSeZc4C8kmPYwnEthl7rfv3aLbgV00q9coWrFhqC5b4hS4lQQlPUiZ0orMRoPegkT",
-	"NJQeaH6rRbXph6Tia4Y/M3o8YXLOuNr0TuAdUDOdb3a4JZoHLkQUUL9NKW0F37uD2KpWYB7GaJ5pXQiu",
-	"4mejLIfbpvKaSZRHdttioic+YTXxKHcuxz18//W4I4nOwT4VukNNlEuUe324HSrygee/CNsOOhOnxZCl",
-	"tGaqXESHGb5OmBgvxvh72nhuUiBvCitLCioT793PDWfEb/1UK4ANPDJsVfBMeG3sn8QiWsJTKvvNSa9b",
-	"kLy5OzSie+EQOWUTuR7G0V3E5BlLjcRMjLksrKgMsdvReG9EXEldIL/YFWMDxtE8xNCZ7PHiwY0Zi7Ts",
-	"UqwshaxNZNmNTqcKU40IteulqGCv2azSly4RAuYChRfHrovmZ7S+GkPxZDIB036qTiYnCTuZPE3YydET",
-	"+N/TkQtDotKOI5VEF3s5a5ws+F9+vXf6bYCOMNA2iDlzYOCJz1l1NOEIoHOm2hJim/X0nN4Ox9zFH3ey",
-	"vC6X2smTdrOZFu182C1Y3/RGnu7lQ2uJ6B5LTolru8vEf1MJ8u4AcZa6oiMuhSGxd8ZW3GAmCTcs5ZTk",
-	"NtdV41UCzWuvk7+vS2+LyLaQI1Uvj3D5QgHtTHZczUhqJJJ9eh56v/WlBCrDne5TUCijul/tdInkTFeM",
-	"RnTmMKYl/+3dz68ZhuHQGLC6yVYbpodzfn1odTo6Y8gfpipoHuQ58exDVyGPrhTcM/JtqVkXO6BEXoGM",
-	"QnU4BbqImYs7sbWuctjrdo5YWRvLZqJxgkwmd+YtSOUT0R1cfRsd5WJ8agrMHwk1Ze38iVvnih69Adys",
-	"ZCWMm22HrHJZpLkohBWmlYZTq0LQoZKG1UbkLt1tf7HUDYaZ2fXBk/kzPsmO8mNxMnvKv/lz33sFN/YC",
-	"ZrwXppRe35lhggIYE9tgX0YJw1QtlHFBVxH3WGFvUhPM+f79yy1fYyepcTkpJ+ZuGqV0ASA1WiJN2iKm",
-	"DsZaW9+moFsI/HtPzm0qL13Qe28i33Mb9scx5bzdkoK6vcXSMA58Lhi3pG4ld23JXjtSUjic9sIB14fX",
-	"rbzuXqwgz0Ql+OnkiVMOl3yFKbr42mg7tWmvRASKFe6ZjhDH5r5UrsDfKfJ03kSsOkb7baEs92PkYfAy",
-	"65FhaSksH7tH0lFCzjuwZoDXUTTil7cv+3HjXrsn8/FW4o4NBuUlYcJlYHPDjFwokbMhyl4rrq2Xr94F",
-	"ZNFvv4ZHhbK95rbop6q/LzdI9D7IR66qYHfYGs6BLwZJMFA1R/be5JeNQgDHWwOmzjIh8pbDPILkyrk4",
-	"b+MSbr+f47M3rcqDXWGAnsSLLnrdKA7DsMbn+fHTp0fPEMXc1pUI+b+wZmN5uWJSZUWd73D/F9wKlW32",
-	"d/Sg5upCVLcJW9REbRXinYg2l0WduIRX7vfLbx+GctAfCgpvPv5067g5Oy37uNALp0fjJ27II46lQ41a",
-	"fS/z+WI/ToVOA14thA3pp20CVABIxkvRf2QDcfZP1RmaHV9fR+NE7hV6sH+QX96+ZCttgItYnURhA+P8",
-	"Y7oCJQkU6Lm+O2WWTE46N03UPoDQYUPxElv02ZyiLcNgi9E+94e0w2ZnXOWYU3cffufAM7cE9d/8/O69",
-	"YYByVvIcBdoD52DJK9jPe73VhO92aKs9ziTAG8b1UH+AHUeenvEKLVBp2RCYaMiuuBRiZbwDp8dt6B+8",
-	"0PP+GVMjfkvbTAJr0eAUuJdNU3K1z2nc6Shza2sxghAp+a0WtegsbulQoNdqdA9e0BcBWgmVS7VI2XAm",
-	"QNiFHYWztObSwpdzqpwF5jpKWBqeSdF4TQP1pmzok8uAwxITHbUsa5puEJEOnDM/QK/eY10NWpTQx6/H",
-	"8fv7HPMmpps0kdKW/k4oio7VLef4pV7c7o25O/HHV1c4np4wXeRgw1Ntyr5+to4C98kunQDcXBeFXj+g",
-	"UycJm7/7FFBZXkODCnOKHHGwjbBtLMVh2slkdF+kBS3o7oSyBvjebGcjsrqSdvMOJiBCcNbQ+92lHzwv",
-	"pfIlr5EBdYBUCTgO1bC8r04ElosrQgkqeIU+Kgfc0trVIBlcH/CVRMvroNKFrycsZQ8MbJiev3nx7v35",
-	"9z9dnP/w6sXri/c///T8dTo6w0L1XJPSjjpxlEfqABs3rlgMbPbAm8R1LZlgsw1LW1VQ6Zmv8zakcXkv",
-	"CJbBDDko5KIK39Johp1MTshHTqIBJFwoxxbX0pAM8H5ih9y2PdxGeYyJd+evf/ju53+0cYHwEO/wIwgz",
-	"diW0oHv4klmeoVh0fRb8VgySAdZG4CaZ08PDhbTLejbOdHnonwl/bGvc7/yMrOSXAlsaKIUFwO4VsCzg",
-	"jJCyTNxbbdj3L9g/9QwjIfCx4GpR84XAvdRKTJXzQ2EVPnvtM4QN2MIVjs/eaGMXlXj3ny9DifOYPedR",
-	"DT9Y/YpJo0FBwgpApuchCJVQfodiGL6gtBz25vwVs4KXlF7B0R0mM0GanCs7SlyAysfEKemgFQpfVXou",
-	"C5F4YxTexMJxetvFmFsjUEETPEilDGCUTVUTg/YQUaUI5Xf5lIFMq7lcOBfGiJTR6IR09kAJkZtkqlYt",
-	"+nXGMKjhp1M1VQfs8ePIU/T4MRt2TkjCooCfj/UZXvYVanEzVWxXrRYbpiuOlcBzjsM6/MCfDQLS0Zi9",
-	"dmawnuPmNRsNo19JI2F9VjN3PB8ZFk9Gi+Lk68MFdQOWCesvnj1timeHpb4Sho4diCqYuVM2O0JNhIpV",
-	"h50SVa5czeZozJ43OwQPHOSVvBLKizQYeKsWzolCkIJNcoyRZV0Ay3hkmKtf3VG7apdCVjCwK2JNHJNB",
-	"/+AmYU2GNltLleu1SVgpcslZIdWlGTM0XbkKdbyO7yUeYKymRX45E2CfYYktqIhVrcbsfRTpBFIIq/Lh",
-	"wRZTFYYpLJo1AseWWA8s3DZicgmR5XnuCyQxXxV28aU0Nv4Oa0K/LwSvOt8iWf6A3u7WGI6cUa147cTe",
-	"klfCa+EhGbmbLgMDRkTnA5cnx88S9OhhRurEq9YUz/DJPb73CXn8EgbzmUKvSe5WiAWXlHS2q0QZFF3g",
-	"md5d8JqGCXnzSKQuY17k4Uz4qI0LiiNeIyS6PDwDePFqtQvzzKkwPFoysh9HEFHmShK8TXgmsCjbHWAg",
-	"/yTkYHofTgJ2FaypXsGhPvqG/SS/87SCx2NXGBtOx5pSXjOtTF0iL0AmyI0RlcWQ+nA6KDeBxRtvVsHI",
-	"cKwstcIJeVFYqz4KGPO4L/Siiy2n0wHRcUoJX+micCl7YMg0aPSaOLIRt2W9GVhOJ/W49Q5D7+5CwdF4",
-	"Fmcwssu/0jD2dtIG0Mscm3VIhR1vUjDQ2WE4fYcfZX5ziD+mIyRB4Kzo+CAIcVxhLA04ZmkQ+oU0ljoN",
-	"VIKXhip/EBcZL3x2W+VQaSu5WIjKPH58ivKakj8pB8QHH3sSyN7Ta02uKAAJysScXwNkZCc3+jvax2yY",
-	"vvW2a3uzUr+zWIaPO/oW/orkG5bje4DAQGOVXCyts51QB8MMcpSBbR6QI66oohq0lcQftCSmI9xFYmxs",
-	"oZU4i1pMYKRCiTUIvkcGl4qDPn5MsTqEuMXIAOQ4kIUqAwgjEAIIBVtoanWAMtpYvUIGjiqDxdOrMuC3",
-	"U3XeKcaPuka4WGGOFOK/Nyy1tkiR9YPVBuqXBIEBkoU3Jfz5VA0b5kPNFGLUEedTUbEA0Z5rxEN5Mad9",
-	"kUtpp8qCtAodGmK9yCGlByctsYxxmEidxBwYqXDkoHUmzOh2IVswB7xGRC0nvNHgn5pLJc1SRN1OQD2N",
-	"pKsvSKPHc4n8eqp8vZo0tOiQlUUW1EpXltUqB3u+Oc0piN9KCEbWGRGjQdnAs0ysLO4FijYNShQHVcqN",
-	"m8YGZEotzMQZKc7NxsChN8B9066llxLCLiVWVMyd0oFqApgwmICLJhMiaePUgMamejJyKimM8vhxZCg+",
-	"frxtEJ41T/aaVKQz9BtVxOaiJQuTenUWd2enEjvabY1tac6js2aZLSEZrxmXwZtFxOYrLOEuA3bUb8DS",
-	"sS42Z+wP27C0UcTv4JAolAQR6ESlDYGBPi9yl8MhK/bur+cHx0+/oWF0ueLwq1Qoq6nDjizBmANdyGtQ",
-	"U5V+nGI4cTpI2JSCXfSnCypOBzepzxMhEoFDkmtfhljITCgjIiP4fMWzpTg4Hk+2zOD1ej3m+PNYV4tD",
-	"9645fPni++ev3z3HdzDzzxaxOR2Qef7mRVOfPjgdHI3dG3olFKYfD56MJ+MnLpkMnSHNYUVfnjY9oQfa",
-	"Y9OwpVNqTUbsLLJmE5crR8IpkqH+mNFuYVpmLKuG9+20MQrhtMYbBJr+VIU2g+0eIktRiTF7DVbobleT",
-	"P4fRWaddjBTKgA6fkhMS475z0dcHaRXW2x3nZru55PHk6IHnDH1fdvQpCzuKgg1lPeLOHc+wT0B3J5PJ",
-	"rknDKg6j/pj4ytHdr7T68uFLT+5+qel3iW98e/cbnT6L8NrRHhOFPob4wtN9ltPTdO4mGTzdB32hYSa+",
-	"8GQv5IU0C/Td1mXJq00g7OaYYyhwYTCGELjEhz6n6q/OqbrtZvwAU3T0e+IwoDJt85oftpPAkpZGKb3j",
-	"Favn0T/V1i+Hcw7yTyo2L0BVBu3GeSG8QeMj7w0b8XnZ7EXHrgxheyRyUFenqtFXUQ72NBXo4RotNXmw",
-	"dYxPdqEi/y9/kk7ufiP0VP03UDWh8UGoevDhJhnsjM43OpMRFrQUkzgnV5c5siE5mQJhoYe+TS+Nm3Cb",
-	"WCYPxvP3Y/ZfSfDTSPAvwj4c/cUduXd0ZGseOWy6Y2MntK6nJeQP70HV5BModU7JTD6BchfZfu/yRT83",
-	"7dI8txOwh/4rIT8gIXukRgRNn78IMSc7jJVXGCrpyced62rNq/wUzdbQd3bYSsVNqB2srjAZwDsgpwo7",
-	"04L5G/qx3tp59bSFJJydGP5CC4MuvWSqjCYb2adZ8qISPN+wHGwrdCCxmch0KVyD0wWXajRmnQ66mLa2",
-	"1sFHo8Q6pB9nuiyltSKnbAH07KnY8dMF3alYPtsvr8VUESTYd3R4S/An4/ViaVm9AsULHf1nOwJC5Jdx",
-	"wSDnbgKU6PmcCRW0MjTEKI5BSNDOlbfkxjuyyd2K8dVlHJmjhQY3bNLkUCQ70noQxQW3ohqzd0tdFwHM",
-	"2LmGCUJSYG3JeonB1rv9a9Sjdap8v2t2HnXFdSAbyzfG97v1W3jGuI/oYQ4kbIFW1BJA2vFU/dyJXHm0",
-	"9Ye7KkEN2udz7Hjfp6P2xCE/l30bdZC+aWec2KoWN/+1xEbk0MgQ5qTdyjfHpj7/vUTLVwu5R/65A+Ji",
-	"7g8pCnt0MwrK3GYsvxWUGEDckEJvba5+1gSN0SlKrnulq5IXxcbFp5wdu63MbQev9zJc8bWvhusDGa6d",
-	"ze2zIxylPKwRS4O2Ew4TcvWi22W5R+/FqYqaL55hDhMsg4R+iolIKcbm0IfDnesWI7l5X7yvT2htpV18",
-	"Tpuj6eW3Q3IQ1r6S/qeRPmC4xV3nfmf/OMl/BlODXwrTkD8WGDS5Eo1kiBw/pTQzseRXIgT9nJI8VZGW",
-	"7PJbooQ/SpBdc6qq+otmlxLLAdTBqtKZMB5DLNegYOIHlx8oDNtKaMAGGhFYWhWbxNkoTSpbk39auSEA",
-	"ykan3HZ8nnowQNi4wDVrx63xog938qWZKqxHYzyrtDFNyuUQ+YyP0QfO4GvouNWlzECEjdDycUfIzz5M",
-	"+UqmzOuUZywNLCNNMB2u29uG26i/RDJVekWlYKfdvoGUKk51QSMErMnZ8sva6h4Jm+1aVgT6oOZ5vkVk",
-	"QqXrdsmGvmkksb/AJLFmH/AwOmOK7mqYqri1YXfWQAcYDUNKcHHbKJesTZ5Thfum9FphgkGTJaF09FxH",
-	"x2DAjuAXSvWSPoWOmvxN1U9S5dutZUPo9vgZ0USrx+zTyZOE8EEJTPHNQVM1TKNejGkS0o6ODNmOb85f",
-	"PTIs/cfBW27FS5jx4HHq05bOejrXemCeTiYuxeD2XDnqS+CmsVpfgCD0fbQxwy91KV4Xej4vpMK80loh",
-	"ai9o1rO4PR+M46EKv7uU1EeG/ePVy6lKPYN9Hr0fJeu6Yd6ev39+8fLFqxfvn/+Aroz0xev3z9++Pn95",
-	"8fzt25/fpiMXKm1oOlwzhhmTrpEotRCNm7OAvZxiI9KmXxo7btpSTtWTic+0w+tTvEWqSPE0TNoz3xY4",
-	"K7RxZnJT8xlK2rgKIfhh1DfH5XvEQCF9uBq+CXCD84ZtYDZeRJzGN0BccpUXovJb6BNSvXHXRuxUFXoh",
-	"1cjfFNPc5eL8E5IYF89EzmabpjXsI4PMySV7BeakNCP+BOhsGNPId0q2TbGMFKY3M2+qKJJ12tdMGWun",
-	"jMuUmW+zp2hsu5aZiDst++7Lbvd3joFpacShbKu2x12YMlW+api8Rj79jhnhNt2uNTNrvlqJfJR0WwCX",
-	"KFnjkafKZyq6ZLzUl1Y3pHg06oXVBf0wSZWSS1CSBZCWPG+yBZDxGO3UTlfv6jM8fC9Nzw9MvxOllRn8",
-	"mRworW7Oe3lQjh527lsV4Cg7QOZfPSP/X3hG8mDeYdrtp1upO10ihx/9TbI3+3hHAj+OnCHSsrWui5yB",
-	"Lu70y14HyS7XyHb6/teY/hd3jWglHtox8oetxOTOh/3lyb2BWE+ZO2Oxz1sVEPvYmmjIbSgvr+3EcRfZ",
-	"YZiHcqO9/Buz566nGZyGJoAkFZthb0/j75wrZVHI0LF87st8wu6duXLxoGRSxSoNSYfSt08L5S0UQiG1",
-	"LeQKUqhMWqf7tStB8Nl2kCb0iPJrw/br2Huk0vViCdp+K2aDFiF2a2RmqdfGG0nRyBEiLFmc31GVSLBz",
-	"W+UiqDYN0/6OeWgd7GiFlzLDN1E1sleiRmeMk9HhY3Pt6zvRkkY4qH/zAXbdg0Wnj9tt+ED7f+f6j5OZ",
-	"BioYryif3fUs1/OpSs8dE/Fmc/o9dn+Dv94Je9B8elPp683B1uP/ODhfyYOfxAYX/I+D8/JfB+9cnfCB",
-	"y+rGEsC521PXFI6cg4qXwimhaWiiAsOiru4sLFgGqdGXYpPiZsSKePqrr+75kJLSDjYtcnl4k82lgPHJ",
-	"1JsqV/jjO3M35q43DEww+ZqrwdKutcDQWHhkpiqlssl38XMuA94uxcaRa8uBYXxIeG9re8jZutJqwS7F",
-	"ZuQv4p0JVJcrOaupVwgWsKs8BAHJw3qHN9XDNNjiim3O9LMqNu36NF/FdP7mRbhy3TcTbGqBB/HNvJ/Q",
-	"FhlY710Q+QKOhh0N44bGj0zsEhrtAjruyxldKnyfayT2ATbwMcfgpele7tUHXGgM2oKMOnI/ffYs7s89",
-	"mfT1nNxjX5Ezu668HNst+sioND41Yid8UmWiBd5+l9PuBMuLjwgEalqCW5s2fR9CG5NVJa6krg02bdi5",
-	"y9QrohdQ39vhtrtatiEGswi7NASI/QY3pqtv39ADD7rM+vf1aHJX4/WbD58xGhL3Zd1hDnrHjVt6t8vH",
-	"VzX4k8MkbdaxK+7AsSWe14vdrvzb0g6x3hELTh48KPOmtu0WonShsfHaYFw+6Qr/kPSjVgJtj7jKffuO",
-	"qLtBt/zYNdJxBYcLMExAV2CLStcrk2AvB5NgWUs0pDljmKyeeB8V/IK172eskHORbbJupwVzFusaNMoo",
-	"cQlQ2JyryfhxegaGDui3JG5CHvKF4mpQ7P+XMKWnygeA/WOdmtBAaKfeq1rqnC4s6t4dnfgbsabKXZWN",
-	"LBqLiGQptrPlSr5hC41bN+rTUuIq2X9/enSUHoSE/ZWtfRpbw919qITpHu7ji78PXdn3gb+m+cGZ0Xm7",
-	"tJxUJ0z043tdfYJtgt2Ds81U+UtqWm08eedaGXJsYW+cuGOHbLiUu/cGzEHiRmteXGJy4S5Hd+TQdaxq",
-	"mM759TgMNDaWV866xYgP/oy8bOxC1PFTFPJrRgi91PBaFroyZ9RkcE59TX5z8WN0qD0Do2YfHmZYcHSF",
-	"zZCzNz/86C84Apbp+kqFC3D03N9t5O7IiQILfUxoqxnAZ3L1b99M9ZkLAaMV7WB8MVG7Lf1v5+W/r7v+",
-	"S3PJV9T8quErQfJ2+lZE/NNzvk9in+60mT3LRiLtotuAJO4+4hNeiL10PJZx8kTgQWzIfWd4pdenzHWo",
-	"S9o9HEPq9yiJe7z+8vblVA1v76Dq3oi7xDZVxSTvMVSfxK2Op4qwnqAbL2nuSMKYJCWbh267PmF7u68K",
-	"pcUEl99UOS1OWQxPtoKuGVdsBrrHgWsOO9tYanuGfwy3e6TkWhjgaU37yyawvl8jQjY0uhQUPlE6bORG",
-	"OP/oe2rmS0FUHl1kd48OFmP2Bu9aoAvWnClPxn3cnBT7engAYDKSJJH9T4kIKRrS6Zj9nQbEpjhJlOSC",
-	"7o05NoyIltTqUom1A745ED6PrXaGcQbEqFXszg0zmiSru9uvEpmuUBnX1IkuJE+FTmu+h41riYxVGNxQ",
-	"0Smm7AbXPy6e0CFp9WNG+hMAL4Vp2ipTnIxVLiwm7R3+P99RaG//X6exZ+OR+fKelgaUL+hqSXbezuuu",
-	"fnWtCANped5QCWJiSnR7onbvCpiqYXo0wc5iTyYGm3o01/iG++9OfWaKD1/SvUU9CwaodjkzH/Aa2c/q",
-	"heq0pN2hsuzTdbbhyI4vOmb41aB7ID9VT0XYjshtUDL+XS4qD8DhR6SBC3JbOcA/yVpMbm/w7SSczFOv",
-	"FoEW0LAsdzmTO8AeuEE3AaiXq/Zf7bvbfv3PWtQiUguQgTXaG4iiBJveYSTRtV9EqBOfdEz3EfuN/+Xt",
-	"S3PqS+tc/tVC2Ebme9UO/wYkjHwT0nklzDK6PgHjeT4ymDSVhaB1UBzXunrIcPSpQRW5r2gekpyuHqHV",
-	"FT11dYRgJ8qFVLx4ZMbs3En148lxI4OxRXnOMr3a9Durepu/bfutjh+aJboGz/0MEcBt9XdP3EK+crtP",
-	"Tk5Bum7aNRKt4XH5JBYXt9pGptNusv3rBzjJ1JOuT1GjTohNl+Smc9swRXdRVat01GpLdXp4eHT85/Fk",
-	"PBkfnX47+fYZOrvcCvr7RCVMKrMSmU3IG4oH1emeUbPoJi4YfHrbnNHdqt8f0yBjCN1XSzJ9na87JLM0",
-	"k/iARz/z7XQ7c40N3KtUyLf9orO/m3ej+G3eJ+lC7Uc0uEtQ2jE6xhoMW/LVChTFKK2O7CldWyNz4QrT",
-	"g0tmFE0QLP7+lYPF7emwJYrbJdbOOBeGVVwakZOJ2mvLJ1PlnIjklaRUJYnlCB0nZ+TBCzdKtJqIdrvc",
-	"wu5gb9CE3dY4dLs1IVl5Tt6g2YadSJ15NFU91/UYZ5q5l/Bqv2FTBn48OQn3EmGaSsJOJkfh4iT4dDJV",
-	"odwiqk1faCUwnwdbw4LtjtceEsQRSlw1OKz5l7cvMbouOMo4TGNqX+6f/rLKuRU/8uvzZoj0kQmJ1Rd1",
-	"VVCz0txbhJiZP1VeVoIIjMymcKo4OkuaQzVVkfngWdjNh5v/FwAA//8=",
+	"7L3pdhs5sif+Kjj833NEulMUtbnL0of7V1XZ3b5lu3S9TPeZokcJZoIiWkmAnUBKYrv8WPcF7pPNiQgA",
+	"iUwmF3nrmR7Xh7JI5gIEAoFYfhHxoZfp+UIroazpnX3oLXjJ58KKEj8941Vhn/8Mf+bCZKVcWKlV76z3",
+	"dibYFH7cM0zmw17Sk/D1gttZL+kpPhe9sx5ecCXzXtIrxd8rWYq8d2bLSiQ9k83EnNMLrRUl3Py/poXd",
+	"/220/4TvT99/OHz88d96Sc8uF/AoY0uprnsfPya9N1zlE32/blSGft40rt1HZCb3u4xI8YWZ6bWEMu73",
+	"TWPy1zyAXEYttg7uIzzLLLQyAhf0R56/Fn+vhLHwKdPKCoV/8sWikBmHUR/8zcDQP0Rv/bdSTHtnvf/v",
+	"oGaWA/rVHDwtS13Sq1anXtLL2KQU/MYwC9TA+5guGWdlVYhh72PSe6bLicxzob7NsKy+EYpJw255IXM2",
+	"qSyb8yVT2rJcMzuTBkf1XAGtefH1B3WhWKXE/UJkVuRMwGU4ghdyLu1rwbMZMMMXGkX80LUjSgu46qqk",
+	"y9IzXLtcLAq9nAtl2UwXuWHcsDlXy8Di+I1Eap6zXBTCCqaVgNW+49KyqS7xs9VM3C9kSav/SttnulL5",
+	"16fzK81Mlc28lGB9P57AFLkWBhkBBlLqYoAjdJvmrZwLXX2DvZO6jXNl6Y2O/mE76XzJcpnjQHlZylvB",
+	"7qSdSUVbTJS3otwzrBQ8Z+4R58wIlcPi8GsuFU7rrdYveHktvs2uw1FLw/StKHGcyGJMT9kheyl/xBG9",
+	"U7yyM13Kf4hvww646gkwKNCSeEEadnH5nN0ofWf8qG65LPik+HKkip65ng2q+iLHArS2LOMKxovbk0lr",
+	"WM4tn3AjzlkpbLlkfGpFydLX8GH/Aj6kzIhMq9zAETQTPHeHfHTJ6vn1hm6BDYsbeCKmuhTMlkuprj0n",
+	"bTqw5lLJeTXvnR2G00kqK64FThhpa6rFQpdW5C9FLvlbvOhb8iMQ8j/e/PpqiKe5uxVPS50vn6pM53CY",
+	"rpAmrez0B7cq+ChumBX39pylsBCPT+Lf7ji9593bZ/s/4GVANqGAMr/14Em9pEe39d6vnONJ76dCZzc/",
+	"zbiizcrzXMIweHFZ6oUorYTzfcoLI9ozfXrPM1ssSQxPWcrzW64ykTKucpYaYVMYySJ6DDwer1md85/1",
+	"HZvyEthhrm9JbmYwtARmz9mfNMurEleK9dMnI5MmLD0czfGf2fFong7OWToyKSsrRfrAnS5vWF4JpvQd",
+	"0uSezxewz3qHo3kv6c35/Quhru2sd3Z8lMQKUB+0n/d/6I/HQ/pr8O99ZX6vzO///V/m97n53fw+/302",
+	"GPyhQzNKekbYbnVNKmO5sqtzZFaf4yL6TdBQN0HMwvinupxz2zvr5dyKffi2U2l03+jJ30Rmwwq/1LnY",
+	"ptfSWPrpBS2S04fx9nQwZOm01P8QKmUwi9wwY2VRsEpZWYDwl2as3PLmIPWMsGf1GnCLwiSryhIOeRg9",
+	"63M25ffsb5WxcITAI/y1WmVigEs5VtwiQZS4t8y9gPXTseelce+MjXsjM+65tZcWjywNupe+BWkCb4MJ",
+	"lIIX7iK4YqzueFHQWBZFRVyjp1MjaLDuBQYZ2gj8Jhd5gp9RNFaOy2gme2asjBULk+Cvd2Iy0/oGtBV5",
+	"K0rpHgRSVApDs2OTJVwriqk/ZvkEBs6dSE2YVmN1N5PZTIB0LgUKLHYNo7Ea5jqVpbFDdsFKAQNfVNYw",
+	"Ie1MlGzCsxvmyGcsz24cN7nZK+1mO2Q/C7SpHImGYxXJEFp2lMW86JYhpeDW80tkBmwUJk3BgLy3TejW",
+	"nPwx6U3lva1Kse2eZ+4y2JhOl1yzO3OQYjxonKyfNubljbF0AISfwrJH+5RNSz2nTUzETd34PDGD8AHr",
+	"6jQ/yp5MDvlIHE9P+GMQ0Q+zv5KetUW3FC00cHw0MuA+445t4MuCG8sqIzZJVhCoyVilhzP4dEQC9gx4",
+	"qRBw++E8gQ9zbSz749FoxvrHI5bzpRlEvHQ4W5n84eyrCd5O0UcL6Fbu0zhzB0J7jmlTOoPXS61WKb1C",
+	"yrHaTMujk1ViHp38M6iZu/2AZCyKX6e9s982b0F/w8fkQ5u2oCNvO5b0nSJl+pxxZe5ECeeLQsUjw4Nx",
+	"dei11vibe8f7lfm8pxnlQlnJC7NtFFYoriyIdm8KZXAdyfQbsTSoA+Virvez+qlD0Co79KApR/q1lKOF",
+	"vLoRSyRMe7uDBndVlUXnj5lWioZzJfPOK0A6df7gDqmrRTUpZLbm9S2KhrEkYcjtMbg3dj7/fQdrLfh8",
+	"lR4b53wjlusmCz8ZkZWkh61KTsHnD5ok3hDe2Hh+11xKYSyvSk4mxgOmlBVSKLtuVu7XDROrX3x1XXU+",
+	"Zf0c63e337T63K5JG6tLTiZEa8ZVdrNmvELlCy2Vfej6luJakq3WoXuvpc6tKI3USuRXa4fUIk8YX3hl",
+	"xASBOu5pHS9YpVPrBQvkK5AFNQEb/NNFabI8V+icrVXw//z27SWof7YykbQMtnLSE/6JXuOTCt2XV84r",
+	"1Et6Vew9QVPEeVWTntL2aopONrgsmNxXzsy+wvfRvCO/EzqrnRO0S6WcC2McP638hovS5VOA2YK9zdwV",
+	"rP/62U/s8ZPR4QCkc9vRtWfYVIoih7MYj9mE3c2EQoNWmjPQ8caKM6fIJSw9cH8eLPj84LrU1cIcHB4o",
+	"Pl/V8tZfuvXAwpX0q1JToosXMIzSeZBsVYvhzovL5/AU0Bjmi3hDRMyR6UrZbgUIHbTSMstvhDlnIzYX",
+	"XBmmNPnfupktIyXiiuNDd7Fpk14uCt59LJKEqMk+Lez+6PDo+OT08R9/eMInWS6mXU+8keQU3kqiX+DC",
+	"j0kPyMvtOrGDnrEr7j1dq2JpxslSqeerq0kRTVZV8wkRCKipNhDccbBBF3NtWw5wJcDeNJpNeQmWIwOb",
+	"cemNxq71aLEeHW8S9zItvB9PY+HWsiIwVOeuvLh8zu5m2oh6+NZH+oh/Yq/VA+RiTeN6uVZG8JeZM4Lp",
+	"fbkW5oylJbAccqrIU9Y/OXoySFjDMcr6p6Nj+NKLqn3clOlY9U9HI/jBFPoOLKS81IuU8cwC1f0Uz1nq",
+	"1J/9vCJHo4CL/Zel0GUuSjS0/HdTLosUHkLDvWc8w4XY6/InNO30eD4ksoNruRa2+16swMh7SQ8GXqtp",
+	"9Tij79wwo29gkOvX4IU0HTIp5xadqtKKudlp6/VqG4SXJV+ucCs+ci0vfpq19+mic5Xp3UItmbuKcdZa",
+	"Z+JH+Nuw/iGTblfI0tjI+Dsckpnn3N2jUbLR+b1dZruzED1qc26zmVTX6+VKa6OCoNcl4xN02d1JOwOJ",
+	"n6KIS90RQHJHK9EeOfwXjX7UNfog7deY3NxtOzcoFy/04+/yanhPxfEotqmPzPAreoE/74RZCeKGX5/n",
+	"fvkuLp/vGWYWIjv3q9Ggvr+jNUvPP+FzsvU865CmnJ0cPQE+OB0dMyuKglg340UhSh/U6VqLu5kuhA8Y",
+	"eUF3J0G/ql0ipvYuHc7infBVlyyc0qtbOZtxlcEQJ/pWsBEa/WGECbNEkvZewg0NxyeFH7KiMvJWvPTc",
+	"TxGtVZWg3jCdW8WrCi1piAzXLQ3vn9W+0gcEeJ7B8VNHyAzrY1AQtzxXTFd2Ano/u9UyE2xR6qksRAL6",
+	"h7Qs4wrjwoOE0YANEwoOo3ysaNXnCQVDxdKQSz08cMrvhWFSMc6u5a1Q3nphlzPQzf3zeCnYdaEnvMCX",
+	"2pkYK+/05EWh4RwzDMdMt7C+98pexT6aKb8fumemzsWE3DxnkyU91d21Zxho8CBELvBwlghLQHeQnFcF",
+	"t7pkd7oqcjbjt4IVYmoxNKLQHUizSIiA+Fx/pItbkAsYuajv/nslKnR10RbhSxg+vx/S96BIwKe5yCUf",
+	"LkqdCWPg67HC74H2Ul0PjeVgjqXApELRPU66g9qjS/oKziCRpwMwgWQ2aziQ4caxcjdh2AF+jTgjUk7e",
+	"vX7hkBqIdyBRhNMDMYzHoHH0qKdf6OvBOaNoEEWVpGLTQl7PLLuGx2gV3G7NsBgqQJ1etA6H3itYO5Ce",
+	"nu0wEsdvxDlbyxf+aU3GQKyVV2Ri2Xr0w1bZOuf3z+nWw1FbwUniiLRpqEsP0GEI+dUY2NHp6daBeVcd",
+	"sIK+FaX3U8WPGZ38sOFOd0OT6l52N1fPL71UE33fEuqdb2lJO5xjl7SLydtBXxQtn0rYaHG6jwkYlT+e",
+	"a5kR3UYnBQU77bDrEALqAyOWgptOXYClINDpqtd4URpeye+BtxNEQ3FGexq/7ed1gC8TsI+vlL4ilk4H",
+	"3QNxLuNdZ+lELMgwbmiK8AjWd2LfC7KIGt0vRom2nZd4PpeKLXQJtpFBBwDLdVbNhbK7MBQoDtfCrH/J",
+	"itq9Ve8mAR970khW99ykajHdS3q6lNdScTLWnLTuofZLsrlHvCDyTkvL6k418enw8PGJW4pzAp+BHuJP",
+	"zCafsGymwSTHsHdlM03LinJ4rFqCmERtLOseb9uj8XYJAQGre4FQW/dvxwZ2U/mnbmERmD0oNYz07JV1",
+	"6pDF2w+JLyLruiJ4n6YHXjBUIkCxhYUTTrwocecFOkbFUNEio0TfKXarMz6pCl4uE/ppwUvLzIwvRM4K",
+	"eSPGCoUh3UHeJTbRuQQTE/EkRHUnOfTCr4qLxDndwispM27oPWNFT8TXSfLm2pIrwzMXiwXd3a8tCWSy",
+	"wGkMCKcCLX7ILqtJIc0MRzBWoMLBxJzGh47mN4Q59urDkCw7ivqxiTAyd7A/MNOGDEOKc7CRjD0bq/TD",
+	"uLfg83HvjH0Y98hLDB9++zDGRSdoy/R+H38a9xI27pW6EHTRuCdUflUZUY577z++//gxOKHJ1fOzztZE",
+	"NWu+jibRS3ooc3szaxfm7ODgWtpZNRlmen7AFxLxI/Ufk0JPDuZcqgOYmTlwy3DQQQgUtV3Rz82m8X2E",
+	"3HDhwU03XF68jG5oxuC64OP+d+A9rabyuo7MKybncK6E48RzHh05F5fPx6qfPsdrXocH/RQ/BY9kogze",
+	"dAZv1FWZkYAx6LVAoCNsVhDMY5iOBAr5PeL4rB4qyuxS2KokhNt8kLiRipxJ5fTyoGONVX3rGQtP99YH",
+	"+9O75z87yAudnngJuYt5JhjY73g02JmztsYKAVBg/QTSkDUI1t+kEHPYtaWYVkbkDC39hKUuGJPCzGHK",
+	"sI8ItITsuimUuBFVQJeFRd8g77aG+SOtPxINzuOdsErlDlhMixedDeyaE5JvjiAwXd6AJBorEI5aCRPd",
+	"a+BkCfajc5+BTQb0FWjNKq06bZpNcIENJ+CHrlBKl2sejSEydlnL1kVh722eFQK3zZXPGEf8qD0mc8P6",
+	"aQNUkA4+aYiRwvAZows+B+dXyD9hLB93BT5sW9Xd5OAvYtk9FyPKW5kJBkeH2fvUxW+7n2DMn4AM+NyF",
+	"cU/ZcwP+FA7ZRu6VxVkHTFiLPlilVQNE0EW2jg2Sge3wGcu1Azv+uUbvr6NG0LpXbZKWqt7y3+Oj2S0v",
+	"KlqnjCutZMYLHHzCiBhwfuQ8syLvXKvnCl2Ez7oE4pTfu5XpyimkzD3vR/ImUB+xvOSfIy/cHjrEUN40",
+	"UNdVhUu2O7TKmVSxOeiM7xzxniWcN5utPLBQr0I0Z9XgJCtwM7M5qjQNMD+2xiveb6T3J+J6eVFcee//",
+	"lRHrVNICjSGvaMFd5wHFLa2DZLBclEA+cizAhTB6hqNvGOs/PD7Zbq17FaZ7QJc/P2N+uRJGCRR1JOlw",
+	"xF7KHwc14Jel6E1IGywzWVrxMNeKEaAuRN4Ub9LDMyM46B8OTw5PT09PR4dHxwQvrIMg4/Effjvcf/Ie",
+	"IyAfDpPDk24EccSfKzliNO80+I0GZ2HXoIZHv5OKN4S5IzOnZ9FPhIJ2v3g0UMpsWcEdzt/sU4/crGHd",
+	"WV7qBRz+9O0VcVCpFwsBW7IZ8v6E/bSGAfEnz39OIY55gFQ1pVnq+SYFUmB84jNCtZ1+HL/6YTTeaxoB",
+	"AiLHAyUr1OpTso5tmg8LMZG2zxvYk4Tfg7mq60z5D12BOfpU2XK5Fqv0WdCPIF/oYNoBZDMXdqa7D/EN",
+	"cVjgk+5ALNp6rC/mC7sMSn0IA2JcUOSo3nf7PDFnu2s0f69EuVxjw/I7hj8zujxhcsq4Wna+wMPvJjpf",
+	"roEw1RdciSg3bZOy2chjaz/ElpVCVTl630TrQnAVXxslDG56lddMosTzTZOJrviM2cRP2Todd/HD5+O2",
+	"JEIju8LtLW6itNzgT28C5X0O15+EbeZvkaTF7B+MvXkvmuF3CRPD6yH+ntYorzT4guEABmuVZO9ukD0j",
+	"/t7NtQLEwJ5hzsdAc/gbiYjG4SmVfXzS2+xm75CnD6IhSso6CawfJ0ohJc9ZaiQmNU5lYdGFDuJ2MNyZ",
+	"ELdSF7V93HHig+CoL2IIpfV08cONBYu07EYsLGV/mQgFMjgbK3K0Imnv0KsgLZuU+sblFMK7QOHFZ1dF",
+	"/XPivU30uJPRiPV1OVYno5OEnYxOE3ZyeAz/Ox24QCgq7TlZG8gXOwG73FnwP/x8t2K8gI8wzaAXS+Yg",
+	"wBNf7cLxhGOA1p5qnhCroqdj97Yk5jr5uFbktaXUWpm0Xsw0eOf9+oP1stO6fhDernFEd1hyStzbdXCg",
+	"y1LUrqy5LmmLS2Ho2DtnC24QEMANSznlizs7lRBooHnttPN3hf+tMNkKcaTqlBEu9TaQnckWLBVZjY5k",
+	"n+mOSFl9I4HLcKXfb4gCdamdriwO0yWjJzpzGGMsDTR7cPFi4nc/PZjy+wOr08E5Q/kwVkHzIJSVFx+6",
+	"DCnpc8FV0/EanZpVsWaUKCtQUKiWpEA4KXMYdXany9y4yHYNyp5XxrKJqAFTo9FWELxUvoSNG1fXQq/W",
+	"G+kcPc4dD7OT0RMn5Gd8gWE+vG2wmqC1UzoF65+Mngx2TKpolD15YM7Dp2cIRGGRhwX90Aa+eMms4PM9",
+	"wyg4lZDP0CVER17ExDvL6eSShiFmeJWu9Jyvi2yJrJbfLvb/J9//B9gs9Z9Xw/9///2jTpsYo2s7i83L",
+	"i5evdSGaodjHW040z9T4pk+JgDvCY+TPdBXWaKwLagSczUVsUdIq0BGe+BDOjViiYCbAHAdFUY1Viuin",
+	"s26E1ILPh6voqBDz0MYFPB6gIdQM6ybyzjiTbQtZ1pDjz9Wcq52JMXz4MHcb38eNe/MXsXyQo3lLhmPM",
+	"IdulSePq3dMcuxfqYfu5lgZbaP0nuBDxe7HD/utA8LyQ2TIkmC6MaHe4RotnvgmpvuZkojetx1q63RWH",
+	"TB3OorHXNq5R13b3srfpO7rCaDsp1RhuD1/kohDXaNqu/GREVpXSLjuuXfnJQy46D/CYkFu5Mj6l/BG1",
+	"9XyKcu8/t37GpyTiZc1A+sZ3RZeCOoRF2Yx72xrr3JWgovJupoFBrlQhyIyQhiG8gGrl7G6Id5xfO9YO",
+	"aU2lnXNoJvf7x9MnfJQd5kfiZHLKH/+xawAFNxZ452EkV/pua2kC9F1gwQlY4IDhhm+Cm0c8gFSdJS/g",
+	"nW/fvlhJ6WiVVpqN5iOzXb2nPHPgWZoivbTBlS2KNXioyYpd8in2fq1ul7lT73feLTsuw+40pso7Gwph",
+	"rS6xNIyDiRjiAuSpSrYtyU4rMiebgtbCDa6TrlERnRVPvlmb/Wl8+qe+M82iKZi/tfksaMv+byPsPllk",
+	"uZntzgsrEqW7RNAny4bgFghEv8P6mrnArAtd3hDC01CZrt0H7r1s66LuXnrL+o3AvH2ST3O+ZBPhaJcz",
+	"dLQOmry7q2z9DIl1dPIAkRVNeAf51RBYuD027agvkDcbNucnp862UHUP8xn8SFic1bili+T52GWdAiVL",
+	"5spmIBhS5ayQU5Ets0KMVQOX6XC7NQZmyOh1DvrSSgZDS4+wQViJEZ3V6H0cq1iv6KfjajQ6zgKn5vhZ",
+	"7NPXiMLFL9LBGhvYzW3ogEgpm3PSd1fSxlzm1JxAJ7Tx9ox35Os7NejC/kUwqU9xmQR6rvGN4dP3TE13",
+	"1iI7UOuvL1/UiM/0srIv/NUpJQWPVd/hgIkag4TNRJGzgEmdkxPRrKQRPD49PX68G3D+uKlDH23SoYf7",
+	"7x/5rzo16Zrt1meApO9UKOqSxp7g6Pte0ntKkfhe0ntTmYVQead/7wslMG1JbYtBYpuz2zzffrvsti4f",
+	"yEqx2i0e3NPR8Zf14J6Ojnf14MYVFb6V//YvlCd3UdcZaCldmwoQuB8jrIePHuwZls6F5UN3STpICEYl",
+	"cqqiTMkV716/6KaNu+2BGpWP169ZYCPgaBCurCw3zMhrJXLWxyiIFffWRzo8GAfzNEK+WSfwQXRz1V9m",
+	"hKD0pRlcrpyPAGOeLvcVrhMsL0Co9hqSPAhp9z4ua6osEyJvQBejkdw6sNmmE9yt91O89mOjnPJngGTd",
+	"UxyFYY5P86PT08MnSGKOXhlf1BTmbCyfL5hUWVHla4CYBbdCZcvdITcYQ3SFBTZp1BgTtGWoUkHJw1Qa",
+	"NnHFFUNuo18+zOJBZJotJY34M3EK9d5pIBUKfe0imviJG8ImYj30OsD5ICDD1W6SCuEbvLwWNpRBbDKg",
+	"goFkfC66t2xgzu5XtR7Nju7vo+dEQBe6sPsh716/YAttQIpYnUQATuOQSrpEVzyTaqq3l26k4D/tm7rW",
+	"ShhCSwzFU2zwZ72LVkK0K4L2qd+kLTE74SrH2m4PkXc+4X1DKZbLX9+8NQxIHqyjL1w5i7JJH3RXDaRe",
+	"Y6p2wHqAboiwTij/35BMz3iJWABpWR+EaKiJcyPEwngoTQeAy194pafdb0yN+HvaFBIUeFSh8o6p68jv",
+	"shvXQpbc3BqCIGBWMcW3NbmZIwHq9LvLgi4s7oIyg1PWnwg47MKK+tYX8CUlZKJwHSQsres7IIwgDdyb",
+	"sr4vCQYSloTooIFx6ExEDg/ozkV2hfWjMmxxkYkdt3mNrk9qzHrDnCYSRdtqwz5+oa8342K2l2vylXyd",
+	"TE+YLnJhfMHtXQOFLQXus8E1YXBTXRT67gvCa5Kw+Ot3AfUaqHlQYSUoxxxsKWyTSjFgfjQaPJRoQQva",
+	"7suoB99ZddPHcTDVlRjBWfxv15cgpnRP18cjchrsI1cCjUOLD95VrximizPCE1TwEuOrbnAzaxe9pHe/",
+	"71Nq9wP2gGJNK2Ng/fTi8vmbtxc//XJ18fPL56+u3v76y9NX6eAcPWm5JqUddeKo+p8b2LD2XlFK9+p4",
+	"k7i+cibYZMmaJdDTc9+8xrhCFs5rguWY+1xhqmj41tuUJ6MTcnLQ0TDF6jCux4y4l4bOAO9ac8RtehCb",
+	"JI8p8ebi1c8//vrXJi1wPC6l3D1BmKHrCwK6h+8DwjNb40p6fikelAq9qnG/8W9E8xu7USnyb7lbwLKA",
+	"PULKMklvtWQ/PWd/0xPEpMLHgqvril8LXEutxFg5ZzO2FmKvfF1HTBgu8fnsUht7XYo3//ki9G0Zsqc8",
+	"akwkDSY4G10gXMcIi8nHobw1ZtrUyfxwsHkYkAeKxMgfX/46cVBhn51A6R+NpIRQIMoZo3CnSz6Fu1s+",
+	"QnoZ+jHgQucFSxiP05r9iKhiscvsd8kbDTfWwLkc6x3SWgMlRG6SsVo0+NcZw6CGn43VWO2zR48iH8qj",
+	"R+0mAWnCIui1R12j+2u1YDg3Y8XW1Qxn/XTB567KE/zj6AN/1gRIB0P2ypnBeoqLVy80PP1WGgnzs5q5",
+	"7UnFFsLLaFKcQoc4oTZ0PGHdHUHO6o4g/bm+xTJNBZnm8OZWL5ABaiLUgaPf6rvBlWtEMRiyp/UKwQX7",
+	"eYkVwNyRBg9eqcnujkI4Bes0pVCQC93P2JRjTUMOdEPDg11njsQJGfTeLxNW19Vkd1Ll+s4kDMu5sEKq",
+	"GzNkaLpyFZqTOLmX+AHfUa8IbtlEgH2GfUNARSwr5WpCOMw5sEKYlQdqN4SqMExhJxAj8NkSm5wIt4zo",
+	"tiS2vMh9oX6sMgir+EIaG3+HnR5+KgQvW98iW/6MYZnGMxw7o1rxyh17M16KVnHl1QAAPLCRY08Q8pOj",
+	"Jwl69LCO4Mir1oQs9f5m37aOPH4JOvpNoe/o3C2RCi497Hxd3xVQdEFmenfBK3pMqHaKTOrqnIo87AmP",
+	"n3XpCUjXiIguI9IAXbxa7QC3U9//IUy5LvrG4hyipK4KB3sCgZW+7JqciyRkw3ofTuJqpLBqAZv68DH7",
+	"Rf7oeQW3x7qEAtgdd1SoMNPKVHOUBSgEuTGitJjc0B/35ssg4o03q+DJsK0sdTEMGWrYgGcQKBZVdGtT",
+	"y+l0wHScCnkudFG45EkwZGoyek0cxYhbss5cOKeThpIWzmHo3V14cNSexQk82WXCaXj2avoM8MsUO5Bh",
+	"YTLWT8FAZwdh9x18kPnHA/wxHSALgmRFxweNEJ8rjKUHDlkaDv1CGkvtk0rB54bqNSMtMl74PMPSkdKW",
+	"8vpalObRIypIokJlxI5KH3Uq31u6rc7ahUGCMoElnZizk2v9He1j1k9fe9u1uVipX1nsLYQr+hr+is43",
+	"7DHkB4TVgUqs20e2k++Awvp4BjZlQI60os4eoK0kfqMlMR/hKpJgY9daifOobxZGdl2pjT2DU8WHPnpE",
+	"QWUccUOQwZBjXAyqDHAYYSwSRsGuNfVvwjPaWL1AAY4qg8XdqzKQt2N10WqxE7XC8kFt5BD/vWGptUWK",
+	"oh+sNh/z9uFx35gnH6t+LXyoQ1RMOpJ8KirxSrznugtShtJZFzxBWox+qrrtVKwXOaJ00KRxLLuSMUGd",
+	"xGwkqSiu6rVOCsLG5cfjEBNqRC6i64wGf9VUKmlmImrhBuppdLr6MuJ0eS5RXo+VL2UiDU26rjcX6sQ5",
+	"XHJa7+YUjt9SCEbWGTEjxZJ5lomFxbXAo02DEsVBlXLPTWMDMqXus+KcFOd6YWDTY8HLtG3ppUSwG4l1",
+	"cKdO6UA1AUwYTIVGkwmJtHRqQG1THQ+cSgpPefQoMhQfPVo1CM/rKztNKtIZuo0qEnPRlIVJvTqLq7NW",
+	"iR2st8ZWNOfBeT3NxiEZzxmnwetJxOYrTGGbATvoNmBpWxfLc/bJNiwtFMk72CQKT4Jo6MSlNYOBPh+q",
+	"PMmSvfnzxf7R6WN6jJ4veEnZFHBWU9tAOQdjDnQhr0FRCbFM54KKg6GiRH+6oOK49zH1GTuhfBXWZqVI",
+	"fCEzoYyIjOCLBc9mYv9oOFoxg+/u7oYcfx7q8vrA3WsOXjz/6emrN0/xHszBtEVsTgdiXlw+r/uk9M56",
+	"h0N3h14IhYngvePhaHjs0vrQGVJvVvTladMRevjJFW4LYumMqr6ROIus2SQGgsRnqN9mtFqYIBufVf2H",
+	"dnwahHBa7Q0CTX+sQofoZi+rmSjFkL0CK3S9q8nvw2ivI1f9BXUo33Cu4avywK5QMYPO6BiOTbScwJY0",
+	"QrDUYX/Scyp5F9e5k4YtQk08bnasezc4a9XbG6sNbbthE7NK3SigXIklxFABoo7apOkkbM6LqS5hLf/6",
+	"8gV6BYIyj2s8iLbeyFfocIXIkrp+n0+tCwUfG+1g4NzJV8sCtiuGdWDbGRbTRN0Ik2g6ABjpbmXFogX2",
+	"6L3WCkvjQXw4C5BqW1sYnrlq2XUDeQRmSu80xOqgeiFRBLnVjA/3ADb2EEMg1BzkkOo7qHaKv9dFMuot",
+	"Qcqc0zxAe2uphU6nc7vmmS5vzFiByJQqF4ivqUvyuSqqRdNpM3XHMIhyknORyRUEhgfThyTeHx0+4Yt0",
+	"CO5sivlxtXP+0ejwC78zdOhb0544yDxcANSGUbo4Zg+SDCTzyWi07qVhFgdR83+85XD7LY123HjT8fab",
+	"6mb+eMfJ9jtCA3i84YftN7T6scNthzuMLPQ7xxtOd5l/R3Pqj0nvdBd6P/eds/CG452oHZBLGA6p5nNe",
+	"LsNOqE9OjK5fGwzLhYP3fVec4rdeyJ9pee7fwytaJjMd2mCFdMHtVvI9koaR1hBL5PJtmmz90DGAihWT",
+	"4KYLfG19B2apxZAvOsGet1w1AQmDuwIswLGqTUBULTu6K3WImYbl2VvZ9yfrSJH/q229b83VRMYvwtW9",
+	"9x+T3lrASwRxFhYUf5M4v3FbmrI++W0DY2HQq8kvted9lVlGX+yQ2O10+M6Cn8eCfxL2y/FfqBJh1jbb",
+	"rS/xC/z8Z2py23ZehuyZHbia3Gyg2JGL2aU4rWPbn1xGxNfmXXrPZgb2o//OyF+QkT1RI4amz9+EmZM1",
+	"9v9LjD52ZMxNdXnHy/wMPUHOgZiyfiMbKGHpyGAjnLkuhffpj1VqhE3RGJXOAaO0dVmnHe86axAJ304C",
+	"HxvYgCWYjBV2KeI2IJd5UQqeL1mulSCfLJsIMB0R7Ure+cGQPXWQaLjKF8G/08HticaSSxDM9HwurRU5",
+	"AXDOqetP5EttD92pWB5Am1dirGgkZaWc52NNPDXj1fXMsmqBZfbLXJTna2Ks5Op08VXnwQWS6OmUYb7E",
+	"IEQ7XWiQiKCdd3zGzVmjlxBCFpo2ME40RDaSGpaUrEHKIYkLbkU5ZG9muirCMGN/NWLupMDCOXczSe6I",
+	"bS5r0FHB7ndtzobsoo6VR46ZpUu4M2EJzxn3QXKEFcMSaEXeG2mHY/VrKxjsydYdQcaS4pbx6VRgRd0O",
+	"HbUjtP+1DGJ49k8zrsBMaoK4bFmJj/9nHRuRjzDDMZNJAjyDS5xjd8PvFvK/vIXsNoiDsXzJo7BDNyPX",
+	"2CZj+bUgrA1JQ4pmN6X6eY3DwDgDRcOULue8KJYu5Ovs2FVlbhUPspPhird9N1y/kOHaWtwuO8Jxypc1",
+	"Yr1nNsbwuqpJ6HaZ7dCEeqyiLtTU1Q+mQYd+iti+FMPd6MPhLhqC4Ii8K4TedWitIJm+ps1RNzVec3IQ",
+	"1b6z/uexPlC4IV2nfmU/neW/gqnBb4Sp2R9zdmr4UX0yRI6fuTQTMeO3IsTRnZIcempKyt2l2Mh9nSXv",
+	"+35itx7NbiRm2Kh910bOo2JyTf1Iq8I6yG3INW9XB46GpVWxTJyNUqNDa0h36R4Bo6x1ylXH55kfBhw2",
+	"DgvSihaBkup3vjRjhSmejGelNqZGMVN3WQ97CZLBp6Vyq+cygyNsgJaP20L+7f2UL2TKvE55ztIgMlKM",
+	"IK4U7g69x8xCZMlY6QVlV561GyhT9gWl2g1wYDUM0k9rpY02LLarxxv4g7oI+17ZCdXltDPW992zSfwF",
+	"IYkFSYEOg3OmhCRkRNzjuf3WwAfN7mmZiOGZTfakyBpGWxGzUwOPlI6ua+kYDMQR/ELoSelRqdTteKx+",
+	"kSpf7bEfQrJHT4gnGs32T0fHCdGDwrWvwUjbv8CUlrHqp1FT6jQJSL5DQ7bj5cXLPcPSv+6/5lZgYdD9",
+	"R6lHAp53tPD3gzkdjRxqZzP8lIquutdYra/gILzyy419d30lPT2dFlIhVNsFsq/oredx7xF4jh9V+N2h",
+	"vPcM++vLF2OVegH7NLq/2REMHvP64u3TqxfPXz5/+/Rn6un7/NXbp69fXby4evr69a+v04FDH9Q8je15",
+	"wThEELLrqE691OPK02Avp9iRvW4GwY7q/txjdTzy4FUwYIMhr0jxNEzac5bmpV6koC8bZybXadQhS5Sr",
+	"gGrpR0XBHYQqHhTyh0uLHYE0uKjFBgJcI+b03YbZjKu8EKVfQo/x9sZdk7BjVehrqQZkgXsYFvZZIP+E",
+	"NL5PWt0JCmizZyhg79wgXjgpzUg+ATlrwTRgIAgdoKx5GKyAXceKIllnLHXnx36APKSYjuh6Xcfd/b0o",
+	"iZ5t72QmgFv9Uxzu2a/+2mcgmoEklG2ky6GhDIpfaPxKkDmHaGVGuEW3d5qZO75YiHyQ1NOYclmkmCtj",
+	"Gk8eKw/+dfjW1FcrqFnxcNA5Vhf0Q9w34bXwJAtDmvG8BuCg4KGu5XUKuQdN+UZBXh6YbidKA2z/lRwo",
+	"+OwISbDdg3L4Zd+9UQGO4AQy/+4Z+X/CM5IH8w6R7J9vpa51iRx8wH+vtkAJvHckyOPIGdLsrk/6ZaeD",
+	"ZJ1rZDUj5ntM/5u7RrQSX9ox8slWYrL1YuSSdYFYz5lrY7FPG0lFu9iaaMgtCeradOJQQibm/7h0A3/+",
+	"DdlT17ABdkMdQJKKTbBxkXHxDDaXRSFdTMMdu7LEfExavXNXgSEomZQETo+kTel7Q4SMMQqhkNoW4LcU",
+	"KpPW6X7N5Cq8thmkCeVg/dzATqRyPqWurmeg7TdiNmgRYisaZmb6zngjKXpyRAhLFuePlHgV7NxGBhaq",
+	"TWCkdLUDQetgTZ+PlBm+jBL8vRI1OGecjA4fmwNt/d3bZ/s/YC0ktKRxHNScbh9bisCk00fNHiOg/b9x",
+	"zRXJTAMVjJeUIuIaMurpWKUXToh4szn9CVtbwF9vhN2vP12W+n65v3L5X/cvFnL/F7HECf91/2L+j/03",
+	"LvV+3yVKeIAmFcqgjhd3oVS8U0LTUJcIHou6urOwYBqkRt+IZYqLESvi6W8+Ye59Sko72LQo5eFOQvga",
+	"Z+qNlcul820Ha3PXGwYmmHx1OfS0bS0wNBb2zFillIn8Jr7OJZXYmVg6dm04MIwPCe9sbfc5uyu1umY3",
+	"YjlgGVcUmEZ1uZSTisrvYE0IlYcgIHlYt3hT/Zh6K1KxKZl+VcWymfLpEwMvLp9jmQe4yndKqdPrfUUE",
+	"/pk930D0bhuRz4mqxVE/7ta2Z2KX0GDdoOOmQ/XQ46p4rsnfpnb+2wcb5JgT8NLExZ/WDS50PWqMjNoN",
+	"nj55EjcfjGoJRg11dlhXlMyu5RjHXjI+MiqNh0asHZ9UmWgMb5cCRBuG5Y+PaAhUBwiXNq1LqYTKQItS",
+	"3EpdGayDsnaVqfxK50B9uZRAyp0ICWYRFj4JI/YLXJuuviJKx3jQZda9rlQOf1NXyY/vv2I0JG46tcYc",
+	"9I4bN/V24ZzvavBnh0maomNd3IFjlUmvF7tV+afBDjGFGHO4vnhQ5rKyzW4B6KrixmuDcUayy6VF1o+q",
+	"czQ94ir3FXGigiHtjH7f8YhyeK/BMAFdodkqKcFMseiR5pwhWD3xPirMnAEz/nxdDV5zHusa9JRB4gBQ",
+	"WO+uRvw4PQNDB/RbEndYDHihOMEaS2omTOmx8gFgf1krzTow2pn3qs51LtAZHIOQqHIBpffosaLaHiSi",
+	"MS8PE4baaLk5X7JrjUs3aKVXo+WDGKg6j0yXmPPkm0HzOukpAO58DMwTR5BT0T91xmGRMAfLJ+pFy+tq",
+	"JcQ5WS56V1euFwWGPq4x2TNYZiV2bMT4Rmfal3OTDc4paavxSAJnWE1pe2OF5Wdq9NeK6hZn4//zMeMR",
+	"Zgp3+3dZ/3myHlf3S6HIO0SyZzuzGQ3urwoVKmNRi/ohetQoFXohEX3ZOPJZq5LZWPHC6BDYAduvUVSg",
+	"0RFgi8XyJszha7J/XKJ/3R7wA/nO9V8YCGKiJQ4bIHz3dXAez0oh/rECKqe2mphCfVanpPnsWQfh8MdN",
+	"fyWBdqxqTMR6Hx4idudg39uZmA+iZFtq8tPItx0QvLpOqz3H+6P8NkQ/16f9sF0SwUXbQ3IxnkqISA5H",
+	"pTDhDGIxqzNdWSp90oAfNuBbkdr19u2Lseq7J9VaGFYGmyxbFadCrvKQXbBcLAq9xO4D5B/yZSU5M8KO",
+	"Vd0vvxZW/ZPRE5Y2um6mbCKWWuWDjkz7EBL2hcaaSfabU4hD342vmkrsXvKNconrXiKb5d33UJ+bzpPt",
+	"t8UNa//144NvglbbpcFEAnyTanLwwf959ZA04vBqB9twsnilyoFD5KDIqwtwe6fpWFldwWKtqDAMNZi6",
+	"7dPDdZhOafc9oPjPSBKuid+tXmxVjVtK8RpuKQXPd+CVDfmV69lk9F3u/9+ZV7mN975icNqv9DqPna9B",
+	"eOCqD+5P+f3XceBdNCscUrgBtTzOat1utf6jrxWMerG7cLIcK+diHzS6yfC6Zj8WVyMwCJZojgvHytqz",
+	"lxJeTKrrlDx4d7y4wYS8deCwCATl3Hv9dMrvh+FBQ3TsUEQYUZL4M/r/hg7WHV9FMNn6CaGkP3xF5fvT",
+	"QZ31OPalIR1h9hwKOHM4ZjIDSDyFfl7SsNR/wOTYy5+fJS6oPEjGypU3x6LKlz8/w6pXC34tTIoxFROD",
+	"8boOupWalF9JS65f8I005GhGa2RlzNRuSf/l1OWHqrDfWs6+pBrstVwJ3upW+dRIBHvJ91neNbfbzI6l",
+	"FiIbvV0HNy6C65NESLy0UD5xwkGQQazPfeNkpe/OmGuUkDRbiYR06UEStxp69xps9s2NfNwdcbOiurgd",
+	"uYMR3p7EHbe80Z4g9CWpe5QijpcStEPTJ5/kvFrel1JJAkxmrFzkQ1mE9DaAyhlXbCJYKfZdj6LJ0lL1",
+	"ffyjv1qqN9fCgEyru7DUYPTd+mGwvtFz4R2kYSGXwmGK3lJPKQIe87yu0/eAQqpDdsmvhUN4+R4gFBCP",
+	"e+RgeVk/AHgZnSRRzJzA++QzSYfsL/RArM2cRIkh6PKdYt3SaEqNZimYb+9rVOP1WPG5H2cNDBo1F7lh",
+	"RtPJii0IgB6ZLjGApakhQkg4CgX/fSll15kLKxdwQ4WaMJISgjI4eSKHpNkPGbnXYfBSmLq7F2njrHRQ",
+	"0u7AS0dh650xM63+MjWK4dujE+qhfEN4QtLVDQv5w2pkHNcRI7CWlw2lICGmRLs1T7vF71j108MRFrg/",
+	"HhmsLes8hscjM2SuweeZz+bwkF9c6K4Jw6jWAYCOm41I+7+N9p+8/0N/PB7SX4N/7yvze2V+/+//Mr/P",
+	"ze/m9/nvs8HgDx1tSb8qcqPVGWmNyrJL86NaIju56IThd5PwC2E7OqqorEE7ByXjnwXr8AM4+IA8cEVQ",
+	"Dzfwz7IWk8195twJJ/PUq0WgBdQia8HtrN7AfnC9dtJMp1StKpl3785u+/U/K1GJSC1AAVZrb3AUJYgn",
+	"QPSt6wKCo048SGHKYyXw3esX5syXo3E5S9fC1me+V+3wbyDCwPfCmZbCzKIunoiB9WjapK7GA1oHYZ+t",
+	"qyEUtj6BIgjyQe+hk9Pl8Dea86Wu9g7YiVSKdc8M2YU71Y9GR/UZjJ3ycpbpxbIby9DZg2DV13X0pUWi",
+	"6zPWLRBhuI02g4mbyHdp99n+V+TrumsI8Rpul88ScXHHNxQ6zV5vv72HnUytEboUNWrIUTfrqhsI9FN0",
+	"F5WVSgeN6uhnBweHR38cjoaj4eHZD6MfnqCzy82gu1x5wqQyC5HZhMAyuFGd7hn1LKuxtAHysSoZ/0Jt",
+	"XbrjyWQMofvKIZocPiwkgNQv8SDBbuHbKrrvigG6W6n4zeqNzv6u740wz3nXSRfqJUQPd0k9q0+nOH3j",
+	"+VGQ3re7rIP0UTQ9iYpRky2CeKzuwPdKu4J22Ny5vvxiBR/uGoIgpNCwGV8shGpkz9EbdWURNdBvNn8Z",
+	"RDQJToruxZrye0/dpvbQrKTm/AnCsJJLI3KyqjvdD8lYOb8nOVIpYCax6kDLLxs5HUMv1kb7nXZ/KGAo",
+	"7KqTsE0td1abepBh6o5ItDSxh4+z6Maqo9G1cdaku2leEV7PV3s7Gp2Ejt6INkjYyegwtByHTydjFaoq",
+	"RCXorrUSmLaDTZUyrqi+PI04Iokr+gZzfvf6BYLoBcdjGbOVGq7lfvpukXMrnvH7i/oR6Z4J+dNXVVlQ",
+	"m5/cG7GYgD9W/niHUzuy9IIg4OjfqeVAzMFB6n58//F/BwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -20,7 +20,7 @@ const apiName = "fax"
 // sender (Run) itself.
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, Files: migrationFiles, SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
-	Reset: resetTenants, Delete: deleteTenants, Advance: advanceTenants,
+	Reset: resetTenants, Delete: deleteTenants, Advance: advanceTenants, Fixture: applyFixture, Copy: copyTenants,
 }
 
 // newFromEnv is the fax server of an assembler. A clock other than the

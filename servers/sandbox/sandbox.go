@@ -72,6 +72,15 @@ type Tenants interface {
 	Reset(ctx context.Context, set string, creds json.RawMessage) error
 	// Delete removes the set and all its data from every API.
 	Delete(ctx context.Context, set string) error
+	// Fixture applies a fixture's sections (by API name) to the set whose
+	// credentials creds are, and returns the credentials each API's section
+	// made, by the fixture's names. A section that breaks a rule answers a
+	// *descriptor.FixtureError (its pointer within the fixture).
+	Fixture(ctx context.Context, set string, creds json.RawMessage, sections map[string]json.RawMessage) (map[string]json.RawMessage, error)
+	// Copy copies the tenants of set from into set to, with new
+	// credentials; creds and named are from's credentials and fixture
+	// credentials, the answers to's, and the APIs whose rows it copied.
+	Copy(ctx context.Context, from, to string, creds json.RawMessage, named map[string]json.RawMessage) (json.RawMessage, map[string]json.RawMessage, []string, error)
 }
 
 // Config configures the sandbox API.
@@ -113,6 +122,9 @@ type Config struct {
 	// DriveInterval is how often the due work of the real clocks runs; 0
 	// means DefaultDriveInterval.
 	DriveInterval time.Duration
+	// SnapshotLimit is how many snapshots the deployment holds at most; 0
+	// means DefaultSnapshotLimit.
+	SnapshotLimit int
 }
 
 // Server is the sandbox API.
@@ -158,6 +170,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.DriveInterval <= 0 {
 		cfg.DriveInterval = DefaultDriveInterval
+	}
+	if cfg.SnapshotLimit <= 0 {
+		cfg.SnapshotLimit = DefaultSnapshotLimit
 	}
 	st := &store{db: cfg.DB}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
@@ -359,38 +374,71 @@ func parseTTL(s *string) (time.Duration, error) {
 }
 
 // CreateSandbox creates a sandbox: its row first ('creating'), then its
-// tenants in every API, then its sealed credentials ('ready'). A failure
-// deletes what was made.
+// tenants in every API (seeded, then given the fixture; or copied from a
+// snapshot), then its sealed credentials ('ready'). A failure deletes what
+// was made.
 func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSandboxRequestObject) (sandboxserver.CreateSandboxResponseObject, error) {
-	mode, ttlText := ClockReal, (*string)(nil)
-	if req.Body != nil {
-		if req.Body.Clock != nil {
-			mode = string(*req.Body.Clock)
+	body := req.Body
+	if body == nil {
+		body = &sandboxapi.CreateSandboxRequest{}
+	}
+	if body.Fixture != nil && body.Snapshot != nil {
+		return nil, errBadRequest("give either fixture or snapshot, not both")
+	}
+	var snap snapshotRecord
+	mode := ClockReal
+	if body.Snapshot != nil {
+		var err error
+		if snap, err = s.readySnapshot(ctx, *body.Snapshot); err != nil {
+			return nil, err
 		}
-		ttlText = req.Body.Ttl
+		mode = snap.Clock
+	}
+	if body.Clock != nil {
+		mode = string(*body.Clock)
 	}
 	if mode != ClockReal && mode != ClockFrozen {
 		return nil, errBadRequest("clock %q is neither frozen nor real", mode)
 	}
-	ttl, err := parseTTL(ttlText)
+	ttl, err := parseTTL(body.Ttl)
+	if err != nil {
+		return nil, err
+	}
+	sections, err := fixtureSections(body.Fixture)
 	if err != nil {
 		return nil, err
 	}
 	id, token := newID()
 	tokenHash := sha256.Sum256([]byte(token))
 	now := s.clock.Now()
-	r := record{ID: id, TokenHash: tokenHash[:], Clock: mode, TTL: ttl, State: stateCreating, CreatedAt: now, LastUsedAt: now}
+	r := record{ID: id, TokenHash: tokenHash[:], Clock: mode, TTL: ttl, State: stateCreating, CreatedAt: now, LastUsedAt: now, ClockBase: now}
+	if body.Snapshot != nil {
+		r.ClockBase = snap.ClockTime
+	}
 	if err := s.store.insert(ctx, r); err != nil {
 		return nil, err
 	}
-	creds, err := s.cfg.Tenants.Seed(ctx, id)
+	creds, named, err := s.makeTenants(ctx, id, sections, body.Snapshot != nil, snap)
 	if err == nil {
 		r.Credentials = s.box.Seal(sealLabel(id), creds)
-		err = s.store.ready(ctx, id, r.Credentials)
+		r.Named, err = s.sealNamed(id, named)
+	}
+	if err == nil {
+		err = s.store.ready(ctx, id, r.Credentials, r.Named)
 	}
 	if err != nil {
 		cleanup := context.WithoutCancel(ctx)
-		return nil, errors.Join(fmt.Errorf("create sandbox %s: %w", id, err), s.remove(cleanup, id))
+		if rerr := s.remove(cleanup, id); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		var fe *descriptor.FixtureError
+		if errors.As(err, &fe) {
+			return nil, errFixture(fe)
+		}
+		return nil, fmt.Errorf("create sandbox %s: %w", id, err)
+	}
+	if body.Snapshot != nil {
+		s.faults.changed()
 	}
 	r.State = stateReady
 	out, err := s.view(r)
@@ -399,8 +447,31 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	}
 	return sandboxserver.CreateSandbox201JSONResponse{
 		Id: out.Id, Clock: out.Clock, Now: out.Now, Ttl: out.Ttl, CreatedAt: out.CreatedAt, LastUsedAt: out.LastUsedAt,
-		ExpiresAt: out.ExpiresAt, Credentials: out.Credentials, Token: token,
+		ExpiresAt: out.ExpiresAt, Credentials: out.Credentials, FixtureCredentials: out.FixtureCredentials, Token: token,
 	}, nil
+}
+
+// makeTenants makes the tenants of the new sandbox id: copied from snap
+// (fork), or seeded and given the fixture's sections. It returns their
+// credentials and the fixture's, by API.
+func (s *Server) makeTenants(ctx context.Context, id string, sections map[string]json.RawMessage, fork bool, snap snapshotRecord) (json.RawMessage, map[string]json.RawMessage, error) {
+	if fork {
+		creds, named, err := s.snapshotCredentials(snap)
+		if err != nil {
+			return nil, nil, err
+		}
+		creds, named, _, err = s.cfg.Tenants.Copy(ctx, snapshotSet(snap.ID), id, creds, named)
+		if err != nil {
+			return nil, nil, err
+		}
+		return creds, named, s.store.forkFaults(ctx, snap.ID, id)
+	}
+	creds, err := s.cfg.Tenants.Seed(ctx, id)
+	if err != nil || len(sections) == 0 {
+		return creds, nil, err
+	}
+	named, err := s.cfg.Tenants.Fixture(ctx, id, creds, sections)
+	return creds, named, err
 }
 
 func sealLabel(id string) string { return "sandbox-credentials:" + id }
@@ -418,6 +489,20 @@ func (s *Server) view(r record) (sandboxapi.Sandbox, error) {
 	}
 	if err := json.Unmarshal(creds, &out.Credentials); err != nil {
 		return out, fmt.Errorf("sandbox %s: credentials: %w", r.ID, err)
+	}
+	named, err := s.openNamed(r.ID, r.Named)
+	if err != nil {
+		return out, err
+	}
+	if len(named) > 0 {
+		raw, err := json.Marshal(named)
+		if err != nil {
+			return out, err
+		}
+		out.FixtureCredentials = new(sandboxapi.FixtureCredentials)
+		if err := json.Unmarshal(raw, out.FixtureCredentials); err != nil {
+			return out, fmt.Errorf("sandbox %s: fixture credentials: %w", r.ID, err)
+		}
 	}
 	return out, nil
 }
@@ -524,6 +609,7 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandbo
 	if err := s.clearFaults(ctx, r.ID); err != nil {
 		return nil, err
 	}
+	r.Named = ""
 	out, err := s.view(r)
 	if err != nil {
 		return nil, err
@@ -640,6 +726,9 @@ func (s *Server) Sweep(ctx context.Context) (int, error) {
 		}
 		s.logger.InfoContext(ctx, "sandbox: deleted after its TTL", "sandbox", id)
 		n++
+	}
+	if _, err := s.sweepSnapshots(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	return n, errors.Join(errs...)
 }

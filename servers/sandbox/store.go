@@ -51,8 +51,12 @@ type record struct {
 	TTL         time.Duration
 	State       string
 	Credentials string // sealed
+	Named       string // sealed; "" for none
 	CreatedAt   time.Time
 	LastUsedAt  time.Time
+	// ClockBase is the time the sandbox's clock starts at (insert): the
+	// stack's time, or a snapshot's for a fork.
+	ClockBase time.Time
 }
 
 // store is every SQL statement of the sandbox service.
@@ -60,12 +64,12 @@ type store struct {
 	db *sqldb.DB
 }
 
-const recordColumns = `id, token_hash, clock, ttl_micros, state, credentials, created_at, last_used_at`
+const recordColumns = `id, token_hash, clock, ttl_micros, state, credentials, named, created_at, last_used_at`
 
 func scanRecord(row interface{ Scan(...any) error }) (record, error) {
 	var r record
 	var ttl, created, used int64
-	err := row.Scan(&r.ID, &r.TokenHash, &r.Clock, &ttl, &r.State, &r.Credentials, &created, &used)
+	err := row.Scan(&r.ID, &r.TokenHash, &r.Clock, &ttl, &r.State, &r.Credentials, &r.Named, &created, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return record{}, errNoSandbox
 	}
@@ -77,20 +81,26 @@ func scanRecord(row interface{ Scan(...any) error }) (record, error) {
 }
 
 func (s *store) insert(ctx context.Context, r record) error {
-	// The sandbox's clock starts at the stack's time (clock.go).
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
-		sqldb.Micros(r.CreatedAt), sqldb.Micros(r.CreatedAt))
+	// The sandbox's clock starts at ClockBase, the stack's time unless
+	// given (clock.go).
+	base := r.ClockBase
+	if base.IsZero() {
+		base = r.CreatedAt
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, r.Named, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
+		sqldb.Micros(base), sqldb.Micros(r.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert sandbox: %w", err)
 	}
 	return nil
 }
 
-// ready stores the sandbox's credentials and makes it ready.
-func (s *store) ready(ctx context.Context, id, credentials string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE sandboxes SET credentials = ?, state = ? WHERE id = ? AND state = ?`,
-		credentials, stateReady, id, stateCreating)
+// ready stores the sandbox's credentials (and its fixture's, named) and
+// makes it ready.
+func (s *store) ready(ctx context.Context, id, credentials, named string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE sandboxes SET credentials = ?, named = ?, state = ? WHERE id = ? AND state = ?`,
+		credentials, named, stateReady, id, stateCreating)
 	if err != nil {
 		return fmt.Errorf("store sandbox credentials: %w", err)
 	}
@@ -156,11 +166,12 @@ func (s *store) remove(ctx context.Context, id string) error {
 }
 
 // clearJournal deletes the sandbox's journal, puts its clock back as it
-// was created (the stack's time now, no offset, nothing due) and records a
-// use.
+// was created (the stack's time now, no offset, nothing due), forgets its
+// fixture's credentials (a reset deletes what the fixture made) and records
+// a use.
 func (s *store) clearJournal(ctx context.Context, id string, now time.Time) error {
 	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
+		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0, named = ''
 		WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
 			return fmt.Errorf("touch sandbox: %w", err)
 		}

@@ -110,6 +110,9 @@ type Config struct {
 	// SandboxSampleSize is the number of menu items of each sandbox's
 	// restaurant configuration; 0 means DefaultSandboxSampleSize.
 	SandboxSampleSize int
+	// SnapshotLimit is how many sandbox snapshots the deployment holds at
+	// most; 0 means sandbox.DefaultSnapshotLimit.
+	SnapshotLimit int
 
 	// Settings are the knobs of each API.
 	Settings
