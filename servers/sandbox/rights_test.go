@@ -25,18 +25,20 @@ import (
 // sandboxBodies are a valid request body per request schema. A request
 // schema missing here fails the walk, naming it.
 var sandboxBodies = map[string]any{
-	"CreateSandboxRequest": sandboxapi.CreateSandboxRequest{},
-	"FaultRequest":         sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("pam"), Count: ptr(1)},
-	"ClockChange":          sandboxapi.ClockChange{Advance: ptr("0s")},
-	"InboundFaxRequest":    sandboxapi.InboundFaxRequest{},
+	"CreateSandboxRequest":  sandboxapi.CreateSandboxRequest{},
+	"FaultRequest":          sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("pam"), Count: ptr(1)},
+	"ClockChange":           sandboxapi.ClockChange{Advance: ptr("0s")},
+	"InboundFaxRequest":     sandboxapi.InboundFaxRequest{},
+	"CreateSnapshotRequest": sandboxapi.CreateSnapshotRequest{},
 }
 
 // sandboxPathValues fill the path parameters other than the sandbox's id
 // (ids of the right form that name nothing). A parameter missing here fails
 // the walk, naming it.
 var sandboxPathValues = map[string]string{
-	"event_id": "7c6c3a4e-0f4b-4e0e-9d1e-2f1f4b8b5e01",
-	"fault_id": "flt-0123456789abcdef",
+	"event_id":    "7c6c3a4e-0f4b-4e0e-9d1e-2f1f4b8b5e01",
+	"fault_id":    "flt-0123456789abcdef",
+	"snapshot_id": "snp-0123456789abcdef",
 }
 
 // Every operation of the sandbox spec, called with each kind of token of the
