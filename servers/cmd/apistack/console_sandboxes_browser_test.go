@@ -180,6 +180,10 @@ func TestBrowser_ConsoleSandboxesInChromium(t *testing.T) {
 		chromedp.WaitVisible(css("table.snapshots tr.snapshot-row")),
 	))
 	assert.Contains(t, text("p.notice"), "snapshot ")
+	// (The snapshot's notice goes first, so that the wait below is for the
+	// fork's page.)
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("p.notice").remove(); true`))
+	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(css("table.snapshots button.fork")),
 		chromedp.WaitVisible(css("p.notice")),
@@ -215,7 +219,20 @@ func TestBrowser_ConsoleSandboxesInChromium(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join("..", "..", "..", "docs", "console-sandboxes.png"), png, 0o644))
 	}
 
+	// A filter the page cannot read, and a sandbox that is not there, are
+	// answered with what is wrong.
+	for path, want := range map[string]string{
+		"sandboxes/" + sb.ID + "?status=abc":   "neither a status",
+		"sandboxes/" + sb.ID + "?api=billing":  "is none of pam, fax, storage, restaurant",
+		"sandboxes/sbx-0000000000000000":       "no sandbox sbx-0000000000000000",
+		"sandboxes/" + sb.ID + "?limit=100000": "limit must be a number from 1 to 1000",
+	} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(consoleURL+path), chromedp.WaitVisible(css("body"))), path)
+		assert.Contains(t, text("body"), want, path)
+	}
+
 	// No page shows a token or a secret.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(consoleURL+"sandboxes/"+sb.ID), chromedp.WaitVisible(css("table.webhooks"))))
 	html, err := chromedp.Run(ctx, chromedp.OuterHTML(css("html")))
 	require.NoError(t, err)
 	assert.NotContains(t, html, sb.Token)
