@@ -1502,6 +1502,11 @@ type ClientInterface interface {
 	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 	// offset (the one time a sandbox's time may go back).
 	//
+	// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+	// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+	// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+	// over from it.
+	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -1977,6 +1982,11 @@ func (c *Client) ListSandboxRequests(ctx context.Context, id SandboxID, params *
 // the seeded tenants as they were seeded, the journal and the webhook log empty, no
 // faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 // offset (the one time a sandbox's time may go back).
+//
+// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+// over from it.
 //
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 func (c *Client) ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3316,6 +3326,11 @@ type ClientWithResponsesInterface interface {
 	// the seeded tenants as they were seeded, the journal and the webhook log empty, no
 	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 	// offset (the one time a sandbox's time may go back).
+	//
+	// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+	// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+	// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+	// over from it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5456,6 +5471,11 @@ func (c *ClientWithResponses) ListSandboxRequestsWithResponse(ctx context.Contex
 // the seeded tenants as they were seeded, the journal and the webhook log empty, no
 // faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 // offset (the one time a sandbox's time may go back).
+//
+// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+// over from it.
 //
 // Returns a wrapper object for the known response body format(s).
 //

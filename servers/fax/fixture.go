@@ -184,21 +184,38 @@ func applyFixture(ctx context.Context, s *Server, set descriptor.TenantSet, cred
 				return fmt.Errorf("create api key: %w", err)
 			}
 		}
+		// The faxes in statements of up to 100 rows (a round trip each on
+		// PostgreSQL), then their events.
 		var events []outboxEvent
-		for _, x := range f.Faxes {
+		var args []any
+		flush := func(n int) error {
+			if n == 0 {
+				return nil
+			}
+			one := "(" + strings.TrimSuffix(strings.Repeat("?, ", 23), ", ") + ")"
+			_, err := tx.ExecContext(ctx, `INSERT INTO faxes (`+faxColumns+`) VALUES `+strings.TrimSuffix(strings.Repeat(one+", ", n), ", "), args...)
+			args = args[:0]
+			if err != nil {
+				return fmt.Errorf("create faxes: %w", err)
+			}
+			return nil
+		}
+		for i, x := range f.Faxes {
 			row, evs, err := s.fixtureFax(acct, apps[x.Application], out.Numbers[x.From], x.To, x.Status, x.Pages, x.MediaURL, x.FailureReason,
 				set.URLs["admin"]+SamplePath, now)
 			if err != nil {
 				return err
 			}
-			if _, err = tx.ExecContext(ctx, `INSERT INTO faxes (`+faxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				row.ID, row.AccountID, row.ConnectionID, row.Direction, row.From, row.To, row.MediaURL, row.Quality, row.Status,
+			args = append(args, row.ID, row.AccountID, row.ConnectionID, row.Direction, row.From, row.To, row.MediaURL, row.Quality, row.Status,
 				row.StoreMedia, row.MediaID, row.PageCount, row.FailureReason, row.PartialContent, row.CallDurationSecs, row.WebhookURL,
 				row.WebhookFailoverURL, row.Outcome, row.StepsLeft, sqldb.NullMicros(row.NextStepAt), sqldb.Micros(row.CreatedAt),
-				sqldb.Micros(row.UpdatedAt), sqldb.NullMicros(row.DeletedAt)); err != nil {
-				return fmt.Errorf("create fax: %w", err)
-			}
+				sqldb.Micros(row.UpdatedAt), sqldb.NullMicros(row.DeletedAt))
 			events = append(events, evs...)
+			if n := i%100 + 1; n == 100 || i == len(f.Faxes)-1 {
+				if err := flush(n); err != nil {
+					return err
+				}
+			}
 		}
 		return insertEvents(ctx, tx, events)
 	})

@@ -298,3 +298,18 @@ func TestSnapshots_TheDeploymentHoldsAtMostItsLimit(t *testing.T) {
 	snapshot(t, a)
 	assert.Equal(t, b.Id, second.SandboxId)
 }
+
+// A reset takes a fixture's or a snapshot's sandbox back to the tenants
+// every sandbox has, under its own credentials.
+func TestSnapshots_AResetForkKeepsItsCredentialsAndDropsTheFixtureState(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	orig := e.createFixture(t, pamFixture)
+	f := e.fork(t, snapshot(t, orig).Id)
+	for _, b := range []*box{orig, f} {
+		resp, err := b.api.ResetSandboxWithResponse(ctx, b.Id)
+		out := testkit.Answered(t, http.StatusOK, resp, err).JSON200
+		assert.Nil(t, out.FixtureCredentials, "%s: the fixture's credentials went with its state", b.Id)
+		assert.Equal(t, []string{"(admins)"}, groupsOf(t, b), "%s: the seeded group alone, read with its own key", b.Id)
+	}
+}
