@@ -314,7 +314,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer servers.close()
 	// The web console on the admin port; its Requests page reads the last
 	// requests of each API, as the telemetry logs them.
-	con, err := newConsole(c.AdminToken, consoleServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, tel.Log(), st.Inbox, logger)
+	con, err := newConsole(c.AdminToken, consoleServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage, sandboxes: st.Sandboxes}, tel.Log(), st.Inbox, logger)
 	if err != nil {
 		return err
 	}
