@@ -978,7 +978,10 @@ type ClientInterface interface {
 	// CreateFaxApplicationWithBody Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -988,7 +991,10 @@ type ClientInterface interface {
 	// CreateFaxApplication Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1553,7 +1559,10 @@ func (c *Client) RevokeFaxAPIKey(ctx context.Context, accountName FaxAccountName
 // CreateFaxApplicationWithBody Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1573,7 +1582,10 @@ func (c *Client) CreateFaxApplicationWithBody(ctx context.Context, accountName F
 // CreateFaxApplication Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3939,7 +3951,10 @@ type ClientWithResponsesInterface interface {
 	// CreateFaxApplicationWithBodyWithResponse Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3949,7 +3964,10 @@ type ClientWithResponsesInterface interface {
 	// CreateFaxApplicationWithResponse Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7951,7 +7969,10 @@ func (c *ClientWithResponses) RevokeFaxAPIKeyWithResponse(ctx context.Context, a
 // CreateFaxApplicationWithBodyWithResponse Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7967,7 +7988,10 @@ func (c *ClientWithResponses) CreateFaxApplicationWithBodyWithResponse(ctx conte
 // CreateFaxApplicationWithResponse Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
