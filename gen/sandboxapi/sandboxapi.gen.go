@@ -61,6 +61,7 @@ const (
 	ErrorErrorInvalidRequest         ErrorError = "invalid_request"
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
+	ErrorErrorTooManyRequests        ErrorError = "too_many_requests"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
@@ -77,6 +78,8 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorNotFound:
 		return true
 	case ErrorErrorRequestTimeout:
+		return true
+	case ErrorErrorTooManyRequests:
 		return true
 	case ErrorErrorUnauthorized:
 		return true
@@ -762,6 +765,9 @@ type RequestTimeout = Error
 
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
+
+// TooManyWrongTokens defines model for TooManyWrongTokens.
+type TooManyWrongTokens = Error
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
@@ -2618,6 +2624,11 @@ type ClientWithResponsesInterface interface {
 	RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error)
 }
 
+// CreateSandboxResponse429Headers the declared response headers of an HTTP 429 response for CreateSandbox
+type CreateSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
 type CreateSandboxResponse503Headers struct {
 	RetryAfter int
@@ -2640,10 +2651,14 @@ type CreateSandboxResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateSandboxResponse503Headers
 }
@@ -2681,6 +2696,11 @@ func (r CreateSandboxResponse) GetJSON413() *TooLarge {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r CreateSandboxResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2722,6 +2742,11 @@ func (r CreateSandboxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandbox
+type DeleteSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteSandboxResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandbox
 type DeleteSandboxResponse503Headers struct {
 	RetryAfter int
@@ -2738,10 +2763,14 @@ type DeleteSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteSandboxResponse503Headers
 }
@@ -2764,6 +2793,11 @@ func (r DeleteSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2805,6 +2839,11 @@ func (r DeleteSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxResponse429Headers the declared response headers of an HTTP 429 response for GetSandbox
+type GetSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetSandboxResponse503Headers the declared response headers of an HTTP 503 response for GetSandbox
 type GetSandboxResponse503Headers struct {
 	RetryAfter int
@@ -2823,10 +2862,14 @@ type GetSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSandboxResponse503Headers
 }
@@ -2854,6 +2897,11 @@ func (r GetSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2895,6 +2943,11 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxClockResponse429Headers the declared response headers of an HTTP 429 response for GetSandboxClock
+type GetSandboxClockResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxClock
 type GetSandboxClockResponse503Headers struct {
 	RetryAfter int
@@ -2913,10 +2966,14 @@ type GetSandboxClockResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxClockResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSandboxClockResponse503Headers
 }
@@ -2944,6 +3001,11 @@ func (r GetSandboxClockResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSandboxClockResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxClockResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2985,6 +3047,11 @@ func (r GetSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// AdvanceSandboxClockResponse429Headers the declared response headers of an HTTP 429 response for AdvanceSandboxClock
+type AdvanceSandboxClockResponse429Headers struct {
+	RetryAfter int
+}
+
 // AdvanceSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for AdvanceSandboxClock
 type AdvanceSandboxClockResponse503Headers struct {
 	RetryAfter int
@@ -3009,10 +3076,14 @@ type AdvanceSandboxClockResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdvanceSandboxClockResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *AdvanceSandboxClockResponse503Headers
 }
@@ -3057,6 +3128,11 @@ func (r AdvanceSandboxClockResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AdvanceSandboxClockResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -3096,6 +3172,11 @@ func (r AdvanceSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// ClearSandboxFaultsResponse429Headers the declared response headers of an HTTP 429 response for ClearSandboxFaults
+type ClearSandboxFaultsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ClearSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ClearSandboxFaults
 type ClearSandboxFaultsResponse503Headers struct {
 	RetryAfter int
@@ -3112,10 +3193,14 @@ type ClearSandboxFaultsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClearSandboxFaultsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ClearSandboxFaultsResponse503Headers
 }
@@ -3138,6 +3223,11 @@ func (r ClearSandboxFaultsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ClearSandboxFaultsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3179,6 +3269,11 @@ func (r ClearSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxFaultsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxFaults
+type ListSandboxFaultsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxFaults
 type ListSandboxFaultsResponse503Headers struct {
 	RetryAfter int
@@ -3197,10 +3292,14 @@ type ListSandboxFaultsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxFaultsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxFaultsResponse503Headers
 }
@@ -3228,6 +3327,11 @@ func (r ListSandboxFaultsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxFaultsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3269,6 +3373,11 @@ func (r ListSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// AddSandboxFaultResponse429Headers the declared response headers of an HTTP 429 response for AddSandboxFault
+type AddSandboxFaultResponse429Headers struct {
+	RetryAfter int
+}
+
 // AddSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for AddSandboxFault
 type AddSandboxFaultResponse503Headers struct {
 	RetryAfter int
@@ -3293,10 +3402,14 @@ type AddSandboxFaultResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AddSandboxFaultResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *AddSandboxFaultResponse503Headers
 }
@@ -3341,6 +3454,11 @@ func (r AddSandboxFaultResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AddSandboxFaultResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -3380,6 +3498,11 @@ func (r AddSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxFaultResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandboxFault
+type DeleteSandboxFaultResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxFault
 type DeleteSandboxFaultResponse503Headers struct {
 	RetryAfter int
@@ -3396,10 +3519,14 @@ type DeleteSandboxFaultResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxFaultResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteSandboxFaultResponse503Headers
 }
@@ -3422,6 +3549,11 @@ func (r DeleteSandboxFaultResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteSandboxFaultResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3463,6 +3595,11 @@ func (r DeleteSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxRequestsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxRequests
+type ListSandboxRequestsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
 type ListSandboxRequestsResponse503Headers struct {
 	RetryAfter int
@@ -3481,10 +3618,14 @@ type ListSandboxRequestsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxRequestsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxRequestsResponse503Headers
 }
@@ -3512,6 +3653,11 @@ func (r ListSandboxRequestsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxRequestsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxRequestsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3553,6 +3699,11 @@ func (r ListSandboxRequestsResponse) ContentType() string {
 	return ""
 }
 
+// ResetSandboxResponse429Headers the declared response headers of an HTTP 429 response for ResetSandbox
+type ResetSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // ResetSandboxResponse503Headers the declared response headers of an HTTP 503 response for ResetSandbox
 type ResetSandboxResponse503Headers struct {
 	RetryAfter int
@@ -3571,10 +3722,14 @@ type ResetSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResetSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ResetSandboxResponse503Headers
 }
@@ -3602,6 +3757,11 @@ func (r ResetSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ResetSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResetSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3643,6 +3803,11 @@ func (r ResetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// TriggerInboundFaxResponse429Headers the declared response headers of an HTTP 429 response for TriggerInboundFax
+type TriggerInboundFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // TriggerInboundFaxResponse503Headers the declared response headers of an HTTP 503 response for TriggerInboundFax
 type TriggerInboundFaxResponse503Headers struct {
 	RetryAfter int
@@ -3663,10 +3828,14 @@ type TriggerInboundFaxResponse struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TriggerInboundFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *TriggerInboundFaxResponse503Headers
 }
@@ -3699,6 +3868,11 @@ func (r TriggerInboundFaxResponse) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r TriggerInboundFaxResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3740,6 +3914,11 @@ func (r TriggerInboundFaxResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxWebhooksResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxWebhooks
+type ListSandboxWebhooksResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxWebhooksResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxWebhooks
 type ListSandboxWebhooksResponse503Headers struct {
 	RetryAfter int
@@ -3758,10 +3937,14 @@ type ListSandboxWebhooksResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxWebhooksResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxWebhooksResponse503Headers
 }
@@ -3789,6 +3972,11 @@ func (r ListSandboxWebhooksResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxWebhooksResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3830,6 +4018,11 @@ func (r ListSandboxWebhooksResponse) ContentType() string {
 	return ""
 }
 
+// RedeliverSandboxWebhookResponse429Headers the declared response headers of an HTTP 429 response for RedeliverSandboxWebhook
+type RedeliverSandboxWebhookResponse429Headers struct {
+	RetryAfter int
+}
+
 // RedeliverSandboxWebhookResponse503Headers the declared response headers of an HTTP 503 response for RedeliverSandboxWebhook
 type RedeliverSandboxWebhookResponse503Headers struct {
 	RetryAfter int
@@ -3848,10 +4041,14 @@ type RedeliverSandboxWebhookResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RedeliverSandboxWebhookResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RedeliverSandboxWebhookResponse503Headers
 }
@@ -3879,6 +4076,11 @@ func (r RedeliverSandboxWebhookResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RedeliverSandboxWebhookResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4379,6 +4581,13 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4396,6 +4605,16 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4456,6 +4675,13 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4473,6 +4699,16 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4537,6 +4773,13 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4554,6 +4797,16 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4618,6 +4871,13 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4635,6 +4895,16 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxClockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSandboxClockResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4720,6 +4990,13 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4737,6 +5014,16 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers AdvanceSandboxClockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers AdvanceSandboxClockResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4797,6 +5084,13 @@ func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4814,6 +5108,16 @@ func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ClearSandboxFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ClearSandboxFaultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4878,6 +5182,13 @@ func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4895,6 +5206,16 @@ func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxFaultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4980,6 +5301,13 @@ func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse,
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4997,6 +5325,16 @@ func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers AddSandboxFaultResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers AddSandboxFaultResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5057,6 +5395,13 @@ func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5074,6 +5419,16 @@ func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxFaultResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSandboxFaultResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5138,6 +5493,13 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5155,6 +5517,16 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxRequestsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxRequestsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5219,6 +5591,13 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5236,6 +5615,16 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ResetSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResetSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5307,6 +5696,13 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5324,6 +5720,16 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers TriggerInboundFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers TriggerInboundFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5388,6 +5794,13 @@ func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5405,6 +5818,16 @@ func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxWebhooksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxWebhooksResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5469,6 +5892,13 @@ func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandbox
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5486,6 +5916,16 @@ func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandbox
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers RedeliverSandboxWebhookResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RedeliverSandboxWebhookResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -451,6 +451,15 @@ type RequestTimeoutJSONResponse Error
 
 type TooLargeJSONResponse Error
 
+type TooManyWrongTokensResponseHeaders struct {
+	RetryAfter int
+}
+type TooManyWrongTokensJSONResponse struct {
+	Body Error
+
+	Headers TooManyWrongTokensResponseHeaders
+}
+
 type UnauthorizedJSONResponse Error
 
 type UnavailableResponseHeaders struct {
@@ -572,6 +581,21 @@ func (response CreateSandbox415JSONResponse) VisitCreateSandboxResponse(w http.R
 	return err
 }
 
+type CreateSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response CreateSandbox429JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSandbox500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateSandbox500JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
@@ -669,6 +693,21 @@ func (response DeleteSandbox404JSONResponse) VisitDeleteSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandbox429JSONResponse) VisitDeleteSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -780,6 +819,21 @@ func (response GetSandbox404JSONResponse) VisitGetSandboxResponse(w http.Respons
 	return err
 }
 
+type GetSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandbox429JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSandbox500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
@@ -883,6 +937,21 @@ func (response GetSandboxClock404JSONResponse) VisitGetSandboxClockResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandboxClock429JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1039,6 +1108,21 @@ func (response AdvanceSandboxClock415JSONResponse) VisitAdvanceSandboxClockRespo
 	return err
 }
 
+type AdvanceSandboxClock429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response AdvanceSandboxClock429JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AdvanceSandboxClock500JSONResponse struct{ InternalJSONResponse }
 
 func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
@@ -1136,6 +1220,21 @@ func (response ClearSandboxFaults404JSONResponse) VisitClearSandboxFaultsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ClearSandboxFaults429JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1243,6 +1342,21 @@ func (response ListSandboxFaults404JSONResponse) VisitListSandboxFaultsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxFaults429JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1399,6 +1513,21 @@ func (response AddSandboxFault415JSONResponse) VisitAddSandboxFaultResponse(w ht
 	return err
 }
 
+type AddSandboxFault429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response AddSandboxFault429JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
 
 func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
@@ -1497,6 +1626,21 @@ func (response DeleteSandboxFault404JSONResponse) VisitDeleteSandboxFaultRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandboxFault429JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1609,6 +1753,21 @@ func (response ListSandboxRequests404JSONResponse) VisitListSandboxRequestsRespo
 	return err
 }
 
+type ListSandboxRequests429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxRequests429JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequests500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListSandboxRequests500JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
@@ -1712,6 +1871,21 @@ func (response ResetSandbox404JSONResponse) VisitResetSandboxResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ResetSandbox429JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1838,6 +2012,21 @@ func (response TriggerInboundFax413JSONResponse) VisitTriggerInboundFaxResponse(
 	return err
 }
 
+type TriggerInboundFax429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response TriggerInboundFax429JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TriggerInboundFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
@@ -1946,6 +2135,21 @@ func (response ListSandboxWebhooks404JSONResponse) VisitListSandboxWebhooksRespo
 	return err
 }
 
+type ListSandboxWebhooks429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxWebhooks429JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxWebhooks500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListSandboxWebhooks500JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
@@ -2050,6 +2254,21 @@ func (response RedeliverSandboxWebhook404JSONResponse) VisitRedeliverSandboxWebh
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response RedeliverSandboxWebhook429JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2596,170 +2815,173 @@ func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID,
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1tcxs30uBfQfGeKpPeEUXJUjaWPlwpibLrjV/02MptqkKfBpwBSURDgBlgRHEd/az7A/fLrrobwGCG",
-	"Q4mKX56n9pwPsUjOAI1Go9+78aGX6cVSK6Gs6Z186C15yRfCihI//cirwr74Af7MhclKubRSq95J73Iu",
-	"2BR+fGKYzIe9pCfh6yW3817SU3wheic9fOBK5r2kV4rfK1mKvHdiy0okPZPNxYLThNaKEl7+39PC7v06",
-	"2nvO96bvPxx8c/cfvaRn10sYythSqlnv7i7pveMqn+jbbVAZ+vk+uHaHyExuH4ToDsYyS62MQJx9x/O3",
-	"4vdKGAufMq2sUPgnXy4LmXGAdf83AwB/iGb9j1JMeye9/7Ff78c+/Wr2z8tSlzTV5oJLmoxNSsGvDbOA",
-	"A3yP6ZJxVlaFGPbukt6PupzIPBfqy4Bl9bVQTBp2wwuZs0ll2YKvmdKW5ZrZuTQI1QsFuObF5wfqTLFK",
-	"idulyKzImYDHEILX2v6oK5V/fghea2aqbO5JlPV1ybQSuGWErlwLgygCQEpdDBBCR06XciF09QWoKnUk",
-	"dWVpxvQEQQyEpvM1y2WOgPKylDeCraSdS0XEJ8obUT4xrBQ8Z26IU2aEypm0jM+4VLisS61f8nImvgw9",
-	"ItTSMH0jSoSzkAtpmZ6yA/ZKfocQ/ax4Zee6lP8SX4YccNcTOKiAS6IFadjZxQt2rfTKeKhuuCz4pPh0",
-	"qIrG3E4GVf2QIwHaW5ZxBfCWgmdzJq1hObd8wo04ZaWw5ZrxqRUlS9/Ch70z+JAyIzKtcgM8eS547iRM",
-	"9MgmP39HrzCr2YpLyyZiqkvBbLmWauYp6T5WvpBKLqpF7+Qg8G2prJgJXDDi1lTLpS6tyF+JXPJLfOhL",
-	"0iMg8h/v3rweonBzr6Ic0fn6XGU6BzGzgZq0stNv3a7gUNwwK27tKUthI745in9bcZrn58sf977FxwBt",
-	"QgFmfu3BSL2kR6/13m9IuKT3faGz6+/nXNFh5XkuAQxeXJR6KUorQfJNeWFEe6XntzyzxRpJW09ZyvMb",
-	"rjKRMq5ylhphU4BkGQ0Dw+Mzm2v+u16xKS+BHBb6hvhmBqAlsHrO/qZZXpW4U6yfPh+ZNGHpwWiB/8yf",
-	"jRbp4JSlI5OyslIkKVe6vGZ5JZjSK8TJLV8s4Zz1DkaLXtJb8NuXQs3svHfy7DCJVYM+6AXv/9Ifj4f0",
-	"1+B/9pX5ozJ//N//Y/5YmD/MH4s/5oPBXzp0hqRnhO1WX6Qyliu7uUZm9Sluoj8EDV0H2CzAP9Xlgtve",
-	"SS/nVuzBt506lPtGT34TmQ07/Ern4iGlimDpp2e0SU4Zw9fTwZCl01L/S6iUwSpyw4yVRcEqZWUBzF+a",
-	"sXLbmwPXM8Ke1HvALTKTrCpLASiQC8H6nE35LfutMhZECAzhn9UqEwPcyrHiFhGixK1lbgLWT8eelsa9",
-	"Ezbujcy45/ZeWhRZGrQSfQPcBGaDBZSCF+4heGKsVrwoCJZlURHV6OnUCALWTWCQoI3Ab3KRJ/gZWWPl",
-	"qIxW8sSMlbFiaRL8dSUmc62vWS4KeSNK6QYCLiqFodWxyRqeFcXUi1k+AcC5Y6kJ02qsVnOZzQVw51Ig",
-	"w2IzgMZqWOtUlsYO2RkrBQC+rKxhQtq5KNmEZ9fMoc9Ynl07anKrV9qtdsh+EKjQOxQNxyriIbTtyIt5",
-	"0c1DSsGtp5dIQb6XmTQZA9LeQ0y3pmSgc1t0s5FCw5bXlM0A/cbJLdiYghvLKiPuYy3AUZKxSg/m8OmQ",
-	"OMwJILMQ8PrBIoEPC20s++vhaM76z0Ys52sziJB5MPeorFnP/LNxns6zjzuTu63BPSmKN9Peya/3Y9q/",
-	"cJd8aG0UqjUPcRK9UqT/nDKuzEqUwBIUyooMedkm6LWg/9XN8X5jPe9pRblQVvLCPASFFYorC6fRa68Z",
-	"PEfH8FqsDYqtXCz0XlaPOgRFoEN0TTniryXPlvLqWqwRMe1TAUL3qiqLzh8zrRSBA0Z01xPTUi86f3B8",
-	"5WpZTQqZbZm+hdEASxJAbsPgZuwc/30HaS35YhMf9675Wqy3LRZ+MiIrSXRu/GwFXzxqkfhCmLExftda",
-	"SmEsr0pOWuEjlpQVUii7bVXu13sWVk98Nas6R9m+xnru9kyb43Yt2lhdctL6Wiuusust8AqVL7VU9rH7",
-	"W4qZJPW6Q13aip0bURqplcivtoLUQk+AL0wZEUHAjhutY4JNPLUmWCJdAS+oEdigny5Mk7Gwgedsq072",
-	"98vLC5DYtjIRtwzmTdITfkQvpKVCX8yVM+R7Sa+KDV7UHp2LKOkpba+m6BeBx4KVdOUsoyucj9YduQrQ",
-	"4eY8Ol1awEIY4+jp/k3Cdfs11O91YQ6dlJ1s9yFdAd88u3gBo4B8XSxj8olQmelK2W5NYsEVqGfM8mth",
-	"TtmILQRXYG6Rg6F7azISuVccB91FaQfDquDdQoTOU60/TAu7Nzo4fHZ0/M1fv33OJ1kupl0jXkvyej2I",
-	"op/gwbukB+jldtshRdP/intTfvMQz3kpmuvV1aSIFquqxYQQBNhU9yDckZ1BH1qtPA9wJ0ChNhpMRVCN",
-	"GSjFa68Vd+1Hi/RIGEikfNp4D09j47aSIhBU54k9u3jBVnNtRA2+9X50op/YLH8EF6lxXG/XBgT/nDst",
-	"n+bLtTAnLC2B5JBSRZ6y/tHh80HCGp4f1j8ePYMv/cHew0OZjlX/eDSCH0yhV6AB56VepoxnYJqFJZ6y",
-	"1CkLe3lFnhQBD/svS6HLXJSoSPvvplwWKQxC4N4ynuFGPOkymJqGSLweYnDBd1azpj3PVgDyXtIDwGul",
-	"poYz+s6BGX0DQG7fg5fSdPCknFv0GkkrFmano9erNXZelny9Qa045FZa/HOG1p9nnZtE7zZqzdxTjLPW",
-	"PhM9wt+G9Q/AwMdtB5M1MpQOhmQUOX/eaJTc6917mGfrae0yWHCbzaWabecrrYMKjF6XjE/QJwGmMnD8",
-	"FFlc6kQA8R2tRBty+C+CftQFfeD2W2xX7o6dA2quixzsVAd/l9XqLdFno9j+PDTDz+jm+jgJsxG/Cb++",
-	"yP32nV28eGKYWYrs1O9GA/v+jdYqPf2Ez8mD8qyDm3J2dPgc6OB49IxZURREuhkvClF6r3XXXqzmuhDe",
-	"I+4Z3UqWIom8B6b2HhzM45PwWbcsSOnNo5zNucoAxIm+EWyEJnKAMGGWUNI+S3igQXySfzUrKiNvxCtP",
-	"/eSy31QJ6gPTeVS8qtDihkhwXdzw73XIoZsRRkx507RsMOC2j5uGZje8qAQ66zKutJIZL5jiC5EwsikM",
-	"K0XOMyvySAepAXyhJqBt/9jlQZjyW2c0dUXhKdbtHRggLkHR6KMDUqEzS9zAiXvCUhooHTRcxVWFGs/u",
-	"zgVd2UwvRGxalCIT8gZF7pKXVvICdRdZiLxTRi75TFwFDr3J/qx+2ERwWAk+Cat7NWyNKd7fi+8/6Yzk",
-	"RXHlTzQY1VtcTQUeUs+u4K3T4HqWFPOThuWiBPQxWAo+CNAzhL4hPb795uhhyZfrrFoItUUgX/zwI/Pb",
-	"lTCK+tTS4WDEXsnvBhRqQLmWAigmbZDMZG3FfSTT4XETKseoMB1coMzz4cE3RwzGjNyhfzk4Ojg+Pj4G",
-	"+4UcbDVjG4//8uvB3vP3yNU+HCQHR3edLCyiz43ANq07Zf2cZhychFMjTcALQwY9hLUjMacn0U/oF/e/",
-	"eHs4ZcDIhnDEgOhDvNStGvadgZppWD+lb6+Igkq9XAo4kk019k+cpy0EiD95+jNoIzZogK3mQqH24ukm",
-	"BVTM5I1QH6F+0QluiXC/+wEa74aNlHwmFKjrOYhFjLDU8ddkG9k0B3OT9NPYYzvlt0MgT2J+j6aqLsf5",
-	"P3QF1sS5suV6q//ho8y5wF9IMO1gOC+Enetu/9o9uhXQSbdyhaoV64PmviZKiVNBUNaLnCmtxGDY6yRM",
-	"0FA6oPm9EuW6G5KSrxj+zOjxhMkp42rdOYF3QE10vt7ilqgfuBJRQP0+pbQRfG8PYstKgXkYo3midSG4",
-	"ip+Nshzum8prJlEe2X2LiZ74iNXEozy4HPfw49fjjiQ6B7tU6BY1US5R7vXhZqjIB57/Jmwz6EycFkOW",
-	"0pqxchEdZvgqYWI4G+Lvae25SYG8KawsKahMvHc3N5wRv3dTrQA28MSwZcEz4bWx34hFNISnVPabo063",
-	"IHlzt2hEj8Ihcso6ct2Po7uIyVOWGomZGFNZWFEaYreD4c6IuJG6QH6xLcYGjKN+iKEz2ePFgxszFmnZ",
-	"tVhaClmbyLIbnIwVphoRaldzUcJes0mpr10iBMwFCi+OXRX1z2h91Ybi0WgEpv1YHY2OEnY0Ok7Y0cEz",
-	"+N/xwIUhUWnHkRZEFzs5a5ws+F9+vQ/6bYCOMNDWizlzYOCJz1l1NOEIoHWmmhJik/V0nN4Wx9zGH7ey",
-	"vDaX2sqTtrOZBu283y5YLzojT4/yoTVEdIclp8St3WbiX5SCvDtAnAtd0hGXwpDYO2VLbjCThBuWckpy",
-	"m+qy9iqB5rXTyd/VpbdBZBvIkaqTR7h8oYB2JluuZiQ1Esk+PQ+93/paApXhTncpKJRR3a12ukRypktG",
-	"IzpzGNOS//HuzWuGYTg0Bqyus9X66f6U3+5bnQ5OGfKHsQqaB3lOPPvQZcijWwjuGfmm1KyKLVAir0BG",
-	"oVqcAl3EzMWd2EqXOex1M0dsURnLJqJ2goxGD+YtSOUT0R1cXRsd5WJ8bArMnwk1Zc38iXvnih69A9ws",
-	"ZSmMm22LrHJZpLkohBWmkYZTqULQoZKGVUbkLt1td7HUDoaZye3es+lzPsoO8kNxNDnm3/y1672CG3sF",
-	"Mz4KU0qvHswwQQGMiW2wL4OEYaoWyrigq4hHrLAzqQnmvLx8ueFrbCU1zkeLkXmYRildAEiNlkiTNoip",
-	"hbHG1jcp6B4C/96Tc5PKFy7ovTOR77gNu+OYct7uSUHd3GJpGAc+F4xbUreSh7Zkpx1ZUDic9sIB14XX",
-	"jbzuTqwgz0Ql+Hj0zCmHc77EFF18bbCZ2rRTIgLFCndMR4hjc18qV+CfFHk6qyNWLaP9vlCW+zHyMHiZ",
-	"9cSwdCEsH7pH0kFCzjuwZoDXUTTi57cvu3HjXnsk8/FW4pYNBuUlYcJlYHPDjJwpkbM+yl4rbq2Xr94F",
-	"ZNFvv4JHhbKd5rbopqp/ztdI9D7IR66qYHfYCs6BLwZJMFA1RfZe55cNQgDHWwOmyjIh8obDPILkxrk4",
-	"7+MSbr/P8dm7RuXBtjBAR+JFG71uFIdhWON5fnh8fPAcUcxtVYqQ/wtrNpYvlkyqrKjyLe7/gluhsvXu",
-	"jh7UXF2I6j5hi5qoLUO8E9HmsqgTl/DK/X757cNQDvpDQeHNhx9vHddnp2EfF3rm9Gj8xA15xLF0qFar",
-	"H2U+X+3GqdBpwMuZsCH9tEmACgDJ+EJ0H9lAnN1TtYZmh7e30TiRe4Ue7B7k57cv2VIb4CJWJ1HYwDj/",
-	"mC5BSQIFeqofTpklk5POTR21DyC02FC8xAZ91qdowzDYYLTn/pC22OyEqxxz6h7D7xx45p6g/sWbd5eG",
-	"AcrZguco0D5xDpa8gf181Ft1+G6LttrhTAK8YVwP9QfYceTpGS/RApWW9YGJhuyKayGWxjtwOtyG/sEr",
-	"Pe2eMTXi97TJJLAWDU6Be9nUJVe7nMatjjK3tgYjCJGS3ytRidbi5g4FeqUGj+AFXRGgpVC5VLOU9ScC",
-	"hF3YUThLKy4tfDmlyllgroOEpeGZFI3XNFBvyvo+uQw4LDHRQcOypul6EenAOfMDdOo91tWgRQl9/HYY",
-	"v7/LMa9jukkdKW3o74Si6Fjdc45f6tn93piHE398dYXj6QnTRQ42PNWm7OpnaylwH+3SCcBNdVHo1Sd0",
-	"6iRh87efAirLq2lQYU6RIw62FraJpThMOxoNHou0oAU9nFBWA9+Z7WxEVpXSrt/BBEQIzhq63F76wfOF",
-	"VL7kNTKg9pAqAcehGpZ31YnAcnFFKEEFL9FH5YCbW7ukUkuQhb6Ek2fIpl3dP19KNMp6SQ9z9fElc7K/",
-	"P5N2Xk2GmV7s+2fCH5saoLNd0Q94LbDEXiksSHWvgKYLe0bKG3ETtWbfv2C/6Ql65uFjwdWs4jOBOapa",
-	"ibFyfhGsCmevfcaqAdusxPHZhTZ2Vop3//kylNwO2TmPasrBClVMGg0CGyvSmJ6GoEhC+QaKoTud0kTY",
-	"xdkrZgVfULifo3tGZoI0C1cGk7iAiY/RUhC8EZpdlnoqC5F44wjexEJmetvFPBsjUIENPEip9WAkjFUd",
-	"E/UQUeUC5Rv5EHam1VTOnEk9IOWIzCyyYpp7oITITTJWS1EGVMFwaJyBWngyVmO1x54+jTwXT5+yftqo",
-	"W0sTFgWgfOzJ8EVX4RA3Y8W21Q6xfrrkWJk65Tisww/8WSMgHQzZa2eW6SluXr3RMPqNNBLWZzXjYL9R",
-	"skE0GS2Kk+8JF9QOoCWsu5jzpC7m7C/0jTBUnQWsE2ZulXEOUDJS8WS/VTLJlashHAzZeb1D8MBeXsob",
-	"oTyLhYE3arMcawauXCdrGLmoCuAaTwxz9ZRbaintXMgSBnZFlYnrtYD+qnXC6oxhtpIq1yuTsIXIJWeF",
-	"VNdmyNCU4irUlZJObxIPMFZ3osU0EWAvYMknqCxlpYbsMoq8ASmEVflwFe6aX7UwTGERpxE4tsT6VOG2",
-	"EZMdiCzPcl+wh/mTsIsvpbHxd1ij+H0heNn6FsnyB/S+NsZw5Ixi7rVjw3NeCq8VhuTYdvoGDBgRnQ+k",
-	"HR0+T9DDhBmSI6/qkX/dJ5v4XhzkgUoYzGcKvSI5UCIWXJLM6baSWVC8gGd68/U1DRPyuJFIXQa3yMOZ",
-	"8FEEF6RFvEZIdHlhBvDi1TwXdphSoXK0ZGQ/jiCiTIokeD/wTGCRsDvAQP5JyAn0PoUE9HxYU7WEQ33w",
-	"DftJfudpBY/HtrAqnI4VpWBmWplqgbwAmSA3RpQWQ7z9cW+xDizeeDUfRoZjZak1S8jTwdrpQcCYx32h",
-	"Z21sOR0DiI5TivJSF4VLIQPFukaj1wyRjbgt68wIcjqSx613YHn3CwqO2tM1gZFdPpCGsTeTCIBeptg8",
-	"QirswJKCwcj2w+nb/yDzu338MR0gCQJnRUOcIMRxhbE04JClQegX0liqfC8FXxiqREFcZLzw2ValQ6Ut",
-	"5WwmSvP06QnKa0pGpJwEHwzrSGi6pNfq3EUAEpSJKb8FyMhuq/VJtNdYP33rbanmZqV+Z7EsHHf0LfwV",
-	"yTcsD/cAgcHASjmbW6fLo+aGGc0oA5s8IEdcUYUvaCuJP2hJTEe4i8TY2EwrcRq1PEDPuRIrEHxPDC4V",
-	"B336lGJHCHGDkQHIcWAFVQYQRiAEEAo201R6jzLaWL1EBo4qg8XTqzLgt2N11ioOj7oYuNhVjhTivzcs",
-	"tbZIkfWDFQHqlwSBAZKF1yXl+Vj1a+ZDxf0x6ojzqSh5nWjPNYahPI2TrkiatGNlQVqFjgGxXuSQ0oGT",
-	"hljGuECkTmJOhlQ4ctA6E2Z0s7DKi8WgEVELBKeVhKemUkkzF1H3DVBPI+nqC6To8Vwivx4rXz8lDS06",
-	"ZAmRVbHUpWWVysG+rE9zCuK3FIKRtUDEaFA28CwTSytyp/fBSE+fRhbK06fYrirXkU55Wj/ZabqQYL54",
-	"8e7y7Pufrt6dvf7huze/XF2++en8NXkOMBGphs7rjIiCrZriAAFB3YvM90hXaKung1MiHEB5QxKF3Tka",
-	"PcNl8HoRsY0FS4iq8TMBpNSexHenMqT1uGHo7BTr07DntaLt5z6i5B7yaYEQDX2kxK3EshWVO6YClKiQ",
-	"3UagEynUuwhKs8hd4F6W7N3fz/YOj7+hYfRiyeFXqVAgUlsVuQCLCRQOr6aMVfphjDGkcS9hY4pw0J8u",
-	"kjTu3aU+OYBIBCgx1772rJCZUEZElubZkmdzsXc4HG3YmqvVasjx56EuZ/vuXbP/8sX356/fneM7mO5l",
-	"i9hmDcg8u3hRFyX3TnoHwwN6Qy+FwpzT3rPhaPjMZRChbV6fCHTgaNPhb6Y9NvXZP6F+VMQzIpMxcQlS",
-	"JAEiQeUPPO0W5uLFAqH/2PYKgxBDqV0AoE6PVegt12wcMRelGLLXYOpt9y/4cxidddrFSGsL6PB5GCEb",
-	"6jsXcvsk/aE6W6LcbXYUPBwdfOI5Q7OPLc2pwo6i9ECBirhzxzPsE9Dd0Wi0bdKwiv2oKSK+cvDwK41m",
-	"bPjSs4dfqpsc4hvfPvxGq7kevHaww0SheR2+cLzLcjo6jd0lveNd0Be6JOILz3ZCXoito8OuWix4uQ6E",
-	"XR9zjP/MDDqOA5d4D++0tGJiGaBobDKPHzZTeZKGHiZ9GTbWQKNXp6mV9accBJpUbFqAggk6gbPdvRng",
-	"46c1X/DZtexFyxoLwVekWlDyxqrW8lCwdZSGd7CBhnLZ2ziXR9tQkf+3PxpHD78ROmP+F5ApofFBMk16",
-	"W4OntXZjhAV9wiTO59NmY6xPPpdAMehZbxJC7TXbpILRJ+POu7Hlr7T1cbT1N2F3IKy4E/KWTlj1I/t1",
-	"V2LsQNX2KIS8zR3IlWzfhc4picQnrm2jx+9dnt7nJkqa537K9NB/pdBPSKEeqRGl0uePo9JkiyHwCn39",
-	"HQmOU12ueJmfoEkYGnn2G7mNCfXX1CVGV70Hbayw1SeYlqHB5b2tLE8aq8fZiUXPtDDok0rGymiyP33e",
-	"Gi9KwXOw2ZUgDwibiEwvhOsYOeNSDYas1ZIU84BWOjgZlFiFfM5MLxbSWpFT+BVdUyr2XLRBd9qOT5/K",
-	"KzFWBAk2cuzfE73IeDWbW1YtQQdCT/XplogGeWJcNMP5SwAlejplQgUFCY0ccsQTErTzRc258Z5Y8hdi",
-	"gHAeh5ZoocGPmNRB6WRLngSiuOBWlEP2bq6rIoAZe4cw40IKTNZfzTFa+LCDiJpejpVvIMzOojajDmRj",
-	"+dr4BqJ+C08Z9yEpTCqDLdCKaqylHY7Vm1boxaOtO15TCup4PZ1iC/EudbEjkPa5bMeoJe9dM4Rvy0rc",
-	"/feSB5GzIEOYk2Zv1By7pPx7yYyv1meHYHMHxAWNd5JxHdoUhQvuM0jfCgpZE5ujoFCTXZ/W4Uz0JJJT",
-	"WelywYti7SInzlbcVL82w6o7GYf42lfj8BMZh63N7VLpHaXsaCjS082cq4Qcn+izmO/Qfm6sov5zp5g2",
-	"A/CRmE4x9yXFcBA6QLhzZGLwMO8KMXWJmY1I/+dU/+t2Zlt4PWHtK01/HE0Dhhv8cOp3toOWP4PWz6+F",
-	"qekak6fruHvNpCOvyUKaiZjzGxFiW05fHatIYXW5ElHyGCX/rThVjPxNs2uJqc5qb1nqTBi/dJZr0PXw",
-	"g8s1E4ZtBMexOUAEllbFOnHmQp0WFTRFCuljJD9W7zbdgSceDBAPLgjKmjFQvMTAHWlpxgprbRjPSm1M",
-	"nb7XRwbi473hyPv6IG71QmYgdAZohLiz4Wfvp3wpU+bVu1OWBl6QJpha1e7bwW1UO5+MlV5SmctJuyca",
-	"pcFSzcMAAavzf/yyNjrjwWa7cvxAH9QYzLe/S6gs185Z3zfEI74WuB/WIwMeBqdMUR/6sYrbtrVnDXSA",
-	"QR+kBBeejPKSmuQ5VrhvSq8UBqvriLvS0XMtrYABn4FfKG1I+nQsamA2Vj9JlW+2zQwRysPnRBON/pnH",
-	"o2cJ4YOSYeJbUcaqn0Z95tIkpLAcGDLjLs5ePTEs/WXvLbfiJcy49zT1KTCnHV05PTDHo9Epya77866o",
-	"5tpNY7W+AgnnewRjtljq0oWu9HRaSIU5ipVC1F7RrKdx6zEYx0MVfnfpjU8M++XVy7FKPec8j96PEj/d",
-	"MG/PLs+vXr549eLy/Af0KqQvXl+ev3199vLq/O3bN2/TgYsI1jQdrlDC7DvXJJHaI8aNJ8B0TbHJYt0L",
-	"ih3WLffG6tnIZ23h1RDeOFSkKhom7alveZoV2jiLta5nC+U6XIVIcz/qCYIyvwkU0oerTxoBNzir2QZm",
-	"dkXEaXxztzlXeSFKv4U+udHbWU3EjlWhZ1IN/C0Y9T0VzlUgiXHxTORssq7bXj4xyJxc4lBgTkoz4k+A",
-	"zpoxDXwXWFsXAkhhOrO8xoriOyddjWKxLsQQGccNOz0rica2K5mJuIus7yzrdn/rGJjiRBzKNuoW3GUQ",
-	"Y+UrIsmB41O5mBFu0+1KM7Piy6XIB0m7vekCJWs88lj5rDeX2JX6stGaFA8GnbC6UBgmPFIOBUqyANKc",
-	"53VQHBmP0U6fdLV8PpHB9wn0/MB0+zMaWaafyZfR6FS7kzPj4NPOfa9mGwXBZf7VSfH/hZMiD3YbpnDe",
-	"Y1du9U7sf/DXX97t4qgIjDbyS0jLVroqcgZKtlMcO30V27wUmzneX0PYX9xLoZXY2Ufxp+265MGH/VWu",
-	"neFJT3JbI5Tnjfz3XaxDNL3WlDDW9Ke4a7UwRkKZsV5iDdm567AEZF5HX6RiE+w0aPwNWAtZFDL0T576",
-	"Io+wLaeueDWohVQ/R0PSafPNnEJxA8UfSNEKSWwUZ5LWaWvNOgB8thnhCB1r/NqwGTR2Qih1NZuDft4I",
-	"eKANh73jmJnrlfFmTTRyhAhLNuJ3VCMQLNNGsQAqOv20u38X6vNbGnOlzPB1VBvp1Z7BKeNkJvjAVvMy",
-	"QbR9EQ7qJruHPcBg0enTZlMw0NffuW7IZFiB0sRLymZ2HZT1dKzSM8cdvKGbfo+9qOCvd8Lu1Z8uSn27",
-	"3tt4/Je9s6Xc+0msccG/7J0t/rX3zlUt7mEGKd1BqKduT12LKvLTKb4QTm1MQ0sHGBa1a2cTwTJI8b0W",
-	"6xQ3I1ad0199bcf7lNRssEKRfcObbCoFjE/G2Vi5sg/fJ7g2UL0qb4KRVl9UlLb1e4bq/RMzVikVzb2L",
-	"n3P5z3Yu1o5cGy4H4+OpO9vHfc5WpVYzdi3WA38t6ESgglvKSUWdC7CcVuUhgkbOzgccmx6m3gZXbHKm",
-	"N6pYN6uTfA3L2cWLcAG0b21WV4L24ntCP6JJK7DehyDy6fs1O+rH7VWfmNiJM9gGdNwlMLri9DFN7XcB",
-	"NvAxx+ClaV811AVcaFPYgIz6Ax8/fx53Cx6Nujrg7bCvyJldj1COzd98WFEan1ewFT6pMtEAb7erMreC",
-	"5cVHBAK1UMCtTesq9NBUYVmKG6krgyXkW3eZKtc7AfWV5vfdHLEJMRgyWDMeIPYbXBubvpi8Ax50cnXv",
-	"68HooTbQd+8/Y2Ai7hK5xYDzrha39HbPga/67UdHLJqsY1ukgGODLq/wul359Fl2WMZGV/h/6vjIRWWb",
-	"nQrp3lTj1by4Ks7VcyFNRxXiTee0yn2/g6hovV1V6vp1uDqyGZgSoASwWamrpUmwRN8kWEgRDWlOGWZT",
-	"J95dBL9gSfMpK+RUZOusXUBvTmMlgkYZJC4tCHsA1XkwToFALz79lsS9jkMWTVzkh23GEqb0WPkgq3+s",
-	"VeoXKOjEOzgXOqd7UdpX1Cb+4p2xcjfyIu/FshW5EJs5ZAu+ZjONWzfoUj/i4sf/+jTfKGkGCfsrv/o4",
-	"foW7+ycKH/Z9se6+K9Pd89e8fnIuc9YsBSZlB/Pa+E5XJ2CbUffgZD1W/pKLRhtA3rqWgnxM2Msk7rAg",
-	"a/bj7s0AA47YzIoX15hLt82ZHDlNHQ/qp1N+OwwDDY3lpbNHMaqCPyOTGrowcPwUhdXqEUIvJrzWga7c",
-	"GNQJi2NfQ11fHBedVs+ZqDmDhxkWHF2B0efs4ocf/QUpwAtdX5pwgYae+rtR3B0bkfO+i7tsFG9/Jnf6",
-	"5s02n7mmLFrRFo4WE7Xb0n87T/pjXeJfmv29omZFNV8JIrXVZyBijJ7zdfNFd4zMjnUNkT7Q7gQRt4Hw",
-	"2SLEN1rOwzjzIDAX1ue+ZbTSqxPmWlclzeZuIYV5kMTNH39++3Ks+ve3VnRvxO0j68pTktAY507iHqhj",
-	"RehM0KOW1JenYECPkqZDG06feLzZ4IJySoL3bayc3qUsxvYaEcuMKzYBbWHPdY2crC31n8I/+pvNKnIt",
-	"DDCrui9eHZXerUMZ6xu9EBSiUDps5Fo4V+UldfmkCCSPbrh6RCuBIbvAJux085KzqsnOjrsWYoMFDwBM",
-	"RiIiMsUpip+iTZsO2T9pQOxOkkQZIuhpmEqVm3hJjfZ1mAPvu7Tg89jzpB+nDwwaBdHcMKNJZLpLv0qR",
-	"6RLVZ00twULmUWh55ZuJuF6pWE3ADdUxYoZq8MLj4gkdklY/ZKTxAPBSmLrfKsWiWOlCT9I+4IrzrV12",
-	"dsW1Ov7VzpEv7/SoQfmCXo9k67Wd7k5I1xMukJbnDaUgJqZEu1liu4n4WPXTgxG2eHo2Mtj4ob7fM1yM",
-	"deLTOnyIkC406VgwQLXNr/gJ75f8rA6hVq/KLbrILu0oa47s+KJjhl9NsE/kMuqobNoSHQ1Kxif3FvmR",
-	"9z/g5l6RB8lB9FH2XXJ/S18numSeen0HxHvNi9x1LO5keuB67bSYTnbZfZnndovzPytRiUjeI2eq1TKQ",
-	"MQm2FcNonWtwh1AnPhWXbiD1O/rz25fmxNd+uaykmbC1MPc6G/4NSBj4No/TUph51DAdY2Y++pbUpW+g",
-	"TlCs1LqCvXCmqQUQeZJoHhKJLv2+0Qc5dYVuYNnJmVS8eGKG7MyJ68PRYS1csSlxzjK9XHf7jTrba226",
-	"kA4/Na9zLV27OR2A2+jonLiFfGVjH53ZgXRdN8QjWsPj0s274q65yE2a/XJ/fQ9HlNp5dalW1ESubjBb",
-	"N73qp+i5KSuVDhrNhk729w8O/zocDUfDg5NvR98+R7+TA627+0/CpDJLkdmEPI54Ap22GJjnMAqqBb/Z",
-	"JstzF2R3BwTIfEFP0pysUOdPDpkg9SQ+WtDNVVs9rFytvHuVSsg2X3SmcP1uFPzMu2RTKHWIBndpO1tG",
-	"R3++YXO+XIJqF2WRkQWkK2tkLlxJdPCODKIJgvHdvXKwkT2BNYRns7jXmdPCsJJLI3IyKjut72SsnD+P",
-	"HISU5yMx+77lb4ycaaE5fKP/YrtBKOwOtlVM2H09Fze7upFd5gQJGlrYxNEZNGPVcfOGccaUewlv6erX",
-	"BciHo6NwxQjmeCTsaHQQ7kCBT0djFaoLoqromVYCk2GwqyZY23iDGUEcocTVIcOaf377EkPTgqPwwhyg",
-	"5j3d6c/LnFvxI789q4dIn5iQR3xVlQX1ecy9DYeJ6GPlhSDItsjQCaeKo3ujPlRjFSn8njfdvb/7fwEA",
+	"7L3vchs3sij+Kij+TpVJ74iiZMkbSx9+pSTKrje2o2MrN1sV+mrAGZBENASYAUYU19Fj3Re4T3aruwEM",
+	"ZjiUqNhOdk95P2wszgzQaDT6fzc+9DK9WGollDW9kw+9JS/5QlhR4l/f8aqwL7+Ff+bCZKVcWqlV76R3",
+	"ORdsCg+fGCbzYS/pSfh5ye28l/QUX4jeSQ9fuJJ5L+mV4tdKliLvndiyEknPZHOx4DShtaKEj//3tLB7",
+	"P4/2XvC96fsPB8/v/quX9Ox6CUMZW0o1693dJb13XOUTfbsNKkOP74Nrd4jM5PZBiO5gLLPUygjE2dc8",
+	"fyt+rYSx8FemlRUK/8mXy0JmHGDd/8UAwB+iWf+rFNPeSe//26/3Y5+emv3zstQlTbW54JImY5NS8GvD",
+	"LOAAv2O6ZJyVVSGGvbuk950uJzLPhfpjwLL6WigmDbvhhczZpLJswddMactyzexcGoTqpQJc8+LzA3Wm",
+	"WKXE7VJkVuRMwGsIwRttv9OVyj8/BG80M1U29yTK+rpkWgncMkJXroVBFAEgpS4GCKEjp0u5ELr6A6gq",
+	"dSR1ZWnG9ARBDISm8zXLZY6A8rKUN4KtpJ1LRcQnyhtRPjGsFDxnbohTZoTKmbSMz7hUuKxLrV/xcib+",
+	"GHpEqKVh+kaUCGchF9IyPWUH7LX82kP0mqv1T6VWs0vYEPMHINtqfbXgan3l8GsQ3dIwnuelMAYwZ5nV",
+	"msFbbAXAEbkY1j8YMW6ZVplIYFEK6WkpSvacGZFplZuEZbpSQPKwR7hyni+kYmcXL58Ypt2m8YVgS13a",
+	"wSkTN6Jc17stODA6xhVLzyo716X8FyIgZXPBc1ECUksxrYzIE1bK2dw6YtYlAZuwSllZsPStsOV672xq",
+	"RZl68Nic3wi25MYIZNc0JuI9en2T1b9zn1vNVlwCmFNdCmbLNQJLRHYfl19IJRfVondyEFi6VFbMBO7S",
+	"XdL7UXG3XPHH8AbEWgJog4NFjEEa2Cd2rfSK+OWPit9wWfBJ8enOTTTmdjKt6pccP6CDzjKuAN5S8GzO",
+	"pDUs55ZPuBGnrIQdZBx2sHv3/9123FRLOAQify1yyS/xpT+SOQEi//HuhzdD1HTcp6hU6Hx9rjKdg86x",
+	"gZq0stOv3K7gUNwwK27tKUthI54fxc9WnOb58fK7va/wNUCbUICZn3swUi/p0We99xvqTtL7ptDZ9Tdz",
+	"rohz8zyXAAYvLkq9FKWVoAZNeWFEe6XntzyzxRpJW09ZyvMbrjKRMq5ylhphU4BkGQ0Dw+M7m2v+u16x",
+	"KS+BHBb6hoRoBqAlsHrO/qZZXpW4U6yfvhiZNGHpwWiB/5k/Gy3SwSlLRyZlZaVIbVrp8prllWBKrxAn",
+	"t3yxhHPWOxgteklvwW9fCTWz897Js8Mk1hP7oCS+/0t/PB7Svwb/f1+Z3yrz2//9P+a3hfnN/Lb4bT4Y",
+	"/KVDgUx6RthuXVYqYzky/9YamdWnuIn+EDQUX5C5AP9Ulwtueye9nFuxB792KtTuFz35RWQ27PBrnYuH",
+	"NGyCpZ+e0SY5zRw/TwdDlk5L/S+hUgaryA0zVhaFEwbSMmnGym1vDlzPCHtS7wG3yEyyqixR/smFYH3O",
+	"pvyW/VIZS1JRGv8uiMABbuVYcYsIUeLWMjcB66djT0vj3gkb90Zm3HN7Ly3KRg0qqr4BbgKzwQJKwQv3",
+	"ErwxViteFATLsqiIavR0agQB6yYwSNBG4C85iEWOug8BiyuklTwxY2WsWJoEn67EZK71NctFIW9EKd1A",
+	"wEWlMLQ6NlnDu6KYep2LTwBw7lhqwrQaq9VcZnOQ46wUyLDYDKCxGtY6laWxQ3bGSgGALytrmJB2Lko2",
+	"4dk1c+gzlmfXjprc6pV2qx2ybwVadw5Fw7GKeAhtO/JiXnTzkFJw6+klspbuZSZNxoC09xDTrSkZ6NwW",
+	"3WykQI2qpmwG6DdObsHGFNxYVhlxH2sBjpKMVXowh78OicOcADILAZ8fLBL4Y6GNZX89HM1Z/9mI5Xxt",
+	"BhEyD+YelTXrmX82ztN59nFncrc1uCdF8cO0d/Lz/Zj2H9wlH1obhWrNQ5xErxTpP6eMK7MSJbAEhbIi",
+	"Q162CXot6H92c7zfWM97WlEulJW8MA9BYYXiysJp9KZMBu/RMbwWa4NiKxcLvZfVow5BEegQXVOO+GvJ",
+	"s6W8uhZrREz7VIDQvarKovNhppUicK5k3vnGtNSLzgeOr1wtq0khsy3TtzAaYEkCyG0Y3Iyd47/vIK0l",
+	"X2zi4941X4v1tsXCIyOykkTnxmMr+OJRi8QPwoyN8bvWUgpjeVVy0gofsaSskELZbatyT+9ZWD3x1azq",
+	"HGX7Guu52zNtjtu1aGN1yUnra624yq63wCtUvtRS2cfubylmktTrDnVpK3ZuRGmkViK/2gpSCz0BvjBl",
+	"RAQBO260jgk28dSaYIl0BbygRmCDfrowTcbCBp6zrTrZ3y8vL0Bi28pE3DKYN0lP+BG9kJYKHXPe69BL",
+	"elVs8KL26PyFSU9pezVFJxm8FqykK2cZXeF8tO7IbwSAtJ0b6JF1Lr8uzWAhjHE0dv/GIS78uurvurCJ",
+	"XuxOVvyQ/oBfnl28hFFA5i6WMUlF6EUfS7d2gV4baZnl18KcshFbCK7ABCMPVPd2ZSSGrzgOuosiD8ZW",
+	"wbsFC52xWqeYFnZvdHD47Oj4+V+/esEnWS6mXSNeS3KLPoii7+HFu6QH6OV228FFd8AV9+b95sGe81I0",
+	"16urSREtVlWLCSEIsKnuQbinN3Sy1gr1AHcClGyjwXwEdTk4vFBT7tqPFumRgJB4GmjjPTyNjdtKikBQ",
+	"naf47OIlW821ETX41gdaiH5iU/0RnKXGcb1dGxD8NHeaP82Xa2FOWFoCySGlijxl/aPDF4OENbxBrH88",
+	"egY/+oO9h4cyHav+8WgED0yhV6AV56VepoxnYK6FJZ6y1CkQe3lF3hUBL/sfS6HLXJSoXPvfplwWqfdd",
+	"gknIM9yIJ11GVNM4iddDTC/402rWtOfZCkDeS3oAeK3o1HBGvzkwo18AyO178EqaDp6Uc4ueJGnFwux0",
+	"9Hq1Fs/Lkq83qBWH3EqLv8/4+v2sc5Po3UatmXuLcdbaZ6JH+Ldh/QMw+nHbwYyNjKeDIRlKzsc3GiX3",
+	"evwe5tl6WrsRFtxmc6lm2/lK66ACo9cl4xP0U6DrXWmWIotLnQggvqOVaEMO/4ugH3VBH7j9FnuWu2Pn",
+	"gJrrIgfb1cHfZcl66/TZKLZJD83wM7q+Pk7CbAT4wtOXud8+CnOYpchO/W40sO+/aK3S00/4O3lQnnVw",
+	"U86ODl8AHRyPnjErioJIN+NFIUrvye7ai9VcFyLESByjW8lSJJFHwdQehYN5fBI+65YFKb15lLM5x0gU",
+	"n+gbwUZoNgcIE2YJJe2zhAcaxCf5XLOiMvJGvPbUT278TZWgPjCdR8WrCi1uiATXxQ3/XochuhlhxJQ3",
+	"zc0GA277vWlodsOLSqADL+NKK5nxgim+EAkjO8OwUuQ8sxQI2wDwpZqABv5dl1dhym+dIdWVpkHJEN6p",
+	"AeISFI0+OiUVOrjEDZy4JyylgdJBw31cVajx7O5w0JXN9ELE5kYpMiFvUOQueWklL1B3kYXIO2Xkks/E",
+	"VeDQm+zP6odNBIeV4KewulfD1pji/b34/p0OSl4UV/5Eg6G9xf1U4CH17Aq+Og3uaElxQGlYLkpAH4Ol",
+	"4IsAPYV2G9Ljq+dHD0u+XGfVQqgtAvni2++Y366EUSSolg4HI/Zafj2g8APKtRRAMWmDZCZrK+4jmQ4v",
+	"nFA5pg3QwQXKPB8ePD9iMGbkIv3LwdHB8fHxMdgv5HSrGdt4/JefD/ZevEeu9uEgOTi662RhEX1uZD7Q",
+	"ulPWz2nGwUk4NRjopucMGfQQ1o7EnJ5Ej9BX7p94GzllwMiGcMSA6EMM1a0a9p2BmmlYP6Vfr4iCSr1c",
+	"CjiSTTX2d5ynLQSIjzz9GbQRGzTAVnOhUHvxdJMCKmbyRqiPUL/oBLdEuN/9AI13zUZKPhMK1PUcxCJG",
+	"XeqYbLKNbJqDuUn6aezFnfLbIZAnMb9HU1WXM/0fugJr4lzZcr3V//BR5lzgLySYdjCcF8LOdbfP7R7d",
+	"CuikW7lC1Yr1QXNfE6XEuUIo60XOlFZiMOx1EiZoKB3Q/FqJct0NSclXDB8zej1hcsq4WndO4J1SE52v",
+	"t7gl6heuRBRkv08pbQTk24PYslJgHsZonmhdCK7id6PMh/um8ppJlGh432KiNz5iNfEoDy7Hvfz49bgj",
+	"iQ7DLhW6RU2UbJbXSUtx+MgHo/8mbDMQTZwWw5jSmrFyUR5m+CphYjgb4vO09tykQN4UapYUaCbeu5sb",
+	"zohfu6lWABt4Ytiy4Jnw2tgvxCIawlMq+/yo0y1IHt4tGtGjcIicso5m9+OIL2LylKVGYnbGVBZWlIbY",
+	"7WC4MyJupC6QX2yLuwHjqF9i6GD2ePHgxoxFWnYtlpbC2Cay7AYnY4XpR4Ta1VyUsNdsUuprlxwBc4HC",
+	"i2NXRf0Yra/aUDwajcC0H6uj0VHCjkbHCTs6eAb/dzxwoUlU2nGkBdHFTs4aJwv+l1/vg34boCMMvvVi",
+	"zhwYeOKTmh1NOAJonammhNhkPR2nt8Uxt/HHrSyvzaW28qTtbKZBO++3C9aLzmjUo3xoDRHdYckpcWu3",
+	"mfgXpSDvDhDnQpd0xKUwJPZOMa0Rc14NSzklvk11WXuVQPPa6eTv6tLbILIN5EjVySNcDlFAO5MtVzOS",
+	"Golkn7KH3m99LYHKcKe7FBRKue9WO12lAdOlTyUlcxjz1v/x7oc3DENzaAxYXWew9dP9Kb/dtzodnDLk",
+	"D2MVNA/ynHj2ocuQW7cQ3DPyTalZFVugRF6BjEK1OAW6iJmLO7GVLnPY62be2KLCDNraCTIaPZjLIJWv",
+	"VHBwdW10lJ/xsWkxvyfUlDVzKu6dK3r1DnCzlKUwbrYtssplluaiEFaYRmpOpQpBh0oaVhmRuxS43cVS",
+	"OxhmJrd7z6Yv+Cg7yA/F0eSYP/9r13cFN/YKZnwUppRePZh1ggIYk91gXwYJw/QtlHFBVxGPWGFnohPM",
+	"eXn5asPX2Ep0nI8WI/MwjVIKAZAaLZEmbRBTC2ONrW9S0D0E/o0n5yaVL1wgfGci33Ebdscx5cHdk5a6",
+	"ucXSMA58Lhi3pG4lD23JTjuyoHA47YUDrguvG7nenVhBnolK8PHomVMO53yJabv42WAz3Wmn5ASKFe6Y",
+	"ohDH5v6oXIGfKPJ0VkesWkb7faEs9zDyMHiZ9cSwdCEsH7pX0kFdl4EVKRSN+PHtq27cuM8eyXy8lbhl",
+	"g0F5SZhwWdncMCNnSuSsj7LXilvr5at3AVn02684FaV0mtuim6p+mq+p9sQF+chVFewOW8E58NVCCQaq",
+	"sKSE1TlngxDA8daAqbJMiLzhMI8guXEuzvu4hNvvc3z3rlGNsC0M0JF40UavG8VhGNZ4nh8eHx+8QBRz",
+	"W5Ui5ATDmo3liyWTKiuqfIv7v+BWqGy9u6MHNVcXorpP2KImassQ70S0uczqxCXBcr9ffvswlIP+UFB4",
+	"8+HHW8f12WnYx4WeOT0a/+KGPOJYW1ar1Y8yn69241ToNODlTNiQktokQAWAZHwhuo9sIM7uqVpDs8Pb",
+	"22icyL1CL3YP8uPbV2ypDXARq5MobGCcf0yXoCSBAj3VD6fRkslJ56aO2gcQWmwoXmKDPutTtGEYbDDa",
+	"c39IW2x2wlWOeXaP4XcOPHNPUP/ih3eXhgHK2YLnKNA+cQ6WvIH9fNRXdfhui7ba4UwCvGFcD/UH2HHk",
+	"6Rkv0QKVlvWBiYbsimshlsY7cDrchv7FKz3tnjE14te0ySSwPg1OgfvY1GVYu5zGrY4yt7YGIwiRkl8r",
+	"UYnW4uYOBXqlBo/gBV0RoKVQuVSzlPUnAoRd2FGsZ+TSwo9TKq0G5jpIWBreSdF4TQP1pqzvk8uAwxIT",
+	"HTQsa5quF5EOnDM/QKfeY11dWpTQx2+H8fe7HPM6ppvUkdKG/k4oio7VPef4lZ7d7415OPHHV1w4np4w",
+	"XeRgw1O9yq5+tpYC99EunQDcVBeFXn1Cp04SNn/7KaBSvZoGFeYUOeJga2GbWIrDtKPR4LFIC1rQwwll",
+	"NfCdGdBGZFUp7fodTECE4Kyhy+3lIFSX7MpgIwNqD6kScBwqZHlX7ciQ/RQXR/PSFXmLHEuiXT11cOPE",
+	"ZdDwbv/o8AXrKMdGNCKmUDILXqLvyy16bu2SyjpBxvpyUZ4h+3cNJ/hSorHXS3pYF4AfmZP9/Zm082oy",
+	"zPRi378T/rGpWTqbGP2L1wJ7OyiFxa/uE9CggRZIKSQupdbsm5fsFz1Bjz/8WXA1q/hMYO6rVmKsnL8F",
+	"2xGwNz4T1oDNR7Xf7EIbOyvFu/9+Fcp7h+ycR80MwLpVTBoNigBWvzE9DcGWhPIYFEM3PaWfsIuz18wK",
+	"vqA0Ao5uH5kJ0lhcyU3iAjE+9kvB9UbId1nqqSxE4o0u+BKLpulrF0ttjEDFPPAipfEDUYxVHWv1EFGV",
+	"BOUx+dB4ptVUzpypPiCli8w3so6ae6CEyE0yVkCAHlUwHBp9oG6ejNVY7bGnTyOPyNOnrJ82auTShEWB",
+	"LR/Twqr9zSIlbsaKbatTYv10ybEKdspxWIcf+GeNgHQwZG+cuaenuHn1RsPoN9JIWJ/VjINdSEkM0WS0",
+	"KE4+LVxQOzCXsO7C0ZO6cLS/0DfCUCUYsGSYuVUyOkCJS4Wa/VZ5JleuXnEwZOf1DsELe3kpb4TyrBsG",
+	"3qgDcywfuH2dBGLkoiqAGz0xzNVubqnbtHMhSxjYFXAmri8C+sHWCaszkdlKqlyvTMIWIpecFVJdmyFD",
+	"E42rUMNKtoJJPMBYSYqW2ESAHYLlpaAKlZUasssoogekEFblw2C4a37VwjCFBaNG4NgSa2GF20ZMoiCy",
+	"PMt9cSDmZcIuvpLGxr9hPeQ3heBl61cky2/Rq9sYw5Ezis83jr3PgSU7bTMk3bbTQmDAiOh8gO7o8EWC",
+	"nivMvBx5FZJYvU9i8U1gyLOVoAgwhV6RfCkRCy755nRbeS4odMAzvVn8hoYJ+eFIpC4zXOThTPjohAv+",
+	"Il4jJL4Nkuek1YwDrZXGOQtdPQDcKEMjCV4VPBNYkOwOMJB/EnINva8iAfsB1lQt4VAfPGffy689reDx",
+	"2BauhdOxotTOTCtTLZAXIBPkxojSYui4P+4t1oHFG28+wMhwrCz1BAr5P1inPQgY87gv9KyNLae7ANFx",
+	"Sn1e6qJwqWmgsNdo9BonshG3ZZ2ZRk73Ch1TnGPMu3VQcNQetAmM7PKMNIy9mZwA9DLFRhVSYeufFAxR",
+	"th9O3/4Hmd/t48N0gCQInBUNfIIQxxXG0oBDlgahX0hjqcq+FHxhqMIFcZHxwmdxlQ6VtpSzmSjN06cn",
+	"KK8pyZFyHXyQrSNR6pI+q3MiAUhQJqb8FiAje7DWU9EOZP30rbfRmpuV+p3FEnTc0bfwr0i+YSm6BwgM",
+	"EddbhmwE1AgxUxplYJMH5IgrqiYGbSXxBy2J6Qh3kRgbm2klTqP2CuiRV2IFgu+JwaXioE+fUkwKIW4w",
+	"MgA5DtigygDCCIQAQsFmmsr8UUYbq5fIwFFlsHh6VQb8dqzOWoXoUccEFxPLkUL874al1hYpsn7qpMMw",
+	"dQMbG/C6fD0fq37NfKiRQIw64nwqSoon2nNNaCj/46QrQiftWGH7odCdINaLHFI6cNIQyxhviNRJzPWQ",
+	"CkcOWmfCjG4WbHmxGDQiarfgtJLw1lQqaeYi6vQB6mkkXX3hFb2eS+TXY+XrsqShRYfsIzIflrq0rFI5",
+	"2K31aU5B/JZCMLIWYouEZ5lYWpE7vQ9Gevo0snyePsU+abmOdMrT+s1Ok4gE88XLd5dn33x/9e7szbdf",
+	"//DPq8sfvj9/Qx4JTHCqofM6I6Jgq6Y4QEBQ9yK3QKQrtNXTwSkRDqC8IYnC7hyNnuEyeL2I2HaDJUSV",
+	"/5kAUmpP4tuiGdJ63DB0dor1adjzWtH2cx9R0hD5ykCIhgZm4lZiOYzKHVMBSlTIbiPQiRTqXQSlWeTO",
+	"kpQle/f3s73D4+c0jF4sOTyVCgUitXCRC7CYQOHwaspYpR/GGJsa9xI2psgJ/dNFqMa9u3TDWsXCPMpj",
+	"KGQmlBGRpXm25Nlc7B0ORxu25mq1GnJ8PNTlbN99a/Zfvfzm/M27c/wG08hsEdusAZlnFy/rAujeSe9g",
+	"6L7QS6Ewl7X3bDgaPnOZSWjz1ycCHUPadPixaY9NffZPqPcV8YzIZExc4hVJgEhQ+QNPu4U5frFA6D+2",
+	"lcMgxGYi18IliODQ1LDZpGIuSjFkb8DU2+638OcwOuu0i5HWFtDh8ztCltXXLpT3SXpRdbZfudtsZXk4",
+	"OvjEc4bGIlsaYYUdRemBAhVx545n2Cegu6PRaNukYRX7UTdO/OTg4U8ajd/wo2cPf1R318Qvvnr4i1ZX",
+	"R/jsYIeJQtdE/OB4l+V0dDWDjw9f7DRbuyPiXdI73gXzobMnfvBsJ7yHcD/6EKvFgpfrcCZqDoEhqZlB",
+	"X3ZgMO/hm5ZCTdwGdJRNvvPtZnZR0lDhpK8Mx7JsdAg1Fbr+lIMslIpNC9BNQZ1wZr+3IHxIt2YpPuGX",
+	"vWwZciEejAQP+uFY1Qqi6/G4Ua3ewUEaemlv40gfbUNF/m9/qo4e/iJ0c/3PonDagQcpPOltDQXXOpUR",
+	"FrQYkzhPU5t5sj55egKxoYO7SUO1r26TgEafTCbsJgy+kOWfRpZ/E3YHmox7hm9pE1a/sl/378b2XG0X",
+	"SEhg3YHSyVhf6JyyaXwG3zZS/sYlLH5ueqZ57idqD/0X4v73IG6/HxGR098fR+DJFqPnNcY1OpJEp7pc",
+	"8TI/QfM3NEjtN/JDE+pbqkuMUHtv4VhhC1Uwo0Pj0HtbhJ40Vo+zk2CYaWHQ/5aMldFka/vcP16Ugudr",
+	"loONht4eNhGZXgjXiXPGpRoMWavVK+ZSrXRwqCixCjmxmV4spLUipxD2KfWxjrw0bdCdeuZT0PJKjBVB",
+	"gg0y+/dEajJezeaWVUtQ2tArf7olekNeJxe5cb4hQImeTplQQaNDg46CDoQE7fxuc26815l8oxgMncdh",
+	"NFpo8JkmdWA/2ZJrgiguuBXlkL2b66oIYMaeMMxakQILHlZzjIw+7AyjZqJj5Rszs7OofasD2Vi+Nr4x",
+	"q9/CU8Z9+A0T82ALtKI6dWmHY/VDK8zk0dYdmyoFtZWfTrFPf5d+2xE0/Fx2ctTq+K6ZBmHLStz9e4mS",
+	"yDGSIcxJs+dsjp1m/oeJmy+W9ieVie5sudj6TuKxQ4ejqMp9xvdbQZF94pAUO2ty+tM66osOV/K9K10u",
+	"eFGsXYDJ2cWbSt9m9HknQxg/+2II//mGcIsuumwQR2Q7GsX0djNbLiHXMrp25js0DhyrqHPgKSYmAXyk",
+	"HKSYXZRiwA39RNy5ijE8m3cF8bqE20Yuxee0V+pGdFskDGHty3H4044DbE6DC089UXQcg89gpvBrYeoj",
+	"gRnzdVJELRoi59JCmomY8xsRAo9OwR6rSMN2iSxRZh9lfK44lQn9TbNrifntam9Z6kwYv3SWa1BO8Q+X",
+	"CCgM28hcwI4QEVhaFevE2Td1zlpQbSnfAtMsYn100+F64sEAoeQi1KwZoMbbLBw3kGassMCK8azUxtS5",
+	"lX3kPT4YH7iFLwrjVi9kBqJugFaTO1Z+9n7KlzJlXh89ZWlgI2mCeW/tZi3cRg0TkrHSS6ptOmk3wqPc",
+	"Zyp0GSBgdXKWX9ZGO0TYbNeDIdAHdYPzPQ8TqsW2c9b3XRDdtUCecWIROuBhcMoUXUgwVnGvvvasgQ4w",
+	"IoeU4GLHUdJYkzzHCvdN6ZXCTII6HULp6L2WLsKARcETyumSPleOutaN1fdS5Zu9UkP4+PAF0USjaerx",
+	"6FlC+KBMpfh6nLHqp1FzwTQJ+UUHhuzOi7PXTwxL/7n3llvxCmbce+ovZDKnHa1YPTDHo9Epib37k+Ko",
+	"0N5Ns5kTnaC3AXO5rvR0WkiFCaSVQtRe0ayncb85GMdDFZ673NMnhv3z9auxSj3nPI++j7Jy3TBvzy7P",
+	"r169fP3y8vxbdIOkL99cnr99c/bq6vzt2x/epgMXrq1pOlyshqmRrjMm9cSMu42ArZ1iZ826ARg7rPss",
+	"jtWzkU+pwztCvDWrSEE1TNpT3+c2K7RxJnZdxBhqtLgKaQD9qBEMqgtNoJA+XFHaCLjBWc02MO0uIk7j",
+	"O/rNucoLUfot9Jmn3jBsInasCj2TauCvQ6kvLHG+DUmMi2ciZ5N13ev0iUHm5LK6AnNSmhF/AnTWjGng",
+	"W//auvpDCtOZgjdWFEE76eoOjMVAhsg47tLqWUk0tl3JTMStg307Ybf7W8fA/DPiULZRrOJuBRkrXwZL",
+	"HiefZ8eMcJtuV5qZFV8uRT5I2j1tFyhZ45HHyqckuqy71NcK16R4MOiE1QUbMRuVElxQkgWQ5jyvMxaQ",
+	"8RjtVFFXwOmzTHxzSM8PTLcDppEC/JmcL432xDt5Xw4+7dz3KsVRhoLMv3hVvnhV7veq5MFaxNTce6zZ",
+	"re6U/Q/+Pt27XTwrgUdHjhRp2UpXRU6XLpLO2elc2eZW2czd/5Jf8J/kVtFK7OxU+d3WZPLgy/5a6c4A",
+	"cLgpZFsM+LxRErGLTYoG35pyCJsOIHerG4aSKFnay8khO3fNvOCE1EEqqdgEm1oafwHbQhaFDK26p77u",
+	"J2zLqauTDsoolWrSkHRQfd+wUO9CYRpS70JeI4XjpHU6YrM0BN9tBoJCcyS/Nuw7jk03Sl3N5mAVNOJC",
+	"aDlim0Jm5nplvDEVjRwhwpJl+jWVjQR7uFE/gupVP+1uFYdWxJYecCkzfB2V4Xpla3DKOBknPv7XvMsS",
+	"LW6EgxoX72G7OVh0+rTZfw6shHeu8TaZc6Cq8ZIS3F2zbj0dq9a1twlLv8G2Z/Cvd8Lu1X9dlPp2vbfx",
+	"+j/3zpZy73uxxgX/c+9s8a+9d65Adg95Al2BqaduT103NHIsKr4QTllNQ/cQGBZ1emeJwTJI3b4W6xQ3",
+	"I1bY0599uc/7lJR7sH2R88OXbCoFjE8m4Vi5SiDfkro2i70BYYJpWN+TlbatCoZGxRMzVinVUb6L33Mp",
+	"8XYu1o5cG44O48POO1vlfe7uRr4W64G/lXYiUK0u5aSiJhlYua3yEGgk7+wDnti39eVFLa7Y5Ew/qGLd",
+	"LFjzZU1nFy/DZfS+i15dHNyLr6n9iH7AwHofgshXdNTsqB938n1iYtfRYBvQcUPK6Ibdx9yfsAuwgY85",
+	"Bi9N+6arLuBCR8wGZNSK+vjFi7gx9WjU1Wxxh31Fzuza0XLsM+ijr9L49Iut8EmViQZ4u93UuhUsLz4i",
+	"EKhbB25tWjc8CP07lqW4kboy2K1g6y5Tk4ROQH1Tg/suKdmEGMwnbE8QIPYbXJu4vm9BBzzoWuve14PR",
+	"Qx3H795/xkhK3JB0i9noHTxu6e32Fl9U4z8zxNLkOttCGxzbyHld2W3op0+BxKJILJj55AGdi8o2+2nS",
+	"jb/Ga4hxjaWrDsTjEPUbaHrTVe67ckQtENo1yq6rjKtKnIEVAvoDm5W6WpoEGz6YBMtyoiHNKcME+8T7",
+	"t+AJFsifskJORbbO2u0YzGmsf9Aog8QlXmGnqjrTyOkeGHagZ0nckTvkKcUlo9gML2FKj5UPKPvXWoWj",
+	"gYJOvEd2oXO6vad9uXLir4caK3eXNLJtLIKSC7GZpbfgazbTuHWDLs0lLqX989O3o7QkJOwvrO5PY3VI",
+	"GL+jjGbfV43vu3rxPX+38SdnUGfNmnRSsTDpkO90Nwj20XUvTtZj5W9xafS55K17V8gphk114lYfsuZc",
+	"7mIYMBuJQ614cY2Jjtsc55GD2LGvfjrlt8Mw0NBYXjorGCNI+Bj529CFvOO3KIRYjxCajeG9JXSnzKDO",
+	"Jh37Yv76ZsTooHumRl1CPMyw4OiOlz5nF99+528AAjbqGi+FG2L01F/+4y6RiQIVXYxpo4vAZwodbF7d",
+	"9JmLG6MVbWGGMVG7Lf0fxwgf7f7/z+Gcr6nhVs2SgiBv9cqIeKpnmt0s1Z1As2OpS6SFtLuZxK1MfFIN",
+	"sZyWtzNO0Ah8ifW5b6eu9OqEubZuSbPxYUhNHyRxY9Qf374aq/79bUfdF3Fr1bp6mvQCTAdI4v7AY0Xo",
+	"TNAFmNQXC2Hck5LhQ4tan1C+2aSFUm+Cu3CsnLanLIZAG4HdjCs2AR1lz3VUnawt9VDDf/Q3G67kWhjg",
+	"c3XPyDp4v1v3PtY3eiEoHKN02Mi1cL7VS+qAS4FaHt3+9oh2GEN2gRcU0K1kzg1AjoG4oyc2CfEAwGQk",
+	"XSLfASU7pGiEp0P2Ew2IHXaSKJEGXSNTqXITL6nR2hFrG3ynIXwf+/b04yyLQaOonxtmNElbdyFeKTJd",
+	"otKuqa1dSNAKbdt8QxzXRxirRLihglpMHw5hA1w8oUPS6oeMlCUAXgpT9yKmuBsrXZhN2gd8h7490c6+",
+	"w1Y3zNqb88d7aWpQ/kA3TbL1Slt3X6rraxhIy/OGUhATU6LdSLTdYH+s+unBCNuUPRsZbF5S330bLo07",
+	"8dkvPhxKl/10LBig2uYI/YR3r35WD1arj+sWNWaXVq01R3Z80THDL4bfn+/j6ih22xIJDvrJJ3dv+ZH3",
+	"PyBdXJHLy0H0UVZlcn+nbCf1ZJ56VQk0g5qNuVuO3KH2wPXaiUednLb7jtztdu5/V6ISkaqATK3W6EA8",
+	"JdhVDyOTrr8jQp34ZGe62Nfv6I9vX5kTXw7o8r5mwtZ6gFf38N+AhIHvcjothZlH9xBgfNBHGpO6GhI0",
+	"EYoLW1fDGdgBdcAi1xfNQ9LU1UY02ounrvYR7Ek5k4oXT8yQnTlJfzg6rOUy9vrOWaaX625HV2d3uU2f",
+	"1+GnZpOuU3I3kwRwG43SE7eQLxzwz0yAwSNRt5IkMsWT1s324j7WyIiaHax/fg+nmxrhdSl01H6xbs1c",
+	"t4vrp+hqKiuVDhptuk729w8O/zocDUfDg5OvRl+9QEeZA627b1bCpDJLkdmEvKt4eJ2OGvjuMIo9Bkff",
+	"Jrd0V9Z3Bz/IaELX15xsX+c7Dwkz9SQ+MtLNkFvd31zTBvcpVRVufugM8PrbKEacd4m1UIcSDe6ym7aM",
+	"jrELw+Z8uQSFMsrTI7tLV9bIXLgC++DOGUQTBJO/e+VgmXsCa8jdZqm4M+KFYSWXRuRkynba/MlYOQck",
+	"eTQpHUpiaUTLQRp5/8J1DY3Ope3WurA72JA0Yfd1K93sh0jWoJNBaN5h+1NnRo1Vx104xplw7iO8N69f",
+	"l7Mfjo7CpT+YCpOwo9FBuJUI/joaq1D6EdXYz7QSmDOE/WjBxsc7BQniCCWuqh3W/OPbVxjBFxzlHqZK",
+	"NW/OT39c5tyK7/jtWT1E+sSEJO+rqiyoQ2ruLUesEhgrLz9BLEbmVThVHJ0q9aEaq8jM8Lzp7v3d/wsA",
 	"AP//",
 }
 
