@@ -1093,7 +1093,11 @@ type ClientInterface interface {
 	// `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 	// `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 	// bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-	// `clientSecret`, the tokens they answer).
+	// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+	// whatever their spelling: JSON (field names compared after their escapes are decoded
+	// and their letters case-folded as decoders fold them, a byte order mark allowed),
+	// forms and multipart forms (names unescaped), and the query; and every URL in them
+	// loses its user info and the values of its secret-looking query parameters.
 	//
 	// Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 	// attributed to it and are not listed.
@@ -1482,7 +1486,11 @@ func (c *Client) DeleteSandboxFault(ctx context.Context, id SandboxID, faultId F
 // `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 // `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 // bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-// `clientSecret`, the tokens they answer).
+// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+// whatever their spelling: JSON (field names compared after their escapes are decoded
+// and their letters case-folded as decoders fold them, a byte order mark allowed),
+// forms and multipart forms (names unescaped), and the query; and every URL in them
+// loses its user info and the values of its secret-looking query parameters.
 //
 // Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 // attributed to it and are not listed.
@@ -2539,7 +2547,11 @@ type ClientWithResponsesInterface interface {
 	// `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 	// `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 	// bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-	// `clientSecret`, the tokens they answer).
+	// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+	// whatever their spelling: JSON (field names compared after their escapes are decoded
+	// and their letters case-folded as decoders fold them, a byte order mark allowed),
+	// forms and multipart forms (names unescaped), and the query; and every URL in them
+	// loses its user info and the values of its secret-looking query parameters.
 	//
 	// Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 	// attributed to it and are not listed.
@@ -4398,7 +4410,11 @@ func (c *ClientWithResponses) DeleteSandboxFaultWithResponse(ctx context.Context
 // `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 // `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 // bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-// `clientSecret`, the tokens they answer).
+// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+// whatever their spelling: JSON (field names compared after their escapes are decoded
+// and their letters case-folded as decoders fold them, a byte order mark allowed),
+// forms and multipart forms (names unescaped), and the query; and every URL in them
+// loses its user info and the values of its secret-looking query parameters.
 //
 // Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 // attributed to it and are not listed.
