@@ -844,6 +844,22 @@ func (response CreateFaxAccount413JSONResponse) VisitCreateFaxAccountResponse(w 
 	return err
 }
 
+type CreateFaxAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxAccount415JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxAccount429JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
@@ -906,6 +922,20 @@ func (response GetFaxAccount200JSONResponse) VisitGetFaxAccountResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetFaxAccount400JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1075,6 +1105,22 @@ func (response CreateFaxAPIKey413JSONResponse) VisitCreateFaxAPIKeyResponse(w ht
 	return err
 }
 
+type CreateFaxAPIKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxAPIKey415JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAPIKey429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxAPIKey429JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
@@ -1134,6 +1180,20 @@ type RevokeFaxAPIKey204Response struct {
 func (response RevokeFaxAPIKey204Response) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type RevokeFaxAPIKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeFaxAPIKey400JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RevokeFaxAPIKey401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -1301,6 +1361,22 @@ func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxApplication415JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxApplication429JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -1453,6 +1529,22 @@ func (response SetFaxNumber413JSONResponse) VisitSetFaxNumberResponse(w http.Res
 	return err
 }
 
+type SetFaxNumber415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetFaxNumber415JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetFaxNumber429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetFaxNumber429JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
@@ -1586,6 +1678,22 @@ func (response CreateFaxOutboundVoiceProfile413JSONResponse) VisitCreateFaxOutbo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxOutboundVoiceProfile415JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2102,6 +2210,22 @@ func (response SetPAMMaintenance413JSONResponse) VisitSetPAMMaintenanceResponse(
 	return err
 }
 
+type SetPAMMaintenance415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPAMMaintenance415JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMMaintenance429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetPAMMaintenance429JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
@@ -2238,6 +2362,22 @@ func (response CreatePAMTeam413JSONResponse) VisitCreatePAMTeamResponse(w http.R
 	return err
 }
 
+type CreatePAMTeam415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePAMTeam415JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreatePAMTeam429JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
@@ -2300,6 +2440,20 @@ func (response GetPAMTeam200JSONResponse) VisitGetPAMTeamResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMTeam400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPAMTeam400JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2469,6 +2623,22 @@ func (response UpdatePAMTeam413JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	return err
 }
 
+type UpdatePAMTeam415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePAMTeam415JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response UpdatePAMTeam429JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
@@ -2531,6 +2701,20 @@ func (response GetPAMQuotas200JSONResponse) VisitGetPAMQuotasResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPAMQuotas400JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2700,6 +2884,22 @@ func (response SetPAMQuotas413JSONResponse) VisitSetPAMQuotasResponse(w http.Res
 	return err
 }
 
+type SetPAMQuotas415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPAMQuotas415JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMQuotas429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetPAMQuotas429JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
@@ -2847,6 +3047,22 @@ func (response BootstrapPAMServiceUser413JSONResponse) VisitBootstrapPAMServiceU
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BootstrapPAMServiceUser415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BootstrapPAMServiceUser415JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3002,6 +3218,22 @@ func (response CreatePAMHumanUser413JSONResponse) VisitCreatePAMHumanUserRespons
 	return err
 }
 
+type CreatePAMHumanUser415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePAMHumanUser415JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMHumanUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreatePAMHumanUser429JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
@@ -3134,6 +3366,22 @@ func (response CreateRestaurantClient413JSONResponse) VisitCreateRestaurantClien
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRestaurantClient415JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3274,6 +3522,22 @@ func (response CreateRestaurant413JSONResponse) VisitCreateRestaurantResponse(w 
 	return err
 }
 
+type CreateRestaurant415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRestaurant415JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurant429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateRestaurant429JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
@@ -3336,6 +3600,20 @@ func (response GetRestaurant200JSONResponse) VisitGetRestaurantResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRestaurant400JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3505,6 +3783,22 @@ func (response ImportRestaurantConfiguration413JSONResponse) VisitImportRestaura
 	return err
 }
 
+type ImportRestaurantConfiguration415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportRestaurantConfiguration415JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportRestaurantConfiguration429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ImportRestaurantConfiguration429JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
@@ -3642,6 +3936,22 @@ func (response GenerateRestaurantDemo413JSONResponse) VisitGenerateRestaurantDem
 	return err
 }
 
+type GenerateRestaurantDemo415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateRestaurantDemo415JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateRestaurantDemo429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GenerateRestaurantDemo429JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
@@ -3702,6 +4012,20 @@ type RemoveRestaurantEntity204Response struct {
 func (response RemoveRestaurantEntity204Response) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type RemoveRestaurantEntity400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RemoveRestaurantEntity400JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RemoveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -3792,6 +4116,20 @@ type ArchiveRestaurantEntity204Response struct {
 func (response ArchiveRestaurantEntity204Response) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type ArchiveRestaurantEntity400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveRestaurantEntity400JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ArchiveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -4065,6 +4403,22 @@ func (response CreateStorageBucket413JSONResponse) VisitCreateStorageBucketRespo
 	return err
 }
 
+type CreateStorageBucket415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageBucket415JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageBucket429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateStorageBucket429JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
@@ -4123,6 +4477,20 @@ type DeleteStorageBucket204Response struct {
 func (response DeleteStorageBucket204Response) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type DeleteStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteStorageBucket400JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type DeleteStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -4215,6 +4583,20 @@ func (response GetStorageBucket200JSONResponse) VisitGetStorageBucketResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetStorageBucket400JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4380,6 +4762,22 @@ func (response SetStorageBucketVersioning413JSONResponse) VisitSetStorageBucketV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetStorageBucketVersioning415JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4609,6 +5007,22 @@ func (response CreateStorageKey413JSONResponse) VisitCreateStorageKeyResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageKey415JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6145,154 +6559,155 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rd9s4suBfwdHec2Lv0JIcO7nd8odddV7j7STtjZPpD62sCJElCWMSYAOgbU3W//0eFAA+JFIPJ3Ju",
-	"evzJlkQCBaCqUO/60olEmgkOXKvO4Esno5KmoEHip9f0dhhFIuf6PU3BfBODiiTLNBO8M+h8nAOZ0ltC",
-	"7UNPFOE0hW4n6DDzc0b1vBN0OL7bcQ+N8WPQkfBnziTEnYGWOQQdFc0hpWaO/5Aw7Qw6/6NXgtazv6re",
-	"EkR3d4EB8ldYnL9sBm94cU6uYPFEERa3AHYFizGL14I0FTKlujPo5Dk+qReZeVNpyfjMQ3ExFxze5+kE",
-	"ZDMsmXmAcHyCME5edY+fnxIzNjkI/3Z8cvz02bNn/eN+PzxsARVHGNsRvmYPq6Aa6D+A0jSXlOtXXDO9",
-	"ePOpbT8Bf3+iiHmkBUr7zHiWb9jVdUCWECEsdSDbwZPFM+tBLJ/bI5gfQIlcRtAKKv5KxJToYmcDQi0V",
-	"xQZDdG1JBpmfKGJWotrXZadctyDgedoZ/NGhiQbJqYYLukiB64+LDFQn6Ewk0Cv/IaJq/lLSG8MSgk7M",
-	"OOOz33Ad9rNCajT/p8DzN1Lkmf9wriH1/9tXaj+bv1xc0gQ+AFV2vIwuRK4rnyW8EzGbMjt95WMxVCZZ",
-	"BNVPXNuHy427BHnNIrBfXgPP4QX4pxRNQL2gGmZCMnxE2aeHEmjl44s5lTP8XdNJ4v65/UA1/nstWFxC",
-	"rVn2O9PzuUhiwx8+NzGMSy0kncEveXQFa9jrBH9fz1ntM/fG4VVIDHwfgabtYF0M3xENNF0Hlvn967j9",
-	"xfBdAcadAUqCygRXgLfTLzT+AH/moLT5FAmugeO/NMsSFlEDbu+fysD8ZcsJX0kppJ2qiWBxMoLkoZA2",
-	"7XtESEKJzBPodu6CzgvBpwmLHgwqx0bglimtCE0k0HiBkJxzJPBk/5AMOck53GYQaYiJIRmQBMzTCMh7",
-	"oV+LnMf7B+S9ICqP5sW24PQOTT6yFET+AOcSOlQZaztjOHCc3CGQiBckZjHhQhMqJbsGcsP03DF8u3tP",
-	"FDEHSdwQZ0QBjwnThM4o47isj0K8NUzpgdHfQM8UEeaImVZEZCBxtieKJCxlekBOnpJ37Bcj2hjCKC+w",
-	"SPApm+X28RFnaSakDsh/9svHOWF8YnDFSJYBOa78siBCz0F2ydACcTMXCsgLu/Kjt8Bnek6YGnEEzWwl",
-	"gmOAlTDNFcQk52ZTz4gRxBRwjfsuck3qjwkeQW2AEb5HMqp0d8Td5r+jfOFQSz0AUmkhxinli7E7CWXQ",
-	"SghiviM3UvAZoXFqkEhcAVdkKkVK9JwpQuNYglJnRIKWC0KnGiQJP5gPR0PzISQKIsFjFCvmQGOnAFQe",
-	"Wb0HLu0rRAtyQ5kmE5gKCUTLBTOgWDRdx/pTxllqRJHj4oI0l/cMhVKzAZ84zfVcSPYveADW8Y4pZSAX",
-	"cnU3kd4+cXpNWWKu/wc47ryczfEPx1Yjyg3jkECjOaEkpppOqIIf8HRVnhkGAPE7iBn9iA89NCt7ooib",
-	"kBgoDRcwu2sYhNnzgrkRTa9AdVE2cpOgECKEVlrS7GL4zomZnxTIimBC45iZAWhyIc1o2kiZgylNFBhx",
-	"tfzqS2dmpNhmgQt/MoeR5RoByxUqkWckkkDNpXszB27YWCzALgEFAnNGKb21zLEzePrsWWBOxn8+XhFN",
-	"A9SH4TZjEtSY8bHDnVWw3rIpmNvJKzBXsDir8lP3XRUgMyhC5HHjeX8VObwA2bQNThjH1TuhOCA5Z3/m",
-	"4PUlI3Yurfr56fKiM6qNaNQZdP7fH/ToX/2jnz+7v+Pu0ef/+R+dhn2RIgHVosuZn/w+2KM6kJAlNDLE",
-	"Yi5J+4Q/IyurWS0flaTNgvAHkYCBIqW3Vq8aPC9gpFLSRSfo2I1wPxt6tDKzp9A/Ok4at3jmV1SqJ2Ly",
-	"T4g0yrCIVBfDd3/PU8rvj9HtJ7nbCR4//WmXI/zfzWfYtBtrV2+0j69b+PbqzU6w1XS2+0Ho7HFbaofO",
-	"6lalzh11yqBzDVIxwc1RIEpMaZ7ozqDzibtfIO4ss+vf52BkPsQLq+cSpanUihTvGFTxJo36UK+4uT3j",
-	"ZgV8993+FRYPvNW1vfiysjW0ZLJMGSF5hds/b1r5yirtZTn4sgR2JOIW4v37x48X5hx0jjLFKgcHP6I/",
-	"GMavacJiL7sis6oId0GHCz2eoo4YGAnAatDmqUJIGLt7eozT2QOsKFkGjmUJ2U5TCG0Bgoga8ecGBp+C",
-	"UtSqU+vRBTfGL7J8rwmBXtPb4cX5r7BY3V4Wr26uIRVVHKoW+K+VQ4cX5+ZSuRZXEBApNNVweFa78M1+",
-	"AtdGYMJbdoPVGm/6dqO+NTZOgEqQCM1BOHQHhgJRSKwoedgll3Nxw1FpMppVssAbb06V0caI0kJaIl29",
-	"UfGKhLgZCDOnXW9MJguryeC6meCBvUqNlHZD1RaLXTpBfMQsv+3MSopdogkrbY2prvkFYqrhyCBi0zLt",
-	"QW88jW34aoP/Y2VZ7pKvQLp+kS8kxAZtaKJW17sl66ps2V3QoRkbO9za9JKljeV1+FnLodYvwRsqv7nM",
-	"Z6YodZDtaNjgbhgJziEy34xZHBrRUIHTwLZGhJUfRK7RNDK+FiyCcSbFlCUwbsYvnidOVbWa2cpoNzCZ",
-	"C3E1nlKWiGuQ41wmq6t5lWZ6YanNXMROQeLQSNB+SDfSFjTokLX6Ygtk65bfgh329rY4dr+b23GoBrF/",
-	"iPzJifwOXw3DthzLi7KKpkZnplxRRAZy4DnY4XZMa82y7Jz7E0838JpWmamEsKScr4NyRwV2LZksn6L7",
-	"dekkS0XWGwIqpghvgTEUvRVBt1Fa+aJkS5Jb//SnGseaa52p/zXo9bYgu28zbLPqWJ1q7eH/5g7hH+YM",
-	"LuwmPyAW7ICs59bevMrcp/R23Mbgp/QWYwo8oTuJiRxQjt8ZCQiuDT09IaEdKDzcClmmUqS7uvAR5yOx",
-	"FU275f7mXrgz+DCDcXHN19d6QWelZSMWUZ4C180yvxb3iDyoHpLbb7cFOGC5sBqY60/ytZDpjjgW0SQZ",
-	"x84xMVYQKYdx1kz10/PTfj9Ya9IMOn53WjymL18TCRGwa6gzjQnjVC7+e2DC1x9h5eSK/ShhWn9uv5WQ",
-	"1/fP79ugIDX01dgvyc1cJNAlGZVGhh1UfmB6TkL3vdceQ2LEoe6IG2bshzScHM1RBg9ILEWmyEFonwgD",
-	"EtrfxxZLpMgyMNQ84hXLg58VERVnNIeMIzQqm+Wy78cVmzF2Fe8S6xZzFGzeqhlpzfXGFIlB4pY5nxEQ",
-	"Q2wEic3ZFPZCCAGZUAXPT+sEsdDwb00OZQxZoy42vo/wFlR9KffVGGrhZ1+3M0uRbEvBgUuwtuxTk4jR",
-	"pqLdV+lq1VlaYFobBDhcEwLY7dQEs9Hob38cGw3VqKlfjoPj07s2BfUStJ3wnsbJFbxYpdmq8Luq8gCa",
-	"WfFbtzLBz4jBJoyMmaCjfSpkoTfuiHgtatDvVhS9yCcJixotbDSZCcn0PK1aIiF++uzZ8c+NTDnDscat",
-	"drGTp0eGO5FXdgxinzeaoOdk5EBpymMqY0KTbE4noAOS0TiG+HALLrdsBykWUIPt89oNudRUN1lyJpTH",
-	"aBgvsbzKtCFh1yDbfs6Ax85wv+LMXaJs92R1yKAyexPwF8N376gZkFNu4yV3QGAxnSaMN1mqZQ7kZm60",
-	"O7gGucCoNbzhKVc3IBV51j8xlzv6FMdunLAi3U6ESIDylTX6KVvW8n9zoa17eFfnb8Ml/k4oTcxGWsei",
-	"KlxkJKULMqfXdY9qo0P1ChZqnIEc+7Xmqok/lVOZFwgGGFQ9rjvMWJ2obVHVoe+xrLvmzUdHaYXeM5qO",
-	"0YJuQ0IxKqz4IoYEZmgmXflJQZRLphcNz678BDy2W9rEVOqRAWutrUUAwFqn/Brb88Yr3AW7t02hIJLQ",
-	"ILjd28Lvfea7urlrnm3zuQgm3cWpGnTMqYy3FAHw2e3kgGpsq5+iOsCyjz0oswwq27xyrC38xCzo27gi",
-	"YqasS7RcYcHjvqmjYp1vu2r4LQDa6LCojrgPU//F8N0n1SR279Hlc8Ws3cnzqnmeUl7GnDeyk1bvgPXH",
-	"1gL8I82ua7v8OdjBKI/QFeNuPKAy8eFFwmCDXynCR86bOZH98fIb86LWjSsDVLdnVcuJH8sca9lj7Je7",
-	"tLhir6swbNjcagxtu4xh+X99537j1quagSwCpAN7zVNOEHIj3mMmCgNFDsJ6JkOI5gIL1GFljxvBRGSx",
-	"mPCg1v9vc5plmNVxv9/fcLq7nyFuzj2DBHPLXHZbz16N6OV0LyEV91tWmTC0KiwCzwmeo9E2Z8BBUg0B",
-	"SX1mEGE8SvLY0n1hq3ra7/drxqoWQbUt/gB9d+ZnMmPXLioDv6tFsZMDF8hEjusKHuP6+elmEba6weUe",
-	"rN9ln/9Wveb6Rz/To+nw6PXnLz/dHVU/nu7y8fhps52hnPwcg/Y/gMLgrdWYodwRXvPZN6ueNYez5z5L",
-	"Toca12pkPlpo2uTB9gM6V806L8aymIcjBn5V60+l/G8f2/LWqGUFZ964F+6uHu4gs3wdY1nPOlySZT00",
-	"ZajXb+0l6Foc4T+K+MH7sZhVAckHCAady1xlwONtRCQ3TCPE9Qi+ZluaM5xRH88obHjVBBLBZ8jiDhJx",
-	"AzKiCkgChsRVQGI2M3IO5TGZL7I5cHXYJRiEMOI00ooI63Q0slGZj22nUCgndckv7pMZBDX8lMbgI/vd",
-	"S8oGJ0M84hYiA1DoeFzofB63NM2MklkEcdbDrU+2l8fbpPHawd87LGk1ovI+wvw3Cnjd4vUSw9tkjDIy",
-	"qjL4RtG8Bt1bphp21GHK1iJT/YA2yb9+9I3ANaecDj2tmF0gBycGJ5+fkFYyCUgslollLY6erMNRozL6",
-	"r9Yha7MN+iExdSleeHvrz9JxFcaKEt2qQ2+Lb7/C4lsEF37nvUFT4AZNtLvRlN+wpYUV6J5720zIhrHv",
-	"SsUYg7mBhHHcNQD9Yym6v4l+nxRh+4zPzkjo7t8QKTUs7uCwuLeohF0C/dff40HnUxZ/bWJH1YLW4G5w",
-	"P5fm7DOCwzgnmapk8DZ6GZZ29660Q1+aI3N0E6eMfxRXwFtEjDJxkRyEw4vzy4/DF7+Ohy/fnb8ff/zt",
-	"11fvbSwSYgFCgFHeJURzrTObPMf4VPikPGpz2n09l4wpTaOrTtDBuDN8SQ16vRnT83zSjUTa888U/3Qa",
-	"8/Fskp2QTxTGUIkpmiPcKy7tcWB2zpKG31xuNO3AuQ8KmUa7tIgRd9654cU5vsHrAfLkXJPESDq8JjvZ",
-	"jGSbgawFSYTIJgaKyYI4YScYcTOZow1F6mHxA/KLDZkf5f3+SVQ5CvwCQnJgoG8+FXJNJTN4cjbilEjK",
-	"Y5G6c2Sq0HxjXKytdFHm/TFFcq5AH3ZJWOydnb7b7Ybmd6bViEciTSmPjxLGgUxpBN0RH/ELqueW3NBw",
-	"7UPubQEdPYeFHcrslxyQsJfRtGeGDUjYm9Lb4n9lmYH9POJhrzSK4HddgskmyrngSPhlhOkUo05ARjaj",
-	"wv7rkipGnbsQATR4UuxENIcI0wKc6ErQK2vwxud2GtnXJapLoPGg/KWIfkEckWw2125g7xU87R+TmznV",
-	"YDPcXeQ2+UXERvUye4Rp4RCjGlZmiB6cHp8ERAGMuCvcYotVHC4lxNftBxuT4MkBJc/wxxG/ePnaqLHW",
-	"13zYkh6PtYaE1CTNlSYcl2EOmlDCQd8IeTUoUWTEkb5Cl/tuDoaER0d42kc0jmVIxHRa0kHOE1Cq8kiS",
-	"iJsjCanQgEg2Y9fA8ch+AcVijAtQlURaFdgAIwMgTm3J+UKKFPQcckVS0JJFaACwfluDg1SPePjm1UfS",
-	"cz8bQoJbzCoVCrk3sYLAmU2G4ZWTQVMCU0RlEAUkYVdAwt4caKLn/8JAriH6hTFyAaFJaTQ39MG0gmRq",
-	"TqDYgAxAHhIOECvChUUdrNpjnoloUlnJiOcqp0myIHNqo+bPynPyM+IhYXGHMtfHZd3Y1HM8T78nc5HE",
-	"hoZRUzNsIKEaeGQQc4IbFVSWbX632mrg0MAyTcwZt6pcwiLgCip8fZjRaA5HT7v9Fc5+c3PTpfhzV8hZ",
-	"z72rem/PX7x6f/kK3zF3GNNJ9YYoE5hKtaUz6DztHtvnRQacZqwz6Jx0+90TGwgzx5sOeYvXTFHWEapB",
-	"EHvh7gXqF+hsRz4qF4Nylcrx/lVkyqTSvjSY3V+XQ4cmIlvuwRIvas5n1fT7K4DMzIQeBzElTNudLLb9",
-	"PC4gqqTFFPlqv4h48c3S3NuyAe7q0hvmAi+Vz3naP/6WYDQkE7Vk3xcGEKxnovAMDBqc9vtt8xSA9ypF",
-	"f/CV482v1KpI4Es/bX5pqWQMvvbz5teK2j/mheOTzS8UNVzMC09/3uqFWt2Ru6DzbJuNK2oB4QsnW21b",
-	"kTiJcmieplQuCtwmtFr7zwbbrhAXVsmaKRfd3flsBqrRdO9LNfTvDh0cTarWB9C55Kqeo+Gwx97JlsEp",
-	"VMkKCbtOlG9AL1FkjR76e6CHDUTQ/QosPt38UlF36QfCrjeg66i1gkNBrUzlH81TlY+sxMJ+3oCEPZd0",
-	"uFIR8x5TBS031rm9jYxEduOJBeW4CoJ3ye8Ywe6T0EIrOdnqgO7C8gmy1rcx4qsJZ7RImj0cEGAoekyE",
-	"npM5zTLgREjC7dcB8XqNOXsUQhif2XFFYqd0YrsRkX2sOCeCN12iZOMdOuLbXqI2TXTfd2gtUfA7XKE+",
-	"GbaRYxhEefirclcmc8+79a96VSKZGxKzCfuOsd3zciz4Uu+LtSbeWb6SgIamG3OVjteS8Ar5fUDeUie/",
-	"GvafNs2K/OjxXltBBbszGzDga6+2YJs3bLnkba7Bgpnt8yoslTe89CupBlRVtbgnioQXv11+JL3rpwbu",
-	"cRW+EMtgBN64Yy0wpR+00PXOtc3atCO3punjc58+vFVWPc+oUvYeLGGJQWnGLaCZSFhka/dikvyAUPO2",
-	"tUVGlDvhdAK2ahvEaFFg/OoITQYjLiSJEpHHRyloarRzX7PPXKaUL4jKIEkYnwW22GhhjRCSZJJdG97i",
-	"M5XdHXtD1QjTlLW5u7UgaKk5NEu3HABictrvk3CpNEsYGAnDM4wpg8TaG2/mi/V3dKVOwr4v6tXE8u9w",
-	"W1fW2ybkl488Xts/roZb4UjOOtummWziqDY9SvW+VNPf7r6et27F9mvpeIYb5w3M+E0R6uZSuXwNoorR",
-	"puLKEpyE9QSykBzUM78GIy44Gj8xYMUNa8eICVopl4srWHMoCidMO6UEE0a9WRz5MKgueUGRKxZeNZKK",
-	"VfgptwbX9iy2M6OL+Ny1aflCsWjvGPi5iQVeolnhfbUq/x5Y30qa31Ys75vaNIpczmYFBX/9azK6R9uf",
-	"t84YKqT1PFYkMU8sQTtp78wumwu57FMWHa5wfOvooZx4YAgCU9SN0cJxK2RI7eJRY7LynuWkdTVYHl5g",
-	"atyBFl7idvdRavoRpaY2Wmmlf3erj5GG2r18lyzNE6cq2ooc6EM193+oRRiQmzmL5lZjm6C3e1XWWKbv",
-	"ro0scDVFfC3l0MobmPJygGV8sIhPt/i6i0VIIQ4PrW5Ekys14mEKMaPdTIoIsJZ4SI5s1IcfEYx8FLr6",
-	"D2FZqsSocbZqiLXxJhiMiNrsiK+UMDlELdAoqsQXKXHFTpoKlVQntE8fno14WaCIzEQh5ZUb80QRV+vJ",
-	"aLLWvluE4hsdkly8fI0ar0t8Z3zE/8/lb+9R8nPqtX8hxNXZAI00TzTDj1Mh0zNCy2FRXXYFuHH8ES9F",
-	"r36T6HXO/wmRrhRx2htHXSrWYnC3WEnPrOTIqO33GRLLFT08O/Y71sKBqwEoDtkfubF94dk2q2mobf8j",
-	"2a2RrpYCkVr5ty8KVy+f0ejHNai1Wj3DM0KJ8aFsuiChK2ZxdMlmnOpcwpF7zbG6A3ENcsSL58yRKk3T",
-	"jPyNjDr/f9QhfyOS3mAUWHh4RmzaperZwm3hBZUKliuIhBgrplq8UdZ7vFJ1ZL8q18p0LeRaeobuQ2s/",
-	"kGvYezEMX3J4Z/3/is24K/q1EVGVL5HSiKOv7LV4Q5lmNv9lAqQoZkIObLahtZAKBWQC+gaAY/8NBuow",
-	"KB9Gl+qIF9VPXHcOG9Zm+3W4iDN/2VKkNVsnEi3QG1HR1nt5EDS0U7WgoNXh/vpY+MLWPXJSoz83FHkN",
-	"a3FC1cSgqG6WeTOa9tJ6vZuWoBdzhbj4yOE7UnmHqBumo3ljjMtSNZ09YsbSTC2I4UH9qyPGR0gSclNp",
-	"WGDObHhxjt2yXMWgEh0ymlqHX5MZ9nesWhT6kkTor5J5tY6RGXdzLSNyYKNcgxFXGUTIXWIRKaI0K949",
-	"tNK9PaayiILPlzWz+SZDGIU/F0msCI2kUMp295JatRhGG3Dx24vnTWj4cIbRXYiAcHHzQwQ7/lVtFB/p",
-	"FdRo01GK0Von0rkSJjatpU6pnnFroGnNSNFk8PNFe/aD7439aR5Yg/QrbEF328PnMar3B/R5+t6u6ymg",
-	"96WogVWN2m0SRgpK2B8D3hIVH+ORluNsWw9710ikstrXZ8zfiOZN3hWfPWkr/XnRZak6I+r3p0ac8Y+P",
-	"zePhqrBby+fcE7NtzBl9eBFjE4YTqkiOoD7a6X4ovvvS4ri16ON/92HBvT+LmqMb8yfMW08UsW+coZPW",
-	"1ejFYC80wNsUxzb10hU43S/Gu0lacN5C/8jXN/D14py/MYPPm80VmKewDZJJ8JE6VDtcI0N7BVg5xPww",
-	"4jciT2ICtxFATKgdrRKOc0JC/Gpsn4A4PMPM3aVm6AalryDT7TpqBaH3op5WcflBr41tiMgopUbZnwrf",
-	"MP3x8vhhgsqR5LYi+Pa7Y6VY89dwhrUx3gdCEgm5AnVY9soNanUdagWnqU3YTQEd+ZU0XsFhxFcyeG1F",
-	"lZ1ykDbk8bb0d94Tp9jQTfrhVfyWwtVtNq7a0X239N7HmMDvZDmonT9qcdT2RmCcUNcXG79G0mfXwIkv",
-	"j70tq9o/i8JQRs2ugWA1ZruYA/xfoZPR8hYp8pldSEzVfCKojAOihK1IbFMmXVWbKndLD7vk73aoOaZl",
-	"zIGEvnp8iLtBWGoIlmnPr5yl8oka8XAYx2/MNr5DhhiSLLfuodQAZfsDtCdpVNt579syudI3/OF5Fy5z",
-	"TTKl2fJHzvTvwZkqpIy8aK2CXSlZ5KJGtqg8Yhs02+fJzLwMcZXPlbWhnbetVVQZ8a+qObJchn1PlL6+",
-	"0vcDU/u60vNt0Qr2pLyUYo/jUfn5MeONK6TnEntKenN1hzyZlz+sUvtS6fhN6aqVOXx7vVplL6zGtCTv",
-	"vPl0/tKmcJoryPXDWk/GD0TA3510Kytuodlywx9diz/kNSyrSL0jRfa+lB/Gs9xVP9ho7K4QKXU11spE",
-	"v6RWVF1MbS+MamH1Fet3jS53U0KWi6d/3qPp76vI6tGcvmxOr2BRUegK8Wbhwh6/BT73ouXWLs2xYZLZ",
-	"+6d+2/gsigEWAlhu89J8L474QZgCz1UYkLDoPhEGpNvtnpGV7i828KvSA2a1ecyIF+Sk5jSD2OeC1Ccm",
-	"siTRtEteoQPYbWilvifm9Cpd1NOsjPBEEYvrNiXZBdROQQKPwFW+pClKB27cpX4SWHTBrMU7CVzrIDIs",
-	"E1KsDYMvSCbFJDFathHTzdJ932FycNrvB67erH2oaDThSpjaFKFoTvkMMLdlzvisS4q2FM5Q4oLuUECg",
-	"EkbclX2KrSaAGcmKKE0XDck4mqRCaV9m9ODkJHj27DQ4PXmKlVHV4YDQEU/MveHW7F0oxyeN0DWl2vi+",
-	"H419iL4JL9yrkFMD94EdMS3dUxr48e9zqskNVeRGMq3hsW7Ej5U2g6dbuy+eqDqf/iYXRQypaNdQ3rg6",
-	"0VZHoQlTmkUBYW6dibmzuMLS13q5mRHeBoEzJQa261Iw4r7VUvGDpreAfyaJ+dvtdg+XVZ1SzEqLBk6V",
-	"pk0j7rs22bpztg4yJt+Q7dsvNWdH2PXX21L992dR1eZZjwzqkUHtk0GVteQNL9kDi/riJc+73hcrgJVK",
-	"W1vJOkP2pRDIBUkEn6EQa4TFsiZ9XRLE4BLLPaxt1AZyKx/J3VTYLhXXFfaAoti29e3Mq4/17ZpCEczO",
-	"VORtrN9zn6vwaxl1sMMbHxyW7vaWRRh3LXwTsuhRGc3ZNezu2vzOq29zpz4ULQ/tvt2LmN27j9S8Ss1u",
-	"a+rq833lWt8UpNJjrC3xVi58q6/CzlJ2DAoM0hit3kmIdthKa4mytunpiIdc6PHUbHxom6TYFhDWoyZz",
-	"jljpxxhenDeJkm+Zqvcg3GvQ62qbtgYBrLpJ5YY8YvAyBpv9s0qDO+JJcYAeUd0v9sppqQflsLFSHMb3",
-	"jynxsmiKUn6FKZtFfytsNuQaPI64FiR0ha7Csn1s0WPxcOCDSKiulDB1DRsXWKOACOlsNrapT8KmEC2i",
-	"ZEk7OiO1QnbqSVkuv1ID9ISEwygCpV4CZwbaVt9yvenfPkNIajN9J9fUUovDZuO5xY/HOJJ/kwi3Gi9p",
-	"ZCUNF17vi/1nu3rdvguA4zy+UdZ7cZlHc4uM4YbK3S9xjlVq3SQQlQiNnZzQPf14sSwn7ODmriBDEUrS",
-	"wotb7p3WKjkNHRNJDBGLQblCZ+VEMnf1WDW9aqpC+Gapk/KDCTFbcc1H5Fp2N27BZnZVkhsaFH9ex6p6",
-	"9ebFXz9ZS9LQEN1l1p/o1x1UcV7wCIoSfhHlZAJE+S6fZJL7DndOrRTT6Yjb/j9kWPYO9UR6UPYcFbLa",
-	"cvTQ0o7hszzKpQTu+42/us2YpaWwKmghzQVGQcrLXqToXAsrb7SkHLX0Nd+TSLW5kfoDm5t34BGPea0/",
-	"qMxk6cxQmaPWouN97U7bKEP5RkxrLAaYYyCSGJS27cfOXDynqwzm2jQnC2sHoL5RkdPouuvU/l/N9Psn",
-	"Bd/OuVXhX1nj4+W5WeWnqNZapffA6+0ONQ53MgSsD9lG5DL3zSWb/ePU1jBkaOw0K8g12MwRrGOoME3E",
-	"NuuqRnfrygyu66itgzqnan6IlVbtLXnkV+fSbRSJRZECN+LOzEA2WRlQXqWRVrYCXc3W4Ntv47I2WQP2",
-	"15lreZrvawdY6mbfXojxMaj8h+/YRRtYyFY31W6tuSo1KyuFLZkrgRKe28481jj3KyzO450U/217dlVa",
-	"9z2q/Nup/BuwYkU5a2wA6kYgDCUQZn7JKFYvda2YLSp1lnldUOFbKb19C3ym553B8dOfgk7KePG5aOev",
-	"tDSS1t0d4quCKJdMLxAwbM38UVwB7wz++Gy0NHspNYFt21svdXVGV91BmNIroxLx8LDWNXrQ6x0//c9u",
-	"v9vvHg9+6v/0MyqCbsNWtgVoam7HShZppa+/C9902ZDdcpcymqL/ckmvdCbvwPf+UoGLSFJBtagx2Cl8",
-	"GU9Dkah11hpIV9qZq4Z+5mW/fddL3YdX6htBciQSc2tEZbyFFCgUCO4alRVbGRCRa9c23TUsJxOIaK7A",
-	"t+m0HbzcOwUYAxK+efVxxLHOraJplkA3i6dhQKgB4ygzaHvx8nUl8oNqW9kbBRJbGd/r1z74teiTb4PH",
-	"jALtt8UJL7G44YmwVZML5iTh8Ay3NayV3TXbfosQuW9G3Bd+JpOcJdhPqF6oeU55nIDs2tZvoRetrLjk",
-	"C0kXshW2dh9xysuK0g6BvISVUKXJcb/vy7QyTlJIhVyc4f6F5MDuK7ZeJ57uDo3ir1yq7ZIYboNxzaEu",
-	"tRaoV9AnmWDYs10X2XsOf6f0tgF/S4e2Q2G3LzZctx75TTVtju+uUEnFKbs6mfNtYhwzk1Xri8+ZqErS",
-	"bqqq67ScxzPBu893/xUAAP//",
+	"7H1bdxs30uBfweF+51jaaZGUJWcS6mGXsR2PNrGjtezkIfSywe4iiVE30AOgJXG8+u/fQQHoC9nNiyzK",
+	"k1hPEsluXApVhbrX504k0kxw4Fp1Bp87GZU0BQ0SP/1Eb4dRJHKu39EUzDcxqEiyTDPBO4POhzmQKb0l",
+	"1D70TBFOU+h2gg4zP2dUzztBh+O7HffQGD8GHQn/ypmEuDPQMoego6I5pNTM8V8Spp1B53/0yqX17K+q",
+	"t7Siu7vALPJnWJy/al7e8OKcXMHimSIsblnYFSzGLF67pKmQKdWdQSfP8Um9yMybSkvGZ34VF3PB4V2e",
+	"TkA2ryUzDxCOTxDGyevu8XenxIxNDsK/HZ8cP3/x4kX/uN8PD1uWiiOM7QhfAsPqUs3q34PSNJeU69dc",
+	"M71487ENnoC/P1PEPNKySvvMeJZvgOq6RZYrwrXUF9m+PFk8s36J5XN7XOZ7UCKXEbQuFX8lYkp0AdmA",
+	"UEtFscEQXduSQeZnipidqPZ92SnXbQh4nnYGf3RookFyquGCLlLg+sMiA9UJOhMJ9Mp/iKiav5L0xrCE",
+	"oBMzzvjsV9yH/ayQGs3/KfD8jRR55j+ca0j9//aV2s/mLxeXNIH3QJUdL6MLkevKZwlvRcymzE5f+VgM",
+	"lUkWQfUT1/bhEnCXIK9ZBPbLa+A5vAT/lKIJqJdUw0xIho8o+/RQAq18fDmncoa/azpJ3D+376nGf68F",
+	"i8tVa5b9zvR8LpLY8IdPTQzjUgtJZ/BjHl3BGvY6wd/Xc1b7zL1xeHUlZn0fgKbty7oYviUaaLpuWeb3",
+	"L+P2F8O3xTLuzKIkqExwBXg7/Ujj9/CvHJQ2nyLBNXD8l2ZZwiJqltv7pzJr/rzlhK+lFNJO1USwOBlB",
+	"8lBIm/Y9IiShROYJdDt3Qeel4NOERY+2KsdG4JYprQhNJNB4gSs550jgyf5XMuQk53CbQaQhJoZkQBIw",
+	"T+NC3gn9k8h5vP+FvBNE5dG8AAtO79DkA0tB5I9wLqFDlbG2M4YDx8kdAol4QWIWEy40oVKyayA3TM8d",
+	"w7fQe6aIOUjihjgjCnhMmCZ0RhnHbX0Q4hfDlB4Z/c3qmSLCHDHTiogMJM72TJGEpUwPyMlz8pb9aEQb",
+	"QxjlBRYJPmWz3D4+4izNhNQB+Xu/fJwTxicGV4xkGZDjyi8LIvQcZJcM7SJu5kIBeWl3fvQL8JmeE6ZG",
+	"HJdmQInLMYuVMM0VxCTnBqhnxAhiCrhGuItck/pjgkdQG2CE75GMKt0dcQf8t5QvHGqpR0AqLcQ4pXwx",
+	"diehDFoJQcx35EYKPiM0Tg0SiSvgikylSImeM0VoHEtQ6oxI0HJB6FSDJOF78+FoaD6EREEkeIxixRxo",
+	"7BSAyiOr98ClfYVoQW4o02QCUyGBaLlgZikWTdex/pRxlhpR5Li4IM3lPUOh1ADgI6e5ngvJ/g2PwDre",
+	"MqXMyoVchSbS20dOrylLzPX/CMedl7M5/uHYakS5YRwSaDQnlMRU0wlV8Cc8XZVnhgFA/BZiRj/gQ4/N",
+	"yp4p4iYkZpWGCxjoGgZhYF4wN6LpFaguykZuEhRChNBKS5pdDN86MfOjAlkRTGgcMzMATS6kGU0bKXMw",
+	"pYkCI66WX33uzIwU2yxw4U/mMLJc48JyhUrkGYkkUHPp3syBGzYWC7BbQIHAnFFKby1z7Ayev3gRmJPx",
+	"n49XRNMA9WG4zZgENWZ87HBndVm/sCmY28krMFewOKvyU/dddUFmUFyRx43v+qvI4QXIJjA4YRx374Ti",
+	"gOSc/SsHry8ZsXNp19+dLm86o9qIRp1B5//9QY/+3T/64ZP7O+4effqf/9VpgIsUCagWXc785OFgj+pA",
+	"QpbQyBCLuSTtE/6MrKxmtXxUkjYLwu9FAmYVKb21etXgu2KNVEq66AQdCwj3s6FHKzN7Cv2j46Rxi2d+",
+	"R6V6Iib/hEijDItIdTF8+488pfz+GN1+krud4PHz73c5wv/dfIZN0Fi7e6N9fNnGt1dvdlpbTWe73wqd",
+	"PW5L7dBZ3arUuaNOGXSuQSomuDkKRIkpzRPdGXQ+cvcLxJ1ldv37HIzMh3hh9VyiNJVakeIdgyrepFEf",
+	"6jU3t2fcrIDvDu2fYfHIoK7B4vMKaGjJZJkyQvIKt/+uaecru7SX5eDz0rIjEbcQ7z8+fLgw56BzlClW",
+	"OTj4Ef3BMH5NExZ72RWZVUW4Czpc6PEUdcTASABWgzZPFULC2N3TY5zOHmBFyTLrWJaQ7TSF0BbgElEj",
+	"/tTA4FNQilp1aj26IGD8Jsv3mhDoJ3o7vDj/GRar4GXxKnANqajiULXAf60cOrw4N5fKtbiCgEihqYbD",
+	"s9qFb+AJXBuBCW/ZDVZrvOnbjfrW2DgBKkHiag7CoTswFIhCYkXJwy65nIsbjkqT0aySBd54c6qMNkaU",
+	"FtIS6eqNilckxM2LMHPa/cZksrCaDO6bCR7Yq9RIaTdUbbHZpRPER8z2286spNglmrDS1pjqml8gphqO",
+	"DCI2bdMe9MbT2IavNvg/VrblLvnKStdv8qWE2KANTdTqfrdkXRWQ3QUdmrGxw61NL1naWN6Hn7Ucav0W",
+	"vKHywWU+M0Wpg2xHwwZ3w0hwDpH5Zszi0IiGCpwGtjUirPwgco2mkfG1YBGMMymmLIFxM37xPHGqqtXM",
+	"Vka7gclciKvxlLJEXIMc5zJZ3c3rNNMLS23mInYKEodGgvZDupG2oEGHrNUXW1a2bvst2GFvb4tj97u5",
+	"HYdqEPuHyJ+cyO/w1TBsy7G8KKtoanRmyhVFZCAHnoMdbse01mzLzrk/8XQDr2mVmcoVlpTzZavcUYFd",
+	"SybLp+h+XTrJUpH1hoCKKcJbYAxFb0XQbZRWvijZkuTWP/2+xrHmWmfqfw16vS3I7mGGbVYdq1OtPfxf",
+	"3SH8Zs7gwgL5EbFgB2Q9t/bmVeY+pbfjNgY/pbcYU+AJ3UlM5IBy/M5IQHBt6OkZCe1A4eFWyDKVIt3V",
+	"hY84H4mtaNpt91f3wp3BhxmMi2u+vtcLOistG7GI8hS4bpb5tbhH5EH1kBy8HQhwwHJjtWWuP8mfhEx3",
+	"xLGIJsk4do6JsYJIOYyzZqrvvzvt94O1Js2g46HT4jF99ROREAG7hjrTmDBO5eI/AxO+/AgrJ1fAo1zT",
+	"+nP7tVx5HX4eboOC1NBXY78kN3ORQJdkVBoZdlD5gek5Cd33XnsMiRGHuiNumLEf0nByNEcZPCCxFJki",
+	"B6F9IgxIaH8fWyyRIsvAUPOIVywPflZEVJzRHDKO0Khsltu+H1dsxthVvEusW8xRsHmrZqQ11xtTJAaJ",
+	"IHM+IyCG2AgSm7Mp7IUQAjKhCr47rRPEQsM3TQ5lDFmjLja+j/AWVH0p99UYauFnXwaZpUi2peDApbW2",
+	"wKlJxGhT0e6rdLXqLC1rWhsEOFwTAtjt1ASz0ehvfxwbDdWoqZ+Pg+PTuzYF9RK0nfCexskVvFil2arw",
+	"u6ryAJpZ8Vu3M8HPiMEmjIyZoKN9KmShN+6IeC1q0O9WFL3IJwmLGi1sNJkJyfQ8rVoiIX7+4sXxD41M",
+	"OcOxxq12sZPnR4Y7kdd2DGKfN5qg52TkQGnKYypjQpNsTiegA5LROIb4cAsut2wHKTZQW9untQC51FQ3",
+	"WXImlMdoGC+xvMq0IWHXINt+zoDHznC/4sxdomz3ZHXIoDJ70+Ivhm/fUjMgp9zGS+6AwGI6TRhvslTL",
+	"HMjN3Gh3cA1ygVFreMNTrm5AKvKif2Iud/Qpjt04YUW6nQiRAOUre/RTtuzl/+ZCW/fwrs7fhkv8rVCa",
+	"GEBax6IqXGQkpQsyp9d1j2qjQ/UKFmqcgRz7veaqiT+VU5kXCAYYVD2uO8xYnahtU9Wh77Gtu2bgo6O0",
+	"Qu8ZTcdoQbchoRgVVnwRQwIzNJOu/KQgyiXTi4ZnV34CHluQNjGVemTAWmtrEQCw1im/xva88Qp3we5t",
+	"UyiIJDQIbve28Huf+a5u7ppn23wugkl3caoGHXMq4y1FAHx2OzmgGtvqp6gOsOxjD8osgwqYV461hZ+Y",
+	"DT2MKyJmyrpEyx0WPO5BHRXrfNtVw2+xoI0Oi+qI+zD1XwzfflRNYvceXT5XzNqdPK+a5ynlZcx5Iztp",
+	"9Q5Yf2wtwD/S7LoG5U/BDkZ5XF0x7sYDKhMfXiYMNviVInzkvJkT2R8vH5gXtQKuDFDdnlUtJ34sc6xl",
+	"j7Hf7tLmClhX17ABuNUY2nYZw/L/OuR+5darmoEsAqQDe81TTnDlRrzHTBQGihyE9UyGEM0FdlGHFRg3",
+	"LhORxWLCo1r/H+Y0yzCr436/v+F0dz9DBM49gwRzy1x2289ejejldK8gFffbVpkwtCosAs8JnqPRNmfA",
+	"QVINAUl9ZhBhPEry2NJ9Yat63u/3a8aqFkG1Lf4AfXfmZzJj1y4qA7+rRbGTAxfIRI7rCh7j+rvTzSJs",
+	"FcAlDNZD2ee/Va+5/tEP9Gg6PPrp0+fv746qH093+Xj8vNnOUE5+jkH770Fh8NZqzFDuCK/57JtVz5rD",
+	"2XOfJadDjWs1Mh8tNG3yYPsBnatmnRdjWczDEQO/q/WnUv63D7D8YtSygjNvhIW7q4c7yCxfxljWsw6X",
+	"ZFkPTRnq9aC9BF2LI/ytiB+8H4tZFZB8gGDQucxVBjzeRkRywzSuuB7B12xLc4Yz6uMZhQ2vmkAi+AxZ",
+	"3EEibkBGVAFJwJC4CkjMZkbOoTwm80U2B64OuwSDEEacRloRYZ2ORjYq87HtFArlpC750X0yg6CGn9IY",
+	"fGS/e0nZ4GSIR9yuyCwodDwudD6PW5pmRsksgjjr4dYn28vjbdJ47eDvHZa0GlF5H2H+gQJet3i9xPA2",
+	"GaOMjKoMvlE0r63uF6YaIOowZWuRqX5Am+RfP/rGxTWnnA49rRgokIMTg5PfnZBWMglILJaJZS2OnqzD",
+	"UaMy+q/WIWuzDfoxMXUpXnh768/ScRXGihLdqkNvi28/w+Ihggu/MmzQFLhBE+1uNOU3gLSwAt0Tts2E",
+	"bBj7rlSMMZgbSBjHXbOg35ai+5vo91kRts/47IyE7v4NkVLD4g4Oi3uLStgl0H/9PR50PmbxlyZ2VC1o",
+	"De4G93Npzj4jOIxzkqlKBm+jl2EJunelHfrSHJmjmzhl/IO4At4iYpSJi+QgHF6cX34Yvvx5PHz19vzd",
+	"+MOvP79+Z2OREAtwBRjlXa5ornVmk+cYnwqflEdtTruv55IxpWl01Qk6GHeGL6lBrzdjep5PupFIe/6Z",
+	"4p9OYz6eTbIT8pnCGCoxRXOEe8WlPQ4M5CxpeOByo2kHzn1QyDTapUWMuPPODS/O8Q1eD5An55okRtLh",
+	"NdnJZiTbDGQtSCJENjGrmCyIE3aCETeTOdpQpB4WPyA/2pD5Ud7vn0SVo8AvICQHZvXNp0KuqWQGT85G",
+	"nBJJeSxSd45MFZpvjJu1lS7KvD+mSM4V6MMuCQvY2em73W5ofmdajXgk0pTy+ChhHMiURtAd8RG/oHpu",
+	"yQ0N1z7k3hbQ0XNY2KEMvOSAhL2Mpj0zbEDC3pTeFv8rywzs5xEPe6VRBL/rEkw2Uc4FR8LPI0ynGHUC",
+	"MrIZFfZfl1Qx6tyFuECDJwUkojlEmBbgRFeCXlmDNz6308i+LlFdAo0H5S9F9AviiGSzuXYDe6/gaf+Y",
+	"3MypBpvh7iK3yY8iNqqXgRGmhUOMaliZIXpwenwSEAUw4q5wiy1WcbiUEF+3H2xMgicHlLzAH0f84tVP",
+	"Ro21vubDlvR4rDUkpCZprjThuA1z0IQSDvpGyKtBiSIjjvQVutx3czAkPDrC0z6icSxDIqbTkg5ynoBS",
+	"lUeSRNwcSUiFBkSyGbsGjkf2IygWY1yAqiTSqsAGGJkF4tSWnC+kSEHPIVckBS1ZhAYA67c1OEj1iIdv",
+	"Xn8gPfezISS4xaxSoZB7EysInNlkGF45GTQlMEVUBlFAEnYFJOzNgSZ6/m8M5BqiXxgjF3A1KY3mhj6Y",
+	"VpBMzQkUAMgA5CHhALEiXFjUwao95pmIJpWdjHiucpokCzKnNmr+rDwnPyMeEhZ3KHN9XNaNTT3H8/Qw",
+	"mYskNjSMmpphAwnVwCODmBMEVFDZtvndaquBQwPLNDFn3KpyCYuAK6jw9WFGozkcPe/2Vzj7zc1Nl+LP",
+	"XSFnPfeu6v1y/vL1u8vX+I65w5hOqjdEmcBUqi2dQed599g+LzLgNGOdQeek2++e2ECYOd50yFu8Zoqy",
+	"jlANgthLdy9Qv0FnO/JRuRiUq1SO968iUyaV9qXBLHxdDh2aiGy5B0u8qDmfVdPvrwAyMxN6HMSUMG0h",
+	"WYD9PC5WVEmLKfLVfhTx4sHS3NuyAe7q0hvmAi+Vz3neP37IZTQkE7Vk3xcGEKxnovAMDBqc9vtt8xQL",
+	"71WK/uArx5tfqVWRwJe+3/zSUskYfO2Hza8VtX/MC8cnm18oarjgCy+22U1D1QTz8vMftpqtVrTkLui8",
+	"2AbqRSEhfOFkK5gXWZcoxOZpSuWiIAxCq4UDbaTuCmViia2ZcqHhnU9moBpD6H2uxg3eoXekSU97DzqX",
+	"XNUTPBzq2QvdckeF+lwhntcp+g3oJXKuEVN/D8S0gYIemWpON79U1Hn6EyHkG9B1bFxBu6BWFvOP5qnK",
+	"R1Zibz9twNueS3JcqcB5j6mClhvy3N5+RgK88fSFcmOFJrrkd4yY90lvoZXUbDVCd0H6hFzrSxnx1QQ3",
+	"WiTpHg4IMBR1JkLPyZxmGXAiJOH264B4PcqcPQo9jM/suCKxUzo1wYjkPjadE8GbLm2y8c4e8W0vbZuW",
+	"uu87u5aY+BWubJ9828hkDKI8/tW8K5O5513+dDU3cELkEYY+bXUBxxXveRkXTK332Zo+7yxTSkBD0w29",
+	"ygTW0v8K7b5HxlSn3RrpnDbNiszs6R59COyxwNyANF96lQbbvGHLQW9z7RbMc59Xb6mcopBRSaWgqqql",
+	"PlMkvPj18gPpXT836x5X1xdimY/AG6+shan08xa67Lm2Wal25NYyBPjcx/e/KGt+yKhS9t4t1xKD0ozb",
+	"hWYiYZGtTYxFAAaEmretrTWi3MnPE7BV6SBGiwnjV0doEhlxIUmUiDw+SkHTmGrqaxKay5vyBVEZJAnj",
+	"s8AWUy2sLUKSTLJrw458Jra702+oGmEatjayghYELVGHZuuWaUBMTvt9Ei6VngkDI9F4HjNlkFh76s18",
+	"sV4mqNSB2LdgsJo4/xWkg8p+2/SQ8pEnMeEb1eAr7MyZrtvUqE3s2OaOqd7nam7g3Zcz5q3ujFquomHl",
+	"eQMnf1PEAbo8N1+gqWLRqvj5BCdhPbsuJAf1tLjBiAuOlmGM5nHD2jFigibc5coT1laMwhDTToPCbFrv",
+	"M0AmDqpLXlJkqYXLkaRidf2UW2t0e4rfmVGcfGLftHyh2LT3mvzQxD8v0WzyrtqyYA98cyUHcit++aA2",
+	"myLRtVmbwl//mlzyyTD6IHYoQ8K0niGM9OkpLWjnCzvz2uYSOfuUgocr14V1oVFO/GIILqaoyKOFY3XI",
+	"zdoFs8Y08D1LaOuq2zy+qNYIgRZG5KD7JK99c/JaG6G1Mg8nT4yRANudr5cszROn4dpCKejaNpJHqEUY",
+	"kJs5i+ZW0ZxgEMKqlLPMHLo24MOVevElrkMr6WAm0gFWV8LaSt3i6y7WhoU4PLQqHU2u1IiHqTm2biZF",
+	"BFjiPSRHNhjHjwhGMgtdWY6wrCBjtE9bzMWawhOMEUUlfMRXKsscovJq9Gvia8e4GjRN9WOqE9qnD89G",
+	"vKwbRWaikC9LwDxTxJXgMgq4NYMXGRJG9SUXr35CRd3VI2B8xP/P5a/vUOZ0VgH/Qoi7s3EzaZ5ohh+n",
+	"QqZnhJbDopbv6qLj+CNeCn39JqHvnP8TIl2prbU3drxUQ8fgbrGTntnJUUw1vc+QWEXq8Xm5h1gL+67G",
+	"BTlkf2Ll346FHulqKT6slX/7Wn31qiaNHnKDWqtFTTwjlBi2y6YLEroaI0eXbMapziUcudccqzsQ1yBH",
+	"vHjOHKnSNM3I38io8/9HHfI3IukNBueFh2fEZsOqnq2nF15QqWC5sEuIIXyqxWln/fIrxWD2q+ytTNdC",
+	"rqUD7T609ifyoHt/jeFLDu9sZIViM+5qsW1EVOUr1zTi6Gt7Ld5QpplNS5oAKWrMkAObBGoNu0IBmYC+",
+	"AeDYFoWBOgzKh9HzPOJFURrXNMVGG9o2Ki4Q0F+2FGnNlu9Ew/lGVLRleB4FDe1ULShoFcC/Pha+tOWo",
+	"nNTozw1FXsNanFA1MSiqm2XejKa9tF6GqCWcyFwhLmx1+JZU3iHqhulo3hg9tFTkaI+YsTRTC2L4pf7V",
+	"EeMDJAm5qfSRMGc2vDjHJmaukFOJDhlNrZ+yyQD8OxaTCn2lKHSzybxaXsqMu7nEFDmwwcfBiKsMIuQu",
+	"sYgUUZoV7x5a6d4eU1nbwqcxm9l87ydMjpiLJFaERlIoZZuuSa1aTLINuPjw4nkTGj6eSXYXIiBc3Pwp",
+	"YlCfpOImAqdXUCNsR2ZG5Z1I5wGZ2FSlOpl7rq+BpjULR5Op0Rdi2g+xNPYcemT10++whVZsX6anSO1v",
+	"zc/rm/2uJ5/e56IoWjUSu0kMKshof6z/PwyP/9Kx0634sWu0V1kx7hPmAEXzJj+Sz8C11SK9nLVU4RON",
+	"EadG9vKPj83j4apkXssJ3hNzb8w7fnx5aBNREKpIjkt9Mip+O3z+lSUQ67vA/+7D8nv/KorebszBMW89",
+	"U8S+cYa+bFckGqPx0NVgc2zbFGlXYXe/5OImaSEYu/qne+Th75ECNR74QsmbbTmY67INXkrwAVRUO/Qk",
+	"Q3vlWFHJ/DDiNyJPYgK3EUBMqB2tEiV1QkL8amyfgDg8w2zzpQb+hgquINPtCnyFBvaiu1fR/1GvqW3o",
+	"zmjshGHMYfQUzPDtXFaOXrfiFu131Up18i9hK2uD/g+EJBJyBeqwbA4d1AqZ1CqsU5uhngKGSFTy1gWH",
+	"EV9JWbclhHZKgtuQuN7S0HxPbGZD+/THt3+0VGpvsx7Wju6r5bM/xXn+Gc0qNeRBfZXaTiKME+q6yOPX",
+	"yDfYNXDii8lvy+f2z98wPFWzayBYu9xu5gD/V+j7tYxJinxmNxJTNZ8IKuOAKGHrd9uEX1cDqsoa08Mu",
+	"+Ycdao5JPnMgoe+1ECI0CEsNtTPtmZ2zAT9TIx4O4/iNAeNb5KYhyXLrtUvNomw3jfaUn2rz+33bfFe6",
+	"7D8+48NtrkkFNiB/YmtPbG0jW6vwAWRka00JlepgLhJoiyI/the6fZ7MzMsQV5lkWYbdeVBbhaQR/6Ly",
+	"PssdD/bEJtYX1X9kVrGuy0NbBIo9KS8f2eN40tm+wQD0Ct26HLOSWF19MM8jyh9WWcVSi4dNadeVOXwb",
+	"zFoFPqyatiRpvfl4/sqmIpvLz/WtW88DHon6vzrdV3bcQvAlwJ/cxd+eACCrFLEjOfc+lx/Gs9xVDdno",
+	"UKhQOHWFFMuE1aTWOUFMbcObaveEFQ9Djah3052WOyR82qOt9E9Bk39pl0UF8YoadohqCxd3+xAk0IuW",
+	"Wz41BydKZu+7+u3m03gGWEBjuf1T8z084gdhCjxXYUDCoitNGJBut3tGVrpC2cjDSm+o1aZSI15QoJrT",
+	"DGKfjFSfmMiSqtMueY1OfQfQSt1fTGdXuqizWxnhmSKWPGw2vovonoIEHoGriEtTlEbcuEt9ZrBYidmL",
+	"d8S4lmJkWGZEWWsNX5BMikkCqa2MZrbu+5GTg9N+P3B1qO1DRQMaV9rY5qhFc8pngMlVc8ZnXVK0q3Em",
+	"IRf1iQIJlTDirjxbbNUWTMZXRGm6aMgG0yQVSvvywwcnJ8GLF6fB6clzrJisDgeEjnhi7im3Z++mOj5p",
+	"XF1TrpfvB9TYn+xB2Odeharach/Z2dXSVamBhf8+p5rcUEVuJNManuqtfENJX4gatcvmmaoz+Qe5ZWJI",
+	"Rbs69cYVn7cKFU2Y0iwKCHP7TMyFxxXW09fLHdLwKgmcxTWwrdyCEff924ofNL0F/DNJzN9ut3u4rJeV",
+	"Yl1adIWrdIIbcd8KzhaXtMXVMXWMbN/TrTm3x+6/3uvuP5+/VTvyPXG3J+72H8vdyu4WhhHtgb999jLv",
+	"Xe+zFf1KDbOtLqXhGaX4yQVJBJ+h+GzE1LJLRl0GxdAhy3qsCdmmISifh9BUvTIV1xXegkLgtkUszatP",
+	"RSwfKLzEALOiHGCdrftcvV96MQQ7vPHeIfZub1kcc9fQg1BSj8pozq5hd4/zV959m5f7sch/aOF2L/p3",
+	"7z4xgAdhAA6adfPAfUVv3wyp0luxLbNdLnyLw8KOVHZKCwyecZqCE2LtsJWWOmWZ5NMRD7nQ46kBfGib",
+	"Q9nWN9a9KXOOiOzHGF6cN0m7vzBV772611jr1faUDTJiFUglQJ4weBmDDfysXuOOeFIcoEdU94u9pVqq",
+	"tTlsrFRf8n2zSrwsmkGVX2FOdNHXD5usuca2I64FCV0ZurBsm130lj0c+HAgqiuljV2j2gUWASFCOpuU",
+	"bWaWsClEiyhZUuDOSK1GpXpWdvqo1AY+IeEwikCpV8CZWW2ro7/e7HSfwUC1mb6Sq2+ptWuzP8Hix1NE",
+	"0JNmtznQscaIGvlQw23Z+2z/2a5vgG9l4tiW7y74Tlzm0dxicrihg8ArnGOV1DcJYCU1YPs7jBV4EsUe",
+	"IC8Nz2MFf4o4ohbe33LPtZa9auhMS2KIWAzKVS4sJ5K5K+2s6VVTTdI3Sx3rH01o+lNz6T+Vx3cLZrar",
+	"6t/QO/7TOobYq/eV//LJWnLjhuixtC5dv++gSiaCR1CU8YwoJxMgyjdgJpPcNx91yrKYTkfcdlcjw7Kt",
+	"s6frg7IdtJDVbtCHltwMN+dRLiVw7ZpNv77NmCW/sCoLIpkGRofLyzbR6N8MK2+0ZNbVAPRbtcn+PqS+",
+	"9gm/ktF+B7bylC7+LYp1lkgNiTpSJ7TpDt0o5vmGd2ssIpgNI5IYlLadIc9c8LArLeja7ycLa+egviGc",
+	"01i768waP5vp909Hvk1/q0FjZY9PJo3NJg2KartV6g+8XcKhxuFOho71+QGIXOayumSz305tEVSG9l+z",
+	"g1yDzXHCQqgKE5psU8RqKoGuzOC6SdtCynOq5odYqtlesUd+dy4xTJFYFJmeI+7MKGSTFQXlYxppZUtY",
+	"1mwpTpKw29pk7dhfB8Tlab6uneNnWGyRxGCb0T1lMHzDnRFpA//Z6prbrQVipWJupawuczWNwnPbzsxa",
+	"Ln+GxXm8k2Fj296Ilf6qFZPG0620xj6xAStW1MLGxs5uBMJQfGHml4xi7WTXn9+iUmeZUQYVppfS21+A",
+	"z/S8Mzh+/n3QSRkvPgcdbYhv0FFaGjHt7g7xVUGUS6YXuDDs1/9BXAHvDP74ZPRDe6M1LRsb/JGlVv/o",
+	"+jwIU3pllDEemjs5l0ln0JlrnQ16vePnf+/2u/3u8eD7/vc/oArqALYCFqCpuVorydIKGTFe/i521yX9",
+	"dksoZTRFf/CSRuv8AYFvmKgCF1GmgmpJdbBT+CLChiJR351W+zV2R3zEfwSFliI9B1X1yAUkLGCCwAuL",
+	"2Fp9I0iORGKunKgMeZECJQrBXXfHApQBEbk28zhXXgYRmUBEcwW+l7Jte+jeKZYxIOGb1x9GHKtsK5pm",
+	"CXSzeBoGhJplHGUGbS9e/VQJvqHa9hVAacb25fCavY98NsIWyjk2+M+o7h4sTvKJxQ1PhK3ZXjAnCYdn",
+	"CNawVvTbgP0WV+S+GXFfdp5McpZgH7V6mfg55XECsmv7ZYZeLrOyli9jXwhmJGFXMOKUl/XsHQJ58Syh",
+	"SpPjft8XiWacpJAKuThD+IXkwMJVG5Ignu4ORzzBij16DumSDG8jsc2hLjU2qffvIJlgZkKqizxTh79T",
+	"etuAv2WAgENhBxcbq10P+6eaNgf3V6ik4rFencw5fjGIncmq3cfn2FTFcDdV1a9czuOZ4N2nu/8OAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
