@@ -844,6 +844,22 @@ func (response CreateFaxAccount413JSONResponse) VisitCreateFaxAccountResponse(w 
 	return err
 }
 
+type CreateFaxAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxAccount415JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxAccount429JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
@@ -906,6 +922,20 @@ func (response GetFaxAccount200JSONResponse) VisitGetFaxAccountResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetFaxAccount400JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1075,6 +1105,22 @@ func (response CreateFaxAPIKey413JSONResponse) VisitCreateFaxAPIKeyResponse(w ht
 	return err
 }
 
+type CreateFaxAPIKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxAPIKey415JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAPIKey429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxAPIKey429JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
@@ -1134,6 +1180,20 @@ type RevokeFaxAPIKey204Response struct {
 func (response RevokeFaxAPIKey204Response) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type RevokeFaxAPIKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeFaxAPIKey400JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RevokeFaxAPIKey401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -1301,6 +1361,22 @@ func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxApplication415JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxApplication429JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -1453,6 +1529,22 @@ func (response SetFaxNumber413JSONResponse) VisitSetFaxNumberResponse(w http.Res
 	return err
 }
 
+type SetFaxNumber415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetFaxNumber415JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetFaxNumber429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetFaxNumber429JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
@@ -1586,6 +1678,22 @@ func (response CreateFaxOutboundVoiceProfile413JSONResponse) VisitCreateFaxOutbo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxOutboundVoiceProfile415JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2102,6 +2210,22 @@ func (response SetPAMMaintenance413JSONResponse) VisitSetPAMMaintenanceResponse(
 	return err
 }
 
+type SetPAMMaintenance415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPAMMaintenance415JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMMaintenance429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetPAMMaintenance429JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
@@ -2238,6 +2362,22 @@ func (response CreatePAMTeam413JSONResponse) VisitCreatePAMTeamResponse(w http.R
 	return err
 }
 
+type CreatePAMTeam415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePAMTeam415JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreatePAMTeam429JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
@@ -2300,6 +2440,20 @@ func (response GetPAMTeam200JSONResponse) VisitGetPAMTeamResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMTeam400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPAMTeam400JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2469,6 +2623,22 @@ func (response UpdatePAMTeam413JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	return err
 }
 
+type UpdatePAMTeam415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePAMTeam415JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response UpdatePAMTeam429JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
@@ -2531,6 +2701,20 @@ func (response GetPAMQuotas200JSONResponse) VisitGetPAMQuotasResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPAMQuotas400JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2700,6 +2884,22 @@ func (response SetPAMQuotas413JSONResponse) VisitSetPAMQuotasResponse(w http.Res
 	return err
 }
 
+type SetPAMQuotas415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPAMQuotas415JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMQuotas429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetPAMQuotas429JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
@@ -2847,6 +3047,22 @@ func (response BootstrapPAMServiceUser413JSONResponse) VisitBootstrapPAMServiceU
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BootstrapPAMServiceUser415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BootstrapPAMServiceUser415JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3002,6 +3218,22 @@ func (response CreatePAMHumanUser413JSONResponse) VisitCreatePAMHumanUserRespons
 	return err
 }
 
+type CreatePAMHumanUser415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePAMHumanUser415JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMHumanUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreatePAMHumanUser429JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
@@ -3134,6 +3366,22 @@ func (response CreateRestaurantClient413JSONResponse) VisitCreateRestaurantClien
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRestaurantClient415JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3274,6 +3522,22 @@ func (response CreateRestaurant413JSONResponse) VisitCreateRestaurantResponse(w 
 	return err
 }
 
+type CreateRestaurant415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRestaurant415JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurant429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateRestaurant429JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
@@ -3336,6 +3600,20 @@ func (response GetRestaurant200JSONResponse) VisitGetRestaurantResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRestaurant400JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3505,6 +3783,22 @@ func (response ImportRestaurantConfiguration413JSONResponse) VisitImportRestaura
 	return err
 }
 
+type ImportRestaurantConfiguration415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportRestaurantConfiguration415JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportRestaurantConfiguration429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ImportRestaurantConfiguration429JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
@@ -3642,6 +3936,22 @@ func (response GenerateRestaurantDemo413JSONResponse) VisitGenerateRestaurantDem
 	return err
 }
 
+type GenerateRestaurantDemo415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateRestaurantDemo415JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateRestaurantDemo429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GenerateRestaurantDemo429JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
@@ -3702,6 +4012,20 @@ type RemoveRestaurantEntity204Response struct {
 func (response RemoveRestaurantEntity204Response) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type RemoveRestaurantEntity400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RemoveRestaurantEntity400JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RemoveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -3792,6 +4116,20 @@ type ArchiveRestaurantEntity204Response struct {
 func (response ArchiveRestaurantEntity204Response) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type ArchiveRestaurantEntity400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveRestaurantEntity400JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ArchiveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -4065,6 +4403,22 @@ func (response CreateStorageBucket413JSONResponse) VisitCreateStorageBucketRespo
 	return err
 }
 
+type CreateStorageBucket415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageBucket415JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageBucket429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateStorageBucket429JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
@@ -4123,6 +4477,20 @@ type DeleteStorageBucket204Response struct {
 func (response DeleteStorageBucket204Response) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type DeleteStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteStorageBucket400JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type DeleteStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -4215,6 +4583,20 @@ func (response GetStorageBucket200JSONResponse) VisitGetStorageBucketResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetStorageBucket400JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4380,6 +4762,22 @@ func (response SetStorageBucketVersioning413JSONResponse) VisitSetStorageBucketV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetStorageBucketVersioning415JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4609,6 +5007,22 @@ func (response CreateStorageKey413JSONResponse) VisitCreateStorageKeyResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageKey415JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6145,155 +6559,158 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1dd9s4suBfwdHec2Lv0JIdO3275YdddZLOeDtJe2On+6GVFSGyJGFMAhwAtK3J+r/fgwLAD4nUh205",
-	"Nz1+siWRQKFQVagq1MfXTiTSTHDgWnX6XzsZlTQFDRI//UJvB1Ekcq4/0hTMNzGoSLJMM8E7/c7lDMiE",
-	"3hJqH3qhCKcpdDtBh5mfM6pnnaDD8d2Oe2iEH4OOhH/mTELc6WuZQ9BR0QxSaub4DwmTTr/zP3olaD37",
-	"q+otQHR3Fxggf4X52Ztm8AbnZ+QK5i8UYXELYFcwH7F4JUgTIVOqO/1OnuOTep6ZN5WWjE89FOczweFj",
-	"no5BNsOSmQcIxycI4+Rt9+iHE2LGJnvh346Oj16+evXq8OjwMNxvARVHGNkRHoLDKqgG+k+gNM0l5fot",
-	"10zP331uwyfg7y8UMY+0QGmfGU3zNVhdBWQJEcJSB7IdPFk8sxrE8rkdgvkJlMhlBK2g4q9ETIguMBsQ",
-	"arkoNhSia0syxPxCEbMS1b4uO+WqBQHP007/zw5NNEhONZzTeQpcX84zUJ2gM5ZAr/yHiKrZG0lvjEgI",
-	"OjHjjE9/w3XYzwq50fyfAs/fSZFn/sOZhtT/b1+p/Wz+cnFBE/gEVNnxMjoXua58lvBBxGzC7PSVj8VQ",
-	"mWQRVD9xbR8uEXcB8ppFYL+8Bp7Da/BPKZqAek01TIVk+IiyTw8k0MrH1zMqp/i7puPE/XP7iWr891qw",
-	"uIRas+wPpmczkcRGPnxpEhgXWkg6hZ/z6ApWiNcx/r5astpn7k3Dy5AY+C6Bpu1gnQ8+EA00XQWW+f1h",
-	"0v588KEA484AJUFlgivA0+lnGn+Cf+agtPkUCa6B4780yxIWUQNu7x/KwPx1wwnfSimknaqJYXEyguyh",
-	"kDfte0RIQonME+h27oLOa8EnCYueDConRuCWKa0ITSTQeI6QnHFk8GT3kAw4yTncZhBpiIlhGZAEzNMI",
-	"yEehfxE5j3cPyEdBVB7NCrTg9I5MLlkKIn+CfQkdqYy0nTHsO0nuCEjEcxKzmHChCZWSXQO5YXrmBL7F",
-	"3gtFzEYSN8QpUcBjwjShU8o4LutSiPdGKD0x+RvomSLCbDHTiogMJM72QpGEpUz3yfFL8oH9bFQbwxjl",
-	"ARYJPmHT3D4+5CzNhNQB+c/D8nFOGB8bWjGaZUCOKr/MidAzkF0ysEDczIQC8tqu/OA98KmeEaaGHEEz",
-	"qERwDLASJrmCmOTcIPWUGEVMAdeId5FrUn9M8AhqAwzxPZJRpbtD7pD/gfK5Iy31BESlhRillM9HbieU",
-	"ISshiPmO3EjBp4TGqSEicQVckYkUKdEzpgiNYwlKnRIJWs4JnWiQJPxkPhwMzIeQKIgEj1GtmAGNnQFQ",
-	"eWT5HLiwrxAtyA1lmoxhIiQQLefMgGLJdJXoTxlnqVFFjooD0hzeU1RKDQI+c5rrmZDsX/AEouMDU8pA",
-	"LuQyNpHfPnN6TVlijv8n2O68nM3JDydWI8qN4JBAoxmhJKaajqmC73B3VZ4ZAQDxB4gZvcSHnlqUvVDE",
-	"TUgMlEYKGOwaAWFwXgg3oukVqC7qRm4SVEKE0EpLmp0PPjg187MCWVFMaBwzMwBNzqUZTRstsz+hiQKj",
-	"rpZffe1MjRbbrHDhT2YzslwjYLlCI/KURBKoOXRvZsCNGIsF2CWgQmD2KKW3Vjh2+i9fvQrMzvjPR0uq",
-	"aYD2MNxmTIIaMT5ytLMM1ns2AXM6eQPmCuanVXnqvqsCZAZFiDxt/HC4TBxegWxCg1PGcfVOKQ5Iztk/",
-	"c/D2klE7F1b9w8niojOqjWrU6Xf+35/04F+HBz99cX9H3YMv//M/Og14kSIB1WLLmZ88HuxW7UnIEhoZ",
-	"ZjGHpH3C75HV1ayVj0bSekX4k0jAQJHSW2tX9X8oYKRS0nkn6FhEuJ8NP1qd2XPonx2njVs68ysqzRMx",
-	"/gdEGnVYJKrzwYe/5ynl96fo9p3cbgePXv64zRb+7+Y9bMLGytUb6+NhC9/cvNkKtprNdj8InT9uQ+vQ",
-	"ed2q3LmlTRl0rkEqJrjZCiSJCc0T3el3PnP3C8SdRXH9xwyMzod0Ye1cojSVWpHiHUMq3qVRH+otN6dn",
-	"3GyAb4/tX2H+xKiu4eLrEmpoKWSZMkrykrT/oWnlS6u0h2X/6wLYkYhbmPfvl5fnZh90jjrFsgQHP6Lf",
-	"GMavacJir7uisKood0GHCz2aoI0YGA3AWtDmqUJJGLlzeoTT2Q2sGFkGjkUN2U5TKG0BgogW8ZcGAZ+C",
-	"UtSaU6vJBRHjF1m+10RAv9DbwfnZrzBfRi+Ll5FrWEUVm6oF/mv10MH5mTlUrsUVBEQKTTXsn9YOfINP",
-	"4NooTHjKrvFa40nf7tS3zsYxUAkSodkLB27DUCEKiVUl97vkYiZuOBpNxrJK5njizagy1hhRWkjLpMsn",
-	"Kh6REDcDYea0643JeG4tGVw3EzywR6nR0m6o2mCxCzuIj5jlt+1ZybELPGG1rRHVtXuBmGo4MITYtEy7",
-	"0Wt3YxO52nD/sbQsd8hXIF29yNcSYkM2NFHL691QdFVQdhd0aMZGjrbWvWR5Y3EdftZyqNVL8I7KR9f5",
-	"zBSlDbIZDxvaDSPBOUTmmxGLQ6MaKnAW2MaEsPSDyDW6RkbXgkUwyqSYsARGzfTF88SZqtYyWxrtBsYz",
-	"Ia5GE8oScQ1ylMtkeTVv00zPLbeZg9gZSBwaGdoP6UbagAcdsVZfbIFs1fJbqMOe3pbG7ndyOwnVoPYP",
-	"UD45ld/RqxHYVmJ5VVbR1NjMlCuKxED2vATb30xorViWnXN36ukaWdOqM5UQlpzzMCi3NGBXssniLrpf",
-	"F3ayNGS9I6DiivAeGMPRGzF0G6eVL0q2oLkdnvxYk1gzrTP1v/q93gZs9zjDNpuO1alWbv5vbhN+N3tw",
-	"bpH8hFSwBbGeWX/zsnCf0NtRm4Cf0FuMKfCM7jQmskc5fmc0ILg2/PSChHagcH8jYplIkW57hY80H4mN",
-	"eNot9zf3wp2hhymMimO+vtZzOi09G7GI8hS4btb5tbhH5EF1kxy+HQpwwHJhNTBX7+QvQqZb0lhEk2QU",
-	"u4uJkYJIOYqzbqoffzg5PAxWujSDjsdOy43pm1+IhAjYNdSFxphxKuf/PSjh4VtY2bkCHyVMq/fttxLy",
-	"Ov483voFq+Fdjf2S3MxEAl2SUWl02H7lB6ZnJHTfe+sxJEYd6g65EcZ+SCPJ0R1l6IDEUmSK7IX2iTAg",
-	"of19ZKlEiiwDw81DXvE8+FmRUHFGs8k4QqOxWS77flKxmWKX6S6x12KOg81bNSetOd6YIjFIRJm7MwJi",
-	"mI0gszmfwk4YISBjquCHkzpDzDX8W7NDGUPWaIuN7qO8BdW7lPtaDLXws4dhZiGSbSE4cAHWFjw1qRht",
-	"Jtp9ja5Wm6UFppVBgIMVIYDdTk0xGw7/9ueRsVCNmfr1KDg6uWszUC9A2wnv6Zxcootlnq0qv8smD6Cb",
-	"Fb91KxP8lBhqwsiYMV60T4Qs7MYtCa/FDPrDqqLn+ThhUaOHjSZTIZmepVVPJMQvX706+qlRKGc41qjV",
-	"L3b88sBIJ/LWjkHs88YS9JKM7ClNeUxlTGiSzegYdEAyGscQ728g5Rb9IMUCarB9WYmQC011kydnTHmM",
-	"jvGSyqtCGxJ2DbLt5wx47Bz3S5e5C5ztnqwOGVRmbwL+fPDhAzUDcsptvOQWBCwmk4TxJk+1zIHczIx1",
-	"B9cg5xi1hic85eoGpCKvDo/N4Y53iiM3TljRbsdCJED50hr9lC1r+b+50PZ6eNvL34ZD/INQmhhE2otF",
-	"VVyRkZTOyYxe129UGy9Ur2CuRhnIkV9rrprkUzmVeYFggEH1xnWLGasTtS2qOvQ9lnXXjHy8KK3we0bT",
-	"EXrQbUgoRoUVX8SQwBTdpEs/KYhyyfS84dmln4DHFqVNQqUeGbDS21oEAKy8lF/he157hLtg97YpFEQS",
-	"GhS3e3v4/Z35ttfctZtt87kIJt3mUjXomF0ZbagC4LOb6QHV2FY/RXWAxTv2oMwyqKB5aVtb5IlZ0ONc",
-	"RcRM2SvRcoWFjHvUi4pVd9tVx28B0NoLi+qIu3D1nw8+fFZNavcOr3yumPU7eVk1y1PKy5jzRnHSejtg",
-	"72NrAf6RZtc1LH8JtnDKI3TFuGs3qEx8eJ0wWHOvFOEjZ82SyP548ciyqBVxZYDq5qJqMfFjUWIt3hj7",
-	"5S4srsB1FYY1yK3G0LbrGFb+1zH3G7e3qhnIIkA6sMc85QQhN+o9ZqIwUGQvrGcyhOgusEDtV3DcCCYS",
-	"i6WEJ/X+P85ulmFWR4eHh2t2d/s9ROTcM0gwt8Jlu/Xs1IleTvcGUnG/ZZUJQ8vKIvCc4D4aa3MKHCTV",
-	"EJDUZwYRxqMkjy3fF76ql4eHhzVnVYui2hZ/gHd35mcyZdcuKgO/q0Wxkz0XyESO6gYe4/qHk/UqbBXB",
-	"JQ5WY9nnv1WPucODn+jBZHDwy5evP94dVD+ebPPx6GWzn6Gc/AyD9j+BwuCt5Zih3DFe8943m561C2cv",
-	"fRYuHWpSq1H4aKFp0w22H9Bd1ay6xVhU83DEwK9q9a6U/+0CLe+NWVZI5rW4cGf1YAud5WGCZbXocEmW",
-	"9dCUgV6N2gvQtTjC34v4wfuJmGUFyQcIBp2LXGXA401UJDdMI8T1CL5mX5pznFEfzyhseNUYEsGnKOL2",
-	"EnEDMqIKSAKGxVVAYjY1eg7lMZnNsxlwtd8lGIQw5DTSigh76Wh0ozIf206hUE/qkp/dJzMIWvgpjcFH",
-	"9ruXlA1OhnjILUQGoNDJuNDdedzSNDNGZhHEWQ+3Pt5cH2/Txmsbf++wpOWIyvso848U8LrB6yWFt+kY",
-	"ZWRUZfC1qnkNuvdMNWDUUcrGKlN9g9bpv370tcA1p5wOPK8YLJC9Y0OTPxyTVjYJSCwWmWUljR6volFj",
-	"MvqvVhFrsw/6KSl1IV54c+/PwnYVzoqS3KpDb0pvv8L8MYILvzFu0BW4xhLtrnXlN6C08ALdE7fNjGwE",
-	"+7ZcjDGYa1gYx10B0O8L0f1N/PuiCNtnfHpKQnf+hsipYXEGh8W5RSVsE+i/+hwPOp+z+KGJHVUPWsN1",
-	"g/u5dGefEhzGXZKpSgZv4y3DAnbvSj/0hdkyxzdxyviluALeomKUiYtkLxycn11cDl7/Ohq8+XD2cXT5",
-	"269vP9pYJKQChACjvEuIZlpnnaBze0AzpjSNrg4KR651eW8+T1BJoxPyhTpF/z7ewthLmSLDruvyAhmf",
-	"CJ8HSG0avS8h46DpBB0MdUM4Vb/XmzI9y8fdSKQ9/0zxT6cxBbAECMO2xAQ9IO4Vl2nZN5tludHvJzfG",
-	"feBuLAo1SrtMjCF3F4KD8zN8g9dj8smZJolRrnhNXbNJ0DbpWQuSCJGNDRTjOXH6VTDkZjLHjorUI/H7",
-	"5GcbpT/MDw+Po8qu4BcQkj0DffMGkWsqmSHN0yGnRFIei9RtKVOFsR3jYm1xjTLVkCmScwV6v0vCAnd2",
-	"+m63G5rfmVZDHok0pTw+SBgHMqERdId8yM+pnlkOR1+5j/K3NXv0DOZ2KIMv2SdhL6NpzwwbkLA3obfF",
-	"/8rKH/t5yMNe6YfB77oE81uUu/Uj4dchZnAMOwEZ2iQO+6/L4xh27kIE8I+ZqBArjWaVbFCMmYkSKjFb",
-	"HJHBSbjIMA7z5n+CZUMwcZ4POe5HycahrSQB+32CMdYLnIFEY0lQcDtc4F4Pu+TSEJ6iPB6L2wMkV8yW",
-	"j4n7zueD0yiCTJdo9j8j/VfClQ054rZwoYe8llJuRnVYPDk8QlgRU4ajCpqJZhBhzoazKwhemRsO84m3",
-	"xjBxVQQk0Lhf/lKEJiE3STadaTewv7I1897MqAZbfsCF1ZOfRWzsYgM25uxDjDZyicK9k6PjgCgAi/yi",
-	"ksj+QrWCunNnbYUCskfJK/xxyM/f/GKowAYC7LfULsBCUAbDaa404bgMwxKEEg76RsirfslMQ46SKHSF",
-	"CcwGkPDgAPfkgMaxDImYTEqJkfMElKo8kiTi5kBCKjQgO07ZNXDcsp9BsRiDNlQly1lZcY0A4tSW6s6l",
-	"SEHPIFckBS1ZhN4ZS6WGfKge8vDd20vScz8bwodbTPkVCo9WYrW0U5upxCs7g34epojKIApIwq6AhL0Z",
-	"0ETP/oVRdgPkQAwrQWhSGs2MJGFaQTIxO1AgIAOQ+4QDxIpwYUkHSyqZZyKaVFYy5LnKaZLMyYzalIbT",
-	"cp/8jLhJWHmjTMRyKVG2LgDup8fJTCSxkXZoRhteSagGHhnCHCOigsqykUPRlRA4MrDHCyb0Wzs7YRFw",
-	"BZUTcJDRaAYHL7uHS2fgzc1Nl+LPXSGnPfeu6r0/e/3248VbfMcoGEwn1bO0zC4rbcpOv/Oye2SfFxlw",
-	"mrFOv3PcPewe2yilGaoCKIW92wAVUaEatOTX7gSlfoHOsedDpjFiWqkclSNFJkwq7eu2Wfy6BEf039la",
-	"HJZ50a1xWq2NcAWQmZnwOkhMCNMWkwXaz+ICokrOUpFM+LOI549Wg6AtVeOurlpjovZCbaOXh0ePCUZD",
-	"pldLaYTCO4XFZhTugSGDk8PDtnkKwHuVikz4ytH6V2olPvClH9e/tFDPB1/7af1rRWEm88LR8foXigI7",
-	"5oWXP230Qq0ozF3QebUJ4opCTfjC8UZoK7Ja0UjI05TKeUHbhFYLM9pI6CXmwhJmU+VC743BtKzw/+kU",
-	"/i9mlhrD975Wgzbv8GqqyUj+BDqXXNWzaxxp2QPbSj+FxnRhG9U59h3oBXatMcvhDphlDYd0H0DiJ+tf",
-	"KipmfUek9w50ne62I7CgVn30z2Y4ykeWQpy/rKHQnsslXSp0eo+pgpaz7syeY0aXu/Fshhpghfq75A9M",
-	"TPC5haHVuWzRR3fU+bxne2Vl1PvFPEJa5ELv9wkwVFrGQs/IjGYZcCIk4fbrgHjb0RAGqi+MT+24IrFT",
-	"VpR6nwLAieBNxy9Ze/oO+abHr83+3fXpW8v//AaHr89xbhQnhlCe/pDdVgLd81T+qx6yyOaGxWwdBif1",
-	"dnGsFkKr99V6kO+s0ElAQ9NZu8zkK/l7iTc/oeCp82aNNU6aZkVh9XwiLtGJxcxDyOOhh2KwyRu2fvYm",
-	"B2ghBnd5iJYGI+oSldwTqqqW4wtFwvPfLi5J7/qlgXtUhS/EuiiBdyhZr095MV7Yl2fapvHakVvrNqw8",
-	"xioVInZ9li2n1H+DA62y3jYluXzk+WT7fs3HCus51+e9NPt1csVmjane12pW4N3DJcxGwq+WpWhkUt4g",
-	"kt4VEYAuw82XZqq4Syo3fIKTsJ5XF5K9ekJcf8gFR7cjxvG4Ye0YeKWA91G1mhPWEYnnN9NOqcc8Wu+Q",
-	"HvIJvQXVJa9pktjKg9agJqlYhp9y6+psT+47Nbq8T+mblC8Ui/Yu+Z+a5OMF2uwfq80KdiAXl7IfN5KH",
-	"j+owKFJcmxV8/PWvKQWfvW7e9WG4kNbTe5HFPLME7az9uLK0ufjNLtW1wdJZYe9fKCceGILAFLV2tHCi",
-	"DKVVu2LVmOC9Yw1rVd2ap1e1GjHQImgcdp/1re9R32rjlfsJB6cPjJDB2m/mLliaJ87UsiVO8N7TaA6h",
-	"FmFAbmYsmtlL0DHeUC9rKYvM37XRAK5Iiy9OHVpNBXOI9rAuElZF6hZfd7GqK8ThPio2NzS5UkMephAz",
-	"2s2kiACLs4fkwMa0+BHBaFahK6gRlrVfhPQFYax3NcHoTrQGh3ypJsx+YF4whh7xVV9c9Zimyi/VCe3T",
-	"+6dDXlZ8IlNR6IclYl4o4opnkc+f3lvPapHbwMwWnL/5Be+qXSUBxof8/1z89hF1Rmee+hdCXJ0Nqkjz",
-	"RDP8OBEyPSW0HBYDk1xFcxx/yEul7bBJaTvj/4BIV6pi7UzcLlS/MbRbrKRnVnIQU03vMyTWf3p6We0x",
-	"1iKeq0EjjtifRbV94dUmq2loFvA9eYyRrxaCh+4n3H0Jvnqxksa7V0N3y7VKvJSUGI3LJnMSutIhBxds",
-	"yqnOJRy415wc3BPXIIe8eM7st9I0zcjfyLDz/4cd8jci6Q2GdYX7p8QmuaqeLZMXnlOpYLFeS4jBX6rl",
-	"ksje+C7VeNmtJbc0XQsvlxc292HE7+g6198fGKHl6M7e2Ss25a7E2sOoWPlqNY0E/NYeqDeUaWZTkcZA",
-	"iroyZM8mftqbDqGAjEHfAHBshcJA7Qflw3gNOuRFIRrXKMUGsdnWKS6+zB/TFLnUluw0Z7ZaS6e29M6T",
-	"0KidqoU+rWn41yfR17YEldM3/b6hJm3kjlPHxoZ+9T1U6YymvbRel6glxMWcTC5UcvCBVN4h6obpaNYY",
-	"0bJQ9WiHZLMwUwvVeFD/6lRzCUlCbiqNJcyeDc7PMDjbVXYqaSWj6QaXdE1O4z+w9FTo60rhHZPMq8Wo",
-	"zKTrC1KRPRsNGwy5yiBCuRSLSBGlWfHuvrUo7B6WlTB80rOZzXeKwryGmUhiRWgkhVK2RZvUqsWN20Co",
-	"j28SNNHo07lxt+EQwsXNdxEU+Vd1mlzSK6gxruMUYymPpbv4GNtEoS3Y2It8DTSteU2a3JO+LNNumKGx",
-	"A9ETm7R+hS28YLs0PYcGf4d3u7577wPYo/e1KIFWDf1t0nEKNtmd6N6QTp9DkxaDde9HCdsGJZWV4L5g",
-	"+kg0a7pF8pm1tgqk14gWKneiN+LEaEn+8ZF5PFxWsGu5vjsS0435xE+vuawjf0IVyRHUZ5fjdyWx31ga",
-	"t5cT+N+jC+/eP4titWvTN8xbLxSxb5ziNbYr7swgie1Fg02/bLN3XWXc3bKDm6SFISz0zyfCmhOh2Oen",
-	"PBryZucKpklsQoESfKAT1Y4QycAeHlb3MT8M+Y3Ik5jAbQQQE2pHq0QzHZMQvxrZJyAOTzHleKHFvqH3",
-	"K8h0u9Fcofad2MtVQn/SA2cTDjNWMmEYOBg9ByXA9xW2jiz3cGnQfuos1Qd/iNhYGUW+JySRkCtQ+2V7",
-	"5qBW16NW45zaNOQUMNShkpwsOAz5Ul6yLeKzVX7UmuzklpbiOxIjaxqYP73PoaVWeptHrrZ13yxp+Tne",
-	"8hu5Mmr7j8Yhte04GCfUtWLHr5H12TVw4iuyP4oc2738whhSza6BYHVwu9I9/F/hNawVPFLkU7vKmKrZ",
-	"WFAZB0QJWyHb5nq6kkdV0Zfud8nf7VAzkdgqF6HvZhDawjUsNdzMtBdmzun6Qg15OIjjdwbHH1BahiTL",
-	"7TVYaoCy/SraU2eq7eV37Udd6mP/9IINl7kiC9Sg/Fls/XuIrQoro6C6v1FfKXblgm42qMRiu4nb58nU",
-	"vAxxVUKWhczdrWKrkjPkD6rBstgzYEdiYHVZ+icWBav6JLTFc9id8vqN3Y5nm+r7DPSusJ5Ltyr5zdVh",
-	"8jKg/GFLUbDQBGFdnm0FAN8oslYGDUtXLahR7z6fvcHQZDy8XGe31Tz+RNz9zfm6suIWhi4R/nyF+l0e",
-	"4LJK1I/Jrr2v5YfRNHcFH9a65iscTF21ujJxM6n1DhATW8yy2j9gyVdfY9rtbJvFHgFfduiLfBDPPTv/",
-	"F53/FSoqSoYh3cxdSOnOib0XLbY3ag6tk8yeXPVzyie+9LFO6mKro+bjdsj3whR4rsKAhEUHljAg3W73",
-	"lCx1QLJxc5U+SMsNlIa84DU1oxnEPn2nPjGRJf+mXfIWL7odtitlVDGBW+mibGllhBfK1o2lNv/cRTJP",
-	"QAKPwBUYpSkqHW7chZ4qQy4krsVfabj2WWRQ5hBZpwqfk0yKcWIse6P9m6X73ttk7+TwMHAFkO1DRbMV",
-	"V1PXZnVFM8qngOlIM8anXVK0ZnGeGxeziKoFlTDkrkZWbA0MTD9XRGk6b8if0iQVSvtqrnvHx8GrVyfB",
-	"yfFLLECr9vuEDnliThy3Zn/hc3TcCF1TdpTvfdPYi+tRBOVO1aMauE98bdTSQahBWP8xo5rcUEVuJNMa",
-	"niuIfF+ZTqktIF2RVS9UXU7v/hSJIRXths87V9Xcmj40YUqzKCDMISExpx1XWKhdL3b7wqMicL7NwLYl",
-	"C4bc9yIrftD0FvDPODF/u93u/qIFVSpoadHhrNLVbMh9WzNbwc/WosZ8KbJ5f7LmnBW7/nrftv/+8qva",
-	"Xe5Zej1Lr11Kr7LzgZElTy2/vnqd9a731apupS3YVvzPyIRSfeSCJIJPUf01amZZ97+uQ2IQjRUt1llr",
-	"I+iVD6FvKhGYiuuK7EAlbtNKgebV50qBTSEXBjMVTR3LPD36IfpQER9s8cYnR8LbvWWpyR0oj8IzPSqj",
-	"GbuG7W9pv/Hq226Gn4rRBxZv9+J09+4zqy+zukNN3SrfibrsO+NUevu1ZVnLuW+xVzh+yk5dgaEoTlNw",
-	"iqcdttI1pKwvezLkIRd6NDG7EtpOQba7h70clDlHkvVjDM7PmjTU90zVe3/uNGZ4uT1ig15XRVKJkGfy",
-	"XiRvgz9ri7gtHhcb6KnY/bLBYdVScMyRaqXAkO8bVBJt0Qyn/ApTcIumc9iOy3VdHXItSOgqqYVlT+ei",
-	"8el+30fSUF0pI+u6qM6xlAUR0jmRbNurhE0gmkfJgkV2SmplFNWLshOCZSOIbRDyIIpAqTfAmYG29Q69",
-	"3olzl3E0tZm+0S3bQt/RZle/pY/nYJp/kxjAmqDZXs40HJW9r/afzaqt+wYPTiz5PnMfxUUezSylhmvq",
-	"rr/BOZZZeZ2eVVI7tvfCa/jnI2kxjQqRu0QpRTxNi6C+z4nVWoapoQEqiSFiMShXZq+EQuaujrCmV00F",
-	"Mt8tNEZ/Mt1oI3n7THmL16oPFVDbWu0Nzci/rBJyvXqj8odP1pLKNcBrQXtv6pESVBlC8AiK6pIR5WQM",
-	"RPmOvmSc+4aJzs4Vk8mQ245RZFD2CfbsvVf2Fxay2l543zKWkdA8yqUErl334re3GbOMFlb1N2TIwFhs",
-	"edl3GC8Rw8obLYlgNQT9Xu3avgtNrX3Cb+Q530KAPOcpf6eqmOUzw2WOWwltOvAeppr51l0rXBiY+SGS",
-	"GJS2re5OXaysK1rn+rUnc+uYoL61lbMiu6v8EL+a6XfPJ76ve6sHYmmNz8fueh8ERVPaGtp73lfgSGP/",
-	"8TwTq2PlkfLMSXXBpr+f2NqbDP22Znm5BpvPg/U3FSbv2N5v1bB6XZnBtb+1xX1nVM32sXywPV8P/NJd",
-	"hpQisSiyFofc+T3IOreHbfkcaWWLI9acH75JPy5rnXtid43eFqf5to6JX2G+QUC/7cn1HM3/fTeAow3y",
-	"5eFn3Had3iqFWCvVWpmrlBOe8WuasNi6En+F+Vm8lSdi0xZwlTaRzz6IzXwQDyGZJYOwsU2tG54wVGyY",
-	"+SWjWK/XdRO3dNZZlJJBReKl9PY98KmedfpHL38MOinjxeego+eZGUdpabS7uzskZgVRLpmeI2AI8aW4",
-	"At7p//nFWIb2OGsC23ZoX2hMjveVe2FKr4wZxsP9WuPzfq939PI/u4fdw+5R/8fDH39C49NhcwktQFNz",
-	"rlZShm2bdlQLXGisy27tlljKaIqXuAu2rPPeB76VnApcQJcKqjW+wU7ha9MadkVLt9YDvdKRXzW05A8L",
-	"nCDywiJ0Vd8IkiMHmfMmKsNVpEB1QnDX965AZUBErl3nf9dzn4whorkC3y8Wg2m5e6cAo0/Cd28vhxyL",
-	"NyuaZgl0s3gSBoQaMA4yQ9Pnb36pBM5QbQvdoypjG0V4m94HFhs1DJUcG3tnjHaPFqf2xOKGJ8LWCS8k",
-	"l4T9U0RrWKslbdB+ixC5b4bclzon45wl2JirXpp8RnmcgOzaToKhV8qsouVLpxdaGUnYFQw55WUNdUdA",
-	"XjdLqNLk6PDQ1x5mnKSQCjk/RfyFZM/iVRuWIJ7v9oc8wdIyegbpgnZvA53Npi502qg3lCCZYGZCqouE",
-	"S0e/E3rbQL/lrb4jYYcXGwpdj6qnmjbHzle4pHIzvTyZu8PFGHEmqx4fn6xSVdDdVNUr4nIeLyHvvtz9",
-	"VwAAAP//",
+	"7L1rd9s40iD8V3D0PufEfoeW5djpp1v+sKtcOuPNpb1xMv2hlRUhsiRhTAIcALStyfq/70EB4EUidbEt",
+	"Z7rjT7YkEigAVYW617dOJNJMcOBadfrfOhmVNAUNEj/9Sm8GUSRyrj/SFMw3MahIskwzwTv9zucZkAm9",
+	"IdQ+9EwRTlPodoIOMz9nVM86QYfjux330Ag/Bh0J/8qZhLjT1zKHoKOiGaTUzPFfEiadfuf/OyxBO7S/",
+	"qsMFiG5vAwPkO5ifvW4Gb3B+Ri5h/kwRFrcAdgnzEYtXgjQRMqW60+/kOT6p55l5U2nJ+NRDcT4THD7m",
+	"6RhkMyyZeYBwfIIwTt50j346IWZsshf+7ej46PmLFy96R71euN8CKo4wsiPcZw+roBroP4HSNJeU6zdc",
+	"Mz1/+6VtPwF/f6aIeaQFSvvMaJqv2dVVQJYQISx1INvBk8Uzq0Esn9shmJ9AiVxG0Aoq/krEhOhiZwNC",
+	"LRXFBkN0bUkGmZ8pYlai2tdlp1y1IOB52un/0aGJBsmphnM6T4Hrz/MMVCfojCXQS/8homr2WtJrwxKC",
+	"Tsw449PfcB32s0JqNP+nwPO3UuSZ/3CmIfX/21dqP5u/XFzQBD4BVXa8jM5FriufJXwQMZswO33lYzFU",
+	"JlkE1U9c24fLjbsAecUisF9eAc/hFfinFE1AvaIapkIyfETZpwcSaOXjqxmVU/xd03Hi/rn5RDX+eyVY",
+	"XEKtWfY707OZSGLDH742MYwLLSSdwss8uoQV7HWMv6/mrPaZO+PwMiQGvs9A03awzgcfiAaargLL/H4/",
+	"bn8++FCAcWuAkqAywRXg7fSSxp/gXzkobT5Fgmvg+C/NsoRF1IB7+E9lYP624YRvpBTSTtVEsDgZQfJQ",
+	"SJv2PSIkoUTmCXQ7t0HnleCThEWPBpVjI3DDlFaEJhJoPEdIzjgSeLJ7SAac5BxuMog0xMSQDEgC5mkE",
+	"5KPQv4qcx7sH5KMgKo9mxbbg9A5NPrMURP4I5xI6VBlpO2PYd5zcIZCI5yRmMeFCEyoluwJyzfTMMXy7",
+	"e88UMQdJ3BCnRAGPCdOETinjuKzPQrw3TOmR0d9AzxQR5oiZVkRkIHG2Z4okLGW6T46fkw/spRFtDGGU",
+	"F1gk+IRNc/v4kLM0E1IH5L975eOcMD42uGIky4AcVX6ZE6FnILtkYIG4ngkF5JVd+cF74FM9I0wNOYJm",
+	"thLBMcBKmOQKYpJzs6mnxAhiCrjGfRe5JvXHBI+gNsAQ3yMZVbo75G7zP1A+d6ilHgGptBCjlPL5yJ2E",
+	"MmglBDHfkWsp+JTQODVIJC6BKzKRIiV6xhShcSxBqVMiQcs5oRMNkoSfzIeDgfkQEgWR4DGKFTOgsVMA",
+	"Ko8s3wMX9hWiBbmmTJMxTIQEouWcGVAsmq5i/SnjLDWiyFFxQZrLe4pCqdmAL5zmeiYk+zc8Auv4wJQy",
+	"kAu5vJtIb184vaIsMdf/Ixx3Xs7m+IdjqxHlhnFIoNGMUBJTTcdUwZ/wdFWeGQYA8QeIGf2MDz02K3um",
+	"iJuQGCgNFzC7axiE2fOCuRFNL0F1UTZyk6AQIoRWWtLsfPDBiZlfFMiKYELjmJkBaHIuzWjaSJn9CU0U",
+	"GHG1/OpbZ2qk2GaBC38yh5HlGgHLFSqRpySSQM2lez0DbthYLMAuAQUCc0YpvbHMsdN//uJFYE7Gfz5a",
+	"Ek0D1IfhJmMS1IjxkcOdZbDeswmY28krMJcwP63yU/ddFSAzKELkceOn3jJyeAGyaRucMI6rd0JxQHLO",
+	"/pWD15eM2Lmw6p9OFhedUW1Eo06/83/+oAf/7h388tX9HXUPvv7//9Vp2BcpElAtupz5ye+DPao9CVlC",
+	"I0Ms5pK0T/gzsrKa1fJRSVovCH8SCRgoUnpj9ar+TwWMVEo67wQduxHuZ0OPVmb2FPpHx0njFs/8ikr1",
+	"RIz/CZFGGRaR6nzw4e95SvndMbr9JLc7waPnP29zhP+z+QybdmPl6o32cb+Fb67ebAVbTWe7G4TOHreh",
+	"duisblXq3FKnDDpXIBUT3BwFosSE5onu9DtfuPsF4s4iu/59BkbmQ7ywei5RmkqtSPGOQRVv0qgP9Yab",
+	"2zNuVsC33+13MH/kra7txbelraElk2XKCMlL3P6nppUvrdJelv1vC2BHIm4h3r9//nxuzkHnKFMsc3Dw",
+	"I/qDYfyKJiz2sisyq4pwF3S40KMJ6oiBkQCsBm2eKoSEkbunRzidPcCKkmXgWJSQ7TSF0BYgiKgRf21g",
+	"8CkoRa06tRpdcGP8Isv3mhDoV3ozOD97B/Pl7WXx8uYaUlHFoWqB/1o5dHB+Zi6VK3EJAZFCUw37p7UL",
+	"3+wncG0EJrxl11it8aZvN+pbY+MYqASJ0OyFA3dgKBCFxIqS+11yMRPXHJUmo1klc7zxZlQZbYwoLaQl",
+	"0uUbFa9IiJuBMHPa9cZkPLeaDK6bCR7Yq9RIaddUbbDYhRPER8zy286spNgFmrDS1ojqml8gphoODCI2",
+	"LdMe9NrT2ISvNvg/lpblLvkKpKsX+UpCbNCGJmp5vRuyrsqW3QYdmrGRw611L1naWFyHn7UcavUSvKHy",
+	"wWU+M0Wpg2xGwwZ3w0hwDpH5ZsTi0IiGCpwGtjEiLP0gco2mkdGVYBGMMikmLIFRM37xPHGqqtXMlka7",
+	"hvFMiMvRhLJEXIEc5TJZXs2bNNNzS23mInYKEodGgvZDupE2oEGHrNUXWyBbtfwW7LC3t8Wxu93cjkM1",
+	"iP0D5E9O5Hf4ahi25VhelFU0NToz5YoiMpA9z8H2N2NaK5Zl59ydeLqG17TKTCWEJeXcD8otFdiVZLJ4",
+	"iu7XhZMsFVlvCKiYIrwFxlD0RgTdRmnli5ItSG69k59rHGumdab+R//wcAOye5hhm1XH6lQrD/83dwj/",
+	"MGdwbjf5EbFgC2Q9s/bmZeY+oTejNgY/oTcYU+AJ3UlMZI9y/M5IQHBl6OkZCe1A4f5GyDKRIt3WhY84",
+	"H4mNaNot9zf3wq3BhymMimu+vtZzOi0tG7GI8hS4bpb5tbhD5EH1kNx+uy3AAcuF1cBcfZK/CpluiWMR",
+	"TZJR7BwTIwWRchhnzVQ//3TS6wUrTZpBx+9Oi8f09a9EQgTsCupMY8w4lfP/DEy4/xFWTq7YjxKm1ef2",
+	"Wwl5ff/8vvULUkNfjf2SXM9EAl2SUWlk2H7lB6ZnJHTfe+0xJEYc6g65YcZ+SMPJ0Rxl8IDEUmSK7IX2",
+	"iTAgof19ZLFEiiwDQ81DXrE8+FkRUXFGc8g4QqOyWS77blyxGWOX8S6xbjFHweatmpHWXG9MkRgkbpnz",
+	"GQExxEaQ2JxNYSeEEJAxVfDTSZ0g5hp+aHIoY8gadbHRXYS3oOpLuavGUAs/u9/OLESyLQQHLsDask9N",
+	"IkabinZXpatVZ2mBaWUQ4GBFCGC3UxPMhsO//XFkNFSjpn47Co5ObtsU1AvQdsI7GieX8GKZZqvC77LK",
+	"A2hmxW/dygQ/JQabMDJmjI72iZCF3rgl4rWoQb9bUfQ8HycsarSw0WQqJNOztGqJhPj5ixdHvzQy5QzH",
+	"GrXaxY6fHxjuRN7YMYh93miCnpORPaUpj6mMCU2yGR2DDkhG4xji/Q243KIdpFhADbavKzfkQlPdZMkZ",
+	"Ux6jYbzE8irThoRdgWz7OQMeO8P9kjN3gbLdk9Uhg8rsTcCfDz58oGZATrmNl9wCgcVkkjDeZKmWOZDr",
+	"mdHu4ArkHKPW8IanXF2DVORF79hc7uhTHLlxwop0OxYiAcqX1uinbFnL/86Ftu7hbZ2/DZf4B6E0MRtp",
+	"HYuqcJGRlM7JjF7VPaqNDtVLmKtRBnLk15qrJv5UTmVeIBhgUPW4bjFjdaK2RVWHvsOybps3Hx2lFXrP",
+	"aDpCC7oNCcWosOKLGBKYopl06ScFUS6Znjc8u/QT8NhuaRNTqUcGrLS2FgEAK53yK2zPa69wF+zeNoWC",
+	"SEKD4HZnC7/3mW/r5q55ts3nIph0G6dq0DGnMtpQBMBnN5MDqrGtforqAIs+9qDMMqhs89KxtvATs6CH",
+	"cUXETFmXaLnCgsc9qKNilW+7avgtAFrrsKiOuAtT//ngwxfVJHbv0OVzyazdyfOqWZ5SXsacN7KTVu+A",
+	"9cfWAvwjza5qu/w12MIoj9AV4649oDLx4VXCYI1fKcJHzpo5kf3x4oF5UevGlQGqm7OqxcSPRY616DH2",
+	"y11YXLHXVRjWbG41hrZdxrD8v75zv3HrVc1AFgHSgb3mKScIuRHvMROFgSJ7YT2TIURzgQVqv7LHjWAi",
+	"slhMeFTr/8OcZhlmddTr9dac7vZniJtzxyDB3DKX7dazUyN6Od1rSMXdllUmDC0Li8BzgudotM0pcJBU",
+	"Q0BSnxlEGI+SPLZ0X9iqnvd6vZqxqkVQbYs/QN+d+ZlM2ZWLysDvalHsZM8FMpGjuoLHuP7pZL0IW93g",
+	"cg9W77LPf6tec72DX+jBZHDw69dvP98eVD+ebPPx6HmznaGc/AyD9j+BwuCt5Zih3BFe89k3q541h7Pn",
+	"PgtOhxrXamQ+Wmja5MH2AzpXzSovxqKYhyMGflWrT6X8bxfb8t6oZQVnXrsX7q4ebCGz3I+xrGYdLsmy",
+	"Hpoy0Ku39gJ0LY7wH0X84N1YzLKA5AMEg85FrjLg8SYikhumEeJ6BF+zLc0ZzqiPZxQ2vGoMieBTZHF7",
+	"ibgGGVEFJAFD4iogMZsaOYfymMzm2Qy42u8SDEIYchppRYR1OhrZqMzHtlMolJO65KX7ZAZBDT+lMfjI",
+	"fveSssHJEA+5hcgAFDoeFzqfxw1NM6NkFkGc9XDr483l8TZpvHbwdw5LWo6ovIsw/0ABrxu8XmJ4m4xR",
+	"RkZVBl8rmtege89Uw446TNlYZKof0Dr514++FrjmlNOBpxWzC2Tv2ODkT8eklUwCEotFYlmJo8ercNSo",
+	"jP6rVcjabIN+TExdiBfe3PqzcFyFsaJEt+rQm+LbO5g/RHDhd94bNAWu0US7a035DVtaWIHuuLfNhGwY",
+	"+7ZUjDGYa0gYx10B0D8Wovub6PdZEbbP+PSUhO7+DZFSw+IODot7i0rYJtB/9T0edL5k8X0TO6oWtAZ3",
+	"g/u5NGefEhzGOclUJYO30cuwsLu3pR36whyZo5s4ZfyzuATeImKUiYtkLxycn118Hrx6Nxq8/nD2cfT5",
+	"t3dvPtpYJMQChACjvEuIZlpnnaBzc0AzpjSNLg8KQ641eW8+T1BJoxPymTpF+z56YaxTpsiw67q8QMYn",
+	"wucBUptG70vIOGg6QQdD3RBO1T88nDI9y8fdSKSH/pnin05jCmAJEIZtiQlaQNwrLtOybw7LUqM/T26U",
+	"+8B5LAoxSrtMjCF3DsHB+Rm+wesx+eRMk8QIV7wmrtkkaJv0rAVJhMjGBorxnDj5KhhyM5kjR0Xqkfh9",
+	"8tJG6Q/zXu84qpwKfgEh2TPQNx8QuaKSGdQ8HXJKJOWxSN2RMlUo2zEu1hbXKFMNmSI5V6D3uyQs9s5O",
+	"3+12Q/M702rII5GmlMcHCeNAJjSC7pAP+TnVM0vhaCv3Uf62Zo+ewdwOZfZL9kl4mNH00AwbkPBwQm+K",
+	"/5XlP/bzkIeHpR0Gv+sSzG9RzutHwm9DzOAYdgIytEkc9l+XxzHs3IYI4O8zUUFWGs0q2aAYMxMlVGK2",
+	"OG4GJ+EiwbidN/8TLBuCifN8yPE8SjIObSUJ2O8TjLFeoAxEGouCgtvhAvd62CWfDeIpyuOxuDlAdMVs",
+	"+Zi473w+OI0iyHS5zf5nxP9KuLJBRzwWLvSQ11LKzahuF096Rwgr7pShqAJnohlEmLPh9AqCLnNDYT7x",
+	"1igmroqABBr3y1+K0CSkJsmmM+0G9i5bM+/1jGqw5QdcWD15KWKjFxuwMWcfYtSRyy3cOzk6DogCsJtf",
+	"VBLZX6hWUDfurK1QQPYoeYE/Dvn5618NFthAgP2W2gVYCMrscJorTTguw5AEoYSDvhbysl8S05AjJwpd",
+	"YQJzACQ8OMAzOaBxLEMiJpOSY+Q8AaUqjySJuD6QkAoNSI5TdgUcj+wlKBZj0IaqZDkry64RQJzaYt25",
+	"FCnoGeSKpKAli9A6Y7HUoA/VQx6+ffOZHLqfDeLDDab8CoVXK7FS2qnNVOKVk0E7D1NEZRAFJGGXQMLD",
+	"GdBEz/6NUXYDpEAMK0FoUhrNDCdhWkEyMSdQbEAGIPcJB4gV4cKiDpZUMs9ENKmsZMhzldMkmZMZtSkN",
+	"p+U5+RnxkLDyRpmI5VKibF0APE+/JzORxIbboRptaCWhGnhkEHOMGxVUlo0UiqaEwKGBvV4wod/q2QmL",
+	"gCuo3ICDjEYzOHje7S3dgdfX112KP3eFnB66d9Xh+7NXbz5evMF3jIDBdFK9S8vsslKn7PQ7z7tH9nmR",
+	"AacZ6/Q7x91e99hGKc1QFEAu7M0GKIgK1SAlv3I3KPULdIY9HzKNEdNK5SgcKTJhUmlft83ur0twRPud",
+	"rcVhiRfNGqfV2giXAJmZCd1BYkKYtjtZbPtZXEBUyVkqkglfinj+YDUI2lI1buuiNSZqL9Q2et47ekgw",
+	"GjK9WkojFNYpLDaj8AwMGpz0em3zFIAfVioy4StH61+plfjAl35e/9JCPR987Zf1rxWFmcwLR8frXygK",
+	"7OALLzZZTUNJC/Py8182mq1WUeY26LzYZNeLKk/4wvFGe16kxKKGkacplfOCMAitVnW0YdRLlIn1z6bK",
+	"xe0bbWtZW/jDaQtfzSw1bnH4rRrxeYt+rSYN+xPoXHJVT81xeGlve8s6FWrihWJVJ/e3oBdovUZpvR1Q",
+	"2hryemSSOln/UlGh60+ErW9B11F1O5wMatVO/2iGo3xkKaT66xqkPnS5q0uFVe8wVdByt57Ze9PIjtee",
+	"MlHirBBMl/yOiRA+lzG0Mp4tMumuVp9nbV1kRp1YzFukRe71fp8AQyFpLPSMzGiWASdCEm6/DojXVQ1i",
+	"oLjE+NSOKxI7ZUWJ8CkHnAjedN2Ttbf9kG963dts413f9rV80+9w2fuc6kYOZBDl8S/1bTnQHaWAp0u9",
+	"gU0ijzD0aYtGOJa5i2u84HiH36y5+9ZyrAQ0NN3tyxxiJXNYIuxPyLXqhF2jq5OmWZHTPd3AD4FadjPv",
+	"g1H3vYSDTd6w9cE3ubALtrvLS7tUiFF2qeTWUFXVjJ8pEp7/dvGZHF49N3CPqvCFWPcl8AYza9UqHf+F",
+	"/nymbZqyHbm1LgU+9+XTe2VNHhlVyt7YJSwxKM24BTQTCYtssWqsCtEn1LxtLeER5U4sH4MtUwgxWmkY",
+	"vzxAM8yQC0miROTxQQqaxlRTX6TSXPuUz4nKIEkYnwa2um5h4RGSZJJdGUbmU/OdNHBN1RDz8rWRMrQg",
+	"aP3aN0u3HAVictLrkXChFlEYGFnIM6AJg8Rau69n89XSRKUwyK5FiuVKCt9Brqist029KR95EjB+UKtB",
+	"hZ05c/mdtLN1vNpmGqrDb9VM0tv7c+2NLpRaZqvh83kDm39bRI26rEhfzqtiYqt4hQUnYT0XMyR79STK",
+	"/pALjqZqjP1yw9ox0A2FPsxanRJrvEYximmnmGHutXdiIIcH1SWvKPLbwkFNUrEMP+XWPN6eEHpq9DGf",
+	"BjopXygW7d04vzQx1ws01XysNrjYAVNdypjdiJk+qJ2oSItuVtLw178mC32y1D6I7cuQMK3nkyN9ekoL",
+	"2vnCwzLi5mpLu5SfB0sXjXX4UU48MASBKYo7aeH4ILK6dpGusaLAjmW7VYWSHl/Ia9yBFi7ldvdJ0vvh",
+	"JL02QrsbZ3GSyAips92PfMHSPHGKsy3Ig156I7OEWoQBuZ6xaGb11zHGUyzLR4uco2tjV1xJIV9KPbQy",
+	"Ema87WEVL6zh1S2+7mINYojDfasp0uRSDXmYmjPtZlJEgK0EQnJgI7D8iGBkutCVfwnLSkVGqbVFg6xt",
+	"PsFYZNTth3ypgtE+6sRGbSe+RpGrddRUp6g6oX16/3TIy/pkZCoKybTcmGeKuFJvRq+3dvkiE8do1OT8",
+	"9a+o/7u6F4wP+f+6+O0jSqvO2OBfCHF1NgQozRPN8ONEyPSU0HJYNB64+vs4/pCX4mKvSVw84/+ESFdq",
+	"uO2MVy/UajK4W6zk0KzkIKaa3mVIrFb2+Ize71gLb6+GODlkf+LzP47LAOlqIdTtbszdF4ysl9ZpdPYb",
+	"vFuurOO5pMTYcTaZk9AVujm4YFNOdS7hwL3m+OCeuAI55MVz5ryVpmlG/kaGnf877JC/EUmvMQgx3D8l",
+	"NiVbHdqijuE5lQoWqwuFGKqoWlyMNsRgqSLRbnXIpelaaLl0992FEP9EwQDegWSYlsM7GySi2JS7goD3",
+	"w2Llays1IvAbe6FeU6aZTZwbAymqIJE9m6ZsLc1CARmDvgbg2LiHgdoPyofRiT7kRdkk19bHhlzaRj8u",
+	"GtJf0xSp1BaYRUv+Wjy1haIeBUftVC34afXKvz6KvrIF05y86c8NJWnDd5w4Njb4q+8gSmc0PUzrVbRa",
+	"YqrMzeQCewcfSOUdoq6ZjmaNIVQLNbp2iDYLM7VgjQf1r441nyFJyHWlDYo5s8H5GaYSuDpkJa5kNN3A",
+	"5dpkrv4dC6WFvgoaegxlXi2dZiZdXz6N7NnY7WDIVQYR8qVYRIoozYp3961GYc+wrNviU/TNbL6vGWbh",
+	"zEQSK0IjKZSyDQWlVi0G5AZEfXiVoAlHH8+AvA2FEC6u/xQhvE+SeBP100uoUb0jM6Nmj6Xz14xtTtwW",
+	"PMDfFxpoWjO5NBlGfQWy3VBSY7OtR9aH/QpbCMk2JHuKgv/R/Nm+y/U9aOvwW1EqsBrl3iRdFTS2u0vj",
+	"PwzJ/9Jx6XdDnm3j4coii18xMyuaNfnLfNK6LbDqxbeForhoOjkxIp1/fGQeD5e1gVoa/Y6uhcZU/ccX",
+	"s9ZRDKGK5Ajqk330x7khXlsCsW4Y/O/BL4vDfxVFpNdmRpm3nili3zhFb78ruo7BjOhSsWnRbZq9q1i9",
+	"W1pyk7RQk4X+6QZ6+BuoQI3HvIryZssTZiBtgrQSfPwZ1Q53ycBeVlY8Mz8M+bXIk5jATQQQE2pHqwSZ",
+	"HZMQvxrZJyAOT7F6gOvATGgigdpKBJeQ6XaLQoVAdmJMqNLGo15wmxAl4eKaMIznjJ7CPX6ca87R6/1Z",
+	"Sfstt9Qn4D48Z2W2xZ6QREKuQO2XbdqDWn2fWq8DassRpIBBJJUiBYLDkC/VJ7DFvLbKW1xTpeClEFpp",
+	"SbN6A4Ed8aCW2b6fQaalZ0KbrbN2dN+teMFTDO2f0c5TQx5Ug6nt6cM4oZZR2K+Rb7Ar4MS3dXgQJrh7",
+	"5odxwZpdAcEWA3ale/i/Qu+45VpS5FO7ypiq2VhQGQdECVtm3yZwu7ppVb6Z7nfJ3+1QM0y9mgEJfUuU",
+	"0Fa/YqlhBUx7TujM2c/UkIeDOH5r9vgDstqQZLn1TqYGKNv0pj0R63zwAefeIWtcnuj7cUVc5orUbrPl",
+	"Tzzvieet5XkVPoBc7u7mi0q5PRdItUEtKG69yfg8mZqXIa6y17KVgvMUt4pXQ36vKlCLXUt2xENWN8Z4",
+	"ZD6yqlNLW4yOPSkvWdnjeFIFf8DI/wrdusy/klhdGTnPQMoftuQjCz1c1qXRVwDwfW5rVRyx8t6CAPf2",
+	"y9lrm1purk3XmHI1g3gk1vDdmUJlxS3coNzwJ7f4jyc6yCpFPCStH34rP4ymuasfs9b9USF/6ip1lgnI",
+	"Sa1vipjYQr7V3ilL/pAaxW+nki32R/m6Q+Ptn4Jg/9IOlgriFUUSEdXmLqZ55/RxGC12g2uO7ZTM3pT1",
+	"e9FnXvWxlMpiZ7jm633I98IUeK7CgIRFw6owIN1u95QsNYyzgZuVtnHL/eaGvCBPNaMZxD5/rD4xkSXJ",
+	"p13yBoMX3G5Xqk5j7QKliyrPlRGeKVtmm9rSCy6UfgISeASuHjNNUchx4y60oMKyNWYt3m3kug2SQZnE",
+	"Zs1HfE4yKcYJpLa6nlk6Fk4XCZC9k14vcPXi7UNFbypXgtymFUYzyqeA+XAzxqddUnSycjYqFzSLogyV",
+	"MOSuxF9stSGsvKCI0nTekMCnSSqU9sWv946PgxcvToKT4+dYr1vt9wkd8sTccG7N3ql2dNwIXVN6nm8V",
+	"1ti68EF4607FsRq4j+yaa2m41sDff59RTa6pIteSaQ1PlXd+oDy91BbrrzC6Z6rO5Hd/BcWQinYt7a3r",
+	"IGH1NJowpVkUEOY2ITFXJVfYFEMvdlbEeyZwJuDAtoAMhtz3fSx+0PQG8M84MX+73e7+orpXCoRp0U2y",
+	"0kFyyH0LSVu91Nb9x2w/snkvyOaMK7v+eo/M/3zmV+3k+cT6nljffyzrK1vUGEb02Mzvm5eWbw+/WaGx",
+	"VFzbCp8ahlIKrlyQRPApCt5GwC0btNSlVwyRsnzJ2rRt/ofyCSBN5VFTcVVhPCg+blol1bz6VCX1gcJo",
+	"zGZW1Aosx/bgl/Z9r5Rgizc+Oazf7i2LgO4CexAyO6QymrEr2N55/p1X3+awfyzeMLD7difm4N594g4P",
+	"wh3cbtatDjuR6H2jtEqr17YyBnLuO64Whq2ycWNgkJDTFJxsbIetNJEqK3ifDHnIhR5NzKmEtnGcbfZk",
+	"PbUy54jlfozB+VmTEP2eqXor6J2Gqi93y20QPaubVG7IE3ovorfZP6suuSMeFwfosdj9ssH91lIO0KFq",
+	"pYKXbyNXIm3RG638CnPcix6k2J3RNeEeci1I6OochmWL/6IP9n7fx0RRXam67Zpqz7FWDBHSGclsF8SE",
+	"TSCaR8mC0nhKahVS1bOyt02lbPUxCQdRBEq9Bs4MtK0BDfXGzLuMiKrN9J28lgttqJu9HxY/nsKinrTJ",
+	"9aGgNS61PZNquGcPv9l/NmuG4Zv3OJ7me5Z+FBd5NLNoHq5pi/Ea51jmA+vkupJUsFUkxkQ8SXgPkC2I",
+	"57GEXEUwVcvFcJcbsrWuWkP/bRJDxGJQrm5mCYXMXUlyTS+byuW+Bb0GuXpP/P3P7dm+Lxvc1hZRO+ZK",
+	"e7U2Vnp4Ves2f//JWjIWB+iZta5rvylBlYYEj6CoMBtRTsZAlO9BT8a5b/HrtHcxmQy5bVNIBmVne88R",
+	"9sqO+EJWG+LvW1o09wCPcimBa9dv/81NxixthlURE2k4MEplXnbKRz9uWHmjJd+xtkGVvv67ESbbJ/xO",
+	"/octeM5T+v+PKC1aIjUk6kid0KYL9n7So+8cucJEgzlKIolBaduc9dQFZruql9gUFfVUNLxQ31nRacnd",
+	"VXaWd2b63RPZO5ivtrAsrfHJxrLexkLRVGANCXveFuJQY//hLC+rEzMQ88w1d8Gm/zixxXsZmrLN8nIN",
+	"NvMMC/gqTDOzrUerORy6MoPr9m6rg8+omu1j/XF7OR/4pbtcPkViUSTnDrmz65B1Zh2UyWmkla2uWjPu",
+	"OBnELmud+WV3fUYXp/m+hpd3MN8ge8R2dXxKHfmB+4/SBuZ0/wtyu0ajlTLQlVrRzJW+Cs9sX0BrZ30H",
+	"87N4K0vLph1IKy2OKzaWp/tshcHkPiizpIo2dmV3wxOGUhEzv2QUq4VzoyD2OxbPOossNqiwy5TevAc+",
+	"1bNO/+j5z0EnZbz4HHS0Idt+R2lpRMPbW0RmBVEumZ4jYAjxZ3EJvNP/46vRSe1d2AQ2ttEkftUEXyXo",
+	"/90LU3ppFEAemqs+l0mn35lpnfUPD4+e/3e31+11j/o/937+BdVet5tL2wI0NZdyJTNeIQtHmcLFRbsk",
+	"7m65SxlN0Sm+oEU710bg25KqwAXkqaDaYQDsFL4ytiFX1LEn1a6o3SEf8peg0HSlZ6CqnseAhMWe4OaF",
+	"RdyyvhYkRwoyl1VURgxJgbKI4K6HarGVARG5NvM4l2UGERlDRHMFvte5bS7q3inA6JPw7ZvPQ46l4xVN",
+	"swS6WTwJA0INGAeZwenz179WYpeotm02UA6ybWq8NcFHlRsZDiUkGzsJmuz5bXEyUyyueSJsl4KCc0nY",
+	"P8VtDWuV7M223yBE7psh940WyDhnCTYkrDdGmFEeJyC7titt6CU6K6X5xg2FSEcSdglDTnnZwcEhkBfs",
+	"Eqo0Oer1fOVzxkkKqZDzU9y/kOzZfdWGJIinu/0hT7B2k55BuqAa2Ch3c6gLfX7q7WxIJpiZkOoiNdjh",
+	"74TeNOBvGSXhUNjti42Dr6dUUE2bEycqVFJx2y9P5hzcmCDAZNXW5JObqtK9m6rqPy/n8Rzy9uvt/wsA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

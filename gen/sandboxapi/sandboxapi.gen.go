@@ -61,6 +61,7 @@ const (
 	ErrorErrorInvalidRequest         ErrorError = "invalid_request"
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
+	ErrorErrorTooManyRequests        ErrorError = "too_many_requests"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
@@ -77,6 +78,8 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorNotFound:
 		return true
 	case ErrorErrorRequestTimeout:
+		return true
+	case ErrorErrorTooManyRequests:
 		return true
 	case ErrorErrorUnauthorized:
 		return true
@@ -1134,6 +1137,9 @@ type RequestTimeout = Error
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
+// TooManyWrongTokens defines model for TooManyWrongTokens.
+type TooManyWrongTokens = Error
+
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
 
@@ -1485,7 +1491,11 @@ type ClientInterface interface {
 	// `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 	// `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 	// bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-	// `clientSecret`, the tokens they answer).
+	// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+	// whatever their spelling: JSON (field names compared after their escapes are decoded
+	// and their letters case-folded as decoders fold them, a byte order mark allowed),
+	// forms and multipart forms (names unescaped), and the query; and every URL in them
+	// loses its user info and the values of its secret-looking query parameters.
 	//
 	// Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 	// attributed to it and are not listed.
@@ -1956,7 +1966,11 @@ func (c *Client) DeleteSandboxFault(ctx context.Context, id SandboxID, faultId F
 // `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 // `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 // bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-// `clientSecret`, the tokens they answer).
+// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+// whatever their spelling: JSON (field names compared after their escapes are decoded
+// and their letters case-folded as decoders fold them, a byte order mark allowed),
+// forms and multipart forms (names unescaped), and the query; and every URL in them
+// loses its user info and the values of its secret-looking query parameters.
 //
 // Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 // attributed to it and are not listed.
@@ -3308,7 +3322,11 @@ type ClientWithResponsesInterface interface {
 	// `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 	// `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 	// bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-	// `clientSecret`, the tokens they answer).
+	// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+	// whatever their spelling: JSON (field names compared after their escapes are decoded
+	// and their letters case-folded as decoders fold them, a byte order mark allowed),
+	// forms and multipart forms (names unescaped), and the query; and every URL in them
+	// loses its user info and the values of its secret-looking query parameters.
 	//
 	// Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 	// attributed to it and are not listed.
@@ -3457,6 +3475,11 @@ type ClientWithResponsesInterface interface {
 	RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error)
 }
 
+// CreateSandboxResponse429Headers the declared response headers of an HTTP 429 response for CreateSandbox
+type CreateSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
 type CreateSandboxResponse503Headers struct {
 	RetryAfter int
@@ -3481,10 +3504,14 @@ type CreateSandboxResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateSandboxResponse503Headers
 }
@@ -3529,6 +3556,11 @@ func (r CreateSandboxResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateSandboxResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -3568,6 +3600,11 @@ func (r CreateSandboxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandbox
+type DeleteSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteSandboxResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandbox
 type DeleteSandboxResponse503Headers struct {
 	RetryAfter int
@@ -3584,10 +3621,14 @@ type DeleteSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteSandboxResponse503Headers
 }
@@ -3610,6 +3651,11 @@ func (r DeleteSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3651,6 +3697,11 @@ func (r DeleteSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxResponse429Headers the declared response headers of an HTTP 429 response for GetSandbox
+type GetSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetSandboxResponse503Headers the declared response headers of an HTTP 503 response for GetSandbox
 type GetSandboxResponse503Headers struct {
 	RetryAfter int
@@ -3669,10 +3720,14 @@ type GetSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSandboxResponse503Headers
 }
@@ -3700,6 +3755,11 @@ func (r GetSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3741,6 +3801,11 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxClockResponse429Headers the declared response headers of an HTTP 429 response for GetSandboxClock
+type GetSandboxClockResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxClock
 type GetSandboxClockResponse503Headers struct {
 	RetryAfter int
@@ -3759,10 +3824,14 @@ type GetSandboxClockResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxClockResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSandboxClockResponse503Headers
 }
@@ -3790,6 +3859,11 @@ func (r GetSandboxClockResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSandboxClockResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxClockResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3831,6 +3905,11 @@ func (r GetSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// AdvanceSandboxClockResponse429Headers the declared response headers of an HTTP 429 response for AdvanceSandboxClock
+type AdvanceSandboxClockResponse429Headers struct {
+	RetryAfter int
+}
+
 // AdvanceSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for AdvanceSandboxClock
 type AdvanceSandboxClockResponse503Headers struct {
 	RetryAfter int
@@ -3855,10 +3934,14 @@ type AdvanceSandboxClockResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdvanceSandboxClockResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *AdvanceSandboxClockResponse503Headers
 }
@@ -3903,6 +3986,11 @@ func (r AdvanceSandboxClockResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AdvanceSandboxClockResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -3942,6 +4030,11 @@ func (r AdvanceSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// ClearSandboxFaultsResponse429Headers the declared response headers of an HTTP 429 response for ClearSandboxFaults
+type ClearSandboxFaultsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ClearSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ClearSandboxFaults
 type ClearSandboxFaultsResponse503Headers struct {
 	RetryAfter int
@@ -3958,10 +4051,14 @@ type ClearSandboxFaultsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClearSandboxFaultsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ClearSandboxFaultsResponse503Headers
 }
@@ -3984,6 +4081,11 @@ func (r ClearSandboxFaultsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ClearSandboxFaultsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4025,6 +4127,11 @@ func (r ClearSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxFaultsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxFaults
+type ListSandboxFaultsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxFaults
 type ListSandboxFaultsResponse503Headers struct {
 	RetryAfter int
@@ -4043,10 +4150,14 @@ type ListSandboxFaultsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxFaultsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxFaultsResponse503Headers
 }
@@ -4074,6 +4185,11 @@ func (r ListSandboxFaultsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxFaultsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4115,6 +4231,11 @@ func (r ListSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// AddSandboxFaultResponse429Headers the declared response headers of an HTTP 429 response for AddSandboxFault
+type AddSandboxFaultResponse429Headers struct {
+	RetryAfter int
+}
+
 // AddSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for AddSandboxFault
 type AddSandboxFaultResponse503Headers struct {
 	RetryAfter int
@@ -4139,10 +4260,14 @@ type AddSandboxFaultResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AddSandboxFaultResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *AddSandboxFaultResponse503Headers
 }
@@ -4187,6 +4312,11 @@ func (r AddSandboxFaultResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AddSandboxFaultResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -4226,6 +4356,11 @@ func (r AddSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxFaultResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandboxFault
+type DeleteSandboxFaultResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxFault
 type DeleteSandboxFaultResponse503Headers struct {
 	RetryAfter int
@@ -4242,10 +4377,14 @@ type DeleteSandboxFaultResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxFaultResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteSandboxFaultResponse503Headers
 }
@@ -4268,6 +4407,11 @@ func (r DeleteSandboxFaultResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteSandboxFaultResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4309,6 +4453,11 @@ func (r DeleteSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxRequestsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxRequests
+type ListSandboxRequestsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
 type ListSandboxRequestsResponse503Headers struct {
 	RetryAfter int
@@ -4327,10 +4476,14 @@ type ListSandboxRequestsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxRequestsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxRequestsResponse503Headers
 }
@@ -4358,6 +4511,11 @@ func (r ListSandboxRequestsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxRequestsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxRequestsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4399,6 +4557,11 @@ func (r ListSandboxRequestsResponse) ContentType() string {
 	return ""
 }
 
+// ResetSandboxResponse429Headers the declared response headers of an HTTP 429 response for ResetSandbox
+type ResetSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // ResetSandboxResponse503Headers the declared response headers of an HTTP 503 response for ResetSandbox
 type ResetSandboxResponse503Headers struct {
 	RetryAfter int
@@ -4417,10 +4580,14 @@ type ResetSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResetSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ResetSandboxResponse503Headers
 }
@@ -4448,6 +4615,11 @@ func (r ResetSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ResetSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResetSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4489,6 +4661,11 @@ func (r ResetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxSnapshotsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxSnapshots
+type ListSandboxSnapshotsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxSnapshotsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxSnapshots
 type ListSandboxSnapshotsResponse503Headers struct {
 	RetryAfter int
@@ -4507,10 +4684,14 @@ type ListSandboxSnapshotsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxSnapshotsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxSnapshotsResponse503Headers
 }
@@ -4538,6 +4719,11 @@ func (r ListSandboxSnapshotsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxSnapshotsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4579,6 +4765,11 @@ func (r ListSandboxSnapshotsResponse) ContentType() string {
 	return ""
 }
 
+// CreateSandboxSnapshotResponse429Headers the declared response headers of an HTTP 429 response for CreateSandboxSnapshot
+type CreateSandboxSnapshotResponse429Headers struct {
+	RetryAfter int
+}
+
 // CreateSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for CreateSandboxSnapshot
 type CreateSandboxSnapshotResponse503Headers struct {
 	RetryAfter int
@@ -4605,10 +4796,14 @@ type CreateSandboxSnapshotResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSandboxSnapshotResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateSandboxSnapshotResponse503Headers
 }
@@ -4658,6 +4853,11 @@ func (r CreateSandboxSnapshotResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateSandboxSnapshotResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -4697,6 +4897,11 @@ func (r CreateSandboxSnapshotResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxSnapshotResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandboxSnapshot
+type DeleteSandboxSnapshotResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxSnapshot
 type DeleteSandboxSnapshotResponse503Headers struct {
 	RetryAfter int
@@ -4713,10 +4918,14 @@ type DeleteSandboxSnapshotResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxSnapshotResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteSandboxSnapshotResponse503Headers
 }
@@ -4739,6 +4948,11 @@ func (r DeleteSandboxSnapshotResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteSandboxSnapshotResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4780,6 +4994,11 @@ func (r DeleteSandboxSnapshotResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxSnapshotResponse429Headers the declared response headers of an HTTP 429 response for GetSandboxSnapshot
+type GetSandboxSnapshotResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxSnapshot
 type GetSandboxSnapshotResponse503Headers struct {
 	RetryAfter int
@@ -4798,10 +5017,14 @@ type GetSandboxSnapshotResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxSnapshotResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSandboxSnapshotResponse503Headers
 }
@@ -4829,6 +5052,11 @@ func (r GetSandboxSnapshotResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSandboxSnapshotResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4870,6 +5098,11 @@ func (r GetSandboxSnapshotResponse) ContentType() string {
 	return ""
 }
 
+// TriggerInboundFaxResponse429Headers the declared response headers of an HTTP 429 response for TriggerInboundFax
+type TriggerInboundFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // TriggerInboundFaxResponse503Headers the declared response headers of an HTTP 503 response for TriggerInboundFax
 type TriggerInboundFaxResponse503Headers struct {
 	RetryAfter int
@@ -4890,10 +5123,14 @@ type TriggerInboundFaxResponse struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TriggerInboundFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *TriggerInboundFaxResponse503Headers
 }
@@ -4926,6 +5163,11 @@ func (r TriggerInboundFaxResponse) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r TriggerInboundFaxResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4967,6 +5209,11 @@ func (r TriggerInboundFaxResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxWebhooksResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxWebhooks
+type ListSandboxWebhooksResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxWebhooksResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxWebhooks
 type ListSandboxWebhooksResponse503Headers struct {
 	RetryAfter int
@@ -4985,10 +5232,14 @@ type ListSandboxWebhooksResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxWebhooksResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxWebhooksResponse503Headers
 }
@@ -5016,6 +5267,11 @@ func (r ListSandboxWebhooksResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxWebhooksResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5057,6 +5313,11 @@ func (r ListSandboxWebhooksResponse) ContentType() string {
 	return ""
 }
 
+// RedeliverSandboxWebhookResponse429Headers the declared response headers of an HTTP 429 response for RedeliverSandboxWebhook
+type RedeliverSandboxWebhookResponse429Headers struct {
+	RetryAfter int
+}
+
 // RedeliverSandboxWebhookResponse503Headers the declared response headers of an HTTP 503 response for RedeliverSandboxWebhook
 type RedeliverSandboxWebhookResponse503Headers struct {
 	RetryAfter int
@@ -5075,10 +5336,14 @@ type RedeliverSandboxWebhookResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RedeliverSandboxWebhookResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RedeliverSandboxWebhookResponse503Headers
 }
@@ -5106,6 +5371,11 @@ func (r RedeliverSandboxWebhookResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RedeliverSandboxWebhookResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5447,7 +5717,11 @@ func (c *ClientWithResponses) DeleteSandboxFaultWithResponse(ctx context.Context
 // `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 // `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 // bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-// `clientSecret`, the tokens they answer).
+// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+// whatever their spelling: JSON (field names compared after their escapes are decoded
+// and their letters case-folded as decoders fold them, a byte order mark allowed),
+// forms and multipart forms (names unescaped), and the query; and every URL in them
+// loses its user info and the values of its secret-looking query parameters.
 //
 // Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 // attributed to it and are not listed.
@@ -5731,6 +6005,13 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5748,6 +6029,16 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5808,6 +6099,13 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5825,6 +6123,16 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5889,6 +6197,13 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5906,6 +6221,16 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5970,6 +6295,13 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5987,6 +6319,16 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxClockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSandboxClockResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6072,6 +6414,13 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6089,6 +6438,16 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers AdvanceSandboxClockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers AdvanceSandboxClockResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6149,6 +6508,13 @@ func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6166,6 +6532,16 @@ func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ClearSandboxFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ClearSandboxFaultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6230,6 +6606,13 @@ func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6247,6 +6630,16 @@ func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxFaultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6332,6 +6725,13 @@ func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse,
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6349,6 +6749,16 @@ func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers AddSandboxFaultResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers AddSandboxFaultResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6409,6 +6819,13 @@ func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6426,6 +6843,16 @@ func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxFaultResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSandboxFaultResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6490,6 +6917,13 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6507,6 +6941,16 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxRequestsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxRequestsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6571,6 +7015,13 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6588,6 +7039,16 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ResetSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResetSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6652,6 +7113,13 @@ func ParseListSandboxSnapshotsResponse(rsp *http.Response) (*ListSandboxSnapshot
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6669,6 +7137,16 @@ func ParseListSandboxSnapshotsResponse(rsp *http.Response) (*ListSandboxSnapshot
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxSnapshotsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxSnapshotsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6761,6 +7239,13 @@ func ParseCreateSandboxSnapshotResponse(rsp *http.Response) (*CreateSandboxSnaps
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6778,6 +7263,16 @@ func ParseCreateSandboxSnapshotResponse(rsp *http.Response) (*CreateSandboxSnaps
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateSandboxSnapshotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateSandboxSnapshotResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6838,6 +7333,13 @@ func ParseDeleteSandboxSnapshotResponse(rsp *http.Response) (*DeleteSandboxSnaps
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6855,6 +7357,16 @@ func ParseDeleteSandboxSnapshotResponse(rsp *http.Response) (*DeleteSandboxSnaps
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxSnapshotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSandboxSnapshotResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -6919,6 +7431,13 @@ func ParseGetSandboxSnapshotResponse(rsp *http.Response) (*GetSandboxSnapshotRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6936,6 +7455,16 @@ func ParseGetSandboxSnapshotResponse(rsp *http.Response) (*GetSandboxSnapshotRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxSnapshotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSandboxSnapshotResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -7007,6 +7536,13 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7024,6 +7560,16 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers TriggerInboundFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers TriggerInboundFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -7088,6 +7634,13 @@ func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7105,6 +7658,16 @@ func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxWebhooksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxWebhooksResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -7169,6 +7732,13 @@ func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandbox
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7186,6 +7756,16 @@ func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandbox
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers RedeliverSandboxWebhookResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RedeliverSandboxWebhookResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

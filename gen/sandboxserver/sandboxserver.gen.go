@@ -549,6 +549,15 @@ type RequestTimeoutJSONResponse Error
 
 type TooLargeJSONResponse Error
 
+type TooManyWrongTokensResponseHeaders struct {
+	RetryAfter int
+}
+type TooManyWrongTokensJSONResponse struct {
+	Body Error
+
+	Headers TooManyWrongTokensResponseHeaders
+}
+
 type UnauthorizedJSONResponse Error
 
 type UnavailableResponseHeaders struct {
@@ -684,6 +693,21 @@ func (response CreateSandbox415JSONResponse) VisitCreateSandboxResponse(w http.R
 	return err
 }
 
+type CreateSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response CreateSandbox429JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSandbox500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateSandbox500JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
@@ -781,6 +805,21 @@ func (response DeleteSandbox404JSONResponse) VisitDeleteSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandbox429JSONResponse) VisitDeleteSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -892,6 +931,21 @@ func (response GetSandbox404JSONResponse) VisitGetSandboxResponse(w http.Respons
 	return err
 }
 
+type GetSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandbox429JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSandbox500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
@@ -995,6 +1049,21 @@ func (response GetSandboxClock404JSONResponse) VisitGetSandboxClockResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandboxClock429JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1151,6 +1220,21 @@ func (response AdvanceSandboxClock415JSONResponse) VisitAdvanceSandboxClockRespo
 	return err
 }
 
+type AdvanceSandboxClock429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response AdvanceSandboxClock429JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AdvanceSandboxClock500JSONResponse struct{ InternalJSONResponse }
 
 func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
@@ -1248,6 +1332,21 @@ func (response ClearSandboxFaults404JSONResponse) VisitClearSandboxFaultsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ClearSandboxFaults429JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1355,6 +1454,21 @@ func (response ListSandboxFaults404JSONResponse) VisitListSandboxFaultsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxFaults429JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1511,6 +1625,21 @@ func (response AddSandboxFault415JSONResponse) VisitAddSandboxFaultResponse(w ht
 	return err
 }
 
+type AddSandboxFault429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response AddSandboxFault429JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
 
 func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
@@ -1609,6 +1738,21 @@ func (response DeleteSandboxFault404JSONResponse) VisitDeleteSandboxFaultRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandboxFault429JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1721,6 +1865,21 @@ func (response ListSandboxRequests404JSONResponse) VisitListSandboxRequestsRespo
 	return err
 }
 
+type ListSandboxRequests429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxRequests429JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequests500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListSandboxRequests500JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
@@ -1828,6 +1987,21 @@ func (response ResetSandbox404JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type ResetSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ResetSandbox429JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResetSandbox500JSONResponse struct{ InternalJSONResponse }
 
 func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
@@ -1931,6 +2105,21 @@ func (response ListSandboxSnapshots404JSONResponse) VisitListSandboxSnapshotsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxSnapshots429JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2101,6 +2290,21 @@ func (response CreateSandboxSnapshot415JSONResponse) VisitCreateSandboxSnapshotR
 	return err
 }
 
+type CreateSandboxSnapshot429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response CreateSandboxSnapshot429JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateSandboxSnapshot500JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
@@ -2199,6 +2403,21 @@ func (response DeleteSandboxSnapshot404JSONResponse) VisitDeleteSandboxSnapshotR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandboxSnapshot429JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2307,6 +2526,21 @@ func (response GetSandboxSnapshot404JSONResponse) VisitGetSandboxSnapshotRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandboxSnapshot429JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2433,6 +2667,21 @@ func (response TriggerInboundFax413JSONResponse) VisitTriggerInboundFaxResponse(
 	return err
 }
 
+type TriggerInboundFax429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response TriggerInboundFax429JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TriggerInboundFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response TriggerInboundFax500JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
@@ -2541,6 +2790,21 @@ func (response ListSandboxWebhooks404JSONResponse) VisitListSandboxWebhooksRespo
 	return err
 }
 
+type ListSandboxWebhooks429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxWebhooks429JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxWebhooks500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListSandboxWebhooks500JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
@@ -2645,6 +2909,21 @@ func (response RedeliverSandboxWebhook404JSONResponse) VisitRedeliverSandboxWebh
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverSandboxWebhook429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response RedeliverSandboxWebhook429JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3331,226 +3610,233 @@ func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID,
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rdhs3si/+Klj877VMeloUdfPE0of9VxJ7xju2o207Z7JO6KMGu0ERoybAaaAlcRw/1n6B/WRnVRWA",
-	"RjebF9myc84c50Mskn0BCoVCXX5V9aGX6flCK6Gs6Z1+6C14yefCihI/PedVYV/8CH/mwmSlXFipVe+0",
-	"924m2BR+fGSYzIe9pCfh6wW3s17SU3wueqc9vOBS5r2kV4p/VLIUee/UlpVIeiabiTmnF1orSrj5f00L",
-	"u/fbaO8p35u+/3Dw5OO/9ZKeXS7gUcaWUl31Pn5Mem+5yif6bt2oDP28aVy7j8hM7nYZkeILM9NrCWXc",
-	"75vG5K+5B7mMWmwd3Ed4llloZQQu6Pc8fyP+UQlj4VOmlRUK/+SLRSEzDqPe/7uBoX+I3vpvpZj2Tnv/",
-	"337NLPv0q9l/Vpa6pFetTr2kl7FJKfi1YRaogfcxXTLOyqoQw97HpPdclxOZ50J9nWFZfS0Uk4bd8ELm",
-	"bFJZNudLprRluWZ2Jg2O6oUCWvPiyw/qXLFKibuFyKzImYDLcAQv5VzaN4JnM2CGBxpF/NC1I0oLuOqy",
-	"pMvSU1y7XCwKvZwLZdlMF7lh3LA5V8vA4viNRGqesVwUwgqmlYDVvuXSsqku8bPVTNwtZEmr/1rb57pS",
-	"+Zen82vNTJXNvJRgfT+ewBS5FgYZAQZS6mKAI3Sb5p2cC119hb2Tuo1zaemNjv5hO+l8yXKZ40B5Wcob",
-	"wW6lnUlFW0yUN6J8ZFgpeM7cI86YESqHxeFXXCqc1jutX/LySnydXYejlobpG1HiOJHFmJ6yA/ZKfo8j",
-	"+kXxys50Kf8pvg474KonwKBAS+IFadj5xQt2rfSt8aO64bLgk+LhSBU9cz0bVPVFjgVobVnGFYwXtyeT",
-	"1rCcWz7hRpyxUthyyfjUipKlb+DD3jl8SJkRmVa5gSNoJnjuDvnoktXz6y3dAhsWN/BETHUpmC2XUl15",
-	"Ttp0YM2lkvNq3js9CKeTVFZcCZww0tZUi4UurchfiVzyd3jR1+RHIOR/vP359RBPc3crnpY6Xz5Tmc7h",
-	"MF0hTVrZ6XduVfBR3DAr7uwZS2EhnhzHv91yes8v757vfYeXAdmEAsr81oMn9ZIe3dZ7v3KOJ70fCp1d",
-	"/zDjijYrz3MJw+DFRakXorQSzvcpL4xoz/TZHc9ssSQxPGUpz2+4ykTKuMpZaoRNYSSL6DHweLxmdc5/",
-	"1bdsyktgh7m+IbmZwdASmD1nf9Esr0pcKdZPn45MmrD0YDTHf2ZHo3k6OGPpyKSsrBTpA7e6vGZ5JZjS",
-	"t0iTOz5fwD7rHYzmvaQ353cvhbqys97p0WESK0B90H7e/6k/Hg/pr8G/95X5vTK///d/md/n5nfz+/z3",
-	"2WDwpw7NKOkZYbvVNamM5cquzpFZfYaL6DdBQ90EMQvjn+pyzm3vtJdzK/bg206l0X2jJ38XmQ0r/Ern",
-	"YpteS2Ppp+e0SE4fxtvTwZCl01L/U6iUwSxyw4yVRcEqZWUBwl+asXLLm4PUM8Ke1mvALQqTrCpLOORh",
-	"9KzP2ZTfsb9XxsIRAo/w12qViQEu5VhxiwRR4s4y9wLWT8eel8a9Uzbujcy459ZeWjyyNOhe+gakCbwN",
-	"JlAKXriL4IqxuuVFQWNZFBVxjZ5OjaDBuhcYZGgj8Jtc5Al+RtFYOS6jmTwyY2WsWJgEf70Vk5nW16Ct",
-	"yBtRSvcgkKJSGJodmyzhWlFM/THLJzBw7kRqwrQaq9uZzGYCpHMpUGCxKxiN1TDXqSyNHbJzVgoY+KKy",
-	"hglpZ6JkE55dM0c+Y3l27bjJzV5pN9sh+1GgTeVINByrSIbQsqMs5kW3DCkFt55fIjNgozBpCgbkvW1C",
-	"t+bkj0lvKu9sVYpt9zx3l8HGdLrkmt2ZgxTjQeNk/bQxL2+MpQMg/BSWPdqnbFrqOW1iIm7qxueJGYQP",
-	"WFcn+WH2dHLAR+JoesyfgIi+n/2V9KwtuqVooYHjo5EB9xl3bANfFtxYVhmxSbKCQE3GKj2YwadDErCn",
-	"wEuFgNsP5gl8mGtj2Z8PRzPWPxqxnC/NIOKlg9nK5A9mX0zwdoo+WkC3cp/GmTsQ2nNMm9IZvF5qtUrp",
-	"FVKO1WZaHh6vEvPw+I+gZu72A5KxKH6e9k5/27wF/Q0fkw9t2oKOvO1Y0reKlOkzxpW5FSWcLwoVjwwP",
-	"xtWh11rjb+4d71fm855mlAtlJS/MtlFYobiyINq9KZTBdSTTr8XSoA6Ui7ney+qnDkGr7NCDphzp11KO",
-	"FvLyWiyRMO3tDhrcZVUWnT9mWikazqXMO68A6dT5gzukLhfVpJDZmte3KBrGkoQht8fg3tj5/PcdrLXg",
-	"81V6bJzztViumyz8ZERWkh62KjkFn99rknhDeGPj+V1zKYWxvCo5mRj3mFJWSKHsulm5XzdMrH7x5VXV",
-	"+ZT1c6zf3X7T6nO7Jm2sLjmZEK0ZV9n1mvEKlS+0VPa+61uKK0m2WofuvZY6N6I0UiuRX64dUos8YXzh",
-	"lRETBOq4p3W8YJVOrRcskK9AFtQEbPBPF6XJ8lyhc7ZWwf/ru3cXoP7ZykTSMtjKSU/4J3qNTyp0X146",
-	"r1Av6VWx9wRNEedVTXpK28spOtngsmByXzoz+xLfR/OO/E7orHZO0C6Vci6Mcfy08hsuSpdPAWYL9jZz",
-	"V7D+m+c/sCdPRwcDkM5tR9cjw6ZSFDmcxXjMJux2JhQatNKcgo43Vpw5RS5h6b77c3/B5/tXpa4WZv9g",
-	"X/H5qpa3/tKtBxaupF+VmhJdvIBhlM6DZKtaDHeeX7yAp4DGMF/EGyJijkxXynYrQOiglZZZfi3MGRux",
-	"ueDKMKXJ/9bNbBkpEZccH7qLTZv0clHw7mORJERN9mlh90YHh0fHJ0/+/N1TPslyMe164rUkp/BWEv0E",
-	"F35MekBebteJHfSMXXLv6VoVSzNOlko9X11NimiyqppPiEBATbWB4I6DDbqYa9tygCsB9qbRbMpLsBwZ",
-	"2IxLbzR2rUeL9eh4k7iXaeH9eBoLt5YVgaE6d+X5xQt2O9NG1MO3PtJH/BN7re4hF2sa18u1MoK/zZwR",
-	"TO/LtTCnLC2B5ZBTRZ6y/vHh00HCGo5R1j8ZHcGXXlTt4aZMx6p/MhrBD6bQt2Ah5aVepIxnFqjup3jG",
-	"Uqf+7OUVORoFXOy/LIUuc1GioeW/m3JZpPAQGu4d4xkuxKMuf0LTTo/nQyI7uJZrYbvnxQqMvJf0YOC1",
-	"mlaPM/rODTP6Bga5fg1eStMhk3Ju0akqrZibnbZer7ZBeFny5Qq34iPX8uKnWXufLjpXmd4t1JK5qxhn",
-	"rXUmfoS/DesfMOl2hSyNjYy/gyGZec7dPRolG53f22W2OwvRozbnNptJdbVerrQ2Kgh6XTI+QZfdrbQz",
-	"kPgpirjUHQEkd7QS7ZHDf9HoR12jD9J+jcnN3bZzg3LxQj/+Lq+G91QcjWKb+tAMv6AX+PNOmJUgbvj1",
-	"Re6X7/zixSPDzEJkZ341GtT3d7Rm6fknfE62nmcd0pSz48OnwAcnoyNmRVEQ62a8KETpgzpda3E704Xw",
-	"ASMv6G4l6Fe1S8TU3qWDWbwTvuiShVN6dStnM64yGOJE3wg2QqM/jDBhlkjS3ku4oeH4pPBDVlRG3ohX",
-	"nvsporWqEtQbpnOreFWhJQ2R4bql4d3z2ld6jwDPczh+6giZYX0MCuKW54rpyk5A72c3WmaCLUo9lYVI",
-	"QP+QlmVcYVx4kDAasGFCwWGUjxWt+jyhYKhYGnKphwdO+Z0wTCrG2ZW8EcpbL+xiBrq5fx4vBbsq9IQX",
-	"+FI7E2PlnZ68KDScY4bhmOkW1vde2cvYRzPld0P3zNS5mJCb52yypKe6ux4ZBho8CJFzPJwlwhLQHSTn",
-	"VcGtLtmtroqczfiNYIWYWgyNKHQH0iwSIiA+1x/p4gbkAkYu6rv/UYkKXV20RfgShs/vhvQ9KBLwaS5y",
-	"yYeLUmfCGPh6rPB7oL1UV0NjOZhjKTCpUHSPk+6g9uiSvoIzSOTpAEwgmc0aDmS4cazcTRh2gF8jzoiU",
-	"k1/evHRIDcQ7kCjC6YEYxmPQOHrU0y/01eCMUTSIokpSsWkhr2aWXcFjtAput2ZYDBWgTi9ah0PvNawd",
-	"SE/PdhiJ49fijK3lC/+0JmMg1sorMrFsPfxuq2yd87sXdOvBqK3gJHFE2jTUpXvoMIT8agzs8ORk68C8",
-	"qw5YQd+I0vup4seMjr/bcKe7oUl1L7ubq+eXXqqJvmsJ9c63tKQdzrFL2sXk7aAvipZPJWy0ON3HBIzK",
-	"H8+1zIhuo5OCgp122HUIAfWBEUvBTacuwFIQ6HTVG7woDa/kd8DbCaKhOKM9jd/28zrAlwnYx5dKXxJL",
-	"p4PugTiX8a6zdCIWZBg3NEV4BOs7se8FWUSN7hejRNvOSzyfS8UWugTbyKADgOU6q+ZC2V0YChSHK2HW",
-	"v2RF7d6qd5OAjz1pJKt7blK1mO4lPV3KK6k4GWtOWvdQ+yXZ3CNeEHmnpWV1p5r4bHjw5NgtxRmBz0AP",
-	"8Sdmk09YNtNgkmPYu7KZpmVFOTxWLUFMojaWdU+27dF4u4SAgNW9QKit+7djA7up/KFbWARmD0oNIz17",
-	"ZZ06ZPH2Q+JBZF1XBO/T9MBzhkoEKLawcMKJFyVuvUDHqBgqWmSU6FvFbnTGJ1XBy2VCPy14aZmZ8YXI",
-	"WSGvxVihMKQ7yLvEJjqXYGIinoSo7iSHXvhVcZE4p1t4JWXGDb1nrOiJ+DpJ3lxbcmV45mKxoLv7tSWB",
-	"TBY4jQHhVKDFD9lFNSmkmeEIxgpUOJiY0/jQ0fyWMMdefRiSZUdRPzYRRuYO9gdm2pBhSHEONpKxp2OV",
-	"fhj3Fnw+7p2yD+MeeYnhw28fxrjoBG2Z3u3hT+Newsa9UheCLhr3hMovKyPKce/9x/cfPwYnNLl6ftTZ",
-	"mqhmzdfRJHpJD2Vub2btwpzu719JO6smw0zP9/lCIn6k/mNS6Mn+nEu1DzMz+24Z9jsIgaK2K/q52TS+",
-	"i5AbLjy46YaL81fRDc0YXBd83P8OvKfVVF7VkXnF5BzOlXCceM6jI+f84sVY9dMXeM2b8KAf4qfgkUyU",
-	"wZtO4Y26KjMSMAa9Fgh0hM0KgnkM05FAIb9HHJ/VQ0WZXQpblYRwmw8SN1KRM6mcXh50rLGqbz1l4ene",
-	"+mB/+eXFjw7yQqcnXkLuYp4JBvY7Hg125qytsUIAFFg/gTRkDYL1NynEHHZtKaaVETlDSz9hqQvGpDBz",
-	"mDLsIwItIbtuCiVuRBXQZWHRN8i7rWH+SOuPRIPzeCesUrkDFtPiRWcDu+KE5JsjCEyX1yCJxgqEo1bC",
-	"RPcaOFmC/ejcZ2CTAX0FWrNKq06bZhNcYMMJ+KErlNLlmkdjiIxd1rJ1Udh7m2eFwG1z5TPGET/qEZO5",
-	"Yf20ASpIB580xEhh+IzRBZ+D8yvknzCWj7sCH7at6m5y8Cex7J6LEeWNzASDo8M8+tTFb7ufYMyfgAz4",
-	"3IVxT3nkBvwpHLKN3CuLsw6YsBZ9sEqrBoigi2wdGyQD2+EzlmsHdvxrjd5fR42gda/aJC1VveW/x0ez",
-	"G15UtE4ZV1rJjBc4+IQRMeD8yHlmRd65Vi8UugifdwnEKb9zK9OVU0iZe96P5E2gPmJ5yT9HXrhH6BBD",
-	"edNAXVcVLtnu0CpnUsXmoDO+c8R7lnDebLbywEK9DNGcVYOTrMDNzOao0jTA/Ngar3i/kd6fiOvlRXHp",
-	"vf+XRqxTSQs0hryiBXedBRS3tA6SwXJRAvnIsQAXwugZjr5hrH/35Hi7te5VmO4BXfz4nPnlShglUNSR",
-	"pIMReyW/H9SAX5aiNyFtsMxkacX9XCtGgLoQeVO8SQ/PjOCgfzo4Pjg5OTkZHRweEbywDoKMx3/67WDv",
-	"6XuMgHw4SA6OuxHEEX+u5IjRvNPgNxqchl2DGh79TireEOaOzJyeRj8RCtr94tFAKbNlBXc4f7NPPXKz",
-	"hnVneakXcPjTt5fEQaVeLARsyWbI+xP20xoGxJ88/zmFOOYBUtWUZqnnmxRIgfGJzwjVdvpx/OqH0Xiv",
-	"aQQIiBwPlKxQq0/JOrZpPizERNo+b2BPEn735qquM+U/dAXm6DNly+VarNJnQT+CfKGDaQeQzVzYme4+",
-	"xDfEYYFPugOxaOuxvpgv7DIo9SEMiHFBkaN63+3zxJztrtH8oxLlco0Ny28Z/szo8oTJKeNq2fkCD7+b",
-	"6Hy5BsJUX3Apoty0TcpmI4+t/RBbVgpV5eh9E60LwVV8bZQwuOlVXjOJEs83TSa64jNmEz9l63Tcxfef",
-	"j9uSCI3sCre3uInScoM/vQmU9zlcfxG2mb9FkhazfzD25r1oht8mTAyvhvh7WqO80uALhgMYrFWSvbtB",
-	"9oz4RzfXChADjwxzPgaaw99JRDQOT6nsk+PeZjd7hzy9Fw1RUtZJYP04UQopecZSIzGpcSoLiy50ELeD",
-	"4c6EuJG6qO3jjhMfBEd9EUMoraeLH24sWKRl12JhKfvLRCiQwelYkaMVSXuLXgVp2aTU1y6nEN4FCi8+",
-	"uyrqnxPvbaLHHY9GrK/LsToeHSfseHSSsOODI/jfycAFQlFpz8naQL7YCdjlzoL/4ee7FeMFfIRpBr1Y",
-	"MgcBnvhqF44nHAO09lTzhFgVPR27tyUx18nHtSKvLaXWyqT1YqbBO+/XH6wXndb1vfB2jSO6w5JT4s6u",
-	"gwNdlKJ2Zc11SVtcCkPH3hlbcIOAAG5Yyilf3NmphEADzWunnb8r/G+FyVaII1WnjHCpt4HsTLZgqchq",
-	"dCT7THdEyuprCVyGK/1+QxSoS+10ZXGYLhk90ZnDGGNpoNmDixcTv/vp/pTf7VudDs4YyoexCpoHoay8",
-	"+NBlSEmfC66ajtfo1KyKNaNEWYGCQrUkBcJJmcOos1td5sZFtmtQ9rwylk1EDZgajbaC4KXyJWzcuLoW",
-	"erXeSOfoce54mB2PnjohP+MLDPPhbYPVBK2d0ilY/3j0dLBjUkWj7Mk9cx4+PUMgCovcL+iHNvD5K2YF",
-	"nz8yjIJTCfkMXUJ05EVMvLOcTi5pGGKGV+lKz/myyJbIavntfO9/8r1/gs1S/3k5/P/33j/utIkxuraz",
-	"2Lw4f/VGF6IZin2y5UTzTI1v+pQIuCM8Rv5MV2GNxrqgRsDZXMQWJa0CHeGJD+FciyUKZgLMcVAU1Vil",
-	"iH467UZILfh8uIqOCjEPbVzA4x4aQs2wbiK/GGeybSHLGnL8tZpztTMxhvcf5m7j+7hxb/4klvdyNG/J",
-	"cIw5ZLs0aVy9e5pj90Ldbz/X0mALrf8CFyJ+L3bYfxkInhcyW4YE04UR7Q7XaPHMVyHVl5xM9Kb1WEu3",
-	"u+KQqcNZNPbaxjXq2u5e9jZ9R5cYbSelGsPt4YtcFOIKTduVn4zIqlLaZce1Kz95yEXnAR4TcitXxqeU",
-	"P6K2nk9R7v3n1s/4lES8rBlI3/iu6FJQh7Aom3FvW2OduxJUVN7NNDDIlSoEmRHSMIQXUK2c3Q3xjvNr",
-	"x9ohram0cw7N5G7vaPqUj7KD/FAcT074kz93DaDgxgLv3I/kSt9uLU2AvgssOAELHDDc8E1w84h7kKqz",
-	"5AW88927lyspHa3SSrPRfGS2q/eUZw48S1Oklza4skWxBg81WbFLPsXer9XtMnfq/c67Zcdl2J3GVHln",
-	"QyGs1SWWhnEwEUNcgDxVybYl2WlF5mRT0Fq4wXXSNSqis+LJN2uzP41P/9S3plk0BfO3Np8Fbdn/dYTd",
-	"J4ssN7PdeWFFonSXCPpk2RDcAoHot1hfMxeYdaHLa0J4GirTtfvAvZdtXdTdS29ZvxGYt0/yac6XbCIc",
-	"7XKGjtZBk3d3la2fIbEOj+8hsqIJ7yC/GgILt8emHfUAebNhc35y6mwLVXc/n8H3hMVZjVu6SJ6PXdYp",
-	"ULJkrmwGgiFVzgo5FdkyK8RYNXCZDrdbY2CGjF7noC+tZDC09AgbhJUY0VmN3sexivWKfjquRqOjLHBq",
-	"jp/FHn2NKFz8Ih2ssYHd3IYOiJSyOSd9dyVtzGVOzQl0QhvvkfGOfH2rBl3Yvwgm9Skuk0DPNb4xfPoj",
-	"U9OdtcgO1Pr11csa8ZleVPalvzqlpOCx6jscMFFjkLCZKHIWMKlzciKalTSCJycnR092A84fNXXow006",
-	"9HDv/WP/VacmXbPd+gyQ9BcVirqksSc4+r6X9J5RJL6X9N5WZiFU3unfe6AEpi2pbTFIbHN2m+fbr5fd",
-	"1uUDWSlWu8WDezI6elgP7snoaFcPblxR4Wv5b/9GeXLndZ2BltK1qQCB+zHCevjowSPD0rmwfOguSQcJ",
-	"wahETlWUKbnilzcvu2njbrunRuXj9WsW2Ag4GoQrK8sNM/JKiZz1MQpixZ31kQ4PxsE8jZBv1gl8EN1c",
-	"9bcZISh9aQaXK+cjwJiny32F6wTLCxCqvYYkD0LavY/LmirLhMgb0MVoJDcObLbpBHfr/Qyv/dgop/wZ",
-	"IFn3FEdhmOOz/PDk5OApkpijV8YXNYU5G8vnCyZVVlT5GiBmwa1Q2XJ3yA3GEF1hgU0aNcYEbRmqVFDy",
-	"MJWGTVxxxZDb6JcPs3gQmWZLSSP+TJxCvXcaSIVCX7mIJn7ihrCJWA+9DnDeC8hwuZukQvgGL6+EDWUQ",
-	"mwyoYCAZn4vuLRuYs/tVrUezw7u76DkR0IUu7H7IL29esoU2IEWsTiIAp3FIJV2iK55JNdXbSzdS8J/2",
-	"TV1rJQyhJYbiKTb4s95FKyHaFUH7zG/SlpidcJVjbbf7yDuf8L6hFMvFz2/fGQYkD9bRA1fOomzSe91V",
-	"A6nXmKodsB6gGyKsE8r/NyTTM14iFkBa1gchGmriXAuxMB5K0wHg8hde6mn3G1Mj/pE2hQQFHlWovGPq",
-	"OvK77Ma1kCU3t4YgCJhVTPFtTW7mSIA6/e6yoAuLu6DM4JT1JwIOu7CivvUFfEkJmShcBwlL6/oOCCNI",
-	"A/emrO9LgoGEJSE6aGAcOhORwwO6c5FdYf2oDFtcZGLHbV6j65Mas94wp4lE0bbasI9f6qvNuJjt5Zp8",
-	"JV8n0xOmi1wYX3B710BhS4H7bHBNGNxUF4W+fUB4TRIWf/0uoF4DNQ8qrATlmIMthW1SKQbMj0aD+xIt",
-	"aEHbfRn14Durbvo4Dqa6EiM4i//d+hLElO7p+nhEToM95EqgcWjxwbvqFcN0cUZ4ggpeYnzVDW5m7aKX",
-	"9O72fErtXsAeUKxpZQysn55fvHj77vyHny7Pf3z14vXlu59/evY6HZyhJy3XpLSjThxV/3MDG9beK0rp",
-	"Xh1vEtdXzgSbLFmzBHp65pvXGFfIwnlNsBxznytMFQ3fepvyeHRMTg46GqZYHcb1mBF30tAZ4F1rjrhN",
-	"D2KT5DEl3p6//vH7n39t0gLH41LK3ROEGbq+IKB7+D4gPLM1rqTnl+JeqdCrGvdb/0Y0v7EblSL/lrsF",
-	"LAvYI6Qsk/RWS/bDC/Z3PUFMKnwsuLqq+JXAtdRKjJVzNmNrIfba13XEhOESn88utLFXpXj7ny9D35Yh",
-	"e8ajxkTSYIKz0QXCdYywmHwcyltjpk2dzA8Hm4cBeaBIjPzx5a8TBxX22QmU/tFISggFopwxCne65FO4",
-	"u+UjpJehHwMudF6whPE4rdmPiCoWu8x+l7zRcGMNnMux3iGtNVBC5CYZq0WDf50xDGr46ViN1R57/Djy",
-	"oTx+3G4SkCYsgl571DW6v1YLhnMzVmxdzXDWTxd87qo8wT+OPvBnTYB0MGSvnRmsp7h49ULD02+kkTA/",
-	"q5nbnlRsIbyMJsUpdIgTakPHE9bdEeS07gjSn+sbLNNUkGkOb271AhmgJkIdOPqtvhtcuUYUgyF7Vq8Q",
-	"XLCXl1gBzB1p8OCVmuzuKIRTsE5TCgW50P2MTTnWNORANzQ82HXmSJyQQe/9MmF1XU12K1Wub03CsJwL",
-	"K6S6NkOGpitXoTmJk3uJH/At9Yrglk0E2GfYNwRUxLJSriaEw5wDK4RZeaB2Q6gKwxR2AjECny2xyYlw",
-	"y4huS2LL89wX6scqg7CKL6Wx8XfY6eGHQvCy9S2y5Y8Ylmk8w7EzqhWv3bE346VoFVdeDQDAAxs59gQh",
-	"Pz58mqBHD+sIjrxqTchS72/2bevI45ego98U+pbO3RKp4NLDztb1XQFFF2Smdxe8pseEaqfIpK7OqcjD",
-	"nvD4WZeegHSNiOgyIg3QxavVDnA79f0fwpTrom8sziFK6qpwsCcQWOnLrsm5SEI2rPfhJK5GCqsWsKkP",
-	"nrCf5PeeV3B7rEsogN1xS4UKM61MNUdZgEKQGyNKi8kN/XFvvgwi3nizCp4M28pSF8OQoYYNeAaBYlFF",
-	"tza1nE4HTMepkOdCF4VLngRDpiaj18RRjLgl68yFczppKGnhHIbe3YUHR+1ZnMCTXSachmevps8Av0yx",
-	"AxkWJmP9FAx0th923/4HmX/cxx/TAbIgSFZ0fNAI8bnCWHrgkKXh0C+ksdQ+qRR8bqheM9Ii44XPMywd",
-	"KW0pr65EaR4/poIkKlRG7Kj0UafyvaPb6qxdGCQoE1jSiTk7udbf0T5m/fSNt12bi5X6lcXeQriib+Cv",
-	"6HzDHkN+QFgdqMS6fWQ7+Q4orI9nYFMG5Egr6uwB2kriN1oS8xGuIgk2dqWVOIv6ZmFk15XaeGRwqvjQ",
-	"x48pqIwjbggyGHKMi0GVAQ4jjEXCKNiVpv5NeEYbqxcowFFlsLh7VQbydqzOWy12olZYPqiNHOK/Nyy1",
-	"tkhR9IPV5mPePjzuG/PkY9WvhQ91iIpJR5JPRSVeifdcd0HKUDrtgidIi9FPVbedivUiR5QOmjSOZVcy",
-	"JqiTmI0kFcVVvdZJQdi4/HgcYkKNyEV0ndHgr5pKJc1MRC3cQD2NTldfRpwuzyXK67HypUykoUnX9eZC",
-	"nTiHS07r3ZzC8VsKwcg6I2akWDLPMrGwuBZ4tGlQojioUu65aWxAptR9VpyR4lwvDGx6LHiZti29lAh2",
-	"LbEO7tQpHagmgAmDqdBoMiGRlk4NqG2qo4FTSeEpjx9HhuLjx6sG4Vl9ZadJRTpDt1FFYi6asjCpV2dx",
-	"ddYqsYP11tiK5jw4q6fZOCTjOeM0eD2J2HyFKWwzYAfdBixt62J5xj7ZhqWFInkHm0ThSRANnbi0ZjDQ",
-	"50OVJ1myt3893zs8eUKP0fMFLymbAs5qahso52DMgS7kNSgqIZbpXFBxMFSU6E8XVBz3PqY+YyeUr8La",
-	"rBSJL2QmlBGREXy+4NlM7B0ORytm8O3t7ZDjz0NdXu27e83+yxc/PHv99hnegzmYtojN6UDM84sXdZ+U",
-	"3mnvYOju0AuhMBG8dzQcDY9cWh86Q+rNir48bTpCDz+4wm1BLJ1S1TcSZ5E1m8RAkPgM9duMVgsTZOOz",
-	"qn/fjk+DEE6rvUGg6Y9V6BDd7GU1E6UYstdgha53Nfl9GO115Kq/oQ7lG841fFUe2BUqZtAZHcOxiZYT",
-	"2JJGCJY67E96RiXv4jp30rBFqInHzY517wanrXp7Y7WhbTdsYlapawWUK7GEGCpA1FGbNJ2EzXkx1SWs",
-	"5a+vXqJXICjzuMaDaOuNfIUOV4gsqev3+dS6UPCx0Q4Gzp18tSxgu2JYB7adYTFN1I0wiaYDgJHuVlYs",
-	"WmCP3mutsDQexIezAKm2tYXhqauWXTeQR2Cm9E5DrA6qFxJFkFvN+HAPYGMPMQRCzUEOqb6Daqf4e10k",
-	"o94SpMw5zQO0t5Za6HQ6t2ue6/LajBWITKlygfiauiSfq6JaNJ02U3cMgygnOReZXEFgeDB9SOL93uET",
-	"HqRDcGdTzI+rnfMPRwcP/M7QoW9Ne+Ig83ABUBtG6eKYPUgykMzHo9G6l4ZZ7EfN//GWg+23NNpx401H",
-	"22+qm/njHcfb7wgN4PGG77bf0OrHDrcd7DCy0O8cbzjZZf4dzak/Jr2TXej9wnfOwhuOdqJ2QC5hOKSa",
-	"z3m5DDuhPjkxun5lMCwXDt73XXGK33ohf6bluX8Pr2iZzHRogxXSBbdbyfdIGkZaQyyRy7dpsvVDxwAq",
-	"VkyCmy7wtfUdmKUWQ77oBHvRctUEJAzuCrAAx6o2AVG17Oiu1CFmGpZnb2XfH68jRf6vtvW+NlcTGR+E",
-	"q3vvPya9tYCXCOIsLCj+JnF+47Y0ZX3y2wbGwqBXk19qz/sqs4we7JDY7XT4xoKfx4J/Efbh+C9UiTBr",
-	"m+3Wl/gFfvEjNbltOy9D9swOXE1uNlDsyMXsUpzWse0PLiPiS/MuvWczA/vRf2PkB2RkT9SIoenzV2Hm",
-	"ZI39/wqjjx0Zc1Nd3vIyP0VPkHMgpqzfyAZKWDoy2AhnrkvhffpjlRphUzRGpXPAKG1d1mnHu04bRMK3",
-	"k8DHBjZgCSZjhV2KuA3IZV6UgudLlmslyCfLJgJMR0S7knd+MGTPHCQarvJF8G91cHuiseQSBDM9n0tr",
-	"RU4AnDPq+hP5UttDdyqWB9DmlRgrGklZKef5WBNPzXh1NbOsWmCZ/TIX5dmaGCu5Ol181XlwgSR6OmWY",
-	"LzEI0U4XGiQiaOcdn3Fz2uglhJCFpg2MEw2RjaSGJSVrkHJI4oJbUQ7Z25muijDM2F+NmDspsHDO7UyS",
-	"O2Kbyxp0VLD7XZuzITuvY+WRY2bpEu5MWMIzxn2QHGHFsARakfdG2uFY/dwKBnuydUeQsaS4ZXw6FVhR",
-	"t0NH7QjtfymDGJ79w4wrMJOaIC5bVuLj/1nHRuQjzHDMZJIAz+AS59jd8JuF/C9vIbsN4mAsD3kUduhm",
-	"5BrbZCy/EYS1IWlI0eymVD+rcRgYZ6BomNLlnBfF0oV8nR27qsyt4kF2Mlzxtm+G6wMZrq3F7bIjHKc8",
-	"rBHrPbMxhtdVTUK3y2yHJtRjFXWhpq5+MA069FPE9qUY7kYfDnfREARH5F0h9K5DawXJ9CVtjrqp8ZqT",
-	"g6j2jfU/j/WBwg3pOvUr++ks/wVMDX4tTM3+mLNTw4/qkyFy/MylmYgZvxEhju6U5NBTU1LuLsVG7uos",
-	"ed/3E7v1aHYtMcNG7bk2ch4Vk2vqR1oV1kFuQ655uzpwNCytimXibJQaHVpDukv3CBhlrVOuOj5P/TDg",
-	"sHFYkFa0CJRUv/OlGStM8WQ8K7UxNYqZust62EuQDD4tlVs9lxkcYQO0fNwW8m/vp3whU+Z1yjOWBpGR",
-	"YgRxpXB36D1mFiJLxkovKLvytN1AmbIvKNVugAOrYZB+WitttGGxXT3ewB/URdj3yk6oLqedsb7vnk3i",
-	"LwhJLEgKdBicMSUkISPiHs/ttwY+aHZPy0QMz2yyJ0XWMNqKmJ0aeKR0dF1Lx2AgjuAXQk9Kj0qlbsdj",
-	"9ZNU+WqP/RCSPXxKPNFotn8yOkqIHhSufQNG2t45prSMVT+NmlKnSUDyHRiyHS/OXz0yLP117w23AguD",
-	"7j1OPRLwrKOFvx/MyWjkUDub4adUdNW9xmp9CQfhpV9u7LvrK+np6bSQCqHaLpB9SW89i3uPwHP8qMLv",
-	"DuX9yLBfX70cq9QL2GfR/c2OYPCYN+fvnl2+fPHqxbtnP1JP3xev3z178/r85eWzN29+fpMOHPqg5mls",
-	"zwvGIYKQXUd16qUeV54GeznFjux1Mwh2WPfnHqujkQevggEbDHlFiqdh0p6xNC/1IgV92TgzuU6jDlmi",
-	"XAVUSz8qCu4gVPGgkD9cWuwIpMF5LTYQ4Boxp+82zGZc5YUo/RJ6jLc37pqEHatCX0k1IAvcw7CwzwL5",
-	"J6TxfdLqTlBAm0eGAvbODeKFk9KM5BOQsxZMAwaC0AHKmofBCth1rCiSdcpSd37sBchDiumIrtd13N3f",
-	"i5Lo2fZWZgK41T/F4Z796q99BqIZSELZRrocGsqg+IXGrwSZc4hWZoRbdHurmbnli4XIB0k9jSmXRYq5",
-	"Mqbx5LHy4F+Hb019tYKaFQ8GnWN1QT/EfRNeC0+yMKQZz2sADgoe6lpep5B70JRvFOTlgel2ojTA9l/I",
-	"gYLPjpAE2z0oBw/77o0KcAQnkPk3z8j/E56RPJh3iGT/fCt1rUtk/wP+e7kFSuC9I0EeR86QZnd90i87",
-	"HSTrXCOrGTHfYvpf3TWilXhox8gnW4nJ1ouRS9YFYj1nro3FPmskFe1ia6IhtySoa9OJQwmZmP/j0g38",
-	"+Tdkz1zDBtgNdQBJKjbBxkXGxTPYXBaFdDENd+zKEvMxafXOXAWGoGRSEjg9kjal7w0RMsYohEJqW4Df",
-	"UqhMWqf7NZOr8NpmkCaUg/VzAzuRyvmUurqagbbfiNmgRYitaJiZ6VvjjaToyREhLFmc31PiVbBzGxlY",
-	"qDaBkdLVDgStgzV9PlJm+DJK8PdK1OCMcTI6fGwOtPVf3j3f+w5rIaEljeOg5nR72FIEJp0+bvYYAe3/",
-	"rWuuSGYaqGC8pBQR15BRT8cqPXdCxJvN6Q/Y2gL+eivsXv3potR3y72Vy3/dO1/IvZ/EEif86975/J97",
-	"b13q/Z5LlPAATSqUQR0vbkOpeKeEpqEuETwWdXVnYcE0SI2+FssUFyNWxNPffMLc+5SUdrBpUcrDnYTw",
-	"Nc7UGyuXS+fbDtbmrjcMTDD56nLoadtaYGgsPDJjlVIm8tv4OpdUYmdi6di14cAwPiS8s7Xd5+y21OqK",
-	"XYvlgGVcUWAa1eVSTioqv4M1IVQegoDkYd3iTfVj6q1IxaZk+lkVy2bKp08MPL94gWUe4CrfKaVOr/cV",
-	"Efhn9nwD0bttRD4nqhZH/bhb2yMTu4QG6wYdNx2qhx5XxXNN/ja1898+2CDHnICXJi7+tG5woetRY2TU",
-	"bvDk6dO4+WBUSzBqqLPDuqJkdi3HOPaS8ZFRaTw0Yu34pMpEY3i7FCDaMCx/fERDoDpAuLRpXUolVAZa",
-	"lOJG6spgHZS1q0zlVzoH6sulBFLuREgwi7DwSRixX+DadPUVUTrGgy6z7nWlcvibukp+fP8FoyFx06k1",
-	"5qB33LiptwvnfFODPztM0hQd6+IOHKtMer3YrcofBjvEFGLM4XrwoMxFZZvdAtBVxY3XBuOMZJdLi6wf",
-	"VedoesRV7iviRAVD2hn9vuMR5fBegWECukKzVVKCmWLRI80ZQ7B64n1UmDkDZvzZuhq85izWNegpg8QB",
-	"oLDeXY34cXoGhg7otyTusBjwQnGCNZbUTJjSY+UDwP6yVpp1YLRT71Wd61ygMzgGIVHlAkrv0WNFtT1I",
-	"RGNeHiYMtdFyc75kVxqXbtBKr0bLBzFQdR6ZLjHnyTeD5nXSUwDc+RiYJ44gp6J/6ozDImEOlk/Ui5bX",
-	"1UqIc7Jc9K6uXC8KDH1cYbJnsMxK7NiI8Y3OtC/nJhucUdJW45EEzrCa0vbGCsvP1OivFdUtzsb/4zHj",
-	"EWYKd/s3Wf95sh5X96FQ5B0i2bOd2YwG91eFCpWxqEX9ED1qlAq9kIi+bBz5rFXJbKx4YXQI7IDt1ygq",
-	"0OgIsMVieRvm8CXZPy7Rv24P+IF84/oHBoKYaInDBgjf/aFwkOelEP9cwZ5T903MtD6tM9d8kq1DevhT",
-	"qb+SZztWNXRivasPgb1zra4wTXgQ5eRSL6BGWu6AUNh19u0Z3h+lwSFIulYKhu3KCS4oH3KQ8fBC4HI4",
-	"UYUJRxWLdwTTlaUKKQ2UYgPlFWln7969HKu+e1KtrGEBscmyVZgqpDQP2TnLxaLQS2xSQG4kX32SMyPs",
-	"WNVt9WuZ1j8ePWVpozlnyiZiqVU+6EjID5FjX4+smYu/OdM4tOf4ohnH7iVfKeW4bjmyWSx+iwi66Tzd",
-	"flvc1/ZfP4z4Nii/XYrO/eX8JkVn/4P/8/I+SclhhA4E4kT2Ss0Eh+9ByViX8/Yu2LGyuoI1XVGIGOpD",
-	"dROp+2tEnULxW3jyj0g5ron/WcrKVn28pYmvYapS8HwHltqQ1Lmem0bfTpH/O5M5H4hFv2Dg3DPEOm+i",
-	"r4+47yoj7k353ZdxLp43qy9SKARVS85qhXK1NqWvY4zKuLtwshwr5/4fNDrd8LqfABZ+I6AKlo+Oi9rK",
-	"2uuYEpZNqquUvIu3vLjGZMF1wLUIoOVcj/10yu+G4UFDdDpRtBoRnPgz+iaHDnIeX0UQ3voJod0AfEWt",
-	"BdJBnZE59mUrHWEeOYRy5jDWZHuQFAu9xqRhqf+AibsXPz5PXMB7kIyVK72OBZ8vfnyOFbkW/EqYFOM9",
-	"JgYKdh2bK/Uyv5BqXr/gK6nl0YzWiNSYqd2S/svp6PfVm7+2OH5F9eFruRI86a3SrpGk9pLvsxRit9vM",
-	"jmUgIsdAu0ZvXKDXJ7CQeGkhkOJkiCCDWJ/7ps5K354y18QhabY5CancgyRug/TLm5dj1d/cZMjdETdS",
-	"qgvvkasaofdJ3A3MewoShOUkdf9UxBhT8nhoSOUTsFdLD1OaS4DwjJWLyiiLcOMGiDrjik0EK8We6580",
-	"WVrqDIB/9FfLCOdaGJBpdYeYGii/W68O1jd6LrzzNizkUji80zvqd0WgaJ7XNQTvUeR1yC74lXDoM9+f",
-	"hIL1cf8eLH3rBwAvo5MkiudTYgE5atIh+xs9EOtGJ1HSCrqjp1hTNZpSo5EL1gLw9bPxeqxG3Y8zGgaN",
-	"epDcMKPpZMX2CECPTJcYXNPUrCEkQ4VmBL7Ms+sahlUVuKEiUhjlCQEjnDyRQ9Lsh4xc/zB4KUzdeYyU",
-	"dlY6mGt3UKij6PbOeJ5W75saYfH1kRP1UL4idCLp6tSF/GE1Mo7r1hFYy8uGUpAQU6LdNqjdfnis+unB",
-	"CIvvH40M1r11bsqjkRky13z01GeaeDgyLnTXhGFU68BJR80mqf3fRntP3/+pPx4P6a/Bv/eV+b0yv//3",
-	"f5nf5+Z38/v899lg8KeOlqlfFFXS6tq0RmXZpTFTLZGdXHTC8Jvl+EC4k44KL2uQ2EHJ+KMgJ34A+x+Q",
-	"By4JhuIG/lnWYrK5B5474WSeerUItIBaZC24ndUb2A+u107o6ZSqVSXz7t3Zbb/+ZyUqEakFKMBq7Q2O",
-	"ogSxDogMdh1KcNSJB1BMeawE/vLmpTn1pXJcPtWVsPWZ71U7/BuIMPB9eqalMLOowyjicz3SN6krBYHW",
-	"Qbhs6+obha1PgA2Co9B76OR09QUajQNTVxcI7EQqE/vIDNm5O9UPR4f1GYxd/HKW6cWyG2fR2R9h1SV2",
-	"+NAi0fVA6xaIMNxGC8TETeSbtPtsby7ydd3RhHgNt8tnibi4Gx0KnWYfut/ew06mtg1diho1C6kbidXN",
-	"DfopuovKSqWDRuX20/39g8M/D0fD0fDg9LvRd0/R2eVm0F1KPWFSmYXIbEJAHtyoTveM+qnVON8AR1mV",
-	"jH+jljPdQWwyhtB95dBWDrsWklPql3gAY7fwbTUEcIUK3a1UmGf1Rmd/1/dGeOy866QLtRyih7uEo9Wn",
-	"Ezig8fwIGeBbcdbIgCiEn0SFsskWQaxYd7R9pZVCO1bvXF9+sYKrdw1BEO5o2IwvFkI1MvvojbqyCFXo",
-	"NxvTDCKaBCdF92JN+Z2nblN7aFZ5c/4EYVjJpRE5WdWd7odkrJzfkxypFH6TWBGh5ZeNnI6hT2yjNVC7",
-	"dxUwFHb8SdimdkCrDUfIMHVHJFqa2F/IWXRj1dGE2zhr0t00rwhL6CvRHY6OQ7dxhDgk7Hh0ENqhw6fj",
-	"sQoVH6LyeFdaCUwpwoZPGVdU+55GHJHEFaSDOf/y5iUC/AXHYxkzqRqu5X76yyLnVjznd+f1I9JHJuR2",
-	"X1ZlQS2Icm/EYnGAsfLHO5zakaUXBAFH/04tB2IODlL34/uP/zsAAP//",
+	"7L3rdhs3si/+Klj877VEeloUdfPE0of9VxJ7xju24207J1kn9FGDbFDEqBvgNNCSOI4fa7/AfrKzqgpA",
+	"o5vNi3yd2cfzYWKxb0ChUKjLr6re9aa6WGgllDW9s3e9BS95Iawo8a8nvMrt0x/hn5kw01IurNSqd9Z7",
+	"MxdsBhf3DJPZsJf0JPy84HbeS3qKF6J31sMbLmXWS3ql+HslS5H1zmxZiaRnpnNRcPqgtaKEh//PLLf7",
+	"v4/2H/H92dt3hw/f/1sv6dnlAl5lbCnVVe/9+6T3mqtsou/WjcrQ5U3j2n1EZnK3y4gUX5i5Xkso465v",
+	"GpO/5x7kMmqxdXDv4V1moZURuKDf8+yV+HsljIW/plpZofCffLHI5ZTDqA/+ZmDo76Kv/lspZr2z3v93",
+	"UDPLAV01B4/LUpf0qdWpl/QxNikFvzbMAjXwOaZLxllZ5WLYe5/0nuhyIrNMqC8zLKuvhWLSsBuey4xN",
+	"KssKvmRKW5ZpZufS4KieKqA1zz//oC4Uq5S4W4ipFRkTcBuO4JkspH0l+HQOzPCJRhG/dO2I0hzuuizp",
+	"tvQM1y4Ti1wvC6Esm+s8M4wbVnC1DCyOv0ik5jnLRC6sYFoJWO1bLi2b6RL/tpqJu4UsafVfaPtEVyr7",
+	"/HR+oZmppnMvJVjfjycwRaaFQUaAgZQ6H+AI3aZ5Iwuhqy+wd1K3cS4tfdHRP2wnnS1ZJjMcKC9LeSPY",
+	"rbRzqWiLifJGlHuGlYJnzL3inBmhMlgcfsWlwmm90foZL6/El9l1OGppmL4RJY4TWYzpGTtkz+X3fkTP",
+	"uVr+Wmp19QYWxHwBYlutL4GNLx19DZJbGsazrBTGAOUss1oTs9/C4IhdDOsfjhi3TKupSGBSCvlpIUr2",
+	"kBkx1SozCZvqSsHGhjXCmfOskIpdvHy6Z5h2i8YLwRa6tINzJm5EuaxXW3AQ54wrll5Udq5L+Q8kQMrm",
+	"gmeiBKKWYlYZkSWslFdz65gZth0MNmGVsjJn6Sthy+X+xcyKMvXDY3N+I9iCGyPwdKJ3It2j21ePttfu",
+	"catpb0/ETJeC2XKJgyUm23SWFVLJoip6Z4fh4JLKiiuBq/Q+6f2iuJuu+DKyAamWANlgY5FgkAbWiV0r",
+	"fUunwi+K33CZ80n+6fZN9M71bFrVNzl5QBudTbmC8aKsZtIalnHLJ9yIc1bCCjIOK9i9+v9sK26qBWwC",
+	"kT0XmeRv8KYvKZyAkP/x+ucXQ1Tt3KOoOuls+VhNdQaa1Qpp0srOvnOrgq/ihllxZ89ZCgvx8CS+dsvp",
+	"O7+8ebL/Hd4GZBMKKPN7D97US3r0WO/tilKX9H7I9fT6hzlXJLl5lkkYBs9flnohSitB2Zvx3Ij2TB/f",
+	"8anNl3Qmz1jKsxuupiJlXGUsNcKmMJJF9Bp4Pd6zOue/6ls24yWwQ6Fv6BCdwtASmD1nf9Esq0pcKdZP",
+	"H41MmrD0cFTgf+bHoyIdnLN0ZFJWVoqUw1tdXrOsEkzpW6TJHS8WsM96h6Oil/QKfvdMqCs7750dHyWx",
+	"NtwHVfjtn/rj8ZD+Nfj3vjJ/VOaP//4v80dh/jB/FH/MB4M/dajJSc8I2627S2UsR+HfmiOz+hwX0W+C",
+	"hu0BZy6Mf6bLgtveWS/jVuzDr50WhPtFT/4mpjas8HOdiW1GDo2ln17QIjnjCB9PB0OWzkr9D6FSBrPI",
+	"DDNW5rk7DKRl0oyVW94MpJ4R9qxeA25RmEyrssTzTxaC9Tmb8Tv2t8pYOhWl8ffCETjApRwrbpEgStxZ",
+	"5j7A+unY89K4d8bGvZEZ99zaS4tnowZFXN+ANIGvwQRKwXN3E9wxVrc8z2ksi7wirtGzmRE0WPcBgwxt",
+	"BP6SwbHIUfehweIMaSZ7ZqyMFQuT4NVbMZlrfQ2qq7wRpXQvAikqhaHZsckS7hX5zOtcfAID506kJkyr",
+	"sbqdy+kcznFWChRY7ApGYzXMdSZLY4fsgpUCBr6orGFC2rko2YRPr5kjn7F8eu24yc1eaTfbIftRoIHt",
+	"SDQcq0iG0LKjLOZ5twwpBbeeXyKbcKMwaQoG5L1tQrfm5PdJbybvbFWKbc88cbfBxnSGxZrdmYEU48H8",
+	"YP20MS9vmacDIPwMlj3ap2xW6oI2MRE3dePzxAzCB0zt0+xo+mhyyEfieHbCH4KIvp8xnvSszbulaI4K",
+	"ZTQy4D7jjm3gy5wbyyojNklWEKjJWKWHc/jriATsGfBSLuDxwyKBPwptLPvz0WjO+scjlvGlGUS8dDhf",
+	"mfzh/LMJ3k7RRwvoVu7DOHMHQnuOaVN6Cp+XWq1SeoWUY7WZlkcnq8Q8Ovka1MzcfkAy5vnPs97Z75u3",
+	"oH/gffKuTVvQkbcdS/pWkTJ9zrgyt6KE80Wh4jHFg3F16LXW+Lv7xtuV+bylGWVCWclzs20UViiuLIh2",
+	"bxdP4T6S6ddiaVAHykSh96f1W4egVXboQTOO9GspRwt5eS2WSJj2dgcN7rIq886LU60UDedSZp13gHTq",
+	"vOAOqctFNcnldM3nWxQNY0nCkNtjcF/sfP/bDtZa8GKVHhvnfC2W6yYLl4yYlqSHrUpOwYt7TRIfCF9s",
+	"vL9rLqUwllclJxPjHlOa5lIou25W7uqGidUfvryqOt+yfo71t9tfWn1v16SN1SUnE6I142p6vWa8QmUL",
+	"LZW97/qW4kqSrdahe6+lzo0ojdRKZJdrh9QiTxhf+GTEBIE67m0dH1ilU+sDC+QrkAU1ARv800VpsjxX",
+	"6Dxdq+D/9c2bl6D+2cpE0jLYyklP+Dd6jU8q9GV7F1Yv6VWx9wRNEediT3pK28sZelzhtmByXzoz+xK/",
+	"R/OOnJAwkLanDKMZzkvepWYWwhjHYyvXcKG6/AxAAbDBmbuD9V89+YE9fDQ6HIDEbntC9wybSZFncD7j",
+	"0ZuwW++Ik+YM9L6x4swpdwlLD9w/Dxa8OLgqdbUwB4cHihermt/6W7ceYri6fqVqSnTxB8bZOg+Xraoy",
+	"PHnx8im8BbSIYhFvkohh0AXZrRShU1NaZvm1MOdsxArBlWFKk4O2mwGnpFhccnzpLnZu0stEzruPSpIa",
+	"Ndlnud0fHR4dn5w+/PN3j/hkmolZ1xuvJUUNtpLoJ7jxfdID8nK7ThSht+ySe+/Xqqiac7Je6vnqapJH",
+	"k1VVMSECATXVBoL7HYQxiNreHOBKgA1qNJvxEqzJ4A9GQ7JrPVqsR0eexP1NC+/H01i4tawIDNW5Ky9e",
+	"PmW3c21EPXzrQ8HEP7En6x6ysqZxvVwrI/h17gxj+l6mhTljaQksh5wqspT1T44eDRLWcJay/unoGH70",
+	"omofN2U6Vv3T0QgumFzfgtWUlXqRMj61QHU/xXOWOpVoP6vI+SjgZv9jKXSZiRKNL//bjMs89a79Gb9j",
+	"fIoLsdflY2ja7vF8SIwHd3MtbPe9WIGR95IeDLxW3epxRr+5YUa/wCDXr8EzaTpkUsYtOlqlFYXZaev1",
+	"aruElyVfrnArvnItL36YBfjhonOV6d1CLZm7i3HWWmfiR/i3Yf1DJt2ukKWxkUF4OCTTz7nAR6Nko0N8",
+	"u8x2ZyF62Qpup3OprtbLldZGBUGvS8Yn6MbDyJTSLEURl7ojgOSOVqI9cvhfNPpR1+iDtF9jhnO37dyg",
+	"XEDZj7/L0+G9F8ej2M4+MsPP6Bn+uBNmJcofrj7N/PJRFNAsxPTcr0aD+v6J1iw9/4S/k63nWYc05ezk",
+	"6BHwwenomFmR58S6U57novSBnq61uJ3rXIQQohN0txL0q9pNYmqP0+E83gmfdcnCKb26ladzjoFaPtE3",
+	"go3QERBGmDBLJGnvJdzQcHxSSGKaV0beiOee+ynKtaoS1Bumc6t4VaElDZHhuqXh3ZPaf3qPoM8TOH7q",
+	"qJlhfQwU4pbniunKTsAWYDdaTgVblHomc5GA/iEtm3KFwIFBwmjAhgkFh1E2VrTqRUIBUrE05GYPL5zx",
+	"O2GYVIyzK3kjlLdo2Ms56Ob+fbwU7CrXE57jR+1cjJV3hPI813COGYZjpkdY33tqL2O/zYzfDd07U+d2",
+	"Qm4u2GRJb3VP7RkGGjwIkQs8nCXiVtBFJIsq51aX7FZXeUax8VzMLIZLFLoIaRZJiOaPlT/SxQ3IBYxm",
+	"1E//vRIVur9oi/AlDJ/fDel3UCTgr0Jkkg8XpZ4KY+DnscLfgfZSXQ2N5WCipQ5kgNecdAe1R5f0E5xB",
+	"IksHYALJ6bzhVIYHx8o9hKEIhCLUnBEpJ7+8euagPAiIIVGE0wMxjMegcfSop5/rq8E5owgRRZqkYrMc",
+	"AQlX8BqtgiuuGSpDBajTs9bh5HsBawfS07MdRuf4tThna/nCv63JGAjG84pMLFuPvtsqWwt+95QePRy1",
+	"FZwkjlKbhrp0Dx2GoIGNgR2dnm4dmHffASvoG1F631X8mtHJdxuedA80qe5ld3P1/NJLNdF3LaHe+ZWW",
+	"tMM5dkm7mLwd9EXR8qGEjRan+5iAUfnjuZYZ0WN0UlAA1A67DiGgPjBiKbjp1AVYCgKd7nqFN6Xhk/wO",
+	"eDtBuBxntKfx135WB/2mAvbxpdKXxNLpoHsgzo286yydiAUZxh3yCV7B+k7se0EWUaP7wyjRtvMSQaEW",
+	"ugTbyKADgGV6WhVC2V0YChSHK2HWf2RF7d6qd5OAj71rJKt7blK1mO4lPV3KK6k4GWtOWvdQ+yXZ3CNe",
+	"EFmnpWV1p5r4eHj48MQtxTmhE0EP8Sdmk0/YdK7BJMdQeGWnmpYV5fBYtQQxidpY1j3ctkfj7RKCBFb3",
+	"AqG27t+ODeym8lW3sAjMHpQaRnr2yjp1yOLth8QnkXVdUb0P0wMvGCoRoNjCwgknXpS49QIdI2WoaDlo",
+	"4q1iN3rKJ1XOy2VClxa8tMzM+UJkLJfXYqxQGNIT5F1iE51JMDERY0JUd5JDL/yquOic0y28kjLnhr4z",
+	"VvRG/Jwkb64tuTJ86uKzoLv7tSWBTBY4jQEhVqDFD9nLapJLM8cRjBWocDAxp/Gho/k1gdK9+jAky44i",
+	"gWwijMwcFBDMtCHDMGMBNpKxZ2OVvhv3FrwY987Yu3GPvMTwx+/vxrjoBHeZ3e3jpXEvYeNeqXNBN417",
+	"QmWXlRHluPf2/dv374MTmlw9P+rpmkhnzdfRJHpJD2Vub27twpwdHFxJO68mw6kuDvhCIqak/sck15OD",
+	"gkt1ADMzB24ZDjoIgaK2KyK62TS+i9AcLmS46YGXF8+jB5pxua78An8deE+rmbyqo/WKyQLOlXCceM4L",
+	"6Nux6qdP8Z5X4UU/xG/BI5kogw+dwRd1VU5JwBj0WiD4ETYrCOYxTEcChfwecXxWDxVldilsVRLqrRgk",
+	"bqQiY1I5vTzoWGNVP3rGwtsDlvgvvzz90cFg6PTEW8hdzKeCgf2OR4OdO2trrBAUBdZPIA1Zg2D9TXJR",
+	"RIhihpZ+wlIXjElh5jBl2EcEZEJ23RRe3Ig0oNvCom+Qd1tD/5HWH4kG5/FOWKUyhzynxYvOBnbFCd1X",
+	"IDBMl9cgicYKhKNWwkTPIlA72I/OfQY2GdBXoDWrtOq0aTZBCDacgO+6Qildrnk0hsjYZS1bF4W9t3lW",
+	"CNw2Vz5iHPGr9pjMDOunDaBBOvigIUYKw0eMLvgcnF8h+4CxvN8VDLFtVXeTgz+JZfdcjChv5FQwODrM",
+	"3ocuftv9BGP+ALTAxy6Me8ueG/CHcMg2cq8szjqwwlpEwiqtGsCCLrJ1bJAp2A4fsVw7sONfa0T/OmoE",
+	"rXvVJmmp6i3/PaWc3PC8onWacqWVnPIcB58wIgacHxmfWsopWRngU4UuwiddAnHG79zKdCWdUmqn9yN5",
+	"E6iP+F7yz5EXbg8dYihvGkjsqsIl2x1u5Uyq2Bx0xneGGNASzpvNVh5YqJchmrNqcJIVuJnZHFWaBpgf",
+	"W+MTbzfS+wOxvjzPL733/9KIdSppjsaQV7TgqfOA7JbWQTJYJkogHzkW4EYYPWVJNYz17x6ebLfWvQrT",
+	"PaCXPz5hfrkSRkkVdSTpcMSey+8HNQiYpehNSBssM1lacT/XihGgLkTeFG/SwzsjiOifDk8OT09PT0eH",
+	"R8cEOayDIOPxn34/3H/0FiMg7w6Tw5NuVHHEnytJhDTvNPiNBmdh16CGR9dJxRvC3JGZ07PoEiGj3RWP",
+	"EEqZLSt4wvmbfTqSmzWsO8tKvYDDn369JA4q9WIhYEs2Q94fsJ/WMCBe8vznFOKYB0hVU5qlnm9SIAXG",
+	"Jz4iVNvpx/GrH0bjvaYRICByPFACQ60+JevYpvmyEBNp+7yBPUn43Zurus6U/9AVmKOPlS2Xa7FKHwX9",
+	"CPKFDqYdQDaFsHPdfYhviMMCn3QHYtHWY31RLOwyKPUhDIhxQZGhet/t88Sk/q7R/L0S5XKNDctvGV5m",
+	"dHvC5Ixxtez8gIfkTXS2XANhqm+4FFG+2iZls5Hb1n6JLSuFqnL0vYnWueAqvjdKItz0Ka+ZRJUJNk0m",
+	"uuMjZhO/Zet03M33n4/bkgiX7Aq3t7iJ8razOv83Bs/7vK6/CNvM6SJJixlBGHvzXjTDbxMmhldDvJ7W",
+	"KK80+ILhAAZrlWTvbpA9I/7ezbUCxMCeYc7HQHP4G4mIxuEplX140tvsZu+Qp/eiIUrKOjGsHydPISXP",
+	"WWokJjrOZG7RhQ7idjDcmRA3Uue1fdxx4oPgqG9iCK/1dPHDjQWLtOxaLCxlhJkIBTI4GytytCJpb9Gr",
+	"IC2blPra5RnCt0DhxXdXeX058d4met3JaMT6uhyrk9FJwk5Gpwk7OTyG/zsduEAoKu0ZWRvIFzsBu9xZ",
+	"8L/8fLdivICPMPWgF0vmIMATXw7F8YRjgNaeap4Qq6KnY/e2JOY6+bhW5LWl1FqZtF7MNHjn7fqD9WWn",
+	"dX0vvF3jiO6w5JS4s+vgQC9LUbuyCl3SFpfC0LF3jhUCsHyEYSmnHHJnpxICDTSvnXb+rvC/FSZbIY5U",
+	"nTLCpeMGsjPZgqUiq9GR7LPfESmrryVwGa702w1RoC6109VNYrr0VRnIHMYYSwPNHly8mAzeTw9m/O7A",
+	"6nRwzlA+jFXQPAhl5cWHLkOaeiG4ajpeo1OzyteMEmUFCgrVkhQIJ2UOo85udZkZF9muQdlFhcUoasDU",
+	"aLQVBC+Vr3HkxtW10KsFaTpHj3PHw+xk9MgJ+TlfYJgPHxusJm3tlGLB+iejR4MdEy0adXHumfPw4RkC",
+	"UVjkfkE/tIEvnjMreLFnGAWnEvIZuiTpyIuYeGc5nVzSMMQMr9KV3vN5kS2R1fL7xf7/5vv/AJul/ufl",
+	"8P/ff/ug0ybG6NrOYvPlxfNXOhfNUOzDLSeaZ2r80odEwB3hMfJnuoptNNYFNQLOChFblLQKdIQnPoRz",
+	"LZYomAkwx0FRVGOVIvrprBshteDFcBUdFWIe2riAxz00hJph3UR+Mc5k20KWNeT4a1VwtTMxhvcf5m7j",
+	"e79xb/4klvdyNG/Jeow5ZLs0ady9e+pj90Ldbz/X0mALrf8CNyJ+L3bYfx4InhcyW4YE04UR7Q7XaPHM",
+	"FyHV55xM9KX1WEu3u+KQqcNZNPbaxjXq2u5e9jZ9R5cYbSelGsPt4YdM5OIKTduVS0ZMq1LaZce9K5c8",
+	"5KLzAI8JuZUr41PKH1Fbz6coH/9ja2p8SCLetBlI3/it6FZQh7Bqn3FfW2Odu7JUVP/PNDDIlcoFmRHS",
+	"MIQXUP2c3Q3xjvNrx3oiram0cw7N5G7/ePaIj6aH2ZE4mZzyh3/uGkDOjQXeuR/Jlb7dWq4AfRdYhAIW",
+	"OGC44Zfg5hH3IFVnGQz45ps3z1ZSOlrlluajYmS2q/eUew48S1Okjza4skWxBg81WbFLPsXer9XtUjj1",
+	"fufdsuMy7E5jqsazoTjW6hJLwziYiCEuQJ6qZNuS7LQiBdkUtBZucJ10jQrrrHjyzdrsT+PTP/WtaRZS",
+	"wfytzWdBW/Z/GWH3wSLLzWx3XliRKN1lgz5YNgS3QCD6LRZgzQRmXejymhCehkp37T5w72VbF3X30lvW",
+	"XwTm7ZN8KviSTYSjXcbQ0Tpo8u6usvUjJNbRyT1EVjThHeRXQ2Dh9ti0oz5B3mzYnB+cOttC1d3PZ/A9",
+	"YXFW45Yukudjl3UKlCyZK6VBhUozlsuZmC6nuRirBi7T4XZrDMyQ0ecc9KWVDIaWHmGDsDojOqvR+zhW",
+	"sV7RT8fVaHQ8DZya4d9in35GFC7+kA7W2MBubkMHREpZwUnfXUkbc5lTBYFOaOPtGe/I17dq0IX9i2BS",
+	"H+IyCfRc4xvDt++Zmu6sRXag1m/Pn9WIz/RlZZ/5u1NKCh6rvsMBEzUGCZuLPGMBk1qQE9GspBE8PD09",
+	"frgbcP64qUMfbdKhh/tvH/ifOjXpmu3WZ4Ckv6hQ6CWNPcHR772k95gi8b2k97oyC6GyTv/eJ0pg2pLa",
+	"FoPENme3eb79ctltXT6QlQK2Wzy4p6PjT+vBPR0d7+rBjSsqfCn/7a+UJ3dR1xloKV2bChC4ixHWw0cP",
+	"9gxLC2H50N2SDupi01hmm5Irfnn1rJs27rF7alQ+Xr9mgY2Ao0G4UrPcMCOvlMhYH6MgVtxZH+nwYBzM",
+	"0wj5Zp3AB9HNVb/OCUHpSzO4XDkfAcY8Xe5LoCdYXoBQ7TUkeRDS7n1c1lTTqRBZA7oYjeTGgc02neBu",
+	"vR/jve8bJZY/AiTr3uIoDHN8nB2dnh4+QhJz9Mr4QqcwZ2N5sWBSTfMqWwPEzLkVarrcHXKDMURXWGCT",
+	"Ro0xQVuGKhWUPEzlYhNXcDHkNvrlwyweRKbZUtKIPxKnUO+dBlIh11cuool/cUPYRCyYXwc47wVkuNxN",
+	"UiF8g5dXwobSiE0GVDCQKS9E95YNzNn9qdar2dHdXfSeCOhCN3a/5JdXz9hCG5AiVicRgNM4pJIu0RXP",
+	"pJrp7eUcKfhP+6autRKG0BJD8RQb/FnvopUQ7Yqgfew3aUvMTrjKsN7bfeSdT3jfUIrl5c+v3xgGJA/W",
+	"0SeunEXZpPd6qgZSrzFVO2A9QDdEWCeU/29Ipk95iVgAaVkfhGioiXMtxMJ4KE0HgMvfeKln3V9Mjfh7",
+	"2hQSFHhUofKOqWvL77Ib10KW3NwagiBgVjHFtzW5uSMB6vS7y4IuLO6CMoNT1p8IOOzCivreKPAjJWSi",
+	"cB0kLK3rOyCMIA3cm7K+LwkGEpaE6KCBcehMRA4v6M5FdsX2ozJscZGJHbd5ja5Pasx6w5wmEkXbasM+",
+	"fqavNuNitpdr8tV9nUxPmM4zYXwR7l0DhS0F7qPBNWFwM53n+vYTwmuSsPjrdwH1H6h5UGElKMccbCls",
+	"k0oxYH40GtyXaEEL2u7LqAffWYnTx3Ew1ZUYwVn8b9aXJaZ0T9fbI3Ia7CNXAo1D2w/eVcN4yH6NO77w",
+	"0nWuERn2eXFNYgKgJu7tAvf2T44esY4eM0hGpBSezIKXGLd1k55bu+glvbt9n6q7HzANFMNamRvrpxcv",
+	"n75+c/HDT5cXPz5/+uLyzc8/PX6RDs7RQ5dpMgZQ146qCroJD2uvGKWKr9IhiWs5TwWbLFmz3Hp67rsm",
+	"GVcgw3ljsPRznytMQQ2/elv1ZHRCzhM6cmZYdcY1NxJ30tDZ4l12btGansnmUsaUeH3x4sfvf/6tSQsc",
+	"j0tVd28QZuh6kIBO43uO8Kmt8So9vxT3SrFe1eRf+y+iWY9t0BT5zdwjYLHA3iMlnE4FtWQ/PGV/0xPE",
+	"usKfOVdXFb8SuJZaibFyTmzsacVe+HqRmIhMDYTYS23sVSle/+ez0CNmyB7zqCOWNJg4bXSOMCAjLCY1",
+	"h1LamMFTFwmAA9PDizwAJUYU+VLbiYMg+6wHSitpJDuEwlPOyIUnXVIrPN3yPdLH0D8CNzrvWsJ4nC7t",
+	"R0TVkV3FAJcU0nCPDZwrs94hrTVQQmQmGatFg3+dkQ3q/dlYjdU+e/Ag8s08eNBuSJAmLIJ0ezQ3utVW",
+	"i5NzM1ZsXX1y1k8XvHDVo+A/jj7wz5oA6WDIXjjzWs9w8eqFhrffSCNhflYztz2piEP4GE2KU0gSJ9SG",
+	"pCesu/vIWd19pF/oGyz/lJPJD19u9R0ZoIZD3T76rR4fXLmmF4Mhe1yvENywn5VYWcwdlfDilfrv7oiF",
+	"07VOfwqFvtCtjQ1A1jT/QPc2vNh1AUmckMGowDJhdb1OditVpm9NwrBMDMulujZDhiYxV6ERipN7iR/w",
+	"LfWl4JZNBNh92KMEVM+yUq7WhMOyAyuEWXkAeEOoCsMUdh0xAt8tsaGKcMuI7lBiy4vMNwXA6oWwis+k",
+	"sfFv2FXih1zwsvUrsuWPGO5pvMOxM6orL9xxOocjsFm0eTWwAC9s5O4TNP3k6FGCnkKsTzjyKjsdrd6P",
+	"7fslkicxwSPX5PqWzvMSqeDSzs7X9XgBBRpkpndDvKDXhCqqyKSufqrIwp7wuFyX9oB0jYj4Kpz0Z62O",
+	"bmgdNvZZVEyOxblJSV1tDvYEAjZ9OTdZiCRk2XrfUOJqr7BqAZv68CH7SX7veQW3x7pEBdgdt1QAcaqV",
+	"qQqUBSgEuTGitJg00R/3imUQ8caba/Bm2FaW2meGzDds9jMIFIsqxbWp5XRFYDpOBUIXOs9dUiYYSDUZ",
+	"vYaPYsQtWWeOndN1Q6kM54j0bjQ8OGqP5QTe7DLsNLx7NS0H+GWG3c6w4Bnrp2D4s4Ow+w7eyez9AV5M",
+	"B8iCIFnRoUIjxPcKY+mFQ5aGQz+XxlKrplLwwlAdaKTFlOc+f7F0pLSlvLoSpXnwgAqdqFBxsaOCSJ0i",
+	"+IYeq7OBYZCgTGCpKObs79ouQLub9dNX3iZuLlbqVxb7GOGKvoJ/Recb9jPyA8KqQ9SgkGwy322F9fEM",
+	"bMqADGlFXURAW0n8RktiPsJVJMHGrrQS51GPLowYuxIeewanii998ICC1TjihiCDIcd4G1QZ4DDCGCeM",
+	"gl1p6hWFZ7SxeoECHFUGi7tXTUHejtVFq51P1HbLB8uRQ/zvhqXW5imKfmrHSLF0H3b3TYCyserXwoe6",
+	"UcWkI8mnotKxxHuukyFlPp11wR6kxaiqqltcxXqRI0oHTRrHsitFE9RJzHKSiuK1Xuuk4G5c1jwOXaFG",
+	"5CLFzmjwd82kkmYuonZxoJ5Gp6svT063ZxLl9Vj5EinS0KTrOnah/pzDO6f1bk7h+C2FYGSdxRYgn07F",
+	"wuJa4NGmQYnioEq596axYZpS22NxTopzvTCw6bGQZtq29FIi2LXE+rozp3SgmgAmDKZYo8mERFo6NaC2",
+	"qY4HTiWFtzx4EBmKDx6sGoTn9Z2dJhXpDN1GFYm5aMrCpF6dxdVZq8QO1ltjK5rz4LyeZuOQjOeM0+D1",
+	"JGLzFaawzYAddBuwtK3z5Tn7YBuWForkHWwShSdBNHTi0prBQJ8P1aNkyV7/9WL/6PQhvUYXC15Slgac",
+	"1dSiUBZgzIEu5DUoKk021ZmgomOoKNE/XbBy3HufrjgusOYrRfhzORXKiMgIvljw6VzsHw1HK2bw7e3t",
+	"kOPloS6vDtyz5uDZ0x8ev3j9GJ/B3E6bx+Z0IObFy6d1T5beWe9w6J7QC6Ewwbx3PBwNj126IDpD6s2K",
+	"PkJtOkIaP7iCcEEsnVE1ORJnkTWbxACT+Az124xWCxNv47Oqf9/uUoMQpou8TG9AOwityZt9s+aiFEP2",
+	"AqzQ9S4svw+jvY5c9SvqUL65XcMH5gFjoRIHndExzJtoOYEtaYRgqcMUpedUSi+unycNW4Rae9zsWE9v",
+	"cNaq4zdWG/rFwyZmlbpWQLkSS5OhAkSt3EnTSVjB85kuYS1/e/4MvQJBmcc1HkRbb+Qrf7gCZ0ldF9Cn",
+	"7IVCko02M3DuZKvlBtuVyDow8wyLdKJuhMk5HcCOdLdyZdECe1Rga4Wl8eBAnAVIta3tEs9cFW73w54h",
+	"wKf0TkOsOqoXEkWQW834cA8gZg9dBEIVIIdU30HAU7xeF9+otwQpc07zAO2tpRY6nc7tmie6vDZjBSJT",
+	"qkwgbqcu9eeqs+ZNp83MHcMgyknORSZXEBgepB+Sg793uIdP0o24swEneSB9JjGKtKPR4Sf+ZugGuKYV",
+	"cpB5uACoDaN0ccweJBlI5pPRaN1HwywOvudZmCA8crj9kUbrb3zoePtDT0KLK3ziZPsTL7R9gn2w8IHv",
+	"tj/g5vHGdcSCxw53GFlotI8PnO4y/45G2PDw0aOdvtZuov8+6Z3uslRPfTMvfOB4p4UKYCqM0FRFwctl",
+	"2ET1oYsB/yuDkcJwZr/tCnH83gspPS2n/1v4RMvapvMeDJguBOBKCkrSsO8aEo28xU1rrx+aGFD9ZJL5",
+	"dIMv9+/wNbUE83Uw2NOWlyeAc3BDgfE4VrX1iFppR8OnDgnVMFp7KyLjZB0psv9xu/ZfZ0PQCnySDdF7",
+	"+z7prYXvRIBtYcHcMInzVrdlOOuTtzjwJIbamqxW+/tX+Wz0yY6m3c6kb9z71bj3L8J+OtYN5TLM2k7E",
+	"9S2eN57+SB2A297WkEa0w4YgvyBoouQTd7le6zj+B5ca8rnZnr6zmff96L/tgX+OPeDXI9oL9PcX2QfJ",
+	"Gl/Hc4y0dmQdznR5y8vsDL1ezlmasn4joyph6chgM6FCl8LHL8YqNcKmaHhL52xS2rrM3Y5vnTWIhF+n",
+	"YwabAIHVm4wVdnriNqC/eV4Kni1ZppUg/zObCDCTETFMkYjBkD12sHK4yzcSuNXBxYuGoUuynOqikNaK",
+	"jEBM59Q5KfIbt4fudEIPQs4qMVY0krJSzsuzJnY85dXV3LJqga0KykyU52viyeTWdbFk560GkujZjGHO",
+	"ySBEdl0YlIigXSRgzs1Zox8TwjOa9j5ONERxkhralaxBGyKJc25FOWSv57rKwzBj3zziFqXA4kO3c0mu",
+	"l23ueVCqpRor1ypuyC5qXEDkhFq6pEUTlvCccQ8IQGg2LIFW5KmSdjhWP7cC355s3dFyLMtuGZ/NBFYl",
+	"7lCqO2AMn8v4h3f/MOcKTMImEM6WlXj/z3XiRP7QKY6ZbCjgGVziDDtEfvMGfPMGrD863d5yaJ9PeYp2",
+	"aITkQdzkGHglCJJEgpSC/s0D4byGq2A4hoKGSpcFz/Oli4w7m31VhVyFzexkpONj34z0r2+kt/iiy/Bx",
+	"TPZpDXbv+47R167eFXqn5ju0Dx+rqH849WOEaZCqkSJ6MkVAAbq6uIs3Ifwk6wIpdB2VK1ixz2kk1e2o",
+	"15xXRLVvu+ar7RpYnIZMn3mm+PDd8hlsI34tTL1zMFGrxobV51HkHyukmYg5vxEB5OC0+tBIVVLCNgWu",
+	"7urSCL7ZK7Zo0uxaYlqV2ne9Az1kKdPUhLbKrcNDhwID7ZLQ0bC0ypeJM6pq6G6Nty/dK2CUtRK86lo+",
+	"88OAI84BdVqhPNCqvdCQZqwwr5fxaamNqSHm1FLYY5KCUPG5yNzqQk7h4BygqeZ2n/96P+ULmTKvBJ+z",
+	"NEibFMO7K9XaQ8M5sxDTZKz0glJqz9pdsynlhvIrBziwGqPqp7XSOx0W2xVhDvxBraN9g/SEirHaOev7",
+	"lukkOYN8xSq0QIfBOVNCEmwlbuzd/mrgg2bLvKmIsbNN9qSwJ4bCEVBVo8KUju5raTYMJBlcIWir9JBh",
+	"anE9Vj9JlZkzltbAZpHVlQVOjh4RT0Rp9Ck7HR0nRA+Kpb8Cq3L/AvOYxqqfRp3I0yTALA8NGbsvL57v",
+	"GZb+tv+KW4HVYPcfpB6mec5S6STVPgJY0rHygzkdjRykajM2mCrtus+spuIk6OKg8ol6NsulQhy9Qxlc",
+	"0lfP44Yz8B4/qnDdQfD3DPvt+bOxSr2AfRw932wDB695dfHm8eWzp8+fvnn8IzVyfvrizeNXLy6eXT5+",
+	"9ernV+nAQUNqnsaezGDNIkLctdGnBvpxuXEw8FNsw193AGFHdVP2sToeeWQxWNzB86BI3TVM2nOWZqVe",
+	"pKClG2fX17nzITWYqwA56keV4B2+LR4U8ofLhR6BNLioxQaijyPm9C2m2ZyrLBelX0IPwPfWaJOwY5Xr",
+	"K6kG5DLwGDlsrkEOFWl8c7y6/RfQZs8QmsL5bbxwUpqRfAJy1oJpwEAQOrRf8zBYQSKPFcUKz1jqzo/9",
+	"gEdJMQfVNTh3DzfEU/RueyunArjVv8WB0v3qr30HQk1IQtlGjiRa9qAzhm6/hGd0cGNmhFt0e6uZueWL",
+	"hcgGST2NGZd5iolMpvHmsfLIbAc+Tn2JipoVDwedY3VhVQTlE5gOT7IwpDnPanQUCh5qVV/XDfCINt8d",
+	"yssD0+31aWRCfCaPD747gnlsd/kcftpvb9SdI6yHzL65cr65cja7crJgVGKGwsfbxmt9OAfv8L+XW3Ae",
+	"3p0TRHnkvZGW3eoqz9gcMXOomnZ6dNb5clYznb4BLv6VfDlaiU/tyflg2zTZejMy2LpQt2fqtdHux408",
+	"s10sXDQfl4R+bnqdKEcXU8JcBoo/dYfssesNAhupjrNJxSbYI8u4sA8rZJ5LF/pxh70sMUWXVu/cFfsI",
+	"qi3VG6BX0n72bUhCEiFFmkhZDIhsiihK6zTOZr4d3tuMZYXKw35uYJ1S5ahSV1dzsDEaoS20Q7HrETNz",
+	"fWu8aRa9OSKEJTv3e8rFC9Z1IykPlTUwjbo6z6BNsqalTMoMX0a1JLzqNjhnnEwdH8IEG+GXN0/2v8Oy",
+	"W2i/4zioD+I+dq+BSacPmu1swOZ47fp4knEIih8vKWvI9f7Us7FKL5z88cZ6+gN2UYF/vRZ2v/7rZanv",
+	"lvsrt/+2f7GQ+z+JJU74t/2L4h/7r12Vh32XO+Mxu1SThZqr3IauBE71TUMJLHgtWgjOroNpkPJ+LZYp",
+	"Lkas/qe/+xzKtymZCmBJ4wEBTxLo2zgDc6xceqXvcFkb2d4cMcHQrCvvp20bhaGJsmfGKqXk9NfxfS7P",
+	"yM7F0rHrYMgiXvpblV3VWi6W5c0ELCVCwhPatGTTI1DRLESeS3V1Rqj2PuHYCVUecklCkE+WTJgpX7iP",
+	"0ZuzGPiYC4tNtKbciP0ZSA0cDN1ZYsI1tZRKgCGXIIPBSmEFL6+x9fItGBFjNdNlQXHbosqtxFb/9Fuf",
+	"BlcpGklGuXs4XaxAdY5/hup2bnUKMP2MoKI9oUBVeDLwLV6nldnPgUPVlStsVQvi2E9lPFRhZ6dKn7Nb",
+	"LBpyLZYDNuWKABNoFZVyUlFpLaz3orIQnCYf/BZ/ux9Tb+UYah4FP6t82Uy79sm5Fy+fYgkXuMt3QapL",
+	"XPiqJPwj+znCWbdtRD4vsZb//bgT456JPX+DdYOOG4rVQ48rXroGnusrXu4y2HBwuBNVmriw27rBhY5m",
+	"jZFRK9HTR4/ixqJRndCoWdYO64pHoWsnyLFPlN/M0njIztrxSTUVjeHtUlxsw7D8eR0NgWp84dKmdZmk",
+	"UPVrUYobqSuDNY7WrjKVVuocqC+FFEi5EyHB+sWiRmHEfoFrD4WvdtQxHvSMdq8rtbrY1DH2/dvPGC+L",
+	"G8qtsfq9f85NvV0U65vJ8jUDaU2psy4yxbH4rLdh3IJ+NRAuVgDAFMxPHrZ7WdlmExF0ZnLjNfe4oIBL",
+	"hcddExXXacZMQB2gglZRvZ92QQ7fCI1S8K/AiAS9rtlBLcFEz+iV5pxhwkjivZio3IhM8vN1pbnNeawX",
+	"0ltAOaKcUgG6VQCxOZ0Qg0t0LYkbrwZNJ66PgJV2E6b0WHl0gb+tVSUhMNqZ97sXOhMYLohxdVR4hLLz",
+	"9FhRaR6S7phWi/l+bQBowZfsSuPSDVrVEdBKRVhfnQaqS0xZ9D3ieZ2zGDCkPkrqiSPI7ezfOuewSJhC",
+	"6fNso+V1pU7ilEoX360bWoCOLKmoxFgFK7rERq4YAevM2nSO1ME55Vw2XkmgIasp63assHpUDWhc0fri",
+	"YhpfP/kiggHibv92THy1YwIZ41OlY3RIc8+xZnNahb8r1LyNpTRqpehzpSIIC4lY5IaiwVo1DMeK50aH",
+	"qCGY+I1yIo0eI1vspNdhDp9z58RNP9ZtHz+QbxvmnwegZCLuCHsn/PZVYUpPSiH+sZLEQa2AsTzDWZ2z",
+	"6jPznU/Dn4X9leT8saohPeudwYiQL7DY6VwUgyiRnxqTNXL5B5TOUKfsn+PzUQIsZhvUqsiwXW7FgUVC",
+	"4QI8MjEDIJzjwoQDksWbienKUlmlBma3AVyMdMI3b56NVd+9qVYRsergZNmqZhfqIAzZBcvEItdL7JhC",
+	"jkZfCpczI+xY+Upns0gc9k9Gj1ja6BScsolYapUNOqp4BESDL2LYLOCxuTxB6BX0WcsUuI98oToFdf+j",
+	"zRL1W6TaTWcHORw32f4W3t5wVLwO2nqXenX/I2KTenXwzv/z8j6VDMIIHa7JSfuVGi0OsoZCtW5L4N3N",
+	"Y2V1BeywooYx1MLqZnj318M65em3sPm/WJ2Cet0+SkXaakC0TIc1/FgKnu3AjRvSudcz4ujb2fX/XBr3",
+	"J+Luz4gF8by0zunqq8AeuPqv+zN+93l8sBfNGrMUbEJdmLNaA16twOurtaP14G6cLMfKBVgGjT5hvO7G",
+	"guUtCbaFRfLj0t2yds6mBAqV6iolJ+wtz68xTXgdAjRCOjoPbT+d8btheNEQfXMEwEAoNF5GF+7Q5W7E",
+	"dxEWvn5DaNYCP1FjlnRQ52KPfXFeR5g9B/WfumQFMpZIAIZOjdKw1P+BKfsvf3ySOAzHIBkr17gCy9q/",
+	"/PEJ1h1c8CthUoyomRhx23VYr1QF/ky2RP2BL2RHRDNaI41jpnZL+j9OMN9b0f/XkeTPqYFGLZJCrKJV",
+	"+zoS8l5ofpQG7zaq2bHsTOQEaRcxjyuY+yQykkwtPF6ckBTEF+tz301f6dsz5rrnJM3+UqH+wyCJ+8/9",
+	"8urZWPU3d3dzT8Qd7OrKpBQMwPSXJG7D6L0iCYLUkrpxNeL8qeJE6AToqzas1manVLMAaBsrF/dSFiH/",
+	"jUSGKVdsIlgp9l3jOoQdzdC9YwVlmDXrrGdaGBCHdWuuOllltyZJrG90IbyPOyzkUjj03xtqNEiJCTyr",
+	"i6zeowr2kL3kV8JhMX1jKEJSxI3TsDa4HwB8jA6hCGxByT3klEqH7Fd6IRbWT6LEMfTaz7DodDSlRgct",
+	"LCDiGwzg/Viuvx9nFQ0aBXO5YUbToYz9Y4AeU11i+FJTN5uQkBi6tfg6+K5dI5Zi4YZK5WEcLYTkcPJE",
+	"DkmzHzKKkMDgpTB1y0cyFVjp8OLdYbeOrgQ7g61aTcdq+MuXh7XUQ/mCuJakq0ViTu2zkHFcO6PAWl42",
+	"lIKEmBLtfm3tvu9j1U8PR9id5HhksDC4c8kej8yQua7PZz7by+P6caG7JgyjWoccO252p+7/Ptp/9PZP",
+	"/fF4SP8a/HtfmT8q88d//5f5ozB/mD+KP+aDwZ86elV/VshPq13eGm1nl454tUR2ctEJw2/26tcHBXVU",
+	"lFqT0hD0k6+FB/IDOHiH7HNJGCE38I+yUZPNfUvd4Siz1GtUoEDU0m7B7bze+35wvXY+XqdAriqZdW/s",
+	"bqv5PytRiUijQNlXK35wiiUsYLVd9yccdeLRLTMe64+/vHpmznxpLpcOeSVsrS54rRD/DUQY+B5os1KY",
+	"edQVGoHuHjKf1JXJQGGhBAfr6qkFqUFoGsIK0Xfo0HWVRRrNXlNXhwysUyrBvWeG7MIpBEejo/r4xs6r",
+	"GZvqxbIbBNPZe2bVh3f0qaWp61vZLUthuI22tYmbyDdB+TU917gl6kZTxKa40z5KOsbNR1FeNduO/v4W",
+	"hAB10+lSD6mHU93fse4500/Rv1VWKh00GmqcHRwcHv15OBqOhodn342+e4TeOTeD7g4XCZPKLMTUJgTQ",
+	"wj3uNN6ozWUN/Q5YoVWh+it1AuuGCZAJhv42h6JzmMSQIFZ/xANTu+V2q0+LK8fqHqVCYKsPOqu/fjaC",
+	"6Gddh2So4hK93CX9rb6d4BeN90fYC995ucZeRCCJJOpfQBYQYgC78QwrHW7aaAjnq/OLFXzTawiCMFbD",
+	"5nyxEKqRmEtf1JVFMEi/2S9sENEkuEa6F2vG7zx1m4pHsyCl82IIw0oujciiVJ220yMZK+eoJc8vRSkl",
+	"1kJpOZIjL2loC97o2NZuKQgMhY3YErapS9tqHygyh93pivYttn1zduRYPc6OTk8PH9WnJ1ooaMO6h4qK",
+	"MKK+aObR6ITsHOlAJAk7GR36dv8WE7YEJhvGADrsG2TAjod7kIquzRD33pJAz1AnJm7veaWVwJxAbOI3",
+	"5Yr6mdB0I3q6wptAMMqlMlZwVAcwFbLhSO+nvywybsUTfndRvyLdM6EkxGVV5mmUrwUKhcWmn16tAG0h",
+	"Mk6DFOHokqqFSMz+QWS/f/v+/wYAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

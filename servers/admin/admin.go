@@ -59,6 +59,11 @@ type Config struct {
 	// WrongTokenBurst is how many wrong bearer tokens a source may send
 	// before it is refused 429 (then one more per 6 seconds); 0 means 10.
 	WrongTokenBurst int
+	// WrongTokens, when set, is the guard of wrong tokens to use instead of
+	// one of WrongTokenBurst's: the one the sandbox API on the same port
+	// uses (sandbox.Config.WrongTokens), so a source's guesses count
+	// together.
+	WrongTokens *failguard.Guard
 }
 
 // Server is the admin API.
@@ -97,7 +102,11 @@ func New(cfg Config) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger, wrongTokens: failguard.New(cfg.WrongTokenBurst, 0, nil)}, nil
+	wrong := cfg.WrongTokens
+	if wrong == nil {
+		wrong = failguard.New(cfg.WrongTokenBurst, 0, nil)
+	}
+	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger, wrongTokens: wrong}, nil
 }
 
 // Handler returns the admin API's HTTP handler, with the metrics at

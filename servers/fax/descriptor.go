@@ -110,7 +110,7 @@ func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, pre
 			out.ConnectionID = app.ID
 			ours := app.WebhookURL == oldDemoWebhookURL || strings.HasSuffix(app.WebhookURL, InboxPath)
 			if ours && app.WebhookURL != inboxURL {
-				if err := s.SetApplicationWebhookURL(ctx, acct.ID, app.ID, inboxURL); err != nil {
+				if err := s.setApplicationWebhookURL(ctx, acct.ID, app.ID, inboxURL); err != nil {
 					return nil, err
 				}
 			}
@@ -121,7 +121,7 @@ func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, pre
 		if err != nil {
 			return nil, err
 		}
-		app, err := s.CreateApplication(ctx, Application{AccountID: acct.ID, Name: set.Name, WebhookURL: inboxURL, OutboundVoiceProfileID: profile})
+		app, err := s.createApplication(ctx, Application{AccountID: acct.ID, Name: set.Name, WebhookURL: inboxURL, OutboundVoiceProfileID: profile})
 		if err != nil {
 			return nil, err
 		}

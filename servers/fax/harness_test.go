@@ -247,7 +247,15 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	h.webhookKey = h.srv.Operator().WebhookPublicKey()
 	h.docs = documents(t)
 
-	h.acct, h.key, h.app = newSendingAccount(t, h.srv.Operator(), "acme", h.from, "http://127.0.0.1:9/")
+	// Until a test points the application elsewhere, its webhooks go
+	// nowhere: to the discard port on loopback, or, where the policy
+	// refuses loopback (and would refuse to store that URL), to a name
+	// the test's resolver does not know.
+	nowhere := "http://127.0.0.1:9/"
+	if d := h.cfg.Destinations; !d.AllowPrivate && !d.AllowLoopback {
+		nowhere = "http://nowhere.test:9/"
+	}
+	h.acct, h.key, h.app = newSendingAccount(t, h.srv.Operator(), "acme", h.from, nowhere)
 
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) {
 		t.Errorf("fax API breaks its spec: %v", v)

@@ -132,11 +132,10 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 		switch {
 		case err != nil:
 			return nil, err
-		case !exists:
-			e := newError(http.StatusForbidden, restaurantapi.ErrorKeyUNKNOWNRESTAURANT, "restaurant %s does not exist", guid)
-			e.Field = headerRestaurant
-			return nil, e
-		case !granted:
+		case !exists || !granted:
+			// A restaurant that does not exist answers as one not granted:
+			// a client learns nothing of the restaurants it may not read,
+			// not even that they exist.
 			e := newError(http.StatusForbidden, restaurantapi.ErrorKeyRESTAURANTNOTGRANTED,
 				"this API client was not granted access to restaurant %s", guid)
 			e.Field = headerRestaurant

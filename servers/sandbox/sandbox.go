@@ -17,7 +17,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +32,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -125,6 +128,11 @@ type Config struct {
 	// SnapshotLimit is how many snapshots the deployment holds at most; 0
 	// means DefaultSnapshotLimit.
 	SnapshotLimit int
+	// WrongTokens limits the wrong bearer tokens of each source; share the
+	// admin API's (admin.Config.WrongTokens) where both are served on one
+	// port, so a source's guesses count together. nil means a guard of its
+	// own with failguard's defaults.
+	WrongTokens *failguard.Guard
 }
 
 // Server is the sandbox API.
@@ -173,6 +181,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.SnapshotLimit <= 0 {
 		cfg.SnapshotLimit = DefaultSnapshotLimit
+	}
+	if cfg.WrongTokens == nil {
+		cfg.WrongTokens = failguard.New(0, 0, nil)
 	}
 	st := &store{db: cfg.DB}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
@@ -246,6 +257,9 @@ type caller struct {
 	role    role
 	sandbox string // roleSandbox: the sandbox's id
 	err     error
+	// wrong: the request bore a token that is none of those above (not one
+	// that could not be checked).
+	wrong bool
 }
 
 type callerKey struct{}
@@ -253,13 +267,36 @@ type callerKey struct{}
 // resolve looks the bearer token up once per request: the admin token, the
 // creator token (both compared by their hashes, in constant time), or a
 // ready sandbox's token (found by its hash, then compared in constant time).
+// A source that sent too many wrong tokens (Config.WrongTokens) is refused
+// 429 before its token is looked at, right or wrong; a wrong token counts
+// against its source. Requests without an Authorization header are not
+// counted.
 func (s *Server) resolve(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
+		if req.Header.Get("Authorization") == "" {
+			return s.withCaller(c, next, s.caller(req))
+		}
+		src := failguard.Source(req)
+		if wait, blocked := s.cfg.WrongTokens.Blocked(src); blocked {
+			secs := int(math.Ceil(wait.Seconds()))
+			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+			return &apiError{Status: http.StatusTooManyRequests, Name: sandboxapi.ErrorErrorTooManyRequests,
+				Message: fmt.Sprintf("too many wrong tokens from this address; try again in %d s", secs)}
+		}
 		cl := s.caller(req)
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), callerKey{}, cl)))
-		return next(c)
+		if cl.wrong {
+			s.cfg.WrongTokens.Fail(src)
+		}
+		return s.withCaller(c, next, cl)
 	}
+}
+
+// withCaller runs next with cl as the request's caller.
+func (s *Server) withCaller(c echo.Context, next echo.HandlerFunc, cl *caller) error {
+	req := c.Request()
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), callerKey{}, cl)))
+	return next(c)
 }
 
 func (s *Server) caller(req *http.Request) *caller {
@@ -267,7 +304,7 @@ func (s *Server) caller(req *http.Request) *caller {
 	scheme, token, ok := strings.Cut(h, " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return &caller{err: errors.New("an Authorization: Bearer <token> header is required (the admin, sandbox-creator or sandbox token)")}
+		return &caller{err: errors.New("an Authorization: Bearer <token> header is required (the admin, sandbox-creator or sandbox token)"), wrong: h != ""}
 	}
 	hash := sha256.Sum256([]byte(token))
 	if subtle.ConstantTimeCompare(hash[:], s.adminHash[:]) == 1 {
@@ -285,7 +322,7 @@ func (s *Server) caller(req *http.Request) *caller {
 	case subtle.ConstantTimeCompare(r.TokenHash, hash[:]) == 1 && r.State == stateReady:
 		return &caller{role: roleSandbox, sandbox: r.ID}
 	}
-	return &caller{err: errors.New("the token is not valid (a deleted sandbox's token stops working)")}
+	return &caller{err: errors.New("the token is not valid (a deleted sandbox's token stops working)"), wrong: true}
 }
 
 func callerFrom(ctx context.Context) *caller {

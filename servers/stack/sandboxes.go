@@ -37,7 +37,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 		Advance:       sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, SnapshotLimit: st.cfg.SnapshotLimit, Logger: st.logger,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
-		OnResponseViolation: d.OnResponseViolation, Telemetry: st.cfg.Telemetry,
+		OnResponseViolation: d.OnResponseViolation, Telemetry: st.cfg.Telemetry, WrongTokens: st.wrongTokens,
 	})
 	return err
 }

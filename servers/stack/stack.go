@@ -29,6 +29,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
@@ -113,6 +114,10 @@ type Config struct {
 	// SnapshotLimit is how many sandbox snapshots the deployment holds at
 	// most; 0 means sandbox.DefaultSnapshotLimit.
 	SnapshotLimit int
+	// WrongTokenBurst is how many wrong bearer tokens a source may send to
+	// the admin port (the admin and sandbox APIs counted together) before
+	// it is refused 429, then one more per 6 seconds; 0 means 10.
+	WrongTokenBurst int
 
 	// Settings are the knobs of each API.
 	Settings
@@ -249,9 +254,12 @@ type Stack struct {
 	// with its database and server once opened.
 	apis      []api
 	sandboxDB *sql.DB
-	urls      map[string]string
-	closed    bool
-	stopFax   func()
+	// wrongTokens limits the wrong tokens of each source on the admin
+	// port: the admin API's and the sandbox API's together.
+	wrongTokens *failguard.Guard
+	urls        map[string]string
+	closed      bool
+	stopFax     func()
 }
 
 // api is one tenant API of a stack.
@@ -293,6 +301,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 		cfg.SandboxCreatorToken = NewAdminToken()
 	}
 	st.cfg, st.logger, st.AdminToken, st.SandboxCreatorToken = cfg, logger, cfg.AdminToken, cfg.SandboxCreatorToken
+	st.wrongTokens = failguard.New(cfg.WrongTokenBurst, 0, nil)
 	st.Inbox = &FaxInbox{}
 	st.apis = st.bind(&st.cfg)
 	if err := st.openDatabases(ctx); err != nil {
@@ -335,6 +344,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 		Token: cfg.AdminToken, PAM: st.PAM.Operator(), Restaurant: st.Restaurant.Operator(), Fax: st.Fax.Operator(), Storage: st.Storage.Operator(),
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: st.cfg.env(Admin, nil).OnResponseViolation, Telemetry: cfg.Telemetry,
+		WrongTokens: st.wrongTokens,
 	})
 	return err
 }

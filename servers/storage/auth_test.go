@@ -398,12 +398,13 @@ func TestAccounts_AKeyActsOnItsOwnAccountsBucketsOnly(t *testing.T) {
 	before, err := a.GetLifecycle(ctx, storagetest.Bucket)
 	require.NoError(t, err)
 
-	// B's key is refused on A's bucket, for every operation.
+	// B's key is refused on A's bucket, for every operation, as if it did
+	// not exist: B learns nothing of A's buckets.
 	rulesB := clientstorage.Configuration(clientstorage.ExpireAfterDays("b-wipe", "", 1))
-	requireAPIError(t, b.PutLifecycle(ctx, storagetest.Bucket, rulesB), http.StatusForbidden, "AccessDenied")
+	requireAPIError(t, b.PutLifecycle(ctx, storagetest.Bucket, rulesB), http.StatusNotFound, "NoSuchBucket")
 	_, err = b.GetLifecycle(ctx, storagetest.Bucket)
-	requireAPIError(t, err, http.StatusForbidden, "AccessDenied")
-	requireAPIError(t, b.DeleteLifecycle(ctx, storagetest.Bucket), http.StatusForbidden, "AccessDenied")
+	requireAPIError(t, err, http.StatusNotFound, "NoSuchBucket")
+	requireAPIError(t, b.DeleteLifecycle(ctx, storagetest.Bucket), http.StatusNotFound, "NoSuchBucket")
 
 	after, err := a.GetLifecycle(ctx, storagetest.Bucket)
 	require.NoError(t, err)
@@ -412,16 +413,21 @@ func TestAccounts_AKeyActsOnItsOwnAccountsBucketsOnly(t *testing.T) {
 	// Each account works on its own buckets, and is refused on the other's.
 	require.NoError(t, b.PutLifecycle(ctx, "tenant-b-logs", rulesB))
 	_, err = a.GetLifecycle(ctx, "tenant-b-logs")
-	requireAPIError(t, err, http.StatusForbidden, "AccessDenied")
-	requireAPIError(t, a.DeleteLifecycle(ctx, "tenant-b-logs"), http.StatusForbidden, "AccessDenied")
+	requireAPIError(t, err, http.StatusNotFound, "NoSuchBucket")
+	requireAPIError(t, a.DeleteLifecycle(ctx, "tenant-b-logs"), http.StatusNotFound, "NoSuchBucket")
 	got, err := b.GetLifecycle(ctx, "tenant-b-logs")
 	require.NoError(t, err)
 	require.Len(t, got.Rules, 1)
 	assert.Equal(t, "b-wipe", *got.Rules[0].ID)
 
-	// A bucket that does not exist is NoSuchBucket whoever asks.
-	_, err = b.GetLifecycle(ctx, "no-such-bucket")
-	requireAPIError(t, err, http.StatusNotFound, "NoSuchBucket")
+	// A bucket that does not exist answers the same, message included.
+	_, foreign := a.GetLifecycle(ctx, "tenant-b-logs")
+	_, missing := a.GetLifecycle(ctx, "tenant-b-logz")
+	requireAPIError(t, missing, http.StatusNotFound, "NoSuchBucket")
+	var fe, me *clientstorage.Error
+	require.ErrorAs(t, foreign, &fe)
+	require.ErrorAs(t, missing, &me)
+	assert.Equal(t, strings.ReplaceAll(fe.Message, "tenant-b-logs", "X"), strings.ReplaceAll(me.Message, "tenant-b-logz", "X"))
 }
 
 // mib is the body size of the requests here: the largest body the server takes.

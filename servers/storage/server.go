@@ -189,21 +189,19 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageserver.DeleteLi
 }
 
 // bucket returns the named bucket if the request's key may act on it: a key
-// acts on its own account's buckets only, and another account's bucket is
-// AccessDenied, as object storage answers it (a bucket that does not exist is
-// NoSuchBucket whoever asks, bucket names being global).
+// acts on its own account's buckets only. Another account's bucket answers
+// as a bucket that does not exist, NoSuchBucket, with the same message: a
+// key learns nothing of the buckets it may not use, not even that they
+// exist (the sandboxes' buckets are named after their ids).
 func (s *Server) bucket(ctx context.Context, name string) (Bucket, error) {
 	b, err := s.store.bucket(ctx, name)
-	if errors.Is(err, storeerr.ErrNotFound) {
-		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name, "the bucket '%s' does not exist", name)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return Bucket{}, err
 	}
 	st := stateFrom(ctx)
-	if st == nil || st.account == "" || st.account != b.Account {
-		return Bucket{}, newError(http.StatusForbidden, storageapi.ErrorCodeAccessDenied, "/"+name,
-			"access denied: the bucket '%s' belongs to another account than the key's", name)
+	if err != nil || st == nil || st.account == "" || st.account != b.Account {
+		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name,
+			"the bucket '%s' does not exist, or is not the key's account's", name)
 	}
 	return b, nil
 }

@@ -318,7 +318,8 @@ func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
 		"key_id": key["key_id"].(string), "secret": key["secret"].(string)})
 	require.NoError(t, c.PutLifecycle(context.Background(), "backups", storage.Configuration(storage.ExpireNoncurrentAfterDays("old", "", 7, 0))))
 
-	// A key of another account may not touch the default account's bucket.
+	// A key of another account may not touch the default account's bucket,
+	// nor learn that it exists.
 	other := run("storage-create-key", "--account", "tenant-b", "tenant b")
 	assert.Equal(t, "tenant-b", other["account"])
 	oc := storageClient(t, map[string]string{"endpoint": creds["storage"]["endpoint"], "region": creds["storage"]["region"],
@@ -326,7 +327,7 @@ func TestAdminStorageCommands_ManageBucketsAndKeys(t *testing.T) {
 	err := oc.PutLifecycle(context.Background(), "backups", storage.Configuration(storage.ExpireNoncurrentAfterDays("x", "", 1, 0)))
 	var se *storage.Error
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, storage.ErrorCodeAccessDenied, se.Code)
+	assert.Equal(t, storage.ErrorCodeNoSuchBucket, se.Code)
 	own := run("storage-create-bucket", "--account", "tenant-b", "tenant-b-logs")
 	assert.Equal(t, "tenant-b", own["account"])
 	require.NoError(t, oc.PutLifecycle(context.Background(), "tenant-b-logs", storage.Configuration(storage.ExpireAfterDays("logs", "", 1))))

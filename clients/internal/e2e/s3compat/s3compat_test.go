@@ -236,12 +236,12 @@ func TestS3SDK_ErrorAnswersAreTheSDKsAPIErrors(t *testing.T) {
 		_, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String("no-such-bucket")})
 		requireAPIError(t, err, "NoSuchBucket")
 	})
-	t.Run("AccessDenied for another account's key", func(t *testing.T) {
-		requireAPIError(t, put(other, storagetest.Bucket, rules), "AccessDenied")
+	t.Run("NoSuchBucket for another account's key", func(t *testing.T) {
+		requireAPIError(t, put(other, storagetest.Bucket, rules), "NoSuchBucket")
 		_, err := other.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(storagetest.Bucket)})
-		requireAPIError(t, err, "AccessDenied")
+		requireAPIError(t, err, "NoSuchBucket")
 		_, err = other.DeleteBucketLifecycle(ctx, &s3.DeleteBucketLifecycleInput{Bucket: aws.String(storagetest.Bucket)})
-		requireAPIError(t, err, "AccessDenied")
+		requireAPIError(t, err, "NoSuchBucket")
 	})
 	t.Run("SignatureDoesNotMatch for a wrong secret", func(t *testing.T) {
 		wrong := sdkClient(env, storage.AccessKey{KeyID: env.Key.KeyID, Secret: "not-the-secret"}, rec)
