@@ -10,11 +10,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/internal/lifecycledoc"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // apiError is an error the storage API answers with: a status, an

@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxwebhooks"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 const deliveredEvent = `{"data":{"event_type":"fax.delivered","id":"4b2e8e2a-5a43-4f4c-9f55-2c6c1f8f0a11",` +

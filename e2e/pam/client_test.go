@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/protocol/contract"
 
 	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"

@@ -1,7 +1,7 @@
 // Package faxenv starts a fax server in-process on loopback, with an
 // account, an application and a document server, for the fax client's
 // end-to-end tests and the server its runnable examples call
-// (clients/internal/e2e/exampleserver).
+// (e2e/exampleserver).
 package faxenv
 
 import (

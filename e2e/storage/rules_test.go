@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
+	"github.com/apistack/apistack/internal/lifecycledoc"
 )
 
-const xsdPath = "../../../../specs/storage/lifecycle.xsd"
+const xsdPath = "../../specs/storage/lifecycle.xsd"
 
 // built returns a configuration made of every builder, and one of each kind of
 // bucket that the service accepts.

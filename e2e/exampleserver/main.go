@@ -1,5 +1,5 @@
 // Command exampleserver serves one API for the clients' runnable examples,
-// in a process of its own (clients/internal/examplestack starts it): it
+// in a process of its own (internal/examplestack starts it): it
 // prints what the examples need as one JSON line (examplestack.Env), serves
 // until its standard input closes, then stops and removes its data.
 //
@@ -15,8 +15,8 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/apistack/apistack/clients/internal/e2e/faxenv"
-	"github.com/apistack/apistack/clients/internal/examplestack"
+	"github.com/apistack/apistack/e2e/faxenv"
+	"github.com/apistack/apistack/internal/examplestack"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 	storageserver "github.com/apistack/apistack/servers/storage"

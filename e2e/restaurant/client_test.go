@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/protocol/contract"
 	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )

@@ -1,5 +1,5 @@
 // Package examplestack starts the server a client's runnable examples call,
-// in a process of its own: `go run` of clients/internal/e2e/exampleserver,
+// in a process of its own: `go run` of e2e/exampleserver,
 // from this module's source. So no server package is compiled into a client
 // package's tests, and `go mod tidy` in a module that imports a client (tidy
 // records the modules of the imported packages' test imports too) records
@@ -53,13 +53,13 @@ type Env struct {
 }
 
 // moduleRoot is the directory of this module's go.mod (this file is
-// clients/internal/examplestack/examplestack.go).
+// internal/examplestack/examplestack.go).
 func moduleRoot() (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return "", errors.New("examplestack: cannot locate the module")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", ".."), nil
+	return filepath.Join(filepath.Dir(file), "..", ".."), nil
 }
 
 // Start runs the example server of api ("pam", "fax", "storage",
@@ -75,7 +75,7 @@ func Start(api string, args ...string) (*Env, error) {
 	if raceEnabled {
 		runArgs = append(runArgs, "-race") // the test's own build cache already holds the packages so built
 	}
-	runArgs = append(runArgs, "./clients/internal/e2e/exampleserver", api)
+	runArgs = append(runArgs, "./e2e/exampleserver", api)
 	cmd := exec.Command("go", append(runArgs, args...)...)
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr

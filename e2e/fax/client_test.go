@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/apistack/apistack/clients/internal/e2e/faxenv"
+	"github.com/apistack/apistack/e2e/faxenv"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/fax"
-	"github.com/apistack/apistack/clients/internal/examplestack"
+	"github.com/apistack/apistack/internal/examplestack"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 func TestClient_SendGetListCancelRefreshDeleteAgainstTheServer(t *testing.T) {

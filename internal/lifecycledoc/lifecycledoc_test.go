@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/lifecycle"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
+	"github.com/apistack/apistack/internal/lifecycledoc"
 )
 
 const ns = lifecycle.Namespace

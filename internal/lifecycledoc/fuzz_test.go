@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
+	"github.com/apistack/apistack/internal/lifecycledoc"
 )
 
 // FuzzDecode feeds arbitrary bodies to the decoder and validator: every failure

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/protocol/contract"
 	storageserver "github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )

@@ -14,11 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/protocol/sigv4"
 )
 
 // suiteDir is the SigV4 test suite, copied into the repository (see its README.md).
-const suiteDir = "../../../testdata/sigv4/v4"
+const suiteDir = "../../testdata/sigv4/v4"
 
 type suiteContext struct {
 	Credentials struct {

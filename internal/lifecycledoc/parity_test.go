@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/lifecycle"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
+	"github.com/apistack/apistack/internal/lifecycledoc"
 )
 
 const (
-	xsdPath   = "../../../specs/storage/lifecycle.xsd"
-	corpusDir = "../../../testdata/lifecycle"
+	xsdPath   = "../../specs/storage/lifecycle.xsd"
+	corpusDir = "../../testdata/lifecycle"
 )
 
 // corpus returns the files of testdata/lifecycle/valid or invalid.

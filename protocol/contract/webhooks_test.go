@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/protocol/contract"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 )
 
 const faxEvent = `{"data":{"event_type":"fax.queued","id":"6a09cdc3-8948-47f0-aa62-74ac943d6c58",
@@ -40,7 +40,7 @@ func TestTransport_WebhookDeliveriesAreAuthenticated(t *testing.T) {
 	t.Cleanup(srv.Close)
 	verify := contract.WithCredentialCheck(func(scheme *openapi3.SecurityScheme, req *http.Request, body []byte) error {
 		assert.Equal(t, "Webhook-Signature-Ed25519", scheme.Name)
-		return fax.VerifySignature(pub, req.Header.Get(fax.HeaderTimestamp), req.Header.Get(fax.HeaderSignature), body, time.Now(), 5*time.Minute)
+		return faxwebhook.VerifySignature(pub, req.Header.Get(faxwebhook.HeaderTimestamp), req.Header.Get(faxwebhook.HeaderSignature), body, time.Now(), 5*time.Minute)
 	})
 	presence, err := contract.ForAPI(contract.FaxWebhooks, nil)
 	require.NoError(t, err)
@@ -69,9 +69,9 @@ func TestTransport_WebhookDeliveriesAreAuthenticated(t *testing.T) {
 			req, err := http.NewRequest(http.MethodPost, srv.URL+"/", bytes.NewReader(body))
 			require.NoError(t, err)
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(fax.HeaderTimestamp, ts)
+			req.Header.Set(faxwebhook.HeaderTimestamp, ts)
 			if tt.signature != "" {
-				req.Header.Set(fax.HeaderSignature, tt.signature)
+				req.Header.Set(faxwebhook.HeaderSignature, tt.signature)
 			}
 			resp, err := (&http.Client{Transport: tt.rt}).Do(req)
 			if !tt.wantErr {
