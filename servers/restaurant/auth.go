@@ -134,12 +134,12 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 			return nil, err
 		case !exists:
 			e := newError(http.StatusForbidden, restaurantapi.ErrorKeyUNKNOWNRESTAURANT, "restaurant %s does not exist", guid)
-			e.Field = headerRestaurant
+			e.Extra.Field = headerRestaurant
 			return nil, e
 		case !granted:
 			e := newError(http.StatusForbidden, restaurantapi.ErrorKeyRESTAURANTNOTGRANTED,
 				"this API client was not granted access to restaurant %s", guid)
-			e.Field = headerRestaurant
+			e.Extra.Field = headerRestaurant
 			return nil, e
 		}
 		// Both limits in one call of the store (one statement on
@@ -160,7 +160,7 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,
 					"restaurant %s is over its limit of %d requests per %s; retry after %s", guid, d.Limit, l.period, d.RetryAt.UTC().Format(time.RFC3339))
-				e.RetryAfter = retryAfterSeconds(clientClock.Now(), d)
+				e.Extra.RetryAfter = retryAfterSeconds(clientClock.Now(), d)
 				return nil, e
 			}
 		}

@@ -2,73 +2,48 @@ package sandbox
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
-	"github.com/apistack/apistack/servers/internal/apiserver"
-	"github.com/apistack/apistack/servers/internal/validation"
+	"github.com/apistack/apistack/servers/internal/apierror"
 )
 
 // apiError is an error the sandbox API answers with, in the admin API's
-// shape.
-type apiError struct {
-	Status  int
-	Name    sandboxapi.ErrorError
-	Message string
-}
-
-func (e *apiError) Error() string { return e.Message }
+// shape: the code, the error name and the message.
+type apiError = apierror.Error[sandboxapi.ErrorError, struct{}]
 
 func errBadRequest(format string, args ...any) *apiError {
-	return &apiError{http.StatusBadRequest, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, struct{}](http.StatusBadRequest, sandboxapi.ErrorErrorInvalidRequest, format, args...)
 }
 
 func errForbidden(format string, args ...any) *apiError {
-	return &apiError{http.StatusForbidden, sandboxapi.ErrorErrorForbidden, fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, struct{}](http.StatusForbidden, sandboxapi.ErrorErrorForbidden, format, args...)
 }
 
 func errNotFound(format string, args ...any) *apiError {
-	return &apiError{http.StatusNotFound, sandboxapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
-}
-
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
-
-// failureNames are the sandbox API's answers to the failures of the spec
-// validation.
-var failureNames = apiserver.FailureNames[sandboxapi.ErrorError]{
-	Invalid: sandboxapi.ErrorErrorInvalidRequest, Unauthenticated: sandboxapi.ErrorErrorUnauthorized,
-	UnsupportedMediaType: sandboxapi.ErrorErrorUnsupportedContentType, NotFound: sandboxapi.ErrorErrorNotFound,
-	Timeout: sandboxapi.ErrorErrorRequestTimeout,
+	return apierror.New[sandboxapi.ErrorError, struct{}](http.StatusNotFound, sandboxapi.ErrorErrorNotFound, format, args...)
 }
 
 // errorHandler renders every error in the sandbox API's body (the admin
 // API's shape) through the handler every API shares; anything unexpected is
 // logged and answered "internal" without its detail.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "sandbox", Logger: s.logger,
-		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
-			status, name := failureNames.Of(vf.Kind)
-			return &apiError{status, name, vf.Message}
+	apierror.API[sandboxapi.ErrorError, struct{}]{
+		Name: "sandbox", Logger: s.logger,
+		FailureNames: apierror.FailureNames[sandboxapi.ErrorError]{
+			Invalid: sandboxapi.ErrorErrorInvalidRequest, Unauthenticated: sandboxapi.ErrorErrorUnauthorized,
+			UnsupportedMediaType: sandboxapi.ErrorErrorUnsupportedContentType, NotFound: sandboxapi.ErrorErrorNotFound,
+			Timeout: sandboxapi.ErrorErrorRequestTimeout,
 		},
-		Echo: func(he *echo.HTTPError) (*apiError, bool) {
-			return &apiError{he.Code, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
-		},
-		Unavailable: func() *apiError {
-			return &apiError{http.StatusServiceUnavailable, sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable), apiserver.UnavailableMessage}
-		},
-		Internal: func() *apiError {
-			return &apiError{http.StatusInternalServerError, sandboxapi.ErrorErrorInternal, "an unexpected error occurred"}
-		},
+		UnavailableName: sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable),
+		InternalName:    sandboxapi.ErrorErrorInternal, InternalMessage: "an unexpected error occurred",
 		Render: func(c echo.Context, ae *apiError) error {
 			return c.JSON(ae.Status, sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
 		},
-	})(err, c)
+	}.Handler()(err, c)
 }
 
 // bodyText is a journaled body as the API shows it: the text when it is

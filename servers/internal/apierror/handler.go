@@ -1,4 +1,4 @@
-package apiserver
+package apierror
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -37,7 +38,7 @@ type Errors[E StatusError] struct {
 	// not bind); false leaves them an internal error.
 	Echo func(he *echo.HTTPError) (E, bool)
 	// Unavailable is the answer to an error of a database that cannot be
-	// reached or written (see Unavailable): a 503, which the handler sends
+	// reached or written (see apiserver.Unavailable): a 503, which the handler sends
 	// with Retry-After. Nil leaves such errors internal.
 	Unavailable func() E
 	// Internal is the answer to anything unexpected: it carries no detail
@@ -49,9 +50,9 @@ type Errors[E StatusError] struct {
 
 // ErrorHandler returns the echo.HTTPErrorHandler of one API. Nothing is
 // written once the response is committed; a caller that went away gets a
-// bare 499 (StatusClientClosedRequest, for the request log); an internal
-// error is logged with its detail and answered without it. Errors are
-// looked for in this order: the API's own (E, anywhere in the chain), a
+// bare 499 (apiserver.StatusClientClosedRequest, for the request log); an
+// internal error is logged with its detail and answered without it. Errors
+// are looked for in this order: the API's own (E, anywhere in the chain), a
 // validation.Failure, the API's domain errors, a cancelled context, echo's
 // own, a database that cannot be reached, anything else.
 func ErrorHandler[E StatusError](api Errors[E]) echo.HTTPErrorHandler {
@@ -66,11 +67,11 @@ func ErrorHandler[E StatusError](api Errors[E]) echo.HTTPErrorHandler {
 		req := c.Request()
 		e, gone := api.Answer(err, req)
 		if gone {
-			c.Response().WriteHeader(StatusClientClosedRequest)
+			c.Response().WriteHeader(apiserver.StatusClientClosedRequest)
 			return
 		}
 		if e.HTTPStatus() == http.StatusServiceUnavailable && c.Response().Header().Get("Retry-After") == "" {
-			c.Response().Header().Set("Retry-After", RetryAfterUnavailable)
+			c.Response().Header().Set("Retry-After", apiserver.RetryAfterUnavailable)
 		}
 		if e.HTTPStatus() == http.StatusInternalServerError {
 			logger.ErrorContext(req.Context(), "internal error", "api", api.API, "path", req.URL.Path, "err", err)
@@ -85,12 +86,12 @@ func ErrorHandler[E StatusError](api Errors[E]) echo.HTTPErrorHandler {
 // caller that went away (nothing is answered then, and e may be nil).
 func (api Errors[E]) Answer(err error, r *http.Request) (e E, gone bool) {
 	if errors.As(err, &e) {
-		return e, e.HTTPStatus() == StatusClientClosedRequest
+		return e, e.HTTPStatus() == apiserver.StatusClientClosedRequest
 	}
 	var vf *validation.Failure
 	if errors.As(err, &vf) {
 		e = api.Failure(vf, r)
-		return e, e.HTTPStatus() == StatusClientClosedRequest
+		return e, e.HTTPStatus() == apiserver.StatusClientClosedRequest
 	}
 	if api.Domain != nil {
 		if de, ok := api.Domain(err); ok {
@@ -106,7 +107,7 @@ func (api Errors[E]) Answer(err error, r *http.Request) (e E, gone bool) {
 			return ee, false
 		}
 	}
-	if api.Unavailable != nil && Unavailable(err) {
+	if api.Unavailable != nil && apiserver.Unavailable(err) {
 		return api.Unavailable(), false
 	}
 	return api.Internal(), false
