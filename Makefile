@@ -121,7 +121,7 @@ run:
 build:
 	$(GO) build -o bin/apistack ./servers/cmd/apistack
 
-## bench-http: the HTTP benchmark harness (issue 10): each API beside a bare echo ceiling and Prism's mock, in
+## bench-http: the HTTP benchmark harness, which checks the performance targets: each API beside a bare echo ceiling and Prism's mock, in
 ## interleaved rounds; writes BENCHMARKS.md (minutes; e.g. BENCHHTTP_FLAGS="-duration 2s -rounds 1 -scenarios pam-list")
 .PHONY: bench-http
 BENCHHTTP_FLAGS ?=

@@ -15,8 +15,8 @@
 // and reads the specs from package specs, no generated server. The clients'
 // own tests import no server package either, since `go mod tidy` in an
 // importing module records what they import too: the end-to-end tests live
-// in clients/internal/e2e, and the runnable examples start their server in a
-// process of its own (clients/internal/examplestack).
+// in e2e, and the runnable examples start their server in a
+// process of its own (internal/examplestack).
 //
 // # Types
 //

@@ -12,8 +12,8 @@ import (
 
 	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/retry"
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/protocol/sigv4"
 )
 
 // Service is the service name of the credential scope.

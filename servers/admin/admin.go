@@ -19,6 +19,7 @@ import (
 
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/adminserver"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/failguard"
@@ -180,56 +181,34 @@ func (s *Server) authenticate(_ context.Context, in *openapi3filter.Authenticati
 	return nil
 }
 
-// apiError is an error the admin API answers with.
-type apiError struct {
-	Status  int
-	Name    adminapi.ErrorError
-	Message string
-}
-
-func (e *apiError) Error() string { return e.Message }
+// apiError is an error the admin API answers with: its body has the code,
+// the error name and the message, nothing more.
+type apiError = apierror.Error[adminapi.ErrorError, struct{}]
 
 func errBadRequest(format string, args ...any) *apiError {
-	return &apiError{http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, fmt.Sprintf(format, args...)}
+	return apierror.New[adminapi.ErrorError, struct{}](http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, format, args...)
 }
 
 func errNotFound(format string, args ...any) *apiError {
-	return &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
-}
-
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
-
-// failureAnswers are the admin API's answers to the failures of the spec
-// validation.
-var failureNames = apiserver.FailureNames[adminapi.ErrorError]{
-	Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
-	UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
-	Timeout: adminapi.ErrorErrorRequestTimeout,
+	return apierror.New[adminapi.ErrorError, struct{}](http.StatusNotFound, adminapi.ErrorErrorNotFound, format, args...)
 }
 
 // errorHandler renders every error as the admin API's body; anything
 // unexpected (a store error admin did not map) is logged and answered
 // "internal" without its detail.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "admin", Logger: s.logger,
-		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
-			status, name := failureNames.Of(vf.Kind)
-			return &apiError{status, name, vf.Message}
+	apierror.API[adminapi.ErrorError, struct{}]{
+		Name: "admin", Logger: s.logger,
+		FailureNames: apierror.FailureNames[adminapi.ErrorError]{
+			Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
+			UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
+			Timeout: adminapi.ErrorErrorRequestTimeout,
 		},
+		UnavailableName: adminapi.ErrorErrorUnavailable,
+		InternalName:    adminapi.ErrorErrorInternal, InternalMessage: "an unexpected error occurred",
 		Domain: fromStore,
-		Unavailable: func() *apiError {
-			return &apiError{http.StatusServiceUnavailable, adminapi.ErrorErrorUnavailable, apiserver.UnavailableMessage}
-		},
-		Echo: func(he *echo.HTTPError) (*apiError, bool) {
-			return &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
-		},
-		Internal: func() *apiError {
-			return &apiError{http.StatusInternalServerError, adminapi.ErrorErrorInternal, "an unexpected error occurred"}
-		},
 		Render: func(c echo.Context, ae *apiError) error {
 			return c.JSON(ae.Status, adminapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
 		},
-	})(err, c)
+	}.Handler()(err, c)
 }

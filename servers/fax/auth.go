@@ -60,7 +60,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 			return &authState{err: newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)}
 		}
 		s.logger.ErrorContext(r.Context(), "fax: look up api key", "err", err)
-		return &authState{err: errInternal()}
+		return &authState{err: faxErrors.Internal()}
 	}
 	// Compare in constant time even when the lookup found nothing, so an
 	// unknown key and a wrong one take the same time.

@@ -327,7 +327,7 @@ func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+		return nil, invalid(problems...)
 	}
 
 	now := s.tenantNow(ctx)
@@ -514,7 +514,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxserver.CreateF
 		{"webhook_url", "/webhook_url", &b.WebhookUrl},
 		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
 	}); len(problems) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+		return nil, invalid(problems...)
 	}
 	if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
 		return nil, err
@@ -548,7 +548,7 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxserver.UpdateF
 		{"webhook_url", "/webhook_url", b.WebhookUrl},
 		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
 	}); len(problems) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+		return nil, invalid(problems...)
 	}
 	if b.OutboundVoiceProfileId != nil {
 		if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
@@ -591,9 +591,7 @@ func (s *Server) setVoiceProfile(ctx context.Context, a *application, id *string
 		return err
 	}
 	if !ok {
-		return &apiError{Status: http.StatusUnprocessableEntity, Items: []apiErrorItem{
-			invalidField("/outbound_voice_profile_id", "outbound_voice_profile_id is not an outbound voice profile of this account"),
-		}}
+		return invalid(invalidField("/outbound_voice_profile_id", "outbound_voice_profile_id is not an outbound voice profile of this account"))
 	}
 	p := *id
 	a.VoiceProfileID = &p

@@ -138,7 +138,7 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 			// not even that they exist.
 			e := newError(http.StatusForbidden, restaurantapi.ErrorKeyRESTAURANTNOTGRANTED,
 				"this API client was not granted access to restaurant %s", guid)
-			e.Field = headerRestaurant
+			e.Extra.Field = headerRestaurant
 			return nil, e
 		}
 		// Both limits in one call of the store (one statement on
@@ -159,7 +159,7 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,
 					"restaurant %s is over its limit of %d requests per %s; retry after %s", guid, d.Limit, l.period, d.RetryAt.UTC().Format(time.RFC3339))
-				e.RetryAfter = retryAfterSeconds(clientClock.Now(), d)
+				e.Extra.RetryAfter = retryAfterSeconds(clientClock.Now(), d)
 				return nil, e
 			}
 		}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -10,41 +9,38 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
-	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
-// apiError is an error the sandbox API answers with, in the admin API's
-// shape.
-type apiError struct {
-	Status  int
-	Name    sandboxapi.ErrorError
-	Message string
+// errorExtra is what the sandbox API's error body carries besides the code,
+// the name and the message.
+type errorExtra struct {
 	// Pointer is the JSON pointer of the request body's field at fault;
 	// "" for none.
 	Pointer string
 }
 
-func (e *apiError) Error() string { return e.Message }
+// apiError is an error the sandbox API answers with, in the admin API's
+// shape: the code, the error name and the message, and the pointer of the
+// field at fault when there is one.
+type apiError = apierror.Error[sandboxapi.ErrorError, errorExtra]
 
 func errBadRequest(format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Name: sandboxapi.ErrorErrorInvalidRequest, Message: fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusBadRequest, sandboxapi.ErrorErrorInvalidRequest, format, args...)
 }
 
 func errForbidden(format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusForbidden, Name: sandboxapi.ErrorErrorForbidden, Message: fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusForbidden, sandboxapi.ErrorErrorForbidden, format, args...)
 }
 
 func errNotFound(format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusNotFound, Name: sandboxapi.ErrorErrorNotFound, Message: fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusNotFound, sandboxapi.ErrorErrorNotFound, format, args...)
 }
 
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
-
-// failureNames are the sandbox API's answers to the failures of the spec
+// failureNames are the sandbox API's answers to the refusals of the spec
 // validation.
-var failureNames = apiserver.FailureNames[sandboxapi.ErrorError]{
+var failureNames = apierror.FailureNames[sandboxapi.ErrorError]{
 	Invalid: sandboxapi.ErrorErrorInvalidRequest, Unauthenticated: sandboxapi.ErrorErrorUnauthorized,
 	UnsupportedMediaType: sandboxapi.ErrorErrorUnsupportedContentType, NotFound: sandboxapi.ErrorErrorNotFound,
 	Timeout: sandboxapi.ErrorErrorRequestTimeout,
@@ -52,38 +48,37 @@ var failureNames = apiserver.FailureNames[sandboxapi.ErrorError]{
 
 // errorHandler renders every error in the sandbox API's body (the admin
 // API's shape) through the handler every API shares; anything unexpected is
-// logged and answered "internal" without its detail.
+// logged and answered "internal" without its detail. A refusal of the spec
+// validation names the body's field at fault, when it has one, as the
+// pointer.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "sandbox", Logger: s.logger,
+	apierror.API[sandboxapi.ErrorError, errorExtra]{
+		Name: "sandbox", Logger: s.logger,
+		FailureNames: failureNames,
 		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
+			if inner, ok := apierror.AuthError[*apiError](vf); ok {
+				return inner
+			}
 			status, name := failureNames.Of(vf.Kind)
 			ae := &apiError{Status: status, Name: name, Message: vf.Message}
 			for _, c := range vf.Causes {
 				if c.In == "body" && strings.HasPrefix(c.Name, "/") {
-					ae.Pointer = c.Name
+					ae.Extra.Pointer = c.Name
 					break
 				}
 			}
 			return ae
 		},
-		Echo: func(he *echo.HTTPError) (*apiError, bool) {
-			return &apiError{Status: he.Code, Name: sandboxapi.ErrorErrorInvalidRequest, Message: fmt.Sprint(he.Message)}, he.Code < 500
-		},
-		Unavailable: func() *apiError {
-			return &apiError{Status: http.StatusServiceUnavailable, Name: sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable), Message: apiserver.UnavailableMessage}
-		},
-		Internal: func() *apiError {
-			return &apiError{Status: http.StatusInternalServerError, Name: sandboxapi.ErrorErrorInternal, Message: "an unexpected error occurred"}
-		},
+		UnavailableName: sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable),
+		InternalName:    sandboxapi.ErrorErrorInternal, InternalMessage: "an unexpected error occurred",
 		Render: func(c echo.Context, ae *apiError) error {
 			out := sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message}
-			if ae.Pointer != "" {
-				out.Pointer = &ae.Pointer
+			if ae.Extra.Pointer != "" {
+				out.Pointer = &ae.Extra.Pointer
 			}
 			return c.JSON(ae.Status, out)
 		},
-	})(err, c)
+	}.Handler()(err, c)
 }
 
 // bodyText is a journaled body as the API shows it: the text when it is

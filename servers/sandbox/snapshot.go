@@ -417,5 +417,5 @@ func fixtureSections(f *sandboxapi.Fixture) (map[string]json.RawMessage, error) 
 // errFixture answers a fixture that breaks a rule: 400 naming the pointer.
 func errFixture(fe *descriptor.FixtureError) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Name: sandboxapi.ErrorErrorInvalidRequest,
-		Message: "fixture" + fe.Pointer + ": " + fe.Message, Pointer: "/fixture" + fe.Pointer}
+		Message: "fixture" + fe.Pointer + ": " + fe.Message, Extra: errorExtra{Pointer: "/fixture" + fe.Pointer}}
 }

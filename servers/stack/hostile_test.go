@@ -21,12 +21,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
-	clientstorage "github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/gen/sandboxserver"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/egress/egresstest"
 	"github.com/apistack/apistack/servers/internal/stacktest"
@@ -149,7 +148,7 @@ func TestHostileInput_NoCrashNoHangAndEveryErrorInItsAPIsShape(t *testing.T) {
 				next = guesser
 			}
 			if api == stack.Storage {
-				next = &clientstorage.Signer{Credentials: sigv4.Credentials{AccessKeyID: c.Storage.KeyId, SecretAccessKey: c.Storage.Secret},
+				next = &sigv4.Transport{Credentials: sigv4.Credentials{AccessKeyID: c.Storage.KeyId, SecretAccessKey: c.Storage.Secret},
 					Region: c.Storage.Region, Service: "s3", Next: next}
 			}
 			if capi != "" {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/sandbox"
 )
@@ -36,7 +36,7 @@ func (w faxWebhooks) AttemptRecorded() <-chan struct{} { return w.st.Fax.Operato
 
 // sandboxInbox is the default webhook receiver of every sandbox's fax
 // application, POST /sandboxes/{id}/inbox: a receiver like any other, built
-// on clients/fax's handler, verifying each delivery's signature and
+// on the shared webhook receiver (protocol/faxwebhook), verifying each delivery's signature and
 // timestamp (on the stack's clock, which signs them) before it answers 204.
 // The deliveries themselves are in the sandbox's webhook log (the fax
 // server records each attempt and its answer). A sandbox that is gone
@@ -47,8 +47,8 @@ func (st *Stack) sandboxInbox() (func(id string, w http.ResponseWriter, r *http.
 	if st.cfg.Clock != nil {
 		now = st.cfg.Clock.Now
 	}
-	receive, err := faxclient.NewWebhookHandler(st.Fax.Operator().WebhookPublicKey(), func(context.Context, faxclient.Event) error { return nil },
-		faxclient.WithClock(now))
+	receive, err := faxwebhook.NewHandler(st.Fax.Operator().WebhookPublicKey(), func(context.Context, faxwebhook.Event) error { return nil },
+		faxwebhook.WithClock(now))
 	if err != nil {
 		return nil, err
 	}

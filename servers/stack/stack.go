@@ -5,8 +5,8 @@
 // on httptest servers, one stack per test. There is no other way to start
 // the servers together.
 //
-// Like the binary, this package is where servers and clients meet: the admin
-// port's fax webhook inbox is a clients/fax receiver.
+// The admin port's fax webhook inbox is a receiver built on
+// protocol/faxwebhook, the receiving side the fax clients use too.
 package stack
 
 import (

@@ -15,10 +15,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/internal/lifecycledoc"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/storeerr"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // requestState is what the server learns about a request before routing: its

@@ -10,9 +10,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/apistack/apistack/internal/lifecycledoc"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // fixture is the storage section of a sandbox's fixture (specs/sandbox,

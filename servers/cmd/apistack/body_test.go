@@ -25,11 +25,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/gen/faxserver"
 	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/internal/telemetry/telemetrytest"
 	"github.com/apistack/apistack/servers/internal/validation"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/apistack/apistack/clients/conform"
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/servers/internal/har"
-	"github.com/apistack/apistack/servers/internal/harproxy"
+	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
 )
 
 const conformUsage = `usage: apistack conform --api pam|fax|storage|restaurant [--credentials FILE] [--base-url URL] [flags]

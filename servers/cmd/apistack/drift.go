@@ -10,7 +10,7 @@ import (
 
 	"github.com/apistack/apistack/clients/conform"
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/servers/internal/drift"
+	"github.com/apistack/apistack/servers/cmd/apistack/internal/drift"
 	"github.com/apistack/apistack/servers/internal/har"
 )
 

@@ -18,8 +18,8 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/internal/har/hartest"
-	"github.com/apistack/apistack/servers/internal/harproxy"
-	"github.com/apistack/apistack/servers/internal/harproxy/harproxytest"
+	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
+	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy/harproxytest"
 	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
