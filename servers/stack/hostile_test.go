@@ -21,10 +21,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/gen/sandboxserver"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/egress/egresstest"

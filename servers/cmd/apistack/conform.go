@@ -10,8 +10,8 @@ import (
 
 	"github.com/apistack/apistack/clients/conform"
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
+	"github.com/apistack/apistack/servers/internal/har"
 )
 
 const conformUsage = `usage: apistack conform --api pam|fax|storage|restaurant [--credentials FILE] [--base-url URL] [flags]

@@ -14,8 +14,8 @@ import (
 
 	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
-	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
+	"github.com/apistack/apistack/servers/internal/har"
 )
 
 const proxyUsage = `usage: apistack proxy --api pam|fax|storage|restaurant --upstream URL [--addr HOST:PORT] [--record FILE.har] [flags]

@@ -24,8 +24,8 @@ import (
 
 	"github.com/apistack/apistack/apistacktest"
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
+	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/stack"
 )

@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/servers/internal/har"
-	"github.com/apistack/apistack/servers/internal/har/hartest"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy/harproxytest"
+	"github.com/apistack/apistack/servers/internal/har"
+	"github.com/apistack/apistack/servers/internal/har/hartest"
 	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )

@@ -22,9 +22,9 @@ import (
 	"github.com/apistack/apistack/clients/pam"
 	"github.com/apistack/apistack/clients/restaurant"
 	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
 	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/internal/har/hartest"
-	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
 	"github.com/apistack/apistack/servers/internal/safebuf"
 )
 

@@ -26,8 +26,8 @@ import (
 
 	"github.com/apistack/apistack/clients/conform"
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
+	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/internal/shape"
 )
 

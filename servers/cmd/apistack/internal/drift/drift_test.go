@@ -10,8 +10,8 @@ import (
 	"github.com/apistack/apistack/clients/conform"
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/drift"
-	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy/harproxytest"
+	"github.com/apistack/apistack/servers/internal/har"
 )
 
 func entry(method, url string, status int, body string, header ...har.NameValue) har.Entry {

@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/servers/internal/har"
-	"github.com/apistack/apistack/servers/internal/har/hartest"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy/harproxytest"
+	"github.com/apistack/apistack/servers/internal/har"
+	"github.com/apistack/apistack/servers/internal/har/hartest"
 )
 
 // startProxy runs a proxy of api in front of upstream recording into a
