@@ -345,6 +345,48 @@ func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
 	assert.Contains(t, err.Error(), "restore "+faxDB+" from a backup")
 }
 
+func TestServe_RefusesAnEmptyDatabaseWithoutAKeyWhenTheStackRanThere(t *testing.T) {
+	for _, api := range []string{"pam", "restaurant"} {
+		t.Run(api, func(t *testing.T) {
+			dataDir := t.TempDir()
+			creds, _, stop := startServe(t, dataDir)
+			require.NotEmpty(t, creds[api])
+			require.NoError(t, stop())
+			credsFile := filepath.Join(dataDir, "demo-credentials.json")
+			before, err := os.ReadFile(credsFile)
+			require.NoError(t, err)
+			db := filepath.Join(dataDir, api+".db")
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				_ = os.Remove(db + suffix)
+			}
+			require.NoError(t, os.WriteFile(db, nil, 0o600))
+
+			args := []string{"--data-dir", dataDir}
+			for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+				args = append(args, f, "127.0.0.1:0")
+			}
+			// A stack that started anyway is stopped after a while, so the
+			// test fails rather than waits.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var stdout, stderr safebuf.Buffer
+			err = serve(ctx, args, &stdout, &stderr)
+			require.Error(t, err)
+			require.NoError(t, ctx.Err(), "serve refused to start; it did not run until stopped")
+			assert.NotContains(t, err.Error(), "\n", "one line")
+			assert.Contains(t, err.Error(), db+" is empty (0 bytes)")
+			assert.Contains(t, err.Error(), "restore "+db+" from a backup")
+			assert.NotContains(t, stderr.String(), "listening", "no port was announced")
+			after, err := os.ReadFile(credsFile)
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after), "the demo credentials are left as they were")
+			info, err := os.Stat(db)
+			require.NoError(t, err)
+			assert.Zero(t, info.Size(), "the file is left as it was")
+		})
+	}
+}
+
 func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *testing.T) {
 	t.Setenv("APISTACK_ADMIN_TOKEN", "")
 	dataDir := t.TempDir()
