@@ -377,6 +377,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
+type BadRequestJSONResponse Errors
+
 type ForbiddenJSONResponse Errors
 
 type InternalJSONResponse Errors
@@ -499,6 +501,20 @@ func (response CreateFaxApplication201JSONResponse) VisitCreateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFaxApplication400JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -807,6 +823,20 @@ func (response UpdateFaxApplication200JSONResponse) VisitUpdateFaxApplicationRes
 	return err
 }
 
+type UpdateFaxApplication400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateFaxApplication400JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateFaxApplication401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response UpdateFaxApplication401JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -1020,6 +1050,20 @@ func (response SendFax202JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendFax400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SendFax400JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2056,112 +2100,114 @@ func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7D0Nc9u4sX9lh+3M2T5KluQ4TeR50/Hl4+o2yblxbjrvWa4IkZCEmgJ4AGhZl/i/v9kF+CVRtpJL0ut7",
-	"uZmMRRJcLBb7vQve+yBWi0xJLq0Jhu+DjGm24JZrunrJbs+e44+Em1iLzAolg2Hwbs5hym5BJN0gDATe",
-	"ypidB2Eg2YIHw0AkQRho/ksuNE+CodU5DwMTz/mCIbSp0gtmg2GQ5zTSrjJ8y1gt5Cy4uwuDczbjb/LF",
-	"hOv22TM24yFMtVpAv8Thl5zrVYUEjrmUBOQqqE+f8CnLUxsM+2GwYLdikS+CYb9H/4XBQkh/p0RMSMtn",
-	"XJeYXYhf+SZeZ5YvDGRcE3b3YmXEr3wLToNeDanB8UMI3SGdTaak4W7HlJ6IJOESL2IlLZcWf7IsS0XM",
-	"ENXDfxlFj6vZ/6j5NBgGfzismOHQPTWHL7RW2ripmgs+hRuWigRwo7mxYOccYpamXIMwIJUFltu50uJX",
-	"nsBUadhTGpgEfpshXwBepZbjzwVPBINUyOv9bnAXBmfSci1Z+jVWISGX/DbjseUJGK5vuAaOwwmTN8q+",
-	"VLlMvgImbxSYPJ6D5kblOuYgZI2m3xlgcaxyaQmvt47o78SCq9x+Bewiv81j66aMhoRcsfkTlawgEYnb",
-	"d63FDYelsHO/BkfX7wxozhLwIE7AcJmAsMBmTEha1zulXjE9419hRe/W0RcGrFKQ4vyEzM+y4uCvhNDp",
-	"+Rlcc8JlIYwRchbCgqWoMp3I5PJaqqUs8LthImWT9GvQK8JNFDEf59W0ngu82MRM4vZrzuI5CGsgYZZN",
-	"mOEnoLnVK2BTyzVEb/Gic4oXERgeK5kYVJhzzhJvempDNlXthXsFrIIlExYmfKo0B6tXQs4KZrrPAt2v",
-	"U4mymVYxN+Yr0fZMOl1a2d8TiJwaiABNhwEi6oQlMBU8JVYoB3tmMHmWKW158hrV6Tta11dhWpSe7ww8",
-	"czN1cObSBMQxz6xjXeuHFnwy4ZDwWCU86ZJt9ZMhLs80Z5a/ZLenFcpe5dFCkkTgLZaea5VxbQWavylL",
-	"DQ+DrHarseaxs8Hv0cC+4nJm52hij8nEFtf9DXckDFRuJ2gDxjcK2T/TaipSPhbJJmeeSihGA40GPxrU",
-	"lNbvdTjsxbTCBOxcq3w2dw+ThZCoAvZPgC8yuwKlR5JNDJeWLKhUkndHMgjrS3j8qAXnJZ/MlboeT5lI",
-	"1Q3X41ynm+i+8JPA+hzNGQa9R09C9PHQKgfD4J9//PDPy/lfri7tO/cvO7+6NBdXfx4eHl7+czQyh3/+",
-	"w9X3wT1oeWzuY7l/uKE/v30VODenEObLzT1tAr4qJ1aTf/HY4sTEwOThNrgDua9lF8FYFHxYsHguJO+g",
-	"1aIbOB6JwyVqj8sA7QOXtkAGqc3RpZ2WflgYSGXHU/Ih0CUkOR+Xolu7Zyyz3KstMrRKjckW1e95ex8G",
-	"Lco4CIO8UgJjcqrGRIkwWHA7V8kYcWFpqpbcYePcrDH5OzW6VRuWcMtEC+f8Y84sLJFnllrJmfNVhCkM",
-	"ardt850+20nVXLihd2FghU3bt2iutAWTLxZMrwrxKvZnM6So8w/tegG6XONWtrko8W4yT7WJrUEK6mry",
-	"/p2utvO6wm4hT6ZoPzaB/fXipzfgn6LNsx446VJnDfaiQ6ui/falt6/KbC6Il/cFBjM77RTCWwh55l6o",
-	"1CfTmq02KO9naCP1S3bbIp8sTcdJrp14GR6bhvnubZrvEA2e5DG94FT0BqW97h0z2whHE2Z5ByWsbXcS",
-	"oR3Qh6jykt0+L8fehQHqhFzzsebM7PT2S/fCWzceIWi1aF2HW94D4TTKPiqCVgPwkzdWzo37+e0r+puo",
-	"OF+QbDMDU27jOUZwWi26cCZpfAhKxug+x1zc8GQIDIyYSZ6MJEZxBZcWz+H8+cvQh4v9HiyEzC03zpJt",
-	"ygGb8TFZyYf3OmPaCpaOa07OumPljLGS6eoE0A+E5ZxLFEVbKI0pu6WVpqqhuCZKpZzRDvySs1TY1Q6b",
-	"93c/kvg+VjpxChiFy5uMKbtt1bSo/nOzwxQXbiC9ojR3er7GHzW8aUBhCVoZ4IJ2Deqb5l6CWGWrzT2D",
-	"PSJfVJu6Ve2EgVWtPJtnyUfL3sc4M4SenXPtXVDJuzs4IvfbC5/PqrZzXcnU1YOXVyJAxTnl/jZ3raGL",
-	"GsRporiFBlv0aM1p3lSpbQ7xZ9GQbf7wO7LJNVKhzGHUb1p35SM87TecJ+g+KwJ3AjJP03LzobZIEv1C",
-	"E9G0ONTFdS4u3EBju+SOa4Bbpfj/CHs/4GFvwfm+DdzO6Q8z8Svhwr4mIyfMsp19lTWpuFv3U8hDfjAM",
-	"Pmcz/hrHrZOQcPEwHl7PW5+y3b6mj1lKGypbcHhed2IKti72jAIC96uNszc8kxqI3HA9nuRm5RgJJU2P",
-	"pRozaZYU45Q3Ex6nQvL6rVxiRBITO7h8ff2pkEgCZsUk5eOEGysk83q2djXOJWWdfBjUHhyVMJ1XqVWW",
-	"uWCN3Y7Re2GpkDMfC1VhGY8X4yLHPkbVPi7grC22GETzy6RlHhSFRC1lqlhSixXxttMUYz9pUPeCxqlY",
-	"CDvmtzGpPBQeQ8BlzFMEsWW3Po/U/DtE5e+Vu1VwmET6oIaZi9k8CIMbrldj/ztPrWbjVMzmtrxKmL7e",
-	"RpjfLH4fJXMXpV+3zfX+Jec5T0JXBen6xCPeUFrMkMHxN7IUZYMTniLH4T3HQqVTPhxJIYUV7gXHmi6B",
-	"XAdMdwrHvIRBrnhBbIdQ4COHCiNU8CVKns2RrCiKHqnABTw+veCRKQXFDV5Hp5Kjdl4uWaklAp/xQmdU",
-	"Zq4RH8z42Ph63eZjqyxLxzjI3DdAc5OntnXIGiPUEarP3pxqHW4b55zPldxaAz2FDB+DmwmEhBfd/uNH",
-	"gFqE0lO3bJGhgxN83z/qD46Pj3v9Xi9o5PBGo+8v+52nV5e9ztOr9/2w/+juj22uxAWXCQnNp2RfN2Lx",
-	"9kpy3V1zVeW1/OYDGdoiQt6E7lnUUyp0dAqBS7QJGBaWEWANhzUEjgYfF1Sf55NUxDC3Ntsz+xRV+0jz",
-	"/PnLwmPtwplFF64IryereiVlT3MXURiYKpevC10FYK4yBMEgc7OwJNHcGPJy97twwTnBOT0/gxpWlNlt",
-	"hPZkVMxDid5Py/J+Uri8FsyWFXHPV00S/43zDBjFqAVti5WFFMzyBJjxYWotAI7a43sXq25yT83DaHLQ",
-	"Lhyym1v/0w3XWiTcrMct3xko3gQPiljJ7SRyDrv9Mtu3Fjzsju/XRHMjpduMxyn49oF4JaptivZnikQ+",
-	"rdS0ELJ+t//vLT65CFHzhbrx2+NHdz9zweh3XCba2N7a8zXifyYuNDzOtbCrC0TIbfuEM831aY7TtFQI",
-	"ixr/3g3XBlXLYN/1MjVqgN2iQYh0FUGs5kfb4qqxQk5VUeZlMbGsbzVimTCWxdfoEyMd6SUzPDycCTvP",
-	"J91YLQ6LMeWPoKXNJ9NqptliQRUwNJWn52dD17vByKQR8qVFoiwyWaiajxJ6OwbCmpEkiGi1iuqn33AT",
-	"ApNJ4Z3iXBwtm4dh6mabbRjtkRzJ5zwWSFLjdI/JeAwus2FgSVmTwsiKmDcMpGErA6NAKgtmrpZyFAwR",
-	"4AEcHJw2inzdgwN4cUNlnYy7wgR4TWQgOvUNI3R/CD/QvsEo7/WO4tPzs/HfXvw3XfCI2mOAyZGEVo64",
-	"t0DchdP7+0MQHEJ2EbiBR71+F/7GVwaYLlO8c2bQ9UCSU5CN94SEWEljmbTUp9N1NHAlo2rtFCWX0KP3",
-	"I1/aGQVDuHw/ohLbKAhh5Kps7qcrtLnfrhhIVAZ4PyqqX+5hWSgbBXd3V3cRLrdW7bJzZmGiObt2as7p",
-	"Aqpjg86rYjuyKIKvNqokx2Dg6O+bLLp+emq2QH+RvMJ6ae0EWKOih3CbRb17gBdDcCESnHJCJJlUdo5v",
-	"uq6A5oY9CtGFEVMQtuys4rfCWL8l6JjjhkTnP128g8ObwSHJSwSWXXv9j2zR4ZJ6LNxyTEWbDRnA6fei",
-	"epPIbWe5XHYISq5TDyjaL5o5DFvwAiwz8NeLn944AS4WMeg5SiDkws924oh8FmHYHIXgMuMQubAzIs+4",
-	"TkuESM+opWSO2+OKEFZFtL0aIlRBUdl04ssWLigqFFDU8BFqg9cjEEchhLzeehduJJfnDKFsafoIN/By",
-	"uCDoRgTCbB1oSCuqfNbydVmPKTwXvNNMGlIFSh4c4FAjFnnqcgAJMt1CSGFQe6XpqgvvqiCjSEWZ+mTE",
-	"BP1e0ZZVBg7LuUp5+UroO+ZknOYJT07guAevf4CYZfshxHMek2Qyi7wrjDMTjrtR1eTSGuoPo3CYiCph",
-	"yVIvziUxqSOiYgzoONXp0a3yEuUTnCKqUhS1N3wcWLtTpiwiR2+XtijUsruu6rYouQi9IAD4x/TXeHFv",
-	"S/BFIbAq6nI0KbgBbWchHlFLGjDy0kQD1RQW1OU2ZxKOjnuOeNX7WxOGEVlGgIOD52vB38EBvOWM4uMa",
-	"jsIAkZ/KumlKG2Ws5mxhwKoZJ421YCvfvEWyrYBZWChj4WgAr8UPsMfJTExFiprRWDbjbuORWcQCL1H6",
-	"C1r4PrB9t2BhET4Cnqs0KUEPemGv1/Pq06BNKHGmKIm5dcEeg1GAJJuoxWQUEFDgMtYr14kmeejVBvon",
-	"y7kyvFxg1ZrmRb7oXWYShHQxOUSHL2ld0X5t+7duYkX+Kpok2tdFfA/X7WhWhP7UGOvU4D6RhcSwCrEM",
-	"LHJDNsM1XPpMgFf9ZcdtPYbNVCriFWSoFKzxklqlQTwE0nxOV1KFLfR9m+hXUndymjs1xew6ynOVDd1y",
-	"OwjUzL1PMdXMWJ3HFkVmj0GmqPw+hVSpbMLi69BZb/9C1OkUraPRfugdS4QKtVUqma6GwGCujBcswo1i",
-	"H3Q/K9CZFjfM8rAAv/fsxzen78iMkf11kNFZFCztZLnOkCWKzAp1NU1zw5OTcmEIPWYpkM9cMLtblCwn",
-	"pk2Tan011eNiKW5+q1QIBjFP+A1P0Wn5zgD6coWtLoqYdU7wukcqMNxaIWceydq2e61KTpDSvp10L+p0",
-	"puy2Q91gnTqTID2HuBZEVmm3xQ5FT8iSNE0g/mkdmIn2PT4SwYSwnDOLvzyPEsZmSCmbjiNptcF7/cdP",
-	"u4PjR91et3fYfxzClD/pDYeH/R7Jg6fanEOcqjyBBbeMdIonVw2A/xvCNOn1hjweDId02e/1usW/Qa8X",
-	"OpD9pwOcstt/Oth3Fj+XxBxTgd6yXztu7iJP0bCSS0Z+vG+hYRYViVszZAwphVqUOFUYomqNV8OiRE1M",
-	"VhFgH4Rx4u0ekNPjDKrhdki+UbTRURh5jdbm2RZuIbpszts7rHRQCNFhLfBuXNezApHTRn4W59PXoCNc",
-	"v7GOEkuVpwmyHyKPWrvUFiSmLsZ1guiMW+HkVIKHstFFwG/99Z7TSHVlhPoDjWpdF+2HUCsMhhTQJB2V",
-	"Wy+asjO4va2bdUMWD1cLLBXX/D7DfkKT+a3xatk7FdS/zxCwGwvMWr7IbEh98MLHXOT2sAmTiXI9ONcc",
-	"mFw5UpRW4yUTmhSXkDO0Gs8rVMlF4pkBnUunlbyCM5zCi6XS11ybsLSgdkmGmjBDWtBxpdK3NYoMor/+",
-	"zoDBgL2wscazM5lkr94IU0pU3lI7F8J9vpEzNRB934ej/gCOj4+h9+TNm4ii0IMDy40tBh0cFK5XjJxF",
-	"jdSxWvCQCEPOI2RsReY+0+pGJDQ1gYiZTsyJN0aOk1wEUBRITFU28/bpA3Lfh2IS+ED3Op0O/XMDytrJ",
-	"k14PPlQQYPN5Hz74rQ6hLIbD3nJOrd/eIRVytt/y7qD27mbxfEcgR21AfLF9RxCP2kBsFud3hHbcBm1b",
-	"MX9HmI9rMLcU/3eE9KcapJZmgR2hPGlbY73oX8Dx0UcbjKc1GC2NCA9D6PdqEB5uWtgBYH8LQxYAHwYx",
-	"aMoL6hH01YpiXMqMRcmVXn0JaSxn1BuGCuhDkXh7Ri0OLqr1Xevgpi6SCaKKDsPNsDBsBoMuaVOGgicl",
-	"FFLE9UCu2WARkYMnLcaEt12v/fe7cCYrdU1WD8NVcK/VExg+Un/OU255czWCEplCOlfScthrxKVRGUNG",
-	"RYU82j9BH8Bn+euJFcrCzrh1hiEVxv/i6Os73BNCgVIsNdz91KKRdSH3wK9lKrSx+1XuoDV3WvqjqNpZ",
-	"aqjM6Y6UEC5Dis9cwBLPmZxV6RwyPcJ6TP1NT7XX5dFQFzNtVPRgr8gXhI221P+yOudRFTnVoy01dfak",
-	"7E+mFJDmvonZTYcGIvrxhUut0cuH7x0MkdxFLe3McEovuj1hrnvan3Al98R5d+S44GLdMdiwlvE76uI+",
-	"TzU38wiEMTk3QFd+/Y4ivqKBBhNRdhsxccwUFbvQXbFFGg3hRTI4Pu4/7biF1bpH0A9IOTOWOrnJ8xUS",
-	"lE7QY+UaKVJ5KyQV/NbVXgRLyf5j+IbE/ZewFl17kiLac9dIXLg/FJvXElZiwY1li6xYwNuXz+Do6Ogp",
-	"zv/zu2deBP8ngr0teUr0TKi/wYDCeN/P9auSHH0y/AuLMgd6w9IcPXi2mIhZrnKz7xE5ZzNvQJCxXpG8",
-	"WHbNXSqlODoewZ47Z+44KaoOcEew1+92B8c9pCoVq2HQ2y+yXN56RxiV+KRSVOsOQZEu20PwotYfUl36",
-	"BpHIteekIua+bcmXeE4zFs95Z9DtbRR5lstll9HjrtKzQ/+uOXx19uzFm4sX9E51vKYsFhX1HddiZVwJ",
-	"6AjDISpGZlyyTPhbR66hZE41L59/rjfI0v0Zp5pUmYI/S4JhgMRuVlwNwao+PnDZXvWrhhzWvhFwF+40",
-	"ms7t312tHZkf9Hqf7ZhkS9tq68F53Ga0dmuZZ0MHOR/1+tvmKRE/bBxNxpcGg11eqp9qvQuDY7f2+98q",
-	"D+PTC0c74VZ2XVKF1J3R8vu+seggDCybGd9h3Wk8uqJzUaaFhdpOiFYH5X5Qyeqz7ep9h1Hvmo0IaHPu",
-	"Nhis/4UYrGxk3HIud43SJ5TKFQkddEeLuFYQqVrzP5kLe08efmnt0wX4Wn8Hriq/DEAvHO+CXMuB6P8Y",
-	"UXFMt1mdul9a7sJWRXz4XiR3rhcBHcC2j5eYMlhHmywVpErOuG6U3OVqk51cjd5YtuoG4ZqMOo+3RUYb",
-	"0vFoEx33YvJbGPHRwy+V3/b4j2EKR5ePZYqw3Qj/yO1DW9P7fSiub3ywxgc/cvvxTLDmXj3cibtX2Yf9",
-	"T/7Y08c08qJvljEbt7RNPfMRY5m+NpBpTtGG/8TMRCWrk/JDBm7INecZPhTahQGbKqqt++8LuRH3NRru",
-	"5Eb8TqQRmAF/fOtrCuY31+JzaQ/HiJ/uWvB6YLd+KnPJ0cUX2tgueDPufQTnV1hKAvGkSxG3kLMy61Nk",
-	"kDaF1IeL/OsFieFG27NMV34dRWMes1RzonwOdRsK1za37dNvrhfisjoGeXU5s2vfgdvlwOhHIFd8GOnT",
-	"sEs/O3bUWSUMlKelH8CmHNfEY/fPL9yLje+5FabRKPYASvjS7tjUT/HcjwzlzD4OFas+FZEvnAPZKfHB",
-	"/99kO/haioM38xpNGv3dNTqy2oekUE3XDhAx28hl1/stmcvmnkDZYC3MSGruTBVMVlWWfo8KAlXtBK9a",
-	"6id42xdMusYyBBOFI1lUE3ylwjfQ1YojlLBsanF/kOwLeVdrx9RwJx7sZP0N0Hdw1wafU6R28NFCf5D0",
-	"tzhlO/B79YnRb27cv1W9XLgDGFMSqXX1UvfWHsz+nG6pRp601g63p3m+5XY+U26n1V7ck8T5wpmbHZTP",
-	"t+3clqJpt/0fFcW473DfXW0I9SGLXX7XFerXv+C9O+Rt3sjp5+i6WGu5GEnqVrin3YIKrTV3AidETWSL",
-	"DxWslYLozd+FGBTfU3ALa67rm4islziKTpmGq7uLMSv53ndLfAHG9x51+X043E+aK10VXSKN/v16Kwk3",
-	"vkG5rVvFn70rl0zP9v3p/vZP5DXZ/a1b8++C32t08T0q35i8yeR+t5wt+M7UPnVvtnP6erfR1nwbbgN9",
-	"uy9mWgvuTlWppSw/ve8z+ZHrNqLWEuowtLmmwwhGgVS1r46PpKRDQ3RQsfg8v9LlR/tpsnrHUguD/sjt",
-	"a/91uwdrDkV38ZbiQkGB3/b/k1if+Gcpbl3/854/5rbv83jLuYjdUduNhW7JxXjC7oagkPbxo6Dtfyyx",
-	"juJfXp8+61z85XRw/LiI/R3nCNc7XtvQCTP88aNcp9tQLDd810JNf/Bkh0rNR6ieLJk2NU9JkYmQjHBd",
-	"n6BV45w/f9n9WoHq71m7+E8OBMPLq0YIURxOdKn92qlDd4Sc1fsba9rHfXTl6m4NdvNDBpdXuOnuWFmb",
-	"NPvTO0UfWfEhm2jBrjnoXEb7jR614eFhf/And85m+KT3ZEDG2GO0+cF/mRRfEAirDtsEXFBapBOrBCmp",
-	"002pernWeuQOM2ycqytaRttP9TbnaZZJNqe8WOsorW9MHWW3B3dXd/8bAAD//w==",
+	"7D0Nc9s2sn9lh3cztV1KlpQ4l8jz5sZN4p7v2tQXp3PznuUTIRKScKYAFgAtq6n/+5tdgF8SZctp6uu9",
+	"l850IpLgYrHY713QH4NYLTIlubQmGH4MMqbZgluu6eqU3Z69wR8JN7EWmRVKBsPgw5zDlN2CSLpBGAi8",
+	"lTE7D8JAsgUPhoFIgjDQ/KdcaJ4EQ6tzHgYmnvMFQ2hTpRfMBsMgz2mkXWX4lrFayFlwdxcG52zG3+WL",
+	"Cdfts2dsxkOYarWAfonDTznXqwoJHHMpCchVUJ8+4VOWpzYY9sNgwW7FIl8Ew36P/guDhZD+TomYkJbP",
+	"uC4xuxA/8028zixfGMi4JuzuxcqIn/kWnAa9GlKDo4cQukM6m0xJw2nHvmHJe/5Tzo3Fq1hJyyX9ZFmW",
+	"ipghrof/Mojwx9r0f9R8GgyDPxxW3HDonprDt1orbdxczRVHQt6wVCTjkmuiIdg5B+1QgIlKVpCIBKSy",
+	"wLQWNxyWc5Vy2GOwYCkyAk8gnufymifAZawSIWchKA1MApcJTPhUaQ7CGkh4nDLNE4heu3V1vuNyZufR",
+	"fje4C4NTpSciSbh8gpWfAC28XCguOmZpyjUI41ab27nS4meewFRp2PMrus1QJGh9qeX4c8ETwSAV8tot",
+	"40xariVLn2IVEnLJbzMeW56A4fqGa+A4nDB5p+ypymXyBJi8U2DyeA6aG5XrmIOQNZp+ZYDFscqlJbw8",
+	"g38QC67yJ+Fzv81j66bchcuFnfs1OLp+ZUBzloAHcQwGuVtYYDMmJK3rg1LfMT3jT7CiD+voCwNWKUhx",
+	"fkLmR1lx8BMhdHJ+BteccFkIY0gRVEpCacjltVRLWeB3w0TKJulT0CvCTRQxH+fVtJ4LvNjETOL2a87i",
+	"udNWzLIJM/wYNLd6BWxquYboPV50TvAiAsNjJRODtmLOWeKtbm3IppW5cK+AVbBkwhb60eqVkLOCme4z",
+	"vvebE6JsplXMjXki2p45IwKV63EMkVMDEaDVNEBEnbAEpoKnxArlYM8MJs8ypS1Pvkd1+oHW9SRMi9Lz",
+	"lYHCIuHMpQmIY55Zx7rWDy34ZMLRnKmEJ11yK/xkiMtrzZnlp+z2pEK5ZtNZkgi8xdJzrTKurUDLP2Wp",
+	"4WGQ1W411jx27sdH9C2c1UTv4oi8i+K6v+GJhYHK7QRtwPhGIftnWk1Fysci2eTMEwnFaKDR4EeDmtL6",
+	"vQ6HvZhWmICda5XP5u5hshASVcD+MfBFZleg9EiyieHSkgWVSvLuSAZhfQkvnrfgvOSTuVLX4ykTqbrh",
+	"epzrdBPdt34SWJ+jOcOg9/xliO4tWuVgGPzzj7/883L+l6tL+8H9n51fXZqLqz8PDw8v/zkamcM//+Hq",
+	"6+AetDw297HcP9zQH99/FzgPrxDmy809bQK+KidWk3/x2OLExMDk3De4A7mvZRfBWBR8WLB4LiTvoNWi",
+	"GzgeicMlao/LAO0Dl7ZABqnN0Zufln5YGEhlx1PyIdAbXnMWa/eMZZZ7tUWGVqkx2aL6PW/vw6BFGQdh",
+	"kFdKYExO1ZgoEQYLbucqGSMuLE3VkjtsnJs1Jn+nRrdqwxJumWjhnH/MmYUl8sxSKzlzvoowhUHttm2+",
+	"02c7qZoLN/QuDKywafsWzZW2YPLFgulVIV7F/mxGU3X+oV0vQJdr3Mo2FyXeTeapNrE1PkNdTYGP09V2",
+	"XlfYLeTJFO3HJrC/XvzwDvxTtHnWAydd6qzBXnRoFcYAbUtvX5XZXBAv7wuM43baKYS3EPLMvVCpT6Y1",
+	"W21Q3s/QRupTdtsinyxNx0munXgZHpuG+e5tmu8QDZ7kMb3gVPQGpb3uHTPbiMQTZnkHJaxtdxKhHdCH",
+	"qHLKbt+UY+/CAHVCrvlYc2Z2evvUvfDejUcIWi1a1+GW90AmAWUfFUGrAfjBGyvnxv34/jv6N1FxviDZ",
+	"Zgam3MZzjOC0WnThTNL4EJSM0X2OubjhyRAYGDGTPBlJjOIKLi2ew/mb09CHi/0eLITMLTfOkm3KAZvx",
+	"MVnJh/c6Y9oKlo5rTs66Y+WMsZLp6hjQD4TlnEsURVsojSm7pZWmqqG4JkqlnNEO/JSzVNjVDpv3dz+S",
+	"+D5WOnEKGIXLm4wpu23VtKj+c7PDFBduIL2iNHd6vsYfNbxpQGEJWhnggnYN6pvmXoJYZavNPYM9Il9U",
+	"m7pV7YSBVa08m2fJo2XvMc4MoWfnXHsXVPLuDo7I/fbCp/Kq7VxXMnX14OWVCFBxTrm/zV1r6KIGcZoo",
+	"bqHBFj1ac5o3VWqbQ/xZNGSbP/yBbHKNVChzGPWb1l15hKf9jvME3WdF4I5B5mlabj7UFkmiX2gimhaH",
+	"urjOxYUbaGyX3HENcKsU/x9h7wc87C0437eB2zn9YSb+Triwr8nICbNsZ19lTSru1v0U8pAfDIPP2Yx/",
+	"j+PWSUi4eBgPr+e9z1ZvX9NjltKGyhYc3tSdmIKtiz2jgMD9auPsDc+kBiI3XI8nuVk5RkJJ02Opxkya",
+	"JcU45c2Ex6mQvH4rlxiRxMQOrlRRfyokkoBZMUn5OOHGCsm8nq1djXNJWScfBrUHRyVM51VqlWUuWGO3",
+	"Y/ReWCrkzMdCVVjG48W4KC+MUbWPCzhriy0G0fwyaZkHRSFRS5kqltRiRbztNMXYTxrUvaBxKhbCjvlt",
+	"TCoPhccQcBnzFEFs2a3PIzX/DlH5e+VuFRwmkT6oYeZiNg/C4Ibr1dj/zlOr2TgVs7ktrxKmr7cR5leL",
+	"36Nk7qL067a53j/lPOdJ6KogXZ94xBtKixkyOP5GlqJscMJT5Di851iodMqHIymksMK94FjTJZDrgOlO",
+	"4ZiXMMgVL4jtEAp85FBhhAq+RMmzOZIVRdEjFbiAx6cXPDKloLjB6+hUctTOyyUrtUTgM17ojMrMNeKD",
+	"GR8bX6rcfGyVZekYB5n7Bmhu8tS2DlljhDpC9dmbU63DbeOc87mSW8u/J5DhY3AzgZDwttt/8RxQi1B6",
+	"6pYtMnRwgq/7z/qDo6OjXr/XCxo5vNHo68t+59XVZa/z6upjP+w/v/tjmytxwWVCQvMp2deNWLy9iF53",
+	"11xBfS2/+UCGtoiQN6F7FvWUCh2dQuASbQKGhWUEWMNhDYFng8cF1ef5JBUxzK3N9sw+RdU+0jx/c1p4",
+	"rF04s+jCFeH1ZFWvpOxp7iIKA1Pl8nWhqwDMVYYgGGRuFpYkmhtDXu5+Fy44Jzgn52dQw4oyu43QnoyK",
+	"eSjR+2lZ3k8Kl9eC2bIZwPNVk8R/4zwDRjFqQdtiZSEFszwBZnyYWguAo/b43sWqm9xT8zCaHLQLh+zm",
+	"1v9ww7UWCTfrcctXBoo3wYMiVnI7iZzDbn+b7VsLHnbH9ynR3EjpNuNxCr59IF6Japui/ZEikU8rNS2E",
+	"rN/t/3uLTy5C1Hyhbvz2+NHdz1ww+h2XiTa2t/Z8jfifiQsNj3Mt7OoCEXLbPuFMc32S4zQtFcKixr93",
+	"w7VB1TLYd21cjRpgt+iNIl1FEKv50ba4aqyQU1WUeVlMLOu7rFgmjGXxNfrESEd6yQwPD2fCzvNJN1aL",
+	"w2JM+SNoafPJtJpptlhQBQxN5cn52dD1bjAyaYR8aZEoi0wWquajhN6OgbBmJAkiWq2i+uk33ITAZFJ4",
+	"pzgXR8vmYZi62WYbRnskR/INjwWS1DjdYzIeg8tsGFhS1qQwsiLmDQNp2MrAKJDKgpmrpRwFQwR4AAcH",
+	"J40iX/fgAN7eUFkn464wAV4TGYhOfMMI3R/CN7RvMMp7vWfxyfnZ+G9v/5sueETtMcDkSEIrR9xbIO7C",
+	"yf39IQgOIbsI3MDzXr8Lf+MrA0yXKd45M+h6IMkpyMZ7QkKspLFMWurT6ToauJJRtXaKkkvo0ceRL+2M",
+	"giFcfhxRiW0UhDByVTb30xXa3G9XDCQqA3wcFdUv97AslI2Cu7uruwiXW6t22TmzMNGcXTs153QB1bFB",
+	"51WxHVkUwVcbVZJjMHD0900WXT89NVugv0heYb20dgysUdFDuM2i3j3Ay9bALpxIcMoJkWRS2Tm+6boC",
+	"mhv2PEQXRkxB2LKzit8KY5EajcYloseWFkOE+Rm7DGv49RB0S/uj5xiMG5BfovMfLj7A4c3gkMQ5Asuu",
+	"vXlCpDqECvdtLabaug0Rxen2onoPy21nuVx2CEquUw8o2i96TQxb8AIsM/DXix/eOf1SrGHQcxuFkIsw",
+	"wGkLFIMIo/ooBJe4h8hFxRE57vWtRoj0jDpe5sg9rkZiVUTcpyFCDRmVPTG+quJitkI/Rg0XpjZ4PUBy",
+	"FELI652B4Ubue84QypaelHADL4cLgm4ESMzWgRLPRJVLXb4u6yGP54IPmklDmkrJgwMcasQiT12KIkF+",
+	"WQgpDCrXNF114UMVAxWZMlOfjJig3yu6xsq4xrF78UroG/pknOYJT47hqAfffwMxy/ZDiOc8JsXBLIqW",
+	"MM6KOeFDTZhLa0gMKFonokpYstRrm5KY1LBRMQZ0nGb36FZpk/IJCUyVQam94cPU2p0yoxI5erusSmE1",
+	"3HVVVkbFgtALAoB/TP8ar43a8o9RCKwKCh1NCm5A016IR9SSpYy8NNFANYUFNeHNmYRnRz1HvOr9rfnM",
+	"iAw3wMHBm7XY9OAA3nNG4XsNR2GAyE9V5zSljTJWc7YwYNWMk0JdsJXvLSPZVsAsLJSx8GwA34tvYI+T",
+	"FZuKFBW3sWzG3cYjs4gFXqL0F7TwbWr7bsHCInwEPFdpUoIe9MJer+e1u0ElXeJMQRxz64I9BqMASTZR",
+	"i8koIKCokPXKNcpJHnq1ge7Tcq4MLxdYdc55kS9aq5kEIV3KAKLDU1pXtF/b/q2bWJG/CnaJ9nUR38N1",
+	"O5oVmQnq23VqcJ/IQmJYRYAGFrkhk+b6QX2iwqv+siG4HmJnKhXxCjJUCtZ4Sa2yNB4CaT6nK6kAGPq2",
+	"UnR7qXk6zZ2aYnYd5bnKhm65HQRq5t7lmWpmrM5jiyKzxyBT1B0whVSpbMLia2cnixeiTqfobI32Q+/3",
+	"IlSorVLJdDUEBnNlvGARbhSaoXdcgc60uGGWhwX4vdffvjv5QGaM3AMHGX1ZwdJOlusMWaJI/FDT1TQ3",
+	"PDkuF4bQY5YCufQFs7tFyXJi2jSp1ldTPS6W4ua3SoVgEPOE3/AUfaqvDKCrWdjqosZa5wSve6QCw60V",
+	"cuaRrG2716rkoyntu133ok5nym471KzWqTMJ0nOIa0FklXZb7FD0hCxJ0wTin9aBmWjf4yMRTAjLObP4",
+	"y/MoYWyGlFHqOJJWG7zXf/GqOzh63u11e4f9FyFM+cvecHjY75E8eKrNOcSpyhNYcMtIp3hy1QD4f0OY",
+	"Jr3ekMeD4ZAu+71et/h/0OuFDmT/1QCn7PZfDfadxc8lMcdUoDPv146bu8hTNKzGehk/8R0+zKIicWuG",
+	"jCGlUIsSpwpDVK3xalhU0InJKgLsgzBOvN0DcnqcQTXcDsk3anEPvUZrc7wLtxBdNuftHVY6KITosJYX",
+	"aFzXkxaR00Z+Fhdy1KAjXL+xjhJLlacJsh8i71xrry1ITF0I7gTRGbfCyakED2Wji4Df++s9p5Hqygj1",
+	"BxrVui7aD6FWtwwp3ko6KrdeNGVncHtbN+uGLB6uFlgqrvl9hv2YJvNb49WydyroeAFFBm4sMGv5IrMh",
+	"tekLHxKS28MmTCbKtQhdc2By5UhRWo1TJjQpLiFnaDXeVKiSi8QzAzqXTit5BWc4RT9Lpa+5NmFpQe2S",
+	"DDVhhrSgg2Slb2sUGUR//ZUBk6plaWONZ2cyyV69EaaUR72lbjOE+2YjpWsg+roPz/oDODo6gt7Ld+8i",
+	"CpIPDixGWH7QwUHhesXIWdTnHasFD4kw5DxCxlZk7jOtbkRCUxOImOnEHHtj5DjJRQBF/cZUVT1vn35B",
+	"7vulmAR+oXudTof+dwPK0s7LXg9+qSDA5vM+/OK3OoSyVg97yzl1pnuHVMjZfsu7g9q7m7X9HYE8awPi",
+	"ewF2BPG8DcRm78CO0I7aoG3rNdgR5osazC29CTtC+lMNUksvw45QXratsd6TUMDx0UcbjFc1GC19Eg9D",
+	"6PdqEB7uqdgBYH8LQxYAHwYxaMoL6hH01YpaYcqMRcmVXn0JaSxn1LqGCuiXIi/4mjowXFTrm+rBTV0k",
+	"E0QVHYabYWHYDAZdTqkMBY9LKKSI64Fcs/8jIgdPWowJb7te++934UxW6pqsHoar4F6rJzB8pP6Gp9zy",
+	"5moE5VmFdK6k5bDXiEujMoaMigJ+tH+MPoAvQtQTK5QknnHrDEMqjP/F0dd3uCeEAqVYarj7qUUj60Lu",
+	"gV/LVGhj96vcQWtqt/RHUbWz1FAV1p14IVyGFJ+5gCWeMzmr0jlkeoT1mPqbnmrflydXXcy0UXCEvSJf",
+	"EDa6Zv/L6pxHVeRUj7bU1NmTsn2aUkCa+x5rNx0aiOjbty61Ri8ffnQwRHIXtXRbwwm96PaEueZufwCX",
+	"3BPn3ZHjgot1p3TDWsLvWRf3eaq5mUcgjMm5Abry63cU8QUXNJiIstuIiWOmqNiF7oot0mgIb5PB0VH/",
+	"VcctrNbcgn5Aypmx1GhOnq+QoHSCHivXSJHKWyGp4LeuNCRYSvYfwzck7r+EtejakxTRnrs+58L9odi8",
+	"lrASC24sW2TFAt6fvoZnz569wvl//PDai+D/RLC3JU+Jngm1XxhQGO/7uX5WkqNPhv/CosyB3rA0Rw+e",
+	"LSZilqvc7HtEztnMGxBkrO9IXiy75i6VUhzqj2DPfQHAcVJUHa2PYK/f7Q6OekhVqqXDoLdfZLm89Y4w",
+	"KvFJpajWvIIiXXav4EWtfaW69P0rkeseSkXMfVeVr0CdZCye886g29uoQS2Xyy6jx12lZ4f+XXP43dnr",
+	"t+8u3tI71emfspZVlJ9cB5hxFapn3b4bjU48ywTd6nWfuX6XOZXkfP653r9L92ecSmZlheAsCYYBErtZ",
+	"EDYEq/osxGV7UbIaclj7esNduNNo+qLC3dXaxwwGvd5nO8XZ0lXbeq4ftxmt3Vrm2dA50+e9/rZ5SsQP",
+	"Gyen8aXBYJeX6odu78LgyK39/rfKbwXQC892wq1sCqUCrjtC5vd9Y9FBGFg2M74BvNN4dEXHtkwLC7Ud",
+	"YK3O8X2jktVn29X7zsreNfsk0ObcbTBY/zdisLLPcsux4TVKH1MqVyR0Dh8t4lpBpDo5QFy4A2vUPgTy",
+	"yYzbe/nwS2sfY8DX+jswYvmtA3rhaBfkWo54/8dIl+PTzYLW/QJ2F7bq7sOPIrlz3RXoM7Z9icaU8T2a",
+	"cakgVXLGdaOJQK42OdB1HRjLVt0gXBNr5yS3iHVDoJ5vouNeTH6FBnVQ73+p/FrJfwxTOLo8linCdrv9",
+	"LbcPbU3v96HrvvDBGh98y+3jmWDNI3u4t3ivMin7n/zlrse0JqM7lzEbtzSCvfZBZpnxNpBpTgGK/2jO",
+	"RCWr4/LTDG7INecZPhTaRQ6bKqqtn/E38jzua53cyfP4nUgjMAP+QNoTOxePleUv3sjnUjiOdz/dG+H1",
+	"8HH9aOqSYyAhtLFd8JbfuxXOFbGUauJJl+J6IWdlbqnIU23KtQ9K+dOFouFG77dMV34dRXcis1TZoqwR",
+	"tVwK1zu47dN/ruPisjoLenU5s2vfAdzl1OwjkCu+DvVp2KWfHTvq3xIGyiPjD2BTjmvisfs3KO7Fxjce",
+	"C9NoR3sAJXxpd2zqR5nuR4Yyc49DxapPReQ3zrTslF7h/29yKnwtkcKb2ZMmjf7u2ilZ7WtaqKZrp6iY",
+	"bWTM612dzOWMj6HsMhdmJDV3pgomq6oWsEdlh6pCg1ctVRq87csyXWMZgonCkSxqFr4e4tv0aiUYSos2",
+	"tbg/TfcbOWRrZ/VwJx7sl/0V0Hfw8AafU6R2cOtCf5r2if24HUSk+jTrF8/v36qRLtzBlSlJ4bpGqjt4",
+	"D+aYTraUSY9bi5rbk0lfMkifKYPUamLuSRX9xvmhHfTVl+3clghqdxceFfi4T7ffXW0I9SGLXRbZdRCs",
+	"f/R9d8jbHJiTz9EOstYLMpLURnFPHwhVgGseCE6ImsgWH3hYq1HRm78LMSi+Q+EW1lzXFxFZL6QULTwN",
+	"73gXY1byvW/j+A0Y3zvh5Xf1cD9prnRVtK80DhbUe1y48Z3TbW00/sxiuWR6tu+/itD+acEmu793a/5d",
+	"8HuNLr555guTN5nc75azBV+Z2p8IMNs5fb0NamuKDreBvnkYM60Fd8e91FKWf7LA1wsi1wZFPS/U+mhz",
+	"TackjAKpal9rH0lJp5nogGfxZw2ULv/YAU1Wb6VqYdBvuf3efxXwwcpG0fa8pYRRUODX/QmS9Yl/lOLW",
+	"NWbv+fN3+z71t5yL2B1R3ljolvSNJ+xuCAppXzwP2v4WyTqKf/n+5HXn4i8ng6MXRbrAcY5wTe21DZ0w",
+	"w188z3W6DcVyw3ctB/UHL3eoBz1C9WTJtKl5SopMhGSE6/oErRrn/M1p96kC1d+zdvGfagiGl1eNEKI4",
+	"NemqAbXjkO7oPas3Xta0j/tYzdXdGuzmByAur3DT3Xm3Nmn2x4qKBrfiA0DRgl1z0LmM9hvNc8PDw/7g",
+	"T+4A0PBl7+WAjLHHaPMPJcik+PJCWLX+JuCC0iIDWeVUSZ1uStXpWk+UO2WxceCv6GVtP27cnKdZWdmc",
+	"8mKt1bW+MXWU3R7cXd39bwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
