@@ -310,7 +310,7 @@ type ClockChange struct {
 	// Example: 10m
 	Advance *string `json:"advance,omitempty"`
 
-	// Set The instant to move the clock to; not before the sandbox's time.
+	// Set The instant to move the clock to; not before the sandbox's time, not after `9999-01-01T00:00:00Z`.
 	Set *time.Time `json:"set,omitempty"`
 }
 
@@ -946,6 +946,11 @@ type ClientInterface interface {
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
 	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
+	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 	// the retries whose backoff ended) and the answer comes once it has: every event of
@@ -964,6 +969,11 @@ type ClientInterface interface {
 	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
 	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -1265,6 +1275,11 @@ func (c *Client) GetSandboxClock(ctx context.Context, id SandboxID, reqEditors .
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
 //
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
+//
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 // the retries whose backoff ended) and the answer comes once it has: every event of
@@ -1293,6 +1308,11 @@ func (c *Client) AdvanceSandboxClockWithBody(ctx context.Context, id SandboxID, 
 // Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
 //
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -2386,6 +2406,11 @@ type ClientWithResponsesInterface interface {
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
 	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
+	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 	// the retries whose backoff ended) and the answer comes once it has: every event of
@@ -2404,6 +2429,11 @@ type ClientWithResponsesInterface interface {
 	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
 	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -4007,6 +4037,11 @@ func (c *ClientWithResponses) GetSandboxClockWithResponse(ctx context.Context, i
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
 //
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
+//
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 // the retries whose backoff ended) and the answer comes once it has: every event of
@@ -4031,6 +4066,11 @@ func (c *ClientWithResponses) AdvanceSandboxClockWithBodyWithResponse(ctx contex
 // Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
 //
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
