@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +16,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -320,6 +325,72 @@ func TestServe_ADatabaseErrorAtStartHasOnePrefixAndComesBeforeAnyListeningLine(t
 	var out safebuf.Buffer
 	exitStatus(err, &out)
 	assert.Equal(t, 1, strings.Count(out.String(), "\n"), "reported on one line: %q", out.String())
+}
+
+func TestServe_APortRefusesConnectionsUntilTheStackIsReady(t *testing.T) {
+	addrs := freeAddrs(t, 5)
+	args := []string{"--demo", "--data-dir", t.TempDir()}
+	for i, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, addrs[i])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr safebuf.Buffer
+	done := make(chan error, 1)
+
+	// Callers knock on every port throughout the start: each is refused,
+	// or answered by the ready stack; none gets a 5xx.
+	var refused, answered atomic.Int64
+	var wrong safebuf.Buffer
+	started := make(chan struct{})
+	var knockers sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	for _, addr := range addrs {
+		for _, path := range []string{"/readyz", "/healthz", "/openapi.yaml"} {
+			knockers.Add(1)
+			go func() {
+				defer knockers.Done()
+				for {
+					resp, err := client.Get("http://" + addr + path)
+					switch {
+					case err != nil && errors.Is(err, syscall.ECONNREFUSED):
+						refused.Add(1)
+					case err != nil:
+						fmt.Fprintf(&wrong, "%s%s: %v\n", addr, path, err)
+					default:
+						_, _ = io.Copy(io.Discard, resp.Body)
+						_ = resp.Body.Close()
+						answered.Add(1)
+						if resp.StatusCode != http.StatusOK {
+							fmt.Fprintf(&wrong, "%s%s: %d during the start\n", addr, path, resp.StatusCode)
+						}
+					}
+					select {
+					case <-started:
+						return
+					default:
+					}
+				}
+			}()
+		}
+	}
+	go func() { done <- serve(ctx, args, &stdout, &stderr) }()
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "apistack is running") },
+		60*time.Second, 5*time.Millisecond, "serve did not start: %s", stderr.String())
+	close(started)
+	knockers.Wait()
+	// Once it says it is running, every port answers ready.
+	for _, addr := range addrs {
+		resp, err := client.Get("http://" + addr + "/readyz")
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, addr)
+	}
+	cancel()
+	require.NoError(t, <-done)
+	assert.Empty(t, wrong.String(), "every caller was refused or answered by the ready stack")
+	assert.Positive(t, refused.Load(), "connections made during the start were refused")
+	t.Logf("refused %d, answered %d", refused.Load(), answered.Load())
 }
 
 func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
