@@ -240,6 +240,21 @@ func (e JournalViolationIn) Valid() bool {
 	}
 }
 
+// Defines values for TooManyRequestsErrorError.
+const (
+	TooManyRequestsErrorErrorTooManyRequests TooManyRequestsErrorError = "too_many_requests"
+)
+
+// Valid indicates whether the value is a known member of the TooManyRequestsErrorError enum.
+func (e TooManyRequestsErrorError) Valid() bool {
+	switch e {
+	case TooManyRequestsErrorErrorTooManyRequests:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnavailableErrorError.
 const (
 	UnavailableErrorErrorUnavailable UnavailableErrorError = "unavailable"
@@ -654,6 +669,17 @@ type SandboxClock struct {
 	Offset string `json:"offset"`
 }
 
+// TooManyRequestsError The body of a 429 (the shape of Error).
+type TooManyRequestsError struct {
+	// Code The HTTP status (429).
+	Code    int                       `json:"code"`
+	Error   TooManyRequestsErrorError `json:"error"`
+	Message string                    `json:"message"`
+}
+
+// TooManyRequestsErrorError defines model for TooManyRequestsError.Error.
+type TooManyRequestsErrorError string
+
 // UnavailableError The body of a 503 (the shape of Error).
 type UnavailableError struct {
 	// Code The HTTP status (503).
@@ -762,6 +788,9 @@ type RequestTimeout = Error
 
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
+
+// TooManyRequests The body of a 429 (the shape of Error).
+type TooManyRequests = TooManyRequestsError
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
@@ -901,6 +930,13 @@ type ClientInterface interface {
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
 	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -911,6 +947,13 @@ type ClientInterface interface {
 	// Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1180,6 +1223,13 @@ type ClientInterface interface {
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
 //
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -1200,6 +1250,13 @@ func (c *Client) CreateSandboxWithBody(ctx context.Context, contentType string, 
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2355,6 +2412,13 @@ type ClientWithResponsesInterface interface {
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
 	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -2365,6 +2429,13 @@ type ClientWithResponsesInterface interface {
 	// Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2648,6 +2719,11 @@ type ClientWithResponsesInterface interface {
 	RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error)
 }
 
+// CreateSandboxResponse429Headers the declared response headers of an HTTP 429 response for CreateSandbox
+type CreateSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
 type CreateSandboxResponse503Headers struct {
 	RetryAfter int
@@ -2670,10 +2746,14 @@ type CreateSandboxResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateSandboxResponse503Headers
 }
@@ -2711,6 +2791,11 @@ func (r CreateSandboxResponse) GetJSON413() *TooLarge {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r CreateSandboxResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSandboxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3956,6 +4041,13 @@ func (r RedeliverSandboxWebhookResponse) ContentType() string {
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
 //
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -3972,6 +4064,13 @@ func (c *ClientWithResponses) CreateSandboxWithBodyWithResponse(ctx context.Cont
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4419,6 +4518,13 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4436,6 +4542,16 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

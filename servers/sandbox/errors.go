@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -19,20 +20,28 @@ type apiError struct {
 	Status  int
 	Name    sandboxapi.ErrorError
 	Message string
+	// RetryAfter, when not 0, is sent as Retry-After (seconds).
+	RetryAfter int
 }
 
 func (e *apiError) Error() string { return e.Message }
 
 func errBadRequest(format string, args ...any) *apiError {
-	return &apiError{http.StatusBadRequest, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprintf(format, args...)}
+	return &apiError{Status: http.StatusBadRequest, Name: sandboxapi.ErrorErrorInvalidRequest, Message: fmt.Sprintf(format, args...)}
 }
 
 func errForbidden(format string, args ...any) *apiError {
-	return &apiError{http.StatusForbidden, sandboxapi.ErrorErrorForbidden, fmt.Sprintf(format, args...)}
+	return &apiError{Status: http.StatusForbidden, Name: sandboxapi.ErrorErrorForbidden, Message: fmt.Sprintf(format, args...)}
 }
 
 func errNotFound(format string, args ...any) *apiError {
-	return &apiError{http.StatusNotFound, sandboxapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
+	return &apiError{Status: http.StatusNotFound, Name: sandboxapi.ErrorErrorNotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// errTooManyRequests is a 429 whose Retry-After is wait seconds.
+func errTooManyRequests(wait int, format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusTooManyRequests, Name: sandboxapi.ErrorError(sandboxapi.TooManyRequestsErrorErrorTooManyRequests),
+		Message: fmt.Sprintf(format, args...), RetryAfter: wait}
 }
 
 // HTTPStatus is the status e is answered with.
@@ -54,18 +63,21 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		API: "sandbox", Logger: s.logger,
 		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
 			status, name := failureNames.Of(vf.Kind)
-			return &apiError{status, name, vf.Message}
+			return &apiError{Status: status, Name: name, Message: vf.Message}
 		},
 		Echo: func(he *echo.HTTPError) (*apiError, bool) {
-			return &apiError{he.Code, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
+			return &apiError{Status: he.Code, Name: sandboxapi.ErrorErrorInvalidRequest, Message: fmt.Sprint(he.Message)}, he.Code < 500
 		},
 		Unavailable: func() *apiError {
-			return &apiError{http.StatusServiceUnavailable, sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable), apiserver.UnavailableMessage}
+			return &apiError{Status: http.StatusServiceUnavailable, Name: sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable), Message: apiserver.UnavailableMessage}
 		},
 		Internal: func() *apiError {
-			return &apiError{http.StatusInternalServerError, sandboxapi.ErrorErrorInternal, "an unexpected error occurred"}
+			return &apiError{Status: http.StatusInternalServerError, Name: sandboxapi.ErrorErrorInternal, Message: "an unexpected error occurred"}
 		},
 		Render: func(c echo.Context, ae *apiError) error {
+			if ae.RetryAfter > 0 {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
+			}
 			return c.JSON(ae.Status, sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
 		},
 	})(err, c)

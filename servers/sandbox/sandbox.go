@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
@@ -46,6 +48,16 @@ const (
 	MinTTL     = time.Minute
 	MaxTTL     = 720 * time.Hour
 )
+
+// The limits on creating sandboxes (Config.MaxSandboxes, Config.CreatesPerMinute).
+const (
+	DefaultMaxSandboxes     = 1000
+	DefaultCreatesPerMinute = 60
+)
+
+// retryAfterFull is the Retry-After, in seconds, of a create refused because
+// the deployment holds its most sandboxes: the sweep, or a delete, makes room.
+const retryAfterFull = 60
 
 // The clock modes.
 const (
@@ -112,6 +124,13 @@ type Config struct {
 	// DriveInterval is how often the due work of the real clocks runs; 0
 	// means DefaultDriveInterval.
 	DriveInterval time.Duration
+	// MaxSandboxes is the most sandboxes the deployment holds, counted in
+	// the database (every replica together); 0 means DefaultMaxSandboxes.
+	MaxSandboxes int
+	// CreatesPerMinute is how many sandboxes one token (the creator's, or
+	// the admin's) may create per minute, in bursts of as many; 0 means
+	// DefaultCreatesPerMinute.
+	CreatesPerMinute int
 }
 
 // Server is the sandbox API.
@@ -128,6 +147,7 @@ type Server struct {
 	creator    [32]byte
 	faults     *faultSet
 	hooks      hookState
+	creates    *ratelimit.Limiter
 }
 
 var _ sandboxserver.StrictServerInterface = (*Server)(nil)
@@ -158,12 +178,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DriveInterval <= 0 {
 		cfg.DriveInterval = DefaultDriveInterval
 	}
+	if cfg.MaxSandboxes <= 0 {
+		cfg.MaxSandboxes = DefaultMaxSandboxes
+	}
+	if cfg.CreatesPerMinute <= 0 {
+		cfg.CreatesPerMinute = DefaultCreatesPerMinute
+	}
 	st := &store{db: cfg.DB}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
 		adminHash: sha256.Sum256([]byte(cfg.AdminToken))}
 	if cfg.CreatorToken != "" {
 		s.creatorSet, s.creator = true, sha256.Sum256([]byte(cfg.CreatorToken))
 	}
+	s.creates = ratelimit.New("creates", cfg.CreatesPerMinute, time.Minute, cfg.Clock, ratelimit.StoreFor(cfg.DB))
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
 	s.clocks = newClocks(cfg.DB, st, cfg.Clock, cfg.Logger)
 	s.faults = newFaultSet(st, cfg.Clock, cfg.Logger)
@@ -273,6 +300,24 @@ func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) e
 	return callerFrom(ctx).err
 }
 
+// takeCreate spends one create of the calling token's rate: a token over it
+// is refused 429, with Retry-After the time until one more is allowed.
+func (s *Server) takeCreate(ctx context.Context) error {
+	token := "creator"
+	if callerFrom(ctx).role == roleAdmin {
+		token = "admin"
+	}
+	d, err := s.creates.Take(ctx, token)
+	if err != nil {
+		return fmt.Errorf("sandbox create rate: %w", err)
+	}
+	if d.Allowed {
+		return nil
+	}
+	wait := max(int(math.Ceil(d.RetryAt.Sub(s.clock.Now()).Seconds())), 1)
+	return errTooManyRequests(wait, "this token may create %d sandboxes a minute; retry in %d s", d.Limit, wait)
+}
+
 // mayCreate refuses every token but the admin's and the creator's.
 func mayCreate(ctx context.Context) error {
 	switch callerFrom(ctx).role {
@@ -327,6 +372,9 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	if err := mayCreate(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.takeCreate(ctx); err != nil {
+		return nil, err
+	}
 	mode, ttlText := ClockReal, (*string)(nil)
 	if req.Body != nil {
 		if req.Body.Clock != nil {
@@ -345,7 +393,7 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	tokenHash := sha256.Sum256([]byte(token))
 	now := s.clock.Now()
 	r := record{ID: id, TokenHash: tokenHash[:], Clock: mode, TTL: ttl, State: stateCreating, CreatedAt: now, LastUsedAt: now}
-	if err := s.store.insert(ctx, r); err != nil {
+	if err := s.store.insertCapped(ctx, r, s.cfg.MaxSandboxes); err != nil {
 		return nil, err
 	}
 	creds, err := s.cfg.Tenants.Seed(ctx, id)

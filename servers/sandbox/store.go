@@ -76,15 +76,31 @@ func scanRecord(row interface{ Scan(...any) error }) (record, error) {
 	return r, nil
 }
 
-func (s *store) insert(ctx context.Context, r record) error {
-	// The sandbox's clock starts at the stack's time (clock.go).
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
-		sqldb.Micros(r.CreatedAt), sqldb.Micros(r.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("insert sandbox: %w", err)
-	}
-	return nil
+// insertCapped inserts r (its clock starting at the stack's time, see
+// clock.go) unless the deployment holds max sandboxes already
+// (whatever their state): counted under a lock every replica takes, so the
+// cap is exact across replicas sharing a PostgreSQL database (SQLite's
+// transactions run one at a time already).
+func (s *store) insertCapped(ctx context.Context, r record, most int) error {
+	return s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		if err := tx.Lock(ctx, "sandbox_creates"); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sandboxes`).Scan(&n); err != nil {
+			return fmt.Errorf("count sandboxes: %w", err)
+		}
+		if n >= most {
+			return errTooManyRequests(retryAfterFull, "the deployment holds its most sandboxes (%d, --max-sandboxes); delete one, or wait for one to expire", most)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
+			sqldb.Micros(r.CreatedAt), sqldb.Micros(r.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("insert sandbox: %w", err)
+		}
+		return nil
+	})
 }
 
 // ready stores the sandbox's credentials and makes it ready.

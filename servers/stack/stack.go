@@ -107,6 +107,12 @@ type Config struct {
 	// SandboxSweepInterval is how often the sandboxes past their TTL are
 	// looked for (on Clock); 0 means sandbox.DefaultSweepInterval.
 	SandboxSweepInterval time.Duration
+	// MaxSandboxes is the most sandboxes the deployment holds; 0 means
+	// sandbox.DefaultMaxSandboxes.
+	MaxSandboxes int
+	// SandboxCreatesPerMinute is how many sandboxes one token may create a
+	// minute; 0 means sandbox.DefaultCreatesPerMinute.
+	SandboxCreatesPerMinute int
 	// SandboxSampleSize is the number of menu items of each sandbox's
 	// restaurant configuration; 0 means DefaultSandboxSampleSize.
 	SandboxSampleSize int

@@ -25,6 +25,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -44,6 +45,8 @@ type serveConfig struct {
 	AdminAllowRemote  bool
 	AdminTokenFile    string
 	SandboxToken      string
+	MaxSandboxes      int
+	SandboxCreates    int
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
@@ -77,6 +80,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random); "+
 		"WARNING: a command line is visible to every user of the machine (ps): prefer APISTACK_ADMIN_TOKEN or --admin-token-file")
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
+	fs.IntVar(&c.MaxSandboxes, "max-sandboxes", sandbox.DefaultMaxSandboxes, "the most sandboxes this deployment holds, every replica together; a create past it answers 429")
+	fs.IntVar(&c.SandboxCreates, "sandbox-creates-per-minute", sandbox.DefaultCreatesPerMinute, "how many sandboxes one token (the creator's or the admin's) may create a minute, in bursts of as many; past it a create answers 429")
 	fs.StringVar(&c.SandboxToken, "sandbox-token", "", "the sandbox-creator token, which may create sandboxes and do nothing else "+
 		"(default: reused from demo-credentials.json, else derived from the admin token, so replicas sharing a --database agree; prefer APISTACK_SANDBOX_TOKEN)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
@@ -307,6 +312,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c.APIs.Fax.Destinations.AllowHosts = c.Destinations.Allow
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, SandboxCreatorToken: c.SandboxToken, Logger: logger,
+		MaxSandboxes: c.MaxSandboxes, SandboxCreatesPerMinute: c.SandboxCreates,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
