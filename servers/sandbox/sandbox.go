@@ -34,6 +34,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -510,7 +511,15 @@ func (s *Server) remove(ctx context.Context, id string) error {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
 	defer s.clocks.forget(id)
-	return s.store.remove(ctx, id)
+	if err := s.store.remove(ctx, id); err != nil {
+		return err
+	}
+	// The journal's pages go back to the file system (PostgreSQL's rows
+	// are gone with the delete; autovacuum reuses their space).
+	if err := sqlitedb.ReclaimSpace(ctx, s.cfg.DB.SQL()); err != nil {
+		s.logger.WarnContext(ctx, "reclaim the space of a deleted sandbox", "sandbox", id, "err", err)
+	}
+	return nil
 }
 
 // ResetSandbox puts the sandbox back as it was right after its creation.
