@@ -543,6 +543,17 @@ type InboundFaxRequest struct {
 // `partial_content` true. `failed`: the sender's call drops (`sender_call_dropped`).
 type InboundFaxRequestOutcome string
 
+// JournalBudget What each sandbox's journal keeps (`--sandbox-journal-entries`,
+// `--sandbox-journal-bytes`): past either bound, the oldest entries are dropped first,
+// a commit of the journal's writer at a time, and counted in `dropped`.
+type JournalBudget struct {
+	// Bytes The most bytes the kept entries take in the database, compressed as stored.
+	Bytes int64 `json:"bytes"`
+
+	// Entries The most entries kept.
+	Entries int `json:"entries"`
+}
+
 // JournalEntry defines model for JournalEntry.
 type JournalEntry struct {
 	Api        JournalEntryApi `json:"api"`
@@ -594,7 +605,15 @@ type JournalEntryApi string
 
 // JournalPage defines model for JournalPage.
 type JournalPage struct {
-	Data []JournalEntry `json:"data"`
+	// Budget What each sandbox's journal keeps (`--sandbox-journal-entries`,
+	// `--sandbox-journal-bytes`): past either bound, the oldest entries are dropped first,
+	// a commit of the journal's writer at a time, and counted in `dropped`.
+	Budget *JournalBudget `json:"budget,omitempty"`
+	Data   []JournalEntry `json:"data"`
+
+	// Dropped How many of the sandbox's oldest entries were dropped to keep its journal within
+	// `budget` (since its creation or last reset).
+	Dropped *int64 `json:"dropped,omitempty"`
 
 	// NextAfter Present when more entries match; pass it as `after` for the next page.
 	NextAfter *int64 `json:"next_after,omitempty"`

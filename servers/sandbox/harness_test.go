@@ -52,6 +52,8 @@ type envOptions struct {
 	// maxSandboxes and createsPerMinute bound the creates (0: the
 	// defaults, and creates unthrottled: the tests create many at once).
 	maxSandboxes, createsPerMinute int
+	// journal bounds each sandbox's journal (zero: the defaults).
+	journal sandbox.JournalBudget
 	// replica, when set, opens the databases with openDB and shares the
 	// tokens and keys of this stack (a replica of the stack of replica).
 	replica *replicaOf
@@ -69,6 +71,7 @@ func start(t testing.TB, opts envOptions) *env {
 	cfg := stack.Config{
 		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()),
 		SandboxSweepInterval: opts.sweep, MaxSandboxes: opts.maxSandboxes, SandboxCreatesPerMinute: opts.createsPerMinute,
+		SandboxJournalBudget: opts.journal,
 		Settings: stack.Settings{
 			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
 			PAM: pamserver.Settings{RateLimit: opts.pamRateLimit},

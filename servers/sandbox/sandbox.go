@@ -56,6 +56,12 @@ const (
 	DefaultCreatesPerMinute = 60
 )
 
+// The default journal budget of each sandbox (Config.JournalBudget).
+const (
+	DefaultJournalEntries = 10000
+	DefaultJournalBytes   = 32 << 20
+)
+
 // retryAfterFull is the Retry-After, in seconds, of a create refused because
 // the deployment holds its most sandboxes: the sweep, or a delete, makes room.
 const retryAfterFull = 60
@@ -132,6 +138,9 @@ type Config struct {
 	// the admin's) may create per minute, in bursts of as many; 0 means
 	// DefaultCreatesPerMinute.
 	CreatesPerMinute int
+	// JournalBudget bounds each sandbox's journal; a zero bound means its
+	// default (DefaultJournalEntries, DefaultJournalBytes).
+	JournalBudget JournalBudget
 }
 
 // Server is the sandbox API.
@@ -185,7 +194,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.CreatesPerMinute <= 0 {
 		cfg.CreatesPerMinute = DefaultCreatesPerMinute
 	}
-	st := &store{db: cfg.DB}
+	if cfg.JournalBudget.Entries <= 0 {
+		cfg.JournalBudget.Entries = DefaultJournalEntries
+	}
+	if cfg.JournalBudget.Bytes <= 0 {
+		cfg.JournalBudget.Bytes = DefaultJournalBytes
+	}
+	st := &store{db: cfg.DB, budget: cfg.JournalBudget}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
 		adminHash: sha256.Sum256([]byte(cfg.AdminToken))}
 	if cfg.CreatorToken != "" {
@@ -568,7 +583,12 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 	if err != nil {
 		return nil, err
 	}
-	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
+	dropped, err := s.store.journalDropped(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries)), Dropped: &dropped,
+		Budget: &sandboxapi.JournalBudget{Entries: s.cfg.JournalBudget.Entries, Bytes: s.cfg.JournalBudget.Bytes}}
 	for _, e := range entries {
 		page.Data = append(page.Data, entryView(e))
 	}

@@ -37,7 +37,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
 		Advance:       sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, Logger: st.logger,
-		MaxSandboxes: st.cfg.MaxSandboxes, CreatesPerMinute: st.cfg.SandboxCreatesPerMinute,
+		MaxSandboxes: st.cfg.MaxSandboxes, CreatesPerMinute: st.cfg.SandboxCreatesPerMinute, JournalBudget: st.cfg.SandboxJournalBudget,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
 		OnResponseViolation: d.OnResponseViolation, Telemetry: st.cfg.Telemetry,
 	})

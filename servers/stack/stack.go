@@ -113,6 +113,9 @@ type Config struct {
 	// SandboxCreatesPerMinute is how many sandboxes one token may create a
 	// minute; 0 means sandbox.DefaultCreatesPerMinute.
 	SandboxCreatesPerMinute int
+	// SandboxJournalBudget bounds each sandbox's journal; zero bounds mean
+	// the defaults.
+	SandboxJournalBudget sandbox.JournalBudget
 	// SandboxSampleSize is the number of menu items of each sandbox's
 	// restaurant configuration; 0 means DefaultSandboxSampleSize.
 	SandboxSampleSize int

@@ -47,6 +47,7 @@ type serveConfig struct {
 	SandboxToken      string
 	MaxSandboxes      int
 	SandboxCreates    int
+	JournalBudget     sandbox.JournalBudget
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
@@ -82,6 +83,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
 	fs.IntVar(&c.MaxSandboxes, "max-sandboxes", sandbox.DefaultMaxSandboxes, "the most sandboxes this deployment holds, every replica together; a create past it answers 429")
 	fs.IntVar(&c.SandboxCreates, "sandbox-creates-per-minute", sandbox.DefaultCreatesPerMinute, "how many sandboxes one token (the creator's or the admin's) may create a minute, in bursts of as many; past it a create answers 429")
+	fs.IntVar(&c.JournalBudget.Entries, "sandbox-journal-entries", sandbox.DefaultJournalEntries, "the most request journal entries each sandbox keeps; past it the oldest are dropped")
+	fs.Int64Var(&c.JournalBudget.Bytes, "sandbox-journal-bytes", sandbox.DefaultJournalBytes, "the most bytes each sandbox's request journal takes in the database (compressed); past it the oldest entries are dropped")
 	fs.StringVar(&c.SandboxToken, "sandbox-token", "", "the sandbox-creator token, which may create sandboxes and do nothing else "+
 		"(default: reused from demo-credentials.json, else derived from the admin token, so replicas sharing a --database agree; prefer APISTACK_SANDBOX_TOKEN)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
@@ -312,7 +315,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c.APIs.Fax.Destinations.AllowHosts = c.Destinations.Allow
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, SandboxCreatorToken: c.SandboxToken, Logger: logger,
-		MaxSandboxes: c.MaxSandboxes, SandboxCreatesPerMinute: c.SandboxCreates,
+		MaxSandboxes: c.MaxSandboxes, SandboxCreatesPerMinute: c.SandboxCreates, SandboxJournalBudget: c.JournalBudget,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
