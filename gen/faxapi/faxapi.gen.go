@@ -30,6 +30,7 @@ const (
 	ErrorCodeRequestTimeout       ErrorCode = "request_timeout"
 	ErrorCodeRequestTooLarge      ErrorCode = "request_too_large"
 	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
+	ErrorCodeTooManyRequests      ErrorCode = "too_many_requests"
 	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
 )
 
@@ -55,6 +56,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRequestTooLarge:
 		return true
 	case ErrorCodeServiceUnavailable:
+		return true
+	case ErrorCodeTooManyRequests:
 		return true
 	case ErrorCodeUnsupportedMediaType:
 		return true
@@ -456,6 +459,9 @@ type RequestTimeout = Errors
 
 // TooLarge defines model for TooLarge.
 type TooLarge = Errors
+
+// TooManyRequests defines model for TooManyRequests.
+type TooManyRequests = Errors
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Errors
@@ -1795,6 +1801,11 @@ type ClientWithResponsesInterface interface {
 	GetMediaWithResponse(ctx context.Context, mediaId openapi_types.UUID, params *GetMediaParams, reqEditors ...RequestEditorFn) (*GetMediaResponse, error)
 }
 
+// ListFaxApplicationsResponse429Headers the declared response headers of an HTTP 429 response for ListFaxApplications
+type ListFaxApplicationsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListFaxApplicationsResponse503Headers the declared response headers of an HTTP 503 response for ListFaxApplications
 type ListFaxApplicationsResponse503Headers struct {
 	RetryAfter int
@@ -1809,10 +1820,14 @@ type ListFaxApplicationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListFaxApplicationsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListFaxApplicationsResponse503Headers
 }
@@ -1830,6 +1845,11 @@ func (r ListFaxApplicationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListFaxApplicationsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1871,6 +1891,11 @@ func (r ListFaxApplicationsResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxApplication
+type CreateFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // CreateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxApplication
 type CreateFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -1893,10 +1918,14 @@ type CreateFaxApplicationResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateFaxApplicationResponse503Headers
 }
@@ -1934,6 +1963,11 @@ func (r CreateFaxApplicationResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1975,6 +2009,11 @@ func (r CreateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for DeleteFaxApplication
+type DeleteFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for DeleteFaxApplication
 type DeleteFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -1989,10 +2028,14 @@ type DeleteFaxApplicationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteFaxApplicationResponse503Headers
 }
@@ -2010,6 +2053,11 @@ func (r DeleteFaxApplicationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2051,6 +2099,11 @@ func (r DeleteFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for GetFaxApplication
+type GetFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for GetFaxApplication
 type GetFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -2067,10 +2120,14 @@ type GetFaxApplicationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetFaxApplicationResponse503Headers
 }
@@ -2093,6 +2150,11 @@ func (r GetFaxApplicationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2134,6 +2196,11 @@ func (r GetFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// UpdateFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for UpdateFaxApplication
+type UpdateFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // UpdateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for UpdateFaxApplication
 type UpdateFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -2158,10 +2225,14 @@ type UpdateFaxApplicationResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UpdateFaxApplicationResponse503Headers
 }
@@ -2206,6 +2277,11 @@ func (r UpdateFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -2245,6 +2321,11 @@ func (r UpdateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// ListFaxesResponse429Headers the declared response headers of an HTTP 429 response for ListFaxes
+type ListFaxesResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListFaxesResponse503Headers the declared response headers of an HTTP 503 response for ListFaxes
 type ListFaxesResponse503Headers struct {
 	RetryAfter int
@@ -2259,10 +2340,14 @@ type ListFaxesResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListFaxesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListFaxesResponse503Headers
 }
@@ -2280,6 +2365,11 @@ func (r ListFaxesResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxesResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListFaxesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2321,6 +2411,11 @@ func (r ListFaxesResponse) ContentType() string {
 	return ""
 }
 
+// SendFaxResponse429Headers the declared response headers of an HTTP 429 response for SendFax
+type SendFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // SendFaxResponse503Headers the declared response headers of an HTTP 503 response for SendFax
 type SendFaxResponse503Headers struct {
 	RetryAfter int
@@ -2347,10 +2442,14 @@ type SendFaxResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SendFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SendFaxResponse503Headers
 }
@@ -2400,6 +2499,11 @@ func (r SendFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SendFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SendFaxResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -2439,6 +2543,11 @@ func (r SendFaxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxResponse429Headers the declared response headers of an HTTP 429 response for DeleteFax
+type DeleteFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteFaxResponse503Headers the declared response headers of an HTTP 503 response for DeleteFax
 type DeleteFaxResponse503Headers struct {
 	RetryAfter int
@@ -2453,10 +2562,14 @@ type DeleteFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteFaxResponse503Headers
 }
@@ -2474,6 +2587,11 @@ func (r DeleteFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2515,6 +2633,11 @@ func (r DeleteFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxResponse429Headers the declared response headers of an HTTP 429 response for GetFax
+type GetFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetFaxResponse503Headers the declared response headers of an HTTP 503 response for GetFax
 type GetFaxResponse503Headers struct {
 	RetryAfter int
@@ -2531,10 +2654,14 @@ type GetFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetFaxResponse503Headers
 }
@@ -2557,6 +2684,11 @@ func (r GetFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2598,6 +2730,11 @@ func (r GetFaxResponse) ContentType() string {
 	return ""
 }
 
+// CancelFaxResponse429Headers the declared response headers of an HTTP 429 response for CancelFax
+type CancelFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // CancelFaxResponse503Headers the declared response headers of an HTTP 503 response for CancelFax
 type CancelFaxResponse503Headers struct {
 	RetryAfter int
@@ -2614,10 +2751,14 @@ type CancelFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CancelFaxResponse503Headers
 }
@@ -2640,6 +2781,11 @@ func (r CancelFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CancelFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2681,6 +2827,11 @@ func (r CancelFaxResponse) ContentType() string {
 	return ""
 }
 
+// RefreshFaxResponse429Headers the declared response headers of an HTTP 429 response for RefreshFax
+type RefreshFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // RefreshFaxResponse503Headers the declared response headers of an HTTP 503 response for RefreshFax
 type RefreshFaxResponse503Headers struct {
 	RetryAfter int
@@ -2697,10 +2848,14 @@ type RefreshFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RefreshFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RefreshFaxResponse503Headers
 }
@@ -2723,6 +2878,11 @@ func (r RefreshFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RefreshFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RefreshFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3114,6 +3274,13 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3131,6 +3298,16 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListFaxApplicationsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListFaxApplicationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3209,6 +3386,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3226,6 +3410,16 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3279,6 +3473,13 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3296,6 +3497,16 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3353,6 +3564,13 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3370,6 +3588,16 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3455,6 +3683,13 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3472,6 +3707,16 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdateFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3522,6 +3767,13 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3539,6 +3791,16 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListFaxesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListFaxesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3631,6 +3893,13 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3648,6 +3917,16 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers SendFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SendFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3701,6 +3980,13 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3718,6 +4004,16 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3775,6 +4071,13 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3792,6 +4095,16 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3849,6 +4162,13 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3866,6 +4186,16 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CancelFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3923,6 +4253,13 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3940,6 +4277,16 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers RefreshFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RefreshFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

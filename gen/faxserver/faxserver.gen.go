@@ -389,6 +389,15 @@ type RequestTimeoutJSONResponse Errors
 
 type TooLargeJSONResponse Errors
 
+type TooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type TooManyRequestsJSONResponse struct {
+	Body Errors
+
+	Headers TooManyRequestsResponseHeaders
+}
+
 type UnauthorizedJSONResponse Errors
 
 type UnavailableResponseHeaders struct {
@@ -450,6 +459,21 @@ func (response ListFaxApplications422JSONResponse) VisitListFaxApplicationsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaxApplications429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFaxApplications429JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -591,6 +615,21 @@ func (response CreateFaxApplication422JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFaxApplication429JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxApplication500JSONResponse struct{ InternalJSONResponse }
 
 func (response CreateFaxApplication500JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -674,6 +713,21 @@ func (response DeleteFaxApplication422JSONResponse) VisitDeleteFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteFaxApplication429JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -767,6 +821,21 @@ func (response GetFaxApplication422JSONResponse) VisitGetFaxApplicationResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFaxApplication429JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -923,6 +992,21 @@ func (response UpdateFaxApplication422JSONResponse) VisitUpdateFaxApplicationRes
 	return err
 }
 
+type UpdateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateFaxApplication429JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateFaxApplication500JSONResponse struct{ InternalJSONResponse }
 
 func (response UpdateFaxApplication500JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -998,6 +1082,21 @@ func (response ListFaxes422JSONResponse) VisitListFaxesResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaxes429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFaxes429JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1168,6 +1267,21 @@ func (response SendFax422JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	return err
 }
 
+type SendFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SendFax429JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SendFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response SendFax500JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
@@ -1251,6 +1365,21 @@ func (response DeleteFax422JSONResponse) VisitDeleteFaxResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteFax429JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1348,6 +1477,21 @@ func (response GetFax422JSONResponse) VisitGetFaxResponse(w http.ResponseWriter)
 	return err
 }
 
+type GetFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFax429JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetFax500JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
@@ -1441,6 +1585,21 @@ func (response CancelFax422JSONResponse) VisitCancelFaxResponse(w http.ResponseW
 	return err
 }
 
+type CancelFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CancelFax429JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CancelFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response CancelFax500JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
@@ -1530,6 +1689,21 @@ func (response RefreshFax422JSONResponse) VisitRefreshFaxResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RefreshFax429JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2100,114 +2274,118 @@ func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7D0Nc9s2sn9lh3cztV1KlpQ4l8jz5sZN4p7v2tQXp3PznuUTIRKScKYAFgAtq6n/+5tdgF8SZctp6uu9",
-	"l850IpLgYrHY713QH4NYLTIlubQmGH4MMqbZgluu6eqU3Z69wR8JN7EWmRVKBsPgw5zDlN2CSLpBGAi8",
-	"lTE7D8JAsgUPhoFIgjDQ/KdcaJ4EQ6tzHgYmnvMFQ2hTpRfMBsMgz2mkXWX4lrFayFlwdxcG52zG3+WL",
-	"Cdfts2dsxkOYarWAfonDTznXqwoJHHMpCchVUJ8+4VOWpzYY9sNgwW7FIl8Ew36P/guDhZD+TomYkJbP",
-	"uC4xuxA/8028zixfGMi4JuzuxcqIn/kWnAa9GlKDo4cQukM6m0xJw2nHvmHJe/5Tzo3Fq1hJyyX9ZFmW",
-	"ipghrof/Mojwx9r0f9R8GgyDPxxW3HDonprDt1orbdxczRVHQt6wVCTjkmuiIdg5B+1QgIlKVpCIBKSy",
-	"wLQWNxyWc5Vy2GOwYCkyAk8gnufymifAZawSIWchKA1MApcJTPhUaQ7CGkh4nDLNE4heu3V1vuNyZufR",
-	"fje4C4NTpSciSbh8gpWfAC28XCguOmZpyjUI41ab27nS4meewFRp2PMrus1QJGh9qeX4c8ETwSAV8tot",
-	"40xariVLn2IVEnLJbzMeW56A4fqGa+A4nDB5p+ypymXyBJi8U2DyeA6aG5XrmIOQNZp+ZYDFscqlJbw8",
-	"g38QC67yJ+Fzv81j66bchcuFnfs1OLp+ZUBzloAHcQwGuVtYYDMmJK3rg1LfMT3jT7CiD+voCwNWKUhx",
-	"fkLmR1lx8BMhdHJ+BteccFkIY0gRVEpCacjltVRLWeB3w0TKJulT0CvCTRQxH+fVtJ4LvNjETOL2a87i",
-	"udNWzLIJM/wYNLd6BWxquYboPV50TvAiAsNjJRODtmLOWeKtbm3IppW5cK+AVbBkwhb60eqVkLOCme4z",
-	"vvebE6JsplXMjXki2p45IwKV63EMkVMDEaDVNEBEnbAEpoKnxArlYM8MJs8ypS1Pvkd1+oHW9SRMi9Lz",
-	"lYHCIuHMpQmIY55Zx7rWDy34ZMLRnKmEJ11yK/xkiMtrzZnlp+z2pEK5ZtNZkgi8xdJzrTKurUDLP2Wp",
-	"4WGQ1W411jx27sdH9C2c1UTv4oi8i+K6v+GJhYHK7QRtwPhGIftnWk1Fysci2eTMEwnFaKDR4EeDmtL6",
-	"vQ6HvZhWmICda5XP5u5hshASVcD+MfBFZleg9EiyieHSkgWVSvLuSAZhfQkvnrfgvOSTuVLX4ykTqbrh",
-	"epzrdBPdt34SWJ+jOcOg9/xliO4tWuVgGPzzj7/883L+l6tL+8H9n51fXZqLqz8PDw8v/zkamcM//+Hq",
-	"6+AetDw297HcP9zQH99/FzgPrxDmy809bQK+KidWk3/x2OLExMDk3De4A7mvZRfBWBR8WLB4LiTvoNWi",
-	"GzgeicMlao/LAO0Dl7ZABqnN0Zufln5YGEhlx1PyIdAbXnMWa/eMZZZ7tUWGVqkx2aL6PW/vw6BFGQdh",
-	"kFdKYExO1ZgoEQYLbucqGSMuLE3VkjtsnJs1Jn+nRrdqwxJumWjhnH/MmYUl8sxSKzlzvoowhUHttm2+",
-	"02c7qZoLN/QuDKywafsWzZW2YPLFgulVIV7F/mxGU3X+oV0vQJdr3Mo2FyXeTeapNrE1PkNdTYGP09V2",
-	"XlfYLeTJFO3HJrC/XvzwDvxTtHnWAydd6qzBXnRoFcYAbUtvX5XZXBAv7wuM43baKYS3EPLMvVCpT6Y1",
-	"W21Q3s/QRupTdtsinyxNx0munXgZHpuG+e5tmu8QDZ7kMb3gVPQGpb3uHTPbiMQTZnkHJaxtdxKhHdCH",
-	"qHLKbt+UY+/CAHVCrvlYc2Z2evvUvfDejUcIWi1a1+GW90AmAWUfFUGrAfjBGyvnxv34/jv6N1FxviDZ",
-	"Zgam3MZzjOC0WnThTNL4EJSM0X2OubjhyRAYGDGTPBlJjOIKLi2ew/mb09CHi/0eLITMLTfOkm3KAZvx",
-	"MVnJh/c6Y9oKlo5rTs66Y+WMsZLp6hjQD4TlnEsURVsojSm7pZWmqqG4JkqlnNEO/JSzVNjVDpv3dz+S",
-	"+D5WOnEKGIXLm4wpu23VtKj+c7PDFBduIL2iNHd6vsYfNbxpQGEJWhnggnYN6pvmXoJYZavNPYM9Il9U",
-	"m7pV7YSBVa08m2fJo2XvMc4MoWfnXHsXVPLuDo7I/fbCp/Kq7VxXMnX14OWVCFBxTrm/zV1r6KIGcZoo",
-	"bqHBFj1ac5o3VWqbQ/xZNGSbP/yBbHKNVChzGPWb1l15hKf9jvME3WdF4I5B5mlabj7UFkmiX2gimhaH",
-	"urjOxYUbaGyX3HENcKsU/x9h7wc87C0437eB2zn9YSb+Triwr8nICbNsZ19lTSru1v0U8pAfDIPP2Yx/",
-	"j+PWSUi4eBgPr+e9z1ZvX9NjltKGyhYc3tSdmIKtiz2jgMD9auPsDc+kBiI3XI8nuVk5RkJJ02Opxkya",
-	"JcU45c2Ex6mQvH4rlxiRxMQOrlRRfyokkoBZMUn5OOHGCsm8nq1djXNJWScfBrUHRyVM51VqlWUuWGO3",
-	"Y/ReWCrkzMdCVVjG48W4KC+MUbWPCzhriy0G0fwyaZkHRSFRS5kqltRiRbztNMXYTxrUvaBxKhbCjvlt",
-	"TCoPhccQcBnzFEFs2a3PIzX/DlH5e+VuFRwmkT6oYeZiNg/C4Ibr1dj/zlOr2TgVs7ktrxKmr7cR5leL",
-	"36Nk7qL067a53j/lPOdJ6KogXZ94xBtKixkyOP5GlqJscMJT5Di851iodMqHIymksMK94FjTJZDrgOlO",
-	"4ZiXMMgVL4jtEAp85FBhhAq+RMmzOZIVRdEjFbiAx6cXPDKloLjB6+hUctTOyyUrtUTgM17ojMrMNeKD",
-	"GR8bX6rcfGyVZekYB5n7Bmhu8tS2DlljhDpC9dmbU63DbeOc87mSW8u/J5DhY3AzgZDwttt/8RxQi1B6",
-	"6pYtMnRwgq/7z/qDo6OjXr/XCxo5vNHo68t+59XVZa/z6upjP+w/v/tjmytxwWVCQvMp2deNWLy9iF53",
-	"11xBfS2/+UCGtoiQN6F7FvWUCh2dQuASbQKGhWUEWMNhDYFng8cF1ef5JBUxzK3N9sw+RdU+0jx/c1p4",
-	"rF04s+jCFeH1ZFWvpOxp7iIKA1Pl8nWhqwDMVYYgGGRuFpYkmhtDXu5+Fy44Jzgn52dQw4oyu43QnoyK",
-	"eSjR+2lZ3k8Kl9eC2bIZwPNVk8R/4zwDRjFqQdtiZSEFszwBZnyYWguAo/b43sWqm9xT8zCaHLQLh+zm",
-	"1v9ww7UWCTfrcctXBoo3wYMiVnI7iZzDbn+b7VsLHnbH9ynR3EjpNuNxCr59IF6Japui/ZEikU8rNS2E",
-	"rN/t/3uLTy5C1Hyhbvz2+NHdz1ww+h2XiTa2t/Z8jfifiQsNj3Mt7OoCEXLbPuFMc32S4zQtFcKixr93",
-	"w7VB1TLYd21cjRpgt+iNIl1FEKv50ba4aqyQU1WUeVlMLOu7rFgmjGXxNfrESEd6yQwPD2fCzvNJN1aL",
-	"w2JM+SNoafPJtJpptlhQBQxN5cn52dD1bjAyaYR8aZEoi0wWquajhN6OgbBmJAkiWq2i+uk33ITAZFJ4",
-	"pzgXR8vmYZi62WYbRnskR/INjwWS1DjdYzIeg8tsGFhS1qQwsiLmDQNp2MrAKJDKgpmrpRwFQwR4AAcH",
-	"J40iX/fgAN7eUFkn464wAV4TGYhOfMMI3R/CN7RvMMp7vWfxyfnZ+G9v/5sueETtMcDkSEIrR9xbIO7C",
-	"yf39IQgOIbsI3MDzXr8Lf+MrA0yXKd45M+h6IMkpyMZ7QkKspLFMWurT6ToauJJRtXaKkkvo0ceRL+2M",
-	"giFcfhxRiW0UhDByVTb30xXa3G9XDCQqA3wcFdUv97AslI2Cu7uruwiXW6t22TmzMNGcXTs153QB1bFB",
-	"51WxHVkUwVcbVZJjMHD0900WXT89NVugv0heYb20dgysUdFDuM2i3j3Ay9bALpxIcMoJkWRS2Tm+6boC",
-	"mhv2PEQXRkxB2LKzit8KY5EajcYloseWFkOE+Rm7DGv49RB0S/uj5xiMG5BfovMfLj7A4c3gkMQ5Asuu",
-	"vXlCpDqECvdtLabaug0Rxen2onoPy21nuVx2CEquUw8o2i96TQxb8AIsM/DXix/eOf1SrGHQcxuFkIsw",
-	"wGkLFIMIo/ooBJe4h8hFxRE57vWtRoj0jDpe5sg9rkZiVUTcpyFCDRmVPTG+quJitkI/Rg0XpjZ4PUBy",
-	"FELI652B4Ubue84QypaelHADL4cLgm4ESMzWgRLPRJVLXb4u6yGP54IPmklDmkrJgwMcasQiT12KIkF+",
-	"WQgpDCrXNF114UMVAxWZMlOfjJig3yu6xsq4xrF78UroG/pknOYJT47hqAfffwMxy/ZDiOc8JsXBLIqW",
-	"MM6KOeFDTZhLa0gMKFonokpYstRrm5KY1LBRMQZ0nGb36FZpk/IJCUyVQam94cPU2p0yoxI5erusSmE1",
-	"3HVVVkbFgtALAoB/TP8ar43a8o9RCKwKCh1NCm5A016IR9SSpYy8NNFANYUFNeHNmYRnRz1HvOr9rfnM",
-	"iAw3wMHBm7XY9OAA3nNG4XsNR2GAyE9V5zSljTJWc7YwYNWMk0JdsJXvLSPZVsAsLJSx8GwA34tvYI+T",
-	"FZuKFBW3sWzG3cYjs4gFXqL0F7TwbWr7bsHCInwEPFdpUoIe9MJer+e1u0ElXeJMQRxz64I9BqMASTZR",
-	"i8koIKCokPXKNcpJHnq1ge7Tcq4MLxdYdc55kS9aq5kEIV3KAKLDU1pXtF/b/q2bWJG/CnaJ9nUR38N1",
-	"O5oVmQnq23VqcJ/IQmJYRYAGFrkhk+b6QX2iwqv+siG4HmJnKhXxCjJUCtZ4Sa2yNB4CaT6nK6kAGPq2",
-	"UnR7qXk6zZ2aYnYd5bnKhm65HQRq5t7lmWpmrM5jiyKzxyBT1B0whVSpbMLia2cnixeiTqfobI32Q+/3",
-	"IlSorVLJdDUEBnNlvGARbhSaoXdcgc60uGGWhwX4vdffvjv5QGaM3AMHGX1ZwdJOlusMWaJI/FDT1TQ3",
-	"PDkuF4bQY5YCufQFs7tFyXJi2jSp1ldTPS6W4ua3SoVgEPOE3/AUfaqvDKCrWdjqosZa5wSve6QCw60V",
-	"cuaRrG2716rkoyntu133ok5nym471KzWqTMJ0nOIa0FklXZb7FD0hCxJ0wTin9aBmWjf4yMRTAjLObP4",
-	"y/MoYWyGlFHqOJJWG7zXf/GqOzh63u11e4f9FyFM+cvecHjY75E8eKrNOcSpyhNYcMtIp3hy1QD4f0OY",
-	"Jr3ekMeD4ZAu+71et/h/0OuFDmT/1QCn7PZfDfadxc8lMcdUoDPv146bu8hTNKzGehk/8R0+zKIicWuG",
-	"jCGlUIsSpwpDVK3xalhU0InJKgLsgzBOvN0DcnqcQTXcDsk3anEPvUZrc7wLtxBdNuftHVY6KITosJYX",
-	"aFzXkxaR00Z+Fhdy1KAjXL+xjhJLlacJsh8i71xrry1ITF0I7gTRGbfCyakED2Wji4Df++s9p5Hqygj1",
-	"BxrVui7aD6FWtwwp3ko6KrdeNGVncHtbN+uGLB6uFlgqrvl9hv2YJvNb49WydyroeAFFBm4sMGv5IrMh",
-	"tekLHxKS28MmTCbKtQhdc2By5UhRWo1TJjQpLiFnaDXeVKiSi8QzAzqXTit5BWc4RT9Lpa+5NmFpQe2S",
-	"DDVhhrSgg2Slb2sUGUR//ZUBk6plaWONZ2cyyV69EaaUR72lbjOE+2YjpWsg+roPz/oDODo6gt7Ld+8i",
-	"CpIPDixGWH7QwUHhesXIWdTnHasFD4kw5DxCxlZk7jOtbkRCUxOImOnEHHtj5DjJRQBF/cZUVT1vn35B",
-	"7vulmAR+oXudTof+dwPK0s7LXg9+qSDA5vM+/OK3OoSyVg97yzl1pnuHVMjZfsu7g9q7m7X9HYE8awPi",
-	"ewF2BPG8DcRm78CO0I7aoG3rNdgR5osazC29CTtC+lMNUksvw45QXratsd6TUMDx0UcbjFc1GC19Eg9D",
-	"6PdqEB7uqdgBYH8LQxYAHwYxaMoL6hH01YpaYcqMRcmVXn0JaSxn1LqGCuiXIi/4mjowXFTrm+rBTV0k",
-	"E0QVHYabYWHYDAZdTqkMBY9LKKSI64Fcs/8jIgdPWowJb7te++934UxW6pqsHoar4F6rJzB8pP6Gp9zy",
-	"5moE5VmFdK6k5bDXiEujMoaMigJ+tH+MPoAvQtQTK5QknnHrDEMqjP/F0dd3uCeEAqVYarj7qUUj60Lu",
-	"gV/LVGhj96vcQWtqt/RHUbWz1FAV1p14IVyGFJ+5gCWeMzmr0jlkeoT1mPqbnmrflydXXcy0UXCEvSJf",
-	"EDa6Zv/L6pxHVeRUj7bU1NmTsn2aUkCa+x5rNx0aiOjbty61Ri8ffnQwRHIXtXRbwwm96PaEueZufwCX",
-	"3BPn3ZHjgot1p3TDWsLvWRf3eaq5mUcgjMm5Abry63cU8QUXNJiIstuIiWOmqNiF7oot0mgIb5PB0VH/",
-	"VcctrNbcgn5Aypmx1GhOnq+QoHSCHivXSJHKWyGp4LeuNCRYSvYfwzck7r+EtejakxTRnrs+58L9odi8",
-	"lrASC24sW2TFAt6fvoZnz569wvl//PDai+D/RLC3JU+Jngm1XxhQGO/7uX5WkqNPhv/CosyB3rA0Rw+e",
-	"LSZilqvc7HtEztnMGxBkrO9IXiy75i6VUhzqj2DPfQHAcVJUHa2PYK/f7Q6OekhVqqXDoLdfZLm89Y4w",
-	"KvFJpajWvIIiXXav4EWtfaW69P0rkeseSkXMfVeVr0CdZCye886g29uoQS2Xyy6jx12lZ4f+XXP43dnr",
-	"t+8u3tI71emfspZVlJ9cB5hxFapn3b4bjU48ywTd6nWfuX6XOZXkfP653r9L92ecSmZlheAsCYYBErtZ",
-	"EDYEq/osxGV7UbIaclj7esNduNNo+qLC3dXaxwwGvd5nO8XZ0lXbeq4ftxmt3Vrm2dA50+e9/rZ5SsQP",
-	"Gyen8aXBYJeX6odu78LgyK39/rfKbwXQC892wq1sCqUCrjtC5vd9Y9FBGFg2M74BvNN4dEXHtkwLC7Ud",
-	"YK3O8X2jktVn29X7zsreNfsk0ObcbTBY/zdisLLPcsux4TVKH1MqVyR0Dh8t4lpBpDo5QFy4A2vUPgTy",
-	"yYzbe/nwS2sfY8DX+jswYvmtA3rhaBfkWo54/8dIl+PTzYLW/QJ2F7bq7sOPIrlz3RXoM7Z9icaU8T2a",
-	"cakgVXLGdaOJQK42OdB1HRjLVt0gXBNr5yS3iHVDoJ5vouNeTH6FBnVQ73+p/FrJfwxTOLo8linCdrv9",
-	"LbcPbU3v96HrvvDBGh98y+3jmWDNI3u4t3ivMin7n/zlrse0JqM7lzEbtzSCvfZBZpnxNpBpTgGK/2jO",
-	"RCWr4/LTDG7INecZPhTaRQ6bKqqtn/E38jzua53cyfP4nUgjMAP+QNoTOxePleUv3sjnUjiOdz/dG+H1",
-	"8HH9aOqSYyAhtLFd8JbfuxXOFbGUauJJl+J6IWdlbqnIU23KtQ9K+dOFouFG77dMV34dRXcis1TZoqwR",
-	"tVwK1zu47dN/ruPisjoLenU5s2vfAdzl1OwjkCu+DvVp2KWfHTvq3xIGyiPjD2BTjmvisfs3KO7Fxjce",
-	"C9NoR3sAJXxpd2zqR5nuR4Yyc49DxapPReQ3zrTslF7h/29yKnwtkcKb2ZMmjf7u2ilZ7WtaqKZrp6iY",
-	"bWTM612dzOWMj6HsMhdmJDV3pgomq6oWsEdlh6pCg1ctVRq87csyXWMZgonCkSxqFr4e4tv0aiUYSos2",
-	"tbg/TfcbOWRrZ/VwJx7sl/0V0Hfw8AafU6R2cOtCf5r2if24HUSk+jTrF8/v36qRLtzBlSlJ4bpGqjt4",
-	"D+aYTraUSY9bi5rbk0lfMkifKYPUamLuSRX9xvmhHfTVl+3clghqdxceFfi4T7ffXW0I9SGLXRbZdRCs",
-	"f/R9d8jbHJiTz9EOstYLMpLURnFPHwhVgGseCE6ImsgWH3hYq1HRm78LMSi+Q+EW1lzXFxFZL6QULTwN",
-	"73gXY1byvW/j+A0Y3zvh5Xf1cD9prnRVtK80DhbUe1y48Z3TbW00/sxiuWR6tu+/itD+acEmu793a/5d",
-	"8HuNLr555guTN5nc75azBV+Z2p8IMNs5fb0NamuKDreBvnkYM60Fd8e91FKWf7LA1wsi1wZFPS/U+mhz",
-	"TackjAKpal9rH0lJp5nogGfxZw2ULv/YAU1Wb6VqYdBvuf3efxXwwcpG0fa8pYRRUODX/QmS9Yl/lOLW",
-	"NWbv+fN3+z71t5yL2B1R3ljolvSNJ+xuCAppXzwP2v4WyTqKf/n+5HXn4i8ng6MXRbrAcY5wTe21DZ0w",
-	"w188z3W6DcVyw3ctB/UHL3eoBz1C9WTJtKl5SopMhGSE6/oErRrn/M1p96kC1d+zdvGfagiGl1eNEKI4",
-	"NemqAbXjkO7oPas3Xta0j/tYzdXdGuzmByAur3DT3Xm3Nmn2x4qKBrfiA0DRgl1z0LmM9hvNc8PDw/7g",
-	"T+4A0PBl7+WAjLHHaPMPJcik+PJCWLX+JuCC0iIDWeVUSZ1uStXpWk+UO2WxceCv6GVtP27cnKdZWdmc",
-	"8mKt1bW+MXWU3R7cXd39bwAAAP//",
+	"7H0Nbxs30vBfGewdUNtdyZIc5xIZLw5uPnq5a1JfnOLwPpZPS+1SEs8rcktyLaup//uDGXK/pJWtpI7b",
+	"55ACRaQVdzgczvcM6Y9BrBaZklxaEww/BhnTbMEt1/TtNbt58xI/JNzEWmRWKBkMgw9zDlN2AyLpBmEg",
+	"8FHG7DwIA8kWPBgGIgnCQPOfc6F5EgytznkYmHjOFwyhTZVeMBsMgzynkXaV4VvGaiFnwe1tGJyxGX+X",
+	"LyZct8+esRkPYarVAvolDj/nXK8qJHDMhSQgl0F9+oRPWZ7aYNgPgwW7EYt8EQz7PfovDBZC+iclYkJa",
+	"PuO6xOxc/MI38Xpj+cJAxjVhdydWRvzCt+A06NWQGhzfh9At0tlkShpOO/YdS97zn3NuLH6LlbRc0keW",
+	"ZamIGeJ6+B+DCH+sTf9nzafBMPjTYcUNh+5Xc/hKa6WNm6u54kjIa5aKZFxyTTQEO+egHQowUckKEpGA",
+	"VBaY1uKaw3KuUg57DBYsRUbgCcTzXF7xBLiMVSLkLASlgUngMoEJnyrNQVgDCY9TpnkC0Qu3rs4PXM7s",
+	"PNrvBrdh8FrpiUgSLh9h5adACy8XiouOWZpyDcK41eZ2rrT4hScwVRr2/IpuMhQJWl9qOX5c8EQwSIW8",
+	"cst4Iy3XkqWPsQoJueQ3GY8tT8Bwfc01cBxOmLxT9rXKZfIImLxTYPJ4DpobleuYg5A1mn5jgMWxyqUl",
+	"vDyDfxALrvJH4XO/zWPrptyFy4Wd+zU4un5jQHOWgAdxAga5W1hgMyYkreuDUj8wPeOPsKIP6+gLA1Yp",
+	"SHH+Apm3TK48rc1jUNkqNV4wuRp7zIyns997WLDEKYKFMrZA34CdC1K7QiWwF3U6U3bT0czyTioWwkak",
+	"kTced9wL0f4JaG71CtjU4rj3+KVzil8iMDxWMjGoyuecJd4o1oZsGoFz9wrk0op0DfsVLNiVW4HkN+UK",
+	"unfayru1/20Y/CQrVfNInHN69gauODHNQhhDGrvS5kpDLq+kWjqu/kmyayZSNkkfg7EjlDYR83FeTevZ",
+	"yOu3mEmUU81ZPHdmhVk2YYZ/IU6wCpZM2MKQWb0SclZI/W/c+UyrmBvzSLR946w9VD7iCUROX0eA7o0B",
+	"IuqEJTAVPCVWKAd7ZjB5liltefIW7d4HWtejMC2quW8MFK4Dzlza6jjmmXWsa/3Qgk8mHP0OlfCkS/6f",
+	"nwxxeaE5s/w1uzmtUK45XyxJBD5i6ZlWGddWoIs2ZanhYZDVHjXWPHZ+4kd0Ap17g27gMbmBxff+hssc",
+	"Biq3EzTW42uF7J9pNRUpH4tkkzNPJRSjgUaDHw1q2lBZezGtMAE71yqfzd2PyUJIVAH7J8AXmV2B0iPJ",
+	"JoZLS66OVJJ3RzII60t4+qQF5yWfzJW6Gk+ZSNU11+Ncp5vovvKTwPoczRkGvSfPQoxD0H0KhsG///zr",
+	"vy/mf7u8sB/c/9nZ5YU5v/zr8PDw4t+jkTn8658uvw3uQMtjcxfL/csN/en9D4FzxQthvtjc0ybgy3Ji",
+	"NfkPjy1OTAxMUViDO5D7WnYRjEXBhwWL50LyDroX9ADHI3G4RO1xEaB94NIWyCC1OYZd09JhDgOp7HhK",
+	"zh6GLWtefe2Zscxyr7bII1JqTE5D/Zl3zMKgRRkHYZBXSmBM3u+YKBEGC27nKhkjLixN1ZI7bJw/PCbH",
+	"FPdr3U2o0bLaxIRbJlq46V9zZmGJfLTUSs6coylM3RhvwHI6bif1c+6G3oaBFTZt37a50hZMvlgwvSpE",
+	"rtizzVC4zlPECQXoco1bWem8xLvJUNXGtgbXqL8panX6287rSryFPJmiPdoE9vfzH9+B/xXtoPXASb86",
+	"C7EXHVqFAVzb0ttXZTYXxMvnAoPwnXYK4S2EfONeqFQq05qtNijvZ2gj9Wt20yKzLE3HSa6dyBkem4ZJ",
+	"722a9BCNoOQxveDU9galvT4eM9tIoyTo1qLUte1OIrQDeh9VXrObl+XY2zBAPZFrPtacmZ3efu1eeO/G",
+	"IwStFq3rcMu7Jw2E+gCVQ6tR+NEbMOfa/fT+B/o3UXG+INlmBqbcxnMMv7VadOGNpPEhKBlj7BNzcc2T",
+	"ITAwYiZ5MpIYghdcWvwOZy9fhz7W7/dgIWRuuXHWbVMO2IyPyXLev9cZ01awdFxzfNadLWeglUxXJ4C+",
+	"ISznXKIo2kJpTNkNrTRVDcU1USrljHbg55ylwq522Lx/+pHE97HSiVPKKFzejEzZTaumRZOQmx2mOHcD",
+	"6RWludP9Nf6o4U0DCuvQygDntGtQ3zT3EsQqW23uGewR+aLa1K1qB+1LK8/mWfLJsvcpDg6hZ+dce7dU",
+	"8u4Ozsnd9sLnYavtXFcydfXg5ZUIUHFOub/NXWvoogZxmihuocEWPVpzpDdVapuT/CAass1H/kA2uUYq",
+	"lDnDfQz4W7zvd5wn6FIrAncCMk/TcvOhtkgS/UIT0bQ41MV6LlbcQGO75I5rgFul+L+Eve/xurfgfNcG",
+	"buf0+5n4B+FCwSYjJ8yynX2VNam4XfdTyGu+NzQ+YzP+Fsetk5Bw8TDuX897X2rYvqZPWUobKltweFl3",
+	"Ygq2LvaMggT3qY2zNzyTGojccD2e5GblGAklTY+lGjNplhT3lA8THqdC8vqjXGKUEhM7uDpT/VchkQTM",
+	"iknKxwk3Vkjm9Wzt2ziXlInyoVF7wFTCdF6lVlnmAjh2M0bvhaVCzsr4qAjVeLwYF7WhMar2cQFnbbHF",
+	"IJpfJi3zoCgkailTxZJa/IiPnaYY+0mDuhc0pkzrmN/EpPJQeAwBlzFPEcSW3XoYqfk9ROWflbtVcJhE",
+	"+qCGmYvZPAiDa65XY/85T61m41TM5rb8ljB9tY0wv1n8Pknmzku/bpvr/XPOc56EroTV9clIfKC0mCGD",
+	"42dkKcoQJzxFjsNnjoVKp3w4kkIKK9wLjjVdUrkOmJ4UjnkJg1zxgtgOocBHDhVGqOBLlDybI1lRFD1S",
+	"gQt4fMrBI1MKihu8jk4lR+28XLJSSwQ+44XOqMxcIz6Y8bHxdebNn62yLB3jIHPXAM1NntrWIWuMUEeo",
+	"PntzqnW4bZxzNldya+3+FDL8GdxMICS86vafPgHUIpSyumGLDB2c4Nv+UX9wfHzc6/d6QSOvNxp9e9Hv",
+	"PL+86HWeX37sh/0nt39ucyXOuUxIaD4nI7sRi7d3QNTdNdcNsZbzvCdrW0TIm9A9i3pKhY5OIXCJNgHD",
+	"wjICrOGwhsDR4NOC6rN8kooY5tZme2afomofaZ69fF14rF14Y9GFK8LryapeXdnT3EUUBqbK5fBCVxWY",
+	"qwxBMMjcLCxJNDeGvNz9LpxzTnBOz95ADSvK9jZCezIq5r7k7+dlfj8rXF4LZstODs9XTRL/g/MMGMWo",
+	"BW2LlYUUzPIEmPFhai0AjtrjexerbnJPzcNoctAuHLKbW//jNddaJNysxy3fGCjeBA+KWMntJHIOu/ky",
+	"27cWPOyO72OiuZHSbcbjFHz7QLwS1TZF+xNFIp9XfloIWX/a/30LUi5C1Hyhrv32+NHdBy4i/YFLRxvb",
+	"W/t9jfgPxIWGx7kWdnWOCLltn3CmuT7NcZqWqmFR99+75tqgahnsux68Rl2wWzS2ka4iiNX8aFtchVbI",
+	"qSpKvywmlvUtciwTxrL4Cn1ipCO9ZIaHhzNh5/mkG6vFYTGm/BC09GhlWs00WyyoKoam8vTszdA13jAy",
+	"aYR8aZEoi0wWquajhN6OgbBmJAkiWq2iIuo33ITAZFJ4pzgXR8vmYZi62WYbRnskR/IljwWS1LezmIzH",
+	"4DIbBpaUNSmMrIh5w0AatjIwCqSyYOZqKUfBEAEewMHBaaPw1z04gFfXVNbJuCtMgNdEBqJT30RCz4fw",
+	"He0bjPJe7yg+PXsz/ser/09feES9TcDkSEIrR9xZNO7C6d09IwgOIbsI3MCTXr8L/+ArA0yXKd45M+h6",
+	"IMkpyMZnQkKspLFMWmqy6joauJJRtXaKkkvo0ceRL+2MgiFcfBxRiW0UhDByVTb30RXa3GdXDCQqA3wc",
+	"FdUv92NZKBsFt7eXtxEut1btsnNmYaI5u3JqzukCqm2DzqsCPLIogq82qiTHYODo7xsvun56asBAf5G8",
+	"wnpp7QRYo6KHcJtFvTuAl32dXTiV4JQTIsmksnN803UKNDfsSYgujJiCsGVbHL8RxiI1Gl1nRI8t/aEI",
+	"8wFbRGv49RB0S++q55j3zHLnZRLXoO+60cPVDwe9XtWCxnyVYVv/GU24tQUNo9qpSFOqXUgrZK5yk65C",
+	"ZOlJrnECJLmBBZOrEAgVx/B2zon0Dr1vDKAAIfPDHgPDZDJRN98YiFMVX+2fACcJ0JxUD5g5097cut5K",
+	"OGPGgrAhEPGLnaq44zm09Oh5jqm3S4Weiddb4SS/IVYRBlgRG6AMJ4pTI85cyJnfBAzekPzR2Y/nH+Dw",
+	"enBIOjUCy6480sgZHeIH7vuNTCU/G3oS592L6s1FN53lctkhKLlOPaBov2gCMmzBC7DMwN/Pf3znsC3o",
+	"Meg5aUHIRSzmVDZuTZQwy6IQXPUEIpeaiCh6qssbQqTfSgq4VHlkVUQqQEOEZioqm5V8acsFzoWRihp+",
+	"ZG3wepTqKISQ13trw40CxJwhlC3NQuEGXg4XBN2IUpmtAyXBjaq4pnxd1uNOzwUfNJOGzIWSBwc41IhF",
+	"nro8UYJCuxBSGLRwabrqwocqEC3SlaY+GTFBv1eyZhFcOp1TvBL6llgZp3nCkxM47sHb7yBm2X4I8ZzH",
+	"pL0ZigqxMroSTgMmTpIM6SJKmRBRJSxZ6lV+SUzqpKkYAzrOvHp0q9xV+QspkSqNVXvD5wpqT8q0VuTo",
+	"7VJbhel236vaPmp3hF4QAPzP9K/xAt6WBI5CYFVk7mhScAP6V4V4RC2p4shLEw1UU1hQd+ScSTg67jni",
+	"Ve9vTSpH5D0BHBy8XEsQHBzAe84oh1LDURgg8lPpP01po4zVnC0MWDXjZNVQzbumP5JtBcy6nuOjAbwV",
+	"38GeU6RTkaL1NJbNeKGVT0As8CtKf0EL3z+47xYsyIwg4LlKkxL0oBf2ej1vYg1ayhJniqSZWxcq9lGA",
+	"JJuoxWQUEFC0inrlOhglD73aQB92OVeGlwusWhq9yBeHE5gEIV3eBqLD17SuaL+2/Vs3sSJ/lXEg2tdF",
+	"fA/XXRgfP40o1eA+kYXEsArDDSxyY50ZIgvsskVe9Zct9fU8R6ZSEa/Q3OL+e0mtUmUeAmk+pyupChv6",
+	"fl+MPej4QZo7NcXsOspzlQ3dcjsIlOwn6vqpZsbqPLYoMnsMMkUtGlNIlcomLL5yzkrxQtTpFC3HaPtd",
+	"8IFQobZKJdPVEBjMlfGCRbhRfIwhSgU60+KaWR4W4PdefP/u9AOZMfLRHGQMKARLO1muM2SJIvtGnW/T",
+	"3PDkpFwYQo9ZChRXFczuFiXLiWnTpFpfTfVzsRQ3v1UqBIOYJ/yap+jYenelsNVFobvOCV73SAWGWyvk",
+	"zCNZ23avVclRVtq3IRduGHkZnTqTID2HuBZEVmm3xQ5FT8iSNE0g/tc6MBPte3wkgglhOWcWP3keJYzN",
+	"kNJ6HUfSaoP3+k+fdwfHT7q9bu+w/zSEKX/WGw4P+z2SB0819M1SlSew4JaRTvHkqgHw/4YwTXq9IY8H",
+	"wyF97fd63eL/Qa8XOpD95wOcstt/Pth3Fj+XxBxTgRGVXztu7iJP0bAa62X81LdZMYuKxK0ZMoaUQi1K",
+	"nCoMUbXGq2HRxkBMVhFgH4Rx4u1+IKfHGVTD7ZB8oxYf3Wu0tuincAvRZXPe3mGlg0KIDmvJmcb3euYo",
+	"ctrIz+Livhp0hOs31lFiqfI0QfZD5F1847UFianLgzhBdMatcHIqwUPZ6CLg9/77ntNIdWWE+gONal0X",
+	"7YdQKx6H5PcnHZVbL5qyM7i5qZt18rpJqQNLxRW/y7Cf0GR+a7xa9k4FnfugCMGNBWYtX2Q2pPMTwsfl",
+	"5PawCZOJcn1aVxyYXDlSlFbjNROaFBd6/gcH8LJClVwknhnQuXRaySs4wykEXSp9xbUJSwtql2SoCTOK",
+	"gbIqQCXdgwaxCpVMqpaljTWenckke/VGmFIy+4Za/hDuy428uoHo2z4c9QdwfHwMvWfv3kWUqTg4sBg8",
+	"+UEHB4XrFSNnUQN+rBY8JMKQ8wgZW5G5z7S6FglNTSBiphNTBG+Ok1wEUBTRTFVa9fbpV+S+X4tJ4Fd6",
+	"1ul06H83oKyvPev14NcKAmz+3odf/VaHUDZMwN5yTkcGvEMq5Gy/5d1B7d3NBosdgRy1AfENGTuCeNIG",
+	"YrOBY0dox23QtjV87AjzaQ3mlgaRHSH9pQappaFkRyjP2tZYbwwp4Pjoow3G8xqMlmaV+yH0ezUI9ze2",
+	"7ACwv4UhC4D3gxg05QX1CPpqRcE2ZXQokUuvvoQ0ljPqH0QF9GuRnH1BbTAuqvXZEHBTF8kEUUWH4WZY",
+	"GDaDQZfYK0PBkxIKKeJ6INdswonIwZMWY8Kbrtf++114Iyt1TVYPw1Vwr9UTGD5Sf8lTbnlzNYKS3UI6",
+	"V5KyY/W4NCpjyKjoooj2T9AH8JWgemKFMvUzbp1hSIXxnzj6+g73hFCgFEsNdz+1aGRdyD3wa5kKbex+",
+	"lTtoza+X/iiqdpYaKoW7o0iEy5DiMxewxHMmZ1U6h0yPsB7TZpbrbXn228VMG1Vf2CvyBWGjdfn/WZ3z",
+	"qIqc6tGWmjp7UvawUwpIc9/o7qZDAxF9/8ql1ujlw48Ohkhuo5aWdzilF92eMNdh74+wk3vivDtyXHCx",
+	"7px7WMu6HnVxn6eam3kEwpicG6Bvfv2OIr7qhQYTUXYbMXHMFBW70F2xRRoN4VUyOD7uP++4hdU6jNAP",
+	"SDkzlrr9yfMVEpRO0GPlGilSeSskFfzG1ecES8n+Y/iGxP2PsBZde5Ii2nPXbF64PxSb1xJWYsGNZYus",
+	"WMD71y/g6OjoOc7/04cXXgT/J4K9LXlK9EyoB8aAwnjfz/WLkhx9MvyXUtDO2b1maY4ePFtMxCxXudn3",
+	"iJyxmTcgyFg/kLxYdsVdKqW4FiOCPXeHhuOkqLqcIoK9frc7OO4hVamhAQa9/SLL5a13hFFJkQCudRCh",
+	"SJctRPil1kNUffVNRJFr4UpFzH1rmy8DnmYsnvPOoNvbKAQul8suo5+7Ss8O/bvm8Ic3L169O39F71RH",
+	"sMqCYlEDdG14xpUJj7p9NxqdeJYJetTrHrmmoznVRX3+ud5ETc9nnOqWZZnmTRIMAyR2sypvCFZ1scpF",
+	"e2W4GnJYu//kNtxpNN1Jcnu5dh3IoNd7sOO1La3NrTdj4DajtVvLPBs6APyk1982T4n4YeNIO740GOzy",
+	"Uv00NL31/P631q85uA2DY0ezu98rb+mgF452WlPZ0UvVd3f+z/PLBrGCMLBsZnz3fqfx0yWduTMtrNd2",
+	"Irk6mPmdSlYPxg13HX6+bTa5oK263WDM/hdizLJJdss58DVKn1AKWCR0AwZa0rVCSnXsg7h3B9aoXcHz",
+	"2Qzfe3b/S2vXoOBr/aOdON7dMkIvHO+CXMuZ/f96qXT8vVlAu1swb8NWW3H4USS3rqUGfdS2u6NMmU9A",
+	"t0EqSJWccd3oHJGrTc51rSbGslU3CNfUgXPKW9RBQxCfbKLjXkx+g8Z2UO9+qbxf6L+emRw9P5WZwnb/",
+	"4ntu79vS3h9Dt37lnwfin++5/XTmWfM4729g36tM3/5n3+33Kf3v6K5mzMYt3YYvfBBdZvQNZJpTAOav",
+	"1ZqoZHVS3gnihlxxnuGPQrvIaFMltjXNfiEP6a7+3J08pD+IFAMz4E89PrIT9Kk64KvX9HsrKsfzn+81",
+	"8XpYvX5ueskxUBLa2C54D8W7P85lspSC40mX8h1CzsqcW5G/29QHPljnjxeihxsHE2S68usoWmeZpYof",
+	"ZdOoH1i4xtZtl4q6TpSL6qDy5cXMrt0wusuR7k9ArrjO7POwSx8cO+prEwbK+wzuwaYc18Rj9wtS7sTG",
+	"d8UL02jTuwclfGl3bOrn7O5GhjKWn4aKVZ+LyBfOQO2UduJfc0335Jr4WoKJN7NKTdr+07Wnstq1caje",
+	"a0cDmW1UIOpdsszl4E+gPDohzEhq7kwjTFZVbWWPyjhVxQu/tVS98LEvc3WNZQgmCkeyqAH5+pJve6yV",
+	"tCjN3NT+/ojoF3IA1w6g4k7c23/8G6Dv4FEOHlIUd3AjQ39E/JH9xh1EpLos+qun+X9Sk527U1xTkt51",
+	"TVZ3KO/NvZ1uKVeftBaXtyfZvmbWfufMWqtJuyOF9oXzZjvox69s8NAJsna35pMCO/dHL24vN5TIIYtd",
+	"Nt91jqz/uYzdIW9ztE4fog1orQdoJKl95o7+H6r81zwlnBA1ny1uV1mrMdKbfwjxKS6BcQtrruuraD1U",
+	"Iaxo+Wp4/7sY3VJefNvPFxAYH2SUl2EiH9Bc6apod2ocRKn3RHHjO+3b2q78QeNyyfTbvr/KpP0+0KaY",
+	"vHdr/kPISY0uvtnqq3A8jHD4XXa25xtT+2MuZruErLfbbU154vbRBacx01pwd6xQLWX5x2V83SZy7XbU",
+	"W0UttjbXdBrHKJCq9ucaRlLSqTk6zV38ARqlyz9LQ5PVW/ZaGPt7bt/6K0DvrTAV7fVbSkkFBX7bH4ta",
+	"n/gnKW78IWh/znPfp1KXcxG7+wg2FrolHeYJuxuCQtqnT4K2vxq1juLf3p6+6Jz/7XRw/LRIozjOEe7w",
+	"RG1DJ8zwp09ynW5DsdzwXcty/cGzHepyn6CysmTa1FglRSZCMsJ1fYJWTXX28nX3sQL4z9JKj6Rd/L0s",
+	"wfDishHqFKdzXXWlduzW3bPB6g2+Ne3jbqa6vF2D3bzt5eISN92dq2yTZn98rWikLG77iug2BJ3LaL/R",
+	"pDk8POwP/uIOmg2f9Z4NyIh7jDb/UopMimtWwqrFPAEXdBcZ3SpHTep0U6per/XQudM8GwdLi57p9mPt",
+	"zXmalarNKc/XWqrrG1NH2e3B7eXt/wYAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

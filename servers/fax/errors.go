@@ -78,6 +78,7 @@ var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeInternalError:        "Internal Error",
 	faxapi.ErrorCodeRequestTimeout:       "Request Timeout",
 	faxapi.ErrorCodeServiceUnavailable:   "Service Unavailable",
+	faxapi.ErrorCodeTooManyRequests:      "Too Many Requests",
 }
 
 // HTTPStatus is the status e is answered with.
