@@ -30,7 +30,6 @@ const (
 	ErrorCodeRequestTimeout       ErrorCode = "request_timeout"
 	ErrorCodeRequestTooLarge      ErrorCode = "request_too_large"
 	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
-	ErrorCodeTooManyRequests      ErrorCode = "too_many_requests"
 	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
 )
 
@@ -56,8 +55,6 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRequestTooLarge:
 		return true
 	case ErrorCodeServiceUnavailable:
-		return true
-	case ErrorCodeTooManyRequests:
 		return true
 	case ErrorCodeUnsupportedMediaType:
 		return true
@@ -243,6 +240,21 @@ func (e FaxStatus) Valid() bool {
 	}
 }
 
+// Defines values for TooManyRequestsErrorsErrorsCode.
+const (
+	TooManyRequestsErrorsErrorsCodeTooManyRequests TooManyRequestsErrorsErrorsCode = "too_many_requests"
+)
+
+// Valid indicates whether the value is a known member of the TooManyRequestsErrorsErrorsCode enum.
+func (e TooManyRequestsErrorsErrorsCode) Valid() bool {
+	switch e {
+	case TooManyRequestsErrorsErrorsCodeTooManyRequests:
+		return true
+	default:
+		return false
+	}
+}
+
 // CreateFaxApplicationRequest defines model for CreateFaxApplicationRequest.
 type CreateFaxApplicationRequest struct {
 	ApplicationName string `json:"application_name"`
@@ -418,6 +430,22 @@ type SendFaxRequest struct {
 	WebhookUrl *string `json:"webhook_url,omitempty"`
 }
 
+// TooManyRequestsErrors The body of a 429 (the shape of Errors).
+type TooManyRequestsErrors struct {
+	Errors []struct {
+		Code TooManyRequestsErrorsErrorsCode `json:"code"`
+
+		// Detail What went wrong in this request.
+		Detail string `json:"detail"`
+
+		// Title A short summary of the code.
+		Title string `json:"title"`
+	} `json:"errors"`
+}
+
+// TooManyRequestsErrorsErrorsCode defines model for TooManyRequestsErrors.Errors.Code.
+type TooManyRequestsErrorsErrorsCode string
+
 // UpdateFaxApplicationRequest defines model for UpdateFaxApplicationRequest.
 type UpdateFaxApplicationRequest struct {
 	ApplicationName *string `json:"application_name,omitempty"`
@@ -460,8 +488,8 @@ type RequestTimeout = Errors
 // TooLarge defines model for TooLarge.
 type TooLarge = Errors
 
-// TooManyRequests defines model for TooManyRequests.
-type TooManyRequests = Errors
+// TooManyRequests The body of a 429 (the shape of Errors).
+type TooManyRequests = TooManyRequestsErrors
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Errors

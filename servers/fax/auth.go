@@ -65,7 +65,7 @@ func (s *Server) takeRequest(c echo.Context, st *authState) error {
 	}
 	wait := max(int(math.Ceil(d.RetryAt.Sub(clk.Now()).Seconds())), 1)
 	c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
-	return newError(http.StatusTooManyRequests, faxapi.ErrorCodeTooManyRequests,
+	return newError(http.StatusTooManyRequests, errCodeTooManyRequests,
 		"this account may make %d requests per %s; retry in %d s", d.Limit, s.cfg.RateLimitPeriod, wait)
 }
 

@@ -65,6 +65,11 @@ func errInternal() *apiError {
 	return newError(http.StatusInternalServerError, faxapi.ErrorCodeInternalError, "an unexpected error occurred; retry later")
 }
 
+// errCodeTooManyRequests is the code of a 429, whose body the spec
+// declares apart (TooManyRequestsErrors), so that the codes of every other
+// answer stay as they were.
+const errCodeTooManyRequests = faxapi.ErrorCode(faxapi.TooManyRequestsErrorsErrorsCodeTooManyRequests)
+
 // titles are the short summaries of each code.
 var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeAuthenticationFailed: "Authentication failed",
@@ -78,7 +83,7 @@ var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeInternalError:        "Internal Error",
 	faxapi.ErrorCodeRequestTimeout:       "Request Timeout",
 	faxapi.ErrorCodeServiceUnavailable:   "Service Unavailable",
-	faxapi.ErrorCodeTooManyRequests:      "Too Many Requests",
+	errCodeTooManyRequests:               "Too Many Requests",
 }
 
 // HTTPStatus is the status e is answered with.

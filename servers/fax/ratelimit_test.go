@@ -26,7 +26,7 @@ func TestRateLimit_EachAccountMakesAtMostItsRateThen429WithRetryAfter(t *testing
 	assert.Equal(t, "20", resp.HTTPResponse.Header.Get("Retry-After"), "one request per 20 s")
 	require.NotNil(t, resp.JSON429)
 	require.Len(t, resp.JSON429.Errors, 1)
-	assert.Equal(t, faxapi.ErrorCodeTooManyRequests, resp.JSON429.Errors[0].Code)
+	assert.Equal(t, faxapi.TooManyRequestsErrorsErrorsCodeTooManyRequests, resp.JSON429.Errors[0].Code)
 	assert.Contains(t, resp.JSON429.Errors[0].Detail, "3 requests per 1m0s")
 
 	// A refused send sends nothing.
