@@ -388,9 +388,6 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	if err := mayCreate(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.takeCreate(ctx); err != nil {
-		return nil, err
-	}
 	mode, ttlText := ClockReal, (*string)(nil)
 	if req.Body != nil {
 		if req.Body.Clock != nil {
@@ -403,6 +400,10 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	}
 	ttl, err := parseTTL(ttlText)
 	if err != nil {
+		return nil, err
+	}
+	// Only a create that would be made spends the token's rate.
+	if err := s.takeCreate(ctx); err != nil {
 		return nil, err
 	}
 	id, token := newID()
