@@ -409,7 +409,7 @@ type ClockChange struct {
 	// Example: 10m
 	Advance *string `json:"advance,omitempty"`
 
-	// Set The instant to move the clock to; not before the sandbox's time.
+	// Set The instant to move the clock to; not before the sandbox's time, not after `9999-01-01T00:00:00Z`.
 	Set *time.Time `json:"set,omitempty"`
 }
 
@@ -773,6 +773,17 @@ type InboundFaxRequest struct {
 // `partial_content` true. `failed`: the sender's call drops (`sender_call_dropped`).
 type InboundFaxRequestOutcome string
 
+// JournalBudget What each sandbox's journal keeps (`--sandbox-journal-entries`,
+// `--sandbox-journal-bytes`): past either bound, the oldest entries are dropped first,
+// a commit of the journal's writer at a time, and counted in `dropped`.
+type JournalBudget struct {
+	// Bytes The most bytes the kept entries take in the database, compressed as stored.
+	Bytes int64 `json:"bytes"`
+
+	// Entries The most entries kept.
+	Entries int `json:"entries"`
+}
+
 // JournalEntry defines model for JournalEntry.
 type JournalEntry struct {
 	Api        JournalEntryApi `json:"api"`
@@ -824,7 +835,15 @@ type JournalEntryApi string
 
 // JournalPage defines model for JournalPage.
 type JournalPage struct {
-	Data []JournalEntry `json:"data"`
+	// Budget What each sandbox's journal keeps (`--sandbox-journal-entries`,
+	// `--sandbox-journal-bytes`): past either bound, the oldest entries are dropped first,
+	// a commit of the journal's writer at a time, and counted in `dropped`.
+	Budget *JournalBudget `json:"budget,omitempty"`
+	Data   []JournalEntry `json:"data"`
+
+	// Dropped How many of the sandbox's oldest entries were dropped to keep its journal within
+	// `budget` (since its creation or last reset).
+	Dropped *int64 `json:"dropped,omitempty"`
 
 	// NextAfter Present when more entries match; pass it as `after` for the next page.
 	NextAfter *int64 `json:"next_after,omitempty"`
@@ -1137,6 +1156,9 @@ type RequestTimeout = Error
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
+// TooManyRequests defines model for TooManyRequests.
+type TooManyRequests = Error
+
 // TooManyWrongTokens defines model for TooManyWrongTokens.
 type TooManyWrongTokens = Error
 
@@ -1293,6 +1315,13 @@ type ClientInterface interface {
 	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 	// are independent of the original sandbox and of each other.
 	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -1315,6 +1344,13 @@ type ClientInterface interface {
 	// snapshot's rows in every API copied inside the database, its clock's time and mode
 	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 	// are independent of the original sandbox and of each other.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1350,6 +1386,11 @@ type ClientInterface interface {
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
 	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
+	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 	// the retries whose backoff ended) and the answer comes once it has: every event of
@@ -1368,6 +1409,11 @@ type ClientInterface interface {
 	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
 	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -1648,6 +1694,13 @@ type ClientInterface interface {
 // (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 // are independent of the original sandbox and of each other.
 //
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -1680,6 +1733,13 @@ func (c *Client) CreateSandboxWithBody(ctx context.Context, contentType string, 
 // snapshot's rows in every API copied inside the database, its clock's time and mode
 // (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 // are independent of the original sandbox and of each other.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1755,6 +1815,11 @@ func (c *Client) GetSandboxClock(ctx context.Context, id SandboxID, reqEditors .
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
 //
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
+//
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 // the retries whose backoff ended) and the answer comes once it has: every event of
@@ -1783,6 +1848,11 @@ func (c *Client) AdvanceSandboxClockWithBody(ctx context.Context, id SandboxID, 
 // Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
 //
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -3112,6 +3182,13 @@ type ClientWithResponsesInterface interface {
 	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 	// are independent of the original sandbox and of each other.
 	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -3134,6 +3211,13 @@ type ClientWithResponsesInterface interface {
 	// snapshot's rows in every API copied inside the database, its clock's time and mode
 	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 	// are independent of the original sandbox and of each other.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3175,6 +3259,11 @@ type ClientWithResponsesInterface interface {
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
 	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
+	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 	// the retries whose backoff ended) and the answer comes once it has: every event of
@@ -3193,6 +3282,11 @@ type ClientWithResponsesInterface interface {
 	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
 	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -3477,7 +3571,7 @@ type ClientWithResponsesInterface interface {
 
 // CreateSandboxResponse429Headers the declared response headers of an HTTP 429 response for CreateSandbox
 type CreateSandboxResponse429Headers struct {
-	RetryAfter int
+	RetryAfter *int
 }
 
 // CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
@@ -3505,7 +3599,7 @@ type CreateSandboxResponse struct {
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyWrongTokens
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3557,7 +3651,7 @@ func (r CreateSandboxResponse) GetJSON415() *UnsupportedMediaType {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r CreateSandboxResponse) GetJSON429() *TooManyWrongTokens {
+func (r CreateSandboxResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
 }
 
@@ -5435,6 +5529,13 @@ func (r RedeliverSandboxWebhookResponse) ContentType() string {
 // (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 // are independent of the original sandbox and of each other.
 //
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -5463,6 +5564,13 @@ func (c *ClientWithResponses) CreateSandboxWithBodyWithResponse(ctx context.Cont
 // snapshot's rows in every API copied inside the database, its clock's time and mode
 // (unless `clock` is given) and its faults, with new credentials and a new token. Forks
 // are independent of the original sandbox and of each other.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5528,6 +5636,11 @@ func (c *ClientWithResponses) GetSandboxClockWithResponse(ctx context.Context, i
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
 //
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
+//
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 // the retries whose backoff ended) and the answer comes once it has: every event of
@@ -5552,6 +5665,11 @@ func (c *ClientWithResponses) AdvanceSandboxClockWithBodyWithResponse(ctx contex
 // Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
 //
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -6006,7 +6124,7 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyWrongTokens
+		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -6033,10 +6151,10 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		var headers CreateSandboxResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.RetryAfter = value
+			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:

@@ -57,6 +57,11 @@ func errInvalidState(format string, args ...any) *apiError {
 	return newError(http.StatusUnprocessableEntity, faxapi.ErrorCodeInvalidState, format, args...)
 }
 
+// errCodeTooManyRequests is the code of a 429, whose body the spec
+// declares apart (TooManyRequestsErrors), so that the codes of every other
+// answer stay as they were.
+const errCodeTooManyRequests = faxapi.ErrorCode(faxapi.TooManyRequestsErrorsErrorsCodeTooManyRequests)
+
 // titles are the short summaries of each code.
 var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeAuthenticationFailed: "Authentication failed",
@@ -70,6 +75,7 @@ var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeInternalError:        "Internal Error",
 	faxapi.ErrorCodeRequestTimeout:       "Request Timeout",
 	faxapi.ErrorCodeServiceUnavailable:   "Service Unavailable",
+	errCodeTooManyRequests:               "Too Many Requests",
 }
 
 // faxErrors is the fax API's side of the shared error handler: every error

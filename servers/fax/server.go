@@ -36,6 +36,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/egress"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
@@ -82,9 +83,11 @@ type DestinationOptions = egress.Options
 
 // Server is the fax API, its transmission simulator and its webhook sender.
 type Server struct {
-	cfg        Config
-	store      *store
-	clock      clock.Clock
+	cfg   Config
+	store *store
+	clock clock.Clock
+	// limiter bounds each account's requests.
+	limiter    *ratelimit.Limiter
 	logger     *slog.Logger
 	signingKey ed25519.PrivateKey
 	linkKey    []byte
@@ -176,6 +179,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		linkKey:       linkKey,
 		wakeSim:       make(chan struct{}, 1),
 		wakeOutbox:    make(chan struct{}, 1),
+		limiter:       ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, ratelimit.StoreFor(st.db)),
 	}
 	st.ownClocks = cfg.Clocks != nil
 	st.revoked = func() {

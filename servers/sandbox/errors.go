@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/base64"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -19,6 +20,8 @@ type errorExtra struct {
 	// Pointer is the JSON pointer of the request body's field at fault;
 	// "" for none.
 	Pointer string
+	// RetryAfter, when not 0, is sent as Retry-After (seconds).
+	RetryAfter int
 }
 
 // apiError is an error the sandbox API answers with, in the admin API's
@@ -36,6 +39,13 @@ func errForbidden(format string, args ...any) *apiError {
 
 func errNotFound(format string, args ...any) *apiError {
 	return apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusNotFound, sandboxapi.ErrorErrorNotFound, format, args...)
+}
+
+// errTooManyRequests is a 429 whose Retry-After is wait seconds.
+func errTooManyRequests(wait int, format string, args ...any) *apiError {
+	e := apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusTooManyRequests, sandboxapi.ErrorErrorTooManyRequests, format, args...)
+	e.Extra.RetryAfter = wait
+	return e
 }
 
 // failureNames are the sandbox API's answers to the refusals of the spec
@@ -72,6 +82,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		UnavailableName: sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable),
 		InternalName:    sandboxapi.ErrorErrorInternal, InternalMessage: "an unexpected error occurred",
 		Render: func(c echo.Context, ae *apiError) error {
+			if ae.Extra.RetryAfter > 0 {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(ae.Extra.RetryAfter))
+			}
 			out := sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message}
 			if ae.Extra.Pointer != "" {
 				out.Pointer = &ae.Extra.Pointer

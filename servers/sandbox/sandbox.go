@@ -33,9 +33,11 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/failguard"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -50,6 +52,22 @@ const (
 	MinTTL     = time.Minute
 	MaxTTL     = 720 * time.Hour
 )
+
+// The limits on creating sandboxes (Config.MaxSandboxes, Config.CreatesPerMinute).
+const (
+	DefaultMaxSandboxes     = 1000
+	DefaultCreatesPerMinute = 60
+)
+
+// The default journal budget of each sandbox (Config.JournalBudget).
+const (
+	DefaultJournalEntries = 10000
+	DefaultJournalBytes   = 32 << 20
+)
+
+// retryAfterFull is the Retry-After, in seconds, of a create refused because
+// the deployment holds its most sandboxes: the sweep, or a delete, makes room.
+const retryAfterFull = 60
 
 // The clock modes.
 const (
@@ -133,6 +151,16 @@ type Config struct {
 	// port, so a source's guesses count together. nil means a guard of its
 	// own with failguard's defaults.
 	WrongTokens *failguard.Guard
+	// MaxSandboxes is the most sandboxes the deployment holds, counted in
+	// the database (every replica together); 0 means DefaultMaxSandboxes.
+	MaxSandboxes int
+	// CreatesPerMinute is how many sandboxes one token (the creator's, or
+	// the admin's) may create per minute, in bursts of as many; 0 means
+	// DefaultCreatesPerMinute.
+	CreatesPerMinute int
+	// JournalBudget bounds each sandbox's journal; a zero bound means its
+	// default (DefaultJournalEntries, DefaultJournalBytes).
+	JournalBudget JournalBudget
 }
 
 // Server is the sandbox API.
@@ -149,6 +177,7 @@ type Server struct {
 	creator    [32]byte
 	faults     *faultSet
 	hooks      hookState
+	creates    *ratelimit.Limiter
 }
 
 var _ sandboxserver.StrictServerInterface = (*Server)(nil)
@@ -185,12 +214,25 @@ func New(cfg Config) (*Server, error) {
 	if cfg.WrongTokens == nil {
 		cfg.WrongTokens = failguard.New(0, 0, nil)
 	}
-	st := &store{db: cfg.DB}
+	if cfg.MaxSandboxes <= 0 {
+		cfg.MaxSandboxes = DefaultMaxSandboxes
+	}
+	if cfg.CreatesPerMinute <= 0 {
+		cfg.CreatesPerMinute = DefaultCreatesPerMinute
+	}
+	if cfg.JournalBudget.Entries <= 0 {
+		cfg.JournalBudget.Entries = DefaultJournalEntries
+	}
+	if cfg.JournalBudget.Bytes <= 0 {
+		cfg.JournalBudget.Bytes = DefaultJournalBytes
+	}
+	st := &store{db: cfg.DB, budget: cfg.JournalBudget}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
 		adminHash: sha256.Sum256([]byte(cfg.AdminToken))}
 	if cfg.CreatorToken != "" {
 		s.creatorSet, s.creator = true, sha256.Sum256([]byte(cfg.CreatorToken))
 	}
+	s.creates = ratelimit.New("creates", cfg.CreatesPerMinute, time.Minute, cfg.Clock, ratelimit.StoreFor(cfg.DB))
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
 	s.clocks = newClocks(cfg.DB, st, cfg.Clock, cfg.Logger)
 	s.faults = newFaultSet(st, cfg.Clock, cfg.Logger)
@@ -341,6 +383,24 @@ func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) e
 	return callerFrom(ctx).err
 }
 
+// takeCreate spends one create of the calling token's rate: a token over it
+// is refused 429, with Retry-After the time until one more is allowed.
+func (s *Server) takeCreate(ctx context.Context) error {
+	token := "creator"
+	if callerFrom(ctx).role == roleAdmin {
+		token = "admin"
+	}
+	d, err := s.creates.Take(ctx, token)
+	if err != nil {
+		return fmt.Errorf("sandbox create rate: %w", err)
+	}
+	if d.Allowed {
+		return nil
+	}
+	wait := max(int(math.Ceil(d.RetryAt.Sub(s.clock.Now()).Seconds())), 1)
+	return errTooManyRequests(wait, "this token may create %d sandboxes a minute; retry in %d s", d.Limit, wait)
+}
+
 // authorizeOperations is the API's one authorization: before an
 // operation's handler runs it admits the caller's kind of token by the
 // operation's x-apistack-roles, read from the spec at start, and answers
@@ -445,6 +505,10 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	if err != nil {
 		return nil, err
 	}
+	// Only a create that would be made spends the token's rate.
+	if err := s.takeCreate(ctx); err != nil {
+		return nil, err
+	}
 	id, token := newID()
 	tokenHash := sha256.Sum256([]byte(token))
 	now := s.clock.Now()
@@ -452,7 +516,7 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	if body.Snapshot != nil {
 		r.ClockBase = snap.ClockTime
 	}
-	if err := s.store.insert(ctx, r); err != nil {
+	if err := s.store.insertCapped(ctx, r, s.cfg.MaxSandboxes); err != nil {
 		return nil, err
 	}
 	creds, named, err := s.makeTenants(ctx, id, sections, body.Snapshot != nil, snap)
@@ -619,7 +683,15 @@ func (s *Server) remove(ctx context.Context, id string) error {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
 	defer s.clocks.forget(id)
-	return s.store.remove(ctx, id)
+	if err := s.store.remove(ctx, id); err != nil {
+		return err
+	}
+	// The journal's pages go back to the file system (PostgreSQL's rows
+	// are gone with the delete; autovacuum reuses their space).
+	if err := sqlitedb.ReclaimSpace(ctx, s.cfg.DB.SQL()); err != nil {
+		s.logger.WarnContext(ctx, "reclaim the space of a deleted sandbox", "sandbox", id, "err", err)
+	}
+	return nil
 }
 
 // ResetSandbox puts the sandbox back as it was right after its creation.
@@ -669,7 +741,12 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 	if err != nil {
 		return nil, err
 	}
-	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
+	dropped, err := s.store.journalDropped(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries)), Dropped: &dropped,
+		Budget: &sandboxapi.JournalBudget{Entries: s.cfg.JournalBudget.Entries, Bytes: s.cfg.JournalBudget.Bytes}}
 	for _, e := range entries {
 		page.Data = append(page.Data, entryView(e))
 	}

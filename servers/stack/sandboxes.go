@@ -12,6 +12,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/sandbox"
 )
 
@@ -36,6 +37,7 @@ func (st *Stack) openSandboxes(ctx context.Context) error {
 		AdminToken: st.AdminToken, CreatorToken: st.SandboxCreatorToken, Clock: st.cfg.Clock,
 		Advance:       sandboxTenants{st}.Advance,
 		SweepInterval: st.cfg.SandboxSweepInterval, SnapshotLimit: st.cfg.SnapshotLimit, Logger: st.logger,
+		MaxSandboxes: st.cfg.MaxSandboxes, CreatesPerMinute: st.cfg.SandboxCreatesPerMinute, JournalBudget: st.cfg.SandboxJournalBudget,
 		ValidateResponses: st.cfg.ValidateResponses, ResponseChecks: st.cfg.ResponseChecks,
 		OnResponseViolation: d.OnResponseViolation, Telemetry: st.cfg.Telemetry, WrongTokens: st.wrongTokens,
 	})
@@ -124,7 +126,18 @@ func (t sandboxTenants) Delete(ctx context.Context, name string) error {
 	for _, a := range t.st.apis {
 		errs = append(errs, a.Delete(ctx, a.server, t.set(name)))
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	// The space of the set's rows goes back to the file system.
+	for _, a := range t.st.apis {
+		if db := t.st.DB(a.Name()); db != nil {
+			if err := sqlitedb.ReclaimSpace(ctx, db); err != nil {
+				t.st.logger.WarnContext(ctx, "reclaim the space of a deleted sandbox", "api", a.Name(), "err", err)
+			}
+		}
+	}
+	return nil
 }
 
 // Advance runs the set's work due at now (its clock moved there) in every

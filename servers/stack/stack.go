@@ -108,6 +108,15 @@ type Config struct {
 	// SandboxSweepInterval is how often the sandboxes past their TTL are
 	// looked for (on Clock); 0 means sandbox.DefaultSweepInterval.
 	SandboxSweepInterval time.Duration
+	// MaxSandboxes is the most sandboxes the deployment holds; 0 means
+	// sandbox.DefaultMaxSandboxes.
+	MaxSandboxes int
+	// SandboxCreatesPerMinute is how many sandboxes one token may create a
+	// minute; 0 means sandbox.DefaultCreatesPerMinute.
+	SandboxCreatesPerMinute int
+	// SandboxJournalBudget bounds each sandbox's journal; zero bounds mean
+	// the defaults.
+	SandboxJournalBudget sandbox.JournalBudget
 	// SandboxSampleSize is the number of menu items of each sandbox's
 	// restaurant configuration; 0 means DefaultSandboxSampleSize.
 	SandboxSampleSize int

@@ -128,7 +128,9 @@ func AuthError[E StatusError](vf *validation.Failure) (E, bool) {
 // failure. The statuses are the same for every API: 401 unauthenticated, 415
 // unsupported media type, 404 no such path, 405 method not allowed, 413 too
 // large, 408 a body that did not arrive in time, and InvalidStatus (0: 400)
-// for a parameter or body that breaks the schema. A zero name is Invalid's.
+// for a parameter or body that breaks the schema, 400 for a body that did not
+// arrive whole (KindMalformed, named Invalid's name). A zero name is
+// Invalid's.
 type FailureNames[N comparable] struct {
 	Invalid, Unauthenticated, UnsupportedMediaType, NotFound, MethodNotAllowed, TooLarge, Timeout N
 	// InvalidStatus is the status of KindInvalid; 0 means 400.
@@ -155,6 +157,8 @@ func (fn FailureNames[N]) Of(k validation.Kind) (int, N) {
 		status, name = http.StatusRequestEntityTooLarge, fn.TooLarge
 	case validation.KindTimeout:
 		status, name = http.StatusRequestTimeout, fn.Timeout
+	case validation.KindMalformed:
+		status, name = http.StatusBadRequest, fn.Invalid
 	}
 	var zero N
 	if name == zero {

@@ -98,6 +98,10 @@ const (
 	// KindTimeout: the body did not arrive within the server's read
 	// timeout (408).
 	KindTimeout
+	// KindMalformed: the body did not arrive whole: its chunked framing is
+	// malformed, or it ended before its declared length (400, whatever
+	// status the API gives a body that breaks the schema).
+	KindMalformed
 )
 
 // Cause is one reason a request was refused.
