@@ -315,6 +315,16 @@ func copied(id, tag string) string {
 	return id[:24] + tag
 }
 
+// copiedEvent is the SQL of the outbox event id in col as a copy tagged by
+// the statement's next argument gives it: the event's UUID made new as
+// copied makes it, then whatever follows the UUID kept, so that a
+// redelivery's row (its original's id and "/redelivery/n") stays distinct
+// from its original's, and names the original's new id, as the redelivery
+// that made it named the old.
+func copiedEvent(col string) string {
+	return `substr(` + col + `, 1, 24) || ? || substr(` + col + `, 37)`
+}
+
 // frozenClaim claims the pending events of a snapshot's set for ever, so
 // that no sender delivers them; a fork of it takes them unclaimed.
 const frozenClaim = "snapshot"
@@ -425,7 +435,8 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 		// An event's data names its fax, its id, the account (user_id), the
 		// application (connection_id) and the numbers.
 		data := textOf(pg, "o.data")
-		data = `replace(replace(replace(replace(` + data + `, o.fax_id, substr(o.fax_id, 1, 24) || ?), o.event_id, substr(o.event_id, 1, 24) || ?), ?, ?),
+		// A redelivery's body carries its original's id, not its row's.
+		data = `replace(replace(replace(replace(` + data + `, o.fax_id, substr(o.fax_id, 1, 24) || ?), substr(o.event_id, 1, 36), substr(o.event_id, 1, 24) || ?), ?, ?),
 			f.connection_id, substr(f.connection_id, 1, 24) || ?)`
 		dataArgs := []any{tag, tag, old, acct, tag}
 		for o, n := range numbers {
@@ -440,14 +451,14 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 		args := append([]any{tag, tag}, dataArgs...)
 		args = append(args, fromInbox, toInbox, fromInbox, toInbox, fromInbox, toInbox, old)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, fax_id, event_type, data, webhook_url, failover_url, attempts,
-			created_at, delivered_at, delivered_to, abandoned_at, claimed_by, lease_until)
-			SELECT substr(o.event_id, 1, 24) || ?, substr(o.fax_id, 1, 24) || ?, o.event_type, `+blobOf(pg, data)+`, replace(o.webhook_url, ?, ?),
-			replace(o.failover_url, ?, ?), o.attempts, o.created_at, o.delivered_at, replace(o.delivered_to, ?, ?), o.abandoned_at, `+claim+`, `+lease+`
+			created_at, delivered_at, delivered_to, abandoned_at, claimed_by, lease_until, redelivery_of)
+			SELECT `+copiedEvent("o.event_id")+`, substr(o.fax_id, 1, 24) || ?, o.event_type, `+blobOf(pg, data)+`, replace(o.webhook_url, ?, ?),
+			replace(o.failover_url, ?, ?), o.attempts, o.created_at, o.delivered_at, replace(o.delivered_to, ?, ?), o.abandoned_at, `+claim+`, `+lease+`, o.redelivery_of
 			FROM outbox o JOIN faxes f ON f.id = o.fax_id WHERE f.account_id = ? ORDER BY o.seq`,
 			args...); err != nil {
 			return fmt.Errorf("copy events: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET redelivery_of = (SELECT n.seq FROM outbox r JOIN outbox n ON n.event_id = substr(r.event_id, 1, 24) || ?
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET redelivery_of = (SELECT n.seq FROM outbox r JOIN outbox n ON n.event_id = `+copiedEvent("r.event_id")+`
 			WHERE r.seq = outbox.redelivery_of) WHERE redelivery_of IS NOT NULL AND fax_id IN (SELECT id FROM faxes WHERE account_id = ?)`, tag, acct); err != nil {
 			return fmt.Errorf("copy redeliveries: %w", err)
 		}
@@ -457,7 +468,7 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 			SELECT n.seq, n.fax_id, a.attempt, replace(a.target, ?, ?), a.attempted_at, a.status_code, a.error, a.latency_micros, a.next_retry_at,
 			a.headers, a.succeeded, `+blobOf(pg, body)+`
 			FROM delivery_attempts a JOIN outbox o ON o.seq = a.event_seq JOIN faxes f ON f.id = o.fax_id
-			JOIN outbox n ON n.event_id = substr(o.event_id, 1, 24) || ? WHERE f.account_id = ? ORDER BY a.id`,
+			JOIN outbox n ON n.event_id = `+copiedEvent("o.event_id")+` WHERE f.account_id = ? ORDER BY a.id`,
 			append(append([]any{fromInbox, toInbox}, dataArgs...), tag, old)...); err != nil {
 			return fmt.Errorf("copy delivery attempts: %w", err)
 		}
