@@ -16,7 +16,7 @@ FUZZTIME  ?= 25000x
 BREAKING_DIR := tools/breaking
 STATICCHECK_VERSION = $(shell $(GO) list -m -f '{{.Version}}' honnef.co/go/tools)
 
-.PHONY: all cover generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
+.PHONY: all cover spec-loop generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
 
 all: check-generated lint test
 
@@ -102,6 +102,12 @@ cover:
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=$(BACKEND) $(GO) test -count=1 $(COVER_PKGS) && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_COVER_SCOPE='$(COVER_PKGS)' $(GO) test -count=1 -tags contractcoverage \
 		-run '^TestContractCoverage$$/^($(COVER_APIS))$$' -v ./internal/contractcoverage/
+
+## spec-loop: the maintainer's loop end to end, on a scratch checkout of HEAD (minutes: CI runs it
+## once): docs/maintaining-specs.md's commands as written, then a table of spec edits (a field, an enum
+## value, a header, an operation), each generated but not committed, through check-generated and cover
+spec-loop:
+	APISTACK_SPEC_LOOP=1 $(GO) test -count=1 -timeout 30m -v ./internal/specloop/
 
 ## breaking: compare every spec at BASE (a git revision) with the work tree; fail on a change
 ## that breaks consumers unless that spec's info.version has a new major version (oasdiff)

@@ -75,8 +75,8 @@ func TestContractCoverage(t *testing.T) {
 			t.Logf("%s: covered %d/%d declared pairs (%.1f%%), %d/%d reachable (%.1f%%); %d listed unreachable, %d still untested",
 				api, hit, len(declared), percent(hit, len(declared)), hit, reachable, percent(hit, reachable), excused, todo)
 			if len(missing) > 0 {
-				t.Errorf("%d declared pairs no test produced (write the test, or list the pair in %s with the reason):\n  %s",
-					len(missing), unreachableFile, strings.Join(missing, "\n  "))
+				t.Errorf("%d declared pairs no test produced (write the test %s, or list the pair in %s with the reason):\n  %s",
+					len(missing), where(api), unreachableFile, strings.Join(missing, "\n  "))
 			}
 			if len(done) > 0 {
 				t.Errorf("listed in %s, yet a test produced them now: remove them from the list:\n  %s", untestedFile, strings.Join(done, "\n  "))
@@ -124,8 +124,8 @@ func checkFields(t *testing.T, api string, covered map[Field]bool, unreachable, 
 		api, hit, len(declared), percent(hit, len(declared)), hit, producible, percent(hit, producible), excused, pairExcused, todo)
 	if len(missing) > 0 {
 		t.Errorf("%d declared fields no test's response carried (a body property by its JSON pointer, * for every element, or header:Name): "+
-			"write a test whose response has it (on both backends), or list it in %s with pointer: and the reason (docs/maintaining-specs.md says how):\n  %s",
-			len(missing), unreachableFile, strings.Join(missing, "\n  "))
+			"write a test %s whose response has it (on both backends), or list it in %s with pointer: and the reason (docs/maintaining-specs.md says how):\n  %s",
+			len(missing), where(api), unreachableFile, strings.Join(missing, "\n  "))
 	}
 	for _, l := range []*FieldList{unreachable, untested} {
 		entries, matched := l.Entries()
@@ -142,6 +142,18 @@ func checkFields(t *testing.T, api string, covered map[Field]bool, unreachable, 
 			}
 		}
 	}
+}
+
+// where says where the tests of api live: the packages `make cover` ran
+// (APISTACK_COVER_SCOPE), else the API's server package.
+func where(api string) string {
+	if scope := os.Getenv("APISTACK_COVER_SCOPE"); scope != "" {
+		return "in " + scope
+	}
+	if api == "faxwebhooks" {
+		api = "fax"
+	}
+	return "in servers/" + api + "/ (or any package `make test` runs)"
 }
 
 func percent(n, of int) float64 {
