@@ -139,7 +139,11 @@ var specEdits = []specEdit{
 		new: "          description: The group.\n          headers:\n" +
 			"            X-Group-Revision:\n              description: The group's revision.\n              schema:\n                type: string\n",
 		version: "1.1.0",
-		cover:   []string{"pam GetGroup 200 header:X-Group-Revision"},
+		// The strict server's headers type of the answer gains a field, so
+		// the compiler names the answer the handler builds first; once it
+		// compiles, field coverage names the header no answer carries
+		// ("pam GetGroup 200 header:X-Group-Revision").
+		cover: []string{"GetGroup200ResponseHeaders"},
 	},
 	{
 		name: "an operation",
