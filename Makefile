@@ -68,8 +68,9 @@ $(PRISM):
 ## test: every test with the race detector, then the server and client tests
 ## again on PostgreSQL (APISTACK_TEST_BACKEND=postgres; the replica tests, on
 ## PostgreSQL in both runs, only once), then the contract coverage of both
-## runs (every declared (operation, status) pair produced, or listed in
-## testdata/contract/unreachable.yaml), the example module's tests
+## runs (every declared (operation, status) pair, and every response property
+## and header, produced, or listed in testdata/contract/unreachable.yaml; it
+## prints each API's figures), the example module's tests
 ## (examples/consumer, its own go.mod, with -mod=readonly so a stale go.mod/go.sum fails, against
 ## the test kit in process, then against `apistack serve --demo` through apistacktest.Connect:
 ## examples/consumer/against-serve.sh), tools/breaking (its own go.mod), and each fuzz target briefly
