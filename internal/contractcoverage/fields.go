@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,9 +66,25 @@ func ParseField(line string) (Field, error) {
 	return Field{API: p.API, OperationID: p.OperationID, Status: p.Status, Pointer: f[3]}, nil
 }
 
+// declaredFields memoizes DeclaredFields: the specs are embedded, and the
+// checks read every API's fields several times.
+var declaredFields sync.Map // api -> []Field
+
 // DeclaredFields returns every field the spec of api declares in the
 // responses of its (operation, status) pairs, sorted.
 func DeclaredFields(api string) ([]Field, error) {
+	if v, ok := declaredFields.Load(api); ok {
+		return slices.Clone(v.([]Field)), nil
+	}
+	fields, err := declaredFieldsOf(api)
+	if err != nil {
+		return nil, err
+	}
+	declaredFields.Store(api, fields)
+	return slices.Clone(fields), nil
+}
+
+func declaredFieldsOf(api string) ([]Field, error) {
 	path, ok := APIs[api]
 	if !ok {
 		return nil, fmt.Errorf("contractcoverage: unknown API %q", api)
