@@ -214,6 +214,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if verr == nil && t.api != "" {
 		verr = contractcoverage.Record(string(t.api), route.Operation.OperationID, resp.StatusCode)
 	}
+	if verr == nil && t.api != "" {
+		verr = contractcoverage.RecordFields(string(t.api), route.Operation, resp.StatusCode, resp.Header, nil, respBody)
+	}
 	if verr != nil {
 		if v := t.violation(&Violation{Side: "response", Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Err: verr}); v != nil {
 			return nil, v

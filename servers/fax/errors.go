@@ -120,10 +120,20 @@ func render(c echo.Context, ae *apiError) error {
 	return c.JSON(ae.Status, body)
 }
 
+// unboundParameter reads the parameter's name from the generated wrapper's
+// refusal of a value it cannot bind.
+var unboundParameter = regexp.MustCompile(`^Invalid format for parameter (\S+): `)
+
 func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 	msg := fmt.Sprint(he.Message)
 	switch he.Code {
 	case http.StatusBadRequest:
+		// The generated wrapper refuses a parameter it cannot bind (a path
+		// id that is not a UUID) naming it: source.parameter names it too,
+		// as the spec promises for every bad parameter.
+		if m := unboundParameter.FindStringSubmatch(msg); m != nil {
+			return invalid(apiErrorItem{Code: faxapi.ErrorCodeInvalidParameter, Detail: msg, Parameter: m[1]}), true
+		}
 		return newError(http.StatusUnprocessableEntity, faxapi.ErrorCodeInvalidParameter, "%s", msg), true
 	case http.StatusNotFound:
 		return errNotFoundf("no such resource"), true

@@ -17,10 +17,15 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 )
 
 // errBreaking is returned when a spec changed incompatibly.
 var errBreaking = errors.New("breaking changes without a new major version")
+
+// errVersionNotBumped is returned under CI=true when a spec's interface
+// changed and its info.version did not move up.
+var errVersionNotBumped = errors.New("the interface changed without a new info.version")
 
 // errUsage marks a command-line mistake (exit status 2).
 var errUsage = errors.New("usage")
@@ -34,7 +39,7 @@ func main() {
 	case err == nil:
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(0)
-	case errors.Is(err, errBreaking):
+	case errors.Is(err, errBreaking), errors.Is(err, errVersionNotBumped):
 		fmt.Fprintln(os.Stderr, "breaking:", err)
 		os.Exit(1)
 	case errors.Is(err, errStaleChangelog):
@@ -64,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, usage)
 			return fmt.Errorf("%w: check needs --base REV and no other argument", errUsage)
 		}
-		return check(ctx, Repo{Root: *root}, *base, stdout)
+		return check(ctx, Repo{Root: *root}, *base, os.Getenv("CI") == "true", stdout)
 	case "changelog":
 		checkOnly := fs.Bool("check", false, "fail when a committed changelog differs from what the history gives, write nothing")
 		if err := fs.Parse(args[1:]); err != nil {
@@ -82,8 +87,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // check compares every spec at base with the work tree and prints each
-// spec's verdict and its changes.
-func check(ctx context.Context, repo Repo, base string, out io.Writer) error {
+// spec's verdict and its changes. A spec whose interface changed while its
+// info.version stayed is a warning, and with strict (CI=true) a failure.
+func check(ctx context.Context, repo Repo, base string, strict bool, out io.Writer) error {
 	commit, err := repo.Commit(ctx, base)
 	if err != nil {
 		return err
@@ -97,7 +103,7 @@ func check(ctx context.Context, repo Repo, base string, out io.Writer) error {
 		return err
 	}
 	paths := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(atBase), now...))))
-	var failed []string
+	var failed, unbumped []string
 	for _, p := range paths {
 		var b, r *Spec
 		if slices.Contains(atBase, p) {
@@ -123,12 +129,22 @@ func check(ctx context.Context, repo Repo, base string, out io.Writer) error {
 			return err
 		}
 		printVerdict(out, v)
-		if v.Failed {
+		switch {
+		case v.Failed:
 			failed = append(failed, p)
+		case v.Bump != "":
+			unbumped = append(unbumped, fmt.Sprintf("%s: write %s", p, v.Bump))
 		}
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%w in %v: restore what consumers rely on, or give the spec a new major info.version", errBreaking, failed)
+	}
+	if len(unbumped) > 0 {
+		if strict {
+			return fmt.Errorf("%w (%s): set info.version, then run make changelog", errVersionNotBumped, strings.Join(unbumped, "; "))
+		}
+		fmt.Fprintf(out, "warning: %s (%s): set info.version, then run make changelog (CI=true fails on this)\n",
+			errVersionNotBumped, strings.Join(unbumped, "; "))
 	}
 	return nil
 }
@@ -153,12 +169,17 @@ func printVerdict(out io.Writer, v Verdict) {
 		status = "FAIL"
 	case breaking > 0:
 		status = "ok (new major version)"
+	case v.Bump != "":
+		status = "VERSION NOT BUMPED"
 	}
 	fmt.Fprintf(out, "%s (%s): %s, %d breaking, %d warnings\n", v.Path, versions, status, breaking, len(v.Changes)-breaking)
 	for _, c := range v.Changes {
 		fmt.Fprintf(out, "  %s\n", c)
 	}
 	if v.Failed {
-		fmt.Fprintf(out, "  %s breaks its consumers without a new major info.version (%s)\n", v.Path, versions)
+		fmt.Fprintf(out, "  %s breaks its consumers without a new major info.version (%s): write %s\n", v.Path, versions, v.Bump)
+	} else if v.Bump != "" {
+		fmt.Fprintf(out, "  %s changed its interface (%d changes, additions only) but info.version is still %s: write %s\n",
+			v.Path, v.Changed, v.BaseVersion, v.Bump)
 	}
 }

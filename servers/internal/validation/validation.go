@@ -20,7 +20,8 @@
 //
 // When the environment names a directory for it (contractcoverage.EnvDir),
 // every (operation, status) pair answered and held to the spec is recorded
-// there, to prove each pair the spec declares is produced by some test.
+// there, with the declared properties and headers the answer carried, to
+// prove each pair and each field the spec declares is produced by some test.
 package validation
 
 import (
@@ -208,10 +209,12 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 			// went away is never read (the log records it as 499): there is
 			// nothing to check.
 			if route != nil && req.Context().Err() == nil {
-				err := checkResponse(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody)
+				value, err := checkResponse(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody)
 				if err != nil {
 					onViolation(req, status, err)
 				} else if err := recordCoverage(opts.API, route.Operation.OperationID, status); err != nil {
+					onViolation(req, status, err)
+				} else if err := recordFields(opts.API, route.Operation, status, rec.Header(), value, rec.body.Bytes()); err != nil {
 					onViolation(req, status, err)
 				}
 			}
@@ -222,9 +225,10 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 
 // checkResponse validates one response against its operation: status and
 // headers with openapi3filter, a JSON body with validateJSONResponseBody, any
-// other body with openapi3filter.
+// other body with openapi3filter. It returns the decoded JSON body it
+// checked (nil for no body, or one not JSON).
 func checkResponse(req *http.Request, route *routers.Route, input *openapi3filter.RequestValidationInput,
-	status int, header http.Header, body []byte, withBody, noBody *openapi3filter.Options) error {
+	status int, header http.Header, body []byte, withBody, noBody *openapi3filter.Options) (any, error) {
 	fastJSON := isJSON(header.Get("Content-Type"))
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: input,
@@ -237,43 +241,48 @@ func checkResponse(req *http.Request, route *routers.Route, input *openapi3filte
 	}
 	in.SetBodyBytes(body)
 	err := openapi3filter.ValidateResponse(req.Context(), in)
-	if err == nil && fastJSON {
-		err = validateJSONResponseBody(route, status, header.Get("Content-Type"), body)
+	if err != nil || !fastJSON {
+		return nil, err
 	}
-	return err
+	return validateJSONResponseBody(route, status, header.Get("Content-Type"), body)
 }
+
+// recordFields notes the declared fields a response held to the spec
+// carries (contractcoverage.RecordFields); a variable so the package's tests
+// can watch it.
+var recordFields = contractcoverage.RecordFields
 
 // validateJSONResponseBody checks a JSON response body against the schema
 // of its status and content type, as openapi3filter.ValidateResponse does,
 // decoding it in one pass (decodeJSON). Status and headers are checked
 // by ValidateResponse beforehand.
-func validateJSONResponseBody(route *routers.Route, status int, contentType string, body []byte) error {
+func validateJSONResponseBody(route *routers.Route, status int, contentType string, body []byte) (any, error) {
 	responses := route.Operation.Responses
 	if responses.Len() == 0 {
-		return nil
+		return nil, nil
 	}
 	ref := responses.Status(status)
 	if ref == nil {
 		ref = responses.Default()
 	}
 	if ref == nil || ref.Value == nil || len(ref.Value.Content) == 0 {
-		return nil
+		return nil, nil
 	}
 	mt := ref.Value.Content.Get(contentType)
 	if mt == nil {
-		return fmt.Errorf("response Content-Type %q is not declared for status %d", contentType, status)
+		return nil, fmt.Errorf("response Content-Type %q is not declared for status %d", contentType, status)
 	}
 	if mt.Schema == nil || mt.Schema.Value == nil {
-		return nil
+		return nil, nil
 	}
 	value, err := decodeJSON(body)
 	if err != nil {
-		return fmt.Errorf("response body is not JSON: %w", err)
+		return nil, fmt.Errorf("response body is not JSON: %w", err)
 	}
 	if err := mt.Schema.Value.VisitJSON(value, openapi3.MultiErrors(), openapi3.VisitAsResponse()); err != nil {
-		return fmt.Errorf("response body doesn't match schema: %w", err)
+		return nil, fmt.Errorf("response body doesn't match schema: %w", err)
 	}
-	return nil
+	return value, nil
 }
 
 // validateRequest finds the operation of req and validates req against it.
