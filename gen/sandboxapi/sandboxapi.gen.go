@@ -61,7 +61,6 @@ const (
 	ErrorErrorInvalidRequest         ErrorError = "invalid_request"
 	ErrorErrorNotFound               ErrorError = "not_found"
 	ErrorErrorRequestTimeout         ErrorError = "request_timeout"
-	ErrorErrorTooManyRequests        ErrorError = "too_many_requests"
 	ErrorErrorUnauthorized           ErrorError = "unauthorized"
 	ErrorErrorUnsupportedContentType ErrorError = "unsupported_content_type"
 )
@@ -78,8 +77,6 @@ func (e ErrorError) Valid() bool {
 	case ErrorErrorNotFound:
 		return true
 	case ErrorErrorRequestTimeout:
-		return true
-	case ErrorErrorTooManyRequests:
 		return true
 	case ErrorErrorUnauthorized:
 		return true
@@ -333,6 +330,21 @@ func (e StorageFixtureBucketsVersioning) Valid() bool {
 	case StorageFixtureBucketsVersioningSuspended:
 		return true
 	case StorageFixtureBucketsVersioningUnversioned:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TooManyRequestsErrorError.
+const (
+	TooManyRequestsErrorErrorTooManyRequests TooManyRequestsErrorError = "too_many_requests"
+)
+
+// Valid indicates whether the value is a known member of the TooManyRequestsErrorError enum.
+func (e TooManyRequestsErrorError) Valid() bool {
+	switch e {
+	case TooManyRequestsErrorErrorTooManyRequests:
 		return true
 	default:
 		return false
@@ -1041,6 +1053,17 @@ type StorageFixture struct {
 // StorageFixtureBucketsVersioning Default `Unversioned`.
 type StorageFixtureBucketsVersioning string
 
+// TooManyRequestsError The body of a 429 (the shape of Error).
+type TooManyRequestsError struct {
+	// Code The HTTP status (429).
+	Code    int                       `json:"code"`
+	Error   TooManyRequestsErrorError `json:"error"`
+	Message string                    `json:"message"`
+}
+
+// TooManyRequestsErrorError defines model for TooManyRequestsError.Error.
+type TooManyRequestsErrorError string
+
 // UnavailableError The body of a 503 (the shape of Error).
 type UnavailableError struct {
 	// Code The HTTP status (503).
@@ -1156,11 +1179,11 @@ type RequestTimeout = Error
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
 
-// TooManyRequests defines model for TooManyRequests.
-type TooManyRequests = Error
+// TooManyRequests The body of a 429 (the shape of Error).
+type TooManyRequests = TooManyRequestsError
 
-// TooManyWrongTokens defines model for TooManyWrongTokens.
-type TooManyWrongTokens = Error
+// TooManyWrongTokens The body of a 429 (the shape of Error).
+type TooManyWrongTokens = TooManyRequestsError
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error

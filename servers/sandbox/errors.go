@@ -43,7 +43,7 @@ func errNotFound(format string, args ...any) *apiError {
 
 // errTooManyRequests is a 429 whose Retry-After is wait seconds.
 func errTooManyRequests(wait int, format string, args ...any) *apiError {
-	e := apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusTooManyRequests, sandboxapi.ErrorErrorTooManyRequests, format, args...)
+	e := apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusTooManyRequests, sandboxapi.ErrorError(sandboxapi.TooManyRequestsErrorErrorTooManyRequests), format, args...)
 	e.Extra.RetryAfter = wait
 	return e
 }

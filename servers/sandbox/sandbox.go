@@ -323,7 +323,7 @@ func (s *Server) resolve(next echo.HandlerFunc) echo.HandlerFunc {
 		if wait, blocked := s.cfg.WrongTokens.Blocked(src); blocked {
 			secs := int(math.Ceil(wait.Seconds()))
 			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-			return &apiError{Status: http.StatusTooManyRequests, Name: sandboxapi.ErrorErrorTooManyRequests,
+			return &apiError{Status: http.StatusTooManyRequests, Name: sandboxapi.ErrorError(sandboxapi.TooManyRequestsErrorErrorTooManyRequests),
 				Message: fmt.Sprintf("too many wrong tokens from this address; try again in %d s", secs)}
 		}
 		cl := s.caller(req)

@@ -38,7 +38,7 @@ func TestTokens_WrongOnesAreThrottledPerSourceWithTheAdminAPIs(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode(), "%s: %s", name, resp.Body)
 		require.NotNil(t, resp.JSON429, name)
-		assert.Equal(t, sandboxapi.ErrorErrorTooManyRequests, resp.JSON429.Error)
+		assert.Equal(t, sandboxapi.TooManyRequestsErrorErrorTooManyRequests, resp.JSON429.Error)
 		secs, err := strconv.Atoi(resp.HTTPResponse.Header.Get("Retry-After"))
 		require.NoError(t, err, name)
 		assert.Positive(t, secs, name)
