@@ -2,6 +2,8 @@ package storage_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +18,9 @@ import (
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )
 
-// The lifecycle calls through the real boto3 (Debian's python3-boto3, which
-// `.ci/run` installs), changed in nothing but its signer
+// The lifecycle calls through the real boto3 (the python3 on PATH's, or
+// Debian's python3-boto3, which `.ci/run` installs where no python3 has it),
+// changed in nothing but its signer
 // (examples/s3-python/cloud4_signer.py). botocore sends no Content-Type on
 // PutBucketLifecycleConfiguration, which the server reads as XML, as S3
 // does. Elsewhere the test skips without boto3, and fails without it under
@@ -25,10 +28,7 @@ import (
 func TestPythonSDK_LifecycleWithOnlyTheSignerSwapped(t *testing.T) {
 	dir, err := filepath.Abs("../../examples/s3-python")
 	require.NoError(t, err)
-	python, perr := exec.LookPath("python3")
-	if perr == nil {
-		perr = exec.Command(python, "-c", "import boto3").Run()
-	}
+	python, perr := pythonWithBoto3()
 	if perr != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("python3 with boto3 missing under CI (apt-get install python3-boto3): %v", perr)
@@ -95,6 +95,10 @@ func TestGuide_StorageSDKsRun(t *testing.T) {
 			cmd := exec.CommandContext(t.Context(), "bash", "-euo", "pipefail", "-c", script)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null", "PYTHONDONTWRITEBYTECODE=1")
+			if python, err := pythonWithBoto3(); err == nil && tc.block == "storage-sdk-python" {
+				// The reader's python3 is one with boto3.
+				cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(python)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -111,5 +115,24 @@ func sdkInstalled(root, block string) bool {
 		_, merr := os.Stat(filepath.Join(root, "examples", "s3-js", "node_modules", "@aws-sdk", "client-s3"))
 		return nerr == nil && merr == nil
 	}
-	return exec.Command("python3", "-c", "import boto3").Run() == nil
+	_, err := pythonWithBoto3()
+	return err == nil
+}
+
+// pythonWithBoto3 returns a python3 that imports boto3: the one on PATH, or
+// Debian's (/usr/bin/python3, where apt-get install python3-boto3 puts it)
+// when the one on PATH is another (pyenv's, say) without it.
+func pythonWithBoto3() (string, error) {
+	var errs []error
+	for _, name := range []string{"python3", "/usr/bin/python3"} {
+		python, err := exec.LookPath(name)
+		if err == nil {
+			err = exec.Command(python, "-c", "import boto3").Run()
+		}
+		if err == nil {
+			return python, nil
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	}
+	return "", errors.Join(errs...)
 }
