@@ -66,7 +66,17 @@ var runners = map[string]struct{ file, holds string }{
 	"README.md make-test": {".ci/run", "\nmake test\n"},
 	// podman and a built image: CI runs the image's checks after make image.
 	"docs/container-image.md image-run": {"deploy/test-image.sh", "<!-- image-run -->"},
+	// podman's Docker socket, the image and the Testcontainers module's
+	// tests (a module of its own, so no Go test of this one runs them): CI
+	// takes the three blocks from the guide and runs them in one shell.
+	"docs/testcontainers.md tc-podman": {".ci/run", tcBlocks},
+	"docs/testcontainers.md tc-image":  {".ci/run", tcBlocks},
+	"docs/testcontainers.md tc-test":   {".ci/run", tcBlocks},
 }
+
+// tcBlocks is the line of .ci/run that reads the Testcontainers guide's
+// blocks, in the order they run.
+const tcBlocks = "for b in tc-podman tc-image tc-test; do doc_block docs/testcontainers.md \"$b\"; done"
 
 // runCall is a Go test's call that runs or reads a named block.
 var runCall = regexp.MustCompile(`docblocks\.(?:Run|RunModule|Block)\([^,]+,\s*"([^"]+)",\s*"([^"]+)"`)

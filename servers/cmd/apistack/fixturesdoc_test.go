@@ -28,10 +28,10 @@ func TestFixturesGuide(t *testing.T) {
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run(), "go build")
 	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
-	run := func(name string) string { return docblocks.Run(t, "docs/fixtures.md", name, dir, path) }
-
-	run("fixtures-write")
-	out := run("fixtures-create")
+	// Each call names its file and block literally: that is how the guides'
+	// lint (internal/docblocks) finds the blocks a test runs.
+	docblocks.Run(t, "docs/fixtures.md", "fixtures-write", dir, path)
+	out := docblocks.Run(t, "docs/fixtures.md", "fixtures-create", dir, path)
 	var sb struct {
 		ID                 string `json:"id"`
 		FixtureCredentials struct {
@@ -57,9 +57,9 @@ func TestFixturesGuide(t *testing.T) {
 	assert.Equal(t, sb.FixtureCredentials.Fax.Numbers["main"], lines[1])
 	assert.Equal(t, sb.ID+"-invoices", lines[2])
 
-	assert.Contains(t, run("fixtures-refused"), "/fixture/pam/groups/0/roles/0")
+	assert.Contains(t, docblocks.Run(t, "docs/fixtures.md", "fixtures-refused", dir, path), "/fixture/pam/groups/0/roles/0")
 
-	listed := strings.Fields(run("fixtures-fork"))
+	listed := strings.Fields(docblocks.Run(t, "docs/fixtures.md", "fixtures-fork", dir, path))
 	var snap struct {
 		ID string `json:"id"`
 	}
