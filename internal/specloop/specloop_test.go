@@ -81,16 +81,16 @@ func edit(t *testing.T, dir, file, old, new string) {
 func TestSpecLoop_TheGuidesChecklist(t *testing.T) {
 	skipUnlessGated(t)
 	dir := scratch(t)
-	out := docblocks.Run(t, guide, "maintaining-generate", dir)
+	out := docblocks.Run(t, "docs/maintaining-specs.md", "maintaining-generate", dir)
 	assert.Contains(t, out, "tools/generate")
-	out = docblocks.Run(t, guide, "maintaining-check-generated", dir)
+	out = docblocks.Run(t, "docs/maintaining-specs.md", "maintaining-check-generated", dir)
 	assert.Contains(t, out, "generated code is up to date")
-	out = docblocks.Run(t, guide, "maintaining-cover", dir)
+	out = docblocks.Run(t, "docs/maintaining-specs.md", "maintaining-cover", dir)
 	assert.Regexp(t, `pam: fields covered \d+/\d+ declared`, out)
-	out = docblocks.Run(t, guide, "maintaining-breaking", dir)
+	out = docblocks.Run(t, "docs/maintaining-specs.md", "maintaining-breaking", dir)
 	assert.Contains(t, out, "specs/pam/openapi.yaml (")
 	assert.NotContains(t, out, "VERSION NOT BUMPED")
-	docblocks.Run(t, guide, "maintaining-changelog", dir)
+	docblocks.Run(t, "docs/maintaining-specs.md", "maintaining-changelog", dir)
 	assert.Empty(t, git(t, dir, "status", "--porcelain"), "the checklist on an unedited tree changes nothing")
 }
 
