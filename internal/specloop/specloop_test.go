@@ -18,8 +18,6 @@ import (
 // scratch checkout, minutes in all, so CI runs them once.
 const gate = "APISTACK_SPEC_LOOP"
 
-const guide = "docs/maintaining-specs.md"
-
 const pamSpec = "specs/pam/openapi.yaml"
 
 func skipUnlessGated(t *testing.T) {
