@@ -35,6 +35,7 @@ func TestOwnTypes_MatchTheSpec(t *testing.T) {
 			"FaxApplicationList":          "ListApplications unwraps the pages into an iterator of Application",
 			"CreateFaxApplicationRequest": "CreateApplication takes CreateApplicationParams",
 			"UpdateFaxApplicationRequest": "UpdateApplication takes UpdateApplicationParams",
+			"TooManyRequestsErrors":       "a 429's body has the shape of Errors and is read into an Error; the client retries a 429 after its Retry-After before it answers one",
 		},
 	}.Run(t)
 }
