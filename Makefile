@@ -106,7 +106,7 @@ cover:
 
 ## spec-loop: the maintainer's loop end to end, on a scratch checkout of HEAD (minutes: CI runs it
 ## once): docs/maintaining-specs.md's commands as written, then a table of spec edits (a field, an enum
-## value, a header, an operation), each generated but not committed, through check-generated and cover
+## value, a header, an operation, a role of an operation), each generated but not committed, through check-generated and cover
 spec-loop:
 	APISTACK_SPEC_LOOP=1 $(GO) test -count=1 -timeout 30m -v ./internal/specloop/
 
