@@ -53,3 +53,23 @@ func TestRefresh_AFailedFaxAnswersItsFailureReason(t *testing.T) {
 	assert.Equal(t, faxapi.FaxFailureReasonUserBusy, *resp.JSON200.Data.FailureReason)
 	assert.NotNil(t, resp.JSON200.Data.StoredMediaUrl, "refresh links the stored document")
 }
+
+// An inbound fax received in part is listed as such: the list of inbound
+// faxes carries partial_content.
+func TestListFaxes_AnInboundFaxReceivedInPartSaysSo(t *testing.T) {
+	h, r := newReceivingHarness(t)
+	ctx := context.Background()
+
+	id, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundPartial})
+	require.NoError(t, err)
+	r.waitFor(id, "fax.received")
+	inbound := faxapi.FaxDirectionInbound
+	resp, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{FilterDirection: &inbound})
+	testkit.Answered(t, http.StatusOK, resp, err)
+	require.Len(t, resp.JSON200.Data, 1)
+	got := resp.JSON200.Data[0]
+	assert.Equal(t, id, got.Id.String())
+	assert.Equal(t, faxapi.FaxStatusReceived, got.Status)
+	require.NotNil(t, got.PartialContent, "%s", resp.Body)
+	assert.True(t, *got.PartialContent)
+}
