@@ -90,7 +90,7 @@ test:
 # COVER_PKGS_<api>: the tests that produce an API's responses, when more than
 # its server's (the fax webhook receiver's answers come from the fax client's
 # end-to-end tests); COVER_APIS_<api>: the coverage records it checks.
-COVER_PKGS_fax  := ./servers/fax/... ./clients/internal/e2e/fax/...
+COVER_PKGS_fax  := ./servers/fax/... ./e2e/fax/...
 COVER_APIS_fax  := fax|faxwebhooks
 COVER_PKGS = $(or $(COVER_PKGS_$(API)),./servers/$(API)/...)
 COVER_APIS = $(or $(COVER_APIS_$(API)),$(API))
@@ -106,7 +106,7 @@ cover:
 
 ## spec-loop: the maintainer's loop end to end, on a scratch checkout of HEAD (minutes: CI runs it
 ## once): docs/maintaining-specs.md's commands as written, then a table of spec edits (a field, an enum
-## value, a header, an operation), each generated but not committed, through check-generated and cover
+## value, a header, an operation, a role of an operation), each generated but not committed, through check-generated and cover
 spec-loop:
 	APISTACK_SPEC_LOOP=1 $(GO) test -count=1 -timeout 30m -v ./internal/specloop/
 

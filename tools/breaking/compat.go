@@ -111,6 +111,12 @@ func Compare(base, revision *Spec, level checker.Level) ([]Change, error) {
 	found := checker.CheckBackwardCompatibilityUntilLevel(config, d, sources, level)
 	slices.SortStableFunc(found, checker.CompareChanges)
 	l := checker.NewDefaultLocalizer()
+	// The rights of the callers are judged from the callers' side, whoever
+	// serves the spec, so with base and revision as given.
+	roles, err := roleChanges(base, revision)
+	if err != nil {
+		return nil, err
+	}
 	var out []Change
 	for _, c := range found {
 		if slices.Contains(versioningRules, c.GetId()) {
@@ -123,6 +129,12 @@ func Compare(base, revision *Spec, level checker.Level) ([]Change, error) {
 			Text:      nullNamed(c.GetId(), c.GetUncolorizedText(l)),
 		})
 	}
+	for _, c := range roles {
+		if c.Level >= level {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Change) int { return int(b.Level) - int(a.Level) })
 	return out, nil
 }
 

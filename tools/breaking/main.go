@@ -3,7 +3,9 @@
 // with the work tree and fails on a change that breaks consumers unless the
 // spec's info.version has a new major version; `breaking changelog` writes
 // specs/<api>/CHANGELOG.md from each spec's history, one entry per
-// info.version. The comparison is oasdiff's (github.com/oasdiff/oasdiff).
+// info.version. The comparison is oasdiff's (github.com/oasdiff/oasdiff),
+// and, since oasdiff ignores extensions, the operations' x-apistack-roles
+// (roles.go): a role taken out of an operation's list is a break.
 //
 // Run it from the repository root through make: `make breaking BASE=REV`,
 // `make changelog`.
