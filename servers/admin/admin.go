@@ -122,6 +122,9 @@ func (s *Server) Handler() (http.Handler, error) {
 		Title:        "apistack admin API",
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: MaxBodyBytes,
+		// A configuration import is read entity by entity by its handler
+		// (streamedImport), never held whole.
+		Validation: validation.Options{StreamedBodies: map[string]bool{"ImportRestaurantConfiguration": true}},
 		BodyLimits: map[string]int64{
 			"ImportRestaurantConfiguration": MaxConfigurationBytes,
 			"InjectFaxInbound":              MaxInboundFaxBytes,
@@ -137,7 +140,10 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err := checkRights(spec); err != nil {
 		return nil, err
 	}
-	adminserver.RegisterHandlers(e, adminserver.NewStrictHandler(s, []adminserver.StrictMiddlewareFunc{s.servedOnly(spec)}))
+	adminserver.RegisterHandlers(e, streamedImport{
+		ServerInterface: adminserver.NewStrictHandler(s, []adminserver.StrictMiddlewareFunc{s.servedOnly(spec)}),
+		s:               s,
+	})
 	return s.guardTokens(s.withMetrics(e)), nil
 }
 

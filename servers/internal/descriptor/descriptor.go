@@ -344,6 +344,7 @@ func (d Deps) Echo(c apiserver.Config, load func() (*openapi3.T, error), auth op
 		OnResponseViolation: d.OnResponseViolation,
 		Background:          d.ResponseChecks,
 		Skip:                c.Validation.Skip,
+		StreamedBodies:      c.Validation.StreamedBodies,
 	}
 	c.Logger, c.Hooks, c.Journal = d.Logger, d.Hooks, d.Journal
 	c.Observer = d.Telemetry.Observer()

@@ -71,6 +71,13 @@ type Options struct {
 	// Skip reports requests the middleware lets through unchecked (health
 	// checks, the spec itself, the docs page).
 	Skip func(r *http.Request) bool
+	// StreamedBodies names, by operationId, the operations whose JSON body
+	// the handler decodes and checks itself as it reads it, so that a large
+	// body is never held whole: the middleware checks everything else of
+	// such a request (route, security, parameters) and leaves the body
+	// unread. A request whose Content-Type is not one the operation takes,
+	// or that has no body, is checked whole, as any other.
+	StreamedBodies map[string]bool
 }
 
 // recordCoverage notes a pair answered and held to the spec; a variable so
@@ -163,6 +170,8 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 		KeepValidatedValue:                true,
 		RejectWhenRequestBodyNotSpecified: true,
 	}
+	streamOpts := *filterOpts
+	streamOpts.ExcludeRequestBody = true
 	responseOpts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true}
 	// JSON response bodies are validated by validateJSONResponseBody instead:
 	// they come from the server's own encoder, so the strict (and several
@@ -180,7 +189,7 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 				rec = newRecorder(c.Response().Writer)
 				c.Response().Writer = rec
 			}
-			route, input, herr := validateRequest(req, router, filterOpts)
+			route, input, herr := validateRequest(req, router, filterOpts, opts.StreamedBodies, &streamOpts)
 			if herr == nil {
 				herr = next(c)
 			}
@@ -288,10 +297,20 @@ func validateJSONResponseBody(route *routers.Route, status int, contentType stri
 // validateRequest finds the operation of req and validates req against it.
 // On success it leaves the canonical encoding of the validated JSON body in
 // req.Body.
-func validateRequest(req *http.Request, router routers.Router, opts *openapi3filter.Options) (*routers.Route, *openapi3filter.RequestValidationInput, error) {
+func validateRequest(req *http.Request, router routers.Router, opts *openapi3filter.Options,
+	streamed map[string]bool, streamOpts *openapi3filter.Options) (*routers.Route, *openapi3filter.RequestValidationInput, error) {
 	route, pathParams, err := router.FindRoute(req)
 	if err != nil {
 		return nil, nil, routeFailure(req, err)
+	}
+	streaming := streamed[route.Operation.OperationID] && streamsBody(req, route.Operation)
+	if streaming {
+		// openapi3filter reads the whole body before it checks security,
+		// even when told to leave the body out: it is set aside meanwhile.
+		opts = streamOpts
+		body, length := req.Body, req.ContentLength
+		req.Body, req.ContentLength = http.NoBody, 0
+		defer func() { req.Body, req.ContentLength = body, length }()
 	}
 	input := &openapi3filter.RequestValidationInput{
 		Request:    req,
@@ -307,6 +326,9 @@ func validateRequest(req *http.Request, router routers.Router, opts *openapi3fil
 	}
 	if f := queryShapeFailure(rawQuery, route); f != nil {
 		return route, input, f
+	}
+	if streaming {
+		return route, input, nil
 	}
 	if err := canonicalizeBody(req); err != nil {
 		return route, input, &Failure{Kind: KindInvalid, Message: "the request body cannot be re-encoded", Err: err}
@@ -358,6 +380,17 @@ func routeFailure(req *http.Request, err error) error {
 		return &Failure{Kind: KindMethodNotAllowed, Message: fmt.Sprintf("%s is not allowed on %s", req.Method, req.URL.Path), Err: err}
 	}
 	return &Failure{Kind: KindNotFound, Message: fmt.Sprintf("no operation at %s %s", req.Method, req.URL.Path), Err: err}
+}
+
+// streamsBody reports whether the handler of op may read req's body
+// itself: a JSON body of a Content-Type op takes. Anything else is checked
+// whole, so that it is refused as it always was.
+func streamsBody(req *http.Request, op *openapi3.Operation) bool {
+	if req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0 || op.RequestBody == nil || op.RequestBody.Value == nil {
+		return false
+	}
+	ct := req.Header.Get("Content-Type")
+	return isJSON(ct) && op.RequestBody.Value.GetMediaType(ct) != nil
 }
 
 // canonicalizeBody replaces a validated JSON body with the encoding of the
